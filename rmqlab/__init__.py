@@ -1,0 +1,77 @@
+"""rmqlab — Apache RocketMQ's message-reliability machinery as a deterministic simulation.
+
+The engine runs RocketMQ 4.9.7's real pipeline (producer retries, consumer send-back, the
+ScheduleMessageService, the dead-letter queue, orderly locks) in virtual milliseconds, so a
+4 h 46 min retry schedule runs in a few milliseconds of wall time. It imports nothing from Jupyter;
+the views live in the separate ``widgets`` package.
+"""
+
+from __future__ import annotations
+
+from .broker import Broker, PutMessageStatus
+from .consumer import ConsumeFromWhere, DefaultMQPushConsumer, MessageModel
+from .delay import DEFAULT_MESSAGE_DELAY_LEVEL, DelayLevelTable
+from .duration import format_duration, parse_duration
+from .errors import ConfigError, RmqlabError, ScenarioError, SimulationError
+from .lab import Lab
+from .listener import (
+    HANG,
+    ConsumeConcurrentlyContext,
+    ConsumeConcurrentlyStatus,
+    ConsumeOrderlyContext,
+    ConsumeOrderlyStatus,
+    ScriptedListener,
+    after,
+)
+from .message import Message, MessageExt, dlq_topic, retry_topic
+from .producer import (
+    CommunicationMode,
+    DefaultMQProducer,
+    SelectMessageQueueByHash,
+    SendResult,
+    SendStatus,
+)
+from .queue import MessageQueue
+from .scheduler import Priority, Scheduler
+from .trace import EventKind, Trace, TraceEvent
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_MESSAGE_DELAY_LEVEL",
+    "HANG",
+    "Broker",
+    "CommunicationMode",
+    "ConfigError",
+    "ConsumeConcurrentlyContext",
+    "ConsumeConcurrentlyStatus",
+    "ConsumeFromWhere",
+    "ConsumeOrderlyContext",
+    "ConsumeOrderlyStatus",
+    "DefaultMQProducer",
+    "DefaultMQPushConsumer",
+    "DelayLevelTable",
+    "EventKind",
+    "Lab",
+    "Message",
+    "MessageExt",
+    "MessageModel",
+    "MessageQueue",
+    "Priority",
+    "PutMessageStatus",
+    "RmqlabError",
+    "ScenarioError",
+    "Scheduler",
+    "ScriptedListener",
+    "SelectMessageQueueByHash",
+    "SendResult",
+    "SendStatus",
+    "SimulationError",
+    "Trace",
+    "TraceEvent",
+    "after",
+    "dlq_topic",
+    "format_duration",
+    "parse_duration",
+    "retry_topic",
+]

@@ -1,0 +1,525 @@
+"""A RocketMQ broker: storage, topic configs, consumer offsets, send-back, long-polling pulls, locks.
+
+Only the behaviour that decides where a message goes is modelled, following 4.9.7's
+``SendMessageProcessor`` (send, send-back, retry and DLQ routing), ``CommitLog`` (delay rewrite and
+level cap), ``PullMessageProcessor`` / ``PullRequestHoldService`` (long polling),
+``ConsumerManageProcessor`` (offsets) and ``RebalanceLockManager`` (orderly locks).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from .delay import DelayLevelTable, ScheduleMessageService
+from .lock import RebalanceLockManager
+from .message import (
+    DLQ_PREFIX,
+    PROPERTY_DELAY,
+    PROPERTY_ORIGIN_MESSAGE_ID,
+    PROPERTY_REAL_QID,
+    PROPERTY_REAL_TOPIC,
+    PROPERTY_RETRY_TOPIC,
+    RETRY_PREFIX,
+    SCHEDULE_TOPIC,
+    MessageExt,
+    dlq_topic,
+)
+from .queue import MessageQueue
+from .remoting import MQBrokerException, ResponseCode
+from .scheduler import Scheduler, Timer
+from .store import CommitLog, ConsumeQueue, ConsumeQueueEntry
+from .trace import EventKind, Trace
+
+if TYPE_CHECKING:
+    from .consumer import DefaultMQPushConsumer
+
+__all__ = [
+    "PERM_READ",
+    "PERM_WRITE",
+    "Broker",
+    "PullResult",
+    "PullStatus",
+    "PutMessageStatus",
+    "SubscriptionGroupConfig",
+    "TopicConfig",
+]
+
+PERM_READ = 4
+PERM_WRITE = 2
+PERM_RW = PERM_READ | PERM_WRITE
+
+BROKER_SUSPEND_MAX_TIME_MILLIS = 15_000
+MAX_TRANSFER_COUNT = 32
+CHANNEL_EXPIRED_TIMEOUT_MS = 120_000
+
+
+class PutMessageStatus(StrEnum):
+    """``PutMessageStatus`` values the lab can produce."""
+
+    PUT_OK = "PUT_OK"
+    FLUSH_DISK_TIMEOUT = "FLUSH_DISK_TIMEOUT"
+    FLUSH_SLAVE_TIMEOUT = "FLUSH_SLAVE_TIMEOUT"
+    SLAVE_NOT_AVAILABLE = "SLAVE_NOT_AVAILABLE"
+
+
+_PUT_STATUS_CODE = {
+    PutMessageStatus.PUT_OK: ResponseCode.SUCCESS,
+    PutMessageStatus.FLUSH_DISK_TIMEOUT: ResponseCode.FLUSH_DISK_TIMEOUT,
+    PutMessageStatus.FLUSH_SLAVE_TIMEOUT: ResponseCode.FLUSH_SLAVE_TIMEOUT,
+    PutMessageStatus.SLAVE_NOT_AVAILABLE: ResponseCode.SLAVE_NOT_AVAILABLE,
+}
+
+
+class PullStatus(StrEnum):
+    """``PullStatus``."""
+
+    FOUND = "FOUND"
+    NO_NEW_MSG = "NO_NEW_MSG"
+    NO_MATCHED_MSG = "NO_MATCHED_MSG"
+    OFFSET_ILLEGAL = "OFFSET_ILLEGAL"
+
+
+@dataclass(slots=True)
+class TopicConfig:
+    """``TopicConfig``: queue counts and permission bits (READ 4, WRITE 2)."""
+
+    topic_name: str
+    read_queue_nums: int
+    write_queue_nums: int
+    perm: int = PERM_RW
+
+    @property
+    def readable(self) -> bool:
+        return bool(self.perm & PERM_READ)
+
+    @property
+    def writable(self) -> bool:
+        return bool(self.perm & PERM_WRITE)
+
+
+@dataclass(slots=True)
+class SubscriptionGroupConfig:
+    """``SubscriptionGroupConfig`` defaults: one retry queue, 16 retries unless the client says otherwise."""
+
+    group_name: str
+    retry_queue_nums: int = 1
+    retry_max_times: int = 16
+
+
+@dataclass(slots=True)
+class PullResult:
+    """What a pull returns to the client."""
+
+    status: PullStatus
+    next_begin_offset: int
+    min_offset: int
+    max_offset: int
+    msgs: list[MessageExt] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class SendResponse:
+    """Broker's answer to SEND_MESSAGE: code, where it was stored."""
+
+    code: ResponseCode
+    topic: str
+    queue_id: int
+    queue_offset: int
+    msg_id: str
+
+
+@dataclass(slots=True)
+class _HeldPull:
+    group: str
+    mq: MessageQueue
+    offset: int
+    tags: frozenset[str] | None
+    respond: Callable[[PullResult], None]
+    timer: Timer | None = None
+
+
+@dataclass(slots=True)
+class _ClientChannel:
+    consumer: DefaultMQPushConsumer
+    last_update: int
+
+
+class Broker:
+    """One broker master, with its CommitLog, ConsumeQueues and services."""
+
+    def __init__(
+        self,
+        name: str,
+        scheduler: Scheduler,
+        trace: Trace,
+        rng: random.Random,
+        *,
+        delay_levels: DelayLevelTable | None = None,
+        dlq_readable: bool = True,
+    ) -> None:
+        self.name = name
+        self.scheduler = scheduler
+        self.trace = trace
+        self.rng = rng
+        self.up = True
+        self.dlq_readable = dlq_readable
+        # Injected faults (see faults.py): all off by default.
+        self.response_delay_ms = 0
+        self.lose_responses = False
+        self.put_status = PutMessageStatus.PUT_OK
+        self.reject_send_back = False
+        self.commit_log = CommitLog()
+        self.consume_queues: dict[tuple[str, int], ConsumeQueue] = {}
+        self.topic_config: dict[str, TopicConfig] = {}
+        self.subscription_groups: dict[str, SubscriptionGroupConfig] = {}
+        self.consumer_offsets: dict[tuple[str, str, int], int] = {}
+        self.consumer_groups: dict[str, dict[str, _ClientChannel]] = {}
+        self.lock_manager = RebalanceLockManager(lambda: self.scheduler.now)
+        self.delay_levels = delay_levels or DelayLevelTable()
+        self.schedule_service = ScheduleMessageService(self, scheduler, self.delay_levels)
+        self._held: dict[tuple[str, int], list[_HeldPull]] = {}
+        self.on_topic_created: Callable[[Broker, TopicConfig], None] = lambda broker, cfg: None
+        self.schedule_service.start()
+        self._scan_timer = scheduler.schedule(10_000, self._scan_not_active_channels)
+
+    # ------------------------------------------------------------------ topics and storage
+    def create_topic(self, topic: str, queue_nums: int, perm: int = PERM_RW) -> TopicConfig:
+        """Create ``topic`` with ``queue_nums`` read and write queues; an existing one is kept as is."""
+        existing = self.topic_config.get(topic)
+        if existing is not None:
+            return existing
+        config = TopicConfig(topic, queue_nums, queue_nums, perm)
+        self.topic_config[topic] = config
+        self.on_topic_created(self, config)
+        return config
+
+    def find_consume_queue(self, topic: str, queue_id: int) -> ConsumeQueue | None:
+        return self.consume_queues.get((topic, queue_id))
+
+    def _consume_queue(self, topic: str, queue_id: int) -> ConsumeQueue:
+        key = (topic, queue_id)
+        queue = self.consume_queues.get(key)
+        if queue is None:
+            queue = self.consume_queues[key] = ConsumeQueue(topic, queue_id)
+        return queue
+
+    def max_offset(self, topic: str, queue_id: int) -> int:
+        queue = self.consume_queues.get((topic, queue_id))
+        return queue.max_offset if queue else 0
+
+    def put_message(self, msg: MessageExt) -> PutMessageStatus:
+        """``CommitLog.asyncPutMessage`` + dispatch: store, rewrite delayed messages, wake held pulls."""
+        now = self.scheduler.now
+        level = msg.delay_time_level
+        deliver_ts = 0
+        if level > 0 and not msg.topic.startswith(SCHEDULE_TOPIC):
+            level = self.delay_levels.cap(level)
+            msg.properties[PROPERTY_DELAY] = str(level)
+            msg.properties[PROPERTY_REAL_TOPIC] = msg.topic
+            msg.properties[PROPERTY_REAL_QID] = str(msg.queue_id)
+            msg.topic = SCHEDULE_TOPIC
+            msg.queue_id = level - 1
+            deliver_ts = now + self.delay_levels.delay_ms(level)
+        msg.store_timestamp = now
+        msg.store_host = self.name
+        self.commit_log.append(msg)
+        queue = self._consume_queue(msg.topic, msg.queue_id)
+        msg.queue_offset = queue.append(ConsumeQueueEntry(msg.commit_log_offset, deliver_ts))
+        if deliver_ts:
+            self.trace.record(
+                now,
+                EventKind.SCHEDULED,
+                self.name,
+                msg.msg_id,
+                level=level,
+                real_topic=msg.properties[PROPERTY_REAL_TOPIC],
+                due_ms=deliver_ts,
+                reconsume_times=msg.reconsume_times,
+            )
+            self.schedule_service.on_enqueue(level)
+        else:
+            self.trace.record(
+                now,
+                EventKind.STORED,
+                self.name,
+                msg.msg_id,
+                topic=msg.topic,
+                queue_id=msg.queue_id,
+                queue_offset=msg.queue_offset,
+                reconsume_times=msg.reconsume_times,
+            )
+            if msg.topic.startswith(DLQ_PREFIX):
+                self.trace.record(
+                    now,
+                    EventKind.DEAD_LETTERED,
+                    self.name,
+                    msg.msg_id,
+                    group=msg.topic[len(DLQ_PREFIX) :],
+                    topic=msg.topic,
+                    reconsume_times=msg.reconsume_times,
+                    original_topic=msg.properties.get(PROPERTY_RETRY_TOPIC, msg.topic),
+                )
+            self._notify_message_arriving(msg.topic, msg.queue_id)
+        return self.put_status
+
+    # ------------------------------------------------------------------ SEND_MESSAGE
+    def send_message(
+        self,
+        msg: MessageExt,
+        producer_group: str,
+        reconsume_times: int | None = None,
+        max_reconsume_times: int | None = None,
+    ) -> SendResponse | MQBrokerException:
+        """``SendMessageProcessor.asyncSendMessage``, including ``handleRetryAndDLQ`` for ``%RETRY%``."""
+        config = self.topic_config.get(msg.topic)
+        if config is None and msg.topic.startswith(RETRY_PREFIX):
+            config = self.create_topic(msg.topic, 1)
+        if config is None:
+            return MQBrokerException(
+                self.name, ResponseCode.TOPIC_NOT_EXIST, f"topic[{msg.topic}] not exist, apply first please!"
+            )
+        if not config.writable:
+            return MQBrokerException(
+                self.name, ResponseCode.NO_PERMISSION, f"the topic[{msg.topic}] sending message is forbidden"
+            )
+        if msg.queue_id >= max(config.read_queue_nums, config.write_queue_nums):
+            return MQBrokerException(
+                self.name, ResponseCode.SYSTEM_ERROR, f"request queueId[{msg.queue_id}] is illegal"
+            )
+        if msg.topic.startswith(RETRY_PREFIX):
+            group = msg.topic[len(RETRY_PREFIX) :]
+            sub = self.subscription_groups.setdefault(group, SubscriptionGroupConfig(group))
+            rt = reconsume_times or 0
+            max_times = sub.retry_max_times if max_reconsume_times is None else max_reconsume_times
+            msg.reconsume_times = rt
+            if rt >= max_times:
+                # handleRetryAndDLQ sets delay level 0 on the inner message, but 4.9.x then restores
+                # the request's property map, so a client-set DELAY survives (spec §4.3 quirk).
+                msg.topic = dlq_topic(group)
+                msg.queue_id = 0
+                self.create_topic(msg.topic, 1, PERM_RW if self.dlq_readable else PERM_WRITE)
+        status = self.put_message(msg)
+        return SendResponse(_PUT_STATUS_CODE[status], msg.topic, msg.queue_id, msg.queue_offset, msg.msg_id)
+
+    # ------------------------------------------------------------------ CONSUMER_SEND_MSG_BACK
+    def consumer_send_msg_back(
+        self,
+        group: str,
+        commit_log_offset: int,
+        delay_level: int,
+        origin_msg_id: str,
+        max_reconsume_times: int | None,
+    ) -> ResponseCode | MQBrokerException:
+        """``asyncConsumerSendMsgBack``: re-store the original as a retry (or DLQ) message."""
+        if self.reject_send_back:
+            return MQBrokerException(self.name, ResponseCode.SYSTEM_ERROR, "send back rejected (injected fault)")
+        sub = self.subscription_groups.setdefault(group, SubscriptionGroupConfig(group))
+        if sub.retry_queue_nums <= 0:
+            return ResponseCode.SUCCESS  # stores nothing: the message is silently dropped
+        retry = self.create_topic(RETRY_PREFIX + group, sub.retry_queue_nums)
+        original = self.commit_log.get(commit_log_offset)
+        if original is None:
+            return MQBrokerException(self.name, ResponseCode.SYSTEM_ERROR, "look message by offset failed")
+        properties = dict(original.properties)
+        properties.setdefault(PROPERTY_RETRY_TOPIC, original.topic)
+        max_times = sub.retry_max_times if max_reconsume_times is None else max_reconsume_times
+        rt = original.reconsume_times
+        if rt >= max_times or delay_level < 0:
+            topic = dlq_topic(group)
+            self.create_topic(topic, 1, PERM_RW if self.dlq_readable else PERM_WRITE)
+            properties.pop(PROPERTY_DELAY, None)  # 4.9.2+: a DLQ copy is never delayed
+        else:
+            topic = retry.topic_name
+            properties[PROPERTY_DELAY] = str(3 + rt if delay_level == 0 else delay_level)
+        properties.setdefault(PROPERTY_ORIGIN_MESSAGE_ID, origin_msg_id)
+        inner = MessageExt(
+            topic,
+            self.rng.randrange(1_000_000) % 1,
+            original.msg_id,
+            original.body,
+            original.tags,
+            original.keys,
+            properties,
+            rt + 1,
+            born_timestamp=original.born_timestamp,
+        )
+        self.put_message(inner)
+        return ResponseCode.SUCCESS
+
+    # ------------------------------------------------------------------ pulls (long polling)
+    def pull_message(
+        self,
+        group: str,
+        client_id: str,
+        mq: MessageQueue,
+        offset: int,
+        tags: frozenset[str] | None,
+        commit_offset: int | None,
+        respond: Callable[[PullResult], None],
+        *,
+        max_nums: int = MAX_TRANSFER_COUNT,
+        suspend: bool = True,
+    ) -> PullResult | None:
+        """``PullMessageProcessor``: answer now, or hold the request until messages arrive (15 s max).
+
+        Returns the result when answering at once, ``None`` when the request is held (``respond`` is
+        then called later).
+        """
+        if commit_offset is not None and commit_offset >= 0:
+            self.commit_offset(group, mq.topic, mq.queue_id, commit_offset, client_id)
+        config = self.topic_config.get(mq.topic)
+        if config is not None and not config.readable:
+            return PullResult(PullStatus.NO_NEW_MSG, offset, 0, 0)
+        result = self._read(mq, offset, tags, max_nums)
+        if result.status is PullStatus.NO_NEW_MSG and suspend:
+            held = _HeldPull(group, mq, offset, tags, respond)
+            held.timer = self.scheduler.schedule(BROKER_SUSPEND_MAX_TIME_MILLIS, self._hold_timeout, held)
+            self._held.setdefault((mq.topic, mq.queue_id), []).append(held)
+            return None
+        return result
+
+    def _read(self, mq: MessageQueue, offset: int, tags: frozenset[str] | None, max_nums: int) -> PullResult:
+        queue = self.consume_queues.get((mq.topic, mq.queue_id))
+        if queue is None:
+            return PullResult(PullStatus.NO_NEW_MSG, 0, 0, 0)
+        if offset < queue.min_offset or offset > queue.max_offset:
+            nearest = queue.min_offset if offset < queue.min_offset else queue.max_offset
+            return PullResult(PullStatus.OFFSET_ILLEGAL, nearest, queue.min_offset, queue.max_offset)
+        if offset == queue.max_offset:
+            return PullResult(PullStatus.NO_NEW_MSG, offset, queue.min_offset, queue.max_offset)
+        msgs: list[MessageExt] = []
+        end = min(queue.max_offset, offset + max_nums)
+        next_offset = offset
+        for position in range(offset, end):
+            next_offset = position + 1
+            stored = self.commit_log.get(queue.entries[position].commit_log_offset)
+            if stored is None:
+                continue
+            if tags is not None and stored.tags not in tags:
+                continue
+            msgs.append(stored.copy())
+        status = PullStatus.FOUND if msgs else PullStatus.NO_MATCHED_MSG
+        return PullResult(status, next_offset, queue.min_offset, queue.max_offset, msgs)
+
+    def _hold_timeout(self, held: _HeldPull) -> None:
+        waiting = self._held.get((held.mq.topic, held.mq.queue_id), [])
+        if held in waiting:
+            waiting.remove(held)
+            held.respond(self._read(held.mq, held.offset, held.tags, MAX_TRANSFER_COUNT))
+
+    def _notify_message_arriving(self, topic: str, queue_id: int) -> None:
+        """``PullRequestHoldService.notifyMessageArriving``: answer held pulls that now have messages."""
+        waiting = self._held.get((topic, queue_id))
+        if not waiting:
+            return
+        self._held[(topic, queue_id)] = []
+        for held in waiting:
+            result = self._read(held.mq, held.offset, held.tags, MAX_TRANSFER_COUNT)
+            if result.status is PullStatus.NO_NEW_MSG:
+                self._held[(topic, queue_id)].append(held)
+                continue
+            if held.timer is not None:
+                held.timer.cancel()
+            held.respond(result)
+
+    def drop_held_pulls(self) -> list[_HeldPull]:
+        """The broker went down: every held pull loses its connection."""
+        dropped = [h for waiting in self._held.values() for h in waiting]
+        for held in dropped:
+            if held.timer is not None:
+                held.timer.cancel()
+        self._held.clear()
+        return dropped
+
+    # ------------------------------------------------------------------ offsets
+    def query_consumer_offset(self, group: str, topic: str, queue_id: int) -> int:
+        """``queryConsumerOffset``: the stored offset; else 0 if offset 0 is still kept; else -1."""
+        stored = self.consumer_offsets.get((group, topic, queue_id))
+        if stored is not None:
+            return stored
+        queue = self.consume_queues.get((topic, queue_id))
+        if queue is None or queue.min_offset <= 0:
+            return 0
+        return -1
+
+    def commit_offset(self, group: str, topic: str, queue_id: int, offset: int, actor: str = "") -> None:
+        """``ConsumerOffsetManager.commitOffset`` (the broker overwrites); a change is traced."""
+        key = (group, topic, queue_id)
+        if self.consumer_offsets.get(key) != offset:
+            self.consumer_offsets[key] = offset
+            self.trace.record(
+                self.scheduler.now,
+                EventKind.OFFSET_PERSISTED,
+                actor or self.name,
+                None,
+                queue=str(MessageQueue(topic, self.name, queue_id)),
+                offset=offset,
+                group=group,
+                store="broker",
+            )
+
+    # ------------------------------------------------------------------ consumer membership
+    def heartbeat(self, consumer: DefaultMQPushConsumer) -> None:
+        """Register a consumer of a group; a new member makes the broker notify the others."""
+        group = consumer.consumer_group
+        self.subscription_groups.setdefault(group, SubscriptionGroupConfig(group))
+        if consumer.is_clustering:
+            self.create_topic(RETRY_PREFIX + group, self.subscription_groups[group].retry_queue_nums)
+        members = self.consumer_groups.setdefault(group, {})
+        known = consumer.client_id in members
+        members[consumer.client_id] = _ClientChannel(consumer, self.scheduler.now)
+        if not known:
+            self._notify_ids_changed(group, exclude=consumer.client_id)
+
+    def unregister(self, group: str, client_id: str) -> None:
+        """The client shut down or its channel closed: forget it and tell the others."""
+        members = self.consumer_groups.get(group, {})
+        if members.pop(client_id, None) is not None:
+            self._notify_ids_changed(group, exclude=client_id)
+
+    def consumer_ids(self, group: str) -> list[str]:
+        """``getConsumerIdListByGroup``."""
+        return sorted(self.consumer_groups.get(group, {}))
+
+    def _notify_ids_changed(self, group: str, exclude: str) -> None:
+        for client_id, channel in sorted(self.consumer_groups.get(group, {}).items()):
+            if client_id != exclude:
+                channel.consumer.notify_consumer_ids_changed(self.name)
+
+    def _scan_not_active_channels(self) -> None:
+        """Every 10 s drop consumer channels silent for more than 120 s (``ConsumerManager``)."""
+        now = self.scheduler.now
+        if self.up:
+            for group, members in sorted(self.consumer_groups.items()):
+                for client_id, channel in sorted(members.items()):
+                    if now - channel.last_update > CHANNEL_EXPIRED_TIMEOUT_MS:
+                        self.trace.record(
+                            now,
+                            EventKind.WARNING,
+                            self.name,
+                            None,
+                            message=f"channel of {client_id} expired; removed from {group}",
+                        )
+                        self.unregister(group, client_id)
+        self._scan_timer = self.scheduler.schedule(10_000, self._scan_not_active_channels)
+
+    # ------------------------------------------------------------------ lifecycle
+    def go_down(self) -> list[_HeldPull]:
+        """Stop serving; returns held pulls whose clients must see a broken connection."""
+        self.up = False
+        self.schedule_service.stop()
+        self.consumer_groups.clear()
+        return self.drop_held_pulls()
+
+    def come_up(self) -> None:
+        """Serve again; the schedule service restarts with its first delay of 1 s."""
+        self.up = True
+        self.schedule_service.start()
+
+    def snapshot_queues(self) -> dict[str, Any]:
+        """Plain data for views: every ConsumeQueue's max offset and each group's committed offset."""
+        return {str(MessageQueue(t, self.name, q)): cq.max_offset for (t, q), cq in sorted(self.consume_queues.items())}

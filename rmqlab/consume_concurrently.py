@@ -1,0 +1,334 @@
+"""``ConsumeMessageConcurrentlyService``: consume in parallel, send failures back to the broker.
+
+The path of a failed message in CLUSTERING (spec §2–3):
+
+1. the listener returns RECONSUME_LATER, returns ``None``, raises, or acks only part of the batch
+   (``ack_index``) — all the same afterwards;
+2. ``sendMessageBack``: CONSUMER_SEND_MSG_BACK to the broker the message came from, with
+   ``delay_level_when_next_consume`` (−1 → DLQ now, 0 → the broker picks ``3 + reconsume_times``);
+3. if that request fails, the client itself produces a new message to ``%RETRY%<group>``;
+4. if that fails too, the message stays in the ProcessQueue and is consumed again locally after
+   5000 ms — its offset stays pinned meanwhile.
+
+BROADCASTING skips 2–4: failed messages are logged and dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .listener import (
+    HANG,
+    ConsumeConcurrentlyContext,
+    ConsumeConcurrentlyStatus,
+    Delayed,
+)
+from .message import (
+    PROPERTY_CONSUME_START_TIME,
+    PROPERTY_MAX_RECONSUME_TIMES,
+    PROPERTY_ORIGIN_MESSAGE_ID,
+    PROPERTY_RECONSUME_TIME,
+    PROPERTY_RETRY_TOPIC,
+    Message,
+    MessageExt,
+    retry_topic,
+)
+from .process import Rpc, Sleep, ThreadPool, spawn
+from .process_queue import ProcessQueue
+from .queue import MessageQueue
+from .remoting import ResponseCode
+from .trace import EventKind
+
+if TYPE_CHECKING:
+    from .consumer import DefaultMQPushConsumer
+
+__all__ = ["ConsumeMessageConcurrentlyService", "reset_retry_topic", "run_listener"]
+
+LOCAL_RETRY_DELAY_MS = 5000
+SEND_BACK_TIMEOUT_MS = 5000
+CLEAN_EXPIRED_MSG_BATCH = 16
+CLEAN_EXPIRED_DELAY_LEVEL = 3
+
+
+def reset_retry_topic(msgs: Sequence[MessageExt], group: str) -> None:
+    """``resetRetryAndNamespace``: a retry message is shown to the listener under its original topic."""
+    retry = retry_topic(group)
+    for msg in msgs:
+        original = msg.properties.get(PROPERTY_RETRY_TOPIC)
+        if original is not None and msg.topic == retry:
+            msg.topic = original
+
+
+def run_listener(
+    consumer: DefaultMQPushConsumer, msgs: list[MessageExt], context: Any
+) -> Generator[Any, Any, tuple[Any, str]]:
+    """Call the listener and wait out its virtual duration; returns (status or None, return type).
+
+    A listener that raises, returns a wrong type, or returns ``HANG`` never breaks the engine: the
+    exception is caught exactly as RocketMQ's ``catch (Throwable e)`` does.
+    """
+    lab = consumer.lab
+    try:
+        outcome = consumer.listener(list(msgs), context)  # type: ignore[misc]
+    except Exception as exc:
+        lab.trace.record(
+            lab.now,
+            EventKind.WARNING,
+            consumer.actor,
+            msgs[0].msg_id,
+            message=f"listener raised {type(exc).__name__}: {exc}",
+        )
+        return None, "EXCEPTION"
+    if outcome is HANG:
+        while True:  # the thread is blocked for good; only a crash ends it
+            yield Sleep(365 * 86_400_000)
+    if isinstance(outcome, Delayed):
+        if outcome.took_ms:
+            yield Sleep(outcome.took_ms)
+        if outcome.error:
+            lab.trace.record(
+                lab.now, EventKind.WARNING, consumer.actor, msgs[0].msg_id, message=f"listener raised: {outcome.error}"
+            )
+            return None, "EXCEPTION"
+        outcome = outcome.status
+    if outcome is None:
+        return None, "RETURNNULL"
+    return outcome, ""
+
+
+class ConsumeMessageConcurrentlyService:
+    """Cuts pulled batches into ConsumeRequests of ``consume_message_batch_max_size`` on a thread pool."""
+
+    def __init__(self, consumer: DefaultMQPushConsumer) -> None:
+        self.consumer = consumer
+        self.lab = consumer.lab
+        self.pool = ThreadPool(self.lab.scheduler, self.lab.remoting, consumer.consume_thread_min)
+
+    def start(self) -> None:
+        period = self.consumer.consume_timeout * 60_000
+        self.consumer._later(period, self._clean_expired_timer, period)
+
+    def shutdown(self) -> None:
+        """Threads finish what they are doing; nothing new starts (the consumer is stopping)."""
+
+    def kill(self) -> None:
+        self.pool.shutdown_now()
+
+    def submit_consume_request(
+        self, msgs: list[MessageExt], pq: ProcessQueue, mq: MessageQueue, dispatch_to_consume: bool
+    ) -> None:
+        """Every pulled batch is consumed (``dispatchToConsume`` is ignored in concurrent mode)."""
+        size = self.consumer.consume_message_batch_max_size
+        for i in range(0, len(msgs), size):
+            chunk = msgs[i : i + size]
+            self.pool.submit(lambda chunk=chunk: self._consume(chunk, pq, mq))
+
+    def _consume(self, msgs: list[MessageExt], pq: ProcessQueue, mq: MessageQueue) -> Generator[Any, Any, None]:
+        """``ConsumeRequest.run`` + ``processConsumeResult``."""
+        consumer, lab = self.consumer, self.lab
+        if pq.dropped:
+            return
+        context = ConsumeConcurrentlyContext(mq)
+        reset_retry_topic(msgs, consumer.consumer_group)
+        start = lab.now
+        for msg in msgs:
+            msg.properties[PROPERTY_CONSUME_START_TIME] = str(start)
+            lab.record_delivery(consumer, mq, msg, len(msgs))
+        status, return_type = yield from run_listener(consumer, msgs, context)
+        if status is not None and not isinstance(status, ConsumeConcurrentlyStatus):
+            try:
+                status = ConsumeConcurrentlyStatus(status)
+            except ValueError:
+                lab.trace.record(
+                    lab.now,
+                    EventKind.WARNING,
+                    consumer.actor,
+                    msgs[0].msg_id,
+                    message=f"listener returned {status!r}, not a ConsumeConcurrentlyStatus; "
+                    "treated as RECONSUME_LATER",
+                )
+                status, return_type = None, "EXCEPTION"
+        effective = status or ConsumeConcurrentlyStatus.RECONSUME_LATER
+        took = lab.now - start
+        if not return_type:
+            if took >= consumer.consume_timeout * 60_000:
+                return_type = "TIME_OUT"
+            else:
+                return_type = "SUCCESS" if effective is ConsumeConcurrentlyStatus.CONSUME_SUCCESS else "FAILED"
+        for msg in msgs:
+            lab.trace.record(
+                lab.now,
+                EventKind.CONSUMED,
+                consumer.actor,
+                msg.msg_id,
+                status=effective.value,
+                return_type=return_type,
+                took_ms=took,
+                queue=str(mq),
+                queue_offset=msg.queue_offset,
+            )
+        if pq.dropped:
+            lab.trace.record(
+                lab.now,
+                EventKind.WARNING,
+                consumer.actor,
+                msgs[0].msg_id,
+                message=f"{mq} was dropped while consuming; result discarded",
+            )
+            return
+        yield from self._process_consume_result(effective, context, msgs, pq, mq)
+
+    def _process_consume_result(
+        self,
+        status: ConsumeConcurrentlyStatus,
+        context: ConsumeConcurrentlyContext,
+        msgs: list[MessageExt],
+        pq: ProcessQueue,
+        mq: MessageQueue,
+    ) -> Generator[Any, Any, None]:
+        consumer, lab = self.consumer, self.lab
+        ack_index = context.ack_index
+        if status is ConsumeConcurrentlyStatus.CONSUME_SUCCESS:
+            if not isinstance(ack_index, int) or ack_index < -1:
+                lab.trace.record(
+                    lab.now,
+                    EventKind.WARNING,
+                    consumer.actor,
+                    msgs[0].msg_id,
+                    message=f"ack_index={ack_index!r} is invalid (allowed: an int >= -1); "
+                    "treated as -1 (whole batch failed)",
+                )
+                ack_index = -1
+            ack_index = min(ack_index, len(msgs) - 1)
+        else:
+            ack_index = -1
+        failed = msgs[ack_index + 1 :]
+        back_failed: list[MessageExt] = []
+        if consumer.is_clustering:
+            for msg in failed:
+                ok = yield from self.send_message_back(msg, context.delay_level_when_next_consume, mq.broker_name)
+                if not ok:
+                    msg.reconsume_times += 1
+                    back_failed.append(msg)
+        else:
+            for msg in failed:
+                lab.trace.record(
+                    lab.now,
+                    EventKind.BROADCAST_DROPPED,
+                    consumer.actor,
+                    msg.msg_id,
+                    queue=str(mq),
+                    reconsume_times=msg.reconsume_times,
+                    message="BROADCASTING, the message consume failed, drop it",
+                )
+        done = [m for m in msgs if m not in back_failed] if back_failed else msgs
+        if back_failed:
+            for msg in back_failed:
+                lab.trace.record(
+                    lab.now,
+                    EventKind.LOCAL_RETRY,
+                    consumer.actor,
+                    msg.msg_id,
+                    queue=str(mq),
+                    retry_in_ms=LOCAL_RETRY_DELAY_MS,
+                    reconsume_times=msg.reconsume_times,
+                )
+            consumer._later(LOCAL_RETRY_DELAY_MS, self.submit_consume_request, back_failed, pq, mq, True)
+        offset = pq.remove_message(done, lab.now)
+        if offset >= 0 and not pq.dropped:
+            consumer.offset_store.update_offset(mq, offset, True)
+
+    def send_message_back(
+        self, msg: MessageExt, delay_level: int, broker_name: str | None
+    ) -> Generator[Any, Any, bool]:
+        """``DefaultMQPushConsumerImpl.sendMessageBack``: broker request, else the client-side fallback."""
+        consumer, lab = self.consumer, self.lab
+        broker_name = broker_name or msg.store_host
+        max_times = consumer.effective_max_reconsume_times()
+
+        def handler(broker: Any) -> Any:
+            return broker.consumer_send_msg_back(
+                consumer.consumer_group, msg.commit_log_offset, delay_level, msg.msg_id, max_times
+            )
+
+        response, error = yield Rpc(consumer.client_id, broker_name, handler, SEND_BACK_TIMEOUT_MS)
+        if error is None and response is ResponseCode.SUCCESS:
+            lab.trace.record(
+                lab.now,
+                EventKind.SEND_BACK,
+                consumer.actor,
+                msg.msg_id,
+                ok=True,
+                broker=broker_name,
+                delay_level=delay_level,
+                reconsume_times=msg.reconsume_times,
+                max_reconsume_times=max_times,
+            )
+            return True
+        lab.trace.record(
+            lab.now,
+            EventKind.SEND_BACK,
+            consumer.actor,
+            msg.msg_id,
+            ok=False,
+            broker=broker_name,
+            delay_level=delay_level,
+            reconsume_times=msg.reconsume_times,
+            max_reconsume_times=max_times,
+            error=getattr(error, "name", str(response)),
+        )
+        retry = Message(retry_topic(consumer.consumer_group), msg.body, msg.tags, msg.keys, dict(msg.properties))
+        retry.properties.setdefault(PROPERTY_ORIGIN_MESSAGE_ID, msg.msg_id)
+        retry.properties[PROPERTY_RETRY_TOPIC] = msg.topic
+        retry.properties[PROPERTY_RECONSUME_TIME] = str(msg.reconsume_times + 1)
+        retry.properties[PROPERTY_MAX_RECONSUME_TIMES] = str(max_times)
+        retry.delay_time_level = 3 + msg.reconsume_times
+        assert consumer.inner_producer is not None
+        future = consumer.inner_producer.send(retry)
+        future = yield future
+        lab.trace.record(
+            lab.now,
+            EventKind.SEND_BACK_FALLBACK,
+            consumer.actor,
+            msg.msg_id,
+            ok=future.result is not None,
+            delay_level=3 + msg.reconsume_times,
+            reconsume_times=msg.reconsume_times + 1,
+            error=future.error,
+        )
+        return future.result is not None
+
+    # ------------------------------------------------------------------ cleanExpiredMsg
+    def _clean_expired_timer(self, period: int) -> None:
+        self.clean_expired_msg()
+        self.consumer._later(period, self._clean_expired_timer, period)
+
+    def clean_expired_msg(self) -> None:
+        """Start the cleanExpiredMsg pass on its own thread (not the consume pool, which may be stuck)."""
+        spawn(self.lab.scheduler, self.lab.remoting, self._clean_expired())
+
+    def _clean_expired(self) -> Generator[Any, Any, None]:
+        """Per queue, up to 16 times: send back the lowest-offset message if it is consuming too long."""
+        consumer, lab = self.consumer, self.lab
+        timeout = consumer.consume_timeout * 60_000
+        for mq, pq in sorted(consumer.process_queue_table.items()):
+            for _ in range(min(len(pq.msg_tree_map), CLEAN_EXPIRED_MSG_BATCH)):
+                if not pq.msg_tree_map or pq.dropped:
+                    break
+                offset, msg = pq.msg_tree_map.peekitem(0)
+                started = msg.properties.get(PROPERTY_CONSUME_START_TIME)
+                if started is None or lab.now - int(started) <= timeout:
+                    break
+                lab.trace.record(
+                    lab.now,
+                    EventKind.CLEAN_EXPIRED,
+                    consumer.actor,
+                    msg.msg_id,
+                    queue=str(mq),
+                    queue_offset=offset,
+                    consuming_for_ms=lab.now - int(started),
+                )
+                yield from self.send_message_back(msg, CLEAN_EXPIRED_DELAY_LEVEL, None)
+                if pq.msg_tree_map and pq.msg_tree_map.peekitem(0)[1] is msg:
+                    pq.remove_message([msg], lab.now)

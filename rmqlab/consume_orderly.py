@@ -1,0 +1,270 @@
+"""``ConsumeMessageOrderlyService``: one thread per queue at a time, local retries, three locks.
+
+1. **Broker queue lock** — only the holder may consume a queue (CLUSTERING); renewed every 20 s by
+   ``lockAll``, trusted by the client for 30 s, expired at the broker after 60 s.
+2. **Local queue lock** — ``MessageQueueLock``: a ConsumeRequest holds it for its whole loop, so at
+   most one thread of this consumer touches the queue.
+3. **ProcessQueue consume lock** — held around each listener call; rebalance cannot release a queue
+   at the broker while a listener is mid-batch.
+
+A failed orderly message is **not** sent to ``%RETRY%`` with growing delays: the queue is suspended for
+``suspend_current_queue_time_millis`` (1 s) and the same message is consumed again, forever by
+default (max reconsume times −1 = ``Integer.MAX_VALUE``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+from .consume_concurrently import reset_retry_topic, run_listener
+from .listener import ConsumeOrderlyContext, ConsumeOrderlyStatus
+from .message import (
+    PROPERTY_CONSUME_START_TIME,
+    PROPERTY_MAX_RECONSUME_TIMES,
+    PROPERTY_ORIGIN_MESSAGE_ID,
+    PROPERTY_RECONSUME_TIME,
+    PROPERTY_RETRY_TOPIC,
+    Message,
+    MessageExt,
+    retry_topic,
+)
+from .process import LocalLock, ThreadPool
+from .process_queue import REBALANCE_LOCK_INTERVAL_MS, ProcessQueue
+from .queue import MessageQueue
+from .trace import EventKind
+
+if TYPE_CHECKING:
+    from .consumer import DefaultMQPushConsumer
+
+__all__ = ["MAX_TIME_CONSUME_CONTINUOUSLY_MS", "ConsumeMessageOrderlyService"]
+
+MAX_TIME_CONSUME_CONTINUOUSLY_MS = 60_000
+LOCK_MQ_FIRST_DELAY_MS = 1000
+
+
+def clamp_suspend(ms: int, default: int) -> int:
+    """``submitConsumeRequestLater``: −1 means the consumer's setting; then clamp to 10–30000 ms."""
+    if ms == -1:
+        ms = default
+    return min(max(ms, 10), 30_000)
+
+
+class ConsumeMessageOrderlyService:
+    """Orderly consumption for one consumer."""
+
+    def __init__(self, consumer: DefaultMQPushConsumer) -> None:
+        self.consumer = consumer
+        self.lab = consumer.lab
+        self.pool = ThreadPool(self.lab.scheduler, self.lab.remoting, consumer.consume_thread_min)
+        self.mq_locks: dict[MessageQueue, LocalLock] = {}
+
+    def start(self) -> None:
+        if self.consumer.is_clustering:
+            self.consumer._later(LOCK_MQ_FIRST_DELAY_MS, self._lock_timer)
+
+    def _lock_timer(self) -> None:
+        self.consumer.lock_all()
+        self.consumer._later(REBALANCE_LOCK_INTERVAL_MS, self._lock_timer)
+
+    def shutdown(self) -> None:
+        """Running listeners finish; nothing new starts."""
+
+    def kill(self) -> None:
+        self.pool.shutdown_now()
+
+    def submit_consume_request(
+        self, msgs: list[MessageExt], pq: ProcessQueue, mq: MessageQueue, dispatch_to_consume: bool
+    ) -> None:
+        """Only an idle ProcessQueue gets a new request; it takes messages from the pq, not ``msgs``."""
+        if dispatch_to_consume:
+            self.pool.submit(lambda: self._consume(pq, mq))
+
+    def submit_consume_request_later(self, pq: ProcessQueue, mq: MessageQueue, delay_ms: int) -> None:
+        delay = clamp_suspend(delay_ms, self.consumer.suspend_current_queue_time_millis)
+        self.consumer._later(delay, self.submit_consume_request, [], pq, mq, True)
+
+    def try_lock_later_and_reconsume(self, pq: ProcessQueue, mq: MessageQueue, delay_ms: int) -> None:
+        """After ``delay_ms`` try the broker lock again: got it → consume in 10 ms, else in 3000 ms."""
+
+        def retry() -> None:
+            locked = self.consumer.lock(mq)
+            self.submit_consume_request_later(pq, mq, 10 if locked else 3000)
+
+        self.consumer._later(delay_ms, retry)
+
+    def _consume(self, pq: ProcessQueue, mq: MessageQueue) -> Generator[Any, Any, None]:
+        """``ConsumeRequest.run`` for orderly consumption."""
+        consumer, lab = self.consumer, self.lab
+        if pq.dropped:
+            return
+        local = self.mq_locks.setdefault(mq, LocalLock())
+        yield from local.acquire()
+        try:
+            clustering = consumer.is_clustering
+            if not clustering or (pq.locked and not pq.is_lock_expired(lab.now)):
+                begin = lab.now
+                while True:
+                    if pq.dropped:
+                        break
+                    if clustering and (not pq.locked or pq.is_lock_expired(lab.now)):
+                        lab.trace.record(
+                            lab.now,
+                            EventKind.WARNING,
+                            consumer.actor,
+                            None,
+                            message=f"{mq} lock is {'lost' if not pq.locked else 'expired'}; try to lock again later",
+                        )
+                        self.try_lock_later_and_reconsume(pq, mq, 10)
+                        break
+                    if lab.now - begin > MAX_TIME_CONSUME_CONTINUOUSLY_MS:
+                        self.submit_consume_request_later(pq, mq, 10)
+                        break
+                    msgs = pq.take_messages(consumer.consume_message_batch_max_size, lab.now)
+                    if not msgs:
+                        break
+                    reset_retry_topic(msgs, consumer.consumer_group)
+                    context = ConsumeOrderlyContext(mq)
+                    pq.consume_lock_holder = self
+                    if pq.dropped:
+                        pq.consume_lock_holder = None
+                        break
+                    start = lab.now
+                    for msg in msgs:
+                        msg.properties[PROPERTY_CONSUME_START_TIME] = str(start)
+                        lab.record_delivery(consumer, mq, msg, len(msgs))
+                    try:
+                        status, return_type = yield from run_listener(consumer, msgs, context)
+                    finally:
+                        pq.consume_lock_holder = None
+                    status = self._normalise(status, msgs)
+                    for msg in msgs:
+                        lab.trace.record(
+                            lab.now,
+                            EventKind.CONSUMED,
+                            consumer.actor,
+                            msg.msg_id,
+                            status=status.value,
+                            return_type=return_type or status.value,
+                            took_ms=lab.now - start,
+                            queue=str(mq),
+                            queue_offset=msg.queue_offset,
+                        )
+                    go_on = yield from self._process_consume_result(msgs, status, context, pq, mq)
+                    if not go_on:
+                        break
+            elif not pq.dropped:
+                self.try_lock_later_and_reconsume(pq, mq, 100)
+        finally:
+            local.release()
+
+    def _normalise(self, status: Any, msgs: list[MessageExt]) -> ConsumeOrderlyStatus:
+        if status is None:
+            return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT
+        try:
+            return ConsumeOrderlyStatus(status)
+        except ValueError:
+            self.lab.trace.record(
+                self.lab.now,
+                EventKind.WARNING,
+                self.consumer.actor,
+                msgs[0].msg_id,
+                message=f"listener returned {status!r}, not a ConsumeOrderlyStatus; "
+                "treated as SUSPEND_CURRENT_QUEUE_A_MOMENT",
+            )
+            return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT
+
+    def _process_consume_result(
+        self,
+        msgs: list[MessageExt],
+        status: ConsumeOrderlyStatus,
+        context: ConsumeOrderlyContext,
+        pq: ProcessQueue,
+        mq: MessageQueue,
+    ) -> Generator[Any, Any, bool]:
+        """The decision table of spec §6.4; returns whether the loop continues."""
+        consumer, lab = self.consumer, self.lab
+        S = ConsumeOrderlyStatus
+        commit_offset = -1
+        go_on = True
+        suspend_ms = clamp_suspend(
+            context.suspend_current_queue_time_millis, consumer.suspend_current_queue_time_millis
+        )
+        if status in (S.COMMIT, S.ROLLBACK) and context.auto_commit:
+            lab.trace.record(
+                lab.now,
+                EventKind.WARNING,
+                consumer.actor,
+                msgs[0].msg_id,
+                message=f"the message queue consume result is illegal, we think you want to "
+                f"ack these message {status.value} (deprecated; treated as SUCCESS)",
+            )
+        if status is S.SUSPEND_CURRENT_QUEUE_A_MOMENT:
+            again = yield from self._check_reconsume_times(msgs)
+            if again:
+                pq.make_message_to_consume_again(msgs)
+                for msg in msgs:
+                    lab.trace.record(
+                        lab.now,
+                        EventKind.SUSPENDED,
+                        consumer.actor,
+                        msg.msg_id,
+                        queue=str(mq),
+                        retry_in_ms=suspend_ms,
+                        reconsume_times=msg.reconsume_times,
+                    )
+                self.submit_consume_request_later(pq, mq, context.suspend_current_queue_time_millis)
+                go_on = False
+            elif context.auto_commit:
+                commit_offset = pq.commit()
+        elif context.auto_commit or status is S.COMMIT:
+            commit_offset = pq.commit()
+        elif status is S.ROLLBACK:
+            pq.rollback()
+            self.submit_consume_request_later(pq, mq, context.suspend_current_queue_time_millis)
+            go_on = False
+        if commit_offset >= 0 and not pq.dropped:
+            consumer.offset_store.update_offset(mq, commit_offset, False)
+        return go_on
+
+    def _check_reconsume_times(self, msgs: list[MessageExt]) -> Generator[Any, Any, bool]:
+        """Past the max → dead-letter via ``%RETRY%`` (broker check); otherwise count one more try."""
+        max_times = self.consumer.effective_max_reconsume_times()
+        suspend = False
+        for msg in msgs:
+            if msg.reconsume_times >= max_times:
+                msg.properties[PROPERTY_RECONSUME_TIME] = str(msg.reconsume_times)
+                ok = yield from self._send_message_back(msg, max_times)
+                if not ok:
+                    suspend = True
+                    msg.reconsume_times += 1
+            else:
+                suspend = True
+                msg.reconsume_times += 1
+        return suspend
+
+    def _send_message_back(self, msg: MessageExt, max_times: int) -> Generator[Any, Any, bool]:
+        """Orderly ``sendMessageBack``: a new ``%RETRY%`` message with RECONSUME_TIME = rt (4.9.x)."""
+        consumer, lab = self.consumer, self.lab
+        retry = Message(retry_topic(consumer.consumer_group), msg.body, msg.tags, msg.keys, dict(msg.properties))
+        retry.properties.setdefault(PROPERTY_ORIGIN_MESSAGE_ID, msg.msg_id)
+        retry.properties[PROPERTY_RETRY_TOPIC] = msg.topic
+        retry.properties[PROPERTY_RECONSUME_TIME] = str(msg.reconsume_times)
+        retry.properties[PROPERTY_MAX_RECONSUME_TIMES] = str(max_times)
+        retry.delay_time_level = 3 + msg.reconsume_times
+        assert consumer.inner_producer is not None
+        future = yield consumer.inner_producer.send(retry)
+        lab.trace.record(
+            lab.now,
+            EventKind.SEND_BACK,
+            consumer.actor,
+            msg.msg_id,
+            ok=future.result is not None,
+            broker=future.result.message_queue.broker_name if future.result else None,
+            delay_level=3 + msg.reconsume_times,
+            reconsume_times=msg.reconsume_times,
+            max_reconsume_times=max_times,
+            path="orderly",
+            error=future.error,
+        )
+        return future.result is not None

@@ -1,0 +1,588 @@
+"""``DefaultMQPushConsumer``: subscription, rebalance, the pull loop, offsets and lifecycle.
+
+What happens to a pulled message is up to the consume service (concurrent or orderly, see
+``consume_concurrently.py`` and ``consume_orderly.py``). This module is the plumbing both share:
+``RebalanceImpl`` (who owns which queue), ``PullMessageService`` (fetching into ProcessQueues),
+the offset store timers, heartbeats, and what a crash loses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from .broker import PullResult, PullStatus
+from .duration import parse_duration
+from .errors import ConfigError
+from .message import RETRY_PREFIX, retry_topic
+from .namesrv import TopicRouteData
+from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore
+from .process_queue import REBALANCE_LOCK_INTERVAL_MS, ProcessQueue
+from .producer import DefaultMQProducer
+from .queue import MessageQueue
+from .rebalance import allocate_averagely, allocate_averagely_by_circle
+from .remoting import RemoteError
+from .trace import EventKind
+from .validation import check_choice, check_int
+
+if TYPE_CHECKING:
+    from .lab import Lab
+
+__all__ = ["ConsumeFromWhere", "DefaultMQPushConsumer", "MessageModel"]
+
+REBALANCE_INTERVAL_MS = 20_000
+PERSIST_CONSUMER_OFFSET_INTERVAL_MS = 5_000
+HEARTBEAT_INTERVAL_MS = 30_000
+POLL_NAME_SERVER_INTERVAL_MS = 30_000
+PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION = 1_000
+PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL = 50
+CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND = 30_000
+OFFSET_ILLEGAL_FIXUP_DELAY_MS = 10_000
+UNLOCK_DELAY_TIME_MILLS = 20_000
+
+STRATEGIES = {"AVG": allocate_averagely, "AVG_BY_CIRCLE": allocate_averagely_by_circle}
+
+
+class MessageModel(StrEnum):
+    CLUSTERING = "CLUSTERING"
+    """Each message goes to one consumer of the group; failures are retried via ``%RETRY%<group>``."""
+    BROADCASTING = "BROADCASTING"
+    """Every consumer gets every message; failed messages are dropped, never retried."""
+
+
+class ConsumeFromWhere(StrEnum):
+    CONSUME_FROM_LAST_OFFSET = "CONSUME_FROM_LAST_OFFSET"
+    CONSUME_FROM_FIRST_OFFSET = "CONSUME_FROM_FIRST_OFFSET"
+
+
+@dataclass(slots=True)
+class PullRequest:
+    """One queue's pull cursor."""
+
+    mq: MessageQueue
+    pq: ProcessQueue
+    next_offset: int
+    previously_locked: bool = False
+
+
+class DefaultMQPushConsumer:
+    """A push consumer instance; its ``client_id`` is its name (sorted as a string in rebalance)."""
+
+    def __init__(
+        self,
+        lab: Lab,
+        consumer_group: str,
+        *,
+        name: str | None = None,
+        message_model: MessageModel | str = MessageModel.CLUSTERING,
+        consume_from_where: ConsumeFromWhere | str = ConsumeFromWhere.CONSUME_FROM_LAST_OFFSET,
+        consume_message_batch_max_size: int = 1,
+        pull_batch_size: int = 32,
+        max_reconsume_times: int = -1,
+        consume_timeout: int = 15,
+        suspend_current_queue_time_millis: int = 1000,
+        consume_thread_min: int = 20,
+        pull_threshold_for_queue: int = 1000,
+        consume_concurrently_max_span: int = 2000,
+        allocate_message_queue_strategy: str = "AVG",
+    ) -> None:
+        if not isinstance(consumer_group, str) or not consumer_group or consumer_group.startswith("%"):
+            raise ConfigError("consumer_group", consumer_group, "a non-empty name not starting with '%'")
+        self.lab = lab
+        self.consumer_group = consumer_group
+        self.client_id = name or f"{consumer_group}-{len(lab.consumers) + 1}"
+        self.message_model = check_choice("message_model", message_model, MessageModel)
+        self.consume_from_where = check_choice("consume_from_where", consume_from_where, ConsumeFromWhere)
+        self.consume_message_batch_max_size = check_int(
+            "consume_message_batch_max_size", consume_message_batch_max_size, 1, 1024
+        )
+        self.pull_batch_size = check_int("pull_batch_size", pull_batch_size, 1, 1024)
+        self.max_reconsume_times = check_int("max_reconsume_times", max_reconsume_times, -1, 2**31 - 1)
+        self.consume_timeout = check_int("consume_timeout", consume_timeout, 1, 10**6)
+        """Minutes, as in RocketMQ (``consumeTimeout = 15``)."""
+        self.suspend_current_queue_time_millis = check_int(
+            "suspend_current_queue_time_millis", suspend_current_queue_time_millis, 10, 30_000
+        )
+        self.consume_thread_min = check_int("consume_thread_min", consume_thread_min, 1, 1000)
+        self.pull_threshold_for_queue = check_int("pull_threshold_for_queue", pull_threshold_for_queue, 1, 65535)
+        self.consume_concurrently_max_span = check_int(
+            "consume_concurrently_max_span", consume_concurrently_max_span, 1, 65535
+        )
+        if allocate_message_queue_strategy not in STRATEGIES:
+            raise ConfigError(
+                "allocate_message_queue_strategy", allocate_message_queue_strategy, "one of " + ", ".join(STRATEGIES)
+            )
+        self.allocate = STRATEGIES[allocate_message_queue_strategy]
+        self.subscriptions: dict[str, frozenset[str] | None] = {}
+        self.listener: Callable[..., Any] | None = None
+        self.orderly = False
+        self.running = False
+        self.generation = 0
+        self.process_queue_table: dict[MessageQueue, ProcessQueue] = {}
+        self._routes: dict[str, TopicRouteData] = {}
+        self.offset_store: OffsetStore = self._new_offset_store()
+        self.consume_service: Any = None
+        self.inner_producer: DefaultMQProducer | None = None
+
+    # ------------------------------------------------------------------ configuration
+    @property
+    def actor(self) -> str:
+        return f"consumer:{self.client_id}"
+
+    @property
+    def is_clustering(self) -> bool:
+        return self.message_model is MessageModel.CLUSTERING
+
+    def _new_offset_store(self) -> OffsetStore:
+        return RemoteBrokerOffsetStore(self) if self.is_clustering else LocalFileOffsetStore(self)
+
+    def subscribe(self, topic: str, sub_expression: str = "*") -> None:
+        """Subscribe to ``topic`` with ``"*"`` or a tag expression like ``"TagA || TagB"``."""
+        if not isinstance(topic, str) or not topic:
+            raise ConfigError("topic", topic, "a non-empty topic name")
+        if not isinstance(sub_expression, str) or not sub_expression.strip():
+            raise ConfigError("sub_expression", sub_expression, "'*' or tags joined by '||'")
+        expr = sub_expression.strip()
+        tags = None if expr == "*" else frozenset(t.strip() for t in expr.split("||") if t.strip())
+        self.subscriptions[topic] = tags
+
+    def register_message_listener(self, listener: Callable[..., Any]) -> None:
+        """A ``MessageListenerConcurrently``: ``listener(msgs, ConsumeConcurrentlyContext)``."""
+        if not callable(listener):
+            raise ConfigError("listener", listener, "a callable listener(msgs, context)")
+        self.listener, self.orderly = listener, False
+
+    def register_message_listener_orderly(self, listener: Callable[..., Any]) -> None:
+        """A ``MessageListenerOrderly``: ``listener(msgs, ConsumeOrderlyContext)``."""
+        if not callable(listener):
+            raise ConfigError("listener", listener, "a callable listener(msgs, context)")
+        self.listener, self.orderly = listener, True
+
+    def effective_max_reconsume_times(self) -> int:
+        """−1 means 16 for concurrent consumers and ``Integer.MAX_VALUE`` for orderly ones."""
+        if self.max_reconsume_times != -1:
+            return self.max_reconsume_times
+        return 2**31 - 1 if self.orderly else 16
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> None:
+        """``DefaultMQPushConsumerImpl.start``: copy subscriptions, heartbeat, rebalance, start timers."""
+        from .consume_concurrently import ConsumeMessageConcurrentlyService
+        from .consume_orderly import ConsumeMessageOrderlyService
+
+        if self.running:
+            raise ConfigError("start", self.client_id, "a consumer that is not already running")
+        if self.listener is None:
+            raise ConfigError("listener", None, "a registered listener before start()")
+        if not self.subscriptions:
+            raise ConfigError("subscriptions", {}, "at least one subscribe(topic) before start()")
+        for topic in self.subscriptions:
+            if (
+                not topic.startswith(RETRY_PREFIX)
+                and self.lab.namesrv.route(topic) is None
+                and topic not in self.lab.namesrv.topics()
+            ):
+                raise ConfigError("topic", topic, "a topic created with lab.create_topic(...)")
+        if self.is_clustering:
+            self.subscriptions.setdefault(retry_topic(self.consumer_group), None)
+        self.running = True
+        self.generation += 1
+        self.process_queue_table = {}
+        self.offset_store = self._new_offset_store()
+        if self.inner_producer is None:
+            self.inner_producer = DefaultMQProducer(self.lab, "CLIENT_INNER_PRODUCER", name=f"{self.client_id}/inner")
+        service = ConsumeMessageOrderlyService if self.orderly else ConsumeMessageConcurrentlyService
+        self.consume_service = service(self)
+        self.lab.trace.record(
+            self.lab.now,
+            EventKind.LIFECYCLE,
+            self.actor,
+            None,
+            event="start",
+            group=self.consumer_group,
+            mode="orderly" if self.orderly else "concurrently",
+            message_model=self.message_model.value,
+        )
+        self._update_routes()
+        self._send_heartbeat()
+        self.do_rebalance()
+        self._later(REBALANCE_INTERVAL_MS, self._rebalance_timer)
+        self._later(10_000, self._persist_timer)
+        self._later(HEARTBEAT_INTERVAL_MS, self._heartbeat_timer)
+        self._later(POLL_NAME_SERVER_INTERVAL_MS, self._route_timer)
+        self.consume_service.start()
+
+    def shutdown(self) -> None:
+        """A clean stop: persist offsets, release orderly locks, leave the group (others rebalance)."""
+        if not self.running:
+            return
+        self.consume_service.shutdown()
+        for pq in self.process_queue_table.values():
+            pq.dropped = True
+        self.offset_store.persist_all(self.process_queue_table)
+        if self.orderly and self.is_clustering:
+            for mq in sorted(self.process_queue_table):
+                self._unlock(mq)
+        self._stop("shutdown")
+
+    def crash(self) -> None:
+        """Kill the process: nothing is persisted, locks stay at the broker until they expire."""
+        if not self.running:
+            return
+        self.consume_service.kill()
+        self._stop("crash")
+
+    def _stop(self, how: str) -> None:
+        self.running = False
+        self.generation += 1
+        for pq in self.process_queue_table.values():
+            pq.dropped = True
+        self.lab.trace.record(self.lab.now, EventKind.LIFECYCLE, self.actor, None, event=how, group=self.consumer_group)
+        for broker in self.lab.brokers.values():
+            if broker.up:
+                broker.unregister(self.consumer_group, self.client_id)
+
+    def _later(self, delay_ms: int, callback: Callable[..., None], *args: Any) -> None:
+        """Schedule ``callback`` unless this incarnation of the consumer has stopped by then."""
+        generation = self.generation
+
+        def guarded() -> None:
+            if self.generation == generation and self.running:
+                callback(*args)
+
+        self.lab.scheduler.schedule(delay_ms, guarded)
+
+    # ------------------------------------------------------------------ timers
+    def _rebalance_timer(self) -> None:
+        self.do_rebalance()
+        self._later(REBALANCE_INTERVAL_MS, self._rebalance_timer)
+
+    def _persist_timer(self) -> None:
+        self.offset_store.persist_all(self.process_queue_table)
+        self._later(PERSIST_CONSUMER_OFFSET_INTERVAL_MS, self._persist_timer)
+
+    def _heartbeat_timer(self) -> None:
+        self._send_heartbeat()
+        self._later(HEARTBEAT_INTERVAL_MS, self._heartbeat_timer)
+
+    def _route_timer(self) -> None:
+        self._update_routes()
+        self._later(POLL_NAME_SERVER_INTERVAL_MS, self._route_timer)
+
+    def _update_routes(self) -> None:
+        for topic in self.subscriptions:
+            route = self.lab.namesrv.route(topic)
+            if route is not None:
+                self._routes[topic] = route
+
+    def _send_heartbeat(self) -> None:
+        """Heartbeat every broker of every subscribed topic's route."""
+        brokers = sorted({q.broker_name for r in self._routes.values() for q in r.queue_datas})
+        for name in brokers:
+            if self.lab.remoting.reachable(self.client_id, name) is None:
+                self.lab.brokers[name].heartbeat(self)
+        if self.is_clustering:
+            self._update_routes()
+
+    def notify_consumer_ids_changed(self, broker_name: str) -> None:
+        """The broker says the group changed: rebalance right away (``rebalanceImmediately``)."""
+        if self.running:
+            self._later(0, self.do_rebalance)
+
+    # ------------------------------------------------------------------ rebalance
+    def do_rebalance(self) -> None:
+        """``RebalanceImpl.doRebalance`` for every subscribed topic (business and retry)."""
+        if not self.running:
+            return
+        for topic in sorted(self.subscriptions):
+            route = self._routes.get(topic) or self.lab.namesrv.route(topic)
+            if route is None:
+                continue
+            self._routes[topic] = route
+            mq_all = sorted(route.read_queues())
+            if self.is_clustering:
+                cid_all = self._find_consumer_id_list(route)
+                if cid_all is None:
+                    continue
+                allocated = self.allocate(self.consumer_group, self.client_id, mq_all, cid_all)
+            else:
+                allocated = mq_all
+            self._update_process_queue_table(topic, set(allocated))
+
+    def _find_consumer_id_list(self, route: TopicRouteData) -> list[str] | None:
+        for q in route.queue_datas:
+            if self.lab.remoting.reachable(self.client_id, q.broker_name) is None:
+                return self.lab.brokers[q.broker_name].consumer_ids(self.consumer_group)
+        return None
+
+    def _update_process_queue_table(self, topic: str, allocated: set[MessageQueue]) -> None:
+        """``updateProcessQueueTableInRebalance``: drop queues we lost, add (and lock) new ones."""
+        now = self.lab.now
+        removed, added = [], []
+        for mq in sorted(m for m in self.process_queue_table if m.topic == topic):
+            if mq not in allocated:
+                pq = self.process_queue_table[mq]
+                pq.dropped = True
+                if self._remove_unnecessary_message_queue(mq, pq):
+                    del self.process_queue_table[mq]
+                    removed.append(mq)
+        new_requests = []
+        for mq in sorted(allocated):
+            if mq in self.process_queue_table:
+                continue
+            if self.orderly and self.is_clustering and not self.lock(mq):
+                continue
+            self.offset_store.remove_offset(mq)
+            next_offset = self._compute_pull_from_where(mq)
+            if next_offset < 0:
+                continue
+            pq = ProcessQueue(now)
+            if self.orderly and self.is_clustering:
+                pq.locked, pq.last_lock_timestamp = True, now
+            self.process_queue_table[mq] = pq
+            new_requests.append(PullRequest(mq, pq, next_offset))
+            added.append(mq)
+        if removed or added:
+            owned = sorted(str(m) for m in self.process_queue_table if m.topic == topic)
+            self.lab.trace.record(
+                now,
+                EventKind.REBALANCED,
+                self.actor,
+                None,
+                topic=topic,
+                queues=owned,
+                added=[str(m) for m in added],
+                removed=[str(m) for m in removed],
+            )
+        for request in new_requests:
+            self._later(0, self.pull_message, request)
+
+    def _remove_unnecessary_message_queue(self, mq: MessageQueue, pq: ProcessQueue) -> bool:
+        """Persist the queue's offset; an orderly queue mid-listener is kept until the next rebalance."""
+        self.offset_store.persist(mq)
+        self.offset_store.remove_offset(mq)
+        if self.orderly and self.is_clustering:
+            if pq.consume_lock_holder is not None:
+                pq.try_unlock_times += 1
+                return False
+            if pq.has_temp_message():
+                self._later(UNLOCK_DELAY_TIME_MILLS, self._unlock, mq)
+            else:
+                self._unlock(mq)
+        return True
+
+    def _compute_pull_from_where(self, mq: MessageQueue) -> int:
+        """``computePullFromWhereWithException`` for the two supported starting points."""
+        box: list[int] = []
+        self.offset_store.read_offset_from_store(mq, box.append)
+        last = box[0]
+        if last >= 0:
+            return last
+        if last == -2:
+            return -1
+        if self.consume_from_where is ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET or mq.topic.startswith(RETRY_PREFIX):
+            return 0
+        return self.lab.brokers[mq.broker_name].max_offset(mq.topic, mq.queue_id)
+
+    # ------------------------------------------------------------------ orderly broker locks
+    def lock(self, mq: MessageQueue) -> bool:
+        """``RebalanceImpl.lock``: lock one queue at its broker; mirror success in the ProcessQueue."""
+        if self.lab.remoting.reachable(self.client_id, mq.broker_name) is not None:
+            return False
+        broker = self.lab.brokers[mq.broker_name]
+        locked, taken = broker.lock_manager.try_lock_batch(self.consumer_group, [mq], self.client_id)
+        now = self.lab.now
+        for queue, previous in taken:
+            self.lab.trace.record(
+                now,
+                EventKind.LOCK_EXPIRED,
+                broker.name,
+                None,
+                queue=str(queue),
+                group=self.consumer_group,
+                previous_holder=previous,
+                new_holder=self.client_id,
+            )
+        if mq in locked:
+            pq = self.process_queue_table.get(mq)
+            if pq is not None:
+                pq.locked, pq.last_lock_timestamp = True, now
+            self.lab.trace.record(
+                now, EventKind.LOCK_ACQUIRED, self.actor, None, queue=str(mq), group=self.consumer_group
+            )
+            return True
+        holder = broker.lock_manager.holder(self.consumer_group, mq)
+        self.lab.trace.record(
+            now,
+            EventKind.LOCK_REFUSED,
+            self.actor,
+            None,
+            queue=str(mq),
+            group=self.consumer_group,
+            holder=holder[0] if holder else None,
+        )
+        return False
+
+    def lock_all(self) -> None:
+        """``lockAll``: renew every orderly queue's lock; queues the broker refuses become unlocked."""
+        now = self.lab.now
+        for broker_name in sorted({mq.broker_name for mq in self.process_queue_table}):
+            mqs = sorted(mq for mq in self.process_queue_table if mq.broker_name == broker_name)
+            if self.lab.remoting.reachable(self.client_id, broker_name) is not None:
+                continue
+            broker = self.lab.brokers[broker_name]
+            locked, taken = broker.lock_manager.try_lock_batch(self.consumer_group, mqs, self.client_id)
+            for queue, previous in taken:
+                self.lab.trace.record(
+                    now,
+                    EventKind.LOCK_EXPIRED,
+                    broker.name,
+                    None,
+                    queue=str(queue),
+                    group=self.consumer_group,
+                    previous_holder=previous,
+                    new_holder=self.client_id,
+                )
+            for mq in mqs:
+                pq = self.process_queue_table[mq]
+                if mq in locked:
+                    was = pq.locked
+                    pq.locked, pq.last_lock_timestamp = True, now
+                    kind = EventKind.LOCK_RENEWED if was else EventKind.LOCK_ACQUIRED
+                    self.lab.trace.record(now, kind, self.actor, None, queue=str(mq), group=self.consumer_group)
+                elif pq.locked:
+                    pq.locked = False
+                    holder = broker.lock_manager.holder(self.consumer_group, mq)
+                    self.lab.trace.record(
+                        now,
+                        EventKind.LOCK_REFUSED,
+                        self.actor,
+                        None,
+                        queue=str(mq),
+                        group=self.consumer_group,
+                        holder=holder[0] if holder else None,
+                    )
+
+    def _unlock(self, mq: MessageQueue) -> None:
+        if self.lab.remoting.reachable(self.client_id, mq.broker_name) is not None:
+            return
+        broker = self.lab.brokers[mq.broker_name]
+        if broker.lock_manager.unlock_batch(self.consumer_group, [mq], self.client_id):
+            self.lab.trace.record(
+                self.lab.now, EventKind.UNLOCKED, self.actor, None, queue=str(mq), group=self.consumer_group
+            )
+
+    def lock_interval_ms(self) -> int:
+        return REBALANCE_LOCK_INTERVAL_MS
+
+    # ------------------------------------------------------------------ pulling
+    def pull_message(self, request: PullRequest) -> None:
+        """``DefaultMQPushConsumerImpl.pullMessage``: the gates, then an async long-polling pull."""
+        pq, mq = request.pq, request.mq
+        if pq.dropped or not self.running:
+            return
+        now = self.lab.now
+        pq.last_pull_timestamp = now
+        if pq.msg_count > self.pull_threshold_for_queue:
+            self._later(PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL, self.pull_message, request)
+            return
+        if not self.orderly and pq.max_span() > self.consume_concurrently_max_span:
+            self._later(PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL, self.pull_message, request)
+            return
+        if self.orderly and self.is_clustering:
+            if not pq.locked:
+                self._later(PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, self.pull_message, request)
+                return
+            if not request.previously_locked:
+                box: list[int] = []
+                self.offset_store.read_offset_from_store(mq, box.append)
+                if box[0] >= 0:
+                    request.next_offset = box[0]
+                request.previously_locked = True
+        tags = self.subscriptions.get(mq.topic)
+        commit = self.offset_store.read_memory(mq) if self.is_clustering else -1
+        generation = self.generation
+
+        def handler(broker: Any) -> PullResult | None:
+            return broker.pull_message(
+                self.consumer_group,
+                self.actor,
+                mq,
+                request.next_offset,
+                tags,
+                commit if commit > 0 else None,
+                lambda result: self._on_pull_result(request, result, generation),
+                max_nums=self.pull_batch_size,
+            )
+
+        def on_response(result: PullResult | None) -> None:
+            if result is not None:
+                self._on_pull_result(request, result, generation)
+
+        def on_error(error: RemoteError) -> None:
+            self.lab.pull_requests_in_flight.pop((mq.broker_name, id(request)), None)
+            if generation == self.generation:
+                self._later(PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, self.pull_message, request)
+
+        self.lab.pull_requests_in_flight[(mq.broker_name, id(request))] = (self, request, generation)
+        self.lab.remoting.invoke(
+            self.client_id, mq.broker_name, handler, CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND, on_response, on_error
+        )
+
+    def on_pull_connection_lost(self, request: PullRequest, generation: int) -> None:
+        """The broker holding our pull went away: try again in 1 s."""
+        if generation == self.generation and self.running:
+            self._later(PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, self.pull_message, request)
+
+    def _on_pull_result(self, request: PullRequest, result: PullResult, generation: int) -> None:
+        self.lab.pull_requests_in_flight.pop((request.mq.broker_name, id(request)), None)
+        if generation != self.generation or not self.running:
+            return
+        pq, mq = request.pq, request.mq
+        if result.status is PullStatus.FOUND:
+            request.next_offset = result.next_begin_offset
+            if pq.dropped:
+                return
+            dispatch = pq.put_message(result.msgs)
+            self.lab.trace.record(
+                self.lab.now,
+                EventKind.PULLED,
+                self.actor,
+                None,
+                queue=str(mq),
+                offsets=[m.queue_offset for m in result.msgs],
+                msg_ids=[m.msg_id for m in result.msgs],
+                next_offset=result.next_begin_offset,
+            )
+            self.consume_service.submit_consume_request(result.msgs, pq, mq, dispatch)
+            self._later(0, self.pull_message, request)
+        elif result.status in (PullStatus.NO_NEW_MSG, PullStatus.NO_MATCHED_MSG):
+            request.next_offset = result.next_begin_offset
+            if pq.msg_count == 0 and not pq.consuming_msg_orderly_tree_map:
+                self.offset_store.update_offset(mq, request.next_offset, True)
+            self._later(0, self.pull_message, request)
+        else:  # OFFSET_ILLEGAL
+            request.next_offset = result.next_begin_offset
+            pq.dropped = True
+            self.lab.trace.record(
+                self.lab.now,
+                EventKind.WARNING,
+                self.actor,
+                None,
+                message=f"OFFSET_ILLEGAL on {mq}; fixing offset to {result.next_begin_offset}",
+            )
+
+            def fix() -> None:
+                self.offset_store.update_offset(mq, request.next_offset, False)
+                self.offset_store.persist(mq)
+                self.process_queue_table.pop(mq, None)
+
+            self._later(OFFSET_ILLEGAL_FIXUP_DELAY_MS, fix)
+
+    def execute_pull_request_later(self, request: PullRequest, delay_ms: int) -> None:
+        self._later(delay_ms, self.pull_message, request)
+
+    def parse_timeout(self, value: int | str) -> int:
+        return parse_duration(value, "consume_timeout")

@@ -1,0 +1,278 @@
+"""``Lab``: one simulated RocketMQ cluster — clock, trace, name server, brokers and clients.
+
+Everything a notebook does goes through a Lab::
+
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=4)
+    producer = lab.add_producer("pg")
+    consumer = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=my_listener)
+    lab.at("1s", producer.send, Message("TopicTest", "hello"))
+    lab.run(until="5h")
+
+Same seed, same calls → the same trace, byte for byte.
+"""
+
+from __future__ import annotations
+
+import random
+import traceback
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .broker import PERM_RW, Broker, TopicConfig
+from .consumer import DefaultMQPushConsumer, PullRequest
+from .delay import DelayLevelTable
+from .duration import parse_duration
+from .errors import ConfigError
+from .message import MessageExt
+from .namesrv import NameServer
+from .producer import DefaultMQProducer, SendFuture
+from .queue import MessageQueue
+from .remoting import Remoting
+from .scheduler import Priority, Scheduler
+from .trace import EventKind, Trace
+from .validation import check_int
+
+__all__ = ["Lab"]
+
+
+class Lab:
+    """A deterministic RocketMQ cluster in virtual time."""
+
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        trace: bool = True,
+        message_delay_level: str | list[int | str] | None = None,
+        dlq_readable: bool = True,
+    ) -> None:
+        self.seed = check_int("seed", seed, 0, 2**63 - 1)
+        self.rng = random.Random(seed)
+        self.scheduler = Scheduler()
+        self.trace = Trace(enabled=trace)
+        self.namesrv = NameServer()
+        self.brokers: dict[str, Broker] = {}
+        self.remoting = Remoting(self.scheduler, self.brokers)
+        self.producers: dict[str, DefaultMQProducer] = {}
+        self.consumers: dict[str, DefaultMQPushConsumer] = {}
+        self.sends: list[SendFuture] = []
+        self.local_offset_files: dict[tuple[str, str], dict[MessageQueue, int]] = {}
+        self.pull_requests_in_flight: dict[tuple[str, int], tuple[DefaultMQPushConsumer, PullRequest, int]] = {}
+        self.delay_levels = DelayLevelTable(message_delay_level) if message_delay_level else DelayLevelTable()
+        self.dlq_readable = dlq_readable
+        self.errors: list[str] = []
+        self._msg_counter = 0
+
+    # ------------------------------------------------------------------ time
+    @property
+    def now(self) -> int:
+        """Virtual time in ms."""
+        return self.scheduler.now
+
+    def at(self, time: int | str, action: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        """Run ``action(*args, **kwargs)`` at absolute virtual ``time`` (errors are caught and traced)."""
+        when = parse_duration(time, "time")
+        if when < self.now:
+            raise ConfigError("time", time, f"a time >= now ({self.now} ms)")
+        where = getattr(action, "__qualname__", "action")
+        self.scheduler.schedule_at(when, lambda: self.safely(action, *args, where=where, **kwargs))
+
+    def run(self, until: int | str | None = None) -> Lab:
+        """Run events up to ``until`` (or until nothing is left); returns ``self`` for chaining."""
+        self.scheduler.run(None if until is None else parse_duration(until, "until"))
+        return self
+
+    def step(self) -> bool:
+        """Run one heap event; ``False`` when nothing is scheduled."""
+        return self.scheduler.step()
+
+    def safely(self, action: Callable[..., Any], *args: Any, where: str = "callback", **kwargs: Any) -> Any:
+        """Call user code; an exception becomes a WARNING event instead of killing the run."""
+        try:
+            return action(*args, **kwargs)
+        except Exception as exc:
+            message = f"{where} raised {type(exc).__name__}: {exc}"
+            self.errors.append(message + "\n" + traceback.format_exc(limit=3))
+            self.trace.record(self.now, EventKind.WARNING, "lab", None, message=message)
+            return None
+
+    # ------------------------------------------------------------------ topology
+    def add_broker(self, name: str) -> Broker:
+        """Add a broker master (``broker-a``, ``broker-b`` …)."""
+        if not isinstance(name, str) or not name or "@" in name or ":" in name:
+            raise ConfigError("broker", name, "a non-empty name without '@' or ':'")
+        if name in self.brokers:
+            raise ConfigError("broker", name, f"a new broker name (have {sorted(self.brokers)})")
+        broker = Broker(
+            name,
+            self.scheduler,
+            self.trace,
+            random.Random(self.rng.random()),
+            delay_levels=self.delay_levels,
+            dlq_readable=self.dlq_readable,
+        )
+        broker.on_topic_created = self._register_topic
+        self.brokers[name] = broker
+        return broker
+
+    def _register_topic(self, broker: Broker, config: TopicConfig) -> None:
+        self.namesrv.register(
+            broker.name, config.topic_name, config.read_queue_nums, config.write_queue_nums, config.perm
+        )
+
+    def create_topic(
+        self, topic: str, *, brokers: list[str] | None = None, queues: int = 4, perm: int = PERM_RW
+    ) -> list[MessageQueue]:
+        """Create ``topic`` with ``queues`` queues on each of ``brokers`` (default: every broker)."""
+        if not isinstance(topic, str) or not topic or topic.startswith("%") or topic == "SCHEDULE_TOPIC_XXXX":
+            raise ConfigError("topic", topic, "a business topic name (system names start with '%')")
+        check_int("queues", queues, 1, 1024)
+        names = sorted(self.brokers) if brokers is None else brokers
+        if not names:
+            raise ConfigError("brokers", brokers, "at least one broker (add_broker first)")
+        for name in names:
+            if name not in self.brokers:
+                raise ConfigError("brokers", name, f"one of {sorted(self.brokers)}")
+        for name in names:
+            self.brokers[name].create_topic(topic, queues, perm)
+        return [MessageQueue(topic, name, q) for name in sorted(names) for q in range(queues)]
+
+    def add_producer(self, producer_group: str, **options: Any) -> DefaultMQProducer:
+        """Add a ``DefaultMQProducer`` (options: ``send_msg_timeout``, ``retry_times_when_send_failed`` …)."""
+        producer = DefaultMQProducer(self, producer_group, **options)
+        if producer.name in self.producers:
+            raise ConfigError("name", producer.name, f"a new producer name (have {sorted(self.producers)})")
+        self.producers[producer.name] = producer
+        return producer
+
+    def add_consumer(
+        self,
+        consumer_group: str,
+        *,
+        subscribe: Mapping[str, str] | None = None,
+        listener: Callable[..., Any] | None = None,
+        orderly: bool = False,
+        start: bool | int | str = True,
+        **options: Any,
+    ) -> DefaultMQPushConsumer:
+        """Add a push consumer; it starts now (``start=True``), at a time, or later by hand."""
+        consumer = DefaultMQPushConsumer(self, consumer_group, **options)
+        if consumer.client_id in self.consumers:
+            raise ConfigError("name", consumer.client_id, f"a new consumer name (have {sorted(self.consumers)})")
+        for topic, expression in (subscribe or {}).items():
+            consumer.subscribe(topic, expression)
+        if listener is not None:
+            if orderly:
+                consumer.register_message_listener_orderly(listener)
+            else:
+                consumer.register_message_listener(listener)
+        self.consumers[consumer.client_id] = consumer
+        if start is True:
+            consumer.start()
+        elif start is not False:
+            self.at(start, consumer.start)
+        return consumer
+
+    def next_msg_id(self) -> str:
+        """Client message ids (``UNIQ_KEY``): ``M0001``, ``M0002`` … in send order."""
+        self._msg_counter += 1
+        return f"M{self._msg_counter:04d}"
+
+    # ------------------------------------------------------------------ faults
+    def broker_down(self, name: str) -> None:
+        """The broker process stops: connections refused, held pulls broken, routes withdrawn."""
+        broker = self._broker(name)
+        if not broker.up:
+            return
+        broker.go_down()
+        self.namesrv.broker_down(name)
+        self.trace.record(self.now, EventKind.FAULT, name, None, fault="broker_down")
+        for key in sorted((k for k in self.pull_requests_in_flight if k[0] == name), key=lambda k: k[1]):
+            consumer, request, generation = self.pull_requests_in_flight.pop(key)
+            consumer.on_pull_connection_lost(request, generation)
+
+    def broker_up(self, name: str) -> None:
+        """The broker is back; clients see it again at their next route refresh / heartbeat."""
+        broker = self._broker(name)
+        if broker.up:
+            return
+        broker.come_up()
+        self.namesrv.broker_up(name)
+        self.trace.record(self.now, EventKind.FAULT, name, None, fault="broker_up")
+
+    def set_broker_fault(self, name: str, **faults: Any) -> None:
+        """Set ``response_delay_ms``, ``lose_responses``, ``put_status`` or ``reject_send_back`` on a broker."""
+        broker = self._broker(name)
+        allowed = {"response_delay_ms", "lose_responses", "put_status", "reject_send_back"}
+        for key in faults:
+            if key not in allowed:
+                raise ConfigError("fault", key, "one of " + ", ".join(sorted(allowed)))
+        from .broker import PutMessageStatus
+
+        values = dict(faults)
+        if "response_delay_ms" in values:
+            values["response_delay_ms"] = parse_duration(values["response_delay_ms"], "response_delay_ms")
+        if "put_status" in values:
+            try:
+                values["put_status"] = PutMessageStatus(values["put_status"])
+            except ValueError:
+                raise ConfigError(
+                    "put_status", faults["put_status"], "one of " + ", ".join(s.value for s in PutMessageStatus)
+                ) from None
+        for flag in ("lose_responses", "reject_send_back"):
+            if flag in values and not isinstance(values[flag], bool):
+                raise ConfigError(flag, values[flag], "True or False")
+        for key, value in values.items():
+            setattr(broker, key, value)
+        self.trace.record(
+            self.now,
+            EventKind.FAULT,
+            name,
+            None,
+            fault="broker_fault",
+            **{k: (v.value if hasattr(v, "value") else v) for k, v in values.items()},
+        )
+
+    def partition(self, client: str, broker: str, *, heal: bool = False) -> None:
+        """Cut (or heal) the link between a client and a broker."""
+        self._broker(broker)
+        link = (client, broker)
+        if heal:
+            self.remoting.faults.partitions.discard(link)
+        else:
+            self.remoting.faults.partitions.add(link)
+        self.trace.record(self.now, EventKind.FAULT, broker, None, fault="heal" if heal else "partition", client=client)
+
+    def _broker(self, name: str) -> Broker:
+        if name not in self.brokers:
+            raise ConfigError("broker", name, f"one of {sorted(self.brokers)}")
+        return self.brokers[name]
+
+    def consumer(self, name: str) -> DefaultMQPushConsumer:
+        if name not in self.consumers:
+            raise ConfigError("consumer", name, f"one of {sorted(self.consumers)}")
+        return self.consumers[name]
+
+    # ------------------------------------------------------------------ hooks used by clients
+    def record_delivery(self, consumer: DefaultMQPushConsumer, mq: MessageQueue, msg: MessageExt, batch: int) -> None:
+        self.trace.record(
+            self.now,
+            EventKind.DELIVERED,
+            consumer.actor,
+            msg.msg_id,
+            group=consumer.consumer_group,
+            topic=msg.topic,
+            queue=str(mq),
+            queue_offset=msg.queue_offset,
+            reconsume_times=msg.reconsume_times,
+            batch=batch,
+        )
+
+    def commit_broker_offset(self, broker: Broker, group: str, mq: MessageQueue, offset: int, actor: str) -> None:
+        """A consumer's offset reaches the broker (periodic persist or pull piggy-back)."""
+        broker.commit_offset(group, mq.topic, mq.queue_id, offset, actor)
+
+    def fault_priority(self) -> Priority:
+        return Priority.FAULT

@@ -1,0 +1,125 @@
+"""Messages as the producer builds them (:class:`Message`) and as a broker stores them (:class:`MessageExt`).
+
+Property names are RocketMQ's ``MessageConst`` names. The message id a listener sees is the client id
+``UNIQ_KEY``: it is set once by the producer and kept across retries, so every redelivery of a
+message — through ``%RETRY%``, ``SCHEDULE_TOPIC_XXXX`` and into ``%DLQ%`` — carries the same id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "DLQ_PREFIX",
+    "PROPERTY_DELAY",
+    "PROPERTY_MAX_RECONSUME_TIMES",
+    "PROPERTY_ORIGIN_MESSAGE_ID",
+    "PROPERTY_REAL_QID",
+    "PROPERTY_REAL_TOPIC",
+    "PROPERTY_RECONSUME_TIME",
+    "PROPERTY_RETRY_TOPIC",
+    "PROPERTY_UNIQ_KEY",
+    "RETRY_PREFIX",
+    "SCHEDULE_TOPIC",
+    "Message",
+    "MessageExt",
+    "dlq_topic",
+    "retry_topic",
+]
+
+PROPERTY_DELAY = "DELAY"
+PROPERTY_RETRY_TOPIC = "RETRY_TOPIC"
+PROPERTY_REAL_TOPIC = "REAL_TOPIC"
+PROPERTY_REAL_QID = "REAL_QID"
+PROPERTY_RECONSUME_TIME = "RECONSUME_TIME"
+PROPERTY_MAX_RECONSUME_TIMES = "MAX_RECONSUME_TIMES"
+PROPERTY_ORIGIN_MESSAGE_ID = "ORIGIN_MESSAGE_ID"
+PROPERTY_UNIQ_KEY = "UNIQ_KEY"
+PROPERTY_CONSUME_START_TIME = "CONSUME_START_TIME"
+
+RETRY_PREFIX = "%RETRY%"
+DLQ_PREFIX = "%DLQ%"
+SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
+
+
+def retry_topic(group: str) -> str:
+    """``MixAll.getRetryTopic``: ``%RETRY%`` + group."""
+    return RETRY_PREFIX + group
+
+
+def dlq_topic(group: str) -> str:
+    """``MixAll.getDLQTopic``: ``%DLQ%`` + group (not ``%DLQ%group@group``, a stats-key format)."""
+    return DLQ_PREFIX + group
+
+
+@dataclass(slots=True)
+class Message:
+    """What an application hands to ``DefaultMQProducer.send``."""
+
+    topic: str
+    body: Any = ""
+    tags: str | None = None
+    keys: str | None = None
+    properties: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def delay_time_level(self) -> int:
+        """``Message.getDelayTimeLevel``: the ``DELAY`` property as an int (0 = not delayed)."""
+        return int(self.properties.get(PROPERTY_DELAY, "0"))
+
+    @delay_time_level.setter
+    def delay_time_level(self, level: int) -> None:
+        self.properties[PROPERTY_DELAY] = str(level)
+
+
+@dataclass(slots=True)
+class MessageExt:
+    """A stored message: a CommitLog entry, or the copy a consumer pulled.
+
+    ``reconsume_times`` is a field stored with the message, not a property. ``body`` is shared by
+    reference between the CommitLog entry and every pulled copy (never duplicated).
+    """
+
+    topic: str
+    queue_id: int
+    msg_id: str
+    body: Any
+    tags: str | None
+    keys: str | None
+    properties: dict[str, str]
+    reconsume_times: int = 0
+    queue_offset: int = -1
+    commit_log_offset: int = -1
+    born_timestamp: int = 0
+    store_timestamp: int = 0
+    store_host: str = ""
+
+    def copy(self) -> MessageExt:
+        """A shallow copy with its own property map (what a pull hands to the client)."""
+        return MessageExt(
+            self.topic,
+            self.queue_id,
+            self.msg_id,
+            self.body,
+            self.tags,
+            self.keys,
+            dict(self.properties),
+            self.reconsume_times,
+            self.queue_offset,
+            self.commit_log_offset,
+            self.born_timestamp,
+            self.store_timestamp,
+            self.store_host,
+        )
+
+    @property
+    def delay_time_level(self) -> int:
+        """The ``DELAY`` property (0 when absent)."""
+        return int(self.properties.get(PROPERTY_DELAY, "0"))
+
+    def __repr__(self) -> str:
+        return (
+            f"MessageExt({self.msg_id} {self.topic}@{self.store_host}:{self.queue_id}"
+            f" offset={self.queue_offset} reconsume_times={self.reconsume_times})"
+        )

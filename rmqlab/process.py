@@ -1,0 +1,222 @@
+"""Cooperative processes: Java's blocking thread code, written as Python generators.
+
+A consume thread in RocketMQ *blocks*: it calls the listener, then ``sendMessageBack`` synchronously
+(up to 5 s), then maybe the fallback producer. In virtual time a blocking call is a generator that
+``yield``\\ s what it waits for:
+
+* ``yield Sleep(ms)`` — time passes (a listener taking ``ms``);
+* ``yield Rpc(client, broker, handler, timeout_ms)`` — a request; resumes with ``(response, error)``;
+* ``yield future`` (a :class:`~rmqlab.producer.SendFuture`) — resumes when the send is done.
+
+When the awaited thing is already available (a healthy broker answers in 0 ms) the generator is
+resumed at once, in a loop rather than by recursion, so hot paths stay cheap.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .scheduler import Scheduler
+
+if TYPE_CHECKING:
+    from .remoting import Remoting
+
+__all__ = ["LocalLock", "Process", "Rpc", "Signal", "Sleep", "ThreadPool", "spawn"]
+
+
+@dataclass(frozen=True, slots=True)
+class Sleep:
+    """Wait ``ms`` virtual milliseconds."""
+
+    ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class Rpc:
+    """Call ``handler(broker)`` on ``broker`` as ``client``; resume with ``(response, error)``."""
+
+    client: str
+    broker: str
+    handler: Callable[[Any], Any]
+    timeout_ms: int
+
+
+Body = Generator[Any, Any, Any]
+
+_PENDING = object()
+
+
+class Process:
+    """Drives one generator; ``alive`` is ``False`` once it returned or was killed."""
+
+    __slots__ = ("_gen", "_on_exit", "alive", "remoting", "scheduler")
+
+    def __init__(self, scheduler: Scheduler, remoting: Remoting, gen: Body, on_exit: Callable[[], None] | None):
+        self.scheduler = scheduler
+        self.remoting = remoting
+        self._gen = gen
+        self._on_exit = on_exit
+        self.alive = True
+
+    def kill(self) -> None:
+        """Stop without resuming (a crashed consumer's threads vanish with it)."""
+        if self.alive:
+            self.alive = False
+            self._gen.close()
+
+    def resume(self, value: Any = None) -> None:
+        """Advance the generator until it waits on something not yet available."""
+        gen = self._gen
+        while self.alive:
+            try:
+                command = gen.send(value)
+            except StopIteration:
+                self.alive = False
+                if self._on_exit is not None:
+                    self._on_exit()
+                return
+            value = self._wait(command)
+            if value is _PENDING:
+                return
+
+    def _wait(self, command: Any) -> Any:
+        if isinstance(command, Sleep):
+            if command.ms <= 0:
+                return None
+            self.scheduler.schedule(command.ms, self.resume, None)
+            return _PENDING
+        if isinstance(command, Rpc):
+            box: list[Any] = []
+
+            def on_response(response: Any) -> None:
+                self._deliver(box, (response, None))
+
+            def on_error(error: Any) -> None:
+                self._deliver(box, (None, error))
+
+            self.remoting.invoke(
+                command.client, command.broker, command.handler, command.timeout_ms, on_response, on_error
+            )
+            if box:
+                box.append(None)  # mark as consumed synchronously
+                return box[0]
+            box.append(_PENDING)
+            return _PENDING
+        done = getattr(command, "done", None)
+        if done is not None and hasattr(command, "callbacks"):
+            if done:
+                return command
+            command.callbacks.append(lambda future: self.resume(future))
+            return _PENDING
+        raise TypeError(f"a process yielded {command!r}; expected Sleep, Rpc or a SendFuture")
+
+    def _deliver(self, box: list[Any], value: Any) -> None:
+        if not box:
+            box.append(value)  # answered synchronously: resume() picks it up
+        elif box[0] is _PENDING:
+            self.resume(value)
+
+
+def spawn(scheduler: Scheduler, remoting: Remoting, gen: Body, on_exit: Callable[[], None] | None = None) -> Process:
+    """Start ``gen`` now (synchronously, until its first real wait)."""
+    process = Process(scheduler, remoting, gen, on_exit)
+    process.resume()
+    return process
+
+
+class ThreadPool:
+    """``consumeExecutor``: ``size`` threads and an unbounded FIFO of waiting tasks.
+
+    RocketMQ's pool has an unbounded queue, so only ``consumeThreadMin`` threads ever run: a 21st
+    ConsumeRequest waits even if ``consumeThreadMax`` is larger.
+    """
+
+    def __init__(self, scheduler: Scheduler, remoting: Remoting, size: int) -> None:
+        self.scheduler = scheduler
+        self.remoting = remoting
+        self.size = size
+        self.busy = 0
+        self.waiting: deque[Callable[[], Body]] = deque()
+        self.running: set[Process] = set()
+
+    def submit(self, task: Callable[[], Body]) -> None:
+        """Run ``task()`` (a generator factory) on a free thread, now or when one frees up."""
+        if self.busy < self.size:
+            self.busy += 1
+            self.scheduler.schedule(0, self._run, task)
+        else:
+            self.waiting.append(task)
+
+    def _run(self, task: Callable[[], Body]) -> None:
+        holder: list[Process] = []
+
+        def on_exit() -> None:
+            if holder:
+                self.running.discard(holder[0])
+            self._release()
+
+        process = Process(self.scheduler, self.remoting, task(), on_exit)
+        holder.append(process)
+        self.running.add(process)
+        process.resume()
+
+    def _release(self) -> None:
+        if self.waiting:
+            self.scheduler.schedule(0, self._run, self.waiting.popleft())
+        else:
+            self.busy -= 1
+
+    def shutdown_now(self) -> None:
+        """A crash: every thread and queued task vanishes."""
+        for process in list(self.running):
+            process._on_exit = None
+            process.kill()
+        self.running.clear()
+        self.waiting.clear()
+        self.busy = 0
+
+
+class Signal:
+    """A one-shot event a process can ``yield`` on (same protocol as a SendFuture)."""
+
+    __slots__ = ("callbacks", "done")
+
+    def __init__(self) -> None:
+        self.done = False
+        self.callbacks: list[Callable[[Any], None]] = []
+
+    def fire(self) -> None:
+        if not self.done:
+            self.done = True
+            for callback in self.callbacks:
+                callback(self)
+
+
+class LocalLock:
+    """``MessageQueueLock``'s object for one queue: ``synchronized``, with waiting threads in FIFO."""
+
+    __slots__ = ("held", "waiters")
+
+    def __init__(self) -> None:
+        self.held = False
+        self.waiters: deque[Signal] = deque()
+
+    def acquire(self) -> Generator[Any, Any, None]:
+        """``yield from lock.acquire()`` blocks the calling process until the lock is free."""
+        if self.held:
+            signal = Signal()
+            self.waiters.append(signal)
+            yield signal
+        self.held = True
+
+    def release(self) -> None:
+        self.held = False
+        while self.waiters:
+            signal = self.waiters.popleft()
+            if signal.callbacks:
+                self.held = True  # hand over directly to the next waiter
+                signal.fire()
+                return

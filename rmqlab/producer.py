@@ -1,0 +1,507 @@
+"""``DefaultMQProducer``: SYNC / ASYNC / ONEWAY sends, selector sends, and their retry rules (4.9.7).
+
+Three facts drive everything here (spec §1):
+
+* ``send_msg_timeout`` is **one budget for the whole send**; before each attempt the elapsed time is
+  checked (``timeout < costTime`` → stop with "sendDefaultImpl call timeout"); no back-off.
+* SYNC makes ``1 + retry_times_when_send_failed`` attempts and picks a queue on another broker than
+  the one that just failed; ASYNC retries only failures with no response; ONEWAY and selector sends
+  never retry.
+* ``FLUSH_DISK_TIMEOUT`` & co. are *statuses* of a stored message, returned to the caller, retried
+  only with ``retry_another_broker_when_not_store_ok`` — which then makes a duplicate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from .errors import ConfigError
+from .message import (
+    PROPERTY_MAX_RECONSUME_TIMES,
+    PROPERTY_RECONSUME_TIME,
+    PROPERTY_UNIQ_KEY,
+    RETRY_PREFIX,
+    Message,
+    MessageExt,
+)
+from .namesrv import TopicRouteData
+from .queue import MessageQueue
+from .remoting import MQBrokerException, RemoteError, RemotingException, ResponseCode
+from .trace import EventKind
+from .validation import check_int
+
+if TYPE_CHECKING:
+    from .broker import SendResponse
+    from .lab import Lab
+
+__all__ = [
+    "RETRY_RESPONSE_CODES",
+    "CommunicationMode",
+    "DefaultMQProducer",
+    "MessageQueueSelector",
+    "SelectMessageQueueByHash",
+    "SendFuture",
+    "SendResult",
+    "SendStatus",
+]
+
+RETRY_RESPONSE_CODES = frozenset(
+    {
+        ResponseCode.TOPIC_NOT_EXIST,
+        ResponseCode.SERVICE_NOT_AVAILABLE,
+        ResponseCode.SYSTEM_ERROR,
+        ResponseCode.NO_PERMISSION,
+        204,  # NO_BUYER_ID
+        205,  # NOT_IN_CURRENT_UNIT
+    }
+)
+"""``DefaultMQProducer.retryResponseCodes`` in 4.9.x — note: SYSTEM_BUSY (2) is *not* retried."""
+
+MessageQueueSelector = Callable[[Sequence[MessageQueue], Message, Any], MessageQueue | None]
+"""``select(mqs, msg, arg)``: the application picks the queue (ordered sending)."""
+
+
+def SelectMessageQueueByHash(mqs: Sequence[MessageQueue], msg: Message, arg: Any) -> MessageQueue:
+    """RocketMQ's ``SelectMessageQueueByHash``: ``abs(hash(arg)) % len(mqs)`` (ints hash to themselves)."""
+    key = arg if isinstance(arg, int) else _java_string_hash(str(arg))
+    return mqs[abs(key) % len(mqs)]
+
+
+def _java_string_hash(text: str) -> int:
+    """``String.hashCode`` (deterministic, unlike Python's salted ``hash``)."""
+    h = 0
+    for ch in text:
+        h = (31 * h + ord(ch)) & 0xFFFFFFFF
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+class CommunicationMode(StrEnum):
+    SYNC = "SYNC"
+    ASYNC = "ASYNC"
+    ONEWAY = "ONEWAY"
+
+
+class SendStatus(StrEnum):
+    """``SendStatus``: anything but SEND_OK still means *stored*, with a durability caveat."""
+
+    SEND_OK = "SEND_OK"
+    FLUSH_DISK_TIMEOUT = "FLUSH_DISK_TIMEOUT"
+    FLUSH_SLAVE_TIMEOUT = "FLUSH_SLAVE_TIMEOUT"
+    SLAVE_NOT_AVAILABLE = "SLAVE_NOT_AVAILABLE"
+
+
+_CODE_STATUS = {
+    ResponseCode.SUCCESS: SendStatus.SEND_OK,
+    ResponseCode.FLUSH_DISK_TIMEOUT: SendStatus.FLUSH_DISK_TIMEOUT,
+    ResponseCode.FLUSH_SLAVE_TIMEOUT: SendStatus.FLUSH_SLAVE_TIMEOUT,
+    ResponseCode.SLAVE_NOT_AVAILABLE: SendStatus.SLAVE_NOT_AVAILABLE,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SendResult:
+    """What a successful (possibly non-OK) send returns."""
+
+    send_status: SendStatus
+    msg_id: str
+    message_queue: MessageQueue
+    queue_offset: int
+
+
+@dataclass(slots=True)
+class SendFuture:
+    """The outcome of one ``send`` call, filled in when virtual time reaches it."""
+
+    msg_id: str
+    mode: CommunicationMode
+    done: bool = False
+    result: SendResult | None = None
+    error: str | None = None
+    attempts: int = 0
+    callbacks: list[Callable[[SendFuture], None]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.result is not None and self.result.send_status is SendStatus.SEND_OK
+
+
+@dataclass(slots=True)
+class _Send:
+    """State of one send in flight (the Java method's local variables)."""
+
+    msg: Message
+    future: SendFuture
+    timeout_ms: int
+    start_ms: int
+    times_total: int
+    header_rt: int | None = None
+    header_max: int | None = None
+    times: int = 0
+    brokers_sent: list[str] = field(default_factory=list)
+    send_result: SendResult | None = None
+    last_error: RemoteError | None = None
+
+
+class ThreadLocalIndex:
+    """``ThreadLocalIndex``: a seeded counter; ``increment_and_get`` wraps like ``& 0x7FFFFFFF``."""
+
+    def __init__(self, start: int) -> None:
+        self.value = start
+
+    def increment_and_get(self) -> int:
+        self.value = (self.value + 1) & 0x7FFFFFFF
+        return self.value
+
+
+class DefaultMQProducer:
+    """A producer instance of ``producer_group``; every method acts at the lab's current virtual time."""
+
+    def __init__(
+        self,
+        lab: Lab,
+        producer_group: str,
+        *,
+        name: str | None = None,
+        send_msg_timeout: int | str = 3000,
+        retry_times_when_send_failed: int = 2,
+        retry_times_when_send_async_failed: int = 2,
+        retry_another_broker_when_not_store_ok: bool = False,
+        send_which_queue_start: int | None = None,
+    ) -> None:
+        from .duration import parse_duration
+
+        if not isinstance(producer_group, str) or not producer_group:
+            raise ConfigError("producer_group", producer_group, "a non-empty string")
+        self.lab = lab
+        self.producer_group = producer_group
+        self.name = name or producer_group
+        self.send_msg_timeout = parse_duration(send_msg_timeout, "send_msg_timeout")
+        if self.send_msg_timeout <= 0:
+            raise ConfigError("send_msg_timeout", send_msg_timeout, "a duration > 0 ms")
+        self.retry_times_when_send_failed = check_int(
+            "retry_times_when_send_failed", retry_times_when_send_failed, 0, 1000
+        )
+        self.retry_times_when_send_async_failed = check_int(
+            "retry_times_when_send_async_failed", retry_times_when_send_async_failed, 0, 1000
+        )
+        if not isinstance(retry_another_broker_when_not_store_ok, bool):
+            raise ConfigError(
+                "retry_another_broker_when_not_store_ok", retry_another_broker_when_not_store_ok, "True or False"
+            )
+        self.retry_another_broker_when_not_store_ok = retry_another_broker_when_not_store_ok
+        start = send_which_queue_start
+        if start is None:
+            start = lab.rng.randrange(1 << 31)
+        self.send_which_queue = ThreadLocalIndex(check_int("send_which_queue_start", start, 0, (1 << 31) - 1))
+        self._routes: dict[str, TopicRouteData] = {}
+        self.running = True
+        lab.scheduler.schedule(10, self._poll_name_server)
+
+    @property
+    def actor(self) -> str:
+        return f"producer:{self.name}"
+
+    # ------------------------------------------------------------------ routes
+    def _poll_name_server(self) -> None:
+        """Refresh every cached route from the name server every 30 s (first after 10 ms)."""
+        if not self.running:
+            return
+        for topic in list(self._routes):
+            route = self.lab.namesrv.route(topic)
+            if route is not None:
+                self._routes[topic] = route
+        self.lab.scheduler.schedule(30_000, self._poll_name_server)
+
+    def _find_route(self, topic: str) -> TopicRouteData | None:
+        """``tryToFindTopicPublishInfo``: cached route, else ask the name server now."""
+        route = self._routes.get(topic)
+        if route is None:
+            route = self.lab.namesrv.route(topic)
+            if route is not None:
+                self._routes[topic] = route
+        return route
+
+    def select_one_message_queue(self, queues: Sequence[MessageQueue], last_broker: str | None) -> MessageQueue:
+        """``TopicPublishInfo.selectOneMessageQueue`` (latency fault tolerance off, the default)."""
+        if last_broker is None:
+            return queues[self.send_which_queue.increment_and_get() % len(queues)]
+        for _ in range(len(queues)):
+            mq = queues[self.send_which_queue.increment_and_get() % len(queues)]
+            if mq.broker_name != last_broker:
+                return mq
+        return queues[self.send_which_queue.increment_and_get() % len(queues)]
+
+    # ------------------------------------------------------------------ public API
+    def send(self, msg: Message, timeout: int | str | None = None) -> SendFuture:
+        """SYNC send: up to ``1 + retry_times_when_send_failed`` attempts within one time budget."""
+        return self._start(msg, CommunicationMode.SYNC, timeout, 1 + self.retry_times_when_send_failed)
+
+    def send_async(
+        self,
+        msg: Message,
+        on_success: Callable[[SendResult], None] | None = None,
+        on_exception: Callable[[str], None] | None = None,
+        timeout: int | str | None = None,
+    ) -> SendFuture:
+        """ASYNC send: the callback fires once; only no-response failures are retried."""
+        future = self._start(msg, CommunicationMode.ASYNC, timeout, 1)
+        if on_success or on_exception:
+
+            def callback(f: SendFuture) -> None:
+                if f.result is not None and on_success:
+                    on_success(f.result)
+                elif f.error is not None and on_exception:
+                    on_exception(f.error)
+
+            future.callbacks.append(callback)
+            if future.done:
+                callback(future)
+        return future
+
+    def send_oneway(self, msg: Message) -> SendFuture:
+        """ONEWAY send: one attempt, no response awaited, never retried."""
+        return self._start(msg, CommunicationMode.ONEWAY, None, 1)
+
+    def send_with_selector(
+        self,
+        msg: Message,
+        selector: MessageQueueSelector,
+        arg: Any,
+        mode: CommunicationMode | str = CommunicationMode.SYNC,
+        timeout: int | str | None = None,
+    ) -> SendFuture:
+        """``send(msg, selector, arg)`` (``sendSelectImpl``): the selector's queue, a single attempt."""
+        mode = _mode(mode)
+        state = self._prepare(msg, mode, timeout, 1)
+        if state is None:
+            return self._last_future
+        route = self._find_route(msg.topic)
+        if route is None:
+            return self._fail(state, f"No route info of this topic: {msg.topic}")
+        queues = route.write_queues()
+        try:
+            mq = selector(queues, msg, arg)
+        except Exception as exc:  # the application's selector raised: RocketMQ wraps it
+            return self._fail(state, f"MQClientException: select message queue threw exception. ({exc!r})")
+        if mq is None:
+            return self._fail(state, "MQClientException: select message queue return null.")
+        if not isinstance(mq, MessageQueue) or mq not in queues:
+            return self._fail(state, f"MQClientException: selector returned {mq!r}, not one of the route's queues")
+        self._attempt(state, mq, mode, retry=False)
+        return state.future
+
+    # ------------------------------------------------------------------ internals
+    def _prepare(
+        self, msg: Message, mode: CommunicationMode, timeout: int | str | None, times_total: int
+    ) -> _Send | None:
+        from .duration import parse_duration
+
+        if not isinstance(msg, Message):
+            raise ConfigError("msg", msg, "an rmqlab.Message")
+        budget = self.send_msg_timeout if timeout is None else parse_duration(timeout, "timeout")
+        if msg.properties.get(PROPERTY_UNIQ_KEY) is None:
+            msg.properties[PROPERTY_UNIQ_KEY] = self.lab.next_msg_id()
+        msg_id = msg.properties[PROPERTY_UNIQ_KEY]
+        future = SendFuture(msg_id, mode)
+        self.lab.sends.append(future)
+        self._last_future = future
+        state = _Send(msg, future, budget, self.lab.now, times_total)
+        if msg.topic.startswith(RETRY_PREFIX):
+            # sendKernelImpl moves these two properties into the request header for retry topics.
+            rt = msg.properties.pop(PROPERTY_RECONSUME_TIME, None)
+            mx = msg.properties.pop(PROPERTY_MAX_RECONSUME_TIMES, None)
+            state.header_rt = None if rt is None else int(rt)
+            state.header_max = None if mx is None else int(mx)
+        if msg.body in (None, b"", ""):
+            self._fail(state, "MQClientException: the message body length is zero")
+            return None
+        return state
+
+    def _start(self, msg: Message, mode: CommunicationMode, timeout: int | str | None, times_total: int) -> SendFuture:
+        state = self._prepare(msg, mode, timeout, times_total)
+        if state is None:
+            return self._last_future
+        route = self._find_route(msg.topic)
+        if route is None or not route.write_queues():
+            return self._fail(state, f"MQClientException: No route info of this topic: {msg.topic}")
+        self._next_attempt(state)
+        return state.future
+
+    def _next_attempt(self, state: _Send) -> None:
+        """One turn of ``sendDefaultImpl``'s loop."""
+        route = self._find_route(state.msg.topic)
+        queues = route.write_queues() if route else []
+        if not queues:
+            self._fail(state, f"MQClientException: No route info of this topic: {state.msg.topic}")
+            return
+        last_broker = state.brokers_sent[-1] if state.brokers_sent else None
+        mq = self.select_one_message_queue(queues, last_broker)
+        cost = self.lab.now - state.start_ms
+        if state.timeout_ms < cost:
+            self._fail(state, "RemotingTooMuchRequestException: sendDefaultImpl call timeout")
+            return
+        self._attempt(state, mq, state.future.mode, retry=True)
+
+    def _attempt(self, state: _Send, mq: MessageQueue, mode: CommunicationMode, *, retry: bool) -> None:
+        state.times += 1
+        state.brokers_sent.append(mq.broker_name)
+        state.future.attempts = state.times
+        remaining = state.timeout_ms - (self.lab.now - state.start_ms)
+        attempt = state.times
+        self.lab.trace.record(
+            self.lab.now,
+            EventKind.SEND_ATTEMPT,
+            self.actor,
+            state.future.msg_id,
+            broker=mq.broker_name,
+            queue_id=mq.queue_id,
+            attempt=attempt,
+            mode=mode.value,
+            topic=mq.topic,
+        )
+        stored = MessageExt(
+            mq.topic,
+            mq.queue_id,
+            state.future.msg_id,
+            state.msg.body,
+            state.msg.tags,
+            state.msg.keys,
+            dict(state.msg.properties),
+            born_timestamp=self.lab.now,
+        )
+
+        def handler(broker: Any) -> Any:
+            return broker.send_message(stored, self.producer_group, state.header_rt, state.header_max)
+
+        def on_response(response: SendResponse) -> None:
+            self._record_result(state, mq, attempt, response.code.name)
+            result = SendResult(_CODE_STATUS[response.code], state.future.msg_id, mq, response.queue_offset)
+            if mode is CommunicationMode.ONEWAY:
+                self._finish(state, result)
+            elif (
+                result.send_status is not SendStatus.SEND_OK
+                and self.retry_another_broker_when_not_store_ok
+                and retry
+                and mode is CommunicationMode.SYNC
+            ):
+                state.send_result = result
+                self._retry_or_finish(state)
+            else:
+                self._finish(state, result)
+
+        def on_error(error: RemoteError) -> None:
+            self._record_result(state, mq, attempt, _describe(error))
+            state.last_error = error
+            if mode is CommunicationMode.ONEWAY or (not retry and mode is CommunicationMode.SYNC):
+                self._fail(state, _describe(error))
+            elif mode is CommunicationMode.ASYNC:
+                self._async_on_exception(state, mq, error)
+            elif isinstance(error, MQBrokerException) and error.code not in RETRY_RESPONSE_CODES:
+                if state.send_result is not None:
+                    self._finish(state, state.send_result)
+                else:
+                    self._fail(state, _describe(error))
+            else:
+                self._retry_or_finish(state)
+
+        if mode is CommunicationMode.ONEWAY:
+            failure = self.lab.remoting.reachable(self.name, mq.broker_name)
+            if failure is not None:
+                on_error(failure)
+                return
+            self.lab.remoting.invoke(
+                self.name,
+                mq.broker_name,
+                handler,
+                max(remaining, 1),
+                lambda r: self._record_result(state, mq, attempt, "ONEWAY_SENT") or self._finish(state, None),
+                lambda e: self._record_result(state, mq, attempt, "ONEWAY_SENT") or self._finish(state, None),
+            )
+            return
+        self.lab.remoting.invoke(self.name, mq.broker_name, handler, remaining, on_response, on_error)
+
+    def _async_on_exception(self, state: _Send, mq: MessageQueue, error: RemoteError) -> None:
+        """``MQClientAPIImpl.onExceptionImpl``: retry no-response failures, re-selecting the broker."""
+        need_retry = isinstance(error, RemotingException)
+        if need_retry and state.times <= self.retry_times_when_send_async_failed:
+            route = self._find_route(state.msg.topic)
+            queues = route.write_queues() if route else []
+            broker = self.select_one_message_queue(queues, mq.broker_name).broker_name if queues else mq.broker_name
+            # the same request (hence the original queue id) goes to the re-selected broker
+            self._attempt(state, MessageQueue(mq.topic, broker, mq.queue_id), CommunicationMode.ASYNC, retry=True)
+            return
+        self._fail(state, _describe(error))
+
+    def _retry_or_finish(self, state: _Send) -> None:
+        if state.times < state.times_total:
+            self._next_attempt(state)
+        elif state.send_result is not None:
+            self._finish(state, state.send_result)
+        else:
+            cause = _describe(state.last_error) if state.last_error else "unknown"
+            self._fail(
+                state,
+                f"MQClientException: Send [{state.times}] times, still failed, cost "
+                f"[{self.lab.now - state.start_ms}]ms, Topic: {state.msg.topic}, "
+                f"BrokersSent: {state.brokers_sent} ({cause})",
+            )
+
+    def _record_result(self, state: _Send, mq: MessageQueue, attempt: int, outcome: str) -> None:
+        self.lab.trace.record(
+            self.lab.now,
+            EventKind.SEND_RESULT,
+            self.actor,
+            state.future.msg_id,
+            broker=mq.broker_name,
+            queue_id=mq.queue_id,
+            attempt=attempt,
+            outcome=outcome,
+        )
+
+    def _finish(self, state: _Send, result: SendResult | None) -> None:
+        future = state.future
+        if future.done:
+            return
+        future.done = True
+        future.result = result
+        for callback in future.callbacks:
+            self.lab.safely(callback, future, where=f"{self.actor} send callback")
+
+    def _fail(self, state: _Send, error: str) -> SendFuture:
+        future = state.future
+        if not future.done:
+            future.done = True
+            future.error = error
+            self.lab.trace.record(
+                self.lab.now,
+                EventKind.SEND_FAILED,
+                self.actor,
+                future.msg_id,
+                error=error,
+                attempts=state.times,
+                mode=future.mode.value,
+            )
+            for callback in future.callbacks:
+                self.lab.safely(callback, future, where=f"{self.actor} send callback")
+        return future
+
+    def shutdown(self) -> None:
+        self.running = False
+
+
+def _mode(mode: CommunicationMode | str) -> CommunicationMode:
+    try:
+        return CommunicationMode(mode)
+    except ValueError:
+        raise ConfigError("mode", mode, "one of SYNC, ASYNC, ONEWAY") from None
+
+
+def _describe(error: RemoteError | None) -> str:
+    if error is None:
+        return "unknown"
+    if isinstance(error, MQBrokerException):
+        return f"MQBrokerException: CODE: {int(error.code)} ({error.code.name}) DESC: {error.remark}"
+    return f"{error.name}: {error.reason}"

@@ -1,0 +1,146 @@
+"""The append-only trace every view reads.
+
+The engine appends one frozen :class:`TraceEvent` per observable step; widgets, the command line,
+the invariant checker and the tests only read it. Events hold message *ids*, never bodies, so a long
+run does not keep a second copy of every payload.
+
+With ``enabled=False`` the trace keeps only per-kind counters (for benchmarks of the bare engine).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any
+
+__all__ = ["EventKind", "Trace", "TraceEvent"]
+
+
+class EventKind(StrEnum):
+    """Every kind of event the engine records, in RocketMQ's vocabulary."""
+
+    SEND_ATTEMPT = "send_attempt"
+    """A producer attempt to one broker queue (``attempt`` counts from 1)."""
+    SEND_RESULT = "send_result"
+    """Outcome of one attempt: SEND_OK, a non-OK SendStatus, or an exception name."""
+    SEND_FAILED = "send_failed"
+    """The whole send failed; ``error`` is what the application sees."""
+    STORED = "stored"
+    """A broker appended a message to its CommitLog and ConsumeQueue."""
+    SCHEDULED = "scheduled"
+    """A delayed message was parked in ``SCHEDULE_TOPIC_XXXX`` queue ``level - 1``."""
+    DELAY_DELIVERED = "delay_delivered"
+    """The ScheduleMessageService moved a due message back to its real topic."""
+    PULLED = "pulled"
+    """A pull returned messages into a ProcessQueue."""
+    DELIVERED = "delivered"
+    """A listener was called with a message (one event per message of the batch)."""
+    CONSUMED = "consumed"
+    """A listener returned (or raised); ``status`` is the effective status."""
+    SEND_BACK = "send_back"
+    """CONSUMER_SEND_MSG_BACK from a concurrent consumer (``ok`` true/false)."""
+    SEND_BACK_FALLBACK = "send_back_fallback"
+    """The client produced a new ``%RETRY%`` message itself because send-back failed."""
+    LOCAL_RETRY = "local_retry"
+    """Send-back and fallback both failed: re-consume locally after 5000 ms."""
+    DEAD_LETTERED = "dead_lettered"
+    """A message was written to ``%DLQ%<group>``."""
+    BROADCAST_DROPPED = "broadcast_dropped"
+    """BROADCASTING: a failed message is logged and dropped, never retried."""
+    OFFSET_UPDATED = "offset_updated"
+    """The client's offset store moved (committed offset = ProcessQueue low-water mark)."""
+    OFFSET_PERSISTED = "offset_persisted"
+    """A committed offset reached the broker (or the local offset file)."""
+    REBALANCED = "rebalanced"
+    """A consumer's allocation of queues changed."""
+    LOCK_ACQUIRED = "lock_acquired"
+    LOCK_RENEWED = "lock_renewed"
+    LOCK_REFUSED = "lock_refused"
+    LOCK_EXPIRED = "lock_expired"
+    UNLOCKED = "unlocked"
+    SUSPENDED = "suspended"
+    """Orderly: SUSPEND_CURRENT_QUEUE_A_MOMENT, the queue waits and the message is retried."""
+    CLEAN_EXPIRED = "clean_expired"
+    """cleanExpiredMsg sent back a message that has been consuming for longer than consumeTimeout."""
+    FAULT = "fault"
+    """An injected fault took effect."""
+    LIFECYCLE = "lifecycle"
+    """A consumer or producer started, shut down, crashed or restarted."""
+    WARNING = "warning"
+    """Something RocketMQ only logs (e.g. deprecated status) — kept visible for students."""
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEvent:
+    """One thing that happened, at one virtual millisecond, to at most one message."""
+
+    seq: int
+    time_ms: int
+    kind: EventKind
+    actor: str
+    msg_id: str | None
+    data: Mapping[str, Any]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Shorthand for ``event.data.get(key, default)``."""
+        return self.data.get(key, default)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A plain JSON-ready dict (keys in a fixed order)."""
+        return {
+            "seq": self.seq,
+            "time_ms": self.time_ms,
+            "kind": self.kind.value,
+            "actor": self.actor,
+            "msg_id": self.msg_id,
+            **dict(self.data),
+        }
+
+
+class Trace:
+    """Append-only list of :class:`TraceEvent` plus per-kind counters."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self._events: list[TraceEvent] = []
+        self.counts: Counter[EventKind] = Counter()
+        self._seq = 0
+
+    def record(self, time_ms: int, kind: EventKind, actor: str, msg_id: str | None = None, **data: Any) -> None:
+        """Append one event (or only count it when the trace is disabled)."""
+        self.counts[kind] += 1
+        if not self.enabled:
+            return
+        self._seq += 1
+        self._events.append(TraceEvent(self._seq, time_ms, kind, actor, msg_id, MappingProxyType(data)))
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def __iter__(self) -> Iterator[TraceEvent]:
+        return iter(self._events)
+
+    def __getitem__(self, index: int) -> TraceEvent:
+        return self._events[index]
+
+    @property
+    def events(self) -> tuple[TraceEvent, ...]:
+        """An immutable view of all events so far."""
+        return tuple(self._events)
+
+    def of_kind(self, *kinds: EventKind) -> list[TraceEvent]:
+        """Events of the given kinds, in order."""
+        wanted = set(kinds)
+        return [e for e in self._events if e.kind in wanted]
+
+    def for_message(self, msg_id: str) -> list[TraceEvent]:
+        """Every event about one message id (the id is kept across retries)."""
+        return [e for e in self._events if e.msg_id == msg_id]
+
+    def to_jsonl(self) -> str:
+        """The whole trace as JSON lines; equal runs give equal strings, byte for byte."""
+        return "".join(json.dumps(e.to_dict(), sort_keys=False, separators=(",", ":")) + "\n" for e in self._events)
