@@ -106,7 +106,8 @@ class Remoting:
             return RemotingConnectException(broker_name, f"the broker[{broker_name}] not exist")
         if not broker.up:
             return RemotingConnectException(broker_name, f"connect to {broker_name} failed: broker down")
-        if (client, broker_name) in self.faults.partitions:
+        process = client.split("/", 1)[0]  # a consumer's inner producer lives in the same process
+        if (process, broker_name) in self.faults.partitions:
             return RemotingConnectException(broker_name, f"network partition {client} / {broker_name}")
         return None
 

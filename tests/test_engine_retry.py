@@ -1,0 +1,240 @@
+"""Concurrent consumer retry: send-back, delay levels, the DLQ, ackIndex, the 5 s local retry."""
+
+from __future__ import annotations
+
+from rmqlab import ConsumeConcurrentlyStatus as C
+from rmqlab import EventKind as K
+from rmqlab import Lab, Message, after
+
+SCHEDULE_S = [0, 10, 40, 100, 220, 400, 640, 940, 1300, 1720, 2200, 2740, 3340, 4540, 6340, 9940, 17140]
+
+
+def always(status):
+    return lambda msgs, ctx: status
+
+
+def deliveries(lab: Lab) -> list[tuple[int, str, str, int]]:
+    return [(e.time_ms, e.msg_id, e.get("queue"), e.get("reconsume_times")) for e in lab.trace.of_kind(K.DELIVERED)]
+
+
+def test_default_schedule_is_17_deliveries_then_dlq_at_17140_s(lab: Lab) -> None:
+    """With the defaults a failing message is delivered 17 times and dead-lettered 4 h 45 min 40 s later."""
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=always(C.RECONSUME_LATER))
+    lab.at(0, producer.send, Message("T", "hello"))
+    lab.run(until="6h")
+    got = deliveries(lab)
+    assert [t // 1000 for t, *_ in got] == SCHEDULE_S
+    assert [t % 1000 for t, *_ in got] == [0] * 17
+    assert [rt for *_, rt in got] == list(range(17))
+    assert got[0][2].startswith("T@broker-a:")
+    assert {q for _, _, q, _ in got[1:]} == {"%RETRY%cg@broker-a:0"}
+    assert {e.get("topic") for e in lab.trace.of_kind(K.DELIVERED)} == {"T"}  # the retry topic is reset
+    (dlq,) = lab.trace.of_kind(K.DEAD_LETTERED)
+    assert (dlq.time_ms, dlq.msg_id, dlq.get("topic"), dlq.get("reconsume_times")) == (17_140_000, "M0001", "%DLQ%cg", 17)
+    assert dlq.get("original_topic") == "T"
+    levels = [e.get("level") for e in lab.trace.of_kind(K.SCHEDULED)]
+    assert levels == list(range(3, 19))
+
+
+def test_max_reconsume_times_2_gives_3_deliveries_then_dlq(lab: Lab) -> None:
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=always(C.RECONSUME_LATER), max_reconsume_times=2)
+    lab.at(0, producer.send, Message("T", "x"))
+    lab.run(until="1h")
+    assert [t for t, *_ in deliveries(lab)] == [0, 10_000, 40_000]
+    (dlq,) = lab.trace.of_kind(K.DEAD_LETTERED)
+    assert (dlq.time_ms, dlq.get("reconsume_times")) == (40_000, 3)
+
+
+def test_max_reconsume_times_0_dead_letters_the_first_failure(lab: Lab) -> None:
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=always(None), max_reconsume_times=0)
+    lab.at(0, producer.send, Message("T", "x"))
+    lab.run(until="1h")
+    assert [t for t, *_ in deliveries(lab)] == [0]
+    (dlq,) = lab.trace.of_kind(K.DEAD_LETTERED)
+    assert (dlq.time_ms, dlq.get("reconsume_times")) == (0, 1)
+
+
+def test_max_reconsume_times_above_16_is_not_capped_only_the_level_is(lab: Lab) -> None:
+    """Misconception: 'maxReconsumeTimes > 16 is treated as 16'. 20 gives 21 deliveries, DLQ at 45 940 s."""
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=always(C.RECONSUME_LATER), max_reconsume_times=20)
+    lab.at(0, producer.send, Message("T", "x"))
+    lab.run(until="14h")
+    times = [t // 1000 for t, *_ in deliveries(lab)]
+    assert len(times) == 21
+    assert times[17:] == [17140 + 7200 * k for k in range(1, 5)]
+    (dlq,) = lab.trace.of_kind(K.DEAD_LETTERED)
+    assert dlq.time_ms == 45_940_000
+    assert [e.get("level") for e in lab.trace.of_kind(K.SCHEDULED)][-4:] == [18, 18, 18, 18]
+
+
+def test_null_and_exception_count_as_reconsume_later(lab: Lab) -> None:
+    producer = lab.add_producer("pg")
+
+    def listener(msgs, ctx):
+        if msgs[0].body == "raise":
+            raise RuntimeError("db down")
+        return None
+
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=listener, max_reconsume_times=1)
+    lab.at(0, producer.send, Message("T", "raise"))
+    lab.at(0, producer.send, Message("T", "null"))
+    lab.run(until="1h")
+    consumed = [(e.msg_id, e.get("status"), e.get("return_type")) for e in lab.trace.of_kind(K.CONSUMED)]
+    assert consumed[:2] == [("M0001", "RECONSUME_LATER", "EXCEPTION"), ("M0002", "RECONSUME_LATER", "RETURNNULL")]
+    assert sorted(e.msg_id for e in lab.trace.of_kind(K.DEAD_LETTERED)) == ["M0001", "M0002"]
+
+
+def test_delay_level_when_next_consume_minus_one_goes_straight_to_dlq(lab: Lab) -> None:
+    producer = lab.add_producer("pg")
+
+    def listener(msgs, ctx):
+        ctx.delay_level_when_next_consume = -1
+        return C.RECONSUME_LATER
+
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=listener)
+    lab.at("1s", producer.send, Message("T", "x"))
+    lab.run(until="1h")
+    assert len(deliveries(lab)) == 1
+    (dlq,) = lab.trace.of_kind(K.DEAD_LETTERED)
+    assert (dlq.time_ms, dlq.get("reconsume_times")) == (1000, 1)
+
+
+def test_delay_level_when_next_consume_positive_uses_that_level(lab: Lab) -> None:
+    producer = lab.add_producer("pg")
+
+    def listener(msgs, ctx):
+        ctx.delay_level_when_next_consume = 1
+        return C.RECONSUME_LATER if msgs[0].reconsume_times < 2 else C.CONSUME_SUCCESS
+
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=listener)
+    lab.at(0, producer.send, Message("T", "x"))
+    lab.run(until="1m")
+    assert [t for t, *_ in deliveries(lab)] == [0, 1000, 2000]
+
+
+def test_ack_index_splits_a_batch(lab: Lab) -> None:
+    """With ack_index=1 in a batch of 4, messages 3 and 4 are sent back; the offset still moves past all 4."""
+    producer = lab.add_producer("pg", send_which_queue_start=-1 % (1 << 31))
+
+    def listener(msgs, ctx):
+        if msgs[0].reconsume_times == 0 and len(msgs) == 4:
+            ctx.ack_index = 1
+        return C.CONSUME_SUCCESS
+
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=listener, consume_message_batch_max_size=4, start="1s")
+    queue = lab.create_topic("ONE", queues=1)[0]
+    assert str(queue) == "ONE@broker-a:0"
+    lab.consumers["cg-1"].subscribe("ONE")
+    for i in range(4):
+        lab.at(0, producer.send, Message("ONE", f"m{i}"))
+    lab.run(until="1m")
+    first = [e for e in lab.trace.of_kind(K.DELIVERED) if e.get("queue") == "ONE@broker-a:0"]
+    assert [(e.time_ms, e.msg_id, e.get("batch")) for e in first] == [(1000, f"M000{i}", 4) for i in range(1, 5)]
+    backs = lab.trace.of_kind(K.SEND_BACK)
+    assert [(e.time_ms, e.msg_id, e.get("ok")) for e in backs] == [(1000, "M0003", True), (1000, "M0004", True)]
+    retried = [(e.time_ms, e.msg_id, e.get("reconsume_times")) for e in lab.trace.of_kind(K.DELIVERED)[4:]]
+    assert retried == [(11_000, "M0003", 1), (11_000, "M0004", 1)]
+    assert lab.brokers["broker-a"].consumer_offsets[("cg", "ONE", 0)] == 4
+
+
+def test_failed_send_back_falls_back_to_a_new_retry_message(lab: Lab) -> None:
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=lambda m, c: C.RECONSUME_LATER if m[0].reconsume_times == 0 else C.CONSUME_SUCCESS)
+    lab.set_broker_fault("broker-a", reject_send_back=True)
+    lab.at(0, producer.send, Message("T", "x"))
+    lab.run(until="1m")
+    (back,) = lab.trace.of_kind(K.SEND_BACK)
+    assert back.get("ok") is False
+    (fallback,) = lab.trace.of_kind(K.SEND_BACK_FALLBACK)
+    assert (fallback.time_ms, fallback.get("ok"), fallback.get("delay_level"), fallback.get("reconsume_times")) == (
+        0, True, 3, 1)
+    assert [(t, q, rt) for t, _, q, rt in deliveries(lab)][1] == (10_000, "%RETRY%cg@broker-a:0", 1)
+
+
+def test_send_back_and_fallback_failing_retries_locally_every_5_s(lab: Lab) -> None:
+    """Both paths fail (consumer cut off from its broker): the message stays, retried locally, offset pinned."""
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"T": "*"}, name="c1",
+                     listener=lambda m, c: after("1s", C.RECONSUME_LATER if m[0].reconsume_times < 3 else C.CONSUME_SUCCESS))
+    lab.at(0, producer.send, Message("T", "x"))
+    lab.at(500, lab.partition, "c1", "broker-a")
+    lab.at(12_000, lab.partition, "c1", "broker-a", heal=True)
+    lab.run(until="2m")
+    got = deliveries(lab)
+    # The local retries count reconsume_times up in memory only (1, 2). Once healed, the broker judges the
+    # send-back on the reconsume_times *stored* with the message (0), so the %RETRY% copy starts again at 1.
+    assert [(t, rt) for t, _, _, rt in got] == [(0, 0), (6000, 1), (12_000, 2), (23_000, 1), (54_000, 2), (115_000, 3)]
+    assert [e.time_ms for e in lab.trace.of_kind(K.LOCAL_RETRY)] == [1000, 7000]
+    assert got[1][2] == got[0][2]  # the local retry re-consumes from the same ProcessQueue, not %RETRY%
+    assert got[3][2] == "%RETRY%cg@broker-a:0"
+    mq = got[0][2]
+    topic, rest = mq.split("@")
+    qid = int(rest.split(":")[1])
+    pinned = [e.get("offset") for e in lab.trace.of_kind(K.OFFSET_UPDATED) if e.get("queue") == mq and e.time_ms < 13_000]
+    assert 1 not in pinned  # offset 0 stays pinned until the send-back finally succeeds at 13 s
+    assert lab.brokers["broker-a"].consumer_offsets[("cg", topic, qid)] == 1
+
+
+def test_committed_offset_is_the_smallest_key_of_the_tree_map(lab: Lab) -> None:
+    """A slow message at offset 0 pins the committed offset while 1..3 are done."""
+    producer = lab.add_producer("pg")
+    lab.create_topic("ONE", queues=1)
+    slow = lambda msgs, ctx: after("30s", C.CONSUME_SUCCESS) if msgs[0].body == "slow" else C.CONSUME_SUCCESS  # noqa: E731
+    consumer = lab.add_consumer("cg", subscribe={"ONE": "*"}, listener=slow, start="1s")
+    for body in ("slow", "a", "b", "c"):
+        lab.at(0, producer.send, Message("ONE", body))
+    lab.run(until="10s")
+    mq = next(m for m in consumer.process_queue_table if m.topic == "ONE")
+    pq = consumer.process_queue_table[mq]
+    assert list(pq.msg_tree_map.keys()) == [0]
+    assert consumer.offset_store.offset_table[mq] == 0  # remove_message returns the smallest key: 0
+    lab.run(until="40s")
+    assert list(pq.msg_tree_map.keys()) == []
+    assert consumer.offset_store.offset_table[mq] == 4
+    updates = [(e.time_ms, e.get("offset")) for e in lab.trace.of_kind(K.OFFSET_UPDATED) if e.get("queue") == str(mq)]
+    assert updates[-1] == (31_000, 4)
+    assert all(offset in (0, 4) for _, offset in updates)
+
+
+def test_consume_timeout_does_not_fail_a_success_but_clean_expired_sends_a_copy_back(lab: Lab) -> None:
+    """Misconception: 'a consume timeout counts as a failure'. The status is kept; cleanExpiredMsg duplicates."""
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"T": "*"},
+                     listener=lambda m, c: after("40m", C.CONSUME_SUCCESS) if m[0].reconsume_times == 0 else C.CONSUME_SUCCESS)
+    lab.at(0, producer.send, Message("T", "x"))
+    lab.run(until="2h")
+    results = [(e.time_ms, e.get("status"), e.get("return_type"), e.get("took_ms")) for e in lab.trace.of_kind(K.CONSUMED)]
+    assert results == [(1_810_000, "CONSUME_SUCCESS", "SUCCESS", 0), (2_400_000, "CONSUME_SUCCESS", "TIME_OUT", 2_400_000)]
+    (clean,) = lab.trace.of_kind(K.CLEAN_EXPIRED)
+    assert clean.time_ms == 30 * 60_000  # not at 15 min: it had been consuming for exactly 15 min, not more
+    assert [t for t, *_ in deliveries(lab)] == [0, 30 * 60_000 + 10_000]
+
+
+def test_broadcasting_drops_failed_messages(lab: Lab) -> None:
+    producer = lab.add_producer("pg")
+    lab.add_consumer("bg", subscribe={"T": "*"}, listener=always(C.RECONSUME_LATER), message_model="BROADCASTING",
+                     name="b1")
+    lab.add_consumer("bg", subscribe={"T": "*"}, listener=always(C.RECONSUME_LATER), message_model="BROADCASTING",
+                     name="b2")
+    lab.at(0, producer.send, Message("T", "x"))
+    lab.run(until="1h")
+    assert sorted(e.actor for e in lab.trace.of_kind(K.DELIVERED)) == ["consumer:b1", "consumer:b2"]
+    assert len(lab.trace.of_kind(K.BROADCAST_DROPPED)) == 2
+    assert lab.trace.of_kind(K.SEND_BACK) == []
+    assert ("%RETRY%bg", 0) not in lab.brokers["broker-a"].consume_queues
+
+
+def test_retry_queue_owned_by_first_consumer_in_sorted_order(lab: Lab) -> None:
+    producer = lab.add_producer("pg")
+    for name in ("c2", "c1"):
+        lab.add_consumer("cg", subscribe={"T": "*"}, listener=always(C.RECONSUME_LATER), name=name,
+                         max_reconsume_times=1)
+    for i in range(4):
+        lab.at("1s", producer.send, Message("T", f"m{i}"))
+    lab.run(until="1m")
+    retried = [e for e in lab.trace.of_kind(K.DELIVERED) if e.get("queue").startswith("%RETRY%")]
+    assert len(retried) == 4 and {e.actor for e in retried} == {"consumer:c1"}
