@@ -172,6 +172,7 @@ class Broker:
         self.lose_responses = False
         self.put_status = PutMessageStatus.PUT_OK
         self.reject_send_back = False
+        self.send_error: ResponseCode | None = None
         self.commit_log = CommitLog()
         self.consume_queues: dict[tuple[str, int], ConsumeQueue] = {}
         self.topic_config: dict[str, TopicConfig] = {}
@@ -275,6 +276,8 @@ class Broker:
         max_reconsume_times: int | None = None,
     ) -> SendResponse | MQBrokerException:
         """``SendMessageProcessor.asyncSendMessage``, including ``handleRetryAndDLQ`` for ``%RETRY%``."""
+        if self.send_error is not None:
+            return MQBrokerException(self.name, self.send_error, f"[{self.send_error.name}] injected fault")
         config = self.topic_config.get(msg.topic)
         if config is None and msg.topic.startswith(RETRY_PREFIX):
             config = self.create_topic(msg.topic, 1)

@@ -203,9 +203,9 @@ class Lab:
         self.trace.record(self.now, EventKind.FAULT, name, None, fault="broker_up")
 
     def set_broker_fault(self, name: str, **faults: Any) -> None:
-        """Set ``response_delay_ms``, ``lose_responses``, ``put_status`` or ``reject_send_back`` on a broker."""
+        """Set ``response_delay_ms``, ``lose_responses``, ``put_status``, ``reject_send_back`` or ``send_error``."""
         broker = self._broker(name)
-        allowed = {"response_delay_ms", "lose_responses", "put_status", "reject_send_back"}
+        allowed = {"response_delay_ms", "lose_responses", "put_status", "reject_send_back", "send_error"}
         for key in faults:
             if key not in allowed:
                 raise ConfigError("fault", key, "one of " + ", ".join(sorted(allowed)))
@@ -220,6 +220,15 @@ class Lab:
             except ValueError:
                 raise ConfigError(
                     "put_status", faults["put_status"], "one of " + ", ".join(s.value for s in PutMessageStatus)
+                ) from None
+        if "send_error" in values and values["send_error"] is not None:
+            from .remoting import ResponseCode
+
+            try:
+                values["send_error"] = ResponseCode[values["send_error"]]
+            except KeyError:
+                raise ConfigError(
+                    "send_error", faults["send_error"], "None or one of " + ", ".join(c.name for c in ResponseCode if c)
                 ) from None
         for flag in ("lose_responses", "reject_send_back"):
             if flag in values and not isinstance(values[flag], bool):

@@ -31,7 +31,12 @@ def test_default_schedule_is_17_deliveries_then_dlq_at_17140_s(lab: Lab) -> None
     assert {q for _, _, q, _ in got[1:]} == {"%RETRY%cg@broker-a:0"}
     assert {e.get("topic") for e in lab.trace.of_kind(K.DELIVERED)} == {"T"}  # the retry topic is reset
     (dlq,) = lab.trace.of_kind(K.DEAD_LETTERED)
-    assert (dlq.time_ms, dlq.msg_id, dlq.get("topic"), dlq.get("reconsume_times")) == (17_140_000, "M0001", "%DLQ%cg", 17)
+    assert (dlq.time_ms, dlq.msg_id, dlq.get("topic"), dlq.get("reconsume_times")) == (
+        17_140_000,
+        "M0001",
+        "%DLQ%cg",
+        17,
+    )
     assert dlq.get("original_topic") == "T"
     levels = [e.get("level") for e in lab.trace.of_kind(K.SCHEDULED)]
     assert levels == list(range(3, 19))
@@ -143,7 +148,11 @@ def test_ack_index_splits_a_batch(lab: Lab) -> None:
 
 def test_failed_send_back_falls_back_to_a_new_retry_message(lab: Lab) -> None:
     producer = lab.add_producer("pg")
-    lab.add_consumer("cg", subscribe={"T": "*"}, listener=lambda m, c: C.RECONSUME_LATER if m[0].reconsume_times == 0 else C.CONSUME_SUCCESS)
+    lab.add_consumer(
+        "cg",
+        subscribe={"T": "*"},
+        listener=lambda m, c: C.RECONSUME_LATER if m[0].reconsume_times == 0 else C.CONSUME_SUCCESS,
+    )
     lab.set_broker_fault("broker-a", reject_send_back=True)
     lab.at(0, producer.send, Message("T", "x"))
     lab.run(until="1m")
@@ -151,15 +160,23 @@ def test_failed_send_back_falls_back_to_a_new_retry_message(lab: Lab) -> None:
     assert back.get("ok") is False
     (fallback,) = lab.trace.of_kind(K.SEND_BACK_FALLBACK)
     assert (fallback.time_ms, fallback.get("ok"), fallback.get("delay_level"), fallback.get("reconsume_times")) == (
-        0, True, 3, 1)
+        0,
+        True,
+        3,
+        1,
+    )
     assert [(t, q, rt) for t, _, q, rt in deliveries(lab)][1] == (10_000, "%RETRY%cg@broker-a:0", 1)
 
 
 def test_send_back_and_fallback_failing_retries_locally_every_5_s(lab: Lab) -> None:
     """Both paths fail (consumer cut off from its broker): the message stays, retried locally, offset pinned."""
     producer = lab.add_producer("pg")
-    lab.add_consumer("cg", subscribe={"T": "*"}, name="c1",
-                     listener=lambda m, c: after("1s", C.RECONSUME_LATER if m[0].reconsume_times < 3 else C.CONSUME_SUCCESS))
+    lab.add_consumer(
+        "cg",
+        subscribe={"T": "*"},
+        name="c1",
+        listener=lambda m, c: after("1s", C.RECONSUME_LATER if m[0].reconsume_times < 3 else C.CONSUME_SUCCESS),
+    )
     lab.at(0, producer.send, Message("T", "x"))
     lab.at(500, lab.partition, "c1", "broker-a")
     lab.at(12_000, lab.partition, "c1", "broker-a", heal=True)
@@ -174,7 +191,9 @@ def test_send_back_and_fallback_failing_retries_locally_every_5_s(lab: Lab) -> N
     mq = got[0][2]
     topic, rest = mq.split("@")
     qid = int(rest.split(":")[1])
-    pinned = [e.get("offset") for e in lab.trace.of_kind(K.OFFSET_UPDATED) if e.get("queue") == mq and e.time_ms < 13_000]
+    pinned = [
+        e.get("offset") for e in lab.trace.of_kind(K.OFFSET_UPDATED) if e.get("queue") == mq and e.time_ms < 13_000
+    ]
     assert 1 not in pinned  # offset 0 stays pinned until the send-back finally succeeds at 13 s
     assert lab.brokers["broker-a"].consumer_offsets[("cg", topic, qid)] == 1
 
@@ -203,12 +222,20 @@ def test_committed_offset_is_the_smallest_key_of_the_tree_map(lab: Lab) -> None:
 def test_consume_timeout_does_not_fail_a_success_but_clean_expired_sends_a_copy_back(lab: Lab) -> None:
     """Misconception: 'a consume timeout counts as a failure'. The status is kept; cleanExpiredMsg duplicates."""
     producer = lab.add_producer("pg")
-    lab.add_consumer("cg", subscribe={"T": "*"},
-                     listener=lambda m, c: after("40m", C.CONSUME_SUCCESS) if m[0].reconsume_times == 0 else C.CONSUME_SUCCESS)
+    lab.add_consumer(
+        "cg",
+        subscribe={"T": "*"},
+        listener=lambda m, c: after("40m", C.CONSUME_SUCCESS) if m[0].reconsume_times == 0 else C.CONSUME_SUCCESS,
+    )
     lab.at(0, producer.send, Message("T", "x"))
     lab.run(until="2h")
-    results = [(e.time_ms, e.get("status"), e.get("return_type"), e.get("took_ms")) for e in lab.trace.of_kind(K.CONSUMED)]
-    assert results == [(1_810_000, "CONSUME_SUCCESS", "SUCCESS", 0), (2_400_000, "CONSUME_SUCCESS", "TIME_OUT", 2_400_000)]
+    results = [
+        (e.time_ms, e.get("status"), e.get("return_type"), e.get("took_ms")) for e in lab.trace.of_kind(K.CONSUMED)
+    ]
+    assert results == [
+        (1_810_000, "CONSUME_SUCCESS", "SUCCESS", 0),
+        (2_400_000, "CONSUME_SUCCESS", "TIME_OUT", 2_400_000),
+    ]
     (clean,) = lab.trace.of_kind(K.CLEAN_EXPIRED)
     assert clean.time_ms == 30 * 60_000  # not at 15 min: it had been consuming for exactly 15 min, not more
     assert [t for t, *_ in deliveries(lab)] == [0, 30 * 60_000 + 10_000]
@@ -216,10 +243,12 @@ def test_consume_timeout_does_not_fail_a_success_but_clean_expired_sends_a_copy_
 
 def test_broadcasting_drops_failed_messages(lab: Lab) -> None:
     producer = lab.add_producer("pg")
-    lab.add_consumer("bg", subscribe={"T": "*"}, listener=always(C.RECONSUME_LATER), message_model="BROADCASTING",
-                     name="b1")
-    lab.add_consumer("bg", subscribe={"T": "*"}, listener=always(C.RECONSUME_LATER), message_model="BROADCASTING",
-                     name="b2")
+    lab.add_consumer(
+        "bg", subscribe={"T": "*"}, listener=always(C.RECONSUME_LATER), message_model="BROADCASTING", name="b1"
+    )
+    lab.add_consumer(
+        "bg", subscribe={"T": "*"}, listener=always(C.RECONSUME_LATER), message_model="BROADCASTING", name="b2"
+    )
     lab.at(0, producer.send, Message("T", "x"))
     lab.run(until="1h")
     assert sorted(e.actor for e in lab.trace.of_kind(K.DELIVERED)) == ["consumer:b1", "consumer:b2"]
@@ -231,8 +260,9 @@ def test_broadcasting_drops_failed_messages(lab: Lab) -> None:
 def test_retry_queue_owned_by_first_consumer_in_sorted_order(lab: Lab) -> None:
     producer = lab.add_producer("pg")
     for name in ("c2", "c1"):
-        lab.add_consumer("cg", subscribe={"T": "*"}, listener=always(C.RECONSUME_LATER), name=name,
-                         max_reconsume_times=1)
+        lab.add_consumer(
+            "cg", subscribe={"T": "*"}, listener=always(C.RECONSUME_LATER), name=name, max_reconsume_times=1
+        )
     for i in range(4):
         lab.at("1s", producer.send, Message("T", f"m{i}"))
     lab.run(until="1m")
