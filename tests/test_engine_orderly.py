@@ -122,3 +122,26 @@ def test_suspend_time_is_validated() -> None:
         lab.add_consumer("og", subscribe={"ORD": "*"}, listener=lambda m, c: O.SUCCESS, orderly=True,
                          suspend_current_queue_time_millis=5)
     assert lab.consumers == {}  # nothing half-applied
+
+
+def test_lock_expiry_race_two_consumers_process_one_queue() -> None:
+    """c1 is cut off mid-listener; the broker drops it after 120 s and c2 takes the expired lock while c1 still runs."""
+    lab, producer = orderly_lab()
+    slow = lambda m, c: after("200s", O.SUCCESS) if m[0].body == "slow" else O.SUCCESS  # noqa: E731
+    lab.add_consumer("og", subscribe={"ORD": "*"}, listener=slow, orderly=True, name="c1")
+    lab.add_consumer("og", subscribe={"ORD": "*"}, listener=lambda m, c: O.SUCCESS, orderly=True, name="c2", start="5s")
+    lab.at("10s", producer.send, Message("ORD", "slow"))
+    lab.at("11s", producer.send, Message("ORD", "next"))
+    lab.at("12s", lab.partition, "c1", "broker-a")
+    lab.run(until="5m")
+    ord_events = [(e.time_ms, e.kind.value, e.actor, e.msg_id) for e in lab.trace
+                  if e.get("queue") == "ORD@broker-a:0" and e.kind in (K.DELIVERED, K.CONSUMED, K.LOCK_EXPIRED)]
+    assert ord_events == [
+        (10_000, "delivered", "consumer:c1", "M0001"),
+        (130_000, "lock_expired", "broker-a", None),  # c1's channel expired (no heartbeat for > 120 s)
+        (130_000, "delivered", "consumer:c2", "M0001"),  # … while c1 is still inside its listener
+        (130_000, "consumed", "consumer:c2", "M0001"),
+        (130_000, "delivered", "consumer:c2", "M0002"),
+        (130_000, "consumed", "consumer:c2", "M0002"),
+        (210_000, "consumed", "consumer:c1", "M0001"),
+    ]

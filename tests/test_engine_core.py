@@ -1,0 +1,185 @@
+"""Scheduler tie-breaks, durations, determinism, the light engine import, packaging agreement."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+import rmqlab
+from rmqlab import ConfigError, Lab, Message, Priority, Scheduler, SimulationError, format_duration, parse_duration
+from rmqlab import ConsumeConcurrentlyStatus as C
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_same_time_events_run_by_priority_then_schedule_order() -> None:
+    scheduler = Scheduler()
+    order: list[str] = []
+    scheduler.schedule(5, order.append, "work-1")
+    scheduler.schedule(5, order.append, "timer", priority=Priority.TIMER)
+    scheduler.schedule(5, order.append, "fault", priority=Priority.FAULT)
+    scheduler.schedule(5, order.append, "work-2")
+    scheduler.schedule(4, order.append, "earlier", priority=Priority.TIMER)
+    assert scheduler.peek() == 4
+    scheduler.run()
+    assert order == ["earlier", "fault", "work-1", "work-2", "timer"]
+    assert scheduler.now == 5
+
+
+def test_run_until_the_past_names_the_value() -> None:
+    scheduler = Scheduler()
+    scheduler.run(until=100)
+    with pytest.raises(SimulationError, match=r"until=50 is before now=100"):
+        scheduler.run(until=50)
+    with pytest.raises(SimulationError, match=r"delay_ms=-1 is negative"):
+        scheduler.schedule(-1, print)
+
+
+def test_cancelled_timers_are_skipped() -> None:
+    scheduler = Scheduler()
+    hits: list[int] = []
+    timer = scheduler.schedule(10, hits.append, 1)
+    scheduler.schedule(20, hits.append, 2)
+    timer.cancel()
+    assert scheduler.peek() == 20
+    assert scheduler.step() and hits == [2]
+    assert not scheduler.step()
+
+
+@pytest.mark.parametrize(
+    ("text", "ms"),
+    [(0, 0), (1500, 1500), ("250ms", 250), ("10s", 10_000), ("1m", 60_000), ("4h46m", 17_160_000),
+     ("4h45m40s", 17_140_000), ("2h", 7_200_000), ("1.5s", 1500), ("3d", 259_200_000), ("100", 100)],
+)
+def test_parse_duration(text: int | str, ms: int) -> None:
+    assert parse_duration(text) == ms
+
+
+@pytest.mark.parametrize("bad", ["", "10x", "s10", "-5s", -5, True, None, "1.0005s", [1]])
+def test_parse_duration_rejects_bad_values_naming_the_parameter(bad: object) -> None:
+    with pytest.raises(ConfigError, match=r"^delay="):
+        parse_duration(bad, "delay")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("ms", "text"),
+    [(0, "0 ms"), (250, "250 ms"), (10_000, "10 s"), (1500, "1.500 s"), (65_000, "1 m 5 s"),
+     (17_140_000, "4 h 45 m 40 s"), (90_000_000, "1 d 1 h")],
+)
+def test_format_duration_reads_well_across_scales(ms: int, text: str) -> None:
+    assert format_duration(ms) == text
+
+
+def _retry_story(seed: int) -> str:
+    lab = Lab(seed=seed)
+    lab.add_broker("broker-a")
+    lab.add_broker("broker-b")
+    lab.create_topic("T", queues=3)
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"T": "*"}, name="c1",
+                     listener=lambda m, c: C.RECONSUME_LATER if m[0].reconsume_times < 2 else C.CONSUME_SUCCESS)
+    lab.add_consumer("cg", subscribe={"T": "*"}, name="c2", listener=lambda m, c: C.CONSUME_SUCCESS, start="15s")
+    for i in range(20):
+        lab.at(i * 700, producer.send, Message("T", f"m{i}", keys=f"k{i}"))
+    lab.at("5s", lab.broker_down, "broker-b")
+    lab.at("50s", lab.broker_up, "broker-b")
+    lab.run(until="10m")
+    return lab.trace.to_jsonl()
+
+
+def test_same_seed_same_trace_byte_for_byte() -> None:
+    first = _retry_story(11)
+    assert first == _retry_story(11)
+    assert first != _retry_story(12)
+    assert len(first.splitlines()) > 200
+
+
+def test_importing_the_engine_loads_nothing_from_jupyter_and_stays_light() -> None:
+    code = (
+        "import sys, time; t = time.perf_counter(); import rmqlab; dt = time.perf_counter() - t; "
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'ipywidgets', 'IPython', 'plotly', 'networkx', 'jupyter_core', 'ipykernel', 'widgets', 'jsonschema'}); "
+        "print(bad); print(dt)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "[]"
+    assert float(out[1]) < 1.0  # a generous sanity bound; the real figure (~0.03 s) is in bench/README.md
+
+
+def test_public_names_are_sorted_and_exported() -> None:
+    assert rmqlab.__all__ == sorted(rmqlab.__all__)
+    public = {n for n in dir(rmqlab) if not n.startswith("_") and not isinstance(getattr(rmqlab, n), type(rmqlab))}
+    assert set(rmqlab.__all__) == public - {"annotations"}
+
+
+def test_environment_yml_installs_the_same_pins_as_pyproject() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = set(project["dependencies"])
+    for extra in ("lab", "test", "bench"):
+        wanted |= set(project["optional-dependencies"][extra])
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+    assert set(pip) - {"-e ."} == wanted
+    assert "python=3.11" in env["dependencies"]
+
+
+def test_dlq_and_retry_topic_names() -> None:
+    """Misconception: the DLQ is '%DLQ%group@group'. It is '%DLQ%' + group (the @ form is a stats key)."""
+    assert rmqlab.dlq_topic("cg") == "%DLQ%cg"
+    assert rmqlab.retry_topic("cg") == "%RETRY%cg"
+
+
+def test_dlq_is_created_with_one_readable_queue_since_4_9_2() -> None:
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.create_topic("T", queues=4)
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=lambda m, c: C.RECONSUME_LATER, max_reconsume_times=0)
+    lab.at(0, producer.send, Message("T", "x"))
+    lab.run(until="1s")
+    config = lab.brokers["broker-a"].topic_config["%DLQ%cg"]
+    assert (config.read_queue_nums, config.write_queue_nums, config.perm) == (1, 1, 6)
+    old = Lab(seed=1, dlq_readable=False)
+    old.add_broker("broker-a")
+    old.create_topic("T", queues=4)
+    p = old.add_producer("pg")
+    old.add_consumer("cg", subscribe={"T": "*"}, listener=lambda m, c: C.RECONSUME_LATER, max_reconsume_times=0)
+    old.at(0, p.send, Message("T", "x"))
+    old.run(until="1s")
+    assert old.brokers["broker-a"].topic_config["%DLQ%cg"].perm == 2  # ≤ 4.9.1: write-only
+
+
+@pytest.mark.parametrize(
+    ("call", "fragment"),
+    [
+        (lambda lab: lab.add_consumer("cg", subscribe={"T": "*"}, listener=print, consume_message_batch_max_size=0),
+         "consume_message_batch_max_size=0 is not allowed: expected an int in 1..1024"),
+        (lambda lab: lab.add_consumer("cg", subscribe={"T": "*"}, listener=print, max_reconsume_times=-2),
+         "max_reconsume_times=-2 is not allowed"),
+        (lambda lab: lab.add_consumer("cg", subscribe={"NOPE": "*"}, listener=print),
+         "topic='NOPE' is not allowed: expected a topic created with lab.create_topic"),
+        (lambda lab: lab.add_consumer("cg", subscribe={"T": "*"}, listener=print, message_model="P2P"),
+         "message_model='P2P' is not allowed: expected one of CLUSTERING, BROADCASTING"),
+        (lambda lab: lab.add_producer("pg", send_msg_timeout="-3s"), "send_msg_timeout='-3s' is not allowed"),
+        (lambda lab: lab.add_producer("pg", retry_times_when_send_failed=-1), "retry_times_when_send_failed=-1"),
+        (lambda lab: lab.create_topic("T2", brokers=["broker-z"]), "brokers='broker-z' is not allowed"),
+        (lambda lab: lab.create_topic("%RETRY%x"), "topic='%RETRY%x' is not allowed"),
+        (lambda lab: lab.at(-5, print), "time=-5 is not allowed"),
+        (lambda lab: lab.broker_down("broker-z"), "broker='broker-z' is not allowed: expected one of ['broker-a']"),
+        (lambda lab: lab.set_broker_fault("broker-a", put_status="LOST"), "put_status='LOST' is not allowed"),
+        (lambda lab: lab.brokers["broker-a"].delay_levels.delay_ms(19), "delay_level=19 is not allowed: expected an int in 1..18"),
+    ],
+)
+def test_invalid_options_name_the_parameter_and_what_is_allowed(call, fragment: str) -> None:
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.create_topic("T", queues=4)
+    with pytest.raises(ConfigError) as err:
+        call(lab)
+    assert fragment in str(err.value)
+    assert lab.consumers == {} and lab.producers == {}
