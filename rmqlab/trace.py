@@ -66,6 +66,8 @@ class EventKind(StrEnum):
     """Orderly: SUSPEND_CURRENT_QUEUE_A_MOMENT, the queue waits and the message is retried."""
     CLEAN_EXPIRED = "clean_expired"
     """cleanExpiredMsg sent back a message that has been consuming for longer than consumeTimeout."""
+    RETENTION_DELETED = "retention_deleted"
+    """CleanCommitLogService deleted messages older than ``fileReservedTime`` (72 h) — DLQ ones too."""
     FAULT = "fault"
     """An injected fault took effect."""
     LIFECYCLE = "lifecycle"
