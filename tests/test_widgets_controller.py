@@ -1,0 +1,192 @@
+"""Controller and replay: method twins of every button, determinism of positions, broken factories."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from rmqlab import Lab
+from widgets import DEMO_KNOB_OPTIONS, DEMO_KNOBS, Controller, Dashboard, Replay, ReplayError, demo_lab
+from widgets.queue_view import QueueView
+
+DEMO_STOPS_START = (3, 7, 12, 13, 17, 20, 21, 25, 28, 29, 30, 33, 38, 39)
+
+
+def test_positions_are_trace_lengths_after_growing_steps():
+    """Reachable positions of demo_lab start 3, 7, 12, … and the run ends at 175 events, 6 h."""
+    replay = Replay(demo_lab)
+    replay.seek(39)
+    assert replay.stops == DEMO_STOPS_START
+    assert replay.run_to_end() == 175
+    assert replay.at_end
+    assert (replay.lab.trace[-1].time_ms, replay.lab.now, replay.lab.scheduler.peek()) == (
+        17_141_000,
+        21_600_000,
+        21_600_010,
+    )
+
+
+def test_seek_lands_on_first_reachable_position_at_or_after_k():
+    """seek(8) lands on 12 because one step appends events 8..12."""
+    replay = Replay(demo_lab)
+    assert replay.seek(8) == 12
+    assert replay.lab.now == 1000
+
+
+def test_every_position_reached_twice_is_identical():
+    """Forward stepping and rebuild-and-replay reach exactly equal snapshots at every stop."""
+    forward = Replay(demo_lab)
+    seen = {forward.position: forward.snapshot()}
+    while forward.step_once():
+        seen[forward.position] = forward.snapshot()
+    assert len(seen) == len(forward.stops)
+    other = Replay(demo_lab)
+    for k in sorted(seen, reverse=True)[::7]:
+        other.seek(k)
+        assert other.snapshot() == seen[k], k
+
+
+def test_step_back_rebuilds_and_replays():
+    """step_back from 20 goes to 17 with a fresh Lab (builds counts factory calls)."""
+    replay = Replay(demo_lab)
+    replay.seek(20)
+    assert replay.builds == 1
+    assert replay.step_back() == 17
+    assert replay.builds == 2
+    assert replay.step_back() == 13
+    replay.seek(3)
+    assert replay.step_back() == 3
+
+
+def test_controller_method_twins():
+    """step_once / step_back / play / jump_to_next / reset / seek and the clock readout."""
+    c = Controller(demo_lab)
+    assert (c.position, c.end) == (3, 175)
+    assert c.step_once() and c.position == 7
+    assert c.play(3) == 17
+    assert c.step_back() == 13
+    assert c.jump_to_next("dead_lettered")
+    assert c.position == 174
+    assert c.snapshot.now_ms == 17_141_000
+    assert c.clock_text == "t = 4 h 45 m 41 s (17141000 ms) · event 174 / 175"
+    assert not c.jump_to_next("dead_lettered")
+    assert c.position == 175 and "no further dead_lettered" in c.message.value
+    assert c.reset() == 3
+    assert c.seek(25) == 25 and c.scrubber.value == 25
+    assert (c.scrubber.min, c.scrubber.max) == (3, 175)
+
+
+def test_buttons_and_widgets_drive_the_same_methods():
+    """Clicking buttons, moving the scrubber and ticking the Play widget move the position."""
+    c = Controller(demo_lab)
+    c.step_button.click()
+    assert c.position == 7
+    c.back_button.click()
+    assert c.position == 3
+    c.scrubber.value = 30
+    assert c.position == 30
+    c.play_widget.value += 1
+    assert c.position == 33
+    c.kind_choice.value = "delay_delivered"
+    c.jump_button.click()
+    assert c.position == 42
+    assert [e.kind.value for e in c.snapshot.events[39:42]] == ["delay_delivered", "stored", "pulled"]
+    c.reset_button.click()
+    assert c.position == 3
+    c.speed.value = 20
+    assert c.play_widget.interval == 50
+    assert c.errors == []
+
+
+def test_views_receive_every_position():
+    """Attached views are updated on each move and match the controller's snapshot."""
+    view = QueueView(kinds=("business",))
+    c = Controller(demo_lab, views=[view], run_ahead=False)
+    assert c.end is None
+    c.seek(12)
+    assert view.snapshot is c.snapshot
+    assert view.text.splitlines()[0] == "TopicTest@broker-a:0 [cg] 0:R | consumer=1 broker=- max=1"
+
+
+def test_broken_factory_shows_an_error_and_disables_controls():
+    """A factory that raises never escapes: the controller shows it and does nothing on clicks."""
+
+    def broken() -> Lab:
+        raise RuntimeError("no broker configured")
+
+    c = Controller(broken)
+    assert not c.ok
+    assert "RuntimeError: no broker configured" in c.message.value
+    assert c.step_button.disabled and c.scrubber.disabled
+    assert c.step_once() is False and c.position == 0
+    c.step_button.click()
+    assert c.errors == []
+    assert c.load(demo_lab) and c.position == 3 and c.message.value == ""
+
+
+def test_factory_must_return_a_traced_lab():
+    """Wrong return types and trace=False are refused with a clear message."""
+    with pytest.raises(ReplayError, match="returned int"):
+        Replay(lambda: 3)
+    with pytest.raises(ReplayError, match="trace=False"):
+        Replay(lambda: Lab(trace=False))
+
+
+def test_view_exception_goes_to_its_debug_output():
+    """A view whose model raises records the error in its Output; the controller keeps going."""
+
+    class Broken(QueueView):
+        def model(self, snap):
+            raise ValueError("bad model")
+
+    view = Broken()
+    c = Controller(demo_lab, views=[view], run_ahead=False)
+    c.step_once()
+    assert c.position == 7
+    assert len(view.errors) == 2 and "ValueError: bad model" in view.errors[0]
+    assert view.debug.outputs[0]["name"] == "stderr"
+
+
+def test_dashboard_knobs_rebuild_the_scenario():
+    """listener='succeed' gives a 28-event run; max_reconsume_times=2 dead-letters at 41 000 ms."""
+    d = Dashboard(demo_lab, knobs=DEMO_KNOBS, knob_options=DEMO_KNOB_OPTIONS)
+    assert d.controller.end == 175
+    assert d.rebuild(listener="succeed")
+    assert d.knob_values()["listener"] == "succeed"
+    assert d.controller.end == 28
+    assert d.controller.position == 3
+    assert d.rebuild(max_reconsume_times=2, listener="fail_first")
+    assert d.controller.jump_to_next("dead_lettered")
+    assert (d.controller.position, d.controller.snapshot.now_ms) == (48, 41_000)
+    dead = [e for e in d.controller.snapshot.events if e.kind.value == "dead_lettered"]
+    assert [(e.msg_id, e.data["reconsume_times"]) for e in dead] == [("M0001", 3)]
+    with pytest.raises(KeyError, match="listener"):
+        d.set_knobs(nope=1)
+
+
+def test_dashboard_survives_a_broken_factory():
+    """A knob combination that makes the factory raise shows the error; fixing it recovers."""
+
+    def make(*, broken: bool = False) -> Lab:
+        if broken:
+            raise ValueError("broken on purpose")
+        return demo_lab()
+
+    d = Dashboard(make, knobs={"broken": False}, run_ahead=False)
+    assert not d.rebuild(broken=True)
+    assert "ValueError: broken on purpose" in d.controller.message.value
+    d.knobs["broken"].value = False
+    d.rebuild_button.click()
+    assert d.controller.ok and d.errors == []
+
+
+def test_rmqlab_never_imports_widgets():
+    """Importing the engine loads no widget, plotly or ipywidgets module."""
+    code = (
+        "import sys, rmqlab; bad = [m for m in sys.modules if m.split('.')[0] in "
+        "('widgets', 'ipywidgets', 'plotly', 'networkx')]; print(bad); sys.exit(bool(bad))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -1,0 +1,119 @@
+"""Renderers: build each widget headless and check its state (trace data, cell colours, labels)."""
+
+from __future__ import annotations
+
+from widgets import Controller, EventLog, LockView, QueueView, RetryTimeline, TopologyView, TreeMapView, demo_lab
+from widgets.palette import OKABE_ITO, STATE_STYLE
+from widgets.snapshot import OffsetState
+
+
+def drive(*views, k: int, factory=demo_lab):
+    c = Controller(factory, views=list(views), run_ahead=False)
+    c.seek(k)
+    return c
+
+
+def test_queue_view_cells_are_coloured_lettered_and_titled():
+    """Sent-back offset 0 is vermillion with letter R; the consumer offset cell has a thick border."""
+    view = QueueView(kinds=("business",))
+    drive(view, k=28)
+    html = view.html.value
+    assert html.count('class="cell sent_back"') == 1
+    assert html.count('class="cell acked"') == 2
+    assert STATE_STYLE[OffsetState.SENT_BACK] == OKABE_ITO["vermillion"]
+    assert f"{OKABE_ITO['vermillion']};" in html
+    assert 'title="offset 0 · M0001 · sent_back"' in html
+    assert ">R</span>" in html and "max 2" in html
+    assert view.renders == 2  # the start position, then position 28
+
+
+def test_views_rerender_only_on_change():
+    """A step that does not change a view's model leaves its widget untouched."""
+    view = LockView()
+    c = drive(view, k=3)
+    c.play(5)
+    assert view.renders == 1
+    assert "(no orderly consumers)" in view.text
+
+
+def test_retry_timeline_traces_and_log_toggle():
+    """At the end: 17 delivery marks on lane 0 plus 2 others, 16 waits; log mode draws t=0 at 1 ms."""
+    view = RetryTimeline()
+    c = drive(view, k=10**6)
+    fig = view.figure
+    assert len(fig.data) == 6
+    names = [t.name for t in fig.data]
+    assert names == ["delay wait", "delivered", "consumed ok", "consumed failed", "retry hop", "dead lettered"]
+    assert len(fig.data[1].x) == 19
+    assert list(fig.data[5].x) == [17_140.0]
+    assert len(fig.data[0].x) == 16 * 3
+    assert list(fig.layout.yaxis.ticktext) == ["M0001", "M0002", "M0003"]
+    assert fig.layout.xaxis.type == "linear" and fig.data[1].x[0] == 0.0
+    view.scale.value = "log"
+    assert fig.layout.xaxis.type == "log" and fig.data[1].x[0] == 0.001
+    assert fig.data[1].marker.symbol == "circle-open" and fig.data[3].marker.symbol == "x"
+    figure_id = id(fig)
+    c.reset()
+    assert id(view.figure) == figure_id and len(view.figure.data) == 6
+    assert list(view.figure.data[1].x) == []
+
+
+def test_topology_view_lights_up_edges():
+    """At position 12 three edges are active (dotted vermillion trace); 11 nodes are drawn."""
+    view = TopologyView(window=5)
+    drive(view, k=12)
+    active = view.figure.data[1]
+    assert sum(1 for x in active.x if x is None) == 3
+    assert len(view.figure.data[2].x) == 11
+    assert "SCHEDULE_TOPIC_XXXX@broker-a:2" in view.figure.data[2].text
+    assert view.figure.data[1].line.color == OKABE_ITO["vermillion"]
+
+
+def test_tree_map_view_text_block():
+    """The TreeMap text is rendered in a labelled <pre>."""
+    view = TreeMapView(include_empty=False)
+    drive(view, k=7)
+    assert view.text == "c1 TopicTest@broker-a:0 msg_tree_map=[*0] commit→0"
+    assert 'aria-label="ProcessQueue tree maps"' in view.html.value
+
+
+def test_lock_view_tables_for_orderly():
+    """Three broker locks and three client rows after the first renewal."""
+    view = LockView()
+    c = Controller(lambda: demo_lab(orderly=True), views=[view], run_ahead=False)
+    c.jump_to_next("lock_renewed")
+    html = view.html.value
+    assert html.count("<tr>") == 1 + 3 + 1 + 3
+    assert "<td>1 m</td><td>1</td>" in html
+
+
+def test_event_log_filters_rerender():
+    """Choosing a kind in the dropdown re-renders with only those events."""
+    view = EventLog(limit=5)
+    drive(view, k=10**6)
+    assert view.text.splitlines()[0] == "175 of 175 events"
+    view.kind_filter.value = "dead_lettered"
+    assert view.text.splitlines()[0] == "1 of 175 events"
+    assert "dead_lettered" in view.html.value and 'class="current"' not in view.html.value
+    view.kind_filter.value = "(all)"
+    view.msg_filter.value = "M0002"
+    assert view.text.splitlines()[0] == "5 of 175 events"
+    assert "consumer:c1" in view.actor_filter.options
+    assert view.errors == []
+
+
+def test_controls_have_tooltips_for_keyboard_users():
+    """Every button and the scrubber carry a description and a tooltip."""
+    c = Controller(demo_lab, run_ahead=False)
+    for w in (
+        c.reset_button,
+        c.back_button,
+        c.step_button,
+        c.pause_button,
+        c.jump_button,
+        c.play_widget,
+        c.scrubber,
+        c.speed,
+        c.kind_choice,
+    ):
+        assert w.description and w.tooltip, w

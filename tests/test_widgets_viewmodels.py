@@ -1,0 +1,208 @@
+"""View-models are pure functions of a snapshot: tested here without any widget or browser."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, after
+from widgets import OffsetState, Replay, demo_lab, take_snapshot
+from widgets.event_log import event_log_model, event_log_text
+from widgets.lock_view import lock_view_model, lock_view_text
+from widgets.queue_view import queue_view_model, queue_view_text
+from widgets.retry_timeline import retry_timeline_model, retry_timeline_text
+from widgets.snapshot import LockSnap, ScheduleLevelSnap
+from widgets.topology_view import topology_model, topology_text
+from widgets.tree_map_view import format_keys, tree_map_view_model, tree_map_view_text
+
+
+def slow_first_lab() -> Lab:
+    """Three messages on one queue; M0001's listener takes 2 s, the others return at once."""
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    producer = lab.add_producer("pg")
+
+    def listener(msgs, ctx):
+        if msgs[0].msg_id == "M0001":
+            return after("2s", ConsumeConcurrentlyStatus.CONSUME_SUCCESS)
+        return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=listener, name="c1")
+    for i in range(3):
+        lab.at(1000 + 10 * i, producer.send, Message("TopicTest", f"b{i}"))
+    return lab
+
+
+def at(factory, k: int):
+    replay = Replay(factory)
+    replay.seek(k)
+    return replay.snapshot()
+
+
+def test_format_keys_stars_the_commit_key():
+    """The key that will be committed is starred, others printed plainly."""
+    assert format_keys((12, 13, 15, 18), 15) == "[12, 13, *15, 18]"
+    assert format_keys((), None) == "[]"
+
+
+def test_slow_message_pins_the_committed_offset():
+    """While M0001 is in its listener, M0002 and M0003 are acked but the TreeMap still holds offset 0."""
+    snap = at(slow_first_lab, 20)
+    assert snap.now_ms == 1020
+    vm = queue_view_model(snap, kinds=("business",))
+    row = vm.rows[0]
+    assert [(c.offset, c.msg_id, c.state) for c in row.cells] == [
+        (0, "M0001", OffsetState.CONSUMING),
+        (1, "M0002", OffsetState.ACKED),
+        (2, "M0003", OffsetState.ACKED),
+    ]
+    assert (row.consumer_offset, row.broker_offset, row.max_offset) == (0, None, 3)
+    assert queue_view_text(vm).splitlines()[0] == "TopicTest@broker-a:0 [cg] >0:C 1:A 2:A | consumer=0 broker=- max=3"
+    trees = tree_map_view_model(snap, include_empty=False)
+    assert tree_map_view_text(trees) == "c1 TopicTest@broker-a:0 msg_tree_map=[*0] commit→0"
+
+
+def test_offset_moves_once_the_slow_message_returns():
+    """At 3000 ms M0001 returns; the offset store jumps from 0 to 3."""
+    snap = at(slow_first_lab, 22)
+    assert snap.now_ms == 3000
+    line = queue_view_text(queue_view_model(snap, kinds=("business",))).splitlines()[0]
+    assert line == "TopicTest@broker-a:0 [cg] 0:A 1:A 2:A | consumer=3 broker=- max=3"
+    assert tree_map_view_model(snap, include_empty=False) == ()
+
+
+def test_pulled_state_before_delivery():
+    """Right after the pull and before the consume thread runs, offset 0 is PULLED."""
+    snap = at(slow_first_lab, 7)
+    assert snap.queue("TopicTest@broker-a:0").cells[0].state_for("cg") is OffsetState.PULLED
+
+
+def test_failed_message_is_sent_back_and_parked_at_level_3():
+    """demo_lab at position 12: M0001 sent back, parked in SCHEDULE_TOPIC_XXXX queue 2, due at 11 000 ms."""
+    snap = at(demo_lab, 12)
+    assert snap.now_ms == 1000
+    assert snap.queue("TopicTest@broker-a:0").cells[0].state_for("cg") is OffsetState.SENT_BACK
+    assert snap.brokers[0].schedule == (ScheduleLevelSnap("broker-a", 3, 10_000, 1, (("M0001", 11_000),)),)
+    cell = snap.queue("SCHEDULE_TOPIC_XXXX@broker-a:2").cells[0]
+    assert (cell.msg_id, cell.state_for("(schedule)")) == ("M0001", OffsetState.STORED)
+
+
+def test_dead_letter_end_state():
+    """At the end: 16 retry-queue offsets all sent back, M0001 in %DLQ%cg, every schedule level drained."""
+    replay = Replay(demo_lab)
+    assert replay.run_to_end() == 175
+    snap = replay.snapshot()
+    retry = snap.queue("%RETRY%cg@broker-a:0")
+    assert [c.state_for("cg") for c in retry.cells] == [OffsetState.SENT_BACK] * 16
+    assert {c.msg_id for c in retry.cells} == {"M0001"}
+    assert [c.msg_id for c in snap.queue("%DLQ%cg@broker-a:0").cells] == ["M0001"]
+    assert [lvl.level for lvl in snap.brokers[0].schedule] == list(range(3, 19))
+    assert all(lvl.pending == 0 for lvl in snap.brokers[0].schedule)
+
+
+def test_retry_timeline_model_matches_the_default_schedule():
+    """17 deliveries, 16 hops, 16 waits at levels 3..18, DLQ at 17 140 000 ms after first store."""
+    replay = Replay(demo_lab)
+    replay.run_to_end()
+    vm = retry_timeline_model(replay.snapshot())
+    assert vm.lanes == ("M0001", "M0002", "M0003")
+    assert vm.origins_ms == (1000, 1010, 1020)
+    assert Counter(m.kind for m in vm.marks if m.lane == 0) == {
+        "delivered": 17,
+        "consumed_failed": 17,
+        "retry_hop": 16,
+        "dead_lettered": 1,
+    }
+    assert [w.level for w in vm.waits] == list(range(3, 19))
+    deliveries = [m.t_ms // 1000 for m in vm.marks if m.lane == 0 and m.kind == "delivered"]
+    assert deliveries == [0, 10, 40, 100, 220, 400, 640, 940, 1300, 1720, 2200, 2740, 3340, 4540, 6340, 9940, 17140]
+    assert [m.t_ms for m in vm.marks if m.kind == "dead_lettered"] == [17_140_000]
+    text = retry_timeline_text(vm).splitlines()
+    assert text[0].startswith("M0001: D@0 ms ✗@0 ms wait L3 0 ms→10 s →RETRY@10 s D@10 s ✗@10 s wait L4")
+    assert text[0].endswith("DLQ@4 h 45 m 40 s")
+    assert text[1:] == ["M0002: D@0 ms ✓@0 ms", "M0003: D@0 ms ✓@0 ms"]
+    assert retry_timeline_model(replay.snapshot(), only_retried=True).lanes == ("M0001",)
+    assert retry_timeline_model(replay.snapshot(), max_lanes=1).hidden == 2
+
+
+def test_retry_timeline_pending_wait_ends_at_due_time():
+    """A message still parked shows a pending wait that ends at its due time."""
+    vm = retry_timeline_model(at(demo_lab, 12))
+    assert [(w.start_ms, w.end_ms, w.level, w.done) for w in vm.waits] == [(0, 10_000, 3, False)]
+
+
+def test_event_log_filters():
+    """Filters combine; the last row of an unfiltered log is the current event."""
+    snap = at(demo_lab, 12)
+    vm = event_log_model(snap, kind="send_back")
+    assert (vm.matched, vm.total) == (1, 12)
+    assert [(r.seq, r.msg_id) for r in vm.rows] == [(11, "M0001")]
+    assert event_log_text(vm).splitlines()[0] == "1 of 12 events"
+    full = event_log_model(snap, limit=3)
+    assert [(r.seq, r.kind, r.current) for r in full.rows] == [
+        (10, "scheduled", False),
+        (11, "send_back", False),
+        (12, "offset_updated", True),
+    ]
+    assert event_log_model(snap, msg_id="M0001", actor="broker-a").matched == 2
+    assert "consumer:c1" in full.actors and "schedule:broker-a" in full.actors
+
+
+def test_lock_view_orderly():
+    """After the first lockAll renewal (1000 ms) each queue is held by c1 with 60 s left."""
+    replay = Replay(lambda: demo_lab(orderly=True, listener="fail_twice"))
+    assert replay.jump_to_next("lock_renewed")
+    assert (replay.position, replay.lab.now) == (9, 1000)
+    vm = lock_view_model(replay.snapshot())
+    assert vm.broker[1] == LockSnap("broker-a", "cg", "TopicTest@broker-a:0", "c1", 60_000, False, 1)
+    assert [c.queue for c in vm.clients] == ["%RETRY%cg@broker-a:0", "TopicTest@broker-a:0", "TopicTest@broker-a:1"]
+    assert all(c.locked and c.trusted and c.lock_age_ms == 0 for c in vm.clients)
+    assert lock_view_text(vm).splitlines()[2] == "  TopicTest@broker-a:0 [cg] → c1 (1 m left, renewed 1×)"
+
+
+def test_orderly_suspend_keeps_message_in_tree_map():
+    """Orderly SUSPEND puts M0001 back in msg_tree_map; the commit stays at offset 0."""
+    snap = at(lambda: demo_lab(orderly=True, listener="fail_twice"), 16)
+    assert snap.events[-1].kind.value == "suspended"
+    rows = tree_map_view_model(snap, include_empty=False)
+    assert tree_map_view_text(rows) == ("c1 TopicTest@broker-a:0 msg_tree_map=[*0] consuming=[] locked=yes commit→0")
+
+
+def test_topology_active_edges():
+    """At position 12 the last five events light up delivery, send-back and the hop into level 3."""
+    vm = topology_model(at(demo_lab, 12), window=5)
+    active = [line for line in topology_text(vm).splitlines() if "==>" in line]
+    assert active == [
+        "cg:cg ==> topic:%RETRY%cg",
+        "queue:TopicTest@broker-a:0 ==> cg:cg",
+        "topic:%RETRY%cg ==> queue:SCHEDULE_TOPIC_XXXX@broker-a:2",
+    ]
+    kinds = Counter(kind for _, kind, _, _ in vm.nodes)
+    assert kinds == {
+        "namesrv": 1,
+        "broker": 1,
+        "producer": 1,
+        "consumer": 1,
+        "topic": 1,
+        "retry": 1,
+        "schedule": 1,
+        "queue": 4,
+    }
+
+
+def test_snapshot_without_index_equals_incremental():
+    """A fresh fold and an incremental fold of the same trace give equal snapshots."""
+    replay = Replay(demo_lab)
+    replay.seek(20)
+    replay.snapshot()
+    replay.seek(40)
+    assert replay.snapshot() == take_snapshot(replay.lab)
+
+
+@pytest.mark.parametrize("bad", ["TopicTest@broker-a:9", "nope"])
+def test_unknown_queue_names_the_known_ones(bad):
+    """Looking up a queue that does not exist says which ones do."""
+    with pytest.raises(KeyError, match="TopicTest@broker-a:0"):
+        at(demo_lab, 12).queue(bad)

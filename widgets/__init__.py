@@ -1,0 +1,41 @@
+"""Views for rmqlab: a step-through controller and animated views, built from immutable snapshots.
+
+Layers: :func:`take_snapshot` copies a Lab into frozen plain data; each view is a pure function
+snapshot → view-model plus a thin ipywidgets/plotly renderer and a plain-text rendering; the
+:class:`Controller` moves through a run by deterministic replay of a Lab factory; the
+:class:`Dashboard` puts them together with scenario knobs. ``rmqlab`` never imports this package.
+"""
+
+from __future__ import annotations
+
+from .controller import Controller
+from .dashboard import Dashboard
+from .demo import DEMO_KNOB_OPTIONS, DEMO_KNOBS, demo_lab
+from .event_log import EventLog
+from .lock_view import LockView
+from .queue_view import QueueView
+from .replay import Replay, ReplayError
+from .retry_timeline import RetryTimeline
+from .snapshot import LabSnapshot, OffsetState, TraceIndex, take_snapshot
+from .topology_view import TopologyView
+from .tree_map_view import TreeMapView
+
+__all__ = [
+    "DEMO_KNOBS",
+    "DEMO_KNOB_OPTIONS",
+    "Controller",
+    "Dashboard",
+    "EventLog",
+    "LabSnapshot",
+    "LockView",
+    "OffsetState",
+    "QueueView",
+    "Replay",
+    "ReplayError",
+    "RetryTimeline",
+    "TopologyView",
+    "TraceIndex",
+    "TreeMapView",
+    "demo_lab",
+    "take_snapshot",
+]

@@ -1,0 +1,81 @@
+"""What every view shares: a debug Output that shows callback errors, and update-on-change."""
+
+from __future__ import annotations
+
+import functools
+import traceback
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import ipywidgets as W
+
+from .snapshot import LabSnapshot
+
+__all__ = ["SnapshotView", "guarded"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def guarded(owner: Any) -> Callable[[F], F]:
+    """Wrap a callback so an exception lands in ``owner.debug`` (an Output) and ``owner.errors``.
+
+    ipywidgets swallows exceptions raised inside observers and button handlers (they go to the
+    kernel log nobody reads); students must see them next to the widget instead.
+    """
+
+    def wrap(fn: F) -> F:
+        @functools.wraps(fn)
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except Exception as exc:
+                text = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}"
+                owner.errors.append(text)
+                owner.debug.append_stderr(text)
+                return None
+
+        return inner  # type: ignore[return-value]
+
+    return wrap
+
+
+class SnapshotView(W.VBox):
+    """A view: ``model(snapshot)`` is pure; ``render(model)`` touches widgets only when it changed."""
+
+    title = "view"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.debug = W.Output(layout=W.Layout(max_height="12em", overflow="auto"))
+        self.errors: list[str] = []
+        self.vm: Any = None
+        self.text = ""
+        self.snapshot: LabSnapshot | None = None
+        self.renders = 0
+        self.update = guarded(self)(self.update)  # type: ignore[method-assign]
+
+    def model(self, snap: LabSnapshot) -> Any:
+        raise NotImplementedError
+
+    def render(self, vm: Any) -> None:
+        raise NotImplementedError
+
+    def to_text(self, vm: Any) -> str:
+        raise NotImplementedError
+
+    def update(self, snap: LabSnapshot) -> None:
+        """Recompute the view-model; re-render only if it differs from the last one."""
+        self.snapshot = snap
+        vm = self.model(snap)
+        if vm == self.vm:
+            return
+        self.vm = vm
+        self.text = self.to_text(vm)
+        self.render(vm)
+        self.renders += 1
+
+    def refresh(self) -> None:
+        """Re-run the model on the last snapshot (after a UI option changed)."""
+        if self.snapshot is not None:
+            self.vm = None
+            self.update(self.snapshot)

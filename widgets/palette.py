@@ -1,0 +1,48 @@
+"""Colour-blind-safe colours (Okabe–Ito) plus a letter and a pattern per state, never colour alone."""
+
+from __future__ import annotations
+
+from .snapshot import OffsetState
+
+__all__ = ["OKABE_ITO", "STATE_GLYPH", "STATE_PATTERN", "STATE_STYLE", "state_legend"]
+
+OKABE_ITO = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+}
+"""Okabe & Ito (2008): eight colours distinguishable under the common colour-vision deficiencies."""
+
+STATE_STYLE: dict[OffsetState, str] = {
+    OffsetState.STORED: OKABE_ITO["sky_blue"],
+    OffsetState.PULLED: OKABE_ITO["yellow"],
+    OffsetState.CONSUMING: OKABE_ITO["orange"],
+    OffsetState.ACKED: OKABE_ITO["bluish_green"],
+    OffsetState.SENT_BACK: OKABE_ITO["vermillion"],
+}
+STATE_GLYPH: dict[OffsetState, str] = {
+    OffsetState.STORED: "S",
+    OffsetState.PULLED: "P",
+    OffsetState.CONSUMING: "C",
+    OffsetState.ACKED: "A",
+    OffsetState.SENT_BACK: "R",
+}
+"""One letter per state: the text rendering and the cell label (R = sent back to %RETRY%)."""
+STATE_PATTERN: dict[OffsetState, str] = {
+    OffsetState.STORED: "none",
+    OffsetState.PULLED: "radial-gradient(#0003 1px, transparent 1.5px) 0 0/5px 5px",
+    OffsetState.CONSUMING: "repeating-linear-gradient(90deg, #0004 0 2px, transparent 2px 5px)",
+    OffsetState.ACKED: "none",
+    OffsetState.SENT_BACK: "repeating-linear-gradient(45deg, #0005 0 2px, transparent 2px 6px)",
+}
+"""A CSS pattern on top of the colour, so states differ in greyscale too."""
+
+
+def state_legend() -> str:
+    """``S stored · P pulled · …`` — the key printed under every text rendering."""
+    return " · ".join(f"{STATE_GLYPH[s]} {s.value}" for s in OffsetState)
