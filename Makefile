@@ -1,6 +1,6 @@
 # Two entry points, both self-installing on a fresh machine with only Python 3.11 and pip:
 #   make lab   — opens JupyterLab on labs/
-#   make test  — runs the whole test suite (engine, widgets, notebooks under nbval, browser)
+#   make test  — runs the whole test suite (engine, widgets, notebooks under nbval)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -12,16 +12,18 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[lab,test,bench]'
 	touch $(STAMP)
 
-.PHONY: lab test lint bench student
+.PHONY: lab test bench student
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab --notebook-dir=labs
 
+# One pytest run: engine/widget tests plus every notebook in labs/ under nbval (strict).
+NBVAL_SANITIZE := $(wildcard labs/nbval_sanitize.cfg)
 test: $(STAMP)
-	$(PY) -m ruff check rmqlab widgets tests bench
-	$(PY) -m pytest
+	$(PY) -m ruff check rmqlab widgets tests bench labs
+	$(PY) -m pytest --nbval tests labs $(if $(NBVAL_SANITIZE),--nbval-sanitize-with $(NBVAL_SANITIZE))
 
 bench: $(STAMP)
 	$(PY) -m bench
 
 student: $(STAMP)
-	$(PY) -m rmqlab.student labs build/student-labs
+	$(PY) labs/make_student.py labs build/student-labs
