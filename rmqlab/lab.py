@@ -65,6 +65,14 @@ class Lab:
         self.errors: list[str] = []
         self._msg_counter = 0
 
+    def __repr__(self) -> str:
+        from .duration import format_duration
+
+        return (
+            f"Lab(seed={self.seed}, now={format_duration(self.now)}, brokers={sorted(self.brokers)}, "
+            f"consumers={sorted(self.consumers)}, events={len(self.trace)})"
+        )
+
     # ------------------------------------------------------------------ time
     @property
     def now(self) -> int:
@@ -245,8 +253,12 @@ class Lab:
         )
 
     def partition(self, client: str, broker: str, *, heal: bool = False) -> None:
-        """Cut (or heal) the link between a client and a broker."""
+        """Cut (or heal) the link between a client process (a consumer or producer name) and a broker."""
         self._broker(broker)
+        if not isinstance(client, str) or not client or "/" in client:
+            raise ConfigError(
+                "client", client, "a consumer or producer name (a process; its inner producer is cut too)"
+            )
         link = (client, broker)
         if heal:
             self.remoting.faults.partitions.discard(link)
