@@ -99,7 +99,11 @@ def execute(nb: nbformat.NotebookNode) -> None:
     """Run the notebook top to bottom in a fresh python3 kernel (as "Restart and run all" does)."""
     from nbclient import NotebookClient
 
-    NotebookClient(nb, kernel_name="python3", timeout=300, resources={"metadata": {"path": str(LABS)}}).execute()
+    # No widget state in the file: a Dashboard's plotly figures would add megabytes; a live kernel redraws them.
+    client = NotebookClient(
+        nb, kernel_name="python3", timeout=300, store_widget_state=False, resources={"metadata": {"path": str(LABS)}}
+    )
+    client.execute()
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             text = output.get("text", "") + str(output.get("data", {}).get("text/plain", ""))
@@ -233,6 +237,35 @@ def replay(seed):
 # %%
 check(answer_2, replay(SEED) == replay(SEED), "One virtual clock, a seeded RNG and a sequence number per event: no wall time.")
 # %% md
+## Watch it step by step
+That determinism is what the `Dashboard` is built on: it calls a factory for a fresh Lab, and Step / Step back /
+Jump replay it to any trace position. The tabs draw the queues, the ProcessQueue TreeMaps, the retry timeline,
+the topology, the locks and the event log. Every button has a method twin; below, the controller jumps to the
+first `consumed` event and the Queues and Events tabs print as text.
+# %%
+# NBVAL_IGNORE_OUTPUT — widget repr/model ids change every run
+from widgets.dashboard import Dashboard
+
+def tour_lab():
+    """The tiny run as a factory: two brokers, TopicTest × 4 queues each, c1, one message at 1 s."""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.add_broker("broker-b")
+    lab.create_topic("TopicTest", queues=4)
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_ok, name="c1")
+    lab.at("1s", producer.send, Message("TopicTest", "hello", tags="TagA", keys="k1"))
+    return lab
+
+dash = Dashboard(tour_lab, horizon="10s")
+dash
+# %%
+dash.controller.jump_to_next("consumed")
+tabs = {view.title: view.text for view in dash.views}
+print(dash.controller.clock_text)
+print(tabs["Queues"])
+print(tabs["Events"])
+# %% md
 ## Key points
 - `Lab` = clock + brokers + clients; everything happens at `lab.at(...)` times.
 - The trace is the single source of truth; every table in these labs is printed from it.
@@ -262,10 +295,15 @@ SEND = ("send_attempt", "send_result", "send_failed")
 # %% md
 ## A tiny run: broker-a dies after the route was cached
 # %%
-lab, p = cluster()
-lab.at("1s", p.send, Message("TopicTest", "warm-up"))
-lab.at("2s", lab.broker_down, "broker-a")
-lab.at("3s", p.send, Message("TopicTest", "m1"))
+def broker_a_dies():
+    """The route is cached by a warm-up send at 1 s, broker-a dies at 2 s, m1 is sent at 3 s."""
+    lab, p = cluster()
+    lab.at("1s", p.send, Message("TopicTest", "warm-up"))
+    lab.at("2s", lab.broker_down, "broker-a")
+    lab.at("3s", p.send, Message("TopicTest", "m1"))
+    return lab
+# %%
+lab = broker_a_dies()
 lab.run(until="5s")
 show_trace(lab.trace, *SEND)
 # %% md
@@ -337,6 +375,24 @@ stored = lab.trace.of_kind("stored")
 check(answer_3, len(stored), "The producer cannot tell 'not stored' from 'response lost', so it retries on broker-b: at-least-once.")
 # %% md
 Both copies carry the same id `M0001` (`UNIQ_KEY`): consumers deduplicate on it (or on business keys).
+# %% md
+## Watch it step by step
+The tiny run again, in a `Dashboard` (a replay of `broker_a_dies()`; Step / Step back / Jump move through the trace).
+Below, the controller seeks to the end of the run and the queue and event tabs print as text: M0002's attempt on
+broker-a fails, its retry is stored on broker-b.
+# %%
+# NBVAL_IGNORE_OUTPUT — widget repr/model ids change every run
+from widgets.dashboard import Dashboard
+
+dash = Dashboard(broker_a_dies, horizon="5s")
+dash
+# %%
+dash.controller.seek(dash.controller.end)
+tabs = {view.title: view.text for view in dash.views}
+print(dash.controller.clock_text)
+print(tabs["Queues"])
+print(tabs["Events"])
+# %% md
 ## Key points
 - SYNC: 1 + `retryTimesWhenSendFailed` attempts, another broker each time, no back-off.
 - One 3000 ms budget for all attempts: a timeout is not retried.
@@ -416,8 +472,13 @@ check(answer_1, len(lab.trace.of_kind("send_back")), "processConsumeResult treat
 ## Where a failed message goes: `%RETRY%<group>`
 `sendMessageBack` asks the broker (`CONSUMER_SEND_MSG_BACK`) to re-store it under `%RETRY%cg`, delayed.
 # %%
-lab, p, c = one_queue_lab(lambda m, ctx: RECONSUME_LATER if m[0].reconsume_times == 0 else CONSUME_SUCCESS)
-lab.at("1s", p.send, Message("TopicTest", "x"))
+def fails_once_lab():
+    """One message at 1 s; its first delivery fails, the retry succeeds."""
+    lab, p, c = one_queue_lab(lambda m, ctx: RECONSUME_LATER if m[0].reconsume_times == 0 else CONSUME_SUCCESS)
+    lab.at("1s", p.send, Message("TopicTest", "x"))
+    return lab
+# %%
+lab = fails_once_lab()
 lab.run(until="20s")
 show_trace(lab.trace, "delivered", "consumed", "send_back", "scheduled", "stored", msg_id="M0001")
 # %% md
@@ -456,6 +517,24 @@ check(answer_2, retry_copy.get("reconsume_times"), "The local +1s are in client 
 # %% md
 > **Common belief vs. the source.** "A failed send-back loses the message." — The client falls back to producing a
 > `%RETRY%` message; if that fails too it re-consumes locally every 5000 ms, keeping the offset pinned.
+# %% md
+## Watch it step by step
+`fails_once_lab()` in a `Dashboard`: Step / Play / Jump replay it. Below, the controller jumps to the moment the
+retry copy leaves `SCHEDULE_TOPIC_XXXX` (`delay_delivered`) and three tabs print as text.
+# %%
+# NBVAL_IGNORE_OUTPUT — widget repr/model ids change every run
+from widgets.dashboard import Dashboard
+
+dash = Dashboard(fails_once_lab, horizon="30s")
+dash
+# %%
+dash.controller.jump_to_next("delay_delivered")
+tabs = {view.title: view.text for view in dash.views}
+print(dash.controller.clock_text)
+print(tabs["Queues"])
+print(tabs["ProcessQueues"])
+print(tabs["Retry timeline"])
+# %% md
 ## Key points
 - Failure = `RECONSUME_LATER`, null, an exception, or `ackIndex` < size−1. Slowness is not a failure.
 - Failed → `%RETRY%<group>` via the broker, else via the client fallback, else a local retry after 5 s.
@@ -540,6 +619,24 @@ print(len(lab.trace.of_kind("delivered")), "deliveries; DLQ at", lab.trace.of_ki
 # %% md
 > **Common belief vs. the source.** "maxReconsumeTimes > 16 is treated as 16." — the configured value travels in every
 > send-back header; only the *delay level* is capped. max 20 → 21 deliveries, DLQ at 45 940 s ≈ 12 h 46 min.
+# %% md
+## Watch it step by step
+`failing_lab` in a `Dashboard` with a `max_reconsume_times` knob (set it, then Rebuild). Below, the controller
+jumps to the `dead_lettered` event and the retry timeline prints as text (one delivery per line): 17 deliveries,
+16 waits of levels 3..18.
+# %%
+# NBVAL_IGNORE_OUTPUT — widget repr/model ids change every run
+from widgets.dashboard import Dashboard
+
+dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="14h")
+dash
+# %%
+dash.controller.jump_to_next("dead_lettered")
+tabs = {view.title: view.text for view in dash.views}
+print(dash.controller.clock_text)
+print(tabs["Retry timeline"].replace(" D@", "\n  D@"))
+print(tabs["Queues"])
+# %% md
 ## Key points
 - Level = 3 + reconsumeTimes; the cap is 18 (2 h); the schedule runs in virtual time.
 - 16 retries = 17 deliveries over 17 140 s; more retries each wait 2 h.
@@ -560,11 +657,16 @@ def business(msgs, ctx):
     """Fails until the bug is fixed."""
     return CONSUME_SUCCESS if bug_fixed else RECONSUME_LATER
 
-lab = Lab(seed=SEED)
-lab.add_broker("broker-a")
-lab.create_topic("TopicTest", queues=1)
-p = lab.add_producer("pg")
-c = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=business, name="c1", max_reconsume_times=1)
+def refund_lab(listener, max_reconsume_times=1):
+    """One broker, a one-queue TopicTest, producer pg, consumer c1 of group cg."""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg")
+    c = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=listener, name="c1", max_reconsume_times=max_reconsume_times)
+    return lab, p, c
+
+lab, p, c = refund_lab(business)
 # %% md
 ## A tiny run: `max_reconsume_times=1`
 # %%
@@ -614,6 +716,29 @@ resent = [e for e in lab.trace.of_kind("delivered") if e.actor == "consumer:c1" 
 check(answer_2, resent[0].msg_id, "A re-send is a brand-new message (new UNIQ_KEY); keep business keys to deduplicate.")
 # %% md
 Fix first, re-send second: re-sending while the bug is still there just makes a new message that dies again.
+# %% md
+## Watch it step by step
+The tiny run (bug still in) as a `Dashboard` factory with a `max_reconsume_times` knob. Below, the controller
+jumps to the `dead_lettered` event; the queues and the retry timeline print as text.
+# %%
+# NBVAL_IGNORE_OUTPUT — widget repr/model ids change every run
+from widgets.dashboard import Dashboard
+
+def refund_fails(max_reconsume_times=1):
+    """The tiny run as a factory: `refund 17` at 1 s, and a listener that always fails."""
+    lab, p, _ = refund_lab(lambda msgs, ctx: RECONSUME_LATER, max_reconsume_times)
+    lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
+    return lab
+
+dash = Dashboard(refund_fails, knobs={"max_reconsume_times": 1}, horizon="2m")
+dash
+# %%
+dash.controller.jump_to_next("dead_lettered")
+tabs = {view.title: view.text for view in dash.views}
+print(dash.controller.clock_text)
+print(tabs["Queues"])
+print(tabs["Retry timeline"])
+# %% md
 ## Key points
 - DLQ when rt ≥ max (16 by default) or the listener sets delay level −1; name `%DLQ%<group>`, one queue.
 - Readable since 4.9.2, unsubscribed by default, deleted after 72 h like everything else.
@@ -679,6 +804,24 @@ again = [e for e in lab.trace.of_kind("delivered") if e.time_ms >= 40_000]
 check(answer_2, len(again), "Restart from the persisted low-water mark 1: slow, ok2, ok3 and ok4 are consumed again.")
 # %% md
 At-least-once, never at-most-once: make listeners idempotent.
+# %% md
+## Watch it step by step
+`five_messages()` in a `Dashboard`: scrub through the run and watch offset 1 pin the commit. Below, the controller
+steps until the virtual clock reaches 10 s (the tiny run's moment) and the TreeMap and queue tabs print as text.
+# %%
+# NBVAL_IGNORE_OUTPUT — widget repr/model ids change every run
+from widgets.dashboard import Dashboard
+
+dash = Dashboard(lambda: five_messages()[0], horizon="2m")
+dash
+# %%
+while dash.controller.snapshot.now_ms < 10_000 and dash.controller.step_once():
+    pass
+tabs = {view.title: view.text for view in dash.views}
+print(dash.controller.clock_text)
+print(tabs["ProcessQueues"])
+print(tabs["Queues"])
+# %% md
 ## Key points
 - Committed offset = smallest key in `msgTreeMap`; one slow message pins it (`consumeConcurrentlyMaxSpan` 2000 limits the damage).
 - Offsets reach the broker every 5 s (`persistConsumerOffsetInterval`) and on pulls; a crash loses the rest.
@@ -718,11 +861,16 @@ broker-a goes down at 5 s. Order 3's next event is sent at 10 s. How many attemp
 # %% exercise
 answer_1 = 1
 # %%
-lab, p = ordered_lab()
-for t in ("1s", "10s", "45s"):
-    for order_id in (3, 5):
-        lab.at(t, p.send_with_selector, Message("TopicTest", f"order {order_id} @ {t}"), by_order_id, order_id)
-lab.at("5s", lab.broker_down, "broker-a")
+def outage_lab():
+    """Orders 3 and 5 send at 1 s, 10 s and 45 s; broker-a goes down at 5 s."""
+    lab, p = ordered_lab()
+    for t in ("1s", "10s", "45s"):
+        for order_id in (3, 5):
+            lab.at(t, p.send_with_selector, Message("TopicTest", f"order {order_id} @ {t}"), by_order_id, order_id)
+    lab.at("5s", lab.broker_down, "broker-a")
+    return lab
+
+lab = outage_lab()
 lab.run(until="50s")
 show_trace(lab.trace, "send_attempt", "send_failed")
 # %%
@@ -740,6 +888,21 @@ where = {e.msg_id: f"TopicTest@{e.get('broker')}:{e.get('queue_id')}" for e in l
 print(where)
 # %%
 check(answer_2, where["M0005"], "3 % 4 = 3 on the shrunken list: order 3 moved queues, so events before and after the outage may interleave.")
+# %% md
+## Watch it step by step
+`outage_lab()` in a `Dashboard`. Below, the controller seeks to the end of the run (50 s) and the queue tab prints
+as text: order 3's events are split between `broker-a:3` and `broker-b:3`.
+# %%
+# NBVAL_IGNORE_OUTPUT — widget repr/model ids change every run
+from widgets.dashboard import Dashboard
+
+dash = Dashboard(outage_lab, horizon="50s")
+dash
+# %%
+dash.controller.seek(dash.controller.end)
+tabs = {view.title: view.text for view in dash.views}
+print(dash.controller.clock_text)
+print(tabs["Queues"])
 # %% md
 ## Key points
 - Selector sends: one attempt, same queue; a down broker means failed sends until the route changes.
@@ -820,6 +983,29 @@ got = [e for e in lab.trace.of_kind("lock_acquired") if e.actor == "consumer:c2"
 check(answer_2, got[0].time_ms // 1000, "c1 last renewed at 1 s, so the broker entry is expired after 61 s; c2 retries at its rebalances (11 + 20 k s): 71 s.")
 # %% md
 > **Common belief vs. the source.** "The broker lock expires after 30 s." — broker 60 s; 30 s is the client's own expiry.
+# %% md
+## Watch it step by step
+`orderly_lab` in a `Dashboard` with a `max_reconsume_times` knob. Below, the controller jumps to the second
+`suspended` event: `bad` (offset 1) is back in the TreeMap with `c` behind it, and the locks tab shows the broker
+lease and the client's own view of it.
+# %%
+# NBVAL_IGNORE_OUTPUT — widget repr/model ids change every run
+from widgets.dashboard import Dashboard
+
+def orderly_run(max_reconsume_times=3):
+    """orderly_lab as a zero-argument (knob-only) factory: the Lab alone."""
+    return orderly_lab(max_reconsume_times=max_reconsume_times)[0]
+
+dash = Dashboard(orderly_run, knobs={"max_reconsume_times": 3}, horizon="3m")
+dash
+# %%
+for _ in range(2):
+    dash.controller.jump_to_next("suspended")
+tabs = {view.title: view.text for view in dash.views}
+print(dash.controller.clock_text)
+print(tabs["ProcessQueues"])
+print(tabs["Locks"])
+# %% md
 ## Key points
 - Orderly failure = local retry after `suspendCurrentQueueTimeMillis`; unlimited by default; DLQ only with an explicit max.
 - Locks: broker lease 60 s, renewed every 20 s, client trusts it for 30 s.
@@ -838,7 +1024,7 @@ def fails_once(msgs, ctx):
     """Fail the first delivery, succeed on a retry."""
     return RECONSUME_LATER if msgs[0].reconsume_times == 0 else CONSUME_SUCCESS
 
-def two_consumers(model):
+def two_consumers_lab(model="CLUSTERING"):
     """One broker, 2 queues, consumers c1 and c2 of group cg in the given message model; one message at 1 s."""
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
@@ -847,7 +1033,11 @@ def two_consumers(model):
     for name in ("c1", "c2"):
         lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=fails_once, name=name, message_model=model)
     lab.at("1s", p.send, Message("TopicTest", "config changed"))
-    return lab.run(until="1m")
+    return lab
+
+def two_consumers(model):
+    """two_consumers_lab(model) run for its first minute."""
+    return two_consumers_lab(model).run(until="1m")
 # %% md
 ## A tiny run: CLUSTERING (the default)
 # %%
@@ -875,6 +1065,28 @@ check(answer_2, "%RETRY%cg" in topics, "copySubscription adds the retry topic on
 # %% md
 Offsets: CLUSTERING → on the broker (`RemoteBrokerOffsetStore`); BROADCASTING → a local file per client
 (`LocalFileOffsetStore`, `~/.rocketmq_offsets/<clientId>/<group>/offsets.json`).
+# %% md
+## Watch it step by step
+`two_consumers_lab` in a `Dashboard`; the `model` knob switches CLUSTERING / BROADCASTING (then Rebuild). Below,
+in BROADCASTING, the controller jumps to the first `broadcast_dropped` event and two tabs print as text.
+# %%
+# NBVAL_IGNORE_OUTPUT — widget repr/model ids change every run
+from widgets.dashboard import Dashboard
+
+dash = Dashboard(
+    two_consumers_lab,
+    knobs={"model": "BROADCASTING"},
+    knob_options={"model": ("CLUSTERING", "BROADCASTING")},
+    horizon="1m",
+)
+dash
+# %%
+dash.controller.jump_to_next("broadcast_dropped")
+tabs = {view.title: view.text for view in dash.views}
+print(dash.controller.clock_text)
+print(tabs["Queues"])
+print(tabs["ProcessQueues"])
+# %% md
 ## Key points
 - CLUSTERING: each message to one instance; failures go to `%RETRY%<group>`.
 - BROADCASTING: each message to every instance; failures are dropped.
@@ -896,7 +1108,7 @@ def payments(msgs, ctx):
         return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT
     return ConsumeOrderlyStatus.SUCCESS
 
-def deployed(**consumer_options):
+def deployed_lab(**consumer_options):
     """One queue, an orderly consumer, five payments at 1..5 s, the third one poisoned."""
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
@@ -905,7 +1117,11 @@ def deployed(**consumer_options):
     lab.add_consumer("pay-cg", subscribe={"Payments": "*"}, listener=payments, orderly=True, name="pay-1", **consumer_options)
     for i, body in enumerate(["p1", "p2", "bad-card", "p4", "p5"]):
         lab.at(f"{1 + i}s", p.send, Message("Payments", body))
-    return lab.run(until="10m")
+    return lab
+
+def deployed(**consumer_options):
+    """deployed_lab run for its first 10 minutes."""
+    return deployed_lab(**consumer_options).run(until="10m")
 # %% md
 ## A tiny look first: the first 12 deliveries
 # %%
@@ -941,6 +1157,24 @@ needed = next(n for n in range(20) if deliveries_of_bad_card(n)[0] == 6)
 check(answer_2, needed, "Orderly with max N gives N + 1 deliveries, then %RETRY% → %DLQ%pay-cg, and the queue moves on.")
 # %% md
 Then alert on `%DLQ%pay-cg` and re-send after fixing (notebook 04), within the 72 h retention.
+# %% md
+## Watch it step by step
+`deployed_lab` in a `Dashboard`; try the `max_reconsume_times` knob with your fix (then Rebuild). Below, as deployed,
+the controller jumps to the third `suspended` event: `bad-card` holds the queue and `p4`, `p5` wait behind it.
+# %%
+# NBVAL_IGNORE_OUTPUT — widget repr/model ids change every run
+from widgets.dashboard import Dashboard
+
+dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="10m")
+dash
+# %%
+for _ in range(3):
+    dash.controller.jump_to_next("suspended")
+tabs = {view.title: view.text for view in dash.views}
+print(dash.controller.clock_text)
+print(tabs["ProcessQueues"])
+print(tabs["Queues"])
+# %% md
 ## Key points
 - Read the trace: the same message id at a fixed 1 s interval on one queue = an orderly local retry loop.
 - The fix is configuration (`max_reconsume_times`), not code: the default is unlimited for orderly consumers.
