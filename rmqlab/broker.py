@@ -346,7 +346,9 @@ class Broker:
         properties.setdefault(PROPERTY_ORIGIN_MESSAGE_ID, origin_msg_id)
         inner = MessageExt(
             topic,
-            self.rng.randrange(1_000_000) % 1,
+            0
+            if topic != retry.topic_name or retry.write_queue_nums == 1
+            else self.rng.randrange(retry.write_queue_nums),
             original.msg_id,
             original.body,
             original.tags,

@@ -8,6 +8,7 @@ closes (they go down). Clients keep a *cached* copy, refreshed every 30 s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from .queue import MessageQueue
 
@@ -24,21 +25,25 @@ class QueueData:
     perm: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class TopicRouteData:
     """A topic's route: its per-broker queue data, sorted by broker name."""
 
     topic: str
     queue_datas: tuple[QueueData, ...]
 
-    def write_queues(self) -> list[MessageQueue]:
-        """``topicRouteData2TopicPublishInfo``: writable queues in route order."""
-        return [
+    @cached_property
+    def _write_queues(self) -> tuple[MessageQueue, ...]:
+        return tuple(
             MessageQueue(self.topic, q.broker_name, i)
             for q in self.queue_datas
             if q.perm & 2
             for i in range(q.write_queue_nums)
-        ]
+        )
+
+    def write_queues(self) -> list[MessageQueue]:
+        """``topicRouteData2TopicPublishInfo``: writable queues in route order (computed once per route)."""
+        return list(self._write_queues)
 
     def read_queues(self) -> list[MessageQueue]:
         """``topicRouteData2TopicSubscribeInfo``: readable queues (what rebalance allocates)."""
