@@ -176,9 +176,15 @@ class Lab:
                 consumer.register_message_listener_orderly(listener)
             else:
                 consumer.register_message_listener(listener)
+        if start is not True and start is not False:
+            parse_duration(start, "start")  # validate before anything is registered
         self.consumers[consumer.client_id] = consumer
         if start is True:
-            consumer.start()
+            try:
+                consumer.start()
+            except Exception:
+                del self.consumers[consumer.client_id]  # leave nothing half-applied
+                raise
         elif start is not False:
             self.at(start, consumer.start)
         return consumer

@@ -112,7 +112,10 @@ def test_importing_the_engine_loads_nothing_from_jupyter_and_stays_light() -> No
 
 
 def test_public_names_are_sorted_and_exported() -> None:
-    assert rmqlab.__all__ == sorted(rmqlab.__all__)
+    def isort_style(name: str) -> tuple[int, str]:  # ruff RUF022: CONSTANTS, then Classes, then functions
+        return (0 if name.isupper() else 1 if name[0].isupper() else 2, name)
+
+    assert rmqlab.__all__ == sorted(rmqlab.__all__, key=isort_style)
     public = {n for n in dir(rmqlab) if not n.startswith("_") and not isinstance(getattr(rmqlab, n), type(rmqlab))}
     assert set(rmqlab.__all__) == public - {"annotations"}
 
