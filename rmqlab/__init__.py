@@ -13,6 +13,7 @@ from .consumer import ConsumeFromWhere, DefaultMQPushConsumer, MessageModel
 from .delay import DEFAULT_MESSAGE_DELAY_LEVEL, DelayLevelTable
 from .duration import format_duration, parse_duration
 from .errors import ConfigError, RmqlabError, ScenarioError, SimulationError
+from .invariants import InvariantReport, Violation, check_invariants
 from .lab import Lab
 from .listener import (
     HANG,
@@ -32,6 +33,8 @@ from .producer import (
     SendStatus,
 )
 from .queue import MessageQueue
+from .report import build_report
+from .scenario import Scenario, load_scenario
 from .scheduler import Priority, Scheduler
 from .trace import EventKind, Trace, TraceEvent
 
@@ -52,6 +55,7 @@ __all__ = [
     "DefaultMQPushConsumer",
     "DelayLevelTable",
     "EventKind",
+    "InvariantReport",
     "Lab",
     "Message",
     "MessageExt",
@@ -60,6 +64,7 @@ __all__ = [
     "Priority",
     "PutMessageStatus",
     "RmqlabError",
+    "Scenario",
     "ScenarioError",
     "Scheduler",
     "ScriptedListener",
@@ -69,9 +74,13 @@ __all__ = [
     "SimulationError",
     "Trace",
     "TraceEvent",
+    "Violation",
     "after",
+    "build_report",
+    "check_invariants",
     "dlq_topic",
     "format_duration",
+    "load_scenario",
     "parse_duration",
     "retry_topic",
 ]

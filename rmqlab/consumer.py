@@ -304,7 +304,9 @@ class DefaultMQPushConsumer:
             mq_all = sorted(route.read_queues())
             if self.is_clustering:
                 cid_all = self._find_consumer_id_list(route)
-                if cid_all is None:
+                if not cid_all:
+                    # A restarted broker knows no consumers until their next heartbeat: the allocation strategy's
+                    # check throws on an empty list and rebalanceByTopic keeps the current queues.
                     continue
                 allocated = self.allocate(self.consumer_group, self.client_id, mq_all, cid_all)
             else:

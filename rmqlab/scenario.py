@@ -22,10 +22,7 @@ from functools import cache
 from importlib import resources
 from os import PathLike
 from pathlib import Path
-from typing import Any
-
-import jsonschema
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from .duration import parse_duration
 from .errors import ConfigError, ScenarioError
@@ -35,6 +32,9 @@ from .message import Message
 from .producer import SelectMessageQueueByHash
 from .queue import MessageQueue
 from .scheduler import Priority
+
+if TYPE_CHECKING:
+    import jsonschema
 
 __all__ = ["Scenario", "load_scenario", "scenario_schema", "validate_scenario"]
 
@@ -57,6 +57,9 @@ def scenario_schema() -> dict[str, Any]:
 
 @cache
 def _validator() -> jsonschema.Draft202012Validator:
+    # imported on first use: ``import rmqlab`` must stay light (jsonschema costs ~0.1 s to import)
+    import jsonschema
+
     return jsonschema.Draft202012Validator(scenario_schema())
 
 
@@ -338,7 +341,7 @@ def _plan(data: Mapping[str, Any]) -> _Plan:
         start: bool | int = False
         if spec.get("start", 0) is not None:
             start_ms = _duration(spec.get("start", 0), f"{path}.start")
-            _check_time(start_ms, run_until, f"{path}.start", spec["start"] if "start" in spec else 0)
+            _check_time(start_ms, run_until, f"{path}.start", spec.get("start", 0))
             start = True if start_ms == 0 else start_ms
         options = {
             k: v for k, v in spec.items() if k not in {"group", "name", "subscribe", "orderly", "start", "listener"}
@@ -372,8 +375,10 @@ def _plan(data: Mapping[str, Any]) -> _Plan:
         if kind == "broker_slow":
             _duration(fault["response_delay_ms"], f"{path}.response_delay_ms")
         if kind in LINK_FAULTS:
-            clients = [*consumer_names, *producer_names, *(f"{c}/inner" for c in consumer_names)]
-            _one_of(fault["client"], clients, f"{path}.client", "client (consumer, producer or '<consumer>/inner')")
+            # a consumer's inner (send-back fallback) producer shares its process, hence its links
+            _one_of(
+                fault["client"], [*consumer_names, *producer_names], f"{path}.client", "client (consumer or producer)"
+            )
         if kind in CONSUMER_FAULTS:
             _one_of(fault["consumer"], consumer_names, f"{path}.consumer", "consumer")
         if kind == "consumer_add":
@@ -468,6 +473,8 @@ class Scenario:
 
 
 def _read(path: Path) -> Any:
+    import yaml  # first use only, like jsonschema
+
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:

@@ -53,8 +53,19 @@ def test_cancelled_timers_are_skipped() -> None:
 
 @pytest.mark.parametrize(
     ("text", "ms"),
-    [(0, 0), (1500, 1500), ("250ms", 250), ("10s", 10_000), ("1m", 60_000), ("4h46m", 17_160_000),
-     ("4h45m40s", 17_140_000), ("2h", 7_200_000), ("1.5s", 1500), ("3d", 259_200_000), ("100", 100)],
+    [
+        (0, 0),
+        (1500, 1500),
+        ("250ms", 250),
+        ("10s", 10_000),
+        ("1m", 60_000),
+        ("4h46m", 17_160_000),
+        ("4h45m40s", 17_140_000),
+        ("2h", 7_200_000),
+        ("1.5s", 1500),
+        ("3d", 259_200_000),
+        ("100", 100),
+    ],
 )
 def test_parse_duration(text: int | str, ms: int) -> None:
     assert parse_duration(text) == ms
@@ -68,8 +79,15 @@ def test_parse_duration_rejects_bad_values_naming_the_parameter(bad: object) -> 
 
 @pytest.mark.parametrize(
     ("ms", "text"),
-    [(0, "0 ms"), (250, "250 ms"), (10_000, "10 s"), (1500, "1.500 s"), (65_000, "1 m 5 s"),
-     (17_140_000, "4 h 45 m 40 s"), (90_000_000, "1 d 1 h")],
+    [
+        (0, "0 ms"),
+        (250, "250 ms"),
+        (10_000, "10 s"),
+        (1500, "1.500 s"),
+        (65_000, "1 m 5 s"),
+        (17_140_000, "4 h 45 m 40 s"),
+        (90_000_000, "1 d 1 h"),
+    ],
 )
 def test_format_duration_reads_well_across_scales(ms: int, text: str) -> None:
     assert format_duration(ms) == text
@@ -81,8 +99,12 @@ def _retry_story(seed: int) -> str:
     lab.add_broker("broker-b")
     lab.create_topic("T", queues=3)
     producer = lab.add_producer("pg")
-    lab.add_consumer("cg", subscribe={"T": "*"}, name="c1",
-                     listener=lambda m, c: C.RECONSUME_LATER if m[0].reconsume_times < 2 else C.CONSUME_SUCCESS)
+    lab.add_consumer(
+        "cg",
+        subscribe={"T": "*"},
+        name="c1",
+        listener=lambda m, c: C.RECONSUME_LATER if m[0].reconsume_times < 2 else C.CONSUME_SUCCESS,
+    )
     lab.add_consumer("cg", subscribe={"T": "*"}, name="c2", listener=lambda m, c: C.CONSUME_SUCCESS, start="15s")
     for i in range(20):
         lab.at(i * 700, producer.send, Message("T", f"m{i}", keys=f"k{i}"))
@@ -160,14 +182,22 @@ def test_dlq_is_created_with_one_readable_queue_since_4_9_2() -> None:
 @pytest.mark.parametrize(
     ("call", "fragment"),
     [
-        (lambda lab: lab.add_consumer("cg", subscribe={"T": "*"}, listener=print, consume_message_batch_max_size=0),
-         "consume_message_batch_max_size=0 is not allowed: expected an int in 1..1024"),
-        (lambda lab: lab.add_consumer("cg", subscribe={"T": "*"}, listener=print, max_reconsume_times=-2),
-         "max_reconsume_times=-2 is not allowed"),
-        (lambda lab: lab.add_consumer("cg", subscribe={"NOPE": "*"}, listener=print),
-         "topic='NOPE' is not allowed: expected a topic created with lab.create_topic"),
-        (lambda lab: lab.add_consumer("cg", subscribe={"T": "*"}, listener=print, message_model="P2P"),
-         "message_model='P2P' is not allowed: expected one of CLUSTERING, BROADCASTING"),
+        (
+            lambda lab: lab.add_consumer("cg", subscribe={"T": "*"}, listener=print, consume_message_batch_max_size=0),
+            "consume_message_batch_max_size=0 is not allowed: expected an int in 1..1024",
+        ),
+        (
+            lambda lab: lab.add_consumer("cg", subscribe={"T": "*"}, listener=print, max_reconsume_times=-2),
+            "max_reconsume_times=-2 is not allowed",
+        ),
+        (
+            lambda lab: lab.add_consumer("cg", subscribe={"NOPE": "*"}, listener=print),
+            "topic='NOPE' is not allowed: expected a topic created with lab.create_topic",
+        ),
+        (
+            lambda lab: lab.add_consumer("cg", subscribe={"T": "*"}, listener=print, message_model="P2P"),
+            "message_model='P2P' is not allowed: expected one of CLUSTERING, BROADCASTING",
+        ),
         (lambda lab: lab.add_producer("pg", send_msg_timeout="-3s"), "send_msg_timeout='-3s' is not allowed"),
         (lambda lab: lab.add_producer("pg", retry_times_when_send_failed=-1), "retry_times_when_send_failed=-1"),
         (lambda lab: lab.create_topic("T2", brokers=["broker-z"]), "brokers='broker-z' is not allowed"),
@@ -175,7 +205,10 @@ def test_dlq_is_created_with_one_readable_queue_since_4_9_2() -> None:
         (lambda lab: lab.at(-5, print), "time=-5 is not allowed"),
         (lambda lab: lab.broker_down("broker-z"), "broker='broker-z' is not allowed: expected one of ['broker-a']"),
         (lambda lab: lab.set_broker_fault("broker-a", put_status="LOST"), "put_status='LOST' is not allowed"),
-        (lambda lab: lab.brokers["broker-a"].delay_levels.delay_ms(19), "delay_level=19 is not allowed: expected an int in 1..18"),
+        (
+            lambda lab: lab.brokers["broker-a"].delay_levels.delay_ms(19),
+            "delay_level=19 is not allowed: expected an int in 1..18",
+        ),
     ],
 )
 def test_invalid_options_name_the_parameter_and_what_is_allowed(call, fragment: str) -> None:

@@ -22,14 +22,19 @@ def delivered(lab: Lab) -> list[tuple[int, str, int]]:
 def test_suspend_retries_the_same_message_at_the_configured_interval() -> None:
     lab, producer = orderly_lab()
     listener = lambda msgs, ctx: O.SUSPEND_CURRENT_QUEUE_A_MOMENT if msgs[0].reconsume_times < 2 else O.SUCCESS  # noqa: E731
-    lab.add_consumer("og", subscribe={"ORD": "*"}, listener=listener, orderly=True,
-                     suspend_current_queue_time_millis=500)
+    lab.add_consumer(
+        "og", subscribe={"ORD": "*"}, listener=listener, orderly=True, suspend_current_queue_time_millis=500
+    )
     lab.at("2s", producer.send, Message("ORD", "a"))
     lab.at("2s", producer.send, Message("ORD", "b"))
     lab.run(until="10s")
     assert delivered(lab) == [
-        (2000, "M0001", 0), (2500, "M0001", 1), (3000, "M0001", 2),
-        (3000, "M0002", 0), (3500, "M0002", 1), (4000, "M0002", 2),
+        (2000, "M0001", 0),
+        (2500, "M0001", 1),
+        (3000, "M0001", 2),
+        (3000, "M0002", 0),
+        (3500, "M0002", 1),
+        (4000, "M0002", 2),
     ]
     assert [e.get("retry_in_ms") for e in lab.trace.of_kind(K.SUSPENDED)] == [500, 500, 500, 500]
     assert lab.brokers["broker-a"].consumer_offsets[("og", "ORD", 0)] == 2
@@ -52,8 +57,13 @@ def test_orderly_default_retries_forever_and_blocks_the_queue() -> None:
 
 def test_orderly_past_an_explicit_max_goes_to_dlq_via_retry_topic_and_the_queue_moves_on() -> None:
     lab, producer = orderly_lab()
-    lab.add_consumer("og", subscribe={"ORD": "*"}, listener=lambda m, c: O.SUSPEND_CURRENT_QUEUE_A_MOMENT
-                     if m[0].body == "poison" else O.SUCCESS, orderly=True, max_reconsume_times=2)
+    lab.add_consumer(
+        "og",
+        subscribe={"ORD": "*"},
+        listener=lambda m, c: O.SUSPEND_CURRENT_QUEUE_A_MOMENT if m[0].body == "poison" else O.SUCCESS,
+        orderly=True,
+        max_reconsume_times=2,
+    )
     lab.at("2s", producer.send, Message("ORD", "poison"))
     lab.at("2s", producer.send, Message("ORD", "next"))
     lab.run(until="1m")
@@ -69,15 +79,16 @@ def test_orderly_past_an_explicit_max_goes_to_dlq_via_retry_topic_and_the_queue_
 
 
 def test_lock_taken_at_rebalance_and_renewed_every_20_s() -> None:
-    lab, producer = orderly_lab()
+    lab, _ = orderly_lab()
     lab.add_consumer("og", subscribe={"ORD": "*"}, listener=lambda m, c: O.SUCCESS, orderly=True, name="c1")
     lab.run(until="62s")
     acquired = [(e.time_ms, e.get("queue")) for e in lab.trace.of_kind(K.LOCK_ACQUIRED)]
     assert acquired == [(0, "%RETRY%og@broker-a:0"), (0, "ORD@broker-a:0")]  # the retry queue is orderly-locked too
     renewed = sorted({e.time_ms for e in lab.trace.of_kind(K.LOCK_RENEWED) if e.get("queue") == "ORD@broker-a:0"})
     assert renewed == [1000, 21_000, 41_000, 61_000]
-    holder, left = lab.brokers["broker-a"].lock_manager.holder("og", next(iter(
-        mq for mq in lab.consumers["c1"].process_queue_table if mq.topic == "ORD")))
+    holder, left = lab.brokers["broker-a"].lock_manager.holder(
+        "og", next(iter(mq for mq in lab.consumers["c1"].process_queue_table if mq.topic == "ORD"))
+    )
     assert (holder, left) == ("c1", 59_000)
 
 
@@ -85,21 +96,35 @@ def test_a_crashed_holder_blocks_the_queue_until_the_broker_lock_expires_60_s_la
     """Broker lock 60 s, not 30 s: the survivor cannot lock the crashed consumer's queue before then."""
     lab, producer = orderly_lab()
     lab.add_consumer("og", subscribe={"ORD": "*"}, listener=lambda m, c: O.SUCCESS, orderly=True, name="c1")
-    lab.add_consumer("og", subscribe={"ORD": "*"}, listener=lambda m, c: O.SUCCESS, orderly=True, name="c2",
-                     start="5s")
+    lab.add_consumer("og", subscribe={"ORD": "*"}, listener=lambda m, c: O.SUCCESS, orderly=True, name="c2", start="5s")
     lab.at("30s", lambda: lab.consumers["c1"].crash())
     for t in range(30, 120, 10):
         lab.at(f"{t}s", producer.send, Message("ORD", f"m{t}"))
     lab.run(until="3m")
-    c2_locks = [e.time_ms for e in lab.trace.of_kind(K.LOCK_ACQUIRED) if e.actor == "consumer:c2" and e.get("queue") == "ORD@broker-a:0"]
-    expired = [(e.time_ms, e.get("previous_holder")) for e in lab.trace.of_kind(K.LOCK_EXPIRED)
-               if e.get("queue") == "ORD@broker-a:0"]
+    c2_locks = [
+        e.time_ms
+        for e in lab.trace.of_kind(K.LOCK_ACQUIRED)
+        if e.actor == "consumer:c2" and e.get("queue") == "ORD@broker-a:0"
+    ]
+    expired = [
+        (e.time_ms, e.get("previous_holder"))
+        for e in lab.trace.of_kind(K.LOCK_EXPIRED)
+        if e.get("queue") == "ORD@broker-a:0"
+    ]
     # c1 last renewed the lock at 21 s; it expires once more than 60 s have passed: first refused at 81 s
     assert expired[0][1] == "c1" and expired[0][0] > 81_000
     assert c2_locks and c2_locks[0] == expired[0][0]
-    first_c2 = min(e.time_ms for e in lab.trace.of_kind(K.DELIVERED) if e.actor == "consumer:c2" and e.get("queue") == "ORD@broker-a:0")
+    first_c2 = min(
+        e.time_ms
+        for e in lab.trace.of_kind(K.DELIVERED)
+        if e.actor == "consumer:c2" and e.get("queue") == "ORD@broker-a:0"
+    )
     assert first_c2 >= expired[0][0]
-    bodies = [e.msg_id for e in lab.trace.of_kind(K.CONSUMED) if e.get("status") == "SUCCESS" and e.get("queue") == "ORD@broker-a:0"]
+    bodies = [
+        e.msg_id
+        for e in lab.trace.of_kind(K.CONSUMED)
+        if e.get("status") == "SUCCESS" and e.get("queue") == "ORD@broker-a:0"
+    ]
     assert sorted(set(bodies)) == [f"M{n:04d}" for n in range(1, 10)]
 
 
@@ -118,9 +143,16 @@ def test_suspend_time_is_validated() -> None:
 
     from rmqlab import ConfigError
 
-    with pytest.raises(ConfigError, match=r"suspend_current_queue_time_millis=5 is not allowed: expected an int in 10\.\.30000"):
-        lab.add_consumer("og", subscribe={"ORD": "*"}, listener=lambda m, c: O.SUCCESS, orderly=True,
-                         suspend_current_queue_time_millis=5)
+    with pytest.raises(
+        ConfigError, match=r"suspend_current_queue_time_millis=5 is not allowed: expected an int in 10\.\.30000"
+    ):
+        lab.add_consumer(
+            "og",
+            subscribe={"ORD": "*"},
+            listener=lambda m, c: O.SUCCESS,
+            orderly=True,
+            suspend_current_queue_time_millis=5,
+        )
     assert lab.consumers == {}  # nothing half-applied
 
 
@@ -134,8 +166,11 @@ def test_lock_expiry_race_two_consumers_process_one_queue() -> None:
     lab.at("11s", producer.send, Message("ORD", "next"))
     lab.at("12s", lab.partition, "c1", "broker-a")
     lab.run(until="5m")
-    ord_events = [(e.time_ms, e.kind.value, e.actor, e.msg_id) for e in lab.trace
-                  if e.get("queue") == "ORD@broker-a:0" and e.kind in (K.DELIVERED, K.CONSUMED, K.LOCK_EXPIRED)]
+    ord_events = [
+        (e.time_ms, e.kind.value, e.actor, e.msg_id)
+        for e in lab.trace
+        if e.get("queue") == "ORD@broker-a:0" and e.kind in (K.DELIVERED, K.CONSUMED, K.LOCK_EXPIRED)
+    ]
     assert ord_events == [
         (10_000, "delivered", "consumer:c1", "M0001"),
         (130_000, "lock_expired", "broker-a", None),  # c1's channel expired (no heartbeat for > 120 s)

@@ -285,3 +285,13 @@ def test_dlq_messages_expire_after_72_h_like_any_other(lab: Lab) -> None:
     dlq = broker.find_consume_queue("%DLQ%cg", 0)
     assert (dlq.min_offset, dlq.max_offset) == (1, 1)
     assert broker.commit_log.live() == []
+
+
+def test_a_restarted_broker_with_no_heartbeats_yet_does_not_empty_the_allocation(lab2: Lab) -> None:
+    """The allocation check throws on an empty consumer list, so rebalance keeps the queues it has."""
+    lab2.add_consumer("cg", subscribe={"T": "*"}, listener=always(C.CONSUME_SUCCESS), name="c1")
+    lab2.at("5s", lab2.broker_down, "broker-a")
+    lab2.at("20s", lab2.broker_up, "broker-a")
+    lab2.run(until="2m")
+    removed = [e for e in lab2.trace.of_kind(K.REBALANCED) if e.get("removed") and e.time_ms >= 20_000]
+    assert removed == []

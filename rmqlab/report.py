@@ -1,0 +1,172 @@
+"""What a run did, as data (:func:`build_report`) and as a readable timeline (:func:`format_timeline`).
+
+Both are pure functions of a :class:`Lab`: they read its trace and broker state and change nothing,
+so a notebook, the command line and the golden-example tests all see the same numbers. Events are
+paired the way RocketMQ's own logs would have to be read: a DELIVERED event with the CONSUMED event
+of the same consumer, queue, queue offset and message id (first unmatched one first), a SEND_ATTEMPT
+with the SEND_RESULT of the same producer, message id and attempt number.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from .duration import format_duration
+from .queue import MessageQueue
+from .trace import EventKind, TraceEvent
+
+if TYPE_CHECKING:
+    from .lab import Lab
+
+__all__ = ["TIMELINE_KINDS", "build_report", "format_event", "format_timeline"]
+
+
+def _client(actor: str) -> str:
+    """``consumer:c1`` → ``c1``; ``producer:pg`` → ``pg`` (the name used in the scenario file)."""
+    return actor.partition(":")[2] or actor
+
+
+def deliveries(lab: Lab) -> list[dict[str, Any]]:
+    """Every listener call per message, with the status of its matching CONSUMED event (or ``None``)."""
+    rows: list[dict[str, Any]] = []
+    waiting: dict[tuple[Any, ...], deque[dict[str, Any]]] = defaultdict(deque)
+    for event in lab.trace.of_kind(EventKind.DELIVERED, EventKind.CONSUMED):
+        key = (event.actor, event.get("queue"), event.get("queue_offset"), event.msg_id)
+        if event.kind is EventKind.DELIVERED:
+            row = {
+                "time_ms": event.time_ms,
+                "msg_id": event.msg_id,
+                "topic": event.get("topic"),
+                "queue": event.get("queue"),
+                "reconsume_times": event.get("reconsume_times"),
+                "consumer": _client(event.actor),
+                "group": event.get("group"),
+                "status": None,
+            }
+            rows.append(row)
+            waiting[key].append(row)
+        elif waiting[key]:
+            waiting[key].popleft()["status"] = event.get("status")
+    return rows
+
+
+def send_attempts(lab: Lab) -> list[dict[str, Any]]:
+    """Every producer attempt (application and consumer-inner producers) with its outcome (or ``None``)."""
+    rows: list[dict[str, Any]] = []
+    waiting: dict[tuple[Any, ...], deque[dict[str, Any]]] = defaultdict(deque)
+    for event in lab.trace.of_kind(EventKind.SEND_ATTEMPT, EventKind.SEND_RESULT):
+        key = (event.actor, event.msg_id, event.get("attempt"))
+        if event.kind is EventKind.SEND_ATTEMPT:
+            row = {
+                "time_ms": event.time_ms,
+                "producer": _client(event.actor),
+                "msg_id": event.msg_id,
+                "topic": event.get("topic"),
+                "mode": event.get("mode"),
+                "broker": event.get("broker"),
+                "queue_id": event.get("queue_id"),
+                "attempt": event.get("attempt"),
+                "outcome": None,
+            }
+            rows.append(row)
+            waiting[key].append(row)
+        elif waiting[key]:
+            waiting[key].popleft()["outcome"] = event.get("outcome")
+    return rows
+
+
+def dead_letters(lab: Lab) -> dict[str, list[dict[str, Any]]]:
+    """Group → messages written to ``%DLQ%<group>``, in the order they arrived."""
+    dlq: dict[str, list[dict[str, Any]]] = {}
+    for event in lab.trace.of_kind(EventKind.DEAD_LETTERED):
+        dlq.setdefault(event.get("group"), []).append(
+            {
+                "msg_id": event.msg_id,
+                "reconsume_times": event.get("reconsume_times"),
+                "original_topic": event.get("original_topic"),
+            }
+        )
+    return {group: dlq[group] for group in sorted(dlq)}
+
+
+def committed_offsets(lab: Lab) -> dict[str, dict[str, int]]:
+    """Group → ``TOPIC@BROKER:QID`` → the offset the *broker* holds (what a restarted consumer resumes from)."""
+    offsets: dict[str, dict[str, int]] = defaultdict(dict)
+    for name in sorted(lab.brokers):
+        for (group, topic, queue_id), offset in lab.brokers[name].consumer_offsets.items():
+            offsets[group][str(MessageQueue(topic, name, queue_id))] = offset
+    return {group: dict(sorted(offsets[group].items())) for group in sorted(offsets)}
+
+
+def stored_counts(lab: Lab) -> dict[str, int]:
+    """Topic → messages kept in every broker's CommitLog (business, %RETRY%, SCHEDULE_TOPIC_XXXX, %DLQ%)."""
+    counts: dict[str, int] = defaultdict(int)
+    for broker in lab.brokers.values():
+        for msg in broker.commit_log.live():
+            counts[msg.topic] += 1
+    return dict(sorted(counts.items()))
+
+
+def build_report(lab: Lab) -> dict[str, Any]:
+    """The run as one JSON-ready dict; equal runs give equal dicts (and equal ``json.dumps`` text)."""
+    return {
+        "end_time_ms": lab.now,
+        "deliveries": deliveries(lab),
+        "send_attempts": send_attempts(lab),
+        "dlq": dead_letters(lab),
+        "offsets": committed_offsets(lab),
+        "stored": stored_counts(lab),
+    }
+
+
+# ---------------------------------------------------------------------- the timeline
+TIMELINE_KINDS: dict[EventKind, tuple[str, ...] | None] = {
+    EventKind.LIFECYCLE: ("event", "group", "mode", "message_model"),
+    EventKind.FAULT: None,
+    EventKind.SEND_ATTEMPT: ("topic", "broker", "queue_id", "attempt", "mode"),
+    EventKind.SEND_RESULT: ("broker", "queue_id", "attempt", "outcome"),
+    EventKind.SEND_FAILED: ("attempts", "error"),
+    EventKind.STORED: ("topic", "queue_id", "queue_offset", "reconsume_times"),
+    EventKind.SCHEDULED: ("real_topic", "level", "due_ms", "reconsume_times"),
+    EventKind.DELAY_DELIVERED: ("topic", "level", "waited_ms"),
+    EventKind.DELIVERED: ("queue", "queue_offset", "topic", "reconsume_times", "batch"),
+    EventKind.CONSUMED: ("status", "return_type", "took_ms"),
+    EventKind.SEND_BACK: ("ok", "broker", "delay_level", "reconsume_times", "error"),
+    EventKind.SEND_BACK_FALLBACK: ("ok", "delay_level", "reconsume_times", "error"),
+    EventKind.LOCAL_RETRY: ("queue", "retry_in_ms", "reconsume_times"),
+    EventKind.DEAD_LETTERED: ("topic", "reconsume_times", "original_topic"),
+    EventKind.BROADCAST_DROPPED: ("queue", "reconsume_times"),
+    EventKind.REBALANCED: ("topic", "added", "removed"),
+    EventKind.LOCK_ACQUIRED: ("queue",),
+    EventKind.LOCK_REFUSED: ("queue", "holder"),
+    EventKind.LOCK_EXPIRED: ("queue", "previous_holder", "new_holder"),
+    EventKind.UNLOCKED: ("queue",),
+    EventKind.SUSPENDED: ("queue", "retry_in_ms", "reconsume_times"),
+    EventKind.CLEAN_EXPIRED: None,
+    EventKind.WARNING: ("message",),
+}
+"""Kinds worth a line, and which data fields to show (``None``: all). Pulls, offset commits and lock
+renewals are left out: they repeat every few seconds and would bury the story."""
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value) or "-"
+    return str(value)
+
+
+def format_event(event: TraceEvent, fields: tuple[str, ...] | None = None) -> str:
+    """One aligned line: time, actor, kind, message id, then ``key=value`` details."""
+    data: Mapping[str, Any] = event.data
+    keys = list(data) if fields is None else [k for k in fields if k in data]
+    details = " ".join(f"{k}={_value(data[k])}" for k in keys if data[k] is not None and data[k] != [])
+    line = f"{format_duration(event.time_ms):>16}  {event.actor:<24} {event.kind.value:<18} {event.msg_id or '-':<6}"
+    return f"{line} {details}".rstrip()
+
+
+def format_timeline(lab: Lab) -> str:
+    """The interesting events of a run, one per line (see :data:`TIMELINE_KINDS`)."""
+    lines = [format_event(e, TIMELINE_KINDS[e.kind]) for e in lab.trace if e.kind in TIMELINE_KINDS]
+    return "\n".join(lines) + ("\n" if lines else "")

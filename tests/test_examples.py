@@ -1,0 +1,111 @@
+"""Golden examples: every ``examples/*.json|yaml`` run through ``rmqlab run --json`` must print its
+``examples/<name>.expected.json`` byte for byte.
+
+After an intended engine change, regenerate one with ``python -m rmqlab run examples/X.yaml --json >
+examples/X.expected.json`` and review the diff: it is the behaviour change.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rmqlab.cli import main
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+SCENARIOS = sorted(p for p in EXAMPLES.iterdir() if p.suffix in {".json", ".yaml"} and ".expected" not in p.name)
+
+
+def run_json(path: Path) -> str:
+    out = io.StringIO()
+    assert main(["run", str(path), "--json"], stdout=out, stderr=io.StringIO()) == 0
+    return out.getvalue()
+
+
+def report(stem: str) -> dict[str, Any]:
+    return json.loads((EXAMPLES / f"{stem}.expected.json").read_text())
+
+
+def test_every_example_has_a_golden_file():
+    """The six teaching scenarios are there, each with its expected output."""
+    assert [p.stem for p in SCENARIOS] == [
+        "ack_index_split",
+        "broadcasting_drop",
+        "broker_down_sync_retry",
+        "default_retry_schedule",
+        "orderly_suspend",
+        "send_back_local_retry",
+    ]
+    for path in SCENARIOS:
+        assert (EXAMPLES / f"{path.stem}.expected.json").is_file()
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.name for p in SCENARIOS])
+def test_example_matches_golden(path: Path):
+    """The run's --json output equals the golden file."""
+    assert run_json(path) == (EXAMPLES / f"{path.stem}.expected.json").read_text()
+
+
+# The golden files are checked above; these pin the one fact each example exists to teach, so a
+# regenerated golden file cannot silently lose its point.
+def test_default_schedule_lesson():
+    """17 deliveries ending at 4 h 45 m 40 s, then the DLQ."""
+    r = report("default_retry_schedule")
+    assert [d["time_ms"] for d in r["deliveries"]][-3:] == [6_340_000, 9_940_000, 17_140_000]
+    assert r["dlq"] == {"cg": [{"msg_id": "M0001", "reconsume_times": 17, "original_topic": "TopicTest"}]}
+
+
+def test_ack_index_lesson():
+    """ack_index=1 in a batch of 4: only the last two come back, 10 s later, from %RETRY%cg."""
+    r = report("ack_index_split")
+    again = [(d["time_ms"], d["msg_id"], d["queue"]) for d in r["deliveries"] if d["reconsume_times"] == 1]
+    assert again == [(11_000, "M0003", "%RETRY%cg@broker-a:0"), (11_000, "M0004", "%RETRY%cg@broker-a:0")]
+
+
+def test_local_retry_lesson():
+    """Send-back and its fallback fail: local re-consumption every 5 s, nothing in %RETRY%cg."""
+    r = report("send_back_local_retry")
+    assert [(d["time_ms"], d["reconsume_times"], d["queue"]) for d in r["deliveries"]] == [
+        (1000, 0, "TopicTest@broker-a:0"),
+        (7000, 1, "TopicTest@broker-a:0"),
+        (12_000, 2, "TopicTest@broker-a:0"),
+    ]
+    assert r["stored"] == {"TopicTest": 1}
+    assert r["offsets"]["cg"]["TopicTest@broker-a:0"] == 1
+
+
+def test_orderly_suspend_lesson():
+    """The queue is blocked 1 s per suspension; the later messages of the order wait behind the first."""
+    r = report("orderly_suspend")
+    assert [(d["time_ms"], d["msg_id"]) for d in r["deliveries"]] == [
+        (100, "M0001"),
+        (1100, "M0001"),
+        (2100, "M0001"),
+        (2100, "M0002"),
+        (2100, "M0003"),
+    ]
+    assert "%RETRY%og" not in r["stored"]
+
+
+def test_broker_down_lesson():
+    """The SYNC send's first attempt hits the dead broker; attempt 2 lands on broker-b; ONEWAY is lost."""
+    r = report("broker_down_sync_retry")
+    assert [(a["msg_id"], a["attempt"], a["broker"], a["outcome"].split(":")[0]) for a in r["send_attempts"]] == [
+        ("M0001", 1, "broker-b", "SUCCESS"),
+        ("M0002", 1, "broker-a", "RemotingConnectException"),
+        ("M0002", 2, "broker-b", "SUCCESS"),
+        ("M0003", 1, "broker-a", "RemotingConnectException"),
+    ]
+    assert [d["msg_id"] for d in r["deliveries"]] == ["M0001", "M0002"]
+
+
+def test_broadcasting_lesson():
+    """Both consumers see the message; the failure is dropped: no retry topic, no DLQ, no broker offsets."""
+    r = report("broadcasting_drop")
+    assert [(d["consumer"], d["status"]) for d in r["deliveries"]] == [("c1", "RECONSUME_LATER"),
+                                                                        ("c2", "CONSUME_SUCCESS")]  # fmt: skip
+    assert (r["stored"], r["dlq"], r["offsets"]) == ({"TopicTest": 1}, {}, {})
