@@ -75,8 +75,9 @@ class Process:
                 command = gen.send(value)
             except StopIteration:
                 self.alive = False
-                if self._on_exit is not None:
-                    self._on_exit()
+                on_exit, self._on_exit = self._on_exit, None  # break the process ↔ closure cycle now,
+                if on_exit is not None:  # so finished tasks are freed by refcount, not by the GC
+                    on_exit()
                 return
             value = self._wait(command)
             if value is _PENDING:

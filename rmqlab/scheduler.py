@@ -13,6 +13,7 @@ Every action in a run is a callback scheduled at an integer millisecond. The hea
 
 from __future__ import annotations
 
+import gc
 import heapq
 from collections.abc import Callable
 from enum import IntEnum
@@ -119,6 +120,19 @@ class Scheduler:
         """
         if until is not None and until < self.now:
             raise SimulationError(f"until={until} is before now={self.now}; virtual time only moves forward")
+        # The loop allocates millions of short-lived objects that refcounting frees; the cyclic GC would
+        # only rescan them (a fifth of the run time). Pause it for the loop and restore it afterwards.
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            self._run_loop(until)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+        if until is not None:
+            self.now = until
+
+    def _run_loop(self, until: int | None) -> None:
         heap = self._heap
         pop = heapq.heappop
         while heap:
@@ -132,8 +146,6 @@ class Scheduler:
             self.now = entry[0]
             self.steps += 1
             timer.callback(*timer.args)
-        if until is not None:
-            self.now = until
 
     def pending(self) -> int:
         """Number of heap entries (including cancelled ones not yet skipped)."""
