@@ -395,10 +395,10 @@ class DefaultMQProducer:
         def on_error(error: RemoteError) -> None:
             self._record_result(state, mq, attempt, _describe(error))
             state.last_error = error
-            if mode is CommunicationMode.ONEWAY or (not retry and mode is CommunicationMode.SYNC):
+            if mode is CommunicationMode.ASYNC:
+                self._async_on_exception(state, mq, error, reselect_broker=retry)
+            elif mode is CommunicationMode.ONEWAY or not retry:
                 self._fail(state, _describe(error))
-            elif mode is CommunicationMode.ASYNC:
-                self._async_on_exception(state, mq, error)
             elif isinstance(error, MQBrokerException) and error.code not in RETRY_RESPONSE_CODES:
                 if state.send_result is not None:
                     self._finish(state, state.send_result)
@@ -412,26 +412,34 @@ class DefaultMQProducer:
             if failure is not None:
                 on_error(failure)
                 return
-            self.lab.remoting.invoke(
-                self.name,
-                mq.broker_name,
-                handler,
-                max(remaining, 1),
-                lambda r: self._record_result(state, mq, attempt, "ONEWAY_SENT") or self._finish(state, None),
-                lambda e: self._record_result(state, mq, attempt, "ONEWAY_SENT") or self._finish(state, None),
-            )
+
+            def sent(_: object) -> None:
+                """invokeOneway returns once the request is written: no response, no error, no result."""
+                self._record_result(state, mq, attempt, "ONEWAY_SENT")
+                self._finish(state, None)
+
+            self.lab.remoting.invoke(self.name, mq.broker_name, handler, max(remaining, 1), sent, sent)
             return
         self.lab.remoting.invoke(self.name, mq.broker_name, handler, remaining, on_response, on_error)
 
-    def _async_on_exception(self, state: _Send, mq: MessageQueue, error: RemoteError) -> None:
-        """``MQClientAPIImpl.onExceptionImpl``: retry no-response failures, re-selecting the broker."""
+    def _async_on_exception(self, state: _Send, mq: MessageQueue, error: RemoteError, *, reselect_broker: bool) -> None:
+        """``MQClientAPIImpl.onExceptionImpl``: retry no-response failures.
+
+        A plain ``send(msg, callback)`` re-selects the broker (avoiding the one that failed); a selector or
+        explicit-queue send has no TopicPublishInfo there and retries on the same broker.
+        """
         need_retry = isinstance(error, RemotingException)
         if need_retry and state.times <= self.retry_times_when_send_async_failed:
-            route = self._find_route(state.msg.topic)
-            queues = route.write_queues() if route else []
-            broker = self.select_one_message_queue(queues, mq.broker_name).broker_name if queues else mq.broker_name
+            broker = mq.broker_name
+            if reselect_broker:
+                route = self._find_route(state.msg.topic)
+                queues = route.write_queues() if route else []
+                if queues:
+                    broker = self.select_one_message_queue(queues, mq.broker_name).broker_name
             # the same request (hence the original queue id) goes to the re-selected broker
-            self._attempt(state, MessageQueue(mq.topic, broker, mq.queue_id), CommunicationMode.ASYNC, retry=True)
+            self._attempt(
+                state, MessageQueue(mq.topic, broker, mq.queue_id), CommunicationMode.ASYNC, retry=reselect_broker
+            )
             return
         self._fail(state, _describe(error))
 

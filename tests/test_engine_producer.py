@@ -179,3 +179,15 @@ def test_round_robin_is_seeded_and_deterministic() -> None:
     assert first == run()
     queues = [line for line in first.splitlines() if '"kind":"send_attempt"' in line]
     assert len(queues) == 8
+
+
+def test_async_selector_send_retries_on_the_same_broker(lab2: Lab) -> None:
+    producer = lab2.add_producer("pg")
+    lab2.at(0, producer.send, Message("T", "warm-up"))
+    lab2.at(1, lab2.broker_down, "broker-a")
+    selector = lambda mqs, msg, arg: mqs[arg % len(mqs)]  # noqa: E731
+    lab2.at(2, producer.send_with_selector, Message("T", "order-1"), selector, 1, "ASYNC")
+    lab2.run(until="1s")
+    got = attempts(lab2)[1:]
+    assert [(b, q, a) for _, b, q, a, _ in got] == [("broker-a", 1, 1), ("broker-a", 1, 2), ("broker-a", 1, 3)]
+    assert lab2.sends[1].error.startswith("RemotingConnectException")
