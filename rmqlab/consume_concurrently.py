@@ -43,12 +43,28 @@ from .trace import EventKind
 if TYPE_CHECKING:
     from .consumer import DefaultMQPushConsumer
 
-__all__ = ["ConsumeMessageConcurrentlyService", "reset_retry_topic", "run_listener"]
+__all__ = ["ConsumeMessageConcurrentlyService", "build_retry_message", "reset_retry_topic", "run_listener"]
 
 LOCAL_RETRY_DELAY_MS = 5000
 SEND_BACK_TIMEOUT_MS = 5000
 CLEAN_EXPIRED_MSG_BATCH = 16
 CLEAN_EXPIRED_DELAY_LEVEL = 3
+
+
+def build_retry_message(group: str, msg: MessageExt, reconsume_time: int, max_times: int) -> Message:
+    """The client-built ``%RETRY%<group>`` message (concurrent fallback and orderly dead-lettering).
+
+    Same body and properties; ``ORIGIN_MESSAGE_ID``, ``RETRY_TOPIC``, ``RECONSUME_TIME`` and
+    ``MAX_RECONSUME_TIMES`` set; delay level ``3 + reconsume_times``. The concurrent fallback passes
+    ``reconsume_times + 1``, the 4.9.x orderly path passes ``reconsume_times`` (spec §3.2, §6.4).
+    """
+    retry = Message(retry_topic(group), msg.body, msg.tags, msg.keys, dict(msg.properties))
+    retry.properties.setdefault(PROPERTY_ORIGIN_MESSAGE_ID, msg.msg_id)
+    retry.properties[PROPERTY_RETRY_TOPIC] = msg.topic
+    retry.properties[PROPERTY_RECONSUME_TIME] = str(reconsume_time)
+    retry.properties[PROPERTY_MAX_RECONSUME_TIMES] = str(max_times)
+    retry.delay_time_level = 3 + msg.reconsume_times
+    return retry
 
 
 def reset_retry_topic(msgs: Sequence[MessageExt], group: str) -> None:
@@ -278,15 +294,9 @@ class ConsumeMessageConcurrentlyService:
             max_reconsume_times=max_times,
             error=getattr(error, "name", str(response)),
         )
-        retry = Message(retry_topic(consumer.consumer_group), msg.body, msg.tags, msg.keys, dict(msg.properties))
-        retry.properties.setdefault(PROPERTY_ORIGIN_MESSAGE_ID, msg.msg_id)
-        retry.properties[PROPERTY_RETRY_TOPIC] = msg.topic
-        retry.properties[PROPERTY_RECONSUME_TIME] = str(msg.reconsume_times + 1)
-        retry.properties[PROPERTY_MAX_RECONSUME_TIMES] = str(max_times)
-        retry.delay_time_level = 3 + msg.reconsume_times
+        retry = build_retry_message(consumer.consumer_group, msg, msg.reconsume_times + 1, max_times)
         assert consumer.inner_producer is not None
-        future = consumer.inner_producer.send(retry)
-        future = yield future
+        future = yield consumer.inner_producer.send(retry)
         lab.trace.record(
             lab.now,
             EventKind.SEND_BACK_FALLBACK,

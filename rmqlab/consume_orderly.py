@@ -17,17 +17,12 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from .consume_concurrently import reset_retry_topic, run_listener
+from .consume_concurrently import build_retry_message, reset_retry_topic, run_listener
 from .listener import ConsumeOrderlyContext, ConsumeOrderlyStatus
 from .message import (
     PROPERTY_CONSUME_START_TIME,
-    PROPERTY_MAX_RECONSUME_TIMES,
-    PROPERTY_ORIGIN_MESSAGE_ID,
     PROPERTY_RECONSUME_TIME,
-    PROPERTY_RETRY_TOPIC,
-    Message,
     MessageExt,
-    retry_topic,
 )
 from .process import LocalLock, ThreadPool
 from .process_queue import REBALANCE_LOCK_INTERVAL_MS, ProcessQueue
@@ -246,12 +241,7 @@ class ConsumeMessageOrderlyService:
     def _send_message_back(self, msg: MessageExt, max_times: int) -> Generator[Any, Any, bool]:
         """Orderly ``sendMessageBack``: a new ``%RETRY%`` message with RECONSUME_TIME = rt (4.9.x)."""
         consumer, lab = self.consumer, self.lab
-        retry = Message(retry_topic(consumer.consumer_group), msg.body, msg.tags, msg.keys, dict(msg.properties))
-        retry.properties.setdefault(PROPERTY_ORIGIN_MESSAGE_ID, msg.msg_id)
-        retry.properties[PROPERTY_RETRY_TOPIC] = msg.topic
-        retry.properties[PROPERTY_RECONSUME_TIME] = str(msg.reconsume_times)
-        retry.properties[PROPERTY_MAX_RECONSUME_TIMES] = str(max_times)
-        retry.delay_time_level = 3 + msg.reconsume_times
+        retry = build_retry_message(consumer.consumer_group, msg, msg.reconsume_times, max_times)
         assert consumer.inner_producer is not None
         future = yield consumer.inner_producer.send(retry)
         lab.trace.record(

@@ -394,19 +394,8 @@ class DefaultMQPushConsumer:
         if self.lab.remoting.reachable(self.client_id, mq.broker_name) is not None:
             return False
         broker = self.lab.brokers[mq.broker_name]
-        locked, taken = broker.lock_manager.try_lock_batch(self.consumer_group, [mq], self.client_id)
+        locked = self._try_lock_batch(broker, [mq])
         now = self.lab.now
-        for queue, previous in taken:
-            self.lab.trace.record(
-                now,
-                EventKind.LOCK_EXPIRED,
-                broker.name,
-                None,
-                queue=str(queue),
-                group=self.consumer_group,
-                previous_holder=previous,
-                new_holder=self.client_id,
-            )
         if mq in locked:
             pq = self.process_queue_table.get(mq)
             if pq is not None:
@@ -427,6 +416,22 @@ class DefaultMQPushConsumer:
         )
         return False
 
+    def _try_lock_batch(self, broker: Any, mqs: list[MessageQueue]) -> set[MessageQueue]:
+        """``lockBatchMQ`` at one broker; an expired lock taken over from another client is traced there."""
+        locked, taken = broker.lock_manager.try_lock_batch(self.consumer_group, mqs, self.client_id)
+        for queue, previous in taken:
+            self.lab.trace.record(
+                self.lab.now,
+                EventKind.LOCK_EXPIRED,
+                broker.name,
+                None,
+                queue=str(queue),
+                group=self.consumer_group,
+                previous_holder=previous,
+                new_holder=self.client_id,
+            )
+        return locked
+
     def lock_all(self) -> None:
         """``lockAll``: renew every orderly queue's lock; queues the broker refuses become unlocked."""
         now = self.lab.now
@@ -435,18 +440,7 @@ class DefaultMQPushConsumer:
             if self.lab.remoting.reachable(self.client_id, broker_name) is not None:
                 continue
             broker = self.lab.brokers[broker_name]
-            locked, taken = broker.lock_manager.try_lock_batch(self.consumer_group, mqs, self.client_id)
-            for queue, previous in taken:
-                self.lab.trace.record(
-                    now,
-                    EventKind.LOCK_EXPIRED,
-                    broker.name,
-                    None,
-                    queue=str(queue),
-                    group=self.consumer_group,
-                    previous_holder=previous,
-                    new_holder=self.client_id,
-                )
+            locked = self._try_lock_batch(broker, mqs)
             for mq in mqs:
                 pq = self.process_queue_table[mq]
                 if mq in locked:
