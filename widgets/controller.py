@@ -43,7 +43,8 @@ JUMP_KINDS = (
 
 
 def _button(label: str, tip: str, icon: str = "") -> W.Button:
-    return W.Button(description=label, tooltip=tip, icon=icon, layout=W.Layout(width="auto"))
+    # flex "0 0 auto": in an HBox the buttons keep their label's width instead of shrinking to "Re…"
+    return W.Button(description=label, tooltip=tip, icon=icon, layout=W.Layout(width="auto", flex="0 0 auto"))
 
 
 class Controller(W.VBox):
