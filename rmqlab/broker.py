@@ -138,6 +138,7 @@ class SendResponse:
 
 @dataclass(slots=True)
 class _HeldPull:
+    client_id: str
     group: str
     mq: MessageQueue
     offset: int
@@ -386,7 +387,7 @@ class Broker:
             return PullResult(PullStatus.NO_NEW_MSG, offset, 0, 0)
         result = self._read(mq, offset, tags, max_nums)
         if result.status is PullStatus.NO_NEW_MSG and suspend:
-            held = _HeldPull(group, mq, offset, tags, respond)
+            held = _HeldPull(client_id, group, mq, offset, tags, respond)
             held.timer = self.scheduler.schedule(BROKER_SUSPEND_MAX_TIME_MILLIS, self._hold_timeout, held)
             self._held.setdefault((mq.topic, mq.queue_id), []).append(held)
             return None
@@ -435,6 +436,16 @@ class Broker:
             if held.timer is not None:
                 held.timer.cancel()
             held.respond(result)
+
+    def connection_reset(self, client: str) -> None:
+        """A client's channel closed: pulls held for it can never be answered, so forget them."""
+        process = client.split("/", 1)[0]
+        for key, waiting in self._held.items():
+            keep = [h for h in waiting if h.client_id.removeprefix("consumer:") != process]
+            for held in waiting:
+                if held not in keep and held.timer is not None:
+                    held.timer.cancel()
+            self._held[key] = keep
 
     def drop_held_pulls(self) -> list[_HeldPull]:
         """The broker went down: every held pull loses its connection."""

@@ -43,7 +43,13 @@ from .trace import EventKind
 if TYPE_CHECKING:
     from .consumer import DefaultMQPushConsumer
 
-__all__ = ["ConsumeMessageConcurrentlyService", "build_retry_message", "reset_retry_topic", "run_listener"]
+__all__ = [
+    "ConsumeMessageConcurrentlyService",
+    "build_retry_message",
+    "context_int",
+    "reset_retry_topic",
+    "run_listener",
+]
 
 LOCAL_RETRY_DELAY_MS = 5000
 SEND_BACK_TIMEOUT_MS = 5000
@@ -65,6 +71,24 @@ def build_retry_message(group: str, msg: MessageExt, reconsume_time: int, max_ti
     retry.properties[PROPERTY_MAX_RECONSUME_TIMES] = str(max_times)
     retry.delay_time_level = 3 + msg.reconsume_times
     return retry
+
+
+def context_int(consumer: DefaultMQPushConsumer, msg_id: str, name: str, value: Any, default: int) -> int:
+    """A listener-set context field: an int is used as is; anything else is a WARNING and ``default``.
+
+    In Java the field is typed; in Python a listener could store ``"x"``. That must not break the run.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    lab = consumer.lab
+    lab.trace.record(
+        lab.now,
+        EventKind.WARNING,
+        consumer.actor,
+        msg_id,
+        message=f"{name}={value!r} is invalid (allowed: an int); treated as {default}",
+    )
+    return default
 
 
 def reset_retry_topic(msgs: Sequence[MessageExt], group: str) -> None:
@@ -221,9 +245,12 @@ class ConsumeMessageConcurrentlyService:
             ack_index = -1
         failed = msgs[ack_index + 1 :]
         back_failed: list[MessageExt] = []
-        if consumer.is_clustering:
+        if consumer.is_clustering and failed:
+            level = context_int(
+                consumer, msgs[0].msg_id, "delay_level_when_next_consume", context.delay_level_when_next_consume, 0
+            )
             for msg in failed:
-                ok = yield from self.send_message_back(msg, context.delay_level_when_next_consume, mq.broker_name)
+                ok = yield from self.send_message_back(msg, level, mq.broker_name)
                 if not ok:
                     msg.reconsume_times += 1
                     back_failed.append(msg)

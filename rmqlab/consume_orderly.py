@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from .consume_concurrently import build_retry_message, reset_retry_topic, run_listener
+from .consume_concurrently import build_retry_message, context_int, reset_retry_topic, run_listener
 from .listener import ConsumeOrderlyContext, ConsumeOrderlyStatus
 from .message import (
     PROPERTY_CONSUME_START_TIME,
@@ -182,6 +182,9 @@ class ConsumeMessageOrderlyService:
         S = ConsumeOrderlyStatus
         commit_offset = -1
         go_on = True
+        context.suspend_current_queue_time_millis = context_int(
+            consumer, msgs[0].msg_id, "suspend_current_queue_time_millis", context.suspend_current_queue_time_millis, -1
+        )
         suspend_ms = clamp_suspend(
             context.suspend_current_queue_time_millis, consumer.suspend_current_queue_time_millis
         )

@@ -65,6 +65,8 @@ class PullRequest:
     pq: ProcessQueue
     next_offset: int
     previously_locked: bool = False
+    token: int = 0
+    """Counts pulls issued; a reply for an older pull (one the client already gave up on) is ignored."""
 
 
 class DefaultMQPushConsumer:
@@ -509,15 +511,31 @@ class DefaultMQPushConsumer:
                 request.next_offset,
                 tags,
                 commit if commit > 0 else None,
-                lambda result: self._on_pull_result(request, result, generation),
+                held_reply,
                 max_nums=self.pull_batch_size,
             )
 
+        request.token += 1
+        token = request.token
+
+        def held_reply(result: PullResult) -> None:
+            """A held pull is answered later; that answer crosses the same faulty link as any response."""
+            if (
+                self.lab.remoting.reachable(self.client_id, mq.broker_name)
+                or self.lab.brokers[mq.broker_name].lose_responses
+            ):
+                on_error(None)
+            else:
+                on_response(result)
+
         def on_response(result: PullResult | None) -> None:
-            if result is not None:
+            if result is not None and token == request.token:
                 self._on_pull_result(request, result, generation)
 
-        def on_error(error: RemoteError) -> None:
+        def on_error(error: RemoteError | None) -> None:
+            if token != request.token:
+                return
+            request.token += 1  # whatever the broker still holds for this pull is now stale
             self.lab.pull_requests_in_flight.pop((mq.broker_name, id(request)), None)
             if generation == self.generation:
                 self._later(PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, self.pull_message, request)

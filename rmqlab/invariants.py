@@ -21,7 +21,9 @@ The invariants (``Violation.invariant`` names):
     A stored copy (queue, offset) delivered again to the same audience is explained by a local
     retry (LOCAL_RETRY), an orderly suspend (SUSPENDED), or a *replay event* of the group in between:
     a consumer start/crash/shutdown, a REBALANCED, a lock take-over/refusal/unlock, an
-    OFFSET_ILLEGAL fix-up or an injected fault.
+    OFFSET_ILLEGAL fix-up or an injected fault. When a *different* instance delivers it again, the
+    two owned the queue at once (a stale allocation): a replay event up to 60 s before the first
+    delivery (one heartbeat + one rebalance period) also explains it.
 ``duplicate``
     A message consumed successfully more than once (or consumed *and* dead-lettered) has a cause in
     the trace: a producer duplicate, a replayed copy, a ``cleanExpiredMsg`` send-back, or a
@@ -80,6 +82,9 @@ INVARIANTS = (
     "consume_under_lock",
 )
 """Every invariant name a :class:`Violation` can carry."""
+
+OVERLAP_LOOKBACK_MS = 60_000
+"""A stale owner keeps a queue until its next heartbeat (30 s) and rebalance (20 s): 60 s covers both."""
 
 MAX_TRACE_EVENTS = 12
 """A violation keeps at most this many of the events leading to it (the most recent ones)."""
@@ -256,6 +261,15 @@ class _Checker:
                 if group is not None:
                     self.replay_seqs[group].append(e.seq)
 
+    def replay_since(self, group: str, time_ms: int, before_seq: int) -> bool:
+        """Did a replay event of ``group`` (or a broker fault) happen at or after ``time_ms``, before a seq?"""
+        for seqs in (self.replay_seqs.get(group, []), self.global_replay_seqs):
+            for seq in reversed(seqs[: bisect.bisect_left(seqs, before_seq)]):
+                if self.seq_index[seq].time_ms >= time_ms:
+                    return True
+                break
+        return False
+
     def replay_between(self, group: str, after_seq: int, before_seq: int) -> bool:
         """Did a replay event of ``group`` (or a broker fault) happen strictly between two seqs?"""
         for seqs in (self.replay_seqs.get(group, []), self.global_replay_seqs):
@@ -335,6 +349,10 @@ class _Checker:
                     if previous is not None:
                         self.report.counts["redeliveries"] += 1
                         explained = bool(since[key]) or self.replay_between(audience.group, previous.seq, e.seq)
+                        if not explained and previous.actor != e.actor:
+                            # two instances owned the queue at once: the overlap began with a membership
+                            # change or fault up to one heartbeat + rebalance period before the first delivery
+                            explained = self.replay_since(audience.group, previous.time_ms - OVERLAP_LOOKBACK_MS, e.seq)
                         if not explained:
                             self.violate(
                                 "redelivery",
@@ -344,7 +362,8 @@ class _Checker:
                                 " suspend, rebalance, crash, lock change or fault in between",
                                 events[: i + 1],
                             )
-                        dup_sources[(audience.key, msg_id)].append(e)
+                        else:  # an explained replay explains the duplicate it causes
+                            dup_sources[(audience.key, msg_id)].append(e)
                     last_delivery[key] = e
                     since[key] = []
                 elif e.kind is EventKind.CONSUMED and audience is not None:

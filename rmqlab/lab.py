@@ -60,7 +60,7 @@ class Lab:
         self.sends: list[SendFuture] = []
         self.local_offset_files: dict[tuple[str, str], dict[MessageQueue, int]] = {}
         self.pull_requests_in_flight: dict[tuple[str, int], tuple[DefaultMQPushConsumer, PullRequest, int]] = {}
-        self.delay_levels = DelayLevelTable(message_delay_level) if message_delay_level else DelayLevelTable()
+        self.delay_levels = DelayLevelTable() if message_delay_level is None else DelayLevelTable(message_delay_level)
         self.dlq_readable = dlq_readable
         self.errors: list[str] = []
         self._msg_counter = 0
@@ -261,6 +261,12 @@ class Lab:
     def partition(self, client: str, broker: str, *, heal: bool = False) -> None:
         """Cut (or heal) the link between a client process (a consumer or producer name) and a broker."""
         self._broker(broker)
+        if client not in self.consumers and client not in self.producers:
+            raise ConfigError(
+                "client",
+                client,
+                f"one of the lab's consumers or producers {sorted({*self.consumers, *self.producers})}",
+            )
         if not isinstance(client, str) or not client or "/" in client:
             raise ConfigError(
                 "client", client, "a consumer or producer name (a process; its inner producer is cut too)"

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError
 from .message import (
+    PROPERTY_DELAY,
     PROPERTY_MAX_RECONSUME_TIMES,
     PROPERTY_RECONSUME_TIME,
     PROPERTY_UNIQ_KEY,
@@ -301,6 +302,12 @@ class DefaultMQProducer:
 
         if not isinstance(msg, Message):
             raise ConfigError("msg", msg, "an rmqlab.Message")
+        if not isinstance(msg.topic, str) or not msg.topic:
+            raise ConfigError("topic", msg.topic, "a non-empty topic name")
+        delay = msg.properties.get(PROPERTY_DELAY, "0")
+        if not isinstance(delay, str) or not delay.lstrip("-").isdigit():
+            # RocketMQ ignores a level <= 0 and caps one above the max, but the property must be a number
+            raise ConfigError("delay_level", delay, "an int in the DELAY property (<= 0: not delayed)")
         budget = self.send_msg_timeout if timeout is None else parse_duration(timeout, "timeout")
         if msg.properties.get(PROPERTY_UNIQ_KEY) is None:
             msg.properties[PROPERTY_UNIQ_KEY] = self.lab.next_msg_id()

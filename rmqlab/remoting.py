@@ -137,6 +137,7 @@ class Remoting:
         response = handler(broker)
         delay = broker.response_delay_ms
         if broker.lose_responses:
+            broker.connection_reset(client)  # the channel is gone: nothing stays held for it at the broker
             on_error(RemotingException(broker_name, "connection reset before the response arrived"))
             return
         if delay > timeout_ms:

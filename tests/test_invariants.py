@@ -1,0 +1,197 @@
+"""The invariant checker: it accepts RocketMQ's own behaviour and catches each kind of violation.
+
+Positive cases are small real runs; negative cases break one thing by hand (delete a stored message,
+write an offset backwards, append impossible lock events) so that every invariant is shown to fail.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rmqlab import (
+    ConfigError,
+    EventKind,
+    InvariantReport,
+    Lab,
+    Message,
+    ScriptedListener,
+    Violation,
+    check_invariants,
+)
+
+
+def _cluster(*, brokers: int = 1, queues: int = 1) -> Lab:
+    lab = Lab(seed=1)
+    for name in ["broker-a", "broker-b", "broker-c"][:brokers]:
+        lab.add_broker(name)
+    lab.create_topic("T", queues=queues)
+    return lab
+
+
+def test_clean_run_counts_every_message_as_consumed() -> None:
+    """Three messages, one failing twice: 3 consumed, nothing else, and a readable OK report."""
+    lab = _cluster()
+    producer = lab.add_producer("pg")
+    rules = [{"match": {"keys": "k2"}, "results": ["RECONSUME_LATER", "null", "CONSUME_SUCCESS"]}]
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=ScriptedListener(rules=rules), name="c1")
+    for i in range(3):
+        lab.at(1000 + i, producer.send, Message("T", f"b{i}", keys=f"k{i}"))
+    lab.run(until="2m")
+    report = check_invariants(lab)
+    assert isinstance(report, InvariantReport) and report.ok
+    counts = report.counts
+    assert (counts["produced"], counts["produced_copies"], counts["consumed"], counts["in_flight"]) == (3, 3, 3, 0)
+    assert (counts["dlq"], counts["lost"], counts["duplicate_consumptions"]) == (0, 0, 0)
+    assert report.fates == {("group:cg", "M0001"): "consumed", ("group:cg", "M0002"): "consumed",
+                            ("group:cg", "M0003"): "consumed"}  # fmt: skip
+    assert str(report).splitlines()[:3] == [
+        "invariants OK",
+        "  produced: 3 messages, 3 stored copies (0 producer duplicates)",
+        "  fates: consumed 3, dlq 0, broadcast_dropped 0, in_flight 0, lost 0, unsubscribed 0",
+    ]
+
+
+def test_always_failing_message_is_accounted_as_dlq_then_in_flight_before() -> None:
+    """Before 4 h 46 min the failing message is in flight (scheduled); after, it is in %DLQ%cg."""
+    lab = _cluster()
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=ScriptedListener(["RECONSUME_LATER"]), name="c1")
+    lab.at("1s", producer.send, Message("T", "b"))
+    lab.run(until="1h")
+    early = check_invariants(lab)
+    assert early.ok and early.fates[("group:cg", "M0001")] == "in_flight:scheduled"
+    lab.run(until="5h")
+    late = check_invariants(lab)
+    assert late.ok and late.fates[("group:cg", "M0001")] == "dlq"
+    assert (late.counts["dlq"], late.counts["in_flight"]) == (1, 0)
+
+
+def test_broadcasting_failure_is_dropped_and_said_so() -> None:
+    """BROADCASTING: the failing instance's copy is broadcast_dropped, the other instance consumed it."""
+    lab = _cluster()
+    producer = lab.add_producer("pg")
+    for name, result in (("b1", "RECONSUME_LATER"), ("b2", "CONSUME_SUCCESS")):
+        lab.add_consumer(
+            "bg", subscribe={"T": "*"}, listener=ScriptedListener([result]), name=name, message_model="BROADCASTING"
+        )
+    lab.at("1s", producer.send, Message("T", "b"))
+    lab.run(until="1m")
+    report = check_invariants(lab)
+    assert report.ok
+    assert report.fates == {("client:b1", "M0001"): "broadcast_dropped", ("client:b2", "M0001"): "consumed"}
+
+
+def test_lost_responses_make_explained_producer_duplicates() -> None:
+    """A lost send response after the store: SYNC retries, two copies, consumed twice — explained."""
+    lab = _cluster(brokers=2)
+    producer = lab.add_producer("pg", send_which_queue_start=0)
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=ScriptedListener(), name="c1")
+    lab.set_broker_fault("broker-b", lose_responses=True)
+    producer.send(Message("T", "b"))
+    lab.set_broker_fault("broker-b", lose_responses=False)
+    lab.run(until="30s")
+    report = check_invariants(lab)
+    stored = [(e.actor, e.get("topic")) for e in lab.trace.of_kind(EventKind.STORED)]
+    assert stored == [("broker-b", "T"), ("broker-a", "T")]
+    assert report.ok, str(report)
+    assert (report.counts["producer_duplicates"], report.counts["duplicate_consumptions"]) == (1, 1)
+
+
+def test_orderly_expiry_race_is_counted_not_flagged() -> None:
+    """o1 is mid-listener (100 s) and cut off; its broker lock expires at 61 s; it still succeeds at 101 s."""
+    lab = _cluster()
+    producer = lab.add_producer("pg")
+    slow = ScriptedListener([{"take": "100s", "then": "SUCCESS"}], orderly=True)
+    lab.add_consumer("og", subscribe={"T": "*"}, listener=slow, orderly=True, name="o1")
+    lab.at("1s", producer.send, Message("T", "a"))
+    lab.at("2s", lab.partition, "o1", "broker-a")
+    fast = ScriptedListener(["SUCCESS"], orderly=True)
+    lab.at("3s", lab.add_consumer, "og", subscribe={"T": "*"}, listener=fast, orderly=True, name="o2")
+    lab.run(until="3m")
+    report = check_invariants(lab)
+    assert report.ok, str(report)
+    consumed = [(e.time_ms, e.actor) for e in lab.trace.of_kind(EventKind.CONSUMED)]
+    assert consumed == [(101_000, "consumer:o1"), (130_000, "consumer:o2")]
+    assert (report.counts["expiry_races"], report.counts["duplicate_consumptions"]) == (1, 1)
+
+
+# ---------------------------------------------------------------------- violations
+def test_deleted_message_is_reported_lost_with_its_trace() -> None:
+    """A message removed from storage before anyone consumed it breaks ``accounted``."""
+    lab = _cluster()
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=ScriptedListener(), name="c1", start=False)
+    producer.send(Message("T", "b"))
+    lab.brokers["broker-a"].commit_log.delete_before(1)
+    report = check_invariants(lab)
+    assert not report.ok
+    [violation] = report.violations
+    assert isinstance(violation, Violation)
+    assert (violation.invariant, violation.msg_id, violation.time_ms) == ("accounted", "M0001", 0)
+    assert [e.kind for e in violation.trace] == [EventKind.SEND_ATTEMPT, EventKind.STORED, EventKind.SEND_RESULT]
+    assert report.fates[("group:cg", "M0001")] == "lost"
+    assert "[accounted] t=0 ms msg=M0001: produced to T but neither consumed" in str(report)
+
+
+def test_same_consumer_moving_its_offset_back_is_flagged() -> None:
+    """c1 writes offset 3 then 1 for the same queue: ``offset_monotonic``; another instance may."""
+    lab = _cluster()
+    broker = lab.brokers["broker-a"]
+    broker.commit_offset("cg", "T", 0, 3, "consumer:c1")
+    broker.commit_offset("cg", "T", 0, 2, "consumer:c2")  # handover: allowed
+    broker.commit_offset("cg", "T", 0, 4, "consumer:c1")
+    broker.commit_offset("cg", "T", 0, 1, "consumer:c1")
+    report = check_invariants(lab)
+    assert [(v.invariant, v.detail) for v in report.violations] == [
+        ("offset_monotonic", "consumer:c1 moved the committed offset of cg on T@broker-a:0 back from 4 to 1")
+    ]
+    assert report.counts["offset_backward_allowed"] == 1
+
+
+def test_two_live_lock_holders_are_flagged() -> None:
+    """o2 acquiring a queue 60 000 ms after o1's renewal breaks ``single_lock_holder``; 60 001 ms does not."""
+    lab = Lab(seed=1)
+    lab.trace.record(0, EventKind.LOCK_ACQUIRED, "consumer:o1", None, queue="T@broker-a:0", group="og")
+    lab.trace.record(60_000, EventKind.LOCK_ACQUIRED, "consumer:o2", None, queue="T@broker-a:0", group="og")
+    lab.trace.record(0, EventKind.LOCK_ACQUIRED, "consumer:o1", None, queue="T@broker-a:1", group="og")
+    lab.trace.record(60_001, EventKind.LOCK_ACQUIRED, "consumer:o2", None, queue="T@broker-a:1", group="og")
+    report = check_invariants(lab)
+    assert [(v.invariant, v.time_ms, v.detail) for v in report.violations] == [
+        (
+            "single_lock_holder",
+            60_000,
+            "consumer:o2 got the lock of T@broker-a:0 while consumer:o1 held it (renewed 60000 ms ago)",
+        )
+    ]
+
+
+def test_unexplained_redelivery_and_duplicate_are_flagged() -> None:
+    """The same stored copy consumed twice with nothing in between breaks ``redelivery`` and ``duplicate``."""
+    lab = _cluster()
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=ScriptedListener(), name="c1")
+    lab.at("1s", producer.send, Message("T", "b"))
+    lab.run(until="2s")
+    delivered = lab.trace.of_kind(EventKind.DELIVERED)[0]
+    consumed = lab.trace.of_kind(EventKind.CONSUMED)[0]
+    lab.trace.record(2000, EventKind.DELIVERED, "consumer:c1", "M0001", **delivered.data)
+    lab.trace.record(2000, EventKind.CONSUMED, "consumer:c1", "M0001", **consumed.data)
+    report = check_invariants(lab)
+    assert sorted(report.by_invariant().items()) == [("duplicate", 1), ("redelivery", 1)]
+
+
+def test_consuming_without_the_lock_is_flagged() -> None:
+    """An orderly consumer starting a listener on a queue it never locked breaks ``consume_under_lock``."""
+    lab = _cluster()
+    lab.add_consumer("og", subscribe={"T": "*"}, listener=ScriptedListener(["SUCCESS"], orderly=True),
+                     orderly=True, name="o1", start=False)  # fmt: skip
+    lab.trace.record(5, EventKind.DELIVERED, "consumer:o1", "M0009", group="og", topic="T",
+                     queue="T@broker-a:0", queue_offset=0, reconsume_times=0, batch=1)  # fmt: skip
+    report = check_invariants(lab)
+    assert [(v.invariant, v.msg_id) for v in report.violations] == [("consume_under_lock", "M0009")]
+
+
+def test_checker_needs_the_trace() -> None:
+    """With ``trace=False`` there is nothing to check: a ConfigError says so."""
+    with pytest.raises(ConfigError, match=r"trace=False is not allowed: expected a Lab\(trace=True\)"):
+        check_invariants(Lab(trace=False))
