@@ -16,11 +16,13 @@ $(STAMP): pyproject.toml
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab --notebook-dir=labs
 
-# One pytest run: engine/widget tests plus every notebook in labs/ under nbval (strict).
+# One pytest run: engine, widget and benchmark-harness tests, every notebook in labs/ under nbval (strict),
+# and the browser suite (tests/browser), which first makes sure Debian's chromium is installed.
 NBVAL_SANITIZE := $(wildcard labs/nbval_sanitize.cfg)
 test: $(STAMP)
+	bash .ci/browser-setup.sh
 	$(PY) -m ruff check rmqlab widgets tests bench labs
-	$(PY) -m pytest --nbval tests labs $(if $(NBVAL_SANITIZE),--nbval-sanitize-with $(NBVAL_SANITIZE))
+	$(PY) -m pytest --nbval tests labs bench $(if $(NBVAL_SANITIZE),--nbval-sanitize-with $(NBVAL_SANITIZE))
 
 bench: $(STAMP)
 	$(PY) -m bench

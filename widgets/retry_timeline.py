@@ -174,6 +174,11 @@ def retry_timeline_text(vm: TimelineModel) -> str:
     return "\n".join(lines) or "(no messages yet)"
 
 
+def message_count(n: int) -> str:
+    """``1 message``, ``5 messages``."""
+    return f"{n} message" if n == 1 else f"{n} messages"
+
+
 def _x(ms: int, log: bool) -> float:
     return max(ms, 1) / 1000 if log else ms / 1000
 
@@ -265,5 +270,8 @@ class RetryTimeline(SnapshotView):
             self.figure.layout.xaxis.type = "log" if log else "linear"
             self.figure.layout.yaxis.tickvals = list(range(len(vm.lanes)))
             self.figure.layout.yaxis.ticktext = list(vm.lanes)
+            # a fixed range keeps lanes of messages not delivered yet on screen (autorange only spans marks)
+            self.figure.layout.yaxis.range = [len(vm.lanes) - 0.5, -0.5] if vm.lanes else None
+            self.figure.layout.yaxis.autorange = False if vm.lanes else "reversed"
             more = f" (+{vm.hidden} more)" if vm.hidden else ""
-            self.figure.layout.title.text = f"retry timeline — {len(vm.lanes)} messages{more}"
+            self.figure.layout.title.text = f"retry timeline — {message_count(len(vm.lanes))}{more}"
