@@ -180,3 +180,73 @@ def test_lock_expiry_race_two_consumers_process_one_queue() -> None:
         (130_000, "consumed", "consumer:c2", "M0002"),
         (210_000, "consumed", "consumer:c1", "M0001"),
     ]
+
+
+def test_a_removed_queue_holding_messages_is_unlocked_20_s_later() -> None:
+    """UNLOCK_DELAY_TIME_MILLS: the old owner still holds suspended messages, so it unlocks the queue after 20 s."""
+    lab = Lab(seed=3)
+    lab.add_broker("broker-a")
+    lab.create_topic("ORD", queues=2)
+    producer = lab.add_producer("pg", send_which_queue_start=0)
+    lab.add_consumer(
+        "og",
+        subscribe={"ORD": "*"},
+        listener=lambda m, c: O.SUSPEND_CURRENT_QUEUE_A_MOMENT,
+        orderly=True,
+        name="c1",
+        suspend_current_queue_time_millis=30_000,
+    )
+    lab.add_consumer(
+        "og", subscribe={"ORD": "*"}, listener=lambda m, c: O.SUCCESS, orderly=True, name="c2", start="10s"
+    )
+    lab.at("2s", producer.send, Message("ORD", "a"))
+    lab.at("2s", producer.send, Message("ORD", "b"))
+    lab.run(until="70s")
+    q1 = "ORD@broker-a:1"
+    events = [
+        (e.time_ms, e.kind.value, e.actor)
+        for e in lab.trace
+        if e.get("queue") == q1 and e.kind in (K.LOCK_REFUSED, K.UNLOCKED, K.LOCK_ACQUIRED, K.DELIVERED)
+    ]
+    assert events == [
+        (0, "lock_acquired", "consumer:c1"),
+        (2000, "delivered", "consumer:c1"),
+        (10_000, "lock_refused", "consumer:c2"),  # c1 dropped q1 at 10 s but keeps the broker lock for 20 s
+        (30_000, "lock_refused", "consumer:c2"),  # c2's rebalance runs just before c1's delayed unlock
+        (30_000, "unlocked", "consumer:c1"),
+        (50_000, "lock_acquired", "consumer:c2"),
+        (50_000, "delivered", "consumer:c2"),
+    ]
+
+
+def test_one_consume_request_yields_after_60_s_of_continuous_consumption() -> None:
+    """MAX_TIME_CONSUME_CONTINUOUSLY: past 60 s the loop stops and resubmits itself 10 ms later."""
+    lab, producer = orderly_lab()
+    lab.add_consumer("og", subscribe={"ORD": "*"}, listener=lambda m, c: after("10s", O.SUCCESS), orderly=True)
+    for i in range(9):
+        lab.at("1s", producer.send, Message("ORD", f"m{i}"))
+    lab.run(until="3m")
+    assert [t for t, _, _ in delivered(lab)] == [1000 + 10_000 * i for i in range(7)] + [71_010, 81_010]
+
+
+def test_rollback_and_commit_with_auto_commit_off() -> None:
+    """Deprecated ROLLBACK puts the batch back; COMMIT commits; SUCCESS alone commits nothing."""
+    lab, producer = orderly_lab()
+
+    def listener(msgs, ctx):
+        ctx.auto_commit = False
+        if msgs[0].body == "a" and msgs[0].reconsume_times == 0 and not seen:
+            seen.append(1)
+            return O.ROLLBACK
+        return O.COMMIT if msgs[0].body == "b" else O.SUCCESS
+
+    seen: list[int] = []
+    lab.add_consumer("og", subscribe={"ORD": "*"}, listener=listener, orderly=True)
+    lab.at("1s", producer.send, Message("ORD", "a"))
+    lab.at("1s", producer.send, Message("ORD", "b"))
+    lab.run(until="10s")
+    assert [(t, m) for t, m, _ in delivered(lab)] == [(1000, "M0001"), (2000, "M0001"), (2000, "M0002")]
+    updates = [
+        (e.time_ms, e.get("offset")) for e in lab.trace.of_kind(K.OFFSET_UPDATED) if e.get("queue") == "ORD@broker-a:0"
+    ]
+    assert updates[-1] == (2000, 2)  # COMMIT of M0002 commits everything consumed so far
