@@ -10,7 +10,7 @@ with the SEND_RESULT of the same producer, message id and attempt number.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .duration import format_duration
@@ -28,53 +28,69 @@ def _client(actor: str) -> str:
     return actor.partition(":")[2] or actor
 
 
-def deliveries(lab: Lab) -> list[dict[str, Any]]:
-    """Every listener call per message, with the status of its matching CONSUMED event (or ``None``)."""
+def _pair(
+    lab: Lab,
+    start: EventKind,
+    end: EventKind,
+    key: Callable[[TraceEvent], tuple[Any, ...]],
+    row: Callable[[TraceEvent], dict[str, Any]],
+    field: str,
+    value: str,
+) -> list[dict[str, Any]]:
+    """One row per ``start`` event; the first unmatched ``end`` event with the same key fills ``field``."""
     rows: list[dict[str, Any]] = []
     waiting: dict[tuple[Any, ...], deque[dict[str, Any]]] = defaultdict(deque)
-    for event in lab.trace.of_kind(EventKind.DELIVERED, EventKind.CONSUMED):
-        key = (event.actor, event.get("queue"), event.get("queue_offset"), event.msg_id)
-        if event.kind is EventKind.DELIVERED:
-            row = {
-                "time_ms": event.time_ms,
-                "msg_id": event.msg_id,
-                "topic": event.get("topic"),
-                "queue": event.get("queue"),
-                "reconsume_times": event.get("reconsume_times"),
-                "consumer": _client(event.actor),
-                "group": event.get("group"),
-                "status": None,
-            }
-            rows.append(row)
-            waiting[key].append(row)
-        elif waiting[key]:
-            waiting[key].popleft()["status"] = event.get("status")
+    for event in lab.trace.of_kind(start, end):
+        if event.kind is start:
+            new = {**row(event), field: None}
+            rows.append(new)
+            waiting[key(event)].append(new)
+        elif waiting[key(event)]:
+            waiting[key(event)].popleft()[field] = event.get(value)
     return rows
+
+
+def deliveries(lab: Lab) -> list[dict[str, Any]]:
+    """Every listener call per message, with the status of its matching CONSUMED event (or ``None``)."""
+    return _pair(
+        lab,
+        EventKind.DELIVERED,
+        EventKind.CONSUMED,
+        lambda e: (e.actor, e.get("queue"), e.get("queue_offset"), e.msg_id),
+        lambda e: {
+            "time_ms": e.time_ms,
+            "msg_id": e.msg_id,
+            "topic": e.get("topic"),
+            "queue": e.get("queue"),
+            "reconsume_times": e.get("reconsume_times"),
+            "consumer": _client(e.actor),
+            "group": e.get("group"),
+        },
+        "status",
+        "status",
+    )
 
 
 def send_attempts(lab: Lab) -> list[dict[str, Any]]:
     """Every producer attempt (application and consumer-inner producers) with its outcome (or ``None``)."""
-    rows: list[dict[str, Any]] = []
-    waiting: dict[tuple[Any, ...], deque[dict[str, Any]]] = defaultdict(deque)
-    for event in lab.trace.of_kind(EventKind.SEND_ATTEMPT, EventKind.SEND_RESULT):
-        key = (event.actor, event.msg_id, event.get("attempt"))
-        if event.kind is EventKind.SEND_ATTEMPT:
-            row = {
-                "time_ms": event.time_ms,
-                "producer": _client(event.actor),
-                "msg_id": event.msg_id,
-                "topic": event.get("topic"),
-                "mode": event.get("mode"),
-                "broker": event.get("broker"),
-                "queue_id": event.get("queue_id"),
-                "attempt": event.get("attempt"),
-                "outcome": None,
-            }
-            rows.append(row)
-            waiting[key].append(row)
-        elif waiting[key]:
-            waiting[key].popleft()["outcome"] = event.get("outcome")
-    return rows
+    return _pair(
+        lab,
+        EventKind.SEND_ATTEMPT,
+        EventKind.SEND_RESULT,
+        lambda e: (e.actor, e.msg_id, e.get("attempt")),
+        lambda e: {
+            "time_ms": e.time_ms,
+            "producer": _client(e.actor),
+            "msg_id": e.msg_id,
+            "topic": e.get("topic"),
+            "mode": e.get("mode"),
+            "broker": e.get("broker"),
+            "queue_id": e.get("queue_id"),
+            "attempt": e.get("attempt"),
+        },
+        "outcome",
+        "outcome",
+    )
 
 
 def dead_letters(lab: Lab) -> dict[str, list[dict[str, Any]]]:
