@@ -691,7 +691,14 @@ check(answer_1, (dlq_name, cfg.read_queue_nums), "MixAll.getDLQTopic = '%DLQ%' +
 > And "DLQ messages cannot be consumed (perm 2)" is true only up to 4.9.1: 4.9.2+ creates it read+write (perm 6).
 # %% md
 Nobody subscribes to a DLQ by default: it just sits there, and it **expires like any message**
-(`fileReservedTime` = 72 h in `MessageStoreConfig`). Check within three days.
+(`fileReservedTime` = 72 h in `MessageStoreConfig`). Check within three days. Watch it happen in a
+fresh copy of the tiny run, left alone for 80 virtual hours (the CleanCommitLogService deletes in the 04:00 window):
+# %%
+old, old_p, _ = refund_lab(lambda msgs, ctx: RECONSUME_LATER, 1)
+old.at("1s", old_p.send, Message("TopicTest", "refund 17", keys="order-17"))
+old.run(until="80h")
+show_trace(old.trace, "dead_lettered", "retention_deleted")
+# %% md
 ## The operator's re-send
 Fix the bug, then subscribe a consumer (own group) to `%DLQ%cg` and produce each message again to its real topic.
 # %%
