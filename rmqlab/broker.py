@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .delay import DelayLevelTable, ScheduleMessageService
 from .lock import RebalanceLockManager
@@ -589,7 +589,3 @@ class Broker:
         """Serve again; the schedule service restarts with its first delay of 1 s."""
         self.up = True
         self.schedule_service.start()
-
-    def snapshot_queues(self) -> dict[str, Any]:
-        """Plain data for views: every ConsumeQueue's max offset and each group's committed offset."""
-        return {str(MessageQueue(t, self.name, q)): cq.max_offset for (t, q), cq in sorted(self.consume_queues.items())}

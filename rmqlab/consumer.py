@@ -14,12 +14,11 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from .broker import PullResult, PullStatus
-from .duration import parse_duration
 from .errors import ConfigError
 from .message import RETRY_PREFIX, retry_topic
 from .namesrv import TopicRouteData
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore
-from .process_queue import REBALANCE_LOCK_INTERVAL_MS, ProcessQueue
+from .process_queue import ProcessQueue
 from .producer import DefaultMQProducer
 from .queue import MessageQueue
 from .rebalance import allocate_averagely, allocate_averagely_by_circle
@@ -472,9 +471,6 @@ class DefaultMQPushConsumer:
                 self.lab.now, EventKind.UNLOCKED, self.actor, None, queue=str(mq), group=self.consumer_group
             )
 
-    def lock_interval_ms(self) -> int:
-        return REBALANCE_LOCK_INTERVAL_MS
-
     # ------------------------------------------------------------------ pulling
     def pull_message(self, request: PullRequest) -> None:
         """``DefaultMQPushConsumerImpl.pullMessage``: the gates, then an async long-polling pull."""
@@ -594,9 +590,3 @@ class DefaultMQPushConsumer:
                 self.process_queue_table.pop(mq, None)
 
             self._later(OFFSET_ILLEGAL_FIXUP_DELAY_MS, fix)
-
-    def execute_pull_request_later(self, request: PullRequest, delay_ms: int) -> None:
-        self._later(delay_ms, self.pull_message, request)
-
-    def parse_timeout(self, value: int | str) -> int:
-        return parse_duration(value, "consume_timeout")

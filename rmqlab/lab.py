@@ -30,7 +30,7 @@ from .namesrv import NameServer
 from .producer import DefaultMQProducer, SendFuture
 from .queue import MessageQueue
 from .remoting import Remoting
-from .scheduler import Priority, Scheduler
+from .scheduler import Scheduler
 from .trace import EventKind, Trace
 from .validation import check_int
 
@@ -302,10 +302,3 @@ class Lab:
             reconsume_times=msg.reconsume_times,
             batch=batch,
         )
-
-    def commit_broker_offset(self, broker: Broker, group: str, mq: MessageQueue, offset: int, actor: str) -> None:
-        """A consumer's offset reaches the broker (periodic persist or pull piggy-back)."""
-        broker.commit_offset(group, mq.topic, mq.queue_id, offset, actor)
-
-    def fault_priority(self) -> Priority:
-        return Priority.FAULT

@@ -72,7 +72,7 @@ class RemoteBrokerOffsetStore(OffsetStore):
         if consumer.lab.remoting.reachable(consumer.client_id, mq.broker_name) is not None:
             return  # oneway update: a failure is only logged
         broker = consumer.lab.brokers[mq.broker_name]
-        consumer.lab.commit_broker_offset(broker, consumer.consumer_group, mq, offset, consumer.actor)
+        broker.commit_offset(consumer.consumer_group, mq.topic, mq.queue_id, offset, consumer.actor)
 
     def read_offset_from_store(self, mq: MessageQueue, done: Callable[[int], None]) -> None:
         """READ_FROM_STORE: ask the broker; −1 when it has none, −2 on a remoting error."""

@@ -120,10 +120,3 @@ class ProcessQueue:
         self.consuming_msg_orderly_tree_map.clear()
         self.msg_count = 0
         self.queue_offset_max = 0
-
-    def committed_offset_preview(self) -> int | None:
-        """The offset a ``remove_message`` would return now, for views (``None`` when empty)."""
-        tree = self.msg_tree_map
-        if self.consuming_msg_orderly_tree_map:
-            return None
-        return tree.peekitem(0)[0] if tree else None

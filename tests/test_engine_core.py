@@ -13,6 +13,7 @@ import yaml
 import rmqlab
 from rmqlab import ConfigError, Lab, Message, Priority, Scheduler, SimulationError, format_duration, parse_duration
 from rmqlab import ConsumeConcurrentlyStatus as C
+from rmqlab.broker import TopicConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -159,24 +160,22 @@ def test_dlq_and_retry_topic_names() -> None:
     assert rmqlab.retry_topic("cg") == "%RETRY%cg"
 
 
-def test_dlq_is_created_with_one_readable_queue_since_4_9_2() -> None:
-    lab = Lab(seed=1)
+def _dead_letter_one(dlq_readable: bool) -> TopicConfig:
+    """Dead-letter one message at once (max_reconsume_times=0); return the DLQ's topic config."""
+    lab = Lab(seed=1, dlq_readable=dlq_readable)
     lab.add_broker("broker-a")
     lab.create_topic("T", queues=4)
     producer = lab.add_producer("pg")
     lab.add_consumer("cg", subscribe={"T": "*"}, listener=lambda m, c: C.RECONSUME_LATER, max_reconsume_times=0)
     lab.at(0, producer.send, Message("T", "x"))
     lab.run(until="1s")
-    config = lab.brokers["broker-a"].topic_config["%DLQ%cg"]
+    return lab.brokers["broker-a"].topic_config["%DLQ%cg"]
+
+
+def test_dlq_is_created_with_one_readable_queue_since_4_9_2() -> None:
+    config = _dead_letter_one(dlq_readable=True)
     assert (config.read_queue_nums, config.write_queue_nums, config.perm) == (1, 1, 6)
-    old = Lab(seed=1, dlq_readable=False)
-    old.add_broker("broker-a")
-    old.create_topic("T", queues=4)
-    p = old.add_producer("pg")
-    old.add_consumer("cg", subscribe={"T": "*"}, listener=lambda m, c: C.RECONSUME_LATER, max_reconsume_times=0)
-    old.at(0, p.send, Message("T", "x"))
-    old.run(until="1s")
-    assert old.brokers["broker-a"].topic_config["%DLQ%cg"].perm == 2  # ≤ 4.9.1: write-only
+    assert _dead_letter_one(dlq_readable=False).perm == 2  # ≤ 4.9.1: write-only
 
 
 @pytest.mark.parametrize(
