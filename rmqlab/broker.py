@@ -207,13 +207,6 @@ class Broker:
     def find_consume_queue(self, topic: str, queue_id: int) -> ConsumeQueue | None:
         return self.consume_queues.get((topic, queue_id))
 
-    def _consume_queue(self, topic: str, queue_id: int) -> ConsumeQueue:
-        key = (topic, queue_id)
-        queue = self.consume_queues.get(key)
-        if queue is None:
-            queue = self.consume_queues[key] = ConsumeQueue(topic, queue_id)
-        return queue
-
     def max_offset(self, topic: str, queue_id: int) -> int:
         queue = self.consume_queues.get((topic, queue_id))
         return queue.max_offset if queue else 0
@@ -221,35 +214,44 @@ class Broker:
     def put_message(self, msg: MessageExt) -> PutMessageStatus:
         """``CommitLog.asyncPutMessage`` + dispatch: store, rewrite delayed messages, wake held pulls."""
         now = self.scheduler.now
-        level = msg.delay_time_level
+        properties = msg.properties
+        level = int(properties.get(PROPERTY_DELAY, "0"))
         deliver_ts = 0
         if level > 0 and not msg.topic.startswith(SCHEDULE_TOPIC):
             level = self.delay_levels.cap(level)
-            msg.properties[PROPERTY_DELAY] = str(level)
-            msg.properties[PROPERTY_REAL_TOPIC] = msg.topic
-            msg.properties[PROPERTY_REAL_QID] = str(msg.queue_id)
+            properties[PROPERTY_DELAY] = str(level)
+            properties[PROPERTY_REAL_TOPIC] = msg.topic
+            properties[PROPERTY_REAL_QID] = str(msg.queue_id)
             msg.topic = SCHEDULE_TOPIC
             msg.queue_id = level - 1
             deliver_ts = now + self.delay_levels.delay_ms(level)
         msg.store_timestamp = now
         msg.store_host = self.name
         self.commit_log.append(msg)
-        queue = self._consume_queue(msg.topic, msg.queue_id)
+        key = (msg.topic, msg.queue_id)
+        queue = self.consume_queues.get(key)
+        if queue is None:
+            queue = self.consume_queues[key] = ConsumeQueue(msg.topic, msg.queue_id)
         msg.queue_offset = queue.append(ConsumeQueueEntry(msg.commit_log_offset, deliver_ts))
+        trace = self.trace
         if deliver_ts:
-            self.trace.record(
-                now,
-                EventKind.SCHEDULED,
-                self.name,
-                msg.msg_id,
-                level=level,
-                real_topic=msg.properties[PROPERTY_REAL_TOPIC],
-                due_ms=deliver_ts,
-                reconsume_times=msg.reconsume_times,
-            )
+            if trace.enabled:
+                trace.record(
+                    now,
+                    EventKind.SCHEDULED,
+                    self.name,
+                    msg.msg_id,
+                    level=level,
+                    real_topic=properties[PROPERTY_REAL_TOPIC],
+                    due_ms=deliver_ts,
+                    reconsume_times=msg.reconsume_times,
+                )
+            else:
+                trace.tally(EventKind.SCHEDULED)
             self.schedule_service.on_enqueue(level)
-        else:
-            self.trace.record(
+            return self.put_status
+        if trace.enabled:
+            trace.record(
                 now,
                 EventKind.STORED,
                 self.name,
@@ -259,19 +261,29 @@ class Broker:
                 queue_offset=msg.queue_offset,
                 reconsume_times=msg.reconsume_times,
             )
-            if msg.topic.startswith(DLQ_PREFIX):
-                self.trace.record(
-                    now,
-                    EventKind.DEAD_LETTERED,
-                    self.name,
-                    msg.msg_id,
-                    group=msg.topic[len(DLQ_PREFIX) :],
-                    topic=msg.topic,
-                    reconsume_times=msg.reconsume_times,
-                    original_topic=msg.properties.get(PROPERTY_RETRY_TOPIC, msg.topic),
-                )
+        else:
+            trace.tally(EventKind.STORED)
+        if msg.topic.startswith(DLQ_PREFIX):
+            trace.record(
+                now,
+                EventKind.DEAD_LETTERED,
+                self.name,
+                msg.msg_id,
+                group=msg.topic[len(DLQ_PREFIX) :],
+                topic=msg.topic,
+                reconsume_times=msg.reconsume_times,
+                original_topic=properties.get(PROPERTY_RETRY_TOPIC, msg.topic),
+            )
+        if key in self._held:
             self._notify_message_arriving(msg.topic, msg.queue_id)
         return self.put_status
+
+    def _subscription_group(self, group: str) -> SubscriptionGroupConfig:
+        """The group's config, auto-created with the defaults on first use (``autoCreateSubscriptionGroup``)."""
+        sub = self.subscription_groups.get(group)
+        if sub is None:
+            sub = self.subscription_groups[group] = SubscriptionGroupConfig(group)
+        return sub
 
     # ------------------------------------------------------------------ SEND_MESSAGE
     def send_message(
@@ -301,7 +313,7 @@ class Broker:
             )
         if msg.topic.startswith(RETRY_PREFIX):
             group = msg.topic[len(RETRY_PREFIX) :]
-            sub = self.subscription_groups.setdefault(group, SubscriptionGroupConfig(group))
+            sub = self._subscription_group(group)
             rt = reconsume_times or 0
             max_times = sub.retry_max_times if max_reconsume_times is None else max_reconsume_times
             msg.reconsume_times = rt
@@ -326,7 +338,7 @@ class Broker:
         """``asyncConsumerSendMsgBack``: re-store the original as a retry (or DLQ) message."""
         if self.reject_send_back:
             return MQBrokerException(self.name, ResponseCode.SYSTEM_ERROR, "send back rejected (injected fault)")
-        sub = self.subscription_groups.setdefault(group, SubscriptionGroupConfig(group))
+        sub = self._subscription_group(group)
         if sub.retry_queue_nums <= 0:
             return ResponseCode.SUCCESS  # stores nothing: the message is silently dropped
         retry = self.create_topic(RETRY_PREFIX + group, sub.retry_queue_nums)
@@ -487,9 +499,9 @@ class Broker:
     def heartbeat(self, consumer: DefaultMQPushConsumer) -> None:
         """Register a consumer of a group; a new member makes the broker notify the others."""
         group = consumer.consumer_group
-        self.subscription_groups.setdefault(group, SubscriptionGroupConfig(group))
+        sub = self._subscription_group(group)
         if consumer.is_clustering:
-            self.create_topic(RETRY_PREFIX + group, self.subscription_groups[group].retry_queue_nums)
+            self.create_topic(RETRY_PREFIX + group, sub.retry_queue_nums)
         members = self.consumer_groups.setdefault(group, {})
         known = consumer.client_id in members
         members[consumer.client_id] = _ClientChannel(consumer, self.scheduler.now)

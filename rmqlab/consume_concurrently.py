@@ -162,7 +162,7 @@ class ConsumeMessageConcurrentlyService:
         size = self.consumer.consume_message_batch_max_size
         for i in range(0, len(msgs), size):
             chunk = msgs[i : i + size]
-            self.pool.submit(lambda chunk=chunk: self._consume(chunk, pq, mq))
+            self.pool.submit(self._consume, chunk, pq, mq)
 
     def _consume(self, msgs: list[MessageExt], pq: ProcessQueue, mq: MessageQueue) -> Generator[Any, Any, None]:
         """``ConsumeRequest.run`` + ``processConsumeResult``."""
@@ -171,17 +171,19 @@ class ConsumeMessageConcurrentlyService:
             return
         context = ConsumeConcurrentlyContext(mq)
         reset_retry_topic(msgs, consumer.consumer_group)
-        start = lab.now
+        scheduler, trace = lab.scheduler, lab.trace
+        start = scheduler.now
+        started = str(start)
         for msg in msgs:
-            msg.properties[PROPERTY_CONSUME_START_TIME] = str(start)
+            msg.properties[PROPERTY_CONSUME_START_TIME] = started
             lab.record_delivery(consumer, mq, msg, len(msgs))
         status, return_type = yield from run_listener(consumer, msgs, context)
         if status is not None and not isinstance(status, ConsumeConcurrentlyStatus):
             try:
                 status = ConsumeConcurrentlyStatus(status)
             except ValueError:
-                lab.trace.record(
-                    lab.now,
+                trace.record(
+                    scheduler.now,
                     EventKind.WARNING,
                     consumer.actor,
                     msgs[0].msg_id,
@@ -190,34 +192,49 @@ class ConsumeMessageConcurrentlyService:
                 )
                 status, return_type = None, "EXCEPTION"
         effective = status or ConsumeConcurrentlyStatus.RECONSUME_LATER
-        took = lab.now - start
+        now = scheduler.now
+        took = now - start
         if not return_type:
             if took >= consumer.consume_timeout * 60_000:
                 return_type = "TIME_OUT"
             else:
                 return_type = "SUCCESS" if effective is ConsumeConcurrentlyStatus.CONSUME_SUCCESS else "FAILED"
-        for msg in msgs:
-            lab.trace.record(
-                lab.now,
-                EventKind.CONSUMED,
-                consumer.actor,
-                msg.msg_id,
-                status=effective.value,
-                return_type=return_type,
-                took_ms=took,
-                queue=str(mq),
-                queue_offset=msg.queue_offset,
-            )
+        if trace.enabled:
+            for msg in msgs:
+                trace.record(
+                    now,
+                    EventKind.CONSUMED,
+                    consumer.actor,
+                    msg.msg_id,
+                    status=effective.value,
+                    return_type=return_type,
+                    took_ms=took,
+                    queue=str(mq),
+                    queue_offset=msg.queue_offset,
+                )
+        else:
+            trace.counts[EventKind.CONSUMED] += len(msgs)
         if pq.dropped:
-            lab.trace.record(
-                lab.now,
+            trace.record(
+                now,
                 EventKind.WARNING,
                 consumer.actor,
                 msgs[0].msg_id,
                 message=f"{mq} was dropped while consuming; result discarded",
             )
             return
+        ack_index = context.ack_index
+        whole_batch_ok = type(ack_index) is int and ack_index >= len(msgs) - 1
+        if whole_batch_ok and effective is ConsumeConcurrentlyStatus.CONSUME_SUCCESS:
+            self._finish(msgs, pq, mq)  # nothing to send back
+            return
         yield from self._process_consume_result(effective, context, msgs, pq, mq)
+
+    def _finish(self, done: list[MessageExt], pq: ProcessQueue, mq: MessageQueue) -> None:
+        """Remove finished messages from the ProcessQueue and move the offset to its new smallest key."""
+        offset = pq.remove_message(done, self.lab.scheduler.now)
+        if offset >= 0 and not pq.dropped:
+            self.consumer.offset_store.update_offset(mq, offset, True)
 
     def _process_consume_result(
         self,
@@ -278,9 +295,7 @@ class ConsumeMessageConcurrentlyService:
                     reconsume_times=msg.reconsume_times,
                 )
             consumer._later(LOCAL_RETRY_DELAY_MS, self.submit_consume_request, back_failed, pq, mq, True)
-        offset = pq.remove_message(done, lab.now)
-        if offset >= 0 and not pq.dropped:
-            consumer.offset_store.update_offset(mq, offset, True)
+        self._finish(done, pq, mq)
 
     def send_message_back(
         self, msg: MessageExt, delay_level: int, broker_name: str | None
@@ -296,20 +311,24 @@ class ConsumeMessageConcurrentlyService:
             )
 
         response, error = yield Rpc(consumer.client_id, broker_name, handler, SEND_BACK_TIMEOUT_MS)
+        trace = lab.trace
         if error is None and response is ResponseCode.SUCCESS:
-            lab.trace.record(
-                lab.now,
-                EventKind.SEND_BACK,
-                consumer.actor,
-                msg.msg_id,
-                ok=True,
-                broker=broker_name,
-                delay_level=delay_level,
-                reconsume_times=msg.reconsume_times,
-                max_reconsume_times=max_times,
-            )
+            if trace.enabled:
+                trace.record(
+                    lab.now,
+                    EventKind.SEND_BACK,
+                    consumer.actor,
+                    msg.msg_id,
+                    ok=True,
+                    broker=broker_name,
+                    delay_level=delay_level,
+                    reconsume_times=msg.reconsume_times,
+                    max_reconsume_times=max_times,
+                )
+            else:
+                trace.tally(EventKind.SEND_BACK)
             return True
-        lab.trace.record(
+        trace.record(
             lab.now,
             EventKind.SEND_BACK,
             consumer.actor,
@@ -324,7 +343,7 @@ class ConsumeMessageConcurrentlyService:
         retry = build_retry_message(consumer.consumer_group, msg, msg.reconsume_times + 1, max_times)
         assert consumer.inner_producer is not None
         future = yield consumer.inner_producer.send(retry)
-        lab.trace.record(
+        trace.record(
             lab.now,
             EventKind.SEND_BACK_FALLBACK,
             consumer.actor,

@@ -73,7 +73,7 @@ class ConsumeMessageOrderlyService:
     ) -> None:
         """Only an idle ProcessQueue gets a new request; it takes messages from the pq, not ``msgs``."""
         if dispatch_to_consume:
-            self.pool.submit(lambda: self._consume(pq, mq))
+            self.pool.submit(self._consume, pq, mq)
 
     def submit_consume_request_later(self, pq: ProcessQueue, mq: MessageQueue, delay_ms: int) -> None:
         delay = clamp_suspend(delay_ms, self.consumer.suspend_current_queue_time_millis)

@@ -556,16 +556,20 @@ class DefaultMQPushConsumer:
             if pq.dropped:
                 return
             dispatch = pq.put_message(result.msgs)
-            self.lab.trace.record(
-                self.lab.now,
-                EventKind.PULLED,
-                self.actor,
-                None,
-                queue=str(mq),
-                offsets=[m.queue_offset for m in result.msgs],
-                msg_ids=[m.msg_id for m in result.msgs],
-                next_offset=result.next_begin_offset,
-            )
+            trace = self.lab.trace
+            if trace.enabled:
+                trace.record(
+                    self.lab.now,
+                    EventKind.PULLED,
+                    self.actor,
+                    None,
+                    queue=str(mq),
+                    offsets=[m.queue_offset for m in result.msgs],
+                    msg_ids=[m.msg_id for m in result.msgs],
+                    next_offset=result.next_begin_offset,
+                )
+            else:
+                trace.tally(EventKind.PULLED)
             self.consume_service.submit_consume_request(result.msgs, pq, mq, dispatch)
             self._later(0, self.pull_message, request)
         elif result.status in (PullStatus.NO_NEW_MSG, PullStatus.NO_MATCHED_MSG):

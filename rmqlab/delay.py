@@ -85,6 +85,7 @@ class ScheduleMessageService:
         self._timers: dict[int, Timer] = {}
         self._phase = 0
         self.running = False
+        self.actor = f"schedule:{broker.name}"
 
     def start(self) -> None:
         """Start every level's timer ``FIRST_DELAY_TIME`` from now (also after a broker restart)."""
@@ -149,16 +150,20 @@ class ScheduleMessageService:
         msg.topic = msg.properties.pop(PROPERTY_REAL_TOPIC)
         msg.queue_id = int(msg.properties.pop(PROPERTY_REAL_QID))
         msg.properties.pop(PROPERTY_DELAY, None)
-        self.broker.trace.record(
-            self.scheduler.now,
-            EventKind.DELAY_DELIVERED,
-            f"schedule:{self.broker.name}",
-            msg.msg_id,
-            level=level,
-            topic=msg.topic,
-            queue_id=msg.queue_id,
-            waited_ms=self.scheduler.now - stored.store_timestamp,
-        )
+        trace = self.broker.trace
+        if trace.enabled:
+            trace.record(
+                self.scheduler.now,
+                EventKind.DELAY_DELIVERED,
+                self.actor,
+                msg.msg_id,
+                level=level,
+                topic=msg.topic,
+                queue_id=msg.queue_id,
+                waited_ms=self.scheduler.now - stored.store_timestamp,
+            )
+        else:
+            trace.tally(EventKind.DELAY_DELIVERED)
         self.broker.put_message(msg)
 
     def pending(self) -> dict[int, int]:

@@ -290,8 +290,11 @@ class Lab:
 
     # ------------------------------------------------------------------ hooks used by clients
     def record_delivery(self, consumer: DefaultMQPushConsumer, mq: MessageQueue, msg: MessageExt, batch: int) -> None:
+        if not self.trace.enabled:
+            self.trace.tally(EventKind.DELIVERED)
+            return
         self.trace.record(
-            self.now,
+            self.scheduler.now,
             EventKind.DELIVERED,
             consumer.actor,
             msg.msg_id,

@@ -34,10 +34,19 @@ class OffsetStore:
         if old == offset:
             return
         self.offset_table[mq] = offset
-        lab = self.consumer.lab
-        lab.trace.record(
-            lab.now, EventKind.OFFSET_UPDATED, self.consumer.actor, None, queue=str(mq), offset=offset, previous=old
-        )
+        trace = self.consumer.lab.trace
+        if trace.enabled:
+            trace.record(
+                self.consumer.lab.scheduler.now,
+                EventKind.OFFSET_UPDATED,
+                self.consumer.actor,
+                None,
+                queue=str(mq),
+                offset=offset,
+                previous=old,
+            )
+        else:
+            trace.tally(EventKind.OFFSET_UPDATED)
 
     def read_memory(self, mq: MessageQueue) -> int:
         return self.offset_table.get(mq, -1)

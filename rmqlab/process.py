@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Generator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .scheduler import Scheduler
 
@@ -27,15 +26,13 @@ if TYPE_CHECKING:
 __all__ = ["LocalLock", "Process", "Rpc", "Signal", "Sleep", "ThreadPool", "spawn"]
 
 
-@dataclass(frozen=True, slots=True)
-class Sleep:
+class Sleep(NamedTuple):
     """Wait ``ms`` virtual milliseconds."""
 
     ms: int
 
 
-@dataclass(frozen=True, slots=True)
-class Rpc:
+class Rpc(NamedTuple):
     """Call ``handler(broker)`` on ``broker`` as ``client``; resume with ``(response, error)``."""
 
     client: str
@@ -50,15 +47,19 @@ _PENDING = object()
 
 
 class Process:
-    """Drives one generator; ``alive`` is ``False`` once it returned or was killed."""
+    """Drives one generator; ``alive`` is ``False`` once it returned or was killed.
 
-    __slots__ = ("_gen", "_on_exit", "alive", "remoting", "scheduler")
+    A process started by a :class:`ThreadPool` tells its pool when it ends, so the pool can hand the
+    thread to the next waiting task.
+    """
 
-    def __init__(self, scheduler: Scheduler, remoting: Remoting, gen: Body, on_exit: Callable[[], None] | None):
+    __slots__ = ("_gen", "alive", "pool", "remoting", "scheduler")
+
+    def __init__(self, scheduler: Scheduler, remoting: Remoting, gen: Body, pool: ThreadPool | None = None):
         self.scheduler = scheduler
         self.remoting = remoting
         self._gen = gen
-        self._on_exit = on_exit
+        self.pool = pool
         self.alive = True
 
     def kill(self) -> None:
@@ -75,9 +76,9 @@ class Process:
                 command = gen.send(value)
             except StopIteration:
                 self.alive = False
-                on_exit, self._on_exit = self._on_exit, None  # break the process ↔ closure cycle now,
-                if on_exit is not None:  # so finished tasks are freed by refcount, not by the GC
-                    on_exit()
+                pool, self.pool = self.pool, None  # no process ↔ pool cycle: freed by refcount, not the GC
+                if pool is not None:
+                    pool.finished(self)
                 return
             value = self._wait(command)
             if value is _PENDING:
@@ -121,11 +122,15 @@ class Process:
             self.resume(value)
 
 
-def spawn(scheduler: Scheduler, remoting: Remoting, gen: Body, on_exit: Callable[[], None] | None = None) -> Process:
+def spawn(scheduler: Scheduler, remoting: Remoting, gen: Body) -> Process:
     """Start ``gen`` now (synchronously, until its first real wait)."""
-    process = Process(scheduler, remoting, gen, on_exit)
+    process = Process(scheduler, remoting, gen)
     process.resume()
     return process
+
+
+Task = tuple[Callable[..., Body], tuple[Any, ...]]
+"""A generator function and its arguments: what a ConsumeRequest's ``run()`` is here."""
 
 
 class ThreadPool:
@@ -140,40 +145,34 @@ class ThreadPool:
         self.remoting = remoting
         self.size = size
         self.busy = 0
-        self.waiting: deque[Callable[[], Body]] = deque()
+        self.waiting: deque[Task] = deque()
         self.running: set[Process] = set()
 
-    def submit(self, task: Callable[[], Body]) -> None:
-        """Run ``task()`` (a generator factory) on a free thread, now or when one frees up."""
+    def submit(self, function: Callable[..., Body], *args: Any) -> None:
+        """Run ``function(*args)`` (a generator function) on a free thread, now or when one frees up."""
         if self.busy < self.size:
             self.busy += 1
-            self.scheduler.schedule(0, self._run, task)
+            self.scheduler.schedule_at(self.scheduler.now, self._run, function, args)
         else:
-            self.waiting.append(task)
+            self.waiting.append((function, args))
 
-    def _run(self, task: Callable[[], Body]) -> None:
-        holder: list[Process] = []
-
-        def on_exit() -> None:
-            if holder:
-                self.running.discard(holder[0])
-            self._release()
-
-        process = Process(self.scheduler, self.remoting, task(), on_exit)
-        holder.append(process)
+    def _run(self, function: Callable[..., Body], args: tuple[Any, ...]) -> None:
+        process = Process(self.scheduler, self.remoting, function(*args), self)
         self.running.add(process)
         process.resume()
 
-    def _release(self) -> None:
+    def finished(self, process: Process) -> None:
+        """``process`` returned: its thread takes the next waiting task, or becomes idle."""
+        self.running.discard(process)
         if self.waiting:
-            self.scheduler.schedule(0, self._run, self.waiting.popleft())
+            self.scheduler.schedule_at(self.scheduler.now, self._run, *self.waiting.popleft())
         else:
             self.busy -= 1
 
     def shutdown_now(self) -> None:
         """A crash: every thread and queued task vanishes."""
         for process in list(self.running):
-            process._on_exit = None
+            process.pool = None
             process.kill()
         self.running.clear()
         self.waiting.clear()

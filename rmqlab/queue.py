@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["MessageQueue"]
 
@@ -14,9 +14,14 @@ class MessageQueue:
     topic: str
     broker_name: str
     queue_id: int
+    _text: str = field(init=False, repr=False, compare=False)
+    """``str(mq)``, built once: the trace names a queue in most of its events."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_text", f"{self.topic}@{self.broker_name}:{self.queue_id}")
 
     def __str__(self) -> str:
-        return f"{self.topic}@{self.broker_name}:{self.queue_id}"
+        return self._text
 
     @classmethod
     def parse(cls, text: str) -> MessageQueue:

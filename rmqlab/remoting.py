@@ -106,8 +106,8 @@ class Remoting:
             return RemotingConnectException(broker_name, f"the broker[{broker_name}] not exist")
         if not broker.up:
             return RemotingConnectException(broker_name, f"connect to {broker_name} failed: broker down")
-        process = client.split("/", 1)[0]  # a consumer's inner producer lives in the same process
-        if (process, broker_name) in self.faults.partitions:
+        partitions = self.faults.partitions
+        if partitions and (client.split("/", 1)[0], broker_name) in partitions:  # inner producer: same process
             return RemotingConnectException(broker_name, f"network partition {client} / {broker_name}")
         return None
 

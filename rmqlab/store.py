@@ -9,14 +9,14 @@ delivery timestamp, as RocketMQ keeps it in the tags-code slot.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .message import MessageExt
 
 __all__ = ["CommitLog", "ConsumeQueue", "ConsumeQueueEntry"]
 
 
-@dataclass(slots=True, frozen=True)
-class ConsumeQueueEntry:
+class ConsumeQueueEntry(NamedTuple):
     """One index entry: where the message lives in the CommitLog, and (schedule topic) when it is due."""
 
     commit_log_offset: int

@@ -12,10 +12,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["EventKind", "Trace", "TraceEvent"]
 
@@ -76,9 +75,13 @@ class EventKind(StrEnum):
     """Something RocketMQ only logs (e.g. deprecated status) — kept visible for students."""
 
 
-@dataclass(frozen=True, slots=True)
-class TraceEvent:
-    """One thing that happened, at one virtual millisecond, to at most one message."""
+class TraceEvent(NamedTuple):
+    """One thing that happened, at one virtual millisecond, to at most one message.
+
+    A named tuple rather than a frozen dataclass: a long run records millions of events, and a
+    tuple is built in one C call instead of six guarded attribute writes. It is just as immutable, and
+    ``data`` is a read-only view of the event's details.
+    """
 
     seq: int
     time_ms: int
@@ -103,6 +106,10 @@ class TraceEvent:
         }
 
 
+_new_event = tuple.__new__
+"""Builds a TraceEvent from a ready tuple, skipping NamedTuple's Python-level ``__new__``."""
+
+
 class Trace:
     """Append-only list of :class:`TraceEvent` plus per-kind counters."""
 
@@ -118,7 +125,12 @@ class Trace:
         if not self.enabled:
             return
         self._seq += 1
-        self._events.append(TraceEvent(self._seq, time_ms, kind, actor, msg_id, MappingProxyType(data)))
+        self._events.append(_new_event(TraceEvent, (self._seq, time_ms, kind, actor, msg_id, MappingProxyType(data))))
+
+    def tally(self, kind: EventKind) -> None:
+        """Count an event without recording it: hot call sites use this when the trace is off,
+        so they build no details (``if trace.enabled: record(...) else: tally(kind)``)."""
+        self.counts[kind] += 1
 
     def __len__(self) -> int:
         return len(self._events)
