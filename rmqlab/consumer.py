@@ -94,6 +94,8 @@ class DefaultMQPushConsumer:
         self.lab = lab
         self.consumer_group = consumer_group
         self.client_id = name or f"{consumer_group}-{len(lab.consumers) + 1}"
+        self.actor = f"consumer:{self.client_id}"
+        """How the trace names this consumer."""
         self.message_model = check_choice("message_model", message_model, MessageModel)
         self.consume_from_where = check_choice("consume_from_where", consume_from_where, ConsumeFromWhere)
         self.consume_message_batch_max_size = check_int(
@@ -128,10 +130,6 @@ class DefaultMQPushConsumer:
         self.inner_producer: DefaultMQProducer | None = None
 
     # ------------------------------------------------------------------ configuration
-    @property
-    def actor(self) -> str:
-        return f"consumer:{self.client_id}"
-
     @property
     def is_clustering(self) -> bool:
         return self.message_model is MessageModel.CLUSTERING

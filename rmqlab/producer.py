@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from .duration import parse_duration
 from .errors import ConfigError
 from .message import (
     PROPERTY_DELAY,
@@ -172,13 +173,14 @@ class DefaultMQProducer:
         retry_another_broker_when_not_store_ok: bool = False,
         send_which_queue_start: int | None = None,
     ) -> None:
-        from .duration import parse_duration
 
         if not isinstance(producer_group, str) or not producer_group:
             raise ConfigError("producer_group", producer_group, "a non-empty string")
         self.lab = lab
         self.producer_group = producer_group
         self.name = name or producer_group
+        self.actor = f"producer:{self.name}"
+        """How the trace names this producer."""
         self.send_msg_timeout = parse_duration(send_msg_timeout, "send_msg_timeout")
         if self.send_msg_timeout <= 0:
             raise ConfigError("send_msg_timeout", send_msg_timeout, "a duration > 0 ms")
@@ -200,10 +202,6 @@ class DefaultMQProducer:
         self._routes: dict[str, TopicRouteData] = {}
         self.running = True
         lab.scheduler.schedule(10, self._poll_name_server)
-
-    @property
-    def actor(self) -> str:
-        return f"producer:{self.name}"
 
     # ------------------------------------------------------------------ routes
     def _poll_name_server(self) -> None:
@@ -298,8 +296,6 @@ class DefaultMQProducer:
     def _prepare(
         self, msg: Message, mode: CommunicationMode, timeout: int | str | None, times_total: int
     ) -> _Send | None:
-        from .duration import parse_duration
-
         if not isinstance(msg, Message):
             raise ConfigError("msg", msg, "an rmqlab.Message")
         if not isinstance(msg.topic, str) or not msg.topic:

@@ -13,8 +13,9 @@ import json
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from enum import StrEnum
+from operator import itemgetter
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 __all__ = ["EventKind", "Trace", "TraceEvent"]
 
@@ -75,39 +76,59 @@ class EventKind(StrEnum):
     """Something RocketMQ only logs (e.g. deprecated status) — kept visible for students."""
 
 
-class TraceEvent(NamedTuple):
+class TraceEvent(tuple):
     """One thing that happened, at one virtual millisecond, to at most one message.
 
-    A named tuple rather than a frozen dataclass: a long run records millions of events, and a
-    tuple is built in one C call instead of six guarded attribute writes. It is just as immutable, and
-    ``data`` is a read-only view of the event's details.
+    Why a bare tuple: a long run records millions of events. A tuple is built in one C call, is
+    immutable, and holds the event's details as a plain dict that the garbage collector does not
+    need to track (str/int values only); :attr:`data` hands readers a read-only view of it.
     """
 
-    seq: int
-    time_ms: int
-    kind: EventKind
-    actor: str
-    msg_id: str | None
-    data: Mapping[str, Any]
+    __slots__ = ()
+
+    def __new__(
+        cls, seq: int, time_ms: int, kind: EventKind, actor: str, msg_id: str | None, data: Mapping[str, Any]
+    ) -> TraceEvent:
+        return tuple.__new__(cls, (seq, time_ms, kind, actor, msg_id, dict(data)))
+
+    def __getnewargs__(self) -> tuple[Any, ...]:
+        return tuple(self)
+
+    seq = property(itemgetter(0), doc="Position in the trace, from 1 (int).")
+    time_ms = property(itemgetter(1), doc="Virtual time in ms (int).")
+    kind = property(itemgetter(2), doc="What happened (an EventKind).")
+    actor = property(itemgetter(3), doc="Who did it: a broker name, ``consumer:<id>``, ``producer:<name>`` …")
+    msg_id = property(itemgetter(4), doc="The message's id, kept across retries (None for events about no message).")
+
+    @property
+    def data(self) -> Mapping[str, Any]:
+        """The event's details, read-only."""
+        return MappingProxyType(self[5])
 
     def get(self, key: str, default: Any = None) -> Any:
         """Shorthand for ``event.data.get(key, default)``."""
-        return self.data.get(key, default)
+        return self[5].get(key, default)
 
     def to_dict(self) -> dict[str, Any]:
         """A plain JSON-ready dict (keys in a fixed order)."""
         return {
-            "seq": self.seq,
-            "time_ms": self.time_ms,
-            "kind": self.kind.value,
-            "actor": self.actor,
-            "msg_id": self.msg_id,
-            **dict(self.data),
+            "seq": self[0],
+            "time_ms": self[1],
+            "kind": self[2].value,
+            "actor": self[3],
+            "msg_id": self[4],
+            **self[5],
         }
+
+    def __repr__(self) -> str:
+        return (
+            f"TraceEvent(seq={self[0]!r}, time_ms={self[1]!r}, kind={self[2]!r}, actor={self[3]!r}, "
+            f"msg_id={self[4]!r}, data={self.data!r})"
+        )
 
 
 _new_event = tuple.__new__
-"""Builds a TraceEvent from a ready tuple, skipping NamedTuple's Python-level ``__new__``."""
+"""Builds a TraceEvent from a ready tuple in one C call (``record`` owns its kwargs dict, so no copy)."""
 
 
 class Trace:
@@ -125,7 +146,7 @@ class Trace:
         if not self.enabled:
             return
         self._seq += 1
-        self._events.append(_new_event(TraceEvent, (self._seq, time_ms, kind, actor, msg_id, MappingProxyType(data))))
+        self._events.append(_new_event(TraceEvent, (self._seq, time_ms, kind, actor, msg_id, data)))
 
     def tally(self, kind: EventKind) -> None:
         """Count an event without recording it: hot call sites use this when the trace is off,
