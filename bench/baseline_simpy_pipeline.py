@@ -545,6 +545,9 @@ class PipelineRun:
     """Store timestamp → number of DLQ writes at that time."""
     delivery_times: dict[int, dict[int, int]] | None
     """Only with ``record_deliveries``: reconsumeTimes → {virtual ms → deliveries at that ms}."""
+    broker: Broker = field(repr=False)
+    """The broker after the run: CommitLog, ConsumeQueues, persisted offsets (for the checks)."""
+    consumer: PushConsumer = field(repr=False)
 
 
 def run_pipeline(n_messages: int = DEFAULT_N_MESSAGES, *, record_deliveries: bool = False) -> PipelineRun:
@@ -602,6 +605,8 @@ def run_pipeline(n_messages: int = DEFAULT_N_MESSAGES, *, record_deliveries: boo
             if delivery_times is None
             else {rt: dict(sorted(at.items())) for rt, at in sorted(delivery_times.items())}
         ),
+        broker=broker,
+        consumer=consumer,
     )
 
 
