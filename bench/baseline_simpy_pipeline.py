@@ -272,27 +272,34 @@ class Broker:
 
     # -------------------------------------------------------------- PULL_MESSAGE (long polling)
     def pull_message(
-        self, group: str, mq: MessageQueue, offset: int, tags: frozenset[str] | None, commit_offset: int | None
+        self,
+        group: str,
+        mq: MessageQueue,
+        offset: int,
+        tags: frozenset[str] | None,
+        commit_offset: int | None,
+        max_nums: int,
     ) -> Generator[simpy.Event, object, PullResult]:
         """``PullMessageProcessor``: answer now, or hold the request until a message arrives (15 s max)."""
         if commit_offset is not None:
             self.commit_offset(group, mq, commit_offset)
-        result = self._read(mq, offset, tags)
+        result = self._read(mq, offset, tags, max_nums)
         if result.status is PullStatus.NO_NEW_MSG:
             arrived = self.env.event()
             self.held_pulls.setdefault(mq, []).append(arrived)
             yield arrived | self.env.timeout(BROKER_SUSPEND_MAX_TIME_MILLIS)
             if not arrived.triggered:  # the hold timed out: forget the request
                 self.held_pulls[mq].remove(arrived)
-            result = self._read(mq, offset, tags)
+            # PullRequestHoldService answers a held pull with up to MAX_TRANSFER_COUNT messages.
+            result = self._read(mq, offset, tags, MAX_TRANSFER_COUNT)
         return result
 
-    def _read(self, mq: MessageQueue, offset: int, tags: frozenset[str] | None) -> PullResult:
+    def _read(self, mq: MessageQueue, offset: int, tags: frozenset[str] | None, max_nums: int) -> PullResult:
         queue = self.consume_queues.get(mq)
         if queue is None or offset >= len(queue):
             return PullResult(PullStatus.NO_NEW_MSG, offset if queue else 0)
         msgs = []
-        end = min(len(queue), offset + MAX_TRANSFER_COUNT)
+        end = min(len(queue), offset + max_nums)
         for position in range(offset, end):
             stored = self.commit_log[queue[position][0]]
             if tags is None or stored.tags in tags:
@@ -457,7 +464,7 @@ class PushConsumer:
                 continue
             commit = self.offset_table.get(mq, -1)
             result = yield from self.broker.pull_message(
-                self.group, mq, next_offset, tags, commit if commit > 0 else None
+                self.group, mq, next_offset, tags, commit if commit > 0 else None, PULL_BATCH_SIZE
             )
             next_offset = result.next_begin_offset
             if result.status is PullStatus.FOUND:
