@@ -1,6 +1,8 @@
 """``python -m bench``: every benchmark of the issue, with ratios measured in the same run.
 
-* throughput: engine (trace on / off) against the bare ``heapq`` loop and the SimPy model;
+* throughput: engine (trace on / off) against the bare ``heapq`` loop and the minimal SimPy model
+  (the goals are judged against it), plus the SimPy model of the engine's pipeline stages
+  (``simpy_pipeline``, a like-for-like reference point);
 * memory: peak RSS per measurement (each in its own process), and a body-size check that the trace
   and the engine keep exactly one copy of each body;
 * scaling: 10k, 100k (and 1M with ``--million``) messages, µs per message;
@@ -40,10 +42,11 @@ def best_of(repeat: int, model: str, n: int, **kwargs: Any) -> Measurement:
 
 
 def throughput(n: int, repeat: int) -> dict[str, Measurement]:
-    """The four headline runs; all at the same n, interleaved per repeat so load drift hits all."""
+    """The five headline runs; all at the same n, interleaved per repeat so load drift hits all."""
     keys = {
         "heapq": ("heapq", True),
         "simpy": ("simpy", True),
+        "simpy_pipeline": ("simpy_pipeline", True),
         "engine_trace_off": ("engine", False),
         "engine_trace_on": ("engine", True),
     }
@@ -66,19 +69,27 @@ def print_throughput(n: int, runs: dict[str, Measurement]) -> dict[str, float]:
         "engine_on/heapq": ("engine_trace_on", "heapq"),
         "engine_off/simpy": ("engine_trace_off", "simpy"),
         "engine_on/simpy": ("engine_trace_on", "simpy"),
+        "engine_off/simpy_pipeline": ("engine_trace_off", "simpy_pipeline"),
+        "engine_on/simpy_pipeline": ("engine_trace_on", "simpy_pipeline"),
         "engine_on/engine_off": ("engine_trace_on", "engine_trace_off"),
     }
     ratios: dict[str, float] = {}
-    print(f"  {'ratio':<22} {'wall':>6} {'CPU':>6}")
+    print(f"  {'ratio':<26} {'wall':>6} {'CPU':>6}")
     for name, (top, bottom) in pairs.items():
         ratios[name] = runs[top].cpu_s / runs[bottom].cpu_s
         ratios[name + " (wall)"] = runs[top].wall_s / runs[bottom].wall_s
-        print(f"  {name:<22} {ratios[name + ' (wall)']:5.1f}x {ratios[name]:5.1f}x")
+        print(f"  {name:<26} {ratios[name + ' (wall)']:5.1f}x {ratios[name]:5.1f}x")
+    print(
+        "  simpy = minimal SimPy model (retry delays only); simpy_pipeline = SimPy model of the engine's"
+        " stages (bench/baseline_simpy_pipeline.py). The goals are judged against simpy."
+    )
     goal_off = "MET" if ratios["engine_off/simpy"] <= 1 else "NOT MET"
     goal_on = "MET" if ratios["engine_on/simpy"] <= 3 else "NOT MET"
     print(f"  goal trace off <= 1x SimPy (CPU): {goal_off}; goal trace on <= 3x SimPy (CPU): {goal_on}")
     last = runs["engine_trace_on"].totals["last_dlq_ms"]
     print(f"  engine last DLQ write at {last:,} ms (oracle {runs['heapq'].totals['last_dlq_ms']:,} ms; see README)")
+    last = runs["simpy_pipeline"].totals["last_dlq_ms"]
+    print(f"  simpy_pipeline last DLQ write at {last:,} ms (flow control; see baseline_simpy_pipeline.py)")
     return ratios
 
 

@@ -23,7 +23,7 @@ from bench.workload import Totals, expected
 
 __all__ = ["MODELS", "Measurement", "measure", "peak_rss_bytes"]
 
-MODELS = ("heapq", "simpy", "engine")
+MODELS = ("heapq", "simpy", "simpy_pipeline", "engine")
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -82,6 +82,15 @@ def _run_model(model: str, n: int, trace: bool, body_size: int) -> tuple[Totals,
         from bench.baseline_simpy import run_simpy
 
         return run_simpy(n), {}
+    if model == "simpy_pipeline":
+        from bench.baseline_simpy_pipeline import run_pipeline
+
+        pipeline = run_pipeline(n)
+        extra = {
+            "last_first_poison_ms": pipeline.last_first_poison_ms,
+            "dlq_times": {str(t): c for t, c in pipeline.dlq_times.items()},
+        }
+        return pipeline.totals, extra
     if model == "engine":
         from bench.engine_storm import run_engine
 
@@ -105,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     # Import the model's modules before the baseline RSS reading, so imports are not counted.
     import bench.baseline_heapq
     import bench.baseline_simpy
+    import bench.baseline_simpy_pipeline
     import bench.engine_storm  # noqa: F401
 
     rss_before = peak_rss_bytes()
@@ -113,8 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     wall_s, cpu_s = time.perf_counter() - started, time.process_time() - cpu_started
     want = expected(args.n)
     ok = totals == want
-    if args.model == "engine":
-        # The engine's timestamps may legitimately differ from the oracle's (see README); counts may not.
+    if args.model in ("engine", "simpy_pipeline"):
+        # Both models have pull flow control, so their timestamps may legitimately differ from the
+        # oracle's (see README and baseline_simpy_pipeline's docstring); counts may not.
         ok = all(totals[k] == want[k] for k in ("consumed", "dlq", "deliveries"))  # type: ignore[literal-required]
     record = {
         "model": args.model,
