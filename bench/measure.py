@@ -23,7 +23,7 @@ from bench.workload import Totals, expected
 
 __all__ = ["MODELS", "Measurement", "measure", "peak_rss_bytes"]
 
-MODELS = ("heapq", "simpy", "simpy_pipeline", "engine")
+MODELS = ("heapq", "simpy", "simpy_pipeline", "simpy_pipeline_nogc", "engine")
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -82,10 +82,10 @@ def _run_model(model: str, n: int, trace: bool, body_size: int) -> tuple[Totals,
         from bench.baseline_simpy import run_simpy
 
         return run_simpy(n), {}
-    if model == "simpy_pipeline":
+    if model in ("simpy_pipeline", "simpy_pipeline_nogc"):
         from bench.baseline_simpy_pipeline import run_pipeline
 
-        pipeline = run_pipeline(n)
+        pipeline = run_pipeline(n, pause_gc=model == "simpy_pipeline_nogc")
         extra = {
             "last_first_poison_ms": pipeline.last_first_poison_ms,
             "dlq_times": {str(t): c for t, c in pipeline.dlq_times.items()},
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     wall_s, cpu_s = time.perf_counter() - started, time.process_time() - cpu_started
     want = expected(args.n)
     ok = totals == want
-    if args.model in ("engine", "simpy_pipeline"):
+    if args.model in ("engine", "simpy_pipeline", "simpy_pipeline_nogc"):
         # Both models have pull flow control, so their timestamps may legitimately differ from the
         # oracle's (see README and baseline_simpy_pipeline's docstring); counts may not.
         ok = all(totals[k] == want[k] for k in ("consumed", "dlq", "deliveries"))  # type: ignore[literal-required]

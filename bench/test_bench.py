@@ -140,3 +140,15 @@ def test_step_latency_times_every_step() -> None:
     assert latency.steps == lab.scheduler.steps
     assert latency.max_us >= latency.p99_us >= latency.p50_us > 0
     assert len(latency.slowest) == 5
+
+
+def test_simpy_pipeline_with_the_gc_paused_gives_the_same_run_and_restores_the_gc() -> None:
+    """Pausing the collector changes only how fast the model runs, and only for the run itself."""
+    import gc
+
+    assert gc.isenabled()
+    paused = run_pipeline(1000, pause_gc=True)
+    assert gc.isenabled()
+    plain = run_pipeline(1000)
+    assert paused.totals == plain.totals == expected(1000)
+    assert paused.dlq_times == plain.dlq_times
