@@ -117,16 +117,14 @@ def body_check(n: int, small: dict[bool, Measurement]) -> dict[str, Any]:
     return out
 
 
-def scaling(sizes: list[int], cache: dict[tuple[str, int, bool], Measurement], trace_on_max: int) -> list[dict]:
-    """µs per message at each size; trace-on runs above ``trace_on_max`` are skipped (memory)."""
+def scaling(sizes: list[int], cache: dict[tuple[str, int, bool], Measurement]) -> list[dict]:
+    """µs per message and run RSS at each size, trace off and on (1M with the trace on needs about 11 GB)."""
     print("\n## Scaling (µs per message; run RSS in MiB)")
     print(f"{'n':>10} {'simpy':>8} {'engine off':>11} {'engine on':>10} {'RSS off':>8} {'RSS on':>8}")
     rows = []
     for n in sizes:
         row: dict[str, Any] = {"n": n}
         for model, trace, key in (("simpy", True, "simpy"), ("engine", False, "off"), ("engine", True, "on")):
-            if key == "on" and n > trace_on_max:
-                continue
             run = cache.get((model, n, trace)) or best_of(1, model, n, trace=trace)
             row[key] = run.us_per_message
             row[f"rss_{key}"] = run.run_rss / MIB
@@ -162,7 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100_000, help="messages in the headline runs (default 100,000)")
     parser.add_argument("--quick", action="store_true", help="10,000 messages; scaling at 10k only")
-    parser.add_argument("--million", action="store_true", help="also scale to 1,000,000 (engine trace off only)")
+    parser.add_argument(
+        "--million", action="store_true", help="also scale to 1,000,000 (trace on needs about 11 GB of memory)"
+    )
     parser.add_argument("--repeat", type=int, default=1, help="keep the fastest of R runs per headline figure")
     parser.add_argument("--step-n", type=int, default=10_000, help="messages in the step-latency run")
     parser.add_argument("--skip-optional", action="store_true", help="skip widgets and notebook suites")
@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [10_000] if args.quick else sorted({10_000, 100_000, n})
     if args.million:
         sizes.append(1_000_000)
-    scale = scaling(sizes, cache, trace_on_max=max(n, 100_000))
+    scale = scaling(sizes, cache)
 
     print(f"\n## Step latency (lab.step(), storm of {args.step_n:,}, trace on)")
     steps = storm_step_latency(args.step_n)
