@@ -147,6 +147,73 @@ class Lab:
             self.brokers[name].create_topic(topic, queues, perm)
         return [MessageQueue(topic, name, q) for name in sorted(names) for q in range(queues)]
 
+    def update_subscription_group(
+        self,
+        group: str,
+        *,
+        retry_queue_nums: int | None = None,
+        retry_max_times: int | None = None,
+        brokers: list[str] | None = None,
+    ) -> dict[str, Any]:
+        """``mqadmin updateSubGroup``: set a consumer group's broker-side ``SubscriptionGroupConfig``.
+
+        ``retry_queue_nums`` (default 1) is how many queues ``%RETRY%<group>`` gets when the group's first
+        consumer heartbeats; each send-back goes to a random one of them. 0 makes every send-back answer
+        SUCCESS and store nothing: the failed message is silently dropped. ``retry_max_times`` (default 16)
+        only decides for a message sent to ``%RETRY%<group>`` *without* a ``maxReconsumeTimes`` header;
+        push consumers always send one (``max_reconsume_times``, −1 → 16), so for them it changes nothing.
+
+        ``None`` keeps a setting as it is (the real ``mqadmin`` resets options you leave out to their
+        defaults). ``brokers`` defaults to every broker. Everything is checked before any broker changes.
+        Returns a copy of the resulting config per broker name.
+        """
+        import dataclasses
+
+        from .broker import SubscriptionGroupConfig
+        from .message import retry_topic
+
+        if not isinstance(group, str) or not group or group.startswith("%"):
+            raise ConfigError("group", group, "a non-empty consumer group name not starting with '%'")
+        if retry_queue_nums is not None:
+            check_int("retry_queue_nums", retry_queue_nums, 0, 1024)
+        if retry_max_times is not None:
+            check_int("retry_max_times", retry_max_times, 0, 2**31 - 1)
+        if brokers is not None and (isinstance(brokers, str) or not isinstance(brokers, list | tuple)):
+            raise ConfigError("brokers", brokers, "a list of broker names, or None for every broker")
+        names = list(self.brokers) if brokers is None else list(brokers)
+        if not names:
+            allowed = "at least one broker (add_broker first)" if brokers is None else "a non-empty list of brokers"
+            raise ConfigError("brokers", brokers, allowed)
+        for name in names:
+            if not isinstance(name, str) or name not in self.brokers:
+                raise ConfigError("brokers", name, f"one of {sorted(self.brokers)}")
+            broker = self.brokers[name]
+            if not broker.up:
+                raise ConfigError("brokers", name, f"a broker that is up (mqadmin cannot reach {name} now)")
+            retry = broker.topic_config.get(retry_topic(group))
+            if retry_queue_nums and retry is not None and retry.write_queue_nums != retry_queue_nums:
+                # 4.9.7 keeps the topic and picks `random % retry_queue_nums`: a queue the route may not have
+                have = retry.write_queue_nums
+                raise ConfigError(
+                    "retry_queue_nums",
+                    retry_queue_nums,
+                    ("0" if have == 0 else f"0 or {have}")
+                    + f": {retry.topic_name} already exists on {name} with {have} queue(s) and is never resized;"
+                    " set retry_queue_nums before the group's first consumer starts",
+                )
+        result: dict[str, Any] = {}
+        for name in sorted(set(names)):
+            configs = self.brokers[name].subscription_groups
+            config = configs.get(group)
+            if config is None:
+                config = configs[group] = SubscriptionGroupConfig(group)
+            if retry_queue_nums is not None:
+                config.retry_queue_nums = retry_queue_nums
+            if retry_max_times is not None:
+                config.retry_max_times = retry_max_times
+            result[name] = dataclasses.replace(config)
+        return result
+
     def add_producer(self, producer_group: str, **options: Any) -> DefaultMQProducer:
         """Add a ``DefaultMQProducer`` (options: ``send_msg_timeout``, ``retry_times_when_send_failed`` …)."""
         producer = DefaultMQProducer(self, producer_group, **options)

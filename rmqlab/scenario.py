@@ -6,9 +6,10 @@ A scenario is *data*, so a student can change one number and rerun, and a test c
     lab = scenario.run()          # a fresh Lab, built, run to ``run_until``
 
 Loading validates everything up front — the JSON Schema (``rmqlab/schema/scenario.schema.json``), then
-cross-references (a topic's brokers, a send's producer, a fault's consumer), then a dry build in a
-throw-away Lab — so a bad file fails with one :class:`ScenarioError` naming the field path
-(``consumers[0].max_reconsume_times``) and never leaves a half-built Lab behind.
+cross-references (a topic's brokers, a send's producer, a fault's consumer, a subscription group's
+consumer group), then a dry build in a throw-away Lab — so a bad file fails with one
+:class:`ScenarioError` naming the field path (``consumers[0].max_reconsume_times``) and never leaves a
+half-built Lab behind.
 """
 
 from __future__ import annotations
@@ -193,6 +194,8 @@ class _Plan:
     producers: tuple[tuple[str, str, dict[str, Any], str], ...]
     consumers: tuple[_ConsumerPlan, ...]
     actions: tuple[_Action, ...] = field(default=())
+    subscription_groups: tuple[tuple[str, dict[str, Any], str], ...] = field(default=())
+    """(group, ``Lab.update_subscription_group`` keywords, path): applied before any consumer starts."""
 
 
 def _select_by_int(mqs: Sequence[MessageQueue], msg: Message, arg: Any) -> MessageQueue:
@@ -352,6 +355,24 @@ def _plan(data: Mapping[str, Any]) -> _Plan:
         )
     consumer_names = [c.name for c in consumers]
 
+    subscription_groups = []
+    configured: dict[tuple[str, str], int] = {}  # (group, broker) → index of the entry that set it
+    for i, spec in enumerate(data.get("subscription_groups", [])):
+        path = f"subscription_groups[{i}]"
+        _one_of(spec["group"], sorted({c.group for c in consumers}), f"{path}.group", "consumer group")
+        for j, broker in enumerate(spec.get("brokers", [])):
+            _one_of(broker, brokers, f"{path}.brokers[{j}]", "broker")
+        for broker in spec.get("brokers", brokers):
+            earlier = configured.setdefault((spec["group"], broker), i)
+            if earlier != i:
+                raise ScenarioError(
+                    f"{path}.group",
+                    spec["group"],
+                    f"a group not configured on {broker} already (subscription_groups[{earlier}]): merge the two",
+                )
+        options = {k: v for k, v in spec.items() if k != "group"}
+        subscription_groups.append((spec["group"], options, path))
+
     actions: list[_Action] = []
     for i, send in enumerate(data.get("sends", [])):
         path = f"sends[{i}]"
@@ -399,6 +420,7 @@ def _plan(data: Mapping[str, Any]) -> _Plan:
         tuple(producers),
         tuple(consumers),
         tuple(actions),
+        tuple(subscription_groups),
     )
 
 
@@ -411,6 +433,9 @@ def _build(plan: _Plan) -> Lab:
     for name, brokers, queues, path in plan.topics:
         with _at(path):
             lab.create_topic(name, brokers=brokers, queues=queues)
+    for group, options, path in plan.subscription_groups:
+        with _at(path):  # before any consumer starts: its first heartbeat creates %RETRY%<group>
+            lab.update_subscription_group(group, **options)
     for name, group, options, path in plan.producers:
         with _at(path):
             lab.add_producer(group, name=name, **options)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from rmqlab import ConfigError, EventKind, Lab, ScenarioError, load_scenario
+from rmqlab import ConfigError, EventKind, Lab, Message, ScenarioError, ScriptedListener, load_scenario
 from rmqlab.producer import SelectMessageQueueByHash
 from rmqlab.queue import MessageQueue
 from rmqlab.scenario import scenario_schema, validate_scenario
@@ -209,6 +209,63 @@ def test_listener_rules_and_take():
     ]
 
 
+def test_subscription_groups_give_the_same_trace_as_the_python_calls():
+    """subscription_groups is applied after the topics and before any consumer starts, like this Python."""
+    data = base(run_until="2m")
+    data["topics"] = [{"name": "TopicTest", "queues": 1}]
+    data["consumers"][0]["max_reconsume_times"] = 2
+    data["subscription_groups"] = [{"group": "cg", "retry_queue_nums": 2, "retry_max_times": 5}]
+    data["sends"] = [{"at": 0, "producer": "pg", "topic": "TopicTest", "body": "b{i}", "count": 4}]
+    from_file = load_scenario(data).run()
+
+    lab = Lab(seed=0)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    lab.update_subscription_group("cg", retry_queue_nums=2, retry_max_times=5)
+    producer = lab.add_producer("pg", name="pg")
+    listener = ScriptedListener(["RECONSUME_LATER"])
+    lab.add_consumer("cg", name="c1", subscribe={"TopicTest": "*"}, listener=listener, max_reconsume_times=2)
+    for i in range(4):
+        lab.at(0, producer.send, Message("TopicTest", f"b{i}"))
+    lab.run(until="2m")
+
+    assert from_file.trace.to_jsonl() == lab.trace.to_jsonl()
+    config = from_file.brokers["broker-a"].subscription_groups["cg"]
+    assert (config.retry_queue_nums, config.retry_max_times) == (2, 5)
+    retry_queues = [
+        e.get("queue_id") for e in from_file.trace.of_kind(EventKind.STORED) if e.get("topic") == "%RETRY%cg"
+    ]
+    assert sorted(set(retry_queues)) == [0, 1]
+
+
+def test_subscription_group_retry_queue_nums_0_drops_failed_messages():
+    """retry_queue_nums: 0 in a file: one delivery, a successful send-back, and nothing stored for retry."""
+    data = base(run_until="1h", subscription_groups=[{"group": "cg", "retry_queue_nums": 0}])
+    lab = load_scenario(data).run()
+    assert times(lab, EventKind.DELIVERED) == [0]
+    assert [e.get("topic") for e in lab.trace.of_kind(EventKind.STORED)] == ["TopicTest"]
+    assert lab.trace.of_kind(EventKind.SCHEDULED) == []
+
+
+def test_subscription_groups_per_broker():
+    """Entries for one group on different brokers are fine; brokers defaults to all of them."""
+    data = base(run_until="1s", brokers=["broker-a", "broker-b"], sends=[])
+    data["subscription_groups"] = [
+        {"group": "cg", "retry_max_times": 3, "brokers": ["broker-a"]},
+        {"group": "cg", "retry_queue_nums": 0, "brokers": ["broker-b"]},
+    ]
+    lab = load_scenario(data).run()
+    configs = {name: b.subscription_groups["cg"] for name, b in lab.brokers.items()}
+    assert {name: (c.retry_queue_nums, c.retry_max_times) for name, c in configs.items()} == {
+        "broker-a": (1, 3),
+        "broker-b": (0, 16),
+    }
+    data["subscription_groups"].append({"group": "cg", "retry_max_times": 4})
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(data)
+    assert info.value.parameter == "subscription_groups[2].group" and "broker-a" in info.value.allowed
+
+
 def test_schema_is_draft_2020_12():
     """The shipped schema declares draft 2020-12 and lists every fault kind."""
     schema = scenario_schema()
@@ -250,6 +307,41 @@ BAD = [
     ("run_until", ..., "run_until", "required"),
     ("brokers", [], "brokers", "non-empty"),
     ("seed", -1, "seed", ">= 0"),
+    ("subscription_groups", [{"retry_queue_nums": 0}], "subscription_groups[0].group", "required"),
+    ("subscription_groups", [{"group": "nope"}], "subscription_groups[0].group", "one of ['cg']"),
+    ("subscription_groups", [{"group": "%RETRY%cg"}], "subscription_groups[0].group", "not starting with '%'"),
+    (
+        "subscription_groups",
+        [{"group": "cg", "retry_queue_nums": -1}],
+        "subscription_groups[0].retry_queue_nums",
+        "0..1024",
+    ),
+    (
+        "subscription_groups",
+        [{"group": "cg", "retry_queue_nums": 2.5}],
+        "subscription_groups[0].retry_queue_nums",
+        "0..1024",
+    ),
+    (
+        "subscription_groups",
+        [{"group": "cg", "retry_max_times": -1}],
+        "subscription_groups[0].retry_max_times",
+        "0..2147483647",
+    ),
+    (
+        "subscription_groups",
+        [{"group": "cg", "retry_queues": 2}],
+        "subscription_groups[0].retry_queues",
+        "retry_queue_nums",
+    ),
+    (
+        "subscription_groups",
+        [{"group": "cg", "brokers": ["broker-z"]}],
+        "subscription_groups[0].brokers[0]",
+        "broker-a",
+    ),
+    ("subscription_groups", [{"group": "cg", "brokers": []}], "subscription_groups[0].brokers", "non-empty"),
+    ("subscription_groups", [{"group": "cg"}, {"group": "cg"}], "subscription_groups[1].group", "merge the two"),
 ]
 
 

@@ -1,0 +1,112 @@
+"""Accounting: every produced message ends in exactly one fate per audience, and extra successes have a cause.
+
+``accounted``: for each audience that should see a produced message, it is **consumed** (a listener
+succeeded), **dlq**, **broadcast_dropped** or **in flight** (see :mod:`.in_flight`); anything else is
+*lost*. ``duplicate``: consumed more than once (or consumed *and* dead-lettered) needs a producer
+duplicate, a replayed copy, a ``cleanExpiredMsg`` send-back or a send-back whose request stored a copy
+although the client saw it fail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from ..trace import EventKind, TraceEvent
+from .in_flight import where_in_flight
+
+if TYPE_CHECKING:
+    from .context import CheckContext
+
+__all__ = ["account"]
+
+
+def account(
+    ctx: CheckContext,
+    copies: Mapping[str, list[TraceEvent]],
+    successes: Mapping[tuple[str, str], list[TraceEvent]],
+    dup_sources: Mapping[tuple[str, str], list[TraceEvent]],
+) -> None:
+    """Give each (audience, produced message) its fate in ``ctx.report.fates``; flag lost and unexplained copies."""
+    counts = ctx.report.counts
+    dlq: set[tuple[str, str]] = set()
+    dropped: set[tuple[str, str]] = set()
+    for e in ctx.events:
+        if e.kind is EventKind.DEAD_LETTERED and e.msg_id is not None:
+            dlq.add((f"group:{e.data['group']}", e.msg_id))
+        elif e.kind is EventKind.BROADCAST_DROPPED and e.msg_id is not None:
+            audience = ctx.by_actor.get(e.actor)
+            if audience is not None:
+                dropped.add((audience.key, e.msg_id))
+    delivered_to: set[tuple[str, str]] = set()
+    for e in ctx.events:
+        if e.kind is EventKind.DELIVERED and e.msg_id is not None and e.actor in ctx.by_actor:
+            delivered_to.add((ctx.by_actor[e.actor].key, e.msg_id))
+    starts = _first_starts(ctx)
+    in_flight = {key: where_in_flight(ctx.lab, a) for key, a in sorted(ctx.audiences.items())}
+    counts["produced"] = len(copies)
+    counts["produced_copies"] = sum(len(v) for v in copies.values())
+    for msg_id, stored in sorted(copies.items()):
+        first = stored[0]
+        topic = str(first.data.get("topic") if first.kind is EventKind.STORED else first.data["real_topic"])
+        tags = ctx.tags.get(msg_id)
+        audiences = [
+            a
+            for a in ctx.audiences.values()
+            if a.wants(topic, tags)
+            and (
+                a.clustering  # a young queue's new group starts at offset 0 (queryConsumerOffset)
+                or (a.key in starts and first.seq > starts[a.key])
+                or (a.key, msg_id) in delivered_to
+            )
+        ]
+        if not audiences:
+            counts["unsubscribed"] += 1
+        for audience in sorted(audiences, key=lambda a: a.key):
+            key = (audience.key, msg_id)
+            wins = successes.get(key, [])
+            if wins:
+                fate = "consumed"
+            elif key in dlq:
+                fate = "dlq"
+            elif key in dropped:
+                fate = "broadcast_dropped"
+            elif msg_id in in_flight[audience.key]:
+                fate = "in_flight:" + in_flight[audience.key][msg_id]
+                counts["in_flight"] += 1
+            else:
+                fate = "lost"
+                ctx.violate(
+                    "accounted",
+                    msg_id,
+                    ctx.lab.now,
+                    f"produced to {topic} but neither consumed, dead-lettered, dropped nor in flight "
+                    f"for {audience.key}",
+                    ctx.by_msg[msg_id],
+                )
+            ctx.report.fates[key] = fate
+            counts[fate] += 1
+            extra = len(wins) - 1 + (1 if wins and key in dlq else 0)
+            if extra > 0:
+                counts["duplicate_consumptions"] += extra
+                explained = len(stored) > 1 or bool(dup_sources.get(key))
+                if not explained:
+                    ctx.violate(
+                        "duplicate",
+                        msg_id,
+                        wins[-1].time_ms,
+                        f"consumed {len(wins)} time(s){' and dead-lettered' if key in dlq else ''} by "
+                        f"{audience.key} with no producer duplicate, replay, cleanExpiredMsg or lost "
+                        "send-back response to explain it",
+                        ctx.by_msg[msg_id],
+                    )
+
+
+def _first_starts(ctx: CheckContext) -> dict[str, int]:
+    starts: dict[str, int] = {}
+    for e in ctx.events:
+        if e.kind is EventKind.LIFECYCLE and e.data.get("event") == "start":
+            audience = ctx.by_actor.get(e.actor)
+            if audience is not None:
+                starts.setdefault(audience.key, e.seq)
+    return starts

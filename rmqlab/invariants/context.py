@@ -1,0 +1,108 @@
+"""The view every check shares: the trace indexed by message and seq, the audiences, and the replay events.
+
+A *replay event* is one after which RocketMQ may deliver a stored message again: a consumer
+start/crash/shutdown, a REBALANCED, a lock expiry/refusal/unlock, an OFFSET_ILLEGAL fix-up, or an
+injected fault (which counts for every group).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from ..trace import EventKind, TraceEvent
+from .audience import audiences_of
+from .findings import MAX_TRACE_EVENTS, InvariantReport, Violation
+
+if TYPE_CHECKING:
+    from ..lab import Lab
+
+__all__ = ["OVERLAP_LOOKBACK_MS", "CheckContext"]
+
+OVERLAP_LOOKBACK_MS = 60_000
+"""A stale owner keeps a queue until its next heartbeat (30 s) and rebalance (20 s): 60 s covers both."""
+
+_REPLAY_KINDS = frozenset(
+    {
+        EventKind.LIFECYCLE,
+        EventKind.REBALANCED,
+        EventKind.LOCK_EXPIRED,
+        EventKind.LOCK_REFUSED,
+        EventKind.UNLOCKED,
+        EventKind.FAULT,
+    }
+)
+
+
+class CheckContext:
+    """One run's trace, indexed once; every check reads it and appends to ``report``."""
+
+    def __init__(self, lab: Lab) -> None:
+        self.lab = lab
+        self.events: tuple[TraceEvent, ...] = lab.trace.events
+        self.report = InvariantReport()
+        self.audiences, self.by_actor = audiences_of(lab)
+        self.by_msg: dict[str, list[TraceEvent]] = defaultdict(list)
+        for e in self.events:
+            if e.msg_id is not None:
+                self.by_msg[e.msg_id].append(e)
+        self.tags = self._tags_by_msg()
+        self.seq_index = {e.seq: e for e in self.events}
+        # replay events per group (seq numbers, sorted) — broker faults count for every group
+        self.replay_seqs: dict[str, list[int]] = defaultdict(list)
+        self.global_replay_seqs: list[int] = []
+        self._index_replays()
+
+    def violate(
+        self, invariant: str, msg_id: str | None, time_ms: int, detail: str, trace: Iterable[TraceEvent]
+    ) -> None:
+        """Record a violation with (at most MAX_TRACE_EVENTS of) the events that led to it."""
+        events = tuple(trace)[-MAX_TRACE_EVENTS:]
+        self.report.violations.append(Violation(invariant, msg_id, time_ms, detail, events))
+
+    def _tags_by_msg(self) -> dict[str, str | None]:
+        tags: dict[str, str | None] = {}
+        for broker in self.lab.brokers.values():
+            for msg in broker.commit_log.live():
+                tags.setdefault(msg.msg_id, msg.tags)
+        return tags
+
+    def group_of(self, e: TraceEvent) -> str | None:
+        group = e.data.get("group")
+        if group is not None:
+            return str(group)
+        audience = self.by_actor.get(e.actor)
+        return audience.group if audience else None
+
+    def _index_replays(self) -> None:
+        for e in self.events:
+            if e.kind in _REPLAY_KINDS:
+                if e.kind is EventKind.FAULT:
+                    self.global_replay_seqs.append(e.seq)
+                    continue
+                group = self.group_of(e)
+                if group is not None:
+                    self.replay_seqs[group].append(e.seq)
+            elif e.kind is EventKind.WARNING and "OFFSET_ILLEGAL" in str(e.data.get("message", "")):
+                group = self.group_of(e)
+                if group is not None:
+                    self.replay_seqs[group].append(e.seq)
+
+    def replay_since(self, group: str, time_ms: int, before_seq: int) -> bool:
+        """Did a replay event of ``group`` (or a broker fault) happen at or after ``time_ms``, before a seq?"""
+        for seqs in (self.replay_seqs.get(group, []), self.global_replay_seqs):
+            for seq in reversed(seqs[: bisect.bisect_left(seqs, before_seq)]):
+                if self.seq_index[seq].time_ms >= time_ms:
+                    return True
+                break
+        return False
+
+    def replay_between(self, group: str, after_seq: int, before_seq: int) -> bool:
+        """Did a replay event of ``group`` (or a broker fault) happen strictly between two seqs?"""
+        for seqs in (self.replay_seqs.get(group, []), self.global_replay_seqs):
+            i = bisect.bisect_right(seqs, after_seq)
+            if i < len(seqs) and seqs[i] < before_seq:
+                return True
+        return False
