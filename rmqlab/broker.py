@@ -359,9 +359,10 @@ class Broker:
         properties.setdefault(PROPERTY_ORIGIN_MESSAGE_ID, origin_msg_id)
         inner = MessageExt(
             topic,
+            # ``random % retryQueueNums``: the group's setting, not the existing topic's queue count
             0
-            if topic != retry.topic_name or retry.write_queue_nums == 1
-            else self.rng.randrange(retry.write_queue_nums),
+            if topic != retry.topic_name or sub.retry_queue_nums == 1
+            else self.rng.randrange(sub.retry_queue_nums),
             original.msg_id,
             original.body,
             original.tags,
