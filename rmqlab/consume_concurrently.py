@@ -213,7 +213,7 @@ class ConsumeMessageConcurrentlyService:
                     queue_offset=msg.queue_offset,
                 )
         else:
-            trace.counts[EventKind.CONSUMED] += len(msgs)
+            trace.tally(EventKind.CONSUMED, len(msgs))
         if pq.dropped:
             trace.record(
                 now,

@@ -148,10 +148,10 @@ class Trace:
         self._seq += 1
         self._events.append(_new_event(TraceEvent, (self._seq, time_ms, kind, actor, msg_id, data)))
 
-    def tally(self, kind: EventKind) -> None:
-        """Count an event without recording it: hot call sites use this when the trace is off,
-        so they build no details (``if trace.enabled: record(...) else: tally(kind)``)."""
-        self.counts[kind] += 1
+    def tally(self, kind: EventKind, n: int = 1) -> None:
+        """Count ``n`` events without recording them. Hot call sites use it when the trace is off, so they
+        build no details: ``if trace.enabled: trace.record(...) else: trace.tally(kind)``."""
+        self.counts[kind] += n
 
     def __len__(self) -> int:
         return len(self._events)
