@@ -278,7 +278,7 @@ class Broker:
             self._notify_message_arriving(msg.topic, msg.queue_id)
         return self.put_status
 
-    def _subscription_group(self, group: str) -> SubscriptionGroupConfig:
+    def subscription_group(self, group: str) -> SubscriptionGroupConfig:
         """The group's config, auto-created with the defaults on first use (``autoCreateSubscriptionGroup``)."""
         sub = self.subscription_groups.get(group)
         if sub is None:
@@ -313,7 +313,7 @@ class Broker:
             )
         if msg.topic.startswith(RETRY_PREFIX):
             group = msg.topic[len(RETRY_PREFIX) :]
-            sub = self._subscription_group(group)
+            sub = self.subscription_group(group)
             rt = reconsume_times or 0
             max_times = sub.retry_max_times if max_reconsume_times is None else max_reconsume_times
             msg.reconsume_times = rt
@@ -338,7 +338,7 @@ class Broker:
         """``asyncConsumerSendMsgBack``: re-store the original as a retry (or DLQ) message."""
         if self.reject_send_back:
             return MQBrokerException(self.name, ResponseCode.SYSTEM_ERROR, "send back rejected (injected fault)")
-        sub = self._subscription_group(group)
+        sub = self.subscription_group(group)
         if sub.retry_queue_nums <= 0:
             return ResponseCode.SUCCESS  # stores nothing: the message is silently dropped
         retry = self.create_topic(RETRY_PREFIX + group, sub.retry_queue_nums)
@@ -500,7 +500,7 @@ class Broker:
     def heartbeat(self, consumer: DefaultMQPushConsumer) -> None:
         """Register a consumer of a group; a new member makes the broker notify the others."""
         group = consumer.consumer_group
-        sub = self._subscription_group(group)
+        sub = self.subscription_group(group)
         if consumer.is_clustering:
             self.create_topic(RETRY_PREFIX + group, sub.retry_queue_nums)
         members = self.consumer_groups.setdefault(group, {})

@@ -15,6 +15,7 @@ Same seed, same calls → the same trace, byte for byte.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import traceback
 from collections.abc import Callable, Mapping
@@ -25,7 +26,7 @@ from .consumer import DefaultMQPushConsumer, PullRequest
 from .delay import DelayLevelTable
 from .duration import parse_duration
 from .errors import ConfigError
-from .message import MessageExt
+from .message import MessageExt, retry_topic
 from .namesrv import NameServer
 from .producer import DefaultMQProducer, SendFuture
 from .queue import MessageQueue
@@ -167,11 +168,6 @@ class Lab:
         defaults). ``brokers`` defaults to every broker. Everything is checked before any broker changes.
         Returns a copy of the resulting config per broker name.
         """
-        import dataclasses
-
-        from .broker import SubscriptionGroupConfig
-        from .message import retry_topic
-
         if not isinstance(group, str) or not group or group.startswith("%"):
             raise ConfigError("group", group, "a non-empty consumer group name not starting with '%'")
         if retry_queue_nums is not None:
@@ -203,10 +199,7 @@ class Lab:
                 )
         result: dict[str, Any] = {}
         for name in sorted(set(names)):
-            configs = self.brokers[name].subscription_groups
-            config = configs.get(group)
-            if config is None:
-                config = configs[group] = SubscriptionGroupConfig(group)
+            config = self.brokers[name].subscription_group(group)
             if retry_queue_nums is not None:
                 config.retry_queue_nums = retry_queue_nums
             if retry_max_times is not None:
