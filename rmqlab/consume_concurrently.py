@@ -311,35 +311,26 @@ class ConsumeMessageConcurrentlyService:
             )
 
         response, error = yield Rpc(consumer.client_id, broker_name, handler, SEND_BACK_TIMEOUT_MS)
+        ok = error is None and response is ResponseCode.SUCCESS
         trace = lab.trace
-        if error is None and response is ResponseCode.SUCCESS:
-            if trace.enabled:
-                trace.record(
-                    lab.now,
-                    EventKind.SEND_BACK,
-                    consumer.actor,
-                    msg.msg_id,
-                    ok=True,
-                    broker=broker_name,
-                    delay_level=delay_level,
-                    reconsume_times=msg.reconsume_times,
-                    max_reconsume_times=max_times,
-                )
-            else:
-                trace.tally(EventKind.SEND_BACK)
+        if trace.enabled:
+            failure = {} if ok else {"error": getattr(error, "name", str(response))}
+            trace.record(
+                lab.now,
+                EventKind.SEND_BACK,
+                consumer.actor,
+                msg.msg_id,
+                ok=ok,
+                broker=broker_name,
+                delay_level=delay_level,
+                reconsume_times=msg.reconsume_times,
+                max_reconsume_times=max_times,
+                **failure,
+            )
+        else:
+            trace.tally(EventKind.SEND_BACK)
+        if ok:
             return True
-        trace.record(
-            lab.now,
-            EventKind.SEND_BACK,
-            consumer.actor,
-            msg.msg_id,
-            ok=False,
-            broker=broker_name,
-            delay_level=delay_level,
-            reconsume_times=msg.reconsume_times,
-            max_reconsume_times=max_times,
-            error=getattr(error, "name", str(response)),
-        )
         retry = build_retry_message(consumer.consumer_group, msg, msg.reconsume_times + 1, max_times)
         assert consumer.inner_producer is not None
         future = yield consumer.inner_producer.send(retry)
