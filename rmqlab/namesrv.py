@@ -33,7 +33,8 @@ class TopicRouteData:
     queue_datas: tuple[QueueData, ...]
 
     @cached_property
-    def _write_queues(self) -> tuple[MessageQueue, ...]:
+    def message_queue_list(self) -> tuple[MessageQueue, ...]:
+        """``TopicPublishInfo.messageQueueList``: the writable queues in route order, built once per route."""
         return tuple(
             MessageQueue(self.topic, q.broker_name, i)
             for q in self.queue_datas
@@ -42,8 +43,8 @@ class TopicRouteData:
         )
 
     def write_queues(self) -> list[MessageQueue]:
-        """``topicRouteData2TopicPublishInfo``: writable queues in route order (computed once per route)."""
-        return list(self._write_queues)
+        """``topicRouteData2TopicPublishInfo``: a fresh list of :attr:`message_queue_list` (for selectors)."""
+        return list(self.message_queue_list)
 
     def read_queues(self) -> list[MessageQueue]:
         """``topicRouteData2TopicSubscribeInfo``: readable queues (what rebalance allocates)."""

@@ -328,7 +328,7 @@ class DefaultMQProducer:
         if state is None:
             return self._last_future
         route = self._find_route(msg.topic)
-        if route is None or not route.write_queues():
+        if route is None or not route.message_queue_list:
             return self._fail(state, f"MQClientException: No route info of this topic: {msg.topic}")
         self._next_attempt(state)
         return state.future
@@ -336,7 +336,7 @@ class DefaultMQProducer:
     def _next_attempt(self, state: _Send) -> None:
         """One turn of ``sendDefaultImpl``'s loop."""
         route = self._find_route(state.msg.topic)
-        queues = route.write_queues() if route else []
+        queues = route.message_queue_list if route else ()
         if not queues:
             self._fail(state, f"MQClientException: No route info of this topic: {state.msg.topic}")
             return
@@ -354,17 +354,21 @@ class DefaultMQProducer:
         state.future.attempts = state.times
         remaining = state.timeout_ms - (self.lab.now - state.start_ms)
         attempt = state.times
-        self.lab.trace.record(
-            self.lab.now,
-            EventKind.SEND_ATTEMPT,
-            self.actor,
-            state.future.msg_id,
-            broker=mq.broker_name,
-            queue_id=mq.queue_id,
-            attempt=attempt,
-            mode=mode.value,
-            topic=mq.topic,
-        )
+        trace = self.lab.trace
+        if trace.enabled:
+            trace.record(
+                self.lab.now,
+                EventKind.SEND_ATTEMPT,
+                self.actor,
+                state.future.msg_id,
+                broker=mq.broker_name,
+                queue_id=mq.queue_id,
+                attempt=attempt,
+                mode=mode.value,
+                topic=mq.topic,
+            )
+        else:
+            trace.tally(EventKind.SEND_ATTEMPT)
         stored = MessageExt(
             mq.topic,
             mq.queue_id,
@@ -436,7 +440,7 @@ class DefaultMQProducer:
             broker = mq.broker_name
             if reselect_broker:
                 route = self._find_route(state.msg.topic)
-                queues = route.write_queues() if route else []
+                queues = route.message_queue_list if route else ()
                 if queues:
                     broker = self.select_one_message_queue(queues, mq.broker_name).broker_name
             # the same request (hence the original queue id) goes to the re-selected broker
@@ -461,6 +465,9 @@ class DefaultMQProducer:
             )
 
     def _record_result(self, state: _Send, mq: MessageQueue, attempt: int, outcome: str) -> None:
+        if not self.lab.trace.enabled:
+            self.lab.trace.tally(EventKind.SEND_RESULT)
+            return
         self.lab.trace.record(
             self.lab.now,
             EventKind.SEND_RESULT,
