@@ -80,8 +80,8 @@ class TraceEvent(tuple):
     """One thing that happened, at one virtual millisecond, to at most one message.
 
     Why a bare tuple: a long run records millions of events. A tuple is built in one C call, is
-    immutable, and holds the event's details as a plain dict that the garbage collector does not
-    need to track (str/int values only); :attr:`data` hands readers a read-only view of it.
+    immutable, and holds the event's details as a plain dict, which the garbage collector does not
+    track when its values are plain str/int (most events); :attr:`data` hands readers a read-only view.
     """
 
     __slots__ = ()
