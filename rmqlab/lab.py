@@ -166,7 +166,8 @@ class Lab:
 
         ``None`` keeps a setting as it is (the real ``mqadmin`` resets options you leave out to their
         defaults). ``brokers`` defaults to every broker. Everything is checked before any broker changes.
-        Returns a copy of the resulting config per broker name.
+        Each broker's new config is traced as an ADMIN event. Returns a copy of the resulting config per
+        broker name.
         """
         if not isinstance(group, str) or not group or group.startswith("%"):
             raise ConfigError("group", group, "a non-empty consumer group name not starting with '%'")
@@ -205,6 +206,16 @@ class Lab:
             if retry_max_times is not None:
                 config.retry_max_times = retry_max_times
             result[name] = dataclasses.replace(config)
+            self.trace.record(
+                self.now,
+                EventKind.ADMIN,
+                name,
+                None,
+                command="updateSubGroup",
+                group=group,
+                retry_queue_nums=config.retry_queue_nums,
+                retry_max_times=config.retry_max_times,
+            )
         return result
 
     def add_producer(self, producer_group: str, **options: Any) -> DefaultMQProducer:

@@ -141,6 +141,7 @@ def build_report(lab: Lab) -> dict[str, Any]:
 TIMELINE_KINDS: dict[EventKind, tuple[str, ...] | None] = {
     EventKind.LIFECYCLE: ("event", "group", "mode", "message_model"),
     EventKind.FAULT: None,
+    EventKind.ADMIN: None,
     EventKind.SEND_ATTEMPT: ("topic", "broker", "queue_id", "attempt", "mode"),
     EventKind.SEND_RESULT: ("broker", "queue_id", "attempt", "outcome"),
     EventKind.SEND_FAILED: ("attempts", "error"),

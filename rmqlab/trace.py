@@ -70,6 +70,8 @@ class EventKind(StrEnum):
     """CleanCommitLogService deleted messages older than ``fileReservedTime`` (72 h) — DLQ ones too."""
     FAULT = "fault"
     """An injected fault took effect."""
+    ADMIN = "admin"
+    """An operator changed a broker's configuration (``mqadmin``, e.g. ``updateSubGroup``)."""
     LIFECYCLE = "lifecycle"
     """A consumer or producer started, shut down, crashed or restarted."""
     WARNING = "warning"
