@@ -215,7 +215,7 @@ class Broker:
         """``CommitLog.asyncPutMessage`` + dispatch: store, rewrite delayed messages, wake held pulls."""
         now = self.scheduler.now
         properties = msg.properties
-        level = int(properties.get(PROPERTY_DELAY, "0"))
+        level = msg.delay_time_level
         deliver_ts = 0
         if level > 0 and not msg.topic.startswith(SCHEDULE_TOPIC):
             level = self.delay_levels.cap(level)
