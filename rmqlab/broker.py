@@ -274,8 +274,7 @@ class Broker:
                 reconsume_times=msg.reconsume_times,
                 original_topic=properties.get(PROPERTY_RETRY_TOPIC, msg.topic),
             )
-        if key in self._held:
-            self._notify_message_arriving(msg.topic, msg.queue_id)
+        self._notify_message_arriving(msg.topic, msg.queue_id)
         return self.put_status
 
     def subscription_group(self, group: str) -> SubscriptionGroupConfig:

@@ -223,18 +223,7 @@ class ConsumeMessageConcurrentlyService:
                 message=f"{mq} was dropped while consuming; result discarded",
             )
             return
-        ack_index = context.ack_index
-        whole_batch_ok = type(ack_index) is int and ack_index >= len(msgs) - 1
-        if whole_batch_ok and effective is ConsumeConcurrentlyStatus.CONSUME_SUCCESS:
-            self._finish(msgs, pq, mq)  # nothing to send back
-            return
         yield from self._process_consume_result(effective, context, msgs, pq, mq)
-
-    def _finish(self, done: list[MessageExt], pq: ProcessQueue, mq: MessageQueue) -> None:
-        """Remove finished messages from the ProcessQueue and move the offset to its new smallest key."""
-        offset = pq.remove_message(done, self.lab.scheduler.now)
-        if offset >= 0 and not pq.dropped:
-            self.consumer.offset_store.update_offset(mq, offset, True)
 
     def _process_consume_result(
         self,
@@ -295,7 +284,9 @@ class ConsumeMessageConcurrentlyService:
                     reconsume_times=msg.reconsume_times,
                 )
             consumer._later(LOCAL_RETRY_DELAY_MS, self.submit_consume_request, back_failed, pq, mq, True)
-        self._finish(done, pq, mq)
+        offset = pq.remove_message(done, lab.now)
+        if offset >= 0 and not pq.dropped:
+            consumer.offset_store.update_offset(mq, offset, True)
 
     def send_message_back(
         self, msg: MessageExt, delay_level: int, broker_name: str | None

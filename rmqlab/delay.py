@@ -51,8 +51,11 @@ class DelayLevelTable:
             parse_duration(p, f"message_delay_level[{i}]") for i, p in enumerate(parts)
         )
         self.labels: tuple[str, ...] = tuple(str(p) if isinstance(p, str) else format_duration(p) for p in parts)
-        self.max_level: int = len(self.delays_ms)
+
+    @property
+    def max_level(self) -> int:
         """``maxDelayLevel``: the number of entries (18 by default) — also the only cap."""
+        return len(self.delays_ms)
 
     def delay_ms(self, level: int) -> int:
         """Delay of ``level``; raises for a level outside ``1..max_level``."""
@@ -62,7 +65,7 @@ class DelayLevelTable:
 
     def cap(self, level: int) -> int:
         """``CommitLog.asyncPutMessage``: a level above the max is written as the max level."""
-        return level if level <= self.max_level else self.max_level
+        return min(level, self.max_level)
 
     def __len__(self) -> int:
         return self.max_level

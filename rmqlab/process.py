@@ -152,7 +152,7 @@ class ThreadPool:
         """Run ``function(*args)`` (a generator function) on a free thread, now or when one frees up."""
         if self.busy < self.size:
             self.busy += 1
-            self.scheduler.schedule_at(self.scheduler.now, self._run, function, args)
+            self.scheduler.schedule(0, self._run, function, args)
         else:
             self.waiting.append((function, args))
 
@@ -165,7 +165,7 @@ class ThreadPool:
         """``process`` returned: its thread takes the next waiting task, or becomes idle."""
         self.running.discard(process)
         if self.waiting:
-            self.scheduler.schedule_at(self.scheduler.now, self._run, *self.waiting.popleft())
+            self.scheduler.schedule(0, self._run, *self.waiting.popleft())
         else:
             self.busy -= 1
 

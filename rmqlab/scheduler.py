@@ -76,11 +76,7 @@ class Scheduler:
         """Run ``callback(*args)`` ``delay_ms`` from now; returns a cancellable :class:`Timer`."""
         if delay_ms < 0:
             raise SimulationError(f"delay_ms={delay_ms} is negative: events cannot go back in time")
-        time_ms = self.now + delay_ms
-        timer = Timer(time_ms, callback, args)
-        self._seq += 1
-        heapq.heappush(self._heap, (time_ms, priority, self._seq, timer))
-        return timer
+        return self.schedule_at(self.now + delay_ms, callback, *args, priority=priority)
 
     def schedule_at(
         self,
@@ -94,7 +90,7 @@ class Scheduler:
             raise SimulationError(f"time_ms={time_ms} is before now={self.now}")
         timer = Timer(time_ms, callback, args)
         self._seq += 1
-        heapq.heappush(self._heap, (time_ms, priority, self._seq, timer))
+        heapq.heappush(self._heap, (time_ms, int(priority), self._seq, timer))
         return timer
 
     def peek(self) -> int | None:
