@@ -359,9 +359,7 @@ class Broker:
         inner = MessageExt(
             topic,
             # ``random % retryQueueNums``: the group's setting, not the existing topic's queue count
-            0
-            if topic != retry.topic_name or sub.retry_queue_nums == 1
-            else self.rng.randrange(sub.retry_queue_nums),
+            0 if topic != retry.topic_name or sub.retry_queue_nums == 1 else self.rng.randrange(sub.retry_queue_nums),
             original.msg_id,
             original.body,
             original.tags,

@@ -91,6 +91,13 @@ def test_retry_queue_nums_0_drops_the_failed_message():
     # the invariant checker sees what RocketMQ hides: the message is gone
     report = check_invariants(lab)
     assert (report.fates, dict(report.by_invariant())) == ({("group:cg", "M0001"): "lost"}, {"accounted": 1})
+    [violation] = report.violations
+    assert violation.detail == (
+        "produced to T but neither consumed, dead-lettered, dropped nor in flight for group:cg: its send-back "
+        "at 0 ms was answered SUCCESS by broker-a, whose updateSubGroup at 0 ms set retry_queue_nums=0 for cg, "
+        "so the broker stored no retry copy"
+    )
+    assert violation.trace[0].kind is EventKind.ADMIN  # the cause leads the story
 
 
 def test_retry_queue_nums_0_mid_run_drops_from_the_next_send_back_on():
@@ -105,6 +112,11 @@ def test_retry_queue_nums_0_mid_run_drops_from_the_next_send_back_on():
     assert [(e.time_ms, e.get("level")) for e in lab.trace.of_kind(EventKind.SCHEDULED)] == [(0, 3)]
     assert [(e.time_ms, e.get("ok")) for e in lab.trace.of_kind(EventKind.SEND_BACK)] == [(0, True), (10_000, True)]
     assert lab.trace.of_kind(EventKind.WARNING) == []
+    [violation] = check_invariants(lab).violations
+    assert violation.detail.endswith(
+        "its send-back at 10000 ms was answered SUCCESS by broker-a, whose updateSubGroup at 5000 ms set "
+        "retry_queue_nums=0 for cg, so the broker stored no retry copy"
+    )
 
 
 def test_two_retry_queues_pick_a_random_queue_per_send_back():
@@ -278,3 +290,21 @@ def test_no_brokers_yet():
     """Before add_broker there is nothing to update."""
     with pytest.raises(ConfigError, match=r"^brokers=None is not allowed: expected at least one broker"):
         Lab().update_subscription_group("cg", retry_queue_nums=0)
+
+
+def test_loss_is_blamed_on_the_update_in_force_at_the_send_back():
+    """0 at 5 s, back to 1 at 20 s: the send-back at 10 s was dropped, and the checker names the 5 s update."""
+    lab = _lab()
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", name="c1", subscribe={"T": "*"}, listener=_fail)
+    lab.at(0, producer.send, Message("T", "b"))
+    lab.at("5s", lab.update_subscription_group, "cg", retry_queue_nums=0)
+    lab.at("20s", lab.update_subscription_group, "cg", retry_queue_nums=1)
+    lab.run(until="1h")
+    assert [(e.time_ms, e.get("retry_queue_nums")) for e in lab.trace.of_kind(EventKind.ADMIN)] == [
+        (5_000, 0),
+        (20_000, 1),
+    ]
+    [violation] = check_invariants(lab).violations
+    assert "updateSubGroup at 5000 ms set retry_queue_nums=0" in violation.detail
+    assert [e.time_ms for e in violation.trace if e.kind is EventKind.ADMIN] == [5_000]

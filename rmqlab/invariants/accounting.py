@@ -76,13 +76,14 @@ def account(
                 counts["in_flight"] += 1
             else:
                 fate = "lost"
+                cause, admin = _dropped_by_zero_retry_queues(ctx, audience.key, audience.group, msg_id)
                 ctx.violate(
                     "accounted",
                     msg_id,
                     ctx.lab.now,
                     f"produced to {topic} but neither consumed, dead-lettered, dropped nor in flight "
-                    f"for {audience.key}",
-                    ctx.by_msg[msg_id],
+                    f"for {audience.key}{cause}",
+                    sorted([*ctx.by_msg[msg_id], *admin], key=lambda e: e.seq),
                 )
             ctx.report.fates[key] = fate
             counts[fate] += 1
@@ -100,6 +101,38 @@ def account(
                         "send-back response to explain it",
                         ctx.by_msg[msg_id],
                     )
+
+
+def _dropped_by_zero_retry_queues(
+    ctx: CheckContext, audience_key: str, group: str, msg_id: str
+) -> tuple[str, list[TraceEvent]]:
+    """Name the usual cause of a silent loss: a send-back answered SUCCESS while ``retryQueueNums`` was 0.
+
+    RocketMQ gives no sign of it (the broker stores nothing and says SUCCESS), so the checker points at
+    the ``updateSubGroup`` that set it. Returns ("", []) when that is not what happened.
+    """
+    send_back = None
+    for e in ctx.by_msg[msg_id]:
+        if e.kind is EventKind.SEND_BACK and e.data.get("ok") is True:
+            audience = ctx.by_actor.get(e.actor)
+            if audience is not None and audience.key == audience_key:
+                send_back = e
+    if send_back is None:
+        return "", []
+    broker = send_back.data.get("broker")
+    admin = None
+    for e in ctx.events:
+        if e.seq > send_back.seq:
+            break
+        if e.kind is EventKind.ADMIN and e.actor == broker and e.data.get("group") == group:
+            admin = e
+    if admin is None or admin.data.get("retry_queue_nums") != 0:
+        return "", []
+    return (
+        f": its send-back at {send_back.time_ms} ms was answered SUCCESS by {broker}, whose updateSubGroup "
+        f"at {admin.time_ms} ms set retry_queue_nums=0 for {group}, so the broker stored no retry copy",
+        [admin],
+    )
 
 
 def _first_starts(ctx: CheckContext) -> dict[str, int]:
