@@ -724,6 +724,38 @@ check(answer_2, resent[0].msg_id, "A re-send is a brand-new message (new UNIQ_KE
 # %% md
 Fix first, re-send second: re-sending while the bug is still there just makes a new message that dies again.
 # %% md
+## "Retries off" is not "straight to the DLQ": `retryQueueNums` = 0
+An operator wants failed refunds parked in the DLQ at once, without the retry schedule, and runs
+`mqadmin updateSubGroup -g cg -q 0` (0 retry queues; here `lab.update_subscription_group("cg", retry_queue_nums=0)`).
+Same tiny run, a listener that always fails.
+### Exercise 3 — predict, then run
+Where does the failed message end up? Answer with a topic name, or `None` for nowhere.
+# %% exercise
+answer_3 = None
+# %%
+off, off_p, _ = refund_lab(lambda msgs, ctx: RECONSUME_LATER)
+off.update_subscription_group("cg", retry_queue_nums=0)
+off.at("1s", off_p.send, Message("TopicTest", "refund 18", keys="order-18"))
+off.run(until="1h")
+show_trace(off.trace, "admin", "delivered", "send_back", "stored", "dead_lettered")
+stored = [m.topic for m in off.brokers["broker-a"].commit_log.live()]
+ended_in = next((topic for topic in stored if topic != "TopicTest"), None)
+print("topics stored on broker-a:", stored)
+# %%
+check(answer_3, ended_in, "With retryQueueNums <= 0 the broker answers the send-back SUCCESS and stores nothing: no retry, no DLQ.")
+# %% md
+The consumer saw `ok=True` and moved its offset on; nothing in the client hints at the loss. The lab's invariant
+checker follows every produced message to its fate, and names the cause:
+# %%
+from rmqlab import check_invariants
+
+print(check_invariants(off))
+# %% md
+> **Common belief vs. the source.** "`retryQueueNums` 0 disables retry safely." — `asyncConsumerSendMsgBack` returns
+> SUCCESS before it even looks at the DLQ rule, so every failed message is silently dropped. To dead-letter at once,
+> keep one retry queue and have the listener set `ctx.delay_level_when_next_consume = -1` (or give the consumer
+> `max_reconsume_times=0`).
+# %% md
 ## Watch it step by step
 The tiny run (bug still in) as a `Dashboard` factory with a `max_reconsume_times` knob. Below, the controller
 jumps to the `dead_lettered` event; the queues and the retry timeline print as text.
@@ -749,6 +781,7 @@ print(tabs["Retry timeline"])
 ## Key points
 - DLQ when rt ≥ max (16 by default) or the listener sets delay level −1; name `%DLQ%<group>`, one queue.
 - Readable since 4.9.2, unsubscribed by default, deleted after 72 h like everything else.
+- `retryQueueNums` 0 does not dead-letter: the failed message is dropped without a trace in the client.
 '''
 
 NOTEBOOKS["05_offsets_process_queue.ipynb"] = r'''
