@@ -188,7 +188,8 @@ class Broker:
         self.delay_levels = delay_levels or DelayLevelTable()
         self.schedule_service = ScheduleMessageService(self, scheduler, self.delay_levels)
         self._held: dict[tuple[str, int], list[_HeldPull]] = {}
-        self.on_topic_created: Callable[[Broker, TopicConfig], None] = lambda broker, cfg: None
+        self.on_topic_config: Callable[[Broker, TopicConfig], None] = lambda broker, cfg: None
+        """Called with every new or changed topic config: the broker registers it with the name server."""
         self.schedule_service.start()
         self._scan_timer = scheduler.schedule(10_000, self._scan_not_active_channels)
         scheduler.schedule_at(self._next_delete_window(scheduler.now), self._clean_commit_log)
@@ -199,9 +200,17 @@ class Broker:
         existing = self.topic_config.get(topic)
         if existing is not None:
             return existing
-        config = TopicConfig(topic, queue_nums, queue_nums, perm)
+        return self.update_topic(topic, queue_nums, queue_nums, perm)
+
+    def update_topic(self, topic: str, read_queue_nums: int, write_queue_nums: int, perm: int) -> TopicConfig:
+        """``AdminBrokerProcessor.updateAndCreateTopic``: replace the config and register it with the name server.
+
+        Nothing else changes: stored messages stay in their ConsumeQueues, including queues the new config no
+        longer lists; clients see the new route on their next name-server poll.
+        """
+        config = TopicConfig(topic, read_queue_nums, write_queue_nums, perm)
         self.topic_config[topic] = config
-        self.on_topic_created(self, config)
+        self.on_topic_config(self, config)
         return config
 
     def find_consume_queue(self, topic: str, queue_id: int) -> ConsumeQueue | None:

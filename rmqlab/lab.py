@@ -21,12 +21,12 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .broker import PERM_RW, Broker, TopicConfig
+from .broker import PERM_READ, PERM_RW, PERM_WRITE, Broker, TopicConfig
 from .consumer import DefaultMQPushConsumer, PullRequest
 from .delay import DelayLevelTable
 from .duration import parse_duration
 from .errors import ConfigError
-from .message import MessageExt, retry_topic
+from .message import SCHEDULE_TOPIC, MessageExt
 from .namesrv import NameServer
 from .producer import DefaultMQProducer, SendFuture
 from .queue import MessageQueue
@@ -122,7 +122,7 @@ class Lab:
             delay_levels=self.delay_levels,
             dlq_readable=self.dlq_readable,
         )
-        broker.on_topic_created = self._register_topic
+        broker.on_topic_config = self._register_topic
         self.brokers[name] = broker
         return broker
 
@@ -134,19 +134,113 @@ class Lab:
     def create_topic(
         self, topic: str, *, brokers: list[str] | None = None, queues: int = 4, perm: int = PERM_RW
     ) -> list[MessageQueue]:
-        """Create ``topic`` with ``queues`` queues on each of ``brokers`` (default: every broker)."""
-        if not isinstance(topic, str) or not topic or topic.startswith("%") or topic == "SCHEDULE_TOPIC_XXXX":
+        """Create ``topic`` with ``queues`` queues on each of ``brokers`` (default: every broker).
+
+        Creating a topic again with the same queues and perm is a no-op; with different ones it is refused
+        (:meth:`update_topic` changes a topic), so the returned queue list is always the topic's real one.
+        """
+        if not isinstance(topic, str) or not topic or topic.startswith("%") or topic == SCHEDULE_TOPIC:
             raise ConfigError("topic", topic, "a business topic name (system names start with '%')")
         check_int("queues", queues, 1, 1024)
-        names = sorted(self.brokers) if brokers is None else brokers
-        if not names:
-            raise ConfigError("brokers", brokers, "at least one broker (add_broker first)")
+        _check_perm(perm)
+        names = self._broker_names(brokers, sorted(self.brokers))
         for name in names:
-            if name not in self.brokers:
-                raise ConfigError("brokers", name, f"one of {sorted(self.brokers)}")
+            have = self.brokers[name].topic_config.get(topic)
+            if have is None:
+                continue
+            if (have.read_queue_nums, have.write_queue_nums) != (queues, queues):
+                raise ConfigError(
+                    "queues",
+                    queues,
+                    f"{have.write_queue_nums}: {topic} already exists on {name} with {have.read_queue_nums} read / "
+                    f"{have.write_queue_nums} write queues (update_topic changes them)",
+                )
+            if have.perm != perm:
+                raise ConfigError(
+                    "perm", perm, f"{have.perm}: {topic} already exists on {name} (update_topic changes it)"
+                )
         for name in names:
             self.brokers[name].create_topic(topic, queues, perm)
         return [MessageQueue(topic, name, q) for name in sorted(names) for q in range(queues)]
+
+    def update_topic(
+        self,
+        topic: str,
+        *,
+        queues: int | None = None,
+        read_queues: int | None = None,
+        write_queues: int | None = None,
+        perm: int | None = None,
+        brokers: list[str] | None = None,
+    ) -> dict[str, TopicConfig]:
+        """``mqadmin updateTopic``: change an existing topic's queue counts or permission on its brokers.
+
+        ``queues`` sets both counts; ``read_queues`` / ``write_queues`` set one (read > write is how an operator
+        shrinks a topic without stranding messages: producers stop writing to the high queues while consumers
+        drain them). ``%RETRY%`` and ``%DLQ%`` topics can be updated too, as with ``mqadmin``. ``None`` keeps a
+        setting as it is (the real ``mqadmin`` resets options you leave out to 8 / 8 / 6).
+
+        The broker registers the new route with the name server at once; producers and consumers see it on
+        their next route poll (every 30 s) and the consumers' next rebalance. Stored messages never move: a
+        queue dropped from the route keeps its messages, unread. ``brokers`` defaults to every broker that has
+        the topic. Everything is checked before any broker changes; each change is traced as an ADMIN event.
+        Returns each broker's new config.
+        """
+        if not isinstance(topic, str) or not topic or topic == SCHEDULE_TOPIC:
+            raise ConfigError("topic", topic, "an existing topic's name (SCHEDULE_TOPIC_XXXX is a system topic)")
+        if queues is not None and (read_queues is not None or write_queues is not None):
+            raise ConfigError("queues", queues, "None when read_queues or write_queues is given (one or the other)")
+        for parameter, value in (("queues", queues), ("read_queues", read_queues), ("write_queues", write_queues)):
+            if value is not None:
+                check_int(parameter, value, 1, 1024)
+        if perm is not None:
+            _check_perm(perm)
+        having = sorted(name for name, broker in self.brokers.items() if topic in broker.topic_config)
+        if not having:
+            raise ConfigError("topic", topic, f"a topic that exists on a broker (have {self._topic_names()})")
+        names = self._broker_names(brokers, having)
+        for name in names:
+            broker = self.brokers[name]
+            if topic not in broker.topic_config:
+                raise ConfigError("brokers", name, f"a broker that has {topic}: one of {having}")
+            if not broker.up:
+                raise ConfigError("brokers", name, f"a broker that is up (mqadmin cannot reach {name} now)")
+        result: dict[str, TopicConfig] = {}
+        for name in names:
+            broker = self.brokers[name]
+            have = broker.topic_config[topic]
+            read = queues or read_queues or have.read_queue_nums
+            write = queues or write_queues or have.write_queue_nums
+            config = broker.update_topic(topic, read, write, have.perm if perm is None else perm)
+            result[name] = dataclasses.replace(config)
+            self.trace.record(
+                self.now,
+                EventKind.ADMIN,
+                name,
+                None,
+                command="updateTopic",
+                topic=topic,
+                read_queue_nums=config.read_queue_nums,
+                write_queue_nums=config.write_queue_nums,
+                perm=config.perm,
+            )
+        return result
+
+    def _broker_names(self, brokers: list[str] | None, default: list[str]) -> list[str]:
+        """``brokers`` checked against the lab (sorted, no repeats), or ``default`` when it is ``None``."""
+        if brokers is not None and (isinstance(brokers, str) or not isinstance(brokers, list | tuple)):
+            raise ConfigError("brokers", brokers, "a list of broker names, or None for the default")
+        names = default if brokers is None else brokers
+        if not names:
+            allowed = "at least one broker (add_broker first)" if brokers is None else "a non-empty list of brokers"
+            raise ConfigError("brokers", brokers, allowed)
+        for name in names:
+            if not isinstance(name, str) or name not in self.brokers:
+                raise ConfigError("brokers", name, f"one of {sorted(self.brokers)}")
+        return sorted(set(names))
+
+    def _topic_names(self) -> list[str]:
+        return sorted({topic for broker in self.brokers.values() for topic in broker.topic_config})
 
     def update_subscription_group(
         self,
@@ -159,10 +253,13 @@ class Lab:
         """``mqadmin updateSubGroup``: set a consumer group's broker-side ``SubscriptionGroupConfig``.
 
         ``retry_queue_nums`` (default 1) is how many queues ``%RETRY%<group>`` gets when the group's first
-        consumer heartbeats; each send-back goes to a random one of them. 0 makes every send-back answer
-        SUCCESS and store nothing: the failed message is silently dropped. ``retry_max_times`` (default 16)
-        only decides for a message sent to ``%RETRY%<group>`` *without* a ``maxReconsumeTimes`` header;
-        push consumers always send one (``max_reconsume_times``, −1 → 16), so for them it changes nothing.
+        consumer heartbeats; each send-back goes to queue ``random % retry_queue_nums``. 0 makes every
+        send-back answer SUCCESS and store nothing: the failed message is silently dropped. Raising it once
+        the topic exists strands retries, as in 4.9.7: the topic is never resized, so a retry stored in a
+        queue the route does not list is never pulled (``update_topic("%RETRY%<group>", queues=n)`` frees
+        them). ``retry_max_times`` (default 16) only decides for a message sent to ``%RETRY%<group>``
+        *without* a ``maxReconsumeTimes`` header; push consumers always send one (``max_reconsume_times``,
+        −1 → 16), so for them it changes nothing.
 
         ``None`` keeps a setting as it is (the real ``mqadmin`` resets options you leave out to their
         defaults). ``brokers`` defaults to every broker. Everything is checked before any broker changes.
@@ -175,31 +272,12 @@ class Lab:
             check_int("retry_queue_nums", retry_queue_nums, 0, 1024)
         if retry_max_times is not None:
             check_int("retry_max_times", retry_max_times, 0, 2**31 - 1)
-        if brokers is not None and (isinstance(brokers, str) or not isinstance(brokers, list | tuple)):
-            raise ConfigError("brokers", brokers, "a list of broker names, or None for every broker")
-        names = list(self.brokers) if brokers is None else list(brokers)
-        if not names:
-            allowed = "at least one broker (add_broker first)" if brokers is None else "a non-empty list of brokers"
-            raise ConfigError("brokers", brokers, allowed)
+        names = self._broker_names(brokers, sorted(self.brokers))
         for name in names:
-            if not isinstance(name, str) or name not in self.brokers:
-                raise ConfigError("brokers", name, f"one of {sorted(self.brokers)}")
-            broker = self.brokers[name]
-            if not broker.up:
+            if not self.brokers[name].up:
                 raise ConfigError("brokers", name, f"a broker that is up (mqadmin cannot reach {name} now)")
-            retry = broker.topic_config.get(retry_topic(group))
-            if retry_queue_nums and retry is not None and retry.write_queue_nums != retry_queue_nums:
-                # 4.9.7 keeps the topic and picks `random % retry_queue_nums`: a queue the route may not have
-                have = retry.write_queue_nums
-                raise ConfigError(
-                    "retry_queue_nums",
-                    retry_queue_nums,
-                    ("0" if have == 0 else f"0 or {have}")
-                    + f": {retry.topic_name} already exists on {name} with {have} queue(s) and is never resized;"
-                    " set retry_queue_nums before the group's first consumer starts",
-                )
         result: dict[str, Any] = {}
-        for name in sorted(set(names)):
+        for name in names:
             config = self.brokers[name].subscription_group(group)
             if retry_queue_nums is not None:
                 config.retry_queue_nums = retry_queue_nums
@@ -376,3 +454,13 @@ class Lab:
             reconsume_times=msg.reconsume_times,
             batch=batch,
         )
+
+
+_PERMS = (0, PERM_WRITE, PERM_READ, PERM_RW)
+
+
+def _check_perm(perm: object) -> int:
+    """A topic permission: 6 read+write, 4 read only, 2 write only, 0 neither (``PermName``)."""
+    if isinstance(perm, bool) or perm not in _PERMS:
+        raise ConfigError("perm", perm, "6 (read+write), 4 (read only), 2 (write only) or 0")
+    return perm  # type: ignore[return-value]

@@ -47,7 +47,7 @@ def test_clean_run_counts_every_message_as_consumed() -> None:
     assert str(report).splitlines()[:3] == [
         "invariants OK",
         "  produced: 3 messages, 3 stored copies (0 producer duplicates)",
-        "  fates: consumed 3, dlq 0, broadcast_dropped 0, in_flight 0, lost 0, unsubscribed 0",
+        "  fates: consumed 3, dlq 0, broadcast_dropped 0, in_flight 0, stranded 0, lost 0, unsubscribed 0",
     ]
 
 

@@ -3,7 +3,8 @@
 What 4.9.7 does with them (spec §4.2, §4.3, §12): ``retryQueueNums`` 0 makes CONSUMER_SEND_MSG_BACK
 answer SUCCESS and store nothing; with more than one retry queue each send-back picks one at random;
 ``retryMaxTimes`` only decides for a ``%RETRY%`` message that arrives without a ``maxReconsumeTimes``
-header, which push consumers always send.
+header, which push consumers always send. ``%RETRY%<group>`` is created with ``retryQueueNums`` queues
+and never resized, so raising it later strands retries in queues the route does not list.
 """
 
 from __future__ import annotations
@@ -208,42 +209,80 @@ def test_broker_retry_max_times_decides_without_a_header(properties: dict[str, s
     assert (stored.get("topic"), stored.get("reconsume_times")) == (topic, reconsume_times)
 
 
-# ---------------------------------------------------------------------- bad input
-def test_changing_the_queue_count_of_an_existing_retry_topic_is_refused():
-    """%RETRY%cg exists (the consumer heartbeat made it with 1 queue): 2 is refused, 0 and 1 are accepted."""
+# ---------------------------------------------------------------------- raising it later strands retries
+def _fails_once(msgs: Any, ctx: Any) -> ConsumeConcurrentlyStatus:
+    return ConsumeConcurrentlyStatus.RECONSUME_LATER if msgs[0].reconsume_times == 0 else _ok(msgs, ctx)
+
+
+def test_raising_retry_queue_nums_after_the_retry_topic_exists_strands_retries():
+    """4.9.7: %RETRY%cg keeps its 1 queue; send-backs pick random % 4, and only queue 0 is ever pulled.
+
+    ``updateTopic`` on %RETRY%cg at 5 min lists all 4 queues; the consumer sees them on its next route poll
+    and rebalance and consumes the stranded retries at 340 s.
+    """
     lab = _lab()
-    lab.add_consumer("cg", name="c1", subscribe={"T": "*"}, listener=_ok)
-    with pytest.raises(ConfigError) as info:
-        lab.update_subscription_group("cg", retry_queue_nums=2)
-    assert str(info.value).startswith("retry_queue_nums=2 is not allowed: expected 0 or 1: %RETRY%cg already exists")
-    assert lab.brokers["broker-a"].subscription_groups["cg"].retry_queue_nums == 1
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", name="c1", subscribe={"T": "*"}, listener=_fails_once)  # heartbeat: %RETRY%cg, 1 queue
+    lab.update_subscription_group("cg", retry_queue_nums=4)
+    for i in range(4):
+        lab.at(0, producer.send, Message("T", f"b{i}"))
+    lab.run(until="5m")
+    retry = lab.brokers["broker-a"].topic_config["%RETRY%cg"]
+    assert (retry.read_queue_nums, retry.write_queue_nums) == (1, 1)
+    stored = [
+        (e.msg_id, e.get("queue_id")) for e in lab.trace.of_kind(EventKind.STORED) if e.get("topic") == "%RETRY%cg"
+    ]
+    assert stored == [("M0001", 1), ("M0002", 0), ("M0003", 3), ("M0004", 3)]
+    retried = [(e.time_ms, e.msg_id) for e in lab.trace.of_kind(EventKind.DELIVERED) if e.get("reconsume_times") == 1]
+    assert retried == [(10_000, "M0002")]
+    report = check_invariants(lab)
+    assert report.fates == {
+        ("group:cg", "M0001"): "stranded",
+        ("group:cg", "M0002"): "consumed",
+        ("group:cg", "M0003"): "stranded",
+        ("group:cg", "M0004"): "stranded",
+    }
+    assert (report.counts["stranded"], report.counts["lost"], dict(report.by_invariant())) == (3, 0, {"accounted": 3})
+    assert report.violations[0].detail == (
+        "stranded for group:cg in %RETRY%cg@broker-a:1: %RETRY%cg on broker-a lists 1 read queue(s), so no consumer"
+        " pulls queue 1 (the send-back picked random % retryQueueNums, and a %RETRY% topic is never resized when"
+        " retryQueueNums grows; updateTopic on it frees the queue)"
+    )
+
+    lab.update_topic("%RETRY%cg", queues=4)
+    lab.run(until="10m")
+    retried = [
+        (e.time_ms, e.msg_id, e.get("queue"))
+        for e in lab.trace.of_kind(EventKind.DELIVERED)
+        if e.get("reconsume_times")
+    ]
+    assert retried == [
+        (10_000, "M0002", "%RETRY%cg@broker-a:0"),
+        (340_000, "M0001", "%RETRY%cg@broker-a:1"),
+        (340_000, "M0003", "%RETRY%cg@broker-a:3"),
+        (340_000, "M0004", "%RETRY%cg@broker-a:3"),
+    ]
+    assert check_invariants(lab).ok
+
+
+def test_a_retry_topic_made_with_0_queues_strands_every_retry_once_retries_are_back_on():
+    """Started with 0 retry queues, %RETRY%cg lists none; back to 1, each retry goes to queue 0, which no route has."""
+    lab = _lab()
+    lab.update_subscription_group("cg", retry_queue_nums=0)
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", name="c1", subscribe={"T": "*"}, listener=_fail)
     lab.update_subscription_group("cg", retry_queue_nums=1)
-    lab.update_subscription_group("cg", retry_queue_nums=0)
-    assert lab.brokers["broker-a"].subscription_groups["cg"].retry_queue_nums == 0
+    lab.at(0, producer.send, Message("T", "b"))
+    lab.run(until="1h")
+    assert [e.time_ms for e in lab.trace.of_kind(EventKind.DELIVERED)] == [0]
+    assert [(e.get("topic"), e.get("queue_id")) for e in lab.trace.of_kind(EventKind.STORED)] == [
+        ("T", 0),
+        ("%RETRY%cg", 0),
+    ]
+    assert check_invariants(lab).fates == {("group:cg", "M0001"): "stranded"}
 
 
-def test_a_refusal_on_the_second_broker_leaves_the_first_unchanged():
-    """Only broker-b has %RETRY%cg: the update is refused there, and broker-a (checked first) is not touched."""
-    lab = Lab(seed=1)
-    lab.add_broker("broker-a")
-    lab.add_broker("broker-b")
-    lab.create_topic("T", brokers=["broker-b"], queues=1)
-    lab.add_consumer("cg", name="c1", subscribe={"T": "*"}, listener=_ok)  # heartbeats broker-b only
-    with pytest.raises(ConfigError, match=r"%RETRY%cg already exists on broker-b with 1 queue"):
-        lab.update_subscription_group("cg", retry_queue_nums=2, retry_max_times=3)
-    assert "cg" not in lab.brokers["broker-a"].subscription_groups
-    assert lab.brokers["broker-b"].subscription_groups["cg"].retry_max_times == 16
-
-
-def test_a_retry_topic_made_with_0_queues_cannot_get_queues_later():
-    """Started with 0 retry queues, %RETRY%cg has none; only 0 stays allowed (RocketMQ never resizes it)."""
-    lab = _lab()
-    lab.update_subscription_group("cg", retry_queue_nums=0)
-    lab.add_consumer("cg", name="c1", subscribe={"T": "*"}, listener=_ok)
-    with pytest.raises(ConfigError, match=r"^retry_queue_nums=1 is not allowed: expected 0: %RETRY%cg already"):
-        lab.update_subscription_group("cg", retry_queue_nums=1)
-
-
+# ---------------------------------------------------------------------- bad input
 BAD: list[tuple[str, dict[str, Any], str]] = [
     ("group '%RETRY%cg'", {"group": "%RETRY%cg"}, "group='%RETRY%cg' is not allowed: expected a non-empty"),
     ("group ''", {"group": ""}, "group='' is not allowed"),

@@ -1,10 +1,12 @@
 """Accounting: every produced message ends in exactly one fate per audience, and extra successes have a cause.
 
 ``accounted``: for each audience that should see a produced message, it is **consumed** (a listener
-succeeded), **dlq**, **broadcast_dropped** or **in flight** (see :mod:`.in_flight`); anything else is
-*lost*. ``duplicate``: consumed more than once (or consumed *and* dead-lettered) needs a producer
-duplicate, a replayed copy, a ``cleanExpiredMsg`` send-back or a send-back whose request stored a copy
-although the client saw it fail.
+succeeded), **dlq**, **broadcast_dropped** or **in flight** (see :mod:`.in_flight`); a copy left in a
+queue the route no longer lists is **stranded**, anything else is *lost* (both are violations).
+
+``duplicate``: consumed more than once (or consumed *and* dead-lettered) needs a producer duplicate, a
+replayed copy, a ``cleanExpiredMsg`` send-back or a send-back whose request stored a copy although the
+client saw it fail.
 """
 
 from __future__ import annotations
@@ -12,13 +14,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from ..message import RETRY_PREFIX
 from ..trace import EventKind, TraceEvent
-from .in_flight import where_in_flight
+from .in_flight import stranded_copies, where_in_flight
 
 if TYPE_CHECKING:
     from .context import CheckContext
 
 __all__ = ["account"]
+
+_RETRY_HINT = (
+    " (the send-back picked random % retryQueueNums, and a %RETRY% topic is never resized when retryQueueNums"
+    " grows; updateTopic on it frees the queue)"
+)
 
 
 def account(
@@ -44,6 +52,7 @@ def account(
             delivered_to.add((ctx.by_actor[e.actor].key, e.msg_id))
     starts = _first_starts(ctx)
     in_flight = {key: where_in_flight(ctx.lab, a) for key, a in sorted(ctx.audiences.items())}
+    stranded = {key: stranded_copies(ctx.lab, a) for key, a in sorted(ctx.audiences.items())}
     counts["produced"] = len(copies)
     counts["produced_copies"] = sum(len(v) for v in copies.values())
     for msg_id, stored in sorted(copies.items()):
@@ -74,6 +83,18 @@ def account(
             elif msg_id in in_flight[audience.key]:
                 fate = "in_flight:" + in_flight[audience.key][msg_id]
                 counts["in_flight"] += 1
+            elif msg_id in stranded[audience.key]:
+                fate = "stranded"
+                mq, read_queues = stranded[audience.key][msg_id]
+                ctx.violate(
+                    "accounted",
+                    msg_id,
+                    ctx.lab.now,
+                    f"stranded for {audience.key} in {mq}: {mq.topic} on {mq.broker_name} lists {read_queues} "
+                    f"read queue(s), so no consumer pulls queue {mq.queue_id}"
+                    + (_RETRY_HINT if mq.topic.startswith(RETRY_PREFIX) else ""),
+                    ctx.by_msg[msg_id],
+                )
             else:
                 fate = "lost"
                 cause, admin = _dropped_by_zero_retry_queues(ctx, audience.key, audience.group, msg_id)

@@ -51,7 +51,8 @@ class InvariantReport:
     violations: list[Violation] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
     fates: dict[tuple[str, str], str] = field(default_factory=dict)
-    """(audience, msg id) → ``consumed`` / ``dlq`` / ``broadcast_dropped`` / ``in_flight:<where>`` / ``lost``."""
+    """(audience, msg id) → ``consumed`` / ``dlq`` / ``broadcast_dropped`` / ``in_flight:<where>`` / ``stranded`` /
+    ``lost``."""
 
     @property
     def ok(self) -> bool:
@@ -70,7 +71,8 @@ class InvariantReport:
             f"  produced: {c['produced']} messages, {c['produced_copies']} stored copies"
             f" ({c['producer_duplicates']} producer duplicates)",
             f"  fates: consumed {c['consumed']}, dlq {c['dlq']}, broadcast_dropped {c['broadcast_dropped']},"
-            f" in_flight {c['in_flight']}, lost {c['lost']}, unsubscribed {c['unsubscribed']}",
+            f" in_flight {c['in_flight']}, stranded {c['stranded']}, lost {c['lost']},"
+            f" unsubscribed {c['unsubscribed']}",
             f"  duplicates: {c['duplicate_consumptions']} duplicate consumptions,"
             f" {c['redeliveries']} redeliveries, {c['expiry_races']} expiry races",
             f"  offsets: {c['offset_commits']} broker commits, {c['offset_backward_allowed']} allowed moves back",
