@@ -18,6 +18,10 @@ def _ok(msgs: Any, ctx: Any) -> ConsumeConcurrentlyStatus:
     return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
 
 
+def _fail() -> ConsumeConcurrentlyStatus:
+    return ConsumeConcurrentlyStatus.RECONSUME_LATER
+
+
 def _lab(brokers: int = 1, queues: int = 4) -> Lab:
     lab = Lab(seed=1)
     for name in ["broker-a", "broker-b"][:brokers]:
@@ -168,3 +172,35 @@ def test_a_broker_without_the_topic_is_refused():
         lab.update_topic("T", queues=2, brokers=["broker-a", "broker-b"])
     assert lab.brokers["broker-b"].topic_config["T"].write_queue_nums == 4
     assert list(lab.update_topic("T", queues=2)) == ["broker-b"]  # default: the brokers that have it
+
+
+def test_making_a_pre_4_9_2_dlq_readable_lets_an_ops_consumer_drain_it():
+    """dlq_readable=False models ≤ 4.9.1: %DLQ%cg has perm 2, so its route has no readable queue.
+
+    ``updateTopic -p 6`` (the operators' fix before 4.9.2) at 2 min: the ops consumer sees the queue on its next
+    route poll and consumes the dead letter at 150 s.
+    """
+    lab = Lab(seed=1, dlq_readable=False)
+    lab.add_broker("broker-a")
+    lab.create_topic("T", queues=1)
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", name="c1", subscribe={"T": "*"}, listener=lambda m, c: _fail(), max_reconsume_times=0)
+    lab.at("1s", producer.send, Message("T", "x"))
+    lab.at(
+        "30s",
+        lab.add_consumer,
+        "ops",
+        name="ops1",
+        subscribe={"%DLQ%cg": "*"},
+        listener=_ok,
+        consume_from_where="CONSUME_FROM_FIRST_OFFSET",
+    )
+    lab.run(until="2m")
+    assert lab.brokers["broker-a"].topic_config["%DLQ%cg"].perm == 2
+    assert [(e.time_ms, e.actor) for e in lab.trace.of_kind(EventKind.DELIVERED)] == [(1_000, "consumer:c1")]
+    lab.update_topic("%DLQ%cg", perm=6)
+    lab.run(until="4m")
+    assert [(e.time_ms, e.actor, e.get("topic")) for e in lab.trace.of_kind(EventKind.DELIVERED)] == [
+        (1_000, "consumer:c1", "T"),
+        (150_000, "consumer:ops1", "%DLQ%cg"),
+    ]
