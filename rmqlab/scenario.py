@@ -29,7 +29,7 @@ from .duration import parse_duration
 from .errors import ConfigError, ScenarioError
 from .lab import Lab
 from .listener import ScriptedListener
-from .message import Message
+from .message import DLQ_PREFIX, RETRY_PREFIX, Message
 from .producer import SelectMessageQueueByHash
 from .queue import MessageQueue
 from .scheduler import Priority
@@ -44,6 +44,8 @@ BROKER_FAULTS = frozenset(
 )
 LINK_FAULTS = frozenset({"partition", "heal"})
 CONSUMER_FAULTS = frozenset({"consumer_crash", "consumer_restart", "consumer_add", "consumer_remove"})
+ADMIN_ACTIONS = frozenset({"update_topic", "update_subscription_group"})
+"""``mqadmin`` commands at a virtual time; named as the Lab methods they call."""
 
 
 @cache
@@ -254,6 +256,10 @@ def _fault_action(spec: Mapping[str, Any]) -> Callable[[Lab], Any]:
         "consumer_add": lambda lab: lab.consumer(consumer).start(),
         "consumer_remove": lambda lab: lab.consumer(consumer).shutdown(),
     }
+    if kind in ADMIN_ACTIONS:
+        target = spec["topic" if kind == "update_topic" else "group"]
+        options = {k: v for k, v in spec.items() if k not in {"at", "kind", "topic", "group"}}
+        return lambda lab: getattr(lab, kind)(target, **options)
     return simple[kind]
 
 
@@ -273,6 +279,21 @@ def _names(items: Sequence[Mapping[str, Any]], key: str, path: str, what: str) -
             raise ScenarioError(f"{path}[{i}].{key}", name, f"a new {what} name (have {seen})")
         seen.append(name)
     return seen
+
+
+def _check_admin_action(
+    spec: Mapping[str, Any], path: str, brokers: Sequence[str], topics: Sequence[str], groups: Sequence[str]
+) -> None:
+    """Cross-references of an ``update_topic`` / ``update_subscription_group`` entry (the schema checked types)."""
+    for j, broker in enumerate(spec.get("brokers", [])):
+        _one_of(broker, brokers, f"{path}.brokers[{j}]", "broker")
+    if spec["kind"] == "update_subscription_group":
+        _one_of(spec["group"], groups, f"{path}.group", "consumer group")
+        return
+    known = [*topics, *(f"{prefix}{g}" for g in groups for prefix in (RETRY_PREFIX, DLQ_PREFIX))]
+    _one_of(spec["topic"], known, f"{path}.topic", "topic")
+    if "queues" in spec and ("read_queues" in spec or "write_queues" in spec):
+        raise ScenarioError(f"{path}.queues", spec["queues"], "absent when read_queues or write_queues is given")
 
 
 def _one_of(value: Any, known: Sequence[str], path: str, what: str) -> None:
@@ -402,6 +423,8 @@ def _plan(data: Mapping[str, Any]) -> _Plan:
             )
         if kind in CONSUMER_FAULTS:
             _one_of(fault["consumer"], consumer_names, f"{path}.consumer", "consumer")
+        if kind in ADMIN_ACTIONS:
+            _check_admin_action(fault, path, brokers, topic_names, sorted({c.group for c in consumers}))
         if kind == "consumer_add":
             plan = consumers[consumer_names.index(fault["consumer"])]
             if plan.start is not False:

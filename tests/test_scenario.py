@@ -266,12 +266,57 @@ def test_subscription_groups_per_broker():
     assert info.value.parameter == "subscription_groups[2].group" and "broker-a" in info.value.allowed
 
 
+def test_timed_admin_actions_give_the_same_trace_as_the_python_calls():
+    """updateSubGroup at 1 s (the heartbeat made %RETRY%cg with 1 queue) strands retries; updateTopic frees them."""
+    data = base(run_until="10m")
+    data["topics"] = [{"name": "TopicTest", "queues": 1}]
+    data["consumers"][0]["listener"] = {"default": ["RECONSUME_LATER", "CONSUME_SUCCESS"]}
+    data["sends"] = [{"at": "2s", "producer": "pg", "topic": "TopicTest", "body": "b{i}", "count": 4}]
+    data["faults"] = [
+        {"at": "1s", "kind": "update_subscription_group", "group": "cg", "retry_queue_nums": 4},
+        {"at": "5m", "kind": "update_topic", "topic": "%RETRY%cg", "queues": 4, "brokers": ["broker-a"]},
+    ]
+    from_file = load_scenario(data).run()
+
+    lab = Lab(seed=0)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    producer = lab.add_producer("pg", name="pg")
+    listener = ScriptedListener(["RECONSUME_LATER", "CONSUME_SUCCESS"])
+    lab.add_consumer("cg", name="c1", subscribe={"TopicTest": "*"}, listener=listener)
+    lab.at("1s", lab.update_subscription_group, "cg", retry_queue_nums=4)
+    lab.at("5m", lab.update_topic, "%RETRY%cg", queues=4, brokers=["broker-a"])
+    for i in range(4):
+        lab.at("2s", producer.send, Message("TopicTest", f"b{i}"))
+    lab.run(until="10m")
+
+    assert from_file.trace.to_jsonl() == lab.trace.to_jsonl()
+    admin = [(e.time_ms, e.data.get("command")) for e in from_file.trace.of_kind(EventKind.ADMIN)]
+    assert admin == [(1_000, "updateSubGroup"), (300_000, "updateTopic")]
+    retried = [
+        (e.time_ms, e.get("queue")) for e in from_file.trace.of_kind(EventKind.DELIVERED) if e.get("reconsume_times")
+    ]
+    assert [t for t, _ in retried] == [12_000, 300_000, 300_000, 300_000]
+
+
+def test_an_admin_action_that_fails_at_run_time_is_a_warning():
+    """%RETRY%cg does not exist before c1 starts at 10 s: updateTopic at 1 s is refused and traced; the run goes on."""
+    data = base(run_until="1m")
+    data["consumers"][0]["start"] = "10s"
+    data["faults"] = [{"at": "1s", "kind": "update_topic", "topic": "%RETRY%cg", "queues": 2}]
+    lab = load_scenario(data).run()
+    [warning] = lab.trace.of_kind(EventKind.WARNING)
+    assert (warning.time_ms, warning.actor) == (1_000, "lab")
+    assert "topic='%RETRY%cg' is not allowed: expected a topic that exists on a broker" in warning.get("message")
+    assert times(lab, EventKind.DELIVERED) == [10_000, 20_000, 50_000]
+
+
 def test_schema_is_draft_2020_12():
     """The shipped schema declares draft 2020-12 and lists every fault kind."""
     schema = scenario_schema()
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     kinds = schema["$defs"]["fault"]["properties"]["kind"]["enum"]
-    assert len(kinds) == 12 and "consumer_add" in kinds
+    assert len(kinds) == 14 and "consumer_add" in kinds and "update_topic" in kinds
 
 
 def _set(data: dict[str, Any], path: str, value: Any) -> None:
@@ -375,6 +420,23 @@ BAD_FAULTS = [
         {"at": 0, "kind": "flush_timeout", "broker": "broker-a", "put_status": "SLOW"},
         "faults[0].put_status",
         "FLUSH_DISK_TIMEOUT",
+    ),
+    ({"at": 0, "kind": "update_topic", "queues": 2}, "faults[0].topic", "required"),
+    ({"at": 0, "kind": "update_topic", "topic": "Nope"}, "faults[0].topic", "%RETRY%cg"),
+    ({"at": 0, "kind": "update_topic", "topic": "TopicTest", "queues": 0}, "faults[0].queues", "1..1024"),
+    ({"at": 0, "kind": "update_topic", "topic": "TopicTest", "perm": 5}, "faults[0].perm", "one of 6, 4, 2, 0"),
+    (
+        {"at": 0, "kind": "update_topic", "topic": "TopicTest", "queues": 2, "read_queues": 1},
+        "faults[0].queues",
+        "absent when read_queues",
+    ),
+    ({"at": 0, "kind": "update_topic", "topic": "TopicTest", "brokers": ["x"]}, "faults[0].brokers[0]", "broker-a"),
+    ({"at": 0, "kind": "update_topic", "topic": "TopicTest", "group": "cg"}, "faults[0].group", "known field"),
+    ({"at": 0, "kind": "update_subscription_group", "group": "nope"}, "faults[0].group", "one of ['cg']"),
+    (
+        {"at": 0, "kind": "update_subscription_group", "group": "cg", "retry_queue_nums": -1},
+        "faults[0].retry_queue_nums",
+        "0..1024",
     ),
 ]
 
