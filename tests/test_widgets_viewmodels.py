@@ -10,7 +10,7 @@ from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, after
 from widgets import OffsetState, Replay, demo_lab, take_snapshot
 from widgets.event_log import event_log_model, event_log_text
 from widgets.lock_view import lock_view_model, lock_view_text
-from widgets.queue_view import queue_view_model, queue_view_text
+from widgets.queue_view import queue_view_html, queue_view_model, queue_view_text
 from widgets.retry_timeline import retry_timeline_model, retry_timeline_text
 from widgets.snapshot import LockSnap, ScheduleLevelSnap
 from widgets.topology_view import topology_model, topology_text
@@ -206,3 +206,37 @@ def test_unknown_queue_names_the_known_ones(bad):
     """Looking up a queue that does not exist says which ones do."""
     with pytest.raises(KeyError, match="TopicTest@broker-a:0"):
         at(demo_lab, 12).queue(bad)
+
+
+def test_a_queue_outside_the_route_says_it_is_never_pulled():
+    """retry_queue_nums raised to 4 after %RETRY%cg was made with 1 queue: retries in queues 1 and 3 are stranded."""
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.create_topic("T", queues=1)
+    producer = lab.add_producer("pg")
+
+    def fails_once(msgs, ctx):
+        if msgs[0].reconsume_times == 0:
+            return ConsumeConcurrentlyStatus.RECONSUME_LATER
+        return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+
+    lab.add_consumer("cg", name="c1", subscribe={"T": "*"}, listener=fails_once)
+    lab.update_subscription_group("cg", retry_queue_nums=4)
+    for i in range(4):
+        lab.at(0, producer.send, Message("T", f"b{i}"))
+    lab.run(until="1m")
+    snap = take_snapshot(lab)
+    assert [(q.name, q.listed) for q in snap.queues if q.kind == "retry"] == [
+        ("%RETRY%cg@broker-a:0", True),
+        ("%RETRY%cg@broker-a:1", False),
+        ("%RETRY%cg@broker-a:3", False),
+    ]
+    assert queue_view_text(queue_view_model(snap, kinds=("retry",))).splitlines()[:3] == [
+        "%RETRY%cg@broker-a:0 [cg] 0:A | consumer=1 broker=1 max=1",
+        "%RETRY%cg@broker-a:1 [cg] 0:S | consumer=- broker=- max=1 | not in the route: %RETRY%cg lists 1 read"
+        " queue(s), so it is never pulled",
+        "%RETRY%cg@broker-a:3 [cg] 0:S 1:S | consumer=- broker=- max=2 | not in the route: %RETRY%cg lists 1 read"
+        " queue(s), so it is never pulled",
+    ]
+    page = queue_view_html(queue_view_model(snap, kinds=("retry",)))
+    assert page.count('<strong class="unlisted">not in the route: %RETRY%cg lists 1 read queue(s)') == 2

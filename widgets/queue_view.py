@@ -45,6 +45,8 @@ class QueueRowVM:
     hidden_before: int
     hidden_after: int
     cells: tuple[CellVM, ...]
+    unlisted_note: str = ""
+    """Why no consumer pulls this queue, when its topic's route does not list it (else empty)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +101,9 @@ def queue_view_model(
                 start - q.min_offset,
                 q.max_offset - end,
                 cells,
+                ""
+                if q.listed
+                else f"not in the route: {q.topic} lists {q.read_queue_nums} read queue(s), so it is never pulled",
             )
         )
     return QueueViewModel(tuple(rows), state_legend())
@@ -114,6 +119,8 @@ def queue_view_text(vm: QueueViewModel) -> str:
         if r.hidden_after:
             cells += f" …{r.hidden_after}"
         marks = f"consumer={_dash(r.consumer_offset)} broker={_dash(r.broker_offset)} max={r.max_offset}"
+        if r.unlisted_note:
+            marks += f" | {r.unlisted_note}"
         lines.append(f"{r.name} [{r.group or '-'}] {cells or '(empty)'} | {marks}")
     lines.append(vm.legend)
     return "\n".join(lines)
@@ -138,6 +145,8 @@ def queue_view_html(vm: QueueViewModel) -> str:
             )
         label = html.escape(f"{r.name} [{r.group or '-'}]")
         marks = html.escape(f"consumer={_dash(r.consumer_offset)} broker={_dash(r.broker_offset)} max={r.max_offset}")
+        if r.unlisted_note:
+            marks += f' <strong class="unlisted">{html.escape(r.unlisted_note)}</strong>'
         before = f"…{r.hidden_before} " if r.hidden_before else ""
         after = f" …{r.hidden_after}" if r.hidden_after else ""
         out.append(

@@ -104,6 +104,13 @@ class ConsumeQueueSnap:
     groups: tuple[str, ...]
     committed: tuple[tuple[str, int], ...]
     cells: tuple[QueueCell, ...]
+    read_queue_nums: int | None = None
+    """The topic's read queue count on this broker (``None``: no TopicConfig, e.g. the schedule topic)."""
+
+    @property
+    def listed(self) -> bool:
+        """Whether the topic's route lists this queue; a queue at or above ``read_queue_nums`` is never pulled."""
+        return self.read_queue_nums is None or self.queue_id < self.read_queue_nums
 
     @property
     def name(self) -> str:
@@ -434,8 +441,20 @@ def take_snapshot(lab: Lab, index: TraceIndex | None = None) -> LabSnapshot:
                 for g in groups:
                     states.append((g, _cell_state(g, name, offset, live.get((g, name), ()), index, floor[g])))
                 cells.append(QueueCell(offset, msg_id, tuple(states)))
+            config = b.topic_config.get(topic)
             queues.append(
-                ConsumeQueueSnap(topic, bname, qid, kind, cq.min_offset, cq.max_offset, groups, committed, tuple(cells))
+                ConsumeQueueSnap(
+                    topic,
+                    bname,
+                    qid,
+                    kind,
+                    cq.min_offset,
+                    cq.max_offset,
+                    groups,
+                    committed,
+                    tuple(cells),
+                    None if config is None else config.read_queue_nums,
+                )
             )
     producers = tuple(sorted((name, p.producer_group) for name, p in lab.producers.items()))
     return LabSnapshot(
