@@ -518,6 +518,47 @@ check(answer_2, retry_copy.get("reconsume_times"), "The local +1s are in client 
 > **Common belief vs. the source.** "A failed send-back loses the message." — The client falls back to producing a
 > `%RETRY%` message; if that fails too it re-consumes locally every 5000 ms, keeping the offset pinned.
 # %% md
+## More retry queues? Only before the first heartbeat
+The broker puts each retry in queue `random % retryQueueNums` of `%RETRY%<group>`, a topic it creates when the
+group's first consumer heartbeats. Here an operator raises the group's `retryQueueNums` from 1 to 4 *after* c1
+started (`mqadmin updateSubGroup -g cg -q 4`), to spread the retries over four queues.
+### Exercise 3 — predict, then run
+Four messages fail once, then succeed. How many of them are redelivered in the minute after they fail?
+# %% exercise
+answer_3 = 1
+# %%
+lab, p, c = one_queue_lab(lambda m, ctx: RECONSUME_LATER if m[0].reconsume_times == 0 else CONSUME_SUCCESS)
+lab.update_subscription_group("cg", retry_queue_nums=4)
+for i in range(4):
+    lab.at("1s", p.send, Message("TopicTest", f"x{i}"))
+lab.run(until="61s")
+retries = [e for e in lab.trace.of_kind("stored") if e.get("topic") == "%RETRY%cg"]
+redelivered = [e for e in lab.trace.of_kind("delivered") if e.get("reconsume_times") == 1]
+print(table([[e.msg_id, e.get("queue_id")] for e in retries], ["retry of", "stored in %RETRY%cg queue"]))
+print("redelivered:", [e.msg_id for e in redelivered])
+# %%
+check(answer_3, len(redelivered), "%RETRY%cg was made with 1 queue at c1's first heartbeat and is never resized: only queue 0 is in its route.")
+# %% md
+The other retries sit in queues the route does not list. The queue view says so, and the invariant checker
+would report them as *stranded*:
+# %%
+from widgets import take_snapshot
+from widgets.queue_view import queue_view_model, queue_view_text
+
+print(queue_view_text(queue_view_model(take_snapshot(lab), kinds=("retry",))))
+# %% md
+`mqadmin updateTopic -t %RETRY%cg -r 4 -w 4` lists the four queues. The consumer sees the new route on its next
+name-server poll (every 30 s) and takes the queues at its next rebalance (every 20 s):
+# %%
+lab.update_topic("%RETRY%cg", queues=4)
+lab.run(until="3m")
+show_trace([e for e in lab.trace.of_kind("delivered") if e.get("reconsume_times") == 1], fields=["queue"])
+# %% md
+> **Common belief vs. the source.** "Raising `retryQueueNums` spreads retries over more queues." — `%RETRY%<group>`
+> keeps the queue count it got at the first heartbeat (`createTopicInSendMessageBackMethod` returns an existing topic
+> as is), and nothing checks the random queue id against it: the retry is stored in a queue no consumer reads.
+> Set it before the group first starts, or run `updateTopic` on the retry topic too.
+# %% md
 ## Watch it step by step
 `fails_once_lab()` in a `Dashboard`: Step / Play / Jump replay it. Below, the controller jumps to the moment the
 retry copy leaves `SCHEDULE_TOPIC_XXXX` (`delay_delivered`) and three tabs print as text.
@@ -538,6 +579,7 @@ print(tabs["Retry timeline"])
 ## Key points
 - Failure = `RECONSUME_LATER`, null, an exception, or `ackIndex` < size−1. Slowness is not a failure.
 - Failed → `%RETRY%<group>` via the broker, else via the client fallback, else a local retry after 5 s.
+- `%RETRY%<group>` keeps the queue count of its creation: raising `retryQueueNums` later strands retries.
 '''
 
 NOTEBOOKS["03_delay_levels_schedule.ipynb"] = r'''
