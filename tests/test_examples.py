@@ -31,13 +31,14 @@ def report(stem: str) -> dict[str, Any]:
 
 
 def test_every_example_has_a_golden_file():
-    """The six teaching scenarios are there, each with its expected output."""
+    """The seven teaching scenarios are there, each with its expected output."""
     assert [p.stem for p in SCENARIOS] == [
         "ack_index_split",
         "broadcasting_drop",
         "broker_down_sync_retry",
         "default_retry_schedule",
         "orderly_suspend",
+        "retry_queues_raised_late",
         "send_back_local_retry",
     ]
     for path in SCENARIOS:
@@ -109,3 +110,15 @@ def test_broadcasting_lesson():
     assert [(d["consumer"], d["status"]) for d in r["deliveries"]] == [("c1", "RECONSUME_LATER"),
                                                                         ("c2", "CONSUME_SUCCESS")]  # fmt: skip
     assert (r["stored"], r["dlq"], r["offsets"]) == ({"TopicTest": 1}, {}, {})
+
+
+def test_retry_queues_raised_late_lesson():
+    """Only the retry stored in queue 0 comes back at 12 s; updateTopic at 5 min frees the three stranded ones."""
+    r = report("retry_queues_raised_late")
+    again = [(d["time_ms"], d["msg_id"], d["queue"]) for d in r["deliveries"] if d["reconsume_times"] == 1]
+    assert again == [
+        (12_000, "M0001", "%RETRY%cg@broker-a:0"),
+        (300_000, "M0003", "%RETRY%cg@broker-a:2"),
+        (300_000, "M0004", "%RETRY%cg@broker-a:2"),
+        (300_000, "M0002", "%RETRY%cg@broker-a:3"),
+    ]
