@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..message import RETRY_PREFIX
 from ..trace import EventKind, TraceEvent
-from .in_flight import stranded_copies, where_in_flight
+from .in_flight import waiting_copies
 
 if TYPE_CHECKING:
     from .context import CheckContext
@@ -51,8 +51,7 @@ def account(
         if e.kind is EventKind.DELIVERED and e.msg_id is not None and e.actor in ctx.by_actor:
             delivered_to.add((ctx.by_actor[e.actor].key, e.msg_id))
     starts = _first_starts(ctx)
-    in_flight = {key: where_in_flight(ctx.lab, a) for key, a in sorted(ctx.audiences.items())}
-    stranded = {key: stranded_copies(ctx.lab, a) for key, a in sorted(ctx.audiences.items())}
+    waiting = {key: waiting_copies(ctx.lab, a) for key, a in sorted(ctx.audiences.items())}
     counts["produced"] = len(copies)
     counts["produced_copies"] = sum(len(v) for v in copies.values())
     for msg_id, stored in sorted(copies.items()):
@@ -73,6 +72,7 @@ def account(
             counts["unsubscribed"] += 1
         for audience in sorted(audiences, key=lambda a: a.key):
             key = (audience.key, msg_id)
+            in_flight, stranded = waiting[audience.key]
             wins = successes.get(key, [])
             if wins:
                 fate = "consumed"
@@ -80,12 +80,12 @@ def account(
                 fate = "dlq"
             elif key in dropped:
                 fate = "broadcast_dropped"
-            elif msg_id in in_flight[audience.key]:
-                fate = "in_flight:" + in_flight[audience.key][msg_id]
+            elif msg_id in in_flight:
+                fate = "in_flight:" + in_flight[msg_id]
                 counts["in_flight"] += 1
-            elif msg_id in stranded[audience.key]:
+            elif msg_id in stranded:
                 fate = "stranded"
-                mq, read_queues = stranded[audience.key][msg_id]
+                mq, read_queues = stranded[msg_id]
                 ctx.violate(
                     "accounted",
                     msg_id,

@@ -18,16 +18,20 @@ from ..message import PROPERTY_REAL_TOPIC, SCHEDULE_TOPIC, dlq_topic
 from ..queue import MessageQueue
 
 if TYPE_CHECKING:
-    from ..broker import Broker
     from ..lab import Lab
     from .audience import Audience
 
-__all__ = ["committed_offset", "stranded_copies", "where_in_flight"]
+__all__ = ["committed_offset", "waiting_copies"]
 
 
-def where_in_flight(lab: Lab, audience: Audience) -> dict[str, str]:
-    """Msg id → where a copy still waits for this audience (state, not trace)."""
+def waiting_copies(lab: Lab, audience: Audience) -> tuple[dict[str, str], dict[str, tuple[MessageQueue, int]]]:
+    """Where copies still wait for this audience (state, not trace), in one pass over the stores.
+
+    Returns msg id → where it is in flight (``process_queue``, ``scheduled``, ``stored``), and msg id →
+    (queue, the topic's read queue count) for copies stranded in a queue the route does not list.
+    """
     found: dict[str, str] = {}
+    stranded: dict[str, tuple[MessageQueue, int]] = {}
     topics = audience.topics()
     for consumer in audience.consumers:
         if not consumer.running:
@@ -39,11 +43,16 @@ def where_in_flight(lab: Lab, audience: Audience) -> dict[str, str]:
                 found.setdefault(msg.msg_id, "process_queue")
     for name, broker in sorted(lab.brokers.items()):
         for (topic, qid), queue in sorted(broker.consume_queues.items()):
+            read_queues = None
             if topic == SCHEDULE_TOPIC:
                 start = broker.schedule_service.offset_table.get(qid + 1, 0)
                 where = "scheduled"
-            elif topic in topics and _listed(broker, topic, qid):
-                start = committed_offset(lab, audience, MessageQueue(topic, name, qid))
+            elif topic in topics:
+                mq = MessageQueue(topic, name, qid)
+                start = committed_offset(lab, audience, mq)
+                config = broker.topic_config.get(topic)
+                if config is not None and qid >= config.read_queue_nums:
+                    read_queues = config.read_queue_nums
                 where = "stored"
             else:
                 continue
@@ -55,30 +64,11 @@ def where_in_flight(lab: Lab, audience: Audience) -> dict[str, str]:
                     real = msg.properties.get(PROPERTY_REAL_TOPIC, "")
                     if real not in topics and real != dlq_topic(audience.group):
                         continue
-                found.setdefault(msg.msg_id, where)
-    return found
-
-
-def stranded_copies(lab: Lab, audience: Audience) -> dict[str, tuple[MessageQueue, int]]:
-    """Msg id → (queue, the topic's read queue count) for copies above the committed offset of an unlisted queue."""
-    found: dict[str, tuple[MessageQueue, int]] = {}
-    topics = audience.topics()
-    for name, broker in sorted(lab.brokers.items()):
-        for (topic, qid), queue in sorted(broker.consume_queues.items()):
-            if topic not in topics or _listed(broker, topic, qid):
-                continue
-            mq = MessageQueue(topic, name, qid)
-            for entry in queue.entries[committed_offset(lab, audience, mq) :]:
-                msg = broker.commit_log.get(entry.commit_log_offset)
-                if msg is not None:
-                    found.setdefault(msg.msg_id, (mq, broker.topic_config[topic].read_queue_nums))
-    return found
-
-
-def _listed(broker: Broker, topic: str, queue_id: int) -> bool:
-    """Whether the topic's route lists this queue (a queue of an unknown topic counts as listed)."""
-    config = broker.topic_config.get(topic)
-    return config is None or queue_id < config.read_queue_nums
+                if read_queues is None:
+                    found.setdefault(msg.msg_id, where)
+                else:
+                    stranded.setdefault(msg.msg_id, (mq, read_queues))
+    return found, stranded
 
 
 def committed_offset(lab: Lab, audience: Audience, mq: MessageQueue) -> int:
