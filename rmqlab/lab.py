@@ -200,11 +200,9 @@ class Lab:
             raise ConfigError("topic", topic, f"a topic that exists on a broker (have {self._topic_names()})")
         names = self._broker_names(brokers, having)
         for name in names:
-            broker = self.brokers[name]
-            if topic not in broker.topic_config:
+            if topic not in self.brokers[name].topic_config:
                 raise ConfigError("brokers", name, f"a broker that has {topic}: one of {having}")
-            if not broker.up:
-                raise ConfigError("brokers", name, f"a broker that is up (mqadmin cannot reach {name} now)")
+            self._check_reachable(name)
         result: dict[str, TopicConfig] = {}
         for name in names:
             broker = self.brokers[name]
@@ -213,12 +211,9 @@ class Lab:
             write = queues or write_queues or have.write_queue_nums
             config = broker.update_topic(topic, read, write, have.perm if perm is None else perm)
             result[name] = dataclasses.replace(config)
-            self.trace.record(
-                self.now,
-                EventKind.ADMIN,
+            self._record_admin(
                 name,
-                None,
-                command="updateTopic",
+                "updateTopic",
                 topic=topic,
                 read_queue_nums=config.read_queue_nums,
                 write_queue_nums=config.write_queue_nums,
@@ -238,6 +233,15 @@ class Lab:
             if not isinstance(name, str) or name not in self.brokers:
                 raise ConfigError("brokers", name, f"one of {sorted(self.brokers)}")
         return sorted(set(names))
+
+    def _check_reachable(self, name: str) -> None:
+        """An admin command needs the broker up: ``mqadmin`` talks to it directly."""
+        if not self.brokers[name].up:
+            raise ConfigError("brokers", name, f"a broker that is up (mqadmin cannot reach {name} now)")
+
+    def _record_admin(self, broker: str, command: str, **details: Any) -> None:
+        """Trace one broker's new config after an ``mqadmin`` command (an ADMIN event)."""
+        self.trace.record(self.now, EventKind.ADMIN, broker, None, command=command, **details)
 
     def _topic_names(self) -> list[str]:
         return sorted({topic for broker in self.brokers.values() for topic in broker.topic_config})
@@ -274,8 +278,7 @@ class Lab:
             check_int("retry_max_times", retry_max_times, 0, 2**31 - 1)
         names = self._broker_names(brokers, sorted(self.brokers))
         for name in names:
-            if not self.brokers[name].up:
-                raise ConfigError("brokers", name, f"a broker that is up (mqadmin cannot reach {name} now)")
+            self._check_reachable(name)
         result: dict[str, Any] = {}
         for name in names:
             config = self.brokers[name].subscription_group(group)
@@ -284,12 +287,9 @@ class Lab:
             if retry_max_times is not None:
                 config.retry_max_times = retry_max_times
             result[name] = dataclasses.replace(config)
-            self.trace.record(
-                self.now,
-                EventKind.ADMIN,
+            self._record_admin(
                 name,
-                None,
-                command="updateSubGroup",
+                "updateSubGroup",
                 group=group,
                 retry_queue_nums=config.retry_queue_nums,
                 retry_max_times=config.retry_max_times,
