@@ -77,7 +77,9 @@ from bench.workload import (
     N_QUEUES,
     Totals,
     expected,
+    measured_totals,
     outcome_plan,
+    run_horizon_ms,
 )
 
 __all__ = ["PipelineRun", "run_pipeline", "run_simpy_pipeline"]
@@ -596,14 +598,12 @@ def run_pipeline(
     consumer.subscribe(TOPIC)
     consumer.start()
     env.process(producer(env, broker, n_messages))
-    # The pull loops and timers never end, so run to a horizon, the engine storm's: one hour past the
-    # oracle's last DLQ write, which leaves room for a late delivery to show up as wrong.
-    last_dlq = expected(n_messages)["last_dlq_ms"]
+    # The pull loops and timers never end, so run to the engine storm's horizon.
     gc_was_enabled = gc.isenabled()
     if pause_gc:
         gc.disable()
     try:
-        env.run(until=(last_dlq or 0) + 3_600_000)
+        env.run(until=run_horizon_ms(n_messages))
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -614,12 +614,7 @@ def run_pipeline(
     for stored_at in times:
         dlq_times[stored_at] = dlq_times.get(stored_at, 0) + 1
     return PipelineRun(
-        totals={
-            "consumed": counters["succeeded"],
-            "dlq": len(times),
-            "deliveries": counters["calls"],
-            "last_dlq_ms": max(times) if times else None,
-        },
+        totals=measured_totals(counters["succeeded"], counters["calls"], times),
         last_first_poison_ms=None if counters["last_first_poison_ms"] < 0 else counters["last_first_poison_ms"],
         dlq_times=dict(sorted(dlq_times.items())),
         delivery_times=(

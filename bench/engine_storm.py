@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from bench.measure import peak_rss_bytes
-from bench.workload import N_QUEUES, RETRY_DELAYS_MS, Totals, expected, outcome_plan
+from bench.workload import N_QUEUES, RETRY_DELAYS_MS, Totals, expected, measured_totals, outcome_plan, run_horizon_ms
 from rmqlab import ConsumeConcurrentlyStatus, EventKind, Lab, Message, dlq_topic
 
 __all__ = ["GROUP", "TOPIC", "StormRun", "body_for", "build_storm", "predicted_last_dlq_ms", "run_engine"]
@@ -132,19 +132,12 @@ def run_engine(n: int, *, trace: bool = True, body_size: int = 10) -> StormRun:
     """Build and run the storm to completion; wall time covers setup, publishing and the run."""
     started = time.perf_counter()
     lab, counters = build_storm(n, trace=trace, body_size=body_size)
-    # The consumer's housekeeping timers re-arm forever, so run to a horizon rather than to empty:
-    # one hour past the last possible DLQ write leaves room for a late delivery to show up as wrong.
-    lab.run(until=expected(n)["last_dlq_ms"] + 3_600_000 if n else 3_600_000)
+    lab.run(until=run_horizon_ms(n))
     wall_s = time.perf_counter() - started
     times = dlq_store_times(lab)
     counts = lab.trace.counts
     return StormRun(
-        totals={
-            "consumed": counters["succeeded"],
-            "dlq": len(times),
-            "deliveries": counters["calls"],
-            "last_dlq_ms": max(times) if times else None,
-        },
+        totals=measured_totals(counters["succeeded"], counters["calls"], times),
         wall_s=wall_s,
         scheduler_steps=lab.scheduler.steps,
         trace_events=len(lab.trace),

@@ -11,6 +11,7 @@ lands in nor the single consumer changes any timestamp, so the baselines omit bo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TypedDict
 
 N_QUEUES = 4
@@ -91,6 +92,25 @@ def expected(n: int) -> Totals:
         # Every poison message is published at 0 and walks the same delay chain.
         "last_dlq_ms": sum(RETRY_DELAYS_MS) if poison else None,
     }
+
+
+def measured_totals(consumed: int, deliveries: int, dlq_store_times: Sequence[int]) -> Totals:
+    """The totals of a simulated run: the listener's counts and the store times of the DLQ's messages."""
+    return {
+        "consumed": consumed,
+        "dlq": len(dlq_store_times),
+        "deliveries": deliveries,
+        "last_dlq_ms": max(dlq_store_times) if dlq_store_times else None,
+    }
+
+
+def run_horizon_ms(n: int) -> int:
+    """Where a simulated run stops: an hour past the oracle's last DLQ write.
+
+    Housekeeping timers re-arm forever, so runs go to a horizon rather than to an empty heap; the spare
+    hour leaves room for a late delivery to show up as wrong.
+    """
+    return (expected(n)["last_dlq_ms"] or 0) + 3_600_000
 
 
 EXPECTED: Totals = expected(DEFAULT_N_MESSAGES)
