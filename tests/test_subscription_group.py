@@ -34,6 +34,14 @@ def _lab(brokers: int = 1) -> Lab:
     return lab
 
 
+def _c1_gets(lab: Lab, listener: Any, bodies: tuple[str, ...] = ("b",), **consumer_options: Any) -> None:
+    """Producer pg, consumer c1 of group cg on T with ``listener``, and one send at t=0 per body."""
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", name="c1", subscribe={"T": "*"}, listener=listener, **consumer_options)
+    for body in bodies:
+        lab.at(0, producer.send, Message("T", body))
+
+
 def _story(lab: Lab, msg_id: str) -> list[tuple[int, str]]:
     return [(e.time_ms, e.kind.value) for e in lab.trace if e.msg_id == msg_id]
 
@@ -71,9 +79,7 @@ def test_retry_queue_nums_0_drops_the_failed_message():
     """0 retry queues: the send-back answers SUCCESS, nothing is stored, the offset moves on, no redelivery."""
     lab = _lab()
     lab.update_subscription_group("cg", retry_queue_nums=0)
-    producer = lab.add_producer("pg")
-    lab.add_consumer("cg", name="c1", subscribe={"T": "*"}, listener=_fail)
-    lab.at(0, producer.send, Message("T", "b"))
+    _c1_gets(lab, _fail)
     lab.run(until="6h")
     assert _story(lab, "M0001") == [
         (0, "send_attempt"),
@@ -104,9 +110,7 @@ def test_retry_queue_nums_0_drops_the_failed_message():
 def test_retry_queue_nums_0_mid_run_drops_from_the_next_send_back_on():
     """Set at 5 s: the first retry (stored at 0 s, delivered at 10 s) still comes, its send-back is dropped."""
     lab = _lab()
-    producer = lab.add_producer("pg")
-    lab.add_consumer("cg", name="c1", subscribe={"T": "*"}, listener=_fail)
-    lab.at(0, producer.send, Message("T", "b"))
+    _c1_gets(lab, _fail)
     lab.at("5s", lab.update_subscription_group, "cg", retry_queue_nums=0)
     lab.run(until="1h")
     assert [e.time_ms for e in lab.trace.of_kind(EventKind.DELIVERED)] == [0, 10_000]
@@ -124,10 +128,7 @@ def test_two_retry_queues_pick_a_random_queue_per_send_back():
     """retry_queue_nums=2 before the consumer starts: %RETRY%cg has 2 queues; seed 1 spreads the copies over both."""
     lab = _lab()
     lab.update_subscription_group("cg", retry_queue_nums=2)
-    producer = lab.add_producer("pg")
-    lab.add_consumer("cg", name="c1", subscribe={"T": "*"}, listener=_fail, max_reconsume_times=2)
-    for i in range(4):
-        lab.at(0, producer.send, Message("T", f"b{i}"))
+    _c1_gets(lab, _fail, ("b0", "b1", "b2", "b3"), max_reconsume_times=2)
     lab.run(until="2m")
     retry = lab.brokers["broker-a"].topic_config["%RETRY%cg"]
     assert (retry.read_queue_nums, retry.write_queue_nums) == (2, 2)
@@ -156,10 +157,7 @@ def test_two_retry_queues_pick_a_random_queue_per_send_back():
 def test_one_retry_queue_puts_every_copy_in_queue_0():
     """The default single retry queue: every retry copy lands in queue 0."""
     lab = _lab()
-    producer = lab.add_producer("pg")
-    lab.add_consumer("cg", name="c1", subscribe={"T": "*"}, listener=_fail, max_reconsume_times=2)
-    for i in range(4):
-        lab.at(0, producer.send, Message("T", f"b{i}"))
+    _c1_gets(lab, _fail, ("b0", "b1", "b2", "b3"), max_reconsume_times=2)
     lab.run(until="2m")
     queue_ids = [e.get("queue_id") for e in lab.trace.of_kind(EventKind.STORED) if e.get("topic") == "%RETRY%cg"]
     assert queue_ids == [0] * 8
@@ -169,9 +167,7 @@ def _default_consumer_run(**config: Any) -> Lab:
     lab = _lab()
     if config:
         lab.update_subscription_group("cg", **config)
-    producer = lab.add_producer("pg")
-    lab.add_consumer("cg", name="c1", subscribe={"T": "*"}, listener=_fail)
-    lab.at(0, producer.send, Message("T", "b"))
+    _c1_gets(lab, _fail)
     return lab.run(until="5h")
 
 
@@ -221,11 +217,8 @@ def test_raising_retry_queue_nums_after_the_retry_topic_exists_strands_retries()
     and rebalance and consumes the stranded retries at 340 s.
     """
     lab = _lab()
-    producer = lab.add_producer("pg")
-    lab.add_consumer("cg", name="c1", subscribe={"T": "*"}, listener=_fails_once)  # heartbeat: %RETRY%cg, 1 queue
+    _c1_gets(lab, _fails_once, ("b0", "b1", "b2", "b3"))  # c1's heartbeat makes %RETRY%cg with 1 queue
     lab.update_subscription_group("cg", retry_queue_nums=4)
-    for i in range(4):
-        lab.at(0, producer.send, Message("T", f"b{i}"))
     lab.run(until="5m")
     retry = lab.brokers["broker-a"].topic_config["%RETRY%cg"]
     assert (retry.read_queue_nums, retry.write_queue_nums) == (1, 1)
@@ -269,10 +262,8 @@ def test_a_retry_topic_made_with_0_queues_strands_every_retry_once_retries_are_b
     """Started with 0 retry queues, %RETRY%cg lists none; back to 1, each retry goes to queue 0, which no route has."""
     lab = _lab()
     lab.update_subscription_group("cg", retry_queue_nums=0)
-    producer = lab.add_producer("pg")
-    lab.add_consumer("cg", name="c1", subscribe={"T": "*"}, listener=_fail)
+    _c1_gets(lab, _fail)
     lab.update_subscription_group("cg", retry_queue_nums=1)
-    lab.at(0, producer.send, Message("T", "b"))
     lab.run(until="1h")
     assert [e.time_ms for e in lab.trace.of_kind(EventKind.DELIVERED)] == [0]
     assert [(e.get("topic"), e.get("queue_id")) for e in lab.trace.of_kind(EventKind.STORED)] == [
@@ -334,9 +325,7 @@ def test_no_brokers_yet():
 def test_loss_is_blamed_on_the_update_in_force_at_the_send_back():
     """0 at 5 s, back to 1 at 20 s: the send-back at 10 s was dropped, and the checker names the 5 s update."""
     lab = _lab()
-    producer = lab.add_producer("pg")
-    lab.add_consumer("cg", name="c1", subscribe={"T": "*"}, listener=_fail)
-    lab.at(0, producer.send, Message("T", "b"))
+    _c1_gets(lab, _fail)
     lab.at("5s", lab.update_subscription_group, "cg", retry_queue_nums=0)
     lab.at("20s", lab.update_subscription_group, "cg", retry_queue_nums=1)
     lab.run(until="1h")
