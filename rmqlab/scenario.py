@@ -375,12 +375,13 @@ def _plan(data: Mapping[str, Any]) -> _Plan:
             _ConsumerPlan(name, spec["group"], dict(spec["subscribe"]), orderly, start, listener, options, path)
         )
     consumer_names = [c.name for c in consumers]
+    group_names = sorted({c.group for c in consumers})
 
     subscription_groups = []
     configured: dict[tuple[str, str], int] = {}  # (group, broker) → index of the entry that set it
     for i, spec in enumerate(data.get("subscription_groups", [])):
         path = f"subscription_groups[{i}]"
-        _one_of(spec["group"], sorted({c.group for c in consumers}), f"{path}.group", "consumer group")
+        _one_of(spec["group"], group_names, f"{path}.group", "consumer group")
         for j, broker in enumerate(spec.get("brokers", [])):
             _one_of(broker, brokers, f"{path}.brokers[{j}]", "broker")
         for broker in spec.get("brokers", brokers):
@@ -424,7 +425,7 @@ def _plan(data: Mapping[str, Any]) -> _Plan:
         if kind in CONSUMER_FAULTS:
             _one_of(fault["consumer"], consumer_names, f"{path}.consumer", "consumer")
         if kind in ADMIN_ACTIONS:
-            _check_admin_action(fault, path, brokers, topic_names, sorted({c.group for c in consumers}))
+            _check_admin_action(fault, path, brokers, topic_names, group_names)
         if kind == "consumer_add":
             plan = consumers[consumer_names.index(fault["consumer"])]
             if plan.start is not False:
