@@ -1,0 +1,271 @@
+"""Scene: the one drawing vocabulary every picture speaks, in the kernel and in the browser alike.
+
+A view turns an engine snapshot into a plain view-model, then the view-model into a :class:`Scene`: a
+tuple of keyed :class:`Mark` s (rectangles, circles, lines, paths, text, and *tokens* — a message drawn
+as a labelled disc). The same Scene is drawn two ways:
+
+* live, by :class:`SceneWidget` (a small anywidget, ``scene.js``): marks are matched **by key** from one
+  frame to the next, so a token whose place changed *travels* there with a CSS transition, instead of
+  the picture being redrawn; a new mark fades in, a vanished one fades out;
+* static, by :meth:`Scene.to_svg`: the identical SVG as text, for nbconvert, a docs site, Voila's first
+  paint and tests that read positions without a browser.
+
+Colours come from CSS classes that read JupyterLab's theme variables (with fallbacks for a page
+outside JupyterLab), so light and dark themes both work; only token fills carry an explicit colour
+(:mod:`widgets.palette`). Every mark carries ``data-key`` and ``data-role`` so browser tests find
+things by what they are.
+"""
+
+from __future__ import annotations
+
+import html
+import pathlib
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+import anywidget
+import traitlets
+
+from .base import SnapshotView
+
+__all__ = ["BASE_CSS", "Mark", "MarkKind", "Scene", "SceneView", "SceneWidget", "legend_marks"]
+
+MarkKind = Literal["rect", "circle", "line", "path", "text", "token"]
+
+BASE_CSS = """
+.rq-scene { font-family: var(--jp-ui-font-family, sans-serif); }
+.rq-scene svg { overflow: visible; }
+.rq-scene text { fill: var(--jp-ui-font-color1, #1f1f1f); font-size: 11px; }
+.rq-scene text.rq-muted { fill: var(--jp-ui-font-color2, #616161); }
+.rq-scene text.rq-title { font-weight: 600; font-size: 12px; }
+.rq-scene .rq-box { fill: var(--jp-layout-color2, #eeeeee); stroke: var(--jp-border-color1, #9e9e9e); }
+.rq-scene .rq-lane { stroke: var(--jp-border-color2, #c7c7c7); }
+.rq-scene .rq-axis { stroke: var(--jp-ui-font-color2, #616161); }
+.rq-scene .rq-now { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2; }
+.rq-scene .rq-arrow { stroke: var(--jp-ui-font-color2, #616161); fill: none; }
+.rq-scene .rq-marker { fill: var(--jp-ui-font-color2, #616161); }
+.rq-scene .rq-token circle { stroke: var(--jp-layout-color0, #ffffff); stroke-width: 1.5; }
+.rq-scene .rq-token text { fill: #000000; font-size: 9px; font-weight: 600; text-anchor: middle;
+  dominant-baseline: central; pointer-events: none; }
+.rq-scene .rq-token.rq-dropped circle { stroke: var(--jp-error-color1, #d32f2f); stroke-dasharray: 2 2; }
+.rq-scene g.rq-token { transition: transform var(--rq-duration, 350ms) ease-in-out, opacity 200ms; }
+"""
+"""The theme-aware classes every view may use; a view adds its own rules through ``Scene.css``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """One keyed drawing element. Only the fields its ``kind`` uses matter; the rest stay at defaults.
+
+    ``rect``: x, y, w, h · ``circle``: x, y (centre), r · ``line``: x, y → x2, y2 · ``path``: d ·
+    ``text``: x, y (baseline), text, anchor · ``token``: x, y (centre), r, text (the label inside the disc).
+    ``arrow`` puts an arrow head on a line or path; ``title`` becomes a hover tooltip.
+    """
+
+    kind: MarkKind
+    key: str
+    x: float = 0.0
+    y: float = 0.0
+    w: float = 0.0
+    h: float = 0.0
+    r: float = 0.0
+    x2: float = 0.0
+    y2: float = 0.0
+    d: str = ""
+    text: str = ""
+    cls: str = ""
+    fill: str = ""
+    stroke: str = ""
+    title: str = ""
+    anchor: Literal["start", "middle", "end"] = "start"
+    role: str = ""
+    arrow: bool = False
+    dash: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Scene:
+    """A whole picture: size, marks in drawing order (later on top), and the view's own CSS.
+
+    ``label`` is the accessible name of the picture (``aria-label``); ``testid`` names it for tests.
+    """
+
+    width: int
+    height: int
+    marks: tuple[Mark, ...]
+    label: str = ""
+    testid: str = "rq-scene"
+    css: str = ""
+    extra: tuple[tuple[str, str], ...] = field(default=())
+    """Free-form facts a browser test may compare with (rendered as ``data-*`` attributes on the root)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The scene as plain JSON for the widget's ``scene`` trait (empty fields dropped: smaller messages)."""
+        marks = []
+        for m in self.marks:
+            d = asdict(m)
+            marks.append({k: v for k, v in d.items() if v != _DEFAULTS[k] or k in ("kind", "key")})
+        return {
+            "width": self.width,
+            "height": self.height,
+            "label": self.label,
+            "testid": self.testid,
+            "css": self.css,
+            "extra": dict(self.extra),
+            "marks": marks,
+        }
+
+    def keys(self, role: str | None = None) -> tuple[str, ...]:
+        """The keys of the marks (with ``role``, only those), in drawing order."""
+        return tuple(m.key for m in self.marks if role is None or m.role == role)
+
+    def mark(self, key: str) -> Mark:
+        """The mark with this key (KeyError names a few known keys)."""
+        for m in self.marks:
+            if m.key == key:
+                return m
+        raise KeyError(f"no mark {key!r}; have {list(self.keys())[:8]}…")
+
+    def to_svg(self) -> str:
+        """The static SVG (with its stylesheet), drawn exactly as ``scene.js`` draws the first frame."""
+        sid = _svg_id(self.testid)
+        extra = "".join(f' data-{html.escape(k)}="{html.escape(v)}"' for k, v in self.extra)
+        parts = [
+            f'<div class="rq-scene" data-testid="{html.escape(self.testid)}"{extra}>',
+            f"<style>{BASE_CSS}{self.css}</style>",
+            f'<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="{html.escape(self.label)}" '
+            f'width="{self.width}" height="{self.height}" viewBox="0 0 {self.width} {self.height}">',
+            f'<defs><marker id="{sid}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+            f'markerHeight="7" orient="auto-start-reverse"><path class="rq-marker" d="M0,0 L10,5 L0,10 z"/>'
+            f"</marker></defs>",
+        ]
+        parts.extend(_mark_svg(m, sid) for m in self.marks)
+        parts.append("</svg></div>")
+        return "".join(parts)
+
+
+_DEFAULTS = asdict(Mark("rect", ""))
+"""A mark's default field values: ``to_json`` sends only the fields that differ from these."""
+
+
+def _svg_id(testid: str) -> str:
+    """A marker id derived from the test id (no counters, no randomness: the static SVG is deterministic)."""
+    return "rq-" + "".join(ch if ch.isalnum() else "-" for ch in testid)
+
+
+def _num(v: float) -> str:
+    """Coordinates rounded to 0.1 px, printed without trailing zeros (stable text for nbval)."""
+    text = f"{round(v, 1):.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _mark_svg(m: Mark, sid: str) -> str:
+    esc = html.escape
+    common = f'data-key="{esc(m.key)}"'
+    if m.role:
+        common += f' data-role="{esc(m.role)}"'
+    style = ""
+    if m.fill:
+        style += f"fill:{m.fill};"
+    if m.stroke:
+        style += f"stroke:{m.stroke};"
+    if m.dash:
+        style += f"stroke-dasharray:{m.dash};"
+    title = f"<title>{esc(m.title)}</title>" if m.title else ""
+    if m.kind == "token":
+        cls = f"rq-token {m.cls}".strip()
+        fill = f' style="fill:{m.fill}"' if m.fill else ""
+        label = f"<text>{esc(m.text)}</text>" if m.text else ""
+        return (
+            f'<g class="{esc(cls)}" {common} transform="translate({_num(m.x)},{_num(m.y)})">{title}'
+            f'<circle r="{_num(m.r)}"{fill}/>{label}</g>'
+        )
+    attrs = f'class="{esc(m.cls)}" {common}' if m.cls else common
+    if style:
+        attrs += f' style="{style}"'
+    head = f' marker-end="url(#{sid}-arrow)"' if m.arrow else ""
+    if m.kind == "rect":
+        geo = f'x="{_num(m.x)}" y="{_num(m.y)}" width="{_num(m.w)}" height="{_num(m.h)}"'
+        return f"<rect {attrs} {geo}>{title}</rect>"
+    if m.kind == "circle":
+        return f'<circle {attrs} cx="{_num(m.x)}" cy="{_num(m.y)}" r="{_num(m.r)}">{title}</circle>'
+    if m.kind == "line":
+        geo = f'x1="{_num(m.x)}" y1="{_num(m.y)}" x2="{_num(m.x2)}" y2="{_num(m.y2)}"'
+        return f"<line {attrs} {geo}{head}>{title}</line>"
+    if m.kind == "path":
+        return f'<path {attrs} d="{esc(m.d)}"{head}>{title}</path>'
+    if m.kind == "text":
+        return (
+            f'<text {attrs} x="{_num(m.x)}" y="{_num(m.y)}" text-anchor="{m.anchor}">{title}{esc(m.text)}</text>'
+        )
+    raise ValueError(f"mark {m.key!r}: kind {m.kind!r} is not one of rect, circle, line, path, text, token")
+
+
+def legend_marks(
+    items: tuple[tuple[str, str, str], ...], *, x: float, y: float, key: str = "legend", gap: float = 14.0
+) -> tuple[Mark, ...]:
+    """A vertical legend: one row per ``(glyph kind, css class or fill, label)``.
+
+    ``glyph kind`` is ``token`` (a small disc in that fill colour), ``rect`` (a swatch of that class) or
+    ``line`` (a stroke of that class). Every view draws its legend with this, so they all look alike.
+    """
+    marks: list[Mark] = []
+    for i, (glyph, style, label) in enumerate(items):
+        cy = y + i * gap
+        k = f"{key}:{i}"
+        fill = style if style.startswith("#") else ""
+        cls = "" if fill else style
+        if glyph == "token":
+            marks.append(Mark("token", f"{k}:g", x=x + 5, y=cy, r=5, fill=fill, cls=cls, role="legend"))
+        elif glyph == "line":
+            marks.append(Mark("line", f"{k}:g", x=x, y=cy, x2=x + 12, y2=cy, cls=cls, stroke=fill, role="legend"))
+        else:
+            marks.append(Mark("rect", f"{k}:g", x=x, y=cy - 5, w=12, h=10, cls=cls, fill=fill, role="legend"))
+        marks.append(Mark("text", f"{k}:t", x=x + 18, y=cy + 4, text=label, cls="rq-muted", role="legend"))
+    return tuple(marks)
+
+
+class SceneWidget(anywidget.AnyWidget):  # type: ignore[misc]
+    """The live drawing of a :class:`Scene`: set :attr:`scene` (via :meth:`show`) and the browser morphs to it."""
+
+    _esm = pathlib.Path(__file__).with_name("scene.js")
+    _css = BASE_CSS
+    scene = traitlets.Dict().tag(sync=True)
+    duration_ms = traitlets.Int(350).tag(sync=True)
+    """How long a token takes to travel to its new place (0: jump)."""
+
+    def show(self, scene: Scene) -> None:
+        """Draw ``scene`` (the browser keeps marks with the same key and moves them)."""
+        self.scene = scene.to_json()
+
+
+class SceneView(SnapshotView):
+    """A view drawn as a :class:`Scene`: subclasses give ``model(snap)`` and ``scene(vm)``; this draws it.
+
+    ``to_text`` defaults to nothing view-specific (a subclass gives the plain-text rendering the labs
+    print); ``static_html()`` is the SVG a notebook keeps when no kernel runs (nbconvert, docs, Voila's
+    first paint), and it is also what ``_repr_mimebundle_`` offers next to the live widget.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.canvas = SceneWidget()
+        self.current: Scene | None = None
+        self.children = (self.canvas, self.debug)
+
+    def scene(self, vm: Any) -> Scene:
+        raise NotImplementedError
+
+    def render(self, vm: Any) -> None:
+        self.current = self.scene(vm)
+        self.canvas.show(self.current)
+
+    def static_html(self) -> str:
+        """The current picture as static SVG ("" before the first snapshot)."""
+        return "" if self.current is None else self.current.to_svg()
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        bundle: dict[str, Any] = super()._repr_mimebundle_(**kwargs) or {}
+        if self.current is not None:
+            bundle["text/html"] = self.static_html()
+        return bundle
