@@ -122,6 +122,8 @@ class DefaultMQPushConsumer:
         self.listener: Callable[..., Any] | None = None
         self.orderly = False
         self.running = False
+        self.stop_reason: str | None = None
+        """How the last incarnation ended: ``"crash"`` or ``"shutdown"`` (``None``: never stopped, or running)."""
         self.generation = 0
         self.process_queue_table: dict[MessageQueue, ProcessQueue] = {}
         self._routes: dict[str, TopicRouteData] = {}
@@ -187,6 +189,7 @@ class DefaultMQPushConsumer:
         if self.is_clustering:
             self.subscriptions.setdefault(retry_topic(self.consumer_group), None)
         self.running = True
+        self.stop_reason = None
         self.generation += 1
         self.process_queue_table = {}
         self.offset_store = self._new_offset_store()
@@ -235,6 +238,7 @@ class DefaultMQPushConsumer:
 
     def _stop(self, how: str) -> None:
         self.running = False
+        self.stop_reason = how
         self.generation += 1
         for pq in self.process_queue_table.values():
             pq.dropped = True

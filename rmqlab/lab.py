@@ -32,6 +32,7 @@ from .producer import DefaultMQProducer, SendFuture
 from .queue import MessageQueue
 from .remoting import Remoting
 from .scheduler import Scheduler
+from .snapshot import LabSnapshot, TraceIndex, take_snapshot
 from .trace import EventKind, Trace
 from .validation import check_int
 
@@ -96,6 +97,14 @@ class Lab:
     def step(self) -> bool:
         """Run one heap event; ``False`` when nothing is scheduled."""
         return self.scheduler.step()
+
+    def snapshot(self, index: TraceIndex | None = None) -> LabSnapshot:
+        """Everything a view may show at ``now``, as frozen plain data (see :mod:`rmqlab.snapshot`).
+
+        Pass the same :class:`~rmqlab.snapshot.TraceIndex` at every call to fold only the new trace
+        events; without one the whole trace is folded again. Changes nothing in the Lab.
+        """
+        return take_snapshot(self, index)
 
     def safely(self, action: Callable[..., Any], *args: Any, where: str = "callback", **kwargs: Any) -> Any:
         """Call user code; an exception becomes a WARNING event instead of killing the run."""

@@ -24,6 +24,8 @@ class LockEntry:
 
     client_id: str
     last_update_timestamp: int
+    acquired_timestamp: int
+    """When ``client_id`` got the entry: its first lock, or its take-over of an expired one (for views)."""
 
 
 class RebalanceLockManager:
@@ -57,7 +59,7 @@ class RebalanceLockManager:
         for mq in mqs:
             entry = groups.get(mq)
             if entry is None:
-                groups[mq] = LockEntry(client_id, now)
+                groups[mq] = LockEntry(client_id, now, now)
                 locked.add(mq)
             elif entry.client_id == client_id:
                 entry.last_update_timestamp = now
@@ -66,6 +68,7 @@ class RebalanceLockManager:
                 taken_over.append((mq, entry.client_id))
                 entry.client_id = client_id
                 entry.last_update_timestamp = now
+                entry.acquired_timestamp = now
                 locked.add(mq)
         return locked, taken_over
 

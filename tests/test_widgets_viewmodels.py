@@ -156,7 +156,18 @@ def test_lock_view_orderly():
     assert replay.jump_to_next("lock_renewed")
     assert (replay.position, replay.lab.now) == (9, 1000)
     vm = lock_view_model(replay.snapshot())
-    assert vm.broker[1] == LockSnap("broker-a", "cg", "TopicTest@broker-a:0", "c1", 60_000, False, 1)
+    assert vm.broker[1] == LockSnap(
+        "broker-a",
+        "cg",
+        "TopicTest@broker-a:0",
+        "c1",
+        60_000,
+        False,
+        1,
+        acquired_ms=0,
+        last_update_ms=1000,
+        expires_ms=61_000,
+    )
     assert [c.queue for c in vm.clients] == ["%RETRY%cg@broker-a:0", "TopicTest@broker-a:0", "TopicTest@broker-a:1"]
     assert all(c.locked and c.trusted and c.lock_age_ms == 0 for c in vm.clients)
     assert lock_view_text(vm).splitlines()[2] == "  TopicTest@broker-a:0 [cg] → c1 (1 m left, renewed 1×)"

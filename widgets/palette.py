@@ -24,6 +24,7 @@ STATE_STYLE: dict[OffsetState, str] = {
     OffsetState.CONSUMING: OKABE_ITO["orange"],
     OffsetState.ACKED: OKABE_ITO["bluish_green"],
     OffsetState.SENT_BACK: OKABE_ITO["vermillion"],
+    OffsetState.DROPPED: OKABE_ITO["reddish_purple"],
 }
 STATE_GLYPH: dict[OffsetState, str] = {
     OffsetState.STORED: "S",
@@ -31,14 +32,17 @@ STATE_GLYPH: dict[OffsetState, str] = {
     OffsetState.CONSUMING: "C",
     OffsetState.ACKED: "A",
     OffsetState.SENT_BACK: "R",
+    OffsetState.DROPPED: "X",
 }
-"""One letter per state: the text rendering and the cell label (R = sent back to %RETRY%)."""
+"""One letter per state: the text rendering and the cell label (R = sent back to %RETRY%, X = dropped)."""
 STATE_PATTERN: dict[OffsetState, str] = {
     OffsetState.STORED: "none",
     OffsetState.PULLED: "radial-gradient(#0003 1px, transparent 1.5px) 0 0/5px 5px",
     OffsetState.CONSUMING: "repeating-linear-gradient(90deg, #0004 0 2px, transparent 2px 5px)",
     OffsetState.ACKED: "none",
     OffsetState.SENT_BACK: "repeating-linear-gradient(45deg, #0005 0 2px, transparent 2px 6px)",
+    OffsetState.DROPPED: "repeating-linear-gradient(45deg, #0005 0 2px, transparent 2px 6px), "
+    "repeating-linear-gradient(-45deg, #0005 0 2px, transparent 2px 6px)",
 }
 """A CSS pattern on top of the colour, so states differ in greyscale too."""
 

@@ -1,0 +1,211 @@
+"""``lab.snapshot()``: exact values of the engine-owned plain-data copy, in small scenarios.
+
+Each figure below follows from the spec: a first RECONSUME_LATER goes to delay level 3 + 0 = 3 (10 s),
+the broker lease is 60 s from the last renewal, the client trusts its lock for 30 s, and a BROADCASTING
+failure or a send-back under ``retryQueueNums`` 0 leaves the offset done but the message dropped.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+from enum import Enum
+from pathlib import Path
+
+import pytest
+
+from rmqlab import Lab, Message, MessageQueue, ScriptedListener, TraceEvent
+from rmqlab.snapshot import LabSnapshot, OffsetState, TraceIndex, take_snapshot
+from widgets import demo_lab
+
+T0 = MessageQueue("T", "broker-a", 0)
+
+
+def _one_failure(*, message_model: str = "CLUSTERING", retry_queue_nums: int | None = None) -> Lab:
+    """One broker, topic T with one queue, consumer c1 (group cg) failing its first delivery; one send at 1 s."""
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.create_topic("T", queues=1)
+    producer = lab.add_producer("pg")
+    lab.add_consumer(
+        "cg",
+        subscribe={"T": "*"},
+        listener=ScriptedListener(["RECONSUME_LATER"]),
+        name="c1",
+        message_model=message_model,
+    )
+    if retry_queue_nums is not None:
+        lab.update_subscription_group("cg", retry_queue_nums=retry_queue_nums)
+    lab.at("1s", producer.send, Message("T", "b"))
+    return lab
+
+
+def test_reconsume_later_parks_the_copy_in_level_3_for_10_s() -> None:
+    """After the first failure M0001 waits in SCHEDULE_TOPIC_XXXX level 3, due 10 000 ms after it was stored."""
+    lab = _one_failure().run(until=1500)
+    snap = lab.snapshot()
+    scheduled = next(e for e in lab.trace if e.kind.value == "scheduled")
+    (level,) = snap.broker("broker-a").schedule
+    assert (level.level, level.delay_ms, level.pending) == (3, 10_000, 1)
+    assert level.dues == (("M0001", scheduled.time_ms + 10_000),) == (("M0001", 11_000),)
+    assert level.mq == MessageQueue("SCHEDULE_TOPIC_XXXX", "broker-a", 2)
+    assert snap.queue(T0).cells[0].state_for("cg") is OffsetState.SENT_BACK
+    pq = snap.consumer("c1").process_queue(T0)
+    assert (pq.msg_tree_keys, pq.commit_offset, pq.memory_offset, pq.broker_offset) == ((), None, 1, 1)
+    assert (pq.client_id, pq.group, pq.last_pull_ms, pq.last_consume_ms, pq.msg_count) == ("c1", "cg", 1000, 1000, 0)
+
+
+def test_broadcasting_failure_is_dropped_never_acked() -> None:
+    """BROADCASTING drops a failed message: its offset is DROPPED (lab 08 drew it as acked before)."""
+    snap = _one_failure(message_model="BROADCASTING").run(until=1500).snapshot()
+    assert snap.queue(T0).cells[0].state_for("cg") is OffsetState.DROPPED
+    assert snap.consumer("c1").process_queue(T0).memory_offset == 1
+
+
+def test_send_back_under_zero_retry_queues_is_dropped() -> None:
+    """retryQueueNums 0: the broker answers SUCCESS and stores nothing, so the offset is DROPPED, not SENT_BACK."""
+    lab = _one_failure(retry_queue_nums=0).run(until=1500)
+    snap = lab.snapshot()
+    assert [e.get("ok") for e in lab.trace if e.kind.value == "send_back"] == [True]
+    assert snap.queue(T0).cells[0].state_for("cg") is OffsetState.DROPPED
+    assert snap.broker("broker-a").schedule == ()
+
+
+def test_orderly_lock_lease_times() -> None:
+    """c1 locks at 0 ms (rebalance) and renews at 1000 ms (first lockAll): expiry 61 000, trusted until 31 000."""
+    lab = demo_lab(orderly=True, listener="succeed").run(until=1000)
+    snap = lab.snapshot()
+    lock = next(lk for lk in snap.locks("cg") if lk.mq == MessageQueue("TopicTest", "broker-a", 0))
+    assert (lock.client, lock.acquired_ms, lock.last_update_ms, lock.expires_ms) == ("c1", 0, 1000, 61_000)
+    assert (lock.ms_left, lock.expired) == (60_000, False)
+    pq = snap.consumer("c1").process_queue(lock.mq)
+    assert (pq.locked, pq.last_lock_ms, pq.trust_until_ms, pq.lock_expired) == (True, 1000, 31_000, False)
+
+
+def test_crashed_instance_keeps_its_broker_locks_until_they_expire() -> None:
+    """consumer_crash at 3 s: c1 is crashed, owns nothing, and its lease still runs out at 61 000 ms."""
+    lab = demo_lab(orderly=True, listener="succeed", fault="consumer_crash").run(until=5000)
+    snap = lab.snapshot()
+    c1 = snap.consumer("c1")
+    assert (c1.running, c1.crashed, c1.assigned, c1.process_queues) == (False, True, (), ())
+    assert {lk.expires_ms for lk in snap.locks("cg")} == {61_000}
+
+
+def test_consumer_instance_assignment_and_members() -> None:
+    """The instance's assigned queues are MessageQueues, sorted; the broker knows c1 from its heartbeat."""
+    snap = demo_lab().run(until=2000).snapshot()
+    c1 = snap.consumer("c1")
+    assert c1.assigned == (
+        MessageQueue("%RETRY%cg", "broker-a", 0),
+        MessageQueue("TopicTest", "broker-a", 0),
+        MessageQueue("TopicTest", "broker-a", 1),
+    )
+    assert (c1.actor, c1.crashed, c1.busy_threads, c1.waiting_requests) == ("consumer:c1", False, 0, 0)
+    assert snap.broker("broker-a").members == (("cg", ("c1",)),)
+
+
+def test_equal_positions_give_equal_snapshots() -> None:
+    """Two labs built alike and run to the same time give equal snapshots; an incremental index changes nothing."""
+    index = TraceIndex()
+    first = demo_lab(fault="consumer_crash")
+    first.run(until=2000)
+    first.snapshot(index)
+    first.run(until=95_000)
+    second = demo_lab(fault="consumer_crash").run(until=95_000)
+    assert first.snapshot(index) == second.snapshot() == LabSnapshot.of(second) == take_snapshot(second)
+    assert second.snapshot() != demo_lab(fault="consumer_crash").run(until=94_000).snapshot()
+
+
+def _walk(value: object, path: str) -> None:
+    """Fail on anything that is not plain data (ints, strings, enums, queues, tuples, frozen dataclasses)."""
+    if value is None or isinstance(value, bool | int | str | Enum | MessageQueue):
+        return
+    if isinstance(value, TraceEvent):
+        return  # an immutable tuple of plain values
+    if isinstance(value, tuple):
+        for i, item in enumerate(value):
+            _walk(item, f"{path}[{i}]")
+        return
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        params = type(value).__dataclass_params__  # type: ignore[attr-defined]
+        assert params.frozen, f"{path}: {type(value).__name__} is not frozen"
+        assert not hasattr(value, "__dict__"), f"{path}: {type(value).__name__} is not slotted"
+        for f in dataclasses.fields(value):
+            _walk(getattr(value, f.name), f"{path}.{f.name}")
+        return
+    pytest.fail(f"{path} holds {type(value).__name__}, not plain data")
+
+
+@pytest.mark.parametrize("orderly", [False, True])
+def test_snapshot_is_plain_data(orderly: bool) -> None:
+    """No live engine object anywhere in the snapshot, mid-run with messages in flight."""
+    snap = demo_lab(orderly=orderly, listener="fail_twice").run(until=1500).snapshot()
+    _walk(snap, "snap")
+
+
+# ---------------------------------------------------------------------- the widgets / engine boundary
+ROOT = Path(__file__).resolve().parents[1]
+ENGINE_INTERNALS = frozenset(
+    {
+        "commit_log",
+        "consume_queues",
+        "consume_service",
+        "consumer_offsets",
+        "consuming_msg_orderly_tree_map",
+        "local_offset_files",
+        "lock_manager",
+        "mq_locks",
+        "msg_tree_map",
+        "offset_table",
+        "process_queue_table",
+        "pull_requests_in_flight",
+        "schedule_service",
+    }
+)
+"""Attributes of live engine objects a view must read from the snapshot instead."""
+_QUEUE_TEMPLATE = re.compile(r"@(\{[^{}]*\}|%[sd]):(\{[^{}]*\}|%[sd])")
+"""``…@{broker}:{qid}`` / ``%s@%s:%d``: a ``TOPIC@BROKER:QID`` rebuilt by hand (``str(mq)`` and ``.name`` exist)."""
+
+
+def boundary_violations(source: str, filename: str) -> list[str]:
+    """Where ``source`` reaches into engine internals: getattr, internal attributes, hand-built queue names."""
+    found = []
+    for node in ast.walk(ast.parse(source, filename)):
+        where = f"{filename}:{getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr":
+            found.append(f"{where}: getattr(...) — read the snapshot's typed fields instead")
+        elif isinstance(node, ast.Attribute) and node.attr in ENGINE_INTERNALS:
+            found.append(f"{where}: .{node.attr} is engine state — read lab.snapshot() instead")
+        elif isinstance(node, ast.JoinedStr):
+            template = "".join(
+                part.value if isinstance(part, ast.Constant) and isinstance(part.value, str) else "{}"
+                for part in node.values
+            )
+            if _QUEUE_TEMPLATE.search(template):
+                found.append(f"{where}: f-string rebuilds a TOPIC@BROKER:QID queue name — use .name or str(mq)")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _QUEUE_TEMPLATE.search(node.value):
+            found.append(f"{where}: format template rebuilds a TOPIC@BROKER:QID queue name — use .name or str(mq)")
+    return found
+
+
+def test_boundary_check_catches_each_pattern() -> None:
+    """The checker below is not vacuous: each forbidden pattern is reported, plain snapshot reads are not."""
+    bad = (
+        "getattr(consumer, 'consume_service')\n"
+        "b.lock_manager.table\n"
+        "c.process_queue_table.items()\n"
+        'name = f"{topic}@{broker}:{qid}"\n'
+        "name = '%s@%s:%d' % (t, b, q)\n"
+    )
+    assert len(boundary_violations(bad, "bad.py")) == 5
+    good = "q.name; str(pq.mq); f'{glyph}@{when}'; f'{a} {b}:{c}'; snap.locks('cg')\n"
+    assert boundary_violations(good, "good.py") == []
+
+
+def test_widgets_read_only_the_snapshot() -> None:
+    """Nothing under widgets/ reaches into engine internals; every fact a view shows comes from lab.snapshot()."""
+    files = sorted((ROOT / "widgets").rglob("*.py"))
+    assert files, "no widget modules found"
+    found = [v for path in files for v in boundary_violations(path.read_text(), str(path.relative_to(ROOT)))]
+    assert found == []
