@@ -361,7 +361,9 @@ class Lab:
         broker.go_down()
         self.namesrv.broker_down(name)
         self.trace.record(self.now, EventKind.FAULT, name, None, fault="broker_down")
-        for key in sorted((k for k in self.pull_requests_in_flight if k[0] == name), key=lambda k: k[1]):
+        # In the order the pulls were issued (the dict's insertion order): deterministic whatever the memory
+        # history, unlike the id() in the key, which only tells requests apart.
+        for key in [k for k in self.pull_requests_in_flight if k[0] == name]:
             consumer, request, generation = self.pull_requests_in_flight.pop(key)
             consumer.on_pull_connection_lost(request, generation)
 
