@@ -147,4 +147,3 @@ def test_ten_thousand_messages_over_24_hours(capsys: pytest.CaptureFixture[str])
             f"duplicates {report.counts['duplicate_consumptions']}, expiry races {report.counts['expiry_races']}, "
             f"lock take-overs {len(takeovers)}"
         )
-    assert wall < 240
