@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from widgets import Controller, EventLog, LockView, QueueView, RetryTimeline, TopologyView, TreeMapView, demo_lab
+from widgets import Controller, EventLog, LockView, OffsetStripView, QueueView, RetryTimeline, TopologyView, demo_lab
 from widgets.palette import OKABE_ITO, STATE_STYLE
 from widgets.snapshot import OffsetState
 
@@ -69,12 +69,14 @@ def test_topology_view_lights_up_edges():
     assert view.figure.data[1].line.color == OKABE_ITO["vermillion"]
 
 
-def test_tree_map_view_text_block():
-    """The TreeMap text is rendered in a labelled <pre>."""
-    view = TreeMapView(include_empty=False)
+def test_offset_strip_view_draws_a_labelled_svg():
+    """Position 7: offset 0 pulled (P) with the committed pointer on it, in an SVG named for screen readers."""
+    view = OffsetStripView(include_empty=False)
     drive(view, k=7)
-    assert view.text == "c1 TopicTest@broker-a:0 msg_tree_map=[*0] commit→0"
-    assert 'aria-label="ProcessQueue tree maps"' in view.html.value
+    assert view.text == "c1 TopicTest@broker-a:0 0:P | msg_tree_map=[0] committed=0"
+    svg = view.static_html()
+    assert 'aria-label="ProcessQueue offset strips"' in svg
+    assert svg.count('data-role="strip-cell"') == 1 and svg.count('data-role="strip-pointer"') == 1
 
 
 def test_lock_view_tables_for_orderly():

@@ -10,11 +10,11 @@ from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, after
 from widgets import OffsetState, Replay, demo_lab, take_snapshot
 from widgets.event_log import event_log_model, event_log_text
 from widgets.lock_view import lock_view_model, lock_view_text
+from widgets.offset_strip import offset_strip_model, offset_strip_text
 from widgets.queue_view import queue_view_html, queue_view_model, queue_view_text
 from widgets.retry_timeline import retry_timeline_model, retry_timeline_text
 from widgets.snapshot import LockSnap, ScheduleLevelSnap
 from widgets.topology_view import topology_model, topology_text
-from widgets.tree_map_view import format_keys, tree_map_view_model, tree_map_view_text
 
 
 def slow_first_lab() -> Lab:
@@ -41,12 +41,6 @@ def at(factory, k: int):
     return replay.snapshot()
 
 
-def test_format_keys_stars_the_commit_key():
-    """The key that will be committed is starred, others printed plainly."""
-    assert format_keys((12, 13, 15, 18), 15) == "[12, 13, *15, 18]"
-    assert format_keys((), None) == "[]"
-
-
 def test_slow_message_pins_the_committed_offset():
     """While M0001 is in its listener, M0002 and M0003 are acked but the TreeMap still holds offset 0."""
     snap = at(slow_first_lab, 20)
@@ -60,8 +54,8 @@ def test_slow_message_pins_the_committed_offset():
     ]
     assert (row.consumer_offset, row.broker_offset, row.max_offset) == (0, None, 3)
     assert queue_view_text(vm).splitlines()[0] == "TopicTest@broker-a:0 [cg] >0:C 1:A 2:A | consumer=0 broker=- max=3"
-    trees = tree_map_view_model(snap, include_empty=False)
-    assert tree_map_view_text(trees) == "c1 TopicTest@broker-a:0 msg_tree_map=[*0] commit→0"
+    strips = offset_strip_model(snap, include_empty=False)
+    assert offset_strip_text(strips) == "c1 TopicTest@broker-a:0 0:C 1:A 2:A | msg_tree_map=[0] committed=0 | holes 1 2"
 
 
 def test_offset_moves_once_the_slow_message_returns():
@@ -70,7 +64,8 @@ def test_offset_moves_once_the_slow_message_returns():
     assert snap.now_ms == 3000
     line = queue_view_text(queue_view_model(snap, kinds=("business",))).splitlines()[0]
     assert line == "TopicTest@broker-a:0 [cg] 0:A 1:A 2:A | consumer=3 broker=- max=3"
-    assert tree_map_view_model(snap, include_empty=False) == ()
+    (strip,) = offset_strip_model(snap, include_empty=False).rows
+    assert (strip.msg_tree_keys, strip.pointer("committed").offset, strip.holes) == ((), 3, ())
 
 
 def test_pulled_state_before_delivery():
@@ -177,8 +172,11 @@ def test_orderly_suspend_keeps_message_in_tree_map():
     """Orderly SUSPEND puts M0001 back in msg_tree_map; the commit stays at offset 0."""
     snap = at(lambda: demo_lab(orderly=True, listener="fail_twice"), 16)
     assert snap.events[-1].kind.value == "suspended"
-    rows = tree_map_view_model(snap, include_empty=False)
-    assert tree_map_view_text(rows) == ("c1 TopicTest@broker-a:0 msg_tree_map=[*0] consuming=[] locked=yes commit→0")
+    strips = offset_strip_model(snap, include_empty=False)
+    assert offset_strip_text(strips) == (
+        "c1 TopicTest@broker-a:0 0:P | msg_tree_map=[0] consuming=[] committed=0 low-water=0"
+    )
+    assert strips.rows[0].locked
 
 
 def test_topology_active_edges():

@@ -1,7 +1,8 @@
 """Views for rmqlab: a step-through controller and animated views, built from immutable snapshots.
 
 Layers: :func:`take_snapshot` copies a Lab into frozen plain data; each view is a pure function
-snapshot → view-model plus a thin ipywidgets/plotly renderer and a plain-text rendering; the
+snapshot → view-model plus a thin renderer (a Scene drawn by an anywidget, ipywidgets or plotly)
+and a plain-text rendering; the
 :class:`Controller` moves through a run by deterministic replay of a Lab factory; the
 :class:`Dashboard` puts them together with scenario knobs. ``rmqlab`` never imports this package.
 """
@@ -13,6 +14,7 @@ from .dashboard import Dashboard
 from .demo import DEMO_KNOB_OPTIONS, DEMO_KNOBS, demo_lab
 from .event_log import EventLog
 from .lock_view import LockView
+from .offset_strip import OffsetStripView
 from .queue_view import QueueView
 from .replay import Replay, ReplayError
 from .retry_timeline import RetryTimeline
@@ -29,6 +31,7 @@ __all__ = [
     "LabSnapshot",
     "LockView",
     "OffsetState",
+    "OffsetStripView",
     "QueueView",
     "Replay",
     "ReplayError",
