@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import zlib
+
 from .snapshot import OffsetState
 
-__all__ = ["OKABE_ITO", "STATE_GLYPH", "STATE_PATTERN", "STATE_STYLE", "state_legend"]
+__all__ = ["OKABE_ITO", "STATE_GLYPH", "STATE_PATTERN", "STATE_STYLE", "TOKEN_COLOURS", "state_legend", "token_colour"]
 
 OKABE_ITO = {
     "black": "#000000",
@@ -50,3 +52,27 @@ STATE_PATTERN: dict[OffsetState, str] = {
 def state_legend() -> str:
     """``S stored · P pulled · …`` — the key printed under every text rendering."""
     return " · ".join(f"{STATE_GLYPH[s]} {s.value}" for s in OffsetState)
+
+
+TOKEN_COLOURS: tuple[str, ...] = (
+    OKABE_ITO["orange"],
+    OKABE_ITO["sky_blue"],
+    OKABE_ITO["bluish_green"],
+    OKABE_ITO["yellow"],
+    OKABE_ITO["reddish_purple"],
+    OKABE_ITO["vermillion"],
+)
+"""Fills for message tokens: Okabe–Ito without black and dark blue (the count inside is drawn in black,
+which must stay readable on every fill, in both themes)."""
+
+
+def token_colour(key: str) -> str:
+    """The stable fill of a message token, from ``key`` (a msg id or a sharding key).
+
+    A key ending in digits (``M0007``, order ``42``) uses that number, so consecutive messages get
+    different colours; any other key uses its CRC-32. Never ``hash()``: Python salts string hashes per
+    process, and the picture must be the same in every kernel, every nbconvert run and every test.
+    """
+    digits = len(key) - len(key.rstrip("0123456789"))
+    number = int(key[-digits:]) - 1 if digits else zlib.crc32(key.encode("utf-8"))
+    return TOKEN_COLOURS[number % len(TOKEN_COLOURS)]

@@ -195,9 +195,7 @@ def _mark_svg(m: Mark, sid: str) -> str:
     if m.kind == "path":
         return f'<path {attrs} d="{esc(m.d)}"{head}>{title}</path>'
     if m.kind == "text":
-        return (
-            f'<text {attrs} x="{_num(m.x)}" y="{_num(m.y)}" text-anchor="{m.anchor}">{title}{esc(m.text)}</text>'
-        )
+        return f'<text {attrs} x="{_num(m.x)}" y="{_num(m.y)}" text-anchor="{m.anchor}">{title}{esc(m.text)}</text>'
     raise ValueError(f"mark {m.key!r}: kind {m.kind!r} is not one of rect, circle, line, path, text, token")
 
 
@@ -207,14 +205,17 @@ def legend_marks(
     """A vertical legend: one row per ``(glyph kind, css class or fill, label)``.
 
     ``glyph kind`` is ``token`` (a small disc in that fill colour), ``rect`` (a swatch of that class) or
-    ``line`` (a stroke of that class). Every view draws its legend with this, so they all look alike.
+    ``line`` (a stroke of that class). ``style`` may combine a fill and classes (``"#E69F00 rq-done"``:
+    the token as the view draws a consumed message). Every view draws its legend with this, so they all
+    look alike.
     """
     marks: list[Mark] = []
     for i, (glyph, style, label) in enumerate(items):
         cy = y + i * gap
         k = f"{key}:{i}"
-        fill = style if style.startswith("#") else ""
-        cls = "" if fill else style
+        words = style.split()
+        fill = next((w for w in words if w.startswith("#")), "")
+        cls = " ".join(w for w in words if not w.startswith("#"))
         if glyph == "token":
             marks.append(Mark("token", f"{k}:g", x=x + 5, y=cy, r=5, fill=fill, cls=cls, role="legend"))
         elif glyph == "line":

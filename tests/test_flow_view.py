@@ -1,0 +1,365 @@
+"""The message-flow view-model and scene, headless: token places equal the engine's state at that step."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rmqlab import ConsumeConcurrentlyStatus as C
+from rmqlab import EventKind as K
+from rmqlab import Lab, Message, TraceEvent, load_scenario
+from rmqlab.message import SCHEDULE_TOPIC
+from widgets.controller import Controller
+from widgets.demo import demo_lab
+from widgets.flow_view import FlowView, FlowVM, countdown, flow_scene, flow_view_model, text_width
+from widgets.palette import TOKEN_COLOURS, token_colour
+from widgets.replay import Replay
+from widgets.scene import Scene
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def sixteen_retries() -> Lab:
+    """One message, a listener that always answers RECONSUME_LATER: 17 deliveries, then %DLQ%cg."""
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=4)
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=lambda msgs, ctx: C.RECONSUME_LATER, name="c1")
+    lab.at(0, producer.send, Message("TopicTest", "hello"))
+    return lab
+
+
+def retry_queue_nums_0() -> Lab:
+    """``updateSubGroup -q 0``: the send-back answers SUCCESS and stores nothing."""
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.create_topic("T", queues=2)
+    lab.update_subscription_group("cg", retry_queue_nums=0)
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=lambda msgs, ctx: C.RECONSUME_LATER, name="c1")
+    lab.at(0, producer.send, Message("T", "x"))
+    return lab
+
+
+def two_brokers_one_down() -> Lab:
+    """Two brokers, two instances of cg; broker-b goes down at 25.025 s while messages are in flight."""
+    lab = Lab(seed=3)
+    lab.add_broker("broker-a")
+    lab.add_broker("broker-b")
+    lab.create_topic("T", queues=2)
+    producer = lab.add_producer("pg")
+
+    def first_fails(msgs: list, ctx: object) -> C:
+        return C.RECONSUME_LATER if msgs[0].reconsume_times < 1 else C.CONSUME_SUCCESS
+
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=first_fails, name="c1")
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=lambda msgs, ctx: C.CONSUME_SUCCESS, name="c2")
+    for i in range(6):
+        lab.at(25_000 + 10 * i, producer.send, Message("T", f"x{i}"))
+    lab.at("25025ms", lab.broker_down, "broker-b")
+    return lab
+
+
+def engine_places(lab: Lab) -> dict[str, list[str]]:
+    """Where the engine holds messages right now, read from its live objects (what the view must show)."""
+    places: dict[str, list[str]] = {}
+    for cid, c in lab.consumers.items():
+        if not c.running:
+            continue
+        for mq, pq in c.process_queue_table.items():
+            if pq.dropped:
+                continue
+            ids = [m.msg_id for m in pq.msg_tree_map.values()] + [
+                m.msg_id for m in pq.consuming_msg_orderly_tree_map.values()
+            ]
+            if ids:
+                places[f"pq:{cid}:{mq}"] = sorted(ids)
+    for name, b in lab.brokers.items():
+        service = b.schedule_service
+        for level in range(1, service.levels.max_level + 1):
+            cq = b.find_consume_queue(SCHEDULE_TOPIC, level - 1)
+            if cq is None:
+                continue
+            ids = [
+                b.commit_log.get(cq.entries[o].commit_log_offset).msg_id  # type: ignore[union-attr]
+                for o in range(service.offset_table.get(level, 0), cq.max_offset)
+            ]
+            if ids:
+                places[f"delay:{name}:{level}"] = sorted(ids)
+        for (topic, qid), cq in b.consume_queues.items():
+            if topic.startswith("%DLQ%") and cq.max_offset:
+                mq = next(str(m) for m in _queues(lab, topic, name, qid))
+                places["queue:" + mq] = sorted(
+                    b.commit_log.get(e.commit_log_offset).msg_id
+                    for e in cq.entries  # type: ignore[union-attr]
+                )
+    return places
+
+
+def _queues(lab: Lab, topic: str, broker: str, qid: int) -> list[object]:
+    from rmqlab.queue import MessageQueue
+
+    return [MessageQueue(topic, broker, qid)]
+
+
+def vm_places(vm: FlowVM, kinds: tuple[str, ...] = ("pulled", "consuming", "delayed", "dead")) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for t in vm.tokens:
+        if t.state in kinds:
+            out.setdefault(t.place, []).append(t.msg_id)
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def assert_matches_engine(replay: Replay) -> FlowVM:
+    """Tokens in ProcessQueues, delay levels and DLQs are exactly the engine's messages there."""
+    vm = flow_view_model(replay.snapshot())
+    assert vm_places(vm) == engine_places(replay.lab)
+    assert len({t.key for t in vm.tokens}) == len(vm.tokens)
+    return vm
+
+
+# --------------------------------------------------------------------------- the 16-retry schedule
+def test_first_failure_puts_the_token_in_the_level_3_slot_due_in_10_s() -> None:
+    """After RECONSUME_LATER the broker parks the copy at level 3 (3 + reconsumeTimes): due in exactly 10 s."""
+    replay = Replay(sixteen_retries)
+    assert replay.jump_to_next(K.SEND_BACK)
+    vm = assert_matches_engine(replay)
+    (token,) = vm.tokens
+    assert (token.key, token.place, token.state) == ("msg:cg:M0001", "delay:broker-a:3", "delayed")
+    assert (token.reconsume_times, token.due_ms, token.countdown) == (1, 10_000, "due in 10 s")
+    assert vm.place("delay:broker-a:3").label == "level 3 · 10 s"
+    scene = flow_scene(vm)
+    assert scene.mark("due:msg:cg:M0001").text == "due in 10 s"
+    assert scene.mark("msg:cg:M0001").text == "1"
+
+
+def test_the_same_token_travels_queue_pq_delay_retry_pq_and_ends_in_the_dlq() -> None:
+    """One key, msg:cg:M0001, through every place of the retry machinery; the engine agrees at each stop."""
+    replay = Replay(sixteen_retries)
+    seen: list[tuple[str, str, int]] = []
+    scene_positions: list[tuple[float, float]] = []
+    while True:
+        vm = assert_matches_engine(replay)
+        if vm.tokens:
+            (t,) = vm.tokens
+            assert t.key == "msg:cg:M0001"
+            if not seen or seen[-1][:2] != (t.place, t.state):
+                seen.append((t.place, t.state, t.reconsume_times))
+                m = flow_scene(vm).mark(t.key)
+                scene_positions.append((m.x, m.y))
+        if not replay.step_once():
+            break
+    assert seen[0][0] == "pq:c1:TopicTest@broker-a:2"
+    assert seen[1] == ("delay:broker-a:3", "delayed", 1)
+    assert seen[2] == ("pq:c1:%RETRY%cg@broker-a:0", "pulled", 1)  # the schedule hop and the pull share a step
+    delays = [(place, rt) for place, state, rt in seen if state == "delayed"]
+    assert delays == [(f"delay:broker-a:{level}", level - 2) for level in range(3, 19)]
+    assert len(seen) == 1 + 16 * 2 + 1
+    assert seen[-1] == ("queue:%DLQ%cg@broker-a:0", "dead", 17)
+    assert len(set(scene_positions)) >= 3  # the token really moves between places
+    end = flow_view_model(replay.snapshot())
+    assert end.counts() == {"dead": 1}
+
+
+def test_countdown_text() -> None:
+    assert [countdown(ms) for ms in (10_000, 7_300, 0, 125_000, 59_990)] == [
+        "due in 10 s",
+        "due in 7.3 s",
+        "due now",
+        "due in 2 m 5 s",
+        "due in 60 s",
+    ]
+
+
+# --------------------------------------------------------------------------- dropped, never acked
+def test_broadcasting_failure_is_dropped_for_that_instance_only() -> None:
+    """BROADCASTING: c1's failure is logged and dropped; c2 consumed its own copy."""
+    scenario = load_scenario(ROOT / "examples" / "broadcasting_drop.yaml")
+    replay = Replay(scenario.build, horizon=scenario.run_until_ms)
+    replay.seek(10**9)
+    vm = assert_matches_engine(replay)
+    assert {(t.key, t.place, t.state) for t in vm.tokens} == {
+        ("msg:c1:M0001", "dropped:c1", "dropped"),
+        ("msg:c2:M0001", "done:c2", "done"),
+    }
+    scene = flow_scene(vm)
+    assert "rq-dropped" in scene.mark("msg:c1:M0001").cls
+    assert scene.mark("cross:msg:c1:M0001").role == "cross"
+    assert "cross:msg:c2:M0001" not in set(scene.keys())
+
+
+def test_retry_queue_nums_0_send_back_is_dropped_not_consumed() -> None:
+    replay = Replay(retry_queue_nums_0, horizon="1m")
+    replay.seek(10**9)
+    vm = assert_matches_engine(replay)
+    (token,) = vm.tokens
+    assert (token.place, token.state) == ("dropped:cg", "dropped")
+    assert vm.place("dropped:cg").label == "dropped · cg"
+
+
+# --------------------------------------------------------------------------- many places, many tokens
+@pytest.mark.parametrize(
+    ("factory", "horizon"),
+    [(two_brokers_one_down, "2m"), (lambda: demo_lab(messages=5, listener="fail_twice"), "10m")],
+    ids=["two-brokers", "demo-fail-twice"],
+)
+def test_counts_per_place_equal_the_engine_at_every_step(factory: Callable[[], Lab], horizon: str) -> None:
+    replay = Replay(factory, horizon=horizon)
+    steps = 0
+    while replay.step_once():
+        assert_matches_engine(replay)
+        steps += 1
+    assert steps > 20
+
+
+def test_a_down_broker_is_drawn_down() -> None:
+    replay = Replay(two_brokers_one_down, horizon="2m")
+    replay.seek(60)
+    vm = flow_view_model(replay.snapshot())
+    assert dict(vm.brokers) == {"broker-a": True, "broker-b": False}
+    scene = flow_scene(vm)
+    assert "rq-down" in scene.mark("broker:broker-b").cls
+    assert "rq-down" not in scene.mark("broker:broker-a").cls
+    assert scene.mark("broker-label:broker-b").text == "broker-b · down"
+
+
+def test_consumer_instances_each_get_their_process_queues() -> None:
+    replay = Replay(two_brokers_one_down, horizon="2m")
+    replay.seek(60)
+    vm = flow_view_model(replay.snapshot())
+    assert [c.client_id for c in vm.consumers] == ["c1", "c2"]
+    pqs = {p.owner: [] for p in vm.places if p.kind == "process_queue"}
+    for p in vm.places:
+        if p.kind == "process_queue":
+            pqs[p.owner].append(p.key)
+    engine = {
+        cid: sorted(f"pq:{cid}:{mq}" for mq, pq in c.process_queue_table.items() if not pq.dropped)
+        for cid, c in replay.lab.consumers.items()
+    }
+    assert {k: sorted(v) for k, v in pqs.items()} == engine
+
+
+# --------------------------------------------------------------------------- colours
+def test_token_colour_is_stable_and_spreads_consecutive_ids() -> None:
+    assert token_colour("M0001") == TOKEN_COLOURS[0]
+    assert len({token_colour(f"M{i:04d}") for i in range(1, 7)}) == 6
+    assert token_colour("order-x") == token_colour("order-x")
+
+
+def test_ordered_lab_colours_by_sharding_key_when_the_trace_has_one() -> None:
+    """Orderly consumer: messages with the same sharding key share a colour; without one, the msg id decides."""
+    replay = Replay(lambda: demo_lab(orderly=True, listener="succeed", messages=3), horizon="1m")
+    replay.seek(10**9)
+    snap = replay.snapshot()
+    plain = flow_view_model(snap)
+    assert plain.ordered and [t.colour_by for t in plain.tokens] == ["M0001", "M0002", "M0003"]
+    keys = {"M0001": "order-7", "M0002": "order-8", "M0003": "order-7"}
+    events = tuple(
+        TraceEvent(*e[:5], {**e.data, "sharding_key": keys[e.msg_id]}) if e.kind is K.SEND_ATTEMPT else e
+        for e in snap.events
+    )
+    vm = flow_view_model(dataclasses.replace(snap, events=events))
+    colours = {t.msg_id: (t.colour_by, t.colour) for t in vm.tokens}
+    assert colours["M0001"] == colours["M0003"] == ("order-7", token_colour("order-7"))
+    assert colours["M0002"] == ("order-8", token_colour("order-8"))
+    concurrent = flow_view_model(dataclasses.replace(snap, events=events, consumers=()))
+    assert not concurrent.ordered
+
+
+# --------------------------------------------------------------------------- layout
+def _text_box(m: object, scene: Scene) -> tuple[float, float, float, float]:
+    cls = m.cls  # type: ignore[attr-defined]
+    size = 12.0 if "rq-title" in cls else 10.0 if "rq-small" in cls else 11.0
+    w = text_width(m.text, size)  # type: ignore[attr-defined]
+    x = m.x - {"start": 0.0, "middle": w / 2, "end": w}[m.anchor]  # type: ignore[attr-defined]
+    return (x, m.y - size * 0.8, x + w, m.y + size * 0.25)  # type: ignore[attr-defined]
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def assert_no_overlaps(scene: Scene) -> None:
+    texts = [(m.key, _text_box(m, scene)) for m in scene.marks if m.kind == "text"]
+    tokens = [(m.key, (m.x - m.r, m.y - m.r, m.x + m.r, m.y + m.r)) for m in scene.marks if m.kind == "token"]
+    for (ka, a), (kb, b) in itertools.combinations(texts + tokens, 2):
+        assert not _overlap(a, b), f"{ka} overlaps {kb}: {a} vs {b}"
+    for key, box in texts + tokens:
+        assert box[0] >= 0 and box[2] <= scene.width and box[1] >= 0 and box[3] <= scene.height, (key, box)
+
+
+@pytest.mark.parametrize(
+    ("factory", "horizon", "stride"),
+    [
+        (sixteen_retries, "6h", 7),
+        (two_brokers_one_down, "2m", 9),
+        (lambda: demo_lab(messages=12, listener="fail_twice"), "10m", 25),
+        (lambda: load_scenario(ROOT / "examples" / "broadcasting_drop.yaml").build(), "30s", 3),
+    ],
+    ids=["sixteen", "two-brokers", "demo-12", "broadcasting"],
+)
+def test_no_label_or_token_overlaps_anything(factory: Callable[[], Lab], horizon: str, stride: int) -> None:
+    replay = Replay(factory, horizon=horizon)
+    frames = 0
+    while True:
+        assert_no_overlaps(flow_scene(flow_view_model(replay.snapshot())))
+        frames += 1
+        moved = False
+        for _ in range(stride):
+            moved = replay.step_once()
+            if not moved:
+                break
+        if not moved:
+            break
+    assert frames > 3
+
+
+def test_scene_has_title_legend_and_arrows() -> None:
+    replay = Replay(sixteen_retries)
+    replay.jump_to_next(K.SEND_BACK)
+    scene = flow_scene(flow_view_model(replay.snapshot()))
+    assert scene.mark("title").text.startswith("Message flow at t = 0 ms")
+    legend = [m.text for m in scene.marks if m.role == "legend" and m.kind == "text"]
+    assert any("delay level" in t for t in legend) and any("dropped" in t for t in legend)
+    assert any("%DLQ%" in t for t in legend) and any("consumed" in t for t in legend)
+    arrows = {m.key for m in scene.marks if m.role == "arrow"}
+    assert {"arrow:send", "arrow:pull-business", "arrow:send-back", "arrow:pull-retry", "arrow:dead-letter"} <= arrows
+    assert all(scene.mark(k).arrow for k in arrows)
+    assert dict(scene.extra)["tokens"] == "1"
+
+
+def test_same_position_same_svg() -> None:
+    """Deterministic: two fresh replays to the same position draw byte-identical SVG."""
+    svgs = []
+    for _ in range(2):
+        replay = Replay(lambda: demo_lab(messages=4, listener="fail_twice"), horizon="5m")
+        replay.seek(60)
+        svgs.append(flow_scene(flow_view_model(replay.snapshot())).to_svg())
+    assert svgs[0] == svgs[1] and 'data-testid="rq-flow"' in svgs[0]
+
+
+# --------------------------------------------------------------------------- the widget
+def test_flow_view_in_a_controller_redraws_on_step() -> None:
+    view = FlowView()
+    controller = Controller(lambda: demo_lab(messages=2), views=[view], run_ahead=False)
+    assert view.vm.position == controller.position and not view.vm.tokens
+    controller.jump_to_next(K.DELIVERED)
+    first = dict(view.canvas.scene["extra"])
+    assert view.vm.position == controller.position and view.vm.tokens
+    controller.jump_to_next(K.SEND_BACK)
+    assert dict(view.canvas.scene["extra"])["position"] != first["position"]
+    assert view.errors == []
+    assert "message flow at t =" in view.text
+    assert 'data-testid="rq-flow"' in view._repr_mimebundle_()["text/html"]
+
+
+def test_view_reads_only_the_snapshot() -> None:
+    """No engine objects: no getattr on clients, no lock tables, no TOPIC@BROKER:QID built by hand."""
+    source = (ROOT / "widgets" / "flow_view.py").read_text()
+    for banned in ("getattr(", "lock_manager", "process_queue_table", "}@{", "from rmqlab.lab", "import Lab"):
+        assert banned not in source, banned
