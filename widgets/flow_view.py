@@ -65,8 +65,6 @@ __all__ = [
 PlaceKind = Literal["producer", "send_failed", "business", "delay", "retry", "dlq", "process_queue", "done", "dropped"]
 TokenState = Literal["sending", "send_failed", "stored", "pulled", "consuming", "delayed", "dead", "done", "dropped"]
 
-_DROPPED = OffsetState.__members__.get("DROPPED")
-"""``OffsetState.DROPPED`` once the engine snapshot has it (older snapshots say SENT_BACK with no copy)."""
 _SUCCESS = frozenset({"CONSUME_SUCCESS", "SUCCESS", "COMMIT"})
 _PRIORITY: dict[str, int] = {
     "pulled": 0,
@@ -129,7 +127,7 @@ class ConsumerVM:
     group: str
     running: bool
     detail: str
-    """``CLUSTERING · concurrently`` / ``BROADCASTING`` / ``orderly`` …, or ``stopped``."""
+    """``CLUSTERING · concurrently`` / ``BROADCASTING`` / ``orderly`` …, or ``crashed`` / ``shut down``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,7 +280,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
     consumers: list[ConsumerVM] = []
     for c in snap.consumers:
         how = "orderly" if c.orderly else "concurrently"
-        detail = f"{c.message_model} · {how}" if c.running else "stopped"
+        detail = f"{c.message_model} · {how}" if c.running else "crashed" if c.crashed else "shut down"
         consumers.append(ConsumerVM(c.client_id, c.group, c.running, detail))
         for pq in c.process_queues:
             if pq.dropped:
@@ -371,7 +369,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
                 st = cell.state_for(owner)
                 if st is OffsetState.ACKED:
                     offer(owner, msg, f"done:{owner}", "done", rt)
-                elif _DROPPED is not None and st is _DROPPED:
+                elif st is OffsetState.DROPPED:
                     offer(owner, msg, f"dropped:{owner}", "dropped", rt)
                 elif st is OffsetState.SENT_BACK:
                     sent_back.add((owner, msg))
@@ -390,7 +388,8 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
                 for owner in owners:
                     offer(owner, msg, f"delay:{b.name}:{level.level}", "delayed", rt, due=due)
 
-    # 5. sent back, and no copy anywhere: the broker answered SUCCESS and stored nothing
+    # 5. sent back, and no copy anywhere (the snapshot says DROPPED for a retryQueueNums 0 send-back; this
+    #    also catches a copy gone by retention)
     for owner, msg in sorted(sent_back):
         if (owner, msg) not in best:
             offer(owner, msg, f"dropped:{owner}", "dropped", facts.last_rt.get(msg, 0))
