@@ -7,9 +7,10 @@ import sys
 
 import pytest
 
-from rmqlab import Lab
+from rmqlab import EventKind, Lab
 from widgets import DEMO_KNOB_OPTIONS, DEMO_KNOBS, Controller, Dashboard, Replay, ReplayError, demo_lab
 from widgets.queue_view import QueueView
+from widgets.replay import InjectedFault
 
 DEMO_STOPS_START = (3, 7, 12, 13, 17, 20, 21, 25, 28, 29, 30, 33, 38, 39)
 
@@ -61,12 +62,12 @@ def test_step_back_rebuilds_and_replays():
 
 
 def test_controller_method_twins():
-    """step_once / step_back / play / jump_to_next / reset / seek and the clock readout."""
+    """step_once / step_back / play / jump_to_next / reset / seek and the clock readout (meaningful steps)."""
     c = Controller(demo_lab)
     assert (c.position, c.end) == (3, 175)
     assert c.step_once() and c.position == 7
-    assert c.play(3) == 17
-    assert c.step_back() == 13
+    assert c.play(3) == 20  # 12, 17, 20: stop 13 (an offset persist only) is skipped
+    assert c.step_back() == 17
     assert c.jump_to_next("dead_lettered")
     assert c.position == 174
     assert c.snapshot.now_ms == 17_141_000
@@ -190,3 +191,157 @@ def test_rmqlab_never_imports_widgets():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_dashboard_opens_at_t0_knowing_the_end_and_play_at_the_end_starts_again():
+    """Position = start, virtual time 0, end already known; pressing Play at the end rewinds to t = 0."""
+    c = Controller(demo_lab)
+    assert (c.position, c.snapshot.now_ms, c.end, c.replay.at_end) == (3, 0, 175, False)
+    c.seek(175)  # where a lab's "seek to the end" cell leaves it
+    assert c.at_end
+    c.play_widget.playing = True
+    assert (c.position, c.snapshot.now_ms) == (3, 0)
+    c.pause()
+
+
+def test_step_moves_by_meaningful_event_and_every_event_by_raw_position():
+    """Meaningful steps skip stops that only persist offsets (13, 21, 29, 30, 39); the toggle steps raw."""
+    c = Controller(demo_lab)
+    seen = [c.position]
+    for _ in range(10):
+        c.step_once()
+        seen.append(c.position)
+    assert seen == [3, 7, 12, 17, 20, 25, 28, 33, 38, 42, 47]
+    assert [c.step_back() for _ in range(3)] == [42, 38, 33]
+    c.reset()
+    c.every_event.value = True
+    raw = [c.position]
+    for _ in range(10):
+        c.step_once()
+        raw.append(c.position)
+    assert raw == [3, 7, 12, 13, 17, 20, 21, 25, 28, 29, 30]
+    assert c.step_back() == 29
+
+
+def test_caption_names_the_step_and_is_the_same_on_every_route():
+    """The caption at position 12 is the delivery, the failure, the schedule hop and the send-back, however reached."""
+    c = Controller(demo_lab)
+    c.play(2)
+    assert c.position == 12
+    lines = c.caption.split("\n")
+    assert [line.split(":")[0] for line in lines] == [
+        "ConsumeMessageConcurrentlyService.ConsumeRequest.run",
+        "ConsumeMessageConcurrentlyService.ConsumeRequest.run",
+        "CommitLog.asyncPutMessage",
+        "ConsumeMessageConcurrentlyService.processConsumeResult",
+    ]
+    assert lines[-1] == (
+        "ConsumeMessageConcurrentlyService.processConsumeResult: RECONSUME_LATER → sendMessageBack(M0001, "
+        "delayLevel 0) via MQClientAPIImpl.consumerSendMessageBack to broker-a; the broker "
+        "(SendMessageProcessor.asyncConsumerSendMsgBack) uses 3 + reconsumeTimes 0 = level 3, due in 10 s"
+    )
+    assert 'data-testid="rmq-caption"' in c.caption_html.value and 'aria-live="polite"' in c.caption_html.value
+    assert "due in 10 s</div>" in c.caption_html.value
+    first = c.caption
+    c.seek(175)
+    c.seek(12)
+    assert c.caption == first
+    c.seek(17)
+    c.step_back()
+    assert (c.position, c.caption) == (12, first)
+    c.every_event.value = True  # raw mode adds the bookkeeping line of the same step
+    assert c.caption == first + "\n" + (
+        "RemoteBrokerOffsetStore.updateOffset: c1's committed offset of TopicTest@broker-a:0 is 0 → 1: "
+        "ProcessQueue.removeMessage returns the smallest key of msgTreeMap, or queueOffsetMax + 1 when empty"
+    )
+    c.seek(13)
+    assert c.caption.startswith("ConsumerOffsetManager.commitOffset: broker-a now holds offset 1")
+    assert c.seek_time("10s") == 30 and c.snapshot.now_ms == 10_000  # the first position at or after 10 s
+    assert c.seek_time(1005) == 17 and c.snapshot.now_ms == 1010
+
+
+def _demo_with_fault_at(t: int, *fault: str):
+    def make() -> Lab:
+        lab = demo_lab()
+        if fault[0] == "broker_down":
+            lab.at(t, lab.broker_down, fault[1])
+        else:
+            lab.at(t, lab.consumer(fault[1]).crash)
+        return lab
+
+    return make
+
+
+def test_injected_broker_crash_is_the_run_of_a_factory_that_scheduled_it():
+    """Crash broker-a at the current t (11 s): same trace as a factory with lab.at(11 s, broker_down)."""
+    c = Controller(demo_lab)
+    c.jump_to_next("delay_delivered")
+    assert c.snapshot.now_ms == 11_000
+    assert c.inject("broker_down", "broker-a")
+    assert c.faults == (InjectedFault(11_000, "broker_down", "broker-a"),)
+    assert c.snapshot.now_ms == 11_000
+    assert c.caption.startswith("Lab.broker_down: broker-a stops")
+    assert c.snapshot.events[-1].kind is EventKind.FAULT
+    reference = Replay(_demo_with_fault_at(11_000, "broker_down", "broker-a"))
+    reference.seek(c.position)
+    assert reference.lab.trace.to_jsonl() == c.replay.lab.trace.to_jsonl()
+    reference.run_to_end()
+    assert c.end == reference.position
+    c.replay.run_to_end()
+    assert c.replay.lab.trace.to_jsonl() == reference.lab.trace.to_jsonl()
+    assert "t = 11 s: crash broker-a" in c.fault_list.value
+
+
+def test_fault_buttons_inject_and_clear_faults_returns_to_the_factory_run():
+    """Crash consumer c1 by its button at 1.010 s; Step back before it shows the run without it; Clear faults."""
+    c = Controller(demo_lab)
+    c.play(4)
+    assert c.snapshot.now_ms == 1010
+    assert c.fault_broker.options == ("broker-a",) and c.fault_client.options == ("c1", "pg")
+    assert c.clear_faults_button.disabled
+    c.fault_client.value = "pg"
+    assert c.fault_buttons["consumer_crash"].disabled and not c.fault_buttons["partition"].disabled
+    c.fault_client.value = "c1"
+    c.fault_buttons["consumer_crash"].click()
+    assert c.errors == []
+    assert c.faults == (InjectedFault(1010, "consumer_crash", "c1"),)
+    assert c.caption.startswith("Lab: consumer crash: c1 of cg dies")
+    crashed = c.replay.lab.trace.to_jsonl()
+    reference = Replay(_demo_with_fault_at(1010, "consumer_crash", "c1"))
+    reference.seek(c.position)
+    assert reference.lab.trace.to_jsonl() == crashed
+    c.seek(3)
+    assert c.faults and c.snapshot.now_ms == 0  # stepping back keeps the fault in the scenario
+    c.clear_faults_button.click()
+    assert c.faults == () and c.snapshot.now_ms == 0 and c.end == 175
+    c.jump_to_next("consumed")
+    plain = Replay(demo_lab)
+    plain.seek(c.position)
+    assert plain.lab.trace.to_jsonl() == c.replay.lab.trace.to_jsonl()
+    assert "no injected faults" in c.fault_list.value
+
+
+def test_partition_and_heal_and_bad_fault_input():
+    """A partition at 1 s and a heal at the second local retry; bad kinds / targets name the allowed values."""
+    c = Controller(demo_lab, horizon="2m")
+    c.step_once()
+    assert c.inject("partition", "c1", broker="broker-a")
+    assert c.caption == (
+        "Lab.partition: the link between c1 and broker-a is cut: every request fails with RemotingConnectException"
+    )
+    assert c.jump_to_next("local_retry")  # send-back and its fallback fail across the cut link…
+    assert c.jump_to_next("local_retry")  # … and again 5000 ms later
+    at = c.snapshot.now_ms
+    assert c.inject("heal", "c1", broker="broker-a")
+    assert [(f.at_ms, f.kind) for f in c.faults] == [(1000, "partition"), (at, "heal")]
+    assert at == 6000
+    assert c.caption == "Lab.partition(heal=True): the link between c1 and broker-a works again"
+    with pytest.raises(ValueError, match=r"kind='explode' is not a fault; expected one of \['broker_down'"):
+        c.inject("explode", "broker-a")
+    with pytest.raises(ValueError, match=r"target='broker-z' for broker_down; expected one of \['broker-a'\]"):
+        c.inject("broker_down", "broker-z")
+    with pytest.raises(ValueError, match=r"target='pg' for consumer_crash; expected one of \['c1'\]"):
+        c.inject("consumer_crash", "pg")
+    with pytest.raises(ValueError, match=r"broker=None for partition; expected one of \['broker-a'\]"):
+        c.inject("partition", "c1")
+    assert len(c.faults) == 2

@@ -1,9 +1,22 @@
-"""Controller: Play / Pause / Step / Step back / Reset, speed, a scrubber, and "next event of kind X".
+"""Controller: Play / Pause / Step / Step back / Reset, speed, a scrubber, a caption, and injected faults.
 
 Every button has a method twin (:meth:`step_once`, :meth:`step_back`, :meth:`reset`, :meth:`play`,
-:meth:`pause`, :meth:`jump_to_next`, :meth:`seek`) so tests and notebooks drive it without a
-browser. Play uses an ``ipywidgets.Play``: the browser ticks its ``value`` every ``interval`` ms and
-each tick is one :meth:`step_once`; headless, :meth:`play` steps ``n`` times synchronously.
+:meth:`pause`, :meth:`jump_to_next`, :meth:`seek`, :meth:`seek_time`, :meth:`inject`, :meth:`clear_faults`) so tests and
+notebooks drive it without a browser. Play uses an ``ipywidgets.Play``: the browser ticks its ``value``
+every ``interval`` ms and each tick is one :meth:`step_once`; headless, :meth:`play` steps ``n`` times.
+
+**Steps are meaningful events.** Step, Step back and Play move to the next (previous) position whose
+scheduler step appended a meaningful event (:func:`rmqlab.narrate.is_meaningful`: a delivery, a consume
+result, a send-back, a schedule hop, a DLQ write, a lock change, a send, a fault, a rebalance), skipping
+offset and lock-renewal bookkeeping; the "every event" toggle makes them move one raw position. The
+caption under the clock (``data-testid="rmq-caption"``, twin :attr:`caption`) says what the step just
+taken did and why, one line per event, in RocketMQ's own class and method names. The caption is a
+function of the position and the toggle only, so every route to a position shows the same words.
+
+**Faults** (crash / restart a broker or a consumer, partition / heal a link) are injected at the
+current virtual time: the run is rebuilt as "factory + faults" (:class:`~widgets.replay.InjectedFault`)
+and continues from the step at which the fault took effect. Step back before it shows the run without
+it; Clear faults returns to the factory's own run at the same virtual time.
 
 Position changes go through one place (:meth:`_show`), which takes one snapshot and hands it to
 every attached view. A factory that raises shows its error in the controller; nothing is raised
@@ -12,19 +25,21 @@ into the kernel from a callback.
 
 from __future__ import annotations
 
+import bisect
 import html
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import ipywidgets as W
 
-from rmqlab import EventKind, Lab, format_duration
+from rmqlab import EventKind, Lab, format_duration, parse_duration
+from rmqlab.narrate import Caption, Narrator
 
 from .base import SnapshotView, guarded
-from .replay import Replay, ReplayError
+from .replay import FAULT_KINDS, InjectedFault, Replay, ReplayError
 from .snapshot import LabSnapshot
 
-__all__ = ["Controller"]
+__all__ = ["CAPTION_LINES", "Controller"]
 
 JUMP_KINDS = (
     "dead_lettered",
@@ -40,6 +55,15 @@ JUMP_KINDS = (
     "fault",
     "warning",
 )
+CAPTION_LINES = 6
+"""At most this many caption lines per step; the rest is counted ("… and 3 more — see the Events tab")."""
+CAPTION_STYLE = (
+    "border-left:3px solid var(--jp-brand-color1, #0072B2);padding:2px 8px;margin:2px 0;"
+    "color:var(--jp-ui-font-color1, #222);font-size:var(--jp-ui-font-size1, 13px);line-height:1.4"
+)
+BROKER_FAULTS = ("broker_down", "broker_up")
+CONSUMER_FAULTS = ("consumer_crash", "consumer_start")
+LINK_FAULTS = ("partition", "heal")
 
 
 def _button(label: str, tip: str, icon: str = "") -> W.Button:
@@ -48,7 +72,7 @@ def _button(label: str, tip: str, icon: str = "") -> W.Button:
 
 
 class Controller(W.VBox):
-    """Step-through control over a deterministic replay of ``make_lab()``."""
+    """Step-through control over a deterministic replay of ``make_lab()`` (plus any injected faults)."""
 
     def __init__(
         self,
@@ -64,14 +88,21 @@ class Controller(W.VBox):
         self.views: list[SnapshotView] = list(views)
         self.horizon = horizon
         self.run_ahead = run_ahead
+        self.make_lab: Callable[[], Lab] | None = None
         self.replay: Replay | None = None
         self.snapshot: LabSnapshot | None = None
         self.end: int | None = None
+        self.caption_lines: tuple[str, ...] = ()
         self._syncing = False
+        self._narrator = Narrator()
+        self._captions: list[Caption] = []  # one per trace event seen so far (same factory + faults → same run)
+        self._known_stops: list[int] = []  # the longest list of reachable positions seen so far
 
-        self.reset_button = _button("Reset", "rebuild the scenario from its factory (position 0)", "fast-backward")
-        self.back_button = _button("Step back", "previous event (deterministic replay)", "step-backward")
-        self.step_button = _button("Step", "advance to the next trace event", "step-forward")
+        self.reset_button = _button("Reset", "rebuild the scenario from its factory (t = 0)", "fast-backward")
+        self.back_button = _button(
+            "Step back", "back to the previous meaningful step (deterministic replay)", "step-backward"
+        )
+        self.step_button = _button("Step", "advance to the next meaningful event", "step-forward")
         self.play_widget = W.Play(
             value=0,
             min=0,
@@ -79,12 +110,20 @@ class Controller(W.VBox):
             step=1,
             interval=200,
             description="play",
-            tooltip="play: one event per tick",
+            tooltip="play: one step per tick",
             show_repeat=False,
         )
         self.pause_button = _button("Pause", "stop playing", "pause")
+        self.every_event = W.ToggleButton(
+            value=False,
+            description="every event",
+            tooltip="on: Step, Step back and Play move one raw trace position (offset and lock bookkeeping too); "
+            "off: one meaningful event",
+            icon="list",
+            layout=W.Layout(width="auto", flex="0 0 auto"),
+        )
         self.speed = W.IntSlider(
-            value=5, min=1, max=50, description="events/s", tooltip="playback speed", continuous_update=False
+            value=5, min=1, max=50, description="steps/s", tooltip="playback speed", continuous_update=False
         )
         self.scrubber = W.IntSlider(
             value=0,
@@ -100,7 +139,26 @@ class Controller(W.VBox):
         )
         self.jump_button = _button("Jump", "advance to the next event of the chosen kind", "forward")
         self.clock = W.HTML(value="")
+        self.caption_html = W.HTML(value="")
         self.message = W.HTML(value="")
+
+        style = {"description_width": "initial"}
+        self.fault_broker = W.Dropdown(
+            options=(), description="broker", tooltip="broker for the fault buttons", style=style
+        )
+        self.fault_client = W.Dropdown(
+            options=(), description="client", tooltip="consumer (crash / restart) or client of a link", style=style
+        )
+        self.fault_buttons: dict[str, W.Button] = {
+            "broker_down": _button("Crash broker", "broker_down: the chosen broker stops now", "bolt"),
+            "broker_up": _button("Restart broker", "broker_up: the chosen broker comes back now", "play-circle"),
+            "consumer_crash": _button("Crash consumer", "the chosen consumer dies now, persisting nothing", "bolt"),
+            "consumer_start": _button("Restart consumer", "the chosen consumer starts again now", "play-circle"),
+            "partition": _button("Partition", "cut the link between the chosen client and broker now", "chain-broken"),
+            "heal": _button("Heal", "restore the link between the chosen client and broker now", "link"),
+        }
+        self.clear_faults_button = _button("Clear faults", "forget every injected fault (same virtual time)", "eraser")
+        self.fault_list = W.HTML(value="")
 
         g = guarded(self)
         self.reset_button.on_click(g(lambda _: self.reset()))
@@ -108,45 +166,91 @@ class Controller(W.VBox):
         self.step_button.on_click(g(lambda _: self.step_once()))
         self.pause_button.on_click(g(lambda _: self.pause()))
         self.jump_button.on_click(g(lambda _: self.jump_to_next(self.kind_choice.value)))
+        self.clear_faults_button.on_click(g(lambda _: self.clear_faults()))
+        for kind, button in self.fault_buttons.items():
+            button.on_click(g(lambda _, kind=kind: self._on_fault_button(kind)))
         self.play_widget.observe(g(self._on_tick), names="value")
+        self.play_widget.observe(g(self._on_playing), names="playing")
         self.speed.observe(g(self._on_speed), names="value")
         self.scrubber.observe(g(self._on_scrub), names="value")
+        self.every_event.observe(g(lambda _: self._show_caption()), names="value")
+        self.fault_client.observe(g(lambda _: self._sync_fault_buttons()), names="value")
         self._on_speed({"new": self.speed.value})
 
+        # DOM order is the tab order: move first, then what it shows, then the faults
         self.buttons = W.HBox(
-            [self.reset_button, self.back_button, self.step_button, self.play_widget, self.pause_button, self.speed]
+            [
+                self.reset_button,
+                self.back_button,
+                self.step_button,
+                self.play_widget,
+                self.pause_button,
+                self.every_event,
+                self.speed,
+            ]
+        )
+        self.fault_box = W.VBox(
+            [
+                W.HBox([self.fault_broker, self.fault_buttons["broker_down"], self.fault_buttons["broker_up"]]),
+                W.HBox(
+                    [
+                        self.fault_client,
+                        self.fault_buttons["consumer_crash"],
+                        self.fault_buttons["consumer_start"],
+                        self.fault_buttons["partition"],
+                        self.fault_buttons["heal"],
+                    ]
+                ),
+                W.HBox([self.clear_faults_button, self.fault_list]),
+            ]
         )
         self.children = (
             self.buttons,
             W.HBox([self.scrubber, self.kind_choice, self.jump_button]),
             self.clock,
+            self.caption_html,
             self.message,
+            self.fault_box,
             self.debug,
         )
         self.load(make_lab)
 
     # ------------------------------------------------------------------ scenario
-    def load(self, make_lab: Callable[[], Lab]) -> bool:
-        """Use a new factory (e.g. after a knob changed); ``False`` and an error message if it fails."""
+    def load(self, make_lab: Callable[[], Lab], faults: Iterable[InjectedFault] = ()) -> bool:
+        """Use a new factory (e.g. after a knob changed), at t = 0; ``False`` and an error message if it fails.
+
+        Injected faults are forgotten unless ``faults`` are given (a new factory may not have those brokers).
+        """
         self.pause()
+        self.make_lab = make_lab
+        self._forget_run()
         try:
-            self.replay = Replay(make_lab, horizon=self.horizon)
+            self.replay = Replay(make_lab, horizon=self.horizon, faults=faults)
             self.end = self.replay.end_position() if self.run_ahead else None
         except ReplayError as exc:
             self.replay, self.snapshot, self.end = None, None, None
             self._set_disabled(True)
             self.message.value = f'<pre role="alert" style="color:#D55E00">⚠ {html.escape(str(exc))}</pre>'
             self.clock.value = "no scenario"
+            self.caption_lines = ()
+            self.caption_html.value = ""
             return False
         self.message.value = ""
         self._set_disabled(False)
         self._show()
+        self._sync_fault_targets()
         return True
 
     @property
     def ok(self) -> bool:
         """A scenario is loaded (the factory worked)."""
         return self.replay is not None
+
+    def _forget_run(self) -> None:
+        """A different run (new factory or new faults): the caption and stop caches no longer apply."""
+        self._narrator = Narrator()
+        self._captions = []
+        self._known_stops = []
 
     def _set_disabled(self, disabled: bool) -> None:
         for w in (
@@ -157,8 +261,12 @@ class Controller(W.VBox):
             self.pause_button,
             self.scrubber,
             self.jump_button,
+            self.clear_faults_button,
+            *self.fault_buttons.values(),
         ):
             w.disabled = disabled
+        if not disabled:
+            self._sync_fault_buttons()
 
     def attach(self, view: SnapshotView) -> None:
         """Add a view; it is drawn at the current position at once."""
@@ -166,29 +274,76 @@ class Controller(W.VBox):
         if self.snapshot is not None:
             view.update(self.snapshot)
 
+    # ------------------------------------------------------------------ meaningful steps
+    def _sync(self) -> None:
+        """Caption every new trace event and remember every reachable position seen."""
+        assert self.replay is not None
+        trace = self.replay.lab.trace
+        for k in range(len(self._captions), self.replay.position):
+            self._captions.append(self._narrator.feed(trace[k]))
+        stops = self.replay.stops
+        if len(stops) > len(self._known_stops):
+            self._known_stops = list(stops)
+
+    def _segment(self, i: int) -> range:
+        """Trace indexes appended by the step that reached known stop ``i`` (the start: everything before)."""
+        first = self._known_stops[i - 1] if i > 0 else 0
+        return range(first, self._known_stops[i])
+
+    def _stop_is_meaningful(self, i: int) -> bool:
+        return any(self._captions[k].meaningful for k in self._segment(i))
+
+    @property
+    def at_end(self) -> bool:
+        """Nothing more happens before the horizon (stepped past the last event, or at the known end)."""
+        if self.replay is None:
+            return False
+        return self.replay.at_end or (self.end is not None and self.position >= self.end)
+
+    @property
+    def raw_steps(self) -> bool:
+        """Step / Play move one raw position ("every event" is on)."""
+        return bool(self.every_event.value)
+
     # ------------------------------------------------------------------ method twins of the buttons
     @property
     def position(self) -> int:
         return self.replay.position if self.replay else 0
 
+    @property
+    def faults(self) -> tuple[InjectedFault, ...]:
+        """The faults injected into the factory's run, in the order they were added."""
+        return self.replay.faults if self.replay else ()
+
     def step_once(self) -> bool:
-        """Advance to the next reachable position; ``False`` at the end."""
+        """Advance to the next meaningful position (one raw position with "every event"); ``False`` at the end."""
         if self.replay is None:
             return False
-        moved = self.replay.step_once()
+        moved = False
+        while self.replay.step_once():
+            moved = True
+            self._sync()
+            if self.raw_steps or self._stop_is_meaningful(len(self.replay.stops) - 1):
+                break
         self._show()
         return moved
 
     def step_back(self) -> int:
-        """Back to the previous reachable position (rebuild + replay)."""
+        """Back to the previous meaningful position (raw: the previous one), by rebuild + replay."""
         if self.replay is None:
             return 0
-        self.replay.step_back()
+        if self.raw_steps:
+            self.replay.step_back()
+        else:
+            i = bisect.bisect_left(self._known_stops, self.position) - 1
+            while i > 0 and not self._stop_is_meaningful(i):
+                i -= 1
+            self.replay.seek(self._known_stops[i] if i >= 0 else self.replay.start)
         self._show()
         return self.position
 
     def reset(self) -> int:
-        """Rebuild the scenario, back to its start."""
+        """Rebuild the scenario, back to its start (t = 0)."""
         if self.replay is None:
             return 0
         self.pause()
@@ -201,6 +356,14 @@ class Controller(W.VBox):
         if self.replay is None:
             return 0
         self.replay.seek(k)
+        self._show()
+        return self.position
+
+    def seek_time(self, time: int | str) -> int:
+        """Go to the first reachable position at or after virtual ``time`` (ms or ``"10s"``), by replay."""
+        if self.replay is None:
+            return 0
+        self.replay.seek_time(parse_duration(time, "time"))
         self._show()
         return self.position
 
@@ -230,12 +393,106 @@ class Controller(W.VBox):
             self.message.value = f"no further {html.escape(str(EventKind(kind).value))} event before the horizon"
         return found
 
+    # ------------------------------------------------------------------ faults
+    def inject(self, kind: str, target: str, broker: str | None = None) -> bool:
+        """Inject ``kind`` on ``target`` at the current virtual time and continue from where it took effect.
+
+        ``kind`` is one of ``broker_down``, ``broker_up`` (target: a broker), ``consumer_crash``,
+        ``consumer_start`` (target: a consumer's client id), ``partition``, ``heal`` (target: a consumer
+        or producer name, ``broker``: the other end). The run is rebuilt as factory + every injected
+        fault, so it is as deterministic as the factory. ``False`` if no scenario is loaded.
+        """
+        if self.replay is None or self.snapshot is None or self.make_lab is None:
+            return False
+        self._check_fault(kind, target, broker)
+        fault = InjectedFault(self.snapshot.now_ms, kind, target, broker if kind in LINK_FAULTS else None)
+        faults = (*self.replay.faults, fault)
+        self._rebuild_with(faults, lambda replay: replay.seek_fired(len(faults) - 1))
+        return True
+
+    def clear_faults(self) -> bool:
+        """Forget every injected fault and go back to the factory's run at the same virtual time."""
+        if self.replay is None or self.snapshot is None or self.make_lab is None:
+            return False
+        now = self.snapshot.now_ms
+        self._rebuild_with((), lambda replay: replay.seek_time(now))
+        return True
+
+    def _rebuild_with(self, faults: tuple[InjectedFault, ...], go: Callable[[Replay], int]) -> None:
+        assert self.make_lab is not None
+        self.pause()
+        self._forget_run()
+        replay = Replay(self.make_lab, horizon=self.horizon, faults=faults)
+        go(replay)
+        self.replay = replay
+        self.end = replay.end_position() if self.run_ahead else None
+        self.message.value = ""
+        self._show()
+
+    def _check_fault(self, kind: str, target: str, broker: str | None) -> None:
+        """Bad input names the parameter, the value and what is allowed (the names come from the snapshot)."""
+        assert self.snapshot is not None
+        if kind not in FAULT_KINDS:
+            raise ValueError(f"kind={kind!r} is not a fault; expected one of {sorted(FAULT_KINDS)}")
+        brokers = sorted(b.name for b in self.snapshot.brokers)
+        consumers = sorted(c.client_id for c in self.snapshot.consumers)
+        clients = sorted({*consumers, *(name for name, _ in self.snapshot.producers)})
+        allowed = brokers if kind in BROKER_FAULTS else consumers if kind in CONSUMER_FAULTS else clients
+        if target not in allowed:
+            raise ValueError(f"target={target!r} for {kind}; expected one of {allowed}")
+        if kind in LINK_FAULTS and broker not in brokers:
+            raise ValueError(f"broker={broker!r} for {kind}; expected one of {brokers}")
+
+    def _on_fault_button(self, kind: str) -> None:
+        target = self.fault_broker.value if kind in BROKER_FAULTS else self.fault_client.value
+        if target is None:
+            self.message.value = "choose a broker / client first"
+            return
+        self.inject(kind, target, self.fault_broker.value)
+
+    def _sync_fault_targets(self) -> None:
+        """Fill the broker / client choices from the snapshot (the names of this scenario)."""
+        snap = self.snapshot
+        if snap is None:
+            return
+        brokers = tuple(sorted(b.name for b in snap.brokers))
+        consumers = sorted(c.client_id for c in snap.consumers)
+        producers = sorted(name for name, _ in snap.producers if name not in consumers)
+        clients = tuple(consumers + producers)
+        for choice, options in ((self.fault_broker, brokers), (self.fault_client, clients)):
+            if choice.options != options:
+                keep = choice.value
+                choice.options = options
+                choice.value = keep if keep in options else (options[0] if options else None)
+        self._sync_fault_buttons()
+
+    def _sync_fault_buttons(self) -> None:
+        """Crash / restart consumer only apply to consumers; every fault needs a scenario and a target."""
+        snap = self.snapshot
+        consumers = {c.client_id for c in snap.consumers} if snap is not None else set()
+        for kind, button in self.fault_buttons.items():
+            if self.replay is None:
+                button.disabled = True
+            elif kind in BROKER_FAULTS:
+                button.disabled = self.fault_broker.value is None
+            elif kind in CONSUMER_FAULTS:
+                button.disabled = self.fault_client.value not in consumers
+            else:
+                button.disabled = self.fault_client.value is None or self.fault_broker.value is None
+        self.clear_faults_button.disabled = self.replay is None or not self.faults
+
     # ------------------------------------------------------------------ widget callbacks
     def _on_tick(self, change: dict[str, Any]) -> None:
         if self._syncing or change["new"] <= change["old"]:
             return
         if not self.step_once():
             self.pause()
+
+    def _on_playing(self, change: dict[str, Any]) -> None:
+        """Play at the end of the run starts it again from t = 0 (instead of doing nothing)."""
+        if change["new"] and self.replay is not None and self.at_end:
+            self.replay.rebuild()
+            self._show()
 
     def _on_speed(self, change: dict[str, Any]) -> None:
         self.play_widget.interval = max(20, 1000 // int(change["new"]))
@@ -247,6 +504,7 @@ class Controller(W.VBox):
     # ------------------------------------------------------------------ drawing
     def _show(self) -> None:
         assert self.replay is not None
+        self._sync()
         snap = self.replay.snapshot()
         self.snapshot = snap
         pos = snap.trace_len
@@ -262,13 +520,60 @@ class Controller(W.VBox):
         end = "" if self.end is None else f" / {self.end}"
         done = " · end" if self.replay.at_end else ""
         self.clock.value = (
-            f'<span role="status" aria-live="polite">t = <b>{format_duration(snap.now_ms)}</b> '
+            f'<span role="status" aria-live="off">t = <b>{format_duration(snap.now_ms)}</b> '
             f"({snap.now_ms} ms) · event {pos}{end}{done}</span>"
         )
+        self._show_caption()
+        self._show_faults()
         if self.replay.at_end:
             self.pause()
         for view in self.views:
             view.update(snap)
+
+    def _caption_for_position(self) -> tuple[str, ...]:
+        """The captions of the step that reached the current position (a function of position and toggle)."""
+        if self.replay is None or not self._known_stops:
+            return ()
+        i = bisect.bisect_left(self._known_stops, self.position)
+        if i >= len(self._known_stops) or self._known_stops[i] != self.position:
+            return ()
+        raw = [self._captions[k] for k in self._segment(i)]
+        chosen = raw
+        if not self.raw_steps:
+            j = i - 1
+            while j >= 0 and not self._stop_is_meaningful(j):
+                j -= 1
+            first = self._known_stops[j] if j >= 0 else 0
+            chosen = [c for c in self._captions[first : self.position] if c.meaningful] or raw
+        lines = [c.text for c in chosen[:CAPTION_LINES]]
+        if len(chosen) > CAPTION_LINES:
+            lines.append(f"… and {len(chosen) - CAPTION_LINES} more — see the Events tab")
+        return tuple(lines)
+
+    def _show_caption(self) -> None:
+        self.caption_lines = self._caption_for_position()
+        body = "".join(f"<div>{html.escape(line)}</div>" for line in self.caption_lines)
+        self.caption_html.value = (
+            f'<div data-testid="rmq-caption" role="status" aria-live="polite" aria-label="what this step did" '
+            f'style="{CAPTION_STYLE}">{body}</div>'
+        )
+
+    def _show_faults(self) -> None:
+        faults = self.faults
+        if faults:
+            items = "".join(f"<li>{html.escape(f.label)}</li>" for f in faults)
+            self.fault_list.value = (
+                f'<div data-testid="rmq-faults" aria-label="injected faults">injected: '
+                f'<ul style="display:inline;margin:0;padding-left:1.2em">{items}</ul></div>'
+            )
+        else:
+            self.fault_list.value = '<div data-testid="rmq-faults">no injected faults</div>'
+        self._sync_fault_buttons()
+
+    @property
+    def caption(self) -> str:
+        """The caption of the step just taken, as the browser shows it (one line per event)."""
+        return "\n".join(self.caption_lines)
 
     @property
     def clock_text(self) -> str:

@@ -8,19 +8,75 @@ exact: a position is reached by the same scheduler steps every time.
 periodic timer with nothing to do), so the reachable positions are the trace lengths right after the
 steps that appended something. ``seek(k)`` stops at the first such step with ``len(trace) >= k``;
 whatever route led there (forward, or rebuild and replay), the Lab is in the same state.
+
+**Injected faults** make a replay "factory + faults": each :class:`InjectedFault` is scheduled with
+``lab.at`` right after the factory returns, so a run with a broker crash injected at *t* is the very run
+of a factory that scheduled ``lab.broker_down`` at *t* as its last action — same trace, byte for byte.
 """
 
 from __future__ import annotations
 
 import bisect
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
-from rmqlab import EventKind, Lab, parse_duration
+from rmqlab import EventKind, Lab, format_duration, parse_duration
 
 from .snapshot import LabSnapshot, TraceIndex, take_snapshot
 
-__all__ = ["Replay", "ReplayError"]
+__all__ = ["FAULT_KINDS", "InjectedFault", "Replay", "ReplayError"]
+
+FAULT_KINDS: dict[str, str] = {
+    "broker_down": "crash",
+    "broker_up": "restart",
+    "consumer_crash": "crash consumer",
+    "consumer_start": "restart consumer",
+    "partition": "partition",
+    "heal": "heal",
+}
+"""Fault kinds a controller can inject (the Lab API behind each: ``broker_down(name)``, ``broker_up(name)``,
+``consumer(id).crash()``, ``consumer(id).start()``, ``partition(client, broker)``, ``partition(..., heal=True)``)
+→ their button label."""
+
+
+@dataclass(frozen=True, slots=True)
+class InjectedFault:
+    """``kind`` applied to ``target`` at virtual time ``at_ms``; ``broker`` is the other end of a partition."""
+
+    at_ms: int
+    kind: str
+    target: str
+    broker: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in FAULT_KINDS:
+            raise ValueError(f"kind={self.kind!r} is not a fault; expected one of {sorted(FAULT_KINDS)}")
+        if self.kind in ("partition", "heal") and not self.broker:
+            raise ValueError(f"broker={self.broker!r}: a {self.kind} needs the broker on the other end of the link")
+        if not isinstance(self.at_ms, int) or self.at_ms < 0:
+            raise ValueError(f"at_ms={self.at_ms!r}; expected an int of virtual ms >= 0")
+
+    def apply(self, lab: Lab) -> None:
+        """Do it, through the Lab's public fault API (what a factory would have scheduled)."""
+        if self.kind == "broker_down":
+            lab.broker_down(self.target)
+        elif self.kind == "broker_up":
+            lab.broker_up(self.target)
+        elif self.kind == "consumer_crash":
+            lab.consumer(self.target).crash()
+        elif self.kind == "consumer_start":
+            lab.consumer(self.target).start()
+        else:
+            assert self.broker is not None
+            lab.partition(self.target, self.broker, heal=self.kind == "heal")
+
+    @property
+    def label(self) -> str:
+        """``t = 5 s: crash broker broker-a`` (for the list of injected faults)."""
+        what = FAULT_KINDS[self.kind]
+        who = f"{self.target} ↔ {self.broker}" if self.broker else self.target
+        return f"t = {format_duration(self.at_ms)}: {what} {who}"
 
 
 class ReplayError(RuntimeError):
@@ -41,10 +97,14 @@ class Replay:
         *,
         horizon: int | str = "6h",
         max_idle_steps: int = 200_000,
+        faults: Iterable[InjectedFault] = (),
     ) -> None:
         self.make_lab = make_lab
         self.horizon_ms = parse_duration(horizon, "horizon")
         self.max_idle_steps = max_idle_steps
+        self.faults: tuple[InjectedFault, ...] = tuple(faults)
+        self.fired: set[int] = set()
+        """Indexes into :attr:`faults` of the faults that have been applied in the current Lab."""
         self.builds = 0
         self.lab: Lab = self._build()
         self.index = TraceIndex()
@@ -64,8 +124,17 @@ class Replay:
             raise ReplayError(f"make_lab() returned {type(lab).__name__}, not a rmqlab.Lab")
         if not lab.trace.enabled:
             raise ReplayError("make_lab() built Lab(trace=False); the controller needs the trace")
+        self.fired = set()
+        for i, fault in enumerate(self.faults):
+            if fault.at_ms < lab.now:
+                raise ReplayError(f"{fault.label}: the factory's Lab is already at {lab.now} ms")
+            lab.at(fault.at_ms, self._fire, lab, i)
         self.builds += 1
         return lab
+
+    def _fire(self, lab: Lab, i: int) -> None:
+        self.fired.add(i)
+        self.faults[i].apply(lab)
 
     def rebuild(self) -> None:
         """A fresh Lab from the factory, at its initial position."""
@@ -119,6 +188,21 @@ class Replay:
         target = self._stops[i - 1] if i > 0 else self.start
         return self.seek(target)
 
+    def seek_time(self, time_ms: int) -> int:
+        """Go to the first reachable position whose virtual time is >= ``time_ms`` (or the end)."""
+        if self.position > self.start:
+            self.rebuild()
+        while self.lab.now < time_ms and self._advance():
+            pass
+        return self.position
+
+    def seek_fired(self, i: int) -> int:
+        """From the start, the first reachable position after fault ``i`` was applied (or the end)."""
+        self.rebuild()
+        while i not in self.fired and self._advance():
+            pass
+        return self.position
+
     def jump_to_next(self, kind: EventKind | str) -> bool:
         """Step until an event of ``kind`` is appended; ``False`` (at the end) if none comes."""
         wanted = EventKind(kind)
@@ -142,5 +226,5 @@ class Replay:
 
     def end_position(self) -> int:
         """The final position, found on a throwaway Lab so this one does not move."""
-        other = Replay(self.make_lab, horizon=self.horizon_ms, max_idle_steps=self.max_idle_steps)
+        other = Replay(self.make_lab, horizon=self.horizon_ms, max_idle_steps=self.max_idle_steps, faults=self.faults)
         return other.run_to_end()
