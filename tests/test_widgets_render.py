@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from widgets import Controller, EventLog, LockView, OffsetStripView, QueueView, RetryTimeline, TopologyView, demo_lab
+from widgets import Controller, EventLog, LeaseView, OffsetStripView, QueueView, RetryTimeline, TopologyView, demo_lab
 from widgets.palette import OKABE_ITO, STATE_STYLE
 from widgets.snapshot import OffsetState
 
@@ -29,11 +29,11 @@ def test_queue_view_cells_are_coloured_lettered_and_titled():
 
 def test_views_rerender_only_on_change():
     """A step that does not change a view's model leaves its widget untouched."""
-    view = LockView()
+    view = LeaseView()
     c = drive(view, k=3)
     c.play(5)
     assert view.renders == 1
-    assert "(no orderly consumers)" in view.text
+    assert view.text == "(no orderly queues)"
 
 
 def test_retry_timeline_traces_and_log_toggle():
@@ -79,14 +79,14 @@ def test_offset_strip_view_draws_a_labelled_svg():
     assert svg.count('data-role="strip-cell"') == 1 and svg.count('data-role="strip-pointer"') == 1
 
 
-def test_lock_view_tables_for_orderly():
-    """Three broker locks and three client rows after the first renewal."""
-    view = LockView()
+def test_lease_view_bands_for_orderly():
+    """Two business queues as bands after the first renewal: lease bars and one renewal tick each."""
+    view = LeaseView()
     c = Controller(lambda: demo_lab(orderly=True), views=[view], run_ahead=False)
     c.jump_to_next("lock_renewed")
-    html = view.html.value
-    assert html.count("<tr>") == 1 + 3 + 1 + 3
-    assert "<td>1 m</td><td>1</td>" in html
+    svg = view.static_html()
+    assert svg.count('data-role="lease-title"') == 2 and svg.count('data-role="lease-renewed"') == 2
+    assert svg.count('data-role="lease-lease"') == 2
 
 
 def test_event_log_filters_rerender():

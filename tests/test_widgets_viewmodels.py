@@ -9,11 +9,11 @@ import pytest
 from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, after
 from widgets import OffsetState, Replay, demo_lab, take_snapshot
 from widgets.event_log import event_log_model, event_log_text
-from widgets.lock_view import lock_view_model, lock_view_text
+from widgets.lease_view import lease_model, lease_text
 from widgets.offset_strip import offset_strip_model, offset_strip_text
 from widgets.queue_view import queue_view_html, queue_view_model, queue_view_text
 from widgets.retry_timeline import retry_timeline_model, retry_timeline_text
-from widgets.snapshot import LockSnap, ScheduleLevelSnap
+from widgets.snapshot import ScheduleLevelSnap
 from widgets.topology_view import topology_model, topology_text
 
 
@@ -145,27 +145,16 @@ def test_event_log_filters():
     assert "consumer:c1" in full.actors and "schedule:broker-a" in full.actors
 
 
-def test_lock_view_orderly():
-    """After the first lockAll renewal (1000 ms) each queue is held by c1 with 60 s left."""
+def test_lease_view_orderly():
+    """After the first lockAll renewal (1000 ms) each queue is held by c1, its lease ending 60 s later."""
     replay = Replay(lambda: demo_lab(orderly=True, listener="fail_twice"))
     assert replay.jump_to_next("lock_renewed")
     assert (replay.position, replay.lab.now) == (9, 1000)
-    vm = lock_view_model(replay.snapshot())
-    assert vm.broker[1] == LockSnap(
-        "broker-a",
-        "cg",
-        "TopicTest@broker-a:0",
-        "c1",
-        60_000,
-        False,
-        1,
-        acquired_ms=0,
-        last_update_ms=1000,
-        expires_ms=61_000,
-    )
-    assert [c.queue for c in vm.clients] == ["%RETRY%cg@broker-a:0", "TopicTest@broker-a:0", "TopicTest@broker-a:1"]
-    assert all(c.locked and c.trusted and c.lock_age_ms == 0 for c in vm.clients)
-    assert lock_view_text(vm).splitlines()[2] == "  TopicTest@broker-a:0 [cg] → c1 (1 m left, renewed 1×)"
+    vm = lease_model(replay.snapshot(), include_retry=True)
+    assert [b.queue for b in vm.bands] == ["%RETRY%cg@broker-a:0", "TopicTest@broker-a:0", "TopicTest@broker-a:1"]
+    assert all((b.holder, b.lease_ends_ms, b.times("renewed")) == ("c1", 61_000, (1000,)) for b in vm.bands)
+    assert replay.snapshot().locks("cg")[1].expires_ms == 61_000
+    assert lease_text(vm).splitlines()[6] == "TopicTest@broker-a:0 [cg] held by c1 (lease ends at 1 m 1 s)"
 
 
 def test_orderly_suspend_keeps_message_in_tree_map():

@@ -13,6 +13,7 @@ from .controller import Controller
 from .dashboard import Dashboard
 from .demo import DEMO_KNOB_OPTIONS, DEMO_KNOBS, demo_lab
 from .event_log import EventLog
+from .lease_view import LeaseView
 from .lock_view import LockView
 from .offset_strip import OffsetStripView
 from .queue_view import QueueView
@@ -29,6 +30,7 @@ __all__ = [
     "Dashboard",
     "EventLog",
     "LabSnapshot",
+    "LeaseView",
     "LockView",
     "OffsetState",
     "OffsetStripView",
