@@ -228,8 +228,8 @@ def test_view_draws_the_scene_and_keeps_the_static_svg():
     """Driven by a Controller: the widget gets the scene, the static SVG carries its test id and cells."""
     view = OffsetStripView(include_empty=False)
     controller = Controller(lab05, views=[view], run_ahead=False)
-    while controller.snapshot.now_ms < 10_000 and controller.step_once():
-        pass
+    controller.seek_time("10s")
+    assert controller.snapshot.now_ms == 10_000
     assert view.title == "ProcessQueues" and view.errors == []
     assert view.canvas.scene["testid"] == "rq-offset-strip"
     svg = view.static_html()
