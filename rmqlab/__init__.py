@@ -35,7 +35,8 @@ from .producer import (
 from .queue import MessageQueue
 from .report import build_report
 from .scenario import Scenario, load_scenario
-from .scheduler import Priority, Scheduler
+from .scheduler import Priority, Scheduler, TimerKind
+from .snapshot import LabSnapshot
 from .trace import EventKind, Trace, TraceEvent
 
 __version__ = "0.1.0"
@@ -57,6 +58,7 @@ __all__ = [
     "EventKind",
     "InvariantReport",
     "Lab",
+    "LabSnapshot",
     "Message",
     "MessageExt",
     "MessageModel",
@@ -72,6 +74,7 @@ __all__ = [
     "SendResult",
     "SendStatus",
     "SimulationError",
+    "TimerKind",
     "Trace",
     "TraceEvent",
     "Violation",

@@ -30,7 +30,7 @@ from .message import (
 )
 from .queue import MessageQueue
 from .remoting import MQBrokerException, ResponseCode
-from .scheduler import Scheduler, Timer
+from .scheduler import Scheduler, Timer, TimerKind, TimerLabel
 from .store import CommitLog, ConsumeQueue, ConsumeQueueEntry
 from .trace import EventKind, Trace
 
@@ -191,8 +191,12 @@ class Broker:
         self.on_topic_config: Callable[[Broker, TopicConfig], None] = lambda broker, cfg: None
         """Called with every new or changed topic config: the broker registers it with the name server."""
         self.schedule_service.start()
-        self._scan_timer = scheduler.schedule(10_000, self._scan_not_active_channels)
-        scheduler.schedule_at(self._next_delete_window(scheduler.now), self._clean_commit_log)
+        self._scan_timer = scheduler.schedule(
+            10_000, self._scan_not_active_channels, label=TimerLabel(TimerKind.CHANNEL_SCAN, name)
+        )
+        scheduler.schedule_at(
+            self._next_delete_window(scheduler.now), self._clean_commit_log, label=TimerLabel(TimerKind.RETENTION, name)
+        )
 
     # ------------------------------------------------------------------ topics and storage
     def create_topic(self, topic: str, queue_nums: int, perm: int = PERM_RW) -> TopicConfig:
@@ -407,7 +411,12 @@ class Broker:
         result = self._read(mq, offset, tags, max_nums)
         if result.status is PullStatus.NO_NEW_MSG and suspend:
             held = _HeldPull(client_id, group, mq, offset, tags, respond)
-            held.timer = self.scheduler.schedule(BROKER_SUSPEND_MAX_TIME_MILLIS, self._hold_timeout, held)
+            held.timer = self.scheduler.schedule(
+                BROKER_SUSPEND_MAX_TIME_MILLIS,
+                self._hold_timeout,
+                held,
+                label=TimerLabel(TimerKind.HOLD_TIMEOUT, self.name, mq, detail=client_id),
+            )
             self._held.setdefault((mq.topic, mq.queue_id), []).append(held)
             return None
         return result
@@ -545,7 +554,9 @@ class Broker:
                             message=f"channel of {client_id} expired; removed from {group}",
                         )
                         self.unregister(group, client_id)
-        self._scan_timer = self.scheduler.schedule(10_000, self._scan_not_active_channels)
+        self._scan_timer = self.scheduler.schedule(
+            10_000, self._scan_not_active_channels, label=TimerLabel(TimerKind.CHANNEL_SCAN, self.name)
+        )
 
     # ------------------------------------------------------------------ retention
     @staticmethod
@@ -594,7 +605,7 @@ class Broker:
         next_tick = now + CLEAN_RESOURCE_INTERVAL_MS
         if (next_tick % DAY_MS) // 3_600_000 != DELETE_WHEN_HOUR:
             next_tick = self._next_delete_window(next_tick)
-        self.scheduler.schedule_at(next_tick, self._clean_commit_log)
+        self.scheduler.schedule_at(next_tick, self._clean_commit_log, label=TimerLabel(TimerKind.RETENTION, self.name))
 
     # ------------------------------------------------------------------ lifecycle
     def go_down(self) -> list[_HeldPull]:

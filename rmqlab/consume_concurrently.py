@@ -38,6 +38,7 @@ from .process import Rpc, Sleep, ThreadPool, spawn
 from .process_queue import ProcessQueue
 from .queue import MessageQueue
 from .remoting import ResponseCode
+from .scheduler import TimerKind, TimerLabel
 from .trace import EventKind
 
 if TYPE_CHECKING:
@@ -147,7 +148,7 @@ class ConsumeMessageConcurrentlyService:
 
     def start(self) -> None:
         period = self.consumer.consume_timeout * 60_000
-        self.consumer._later(period, self._clean_expired_timer, period)
+        self.consumer._later(period, TimerKind.CLEAN_EXPIRED, self._clean_expired_timer, period)
 
     def shutdown(self) -> None:
         """Threads finish what they are doing; nothing new starts (the consumer is stopping)."""
@@ -159,10 +160,13 @@ class ConsumeMessageConcurrentlyService:
         self, msgs: list[MessageExt], pq: ProcessQueue, mq: MessageQueue, dispatch_to_consume: bool
     ) -> None:
         """Every pulled batch is consumed (``dispatchToConsume`` is ignored in concurrent mode)."""
-        size = self.consumer.consume_message_batch_max_size
+        consumer = self.consumer
+        size = consumer.consume_message_batch_max_size
         for i in range(0, len(msgs), size):
             chunk = msgs[i : i + size]
-            self.pool.submit(self._consume, chunk, pq, mq)
+            ids = tuple([m.msg_id for m in chunk])
+            label = TimerLabel(TimerKind.CONSUME, consumer.actor, mq, ids, generation=consumer.generation)
+            self.pool.submit(self._consume, chunk, pq, mq, label=label)
 
     def _consume(self, msgs: list[MessageExt], pq: ProcessQueue, mq: MessageQueue) -> Generator[Any, Any, None]:
         """``ConsumeRequest.run`` + ``processConsumeResult``."""
@@ -283,7 +287,17 @@ class ConsumeMessageConcurrentlyService:
                     retry_in_ms=LOCAL_RETRY_DELAY_MS,
                     reconsume_times=msg.reconsume_times,
                 )
-            consumer._later(LOCAL_RETRY_DELAY_MS, self.submit_consume_request, back_failed, pq, mq, True)
+            consumer._later(
+                LOCAL_RETRY_DELAY_MS,
+                TimerKind.LOCAL_RETRY,
+                self.submit_consume_request,
+                back_failed,
+                pq,
+                mq,
+                True,
+                queue=mq,
+                msg_ids=tuple(m.msg_id for m in back_failed),
+            )
         offset = pq.remove_message(done, lab.now)
         if offset >= 0 and not pq.dropped:
             consumer.offset_store.update_offset(mq, offset, True)
@@ -340,7 +354,7 @@ class ConsumeMessageConcurrentlyService:
     # ------------------------------------------------------------------ cleanExpiredMsg
     def _clean_expired_timer(self, period: int) -> None:
         self.clean_expired_msg()
-        self.consumer._later(period, self._clean_expired_timer, period)
+        self.consumer._later(period, TimerKind.CLEAN_EXPIRED, self._clean_expired_timer, period)
 
     def clean_expired_msg(self) -> None:
         """Start the cleanExpiredMsg pass on its own thread (not the consume pool, which may be stuck)."""

@@ -27,6 +27,7 @@ from .message import (
 from .process import LocalLock, ThreadPool
 from .process_queue import REBALANCE_LOCK_INTERVAL_MS, ProcessQueue
 from .queue import MessageQueue
+from .scheduler import TimerKind, TimerLabel
 from .trace import EventKind
 
 if TYPE_CHECKING:
@@ -56,11 +57,11 @@ class ConsumeMessageOrderlyService:
 
     def start(self) -> None:
         if self.consumer.is_clustering:
-            self.consumer._later(LOCK_MQ_FIRST_DELAY_MS, self._lock_timer)
+            self.consumer._later(LOCK_MQ_FIRST_DELAY_MS, TimerKind.LOCK_RENEW, self._lock_timer)
 
     def _lock_timer(self) -> None:
         self.consumer.lock_all()
-        self.consumer._later(REBALANCE_LOCK_INTERVAL_MS, self._lock_timer)
+        self.consumer._later(REBALANCE_LOCK_INTERVAL_MS, TimerKind.LOCK_RENEW, self._lock_timer)
 
     def shutdown(self) -> None:
         """Running listeners finish; nothing new starts."""
@@ -73,11 +74,13 @@ class ConsumeMessageOrderlyService:
     ) -> None:
         """Only an idle ProcessQueue gets a new request; it takes messages from the pq, not ``msgs``."""
         if dispatch_to_consume:
-            self.pool.submit(self._consume, pq, mq)
+            consumer = self.consumer
+            label = TimerLabel(TimerKind.CONSUME, consumer.actor, mq, generation=consumer.generation)
+            self.pool.submit(self._consume, pq, mq, label=label)
 
     def submit_consume_request_later(self, pq: ProcessQueue, mq: MessageQueue, delay_ms: int) -> None:
         delay = clamp_suspend(delay_ms, self.consumer.suspend_current_queue_time_millis)
-        self.consumer._later(delay, self.submit_consume_request, [], pq, mq, True)
+        self.consumer._later(delay, TimerKind.SUSPEND, self.submit_consume_request, [], pq, mq, True, queue=mq)
 
     def try_lock_later_and_reconsume(self, pq: ProcessQueue, mq: MessageQueue, delay_ms: int) -> None:
         """After ``delay_ms`` try the broker lock again: got it → consume in 10 ms, else in 3000 ms."""
@@ -86,7 +89,7 @@ class ConsumeMessageOrderlyService:
             locked = self.consumer.lock(mq)
             self.submit_consume_request_later(pq, mq, 10 if locked else 3000)
 
-        self.consumer._later(delay_ms, retry)
+        self.consumer._later(delay_ms, TimerKind.TRY_LOCK_LATER, retry, queue=mq)
 
     def _consume(self, pq: ProcessQueue, mq: MessageQueue) -> Generator[Any, Any, None]:
         """``ConsumeRequest.run`` for orderly consumption."""

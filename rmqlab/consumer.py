@@ -23,6 +23,7 @@ from .producer import DefaultMQProducer
 from .queue import MessageQueue
 from .rebalance import allocate_averagely, allocate_averagely_by_circle
 from .remoting import RemoteError
+from .scheduler import TimerKind, TimerLabel
 from .trace import EventKind
 from .validation import check_choice, check_int
 
@@ -210,10 +211,10 @@ class DefaultMQPushConsumer:
         self._update_routes()
         self._send_heartbeat()
         self.do_rebalance()
-        self._later(REBALANCE_INTERVAL_MS, self._rebalance_timer)
-        self._later(10_000, self._persist_timer)
-        self._later(HEARTBEAT_INTERVAL_MS, self._heartbeat_timer)
-        self._later(POLL_NAME_SERVER_INTERVAL_MS, self._route_timer)
+        self._later(REBALANCE_INTERVAL_MS, TimerKind.REBALANCE, self._rebalance_timer)
+        self._later(10_000, TimerKind.PERSIST_OFFSET, self._persist_timer)
+        self._later(HEARTBEAT_INTERVAL_MS, TimerKind.HEARTBEAT, self._heartbeat_timer)
+        self._later(POLL_NAME_SERVER_INTERVAL_MS, TimerKind.ROUTE_POLL, self._route_timer)
         self.consume_service.start()
 
     def shutdown(self) -> None:
@@ -247,32 +248,44 @@ class DefaultMQPushConsumer:
             if broker.up:
                 broker.unregister(self.consumer_group, self.client_id)
 
-    def _later(self, delay_ms: int, callback: Callable[..., None], *args: Any) -> None:
-        """Schedule ``callback`` unless this incarnation of the consumer has stopped by then."""
+    def _later(
+        self,
+        delay_ms: int,
+        kind: TimerKind,
+        callback: Callable[..., None],
+        *args: Any,
+        queue: MessageQueue | None = None,
+        msg_ids: tuple[str, ...] = (),
+    ) -> None:
+        """Schedule ``callback`` unless this incarnation of the consumer has stopped by then.
+
+        ``kind``, ``queue`` and ``msg_ids`` label the timer for views (``lab.snapshot().timers``).
+        """
         generation = self.generation
 
         def guarded() -> None:
             if self.generation == generation and self.running:
                 callback(*args)
 
-        self.lab.scheduler.schedule(delay_ms, guarded)
+        label = TimerLabel(kind, self.actor, queue, msg_ids, generation=generation)
+        self.lab.scheduler.schedule(delay_ms, guarded, label=label)
 
     # ------------------------------------------------------------------ timers
     def _rebalance_timer(self) -> None:
         self.do_rebalance()
-        self._later(REBALANCE_INTERVAL_MS, self._rebalance_timer)
+        self._later(REBALANCE_INTERVAL_MS, TimerKind.REBALANCE, self._rebalance_timer)
 
     def _persist_timer(self) -> None:
         self.offset_store.persist_all(self.process_queue_table)
-        self._later(PERSIST_CONSUMER_OFFSET_INTERVAL_MS, self._persist_timer)
+        self._later(PERSIST_CONSUMER_OFFSET_INTERVAL_MS, TimerKind.PERSIST_OFFSET, self._persist_timer)
 
     def _heartbeat_timer(self) -> None:
         self._send_heartbeat()
-        self._later(HEARTBEAT_INTERVAL_MS, self._heartbeat_timer)
+        self._later(HEARTBEAT_INTERVAL_MS, TimerKind.HEARTBEAT, self._heartbeat_timer)
 
     def _route_timer(self) -> None:
         self._update_routes()
-        self._later(POLL_NAME_SERVER_INTERVAL_MS, self._route_timer)
+        self._later(POLL_NAME_SERVER_INTERVAL_MS, TimerKind.ROUTE_POLL, self._route_timer)
 
     def _update_routes(self) -> None:
         for topic in self.subscriptions:
@@ -292,7 +305,7 @@ class DefaultMQPushConsumer:
     def notify_consumer_ids_changed(self, broker_name: str) -> None:
         """The broker says the group changed: rebalance right away (``rebalanceImmediately``)."""
         if self.running:
-            self._later(0, self.do_rebalance)
+            self._later(0, TimerKind.REBALANCE, self.do_rebalance)
 
     # ------------------------------------------------------------------ rebalance
     def do_rebalance(self) -> None:
@@ -362,7 +375,7 @@ class DefaultMQPushConsumer:
                 removed=[str(m) for m in removed],
             )
         for request in new_requests:
-            self._later(0, self.pull_message, request)
+            self._later(0, TimerKind.PULL, self.pull_message, request, queue=request.mq)
 
     def _remove_unnecessary_message_queue(self, mq: MessageQueue, pq: ProcessQueue) -> bool:
         """Persist the queue's offset; an orderly queue mid-listener is kept until the next rebalance."""
@@ -373,7 +386,7 @@ class DefaultMQPushConsumer:
                 pq.try_unlock_times += 1
                 return False
             if pq.has_temp_message():
-                self._later(UNLOCK_DELAY_TIME_MILLS, self._unlock, mq)
+                self._later(UNLOCK_DELAY_TIME_MILLS, TimerKind.UNLOCK_DELAYED, self._unlock, mq, queue=mq)
             else:
                 self._unlock(mq)
         return True
@@ -482,14 +495,20 @@ class DefaultMQPushConsumer:
         now = self.lab.now
         pq.last_pull_timestamp = now
         if pq.msg_count > self.pull_threshold_for_queue:
-            self._later(PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL, self.pull_message, request)
+            self._later(
+                PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL, TimerKind.PULL_LATER, self.pull_message, request, queue=mq
+            )
             return
         if not self.orderly and pq.max_span() > self.consume_concurrently_max_span:
-            self._later(PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL, self.pull_message, request)
+            self._later(
+                PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL, TimerKind.PULL_LATER, self.pull_message, request, queue=mq
+            )
             return
         if self.orderly and self.is_clustering:
             if not pq.locked:
-                self._later(PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, self.pull_message, request)
+                self._later(
+                    PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, TimerKind.PULL_LATER, self.pull_message, request, queue=mq
+                )
                 return
             if not request.previously_locked:
                 box: list[int] = []
@@ -536,7 +555,9 @@ class DefaultMQPushConsumer:
             request.token += 1  # whatever the broker still holds for this pull is now stale
             self.lab.pull_requests_in_flight.pop((mq.broker_name, id(request)), None)
             if generation == self.generation:
-                self._later(PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, self.pull_message, request)
+                self._later(
+                    PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, TimerKind.PULL_LATER, self.pull_message, request, queue=mq
+                )
 
         self.lab.pull_requests_in_flight[(mq.broker_name, id(request))] = (self, request, generation)
         self.lab.remoting.invoke(
@@ -546,7 +567,9 @@ class DefaultMQPushConsumer:
     def on_pull_connection_lost(self, request: PullRequest, generation: int) -> None:
         """The broker holding our pull went away: try again in 1 s."""
         if generation == self.generation and self.running:
-            self._later(PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, self.pull_message, request)
+            self._later(
+                PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, TimerKind.PULL_LATER, self.pull_message, request, queue=request.mq
+            )
 
     def _on_pull_result(self, request: PullRequest, result: PullResult, generation: int) -> None:
         self.lab.pull_requests_in_flight.pop((request.mq.broker_name, id(request)), None)
@@ -573,12 +596,12 @@ class DefaultMQPushConsumer:
             else:
                 trace.tally(EventKind.PULLED)
             self.consume_service.submit_consume_request(result.msgs, pq, mq, dispatch)
-            self._later(0, self.pull_message, request)
+            self._later(0, TimerKind.PULL, self.pull_message, request, queue=mq)
         elif result.status in (PullStatus.NO_NEW_MSG, PullStatus.NO_MATCHED_MSG):
             request.next_offset = result.next_begin_offset
             if pq.msg_count == 0 and not pq.consuming_msg_orderly_tree_map:
                 self.offset_store.update_offset(mq, request.next_offset, True)
-            self._later(0, self.pull_message, request)
+            self._later(0, TimerKind.PULL, self.pull_message, request, queue=mq)
         else:  # OFFSET_ILLEGAL
             request.next_offset = result.next_begin_offset
             pq.dropped = True
@@ -595,4 +618,4 @@ class DefaultMQPushConsumer:
                 self.offset_store.persist(mq)
                 self.process_queue_table.pop(mq, None)
 
-            self._later(OFFSET_ILLEGAL_FIXUP_DELAY_MS, fix)
+            self._later(OFFSET_ILLEGAL_FIXUP_DELAY_MS, TimerKind.OFFSET_FIXUP, fix, queue=mq)

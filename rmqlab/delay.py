@@ -25,7 +25,8 @@ from .message import (
     SCHEDULE_TOPIC,
     MessageExt,
 )
-from .scheduler import Scheduler, Timer
+from .queue import MessageQueue
+from .scheduler import Scheduler, Timer, TimerKind, TimerLabel
 from .trace import EventKind
 
 if TYPE_CHECKING:
@@ -86,6 +87,8 @@ class ScheduleMessageService:
         self._phase = 0
         self.running = False
         self.actor = f"schedule:{broker.name}"
+        self.level_queues = tuple(MessageQueue(SCHEDULE_TOPIC, broker.name, i) for i in range(levels.max_level))
+        """``SCHEDULE_TOPIC_XXXX`` queue ``level - 1`` of this broker, per level: what each level's timer is about."""
 
     def start(self) -> None:
         """Start every level's timer ``FIRST_DELAY_TIME`` from now (also after a broker restart)."""
@@ -121,7 +124,15 @@ class ScheduleMessageService:
             return
         entry = queue.entries[offset]
         tick = self._next_tick(max(entry.deliver_timestamp, self.scheduler.now + 1))
-        self._timers[level] = self.scheduler.schedule_at(tick, self._run_level, level)
+        head = self.broker.commit_log.get(entry.commit_log_offset)
+        label = TimerLabel(
+            TimerKind.DELAY_LEVEL,
+            self.actor,
+            self.level_queues[level - 1],
+            () if head is None else (head.msg_id,),
+            level,
+        )
+        self._timers[level] = self.scheduler.schedule_at(tick, self._run_level, level, label=label)
 
     def _run_level(self, level: int) -> None:
         """``DeliverDelayedMessageTimerTask.executeOnTimeup`` for one level."""

@@ -31,7 +31,7 @@ from .namesrv import NameServer
 from .producer import DefaultMQProducer, SendFuture
 from .queue import MessageQueue
 from .remoting import Remoting
-from .scheduler import Scheduler
+from .scheduler import Scheduler, TimerKind, TimerLabel
 from .snapshot import LabSnapshot, TraceIndex, take_snapshot
 from .trace import EventKind, Trace
 from .validation import check_int
@@ -87,7 +87,11 @@ class Lab:
         if when < self.now:
             raise ConfigError("time", time, f"a time >= now ({self.now} ms)")
         where = getattr(action, "__qualname__", "action")
-        self.scheduler.schedule_at(when, lambda: self.safely(action, *args, where=where, **kwargs))
+        self.scheduler.schedule_at(
+            when,
+            lambda: self.safely(action, *args, where=where, **kwargs),
+            label=TimerLabel(TimerKind.ACTION, "lab", detail=where),
+        )
 
     def run(self, until: int | str | None = None) -> Lab:
         """Run events up to ``until`` (or until nothing is left); returns ``self`` for chaining."""

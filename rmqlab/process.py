@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .scheduler import Scheduler
+from .scheduler import Scheduler, TimerKind, TimerLabel
 
 if TYPE_CHECKING:
     from .remoting import Remoting
@@ -53,14 +53,23 @@ class Process:
     thread to the next waiting task.
     """
 
-    __slots__ = ("_gen", "alive", "pool", "remoting", "scheduler")
+    __slots__ = ("_gen", "alive", "label", "pool", "remoting", "scheduler")
 
-    def __init__(self, scheduler: Scheduler, remoting: Remoting, gen: Body, pool: ThreadPool | None = None):
+    def __init__(
+        self,
+        scheduler: Scheduler,
+        remoting: Remoting,
+        gen: Body,
+        pool: ThreadPool | None = None,
+        label: TimerLabel | None = None,
+    ):
         self.scheduler = scheduler
         self.remoting = remoting
         self._gen = gen
         self.pool = pool
         self.alive = True
+        self.label = label
+        """The request this thread runs (kind ``CONSUME``); each ``Sleep`` is labelled with it as a ``LISTENER``."""
 
     def kill(self) -> None:
         """Stop without resuming (a crashed consumer's threads vanish with it)."""
@@ -88,7 +97,10 @@ class Process:
         if isinstance(command, Sleep):
             if command.ms <= 0:
                 return None
-            self.scheduler.schedule(command.ms, self.resume, None)
+            label = self.label
+            if label is not None:
+                label = label._replace(kind=TimerKind.LISTENER)
+            self.scheduler.schedule(command.ms, self.resume, None, label=label)
             return _PENDING
         if isinstance(command, Rpc):
             box: list[Any] = []
@@ -129,8 +141,8 @@ def spawn(scheduler: Scheduler, remoting: Remoting, gen: Body) -> Process:
     return process
 
 
-Task = tuple[Callable[..., Body], tuple[Any, ...]]
-"""A generator function and its arguments: what a ConsumeRequest's ``run()`` is here."""
+Task = tuple[Callable[..., Body], tuple[Any, ...], TimerLabel | None]
+"""A generator function, its arguments and its label: what a ConsumeRequest's ``run()`` is here."""
 
 
 class ThreadPool:
@@ -148,16 +160,19 @@ class ThreadPool:
         self.waiting: deque[Task] = deque()
         self.running: set[Process] = set()
 
-    def submit(self, function: Callable[..., Body], *args: Any) -> None:
-        """Run ``function(*args)`` (a generator function) on a free thread, now or when one frees up."""
+    def submit(self, function: Callable[..., Body], *args: Any, label: TimerLabel | None = None) -> None:
+        """Run ``function(*args)`` (a generator function) on a free thread, now or when one frees up.
+
+        ``label`` (kind ``CONSUME``) names the request for views; while it runs its waits are ``LISTENER`` timers.
+        """
         if self.busy < self.size:
             self.busy += 1
-            self.scheduler.schedule(0, self._run, function, args)
+            self.scheduler.schedule(0, self._run, function, args, label, label=label)
         else:
-            self.waiting.append((function, args))
+            self.waiting.append((function, args, label))
 
-    def _run(self, function: Callable[..., Body], args: tuple[Any, ...]) -> None:
-        process = Process(self.scheduler, self.remoting, function(*args), self)
+    def _run(self, function: Callable[..., Body], args: tuple[Any, ...], label: TimerLabel | None) -> None:
+        process = Process(self.scheduler, self.remoting, function(*args), self, label)
         self.running.add(process)
         process.resume()
 
@@ -165,7 +180,8 @@ class ThreadPool:
         """``process`` returned: its thread takes the next waiting task, or becomes idle."""
         self.running.discard(process)
         if self.waiting:
-            self.scheduler.schedule(0, self._run, *self.waiting.popleft())
+            function, args, label = self.waiting.popleft()
+            self.scheduler.schedule(0, self._run, function, args, label, label=label)
         else:
             self.busy -= 1
 

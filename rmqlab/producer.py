@@ -32,6 +32,7 @@ from .message import (
 from .namesrv import TopicRouteData
 from .queue import MessageQueue
 from .remoting import MQBrokerException, RemoteError, RemotingException, ResponseCode
+from .scheduler import TimerKind, TimerLabel
 from .trace import EventKind
 from .validation import check_int
 
@@ -201,7 +202,7 @@ class DefaultMQProducer:
         self.send_which_queue = ThreadLocalIndex(check_int("send_which_queue_start", start, 0, (1 << 31) - 1))
         self._routes: dict[str, TopicRouteData] = {}
         self.running = True
-        lab.scheduler.schedule(10, self._poll_name_server)
+        lab.scheduler.schedule(10, self._poll_name_server, label=TimerLabel(TimerKind.ROUTE_POLL, self.actor))
 
     # ------------------------------------------------------------------ routes
     def _poll_name_server(self) -> None:
@@ -212,7 +213,7 @@ class DefaultMQProducer:
             route = self.lab.namesrv.route(topic)
             if route is not None:
                 self._routes[topic] = route
-        self.lab.scheduler.schedule(30_000, self._poll_name_server)
+        self.lab.scheduler.schedule(30_000, self._poll_name_server, label=TimerLabel(TimerKind.ROUTE_POLL, self.actor))
 
     def _find_route(self, topic: str) -> TopicRouteData | None:
         """``tryToFindTopicPublishInfo``: cached route, else ask the name server now."""

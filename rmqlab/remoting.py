@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
-from .scheduler import Scheduler
+from .scheduler import Scheduler, TimerKind, TimerLabel
 
 if TYPE_CHECKING:
     from .broker import Broker
@@ -145,13 +145,23 @@ class Remoting:
                 timeout_ms + 1,
                 on_error,
                 RemotingTimeoutException(broker_name, f"wait response timeout {timeout_ms}ms"),
+                label=TimerLabel(TimerKind.REQUEST_TIMEOUT, broker_name, detail=client),
             )
             return
         deliver = on_error if isinstance(response, MQBrokerException) else on_response
         if delay == 0:
             deliver(response)
         else:
-            self.scheduler.schedule(delay, self._deliver_late, client, broker_name, deliver, response, on_error)
+            self.scheduler.schedule(
+                delay,
+                self._deliver_late,
+                client,
+                broker_name,
+                deliver,
+                response,
+                on_error,
+                label=TimerLabel(TimerKind.RESPONSE, broker_name, detail=client),
+            )
 
     def _deliver_late(
         self,

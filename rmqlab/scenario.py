@@ -32,7 +32,7 @@ from .listener import ScriptedListener
 from .message import DLQ_PREFIX, RETRY_PREFIX, Message
 from .producer import SelectMessageQueueByHash
 from .queue import MessageQueue
-from .scheduler import Priority
+from .scheduler import Priority, TimerKind, TimerLabel
 
 if TYPE_CHECKING:
     import jsonschema
@@ -479,6 +479,7 @@ def _build(plan: _Plan) -> Lab:
             action.at_ms,
             lambda a=action: lab.safely(a.apply, lab, where=a.path),
             priority=action.priority,
+            label=TimerLabel(TimerKind.ACTION, "lab", detail=action.path),
         )
     return lab
 

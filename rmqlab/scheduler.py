@@ -9,6 +9,11 @@ Every action in a run is a callback scheduled at an integer millisecond. The hea
   broker that goes down at t=5000 refuses a send also scheduled at t=5000.
 * ``seq`` — a counter that increases with every ``schedule`` call; equal time and priority run in
   the order they were scheduled, which makes every run reproducible byte for byte.
+
+Every entry the engine schedules carries a :class:`TimerLabel`: what RocketMQ timer or wait it stands for
+(:class:`TimerKind`), who owns it, and the queue / messages / delay level it is about. The label changes
+nothing in how the loop runs; it is what lets :meth:`Lab.snapshot` list the timers a student would see
+ticking (the 20 s rebalance, a 5 s local retry, a delay level's next delivery …).
 """
 
 from __future__ import annotations
@@ -16,12 +21,13 @@ from __future__ import annotations
 import gc
 import heapq
 from collections.abc import Callable
-from enum import IntEnum
-from typing import Any
+from enum import IntEnum, StrEnum
+from typing import Any, NamedTuple
 
 from .errors import SimulationError
+from .queue import MessageQueue
 
-__all__ = ["Priority", "Scheduler", "Timer"]
+__all__ = ["Priority", "Scheduler", "Timer", "TimerKind", "TimerLabel"]
 
 
 class Priority(IntEnum):
@@ -37,16 +43,94 @@ class Priority(IntEnum):
     """Periodic housekeeping (rebalance, offset persistence) runs after that ms's work."""
 
 
+class TimerKind(StrEnum):
+    """What a scheduled entry stands for, named after the RocketMQ 4.9.7 timer, service or wait behind it."""
+
+    # ---- the consumer's periodic services
+    REBALANCE = "rebalance"
+    """``RebalanceService``: ``doRebalance`` every 20 s (and at once, 0 ms, when the broker says the group changed)."""
+    PERSIST_OFFSET = "persist_offset"
+    """``persistConsumerOffset``: in-memory offsets to the broker / local file every 5 s (first after 10 s)."""
+    HEARTBEAT = "heartbeat"
+    """``sendHeartbeatToAllBrokerWithLock`` every 30 s."""
+    ROUTE_POLL = "route_poll"
+    """``updateTopicRouteInfoFromNameServer`` every 30 s (consumers and producers; a producer's first after 10 ms)."""
+    LOCK_RENEW = "lock_renew"
+    """Orderly ``lockAll``: renew every broker queue lock every 20 s (first after 1 s)."""
+    CLEAN_EXPIRED = "clean_expired"
+    """``cleanExpiredMsg`` every ``consumeTimeout`` (15 min)."""
+    # ---- the consumer's one-shot waits
+    PULL = "pull"
+    """``executePullRequestImmediately``: the next pull of a queue, now."""
+    PULL_LATER = "pull_later"
+    """``executePullRequestLater``: 1 s after a pull error or while an orderly queue is not locked, 50 ms under
+    flow control."""
+    CONSUME = "consume"
+    """A ConsumeRequest handed to a free consume thread."""
+    LISTENER = "listener"
+    """A listener is running; the consume thread resumes when it returns (its virtual duration)."""
+    LOCAL_RETRY = "local_retry"
+    """``submitConsumeRequestLater``: send-back and fallback failed, consume the messages again locally in 5 s."""
+    SUSPEND = "suspend"
+    """Orderly ``submitConsumeRequestLater``: a suspended queue is consumed again after
+    ``suspendCurrentQueueTimeMillis`` (1 s; 10 ms to continue, 3 s when relocking failed)."""
+    TRY_LOCK_LATER = "try_lock_later"
+    """Orderly ``tryLockLaterAndReconsume``: ask the broker lock again, then resubmit."""
+    UNLOCK_DELAYED = "unlock_delayed"
+    """``removeUnnecessaryMessageQueue``: a queue that still had messages is unlocked 20 s after it was removed."""
+    OFFSET_FIXUP = "offset_fixup"
+    """``OFFSET_ILLEGAL``: store the corrected offset and drop the ProcessQueue 10 s later."""
+    # ---- the network
+    RESPONSE = "response"
+    """A broker response on its way back (``response_delay_ms``)."""
+    REQUEST_TIMEOUT = "request_timeout"
+    """The client gives up on a request 1 ms after its timeout."""
+    # ---- the broker's services
+    DELAY_LEVEL = "delay_level"
+    """``ScheduleMessageService``: the next delivery of one delay level's queue (its head message's due tick)."""
+    HOLD_TIMEOUT = "hold_timeout"
+    """Long polling: a held pull is answered (empty) after 15 s."""
+    CHANNEL_SCAN = "channel_scan"
+    """``scanNotActiveChannel`` every 10 s: consumers silent for 120 s leave the group."""
+    RETENTION = "retention"
+    """``CleanCommitLogService``: the 04:00 deletion window, every 10 s within it."""
+    # ---- the lab
+    ACTION = "action"
+    """A ``lab.at(...)`` or scenario action: a send, a fault, a start/crash the student scheduled."""
+    OTHER = "other"
+    """An entry scheduled without a label (never by the engine itself)."""
+
+
+class TimerLabel(NamedTuple):
+    """What one scheduled entry is, for views; immutable, so one label may be shared by many entries."""
+
+    kind: TimerKind
+    owner: str
+    """Who armed it, as the trace names actors: ``consumer:c1``, ``producer:pg``, ``broker-a``, ``schedule:broker-a``,
+    ``lab``."""
+    queue: MessageQueue | None = None
+    msg_ids: tuple[str, ...] = ()
+    level: int | None = None
+    """The delay level (``DELAY_LEVEL`` timers)."""
+    detail: str = ""
+    """A short free-text note (the action's name, the client a response goes to)."""
+    generation: int | None = None
+    """The owning consumer's incarnation: after a crash or restart an older incarnation's timers are no-ops."""
+
+
 class Timer:
     """A handle to a scheduled callback; ``cancel()`` makes it a no-op when its time comes."""
 
-    __slots__ = ("args", "callback", "cancelled", "time_ms")
+    __slots__ = ("args", "callback", "cancelled", "label", "time_ms")
 
-    def __init__(self, time_ms: int, callback: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    def __init__(
+        self, time_ms: int, callback: Callable[..., Any], args: tuple[Any, ...], label: TimerLabel | None = None
+    ) -> None:
         self.time_ms = time_ms
         self.callback = callback
         self.args = args
         self.cancelled = False
+        self.label = label
 
     def cancel(self) -> None:
         """Prevent the callback from running (the heap entry stays and is skipped)."""
@@ -72,11 +156,12 @@ class Scheduler:
         callback: Callable[..., Any],
         *args: Any,
         priority: Priority = Priority.NORMAL,
+        label: TimerLabel | None = None,
     ) -> Timer:
         """Run ``callback(*args)`` ``delay_ms`` from now; returns a cancellable :class:`Timer`."""
         if delay_ms < 0:
             raise SimulationError(f"delay_ms={delay_ms} is negative: events cannot go back in time")
-        return self.schedule_at(self.now + delay_ms, callback, *args, priority=priority)
+        return self.schedule_at(self.now + delay_ms, callback, *args, priority=priority, label=label)
 
     def schedule_at(
         self,
@@ -84,11 +169,12 @@ class Scheduler:
         callback: Callable[..., Any],
         *args: Any,
         priority: Priority = Priority.NORMAL,
+        label: TimerLabel | None = None,
     ) -> Timer:
         """Run ``callback(*args)`` at absolute virtual time ``time_ms`` (not before now)."""
         if time_ms < self.now:
             raise SimulationError(f"time_ms={time_ms} is before now={self.now}")
-        timer = Timer(time_ms, callback, args)
+        timer = Timer(time_ms, callback, args, label)
         self._seq += 1
         heapq.heappush(self._heap, (time_ms, int(priority), self._seq, timer))
         return timer
@@ -150,3 +236,7 @@ class Scheduler:
     def pending(self) -> int:
         """Number of heap entries (including cancelled ones not yet skipped)."""
         return len(self._heap)
+
+    def timers(self) -> list[tuple[int, Priority, int, TimerLabel | None]]:
+        """Every live entry as (time, priority, seq, label), in the order the loop will run them (for views)."""
+        return [(t, Priority(p), seq, timer.label) for t, p, seq, timer in sorted(self._heap) if not timer.cancelled]

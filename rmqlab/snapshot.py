@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING
 
 from .consume_orderly import ConsumeMessageOrderlyService
 from .lock import BROKER_LOCK_MAX_LIVE_TIME_MS
-from .message import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_TOPIC
+from .message import DLQ_PREFIX, PROPERTY_REAL_TOPIC, RETRY_PREFIX, SCHEDULE_TOPIC
 from .process_queue import REBALANCE_LOCK_MAX_LIVE_TIME_MS
 from .queue import MessageQueue
+from .scheduler import Priority, TimerKind, TimerLabel
 from .store import ConsumeQueue
 from .trace import EventKind, TraceEvent
 
@@ -50,6 +51,7 @@ __all__ = [
     "ProcessQueueSnap",
     "QueueCell",
     "ScheduleLevelSnap",
+    "TimerSnap",
     "TraceIndex",
     "client_groups",
     "flow_edge",
@@ -103,6 +105,17 @@ class QueueCell:
     offset: int
     msg_id: str | None
     states: tuple[tuple[str, OffsetState], ...]
+    tags: str | None = None
+    keys: str | None = None
+    """The message's ``KEYS`` (an ordered lab's sharding key, for a stable token colour)."""
+    reconsume_times: int = 0
+    """``reconsumeTimes`` of this stored copy (a retry copy counts the failures before it)."""
+    store_ms: int = 0
+    """When the broker stored this copy."""
+    real_topic: str | None = None
+    """``SCHEDULE_TOPIC_XXXX`` cells: the topic the message goes back to when due (``REAL_TOPIC``)."""
+    deliver_ms: int | None = None
+    """``SCHEDULE_TOPIC_XXXX`` cells: ``deliverTimestamp`` = store time + the level's delay."""
 
     def state_for(self, group: str | None) -> OffsetState:
         """The state for ``group`` (STORED when that group has nothing to say about it)."""
@@ -154,6 +167,8 @@ class ScheduleLevelSnap:
     pending: int
     dues: tuple[tuple[str, int], ...]
     """(msg id, due ms) of the messages still waiting, in queue order (due = store time + the level's delay)."""
+    next_tick_ms: int | None = None
+    """When the level's timer next wakes (the head's due time on the service's 100 ms grid); None: not armed."""
 
     @property
     def mq(self) -> MessageQueue:
@@ -199,6 +214,8 @@ class BrokerSnap:
     faults: tuple[tuple[str, object], ...]
     members: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """Group → client ids the broker knows from heartbeats (what ``findConsumerIdList`` answers), sorted."""
+    consumer_offsets: tuple[tuple[str, MessageQueue, int], ...] = ()
+    """Every (group, queue, offset) in the broker's ``consumerOffset.json``, sorted by group and queue."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +254,10 @@ class ProcessQueueSnap:
     """The client's in-memory committed offset for this queue (``offsetTable``), not yet persisted maybe."""
     broker_offset: int | None = None
     """The persisted offset: the broker's ``consumerOffset`` (CLUSTERING) or the local file (BROADCASTING)."""
+    msg_tree_ids: tuple[str, ...] = ()
+    """The message ids of ``msg_tree_keys``, in the same order."""
+    consuming_ids: tuple[str, ...] = ()
+    """The message ids of ``consuming_keys``, in the same order."""
 
     @property
     def mq(self) -> MessageQueue:
@@ -264,6 +285,8 @@ class ConsumerSnap:
     """Consume threads running a ConsumeRequest now."""
     waiting_requests: int = 0
     """ConsumeRequests queued for a free consume thread."""
+    local_offsets: tuple[tuple[MessageQueue, int], ...] = ()
+    """BROADCASTING: this instance's offset file (``~/.rocketmq_offsets``), what a restart resumes from; sorted."""
 
     @property
     def actor(self) -> str:
@@ -277,6 +300,25 @@ class ConsumerSnap:
             if pq.queue == name:
                 return pq
         raise KeyError(f"{name!r}; {self.client_id} has {[pq.queue for pq in self.process_queues]}")
+
+
+@dataclass(frozen=True, slots=True)
+class TimerSnap:
+    """One pending scheduler entry a student could see ticking: when it fires, what it is, whose it is."""
+
+    due_ms: int
+    remaining_ms: int
+    """``due_ms − now``."""
+    kind: TimerKind
+    owner: str
+    """The actor that armed it: ``consumer:c1``, ``producer:pg``, ``broker-a``, ``schedule:broker-a``, ``lab``."""
+    queue: MessageQueue | None = None
+    msg_ids: tuple[str, ...] = ()
+    level: int | None = None
+    detail: str = ""
+    priority: Priority = Priority.NORMAL
+    seq: int = 0
+    """The scheduler's sequence number: unique, stable across equal runs, the tie-break at equal times."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,6 +338,8 @@ class LabSnapshot:
     """Every topology edge a message has travelled so far (see :func:`flow_edge`)."""
     groups: tuple[tuple[str, str], ...] = field(default=())
     """Trace actor → client group, for :func:`flow_edge` on recent events."""
+    timers: tuple[TimerSnap, ...] = field(default=())
+    """Every pending timer, in the order they will fire (time, priority, seq); a stopped consumer's are gone."""
 
     @classmethod
     def of(cls, lab: Lab, index: TraceIndex | None = None) -> LabSnapshot:
@@ -328,6 +372,10 @@ class LabSnapshot:
         """Every instance's ProcessQueue for ``mq`` (two during a rebalance handover), by client id."""
         name = str(mq)
         return tuple(pq for c in self.consumers for pq in c.process_queues if pq.queue == name)
+
+    def timers_of(self, *kinds: TimerKind, owner: str | None = None) -> tuple[TimerSnap, ...]:
+        """The pending timers of these kinds (all kinds when none given), of ``owner`` when given."""
+        return tuple(t for t in self.timers if (not kinds or t.kind in kinds) and (owner is None or t.owner == owner))
 
     def locks(self, group: str | None = None) -> tuple[LockSnap, ...]:
         """Every broker lock entry (of ``group`` when given), by broker, group and queue."""
@@ -467,6 +515,8 @@ def _process_queue_snap(
     local = service.mq_locks.get(mq) if isinstance(service, ConsumeMessageOrderlyService) else None
     keys = tuple(pq.msg_tree_map.keys())
     consuming = tuple(pq.consuming_msg_orderly_tree_map.keys())
+    keys_ids = tuple(m.msg_id for m in pq.msg_tree_map.values())
+    consuming_ids = tuple(m.msg_id for m in pq.consuming_msg_orderly_tree_map.values())
     if consuming:
         commit: int | None = consuming[-1] + 1
     elif keys:
@@ -494,6 +544,8 @@ def _process_queue_snap(
         msg_count=pq.msg_count,
         memory_offset=memory,
         broker_offset=_persisted_offset(lab, consumer, mq),
+        msg_tree_ids=keys_ids,
+        consuming_ids=consuming_ids,
     )
 
 
@@ -515,6 +567,7 @@ def _consumer_snap(lab: Lab, c: DefaultMQPushConsumer) -> ConsumerSnap:
         assigned=tuple(mq for mq, pq in table if not pq.dropped) if c.running else (),
         busy_threads=pool.busy if pool is not None else 0,
         waiting_requests=len(pool.waiting) if pool is not None else 0,
+        local_offsets=tuple(sorted(lab.local_offset_files.get((c.client_id, c.consumer_group), {}).items())),
     )
 
 
@@ -541,7 +594,39 @@ def _lock_snaps(b: Broker, index: TraceIndex, now: int) -> tuple[LockSnap, ...]:
     return tuple(locks)
 
 
-def _schedule_snaps(b: Broker, index: TraceIndex) -> tuple[ScheduleLevelSnap, ...]:
+def _timer_snaps(lab: Lab) -> tuple[TimerSnap, ...]:
+    """The scheduler's live entries as plain data, without the no-op timers of a stopped consumer incarnation."""
+    now = lab.now
+    consumers = {c.actor: c for c in lab.consumers.values()}
+    out = []
+    for due, priority, seq, label in lab.scheduler.timers():
+        if label is None:
+            label = TimerLabel(TimerKind.OTHER, "")
+        if label.generation is not None:
+            owner = consumers.get(label.owner)
+            if owner is None or not owner.running or owner.generation != label.generation:
+                continue
+        out.append(
+            TimerSnap(
+                due,
+                due - now,
+                label.kind,
+                label.owner,
+                label.queue,
+                label.msg_ids,
+                label.level,
+                label.detail,
+                priority,
+                seq,
+            )
+        )
+    return tuple(out)
+
+
+def _schedule_snaps(b: Broker, index: TraceIndex, timers: tuple[TimerSnap, ...]) -> tuple[ScheduleLevelSnap, ...]:
+    ticks = {
+        t.level: t.due_ms for t in timers if t.kind is TimerKind.DELAY_LEVEL and t.owner == b.schedule_service.actor
+    }
     levels = []
     service = b.schedule_service
     for level in range(1, service.levels.max_level + 1):
@@ -550,7 +635,8 @@ def _schedule_snaps(b: Broker, index: TraceIndex) -> tuple[ScheduleLevelSnap, ..
             continue
         done = service.offset_table.get(level, 0)
         dues = tuple(index.schedule_due[(b.name, level, o)] for o in range(done, cq.max_offset))
-        levels.append(ScheduleLevelSnap(b.name, level, service.levels.delay_ms(level), len(dues), dues))
+        delay = service.levels.delay_ms(level)
+        levels.append(ScheduleLevelSnap(b.name, level, delay, len(dues), dues, ticks.get(level)))
     return tuple(levels)
 
 
@@ -560,6 +646,7 @@ def take_snapshot(lab: Lab, index: TraceIndex | None = None) -> LabSnapshot:
         index = TraceIndex()
     index.catch_up(lab)
     now = lab.now
+    timers = _timer_snaps(lab)
     consumers = tuple(_consumer_snap(lab, lab.consumers[cid]) for cid in sorted(lab.consumers))
     live: dict[tuple[str, str], list[tuple[frozenset[int], frozenset[int]]]] = {}
     groups_of_topic: dict[str, set[str]] = {}
@@ -587,7 +674,13 @@ def take_snapshot(lab: Lab, index: TraceIndex | None = None) -> LabSnapshot:
             ("reject_send_back", b.reject_send_back),
         )
         members = tuple((group, tuple(sorted(b.consumer_groups[group]))) for group in sorted(b.consumer_groups))
-        brokers.append(BrokerSnap(bname, b.up, _lock_snaps(b, index, now), _schedule_snaps(b, index), faults, members))
+        offsets = tuple(
+            sorted(
+                (group, MessageQueue(topic, bname, qid), off) for (group, topic, qid), off in b.consumer_offsets.items()
+            )
+        )
+        locks, schedule = _lock_snaps(b, index, now), _schedule_snaps(b, index, timers)
+        brokers.append(BrokerSnap(bname, b.up, locks, schedule, faults, members, offsets))
         queues.extend(_queue_snaps(b, index, groups_of_topic, live, client_offsets))
     producers = tuple(sorted((name, p.producer_group) for name, p in lab.producers.items()))
     return LabSnapshot(
@@ -601,6 +694,7 @@ def take_snapshot(lab: Lab, index: TraceIndex | None = None) -> LabSnapshot:
         delay_levels_ms=lab.delay_levels.delays_ms,
         flows=tuple(sorted(index.flows)),
         groups=tuple(sorted(client_groups(lab).items())),
+        timers=timers,
     )
 
 
@@ -628,13 +722,33 @@ def _queue_snaps(
         cells = []
         delivered = service.offset_table.get(qid + 1, 0) if kind == "schedule" else 0
         for offset in range(cq.min_offset, cq.max_offset):
-            msg_id = index.offset_msg.get((name, offset))
+            entry = cq.entries[offset]
+            msg = b.commit_log.get(entry.commit_log_offset)
+            if msg is None:  # never the case above min_offset; the trace still names the message
+                cells.append(QueueCell(offset, index.offset_msg.get((name, offset)), ()))
+                continue
             if kind == "schedule":
                 state = OffsetState.ACKED if offset < delivered else OffsetState.STORED
-                cells.append(QueueCell(offset, msg_id, ((SCHEDULE_GROUP, state),)))
-                continue
-            states = tuple((g, _cell_state(g, name, offset, live.get((g, name), ()), index, floor[g])) for g in groups)
-            cells.append(QueueCell(offset, msg_id, states))
+                states: tuple[tuple[str, OffsetState], ...] = ((SCHEDULE_GROUP, state),)
+                real_topic, deliver = msg.properties.get(PROPERTY_REAL_TOPIC), entry.deliver_timestamp
+            else:
+                states = tuple(
+                    (g, _cell_state(g, name, offset, live.get((g, name), ()), index, floor[g])) for g in groups
+                )
+                real_topic, deliver = None, None
+            cells.append(
+                QueueCell(
+                    offset,
+                    msg.msg_id,
+                    states,
+                    msg.tags,
+                    msg.keys,
+                    msg.reconsume_times,
+                    msg.store_timestamp,
+                    real_topic,
+                    deliver,
+                )
+            )
         config = b.topic_config.get(topic)
         out.append(
             ConsumeQueueSnap(

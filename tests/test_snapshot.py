@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from rmqlab import Lab, Message, MessageQueue, ScriptedListener, TraceEvent
-from rmqlab.snapshot import LabSnapshot, OffsetState, TraceIndex, take_snapshot
-from widgets import demo_lab
+from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, MessageQueue, ScriptedListener, TraceEvent, after
+from rmqlab.scheduler import TimerKind
+from rmqlab.snapshot import LabSnapshot, OffsetState, TimerSnap, TraceIndex, take_snapshot
+from widgets import Replay, demo_lab
 
 T0 = MessageQueue("T", "broker-a", 0)
 
@@ -51,9 +52,118 @@ def test_reconsume_later_parks_the_copy_in_level_3_for_10_s() -> None:
     assert level.dues == (("M0001", scheduled.time_ms + 10_000),) == (("M0001", 11_000),)
     assert level.mq == MessageQueue("SCHEDULE_TOPIC_XXXX", "broker-a", 2)
     assert snap.queue(T0).cells[0].state_for("cg") is OffsetState.SENT_BACK
+    parked = snap.queue(level.mq).cells[0]
+    assert (parked.msg_id, parked.real_topic, parked.reconsume_times) == ("M0001", "%RETRY%cg", 1)
+    assert (parked.store_ms, parked.deliver_ms) == (1000, 11_000)
+    assert snap.broker("broker-a").consumer_offsets == (("cg", T0, 1),)
     pq = snap.consumer("c1").process_queue(T0)
     assert (pq.msg_tree_keys, pq.commit_offset, pq.memory_offset, pq.broker_offset) == ((), None, 1, 1)
     assert (pq.client_id, pq.group, pq.last_pull_ms, pq.last_consume_ms, pq.msg_count) == ("c1", "cg", 1000, 1000, 0)
+
+
+def test_the_parked_copy_has_its_delay_level_timer() -> None:
+    """The level-3 timer of schedule:broker-a fires at 11 000 ms for M0001 (on the 100 ms grid from 1000 ms)."""
+    snap = _one_failure().run(until=1500).snapshot()
+    (timer,) = snap.timers_of(TimerKind.DELAY_LEVEL)
+    assert timer == TimerSnap(
+        11_000,
+        9_500,
+        TimerKind.DELAY_LEVEL,
+        "schedule:broker-a",
+        MessageQueue("SCHEDULE_TOPIC_XXXX", "broker-a", 2),
+        ("M0001",),
+        3,
+        seq=timer.seq,
+    )
+    assert snap.broker("broker-a").schedule[0].next_tick_ms == 11_000
+
+
+def test_a_fresh_consumer_arms_the_periodic_services() -> None:
+    """At t = 0: rebalance at 20 000, first offset persist at 10 000, heartbeat and route poll at 30 000."""
+    snap = _one_failure().snapshot()
+    mine = {(t.kind, t.due_ms) for t in snap.timers_of(owner="consumer:c1")}
+    assert {
+        (TimerKind.REBALANCE, 20_000),
+        (TimerKind.PERSIST_OFFSET, 10_000),
+        (TimerKind.HEARTBEAT, 30_000),
+        (TimerKind.ROUTE_POLL, 30_000),
+        (TimerKind.CLEAN_EXPIRED, 900_000),
+    } <= mine
+    assert [t.due_ms for t in snap.timers_of(TimerKind.ROUTE_POLL, owner="producer:pg")] == [10]
+    (send,) = snap.timers_of(TimerKind.ACTION)
+    assert (send.due_ms, send.owner, send.detail) == (1000, "lab", "DefaultMQProducer.send")
+    later = _one_failure().run(until=10_000).snapshot()
+    assert [t.due_ms for t in later.timers_of(TimerKind.PERSIST_OFFSET)] == [15_000]  # then every 5 s
+    assert [t.due_ms for t in snap.timers] == sorted(t.due_ms for t in snap.timers)
+
+
+def test_failed_send_back_and_fallback_arm_the_5_s_local_retry() -> None:
+    """c1 is cut from the broker while its 1 s listeners run: at 2000 both send-backs fail, retry at 7000."""
+
+    def slow_failure(msgs: object, ctx: object) -> object:
+        return after("1s", ConsumeConcurrentlyStatus.RECONSUME_LATER)
+
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.create_topic("T", queues=1)
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=slow_failure, name="c1")
+    lab.at("1s", producer.send, Message("T", "b"))
+    lab.at(1500, lab.partition, "c1", "broker-a")
+    lab.at(1001, producer.send, Message("T", "c", keys="k2"))
+    running = lab.run(until=1500).snapshot()
+    first, second = running.timers_of(TimerKind.LISTENER)
+    assert (first.due_ms, first.owner, first.queue, first.msg_ids) == (2000, "consumer:c1", T0, ("M0001",))
+    assert (second.due_ms, second.msg_ids) == (2001, ("M0002",))
+    assert running.consumer("c1").busy_threads == 2
+    pq = running.consumer("c1").process_queue(T0)
+    assert (pq.msg_tree_keys, pq.msg_tree_ids, pq.commit_offset) == ((0, 1), ("M0001", "M0002"), 0)
+    assert [c.keys for c in running.queue(T0).cells] == [None, "k2"]
+    snap = lab.run(until=2500).snapshot()
+    retries = [(t.due_ms, t.owner, t.queue, t.msg_ids) for t in snap.timers_of(TimerKind.LOCAL_RETRY)]
+    assert retries == [(7000, "consumer:c1", T0, ("M0001",)), (7001, "consumer:c1", T0, ("M0002",))]
+    pq = snap.consumer("c1").process_queue(T0)
+    assert (pq.msg_tree_keys, pq.commit_offset) == ((0, 1), 0)  # pinned while they wait
+
+
+def test_orderly_suspend_and_lock_renewal_timers() -> None:
+    """Orderly SUSPEND at 1000 ms: the queue wakes at 2000 (1 s); lockAll renews at 21 000 (every 20 s)."""
+    replay = Replay(lambda: demo_lab(orderly=True, listener="fail_twice"))
+    replay.seek(16)
+    snap = replay.snapshot()
+    assert (snap.now_ms, snap.events[-1].kind.value) == (1000, "suspended")
+    (suspend,) = snap.timers_of(TimerKind.SUSPEND)
+    assert (suspend.due_ms, suspend.queue) == (2000, MessageQueue("TopicTest", "broker-a", 0))
+    assert [t.due_ms for t in snap.timers_of(TimerKind.LOCK_RENEW)] == [21_000]
+    assert [t.due_ms for t in snap.timers_of(TimerKind.REBALANCE)] == [20_000]
+
+
+def test_a_crashed_consumer_has_no_pending_timers_and_a_restart_arms_new_ones() -> None:
+    """crash at 3 s: c1's stale timers are hidden; restarted at 90 s it persists at 100 s and rebalances at 110 s."""
+    lab = demo_lab(fault="consumer_crash")
+    assert lab.run(until=3000).snapshot().timers_of(owner="consumer:c1") == ()
+    due = {t.kind: t.due_ms for t in lab.run(until=90_000).snapshot().timers_of(owner="consumer:c1")}
+    assert due == {
+        TimerKind.PERSIST_OFFSET: 100_000,
+        TimerKind.REBALANCE: 110_000,
+        TimerKind.HEARTBEAT: 120_000,
+        TimerKind.ROUTE_POLL: 120_000,
+        TimerKind.CLEAN_EXPIRED: 990_000,
+    }
+
+
+@pytest.mark.parametrize(
+    "knobs",
+    [{}, {"orderly": True, "listener": "fail_twice"}, {"fault": "broker_down"}, {"fault": "consumer_crash"}],
+)
+def test_every_engine_timer_is_labelled(knobs: dict[str, object]) -> None:
+    """The engine labels everything it schedules: no OTHER timer at any of a run's stops."""
+    replay = Replay(lambda: demo_lab(**knobs), horizon="2m")  # type: ignore[arg-type]
+    kinds: set[TimerKind] = set()
+    while replay.step_once():
+        kinds.update(t.kind for t in replay.snapshot().timers)
+    assert TimerKind.OTHER not in kinds
+    assert {TimerKind.REBALANCE, TimerKind.PULL, TimerKind.CONSUME, TimerKind.HOLD_TIMEOUT} <= kinds
 
 
 def test_broadcasting_failure_is_dropped_never_acked() -> None:

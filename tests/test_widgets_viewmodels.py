@@ -79,7 +79,7 @@ def test_failed_message_is_sent_back_and_parked_at_level_3():
     snap = at(demo_lab, 12)
     assert snap.now_ms == 1000
     assert snap.queue("TopicTest@broker-a:0").cells[0].state_for("cg") is OffsetState.SENT_BACK
-    assert snap.brokers[0].schedule == (ScheduleLevelSnap("broker-a", 3, 10_000, 1, (("M0001", 11_000),)),)
+    assert snap.brokers[0].schedule == (ScheduleLevelSnap("broker-a", 3, 10_000, 1, (("M0001", 11_000),), 11_000),)
     cell = snap.queue("SCHEDULE_TOPIC_XXXX@broker-a:2").cells[0]
     assert (cell.msg_id, cell.state_for("(schedule)")) == ("M0001", OffsetState.STORED)
 
