@@ -29,9 +29,10 @@ drawn once, at the most advanced live place):
 6. ``done``: consumed (every copy acked), faded in the owner's "consumed" tray;
 7. at its producer: ``sending`` (attempts under way, nothing stored yet) or ``send failed``.
 
-Colours come from :func:`widgets.palette.token_colour` of the message id, or, in a lab with an orderly
-consumer, of the message's sharding key (the selector argument of an ordered send) when the trace
-records one. Views read only the snapshot and its trace, never engine objects.
+Colours come from :func:`widgets.palette.token_colour` of the message's sharding key (the selector
+argument of an ordered send, when the trace records it as ``sharding_key``), else of its message id, so
+in an ordered lab every message of one order shares a colour. Views read only the snapshot and its
+trace, never engine objects.
 """
 
 from __future__ import annotations
@@ -111,12 +112,14 @@ class TokenVM:
     reconsume_times: int
     colour: str
     colour_by: str
-    """What picked the colour: the msg id, or the sharding key in an ordered lab."""
+    """What picked the colour: the sharding key of an ordered send, else the msg id."""
     offset: int | None = None
     """Queue offset of the copy in its place (None in trays and at the producer)."""
     due_ms: int | None = None
     countdown: str = ""
     """``due in 7.3 s`` for a delayed token (from the snapshot's ``now`` and the due time), else ``""``."""
+    why: str = ""
+    """For a dropped token: why RocketMQ dropped it (BROADCASTING failure, or a send-back that stored nothing)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +146,7 @@ class FlowVM:
     places: tuple[Place, ...]
     tokens: tuple[TokenVM, ...]
     ordered: bool = False
+    """An orderly consumer runs, or a message was sent with a sharding key."""
     colour_note: str = "colour = message id"
     owners: tuple[str, ...] = field(default=())
 
@@ -198,6 +202,9 @@ class _Facts:
     """(broker, level, msg id) → (real topic, reconsume times) of the latest copy parked there."""
     delivered_rt: dict[tuple[str, str], int] = field(default_factory=dict)
     """(client id, msg id) → reconsume times of the last delivery."""
+    delivered_at: dict[tuple[str, str], tuple[str, int]] = field(default_factory=dict)
+    """(client id, msg id) → (queue, offset) of the last delivery."""
+    broadcast_dropped: set[str] = field(default_factory=set)
     last_rt: dict[str, int] = field(default_factory=dict)
     """msg id → reconsume times of its last delivery (any client)."""
     outcome: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -228,12 +235,14 @@ def _facts(events: Iterable[Any]) -> _Facts:
         elif kind is EventKind.DELIVERED:
             client = e.actor.split(":", 1)[-1]
             f.delivered_rt[(client, msg)] = f.last_rt[msg] = e.get("reconsume_times", 0)
+            f.delivered_at[(client, msg)] = (e.get("queue"), e.get("queue_offset"))
             f.outcome.pop((client, msg), None)
         elif kind is EventKind.CONSUMED:
             client = e.actor.split(":", 1)[-1]
             f.outcome[(client, msg)] = "done" if e.get("status") in _SUCCESS else "failed"
         elif kind is EventKind.BROADCAST_DROPPED:
             f.outcome[(e.actor.split(":", 1)[-1], msg)] = "dropped"
+            f.broadcast_dropped.add(msg)
     return f
 
 
@@ -252,7 +261,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
     facts = _facts(snap.events)
     now = snap.now_ms
     many_brokers = len(snap.brokers) > 1
-    ordered = any(c.orderly for c in snap.consumers)
+    ordered = any(c.orderly for c in snap.consumers) or bool(facts.sharding)
     broadcasting = {c.client_id for c in snap.consumers if c.message_model == "BROADCASTING"}
 
     owners_of_topic: dict[str, list[str]] = {}
@@ -292,12 +301,19 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
     best: dict[tuple[str, str], TokenVM] = {}
 
     def offer(
-        owner: str, msg: str, place: str, state: TokenState, rt: int, offset: int | None = None, due: int | None = None
+        owner: str,
+        msg: str,
+        place: str,
+        state: TokenState,
+        rt: int,
+        offset: int | None = None,
+        due: int | None = None,
+        why: str = "",
     ) -> None:
         old = best.get((owner, msg))
         if old is not None and _PRIORITY[old.state] <= _PRIORITY[state]:
             return
-        by = facts.sharding.get(msg, msg) if ordered else msg
+        by = facts.sharding.get(msg, msg)
         best[(owner, msg)] = TokenVM(
             key=f"msg:{owner}:{msg}",
             msg_id=msg,
@@ -310,6 +326,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
             offset=offset,
             due_ms=due,
             countdown="" if due is None else countdown(due - now),
+            why=why,
         )
 
     # 1. live ProcessQueues
@@ -331,6 +348,9 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
                 if off in consuming or cell.state_for(c.group) is OffsetState.CONSUMING:
                     state = "consuming"
                 rt = facts.rt_at.get((pq_queue.topic, pq_queue.broker, pq_queue.queue_id, off), 0)
+                if facts.delivered_at.get((c.client_id, cell.msg_id)) == (pq.queue, off):
+                    # the client's own count: an orderly suspend or a local retry raises it without a new copy
+                    rt = max(rt, facts.delivered_rt[(c.client_id, cell.msg_id)])
                 offer(owner, cell.msg_id, f"pq:{c.client_id}:{pq.queue}", state, rt, off)
 
     # 2., 4., 5., 6. ConsumeQueue offsets
@@ -360,7 +380,8 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
                 if owner in broadcasting:
                     outcome = facts.outcome.get((owner, msg))
                     if outcome == "dropped":
-                        offer(owner, msg, f"dropped:{owner}", "dropped", facts.delivered_rt.get((owner, msg), rt))
+                        rt = facts.delivered_rt.get((owner, msg), rt)
+                        offer(owner, msg, f"dropped:{owner}", "dropped", rt, why=BROADCAST_WHY)
                     elif outcome == "done" or cell.offset < client_offsets.get((owner, q.name), 0):
                         offer(owner, msg, f"done:{owner}", "done", facts.delivered_rt.get((owner, msg), rt))
                     else:
@@ -370,7 +391,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
                 if st is OffsetState.ACKED:
                     offer(owner, msg, f"done:{owner}", "done", rt)
                 elif st is OffsetState.DROPPED:
-                    offer(owner, msg, f"dropped:{owner}", "dropped", rt)
+                    offer(owner, msg, f"dropped:{owner}", "dropped", rt, why=_why_dropped(facts, msg))
                 elif st is OffsetState.SENT_BACK:
                     sent_back.add((owner, msg))
                 else:  # STORED, or PULLED/CONSUMING by a ProcessQueue drawn above (that offer wins)
@@ -392,7 +413,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
     #    also catches a copy gone by retention)
     for owner, msg in sorted(sent_back):
         if (owner, msg) not in best:
-            offer(owner, msg, f"dropped:{owner}", "dropped", facts.last_rt.get(msg, 0))
+            offer(owner, msg, f"dropped:{owner}", "dropped", facts.last_rt.get(msg, 0), why=NO_COPY_WHY)
 
     # 7. at the producer: nothing stored (yet)
     for msg, (producer, topic) in facts.sent_topic.items():
@@ -408,8 +429,10 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
     for owner in owners_seen:
         places.append(Place(f"done:{owner}", "done", f"consumed · {owner}", "outcome", owner=owner))
     for owner in owners_seen:
-        if any(t.place == f"dropped:{owner}" for t in tokens):
-            places.append(Place(f"dropped:{owner}", "dropped", f"dropped · {owner}", "outcome", owner=owner))
+        whys = sorted({t.why for t in tokens if t.place == f"dropped:{owner}"})
+        if whys:
+            label = f"dropped · {owner}"
+            places.append(Place(f"dropped:{owner}", "dropped", label, "outcome", owner=owner, note=" / ".join(whys)))
     for name, _ in snap.producers:
         if any(t.place == f"failed:{name}" for t in tokens):
             places.append(Place(f"failed:{name}", "send_failed", "send failed", "producers", owner=name))
@@ -417,7 +440,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
     for t in tokens:  # a token in a place the snapshot lists nowhere would be drawn nowhere: say so loudly
         if t.place not in known:
             raise ValueError(f"token {t.key} is in place {t.place!r}, which the view-model does not draw")
-    note = "colour = sharding key (else message id)" if ordered else "colour = message id"
+    note = "colour = sharding key (else message id)" if facts.sharding else "colour = message id"
     return FlowVM(
         now_ms=now,
         position=snap.trace_len,
@@ -430,6 +453,16 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
         colour_note=note,
         owners=tuple(owners_seen),
     )
+
+
+BROADCAST_WHY = "BROADCASTING: failed, never retried"
+"""``ConsumeMessageConcurrentlyService.processConsumeResult`` logs and drops a failed broadcast message."""
+NO_COPY_WHY = "send-back stored no copy (retryQueueNums 0)"
+"""The broker answered SUCCESS to CONSUMER_SEND_MSG_BACK and stored nothing."""
+
+
+def _why_dropped(facts: _Facts, msg: str) -> str:
+    return BROADCAST_WHY if msg in facts.broadcast_dropped else NO_COPY_WHY
 
 
 def _token_order(t: TokenVM) -> tuple[Any, ...]:
@@ -470,7 +503,7 @@ $ text.rq-small { font-size: 10px; }
 $ .rq-token.rq-consuming circle { stroke: var(--jp-ui-font-color1, #1f1f1f); stroke-width: 2.5; }
 $ .rq-token.rq-delayed circle { stroke: var(--jp-ui-font-color2, #616161); stroke-dasharray: 2 1.5; }
 $ .rq-token.rq-dead circle { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 2.5; }
-$ .rq-token.rq-done { opacity: 0.7; }
+$ .rq-token.rq-done { opacity: 0.85; }
 $ .rq-token.rq-sending circle { stroke: var(--jp-ui-font-color2, #616161); stroke-dasharray: 3 2; }
 $ .rq-token.rq-send_failed circle, $ .rq-token.rq-dropped circle {
   stroke: var(--jp-error-color1, #d32f2f); stroke-width: 1.5; stroke-dasharray: 2 2; fill-opacity: 0.55; }
@@ -686,13 +719,16 @@ def flow_scene(vm: FlowVM) -> Scene:
     pq_places = places_in.get("consumers", [])
     pq_label_w = max([text_width(p.label) for p in pq_places] + [60.0]) + 14
     cons_w = max(
-        pq_label_w + tok_w + 2 * PAD + 8,
+        pq_label_w + tok_w + 2 * PAD + 8 if vm.consumers else text_width("consumer instances", 12),
         max((text_width(f"{c.client_id} · {c.group}", 12) + 2 * PAD for c in vm.consumers), default=0),
         max((text_width(c.detail, 10) + 2 * PAD for c in vm.consumers), default=0),
     )
     y = top
     cv.text("col:consumers", cx0, y + 12, "consumer instances", cls="rq-title")
     y += 22
+    if not vm.consumers:
+        cv.text("empty:consumers", cx0 + 4, y + 14, "no consumer", cls="rq-muted rq-small")
+        y += ROW
     for c in vm.consumers:
         pqs = [p for p in pq_places if p.owner == c.client_id]
         inner = sum(max(ROW, _grid_height(len(by_place.get(p.key, [])))) + 4 for p in pqs) if pqs else ROW
@@ -732,30 +768,38 @@ def flow_scene(vm: FlowVM) -> Scene:
     ox0 = cx0 + cons_w + GAP * 0.6
     out_places = places_in.get("outcome", [])
     out_w = max([text_width(p.label) + 2 * PAD for p in out_places] + [tok_w + 2 * PAD])
+    out_w = max([out_w] + [text_width(p.note, 10) + 2 * PAD for p in out_places])
     y = top
-    cv.text("col:outcome", ox0, y + 12, "outcome", cls="rq-title")
+    if out_places:
+        cv.text("col:outcome", ox0, y + 12, "outcome", cls="rq-title")
     y += 22
     for p in out_places:
         toks = by_place.get(p.key, [])
-        h = 20 + _grid_height(len(toks))
-        cv.rect(f"place:{p.key}", ox0, y, out_w, h, "rq-tray", title=p.label)
+        head = 32.0 if p.note else 20.0
+        h = head + _grid_height(len(toks))
+        cv.rect(f"place:{p.key}", ox0, y, out_w, h, "rq-tray", title=p.label + (f": {p.note}" if p.note else ""))
         cv.text(f"label:{p.key}", ox0 + 6, y + 14, p.label, cls="rq-muted")
-        _place_tokens(cv, toks, ox0 + 6 + R, y + 20 + R + 1)
+        if p.note:
+            cv.text(f"note:{p.key}", ox0 + 6, y + 27, p.note, cls="rq-muted rq-small")
+        _place_tokens(cv, toks, ox0 + 6 + R, y + head + R + 1)
         y += h + 8
     out_bottom = y
-    right = ox0 + out_w
+    right = ox0 + out_w if out_places else cx0 + cons_w
 
     # ---- arrows between the columns, one per lane, with the direction a message takes
     mid = {lane: (a + b) / 2 for lane, (a, b) in lane_y.items()}
     ax0, ax1 = brokers_right + 6, cx0 - 6
+    first_producer = top + 22 + 20  # the middle of the first producer box, if it sits beside the business lane
+    send_y = min(max(first_producer, lane_y["business"][0] + 12), lane_y["business"][1] - 8)
     arrows = [
-        ("send", prod_right + 6, bx0 - 6, mid["business"], "send"),
+        ("send", prod_right + 6, bx0 - 6, send_y, "send"),
         ("pull-business", ax0, ax1, mid["business"], "pull"),
         ("send-back", ax1, ax0, mid["schedule"], "send back"),
         ("pull-retry", ax0, ax1, mid["retry"], "pull"),
         ("dead-letter", ax1, ax0, mid["dlq"], "dead letter"),
-        ("ack", cx0 + cons_w + 6, ox0 - 6, top + 40, "ack"),
     ]
+    if vm.consumers and out_places:
+        arrows.append(("ack", cx0 + cons_w + 6, ox0 - 6, top + 40, "ack"))
     for key, x1, x2, ay, label in arrows:
         cv.marks.append(
             Mark("line", f"arrow:{key}", x=x1, y=ay, x2=x2, y2=ay, cls="rq-arrow", arrow=True, role="arrow")
@@ -787,6 +831,8 @@ def flow_scene(vm: FlowVM) -> Scene:
         )
         if t.countdown:
             tip += f" · {t.countdown}"
+        if t.why:
+            tip += f" · {t.why}"
         cv.marks.append(
             Mark(
                 "token",
@@ -865,21 +911,26 @@ def flow_scene(vm: FlowVM) -> Scene:
 
 
 def flow_text(vm: FlowVM) -> str:
-    """Plain text: one line per place that holds tokens (what nbconvert and the tests can read)."""
+    """Plain text: one line per place that holds tokens, in drawing order (for nbconvert and a quick look).
+
+    ``M0001×2`` is message M0001 with reconsume times 2; ``/cg`` names the owner when several groups or
+    BROADCASTING instances see the message.
+    """
+    many_owners = len({t.owner for t in vm.tokens}) > 1
     lines = [f"message flow at t = {format_duration(vm.now_ms)} ({len(vm.tokens)} tokens)"]
-    labels = {p.key: p for p in vm.places}
     for p in vm.places:
-        toks = [t for t in vm.tokens if t.place == p.key]
+        toks = vm.tokens_at(p.key)
         if not toks:
             continue
         items = ", ".join(
-            f"{t.msg_id}"
-            + (f"/{t.owner}" if t.owner else "")
+            t.msg_id
+            + (f"/{t.owner}" if many_owners and t.owner else "")
             + f"×{t.reconsume_times}"
             + (f" ({t.countdown})" if t.countdown else "")
             for t in toks
         )
-        lines.append(f"  {labels[p.key].label} [{p.kind}]: {items}")
+        where = p.column.removeprefix("broker:") + " " if p.column.startswith("broker:") else ""
+        lines.append(f"  {where}{p.label} [{p.kind}]: {items}")
     return "\n".join(lines)
 
 
