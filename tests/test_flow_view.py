@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from collections.abc import Callable
 from pathlib import Path
@@ -10,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from rmqlab import ConsumeConcurrentlyStatus as C
+from rmqlab import ConsumeOrderlyStatus as CO
 from rmqlab import EventKind as K
-from rmqlab import Lab, Message, TraceEvent, load_scenario
+from rmqlab import Lab, Message, SelectMessageQueueByHash, load_scenario
 from rmqlab.message import SCHEDULE_TOPIC
 from widgets.controller import Controller
 from widgets.demo import demo_lab
@@ -251,24 +251,37 @@ def test_token_colour_is_stable_and_spreads_consecutive_ids() -> None:
     assert token_colour("order-x") == token_colour("order-x")
 
 
-def test_ordered_lab_colours_by_sharding_key_when_the_trace_has_one() -> None:
-    """Messages with the same sharding key share a colour; without one, the msg id decides."""
-    replay = Replay(lambda: demo_lab(orderly=True, listener="succeed", messages=3), horizon="1m")
+def orders_lab() -> Lab:
+    """An orderly consumer; orders 7, 8, 7 sent with the order id as KEYS and as the selector's argument."""
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.create_topic("Orders", queues=2)
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"Orders": "*"}, listener=lambda msgs, ctx: CO.SUCCESS, orderly=True, name="c1")
+    for i, order in enumerate((7, 8, 7)):
+        msg = Message("Orders", f"step {i}", keys=f"order-{order}")
+        lab.at(1000 + 10 * i, producer.send_with_selector, msg, SelectMessageQueueByHash, order)
+    return lab
+
+
+def test_ordered_lab_colours_by_sharding_key() -> None:
+    """An orderly consumer: messages with the same KEYS (order id) share a colour, whatever their msg id."""
+    replay = Replay(orders_lab, horizon="1m")
     replay.seek(10**9)
-    snap = replay.snapshot()
-    plain = flow_view_model(snap)
-    assert plain.ordered and [t.colour_by for t in plain.tokens] == ["M0001", "M0002", "M0003"]
-    keys = {"M0001": "order-7", "M0002": "order-8", "M0003": "order-7"}
-    events = tuple(
-        TraceEvent(*e[:5], {**e.data, "sharding_key": keys[e.msg_id]}) if e.kind is K.SEND_ATTEMPT else e
-        for e in snap.events
-    )
-    vm = flow_view_model(dataclasses.replace(snap, events=events))
+    vm = flow_view_model(replay.snapshot())
+    assert vm.ordered and vm.colour_note == "colour = sharding key (else message id)"
     colours = {t.msg_id: (t.colour_by, t.colour) for t in vm.tokens}
     assert colours["M0001"] == colours["M0003"] == ("order-7", token_colour("order-7"))
     assert colours["M0002"] == ("order-8", token_colour("order-8"))
-    assert vm.colour_note == "colour = sharding key (else message id)"
-    assert not flow_view_model(dataclasses.replace(snap, consumers=())).ordered  # no orderly consumer, no key
+    assert token_colour("order-7") != token_colour("order-8")
+
+
+def test_concurrent_lab_colours_by_message_id() -> None:
+    replay = Replay(lambda: demo_lab(messages=3, listener="succeed"), horizon="1m")
+    replay.seek(10**9)
+    vm = flow_view_model(replay.snapshot())
+    assert not vm.ordered
+    assert [(t.colour_by, t.colour) for t in vm.tokens] == [(f"M000{i}", TOKEN_COLOURS[i - 1]) for i in (1, 2, 3)]
 
 
 # --------------------------------------------------------------------------- layout

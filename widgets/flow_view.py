@@ -29,10 +29,9 @@ drawn once, at the most advanced live place):
 6. ``done``: consumed (every copy acked), faded in the owner's "consumed" tray;
 7. at its producer: ``sending`` (attempts under way, nothing stored yet) or ``send failed``.
 
-Colours come from :func:`widgets.palette.token_colour` of the message's sharding key (the selector
-argument of an ordered send, when the trace records it as ``sharding_key``), else of its message id, so
-in an ordered lab every message of one order shares a colour. Views read only the snapshot and its
-trace, never engine objects.
+Colours come from :func:`widgets.palette.token_colour` of the message id or, in an ordered lab (an
+orderly consumer runs), of the message's sharding key, the ``KEYS`` its stored copy carries, so every
+message of one order shares a colour. Views read only the snapshot and its trace, never engine objects.
 """
 
 from __future__ import annotations
@@ -112,7 +111,7 @@ class TokenVM:
     reconsume_times: int
     colour: str
     colour_by: str
-    """What picked the colour: the sharding key of an ordered send, else the msg id."""
+    """What picked the colour: the sharding key (``KEYS``) in an ordered lab, else the msg id."""
     offset: int | None = None
     """Queue offset of the copy in its place (None in trays and at the producer)."""
     due_ms: int | None = None
@@ -146,7 +145,7 @@ class FlowVM:
     places: tuple[Place, ...]
     tokens: tuple[TokenVM, ...]
     ordered: bool = False
-    """An orderly consumer runs, or a message was sent with a sharding key."""
+    """An orderly consumer runs: tokens are coloured by sharding key (``KEYS``)."""
     colour_note: str = "colour = message id"
     owners: tuple[str, ...] = field(default=())
 
@@ -195,11 +194,6 @@ class _Facts:
     """msg id → (producer name, topic) of its first send attempt."""
     stored: set[str] = field(default_factory=set)
     failed: set[str] = field(default_factory=set)
-    sharding: dict[str, str] = field(default_factory=dict)
-    rt_at: dict[tuple[str, str, int, int], int] = field(default_factory=dict)
-    """(topic, broker, queue id, offset) → reconsume times of the copy stored there."""
-    sched: dict[tuple[str, int, str], tuple[str, int]] = field(default_factory=dict)
-    """(broker, level, msg id) → (real topic, reconsume times) of the latest copy parked there."""
     delivered_rt: dict[tuple[str, str], int] = field(default_factory=dict)
     """(client id, msg id) → reconsume times of the last delivery."""
     delivered_at: dict[tuple[str, str], tuple[str, int]] = field(default_factory=dict)
@@ -221,15 +215,8 @@ def _facts(events: Iterable[Any]) -> _Facts:
         if kind is EventKind.SEND_ATTEMPT:
             if msg not in f.sent_topic:
                 f.sent_topic[msg] = (e.actor.split(":", 1)[-1], e.get("topic"))
-            key = e.get("sharding_key")
-            if key is not None:
-                f.sharding[msg] = str(key)
-        elif kind is EventKind.STORED:
+        elif kind is EventKind.STORED or kind is EventKind.SCHEDULED:
             f.stored.add(msg)
-            f.rt_at[(e.get("topic"), e.actor, e.get("queue_id"), e.get("queue_offset"))] = e.get("reconsume_times", 0)
-        elif kind is EventKind.SCHEDULED:
-            f.stored.add(msg)
-            f.sched[(e.actor, e.get("level"), msg)] = (e.get("real_topic"), e.get("reconsume_times", 0))
         elif kind is EventKind.SEND_FAILED:
             f.failed.add(msg)
         elif kind is EventKind.DELIVERED:
@@ -261,7 +248,18 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
     facts = _facts(snap.events)
     now = snap.now_ms
     many_brokers = len(snap.brokers) > 1
-    ordered = any(c.orderly for c in snap.consumers) or bool(facts.sharding)
+    ordered = any(c.orderly for c in snap.consumers)
+    colour_key: dict[str, str] = {}
+    parked: dict[tuple[str, int, str], tuple[str, int]] = {}
+    """(broker, level, msg id) → (real topic, reconsume times) of the copy parked in SCHEDULE_TOPIC_XXXX."""
+    for q in snap.queues:
+        for cell in q.cells:
+            if cell.msg_id is None:
+                continue
+            if ordered and cell.keys and cell.msg_id not in colour_key:
+                colour_key[cell.msg_id] = cell.keys
+            if q.kind == "schedule":
+                parked[(q.broker, q.queue_id + 1, cell.msg_id)] = (cell.real_topic or "", cell.reconsume_times)
     broadcasting = {c.client_id for c in snap.consumers if c.message_model == "BROADCASTING"}
 
     owners_of_topic: dict[str, list[str]] = {}
@@ -313,7 +311,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
         old = best.get((owner, msg))
         if old is not None and _PRIORITY[old.state] <= _PRIORITY[state]:
             return
-        by = facts.sharding.get(msg, msg)
+        by = colour_key.get(msg, msg)
         best[(owner, msg)] = TokenVM(
             key=f"msg:{owner}:{msg}",
             msg_id=msg,
@@ -338,20 +336,20 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
             pq_queue = queues_by_name.get(pq.queue)
             if pq.dropped or pq_queue is None:
                 continue
-            ids = {cell.offset: cell for cell in pq_queue.cells}
+            ids = {one.offset: one for one in pq_queue.cells}
             consuming = set(pq.consuming_keys)
             for off in sorted(set(pq.msg_tree_keys) | consuming):
-                cell = ids.get(off)
-                if cell is None or cell.msg_id is None:
+                pq_cell = ids.get(off)
+                if pq_cell is None or pq_cell.msg_id is None:
                     continue
                 state: TokenState = "pulled"
-                if off in consuming or cell.state_for(c.group) is OffsetState.CONSUMING:
+                if off in consuming or pq_cell.state_for(c.group) is OffsetState.CONSUMING:
                     state = "consuming"
-                rt = facts.rt_at.get((pq_queue.topic, pq_queue.broker, pq_queue.queue_id, off), 0)
-                if facts.delivered_at.get((c.client_id, cell.msg_id)) == (pq.queue, off):
+                rt = pq_cell.reconsume_times
+                if facts.delivered_at.get((c.client_id, pq_cell.msg_id)) == (pq.queue, off):
                     # the client's own count: an orderly suspend or a local retry raises it without a new copy
-                    rt = max(rt, facts.delivered_rt[(c.client_id, cell.msg_id)])
-                offer(owner, cell.msg_id, f"pq:{c.client_id}:{pq.queue}", state, rt, off)
+                    rt = max(rt, facts.delivered_rt[(c.client_id, pq_cell.msg_id)])
+                offer(owner, pq_cell.msg_id, f"pq:{c.client_id}:{pq.queue}", state, rt, off)
 
     # 2., 4., 5., 6. ConsumeQueue offsets
     sent_back: set[tuple[str, str]] = set()
@@ -363,7 +361,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
             owner = q.topic[len(DLQ_PREFIX) :]
             for cell in q.cells:
                 if cell.msg_id is not None:
-                    rt = facts.rt_at.get((q.topic, q.broker, q.queue_id, cell.offset), 0)
+                    rt = cell.reconsume_times
                     offer(owner, cell.msg_id, place, "dead", rt, cell.offset)
             continue
         owners = list(owners_of_topic.get(q.topic, ()))
@@ -373,7 +371,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
             msg = cell.msg_id
             if msg is None:
                 continue
-            rt = facts.rt_at.get((q.topic, q.broker, q.queue_id, cell.offset), 0)
+            rt = cell.reconsume_times
             if not owners:
                 offer("", msg, place, "stored", rt, cell.offset)
             for owner in owners:
@@ -401,7 +399,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
     for b in snap.brokers:
         for level in b.schedule:
             for msg, due in level.dues:
-                real, rt = facts.sched.get((b.name, level.level, msg), ("", 0))
+                real, rt = parked.get((b.name, level.level, msg), ("", 0))
                 if real.startswith(RETRY_PREFIX):
                     owners = [real[len(RETRY_PREFIX) :]]
                 else:
@@ -440,7 +438,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
     for t in tokens:  # a token in a place the snapshot lists nowhere would be drawn nowhere: say so loudly
         if t.place not in known:
             raise ValueError(f"token {t.key} is in place {t.place!r}, which the view-model does not draw")
-    note = "colour = sharding key (else message id)" if facts.sharding else "colour = message id"
+    note = "colour = sharding key (else message id)" if ordered else "colour = message id"
     return FlowVM(
         now_ms=now,
         position=snap.trace_len,
