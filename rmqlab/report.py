@@ -1,6 +1,7 @@
 """What a run did, as data (:func:`build_report`) and as a readable timeline (:func:`format_timeline`).
 
-Both are pure functions of a :class:`Lab`: they read its trace and broker state and change nothing,
+Both are pure functions of a :class:`Lab`: they read its trace and its snapshot (:meth:`Lab.snapshot`, for the
+broker state) and change nothing,
 so a notebook, the command line and the golden-example tests all see the same numbers. Events are
 paired the way RocketMQ's own logs would have to be read: a DELIVERED event with the CONSUMED event
 of the same consumer, queue, queue offset and message id (first unmatched one first), a SEND_ATTEMPT
@@ -14,11 +15,11 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .duration import format_duration
-from .queue import MessageQueue
 from .trace import EventKind, TraceEvent
 
 if TYPE_CHECKING:
     from .lab import Lab
+    from .snapshot import LabSnapshot
 
 __all__ = ["TIMELINE_KINDS", "build_report", "format_event", "format_timeline"]
 
@@ -107,33 +108,39 @@ def dead_letters(lab: Lab) -> dict[str, list[dict[str, Any]]]:
     return {group: dlq[group] for group in sorted(dlq)}
 
 
-def committed_offsets(lab: Lab) -> dict[str, dict[str, int]]:
+def committed_offsets(lab: Lab, snap: LabSnapshot | None = None) -> dict[str, dict[str, int]]:
     """Group → ``TOPIC@BROKER:QID`` → the offset the *broker* holds (what a restarted consumer resumes from)."""
+    snap = lab.snapshot() if snap is None else snap
     offsets: dict[str, dict[str, int]] = defaultdict(dict)
-    for name in sorted(lab.brokers):
-        for (group, topic, queue_id), offset in lab.brokers[name].consumer_offsets.items():
-            offsets[group][str(MessageQueue(topic, name, queue_id))] = offset
+    for broker in snap.brokers:
+        for group, mq, offset in broker.committed_offsets:
+            offsets[group][str(mq)] = offset
     return {group: dict(sorted(offsets[group].items())) for group in sorted(offsets)}
 
 
-def stored_counts(lab: Lab) -> dict[str, int]:
-    """Topic → messages kept in every broker's CommitLog (business, %RETRY%, SCHEDULE_TOPIC_XXXX, %DLQ%)."""
+def stored_counts(lab: Lab, snap: LabSnapshot | None = None) -> dict[str, int]:
+    """Topic → messages kept in every broker's CommitLog (business, %RETRY%, SCHEDULE_TOPIC_XXXX, %DLQ%).
+
+    Every stored message has one ConsumeQueue entry, under the topic it was stored as, and retention moves a
+    queue's ``min_offset`` past deleted ones: so the snapshot's cells are exactly the CommitLog's live messages.
+    """
+    snap = lab.snapshot() if snap is None else snap
     counts: dict[str, int] = defaultdict(int)
-    for broker in lab.brokers.values():
-        for msg in broker.commit_log.live():
-            counts[msg.topic] += 1
-    return dict(sorted(counts.items()))
+    for queue in snap.queues:
+        counts[queue.topic] += sum(1 for cell in queue.cells if cell.msg_id is not None)
+    return {topic: n for topic, n in sorted(counts.items()) if n}
 
 
 def build_report(lab: Lab) -> dict[str, Any]:
     """The run as one JSON-ready dict; equal runs give equal dicts (and equal ``json.dumps`` text)."""
+    snap = lab.snapshot()
     return {
         "end_time_ms": lab.now,
         "deliveries": deliveries(lab),
         "send_attempts": send_attempts(lab),
         "dlq": dead_letters(lab),
-        "offsets": committed_offsets(lab),
-        "stored": stored_counts(lab),
+        "offsets": committed_offsets(lab, snap),
+        "stored": stored_counts(lab, snap),
     }
 
 

@@ -214,7 +214,7 @@ class BrokerSnap:
     faults: tuple[tuple[str, object], ...]
     members: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """Group → client ids the broker knows from heartbeats (what ``findConsumerIdList`` answers), sorted."""
-    consumer_offsets: tuple[tuple[str, MessageQueue, int], ...] = ()
+    committed_offsets: tuple[tuple[str, MessageQueue, int], ...] = ()
     """Every (group, queue, offset) in the broker's ``consumerOffset.json``, sorted by group and queue."""
 
 
@@ -724,8 +724,8 @@ def _queue_snaps(
         for offset in range(cq.min_offset, cq.max_offset):
             entry = cq.entries[offset]
             msg = b.commit_log.get(entry.commit_log_offset)
-            if msg is None:  # never the case above min_offset; the trace still names the message
-                cells.append(QueueCell(offset, index.offset_msg.get((name, offset)), ()))
+            if msg is None:  # retention advances min_offset past deleted messages, so this does not happen
+                cells.append(QueueCell(offset, None, ()))
                 continue
             if kind == "schedule":
                 state = OffsetState.ACKED if offset < delivered else OffsetState.STORED

@@ -55,7 +55,7 @@ def test_reconsume_later_parks_the_copy_in_level_3_for_10_s() -> None:
     parked = snap.queue(level.mq).cells[0]
     assert (parked.msg_id, parked.real_topic, parked.reconsume_times) == ("M0001", "%RETRY%cg", 1)
     assert (parked.store_ms, parked.deliver_ms) == (1000, 11_000)
-    assert snap.broker("broker-a").consumer_offsets == (("cg", T0, 1),)
+    assert snap.broker("broker-a").committed_offsets == (("cg", T0, 1),)
     pq = snap.consumer("c1").process_queue(T0)
     assert (pq.msg_tree_keys, pq.commit_offset, pq.memory_offset, pq.broker_offset) == ((), None, 1, 1)
     assert (pq.client_id, pq.group, pq.last_pull_ms, pq.last_consume_ms, pq.msg_count) == ("c1", "cg", 1000, 1000, 0)
@@ -317,5 +317,12 @@ def test_widgets_read_only_the_snapshot() -> None:
     """Nothing under widgets/ reaches into engine internals; every fact a view shows comes from lab.snapshot()."""
     files = sorted((ROOT / "widgets").rglob("*.py"))
     assert files, "no widget modules found"
+    found = [v for path in files for v in boundary_violations(path.read_text(), str(path.relative_to(ROOT)))]
+    assert found == []
+
+
+def test_checker_and_report_read_the_snapshot() -> None:
+    """check_invariants and the report take engine state from lab.snapshot(), never from broker/consumer internals."""
+    files = [*sorted((ROOT / "rmqlab" / "invariants").glob("*.py")), ROOT / "rmqlab" / "report.py"]
     found = [v for path in files for v in boundary_violations(path.read_text(), str(path.relative_to(ROOT)))]
     assert found == []

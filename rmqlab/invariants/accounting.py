@@ -51,7 +51,7 @@ def account(
         if e.kind is EventKind.DELIVERED and e.msg_id is not None and e.actor in ctx.by_actor:
             delivered_to.add((ctx.by_actor[e.actor].key, e.msg_id))
     starts = _first_starts(ctx)
-    waiting = {key: waiting_copies(ctx.lab, a) for key, a in sorted(ctx.audiences.items())}
+    waiting = {key: waiting_copies(ctx.snap, a) for key, a in sorted(ctx.audiences.items())}
     counts["produced"] = len(copies)
     counts["produced_copies"] = sum(len(v) for v in copies.values())
     for msg_id, stored in sorted(copies.items()):

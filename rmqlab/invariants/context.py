@@ -1,4 +1,5 @@
-"""The view every check shares: the trace indexed by message and seq, the audiences, and the replay events.
+"""The view every check shares: the trace indexed by message and seq, the audiences, the replay events, and
+one :meth:`Lab.snapshot` for every fact about the engine's state (stored copies, ProcessQueues, offsets).
 
 A *replay event* is one after which RocketMQ may deliver a stored message again: a consumer
 start/crash/shutdown, a REBALANCED, a lock expiry/refusal/unlock, an OFFSET_ILLEGAL fix-up, or an
@@ -41,6 +42,8 @@ class CheckContext:
 
     def __init__(self, lab: Lab) -> None:
         self.lab = lab
+        self.snap = lab.snapshot()
+        """The engine's state at the end of the run; checks read it, never the live brokers and consumers."""
         self.events: tuple[TraceEvent, ...] = lab.trace.events
         self.report = InvariantReport()
         self.audiences, self.by_actor = audiences_of(lab)
@@ -63,10 +66,12 @@ class CheckContext:
         self.report.violations.append(Violation(invariant, msg_id, time_ms, detail, events))
 
     def _tags_by_msg(self) -> dict[str, str | None]:
+        """Msg id → tags of its stored copies (every copy of one message has the same tags)."""
         tags: dict[str, str | None] = {}
-        for broker in self.lab.brokers.values():
-            for msg in broker.commit_log.live():
-                tags.setdefault(msg.msg_id, msg.tags)
+        for queue in self.snap.queues:
+            for cell in queue.cells:
+                if cell.msg_id is not None:
+                    tags.setdefault(cell.msg_id, cell.tags)
         return tags
 
     def group_of(self, e: TraceEvent) -> str | None:

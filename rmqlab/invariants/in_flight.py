@@ -1,5 +1,8 @@
 """In flight: where a message still waits for an audience, read from the engine's state (not the trace).
 
+The state comes from :meth:`Lab.snapshot`: its ProcessQueues (with their message ids), ConsumeQueue cells
+(with the stored copy's id and, in ``SCHEDULE_TOPIC_XXXX``, its real topic) and committed offsets.
+
 A copy is in flight when it is stored above the audience's committed offset, parked in
 ``SCHEDULE_TOPIC_XXXX`` for one of its topics (or its DLQ), or held in a live ProcessQueue — which
 includes a message waiting for its 5 s local retry.
@@ -14,18 +17,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..message import PROPERTY_REAL_TOPIC, SCHEDULE_TOPIC, dlq_topic
+from ..message import SCHEDULE_TOPIC, dlq_topic
 from ..queue import MessageQueue
+from ..snapshot import SCHEDULE_GROUP, OffsetState
 
 if TYPE_CHECKING:
-    from ..lab import Lab
+    from ..snapshot import LabSnapshot
     from .audience import Audience
 
 __all__ = ["committed_offset", "waiting_copies"]
 
 
-def waiting_copies(lab: Lab, audience: Audience) -> tuple[dict[str, str], dict[str, tuple[MessageQueue, int]]]:
-    """Where copies still wait for this audience (state, not trace), in one pass over the stores.
+def waiting_copies(snap: LabSnapshot, audience: Audience) -> tuple[dict[str, str], dict[str, tuple[MessageQueue, int]]]:
+    """Where copies still wait for this audience (state, not trace), in one pass over the snapshot's stores.
 
     Returns msg id → where it is in flight (``process_queue``, ``scheduled``, ``stored``), and msg id →
     (queue, the topic's read queue count) for copies stranded in a queue the route does not list.
@@ -33,47 +37,49 @@ def waiting_copies(lab: Lab, audience: Audience) -> tuple[dict[str, str], dict[s
     found: dict[str, str] = {}
     stranded: dict[str, tuple[MessageQueue, int]] = {}
     topics = audience.topics()
-    for consumer in audience.consumers:
-        if not consumer.running:
+    clients = {c.client_id for c in audience.consumers}
+    for consumer in snap.consumers:
+        if consumer.client_id not in clients or not consumer.running:
             continue
-        for pq in consumer.process_queue_table.values():
+        for pq in consumer.process_queues:
             if pq.dropped:
                 continue
-            for msg in (*pq.msg_tree_map.values(), *pq.consuming_msg_orderly_tree_map.values()):
-                found.setdefault(msg.msg_id, "process_queue")
-    for name, broker in sorted(lab.brokers.items()):
-        for (topic, qid), queue in sorted(broker.consume_queues.items()):
-            read_queues = None
-            if topic == SCHEDULE_TOPIC:
-                start = broker.schedule_service.offset_table.get(qid + 1, 0)
-                where = "scheduled"
-            elif topic in topics:
-                mq = MessageQueue(topic, name, qid)
-                start = committed_offset(lab, audience, mq)
-                config = broker.topic_config.get(topic)
-                if config is not None and qid >= config.read_queue_nums:
-                    read_queues = config.read_queue_nums
-                where = "stored"
-            else:
+            for msg_id in (*pq.msg_tree_ids, *pq.consuming_ids):
+                found.setdefault(msg_id, "process_queue")
+    for queue in snap.queues:
+        read_queues = None
+        if queue.topic == SCHEDULE_TOPIC:
+            start = 0
+            where = "scheduled"
+        elif queue.topic in topics:
+            start = committed_offset(snap, audience, queue.mq)
+            if queue.read_queue_nums is not None and not queue.listed:
+                read_queues = queue.read_queue_nums
+            where = "stored"
+        else:
+            continue
+        for cell in queue.cells:
+            if cell.offset < start or cell.msg_id is None:
                 continue
-            for entry in queue.entries[start:]:
-                msg = broker.commit_log.get(entry.commit_log_offset)
-                if msg is None:
+            if where == "scheduled":
+                if cell.state_for(SCHEDULE_GROUP) is OffsetState.ACKED:
+                    continue  # the schedule service delivered it already
+                real = cell.real_topic or ""
+                if real not in topics and real != dlq_topic(audience.group):
                     continue
-                if where == "scheduled":
-                    real = msg.properties.get(PROPERTY_REAL_TOPIC, "")
-                    if real not in topics and real != dlq_topic(audience.group):
-                        continue
-                if read_queues is None:
-                    found.setdefault(msg.msg_id, where)
-                else:
-                    stranded.setdefault(msg.msg_id, (mq, read_queues))
+            if read_queues is None:
+                found.setdefault(cell.msg_id, where)
+            else:
+                stranded.setdefault(cell.msg_id, (queue.mq, read_queues))
     return found, stranded
 
 
-def committed_offset(lab: Lab, audience: Audience, mq: MessageQueue) -> int:
+def committed_offset(snap: LabSnapshot, audience: Audience, mq: MessageQueue) -> int:
     """The offset this audience has committed for ``mq`` (broker for CLUSTERING, local file for BROADCASTING)."""
     if audience.clustering:
-        return lab.brokers[mq.broker_name].consumer_offsets.get((audience.group, mq.topic, mq.queue_id), 0)
-    client = audience.consumers[0].client_id
-    return lab.local_offset_files.get((client, audience.group), {}).get(mq, 0)
+        for group, queue, offset in snap.broker(mq.broker_name).committed_offsets:
+            if group == audience.group and queue == mq:
+                return offset
+        return 0
+    consumer = snap.consumer(audience.consumers[0].client_id)
+    return dict(consumer.local_offsets).get(mq, 0)

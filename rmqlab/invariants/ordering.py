@@ -43,17 +43,16 @@ def check_orderly_order(ctx: CheckContext, successes: Mapping[tuple[str, str], l
     for (audience_key, queue), first in sorted(deliveries.items()):
         audience = ctx.audiences[audience_key]
         mq = MessageQueue.parse(queue)
-        broker = ctx.lab.brokers.get(mq.broker_name)
-        cq = broker.consume_queues.get((mq.topic, mq.queue_id)) if broker else None
-        if broker is None or cq is None:
+        try:
+            stored = ctx.snap.queue(mq)
+        except KeyError:
             continue
         wanted: list[int] = []
-        for offset in range(first, cq.max_offset):
-            msg = broker.commit_log.get(cq.entries[offset].commit_log_offset)
-            if msg is None:
+        for cell in stored.cells:
+            if cell.offset < first or cell.msg_id is None:
                 continue
-            if mq.topic.startswith("%") or audience.wants(mq.topic, msg.tags):
-                wanted.append(offset)
+            if mq.topic.startswith("%") or audience.wants(mq.topic, cell.tags):
+                wanted.append(cell.offset)
         latest = 0  # the latest finish among earlier offsets; None once one of them never finished
         blocker: int | None = None
         for offset in wanted:
