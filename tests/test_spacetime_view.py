@@ -2,39 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from view_checks import example_snapshot, overlapping_texts, texts_outside
 
 from rmqlab import EventKind
-from rmqlab.scenario import load_scenario
-from widgets import Controller, Replay, demo_lab
+from widgets import Controller, demo_lab
 from widgets.scene import Mark, Scene
 from widgets.snapshot import LabSnapshot
-from widgets.spacetime_view import (
-    ArrowKind,
-    SpaceTimeView,
-    spacetime_scene,
-    spacetime_text,
-    spacetime_view_model,
-    text_width,
-)
+from widgets.spacetime_view import ArrowKind, SpaceTimeView, spacetime_scene, spacetime_text, spacetime_view_model
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 DEFAULT_WAITS_S = [10, 30, 60, 120, 180, 240, 300, 360, 420, 480, 540, 600, 1200, 1800, 3600, 7200]
 """messageDelayLevel 3..18 (spec: 10s 30s 1m … 2h): the 16 waits of the default retry schedule."""
-
-
-def example_snapshot(stem: str, position: int | None = None) -> LabSnapshot:
-    """The example scenario replayed to ``position`` (default: its end)."""
-    path = EXAMPLES / f"{stem}.json"
-    scenario = load_scenario(path if path.exists() else path.with_suffix(".yaml"))
-    replay = Replay(scenario.build, horizon=scenario.run_until_ms)
-    if position is None:
-        replay.run_to_end()
-    else:
-        replay.seek(position)
-    return replay.snapshot()
 
 
 @pytest.fixture(scope="module")
@@ -48,25 +26,6 @@ def lines(scene: Scene, role: str) -> list[Mark]:
 
 def lane_x(scene: Scene, lane_id: str) -> float:
     return scene.mark(f"life:{lane_id}").x
-
-
-def text_box(m: Mark) -> tuple[float, float, float, float]:
-    """(x0, y0, x1, y1) of a text mark, from the CSS font size its class gets and the width estimate."""
-    bold = "rq-title" in m.cls or "now" in m.cls
-    px = 12 if "rq-title" in m.cls else 10 if "rq-st-label" in m.cls or m.role == "legend" else 11
-    w = text_width(m.text, px, bold=bold)
-    x0 = {"start": m.x, "middle": m.x - w / 2, "end": m.x - w}[m.anchor]
-    return x0, m.y - 0.8 * px, x0 + w, m.y + 0.25 * px
-
-
-def overlapping_texts(scene: Scene) -> list[tuple[str, str]]:
-    boxes = [(m.key, text_box(m)) for m in scene.marks if m.kind == "text" and m.text]
-    found = []
-    for i, (ka, a) in enumerate(boxes):
-        for kb, b in boxes[i + 1 :]:
-            if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
-                found.append((ka, kb))
-    return found
 
 
 def test_default_schedule_draws_17_pulls_16_send_backs_and_the_dlq_write(retry_snap: LabSnapshot) -> None:
@@ -159,8 +118,7 @@ def test_no_text_overlaps_and_the_window_keeps_now_on_screen(retry_snap: LabSnap
     assert window.height < full.height and window.mark("now").y < window.height
     two_brokers = spacetime_scene(spacetime_view_model(example_snapshot("broker_down_sync_retry")))
     assert overlapping_texts(two_brokers) == []
-    inside = [text_box(m) for m in full.marks if m.kind == "text" and m.text]
-    assert all(box[0] >= 0 and box[2] <= full.width for box in inside)
+    assert texts_outside(full) == [] and texts_outside(two_brokers) == []
 
 
 def test_same_snapshot_same_svg() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from widgets import Controller, EventLog, LeaseView, OffsetStripView, QueueView, RetryTimeline, TopologyView, demo_lab
+from widgets import Controller, EventLog, LeaseView, OffsetStripView, QueueView, TopologyView, demo_lab
 from widgets.palette import OKABE_ITO, STATE_STYLE
 from widgets.snapshot import OffsetState
 
@@ -34,28 +34,6 @@ def test_views_rerender_only_on_change():
     c.play(5)
     assert view.renders == 1
     assert view.text == "(no orderly queues)"
-
-
-def test_retry_timeline_traces_and_log_toggle():
-    """At the end: 17 delivery marks on lane 0 plus 2 others, 16 waits; log mode draws t=0 at 1 ms."""
-    view = RetryTimeline()
-    c = drive(view, k=10**6)
-    fig = view.figure
-    assert len(fig.data) == 6
-    names = [t.name for t in fig.data]
-    assert names == ["delay wait", "delivered", "consumed ok", "consumed failed", "retry hop", "dead lettered"]
-    assert len(fig.data[1].x) == 19
-    assert list(fig.data[5].x) == [17_140.0]
-    assert len(fig.data[0].x) == 16 * 3
-    assert list(fig.layout.yaxis.ticktext) == ["M0001", "M0002", "M0003"]
-    assert fig.layout.xaxis.type == "linear" and fig.data[1].x[0] == 0.0
-    view.scale.value = "log"
-    assert fig.layout.xaxis.type == "log" and fig.data[1].x[0] == 0.001
-    assert fig.data[1].marker.symbol == "circle-open" and fig.data[3].marker.symbol == "x"
-    figure_id = id(fig)
-    c.reset()
-    assert id(view.figure) == figure_id and len(view.figure.data) == 6
-    assert list(view.figure.data[1].x) == []
 
 
 def test_topology_view_lights_up_edges():

@@ -12,7 +12,6 @@ from widgets.event_log import event_log_model, event_log_text
 from widgets.lease_view import lease_model, lease_text
 from widgets.offset_strip import offset_strip_model, offset_strip_text
 from widgets.queue_view import queue_view_html, queue_view_model, queue_view_text
-from widgets.retry_timeline import retry_timeline_model, retry_timeline_text
 from widgets.snapshot import ScheduleLevelSnap
 from widgets.topology_view import topology_model, topology_text
 
@@ -95,37 +94,6 @@ def test_dead_letter_end_state():
     assert [c.msg_id for c in snap.queue("%DLQ%cg@broker-a:0").cells] == ["M0001"]
     assert [lvl.level for lvl in snap.brokers[0].schedule] == list(range(3, 19))
     assert all(lvl.pending == 0 for lvl in snap.brokers[0].schedule)
-
-
-def test_retry_timeline_model_matches_the_default_schedule():
-    """17 deliveries, 16 hops, 16 waits at levels 3..18, DLQ at 17 140 000 ms after first store."""
-    replay = Replay(demo_lab)
-    replay.run_to_end()
-    vm = retry_timeline_model(replay.snapshot())
-    assert vm.lanes == ("M0001", "M0002", "M0003")
-    assert vm.origins_ms == (1000, 1010, 1020)
-    assert Counter(m.kind for m in vm.marks if m.lane == 0) == {
-        "delivered": 17,
-        "consumed_failed": 17,
-        "retry_hop": 16,
-        "dead_lettered": 1,
-    }
-    assert [w.level for w in vm.waits] == list(range(3, 19))
-    deliveries = [m.t_ms // 1000 for m in vm.marks if m.lane == 0 and m.kind == "delivered"]
-    assert deliveries == [0, 10, 40, 100, 220, 400, 640, 940, 1300, 1720, 2200, 2740, 3340, 4540, 6340, 9940, 17140]
-    assert [m.t_ms for m in vm.marks if m.kind == "dead_lettered"] == [17_140_000]
-    text = retry_timeline_text(vm).splitlines()
-    assert text[0].startswith("M0001: D@0 ms ✗@0 ms wait L3 0 ms→10 s →RETRY@10 s D@10 s ✗@10 s wait L4")
-    assert text[0].endswith("DLQ@4 h 45 m 40 s")
-    assert text[1:] == ["M0002: D@0 ms ✓@0 ms", "M0003: D@0 ms ✓@0 ms"]
-    assert retry_timeline_model(replay.snapshot(), only_retried=True).lanes == ("M0001",)
-    assert retry_timeline_model(replay.snapshot(), max_lanes=1).hidden == 2
-
-
-def test_retry_timeline_pending_wait_ends_at_due_time():
-    """A message still parked shows a pending wait that ends at its due time."""
-    vm = retry_timeline_model(at(demo_lab, 12))
-    assert [(w.start_ms, w.end_ms, w.level, w.done) for w in vm.waits] == [(0, 10_000, 3, False)]
 
 
 def test_event_log_filters():

@@ -1,11 +1,19 @@
-"""RetryTimeline: one lane per message — deliveries, results, delay levels waited, hops, the DLQ.
+"""RetryTimeline: one row per message — its deliveries, the delay level and duration of every wait, the DLQ.
 
-Time runs from the moment the message was first stored, so the default schedule reads as in the
-spec: deliveries at 0, 10, 40, 100 … 17 140 s. A log axis makes the early retries and the two-hour
-waits fit on one screen; on it a time of 0 is drawn at 1 ms (log axes cannot show 0).
+The default schedule spans 4 h 45 min with the first retries 10 s apart, so no linear or log axis
+keeps 17 deliveries both to scale and apart. The row is therefore **ordinal**: one column per
+delivery, numbered in its token, so markers never overlap; each wait between two deliveries is
+labelled with what RocketMQ chose — its delay level and duration (``L3 · 10 s`` … ``L18 · 2 h``; an
+orderly suspend reads ``suspend · 1 s``, a client-side retry ``local · 5 s``) — and each delivery with
+its time **since first stored** (the schedule as the spec writes it: 0, 10, 40, 100 … 17 140 s).
+Under every row a thin **proportional bar** on the shared absolute virtual-time axis (bottom) shows the
+same deliveries to scale, and the row's label says when the message was first stored, so absolute =
+first stored + since. The **now** line crosses the bars at the snapshot's time; a wait still pending is
+dashed up to a hollow "due" circle with its countdown and a now tick on it. A ``%DLQ%`` write ends
+the row with a DLQ box; a dropped BROADCASTING message ends with a crossed one.
 
-Each kind of mark has its own plotly trace, symbol and colour, so updating a step only swaps
-arrays inside ``fig.batch_update()`` — the figure is built once.
+Only what happened up to the controller's position is drawn (the snapshot holds nothing else); a
+pending wait's due time is shown because the broker already holds it (``SCHEDULE_TOPIC_XXXX``).
 """
 
 from __future__ import annotations
@@ -13,58 +21,115 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import ipywidgets as W
-import plotly.graph_objects as go
-
-from rmqlab import EventKind, format_duration
+from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.message import RETRY_PREFIX
 
-from .base import SnapshotView, guarded
 from .palette import OKABE_ITO
+from .scene import Mark as SceneMark
+from .scene import Scene, SceneView, legend_marks
 from .snapshot import LabSnapshot
+from .spacetime_view import text_width
 
-__all__ = ["MARKS", "RetryTimeline", "TimelineModel", "retry_timeline_model", "retry_timeline_text"]
+__all__ = [
+    "MARKS",
+    "Mark",
+    "RetryTimeline",
+    "TimelineModel",
+    "Wait",
+    "message_count",
+    "retry_timeline_model",
+    "retry_timeline_scene",
+    "retry_timeline_text",
+]
 
 MARKS: dict[str, tuple[str, str]] = {
-    "delivered": ("circle-open", OKABE_ITO["blue"]),
-    "consumed_ok": ("circle", OKABE_ITO["bluish_green"]),
-    "consumed_failed": ("x", OKABE_ITO["vermillion"]),
-    "retry_hop": ("triangle-right", OKABE_ITO["orange"]),
-    "dead_lettered": ("square", OKABE_ITO["black"]),
+    "delivered": ("token", OKABE_ITO["yellow"]),
+    "consumed_ok": ("token", OKABE_ITO["bluish_green"]),
+    "consumed_failed": ("token", OKABE_ITO["vermillion"]),
+    "retry_hop": ("tick", OKABE_ITO["orange"]),
+    "dead_lettered": ("box", OKABE_ITO["black"]),
+    "dropped": ("box", OKABE_ITO["vermillion"]),
 }
-"""Mark kind → (plotly symbol, Okabe–Ito colour): shape and colour both differ."""
-WAIT_COLOUR = OKABE_ITO["reddish_purple"]
+"""Mark kind → (glyph, Okabe–Ito colour). A delivery's token takes its result's colour (yellow while the
+listener runs); the number inside says which delivery it is, so colour is never the only cue."""
 _SUCCESS = frozenset({"CONSUME_SUCCESS", "SUCCESS", "COMMIT"})
 
 
 @dataclass(frozen=True, slots=True)
 class Mark:
+    """One thing that happened to a message, placed on its row."""
+
     kind: str
     t_ms: int
     """Milliseconds since the lane's message was first stored."""
     lane: int
     label: str
+    delivery: int = 0
+    """The delivery (1-based) this mark belongs to: its column (a DLQ write: the column after the last)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Wait:
+    """A stretch between two deliveries: a delay level in SCHEDULE_TOPIC_XXXX, an orderly suspend, a local retry."""
+
     start_ms: int
     end_ms: int
     lane: int
     level: int
     done: bool
-    """False while the message is still parked in SCHEDULE_TOPIC_XXXX (end = due time)."""
+    """False while the message still waits (end = its due time)."""
+    after: int = 0
+    """The delivery this wait follows (0: delayed before its first delivery, e.g. a producer delay level)."""
+    kind: str = "delay"
+    """``delay`` (a level of the schedule), ``suspend`` (orderly SUSPEND_CURRENT_QUEUE_A_MOMENT) or ``local``
+    (the client re-consumes after 5 s because send-back and its fallback both failed)."""
+
+    @property
+    def duration_ms(self) -> int:
+        return self.end_ms - self.start_ms
+
+    @property
+    def label(self) -> str:
+        """``L3 · 10 s`` — what the student compares with ``messageDelayLevel``."""
+        head = f"L{self.level}" if self.kind == "delay" else self.kind
+        return f"{head} · {format_duration(self.duration_ms)}"
 
 
 @dataclass(frozen=True, slots=True)
 class TimelineModel:
+    """Rows (message ids, in order), their origins, marks and waits, and where "now" is."""
+
     lanes: tuple[str, ...]
     origins_ms: tuple[int, ...]
+    """Absolute virtual time each lane's message was first stored."""
     marks: tuple[Mark, ...]
     waits: tuple[Wait, ...]
     hidden: int
     """Messages left out by ``max_lanes``."""
-    log: bool
+    now_ms: int = 0
+    position: int = 0
+    lane_msgs: tuple[str, ...] = ()
+    """The message id of each lane (a message seen by several groups or broadcast instances has several lanes)."""
+
+    def deliveries(self, lane: int) -> int:
+        """How many deliveries the lane's message has had."""
+        return max((m.delivery for m in self.marks if m.lane == lane and m.kind != "dead_lettered"), default=0)
+
+
+_LANE_KINDS = frozenset(
+    {
+        EventKind.STORED,
+        EventKind.SCHEDULED,
+        EventKind.DELAY_DELIVERED,
+        EventKind.DELIVERED,
+        EventKind.CONSUMED,
+        EventKind.SUSPENDED,
+        EventKind.LOCAL_RETRY,
+        EventKind.DEAD_LETTERED,
+        EventKind.BROADCAST_DROPPED,
+    }
+)
+"""The events a row draws (SEND_BACK only marks a message as retried)."""
 
 
 def retry_timeline_model(
@@ -73,97 +138,130 @@ def retry_timeline_model(
     msg_ids: tuple[str, ...] | None = None,
     only_retried: bool = False,
     max_lanes: int = 30,
-    log: bool = False,
 ) -> TimelineModel:
-    """Lanes (message ids in order) with every retry-relevant event placed on them."""
-    per_msg: dict[str, list[Any]] = {}
+    """Rows (message ids in order) with every retry-relevant event placed on them.
+
+    A message consumed by one group is one row named by its id. Each consumer group keeps its own retry
+    chain (``%RETRY%<group>``), and in BROADCASTING each instance its own copy, so a message seen by
+    several is one row per group (``M0001 · cgA``) or per instance (``M0001 · c1``); its first store is
+    shared by all of them.
+    """
+    groups = dict(snap.groups)
+    broadcasting = {c.group for c in snap.consumers if c.message_model == "BROADCASTING"}
+    per_msg: dict[str, list[tuple[str | None, TraceEvent]]] = {}
     retried: set[str] = set()
     wanted = None if msg_ids is None else set(msg_ids)
     for e in snap.events:
         mid = e.msg_id
         if mid is None or (wanted is not None and mid not in wanted):
             continue
-        per_msg.setdefault(mid, []).append(e)
         if e.kind is EventKind.SEND_BACK or e.kind is EventKind.SUSPENDED:
             retried.add(mid)
-    ids = sorted(
-        m for m, evs in per_msg.items() if any(e.kind is EventKind.STORED or e.kind is EventKind.SCHEDULED for e in evs)
-    )
-    if only_retried:
-        ids = [m for m in ids if m in retried]
-    hidden = max(0, len(ids) - max_lanes)
-    ids = ids[:max_lanes]
+        if e.kind in _LANE_KINDS:
+            per_msg.setdefault(mid, []).append((_owner(e, groups, broadcasting), e))
+    rows: list[tuple[str, list[TraceEvent]]] = []
+    for mid in sorted(per_msg):
+        evs = per_msg[mid]
+        if not any(e.kind is EventKind.STORED or e.kind is EventKind.SCHEDULED for _, e in evs):
+            continue
+        if only_retried and mid not in retried:
+            continue
+        owners = sorted({who for who, _ in evs if who is not None})
+        if len(owners) <= 1:
+            rows.append((mid, [e for _, e in evs]))
+        else:
+            rows.extend((f"{mid} · {o}", [e for who, e in evs if who in (None, o)]) for o in owners)
+    hidden = max(0, len(rows) - max_lanes)
+    rows = rows[:max_lanes]
     marks: list[Mark] = []
     waits: list[Wait] = []
-    origins = []
-    for lane, mid in enumerate(ids):
-        evs = per_msg[mid]
-        t0 = next(e.time_ms for e in evs if e.kind in (EventKind.STORED, EventKind.SCHEDULED))
-        origins.append(t0)
-        n = 0
-        open_wait: tuple[int, int, int] | None = None
-        for e in evs:
-            k, d, t = e.kind, e.data, e.time_ms - t0
-            if k is EventKind.DELIVERED:
-                n += 1
-                marks.append(
-                    Mark(
-                        "delivered", t, lane, f"delivery #{n} reconsume_times={d['reconsume_times']} from {d['queue']}"
-                    )
-                )
-            elif k is EventKind.CONSUMED:
-                ok = d["status"] in _SUCCESS
-                marks.append(
-                    Mark(
-                        "consumed_ok" if ok else "consumed_failed",
-                        t,
-                        lane,
-                        f"{d['status']} ({d['return_type']}, took {format_duration(d['took_ms'])})",
-                    )
-                )
-            elif k is EventKind.SCHEDULED:
-                open_wait = (t, d["due_ms"] - t0, d["level"])
-            elif k is EventKind.DELAY_DELIVERED and open_wait is not None:
-                waits.append(Wait(open_wait[0], t, lane, open_wait[2], True))
-                open_wait = None
-            elif k is EventKind.STORED and d["topic"].startswith(RETRY_PREFIX):
-                marks.append(
-                    Mark("retry_hop", t, lane, f"stored in {d['topic']} (reconsume_times={d['reconsume_times']})")
-                )
-            elif k is EventKind.DEAD_LETTERED:
-                marks.append(
-                    Mark(
-                        "dead_lettered",
-                        t,
-                        lane,
-                        f"dead-lettered to {d['topic']} after {d['reconsume_times']} reconsumes",
-                    )
-                )
+    origins = [_fold_lane(evs, lane, marks, waits) for lane, (_, evs) in enumerate(rows)]
+    names = tuple(name for name, _ in rows)
+    msgs = tuple(evs[0].msg_id or "" for _, evs in rows)
+    return TimelineModel(names, tuple(origins), tuple(marks), tuple(waits), hidden, snap.now_ms, snap.trace_len, msgs)
+
+
+def _owner(e: TraceEvent, groups: dict[str, str], broadcasting: set[str]) -> str | None:
+    """Whose retry chain ``e`` belongs to: a group, a BROADCASTING instance, or None (shared: the first store)."""
+    if e.actor in groups:
+        group = groups[e.actor]
+        return e.actor.partition(":")[2] if group in broadcasting else group
+    topic = e.get("real_topic") or e.get("topic") or ""
+    if topic.startswith(RETRY_PREFIX):
+        return topic[len(RETRY_PREFIX) :]
+    if e.kind is EventKind.DEAD_LETTERED:
+        return str(e.get("group"))
+    return None
+
+
+def _fold_lane(evs: list[TraceEvent], lane: int, marks: list[Mark], waits: list[Wait]) -> int:
+    """Place one message's events on its lane; returns its origin (first stored, absolute ms)."""
+    t0 = next(e.time_ms for e in evs if e.kind in (EventKind.STORED, EventKind.SCHEDULED))
+    n = 0
+    open_wait: Wait | None = None
+
+    def close(t: int) -> None:
+        nonlocal open_wait
         if open_wait is not None:
-            waits.append(Wait(open_wait[0], open_wait[1], lane, open_wait[2], False))
-    return TimelineModel(tuple(ids), tuple(origins), tuple(marks), tuple(waits), hidden, log)
+            waits.append(Wait(open_wait.start_ms, t, lane, open_wait.level, True, open_wait.after, open_wait.kind))
+            open_wait = None
+
+    for e in evs:
+        k, d, t = e.kind, e.data, e.time_ms - t0
+        if k is EventKind.DELIVERED:
+            if open_wait is not None and open_wait.kind != "delay":
+                close(t)
+            n += 1
+            label = f"delivery #{n} reconsume_times={d['reconsume_times']} from {d['queue']} ({e.actor})"
+            marks.append(Mark("delivered", t, lane, label, n))
+        elif k is EventKind.CONSUMED:
+            ok = d["status"] in _SUCCESS
+            label = f"{d['status']} ({d['return_type']}, took {format_duration(d['took_ms'])})"
+            marks.append(Mark("consumed_ok" if ok else "consumed_failed", t, lane, label, n))
+        elif k is EventKind.SCHEDULED:
+            open_wait = Wait(t, d["due_ms"] - t0, lane, d["level"], False, n)
+        elif k is EventKind.DELAY_DELIVERED and open_wait is not None:
+            close(t)
+        elif k is EventKind.SUSPENDED:
+            open_wait = Wait(t, t + d["retry_in_ms"], lane, 0, False, n, "suspend")
+        elif k is EventKind.LOCAL_RETRY:
+            open_wait = Wait(t, t + d["retry_in_ms"], lane, 0, False, n, "local")
+        elif k is EventKind.STORED and d["topic"].startswith(RETRY_PREFIX):
+            label = f"stored in {d['topic']} (reconsume_times={d['reconsume_times']})"
+            marks.append(Mark("retry_hop", t, lane, label, n + 1))
+        elif k is EventKind.DEAD_LETTERED:
+            label = f"dead-lettered to {d['topic']} after {d['reconsume_times']} reconsumes"
+            marks.append(Mark("dead_lettered", t, lane, label, n + 1))
+        elif k is EventKind.BROADCAST_DROPPED:
+            marks.append(Mark("dropped", t, lane, f"dropped by {e.actor}: {d['message']}", n + 1))
+    if open_wait is not None:
+        waits.append(open_wait)
+    return t0
+
+
+_GLYPH = {
+    "delivered": "D",
+    "consumed_ok": "✓",
+    "consumed_failed": "✗",
+    "retry_hop": "→RETRY",
+    "dead_lettered": "DLQ",
+    "dropped": "DROPPED",
+}
 
 
 def retry_timeline_text(vm: TimelineModel) -> str:
     """One line per lane: ``M0001: D@0 s ✗@0 s wait L3 0 s→10 s D@10 s … DLQ@17140 s``."""
-    glyph = {
-        "delivered": "D",
-        "consumed_ok": "✓",
-        "consumed_failed": "✗",
-        "retry_hop": "→RETRY",
-        "dead_lettered": "DLQ",
-    }
     lines = []
     for lane, mid in enumerate(vm.lanes):
         items: list[tuple[int, int, str]] = [
-            (m.t_ms, 0, f"{glyph[m.kind]}@{format_duration(m.t_ms)}") for m in vm.marks if m.lane == lane
+            (m.t_ms, 0, f"{_GLYPH[m.kind]}@{format_duration(m.t_ms)}") for m in vm.marks if m.lane == lane
         ]
         items += [
             (
                 w.start_ms,
                 1,
-                f"wait L{w.level} {format_duration(w.start_ms)}→{format_duration(w.end_ms)}"
-                f"{'' if w.done else ' (pending)'}",
+                f"{'wait L' + str(w.level) if w.kind == 'delay' else w.kind} "
+                f"{format_duration(w.start_ms)}→{format_duration(w.end_ms)}{'' if w.done else ' (pending)'}",
             )
             for w in vm.waits
             if w.lane == lane
@@ -179,12 +277,407 @@ def message_count(n: int) -> str:
     return f"{n} message" if n == 1 else f"{n} messages"
 
 
-def _x(ms: int, log: bool) -> float:
-    return max(ms, 1) / 1000 if log else ms / 1000
+# ---------------------------------------------------------------------------------------------- the drawing
+LEFT_W = 150
+"""The row labels' column."""
+LEGEND_H = 46
+HEADER_H = 30
+ROW_H = 96
+TARGET_W = 1100
+"""The width a long schedule is squeezed into (17 deliveries fit; labels then alternate between two lines)."""
+TOKEN_R = 9
+LABEL_PX = 10
+MIN_STEP, MAX_STEP = 44, 112
+SCOPE = '[data-testid="rq-retry-timeline"]'
+_NICE_MS = (
+    1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000,
+    600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000,
+)  # fmt: skip
+"""Tick spacings of the absolute axis (1 ms … 1 day): the first that keeps labels ~90 px apart is used."""
 
 
-class RetryTimeline(SnapshotView):
-    """Plotly FigureWidget with a linear/log toggle; one trace per mark kind plus one for waits."""
+def _css() -> str:
+    o = OKABE_ITO
+    return f"""
+{SCOPE} .rq-rt-label {{ font-size: {LABEL_PX}px; }}
+{SCOPE} .rq-rt-wait {{ stroke: {o["reddish_purple"]}; stroke-width: 3; }}
+{SCOPE} .rq-rt-local {{ stroke: {o["orange"]}; stroke-width: 3; }}
+{SCOPE} .rq-rt-pending {{ stroke: {o["reddish_purple"]}; stroke-width: 2; stroke-dasharray: 5 3; }}
+{SCOPE} .rq-rt-link {{ stroke: var(--jp-ui-font-color2, #616161); stroke-width: 1.5; }}
+{SCOPE} .rq-rt-due {{ fill: none; stroke: {o["reddish_purple"]}; stroke-width: 2; stroke-dasharray: 3 2; }}
+{SCOPE} .rq-rt-dlq {{ fill: var(--jp-ui-font-color1, #1f1f1f); stroke: none; }}
+{SCOPE} text.rq-rt-dlq-text {{ fill: var(--jp-layout-color0, #ffffff); font-size: 9px; font-weight: 700; }}
+{SCOPE} .rq-rt-dropped {{ fill: none; stroke: {o["vermillion"]}; stroke-width: 2; }}
+{SCOPE} .rq-rt-bar {{ stroke: var(--jp-border-color2, #c7c7c7); stroke-width: 3; }}
+{SCOPE} .rq-rt-tick {{ stroke: var(--jp-ui-font-color1, #1f1f1f); stroke-width: 1.5; }}
+{SCOPE} .rq-rt-tick-fail {{ stroke: {o["vermillion"]}; stroke-width: 1.5; }}
+{SCOPE} .rq-rt-tick-ok {{ stroke: {o["bluish_green"]}; stroke-width: 2; }}
+{SCOPE} .rq-rt-now {{ stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2; }}
+{SCOPE} text.rq-rt-now-text {{ fill: var(--jp-brand-color1, #1976d2); font-weight: 600; }}
+"""
+
+
+CSS = _css()
+LEGEND: tuple[tuple[str, str, str], ...] = (
+    ("token", OKABE_ITO["vermillion"], "delivery n: failed"),
+    ("token", OKABE_ITO["bluish_green"], "delivery n: consumed"),
+    ("token", OKABE_ITO["yellow"], "in the listener"),
+    ("line", "rq-rt-wait", "wait: delay level · duration"),
+    ("line", "rq-rt-pending", "waiting now (due …)"),
+    ("rect", "rq-rt-dlq", "written to %DLQ%"),
+    ("line", "rq-rt-tick", "to scale: real time"),
+    ("line", "rq-rt-now", "now"),
+)
+
+
+_TICK_CLASS = {MARKS["consumed_failed"][1]: "rq-rt-tick-fail", MARKS["consumed_ok"][1]: "rq-rt-tick-ok"}
+
+
+def _token_fill(vm: TimelineModel, lane: int, n: int) -> tuple[str, str]:
+    """(fill, result text) of delivery ``n``: the result's colour, yellow while the listener runs."""
+    for m in vm.marks:
+        if m.lane == lane and m.delivery == n and m.kind in ("consumed_ok", "consumed_failed"):
+            return MARKS[m.kind][1], m.label
+    return MARKS["delivered"][1], "in the listener"
+
+
+def _nice_step(span_ms: int, px: float) -> int:
+    for step in _NICE_MS:
+        if span_ms / step * 90 <= px:
+            return step
+    return _NICE_MS[-1]
+
+
+def retry_timeline_scene(vm: TimelineModel) -> Scene:
+    """The timeline as a Scene (rows, the shared absolute axis, the now line, a legend)."""
+    waits_by_lane: dict[int, list[Wait]] = {}
+    for w in vm.waits:
+        waits_by_lane.setdefault(w.lane, []).append(w)
+    columns = max((vm.deliveries(i) + 1 for i in range(len(vm.lanes))), default=1)
+    widest_wait = max((text_width(w.label, LABEL_PX) for w in vm.waits), default=0.0)
+    widest_since = max((text_width(format_duration(m.t_ms), LABEL_PX) for m in vm.marks), default=0.0)
+    # as wide as TARGET_W allows; a label wider than one column alternates between two lines (two columns of room)
+    step = min(max((TARGET_W - LEFT_W - 16) / columns, MIN_STEP, widest_wait / 2 + 4, widest_since / 2 + 4), MAX_STEP)
+    wait_rows = 2 if widest_wait > step - 6 else 1
+    since_rows = 2 if widest_since > step - 6 else 1
+    plot_w = columns * step
+    width = int(max(LEFT_W + plot_w + 16, LEFT_W + 4 * 170))
+    top = LEGEND_H + HEADER_H
+    marks: list[SceneMark] = []
+    for col in range(4):
+        items = LEGEND[2 * col : 2 * col + 2]
+        marks.extend(legend_marks(items, x=LEFT_W + 170 * col, y=10, key=f"legend{col}", gap=18))
+    title = "deliveries, one column each (not to scale) · under each: time since first stored"
+    marks.append(SceneMark("text", "axis:title", x=LEFT_W, y=top - 12, text=title, cls="rq-muted rq-rt-label"))
+    span_ms = max(vm.now_ms, 1)
+
+    def abs_x(t_ms: int) -> float:
+        return LEFT_W + plot_w * min(max(t_ms, 0), span_ms) / span_ms
+
+    def col_x(n: int) -> float:
+        return LEFT_W + step * (n - 0.5)
+
+    bars_top = top
+    for lane, mid in enumerate(vm.lanes):
+        y = top + lane * ROW_H + 32
+        origin = vm.origins_ms[lane]
+        lane_marks = [m for m in vm.marks if m.lane == lane]
+        n = vm.deliveries(lane)
+        end = next((m for m in lane_marks if m.kind in ("dead_lettered", "dropped")), None)
+        pending = next((w for w in waits_by_lane.get(lane, ()) if not w.done), None)
+        state = _lane_state(vm, lane, n, end, pending)
+        key = f"rt:{mid}"
+        marks.append(SceneMark("text", f"{key}:id", x=8, y=y + 4, text=mid, cls="rq-title", role="lane"))
+        marks.append(
+            SceneMark(
+                "text",
+                f"{key}:origin",
+                x=8,
+                y=y + 19,
+                text=f"first stored {format_duration(origin)}",
+                cls="rq-muted rq-rt-label",
+                role="origin",
+                title=f"{origin} ms",
+            )
+        )
+        marks.append(SceneMark("text", f"{key}:state", x=8, y=y + 32, text=state, cls="rq-rt-label", role="lane-state"))
+        # waits first (under the tokens)
+        for w in waits_by_lane.get(lane, ()):
+            x1 = col_x(w.after) + TOKEN_R if w.after else LEFT_W
+            x2 = col_x(w.after + 1) - TOKEN_R
+            cls = "rq-rt-pending" if not w.done else "rq-rt-local" if w.kind != "delay" else "rq-rt-wait"
+            wkey = f"{key}:w{w.after}"
+            tip = (
+                f"{w.label}: {format_duration(w.start_ms)} → {format_duration(w.end_ms)} since first stored"
+                f"{'' if w.done else ' (waiting)'}"
+            )
+            marks.append(SceneMark("line", wkey, x=x1, y=y, x2=x2, y2=y, cls=cls, role="wait", title=tip))
+            marks.append(
+                SceneMark(
+                    "text",
+                    f"{wkey}:label",
+                    x=(x1 + x2) / 2,
+                    y=y - 14 - 12 * (w.after % wait_rows),
+                    text=w.label,
+                    anchor="middle",
+                    cls="rq-rt-label",
+                    role="wait-label",
+                    title=tip,
+                )
+            )
+            if not w.done:
+                due_x = col_x(w.after + 1)
+                left = max(w.end_ms + origin - vm.now_ms, 0)
+                marks.append(
+                    SceneMark(
+                        "circle",
+                        f"{key}:due",
+                        x=due_x,
+                        y=y,
+                        r=TOKEN_R,
+                        cls="rq-rt-due",
+                        role="due",
+                        title=f"due at {format_duration(w.end_ms + origin)}",
+                    )
+                )
+                marks.append(
+                    SceneMark(
+                        "text",
+                        f"{key}:due:t",
+                        x=due_x,
+                        y=y + 21 + 12 * ((w.after + 1) % since_rows),
+                        anchor="middle",
+                        text=f"due in {format_duration(left)}",
+                        cls="rq-rt-label",
+                        role="countdown",
+                    )
+                )
+                frac = (vm.now_ms - origin - w.start_ms) / max(w.duration_ms, 1)
+                nx = x1 + (x2 - x1) * min(max(frac, 0.0), 1.0)
+                marks.append(
+                    SceneMark(
+                        "line",
+                        f"{key}:now",
+                        x=nx,
+                        y=y - 5,
+                        x2=nx,
+                        y2=y + 5,
+                        cls="rq-rt-now",
+                        role="now-cursor",
+                        title=f"now: {format_duration(vm.now_ms)}",
+                    )
+                )
+        # the end of the row: DLQ box / dropped box after the last delivery
+        if end is not None:
+            ex = col_x(end.delivery)
+            marks.append(
+                SceneMark(
+                    "line",
+                    f"{key}:endlink",
+                    x=col_x(end.delivery - 1) + TOKEN_R,
+                    y=y,
+                    x2=ex - 13,
+                    y2=y,
+                    cls="rq-rt-link",
+                )
+            )
+            box_cls = "rq-rt-dlq" if end.kind == "dead_lettered" else "rq-rt-dropped"
+            marks.append(
+                SceneMark(
+                    "rect",
+                    f"{key}:end",
+                    x=ex - 13,
+                    y=y - 8,
+                    w=26,
+                    h=16,
+                    cls=box_cls,
+                    role=end.kind,
+                    title=f"{end.label} at {format_duration(end.t_ms)} since first stored",
+                )
+            )
+            marks.append(
+                SceneMark(
+                    "text",
+                    f"{key}:end:t",
+                    x=ex,
+                    y=y + 3.5,
+                    text="DLQ" if end.kind == "dead_lettered" else "✗",
+                    anchor="middle",
+                    cls="rq-rt-dlq-text" if end.kind == "dead_lettered" else "rq-rt-label",
+                )
+            )
+            marks.append(
+                SceneMark(
+                    "text",
+                    f"{key}:end:since",
+                    x=ex,
+                    y=y + 21 + 12 * (end.delivery % since_rows),
+                    anchor="middle",
+                    text=format_duration(end.t_ms),
+                    cls="rq-rt-label",
+                    role="since",
+                    title=end.label,
+                )
+            )
+        # deliveries: numbered tokens, their time since first stored under them (two staggered lines)
+        delivered = [m for m in lane_marks if m.kind == "delivered"]
+        for m in delivered:
+            fill, result = _token_fill(vm, lane, m.delivery)
+            x = col_x(m.delivery)
+            at = format_duration(m.t_ms + origin)
+            tip = f"{m.label}: {result} — {format_duration(m.t_ms)} after first stored, at {at}"
+            marks.append(
+                SceneMark(
+                    "token",
+                    f"{key}:d{m.delivery}",
+                    x=x,
+                    y=y,
+                    r=TOKEN_R,
+                    text=str(m.delivery),
+                    fill=fill,
+                    role="delivery",
+                    title=tip,
+                )
+            )
+            marks.append(
+                SceneMark(
+                    "text",
+                    f"{key}:d{m.delivery}:since",
+                    x=x,
+                    y=y + 21 + 12 * (m.delivery % since_rows),
+                    anchor="middle",
+                    text=format_duration(m.t_ms),
+                    cls="rq-rt-label",
+                    role="since",
+                    title=tip,
+                )
+            )
+        # the proportional bar: the same deliveries to scale on the shared absolute axis
+        by = y + 46
+        if lane == 0:
+            bars_top = by - 6
+        marks.append(
+            SceneMark("line", f"{key}:bar", x=LEFT_W, y=by, x2=LEFT_W + plot_w, y2=by, cls="rq-rt-bar", role="bar")
+        )
+        marks.append(SceneMark("text", f"{key}:bar:t", x=8, y=by + 4, text="to scale ▸", cls="rq-muted rq-rt-label"))
+        for m in delivered:
+            fill, _ = _token_fill(vm, lane, m.delivery)
+            cls = _TICK_CLASS.get(fill, "rq-rt-tick")
+            tx = abs_x(m.t_ms + origin)
+            marks.append(
+                SceneMark(
+                    "line",
+                    f"{key}:t{m.delivery}",
+                    x=tx,
+                    y=by - 5,
+                    x2=tx,
+                    y2=by + 5,
+                    cls=cls,
+                    role="tick",
+                    title=f"delivery {m.delivery} at {format_duration(m.t_ms + origin)}",
+                )
+            )
+        if end is not None:
+            tx = abs_x(end.t_ms + origin)
+            marks.append(
+                SceneMark(
+                    "rect",
+                    f"{key}:tend",
+                    x=tx - 3,
+                    y=by - 3,
+                    w=6,
+                    h=6,
+                    cls="rq-rt-dlq",
+                    role="tick-end",
+                    title=f"{end.label} at {format_duration(end.t_ms + origin)}",
+                )
+            )
+    # the shared absolute axis
+    ay = top + len(vm.lanes) * ROW_H + 10
+    marks.append(SceneMark("line", "axis", x=LEFT_W, y=ay, x2=LEFT_W + plot_w, y2=ay, cls="rq-axis", role="axis"))
+    tick = _nice_step(span_ms, plot_w)
+    t = 0
+    while t <= span_ms:
+        x = abs_x(t)
+        marks.append(SceneMark("line", f"axis:{t}", x=x, y=ay, x2=x, y2=ay + 4, cls="rq-axis"))
+        marks.append(
+            SceneMark(
+                "text",
+                f"axis:{t}:t",
+                x=x,
+                y=ay + 15,
+                text=format_duration(t),
+                anchor="middle",
+                cls="rq-muted rq-rt-label",
+                role="axis-tick",
+            )
+        )
+        t += tick
+    marks.append(
+        SceneMark("text", "axis:abs", x=8, y=ay + 4, text="virtual time", cls="rq-muted rq-rt-label", role="axis-title")
+    )
+    nx = abs_x(vm.now_ms)
+    marks.append(
+        SceneMark(
+            "line",
+            "now",
+            x=nx,
+            y=bars_top,
+            x2=nx,
+            y2=ay + 20,
+            cls="rq-rt-now",
+            role="now",
+            title=f"now: {format_duration(vm.now_ms)} (position {vm.position})",
+        )
+    )
+    now_text = f"now {format_duration(vm.now_ms)}"
+    marks.append(
+        SceneMark(
+            "text",
+            "now:t",
+            x=nx,
+            y=ay + 31,
+            text=now_text,
+            anchor="end" if nx > width / 2 else "start",
+            cls="rq-rt-now-text rq-rt-label",
+            role="now-label",
+        )
+    )
+    if vm.hidden:
+        marks.append(
+            SceneMark(
+                "text",
+                "hidden",
+                x=8,
+                y=ay + 31,
+                text=f"+{message_count(vm.hidden)} not shown",
+                cls="rq-muted rq-rt-label",
+            )
+        )
+    height = int(ay + 40)
+    label = f"Retry timeline: {message_count(len(set(vm.lane_msgs)))}, now {format_duration(vm.now_ms)}"
+    extra = (("now-ms", str(vm.now_ms)), ("position", str(vm.position)), ("lanes", str(len(vm.lanes))))
+    return Scene(width, height, tuple(marks), label=label, testid="rq-retry-timeline", css=CSS, extra=extra)
+
+
+def _lane_state(vm: TimelineModel, lane: int, n: int, end: Mark | None, pending: Wait | None) -> str:
+    """The row's last word: where the message is now."""
+    if end is not None:
+        return "→ %DLQ%" if end.kind == "dead_lettered" else "✗ dropped (BROADCASTING)"
+    if pending is not None:
+        return f"waiting {pending.label.split(' · ')[0]}"
+    if n == 0:
+        return "stored, not delivered yet"
+    fill, _ = _token_fill(vm, lane, n)
+    if fill == MARKS["consumed_ok"][1]:
+        return f"✓ consumed (delivery {n})"
+    if fill == MARKS["delivered"][1]:
+        return "in the listener"
+    return f"✗ failed ({n} deliveries)"
+
+
+class RetryTimeline(SceneView):
+    """The retry timeline drawn as a Scene (see the module docstring); ``to_text`` is what the labs print."""
 
     title = "Retry timeline"
 
@@ -198,80 +691,14 @@ class RetryTimeline(SnapshotView):
     ) -> None:
         super().__init__(**kwargs)
         self.only_retried, self.max_lanes, self.msg_ids = only_retried, max_lanes, msg_ids
-        self.scale = W.ToggleButtons(
-            options=["linear", "log"],
-            value="linear",
-            description="time axis",
-            tooltips=["linear time since first stored", "log time (0 drawn at 1 ms)"],
-        )
-        self.scale.observe(guarded(self)(lambda change: self.refresh()), names="value")
-        self.figure = go.FigureWidget(
-            data=[
-                go.Scatter(
-                    x=[],
-                    y=[],
-                    mode="lines",
-                    name="delay wait",
-                    line={"color": WAIT_COLOUR, "width": 6},
-                    opacity=0.5,
-                    hoverinfo="text",
-                )
-            ]
-            + [
-                go.Scatter(
-                    x=[],
-                    y=[],
-                    mode="markers",
-                    name=kind.replace("_", " "),
-                    hoverinfo="text",
-                    marker={"symbol": sym, "color": colour, "size": 10, "line": {"width": 2, "color": colour}},
-                )
-                for kind, (sym, colour) in MARKS.items()
-            ],
-            layout=go.Layout(
-                height=320,
-                margin={"l": 60, "r": 10, "t": 30, "b": 40},
-                xaxis={"title": {"text": "seconds since first stored"}, "type": "linear"},
-                yaxis={"autorange": "reversed", "tickmode": "array"},
-                title={"text": "retry timeline"},
-            ),
-        )
-        self.children = (self.scale, self.figure, self.debug)
 
     def model(self, snap: LabSnapshot) -> TimelineModel:
         return retry_timeline_model(
-            snap,
-            msg_ids=self.msg_ids,
-            only_retried=self.only_retried,
-            max_lanes=self.max_lanes,
-            log=self.scale.value == "log",
+            snap, msg_ids=self.msg_ids, only_retried=self.only_retried, max_lanes=self.max_lanes
         )
+
+    def scene(self, vm: TimelineModel) -> Scene:
+        return retry_timeline_scene(vm)
 
     def to_text(self, vm: TimelineModel) -> str:
         return retry_timeline_text(vm)
-
-    def render(self, vm: TimelineModel) -> None:
-        log = vm.log
-        wx: list[float | None] = []
-        wy: list[int | None] = []
-        wt: list[str | None] = []
-        for w in vm.waits:
-            label = f"delay level {w.level}: {format_duration(w.end_ms - w.start_ms)}"
-            wx += [_x(w.start_ms, log), _x(w.end_ms, log), None]
-            wy += [w.lane, w.lane, None]
-            wt += [label, label, None]
-        with self.figure.batch_update():
-            self.figure.data[0].update(x=wx, y=wy, hovertext=wt)
-            for i, kind in enumerate(MARKS, start=1):
-                marks = [m for m in vm.marks if m.kind == kind]
-                self.figure.data[i].update(
-                    x=[_x(m.t_ms, log) for m in marks], y=[m.lane for m in marks], hovertext=[m.label for m in marks]
-                )
-            self.figure.layout.xaxis.type = "log" if log else "linear"
-            self.figure.layout.yaxis.tickvals = list(range(len(vm.lanes)))
-            self.figure.layout.yaxis.ticktext = list(vm.lanes)
-            # a fixed range keeps lanes of messages not delivered yet on screen (autorange only spans marks)
-            self.figure.layout.yaxis.range = [len(vm.lanes) - 0.5, -0.5] if vm.lanes else None
-            self.figure.layout.yaxis.autorange = False if vm.lanes else "reversed"
-            more = f" (+{vm.hidden} more)" if vm.hidden else ""
-            self.figure.layout.title.text = f"retry timeline — {message_count(len(vm.lanes))}{more}"

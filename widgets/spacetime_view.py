@@ -626,7 +626,7 @@ FONT_PX = 11
 LABEL_PX = 10
 
 _W_NARROW = frozenset("ijl.,:;'!|")
-_W_MEDIUM = frozenset("ftrI()[] -")
+_W_MEDIUM = frozenset("ftrI()[] -·")
 _W_WIDE = frozenset("mwMW@%")
 
 

@@ -56,14 +56,8 @@ ALL_NUMBERED_JS = """() => {
   return p.length > 0 && p.every(e => /\\[\\d+\\]/.test(e.textContent));
 }"""
 KERNEL_IDLE_JS = "() => window.jupyterapp.shell.currentWidget.sessionContext.kernelDisplayStatus === 'idle'"
-DELIVERED_POINTS_JS = """(plot) => {
-  // plotly keeps each trace's calcdata on its <g class="trace">; find the one named "delivered".
-  // An empty trace gets no <g> at all, so: trace in the figure but not drawn → 0 marks; no such trace → -1.
-  const g = [...plot.querySelectorAll('.scatterlayer .trace')]
-    .find(t => t.__data__ && t.__data__[0] && t.__data__[0].trace.name === 'delivered');
-  if (g) return g.querySelectorAll('.points path.point').length;
-  return (plot.data || []).some(t => t.name === 'delivered') ? 0 : -1;
-}"""
+DELIVERED_TOKENS_JS = """(root) => root.querySelectorAll('g[data-role="delivery"]:not([data-leaving])').length"""
+"""Numbered delivery tokens the retry timeline's SVG draws (marks fading out do not count)."""
 
 
 @dataclass
@@ -242,19 +236,21 @@ def test_play_advances_pause_stops_reset_returns_to_zero(lab: OpenLab) -> None:
     lab.check_clean()
 
 
-def _expect_delivery_marks(lab: OpenLab, plot: Any, expected: int) -> None:
-    """Wait until the plot draws ``expected`` delivery marks; fail with the number it does draw."""
+def _expect_delivery_marks(lab: OpenLab, timeline: Any, expected: int) -> None:
+    """Wait until the timeline draws ``expected`` delivery tokens; fail with the number it does draw."""
     try:
         lab.page.wait_for_function(
-            f"(plot) => ({DELIVERED_POINTS_JS})(plot) === {expected}", arg=plot.element_handle(), timeout=ROUND_TRIP_MS
+            f"(root) => ({DELIVERED_TOKENS_JS})(root) === {expected}",
+            arg=timeline.element_handle(),
+            timeout=ROUND_TRIP_MS,
         )
     except Exception:
-        drawn = plot.evaluate(DELIVERED_POINTS_JS)
-        pytest.fail(f"{lab.name}: timeline draws {drawn} delivery marks, the engine recorded {expected}")
+        drawn = timeline.evaluate(DELIVERED_TOKENS_JS)
+        pytest.fail(f"{lab.name}: timeline draws {drawn} delivery tokens, the engine recorded {expected}")
 
 
 def test_timeline_draws_every_delivery(lab: OpenLab, screenshot_dir: Path) -> None:
-    """Scrubbed to the end, the retry timeline draws one mark per DELIVERED event of the engine's run."""
+    """Scrubbed to the end, the retry timeline draws one numbered token per DELIVERED event of the engine's run."""
     from playwright.sync_api import expect
 
     exp = _needs_dashboard(lab)
@@ -265,15 +261,11 @@ def test_timeline_draws_every_delivery(lab: OpenLab, screenshot_dir: Path) -> No
     handle.press("End")
     expect(lab.clock).to_have_text(exp.end_clock, timeout=ROUND_TRIP_MS)
     lab.dashboard.locator(".lm-TabBar-tab", has_text="Retry timeline").click()
-    plot = lab.dashboard.locator(".js-plotly-plot").filter(has=lab.page.locator(".gtitle"))
-    plot = plot.filter(has_text="retry timeline")
-    expect(plot).to_have_count(1)
-    expect(plot.locator(".gtitle")).to_have_text(f"retry timeline — {message_count(exp.lanes)}", timeout=ROUND_TRIP_MS)
-    _expect_delivery_marks(lab, plot, exp.deliveries)
-    # The log axis is how a student reads a 5-hour schedule: the toggle must redraw the same marks on it.
-    lab.dashboard.locator(".widget-toggle-button[data-value='log']").click()
-    lab.page.wait_for_function("(p) => p.layout.xaxis.type === 'log'", arg=plot.element_handle(), timeout=ROUND_TRIP_MS)
-    _expect_delivery_marks(lab, plot, exp.deliveries)
+    timeline = lab.dashboard.locator('[data-testid="rq-retry-timeline"]')
+    expect(timeline).to_have_count(1)
+    label = re.compile(rf"^Retry timeline: {message_count(exp.lanes)}, now ")
+    expect(timeline.locator("svg")).to_have_attribute("aria-label", label, timeout=ROUND_TRIP_MS)
+    _expect_delivery_marks(lab, timeline, exp.deliveries)
     shot = screenshot_dir / f"{lab.name.removesuffix('.ipynb')}.png"
     lab.dashboard.screenshot(path=str(shot))
     if lab.name == README_SHOT:
