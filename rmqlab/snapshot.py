@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from .process_queue import ProcessQueue
 
 __all__ = [
+    "BROADCAST_SUMMARY_ORDER",
     "BROKER_LEASE_MS",
     "CLIENT_TRUST_MS",
     "SCHEDULE_GROUP",
@@ -87,6 +88,18 @@ class OffsetState(StrEnum):
     broker answered SUCCESS without storing a copy (``retryQueueNums`` 0). The offset moves on regardless."""
 
 
+BROADCAST_SUMMARY_ORDER = (
+    OffsetState.CONSUMING,
+    OffsetState.PULLED,
+    OffsetState.DROPPED,
+    OffsetState.STORED,
+    OffsetState.SENT_BACK,
+    OffsetState.ACKED,
+)
+"""A BROADCASTING group's cell state is the first of these any instance has: in flight somewhere, else dropped by
+one of them (never shown as acked), else still waiting for one, else acked by all."""
+
+
 def queue_kind(topic: str) -> str:
     """``business`` / ``retry`` / ``dlq`` / ``schedule`` — the four lanes of the retry machinery."""
     if topic.startswith(RETRY_PREFIX):
@@ -116,11 +129,21 @@ class QueueCell:
     """``SCHEDULE_TOPIC_XXXX`` cells: the topic the message goes back to when due (``REAL_TOPIC``)."""
     deliver_ms: int | None = None
     """``SCHEDULE_TOPIC_XXXX`` cells: ``deliverTimestamp`` = store time + the level's delay."""
+    instance_states: tuple[tuple[str, OffsetState], ...] = ()
+    """BROADCASTING: (client id, state) per instance, since every instance consumes every message on its own.
+    The group's entry in ``states`` is then their summary (see :data:`BROADCAST_SUMMARY_ORDER`)."""
 
     def state_for(self, group: str | None) -> OffsetState:
         """The state for ``group`` (STORED when that group has nothing to say about it)."""
         for name, state in self.states:
             if name == group:
+                return state
+        return OffsetState.STORED
+
+    def state_for_instance(self, client_id: str) -> OffsetState:
+        """A BROADCASTING instance's own state (STORED when it has nothing to say about it)."""
+        for name, state in self.instance_states:
+            if name == client_id:
                 return state
         return OffsetState.STORED
 
@@ -401,6 +424,12 @@ class TraceIndex:
         self.flows: set[tuple[str, str]] = set()
         self.copy_stored: dict[tuple[str, str], bool] = {}
         """(group, msg id) → a %RETRY%/%DLQ% copy was stored since the group's last delivery of it."""
+        self.broadcast_clients: dict[str, str] = {}
+        """Actor → client id of the BROADCASTING instances (from their start events): each is its own audience."""
+
+    def audience(self, actor: str, group: str) -> str:
+        """Whose offsets ``actor`` works on: its group (CLUSTERING), or itself (a BROADCASTING instance)."""
+        return self.broadcast_clients.get(actor, group)
 
     def catch_up(self, lab: Lab) -> None:
         """Fold every event appended since the last call."""
@@ -417,7 +446,12 @@ class TraceIndex:
     def _fold(self, e: TraceEvent, groups: Mapping[str, str]) -> None:
         kind, d = e.kind, e.data
         msg_id = e.msg_id or ""
-        if kind is EventKind.STORED:
+        if kind is EventKind.LIFECYCLE and d.get("event") == "start":
+            if d.get("message_model") == "BROADCASTING":
+                self.broadcast_clients[e.actor] = e.actor.partition(":")[2]
+            else:
+                self.broadcast_clients.pop(e.actor, None)
+        elif kind is EventKind.STORED:
             name = str(MessageQueue(d["topic"], e.actor, d["queue_id"]))
             self.offset_msg[(name, d["queue_offset"])] = msg_id
             self._note_copy(str(d["topic"]), msg_id)
@@ -430,7 +464,7 @@ class TraceIndex:
             self.schedule_due[(e.actor, level, offset)] = (msg_id, d["due_ms"])
             self._note_copy(str(d["real_topic"]), msg_id)
         elif kind is EventKind.DELIVERED:
-            key = (d["group"], d["queue"], d["queue_offset"])
+            key = (self.audience(e.actor, d["group"]), d["queue"], d["queue_offset"])
             self.in_listener.add(key)
             self.last_delivery[(e.actor, msg_id)] = key
             self.terminal.pop(key, None)
@@ -443,9 +477,10 @@ class TraceIndex:
                     self.terminal[delivery] = OffsetState.ACKED
         elif kind in (EventKind.SEND_BACK, EventKind.SEND_BACK_FALLBACK):
             delivery = self.last_delivery.get((e.actor, msg_id))
-            if delivery is not None and d.get("ok"):
+            group = groups.get(e.actor)
+            if delivery is not None and group is not None and d.get("ok"):
                 # The broker stores the copy before it answers: no copy by now means retryQueueNums 0 dropped it.
-                stored = self.copy_stored.get((delivery[0], msg_id), False)
+                stored = self.copy_stored.get((group, msg_id), False)
                 self.terminal[delivery] = OffsetState.SENT_BACK if stored else OffsetState.DROPPED
         elif kind is EventKind.BROADCAST_DROPPED:
             delivery = self.last_delivery.get((e.actor, msg_id))
@@ -648,20 +683,7 @@ def take_snapshot(lab: Lab, index: TraceIndex | None = None) -> LabSnapshot:
     now = lab.now
     timers = _timer_snaps(lab)
     consumers = tuple(_consumer_snap(lab, lab.consumers[cid]) for cid in sorted(lab.consumers))
-    live: dict[tuple[str, str], list[tuple[frozenset[int], frozenset[int]]]] = {}
-    groups_of_topic: dict[str, set[str]] = {}
-    client_offsets: dict[tuple[str, str], int] = {}
-    for c in consumers:
-        for topic in c.subscriptions:
-            groups_of_topic.setdefault(topic, set()).add(c.group)
-        if c.running:
-            for pq in c.process_queues:
-                if not pq.dropped:
-                    sets = (frozenset(pq.msg_tree_keys), frozenset(pq.consuming_keys))
-                    live.setdefault((c.group, pq.queue), []).append(sets)
-            for queue, off in c.offset_store:
-                key = (c.group, queue)
-                client_offsets[key] = max(off, client_offsets.get(key, -1))
+    audiences = _audiences(consumers)
 
     brokers: list[BrokerSnap] = []
     queues: list[ConsumeQueueSnap] = []
@@ -681,7 +703,7 @@ def take_snapshot(lab: Lab, index: TraceIndex | None = None) -> LabSnapshot:
         )
         locks, schedule = _lock_snaps(b, index, now), _schedule_snaps(b, index, timers)
         brokers.append(BrokerSnap(bname, b.up, locks, schedule, faults, members, offsets))
-        queues.extend(_queue_snaps(b, index, groups_of_topic, live, client_offsets))
+        queues.extend(_queue_snaps(b, index, audiences))
     producers = tuple(sorted((name, p.producer_group) for name, p in lab.producers.items()))
     return LabSnapshot(
         now_ms=now,
@@ -698,13 +720,43 @@ def take_snapshot(lab: Lab, index: TraceIndex | None = None) -> LabSnapshot:
     )
 
 
-def _queue_snaps(
-    b: Broker,
-    index: TraceIndex,
-    groups_of_topic: Mapping[str, set[str]],
-    live: Mapping[tuple[str, str], list[tuple[frozenset[int], frozenset[int]]]],
-    client_offsets: Mapping[tuple[str, str], int],
-) -> list[ConsumeQueueSnap]:
+@dataclass(slots=True)
+class _Audience:
+    """Who an offset's state is about while a snapshot is built: a CLUSTERING group, or one BROADCASTING instance."""
+
+    key: str
+    """The group, or the instance's client id."""
+    group: str
+    broadcasting: bool
+    topics: set[str] = field(default_factory=set)
+    live: dict[str, list[tuple[frozenset[int], frozenset[int]]]] = field(default_factory=dict)
+    """Queue name → (msg_tree keys, consuming keys) of each live ProcessQueue of the audience."""
+    offsets: dict[str, int] = field(default_factory=dict)
+    """Queue name → the highest offset the clients have committed (in memory, or a BROADCASTING offset file)."""
+
+
+def _audiences(consumers: Iterable[ConsumerSnap]) -> list[_Audience]:
+    """The audiences of the lab's consumers, sorted by key (CLUSTERING groups merge their instances)."""
+    by_key: dict[str, _Audience] = {}
+    for c in consumers:
+        broadcasting = c.message_model == "BROADCASTING"
+        key = c.client_id if broadcasting else c.group
+        audience = by_key.setdefault(key, _Audience(key, c.group, broadcasting))
+        audience.topics.update(c.subscriptions)
+        if broadcasting:
+            for mq, off in c.local_offsets:
+                audience.offsets[str(mq)] = max(off, audience.offsets.get(str(mq), -1))
+        if c.running:
+            for pq in c.process_queues:
+                if not pq.dropped:
+                    sets = (frozenset(pq.msg_tree_keys), frozenset(pq.consuming_keys))
+                    audience.live.setdefault(pq.queue, []).append(sets)
+            for queue, off in c.offset_store:
+                audience.offsets[queue] = max(off, audience.offsets.get(queue, -1))
+    return [by_key[key] for key in sorted(by_key)]
+
+
+def _queue_snaps(b: Broker, index: TraceIndex, audiences: list[_Audience]) -> list[ConsumeQueueSnap]:
     """Every ConsumeQueue of ``b`` (and every queue its topics' routes list), cell by cell."""
     service = b.schedule_service
     keys = set(b.consume_queues)
@@ -714,11 +766,15 @@ def _queue_snaps(
         cq = b.consume_queues.get((topic, qid)) or ConsumeQueue(topic, qid)
         name = str(MessageQueue(topic, b.name, qid))
         kind = queue_kind(topic)
-        groups = tuple(sorted(groups_of_topic.get(topic, ())))
+        mine = [a for a in audiences if topic in a.topics]
+        groups = tuple(sorted({a.group for a in mine}))
         committed = tuple(
             (g, b.consumer_offsets[(g, topic, qid)]) for g in groups if (g, topic, qid) in b.consumer_offsets
         )
-        floor = {g: max(dict(committed).get(g, -1), client_offsets.get((g, name), -1)) for g in groups}
+        broker_floor = dict(committed)
+        floor = {a.key: max(broker_floor.get(a.key, -1), a.offsets.get(name, -1)) for a in mine if not a.broadcasting}
+        floor.update({a.key: a.offsets.get(name, -1) for a in mine if a.broadcasting})
+        instances = [a for a in mine if a.broadcasting]
         cells = []
         delivered = service.offset_table.get(qid + 1, 0) if kind == "schedule" else 0
         for offset in range(cq.min_offset, cq.max_offset):
@@ -732,9 +788,8 @@ def _queue_snaps(
                 states: tuple[tuple[str, OffsetState], ...] = ((SCHEDULE_GROUP, state),)
                 real_topic, deliver = msg.properties.get(PROPERTY_REAL_TOPIC), entry.deliver_timestamp
             else:
-                states = tuple(
-                    (g, _cell_state(g, name, offset, live.get((g, name), ()), index, floor[g])) for g in groups
-                )
+                own = {a.key: _cell_state(a.key, name, offset, a.live.get(name, ()), index, floor[a.key]) for a in mine}
+                states = tuple((g, own[g] if g in own else _summary(own, instances, g)) for g in groups)
                 real_topic, deliver = None, None
             cells.append(
                 QueueCell(
@@ -747,6 +802,7 @@ def _queue_snaps(
                     msg.store_timestamp,
                     real_topic,
                     deliver,
+                    tuple((a.key, own[a.key]) for a in instances) if kind != "schedule" else (),
                 )
             )
         config = b.topic_config.get(topic)
@@ -767,8 +823,14 @@ def _queue_snaps(
     return out
 
 
+def _summary(own: Mapping[str, OffsetState], instances: Iterable[_Audience], group: str) -> OffsetState:
+    """A BROADCASTING group's state: the first of :data:`BROADCAST_SUMMARY_ORDER` any of its instances has."""
+    have = {own[a.key] for a in instances if a.group == group}
+    return next((s for s in BROADCAST_SUMMARY_ORDER if s in have), OffsetState.STORED)
+
+
 def _cell_state(
-    group: str,
+    audience: str,
     queue: str,
     offset: int,
     pqs: Iterable[tuple[frozenset[int], frozenset[int]]],
@@ -780,8 +842,8 @@ def _cell_state(
         if offset in consuming:
             return OffsetState.CONSUMING
         if offset in waiting:
-            return OffsetState.CONSUMING if (group, queue, offset) in index.in_listener else OffsetState.PULLED
-    terminal = index.terminal.get((group, queue, offset))
+            return OffsetState.CONSUMING if (audience, queue, offset) in index.in_listener else OffsetState.PULLED
+    terminal = index.terminal.get((audience, queue, offset))
     if terminal is not None:
         return terminal
     if offset < committed:

@@ -173,6 +173,28 @@ def test_broadcasting_failure_is_dropped_never_acked() -> None:
     assert snap.consumer("c1").process_queue(T0).memory_offset == 1
 
 
+@pytest.mark.parametrize("failing", ["b1", "b2"])
+def test_each_broadcasting_instance_has_its_own_state(failing: str) -> None:
+    """Two BROADCASTING instances, one fails: that instance DROPPED, the other ACKED, the group DROPPED either way."""
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.create_topic("T", queues=1)
+    producer = lab.add_producer("pg")
+    for name in ("b1", "b2"):
+        result = "RECONSUME_LATER" if name == failing else "CONSUME_SUCCESS"
+        lab.add_consumer(
+            "bg", subscribe={"T": "*"}, listener=ScriptedListener([result]), name=name, message_model="BROADCASTING"
+        )
+    lab.at("1s", producer.send, Message("T", "b"))
+    cell = lab.run(until="5s").snapshot().queue(T0).cells[0]
+    other = "b2" if failing == "b1" else "b1"
+    assert (cell.state_for_instance(failing), cell.state_for_instance(other)) == (
+        OffsetState.DROPPED,
+        OffsetState.ACKED,
+    )
+    assert cell.state_for("bg") is OffsetState.DROPPED
+
+
 def test_send_back_under_zero_retry_queues_is_dropped() -> None:
     """retryQueueNums 0: the broker answers SUCCESS and stores nothing, so the offset is DROPPED, not SENT_BACK."""
     lab = _one_failure(retry_queue_nums=0).run(until=1500)
@@ -183,9 +205,12 @@ def test_send_back_under_zero_retry_queues_is_dropped() -> None:
 
 
 def test_orderly_lock_lease_times() -> None:
-    """c1 locks at 0 ms (rebalance) and renews at 1000 ms (first lockAll): expiry 61 000, trusted until 31 000."""
-    lab = demo_lab(orderly=True, listener="succeed").run(until=1000)
-    snap = lab.snapshot()
+    """c1 locks at 0 ms (rebalance): expiry 60 000; it renews at 1000 ms (first lockAll): expiry 61 000, trusted
+    until 31 000."""
+    lab = demo_lab(orderly=True, listener="succeed")
+    first = lab.run(until=500).snapshot()
+    assert {(lk.acquired_ms, lk.last_update_ms, lk.expires_ms) for lk in first.locks("cg")} == {(0, 0, 60_000)}
+    snap = lab.run(until=1000).snapshot()
     lock = next(lk for lk in snap.locks("cg") if lk.mq == MessageQueue("TopicTest", "broker-a", 0))
     assert (lock.client, lock.acquired_ms, lock.last_update_ms, lock.expires_ms) == ("c1", 0, 1000, 61_000)
     assert (lock.ms_left, lock.expired) == (60_000, False)
