@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from rmqlab import ConsumeOrderlyStatus as O
 from rmqlab import Lab, Message, after
 from widgets import Controller, Replay, demo_lab, take_snapshot
@@ -75,9 +77,7 @@ def test_lease_ends_60_s_after_the_last_renewal_and_renewals_tick_every_20_s():
     assert (b.holder, b.lease_ends_ms) == ("c1", 61_000 + BROKER_LEASE_MS)
     assert b.times("acquired") == (0,)
     assert b.times("renewed") == (1_000, 21_000, 41_000, 61_000)
-    assert [t2 - t1 for t1, t2 in zip(b.times("renewed"), b.times("renewed")[1:], strict=False)] == [
-        LOCK_INTERVAL_MS
-    ] * 3
+    assert [t2 - t1 for t1, t2 in pairwise(b.times("renewed"))] == [LOCK_INTERVAL_MS] * 3
     assert b.lane("lease").spans == (LeaseSpan(0, 121_000, "c1", open=True),)
     assert b.lane("trust", "c1").spans == (LeaseSpan(0, 91_000, "c1", open=True),)
     assert lease_text(lease_model(take_snapshot(lab))).splitlines()[:3] == [

@@ -37,14 +37,13 @@ def test_views_rerender_only_on_change():
 
 
 def test_topology_view_lights_up_edges():
-    """At position 12 three edges are active (dotted vermillion trace); 11 nodes are drawn."""
+    """At position 12 two edges are active (drawn with rq-active) among 5 node boxes; the schedule node says 1."""
     view = TopologyView(window=5)
     drive(view, k=12)
-    active = view.figure.data[1]
-    assert sum(1 for x in active.x if x is None) == 3
-    assert len(view.figure.data[2].x) == 11
-    assert "SCHEDULE_TOPIC_XXXX@broker-a:2" in view.figure.data[2].text
-    assert view.figure.data[1].line.color == OKABE_ITO["vermillion"]
+    svg = view.static_html()
+    assert svg.count('data-role="topology-node"') == 5
+    assert svg.count("rq-edge rq-travelled rq-active") == 2
+    assert "delay levels · 1 waiting" in svg and 'data-scheduled="1"' in svg
 
 
 def test_offset_strip_view_draws_a_labelled_svg():
