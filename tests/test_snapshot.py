@@ -351,3 +351,22 @@ def test_checker_and_report_read_the_snapshot() -> None:
     files = [*sorted((ROOT / "rmqlab" / "invariants").glob("*.py")), ROOT / "rmqlab" / "report.py"]
     found = [v for path in files for v in boundary_violations(path.read_text(), str(path.relative_to(ROOT)))]
     assert found == []
+
+
+def test_a_slow_broker_shows_the_response_and_the_timeout_in_flight() -> None:
+    """response_delay_ms 2000: the SYNC send's response is due at 3000; a 1 s ASYNC send times out at 2001."""
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.create_topic("T", queues=1)
+    producer = lab.add_producer("pg")
+    lab.set_broker_fault("broker-a", response_delay_ms=2000)
+    lab.at(1000, producer.send_async, Message("T", "x"), timeout=1000)
+    lab.at(1000, producer.send, Message("T", "y"))
+    snap = lab.run(until=1000).snapshot()
+    network = [
+        (t.kind, t.due_ms, t.owner, t.detail) for t in snap.timers_of(TimerKind.RESPONSE, TimerKind.REQUEST_TIMEOUT)
+    ]
+    assert network == [
+        (TimerKind.REQUEST_TIMEOUT, 2001, "broker-a", "pg"),
+        (TimerKind.RESPONSE, 3000, "broker-a", "pg"),
+    ]
