@@ -92,6 +92,7 @@ function render({ model, el }) {
   function draw() {
     const scene = model.get("scene") || {};
     if (!scene.marks) return;
+    const started = performance.now();
     const sid = svgId(scene.testid);
     root.setAttribute("data-testid", scene.testid || "rq-scene");
     for (const [k, v] of Object.entries(scene.extra || {})) root.setAttribute(`data-${k}`, v);
@@ -129,6 +130,7 @@ function render({ model, el }) {
       setTimeout(() => node.remove(), 220);
     }
     frame += 1;
+    root.setAttribute("data-draw-ms", (performance.now() - started).toFixed(1)); // for bench/browser_step_latency
     root.setAttribute("data-frame", String(frame));
   }
 

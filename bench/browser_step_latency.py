@@ -1,0 +1,229 @@
+"""Step → SVG updated in the browser: what a student waits for after clicking Step (Playwright, JupyterLab).
+
+A notebook shows a Controller with a :class:`widgets.flow_view.FlowView` over
+``demo_lab(messages=12, listener="fail_twice")`` (every message fails twice: tokens travel through
+ProcessQueues, delay levels and ``%RETRY%``). For each of ``--steps`` clicks we time, in the page,
+``performance.now()`` at the click and when the flow view's root ``data-frame`` attribute changes (the
+kernel has run the step, every view has updated, the comm message has arrived and ``scene.js`` has
+morphed the SVG), and at the next animation frame after that (the browser is ready to paint it). The
+CSS travel of a token (350 ms) runs after this and is not counted: it is animation, not waiting.
+
+    python -m bench.browser_step_latency [--steps 40] [--json out.json] [--only plain|nodelay]
+
+Each run measures two servers: JupyterLab as shipped, and JupyterLab with :mod:`bench.nodelay_extension`
+(``TCP_NODELAY`` on the kernel websocket). As shipped, every widget round trip on localhost waits about
+40 ms for the browser's delayed ACK (Nagle's algorithm holds the kernel's second small message), which
+alone is most of the 50 ms budget; the ping column shows that floor.
+
+Needs Debian's /usr/bin/chromium and Playwright, like the browser tests (never downloads a browser).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+__all__ = ["StepTimes", "measure", "summarise"]
+
+NOTEBOOK = "step_latency.ipynb"
+SETUP = (
+    "import ipywidgets as W\n"
+    "from widgets.controller import Controller\n"
+    "from widgets.demo import demo_lab\n"
+    "from widgets.flow_view import FlowView\n"
+    "view = FlowView()\n"
+    "ctl = Controller(lambda: demo_lab(messages=12, listener='fail_twice'), views=[view], run_ahead=False)\n"
+    "W.VBox([ctl, view])"
+)
+PING = (
+    "ping, pong = W.Button(description='ping'), W.Label('0')\n"
+    "ping.on_click(lambda _: setattr(pong, 'value', str(int(pong.value) + 1)))\n"
+    "W.HBox([ping, pong])"
+)
+"""The floor: a bare ipywidgets Button → Label round trip through the same kernel and page."""
+PING_JS = """async (n) => {
+  const ping = [...document.querySelectorAll('button.widget-button')].find(b => b.textContent.trim() === 'ping');
+  const pong = ping.parentElement.querySelector('.widget-label');
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const before = pong.textContent;
+    const t0 = performance.now();
+    const done = new Promise(resolve => {
+      const obs = new MutationObserver(() => {
+        if (pong.textContent !== before) { obs.disconnect(); resolve(performance.now()); }
+      });
+      obs.observe(pong, {childList: true, characterData: true, subtree: true});
+    });
+    ping.click();
+    out.push((await done) - t0);
+    await new Promise(r => setTimeout(r, 30));
+  }
+  return out;
+}"""
+CLICK_JS = """async (n) => {
+  const root = document.querySelector('.rq-scene[data-testid=rq-flow]');
+  const step = [...document.querySelectorAll('button.widget-button')].find(b => b.textContent.trim() === 'Step');
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const frame = root.dataset.frame;
+    const t0 = performance.now();
+    const drawn = new Promise(resolve => {
+      const obs = new MutationObserver(() => {
+        if (root.dataset.frame !== frame) { obs.disconnect(); resolve(performance.now()); }
+      });
+      obs.observe(root, {attributes: true, attributeFilter: ['data-frame']});
+    });
+    step.click();
+    const t1 = await drawn;
+    const t2 = await new Promise(r => requestAnimationFrame(() => r(performance.now())));
+    out.push([t1 - t0, t2 - t0, +root.dataset.drawMs]);
+    await new Promise(r => setTimeout(r, 30));  // let the widget manager settle (no overlapping clicks)
+  }
+  return out;
+}"""
+
+
+@dataclass(frozen=True, slots=True)
+class StepTimes:
+    """Click → data-frame changed, click → the next animation frame, and scene.js's own draw, in ms."""
+
+    steps: int
+    frame_median_ms: float
+    frame_p95_ms: float
+    frame_max_ms: float
+    paint_median_ms: float
+    paint_p95_ms: float
+    draw_median_ms: float
+    """``scene.js`` morphing the SVG (the root's ``data-draw-ms``): the view's own share in the browser."""
+    ping_median_ms: float
+    """A bare Button → Label round trip: what any widget click costs here before our view does anything."""
+    ping_p95_ms: float
+
+
+def _p95(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def summarise(pairs: Sequence[Sequence[float]], pings: Sequence[float]) -> StepTimes:
+    """Median / p95 / max of click → frame, median / p95 of click → paint, the draw, and the ping floor."""
+    if not pairs or not pings:
+        raise ValueError(f"nothing timed: {len(pairs)} steps, {len(pings)} pings")
+    frame = [p[0] for p in pairs]
+    paint = [p[1] for p in pairs]
+    return StepTimes(
+        steps=len(pairs),
+        frame_median_ms=round(statistics.median(frame), 1),
+        frame_p95_ms=round(_p95(frame), 1),
+        frame_max_ms=round(max(frame), 1),
+        paint_median_ms=round(statistics.median(paint), 1),
+        paint_p95_ms=round(_p95(paint), 1),
+        draw_median_ms=round(statistics.median(p[2] for p in pairs), 1),
+        ping_median_ms=round(statistics.median(pings), 1),
+        ping_p95_ms=round(_p95(pings), 1),
+    )
+
+
+def _write_notebook(path: Path) -> None:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(SETUP), nbformat.v4.new_code_cell(PING)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+
+
+def measure(steps: int = 40, warmup: int = 3, *, nodelay: bool = False) -> tuple[list[list[float]], list[float]]:
+    """Start JupyterLab (``nodelay``: with TCP_NODELAY) and Chromium, run the notebook, time Steps and pings.
+
+    ``warmup`` Steps and pings are made and dropped first; then ``steps`` of each are timed.
+    """
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, free_port, start_server, stop_server
+
+    if not CHROMIUM.exists():
+        raise SystemExit(f"{CHROMIUM} is missing: apt-get install chromium (browsers cannot be downloaded here)")
+    with tempfile.TemporaryDirectory(prefix="rmqlab-bench-") as tmp:
+        home, root = Path(tmp) / "home", Path(tmp) / "root"
+        home.mkdir()
+        root.mkdir()
+        _write_notebook(root / NOTEBOOK)
+        token, port = secrets.token_hex(16), free_port()
+        argv = [
+            sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+            "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+            "--LabApp.extension_manager=readonly", "--LabApp.expose_app_in_browser=True",
+        ]  # fmt: skip
+        if nodelay:
+            argv.append('--ServerApp.jpserver_extensions={"bench.nodelay_extension": True}')  # a Python literal
+        server = start_server(argv, home=home, root=root, token=token, port=port, ready_path="/api/status")
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+                try:
+                    page = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[arg-type]
+                    page.goto(server.url(f"/lab/tree/{NOTEBOOK}", "reset"))
+                    page.wait_for_function(
+                        "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                        " && window.jupyterapp.shell.currentWidget.sessionContext"
+                        " && window.jupyterapp.shell.currentWidget.sessionContext.kernelDisplayStatus === 'idle'",
+                        timeout=120_000,
+                    )
+                    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+                    page.locator(".rq-scene[data-testid=rq-flow]").wait_for(timeout=120_000)
+                    page.locator("button.widget-button", has_text="ping").wait_for(timeout=120_000)
+                    page.evaluate(CLICK_JS, warmup)
+                    page.evaluate(PING_JS, warmup)
+                    pairs = list(page.evaluate(CLICK_JS, steps))
+                    pings = list(page.evaluate(PING_JS, steps))
+                    return pairs, pings
+                finally:
+                    browser.close()
+        finally:
+            stop_server(server)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures and raw times here")
+    parser.add_argument("--only", choices=("plain", "nodelay"), default=None, help="measure one server only")
+    args = parser.parse_args(argv)
+    if args.steps < 1:
+        parser.error(f"--steps={args.steps}: must be at least 1")
+    report: dict[str, object] = {}
+    for name in ("plain", "nodelay"):
+        if args.only not in (None, name):
+            continue
+        started = time.monotonic()
+        pairs, pings = measure(args.steps, nodelay=name == "nodelay")
+        result = summarise(pairs, pings)
+        _print(name, result, time.monotonic() - started)
+        report[name] = {**asdict(result), "raw_ms": pairs, "ping_ms": pings}
+    if args.json is not None:
+        args.json.write_text(json.dumps(report, indent=1) + "\n")
+    return 0
+
+
+def _print(name: str, result: StepTimes, seconds: float) -> None:
+    server = "JupyterLab as shipped" if name == "plain" else "JupyterLab + TCP_NODELAY"
+    print(
+        f"[{server}] Step → SVG updated (FlowView, demo_lab 12 messages), {result.steps} steps: median "
+        f"{result.frame_median_ms} ms, p95 {result.frame_p95_ms} ms, max {result.frame_max_ms} ms "
+        f"(target median ≤ 50, p95 ≤ 100); to the next animation frame: median {result.paint_median_ms} ms, "
+        f"p95 {result.paint_p95_ms} ms; scene.js draw median {result.draw_median_ms} ms; a bare Button → Label "
+        f"round trip: median {result.ping_median_ms} ms, p95 {result.ping_p95_ms} ms; "
+        f"{seconds:.0f} s in all"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

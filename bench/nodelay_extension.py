@@ -1,0 +1,36 @@
+"""A Jupyter server extension that turns Nagle's algorithm off on kernel websockets (``TCP_NODELAY``).
+
+Why: jupyter_server 2.x never calls tornado's ``set_nodelay(True)`` on its kernel websocket, so when a
+kernel answers a widget click with two small messages (``status: busy``, then the widget's update), the
+second waits in the server's TCP stack until the browser acknowledges the first — and the browser
+delays that ACK by Linux's 40 ms minimum. Every widget round trip on localhost then costs ≥ 40 ms.
+``python -m bench.browser_step_latency --nodelay`` measures the difference.
+
+    jupyter lab --ServerApp.jpserver_extensions='{"bench.nodelay_extension": True}'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__: list[str] = []
+
+
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    return [{"module": "bench.nodelay_extension"}]
+
+
+def _load_jupyter_server_extension(serverapp: Any) -> None:
+    from jupyter_server.services.kernels.websocket import KernelWebsocketHandler
+
+    if getattr(KernelWebsocketHandler, "_rmqlab_nodelay", False):
+        return
+    original = KernelWebsocketHandler.open
+
+    async def open_without_nagle(self: Any, *args: Any, **kwargs: Any) -> Any:
+        self.set_nodelay(True)
+        return await original(self, *args, **kwargs)
+
+    KernelWebsocketHandler.open = open_without_nagle  # type: ignore[method-assign]
+    KernelWebsocketHandler._rmqlab_nodelay = True  # type: ignore[attr-defined]
+    serverapp.log.info("bench.nodelay_extension: TCP_NODELAY on kernel websockets")
