@@ -1,6 +1,7 @@
-# Two entry points, both self-installing on a fresh machine with only Python 3.11 and pip:
-#   make lab   — opens JupyterLab on labs/
-#   make test  — runs the whole test suite (engine, widgets, notebooks under nbval)
+# Entry points, all self-installing on a fresh machine with only Python 3.11 and pip:
+#   make lab     — opens JupyterLab on the student copy of the labs (build/student-labs, answers blanked)
+#   make teacher — opens JupyterLab on the solved labs in labs/ (jupytext pairs: edit the .py or the notebook)
+#   make test    — runs the whole test suite (engine, widgets, notebooks under nbval)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -12,8 +13,12 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[lab,test,bench]'
 	touch $(STAMP)
 
-.PHONY: lab test bench student
-lab: $(STAMP)
+.PHONY: lab teacher test bench student sync
+# The student copy is rebuilt first; a notebook the student has changed is kept (labs/make_student.py).
+lab: student
+	$(VENV)/bin/jupyter lab --notebook-dir=build/student-labs
+
+teacher: $(STAMP)
 	$(VENV)/bin/jupyter lab --notebook-dir=labs
 
 # One pytest run: engine, widget and benchmark-harness tests, every notebook in labs/ under nbval (strict),
@@ -29,3 +34,7 @@ bench: $(STAMP)
 
 student: $(STAMP)
 	$(PY) labs/make_student.py labs build/student-labs
+
+# After editing a lab's .py source: sync each pair and re-execute the notebooks whose cells changed.
+sync: $(STAMP)
+	$(PY) labs/sync.py

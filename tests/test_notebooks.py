@@ -1,22 +1,23 @@
-"""The lab notebooks are fresh (built from labs/build_notebooks.py), complete, and the student tool works.
+"""Each lab is a jupytext pair (``labs/NN_name.py`` + ``.ipynb``) in sync, with outputs made by executing it.
 
-nbval (``pytest --nbval labs``) re-executes every notebook and compares outputs; these tests catch
-what nbval cannot: a notebook edited in the generator but not rebuilt, a notebook nbval would not see,
-and a student copy that leaks answers.
+nbval (``pytest --nbval labs``, strict) re-executes every notebook and compares outputs; these tests
+catch what nbval cannot: a source edited but not synced, outputs saved from other cells than the
+current ones, scaffolding that shows (a stray ``True``, NBVAL comments), and an exercise whose
+nbgrader cells do not match the bank in :mod:`rmqlab.exercise_bank`.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import subprocess
-import sys
+import re
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import nbformat
 import pytest
 
-from rmqlab.exercises import check, table
+from rmqlab.exercises import exercises_of
 
 LABS = Path(__file__).resolve().parent.parent / "labs"
 
@@ -29,92 +30,117 @@ def _load(name: str) -> ModuleType:
     return module
 
 
-GENERATOR = _load("build_notebooks")
-STUDENT = _load("make_student")
+SYNC = _load("sync")
+SOURCES = [p.name for p in SYNC.sources()]
 SAVED = sorted(p.name for p in LABS.glob("*.ipynb"))
+MEGABYTE = 1_000_000
 
 
-def test_notebook_list_matches_generator() -> None:
-    """Every notebook in labs/ comes from the generator, and every generated one is saved (00–09)."""
-    assert sorted(GENERATOR.NOTEBOOKS) == SAVED
+def _read(name: str) -> Any:
+    return nbformat.read(LABS / name, as_version=4)
+
+
+def _nbgrader(cell: Any) -> dict[str, Any]:
+    return dict(cell.metadata.get("nbgrader", {}))
+
+
+def test_every_lab_is_a_pair() -> None:
+    """Ten labs 00–09, each a ``.py`` source with its ``.ipynb``; no notebook without a source."""
+    assert [n.removesuffix(".py") for n in SOURCES] == [n.removesuffix(".ipynb") for n in SAVED]
     assert [n[:2] for n in SAVED] == [f"{i:02d}" for i in range(10)]
 
 
-def test_no_notebook_hides_from_nbval() -> None:
-    """No cell opts out of nbval; output-ignores are only for widget reprs."""
-    for name in SAVED:
-        for cell in nbformat.read(LABS / name, as_version=4).cells:
-            assert "NBVAL_SKIP" not in cell.source, name
-            assert "NBVAL_RAISES_EXCEPTION" not in cell.source, name
-            if "NBVAL_IGNORE_OUTPUT" in cell.source:
-                assert "widget" in cell.source.lower(), f"{name}: ignore-output without a widget reason"
+@pytest.mark.parametrize("name", SOURCES)
+def test_pair_is_in_sync(name: str) -> None:
+    """The ``.py`` and the ``.ipynb`` have the same cells, sources and metadata (tags, nbgrader)."""
+    assert SYNC.pair_differences(LABS / name) == [], "run: .venv/bin/python labs/sync.py"
 
 
 @pytest.mark.parametrize("name", SAVED)
-def test_saved_notebook_is_fresh(name: str) -> None:
-    """Saved cells equal the generator's, and the outputs come from one top-to-bottom run."""
-    saved = nbformat.read(LABS / name, as_version=4)
-    built = GENERATOR.build(name)
-    assert [c.source for c in saved.cells] == [c.source for c in built.cells], "rebuild: python labs/build_notebooks.py"
-    assert saved.metadata["rmqlab"]["cells_sha256"] == GENERATOR.cells_hash(saved)
-    code = [c for c in saved.cells if c.cell_type == "code"]
+def test_outputs_come_from_executing_these_cells(name: str) -> None:
+    """The saved outputs are one top-to-bottom run of the current cells, without errors or widget state."""
+    nb = _read(name)
+    assert nb.metadata["rmqlab"][SYNC.HASH_KEY] == SYNC.cells_hash(nb), "run: .venv/bin/python labs/sync.py"
+    code = [c for c in nb.cells if c.cell_type == "code"]
     assert [c.execution_count for c in code] == list(range(1, len(code) + 1))
-    for cell in code:
-        assert all(o.output_type != "error" for o in cell.outputs), cell.id
+    assert [c.id for c in code if any(o.output_type == "error" for o in c.outputs)] == []
+    assert "widgets" not in nb.metadata
+    assert (LABS / name).stat().st_size < MEGABYTE
 
 
 @pytest.mark.parametrize("name", SAVED)
-def test_each_notebook_has_two_self_checked_exercises(name: str) -> None:
-    """At least two exercise cells, each answered right in the teacher copy (its check printed 'Right')."""
-    nb = nbformat.read(LABS / name, as_version=4)
-    exercises = [c for c in nb.cells if "exercise" in c.metadata.get("tags", [])]
-    assert len(exercises) >= 2
-    verdicts = [o.text for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.get("name") == "stdout"]
-    assert sum(t.startswith("Right — ") for t in verdicts) == len(exercises)
-    assert not any(t.startswith(("Not quite", "No prediction")) for t in verdicts)
+def test_no_scaffolding_shows(name: str) -> None:
+    """No NBVAL comments (cell tags instead), no nbval opt-outs, no bare ``True``/``False`` result."""
+    for cell in _read(name).cells:
+        assert "NBVAL_" not in cell.source, cell.id
+        tags = cell.metadata.get("tags", [])
+        assert not {"nbval-skip", "nbval-raises-exception", "raises-exception"} & set(tags), cell.id
+        if "nbval-ignore-output" in tags:
+            assert "Dashboard(" in cell.source, f"{cell.id}: output ignored without a widget to show"
+        results = [o for o in cell.get("outputs", []) if o.output_type == "execute_result"]
+        assert [o for o in results if o.data.get("text/plain") in ("True", "False", "None")] == [], cell.id
 
 
-def test_make_student_blanks_answers_and_outputs(tmp_path: Path) -> None:
-    """The student copy has `answer… = ...`, no outputs, and the same notebooks plus README."""
-    out = tmp_path / "student"
-    done = subprocess.run(
-        [sys.executable, str(LABS / "make_student.py"), str(LABS), str(out)], capture_output=True, text=True, check=True
+@pytest.mark.parametrize("name", SAVED)
+def test_exercises_are_nbgrader_cells_of_the_bank(name: str) -> None:
+    """Each bank exercise of the lab has an answer cell and a check cell, in that order, with its points."""
+    nb = _read(name)
+    lab = name[:2]
+    cells = {_nbgrader(c).get("grade_id"): (i, c) for i, c in enumerate(nb.cells) if _nbgrader(c)}
+    declared = exercises_of(lab)
+    assert len(declared) >= 2
+    expected_ids = sorted(i for ex in declared for i in (ex.grade_id, f"{ex.grade_id}_answer"))
+    assert sorted(str(k) for k in cells) == expected_ids
+    for ex in declared:
+        a, answer = cells[f"{ex.grade_id}_answer"]
+        c, check = cells[ex.grade_id]
+        assert a < c
+        assert _nbgrader(answer) == {
+            "grade": False, "grade_id": f"{ex.grade_id}_answer", "locked": False, "schema_version": 3,
+            "solution": True, "task": False,
+        }
+        assert _nbgrader(check) == {
+            "grade": True, "grade_id": ex.grade_id, "locked": True, "points": ex.points, "schema_version": 3,
+            "solution": False, "task": False,
+        }
+        k = ex.id.split(".")[1]
+        assert re.fullmatch(
+            rf"answer_{k} = \.\.\.  # ← your prediction\n### BEGIN SOLUTION\nanswer_{k} = .+\n### END SOLUTION",
+            answer.source,
+        ), answer.id
+        assert check.source.startswith(f'check("{ex.id}", answer_{k}, ')
+        assert check.source.endswith(f'\n### BEGIN HIDDEN TESTS\nassert_right("{ex.id}")\n### END HIDDEN TESTS')
+
+
+@pytest.mark.parametrize("name", SAVED)
+def test_solved_lab_answers_every_exercise_right(name: str) -> None:
+    """In the teacher copy every check prints 'Right — ', and the closing score gives full points."""
+    nb = _read(name)
+    lab = name[:2]
+    checks = [c for c in nb.cells if _nbgrader(c).get("grade")]
+    for cell in checks:
+        assert [o.output_type for o in cell.outputs] == ["stream"], cell.id
+        assert cell.outputs[0].text.startswith("Right — "), cell.id
+    total = sum(ex.points for ex in exercises_of(lab))
+    last = nb.cells[-1]
+    assert last.source == f'score("{lab}")'
+    assert last.outputs[0].text.splitlines()[-1] == f"Lab {lab}: {total} of {total} points"
+
+
+def test_sync_check_reports_a_stale_pair(tmp_path: Path) -> None:
+    """``pair_differences`` names the cell that differs and a missing notebook."""
+    source = tmp_path / "00_x.py"
+    source.write_text("# %% [markdown]\n# hello\n\n# %%\nx = 1\n")
+    assert SYNC.pair_differences(source) == ["00_x.ipynb is missing: run labs/sync.py"]
+    nb = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_markdown_cell("hello"), nbformat.v4.new_code_cell("x = 2")],
+        metadata={"jupytext": {"formats": "ipynb,py:percent"}},
     )
-    assert done.stdout.strip() == f"wrote {len(SAVED)} student notebooks to {out}"
-    assert sorted(p.name for p in out.glob("*.ipynb")) == SAVED
-    assert (out / "README.md").read_text() == (LABS / "README.md").read_text()
-    nb = nbformat.read(out / "03_delay_levels_schedule.ipynb", as_version=4)
-    answers = [c.source for c in nb.cells if "exercise" in c.metadata.get("tags", [])]
-    assert answers == ["answer_1 = ...  # ← your prediction", "answer_2 = ...  # ← your prediction"]
-    assert all(not c.outputs and c.execution_count is None for c in nb.cells if c.cell_type == "code")
-    assert "17140" not in nb.cells[-1].source
+    nbformat.write(nb, tmp_path / "00_x.ipynb")
+    assert SYNC.pair_differences(source) == [f"cell 1 ({nb.cells[1].id}) differs"]
 
 
-def test_student_tool_usage_error(tmp_path: Path) -> None:
-    """Wrong arguments → exit 2 and the usage line; an empty source dir → exit 1."""
-    assert STUDENT.main([]) == 2
-    assert STUDENT.main([str(tmp_path), str(tmp_path / "out")]) == 1
-
-
-def test_student_source_rewrites_only_answer_lines() -> None:
-    """Comments and other code in an answer cell survive; only `answer… = value` is blanked."""
-    cell = "# Predict!\nanswer_1 = ('%DLQ%cg', 1)\nx = 3"
-    assert GENERATOR.student_source(cell) == "# Predict!\nanswer_1 = ...  # ← your prediction\nx = 3"
-
-
-def test_check_prints_verdicts(capsys: pytest.CaptureFixture[str]) -> None:
-    """check() prints Right / Not quite / No prediction and never raises."""
-    assert check(17140, 17140, "Sum of levels 3..18.") is True
-    assert check("%dlq%CG", "%DLQ%cg", "x") is True
-    assert check(16, 17, "Seventeen deliveries.") is False
-    assert check(..., 1, "x") is False
-    assert check(True, 1, "bool is not int here") is False
-    lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "Right — 17140. Sum of levels 3..18."
-    assert lines[2] == "Not quite — you predicted 16, the run gives 17. Seventeen deliveries."
-    assert lines[3].startswith("No prediction yet — ")
-
-
-def test_table_is_fixed_width() -> None:
-    """Columns are padded to the widest cell; booleans print as true/false."""
-    assert table([[1, True], ["long", None]], ["a", "b"]) == "a     b\n----  ----\n1     true\nlong"
+def test_sync_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """A lab number without a source → exit 2, naming it."""
+    assert SYNC.main(["99"]) == 2
+    assert capsys.readouterr().err.strip() == "no lab source starts with 99 (labs/NN_name.py)"

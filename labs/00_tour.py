@@ -1,0 +1,207 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [Index](README.md) · [Next →](01_producer_send_retry.ipynb)
+
+# %% [markdown]
+# # 00 · A tour of rmqlab
+#
+# **Goal:** build a two-broker cluster, send one message, consume it, and read what happened from the trace.
+
+# %% [markdown]
+# rmqlab runs RocketMQ 4.9.7's client and broker logic in **virtual milliseconds**: a 5-hour retry schedule
+# runs in a few ms of wall time, and the same seed always gives the same trace.
+
+# %%
+from rmqlab import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, Lab, Message, after, format_duration
+from rmqlab.exercises import assert_right, check, score, show_trace, table
+
+CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+RECONSUME_LATER = ConsumeConcurrentlyStatus.RECONSUME_LATER
+SEED = 7
+
+# %% [markdown]
+# ## `Lab`: the cluster
+# A `Lab` holds the clock, the name server, the brokers and the clients (`rmqlab/lab.py`).
+
+# %%
+lab = Lab(seed=SEED)
+lab.add_broker("broker-a")
+lab.add_broker("broker-b")
+queues = lab.create_topic("TopicTest", queues=4)
+
+
+# %% [markdown]
+# The topology as text: each broker, its topics, read/write queue counts and `perm` (6 = read+write).
+
+# %%
+def topology(lab):
+    """One row per (broker, topic): queue counts and permission bits."""
+    rows = []
+    for name, broker in sorted(lab.brokers.items()):
+        for topic, cfg in sorted(broker.topic_config.items()):
+            rows.append([name, topic, cfg.read_queue_nums, cfg.write_queue_nums, cfg.perm])
+    return table(rows, ["broker", "topic", "read", "write", "perm"])
+
+
+# %%
+print(topology(lab))
+
+# %% [markdown]
+# The producer sees the route as a flat list of `MessageQueue(topic, brokerName, queueId)` —
+# `TopicPublishInfo.messageQueueList` in `client/.../impl/producer/TopicPublishInfo.java`.
+
+# %%
+print([str(mq) for mq in queues])
+
+
+# %% [markdown]
+# ## A tiny run: one message
+# A consumer's listener returns a status, exactly like `MessageListenerConcurrently.consumeMessage`.
+
+# %%
+def always_ok(msgs, ctx):
+    """Consume successfully."""
+    return CONSUME_SUCCESS
+
+
+# %%
+producer = lab.add_producer("pg")
+consumer = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_ok, name="c1")
+lab.at("1s", producer.send, Message("TopicTest", "hello", tags="TagA", keys="k1"))
+_ = lab.run(until="2s")
+
+# %% [markdown]
+# Every observable step is one `TraceEvent(time_ms, kind, actor, msg_id, data)`. Here is the message's life:
+
+# %%
+show_trace(lab.trace, msg_id="M0001")
+
+# %% [markdown]
+# Message ids are `M0001`, `M0002`, … in send order; the id (RocketMQ's `UNIQ_KEY`) is kept across retries.
+
+# %% [markdown]
+# ## Starting the consumer made the consumer subscribe a second topic
+# In CLUSTERING mode a consumer also subscribes `%RETRY%<group>` (`RebalanceImpl.copySubscription`).
+
+# %%
+show_trace(lab.trace, "rebalanced", fields=("topic", "added"))
+
+# %% [markdown]
+# ### Exercise 1 — predict, then run
+# Two consumers of group `cg` share the 8 queues of `TopicTest` (4 on each broker) with the default
+# `AllocateMessageQueueAveragely`. How many `TopicTest` queues does the new consumer `c2` get?
+
+# %% nbgrader={"grade": false, "grade_id": "ex00_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_1 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_1 = 4
+### END SOLUTION
+
+# %%
+c2 = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_ok, name="c2")
+lab.run(until="30s")
+mine = [mq for mq in c2.process_queue_table if mq.topic == "TopicTest"]
+print(sorted(str(mq) for mq in mine))
+
+# %% nbgrader={"grade": true, "grade_id": "ex00_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("00.1", answer_1, len(mine))
+### BEGIN HIDDEN TESTS
+assert_right("00.1")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Driving a run
+# `lab.at(time, action, *args)` schedules an action; `lab.run(until=...)` advances virtual time;
+# `lab.step()` runs one event and `lab.scheduler.peek()` shows the next one.
+
+# %%
+lab.at("31s", producer.send, Message("TopicTest", "second"))
+lab.run(until="32s")
+print(format_duration(lab.now), "—", len(lab.trace), "events so far")
+
+# %% [markdown]
+# ### Exercise 2 — predict, then run
+# The trace is deterministic. If we rebuild the same lab with the same seed and the same calls,
+# will `to_jsonl()` give the same string? (`True` / `False`)
+
+# %% nbgrader={"grade": false, "grade_id": "ex00_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_2 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_2 = True
+### END SOLUTION
+
+# %%
+def replay(seed):
+    """Build the tiny scenario again and return its trace as JSON lines."""
+    again = Lab(seed=seed)
+    again.add_broker("broker-a")
+    again.create_topic("TopicTest", queues=2)
+    p = again.add_producer("pg")
+    again.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_ok, name="c1")
+    again.at("1s", p.send, Message("TopicTest", "hello"))
+    return again.run(until="5s").trace.to_jsonl()
+
+
+# %% nbgrader={"grade": true, "grade_id": "ex00_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("00.2", answer_2, replay(SEED) == replay(SEED))
+### BEGIN HIDDEN TESTS
+assert_right("00.2")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Watch it step by step
+# That determinism is what the `Dashboard` is built on: it calls a factory for a fresh Lab, and Step / Step back /
+# Jump replay it to any trace position. The tabs draw the queues, the ProcessQueue TreeMaps, the retry timeline,
+# the topology, the locks and the event log. Every button has a method twin; below, the controller jumps to the
+# first `consumed` event and the Queues and Events tabs print as text.
+
+# %% tags=["nbval-ignore-output"]
+from widgets.dashboard import Dashboard
+
+def tour_lab():
+    """The tiny run as a factory: two brokers, TopicTest × 4 queues each, c1, one message at 1 s."""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.add_broker("broker-b")
+    lab.create_topic("TopicTest", queues=4)
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_ok, name="c1")
+    lab.at("1s", producer.send, Message("TopicTest", "hello", tags="TagA", keys="k1"))
+    return lab
+
+dash = Dashboard(tour_lab, horizon="10s")
+dash
+
+# %%
+dash.controller.jump_to_next("consumed")
+tabs = {view.title: view.text for view in dash.views}
+print(dash.controller.clock_text)
+print(tabs["Queues"])
+print(tabs["Events"])
+
+# %% [markdown]
+# ## Key points
+# - `Lab` = clock + brokers + clients; everything happens at `lab.at(...)` times.
+# - The trace is the single source of truth; every table in these labs is printed from it.
+# - The names (`%RETRY%cg`, `MessageQueue`, `CONSUME_SUCCESS`) are RocketMQ's own.
+
+# %% [markdown]
+# ## Your score
+# Run this cell last: one line per exercise of this lab, from the checks you ran.
+
+# %%
+score("00")

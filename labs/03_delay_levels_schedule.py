@@ -1,0 +1,167 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [Index](README.md) · [← Back](02_concurrent_consumption_retry.ipynb) · [Next →](04_dead_letter_queue.ipynb)
+
+# %% [markdown]
+# # 03 · Delay levels and the ScheduleMessageService
+#
+# **Goal:** derive the whole 16-retry schedule and see what happens past 16 retries.
+# Source: `store/.../config/MessageStoreConfig.java` (`messageDelayLevel`), `store/.../schedule/ScheduleMessageService.java`,
+# `store/.../CommitLog.java` (the level cap).
+
+# %%
+from rmqlab import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, Lab, Message, after, format_duration
+from rmqlab.exercises import assert_right, check, score, show_trace, table
+
+CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+RECONSUME_LATER = ConsumeConcurrentlyStatus.RECONSUME_LATER
+SEED = 7
+
+# %% [markdown]
+# ## The delay levels
+# `messageDelayLevel = "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h"`; level = position + 1.
+
+# %%
+from rmqlab import DelayLevelTable
+
+levels = DelayLevelTable()
+print(table([[lv, format_duration(levels.delay_ms(lv))] for lv in range(1, levels.max_level + 1)], ["level", "delay"]))
+
+
+# %% [markdown]
+# A failed message with stored `reconsumeTimes` = k is re-stored with level **3 + k** (broker, `SendMessageProcessor`),
+# parked in `SCHEDULE_TOPIC_XXXX` queue `level − 1`, and moved to `%RETRY%<group>` when due.
+
+# %%
+def always_fails(msgs, ctx):
+    """Never succeed."""
+    return RECONSUME_LATER
+
+def failing_lab(**consumer_options):
+    """One broker, one queue, one always-failing consumer; one message sent at t = 0."""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c1", **consumer_options)
+    lab.at(0, p.send, Message("TopicTest", "poison"))
+    return lab
+
+
+# %% [markdown]
+# ## A tiny run: the first two retries
+
+# %%
+lab = failing_lab()
+lab.run(until="45s")
+show_trace(lab.trace, "delivered", "scheduled", "delay_delivered")
+
+# %% [markdown]
+# > **Common belief vs. the source.** "The retry interval is 1 s, 5 s, 10 s, 30 s …" — the first retry uses level 3 (10 s):
+# > `3 + reconsumeTimes`. Levels 1–2 are only used if the listener sets `delayLevelWhenNextConsume`.
+
+# %% [markdown]
+# ### Exercise 1 — predict, then run
+# With the default `maxReconsumeTimes` (−1 → 16 for concurrent consumers), at which virtual second does the
+# message reach the DLQ?
+
+# %% nbgrader={"grade": false, "grade_id": "ex03_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_1 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_1 = 17140
+### END SOLUTION
+
+# %%
+lab = failing_lab()
+lab.run(until="6h")
+deliveries = lab.trace.of_kind("delivered")
+print(table([[d.get("reconsume_times"), d.time_ms // 1000] for d in deliveries], ["reconsume_times", "delivered at (s)"]))
+dlq = lab.trace.of_kind("dead_lettered")[0]
+
+# %% nbgrader={"grade": true, "grade_id": "ex03_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("03.1", answer_1, dlq.time_ms // 1000)
+### BEGIN HIDDEN TESTS
+assert_right("03.1")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# > **Common belief vs. the source.** "Retries total ≈ 4 h 46 min." — exactly 17 140 s of delay, 17 deliveries, and the
+# > DLQ copy carries `reconsumeTimes` 17.
+
+# %%
+print(len(deliveries), "deliveries; DLQ copy reconsume_times =", dlq.get("reconsume_times"))
+
+# %% [markdown]
+# ## Past 16: `max_reconsume_times=20`
+# ### Exercise 2 — predict, then run
+# The retry scheduled with `reconsume_times` 20 would need level 3 + 19 = 22. Which level does it actually use?
+
+# %% nbgrader={"grade": false, "grade_id": "ex03_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_2 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_2 = 18
+### END SOLUTION
+
+# %%
+lab = failing_lab(max_reconsume_times=20)
+lab.run(until="14h")
+late = [e for e in lab.trace.of_kind("scheduled") if e.get("reconsume_times") >= 16]
+print(table([[e.get("reconsume_times"), e.get("level"), format_duration(e.time_ms)] for e in late], ["rt", "level", "scheduled at"]))
+
+# %% nbgrader={"grade": true, "grade_id": "ex03_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("03.2", answer_2, next(e for e in late if e.get("reconsume_times") == 20).get("level"))
+### BEGIN HIDDEN TESTS
+assert_right("03.2")
+### END HIDDEN TESTS
+
+# %%
+print(len(lab.trace.of_kind("delivered")), "deliveries; DLQ at", lab.trace.of_kind("dead_lettered")[0].time_ms // 1000, "s")
+
+# %% [markdown]
+# > **Common belief vs. the source.** "maxReconsumeTimes > 16 is treated as 16." — the configured value travels in every
+# > send-back header; only the *delay level* is capped. max 20 → 21 deliveries, DLQ at 45 940 s ≈ 12 h 46 min.
+
+# %% [markdown]
+# ## Watch it step by step
+# `failing_lab` in a `Dashboard` with a `max_reconsume_times` knob (set it, then Rebuild). Below, the controller
+# jumps to the `dead_lettered` event and the retry timeline prints as text (one delivery per line): 17 deliveries,
+# 16 waits of levels 3..18.
+
+# %% tags=["nbval-ignore-output"]
+from widgets.dashboard import Dashboard
+
+dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="14h")
+dash
+
+# %%
+dash.controller.jump_to_next("dead_lettered")
+tabs = {view.title: view.text for view in dash.views}
+print(dash.controller.clock_text)
+print(tabs["Retry timeline"].replace(" D@", "\n  D@"))
+print(tabs["Queues"])
+
+# %% [markdown]
+# ## Key points
+# - Level = 3 + reconsumeTimes; the cap is 18 (2 h); the schedule runs in virtual time.
+# - 16 retries = 17 deliveries over 17 140 s; more retries each wait 2 h.
+
+# %% [markdown]
+# ## Your score
+# Run this cell last: one line per exercise of this lab, from the checks you ran.
+
+# %%
+score("03")

@@ -1,0 +1,249 @@
+"""rmqlab.exercises: predictions compared by meaning, verdicts that reveal only after a prediction, hints, scores.
+
+The checks run against the real bank (``rmqlab.exercise_bank``) where its declarations matter, and
+against a temporary bank (``monkeypatch``) where a test needs a declaration of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import rmqlab.exercise_bank as bank
+from rmqlab.errors import ConfigError
+from rmqlab.exercises import (
+    Exercise,
+    Hint,
+    Items,
+    assert_right,
+    check,
+    exercise,
+    exercises_of,
+    reset,
+    same,
+    score,
+    spellings,
+    table,
+    trace_rows,
+)
+from rmqlab.trace import EventKind, TraceEvent
+
+TEST_BANK = (
+    Exercise(
+        "98.1", "Levels 3..18 sum to it.", unit="s", hints=(Hint("One delay tick off: 100 ms grid.", off_by=(0.1,)),)
+    ),
+    Exercise(
+        "98.2",
+        "rt 0..3 are tries.",
+        hints=(Hint("Off by one delivery: the first delivery is not a retry.", off_by=(1,)), Hint("Mis.", equals=(9,))),
+        points=2,
+    ),
+    Exercise("98.3", "Only in CLUSTERING."),
+)
+
+
+@pytest.fixture(autouse=True)
+def fresh() -> Iterator[None]:
+    """Every test starts with no verdicts, as a restarted kernel does."""
+    reset()
+    yield
+    reset()
+
+
+@pytest.fixture
+def test_bank(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bank, "EXERCISES", (*bank.EXERCISES, *TEST_BANK))
+
+
+def lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    return capsys.readouterr().out.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected", "unit"),
+    [
+        ("True", True, None),
+        (" false ", False, None),
+        ("None", None, None),
+        ("4", 4, None),
+        (4.0, 4, None),
+        ("17 140", 17140, None),
+        (17140, 17140, "s"),
+        ("17 140 s", 17140, "s"),
+        ("17140s", 17140, "s"),
+        ("4h45m40s", 17140, "s"),
+        ("4 h 45 min 40 s", 17140, "s"),
+        ("17140000ms", 17140, "s"),
+        ("1m11s", 71, "s"),
+        ("%dlq%CG ", "%DLQ%cg", None),
+        (["%DLQ%cg", "1"], ("%DLQ%cg", 1), None),
+    ],
+)
+def test_same_accepts_what_means_the_same(answer: object, expected: object, unit: str | None) -> None:
+    assert same(answer, expected, unit)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected", "unit"),
+    [
+        (True, 1, None),
+        (1, True, None),
+        ("yes please", True, None),
+        (0, None, None),
+        ("4h45m40s", 17140, None),  # without a unit a duration is not a number of anything
+        ("17140", 17140000, "ms") ,
+        ("17141 s", 17140, "s"),
+        ("%DLQ%cg", ("%DLQ%cg", 1), None),
+        (("%DLQ%cg",), ("%DLQ%cg", 1), None),
+        (17140, "17140", None),
+    ],
+)
+def test_same_rejects_what_means_something_else(answer: object, expected: object, unit: str | None) -> None:
+    assert not same(answer, expected, unit)  # type: ignore[arg-type]
+
+
+def test_check_returns_nothing_and_reveals_only_after_a_prediction(capsys: pytest.CaptureFixture[str]) -> None:
+    """``...`` gets a reminder with no value and no explanation; a right answer gets both."""
+    assert check("03.1", ..., 17140) is None  # type: ignore[func-returns-value]
+    out = capsys.readouterr().out
+    assert out.startswith("No prediction yet — replace the `...`")
+    assert "17140" not in out and exercise("03.1").why not in out.replace("\n", " ")
+    check("03.1", "4h45m40s", 17140)
+    assert " ".join(lines(capsys)) == f"Right — 17140 s (4 h 45 m 40 s). {exercise('03.1').why}"
+
+
+def test_far_miss_reveals_the_value_and_why(test_bank: None, capsys: pytest.CaptureFixture[str]) -> None:
+    check("98.2", 7, 4)
+    assert lines(capsys) == ["Not quite — you predicted 7, the run gives 4. rt 0..3 are tries."]
+
+
+def test_near_miss_gets_a_hint_and_not_the_answer(test_bank: None, capsys: pytest.CaptureFixture[str]) -> None:
+    """Off by one delivery (either side), a known wrong value, one delay tick of a duration."""
+    out = []
+    for ex_id, answer, measured in [("98.2", 3, 4), ("98.2", 5, 4), ("98.2", 9, 4), ("98.1", "17140.1 s", 17140)]:
+        check(ex_id, answer, measured)
+        out.append(" ".join(lines(capsys)))
+    tail = "Change your prediction and run both cells again."
+    assert out == [
+        f"Not quite — you predicted 3. Hint: Off by one delivery: the first delivery is not a retry. {tail}",
+        f"Not quite — you predicted 5. Hint: Off by one delivery: the first delivery is not a retry. {tail}",
+        f"Not quite — you predicted 9. Hint: Mis. {tail}",
+        f"Not quite — you predicted '17140.1 s'. Hint: One delay tick off: 100 ms grid. {tail}",
+    ]
+
+
+def test_milliseconds_for_seconds_gets_a_unit_hint(test_bank: None, capsys: pytest.CaptureFixture[str]) -> None:
+    check("98.1", 17_140_000, 17140)
+    assert " ".join(lines(capsys)) == (
+        "Not quite — you predicted 17140000. Hint: That is the value in milliseconds; the question asks for"
+        " seconds. Change your prediction and run both cells again."
+    )
+
+
+def test_verdict_lines_wrap_between_words(capsys: pytest.CaptureFixture[str]) -> None:
+    check("07.1", 4, 4)
+    out = lines(capsys)
+    assert len(out) == 2 and all(len(line) <= 100 for line in out)
+    assert " ".join(out) == f"Right — 4. {exercise('07.1').why}"
+
+
+def test_assert_right_raises_for_the_autograder_only_when_not_right(test_bank: None) -> None:
+    with pytest.raises(AssertionError, match=r"^exercise 98\.3: the prediction was not checked$"):
+        assert_right("98.3")
+    check("98.3", ..., True)
+    with pytest.raises(AssertionError, match=r"^exercise 98\.3: the prediction is 'none' after 0 tries$"):
+        assert_right("98.3")
+    check("98.3", False, True)
+    with pytest.raises(AssertionError, match=r"^exercise 98\.3: the prediction is 'wrong' after 1 tries$"):
+        assert_right("98.3")
+    check("98.3", "true", True)
+    assert_right("98.3")
+
+
+def test_score_lists_every_exercise_of_the_lab(test_bank: None, capsys: pytest.CaptureFixture[str]) -> None:
+    """Points per exercise, the try a right answer came on, and the total; unchecked ones say so."""
+    check("98.1", 17140, 17140)
+    check("98.2", 3, 4)
+    check("98.2", 4, 4)
+    capsys.readouterr()
+    score("98")
+    assert lines(capsys) == [
+        "exercise  points  verdict",
+        "--------  ------  --------------------",
+        "98.1      1/1     right",
+        "98.2      2/2     right on the 2nd try",
+        "98.3      0/1     not checked yet",
+        "Lab 98: 3 of 4 points",
+    ]
+    check("98.3", ..., True)
+    check("98.2", 3, 4)
+    capsys.readouterr()
+    score("98")
+    assert lines(capsys)[3:] == [
+        "98.2      0/2     not quite (hint given)",
+        "98.3      0/1     no prediction yet",
+        "Lab 98: 1 of 4 points",
+    ]
+
+
+def test_bad_ids_and_declarations_name_the_parameter() -> None:
+    with pytest.raises(ConfigError, match=r"^exercise_id='3\.1' is not allowed: expected one of the declared"):
+        check("3.1", 1, 1)
+    with pytest.raises(ConfigError, match=r"^lab='42' is not allowed: expected a lab number with exercises"):
+        score("42")
+    with pytest.raises(ConfigError, match=r"^id='lab3' is not allowed"):
+        Exercise("lab3", "why")
+    with pytest.raises(ConfigError, match=r"^unit='h' is not allowed: expected None, 's' or 'ms'$"):
+        Exercise("03.9", "why", unit="h")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match=r"^points=0 is not allowed"):
+        Exercise("03.9", "why", points=0)
+
+
+def test_bank_ids_are_unique_and_grouped_by_lab(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert [ex.id for ex in exercises_of("03")] == ["03.1", "03.2"]
+    assert exercise("03.1").grade_id == "ex03_1" and exercise("03.1").lab == "03"
+    monkeypatch.setattr(bank, "EXERCISES", (*bank.EXERCISES, Exercise("03.1", "again")))
+    with pytest.raises(ConfigError, match=r"^exercise_bank\.EXERCISES='03\.1' is not allowed: expected each"):
+        exercise("03.1")
+
+
+def test_spellings_cover_the_ways_an_answer_is_written() -> None:
+    assert spellings(17140, "s") == [
+        "17140", "17,140", "17 140", "17\u202f140", "4 h 45 m 40 s", "4h45m40s", "4h 45m 40s", "4 h 45 min 40 s",
+        "17140 s", "17140s",
+    ]
+    assert spellings(("%DLQ%cg", 1)) == ["%DLQ%cg", "1"]
+    assert spellings(True) == [] and spellings(None) == [] and spellings(71) == ["71"]
+
+
+def test_table_is_fixed_width() -> None:
+    """Columns are padded to the widest cell; booleans print as true/false."""
+    assert table([[1, True], ["long", None]], ["a", "b"]) == "a     b\n----  ----\n1     true\nlong"
+
+
+def test_table_wraps_the_last_column_between_items_only() -> None:
+    """A row wider than the limit continues under the last column; no ``key=value`` is split."""
+    items = Items(["topic=TopicTest", "queue=%RETRY%cg@broker-a:0", "queue_offset=0", "reconsume_times=1"])
+    text = table([["10 s", "delivered", items]], ["time", "event", "details"], max_width=60)
+    assert text.splitlines() == [
+        "time  event      details",
+        "----  ---------  -------------------------------------------",
+        "10 s  delivered  topic=TopicTest queue=%RETRY%cg@broker-a:0",
+        "                 queue_offset=0 reconsume_times=1",
+    ]
+    assert all(len(line) <= 60 for line in text.splitlines())
+
+
+def test_trace_rows_wrap_at_the_default_width() -> None:
+    event = TraceEvent(
+        1,
+        10_000, EventKind.DELIVERED, "consumer:c1", "M0001",
+        {"topic": "TopicTest", "queue": "%RETRY%cg@broker-a:0", "queue_offset": 0, "reconsume_times": 1},
+    )
+    text = table(trace_rows([event] * 2), ["time", "event", "actor", "msg", "details"])
+    assert all(len(line) <= 100 for line in text.splitlines())
+    assert text.splitlines()[2:4] == [
+        "10 s  delivered  consumer:c1  M0001  topic=TopicTest queue=%RETRY%cg@broker-a:0 queue_offset=0",
+        "                                     reconsume_times=1",
+    ]
