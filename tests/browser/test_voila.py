@@ -26,6 +26,10 @@ ROUND_TRIP_MS = 20_000
 # Voila's page links Font Awesome from a CDN, which these machines cannot resolve. Only the button icons
 # go missing (the labels stay), so failed loads from that host are noise, not a broken lab.
 CDN_NOISE = ("cdn.jsdelivr.net",)
+# JupyterLab extensions of the teacher tools (jupytext pairing, nbgrader, and the notebook package nbgrader
+# brings) need JupyterLab's document manager, which Voila's page does not provide: loaded there they throw
+# "shared module is not a function". A dashboard needs none of them.
+NOT_FOR_VOILA = ("jupyterlab-jupytext", "@jupyter/nbgrader", "@jupyter-notebook/lab-extension")
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +49,7 @@ def voila(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "--Voila.ip=127.0.0.1",
         "--Voila.port_retries=0",
         f"--token={token}",
+        f"--VoilaConfiguration.extension_denylist={list(NOT_FOR_VOILA)!r}",
         str(root / TOUR),
     ]
     # No status API in Voila: any HTTP answer from a static path means it is listening.
