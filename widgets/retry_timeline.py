@@ -283,11 +283,13 @@ LEFT_W = 150
 LEGEND_H = 46
 HEADER_H = 30
 ROW_H = 96
-TARGET_W = 1100
+RIGHT_PAD = 24
+"""Room right of the last column for its half of a time label."""
+TARGET_W = 960
 """The width a long schedule is squeezed into (17 deliveries fit; labels then alternate between two lines)."""
 TOKEN_R = 9
 LABEL_PX = 10
-MIN_STEP, MAX_STEP = 44, 112
+MIN_STEP, MAX_STEP = 40, 112
 SCOPE = '[data-testid="rq-retry-timeline"]'
 _NICE_MS = (
     1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000,
@@ -357,11 +359,12 @@ def retry_timeline_scene(vm: TimelineModel) -> Scene:
     widest_wait = max((text_width(w.label, LABEL_PX) for w in vm.waits), default=0.0)
     widest_since = max((text_width(format_duration(m.t_ms), LABEL_PX) for m in vm.marks), default=0.0)
     # as wide as TARGET_W allows; a label wider than one column alternates between two lines (two columns of room)
-    step = min(max((TARGET_W - LEFT_W - 16) / columns, MIN_STEP, widest_wait / 2 + 4, widest_since / 2 + 4), MAX_STEP)
+    fit = (TARGET_W - LEFT_W - RIGHT_PAD) / columns
+    step = min(max(fit, MIN_STEP, widest_wait / 2 + 3, widest_since / 2 + 3), MAX_STEP)
     wait_rows = 2 if widest_wait > step - 6 else 1
     since_rows = 2 if widest_since > step - 6 else 1
     plot_w = columns * step
-    width = int(max(LEFT_W + plot_w + 16, LEFT_W + 4 * 170))
+    width = int(max(LEFT_W + plot_w + RIGHT_PAD, LEFT_W + 4 * 170))
     top = LEGEND_H + HEADER_H
     marks: list[SceneMark] = []
     for col in range(4):
