@@ -345,3 +345,91 @@ def test_partition_and_heal_and_bad_fault_input():
     with pytest.raises(ValueError, match=r"broker=None for partition; expected one of \['broker-a'\]"):
         c.inject("partition", "c1")
     assert len(c.faults) == 2
+
+
+def test_default_views_put_the_message_flow_above_the_tabs():
+    """default_views() is the one list: FlowView is the main picture, the rest are tabs, all in dash.views."""
+    from widgets.dashboard import default_views
+    from widgets.flow_view import FlowView
+
+    views = default_views()
+    assert [v.title for v in views] == [
+        "Message flow",
+        "ProcessQueues",
+        "Space-time",
+        "Retry timeline",
+        "Topology",
+        "Locks",
+        "Events",
+        "Queues",
+    ]
+    assert [v.title for v in views if v.main] == ["Message flow"]
+    d = Dashboard(demo_lab, knobs=DEMO_KNOBS, knob_options=DEMO_KNOB_OPTIONS)
+    assert isinstance(d.main_view, FlowView) and d.main_view in d.views
+    top, main, tabs, debug = d.children
+    assert top.children[0] is d.controller and main is d.main_view and tabs is d.tabs and debug is d.debug
+    assert [tabs.get_title(i) for i in range(len(tabs.children))] == [v.title for v in d.views[1:]]
+    assert d.view("ProcessQueues") is d.tab_views[0]
+    with pytest.raises(KeyError, match="'Nope'; have \\['Message flow'"):
+        d.view("Nope")
+    assert (d.controller.position, d.controller.snapshot.now_ms) == (3, 0)  # opens at t = 0
+    assert d.main_view.snapshot is d.controller.snapshot  # the main picture follows the controller
+
+
+def test_scene_views_draw_a_legend_and_the_dashboard_shows_text_legends():
+    """Every default scene view's picture carries legend marks; a view's ``legend`` text is shown under it."""
+    from widgets.scene import SceneView
+
+    d = Dashboard(demo_lab)
+    scenes = [v for v in d.views if isinstance(v, SceneView)]
+    assert [v.title for v in scenes] == ["Message flow", "ProcessQueues", "Space-time"]
+    for v in scenes:
+        assert v.current is not None and v.current.keys(role="legend"), v.title
+
+    class Legended(QueueView):
+        legend = "S stored · A acked"
+
+    d = Dashboard(demo_lab, views=[Legended(), PlainQueueView()], run_ahead=False)
+    assert d.main_view is None and len(d.children) == 3
+    boxed, bare = d.tabs.children
+    assert boxed.children[0] is d.views[0]
+    note = boxed.children[1].value
+    assert 'data-testid="rmq-legend"' in note and 'aria-label="legend of Queues"' in note
+    assert "S stored · A acked" in note
+    assert bare is d.views[1]
+
+
+class PlainQueueView(QueueView):
+    title = "plain"
+
+
+def test_every_control_is_labelled_for_keyboard_and_screen_reader_users():
+    """Buttons, toggles and choices have a visible description and a tooltip; controls come before pictures."""
+    d = Dashboard(demo_lab, knobs={"listener": "fail_first"}, run_ahead=False)
+    c = d.controller
+    controls = [
+        c.reset_button,
+        c.back_button,
+        c.step_button,
+        c.pause_button,
+        c.every_event,
+        c.jump_button,
+        c.kind_choice,
+        c.fault_broker,
+        c.fault_client,
+        c.clear_faults_button,
+        *c.fault_buttons.values(),
+        d.rebuild_button,
+    ]
+    for w in controls:
+        assert w.description and w.tooltip, w
+    assert [b.description for b in c.fault_buttons.values()] == [
+        "Crash broker",
+        "Restart broker",
+        "Crash consumer",
+        "Restart consumer",
+        "Partition",
+        "Heal",
+    ]
+    order = list(c.children)
+    assert order.index(c.buttons) < order.index(c.clock) < order.index(c.caption_html) < order.index(c.fault_box)

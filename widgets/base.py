@@ -43,6 +43,11 @@ class SnapshotView(W.VBox):
     """A view: ``model(snapshot)`` is pure; ``render(model)`` touches widgets only when it changed."""
 
     title = "view"
+    main = False
+    """The dashboard's main picture: drawn above the tabs (the message flow by default)."""
+    legend = ""
+    """Plain text naming every glyph the view draws, shown under it by the Dashboard. Scene views that draw
+    their legend inside the picture leave it empty."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -1,14 +1,22 @@
-"""Dashboard: the controller, every view, and knobs that rebuild the scenario.
+"""Dashboard: the controller with its caption, the main picture, every other view in tabs, and knobs.
 
 ``Dashboard(make_lab, knobs={...})`` calls ``make_lab(**knob_values)`` for every rebuild. Knob
 widgets follow the default's type (bool → checkbox, int → integer box, str → text) or, for names in
-``knob_options``, a dropdown. "Rebuild" applies the knobs and starts the run again from position 0;
+``knob_options``, a dropdown. "Rebuild" applies the knobs and starts the run again at t = 0;
 a factory that raises shows its error in the controller and the old views stay as they were.
+
+Layout, in DOM order (which is also the keyboard's tab order): the controller (buttons, scrubber,
+clock, caption, fault buttons) beside the knobs, then the **main picture** — the view whose ``main``
+is true, the message flow by default — then the other views in tabs. A view's ``legend`` text, when
+it has one, is shown under it; the scene views draw their legend inside their picture.
+
+What every lab shows is :func:`default_views`: change the list there, in one place.
 """
 
 from __future__ import annotations
 
 import functools
+import html
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -19,13 +27,37 @@ from rmqlab import Lab
 from .base import SnapshotView, guarded
 from .controller import Controller
 from .event_log import EventLog
+from .flow_view import FlowView
 from .lock_view import LockView
+from .offset_strip import OffsetStripView
 from .queue_view import QueueView
 from .retry_timeline import RetryTimeline
+from .spacetime_view import SpaceTimeView
 from .topology_view import TopologyView
-from .tree_map_view import TreeMapView
 
-__all__ = ["Dashboard", "knob_widget"]
+__all__ = ["Dashboard", "default_views", "knob_widget"]
+
+LEGEND_STYLE = "color:var(--jp-ui-font-color2, #555);font-size:var(--jp-ui-font-size0, 11px);margin:2px 0 6px"
+
+
+def default_views() -> list[SnapshotView]:
+    """The views of every lab's dashboard, the main picture first — the one place to change them.
+
+    FlowView is the main picture (drawn above the tabs). OffsetStripView replaced TreeMapView; QueueView
+    stays as a tab only while lab cells still print its text (``tabs["Queues"]``).
+    """
+    flow = FlowView()
+    flow.main = True
+    return [
+        flow,
+        OffsetStripView(),
+        SpaceTimeView(),
+        RetryTimeline(),
+        TopologyView(),
+        LockView(),
+        EventLog(),
+        QueueView(),
+    ]
 
 
 def knob_widget(name: str, default: Any, options: Sequence[Any] | None = None) -> W.ValueWidget:
@@ -43,8 +75,19 @@ def knob_widget(name: str, default: Any, options: Sequence[Any] | None = None) -
     return W.Text(value=str(default), description=name, tooltip=tip, style=style)
 
 
+def _with_legend(view: SnapshotView) -> W.Widget:
+    """The view, with its ``legend`` text under it when it has one."""
+    if not view.legend:
+        return view
+    note = W.HTML(
+        f'<div data-testid="rmq-legend" role="note" aria-label="legend of {html.escape(view.title)}" '
+        f'style="{LEGEND_STYLE}">{html.escape(view.legend)}</div>'
+    )
+    return W.VBox([view, note])
+
+
 class Dashboard(W.VBox):
-    """Controller + QueueView, TreeMapView, RetryTimeline, TopologyView, LockView, EventLog, knobs."""
+    """Controller + caption + main picture + tabs of views + knobs (see :func:`default_views`)."""
 
     def __init__(
         self,
@@ -65,19 +108,29 @@ class Dashboard(W.VBox):
         self.rebuild_button = W.Button(
             description="Rebuild",
             icon="refresh",
-            tooltip="rebuild the scenario with these knobs and rerun from the start",
+            tooltip="rebuild the scenario with these knobs and rerun from t = 0",
         )
         self.rebuild_button.on_click(guarded(self)(lambda _: self.rebuild()))
-        if views is None:
-            views = (QueueView(), TreeMapView(), RetryTimeline(), TopologyView(), LockView(), EventLog())
-        self.views = list(views)
+        self.views = list(default_views() if views is None else views)
+        mains = [v for v in self.views if v.main]
+        self.main_view: SnapshotView | None = mains[0] if mains else None
+        self.tab_views = [v for v in self.views if v is not self.main_view]
         self.controller = Controller(self._factory(), views=self.views, horizon=horizon, run_ahead=run_ahead)
-        tabs = W.Tab(children=[v for v in self.views])
-        for i, v in enumerate(self.views):
+        tabs = W.Tab(children=[_with_legend(v) for v in self.tab_views])
+        for i, v in enumerate(self.tab_views):
             tabs.set_title(i, v.title)
         self.tabs = tabs
         knob_box = W.VBox([W.HTML("<b>knobs</b>"), *self.knobs.values(), self.rebuild_button])
-        self.children = (W.HBox([self.controller, knob_box]), tabs, self.debug)
+        top = W.HBox([self.controller, knob_box])
+        main = () if self.main_view is None else (_with_legend(self.main_view),)
+        self.children = (top, *main, tabs, self.debug)
+
+    def view(self, title: str) -> SnapshotView:
+        """The view called ``title`` (KeyError names the titles there are)."""
+        for v in self.views:
+            if v.title == title:
+                return v
+        raise KeyError(f"{title!r}; have {[v.title for v in self.views]}")
 
     def knob_values(self) -> dict[str, Any]:
         """The knobs as the widgets show them now."""
@@ -94,7 +147,7 @@ class Dashboard(W.VBox):
             self.knobs[name].value = value
 
     def rebuild(self, **values: Any) -> bool:
-        """Apply ``values`` (if any) and the knobs, rebuild and rerun; ``False`` if the factory failed."""
+        """Apply ``values`` (if any) and the knobs, rebuild and rerun from t = 0; ``False`` if the factory failed."""
         if values:
             self.set_knobs(**values)
         return self.controller.load(self._factory())

@@ -11,16 +11,27 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
 from rmqlab import EventKind
+from widgets.base import SnapshotView
 from widgets.controller import Controller
 
 MAX_STEPS_FOR_TREE_MAP = 50
-"""Step clicks we are willing to make while waiting for the TreeMap text to change."""
+"""Step clicks we are willing to make while waiting for the ProcessQueues picture to change."""
+
+
+def scene_text(view: SnapshotView) -> str:
+    """The text a browser finds in a scene view's SVG (its ``textContent``): every text and title, in order.
+
+    The live widget draws exactly ``Scene.to_svg()`` (scene.js), so this is what the ProcessQueues tab shows.
+    """
+    svg = view.static_html()
+    return "".join(ET.fromstring(svg[svg.index("<svg") : svg.rindex("</svg>") + 6]).itertext())
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +49,9 @@ class DashboardExpectation:
     step_clocks: tuple[str, ...]
     """Clock readout after 1, 2, … Step clicks from Reset, until the TreeMap text changes."""
     step_tree_map: str
-    """TreeMap text after the last of those clicks (equal to ``reset_tree_map`` if it never changes)."""
+    """ProcessQueues picture text after the last of those clicks (equal to ``reset_tree_map`` if it never changes)."""
+    step_captions: tuple[str, ...]
+    """The caption line's text (``textContent``: lines joined) after each of those Step clicks."""
     end_clock: str
     deliveries: int
     """DELIVERED events of the timeline's lanes in the engine's full run."""
@@ -86,17 +99,18 @@ def dashboard_expectation(path: Path) -> DashboardExpectation | None:
     timeline = next(v for v in dash.views if v.title == "Retry timeline")
 
     ctrl.reset()
-    start, reset_clock, reset_tree_map = ctrl.position, clock_readout(ctrl), tree_map.text
-    clocks = []
+    start, reset_clock, reset_tree_map = ctrl.position, clock_readout(ctrl), scene_text(tree_map)
+    clocks, captions = [], []
     for _ in range(MAX_STEPS_FOR_TREE_MAP):
         if not ctrl.step_once():
             break
         clocks.append(clock_readout(ctrl))
-        if tree_map.text != reset_tree_map:
+        captions.append("".join(ctrl.caption_lines))
+        if scene_text(tree_map) != reset_tree_map:
             break
-    step_tree_map = tree_map.text
+    step_tree_map = scene_text(tree_map)
     if step_tree_map == reset_tree_map:  # never changes (no consumer): one click must still move the clock
-        clocks = clocks[:1]
+        clocks, captions = clocks[:1], captions[:1]
     ctrl.reset()  # the browser test scrubs to the end from Reset; stepping past the end would move the clock on
     ctrl.seek(ctrl.end)
     end_clock = clock_readout(ctrl)
@@ -117,6 +131,7 @@ def dashboard_expectation(path: Path) -> DashboardExpectation | None:
         reset_tree_map=reset_tree_map,
         step_clocks=tuple(clocks),
         step_tree_map=step_tree_map,
+        step_captions=tuple(captions),
         end_clock=end_clock,
         deliveries=deliveries,
         lanes=len(stored),

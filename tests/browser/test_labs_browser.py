@@ -90,7 +90,12 @@ class OpenLab:
 
     @property
     def tree_map(self) -> Any:
-        return self.dashboard.locator("pre[aria-label='ProcessQueue tree maps']")
+        """The ProcessQueues offset-strip picture (its SVG; its text is compared with the in-process scene)."""
+        return self.dashboard.locator("[data-testid='rq-offset-strip'] svg")
+
+    @property
+    def caption(self) -> Any:
+        return self.dashboard.locator("[data-testid='rmq-caption']")
 
     def widget_stderr(self) -> list[str]:
         """stderr shown inside widget Outputs: where ``guarded`` callbacks put their exceptions."""
@@ -184,20 +189,21 @@ def _reset(lab: OpenLab, exp: DashboardExpectation) -> None:
 
 
 def test_step_moves_clock_and_tree_map(lab: OpenLab) -> None:
-    """Each Step click shows the in-process controller's next clock readout; the TreeMap text follows."""
+    """Each Step click shows the controller's next clock readout and caption; the ProcessQueues picture follows."""
     from playwright.sync_api import expect
 
     exp = _needs_dashboard(lab)
     _reset(lab, exp)
     assert exp.step_clocks, f"{lab.name}: the scenario has no event after Reset"
-    for clock in exp.step_clocks:
+    for clock, caption in zip(exp.step_clocks, exp.step_captions, strict=True):
         lab.button("Step").click()
         expect(lab.clock).to_have_text(clock, timeout=ROUND_TRIP_MS)
+        expect(lab.caption).to_have_text(caption, timeout=ROUND_TRIP_MS)
     assert exp.step_clocks[-1] != exp.reset_clock
     expect(lab.tree_map).to_have_text(exp.step_tree_map, timeout=ROUND_TRIP_MS)
     if not exp.tree_map_changes:
-        # No consumer in this scenario (e.g. producer-only labs): the TreeMap honestly stays empty.
-        assert exp.reset_tree_map == "(no ProcessQueues)", f"{lab.name}: TreeMap never changes: {exp.reset_tree_map!r}"
+        # No consumer in this scenario (e.g. producer-only labs): the strips honestly stay empty.
+        assert "(no ProcessQueues)" in exp.reset_tree_map, f"{lab.name}: strips never change: {exp.reset_tree_map!r}"
     lab.check_clean()
 
 
