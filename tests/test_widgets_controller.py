@@ -382,7 +382,14 @@ def test_scene_views_draw_a_legend_and_the_dashboard_shows_text_legends():
 
     d = Dashboard(demo_lab)
     scenes = [v for v in d.views if isinstance(v, SceneView)]
-    assert [v.title for v in scenes] == ["Message flow", "ProcessQueues", "Space-time"]
+    assert [v.title for v in scenes] == [
+        "Message flow",
+        "ProcessQueues",
+        "Space-time",
+        "Retry timeline",
+        "Topology",
+        "Locks",
+    ]
     for v in scenes:
         assert v.current is not None and v.current.keys(role="legend"), v.title
 

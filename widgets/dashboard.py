@@ -28,7 +28,7 @@ from .base import SnapshotView, guarded
 from .controller import Controller
 from .event_log import EventLog
 from .flow_view import FlowView
-from .lock_view import LockView
+from .lease_view import LeaseView
 from .offset_strip import OffsetStripView
 from .queue_view import QueueView
 from .retry_timeline import RetryTimeline
@@ -43,8 +43,8 @@ LEGEND_STYLE = "color:var(--jp-ui-font-color2, #555);font-size:var(--jp-ui-font-
 def default_views() -> list[SnapshotView]:
     """The views of every lab's dashboard, the main picture first — the one place to change them.
 
-    FlowView is the main picture (drawn above the tabs). OffsetStripView replaced TreeMapView; QueueView
-    stays as a tab only while lab cells still print its text (``tabs["Queues"]``).
+    FlowView is the main picture (drawn above the tabs). OffsetStripView replaced TreeMapView and LeaseView
+    replaced LockView; QueueView stays as a tab only while lab cells still print its text (``tabs["Queues"]``).
     """
     flow = FlowView()
     flow.main = True
@@ -54,7 +54,7 @@ def default_views() -> list[SnapshotView]:
         SpaceTimeView(),
         RetryTimeline(),
         TopologyView(),
-        LockView(),
+        LeaseView(),
         EventLog(),
         QueueView(),
     ]
