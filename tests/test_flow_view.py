@@ -244,6 +244,26 @@ def test_consumer_instances_each_get_their_process_queues() -> None:
     assert {k: sorted(v) for k, v in pqs.items()} == engine
 
 
+def test_orderly_suspend_keeps_the_token_in_its_process_queue_with_the_clients_count() -> None:
+    """SUSPEND_CURRENT_QUEUE_A_MOMENT: no copy anywhere else; the ProcessQueue says when it is consumed again."""
+    replay = Replay(lambda: demo_lab(orderly=True, listener="fail_twice", messages=2), horizon="1m")
+    assert replay.jump_to_next(K.SUSPENDED)
+    vm = assert_matches_engine(replay)
+    token = vm.token("M0001")
+    assert (token.place, token.state, token.reconsume_times) == ("pq:c1:TopicTest@broker-a:0", "pulled", 1)
+    (msg,) = (
+        replay.lab.consumers["c1"]
+        .process_queue_table[
+            next(mq for mq in replay.lab.consumers["c1"].process_queue_table if str(mq) == "TopicTest@broker-a:0")
+        ]
+        .msg_tree_map.values()
+    )
+    assert msg.reconsume_times == token.reconsume_times
+    assert vm.place("pq:c1:TopicTest@broker-a:0").note == "suspended · again in 1 s"
+    scene = flow_scene(vm)
+    assert scene.mark("note:pq:c1:TopicTest@broker-a:0").text == "suspended · again in 1 s"
+
+
 # --------------------------------------------------------------------------- colours
 def test_token_colour_is_stable_and_spreads_consecutive_ids() -> None:
     assert token_colour("M0001") == TOKEN_COLOURS[0]

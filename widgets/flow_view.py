@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from rmqlab import EventKind, format_duration
+from rmqlab import EventKind, TimerKind, format_duration
 from rmqlab.message import DLQ_PREFIX, RETRY_PREFIX
 
 from .palette import token_colour
@@ -96,7 +96,8 @@ class Place:
     owner: str = ""
     """The consumer instance of a ProcessQueue, the owner of a tray, the producer of a producer place."""
     note: str = ""
-    """A short second label (``not in route`` for a queue the route does not list)."""
+    """A short second line: ``not in route`` (a queue the route does not list), what a ProcessQueue waits for
+    (``suspended · again in 0.8 s``, ``local retry in 4.2 s``), why a tray's messages were dropped."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,7 +196,7 @@ class _Facts:
     stored: set[str] = field(default_factory=set)
     failed: set[str] = field(default_factory=set)
     delivered_rt: dict[tuple[str, str], int] = field(default_factory=dict)
-    """(client id, msg id) → reconsume times of the last delivery."""
+    """(client id, msg id) → reconsume times of the client's copy (last delivery, suspend or local retry)."""
     delivered_at: dict[tuple[str, str], tuple[str, int]] = field(default_factory=dict)
     """(client id, msg id) → (queue, offset) of the last delivery."""
     broadcast_dropped: set[str] = field(default_factory=set)
@@ -224,6 +225,9 @@ def _facts(events: Iterable[Any]) -> _Facts:
             f.delivered_rt[(client, msg)] = f.last_rt[msg] = e.get("reconsume_times", 0)
             f.delivered_at[(client, msg)] = (e.get("queue"), e.get("queue_offset"))
             f.outcome.pop((client, msg), None)
+        elif kind is EventKind.SUSPENDED or kind is EventKind.LOCAL_RETRY:
+            # the client raised the copy's reconsumeTimes and keeps it in the ProcessQueue
+            f.delivered_rt[(e.actor.split(":", 1)[-1], msg)] = e.get("reconsume_times", 0)
         elif kind is EventKind.CONSUMED:
             client = e.actor.split(":", 1)[-1]
             f.outcome[(client, msg)] = "done" if e.get("status") in _SUCCESS else "failed"
@@ -284,6 +288,11 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
             if level.pending:
                 label = f"level {level.level} · {format_duration(level.delay_ms)}"
                 places.append(Place(f"delay:{b.name}:{level.level}", "delay", label, f"broker:{b.name}"))
+    waits: dict[tuple[str, str], str] = {}
+    """(consumer actor, queue) → what its ProcessQueue waits for (orderly suspend, local retry) and how long."""
+    for timer in snap.timers:
+        if timer.queue is not None and timer.kind in _PQ_WAITS:
+            waits.setdefault((timer.owner, str(timer.queue)), f"{_PQ_WAITS[timer.kind]} {_until(timer.remaining_ms)}")
     consumers: list[ConsumerVM] = []
     for c in snap.consumers:
         how = "orderly" if c.orderly else "concurrently"
@@ -294,7 +303,10 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
                 continue
             listed = queues_by_name.get(pq.queue)
             label = pq.queue if listed is None else _queue_label(listed, many_brokers)
-            places.append(Place(f"pq:{c.client_id}:{pq.queue}", "process_queue", label, "consumers", owner=c.client_id))
+            note = waits.get((c.actor, pq.queue), "")
+            places.append(
+                Place(f"pq:{c.client_id}:{pq.queue}", "process_queue", label, "consumers", owner=c.client_id, note=note)
+            )
 
     best: dict[tuple[str, str], TokenVM] = {}
 
@@ -453,6 +465,14 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
     )
 
 
+_PQ_WAITS = {TimerKind.SUSPEND: "suspended · again", TimerKind.LOCAL_RETRY: "local retry"}
+"""Timers that hold a ProcessQueue's messages, and how its box says so."""
+
+
+def _until(ms: int) -> str:
+    return countdown(ms).replace("due ", "", 1)
+
+
 BROADCAST_WHY = "BROADCASTING: failed, never retried"
 """``ConsumeMessageConcurrentlyService.processConsumeResult`` logs and drops a failed broadcast message."""
 NO_COPY_WHY = "send-back stored no copy (retryQueueNums 0)"
@@ -475,7 +495,7 @@ def _token_order(t: TokenVM) -> tuple[Any, ...]:
 
 
 # --------------------------------------------------------------------------- the scene
-CHAR_W = 6.2
+CHAR_W = 6.6
 """Estimated width of one character of the 11 px UI font (for layout and the overlap test)."""
 R = 8.0
 STEP = 19.0
@@ -554,6 +574,11 @@ class _Canvas:
         dash: str = "",
     ) -> None:
         self.marks.append(Mark("rect", key, x=x, y=y, w=w, h=h, cls=cls, role=role, title=title, dash=dash))
+
+
+def _pq_height(p: Place, n: int) -> float:
+    """A ProcessQueue row: its tokens, plus a line for what it waits for (suspend, local retry)."""
+    return max(ROW, _grid_height(n)) + (12 if p.note else 0)
 
 
 def _grid_height(n: int, per_row: int = TOKENS_PER_ROW) -> float:
@@ -729,7 +754,7 @@ def flow_scene(vm: FlowVM) -> Scene:
         y += ROW
     for c in vm.consumers:
         pqs = [p for p in pq_places if p.owner == c.client_id]
-        inner = sum(max(ROW, _grid_height(len(by_place.get(p.key, [])))) + 4 for p in pqs) if pqs else ROW
+        inner = sum(_pq_height(p, len(by_place.get(p.key, []))) + 4 for p in pqs) if pqs else ROW
         h = 34 + inner + 4
         cv.rect(
             f"consumer:{c.client_id}",
@@ -754,9 +779,12 @@ def flow_scene(vm: FlowVM) -> Scene:
             )
         for p in pqs:
             toks = by_place.get(p.key, [])
-            ph = max(ROW, _grid_height(len(toks)))
-            cv.rect(f"place:{p.key}", cx0 + PAD, sy, cons_w - 2 * PAD, ph, "rq-pq", title=f"ProcessQueue of {p.label}")
+            ph = _pq_height(p, len(toks))
+            tip = f"ProcessQueue of {p.label}" + (f": {p.note}" if p.note else "")
+            cv.rect(f"place:{p.key}", cx0 + PAD, sy, cons_w - 2 * PAD, ph, "rq-pq", title=tip)
             cv.text(f"label:{p.key}", cx0 + PAD + 5, sy + 15, p.label)
+            if p.note:
+                cv.text(f"note:{p.key}", cx0 + PAD + 5, sy + ph - 5, p.note, cls="rq-muted rq-small")
             _place_tokens(cv, toks, cx0 + PAD + pq_label_w + R, sy + 2 + R + 1)
             sy += ph + 4
         y += h + 8
