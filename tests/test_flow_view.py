@@ -136,6 +136,8 @@ def test_first_failure_puts_the_token_in_the_level_3_slot_due_in_10_s() -> None:
     scene = flow_scene(vm)
     assert scene.mark("due:msg:cg:M0001").text == "due in 10 s"
     assert scene.mark("msg:cg:M0001").text == "1"
+    halo = scene.mark("focus:msg:cg:M0001")  # the latest event (the send-back) is about M0001
+    assert (halo.x, halo.y) == (scene.mark("msg:cg:M0001").x, scene.mark("msg:cg:M0001").y)
 
 
 def test_the_same_token_travels_queue_pq_delay_retry_pq_and_ends_in_the_dlq() -> None:

@@ -149,6 +149,8 @@ class FlowVM:
     """An orderly consumer runs: tokens are coloured by sharding key (``KEYS``)."""
     colour_note: str = "colour = message id"
     owners: tuple[str, ...] = field(default=())
+    focus: str = ""
+    """The message the latest event is about (the controller's caption): its tokens get a halo."""
 
     def place(self, key: str) -> Place:
         """The place with this key (KeyError names a few known ones)."""
@@ -462,6 +464,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
         ordered=ordered,
         colour_note=note,
         owners=tuple(owners_seen),
+        focus=next((e.msg_id for e in reversed(snap.events) if e.msg_id is not None), ""),
     )
 
 
@@ -520,11 +523,13 @@ $ .rq-lane-sep { stroke: var(--jp-border-color2, #c7c7c7); stroke-dasharray: 2 3
 $ text.rq-small { font-size: 10px; }
 $ .rq-token.rq-consuming circle { stroke: var(--jp-ui-font-color1, #1f1f1f); stroke-width: 2.5; }
 $ .rq-token.rq-delayed circle { stroke: var(--jp-ui-font-color2, #616161); stroke-dasharray: 2 1.5; }
-$ .rq-token.rq-dead circle { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 2.5; }
-$ .rq-token.rq-done { opacity: 0.85; }
+$ .rq-token.rq-dead circle { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 3; }
+$ .rq-token.rq-done circle { stroke: var(--jp-success-color1, #388e3c); stroke-width: 2; }
 $ .rq-token.rq-sending circle { stroke: var(--jp-ui-font-color2, #616161); stroke-dasharray: 3 2; }
 $ .rq-token.rq-send_failed circle, $ .rq-token.rq-dropped circle {
   stroke: var(--jp-error-color1, #d32f2f); stroke-width: 1.5; stroke-dasharray: 2 2; fill-opacity: 0.55; }
+$ .rq-focus { fill: none; stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2.5; opacity: 0.8;
+  transition: cx var(--rq-duration, 350ms) ease-in-out, cy var(--rq-duration, 350ms) ease-in-out; }
 $ .rq-cross { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 2; }
 """.replace("$", '[data-testid="rq-flow"]')
 """The view's own classes, scoped to its root (``$`` stands for the root selector)."""
@@ -849,7 +854,11 @@ def flow_scene(vm: FlowVM) -> Scene:
             )
         )
 
-    # ---- tokens (on top of everything), crosses on dropped ones
+    # ---- a halo on the message the latest event is about, then the tokens on top, crosses on dropped ones
+    for t in vm.tokens:
+        if t.msg_id == vm.focus:
+            fx, fy = cv.token_at[t.key]
+            cv.marks.append(Mark("circle", f"focus:{t.key}", x=fx, y=fy, r=R + 4, cls="rq-focus", role="focus"))
     for t in vm.tokens:
         tx, ty = cv.token_at[t.key]
         tip = (
@@ -897,9 +906,10 @@ def flow_scene(vm: FlowVM) -> Scene:
     )
     items_b = (
         ("token", f"{sample} rq-dead", "in %DLQ% (dead letter)"),
-        ("token", f"{sample} rq-done", "consumed (faded)"),
+        ("token", f"{sample} rq-done", "consumed (green ring, in its group's tray)"),
         ("token", f"{sample} rq-dropped", "dropped, never consumed (crossed)"),
         ("line", "rq-arrow", "direction a message travels"),
+        ("line", "rq-focus", "ring: the message the latest event is about"),
     )
     lx2 = PAD + max(text_width(label) for _, _, label in items_a) + 40
     cv.marks.extend(legend_marks(items_a, x=PAD, y=bottom + 8, key="legend-a"))
@@ -916,7 +926,7 @@ def flow_scene(vm: FlowVM) -> Scene:
                     role="legend",
                 )
             )
-    height = bottom + 8 + 4 * 14 + 4
+    height = bottom + 8 + max(len(items_a), len(items_b)) * 14 + 4
     width = max(right, lx2 + max(text_width(label) for _, _, label in items_b) + 30) + PAD
     counts = vm.counts()
     extra = (
