@@ -55,6 +55,7 @@ __all__ = [
     "TimerSnap",
     "TraceIndex",
     "client_groups",
+    "copy_group",
     "flow_edge",
     "queue_kind",
     "take_snapshot",
@@ -454,7 +455,7 @@ class TraceIndex:
         elif kind is EventKind.STORED:
             name = str(MessageQueue(d["topic"], e.actor, d["queue_id"]))
             self.offset_msg[(name, d["queue_offset"])] = msg_id
-            self._note_copy(str(d["topic"]), msg_id)
+            self._note_copy(e)
         elif kind is EventKind.SCHEDULED:
             level = d["level"]
             offset = self.schedule_count[(e.actor, level)]
@@ -462,7 +463,7 @@ class TraceIndex:
             name = str(MessageQueue(SCHEDULE_TOPIC, e.actor, level - 1))
             self.offset_msg[(name, offset)] = msg_id
             self.schedule_due[(e.actor, level, offset)] = (msg_id, d["due_ms"])
-            self._note_copy(str(d["real_topic"]), msg_id)
+            self._note_copy(e)
         elif kind is EventKind.DELIVERED:
             key = (self.audience(e.actor, d["group"]), d["queue"], d["queue_offset"])
             self.in_listener.add(key)
@@ -489,13 +490,32 @@ class TraceIndex:
         elif kind is EventKind.LOCK_RENEWED:
             self.renewals[(d["group"], d["queue"])] += 1
 
-    def _note_copy(self, topic: str, msg_id: str) -> None:
-        """A retry or DLQ copy of ``msg_id`` was stored for the group the topic names."""
-        for prefix in (RETRY_PREFIX, DLQ_PREFIX):
-            if topic.startswith(prefix):
-                key = (topic[len(prefix) :], msg_id)
-                if key in self.copy_stored:
-                    self.copy_stored[key] = True
+    def _note_copy(self, e: TraceEvent) -> None:
+        """If ``e`` stored a retry or DLQ copy, remember it for the group the copy's topic names."""
+        group = copy_group(e)
+        if group is not None:
+            key = (group, e.msg_id or "")
+            if key in self.copy_stored:
+                self.copy_stored[key] = True
+
+
+def copy_group(e: TraceEvent) -> str | None:
+    """The consumer group whose ``%RETRY%``/``%DLQ%`` copy event ``e`` stores, or ``None``.
+
+    A send-back's copy is stored either straight into its topic (STORED: the DLQ, or a retry with
+    delay level 0 after a broker-side reset) or parked in ``SCHEDULE_TOPIC_XXXX`` with ``REAL_TOPIC``
+    set (SCHEDULED: every ordinary retry). Both count: the broker stored the copy before it answered.
+    """
+    if e.kind is EventKind.STORED:
+        topic = str(e.data["topic"])
+    elif e.kind is EventKind.SCHEDULED:
+        topic = str(e.data["real_topic"])
+    else:
+        return None
+    for prefix in (RETRY_PREFIX, DLQ_PREFIX):
+        if topic.startswith(prefix):
+            return topic[len(prefix) :]
+    return None
 
 
 def client_groups(lab: Lab) -> dict[str, str]:

@@ -235,3 +235,17 @@ def test_view_draws_the_scene_and_keeps_the_static_svg():
     svg = view.static_html()
     assert 'data-testid="rq-offset-strip"' in svg and svg.count('data-role="strip-cell"') == 5
     assert view.text.endswith("| holes 2 3 4")
+
+
+def test_a_send_back_parked_in_a_delay_level_is_sent_back_not_dropped() -> None:
+    """An ordinary RECONSUME_LATER: the broker parks the copy in SCHEDULE_TOPIC_XXXX (level 3), so offset 0
+    is R (sent back, a copy lives on), never X — the copy is stored before the send-back is answered."""
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=lambda m, c: S.RECONSUME_LATER, name="c1")
+    lab.at("1s", producer.send, Message("TopicTest", "fails"))
+    lab.run(until="2s")
+    (row,) = [r for r in offset_strip_model(take_snapshot(lab)).rows if r.queue == "TopicTest@broker-a:0"]
+    assert [(c.offset, c.state) for c in row.cells] == [(0, OffsetState.SENT_BACK)]

@@ -31,11 +31,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from rmqlab import EventKind, TraceEvent
-from rmqlab.message import DLQ_PREFIX, RETRY_PREFIX
 
 from .palette import STATE_GLYPH, STATE_STYLE
 from .scene import Mark, Scene, SceneView
-from .snapshot import ConsumeQueueSnap, LabSnapshot, OffsetState
+from .snapshot import ConsumeQueueSnap, LabSnapshot, OffsetState, copy_group
 
 __all__ = [
     "CELL_PX",
@@ -168,11 +167,10 @@ def _instance_facts(events: Iterable[TraceEvent]) -> dict[tuple[str, str, int], 
     for e in events:
         kind = e.kind
         d = e.data
-        if kind is EventKind.STORED:
-            topic = str(d["topic"])
-            for prefix in (RETRY_PREFIX, DLQ_PREFIX):
-                if topic.startswith(prefix) and (topic[len(prefix) :], e.msg_id or "") in copy_stored:
-                    copy_stored[(topic[len(prefix) :], e.msg_id or "")] = True
+        copy_of = copy_group(e)
+        if copy_of is not None:
+            if (copy_of, e.msg_id or "") in copy_stored:
+                copy_stored[(copy_of, e.msg_id or "")] = True
             continue
         if not e.actor.startswith("consumer:"):
             continue
