@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from rmqlab import EventKind, TimerKind, format_duration
+from rmqlab import EventKind, TimerKind, TraceEvent, format_duration
 from rmqlab.message import DLQ_PREFIX, RETRY_PREFIX
 
 from .palette import token_colour
@@ -208,35 +208,57 @@ class _Facts:
     """(client id, msg id) → ``done`` / ``dropped`` / ``failed`` after the last delivery (BROADCASTING)."""
 
 
-def _facts(events: Iterable[Any]) -> _Facts:
+def _facts(events: Iterable[TraceEvent]) -> _Facts:
+    """One pass over the trace. A TraceEvent is a tuple ``(seq, time, kind, actor, msg id, details)``;
+    unpacking it (instead of the named properties) keeps this pass to a few ms at 6,000 events."""
     f = _Facts()
-    for e in events:
-        kind = e.kind
-        msg = e.msg_id
-        if msg is None:
+    sent_topic, stored, delivered_rt, delivered_at, outcome = (
+        f.sent_topic,
+        f.stored,
+        f.delivered_rt,
+        f.delivered_at,
+        f.outcome,
+    )
+    for _, _, kind, actor, msg, data in events:
+        if msg is None or kind not in _FACT_KINDS:
             continue
-        if kind is EventKind.SEND_ATTEMPT:
-            if msg not in f.sent_topic:
-                f.sent_topic[msg] = (e.actor.split(":", 1)[-1], e.get("topic"))
-        elif kind is EventKind.STORED or kind is EventKind.SCHEDULED:
-            f.stored.add(msg)
+        if kind is EventKind.STORED or kind is EventKind.SCHEDULED:
+            stored.add(msg)
+            continue
+        client = actor.split(":", 1)[-1]
+        if kind is EventKind.DELIVERED:
+            delivered_rt[(client, msg)] = f.last_rt[msg] = data.get("reconsume_times", 0)
+            delivered_at[(client, msg)] = (data.get("queue"), data.get("queue_offset"))
+            outcome.pop((client, msg), None)
+        elif kind is EventKind.CONSUMED:
+            outcome[(client, msg)] = "done" if data.get("status") in _SUCCESS else "failed"
+        elif kind is EventKind.SEND_ATTEMPT:
+            if msg not in sent_topic:
+                sent_topic[msg] = (client, data.get("topic"))
         elif kind is EventKind.SEND_FAILED:
             f.failed.add(msg)
-        elif kind is EventKind.DELIVERED:
-            client = e.actor.split(":", 1)[-1]
-            f.delivered_rt[(client, msg)] = f.last_rt[msg] = e.get("reconsume_times", 0)
-            f.delivered_at[(client, msg)] = (e.get("queue"), e.get("queue_offset"))
-            f.outcome.pop((client, msg), None)
-        elif kind is EventKind.SUSPENDED or kind is EventKind.LOCAL_RETRY:
-            # the client raised the copy's reconsumeTimes and keeps it in the ProcessQueue
-            f.delivered_rt[(e.actor.split(":", 1)[-1], msg)] = e.get("reconsume_times", 0)
-        elif kind is EventKind.CONSUMED:
-            client = e.actor.split(":", 1)[-1]
-            f.outcome[(client, msg)] = "done" if e.get("status") in _SUCCESS else "failed"
         elif kind is EventKind.BROADCAST_DROPPED:
-            f.outcome[(e.actor.split(":", 1)[-1], msg)] = "dropped"
+            outcome[(client, msg)] = "dropped"
             f.broadcast_dropped.add(msg)
+        else:  # SUSPENDED, LOCAL_RETRY: the client raised the copy's reconsumeTimes and keeps it in the ProcessQueue
+            delivered_rt[(client, msg)] = data.get("reconsume_times", 0)
     return f
+
+
+_FACT_KINDS = frozenset(
+    {
+        EventKind.SEND_ATTEMPT,
+        EventKind.STORED,
+        EventKind.SCHEDULED,
+        EventKind.SEND_FAILED,
+        EventKind.DELIVERED,
+        EventKind.SUSPENDED,
+        EventKind.LOCAL_RETRY,
+        EventKind.CONSUMED,
+        EventKind.BROADCAST_DROPPED,
+    }
+)
+"""The event kinds :func:`_facts` reads; every other event is skipped with one set lookup."""
 
 
 # --------------------------------------------------------------------------- the view-model
@@ -259,13 +281,14 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
     parked: dict[tuple[str, int, str], tuple[str, int]] = {}
     """(broker, level, msg id) → (real topic, reconsume times) of the copy parked in SCHEDULE_TOPIC_XXXX."""
     for q in snap.queues:
-        for cell in q.cells:
-            if cell.msg_id is None:
-                continue
-            if ordered and cell.keys and cell.msg_id not in colour_key:
-                colour_key[cell.msg_id] = cell.keys
-            if q.kind == "schedule":
-                parked[(q.broker, q.queue_id + 1, cell.msg_id)] = (cell.real_topic or "", cell.reconsume_times)
+        if q.kind == "schedule":
+            for cell in q.cells:
+                if cell.msg_id is not None:
+                    parked[(q.broker, q.queue_id + 1, cell.msg_id)] = (cell.real_topic or "", cell.reconsume_times)
+        if ordered:
+            for cell in q.cells:
+                if cell.keys and cell.msg_id is not None and cell.msg_id not in colour_key:
+                    colour_key[cell.msg_id] = cell.keys
     broadcasting = {c.client_id for c in snap.consumers if c.message_model == "BROADCASTING"}
 
     owners_of_topic: dict[str, list[str]] = {}
@@ -310,7 +333,8 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
                 Place(f"pq:{c.client_id}:{pq.queue}", "process_queue", label, "consumers", owner=c.client_id, note=note)
             )
 
-    best: dict[tuple[str, str], TokenVM] = {}
+    best: dict[tuple[str, str], tuple[int, str, TokenState, int, int | None, int | None, str]] = {}
+    """(owner, msg id) → (priority, place, state, reconsume times, offset, due, why) of the winning copy so far."""
 
     def offer(
         owner: str,
@@ -322,24 +346,10 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
         due: int | None = None,
         why: str = "",
     ) -> None:
+        rank = _PRIORITY[state]
         old = best.get((owner, msg))
-        if old is not None and _PRIORITY[old.state] <= _PRIORITY[state]:
-            return
-        by = colour_key.get(msg, msg)
-        best[(owner, msg)] = TokenVM(
-            key=f"msg:{owner}:{msg}",
-            msg_id=msg,
-            owner=owner,
-            place=place,
-            state=state,
-            reconsume_times=rt,
-            colour=token_colour(by),
-            colour_by=by,
-            offset=offset,
-            due_ms=due,
-            countdown="" if due is None else countdown(due - now),
-            why=why,
-        )
+        if old is None or rank < old[0]:
+            best[(owner, msg)] = (rank, place, state, rt, offset, due, why)
 
     # 1. live ProcessQueues
     for c in snap.consumers:
@@ -436,7 +446,28 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
         for owner in owners_of_topic.get(topic, ()) or [""]:
             offer(owner, msg, place, state, 0)
 
-    tokens = tuple(sorted(best.values(), key=_token_order))
+    tokens = tuple(
+        sorted(
+            (
+                TokenVM(
+                    key=f"msg:{owner}:{msg}",
+                    msg_id=msg,
+                    owner=owner,
+                    place=place,
+                    state=state,
+                    reconsume_times=rt,
+                    colour=token_colour(colour_key.get(msg, msg)),
+                    colour_by=colour_key.get(msg, msg),
+                    offset=offset,
+                    due_ms=due,
+                    countdown="" if due is None else countdown(due - now),
+                    why=why,
+                )
+                for (owner, msg), (_, place, state, rt, offset, due, why) in best.items()
+            ),
+            key=_token_order,
+        )
+    )
     owners_seen = sorted({_owner_of(c) for c in snap.consumers} | {t.owner for t in tokens if t.owner})
     for owner in owners_seen:
         places.append(Place(f"done:{owner}", "done", f"consumed · {owner}", "outcome", owner=owner))
