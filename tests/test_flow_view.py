@@ -266,6 +266,48 @@ def test_orderly_suspend_keeps_the_token_in_its_process_queue_with_the_clients_c
     assert scene.mark("note:pq:c1:TopicTest@broker-a:0").text == "suspended · again in 1 s"
 
 
+def ordered_send_outage() -> Lab:
+    """Lab 06's picture: no consumer, orders 3 and 5 sent by id % 8 at 1 s, 10 s, 45 s; broker-a down at 5 s."""
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.add_broker("broker-b")
+    lab.create_topic("TopicTest")
+    producer = lab.add_producer("pg")
+
+    def by_order_id(mqs: list, msg: Message, order_id: int) -> object:
+        return mqs[order_id % len(mqs)]
+
+    for t in ("1s", "10s", "45s"):
+        for order_id in (3, 5):
+            lab.at(t, producer.send_with_selector, Message("TopicTest", f"order {order_id}"), by_order_id, order_id)
+    lab.at("5s", lab.broker_down, "broker-a")
+    return lab
+
+
+def test_without_consumers_every_stored_message_is_a_token_in_its_queue() -> None:
+    """Stored, never pulled: tokens per queue = the ConsumeQueue entries; a failed send stays at its producer."""
+    replay = Replay(ordered_send_outage, horizon="50s")
+    replay.seek(10**9)
+    vm = flow_view_model(replay.snapshot())
+    engine = {
+        f"queue:{topic}@{name}:{qid}": sorted(
+            b.commit_log.get(e.commit_log_offset).msg_id
+            for e in cq.entries  # type: ignore[union-attr]
+        )
+        for name, b in replay.lab.brokers.items()
+        for (topic, qid), cq in b.consume_queues.items()
+        if cq.max_offset and topic == "TopicTest"
+    }
+    assert vm_places(vm, ("stored",)) == engine
+    failed = [f.msg_id for f in replay.lab.sends if f.error]
+    assert failed and vm_places(vm, ("send_failed",)) == {"failed:pg": sorted(failed)}
+    assert all(t.owner == "" and t.key == f"msg::{t.msg_id}" for t in vm.tokens)
+    assert len(vm.tokens) == len(replay.lab.sends)
+    scene = flow_scene(vm)
+    assert scene.mark("empty:consumers").text == "no consumer"
+    assert "arrow:ack" not in set(scene.keys())
+
+
 # --------------------------------------------------------------------------- colours
 def test_token_colour_is_stable_and_spreads_consecutive_ids() -> None:
     assert token_colour("M0001") == TOKEN_COLOURS[0]
