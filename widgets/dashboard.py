@@ -32,6 +32,7 @@ from .lease_view import LeaseView
 from .offset_strip import OffsetStripView
 from .queue_view import QueueView
 from .retry_timeline import RetryTimeline
+from .scene import SceneView
 from .spacetime_view import SpaceTimeView
 from .topology_view import TopologyView
 
@@ -120,10 +121,38 @@ class Dashboard(W.VBox):
         for i, v in enumerate(self.tab_views):
             tabs.set_title(i, v.title)
         self.tabs = tabs
-        knob_box = W.VBox([W.HTML("<b>knobs</b>"), *self.knobs.values(), self.rebuild_button])
-        top = W.HBox([self.controller, knob_box])
+        knob_box = W.VBox(
+            [W.HTML("<b>knobs</b>"), *self.knobs.values(), self.rebuild_button],
+            layout=W.Layout(min_width="18em", flex="0 1 auto"),
+        )
+        # wrap: in a narrow output area the knobs go under the controller instead of being cut off
+        top = W.HBox([self.controller, knob_box], layout=W.Layout(flex_flow="row wrap"))
         main = () if self.main_view is None else (_with_legend(self.main_view),)
         self.children = (top, *main, tabs, self.debug)
+
+    def static_html(self) -> str:
+        """The dashboard as it stands, without a kernel: clock, caption, the main picture, then every tab.
+
+        This is what a notebook keeps when widget state is not stored (nbconvert, a docs site, a reader
+        without a kernel); JupyterLab and Voila draw the live widgets instead. Picture views give their
+        static SVG, text views their text.
+        """
+        parts = [
+            '<div class="rq-static-dashboard" data-testid="rq-static-dashboard">',
+            f"<div>{self.controller.clock.value}</div>",
+            self.controller.caption_html.value,
+        ]
+        for v in ([self.main_view] if self.main_view is not None else []) + self.tab_views:
+            parts.append(f"<h4>{html.escape(v.title)}</h4>")
+            picture = v.static_html() if isinstance(v, SceneView) else ""
+            parts.append(picture or f"<pre>{html.escape(v.text)}</pre>")
+        parts.append("</div>")
+        return "".join(parts)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        bundle: dict[str, Any] = super()._repr_mimebundle_(**kwargs) or {}
+        bundle["text/html"] = self.static_html()
+        return bundle
 
     def view(self, title: str) -> SnapshotView:
         """The view called ``title`` (KeyError names the titles there are)."""
