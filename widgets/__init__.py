@@ -14,14 +14,12 @@ from .dashboard import Dashboard
 from .demo import DEMO_KNOB_OPTIONS, DEMO_KNOBS, demo_lab
 from .event_log import EventLog
 from .lease_view import LeaseView
-from .lock_view import LockView
 from .offset_strip import OffsetStripView
 from .queue_view import QueueView
 from .replay import Replay, ReplayError
 from .retry_timeline import RetryTimeline
 from .snapshot import LabSnapshot, OffsetState, TraceIndex, take_snapshot
 from .topology_view import TopologyView
-from .tree_map_view import TreeMapView
 
 __all__ = [
     "DEMO_KNOBS",
@@ -31,7 +29,6 @@ __all__ = [
     "EventLog",
     "LabSnapshot",
     "LeaseView",
-    "LockView",
     "OffsetState",
     "OffsetStripView",
     "QueueView",
@@ -40,7 +37,6 @@ __all__ = [
     "RetryTimeline",
     "TopologyView",
     "TraceIndex",
-    "TreeMapView",
     "demo_lab",
     "take_snapshot",
 ]
