@@ -4,6 +4,7 @@ Usage::
 
     .venv/bin/python labs/sync.py            # sync every pair; execute the notebooks whose cells changed
     .venv/bin/python labs/sync.py 03 04      # sync every pair; execute labs 03 and 04 even if unchanged
+    .venv/bin/python labs/sync.py --no-execute   # only sync the pairs
     .venv/bin/python labs/sync.py --check    # change nothing; exit 1 if a pair differs or outputs are stale
 
 The ``.py`` file is what you edit (in an editor, or in JupyterLab, whose jupytext contents manager saves
@@ -82,13 +83,20 @@ def execute(nb: Any) -> None:
     nb.metadata.setdefault("rmqlab", {})[HASH_KEY] = cells_hash(nb)
 
 
-def sync(source: Path, force: bool) -> str:
-    """Sync one pair, execute it if its cells changed (or ``force``), and say what was done."""
+def sync_pair(source: Path) -> None:
+    """``jupytext --sync``: the newer file of the pair gives the cells, the ``.ipynb`` keeps its outputs."""
     jupytext_cli(["--quiet", "--sync", str(source)])
+
+
+def sync(source: Path, force: bool, run: bool = True) -> str:
+    """Sync one pair, execute it if its cells changed (or ``force``) unless ``run`` is off; say what was done."""
+    sync_pair(source)
     notebook = source.with_suffix(".ipynb")
     nb = nbformat.read(notebook, as_version=4)
     if not force and nb.metadata.get("rmqlab", {}).get(HASH_KEY) == cells_hash(nb):
         return f"{notebook.name}: in sync, outputs fresh"
+    if not run:
+        return f"{notebook.name}: in sync, outputs stale (not executed)"
     execute(nb)
     nbformat.write(nb, notebook)
     # The text file must stay at least as recent as the notebook, or jupytext's contents manager warns.
@@ -120,7 +128,7 @@ def main(argv: list[str]) -> int:
         print(f"no lab source starts with {', '.join(unknown)} (labs/NN_name.py)", file=sys.stderr)
         return 2
     for source in sources():
-        print(sync(source, force=any(source.name.startswith(w) for w in wanted)))
+        print(sync(source, force=any(source.name.startswith(w) for w in wanted), run="--no-execute" not in argv))
     return 0
 
 

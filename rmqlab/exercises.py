@@ -93,9 +93,11 @@ class Exercise:
     """One predict-then-run question of a lab, as the hidden bank declares it.
 
     ``id`` is ``"NN.k"`` (lab NN, exercise k); its nbgrader cells are ``grade_id`` ``exNN_k_answer``
-    (the prediction) and ``exNN_k`` (the check, worth ``points``). ``why`` is revealed once a real
-    prediction is checked. ``unit`` makes the comparison duration-aware (``"s"``: the answer is a
-    number of seconds, and ``"4h45m40s"`` is accepted for 17140).
+    (the prediction) and ``exNN_k`` (the check, worth ``points``). ``why`` is revealed with the
+    measured value once a prediction is right, or wrong with no hint left to give. ``unit`` makes the
+    comparison duration-aware (``"s"``: the answer is a number of seconds, and ``"4h45m40s"`` is
+    accepted for 17140). ``hints`` fit particular near misses and may be given any number of times;
+    ``hint`` points at the mechanism for the first wrong prediction no near-miss hint fits.
     """
 
     id: str
@@ -103,6 +105,7 @@ class Exercise:
     unit: Unit | None = None
     hints: tuple[Hint, ...] = ()
     points: int = 1
+    hint: str | None = None
 
     def __post_init__(self) -> None:
         if not _EXERCISE_ID.match(self.id):
@@ -138,6 +141,7 @@ class _Result:
     verdict: Verdict
     tries: int = 0
     answers: list[Any] = field(default_factory=list)
+    pointed: bool = False  # the exercise's general ``hint`` was given
 
 
 _RESULTS: dict[str, _Result] = {}
@@ -245,8 +249,9 @@ def check(exercise_id: str, answer: Any, measured: Any) -> None:
     """Print whether ``answer`` (the student's prediction) means ``measured`` (what the run gave), and why.
 
     No prediction (``...``): a reminder, nothing revealed. Right: the value and the explanation. A near
-    miss with a declared hint: the hint only, so the student can predict again. Otherwise: the
-    measured value and the explanation. Returns ``None`` so the cell prints nothing else.
+    miss with a declared hint: the hint only, so the student can predict again; the first other wrong
+    prediction gets the exercise's general ``hint`` if it has one. Otherwise: the measured value and
+    the explanation. Returns ``None`` so the cell prints nothing else.
     """
     ex = exercise(exercise_id)
     result = _RESULTS.setdefault(exercise_id, _Result("none"))
@@ -260,6 +265,8 @@ def check(exercise_id: str, answer: Any, measured: Any) -> None:
         _say(f"Right — {_shown(measured, ex.unit)}. {ex.why}")
         return
     hint = ex.hint_for(answer, measured)
+    if hint is None and ex.hint is not None and not result.pointed:
+        hint, result.pointed = ex.hint, True
     if hint is not None:
         result.verdict = "hint"
         _say(f"Not quite — you predicted {answer!r}. Hint: {hint} Change your prediction and run both cells again.")

@@ -40,6 +40,7 @@ TEST_BANK = (
         points=2,
     ),
     Exercise("98.3", "Only in CLUSTERING."),
+    Exercise("98.4", "Retries go to %RETRY%cg.", hint="Where does the broker put a failed message?"),
 )
 
 
@@ -133,6 +134,17 @@ def test_near_miss_gets_a_hint_and_not_the_answer(test_bank: None, capsys: pytes
     ]
 
 
+def test_general_hint_comes_once_then_the_answer(test_bank: None, capsys: pytest.CaptureFixture[str]) -> None:
+    """The first wrong prediction gets the pointer at the mechanism; the next one gets the answer and why."""
+    check("98.4", "%DLQ%cg", "%RETRY%cg")
+    check("98.4", "TopicTest", "%RETRY%cg")
+    assert lines(capsys) == [
+        "Not quite — you predicted '%DLQ%cg'. Hint: Where does the broker put a failed message? Change your",
+        "prediction and run both cells again.",
+        "Not quite — you predicted 'TopicTest', the run gives '%RETRY%cg'. Retries go to %RETRY%cg.",
+    ]
+
+
 def test_milliseconds_for_seconds_gets_a_unit_hint(test_bank: None, capsys: pytest.CaptureFixture[str]) -> None:
     check("98.1", 17_140_000, 17140)
     assert " ".join(lines(capsys)) == (
@@ -174,7 +186,8 @@ def test_score_lists_every_exercise_of_the_lab(test_bank: None, capsys: pytest.C
         "98.1      1/1     right",
         "98.2      2/2     right on the 2nd try",
         "98.3      0/1     not checked yet",
-        "Lab 98: 3 of 4 points",
+        "98.4      0/1     not checked yet",
+        "Lab 98: 3 of 5 points",
     ]
     check("98.3", ..., True)
     check("98.2", 3, 4)
@@ -183,7 +196,8 @@ def test_score_lists_every_exercise_of_the_lab(test_bank: None, capsys: pytest.C
     assert lines(capsys)[3:] == [
         "98.2      0/2     not quite (hint given)",
         "98.3      0/1     no prediction yet",
-        "Lab 98: 1 of 4 points",
+        "98.4      0/1     not checked yet",
+        "Lab 98: 1 of 5 points",
     ]
 
 

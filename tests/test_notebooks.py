@@ -9,7 +9,9 @@ nbgrader cells do not match the bank in :mod:`rmqlab.exercise_bank`.
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
+import shutil
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -138,6 +140,47 @@ def test_sync_check_reports_a_stale_pair(tmp_path: Path) -> None:
     )
     nbformat.write(nb, tmp_path / "00_x.ipynb")
     assert SYNC.pair_differences(source) == [f"cell 1 ({nb.cells[1].id}) differs"]
+
+
+def _copy_pair(tmp_path: Path, name: str) -> Path:
+    for suffix in (".py", ".ipynb"):
+        shutil.copy2(LABS / f"{name}{suffix}", tmp_path / f"{name}{suffix}")
+    return tmp_path / f"{name}.py"
+
+
+def test_an_edit_in_jupyterlab_survives_a_sync(tmp_path: Path) -> None:
+    """JupyterLab's jupytext contents manager saves both files; ``sync.py`` then keeps the edit and the outputs."""
+    from jupytext import TextFileContentsManager  # type: ignore[import-untyped]
+
+    source = _copy_pair(tmp_path, SOURCES[0].removesuffix(".py"))
+    notebook = source.with_suffix(".ipynb").name
+    manager = TextFileContentsManager(root_dir=str(tmp_path))
+    nb = manager.get(notebook)["content"]
+    outputs = [c.get("outputs") for c in nb.cells]
+    title = next(c for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("# "))  # the lab's H1
+    title.source += "\n\nEdited in JupyterLab."
+    manager.save({"type": "notebook", "content": nb}, notebook)
+    assert "# Edited in JupyterLab." in source.read_text()
+    SYNC.sync_pair(source)
+    saved = nbformat.read(source.with_suffix(".ipynb"), as_version=4)
+    assert next(c for c in saved.cells if c.id == title.id).source.endswith("Edited in JupyterLab.")
+    assert [c.get("outputs") for c in saved.cells] == outputs
+    assert SYNC.pair_differences(source) == []
+    assert SYNC.sync(source, force=False, run=False) == f"{notebook}: in sync, outputs stale (not executed)"
+
+
+def test_an_edit_of_the_source_reaches_the_notebook(tmp_path: Path) -> None:
+    """A ``.py`` edited in an editor: the sync carries the cell over and keeps every other cell's outputs."""
+    source = _copy_pair(tmp_path, SOURCES[0].removesuffix(".py"))
+    before = nbformat.read(source.with_suffix(".ipynb"), as_version=4)
+    title = next(line for line in source.read_text().splitlines() if line.startswith("# # "))  # the lab's H1
+    source.write_text(source.read_text().replace(title, f"{title} (edited)", 1))
+    os.utime(source, (source.stat().st_atime, source.with_suffix(".ipynb").stat().st_mtime + 2))
+    SYNC.sync_pair(source)
+    after = nbformat.read(source.with_suffix(".ipynb"), as_version=4)
+    assert [c.source.startswith(f"{title.removeprefix('# ')} (edited)") for c in after.cells].count(True) == 1
+    assert [c.get("outputs") for c in after.cells] == [c.get("outputs") for c in before.cells]
+    assert [c.id for c in after.cells] == [c.id for c in before.cells]
 
 
 def test_sync_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
