@@ -213,3 +213,18 @@ def test_make_student_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture
     assert capsys.readouterr().err.strip() == "usage: python labs/make_student.py [--force] SOURCE_DIR TARGET_DIR"
     assert MAKE_STUDENT.main([str(tmp_path), str(tmp_path / "out")]) == 1
     assert capsys.readouterr().err.strip() == f"no notebooks in {tmp_path}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_student_copy_runs_all_without_predictions(name: str, student_dir: Path) -> None:
+    """"Run all" on a fresh student copy: no error, each check asks for a prediction, the score is 0 of N."""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(student_dir / name, as_version=4)
+    NotebookClient(nb, kernel_name="python3", timeout=300, resources={"metadata": {"path": str(student_dir)}}).execute()
+    checks = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    assert [c.outputs[0].text.split(" — ")[0] for c in checks] == ["No prediction yet"] * len(checks)
+    lab = name[:2]
+    total = sum(ex.points for ex in EXERCISES if ex.lab == lab)
+    assert nb.cells[-1].outputs[0].text.splitlines()[-1] == f"Lab {lab}: 0 of {total} points"
