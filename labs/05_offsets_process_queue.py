@@ -19,15 +19,16 @@
 # %% [markdown]
 # # 05 · Offsets and the ProcessQueue TreeMap
 #
-# **Goal:** see why the committed offset is the *smallest* offset still in flight, and what a crash then costs.
-# Source: `client/.../impl/consumer/ProcessQueue.java` (`removeMessage`), `client/.../consumer/store/RemoteBrokerOffsetStore.java`.
+# **Goal:** see which offset a concurrent consumer commits (the *smallest* offset still in flight), when the broker
+# learns it, and what a crash then costs.
+# Source: `client/.../impl/consumer/ProcessQueue.java` (`removeMessage`),
+# `client/.../consumer/store/RemoteBrokerOffsetStore.java`, `client/.../impl/factory/MQClientInstance.java`.
 
 # %%
-from rmqlab import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, Lab, Message, after, format_duration
+from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, after
 from rmqlab.exercises import assert_right, check, score, show_trace, table
 
 CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
-RECONSUME_LATER = ConsumeConcurrentlyStatus.RECONSUME_LATER
 SEED = 7
 
 
@@ -47,6 +48,10 @@ def five_messages():
         lab.at(f"{1 + i}s", p.send, Message("TopicTest", body))
     return lab, c
 
+def topic_queue(c):
+    """c's MessageQueue and ProcessQueue for TopicTest."""
+    return next((mq, pq) for mq, pq in c.process_queue_table.items() if mq.topic == "TopicTest")
+
 
 # %% [markdown]
 # ## A tiny run: look inside the TreeMap at 10 s
@@ -54,13 +59,14 @@ def five_messages():
 # %%
 lab, c = five_messages()
 lab.run(until="10s")
-(mq, pq), = [(mq, pq) for mq, pq in c.process_queue_table.items() if mq.topic == "TopicTest"]
+mq, pq = topic_queue(c)
 print("msg_tree_map keys:", list(pq.msg_tree_map.keys()))
 
 # %% [markdown]
-# Offsets 2, 3, 4 are done, yet offset 1 is still in the map (its listener is running).
+# Offsets 2, 3 and 4 are done and gone from the map; offset 1 (`slow`) is still in it, its listener running.
+#
 # ### Exercise 1 — predict, then run
-# Which offset does the consumer commit for this queue at 10 s?
+# Which offset does the consumer hold as committed for this queue at 10 s?
 
 # %% nbgrader={"grade": false, "grade_id": "ex05_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
@@ -70,7 +76,6 @@ answer_1 = 1
 
 # %%
 committed = c.offset_store.offset_table[mq]
-print("committed:", committed)
 
 # %% nbgrader={"grade": true, "grade_id": "ex05_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("05.1", answer_1, committed)
@@ -79,12 +84,37 @@ assert_right("05.1")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# > **Common belief vs. the source.** "The committed offset is the last consumed message." — it is the smallest offset still
-# > in the ProcessQueue (or last + 1 when empty).
-# ## Crash → duplicates
-# The consumer crashes at 30 s (nothing persisted since) and restarts at 40 s from the broker's offset.
+# > **Common belief vs. the source.** "The committed offset is the last consumed message." — `ProcessQueue.removeMessage`
+# > returns the **smallest key still in `msgTreeMap`** (or the highest offset + 1 once the map is empty): a low-water
+# > mark. One slow message pins it.
+
+# %% [markdown]
+# ## Two copies of the offset: the client's and the broker's
+# The number above lives in the consumer's memory (`RemoteBrokerOffsetStore.offsetTable`). The broker learns it two
+# ways: piggy-backed on each pull request, and from `persistAllConsumerOffset`, which runs 10 s after start and then
+# every 5 s (`persistConsumerOffsetInterval`). A table of both, through the run:
+
+# %%
+def offsets_over_time(times):
+    """At each time: the TreeMap keys, the client's committed offset and the broker's stored one."""
+    lab, c = five_messages()
+    rows = []
+    for t in times:
+        lab.run(until=t)
+        mq, pq = topic_queue(c)
+        broker = lab.brokers["broker-a"].query_consumer_offset("cg", "TopicTest", 0)
+        rows.append([t, list(pq.msg_tree_map.keys()), c.offset_store.offset_table.get(mq), broker])
+    return table(rows, ["time", "msg_tree_map keys", "client (committed)", "broker (persisted)"])
+
+print(offsets_over_time(["1.5s", "5.5s", "30s", "62s", "66s"]))
+
+# %% [markdown]
+# While `slow` runs, both say 1. When it finishes at 62 s the map empties and the client jumps to 5 — but the broker
+# keeps 1 until the next persist tick. That gap is the second way a crash costs duplicates.
+#
 # ### Exercise 2 — predict, then run
-# How many messages are delivered a **second** time after the restart?
+# The consumer crashes at 30 s (slow is still running) and restarts at 40 s from the broker's offset. How many
+# messages are delivered a **second** time after the restart?
 
 # %% nbgrader={"grade": false, "grade_id": "ex05_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction
@@ -97,7 +127,6 @@ lab, c = five_messages()
 lab.at("30s", c.crash)
 lab.at("40s", c.start)
 lab.run(until="2m")
-show_trace(lab.trace, "delivered", "lifecycle", "offset_persisted", fields=("queue_offset", "event", "offset"))
 again = [e for e in lab.trace.of_kind("delivered") if e.time_ms >= 40_000]
 
 # %% nbgrader={"grade": true, "grade_id": "ex05_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -106,13 +135,44 @@ check("05.2", answer_2, len(again))
 assert_right("05.2")
 ### END HIDDEN TESTS
 
+# %%
+show_trace(lab.trace, "delivered", "lifecycle", fields=("queue_offset", "event"))
+
 # %% [markdown]
-# At-least-once, never at-most-once: make listeners idempotent.
+# ### Exercise 3 — predict, then run
+# A fresh run; this time the consumer crashes at **63 s** — `slow` finished at 62 s, so all five messages are
+# consumed and the client holds offset 5. From which offset does the restarted consumer pull?
+
+# %% nbgrader={"grade": false, "grade_id": "ex05_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_3 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_3 = 1
+### END SOLUTION
+
+# %%
+lab, c = five_messages()
+lab.at("63s", c.crash)
+lab.at("70s", c.start)
+lab.run(until="3m")
+restart_offset = min(e.get("queue_offset") for e in lab.trace.of_kind("delivered") if e.time_ms >= 70_000)
+
+# %% nbgrader={"grade": true, "grade_id": "ex05_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("05.3", answer_3, restart_offset)
+### BEGIN HIDDEN TESTS
+assert_right("05.3")
+### END HIDDEN TESTS
+
+# %%
+show_trace(lab.trace, "offset_updated", "offset_persisted", "lifecycle", fields=("queue", "offset", "event"))
+
+# %% [markdown]
+# The last persist before the crash was at 60 s, when the committed offset was still 1; the 5 reached only the
+# client's memory. At-least-once, never at-most-once: make listeners idempotent.
 
 # %% [markdown]
 # ## Watch it step by step
-# `five_messages()` in a `Dashboard`: scrub through the run and watch offset 1 pin the commit. Below, the controller
-# steps until the virtual clock reaches 10 s (the tiny run's moment) and the TreeMap and queue tabs print as text.
+# `five_messages()` in a `Dashboard`: scrub through the run and watch offset 1 pin the commit, then the broker's copy
+# catch up with the client's.
 
 # %% tags=["nbval-ignore-output"]
 from widgets.dashboard import Dashboard
@@ -120,18 +180,12 @@ from widgets.dashboard import Dashboard
 dash = Dashboard(lambda: five_messages()[0], horizon="2m")
 dash
 
-# %%
-while dash.controller.snapshot.now_ms < 10_000 and dash.controller.step_once():
-    pass
-tabs = {view.title: view.text for view in dash.views}
-print(dash.controller.clock_text)
-print(tabs["ProcessQueues"])
-print(tabs["Queues"])
-
 # %% [markdown]
 # ## Key points
-# - Committed offset = smallest key in `msgTreeMap`; one slow message pins it (`consumeConcurrentlyMaxSpan` 2000 limits the damage).
-# - Offsets reach the broker every 5 s (`persistConsumerOffsetInterval`) and on pulls; a crash loses the rest.
+# - Committed offset = smallest key in `msgTreeMap`; one slow message pins it (`consumeConcurrentlyMaxSpan` 2000
+#   limits the damage by pausing pulls).
+# - The broker's copy comes from pulls and the 5 s persist timer; a crash loses whatever it had not yet received.
+# - Both ways, a restart re-consumes: listeners must be idempotent.
 
 # %% [markdown]
 # ## Your score

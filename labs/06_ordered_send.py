@@ -19,25 +19,25 @@
 # %% [markdown]
 # # 06 · Ordered send with a MessageQueueSelector
 #
-# **Goal:** pin each order to one queue, and see what a broker outage does to that mapping.
-# Source: `DefaultMQProducerImpl.sendSelectImpl`, `client/.../producer/selector/SelectMessageQueueByHash.java`.
+# **Goal:** pin each order to one queue; see what a selector error, a slow broker and a broker outage do to an
+# ordered send; and tell RocketMQ's two ordering guarantees apart.
+# Source: `DefaultMQProducerImpl.sendSelectImpl`, `client/.../producer/selector/SelectMessageQueueByHash.java`,
+# `docs/en/Concept.md` (Normal / Strictly Ordered Message).
 
 # %%
-from rmqlab import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, Lab, Message, after, format_duration
-from rmqlab.exercises import assert_right, check, score, show_trace, table
+from rmqlab import Lab, Message
+from rmqlab.exercises import assert_right, check, score, show_trace
 
-CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
-RECONSUME_LATER = ConsumeConcurrentlyStatus.RECONSUME_LATER
 SEED = 7
 
 
 # %%
 def by_order_id(mqs, msg, order_id):
-    """The classic selector: order_id % len(mqs)."""
+    """The classic selector: order_id % len(mqs), over the queues the route has now."""
     return mqs[order_id % len(mqs)]
 
 def ordered_lab():
-    """Two brokers × 4 queues; orders 3 and 5 send one event each at the given seconds."""
+    """Two brokers × 4 queues of TopicTest, one producer."""
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
     lab.add_broker("broker-b")
@@ -56,9 +56,36 @@ _ = lab.run(until="2s")
 show_trace(lab.trace, "send_attempt", "send_result")
 
 # %% [markdown]
-# The selector sees the route's 8 queues `[a0..a3, b0..b3]`: order 3 → a3, order 5 → b1.
+# The selector sees the route's 8 queues `[a0..a3, b0..b3]`: order 3 → a3, order 5 → b1. Every event of an order
+# goes to the same queue, and one queue is consumed in order — so each order's events are consumed in order.
+
+# %% [markdown]
+# ## When the selector fails
+# `sendSelectImpl` calls the application's selector, then sends **once** to the queue it returned. A selector that
+# throws, or returns `null`, ends the send with an `MQClientException` before anything is sent.
+
+# %%
+def throws(mqs, msg, order_id):
+    """A selector with a bug."""
+    raise KeyError(order_id)
+
+def returns_none(mqs, msg, order_id):
+    """A selector that finds no queue for this order."""
+    return None
+
+lab, p = ordered_lab()
+lab.at("1s", p.send_with_selector, Message("TopicTest", "order 3 created"), throws, 3)
+lab.at("2s", p.send_with_selector, Message("TopicTest", "order 3 paid"), returns_none, 3)
+_ = lab.run(until="3s")
+show_trace(lab.trace, "send_attempt", "send_failed")
+
+# %% [markdown]
+# ## A broker outage
+# broker-a goes down at 5 s; orders 3 and 5 send events at 1 s, 10 s and 45 s. The producer refreshes its route
+# every 30 s (`pollNameServerInterval`), so at 10 s it still sees broker-a's queues.
+#
 # ### Exercise 1 — predict, then run
-# broker-a goes down at 5 s. Order 3's next event is sent at 10 s. How many attempts does that send make?
+# How many attempts does order 3's send at 10 s make?
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
@@ -67,30 +94,43 @@ answer_1 = 1
 ### END SOLUTION
 
 # %%
-def outage_lab():
-    """Orders 3 and 5 send at 1 s, 10 s and 45 s; broker-a goes down at 5 s."""
+def outage_lab(selector=by_order_id):
+    """Orders 3 and 5 send at 1 s, 10 s and 45 s with `selector`; broker-a goes down at 5 s.
+
+    Returns the lab and {order id: [its sends' futures, in time order]}.
+    """
     lab, p = ordered_lab()
+    sends = {3: [], 5: []}
+
+    def send(order_id, t):
+        sends[order_id].append(p.send_with_selector(Message("TopicTest", f"order {order_id} @ {t}"), selector, order_id))
+
     for t in ("1s", "10s", "45s"):
         for order_id in (3, 5):
-            lab.at(t, p.send_with_selector, Message("TopicTest", f"order {order_id} @ {t}"), by_order_id, order_id)
+            lab.at(t, send, order_id, t)
     lab.at("5s", lab.broker_down, "broker-a")
-    return lab
+    return lab, sends
 
-lab = outage_lab()
-lab.run(until="50s")
-show_trace(lab.trace, "send_attempt", "send_failed")
+lab, sends = outage_lab()
+lab.run(until="20s")
+at_10s = sends[3][1]
 
 # %% nbgrader={"grade": true, "grade_id": "ex06_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("06.1", answer_1, lab.sends[2].attempts)
+check("06.1", answer_1, at_10s.attempts)
 ### BEGIN HIDDEN TESTS
 assert_right("06.1")
 ### END HIDDEN TESTS
 
+# %%
+show_trace(lab.trace, "send_attempt", "send_failed")
+
 # %% [markdown]
-# That is what makes ordered sending "stick": a retry elsewhere would break the order.
+# No retry loop: the connection error reaches the caller. A retry on another queue would put order 3's event
+# behind a different queue's messages.
+#
 # ### Exercise 2 — predict, then run
-# After the producer's route refresh (every 30 s, `pollNameServerInterval`), the list has only broker-b's 4 queues.
-# Which queue does order 3 use at 45 s? Answer like `"TopicTest@broker-a:0"`.
+# After the route refresh at 30 s the list has only broker-b's 4 queues. Which queue does order 3's event at 45 s
+# go to? Answer like `"TopicTest@broker-b:0"`.
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction
@@ -99,37 +139,128 @@ answer_2 = "TopicTest@broker-b:3"
 ### END SOLUTION
 
 # %%
-late = [e for e in lab.trace.of_kind("send_attempt") if e.time_ms == 45_000]
-where = {e.msg_id: f"TopicTest@{e.get('broker')}:{e.get('queue_id')}" for e in late}
-print(where)
+lab.run(until="50s")
+late = next(e for e in lab.trace.of_kind("send_attempt") if e.msg_id == sends[3][2].msg_id)
+where = f"TopicTest@{late.get('broker')}:{late.get('queue_id')}"
 
 # %% nbgrader={"grade": true, "grade_id": "ex06_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("06.2", answer_2, where["M0005"])
+check("06.2", answer_2, where)
 ### BEGIN HIDDEN TESTS
 assert_right("06.2")
 ### END HIDDEN TESTS
 
+# %%
+show_trace(lab.trace, "send_attempt", "send_failed", fields=("broker", "queue_id", "error"))
+
+# %% [markdown]
+# ## A slow broker: the timeout
+# The third selector-send error is a timeout. The send has one budget (`sendMsgTimeout`, 3000 ms): if choosing the
+# queue already used it up, `sendSelectImpl` throws "sendSelectImpl call timeout" without sending (rmqlab's
+# selectors take no virtual time, so that case cannot occur here). More often the answer is late — below, every
+# response from broker-a takes 5 s to come back.
+#
+# ### Exercise 3 — predict, then run
+# Order 3's next event goes to a3. The producer gives up after 3000 ms with `RemotingTimeoutException`. Is the
+# message in broker-a's queue 3 anyway? (`True` / `False`)
+
+# %% nbgrader={"grade": false, "grade_id": "ex06_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_3 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_3 = True
+### END SOLUTION
+
+# %%
+lab, p = ordered_lab()
+lab.at("1s", lab.set_broker_fault, "broker-a", response_delay_ms="5s")
+lab.at("2s", p.send_with_selector, Message("TopicTest", "order 3 paid"), by_order_id, 3)
+lab.run(until="10s")
+stored = [e for e in lab.trace.of_kind("stored") if e.msg_id == "M0001"]
+
+# %% nbgrader={"grade": true, "grade_id": "ex06_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("06.3", answer_3, bool(stored))
+### BEGIN HIDDEN TESTS
+assert_right("06.3")
+### END HIDDEN TESTS
+
+# %%
+show_trace(lab.trace, "send_attempt", "stored", "send_result", "send_failed")
+
+# %% [markdown]
+# A timeout says nothing about whether the broker stored the message. An application that re-sends it adds a
+# duplicate of order 3's event — in order, so consumers of ordered streams need idempotence too.
+
+# %% [markdown]
+# ## Normal and strict ordering
+# RocketMQ's documentation (`docs/en/Concept.md`) names two guarantees:
+#
+# - **Normal Ordered Message** — messages received from the *same queue* are in order; messages from different
+#   queues may not be. That is what `by_order_id` gives: it hashes over the queues the route has *now*, so when the
+#   list changes an order moves to another queue. Sends keep working, but order 3's events are now split across
+#   `broker-a:3` and `broker-b:3`, and a consumer may see the late one before the early one is consumed.
+# - **Strictly Ordered Message** — every message is received in the order stored. (`docs/en/Feature.md` calls the
+#   two flavours *global* — one queue for the topic — and *partitioned* — in order per sharding key.) Strict means an
+#   order never moves: the selector keeps the full queue list and picks from it, and when that queue is missing it
+#   refuses rather than move.
+
+# %%
+ALL_QUEUES = sorted(ordered_lab()[0].namesrv.route("TopicTest").write_queues())
+
+def strict_by_order_id(mqs, msg, order_id):
+    """order_id % 8 over the topic's full queue list; None (no send) while that queue is not in the route."""
+    wanted = ALL_QUEUES[order_id % len(ALL_QUEUES)]
+    return wanted if wanted in mqs else None
+
+print([str(mq) for mq in ALL_QUEUES])
+
+# %% [markdown]
+# ### Exercise 4 — predict, then run
+# The same outage with `strict_by_order_id`. How many of order 3's three events are stored?
+
+# %% nbgrader={"grade": false, "grade_id": "ex06_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_4 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_4 = 1
+### END SOLUTION
+
+# %%
+lab, sends = outage_lab(strict_by_order_id)
+lab.run(until="50s")
+order_3_ids = {future.msg_id for future in sends[3]}
+order_3 = [e for e in lab.trace.of_kind("stored") if e.msg_id in order_3_ids]
+
+# %% nbgrader={"grade": true, "grade_id": "ex06_4", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("06.4", answer_4, len(order_3))
+### BEGIN HIDDEN TESTS
+assert_right("06.4")
+### END HIDDEN TESTS
+
+# %%
+show_trace(lab.trace, "send_attempt", "stored", "send_failed", fields=("broker", "queue_id", "error"))
+
+# %% [markdown]
+# Strict order costs availability: while broker-a is down, order 3 cannot be sent at all (order 5, on broker-b, is
+# unaffected). Normal order keeps sending and gives up order across the outage. Which one a system needs is a
+# business decision; RocketMQ's selector API lets the application choose.
+#
+# > **Common belief vs. the source.** "An ordered send retries like any other send." — `DefaultMQProducerImpl.sendSelectImpl`
+# > has no retry loop (`retryTimesWhenSendFailed` does not apply): one attempt, and the error goes to the caller.
+
 # %% [markdown]
 # ## Watch it step by step
-# `outage_lab()` in a `Dashboard`. Below, the controller seeks to the end of the run (50 s) and the queue tab prints
-# as text: order 3's events are split between `broker-a:3` and `broker-b:3`.
+# `outage_lab()` in a `Dashboard`: follow order 3's events — to a3, the failed send while broker-a is down, then b3.
 
 # %% tags=["nbval-ignore-output"]
 from widgets.dashboard import Dashboard
 
-dash = Dashboard(outage_lab, horizon="50s")
+dash = Dashboard(lambda: outage_lab()[0], horizon="50s")
 dash
-
-# %%
-dash.controller.seek(dash.controller.end)
-tabs = {view.title: view.text for view in dash.views}
-print(dash.controller.clock_text)
-print(tabs["Queues"])
 
 # %% [markdown]
 # ## Key points
-# - Selector sends: one attempt, same queue; a down broker means failed sends until the route changes.
-# - `order_id % len(mqs)` depends on the queue count: when the route changes the mapping shifts.
+# - Selector sends: one attempt on the selector's queue; selector exceptions, `null` and timeouts reach the caller.
+# - A timed-out send may still be stored: a re-send is a duplicate.
+# - `order_id % len(mqs)` over the live list is *normal* ordering — available, but an order moves when the list
+#   changes; keeping a fixed list and refusing is *strict* ordering — ordered, but unavailable while a queue is gone.
 
 # %% [markdown]
 # ## Your score

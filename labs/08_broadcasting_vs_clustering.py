@@ -19,12 +19,13 @@
 # %% [markdown]
 # # 08 · Broadcasting vs. clustering
 #
-# **Goal:** compare who gets a message, who retries it, and where offsets live in the two message models.
+# **Goal:** compare who gets a message, what happens when consuming it fails, and where offsets live in the two
+# message models.
 # Source: `DefaultMQPushConsumer.messageModel`, `ConsumeMessageConcurrentlyService.processConsumeResult`,
-# `client/.../consumer/store/LocalFileOffsetStore.java`.
+# `DefaultMQPushConsumerImpl.copySubscription`, `client/.../consumer/store/LocalFileOffsetStore.java`.
 
 # %%
-from rmqlab import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, Lab, Message, after, format_duration
+from rmqlab import ConsumeConcurrentlyStatus, Lab, Message
 from rmqlab.exercises import assert_right, check, score, show_trace, table
 
 CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
@@ -57,11 +58,13 @@ def two_consumers(model):
 # ## A tiny run: CLUSTERING (the default)
 
 # %%
-show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", "broadcast_dropped")
+show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=("queue", "reconsume_times", "ok"))
 
 # %% [markdown]
+# One instance got the message; its failure went back to the broker and came again 10 s later from `%RETRY%cg`.
+#
 # ### Exercise 1 — predict, then run
-# In BROADCASTING, how many deliveries of `M0001` happen in total (both consumers, first minute)?
+# In BROADCASTING, how many deliveries of the message happen in total (both consumers, first minute)?
 
 # %% nbgrader={"grade": false, "grade_id": "ex08_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
@@ -71,42 +74,84 @@ answer_1 = 2
 
 # %%
 lab = two_consumers("BROADCASTING")
-show_trace(lab.trace, "delivered", "send_back", "broadcast_dropped", fields=("queue", "reconsume_times"))
+deliveries = lab.trace.of_kind("delivered")
 
 # %% nbgrader={"grade": true, "grade_id": "ex08_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("08.1", answer_1, len(lab.trace.of_kind("delivered")))
+check("08.1", answer_1, len(deliveries))
 ### BEGIN HIDDEN TESTS
 assert_right("08.1")
 ### END HIDDEN TESTS
 
+# %%
+show_trace(lab.trace, "delivered", "consumed", "send_back", "broadcast_dropped", fields=("queue", "reconsume_times", "status"))
+
 # %% [markdown]
+# Each instance failed its copy, and each **dropped** it: in BROADCASTING, `processConsumeResult` only logs
+# "BROADCASTING, the message consume failed, drop it" — no send-back, no retry, no dead letter.
+#
 # ### Exercise 2 — predict, then run
-# Does a BROADCASTING consumer subscribe `%RETRY%cg`? (`True` / `False`)
+# After the drop, what offset does c1 hold for `TopicTest@broker-a:0`, the queue of the failed message (offset 0)?
 
 # %% nbgrader={"grade": false, "grade_id": "ex08_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_2 = False
+answer_2 = 1
 ### END SOLUTION
 
 # %%
-topics = sorted({e.get("topic") for e in lab.trace.of_kind("rebalanced")})
-print(topics)
+c1 = lab.consumers["c1"]
+queue_0 = next(mq for mq in c1.offset_store.offset_table if str(mq) == "TopicTest@broker-a:0")
+after_drop = c1.offset_store.offset_table[queue_0]
 
 # %% nbgrader={"grade": true, "grade_id": "ex08_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("08.2", answer_2, "%RETRY%cg" in topics)
+check("08.2", answer_2, after_drop)
 ### BEGIN HIDDEN TESTS
 assert_right("08.2")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# Offsets: CLUSTERING → on the broker (`RemoteBrokerOffsetStore`); BROADCASTING → a local file per client
-# (`LocalFileOffsetStore`, `~/.rocketmq_offsets/<clientId>/<group>/offsets.json`).
+# The offset moves past the failed message exactly as past a consumed one: a restart will not see it again. That is
+# what "dropped" means.
+#
+# > **Common belief vs. the source.** "A failed message is always retried." — only in CLUSTERING.
+# > `ConsumeMessageConcurrentlyService.processConsumeResult` drops failures in BROADCASTING.
+#
+# ### Exercise 3 — predict, then run
+# Does a BROADCASTING consumer subscribe `%RETRY%cg`? (`True` / `False`)
+
+# %% nbgrader={"grade": false, "grade_id": "ex08_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_3 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_3 = False
+### END SOLUTION
+
+# %%
+topics = sorted({e.get("topic") for e in lab.trace.of_kind("rebalanced")})
+
+# %% nbgrader={"grade": true, "grade_id": "ex08_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("08.3", answer_3, "%RETRY%cg" in topics)
+### BEGIN HIDDEN TESTS
+assert_right("08.3")
+### END HIDDEN TESTS
+
+# %%
+print(topics)
+
+# %% [markdown]
+# ## Where the offsets live
+# CLUSTERING keeps one offset per queue for the whole group, on the broker (`RemoteBrokerOffsetStore`).
+# BROADCASTING keeps one per queue **per instance**, in a local file (`LocalFileOffsetStore`,
+# `~/.rocketmq_offsets/<clientId>/<group>/offsets.json`): the broker knows nothing of them.
+
+# %%
+rows = [[client, group, str(mq), offset] for (client, group), offsets in sorted(lab.local_offset_files.items()) for mq, offset in sorted(offsets.items())]
+print(table(rows, ["instance", "group", "queue", "offset in its local file"]))
+print("offsets of cg stored on broker-a:", {k: v for k, v in lab.brokers["broker-a"].consumer_offsets.items() if k[0] == "cg"})
 
 # %% [markdown]
 # ## Watch it step by step
-# `two_consumers_lab` in a `Dashboard`; the `model` knob switches CLUSTERING / BROADCASTING (then Rebuild). Below,
-# in BROADCASTING, the controller jumps to the first `broadcast_dropped` event and two tabs print as text.
+# `two_consumers_lab` in a `Dashboard`; the `model` knob switches CLUSTERING / BROADCASTING (then Rebuild). In
+# BROADCASTING, watch both instances get the message and each drop its failed copy.
 
 # %% tags=["nbval-ignore-output"]
 from widgets.dashboard import Dashboard
@@ -119,17 +164,11 @@ dash = Dashboard(
 )
 dash
 
-# %%
-dash.controller.jump_to_next("broadcast_dropped")
-tabs = {view.title: view.text for view in dash.views}
-print(dash.controller.clock_text)
-print(tabs["Queues"])
-print(tabs["ProcessQueues"])
-
 # %% [markdown]
 # ## Key points
-# - CLUSTERING: each message to one instance; failures go to `%RETRY%<group>`.
-# - BROADCASTING: each message to every instance; failures are dropped.
+# - CLUSTERING: each message to one instance; failures go to `%RETRY%<group>`; offsets on the broker.
+# - BROADCASTING: each message to every instance; a failure is dropped and its offset passed; offsets in a local
+#   file per instance.
 
 # %% [markdown]
 # ## Your score

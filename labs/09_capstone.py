@@ -19,20 +19,19 @@
 # %% [markdown]
 # # 09 · Capstone: diagnose a misbehaving system
 #
-# **Goal:** read a trace, name the mechanism at fault, and fix the configuration.
+# **Goal:** read a trace, name the mechanism at fault, try the configuration fix — and see why configuration alone
+# does not fix an ordered stream.
 
 # %%
-from rmqlab import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, Lab, Message, after, format_duration
-from rmqlab.exercises import assert_right, check, score, show_trace, table
+from rmqlab import ConsumeOrderlyStatus, Lab, Message
+from rmqlab.exercises import assert_right, check, score, show_trace
 
-CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
-RECONSUME_LATER = ConsumeConcurrentlyStatus.RECONSUME_LATER
 SEED = 7
 
 
 # %% [markdown]
-# The story: an orderly payment consumer "hangs" — new payments on queue 0 stop being processed,
-# and nothing shows up in any DLQ. Here is the system as deployed.
+# The story: an orderly payment consumer "hangs" — new payments on queue 0 stop being processed, and nothing shows
+# up in any DLQ. Here is the system as deployed.
 
 # %%
 def payments(msgs, ctx):
@@ -56,37 +55,56 @@ def deployed(**consumer_options):
     """deployed_lab run for its first 10 minutes."""
     return deployed_lab(**consumer_options).run(until="10m")
 
+def body_of(lab):
+    """Message id → body, read from broker-a's CommitLog."""
+    return {m.msg_id: m.body for m in lab.brokers["broker-a"].commit_log.live()}
+
+def succeeded(lab):
+    """The bodies of the payments the listener completed, in completion order."""
+    bodies = body_of(lab)
+    return [bodies[e.msg_id] for e in lab.trace.of_kind("consumed") if e.get("status") == "SUCCESS"]
+
 
 # %% [markdown]
-# ## A tiny look first: the first 12 deliveries
+# ## A tiny look first: the first ten seconds
 
 # %%
-lab = deployed()
-show_trace(lab.trace, "delivered", fields=("queue_offset", "reconsume_times"), limit=12)
+lab = deployed_lab().run(until="10s")
+show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsume_times", "retry_in_ms"))
 
 # %% [markdown]
+# The same message id, on one queue, once a second: an orderly consumer's local retry (lab 07). Nothing else on the
+# queue moves.
+#
 # ### Exercise 1 — diagnose
-# How many times was `bad-card` (M0003) delivered in the first 10 minutes? (Count from the trace.)
+# After 10 minutes as deployed, which offset has the broker stored for `pay-cg` on `Payments` queue 0?
 
 # %% nbgrader={"grade": false, "grade_id": "ex09_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_1 = 598
+answer_1 = 2
 ### END SOLUTION
 
 # %%
-bad = [e for e in lab.trace.of_kind("delivered") if e.msg_id == "M0003"]
-others_done = sorted({e.msg_id for e in lab.trace.of_kind("consumed") if e.get("status") == "SUCCESS"})
-print(len(bad), "deliveries of M0003; succeeded:", others_done)
+lab = deployed()
+stored_offset = lab.brokers["broker-a"].consumer_offsets.get(("pay-cg", "Payments", 0))
 
 # %% nbgrader={"grade": true, "grade_id": "ex09_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("09.1", answer_1, len(bad))
+check("09.1", answer_1, stored_offset)
 ### BEGIN HIDDEN TESTS
 assert_right("09.1")
 ### END HIDDEN TESTS
 
+# %%
+show_trace(lab.trace, "offset_updated", "offset_persisted", "dead_lettered", fields=("queue", "offset", "topic"))
+print("succeeded:", succeeded(lab))
+
 # %% [markdown]
-# ### Exercise 2 — fix the config
+# The orderly commit is the last offset of a successful batch + 1 (`ProcessQueue.commit`), so it stops in front of
+# `bad-card`: p4 and p5 wait behind it forever, and with the default max reconsume times (−1 → `Integer.MAX_VALUE`
+# for orderly consumers) nothing ever reaches `%DLQ%pay-cg`.
+#
+# ### Exercise 2 — try the configuration fix
 # Choose a `max_reconsume_times` so that `bad-card` gets **6 deliveries** and then goes to the DLQ.
 
 # %% nbgrader={"grade": false, "grade_id": "ex09_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
@@ -97,16 +115,16 @@ answer_2 = 5
 
 # %%
 def deliveries_of_bad_card(max_reconsume_times):
-    """Deliveries of M0003 in 10 minutes with the given max (and the DLQ'd ids)."""
+    """Deliveries of bad-card in 10 minutes with the given max."""
     run = deployed(max_reconsume_times=max_reconsume_times)
-    bad = [e for e in run.trace.of_kind("delivered") if e.msg_id == "M0003"]
-    return len(bad), [e.msg_id for e in run.trace.of_kind("dead_lettered")]
+    bad_id = next(msg_id for msg_id, body in body_of(run).items() if body == "bad-card")
+    return len([e for e in run.trace.of_kind("delivered") if e.msg_id == bad_id])
 
 
 # %%
 if answer_2 is not ...:
-    print("your setting:", deliveries_of_bad_card(answer_2))
-needed = next(n for n in range(20) if deliveries_of_bad_card(n)[0] == 6)
+    print("your setting gives", deliveries_of_bad_card(answer_2), "deliveries")
+needed = next(n for n in range(20) if deliveries_of_bad_card(n) == 6)
 
 # %% nbgrader={"grade": true, "grade_id": "ex09_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("09.2", answer_2, needed)
@@ -115,12 +133,51 @@ assert_right("09.2")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# Then alert on `%DLQ%pay-cg` and re-send after fixing (notebook 04), within the 72 h retention.
+# ## What the fix does to the order
+# With that setting the queue moves on. But these payments were sent to one queue *because their order matters*.
+#
+# ### Exercise 3 — predict, then run
+# With `max_reconsume_times=5`, list the payments the listener completes in the first minute, in the order it
+# completes them. Answer like `["p1", "p2"]`.
+
+# %% nbgrader={"grade": false, "grade_id": "ex09_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_3 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_3 = ["p1", "p2", "p4", "p5"]
+### END SOLUTION
+
+# %%
+fixed = deployed_lab(max_reconsume_times=5).run(until="1m")
+done = succeeded(fixed)
+
+# %% nbgrader={"grade": true, "grade_id": "ex09_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("09.3", answer_3, done)
+### BEGIN HIDDEN TESTS
+assert_right("09.3")
+### END HIDDEN TESTS
+
+# %%
+show_trace(fixed.trace, "consumed", "send_back", "dead_lettered", fields=("queue_offset", "status", "topic"))
+
+# %% [markdown]
+# p4 and p5 ran while the third payment was on its way to `%DLQ%pay-cg`. If they belong to the same account, the stream was
+# processed out of order: a refund before the charge it refunds, a balance computed without a payment. Re-sending
+# the dead letter later (lab 04) makes it *last*, not third.
+#
+# So the fix is not only configuration. The configuration (`max_reconsume_times`) bounds how long one message can
+# block a queue; the code must decide what a payment that can never succeed *means* — record it as declined and
+# return `SUCCESS`, or hold back the later payments of the same key until someone resolves it — and someone must
+# watch `%DLQ%pay-cg`, re-sending before the CommitLog file holding the message is deleted (`fileReservedTime`,
+# 72 h by default, counted per file).
+#
+# > **Common belief vs. the source.** "A DLQ keeps an ordered stream safe." — `ConsumeMessageOrderlyService.checkReconsumeTimes`
+# > sends the message to `%RETRY%` (and the broker on to `%DLQ%`) and the queue commits past it: the rest of the
+# > stream continues without it.
 
 # %% [markdown]
 # ## Watch it step by step
-# `deployed_lab` in a `Dashboard`; try the `max_reconsume_times` knob with your fix (then Rebuild). Below, as deployed,
-# the controller jumps to the third `suspended` event: `bad-card` holds the queue and `p4`, `p5` wait behind it.
+# `deployed_lab` in a `Dashboard`; set the `max_reconsume_times` knob to your fix (then Rebuild) and watch p4 and p5
+# overtake `bad-card`.
 
 # %% tags=["nbval-ignore-output"]
 from widgets.dashboard import Dashboard
@@ -128,18 +185,12 @@ from widgets.dashboard import Dashboard
 dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="10m")
 dash
 
-# %%
-for _ in range(3):
-    dash.controller.jump_to_next("suspended")
-tabs = {view.title: view.text for view in dash.views}
-print(dash.controller.clock_text)
-print(tabs["ProcessQueues"])
-print(tabs["Queues"])
-
 # %% [markdown]
 # ## Key points
-# - Read the trace: the same message id at a fixed 1 s interval on one queue = an orderly local retry loop.
-# - The fix is configuration (`max_reconsume_times`), not code: the default is unlimited for orderly consumers.
+# - Read the trace: the same message id at a fixed 1 s interval on one queue = an orderly local retry loop; the
+#   committed offset stuck in front of it confirms it.
+# - `max_reconsume_times` unblocks the queue, at the price of order: the dead-lettered message leaves the stream.
+# - The real fix is in the listener (what a poison message means for its key) plus monitoring of the DLQ.
 
 # %% [markdown]
 # ## Your score
