@@ -282,13 +282,17 @@ def assert_right(exercise_id: str) -> None:
     and nbgrader (which runs the cell with the region restored) scores the exercise.
     """
     result = _RESULTS.get(exercise(exercise_id).id)
-    if result is None or result.verdict != "right":
-        state = "was not checked" if result is None else f"is {result.verdict!r} after {result.tries} tries"
-        raise AssertionError(f"exercise {exercise_id}: the prediction {state}")
+    if result is None:
+        raise AssertionError(f"exercise {exercise_id}: the prediction was not checked")
+    if result.verdict != "right":
+        tries = "1 try" if result.tries == 1 else f"{result.tries} tries"
+        raise AssertionError(f"exercise {exercise_id}: the prediction is {result.verdict!r} after {tries}")
 
 
 def _ordinal(n: int) -> str:
-    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+    """``2`` → ``"2nd"``, ``11`` → ``"11th"``, ``22`` → ``"22nd"``."""
+    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def score(lab: str) -> None:

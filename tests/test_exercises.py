@@ -167,7 +167,7 @@ def test_assert_right_raises_for_the_autograder_only_when_not_right(test_bank: N
     with pytest.raises(AssertionError, match=r"^exercise 98\.3: the prediction is 'none' after 0 tries$"):
         assert_right("98.3")
     check("98.3", False, True)
-    with pytest.raises(AssertionError, match=r"^exercise 98\.3: the prediction is 'wrong' after 1 tries$"):
+    with pytest.raises(AssertionError, match=r"^exercise 98\.3: the prediction is 'wrong' after 1 try$"):
         assert_right("98.3")
     check("98.3", "true", True)
     assert_right("98.3")
@@ -199,6 +199,15 @@ def test_score_lists_every_exercise_of_the_lab(test_bank: None, capsys: pytest.C
         "98.4      0/1     not checked yet",
         "Lab 98: 1 of 5 points",
     ]
+
+
+def test_score_counts_tries_in_english(test_bank: None, capsys: pytest.CaptureFixture[str]) -> None:
+    for _ in range(10):
+        check("98.3", False, True)
+    check("98.3", True, True)
+    capsys.readouterr()
+    score("98")
+    assert lines(capsys)[4] == "98.3      1/1     right on the 11th try"
 
 
 def test_bad_ids_and_declarations_name_the_parameter() -> None:
