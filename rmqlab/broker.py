@@ -145,6 +145,9 @@ class _HeldPull:
     tags: frozenset[str] | None
     respond: Callable[[PullResult], None]
     timer: Timer | None = None
+    on_dropped: Callable[[], None] | None = None
+    """Called when the broker forgets this pull unanswered (a connection reset); the client is *not* told, so
+    this only arms the client's own timeout (see ``DefaultMQPushConsumer.pull_message``)."""
 
 
 @dataclass(slots=True)
@@ -397,11 +400,12 @@ class Broker:
         *,
         max_nums: int = MAX_TRANSFER_COUNT,
         suspend: bool = True,
+        on_dropped: Callable[[], None] | None = None,
     ) -> PullResult | None:
         """``PullMessageProcessor``: answer now, or hold the request until messages arrive (15 s max).
 
         Returns the result when answering at once, ``None`` when the request is held (``respond`` is
-        then called later).
+        then called later, or never if a connection reset drops it: then ``on_dropped`` is called).
         """
         if commit_offset is not None and commit_offset >= 0:
             self.commit_offset(group, mq.topic, mq.queue_id, commit_offset, client_id)
@@ -410,7 +414,7 @@ class Broker:
             return PullResult(PullStatus.NO_NEW_MSG, offset, 0, 0)
         result = self._read(mq, offset, tags, max_nums)
         if result.status is PullStatus.NO_NEW_MSG and suspend:
-            held = _HeldPull(client_id, group, mq, offset, tags, respond)
+            held = _HeldPull(client_id, group, mq, offset, tags, respond, on_dropped=on_dropped)
             held.timer = self.scheduler.schedule(
                 BROKER_SUSPEND_MAX_TIME_MILLIS,
                 self._hold_timeout,
@@ -466,13 +470,21 @@ class Broker:
             held.respond(result)
 
     def connection_reset(self, client: str) -> None:
-        """A client's channel closed: pulls held for it can never be answered, so forget them."""
+        """A client's channel closed: pulls held for it can never be answered, so forget them.
+
+        Nothing is sent to the client. In 4.9.7 it only notices through its response table: the pull's
+        ``ResponseFuture`` expires in ``scanResponseTable`` 30 s + 1 s after it was sent. ``on_dropped`` arms
+        that expiry on the client's side.
+        """
         process = client.split("/", 1)[0]
         for key, waiting in self._held.items():
             keep = [h for h in waiting if h.client_id.removeprefix("consumer:") != process]
             for held in waiting:
-                if held not in keep and held.timer is not None:
-                    held.timer.cancel()
+                if held not in keep:
+                    if held.timer is not None:
+                        held.timer.cancel()
+                    if held.on_dropped is not None:
+                        held.on_dropped()
             self._held[key] = keep
 
     def drop_held_pulls(self) -> list[_HeldPull]:

@@ -22,8 +22,8 @@ from .process_queue import ProcessQueue
 from .producer import DefaultMQProducer
 from .queue import MessageQueue
 from .rebalance import allocate_averagely, allocate_averagely_by_circle
-from .remoting import RemoteError
-from .scheduler import TimerKind, TimerLabel
+from .remoting import RemoteError, RemotingTimeoutException
+from .scheduler import Timer, TimerKind, TimerLabel
 from .trace import EventKind
 from .validation import check_choice, check_int
 
@@ -39,6 +39,8 @@ POLL_NAME_SERVER_INTERVAL_MS = 30_000
 PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION = 1_000
 PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL = 50
 CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND = 30_000
+RESPONSE_TABLE_SCAN_GRACE_MS = 1_000
+"""``NettyRemotingAbstract.scanResponseTable`` (every 1 s) expires a request once ``begin + timeout + 1000 <= now``."""
 OFFSET_ILLEGAL_FIXUP_DELAY_MS = 10_000
 UNLOCK_DELAY_TIME_MILLS = 20_000
 
@@ -530,10 +532,42 @@ class DefaultMQPushConsumer:
                 commit if commit > 0 else None,
                 held_reply,
                 max_nums=self.pull_batch_size,
+                on_dropped=held_dropped,
             )
 
         request.token += 1
         token = request.token
+        sent_at = now
+        expiry: list[Timer] = []
+        """The response-table expiry armed by ``held_dropped``; cancelled if the pull ends another way first."""
+
+        def held_dropped() -> None:
+            """The broker forgot this held pull (connection reset) and will never answer it.
+
+            The client is not told (4.9.7 fails pending requests fast only when *it* closes the channel). Its
+            ``ResponseFuture`` stays in the response table until ``scanResponseTable`` expires it, 30 s + 1 s
+            after the pull was sent: then ``onException`` → ``executePullRequestLater`` as for any pull error.
+            The scan's 1 s phase is not modelled: the timeout fires at the first instant the scan would see it.
+            """
+            timer = self.lab.scheduler.schedule_at(
+                sent_at + CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND + RESPONSE_TABLE_SCAN_GRACE_MS,
+                expire,
+                label=TimerLabel(TimerKind.REQUEST_TIMEOUT, mq.broker_name, mq, detail=self.client_id),
+            )
+            expiry.append(timer)
+
+        def expire() -> None:
+            if token != request.token or generation != self.generation or not self.running:
+                return  # the client gave up on this pull already, or this incarnation is gone
+            self.lab.trace.record(
+                self.lab.now,
+                EventKind.WARNING,
+                self.actor,
+                None,
+                message=f"pull of {mq} sent at {sent_at} ms: wait response timeout "
+                f"{CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND}ms; pull again in {PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION} ms",
+            )
+            on_error(RemotingTimeoutException(mq.broker_name, "held pull never answered"))
 
         def held_reply(result: PullResult) -> None:
             """A held pull is answered later; that answer crosses the same faulty link as any response."""
@@ -553,6 +587,8 @@ class DefaultMQPushConsumer:
             if token != request.token:
                 return
             request.token += 1  # whatever the broker still holds for this pull is now stale
+            for timer in expiry:
+                timer.cancel()
             self.lab.pull_requests_in_flight.pop((mq.broker_name, id(request)), None)
             if generation == self.generation:
                 self._later(

@@ -1,0 +1,54 @@
+"""Liveness after faults: no queue is left unpulled, no message left behind, once the faults heal.
+
+Each test is the smallest scenario that got stuck (or lost a message) before its fix, with the 4.9.7
+behaviour it now follows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rmqlab import ConsumeConcurrentlyStatus as C
+from rmqlab import EventKind, Lab, Message, after
+
+
+def _pull_timeouts(lab: Lab) -> list[tuple[int, str]]:
+    return [
+        (e.time_ms, str(e.data["message"]))
+        for e in lab.trace.of_kind(EventKind.WARNING)
+        if "wait response timeout" in str(e.data.get("message", ""))
+    ]
+
+
+def test_a_held_pull_dropped_by_a_connection_reset_times_out_and_is_pulled_again() -> None:
+    """A lost response resets c1's channel: the broker forgets both pulls it holds for c1 and says nothing.
+
+    At 4 s c1 pulls "slow" from T and re-pulls at once (held); its %RETRY%cg pull is held since 0 ms. At 7 s the
+    listener fails during ``lose_responses``: the send-back's lost response resets the channel and both held
+    pulls vanish. 4.9.7's response table expires each 30 s + 1 s after it was sent (31 s and 35 s), and the
+    pull error path pulls again 1 s later, so "later", sent at 60 s, is consumed at once.
+    """
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.create_topic("T", queues=1)
+    producer = lab.add_producer("pg")
+
+    def listener(msgs: list[Any], ctx: Any) -> Any:
+        if msgs[0].body == "slow" and msgs[0].reconsume_times == 0:
+            return after("3s", C.RECONSUME_LATER)
+        return C.CONSUME_SUCCESS
+
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=listener, name="c1")
+    lab.at(4000, producer.send, Message("T", "slow"))
+    lab.at(5000, lab.set_broker_fault, "broker-a", lose_responses=True)
+    lab.at(10_000, lab.set_broker_fault, "broker-a", lose_responses=False)
+    lab.at(60_000, producer.send, Message("T", "later"))
+    lab.run(until=120_000)
+    assert _pull_timeouts(lab) == [
+        (31_000, "pull of %RETRY%cg@broker-a:0 sent at 0 ms: wait response timeout 30000ms; pull again in 1000 ms"),
+        (35_000, "pull of T@broker-a:0 sent at 4000 ms: wait response timeout 30000ms; pull again in 1000 ms"),
+    ]
+    pulls = [(e.time_ms, e.data["queue"]) for e in lab.trace.of_kind(EventKind.PULLED)]
+    assert (32_000, "%RETRY%cg@broker-a:0") in pulls
+    later = [e for e in lab.trace.for_message("M0002") if e.kind is EventKind.CONSUMED]
+    assert [(e.time_ms, e.data["status"]) for e in later] == [(60_000, "CONSUME_SUCCESS")]
