@@ -338,16 +338,36 @@ class DefaultMQPushConsumer:
         return None
 
     def _update_process_queue_table(self, topic: str, allocated: set[MessageQueue]) -> None:
-        """``updateProcessQueueTableInRebalance``: drop queues we lost, add (and lock) new ones."""
+        """``updateProcessQueueTableInRebalance``: drop queues we lost, add (and lock) new ones.
+
+        A queue we keep but have not pulled for ``PULL_MAX_IDLE_TIME`` (120 s) is dropped and removed too (4.9.7
+        logs it as "[BUG] … because pull is pause, so try to fixed it"); the loop below then re-creates it with a
+        fresh ProcessQueue and PullRequest at once. That is how a push consumer recovers a queue whose pull loop
+        stopped: for instance an orderly queue dropped while its listener held the consume lock (so it stayed in
+        the table, dropped) and then allocated back to this consumer, whose pulls skip a dropped ProcessQueue.
+        """
         now = self.lab.now
         removed, added = [], []
         for mq in sorted(m for m in self.process_queue_table if m.topic == topic):
+            pq = self.process_queue_table[mq]
             if mq not in allocated:
-                pq = self.process_queue_table[mq]
                 pq.dropped = True
                 if self._remove_unnecessary_message_queue(mq, pq):
                     del self.process_queue_table[mq]
                     removed.append(mq)
+            elif pq.is_pull_expired(now):
+                pq.dropped = True
+                if self._remove_unnecessary_message_queue(mq, pq):
+                    del self.process_queue_table[mq]
+                    removed.append(mq)
+                    self.lab.trace.record(
+                        now,
+                        EventKind.WARNING,
+                        self.actor,
+                        None,
+                        message=f"[BUG] doRebalance, {self.consumer_group}, remove unnecessary mq, {mq}, because pull "
+                        f"is pause (none for {now - pq.last_pull_timestamp} ms), so try to fixed it",
+                    )
         new_requests = []
         for mq in sorted(allocated):
             if mq in self.process_queue_table:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from rmqlab import ConsumeConcurrentlyStatus as C
-from rmqlab import EventKind, Lab, Message, after
+from rmqlab import ConsumeOrderlyStatus as O
+from rmqlab import EventKind, Lab, Message, SelectMessageQueueByHash, after, check_invariants
 
 
 def _pull_timeouts(lab: Lab) -> list[tuple[int, str]]:
@@ -52,3 +53,36 @@ def test_a_held_pull_dropped_by_a_connection_reset_times_out_and_is_pulled_again
     assert (32_000, "%RETRY%cg@broker-a:0") in pulls
     later = [e for e in lab.trace.for_message("M0002") if e.kind is EventKind.CONSUMED]
     assert [(e.time_ms, e.data["status"]) for e in later] == [(60_000, "CONSUME_SUCCESS")]
+
+
+def test_an_orderly_queue_dropped_mid_listener_and_allocated_back_is_recreated_after_120_s_without_pulls() -> None:
+    """o2 joins at 2 s while o1's listener runs on queue 1: o1 drops the queue but cannot remove it (the listener
+    holds the ProcessQueue's consume lock). o2 leaves at 5 s and the queue is allocated back to o1, still in its
+    table, dropped: no pull ever runs on a dropped ProcessQueue. 4.9.7's ``isPullExpired`` branch of
+    ``updateProcessQueueTableInRebalance`` removes it at the first rebalance more than 120 s after its last pull
+    (1 s) — the 20 s timer's 140 s tick — and re-creates it at once from the committed offset (0: the removal at
+    2 s persisted it, the commit at 31 s was discarded on a dropped queue), so "slow" runs again and "later" follows.
+    """
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.create_topic("O", queues=2)
+    producer = lab.add_producer("pg")
+
+    def listener(msgs: list[Any], ctx: Any) -> Any:
+        return after("30s", O.SUCCESS) if msgs[0].body == "slow" else O.SUCCESS
+
+    lab.add_consumer("og", subscribe={"O": "*"}, listener=listener, orderly=True, name="o1")
+    o2 = lab.add_consumer("og", subscribe={"O": "*"}, listener=listener, orderly=True, name="o2", start=False)
+    lab.at(1000, producer.send_with_selector, Message("O", "slow"), SelectMessageQueueByHash, 1)
+    lab.at(2000, o2.start)
+    lab.at(5000, o2.shutdown)
+    lab.at(60_000, producer.send_with_selector, Message("O", "later"), SelectMessageQueueByHash, 1)
+    lab.run(until=200_000)
+    (bug,) = [e for e in lab.trace.of_kind(EventKind.WARNING) if "[BUG]" in str(e.data["message"])]
+    assert (bug.time_ms, bug.actor) == (140_000, "consumer:o1")
+    assert "O@broker-a:1, because pull is pause (none for 139000 ms)" in str(bug.data["message"])
+    (again,) = [e for e in lab.trace.of_kind(EventKind.REBALANCED) if e.time_ms == 140_000]
+    assert (again.data["removed"], again.data["added"]) == (["O@broker-a:1"], ["O@broker-a:1"])
+    consumed = [(e.time_ms, e.msg_id) for e in lab.trace.of_kind(EventKind.CONSUMED)]
+    assert consumed == [(31_000, "M0001"), (170_000, "M0001"), (170_000, "M0002")]
+    assert check_invariants(lab).ok
