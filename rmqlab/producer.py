@@ -13,6 +13,7 @@ Three facts drive everything here (spec §1):
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -49,6 +50,7 @@ __all__ = [
     "SendFuture",
     "SendResult",
     "SendStatus",
+    "check_message",
 ]
 
 RETRY_RESPONSE_CODES = frozenset(
@@ -79,6 +81,62 @@ def _java_string_hash(text: str) -> int:
     for ch in text:
         h = (31 * h + ord(ch)) & 0xFFFFFFFF
     return h - (1 << 32) if h & 0x80000000 else h
+
+
+TOPIC_MAX_LENGTH = 127
+"""``Validators.TOPIC_MAX_LENGTH``."""
+MAX_MESSAGE_SIZE = 4 * 1024 * 1024
+"""``DefaultMQProducer.maxMessageSize``: 4 MiB."""
+NOT_ALLOWED_SEND_TOPICS = frozenset(
+    {
+        "SCHEDULE_TOPIC_XXXX",
+        "RMQ_SYS_TRANS_HALF_TOPIC",
+        "RMQ_SYS_TRANS_OP_HALF_TOPIC",
+        "TRANS_CHECK_MAX_TIME_TOPIC",
+        "SELF_TEST_TOPIC",
+        "OFFSET_MOVED_EVENT",
+    }
+)
+"""``TopicValidator.NOT_ALLOWED_SEND_TOPIC_SET``: system topics no client may send to."""
+_TOPIC_CHARS = frozenset("%|-_0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_JAVA_WHITESPACE_EXCEPTIONS = frozenset("\u00a0\u2007\u202f")
+
+
+def _java_is_blank(text: str) -> bool:
+    """``UtilAll.isBlank``: empty, or only ``Character.isWhitespace`` chars (no-break spaces are not blank)."""
+    return all(
+        ch in "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"
+        or (unicodedata.category(ch) in ("Zs", "Zl", "Zp") and ch not in _JAVA_WHITESPACE_EXCEPTIONS)
+        for ch in text
+    )
+
+
+def check_message(msg: Message) -> str | None:
+    """``Validators.checkMessage``: the MQClientException text RocketMQ refuses ``msg`` with, else ``None``.
+
+    The checks run in 4.9.7's order, so a message that breaks two rules gets the first one's text.
+    Lengths are Java's: UTF-16 units for the topic, UTF-8 bytes for a ``str`` body.
+    """
+    topic = msg.topic
+    if _java_is_blank(topic):
+        return "The specified topic is blank"
+    if len(topic.encode("utf-16-le")) // 2 > TOPIC_MAX_LENGTH:
+        return f"The specified topic is longer than topic max length {TOPIC_MAX_LENGTH}."
+    if any(ch not in _TOPIC_CHARS for ch in topic):
+        return f"The specified topic[{topic}] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
+    if topic in NOT_ALLOWED_SEND_TOPICS:
+        return f"Sending message to topic[{topic}] is forbidden."
+    body = msg.body
+    if body is None:
+        return "the message body is null"
+    if not isinstance(body, str | bytes | bytearray):
+        return None  # a lab may send any Python object as the body; it stands for a non-empty byte[]
+    size = len(body.encode()) if isinstance(body, str) else len(body)
+    if size == 0:
+        return "the message body length is zero"
+    if size > MAX_MESSAGE_SIZE:
+        return f"the message body size over max value, MAX: {MAX_MESSAGE_SIZE}"
+    return None
 
 
 class CommunicationMode(StrEnum):
@@ -297,10 +355,17 @@ class DefaultMQProducer:
     def _prepare(
         self, msg: Message, mode: CommunicationMode, timeout: int | str | None, times_total: int
     ) -> _Send | None:
+        """Start a send, or refuse a call that Java would not even compile.
+
+        Only programming errors raise (a non-Message, a non-string topic, a DELAY property that is not a
+        number: ``setDelayTimeLevel`` takes an int). What RocketMQ itself rejects — ``Validators.checkMessage``
+        — is an outcome: the send fails as data, and for ASYNC it reaches ``on_exception``, because
+        ``DefaultMQProducerImpl.send(msg, callback, timeout)`` runs the validation inside the executor task.
+        """
         if not isinstance(msg, Message):
             raise ConfigError("msg", msg, "an rmqlab.Message")
-        if not isinstance(msg.topic, str) or not msg.topic:
-            raise ConfigError("topic", msg.topic, "a non-empty topic name")
+        if not isinstance(msg.topic, str):
+            raise ConfigError("topic", msg.topic, "a topic name (str)")
         delay = msg.properties.get(PROPERTY_DELAY, "0")
         if not isinstance(delay, str) or not delay.lstrip("-").isdigit():
             # RocketMQ ignores a level <= 0 and caps one above the max, but the property must be a number
@@ -319,8 +384,9 @@ class DefaultMQProducer:
             mx = msg.properties.pop(PROPERTY_MAX_RECONSUME_TIMES, None)
             state.header_rt = None if rt is None else int(rt)
             state.header_max = None if mx is None else int(mx)
-        if msg.body in (None, b"", ""):
-            self._fail(state, "MQClientException: the message body length is zero")
+        refused = check_message(msg)
+        if refused is not None:
+            self._fail(state, f"MQClientException: {refused}")
             return None
         return state
 

@@ -1,0 +1,96 @@
+"""Producer fidelity, pinned to 4.9.7's source: what ``Validators.checkMessage`` refuses, and how each mode reports it.
+
+* ``DefaultMQProducerImpl.send(msg, callback, timeout)`` and ``send(msg, selector, arg, callback, timeout)`` run
+  ``sendDefaultImpl`` / ``sendSelectImpl`` inside the async-sender executor task and pass *every* exception to
+  ``callback.onException``: an invalid message never raises to the caller of an ASYNC send.
+* SYNC and ONEWAY throw the same MQClientException; rmqlab records a thrown MQClientException as a failed send.
+* ``sendDefaultImpl`` with ONEWAY has ``timesTotal = 1``: a RemotingException ends the loop, which throws
+  ``MQClientException("Send [1] times, still failed, …")``; ``sendSelectImpl`` has no loop and lets the raw
+  exception through.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rmqlab import ConfigError, Lab, Message
+from rmqlab import EventKind as K
+from rmqlab.producer import check_message
+
+REFUSED = [
+    (Message("", "b"), "The specified topic is blank"),
+    (Message(" \t", "b"), "The specified topic is blank"),
+    (Message("T" * 128, "b"), "The specified topic is longer than topic max length 127."),
+    (Message("T.x", "b"), "The specified topic[T.x] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"),
+    (Message("SCHEDULE_TOPIC_XXXX", "b"), "Sending message to topic[SCHEDULE_TOPIC_XXXX] is forbidden."),
+    (Message("T", None), "the message body is null"),
+    (Message("T", b""), "the message body length is zero"),
+    (Message("T", "x" * (4 * 1024 * 1024 + 1)), "the message body size over max value, MAX: 4194304"),
+]
+IDS = [
+    "empty topic",
+    "blank topic",
+    "topic of 128",
+    "illegal char",
+    "schedule topic",
+    "null body",
+    "empty body",
+    "4 MiB+1",
+]
+
+
+@pytest.mark.parametrize(("msg", "text"), REFUSED, ids=IDS)
+def test_check_message_texts_are_validators_check_message(msg: Message, text: str) -> None:
+    assert check_message(msg) == text
+
+
+def test_a_127_char_topic_and_a_4_mib_body_pass() -> None:
+    assert check_message(Message("T" * 127, "x" * (4 * 1024 * 1024))) is None
+    assert check_message(Message("%RETRY%cg|a-b_1", "b")) is None
+    assert check_message(Message("\u00a0", "b")) == (  # Java's isWhitespace: a no-break space is not blank
+        "The specified topic[\u00a0] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
+    )
+
+
+@pytest.mark.parametrize(("msg", "text"), REFUSED, ids=IDS)
+def test_async_send_of_an_invalid_message_reaches_on_exception(lab: Lab, msg: Message, text: str) -> None:
+    producer = lab.add_producer("pg")
+    ok: list[object] = []
+    errors: list[tuple[int, str]] = []
+    lab.at(5, producer.send_async, msg, ok.append, lambda e: errors.append((lab.now, e)))
+    lab.run(until="1s")
+    assert ok == [] and errors == [(5, f"MQClientException: {text}")]
+    failed = [(e.time_ms, e.get("error"), e.get("attempts"), e.get("mode")) for e in lab.trace.of_kind(K.SEND_FAILED)]
+    assert failed == [(5, f"MQClientException: {text}", 0, "ASYNC")]
+    assert lab.trace.of_kind(K.SEND_ATTEMPT) == []
+
+
+@pytest.mark.parametrize("mode", ["SYNC", "ASYNC", "ONEWAY"])
+def test_selector_send_of_an_invalid_message_fails_as_data(lab: Lab, mode: str) -> None:
+    producer = lab.add_producer("pg")
+    future = producer.send_with_selector(Message("", "b"), lambda mqs, m, a: mqs[0], None, mode=mode)
+    assert (future.done, future.result, future.error, future.attempts) == (
+        True,
+        None,
+        "MQClientException: The specified topic is blank",
+        0,
+    )
+
+
+@pytest.mark.parametrize("send", ["send", "send_oneway"])
+def test_sync_and_oneway_record_the_mq_client_exception(lab: Lab, send: str) -> None:
+    future = getattr(lab.add_producer("pg"), send)(Message("T.x", "b"))
+    assert future.error == (
+        "MQClientException: The specified topic[T.x] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
+    )
+
+
+@pytest.mark.parametrize("send", ["send", "send_async", "send_oneway"])
+def test_programming_errors_still_raise(lab: Lab, send: str) -> None:
+    """Not RocketMQ behaviour: Java would not compile these, so they stay ConfigErrors naming the parameter."""
+    producer = lab.add_producer("pg")
+    with pytest.raises(ConfigError, match=r"msg='hello' is not allowed: expected an rmqlab.Message"):
+        getattr(producer, send)("hello")
+    with pytest.raises(ConfigError, match=r"topic=5 is not allowed: expected a topic name \(str\)"):
+        getattr(producer, send)(Message(5, "b"))  # type: ignore[arg-type]
+    assert lab.sends == []
