@@ -361,7 +361,10 @@ class ConsumeMessageConcurrentlyService:
         spawn(self.lab.scheduler, self.lab.remoting, self._clean_expired())
 
     def _clean_expired(self) -> Generator[Any, Any, None]:
-        """Per queue, up to 16 times: send back the lowest-offset message if it is consuming too long."""
+        """Per queue, up to 16 times: send back the lowest-offset message if it is consuming too long.
+
+        Only a successful send-back (broker request or client fallback) removes the message from the ProcessQueue.
+        """
         consumer, lab = self.consumer, self.lab
         timeout = consumer.consume_timeout * 60_000
         for mq, pq in sorted(consumer.process_queue_table.items()):
@@ -381,6 +384,11 @@ class ConsumeMessageConcurrentlyService:
                     queue_offset=offset,
                     consuming_for_ms=lab.now - int(started),
                 )
-                yield from self.send_message_back(msg, CLEAN_EXPIRED_DELAY_LEVEL, None)
+                sent = yield from self.send_message_back(msg, CLEAN_EXPIRED_DELAY_LEVEL, None)
+                if not sent:
+                    # 4.9.7: sendMessageBack throws once its fallback send fails too; the catch is inside the
+                    # loop, so the message stays in the ProcessQueue (its offset pinned) and the next round looks
+                    # at the same first message again. Removing it here would commit past a message no copy holds.
+                    continue
                 if pq.msg_tree_map and pq.msg_tree_map.peekitem(0)[1] is msg:
                     pq.remove_message([msg], lab.now)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from rmqlab import HANG, EventKind, Lab, Message, SelectMessageQueueByHash, after, check_invariants
 from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import ConsumeOrderlyStatus as O
-from rmqlab import EventKind, Lab, Message, SelectMessageQueueByHash, after, check_invariants
 
 
 def _pull_timeouts(lab: Lab) -> list[tuple[int, str]]:
@@ -86,3 +86,30 @@ def test_an_orderly_queue_dropped_mid_listener_and_allocated_back_is_recreated_a
     consumed = [(e.time_ms, e.msg_id) for e in lab.trace.of_kind(EventKind.CONSUMED)]
     assert consumed == [(31_000, "M0001"), (170_000, "M0001"), (170_000, "M0002")]
     assert check_invariants(lab).ok
+
+
+def test_a_failed_clean_expired_send_back_keeps_the_message_in_the_process_queue() -> None:
+    """``cleanExpiredMsg`` (every ``consumeTimeout``, 1 min here) finds "stuck" consuming for 119 s at 120 s, while
+    the only broker is down: the send-back and its fallback both fail. In 4.9.7 ``sendMessageBack`` then throws
+    and the message stays in the ProcessQueue (offset pinned); the 180 s pass sends it back (level 3, 10 s) and
+    the retry is consumed at 190 s. Removing it at 120 s lost it: the committed offset moved past it.
+    """
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.create_topic("T", queues=1)
+    producer = lab.add_producer("pg")
+
+    def listener(msgs: list[Any], ctx: Any) -> Any:
+        return HANG if msgs[0].reconsume_times == 0 else C.CONSUME_SUCCESS
+
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=listener, name="c1", consume_timeout=1)
+    lab.at(1000, producer.send, Message("T", "stuck"))
+    lab.at(110_000, lab.broker_down, "broker-a")
+    lab.at(130_000, lab.broker_up, "broker-a")
+    lab.run(until=600_000)
+    backs = [(e.time_ms, e.data["ok"]) for e in lab.trace.for_message("M0001") if e.kind is EventKind.SEND_BACK]
+    assert backs == [(120_000, False), (180_000, True)]
+    consumed = [(e.time_ms, e.data["queue"]) for e in lab.trace.for_message("M0001") if e.kind is EventKind.CONSUMED]
+    assert consumed == [(190_000, "%RETRY%cg@broker-a:0")]
+    report = check_invariants(lab)
+    assert report.ok and report.fates[("group:cg", "M0001")] == "consumed", str(report)
