@@ -826,14 +826,15 @@ def flow_scene(vm: FlowVM) -> Scene:
         y += h + 8
     cons_bottom = y
 
-    # ---- outcome trays
-    ox0 = cx0 + cons_w + GAP * 0.6
+    # ---- outcome trays, under the consumer instances (a column of their own made two-broker labs too wide)
+    ox0 = cx0
     out_places = places_in.get("outcome", [])
-    out_w = max([text_width(p.label) + 2 * PAD for p in out_places] + [tok_w + 2 * PAD])
+    out_w = max([cons_w] + [text_width(p.label) + 2 * PAD for p in out_places])
     out_w = max([out_w] + [text_width(p.note, 10) + 2 * PAD for p in out_places])
-    y = top
+    y = cons_bottom + 14
+    ack_top = cons_bottom - 6
     if out_places:
-        cv.text("col:outcome", ox0, y + 12, "outcome", cls="rq-title")
+        cv.text("col:outcome", ox0 + 44, y + 12, "outcome", cls="rq-title")
     y += 22
     for p in out_places:
         toks = by_place.get(p.key, [])
@@ -847,6 +848,7 @@ def flow_scene(vm: FlowVM) -> Scene:
         y += h + 8
     out_bottom = y
     right = ox0 + out_w if out_places else cx0 + cons_w
+    ack_bottom = cons_bottom + 36
 
     # ---- arrows between the columns, one per lane, with the direction a message takes
     mid = {lane: (a + b) / 2 for lane, (a, b) in lane_y.items()}
@@ -860,13 +862,17 @@ def flow_scene(vm: FlowVM) -> Scene:
         ("pull-retry", ax0, ax1, mid["retry"], "pull"),
         ("dead-letter", ax1, ax0, mid["dlq"], "dead letter"),
     ]
-    if vm.consumers and out_places:
-        arrows.append(("ack", cx0 + cons_w + 6, ox0 - 6, top + 40, "ack"))
     for key, x1, x2, ay, label in arrows:
         cv.marks.append(
             Mark("line", f"arrow:{key}", x=x1, y=ay, x2=x2, y2=ay, cls="rq-arrow", arrow=True, role="arrow")
         )
         cv.text(f"arrow-label:{key}", (x1 + x2) / 2, ay - 5, label, cls="rq-muted rq-small", anchor="middle")
+    if vm.consumers and out_places:  # down from the instances to the trays
+        ax = cx0 + 14
+        cv.marks.append(
+            Mark("line", "arrow:ack", x=ax, y=ack_top, x2=ax, y2=ack_bottom, cls="rq-arrow", arrow=True, role="arrow")
+        )
+        cv.text("arrow-label:ack", ax + 5, ack_bottom - 20, "ack", cls="rq-muted rq-small")
     for i, b in enumerate(brokers):  # the schedule service moves a due message into %RETRY%, inside the broker
         bx = bx0 + i * (col_w + 16)
         hx = bx + col_w - PAD - HOP_W / 2 + 3
