@@ -359,7 +359,9 @@ class Broker:
         retry = self.create_topic(RETRY_PREFIX + group, sub.retry_queue_nums)
         original = self.commit_log.get(commit_log_offset)
         if original is None:
-            return MQBrokerException(self.name, ResponseCode.SYSTEM_ERROR, "look message by offset failed")
+            return MQBrokerException(
+                self.name, ResponseCode.SYSTEM_ERROR, f"look message by offset failed, {commit_log_offset}"
+            )
         properties = dict(original.properties)
         properties.setdefault(PROPERTY_RETRY_TOPIC, original.topic)
         max_times = sub.retry_max_times if max_reconsume_times is None else max_reconsume_times
