@@ -27,6 +27,7 @@ NBVAL_SANITIZE := $(wildcard labs/nbval_sanitize.cfg)
 test: $(STAMP)
 	bash .ci/browser-setup.sh
 	$(PY) -m ruff check rmqlab widgets tests bench labs
+	$(PY) -m mypy
 	$(PY) -m pytest --nbval tests labs bench $(if $(NBVAL_SANITIZE),--nbval-sanitize-with $(NBVAL_SANITIZE))
 
 bench: $(STAMP)

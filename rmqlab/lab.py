@@ -478,4 +478,4 @@ def _check_perm(perm: object) -> int:
     """A topic permission: 6 read+write, 4 read only, 2 write only, 0 neither (``PermName``)."""
     if isinstance(perm, bool) or perm not in _PERMS:
         raise ConfigError("perm", perm, "6 (read+write), 4 (read only), 2 (write only) or 0")
-    return perm  # type: ignore[return-value]
+    return perm

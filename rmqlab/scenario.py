@@ -235,7 +235,10 @@ def _send_action(spec: Mapping[str, Any], index: int) -> Callable[[Lab], Any]:
 
 def _fault_action(spec: Mapping[str, Any]) -> Callable[[Lab], Any]:
     kind = spec["kind"]
-    broker, client, consumer = spec.get("broker"), spec.get("client"), spec.get("consumer")
+    # The schema requires the names each kind uses; "" never reaches a Lab call that needs a name.
+    broker: str = spec.get("broker", "")
+    client: str = spec.get("client", "")
+    consumer: str = spec.get("consumer", "")
     simple: dict[str, Callable[[Lab], Any]] = {
         "broker_down": lambda lab: lab.broker_down(broker),
         "broker_up": lambda lab: lab.broker_up(broker),

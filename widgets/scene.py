@@ -233,7 +233,7 @@ def legend_marks(
     return tuple(marks)
 
 
-class SceneWidget(anywidget.AnyWidget):  # type: ignore[misc]
+class SceneWidget(anywidget.AnyWidget):
     """The live drawing of a :class:`Scene`: set :attr:`scene` (via :meth:`show`) and the browser morphs to it."""
 
     _esm = pathlib.Path(__file__).with_name("scene.js")
