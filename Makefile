@@ -13,13 +13,16 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[lab,test,bench]'
 	touch $(STAMP)
 
+# JupyterLab refuses to start as root (a classroom container, a cloud VM) unless told it may.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+
 .PHONY: lab teacher test bench student sync
 # The student copy is rebuilt first; a notebook the student has changed is kept (labs/make_student.py).
 lab: student
-	$(VENV)/bin/jupyter lab --notebook-dir=build/student-labs
+	$(VENV)/bin/jupyter lab $(ALLOW_ROOT) --notebook-dir=build/student-labs
 
 teacher: $(STAMP)
-	$(VENV)/bin/jupyter lab --notebook-dir=labs
+	$(VENV)/bin/jupyter lab $(ALLOW_ROOT) --notebook-dir=labs
 
 # One pytest run: engine, widget and benchmark-harness tests, every notebook in labs/ under nbval (strict),
 # and the browser suite (tests/browser), which first makes sure Debian's chromium is installed.
