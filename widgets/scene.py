@@ -50,6 +50,7 @@ BASE_CSS = """
   dominant-baseline: central; pointer-events: none; }
 .rq-scene .rq-token.rq-dropped circle { stroke: var(--jp-error-color1, #d32f2f); stroke-dasharray: 2 2; }
 .rq-scene g.rq-token { transition: transform var(--rq-duration, 350ms) ease-in-out, opacity 200ms; }
+@media (prefers-reduced-motion: reduce) { .rq-scene * { transition: none !important; } }
 """
 """The theme-aware classes every view may use; a view adds its own rules through ``Scene.css``."""
 
