@@ -109,8 +109,10 @@ class DefaultMQPushConsumer:
         self.consume_timeout = check_int("consume_timeout", consume_timeout, 1, 10**6)
         """Minutes, as in RocketMQ (``consumeTimeout = 15``)."""
         self.suspend_current_queue_time_millis = check_int(
-            "suspend_current_queue_time_millis", suspend_current_queue_time_millis, 10, 30_000
+            "suspend_current_queue_time_millis", suspend_current_queue_time_millis, -(2**63), 2**63 - 1
         )
+        """Any Java long, as ``setSuspendCurrentQueueTimeMillis`` takes it: 10..30000 ms is applied where it is used
+        (``ConsumeMessageOrderlyService.submitConsumeRequestLater``), so 0 means 10 ms and 60 000 means 30 s."""
         self.consume_thread_min = check_int("consume_thread_min", consume_thread_min, 1, 1000)
         self.pull_threshold_for_queue = check_int("pull_threshold_for_queue", pull_threshold_for_queue, 1, 65535)
         self.consume_concurrently_max_span = check_int(

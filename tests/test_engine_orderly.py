@@ -137,25 +137,6 @@ def test_orderly_consumes_in_queue_order_with_one_thread_per_queue() -> None:
     assert [(t, m) for t, m, _ in delivered(lab)] == [(2000 + 100 * i, f"M000{i + 1}") for i in range(5)]
 
 
-def test_suspend_time_is_validated() -> None:
-    lab, _ = orderly_lab()
-    import pytest
-
-    from rmqlab import ConfigError
-
-    with pytest.raises(
-        ConfigError, match=r"suspend_current_queue_time_millis=5 is not allowed: expected an int in 10\.\.30000"
-    ):
-        lab.add_consumer(
-            "og",
-            subscribe={"ORD": "*"},
-            listener=lambda m, c: O.SUCCESS,
-            orderly=True,
-            suspend_current_queue_time_millis=5,
-        )
-    assert lab.consumers == {}  # nothing half-applied
-
-
 def test_lock_expiry_race_two_consumers_process_one_queue() -> None:
     """c1 is cut off mid-listener; the broker drops it after 120 s and c2 takes the expired lock while c1 still runs."""
     lab, producer = orderly_lab()

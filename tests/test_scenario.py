@@ -336,7 +336,7 @@ BAD = [
     ("consumers.0.max_reconsume_times", -2, "consumers[0].max_reconsume_times", ">= -1"),
     ("consumers.0.max_reconsume_times", "3", "consumers[0].max_reconsume_times", "an int >= -1"),
     ("consumers.0.max_reconsum_times", 3, "consumers[0].max_reconsum_times", "max_reconsume_times"),
-    ("consumers.0.suspend_current_queue_time_millis", 5, "consumers[0].suspend_current_queue_time_millis", "10..30000"),
+    ("consumers.0.suspend_current_queue_time_millis", 1.5, "consumers[0].suspend_current_queue_time_millis", "an int"),
     ("consumers.0.subscribe", {"Nope": "*"}, "consumers[0].subscribe.Nope", "TopicTest"),
     ("consumers.0.listener", ["MAYBE"], "consumers[0].listener", "a result"),
     ("consumers.0.message_model", "CLUSTER", "consumers[0].message_model", "BROADCASTING"),
