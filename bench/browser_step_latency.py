@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import secrets
 import statistics
 import sys
@@ -30,6 +31,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 __all__ = ["StepTimes", "measure", "summarise"]
 
@@ -140,6 +142,18 @@ def _write_notebook(path: Path) -> None:
     nbformat.write(nb, path)
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _require_log(server: Any, line: str, timeout_s: float = 30.0) -> None:
+    """Wait for ``line`` in the server log; fail loudly (a silently unloaded extension measures the wrong thing)."""
+    deadline = time.monotonic() + timeout_s
+    while line not in server.log.read_text(errors="replace"):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the server never logged {line!r}:\n{server.log_tail()}")
+        time.sleep(0.2)
+
+
 def measure(steps: int = 40, warmup: int = 3, *, nodelay: bool = False) -> tuple[list[list[float]], list[float]]:
     """Start JupyterLab (``nodelay``: with TCP_NODELAY) and Chromium, run the notebook, time Steps and pings.
 
@@ -164,8 +178,12 @@ def measure(steps: int = 40, warmup: int = 3, *, nodelay: bool = False) -> tuple
         ]  # fmt: skip
         if nodelay:
             argv.append('--ServerApp.jpserver_extensions={"bench.nodelay_extension": True}')  # a Python literal
+        # the server runs in the temp root: a relative PYTHONPATH would lose widgets/ and bench/ there
+        os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
         server = start_server(argv, home=home, root=root, token=token, port=port, ready_path="/api/status")
         try:
+            if nodelay:
+                _require_log(server, "bench.nodelay_extension: TCP_NODELAY")
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
                 try:
