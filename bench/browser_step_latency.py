@@ -10,7 +10,7 @@ CSS travel of a token (350 ms) runs after this and is not counted: it is animati
 
     python -m bench.browser_step_latency [--steps 40] [--json out.json] [--only plain|nodelay]
 
-Each run measures two servers: JupyterLab as shipped, and JupyterLab with :mod:`bench.nodelay_extension`
+Each run measures two servers: JupyterLab as shipped, and JupyterLab with :mod:`widgets.nodelay`
 (``TCP_NODELAY`` on the kernel websocket). As shipped, every widget round trip on localhost waits about
 40 ms for the browser's delayed ACK (Nagle's algorithm holds the kernel's second small message), which
 alone is most of the 50 ms budget; the ping column shows that floor.
@@ -177,13 +177,13 @@ def measure(steps: int = 40, warmup: int = 3, *, nodelay: bool = False) -> tuple
             "--LabApp.extension_manager=readonly", "--LabApp.expose_app_in_browser=True",
         ]  # fmt: skip
         if nodelay:
-            argv.append('--ServerApp.jpserver_extensions={"bench.nodelay_extension": True}')  # a Python literal
+            argv.append('--ServerApp.jpserver_extensions={"widgets.nodelay": True}')  # a Python literal
         # the server runs in the temp root: a relative PYTHONPATH would lose widgets/ and bench/ there
         os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
         server = start_server(argv, home=home, root=root, token=token, port=port, ready_path="/api/status")
         try:
             if nodelay:
-                _require_log(server, "bench.nodelay_extension: TCP_NODELAY")
+                _require_log(server, "widgets.nodelay: TCP_NODELAY")
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
                 try:

@@ -13,12 +13,14 @@ from .controller import Controller
 from .dashboard import Dashboard
 from .demo import DEMO_KNOB_OPTIONS, DEMO_KNOBS, demo_lab
 from .event_log import EventLog
+from .flow_view import FlowView
 from .lease_view import LeaseView
 from .offset_strip import OffsetStripView
 from .queue_view import QueueView
 from .replay import Replay, ReplayError
 from .retry_timeline import RetryTimeline
 from .snapshot import LabSnapshot, OffsetState, TraceIndex, take_snapshot
+from .spacetime_view import SpaceTimeView
 from .topology_view import TopologyView
 
 __all__ = [
@@ -27,6 +29,7 @@ __all__ = [
     "Controller",
     "Dashboard",
     "EventLog",
+    "FlowView",
     "LabSnapshot",
     "LeaseView",
     "OffsetState",
@@ -35,6 +38,7 @@ __all__ = [
     "Replay",
     "ReplayError",
     "RetryTimeline",
+    "SpaceTimeView",
     "TopologyView",
     "TraceIndex",
     "demo_lab",

@@ -4,9 +4,9 @@ Why: jupyter_server 2.x never calls tornado's ``set_nodelay(True)`` on its kerne
 kernel answers a widget click with two small messages (``status: busy``, then the widget's update), the
 second waits in the server's TCP stack until the browser acknowledges the first — and the browser
 delays that ACK by Linux's 40 ms minimum. Every widget round trip on localhost then costs ≥ 40 ms.
-``python -m bench.browser_step_latency --nodelay`` measures the difference.
+``make lab`` and ``make teacher`` load it; ``python -m bench.browser_step_latency --nodelay`` measures the difference.
 
-    jupyter lab --ServerApp.jpserver_extensions='{"bench.nodelay_extension": True}'
+    jupyter lab --ServerApp.jpserver_extensions='{"widgets.nodelay": True}'
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ __all__: list[str] = []
 
 
 def _jupyter_server_extension_points() -> list[dict[str, str]]:
-    return [{"module": "bench.nodelay_extension"}]
+    return [{"module": "widgets.nodelay"}]
 
 
 def _load_jupyter_server_extension(serverapp: Any) -> None:
@@ -33,4 +33,4 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
 
     KernelWebsocketHandler.open = open_without_nagle  # type: ignore[method-assign]
     KernelWebsocketHandler._rmqlab_nodelay = True  # type: ignore[attr-defined]
-    serverapp.log.info("bench.nodelay_extension: TCP_NODELAY on kernel websockets")
+    serverapp.log.info("widgets.nodelay: TCP_NODELAY on kernel websockets")
