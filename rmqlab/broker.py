@@ -175,6 +175,8 @@ class Broker:
         self.rng = rng
         self.up = True
         self.dlq_readable = dlq_readable
+        self.broker_permission = PERM_RW
+        """``BrokerConfig.brokerPermission``: an operator sets 4 (read only) to drain a broker before taking it away."""
         # Injected faults (see faults.py): all off by default.
         self.response_delay_ms = 0
         self.lose_responses = False
@@ -217,8 +219,29 @@ class Broker:
         """
         config = TopicConfig(topic, read_queue_nums, write_queue_nums, perm)
         self.topic_config[topic] = config
-        self.on_topic_config(self, config)
+        self.on_topic_config(self, self.registered_config(config))
         return config
+
+    def registered_config(self, config: TopicConfig) -> TopicConfig:
+        """What the name server is told about ``config`` (``registerBrokerAll`` / ``registerIncrementBrokerData``).
+
+        A broker whose own permission is not read+write registers *every* topic with the broker's permission
+        instead of the topic's: that is how a read-only broker leaves the producers' routes (they list only
+        writable queues) while consumers go on reading it. The broker's own table keeps the topic's permission.
+        """
+        if self.broker_permission == PERM_RW:
+            return config
+        return TopicConfig(config.topic_name, config.read_queue_nums, config.write_queue_nums, self.broker_permission)
+
+    def update_broker_permission(self, perm: int) -> None:
+        """``updateBrokerConfig`` with ``brokerPermission``: keep it, re-register every topic (``registerBrokerAll``).
+
+        Clients see the new routes on their next name-server poll; until then a producer's cached route still
+        lists this broker, and its sends are stored (4.9.7 refuses a plain send only for an *order* topic).
+        """
+        self.broker_permission = perm
+        for topic in sorted(self.topic_config):
+            self.on_topic_config(self, self.registered_config(self.topic_config[topic]))
 
     def find_consume_queue(self, topic: str, queue_id: int) -> ConsumeQueue | None:
         return self.consume_queues.get((topic, queue_id))
@@ -308,7 +331,14 @@ class Broker:
         reconsume_times: int | None = None,
         max_reconsume_times: int | None = None,
     ) -> SendResponse | MQBrokerException:
-        """``SendMessageProcessor.asyncSendMessage``, including ``handleRetryAndDLQ`` for ``%RETRY%``."""
+        """``SendMessageProcessor.asyncSendMessage``, including ``handleRetryAndDLQ`` for ``%RETRY%``.
+
+        Neither the topic's nor the broker's permission is checked here: in 4.9.7 ``msgCheck`` refuses a send
+        with NO_PERMISSION only when the broker is not writable *and* the topic is an order topic (a name-server
+        KV setting rmqlab does not model). Write permission is enforced by the routes: a producer lists only
+        writable queues, so a message reaches a read-only topic or broker only through a stale cached route,
+        and then it is stored.
+        """
         if self.send_error is not None:
             return MQBrokerException(self.name, self.send_error, f"[{self.send_error.name}] injected fault")
         config = self.topic_config.get(msg.topic)
@@ -317,10 +347,6 @@ class Broker:
         if config is None:
             return MQBrokerException(
                 self.name, ResponseCode.TOPIC_NOT_EXIST, f"topic[{msg.topic}] not exist, apply first please!"
-            )
-        if not config.writable:
-            return MQBrokerException(
-                self.name, ResponseCode.NO_PERMISSION, f"the topic[{msg.topic}] sending message is forbidden"
             )
         if msg.queue_id >= max(config.read_queue_nums, config.write_queue_nums):
             return MQBrokerException(
@@ -354,9 +380,18 @@ class Broker:
         if self.reject_send_back:
             return MQBrokerException(self.name, ResponseCode.SYSTEM_ERROR, "send back rejected (injected fault)")
         sub = self.subscription_group(group)
+        if not self.broker_permission & PERM_WRITE:
+            # 4.9.7 names the broker by its IP (brokerIP1); rmqlab's brokers have names only
+            return MQBrokerException(
+                self.name, ResponseCode.NO_PERMISSION, f"the broker[{self.name}] sending message is forbidden"
+            )
         if sub.retry_queue_nums <= 0:
             return ResponseCode.SUCCESS  # stores nothing: the message is silently dropped
         retry = self.create_topic(RETRY_PREFIX + group, sub.retry_queue_nums)
+        if not retry.writable:
+            return MQBrokerException(
+                self.name, ResponseCode.NO_PERMISSION, f"the topic[{retry.topic_name}] sending message is forbidden"
+            )
         original = self.commit_log.get(commit_log_offset)
         if original is None:
             return MQBrokerException(

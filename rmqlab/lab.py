@@ -234,6 +234,19 @@ class Lab:
             )
         return result
 
+    def update_broker_config(self, broker: str, *, broker_permission: int) -> None:
+        """``mqadmin updateBrokerConfig -k brokerPermission``: 6 read+write, 4 read only, 2 write only, 0 neither.
+
+        A broker that is not read+write re-registers every topic with its own permission, so producers drop it
+        from their routes on their next poll (≤ 30 s) while consumers keep reading; a send-back to it answers
+        NO_PERMISSION and the consumer falls back to sending the retry itself (spec §4.2).
+        """
+        name = self._broker(broker).name
+        perm = _check_perm(broker_permission, "broker_permission")
+        self._check_reachable(name)
+        self.brokers[name].update_broker_permission(perm)
+        self._record_admin(name, "updateBrokerConfig", broker_permission=perm)
+
     def _broker_names(self, brokers: list[str] | None, default: list[str]) -> list[str]:
         """``brokers`` checked against the lab (sorted, no repeats), or ``default`` when it is ``None``."""
         if brokers is not None and (isinstance(brokers, str) or not isinstance(brokers, list | tuple)):
@@ -474,8 +487,8 @@ class Lab:
 _PERMS = (0, PERM_WRITE, PERM_READ, PERM_RW)
 
 
-def _check_perm(perm: object) -> int:
-    """A topic permission: 6 read+write, 4 read only, 2 write only, 0 neither (``PermName``)."""
+def _check_perm(perm: object, parameter: str = "perm") -> int:
+    """A topic or broker permission: 6 read+write, 4 read only, 2 write only, 0 neither (``PermName``)."""
     if isinstance(perm, bool) or perm not in _PERMS:
-        raise ConfigError("perm", perm, "6 (read+write), 4 (read only), 2 (write only) or 0")
+        raise ConfigError(parameter, perm, "6 (read+write), 4 (read only), 2 (write only) or 0")
     return perm
