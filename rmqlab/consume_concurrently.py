@@ -34,11 +34,11 @@ from .message import (
     MessageExt,
     retry_topic,
 )
-from .process import Rpc, Sleep, ThreadPool, spawn
+from .process import ProcessKilled, Rpc, Sleep, ThreadPool, spawn
 from .process_queue import ProcessQueue
 from .queue import MessageQueue
 from .remoting import ResponseCode
-from .scheduler import TimerKind, TimerLabel
+from .scheduler import ReentrantRunError, TimerKind, TimerLabel
 from .trace import EventKind
 
 if TYPE_CHECKING:
@@ -52,6 +52,8 @@ __all__ = [
     "run_listener",
 ]
 
+_RAISED = object()
+"""``run_listener``'s marker for a listener call that raised."""
 LOCAL_RETRY_DELAY_MS = 5000
 SEND_BACK_TIMEOUT_MS = 5000
 CLEAN_EXPIRED_MSG_BATCH = 16
@@ -108,18 +110,39 @@ def run_listener(
 
     A listener that raises, returns a wrong type, or returns ``HANG`` never breaks the engine: the
     exception is caught exactly as RocketMQ's ``catch (Throwable e)`` does.
+
+    That includes ``KeyboardInterrupt`` and ``SystemExit`` (a student's Ctrl-C, a ``sys.exit``): to
+    ``catch (Throwable e)`` they are one more throwable, so the call counts as a failed consume (RECONSUME_LATER,
+    or SUSPEND for orderly) and the engine finishes handling it, which keeps every lock, ProcessQueue and consume
+    thread consistent. The exception is then re-raised by the scheduler once this event returns, so ``lab.run``
+    stops; ``lab.run`` again carries on from there. A ``lab.run`` re-entered from the listener is handled the
+    same way. A listener that crashes its own consumer gets the crash once its call returns: the thread dies
+    there (:class:`~rmqlab.process.ProcessKilled`), before any result is processed, as with a killed JVM.
     """
     lab = consumer.lab
+    consumer.in_listener = True
     try:
         outcome = consumer.listener(list(msgs), context)  # type: ignore[misc]
-    except Exception as exc:
+    except BaseException as exc:
+        escapes = isinstance(exc, ReentrantRunError) or not isinstance(exc, Exception)
+        note = "; counted as a failed consume, re-raised after this event" if escapes else ""
         lab.trace.record(
             lab.now,
             EventKind.WARNING,
             consumer.actor,
             msgs[0].msg_id,
-            message=f"listener raised {type(exc).__name__}: {exc}",
+            message=f"listener raised {type(exc).__name__}: {exc}{note}",
         )
+        if escapes:
+            lab.scheduler.interrupt_after_event(exc)
+        outcome = _RAISED
+    finally:
+        consumer.in_listener = False
+    if consumer.crash_requested:
+        consumer.crash_requested = False
+        consumer.crash()
+        raise ProcessKilled(consumer.client_id)
+    if outcome is _RAISED:
         return None, "EXCEPTION"
     if outcome is HANG:
         while True:  # the thread is blocked for good; only a crash ends it

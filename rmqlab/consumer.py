@@ -135,6 +135,10 @@ class DefaultMQPushConsumer:
         self.offset_store: OffsetStore = self._new_offset_store()
         self.consume_service: Any = None
         self.inner_producer: DefaultMQProducer | None = None
+        self.in_listener = False
+        """True while this consumer's listener is being called (``run_listener``)."""
+        self.crash_requested = False
+        """The listener called ``crash()``: ``run_listener`` crashes the consumer once the call returns."""
 
     # ------------------------------------------------------------------ configuration
     @property
@@ -195,6 +199,7 @@ class DefaultMQPushConsumer:
             self.subscriptions.setdefault(retry_topic(self.consumer_group), None)
         self.running = True
         self.stop_reason = None
+        self.crash_requested = False
         self.generation += 1
         self.process_queue_table = {}
         self.offset_store = self._new_offset_store()
@@ -235,8 +240,15 @@ class DefaultMQPushConsumer:
         self._stop("shutdown")
 
     def crash(self) -> None:
-        """Kill the process: nothing is persisted, locks stay at the broker until they expire."""
+        """Kill the process: nothing is persisted, locks stay at the broker until they expire.
+
+        Called from this consumer's own listener, the crash happens when the listener call returns (a thread
+        cannot tear down the generator it runs in); nothing of that call's result is processed.
+        """
         if not self.running:
+            return
+        if self.in_listener:
+            self.crash_requested = True
             return
         self.consume_service.kill()
         self._stop("crash")

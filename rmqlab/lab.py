@@ -31,7 +31,7 @@ from .namesrv import NameServer
 from .producer import DefaultMQProducer, SendFuture
 from .queue import MessageQueue
 from .remoting import Remoting
-from .scheduler import Scheduler, TimerKind, TimerLabel
+from .scheduler import ReentrantRunError, Scheduler, TimerKind, TimerLabel
 from .snapshot import LabSnapshot, TraceIndex, take_snapshot
 from .trace import EventKind, Trace
 from .validation import check_int
@@ -94,8 +94,26 @@ class Lab:
         )
 
     def run(self, until: int | str | None = None) -> Lab:
-        """Run events up to ``until`` (or until nothing is left); returns ``self`` for chaining."""
-        self.scheduler.run(None if until is None else parse_duration(until, "until"))
+        """Run events up to and including ``until``, then set the clock to it; returns ``self`` for chaining.
+
+        ``until`` is required as soon as the lab has a broker or a client: their periodic timers (rebalance,
+        heartbeat, the broker's channel scan …) re-arm themselves, so "until nothing is left" never comes. Only a
+        lab with nothing but one-shot ``lab.at`` actions may leave it out and run until the heap is empty.
+        Calling ``run`` (or ``step``) from a listener or a ``lab.at`` action is refused with
+        :class:`~rmqlab.scheduler.ReentrantRunError`. A ``KeyboardInterrupt`` raised in a listener stops the run
+        after that event, with the engine's state consistent (see ``run_listener``); ``run`` again continues.
+        """
+        if until is None:
+            if self.scheduler.has_periodic_timers():
+                raise ConfigError(
+                    "until",
+                    None,
+                    "a time such as '10m' or 600000: this lab's periodic timers (rebalance, heartbeats, the "
+                    "broker's channel scan …) re-arm forever, so run() without until would never return",
+                )
+            self.scheduler.run(None)
+        else:
+            self.scheduler.run(parse_duration(until, "until"))
         return self
 
     def step(self) -> bool:
@@ -114,6 +132,8 @@ class Lab:
         """Call user code; an exception becomes a WARNING event instead of killing the run."""
         try:
             return action(*args, **kwargs)
+        except ReentrantRunError:
+            raise  # misuse of the lab itself, not a failing action: the caller must see it
         except Exception as exc:
             message = f"{where} raised {type(exc).__name__}: {exc}"
             self.errors.append(message + "\n" + traceback.format_exc(limit=3))

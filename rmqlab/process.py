@@ -14,6 +14,7 @@ resumed at once, in a loop rather than by recursion, so hot paths stay cheap.
 
 from __future__ import annotations
 
+import inspect
 from collections import deque
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -23,7 +24,17 @@ from .scheduler import Scheduler, TimerKind, TimerLabel
 if TYPE_CHECKING:
     from .remoting import Remoting
 
-__all__ = ["LocalLock", "Process", "Rpc", "Signal", "Sleep", "ThreadPool", "spawn"]
+__all__ = ["LocalLock", "Process", "ProcessKilled", "Rpc", "Signal", "Sleep", "ThreadPool", "spawn"]
+
+
+class ProcessKilled(BaseException):
+    """Raised inside a running process to end it where it stands.
+
+    A crash kills every consume thread with :meth:`Process.kill`, but a thread cannot close its own generator
+    while it runs: when a listener crashes its own consumer, the crash happens once the listener call returns and
+    that thread ends by raising this (its ``finally`` blocks run, as ``close()`` would run them). A
+    ``BaseException``, like Java's ``ThreadDeath`` error, so no ``except Exception`` on the way can swallow it.
+    """
 
 
 class Sleep(NamedTuple):
@@ -75,7 +86,8 @@ class Process:
         """Stop without resuming (a crashed consumer's threads vanish with it)."""
         if self.alive:
             self.alive = False
-            self._gen.close()
+            if inspect.getgeneratorstate(self._gen) != inspect.GEN_RUNNING:  # a running one raises ProcessKilled
+                self._gen.close()
 
     def resume(self, value: Any = None) -> None:
         """Advance the generator until it waits on something not yet available."""
@@ -83,6 +95,10 @@ class Process:
         while self.alive:
             try:
                 command = gen.send(value)
+            except ProcessKilled:
+                self.alive = False
+                self.pool = None  # its pool was shut down with the crash
+                return
             except StopIteration:
                 self.alive = False
                 pool, self.pool = self.pool, None  # no process ↔ pool cycle: freed by refcount, not the GC

@@ -27,7 +27,15 @@ from typing import Any, NamedTuple
 from .errors import SimulationError
 from .queue import MessageQueue
 
-__all__ = ["Priority", "Scheduler", "Timer", "TimerKind", "TimerLabel"]
+__all__ = ["PERIODIC_TIMER_KINDS", "Priority", "ReentrantRunError", "Scheduler", "Timer", "TimerKind", "TimerLabel"]
+
+
+class ReentrantRunError(SimulationError):
+    """``run()`` or ``step()`` was called from inside the loop (a listener or a ``lab.at`` action).
+
+    The inner call would run later events, then the outer loop would resume an event from the past: the
+    clock would move backwards. Work that should happen later is scheduled with ``lab.at(time, ...)``.
+    """
 
 
 class Priority(IntEnum):
@@ -101,6 +109,21 @@ class TimerKind(StrEnum):
     """An entry scheduled without a label (never by the engine itself)."""
 
 
+PERIODIC_TIMER_KINDS = frozenset(
+    {
+        TimerKind.REBALANCE,
+        TimerKind.PERSIST_OFFSET,
+        TimerKind.HEARTBEAT,
+        TimerKind.ROUTE_POLL,
+        TimerKind.LOCK_RENEW,
+        TimerKind.CLEAN_EXPIRED,
+        TimerKind.CHANNEL_SCAN,
+        TimerKind.RETENTION,
+    }
+)
+"""Timers that re-arm themselves every time they fire: while one is pending, the heap never empties."""
+
+
 class TimerLabel(NamedTuple):
     """What one scheduled entry is, for views; immutable, so one label may be shared by many entries."""
 
@@ -149,6 +172,40 @@ class Scheduler:
         self._heap: list[tuple[int, int, int, Timer]] = []
         self._seq = 0
         self.steps = 0
+        self._in_loop = False
+        """True while :meth:`run` or :meth:`step` runs a callback (re-entry is refused)."""
+        self._interrupt: BaseException | None = None
+        """A ``KeyboardInterrupt`` / ``SystemExit`` (or re-entry error) from user code the engine absorbed; re-raised
+        by the loop once the event that caught it has returned, so the engine's state is consistent."""
+
+    def interrupt_after_event(self, exc: BaseException) -> None:
+        """Make :meth:`run` / :meth:`step` raise ``exc`` as soon as the current event's callback returns.
+
+        Engine code that calls user code (a listener) catches ``BaseException`` to keep its own state consistent,
+        then hands the exception here so a student's Ctrl-C still stops the run.
+        """
+        if self._interrupt is None:
+            self._interrupt = exc
+
+    def _raise_interrupt(self) -> None:
+        exc, self._interrupt = self._interrupt, None
+        if exc is not None:
+            raise exc
+
+    def _refuse_reentry(self) -> None:
+        if self._in_loop:
+            raise ReentrantRunError(
+                f"lab.run() / lab.step() called at now={self.now} ms while the lab is already running (from a "
+                "listener or a lab.at action): the clock would move backwards; schedule later work with "
+                "lab.at(time, ...) and call run() only from the notebook"
+            )
+
+    def has_periodic_timers(self) -> bool:
+        """True when a self-re-arming timer (:data:`PERIODIC_TIMER_KINDS`) is pending: the heap never empties."""
+        return any(
+            not timer.cancelled and timer.label is not None and timer.label.kind in PERIODIC_TIMER_KINDS
+            for _, _, _, timer in self._heap
+        )
 
     def schedule(
         self,
@@ -188,6 +245,7 @@ class Scheduler:
 
     def step(self) -> bool:
         """Run the next live event; return ``False`` when the heap is empty."""
+        self._refuse_reentry()
         heap = self._heap
         while heap:
             time_ms, _, _, timer = heapq.heappop(heap)
@@ -195,24 +253,34 @@ class Scheduler:
                 continue
             self.now = time_ms
             self.steps += 1
-            timer.callback(*timer.args)
+            self._in_loop = True
+            try:
+                timer.callback(*timer.args)
+            finally:
+                self._in_loop = False
+            self._raise_interrupt()
             return True
         return False
 
     def run(self, until: int | None = None) -> None:
         """Run events up to and including ``until`` (all of them when ``None``), then set the clock.
 
-        ``until`` in the past is a mistake in the caller and raises :class:`SimulationError`.
+        ``until`` in the past is a mistake in the caller and raises :class:`SimulationError`; so is a call from
+        inside the loop (:class:`ReentrantRunError`). An interrupt absorbed by the engine
+        (:meth:`interrupt_after_event`) stops the loop after its event, with the clock at that event's time.
         """
+        self._refuse_reentry()
         if until is not None and until < self.now:
             raise SimulationError(f"until={until} is before now={self.now}; virtual time only moves forward")
         # The loop allocates millions of short-lived objects that refcounting frees; the cyclic GC would
         # only rescan them (a fifth of the run time). Pause it for the loop and restore it afterwards.
         gc_was_enabled = gc.isenabled()
         gc.disable()
+        self._in_loop = True
         try:
             self._run_loop(until)
         finally:
+            self._in_loop = False
             if gc_was_enabled:
                 gc.enable()
         if until is not None:
@@ -232,6 +300,8 @@ class Scheduler:
             self.now = entry[0]
             self.steps += 1
             timer.callback(*timer.args)
+            if self._interrupt is not None:
+                self._raise_interrupt()
 
     def pending(self) -> int:
         """Number of heap entries (including cancelled ones not yet skipped)."""
