@@ -8,11 +8,10 @@ import pytest
 from rmqlab import ConsumeConcurrentlyStatus as S
 from rmqlab import Lab, Message
 from widgets import Controller, demo_lab, take_snapshot
-from widgets.scene import Mark, Scene
+from widgets.scene import Mark, Scene, text_width
 from widgets.topology_view import (
     LAYERS,
     TopologyView,
-    text_width,
     topology_graph,
     topology_model,
     topology_scene,

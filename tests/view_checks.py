@@ -2,7 +2,7 @@
 
 Text boxes come from the CSS font size and the width estimate:
 
-``widgets.spacetime_view.text_width`` is calibrated against Chromium's measured boxes (DejaVu Sans, the
+``widgets.scene.text_width`` is calibrated against Chromium's measured boxes (DejaVu Sans, the
 face headless Chromium falls back to here) and errs wide, so "no overlap" here means no overlap there.
 """
 
@@ -12,9 +12,8 @@ from pathlib import Path
 
 from rmqlab.scenario import load_scenario
 from widgets import Replay
-from widgets.scene import Mark, Scene
+from widgets.scene import Mark, Scene, text_width
 from widgets.snapshot import LabSnapshot
-from widgets.spacetime_view import text_width
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -44,7 +44,7 @@ from rmqlab import EventKind, TimerKind, TraceEvent, format_duration
 from rmqlab.message import DLQ_PREFIX, RETRY_PREFIX
 
 from .palette import token_colour
-from .scene import Mark, Scene, SceneView, legend_marks
+from .scene import Mark, Scene, SceneView, legend_marks, text_width
 from .snapshot import ConsumeQueueSnap, ConsumerSnap, LabSnapshot, OffsetState
 
 __all__ = [
@@ -58,7 +58,6 @@ __all__ = [
     "flow_scene",
     "flow_text",
     "flow_view_model",
-    "text_width",
     "tokens_by_place",
 ]
 
@@ -529,8 +528,6 @@ def _token_order(t: TokenVM) -> tuple[Any, ...]:
 
 
 # --------------------------------------------------------------------------- the scene
-CHAR_W = 6.6
-"""Estimated width of one character of the 11 px UI font (for layout and the overlap test)."""
 R = 8.0
 STEP = 19.0
 PAD = 8.0
@@ -564,27 +561,6 @@ $ .rq-focus { fill: none; stroke: var(--jp-brand-color1, #1976d2); stroke-width:
 $ .rq-cross { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 2; }
 """.replace("$", '[data-testid="rq-flow"]')
 """The view's own classes, scoped to its root (``$`` stands for the root selector)."""
-
-
-_NARROW = frozenset(" .,:;|!il'()[]·")
-_WIDE = frozenset("%@MWmw")
-
-
-def text_width(text: str, size: float = 11.0) -> float:
-    """Estimated rendered width of ``text`` in the UI font (the kernel has no font metrics).
-
-    Generous on purpose (capitals, ``%`` and ``@`` count wide), so labels laid out with it do not
-    collide in any of the sans-serif fonts JupyterLab falls back to.
-    """
-    units = 0.0
-    for ch in text:
-        if ch in _NARROW:
-            units += 0.5
-        elif ch in _WIDE or ch.isupper():
-            units += 1.3
-        else:
-            units += 1.0
-    return units * CHAR_W * size / 11.0
 
 
 @dataclass(slots=True)
@@ -689,7 +665,9 @@ def flow_scene(vm: FlowVM) -> Scene:
     for b in brokers:
         for p in places_in.get(f"broker:{b}", []):
             label_w = max(label_w, text_width(p.label))
-    label_w = max(label_w, text_width("level 18 · 2 h"), 70.0) + 14
+    # a crowded delay slot writes "next due in …" (10 px) under its label, left of its token grid
+    next_w = max((text_width("next " + t.countdown, 10) + 5 for t in vm.tokens if t.countdown), default=0.0)
+    label_w = max(label_w, next_w, text_width("level 18 · 2 h"), 70.0) + 14
     delay_text_w = text_width("due in 59.9 s") + 8
     col_w = label_w + max(tok_w, R * 2 + 4 + delay_text_w) + 2 * PAD + HOP_W
     col_w = max(

@@ -26,9 +26,8 @@ from rmqlab.message import RETRY_PREFIX
 
 from .palette import OKABE_ITO
 from .scene import Mark as SceneMark
-from .scene import Scene, SceneView, legend_marks
+from .scene import Scene, SceneView, legend_marks, text_width
 from .snapshot import LabSnapshot
-from .spacetime_view import text_width
 
 __all__ = [
     "MARKS",

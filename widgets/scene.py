@@ -29,7 +29,7 @@ import traitlets
 
 from .base import SnapshotView
 
-__all__ = ["BASE_CSS", "Mark", "MarkKind", "Scene", "SceneView", "SceneWidget", "legend_marks"]
+__all__ = ["BASE_CSS", "Mark", "MarkKind", "Scene", "SceneView", "SceneWidget", "legend_marks", "text_width"]
 
 MarkKind = Literal["rect", "circle", "line", "path", "text", "token"]
 
@@ -53,6 +53,38 @@ BASE_CSS = """
 @media (prefers-reduced-motion: reduce) { .rq-scene * { transition: none !important; } }
 """
 """The theme-aware classes every view may use; a view adds its own rules through ``Scene.css``."""
+
+
+_NARROW = frozenset("ijl.,:;'!|")
+_MEDIUM = frozenset("ftrI()[] -·")
+_WIDE = frozenset("mwMW@%")
+
+
+def text_width(text: str, px: float = 11.0, *, bold: bool = False) -> float:
+    """A conservative estimate of ``text``'s rendered width at ``px`` pixels in JupyterLab's sans face.
+
+    The kernel has no font metrics, yet every view lays its labels out so they never collide, in the
+    browser and in the static SVG alike. The em widths per character class are the widest of DejaVu Sans
+    and the other sans faces JupyterLab falls back to (Chromium's measured boxes stay within them), so one
+    estimate serves every view: a label laid out with it has room in any of those fonts.
+    """
+    em = 0.0
+    for ch in text:
+        if ch in _NARROW:
+            em += 0.34
+        elif ch in _MEDIUM:
+            em += 0.44
+        elif ch in _WIDE:
+            em += 0.96
+        elif ch.isupper():
+            em += 0.78
+        elif ch.isdigit():
+            em += 0.73
+        elif ord(ch) > 0x2000:  # arrows, ellipsis, math signs
+            em += 0.84
+        else:
+            em += 0.65
+    return em * px * (1.15 if bold else 1.0)
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,7 +35,7 @@ from typing import Any
 from rmqlab import EventKind, TraceEvent, format_duration
 
 from .palette import OKABE_ITO
-from .scene import Mark, Scene, SceneView, legend_marks
+from .scene import Mark, Scene, SceneView, legend_marks, text_width
 from .snapshot import LabSnapshot
 
 __all__ = [
@@ -48,7 +48,6 @@ __all__ = [
     "spacetime_scene",
     "spacetime_text",
     "spacetime_view_model",
-    "text_width",
 ]
 
 
@@ -624,33 +623,6 @@ LEGEND_H = 52
 HEADER_H = 40
 FONT_PX = 11
 LABEL_PX = 10
-
-_W_NARROW = frozenset("ijl.,:;'!|")
-_W_MEDIUM = frozenset("ftrI()[] -·")
-_W_WIDE = frozenset("mwMW@%")
-
-
-def text_width(text: str, px: float = FONT_PX, *, bold: bool = False) -> float:
-    """A conservative width estimate of ``text`` in a sans-serif face at ``px`` pixels (DejaVu Sans metrics).
-
-    Layout uses it to keep labels apart without a browser (Chromium's measured boxes stay within it).
-    """
-    em = 0.0
-    for ch in text:
-        if ch in _W_NARROW:
-            em += 0.30
-        elif ch in _W_MEDIUM:
-            em += 0.42
-        elif ch in _W_WIDE:
-            em += 0.92
-        elif ch.isupper() or ch.isdigit():
-            em += 0.70
-        elif ord(ch) > 0x2000:
-            em += 0.84
-        else:
-            em += 0.62
-    return em * px * (1.15 if bold else 1.0) * 1.04
-
 
 def _fit(text: str, max_px: float, px: float) -> str:
     """``text`` cut to ``max_px`` with an ellipsis (the tooltip keeps the whole)."""

@@ -29,7 +29,7 @@ from rmqlab import EventKind, MessageQueue, TraceEvent
 from rmqlab.message import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_TOPIC
 
 from .palette import OKABE_ITO
-from .scene import Mark, Scene, SceneView, legend_marks
+from .scene import Mark, Scene, SceneView, legend_marks, text_width
 from .snapshot import LabSnapshot
 
 __all__ = [
@@ -38,7 +38,6 @@ __all__ = [
     "TopoNode",
     "TopologyModel",
     "TopologyView",
-    "text_width",
     "topology_graph",
     "topology_model",
     "topology_scene",
@@ -68,23 +67,6 @@ _KIND_COLOUR = {
     "consumer": OKABE_ITO["bluish_green"],
 }
 """A stripe colour per kind; the second line of every box names the kind in words as well."""
-
-
-def text_width(text: str, size: float = 11.0) -> float:
-    """A generous width estimate of ``text`` in px at ``size`` px, bold-safe in JupyterLab's wide sans fonts.
-
-    Capitals, digits-heavy names and ``%`` are wider than lower case (``SCHEDULE_TOPIC_XXXX``): 0.74 em for
-    those, 0.62 em for the rest, 0.34 em for spaces and narrow punctuation.
-    """
-    em = 0.0
-    for ch in text:
-        if ch.isupper() or ch in "%@#_mwMW":
-            em += 0.74
-        elif ch in " .,:;·|il!'":
-            em += 0.34
-        else:
-            em += 0.62
-    return em * size
 
 
 @dataclass(frozen=True, slots=True)
