@@ -14,24 +14,24 @@
 # ---
 
 # %% [markdown]
-# [Index](README.md) · [← Back](00_tour.ipynb) · [Next →](02_concurrent_consumption_retry.ipynb)
+# [Index](README.md) · [← Back](00_tour.ipynb) · [Next →](02a_consume_failure_send_back.ipynb)
 
 # %% [markdown]
 # # 01 · Producer send and its retries
 #
-# **Goal:** see which sends retry, where the retry goes, and why a timed-out send is *not* retried.
-# Source: `client/.../impl/producer/DefaultMQProducerImpl.java` (`sendDefaultImpl`), `DefaultMQProducer.java`.
+# **Goal:** see which failures a send retries, where each retry goes, and what the caller gets back.
+# Source: `client/.../impl/producer/DefaultMQProducerImpl.java` (`sendDefaultImpl`),
+# `client/.../impl/producer/TopicPublishInfo.java` (`selectOneMessageQueue`), `client/.../impl/MQClientAPIImpl.java`
+# (`onExceptionImpl`), `client/.../producer/DefaultMQProducer.java` (defaults, `retryResponseCodes`).
 
 # %% [markdown]
 # Defaults: `sendMsgTimeout` = 3000 ms, `retryTimesWhenSendFailed` = 2 (SYNC: 3 attempts),
 # `retryTimesWhenSendAsyncFailed` = 2, ONEWAY: 1 attempt.
 
 # %%
-from rmqlab import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, Lab, Message, after, format_duration
-from rmqlab.exercises import assert_right, check, score, show_trace, table
+from rmqlab import Lab, Message
+from rmqlab.exercises import assert_right, check, score, show_trace
 
-CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
-RECONSUME_LATER = ConsumeConcurrentlyStatus.RECONSUME_LATER
 SEED = 7
 
 
@@ -68,8 +68,11 @@ lab.run(until="5s")
 show_trace(lab.trace, *SEND)
 
 # %% [markdown]
-# Attempt 2 went to **broker-b**: `selectOneMessageQueue(lastBrokerName)` skips queues of the broker that just failed.
-# No sleep between attempts ("resend at once").
+# Where each queue came from: the route lists `broker-a` queues 0–3, then `broker-b` queues 0–3 (8 queues), and
+# `sendWhichQueue` is a counter that every pick pre-increments (`list[++index % 8]`). The warm-up took index 1
+# (broker-a queue 1), m1's first attempt index 2 (broker-a queue 2). For the retry, `selectOneMessageQueue(lastBrokerName)`
+# keeps incrementing until the queue's broker is not the one that just failed: index 3 is broker-a queue 3 (skipped),
+# index 4 is broker-b queue 0. No sleep between attempts ("resend at once").
 
 # %% [markdown]
 # ### Exercise 1 — predict, then run
@@ -96,7 +99,18 @@ assert_right("01.1")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ASYNC (`send(msg, callback)`) retries only *no-response* failures, re-selecting with last-broker avoidance:
+# ## ASYNC: a retry re-sends the same request
+# `send(msg, callback)` retries only *no-response* failures, inside `MQClientAPIImpl`, and asks
+# `selectOneMessageQueue(failedBroker)` which broker to try next.
+#
+# ### Exercise 2 — predict, then run
+# The tiny run again, sent with `send_async`. Its retry goes to broker-b. On which **queue id**?
+
+# %% nbgrader={"grade": false, "grade_id": "ex01_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_2 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_2 = 2
+### END SOLUTION
 
 # %%
 lab, p = cluster()
@@ -105,24 +119,142 @@ lab.at("2s", lab.broker_down, "broker-a")
 lab.at("3s", p.send_async, Message("TopicTest", "async"))
 lab.run(until="5s")
 show_trace(lab.trace, *SEND, msg_id="M0002")
+retry = next(e for e in lab.trace.of_kind("send_attempt") if e.msg_id == "M0002" and e.get("attempt") == 2)
+
+# %% nbgrader={"grade": true, "grade_id": "ex01_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("01.2", answer_2, retry.get("queue_id"))
+### BEGIN HIDDEN TESTS
+assert_right("01.2")
+### END HIDDEN TESTS
 
 # %% [markdown]
-# > **Common belief vs. the source.** "Async send retries on the same broker." — For `send(msg, callback)` the retry
-# > re-selects a queue avoiding the failed broker (`MQClientAPIImpl.onExceptionImpl`); only `send(msg, mq, cb)` and
-# > selector sends stay on the same broker. An *error response* is not retried at all.
+# > **Common belief vs. the source.** "Async send retries on the same broker." — For `send(msg, callback)`,
+# > `MQClientAPIImpl.onExceptionImpl` re-selects a broker avoiding the failed one; only `send(msg, mq, cb)` and
+# > selector sends stay on the same broker. And only a failure *without* a response is retried: an error response
+# > goes straight to `onException`.
+
+# %% [markdown]
+# ## Which broker answers are retried
+# A broker that answers with an error code throws `MQBrokerException` in the client. `sendDefaultImpl` retries it only
+# if the code is in `DefaultMQProducer.retryResponseCodes`: TOPIC_NOT_EXIST, SERVICE_NOT_AVAILABLE, SYSTEM_ERROR,
+# NO_PERMISSION, NO_BUYER_ID, NOT_IN_CURRENT_UNIT. Here broker-a answers SYSTEM_ERROR (code 1):
+
+# %%
+lab, p = cluster()
+lab.set_broker_fault("broker-a", send_error="SYSTEM_ERROR")
+lab.at("1s", p.send, Message("TopicTest", "m1"))
+lab.run(until="5s")
+show_trace(lab.trace, *SEND)
+
+# %% [markdown]
+# ### Exercise 3 — predict, then run
+# Now broker-a answers SYSTEM_BUSY (code 2): its send thread pool is full, the flow-control answer
+# (`[REJECTREQUEST]system busy`, `[TIMEOUT_CLEAN_QUEUE]…`). How many attempts does the SYNC send make?
+
+# %% nbgrader={"grade": false, "grade_id": "ex01_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_3 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_3 = 1
+### END SOLUTION
+
+# %%
+lab, p = cluster()
+lab.set_broker_fault("broker-a", send_error="SYSTEM_BUSY")
+lab.at("1s", p.send, Message("TopicTest", "m1"))
+lab.run(until="5s")
+show_trace(lab.trace, *SEND)
+
+# %% nbgrader={"grade": true, "grade_id": "ex01_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("01.3", answer_3, lab.sends[0].attempts)
+### BEGIN HIDDEN TESTS
+assert_right("01.3")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# > **Common belief vs. the source.** "The producer retries when the broker is busy." — In 4.9.7
+# > `DefaultMQProducer.retryResponseCodes` does not contain SYSTEM_BUSY, so `sendDefaultImpl` rethrows the
+# > `MQBrokerException` itself after one attempt (5.3.0 adds SYSTEM_BUSY to the set). Retry it in your own code,
+# > with a pause, or add the code with `addRetryResponseCode`.
+
+# %% [markdown]
+# "Another broker" needs another broker. `Solo` lives on broker-a only; broker-a answers SYSTEM_ERROR:
+
+# %%
+lab = Lab(seed=SEED)
+lab.add_broker("broker-a")
+lab.add_broker("broker-b")
+lab.create_topic("Solo", brokers=["broker-a"])
+p = lab.add_producer("pg", send_which_queue_start=0)
+lab.set_broker_fault("broker-a", send_error="SYSTEM_ERROR")
+lab.at("1s", p.send, Message("Solo", "m1"))
+lab.run(until="5s")
+show_trace(lab.trace, *SEND)
+
+# %% [markdown]
+# All three attempts hit broker-a: when every queue of the route belongs to the last broker, `selectOneMessageQueue`
+# falls back to a plain round-robin pick, so the retries only move to broker-a's next queues.
+
+# %% [markdown]
+# ## A status is not an exception: FLUSH_DISK_TIMEOUT
+# With `flushDiskType=SYNC_FLUSH` a broker that stored the message but did not flush it in time answers
+# FLUSH_DISK_TIMEOUT (also FLUSH_SLAVE_TIMEOUT, SLAVE_NOT_AVAILABLE). The client turns these into a `SendStatus`:
+
+# %%
+lab, p = cluster()
+lab.set_broker_fault("broker-a", put_status="FLUSH_DISK_TIMEOUT")
+lab.at("1s", p.send, Message("TopicTest", "m1"))
+lab.run(until="5s")
+show_trace(lab.trace, *SEND, "stored")
+print("the caller gets:", lab.sends[0].result.send_status.value, "| exception:", lab.sends[0].error)
+
+# %% [markdown]
+# One attempt, stored, and a normal return: the caller must look at `sendStatus`. Only the *producer* setting
+# `retryAnotherBrokerWhenNotStoreOK` (default false) makes `sendDefaultImpl` try again on a non-OK status.
+#
+# ### Exercise 4 — predict, then run
+# Both brokers answer FLUSH_DISK_TIMEOUT and the producer sets `retry_another_broker_when_not_store_ok=True`.
+# How many copies of `M0001` are stored in the cluster?
+
+# %% nbgrader={"grade": false, "grade_id": "ex01_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_4 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_4 = 3
+### END SOLUTION
+
+# %%
+lab, p = cluster(retry_another_broker_when_not_store_ok=True)
+lab.set_broker_fault("broker-a", put_status="FLUSH_DISK_TIMEOUT")
+lab.set_broker_fault("broker-b", put_status="FLUSH_DISK_TIMEOUT")
+lab.at("1s", p.send, Message("TopicTest", "m1"))
+lab.run(until="5s")
+show_trace(lab.trace, *SEND, "stored")
+copies = len(lab.trace.of_kind("stored"))
+print("the caller gets:", lab.sends[0].result.send_status.value, "| exception:", lab.sends[0].error)
+
+# %% nbgrader={"grade": true, "grade_id": "ex01_4", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("01.4", answer_4, copies)
+### BEGIN HIDDEN TESTS
+assert_right("01.4")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# > **Common belief vs. the source.** "FLUSH_DISK_TIMEOUT is an error that the broker retries." — It is a status of a
+# > message that *was* stored. The broker retries nothing; the retry is the client's (`retryAnotherBrokerWhenNotStoreOK`
+# > in `DefaultMQProducer`), every retry stores one more copy, and after the last attempt the caller still gets the last
+# > non-OK `SendResult`, not an exception.
 
 # %% [markdown]
 # ## The shared send timeout
 # `sendMsgTimeout` is **one budget for all attempts**, checked before each attempt. broker-a now answers after 4 s.
 
 # %% [markdown]
-# ### Exercise 2 — predict, then run
+# ### Exercise 5 — predict, then run
 # How many attempts does a SYNC send to slow broker-a make before the caller sees an error?
 
-# %% nbgrader={"grade": false, "grade_id": "ex01_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
-answer_2 = ...  # ← your prediction
+# %% nbgrader={"grade": false, "grade_id": "ex01_5_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_5 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_2 = 1
+answer_5 = 1
 ### END SOLUTION
 
 # %%
@@ -132,29 +264,30 @@ lab.at("1s", p.send, Message("TopicTest", "slow"))
 lab.run(until="10s")
 show_trace(lab.trace, *SEND, "stored")
 
-# %% nbgrader={"grade": true, "grade_id": "ex01_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("01.2", answer_2, lab.sends[0].attempts)
+# %% nbgrader={"grade": true, "grade_id": "ex01_5", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("01.5", answer_5, lab.sends[0].attempts)
 ### BEGIN HIDDEN TESTS
-assert_right("01.2")
+assert_right("01.5")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# > **Common belief vs. the source.** "Sync send retries 2 more times, each with 3 s." — The budget is shared; a timed-out
-# > first attempt leaves nothing, so the caller gets `sendDefaultImpl call timeout`. Retries help against *fast* failures.
+# > **Common belief vs. the source.** "Sync send retries 2 more times, each with 3 s." — The budget is shared
+# > (`sendDefaultImpl` checks `timeout < costTime` before each attempt); a timed-out first attempt leaves nothing, so the
+# > caller gets `sendDefaultImpl call timeout`. Retries help against *fast* failures.
 
 # %% [markdown]
 # Notice the `stored` row: the broker **did** store the message; only the response was late.
 # ## A lost response after the store makes a duplicate
 
 # %% [markdown]
-# ### Exercise 3 — predict, then run
+# ### Exercise 6 — predict, then run
 # broker-a stores the message but the connection drops before the response (`lose_responses=True`).
 # How many copies of `M0001` end up stored in the cluster?
 
-# %% nbgrader={"grade": false, "grade_id": "ex01_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
-answer_3 = ...  # ← your prediction
+# %% nbgrader={"grade": false, "grade_id": "ex01_6_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_6 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_3 = 2
+answer_6 = 2
 ### END SOLUTION
 
 # %%
@@ -165,10 +298,10 @@ lab.run(until="5s")
 show_trace(lab.trace, *SEND, "stored")
 stored = lab.trace.of_kind("stored")
 
-# %% nbgrader={"grade": true, "grade_id": "ex01_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("01.3", answer_3, len(stored))
+# %% nbgrader={"grade": true, "grade_id": "ex01_6", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("01.6", answer_6, len(stored))
 ### BEGIN HIDDEN TESTS
-assert_right("01.3")
+assert_right("01.6")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -176,9 +309,8 @@ assert_right("01.3")
 
 # %% [markdown]
 # ## Watch it step by step
-# The tiny run again, in a `Dashboard` (a replay of `broker_a_dies()`; Step / Step back / Jump move through the trace).
-# Below, the controller seeks to the end of the run and the queue and event tabs print as text: M0002's attempt on
-# broker-a fails, its retry is stored on broker-b.
+# The tiny run again, in a `Dashboard` (a replay of `broker_a_dies()`; Step / Step back / Jump move through the trace):
+# m1's attempt on broker-a fails, its retry is stored on broker-b.
 
 # %% tags=["nbval-ignore-output"]
 from widgets.dashboard import Dashboard
@@ -186,18 +318,15 @@ from widgets.dashboard import Dashboard
 dash = Dashboard(broker_a_dies, horizon="5s")
 dash
 
-# %%
-dash.controller.seek(dash.controller.end)
-tabs = {view.title: view.text for view in dash.views}
-print(dash.controller.clock_text)
-print(tabs["Queues"])
-print(tabs["Events"])
-
 # %% [markdown]
 # ## Key points
-# - SYNC: 1 + `retryTimesWhenSendFailed` attempts, another broker each time, no back-off.
-# - One 3000 ms budget for all attempts: a timeout is not retried.
-# - A retry after a lost response stores a duplicate.
+# - SYNC: 1 + `retryTimesWhenSendFailed` attempts, no back-off; each retry picks a queue on another broker *if the
+#   topic has one* (a single-broker topic rotates through that broker's queues).
+# - Only connection failures, timeouts inside the budget and the codes in `retryResponseCodes` are retried:
+#   SYSTEM_BUSY is not (4.9.x). ASYNC retries only failures without a response, re-sending the same request.
+# - FLUSH_DISK_TIMEOUT & co. are statuses of a stored message; `retryAnotherBrokerWhenNotStoreOK` (a producer setting)
+#   retries them and stores a copy each time.
+# - One 3000 ms budget for all attempts: a timeout is not retried. A retry after a lost response stores a duplicate.
 
 # %% [markdown]
 # ## Your score

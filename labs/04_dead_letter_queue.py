@@ -14,17 +14,20 @@
 # ---
 
 # %% [markdown]
-# [Index](README.md) · [← Back](03_delay_levels_schedule.ipynb) · [Next →](05_offsets_process_queue.ipynb)
+# [Index](README.md) · [← Back](03_delay_levels_schedule.ipynb) · [Next →](04b_stranded_retry_queues.ipynb)
 
 # %% [markdown]
 # # 04 · The dead-letter queue
 #
-# **Goal:** know when a message is dead-lettered, where it lands, and how an operator gets it back.
-# Source: `broker/.../processor/SendMessageProcessor.java`, `common/.../MixAll.java` (`getDLQTopic`),
-# `broker/.../processor/AbstractSendMessageProcessor.java` (`DLQ_NUMS_PER_GROUP`).
+# **Goal:** know when a message is dead-lettered, where it lands, why the two send-back paths do not count alike, and
+# how an operator gets a dead letter back.
+# Source: `broker/.../processor/SendMessageProcessor.java` (`asyncConsumerSendMsgBack`, `handleRetryAndDLQ`),
+# `client/.../impl/consumer/DefaultMQPushConsumerImpl.java` (`sendMessageBack`), `common/.../MixAll.java` (`getDLQTopic`),
+# `broker/.../processor/AbstractSendMessageProcessor.java` (`DLQ_NUMS_PER_GROUP`),
+# `broker/.../topic/TopicConfigManager.java` (`createTopicInSendMessageBackMethod`).
 
 # %%
-from rmqlab import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, Lab, Message, after, format_duration
+from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, check_invariants
 from rmqlab.exercises import assert_right, check, score, show_trace, table
 
 CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
@@ -34,9 +37,16 @@ SEED = 7
 # %%
 bug_fixed = False
 
+
 def business(msgs, ctx):
     """Fails until the bug is fixed."""
     return CONSUME_SUCCESS if bug_fixed else RECONSUME_LATER
+
+
+def always_fails(msgs, ctx):
+    """Never succeed."""
+    return RECONSUME_LATER
+
 
 def refund_lab(listener, max_reconsume_times=1):
     """One broker, a one-queue TopicTest, producer pg, consumer c1 of group cg."""
@@ -44,23 +54,20 @@ def refund_lab(listener, max_reconsume_times=1):
     lab.add_broker("broker-a")
     lab.create_topic("TopicTest", queues=1)
     p = lab.add_producer("pg")
-    c = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=listener, name="c1", max_reconsume_times=max_reconsume_times)
+    c = lab.add_consumer(
+        "cg", subscribe={"TopicTest": "*"}, listener=listener, name="c1", max_reconsume_times=max_reconsume_times
+    )
     return lab, p, c
 
-lab, p, c = refund_lab(business)
 
 # %% [markdown]
-# ## A tiny run: `max_reconsume_times=1`
-
-# %%
-lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
-lab.run(until="1m")
-show_trace(lab.trace, "delivered", "send_back", msg_id="M0001")
-
-# %% [markdown]
-# The broker's rule (`asyncConsumerSendMsgBack`): **`rt >= max` or `delayLevel < 0` → `%DLQ%<group>`**, no delay.
+# The broker's rule, in `asyncConsumerSendMsgBack`: when the **stored** `reconsumeTimes` of the failed message is
+# `>= maxReconsumeTimes` (from the request header), or the listener asked for delay level < 0, the copy goes to the
+# group's dead-letter topic instead of `%RETRY%<group>`, with no delay.
+#
 # ### Exercise 1 — predict, then run
-# What is the DLQ topic's exact name, and how many queues does it have? Answer as `("name", queues)`.
+# c1 (group cg, `max_reconsume_times=1`) fails on every delivery. What is the exact name of the topic its message ends
+# up in, and how many queues does that topic have? Answer as `("name", queues)`.
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
@@ -68,8 +75,20 @@ answer_1 = ...  # ← your prediction
 answer_1 = ("%DLQ%cg", 1)
 ### END SOLUTION
 
+# %% [markdown]
+# ## A tiny run: `max_reconsume_times=1`
+# The topics on broker-a before and after:
+
 # %%
+lab, p, c = refund_lab(business)
 broker = lab.brokers["broker-a"]
+print("before:", sorted(broker.topic_config))
+lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
+lab.run(until="1m")
+print("after: ", sorted(broker.topic_config))
+show_trace(lab.trace, "delivered", "send_back", "dead_lettered", msg_id="M0001")
+
+# %%
 dlq_name = lab.trace.of_kind("dead_lettered")[0].get("topic")
 cfg = broker.topic_config[dlq_name]
 print(dlq_name, "read/write queues:", cfg.read_queue_nums, cfg.write_queue_nums, "perm:", cfg.perm)
@@ -81,30 +100,120 @@ assert_right("04.1")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# The whole story of M0001, dead letter included:
-
-# %%
-show_trace(lab.trace, "delivered", "send_back", "dead_lettered", msg_id="M0001")
-
-# %% [markdown]
-# > **Common belief vs. the source.** "The DLQ is `%DLQ%group@group`." — `topic@group` is the broker *stats* key format.
-# > And "DLQ messages cannot be consumed (perm 2)" is true only up to 4.9.1: 4.9.2+ creates it read+write (perm 6).
+# The dead-letter topic did not exist before: the broker creates it (`createTopicInSendMessageBackMethod`) the first
+# time one of the group's messages dies, on that broker.
+#
+# > **Common belief vs. the source.** "The DLQ is `%DLQ%group@group`." — `topic@group` is the broker *stats* key format;
+# > the topic is `MixAll.getDLQTopic(group)`. And "DLQ messages cannot be consumed (perm 2)" is true only up to 4.9.1:
+# > 4.9.2+ creates it read+write (perm 6).
 
 # %% [markdown]
-# Nobody subscribes to a DLQ by default: it just sits there, and it **expires like any message**
-# (`fileReservedTime` = 72 h in `MessageStoreConfig`). Check within three days. Watch it happen in a
-# fresh copy of the tiny run, left alone for 80 virtual hours (the CleanCommitLogService deletes in the 04:00 window):
+# ## One dead-letter topic per group
+# ### Exercise 2 — predict, then run
+# Group cg subscribes two topics, `Orders` and `Refunds`, with `max_reconsume_times=0` (the first failure dead-letters).
+# One message of each fails. How many `%DLQ%` topics exist on broker-a afterwards?
+
+# %% nbgrader={"grade": false, "grade_id": "ex04_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_2 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_2 = 1
+### END SOLUTION
 
 # %%
-old, old_p, _ = refund_lab(lambda msgs, ctx: RECONSUME_LATER, 1)
-old.at("1s", old_p.send, Message("TopicTest", "refund 17", keys="order-17"))
-old.run(until="80h")
-show_trace(old.trace, "dead_lettered", "retention_deleted")
+two = Lab(seed=SEED)
+two.add_broker("broker-a")
+two.create_topic("Orders", queues=1)
+two.create_topic("Refunds", queues=1)
+two_p = two.add_producer("pg")
+two.add_consumer("cg", subscribe={"Orders": "*", "Refunds": "*"}, listener=always_fails, name="c1", max_reconsume_times=0)
+two.at("1s", two_p.send, Message("Orders", "order 5"))
+two.at("2s", two_p.send, Message("Refunds", "refund 9"))
+two.run(until="1m")
+store = two.brokers["broker-a"]
+dlq_topics = [t for t in sorted(store.topic_config) if t.startswith("%DLQ%")]
+dead = [m for m in store.commit_log.live() if m.topic.startswith("%DLQ%")]
+print(table([[m.msg_id, m.topic, m.queue_id, m.properties["RETRY_TOPIC"]] for m in dead],
+            ["dead letter", "stored in", "queue", "RETRY_TOPIC"]))
 
+# %% nbgrader={"grade": true, "grade_id": "ex04_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("04.2", answer_2, len(dlq_topics))
+### BEGIN HIDDEN TESTS
+assert_right("04.2")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# > **Common belief vs. the source.** "Each topic has its own dead-letter queue." — The name is built from the
+# > *consumer group* only, and it has one queue: every topic the group consumes shares it. Only the `RETRY_TOPIC`
+# > property (set at the first send-back) tells the dead letters apart — a re-send must read it.
+
+# %% [markdown]
+# ## The two send-back paths count differently
+# A failed message reaches the DLQ by one of two paths (lab 02b):
+# - **broker path** — `CONSUMER_SEND_MSG_BACK`: the broker compares the *stored* `reconsumeTimes` (rt) with the max,
+#   and stores the copy with rt + 1;
+# - **fallback path** — that request failed, so the client itself sends a message to `%RETRY%<group>` whose header
+#   already says rt + 1 (`RECONSUME_TIME`), and the broker's `handleRetryAndDLQ` compares *that* with the max.
+#
+# Here is the broker path with `max_reconsume_times=2`:
+
+# %%
+lab2, p2, _ = refund_lab(always_fails, max_reconsume_times=2)
+lab2.at("1s", p2.send, Message("TopicTest", "refund 20"))
+lab2.run(until="5m")
+show_trace(lab2.trace, "delivered", "dead_lettered", fields=("reconsume_times", "topic"))
+
+
+# %% [markdown]
+# ### Exercise 3 — predict, then run
+# Same consumer, but broker-a rejects every `CONSUMER_SEND_MSG_BACK` (`reject_send_back=True`), so every failure takes
+# the fallback path. How many times is the message delivered before it is dead-lettered?
+
+# %% nbgrader={"grade": false, "grade_id": "ex04_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_3 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_3 = 2
+### END SOLUTION
+
+# %%
+fb, fb_p, _ = refund_lab(always_fails, max_reconsume_times=2)
+fb.set_broker_fault("broker-a", reject_send_back=True)
+fb.at("1s", fb_p.send, Message("TopicTest", "refund 20"))
+fb.run(until="5m")
+show_trace(fb.trace, "delivered", "send_back_fallback", "scheduled", "dead_lettered",
+           fields=("reconsume_times", "real_topic", "level", "topic"))
+fallback_deliveries = len(fb.trace.of_kind("delivered"))
+
+# %% nbgrader={"grade": true, "grade_id": "ex04_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("04.3", answer_3, fallback_deliveries)
+### BEGIN HIDDEN TESTS
+assert_right("04.3")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# > **What the 4.9.7 source says** (read for this lab, not only the usual write-ups). On the broker path,
+# > `asyncConsumerSendMsgBack` tests `msgExt.getReconsumeTimes() >= maxReconsumeTimes` on the stored count, then stores
+# > the new copy with the count + 1. On the fallback path, `DefaultMQPushConsumerImpl.sendMessageBack` builds the retry
+# > message with `RECONSUME_TIME` = count + 1, `sendKernelImpl` puts that into the request header, and
+# > `handleRetryAndDLQ` tests `reconsumeTimes >= maxReconsumeTimes` on the header value, storing it without a further
+# > + 1. Same `>=`, but one side is already incremented: **the fallback path dead-letters one delivery earlier**, with
+# > a count one lower. The trace above shows a second 4.9.x detail: `handleRetryAndDLQ` sets delay level 0, but the
+# > request's own properties (with the client's `DELAY` = 3 + count) are put back on the message afterwards, so this
+# > dead letter first waits in `SCHEDULE_TOPIC_XXXX` (real topic `%DLQ%cg`). RocketMQ 5.0 changed the check to `>` and
+# > the delay to −1.
+
+# %% [markdown]
+# ## A dead letter is kept as long as any message
+# Nobody subscribes to a DLQ by default: it just sits there, and it is **not** kept longer than other messages. The
+# broker's `CleanCommitLogService` deletes whole CommitLog *files* (1 GiB each), never single messages: a file is
+# deleted when its last write is more than `fileReservedTime` (72 h) ago **and** it is the `deleteWhen` hour (04:xx)
+# or the disk is fuller than `diskMaxUsedSpaceRatio` (75 %) — under heavier disk pressure even younger files go. The
+# file being written is never deleted this way. So a dead letter survives at least 72 h, and then disappears together
+# with everything else in its file, at a moment that depends on the traffic around it: inspect a DLQ within three days.
 
 # %% [markdown]
 # ## The operator's re-send
-# Fix the bug, then subscribe a consumer (own group) to `%DLQ%cg` and produce each message again to its real topic.
+# Fix the bug, then subscribe a consumer (own group) to `%DLQ%cg` and produce each message again to the topic named
+# by its `RETRY_TOPIC` property.
 
 # %%
 def resend(msgs, ctx):
@@ -114,49 +223,34 @@ def resend(msgs, ctx):
     return CONSUME_SUCCESS
 
 
-# %% [markdown]
-# ### Exercise 2 — predict, then run
-# The re-sent copy gets a new client id. Which one?
-
-# %% nbgrader={"grade": false, "grade_id": "ex04_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
-answer_2 = ...  # ← your prediction
-### BEGIN SOLUTION
-answer_2 = "M0002"
-### END SOLUTION
-
 # %%
 bug_fixed = True
 ops = lab.add_consumer("dlq-ops", subscribe={"%DLQ%cg": "*"}, listener=resend, name="ops1",
                        consume_from_where="CONSUME_FROM_FIRST_OFFSET")
 lab.run(until="2m")
-show_trace(lab.trace, "delivered", "consumed", "stored")
-resent = [e for e in lab.trace.of_kind("delivered") if e.actor == "consumer:c1" and e.msg_id != "M0001"]
-
-# %% nbgrader={"grade": true, "grade_id": "ex04_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("04.2", answer_2, resent[0].msg_id)
-### BEGIN HIDDEN TESTS
-assert_right("04.2")
-### END HIDDEN TESTS
+show_trace(lab.trace, "delivered", "consumed", fields=("topic", "reconsume_times", "status"))
 
 # %% [markdown]
-# Fix first, re-send second: re-sending while the bug is still there just makes a new message that dies again.
+# The re-sent copy is a brand-new message (a new `UNIQ_KEY`, `reconsume_times` 0): deduplicate on business keys
+# (`keys="order-17"`). Fix first, re-send second: re-sending while the bug is still there makes a new message that
+# dies again.
 
 # %% [markdown]
 # ## "Retries off" is not "straight to the DLQ": `retryQueueNums` = 0
 # An operator wants failed refunds parked in the DLQ at once, without the retry schedule, and runs
 # `mqadmin updateSubGroup -g cg -q 0` (0 retry queues; here `lab.update_subscription_group("cg", retry_queue_nums=0)`).
 # Same tiny run, a listener that always fails.
-# ### Exercise 3 — predict, then run
+# ### Exercise 4 — predict, then run
 # Where does the failed message end up? Answer with a topic name, or `None` for nowhere.
 
-# %% nbgrader={"grade": false, "grade_id": "ex04_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
-answer_3 = ...  # ← your prediction
+# %% nbgrader={"grade": false, "grade_id": "ex04_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_4 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_3 = None
+answer_4 = None
 ### END SOLUTION
 
 # %%
-off, off_p, _ = refund_lab(lambda msgs, ctx: RECONSUME_LATER)
+off, off_p, _ = refund_lab(always_fails)
 off.update_subscription_group("cg", retry_queue_nums=0)
 off.at("1s", off_p.send, Message("TopicTest", "refund 18", keys="order-18"))
 off.run(until="1h")
@@ -165,10 +259,10 @@ stored = [m.topic for m in off.brokers["broker-a"].commit_log.live()]
 ended_in = next((topic for topic in stored if topic != "TopicTest"), None)
 print("topics stored on broker-a:", stored)
 
-# %% nbgrader={"grade": true, "grade_id": "ex04_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("04.3", answer_3, ended_in)
+# %% nbgrader={"grade": true, "grade_id": "ex04_4", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("04.4", answer_4, ended_in)
 ### BEGIN HIDDEN TESTS
-assert_right("04.3")
+assert_right("04.4")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -176,9 +270,9 @@ assert_right("04.3")
 # checker follows every produced message to its fate, and names the cause:
 
 # %%
-from rmqlab import check_invariants
-
-print(check_invariants(off))
+report = check_invariants(off)
+print("ok:", report.ok, "| fate of M0001:", report.fates[("group:cg", "M0001")])
+print(report.violations[0].detail)
 
 # %% [markdown]
 # > **Common belief vs. the source.** "`retryQueueNums` 0 disables retry safely." — `asyncConsumerSendMsgBack` returns
@@ -188,33 +282,31 @@ print(check_invariants(off))
 
 # %% [markdown]
 # ## Watch it step by step
-# The tiny run (bug still in) as a `Dashboard` factory with a `max_reconsume_times` knob. Below, the controller
-# jumps to the `dead_lettered` event; the queues and the retry timeline print as text.
+# The tiny run (bug still in) as a `Dashboard` factory with a `max_reconsume_times` knob: change it, Rebuild, and jump
+# to the `dead_lettered` event.
 
 # %% tags=["nbval-ignore-output"]
 from widgets.dashboard import Dashboard
 
+
 def refund_fails(max_reconsume_times=1):
     """The tiny run as a factory: `refund 17` at 1 s, and a listener that always fails."""
-    lab, p, _ = refund_lab(lambda msgs, ctx: RECONSUME_LATER, max_reconsume_times)
+    lab, p, _ = refund_lab(always_fails, max_reconsume_times)
     lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
     return lab
+
 
 dash = Dashboard(refund_fails, knobs={"max_reconsume_times": 1}, horizon="2m")
 dash
 
-# %%
-dash.controller.jump_to_next("dead_lettered")
-tabs = {view.title: view.text for view in dash.views}
-print(dash.controller.clock_text)
-print(tabs["Queues"])
-print(tabs["Retry timeline"])
-
 # %% [markdown]
 # ## Key points
-# - DLQ when rt ≥ max (16 by default) or the listener sets delay level −1; name `%DLQ%<group>`, one queue.
-# - Readable since 4.9.2, unsubscribed by default, deleted after 72 h like everything else.
+# - DLQ when the stored rt ≥ max (16 by default) or the listener sets delay level −1: `%DLQ%<group>`, one queue,
+#   created at the group's first dead letter, shared by every topic of the group; readable since 4.9.2.
+# - The client fallback path dead-letters one delivery earlier than the broker path (4.9.x).
+# - Unsubscribed by default, deleted with its CommitLog file after ≥ 72 h like everything else.
 # - `retryQueueNums` 0 does not dead-letter: the failed message is dropped without a trace in the client.
+# - Next: [04b](04b_stranded_retry_queues.ipynb) — raising `retryQueueNums` on a running group.
 
 # %% [markdown]
 # ## Your score

@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [Index](README.md) · [← Back](04_dead_letter_queue.ipynb) · [Next →](06_ordered_send.ipynb)
+# [Index](README.md) · [← Back](04b_stranded_retry_queues.ipynb) · [Next →](06_ordered_send.ipynb)
 
 # %% [markdown]
 # # 05 · Offsets and the ProcessQueue TreeMap

@@ -76,7 +76,7 @@ def main(argv: list[str]) -> int:
         print(USAGE, file=sys.stderr)
         return 2
     source, target = Path(args[0]), Path(args[1])
-    notebooks = sorted(source.glob("[0-9][0-9]_*.ipynb"))
+    notebooks = sorted(source.glob("[0-9][0-9]*_*.ipynb"))
     if not notebooks:
         print(f"no notebooks in {source}", file=sys.stderr)
         return 1

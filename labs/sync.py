@@ -34,7 +34,7 @@ HASH_KEY = "executed_cells_sha256"
 
 def sources() -> list[Path]:
     """The lab sources, ``labs/NN_name.py`` in lab order."""
-    return sorted(LABS.glob("[0-9][0-9]_*.py"))
+    return sorted(LABS.glob("[0-9][0-9]*_*.py"))
 
 
 def cells_hash(nb: Any) -> str:

@@ -58,7 +58,8 @@ NO_ANSWER = "No prediction yet — replace the `...` in the answer cell with you
 TABLE_WIDTH = 100
 """Widest line :func:`table` prints before wrapping the last column: narrower than JupyterLab's output area."""
 
-_EXERCISE_ID = re.compile(r"^(\d\d)\.(\d+)$")
+_EXERCISE_ID = re.compile(r"^(\d\d[a-z]?)\.(\d+)$")
+"""``NN.k`` or ``NNa.k``: a lab split in two (02a, 02b) keeps its number and gets a letter."""
 _UNIT_MS: Mapping[str, int] = {"s": 1000, "ms": 1}
 _NUMBER = re.compile(r"^[+-]?\d+(?:[ ,_\u00a0\u202f]\d{3})*(?:\.\d+)?$")
 _TRUE, _FALSE, _NONE = ("true", "yes"), ("false", "no"), ("none", "nothing", "null")
@@ -92,10 +93,10 @@ class Hint:
 class Exercise:
     """One predict-then-run question of a lab, as the hidden bank declares it.
 
-    ``id`` is ``"NN.k"`` (lab NN, exercise k); its nbgrader cells are ``grade_id`` ``exNN_k_answer``
-    (the prediction) and ``exNN_k`` (the check, worth ``points``). ``why`` is revealed with the
-    measured value once a prediction is right, or wrong with no hint left to give. ``unit`` makes the
-    comparison duration-aware (``"s"``: the answer is a number of seconds, and ``"4h45m40s"`` is
+    ``id`` is ``"NN.k"`` (lab NN, exercise k; ``"02b.1"`` in a lettered lab); its nbgrader cells are
+    ``grade_id`` ``exNN_k_answer`` (the prediction) and ``exNN_k`` (the check, worth ``points``). ``why``
+    is revealed with the measured value once a prediction is right, or wrong with no hint left to give.
+    ``unit`` makes the comparison duration-aware (``"s"``: the answer is a number of seconds, and ``"4h45m40s"`` is
     accepted for 17140). ``hints`` fit particular near misses and may be given any number of times;
     ``hint`` points at the mechanism for the first wrong prediction no near-miss hint fits.
     """
@@ -109,7 +110,9 @@ class Exercise:
 
     def __post_init__(self) -> None:
         if not _EXERCISE_ID.match(self.id):
-            raise ConfigError("id", self.id, "'NN.k': a two-digit lab number, a dot, the exercise number")
+            raise ConfigError(
+                "id", self.id, "'NN.k': a two-digit lab number (and an optional letter), a dot, the exercise number"
+            )
         if self.unit not in (None, *_UNIT_MS):
             raise ConfigError("unit", self.unit, "None, 's' or 'ms'")
         if self.points < 1:
@@ -117,7 +120,7 @@ class Exercise:
 
     @property
     def lab(self) -> str:
-        """The two-digit lab number (``"03"`` for ``"03.1"``)."""
+        """The lab number (``"03"`` for ``"03.1"``, ``"02b"`` for ``"02b.1"``)."""
         return self.id.split(".")[0]
 
     @property
@@ -241,8 +244,12 @@ def _shown(value: Any, unit: Unit | None) -> str:
 
 
 def _say(text: str) -> None:
-    """Print a verdict wrapped at :data:`TABLE_WIDTH` (between words), so it reads the same everywhere."""
-    print(textwrap.fill(text, TABLE_WIDTH, break_long_words=False, break_on_hyphens=False))
+    """Print a verdict wrapped at :data:`TABLE_WIDTH` (between words), so it reads the same everywhere.
+
+    One write, newline included: ``print`` writes the text and the newline separately, and a kernel that
+    flushes between the two saves the verdict as two stream outputs.
+    """
+    print(textwrap.fill(text, TABLE_WIDTH, break_long_words=False, break_on_hyphens=False) + "\n", end="")
 
 
 def check(exercise_id: str, answer: Any, measured: Any) -> None:

@@ -221,6 +221,15 @@ def test_bad_ids_and_declarations_name_the_parameter() -> None:
         Exercise("03.9", "why", unit="h")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match=r"^points=0 is not allowed"):
         Exercise("03.9", "why", points=0)
+    with pytest.raises(ConfigError, match=r"^id='02ab\.1' is not allowed"):
+        Exercise("02ab.1", "why")
+
+
+def test_a_split_lab_keeps_its_number_and_gets_a_letter() -> None:
+    """Lab 02 became 02a and 02b: their exercises are grouped, graded and scored apart."""
+    assert Exercise("02b.3", "why").lab == "02b" and Exercise("02b.3", "why").grade_id == "ex02b_3"
+    assert [ex.id for ex in exercises_of("02a")] == ["02a.1", "02a.2", "02a.3"]
+    assert [ex.id for ex in exercises_of("02b")] == ["02b.1", "02b.2", "02b.3"]
 
 
 def test_bank_ids_are_unique_and_grouped_by_lab(monkeypatch: pytest.MonkeyPatch) -> None:

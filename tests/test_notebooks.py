@@ -47,9 +47,10 @@ def _nbgrader(cell: Any) -> dict[str, Any]:
 
 
 def test_every_lab_is_a_pair() -> None:
-    """Ten labs 00–09, each a ``.py`` source with its ``.ipynb``; no notebook without a source."""
+    """Twelve labs 00–09 (02 and 04 in two parts), each a ``.py`` source with its ``.ipynb``, no notebook alone."""
     assert [n.removesuffix(".py") for n in SOURCES] == [n.removesuffix(".ipynb") for n in SAVED]
-    assert [n[:2] for n in SAVED] == [f"{i:02d}" for i in range(10)]
+    numbers = ["00", "01", "02a", "02b", "03", "04", "04b", "05", "06", "07", "08", "09"]
+    assert [n.split("_", 1)[0] for n in SAVED] == numbers
 
 
 @pytest.mark.parametrize("name", SOURCES)
@@ -87,7 +88,7 @@ def test_no_scaffolding_shows(name: str) -> None:
 def test_exercises_are_nbgrader_cells_of_the_bank(name: str) -> None:
     """Each bank exercise of the lab has an answer cell and a check cell, in that order, with its points."""
     nb = _read(name)
-    lab = name[:2]
+    lab = name.split("_", 1)[0]
     cells = {_nbgrader(c).get("grade_id"): (i, c) for i, c in enumerate(nb.cells) if _nbgrader(c)}
     declared = exercises_of(lab)
     assert len(declared) >= 2
@@ -118,7 +119,7 @@ def test_exercises_are_nbgrader_cells_of_the_bank(name: str) -> None:
 def test_solved_lab_answers_every_exercise_right(name: str) -> None:
     """In the teacher copy every check prints 'Right — ', and the closing score gives full points."""
     nb = _read(name)
-    lab = name[:2]
+    lab = name.split("_", 1)[0]
     checks = [c for c in nb.cells if _nbgrader(c).get("grade")]
     for cell in checks:
         assert [o.output_type for o in cell.outputs] == ["stream"], cell.id

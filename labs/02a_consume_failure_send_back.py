@@ -1,0 +1,231 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [Index](README.md) · [← Back](01_producer_send_retry.ipynb) · [Next →](02b_send_back_failures.ipynb)
+
+# %% [markdown]
+# # 02a · Concurrent consumption: failure and send-back
+#
+# **Goal:** learn what counts as a failure, where a failed message goes, and which delay it gets.
+# Source: `client/.../impl/consumer/ConsumeMessageConcurrentlyService.java` (`ConsumeRequest.run`, `processConsumeResult`),
+# `DefaultMQPushConsumerImpl.sendMessageBack`, `broker/.../processor/SendMessageProcessor.java` (`asyncConsumerSendMsgBack`).
+
+# %%
+from rmqlab import ConsumeConcurrentlyStatus, Lab, Message
+from rmqlab.exercises import assert_right, check, score, show_trace, table
+
+CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+RECONSUME_LATER = ConsumeConcurrentlyStatus.RECONSUME_LATER
+SEED = 7
+
+
+# %%
+def one_queue_lab(listener, **consumer_options):
+    """One broker, a one-queue TopicTest, one consumer c1 of group cg."""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg")
+    c = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=listener, name="c1", **consumer_options)
+    return lab, p, c
+
+
+# %% [markdown]
+# ## A tiny run: three listeners, one outcome
+
+# %%
+def reconsume_later(msgs, ctx):
+    """Ask for a retry."""
+    return RECONSUME_LATER
+
+
+def returns_null(msgs, ctx):
+    """Forget to return a status."""
+    return None
+
+
+def raises(msgs, ctx):
+    """Throw, like a NullPointerException in business code."""
+    raise RuntimeError("db down")
+
+
+# %%
+rows = []
+for listener in (reconsume_later, returns_null, raises):
+    lab, p, c = one_queue_lab(listener)
+    lab.at("1s", p.send, Message("TopicTest", "x"))
+    lab.run(until="5s")
+    e = lab.trace.of_kind("consumed")[0]
+    rows.append([listener.__name__, e.get("return_type"), e.get("status"), len(lab.trace.of_kind("send_back"))])
+print(table(rows, ["listener", "ConsumeReturnType", "effective status", "send-backs"]))
+
+# %% [markdown]
+# `ConsumeReturnType` is only a label for statistics and hooks. What happens next depends on the *effective* status:
+# `ConsumeRequest.run` turns a null status (returned, or left by an exception it caught) into `RECONSUME_LATER`.
+
+# %% [markdown]
+# ## ackIndex: partial success of a batch
+
+# %%
+def first_two_ok(msgs, ctx):
+    """Acknowledge msgs[0..1] of the batch; the rest count as failed."""
+    ctx.ack_index = 1
+    return CONSUME_SUCCESS
+
+
+# %% [markdown]
+# ### Exercise 1 — predict, then run
+# A batch of 4 messages (`consume_message_batch_max_size=4`) returns `CONSUME_SUCCESS` with `ack_index = 1`.
+# How many messages are sent back for retry?
+
+# %% nbgrader={"grade": false, "grade_id": "ex02a_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_1 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_1 = 2
+### END SOLUTION
+
+# %%
+lab, p, c = one_queue_lab(first_two_ok, consume_message_batch_max_size=4, start="10s")
+for i in range(4):
+    lab.at("1s", p.send, Message("TopicTest", f"m{i}"))
+lab.run(until="11s")
+show_trace(lab.trace, "send_back")
+
+# %% nbgrader={"grade": true, "grade_id": "ex02a_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("02a.1", answer_1, len(lab.trace.of_kind("send_back")))
+### BEGIN HIDDEN TESTS
+assert_right("02a.1")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Where a failed message goes: `%RETRY%<group>`
+# `sendMessageBack` asks the broker (`CONSUMER_SEND_MSG_BACK`, with the message's CommitLog offset) to store it again
+# under `%RETRY%cg`, delayed. Here the first delivery fails and the retry succeeds:
+
+# %%
+def fails_once_lab():
+    """One message at 1 s; its first delivery fails, the retry succeeds."""
+    lab, p, c = one_queue_lab(lambda m, ctx: RECONSUME_LATER if m[0].reconsume_times == 0 else CONSUME_SUCCESS)
+    lab.at("1s", p.send, Message("TopicTest", "x"))
+    return lab
+
+
+# %%
+lab = fails_once_lab()
+lab.run(until="20s")
+show_trace(lab.trace, "delivered", "send_back", "scheduled", "delay_delivered", msg_id="M0001")
+
+# %% [markdown]
+# The broker stored the retry in `SCHEDULE_TOPIC_XXXX` with a delay level, and the ScheduleMessageService moved it to
+# `%RETRY%cg` when it was due. c1 subscribed `%RETRY%cg` by itself at start (CLUSTERING); the listener still sees
+# `topic=TopicTest` (`resetRetryAndNamespace`).
+#
+# The listener left `ctx.delay_level_when_next_consume` at 0, so the broker picked the level:
+# **3 + the stored `reconsumeTimes`** (levels: 1 s, 5 s, 10 s, 30 s, 1 min, 2 min, … — lab 03 has them all).
+
+# %% [markdown]
+# ### Exercise 2 — predict, then run
+# The message is sent at 1 s and fails on its first **two** deliveries. At which second does its third delivery start?
+
+# %% nbgrader={"grade": false, "grade_id": "ex02a_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_2 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_2 = 41
+### END SOLUTION
+
+# %%
+lab, p, c = one_queue_lab(lambda m, ctx: RECONSUME_LATER if m[0].reconsume_times < 2 else CONSUME_SUCCESS)
+lab.at("1s", p.send, Message("TopicTest", "x"))
+lab.run(until="2m")
+show_trace(lab.trace, "delivered", "send_back", "scheduled", msg_id="M0001")
+third = lab.trace.of_kind("delivered")[2]
+
+# %% nbgrader={"grade": true, "grade_id": "ex02a_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("02a.2", answer_2, third.time_ms // 1000)
+### BEGIN HIDDEN TESTS
+assert_right("02a.2")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## The retry count travels with the message
+# Each delivery above showed a growing `reconsume_times`. Where does the broker keep it?
+#
+# ### Exercise 3 — predict, then run
+# On its second delivery the listener reads `msgs[0].reconsume_times` and `msgs[0].properties.get("RECONSUME_TIME")`.
+# What does it get? Answer as a pair `(reconsume_times, property)`.
+
+# %% nbgrader={"grade": false, "grade_id": "ex02a_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_3 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_3 = (1, None)
+### END SOLUTION
+
+# %%
+seen = []
+
+
+def peek(msgs, ctx):
+    """Record what the listener can read about the retry count, then fail once."""
+    m = msgs[0]
+    seen.append((m.reconsume_times, m.properties.get("RECONSUME_TIME")))
+    return RECONSUME_LATER if m.reconsume_times == 0 else CONSUME_SUCCESS
+
+
+lab, p, c = one_queue_lab(peek)
+lab.at("1s", p.send, Message("TopicTest", "x"))
+lab.run(until="20s")
+print(table([[m.topic, m.queue_id, m.reconsume_times] for m in lab.brokers["broker-a"].commit_log.live()],
+            ["CommitLog entry", "queue", "reconsume_times"]))
+
+# %% nbgrader={"grade": true, "grade_id": "ex02a_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("02a.3", answer_3, seen[1])
+### BEGIN HIDDEN TESTS
+assert_right("02a.3")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# > **Common belief vs. the source.** "The retry count is the `RECONSUME_TIME` property." — `reconsumeTimes` is a
+# > field of every CommitLog record (field 13, written by `CommitLog`'s append callback, read back into
+# > `MessageExt.reconsumeTimes`). `asyncConsumerSendMsgBack` stores the new copy with `reconsumeTimes + 1` and copies the
+# > original's properties, which have no count; the schedule service keeps the field when it moves the copy to
+# > `%RETRY%`. The property exists only while a client sends to a `%RETRY%` topic itself: `sendKernelImpl` moves it
+# > into the request header (lab 02b).
+
+# %% [markdown]
+# ## Watch it step by step
+# `fails_once_lab()` in a `Dashboard`: Step / Play / Jump replay it — the send-back, the wait in
+# `SCHEDULE_TOPIC_XXXX`, the move to `%RETRY%cg` and the second delivery.
+
+# %% tags=["nbval-ignore-output"]
+from widgets.dashboard import Dashboard
+
+dash = Dashboard(fails_once_lab, horizon="30s")
+dash
+
+# %% [markdown]
+# ## Key points
+# - Failure = `RECONSUME_LATER`, null, an exception, or `ackIndex` < size−1; all are the same afterwards.
+# - A failed message is sent back to the broker, which stores a delayed copy for `%RETRY%<group>`: level
+#   3 + `reconsumeTimes` unless the listener set `delayLevelWhenNextConsume`.
+# - `reconsumeTimes` is a field of the stored message, counted by the broker at each send-back.
+# - Next: [02b](02b_send_back_failures.ipynb) — when the send-back itself fails, slow listeners, and per-instance limits.
+
+# %% [markdown]
+# ## Your score
+# Run this cell last: one line per exercise of this lab, from the checks you ran.
+
+# %%
+score("02a")

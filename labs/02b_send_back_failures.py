@@ -1,0 +1,259 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [Index](README.md) · [← Back](02a_consume_failure_send_back.ipynb) · [Next →](03_delay_levels_schedule.ipynb)
+
+# %% [markdown]
+# # 02b · When the send-back fails, slow listeners, and per-instance limits
+#
+# **Goal:** follow a failed message when `CONSUMER_SEND_MSG_BACK` itself fails, see what a listener that runs too long
+# causes, and see whose `maxReconsumeTimes` decides.
+# Source: `client/.../impl/consumer/DefaultMQPushConsumerImpl.java` (`sendMessageBack`),
+# `client/.../impl/consumer/ConsumeMessageConcurrentlyService.java` (`processConsumeResult`, `cleanExpireMsg`),
+# `client/.../impl/consumer/ProcessQueue.java` (`cleanExpiredMsg`).
+
+# %%
+from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, after
+from rmqlab.exercises import assert_right, check, score, show_trace
+
+CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+RECONSUME_LATER = ConsumeConcurrentlyStatus.RECONSUME_LATER
+SEED = 7
+
+
+# %%
+def one_queue_lab(listener, **consumer_options):
+    """One broker, a one-queue TopicTest, one consumer c1 of group cg."""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg")
+    c = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=listener, name="c1", **consumer_options)
+    return lab, p, c
+
+
+def fails_once(msgs, ctx):
+    """Fail the first delivery, succeed on the retry."""
+    return RECONSUME_LATER if msgs[0].reconsume_times == 0 else CONSUME_SUCCESS
+
+
+# %% [markdown]
+# ## A tiny run: the broker refuses the send-back
+# broker-a answers `CONSUMER_SEND_MSG_BACK` with an error (`reject_send_back=True`). `sendMessageBack` catches it and
+# produces the retry itself: a new message to `%RETRY%cg`, sent by the consumer's internal producer
+# (`CLIENT_INNER_PRODUCER`), with `RECONSUME_TIME` = rt + 1 and delay level 3 + rt.
+
+# %%
+lab, p, c = one_queue_lab(fails_once)
+lab.set_broker_fault("broker-a", reject_send_back=True)
+lab.at("1s", p.send, Message("TopicTest", "x"))
+lab.run(until="20s")
+show_trace(lab.trace, "delivered", "send_back", "send_back_fallback", "scheduled", msg_id="M0001")
+
+
+# %% [markdown]
+# ## Both fail: the 5 s local retry
+# Now the link c1 ↔ broker-a breaks while the listener runs: the send-back **and** the fallback (a SYNC send, 3
+# attempts) fail. `processConsumeResult` adds 1 to the message's `reconsumeTimes` *in memory*, keeps it in the
+# ProcessQueue (its offset stays pinned) and submits it again locally after 5000 ms.
+
+# %%
+def fails_until_20s(msgs, ctx):
+    """Take 1 s and fail, until virtual time 20 s."""
+    return after("1s", RECONSUME_LATER) if lab.now < 20_000 else CONSUME_SUCCESS
+
+
+# %% [markdown]
+# ### Exercise 1 — predict, then run
+# The partition heals at 12 s. When the send-back finally succeeds, which `reconsume_times` does the broker store
+# on the retry copy? (The listener will have seen 0, 1, 2.)
+
+# %% nbgrader={"grade": false, "grade_id": "ex02b_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_1 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_1 = 1
+### END SOLUTION
+
+# %%
+lab, p, c = one_queue_lab(fails_until_20s)
+lab.at("1s", p.send, Message("TopicTest", "x"))
+lab.at("1500ms", lab.partition, "c1", "broker-a")
+lab.at("12s", lab.partition, "c1", "broker-a", heal=True)
+lab.run(until="40s")
+show_trace(lab.trace, "delivered", "send_back", "send_back_fallback", "local_retry", "scheduled", "fault",
+           fields=("reconsume_times", "ok", "level", "retry_in_ms", "fault"))
+retry_copy = lab.trace.of_kind("scheduled")[0]
+
+# %% nbgrader={"grade": true, "grade_id": "ex02b_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("02b.1", answer_1, retry_copy.get("reconsume_times"))
+### BEGIN HIDDEN TESTS
+assert_right("02b.1")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# > **Common belief vs. the source.** "A failed send-back loses the message." — The client falls back to producing a
+# > `%RETRY%` message; if that fails too it re-consumes locally every 5000 ms, keeping the offset pinned.
+
+# %% [markdown]
+# The same 5000 ms appears once more in `ConsumeMessageConcurrentlyService`: when the consume thread pool rejects a
+# `ConsumeRequest` (`RejectedExecutionException` in `submitConsumeRequest`), the request is submitted again 5 s later.
+# The pool's queue is unbounded, so in 4.9.7 that happens only while the pool is shutting down. This lab's engine has
+# no rejecting pool, so there is no run for it here.
+
+# %% [markdown]
+# ## A listener that runs past `consumeTimeout`
+# Slowness is not a failure: a late `CONSUME_SUCCESS` stays a success (`ConsumeReturnType.TIME_OUT` is only a
+# statistics label). But every `consumeTimeout` minutes (15, from the consumer's start) `cleanExpireMsg` looks at the
+# **lowest-offset** message of each ProcessQueue; if it started more than 15 minutes ago, the client sends it back
+# (delay level 3) and removes it from the ProcessQueue. The listener thread is not interrupted.
+
+# %%
+def slow_first(msgs, ctx):
+    """The first delivery takes 40 minutes and succeeds; any later one is instant."""
+    return after("40m", CONSUME_SUCCESS) if msgs[0].reconsume_times == 0 else CONSUME_SUCCESS
+
+
+def slow_lab():
+    """One message at 1 s, consumed by ``slow_first``."""
+    lab, p, c = one_queue_lab(slow_first)
+    lab.at("1s", p.send, Message("TopicTest", "x"))
+    return lab
+
+
+# %% [markdown]
+# ### Exercise 2 — predict, then run
+# The message is delivered at 1 s and its listener call runs for 40 minutes. At which second does its **second**
+# delivery start?
+
+# %% nbgrader={"grade": false, "grade_id": "ex02b_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_2 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_2 = 1810
+### END SOLUTION
+
+# %%
+lab = slow_lab()
+lab.run(until="1h")
+show_trace(lab.trace, "delivered", "consumed", "clean_expired", "send_back", msg_id="M0001")
+second = lab.trace.of_kind("delivered")[1]
+
+# %% nbgrader={"grade": true, "grade_id": "ex02b_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("02b.2", answer_2, second.time_ms // 1000)
+### BEGIN HIDDEN TESTS
+assert_right("02b.2")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Two `consumed` rows for one message: the retry ran while the first call was still running. If the slow call had
+# returned `RECONSUME_LATER` instead, 4.9.7 would also send *that* result back — a second retry copy
+# (`processConsumeResult` does not check whether `cleanExpiredMsg` already removed the message):
+
+# %%
+lab, p, c = one_queue_lab(lambda m, ctx: after("40m", RECONSUME_LATER) if m[0].reconsume_times == 0 else CONSUME_SUCCESS)
+lab.at("1s", p.send, Message("TopicTest", "x"))
+lab.run(until="1h")
+show_trace(lab.trace, "delivered", "clean_expired", "send_back", msg_id="M0001")
+
+# %% [markdown]
+# > **Common belief vs. the source.** "A consume timeout counts as a failure and is retried." — The listener's status is
+# > kept. `ProcessQueue.cleanExpiredMsg` sends back a message that is still *running*, so the message is consumed twice
+# > (or more): make listeners idempotent, and keep them well under `consumeTimeout`.
+
+# %% [markdown]
+# ## Whose `maxReconsumeTimes`?
+# `maxReconsumeTimes` is a consumer-instance setting, not a group setting: each instance sends its own value in every
+# `CONSUMER_SEND_MSG_BACK` header, and the broker compares the stored `reconsumeTimes` with *that* value. Two instances
+# of group cg, c1 with `max_reconsume_times=1` and c2 with 3, on two brokers: each owns one broker's TopicTest queue
+# and that broker's `%RETRY%cg` queue (AVG allocation), so each message stays with one instance.
+
+# %%
+def always_fails(msgs, ctx):
+    """Never succeed."""
+    return RECONSUME_LATER
+
+
+lab = Lab(seed=SEED)
+lab.add_broker("broker-a")
+lab.add_broker("broker-b")
+lab.create_topic("TopicTest", queues=1)
+p = lab.add_producer("pg", send_which_queue_start=0)
+lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c1", max_reconsume_times=1)
+lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c2", max_reconsume_times=3)
+lab.at("5s", p.send, Message("TopicTest", "lands on broker-b"))
+lab.at("5s", p.send, Message("TopicTest", "lands on broker-a"))
+lab.run(until="10m")
+show_trace(lab.trace, "delivered", "dead_lettered", fields=("queue", "reconsume_times"))
+
+# %% [markdown]
+# ### Exercise 3 — predict, then run
+# One broker now, TopicTest with **2** queues, the same c1 (max 1) and c2 (max 3). AVG gives c1 TopicTest queue 0 and
+# c2 queue 1; `%RETRY%cg` has one queue. One always-failing message is sent to queue 1. How many times is it delivered
+# before it reaches `%DLQ%cg`?
+
+# %% nbgrader={"grade": false, "grade_id": "ex02b_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_3 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_3 = 2
+### END SOLUTION
+
+# %%
+lab = Lab(seed=SEED)
+lab.add_broker("broker-a")
+lab.create_topic("TopicTest", queues=2)
+p = lab.add_producer("pg", send_which_queue_start=0)
+lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c1", max_reconsume_times=1)
+lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c2", max_reconsume_times=3)
+lab.at("5s", p.send, Message("TopicTest", "to queue 1"))
+lab.run(until="10m")
+show_trace(lab.trace, "delivered", "send_back", "dead_lettered", fields=("queue", "reconsume_times", "max_reconsume_times"))
+deliveries = len(lab.trace.of_kind("delivered"))
+
+# %% nbgrader={"grade": true, "grade_id": "ex02b_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("02b.3", answer_3, deliveries)
+### BEGIN HIDDEN TESTS
+assert_right("02b.3")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# > **Common belief vs. the source.** "`maxReconsumeTimes` is a property of the consumer group." — It is a field of
+# > each `DefaultMQPushConsumer` (−1 → 16), sent in each send-back header (`ConsumerSendMsgBackRequestHeader`), and the
+# > broker uses whatever the *current* sender says (`asyncConsumerSendMsgBack`). Give every instance of a group the same
+# > value, or retries depend on which instance happens to hold the retry queue.
+
+# %% [markdown]
+# ## Watch it step by step
+# `slow_lab()` in a `Dashboard`: jump to the `clean_expired` event and step on — the retry copy is delivered and
+# consumed while the first listener call is still running.
+
+# %% tags=["nbval-ignore-output"]
+from widgets.dashboard import Dashboard
+
+dash = Dashboard(slow_lab, horizon="45m")
+dash
+
+# %% [markdown]
+# ## Key points
+# - Send-back fails → the client produces the `%RETRY%` message itself → if that fails too, a local retry after 5 s
+#   with the offset pinned; the in-memory count is not what the broker judges.
+# - A listener running past `consumeTimeout` is sent back by `cleanExpiredMsg` while it still runs: two consumptions.
+# - `maxReconsumeTimes` travels with each send-back: instances with different values dead-letter at different counts.
+
+# %% [markdown]
+# ## Your score
+# Run this cell last: one line per exercise of this lab, from the checks you ran.
+
+# %%
+score("02b")

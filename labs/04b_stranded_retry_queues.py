@@ -1,0 +1,152 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [Index](README.md) · [← Back](04_dead_letter_queue.ipynb) · [Next →](05_offsets_process_queue.ipynb)
+
+# %% [markdown]
+# # 04b · Stranded retries: raising `retryQueueNums` on a running group
+#
+# **Goal:** see why more retry queues, configured late, hide retries from every consumer, and how an operator frees them.
+# Source: `broker/.../processor/SendMessageProcessor.java` (`asyncConsumerSendMsgBack`),
+# `broker/.../processor/ClientManageProcessor.java` (`heartBeat`), `broker/.../topic/TopicConfigManager.java`
+# (`createTopicInSendMessageBackMethod`), `client/.../impl/consumer/RebalanceService.java`.
+
+# %%
+from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, check_invariants
+from rmqlab.exercises import assert_right, check, score, show_trace, table
+
+CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+RECONSUME_LATER = ConsumeConcurrentlyStatus.RECONSUME_LATER
+SEED = 7
+
+
+# %%
+def fails_once(msgs, ctx):
+    """Fail the first delivery, succeed on the retry."""
+    return RECONSUME_LATER if msgs[0].reconsume_times == 0 else CONSUME_SUCCESS
+
+
+def raised_late():
+    """c1 of group cg starts; then an operator raises cg's retryQueueNums from 1 to 4; four messages fail once at 1 s."""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=fails_once, name="c1")
+    lab.update_subscription_group("cg", retry_queue_nums=4)
+    for i in range(4):
+        lab.at("1s", p.send, Message("TopicTest", f"x{i}"))
+    return lab
+
+
+# %% [markdown]
+# Two facts from the broker: it creates `%RETRY%<group>` with `retryQueueNums` queues when the group's first consumer
+# heartbeats (`ClientManageProcessor`), and every send-back puts the retry in queue `random % retryQueueNums` of that
+# topic (`asyncConsumerSendMsgBack`). Here an operator raises cg's `retryQueueNums` from 1 to 4 *after* c1 started
+# (`mqadmin updateSubGroup -g cg -q 4`), to spread the retries over four queues.
+#
+# ### Exercise 1 — predict, then run
+# After the update, how many read queues does the route of `%RETRY%cg` list?
+
+# %% nbgrader={"grade": false, "grade_id": "ex04b_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_1 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_1 = 1
+### END SOLUTION
+
+# %% [markdown]
+# ## A tiny run: four messages fail once
+
+# %%
+lab = raised_late()
+lab.run(until="61s")
+route = lab.namesrv.route("%RETRY%cg")
+show_trace(lab.trace, "admin", "stored", fields=("command", "retry_queue_nums", "topic", "queue_id"))
+print("route of %RETRY%cg:", [(q.broker_name, q.read_queue_nums, q.write_queue_nums) for q in route.queue_datas])
+
+# %% nbgrader={"grade": true, "grade_id": "ex04b_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("04b.1", answer_1, route.queue_datas[0].read_queue_nums)
+### BEGIN HIDDEN TESTS
+assert_right("04b.1")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The send-backs drew queues 0–3 (each draw is random), and the broker stored every retry where it was told: the
+# send-back path never compares the queue id with the topic's queue count. Only the retries in queue 0 can be
+# delivered; the others sit in queues that no route lists, so no consumer ever pulls them. The invariant checker
+# calls them *stranded*:
+
+# %%
+report = check_invariants(lab)
+print(table([[msg, fate] for (_, msg), fate in sorted(report.fates.items())], ["message", "fate at 61 s"]))
+print(report.violations[0].detail)
+
+# %% [markdown]
+# `mqadmin updateTopic -t %RETRY%cg -r 4 -w 4` lists the four queues. The broker registers the new route with the
+# name server at once; the consumer re-reads routes every 30 s (`pollNameServerInterval`, first poll 10 ms after start)
+# and assigns queues only at its rebalance, every 20 s (`RebalanceService`, from its start at 0 s).
+#
+# ### Exercise 2 — predict, then run
+# The operator runs `updateTopic` at 61 s. At which second is the first stranded retry delivered?
+
+# %% nbgrader={"grade": false, "grade_id": "ex04b_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_2 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_2 = 100
+### END SOLUTION
+
+# %%
+lab.update_topic("%RETRY%cg", queues=4)
+lab.run(until="3m")
+freed = [e for e in lab.trace.of_kind("delivered") if e.get("reconsume_times") == 1 and not e.get("queue").endswith(":0")]
+show_trace(freed, fields=("queue", "reconsume_times"))
+
+# %% nbgrader={"grade": true, "grade_id": "ex04b_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("04b.2", answer_2, freed[0].time_ms // 1000)
+### BEGIN HIDDEN TESTS
+assert_right("04b.2")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# > **Common belief vs. the source.** "Raising `retryQueueNums` spreads retries over more queues." — `%RETRY%<group>`
+# > keeps the queue count it got at the first heartbeat (`createTopicInSendMessageBackMethod` returns an existing topic
+# > as is), and nothing checks the random queue id against it: the retry is stored in a queue no consumer reads.
+# > Set it before the group first starts, or run `updateTopic` on the retry topic too — and expect the freed retries up
+# > to a route poll plus a rebalance later.
+
+# %% [markdown]
+# ## Watch it step by step
+# `raised_late()` in a `Dashboard`: watch the retries land in queues 1–3 of `%RETRY%cg` and stay there.
+
+# %% tags=["nbval-ignore-output"]
+from widgets.dashboard import Dashboard
+
+dash = Dashboard(raised_late, horizon="61s")
+dash
+
+# %% [markdown]
+# ## Key points
+# - `%RETRY%<group>` is created once, at the group's first heartbeat, with the `retryQueueNums` of that moment.
+# - A send-back picks `random % retryQueueNums` with the *current* setting; a queue beyond the topic's count is stored
+#   but never pulled.
+# - `updateTopic` on the retry topic frees them after the next route poll and rebalance.
+
+# %% [markdown]
+# ## Your score
+# Run this cell last: one line per exercise of this lab, from the checks you ran.
+
+# %%
+score("04b")
