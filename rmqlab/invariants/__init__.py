@@ -49,10 +49,19 @@ The invariants (``Violation.invariant`` names):
     broker lock on that queue. A listener that was already running when the lock expired or was
     taken over may still finish and succeed: the documented expiry race, counted as
     ``expiry_races`` in the report, not a violation.
+``settled``
+    Liveness: once every injected fault has healed and the run stayed quiet for the drain bound (route poll
+    30 s, rebalance 20 s, channel expiry 120 s, held-pull timeout 31 s, pull expiry 120 s, lock lease 60 s, the
+    retry delay schedule of levels 3 … 18 and two ``consumeTimeout`` periods: 5 h 25 min 40 s by default, see
+    :mod:`.settled`), every message is consumed, dead-lettered, dropped for a documented reason or stranded. A
+    copy still in flight then is stuck: a violation with the message's story. Not applied to an audience with
+    no running instance or to a queue whose listener still runs (faults that never healed);
+    ``InvariantReport.settlement`` says whether the rule applied and why.
 
 Each rule lives in its own module, on a shared :class:`~.context.CheckContext` (the trace indexed
 once): :mod:`.produced` (producer_duplicate), :mod:`.deliveries` (redelivery), :mod:`.accounting` with
-:mod:`.in_flight` (accounted, duplicate), :mod:`.offsets`, :mod:`.locks` and :mod:`.ordering`.
+:mod:`.in_flight` and :mod:`.settled` (accounted, duplicate, settled), :mod:`.offsets`, :mod:`.locks` and
+:mod:`.ordering`.
 """
 
 from __future__ import annotations

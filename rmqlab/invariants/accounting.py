@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from ..message import RETRY_PREFIX
 from ..trace import EventKind, TraceEvent
 from .in_flight import waiting_copies
+from .settled import can_drain, queues_with_running_listener, settlement
 
 if TYPE_CHECKING:
     from .context import CheckContext
@@ -52,6 +53,9 @@ def account(
             delivered_to.add((ctx.by_actor[e.actor].key, e.msg_id))
     starts = _first_starts(ctx)
     waiting = {key: waiting_copies(ctx.snap, a) for key, a in sorted(ctx.audiences.items())}
+    settled = ctx.report.settlement = settlement(ctx)
+    draining = {key: settled.settled and can_drain(ctx, a) for key, a in ctx.audiences.items()}
+    listening = {key: queues_with_running_listener(ctx, a) for key, a in ctx.audiences.items()}
     counts["produced"] = len(copies)
     counts["produced_copies"] = sum(len(v) for v in copies.values())
     for msg_id, stored in sorted(copies.items()):
@@ -72,7 +76,7 @@ def account(
             counts["unsubscribed"] += 1
         for audience in sorted(audiences, key=lambda a: a.key):
             key = (audience.key, msg_id)
-            in_flight, stranded = waiting[audience.key]
+            in_flight, stranded, queue_of = waiting[audience.key]
             wins = successes.get(key, [])
             if wins:
                 fate = "consumed"
@@ -83,6 +87,16 @@ def account(
             elif msg_id in in_flight:
                 fate = "in_flight:" + in_flight[msg_id]
                 counts["in_flight"] += 1
+                queue = queue_of.get(msg_id, "")
+                if draining[audience.key] and queue not in listening[audience.key]:
+                    ctx.violate(
+                        "settled",
+                        msg_id,
+                        ctx.lab.now,
+                        f"still {in_flight[msg_id].replace('_', ' ')} in {queue} for {audience.key} at the end of a "
+                        f"settled run ({settled.reason}): stuck, not waiting",
+                        ctx.by_msg[msg_id],
+                    )
             elif msg_id in stranded:
                 fate = "stranded"
                 mq, read_queues = stranded[msg_id]

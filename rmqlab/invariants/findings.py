@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..trace import TraceEvent
+from .settled import Settlement
 
 __all__ = ["INVARIANTS", "MAX_TRACE_EVENTS", "InvariantReport", "Violation"]
 
@@ -18,6 +19,7 @@ INVARIANTS = (
     "orderly_queue_order",
     "single_lock_holder",
     "consume_under_lock",
+    "settled",
 )
 """Every invariant name a :class:`Violation` can carry."""
 
@@ -53,6 +55,13 @@ class InvariantReport:
     fates: dict[tuple[str, str], str] = field(default_factory=dict)
     """(audience, msg id) → ``consumed`` / ``dlq`` / ``broadcast_dropped`` / ``in_flight:<where>`` / ``stranded`` /
     ``lost``."""
+    settlement: Settlement | None = None
+    """Whether the run was settled (every fault healed, quiet for the drain bound); see :mod:`.settled`."""
+
+    @property
+    def settled(self) -> bool:
+        """True when the settled-run rule applied: then nothing may be left in flight."""
+        return self.settlement is not None and self.settlement.settled
 
     @property
     def ok(self) -> bool:
@@ -77,6 +86,8 @@ class InvariantReport:
             f" {c['redeliveries']} redeliveries, {c['expiry_races']} expiry races",
             f"  offsets: {c['offset_commits']} broker commits, {c['offset_backward_allowed']} allowed moves back",
         ]
+        if self.settlement is not None:
+            lines.append(f"  {'settled' if self.settlement.settled else 'not settled'}: {self.settlement.reason}")
         in_flight = sorted((k, v) for k, v in c.items() if k.startswith("in_flight:"))
         if in_flight:
             lines.append("  in flight: " + ", ".join(f"{k.split(':', 1)[1]} {v}" for k, v in in_flight))

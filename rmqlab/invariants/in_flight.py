@@ -28,13 +28,17 @@ if TYPE_CHECKING:
 __all__ = ["committed_offset", "waiting_copies"]
 
 
-def waiting_copies(snap: LabSnapshot, audience: Audience) -> tuple[dict[str, str], dict[str, tuple[MessageQueue, int]]]:
+def waiting_copies(
+    snap: LabSnapshot, audience: Audience
+) -> tuple[dict[str, str], dict[str, tuple[MessageQueue, int]], dict[str, str]]:
     """Where copies still wait for this audience (state, not trace), in one pass over the snapshot's stores.
 
-    Returns msg id → where it is in flight (``process_queue``, ``scheduled``, ``stored``), and msg id →
-    (queue, the topic's read queue count) for copies stranded in a queue the route does not list.
+    Returns msg id → where it is in flight (``process_queue``, ``scheduled``, ``stored``), msg id →
+    (queue, the topic's read queue count) for copies stranded in a queue the route does not list, and msg id →
+    the queue (``str(mq)``) it waits in.
     """
     found: dict[str, str] = {}
+    queue_of: dict[str, str] = {}
     stranded: dict[str, tuple[MessageQueue, int]] = {}
     topics = audience.topics()
     clients = {c.client_id for c in audience.consumers}
@@ -46,6 +50,7 @@ def waiting_copies(snap: LabSnapshot, audience: Audience) -> tuple[dict[str, str
                 continue
             for msg_id in (*pq.msg_tree_ids, *pq.consuming_ids):
                 found.setdefault(msg_id, "process_queue")
+                queue_of.setdefault(msg_id, pq.queue)
     for queue in snap.queues:
         read_queues = None
         if queue.topic == SCHEDULE_TOPIC:
@@ -69,9 +74,10 @@ def waiting_copies(snap: LabSnapshot, audience: Audience) -> tuple[dict[str, str
                     continue
             if read_queues is None:
                 found.setdefault(cell.msg_id, where)
+                queue_of.setdefault(cell.msg_id, queue.name)
             else:
                 stranded.setdefault(cell.msg_id, (queue.mq, read_queues))
-    return found, stranded
+    return found, stranded, queue_of
 
 
 def committed_offset(snap: LabSnapshot, audience: Audience, mq: MessageQueue) -> int:

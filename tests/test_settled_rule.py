@@ -1,0 +1,75 @@
+"""The checker's settled-run rule: once every fault has healed and the run stayed quiet for the drain bound,
+a message still in flight is a violation with its story, not a fate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rmqlab import HANG, EventKind, Lab, Message, check_invariants
+from rmqlab import ConsumeConcurrentlyStatus as C
+from rmqlab import ConsumeOrderlyStatus as O
+from rmqlab.invariants.settled import MECHANICS_MS, drain_bound_ms
+
+HOUR = 3_600_000
+BOUND = 19_540_000
+"""10 min of machinery + levels 3..18 (4 h 45 min 40 s) + two 15 min consumeTimeouts = 5 h 25 min 40 s."""
+
+
+def _lab(listener: Any, *, orderly: bool = False) -> tuple[Lab, Any]:
+    lab = Lab(seed=5)
+    lab.add_broker("broker-a")
+    lab.create_topic("T", queues=2)
+    producer = lab.add_producer("pg")
+    consumer = lab.add_consumer("g", subscribe={"T": "*"}, listener=listener, orderly=orderly, name="c1")
+    return lab, (producer, consumer)
+
+
+def test_the_drain_bound_with_the_default_delay_levels() -> None:
+    lab = Lab()
+    assert drain_bound_ms(lab.delay_levels.delays_ms, 15) == BOUND == MECHANICS_MS + 17_140_000 + 1_800_000
+
+
+def test_a_drained_settled_run_is_ok_and_says_settled() -> None:
+    lab, (producer, _) = _lab(lambda msgs, ctx: C.CONSUME_SUCCESS)
+    lab.at(1000, producer.send, Message("T", "a"))
+    lab.at(2000, lab.broker_down, "broker-a")
+    lab.at(60_000, lab.broker_up, "broker-a")
+    lab.run(until=60_000 + BOUND)
+    report = check_invariants(lab)
+    assert report.ok and report.settled, str(report)
+    assert f"settled: quiet for {BOUND} ms since 60000 ms (drain bound {BOUND} ms)" in str(report)
+
+
+def test_a_message_still_in_flight_at_the_end_of_a_settled_run_is_a_violation_with_its_story() -> None:
+    """An orderly message suspended forever (maxReconsumeTimes −1 = Integer.MAX_VALUE) never drains."""
+    lab, (producer, _) = _lab(lambda msgs, ctx: O.SUSPEND_CURRENT_QUEUE_A_MOMENT, orderly=True)
+    lab.at(1000, producer.send, Message("T", "a"))
+    early = check_invariants(lab.run(until=HOUR))
+    assert early.ok and not early.settled and early.fates[("group:g", "M0001")] == "in_flight:process_queue"
+    assert f"not settled: quiet for {HOUR - 1000} ms since 1000 ms, less than the drain bound" in str(early)
+    lab.run(until=1000 + BOUND)
+    report = check_invariants(lab)
+    assert not report.ok and report.settled
+    (violation,) = report.violations
+    assert (violation.invariant, violation.msg_id) == ("settled", "M0001")
+    assert violation.detail.startswith("still process queue in T@broker-a:")
+    assert "for group:g at the end of a settled run (quiet for" in violation.detail
+    assert {e.kind for e in violation.trace} >= {EventKind.DELIVERED, EventKind.SUSPENDED}
+
+
+def test_faults_left_on_or_no_running_consumer_or_a_hanging_listener_keep_in_flight_a_fate() -> None:
+    lab, (producer, consumer) = _lab(lambda msgs, ctx: C.CONSUME_SUCCESS)
+    lab.at(1000, lab.set_broker_fault, "broker-a", reject_send_back=True)
+    lab.at(2000, consumer.crash)
+    lab.at(3000, producer.send, Message("T", "a"))
+    report = check_invariants(lab.run(until=2 * BOUND))
+    assert report.ok and not report.settled
+    assert "faults still on at the end: broker-a reject_send_back=True" in str(report)
+    lab.set_broker_fault("broker-a", reject_send_back=False)
+    report = check_invariants(lab.run(until=4 * BOUND))
+    assert report.ok and report.settled and report.fates[("group:g", "M0001")] == "in_flight:stored"  # nobody runs
+
+    hung, (producer, _) = _lab(lambda msgs, ctx: HANG, orderly=True)
+    hung.at(1000, producer.send, Message("T", "a"))
+    report = check_invariants(hung.run(until=1000 + BOUND))
+    assert report.ok and report.settled and report.fates[("group:g", "M0001")] == "in_flight:process_queue"
