@@ -20,10 +20,14 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
     return [{"module": "widgets.nodelay"}]
 
 
+_patched: list[Any] = []
+"""The handler class once patched (a server loads extensions once, but a test may start several)."""
+
+
 def _load_jupyter_server_extension(serverapp: Any) -> None:
     from jupyter_server.services.kernels.websocket import KernelWebsocketHandler
 
-    if getattr(KernelWebsocketHandler, "_rmqlab_nodelay", False):
+    if KernelWebsocketHandler in _patched:
         return
     original = KernelWebsocketHandler.open
 
@@ -32,5 +36,5 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
         return await original(self, *args, **kwargs)
 
     KernelWebsocketHandler.open = open_without_nagle  # type: ignore[method-assign]
-    KernelWebsocketHandler._rmqlab_nodelay = True  # type: ignore[attr-defined]
+    _patched.append(KernelWebsocketHandler)
     serverapp.log.info("widgets.nodelay: TCP_NODELAY on kernel websockets")
