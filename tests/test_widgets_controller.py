@@ -9,7 +9,8 @@ import pytest
 
 from rmqlab import EventKind, Lab
 from widgets import DEMO_KNOB_OPTIONS, DEMO_KNOBS, Controller, Dashboard, Replay, ReplayError, demo_lab
-from widgets.queue_view import QueueView
+from widgets.event_log import EventLog
+from widgets.offset_strip import OffsetStripView
 from widgets.replay import InjectedFault
 
 DEMO_STOPS_START = (3, 7, 12, 13, 17, 20, 21, 25, 28, 29, 30, 33, 38, 39)
@@ -103,12 +104,12 @@ def test_buttons_and_widgets_drive_the_same_methods():
 
 def test_views_receive_every_position():
     """Attached views are updated on each move and match the controller's snapshot."""
-    view = QueueView(kinds=("business",))
+    view = OffsetStripView(include_empty=False)
     c = Controller(demo_lab, views=[view], run_ahead=False)
     assert c.end is None
     c.seek(12)
     assert view.snapshot is c.snapshot
-    assert view.text.splitlines()[0] == "TopicTest@broker-a:0 [cg] 0:R | consumer=1 broker=- max=1"
+    assert view.text.splitlines()[0].startswith("c1 TopicTest@broker-a:0 0:R")
 
 
 def test_broken_factory_shows_an_error_and_disables_controls():
@@ -138,7 +139,7 @@ def test_factory_must_return_a_traced_lab():
 def test_view_exception_goes_to_its_debug_output():
     """A view whose model raises records the error in its Output; the controller keeps going."""
 
-    class Broken(QueueView):
+    class Broken(EventLog):
         def model(self, snap):
             raise ValueError("bad model")
 
@@ -361,7 +362,6 @@ def test_default_views_put_the_message_flow_above_the_tabs():
         "Topology",
         "Locks",
         "Events",
-        "Queues",
     ]
     assert [v.title for v in views if v.main] == ["Message flow"]
     d = Dashboard(demo_lab, knobs=DEMO_KNOBS, knob_options=DEMO_KNOB_OPTIONS)
@@ -393,7 +393,8 @@ def test_scene_views_draw_a_legend_and_the_dashboard_shows_text_legends():
     for v in scenes:
         assert v.current is not None and v.current.keys(role="legend"), v.title
 
-    class Legended(QueueView):
+    class Legended(EventLog):
+        title = "Queues"
         legend = "S stored · A acked"
 
     d = Dashboard(demo_lab, views=[Legended(), PlainQueueView()], run_ahead=False)
@@ -406,7 +407,7 @@ def test_scene_views_draw_a_legend_and_the_dashboard_shows_text_legends():
     assert bare is d.views[1]
 
 
-class PlainQueueView(QueueView):
+class PlainQueueView(EventLog):
     title = "plain"
 
 

@@ -2,29 +2,13 @@
 
 from __future__ import annotations
 
-from widgets import Controller, EventLog, LeaseView, OffsetStripView, QueueView, TopologyView, demo_lab
-from widgets.palette import OKABE_ITO, STATE_STYLE
-from widgets.snapshot import OffsetState
+from widgets import Controller, EventLog, LeaseView, OffsetStripView, TopologyView, demo_lab
 
 
 def drive(*views, k: int, factory=demo_lab):
     c = Controller(factory, views=list(views), run_ahead=False)
     c.seek(k)
     return c
-
-
-def test_queue_view_cells_are_coloured_lettered_and_titled():
-    """Sent-back offset 0 is vermillion with letter R; the consumer offset cell has a thick border."""
-    view = QueueView(kinds=("business",))
-    drive(view, k=28)
-    html = view.html.value
-    assert html.count('class="cell sent_back"') == 1
-    assert html.count('class="cell acked"') == 2
-    assert STATE_STYLE[OffsetState.SENT_BACK] == OKABE_ITO["vermillion"]
-    assert f"{OKABE_ITO['vermillion']};" in html
-    assert 'title="offset 0 · M0001 · sent_back"' in html
-    assert ">R</span>" in html and "max 2" in html
-    assert view.renders == 2  # the start position, then position 28
 
 
 def test_views_rerender_only_on_change():

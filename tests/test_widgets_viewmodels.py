@@ -9,9 +9,9 @@ import pytest
 from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, after
 from widgets import OffsetState, Replay, demo_lab, take_snapshot
 from widgets.event_log import event_log_model, event_log_text
+from widgets.flow_view import flow_view_model
 from widgets.lease_view import lease_model, lease_text
 from widgets.offset_strip import offset_strip_model, offset_strip_text
-from widgets.queue_view import queue_view_html, queue_view_model, queue_view_text
 from widgets.snapshot import ScheduleLevelSnap
 from widgets.topology_view import topology_model, topology_text
 
@@ -44,15 +44,13 @@ def test_slow_message_pins_the_committed_offset():
     """While M0001 is in its listener, M0002 and M0003 are acked but the TreeMap still holds offset 0."""
     snap = at(slow_first_lab, 20)
     assert snap.now_ms == 1020
-    vm = queue_view_model(snap, kinds=("business",))
-    row = vm.rows[0]
-    assert [(c.offset, c.msg_id, c.state) for c in row.cells] == [
+    (queue,) = [q for q in snap.queues if q.name == "TopicTest@broker-a:0"]
+    assert [(c.offset, c.msg_id, c.state_for("cg")) for c in queue.cells] == [
         (0, "M0001", OffsetState.CONSUMING),
         (1, "M0002", OffsetState.ACKED),
         (2, "M0003", OffsetState.ACKED),
     ]
-    assert (row.consumer_offset, row.broker_offset, row.max_offset) == (0, None, 3)
-    assert queue_view_text(vm).splitlines()[0] == "TopicTest@broker-a:0 [cg] >0:C 1:A 2:A | consumer=0 broker=- max=3"
+    assert (queue.max_offset, queue.committed) == (3, ())  # the broker has no offset for cg yet
     strips = offset_strip_model(snap, include_empty=False)
     assert offset_strip_text(strips) == "c1 TopicTest@broker-a:0 0:C 1:A 2:A | msg_tree_map=[0] committed=0 | holes 1 2"
 
@@ -61,8 +59,8 @@ def test_offset_moves_once_the_slow_message_returns():
     """At 3000 ms M0001 returns; the offset store jumps from 0 to 3."""
     snap = at(slow_first_lab, 22)
     assert snap.now_ms == 3000
-    line = queue_view_text(queue_view_model(snap, kinds=("business",))).splitlines()[0]
-    assert line == "TopicTest@broker-a:0 [cg] 0:A 1:A 2:A | consumer=3 broker=- max=3"
+    (queue,) = [q for q in snap.queues if q.name == "TopicTest@broker-a:0"]
+    assert [c.state_for("cg") for c in queue.cells] == [OffsetState.ACKED] * 3
     (strip,) = offset_strip_model(snap, include_empty=False).rows
     assert (strip.msg_tree_keys, strip.pointer("committed").offset, strip.holes) == ((), 3, ())
 
@@ -184,12 +182,15 @@ def test_a_queue_outside_the_route_says_it_is_never_pulled():
         ("%RETRY%cg@broker-a:1", False),
         ("%RETRY%cg@broker-a:3", False),
     ]
-    assert queue_view_text(queue_view_model(snap, kinds=("retry",))).splitlines()[:3] == [
-        "%RETRY%cg@broker-a:0 [cg] 0:A | consumer=1 broker=1 max=1",
-        "%RETRY%cg@broker-a:1 [cg] 0:S | consumer=- broker=- max=1 | not in the route: %RETRY%cg lists 1 read"
-        " queue(s), so it is never pulled",
-        "%RETRY%cg@broker-a:3 [cg] 0:S 1:S | consumer=- broker=- max=2 | not in the route: %RETRY%cg lists 1 read"
-        " queue(s), so it is never pulled",
+    places = {p.key: p for p in flow_view_model(snap).places}
+    assert [(k, places[k].note) for k in sorted(places) if k.startswith("queue:%RETRY%")] == [
+        ("queue:%RETRY%cg@broker-a:0", ""),
+        ("queue:%RETRY%cg@broker-a:1", "not in route"),
+        ("queue:%RETRY%cg@broker-a:3", "not in route"),
     ]
-    page = queue_view_html(queue_view_model(snap, kinds=("retry",)))
-    assert page.count('<strong class="unlisted">not in the route: %RETRY%cg lists 1 read queue(s)') == 2
+    cells = {q.name: [c.state_for("cg") for c in q.cells] for q in snap.queues if q.kind == "retry"}
+    assert cells == {
+        "%RETRY%cg@broker-a:0": [OffsetState.ACKED],
+        "%RETRY%cg@broker-a:1": [OffsetState.STORED],
+        "%RETRY%cg@broker-a:3": [OffsetState.STORED, OffsetState.STORED],
+    }

@@ -16,7 +16,6 @@ from .event_log import EventLog
 from .flow_view import FlowView
 from .lease_view import LeaseView
 from .offset_strip import OffsetStripView
-from .queue_view import QueueView
 from .replay import Replay, ReplayError
 from .retry_timeline import RetryTimeline
 from .snapshot import LabSnapshot, OffsetState, TraceIndex, take_snapshot
@@ -34,7 +33,6 @@ __all__ = [
     "LeaseView",
     "OffsetState",
     "OffsetStripView",
-    "QueueView",
     "Replay",
     "ReplayError",
     "RetryTimeline",

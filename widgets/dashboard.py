@@ -30,7 +30,6 @@ from .event_log import EventLog
 from .flow_view import FlowView
 from .lease_view import LeaseView
 from .offset_strip import OffsetStripView
-from .queue_view import QueueView
 from .retry_timeline import RetryTimeline
 from .scene import SceneView
 from .spacetime_view import SpaceTimeView
@@ -45,7 +44,7 @@ def default_views() -> list[SnapshotView]:
     """The views of every lab's dashboard, the main picture first — the one place to change them.
 
     FlowView is the main picture (drawn above the tabs). OffsetStripView replaced TreeMapView and LeaseView
-    replaced LockView; QueueView stays as a tab only while lab cells still print its text (``tabs["Queues"]``).
+    replaced LockView; the message flow and the offset strip replaced QueueView's text cells.
     """
     flow = FlowView()
     flow.main = True
@@ -57,7 +56,6 @@ def default_views() -> list[SnapshotView]:
         TopologyView(),
         LeaseView(),
         EventLog(),
-        QueueView(),
     ]
 
 
