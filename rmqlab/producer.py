@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .duration import parse_duration
 from .errors import ConfigError
+from .latency_fault import LATENCY_MAX, NOT_AVAILABLE_DURATION, MQFaultStrategy
 from .message import (
     PROPERTY_DELAY,
     PROPERTY_MAX_RECONSUME_TIMES,
@@ -50,6 +51,7 @@ __all__ = [
     "SendFuture",
     "SendResult",
     "SendStatus",
+    "TopicPublishInfo",
     "check_message",
 ]
 
@@ -206,6 +208,28 @@ class _Send:
     last_error: RemoteError | None = None
 
 
+@dataclass(slots=True)
+class TopicPublishInfo:
+    """``TopicPublishInfo``: a producer's cached route of one topic and *its own* list of writable queues.
+
+    The list is a copy, because with latency fault tolerance 4.9.7 may re-point one of its queues at another
+    broker (see :meth:`MQFaultStrategy.select_latency_aware`); it is rebuilt only when the name server's
+    route changes (``topicRouteDataIsChange``), so such a rewrite lasts until then.
+    """
+
+    route: TopicRouteData
+    message_queue_list: list[MessageQueue]
+
+    @classmethod
+    def of(cls, route: TopicRouteData) -> TopicPublishInfo:
+        """``topicRouteData2TopicPublishInfo``."""
+        return cls(route, list(route.message_queue_list))
+
+    def write_queue_nums(self) -> dict[str, int]:
+        """``getQueueIdByBroker`` for every broker: its ``writeQueueNums`` in the route (any permission)."""
+        return {q.broker_name: q.write_queue_nums for q in self.route.queue_datas}
+
+
 class ThreadLocalIndex:
     """``ThreadLocalIndex``: a seeded counter; ``increment_and_get`` wraps like ``& 0x7FFFFFFF``."""
 
@@ -231,6 +255,9 @@ class DefaultMQProducer:
         retry_times_when_send_async_failed: int = 2,
         retry_another_broker_when_not_store_ok: bool = False,
         send_which_queue_start: int | None = None,
+        send_latency_fault_enable: bool = False,
+        latency_max: Sequence[int] = LATENCY_MAX,
+        not_available_duration: Sequence[int] = NOT_AVAILABLE_DURATION,
     ) -> None:
 
         if not isinstance(producer_group, str) or not producer_group:
@@ -258,7 +285,16 @@ class DefaultMQProducer:
         if start is None:
             start = lab.rng.randrange(1 << 31)
         self.send_which_queue = ThreadLocalIndex(check_int("send_which_queue_start", start, 0, (1 << 31) - 1))
-        self._routes: dict[str, TopicRouteData] = {}
+        # whichItemWorst is seeded only when the strategy is on, so a default producer draws nothing more
+        worst_start = lab.rng.randrange(1 << 31) if send_latency_fault_enable is True else 0
+        self.fault_strategy = MQFaultStrategy(
+            send_latency_fault_enable=send_latency_fault_enable,
+            which_item_worst_start=worst_start,
+            latency_max=latency_max,
+            not_available_duration=not_available_duration,
+        )
+        """``MQFaultStrategy`` (``sendLatencyFaultEnable``, off by default); its fault table is public for labs."""
+        self._routes: dict[str, TopicPublishInfo] = {}
         self.running = True
         lab.scheduler.schedule(10, self._poll_name_server, label=TimerLabel(TimerKind.ROUTE_POLL, self.actor))
 
@@ -269,21 +305,27 @@ class DefaultMQProducer:
             return
         for topic in list(self._routes):
             route = self.lab.namesrv.route(topic)
-            if route is not None:
-                self._routes[topic] = route
+            if route is not None and route != self._routes[topic].route:
+                self._routes[topic] = TopicPublishInfo.of(route)
         self.lab.scheduler.schedule(30_000, self._poll_name_server, label=TimerLabel(TimerKind.ROUTE_POLL, self.actor))
 
-    def _find_route(self, topic: str) -> TopicRouteData | None:
+    def _find_route(self, topic: str) -> TopicPublishInfo | None:
         """``tryToFindTopicPublishInfo``: cached route, else ask the name server now."""
-        route = self._routes.get(topic)
-        if route is None:
+        info = self._routes.get(topic)
+        if info is None:
             route = self.lab.namesrv.route(topic)
             if route is not None:
-                self._routes[topic] = route
-        return route
+                info = self._routes[topic] = TopicPublishInfo.of(route)
+        return info
 
-    def select_one_message_queue(self, queues: Sequence[MessageQueue], last_broker: str | None) -> MessageQueue:
-        """``TopicPublishInfo.selectOneMessageQueue`` (latency fault tolerance off, the default)."""
+    def select_one_message_queue(self, info: TopicPublishInfo, last_broker: str | None) -> MessageQueue:
+        """``MQFaultStrategy.selectOneMessageQueue``: latency-aware when enabled, else ``TopicPublishInfo``'s."""
+        queues = info.message_queue_list
+        if self.fault_strategy.send_latency_fault_enable:
+            index = self.send_which_queue.increment_and_get()
+            return self.fault_strategy.select_latency_aware(
+                queues, info.write_queue_nums(), index, self.send_which_queue, self.lab.now
+            )
         if last_broker is None:
             return queues[self.send_which_queue.increment_and_get() % len(queues)]
         for _ in range(len(queues)):
@@ -339,7 +381,7 @@ class DefaultMQProducer:
         route = self._find_route(msg.topic)
         if route is None:
             return self._fail(state, f"No route info of this topic: {msg.topic}")
-        queues = route.write_queues()
+        queues = list(route.message_queue_list)  # parsePublishMessageQueues: a fresh list for the selector
         try:
             mq = selector(queues, msg, arg)
         except Exception as exc:  # the application's selector raised: RocketMQ wraps it
@@ -402,18 +444,29 @@ class DefaultMQProducer:
 
     def _next_attempt(self, state: _Send) -> None:
         """One turn of ``sendDefaultImpl``'s loop."""
-        route = self._find_route(state.msg.topic)
-        queues = route.message_queue_list if route else ()
-        if not queues:
+        info = self._find_route(state.msg.topic)
+        if info is None or not info.message_queue_list:
             self._fail(state, f"MQClientException: No route info of this topic: {state.msg.topic}")
             return
         last_broker = state.brokers_sent[-1] if state.brokers_sent else None
-        mq = self.select_one_message_queue(queues, last_broker)
+        mq = self.select_one_message_queue(info, last_broker)
         cost = self.lab.now - state.start_ms
         if state.timeout_ms < cost:
             self._fail(state, "RemotingTooMuchRequestException: sendDefaultImpl call timeout")
             return
-        self._attempt(state, mq, state.future.mode, retry=True)
+        if state.future.mode is not CommunicationMode.ASYNC:
+            self._attempt(state, mq, state.future.mode, retry=True)
+            return
+        # ASYNC: sendKernelImpl returns once the request is handed over, and sendDefaultImpl then records a fast
+        # success for the selected broker. The response, even an instant one, comes later on a callback thread;
+        # only a connection that cannot be made fails during the hand-over, so it is recorded first (and then
+        # overwritten by this fast success, as in 4.9.7).
+        if self.lab.remoting.reachable(self.name, mq.broker_name) is None:
+            self._update_fault_item(mq.broker_name, 0, isolation=False)
+            self._attempt(state, mq, CommunicationMode.ASYNC, retry=True)
+        else:
+            self._attempt(state, mq, CommunicationMode.ASYNC, retry=True)
+            self._update_fault_item(mq.broker_name, 0, isolation=False)
 
     def _attempt(self, state: _Send, mq: MessageQueue, mode: CommunicationMode, *, retry: bool) -> None:
         state.times += 1
@@ -421,6 +474,10 @@ class DefaultMQProducer:
         state.future.attempts = state.times
         remaining = state.timeout_ms - (self.lab.now - state.start_ms)
         attempt = state.times
+        begin = self.lab.now
+        # Who records the attempt in the fault table (4.9.7): sendDefaultImpl for its SYNC and ONEWAY turns,
+        # MQClientAPIImpl.sendMessageAsync for every ASYNC response or failure; a SYNC/ONEWAY selector send none.
+        rated = mode is CommunicationMode.ASYNC or (retry and mode is CommunicationMode.SYNC)
         trace = self.lab.trace
         if trace.enabled:
             trace.record(
@@ -451,7 +508,8 @@ class DefaultMQProducer:
             return broker.send_message(stored, self.producer_group, state.header_rt, state.header_max)
 
         def on_response(response: SendResponse) -> None:
-            self._record_result(state, mq, attempt, response.code.name)
+            until = self._update_fault_item(mq.broker_name, self.lab.now - begin, isolation=False) if rated else None
+            self._record_result(state, mq, attempt, response.code.name, until)
             result = SendResult(_CODE_STATUS[response.code], state.future.msg_id, mq, response.queue_offset)
             if mode is CommunicationMode.ONEWAY:
                 self._finish(state, result)
@@ -467,7 +525,13 @@ class DefaultMQProducer:
                 self._finish(state, result)
 
         def on_error(error: RemoteError) -> None:
-            self._record_result(state, mq, attempt, _describe(error))
+            oneway_turn = retry and mode is CommunicationMode.ONEWAY
+            until = (
+                self._update_fault_item(mq.broker_name, self.lab.now - begin, isolation=True)
+                if rated or oneway_turn
+                else None
+            )
+            self._record_result(state, mq, attempt, _describe(error), until)
             state.last_error = error
             if mode is CommunicationMode.ASYNC:
                 self._async_on_exception(state, mq, error, reselect_broker=retry)
@@ -493,6 +557,8 @@ class DefaultMQProducer:
                 self._finish(state, None)
 
             self.lab.remoting.invoke(self.name, mq.broker_name, handler, max(remaining, 1), sent, sent)
+            if retry:
+                self._update_fault_item(mq.broker_name, 0, isolation=False)  # written to the wire: a fast success
             return
         self.lab.remoting.invoke(self.name, mq.broker_name, handler, remaining, on_response, on_error)
 
@@ -506,10 +572,9 @@ class DefaultMQProducer:
         if need_retry and state.times <= self.retry_times_when_send_async_failed:
             broker = mq.broker_name
             if reselect_broker:
-                route = self._find_route(state.msg.topic)
-                queues = route.message_queue_list if route else ()
-                if queues:
-                    broker = self.select_one_message_queue(queues, mq.broker_name).broker_name
+                info = self._find_route(state.msg.topic)
+                if info is not None and info.message_queue_list:
+                    broker = self.select_one_message_queue(info, mq.broker_name).broker_name
             # the same request (hence the original queue id) goes to the re-selected broker
             self._attempt(
                 state, MessageQueue(mq.topic, broker, mq.queue_id), CommunicationMode.ASYNC, retry=reselect_broker
@@ -531,10 +596,18 @@ class DefaultMQProducer:
                 f"BrokersSent: {state.brokers_sent} ({cause})",
             )
 
-    def _record_result(self, state: _Send, mq: MessageQueue, attempt: int, outcome: str) -> None:
+    def _update_fault_item(self, broker_name: str, latency: int, *, isolation: bool) -> int | None:
+        """``DefaultMQProducerImpl.updateFaultItem``: when the broker is available again (``None``: strategy off)."""
+        return self.fault_strategy.update_fault_item(broker_name, latency, isolation, self.lab.now)
+
+    def _record_result(
+        self, state: _Send, mq: MessageQueue, attempt: int, outcome: str, not_available_until: int | None = None
+    ) -> None:
+        """A SEND_RESULT; with latency fault tolerance on, also when the fault table lets the broker back in."""
         if not self.lab.trace.enabled:
             self.lab.trace.tally(EventKind.SEND_RESULT)
             return
+        fault = {} if not_available_until is None else {"not_available_until": not_available_until}
         self.lab.trace.record(
             self.lab.now,
             EventKind.SEND_RESULT,
@@ -544,6 +617,7 @@ class DefaultMQProducer:
             queue_id=mq.queue_id,
             attempt=attempt,
             outcome=outcome,
+            **fault,
         )
 
     def _finish(self, state: _Send, result: SendResult | None) -> None:
