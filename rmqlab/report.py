@@ -150,7 +150,7 @@ TIMELINE_KINDS: dict[EventKind, tuple[str, ...] | None] = {
     EventKind.FAULT: None,
     EventKind.ADMIN: None,
     EventKind.SEND_ATTEMPT: ("topic", "broker", "queue_id", "attempt", "mode"),
-    EventKind.SEND_RESULT: ("broker", "queue_id", "attempt", "outcome"),
+    EventKind.SEND_RESULT: ("broker", "queue_id", "attempt", "outcome", "not_available_until"),
     EventKind.SEND_FAILED: ("attempts", "error"),
     EventKind.STORED: ("topic", "queue_id", "queue_offset", "reconsume_times"),
     EventKind.SCHEDULED: ("real_topic", "level", "due_ms", "reconsume_times"),

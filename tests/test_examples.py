@@ -31,7 +31,7 @@ def report(stem: str) -> dict[str, Any]:
 
 
 def test_every_example_has_a_golden_file():
-    """The seven teaching scenarios are there, each with its expected output."""
+    """The eight teaching scenarios are there, each with its expected output."""
     assert [p.stem for p in SCENARIOS] == [
         "ack_index_split",
         "broadcasting_drop",
@@ -40,6 +40,7 @@ def test_every_example_has_a_golden_file():
         "orderly_suspend",
         "retry_queues_raised_late",
         "send_back_local_retry",
+        "slow_broker_avoided",
     ]
     for path in SCENARIOS:
         assert (EXAMPLES / f"{path.stem}.expected.json").is_file()
@@ -121,4 +122,17 @@ def test_retry_queues_raised_late_lesson():
         (300_000, "M0003", "%RETRY%cg@broker-a:2"),
         (300_000, "M0004", "%RETRY%cg@broker-a:2"),
         (300_000, "M0002", "%RETRY%cg@broker-a:3"),
+    ]
+
+
+def test_slow_broker_lesson():
+    """Latency fault tolerance: a 600 ms send keeps broker-a out for 30 s (until 30 600 ms), then it is used again."""
+    r = report("slow_broker_avoided")
+    assert [(a["time_ms"], a["broker"], a["queue_id"], a["outcome"]) for a in r["send_attempts"]] == [
+        (0, "broker-a", 0, "SUCCESS"),
+        (5000, "broker-b", 0, "SUCCESS"),
+        (10_000, "broker-b", 0, "SUCCESS"),
+        (15_000, "broker-b", 1, "SUCCESS"),
+        (30_599, "broker-b", 0, "SUCCESS"),
+        (30_600, "broker-a", 1, "SUCCESS"),
     ]

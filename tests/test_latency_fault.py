@@ -217,3 +217,23 @@ def test_the_selector_sees_the_rewritten_list() -> None:
     lab.at(2000, producer.send_with_selector, Message("T", "x"), lambda mqs, m, a: seen.append(list(mqs)) or mqs[0], 0)
     lab.run(until="5s")
     assert [q.queue_id for q in seen[0]] == [0, 1, 3, 3]
+
+
+def test_a_scenario_turns_it_on_per_producer_and_the_schema_checks_the_type() -> None:
+    from rmqlab.errors import ScenarioError
+    from rmqlab.scenario import load_scenario
+
+    scenario = {
+        "name": "slow",
+        "brokers": ["broker-a", "broker-b"],
+        "topics": [{"name": "T", "queues": 2}],
+        "producers": [{"name": "pg", "send_which_queue_start": 3, "send_latency_fault_enable": True}],
+        "faults": [{"at": 0, "kind": "broker_slow", "broker": "broker-a", "response_delay_ms": 600}],
+        "sends": [{"at": 0, "producer": "pg", "topic": "T"}, {"at": "5s", "producer": "pg", "topic": "T"}],
+        "run_until": "10s",
+    }
+    lab = load_scenario(scenario).run()
+    assert [(t, b) for t, b, _, _, _ in results(lab)] == [(600, "broker-a"), (5000, "broker-b")]
+    scenario["producers"] = [{"name": "pg", "send_latency_fault_enable": "yes"}]
+    with pytest.raises(ScenarioError, match=r"producers\[0\]\.send_latency_fault_enable='yes'.*true or false"):
+        load_scenario(scenario)
