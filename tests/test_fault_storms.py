@@ -7,7 +7,9 @@ responses, past the 3 s send timeout), send-back refused by a broker (fallback p
 crash and restart, and an orderly consumer cut off from every broker long enough for its 60 s locks
 to expire and be taken over. Afterwards everything heals and the run continues until every message has a final fate.
 
-``lose_responses`` is not used: it forks pull loops in the engine (see test_properties.py).
+The hourly cycle above leaves ``lose_responses`` out; the random mixed storms at the end
+(``bench/fault_storms.py``) include it, and are checked with the settled-run rule: once every fault has
+healed and the run stayed quiet for the drain bound, nothing may be left in flight.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from bench import fault_storms
 from rmqlab import (
     ConsumeConcurrentlyStatus,
     ConsumeOrderlyStatus,
@@ -147,3 +150,23 @@ def test_ten_thousand_messages_over_24_hours(capsys: pytest.CaptureFixture[str])
             f"duplicates {report.counts['duplicate_consumptions']}, expiry races {report.counts['expiry_races']}, "
             f"lock take-overs {len(takeovers)}"
         )
+
+
+SAMPLE_SEEDS = (1, 4, 9, 11)
+"""Random storms (1 h of faults, 40 messages, then 6 h healed) whose plans each hold all six fault kinds."""
+
+
+@pytest.mark.parametrize("seed", SAMPLE_SEEDS)
+def test_a_random_mixed_fault_storm_with_lost_responses_drains(seed: int) -> None:
+    """Broker crashes, partitions, lost responses, slow brokers (up to 40 s, past the 30 s pull timeout),
+    refused send-backs, consumer crashes and slow listeners; then 6 h healed, past the 5 h 25 min 40 s drain
+    bound: the run is settled and every message is consumed or dead-lettered."""
+    plan = fault_storms.storm_plan(seed, fault_hours=1, messages=40)
+    assert {f.kind for f in plan.faults} == set(fault_storms.FAULT_KINDS)
+    result = fault_storms.run_storm(seed, fault_hours=1, healed_hours=6, messages=40)
+    report = result.report
+    assert result.drained, str(report)
+    assert report.settled and report.counts["produced"] == 40, str(report)
+    assert report.counts["consumed"] + report.counts["dlq"] == 40, str(report)
+    faults = {e.get("lose_responses") for e in result.lab.trace.of_kind(EventKind.FAULT)}
+    assert True in faults
