@@ -535,7 +535,8 @@ class DefaultMQProducer:
             state.last_error = error
             if mode is CommunicationMode.ASYNC:
                 self._async_on_exception(state, mq, error, reselect_broker=retry)
-            elif mode is CommunicationMode.ONEWAY or not retry:
+            elif not retry:
+                # sendSelectImpl / send(msg, mq) have no loop: the remoting exception itself propagates
                 self._fail(state, _describe(error))
             elif isinstance(error, MQBrokerException) and error.code not in RETRY_RESPONSE_CODES:
                 if state.send_result is not None:

@@ -94,3 +94,29 @@ def test_programming_errors_still_raise(lab: Lab, send: str) -> None:
     with pytest.raises(ConfigError, match=r"topic=5 is not allowed: expected a topic name \(str\)"):
         getattr(producer, send)(Message(5, "b"))  # type: ignore[arg-type]
     assert lab.sends == []
+
+
+def test_oneway_to_an_unreachable_broker_ends_with_send_1_times(lab2: Lab) -> None:
+    producer = lab2.add_producer("pg", send_which_queue_start=3)
+    lab2.at(0, producer.send, Message("T", "warm-up"))  # index 4 → a-0; caches the route
+    lab2.at(1, lab2.broker_down, "broker-a")
+    lab2.at(2, producer.send_oneway, Message("T", "x"))  # index 5 → a-1: refused
+    lab2.run(until="1s")
+    assert lab2.sends[1].error == (
+        "MQClientException: Send [1] times, still failed, cost [0]ms, Topic: T, BrokersSent: ['broker-a'] "
+        "(RemotingConnectException: connect to broker-a failed: broker down)"
+    )
+    assert [(e.time_ms, e.get("attempts"), e.get("mode")) for e in lab2.trace.of_kind(K.SEND_FAILED)] == [
+        (2, 1, "ONEWAY")
+    ]
+    assert lab2.sends[1].attempts == 1
+
+
+def test_oneway_selector_send_keeps_the_raw_remoting_exception(lab2: Lab) -> None:
+    """``sendSelectImpl`` has no retry loop, and ``sendOneway(msg, selector, arg)`` wraps only MQBrokerException."""
+    producer = lab2.add_producer("pg")
+    lab2.at(0, producer.send, Message("T", "warm-up"))
+    lab2.at(1, lab2.broker_down, "broker-a")
+    lab2.at(2, producer.send_with_selector, Message("T", "x"), lambda mqs, m, a: mqs[0], None, "ONEWAY")
+    lab2.run(until="1s")
+    assert lab2.sends[1].error == "RemotingConnectException: connect to broker-a failed: broker down"
