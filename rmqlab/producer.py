@@ -310,9 +310,12 @@ class DefaultMQProducer:
         self.lab.scheduler.schedule(30_000, self._poll_name_server, label=TimerLabel(TimerKind.ROUTE_POLL, self.actor))
 
     def _find_route(self, topic: str) -> TopicPublishInfo | None:
-        """``tryToFindTopicPublishInfo``: cached route, else ask the name server now."""
+        """``tryToFindTopicPublishInfo``: the cached route if it has a writable queue (``ok()``), else ask now.
+
+        So a topic that had no writable queue is looked up again at every send, not only at the 30 s poll.
+        """
         info = self._routes.get(topic)
-        if info is None:
+        if info is None or not info.message_queue_list:
             route = self.lab.namesrv.route(topic)
             if route is not None:
                 info = self._routes[topic] = TopicPublishInfo.of(route)

@@ -120,3 +120,15 @@ def test_oneway_selector_send_keeps_the_raw_remoting_exception(lab2: Lab) -> Non
     lab2.at(2, producer.send_with_selector, Message("T", "x"), lambda mqs, m, a: mqs[0], None, "ONEWAY")
     lab2.run(until="1s")
     assert lab2.sends[1].error == "RemotingConnectException: connect to broker-a failed: broker down"
+
+
+def test_a_cached_route_without_writable_queues_is_looked_up_again_at_the_next_send(lab: Lab) -> None:
+    """``tryToFindTopicPublishInfo``: ``!topicPublishInfo.ok()`` → ``updateTopicRouteInfoFromNameServer`` now."""
+    producer = lab.add_producer("pg", send_which_queue_start=3)
+    lab.update_topic("T", perm=4)
+    lab.at(0, producer.send, Message("T", "refused"))  # cached: a route with no writable queue
+    lab.at(1000, lab.update_topic, "T", perm=6)
+    lab.at(2000, producer.send, Message("T", "sent"))  # long before the next poll (30 010 ms)
+    lab.run(until="3s")
+    assert [f.error for f in lab.sends] == ["MQClientException: No route info of this topic: T", None]
+    assert [(e.time_ms, e.get("queue_id")) for e in lab.trace.of_kind(K.STORED)] == [(2000, 0)]
