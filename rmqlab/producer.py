@@ -597,7 +597,7 @@ class DefaultMQProducer:
                 state,
                 f"MQClientException: Send [{state.times}] times, still failed, cost "
                 f"[{self.lab.now - state.start_ms}]ms, Topic: {state.msg.topic}, "
-                f"BrokersSent: {state.brokers_sent} ({cause})",
+                f"BrokersSent: [{', '.join(state.brokers_sent)}] ({cause})",  # Arrays.toString
             )
 
     def _update_fault_item(self, broker_name: str, latency: int, *, isolation: bool) -> int | None:

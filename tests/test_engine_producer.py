@@ -49,9 +49,9 @@ def test_sync_makes_three_attempts_then_fails_with_brokers_sent(lab: Lab) -> Non
         (2, "broker-a", 3, 2),
         (2, "broker-a", 0, 3),
     ]
-    assert lab.sends[1].error.startswith(
+    assert lab.sends[1].error == (
         "MQClientException: Send [3] times, still failed, cost [0]ms, Topic: T, BrokersSent: "
-        "['broker-a', 'broker-a', 'broker-a']"
+        "[broker-a, broker-a, broker-a] (RemotingConnectException: connect to broker-a failed: broker down)"
     )
 
 

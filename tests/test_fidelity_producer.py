@@ -103,7 +103,7 @@ def test_oneway_to_an_unreachable_broker_ends_with_send_1_times(lab2: Lab) -> No
     lab2.at(2, producer.send_oneway, Message("T", "x"))  # index 5 → a-1: refused
     lab2.run(until="1s")
     assert lab2.sends[1].error == (
-        "MQClientException: Send [1] times, still failed, cost [0]ms, Topic: T, BrokersSent: ['broker-a'] "
+        "MQClientException: Send [1] times, still failed, cost [0]ms, Topic: T, BrokersSent: [broker-a] "
         "(RemotingConnectException: connect to broker-a failed: broker down)"
     )
     assert [(e.time_ms, e.get("attempts"), e.get("mode")) for e in lab2.trace.of_kind(K.SEND_FAILED)] == [
