@@ -351,18 +351,7 @@ class DefaultMQProducer:
     ) -> SendFuture:
         """ASYNC send: the callback fires once; only no-response failures are retried."""
         future = self._start(msg, CommunicationMode.ASYNC, timeout, 1)
-        if on_success or on_exception:
-
-            def callback(f: SendFuture) -> None:
-                if f.result is not None and on_success:
-                    on_success(f.result)
-                elif f.error is not None and on_exception:
-                    on_exception(f.error)
-
-            future.callbacks.append(callback)
-            if future.done:
-                callback(future)
-        return future
+        return _with_send_callback(future, on_success, on_exception)
 
     def send_oneway(self, msg: Message) -> SendFuture:
         """ONEWAY send: one attempt, no response awaited, never retried."""
@@ -375,16 +364,28 @@ class DefaultMQProducer:
         arg: Any,
         mode: CommunicationMode | str = CommunicationMode.SYNC,
         timeout: int | str | None = None,
+        on_success: Callable[[SendResult], None] | None = None,
+        on_exception: Callable[[str], None] | None = None,
     ) -> SendFuture:
-        """``send(msg, selector, arg)`` (``sendSelectImpl``): the selector's queue, a single attempt."""
+        """``send(msg, selector, arg[, callback])`` (``sendSelectImpl``): the selector's queue, a single attempt.
+
+        ``on_success`` / ``on_exception`` are the ``SendCallback`` of ``send(msg, selector, arg, callback)``, so
+        they need ``mode="ASYNC"``; every failure, a refused message or a throwing selector included, reaches
+        ``on_exception``, as the 4.9.7 executor task passes each exception to ``sendCallback.onException``.
+        """
         mode = _mode(mode)
+        if (on_success is not None or on_exception is not None) and mode is not CommunicationMode.ASYNC:
+            raise ConfigError("mode", mode.value, "ASYNC when on_success / on_exception is given (a SendCallback)")
         state = self._prepare(msg, mode, timeout, 1)
-        if state is None:
-            return self._last_future
-        route = self._find_route(msg.topic)
-        if route is None:
-            return self._fail(state, f"No route info of this topic: {msg.topic}")
-        queues = list(route.message_queue_list)  # parsePublishMessageQueues: a fresh list for the selector
+        future = self._last_future if state is None else self._select_and_send(state, selector, arg)
+        return _with_send_callback(future, on_success, on_exception)
+
+    def _select_and_send(self, state: _Send, selector: MessageQueueSelector, arg: Any) -> SendFuture:
+        msg, mode = state.msg, state.future.mode
+        info = self._find_route(msg.topic)
+        if info is None or not info.message_queue_list:
+            return self._fail(state, f"MQClientException: No route info for this topic, {msg.topic}")
+        queues = list(info.message_queue_list)  # parsePublishMessageQueues: a fresh list for the selector
         try:
             mq = selector(queues, msg, arg)
         except Exception as exc:  # the application's selector raised: RocketMQ wraps it
@@ -653,6 +654,27 @@ class DefaultMQProducer:
 
     def shutdown(self) -> None:
         self.running = False
+
+
+def _with_send_callback(
+    future: SendFuture,
+    on_success: Callable[[SendResult], None] | None,
+    on_exception: Callable[[str], None] | None,
+) -> SendFuture:
+    """Attach a ``SendCallback``: exactly one of its methods runs once, when the send is done (maybe already)."""
+    if on_success is None and on_exception is None:
+        return future
+
+    def callback(f: SendFuture) -> None:
+        if f.result is not None and on_success:
+            on_success(f.result)
+        elif f.error is not None and on_exception:
+            on_exception(f.error)
+
+    future.callbacks.append(callback)
+    if future.done:
+        callback(future)
+    return future
 
 
 def _mode(mode: CommunicationMode | str) -> CommunicationMode:

@@ -132,3 +132,48 @@ def test_a_cached_route_without_writable_queues_is_looked_up_again_at_the_next_s
     lab.run(until="3s")
     assert [f.error for f in lab.sends] == ["MQClientException: No route info of this topic: T", None]
     assert [(e.time_ms, e.get("queue_id")) for e in lab.trace.of_kind(K.STORED)] == [(2000, 0)]
+
+
+def test_an_async_selector_send_reports_through_its_callback(lab2: Lab) -> None:
+    """``send(msg, selector, arg, callback)``: success, a refused message, a throwing selector, a no-response
+    failure after the same-broker retries: each reaches exactly one callback method, once."""
+    producer = lab2.add_producer("pg")
+    got: list[tuple[int, str, str]] = []
+
+    def callbacks(tag: str) -> dict[str, object]:
+        return {
+            "on_success": lambda r: got.append((lab2.now, tag, str(r.message_queue))),
+            "on_exception": lambda e: got.append((lab2.now, tag, e)),
+        }
+
+    first = lambda mqs, m, a: mqs[0]  # noqa: E731
+
+    def boom(mqs: object, m: object, a: object) -> object:
+        raise RuntimeError("no shard")
+
+    lab2.at(0, producer.send_with_selector, Message("T", "ok"), first, None, "ASYNC", None, **callbacks("ok"))
+    lab2.at(1, producer.send_with_selector, Message("", "b"), first, None, "ASYNC", None, **callbacks("blank"))
+    lab2.at(2, producer.send_with_selector, Message("T", "b"), boom, None, "ASYNC", None, **callbacks("boom"))
+    lab2.at(3, lab2.broker_down, "broker-a")
+    lab2.at(4, producer.send_with_selector, Message("T", "b"), first, None, "ASYNC", None, **callbacks("down"))
+    lab2.run(until="1s")
+    assert got == [
+        (0, "ok", "T@broker-a:0"),
+        (1, "blank", "MQClientException: The specified topic is blank"),
+        (2, "boom", "MQClientException: select message queue threw exception. (RuntimeError('no shard'))"),
+        (4, "down", "RemotingConnectException: connect to broker-a failed: broker down"),
+    ]
+    assert lab2.sends[3].attempts == 3  # 1 + retryTimesWhenSendAsyncFailed, all on broker-a
+
+
+def test_selector_callbacks_need_async_mode(lab: Lab) -> None:
+    producer = lab.add_producer("pg")
+    with pytest.raises(ConfigError, match=r"mode='SYNC' is not allowed: expected ASYNC when on_success"):
+        producer.send_with_selector(Message("T", "b"), lambda mqs, m, a: mqs[0], None, on_exception=print)
+
+
+def test_a_selector_send_without_writable_queues_has_sendselectimpls_text(lab: Lab) -> None:
+    """``sendSelectImpl``: "No route info for this topic, <topic>" (sendDefaultImpl says "of this topic: ")."""
+    lab.update_topic("T", perm=4)
+    future = lab.add_producer("pg").send_with_selector(Message("T", "b"), lambda mqs, m, a: mqs[0], None)
+    assert future.error == "MQClientException: No route info for this topic, T"
