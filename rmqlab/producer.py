@@ -380,6 +380,39 @@ class DefaultMQProducer:
         future = self._last_future if state is None else self._select_and_send(state, selector, arg)
         return _with_send_callback(future, on_success, on_exception)
 
+    def send_to_queue(
+        self,
+        msg: Message,
+        mq: MessageQueue,
+        mode: CommunicationMode | str = CommunicationMode.SYNC,
+        timeout: int | str | None = None,
+        on_success: Callable[[SendResult], None] | None = None,
+        on_exception: Callable[[str], None] | None = None,
+    ) -> SendFuture:
+        """``send(msg, mq[, callback])`` / ``sendOneway(msg, mq)``: straight to ``mq``, one attempt, no selection.
+
+        No route is consulted (only the broker's address), no fault table is updated for SYNC and ONEWAY, and an
+        ASYNC retry stays on ``mq``'s broker (``onExceptionImpl`` without a ``TopicPublishInfo``). A queue id the
+        broker does not have is its SYSTEM_ERROR "request queueId[n] is illegal", which is not retried.
+        """
+        mode = _mode(mode)
+        if not isinstance(mq, MessageQueue):
+            raise ConfigError("mq", mq, "an rmqlab.MessageQueue (topic, broker_name, queue_id)")
+        if (on_success is not None or on_exception is not None) and mode is not CommunicationMode.ASYNC:
+            raise ConfigError("mode", mode.value, "ASYNC when on_success / on_exception is given (a SendCallback)")
+        state = self._prepare(msg, mode, timeout, 1)
+        if state is None:
+            future = self._last_future
+        elif msg.topic != mq.topic:
+            future = self._fail(state, "MQClientException: message's topic not equal mq's topic")
+        elif mq.broker_name not in self.lab.brokers:
+            # sendKernelImpl: findBrokerAddressInPublish finds no address, even after a route lookup
+            future = self._fail(state, f"MQClientException: The broker[{mq.broker_name}] not exist")
+        else:
+            self._attempt(state, mq, mode, retry=False)
+            future = state.future
+        return _with_send_callback(future, on_success, on_exception)
+
     def _select_and_send(self, state: _Send, selector: MessageQueueSelector, arg: Any) -> SendFuture:
         msg, mode = state.msg, state.future.mode
         info = self._find_route(msg.topic)

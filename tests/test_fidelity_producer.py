@@ -16,6 +16,7 @@ import pytest
 from rmqlab import ConfigError, Lab, Message
 from rmqlab import EventKind as K
 from rmqlab.producer import check_message
+from rmqlab.queue import MessageQueue
 
 REFUSED = [
     (Message("", "b"), "The specified topic is blank"),
@@ -177,3 +178,35 @@ def test_a_selector_send_without_writable_queues_has_sendselectimpls_text(lab: L
     lab.update_topic("T", perm=4)
     future = lab.add_producer("pg").send_with_selector(Message("T", "b"), lambda mqs, m, a: mqs[0], None)
     assert future.error == "MQClientException: No route info for this topic, T"
+
+
+def test_send_to_an_explicit_queue(lab2: Lab) -> None:
+    """``send(msg, mq)``: checkMessage, then the topic check, then one sendKernelImpl to that queue."""
+    producer = lab2.add_producer("pg")
+    b1 = MessageQueue("T", "broker-b", 1)
+    got: list[tuple[int, str]] = []
+    lab2.at(0, producer.send_to_queue, Message("T", "x"), b1)
+    lab2.at(1, producer.send_to_queue, Message("U", "x"), b1)
+    lab2.at(2, producer.send_to_queue, Message("T", "x"), MessageQueue("T", "broker-z", 0))
+    lab2.at(3, producer.send_to_queue, Message("T", "x"), MessageQueue("T", "broker-a", 9))
+    lab2.at(4, lab2.broker_down, "broker-a")
+    on = {
+        "on_success": lambda r: got.append((lab2.now, str(r.message_queue))),
+        "on_exception": lambda e: got.append((lab2.now, e)),
+    }
+    lab2.at(5, producer.send_to_queue, Message("T", "x"), MessageQueue("T", "broker-a", 0), "ASYNC", None, **on)
+    lab2.at(6, producer.send_to_queue, Message("T", "x"), MessageQueue("T", "broker-a", 0), "ONEWAY")
+    lab2.run(until="1s")
+    assert [(f.error, f.attempts) for f in lab2.sends] == [
+        (None, 1),
+        ("MQClientException: message's topic not equal mq's topic", 0),
+        ("MQClientException: The broker[broker-z] not exist", 0),
+        ("MQBrokerException: CODE: 1 (SYSTEM_ERROR) DESC: request queueId[9] is illegal", 1),
+        ("RemotingConnectException: connect to broker-a failed: broker down", 3),  # ASYNC: 2 retries, same broker
+        ("RemotingConnectException: connect to broker-a failed: broker down", 1),  # ONEWAY: no loop, raw
+    ]
+    assert str(lab2.sends[0].result.message_queue) == "T@broker-b:1"  # type: ignore[union-attr]
+    assert got == [(5, "RemotingConnectException: connect to broker-a failed: broker down")]
+    assert [e.get("broker") for e in lab2.trace.of_kind(K.SEND_ATTEMPT) if e.msg_id == lab2.sends[4].msg_id] == [
+        "broker-a"
+    ] * 3
