@@ -1,138 +1,271 @@
-"""What each lab's Dashboard must show, computed in this process from the same notebook code and the engine.
+"""What each lab's dashboards must show, computed in this process from the lab's own code and the engine.
 
-The browser tests never hard-code a clock string or a delivery count: they run the lab's own code cells
-here (up to the cell that builds its ``Dashboard``), then ask the in-process controller for the readouts
-after Reset and after each Step, and ask the *engine* — a fresh ``Lab`` from the dashboard's factory, run
-to the dashboard's horizon — how many deliveries the retry timeline must draw.
+The browser tests never hard-code a clock string, a caption, a token position or a count. They run the
+lab's code cells here (as Run All does in the kernel), note every Controller the notebook *displays*
+(a ``Dashboard``, or a box holding a Controller and its views), and ask those in-process controllers
+for what the browser must show after Reset and after each Step: the clock readout, the caption lines,
+every scene view's marks (key → role, and each FlowView token's ``transform``), and — from the engine's
+live objects at that position — how many messages sit in each ProcessQueue, delay level and DLQ. The
+retry timeline's delivery count comes from the *engine*: a fresh ``Lab`` from the dashboard's factory
+(knobs and all), run to the controller's horizon, counting its DELIVERED events.
+
+The engine is deterministic, so the kernel's controller and this one are in the same state after the
+same calls; the lab cells that move a dashboard after building it (``jump_to_next`` …) run here too, so
+the on-load picture (Voila) is the same as well.
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import functools
 import io
-import xml.etree.ElementTree as ET
+import itertools
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import ipywidgets as W
 import nbformat
+from test_flow_view import engine_places  # tests/ is on sys.path (pytest's prepend import mode)
 
-from rmqlab import EventKind
-from widgets.base import SnapshotView
+from rmqlab import EventKind, parse_duration
 from widgets.controller import Controller
+from widgets.flow_view import FlowView, FlowVM
+from widgets.scene import Scene, SceneView, _num
 
-MAX_STEPS_FOR_TREE_MAP = 50
-"""Step clicks we are willing to make while waiting for the ProcessQueues picture to change."""
+MIN_STEPS = 3
+"""Step clicks every lab gets after Reset, at least."""
+MAX_STEPS = 40
+"""Step clicks we are willing to make while waiting for a token to travel (a lab that only sends first)."""
+FLOW_STATES = ("pulled", "consuming", "delayed", "dead")
+"""Token states whose places the engine's live objects can be counted in (ProcessQueues, delay levels, DLQs)."""
 
 
-def scene_text(view: SnapshotView) -> str:
-    """The text a browser finds in a scene view's SVG (its ``textContent``): every text and title, in order.
+@dataclass(frozen=True, slots=True)
+class SceneMarks:
+    """What one scene view draws: its ``data-testid`` and mark key → role (``""`` when none)."""
 
-    The live widget draws exactly ``Scene.to_svg()`` (scene.js), so this is what the ProcessQueues tab shows.
-    """
-    svg = view.static_html()
-    return "".join(ET.fromstring(svg[svg.index("<svg") : svg.rindex("</svg>") + 6]).itertext())
+    testid: str
+    roles: dict[str, str]
+
+    def role_counts(self) -> dict[str, int]:
+        """Marks per role, e.g. ``{"token": 3, "arrow": 5, …}`` (the numbers a browser can count)."""
+        return dict(sorted(Counter(self.roles.values()).items()))
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """The dashboard after Reset or after one Step, as the kernel draws it."""
+
+    position: int
+    clock: str
+    """The clock span's text (``Controller.clock_text`` plus `` · end`` at the replay's end)."""
+    caption: tuple[str, ...]
+    """``Controller.caption_lines``: one ``<div>`` per line under ``[data-testid=rmq-caption]``."""
+    tokens: dict[str, str] | None
+    """FlowView token key → ``translate(x,y)`` (``None``: this controller has no FlowView)."""
+    token_places: dict[str, str] | None
+    """FlowView token key → the place it is drawn in, for the tokens in engine-countable states."""
+    engine_counts: dict[str, int]
+    """Messages the engine's live objects hold per place (``pq:…``, ``delay:…``, ``queue:%DLQ%…``)."""
 
 
 @dataclass(frozen=True, slots=True)
 class DashboardExpectation:
-    """Readouts of one lab's Dashboard, as the kernel will produce them."""
+    """Everything the browser tests compare for one displayed controller."""
 
-    cell_index: int
-    """Index (among all cells) of the cell whose output is the Dashboard."""
-    start: int
-    """Trace position after Reset (the factory's own events)."""
-    end: int
-    """Trace position at the horizon."""
-    reset_clock: str
-    reset_tree_map: str
-    step_clocks: tuple[str, ...]
-    """Clock readout after 1, 2, … Step clicks from Reset, until the TreeMap text changes."""
-    step_tree_map: str
-    """ProcessQueues picture text after the last of those clicks (equal to ``reset_tree_map`` if it never changes)."""
-    step_captions: tuple[str, ...]
-    """The caption line's text (``textContent``: lines joined) after each of those Step clicks."""
+    index: int
+    """Its place among the notebook's displayed controllers, in display order (= DOM order)."""
+    cell: int
+    """The code cell that displayed it (for messages only: the browser finds dashboards by test id)."""
+    on_load: Frame
+    """The state after the whole notebook ran (what Voila shows on load)."""
+    on_load_scenes: tuple[SceneMarks, ...]
+    after_load_step: Frame | None
+    """One Step from the on-load state (``None``: already at the end)."""
+    frames: tuple[Frame, ...]
+    """``frames[0]`` after Reset, then one per Step click."""
+    reset_scenes: tuple[SceneMarks, ...]
     end_clock: str
+    retry_timeline: bool
+    """It has a RetryTimeline view (titled "Retry timeline")."""
+    retried: bool
+    """The engine's run sends something back or suspends it: the lab has retries."""
     deliveries: int
-    """DELIVERED events of the timeline's lanes in the engine's full run."""
-    lanes: int
-    """Messages the timeline draws (stored or scheduled at least once, at most ``max_lanes``)."""
+    """DELIVERED events of the engine's own run of the dashboard's factory to its horizon."""
+    timeline_hidden: int
+    """Rows the kernel's timeline leaves out at the end (``max_lanes``); the delivery check needs 0."""
+    consumers: int
+    """Consumer instances in the scenario: with one, some token must travel (queue → ProcessQueue) in ``frames``."""
 
     @property
-    def tree_map_changes(self) -> bool:
-        return self.step_tree_map != self.reset_tree_map
+    def has_flow(self) -> bool:
+        return self.frames[0].tokens is not None
 
 
+# --------------------------------------------------------------------------- running a notebook here
 def code_cells(path: Path) -> list[tuple[int, str]]:
     """(index among all cells, source) of every code cell."""
     nb = nbformat.read(path, as_version=4)
     return [(i, c.source) for i, c in enumerate(nb.cells) if c.cell_type == "code"]
 
 
-def run_cells(path: Path, *, stop_after: str | None = None) -> tuple[dict, int | None]:
-    """Execute the notebook's code cells here (stdout swallowed); stop after the first containing ``stop_after``."""
-    ns: dict = {"__name__": "__rmqlab_lab__"}
-    hit = None
-    with contextlib.redirect_stdout(io.StringIO()):
-        for index, source in code_cells(path):
-            exec(compile(source, f"{path.name}[{index}]", "exec"), ns)
-            if stop_after is not None and stop_after in source:
-                hit = index
-                break
-    return ns, hit
+def _controllers_in(obj: Any) -> Iterator[Controller]:
+    """Every Controller inside a displayed widget tree, depth first (DOM order)."""
+    if isinstance(obj, Controller):
+        yield obj
+        return
+    if isinstance(obj, W.Box):
+        for child in obj.children:
+            yield from _controllers_in(child)
 
 
+@dataclass
+class NotebookRun:
+    """A notebook executed in this process: its namespace and the controllers it displayed, in order."""
+
+    ns: dict[str, Any]
+    displayed: list[tuple[int, Controller]]
+
+
+def run_cells(path: Path) -> NotebookRun:
+    """Execute the notebook's code cells here as a kernel would (stdout swallowed).
+
+    A cell's last expression is "displayed" as IPython displays it, and so is anything passed to
+    ``IPython.display.display``; the controllers inside those, in order, are the notebook's dashboards.
+    """
+    import IPython.core.display_functions as display_functions
+    import IPython.display
+
+    ns: dict[str, Any] = {"__name__": "__rmqlab_lab__"}
+    displayed: list[tuple[int, Controller]] = []
+    cell = -1
+
+    def show(*objs: Any, **_: Any) -> None:
+        for obj in objs:
+            displayed.extend((cell, c) for c in _controllers_in(obj) if all(c is not d for _, d in displayed))
+
+    saved = (IPython.display.display, display_functions.display)
+    IPython.display.display = display_functions.display = show  # type: ignore[assignment]
+    ns["display"] = show
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            for index, source in code_cells(path):
+                cell = index
+                tree = ast.parse(source, f"{path.name}[{index}]")
+                last = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+                body = tree.body[:-1] if last is not None else tree.body
+                exec(compile(ast.Module(body=body, type_ignores=[]), f"{path.name}[{index}]", "exec"), ns)
+                if last is not None:
+                    value = eval(compile(ast.Expression(last.value), f"{path.name}[{index}]", "eval"), ns)
+                    if value is not None and not source.rstrip().endswith(";"):
+                        show(value)
+    finally:
+        IPython.display.display, display_functions.display = saved
+    return NotebookRun(ns, displayed)
+
+
+# --------------------------------------------------------------------------- what the kernel draws
 def clock_readout(controller: Controller) -> str:
     """The clock span's text in the browser: ``clock_text`` plus the end marker the HTML adds."""
+    assert controller.replay is not None
     return controller.clock_text + (" · end" if controller.replay.at_end else "")
 
 
-@functools.cache
-def dashboard_expectation(path: Path) -> DashboardExpectation | None:
-    """The expectation for the notebook's first ``Dashboard(`` cell, or ``None`` if it has none."""
-    ns, index = run_cells(path, stop_after="Dashboard(")
-    if index is None:
-        return None
-    dash = ns["dash"]
-    ctrl = dash.controller
-    tree_map = next(v for v in dash.views if v.title == "ProcessQueues")
-    timeline = next(v for v in dash.views if v.title == "Retry timeline")
+def _flow(controller: Controller) -> FlowView | None:
+    return next((v for v in controller.views if isinstance(v, FlowView)), None)
 
-    ctrl.reset()
-    start, reset_clock, reset_tree_map = ctrl.position, clock_readout(ctrl), scene_text(tree_map)
-    clocks, captions = [], []
-    for _ in range(MAX_STEPS_FOR_TREE_MAP):
-        if not ctrl.step_once():
-            break
-        clocks.append(clock_readout(ctrl))
-        captions.append("".join(ctrl.caption_lines))
-        if scene_text(tree_map) != reset_tree_map:
-            break
-    step_tree_map = scene_text(tree_map)
-    if step_tree_map == reset_tree_map:  # never changes (no consumer): one click must still move the clock
-        clocks, captions = clocks[:1], captions[:1]
-    ctrl.reset()  # the browser test scrubs to the end from Reset; stepping past the end would move the clock on
-    ctrl.seek(ctrl.end)
-    end_clock = clock_readout(ctrl)
 
-    # The engine's own answer: a fresh Lab from the same factory and knobs, run to the same horizon.
-    lab = dash.make_lab(**dash.knob_values())
-    lab.run(until=ctrl.horizon)
-    stored = sorted({e.msg_id for e in lab.trace if e.msg_id and e.kind in (EventKind.STORED, EventKind.SCHEDULED)})[
-        : timeline.max_lanes
-    ]
-    shown = set(stored)
-    deliveries = sum(1 for e in lab.trace.of_kind(EventKind.DELIVERED) if e.msg_id in shown)
+def token_transforms(scene: Scene) -> dict[str, str]:
+    """Token key → the ``transform`` scene.js writes (``translate(x,y)``, numbers as the browser rounds them)."""
+    return {m.key: f"translate({_num(m.x)},{_num(m.y)})" for m in scene.marks if m.role == "token"}
+
+
+def scene_marks(view: SceneView) -> SceneMarks:
+    """The marks one scene view's current scene draws."""
+    scene = view.current
+    assert scene is not None, f"{type(view).__name__} has not drawn yet"
+    return SceneMarks(scene.testid, {m.key: m.role for m in scene.marks})
+
+
+def scenes_of(controller: Controller) -> tuple[SceneMarks, ...]:
+    """Every scene view's marks, in the controller's view order."""
+    return tuple(scene_marks(v) for v in controller.views if isinstance(v, SceneView))
+
+
+def frame_of(controller: Controller) -> Frame:
+    """The controller's current readouts, its FlowView's tokens, and the engine's messages per place."""
+    assert controller.replay is not None
+    flow = _flow(controller)
+    tokens = places = None
+    if flow is not None:
+        assert flow.current is not None and isinstance(flow.vm, FlowVM)
+        tokens = token_transforms(flow.current)
+        places = {t.key: t.place for t in flow.vm.tokens if t.state in FLOW_STATES}
+    counts = {place: len(ids) for place, ids in engine_places(controller.replay.lab).items()}
+    return Frame(controller.position, clock_readout(controller), controller.caption_lines, tokens, places, counts)
+
+
+def moved(a: Frame, b: Frame) -> set[str]:
+    """FlowView tokens drawn in both frames at different positions (they travelled)."""
+    assert a.tokens is not None and b.tokens is not None
+    return {k for k, t in b.tokens.items() if k in a.tokens and a.tokens[k] != t}
+
+
+def _retry_facts(controller: Controller) -> tuple[bool, int]:
+    """(the engine's run has retries, its DELIVERED count): a fresh Lab from the factory, run to the horizon."""
+    assert controller.make_lab is not None
+    lab = controller.make_lab()
+    lab.run(until=parse_duration(controller.horizon, "horizon"))
+    retried = bool(lab.trace.of_kind(EventKind.SEND_BACK) or lab.trace.of_kind(EventKind.SUSPENDED))
+    return retried, len(lab.trace.of_kind(EventKind.DELIVERED))
+
+
+def expect_controller(index: int, cell: int, controller: Controller) -> DashboardExpectation:
+    """Reset, then Step until a FlowView token has travelled (at least MIN_STEPS), noting every frame."""
+    on_load, on_load_scenes = frame_of(controller), scenes_of(controller)
+    after_load_step = frame_of(controller) if controller.step_once() else None
+    controller.reset()
+    frames, reset_scenes = [frame_of(controller)], scenes_of(controller)
+    for n in range(MAX_STEPS):
+        if not controller.step_once():
+            break
+        frames.append(frame_of(controller))
+        travelled = frames[0].tokens is None or any(moved(a, b) for a, b in itertools.pairwise(frames))
+        if n + 1 >= MIN_STEPS and travelled:
+            break
+    controller.reset()  # the browser test scrubs to the end from Reset
+    assert controller.end is not None, "the lab's controller must run ahead (it knows its end position)"
+    controller.seek(controller.end)
+    end_clock = clock_readout(controller)
+    timeline = next((v for v in controller.views if v.title == "Retry timeline"), None)
+    hidden = getattr(timeline.vm, "hidden", 0) if timeline is not None else 0
+    retried, deliveries = _retry_facts(controller)
+    assert controller.snapshot is not None
+    consumers = len(controller.snapshot.consumers)
+    controller.reset()
     return DashboardExpectation(
-        cell_index=index,
-        start=start,
-        end=ctrl.end,
-        reset_clock=reset_clock,
-        reset_tree_map=reset_tree_map,
-        step_clocks=tuple(clocks),
-        step_tree_map=step_tree_map,
-        step_captions=tuple(captions),
+        index=index,
+        cell=cell,
+        on_load=on_load,
+        on_load_scenes=on_load_scenes,
+        after_load_step=after_load_step,
+        frames=tuple(frames),
+        reset_scenes=reset_scenes,
         end_clock=end_clock,
+        retry_timeline=timeline is not None,
+        retried=retried,
         deliveries=deliveries,
-        lanes=len(stored),
+        timeline_hidden=int(hidden),
+        consumers=consumers,
     )
+
+
+@functools.cache
+def lab_expectations(path: Path) -> tuple[DashboardExpectation, ...]:
+    """One expectation per controller the notebook displays, in display order (empty: a lab without one)."""
+    run = run_cells(path)
+    return tuple(expect_controller(i, cell, c) for i, (cell, c) in enumerate(run.displayed))

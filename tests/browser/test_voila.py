@@ -1,7 +1,11 @@
-"""The tour served by Voila, as a reader without JupyterLab sees it: text and live widgets, no code.
+"""Labs served by Voila, as a reader without JupyterLab sees them: text and live widgets, no code.
 
-Voila executes the notebook in a fresh kernel on every page request, so the page shows the state after
-the whole notebook ran; the expected clock readout comes from running the same cells in this process.
+One Voila server serves a temp copy of the tour and of the orderly-locks lab (the one whose dashboard
+draws the most kinds of mark: leases, locks, retries). Voila executes the notebook in a fresh kernel on
+every page request, so the page shows the state after the whole notebook ran; ``expectations.py`` runs
+the same cells in this process and gives that state: the clock, the caption, and every scene view's
+marks (FlowView tokens with their positions, arrows, lanes, leases …), which must all be *drawn* on load,
+not just their containers.
 """
 
 from __future__ import annotations
@@ -11,18 +15,27 @@ import secrets
 import shutil
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from .conftest import LABS, VIEWPORT, JsErrors, Server, free_port, require_chromium, start_server, stop_server
-from .expectations import clock_readout, code_cells, run_cells
+from .expectations import code_cells, lab_expectations
+from .pages import DashboardOnPage, dashboards_on, exact
 
 pytestmark = pytest.mark.browser
 
-TOUR = "00_tour.ipynb"
-PAGE_MS = 120_000  # Voila runs all cells before the widgets can render
-ROUND_TRIP_MS = 20_000
+
+def _one(pattern: str) -> Path:
+    found = sorted(LABS.glob(pattern))
+    assert len(found) == 1, f"labs/{pattern} matches {[p.name for p in found]}; expected one notebook"
+    return found[0]
+
+
+TOUR = _one("00_*.ipynb")
+SERVED = (TOUR, _one("07_*.ipynb"))
+PAGE_MS = 180_000  # Voila runs all cells before the widgets can render
 # Voila's page links Font Awesome from a CDN, which these machines cannot resolve. Only the button icons
 # go missing (the labels stay), so failed loads from that host are noise, not a broken lab.
 CDN_NOISE = ("cdn.jsdelivr.net",)
@@ -34,11 +47,12 @@ NOT_FOR_VOILA = ("jupyterlab-jupytext", "@jupyter/nbgrader", "@jupyter-notebook/
 
 @pytest.fixture(scope="module")
 def voila(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """``voila 00_tour.ipynb`` on 127.0.0.1:<free port> with a temp token, default (lab) template."""
+    """``voila <dir>`` on 127.0.0.1:<free port> with a temp token, serving copies of the SERVED labs."""
     require_chromium()
     home = tmp_path_factory.mktemp("voila-home")
     root = tmp_path_factory.mktemp("voila-root")
-    shutil.copy2(LABS / TOUR, root / TOUR)
+    for nb in SERVED:
+        shutil.copy2(nb, root / nb.name)
     token, port = secrets.token_hex(16), free_port()
     argv = [
         sys.executable,
@@ -50,7 +64,7 @@ def voila(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "--Voila.port_retries=0",
         f"--token={token}",
         f"--VoilaConfiguration.extension_denylist={list(NOT_FOR_VOILA)!r}",
-        str(root / TOUR),
+        str(root),
     ]
     # No status API in Voila: any HTTP answer from a static path means it is listening.
     server = start_server(
@@ -62,56 +76,74 @@ def voila(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         stop_server(server)
 
 
-@pytest.fixture(scope="module")
-def tour_page(voila: Server, browser: Any) -> Iterator[tuple[Any, JsErrors]]:
-    """The rendered tour, once its Dashboard's Step button is on screen."""
+class VoilaPage:
+    """One rendered notebook and its JavaScript errors."""
+
+    def __init__(self, page: Any, errors: JsErrors, path: Path) -> None:
+        self.page, self.errors, self.path = page, errors, path
+
+    def dashboards(self) -> list[DashboardOnPage]:
+        return dashboards_on(self.page, self.page, lab_expectations(self.path), self.path.name)
+
+
+@pytest.fixture(scope="module", params=SERVED, ids=[p.stem for p in SERVED])
+def rendered(request: pytest.FixtureRequest, voila: Server, browser: Any) -> Iterator[VoilaPage]:
+    """The notebook rendered by Voila, once its first dashboard's Step button is on screen."""
+    path: Path = request.param
     context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
     errors = JsErrors(page, ignore_hosts=CDN_NOISE)
     try:
-        page.goto(voila.url("/"), timeout=PAGE_MS)
-        step_button(page).wait_for(state="visible", timeout=PAGE_MS)
-        yield page, errors
+        page.goto(voila.url(f"/voila/render/{path.name}"), timeout=PAGE_MS)
+        page.locator("button.widget-button", has_text=exact("Step")).first.wait_for(state="visible", timeout=PAGE_MS)
+        yield VoilaPage(page, errors, path)
     finally:
         context.close()
 
 
-def step_button(page: Any) -> Any:
-    return page.locator("button.widget-button", has_text=re.compile(r"^\s*Step\s*$"))
-
-
-def test_tour_renders_text_and_widgets_without_code(tour_page: tuple[Any, JsErrors]) -> None:
-    """Headings, printed tables and the Dashboard render; no code cell shows its source."""
+def test_every_view_is_drawn_on_load(rendered: VoilaPage) -> None:
+    """Each dashboard shows the kernel's clock and caption, and every scene view draws the kernel's marks."""
     from playwright.sync_api import expect
 
-    page, errors = tour_page
-    ns, _ = run_cells(LABS / TOUR)
-    expect(page.get_by_role("heading", name=re.compile(r"00 · A tour of rmqlab"))).to_be_visible()
-    expect(page.get_by_role("heading", name=re.compile(r"Watch it step by step"))).to_be_visible()
-    clock = page.locator("span[role=status]")
-    expect(clock).to_have_text(clock_readout(ns["dash"].controller), timeout=ROUND_TRIP_MS)
-    # The cell after the Dashboard prints the same readout as text.
-    expect(page.locator(".jp-OutputArea-output pre", has_text=ns["dash"].controller.clock_text).first).to_be_visible()
-    expect(page.locator(".js-plotly-plot").first).to_be_attached()
+    page = rendered.page
+    dashboards = rendered.dashboards()
+    assert dashboards, f"{rendered.path.name} displays no dashboard"
+    for dash in dashboards:
+        exp = dash.expected
+        dash.show()
+        dash.expect_frame(exp.on_load)  # clock, caption, FlowView tokens at the kernel's positions, counts
+        dash.expect_scenes(exp.on_load_scenes)  # every view, hidden tabs too: same keys, same roles
+        flow = next(s for s in exp.on_load_scenes if s.testid == "rq-flow").role_counts()
+        assert flow.get("token", 0) > 0 and flow.get("arrow", 0) > 0, f"on-load flow draws {flow}"
+        for scene in exp.on_load_scenes:
+            assert len(scene.roles) > 0, f"{scene.testid} draws nothing on load"
     expect(page.get_by_text("Error displaying widget")).to_have_count(0)
     expect(page.get_by_text(re.compile(r"Loading widget"))).to_have_count(0)
+    rendered.errors.check()
+
+
+def test_no_code_is_shown(rendered: VoilaPage) -> None:
+    """Voila shows text and outputs only: no input area, no editor, no line of any code cell."""
+    from playwright.sync_api import expect
+
+    page = rendered.page
     expect(page.locator(".jp-CodeCell .jp-InputArea")).to_have_count(0)
     expect(page.locator(".cm-editor")).to_have_count(0)
     body = page.locator("body").inner_text()
-    shown = [src.splitlines()[0] for _, src in code_cells(LABS / TOUR) if len(src.splitlines()[0]) > 12]
+    shown = [src.splitlines()[0] for _, src in code_cells(rendered.path) if src and len(src.splitlines()[0]) > 12]
     leaked = [line for line in shown if line in body]
     assert not leaked, f"code visible in Voila: {leaked}"
-    errors.check()
+    if rendered.path == TOUR:
+        expect(page.get_by_role("heading", name=re.compile(r"00 · A tour of rmqlab"))).to_be_visible()
+    rendered.errors.check()
 
 
-def test_tour_dashboard_is_live(tour_page: tuple[Any, JsErrors]) -> None:
-    """Step in Voila reaches the kernel: the clock moves to the in-process controller's next readout."""
-    from playwright.sync_api import expect
-
-    page, errors = tour_page
-    ns, _ = run_cells(LABS / TOUR)
-    ctrl = ns["dash"].controller
-    assert ctrl.step_once(), "the tour's dashboard is already at its end"
-    step_button(page).click()
-    expect(page.locator("span[role=status]")).to_have_text(clock_readout(ctrl), timeout=ROUND_TRIP_MS)
-    errors.check()
+def test_dashboard_is_live(rendered: VoilaPage) -> None:
+    """Step in Voila reaches the kernel: the next frame (clock, caption, tokens) is the in-process controller's."""
+    dash = rendered.dashboards()[0]
+    step = dash.expected.after_load_step
+    assert step is not None, f"{rendered.path.name}: the dashboard is already at its end on load"
+    dash.show()
+    dash.button("Step").click()
+    dash.expect_frame(step)
+    rendered.errors.check()
