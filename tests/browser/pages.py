@@ -108,7 +108,16 @@ class DashboardOnPage:
             return
         assert frame.token_places is not None
         drawn = self.drawn_tokens()
-        assert drawn == frame.tokens, f"{self.name} at position {frame.position}: drawn tokens ≠ the kernel's scene"
+        if drawn != frame.tokens:
+            diff = {
+                k: (drawn.get(k), frame.tokens.get(k))
+                for k in sorted({*drawn, *frame.tokens})
+                if drawn.get(k) != frame.tokens.get(k)
+            }
+            raise AssertionError(
+                f"{self.name} at position {frame.position}: drawn tokens ≠ the kernel's scene "
+                f"(key: (drawn, kernel)): {diff}"
+            )
         per_place: dict[str, int] = {}
         for key in drawn:
             place = frame.token_places.get(key)

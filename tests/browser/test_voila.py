@@ -41,8 +41,14 @@ PAGE_MS = 180_000  # Voila runs all cells before the widgets can render
 CDN_NOISE = ("cdn.jsdelivr.net",)
 # JupyterLab extensions of the teacher tools (jupytext pairing, nbgrader, and the notebook package nbgrader
 # brings) need JupyterLab's document manager, which Voila's page does not provide: loaded there they throw
-# "shared module is not a function". A dashboard needs none of them.
-NOT_FOR_VOILA = ("jupyterlab-jupytext", "@jupyter/nbgrader", "@jupyter-notebook/lab-extension")
+# "shared module is not a function"; the JupyterLite kernel extension only works in a JupyterLite site.
+# A dashboard needs none of them.
+NOT_FOR_VOILA = (
+    "jupyterlab-jupytext",
+    "@jupyter/nbgrader",
+    "@jupyter-notebook/lab-extension",
+    "@jupyterlite/pyodide-kernel-extension",
+)
 
 
 @pytest.fixture(scope="module")
@@ -113,10 +119,10 @@ def test_every_view_is_drawn_on_load(rendered: VoilaPage) -> None:
         dash.show()
         dash.expect_frame(exp.on_load)  # clock, caption, FlowView tokens at the kernel's positions, counts
         dash.expect_scenes(exp.on_load_scenes)  # every view, hidden tabs too: same keys, same roles
-        flow = next(s for s in exp.on_load_scenes if s.testid == "rq-flow").role_counts()
-        assert flow.get("token", 0) > 0 and flow.get("arrow", 0) > 0, f"on-load flow draws {flow}"
-        for scene in exp.on_load_scenes:
+        for scene in exp.on_load_scenes:  # the comparison above is not vacuous: each view draws something
             assert len(scene.roles) > 0, f"{scene.testid} draws nothing on load"
+        flow = next(s for s in exp.on_load_scenes if s.testid == "rq-flow").role_counts()
+        assert flow.get("arrow", 0) > 0, f"the on-load flow draws no arrow: {flow}"
     expect(page.get_by_text("Error displaying widget")).to_have_count(0)
     expect(page.get_by_text(re.compile(r"Loading widget"))).to_have_count(0)
     rendered.errors.check()
