@@ -1,29 +1,43 @@
 # Entry points, all self-installing on a fresh machine with only Python 3.11 and pip:
 #   make lab     — opens JupyterLab on the student copy of the labs (build/student-labs, answers blanked)
 #   make teacher — opens JupyterLab on the solved labs in labs/ (jupytext pairs: edit the .py or the notebook)
-#   make test    — runs the whole test suite (engine, widgets, notebooks under nbval)
+#   make test    — runs the whole test suite (engine, widgets, notebooks under nbval, browser, site builds)
+#   make lite    — builds build/lite/, a JupyterLite site (Python in the browser) to put on any static host
+#   make docs    — builds build/docs/, the static documentation site
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed-stamp
+# Two install levels: what running the labs needs ([lab] and [teacher], whose nbgrader preprocessors make
+# the student copy), and everything (tests, site builds, benchmarks). Both with the versions CI tests with.
+PIP_INSTALL := $(PY) -m pip install --quiet -c constraints.txt
+LAB_STAMP   := $(VENV)/.lab-stamp
+STAMP       := $(VENV)/.installed-stamp
 
-$(STAMP): pyproject.toml
+$(VENV)/.venv-stamp:
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[lab,test,bench]'
-	touch $(STAMP)
+	touch $@
+
+$(LAB_STAMP): pyproject.toml constraints.txt $(VENV)/.venv-stamp
+	$(PIP_INSTALL) -e '.[lab,teacher]'
+	touch $@
+
+$(STAMP): pyproject.toml constraints.txt $(LAB_STAMP)
+	$(PIP_INSTALL) -e '.[lab,teacher,test,lite,docs,bench]'
+	touch $@
 
 # JupyterLab refuses to start as root (a classroom container, a cloud VM) unless told it may.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # widgets.nodelay turns Nagle's algorithm off on kernel websockets: a Step click answers in ~25 ms, not ~65 ms.
 LAB_FLAGS  := $(ALLOW_ROOT) --ServerApp.jpserver_extensions='{"widgets.nodelay": True}'
 
-.PHONY: lab teacher test bench student sync
+.PHONY: lab teacher test bench student sync lite docs
 # The student copy is rebuilt first; a notebook the student has changed is kept (labs/make_student.py).
 lab: student
+	@echo 'JupyterLab prints the URL to open below (http://localhost:8888/lab?token=…); Ctrl-C stops it.'
 	$(VENV)/bin/jupyter lab $(LAB_FLAGS) --notebook-dir=build/student-labs
 
-teacher: $(STAMP)
+teacher: $(LAB_STAMP)
 	$(VENV)/bin/jupyter lab $(LAB_FLAGS) --notebook-dir=labs
 
 # One pytest run: engine, widget and benchmark-harness tests, every notebook in labs/ under nbval (strict),
@@ -38,9 +52,9 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m bench
 
-student: $(STAMP)
+student: $(LAB_STAMP)
 	$(PY) labs/make_student.py labs build/student-labs
 
 # After editing a lab's .py source: sync each pair and re-execute the notebooks whose cells changed.
-sync: $(STAMP)
+sync: $(LAB_STAMP)
 	$(PY) labs/sync.py

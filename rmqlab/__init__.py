@@ -33,13 +33,24 @@ from .producer import (
     SendStatus,
 )
 from .queue import MessageQueue
-from .report import build_report
+from .report import build_report, format_timeline, summary
 from .scenario import Scenario, load_scenario
 from .scheduler import Priority, Scheduler, TimerKind
 from .snapshot import LabSnapshot
 from .trace import EventKind, Trace, TraceEvent
 
-__version__ = "0.1.0"
+
+def _installed_version() -> str:
+    """The version pip installed (pyproject.toml is its one source), or ``0+unknown`` from a bare checkout."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rmqlab")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+__version__ = _installed_version()
 
 __all__ = [
     "DEFAULT_MESSAGE_DELAY_LEVEL",
@@ -83,7 +94,9 @@ __all__ = [
     "check_invariants",
     "dlq_topic",
     "format_duration",
+    "format_timeline",
     "load_scenario",
     "parse_duration",
     "retry_topic",
+    "summary",
 ]

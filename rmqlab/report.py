@@ -1,4 +1,5 @@
-"""What a run did, as data (:func:`build_report`) and as a readable timeline (:func:`format_timeline`).
+"""What a run did, as data (:func:`build_report`), as a readable timeline (:func:`format_timeline`) and as one
+line (:func:`summary`).
 
 Both are pure functions of a :class:`Lab`: they read its trace and its snapshot (:meth:`Lab.snapshot`, for the
 broker state) and change nothing,
@@ -11,7 +12,7 @@ with the SEND_RESULT of the same producer, message id and attempt number.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .duration import format_duration
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from .lab import Lab
     from .snapshot import LabSnapshot
 
-__all__ = ["TIMELINE_KINDS", "build_report", "format_event", "format_timeline"]
+__all__ = ["SUCCESS_STATUSES", "TIMELINE_KINDS", "build_report", "format_event", "format_timeline", "summary"]
 
 
 def _client(actor: str) -> str:
@@ -181,16 +182,101 @@ def _value(value: Any) -> str:
     return str(value)
 
 
-def format_event(event: TraceEvent, fields: tuple[str, ...] | None = None) -> str:
-    """One aligned line: time, actor, kind, message id, then ``key=value`` details."""
+HEAD_WIDTH = 16 + 2 + 24 + 1 + 18 + 1 + 6
+"""Columns of a timeline line before its details: time, actor, kind, message id."""
+WRAP_INDENT = 18
+"""Continuation lines of a wrapped event start under the actor column."""
+
+
+def _details(event: TraceEvent, fields: tuple[str, ...] | None) -> list[str]:
     data: Mapping[str, Any] = event.data
     keys = list(data) if fields is None else [k for k in fields if k in data]
-    details = " ".join(f"{k}={_value(data[k])}" for k in keys if data[k] is not None and data[k] != [])
-    line = f"{format_duration(event.time_ms):>16}  {event.actor:<24} {event.kind.value:<18} {event.msg_id or '-':<6}"
-    return f"{line} {details}".rstrip()
+    return [f"{k}={_value(data[k])}" for k in keys if data[k] is not None and data[k] != []]
 
 
-def format_timeline(lab: Lab) -> str:
-    """The interesting events of a run, one per line (see :data:`TIMELINE_KINDS`)."""
-    lines = [format_event(e, TIMELINE_KINDS[e.kind]) for e in lab.trace if e.kind in TIMELINE_KINDS]
+def _head(event: TraceEvent) -> str:
+    return f"{format_duration(event.time_ms):>16}  {event.actor:<24} {event.kind.value:<18} {event.msg_id or '-':<6}"
+
+
+def format_event(event: TraceEvent, fields: tuple[str, ...] | None = None) -> str:
+    """One aligned line: time, actor, kind, message id, then ``key=value`` details."""
+    return f"{_head(event)} {' '.join(_details(event, fields))}".rstrip()
+
+
+def _pieces(token: str, room: int) -> list[str]:
+    """``token`` cut after commas into pieces of at most ``room`` columns (a comma-less run stays whole)."""
+    if len(token) <= room:
+        return [token]
+    pieces: list[str] = []
+    current = ""
+    for part in token.split(","):
+        part_with_comma = part + ","
+        if current and len(current) + len(part_with_comma) > room:
+            pieces.append(current)
+            current = ""
+        current += part_with_comma
+    pieces.append(current[:-1])  # the last part had no comma
+    return pieces
+
+
+def _wrapped(event: TraceEvent, fields: tuple[str, ...] | None, width: int) -> list[str]:
+    """The event as lines of at most ``width`` columns: the head, then details under the actor column.
+
+    A list value longer than a line (a rebalance's ``added=`` queues) is cut after its commas.
+    """
+    lines: list[str] = []
+    current = _head(event)
+    indent = " " * WRAP_INDENT
+    for token in _details(event, fields):
+        for piece in _pieces(token, width - WRAP_INDENT):
+            if len(current) + 1 + len(piece) <= width or current == indent:
+                current = f"{current} {piece}" if current != indent else indent + piece
+            else:
+                lines.append(current)
+                current = indent + piece
+    lines.append(current)
+    return [line.rstrip() for line in lines]
+
+
+def format_timeline(
+    lab: Lab, *, msg_id: str | None = None, kinds: Collection[str] | None = None, width: int | None = None
+) -> str:
+    """The interesting events of a run, one per line (see :data:`TIMELINE_KINDS`).
+
+    ``msg_id`` keeps one message's events (``M0001``), ``kinds`` keeps those kinds (``{"delivered"}``; any
+    :class:`EventKind` value, also ones the default leaves out, such as ``pulled``). ``width`` wraps each
+    event's details under it so that no line is wider (the command line uses 100); ``None``: one line each.
+    """
+    if kinds is not None:
+        known = {k.value for k in EventKind}
+        unknown = sorted(set(kinds) - known)
+        if unknown:
+            raise ValueError(f"kinds={unknown!r}: not an event kind; allowed: {', '.join(sorted(known))}")
+    if width is not None and width < HEAD_WIDTH:
+        raise ValueError(f"width={width}: must be at least {HEAD_WIDTH} (the time, actor, kind and id columns)")
+    wanted = TIMELINE_KINDS if kinds is None else {EventKind(k): TIMELINE_KINDS.get(EventKind(k)) for k in kinds}
+    lines: list[str] = []
+    for event in lab.trace:
+        if event.kind not in wanted or (msg_id is not None and event.msg_id != msg_id):
+            continue
+        fields = wanted[event.kind]
+        lines.extend([format_event(event, fields)] if width is None else _wrapped(event, fields, width))
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+SUCCESS_STATUSES = frozenset({"CONSUME_SUCCESS", "SUCCESS", "COMMIT"})
+"""Listener answers after which a message counts as consumed (orderly COMMIT commits like SUCCESS)."""
+
+
+def summary(lab: Lab) -> str:
+    """The run in one line: deliveries, messages consumed, dead letters per DLQ, and the end time.
+
+    ``17 deliveries · 0 consumed · %DLQ%cg: 1 · ended at 6 h``: what a reader checks first, and what the
+    command line prints under the timeline. ``consumed`` counts deliveries answered with a success status.
+    """
+    rows = deliveries(lab)
+    consumed = sum(1 for row in rows if row["status"] in SUCCESS_STATUSES)
+    dlq = dead_letters(lab)
+    dead = " · ".join(f"%DLQ%{group}: {len(msgs)}" for group, msgs in dlq.items()) or "no dead letters"
+    noun = "delivery" if len(rows) == 1 else "deliveries"
+    return f"{len(rows)} {noun} · {consumed} consumed · {dead} · ended at {format_duration(lab.now)}"

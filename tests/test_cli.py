@@ -66,12 +66,37 @@ def test_yaml_and_json_give_identical_output(files: tuple[Path, Path]):
 
 
 def test_run_prints_a_timeline(files: tuple[Path, Path]):
-    """Without --json: a title line, then one line per interesting event, ending at the last one."""
+    """Without --json: a title line, the interesting events (details wrapped under each, no line over 100
+    columns), and a closing summary line: deliveries, consumed, dead letters, end time."""
     code, out, _ = run("run", str(files[1]))
     lines = out.splitlines()
     assert code == 0 and lines[0] == "# cli: two attempts"
     assert sum(" delivered " in line for line in lines) == 6
-    assert lines[-1].split()[:2] == ["13", "s"]
+    events = [line for line in lines[1:-1] if not line.startswith(" " * 18)]
+    assert events[-1].split()[:2] == ["13", "s"]
+    assert lines[-1] == "# 6 deliveries · 3 consumed · no dead letters · ended at 1 m"
+    assert max(len(line) for line in lines) <= 100
+
+
+def test_run_filters_by_message_and_kind(files: tuple[Path, Path]):
+    """--msg keeps one message's events, --kind (repeatable) keeps kinds; the summary still covers the run."""
+    code, out, _ = run("run", str(files[0]), "--msg", "M0002", "--kind", "delivered", "--kind", "consumed")
+    lines = out.splitlines()
+    events = [line.split() for line in lines[1:-1] if not line.startswith(" " * 18)]
+    assert code == 0
+    assert [(e[0], e[1], e[3], e[4]) for e in events] == [
+        ("2", "s", "delivered", "M0002"), ("2", "s", "consumed", "M0002"),
+        ("12", "s", "delivered", "M0002"), ("12", "s", "consumed", "M0002"),
+    ]  # fmt: skip
+    assert lines[-1] == "# 6 deliveries · 3 consumed · no dead letters · ended at 1 m"
+
+
+def test_bad_filters_exit_2(files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]):
+    """An unknown kind is refused by argparse (naming the choices); filters with --json are refused."""
+    assert main(["run", str(files[0]), "--kind", "pulls"]) == 2
+    assert "invalid choice: 'pulls'" in capsys.readouterr().err
+    code, out, err = run("run", str(files[0]), "--json", "--msg", "M0001")
+    assert (code, out) == (2, "") and "--json always prints the whole report" in err
 
 
 def test_validate_and_schema(files: tuple[Path, Path]):

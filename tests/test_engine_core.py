@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
-import yaml
 
 import rmqlab
 from rmqlab import ConfigError, Lab, Message, Priority, Scheduler, SimulationError, format_duration, parse_duration
@@ -141,17 +139,6 @@ def test_public_names_are_sorted_and_exported() -> None:
     assert rmqlab.__all__ == sorted(rmqlab.__all__, key=isort_style)
     public = {n for n in dir(rmqlab) if not n.startswith("_") and not isinstance(getattr(rmqlab, n), type(rmqlab))}
     assert set(rmqlab.__all__) == public - {"annotations"}
-
-
-def test_environment_yml_installs_the_same_pins_as_pyproject() -> None:
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = set(project["dependencies"])
-    for extra in ("lab", "test", "bench"):
-        wanted |= set(project["optional-dependencies"][extra])
-    env = yaml.safe_load((ROOT / "environment.yml").read_text())
-    pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
-    assert set(pip) - {"-e ."} == wanted
-    assert "python=3.11" in env["dependencies"]
 
 
 def test_dlq_and_retry_topic_names() -> None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rmqlab import build_report, load_scenario
-from rmqlab.report import format_timeline
+import pytest
+
+from rmqlab import build_report, format_duration, load_scenario
+from rmqlab.report import format_timeline, summary
 
 
 def scenario(**overrides: Any) -> dict[str, Any]:
@@ -103,3 +105,19 @@ def test_timeline_lines():
     delivered = [line for line in lines if " delivered " in line]
     assert [line.split()[:2] for line in delivered] == [["0", "ms"], ["10", "s"]]
     assert "queue=%RETRY%cg@broker-a:0 queue_offset=0 topic=TopicTest reconsume_times=1 batch=1" in delivered[1]
+
+
+def test_timeline_filters_width_and_summary():
+    """kinds/msg_id filter; width wraps details under the actor column; bad arguments name themselves."""
+    lab = load_scenario(scenario()).run()
+    wrapped = format_timeline(lab, kinds={"delivered"}, width=80).splitlines()
+    assert max(map(len, wrapped)) <= 80
+    assert [line.split()[:2] for line in wrapped if not line.startswith(" " * 18)] == [["0", "ms"], ["10", "s"]]
+    assert len(wrapped) > 2  # the details did not fit: they continue on lines of their own
+    assert " ".join(wrapped).split() == format_timeline(lab, kinds={"delivered"}).split()
+    assert format_timeline(lab, msg_id="M9999") == ""
+    with pytest.raises(ValueError, match=r"kinds=\['pulls'\]: not an event kind; allowed: .*delivered"):
+        format_timeline(lab, kinds={"pulls"})
+    with pytest.raises(ValueError, match="width=40: must be at least 68"):
+        format_timeline(lab, width=40)
+    assert summary(lab) == f"2 deliveries · 1 consumed · no dead letters · ended at {format_duration(lab.now)}"
