@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -55,9 +56,30 @@ def version() -> str:
     return __version__
 
 
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters and lone surrogates written as ``\\x1b`` / ``\\ud800`` escapes.
+
+    Names come from scenario files: an ANSI escape in a consumer's name must not recolour the student's
+    terminal, and a lone surrogate (legal in JSON's ``\\ud800``) cannot be encoded to UTF-8 at all.
+    """
+    return _UNPRINTABLE.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 256 else f"\\u{code:04x}"
+
+
 def report_json(report: dict[str, object]) -> str:
-    """The ``--json`` text: one object, two-space indent, a final newline (stable byte for byte)."""
-    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    """The ``--json`` text: one object, two-space indent, a final newline (stable byte for byte).
+
+    Control characters are JSON escapes already; a lone surrogate is written as its ``\\udxxx`` escape.
+    """
+    text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    return re.sub(r"[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -96,14 +118,14 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     try:
         scenario = load_scenario(args.file)
         if args.command == "validate":
-            out.write(f"ok: {args.file}: scenario {scenario.name!r} is valid\n")
+            out.write(printable(f"ok: {args.file}: scenario {scenario.name!r} is valid\n"))
             return EXIT_OK
         lab = scenario.run()
     except ConfigError as exc:
-        err.write(f"rmqlab: error: {args.file}: {exc}\n")
+        err.write(printable(f"rmqlab: error: {args.file}: {exc}\n"))
         return EXIT_BAD_INPUT
     except SimulationError as exc:
-        err.write(f"rmqlab: simulation error: {args.file}: {exc}\n")
+        err.write(printable(f"rmqlab: simulation error: {args.file}: {exc}\n"))
         return EXIT_FAILED
     if args.json:
         if args.msg or args.kind:
@@ -116,12 +138,12 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
         "".join(
             f"{line}\n"
             for line in textwrap.wrap(
-                title, TIMELINE_WIDTH, initial_indent="# ", subsequent_indent="#   ", break_on_hyphens=False
+                printable(title), TIMELINE_WIDTH, initial_indent="# ", subsequent_indent="#   ", break_on_hyphens=False
             )
         )
     )
-    out.write(format_timeline(lab, msg_id=args.msg, kinds=args.kind, width=TIMELINE_WIDTH))
-    out.write(f"# {summary(lab)}\n")
+    out.write(printable(format_timeline(lab, msg_id=args.msg, kinds=args.kind, width=TIMELINE_WIDTH)))
+    out.write(printable(f"# {summary(lab)}\n"))
     return EXIT_OK
 
 

@@ -34,7 +34,7 @@ from .remoting import Remoting
 from .scheduler import ReentrantRunError, Scheduler, TimerKind, TimerLabel
 from .snapshot import LabSnapshot, TraceIndex, take_snapshot
 from .trace import EventKind, Trace
-from .validation import check_int
+from .validation import as_int, check_int, check_topic_name
 
 __all__ = ["Lab"]
 
@@ -172,10 +172,9 @@ class Lab:
         Creating a topic again with the same queues and perm is a no-op; with different ones it is refused
         (:meth:`update_topic` changes a topic), so the returned queue list is always the topic's real one.
         """
-        if not isinstance(topic, str) or not topic or topic.startswith("%") or topic == SCHEDULE_TOPIC:
-            raise ConfigError("topic", topic, "a business topic name (system names start with '%')")
-        check_int("queues", queues, 1, 1024)
-        _check_perm(perm)
+        check_topic_name("topic", topic)  # 4.9.7's updateAndCreateTopic: TopicValidator's rules
+        queues = check_int("queues", queues, 1, 1024)
+        perm = _check_perm(perm)
         names = self._broker_names(brokers, sorted(self.brokers))
         for name in names:
             have = self.brokers[name].topic_config.get(topic)
@@ -223,11 +222,12 @@ class Lab:
             raise ConfigError("topic", topic, "an existing topic's name (SCHEDULE_TOPIC_XXXX is a system topic)")
         if queues is not None and (read_queues is not None or write_queues is not None):
             raise ConfigError("queues", queues, "None when read_queues or write_queues is given (one or the other)")
-        for parameter, value in (("queues", queues), ("read_queues", read_queues), ("write_queues", write_queues)):
-            if value is not None:
-                check_int(parameter, value, 1, 1024)
+        queues, read_queues, write_queues = (
+            None if value is None else check_int(parameter, value, 1, 1024)
+            for parameter, value in (("queues", queues), ("read_queues", read_queues), ("write_queues", write_queues))
+        )
         if perm is not None:
-            _check_perm(perm)
+            perm = _check_perm(perm)
         having = sorted(name for name, broker in self.brokers.items() if topic in broker.topic_config)
         if not having:
             raise ConfigError("topic", topic, f"a topic that exists on a broker (have {self._topic_names()})")
@@ -319,9 +319,9 @@ class Lab:
         if not isinstance(group, str) or not group or group.startswith("%"):
             raise ConfigError("group", group, "a non-empty consumer group name not starting with '%'")
         if retry_queue_nums is not None:
-            check_int("retry_queue_nums", retry_queue_nums, 0, 1024)
+            retry_queue_nums = check_int("retry_queue_nums", retry_queue_nums, 0, 1024)
         if retry_max_times is not None:
-            check_int("retry_max_times", retry_max_times, 0, 2**31 - 1)
+            retry_max_times = check_int("retry_max_times", retry_max_times, 0, 2**31 - 1)
         names = self._broker_names(brokers, sorted(self.brokers))
         for name in names:
             self._check_reachable(name)
@@ -509,6 +509,7 @@ _PERMS = (0, PERM_WRITE, PERM_READ, PERM_RW)
 
 def _check_perm(perm: object, parameter: str = "perm") -> int:
     """A topic or broker permission: 6 read+write, 4 read only, 2 write only, 0 neither (``PermName``)."""
-    if isinstance(perm, bool) or perm not in _PERMS:
+    number = as_int(perm)
+    if number is None or number not in _PERMS:
         raise ConfigError(parameter, perm, "6 (read+write), 4 (read only), 2 (write only) or 0")
-    return perm
+    return number

@@ -7,8 +7,11 @@ message — through ``%RETRY%``, ``SCHEDULE_TOPIC_XXXX`` and into ``%DLQ%`` — 
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
+
+from .errors import ConfigError
 
 __all__ = [
     "DLQ_PREFIX",
@@ -70,15 +73,34 @@ class Message:
 
     @delay_time_level.setter
     def delay_time_level(self, level: int) -> None:
-        self.properties[PROPERTY_DELAY] = str(level)
+        # ``setDelayTimeLevel(int)``: an integral float is the int it equals (one rule for every int in rmqlab);
+        # anything else is refused here, not left in the property to be dropped at send time
+        if isinstance(level, bool) or not (isinstance(level, int) or (isinstance(level, float) and level.is_integer())):
+            raise ConfigError("delay_time_level", level, "an int (0: not delayed, 1..18: a delay level)")
+        self.properties[PROPERTY_DELAY] = str(int(level))
+
+
+_IMMUTABLE_BODIES = (str, bytes, int, float, complex, bool, type(None), frozenset)
+
+
+def _own_body(body: Any) -> Any:
+    """A body the receiver may change freely: immutable ones as they are, anything else deep-copied."""
+    if isinstance(body, _IMMUTABLE_BODIES):
+        return body
+    try:
+        return copy.deepcopy(body)
+    except Exception:  # a body that cannot be copied (a lock, a socket) is shared, as before
+        return body
 
 
 @dataclass(slots=True)
 class MessageExt:
     """A stored message: a CommitLog entry, or the copy a consumer pulled.
 
-    ``reconsume_times`` is a field stored with the message, not a property. ``body`` is shared by
-    reference between the CommitLog entry and every pulled copy (never duplicated).
+    ``reconsume_times`` is a field stored with the message, not a property. An immutable ``body`` (``str``,
+    ``bytes``, a number) is shared between the CommitLog entry and every pulled copy; a mutable one (a dict,
+    a list) is deep-copied per pull, since RocketMQ decodes each pull's bytes into the consumer's own objects:
+    a listener that changes its dict changes nothing in the CommitLog or in another consumer's copy.
     """
 
     topic: str
@@ -101,7 +123,7 @@ class MessageExt:
             self.topic,
             self.queue_id,
             self.msg_id,
-            self.body,
+            _own_body(self.body),
             self.tags,
             self.keys,
             dict(self.properties),

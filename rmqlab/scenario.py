@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .duration import parse_duration
-from .errors import ConfigError, ScenarioError
+from .errors import ConfigError, ScenarioError, cut
 from .lab import Lab
 from .listener import ScriptedListener
 from .message import DLQ_PREFIX, RETRY_PREFIX, Message
@@ -143,6 +144,13 @@ def _at(path: str) -> Iterator[None]:
         raise
     except ConfigError as exc:
         raise ScenarioError(f"{path}.{exc.parameter}" if path else exc.parameter, exc.value, exc.allowed) from None
+
+
+MAX_RUN_UNTIL_MS = 7 * 86_400_000
+"""The longest ``run_until``: 7 virtual days (every retry schedule, 2 h delays and 48 h retention fit;
+a 10-year run would take hours of real time in its periodic timers)."""
+MAX_MESSAGES = 10_000
+"""The most messages a scenario's sends may make (each one is a few KB of engine state and trace)."""
 
 
 # ---------------------------------------------------------------------- the plan
@@ -335,9 +343,50 @@ def _check_time(at_ms: int, run_until_ms: int, path: str, value: Any) -> None:
         raise ScenarioError(path, value, f"a time <= run_until ({run_until_ms} ms), or it never happens")
 
 
+def _check_consumer_lifecycles(consumers: Sequence[_ConsumerPlan], faults: Sequence[Mapping[str, Any]]) -> None:
+    """Walk each consumer's starts and stops in run order; refuse a (re)start the engine would refuse at run time.
+
+    Run order at one millisecond: faults (Priority.FAULT) in file order, then a delayed ``start``. A
+    ``consumer_restart`` needs a consumer that ran and was crashed or removed; a start of a running consumer
+    would only be a WARNING half-way through the run, so it is refused here.
+    """
+    steps: list[tuple[int, int, int, str, str, str]] = []  # (at, rank, order, consumer, what, path)
+    for c in consumers:
+        if c.start is True:
+            steps.append((0, -1, 0, c.name, "start", f"{c.path}.start"))
+        elif c.start is not False:
+            steps.append((c.start, 1, 0, c.name, "start", f"{c.path}.start"))
+    for i, fault in enumerate(faults):
+        if fault["kind"] in CONSUMER_FAULTS:
+            at = parse_duration(fault["at"])
+            steps.append((at, 0, i, fault["consumer"], fault["kind"], f"faults[{i}].consumer"))
+    state = {c.name: "new" for c in consumers}
+    for at, _rank, _order, name, what, path in sorted(steps):
+        now = state[name]
+        if what in {"consumer_crash", "consumer_remove"}:
+            state[name] = "stopped" if now == "running" else now
+            continue
+        if now == "running":
+            raise ScenarioError(
+                path, name, f"a consumer that is not running at {at} ms ({name} is running then: crash or remove it)"
+            )
+        if what == "consumer_restart" and now == "new":
+            raise ScenarioError(
+                path,
+                name,
+                f"a consumer that was started and then crashed or removed before {at} ms ({name} has not started"
+                " by then; consumer_add starts a consumer declared with start: null)",
+            )
+        state[name] = "running"
+
+
 def _plan(data: Mapping[str, Any]) -> _Plan:
     """Cross-reference checks on schema-valid data, producing the build plan."""
     run_until = _duration(data["run_until"], "run_until")
+    if run_until > MAX_RUN_UNTIL_MS:
+        raise ScenarioError(
+            "run_until", data["run_until"], f"a duration <= 7d ({MAX_RUN_UNTIL_MS} ms), the longest scenario run"
+        )
     lab_options: dict[str, Any] = {}
     if "message_delay_level" in data:
         lab_options["message_delay_level"] = data["message_delay_level"]
@@ -399,6 +448,7 @@ def _plan(data: Mapping[str, Any]) -> _Plan:
         subscription_groups.append((spec["group"], options, path))
 
     actions: list[_Action] = []
+    messages = 0
     for i, send in enumerate(data.get("sends", [])):
         path = f"sends[{i}]"
         _one_of(send["producer"], producer_names, f"{path}.producer", "producer")
@@ -406,6 +456,11 @@ def _plan(data: Mapping[str, Any]) -> _Plan:
         at = _duration(send["at"], f"{path}.at")
         interval = _duration(send.get("interval", 0), f"{path}.interval")
         count = send.get("count", 1)
+        messages += count
+        if messages > MAX_MESSAGES:
+            raise ScenarioError(
+                f"{path}.count", count, f"at most {MAX_MESSAGES} messages in all sends (this one makes {messages})"
+            )
         _check_time(at, run_until, f"{path}.at", send["at"])
         _check_time(at + (count - 1) * interval, run_until, f"{path}.count", count)
         for k in range(count):
@@ -438,6 +493,7 @@ def _plan(data: Mapping[str, Any]) -> _Plan:
             added.add(fault["consumer"])
         actions.append(_Action(at, Priority.FAULT, path, _fault_action(fault)))
 
+    _check_consumer_lifecycles(consumers, data.get("faults", []))
     return _Plan(
         data.get("seed", 0),
         run_until,
@@ -495,6 +551,8 @@ def validate_scenario(data: Any) -> None:
 def _validated_plan(data: Any) -> _Plan:
     if not isinstance(data, Mapping):
         raise ScenarioError("scenario", data, "a JSON/YAML object (mapping) at the top level")
+    _check_shape(data)
+    _integral_floats_to_ints(data)
     errors = list(_validator().iter_errors(data))
     if errors:
         first = min(errors, key=lambda e: (_document_order(data, list(e.absolute_path)), -len(e.absolute_path)))
@@ -502,6 +560,19 @@ def _validated_plan(data: Any) -> _Plan:
     plan = _plan(data)
     _build(plan)  # a dry build: anything the engine rejects surfaces now, never half-way through a real build
     return plan
+
+
+def _integral_floats_to_ints(data: Any) -> None:
+    """``3.0`` → ``3`` in place: JSON Schema's integers include integral floats, so the engine gets real ints."""
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        items: Any = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in list(items):
+            if isinstance(value, float) and value.is_integer():
+                node[key] = int(value)
+            elif isinstance(value, dict | list):
+                stack.append(value)
 
 
 # ---------------------------------------------------------------------- public API
@@ -525,29 +596,232 @@ class Scenario:
         return self.build().run(until=self.run_until_ms)
 
 
+# ---------------------------------------------------------------------- reading, within bounds
+MAX_FILE_BYTES = 1 << 20
+"""A scenario file is at most 1 MiB (the examples are ~1 KB): ``/dev/zero`` is refused after 1 MiB read."""
+MAX_DEPTH = 32
+"""Containers nest at most 32 deep (a listener's ``then`` chain counts 2 per step; the examples use 6)."""
+MAX_VALUES = 100_000
+"""At most 100,000 values once YAML aliases are expanded (a 700-byte alias bomb expands to 10^9)."""
+MAX_NUMBER_CHARS = 24
+"""A number literal has at most 24 characters: every field is far below 10^20 ms or 10^20 of anything."""
+
+
+class _BadNumber(Exception):
+    """Raised inside a parser hook; turned into a located ScenarioError."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+def _json_number(text: str) -> Any:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise _BadNumber(text)
+    value = float(text) if any(c in text for c in ".eE") else int(text)
+    if value in (float("inf"), float("-inf")):
+        raise _BadNumber(text)
+    return value
+
+
+def _json_constant(text: str) -> Any:
+    raise _BadNumber(text)  # NaN, Infinity, -Infinity: not JSON, and no field takes them
+
+
+def _line_col(text: str, index: int) -> tuple[int, int]:
+    line = text.count("\n", 0, index) + 1
+    return line, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+def _number_error(path: Path, text: str, number: str, line: int | None = None) -> ScenarioError:
+    if line is None:
+        at = text.find(number)
+        line = _line_col(text, at)[0] if at >= 0 else 0
+    where = f"line {line} has " if line else ""
+    return ScenarioError(
+        "file",
+        str(path),
+        f"numbers of at most {MAX_NUMBER_CHARS} characters, finite ({where}{cut(number, 40)!r},"
+        f" {len(number)} characters)",
+    )
+
+
+def _yaml_loader() -> type:
+    """A SafeLoader that bounds what a few bytes can turn into: aliases expanded, numbers, depth."""
+    import yaml
+
+    class BoundedLoader(yaml.SafeLoader):
+        def get_single_node(self) -> Any:
+            node = super().get_single_node()
+            if node is not None:
+                _check_yaml_graph(node)
+            return node
+
+        def construct_yaml_int(self, node: Any) -> Any:
+            _check_yaml_number(node)
+            return super().construct_yaml_int(node)
+
+        def construct_yaml_float(self, node: Any) -> Any:
+            _check_yaml_number(node)
+            value = super().construct_yaml_float(node)
+            if value != value or value in (float("inf"), float("-inf")):
+                raise _BadNumber(str(node.value))
+            return value
+
+    BoundedLoader.add_constructor("tag:yaml.org,2002:int", BoundedLoader.construct_yaml_int)
+    BoundedLoader.add_constructor("tag:yaml.org,2002:float", BoundedLoader.construct_yaml_float)
+    return BoundedLoader
+
+
+class _YamlLimit(Exception):
+    def __init__(self, allowed: str) -> None:
+        super().__init__(allowed)
+        self.allowed = allowed
+
+
+def _check_yaml_number(node: Any) -> None:
+    if len(str(node.value)) > MAX_NUMBER_CHARS:
+        raise _BadNumber(str(node.value))
+
+
+def _check_yaml_graph(root: Any) -> None:
+    """Count the values and the depth of the composed node graph, aliases expanded, without expanding it.
+
+    Each node's expanded size is computed once (memoised on the node object: the graph is a DAG of
+    shared nodes), so a billion-laughs document costs its own size, not its expansion.
+    """
+    import yaml
+
+    sizes: dict[int, int] = {}
+    depths: dict[int, int] = {}
+    # post-order without recursion: (node, children done?)
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    on_path: set[int] = set()
+    while stack:
+        node, done = stack.pop()
+        key = id(node)  # identity of a shared node, never an order
+        if key in sizes:
+            continue
+        children: list[Any]
+        if isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        else:
+            children = []
+        if not done:
+            if key in on_path:
+                raise _YamlLimit("no recursive alias (an anchor used inside itself)")
+            on_path.add(key)
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+            if len(on_path) > MAX_DEPTH + 1:
+                line = node.start_mark.line + 1
+                raise _YamlLimit(f"containers nested at most {MAX_DEPTH} deep (deeper at line {line})")
+            continue
+        on_path.discard(key)
+        sizes[key] = 1 + sum(sizes[id(c)] for c in children)
+        depths[key] = (1 + max((depths[id(c)] for c in children), default=0)) if children else 0
+        if sizes[key] > MAX_VALUES:
+            raise _YamlLimit(
+                f"at most {MAX_VALUES} values once aliases are expanded (line {node.start_mark.line + 1}"
+                f" already expands to more)"
+            )
+        if depths[key] > MAX_DEPTH:
+            raise _YamlLimit(f"containers nested at most {MAX_DEPTH} deep (deeper at line {node.start_mark.line + 1})")
+
+
+_FLOW_TOKEN = re.compile(r""""(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[\[\]{}]""")
+
+
+def _deep_at(text: str) -> str:
+    """`` (deeper at line N)`` for text whose brackets nest too deep: one linear scan, quoted strings skipped.
+
+    JSON and YAML flow style nest with brackets; YAML block style nests by indentation, which a 1 MiB file
+    can take only ~1,400 deep (the composer's RecursionError and the node-graph check catch that).
+    """
+    depth = 0
+    for token in _FLOW_TOKEN.finditer(text):
+        mark = token.group()
+        if mark in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return f" (deeper at line {_line_col(text, token.start())[0]})"
+        elif mark in "]}":
+            depth -= 1
+    return ""
+
+
 def _read(path: Path) -> Any:
+    """Read and parse a scenario file, refusing anything that is not small, UTF-8, shallow and finite."""
     import yaml  # first use only, like jsonschema
 
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise ScenarioError("file", str(path), f"a readable scenario file ({exc.strerror or exc})") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ScenarioError("file", str(path), f"a scenario file of at most {MAX_FILE_BYTES} bytes (1 MiB)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, col = _line_col(raw[: exc.start].decode("utf-8", "replace"), exc.start)
+        raise ScenarioError(
+            "file", str(path), f"UTF-8 text (byte 0x{raw[exc.start]:02x} at line {line}, column {col} is not UTF-8)"
+        ) from None
+    deep = _deep_at(text)  # before parsing: both parsers recurse, 100k brackets would take seconds to refuse
+    if deep:
+        raise ScenarioError("file", str(path), f"containers nested at most {MAX_DEPTH} deep{deep}")
     try:
         if path.suffix.lower() in {".yaml", ".yml"}:
-            return yaml.safe_load(text)
-        return json.loads(text)
+            return yaml.load(text, Loader=_yaml_loader())  # a SafeLoader subclass: no arbitrary objects
+        return json.loads(text, parse_int=_json_number, parse_float=_json_number, parse_constant=_json_constant)
+    except _BadNumber as exc:
+        raise _number_error(path, text, exc.text) from None
+    except _YamlLimit as exc:
+        raise ScenarioError("file", str(path), exc.allowed) from None
+    except RecursionError:
+        raise ScenarioError("file", str(path), f"containers nested at most {MAX_DEPTH} deep{_deep_at(text)}") from None
     except json.JSONDecodeError as exc:
         raise ScenarioError(
             "file", str(path), f"valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
     except yaml.YAMLError as exc:
-        raise ScenarioError("file", str(path), f"valid YAML ({exc})") from None
+        raise ScenarioError("file", str(path), f"valid YAML ({cut(str(exc), 600)})") from None
+
+
+def _check_shape(data: Any) -> None:
+    """Depth and size limits on parsed data (also a mapping passed from Python), with the path where broken.
+
+    Iterative and stopping at the first excess, so a shared-structure bomb or 100k-deep nesting costs
+    at most MAX_VALUES steps.
+    """
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(data, ())]
+    count = 0
+    while stack:
+        node, parts = stack.pop()
+        count += 1
+        if count > MAX_VALUES:
+            raise ScenarioError(format_path(parts), node, f"a scenario of at most {MAX_VALUES} values in all")
+        if isinstance(node, Mapping):
+            children: list[tuple[Any, tuple[str | int, ...]]] = [
+                (v, (*parts, k if isinstance(k, str) else str(k))) for k, v in node.items()
+            ]
+        elif isinstance(node, list | tuple):
+            children = [(v, (*parts, i)) for i, v in enumerate(node)]
+        else:
+            continue
+        if len(parts) >= MAX_DEPTH and children:
+            raise ScenarioError(format_path(parts), node, f"containers nested at most {MAX_DEPTH} deep")
+        stack.extend(reversed(children))
 
 
 def load_scenario(source: str | PathLike[str] | Mapping[str, Any]) -> Scenario:
     """Load a scenario from a ``.json`` / ``.yaml`` path or a mapping; validate it all before returning."""
     where: str | None = None
     if isinstance(source, Mapping):
+        _check_shape(source)  # before deepcopy, which recurses and would copy a bomb
         data: Any = copy.deepcopy(dict(source))
     elif isinstance(source, str | PathLike):
         where = str(source)

@@ -1,24 +1,40 @@
-"""Option checks shared by every public constructor: one message shape for every bad value."""
+"""Option checks shared by every public constructor: one message shape for every bad value.
+
+Integral floats (``3.0``, JSON's ``1e2``) are accepted as the integers they equal, everywhere an int is
+asked for: JSON Schema counts them as integers, JSON tools write them, and ``parse_duration`` always took
+them. Callers use the *returned* value, which is a real ``int``.
+"""
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 from typing import Any, TypeVar
 
 from .errors import ConfigError
 
-__all__ = ["check_choice", "check_int"]
+__all__ = ["SYSTEM_TOPICS", "TOPIC_MAX_LENGTH", "as_int", "check_choice", "check_int", "check_topic_name"]
 
 E = TypeVar("E", bound=Enum)
 
 
+def as_int(value: Any) -> int | None:
+    """``value`` as an int if it is one (or an integral float such as ``3.0``), else ``None``; bools are not ints."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
 def check_int(parameter: str, value: Any, low: int, high: int) -> int:
-    """Return ``value`` if it is an int in ``[low, high]``, else raise a :class:`ConfigError`."""
-    if isinstance(value, bool) or not isinstance(value, int):
+    """Return ``value`` as an int if it is one in ``[low, high]``, else raise a :class:`ConfigError`."""
+    number = as_int(value)
+    if number is None or not low <= number <= high:
         raise ConfigError(parameter, value, f"an int in {low}..{high}")
-    if not low <= value <= high:
-        raise ConfigError(parameter, value, f"an int in {low}..{high}")
-    return value
+    return number
 
 
 def check_choice(parameter: str, value: Any, enum: type[E]) -> E:
@@ -29,3 +45,45 @@ def check_choice(parameter: str, value: Any, enum: type[E]) -> E:
         if value == member.value or value == member.name:
             return member
     raise ConfigError(parameter, value, "one of " + ", ".join(str(m.value) for m in enum))
+
+
+TOPIC_MAX_LENGTH = 127
+"""``TopicValidator.TOPIC_MAX_LENGTH`` (4.9.7)."""
+SYSTEM_TOPICS = (
+    "TBW102",
+    "SCHEDULE_TOPIC_XXXX",
+    "BenchmarkTest",
+    "RMQ_SYS_TRANS_HALF_TOPIC",
+    "RMQ_SYS_TRACE_TOPIC",
+    "RMQ_SYS_TRANS_OP_HALF_TOPIC",
+    "TRANS_CHECK_MAX_TIME_TOPIC",
+    "SELF_TEST_TOPIC",
+    "OFFSET_MOVED_EVENT",
+)
+"""``TopicValidator.SYSTEM_TOPIC_SET`` of 4.9.7; names starting with ``rmq_sys_`` are system topics too."""
+SYSTEM_TOPIC_PREFIX = "rmq_sys_"
+_TOPIC_PATTERN = re.compile(r"[%|a-zA-Z0-9_-]+")
+
+
+def check_topic_name(parameter: str, value: Any) -> str:
+    """A topic an operator may create: ``AdminBrokerProcessor.updateAndCreateTopic``'s checks of 4.9.7.
+
+    ``TopicValidator.validateTopic`` (not blank, only ``^[%|a-zA-Z0-9_-]+$``, at most 127 characters), then
+    ``TopicValidator.isSystemTopic`` (``TBW102``, ``RMQ_SYS_TRANS_HALF_TOPIC``, … or ``rmq_sys_*``). rmqlab
+    also keeps names starting with ``%`` for the broker's own ``%RETRY%`` / ``%DLQ%`` topics.
+    """
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(parameter, value, "a non-empty topic name")
+    if not _TOPIC_PATTERN.fullmatch(value):
+        raise ConfigError(parameter, value, "a topic name of the characters ^[%|a-zA-Z0-9_-]+$ only (TopicValidator)")
+    if len(value) > TOPIC_MAX_LENGTH:
+        raise ConfigError(
+            parameter, value, f"a topic name of at most {TOPIC_MAX_LENGTH} characters (this one has {len(value)})"
+        )
+    if value.startswith("%"):
+        raise ConfigError(parameter, value, "a business topic name (system names start with '%')")
+    if value in SYSTEM_TOPICS or value.startswith(SYSTEM_TOPIC_PREFIX):
+        raise ConfigError(
+            parameter, value, f"not a system topic ({', '.join(SYSTEM_TOPICS)} or {SYSTEM_TOPIC_PREFIX}*)"
+        )
+    return value

@@ -10,7 +10,12 @@ cleanExpiredMsg), and the run goes on. Inputs the engine does not yet validate a
 
 from __future__ import annotations
 
+import copy
+import io
+import json
+import tracemalloc
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,12 +29,16 @@ from rmqlab import (
     EventKind,
     Lab,
     Message,
+    ScenarioError,
     ScriptedListener,
     SimulationError,
     after,
     check_invariants,
+    load_scenario,
     parse_duration,
 )
+from rmqlab.cli import main as cli_main
+from rmqlab.report import build_report
 
 
 def _lab() -> Lab:
@@ -517,3 +526,397 @@ def test_orderly_suspend_of_wrong_type_warns_and_continues() -> None:
     assert any(
         "suspend_current_queue_time_millis" in str(e.get("message")) for e in lab.trace.of_kind(EventKind.WARNING)
     )
+
+
+# ---------------------------------------------------------------------- scenario files: bounded, located, exit 2
+# Issue 15 item 7. Each input gets one ScenarioError line (exit 2 from the CLI) naming the field or the file,
+# the value (cut when long) and what is allowed; bounds are structural (bytes read, peak traced memory).
+BASE: dict[str, Any] = {
+    "name": "bad",
+    "brokers": ["broker-a"],
+    "topics": [{"name": "T", "queues": 1}],
+    "producers": [{"name": "pg"}],
+    "consumers": [{"group": "cg", "name": "c1", "subscribe": {"T": "*"}, "listener": ["CONSUME_SUCCESS"]}],
+    "sends": [{"at": "1s", "producer": "pg", "topic": "T", "body": "b{i}"}],
+    "run_until": "1m",
+}
+
+
+def _with(**changes: Any) -> dict[str, Any]:
+    data = copy.deepcopy(BASE)
+    for dotted, value in changes.items():
+        node: Any = data
+        *parents, last = dotted.split("__")
+        for part in parents:
+            node = node[int(part)] if part.isdigit() else node[part]
+        node[int(last) if last.isdigit() else last] = value
+    return data
+
+
+def _then_chain(depth: int) -> Any:
+    chain: Any = "CONSUME_SUCCESS"
+    for _ in range(depth):
+        chain = {"take": "1ms", "then": chain}
+    return chain
+
+
+def _alias_bomb(levels: int, width: int) -> str:
+    lines = ["a0: &a0 [" + ", ".join(["lol"] * width) + "]"]
+    for i in range(1, levels):
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * width) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def _cli(path: Path) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = cli_main(["run", str(path)], stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _peak_kib(action: Callable[[], Any]) -> int:
+    """Peak traced memory of ``action`` in KiB (the parsers are imported first, so only the input counts)."""
+    import jsonschema  # noqa: F401 - imported on first use by rmqlab.scenario
+    import yaml  # noqa: F401
+
+    tracemalloc.start()
+    try:
+        action()
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return peak // 1024
+
+
+FILE_ERRORS: list[tuple[str, str, bytes, str, int]] = [
+    # (id, file suffix, content, the exact error line after "rmqlab: error: <path>: ", peak traced KiB at most)
+    (
+        "non-UTF-8 file",
+        ".json",
+        b'{"name": "caf\xe9"}',
+        "file='{path}' is not allowed: expected UTF-8 text (byte 0xe9 at line 1, column 14 is not UTF-8)",
+        16_384,
+    ),
+    (
+        "5,000-digit number",
+        ".json",
+        b'{"name": "x", "seed": ' + b"9" * 5000 + b"}",
+        "file='{path}' is not allowed: expected numbers of at most 24 characters, finite (line 1 has "
+        "'9999999999999999999999999999999999999999… (4960 more characters)', 5000 characters)",
+        16_384,
+    ),
+    (
+        "1e400 is not finite",
+        ".json",
+        b'{"seed": 1e400}',
+        "file='{path}' is not allowed: expected numbers of at most 24 characters, finite (line 1 has '1e400', 5 "
+        "characters)",
+        16_384,
+    ),
+    (
+        "100k-deep JSON nesting",
+        ".json",
+        b"[" * 100_000 + b"]" * 100_000,
+        "file='{path}' is not allowed: expected containers nested at most 32 deep (deeper at line 1)",
+        16_384,
+    ),
+    (
+        "100k-deep YAML nesting",
+        ".yaml",
+        b"a: " + b"[" * 100_000 + b"]" * 100_000,
+        "file='{path}' is not allowed: expected containers nested at most 32 deep (deeper at line 1)",
+        16_384,
+    ),
+    (
+        "700-byte YAML alias bomb (9^9 leaves)",
+        ".yaml",
+        _alias_bomb(9, 9).encode(),
+        "file='{path}' is not allowed: expected at most 100000 values once aliases are expanded (line 6 already "
+        "expands to more)",
+        16_384,
+    ),
+    (
+        "10^6-leaf YAML bomb",
+        ".yaml",
+        _alias_bomb(6, 10).encode(),
+        "file='{path}' is not allowed: expected at most 100000 values once aliases are expanded (line 5 already "
+        "expands to more)",
+        16_384,
+    ),
+    (
+        "2 MiB file",
+        ".json",
+        b" " * (2 << 20),
+        "file='{path}' is not allowed: expected a scenario file of at most 1048576 bytes (1 MiB)",
+        16_384,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("suffix", "content", "line", "peak_kib"), [c[1:] for c in FILE_ERRORS], ids=[c[0] for c in FILE_ERRORS]
+)
+def test_bad_file_exits_2_with_one_located_line_in_bounded_memory(
+    tmp_path: Path, suffix: str, content: bytes, line: str, peak_kib: int
+) -> None:
+    """The issue's inputs that raised or ran for a minute: one stderr line, exit 2, small peak memory."""
+    path = tmp_path / f"bad{suffix}"
+    path.write_bytes(content)
+    result: list[tuple[int, str, str]] = []
+    peak = _peak_kib(lambda: result.append(_cli(path)))
+    code, out, err = result[0]
+    assert (code, out) == (2, "")
+    assert err == f"rmqlab: error: {path}: " + line.format(path=path) + "\n"
+    assert peak <= peak_kib
+
+
+def test_dev_zero_is_refused_after_one_mebibyte() -> None:
+    """``/dev/zero`` never ends: at most 1 MiB + 1 byte is read, then the size limit refuses it."""
+    if not Path("/dev/zero").exists():
+        pytest.skip("no /dev/zero on this system")
+    code, out, err = _cli(Path("/dev/zero"))
+    assert (code, out) == (2, "")
+    assert err == (
+        "rmqlab: error: /dev/zero: file='/dev/zero' is not allowed: "
+        "expected a scenario file of at most 1048576 bytes (1 MiB)\n"
+    )
+    assert _peak_kib(lambda: _cli(Path("/dev/zero"))) <= 16_384
+
+
+SCENARIO_ERRORS: list[tuple[str, dict[str, Any], str]] = [
+    # (id, scenario, the exact ScenarioError text)
+    (
+        "500-deep listener then chain",
+        _with(consumers__0__listener=[_then_chain(500)]),
+        "consumers[0].listener[0]" + ".then" * 28 + "={'take': '1ms', 'then': {'take': '1ms', 'then': {'take': '1ms', "
+        "'then': {...}}}} is not allowed: expected containers nested at most 32 deep",
+    ),
+    (
+        "10 years of run_until",
+        _with(run_until="3650d"),
+        "run_until='3650d' is not allowed: expected a duration <= 7d (604800000 ms), the longest scenario run",
+    ),
+    (
+        "10^30 ms as a string",
+        _with(run_until="1" + "0" * 30 + "ms"),
+        "run_until='1000000000000000000000000000000ms' is not allowed: expected a duration <= 7d (604800000 ms), "
+        "the longest scenario run",
+    ),
+    (
+        "10^6 messages",
+        _with(sends=[{"at": 0, "producer": "pg", "topic": "T", "count": 100_000}] * 10),
+        "sends[0].count=100000 is not allowed: expected at most 10000 messages in all sends (this one makes 100000)",
+    ),
+    (
+        "10^4 + 1 messages over two sends",
+        _with(sends=[{"at": 0, "producer": "pg", "topic": "T", "count": 10_000}] * 2),
+        "sends[1].count=10000 is not allowed: expected at most 10000 messages in all sends (this one makes 20000)",
+    ),
+    (
+        "producer named like an inner producer",
+        _with(
+            producers=[{"name": "pg"}, {"name": "c1/inner"}],
+            faults=[{"at": "2s", "kind": "partition", "client": "c1/inner", "broker": "broker-a"}],
+        ),
+        "producers[1].name='c1/inner' is not allowed: expected a non-empty name without '/' (a consumer's inner "
+        "producer is '<name>/inner')",
+    ),
+    (
+        "restart of a never-started consumer",
+        _with(consumers__0__start=None, faults=[{"at": "2s", "kind": "consumer_restart", "consumer": "c1"}]),
+        "faults[0].consumer='c1' is not allowed: expected a consumer that was started and then crashed or removed "
+        "before 2000 ms (c1 has not started by then; consumer_add starts a consumer declared with start: null)",
+    ),
+    (
+        "restart before a delayed start",
+        _with(consumers__0__start="10s", faults=[{"at": "5s", "kind": "consumer_restart", "consumer": "c1"}]),
+        "faults[0].consumer='c1' is not allowed: expected a consumer that was started and then crashed or removed "
+        "before 5000 ms (c1 has not started by then; consumer_add starts a consumer declared with start: null)",
+    ),
+    (
+        "restart of a running consumer",
+        _with(faults=[{"at": "5s", "kind": "consumer_restart", "consumer": "c1"}]),
+        "faults[0].consumer='c1' is not allowed: expected a consumer that is not running at 5000 ms (c1 is running "
+        "then: crash or remove it)",
+    ),
+    (
+        "a delayed start after the consumer was added",
+        _with(
+            consumers=[
+                {"group": "cg", "name": "c1", "subscribe": {"T": "*"}, "start": None},
+                {"group": "cg", "name": "c2", "subscribe": {"T": "*"}, "start": "3s"},
+            ],
+            faults=[
+                {"at": "3s", "kind": "consumer_add", "consumer": "c1"},
+                {"at": "3s", "kind": "consumer_restart", "consumer": "c1"},
+            ],
+        ),
+        "faults[1].consumer='c1' is not allowed: expected a consumer that is not running at 3000 ms (c1 is running "
+        "then: crash or remove it)",
+    ),
+    *[
+        (
+            f"topic {label}",
+            _with(topics__0__name=name, consumers__0__subscribe={name: "*"}, sends__0__topic=name),
+            f"topics[0].name={name!r} is not allowed: expected a topic name 4.9.7's TopicValidator allows: 1..127 "
+            "characters of ^[%|a-zA-Z0-9_-]+$, not starting with '%', not a system topic (TBW102, "
+            "RMQ_SYS_TRANS_HALF_TOPIC, SCHEDULE_TOPIC_XXXX, … or rmq_sys_*)",
+        )
+        for label, name in [
+            ("with a space", "a b"),
+            ("with a dot", "orders.v1"),
+            ("of 128 characters", "x" * 128),
+            ("TBW102", "TBW102"),
+            ("RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRANS_HALF_TOPIC"),
+            ("rmq_sys_ prefix", "rmq_sys_x"),
+            ("with an ANSI escape", "T\x1b[31m"),
+        ]
+    ],
+    (
+        "1.5 messages",
+        _with(sends__0__count=1.5),
+        "sends[0].count=1.5 is not allowed: expected an int >= 1 (a bulk send)",
+    ),
+    (
+        "count 1e2 in YAML is a string",
+        _with(sends__0__count="1e2"),
+        "sends[0].count='1e2' is not allowed: expected an int >= 1 (a bulk send)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("data", "text"), [c[1:] for c in SCENARIO_ERRORS], ids=[c[0] for c in SCENARIO_ERRORS])
+def test_bad_scenario_is_refused_before_any_run(data: dict[str, Any], text: str) -> None:
+    """Misuse that raised, ran forever or only warned half-way through a run is a ScenarioError up front."""
+    errors: list[ScenarioError] = []
+
+    def load() -> None:
+        try:
+            load_scenario(data)
+        except ScenarioError as exc:
+            errors.append(exc)
+
+    peak = _peak_kib(load)
+    assert [str(e) for e in errors] == [text]
+    assert peak <= 64 * 1024
+
+
+def test_then_chain_of_ten_thousand_from_python_is_refused_without_recursion_error() -> None:
+    """A mapping from Python (no parser to stop it) nested 10,000 deep: refused at depth 32, no deepcopy first."""
+    with pytest.raises(ScenarioError, match=r"expected containers nested at most 32 deep$"):
+        load_scenario(_with(consumers__0__listener=[_then_chain(10_000)]))
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("sends__0__count", 1e2), ("sends__0__delay_level", 3.0), ("topics__0__queues", 2.0), ("seed", 7.0)],
+    ids=["count 1e2 (JSON)", "delay_level 3.0", "queues 2.0", "seed 7.0"],
+)
+def test_integral_floats_are_the_integers_they_equal(field: str, value: float) -> None:
+    """One rule everywhere: 3.0 is 3 (JSON Schema's integers include it), never dropped or a TypeError later."""
+    data = _with(run_until="3m", sends__0__interval="1s", **{field: value})
+    as_int = _with(run_until="3m", sends__0__interval="1s", **{field: int(value)})
+    assert build_report(load_scenario(data).run()) == build_report(load_scenario(as_int).run())
+    if field == "sends__0__delay_level":
+        lab = load_scenario(data).run()
+        assert [e.get("level") for e in lab.trace.of_kind(EventKind.SCHEDULED)] == [3]
+        assert lab.trace.of_kind(EventKind.WARNING) == []
+
+
+def test_integral_floats_from_python() -> None:
+    """The Python API follows the same rule: queues=2.0, delay_time_level = 3.0 work; 2.5 is refused up front."""
+    lab = _lab()
+    assert [mq.queue_id for mq in lab.create_topic("U", queues=2.0)] == [0, 1]
+    msg = Message("T", "b")
+    msg.delay_time_level = 3.0
+    assert msg.properties["DELAY"] == "3"
+    with pytest.raises(ConfigError, match=r"^delay_time_level=2\.5 is not allowed: expected an int \(0: not delayed"):
+        msg.delay_time_level = 2.5
+    with pytest.raises(ConfigError, match=r"^queues=2\.5 is not allowed: expected an int in 1\.\.1024$"):
+        lab.create_topic("V", queues=2.5)
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("a b", "topic='a b' is not allowed: expected a topic name of the characters ^[%|a-zA-Z0-9_-]+$ only"),
+        ("x" * 128, "is not allowed: expected a topic name of at most 127 characters (this one has 128)"),
+        ("TBW102", "topic='TBW102' is not allowed: expected not a system topic (TBW102, SCHEDULE_TOPIC_XXXX"),
+        ("RMQ_SYS_TRANS_HALF_TOPIC", "topic='RMQ_SYS_TRANS_HALF_TOPIC' is not allowed: expected not a system topic"),
+        ("rmq_sys_foo", "expected not a system topic (TBW102, SCHEDULE_TOPIC_XXXX, BenchmarkTest"),
+        ("SCHEDULE_TOPIC_XXXX", "expected not a system topic"),
+        ("", "topic='' is not allowed: expected a non-empty topic name"),
+    ],
+    ids=["space", "128 characters", "TBW102", "RMQ_SYS_TRANS_HALF_TOPIC", "rmq_sys_ prefix", "schedule topic", "empty"],
+)
+def test_create_topic_follows_4_9_7_topic_validator(name: str, text: str) -> None:
+    """``Lab.create_topic`` refuses what ``updateAndCreateTopic`` refuses (validateTopic, then isSystemTopic)."""
+    lab = _lab()
+    with pytest.raises(ConfigError) as info:
+        lab.create_topic(name)
+    assert text in str(info.value)
+    assert len(str(info.value)) < 400
+
+
+@pytest.mark.parametrize(
+    ("topic", "error"),
+    [
+        ("a b", "The specified topic[a b] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"),
+        ("x" * 128, "The specified topic is longer than topic max length 127."),
+        ("RMQ_SYS_TRANS_HALF_TOPIC", "Sending message to topic[RMQ_SYS_TRANS_HALF_TOPIC] is forbidden."),
+    ],
+    ids=["illegal characters", "128 characters", "not allowed to send"],
+)
+def test_message_to_a_topic_4_9_7_refuses_fails_with_its_text(topic: str, error: str) -> None:
+    """``Message`` to such a topic: ``Validators.checkMessage`` fails the send as data, with 4.9.7's text."""
+    future = _lab().producers["p0"].send(Message(topic, "b"))
+    assert (future.done, future.error) == (True, f"MQClientException: {error}")
+
+
+def test_long_values_are_cut_in_error_messages() -> None:
+    """A 10 MB value, a shared-structure bomb or a 5,000-digit int: the error line stays short, the value is kept."""
+    bomb: Any = ["lol"] * 10
+    for _ in range(6):
+        bomb = [bomb] * 10
+    big = 10**5000 - 1  # 5,000 nines: repr() of it raises ValueError (over 4,300 digits)
+    for value in ("x" * 10_000_000, bomb, big):
+        error = ConfigError("p", value, "a small value")
+        assert len(str(error)) < 400 and error.value is value
+    assert str(ConfigError("p", big, "ok")) == "p=<an int of 5000 digits> is not allowed: expected ok"
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [("c\x1b[31mRED", "consumer:c\\x1b[31mRED"), ("c\ud800", "consumer:c\\ud800")],
+    ids=["ANSI escape", "lone surrogate"],
+)
+def test_names_are_escaped_when_printed(tmp_path: Path, name: str, shown: str) -> None:
+    """An ANSI escape cannot recolour the terminal; a lone surrogate cannot make the timeline unencodable."""
+    path = tmp_path / "names.json"
+    path.write_text(json.dumps(_with(consumers__0__name=name)))  # ensure_ascii: "\u001b", "\ud800" escapes
+    code, out, err = _cli(path)
+    assert (code, err) == (0, "")
+    assert shown in out and "\x1b" not in out
+    out.encode("utf-8")  # no lone surrogate left
+    out_json = io.StringIO()
+    assert cli_main(["run", "--json", str(path)], stdout=out_json) == 0
+    assert json.loads(out_json.getvalue())["deliveries"][0]["consumer"] == name
+
+
+def test_each_delivery_gets_its_own_copy_of_a_mutable_body() -> None:
+    """A listener changing its dict body changes neither the CommitLog entry nor the next delivery's copy."""
+    lab = _lab()
+    seen: list[dict[str, int]] = []
+
+    def mutate(msgs: Any, ctx: Any) -> ConsumeConcurrentlyStatus:
+        for m in msgs:
+            seen.append(dict(m.body))
+            m.body["n"] += 1
+        return ConsumeConcurrentlyStatus.RECONSUME_LATER
+
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=mutate, name="c1")
+    lab.add_consumer("bg", subscribe={"T": "*"}, listener=mutate, name="b1")
+    lab.at("1s", lab.producers["p0"].send, Message("T", {"n": 0}))
+    lab.run(until="12s")
+    assert seen == [{"n": 0}] * 4  # two groups, each a first delivery and a retry
+    stored = [m for m in lab.brokers["broker-a"].commit_log.live() if m.topic == "T"]
+    assert [m.body for m in stored] == [{"n": 0}]
