@@ -22,6 +22,14 @@ $(LAB_STAMP): pyproject.toml constraints.txt $(VENV)/.venv-stamp
 	$(PIP_INSTALL) -e '.[lab,teacher]'
 	touch $@
 
+$(VENV)/.lite-stamp: pyproject.toml constraints.txt $(LAB_STAMP)
+	$(PIP_INSTALL) -e '.[lab,teacher,lite]'
+	touch $@
+
+$(VENV)/.docs-stamp: pyproject.toml constraints.txt $(LAB_STAMP)
+	$(PIP_INSTALL) -e '.[lab,teacher,docs]'
+	touch $@
+
 $(STAMP): pyproject.toml constraints.txt $(LAB_STAMP)
 	$(PIP_INSTALL) -e '.[lab,teacher,test,lite,docs,bench]'
 	touch $@
@@ -45,7 +53,7 @@ teacher: $(LAB_STAMP)
 NBVAL_SANITIZE := $(wildcard labs/nbval_sanitize.cfg)
 test: $(STAMP)
 	bash .ci/browser-setup.sh
-	$(PY) -m ruff check rmqlab widgets tests bench labs
+	$(PY) -m ruff check rmqlab widgets tests bench labs lite docs
 	$(PY) -m mypy
 	$(PY) -m pytest --nbval tests labs bench $(if $(NBVAL_SANITIZE),--nbval-sanitize-with $(NBVAL_SANITIZE))
 
@@ -54,6 +62,11 @@ bench: $(STAMP)
 
 student: $(LAB_STAMP)
 	$(PY) labs/make_student.py labs build/student-labs
+
+# The zero-install site: JupyterLite with the student copies, the wheels and the Pyodide runtime, served by any
+# static web server (README: "The zero-install site"). Needs PyPI and the npm registry once (cached in build/).
+lite: student $(VENV)/.lite-stamp
+	$(PY) lite/build_lite.py build/student-labs build/lite
 
 # After editing a lab's .py source: sync each pair and re-execute the notebooks whose cells changed.
 sync: $(LAB_STAMP)

@@ -32,11 +32,12 @@ EXTRAS: dict[str, list[str]] = PROJECT["optional-dependencies"]
 
 
 def declared() -> dict[str, list[Requirement]]:
-    """Every requirement of the project by canonical name (the runtime ones and each extra's), minus ``rmqlab[…]``."""
+    """Every requirement of the project for this platform by canonical name (the runtime ones and each extra's),
+    minus ``rmqlab[…]`` (Pyodide's own requirements are checked by the JupyterLite build)."""
     found: dict[str, list[Requirement]] = {}
     for text in [*PROJECT["dependencies"], *(r for reqs in EXTRAS.values() for r in reqs)]:
         req = Requirement(text)
-        if canonicalize_name(req.name) != "rmqlab":
+        if canonicalize_name(req.name) != "rmqlab" and (req.marker is None or req.marker.evaluate()):
             found.setdefault(canonicalize_name(req.name), []).append(req)
     return found
 

@@ -1,0 +1,222 @@
+"""Build the zero-install classroom: a JupyterLite site whose Python is Pyodide, running in each student's browser.
+
+``python lite/build_lite.py STUDENT_LABS OUT`` (``make lite``: ``build/student-labs`` → ``build/lite``) writes a
+static site that needs no server beyond one serving files and no network beyond that server:
+
+- the labs: the student copies (answers blanked), each with one cell in front that installs rmqlab into the
+  browser's Python from the site itself (``%pip install`` is piplite there);
+- ``pypi/``: the rmqlab wheel and every wheel the labs and the kernel import (IPython, ipywidgets, anywidget,
+  networkx, …), all pure Python, resolved for Pyodide's Python; the kernel never falls back to PyPI;
+- ``static/pyodide/``: the Pyodide runtime from the npm package ``pyodide`` (the version the kernel extension
+  was built for), with a lock file that lists only the packages shipped beside it (``micropip``), so nothing
+  is fetched from a CDN;
+- the lab extensions the labs need (the Pyodide kernel, ipywidgets' manager, anywidget), nothing else from
+  this environment.
+
+Packages Pyodide ships only as wasm builds on its CDN are left out: PyYAML (scenario files in YAML) and
+rpds-py (jsonschema ≥ 4.18). rmqlab's metadata asks for the last pure-Python jsonschema under Pyodide, so
+JSON scenario files work in the site and YAML ones do not (README: "The zero-install site").
+
+Needs the network of a build machine (PyPI and the npm registry) once; the downloads are cached in
+``build/lite-cache``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+LABEXTENSIONS = Path(sys.prefix) / "share" / "jupyter" / "labextensions"
+KERNEL_EXTENSION = "@jupyterlite/pyodide-kernel-extension"
+EXTENSIONS = (KERNEL_EXTENSION, "@jupyter-widgets/jupyterlab-manager", "anywidget")
+"""Federated extensions the site carries: the kernel, ipywidgets' widget manager, anywidget's renderer."""
+PYODIDE_ABI = "pyemscripten_2026_0_wasm32"
+PYODIDE_PYTHON = "3.14"
+LAB_PACKAGES = ("ipywidgets", "anywidget", "networkx")
+"""What the labs import besides rmqlab (the ``lab`` extra minus JupyterLab itself, jupytext and ipykernel)."""
+KERNEL_PACKAGES = ("ipython", "comm", "jedi")
+"""What the Pyodide kernel installs at start (``pyodide_kernel`` needs IPython and comm; completion needs jedi)."""
+LITE_JSONSCHEMA = "jsonschema==4.17.3"
+"""The last jsonschema without rpds-py (its persistent maps come from pure-Python pyrsistent)."""
+SHIPPED_WITH_THE_KERNEL = ("widgetsnbextension",)
+"""The kernel extension's own index has a stub of it (4.0.999); the real one would only add 2 MB."""
+INSTALL_CELL_TAG = "rmqlab-lite-install"
+INSTALL_SOURCE = (
+    "# JupyterLite: install rmqlab into this browser tab's Python, from this site (no network needed)\n"
+    "%pip install -q rmqlab " + " ".join(LAB_PACKAGES)
+)
+
+
+def log(message: str) -> None:
+    print(f"[lite] {message}", flush=True)
+
+
+def pyodide_version() -> str:
+    """The Pyodide release the installed kernel extension loads by default (its settings schema says which)."""
+    schema = LABEXTENSIONS / KERNEL_EXTENSION / "static" / "schema" / "kernel.v0.schema.json"
+    default = json.loads(schema.read_text())["properties"]["pyodideUrl"]["default"]
+    match = re.search(r"/pyodide/v([^/]+)/", default)
+    if match is None:
+        raise SystemExit(f"cannot read the Pyodide version from {schema}: pyodideUrl default is {default!r}")
+    return match.group(1)
+
+
+def run(argv: list[str], **kwargs: Any) -> None:
+    log(" ".join(argv))
+    subprocess.run(argv, check=True, **kwargs)
+
+
+def npm_pyodide(version: str, cache: Path) -> Path:
+    """The npm package ``pyodide@version`` unpacked in the cache (``npm pack``: no node_modules, no scripts)."""
+    unpacked = cache / f"pyodide-{version}"
+    if not (unpacked / "pyodide.mjs").exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        run(["npm", "pack", "--silent", f"pyodide@{version}", "--pack-destination", str(cache)])
+        with tarfile.open(cache / f"pyodide-{version}.tgz") as tar:
+            tar.extractall(cache / "npm", filter="data")
+        shutil.rmtree(unpacked, ignore_errors=True)
+        (cache / "npm" / "package").rename(unpacked)
+    return unpacked
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def pip_download(requirements: list[str], dest: Path, constraints: Path | None) -> None:
+    """Pure-Python wheels for Pyodide's Python (``--platform`` makes pip refuse anything built for Linux)."""
+    abi = "cp" + PYODIDE_PYTHON.replace(".", "")
+    argv = [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--platform", PYODIDE_ABI,
+            "--python-version", PYODIDE_PYTHON, "--implementation", "cp", "--abi", abi, "--dest", str(dest)]
+    if constraints is not None:
+        argv += ["-c", str(constraints)]
+    run(argv + requirements)
+
+
+def pyodide_dist(version: str, cache: Path, wheels: Path, out: Path) -> None:
+    """``static/pyodide``: the npm runtime plus micropip, and a lock file naming only what is here."""
+    npm = npm_pyodide(version, cache)
+    out.mkdir(parents=True)
+    for item in npm.iterdir():
+        if item.suffix != ".map" and item.name not in {"README.md", "package.json", "console.html", "console-v2.html"}:
+            shutil.copy2(item, out / item.name)
+    lock = json.loads((npm / "pyodide-lock.json").read_text())
+    entry = dict(lock["packages"]["micropip"])
+    micropip = next(wheels.glob(f"micropip-{entry['version']}-py3-none-any.whl"))
+    shutil.copy2(micropip, out / micropip.name)
+    entry.update(file_name=micropip.name, sha256=sha256(micropip), install_dir="site", depends=[])
+    lock["packages"] = {"micropip": entry}
+    (out / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
+
+
+def lab_notebooks(student_labs: Path, dest: Path) -> list[str]:
+    """The student copies, each with the install cell first (an existing one is replaced, not doubled)."""
+    dest.mkdir(parents=True)
+    names = []
+    for path in sorted(student_labs.glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        nb.cells = [c for c in nb.cells if INSTALL_CELL_TAG not in c.get("metadata", {}).get("tags", [])]
+        cell = nbformat.v4.new_code_cell(INSTALL_SOURCE)
+        cell.metadata["tags"] = [INSTALL_CELL_TAG]
+        cell.metadata["editable"] = False
+        cell.metadata["deletable"] = False
+        nb.cells.insert(0, cell)
+        nb.metadata["kernelspec"] = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
+        nbformat.write(nb, dest / path.name)
+        names.append(path.name)
+    if not names:
+        raise SystemExit(f"no labs in {student_labs}: run `make student` first")
+    for extra in ("README.md",):
+        if (ROOT / "labs" / extra).exists():
+            shutil.copy2(ROOT / "labs" / extra, dest / extra)
+    return names
+
+
+def build(student_labs: Path, out: Path, cache: Path) -> dict[str, Any]:
+    started = time.monotonic()
+    version = pyodide_version()
+    src = out.with_name(out.name + "-src")
+    shutil.rmtree(src, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
+    (src / "pypi").mkdir(parents=True)
+    wheels = cache / "wheels"
+    wheels.mkdir(parents=True, exist_ok=True)
+
+    # 1. wheels: rmqlab itself, then what it, the labs and the kernel need, for Pyodide's Python
+    for old in wheels.glob("rmqlab-*.whl"):
+        old.unlink()
+    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels),
+         str(ROOT)], stdout=subprocess.DEVNULL)  # fmt: skip
+    rmqlab_wheel = next(wheels.glob("rmqlab-*.whl"))
+    pins = [line for line in (ROOT / "constraints.txt").read_text().splitlines() if not line.startswith("jsonschema")]
+    constraints = cache / "constraints-lite.txt"
+    constraints.write_text("\n".join(pins) + "\n")
+    pure = cache / "pure"
+    shutil.rmtree(pure, ignore_errors=True)
+    pip_download(["sortedcontainers", LITE_JSONSCHEMA, *LAB_PACKAGES, *KERNEL_PACKAGES, "micropip"], pure, constraints)
+    for wheel in [rmqlab_wheel, *sorted(pure.glob("*.whl"))]:
+        name = wheel.name.split("-")[0].lower().replace("_", "-")
+        if name not in SHIPPED_WITH_THE_KERNEL and name != "micropip":
+            shutil.copy2(wheel, src / "pypi" / wheel.name)
+
+    # 2. the runtime, the labs, the extensions, the settings
+    pyodide_dist(version, cache, pure, src / "static" / "pyodide")
+    names = lab_notebooks(student_labs, src / "files")
+    for ext in EXTENSIONS:
+        shutil.copytree(LABEXTENSIONS / ext, src / "labextensions" / ext, ignore=shutil.ignore_patterns("*.map"))
+    # (the lite dir's own extensions/ folder is not picked up by jupyterlite-core 0.8.6's build step)
+    config = {"FederatedExtensionAddon": {"extra_labextensions_path": [str(src / "labextensions")]}}
+    (src / "jupyter_lite_config.json").write_text(json.dumps(config, indent=2) + "\n")
+    (src / "jupyter-lite.json").write_text(json.dumps({
+        "jupyter-lite-schema-version": 0,
+        "jupyter-config-data": {
+            "appName": "rmqlab",
+            "exposeAppInBrowser": "true",  # a string: the app compares it with "true"
+            "litePluginSettings": {KERNEL_EXTENSION + ":kernel": {"disablePyPIFallback": True}},
+        },
+    }, indent=2) + "\n")  # fmt: skip
+    # no "news" check, no update check: the site must not reach out
+    overrides = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}
+    (src / "overrides.json").write_text(json.dumps(overrides, indent=2) + "\n")
+    run([sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(src), "--output-dir", str(out),
+         "--contents", str(src / "files"), "--ignore-sys-prefix", "--no-sourcemaps",
+         "--settings-overrides", str(src / "overrides.json")], cwd=src)  # fmt: skip
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    wheel_names = sorted(p.name for p in (out / "pypi").glob("*.whl"))
+    summary: dict[str, Any] = {
+        "pyodide": version,
+        "labs": names,
+        "wheels": wheel_names,
+        "bytes": size,
+        "seconds": round(time.monotonic() - started, 1),
+    }
+    (out / "rmqlab-lite.json").write_text(json.dumps(summary, indent=1) + "\n")
+    log(f"{out}: {len(names)} labs, {len(wheel_names)} wheels, Pyodide {version}, "
+        f"{size / 2**20:.1f} MiB in {summary['seconds']} s")  # fmt: skip
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("student_labs", type=Path, help="the student copies (make student: build/student-labs)")
+    parser.add_argument("out", type=Path, help="the site to write (replaced), e.g. build/lite")
+    parser.add_argument("--cache", type=Path, default=ROOT / "build" / "lite-cache", help="downloads kept here")
+    args = parser.parse_args(argv)
+    build(args.student_labs.resolve(), args.out.resolve(), args.cache.resolve())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,190 @@
+"""The zero-install site (``make lite``) works from a plain static server with no other network.
+
+The session builds the site from fresh student copies (``lite/build_lite.py``, downloads cached in
+build/lite-cache), serves it with ``python -m http.server`` on loopback, and opens it in a browser context that
+aborts every request not addressed to that server (Playwright routing). For the tour and lab 03 it runs all
+cells as a student does and checks what JupyterLab shows too: every code cell ran with no error output, each
+cell printed exactly what the same student notebook prints when run here in CPython (the engine is
+deterministic), each dashboard shows the clock and scenes the in-process controller has after the notebook
+ran, and one Step click moves it as the kernel says. Slow (Pyodide starts in the browser): marked ``slow``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from .conftest import ROOT, VIEWPORT, JsErrors, free_port, require_chromium
+from .expectations import lab_expectations
+from .pages import ROUND_TRIP_MS, dashboards_on
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+LITE_LABS = ("00_tour.ipynb", "03_delay_levels_schedule.ipynb")
+KERNEL_MS = 240_000
+"""Pyodide boots, then piplite installs IPython and rmqlab from the site: slow on 2 busy cores."""
+RUN_ALL_MS = 240_000
+OUTPUTS_JS = """() => {
+  const nb = window.jupyterapp.shell.currentWidget.content;
+  return nb.widgets.filter(c => c.model.type === 'code').map(c => {
+    const outs = c.model.outputs, found = {source: c.model.sharedModel.getSource(), stdout: '', errors: []};
+    for (let j = 0; j < outs.length; j++) {
+      const o = outs.get(j).toJSON();
+      if (o.output_type === 'stream' && o.name === 'stdout') found.stdout += o.text;
+      if (o.output_type === 'error') found.errors.push(`${o.ename}: ${o.evalue}`);
+    }
+    found.count = c.model.executionCount;
+    return found;
+  });
+}"""
+KERNEL_IDLE_JS = """() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  return !!(w && w.sessionContext && w.sessionContext.session && w.sessionContext.kernelDisplayStatus === 'idle'); }"""
+ALL_NUMBERED_JS = """() => {
+  const p = [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')];
+  return p.length > 0 && p.every(e => /\\[\\d+\\]/.test(e.textContent));
+}"""
+
+
+@dataclass
+class Site:
+    root: Path
+    student_labs: Path
+    base: str
+    build: dict[str, Any]
+
+
+@pytest.fixture(scope="session")
+def lite_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    """The site built from fresh student copies, served on a free loopback port by ``python -m http.server``."""
+    require_chromium()
+    work = tmp_path_factory.mktemp("lite")
+    student = work / "student-labs"
+    subprocess.run([sys.executable, str(ROOT / "labs" / "make_student.py"), str(ROOT / "labs"), str(student)],
+                   check=True, capture_output=True)  # fmt: skip
+    site = work / "site"
+    cache = ROOT / "build" / "lite-cache"
+    subprocess.run([sys.executable, str(ROOT / "lite" / "build_lite.py"), str(student), str(site), "--cache",
+                    str(cache)], check=True, capture_output=True)  # fmt: skip
+    port = free_port()
+    log = (work / "http.log").open("wb")
+    proc = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory",
+                             str(site)], stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/jupyter-lite.json", timeout=5) as resp:
+                    if resp.status == 200:
+                        break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise
+                time.sleep(0.2)
+        yield Site(site, student, base, json.loads((site / "rmqlab-lite.json").read_text()))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        log.close()
+
+
+def test_the_site_carries_its_runtime_and_wheels(lite_site: Site) -> None:
+    """Pyodide and every wheel are files of the site; the settings point the kernel at them, not at a CDN."""
+    config = json.loads((lite_site.root / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    kernel = config["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
+    assert kernel["pyodideUrl"] == "./static/pyodide/pyodide.mjs" and kernel["disablePyPIFallback"] is True
+    pyodide = lite_site.root / "static" / "pyodide"
+    for name in ("pyodide.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"):
+        assert (pyodide / name).is_file(), name
+    lock = json.loads((pyodide / "pyodide-lock.json").read_text())["packages"]
+    assert all((pyodide / entry["file_name"]).is_file() for entry in lock.values())
+    wheels = {w.split("-")[0].lower() for w in lite_site.build["wheels"]}
+    assert {"rmqlab", "sortedcontainers", "ipywidgets", "anywidget", "networkx", "ipython", "jsonschema"} <= wheels
+    names = {e["name"] for e in config["federated_extensions"]}
+    assert names == {"@jupyterlite/pyodide-kernel-extension", "@jupyter-widgets/jupyterlab-manager", "anywidget"}
+    assert sorted(lite_site.build["labs"]) == sorted(p.name for p in lite_site.student_labs.glob("*.ipynb"))
+
+
+def stdout_by_source(path: Path) -> dict[str, str]:
+    """Each code cell's stdout when the notebook runs here, cell by cell in one namespace."""
+    ns: dict[str, Any] = {"__name__": "__rmqlab_lab__"}
+    found: dict[str, str] = {}
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type != "code":
+            continue
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(cell.source, path.name, "exec"), ns)
+        found[cell.source] = out.getvalue()
+    return found
+
+
+@pytest.mark.parametrize("name", LITE_LABS, ids=[n.removesuffix(".ipynb") for n in LITE_LABS])
+def test_lab_runs_offline_in_the_browser(
+    lite_site: Site, browser: Any, name: str, timings: dict[str, dict[str, float]]
+) -> None:
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport=VIEWPORT)
+    blocked: list[str] = []
+
+    def only_the_site(route: Any) -> None:
+        url = route.request.url
+        if url.startswith(lite_site.base + "/"):
+            route.continue_()
+        else:
+            blocked.append(url)
+            route.abort()
+
+    context.route("**/*", only_the_site)
+    try:
+        page = context.new_page()
+        errors = JsErrors(page)
+        t_open = time.monotonic()
+        page.goto(f"{lite_site.base}/lab/index.html?path={name}", timeout=KERNEL_MS)
+        panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+        expect(panel.locator(".jp-Toolbar-kernelName")).to_have_text("Python (Pyodide)", timeout=KERNEL_MS)
+        page.wait_for_function(KERNEL_IDLE_JS, timeout=KERNEL_MS)
+        t_run = time.monotonic()
+        page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        page.wait_for_function(ALL_NUMBERED_JS, timeout=RUN_ALL_MS)
+        page.wait_for_function(KERNEL_IDLE_JS, timeout=RUN_ALL_MS)
+        timings[f"lite:{name}"] = {"open_s": round(t_run - t_open, 2), "run_all_s": round(time.monotonic() - t_run, 2)}
+
+        cells = page.evaluate(OUTPUTS_JS)
+        assert [c["errors"] for c in cells if c["errors"]] == [], f"{name}: error outputs in the browser"
+        assert cells[0]["source"].startswith("# JupyterLite: install rmqlab")
+        want = stdout_by_source(lite_site.student_labs / name)
+        got = {c["source"]: c["stdout"] for c in cells[1:]}
+        assert got.keys() == want.keys()
+        differ = [src.splitlines()[0] for src in want if got[src] != want[src]]
+        assert differ == [], f"{name}: cells whose printed text differs from CPython's: {differ}"
+
+        expected = lab_expectations(lite_site.student_labs / name)
+        assert expected, f"{name} displays no dashboard"
+        for dash in dashboards_on(page, panel, expected, name):
+            dash.show()
+            expect(dash.clock).to_have_text(dash.expected.on_load.clock, timeout=ROUND_TRIP_MS)
+            dash.expect_scenes(dash.expected.on_load_scenes)
+        first = dashboards_on(page, panel, expected, name)[0]
+        if first.expected.after_load_step is not None:
+            first.show()
+            first.button("Step").click()
+            first.expect_frame(first.expected.after_load_step)
+        expect(panel.get_by_text("Error displaying widget")).to_have_count(0)
+        errors.check()
+        assert blocked == [], f"{name}: the site asked for something that is not on it: {blocked}"
+    finally:
+        context.close()
