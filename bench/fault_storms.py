@@ -71,7 +71,12 @@ class StormPlan:
 
 
 def storm_plan(
-    seed: int, *, fault_hours: float = 2, messages: int = 60, kinds: tuple[str, ...] = FAULT_KINDS
+    seed: int,
+    *,
+    fault_hours: float = 2,
+    messages: int = 60,
+    kinds: tuple[str, ...] = FAULT_KINDS,
+    fault_count: tuple[int, int] = (4, 14),
 ) -> StormPlan:
     """What storm ``seed`` sends and breaks, and when; everything within the first ``fault_hours``."""
     rng = random.Random(seed)
@@ -81,7 +86,7 @@ def storm_plan(
         at = rng.randrange(1000, window)
         sends.append((at, "O", rng.randrange(8)) if i % 3 == 2 else (at, "T", -1))
     faults = []
-    for _ in range(rng.randint(4, 14)):
+    for _ in range(rng.randint(*fault_count)):
         kind = rng.choice(kinds)
         start = rng.randrange(1000, window - 5 * 60_000)
         end = min(start + rng.randrange(5_000, 5 * 60_000), window)

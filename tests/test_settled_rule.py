@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rmqlab import HANG, EventKind, Lab, Message, check_invariants
+from rmqlab import HANG, EventKind, Lab, Message, SelectMessageQueueByHash, check_invariants
 from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import ConsumeOrderlyStatus as O
 from rmqlab.invariants.settled import MECHANICS_MS, drain_bound_ms
@@ -73,3 +73,25 @@ def test_faults_left_on_or_no_running_consumer_or_a_hanging_listener_keep_in_fli
     hung.at(1000, producer.send, Message("T", "a"))
     report = check_invariants(hung.run(until=1000 + BOUND))
     assert report.ok and report.settled and report.fates[("group:g", "M0001")] == "in_flight:process_queue"
+
+
+def test_two_instances_granted_one_queue_by_brokers_that_disagree_explain_the_duplicate() -> None:
+    """Shrunk from a storm: c2 is cut from broker-b only. broker-b expires c2's channel at 130 s and c1, asking
+    broker-b, takes all four queues; c2, asking broker-c, still sees both members and keeps T@broker-c:0/1. Both
+    own T@broker-c:0 for as long as the partition lasts (RocketMQ behaves the same), so a message sent there at
+    300 s — 170 s after the last rebalance, past the 60 s look-back — is consumed by both: explained, not a bug."""
+    lab = Lab(seed=1)
+    for name in ("broker-b", "broker-c"):
+        lab.add_broker(name)
+    lab.create_topic("T", queues=2)
+    producer = lab.add_producer("pg")
+    for name in ("c1", "c2"):
+        lab.add_consumer("cg", subscribe={"T": "*"}, listener=lambda msgs, ctx: C.CONSUME_SUCCESS, name=name)
+    lab.at(10_000, lab.partition, "c2", "broker-b")
+    lab.at(300_000, producer.send_with_selector, Message("T", "x"), SelectMessageQueueByHash, 2)
+    lab.run(until=400_000)
+    deliveries = [(e.time_ms, e.actor, e.data["queue"]) for e in lab.trace.of_kind(EventKind.DELIVERED)]
+    assert deliveries == [(300_000, "consumer:c2", "T@broker-c:0"), (300_000, "consumer:c1", "T@broker-c:0")]
+    report = check_invariants(lab)
+    assert report.ok, str(report)
+    assert (report.counts["redeliveries"], report.counts["duplicate_consumptions"]) == (1, 1)

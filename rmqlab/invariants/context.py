@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from ..queue import MessageQueue
 from ..trace import EventKind, TraceEvent
 from .audience import audiences_of
 from .findings import MAX_TRACE_EVENTS, InvariantReport, Violation
@@ -57,6 +58,9 @@ class CheckContext:
         self.replay_seqs: dict[str, list[int]] = defaultdict(list)
         self.global_replay_seqs: list[int] = []
         self._index_replays()
+        self.ownership: dict[tuple[str, str], list[tuple[int, frozenset[str]]]] = defaultdict(list)
+        """(consumer actor, topic) → (seq, the queues it owns from then on), from its REBALANCED and LIFECYCLE."""
+        self._index_ownership()
 
     def violate(
         self, invariant: str, msg_id: str | None, time_ms: int, detail: str, trace: Iterable[TraceEvent]
@@ -94,6 +98,26 @@ class CheckContext:
                 group = self.group_of(e)
                 if group is not None:
                     self.replay_seqs[group].append(e.seq)
+
+    def _index_ownership(self) -> None:
+        """What each instance's own rebalance granted it: a REBALANCED lists every queue it owns for the topic;
+        a start, crash or shutdown leaves it owning nothing until its next rebalance."""
+        topics: dict[str, set[str]] = defaultdict(set)
+        for e in self.events:
+            if e.kind is EventKind.REBALANCED:
+                topic = str(e.data["topic"])
+                topics[e.actor].add(topic)
+                self.ownership[(e.actor, topic)].append((e.seq, frozenset(str(q) for q in e.data["queues"])))
+            elif e.kind is EventKind.LIFECYCLE:
+                for topic in sorted(topics[e.actor]):
+                    self.ownership[(e.actor, topic)].append((e.seq, frozenset()))
+
+    def owned(self, actor: str, queue: str, before_seq: int) -> bool:
+        """Did ``actor`` own ``queue`` (``TOPIC@BROKER:QID``) just before ``before_seq``, by its own rebalances?"""
+        topic = MessageQueue.parse(queue).topic
+        history = self.ownership.get((actor, topic), [])
+        i = bisect.bisect_left(history, (before_seq,)) - 1
+        return i >= 0 and queue in history[i][1]
 
     def replay_since(self, group: str, time_ms: int, before_seq: int) -> bool:
         """Did a replay event of ``group`` (or a broker fault) happen at or after ``time_ms``, before a seq?"""

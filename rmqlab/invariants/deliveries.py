@@ -2,7 +2,8 @@
 
 ``redelivery``: a stored copy (queue, offset) delivered again to the same audience needs a local
 retry, an orderly suspend, or a replay event of the group in between (for a *different* instance:
-one up to ``OVERLAP_LOOKBACK_MS`` before the first delivery, when the two owned the queue at once).
+both owned the queue at that moment by their own rebalances, or a replay event up to ``OVERLAP_LOOKBACK_MS``
+before the first delivery).
 """
 
 from __future__ import annotations
@@ -47,9 +48,13 @@ def outcomes(
                     ctx.report.counts["redeliveries"] += 1
                     explained = bool(since[key]) or ctx.replay_between(audience.group, previous.seq, e.seq)
                     if not explained and previous.actor != e.actor:
-                        # two instances owned the queue at once: the overlap began with a membership
-                        # change or fault up to one heartbeat + rebalance period before the first delivery
-                        explained = ctx.replay_since(audience.group, previous.time_ms - OVERLAP_LOOKBACK_MS, e.seq)
+                        # two instances owned the queue at once: both allocations were granted (brokers that
+                        # disagree on the group's members, as under a partition, keep it so for as long as they
+                        # disagree), or the overlap began with a membership change or fault up to one heartbeat +
+                        # rebalance period before the first delivery
+                        explained = (
+                            ctx.owned(previous.actor, key[1], e.seq) and ctx.owned(e.actor, key[1], e.seq)
+                        ) or ctx.replay_since(audience.group, previous.time_ms - OVERLAP_LOOKBACK_MS, e.seq)
                     if not explained:
                         ctx.violate(
                             "redelivery",
