@@ -4,8 +4,10 @@
 
 It starts its own JupyterLab (loopback, temp token, isolated config, as the browser suite does), opens a
 temp copy of the lab, runs all cells through the Run menu, finds the dashboard by its caption's test id,
-waits for the flow picture to be drawn at the kernel's position, and screenshots the dashboard. The lab's
-own cells choose the moment shown (lab 03 jumps to the dead-letter write: the whole 16-retry schedule).
+waits for the clock to read what the in-process controller says, and screenshots the dashboard. The
+dashboard is scrubbed to the end of its run first (``--at load`` keeps the position the lab's cells left
+it at): for lab 03, the whole 16-retry schedule of one message and its dead-letter write, on the "Retry timeline"
+tab (``--tab``).
 """
 
 from __future__ import annotations
@@ -24,12 +26,16 @@ def main() -> None:
     from playwright.sync_api import expect, sync_playwright
 
     from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, stop_server
-    from tests.browser.pages import DASHBOARD, ROUND_TRIP_MS
+    from tests.browser.pages import DASHBOARD, ROUND_TRIP_MS, exact
     from tests.browser.test_labs_browser import open_and_run_all, shutdown_session
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lab", default="03_delay_levels_schedule", help="notebook name (without .ipynb)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "dashboard.png")
+    parser.add_argument(
+        "--at", choices=("end", "load"), default="end", help="scrub to the run's end first, or keep the lab's position"
+    )
+    parser.add_argument("--tab", default="Retry timeline", help="the dashboard tab to show ('' keeps the first)")
     args = parser.parse_args()
     if not CHROMIUM.exists():
         raise SystemExit(f"{CHROMIUM} missing: run .ci/browser-setup.sh (apt-get install chromium) first")
@@ -39,6 +45,7 @@ def main() -> None:
         raise SystemExit(f"--lab={args.lab!r}: no labs/{name}; have {have}")
     with tempfile.TemporaryDirectory(prefix="readme-shot-") as tmp:
         home, root = Path(tmp) / "home", Path(tmp) / "root"
+        home.mkdir()
         root.mkdir()
         shutil.copy2(ROOT / "labs" / name, root / name)
         token, port = "readme-shot", free_port()
@@ -61,15 +68,24 @@ def main() -> None:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
                 try:
-                    opened = open_and_run_all(server, browser, name)
+                    # tall enough for the whole dashboard: JupyterLab scrolls an inner panel, not the page
+                    opened = open_and_run_all(server, browser, name, viewport={"width": 1400, "height": 2200})
                     exp = opened.expected[0]
                     dash = opened.panel.locator(DASHBOARD).first
                     dash.scroll_into_view_if_needed(timeout=ROUND_TRIP_MS)
-                    flow = dash.locator(".rq-scene[data-testid='rq-flow']")
-                    expect(flow).to_have_attribute("data-position", str(exp.on_load.position), timeout=ROUND_TRIP_MS)
+                    clock = exp.on_load.clock
+                    if args.at == "end":
+                        label = opened.page.locator(".widget-label", has_text="position")
+                        scrubber = dash.locator(".widget-slider", has=label)
+                        scrubber.locator(".noUi-handle").press("End")
+                        clock = exp.end_clock
+                    expect(dash.locator("span[role=status]")).to_have_text(clock, timeout=ROUND_TRIP_MS)
+                    if args.tab:
+                        dash.locator(".lm-TabBar-tab", has_text=exact(args.tab)).click()
+                        expect(dash.locator(".lm-TabBar-tab.lm-mod-current")).to_have_text(exact(args.tab))
                     args.out.parent.mkdir(parents=True, exist_ok=True)
                     dash.screenshot(path=str(args.out))
-                    print(f"{args.out}: {name}'s dashboard at {exp.on_load.clock}")
+                    print(f"{args.out}: {name}'s dashboard at {clock}")
                 finally:
                     shutdown_session(server, name)
                     browser.close()

@@ -107,12 +107,12 @@ def run_all(page: Any) -> None:
     page.locator(".lm-Menu-content li[data-command='runmenu:run-all']").click()
 
 
-def open_and_run_all(server: Server, browser: Any, name: str) -> OpenLab:
+def open_and_run_all(server: Server, browser: Any, name: str, viewport: dict[str, int] = VIEWPORT) -> OpenLab:
     """Open ``name`` in a fresh context, wait for its kernel, Run All, wait for every execution count and idle."""
     from playwright.sync_api import expect
 
     expected = lab_expectations(LABS / name)
-    context = browser.new_context(viewport=VIEWPORT)
+    context = browser.new_context(viewport=viewport)
     page = context.new_page()
     errors = JsErrors(page)
     t_open = time.monotonic()
