@@ -503,6 +503,8 @@ class Narrator:
                 else:
                     why = f"reconsumeTimes {rt} ≥ maxReconsumeTimes {max_times}"
                 return where, f"{call}; {broker}: {why}, so it goes to {done.get('topic')}"
+        if group == "?":  # narrated without the run before it: what the broker stored is not known here
+            return where, f"{call}; {broker} answered SUCCESS"
         return where, (
             f"{call}; {broker} answered SUCCESS but stored nothing — retryQueueNums is 0 for {group}, "
             f"so {msg} is silently dropped"

@@ -332,3 +332,14 @@ def test_captions_never_look_ahead_and_are_deterministic() -> None:
     assert caption(events[k], events[:k]) == whole[k].text
     assert isinstance(whole[0], Caption) and str(whole[0]) == whole[0].text
     assert [c.seq for c in whole] == [e.seq for e in events]
+
+
+def test_a_send_back_narrated_without_its_history_claims_nothing_about_storage() -> None:
+    """caption(event) alone cannot know what the broker stored: it must not call an ordinary retry a drop."""
+    lab = load_scenario(EXAMPLES / "default_retry_schedule.json").run()
+    first = next(e for e in lab.trace.events if e.kind is K.SEND_BACK)
+    alone = caption(first)
+    assert alone.endswith("the broker (SendMessageProcessor.asyncConsumerSendMsgBack) answered SUCCESS")
+    assert "dropped" not in alone
+    earlier = lab.trace.events[: lab.trace.events.index(first)]
+    assert caption(first, earlier).endswith("uses 3 + reconsumeTimes 0 = level 3, due in 10 s")
