@@ -68,6 +68,10 @@ student: $(LAB_STAMP)
 lite: student $(VENV)/.lite-stamp
 	$(PY) lite/build_lite.py build/student-labs build/lite
 
+# The documentation site: README, every lab rendered with its pictures, scenario-file and CLI references.
+docs: $(VENV)/.docs-stamp
+	$(PY) docs/build_docs.py build/docs
+
 # After editing a lab's .py source: sync each pair and re-execute the notebooks whose cells changed.
 sync: $(LAB_STAMP)
 	$(PY) labs/sync.py

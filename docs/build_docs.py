@@ -1,0 +1,190 @@
+"""Build the static documentation site (``make docs`` → ``build/docs``) with mkdocs-material and mkdocs-jupyter.
+
+The site has the README as its home page, every lab rendered with its outputs, the scenario-file reference
+generated from ``rmqlab/schema/scenario.schema.json`` and the command-line reference generated from the
+``rmqlab`` argument parser, so the references cannot drift from the code.
+
+The labs are shown without a kernel: a dashboard's output carries a widget view and, beside it, the static
+HTML the view draws (``Dashboard._repr_mimebundle_`` offers ``text/html``: the same SVG scenes). A widget
+view cannot render on a page without a kernel, so the staged copies keep only the static HTML of such
+outputs. Everything is staged in ``build/docs-src`` (mkdocs wants its pages inside one folder); the build
+needs no network (no web fonts: ``theme.font: false``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def static_notebook(src: Path, dest: Path) -> int:
+    """Copy a lab keeping outputs, with widget views replaced by their static HTML; returns outputs changed."""
+    nb = nbformat.read(src, as_version=4)
+    changed = 0
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if WIDGET_VIEW in data and "text/html" in data:
+                del data[WIDGET_VIEW]
+                changed += 1
+    nb.metadata.pop("widgets", None)
+    nbformat.write(nb, dest)
+    return changed
+
+
+def _type(node: dict[str, Any]) -> str:
+    if "enum" in node:
+        return " \\| ".join(f"`{json.dumps(v)}`" for v in node["enum"])
+    if "const" in node:
+        return f"`{json.dumps(node['const'])}`"
+    if "$ref" in node:
+        name = node["$ref"].rsplit("/", 1)[-1]
+        return f"[{name}](#{name.lower()})"
+    if "oneOf" in node or "anyOf" in node:
+        return " or ".join(_type(n) for n in node.get("oneOf", node.get("anyOf", [])))
+    kind = node.get("type", "")
+    if kind == "array":
+        return f"list of {_type(node.get('items', {}))}"
+    if isinstance(kind, list):
+        return " or ".join(kind)
+    return str(kind) or "any"
+
+
+def _cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _properties_table(node: dict[str, Any]) -> list[str]:
+    props = node.get("properties", {})
+    if not props:
+        return []
+    required = set(node.get("required", []))
+    lines = ["| field | type | required | default | description |", "|---|---|---|---|---|"]
+    for name, prop in props.items():
+        default = f"`{json.dumps(prop['default'])}`" if "default" in prop else ""
+        lines.append(f"| `{name}` | {_type(prop)} | {'yes' if name in required else ''} | {default} | "
+                     f"{_cell(prop.get('description', ''))} |")  # fmt: skip
+    return lines
+
+
+def scenario_reference() -> str:
+    """The scenario-file reference: the top-level fields, then each definition, from the schema itself."""
+    from rmqlab.scenario import scenario_schema
+
+    schema = scenario_schema()
+    lines = [
+        "# Scenario files",
+        "",
+        "A scenario file (JSON or YAML) declares a whole run; `rmqlab run FILE` runs it and "
+        "`rmqlab.load_scenario(FILE)` loads it from Python. This page is generated from the JSON Schema "
+        "(`rmqlab schema` prints it), so it says exactly what is validated.",
+        "",
+        _cell(schema.get("description", "")),
+        "",
+        "## Top level",
+        "",
+        *_properties_table(schema),
+    ]
+    for name, node in schema.get("$defs", schema.get("definitions", {})).items():
+        lines += ["", f"## {name}", "", _cell(node.get("description", "")), ""]
+        table = _properties_table(node)
+        lines += table or [f"Type: {_type(node)}"]
+        for i, option in enumerate(node.get("oneOf", [])):
+            if option.get("properties"):
+                title = option.get("title") or option.get("description") or f"variant {i + 1}"
+                lines += ["", f"### {_cell(title)}", "", *_properties_table(option)]
+    return "\n".join(lines) + "\n"
+
+
+def cli_reference() -> str:
+    """``rmqlab --help`` and each command's help, as the parser prints them."""
+    from rmqlab.cli import _parser
+
+    parser = _parser()
+    sections = [("rmqlab", parser.format_help())]
+    for action in parser._subparsers._group_actions if parser._subparsers else []:  # the commands
+        for name, sub in getattr(action, "choices", {}).items():
+            sections.append((f"rmqlab {name}", sub.format_help()))
+    lines = ["# Command line", "", "Generated from the `rmqlab` argument parser.", ""]
+    for title, text in sections:
+        lines += [f"## `{title}`", "", "```text", text.rstrip(), "```", ""]
+    return "\n".join(lines)
+
+
+def readme_page(text: str) -> str:
+    """The README as the home page: its links into the repository pointed at the pages of this site."""
+    text = text.replace("](docs/dashboard.png)", "](dashboard.png)")
+    text = re.sub(r"`rmqlab/schema/scenario.schema.json`", "[the scenario reference](scenario.md)", text)
+    return text
+
+
+def stage(src: Path) -> dict[str, Any]:
+    shutil.rmtree(src, ignore_errors=True)
+    (src / "labs").mkdir(parents=True)
+    (src / "index.md").write_text(readme_page((ROOT / "README.md").read_text()))
+    shutil.copy2(ROOT / "docs" / "dashboard.png", src / "dashboard.png")
+    (src / "scenario.md").write_text(scenario_reference())
+    (src / "cli.md").write_text(cli_reference())
+    labs = sorted((ROOT / "labs").glob("*.ipynb"))
+    static = {p.name: static_notebook(p, src / "labs" / p.name) for p in labs}
+    if (ROOT / "labs" / "README.md").exists():
+        shutil.copy2(ROOT / "labs" / "README.md", src / "labs" / "README.md")  # mkdocs: the folder's index
+    nav: list[Any] = [
+        {"Home": "index.md"},
+        {"Labs": ([{"About the labs": "labs/README.md"}] if (src / "labs" / "README.md").exists() else [])
+         + [{p.stem.replace("_", " "): f"labs/{p.name}"} for p in labs]},
+        {"Scenario files": "scenario.md"},
+        {"Command line": "cli.md"},
+    ]  # fmt: skip
+    config = {
+        "site_name": "rmqlab",
+        "site_description": "Watch RocketMQ keep your messages: a Jupyter lab in virtual time",
+        "docs_dir": str(src),
+        "theme": {"name": "material", "font": False, "features": ["navigation.sections"],
+                  "palette": [{"scheme": "default", "toggle": {"icon": "material/weather-night", "name": "Dark"}},
+                              {"scheme": "slate", "toggle": {"icon": "material/weather-sunny", "name": "Light"}}]},
+        "plugins": ["search", {"mkdocs-jupyter": {"execute": False, "include_source": True, "ignore_h1_titles": True}}],
+        "markdown_extensions": ["tables", "admonition", {"toc": {"permalink": True}}],
+        "nav": nav,
+    }  # fmt: skip
+    (src.parent / f"{src.name}.mkdocs.yml").write_text(json.dumps(config, indent=1))  # JSON is YAML
+    return {"labs": static}
+
+
+def build(out: Path) -> dict[str, Any]:
+    started = time.monotonic()
+    src = out.with_name(out.name + "-src")
+    staged = stage(src)
+    shutil.rmtree(out, ignore_errors=True)
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}  # no banner about the theme's successor on every build
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--quiet", "--clean",
+                    "-f", str(src.parent / f"{src.name}.mkdocs.yml"), "-d", str(out)], check=True, env=env)  # fmt: skip
+    summary = {**staged, "seconds": round(time.monotonic() - started, 1),
+               "bytes": sum(p.stat().st_size for p in out.rglob("*") if p.is_file())}  # fmt: skip
+    print(f"[docs] {out}: {len(staged['labs'])} labs, {summary['bytes'] / 2**20:.1f} MiB in {summary['seconds']} s")
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", type=Path, nargs="?", default=ROOT / "build" / "docs", help="the site to write")
+    args = parser.parse_args(argv)
+    build(args.out.resolve())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
