@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rmqlab import HANG, EventKind, Lab, Message, SelectMessageQueueByHash, check_invariants
+from rmqlab import HANG, EventKind, Lab, Message, SelectMessageQueueByHash, after, check_invariants
 from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import ConsumeOrderlyStatus as O
 from rmqlab.invariants.settled import MECHANICS_MS, drain_bound_ms
@@ -95,3 +95,35 @@ def test_two_instances_granted_one_queue_by_brokers_that_disagree_explain_the_du
     report = check_invariants(lab)
     assert report.ok, str(report)
     assert (report.counts["redeliveries"], report.counts["duplicate_consumptions"]) == (1, 1)
+
+
+def test_a_send_back_fallback_retried_after_a_stored_attempt_explains_two_consumed_retry_copies() -> None:
+    """Shrunk from a storm: the send-back to broker-a fails (refused), so the inner producer sends the retry
+    itself; its first attempt is stored on broker-a but the response is lost, so it retries on broker-b. Two
+    retry copies, both consumed: a duplicate with a cause (an at-least-once producer retry)."""
+    lab = Lab(seed=2)
+    for name in ("broker-a", "broker-b"):
+        lab.add_broker(name)
+    lab.create_topic("T", queues=1)
+    producer = lab.add_producer("pg")
+
+    def listener(msgs: list[Any], ctx: Any) -> Any:
+        return after("1s", C.RECONSUME_LATER) if msgs[0].reconsume_times == 0 else C.CONSUME_SUCCESS
+
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=listener, name="c1")
+    lab.at(1000, producer.send, Message("T", "x"))
+    lab.at(1500, lab.set_broker_fault, "broker-a", reject_send_back=True, lose_responses=True)
+    lab.at(5000, lab.set_broker_fault, "broker-a", reject_send_back=False, lose_responses=False)
+    lab.run(until=120_000)
+    inner = [
+        (e.data["broker"], str(e.data["outcome"]).split(":")[0])
+        for e in lab.trace.for_message("M0001")
+        if e.kind is EventKind.SEND_RESULT and e.actor == "producer:c1/inner"
+    ]
+    assert inner == [("broker-a", "RemotingException"), ("broker-b", "SUCCESS")]
+    consumed = [(e.time_ms, e.data["queue"]) for e in lab.trace.for_message("M0001") if e.kind is EventKind.CONSUMED]
+    # broker-a's copy waits for the retry pull the lost response dropped: its 31 s timeout, then a re-pull at 32 s
+    assert consumed == [(2000, "T@broker-a:0"), (12_000, "%RETRY%cg@broker-b:0"), (32_000, "%RETRY%cg@broker-a:0")]
+    report = check_invariants(lab)
+    assert report.ok, str(report)
+    assert report.counts["duplicate_consumptions"] == 1

@@ -5,8 +5,8 @@ succeeded), **dlq**, **broadcast_dropped** or **in flight** (see :mod:`.in_fligh
 queue the route no longer lists is **stranded**, anything else is *lost* (both are violations).
 
 ``duplicate``: consumed more than once (or consumed *and* dead-lettered) needs a producer duplicate, a
-replayed copy, a ``cleanExpiredMsg`` send-back or a send-back whose request stored a copy although the
-client saw it fail.
+replayed copy, a ``cleanExpiredMsg`` send-back, a send-back whose request stored a copy although the
+client saw it fail, or a send-back fallback whose inner producer retried after an attempt that stored.
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ def outcomes(
         last_delivery: dict[tuple[str, str, int], TraceEvent] = {}
         since: dict[tuple[str, str, int], list[TraceEvent]] = defaultdict(list)
         consumed_at: dict[str, int] = {}  # actor → index of its last CONSUMED
+        attempt_at: dict[str, int] = {}  # producer actor → index of its last SEND_ATTEMPT
         for i, e in enumerate(events):
             audience = ctx.by_actor.get(e.actor)
             if e.kind in (EventKind.LOCAL_RETRY, EventKind.SUSPENDED) and audience is not None:
@@ -72,6 +73,17 @@ def outcomes(
                 consumed_at[e.actor] = i
                 if _is_success(e, events, i, audience):
                     successes[(audience.key, msg_id)].append(e)
+            elif e.kind is EventKind.SEND_ATTEMPT:
+                attempt_at[e.actor] = i
+            elif e.kind is EventKind.SEND_RESULT and e.data.get("outcome") not in ("SUCCESS", "ONEWAY_SENT"):
+                # a send-back fallback (the consumer's inner producer) whose attempt stored a retry copy but
+                # got no SEND_OK retries: a second retry copy, consumed too
+                owner = ctx.by_actor.get("consumer:" + e.actor.removeprefix("producer:").removesuffix("/inner"))
+                stored = any(
+                    x.kind in (EventKind.STORED, EventKind.SCHEDULED) for x in events[attempt_at.get(e.actor, i) : i]
+                )
+                if owner is not None and e.actor.endswith("/inner") and stored:
+                    dup_sources[(owner.key, msg_id)].append(e)
             elif e.kind is EventKind.CLEAN_EXPIRED and audience is not None:
                 dup_sources[(audience.key, msg_id)].append(e)
             elif e.kind is EventKind.SEND_BACK and audience is not None and e.data.get("ok") is False:
