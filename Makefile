@@ -39,7 +39,7 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # widgets.nodelay turns Nagle's algorithm off on kernel websockets: a Step click answers in ~25 ms, not ~65 ms.
 LAB_FLAGS  := $(ALLOW_ROOT) --ServerApp.jpserver_extensions='{"widgets.nodelay": True}'
 
-.PHONY: lab teacher test bench student sync lite docs
+.PHONY: lab teacher test bench student sync lite docs readme-shot
 # The student copy is rebuilt first; a notebook the student has changed is kept (labs/make_student.py).
 lab: student
 	@echo 'JupyterLab prints the URL to open below (http://localhost:8888/lab?token=…); Ctrl-C stops it.'
@@ -75,3 +75,7 @@ docs: $(VENV)/.docs-stamp
 # After editing a lab's .py source: sync each pair and re-execute the notebooks whose cells changed.
 sync: $(LAB_STAMP)
 	$(PY) labs/sync.py
+
+# Refresh docs/dashboard.png (lab 03 at its end, in headless chromium). Tests never write tracked files; this does.
+readme-shot: $(STAMP)
+	$(PY) -m tests.browser.readme_shot

@@ -28,7 +28,7 @@ def test_static_svg_is_exact_text() -> None:
     assert '<rect class="rq-box" data-key="box:a" data-role="place" x="1" y="2" width="30" height="20"></rect>' in svg
     assert 'marker-end="url(#rq-rq-tiny-arrow)"' in svg and 'id="rq-rq-tiny-arrow"' in svg
     assert (
-        '<g class="rq-token" data-key="msg:M1" data-role="token" transform="translate(100.2,12)">'
+        '<g class="rq-token" data-key="msg:M1" data-role="token" transform="translate(100.3,12)">'
         '<title>M1</title><circle r="7" style="fill:#E69F00"/><text>1</text></g>'
     ) in svg
     assert 'text-anchor="middle">a &lt; b</text>' in svg
@@ -94,3 +94,9 @@ def test_scene_view_draws_and_offers_static_html() -> None:
     assert view.static_html().count("<rect") == 3
     bundle = view._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle and bundle["text/html"] == view.static_html()
+
+
+def test_coordinates_round_half_up_like_scene_js() -> None:
+    """Math.round in scene.js rounds .x5 up; the static SVG must print the same digits (not banker's rounding)."""
+    svg = Scene(10, 10, (Mark("rect", "r", x=0.25, y=0.35, w=2.45, h=1.05),)).to_svg()
+    assert 'x="0.3" y="0.4" width="2.5" height="1.1"' in svg

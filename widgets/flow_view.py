@@ -616,11 +616,12 @@ def flow_scene(vm: FlowVM) -> Scene:
 
     title_y = 16.0
     top = 44.0
+    count = f"{len(vm.tokens)} {'token' if len(vm.tokens) == 1 else 'tokens'}"
     cv.text(
         "title",
         PAD,
         title_y,
-        f"Message flow at t = {format_duration(vm.now_ms)} · {len(vm.tokens)} tokens",
+        f"Message flow at t = {format_duration(vm.now_ms)} · {count}",
         cls="rq-title",
     )
     cv.text(

@@ -19,6 +19,7 @@ things by what they are.
 from __future__ import annotations
 
 import html
+import math
 import pathlib
 from dataclasses import asdict, dataclass, field, fields
 from operator import attrgetter
@@ -194,8 +195,12 @@ def _svg_id(testid: str) -> str:
 
 
 def _num(v: float) -> str:
-    """Coordinates rounded to 0.1 px, printed without trailing zeros (stable text for nbval)."""
-    text = f"{round(v, 1):.1f}"
+    """Coordinates rounded to 0.1 px, printed without trailing zeros (stable text for nbval).
+
+    Rounded half up, as ``scene.js`` does with ``Math.round``: Python's ``round`` rounds half to even, and
+    the static SVG and the live drawing would then differ by 0.1 px at every coordinate ending in ``.x5``.
+    """
+    text = f"{math.floor(v * 10 + 0.5) / 10:.1f}"
     return text[:-2] if text.endswith(".0") else text
 
 

@@ -21,7 +21,6 @@ import contextlib
 import functools
 import io
 import itertools
-import math
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -35,7 +34,7 @@ from test_flow_view import engine_places  # tests/ is on sys.path (pytest's prep
 from rmqlab import EventKind, parse_duration
 from widgets.controller import Controller
 from widgets.flow_view import FlowView, FlowVM
-from widgets.scene import Scene, SceneView
+from widgets.scene import Scene, SceneView, _num
 
 MIN_STEPS = 3
 """Step clicks every lab gets after Reset, at least."""
@@ -180,21 +179,9 @@ def _flow(controller: Controller) -> FlowView | None:
     return next((v for v in controller.views if isinstance(v, FlowView)), None)
 
 
-def js_num(v: float) -> str:
-    """A coordinate as scene.js's ``fmt`` prints it: ``Math.round(v * 10) / 10`` (half up), no trailing ``.0``.
-
-    Not ``widgets.scene._num``: Python's ``round`` goes half to even, so at ``….x5`` the static SVG and the
-    live drawing differ by 0.1 px (597.25 → "597.2" there, "597.3" in the browser). The live view is what
-    the browser shows, so the kernel's coordinates are compared as scene.js writes them.
-    """
-    rounded = math.floor(v * 10 + 0.5) / 10 or 0.0  # JS prints -0 as "0"
-    text = f"{rounded:.1f}"
-    return text[:-2] if text.endswith(".0") else text
-
-
 def token_transforms(scene: Scene) -> dict[str, str]:
     """Token key → the ``transform`` scene.js writes for the kernel's scene (``translate(x,y)``)."""
-    return {m.key: f"translate({js_num(m.x)},{js_num(m.y)})" for m in scene.marks if m.role == "token"}
+    return {m.key: f"translate({_num(m.x)},{_num(m.y)})" for m in scene.marks if m.role == "token"}
 
 
 def scene_marks(view: SceneView) -> SceneMarks:
