@@ -143,6 +143,42 @@ def start_server(
         time.sleep(0.25)
 
 
+# JupyterLab extensions of the teacher tools (jupytext pairing, nbgrader, and the notebook package nbgrader
+# brings) need JupyterLab's document manager, which Voila's page does not provide: loaded there they throw
+# "shared module is not a function"; the JupyterLite kernel extension only works in a JupyterLite site.
+# A dashboard needs none of them.
+NOT_FOR_VOILA = (
+    "jupyterlab-jupytext",
+    "@jupyter/nbgrader",
+    "@jupyter-notebook/lab-extension",
+    "@jupyterlite/pyodide-kernel-extension",
+)
+VOILA_CDN_NOISE = ("cdn.jsdelivr.net",)
+"""Voila's page links Font Awesome from a CDN, which these machines cannot resolve: only icons go missing."""
+
+
+def start_voila(target: Path, *, home: Path, root: Path) -> Server:
+    """``voila TARGET`` (a notebook or a folder) on 127.0.0.1:<free port> with a temp token, without the
+    extensions that break Voila's page; stop it with :func:`stop_server`."""
+    token, port = secrets.token_hex(16), free_port()
+    argv = [
+        sys.executable,
+        "-m",
+        "voila",
+        "--no-browser",
+        f"--port={port}",
+        "--Voila.ip=127.0.0.1",
+        "--Voila.port_retries=0",
+        f"--token={token}",
+        f"--VoilaConfiguration.extension_denylist={list(NOT_FOR_VOILA)!r}",
+        str(target),
+    ]
+    # No status API in Voila: any HTTP answer from a static path means it is listening.
+    return start_server(
+        argv, home=home, root=root, token=token, port=port, ready_path="/voila/static/", any_status=True
+    )
+
+
 def stop_server(server: Server) -> None:
     """Stop the server by its own PID (terminate, then kill if it hangs) and reap it."""
     if server.proc.poll() is None:

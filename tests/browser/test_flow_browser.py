@@ -11,8 +11,6 @@ counter, never on a sleep.
 from __future__ import annotations
 
 import re
-import secrets
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,7 +24,15 @@ from widgets.flow_view import FlowVM, flow_scene, flow_view_model
 from widgets.replay import Replay
 from widgets.scene import _num
 
-from .conftest import VIEWPORT, JsErrors, Server, free_port, require_chromium, start_server, stop_server
+from .conftest import (
+    VIEWPORT,
+    VOILA_CDN_NOISE,
+    JsErrors,
+    Server,
+    require_chromium,
+    start_voila,
+    stop_server,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -40,7 +46,6 @@ FIRST_KERNEL_MS = 90_000
 RUN_ALL_MS = 120_000
 ROUND_TRIP_MS = 20_000
 PAGE_MS = 120_000
-CDN_NOISE = ("cdn.jsdelivr.net",)
 LABEXTENSION_NOISE = re.compile(r"#RUNTIME-012|Shared module @jupyterlab/\S+ doesn't exist in shared scope")
 """Voila cannot host some JupyterLab-only extensions installed next to it (jupytext, nbgrader, notebook's
 lab-extension): module federation logs these while loading them. They are not this page's widgets."""
@@ -185,24 +190,10 @@ def voila_flow(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterat
     home = tmp_path_factory.mktemp("voila-flow-home")
     root = tmp_path_factory.mktemp("voila-flow-root")
     write_notebook(root / NOTEBOOK, VOILA_AT)
-    token, port = secrets.token_hex(16), free_port()
-    argv = [
-        sys.executable,
-        "-m",
-        "voila",
-        "--no-browser",
-        f"--port={port}",
-        "--Voila.ip=127.0.0.1",
-        "--Voila.port_retries=0",
-        f"--token={token}",
-        str(root / NOTEBOOK),
-    ]
-    server = start_server(
-        argv, home=home, root=root, token=token, port=port, ready_path="/voila/static/", any_status=True
-    )
+    server = start_voila(root / NOTEBOOK, home=home, root=root)
     context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
-    errors = JsErrors(page, ignore_hosts=CDN_NOISE)
+    errors = JsErrors(page, ignore_hosts=VOILA_CDN_NOISE)
     try:
         page.goto(server.url("/"), timeout=PAGE_MS)
         yield page, errors

@@ -11,16 +11,14 @@ not just their containers.
 from __future__ import annotations
 
 import re
-import secrets
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .conftest import LABS, VIEWPORT, JsErrors, Server, free_port, require_chromium, start_server, stop_server
+from .conftest import LABS, VIEWPORT, VOILA_CDN_NOISE, JsErrors, Server, require_chromium, start_voila, stop_server
 from .expectations import code_cells, lab_expectations
 from .pages import DashboardOnPage, dashboards_on, exact
 
@@ -36,21 +34,6 @@ def _one(pattern: str) -> Path:
 TOUR = _one("00_*.ipynb")
 SERVED = (TOUR, _one("07_*.ipynb"))
 PAGE_MS = 180_000  # Voila runs all cells before the widgets can render
-# Voila's page links Font Awesome from a CDN, which these machines cannot resolve. Only the button icons
-# go missing (the labels stay), so failed loads from that host are noise, not a broken lab.
-CDN_NOISE = ("cdn.jsdelivr.net",)
-# JupyterLab extensions of the teacher tools (jupytext pairing, nbgrader, and the notebook package nbgrader
-# brings) need JupyterLab's document manager, which Voila's page does not provide: loaded there they throw
-# "shared module is not a function"; the JupyterLite kernel extension only works in a JupyterLite site.
-# A dashboard needs none of them.
-NOT_FOR_VOILA = (
-    "jupyterlab-jupytext",
-    "@jupyter/nbgrader",
-    "@jupyter-notebook/lab-extension",
-    "@jupyterlite/pyodide-kernel-extension",
-)
-
-
 @pytest.fixture(scope="module")
 def voila(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """``voila <dir>`` on 127.0.0.1:<free port> with a temp token, serving copies of the SERVED labs."""
@@ -59,23 +42,7 @@ def voila(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     root = tmp_path_factory.mktemp("voila-root")
     for nb in SERVED:
         shutil.copy2(nb, root / nb.name)
-    token, port = secrets.token_hex(16), free_port()
-    argv = [
-        sys.executable,
-        "-m",
-        "voila",
-        "--no-browser",
-        f"--port={port}",
-        "--Voila.ip=127.0.0.1",
-        "--Voila.port_retries=0",
-        f"--token={token}",
-        f"--VoilaConfiguration.extension_denylist={list(NOT_FOR_VOILA)!r}",
-        str(root),
-    ]
-    # No status API in Voila: any HTTP answer from a static path means it is listening.
-    server = start_server(
-        argv, home=home, root=root, token=token, port=port, ready_path="/voila/static/", any_status=True
-    )
+    server = start_voila(root, home=home, root=root)
     try:
         yield server
     finally:
@@ -98,7 +65,7 @@ def rendered(request: pytest.FixtureRequest, voila: Server, browser: Any) -> Ite
     path: Path = request.param
     context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
-    errors = JsErrors(page, ignore_hosts=CDN_NOISE)
+    errors = JsErrors(page, ignore_hosts=VOILA_CDN_NOISE)
     try:
         page.goto(voila.url(f"/voila/render/{path.name}"), timeout=PAGE_MS)
         page.locator("button.widget-button", has_text=exact("Step")).first.wait_for(state="visible", timeout=PAGE_MS)
