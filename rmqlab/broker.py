@@ -667,4 +667,4 @@ class Broker:
     def come_up(self) -> None:
         """Serve again; the schedule service restarts with its first delay of 1 s."""
         self.up = True
-        self.schedule_service.start()
+        self.schedule_service.start(restart=True)

@@ -9,6 +9,16 @@ The real timer wakes every 100 ms (``DELAY_FOR_A_WHILE``) to look at the head of
 compute the tick at which the head becomes due and wake exactly then: the delivery times are the
 same as with polling (same phase, same 100 ms grid), without 170,000 empty wake-ups per level in a
 4 h 46 min run.
+
+Each level's progress (the next offset to deliver) lives in memory and is written to ``delayOffset.json``
+by a fixed-rate task, 10 s after start and every ``flushDelayOffsetInterval`` (10 s) after that
+(``ScheduleMessageService.start``). A broker *crash* loses what was not written yet: at restart
+``start`` → ``load`` reads the file back and ``correctDelayOffset`` clamps each offset into its
+ConsumeQueue's ``[min, max]``, so a message delivered after the last persist is delivered a second time
+(same ``UNIQ_KEY``, a new queue offset on its real topic), and a message still waiting is delivered at
+its due time, or 1 s after the restart (``FIRST_DELAY_TIME``) if that has passed. Nothing parked is lost:
+the CommitLog and ConsumeQueues survive a process crash. The persist task is computed, not scheduled (no
+timer every 10 s in the views): the file holds the offsets as they were just before the last tick.
 """
 
 from __future__ import annotations
@@ -77,12 +87,35 @@ class ScheduleMessageService:
 
     FIRST_DELAY_TIME = 1000
     DELAY_FOR_A_WHILE = 100
+    FIRST_PERSIST_DELAY = 10_000
+    """``scheduleAtFixedRate(persist, 10000, flushDelayOffsetInterval)``: the first write, 10 s after start."""
 
-    def __init__(self, broker: Broker, scheduler: Scheduler, levels: DelayLevelTable) -> None:
+    def __init__(
+        self,
+        broker: Broker,
+        scheduler: Scheduler,
+        levels: DelayLevelTable,
+        flush_delay_offset_interval: int = 10_000,
+    ) -> None:
         self.broker = broker
         self.scheduler = scheduler
         self.levels = levels
+        if (
+            isinstance(flush_delay_offset_interval, bool)
+            or not isinstance(flush_delay_offset_interval, int)
+            or flush_delay_offset_interval <= 0
+        ):
+            raise ConfigError(
+                "flush_delay_offset_interval", flush_delay_offset_interval, "a positive int of milliseconds"
+            )
+        self.flush_delay_offset_interval = flush_delay_offset_interval
+        """``MessageStoreConfig.flushDelayOffsetInterval`` (10 s): the period of the ``delayOffset.json`` writes."""
         self.offset_table: dict[int, int] = {}
+        """In memory: level → next ConsumeQueue offset of ``SCHEDULE_TOPIC_XXXX`` queue ``level - 1`` to deliver."""
+        self.persisted: dict[int, int] = {}
+        """``delayOffset.json`` as last written (empty until the first persist: a fresh store has no file)."""
+        self._started_at = 0
+        self._persisted_tick = -1
         self._timers: dict[int, Timer] = {}
         self._phase = 0
         self.running = False
@@ -90,19 +123,89 @@ class ScheduleMessageService:
         self.level_queues = tuple(MessageQueue(SCHEDULE_TOPIC, broker.name, i) for i in range(levels.max_level))
         """``SCHEDULE_TOPIC_XXXX`` queue ``level - 1`` of this broker, per level: what each level's timer is about."""
 
-    def start(self) -> None:
-        """Start every level's timer ``FIRST_DELAY_TIME`` from now (also after a broker restart)."""
+    def start(self, *, restart: bool = False) -> None:
+        """``start``: ``load`` the offsets (after a restart), then every level's timer ``FIRST_DELAY_TIME`` from now.
+
+        At the broker's first start there is no ``delayOffset.json``; after a crash the in-memory table is gone
+        and the file's offsets are what the timers start from.
+        """
+        now = self.scheduler.now
+        if restart:
+            self._load()
         self.running = True
-        self._phase = self.scheduler.now + self.FIRST_DELAY_TIME
+        self._started_at = now
+        self._persisted_tick = -1
+        self._phase = now + self.FIRST_DELAY_TIME
         for level in range(1, self.levels.max_level + 1):
             self._arm(level)
 
     def stop(self) -> None:
-        """Cancel every timer (the broker went down)."""
+        """The broker process died: cancel every timer; whatever was not persisted yet is lost at the restart."""
+        self._catch_up_persist()
         self.running = False
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
+
+    def _last_persist_tick(self) -> int:
+        """Time of the last fixed-rate ``persist`` at or before now, or -1 if none has run since ``start``."""
+        first = self._started_at + self.FIRST_PERSIST_DELAY
+        now = self.scheduler.now
+        if now < first:
+            return -1
+        return first + (now - first) // self.flush_delay_offset_interval * self.flush_delay_offset_interval
+
+    def _catch_up_persist(self) -> None:
+        """Apply the persist ticks that have passed, before the offset table changes (or at a crash).
+
+        At a millisecond where a persist and a delivery are both due, the persist runs first: it is the oldest
+        task in the executor's queue (a periodic task keeps its sequence number; each delivery timer is new).
+        A crash at the millisecond of a persist comes after it.
+        """
+        if not self.running:
+            return
+        tick = self._last_persist_tick()
+        if tick > self._persisted_tick:
+            self._persisted_tick = tick
+            self.persisted = dict(self.offset_table)
+
+    def _load(self) -> None:
+        """``load``: read ``delayOffset.json`` into the table, then ``correctDelayOffset``; traced when it matters."""
+        lost = self.offset_table
+        self.offset_table = dict(self.persisted)
+        trace = self.broker.trace
+        now = self.scheduler.now
+        for level in range(1, self.levels.max_level + 1):
+            queue = self.broker.find_consume_queue(SCHEDULE_TOPIC, level - 1)
+            current = self.offset_table.get(level)
+            if current is None or queue is None:
+                continue
+            corrected = min(max(current, queue.min_offset), queue.max_offset)
+            if corrected != current:
+                self.offset_table[level] = corrected
+                trace.record(
+                    now,
+                    EventKind.WARNING,
+                    self.actor,
+                    None,
+                    message=f"correct delay offset [ delayLevel {level} ] from {current} to {corrected}",
+                )
+        for level in sorted(lost):
+            loaded = self.offset_table.get(level, 0)
+            if lost[level] > loaded:
+                trace.record(
+                    now,
+                    EventKind.WARNING,
+                    self.actor,
+                    None,
+                    message=(
+                        f"delayOffset.json gives delay level {level} offset {loaded}, not {lost[level]}: "
+                        f"{lost[level] - loaded} message(s) delivered since the last persist will be delivered again"
+                    ),
+                    level=level,
+                    loaded_offset=loaded,
+                    lost_offset=lost[level],
+                )
 
     def on_enqueue(self, level: int) -> None:
         """A message was just parked at ``level``: make sure that level's timer will see it."""
@@ -152,6 +255,7 @@ class ScheduleMessageService:
             if stored is not None:
                 self._deliver(stored, level)
             offset += 1
+            self._catch_up_persist()
             self.offset_table[level] = offset
         self._arm(level)
 

@@ -409,9 +409,9 @@ class Lab:
         broker = self._broker(name)
         if broker.up:
             return
-        broker.come_up()
-        self.namesrv.broker_up(name)
         self.trace.record(self.now, EventKind.FAULT, name, None, fault="broker_up")
+        broker.come_up()  # after the fault event: what the restart logs (delayOffset.json) follows it
+        self.namesrv.broker_up(name)
 
     def set_broker_fault(self, name: str, **faults: Any) -> None:
         """Set ``response_delay_ms``, ``lose_responses``, ``put_status``, ``reject_send_back`` or ``send_error``."""

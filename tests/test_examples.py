@@ -31,12 +31,13 @@ def report(stem: str) -> dict[str, Any]:
 
 
 def test_every_example_has_a_golden_file():
-    """The eight teaching scenarios are there, each with its expected output."""
+    """The nine teaching scenarios are there, each with its expected output."""
     assert [p.stem for p in SCENARIOS] == [
         "ack_index_split",
         "broadcasting_drop",
         "broker_down_sync_retry",
         "default_retry_schedule",
+        "delay_offset_lost_in_crash",
         "orderly_suspend",
         "retry_queues_raised_late",
         "send_back_local_retry",
@@ -91,6 +92,16 @@ def test_orderly_suspend_lesson():
         (2100, "M0003"),
     ]
     assert "%RETRY%og" not in r["stored"]
+
+
+def test_delay_offset_lost_in_crash_lesson():
+    """The crash at 9 999 ms precedes the first delayOffset.json write (10 s): "late" comes again at 13 s."""
+    r = report("delay_offset_lost_in_crash")
+    assert [(d["time_ms"], d["msg_id"]) for d in r["deliveries"]] == [
+        (5_000, "M0001"),
+        (13_000, "M0001"),
+        (13_000, "M0002"),
+    ]
 
 
 def test_broker_down_lesson():
