@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from .delay import DelayLevelTable, ScheduleMessageService
+from .errors import ConfigError
 from .lock import RebalanceLockManager
 from .message import (
     DLQ_PREFIX,
@@ -46,6 +47,8 @@ __all__ = [
     "PutMessageStatus",
     "SubscriptionGroupConfig",
     "TopicConfig",
+    "parse_response_code",
+    "parse_send_responses",
 ]
 
 PERM_READ = 4
@@ -76,6 +79,47 @@ _PUT_STATUS_CODE = {
     PutMessageStatus.FLUSH_SLAVE_TIMEOUT: ResponseCode.FLUSH_SLAVE_TIMEOUT,
     PutMessageStatus.SLAVE_NOT_AVAILABLE: ResponseCode.SLAVE_NOT_AVAILABLE,
 }
+
+
+_STORED_CODES = frozenset(
+    {
+        ResponseCode.SUCCESS,
+        ResponseCode.FLUSH_DISK_TIMEOUT,
+        ResponseCode.FLUSH_SLAVE_TIMEOUT,
+        ResponseCode.SLAVE_NOT_AVAILABLE,
+    }
+)
+"""Codes ``MQClientAPIImpl.processSendResponse`` turns into a SendResult (the message is stored); any other throws."""
+
+
+def parse_response_code(value: object, parameter: str, *, allow_success: bool = True) -> ResponseCode:
+    """A ``ResponseCode`` named by ``value`` (its name, e.g. ``"SYSTEM_ERROR"``), else a ConfigError."""
+    names = [c.name for c in ResponseCode if allow_success or c is not ResponseCode.SUCCESS]
+    if isinstance(value, str) and value in names:
+        return ResponseCode[value]
+    raise ConfigError(parameter, value, "one of " + ", ".join(names))
+
+
+def parse_send_responses(value: object) -> list[tuple[ResponseCode, str]]:
+    """``send_responses``: a list of code names or ``{"code": NAME, "remark": TEXT}``, one per SEND_MESSAGE."""
+    if not isinstance(value, list | tuple):
+        raise ConfigError("send_responses", value, "a list of response code names or {code, remark} mappings")
+    out: list[tuple[ResponseCode, str]] = []
+    for i, item in enumerate(value):
+        where = f"send_responses[{i}]"
+        remark: object = None
+        if isinstance(item, dict):
+            unknown = sorted(set(item) - {"code", "remark"})
+            if unknown or "code" not in item:
+                raise ConfigError(where, item, "a code name or a mapping with 'code' and an optional 'remark'")
+            code_value, remark = item["code"], item.get("remark")
+        else:
+            code_value = item
+        code = parse_response_code(code_value, f"{where}.code" if isinstance(item, dict) else where)
+        if remark is not None and not isinstance(remark, str):
+            raise ConfigError(f"{where}.remark", remark, "a string (the response's remark)")
+        out.append((code, f"[{code.name}] injected fault" if remark is None else remark))
+    return out
 
 
 class PullStatus(StrEnum):
@@ -183,6 +227,12 @@ class Broker:
         self.put_status = PutMessageStatus.PUT_OK
         self.reject_send_back = False
         self.send_error: ResponseCode | None = None
+        self.send_responses: list[tuple[ResponseCode, str]] = []
+        """Scripted answers, one per SEND_MESSAGE, consumed in order (then normal again): SUCCESS and the
+        FLUSH_* / SLAVE_NOT_AVAILABLE codes store the message and answer that code; any other code is an error
+        response with its remark and nothing is stored."""
+        self.send_back_error: tuple[ResponseCode, str] | None = None
+        """CONSUMER_SEND_MSG_BACK answers this code and remark (nothing stored) while set."""
         self.commit_log = CommitLog()
         self.consume_queues: dict[tuple[str, int], ConsumeQueue] = {}
         self.topic_config: dict[str, TopicConfig] = {}
@@ -341,6 +391,11 @@ class Broker:
         """
         if self.send_error is not None:
             return MQBrokerException(self.name, self.send_error, f"[{self.send_error.name}] injected fault")
+        answer: ResponseCode | None = None
+        if self.send_responses:
+            answer, remark = self.send_responses.pop(0)
+            if answer not in _STORED_CODES:
+                return MQBrokerException(self.name, answer, remark)
         config = self.topic_config.get(msg.topic)
         if config is None and msg.topic.startswith(RETRY_PREFIX):
             config = self.create_topic(msg.topic, 1)
@@ -365,7 +420,8 @@ class Broker:
                 msg.queue_id = 0
                 self.create_topic(msg.topic, 1, PERM_RW if self.dlq_readable else PERM_WRITE)
         status = self.put_message(msg)
-        return SendResponse(_PUT_STATUS_CODE[status], msg.topic, msg.queue_id, msg.queue_offset, msg.msg_id)
+        code = _PUT_STATUS_CODE[status] if answer is None or answer is ResponseCode.SUCCESS else answer
+        return SendResponse(code, msg.topic, msg.queue_id, msg.queue_offset, msg.msg_id)
 
     # ------------------------------------------------------------------ CONSUMER_SEND_MSG_BACK
     def consumer_send_msg_back(
@@ -379,6 +435,8 @@ class Broker:
         """``asyncConsumerSendMsgBack``: re-store the original as a retry (or DLQ) message."""
         if self.reject_send_back:
             return MQBrokerException(self.name, ResponseCode.SYSTEM_ERROR, "send back rejected (injected fault)")
+        if self.send_back_error is not None:
+            return MQBrokerException(self.name, *self.send_back_error)
         sub = self.subscription_group(group)
         if not self.broker_permission & PERM_WRITE:
             # 4.9.7 names the broker by its IP (brokerIP1); rmqlab's brokers have names only

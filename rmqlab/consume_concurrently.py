@@ -37,7 +37,7 @@ from .message import (
 from .process import ProcessKilled, Rpc, Sleep, ThreadPool, spawn
 from .process_queue import ProcessQueue
 from .queue import MessageQueue
-from .remoting import ResponseCode
+from .remoting import MQBrokerException, ResponseCode
 from .scheduler import ReentrantRunError, TimerKind, TimerLabel
 from .trace import EventKind
 
@@ -342,7 +342,9 @@ class ConsumeMessageConcurrentlyService:
         ok = error is None and response is ResponseCode.SUCCESS
         trace = lab.trace
         if trace.enabled:
-            failure = {} if ok else {"error": getattr(error, "name", str(response))}
+            failure: dict[str, Any] = {} if ok else {"error": getattr(error, "name", str(response))}
+            if isinstance(error, MQBrokerException):  # the broker's answer, as MQBrokerException carries it
+                failure.update(response_code=int(error.code), remark=error.remark)
             trace.record(
                 lab.now,
                 EventKind.SEND_BACK,

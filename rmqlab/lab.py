@@ -414,9 +414,21 @@ class Lab:
         self.namesrv.broker_up(name)
 
     def set_broker_fault(self, name: str, **faults: Any) -> None:
-        """Set ``response_delay_ms``, ``lose_responses``, ``put_status``, ``reject_send_back`` or ``send_error``."""
+        """Set ``response_delay_ms``, ``lose_responses``, ``put_status``, ``reject_send_back``, ``send_error``,
+        ``send_responses`` (one scripted answer per send: code names or ``{"code", "remark"}``, e.g.
+        ``["SYSTEM_ERROR", "SYSTEM_ERROR", "SUCCESS"]``), ``send_back_error`` (a code name, or None to clear)
+        and ``send_back_remark`` (its remark)."""
         broker = self._broker(name)
-        allowed = {"response_delay_ms", "lose_responses", "put_status", "reject_send_back", "send_error"}
+        allowed = {
+            "response_delay_ms",
+            "lose_responses",
+            "put_status",
+            "reject_send_back",
+            "send_error",
+            "send_responses",
+            "send_back_error",
+            "send_back_remark",
+        }
         for key in faults:
             if key not in allowed:
                 raise ConfigError("fault", key, "one of " + ", ".join(sorted(allowed)))
@@ -444,16 +456,24 @@ class Lab:
         for flag in ("lose_responses", "reject_send_back"):
             if flag in values and not isinstance(values[flag], bool):
                 raise ConfigError(flag, values[flag], "True or False")
+        from .broker import parse_response_code, parse_send_responses
+
+        shown: dict[str, Any] = {k: (v.value if hasattr(v, "value") else v) for k, v in values.items()}
+        if "send_responses" in values:
+            values["send_responses"] = parse_send_responses(values["send_responses"])
+            shown["send_responses"] = [f"{code.name}: {remark}" for code, remark in values["send_responses"]]
+        remark = values.pop("send_back_remark", None)
+        if remark is not None and not isinstance(remark, str):
+            raise ConfigError("send_back_remark", remark, "a string (the response's remark), or None")
+        if remark is not None and values.get("send_back_error") is None:
+            raise ConfigError("send_back_remark", remark, "only together with a send_back_error code")
+        if "send_back_error" in values and values["send_back_error"] is not None:
+            code = parse_response_code(values["send_back_error"], "send_back_error", allow_success=False)
+            values["send_back_error"] = (code, f"[{code.name}] injected fault" if remark is None else remark)
+            shown["send_back_error"] = code.name
         for key, value in values.items():
             setattr(broker, key, value)
-        self.trace.record(
-            self.now,
-            EventKind.FAULT,
-            name,
-            None,
-            fault="broker_fault",
-            **{k: (v.value if hasattr(v, "value") else v) for k, v in values.items()},
-        )
+        self.trace.record(self.now, EventKind.FAULT, name, None, fault="broker_fault", **shown)
 
     def partition(self, client: str, broker: str, *, heal: bool = False) -> None:
         """Cut (or heal) the link between a client process (a consumer or producer name) and a broker."""

@@ -183,6 +183,11 @@ class SendFuture:
     done: bool = False
     result: SendResult | None = None
     error: str | None = None
+    response_code: int | None = None
+    """A failed send whose cause is a broker's error response: its code (``MQClientException.getResponseCode``,
+    which ``sendDefaultImpl`` copies from the last ``MQBrokerException``), else ``None``."""
+    remark: str | None = None
+    """That response's remark (``MQBrokerException.getErrorMessage``)."""
     attempts: int = 0
     callbacks: list[Callable[[SendFuture], None]] = field(default_factory=list)
 
@@ -574,12 +579,12 @@ class DefaultMQProducer:
                 self._async_on_exception(state, mq, error, reselect_broker=retry)
             elif not retry:
                 # sendSelectImpl / send(msg, mq) have no loop: the remoting exception itself propagates
-                self._fail(state, _describe(error))
+                self._fail(state, _describe(error), error)
             elif isinstance(error, MQBrokerException) and error.code not in RETRY_RESPONSE_CODES:
                 if state.send_result is not None:
                     self._finish(state, state.send_result)
                 else:
-                    self._fail(state, _describe(error))
+                    self._fail(state, _describe(error), error)
             else:
                 self._retry_or_finish(state)
 
@@ -618,7 +623,7 @@ class DefaultMQProducer:
                 state, MessageQueue(mq.topic, broker, mq.queue_id), CommunicationMode.ASYNC, retry=reselect_broker
             )
             return
-        self._fail(state, _describe(error))
+        self._fail(state, _describe(error), error)
 
     def _retry_or_finish(self, state: _Send) -> None:
         if state.times < state.times_total:
@@ -632,6 +637,7 @@ class DefaultMQProducer:
                 f"MQClientException: Send [{state.times}] times, still failed, cost "
                 f"[{self.lab.now - state.start_ms}]ms, Topic: {state.msg.topic}, "
                 f"BrokersSent: [{', '.join(state.brokers_sent)}] ({cause})",  # Arrays.toString
+                state.last_error,
             )
 
     def _update_fault_item(self, broker_name: str, latency: int, *, isolation: bool) -> int | None:
@@ -667,11 +673,16 @@ class DefaultMQProducer:
         for callback in future.callbacks:
             self.lab.safely(callback, future, where=f"{self.actor} send callback")
 
-    def _fail(self, state: _Send, error: str) -> SendFuture:
+    def _fail(self, state: _Send, error: str, cause: RemoteError | None = None) -> SendFuture:
+        """The send is over without a result; a broker's error response as ``cause`` gives its code and remark."""
         future = state.future
         if not future.done:
             future.done = True
             future.error = error
+            answered: dict[str, Any] = {}
+            if isinstance(cause, MQBrokerException):
+                future.response_code, future.remark = int(cause.code), cause.remark
+                answered = {"response_code": int(cause.code), "remark": cause.remark}
             self.lab.trace.record(
                 self.lab.now,
                 EventKind.SEND_FAILED,
@@ -680,6 +691,7 @@ class DefaultMQProducer:
                 error=error,
                 attempts=state.times,
                 mode=future.mode.value,
+                **answered,
             )
             for callback in future.callbacks:
                 self.lab.safely(callback, future, where=f"{self.actor} send callback")

@@ -41,7 +41,15 @@ if TYPE_CHECKING:
 __all__ = ["Scenario", "load_scenario", "scenario_schema", "validate_scenario"]
 
 BROKER_FAULTS = frozenset(
-    {"broker_down", "broker_up", "broker_slow", "lose_responses", "flush_timeout", "send_back_failure"}
+    {
+        "broker_down",
+        "broker_up",
+        "broker_slow",
+        "lose_responses",
+        "flush_timeout",
+        "send_back_failure",
+        "send_responses",
+    }
 )
 LINK_FAULTS = frozenset({"partition", "heal"})
 CONSUMER_FAULTS = frozenset({"consumer_crash", "consumer_restart", "consumer_add", "consumer_remove"})
@@ -257,9 +265,12 @@ def _fault_action(spec: Mapping[str, Any]) -> Callable[[Lab], Any]:
         "flush_timeout": lambda lab: lab.set_broker_fault(
             broker, put_status=spec.get("put_status", "FLUSH_DISK_TIMEOUT")
         ),
-        "send_back_failure": lambda lab: lab.set_broker_fault(
-            broker, reject_send_back=spec.get("reject_send_back", True)
+        "send_back_failure": lambda lab: (
+            lab.set_broker_fault(broker, send_back_error=spec["code"], send_back_remark=spec.get("remark"))
+            if "code" in spec
+            else lab.set_broker_fault(broker, reject_send_back=spec.get("reject_send_back", True))
         ),
+        "send_responses": lambda lab: lab.set_broker_fault(broker, send_responses=list(spec["responses"])),
         "partition": lambda lab: lab.partition(client, broker),
         "heal": lambda lab: lab.partition(client, broker, heal=True),
         "consumer_crash": lambda lab: lab.consumer(consumer).crash(),

@@ -31,7 +31,7 @@ def report(stem: str) -> dict[str, Any]:
 
 
 def test_every_example_has_a_golden_file():
-    """The nine teaching scenarios are there, each with its expected output."""
+    """The ten teaching scenarios are there, each with its expected output."""
     assert [p.stem for p in SCENARIOS] == [
         "ack_index_split",
         "broadcasting_drop",
@@ -40,6 +40,7 @@ def test_every_example_has_a_golden_file():
         "delay_offset_lost_in_crash",
         "orderly_suspend",
         "retry_queues_raised_late",
+        "scripted_send_errors",
         "send_back_local_retry",
         "slow_broker_avoided",
     ]
@@ -101,6 +102,18 @@ def test_delay_offset_lost_in_crash_lesson():
         (5_000, "M0001"),
         (13_000, "M0001"),
         (13_000, "M0002"),
+    ]
+
+
+def test_scripted_send_errors_lesson():
+    """SYSTEM_ERROR, SYSTEM_ERROR, SUCCESS: stored at the 3rd attempt; SYSTEM_BUSY is not retried."""
+    r = report("scripted_send_errors")
+    pg = [(a["msg_id"], a["attempt"], a["outcome"]) for a in r["send_attempts"] if a["producer"] == "pg"]
+    assert pg == [
+        ("M0001", 1, "MQBrokerException: CODE: 1 (SYSTEM_ERROR) DESC: [SYSTEM_ERROR] injected fault"),
+        ("M0001", 2, "MQBrokerException: CODE: 1 (SYSTEM_ERROR) DESC: store is recovering"),
+        ("M0001", 3, "SUCCESS"),
+        ("M0002", 1, "MQBrokerException: CODE: 2 (SYSTEM_BUSY) DESC: [TIMEOUT_CLEAN_QUEUE]broker busy"),
     ]
 
 
