@@ -65,12 +65,19 @@ DAY_MS = 86_400_000
 
 
 class PutMessageStatus(StrEnum):
-    """``PutMessageStatus`` values the lab can produce."""
+    """``PutMessageStatus`` of 4.9.7, all eleven (the ``put_status`` fault makes the store answer one)."""
 
     PUT_OK = "PUT_OK"
     FLUSH_DISK_TIMEOUT = "FLUSH_DISK_TIMEOUT"
     FLUSH_SLAVE_TIMEOUT = "FLUSH_SLAVE_TIMEOUT"
     SLAVE_NOT_AVAILABLE = "SLAVE_NOT_AVAILABLE"
+    SERVICE_NOT_AVAILABLE = "SERVICE_NOT_AVAILABLE"
+    CREATE_MAPEDFILE_FAILED = "CREATE_MAPEDFILE_FAILED"
+    MESSAGE_ILLEGAL = "MESSAGE_ILLEGAL"
+    PROPERTIES_SIZE_EXCEEDED = "PROPERTIES_SIZE_EXCEEDED"
+    OS_PAGECACHE_BUSY = "OS_PAGECACHE_BUSY"
+    UNKNOWN_ERROR = "UNKNOWN_ERROR"
+    LMQ_CONSUME_QUEUE_NUM_EXCEEDED = "LMQ_CONSUME_QUEUE_NUM_EXCEEDED"
 
 
 _PUT_STATUS_CODE = {
@@ -120,6 +127,38 @@ def parse_send_responses(value: object) -> list[tuple[ResponseCode, str]]:
             raise ConfigError(f"{where}.remark", remark, "a string (the response's remark)")
         out.append((code, f"[{code.name}] injected fault" if remark is None else remark))
     return out
+
+
+_ILLEGAL = (
+    ResponseCode.MESSAGE_ILLEGAL,
+    "the message is illegal, maybe msg body or properties length not matched. msg body length limit 4194304B, "
+    "msg properties length limit 32KB.",
+)
+_PUT_STATUS_ERROR: dict[PutMessageStatus, tuple[ResponseCode, str]] = {
+    PutMessageStatus.CREATE_MAPEDFILE_FAILED: (
+        ResponseCode.SYSTEM_ERROR,
+        "create mapped file failed, server is busy or broken.",
+    ),
+    PutMessageStatus.MESSAGE_ILLEGAL: _ILLEGAL,
+    PutMessageStatus.PROPERTIES_SIZE_EXCEEDED: _ILLEGAL,
+    PutMessageStatus.SERVICE_NOT_AVAILABLE: (
+        ResponseCode.SERVICE_NOT_AVAILABLE,
+        "service not available now. It may be caused by one of the following reasons: the broker's disk is full "
+        "[CL: 0.95 CQ: 0.95 INDEX: 0.95], messages are put to the slave, message store has been shut down, etc.",
+    ),
+    PutMessageStatus.OS_PAGECACHE_BUSY: (
+        ResponseCode.SYSTEM_ERROR,
+        "[PC_SYNCHRONIZED]broker busy, start flow control for a while",
+    ),
+    PutMessageStatus.LMQ_CONSUME_QUEUE_NUM_EXCEEDED: (
+        ResponseCode.SYSTEM_ERROR,
+        "[LMQ_CONSUME_QUEUE_NUM_EXCEEDED]broker config enableLmq and enableMultiDispatch, lmq consumeQueue num "
+        "exceed maxLmqConsumeQueueNum config num, default limit 2w.",
+    ),
+    PutMessageStatus.UNKNOWN_ERROR: (ResponseCode.SYSTEM_ERROR, "UNKNOWN_ERROR"),
+}
+"""``SendMessageProcessor.handlePutMessageResult``: a failed put's response code and remark (nothing stored;
+maxMessageSize 4 MiB; the disk ratios of ``diskUtil()`` are shown as 0.95, a full disk)."""
 
 
 class PullStatus(StrEnum):
@@ -419,6 +458,9 @@ class Broker:
                 msg.topic = dlq_topic(group)
                 msg.queue_id = 0
                 self.create_topic(msg.topic, 1, PERM_RW if self.dlq_readable else PERM_WRITE)
+        failed = _PUT_STATUS_ERROR.get(self.put_status)
+        if failed is not None:
+            return MQBrokerException(self.name, *failed)
         status = self.put_message(msg)
         code = _PUT_STATUS_CODE[status] if answer is None or answer is ResponseCode.SUCCESS else answer
         return SendResponse(code, msg.topic, msg.queue_id, msg.queue_offset, msg.msg_id)
