@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import io
 import json
+import os
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -920,3 +921,37 @@ def test_each_delivery_gets_its_own_copy_of_a_mutable_body() -> None:
     assert seen == [{"n": 0}] * 4  # two groups, each a first delivery and a retry
     stored = [m for m in lab.brokers["broker-a"].commit_log.live() if m.topic == "T"]
     assert [m.body for m in stored] == [{"n": 0}]
+
+
+def test_notebook_kernel_survives_every_bad_input(tmp_path: Path) -> None:
+    """In a real ipykernel every input above is one ScenarioError in its cell; the kernel stays alive and idle."""
+    jupyter_client = pytest.importorskip("jupyter_client")
+    paths = []
+    for i, (_, suffix, content, _, _) in enumerate(FILE_ERRORS):
+        paths.append(tmp_path / f"file{i}{suffix}")
+        paths[-1].write_bytes(content)
+    for i, (_, data, _) in enumerate(SCENARIO_ERRORS):
+        paths.append(tmp_path / f"scenario{i}.json")
+        paths[-1].write_text(json.dumps(data))  # ensure_ascii: the surrogate and escape names survive as \\u escapes
+    code = (
+        "from rmqlab import ScenarioError, load_scenario\n"
+        "try:\n    load_scenario({path!r})\nexcept ScenarioError as exc:\n    print('refused', len(str(exc)))\n"
+    )
+    km, kc = jupyter_client.manager.start_new_kernel(
+        kernel_name="python3", env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    )
+    try:
+        for path in paths:
+            printed: list[str] = []
+            reply = kc.execute_interactive(
+                code.format(path=str(path)),
+                timeout=60,
+                output_hook=lambda msg, into=printed: into.append(msg["content"].get("text", "")),
+            )
+            assert reply["content"]["status"] == "ok", path
+            assert "".join(printed).startswith("refused "), (path, printed)
+            assert int("".join(printed).split()[1]) < 1500  # one short line, whatever the input's size
+        assert km.is_alive()
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
