@@ -79,3 +79,11 @@ sync: $(LAB_STAMP)
 # Refresh docs/dashboard.png (lab 03 at its end, in headless chromium). Tests never write tracked files; this does.
 readme-shot: $(STAMP)
 	$(PY) -m tests.browser.readme_shot
+
+# Issue 15 item 6, a classroom under load: a real JupyterHub on 127.0.0.1, 20 students running labs 03 and 07 at
+# once (3-6 minutes, so not part of make test). Installs jupyterhub (PyPI) and configurable-http-proxy (npm) if absent.
+.PHONY: hub-load
+hub-load: $(STAMP)
+	$(PY) -c 'import jupyterhub' 2>/dev/null || $(PY) -m pip install --quiet 'jupyterhub>=6,<7'
+	command -v configurable-http-proxy >/dev/null || npm install --global configurable-http-proxy
+	RMQLAB_HUB_LOAD=1 $(PY) -m pytest -q -s -m hub tests/test_hub_load.py
