@@ -26,6 +26,8 @@ from typing import Any
 import nbformat
 import pytest
 
+from rmqlab import exercises
+
 from .conftest import ROOT, VIEWPORT, JsErrors, free_port, require_chromium
 from .expectations import lab_expectations
 from .pages import ROUND_TRIP_MS, dashboards_on
@@ -118,7 +120,12 @@ def test_the_site_carries_its_runtime_and_wheels(lite_site: Site) -> None:
 
 
 def stdout_by_source(path: Path) -> dict[str, str]:
-    """Each code cell's stdout when the notebook runs here, cell by cell in one namespace."""
+    """Each code cell's stdout when the notebook runs here, cell by cell in one namespace.
+
+    Verdicts are forgotten first, as a fresh kernel starts: other tests in this process ran checks, and
+    ``score()`` would otherwise count them.
+    """
+    exercises.reset()
     ns: dict[str, Any] = {"__name__": "__rmqlab_lab__"}
     found: dict[str, str] = {}
     for cell in nbformat.read(path, as_version=4).cells:
