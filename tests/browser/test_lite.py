@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -67,10 +68,16 @@ class Site:
     build: dict[str, Any]
 
 
+@dataclass
+class Build:
+    root: Path
+    student_labs: Path
+    summary: dict[str, Any]
+
+
 @pytest.fixture(scope="session")
-def lite_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    """The site built from fresh student copies, served on a free loopback port by ``python -m http.server``."""
-    require_chromium()
+def lite_build(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """The site, built from fresh student copies (downloads cached in build/lite-cache)."""
     work = tmp_path_factory.mktemp("lite")
     student = work / "student-labs"
     subprocess.run([sys.executable, str(ROOT / "labs" / "make_student.py"), str(ROOT / "labs"), str(student)],
@@ -79,10 +86,17 @@ def lite_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     cache = ROOT / "build" / "lite-cache"
     subprocess.run([sys.executable, str(ROOT / "lite" / "build_lite.py"), str(student), str(site), "--cache",
                     str(cache)], check=True, capture_output=True)  # fmt: skip
+    return Build(site, student, json.loads((site / "rmqlab-lite.json").read_text()))
+
+
+@pytest.fixture(scope="session")
+def lite_site(lite_build: Build, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    """The built site served on a free loopback port by ``python -m http.server``."""
+    require_chromium()
     port = free_port()
-    log = (work / "http.log").open("wb")
+    log = (tmp_path_factory.mktemp("lite-http") / "http.log").open("wb")
     proc = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory",
-                             str(site)], stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+                             str(lite_build.root)], stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -95,11 +109,63 @@ def lite_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
                 if time.monotonic() > deadline or proc.poll() is not None:
                     raise
                 time.sleep(0.2)
-        yield Site(site, student, base, json.loads((site / "rmqlab-lite.json").read_text()))
+        yield Site(lite_build.root, lite_build.student_labs, base, lite_build.summary)
     finally:
         proc.terminate()
         proc.wait(timeout=20)
         log.close()
+
+
+NODE_RUNNER = """
+import { loadPyodide } from "%(pyodide)s/pyodide.mjs";
+const py = await loadPyodide({ indexURL: "%(pyodide)s/" });
+await py.loadPackage("micropip");
+py.mountNodeFS("/wheels", "%(wheels)s");
+py.mountNodeFS("/examples", "%(examples)s");
+py.globals.set("CODE", process.argv[2]);
+await py.runPythonAsync(`
+import micropip, os
+NEEDED = ("rmqlab", "sortedcontainers", "jsonschema", "attrs", "pyrsistent")  # what rmqlab needs under Pyodide
+await micropip.install(["emfs:/wheels/" + n for n in sorted(os.listdir("/wheels"))
+                        if n.split("-")[0].lower() in NEEDED], deps=False)
+exec(CODE, {})
+`);
+"""
+REPORTS = """
+import json, sys, rmqlab
+from rmqlab.report import build_report
+out = {"python": sys.platform}
+for name in sorted(n for n in __import__("os").listdir(EXAMPLES) if n.endswith(".json") and ".expected." not in n):
+    with open(EXAMPLES + "/" + name, encoding="utf-8") as f:  # a mapping: _read imports PyYAML even for JSON
+        out[name] = build_report(rmqlab.load_scenario(json.load(f)).run())
+bad = {"name": "x", "brokers": ["broker-a"], "topics": [{"name": "T", "queues": 0}], "run_until": "1s"}
+try:
+    rmqlab.load_scenario(bad)
+except rmqlab.ConfigError as exc:
+    out["error"] = str(exc)
+print(json.dumps(out, sort_keys=True))
+"""
+
+
+def test_the_engine_under_pyodide_runs_json_scenarios_as_cpython_does(lite_build: Build, tmp_path: Path) -> None:
+    """The site's own Pyodide and wheels (run by node, no browser): every JSON example, loaded as a mapping,
+    gives CPython's report, and a bad scenario the same located error (jsonschema 4.17 there, 4.2x here)."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    runner = tmp_path / "run.mjs"
+    runner.write_text(NODE_RUNNER % {"pyodide": lite_build.root / "static" / "pyodide",
+                                     "wheels": lite_build.root / "pypi", "examples": ROOT / "examples"})  # fmt: skip
+    proc = subprocess.run([node, str(runner), "EXAMPLES = '/examples'\n" + REPORTS], capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[:1500] + "\n…\n" + proc.stderr[-1500:]
+    pyodide = json.loads(proc.stdout.strip().splitlines()[-1])
+    here: dict[str, Any] = {}
+    exec(f"EXAMPLES = {str(ROOT / 'examples')!r}\n" + REPORTS.replace("print(", "RESULT = ("), here)
+    cpython = json.loads(here["RESULT"])
+    assert pyodide.pop("python") == "emscripten" and cpython.pop("python") != "emscripten"
+    assert len(cpython) >= 4 and "error" in cpython
+    assert pyodide == cpython
 
 
 def test_the_site_carries_its_runtime_and_wheels(lite_site: Site) -> None:
