@@ -170,8 +170,10 @@ def build(out: Path) -> dict[str, Any]:
     staged = stage(src)
     shutil.rmtree(out, ignore_errors=True)
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}  # no banner about the theme's successor on every build
-    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--quiet", "--clean",
-                    "-f", str(src.parent / f"{src.name}.mkdocs.yml"), "-d", str(out)], check=True, env=env)  # fmt: skip
+    # cwd: mkdocs-jupyter keeps a .cache/ in the working directory; the build folder, never the checkout
+    config = src.parent / f"{src.name}.mkdocs.yml"
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--quiet", "--clean", "-f", str(config), "-d", str(out)],
+                   check=True, env=env, cwd=src.parent)  # fmt: skip
     summary = {**staged, "seconds": round(time.monotonic() - started, 1),
                "bytes": sum(p.stat().st_size for p in out.rglob("*") if p.is_file())}  # fmt: skip
     print(f"[docs] {out}: {len(staged['labs'])} labs, {summary['bytes'] / 2**20:.1f} MiB in {summary['seconds']} s")
