@@ -765,8 +765,6 @@ def _deep_at(text: str) -> str:
 
 def _read(path: Path) -> Any:
     """Read and parse a scenario file, refusing anything that is not small, UTF-8, shallow and finite."""
-    import yaml  # first use only, like jsonschema
-
     try:
         with path.open("rb") as handle:
             raw = handle.read(MAX_FILE_BYTES + 1)
@@ -786,7 +784,7 @@ def _read(path: Path) -> Any:
         raise ScenarioError("file", str(path), f"containers nested at most {MAX_DEPTH} deep{deep}")
     try:
         if path.suffix.lower() in {".yaml", ".yml"}:
-            return yaml.load(text, Loader=_yaml_loader())  # a SafeLoader subclass: no arbitrary objects
+            return _parse_yaml(path, text)
         return json.loads(text, parse_int=_json_number, parse_float=_json_number, parse_constant=_json_constant)
     except _BadNumber as exc:
         raise _number_error(path, text, exc.text) from None
@@ -798,6 +796,15 @@ def _read(path: Path) -> Any:
         raise ScenarioError(
             "file", str(path), f"valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
+
+
+def _parse_yaml(path: Path, text: str) -> Any:
+    """YAML through the bounded SafeLoader; PyYAML is imported here only, so JSON scenarios need no PyYAML
+    (the JupyterLite site has none)."""
+    import yaml
+
+    try:
+        return yaml.load(text, Loader=_yaml_loader())  # a SafeLoader subclass: no arbitrary objects
     except yaml.YAMLError as exc:
         raise ScenarioError("file", str(path), f"valid YAML ({cut(str(exc), 600)})") from None
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -499,3 +500,11 @@ def test_files_json_yaml_and_read_errors(tmp_path: Path):
         assert info.value.parameter == "file" and allowed in info.value.allowed
     with pytest.raises(ScenarioError, match=r"^source="):
         load_scenario(42)  # type: ignore[arg-type]
+
+
+def test_a_json_scenario_needs_no_pyyaml(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The JupyterLite site ships no PyYAML: a JSON file must load without importing it."""
+    monkeypatch.setitem(sys.modules, "yaml", None)  # `import yaml` now raises ImportError
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    lab = load_scenario(examples / "default_retry_schedule.json").run()
+    assert len(lab.trace.of_kind("delivered")) == 17
