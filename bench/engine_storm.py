@@ -16,10 +16,13 @@ Run ``python -m bench.engine_storm --n 10000 [--trace off] [--body-size 1024] [-
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -128,11 +131,30 @@ def dlq_store_times(lab: Lab) -> list[int]:
     return [msg.store_timestamp for msg in stored if msg is not None]
 
 
-def run_engine(n: int, *, trace: bool = True, body_size: int = 10) -> StormRun:
-    """Build and run the storm to completion; wall time covers setup, publishing and the run."""
+@contextmanager
+def gc_paused(pause: bool = True) -> Iterator[None]:
+    """Pause the cyclic GC for the block (when ``pause``), restoring whatever state it had before."""
+    was_enabled = gc.isenabled()
+    if pause:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def run_engine(n: int, *, trace: bool = True, body_size: int = 10, pause_gc: bool = True) -> StormRun:
+    """Build and run the storm to completion; wall time covers setup, publishing and the run.
+
+    ``pause_gc`` pauses the cyclic garbage collector during ``lab.run`` exactly as the SimPy pipeline's
+    ``_nogc`` variant pauses it around ``env.run``: the harness decides, never the engine, so both models are
+    measured with the GC handled the same way.
+    """
     started = time.perf_counter()
     lab, counters = build_storm(n, trace=trace, body_size=body_size)
-    lab.run(until=run_horizon_ms(n))
+    with gc_paused(pause_gc):
+        lab.run(until=run_horizon_ms(n))
     wall_s = time.perf_counter() - started
     times = dlq_store_times(lab)
     counts = lab.trace.counts

@@ -23,7 +23,7 @@ from bench.workload import Totals, expected
 
 __all__ = ["MODELS", "Measurement", "measure", "peak_rss_bytes"]
 
-MODELS = ("heapq", "simpy", "simpy_pipeline", "simpy_pipeline_nogc", "engine")
+MODELS = ("heapq", "simpy", "simpy_pipeline", "simpy_pipeline_nogc", "engine", "engine_gc")
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -91,10 +91,12 @@ def _run_model(model: str, n: int, trace: bool, body_size: int) -> tuple[Totals,
             "dlq_times": {str(t): c for t, c in pipeline.dlq_times.items()},
         }
         return pipeline.totals, extra
-    if model == "engine":
+    if model in ("engine", "engine_gc"):
         from bench.engine_storm import run_engine
 
-        run = run_engine(n, trace=trace, body_size=body_size)
+        # "engine" pauses the cyclic GC around lab.run as simpy_pipeline_nogc does around env.run;
+        # "engine_gc" leaves it on, as in a notebook, to compare with simpy_pipeline.
+        run = run_engine(n, trace=trace, body_size=body_size, pause_gc=model == "engine")
         extra = {
             "scheduler_steps": run.scheduler_steps,
             "trace_events": run.trace_events,
@@ -123,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     wall_s, cpu_s = time.perf_counter() - started, time.process_time() - cpu_started
     want = expected(args.n)
     ok = totals == want
-    if args.model in ("engine", "simpy_pipeline", "simpy_pipeline_nogc"):
+    if args.model in ("engine", "engine_gc", "simpy_pipeline", "simpy_pipeline_nogc"):
         # Both models have pull flow control, so their timestamps may legitimately differ from the
         # oracle's (see README and baseline_simpy_pipeline's docstring); counts may not.
         ok = all(totals[k] == want[k] for k in ("consumed", "dlq", "deliveries"))  # type: ignore[literal-required]

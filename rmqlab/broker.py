@@ -363,34 +363,28 @@ class Broker:
         msg.queue_offset = queue.append(ConsumeQueueEntry(msg.commit_log_offset, deliver_ts))
         trace = self.trace
         if deliver_ts:
-            if trace.enabled:
-                trace.record(
-                    now,
-                    EventKind.SCHEDULED,
-                    self.name,
-                    msg.msg_id,
-                    level=level,
-                    real_topic=properties[PROPERTY_REAL_TOPIC],
-                    due_ms=deliver_ts,
-                    reconsume_times=msg.reconsume_times,
-                )
-            else:
-                trace.tally(EventKind.SCHEDULED)
-            self.schedule_service.on_enqueue(level)
-            return self.put_status
-        if trace.enabled:
             trace.record(
                 now,
-                EventKind.STORED,
+                EventKind.SCHEDULED,
                 self.name,
                 msg.msg_id,
-                topic=msg.topic,
-                queue_id=msg.queue_id,
-                queue_offset=msg.queue_offset,
+                level=level,
+                real_topic=properties[PROPERTY_REAL_TOPIC],
+                due_ms=deliver_ts,
                 reconsume_times=msg.reconsume_times,
             )
-        else:
-            trace.tally(EventKind.STORED)
+            self.schedule_service.on_enqueue(level)
+            return self.put_status
+        trace.record(
+            now,
+            EventKind.STORED,
+            self.name,
+            msg.msg_id,
+            topic=msg.topic,
+            queue_id=msg.queue_id,
+            queue_offset=msg.queue_offset,
+            reconsume_times=msg.reconsume_times,
+        )
         if msg.topic.startswith(DLQ_PREFIX):
             trace.record(
                 now,

@@ -226,21 +226,18 @@ class ConsumeMessageConcurrentlyService:
                 return_type = "TIME_OUT"
             else:
                 return_type = "SUCCESS" if effective is ConsumeConcurrentlyStatus.CONSUME_SUCCESS else "FAILED"
-        if trace.enabled:
-            for msg in msgs:
-                trace.record(
-                    now,
-                    EventKind.CONSUMED,
-                    consumer.actor,
-                    msg.msg_id,
-                    status=effective.value,
-                    return_type=return_type,
-                    took_ms=took,
-                    queue=str(mq),
-                    queue_offset=msg.queue_offset,
-                )
-        else:
-            trace.tally(EventKind.CONSUMED, len(msgs))
+        for msg in msgs:
+            trace.record(
+                now,
+                EventKind.CONSUMED,
+                consumer.actor,
+                msg.msg_id,
+                status=effective.value,
+                return_type=return_type,
+                took_ms=took,
+                queue=str(mq),
+                queue_offset=msg.queue_offset,
+            )
         if pq.dropped:
             trace.record(
                 now,
@@ -341,24 +338,21 @@ class ConsumeMessageConcurrentlyService:
         response, error = yield Rpc(consumer.client_id, broker_name, handler, SEND_BACK_TIMEOUT_MS)
         ok = error is None and response is ResponseCode.SUCCESS
         trace = lab.trace
-        if trace.enabled:
-            failure: dict[str, Any] = {} if ok else {"error": getattr(error, "name", str(response))}
-            if isinstance(error, MQBrokerException):  # the broker's answer, as MQBrokerException carries it
-                failure.update(response_code=int(error.code), remark=error.remark)
-            trace.record(
-                lab.now,
-                EventKind.SEND_BACK,
-                consumer.actor,
-                msg.msg_id,
-                ok=ok,
-                broker=broker_name,
-                delay_level=delay_level,
-                reconsume_times=msg.reconsume_times,
-                max_reconsume_times=max_times,
-                **failure,
-            )
-        else:
-            trace.tally(EventKind.SEND_BACK)
+        failure: dict[str, Any] = {} if ok else {"error": getattr(error, "name", str(response))}
+        if isinstance(error, MQBrokerException):  # the broker's answer, as MQBrokerException carries it
+            failure.update(response_code=int(error.code), remark=error.remark)
+        trace.record(
+            lab.now,
+            EventKind.SEND_BACK,
+            consumer.actor,
+            msg.msg_id,
+            ok=ok,
+            broker=broker_name,
+            delay_level=delay_level,
+            reconsume_times=msg.reconsume_times,
+            max_reconsume_times=max_times,
+            **failure,
+        )
         if ok:
             return True
         retry = build_retry_message(consumer.consumer_group, msg, msg.reconsume_times + 1, max_times)

@@ -652,19 +652,16 @@ class DefaultMQPushConsumer:
                 return
             dispatch = pq.put_message(result.msgs)
             trace = self.lab.trace
-            if trace.enabled:
-                trace.record(
-                    self.lab.now,
-                    EventKind.PULLED,
-                    self.actor,
-                    None,
-                    queue=str(mq),
-                    offsets=[m.queue_offset for m in result.msgs],
-                    msg_ids=[m.msg_id for m in result.msgs],
-                    next_offset=result.next_begin_offset,
-                )
-            else:
-                trace.tally(EventKind.PULLED)
+            trace.record(
+                self.lab.now,
+                EventKind.PULLED,
+                self.actor,
+                None,
+                queue=str(mq),
+                offsets=[m.queue_offset for m in result.msgs],
+                msg_ids=[m.msg_id for m in result.msgs],
+                next_offset=result.next_begin_offset,
+            )
             self.consume_service.submit_consume_request(result.msgs, pq, mq, dispatch)
             self._later(0, TimerKind.PULL, self.pull_message, request, queue=mq)
         elif result.status in (PullStatus.NO_NEW_MSG, PullStatus.NO_MATCHED_MSG):

@@ -266,19 +266,16 @@ class ScheduleMessageService:
         msg.queue_id = int(msg.properties.pop(PROPERTY_REAL_QID))
         msg.properties.pop(PROPERTY_DELAY, None)
         trace = self.broker.trace
-        if trace.enabled:
-            trace.record(
-                self.scheduler.now,
-                EventKind.DELAY_DELIVERED,
-                self.actor,
-                msg.msg_id,
-                level=level,
-                topic=msg.topic,
-                queue_id=msg.queue_id,
-                waited_ms=self.scheduler.now - stored.store_timestamp,
-            )
-        else:
-            trace.tally(EventKind.DELAY_DELIVERED)
+        trace.record(
+            self.scheduler.now,
+            EventKind.DELAY_DELIVERED,
+            self.actor,
+            msg.msg_id,
+            level=level,
+            topic=msg.topic,
+            queue_id=msg.queue_id,
+            waited_ms=self.scheduler.now - stored.store_timestamp,
+        )
         self.broker.put_message(msg)
 
     def pending(self) -> dict[int, int]:

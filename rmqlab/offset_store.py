@@ -35,18 +35,15 @@ class OffsetStore:
             return
         self.offset_table[mq] = offset
         trace = self.consumer.lab.trace
-        if trace.enabled:
-            trace.record(
-                self.consumer.lab.scheduler.now,
-                EventKind.OFFSET_UPDATED,
-                self.consumer.actor,
-                None,
-                queue=str(mq),
-                offset=offset,
-                previous=old,
-            )
-        else:
-            trace.tally(EventKind.OFFSET_UPDATED)
+        trace.record(
+            self.consumer.lab.scheduler.now,
+            EventKind.OFFSET_UPDATED,
+            self.consumer.actor,
+            None,
+            queue=str(mq),
+            offset=offset,
+            previous=old,
+        )
 
     def read_memory(self, mq: MessageQueue) -> int:
         return self.offset_table.get(mq, -1)

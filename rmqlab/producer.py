@@ -521,20 +521,17 @@ class DefaultMQProducer:
         # MQClientAPIImpl.sendMessageAsync for every ASYNC response or failure; a SYNC/ONEWAY selector send none.
         rated = mode is CommunicationMode.ASYNC or (retry and mode is CommunicationMode.SYNC)
         trace = self.lab.trace
-        if trace.enabled:
-            trace.record(
-                self.lab.now,
-                EventKind.SEND_ATTEMPT,
-                self.actor,
-                state.future.msg_id,
-                broker=mq.broker_name,
-                queue_id=mq.queue_id,
-                attempt=attempt,
-                mode=mode.value,
-                topic=mq.topic,
-            )
-        else:
-            trace.tally(EventKind.SEND_ATTEMPT)
+        trace.record(
+            self.lab.now,
+            EventKind.SEND_ATTEMPT,
+            self.actor,
+            state.future.msg_id,
+            broker=mq.broker_name,
+            queue_id=mq.queue_id,
+            attempt=attempt,
+            mode=mode.value,
+            topic=mq.topic,
+        )
         stored = MessageExt(
             mq.topic,
             mq.queue_id,
@@ -648,9 +645,6 @@ class DefaultMQProducer:
         self, state: _Send, mq: MessageQueue, attempt: int, outcome: str, not_available_until: int | None = None
     ) -> None:
         """A SEND_RESULT; with latency fault tolerance on, also when the fault table lets the broker back in."""
-        if not self.lab.trace.enabled:
-            self.lab.trace.tally(EventKind.SEND_RESULT)
-            return
         fault = {} if not_available_until is None else {"not_available_until": not_available_until}
         self.lab.trace.record(
             self.lab.now,

@@ -4,7 +4,8 @@ The engine appends one frozen :class:`TraceEvent` per observable step; widgets, 
 the invariant checker and the tests only read it. Events hold message *ids*, never bodies, so a long
 run does not keep a second copy of every payload.
 
-With ``enabled=False`` the trace keeps only per-kind counters (for benchmarks of the bare engine).
+A :class:`CountingTrace` has the same interface and keeps only per-kind counters (``Lab(trace=False)``,
+for benchmarks of the bare engine).
 """
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
-from operator import itemgetter
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["EventKind", "Trace", "TraceEvent"]
+__all__ = ["CountingTrace", "EventKind", "Trace", "TraceEvent"]
 
 
 class EventKind(StrEnum):
@@ -78,82 +79,75 @@ class EventKind(StrEnum):
     """Something RocketMQ only logs (e.g. deprecated status) — kept visible for students."""
 
 
-class TraceEvent(tuple):
+@dataclass(frozen=True, slots=True)
+class TraceEvent:
     """One thing that happened, at one virtual millisecond, to at most one message.
 
-    Why a bare tuple: a long run records millions of events. A tuple is built in one C call, is
-    immutable, and holds the event's details as a plain dict, which the garbage collector does not
-    track when its values are plain str/int (most events); :attr:`data` hands readers a read-only view.
+    Frozen, so a view can never rewrite history; the details are copied into a private dict and handed
+    out read-only through :attr:`data`.
     """
 
-    __slots__ = ()
+    seq: int
+    """Position in the trace, from 1."""
+    time_ms: int
+    """Virtual time in ms."""
+    kind: EventKind
+    """What happened."""
+    actor: str
+    """Who did it: a broker name, ``consumer:<id>``, ``producer:<name>`` …"""
+    msg_id: str | None
+    """The message's id, kept across retries (None for events about no message)."""
+    details: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    """The event's details (use :attr:`data` or :meth:`get` to read them)."""
 
-    def __new__(
-        cls, seq: int, time_ms: int, kind: EventKind, actor: str, msg_id: str | None, data: Mapping[str, Any]
-    ) -> TraceEvent:
-        return tuple.__new__(cls, (seq, time_ms, kind, actor, msg_id, dict(data)))
-
-    def __getnewargs__(self) -> tuple[Any, ...]:
-        return tuple(self)
-
-    seq = property(itemgetter(0), doc="Position in the trace, from 1 (int).")
-    time_ms = property(itemgetter(1), doc="Virtual time in ms (int).")
-    kind = property(itemgetter(2), doc="What happened (an EventKind).")
-    actor = property(itemgetter(3), doc="Who did it: a broker name, ``consumer:<id>``, ``producer:<name>`` …")
-    msg_id = property(itemgetter(4), doc="The message's id, kept across retries (None for events about no message).")
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "details", dict(self.details))
 
     @property
     def data(self) -> Mapping[str, Any]:
         """The event's details, read-only."""
-        return MappingProxyType(self[5])
+        return MappingProxyType(self.details)
 
     def get(self, key: str, default: Any = None) -> Any:
         """Shorthand for ``event.data.get(key, default)``."""
-        return self[5].get(key, default)
+        return self.details.get(key, default)
 
     def to_dict(self) -> dict[str, Any]:
         """A plain JSON-ready dict (keys in a fixed order)."""
         return {
-            "seq": self[0],
-            "time_ms": self[1],
-            "kind": self[2].value,
-            "actor": self[3],
-            "msg_id": self[4],
-            **self[5],
+            "seq": self.seq,
+            "time_ms": self.time_ms,
+            "kind": self.kind.value,
+            "actor": self.actor,
+            "msg_id": self.msg_id,
+            **self.details,
         }
 
     def __repr__(self) -> str:
         return (
-            f"TraceEvent(seq={self[0]!r}, time_ms={self[1]!r}, kind={self[2]!r}, actor={self[3]!r}, "
-            f"msg_id={self[4]!r}, data={self.data!r})"
+            f"TraceEvent(seq={self.seq!r}, time_ms={self.time_ms!r}, kind={self.kind!r}, actor={self.actor!r}, "
+            f"msg_id={self.msg_id!r}, data={dict(self.details)!r})"
         )
 
 
-_new_event = tuple.__new__
-"""Builds a TraceEvent from a ready tuple in one C call (``record`` owns its kwargs dict, so no copy)."""
-
-
 class Trace:
-    """Append-only list of :class:`TraceEvent` plus per-kind counters."""
+    """The append-only list of :class:`TraceEvent` every view reads, plus per-kind counters.
 
-    def __init__(self, enabled: bool = True) -> None:
-        self.enabled = enabled
+    Engine code calls :meth:`record` and nothing else; whether the event is kept or only counted is the
+    trace's business (:class:`CountingTrace`), never a branch at the call site.
+    """
+
+    enabled = True
+    """``True``: events are kept. A :class:`CountingTrace` says ``False``."""
+
+    def __init__(self) -> None:
         self._events: list[TraceEvent] = []
         self.counts: Counter[EventKind] = Counter()
-        self._seq = 0
 
     def record(self, time_ms: int, kind: EventKind, actor: str, msg_id: str | None = None, **data: Any) -> None:
-        """Append one event (or only count it when the trace is disabled)."""
+        """Append one event."""
         self.counts[kind] += 1
-        if not self.enabled:
-            return
-        self._seq += 1
-        self._events.append(_new_event(TraceEvent, (self._seq, time_ms, kind, actor, msg_id, data)))
-
-    def tally(self, kind: EventKind, n: int = 1) -> None:
-        """Count ``n`` events without recording them. Hot call sites use it when the trace is off, so they
-        build no details: ``if trace.enabled: trace.record(...) else: trace.tally(kind)``."""
-        self.counts[kind] += n
+        self._events.append(TraceEvent(len(self._events) + 1, time_ms, kind, actor, msg_id, data))
 
     def __len__(self) -> int:
         return len(self._events)
@@ -181,3 +175,17 @@ class Trace:
     def to_jsonl(self) -> str:
         """The whole trace as JSON lines; equal runs give equal strings, byte for byte."""
         return "".join(json.dumps(e.to_dict(), sort_keys=False, separators=(",", ":")) + "\n" for e in self._events)
+
+
+class CountingTrace(Trace):
+    """A trace that keeps no events, only :attr:`counts` (``Lab(trace=False)``).
+
+    Same interface as :class:`Trace`, so the engine records the same way whether a student is watching or a
+    benchmark is timing; readers that need the events check :attr:`enabled`.
+    """
+
+    enabled = False
+
+    def record(self, time_ms: int, kind: EventKind, actor: str, msg_id: str | None = None, **data: Any) -> None:
+        """Count the event; keep nothing else."""
+        self.counts[kind] += 1

@@ -218,7 +218,8 @@ def _facts(events: Iterable[TraceEvent]) -> _Facts:
         f.delivered_at,
         f.outcome,
     )
-    for _, _, kind, actor, msg, data in events:
+    for event in events:
+        kind, actor, msg, data = event.kind, event.actor, event.msg_id, event.details
         if msg is None or kind not in _FACT_KINDS:
             continue
         if kind is EventKind.STORED or kind is EventKind.SCHEDULED:
@@ -227,13 +228,13 @@ def _facts(events: Iterable[TraceEvent]) -> _Facts:
         client = actor.split(":", 1)[-1]
         if kind is EventKind.DELIVERED:
             delivered_rt[(client, msg)] = f.last_rt[msg] = data.get("reconsume_times", 0)
-            delivered_at[(client, msg)] = (data.get("queue"), data.get("queue_offset"))
+            delivered_at[(client, msg)] = (data["queue"], data["queue_offset"])
             outcome.pop((client, msg), None)
         elif kind is EventKind.CONSUMED:
             outcome[(client, msg)] = "done" if data.get("status") in _SUCCESS else "failed"
         elif kind is EventKind.SEND_ATTEMPT:
             if msg not in sent_topic:
-                sent_topic[msg] = (client, data.get("topic"))
+                sent_topic[msg] = (client, data["topic"])
         elif kind is EventKind.SEND_FAILED:
             f.failed.add(msg)
         elif kind is EventKind.BROADCAST_DROPPED:
