@@ -152,6 +152,20 @@ class Trace:
     def __len__(self) -> int:
         return len(self._events)
 
+    def __repr__(self) -> str:
+        """What a student sees on evaluating ``lab.trace``: its size, the virtual time it spans, and the count
+        of each kind (in :class:`EventKind` order, so equal runs print equal text) instead of a bare address."""
+        from .duration import format_duration
+
+        kinds = ", ".join(f"{kind.value}={self.counts[kind]}" for kind in EventKind if self.counts[kind])
+        if not self.enabled:
+            return f"Trace(disabled, {sum(self.counts.values())} events counted: {kinds or 'none'})"
+        if not self._events:
+            return "Trace(0 events)"
+        first, last = self._events[0].time_ms, self._events[-1].time_ms
+        span = f"{format_duration(first)} … {format_duration(last)}"
+        return f"Trace({len(self._events)} events, {span}: {kinds})"
+
     def __iter__(self) -> Iterator[TraceEvent]:
         return iter(self._events)
 
