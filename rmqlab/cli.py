@@ -1,4 +1,9 @@
-"""``rmqlab`` on the command line: ``run FILE [--json] [--msg ID] [--kind KIND]``, ``validate FILE``, ``schema``.
+"""``rmqlab`` on the command line: ``run FILE [--json] [--msg ID] [--kind KIND] [--jsonl OUT]``, ``validate FILE``,
+``schema``.
+
+``--jsonl OUT`` saves the whole trace as JSON Lines (``Trace.to_jsonl``: the bytes ``widgets.export.save_jsonl``
+writes from a notebook, which ``widgets.export.load_jsonl`` reads back); ``--jsonl -`` prints it instead of the
+timeline, for ``jq`` and friends.
 
 Exit codes: 0 ok, 2 a bad scenario or bad arguments (one line on stderr naming the field path), 1 the
 engine refused to go on (a :class:`SimulationError`). Bad input never prints a Python traceback.
@@ -98,6 +103,12 @@ def _parser() -> argparse.ArgumentParser:
         help="only events of this kind (repeatable), e.g. --kind delivered --kind dead_lettered; "
         f"one of: {', '.join(k.value for k in EventKind)}",
     )
+    run.add_argument(
+        "--jsonl",
+        metavar="OUT",
+        help="also save every event of the run as JSON Lines to OUT (one event per line, as "
+        "widgets.export.save_jsonl writes); '-' prints them instead of the timeline",
+    )
     validate = commands.add_parser("validate", help="check a scenario file without running it")
     validate.add_argument("file", help="a scenario .json or .yaml file")
     commands.add_parser("schema", help="print the scenario JSON Schema")
@@ -127,6 +138,19 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     except SimulationError as exc:
         err.write(printable(f"rmqlab: simulation error: {args.file}: {exc}\n"))
         return EXIT_FAILED
+    if args.jsonl == "-":
+        if args.json or args.msg or args.kind:
+            err.write("rmqlab: error: --jsonl - prints the whole trace; it takes no --json, --msg or --kind\n")
+            return EXIT_BAD_INPUT
+        out.write(lab.trace.to_jsonl())
+        return EXIT_OK
+    if args.jsonl:
+        try:
+            with open(args.jsonl, "w", encoding="utf-8") as f:
+                f.write(lab.trace.to_jsonl())
+        except OSError as exc:
+            err.write(printable(f"rmqlab: error: --jsonl {args.jsonl}: cannot write: {exc.strerror or exc}\n"))
+            return EXIT_BAD_INPUT
     if args.json:
         if args.msg or args.kind:
             err.write("rmqlab: error: --msg and --kind filter the timeline; --json always prints the whole report\n")
