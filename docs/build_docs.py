@@ -106,7 +106,26 @@ def scenario_reference() -> str:
             if option.get("properties"):
                 title = option.get("title") or option.get("description") or f"variant {i + 1}"
                 lines += ["", f"### {_cell(title)}", "", *_properties_table(option)]
+    lines += ["", *fault_reference()]
     return "\n".join(lines) + "\n"
+
+
+def fault_reference() -> list[str]:
+    """Each fault kind of ``rmqlab/faults.py`` (the registry the schema's ``fault`` definition is generated from):
+    what it does, the call it makes, its fields with their types and ranges."""
+    from rmqlab.faults import FAULTS
+
+    intro = ("A `faults` entry is `at`, `kind` and the kind's fields below. Generated from `rmqlab/faults.py`, the "
+             "one fault registry; at one millisecond every fault acts before the ordinary work of that millisecond, "
+             "in file order (the same rule as `lab.at(t, lab.broker_down, ...)`).")  # fmt: skip
+    lines = ["## Fault kinds", "", intro]
+    for fault in FAULTS:
+        lines += ["", f"### {fault.kind}", "", f"{_cell(fault.doc)} Calls `{fault.target}`.", ""]
+        lines += ["| field | type | required | description |", "|---|---|---|---|"]
+        for param in fault.params:
+            lines.append(f"| `{param.name}` | {_type(dict(param.schema))} | {'yes' if param.required else ''} | "
+                         f"{_cell(param.description)} |")  # fmt: skip
+    return lines
 
 
 def cli_reference() -> str:

@@ -26,6 +26,7 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import faults
 from .duration import parse_duration
 from .errors import ConfigError, ScenarioError, cut
 from .lab import Lab
@@ -39,22 +40,6 @@ if TYPE_CHECKING:
     import jsonschema
 
 __all__ = ["Scenario", "load_scenario", "scenario_schema", "validate_scenario"]
-
-BROKER_FAULTS = frozenset(
-    {
-        "broker_down",
-        "broker_up",
-        "broker_slow",
-        "lose_responses",
-        "flush_timeout",
-        "send_back_failure",
-        "send_responses",
-    }
-)
-LINK_FAULTS = frozenset({"partition", "heal"})
-CONSUMER_FAULTS = frozenset({"consumer_crash", "consumer_restart", "consumer_add", "consumer_remove"})
-ADMIN_ACTIONS = frozenset({"update_topic", "update_subscription_group"})
-"""``mqadmin`` commands at a virtual time; named as the Lab methods they call."""
 
 
 @cache
@@ -249,43 +234,10 @@ def _send_action(spec: Mapping[str, Any], index: int) -> Callable[[Lab], Any]:
     return apply
 
 
-def _fault_action(spec: Mapping[str, Any]) -> Callable[[Lab], Any]:
-    kind = spec["kind"]
-    # The schema requires the names each kind uses; "" never reaches a Lab call that needs a name.
-    broker: str = spec.get("broker", "")
-    client: str = spec.get("client", "")
-    consumer: str = spec.get("consumer", "")
-    simple: dict[str, Callable[[Lab], Any]] = {
-        "broker_down": lambda lab: lab.broker_down(broker),
-        "broker_up": lambda lab: lab.broker_up(broker),
-        "broker_slow": lambda lab: lab.set_broker_fault(
-            broker, response_delay_ms=parse_duration(spec["response_delay_ms"])
-        ),
-        "lose_responses": lambda lab: lab.set_broker_fault(broker, lose_responses=spec.get("lose_responses", True)),
-        "flush_timeout": lambda lab: lab.set_broker_fault(
-            broker, put_status=spec.get("put_status", "FLUSH_DISK_TIMEOUT")
-        ),
-        "send_back_failure": lambda lab: (
-            lab.set_broker_fault(broker, send_back_error=spec["code"], send_back_remark=spec.get("remark"))
-            if "code" in spec
-            else lab.set_broker_fault(broker, reject_send_back=spec.get("reject_send_back", True))
-        ),
-        "send_responses": lambda lab: lab.set_broker_fault(broker, send_responses=list(spec["responses"])),
-        "partition": lambda lab: lab.partition(client, broker),
-        "heal": lambda lab: lab.partition(client, broker, heal=True),
-        "consumer_crash": lambda lab: lab.consumer(consumer).crash(),
-        "consumer_restart": lambda lab: lab.consumer(consumer).start(),
-        "consumer_add": lambda lab: lab.consumer(consumer).start(),
-        "consumer_remove": lambda lab: lab.consumer(consumer).shutdown(),
-    }
-    if kind in ADMIN_ACTIONS:
-        target = spec["topic" if kind == "update_topic" else "group"]
-        options = {k: v for k, v in spec.items() if k not in {"at", "kind", "topic", "group"}}
-        return lambda lab: getattr(lab, kind)(target, **options)
-    return simple[kind]
-
-
 # ---------------------------------------------------------------------- validation
+# The JSON Schema has checked every type, range and enum by now; what is left are conversions (durations)
+# and what a schema cannot say: unique names, cross-references, times within run_until, and the state a
+# fault or admin command needs at its time (a consumer not running, a broker that is up).
 def _duration(value: Any, path: str) -> int:
     try:
         return parse_duration(value, path)
@@ -303,24 +255,14 @@ def _names(items: Sequence[Mapping[str, Any]], key: str, path: str, what: str) -
     return seen
 
 
-def _check_admin_action(
-    spec: Mapping[str, Any], path: str, brokers: Sequence[str], topics: Sequence[str], groups: Sequence[str]
-) -> None:
-    """Cross-references of an ``update_topic`` / ``update_subscription_group`` entry (the schema checked types)."""
-    for j, broker in enumerate(spec.get("brokers", [])):
-        _one_of(broker, brokers, f"{path}.brokers[{j}]", "broker")
-    if spec["kind"] == "update_subscription_group":
-        _one_of(spec["group"], groups, f"{path}.group", "consumer group")
-        return
-    known = [*topics, *(f"{prefix}{g}" for g in groups for prefix in (RETRY_PREFIX, DLQ_PREFIX))]
-    _one_of(spec["topic"], known, f"{path}.topic", "topic")
-    if "queues" in spec and ("read_queues" in spec or "write_queues" in spec):
-        raise ScenarioError(f"{path}.queues", spec["queues"], "absent when read_queues or write_queues is given")
-
-
 def _one_of(value: Any, known: Sequence[str], path: str, what: str) -> None:
     if value not in known:
         raise ScenarioError(path, value, f"a declared {what}: one of {sorted(known)}")
+
+
+def _check_time(at_ms: int, run_until_ms: int, path: str, value: Any) -> None:
+    if at_ms > run_until_ms:
+        raise ScenarioError(path, value, f"a time <= run_until ({run_until_ms} ms), or it never happens")
 
 
 def _listener(spec: Any, orderly: bool, path: str) -> ScenarioListener:
@@ -349,105 +291,98 @@ def _listener(spec: Any, orderly: bool, path: str) -> ScenarioListener:
     return ScenarioListener(scripted, settings)
 
 
-def _check_time(at_ms: int, run_until_ms: int, path: str, value: Any) -> None:
-    if at_ms > run_until_ms:
-        raise ScenarioError(path, value, f"a time <= run_until ({run_until_ms} ms), or it never happens")
+@dataclass(slots=True)
+class _Declared:
+    """What the sections declared so far: the names later sections refer to."""
+
+    run_until_ms: int
+    brokers: list[str]
+    topics: list[str] = field(default_factory=list)
+    topic_brokers: dict[str, list[str]] = field(default_factory=dict)
+    producers: list[str] = field(default_factory=list)
+    consumers: list[_ConsumerPlan] = field(default_factory=list)
+
+    @property
+    def consumer_names(self) -> list[str]:
+        return [c.name for c in self.consumers]
+
+    @property
+    def groups(self) -> list[str]:
+        return sorted({c.group for c in self.consumers})
+
+    def known(self, ref: str) -> tuple[list[str], str]:
+        """The names a fault field of kind ``ref`` may take, and what to call them in an error."""
+        if ref in {"broker", "brokers"}:
+            return self.brokers, "broker"
+        if ref == "consumer":
+            return self.consumer_names, "consumer"
+        if ref == "client":  # a consumer's inner (send-back fallback) producer shares its process, hence its links
+            return [*self.consumer_names, *self.producers], "client (consumer or producer)"
+        if ref == "group":
+            return self.groups, "consumer group"
+        retry_and_dlq = [f"{prefix}{g}" for g in self.groups for prefix in (RETRY_PREFIX, DLQ_PREFIX)]
+        return [*self.topics, *retry_and_dlq], "topic"
 
 
-def _check_consumer_lifecycles(consumers: Sequence[_ConsumerPlan], faults: Sequence[Mapping[str, Any]]) -> None:
-    """Walk each consumer's starts and stops in run order; refuse a (re)start the engine would refuse at run time.
-
-    Run order at one millisecond: faults (Priority.FAULT) in file order, then a delayed ``start``. A
-    ``consumer_restart`` needs a consumer that ran and was crashed or removed; a start of a running consumer
-    would only be a WARNING half-way through the run, so it is refused here.
-    """
-    steps: list[tuple[int, int, int, str, str, str]] = []  # (at, rank, order, consumer, what, path)
-    for c in consumers:
-        if c.start is True:
-            steps.append((0, -1, 0, c.name, "start", f"{c.path}.start"))
-        elif c.start is not False:
-            steps.append((c.start, 1, 0, c.name, "start", f"{c.path}.start"))
-    for i, fault in enumerate(faults):
-        if fault["kind"] in CONSUMER_FAULTS:
-            at = parse_duration(fault["at"])
-            steps.append((at, 0, i, fault["consumer"], fault["kind"], f"faults[{i}].consumer"))
-    state = {c.name: "new" for c in consumers}
-    for at, _rank, _order, name, what, path in sorted(steps):
-        now = state[name]
-        if what in {"consumer_crash", "consumer_remove"}:
-            state[name] = "stopped" if now == "running" else now
-            continue
-        if now == "running":
-            raise ScenarioError(
-                path, name, f"a consumer that is not running at {at} ms ({name} is running then: crash or remove it)"
-            )
-        if what == "consumer_restart" and now == "new":
-            raise ScenarioError(
-                path,
-                name,
-                f"a consumer that was started and then crashed or removed before {at} ms ({name} has not started"
-                " by then; consumer_add starts a consumer declared with start: null)",
-            )
-        state[name] = "running"
-
-
-def _plan(data: Mapping[str, Any]) -> _Plan:
-    """Cross-reference checks on schema-valid data, producing the build plan."""
+def _run_until(data: Mapping[str, Any]) -> int:
     run_until = _duration(data["run_until"], "run_until")
     if run_until > MAX_RUN_UNTIL_MS:
         raise ScenarioError(
             "run_until", data["run_until"], f"a duration <= 7d ({MAX_RUN_UNTIL_MS} ms), the longest scenario run"
         )
-    lab_options: dict[str, Any] = {}
-    if "message_delay_level" in data:
-        lab_options["message_delay_level"] = data["message_delay_level"]
-    brokers = list(data["brokers"])
-    topic_names = _names(data["topics"], "name", "topics", "topic")
+    return run_until
+
+
+def _plan_topics(data: Mapping[str, Any], declared: _Declared) -> list[tuple[str, list[str] | None, int, str]]:
+    declared.topics = _names(data["topics"], "name", "topics", "topic")
     topics = []
     for i, topic in enumerate(data["topics"]):
         for j, broker in enumerate(topic.get("brokers", [])):
-            _one_of(broker, brokers, f"topics[{i}].brokers[{j}]", "broker")
+            _one_of(broker, declared.brokers, f"topics[{i}].brokers[{j}]", "broker")
+        declared.topic_brokers[topic["name"]] = list(topic.get("brokers", declared.brokers))
         topics.append((topic["name"], topic.get("brokers"), topic.get("queues", 4), f"topics[{i}]"))
+    return topics
 
-    producer_names = _names(data.get("producers", []), "name", "producers", "producer")
-    producers = []
-    for i, producer in enumerate(data.get("producers", [])):
-        options = {k: v for k, v in producer.items() if k not in {"name", "group"}}
-        producers.append((producer["name"], producer.get("group", producer["name"]), options, f"producers[{i}]"))
 
-    consumers: list[_ConsumerPlan] = []
-    for i, spec in enumerate(data.get("consumers", [])):
-        path = f"consumers[{i}]"
-        name = spec.get("name", f"{spec['group']}-{i + 1}")
-        taken = [c.name for c in consumers]
-        if name in taken:
-            raise ScenarioError(f"{path}.name", name, f"a new consumer name (have {taken})")
-        for topic in spec["subscribe"]:
-            _one_of(topic, topic_names, f"{path}.subscribe.{topic}", "topic")
-        orderly = spec.get("orderly", False)
-        start: bool | int = False
-        if spec.get("start", 0) is not None:
-            start_ms = _duration(spec.get("start", 0), f"{path}.start")
-            _check_time(start_ms, run_until, f"{path}.start", spec.get("start", 0))
-            start = True if start_ms == 0 else start_ms
-        options = {
-            k: v for k, v in spec.items() if k not in {"group", "name", "subscribe", "orderly", "start", "listener"}
-        }
-        listener = _listener(spec.get("listener"), orderly, f"{path}.listener")
-        consumers.append(
-            _ConsumerPlan(name, spec["group"], dict(spec["subscribe"]), orderly, start, listener, options, path)
-        )
-    consumer_names = [c.name for c in consumers]
-    group_names = sorted({c.group for c in consumers})
+def _plan_producers(data: Mapping[str, Any], declared: _Declared) -> list[tuple[str, str, dict[str, Any], str]]:
+    declared.producers = _names(data.get("producers", []), "name", "producers", "producer")
+    return [
+        (spec["name"], spec.get("group", spec["name"]), _without(spec, "name", "group"), f"producers[{i}]")
+        for i, spec in enumerate(data.get("producers", []))
+    ]
 
+
+def _without(spec: Mapping[str, Any], *keys: str) -> dict[str, Any]:
+    return {k: v for k, v in spec.items() if k not in keys}
+
+
+def _plan_consumer(spec: Mapping[str, Any], i: int, declared: _Declared) -> _ConsumerPlan:
+    path = f"consumers[{i}]"
+    name = spec.get("name", f"{spec['group']}-{i + 1}")
+    if name in declared.consumer_names:
+        raise ScenarioError(f"{path}.name", name, f"a new consumer name (have {declared.consumer_names})")
+    for topic in spec["subscribe"]:
+        _one_of(topic, declared.topics, f"{path}.subscribe.{topic}", "topic")
+    orderly = spec.get("orderly", False)
+    start: bool | int = False
+    if spec.get("start", 0) is not None:
+        start_ms = _duration(spec.get("start", 0), f"{path}.start")
+        _check_time(start_ms, declared.run_until_ms, f"{path}.start", spec.get("start", 0))
+        start = True if start_ms == 0 else start_ms
+    options = _without(spec, "group", "name", "subscribe", "orderly", "start", "listener")
+    listener = _listener(spec.get("listener"), orderly, f"{path}.listener")
+    return _ConsumerPlan(name, spec["group"], dict(spec["subscribe"]), orderly, start, listener, options, path)
+
+
+def _plan_subscription_groups(data: Mapping[str, Any], declared: _Declared) -> list[tuple[str, dict[str, Any], str]]:
     subscription_groups = []
     configured: dict[tuple[str, str], int] = {}  # (group, broker) → index of the entry that set it
     for i, spec in enumerate(data.get("subscription_groups", [])):
         path = f"subscription_groups[{i}]"
-        _one_of(spec["group"], group_names, f"{path}.group", "consumer group")
+        _one_of(spec["group"], declared.groups, f"{path}.group", "consumer group")
         for j, broker in enumerate(spec.get("brokers", [])):
-            _one_of(broker, brokers, f"{path}.brokers[{j}]", "broker")
-        for broker in spec.get("brokers", brokers):
+            _one_of(broker, declared.brokers, f"{path}.brokers[{j}]", "broker")
+        for broker in spec.get("brokers", declared.brokers):
             earlier = configured.setdefault((spec["group"], broker), i)
             if earlier != i:
                 raise ScenarioError(
@@ -455,15 +390,17 @@ def _plan(data: Mapping[str, Any]) -> _Plan:
                     spec["group"],
                     f"a group not configured on {broker} already (subscription_groups[{earlier}]): merge the two",
                 )
-        options = {k: v for k, v in spec.items() if k != "group"}
-        subscription_groups.append((spec["group"], options, path))
+        subscription_groups.append((spec["group"], _without(spec, "group"), path))
+    return subscription_groups
 
+
+def _plan_sends(data: Mapping[str, Any], declared: _Declared) -> list[_Action]:
     actions: list[_Action] = []
     messages = 0
     for i, send in enumerate(data.get("sends", [])):
         path = f"sends[{i}]"
-        _one_of(send["producer"], producer_names, f"{path}.producer", "producer")
-        _one_of(send["topic"], topic_names, f"{path}.topic", "topic")
+        _one_of(send["producer"], declared.producers, f"{path}.producer", "producer")
+        _one_of(send["topic"], declared.topics, f"{path}.topic", "topic")
         at = _duration(send["at"], f"{path}.at")
         interval = _duration(send.get("interval", 0), f"{path}.interval")
         count = send.get("count", 1)
@@ -472,47 +409,165 @@ def _plan(data: Mapping[str, Any]) -> _Plan:
             raise ScenarioError(
                 f"{path}.count", count, f"at most {MAX_MESSAGES} messages in all sends (this one makes {messages})"
             )
-        _check_time(at, run_until, f"{path}.at", send["at"])
-        _check_time(at + (count - 1) * interval, run_until, f"{path}.count", count)
-        for k in range(count):
-            actions.append(_Action(at + k * interval, Priority.NORMAL, path, _send_action(send, k)))
+        _check_time(at, declared.run_until_ms, f"{path}.at", send["at"])
+        _check_time(at + (count - 1) * interval, declared.run_until_ms, f"{path}.count", count)
+        actions += [_Action(at + k * interval, Priority.NORMAL, path, _send_action(send, k)) for k in range(count)]
+    return actions
 
-    added: set[str] = set()
-    for i, fault in enumerate(data.get("faults", [])):
-        path, kind = f"faults[{i}]", fault["kind"]
-        at = _duration(fault["at"], f"{path}.at")
-        _check_time(at, run_until, f"{path}.at", fault["at"])
-        if kind in BROKER_FAULTS or kind in LINK_FAULTS:
-            _one_of(fault["broker"], brokers, f"{path}.broker", "broker")
-        if kind == "broker_slow":
-            _duration(fault["response_delay_ms"], f"{path}.response_delay_ms")
-        if kind in LINK_FAULTS:
-            # a consumer's inner (send-back fallback) producer shares its process, hence its links
-            _one_of(
-                fault["client"], [*consumer_names, *producer_names], f"{path}.client", "client (consumer or producer)"
+
+def _plan_fault(spec: Mapping[str, Any], i: int, declared: _Declared) -> _Action:
+    """One fault entry: its time, the names its fields refer to (from the registry), its call."""
+    path, fault = f"faults[{i}]", faults.BY_KIND[spec["kind"]]
+    at = _duration(spec["at"], f"{path}.at")
+    _check_time(at, declared.run_until_ms, f"{path}.at", spec["at"])
+    for param in fault.params:
+        if param.name not in spec:
+            continue
+        if param.schema.get("$ref") == "#/$defs/duration":
+            _duration(spec[param.name], f"{path}.{param.name}")
+        if param.ref is not None:
+            known, what = declared.known(param.ref)
+            values = spec[param.name] if param.ref == "brokers" else [spec[param.name]]
+            for j, value in enumerate(values):
+                where = f"{path}.{param.name}" + (f"[{j}]" if param.ref == "brokers" else "")
+                _one_of(value, known, where, what)
+    if spec["kind"] == "update_topic" and "queues" in spec and ("read_queues" in spec or "write_queues" in spec):
+        raise ScenarioError(f"{path}.queues", spec["queues"], "absent when read_queues or write_queues is given")
+    return _Action(at, faults.priority_of_kind(spec["kind"]), path, lambda lab: faults.apply(lab, spec))
+
+
+# ---------------------------------------------------------------------- state over time
+_Step = tuple[int, int, int, str, str, str, Mapping[str, Any]]
+"""(at, rank, order, kind, consumer name, path, fault entry): one start, fault or admin command."""
+
+
+def _timeline(declared: _Declared, specs: Sequence[Mapping[str, Any]]) -> list[_Step]:
+    """Every start, fault and admin command, in the order they run.
+
+    At one millisecond every one of them runs at Priority.FAULT, in the order scheduled: the consumers'
+    immediate starts (at build), then their delayed ``start`` (scheduled as each consumer is added), then the
+    faults in file order.
+    """
+    steps: list[_Step] = []
+    for order, c in enumerate(declared.consumers):
+        if c.start is not False:
+            at, rank = (0, -1) if c.start is True else (c.start, 0)
+            steps.append((at, rank, order, "start", c.name, f"{c.path}.start", {}))
+    for i, spec in enumerate(specs):
+        steps.append((parse_duration(spec["at"]), 1, i, spec["kind"], spec.get("consumer", ""), f"faults[{i}]", spec))
+    return sorted(steps, key=lambda step: step[:3])
+
+
+def _check_consumer_lifecycles(declared: _Declared, specs: Sequence[Mapping[str, Any]]) -> None:
+    """Walk each consumer's starts and stops in run order; refuse a (re)start the engine would refuse at run time.
+
+    A ``consumer_restart`` needs a consumer that ran and was crashed or removed; ``consumer_add`` one declared
+    with ``start: null`` and not added yet; a start of a running consumer would only be a WARNING half-way
+    through the run, so it is refused here.
+    """
+    state = {c.name: "new" for c in declared.consumers}
+    declared_start = {c.name: c.start for c in declared.consumers}
+    for at, _rank, _order, kind, name, path, _spec in _timeline(declared, specs):
+        if kind not in {"start", "consumer_crash", "consumer_remove", "consumer_restart", "consumer_add"}:
+            continue
+        where = path if kind == "start" else f"{path}.consumer"
+        now = state[name]
+        if kind in {"consumer_crash", "consumer_remove"}:
+            state[name] = "stopped" if now == "running" else now
+            continue
+        if kind == "consumer_add" and declared_start[name] is not False:
+            raise ScenarioError(where, name, "a consumer declared with start: null")
+        if kind == "consumer_add" and now != "new":
+            raise ScenarioError(where, name, "a consumer not added already")
+        if now == "running":
+            raise ScenarioError(
+                where, name, f"a consumer that is not running at {at} ms ({name} is running then: crash or remove it)"
             )
-        if kind in CONSUMER_FAULTS:
-            _one_of(fault["consumer"], consumer_names, f"{path}.consumer", "consumer")
-        if kind in ADMIN_ACTIONS:
-            _check_admin_action(fault, path, brokers, topic_names, group_names)
-        if kind == "consumer_add":
-            plan = consumers[consumer_names.index(fault["consumer"])]
-            if plan.start is not False:
-                raise ScenarioError(f"{path}.consumer", fault["consumer"], "a consumer declared with start: null")
-            if fault["consumer"] in added:
-                raise ScenarioError(f"{path}.consumer", fault["consumer"], "a consumer not added already")
-            added.add(fault["consumer"])
-        actions.append(_Action(at, Priority.FAULT, path, _fault_action(fault)))
+        if kind == "consumer_restart" and now == "new":
+            raise ScenarioError(
+                where,
+                name,
+                f"a consumer that was started and then crashed or removed before {at} ms ({name} has not started"
+                " by then; consumer_add starts a consumer declared with start: null)",
+            )
+        state[name] = "running"
 
-    _check_consumer_lifecycles(consumers, data.get("faults", []))
+
+def _check_admin_commands(declared: _Declared, specs: Sequence[Mapping[str, Any]]) -> None:
+    """Refuse, at load, an ``mqadmin`` command the Lab would refuse at its time.
+
+    ``mqadmin`` talks to each broker directly, so each broker it changes must be up then (broker_down /
+    broker_up walked in run order); ``update_topic`` needs the topic on the brokers named, and
+    ``%RETRY%<group>`` exists only once a consumer of the group has started (its first heartbeat creates it).
+    ``%DLQ%<group>`` appears with the first dead-lettered message, which only the run can tell: such a command
+    is still checked when it runs (a WARNING if the topic is not there yet).
+    """
+    down: dict[str, str] = {}  # broker → the fault that took it down
+    started: set[str] = set()  # groups with a consumer started by now
+    group_of = {c.name: c.group for c in declared.consumers}
+    for at, _rank, _order, kind, name, path, spec in _timeline(declared, specs):
+        if kind in {"start", "consumer_add", "consumer_restart"}:
+            started.add(group_of[name])
+        elif kind == "broker_down":
+            down[spec["broker"]] = f"{path} at {at} ms"
+        elif kind == "broker_up":
+            down.pop(spec["broker"], None)
+        elif kind in {"update_topic", "update_subscription_group"}:
+            for broker in _admin_brokers(declared, spec, path, started):
+                if broker in down:
+                    raise ScenarioError(
+                        f"{path}.brokers" if "brokers" in spec else f"{path}.kind",
+                        spec.get("brokers", kind),
+                        f"brokers that are up at {at} ms (mqadmin cannot reach {broker}: down since {down[broker]})",
+                    )
+
+
+def _admin_brokers(declared: _Declared, spec: Mapping[str, Any], path: str, started: set[str]) -> list[str]:
+    """The brokers an admin command changes (its ``brokers``, or its default), refusing a topic not there."""
+    if spec["kind"] == "update_subscription_group":
+        return list(spec.get("brokers", declared.brokers))
+    topic = spec["topic"]
+    if topic.startswith(DLQ_PREFIX):
+        return list(spec.get("brokers", []))  # only the run knows where the DLQ topic is by then
+    if topic.startswith(RETRY_PREFIX):
+        if topic[len(RETRY_PREFIX) :] not in started:
+            raise ScenarioError(
+                f"{path}.topic",
+                topic,
+                f"a topic that exists by then: no consumer of {topic[len(RETRY_PREFIX) :]} has started yet (its"
+                " first heartbeat creates the retry topic)",
+            )
+        having = declared.brokers
+    else:
+        having = declared.topic_brokers[topic]
+    for j, broker in enumerate(spec.get("brokers", [])):
+        if broker not in having:
+            raise ScenarioError(f"{path}.brokers[{j}]", broker, f"a broker that has {topic}: one of {having}")
+    return list(spec.get("brokers", having))
+
+
+def _plan(data: Mapping[str, Any]) -> _Plan:
+    """Cross-reference checks on schema-valid data, section by section, producing the build plan."""
+    declared = _Declared(_run_until(data), list(data["brokers"]))
+    lab_options = {"message_delay_level": data["message_delay_level"]} if "message_delay_level" in data else {}
+    topics = _plan_topics(data, declared)
+    producers = _plan_producers(data, declared)
+    for i, spec in enumerate(data.get("consumers", [])):
+        declared.consumers.append(_plan_consumer(spec, i, declared))
+    subscription_groups = _plan_subscription_groups(data, declared)
+    actions = _plan_sends(data, declared)
+    fault_specs = data.get("faults", [])
+    actions += [_plan_fault(spec, i, declared) for i, spec in enumerate(fault_specs)]
+    _check_consumer_lifecycles(declared, fault_specs)
+    _check_admin_commands(declared, fault_specs)
     return _Plan(
         data.get("seed", 0),
-        run_until,
+        declared.run_until_ms,
         lab_options,
-        tuple(brokers),
+        tuple(declared.brokers),
         tuple(topics),
         tuple(producers),
-        tuple(consumers),
+        tuple(declared.consumers),
         tuple(actions),
         tuple(subscription_groups),
     )

@@ -300,16 +300,73 @@ def test_timed_admin_actions_give_the_same_trace_as_the_python_calls():
     assert [t for t, _ in retried] == [12_000, 300_000, 300_000, 300_000]
 
 
-def test_an_admin_action_that_fails_at_run_time_is_a_warning():
-    """%RETRY%cg does not exist before c1 starts at 10 s: updateTopic at 1 s is refused and traced; the run goes on."""
+ADMIN_REFUSED_AT_LOAD = [
+    (
+        "retry topic before its group's first start",
+        {"consumers.0.start": "10s"},
+        [{"at": "1s", "kind": "update_topic", "topic": "%RETRY%cg", "queues": 2}],
+        "faults[0].topic='%RETRY%cg' is not allowed: expected a topic that exists by then: no consumer of cg has "
+        "started yet (its first heartbeat creates the retry topic)",
+    ),
+    (
+        "updateSubGroup while the broker is down",
+        {},
+        [
+            {"at": "1s", "kind": "broker_down", "broker": "broker-a"},
+            {"at": "2s", "kind": "update_subscription_group", "group": "cg", "retry_queue_nums": 2},
+        ],
+        "faults[1].kind='update_subscription_group' is not allowed: expected brokers that are up at 2000 ms (mqadmin "
+        "cannot reach broker-a: down since faults[0] at 1000 ms)",
+    ),
+    (
+        "updateTopic on a broker that is down, same ms",
+        {},
+        [
+            {"at": "3s", "kind": "broker_down", "broker": "broker-a"},
+            {"at": "3s", "kind": "update_topic", "topic": "TopicTest", "queues": 2, "brokers": ["broker-a"]},
+        ],
+        "faults[1].brokers=['broker-a'] is not allowed: expected brokers that are up at 3000 ms (mqadmin cannot "
+        "reach broker-a: down since faults[0] at 3000 ms)",
+    ),
+    (
+        "updateTopic on a broker without the topic",
+        {"brokers": ["broker-a", "broker-b"], "topics": [{"name": "TopicTest", "brokers": ["broker-a"]}]},
+        [{"at": "1s", "kind": "update_topic", "topic": "TopicTest", "queues": 2, "brokers": ["broker-b"]}],
+        "faults[0].brokers[0]='broker-b' is not allowed: expected a broker that has TopicTest: one of ['broker-a']",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("changes", "faults", "text"), [c[1:] for c in ADMIN_REFUSED_AT_LOAD], ids=[c[0] for c in ADMIN_REFUSED_AT_LOAD]
+)
+def test_an_admin_command_the_lab_would_refuse_at_its_time_is_refused_at_load(
+    changes: dict[str, Any], faults: list[dict[str, Any]], text: str
+) -> None:
+    """What used to be a WARNING half-way through the run (mqadmin refused) is a ScenarioError before it starts."""
+    data = base(run_until="1m", faults=faults)
+    for path, value in changes.items():
+        _set(data, path, value)
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(data)
+    assert str(info.value) == text
+
+
+def test_an_admin_command_only_the_run_can_judge_is_a_warning():
+    """%DLQ%cg exists only once a message is dead-lettered: updateTopic at 1 s is refused then, traced, and the run
+    goes on. The broker coming back up makes an admin command valid again."""
     data = base(run_until="1m")
-    data["consumers"][0]["start"] = "10s"
-    data["faults"] = [{"at": "1s", "kind": "update_topic", "topic": "%RETRY%cg", "queues": 2}]
+    data["faults"] = [
+        {"at": "1s", "kind": "update_topic", "topic": "%DLQ%cg", "queues": 2},
+        {"at": "2s", "kind": "broker_down", "broker": "broker-a"},
+        {"at": "3s", "kind": "broker_up", "broker": "broker-a"},
+        {"at": "3s", "kind": "update_subscription_group", "group": "cg", "retry_max_times": 3},
+    ]
     lab = load_scenario(data).run()
     [warning] = lab.trace.of_kind(EventKind.WARNING)
     assert (warning.time_ms, warning.actor) == (1_000, "lab")
-    assert "topic='%RETRY%cg' is not allowed: expected a topic that exists on a broker" in warning.get("message")
-    assert times(lab, EventKind.DELIVERED) == [10_000, 20_000, 50_000]
+    assert "topic='%DLQ%cg' is not allowed: expected a topic that exists on a broker" in warning.get("message")
+    assert [(e.time_ms, e.get("command")) for e in lab.trace.of_kind(EventKind.ADMIN)] == [(3_000, "updateSubGroup")]
 
 
 def test_schema_is_draft_2020_12():
