@@ -28,6 +28,8 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+PAGES = {"classroom.md": "A whole class"}
+"""The hand-written pages in docs/, with their titles in the navigation."""
 
 
 def static_notebook(src: Path, dest: Path) -> int:
@@ -146,6 +148,8 @@ def cli_reference() -> str:
 def readme_page(text: str) -> str:
     """The README as the home page: its links into the repository pointed at the pages of this site."""
     text = text.replace("](docs/dashboard.png)", "](dashboard.png)")
+    for name in PAGES:  # docs/classroom.md is a page of the site
+        text = text.replace(f"](docs/{name})", f"]({name})")
     text = re.sub(r"`rmqlab/schema/scenario.schema.json`", "[the scenario reference](scenario.md)", text)
     return text
 
@@ -157,6 +161,8 @@ def stage(src: Path) -> dict[str, Any]:
     shutil.copy2(ROOT / "docs" / "dashboard.png", src / "dashboard.png")
     (src / "scenario.md").write_text(scenario_reference())
     (src / "cli.md").write_text(cli_reference())
+    for name in PAGES:  # hand-written pages, as they are
+        shutil.copy2(ROOT / "docs" / name, src / name)
     labs = sorted((ROOT / "labs").glob("*.ipynb"))
     static = {p.name: static_notebook(p, src / "labs" / p.name) for p in labs}
     if (ROOT / "labs" / "README.md").exists():
@@ -167,6 +173,7 @@ def stage(src: Path) -> dict[str, Any]:
          + [{p.stem.replace("_", " "): f"labs/{p.name}"} for p in labs]},
         {"Scenario files": "scenario.md"},
         {"Command line": "cli.md"},
+        *({title: name} for name, title in PAGES.items()),
     ]  # fmt: skip
     config = {
         "site_name": "rmqlab",

@@ -1,0 +1,117 @@
+"""The Littlest JupyterHub plugin for rmqlab: one VM, every student with their own labs, landing in the tour.
+
+TLJH calls these hooks (its ``tljh/hooks.py``):
+
+* ``tljh_extra_apt_packages``: git, to fetch the repository;
+* ``tljh_config_post_install``: per-student limits sized from the measured ~310 MiB per student server
+  (bench/README.md) and an idle culler of one hour, unless the teacher already set them;
+* ``tljh_post_install``: the repository in ``/srv/rmqlab`` (``$RMQLAB_SOURCE`` at ``$RMQLAB_REF``), rmqlab with
+  its ``lab`` and ``teacher`` extras in the users' environment, and the student copy of the labs
+  (``labs/make_student.py``: solutions and hidden tests out) in ``/srv/rmqlab/student-labs``; the solved labs
+  and the git history readable by root only;
+* ``tljh_custom_jupyterhub_config``: servers open ``labs/00_tour.ipynb``; kernels talk over IPC (a class
+  starting at once makes TCP kernels lose port races, bench/README.md) in a private ``/tmp``;
+* ``tljh_new_user_create``: the labs copied into the new student's ``~/labs`` (``deploy/seed_labs.py``).
+
+It needs only pluggy (TLJH's own plugin library), so the tests load it without TLJH.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pluggy
+
+hookimpl = pluggy.HookimplMarker("tljh")
+"""The marker TLJH's ``tljh.hooks.hookimpl`` is (``pluggy.HookimplMarker("tljh")``)."""
+
+CHECKOUT = Path("/srv/rmqlab")
+STUDENT_LABS = CHECKOUT / "student-labs"
+USER_ENV_PREFIX = Path(os.environ.get("TLJH_INSTALL_PREFIX", "/opt/tljh")) / "user"
+DEFAULT_URL = "/lab/tree/labs/00_tour.ipynb"
+
+CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
+    # ~310 MiB per student server with two labs running; 1 GiB leaves room for a third or fourth lab.
+    "limits": {"memory": "1G", "cpu": 1},
+    # a lesson's break is not a reason to lose a running lab; an abandoned server is stopped after an hour
+    "services": {"cull": {"timeout": 3600}},
+    "user_environment": {"default_app": "jupyterlab"},
+}
+"""What the plugin writes into TLJH's config.yaml where the teacher has not set a value (``tljh-config``)."""
+
+SERVER_ARGS = ("--KernelManager.transport=ipc", '--ServerApp.jpserver_extensions={"widgets.nodelay": true}')
+"""Extra arguments of every student's server: IPC kernels, and Nagle's algorithm off on kernel websockets."""
+
+
+def _source() -> tuple[str, str]:
+    return os.environ.get("RMQLAB_SOURCE", "https://github.com/rmqlab/rmqlab"), os.environ.get("RMQLAB_REF", "main")
+
+
+def merge_defaults(config: dict[str, Any], defaults: dict[str, Any] = CONFIG_DEFAULTS) -> dict[str, Any]:
+    """Set each default the config lacks (nested), in place; a value the teacher set is never changed."""
+    for key, value in defaults.items():
+        if isinstance(value, dict):
+            current = config.get(key)
+            if current is None:
+                current = config[key] = {}
+            if isinstance(current, dict):
+                merge_defaults(current, value)
+        elif config.get(key) is None:
+            config[key] = value
+    return config
+
+
+def install_commands(checkout: Path, python: Path, source: str, ref: str) -> list[list[str]]:
+    """The commands ``tljh_post_install`` runs, in order (a list, so tests can read them without running them)."""
+    fetch = (
+        [["git", "-C", str(checkout), "fetch", "--depth", "1", "origin", ref],
+         ["git", "-C", str(checkout), "checkout", "--force", "FETCH_HEAD"]]
+        if (checkout / ".git").exists()
+        else [["git", "clone", "--depth", "1", "--branch", ref, source, str(checkout)]]
+    )  # fmt: skip
+    return [
+        *fetch,
+        [str(python), "-m", "pip", "install", "--upgrade", f"{checkout}[lab,teacher]"],
+        [str(python), str(checkout / "labs" / "make_student.py"), "--force", str(checkout / "labs"),
+         str(checkout / "student-labs")],
+        ["chmod", "-R", "go-rwx", str(checkout / "labs"), str(checkout / ".git")],
+        ["chmod", "-R", "go+rX", str(checkout / "student-labs")],
+    ]  # fmt: skip
+
+
+@hookimpl
+def tljh_extra_apt_packages() -> list[str]:
+    return ["git"]
+
+
+@hookimpl
+def tljh_config_post_install(config: dict[str, Any]) -> None:
+    merge_defaults(config)
+
+
+@hookimpl
+def tljh_post_install() -> None:
+    source, ref = _source()
+    for command in install_commands(CHECKOUT, USER_ENV_PREFIX / "bin" / "python", source, ref):
+        subprocess.run(command, check=True)
+
+
+@hookimpl
+def tljh_custom_jupyterhub_config(c: Any) -> None:
+    c.Spawner.default_url = DEFAULT_URL
+    c.Spawner.args = list(SERVER_ARGS)
+    c.SystemdSpawner.isolate_tmp = True  # each student's own /tmp: the short runtime folder below is private
+    c.Spawner.environment = {"JUPYTER_RUNTIME_DIR": "/tmp/jupyter-runtime"}  # an IPC socket path: <= 107 bytes
+
+
+@hookimpl
+def tljh_new_user_create(username: str) -> None:
+    home = Path(pwd.getpwnam(username).pw_dir)
+    seed = CHECKOUT / "deploy" / "seed_labs.py"
+    subprocess.run([sys.executable, str(seed), str(STUDENT_LABS), str(home / "labs"), "--owner", username],
+                   check=True)  # fmt: skip
