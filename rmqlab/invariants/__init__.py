@@ -21,9 +21,10 @@ The invariants (``Violation.invariant`` names):
     A stored copy (queue, offset) delivered again to the same audience is explained by a local
     retry (LOCAL_RETRY), an orderly suspend (SUSPENDED), or a *replay event* of the group in between:
     a consumer start/crash/shutdown, a REBALANCED, a lock take-over/refusal/unlock, an
-    OFFSET_ILLEGAL fix-up or an injected fault. When a *different* instance delivers it again, the
-    two owned the queue at once (a stale allocation): a replay event up to 60 s before the first
-    delivery (one heartbeat + one rebalance period) also explains it.
+    OFFSET_ILLEGAL fix-up or an injected fault. When a *different* instance delivers it again with none of
+    those in between, both instances owned the queue by their own rebalances (RocketMQ lets brokers that
+    disagree on a group's members grant one queue to two instances, for as long as they disagree; see
+    :mod:`.deliveries`). No time window: a delivery by an instance that owned nothing is a violation.
 ``duplicate``
     A message consumed successfully more than once (or consumed *and* dead-lettered) has a cause in
     the trace: a producer duplicate, a replayed copy, a ``cleanExpiredMsg`` send-back, or a
@@ -70,7 +71,6 @@ from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
 from .accounting import account
-from .context import OVERLAP_LOOKBACK_MS as OVERLAP_LOOKBACK_MS  # importable here as before the split
 from .context import CheckContext
 from .deliveries import outcomes
 from .findings import INVARIANTS, InvariantReport, Violation

@@ -156,10 +156,10 @@ def _dropped_by_zero_retry_queues(
         return "", []
     broker = send_back.data.get("broker")
     admin = None
-    for e in ctx.events:
+    for e in ctx.admin_events:  # few; the whole trace is never rescanned per lost message
         if e.seq > send_back.seq:
             break
-        if e.kind is EventKind.ADMIN and e.actor == broker and e.data.get("group") == group:
+        if e.actor == broker and e.data.get("group") == group:
             admin = e
     if admin is None or admin.data.get("retry_queue_nums") != 0:
         return "", []

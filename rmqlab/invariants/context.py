@@ -9,7 +9,7 @@ injected fault (which counts for every group).
 from __future__ import annotations
 
 import bisect
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -21,10 +21,7 @@ from .findings import MAX_TRACE_EVENTS, InvariantReport, Violation
 if TYPE_CHECKING:
     from ..lab import Lab
 
-__all__ = ["OVERLAP_LOOKBACK_MS", "CheckContext"]
-
-OVERLAP_LOOKBACK_MS = 60_000
-"""A stale owner keeps a queue until its next heartbeat (30 s) and rebalance (20 s): 60 s covers both."""
+__all__ = ["CheckContext"]
 
 _REPLAY_KINDS = frozenset(
     {
@@ -53,6 +50,8 @@ class CheckContext:
             if e.msg_id is not None:
                 self.by_msg[e.msg_id].append(e)
         self.tags = self._tags_by_msg()
+        self.admin_events = [e for e in self.events if e.kind is EventKind.ADMIN]
+        """The mqadmin commands of the run, in trace order."""
         self.seq_index = {e.seq: e for e in self.events}
         # replay events per group (seq numbers, sorted) — broker faults count for every group
         self.replay_seqs: dict[str, list[int]] = defaultdict(list)
@@ -65,8 +64,14 @@ class CheckContext:
     def violate(
         self, invariant: str, msg_id: str | None, time_ms: int, detail: str, trace: Iterable[TraceEvent]
     ) -> None:
-        """Record a violation with (at most MAX_TRACE_EVENTS of) the events that led to it."""
-        events = tuple(trace)[-MAX_TRACE_EVENTS:]
+        """Record a violation with (at most MAX_TRACE_EVENTS of) the events that led to it.
+
+        A sequence is sliced, any other iterable streamed through a bounded deque: never a copy of a whole
+        history per violation (a storm can have thousands of both)."""
+        if isinstance(trace, list | tuple):
+            events = tuple(trace[-MAX_TRACE_EVENTS:])
+        else:
+            events = tuple(deque(trace, maxlen=MAX_TRACE_EVENTS))
         self.report.violations.append(Violation(invariant, msg_id, time_ms, detail, events))
 
     def _tags_by_msg(self) -> dict[str, str | None]:
@@ -118,15 +123,6 @@ class CheckContext:
         history = self.ownership.get((actor, topic), [])
         i = bisect.bisect_left(history, (before_seq,)) - 1
         return i >= 0 and queue in history[i][1]
-
-    def replay_since(self, group: str, time_ms: int, before_seq: int) -> bool:
-        """Did a replay event of ``group`` (or a broker fault) happen at or after ``time_ms``, before a seq?"""
-        for seqs in (self.replay_seqs.get(group, []), self.global_replay_seqs):
-            for seq in reversed(seqs[: bisect.bisect_left(seqs, before_seq)]):
-                if self.seq_index[seq].time_ms >= time_ms:
-                    return True
-                break
-        return False
 
     def replay_between(self, group: str, after_seq: int, before_seq: int) -> bool:
         """Did a replay event of ``group`` (or a broker fault) happen strictly between two seqs?"""

@@ -42,6 +42,7 @@ def waiting_copies(
     stranded: dict[str, tuple[MessageQueue, int]] = {}
     topics = audience.topics()
     clients = {c.client_id for c in audience.consumers}
+    committed = _committed_offsets(snap, audience)
     for consumer in snap.consumers:
         if consumer.client_id not in clients or not consumer.running:
             continue
@@ -57,7 +58,7 @@ def waiting_copies(
             start = 0
             where = "scheduled"
         elif queue.topic in topics:
-            start = committed_offset(snap, audience, queue.mq)
+            start = committed.get(queue.mq, 0)
             if queue.read_queue_nums is not None and not queue.listed:
                 read_queues = queue.read_queue_nums
             where = "stored"
@@ -78,6 +79,18 @@ def waiting_copies(
             else:
                 stranded.setdefault(cell.msg_id, (queue.mq, read_queues))
     return found, stranded, queue_of
+
+
+def _committed_offsets(snap: LabSnapshot, audience: Audience) -> dict[MessageQueue, int]:
+    """Every queue's committed offset for this audience, indexed once (absent: 0, nothing committed)."""
+    if audience.clustering:
+        return {
+            queue: offset
+            for broker in snap.brokers
+            for group, queue, offset in broker.committed_offsets
+            if group == audience.group
+        }
+    return dict(snap.consumer(audience.consumers[0].client_id).local_offsets)
 
 
 def committed_offset(snap: LabSnapshot, audience: Audience, mq: MessageQueue) -> int:

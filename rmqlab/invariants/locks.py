@@ -7,11 +7,12 @@ still finish: that race is counted as ``expiry_races``, not a violation.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import defaultdict, deque
 from typing import TYPE_CHECKING
 
 from ..lock import BROKER_LOCK_MAX_LIVE_TIME_MS
 from ..trace import EventKind, TraceEvent
+from .findings import MAX_TRACE_EVENTS
 
 if TYPE_CHECKING:
     from .context import CheckContext
@@ -22,7 +23,8 @@ __all__ = ["check_locks"]
 def check_locks(ctx: CheckContext) -> None:
     """At most one live broker-lock holder per queue; an orderly listener starts only under a live lock."""
     holders: dict[tuple[str, str], tuple[str, int]] = {}  # (group, queue) → (client actor, last renewal)
-    lock_events: dict[tuple[str, str], list[TraceEvent]] = defaultdict(list)
+    # the latest lock events per queue, as many as a violation keeps: memory bounded by the queues, not the run
+    lock_events: dict[tuple[str, str], deque[TraceEvent]] = defaultdict(lambda: deque(maxlen=MAX_TRACE_EVENTS))
     delivered_under_lock: dict[tuple[str, str], bool] = {}
     for e in ctx.events:
         kind = e.kind

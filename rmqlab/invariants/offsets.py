@@ -7,10 +7,11 @@ instance (two owners during a rebalance, or an orderly consumer whose lock expir
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import defaultdict, deque
 from typing import TYPE_CHECKING
 
 from ..trace import EventKind, TraceEvent
+from .findings import MAX_TRACE_EVENTS
 
 if TYPE_CHECKING:
     from .context import CheckContext
@@ -22,7 +23,7 @@ def check_offsets(ctx: CheckContext) -> None:
     """Flag an instance that moves its own committed offset back without an OFFSET_ILLEGAL fix-up."""
     last: dict[tuple[str, str], TraceEvent] = {}
     illegal: dict[tuple[str, str], int] = {}  # (actor, queue) → seq of its OFFSET_ILLEGAL warning
-    history: dict[tuple[str, str], list[TraceEvent]] = defaultdict(list)
+    history: dict[tuple[str, str], deque[TraceEvent]] = defaultdict(lambda: deque(maxlen=MAX_TRACE_EVENTS))
     for e in ctx.events:
         if e.kind is EventKind.WARNING and str(e.data.get("message", "")).startswith("OFFSET_ILLEGAL on "):
             queue = str(e.data["message"]).split()[2].rstrip(";")

@@ -27,6 +27,7 @@ def check_orderly_order(ctx: CheckContext, successes: Mapping[tuple[str, str], l
             k = (audience_key, str(e.data["queue"]), int(e.data["queue_offset"]))
             finished_at[k] = min(finished_at.get(k, e.seq), e.seq)
     deliveries: dict[tuple[str, str], int] = {}
+    last_consumed: dict[tuple[str, str], TraceEvent] = {}  # (actor, msg id) → its latest CONSUMED
     for e in ctx.events:
         audience = ctx.by_actor.get(e.actor)
         if audience is None or not audience.orderly:
@@ -34,12 +35,13 @@ def check_orderly_order(ctx: CheckContext, successes: Mapping[tuple[str, str], l
         if e.kind is EventKind.DELIVERED:
             q = (audience.key, str(e.data["queue"]))
             deliveries[q] = min(deliveries.get(q, int(e.data["queue_offset"])), int(e.data["queue_offset"]))
+        elif e.kind is EventKind.CONSUMED and e.msg_id is not None:
+            last_consumed[(e.actor, e.msg_id)] = e
         elif e.kind is EventKind.SEND_BACK and e.data.get("ok") and e.msg_id is not None:
-            for x in reversed(ctx.by_msg[e.msg_id][: ctx.by_msg[e.msg_id].index(e)]):
-                if x.kind is EventKind.CONSUMED and x.actor == e.actor:
-                    k = (audience.key, str(x.data["queue"]), int(x.data["queue_offset"]))
-                    finished_at[k] = min(finished_at.get(k, e.seq), e.seq)
-                    break
+            x = last_consumed.get((e.actor, e.msg_id))
+            if x is not None:
+                k = (audience.key, str(x.data["queue"]), int(x.data["queue_offset"]))
+                finished_at[k] = min(finished_at.get(k, e.seq), e.seq)
     for (audience_key, queue), first in sorted(deliveries.items()):
         audience = ctx.audiences[audience_key]
         mq = MessageQueue.parse(queue)
