@@ -34,7 +34,7 @@ from .remoting import Remoting
 from .scheduler import ReentrantRunError, Scheduler, TimerKind, TimerLabel
 from .snapshot import LabSnapshot, TraceIndex, take_snapshot
 from .trace import CountingTrace, EventKind, Trace
-from .validation import as_int, check_int, check_topic_name
+from .validation import as_int, check_horizon, check_int, check_topic_name
 
 __all__ = ["Lab"]
 
@@ -82,14 +82,22 @@ class Lab:
         return self.scheduler.now
 
     def at(self, time: int | str, action: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-        """Run ``action(*args, **kwargs)`` at absolute virtual ``time`` (errors are caught and traced)."""
-        when = parse_duration(time, "time")
+        """Run ``action(*args, **kwargs)`` at absolute virtual ``time`` (errors are caught and traced).
+
+        A fault of the registry (``lab.broker_down``, ``lab.set_broker_fault``, ``lab.partition``,
+        ``consumer.crash`` … see :mod:`rmqlab.faults`) runs at ``Priority.FAULT``: before the ordinary work of
+        its millisecond, exactly as the same fault in a scenario file (the rule in :mod:`rmqlab.scheduler`).
+        """
+        from .faults import priority_of
+
+        when = check_horizon("time", time, parse_duration(time, "time"))
         if when < self.now:
             raise ConfigError("time", time, f"a time >= now ({self.now} ms)")
         where = getattr(action, "__qualname__", "action")
         self.scheduler.schedule_at(
             when,
             lambda: self.safely(action, *args, where=where, **kwargs),
+            priority=priority_of(action),
             label=TimerLabel(TimerKind.ACTION, "lab", detail=where),
         )
 
@@ -100,7 +108,9 @@ class Lab:
         heartbeat, the broker's channel scan …) re-arm themselves, so "until nothing is left" never comes. Only a
         lab with nothing but one-shot ``lab.at`` actions may leave it out and run until the heap is empty.
         Calling ``run`` (or ``step``) from a listener or a ``lab.at`` action is refused with
-        :class:`~rmqlab.scheduler.ReentrantRunError`. A ``KeyboardInterrupt`` raised in a listener stops the run
+        :class:`~rmqlab.scheduler.ReentrantRunError`. ``until`` is at most
+        :data:`~rmqlab.validation.MAX_HORIZON_MS` (7 virtual days): ``until=10**30`` would never return.
+        A ``KeyboardInterrupt`` raised in a listener stops the run
         after that event, with the engine's state consistent (see ``run_listener``); ``run`` again continues.
         """
         if until is None:
@@ -113,7 +123,7 @@ class Lab:
                 )
             self.scheduler.run(None)
         else:
-            self.scheduler.run(parse_duration(until, "until"))
+            self.scheduler.run(check_horizon("until", until, parse_duration(until, "until")))
         return self
 
     def step(self) -> bool:

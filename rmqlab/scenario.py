@@ -35,6 +35,7 @@ from .message import DLQ_PREFIX, RETRY_PREFIX, Message
 from .producer import SelectMessageQueueByHash
 from .queue import MessageQueue
 from .scheduler import Priority, TimerKind, TimerLabel
+from .validation import MAX_HORIZON_MS
 
 if TYPE_CHECKING:
     import jsonschema
@@ -139,9 +140,8 @@ def _at(path: str) -> Iterator[None]:
         raise ScenarioError(f"{path}.{exc.parameter}" if path else exc.parameter, exc.value, exc.allowed) from None
 
 
-MAX_RUN_UNTIL_MS = 7 * 86_400_000
-"""The longest ``run_until``: 7 virtual days (every retry schedule, 2 h delays and 48 h retention fit;
-a 10-year run would take hours of real time in its periodic timers)."""
+MAX_RUN_UNTIL_MS = MAX_HORIZON_MS
+"""The longest ``run_until``: 7 virtual days, the horizon of every run (:data:`rmqlab.validation.MAX_HORIZON_MS`)."""
 MAX_MESSAGES = 10_000
 """The most messages a scenario's sends may make (each one is a few KB of engine state and trace)."""
 

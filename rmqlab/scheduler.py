@@ -4,11 +4,19 @@ Every action in a run is a callback scheduled at an integer millisecond. The hea
 ``(time_ms, priority, seq)``:
 
 * ``time_ms`` — virtual time; nothing in rmqlab reads the wall clock.
-* ``priority`` — a :class:`Priority`; at the same millisecond, lower runs first. We chose the order
-  on purpose: faults and lock expiry happen *before* the ordinary work of that millisecond, so a
-  broker that goes down at t=5000 refuses a send also scheduled at t=5000.
+* ``priority`` — a :class:`Priority`; at the same millisecond, lower runs first.
 * ``seq`` — a counter that increases with every ``schedule`` call; equal time and priority run in
   the order they were scheduled, which makes every run reproducible byte for byte.
+
+**The ordering rule for one millisecond** (the same through ``lab.at``, the Lab's fault methods and
+scenario files): faults take effect first, then everything else, each group in the order it was scheduled.
+A fault is any call of the fault registry (:mod:`rmqlab.faults`: ``lab.broker_down`` / ``broker_up``,
+``lab.set_broker_fault``, ``lab.partition``, ``lab.update_topic`` / ``update_subscription_group``, a
+consumer's ``crash`` / ``start`` / ``shutdown``), whether a scenario file's ``faults`` entry or
+``lab.at(t, lab.broker_down, "broker-a")`` scheduled it: it runs at :attr:`Priority.FAULT`. So a broker that
+goes down at t=5000 refuses a send also scheduled at t=5000, whichever was written first. Everything else —
+sends, pulls, consumption, the engine's own timers, a ``lab.at`` of anything that is not a registered fault
+(a lambda wrapping a fault included) — runs at :attr:`Priority.NORMAL`, in schedule order.
 
 Every entry the engine schedules carries a :class:`TimerLabel`: what RocketMQ timer or wait it stands for
 (:class:`TimerKind`), who owns it, and the queue / messages / delay level it is about. The label changes
@@ -38,16 +46,14 @@ class ReentrantRunError(SimulationError):
 
 
 class Priority(IntEnum):
-    """Tie-break among events of the same millisecond (lower first)."""
+    """Tie-break among events of the same millisecond (lower first; see the module's ordering rule)."""
 
     FAULT = 0
-    """Injected faults (broker down/up, crashes) change the world before anything else runs."""
-    EXPIRY = 1
-    """Lease checks (lock expiry, membership expiry) see the state as of the start of the ms."""
-    NORMAL = 2
-    """Ordinary work: sends, pulls, consumption, schedule-service ticks."""
-    TIMER = 3
-    """Periodic housekeeping (rebalance, offset persistence) runs after that ms's work."""
+    """A call of the fault registry (broker down/up, broker faults, partitions, consumer crash/start/shutdown,
+    timed mqadmin commands), from a scenario file or ``lab.at``: it changes the world before anything else runs."""
+    NORMAL = 1
+    """Everything else: sends, pulls, consumption, the engine's periodic and one-shot timers, other ``lab.at``
+    actions."""
 
 
 class TimerKind(StrEnum):

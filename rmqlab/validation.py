@@ -13,7 +13,16 @@ from typing import Any, TypeVar
 
 from .errors import ConfigError
 
-__all__ = ["SYSTEM_TOPICS", "TOPIC_MAX_LENGTH", "as_int", "check_choice", "check_int", "check_topic_name"]
+__all__ = [
+    "MAX_HORIZON_MS",
+    "SYSTEM_TOPICS",
+    "TOPIC_MAX_LENGTH",
+    "as_int",
+    "check_choice",
+    "check_horizon",
+    "check_int",
+    "check_topic_name",
+]
 
 E = TypeVar("E", bound=Enum)
 
@@ -35,6 +44,23 @@ def check_int(parameter: str, value: Any, low: int, high: int) -> int:
     if number is None or not low <= number <= high:
         raise ConfigError(parameter, value, f"an int in {low}..{high}")
     return number
+
+
+MAX_HORIZON_MS = 7 * 86_400_000
+"""The latest virtual time a run reaches or an action is scheduled at: 7 days (604,800,000 ms).
+
+Every retry schedule (4 h 46 m), the 2 h delay level and 48 h retention fit many times over, while a run's
+periodic timers (rebalance every 20 s, heartbeats, the broker's scans …) cost real time per virtual hour:
+a 10-year or ``10**30`` ms run would never return. ``Lab.run(until=...)``, ``lab.at(time, ...)`` and a
+scenario's ``run_until`` share this bound.
+"""
+
+
+def check_horizon(parameter: str, value: Any, ms: int) -> int:
+    """``ms`` (``value`` parsed) if it is within :data:`MAX_HORIZON_MS`, else a ConfigError naming ``value``."""
+    if ms > MAX_HORIZON_MS:
+        raise ConfigError(parameter, value, f"a time <= 7d ({MAX_HORIZON_MS} ms), the longest run rmqlab allows")
+    return ms
 
 
 def check_choice(parameter: str, value: Any, enum: type[E]) -> E:

@@ -235,6 +235,24 @@ CONFIG_ERRORS: list[tuple[str, Callable[[Lab], Any], type[Exception], tuple[str,
         ("timeout=-1",),
     ),
     ("run into the past", _run_past, SimulationError, ("until=50", "before now=100")),
+    (
+        "run until 10**30 ms",
+        lambda lab: lab.run(until=10**30),
+        ConfigError,
+        ("until=1000000000000000000000000000000 is not allowed", "a time <= 7d (604800000 ms)"),
+    ),
+    (
+        "run until 10 years",
+        lambda lab: lab.run(until="3650d"),
+        ConfigError,
+        ("until='3650d' is not allowed: expected a time <= 7d (604800000 ms), the longest run rmqlab allows",),
+    ),
+    (
+        "an action in 10 years",
+        lambda lab: lab.at("3650d", lab.broker_down, "broker-a"),
+        ConfigError,
+        ("time='3650d' is not allowed: expected a time <= 7d",),
+    ),
 ]
 
 

@@ -20,13 +20,13 @@ def test_same_time_events_run_by_priority_then_schedule_order() -> None:
     scheduler = Scheduler()
     order: list[str] = []
     scheduler.schedule(5, order.append, "work-1")
-    scheduler.schedule(5, order.append, "timer", priority=Priority.TIMER)
     scheduler.schedule(5, order.append, "fault", priority=Priority.FAULT)
     scheduler.schedule(5, order.append, "work-2")
-    scheduler.schedule(4, order.append, "earlier", priority=Priority.TIMER)
+    scheduler.schedule(5, order.append, "fault-2", priority=Priority.FAULT)
+    scheduler.schedule(4, order.append, "earlier")
     assert scheduler.peek() == 4
     scheduler.run()
-    assert order == ["earlier", "fault", "work-1", "work-2", "timer"]
+    assert order == ["earlier", "fault", "fault-2", "work-1", "work-2"]
     assert scheduler.now == 5
 
 

@@ -10,8 +10,10 @@ steps that appended something. ``seek(k)`` stops at the first such step with ``l
 whatever route led there (forward, or rebuild and replay), the Lab is in the same state.
 
 **Injected faults** make a replay "factory + faults": each :class:`InjectedFault` is scheduled with
-``lab.at`` right after the factory returns, so a run with a broker crash injected at *t* is the very run
-of a factory that scheduled ``lab.broker_down`` at *t* as its last action — same trace, byte for byte.
+``lab.at`` right after the factory returns, as ordinary work (through a wrapper, so at ``Priority.NORMAL``: it
+acts after what of its millisecond was already shown), so a run with a broker crash injected at *t* is the very
+run of a factory whose last action was ``lab.at(t, lambda: lab.broker_down(...))`` — same trace, byte for byte.
+(A bare ``lab.at(t, lab.broker_down, ...)`` is a fault and acts first in its millisecond: see rmqlab.scheduler.)
 """
 
 from __future__ import annotations
