@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from .errors import ConfigError
 from .queue import MessageQueue
+from .topic_publish_info import ThreadLocalIndex
 
 __all__ = [
     "ISOLATION_LATENCY_MS",
@@ -33,7 +33,6 @@ __all__ = [
     "FaultItem",
     "LatencyFaultToleranceImpl",
     "MQFaultStrategy",
-    "RoundRobinIndex",
 ]
 
 LATENCY_MAX = (50, 100, 550, 1000, 2000, 3000, 15000)
@@ -75,12 +74,6 @@ def _chm_bin(name: str) -> int:
     return (h ^ (h >> 16)) & 0x7FFFFFFF & 31
 
 
-class RoundRobinIndex(Protocol):
-    """``ThreadLocalIndex``: the producer's ``sendWhichQueue``, or ``whichItemWorst`` below."""
-
-    def increment_and_get(self) -> int: ...
-
-
 @dataclass(slots=True)
 class FaultItem:
     """One broker's entry: the latency of its last attempt and when it is available again."""
@@ -95,23 +88,12 @@ class FaultItem:
         return now - self.start_timestamp >= 0
 
 
-class _Index:
-    """``ThreadLocalIndex`` for ``whichItemWorst``: a seeded counter, masked to a non-negative int."""
-
-    def __init__(self, start: int) -> None:
-        self.value = start
-
-    def increment_and_get(self) -> int:
-        self.value = (self.value + 1) & 0x7FFFFFFF
-        return self.value
-
-
 class LatencyFaultToleranceImpl:
     """The fault table: broker name → :class:`FaultItem`."""
 
     def __init__(self, which_item_worst_start: int) -> None:
         self.fault_item_table: dict[str, FaultItem] = {}
-        self.which_item_worst = _Index(which_item_worst_start)
+        self.which_item_worst = ThreadLocalIndex(which_item_worst_start)
         self._inserted = 0
 
     def update_fault_item(self, name: str, current_latency: int, not_available_duration: int, now: int) -> None:
@@ -202,7 +184,7 @@ class MQFaultStrategy:
         queues: list[MessageQueue],
         write_queue_nums: dict[str, int],
         index: int,
-        next_index: RoundRobinIndex,
+        next_index: ThreadLocalIndex,
         now: int,
     ) -> MessageQueue:
         """The ``sendLatencyFaultEnable`` branch of ``selectOneMessageQueue``.

@@ -1,0 +1,301 @@
+"""``DefaultMQProducerImpl``: where a send goes and how often it is tried (4.9.7 ``sendDefaultImpl`` & co.).
+
+Three facts drive everything here (spec §1):
+
+* ``send_msg_timeout`` is **one budget for the whole send**; before each attempt the elapsed time is
+  checked (``timeout < costTime`` → stop with "sendDefaultImpl call timeout"); no back-off.
+* SYNC makes ``1 + retry_times_when_send_failed`` attempts and picks a queue on another broker than
+  the one that just failed; ASYNC retries only failures with no response; ONEWAY and selector sends
+  never retry.
+* ``FLUSH_DISK_TIMEOUT`` & co. are *statuses* of a stored message, returned to the caller, retried
+  only with ``retry_another_broker_when_not_store_ok`` — which then makes a duplicate.
+
+A SYNC send is a process whose body is ``sendDefaultImpl``'s ``for`` loop: each turn blocks on its attempt
+(``yield from``), as the Java thread blocks in ``invokeSync``. An ASYNC send never blocks its caller: the
+hand-over here runs at once and the request lives on as its own process (:mod:`rmqlab.mq_client_api_impl`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .duration import parse_duration
+from .errors import ConfigError
+from .message import (
+    PROPERTY_DELAY,
+    PROPERTY_MAX_RECONSUME_TIMES,
+    PROPERTY_RECONSUME_TIME,
+    PROPERTY_UNIQ_KEY,
+    RETRY_PREFIX,
+    Message,
+)
+from .message_queue_selector import MessageQueueSelector
+from .mq_client_api_impl import MQClientAPIImpl, SendCall, describe
+from .process import Body, spawn
+from .queue import MessageQueue
+from .remoting import MQBrokerException, ResponseCode
+from .send_result import CommunicationMode, SendFuture, SendStatus
+from .topic_publish_info import TopicPublishInfo
+from .validators import check_message
+
+if TYPE_CHECKING:
+    from .lab import Lab
+    from .latency_fault import MQFaultStrategy
+    from .topic_publish_info import ThreadLocalIndex
+
+__all__ = ["RETRY_RESPONSE_CODES", "DefaultMQProducerImpl", "ProducerSettings"]
+
+RETRY_RESPONSE_CODES = frozenset(
+    {
+        ResponseCode.TOPIC_NOT_EXIST,
+        ResponseCode.SERVICE_NOT_AVAILABLE,
+        ResponseCode.SYSTEM_ERROR,
+        ResponseCode.NO_PERMISSION,
+        204,  # NO_BUYER_ID
+        205,  # NOT_IN_CURRENT_UNIT
+    }
+)
+"""``DefaultMQProducer.retryResponseCodes`` in 4.9.x — note: SYSTEM_BUSY (2) is *not* retried."""
+
+
+class ProducerSettings(Protocol):
+    """What the impl reads from its ``DefaultMQProducer`` (the public object holds the settings, as in Java)."""
+
+    lab: Lab
+    name: str
+    actor: str
+    producer_group: str
+    send_msg_timeout: int
+    retry_times_when_send_failed: int
+    retry_times_when_send_async_failed: int
+    retry_another_broker_when_not_store_ok: bool
+    send_which_queue: ThreadLocalIndex
+    fault_strategy: MQFaultStrategy
+
+
+class DefaultMQProducerImpl:
+    """The sending side of one producer: its route table, the send loops, and the outcome of each send."""
+
+    def __init__(self, producer: ProducerSettings) -> None:
+        self.producer = producer
+        self.lab = producer.lab
+        self.api = MQClientAPIImpl(
+            producer.lab, producer.name, producer.producer_group, producer.actor, producer.fault_strategy
+        )
+        self.topic_publish_info_table: dict[str, TopicPublishInfo] = {}
+
+    # ------------------------------------------------------------------ routes
+    def update_topic_route_info_from_name_server(self) -> None:
+        """Re-read every cached route; a changed one replaces its ``TopicPublishInfo`` (``topicRouteDataIsChange``)."""
+        table = self.topic_publish_info_table
+        for topic in list(table):
+            route = self.lab.namesrv.route(topic)
+            if route is not None and route != table[topic].route:
+                table[topic] = TopicPublishInfo.of(route)
+
+    def try_to_find_topic_publish_info(self, topic: str) -> TopicPublishInfo | None:
+        """``tryToFindTopicPublishInfo``: the cached route if it has a writable queue (``ok()``), else ask now.
+
+        So a topic that had no writable queue is looked up again at every send, not only at the 30 s poll.
+        """
+        info = self.topic_publish_info_table.get(topic)
+        if info is None or not info.ok():
+            route = self.lab.namesrv.route(topic)
+            if route is not None:
+                info = self.topic_publish_info_table[topic] = TopicPublishInfo.of(route)
+        return info
+
+    def select_one_message_queue(self, info: TopicPublishInfo, last_broker: str | None) -> MessageQueue:
+        """``MQFaultStrategy.selectOneMessageQueue``: latency-aware when enabled, else ``TopicPublishInfo``'s."""
+        producer = self.producer
+        if producer.fault_strategy.send_latency_fault_enable:
+            index = producer.send_which_queue.increment_and_get()
+            return producer.fault_strategy.select_latency_aware(
+                info.message_queue_list, info.write_queue_nums(), index, producer.send_which_queue, self.lab.now
+            )
+        return info.select_one_message_queue(last_broker, producer.send_which_queue)
+
+    # ------------------------------------------------------------------ the send entry points
+    def prepare(self, msg: Message, mode: CommunicationMode, timeout: int | str | None, times_total: int) -> SendCall:
+        """Start a send, or refuse a call that Java would not even compile.
+
+        Only programming errors raise (a non-Message, a non-string topic, a DELAY property that is not a
+        number: ``setDelayTimeLevel`` takes an int). What RocketMQ itself rejects — ``Validators.checkMessage``
+        — is an outcome: the returned call's future has already failed, and for ASYNC that reaches
+        ``on_exception``, because ``DefaultMQProducerImpl.send(msg, callback, timeout)`` validates inside the
+        executor task.
+        """
+        if not isinstance(msg, Message):
+            raise ConfigError("msg", msg, "an rmqlab.Message")
+        if not isinstance(msg.topic, str):
+            raise ConfigError("topic", msg.topic, "a topic name (str)")
+        delay = msg.properties.get(PROPERTY_DELAY, "0")
+        if not isinstance(delay, str) or not delay.lstrip("-").isdigit():
+            # RocketMQ ignores a level <= 0 and caps one above the max, but the property must be a number
+            raise ConfigError("delay_level", delay, "an int in the DELAY property (<= 0: not delayed)")
+        budget = self.producer.send_msg_timeout if timeout is None else parse_duration(timeout, "timeout")
+        if msg.properties.get(PROPERTY_UNIQ_KEY) is None:
+            msg.properties[PROPERTY_UNIQ_KEY] = self.lab.next_msg_id()
+        future = SendFuture(msg.properties[PROPERTY_UNIQ_KEY], mode)
+        self.lab.sends.append(future)
+        call = SendCall(msg, future, budget, self.lab.now, times_total)
+        if msg.topic.startswith(RETRY_PREFIX):
+            # sendKernelImpl moves these two properties into the request header for retry topics.
+            rt = msg.properties.pop(PROPERTY_RECONSUME_TIME, None)
+            mx = msg.properties.pop(PROPERTY_MAX_RECONSUME_TIMES, None)
+            call.header_rt = None if rt is None else int(rt)
+            call.header_max = None if mx is None else int(mx)
+        refused = check_message(msg)
+        if refused is not None:
+            self.api.fail(call, f"MQClientException: {refused}")
+        return call
+
+    def send_default_impl(self, call: SendCall) -> None:
+        """``send(msg)`` / ``send(msg, callback)`` / ``sendOneway(msg)``: a queue chosen by the producer."""
+        if call.future.mode is CommunicationMode.ASYNC:
+            self._send_default_impl_async(call)
+        else:
+            spawn(self.lab.scheduler, self.lab.remoting, self._send_default_impl(call))
+
+    def send_select_impl(self, call: SendCall, selector: MessageQueueSelector, arg: Any) -> None:
+        """``sendSelectImpl``: the application's selector picks the queue; one attempt (ASYNC may re-send)."""
+        msg = call.msg
+        info = self.try_to_find_topic_publish_info(msg.topic)
+        if info is None or not info.ok():
+            self.api.fail(call, f"MQClientException: No route info for this topic, {msg.topic}")
+            return
+        queues = list(info.message_queue_list)  # parsePublishMessageQueues: a fresh list for the selector
+        try:
+            mq = selector(queues, msg, arg)
+        except Exception as exc:  # the application's selector raised: RocketMQ wraps it
+            self.api.fail(call, f"MQClientException: select message queue threw exception. ({exc!r})")
+            return
+        if mq is None:
+            self.api.fail(call, "MQClientException: select message queue return null.")
+        elif not isinstance(mq, MessageQueue) or mq not in queues:
+            self.api.fail(call, f"MQClientException: selector returned {mq!r}, not one of the route's queues")
+        else:
+            self.send_kernel_impl(call, mq)
+
+    def send_to_queue(self, call: SendCall, mq: MessageQueue) -> None:
+        """``send(msg, mq[, callback])`` / ``sendOneway(msg, mq)``: no route, only the broker's address."""
+        if call.msg.topic != mq.topic:
+            self.api.fail(call, "MQClientException: message's topic not equal mq's topic")
+        elif mq.broker_name not in self.lab.brokers:
+            # sendKernelImpl: findBrokerAddressInPublish finds no address, even after a route lookup
+            self.api.fail(call, f"MQClientException: The broker[{mq.broker_name}] not exist")
+        else:
+            self.send_kernel_impl(call, mq)
+
+    def send_kernel_impl(self, call: SendCall, mq: MessageQueue) -> None:
+        """``sendKernelImpl`` called directly (``send(msg, mq)``, selector sends): one attempt, nothing rated.
+
+        There is no loop around it, so a remoting exception reaches the caller as it is; an ASYNC request keeps
+        its broker when it is re-sent (``onExceptionImpl`` without a ``TopicPublishInfo``).
+        """
+        mode = call.future.mode
+        if mode is CommunicationMode.ASYNC:
+            retry_times = self.producer.retry_times_when_send_async_failed
+            spawn(self.lab.scheduler, self.lab.remoting, self.api.send_message_async(call, mq, retry_times, None))
+        elif mode is CommunicationMode.ONEWAY:
+            error = self.api.send_message_oneway(call, mq, rated=False)
+            if error is not None:
+                call.last_error = error
+                self.api.fail(call, describe(error), error)
+        else:
+            spawn(self.lab.scheduler, self.lab.remoting, self._send_once(call, mq))
+
+    # ------------------------------------------------------------------ the processes
+    def _send_default_impl(self, call: SendCall) -> Body:
+        """``sendDefaultImpl``'s loop for SYNC (``timesTotal = 1 + retryTimesWhenSendFailed``) and ONEWAY (1)."""
+        api, topic = self.api, call.msg.topic
+        for _ in range(call.times_total):
+            info = self.try_to_find_topic_publish_info(topic)
+            if info is None or not info.ok():
+                api.fail(call, f"MQClientException: No route info of this topic: {topic}")
+                return
+            mq = self.select_one_message_queue(info, call.brokers_sent[-1] if call.brokers_sent else None)
+            if call.timeout_ms < self.lab.now - call.start_ms:
+                api.fail(call, "RemotingTooMuchRequestException: sendDefaultImpl call timeout")
+                return
+            if call.future.mode is CommunicationMode.ONEWAY:
+                error = api.send_message_oneway(call, mq, rated=True)
+                if error is None:
+                    return  # written to the wire: the process that records it finishes the send
+                call.last_error = error
+                continue
+            result, error = yield from api.send_message_sync(call, mq, rated=True)
+            if result is not None:
+                not_stored_ok = result.send_status is not SendStatus.SEND_OK
+                if not_stored_ok and self.producer.retry_another_broker_when_not_store_ok:
+                    call.send_result = result  # stored, but try another broker: the caller may get a duplicate
+                    continue
+                api.finish(call, result)
+                return
+            call.last_error = error
+            if isinstance(error, MQBrokerException) and error.code not in RETRY_RESPONSE_CODES:
+                if call.send_result is not None:
+                    api.finish(call, call.send_result)
+                else:
+                    api.fail(call, describe(error), error)  # the MQBrokerException itself, not wrapped
+                return
+        if call.send_result is not None:
+            api.finish(call, call.send_result)
+            return
+        api.fail(
+            call,
+            f"MQClientException: Send [{call.times}] times, still failed, cost "
+            f"[{self.lab.now - call.start_ms}]ms, Topic: {topic}, "
+            f"BrokersSent: [{', '.join(call.brokers_sent)}] ({describe(call.last_error)})",  # Arrays.toString
+            call.last_error,
+        )
+
+    def _send_once(self, call: SendCall, mq: MessageQueue) -> Body:
+        """A SYNC ``sendKernelImpl`` without the loop: the result, or the exception as it is."""
+        result, error = yield from self.api.send_message_sync(call, mq, rated=False)
+        if result is not None:
+            self.api.finish(call, result)
+        else:
+            call.last_error = error
+            self.api.fail(call, describe(error), error)
+
+    def _send_default_impl_async(self, call: SendCall) -> None:
+        """``sendDefaultImpl`` for ASYNC (``timesTotal = 1``): choose a queue, hand the request over, return.
+
+        ``sendKernelImpl`` returns once the request is handed over, and ``sendDefaultImpl`` then records a fast
+        success for the selected broker. The response, even an instant one, comes later on a callback thread
+        (the request's own process), so for a reachable broker the fast success is recorded first. Only a
+        connection that cannot be made fails *during* the hand-over (``invokeAsync`` throws; its isolation and
+        ``onExceptionImpl``'s re-sends run on the caller's thread), so then it is recorded first and the fast
+        success overwrites it, as in 4.9.7. ``spawn`` runs the process until its first real wait, which is
+        exactly the part of the request that runs on the caller's thread.
+        """
+        info = self.try_to_find_topic_publish_info(call.msg.topic)
+        if info is None or not info.ok():
+            self.api.fail(call, f"MQClientException: No route info of this topic: {call.msg.topic}")
+            return
+        mq = self.select_one_message_queue(info, None)
+        if call.timeout_ms < self.lab.now - call.start_ms:
+            self.api.fail(call, "RemotingTooMuchRequestException: sendDefaultImpl call timeout")
+            return
+        request = self.api.send_message_async(
+            call, mq, self.producer.retry_times_when_send_async_failed, self._retry_broker(call)
+        )
+        if self.lab.remoting.reachable(self.producer.name, mq.broker_name) is None:
+            self.api.update_fault_item(mq.broker_name, 0, isolation=False)
+            spawn(self.lab.scheduler, self.lab.remoting, request)
+        else:
+            spawn(self.lab.scheduler, self.lab.remoting, request)
+            self.api.update_fault_item(mq.broker_name, 0, isolation=False)
+
+    def _retry_broker(self, call: SendCall) -> Callable[[str], str]:
+        """``onExceptionImpl`` with a ``TopicPublishInfo``: the broker an ASYNC re-send goes to."""
+
+        def retry_broker(failed: str) -> str:
+            info = self.try_to_find_topic_publish_info(call.msg.topic)
+            if info is None or not info.ok():
+                return failed
+            return self.select_one_message_queue(info, failed).broker_name
+
+        return retry_broker

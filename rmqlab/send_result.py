@@ -1,0 +1,76 @@
+"""What a send returns: ``SendResult`` and ``SendStatus`` (4.9.7), and rmqlab's ``SendFuture`` that holds it.
+
+In Java a SYNC send returns a ``SendResult`` or throws, and an ASYNC send calls a ``SendCallback``. In virtual
+time every send returns at once, so each returns a :class:`SendFuture` that is filled in when virtual time
+reaches the outcome: a result (``FLUSH_DISK_TIMEOUT`` & co. are results too: the message *is* stored) or the
+exception's text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from .queue import MessageQueue
+from .remoting import ResponseCode
+
+__all__ = ["CODE_STATUS", "CommunicationMode", "SendFuture", "SendResult", "SendStatus"]
+
+
+class CommunicationMode(StrEnum):
+    """``CommunicationMode``: how the caller waits for the broker's answer."""
+
+    SYNC = "SYNC"
+    ASYNC = "ASYNC"
+    ONEWAY = "ONEWAY"
+
+
+class SendStatus(StrEnum):
+    """``SendStatus``: anything but SEND_OK still means *stored*, with a durability caveat."""
+
+    SEND_OK = "SEND_OK"
+    FLUSH_DISK_TIMEOUT = "FLUSH_DISK_TIMEOUT"
+    FLUSH_SLAVE_TIMEOUT = "FLUSH_SLAVE_TIMEOUT"
+    SLAVE_NOT_AVAILABLE = "SLAVE_NOT_AVAILABLE"
+
+
+CODE_STATUS = {
+    ResponseCode.SUCCESS: SendStatus.SEND_OK,
+    ResponseCode.FLUSH_DISK_TIMEOUT: SendStatus.FLUSH_DISK_TIMEOUT,
+    ResponseCode.FLUSH_SLAVE_TIMEOUT: SendStatus.FLUSH_SLAVE_TIMEOUT,
+    ResponseCode.SLAVE_NOT_AVAILABLE: SendStatus.SLAVE_NOT_AVAILABLE,
+}
+"""``MQClientAPIImpl.processSendResponse``: the response codes that are a stored message, and their status."""
+
+
+@dataclass(frozen=True, slots=True)
+class SendResult:
+    """What a successful (possibly non-OK) send returns."""
+
+    send_status: SendStatus
+    msg_id: str
+    message_queue: MessageQueue
+    queue_offset: int
+
+
+@dataclass(slots=True)
+class SendFuture:
+    """The outcome of one ``send`` call, filled in when virtual time reaches it."""
+
+    msg_id: str
+    mode: CommunicationMode
+    done: bool = False
+    result: SendResult | None = None
+    error: str | None = None
+    response_code: int | None = None
+    """A failed send whose cause is a broker's error response: its code (``MQClientException.getResponseCode``,
+    which ``sendDefaultImpl`` copies from the last ``MQBrokerException``), else ``None``."""
+    remark: str | None = None
+    """That response's remark (``MQBrokerException.getErrorMessage``)."""
+    attempts: int = 0
+    callbacks: list[Callable[[SendFuture], None]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.result is not None and self.result.send_status is SendStatus.SEND_OK

@@ -1,0 +1,68 @@
+"""``Validators.checkMessage``: what RocketMQ 4.9.7 refuses to send, with its exact exception texts.
+
+A refused message is an *outcome*, not a Python error: the send fails as data (``SendFuture.error``), and for
+ASYNC it reaches ``on_exception``, because 4.9.7 validates inside the executor task. Lengths are Java's: UTF-16
+units for the topic, UTF-8 bytes for a ``str`` body.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from .message import Message
+
+__all__ = ["MAX_MESSAGE_SIZE", "NOT_ALLOWED_SEND_TOPICS", "TOPIC_MAX_LENGTH", "check_message"]
+
+TOPIC_MAX_LENGTH = 127
+"""``Validators.TOPIC_MAX_LENGTH``."""
+MAX_MESSAGE_SIZE = 4 * 1024 * 1024
+"""``DefaultMQProducer.maxMessageSize``: 4 MiB."""
+NOT_ALLOWED_SEND_TOPICS = frozenset(
+    {
+        "SCHEDULE_TOPIC_XXXX",
+        "RMQ_SYS_TRANS_HALF_TOPIC",
+        "RMQ_SYS_TRANS_OP_HALF_TOPIC",
+        "TRANS_CHECK_MAX_TIME_TOPIC",
+        "SELF_TEST_TOPIC",
+        "OFFSET_MOVED_EVENT",
+    }
+)
+"""``TopicValidator.NOT_ALLOWED_SEND_TOPIC_SET``: system topics no client may send to."""
+_TOPIC_CHARS = frozenset("%|-_0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_JAVA_WHITESPACE_EXCEPTIONS = frozenset("\u00a0\u2007\u202f")
+
+
+def _java_is_blank(text: str) -> bool:
+    """``UtilAll.isBlank``: empty, or only ``Character.isWhitespace`` chars (no-break spaces are not blank)."""
+    return all(
+        ch in "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"
+        or (unicodedata.category(ch) in ("Zs", "Zl", "Zp") and ch not in _JAVA_WHITESPACE_EXCEPTIONS)
+        for ch in text
+    )
+
+
+def check_message(msg: Message) -> str | None:
+    """``Validators.checkMessage``: the MQClientException text RocketMQ refuses ``msg`` with, else ``None``.
+
+    The checks run in 4.9.7's order, so a message that breaks two rules gets the first one's text.
+    """
+    topic = msg.topic
+    if _java_is_blank(topic):
+        return "The specified topic is blank"
+    if len(topic.encode("utf-16-le")) // 2 > TOPIC_MAX_LENGTH:
+        return f"The specified topic is longer than topic max length {TOPIC_MAX_LENGTH}."
+    if any(ch not in _TOPIC_CHARS for ch in topic):
+        return f"The specified topic[{topic}] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
+    if topic in NOT_ALLOWED_SEND_TOPICS:
+        return f"Sending message to topic[{topic}] is forbidden."
+    body = msg.body
+    if body is None:
+        return "the message body is null"
+    if not isinstance(body, str | bytes | bytearray):
+        return None  # a lab may send any Python object as the body; it stands for a non-empty byte[]
+    size = len(body.encode()) if isinstance(body, str) else len(body)
+    if size == 0:
+        return "the message body length is zero"
+    if size > MAX_MESSAGE_SIZE:
+        return f"the message body size over max value, MAX: {MAX_MESSAGE_SIZE}"
+    return None

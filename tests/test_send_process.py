@@ -1,0 +1,183 @@
+"""The send as a process: ``sendDefaultImpl``'s loop blocks on each attempt, an ASYNC request lives on by itself.
+
+Each test builds brokers with one queue of ``T`` each, so the route is ``[a-0, b-0, c-0]`` and the round-robin
+index alone says where an attempt goes (``index % brokers``; ``TopicPublishInfo.selectOneMessageQueue``).
+"""
+
+from __future__ import annotations
+
+from rmqlab import EventKind as K
+from rmqlab import Lab, Message
+from rmqlab.producer import DefaultMQProducer
+
+
+def cluster(*brokers: str, start: int, **options: object) -> tuple[Lab, DefaultMQProducer]:
+    """One-queue brokers and a producer whose next round-robin index is ``start + 1``."""
+    lab = Lab(seed=3)
+    for name in brokers:
+        lab.add_broker(name)
+    lab.create_topic("T", queues=1)
+    return lab, lab.add_producer("pg", send_which_queue_start=start, **options)
+
+
+def timeline(lab: Lab, msg_id: str) -> list[tuple[int, str, str | None, int | None, str | None]]:
+    """SEND_ATTEMPT / SEND_RESULT / SEND_FAILED of one send: (time, kind, broker, attempt, outcome, error or mode)."""
+    return [
+        (e.time_ms, e.kind.value, e.get("broker"), e.get("attempt"), e.get("outcome", e.get("error", e.get("mode"))))
+        for e in lab.trace.of_kind(K.SEND_ATTEMPT, K.SEND_RESULT, K.SEND_FAILED)
+        if e.msg_id == msg_id
+    ]
+
+
+def test_sync_with_the_first_two_brokers_down_makes_three_attempts_in_the_same_millisecond() -> None:
+    """Connection failures are instant and there is no back-off: the loop's three turns happen at 2000 ms."""
+    lab, producer = cluster("broker-a", "broker-b", "broker-c", start=1)
+    lab.at(0, producer.send, Message("T", "warm-up"))  # index 2 → c-0; the route (a, b, c) is cached
+    lab.at(1000, lab.broker_down, "broker-a")
+    lab.at(1000, lab.broker_down, "broker-b")  # the cache still lists both until the next 30 s poll
+    lab.at(2000, producer.send, Message("T", "x"))  # index 3 → a-0; avoiding a: 4 → b-0; avoiding b: 5 → c-0
+    lab.run(until="3s")
+    down = "RemotingConnectException: connect to broker-{} failed: broker down"
+    assert timeline(lab, "M0002") == [
+        (2000, "send_attempt", "broker-a", 1, "SYNC"),
+        (2000, "send_result", "broker-a", 1, down.format("a")),
+        (2000, "send_attempt", "broker-b", 2, "SYNC"),
+        (2000, "send_result", "broker-b", 2, down.format("b")),
+        (2000, "send_attempt", "broker-c", 3, "SYNC"),
+        (2000, "send_result", "broker-c", 3, "SUCCESS"),
+    ]
+    send = lab.sends[1]
+    assert send.ok and send.attempts == 3 and send.result is not None
+    assert send.result.message_queue.broker_name == "broker-c"
+
+
+def test_the_sync_process_waits_for_each_answer_and_the_next_turn_starts_when_it_arrives() -> None:
+    lab, producer = cluster("broker-a", "broker-b", "broker-c", start=1)
+    lab.at(0, producer.send, Message("T", "warm-up"))
+    lab.at(1000, lab.broker_down, "broker-a")
+    lab.at(1000, lab.set_broker_fault, "broker-b", send_error="SYSTEM_ERROR", response_delay_ms=400)
+    lab.at(1000, lab.set_broker_fault, "broker-c", response_delay_ms=250)
+    lab.at(2000, producer.send, Message("T", "x"))
+    lab.run(until=2649)
+    assert not lab.sends[1].done  # blocked in its third attempt
+    lab.run(until="3s")
+    assert timeline(lab, "M0002") == [
+        (2000, "send_attempt", "broker-a", 1, "SYNC"),
+        (2000, "send_result", "broker-a", 1, "RemotingConnectException: connect to broker-a failed: broker down"),
+        (2000, "send_attempt", "broker-b", 2, "SYNC"),
+        (
+            2400,
+            "send_result",
+            "broker-b",
+            2,
+            "MQBrokerException: CODE: 1 (SYSTEM_ERROR) DESC: [SYSTEM_ERROR] injected fault",
+        ),
+        (2400, "send_attempt", "broker-c", 3, "SYNC"),  # SYSTEM_ERROR is in retryResponseCodes: next turn at once
+        (2650, "send_result", "broker-c", 3, "SUCCESS"),
+    ]
+    assert lab.sends[1].ok
+
+
+def test_the_budget_is_checked_after_the_queue_is_chosen_and_before_the_attempt() -> None:
+    """Turn 2 has 1000 ms left and times out at 3001; turn 3 picks a queue, finds 3001 > 3000 and stops."""
+    lab, producer = cluster("broker-a", "broker-b", start=1)
+    lab.set_broker_fault("broker-a", send_error="SYSTEM_ERROR", response_delay_ms=2000)
+    lab.set_broker_fault("broker-b", response_delay_ms=1500)
+    lab.at(0, producer.send, Message("T", "x"))  # index 2 → a-0; 3 → b-0
+    lab.run(until="5s")
+    assert timeline(lab, "M0001")[2:] == [
+        (2000, "send_attempt", "broker-b", 2, "SYNC"),
+        (3001, "send_result", "broker-b", 2, "RemotingTimeoutException: wait response timeout 1000ms"),
+        (3001, "send_failed", None, None, "RemotingTooMuchRequestException: sendDefaultImpl call timeout"),
+    ]
+    assert lab.sends[0].attempts == 2
+    assert producer.send_which_queue.value == 4  # turn 3 still drew its queue (index 4 → a-0)
+
+
+def test_async_re_sends_a_timed_out_request_with_what_is_left_of_the_budget() -> None:
+    """``onExceptionImpl``: two re-sends at 3001 ms with a spent budget, each on the broker re-selected."""
+    lab, producer = cluster("broker-a", "broker-b", start=1)
+    lab.set_broker_fault("broker-a", response_delay_ms=5000)
+    outcome: list[object] = []
+    lab.at(0, producer.send_async, Message("T", "x"), outcome.append, outcome.append)
+    lab.run(until=3000)
+    assert not lab.sends[0].done and outcome == []
+    lab.run(until="10s")
+    no_time = "RemotingTimeoutException: no time left for the request"
+    assert timeline(lab, "M0001") == [
+        (0, "send_attempt", "broker-a", 1, "ASYNC"),
+        (3001, "send_result", "broker-a", 1, "RemotingTimeoutException: wait response timeout 3000ms"),
+        (3001, "send_attempt", "broker-b", 2, "ASYNC"),  # avoiding a: index 3 → b
+        (3001, "send_result", "broker-b", 2, no_time),
+        (3001, "send_attempt", "broker-a", 3, "ASYNC"),  # avoiding b: index 4 → a
+        (3001, "send_result", "broker-a", 3, no_time),
+        (3001, "send_failed", None, None, no_time),  # 3 > retry_times_when_send_async_failed (2)
+    ]
+    assert outcome == [no_time]
+
+
+def test_async_hand_over_a_connect_failure_is_recorded_first_and_the_fast_success_overwrites_it() -> None:
+    """4.9.7: ``invokeAsync`` throws inside ``sendKernelImpl`` (isolation, then the re-send on broker-b), and only
+    then does ``sendDefaultImpl`` record its fast success for broker-a."""
+    lab, producer = cluster("broker-a", "broker-b", start=0, send_latency_fault_enable=True)
+    lab.at(0, producer.send, Message("T", "warm-up"))  # index 1 → b-0
+    lab.at(1000, lab.broker_down, "broker-a")
+    lab.at(2000, producer.send_async, Message("T", "x"))  # index 2 → a-0: no fault item yet, so "available"
+    lab.run(until="3s")
+    results = [(e.get("broker"), e.get("not_available_until")) for e in lab.trace.of_kind(K.SEND_RESULT)]
+    assert results[1:] == [("broker-a", 2000 + 600_000), ("broker-b", 2000)]
+    table = producer.fault_strategy.latency_fault_tolerance.fault_item_table
+    assert table["broker-a"].start_timestamp == 2000  # overwritten by the fast success: a is available again
+
+
+def test_async_hand_over_to_a_reachable_broker_records_the_fast_success_before_the_response() -> None:
+    lab, producer = cluster("broker-a", "broker-b", start=1, send_latency_fault_enable=True)
+    lab.set_broker_fault("broker-a", response_delay_ms=600)
+    lab.at(0, producer.send_async, Message("T", "x"))  # index 2 → a-0
+    lab.run(until="1s")
+    assert [(e.time_ms, e.get("not_available_until")) for e in lab.trace.of_kind(K.SEND_RESULT)] == [(600, 30_600)]
+    item = producer.fault_strategy.latency_fault_tolerance.fault_item_table["broker-a"]
+    assert (item.current_latency, item.start_timestamp) == (600, 30_600)  # the response's 600 ms came last
+
+
+def test_oneway_finishes_when_the_broker_has_taken_the_request_and_is_never_retried() -> None:
+    lab, producer = cluster("broker-a", "broker-b", start=1)
+    lab.set_broker_fault("broker-a", response_delay_ms=700)
+    lab.at(0, producer.send_oneway, Message("T", "x"))  # index 2 → a-0
+    lab.run(until=699)
+    assert not lab.sends[0].done
+    lab.run(until="1s")
+    assert timeline(lab, "M0001") == [
+        (0, "send_attempt", "broker-a", 1, "ONEWAY"),
+        (700, "send_result", "broker-a", 1, "ONEWAY_SENT"),
+    ]
+    assert lab.sends[0].done and lab.sends[0].result is None and lab.sends[0].error is None
+
+
+def test_shutdown_mid_send_stops_the_route_poll_but_the_send_under_way_completes() -> None:
+    """rmqlab's ``shutdown`` closes no connection: the attempt in flight is answered and the send returns."""
+    lab, producer = cluster("broker-a", "broker-b", start=1)
+    lab.set_broker_fault("broker-a", response_delay_ms=1000)
+    lab.at(0, producer.send, Message("T", "x"))
+    lab.at(500, producer.shutdown)
+    lab.run(until="5s")
+    assert timeline(lab, "M0001") == [
+        (0, "send_attempt", "broker-a", 1, "SYNC"),
+        (1000, "send_result", "broker-a", 1, "SUCCESS"),
+    ]
+    assert lab.sends[0].ok
+    assert [t.due_ms for t in lab.snapshot().timers_of(owner=producer.actor)] == [30_010]  # armed before shutdown
+    lab.run(until="31s")
+    assert lab.snapshot().timers_of(owner=producer.actor) == ()  # it fired and armed no other
+
+
+def test_async_a_lost_response_comes_after_the_hand_over_so_its_isolation_stands() -> None:
+    """The broker is reachable: the fast success is recorded first, the failure (no response) after it."""
+    lab, producer = cluster("broker-a", "broker-b", start=1, send_latency_fault_enable=True)
+    lab.set_broker_fault("broker-a", lose_responses=True)
+    lab.at(0, producer.send_async, Message("T", "x"))  # index 2 → a-0; the re-send: index 3 → b-0
+    lab.run(until="1s")
+    results = [(e.get("broker"), e.get("not_available_until")) for e in lab.trace.of_kind(K.SEND_RESULT)]
+    assert results == [("broker-a", 600_000), ("broker-b", 0)]
+    assert producer.fault_strategy.latency_fault_tolerance.fault_item_table["broker-a"].start_timestamp == 600_000
+    assert lab.sends[0].ok
