@@ -46,26 +46,69 @@ class ConsumeOrderlyStatus(StrEnum):
     """Deprecated: only meaningful with ``auto_commit = False``."""
 
 
-class ConsumeConcurrentlyContext:
-    """``ConsumeConcurrentlyContext``: the listener may set ``ack_index`` and ``delay_level_when_next_consume``."""
+def _integral(value: Any) -> Any:
+    """``3.0`` → ``3``; anything else as it is (the engine warns about a value that is not an int when it reads it).
 
-    __slots__ = ("ack_index", "delay_level_when_next_consume", "message_queue")
+    The one rule of :mod:`rmqlab.validation`: an integral float is the int it equals, in a scenario file (where
+    JSON Schema's integers include ``3.0``) and in a Python listener alike.
+    """
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+class ConsumeConcurrentlyContext:
+    """``ConsumeConcurrentlyContext``: the listener may set ``ack_index`` and ``delay_level_when_next_consume``.
+
+    Both are Java ints: an integral float (``ctx.ack_index = 3.0``) is stored as the int it equals; anything
+    else that is not an int (``"x"``, ``2.5``) is a WARNING when the consume service reads it, and its default.
+    """
+
+    __slots__ = ("_ack_index", "_delay_level_when_next_consume", "message_queue")
 
     def __init__(self, message_queue: Any) -> None:
         self.message_queue = message_queue
-        self.ack_index = INTEGER_MAX_VALUE
-        self.delay_level_when_next_consume = 0
+        self._ack_index: Any = INTEGER_MAX_VALUE
+        self._delay_level_when_next_consume: Any = 0
+
+    @property
+    def ack_index(self) -> Any:
+        """The index of the last message consumed successfully (default: the whole batch)."""
+        return self._ack_index
+
+    @ack_index.setter
+    def ack_index(self, value: Any) -> None:
+        self._ack_index = _integral(value)
+
+    @property
+    def delay_level_when_next_consume(self) -> Any:
+        """The failed messages' delay level: 0 the broker's choice (3 + reconsume times), -1 to the DLQ now."""
+        return self._delay_level_when_next_consume
+
+    @delay_level_when_next_consume.setter
+    def delay_level_when_next_consume(self, value: Any) -> None:
+        self._delay_level_when_next_consume = _integral(value)
 
 
 class ConsumeOrderlyContext:
-    """``ConsumeOrderlyContext``: ``auto_commit`` and a per-call ``suspend_current_queue_time_millis``."""
+    """``ConsumeOrderlyContext``: ``auto_commit`` and a per-call ``suspend_current_queue_time_millis``.
 
-    __slots__ = ("auto_commit", "message_queue", "suspend_current_queue_time_millis")
+    ``suspend_current_queue_time_millis`` is a Java long: an integral float is stored as the int it equals.
+    """
+
+    __slots__ = ("_suspend_current_queue_time_millis", "auto_commit", "message_queue")
 
     def __init__(self, message_queue: Any) -> None:
         self.message_queue = message_queue
         self.auto_commit = True
-        self.suspend_current_queue_time_millis = -1
+        self._suspend_current_queue_time_millis: Any = -1
+
+    @property
+    def suspend_current_queue_time_millis(self) -> Any:
+        """This call's suspend time (-1: the consumer's ``suspend_current_queue_time_millis``)."""
+        return self._suspend_current_queue_time_millis
+
+    @suspend_current_queue_time_millis.setter
+    def suspend_current_queue_time_millis(self, value: Any) -> None:
+        self._suspend_current_queue_time_millis = _integral(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,19 +149,40 @@ RESULT_WORDS = {
 }
 
 
+MAX_THEN_STEPS = 100
+"""A scripted ``{"take": ..., "then": ...}`` chain has at most 100 steps (a scenario file's nesting limit allows
+about 28): the chain is walked in a loop, so a 5,000-step or self-referencing chain built in Python is one
+ConfigError, never a RecursionError."""
+
+
 def _parse_result(value: Any, where: str, orderly: bool) -> Any:
-    """One scripted result: a status word, ``null``, ``raise``, ``hang`` or ``{"take": "2s", "then": ...}``."""
-    if isinstance(value, Mapping):
+    """One scripted result: a status word, ``null``, ``raise``, ``hang`` or ``{"take": "2s", "then": ...}``.
+
+    A ``take``/``then`` chain adds its durations up: ``{"take": "1s", "then": {"take": "2s", "then": "X"}}`` is
+    ``X`` after 3 s; a chain ending in ``hang`` hangs.
+    """
+    took, path, head = 0, where, value
+    for _ in range(MAX_THEN_STEPS):
+        if not isinstance(value, Mapping):
+            break
         unknown = set(value) - {"take", "then"}
         if unknown or "take" not in value:
-            raise ConfigError(where, dict(value), "{'take': <duration>, 'then': <result>}")
-        inner = _parse_result(value.get("then", "SUCCESS" if orderly else "CONSUME_SUCCESS"), where + ".then", orderly)
-        took = parse_duration(value["take"], where + ".take")
-        if isinstance(inner, Delayed):
-            return Delayed(took + inner.took_ms, inner.status, inner.error)
-        if inner is HANG:
-            return HANG
-        return Delayed(took, inner)
+            raise ConfigError(path, dict(value), "{'take': <duration>, 'then': <result>}")
+        took += parse_duration(value["take"], path + ".take")
+        value, path = value.get("then", "SUCCESS" if orderly else "CONSUME_SUCCESS"), path + ".then"
+    else:
+        if isinstance(value, Mapping):
+            raise ConfigError(where, head, f"a take/then chain of at most {MAX_THEN_STEPS} steps (this one has more)")
+    inner = _parse_word(value, path, orderly)
+    if path == where or inner is HANG:
+        return inner
+    if isinstance(inner, Delayed):
+        return Delayed(took + inner.took_ms, inner.status, inner.error)
+    return Delayed(took, inner)
+
+
+def _parse_word(value: Any, where: str, orderly: bool) -> Any:
+    """A result that is not a take/then mapping."""
     if value is None or value == "null":
         return None
     if value == "raise":

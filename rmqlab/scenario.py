@@ -125,6 +125,36 @@ def _schema_error(error: jsonschema.ValidationError) -> ScenarioError:
     return ScenarioError(format_path(parts), error.instance, allowed)
 
 
+def _within_object_branch(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
+    """For a mapping that failed an ``anyOf`` (a listener ``{default, ack_index, …}``), the error inside the one
+    branch that takes an object: ``listener.ack_index=0.5``, not the whole listener and every form it could take."""
+    while error.validator == "anyOf" and isinstance(error.instance, Mapping):
+        branch = _object_branch(error)
+        inner = [e for e in error.context or () if e.relative_schema_path and e.relative_schema_path[0] == branch]
+        if branch is None or not inner:
+            break
+        error = min(inner, key=lambda e: -len(e.absolute_path))
+    return error
+
+
+def _object_branch(error: jsonschema.ValidationError) -> int | None:
+    """The index of the one ``anyOf`` branch (after ``$ref``s) that is an object with every field the mapping has."""
+    fields = set(error.instance)
+    branches = [
+        i
+        for i, branch in enumerate(error.validator_value)
+        if _resolved(branch).get("type") == "object" and fields <= set(_resolved(branch).get("properties", {}))
+    ]
+    return branches[0] if len(branches) == 1 else None
+
+
+def _resolved(node: Mapping[str, Any]) -> Mapping[str, Any]:
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return _resolved(scenario_schema()["$defs"][ref.rsplit("/", 1)[1]])
+    return node
+
+
 def _also(hint: str | None) -> str:
     return f": {hint}" if hint else ""
 
@@ -401,6 +431,7 @@ def _plan_sends(data: Mapping[str, Any], declared: _Declared) -> list[_Action]:
         path = f"sends[{i}]"
         _one_of(send["producer"], declared.producers, f"{path}.producer", "producer")
         _one_of(send["topic"], declared.topics, f"{path}.topic", "topic")
+        _check_message_text(send, path)
         at = _duration(send["at"], f"{path}.at")
         interval = _duration(send.get("interval", 0), f"{path}.interval")
         count = send.get("count", 1)
@@ -413,6 +444,23 @@ def _plan_sends(data: Mapping[str, Any], declared: _Declared) -> list[_Action]:
         _check_time(at + (count - 1) * interval, declared.run_until_ms, f"{path}.count", count)
         actions += [_Action(at + k * interval, Priority.NORMAL, path, _send_action(send, k)) for k in range(count)]
     return actions
+
+
+def _check_message_text(send: Mapping[str, Any], path: str) -> None:
+    """A message's body, keys and tags become bytes (UTF-8) on the wire: a lone surrogate (``"\\ud800"`` in JSON)
+    cannot, and would fail the send half-way through the run. Names may have one: they are only printed, escaped."""
+    for name in ("body", "keys", "tags"):
+        text = send.get(name)
+        if not isinstance(text, str):
+            continue
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ScenarioError(
+                f"{path}.{name}",
+                text,
+                f"text that encodes as UTF-8 (no lone surrogate: {text[exc.start]!r} at index {exc.start})",
+            ) from None
 
 
 def _plan_fault(spec: Mapping[str, Any], i: int, declared: _Declared) -> _Action:
@@ -622,7 +670,7 @@ def _validated_plan(data: Any) -> _Plan:
     errors = list(_validator().iter_errors(data))
     if errors:
         first = min(errors, key=lambda e: (_document_order(data, list(e.absolute_path)), -len(e.absolute_path)))
-        raise _schema_error(first)
+        raise _schema_error(_within_object_branch(first))
     plan = _plan(data)
     _build(plan)  # a dry build: anything the engine rejects surfaces now, never half-way through a real build
     return plan

@@ -662,6 +662,13 @@ FILE_ERRORS: list[tuple[str, str, bytes, str, int]] = [
         16_384,
     ),
     (
+        "lone surrogate encoded in the file",
+        ".json",
+        b'{"name": "n\xed\xa0\x80"}',
+        "file='{path}' is not allowed: expected UTF-8 text (byte 0xed at line 1, column 12 is not UTF-8)",
+        16_384,
+    ),
+    (
         "2 MiB file",
         ".json",
         b" " * (2 << 20),
@@ -794,6 +801,35 @@ SCENARIO_ERRORS: list[tuple[str, dict[str, Any], str]] = [
         "1.5 messages",
         _with(sends__0__count=1.5),
         "sends[0].count=1.5 is not allowed: expected an int >= 1 (a bulk send)",
+    ),
+    (
+        "lone surrogate in a body",
+        _with(sends__0__body="b\ud800"),
+        "sends[0].body='b\\ud800' is not allowed: expected text that encodes as UTF-8 (no lone surrogate: '\\ud800' at "
+        "index 1)",
+    ),
+    (
+        "lone surrogate in keys",
+        _with(sends__0__keys="\udfffk"),
+        "sends[0].keys='\\udfffk' is not allowed: expected text that encodes as UTF-8 (no lone surrogate: '\\udfff' at "
+        "index 0)",
+    ),
+    (
+        "ack_index 0.5",
+        _with(consumers__0__listener={"default": ["CONSUME_SUCCESS"], "ack_index": 0.5}),
+        "consumers[0].listener.ack_index=0.5 is not allowed: expected an int >= -1 set on ConsumeConcurrentlyContext "
+        "(concurrent only)",
+    ),
+    (
+        "updateTopic while its broker is down",
+        _with(
+            faults=[
+                {"at": "1s", "kind": "broker_down", "broker": "broker-a"},
+                {"at": "2s", "kind": "update_topic", "topic": "T", "queues": 2},
+            ]
+        ),
+        "faults[1].kind='update_topic' is not allowed: expected brokers that are up at 2000 ms (mqadmin cannot reach "
+        "broker-a: down since faults[0] at 1000 ms)",
     ),
     (
         "count 1e2 in YAML is a string",
@@ -973,3 +1009,65 @@ def test_notebook_kernel_survives_every_bad_input(tmp_path: Path) -> None:
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+def _context_setting(name: str, value: Any, status: Any) -> Callable[[Any, Any], Any]:
+    def listener(msgs: Any, ctx: Any) -> Any:
+        setattr(ctx, name, value)
+        return status
+
+    return listener
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "status", "orderly"),
+    [
+        ("ack_index", -1, ConsumeConcurrentlyStatus.CONSUME_SUCCESS, False),
+        ("delay_level_when_next_consume", 5, ConsumeConcurrentlyStatus.RECONSUME_LATER, False),
+        ("suspend_current_queue_time_millis", 3000, ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT, True),
+    ],
+    ids=["ack_index -1.0", "delay level 5.0", "suspend 3000.0"],
+)
+def test_python_listener_context_integral_floats_are_ints(name: str, value: int, status: Any, orderly: bool) -> None:
+    """The rule of rmqlab.validation for Python listeners too: ``ctx.ack_index = -1.0`` is -1 (no WARNING, the same
+    run, byte for byte); ``2.5`` stays a WARNING and the default, as before."""
+    as_float = _listen(_context_setting(name, float(value), status), orderly=orderly, until="70s")
+    as_int = _listen(_context_setting(name, value, status), orderly=orderly, until="70s")
+    assert as_float.trace.to_jsonl() == as_int.trace.to_jsonl()
+    assert as_float.trace.of_kind(EventKind.WARNING) == []
+    junk = _listen(_context_setting(name, 2.5, status), orderly=orderly, until="70s")
+    assert [f"{name}=2.5 is invalid" in str(e.get("message")) for e in junk.trace.of_kind(EventKind.WARNING)][:1] == [
+        True
+    ]
+
+
+def test_scenario_listener_ack_index_as_integral_float() -> None:
+    """``ack_index: 0.0`` in a scenario is ``ack_index: 0`` (the same report); ``0.5`` is refused at load."""
+    batch = {"consume_message_batch_max_size": 4, "listener": {"default": ["CONSUME_SUCCESS"], "ack_index": 0}}
+    sends = [{"at": "1s", "producer": "pg", "topic": "T", "body": "b{i}", "count": 4}]
+    as_int = _with(consumers__0__listener=batch["listener"], sends=sends)
+    as_int["consumers"][0]["consume_message_batch_max_size"] = 4
+    as_float = copy.deepcopy(as_int)
+    as_float["consumers"][0]["listener"]["ack_index"] = 0.0
+    assert build_report(load_scenario(as_float).run()) == build_report(load_scenario(as_int).run())
+    as_float["consumers"][0]["listener"]["ack_index"] = 0.5
+    with pytest.raises(ScenarioError, match=r"^consumers\[0\]\.listener\.ack_index=0\.5 is not allowed: expected an"):
+        load_scenario(as_float)
+
+
+@pytest.mark.parametrize("depth", [500, 5000], ids=["500 steps", "5,000 steps"])
+def test_python_built_then_chain_is_one_config_error(depth: int) -> None:
+    """A ScriptedListener chain built in Python (no parser's depth limit) is walked in a loop: a chain over
+    MAX_THEN_STEPS (100), or one that refers back to itself, is one short ConfigError, not a RecursionError."""
+    with pytest.raises(ConfigError) as info:
+        ScriptedListener([_then_chain(depth)])
+    assert str(info.value).startswith("listener.default[0]={'take': '1ms', 'then': {'take': '1ms'")
+    assert str(info.value).endswith(
+        "is not allowed: expected a take/then chain of at most 100 steps (this one has more)"
+    )
+    assert len(str(info.value)) < 300
+    loop: dict[str, Any] = {"take": "1ms"}
+    loop["then"] = loop
+    with pytest.raises(ConfigError, match=r"at most 100 steps"):
+        ScriptedListener([loop])
+    assert ScriptedListener([_then_chain(100)]).default[0].took_ms == 100
