@@ -152,11 +152,18 @@ class DefaultMQProducerImpl:
         return call
 
     def send_default_impl(self, call: SendCall) -> None:
-        """``send(msg)`` / ``send(msg, callback)`` / ``sendOneway(msg)``: a queue chosen by the producer."""
-        if call.future.mode is CommunicationMode.ASYNC:
-            self._send_default_impl_async(call)
+        """``send(msg)`` / ``send(msg, callback)`` / ``sendOneway(msg)``: a queue chosen by the producer.
+
+        The route is looked up once: every turn of the send (and every ASYNC re-send) chooses from this
+        ``TopicPublishInfo``, even if a route poll replaces the table's entry meanwhile, as in 4.9.7.
+        """
+        info = self.try_to_find_topic_publish_info(call.msg.topic)
+        if info is None or not info.ok():
+            self.api.fail(call, f"MQClientException: No route info of this topic: {call.msg.topic}")
+        elif call.future.mode is CommunicationMode.ASYNC:
+            self._send_default_impl_async(call, info)
         else:
-            spawn(self.lab.scheduler, self.lab.remoting, self._send_default_impl(call))
+            spawn(self.lab.scheduler, self.lab.remoting, self._send_default_impl(call, info))
 
     def send_select_impl(self, call: SendCall, selector: MessageQueueSelector, arg: Any) -> None:
         """``sendSelectImpl``: the application's selector picks the queue; one attempt (ASYNC may re-send)."""
@@ -207,18 +214,15 @@ class DefaultMQProducerImpl:
             spawn(self.lab.scheduler, self.lab.remoting, self._send_once(call, mq))
 
     # ------------------------------------------------------------------ the processes
-    def _send_default_impl(self, call: SendCall) -> Body:
+    def _send_default_impl(self, call: SendCall, info: TopicPublishInfo) -> Body:
         """``sendDefaultImpl``'s loop for SYNC (``timesTotal = 1 + retryTimesWhenSendFailed``) and ONEWAY (1)."""
-        api, topic = self.api, call.msg.topic
+        api = self.api
+        call_timeout = False
         for _ in range(call.times_total):
-            info = self.try_to_find_topic_publish_info(topic)
-            if info is None or not info.ok():
-                api.fail(call, f"MQClientException: No route info of this topic: {topic}")
-                return
             mq = self.select_one_message_queue(info, call.brokers_sent[-1] if call.brokers_sent else None)
             if call.timeout_ms < self.lab.now - call.start_ms:
-                api.fail(call, "RemotingTooMuchRequestException: sendDefaultImpl call timeout")
-                return
+                call_timeout = True
+                break
             if call.future.mode is CommunicationMode.ONEWAY:
                 error = api.send_message_oneway(call, mq, rated=True)
                 if error is None:
@@ -241,15 +245,17 @@ class DefaultMQProducerImpl:
                     api.fail(call, describe(error), error)  # the MQBrokerException itself, not wrapped
                 return
         if call.send_result is not None:
-            api.finish(call, call.send_result)
-            return
-        api.fail(
-            call,
-            f"MQClientException: Send [{call.times}] times, still failed, cost "
-            f"[{self.lab.now - call.start_ms}]ms, Topic: {topic}, "
-            f"BrokersSent: [{', '.join(call.brokers_sent)}] ({describe(call.last_error)})",  # Arrays.toString
-            call.last_error,
-        )
+            api.finish(call, call.send_result)  # even after a call timeout: 4.9.7 checks the result first
+        elif call_timeout:
+            api.fail(call, "RemotingTooMuchRequestException: sendDefaultImpl call timeout")
+        else:
+            api.fail(
+                call,
+                f"MQClientException: Send [{call.times}] times, still failed, cost "
+                f"[{self.lab.now - call.start_ms}]ms, Topic: {call.msg.topic}, "
+                f"BrokersSent: [{', '.join(call.brokers_sent)}] ({describe(call.last_error)})",  # Arrays.toString
+                call.last_error,
+            )
 
     def _send_once(self, call: SendCall, mq: MessageQueue) -> Body:
         """A SYNC ``sendKernelImpl`` without the loop: the result, or the exception as it is."""
@@ -260,7 +266,7 @@ class DefaultMQProducerImpl:
             call.last_error = error
             self.api.fail(call, describe(error), error)
 
-    def _send_default_impl_async(self, call: SendCall) -> None:
+    def _send_default_impl_async(self, call: SendCall, info: TopicPublishInfo) -> None:
         """``sendDefaultImpl`` for ASYNC (``timesTotal = 1``): choose a queue, hand the request over, return.
 
         ``sendKernelImpl`` returns once the request is handed over, and ``sendDefaultImpl`` then records a fast
@@ -271,16 +277,12 @@ class DefaultMQProducerImpl:
         success overwrites it, as in 4.9.7. ``spawn`` runs the process until its first real wait, which is
         exactly the part of the request that runs on the caller's thread.
         """
-        info = self.try_to_find_topic_publish_info(call.msg.topic)
-        if info is None or not info.ok():
-            self.api.fail(call, f"MQClientException: No route info of this topic: {call.msg.topic}")
-            return
         mq = self.select_one_message_queue(info, None)
         if call.timeout_ms < self.lab.now - call.start_ms:
             self.api.fail(call, "RemotingTooMuchRequestException: sendDefaultImpl call timeout")
             return
         request = self.api.send_message_async(
-            call, mq, self.producer.retry_times_when_send_async_failed, self._retry_broker(call)
+            call, mq, self.producer.retry_times_when_send_async_failed, self._retry_broker(info)
         )
         if self.lab.remoting.reachable(self.producer.name, mq.broker_name) is None:
             self.api.update_fault_item(mq.broker_name, 0, isolation=False)
@@ -289,13 +291,10 @@ class DefaultMQProducerImpl:
             spawn(self.lab.scheduler, self.lab.remoting, request)
             self.api.update_fault_item(mq.broker_name, 0, isolation=False)
 
-    def _retry_broker(self, call: SendCall) -> Callable[[str], str]:
-        """``onExceptionImpl`` with a ``TopicPublishInfo``: the broker an ASYNC re-send goes to."""
+    def _retry_broker(self, info: TopicPublishInfo) -> Callable[[str], str]:
+        """``onExceptionImpl`` with the send's ``TopicPublishInfo``: the broker an ASYNC re-send goes to."""
 
         def retry_broker(failed: str) -> str:
-            info = self.try_to_find_topic_publish_info(call.msg.topic)
-            if info is None or not info.ok():
-                return failed
             return self.select_one_message_queue(info, failed).broker_name
 
         return retry_broker

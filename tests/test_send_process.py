@@ -181,3 +181,42 @@ def test_async_a_lost_response_comes_after_the_hand_over_so_its_isolation_stands
     assert results == [("broker-a", 600_000), ("broker-b", 0)]
     assert producer.fault_strategy.latency_fault_tolerance.fault_item_table["broker-a"].start_timestamp == 600_000
     assert lab.sends[0].ok
+
+
+def test_a_kept_non_ok_result_beats_the_call_timeout() -> None:
+    """4.9.7 ``sendDefaultImpl``: after the loop, ``if (sendResult != null) return sendResult`` comes before
+    ``if (callTimeout) throw``. broker-a stores with FLUSH_DISK_TIMEOUT (kept, try another broker); broker-b's
+    attempt times out at 3001 ms; turn 3 finds the budget spent and breaks: the caller gets broker-a's result."""
+    lab, producer = cluster("broker-a", "broker-b", start=1, retry_another_broker_when_not_store_ok=True)
+    lab.set_broker_fault("broker-a", put_status="FLUSH_DISK_TIMEOUT")
+    lab.set_broker_fault("broker-b", response_delay_ms=5000)
+    lab.at(0, producer.send, Message("T", "x"))  # index 2 → a-0; 3 → b-0
+    lab.run(until="6s")
+    assert [(t, b, o) for t, _, b, _, o in timeline(lab, "M0001")[1::2]] == [
+        (0, "broker-a", "FLUSH_DISK_TIMEOUT"),
+        (3001, "broker-b", "RemotingTimeoutException: wait response timeout 3000ms"),
+    ]
+    send = lab.sends[0]
+    assert send.error is None and send.result is not None and send.attempts == 2
+    assert (send.result.send_status, send.result.message_queue.broker_name) == ("FLUSH_DISK_TIMEOUT", "broker-a")
+    assert lab.trace.of_kind(K.SEND_FAILED) == []
+
+
+def test_every_turn_of_a_send_chooses_from_the_route_it_started_with() -> None:
+    """``sendDefaultImpl`` reads ``tryToFindTopicPublishInfo`` once, before the loop. A route poll during the send
+    replaces the table's entry with a new ``TopicPublishInfo`` but not the one the loop holds: broker-c, gone from
+    the name server at 30 005 ms and from the producer's table at the 30 010 ms poll, is still tried at 30 050."""
+    lab, producer = cluster("broker-a", "broker-b", "broker-c", start=0)
+    lab.at(30_000, lab.set_broker_fault, "broker-b", response_delay_ms=50)
+    lab.at(30_000, producer.send, Message("T", "x"))  # first lookup (a, b, c); index 1 → b-0
+    lab.at(30_005, lab.broker_down, "broker-c")
+    lab.at(30_020, lab.broker_down, "broker-b")  # b's answer is lost on the way: an error at 30 050
+    lab.run(until="31s")
+    assert [(t, b) for t, kind, b, _, _ in timeline(lab, "M0001") if kind == "send_attempt"] == [
+        (30_000, "broker-b"),
+        (30_050, "broker-c"),  # avoiding b: index 2 → c-0, from the route the send started with
+        (30_050, "broker-a"),  # avoiding c: index 3 → a-0
+    ]
+    assert lab.sends[0].ok
+    info = producer._impl.topic_publish_info_table["T"]
+    assert [mq.broker_name for mq in info.message_queue_list] == ["broker-a", "broker-b"]  # the poll's new entry
