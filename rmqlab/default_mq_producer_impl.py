@@ -270,12 +270,12 @@ class DefaultMQProducerImpl:
         """``sendDefaultImpl`` for ASYNC (``timesTotal = 1``): choose a queue, hand the request over, return.
 
         ``sendKernelImpl`` returns once the request is handed over, and ``sendDefaultImpl`` then records a fast
-        success for the selected broker. The response, even an instant one, comes later on a callback thread
-        (the request's own process), so for a reachable broker the fast success is recorded first. Only a
+        success for the selected broker. The response comes later on a callback thread (here: the request's own
+        process), so for a reachable broker the fast success is recorded *before* the process starts: even an
+        instant (0 ms) answer, which the process gets as soon as it is spawned, is recorded after it. Only a
         connection that cannot be made fails *during* the hand-over (``invokeAsync`` throws; its isolation and
-        ``onExceptionImpl``'s re-sends run on the caller's thread), so then it is recorded first and the fast
-        success overwrites it, as in 4.9.7. ``spawn`` runs the process until its first real wait, which is
-        exactly the part of the request that runs on the caller's thread.
+        ``onExceptionImpl``'s re-sends run on the caller's thread), so then the fast success comes after the spawn
+        and overwrites the isolation, as in 4.9.7.
         """
         mq = self.select_one_message_queue(info, None)
         if call.timeout_ms < self.lab.now - call.start_ms:

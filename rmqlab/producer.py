@@ -102,7 +102,8 @@ class DefaultMQProducer:
         )
         """``MQFaultStrategy`` (``sendLatencyFaultEnable``, off by default); its fault table is public for labs."""
         self.running = True
-        self._impl = DefaultMQProducerImpl(self)
+        self.impl = DefaultMQProducerImpl(self)
+        """``getDefaultMQProducerImpl()``: the route table and the send loops."""
         lab.scheduler.schedule(
             ROUTE_POLL_FIRST_MS, self._poll_name_server, label=TimerLabel(TimerKind.ROUTE_POLL, self.actor)
         )
@@ -111,7 +112,7 @@ class DefaultMQProducer:
         """Refresh every cached route from the name server every 30 s (first after 10 ms)."""
         if not self.running:
             return
-        self._impl.update_topic_route_info_from_name_server()
+        self.impl.update_topic_route_info_from_name_server()
         self.lab.scheduler.schedule(
             POLL_NAME_SERVER_INTERVAL_MS, self._poll_name_server, label=TimerLabel(TimerKind.ROUTE_POLL, self.actor)
         )
@@ -119,9 +120,9 @@ class DefaultMQProducer:
     # ------------------------------------------------------------------ public API
     def send(self, msg: Message, timeout: int | str | None = None) -> SendFuture:
         """SYNC send: up to ``1 + retry_times_when_send_failed`` attempts within one time budget."""
-        call = self._impl.prepare(msg, CommunicationMode.SYNC, timeout, 1 + self.retry_times_when_send_failed)
+        call = self.impl.prepare(msg, CommunicationMode.SYNC, timeout, 1 + self.retry_times_when_send_failed)
         if not call.future.done:
-            self._impl.send_default_impl(call)
+            self.impl.send_default_impl(call)
         return call.future
 
     def send_async(
@@ -132,16 +133,16 @@ class DefaultMQProducer:
         timeout: int | str | None = None,
     ) -> SendFuture:
         """ASYNC send: the callback fires once; only no-response failures are retried."""
-        call = self._impl.prepare(msg, CommunicationMode.ASYNC, timeout, 1)
+        call = self.impl.prepare(msg, CommunicationMode.ASYNC, timeout, 1)
         if not call.future.done:
-            self._impl.send_default_impl(call)
+            self.impl.send_default_impl(call)
         return _with_send_callback(call.future, on_success, on_exception)
 
     def send_oneway(self, msg: Message) -> SendFuture:
         """ONEWAY send: one attempt, no response awaited, never retried."""
-        call = self._impl.prepare(msg, CommunicationMode.ONEWAY, None, 1)
+        call = self.impl.prepare(msg, CommunicationMode.ONEWAY, None, 1)
         if not call.future.done:
-            self._impl.send_default_impl(call)
+            self.impl.send_default_impl(call)
         return call.future
 
     def send_with_selector(
@@ -163,9 +164,9 @@ class DefaultMQProducer:
         mode = _mode(mode)
         if (on_success is not None or on_exception is not None) and mode is not CommunicationMode.ASYNC:
             raise ConfigError("mode", mode.value, "ASYNC when on_success / on_exception is given (a SendCallback)")
-        call = self._impl.prepare(msg, mode, timeout, 1)
+        call = self.impl.prepare(msg, mode, timeout, 1)
         if not call.future.done:
-            self._impl.send_select_impl(call, selector, arg)
+            self.impl.send_select_impl(call, selector, arg)
         return _with_send_callback(call.future, on_success, on_exception)
 
     def send_to_queue(
@@ -188,9 +189,9 @@ class DefaultMQProducer:
             raise ConfigError("mq", mq, "an rmqlab.MessageQueue (topic, broker_name, queue_id)")
         if (on_success is not None or on_exception is not None) and mode is not CommunicationMode.ASYNC:
             raise ConfigError("mode", mode.value, "ASYNC when on_success / on_exception is given (a SendCallback)")
-        call = self._impl.prepare(msg, mode, timeout, 1)
+        call = self.impl.prepare(msg, mode, timeout, 1)
         if not call.future.done:
-            self._impl.send_to_queue(call, mq)
+            self.impl.send_to_queue(call, mq)
         return _with_send_callback(call.future, on_success, on_exception)
 
     def shutdown(self) -> None:

@@ -218,5 +218,5 @@ def test_every_turn_of_a_send_chooses_from_the_route_it_started_with() -> None:
         (30_050, "broker-a"),  # avoiding c: index 3 → a-0
     ]
     assert lab.sends[0].ok
-    info = producer._impl.topic_publish_info_table["T"]
+    info = producer.impl.topic_publish_info_table["T"]
     assert [mq.broker_name for mq in info.message_queue_list] == ["broker-a", "broker-b"]  # the poll's new entry
