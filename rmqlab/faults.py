@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .broker import PutMessageStatus
+from .errors import ConfigError
 from .remoting import ResponseCode
 from .scheduler import Priority
 
@@ -310,6 +311,20 @@ FAULTS: tuple[Fault, ...] = (
         ),
         admin=True,
     ),
+    Fault(
+        "update_broker_config",
+        "mqadmin updateBrokerConfig -k brokerPermission: a broker not read+write drops out of producers' routes.",
+        "Lab.update_broker_config",
+        (
+            _broker(),
+            Param(
+                "broker_permission",
+                {"enum": [6, 4, 2, 0], "description": "6 (read+write), 4 (read only), 2 (write only) or 0"},
+                required=True,
+            ),
+        ),
+        admin=True,
+    ),
 )
 """Every fault kind, in the order the schema and the docs list them."""
 
@@ -331,6 +346,35 @@ def is_fault_call(action: Callable[..., Any]) -> bool:
 def priority_of(action: Callable[..., Any]) -> Priority:
     """The one ordering rule: a registered fault call runs at Priority.FAULT, anything else at NORMAL."""
     return Priority.FAULT if is_fault_call(action) else Priority.NORMAL
+
+
+def check_arguments(action: Callable[..., Any], args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> None:
+    """Refuse, when it is scheduled, a fault call whose arguments its method cannot take (it would only fail,
+    as a WARNING, when its time comes): ``lab.at("5s", lab.broker_down)``, ``lab.update_topic("T", queus=2)``."""
+    import inspect
+
+    signature = inspect.signature(action)
+    try:
+        signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        name = getattr(action, "__qualname__", "action")
+        shown = ", ".join([*(repr(a) for a in args), *(f"{k}={v!r}" for k, v in kwargs.items())])
+        raise ConfigError(
+            "action", f"{name}({shown})", f"the arguments of {name}({_parameters(signature)}): {exc}"
+        ) from None
+
+
+def _parameters(signature: Any) -> str:
+    """``name, *, heal=False``: a signature without its annotations (they are strings here)."""
+    import inspect
+
+    parts: list[str] = []
+    for param in signature.parameters.values():
+        if param.kind is param.KEYWORD_ONLY and not any(p.startswith("*") for p in parts):
+            parts.append("*")
+        text = param.name if param.default is inspect.Parameter.empty else f"{param.name}={param.default!r}"
+        parts.append({param.VAR_POSITIONAL: "*", param.VAR_KEYWORD: "**"}.get(param.kind, "") + text)
+    return ", ".join(parts)
 
 
 def priority_of_kind(kind: str) -> Priority:

@@ -86,18 +86,23 @@ class Lab:
 
         A fault of the registry (``lab.broker_down``, ``lab.set_broker_fault``, ``lab.partition``,
         ``consumer.crash`` … see :mod:`rmqlab.faults`) runs at ``Priority.FAULT``: before the ordinary work of
-        its millisecond, exactly as the same fault in a scenario file (the rule in :mod:`rmqlab.scheduler`).
+        its millisecond, exactly as the same fault in a scenario file (the rule in :mod:`rmqlab.scheduler`); its
+        arguments are checked against the method's signature now, not when its time comes.
         """
-        from .faults import priority_of
+        from .faults import check_arguments, priority_of
+        from .scheduler import Priority
 
         when = check_horizon("time", time, parse_duration(time, "time"))
         if when < self.now:
             raise ConfigError("time", time, f"a time >= now ({self.now} ms)")
+        priority = priority_of(action)
+        if priority is Priority.FAULT:
+            check_arguments(action, args, kwargs)  # not a WARNING when its time comes
         where = getattr(action, "__qualname__", "action")
         self.scheduler.schedule_at(
             when,
             lambda: self.safely(action, *args, where=where, **kwargs),
-            priority=priority_of(action),
+            priority=priority,
             label=TimerLabel(TimerKind.ACTION, "lab", detail=where),
         )
 

@@ -560,18 +560,21 @@ def _check_admin_commands(declared: _Declared, specs: Sequence[Mapping[str, Any]
             down[spec["broker"]] = f"{path} at {at} ms"
         elif kind == "broker_up":
             down.pop(spec["broker"], None)
-        elif kind in {"update_topic", "update_subscription_group"}:
+        elif kind in faults.BY_KIND and faults.BY_KIND[kind].admin:
             for broker in _admin_brokers(declared, spec, path, started):
                 if broker in down:
+                    field_name = next((name for name in ("brokers", "broker") if name in spec), "kind")
                     raise ScenarioError(
-                        f"{path}.brokers" if "brokers" in spec else f"{path}.kind",
-                        spec.get("brokers", kind),
+                        f"{path}.{field_name}",
+                        spec[field_name],
                         f"brokers that are up at {at} ms (mqadmin cannot reach {broker}: down since {down[broker]})",
                     )
 
 
 def _admin_brokers(declared: _Declared, spec: Mapping[str, Any], path: str, started: set[str]) -> list[str]:
     """The brokers an admin command changes (its ``brokers``, or its default), refusing a topic not there."""
+    if spec["kind"] == "update_broker_config":
+        return [spec["broker"]]
     if spec["kind"] == "update_subscription_group":
         return list(spec.get("brokers", declared.brokers))
     topic = spec["topic"]

@@ -248,6 +248,21 @@ CONFIG_ERRORS: list[tuple[str, Callable[[Lab], Any], type[Exception], tuple[str,
         ("until='3650d' is not allowed: expected a time <= 7d (604800000 ms), the longest run rmqlab allows",),
     ),
     (
+        "a fault scheduled without its broker",
+        lambda lab: lab.at("5s", lab.broker_down),
+        ConfigError,
+        (
+            "action='Lab.broker_down()' is not allowed: expected the arguments of Lab.broker_down(name): missing a "
+            "required argument: 'name'",
+        ),
+    ),
+    (
+        "an admin command scheduled with a misspelt option",
+        lambda lab: lab.at("5s", lab.update_topic, "T", queus=2),
+        ConfigError,
+        ("action=\"Lab.update_topic('T', queus=2)\" is not allowed", "got an unexpected keyword argument 'queus'"),
+    ),
+    (
         "an action in 10 years",
         lambda lab: lab.at("3650d", lab.broker_down, "broker-a"),
         ConfigError,

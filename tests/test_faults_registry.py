@@ -51,6 +51,10 @@ EXAMPLES: dict[str, tuple[dict[str, Any], tuple[str, tuple[Any, ...], dict[str, 
         {"group": "cg", "retry_queue_nums": 2},
         ("Lab.update_subscription_group", ("cg",), {"retry_queue_nums": 2}),
     ),
+    "update_broker_config": (
+        {"broker": "broker-b", "broker_permission": 4},
+        ("Lab.update_broker_config", ("broker-b",), {"broker_permission": 4}),
+    ),
 }
 
 
@@ -84,7 +88,8 @@ def test_each_kind_calls_a_real_method_with_arguments_it_accepts(fault: faults.F
     receiver = object()  # stands for the Lab or the consumer
     inspect.signature(method).bind(receiver, *args, **kwargs)
     required = {p.name: fields.get(p.name, "x") for p in fault.params if p.required}
-    inspect.signature(method).bind(receiver, *fault.call_arguments({"kind": fault.kind, **required})[0])
+    minimal_args, minimal_kwargs = fault.call_arguments({"kind": fault.kind, **required})
+    inspect.signature(method).bind(receiver, *minimal_args, **minimal_kwargs)
 
 
 def test_fault_targets_are_exactly_the_registry_s() -> None:

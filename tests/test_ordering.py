@@ -123,19 +123,20 @@ def test_every_registered_fault_method_is_scheduled_at_fault_priority() -> None:
     lab.create_topic("T")
     producer = lab.add_producer("pg")
     consumer = lab.add_consumer("cg", subscribe={"T": "*"}, listener=ScriptedListener(), start=False)
-    for action in (
-        lab.broker_down,
-        lab.broker_up,
-        lab.set_broker_fault,
-        lab.partition,
-        lab.update_topic,
-        lab.update_subscription_group,
-        consumer.crash,
-        consumer.start,
-        consumer.shutdown,
+    for action, *args in (
+        (lab.broker_down, "broker-a"),
+        (lab.broker_up, "broker-a"),
+        (lab.set_broker_fault, "broker-a"),
+        (lab.partition, "c1", "broker-a"),
+        (lab.update_topic, "T"),
+        (lab.update_subscription_group, "cg"),
+        (consumer.crash,),
+        (consumer.start,),
+        (consumer.shutdown,),
     ):
-        lab.at("1s", action)
+        lab.at("1s", action, *args)
+    lab.at("1s", lab.update_broker_config, "broker-a", broker_permission=6)
     lab.at("1s", producer.send, Message("T", "b"))
     lab.at("1s", lambda: None)
     actions = [(p, label.detail) for t, p, _, label in lab.scheduler.timers() if label and label.kind == "action"]
-    assert [p for p, _ in actions] == [Priority.FAULT] * 9 + [Priority.NORMAL] * 2
+    assert [p for p, _ in actions] == [Priority.FAULT] * 10 + [Priority.NORMAL] * 2

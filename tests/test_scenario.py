@@ -300,6 +300,34 @@ def test_timed_admin_actions_give_the_same_trace_as_the_python_calls():
     assert [t for t, _ in retried] == [12_000, 300_000, 300_000, 300_000]
 
 
+def test_timed_broker_permission_gives_the_same_trace_as_the_python_call():
+    """update_broker_config (mqadmin updateBrokerConfig) at 5 s: broker-a read-only, the 40 s sends all go to broker-b
+    (without it they alternate between the brokers)."""
+    data = base(brokers=["broker-a", "broker-b"], run_until="1m")
+    data["sends"] = [{"at": "40s", "producer": "pg", "topic": "TopicTest", "body": "late", "count": 4}]
+    data["faults"] = [{"at": "5s", "kind": "update_broker_config", "broker": "broker-a", "broker_permission": 4}]
+    from_file = load_scenario(data).run()
+
+    lab = Lab(seed=0)
+    lab.add_broker("broker-a")
+    lab.add_broker("broker-b")
+    lab.create_topic("TopicTest")
+    producer = lab.add_producer("pg", name="pg")
+    lab.add_consumer("cg", name="c1", subscribe={"TopicTest": "*"}, listener=ScriptedListener(["RECONSUME_LATER"]))
+    for _ in range(4):
+        lab.at("40s", producer.send, Message("TopicTest", "late"))
+    lab.at("5s", lab.update_broker_config, "broker-a", broker_permission=4)
+    lab.run(until="1m")
+    assert from_file.trace.to_jsonl() == lab.trace.to_jsonl()
+    stored = [(e.time_ms, e.actor) for e in from_file.trace.of_kind(EventKind.STORED) if e.get("topic") == "TopicTest"]
+    assert stored == [(40_000, "broker-b")] * 4
+    del data["faults"]
+    unchanged = {
+        e.actor for e in load_scenario(data).run().trace.of_kind(EventKind.STORED) if e.get("topic") == "TopicTest"
+    }
+    assert unchanged == {"broker-a", "broker-b"}
+
+
 ADMIN_REFUSED_AT_LOAD = [
     (
         "retry topic before its group's first start",
@@ -327,6 +355,16 @@ ADMIN_REFUSED_AT_LOAD = [
         ],
         "faults[1].brokers=['broker-a'] is not allowed: expected brokers that are up at 3000 ms (mqadmin cannot "
         "reach broker-a: down since faults[0] at 3000 ms)",
+    ),
+    (
+        "updateBrokerConfig while the broker is down",
+        {},
+        [
+            {"at": "1s", "kind": "broker_down", "broker": "broker-a"},
+            {"at": "2s", "kind": "update_broker_config", "broker": "broker-a", "broker_permission": 4},
+        ],
+        "faults[1].broker='broker-a' is not allowed: expected brokers that are up at 2000 ms (mqadmin cannot reach "
+        "broker-a: down since faults[0] at 1000 ms)",
     ),
     (
         "updateTopic on a broker without the topic",
@@ -374,7 +412,7 @@ def test_schema_is_draft_2020_12():
     schema = scenario_schema()
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     kinds = schema["$defs"]["fault"]["properties"]["kind"]["enum"]
-    assert len(kinds) == 15 and "send_responses" in kinds and "consumer_add" in kinds and "update_topic" in kinds
+    assert len(kinds) == 16 and "send_responses" in kinds and "consumer_add" in kinds and "update_topic" in kinds
 
 
 def _set(data: dict[str, Any], path: str, value: Any) -> None:
