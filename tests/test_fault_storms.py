@@ -8,18 +8,21 @@ crash and restart, and an orderly consumer cut off from every broker long enough
 to expire and be taken over. Afterwards everything heals and the run continues until every message has a final fate.
 
 The hourly cycle above leaves ``lose_responses`` out; the random mixed storms at the end
-(``bench/fault_storms.py``) include it, and are checked with the settled-run rule: once every fault has
-healed and the run stayed quiet for the drain bound, nothing may be left in flight.
+(``bench/fault_storms.py``, a fixed sample of ``make storms``' campaign) include it, and are checked with the
+settled-run rule (once every fault has healed and the run stayed quiet for the drain bound, nothing may be left
+in flight) and by the campaign's independent oracle (``bench/storm_campaign.py``).
 """
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bench import fault_storms
+from bench import fault_storms, storm_campaign
 from rmqlab import (
     ConsumeConcurrentlyStatus,
     ConsumeOrderlyStatus,
@@ -28,6 +31,7 @@ from rmqlab import (
     Message,
     SelectMessageQueueByHash,
     check_invariants,
+    load_scenario,
 )
 
 HOUR = 3_600_000
@@ -152,17 +156,22 @@ def test_ten_thousand_messages_over_24_hours(capsys: pytest.CaptureFixture[str])
         )
 
 
-SAMPLE_SEEDS = (1, 4, 9, 11)
-"""Random storms (1 h of faults, 40 messages, then 6 h healed) whose plans each hold all six fault kinds."""
+SAMPLE_SEEDS = (11, 49, 56, 84)
+"""Random storms (1 h of faults, 40 messages, then 6 h healed) whose plans each hold all seven fault kinds and a
+hanging listener (a concurrent call past the 15 min consumeTimeout, or an orderly one past the 60 s lease)."""
 
 
 @pytest.mark.parametrize("seed", SAMPLE_SEEDS)
 def test_a_random_mixed_fault_storm_with_lost_responses_drains(seed: int) -> None:
     """Broker crashes, partitions, lost responses, slow brokers (up to 40 s, past the 30 s pull timeout),
-    refused send-backs, consumer crashes and slow listeners; then 6 h healed, past the 5 h 25 min 40 s drain
-    bound: the run is settled and every message is consumed or dead-lettered."""
+    refused send-backs, consumer crashes, rebalance churn, slow and hanging listeners; then 6 h healed, past
+    the 5 h 25 min 40 s drain bound: the run is settled and every message is consumed or dead-lettered."""
     plan = fault_storms.storm_plan(seed, fault_hours=1, messages=40)
     assert {f.kind for f in plan.faults} == set(fault_storms.FAULT_KINDS)
+    hanging = [
+        i for i, (_, topic, _) in enumerate(plan.sends) if fault_storms.behaviour(seed, f"{topic.lower()}{i}").hang_ms
+    ]
+    assert hanging
     result = fault_storms.run_storm(seed, fault_hours=1, healed_hours=6, messages=40)
     report = result.report
     assert result.drained, str(report)
@@ -170,3 +179,69 @@ def test_a_random_mixed_fault_storm_with_lost_responses_drains(seed: int) -> Non
     assert report.counts["consumed"] + report.counts["dlq"] == 40, str(report)
     faults = {e.get("lose_responses") for e in result.lab.trace.of_kind(EventKind.FAULT)}
     assert True in faults
+    verdict = storm_campaign.oracle(result.lab)
+    assert (verdict.produced, verdict.stuck, verdict.lost) == (40, 0, 0)
+
+
+def test_a_storm_is_a_scenario_file_that_replays_the_same_run(tmp_path: Path) -> None:
+    """What the campaign writes for a failing seed is the storm itself: the JSON file, loaded back, gives the
+    same trace byte for byte as the storm built in memory."""
+    plan = fault_storms.storm_plan(49, fault_hours=1, messages=40)
+    data = fault_storms.storm_scenario(plan, run_until_ms=2 * HOUR)
+    path = tmp_path / "storm-49.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    from_file = load_scenario(path).run()
+    in_memory = fault_storms.build_storm(49, fault_hours=1, healed_hours=1, messages=40).run(until=2 * HOUR)
+    assert from_file.trace.to_jsonl() == in_memory.trace.to_jsonl()
+    assert len(from_file.trace) > 1000
+
+
+def test_the_oracle_tells_stuck_from_lost_from_done() -> None:
+    """The campaign's independent oracle: a copy waiting above the committed offset is stuck, a copy deleted
+    before anyone consumed it is lost, a consumed one is done; a second success counts as duplicated."""
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.create_topic("T", queues=1)
+    producer = lab.add_producer("pg")
+    consumer = lab.add_consumer(
+        "cg", subscribe={"T": "*"}, listener=lambda m, c: ConsumeConcurrentlyStatus.CONSUME_SUCCESS, name="c1"
+    )
+    lab.at(1000, producer.send, Message("T", "a"))
+    lab.at(2000, consumer.crash)
+    lab.at(3000, producer.send, Message("T", "b"))
+    lab.at(3001, producer.send, Message("T", "c"))
+    lab.run(until=4000)
+    assert storm_campaign.oracle(lab) == storm_campaign.Oracle(produced=3, stuck=2, lost=0, duplicated=0)
+    lab.brokers["broker-a"].commit_log.delete_before(3)  # the last two copies vanish from the store
+    assert storm_campaign.oracle(lab) == storm_campaign.Oracle(produced=3, stuck=0, lost=2, duplicated=0)
+
+
+def test_shrinking_keeps_only_what_the_finding_needs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Delta debugging over faults, then sends: with a finding that needs exactly fault #3 and send #4, the
+    shrunk plan keeps those two and nothing else, within the re-run budget."""
+    plan = fault_storms.storm_plan(7, fault_hours=2, messages=12, fault_count=(8, 8))
+    needed_fault, needed_send = plan.faults[3], 4  # message 4 is "t4" (every third is an orderly "o…")
+
+    def judge(data: dict[str, Any], seed: int) -> tuple[None, None, list[str]]:
+        bodies = {s["body"] for s in data["sends"]}
+        fault = needed_fault
+        on = [f for f in data["faults"] if f["at"] == fault.start]
+        return None, None, ["settled"] if on and f"t{needed_send}" in bodies else []
+
+    monkeypatch.setattr(storm_campaign, "_judge", judge)
+    options = storm_campaign.Options(fault_hours=2, healed_hours=6, messages=12, fault_count=(8, 8), shrink_budget=60)
+    small, runs = storm_campaign.shrink(plan, options, "settled")
+    assert small.faults == (needed_fault,)
+    assert small.send_indexes() == (needed_send,)
+    assert runs <= 60
+
+
+def test_a_drained_seed_writes_nothing(tmp_path: Path) -> None:
+    """run_seed on a drained storm: a record with no finding class, and no scenario file."""
+    options = storm_campaign.Options(
+        fault_hours=1, healed_hours=6, messages=40, fault_count=(4, 14), out=str(tmp_path / "storms")
+    )
+    record = storm_campaign.run_seed(84, options)
+    assert (record.seed, record.drained, record.settled, record.classes, record.repro) == (84, True, True, [], None)
+    assert record.oracle == {"produced": 40, "stuck": 0, "lost": 0, "duplicated": record.oracle["duplicated"]}
+    assert not (tmp_path / "storms").exists()
