@@ -89,8 +89,11 @@ class Replay:
     """A Lab plus a position in its trace, movable in both directions.
 
     ``horizon`` bounds virtual time: brokers and consumers keep periodic timers forever, so without
-    a horizon "step to the next event" after the last message would never end. ``max_idle_steps``
-    bounds scheduler steps that append nothing, for the same reason.
+    a horizon "step to the next event" after the last message would never end. Steps that append nothing
+    but move virtual time on are bounded by the horizon alone: however many queues sit idle (each held pull
+    wakes every 15 s), a send scheduled an hour later is still reached. ``max_idle_steps`` bounds only the
+    steps that append nothing *within one virtual millisecond* — a timer that reschedules itself at the same
+    time forever — after which the replay stops there (``at_end``).
     """
 
     def __init__(
@@ -158,9 +161,11 @@ class Replay:
         return tuple(self._stops)
 
     def _advance(self) -> bool:
-        """Run scheduler steps until the trace grows; ``False`` at the horizon or when idle too long."""
+        """Run scheduler steps until the trace grows; ``False`` at the horizon, or after ``max_idle_steps`` steps
+        that appended nothing without virtual time moving on."""
         lab, before = self.lab, len(self.lab.trace)
-        for _ in range(self.max_idle_steps):
+        now, idle = lab.now, 0
+        while True:
             when = lab.scheduler.peek()
             if when is None or when > self.horizon_ms:
                 self.at_end = True
@@ -169,8 +174,13 @@ class Replay:
             if len(lab.trace) > before:
                 self._stops.append(len(lab.trace))
                 return True
-        self.at_end = True
-        return False
+            if lab.now != now:
+                now, idle = lab.now, 0
+                continue
+            idle += 1
+            if idle >= self.max_idle_steps:
+                self.at_end = True
+                return False
 
     def seek(self, k: int) -> int:
         """Go to the first reachable position >= ``k`` (or the end); returns the position reached."""
