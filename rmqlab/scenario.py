@@ -869,6 +869,41 @@ def _deep_at(text: str) -> str:
     return ""
 
 
+def _indented_deep_at(text: str) -> str:
+    """`` (deeper at line N)`` for YAML whose block-style indentation nests past 2 × MAX_DEPTH levels: one scan.
+
+    Each line deeper than the one before opens a level (a ``- `` item opens one more); a line back at an outer
+    indentation closes the levels inside it. Twice the limit leaves room for what indents without nesting (a
+    ``key:`` holding a ``- `` list at its own indentation, block scalars); PyYAML's composer would otherwise recurse
+    through a 500-deep chain for half a second before refusing it.
+    """
+    stack: list[int] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.lstrip(" ")
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = len(line) - len(stripped)
+        while stack and stack[-1] >= indent:
+            stack.pop()
+        stack.append(indent)
+        while stripped.startswith("- "):  # "- - x": a list in a list on one line
+            indent += 2
+            stripped = stripped[2:].lstrip(" ")
+            stack.append(indent)
+        if len(stack) > 2 * MAX_DEPTH:
+            return f" (deeper at line {number})"
+    return ""
+
+
+def _check_depth(path: Path, text: str) -> None:
+    """Refuse deep nesting before parsing: both parsers recurse, 100k brackets would take seconds to refuse."""
+    deep = _deep_at(text)
+    if not deep and path.suffix.lower() in {".yaml", ".yml"}:
+        deep = _indented_deep_at(text)
+    if deep:
+        raise ScenarioError("file", str(path), f"containers nested at most {MAX_DEPTH} deep{deep}")
+
+
 def _read(path: Path) -> Any:
     """Read and parse a scenario file, refusing anything that is not small, UTF-8, shallow and finite."""
     try:
@@ -885,9 +920,7 @@ def _read(path: Path) -> Any:
         raise ScenarioError(
             "file", str(path), f"UTF-8 text (byte 0x{raw[exc.start]:02x} at line {line}, column {col} is not UTF-8)"
         ) from None
-    deep = _deep_at(text)  # before parsing: both parsers recurse, 100k brackets would take seconds to refuse
-    if deep:
-        raise ScenarioError("file", str(path), f"containers nested at most {MAX_DEPTH} deep{deep}")
+    _check_depth(path, text)
     try:
         if path.suffix.lower() in {".yaml", ".yml"}:
             return _parse_yaml(path, text)

@@ -621,6 +621,17 @@ def _peak_kib(action: Callable[[], Any]) -> int:
     return peak // 1024
 
 
+def _block_yaml_then_chain(depth: int) -> bytes:
+    """A scenario whose listener is a ``take``/``then`` chain ``depth`` steps deep, in YAML block style."""
+    lines = ["name: x", "brokers: [broker-a]", "topics: [{name: T}]", "run_until: 1m", "consumers:", "- group: cg"]
+    lines += ["  subscribe: {T: '*'}", "  listener:", "  - take: 1ms"]
+    indent = "    "
+    for _ in range(depth - 1):
+        lines += [indent + "then:", indent + "  take: 1ms"]
+        indent += "  "
+    return ("\n".join([*lines, indent + "then: CONSUME_SUCCESS"]) + "\n").encode()
+
+
 FILE_ERRORS: list[tuple[str, str, bytes, str, int]] = [
     # (id, file suffix, content, the exact error line after "rmqlab: error: <path>: ", peak traced KiB at most)
     (
@@ -658,6 +669,24 @@ FILE_ERRORS: list[tuple[str, str, bytes, str, int]] = [
         ".yaml",
         b"a: " + b"[" * 100_000 + b"]" * 100_000,
         "file='{path}' is not allowed: expected containers nested at most 32 deep (deeper at line 1)",
+        16_384,
+    ),
+    (
+        "5,000-deep listener then chain (JSON)",
+        ".json",
+        b'{"name": "x", "consumers": [{"listener": ['
+        + b'{"take": "1ms", "then": ' * 5000
+        + b'"CONSUME_SUCCESS"'
+        + b"}" * 5000
+        + b"]}]}",
+        "file='{path}' is not allowed: expected containers nested at most 32 deep (deeper at line 1)",
+        16_384,
+    ),
+    (
+        "500-deep listener then chain (YAML block style)",
+        ".yaml",
+        _block_yaml_then_chain(500),
+        "file='{path}' is not allowed: expected containers nested at most 32 deep (deeper at line 133)",
         16_384,
     ),
     (
