@@ -7,9 +7,14 @@ A scenario is *data*, so a student can change one number and rerun, and a test c
 
 Loading validates everything up front — the JSON Schema (``rmqlab/schema/scenario.schema.json``), then
 cross-references (a topic's brokers, a send's producer, a fault's consumer, a subscription group's
-consumer group), then a dry build in a throw-away Lab — so a bad file fails with one
+consumer group), then the state each fault and admin command needs at its time (a consumer not running, a
+broker that is up), then a dry build in a throw-away Lab — so a bad file fails with one
 :class:`ScenarioError` naming the field path (``consumers[0].max_reconsume_times``) and never leaves a
 half-built Lab behind.
+
+Fault entries are dispatched through the fault registry (:mod:`rmqlab.faults`), from which the schema's
+``fault`` definition is generated; at one millisecond they act before the sends (the rule in
+:mod:`rmqlab.scheduler`), exactly as the same calls through ``lab.at`` do.
 """
 
 from __future__ import annotations
@@ -209,7 +214,7 @@ class _ConsumerPlan:
 
 @dataclass(frozen=True, slots=True)
 class _Action:
-    """One scheduled call: ``apply(lab)`` at ``at_ms`` (faults use Priority.FAULT, so they act first)."""
+    """One scheduled call: ``apply(lab)`` at ``at_ms``, at the priority ``lab.at`` would give the same call."""
 
     at_ms: int
     priority: Priority
