@@ -27,8 +27,9 @@ The invariants (``Violation.invariant`` names):
     :mod:`.deliveries`). No time window: a delivery by an instance that owned nothing is a violation.
 ``duplicate``
     A message consumed successfully more than once (or consumed *and* dead-lettered) has a cause in
-    the trace: a producer duplicate, a replayed copy, a ``cleanExpiredMsg`` send-back, or a
-    send-back whose request stored a retry copy although the client saw it fail.
+    the trace: a producer duplicate, a replayed copy, a ``cleanExpiredMsg`` send-back, a
+    send-back whose request stored a retry copy although the client saw it fail, or a delayed copy the
+    ScheduleMessageService delivered again after a broker crash lost its ``delayOffset.json`` progress.
 ``offset_monotonic``
     The committed offset of a group's queue at the broker never moves backwards, except
     (a) an OFFSET_ILLEGAL fix-up by that consumer (the pull said the offset was out of range) or

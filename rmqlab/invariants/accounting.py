@@ -6,7 +6,8 @@ queue the route no longer lists is **stranded**, anything else is *lost* (both a
 
 ``duplicate``: consumed more than once (or consumed *and* dead-lettered) needs a producer duplicate, a
 replayed copy, a ``cleanExpiredMsg`` send-back, a send-back whose request stored a copy although the
-client saw it fail, or a send-back fallback whose inner producer retried after an attempt that stored.
+client saw it fail, a send-back fallback whose inner producer retried after an attempt that stored, or a
+delayed copy the ScheduleMessageService delivered again after a broker crash (its delayOffset was lost).
 """
 
 from __future__ import annotations

@@ -21,6 +21,12 @@ did): read from each instance's REBALANCED events (:meth:`.CheckContext.owned`),
 issue 15 a replay event up to 60 s before the first delivery also explained it: a window that hid a delivery by
 an instance that owned nothing, and that a partition outlives.)
 
+A ``duplicate`` also has a cause when the ScheduleMessageService delivers a parked copy a second time: it
+persists its progress (``delayOffset.json``) every 10 s, so a broker crash loses what it delivered since and the
+restarted broker delivers it again (4.9.7 ``ScheduleMessageService``; ``examples/delay_offset_lost_in_crash``).
+The checker counts SCHEDULED copies per (level, real topic) and takes a DELAY_DELIVERED beyond them as that
+replay.
+
 Every check here is one pass over each message's events with O(1) work per event (the seq of the latest local
 retry, store and attempt kept as running values, a CONSUME_SUCCESS kept pending until that actor's next event
 says whether a partial ``ackIndex`` sent it back), so the checker stays linear however many times one message is
@@ -64,6 +70,7 @@ def outcomes(
         last_store = -1  # index of the latest STORED / SCHEDULED of this message
         stored_to: dict[str, int] = {}  # topic (a SCHEDULED's real topic) → index of its latest copy
         pending: dict[str, TraceEvent] = {}  # actor → its CONSUME_SUCCESS whose fate its next event decides
+        parked: dict[tuple[object, str], int] = {}  # (level, real topic) → copies parked in SCHEDULE_TOPIC_XXXX
         for i, e in enumerate(events):
             waiting = pending.get(e.actor)
             if waiting is not None:
@@ -113,7 +120,17 @@ def outcomes(
                 attempt_at[e.actor] = i
             elif kind in (EventKind.STORED, EventKind.SCHEDULED):
                 last_store = i
-                stored_to[str(e.data["topic"] if kind is EventKind.STORED else e.data["real_topic"])] = i
+                topic = str(e.data["topic"] if kind is EventKind.STORED else e.data["real_topic"])
+                stored_to[topic] = i
+                if kind is EventKind.SCHEDULED:
+                    parked[(e.data["level"], topic)] = parked.get((e.data["level"], topic), 0) + 1
+            elif kind is EventKind.DELAY_DELIVERED:
+                slot = (e.data["level"], str(e.data["topic"]))
+                if parked.get(slot, 0) > 0:
+                    parked[slot] -= 1
+                else:  # delivered again: the schedule service lost its delayOffset in a broker crash
+                    for replayed in _audiences_of_topic(ctx, slot[1], msg_id):
+                        dup_sources[(replayed, msg_id)].append(e)
             elif kind is EventKind.SEND_RESULT and e.data.get("outcome") not in ("SUCCESS", "ONEWAY_SENT"):
                 # a send-back fallback (the consumer's inner producer) whose attempt stored a retry copy but
                 # got no SEND_OK retries: a second retry copy, consumed too
@@ -134,6 +151,15 @@ def outcomes(
         for audience_msg, wins in successes.items():
             successes[audience_msg] = [w for w in wins if w.seq not in failed]
     return successes, dup_sources
+
+
+def _audiences_of_topic(ctx: CheckContext, topic: str, msg_id: str) -> list[str]:
+    """The audiences that consume ``topic`` (a business topic, or ``%RETRY%<group>``) for this message."""
+    return sorted(
+        a.key
+        for a in ctx.audiences.values()
+        if a.wants(topic, ctx.tags.get(msg_id)) or (a.clustering and topic == retry_topic(a.group))
+    )
 
 
 def _owners(first: str, second: str) -> str:
