@@ -14,7 +14,7 @@ The summary gives the seeds run and drained, the messages stuck / lost / duplica
 violated invariant, "not settled", and the oracle's own classes) and whether the two verdicts agree.
 
 Every seed the checker or the oracle fails is **shrunk** (faults dropped, then sends, while the same finding
-class remains, within a budget of re-runs) and written as a scenario file ``<out>/storm-<seed>.json`` that
+class remains, within a budget of re-runs for each) and written as a scenario file ``<out>/storm-<seed>.json`` that
 ``rmqlab run`` replays exactly, with the checker's report beside it (``storm-<seed>.txt``).
 
 Memory stays bounded however many seeds run: each storm runs in a worker process that is replaced every
@@ -55,7 +55,7 @@ class Options:
     messages: int = 240
     fault_count: tuple[int, int] = (24, 84)
     shrink_budget: int = 40
-    """Re-runs a failing seed may spend on shrinking."""
+    """Re-runs a failing seed may spend on shrinking its faults, and as many on its sends."""
     out: str = "build/storms"
 
     @property
@@ -171,15 +171,17 @@ def _subsets(items: Sequence[Any]) -> Iterator[tuple[Any, ...]]:
 
 def shrink(plan: StormPlan, options: Options, target: str) -> tuple[StormPlan, int]:
     """Drop faults, then sends, while ``target`` is still among the finding classes; at most
-    ``options.shrink_budget`` re-runs. Returns the smallest failing plan found and the re-runs spent."""
+    ``options.shrink_budget`` re-runs for each of the two. Returns the smallest failing plan found and the re-runs
+    spent."""
     runs = 0
     for part in ("faults", "sends"):
+        budget = runs + options.shrink_budget
         progress = True
-        while progress and runs < options.shrink_budget:
+        while progress and runs < budget:
             progress = False
             items = plan.faults if part == "faults" else plan.send_indexes()
             for candidate in _subsets(items):
-                if runs >= options.shrink_budget:
+                if runs >= budget:
                     break
                 trial = replace(plan, faults=candidate) if part == "faults" else replace(plan, kept_sends=candidate)
                 runs += 1
