@@ -287,6 +287,10 @@ resumed = min(e.time_ms for e in lab.trace.of_kind("delivered") if e.time_ms >= 
 print("first delivery after the heal:", format_duration(resumed))
 
 # %% [markdown]
+# Every lock request is a call through the network like a send or a pull, so the partition hits it too: the trace
+# shows each `lockBatchMQ exception`, first the 20 s renewals (41 s, 61 s), then the retries below. The offset
+# commit that `persistAll` sends every 5 s is lost the same way, and is sent again once the link is back.
+#
 # After the lock expired, each `ConsumeRequest` calls `tryLockLaterAndReconsume`: it asks the broker for the lock
 # (`lockOneMQ`) and, refused or unreachable, tries again about 3 s later. Once the link is back the next try
 # re-locks and consumption resumes — before the broker's own lease (60 s after 21 s) ran out, so nobody else could

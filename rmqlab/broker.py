@@ -12,7 +12,6 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
 
 from .delay import DelayLevelTable, ScheduleMessageService
 from .errors import ConfigError
@@ -29,14 +28,25 @@ from .message import (
     MessageExt,
     dlq_topic,
 )
+from .protocol import (
+    ConsumerSendMsgBackRequest,
+    GetConsumerListByGroupRequest,
+    GetMaxOffsetRequest,
+    HeartbeatRequest,
+    LockBatchMqRequest,
+    NotifyConsumerIdsChangedRequest,
+    PullMessageRequest,
+    QueryConsumerOffsetRequest,
+    SendMessageRequest,
+    UnlockBatchMqRequest,
+    UnregisterClientRequest,
+    UpdateConsumerOffsetRequest,
+)
 from .queue import MessageQueue
-from .remoting import MQBrokerException, ResponseCode
+from .remoting import HELD, MQBrokerException, Remoting, ResponseCode, ResponseFuture
 from .scheduler import Scheduler, Timer, TimerKind, TimerLabel
 from .store import CommitLog, ConsumeQueue, ConsumeQueueEntry
 from .trace import EventKind, Trace
-
-if TYPE_CHECKING:
-    from .consumer import DefaultMQPushConsumer
 
 __all__ = [
     "PERM_READ",
@@ -221,21 +231,35 @@ class SendResponse:
 
 @dataclass(slots=True)
 class _HeldPull:
+    """A pull the broker holds (``PullRequestHoldService``) until messages arrive or 15 s pass."""
+
     client_id: str
     group: str
     mq: MessageQueue
     offset: int
     tags: frozenset[str] | None
-    respond: Callable[[PullResult], None]
+    future: ResponseFuture
+    """The client's pending request: the broker answers through it, or forgets it in a connection reset."""
     timer: Timer | None = None
-    on_dropped: Callable[[], None] | None = None
-    """Called when the broker forgets this pull unanswered (a connection reset); the client is *not* told, so
-    this only arms the client's own timeout (see ``DefaultMQPushConsumer.pull_message``)."""
+
+
+@dataclass(slots=True)
+class LockBatchResult:
+    """The answer to ``LOCK_BATCH_MQ``: the queues now locked for the caller.
+
+    ``holders`` is not in 4.9.7's wire format (``LockBatchResponseBody`` carries only the locked set); rmqlab adds
+    who holds each refused queue so the trace can name it for students.
+    """
+
+    locked: frozenset[MessageQueue]
+    holders: dict[MessageQueue, str]
 
 
 @dataclass(slots=True)
 class _ClientChannel:
-    consumer: DefaultMQPushConsumer
+    """``ClientChannelInfo``: a consumer instance of a group, as its last heartbeat left it."""
+
+    client_id: str
     last_update: int
 
 
@@ -248,6 +272,7 @@ class Broker:
         scheduler: Scheduler,
         trace: Trace,
         rng: random.Random,
+        remoting: Remoting,
         *,
         delay_levels: DelayLevelTable | None = None,
         dlq_readable: bool = True,
@@ -256,6 +281,8 @@ class Broker:
         self.scheduler = scheduler
         self.trace = trace
         self.rng = rng
+        self.remoting = remoting
+        """Only to tell clients about group changes (``Broker2Client``); requests reach the broker through it."""
         self.up = True
         self.dlq_readable = dlq_readable
         self.broker_permission = PERM_RW
@@ -520,40 +547,30 @@ class Broker:
 
     # ------------------------------------------------------------------ pulls (long polling)
     def pull_message(
-        self,
-        group: str,
-        client_id: str,
-        mq: MessageQueue,
-        offset: int,
-        tags: frozenset[str] | None,
-        commit_offset: int | None,
-        respond: Callable[[PullResult], None],
-        *,
-        max_nums: int = MAX_TRANSFER_COUNT,
-        suspend: bool = True,
-        on_dropped: Callable[[], None] | None = None,
-    ) -> PullResult | None:
+        self, request: PullMessageRequest, future: ResponseFuture | None
+    ) -> PullResult | object:
         """``PullMessageProcessor``: answer now, or hold the request until messages arrive (15 s max).
 
-        Returns the result when answering at once, ``None`` when the request is held (``respond`` is
-        then called later, or never if a connection reset drops it: then ``on_dropped`` is called).
+        Returns the result when answering at once, :data:`~rmqlab.remoting.HELD` when the request is held: the
+        answer then goes through ``future.reply``, or never if a connection reset drops it (``future.forget``).
         """
-        if commit_offset is not None and commit_offset >= 0:
-            self.commit_offset(group, mq.topic, mq.queue_id, commit_offset, client_id)
+        mq, offset, tags = request.mq, request.queue_offset, request.tags
+        if request.commit_offset is not None and request.commit_offset >= 0:
+            self.commit_offset(request.consumer_group, mq.topic, mq.queue_id, request.commit_offset, request.client)
         config = self.topic_config.get(mq.topic)
         if config is not None and not config.readable:
             return PullResult(PullStatus.NO_NEW_MSG, offset, 0, 0)
-        result = self._read(mq, offset, tags, max_nums)
-        if result.status is PullStatus.NO_NEW_MSG and suspend:
-            held = _HeldPull(client_id, group, mq, offset, tags, respond, on_dropped=on_dropped)
+        result = self._read(mq, offset, tags, request.max_msg_nums)
+        if result.status is PullStatus.NO_NEW_MSG and request.suspend and future is not None:
+            held = _HeldPull(request.client, request.consumer_group, mq, offset, tags, future)
             held.timer = self.scheduler.schedule(
                 BROKER_SUSPEND_MAX_TIME_MILLIS,
                 self._hold_timeout,
                 held,
-                label=TimerLabel(TimerKind.HOLD_TIMEOUT, self.name, mq, detail=client_id),
+                label=TimerLabel(TimerKind.HOLD_TIMEOUT, self.name, mq, detail=request.client),
             )
             self._held.setdefault((mq.topic, mq.queue_id), []).append(held)
-            return None
+            return HELD
         return result
 
     def _read(self, mq: MessageQueue, offset: int, tags: frozenset[str] | None, max_nums: int) -> PullResult:
@@ -583,7 +600,7 @@ class Broker:
         waiting = self._held.get((held.mq.topic, held.mq.queue_id), [])
         if held in waiting:
             waiting.remove(held)
-            held.respond(self._read(held.mq, held.offset, held.tags, MAX_TRANSFER_COUNT))
+            held.future.reply(self._read(held.mq, held.offset, held.tags, MAX_TRANSFER_COUNT))
 
     def _notify_message_arriving(self, topic: str, queue_id: int) -> None:
         """``PullRequestHoldService.notifyMessageArriving``: answer held pulls that now have messages."""
@@ -598,14 +615,14 @@ class Broker:
                 continue
             if held.timer is not None:
                 held.timer.cancel()
-            held.respond(result)
+            held.future.reply(result)
 
     def connection_reset(self, client: str) -> None:
         """A client's channel closed: pulls held for it can never be answered, so forget them.
 
         Nothing is sent to the client. In 4.9.7 it only notices through its response table: the pull's
-        ``ResponseFuture`` expires in ``scanResponseTable`` 30 s + 1 s after it was sent. ``on_dropped`` arms
-        that expiry on the client's side.
+        ``ResponseFuture`` expires in ``scanResponseTable`` 30 s + 1 s after it was sent
+        (:meth:`ResponseFuture.forget`).
         """
         process = client.split("/", 1)[0]
         for key, waiting in self._held.items():
@@ -614,8 +631,7 @@ class Broker:
                 if held not in keep:
                     if held.timer is not None:
                         held.timer.cancel()
-                    if held.on_dropped is not None:
-                        held.on_dropped()
+                    held.future.forget()
             self._held[key] = keep
 
     def drop_held_pulls(self) -> list[_HeldPull]:
@@ -655,17 +671,18 @@ class Broker:
             )
 
     # ------------------------------------------------------------------ consumer membership
-    def heartbeat(self, consumer: DefaultMQPushConsumer) -> None:
-        """Register a consumer of a group; a new member makes the broker notify the others."""
-        group = consumer.consumer_group
+    def heartbeat(self, request: HeartbeatRequest) -> None:
+        """``ClientManageProcessor.heartBeat``: register a consumer of a group; a newcomer makes the broker notify
+        the others."""
+        group = request.group
         sub = self.subscription_group(group)
-        if consumer.is_clustering:
+        if request.clustering:
             self.create_topic(RETRY_PREFIX + group, sub.retry_queue_nums)
         members = self.consumer_groups.setdefault(group, {})
-        known = consumer.client_id in members
-        members[consumer.client_id] = _ClientChannel(consumer, self.scheduler.now)
+        known = request.client_id in members
+        members[request.client_id] = _ClientChannel(request.client_id, self.scheduler.now)
         if not known:
-            self._notify_ids_changed(group, exclude=consumer.client_id)
+            self._notify_ids_changed(group, exclude=request.client_id)
 
     def unregister(self, group: str, client_id: str) -> None:
         """The client shut down or its channel closed: forget it and tell the others."""
@@ -678,9 +695,85 @@ class Broker:
         return sorted(self.consumer_groups.get(group, {}))
 
     def _notify_ids_changed(self, group: str, exclude: str) -> None:
-        for client_id, channel in sorted(self.consumer_groups.get(group, {}).items()):
+        """``Broker2Client.notifyConsumerIdsChanged`` to every other member, oneway, in client id order."""
+        for client_id in sorted(self.consumer_groups.get(group, {})):
             if client_id != exclude:
-                channel.consumer.notify_consumer_ids_changed(self.name)
+                self.remoting.notify_client(self.name, client_id, NotifyConsumerIdsChangedRequest(group, self.name))
+
+    # ------------------------------------------------------------------ orderly locks
+    def lock_batch_mq(self, request: LockBatchMqRequest) -> LockBatchResult:
+        """``AdminBrokerProcessor.lockBatchMQ``: lock or renew; an expired lock taken over is traced here."""
+        locked, taken = self.lock_manager.try_lock_batch(request.group, list(request.mqs), request.client_id)
+        for queue, previous in taken:
+            self.trace.record(
+                self.scheduler.now,
+                EventKind.LOCK_EXPIRED,
+                self.name,
+                None,
+                queue=str(queue),
+                group=request.group,
+                previous_holder=previous,
+                new_holder=request.client_id,
+            )
+        holders = {}
+        for mq in request.mqs:
+            if mq not in locked:
+                holder = self.lock_manager.holder(request.group, mq)
+                if holder is not None:
+                    holders[mq] = holder[0]
+        return LockBatchResult(frozenset(locked), holders)
+
+    def unlock_batch_mq(self, request: UnlockBatchMqRequest) -> ResponseCode:
+        """``AdminBrokerProcessor.unlockBatchMQ``: release the caller's locks (often sent oneway, so the release is
+        traced where it takes effect, under the consumer that asked)."""
+        released = self.lock_manager.unlock_batch(request.group, list(request.mqs), request.client_id)
+        for mq in sorted(released):
+            self.trace.record(
+                self.scheduler.now, EventKind.UNLOCKED, f"consumer:{request.client_id}", None, queue=str(mq),
+                group=request.group,
+            )  # fmt: skip
+        return ResponseCode.SUCCESS
+
+    # ------------------------------------------------------------------ dispatch
+    def process_request(self, client: str, request: object, future: ResponseFuture | None) -> object:
+        """``NettyRemotingServer``'s processor table: hand ``request`` to the processor for its code.
+
+        ``future`` is the client's pending request (``None`` for a oneway one); only a held pull keeps it.
+        """
+        if isinstance(request, SendMessageRequest):
+            return self.send_message(
+                request.msg, request.producer_group, request.reconsume_times, request.max_reconsume_times
+            )
+        if isinstance(request, PullMessageRequest):
+            return self.pull_message(request, future)
+        if isinstance(request, ConsumerSendMsgBackRequest):
+            return self.consumer_send_msg_back(
+                request.group,
+                request.commit_log_offset,
+                request.delay_level,
+                request.origin_msg_id,
+                request.max_reconsume_times,
+            )
+        if isinstance(request, HeartbeatRequest):
+            self.heartbeat(request)
+            return ResponseCode.SUCCESS
+        if isinstance(request, UnregisterClientRequest):
+            self.unregister(request.group, request.client_id)
+            return ResponseCode.SUCCESS
+        if isinstance(request, GetConsumerListByGroupRequest):
+            return self.consumer_ids(request.group)
+        if isinstance(request, GetMaxOffsetRequest):
+            return self.max_offset(request.topic, request.queue_id)
+        if isinstance(request, QueryConsumerOffsetRequest):
+            return self.query_consumer_offset(request.group, request.topic, request.queue_id)
+        if isinstance(request, UpdateConsumerOffsetRequest):
+            self.commit_offset(request.group, request.topic, request.queue_id, request.offset, request.client)
+            return ResponseCode.SUCCESS
+        if isinstance(request, LockBatchMqRequest):
+            return self.lock_batch_mq(request)
+        if isinstance(request, UnlockBatchMqRequest):
+            return self.unlock_batch_mq(request)
+        raise TypeError(f"broker {self.name} got a request it has no processor for: {request!r}")
 
     def _scan_not_active_channels(self) -> None:
         """Every 10 s drop consumer channels silent for more than 120 s (``ConsumerManager``)."""

@@ -34,8 +34,9 @@ from .message import (
     MessageExt,
     retry_topic,
 )
-from .process import ProcessKilled, Rpc, Sleep, ThreadPool, spawn
+from .process import ProcessKilled, Rpc, Sleep, ThreadPool
 from .process_queue import ProcessQueue
+from .protocol import ConsumerSendMsgBackRequest
 from .queue import MessageQueue
 from .remoting import MQBrokerException, ResponseCode
 from .scheduler import ReentrantRunError, TimerKind, TimerLabel
@@ -170,8 +171,17 @@ class ConsumeMessageConcurrentlyService:
         self.pool = ThreadPool(self.lab.scheduler, self.lab.remoting, consumer.consume_thread_min)
 
     def start(self) -> None:
+        self.consumer.processes.spawn(self._clean_expired_service())
+
+    def _clean_expired_service(self) -> Generator[Any, Any, None]:
+        """``cleanExpireMsgExecutors``: ``cleanExpireMsg`` every ``consumeTimeout`` minutes (first after one period).
+
+        Each pass runs on its own thread, so a slow send-back does not delay the next period.
+        """
         period = self.consumer.consume_timeout * 60_000
-        self.consumer._later(period, TimerKind.CLEAN_EXPIRED, self._clean_expired_timer, period)
+        while True:
+            yield Sleep(period, self.consumer._label(TimerKind.CLEAN_EXPIRED))
+            self.clean_expired_msg()
 
     def shutdown(self) -> None:
         """Threads finish what they are doing; nothing new starts (the consumer is stopping)."""
@@ -188,7 +198,7 @@ class ConsumeMessageConcurrentlyService:
         for i in range(0, len(msgs), size):
             chunk = msgs[i : i + size]
             ids = tuple([m.msg_id for m in chunk])
-            label = TimerLabel(TimerKind.CONSUME, consumer.actor, mq, ids, generation=consumer.generation)
+            label = TimerLabel(TimerKind.CONSUME, consumer.actor, mq, ids)
             self.pool.submit(self._consume, chunk, pq, mq, label=label)
 
     def _consume(self, msgs: list[MessageExt], pq: ProcessQueue, mq: MessageQueue) -> Generator[Any, Any, None]:
@@ -307,7 +317,7 @@ class ConsumeMessageConcurrentlyService:
                     retry_in_ms=LOCAL_RETRY_DELAY_MS,
                     reconsume_times=msg.reconsume_times,
                 )
-            consumer._later(
+            consumer.schedule(
                 LOCAL_RETRY_DELAY_MS,
                 TimerKind.LOCAL_RETRY,
                 self.submit_consume_request,
@@ -330,12 +340,10 @@ class ConsumeMessageConcurrentlyService:
         broker_name = broker_name or msg.store_host
         max_times = consumer.effective_max_reconsume_times()
 
-        def handler(broker: Any) -> Any:
-            return broker.consumer_send_msg_back(
-                consumer.consumer_group, msg.commit_log_offset, delay_level, msg.msg_id, max_times
-            )
-
-        response, error = yield Rpc(consumer.client_id, broker_name, handler, SEND_BACK_TIMEOUT_MS)
+        request = ConsumerSendMsgBackRequest(
+            consumer.consumer_group, msg.commit_log_offset, delay_level, msg.msg_id, max_times
+        )
+        response, error = yield Rpc(consumer.client_id, broker_name, request, SEND_BACK_TIMEOUT_MS)
         ok = error is None and response is ResponseCode.SUCCESS
         trace = lab.trace
         failure: dict[str, Any] = {} if ok else {"error": getattr(error, "name", str(response))}
@@ -371,13 +379,9 @@ class ConsumeMessageConcurrentlyService:
         return future.result is not None
 
     # ------------------------------------------------------------------ cleanExpiredMsg
-    def _clean_expired_timer(self, period: int) -> None:
-        self.clean_expired_msg()
-        self.consumer._later(period, TimerKind.CLEAN_EXPIRED, self._clean_expired_timer, period)
-
     def clean_expired_msg(self) -> None:
         """Start the cleanExpiredMsg pass on its own thread (not the consume pool, which may be stuck)."""
-        spawn(self.lab.scheduler, self.lab.remoting, self._clean_expired())
+        self.consumer.processes.spawn(self._clean_expired())
 
     def _clean_expired(self) -> Generator[Any, Any, None]:
         """Per queue, up to 16 times: send back the lowest-offset message if it is consuming too long.

@@ -24,7 +24,7 @@ from .message import (
     PROPERTY_RECONSUME_TIME,
     MessageExt,
 )
-from .process import LocalLock, ThreadPool
+from .process import LocalLock, Sleep, ThreadPool
 from .process_queue import REBALANCE_LOCK_INTERVAL_MS, ProcessQueue
 from .queue import MessageQueue
 from .scheduler import TimerKind, TimerLabel
@@ -57,11 +57,15 @@ class ConsumeMessageOrderlyService:
 
     def start(self) -> None:
         if self.consumer.is_clustering:
-            self.consumer._later(LOCK_MQ_FIRST_DELAY_MS, TimerKind.LOCK_RENEW, self._lock_timer)
+            self.consumer.processes.spawn(self._lock_service())
 
-    def _lock_timer(self) -> None:
-        self.consumer.lock_all()
-        self.consumer._later(REBALANCE_LOCK_INTERVAL_MS, TimerKind.LOCK_RENEW, self._lock_timer)
+    def _lock_service(self) -> Generator[Any, Any, None]:
+        """``ConsumeMessageOrderlyService.start``: ``lockAll`` after 1 s, then every 20 s."""
+        label = self.consumer._label(TimerKind.LOCK_RENEW)
+        yield Sleep(LOCK_MQ_FIRST_DELAY_MS, label)
+        while True:
+            yield from self.consumer.lock_all()
+            yield Sleep(REBALANCE_LOCK_INTERVAL_MS, label)
 
     def shutdown(self) -> None:
         """Running listeners finish; nothing new starts."""
@@ -75,21 +79,22 @@ class ConsumeMessageOrderlyService:
         """Only an idle ProcessQueue gets a new request; it takes messages from the pq, not ``msgs``."""
         if dispatch_to_consume:
             consumer = self.consumer
-            label = TimerLabel(TimerKind.CONSUME, consumer.actor, mq, generation=consumer.generation)
+            label = TimerLabel(TimerKind.CONSUME, consumer.actor, mq)
             self.pool.submit(self._consume, pq, mq, label=label)
 
     def submit_consume_request_later(self, pq: ProcessQueue, mq: MessageQueue, delay_ms: int) -> None:
         delay = clamp_suspend(delay_ms, self.consumer.suspend_current_queue_time_millis)
-        self.consumer._later(delay, TimerKind.SUSPEND, self.submit_consume_request, [], pq, mq, True, queue=mq)
+        self.consumer.schedule(delay, TimerKind.SUSPEND, self.submit_consume_request, [], pq, mq, True, queue=mq)
 
     def try_lock_later_and_reconsume(self, pq: ProcessQueue, mq: MessageQueue, delay_ms: int) -> None:
         """After ``delay_ms`` try the broker lock again: got it → consume in 10 ms, else in 3000 ms."""
 
-        def retry() -> None:
-            locked = self.consumer.lock(mq)
+        def retry() -> Generator[Any, Any, None]:
+            yield Sleep(delay_ms, self.consumer._label(TimerKind.TRY_LOCK_LATER, mq))
+            locked = yield from self.consumer.lock(mq)
             self.submit_consume_request_later(pq, mq, 10 if locked else 3000)
 
-        self.consumer._later(delay_ms, TimerKind.TRY_LOCK_LATER, retry, queue=mq)
+        self.consumer.processes.spawn(retry())
 
     def _consume(self, pq: ProcessQueue, mq: MessageQueue) -> Generator[Any, Any, None]:
         """``ConsumeRequest.run`` for orderly consumption."""

@@ -8,22 +8,33 @@ the offset store timers, heartbeats, and what a crash loses.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from .broker import PullResult, PullStatus
+from .broker import LockBatchResult, PullResult, PullStatus
 from .errors import ConfigError
 from .message import RETRY_PREFIX, retry_topic
 from .namesrv import TopicRouteData
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore
+from .process import ProcessGroup, Rpc, Sleep
 from .process_queue import ProcessQueue
 from .producer import DefaultMQProducer
+from .protocol import (
+    GetConsumerListByGroupRequest,
+    GetMaxOffsetRequest,
+    HeartbeatRequest,
+    LockBatchMqRequest,
+    NotifyConsumerIdsChangedRequest,
+    PullMessageRequest,
+    UnlockBatchMqRequest,
+    UnregisterClientRequest,
+)
 from .queue import MessageQueue
 from .rebalance import allocate_averagely, allocate_averagely_by_circle
-from .remoting import RemoteError, RemotingTimeoutException
-from .scheduler import Timer, TimerKind, TimerLabel
+from .remoting import ResponseExpiredException
+from .scheduler import TimerKind, TimerLabel
 from .trace import EventKind
 from .validation import check_choice, check_int
 
@@ -39,8 +50,10 @@ POLL_NAME_SERVER_INTERVAL_MS = 30_000
 PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION = 1_000
 PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL = 50
 CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND = 30_000
-RESPONSE_TABLE_SCAN_GRACE_MS = 1_000
-"""``NettyRemotingAbstract.scanResponseTable`` (every 1 s) expires a request once ``begin + timeout + 1000 <= now``."""
+RPC_TIMEOUT_MS = 3_000
+"""``ClientConfig.mqClientApiTimeout``: heartbeats, consumer lists and max offsets (3 s)."""
+LOCK_BATCH_TIMEOUT_MS = 1_000
+"""``RebalanceImpl.lock`` / ``lockAll``: ``lockBatchMQ(addr, body, 1000)``."""
 OFFSET_ILLEGAL_FIXUP_DELAY_MS = 10_000
 UNLOCK_DELAY_TIME_MILLS = 20_000
 
@@ -67,8 +80,6 @@ class PullRequest:
     pq: ProcessQueue
     next_offset: int
     previously_locked: bool = False
-    token: int = 0
-    """Counts pulls issued; a reply for an older pull (one the client already gave up on) is ignored."""
 
 
 class DefaultMQPushConsumer:
@@ -130,6 +141,12 @@ class DefaultMQPushConsumer:
         self.stop_reason: str | None = None
         """How the last incarnation ended: ``"crash"`` or ``"shutdown"`` (``None``: never stopped, or running)."""
         self.generation = 0
+        """How many times this instance started (for listeners that behave differently after a restart)."""
+        self.processes = ProcessGroup(lab.scheduler, lab.remoting, self.actor)
+        """This incarnation's threads and scheduled tasks; a crash kills them all."""
+        self._rebalancing = False
+        """A rebalance is running (waiting on a request); another one asked for meanwhile sets ``_rebalance_again``."""
+        self._rebalance_again = False
         self.process_queue_table: dict[MessageQueue, ProcessQueue] = {}
         self._routes: dict[str, TopicRouteData] = {}
         self.offset_store: OffsetStore = self._new_offset_store()
@@ -201,6 +218,9 @@ class DefaultMQPushConsumer:
         self.stop_reason = None
         self.crash_requested = False
         self.generation += 1
+        self.processes = ProcessGroup(self.lab.scheduler, self.lab.remoting, self.actor)
+        self._rebalancing = self._rebalance_again = False
+        self.lab.remoting.register_client(self.client_id, self._on_broker_request)
         self.process_queue_table = {}
         self.offset_store = self._new_offset_store()
         if self.inner_producer is None:
@@ -218,12 +238,11 @@ class DefaultMQPushConsumer:
             message_model=self.message_model.value,
         )
         self._update_routes()
-        self._send_heartbeat()
-        self.do_rebalance()
-        self._later(REBALANCE_INTERVAL_MS, TimerKind.REBALANCE, self._rebalance_timer)
-        self._later(10_000, TimerKind.PERSIST_OFFSET, self._persist_timer)
-        self._later(HEARTBEAT_INTERVAL_MS, TimerKind.HEARTBEAT, self._heartbeat_timer)
-        self._later(POLL_NAME_SERVER_INTERVAL_MS, TimerKind.ROUTE_POLL, self._route_timer)
+        self.processes.spawn(self._start_up())
+        self.processes.spawn(self._rebalance_service())
+        self.processes.spawn(self._persist_service())
+        self.processes.spawn(self._heartbeat_service())
+        self.processes.spawn(self._route_service())
         self.consume_service.start()
 
     def shutdown(self) -> None:
@@ -238,6 +257,10 @@ class DefaultMQPushConsumer:
             for mq in sorted(self.process_queue_table):
                 self._unlock(mq)
         self._stop("shutdown")
+        for broker_name in self._broker_names():
+            self.lab.remoting.invoke_oneway(
+                self.client_id, broker_name, UnregisterClientRequest(self.client_id, self.consumer_group)
+            )
 
     def crash(self) -> None:
         """Kill the process: nothing is persisted, locks stay at the broker until they expire.
@@ -252,56 +275,62 @@ class DefaultMQPushConsumer:
             return
         self.consume_service.kill()
         self._stop("crash")
+        self.lab.remoting.client_closed(self.client_id, self.consumer_group)
 
     def _stop(self, how: str) -> None:
         self.running = False
         self.stop_reason = how
-        self.generation += 1
+        self.processes.kill_all()
         for pq in self.process_queue_table.values():
             pq.dropped = True
         self.lab.trace.record(self.lab.now, EventKind.LIFECYCLE, self.actor, None, event=how, group=self.consumer_group)
-        for broker in self.lab.brokers.values():
-            if broker.up:
-                broker.unregister(self.consumer_group, self.client_id)
 
-    def _later(
+    def _label(self, kind: TimerKind, queue: MessageQueue | None = None, msg_ids: tuple[str, ...] = ()) -> TimerLabel:
+        """What a wait of this consumer stands for, for views (``lab.snapshot().timers``)."""
+        return TimerLabel(kind, self.actor, queue, msg_ids)
+
+    def schedule(
         self,
         delay_ms: int,
         kind: TimerKind,
-        callback: Callable[..., None],
+        action: Callable[..., Any],
         *args: Any,
         queue: MessageQueue | None = None,
         msg_ids: tuple[str, ...] = (),
     ) -> None:
-        """Schedule ``callback`` unless this incarnation of the consumer has stopped by then.
+        """Run ``action(*args)`` after ``delay_ms`` on this client's scheduled executor (gone with a crash)."""
+        self.processes.schedule(delay_ms, self._label(kind, queue, msg_ids), action, *args)
 
-        ``kind``, ``queue`` and ``msg_ids`` label the timer for views (``lab.snapshot().timers``).
-        """
-        generation = self.generation
+    # ------------------------------------------------------------------ periodic services
+    def _start_up(self) -> Generator[Any, Any, None]:
+        """``start()``'s last steps: ``sendHeartbeatToAllBrokerWithLock``, then ``rebalanceImmediately``."""
+        yield from self._send_heartbeat()
+        yield from self.do_rebalance()
 
-        def guarded() -> None:
-            if self.generation == generation and self.running:
-                callback(*args)
+    def _rebalance_service(self) -> Generator[Any, Any, None]:
+        """``RebalanceService``: ``doRebalance`` every 20 s."""
+        while True:
+            yield Sleep(REBALANCE_INTERVAL_MS, self._label(TimerKind.REBALANCE))
+            yield from self.do_rebalance()
 
-        label = TimerLabel(kind, self.actor, queue, msg_ids, generation=generation)
-        self.lab.scheduler.schedule(delay_ms, guarded, label=label)
+    def _persist_service(self) -> Generator[Any, Any, None]:
+        """``persistAllConsumerOffset``: first after 10 s, then every 5 s."""
+        yield Sleep(10_000, self._label(TimerKind.PERSIST_OFFSET))
+        while True:
+            self.offset_store.persist_all(self.process_queue_table)
+            yield Sleep(PERSIST_CONSUMER_OFFSET_INTERVAL_MS, self._label(TimerKind.PERSIST_OFFSET))
 
-    # ------------------------------------------------------------------ timers
-    def _rebalance_timer(self) -> None:
-        self.do_rebalance()
-        self._later(REBALANCE_INTERVAL_MS, TimerKind.REBALANCE, self._rebalance_timer)
+    def _heartbeat_service(self) -> Generator[Any, Any, None]:
+        """``sendHeartbeatToAllBrokerWithLock`` every 30 s."""
+        while True:
+            yield Sleep(HEARTBEAT_INTERVAL_MS, self._label(TimerKind.HEARTBEAT))
+            yield from self._send_heartbeat()
 
-    def _persist_timer(self) -> None:
-        self.offset_store.persist_all(self.process_queue_table)
-        self._later(PERSIST_CONSUMER_OFFSET_INTERVAL_MS, TimerKind.PERSIST_OFFSET, self._persist_timer)
-
-    def _heartbeat_timer(self) -> None:
-        self._send_heartbeat()
-        self._later(HEARTBEAT_INTERVAL_MS, TimerKind.HEARTBEAT, self._heartbeat_timer)
-
-    def _route_timer(self) -> None:
-        self._update_routes()
-        self._later(POLL_NAME_SERVER_INTERVAL_MS, TimerKind.ROUTE_POLL, self._route_timer)
+    def _route_service(self) -> Generator[Any, Any, None]:
+        """``updateTopicRouteInfoFromNameServer`` every 30 s."""
+        while True:
+            yield Sleep(POLL_NAME_SERVER_INTERVAL_MS, self._label(TimerKind.ROUTE_POLL))
+            self._update_routes()
 
     def _update_routes(self) -> None:
         for topic in self.subscriptions:
@@ -309,22 +338,54 @@ class DefaultMQPushConsumer:
             if route is not None:
                 self._routes[topic] = route
 
-    def _send_heartbeat(self) -> None:
-        """Heartbeat every broker of every subscribed topic's route."""
-        brokers = sorted({q.broker_name for r in self._routes.values() for q in r.queue_datas})
-        for name in brokers:
-            if self.lab.remoting.reachable(self.client_id, name) is None:
-                self.lab.brokers[name].heartbeat(self)
+    def _broker_names(self) -> list[str]:
+        """Every broker of every subscribed topic's route, by name."""
+        return sorted({q.broker_name for r in self._routes.values() for q in r.queue_datas})
+
+    def _send_heartbeat(self) -> Generator[Any, Any, None]:
+        """Heartbeat every broker of every subscribed topic's route, one after the other (a failure is logged)."""
+        request = HeartbeatRequest(self.client_id, self.consumer_group, self.is_clustering)
+        for name in self._broker_names():
+            yield Rpc(self.client_id, name, request, RPC_TIMEOUT_MS)
         if self.is_clustering:
             self._update_routes()
+
+    def _on_broker_request(self, broker_name: str, request: object) -> None:
+        """``ClientRemotingProcessor``: a broker-initiated request."""
+        if isinstance(request, NotifyConsumerIdsChangedRequest):
+            self.notify_consumer_ids_changed(broker_name)
 
     def notify_consumer_ids_changed(self, broker_name: str) -> None:
         """The broker says the group changed: rebalance right away (``rebalanceImmediately``)."""
         if self.running:
-            self._later(0, TimerKind.REBALANCE, self.do_rebalance)
+            self.processes.spawn(self._rebalance_now())
+
+    def _rebalance_now(self) -> Generator[Any, Any, None]:
+        yield Sleep(0, self._label(TimerKind.REBALANCE))
+        yield from self.do_rebalance()
 
     # ------------------------------------------------------------------ rebalance
-    def do_rebalance(self) -> None:
+    def do_rebalance(self) -> Generator[Any, Any, None]:
+        """``RebalanceService``'s one thread: one ``doRebalance`` at a time.
+
+        Java runs every rebalance on a single thread. Here the 20 s round, a broker's notification and start-up are
+        separate processes, and with slow responses a rebalance waits on its requests; a rebalance asked for while
+        one runs is done once that one has finished, so two never build ProcessQueues for the same queue.
+        """
+        if self._rebalancing:
+            self._rebalance_again = True
+            return
+        self._rebalancing = True
+        try:
+            while True:
+                self._rebalance_again = False
+                yield from self._do_rebalance()
+                if not self._rebalance_again:
+                    return
+        finally:
+            self._rebalancing = False
+
+    def _do_rebalance(self) -> Generator[Any, Any, None]:
         """``RebalanceImpl.doRebalance`` for every subscribed topic (business and retry)."""
         if not self.running:
             return
@@ -335,7 +396,7 @@ class DefaultMQPushConsumer:
             self._routes[topic] = route
             mq_all = sorted(route.read_queues())
             if self.is_clustering:
-                cid_all = self._find_consumer_id_list(route)
+                cid_all = yield from self._find_consumer_id_list(route)
                 if not cid_all:
                     # A restarted broker knows no consumers until their next heartbeat: the allocation strategy's
                     # check throws on an empty list and rebalanceByTopic keeps the current queues.
@@ -343,15 +404,19 @@ class DefaultMQPushConsumer:
                 allocated = self.allocate(self.consumer_group, self.client_id, mq_all, cid_all)
             else:
                 allocated = mq_all
-            self._update_process_queue_table(topic, set(allocated))
+            yield from self._update_process_queue_table(topic, set(allocated))
 
-    def _find_consumer_id_list(self, route: TopicRouteData) -> list[str] | None:
+    def _find_consumer_id_list(self, route: TopicRouteData) -> Generator[Any, Any, list[str] | None]:
+        """``findConsumerIdList``: ask one broker of the topic (the first that answers) who is in the group."""
         for q in route.queue_datas:
             if self.lab.remoting.reachable(self.client_id, q.broker_name) is None:
-                return self.lab.brokers[q.broker_name].consumer_ids(self.consumer_group)
+                ids, error = yield Rpc(
+                    self.client_id, q.broker_name, GetConsumerListByGroupRequest(self.consumer_group), RPC_TIMEOUT_MS
+                )
+                return None if error is not None else list(ids)
         return None
 
-    def _update_process_queue_table(self, topic: str, allocated: set[MessageQueue]) -> None:
+    def _update_process_queue_table(self, topic: str, allocated: set[MessageQueue]) -> Generator[Any, Any, None]:
         """``updateProcessQueueTableInRebalance``: drop queues we lost, add (and lock) new ones.
 
         A queue we keep but have not pulled for ``PULL_MAX_IDLE_TIME`` (120 s) is dropped and removed too (4.9.7
@@ -386,10 +451,10 @@ class DefaultMQPushConsumer:
         for mq in sorted(allocated):
             if mq in self.process_queue_table:
                 continue
-            if self.orderly and self.is_clustering and not self.lock(mq):
+            if self.orderly and self.is_clustering and not (yield from self.lock(mq)):
                 continue
             self.offset_store.remove_offset(mq)
-            next_offset = self._compute_pull_from_where(mq)
+            next_offset = yield from self._compute_pull_from_where(mq)
             if next_offset < 0:
                 continue
             pq = ProcessQueue(now)
@@ -411,7 +476,7 @@ class DefaultMQPushConsumer:
                 removed=[str(m) for m in removed],
             )
         for request in new_requests:
-            self._later(0, TimerKind.PULL, self.pull_message, request, queue=request.mq)
+            self.processes.spawn(self._pull_loop(request))
 
     def _remove_unnecessary_message_queue(self, mq: MessageQueue, pq: ProcessQueue) -> bool:
         """Persist the queue's offset; an orderly queue mid-listener is kept until the next rebalance."""
@@ -422,33 +487,33 @@ class DefaultMQPushConsumer:
                 pq.try_unlock_times += 1
                 return False
             if pq.has_temp_message():
-                self._later(UNLOCK_DELAY_TIME_MILLS, TimerKind.UNLOCK_DELAYED, self._unlock, mq, queue=mq)
+                self.schedule(UNLOCK_DELAY_TIME_MILLS, TimerKind.UNLOCK_DELAYED, self._unlock, mq, queue=mq)
             else:
                 self._unlock(mq)
         return True
 
-    def _compute_pull_from_where(self, mq: MessageQueue) -> int:
-        """``computePullFromWhereWithException`` for the two supported starting points."""
-        box: list[int] = []
-        self.offset_store.read_offset_from_store(mq, box.append)
-        last = box[0]
+    def _compute_pull_from_where(self, mq: MessageQueue) -> Generator[Any, Any, int]:
+        """``computePullFromWhereWithException`` for the two supported starting points (−1: could not tell)."""
+        last = yield from self.offset_store.read_offset_from_store(mq)
         if last >= 0:
             return last
         if last == -2:
             return -1
         if self.consume_from_where is ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET or mq.topic.startswith(RETRY_PREFIX):
             return 0
-        return self.lab.brokers[mq.broker_name].max_offset(mq.topic, mq.queue_id)
+        max_offset, error = yield Rpc(
+            self.client_id, mq.broker_name, GetMaxOffsetRequest(mq.topic, mq.queue_id), RPC_TIMEOUT_MS
+        )
+        return -1 if error is not None else int(max_offset)
 
     # ------------------------------------------------------------------ orderly broker locks
-    def lock(self, mq: MessageQueue) -> bool:
+    def lock(self, mq: MessageQueue) -> Generator[Any, Any, bool]:
         """``RebalanceImpl.lock``: lock one queue at its broker; mirror success in the ProcessQueue."""
-        if self.lab.remoting.reachable(self.client_id, mq.broker_name) is not None:
+        result = yield from self._lock_batch(mq.broker_name, (mq,))
+        if result is None:
             return False
-        broker = self.lab.brokers[mq.broker_name]
-        locked = self._try_lock_batch(broker, [mq])
         now = self.lab.now
-        if mq in locked:
+        if mq in result.locked:
             pq = self.process_queue_table.get(mq)
             if pq is not None:
                 pq.locked, pq.last_lock_timestamp = True, now
@@ -456,7 +521,6 @@ class DefaultMQPushConsumer:
                 now, EventKind.LOCK_ACQUIRED, self.actor, None, queue=str(mq), group=self.consumer_group
             )
             return True
-        holder = broker.lock_manager.holder(self.consumer_group, mq)
         self.lab.trace.record(
             now,
             EventKind.LOCK_REFUSED,
@@ -464,45 +528,47 @@ class DefaultMQPushConsumer:
             None,
             queue=str(mq),
             group=self.consumer_group,
-            holder=holder[0] if holder else None,
+            holder=result.holders.get(mq),
         )
         return False
 
-    def _try_lock_batch(self, broker: Any, mqs: list[MessageQueue]) -> set[MessageQueue]:
-        """``lockBatchMQ`` at one broker; an expired lock taken over from another client is traced there."""
-        locked, taken = broker.lock_manager.try_lock_batch(self.consumer_group, mqs, self.client_id)
-        for queue, previous in taken:
-            self.lab.trace.record(
-                self.lab.now,
-                EventKind.LOCK_EXPIRED,
-                broker.name,
-                None,
-                queue=str(queue),
-                group=self.consumer_group,
-                previous_holder=previous,
-                new_holder=self.client_id,
-            )
-        return locked
+    def _lock_batch(
+        self, broker_name: str, mqs: tuple[MessageQueue, ...]
+    ) -> Generator[Any, Any, LockBatchResult | None]:
+        """``lockBatchMQ`` at one broker (3 s timeout); ``None`` when the request failed."""
+        request = LockBatchMqRequest(self.consumer_group, self.client_id, mqs)
+        result, error = yield Rpc(self.client_id, broker_name, request, LOCK_BATCH_TIMEOUT_MS)
+        if error is None:
+            return result
+        queues = ", ".join(str(mq) for mq in mqs)
+        self.lab.trace.record(
+            self.lab.now,
+            EventKind.WARNING,
+            self.actor,
+            None,
+            message=f"lockBatchMQ exception, {queues}: {error.name} ({getattr(error, 'reason', '')}); not locked",
+        )
+        return None
 
-    def lock_all(self) -> None:
+    def lock_all(self) -> Generator[Any, Any, None]:
         """``lockAll``: renew every orderly queue's lock; queues the broker refuses become unlocked."""
-        now = self.lab.now
         for broker_name in sorted({mq.broker_name for mq in self.process_queue_table}):
-            mqs = sorted(mq for mq in self.process_queue_table if mq.broker_name == broker_name)
-            if self.lab.remoting.reachable(self.client_id, broker_name) is not None:
+            mqs = tuple(sorted(mq for mq in self.process_queue_table if mq.broker_name == broker_name))
+            result = yield from self._lock_batch(broker_name, mqs)
+            if result is None:
                 continue
-            broker = self.lab.brokers[broker_name]
-            locked = self._try_lock_batch(broker, mqs)
+            now = self.lab.now
             for mq in mqs:
-                pq = self.process_queue_table[mq]
-                if mq in locked:
+                pq = self.process_queue_table.get(mq)
+                if pq is None:
+                    continue
+                if mq in result.locked:
                     was = pq.locked
                     pq.locked, pq.last_lock_timestamp = True, now
                     kind = EventKind.LOCK_RENEWED if was else EventKind.LOCK_ACQUIRED
                     self.lab.trace.record(now, kind, self.actor, None, queue=str(mq), group=self.consumer_group)
                 elif pq.locked:
                     pq.locked = False
-                    holder = broker.lock_manager.holder(self.consumer_group, mq)
                     self.lab.trace.record(
                         now,
                         EventKind.LOCK_REFUSED,
@@ -510,149 +576,83 @@ class DefaultMQPushConsumer:
                         None,
                         queue=str(mq),
                         group=self.consumer_group,
-                        holder=holder[0] if holder else None,
+                        holder=result.holders.get(mq),
                     )
 
     def _unlock(self, mq: MessageQueue) -> None:
-        if self.lab.remoting.reachable(self.client_id, mq.broker_name) is not None:
-            return
-        broker = self.lab.brokers[mq.broker_name]
-        if broker.lock_manager.unlock_batch(self.consumer_group, [mq], self.client_id):
-            self.lab.trace.record(
-                self.lab.now, EventKind.UNLOCKED, self.actor, None, queue=str(mq), group=self.consumer_group
-            )
+        """``unlock(mq, oneway=true)``: the release is traced at the broker, where it takes effect."""
+        self.lab.remoting.invoke_oneway(
+            self.client_id, mq.broker_name, UnlockBatchMqRequest(self.consumer_group, self.client_id, (mq,))
+        )
 
     # ------------------------------------------------------------------ pulling
-    def pull_message(self, request: PullRequest) -> None:
-        """``DefaultMQPushConsumerImpl.pullMessage``: the gates, then an async long-polling pull."""
-        pq, mq = request.pq, request.mq
-        if pq.dropped or not self.running:
-            return
-        now = self.lab.now
-        pq.last_pull_timestamp = now
-        if pq.msg_count > self.pull_threshold_for_queue:
-            self._later(
-                PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL, TimerKind.PULL_LATER, self.pull_message, request, queue=mq
-            )
-            return
-        if not self.orderly and pq.max_span() > self.consume_concurrently_max_span:
-            self._later(
-                PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL, TimerKind.PULL_LATER, self.pull_message, request, queue=mq
-            )
-            return
-        if self.orderly and self.is_clustering:
-            if not pq.locked:
-                self._later(
-                    PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, TimerKind.PULL_LATER, self.pull_message, request, queue=mq
-                )
-                return
-            if not request.previously_locked:
-                box: list[int] = []
-                self.offset_store.read_offset_from_store(mq, box.append)
-                if box[0] >= 0:
-                    request.next_offset = box[0]
-                request.previously_locked = True
-        tags = self.subscriptions.get(mq.topic)
-        commit = self.offset_store.read_memory(mq) if self.is_clustering else -1
-        generation = self.generation
+    def _pull_loop(self, request: PullRequest) -> Generator[Any, Any, None]:
+        """``PullMessageService`` for one queue: ``pullMessage``, wait for the answer, hand the messages to the
+        consume service, and go again, until the ProcessQueue is dropped (or the consumer dies with its processes).
 
-        def handler(broker: Any) -> PullResult | None:
-            return broker.pull_message(
+        Every round starts with a hand-off (``executePullRequestImmediately``): the pull runs after the work already
+        queued for this millisecond. A pull error waits 1 s (``PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION``), flow control
+        50 ms.
+        """
+        pq, mq = request.pq, request.mq
+        delay, kind = 0, TimerKind.PULL
+        while True:
+            yield Sleep(delay, self._label(kind, mq))
+            if pq.dropped:
+                return
+            delay, kind = PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, TimerKind.PULL_LATER
+            now = self.lab.now
+            pq.last_pull_timestamp = now
+            if pq.msg_count > self.pull_threshold_for_queue or (
+                not self.orderly and pq.max_span() > self.consume_concurrently_max_span
+            ):
+                delay = PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL
+                continue
+            if self.orderly and self.is_clustering:
+                if not pq.locked:
+                    continue
+                if not request.previously_locked:
+                    offset = yield from self.offset_store.read_offset_from_store(mq)
+                    if offset >= 0:
+                        request.next_offset = offset
+                    request.previously_locked = True
+            commit = self.offset_store.read_memory(mq) if self.is_clustering else -1
+            pull = PullMessageRequest(
                 self.consumer_group,
                 self.actor,
                 mq,
                 request.next_offset,
-                tags,
+                self.subscriptions.get(mq.topic),
                 commit if commit > 0 else None,
-                held_reply,
-                max_nums=self.pull_batch_size,
-                on_dropped=held_dropped,
+                self.pull_batch_size,
             )
-
-        request.token += 1
-        token = request.token
-        sent_at = now
-        expiry: list[Timer] = []
-        """The response-table expiry armed by ``held_dropped``; cancelled if the pull ends another way first."""
-
-        def held_dropped() -> None:
-            """The broker forgot this held pull (connection reset) and will never answer it.
-
-            The client is not told (4.9.7 fails pending requests fast only when *it* closes the channel). Its
-            ``ResponseFuture`` stays in the response table until ``scanResponseTable`` expires it, 30 s + 1 s
-            after the pull was sent: then ``onException`` → ``executePullRequestLater`` as for any pull error.
-            The scan's 1 s phase is not modelled: the timeout fires at the first instant the scan would see it.
-            """
-            timer = self.lab.scheduler.schedule_at(
-                sent_at + CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND + RESPONSE_TABLE_SCAN_GRACE_MS,
-                expire,
-                label=TimerLabel(TimerKind.REQUEST_TIMEOUT, mq.broker_name, mq, detail=self.client_id),
-            )
-            expiry.append(timer)
-
-        def expire() -> None:
-            if token != request.token or generation != self.generation or not self.running:
-                return  # the client gave up on this pull already, or this incarnation is gone
-            self.lab.trace.record(
-                self.lab.now,
-                EventKind.WARNING,
-                self.actor,
-                None,
-                message=f"pull of {mq} sent at {sent_at} ms: wait response timeout "
-                f"{CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND}ms; pull again in {PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION} ms",
-            )
-            on_error(RemotingTimeoutException(mq.broker_name, "held pull never answered"))
-
-        def held_reply(result: PullResult) -> None:
-            """A held pull is answered later; that answer crosses the same faulty link as any response."""
-            if (
-                self.lab.remoting.reachable(self.client_id, mq.broker_name)
-                or self.lab.brokers[mq.broker_name].lose_responses
-            ):
-                on_error(None)
-            else:
-                on_response(result)
-
-        def on_response(result: PullResult | None) -> None:
-            if result is not None and token == request.token:
-                self._on_pull_result(request, result, generation)
-
-        def on_error(error: RemoteError | None) -> None:
-            if token != request.token:
+            sent_at = now
+            result, error = yield Rpc(self.client_id, mq.broker_name, pull, CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND)
+            if error is not None:
+                if isinstance(error, ResponseExpiredException):
+                    self.lab.trace.record(
+                        self.lab.now,
+                        EventKind.WARNING,
+                        self.actor,
+                        None,
+                        message=f"pull of {mq} sent at {sent_at} ms: wait response timeout "
+                        f"{CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND}ms; pull again in "
+                        f"{PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION} ms",
+                    )
+                continue  # executePullRequestLater(1000)
+            delay, kind = 0, TimerKind.PULL
+            if not self._on_pull_result(request, result):
                 return
-            request.token += 1  # whatever the broker still holds for this pull is now stale
-            for timer in expiry:
-                timer.cancel()
-            self.lab.pull_requests_in_flight.pop((mq.broker_name, id(request)), None)
-            if generation == self.generation:
-                self._later(
-                    PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, TimerKind.PULL_LATER, self.pull_message, request, queue=mq
-                )
 
-        self.lab.pull_requests_in_flight[(mq.broker_name, id(request))] = (self, request, generation)
-        self.lab.remoting.invoke(
-            self.client_id, mq.broker_name, handler, CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND, on_response, on_error
-        )
-
-    def on_pull_connection_lost(self, request: PullRequest, generation: int) -> None:
-        """The broker holding our pull went away: try again in 1 s."""
-        if generation == self.generation and self.running:
-            self._later(
-                PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, TimerKind.PULL_LATER, self.pull_message, request, queue=request.mq
-            )
-
-    def _on_pull_result(self, request: PullRequest, result: PullResult, generation: int) -> None:
-        self.lab.pull_requests_in_flight.pop((request.mq.broker_name, id(request)), None)
-        if generation != self.generation or not self.running:
-            return
+    def _on_pull_result(self, request: PullRequest, result: PullResult) -> bool:
+        """``PullCallback.onSuccess``; ``False`` when this queue's pull loop ends (dropped, or OFFSET_ILLEGAL)."""
         pq, mq = request.pq, request.mq
         if result.status is PullStatus.FOUND:
             request.next_offset = result.next_begin_offset
             if pq.dropped:
-                return
+                return False
             dispatch = pq.put_message(result.msgs)
-            trace = self.lab.trace
-            trace.record(
+            self.lab.trace.record(
                 self.lab.now,
                 EventKind.PULLED,
                 self.actor,
@@ -663,26 +663,27 @@ class DefaultMQPushConsumer:
                 next_offset=result.next_begin_offset,
             )
             self.consume_service.submit_consume_request(result.msgs, pq, mq, dispatch)
-            self._later(0, TimerKind.PULL, self.pull_message, request, queue=mq)
-        elif result.status in (PullStatus.NO_NEW_MSG, PullStatus.NO_MATCHED_MSG):
+            return True
+        if result.status in (PullStatus.NO_NEW_MSG, PullStatus.NO_MATCHED_MSG):
             request.next_offset = result.next_begin_offset
             if pq.msg_count == 0 and not pq.consuming_msg_orderly_tree_map:
                 self.offset_store.update_offset(mq, request.next_offset, True)
-            self._later(0, TimerKind.PULL, self.pull_message, request, queue=mq)
-        else:  # OFFSET_ILLEGAL
-            request.next_offset = result.next_begin_offset
-            pq.dropped = True
-            self.lab.trace.record(
-                self.lab.now,
-                EventKind.WARNING,
-                self.actor,
-                None,
-                message=f"OFFSET_ILLEGAL on {mq}; fixing offset to {result.next_begin_offset}",
-            )
+            return True
+        # OFFSET_ILLEGAL
+        request.next_offset = result.next_begin_offset
+        pq.dropped = True
+        self.lab.trace.record(
+            self.lab.now,
+            EventKind.WARNING,
+            self.actor,
+            None,
+            message=f"OFFSET_ILLEGAL on {mq}; fixing offset to {result.next_begin_offset}",
+        )
 
-            def fix() -> None:
-                self.offset_store.update_offset(mq, request.next_offset, False)
-                self.offset_store.persist(mq)
-                self.process_queue_table.pop(mq, None)
+        def fix() -> None:
+            self.offset_store.update_offset(mq, request.next_offset, False)
+            self.offset_store.persist(mq)
+            self.process_queue_table.pop(mq, None)
 
-            self._later(OFFSET_ILLEGAL_FIXUP_DELAY_MS, TimerKind.OFFSET_FIXUP, fix, queue=mq)
+        self.schedule(OFFSET_ILLEGAL_FIXUP_DELAY_MS, TimerKind.OFFSET_FIXUP, fix, queue=mq)
+        return False

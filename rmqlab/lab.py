@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .broker import PERM_READ, PERM_RW, PERM_WRITE, Broker, TopicConfig
-from .consumer import DefaultMQPushConsumer, PullRequest
+from .consumer import DefaultMQPushConsumer
 from .delay import DelayLevelTable
 from .duration import parse_duration
 from .errors import ConfigError
@@ -61,7 +61,6 @@ class Lab:
         self.consumers: dict[str, DefaultMQPushConsumer] = {}
         self.sends: list[SendFuture] = []
         self.local_offset_files: dict[tuple[str, str], dict[MessageQueue, int]] = {}
-        self.pull_requests_in_flight: dict[tuple[str, int], tuple[DefaultMQPushConsumer, PullRequest, int]] = {}
         self.delay_levels = DelayLevelTable() if message_delay_level is None else DelayLevelTable(message_delay_level)
         self.dlq_readable = dlq_readable
         self.errors: list[str] = []
@@ -167,6 +166,7 @@ class Lab:
             self.scheduler,
             self.trace,
             random.Random(self.rng.random()),
+            self.remoting,
             delay_levels=self.delay_levels,
             dlq_readable=self.dlq_readable,
         )
@@ -413,11 +413,7 @@ class Lab:
         broker.go_down()
         self.namesrv.broker_down(name)
         self.trace.record(self.now, EventKind.FAULT, name, None, fault="broker_down")
-        # In the order the pulls were issued (the dict's insertion order): deterministic whatever the memory
-        # history, unlike the id() in the key, which only tells requests apart.
-        for key in [k for k in self.pull_requests_in_flight if k[0] == name]:
-            consumer, request, generation = self.pull_requests_in_flight.pop(key)
-            consumer.on_pull_connection_lost(request, generation)
+        self.remoting.channel_closed(name)  # requests waiting on it fail at once, in the order they were sent
 
     def broker_up(self, name: str) -> None:
         """The broker is back; clients see it again at their next route refresh / heartbeat."""

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from .latency_fault import MQFaultStrategy
 from .message import Message, MessageExt
 from .process import Body, Rpc, spawn
+from .protocol import SendMessageRequest
 from .queue import MessageQueue
 from .remoting import MQBrokerException, RemoteError, RemotingException
 from .send_result import CODE_STATUS, SendFuture, SendResult
@@ -169,11 +170,7 @@ class MQClientAPIImpl:
             dict(msg.properties),
             born_timestamp=now,
         )
-        group, rt, mx = self.producer_group, call.header_rt, call.header_max
-
-        def request(broker: Any) -> Any:
-            return broker.send_message(stored, group, rt, mx)
-
+        request = SendMessageRequest(self.producer_group, stored, call.header_rt, call.header_max)
         return call.times, now, call.timeout_ms - (now - call.start_ms), request
 
     def _record_result(

@@ -7,9 +7,11 @@ restarted consumer replays those messages: at-least-once, never at-most-once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Generator, Iterable
+from typing import TYPE_CHECKING, Any
 
+from .process import Rpc
+from .protocol import QueryConsumerOffsetRequest, UpdateConsumerOffsetRequest
 from .queue import MessageQueue
 from .trace import EventKind
 
@@ -17,6 +19,9 @@ if TYPE_CHECKING:
     from .consumer import DefaultMQPushConsumer
 
 __all__ = ["LocalFileOffsetStore", "OffsetStore", "RemoteBrokerOffsetStore"]
+
+QUERY_OFFSET_TIMEOUT_MS = 5_000
+"""``RemoteBrokerOffsetStore.fetchConsumeOffsetFromBroker``: ``queryConsumerOffset(…, 1000 * 5)`` in 4.9.7."""
 
 
 class OffsetStore:
@@ -51,7 +56,12 @@ class OffsetStore:
     def remove_offset(self, mq: MessageQueue) -> None:
         self.offset_table.pop(mq, None)
 
-    def read_offset_from_store(self, mq: MessageQueue, done: Callable[[int], None]) -> None:
+    def read_offset_from_store(self, mq: MessageQueue) -> Generator[Any, Any, int]:
+        """READ_FROM_STORE: the stored offset (cached in memory); −1 when there is none, −2 when asking failed.
+
+        A generator, used as ``offset = yield from store.read_offset_from_store(mq)`` inside a process: asking the
+        broker is a request that may wait or fail like any other.
+        """
         raise NotImplementedError
 
     def persist(self, mq: MessageQueue) -> None:
@@ -70,27 +80,43 @@ class OffsetStore:
 class RemoteBrokerOffsetStore(OffsetStore):
     """CLUSTERING: the broker owns the group's offsets (``consumerOffset.json``)."""
 
+    def __init__(self, consumer: DefaultMQPushConsumer) -> None:
+        super().__init__(consumer)
+        self._failing: set[MessageQueue] = set()
+        """Queues whose last offset update could not be sent (traced once until one gets through)."""
+
     def persist(self, mq: MessageQueue) -> None:
+        """``updateConsumeOffsetToBroker(mq, offset, oneway=true)``: a request lost in a partition is only logged,
+        and the next ``persistAll`` (5 s later) sends the offset again."""
         offset = self.offset_table.get(mq)
         if offset is None:
             return
         consumer = self.consumer
-        if consumer.lab.remoting.reachable(consumer.client_id, mq.broker_name) is not None:
-            return  # oneway update: a failure is only logged
-        broker = consumer.lab.brokers[mq.broker_name]
-        broker.commit_offset(consumer.consumer_group, mq.topic, mq.queue_id, offset, consumer.actor)
+        request = UpdateConsumerOffsetRequest(consumer.consumer_group, consumer.actor, mq.topic, mq.queue_id, offset)
+        error = consumer.lab.remoting.invoke_oneway(consumer.client_id, mq.broker_name, request)
+        if error is None:
+            self._failing.discard(mq)
+        elif mq not in self._failing:  # 4.9.7 logs every failed round; the trace tells the first of a run
+            self._failing.add(mq)
+            consumer.lab.trace.record(
+                consumer.lab.now,
+                EventKind.WARNING,
+                consumer.actor,
+                None,
+                message=f"updateConsumeOffsetToBroker exception, {mq} offset {offset}: {error.name} ({error.reason}); "
+                "kept in memory, sent again at the next persistAll",
+            )
 
-    def read_offset_from_store(self, mq: MessageQueue, done: Callable[[int], None]) -> None:
-        """READ_FROM_STORE: ask the broker; −1 when it has none, −2 on a remoting error."""
+    def read_offset_from_store(self, mq: MessageQueue) -> Generator[Any, Any, int]:
+        """READ_FROM_STORE: ``QUERY_CONSUMER_OFFSET`` at the queue's broker; −1 when it has none, −2 on an error."""
         consumer = self.consumer
-        if consumer.lab.remoting.reachable(consumer.client_id, mq.broker_name) is not None:
-            done(-2)
-            return
-        broker = consumer.lab.brokers[mq.broker_name]
-        offset = broker.query_consumer_offset(consumer.consumer_group, mq.topic, mq.queue_id)
+        request = QueryConsumerOffsetRequest(consumer.consumer_group, mq.topic, mq.queue_id)
+        offset, error = yield Rpc(consumer.client_id, mq.broker_name, request, QUERY_OFFSET_TIMEOUT_MS)
+        if error is not None:
+            return -2
         if offset >= 0:
             self.offset_table[mq] = offset
-        done(offset)
+        return int(offset)
 
 
 class LocalFileOffsetStore(OffsetStore):
@@ -114,10 +140,12 @@ class LocalFileOffsetStore(OffsetStore):
                 store="local",
             )
 
-    def read_offset_from_store(self, mq: MessageQueue, done: Callable[[int], None]) -> None:
+    def read_offset_from_store(self, mq: MessageQueue) -> Generator[Any, Any, int]:
+        """READ_FROM_STORE: the local offsets file (no request, so nothing to wait for)."""
         consumer = self.consumer
         files = consumer.lab.local_offset_files.get((consumer.client_id, consumer.consumer_group), {})
         offset = files.get(mq, -1)
         if offset >= 0:
             self.offset_table[mq] = offset
-        done(offset)
+        return offset
+        yield  # a generator like the remote store's

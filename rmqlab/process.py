@@ -4,12 +4,20 @@ A consume thread in RocketMQ *blocks*: it calls the listener, then ``sendMessage
 (up to 5 s), then maybe the fallback producer. In virtual time a blocking call is a generator that
 ``yield``\\ s what it waits for:
 
-* ``yield Sleep(ms)`` — time passes (a listener taking ``ms``);
-* ``yield Rpc(client, broker, handler, timeout_ms)`` — a request; resumes with ``(response, error)``;
-* ``yield future`` (a :class:`~rmqlab.producer.SendFuture`) — resumes when the send is done.
+* ``yield Sleep(ms)`` — time passes (a listener taking ``ms``, a service waiting for its next round);
+* ``yield Rpc(client, broker, request, timeout_ms)`` — a request object (:mod:`rmqlab.protocol`) through
+  :class:`~rmqlab.remoting.Remoting`; resumes with ``(response, error)``;
+* ``yield future`` (a :class:`~rmqlab.producer.SendFuture` or a :class:`Signal`) — resumes when it is done.
+
+Everything in a client that waits is such a process: consume threads, the pull loop of each queue, the
+rebalance service, heartbeats, lock renewal, offset persistence, the route poll and the delayed tasks a
+Java client hands to its ``ScheduledExecutorService``. A client owns its processes in a
+:class:`ProcessGroup`; a crash kills them all, which cancels their pending sleeps, and a response that
+arrives for a killed process is dropped. So no flag, token or incarnation counter is needed to tell a
+stale callback from a live one.
 
 When the awaited thing is already available (a healthy broker answers in 0 ms) the generator is
-resumed at once, in a loop rather than by recursion, so hot paths stay cheap.
+resumed at once, in a loop rather than by recursion.
 """
 
 from __future__ import annotations
@@ -19,12 +27,12 @@ from collections import deque
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .scheduler import Scheduler, TimerKind, TimerLabel
+from .scheduler import Scheduler, Timer, TimerKind, TimerLabel
 
 if TYPE_CHECKING:
     from .remoting import Remoting
 
-__all__ = ["LocalLock", "Process", "ProcessKilled", "Rpc", "Signal", "Sleep", "ThreadPool", "spawn"]
+__all__ = ["LocalLock", "Process", "ProcessGroup", "ProcessKilled", "Rpc", "Signal", "Sleep", "ThreadPool", "spawn"]
 
 
 class ProcessKilled(BaseException):
@@ -38,17 +46,24 @@ class ProcessKilled(BaseException):
 
 
 class Sleep(NamedTuple):
-    """Wait ``ms`` virtual milliseconds."""
+    """Wait ``ms`` virtual milliseconds; ``label`` says what the wait stands for (``lab.snapshot().timers``).
+
+    An unlabelled ``Sleep(0)`` continues at once. A labelled one is a *hand-off*: the process resumes at the same
+    millisecond, after the work already queued for it, as a Java task put on an executor's queue runs after the
+    tasks before it (``executePullRequestImmediately`` puts a PullRequest on the PullMessageService's queue).
+    """
 
     ms: int
+    label: TimerLabel | None = None
 
 
 class Rpc(NamedTuple):
-    """Call ``handler(broker)`` on ``broker`` as ``client``; resume with ``(response, error)``."""
+    """Send ``request`` to ``broker`` as ``client`` through remoting; resume with ``(response, error)``."""
 
     client: str
     broker: str
-    handler: Callable[[Any], Any]
+    request: Any
+    """A request object from :mod:`rmqlab.protocol`."""
     timeout_ms: int
 
 
@@ -64,7 +79,7 @@ class Process:
     thread to the next waiting task.
     """
 
-    __slots__ = ("_gen", "alive", "label", "pool", "remoting", "scheduler")
+    __slots__ = ("_gen", "_timer", "alive", "group", "label", "pool", "remoting", "scheduler")
 
     def __init__(
         self,
@@ -73,21 +88,35 @@ class Process:
         gen: Body,
         pool: ThreadPool | None = None,
         label: TimerLabel | None = None,
+        group: ProcessGroup | None = None,
     ):
         self.scheduler = scheduler
         self.remoting = remoting
         self._gen = gen
         self.pool = pool
+        self.group = group
         self.alive = True
         self.label = label
-        """The request this thread runs (kind ``CONSUME``); each ``Sleep`` is labelled with it as a ``LISTENER``."""
+        """The request this thread runs (kind ``CONSUME``); each unlabelled ``Sleep`` is labelled with it as a
+        ``LISTENER``."""
+        self._timer: Timer | None = None
+        """The pending wake-up of a ``Sleep``: cancelled when the process is killed, so no dead timer stays."""
 
     def kill(self) -> None:
         """Stop without resuming (a crashed consumer's threads vanish with it)."""
         if self.alive:
             self.alive = False
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            self._ended()
             if inspect.getgeneratorstate(self._gen) != inspect.GEN_RUNNING:  # a running one raises ProcessKilled
                 self._gen.close()
+
+    def _ended(self) -> None:
+        group, self.group = self.group, None
+        if group is not None:
+            group.processes.pop(self, None)
 
     def resume(self, value: Any = None) -> None:
         """Advance the generator until it waits on something not yet available."""
@@ -98,9 +127,11 @@ class Process:
             except ProcessKilled:
                 self.alive = False
                 self.pool = None  # its pool was shut down with the crash
+                self._ended()
                 return
             except StopIteration:
                 self.alive = False
+                self._ended()
                 pool, self.pool = self.pool, None  # no process ↔ pool cycle: freed by refcount, not the GC
                 if pool is not None:
                     pool.finished(self)
@@ -111,12 +142,14 @@ class Process:
 
     def _wait(self, command: Any) -> Any:
         if isinstance(command, Sleep):
-            if command.ms <= 0:
-                return None
-            label = self.label
-            if label is not None:
-                label = label._replace(kind=TimerKind.LISTENER)
-            self.scheduler.schedule(command.ms, self.resume, None, label=label)
+            label = command.label
+            if label is None:
+                if command.ms <= 0:
+                    return None
+                label = self.label
+                if label is not None:
+                    label = label._replace(kind=TimerKind.LISTENER)
+            self._timer = self.scheduler.schedule(max(command.ms, 0), self._wake, label=label)
             return _PENDING
         if isinstance(command, Rpc):
             box: list[Any] = []
@@ -128,7 +161,7 @@ class Process:
                 self._deliver(box, (None, error))
 
             self.remoting.invoke(
-                command.client, command.broker, command.handler, command.timeout_ms, on_response, on_error
+                command.client, command.broker, command.request, command.timeout_ms, on_response, on_error
             )
             if box:
                 box.append(None)  # mark as consumed synchronously
@@ -143,6 +176,10 @@ class Process:
             return _PENDING
         raise TypeError(f"a process yielded {command!r}; expected Sleep, Rpc or a SendFuture")
 
+    def _wake(self) -> None:
+        self._timer = None
+        self.resume()
+
     def _deliver(self, box: list[Any], value: Any) -> None:
         if not box:
             box.append(value)  # answered synchronously: resume() picks it up
@@ -155,6 +192,45 @@ def spawn(scheduler: Scheduler, remoting: Remoting, gen: Body) -> Process:
     process = Process(scheduler, remoting, gen)
     process.resume()
     return process
+
+
+class ProcessGroup:
+    """The processes of one client instance (a consumer's threads and scheduled tasks): killed together by a crash.
+
+    Kept in start order (a dict used as an ordered set), so a crash kills them in a reproducible order.
+    """
+
+    def __init__(self, scheduler: Scheduler, remoting: Remoting, owner: str) -> None:
+        self.scheduler = scheduler
+        self.remoting = remoting
+        self.owner = owner
+        """The trace name of the client (``consumer:c1``): the owner of the timers its processes arm."""
+        self.processes: dict[Process, None] = {}
+
+    def spawn(self, gen: Body) -> Process:
+        """Start ``gen`` now, as a process of this client (runs synchronously until its first real wait)."""
+        process = Process(self.scheduler, self.remoting, gen, group=self)
+        self.processes[process] = None
+        process.resume()
+        return process
+
+    def schedule(self, delay_ms: int, label: TimerLabel, action: Callable[..., Any], *args: Any) -> Process:
+        """``ScheduledExecutorService.schedule``: ``action(*args)`` after ``delay_ms``, unless the client dies first.
+
+        A delay of 0 still waits its turn behind the work already queued for this millisecond.
+        """
+        return self.spawn(_after(delay_ms, label, action, args))
+
+    def kill_all(self) -> None:
+        """The client crashed or shut down: every process ends where it stands, its pending sleeps cancelled."""
+        for process in list(self.processes):
+            process.kill()
+        self.processes.clear()
+
+
+def _after(delay_ms: int, label: TimerLabel, action: Callable[..., Any], args: tuple[Any, ...]) -> Body:
+    yield Sleep(delay_ms, label)
+    action(*args)
 
 
 Task = tuple[Callable[..., Body], tuple[Any, ...], TimerLabel | None]
@@ -174,7 +250,10 @@ class ThreadPool:
         self.size = size
         self.busy = 0
         self.waiting: deque[Task] = deque()
-        self.running: set[Process] = set()
+        self.running: dict[Process, None] = {}
+        """Threads running a task, in start order."""
+        self.starting: dict[Timer, None] = {}
+        """Tasks handed to a free thread that starts them later this millisecond (cancelled by a crash)."""
 
     def submit(self, function: Callable[..., Body], *args: Any, label: TimerLabel | None = None) -> None:
         """Run ``function(*args)`` (a generator function) on a free thread, now or when one frees up.
@@ -183,21 +262,29 @@ class ThreadPool:
         """
         if self.busy < self.size:
             self.busy += 1
-            self.scheduler.schedule(0, self._run, function, args, label, label=label)
+            self._start(function, args, label)
         else:
             self.waiting.append((function, args, label))
 
-    def _run(self, function: Callable[..., Body], args: tuple[Any, ...], label: TimerLabel | None) -> None:
+    def _start(self, function: Callable[..., Body], args: tuple[Any, ...], label: TimerLabel | None) -> None:
+        box: list[Timer] = []
+        box.append(self.scheduler.schedule(0, self._run, box, function, args, label, label=label))
+        self.starting[box[0]] = None
+
+    def _run(
+        self, box: list[Timer], function: Callable[..., Body], args: tuple[Any, ...], label: TimerLabel | None
+    ) -> None:
+        self.starting.pop(box[0], None)
         process = Process(self.scheduler, self.remoting, function(*args), self, label)
-        self.running.add(process)
+        self.running[process] = None
         process.resume()
 
     def finished(self, process: Process) -> None:
         """``process`` returned: its thread takes the next waiting task, or becomes idle."""
-        self.running.discard(process)
+        self.running.pop(process, None)
         if self.waiting:
             function, args, label = self.waiting.popleft()
-            self.scheduler.schedule(0, self._run, function, args, label, label=label)
+            self._start(function, args, label)
         else:
             self.busy -= 1
 
@@ -206,6 +293,9 @@ class ThreadPool:
         for process in list(self.running):
             process.pool = None
             process.kill()
+        for timer in self.starting:
+            timer.cancel()
+        self.starting.clear()
         self.running.clear()
         self.waiting.clear()
         self.busy = 0

@@ -1,7 +1,8 @@
 """What crosses the wire: response codes, remoting exceptions, and the one place RPCs happen.
 
-Clients never call a broker method directly; they go through :meth:`Remoting.invoke`, which applies
-the injected faults (broker down, slow, network partition) and the request timeout. A request takes
+Clients never call a broker method directly; they hand a request object (:mod:`rmqlab.protocol`) to
+:meth:`Remoting.invoke`, which applies the injected faults (broker down, slow or lost responses, network
+partition) and the request timeout, to every kind of request alike. A request takes
 effect at the broker when it is sent; its response arrives ``response_delay_ms`` later — or, if that
 is past the timeout, the client gets a timeout 1 ms *after* its deadline (real timeouts fire a few ms
 late, which is why RocketMQ's ``timeout < costTime`` check aborts instead of retrying with 0 ms).
@@ -14,18 +15,24 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
-from .scheduler import Scheduler, TimerKind, TimerLabel
+from .protocol import RequestCode
+from .scheduler import Scheduler, Timer, TimerKind, TimerLabel
+
+PULL_MESSAGE = RequestCode.PULL_MESSAGE
 
 if TYPE_CHECKING:
     from .broker import Broker
 
 __all__ = [
+    "HELD",
     "MQBrokerException",
     "Remoting",
     "RemotingConnectException",
     "RemotingException",
     "RemotingTimeoutException",
     "ResponseCode",
+    "ResponseExpiredException",
+    "ResponseFuture",
 ]
 
 
@@ -91,13 +98,109 @@ class NetworkFaults:
     partitions: set[tuple[str, str]] = field(default_factory=set)
 
 
+HELD = object()
+"""What a broker processor returns for a request it keeps to answer later (a long-polling pull):
+the processor holds on to the :class:`ResponseFuture` and calls :meth:`ResponseFuture.reply` when it answers."""
+
+RESPONSE_TABLE_SCAN_GRACE_MS = 1_000
+"""``NettyRemotingAbstract.scanResponseTable`` (every 1 s) expires a request once ``begin + timeout + 1000 <= now``."""
+
+
+class ResponseExpiredException(RemotingTimeoutException):
+    """``scanResponseTable`` removed a request the broker will never answer (it forgot it in a connection reset)."""
+
+
+class ResponseFuture:
+    """One request waiting for its response: an entry of the client's ``responseTable``, keyed by ``opaque``."""
+
+    __slots__ = (
+        "begin_ms", "broker", "client", "on_error", "on_response", "opaque", "remoting", "request", "timeout_ms",
+        "timer",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        remoting: Remoting,
+        opaque: int,
+        client: str,
+        broker: str,
+        request: Any,
+        timeout_ms: int,
+        on_response: Callable[[Any], None],
+        on_error: Callable[[RemoteError], None],
+    ) -> None:
+        self.remoting = remoting
+        self.request = request
+        self.opaque = opaque
+        """The request's number (``RemotingCommand.opaque``): increasing, so the table's order is the send order."""
+        self.client = client
+        self.broker = broker
+        self.timeout_ms = timeout_ms
+        self.begin_ms = remoting.scheduler.now
+        self.on_response = on_response
+        self.on_error = on_error
+        self.timer: Timer | None = None
+
+    @property
+    def pending(self) -> bool:
+        """Still in the response table: no answer, error or timeout has reached the client yet."""
+        return self.remoting.response_table.get(self.opaque) is self
+
+    def reply(self, response: Any) -> None:
+        """A held request is answered now; the answer crosses the same faulty link as any response."""
+        if not self.pending:
+            return  # the client gave up on it (timeout) or its channel failed: the late answer is dropped
+        remoting = self.remoting
+        remoting.finish(self)
+        broker = remoting.brokers[self.broker]
+        if remoting.reachable(self.client, self.broker) is not None or broker.lose_responses:
+            self.on_error(RemotingException(self.broker, "connection closed before the response arrived"))
+        else:
+            self.on_response(response)
+
+    def forget(self) -> None:
+        """The broker dropped this held request unanswered (connection reset) and will never answer it.
+
+        The client is not told (4.9.7 fails pending requests fast only when *it* closes the channel). The
+        ``ResponseFuture`` stays in the response table until ``scanResponseTable`` expires it, ``timeout + 1 s``
+        after it was sent. The scan's 1 s phase is not modelled: the timeout fires at the first instant the scan
+        would see it.
+        """
+        if not self.pending or self.timer is not None:
+            return
+        self.timer = self.remoting.scheduler.schedule_at(
+            self.begin_ms + self.timeout_ms + RESPONSE_TABLE_SCAN_GRACE_MS,
+            self._expire,
+            label=TimerLabel(TimerKind.REQUEST_TIMEOUT, self.broker, detail=self.client),
+        )
+
+    def _expire(self) -> None:
+        if self.pending:
+            self.remoting.finish(self)
+            self.on_error(ResponseExpiredException(self.broker, f"wait response timeout {self.timeout_ms}ms"))
+
+
+ClientHandler = Callable[[str, Any], None]
+"""How a client takes a broker-initiated request: ``handler(broker_name, request)``."""
+
+
 class Remoting:
-    """Runs one request against a broker, applying faults, latency and the timeout."""
+    """Runs every request between clients and brokers, applying faults, latency and the timeout.
+
+    Clients never call a broker method directly and brokers never call a client object: a request goes through
+    :meth:`invoke` (or :meth:`invoke_oneway`) and is dispatched by the broker's ``process_request``; a broker
+    tells a client something through :meth:`notify_client`.
+    """
 
     def __init__(self, scheduler: Scheduler, brokers: dict[str, Broker]) -> None:
         self.scheduler = scheduler
         self.brokers = brokers
         self.faults = NetworkFaults()
+        self.response_table: dict[int, ResponseFuture] = {}
+        """Requests sent and not yet answered, by opaque (their send order)."""
+        self._opaque = 0
+        self.clients: dict[str, ClientHandler] = {}
+        """Client instances that accept broker-initiated requests (``NOTIFY_CONSUMER_IDS_CHANGED``), by client id."""
 
     def reachable(self, client: str, broker_name: str) -> RemotingException | None:
         """``None`` if ``client`` can talk to ``broker_name`` now, else the exception it would get."""
@@ -115,16 +218,17 @@ class Remoting:
         self,
         client: str,
         broker_name: str,
-        handler: Callable[[Broker], Any],
+        request: Any,
         timeout_ms: int,
         on_response: Callable[[Any], None],
         on_error: Callable[[RemoteError], None],
     ) -> None:
-        """Send a request; exactly one of ``on_response`` / ``on_error`` is called, now or later.
+        """Send ``request``; exactly one of ``on_response`` / ``on_error`` is called, now or later (or never, if
+        the broker holds it and the client's process is gone).
 
-        ``handler(broker)`` runs at the broker at once and returns the response, or an
-        :class:`MQBrokerException` for an error code. With no response delay the callback runs
-        synchronously (the common, fast path).
+        The request takes effect at the broker at once (``Broker.process_request``); its response, or an
+        :class:`MQBrokerException` for an error code, comes back ``response_delay_ms`` later. With no response delay
+        the callback runs synchronously.
         """
         failure = self.reachable(client, broker_name)
         if failure is not None:
@@ -134,46 +238,102 @@ class Remoting:
             on_error(RemotingTimeoutException(broker_name, "no time left for the request"))
             return
         broker = self.brokers[broker_name]
-        response = handler(broker)
-        delay = broker.response_delay_ms
+        self._opaque += 1
+        future = ResponseFuture(self, self._opaque, client, broker_name, request, timeout_ms, on_response, on_error)
+        self.response_table[future.opaque] = future
+        response: Any = broker.process_request(client, request, future)
         if broker.lose_responses:
             broker.connection_reset(client)  # the channel is gone: nothing stays held for it at the broker
+            self.finish(future)
             on_error(RemotingException(broker_name, "connection reset before the response arrived"))
             return
+        delay = broker.response_delay_ms
         if delay > timeout_ms:
-            self.scheduler.schedule(
+            future.timer = self.scheduler.schedule(
                 timeout_ms + 1,
-                on_error,
-                RemotingTimeoutException(broker_name, f"wait response timeout {timeout_ms}ms"),
+                self._time_out,
+                future,
                 label=TimerLabel(TimerKind.REQUEST_TIMEOUT, broker_name, detail=client),
             )
             return
+        if response is HELD:
+            return  # the broker answers through future.reply
         deliver = on_error if isinstance(response, MQBrokerException) else on_response
         if delay == 0:
+            self.finish(future)
             deliver(response)
         else:
-            self.scheduler.schedule(
+            future.timer = self.scheduler.schedule(
                 delay,
                 self._deliver_late,
-                client,
-                broker_name,
+                future,
                 deliver,
                 response,
-                on_error,
                 label=TimerLabel(TimerKind.RESPONSE, broker_name, detail=client),
             )
 
-    def _deliver_late(
-        self,
-        client: str,
-        broker_name: str,
-        deliver: Callable[[Any], None],
-        response: Any,
-        on_error: Callable[[RemoteError], None],
-    ) -> None:
-        """A delayed response is lost if the link broke while it was on its way."""
+    def invoke_oneway(self, client: str, broker_name: str, request: Any) -> RemotingException | None:
+        """Send ``request`` without waiting for an answer (``invokeOneway``); the error if it could not be sent.
+
+        A oneway request that reaches the broker takes effect; one whose link is cut is lost, and the client only
+        logs it (``updateConsumeOffsetToBroker(…, oneway=true)``, ``unlock(mq, oneway=true)``).
+        """
         failure = self.reachable(client, broker_name)
         if failure is not None:
-            on_error(RemotingException(broker_name, "connection closed before the response arrived"))
+            return failure
+        self.brokers[broker_name].process_request(client, request, None)
+        return None
+
+    def finish(self, future: ResponseFuture) -> None:
+        """Take ``future`` out of the response table (answered, failed or timed out)."""
+        self.response_table.pop(future.opaque, None)
+        if future.timer is not None:
+            future.timer.cancel()
+            future.timer = None
+
+    def _time_out(self, future: ResponseFuture) -> None:
+        if future.pending:
+            future.timer = None
+            self.finish(future)
+            future.on_error(RemotingTimeoutException(future.broker, f"wait response timeout {future.timeout_ms}ms"))
+
+    def _deliver_late(self, future: ResponseFuture, deliver: Callable[[Any], None], response: Any) -> None:
+        """A delayed response is lost if the link broke while it was on its way."""
+        if not future.pending:
+            return
+        future.timer = None
+        self.finish(future)
+        if self.reachable(future.client, future.broker) is not None:
+            future.on_error(RemotingException(future.broker, "connection closed before the response arrived"))
         else:
             deliver(response)
+
+    def channel_closed(self, broker_name: str) -> None:
+        """The broker's process died: the pulls waiting on it fail at once, in the order they were sent.
+
+        A long-polling pull is what a consumer's connection is busy with, and the closed channel fails it
+        (``PullCallback.onException``, pull again in 1 s). Any other request still waiting finds out when its
+        answer would have arrived: the delayed response is then lost on a link that no longer exists.
+        """
+        pulls = [f for f in self.response_table.values() if f.broker == broker_name and f.request.code == PULL_MESSAGE]
+        for future in pulls:
+            self.finish(future)
+            future.on_error(RemotingConnectException(broker_name, f"connection to {broker_name} closed: broker down"))
+
+    def client_closed(self, client_id: str, group: str) -> None:
+        """A client process died: every running broker sees its channels close (``channelInactive``) and drops it
+        from ``group`` (``ConsumerManager.doChannelCloseEvent``), telling the other members."""
+        for broker in self.brokers.values():
+            if broker.up:
+                broker.unregister(group, client_id)
+
+    # ------------------------------------------------------------------ broker → client
+    def register_client(self, client_id: str, handler: ClientHandler) -> None:
+        """``client_id`` accepts broker-initiated requests through ``handler``."""
+        self.clients[client_id] = handler
+
+    def notify_client(self, broker_name: str, client_id: str, request: Any) -> None:
+        """A broker sends ``request`` to a client, oneway (``Broker2Client``); lost if the link is cut."""
+        handler = self.clients.get(client_id)
+        if handler is not None and self.reachable(client_id, broker_name) is None:
+            handler(broker_name, request)

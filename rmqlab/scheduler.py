@@ -142,8 +142,6 @@ class TimerLabel(NamedTuple):
     """The delay level (``DELAY_LEVEL`` timers)."""
     detail: str = ""
     """A short free-text note (the action's name, the client a response goes to)."""
-    generation: int | None = None
-    """The owning consumer's incarnation: after a crash or restart an older incarnation's timers are no-ops."""
 
 
 class Timer:

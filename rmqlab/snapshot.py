@@ -650,17 +650,12 @@ def _lock_snaps(b: Broker, index: TraceIndex, now: int) -> tuple[LockSnap, ...]:
 
 
 def _timer_snaps(lab: Lab) -> tuple[TimerSnap, ...]:
-    """The scheduler's live entries as plain data, without the no-op timers of a stopped consumer incarnation."""
+    """The scheduler's live entries as plain data (a crashed client's timers were cancelled with its processes)."""
     now = lab.now
-    consumers = {c.actor: c for c in lab.consumers.values()}
     out = []
     for due, priority, seq, label in lab.scheduler.timers():
         if label is None:
             label = TimerLabel(TimerKind.OTHER, "")
-        if label.generation is not None:
-            owner = consumers.get(label.owner)
-            if owner is None or not owner.running or owner.generation != label.generation:
-                continue
         out.append(
             TimerSnap(
                 due,
