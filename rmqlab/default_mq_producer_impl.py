@@ -32,7 +32,7 @@ from .message import (
 )
 from .message_queue_selector import MessageQueueSelector
 from .mq_client_api_impl import MQClientAPIImpl, SendCall, describe
-from .process import Body, spawn
+from .process import Body, ProcessGroup
 from .queue import MessageQueue
 from .remoting import MQBrokerException, ResponseCode
 from .send_result import CommunicationMode, SendFuture, SendStatus
@@ -72,6 +72,7 @@ class ProducerSettings(Protocol):
     retry_another_broker_when_not_store_ok: bool
     send_which_queue: ThreadLocalIndex
     fault_strategy: MQFaultStrategy
+    processes: ProcessGroup
 
 
 class DefaultMQProducerImpl:
@@ -81,7 +82,12 @@ class DefaultMQProducerImpl:
         self.producer = producer
         self.lab = producer.lab
         self.api = MQClientAPIImpl(
-            producer.lab, producer.name, producer.producer_group, producer.actor, producer.fault_strategy
+            producer.lab,
+            producer.name,
+            producer.producer_group,
+            producer.actor,
+            producer.fault_strategy,
+            producer.processes,
         )
         self.topic_publish_info_table: dict[str, TopicPublishInfo] = {}
 
@@ -163,7 +169,7 @@ class DefaultMQProducerImpl:
         elif call.future.mode is CommunicationMode.ASYNC:
             self._send_default_impl_async(call, info)
         else:
-            spawn(self.lab.scheduler, self.lab.remoting, self._send_default_impl(call, info))
+            self.producer.processes.spawn(self._send_default_impl(call, info))
 
     def send_select_impl(self, call: SendCall, selector: MessageQueueSelector, arg: Any) -> None:
         """``sendSelectImpl``: the application's selector picks the queue; one attempt (ASYNC may re-send)."""
@@ -204,14 +210,14 @@ class DefaultMQProducerImpl:
         mode = call.future.mode
         if mode is CommunicationMode.ASYNC:
             retry_times = self.producer.retry_times_when_send_async_failed
-            spawn(self.lab.scheduler, self.lab.remoting, self.api.send_message_async(call, mq, retry_times, None))
+            self.producer.processes.spawn(self.api.send_message_async(call, mq, retry_times, None))
         elif mode is CommunicationMode.ONEWAY:
             error = self.api.send_message_oneway(call, mq, rated=False)
             if error is not None:
                 call.last_error = error
                 self.api.fail(call, describe(error), error)
         else:
-            spawn(self.lab.scheduler, self.lab.remoting, self._send_once(call, mq))
+            self.producer.processes.spawn(self._send_once(call, mq))
 
     # ------------------------------------------------------------------ the processes
     def _send_default_impl(self, call: SendCall, info: TopicPublishInfo) -> Body:
@@ -286,9 +292,9 @@ class DefaultMQProducerImpl:
         )
         if self.lab.remoting.reachable(self.producer.name, mq.broker_name) is None:
             self.api.update_fault_item(mq.broker_name, 0, isolation=False)
-            spawn(self.lab.scheduler, self.lab.remoting, request)
+            self.producer.processes.spawn(request)
         else:
-            spawn(self.lab.scheduler, self.lab.remoting, request)
+            self.producer.processes.spawn(request)
             self.api.update_fault_item(mq.broker_name, 0, isolation=False)
 
     def _retry_broker(self, info: TopicPublishInfo) -> Callable[[str], str]:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .latency_fault import MQFaultStrategy
 from .message import Message, MessageExt
-from .process import Body, Rpc, spawn
+from .process import Body, ProcessGroup, Rpc
 from .protocol import SendMessageRequest
 from .queue import MessageQueue
 from .remoting import MQBrokerException, RemoteError, RemotingException
@@ -64,7 +64,13 @@ class MQClientAPIImpl:
     """Sends one attempt of a :class:`SendCall` as ``producer_group``'s client ``client_name``."""
 
     def __init__(
-        self, lab: Lab, client_name: str, producer_group: str, actor: str, fault_strategy: MQFaultStrategy
+        self,
+        lab: Lab,
+        client_name: str,
+        producer_group: str,
+        actor: str,
+        fault_strategy: MQFaultStrategy,
+        processes: ProcessGroup,
     ) -> None:
         self.lab = lab
         self.client_name = client_name
@@ -73,6 +79,8 @@ class MQClientAPIImpl:
         self.actor = actor
         """How the trace names the producer."""
         self.fault_strategy = fault_strategy
+        self.processes = processes
+        """The producer's processes, which the request processes this class starts join."""
 
     def update_fault_item(self, broker_name: str, latency: int, *, isolation: bool) -> int | None:
         """``DefaultMQProducerImpl.updateFaultItem``: when the broker is available again (``None``: strategy off)."""
@@ -108,7 +116,7 @@ class MQClientAPIImpl:
             self._record_result(call, mq, attempt, describe(failure), until)
             return failure
         written = self._oneway_written(call, mq, attempt, request, max(remaining, 1))
-        spawn(self.lab.scheduler, self.lab.remoting, written)
+        self.processes.spawn(written)
         if rated:
             self.update_fault_item(mq.broker_name, 0, isolation=False)
         return None

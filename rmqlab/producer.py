@@ -18,6 +18,7 @@ from .errors import ConfigError
 from .latency_fault import LATENCY_MAX, NOT_AVAILABLE_DURATION, MQFaultStrategy
 from .message import Message
 from .message_queue_selector import MessageQueueSelector, SelectMessageQueueByHash
+from .process import Body, ProcessGroup, Sleep
 from .queue import MessageQueue
 from .scheduler import TimerKind, TimerLabel
 from .send_result import CommunicationMode, SendFuture, SendResult, SendStatus
@@ -102,20 +103,19 @@ class DefaultMQProducer:
         )
         """``MQFaultStrategy`` (``sendLatencyFaultEnable``, off by default); its fault table is public for labs."""
         self.running = True
+        self.processes = ProcessGroup(lab.scheduler, lab.remoting, self.actor)
+        """This client's processes: one per send in flight, and the route poll."""
         self.impl = DefaultMQProducerImpl(self)
         """``getDefaultMQProducerImpl()``: the route table and the send loops."""
-        lab.scheduler.schedule(
-            ROUTE_POLL_FIRST_MS, self._poll_name_server, label=TimerLabel(TimerKind.ROUTE_POLL, self.actor)
-        )
+        self._route_poll = self.processes.spawn(self._route_service())
 
-    def _poll_name_server(self) -> None:
-        """Refresh every cached route from the name server every 30 s (first after 10 ms)."""
-        if not self.running:
-            return
-        self.impl.update_topic_route_info_from_name_server()
-        self.lab.scheduler.schedule(
-            POLL_NAME_SERVER_INTERVAL_MS, self._poll_name_server, label=TimerLabel(TimerKind.ROUTE_POLL, self.actor)
-        )
+    def _route_service(self) -> Body:
+        """``updateTopicRouteInfoFromNameServer``: every cached route re-read every 30 s, the first time after 10 ms."""
+        label = TimerLabel(TimerKind.ROUTE_POLL, self.actor)
+        yield Sleep(ROUTE_POLL_FIRST_MS, label)
+        while True:
+            self.impl.update_topic_route_info_from_name_server()
+            yield Sleep(POLL_NAME_SERVER_INTERVAL_MS, label)
 
     # ------------------------------------------------------------------ public API
     def send(self, msg: Message, timeout: int | str | None = None) -> SendFuture:
@@ -197,6 +197,7 @@ class DefaultMQProducer:
     def shutdown(self) -> None:
         """Stop the route poll. Sends already under way run to their end (rmqlab closes no connection)."""
         self.running = False
+        self._route_poll.kill()
 
 
 def _with_send_callback(

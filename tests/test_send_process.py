@@ -7,7 +7,7 @@ index alone says where an attempt goes (``index % brokers``; ``TopicPublishInfo.
 from __future__ import annotations
 
 from rmqlab import EventKind as K
-from rmqlab import Lab, Message
+from rmqlab import Lab, Message, TimerKind
 from rmqlab.producer import DefaultMQProducer
 
 
@@ -155,20 +155,25 @@ def test_oneway_finishes_when_the_broker_has_taken_the_request_and_is_never_retr
 
 
 def test_shutdown_mid_send_stops_the_route_poll_but_the_send_under_way_completes() -> None:
-    """rmqlab's ``shutdown`` closes no connection: the attempt in flight is answered and the send returns."""
+    """rmqlab's ``shutdown`` closes no connection: the attempt in flight is answered and the send returns, while
+    the route poll (a process of the producer, armed for 30 010 ms) ends at once."""
     lab, producer = cluster("broker-a", "broker-b", start=1)
     lab.set_broker_fault("broker-a", response_delay_ms=1000)
     lab.at(0, producer.send, Message("T", "x"))
+    lab.run(until=400)
+    assert [(t.kind, t.due_ms) for t in lab.snapshot().timers_of(owner=producer.actor)] == [
+        (TimerKind.ROUTE_POLL, 30_010)
+    ]
     lab.at(500, producer.shutdown)
+    lab.run(until=600)
+    assert lab.snapshot().timers_of(owner=producer.actor) == ()
+    assert not lab.sends[0].done
     lab.run(until="5s")
     assert timeline(lab, "M0001") == [
         (0, "send_attempt", "broker-a", 1, "SYNC"),
         (1000, "send_result", "broker-a", 1, "SUCCESS"),
     ]
     assert lab.sends[0].ok
-    assert [t.due_ms for t in lab.snapshot().timers_of(owner=producer.actor)] == [30_010]  # armed before shutdown
-    lab.run(until="31s")
-    assert lab.snapshot().timers_of(owner=producer.actor) == ()  # it fired and armed no other
 
 
 def test_async_a_lost_response_comes_after_the_hand_over_so_its_isolation_stands() -> None:
