@@ -264,6 +264,20 @@ def test_png_of_the_dashboard_is_the_whole_page(dash: Dashboard, tmp_path: Path)
     assert pixel == (0x11, 0x11, 0x11)
 
 
+@needs_browser
+def test_png_from_inside_a_running_asyncio_loop_as_in_a_kernel(dash: Dashboard, tmp_path: Path) -> None:
+    """A Jupyter kernel's thread runs an asyncio loop, where Playwright's sync API refuses to start."""
+    pytest.importorskip("playwright", reason="PNG export needs Playwright for Python")
+    import asyncio
+
+    async def in_kernel() -> Path:
+        return save_png(dash.view("Message flow"), tmp_path / "kernel.png", scale=1)
+
+    w, _, pixel = _png_facts(asyncio.run(in_kernel()))
+    ((_, scene),) = export_scenes(dash.view("Message flow"))
+    assert w == scene.width and pixel == (255, 255, 255)
+
+
 def test_png_without_a_browser_says_what_is_missing(dash: Dashboard, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     monkeypatch.delenv("RMQLAB_BROWSER", raising=False)

@@ -29,6 +29,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
 
@@ -378,22 +379,28 @@ def save_png(
     width = int(max(s.width for _, s in scenes)) + 64
     args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
             "--disable-sync", "--no-first-run", "--disable-quic"]  # fmt: skip
-    with tempfile.TemporaryDirectory(prefix="rmqlab-png-") as tmp:
-        page_file = Path(tmp) / "view.html"
-        page_file.write_text(page_html, encoding="utf-8")
-        with sync_playwright() as p:
-            chromium = p.chromium.launch(executable_path=executable, args=args, headless=True)
-            try:
-                scheme = "no-preference" if theme == "auto" else theme
-                context = chromium.new_context(viewport={"width": max(width, 480), "height": 600},
-                                               device_scale_factor=scale, color_scheme=scheme)  # fmt: skip
-                context.route(re.compile(r"^(?!file:).*"), lambda route: route.abort())
-                page = context.new_page()
-                page.goto(page_file.as_uri())
-                target = "main" if isinstance(view, Dashboard | EventLog) else "main .rq-scene svg"
-                page.locator(target).first.screenshot(path=str(out))
-            finally:
-                chromium.close()
+    def shoot() -> None:
+        with tempfile.TemporaryDirectory(prefix="rmqlab-png-") as tmp:
+            page_file = Path(tmp) / "view.html"
+            page_file.write_text(page_html, encoding="utf-8")
+            with sync_playwright() as p:
+                chromium = p.chromium.launch(executable_path=executable, args=args, headless=True)
+                try:
+                    scheme = "no-preference" if theme == "auto" else theme
+                    context = chromium.new_context(viewport={"width": max(width, 480), "height": 600},
+                                                   device_scale_factor=scale, color_scheme=scheme)  # fmt: skip
+                    context.route(re.compile(r"^(?!file:).*"), lambda route: route.abort())
+                    page = context.new_page()
+                    page.goto(page_file.as_uri())
+                    target = "main" if isinstance(view, Dashboard | EventLog) else "main .rq-scene svg"
+                    page.locator(target).first.screenshot(path=str(out))
+                finally:
+                    chromium.close()
+
+    # Playwright's sync API refuses to run in a thread with a running asyncio loop, and a Jupyter kernel's main
+    # thread always has one: the browser is driven from a worker thread of its own, wherever save_png is called.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rmqlab-png") as worker:
+        worker.submit(shoot).result()
     return out
 
 
