@@ -273,7 +273,10 @@ def test_png_from_inside_a_running_asyncio_loop_as_in_a_kernel(dash: Dashboard, 
     async def in_kernel() -> Path:
         return save_png(dash.view("Message flow"), tmp_path / "kernel.png", scale=1)
 
-    w, _, pixel = _png_facts(asyncio.run(in_kernel()))
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as kernel_thread:  # a thread of its own, whatever loop this one runs
+        w, _, pixel = _png_facts(kernel_thread.submit(asyncio.run, in_kernel()).result())
     ((_, scene),) = export_scenes(dash.view("Message flow"))
     assert w == scene.width and pixel == (255, 255, 255)
 
