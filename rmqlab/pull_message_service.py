@@ -1,0 +1,187 @@
+"""``PullMessageService``: one pull loop per ProcessQueue, fetching messages into it.
+
+In RocketMQ one thread takes ``PullRequest``s from a queue and calls ``pullMessage`` for each; the answer comes back
+in a ``PullCallback`` that puts the request back (at once, or 1 s / 50 ms later). Here each queue's loop is one
+generator process of the consumer, which reads as that cycle: gates, request, answer, again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .broker import PullResult, PullStatus
+from .consumer_config import MessageModel
+from .offset_store import OffsetStore
+from .process import ProcessGroup, Rpc, Sleep
+from .process_queue import ProcessQueue
+from .protocol import PullMessageRequest
+from .queue import MessageQueue
+from .remoting import ResponseExpiredException
+from .scheduler import TimerKind, TimerLabel
+from .trace import EventKind
+
+if TYPE_CHECKING:
+    from .lab import Lab
+
+__all__ = ["PullMessageService", "PullRequest"]
+
+PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION = 1_000
+PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL = 50
+CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND = 30_000
+OFFSET_ILLEGAL_FIXUP_DELAY_MS = 10_000
+
+
+@dataclass(slots=True)
+class PullRequest:
+    """One queue's pull cursor."""
+
+    mq: MessageQueue
+    pq: ProcessQueue
+    next_offset: int
+    previously_locked: bool = False
+
+
+class PullMessageService:
+    """The pull half of ``DefaultMQPushConsumerImpl`` (``pullMessage`` and its ``PullCallback``), mixed into
+    :class:`~rmqlab.consumer.DefaultMQPushConsumer`."""
+
+    # The consumer's state these methods work on (set by ``DefaultMQPushConsumer.__init__`` / ``start``).
+    lab: Lab
+    message_model: MessageModel
+    processes: ProcessGroup
+    actor: str
+    client_id: str
+    consumer_group: str
+    orderly: bool
+    subscriptions: dict[str, frozenset[str] | None]
+    process_queue_table: dict[MessageQueue, ProcessQueue]
+    offset_store: OffsetStore
+    consume_service: Any
+    pull_batch_size: int
+    pull_threshold_for_queue: int
+    consume_concurrently_max_span: int
+
+    @property
+    def is_clustering(self) -> bool:
+        return self.message_model is MessageModel.CLUSTERING
+
+    def _label(self, kind: TimerKind, queue: MessageQueue | None = None, msg_ids: tuple[str, ...] = ()) -> TimerLabel:
+        """What a wait of this consumer stands for, for views (``lab.snapshot().timers``)."""
+        return TimerLabel(kind, self.actor, queue, msg_ids)
+
+    def schedule(
+        self,
+        delay_ms: int,
+        kind: TimerKind,
+        action: Callable[..., Any],
+        *args: Any,
+        queue: MessageQueue | None = None,
+        msg_ids: tuple[str, ...] = (),
+    ) -> None:
+        """Run ``action(*args)`` after ``delay_ms`` on this client's scheduled executor (gone with a crash)."""
+        self.processes.schedule(delay_ms, self._label(kind, queue, msg_ids), action, *args)
+
+    # ------------------------------------------------------------------ pulling
+    def _pull_loop(self, request: PullRequest) -> Generator[Any, Any, None]:
+        """``PullMessageService`` for one queue: ``pullMessage``, wait for the answer, hand the messages to the
+        consume service, and go again, until the ProcessQueue is dropped (or the consumer dies with its processes).
+
+        Every round starts with a hand-off (``executePullRequestImmediately``): the pull runs after the work already
+        queued for this millisecond. A pull error waits 1 s (``PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION``), flow control
+        50 ms.
+        """
+        pq, mq = request.pq, request.mq
+        delay, kind = 0, TimerKind.PULL
+        while True:
+            yield Sleep(delay, self._label(kind, mq))
+            if pq.dropped:
+                return
+            delay, kind = PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, TimerKind.PULL_LATER
+            now = self.lab.now
+            pq.last_pull_timestamp = now
+            if pq.msg_count > self.pull_threshold_for_queue or (
+                not self.orderly and pq.max_span() > self.consume_concurrently_max_span
+            ):
+                delay = PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL
+                continue
+            if self.orderly and self.is_clustering:
+                if not pq.locked:
+                    continue
+                if not request.previously_locked:
+                    offset = yield from self.offset_store.read_offset_from_store(mq)
+                    if offset >= 0:
+                        request.next_offset = offset
+                    request.previously_locked = True
+            commit = self.offset_store.read_memory(mq) if self.is_clustering else -1
+            pull = PullMessageRequest(
+                self.consumer_group,
+                self.actor,
+                mq,
+                request.next_offset,
+                self.subscriptions.get(mq.topic),
+                commit if commit > 0 else None,
+                self.pull_batch_size,
+            )
+            sent_at = now
+            result, error = yield Rpc(self.client_id, mq.broker_name, pull, CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND)
+            if error is not None:
+                if isinstance(error, ResponseExpiredException):
+                    self.lab.trace.record(
+                        self.lab.now,
+                        EventKind.WARNING,
+                        self.actor,
+                        None,
+                        message=f"pull of {mq} sent at {sent_at} ms: wait response timeout "
+                        f"{CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND}ms; pull again in "
+                        f"{PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION} ms",
+                    )
+                continue  # executePullRequestLater(1000)
+            delay, kind = 0, TimerKind.PULL
+            if not self._on_pull_result(request, result):
+                return
+
+    def _on_pull_result(self, request: PullRequest, result: PullResult) -> bool:
+        """``PullCallback.onSuccess``; ``False`` when this queue's pull loop ends (dropped, or OFFSET_ILLEGAL)."""
+        pq, mq = request.pq, request.mq
+        if result.status is PullStatus.FOUND:
+            request.next_offset = result.next_begin_offset
+            if pq.dropped:
+                return False
+            dispatch = pq.put_message(result.msgs)
+            self.lab.trace.record(
+                self.lab.now,
+                EventKind.PULLED,
+                self.actor,
+                None,
+                queue=str(mq),
+                offsets=[m.queue_offset for m in result.msgs],
+                msg_ids=[m.msg_id for m in result.msgs],
+                next_offset=result.next_begin_offset,
+            )
+            self.consume_service.submit_consume_request(result.msgs, pq, mq, dispatch)
+            return True
+        if result.status in (PullStatus.NO_NEW_MSG, PullStatus.NO_MATCHED_MSG):
+            request.next_offset = result.next_begin_offset
+            if pq.msg_count == 0 and not pq.consuming_msg_orderly_tree_map:
+                self.offset_store.update_offset(mq, request.next_offset, True)
+            return True
+        # OFFSET_ILLEGAL
+        request.next_offset = result.next_begin_offset
+        pq.dropped = True
+        self.lab.trace.record(
+            self.lab.now,
+            EventKind.WARNING,
+            self.actor,
+            None,
+            message=f"OFFSET_ILLEGAL on {mq}; fixing offset to {result.next_begin_offset}",
+        )
+
+        def fix() -> None:
+            self.offset_store.update_offset(mq, request.next_offset, False)
+            self.offset_store.persist(mq)
+            self.process_queue_table.pop(mq, None)
+
+        self.schedule(OFFSET_ILLEGAL_FIXUP_DELAY_MS, TimerKind.OFFSET_FIXUP, fix, queue=mq)
+        return False

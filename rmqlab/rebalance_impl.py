@@ -1,0 +1,265 @@
+"""``RebalanceImpl``: which queues this consumer owns, and (orderly) the broker locks on them.
+
+``doRebalance`` asks a broker who is in the group, allocates the topic's queues (``AllocateMessageQueueStrategy``),
+drops the queues it lost and starts a ProcessQueue and a pull loop for each new one: after an orderly lock, at the
+offset ``computePullFromWhere`` finds. Every question to a broker is a request through remoting, so it can be slow,
+lost or refused like any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import Any
+
+from .broker import LockBatchResult
+from .consumer_config import ConsumeFromWhere
+from .message import RETRY_PREFIX
+from .namesrv import TopicRouteData
+from .process import Rpc
+from .process_queue import ProcessQueue
+from .protocol import GetConsumerListByGroupRequest, GetMaxOffsetRequest, LockBatchMqRequest, UnlockBatchMqRequest
+from .pull_message_service import PullMessageService, PullRequest
+from .queue import MessageQueue
+from .scheduler import TimerKind
+from .trace import EventKind
+
+__all__ = ["RebalanceImpl"]
+
+RPC_TIMEOUT_MS = 3_000
+"""``ClientConfig.mqClientApiTimeout``: heartbeats, consumer lists and max offsets (3 s)."""
+LOCK_BATCH_TIMEOUT_MS = 1_000
+"""``RebalanceImpl.lock`` / ``lockAll``: ``lockBatchMQ(addr, body, 1000)``."""
+UNLOCK_DELAY_TIME_MILLS = 20_000
+
+
+class RebalanceImpl(PullMessageService):
+    """``RebalancePushImpl``, mixed into :class:`~rmqlab.consumer.DefaultMQPushConsumer`."""
+
+    # The consumer's state these methods work on, beyond the pull service's.
+    running: bool
+    allocate: Callable[[str, str, list[MessageQueue], list[str]], list[MessageQueue]]
+    consume_from_where: ConsumeFromWhere
+    _routes: dict[str, TopicRouteData]
+    _rebalancing: bool
+    _rebalance_again: bool
+
+    # ------------------------------------------------------------------ rebalance
+    def do_rebalance(self) -> Generator[Any, Any, None]:
+        """``RebalanceService``'s one thread: one ``doRebalance`` at a time.
+
+        Java runs every rebalance on a single thread. Here the 20 s round, a broker's notification and start-up are
+        separate processes, and with slow responses a rebalance waits on its requests; a rebalance asked for while
+        one runs is done once that one has finished, so two never build ProcessQueues for the same queue.
+        """
+        if self._rebalancing:
+            self._rebalance_again = True
+            return
+        self._rebalancing = True
+        try:
+            while True:
+                self._rebalance_again = False
+                yield from self._do_rebalance()
+                if not self._rebalance_again:
+                    return
+        finally:
+            self._rebalancing = False
+
+    def _do_rebalance(self) -> Generator[Any, Any, None]:
+        """``RebalanceImpl.doRebalance`` for every subscribed topic (business and retry)."""
+        if not self.running:
+            return
+        for topic in sorted(self.subscriptions):
+            route = self._routes.get(topic) or self.lab.namesrv.route(topic)
+            if route is None:
+                continue
+            self._routes[topic] = route
+            mq_all = sorted(route.read_queues())
+            if self.is_clustering:
+                cid_all = yield from self._find_consumer_id_list(route)
+                if not cid_all:
+                    # A restarted broker knows no consumers until their next heartbeat: the allocation strategy's
+                    # check throws on an empty list and rebalanceByTopic keeps the current queues.
+                    continue
+                allocated = self.allocate(self.consumer_group, self.client_id, mq_all, cid_all)
+            else:
+                allocated = mq_all
+            yield from self._update_process_queue_table(topic, set(allocated))
+
+    def _find_consumer_id_list(self, route: TopicRouteData) -> Generator[Any, Any, list[str] | None]:
+        """``findConsumerIdList``: ask one broker of the topic (the first that answers) who is in the group."""
+        for q in route.queue_datas:
+            if self.lab.remoting.reachable(self.client_id, q.broker_name) is None:
+                ids, error = yield Rpc(
+                    self.client_id, q.broker_name, GetConsumerListByGroupRequest(self.consumer_group), RPC_TIMEOUT_MS
+                )
+                return None if error is not None else list(ids)
+        return None
+
+    def _update_process_queue_table(self, topic: str, allocated: set[MessageQueue]) -> Generator[Any, Any, None]:
+        """``updateProcessQueueTableInRebalance``: drop queues we lost, add (and lock) new ones.
+
+        A queue we keep but have not pulled for ``PULL_MAX_IDLE_TIME`` (120 s) is dropped and removed too (4.9.7
+        logs it as "[BUG] … because pull is pause, so try to fixed it"); the loop below then re-creates it with a
+        fresh ProcessQueue and PullRequest at once. That is how a push consumer recovers a queue whose pull loop
+        stopped: for instance an orderly queue dropped while its listener held the consume lock (so it stayed in
+        the table, dropped) and then allocated back to this consumer, whose pulls skip a dropped ProcessQueue.
+        """
+        now = self.lab.now
+        removed, added = [], []
+        for mq in sorted(m for m in self.process_queue_table if m.topic == topic):
+            pq = self.process_queue_table[mq]
+            if mq not in allocated:
+                pq.dropped = True
+                if self._remove_unnecessary_message_queue(mq, pq):
+                    del self.process_queue_table[mq]
+                    removed.append(mq)
+            elif pq.is_pull_expired(now):
+                pq.dropped = True
+                if self._remove_unnecessary_message_queue(mq, pq):
+                    del self.process_queue_table[mq]
+                    removed.append(mq)
+                    self.lab.trace.record(
+                        now,
+                        EventKind.WARNING,
+                        self.actor,
+                        None,
+                        message=f"[BUG] doRebalance, {self.consumer_group}, remove unnecessary mq, {mq}, because pull "
+                        f"is pause (none for {now - pq.last_pull_timestamp} ms), so try to fixed it",
+                    )
+        new_requests = []
+        for mq in sorted(allocated):
+            if mq in self.process_queue_table:
+                continue
+            if self.orderly and self.is_clustering and not (yield from self.lock(mq)):
+                continue
+            self.offset_store.remove_offset(mq)
+            next_offset = yield from self._compute_pull_from_where(mq)
+            if next_offset < 0:
+                continue
+            pq = ProcessQueue(now)
+            if self.orderly and self.is_clustering:
+                pq.locked, pq.last_lock_timestamp = True, now
+            self.process_queue_table[mq] = pq
+            new_requests.append(PullRequest(mq, pq, next_offset))
+            added.append(mq)
+        if removed or added:
+            owned = sorted(str(m) for m in self.process_queue_table if m.topic == topic)
+            self.lab.trace.record(
+                now,
+                EventKind.REBALANCED,
+                self.actor,
+                None,
+                topic=topic,
+                queues=owned,
+                added=[str(m) for m in added],
+                removed=[str(m) for m in removed],
+            )
+        for request in new_requests:
+            self.processes.spawn(self._pull_loop(request))
+
+    def _remove_unnecessary_message_queue(self, mq: MessageQueue, pq: ProcessQueue) -> bool:
+        """Persist the queue's offset; an orderly queue mid-listener is kept until the next rebalance."""
+        self.offset_store.persist(mq)
+        self.offset_store.remove_offset(mq)
+        if self.orderly and self.is_clustering:
+            if pq.consume_lock_holder is not None:
+                pq.try_unlock_times += 1
+                return False
+            if pq.has_temp_message():
+                self.schedule(UNLOCK_DELAY_TIME_MILLS, TimerKind.UNLOCK_DELAYED, self._unlock, mq, queue=mq)
+            else:
+                self._unlock(mq)
+        return True
+
+    def _compute_pull_from_where(self, mq: MessageQueue) -> Generator[Any, Any, int]:
+        """``computePullFromWhereWithException`` for the two supported starting points (−1: could not tell)."""
+        last = yield from self.offset_store.read_offset_from_store(mq)
+        if last >= 0:
+            return last
+        if last == -2:
+            return -1
+        if self.consume_from_where is ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET or mq.topic.startswith(RETRY_PREFIX):
+            return 0
+        max_offset, error = yield Rpc(
+            self.client_id, mq.broker_name, GetMaxOffsetRequest(mq.topic, mq.queue_id), RPC_TIMEOUT_MS
+        )
+        return -1 if error is not None else int(max_offset)
+
+    # ------------------------------------------------------------------ orderly broker locks
+    def lock(self, mq: MessageQueue) -> Generator[Any, Any, bool]:
+        """``RebalanceImpl.lock``: lock one queue at its broker; mirror success in the ProcessQueue."""
+        result = yield from self._lock_batch(mq.broker_name, (mq,))
+        if result is None:
+            return False
+        now = self.lab.now
+        if mq in result.locked:
+            pq = self.process_queue_table.get(mq)
+            if pq is not None:
+                pq.locked, pq.last_lock_timestamp = True, now
+            self.lab.trace.record(
+                now, EventKind.LOCK_ACQUIRED, self.actor, None, queue=str(mq), group=self.consumer_group
+            )
+            return True
+        self.lab.trace.record(
+            now,
+            EventKind.LOCK_REFUSED,
+            self.actor,
+            None,
+            queue=str(mq),
+            group=self.consumer_group,
+            holder=result.holders.get(mq),
+        )
+        return False
+
+    def _lock_batch(
+        self, broker_name: str, mqs: tuple[MessageQueue, ...]
+    ) -> Generator[Any, Any, LockBatchResult | None]:
+        """``lockBatchMQ`` at one broker (3 s timeout); ``None`` when the request failed."""
+        request = LockBatchMqRequest(self.consumer_group, self.client_id, mqs)
+        result, error = yield Rpc(self.client_id, broker_name, request, LOCK_BATCH_TIMEOUT_MS)
+        if error is None:
+            return result
+        queues = ", ".join(str(mq) for mq in mqs)
+        self.lab.trace.record(
+            self.lab.now,
+            EventKind.WARNING,
+            self.actor,
+            None,
+            message=f"lockBatchMQ exception, {queues}: {error.name} ({getattr(error, 'reason', '')}); not locked",
+        )
+        return None
+
+    def lock_all(self) -> Generator[Any, Any, None]:
+        """``lockAll``: renew every orderly queue's lock; queues the broker refuses become unlocked."""
+        for broker_name in sorted({mq.broker_name for mq in self.process_queue_table}):
+            mqs = tuple(sorted(mq for mq in self.process_queue_table if mq.broker_name == broker_name))
+            result = yield from self._lock_batch(broker_name, mqs)
+            if result is None:
+                continue
+            now = self.lab.now
+            for mq in mqs:
+                pq = self.process_queue_table.get(mq)
+                if pq is None:
+                    continue
+                if mq in result.locked:
+                    was = pq.locked
+                    pq.locked, pq.last_lock_timestamp = True, now
+                    kind = EventKind.LOCK_RENEWED if was else EventKind.LOCK_ACQUIRED
+                    self.lab.trace.record(now, kind, self.actor, None, queue=str(mq), group=self.consumer_group)
+                elif pq.locked:
+                    pq.locked = False
+                    self.lab.trace.record(
+                        now,
+                        EventKind.LOCK_REFUSED,
+                        self.actor,
+                        None,
+                        queue=str(mq),
+                        group=self.consumer_group,
+                        holder=result.holders.get(mq),
+                    )
+
+    def _unlock(self, mq: MessageQueue) -> None:
+        """``unlock(mq, oneway=true)``: the release is traced at the broker, where it takes effect."""
+        self.lab.remoting.invoke_oneway(
+            self.client_id, mq.broker_name, UnlockBatchMqRequest(self.consumer_group, self.client_id, (mq,))
+        )
