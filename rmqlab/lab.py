@@ -27,6 +27,7 @@ from .delay import DelayLevelTable
 from .duration import parse_duration
 from .errors import ConfigError
 from .message import SCHEDULE_TOPIC, MessageExt
+from .message_store import BrokerStore
 from .namesrv import NameServer
 from .producer import DefaultMQProducer, SendFuture
 from .queue import MessageQueue
@@ -174,7 +175,7 @@ class Lab:
         self.brokers[name] = broker
         return broker
 
-    def _register_topic(self, broker: Broker, config: TopicConfig) -> None:
+    def _register_topic(self, broker: BrokerStore, config: TopicConfig) -> None:
         self.namesrv.register(
             broker.name, config.topic_name, config.read_queue_nums, config.write_queue_nums, config.perm
         )
