@@ -103,8 +103,8 @@ class RemoteBrokerOffsetStore(OffsetStore):
                 EventKind.WARNING,
                 consumer.actor,
                 None,
-                message=f"updateConsumeOffsetToBroker exception, {mq} offset {offset}: {error.name} ({error.reason}); "
-                "kept in memory, sent again at the next persistAll",
+                message=f"updateConsumeOffsetToBroker exception, {mq} offset {offset}: {error.name}; sent again at the "
+                "next persistAll",
             )
 
     def read_offset_from_store(self, mq: MessageQueue) -> Generator[Any, Any, int]:

@@ -225,7 +225,7 @@ class RebalanceImpl(PullMessageService):
             EventKind.WARNING,
             self.actor,
             None,
-            message=f"lockBatchMQ exception, {queues}: {error.name} ({getattr(error, 'reason', '')}); not locked",
+            message=f"lockBatchMQ exception, {queues}: {error.name}; not locked",
         )
         return None
 

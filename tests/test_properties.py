@@ -143,15 +143,20 @@ class ClusterMachine(RuleBasedStateMachine):
         CASES["faults"] += 1
         self._step()
 
-    @rule(index=st.integers(0, 2), delay=st.sampled_from([0, 1_000, 4_000, 6_000]), reject=st.booleans())
-    def broker_fault(self, index: int, delay: int, reject: bool) -> None:
-        """Slow responses (past the 3 s send / 5 s send-back timeouts) and failing send-back.
+    @rule(
+        index=st.integers(0, 2),
+        delay=st.sampled_from([0, 1_000, 4_000, 6_000]),
+        reject=st.booleans(),
+        lose=st.sampled_from([False, False, True]),
+    )
+    def broker_fault(self, index: int, delay: int, reject: bool, lose: bool) -> None:
+        """Slow responses (past the 3 s send / 5 s send-back timeouts), failing send-back and lost responses.
 
-        ``lose_responses`` is left out: it makes the engine fork pull loops (see
-        ``test_lost_pull_responses_do_not_fork_the_pull_loop``), which swamps the run.
+        A lost response resets the client's connection: the broker forgets the pulls it held for it, and the
+        client's pull is expired by its response table 31 s after it was sent, then pulled again.
         """
         name = self.broker_names[index % len(self.broker_names)]
-        self.lab.set_broker_fault(name, response_delay_ms=delay, reject_send_back=reject)
+        self.lab.set_broker_fault(name, response_delay_ms=delay, reject_send_back=reject, lose_responses=lose)
         self.faulted = True
         CASES["faults"] += 1
         self._step()
@@ -181,7 +186,7 @@ class ClusterMachine(RuleBasedStateMachine):
         lab = self.lab
         for name in self.broker_names:
             lab.broker_up(name)
-            lab.set_broker_fault(name, response_delay_ms=0, reject_send_back=False)
+            lab.set_broker_fault(name, response_delay_ms=0, reject_send_back=False, lose_responses=False)
         lab.remoting.faults.partitions.clear()
         for name in self.crashed + self.stopped:
             lab.consumers[name].start()

@@ -150,7 +150,7 @@ def test_overlapping_rebalances_never_fork_a_pull_loop() -> None:
     machine.crash_consumer(index=0)
     machine.advance(ms=20)
     machine.send(count=2, keyed=True)
-    machine.broker_fault(delay=1000, index=1, reject=True)
+    machine.broker_fault(delay=1000, index=1, reject=True, lose=False)
     machine.remove_consumer(index=0)
     machine.crash_consumer(index=2)
     machine.advance(ms=120_000)
