@@ -200,8 +200,13 @@ class RebalanceImpl(PullMessageService):
                 now, EventKind.LOCK_ACQUIRED, self.actor, None, queue=str(mq), group=self.consumer_group
             )
             return True
+        self._record_refused(mq, result)
+        return False
+
+    def _record_refused(self, mq: MessageQueue, result: LockBatchResult) -> None:
+        """The broker answered but did not lock ``mq`` for us: someone else's lease is still live."""
         self.lab.trace.record(
-            now,
+            self.lab.now,
             EventKind.LOCK_REFUSED,
             self.actor,
             None,
@@ -209,7 +214,6 @@ class RebalanceImpl(PullMessageService):
             group=self.consumer_group,
             holder=result.holders.get(mq),
         )
-        return False
 
     def _lock_batch(
         self, broker_name: str, mqs: tuple[MessageQueue, ...]
@@ -248,15 +252,7 @@ class RebalanceImpl(PullMessageService):
                     self.lab.trace.record(now, kind, self.actor, None, queue=str(mq), group=self.consumer_group)
                 elif pq.locked:
                     pq.locked = False
-                    self.lab.trace.record(
-                        now,
-                        EventKind.LOCK_REFUSED,
-                        self.actor,
-                        None,
-                        queue=str(mq),
-                        group=self.consumer_group,
-                        holder=result.holders.get(mq),
-                    )
+                    self._record_refused(mq, result)
 
     def _unlock(self, mq: MessageQueue) -> None:
         """``unlock(mq, oneway=true)``: the release is traced at the broker, where it takes effect."""
