@@ -123,19 +123,32 @@ class DefaultMQProducerImpl:
         return info.select_one_message_queue(last_broker, producer.send_which_queue)
 
     # ------------------------------------------------------------------ the send entry points
-    def prepare(self, msg: Message, mode: CommunicationMode, timeout: int | str | None, times_total: int) -> SendCall:
+    def prepare(
+        self,
+        msg: Message,
+        mode: CommunicationMode,
+        timeout: int | str | None,
+        times_total: int,
+        *,
+        executor_timeout: str | None = None,
+    ) -> SendCall:
         """Start a send, or refuse a call that Java would not even compile.
 
-        Only programming errors raise (a non-Message, a non-string topic, a DELAY property that is not a
-        number: ``setDelayTimeLevel`` takes an int). What RocketMQ itself rejects — ``Validators.checkMessage``
-        — is an outcome: the returned call's future has already failed, and for ASYNC that reaches
-        ``on_exception``, because ``DefaultMQProducerImpl.send(msg, callback, timeout)`` validates inside the
-        executor task.
+        Only programming errors raise (a non-Message, a topic that is neither a string nor ``None``, a DELAY
+        property that is not a number: ``setDelayTimeLevel`` takes an int). What RocketMQ itself rejects —
+        ``Validators.checkMessage``, a topic-less message (``new Message()``, topic ``null``) included — is an
+        outcome: the returned call's future has already failed, and for ASYNC that reaches ``on_exception``,
+        because ``DefaultMQProducerImpl.send(msg, callback, timeout)`` validates inside the executor task.
+
+        ``executor_timeout``: the ``RemotingTooMuchRequestException`` text of an ASYNC entry point whose executor
+        task checks ``timeout > costTime`` *before* the message (``send(msg, callback)``: "DEFAULT ASYNC send call
+        timeout", ``send(msg, selector, arg, callback)``: "call timeout"). The task runs at once in rmqlab
+        (``costTime`` = 0), so only a budget of 0 ms fails it, and then nothing is validated or sent.
         """
         if not isinstance(msg, Message):
             raise ConfigError("msg", msg, "an rmqlab.Message")
-        if not isinstance(msg.topic, str):
-            raise ConfigError("topic", msg.topic, "a topic name (str)")
+        if msg.topic is not None and not isinstance(msg.topic, str):
+            raise ConfigError("topic", msg.topic, "a topic name (str), or None for a topic-less message")
         delay = msg.properties.get(PROPERTY_DELAY, "0")
         if not isinstance(delay, str) or not delay.lstrip("-").isdigit():
             # RocketMQ ignores a level <= 0 and caps one above the max, but the property must be a number
@@ -146,7 +159,10 @@ class DefaultMQProducerImpl:
         future = SendFuture(msg.properties[PROPERTY_UNIQ_KEY], mode)
         self.lab.sends.append(future)
         call = SendCall(msg, future, budget, self.lab.now, times_total)
-        if msg.topic.startswith(RETRY_PREFIX):
+        if executor_timeout is not None and budget <= 0:
+            self.api.fail(call, f"RemotingTooMuchRequestException: {executor_timeout}")
+            return call
+        if msg.topic is not None and msg.topic.startswith(RETRY_PREFIX):
             # sendKernelImpl moves these two properties into the request header for retry topics.
             rt = msg.properties.pop(PROPERTY_RECONSUME_TIME, None)
             mx = msg.properties.pop(PROPERTY_MAX_RECONSUME_TIMES, None)
@@ -195,6 +211,9 @@ class DefaultMQProducerImpl:
         """``send(msg, mq[, callback])`` / ``sendOneway(msg, mq)``: no route, only the broker's address."""
         if call.msg.topic != mq.topic:
             self.api.fail(call, "MQClientException: message's topic not equal mq's topic")
+        elif call.future.mode is CommunicationMode.ASYNC and call.timeout_ms <= 0:
+            # send(msg, mq, callback, timeout): the executor task checks timeout > costTime after the message
+            self.api.fail(call, "RemotingTooMuchRequestException: call timeout")
         elif mq.broker_name not in self.lab.brokers:
             # sendKernelImpl: findBrokerAddressInPublish finds no address, even after a route lookup
             self.api.fail(call, f"MQClientException: The broker[{mq.broker_name}] not exist")

@@ -133,7 +133,9 @@ class DefaultMQProducer:
         timeout: int | str | None = None,
     ) -> SendFuture:
         """ASYNC send: the callback fires once; only no-response failures are retried."""
-        call = self.impl.prepare(msg, CommunicationMode.ASYNC, timeout, 1)
+        call = self.impl.prepare(
+            msg, CommunicationMode.ASYNC, timeout, 1, executor_timeout="DEFAULT ASYNC send call timeout"
+        )
         if not call.future.done:
             self.impl.send_default_impl(call)
         return _with_send_callback(call.future, on_success, on_exception)
@@ -164,7 +166,8 @@ class DefaultMQProducer:
         mode = _mode(mode)
         if (on_success is not None or on_exception is not None) and mode is not CommunicationMode.ASYNC:
             raise ConfigError("mode", mode.value, "ASYNC when on_success / on_exception is given (a SendCallback)")
-        call = self.impl.prepare(msg, mode, timeout, 1)
+        executor_timeout = "call timeout" if mode is CommunicationMode.ASYNC else None
+        call = self.impl.prepare(msg, mode, timeout, 1, executor_timeout=executor_timeout)
         if not call.future.done:
             self.impl.send_select_impl(call, selector, arg)
         return _with_send_callback(call.future, on_success, on_exception)

@@ -47,7 +47,7 @@ def check_message(msg: Message) -> str | None:
     The checks run in 4.9.7's order, so a message that breaks two rules gets the first one's text.
     """
     topic = msg.topic
-    if _java_is_blank(topic):
+    if topic is None or _java_is_blank(topic):  # UtilAll.isBlank(null) is true: a topic-less message
         return "The specified topic is blank"
     if len(topic.encode("utf-16-le")) // 2 > TOPIC_MAX_LENGTH:
         return f"The specified topic is longer than topic max length {TOPIC_MAX_LENGTH}."
