@@ -203,6 +203,13 @@ print(dash.controller.clock_text)
 # - The names (`%RETRY%cg`, `MessageQueue`, `CONSUME_SUCCESS`) are RocketMQ's own.
 
 # %% [markdown]
+# ## Keeping what you saw
+# To hand in or share a run, save it from a cell of your own (`from widgets.export import save_html, save_jsonl,
+# save_png, save_svg`): `save_html(dash, "tour.html")` writes a page that opens in any browser without Jupyter,
+# light or dark; `save_svg` / `save_png` keep one picture; `save_jsonl(dash, "tour.jsonl")` keeps the trace up
+# to where the Dashboard stands, one event per line, the same file `rmqlab run FILE --jsonl OUT` writes.
+
+# %% [markdown]
 # ## Your score
 # Run this cell last: one line per exercise of this lab, from the checks you ran.
 
