@@ -62,6 +62,8 @@ class PullMessageService:
     pull_batch_size: int
     pull_threshold_for_queue: int
     consume_concurrently_max_span: int
+    _compute_pull_from_where: Callable[[MessageQueue], Generator[Any, Any, int | None]]
+    """``RebalanceImpl.computePullFromWhereWithException``: −1 could not tell, ``None`` it threw."""
 
     @property
     def is_clustering(self) -> bool:
@@ -110,10 +112,20 @@ class PullMessageService:
                 if not pq.locked:
                     continue
                 if not request.previously_locked:
-                    offset = yield from self.offset_store.read_offset_from_store(mq)
-                    if offset >= 0:
-                        request.next_offset = offset
+                    # the first pull since the lock: the start offset again, from the broker
+                    offset = yield from self._compute_pull_from_where(mq)
+                    if offset is None:  # it threw: executePullRequestLater(1000), nothing pulled
+                        self.lab.trace.record(
+                            self.lab.now,
+                            EventKind.WARNING,
+                            self.actor,
+                            None,
+                            message=f"Failed to compute pull offset of {mq}; pull again in "
+                            f"{PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION} ms",
+                        )
+                        continue
                     request.previously_locked = True
+                    request.next_offset = offset  # even −1 (a failed offset query): 4.9.7 sets it as it is
             commit = self.offset_store.read_memory(mq) if self.is_clustering else -1
             pull = PullMessageRequest(
                 self.consumer_group,
@@ -124,7 +136,7 @@ class PullMessageService:
                 commit if commit > 0 else None,
                 self.pull_batch_size,
             )
-            sent_at = now
+            sent_at = self.lab.now
             result, error = yield Rpc(self.client_id, mq.broker_name, pull, CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND)
             if error is not None:
                 if isinstance(error, ResponseExpiredException):

@@ -134,7 +134,7 @@ class RebalanceImpl(PullMessageService):
                 continue
             self.offset_store.remove_offset(mq)
             next_offset = yield from self._compute_pull_from_where(mq)
-            if next_offset < 0:
+            if next_offset is None or next_offset < 0:  # it threw, or could not tell: "add new mq failed"
                 continue
             pq = ProcessQueue(now)
             if self.orderly and self.is_clustering:
@@ -171,8 +171,13 @@ class RebalanceImpl(PullMessageService):
                 self._unlock(mq)
         return True
 
-    def _compute_pull_from_where(self, mq: MessageQueue) -> Generator[Any, Any, int]:
-        """``computePullFromWhereWithException`` for the two supported starting points (−1: could not tell)."""
+    def _compute_pull_from_where(self, mq: MessageQueue) -> Generator[Any, Any, int | None]:
+        """``computePullFromWhereWithException`` for the two supported starting points.
+
+        −1: could not tell (the offset query failed: ``readOffset`` −2 gives −1, no exception); ``None``: it threw
+        (the broker's max offset could not be had). Rebalance skips the queue either way; an orderly queue's first
+        pull tells them apart (``DefaultMQPushConsumerImpl.pullMessage``).
+        """
         last = yield from self.offset_store.read_offset_from_store(mq)
         if last >= 0:
             return last
@@ -183,7 +188,7 @@ class RebalanceImpl(PullMessageService):
         max_offset, error = yield Rpc(
             self.client_id, mq.broker_name, GetMaxOffsetRequest(mq.topic, mq.queue_id), RPC_TIMEOUT_MS
         )
-        return -1 if error is not None else int(max_offset)
+        return None if error is not None else int(max_offset)
 
     # ------------------------------------------------------------------ orderly broker locks
     def lock(self, mq: MessageQueue) -> Generator[Any, Any, bool]:
