@@ -65,6 +65,7 @@ class ProducerSettings(Protocol):
     lab: Lab
     name: str
     actor: str
+    running: bool
     producer_group: str
     send_msg_timeout: int
     retry_times_when_send_failed: int
@@ -159,6 +160,14 @@ class DefaultMQProducerImpl:
         future = SendFuture(msg.properties[PROPERTY_UNIQ_KEY], mode)
         self.lab.sends.append(future)
         call = SendCall(msg, future, budget, self.lab.now, times_total)
+        if not self.producer.running:
+            # shutdown() stopped the async-sender executor: submit() is rejected and the caller gets the exception
+            # (no SendCallback runs); every other entry point starts with makeSureStateOK
+            if mode is CommunicationMode.ASYNC:
+                self.api.fail(call, "MQClientException: executor rejected ")
+            else:
+                self.api.fail(call, "MQClientException: The producer service state not OK, SHUTDOWN_ALREADY")
+            return call
         if executor_timeout is not None and budget <= 0:
             self.api.fail(call, f"RemotingTooMuchRequestException: {executor_timeout}")
             return call

@@ -138,7 +138,7 @@ class DefaultMQProducer:
         )
         if not call.future.done:
             self.impl.send_default_impl(call)
-        return _with_send_callback(call.future, on_success, on_exception)
+        return _with_send_callback(call.future, on_success, on_exception, accepted=self.running)
 
     def send_oneway(self, msg: Message) -> SendFuture:
         """ONEWAY send: one attempt, no response awaited, never retried."""
@@ -170,7 +170,7 @@ class DefaultMQProducer:
         call = self.impl.prepare(msg, mode, timeout, 1, executor_timeout=executor_timeout)
         if not call.future.done:
             self.impl.send_select_impl(call, selector, arg)
-        return _with_send_callback(call.future, on_success, on_exception)
+        return _with_send_callback(call.future, on_success, on_exception, accepted=self.running)
 
     def send_to_queue(
         self,
@@ -195,10 +195,15 @@ class DefaultMQProducer:
         call = self.impl.prepare(msg, mode, timeout, 1)
         if not call.future.done:
             self.impl.send_to_queue(call, mq)
-        return _with_send_callback(call.future, on_success, on_exception)
+        return _with_send_callback(call.future, on_success, on_exception, accepted=self.running)
 
     def shutdown(self) -> None:
-        """Stop the route poll. Sends already under way run to their end (rmqlab closes no connection)."""
+        """Stop the route poll. Sends already under way run to their end (rmqlab closes no connection).
+
+        A later SYNC or ONEWAY send fails with "The producer service state not OK, SHUTDOWN_ALREADY"
+        (``makeSureStateOK``); a later ASYNC send with "executor rejected " and no callback (4.9.7 shuts the
+        async-sender executor down, so ``submit`` throws to the caller).
+        """
         self.running = False
         self._route_poll.kill()
 
@@ -207,9 +212,15 @@ def _with_send_callback(
     future: SendFuture,
     on_success: Callable[[SendResult], None] | None,
     on_exception: Callable[[str], None] | None,
+    *,
+    accepted: bool = True,
 ) -> SendFuture:
-    """Attach a ``SendCallback``: exactly one of its methods runs once, when the send is done (maybe already)."""
-    if on_success is None and on_exception is None:
+    """Attach a ``SendCallback``: exactly one of its methods runs once, when the send is done (maybe already).
+
+    ``accepted=False``: the async-sender executor refused the task (the producer is shut down), so the caller got
+    the exception and the callback is never called.
+    """
+    if (on_success is None and on_exception is None) or not accepted:
         return future
 
     def callback(f: SendFuture) -> None:

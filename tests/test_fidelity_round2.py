@@ -149,3 +149,42 @@ def test_orderly_first_pull_after_a_failed_offset_query_goes_out_at_offset_minus
     # query times out at 800 + 5000 + 1; the pull at -1 is answered at 5901
     assert _warnings(lab, "OFFSET_ILLEGAL") == [(5901, "OFFSET_ILLEGAL on ORD@broker-a:0; fixing offset to 0")]
     assert [(e.time_ms, e.get("queue_offset")) for e in lab.trace.of_kind(K.DELIVERED)] == [(20700, 0), (20700, 1)]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# A send after shutdown(): 4.9.7 DefaultMQProducerImpl.shutdown sets SHUTDOWN_ALREADY and shuts the async-sender
+# executor down. SYNC / ONEWAY entry points start with makeSureStateOK (before checkMessage); an ASYNC one's
+# executor.submit is rejected: MQClientException("executor rejected ") is thrown to the caller, no callback runs.
+
+SHUT = "MQClientException: The producer service state not OK, SHUTDOWN_ALREADY"
+
+
+def test_sync_and_oneway_sends_after_shutdown_fail_with_the_service_state(lab: Lab) -> None:
+    producer = lab.add_producer("pg")
+    producer.shutdown()
+    futures = [
+        producer.send(Message("T", "x")),
+        producer.send_oneway(Message("", "x")),  # the state is checked before the message
+        producer.send_with_selector(Message("T", "x"), lambda mqs, m, a: mqs[0], None),
+        producer.send_to_queue(Message("T", "x"), MessageQueue("T", "broker-a", 0), "ONEWAY"),
+    ]
+    lab.run(until="1s")
+    assert [(f.done, f.error, f.attempts) for f in futures] == [(True, SHUT, 0)] * 4
+    assert lab.trace.of_kind(K.SEND_ATTEMPT) == [] and lab.trace.of_kind(K.STORED) == []
+
+
+def test_async_sends_after_shutdown_are_rejected_without_a_callback(lab: Lab) -> None:
+    producer = lab.add_producer("pg")
+    lab.at(0, producer.send, Message("T", "before"))
+    lab.at(10, producer.shutdown)
+    got: list[str] = []
+    cb = {"on_success": lambda r: got.append(str(r)), "on_exception": got.append}
+    lab.at(20, producer.send_async, Message("T", "x"), **cb)
+    lab.at(20, producer.send_with_selector, Message("T", "x"), lambda mqs, m, a: mqs[0], None, "ASYNC", **cb)
+    lab.at(20, producer.send_to_queue, Message("T", "x"), MessageQueue("T", "broker-a", 0), "ASYNC", **cb)
+    lab.run(until="1s")
+    assert got == []
+    assert [(e.time_ms, e.get("error"), e.get("mode")) for e in lab.trace.of_kind(K.SEND_FAILED)] == [
+        (20, "MQClientException: executor rejected ", "ASYNC")
+    ] * 3
+    assert [e.msg_id for e in lab.trace.of_kind(K.STORED)] == [lab.sends[0].msg_id]
