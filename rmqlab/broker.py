@@ -205,12 +205,12 @@ class Broker(SendMessageProcessor, PullMessageProcessor, ConsumerManager, CleanC
         raise TypeError(f"broker {self.name} got a request it has no processor for: {request!r}")
 
     # ------------------------------------------------------------------ lifecycle
-    def go_down(self) -> list[_HeldPull]:
-        """Stop serving; returns held pulls whose clients must see a broken connection."""
+    def go_down(self) -> None:
+        """Stop serving. The clients whose pulls were held learn it from remoting (``Remoting.channel_closed``)."""
         self.up = False
         self.schedule_service.stop()
         self.consumer_groups.clear()
-        return self.drop_held_pulls()
+        self.drop_held_pulls()
 
     def come_up(self) -> None:
         """Serve again; the schedule service restarts with its first delay of 1 s."""

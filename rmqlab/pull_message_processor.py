@@ -115,11 +115,10 @@ class PullMessageProcessor(BrokerStore):
                     held.future.forget()
             self._held[key] = keep
 
-    def drop_held_pulls(self) -> list[_HeldPull]:
-        """The broker went down: every held pull loses its connection."""
-        dropped = [h for waiting in self._held.values() for h in waiting]
-        for held in dropped:
-            if held.timer is not None:
-                held.timer.cancel()
+    def drop_held_pulls(self) -> None:
+        """The broker went down: every held pull loses its connection (its hold timer is cancelled)."""
+        for waiting in self._held.values():
+            for held in waiting:
+                if held.timer is not None:
+                    held.timer.cancel()
         self._held.clear()
-        return dropped

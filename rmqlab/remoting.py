@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING, Any
 from .protocol import RequestCode
 from .scheduler import Scheduler, Timer, TimerKind, TimerLabel
 
-PULL_MESSAGE = RequestCode.PULL_MESSAGE
-
 if TYPE_CHECKING:
     from .broker import Broker
 
@@ -315,7 +313,10 @@ class Remoting:
         (``PullCallback.onException``, pull again in 1 s). Any other request still waiting finds out when its
         answer would have arrived: the delayed response is then lost on a link that no longer exists.
         """
-        pulls = [f for f in self.response_table.values() if f.broker == broker_name and f.request.code == PULL_MESSAGE]
+        pulls = [
+            f for f in self.response_table.values()
+            if f.broker == broker_name and f.request.code is RequestCode.PULL_MESSAGE
+        ]  # fmt: skip
         for future in pulls:
             self.finish(future)
             future.on_error(RemotingConnectException(broker_name, f"connection to {broker_name} closed: broker down"))
