@@ -76,6 +76,13 @@ docs: $(VENV)/.docs-stamp
 sync: $(LAB_STAMP)
 	$(PY) labs/sync.py
 
+# Rewrite the golden files of examples/ (X.expected.json, the --json report; X.expected.txt, the timeline) after an
+# intended engine change, then read the diff: it is the behaviour change. Tests only compare. One example:
+# `$(PY) -m tests.goldens ack_index_split`.
+.PHONY: goldens
+goldens: $(STAMP)
+	$(PY) -m tests.goldens
+
 # Refresh docs/dashboard.png (lab 03 at its end, in headless chromium). Tests never write tracked files; this does.
 readme-shot: $(STAMP)
 	$(PY) -m tests.browser.readme_shot

@@ -1,29 +1,25 @@
 """Golden examples: every ``examples/*.json|yaml`` run through ``rmqlab run --json`` must print its
-``examples/<name>.expected.json`` byte for byte.
+``examples/<name>.expected.json`` byte for byte, and ``rmqlab run`` its timeline ``examples/<name>.expected.txt``.
 
-After an intended engine change, regenerate one with ``python -m rmqlab run examples/X.yaml --json >
-examples/X.expected.json`` and review the diff: it is the behaviour change.
+After an intended engine change, regenerate both with ``python -m tests.goldens [NAME ...]`` (tests/goldens.py)
+and review the diff: it is the behaviour change, and the ``.expected.txt`` diff reads as a timeline.
 """
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from goldens import EXAMPLES, FORMATS, golden_path, render, scenarios
+from goldens import main as regenerate
 
-from rmqlab.cli import main
+from rmqlab import load_scenario
+from rmqlab.cli import TIMELINE_WIDTH
+from rmqlab.report import format_timeline, summary
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-SCENARIOS = sorted(p for p in EXAMPLES.iterdir() if p.suffix in {".json", ".yaml"} and ".expected" not in p.name)
-
-
-def run_json(path: Path) -> str:
-    out = io.StringIO()
-    assert main(["run", str(path), "--json"], stdout=out, stderr=io.StringIO()) == 0
-    return out.getvalue()
+SCENARIOS = scenarios()
 
 
 def report(stem: str) -> dict[str, Any]:
@@ -31,7 +27,7 @@ def report(stem: str) -> dict[str, Any]:
 
 
 def test_every_example_has_a_golden_file():
-    """The ten teaching scenarios are there, each with its expected output."""
+    """The ten teaching scenarios are there, each with its expected report and timeline, and no golden is orphaned."""
     assert [p.stem for p in SCENARIOS] == [
         "ack_index_split",
         "broadcasting_drop",
@@ -44,14 +40,44 @@ def test_every_example_has_a_golden_file():
         "send_back_local_retry",
         "slow_broker_avoided",
     ]
-    for path in SCENARIOS:
-        assert (EXAMPLES / f"{path.stem}.expected.json").is_file()
+    goldens = sorted(p.name for p in EXAMPLES.iterdir() if ".expected" in p.name)
+    assert goldens == sorted(golden_path(p, suffix).name for p in SCENARIOS for suffix in FORMATS)
 
 
+@pytest.mark.parametrize("suffix", list(FORMATS))
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.name for p in SCENARIOS])
-def test_example_matches_golden(path: Path):
-    """The run's --json output equals the golden file."""
-    assert run_json(path) == (EXAMPLES / f"{path.stem}.expected.json").read_text()
+def test_example_matches_golden(path: Path, suffix: str):
+    """The run's --json report, and its timeline, equal the golden files."""
+    assert render(path, suffix) == golden_path(path, suffix).read_text(encoding="utf-8")
+
+
+def test_timeline_golden_is_the_format_timeline_text():
+    """The .expected.txt is the title, format_timeline at 100 columns and the summary: what a terminal shows."""
+    lab = load_scenario(EXAMPLES / "default_retry_schedule.json").run()
+    lines = (EXAMPLES / "default_retry_schedule.expected.txt").read_text(encoding="utf-8").splitlines(keepends=True)
+    body = [line for line in lines if not line.startswith("#")]
+    assert "".join(body) == format_timeline(lab, width=TIMELINE_WIDTH)
+    assert lines[-1] == f"# {summary(lab)}\n"
+    assert lines[-1] == "# 17 deliveries · 0 consumed · %DLQ%cg: 1 · ended at 4 h 50 m\n"
+
+
+def test_regeneration_writes_only_what_changed(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    """python -m tests.goldens writes both files of an example, rewrites only a stale one, refuses an unknown name."""
+    source = EXAMPLES / "orderly_suspend.yaml"
+    (tmp_path / source.name).write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    assert regenerate([], directory=tmp_path) == 0
+    assert capsys.readouterr().out.split("\n") == [
+        f"created {tmp_path.name}/orderly_suspend.expected.json",
+        f"created {tmp_path.name}/orderly_suspend.expected.txt",
+        "",
+    ]
+    for suffix in FORMATS:
+        assert (tmp_path / f"orderly_suspend{suffix}").read_text() == golden_path(source, suffix).read_text()
+    (tmp_path / "orderly_suspend.expected.txt").write_text("stale\n")
+    assert regenerate(["orderly_suspend"], directory=tmp_path) == 0
+    assert capsys.readouterr().out == f"rewrote {tmp_path.name}/orderly_suspend.expected.txt\n"
+    assert regenerate(["no_such_example"], directory=tmp_path) == 2
+    assert "no scenario no_such_example" in capsys.readouterr().err
 
 
 # The golden files are checked above; these pin the one fact each example exists to teach, so a
