@@ -4,6 +4,9 @@ The engine appends one frozen :class:`TraceEvent` per observable step; widgets, 
 the invariant checker and the tests only read it. Events hold message *ids*, never bodies, so a long
 run does not keep a second copy of every payload.
 
+Read it by what happened, not by position: :meth:`Trace.where` (kind and fields), :meth:`Trace.first`,
+:meth:`Trace.last`, :meth:`Trace.find` and :meth:`Trace.at` (one virtual millisecond).
+
 A :class:`CountingTrace` has the same interface and keeps only per-kind counters (``Lab(trace=False)``,
 for benchmarks of the bare engine).
 """
@@ -12,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
@@ -186,9 +189,70 @@ class Trace:
         """Every event about one message id (the id is kept across retries)."""
         return [e for e in self._events if e.msg_id == msg_id]
 
+    def where(self, *kinds: EventKind | str, **fields: Any) -> list[TraceEvent]:
+        """The events of ``kinds`` (any kind if none is given) whose ``fields`` all match, in order.
+
+        A field is one of the event's attributes (``time_ms``, ``actor``, ``msg_id``) or one of its details
+        (``queue``, ``status``, ``reconsume_times`` …): ``where(EventKind.DELIVERED, msg_id="M0001",
+        reconsume_times=1)``. An event without that detail does not match. Seeking by what happened, not by
+        the position in the trace, keeps a question (and a test) right when an unrelated event is added.
+        A kind may be given by its value (``"delivered"``); one that is no :class:`EventKind` is a ValueError.
+        """
+        return list(self._matching(kinds, fields, self._events))
+
+    def find(self, *kinds: EventKind | str, **fields: Any) -> TraceEvent | None:
+        """The first event :meth:`where` would list, or ``None`` if there is none."""
+        return next(self._matching(kinds, fields, self._events), None)
+
+    def first(self, *kinds: EventKind | str, **fields: Any) -> TraceEvent:
+        """The first event :meth:`where` would list; :class:`LookupError` naming the query if there is none."""
+        event = self.find(*kinds, **fields)
+        if event is None:
+            raise LookupError(f"no event {_query(kinds, fields)} in {self!r}")
+        return event
+
+    def last(self, *kinds: EventKind | str, **fields: Any) -> TraceEvent:
+        """The last event :meth:`where` would list; :class:`LookupError` naming the query if there is none."""
+        event = next(self._matching(kinds, fields, reversed(self._events)), None)
+        if event is None:
+            raise LookupError(f"no event {_query(kinds, fields)} in {self!r}")
+        return event
+
+    def at(self, time: int | str, *kinds: EventKind | str, **fields: Any) -> list[TraceEvent]:
+        """The events of one virtual millisecond (``1500`` or ``"1.5s"``), filtered as by :meth:`where`."""
+        from .duration import parse_duration
+
+        return self.where(*kinds, time_ms=parse_duration(time, "time"), **fields)
+
+    @staticmethod
+    def _matching(
+        kinds: tuple[EventKind | str, ...], fields: Mapping[str, Any], events: Iterable[TraceEvent]
+    ) -> Iterator[TraceEvent]:
+        wanted = {EventKind(k) for k in kinds}
+        return (e for e in events if (not wanted or e.kind in wanted) and _matches(e, fields))
+
     def to_jsonl(self) -> str:
         """The whole trace as JSON lines; equal runs give equal strings, byte for byte."""
         return "".join(json.dumps(e.to_dict(), sort_keys=False, separators=(",", ":")) + "\n" for e in self._events)
+
+
+_ATTRIBUTES = frozenset({"seq", "time_ms", "actor", "msg_id"})
+"""Fields :meth:`Trace.where` reads from the event itself; any other field is a detail."""
+_MISSING = object()
+
+
+def _matches(event: TraceEvent, fields: Mapping[str, Any]) -> bool:
+    for name, value in fields.items():
+        got = getattr(event, name) if name in _ATTRIBUTES else event.details.get(name, _MISSING)
+        if got is _MISSING or got != value:
+            return False
+    return True
+
+
+def _query(kinds: tuple[EventKind | str, ...], fields: Mapping[str, Any]) -> str:
+    """``kind=delivered|consumed msg_id='M0001'``: a lookup as an error message shows it."""
+    parts = [f"kind={'|'.join(EventKind(k).value for k in kinds)}"] if kinds else []
+    return " ".join(parts + [f"{name}={value!r}" for name, value in fields.items()]) or "at all"
 
 
 class CountingTrace(Trace):

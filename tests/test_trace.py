@@ -99,3 +99,55 @@ def test_message_queue_text_and_hash_follow_its_fields() -> None:
     assert mq != MessageQueue("T", "broker-a", 3)
     assert sorted([MessageQueue("T", "b", 1), MessageQueue("T", "a", 9)])[0].broker_name == "a"
     assert repr(mq) == "MessageQueue(topic='T', broker_name='broker-a', queue_id=2)"
+
+
+def _two_tries() -> Lab:
+    """M0001 fails once (10 s on delay level 3), then succeeds; M0002 succeeds at once."""
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("T", queues=1)
+    producer = lab.add_producer("pg")
+
+    def listener(msgs, ctx):
+        return C.RECONSUME_LATER if msgs[0].body == "x" and msgs[0].reconsume_times == 0 else C.CONSUME_SUCCESS
+
+    lab.add_consumer("cg", subscribe={"T": "*"}, name="c1", listener=listener)
+    lab.at(0, producer.send, Message("T", "x"))
+    lab.at(5, producer.send, Message("T", "y"))
+    return lab.run(until="1m")
+
+
+def test_events_are_found_by_kind_and_fields_not_by_position() -> None:
+    """where/first/last/find match attributes (msg_id, actor, time_ms) and details (reconsume_times, queue…)."""
+    trace = _two_tries().trace
+    again = trace.where(EventKind.DELIVERED, msg_id="M0001", reconsume_times=1)
+    assert [(e.time_ms, e.get("queue")) for e in again] == [(10_000, "%RETRY%cg@broker-a:0")]
+    assert trace.first(EventKind.DELIVERED, msg_id="M0001").time_ms == 0
+    assert trace.last(EventKind.CONSUMED, msg_id="M0001").get("status") == "CONSUME_SUCCESS"
+    assert trace.first("stored", msg_id="M0002") == trace.first(EventKind.STORED, queue_offset=1)
+    assert [e.kind for e in trace.where(msg_id="M0002", actor="consumer:c1")] == [EventKind.DELIVERED,
+                                                                                 EventKind.CONSUMED]  # fmt: skip
+    assert [e.msg_id for e in trace.where(EventKind.DELIVERED, EventKind.CONSUMED, status="CONSUME_SUCCESS")] == [
+        "M0002",
+        "M0001",
+    ]
+    assert trace.where(EventKind.DELIVERED, no_such_detail=None) == []
+    assert trace.find(EventKind.DEAD_LETTERED) is None
+    with pytest.raises(LookupError, match=r"no event kind=dead_lettered msg_id='M0001' in Trace\(\d+ events"):
+        trace.first(EventKind.DEAD_LETTERED, msg_id="M0001")
+    with pytest.raises(LookupError, match=r"no event kind=delivered\|consumed reconsume_times=5 in "):
+        trace.last(EventKind.DELIVERED, EventKind.CONSUMED, reconsume_times=5)
+    with pytest.raises(ValueError, match="'pulls' is not a valid EventKind"):
+        trace.where("pulls")
+
+
+def test_events_are_found_by_virtual_time() -> None:
+    """at(t) is one virtual millisecond, given in ms or as a duration, with the same filters as where."""
+    trace = _two_tries().trace
+    assert [(e.kind.value, e.msg_id) for e in trace.at("10s", EventKind.DELIVERED, EventKind.CONSUMED)] == [
+        ("delivered", "M0001"),
+        ("consumed", "M0001"),
+    ]
+    assert trace.at(10_000, EventKind.STORED) == trace.where(EventKind.STORED, topic="%RETRY%cg")
+    assert trace.at(10_000, actor="broker-a") == [trace.first(EventKind.STORED, reconsume_times=1)]
+    assert trace.at("3s") == []
