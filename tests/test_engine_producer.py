@@ -6,8 +6,9 @@ from rmqlab import EventKind as K
 from rmqlab import Lab, Message, SendStatus
 
 
-def attempts(lab: Lab) -> list[tuple[int, str, int, int, str]]:
-    results = lab.trace.of_kind(K.SEND_RESULT)
+def attempts(lab: Lab, **fields: object) -> list[tuple[int, str, int, int, str]]:
+    """(time, broker, queue id, attempt, outcome) of each SEND_RESULT matching ``fields`` (e.g. ``msg_id``)."""
+    results = lab.trace.where(K.SEND_RESULT, **fields)
     return [(e.time_ms, e.get("broker"), e.get("queue_id"), e.get("attempt"), e.get("outcome")) for e in results]
 
 
@@ -18,10 +19,9 @@ def test_sync_retry_avoids_the_broker_that_just_failed(lab2: Lab) -> None:
     lab2.at(2000, producer.send, Message("T", "x"))  # index 2 → b-0; index 3 → b-1 ... choose one on broker-a first
     lab2.at(3000, producer.send, Message("T", "y"))
     lab2.run(until="4s")
-    got = attempts(lab2)
-    assert got[0] == (0, "broker-a", 1, 1, "SUCCESS")
-    assert got[1] == (2000, "broker-b", 0, 1, "SUCCESS")
-    assert got[2][:4] == (3000, "broker-b", 1, 1)
+    assert attempts(lab2, msg_id="M0001") == [(0, "broker-a", 1, 1, "SUCCESS")]
+    assert attempts(lab2, msg_id="M0002") == [(2000, "broker-b", 0, 1, "SUCCESS")]
+    assert attempts(lab2, msg_id="M0003") == [(3000, "broker-b", 1, 1, "SUCCESS")]
     down_first = Lab(seed=7)
     down_first.add_broker("broker-a")
     down_first.add_broker("broker-b")
@@ -31,9 +31,9 @@ def test_sync_retry_avoids_the_broker_that_just_failed(lab2: Lab) -> None:
     down_first.at(1000, down_first.broker_down, "broker-a")
     down_first.at(2000, p.send, Message("T", "x"))  # index 5 → a-1 fails; retry skips a: index 6 → b-0
     down_first.run(until="3s")
-    got = attempts(down_first)
-    assert got[1][1:4] == ("broker-a", 1, 1) and got[1][4].startswith("RemotingConnectException")
-    assert got[2] == (2000, "broker-b", 0, 2, "SUCCESS")
+    refused, retried = attempts(down_first, msg_id="M0002")
+    assert refused[:4] == (2000, "broker-a", 1, 1) and refused[4].startswith("RemotingConnectException")
+    assert retried == (2000, "broker-b", 0, 2, "SUCCESS")
     assert down_first.sends[1].ok and down_first.sends[1].attempts == 2
 
 
@@ -43,7 +43,7 @@ def test_sync_makes_three_attempts_then_fails_with_brokers_sent(lab: Lab) -> Non
     lab.at(1, lab.broker_down, "broker-a")
     lab.at(2, producer.send, Message("T", "x"))
     lab.run(until="1s")
-    got = attempts(lab)[1:]
+    got = attempts(lab, msg_id="M0002")  # after the warm-up
     assert [(t, b, q, a) for t, b, q, a, _ in got] == [
         (2, "broker-a", 2, 1),
         (2, "broker-a", 3, 2),
@@ -118,7 +118,7 @@ def test_async_retries_no_response_failures_on_another_broker_keeping_the_queue_
     seen: list[str] = []
     lab2.at(2, producer.send_async, Message("T", "x"), lambda result: seen.append(str(result.message_queue)))
     lab2.run(until="1s")
-    got = attempts(lab2)[1:]
+    got = attempts(lab2, msg_id="M0002")  # after the warm-up
     assert [(b, q, a) for _, b, q, a, _ in got] == [("broker-a", 1, 1), ("broker-b", 1, 2)]
     assert seen == ["T@broker-b:1"]  # re-selected broker, original queue id
 
@@ -158,8 +158,9 @@ def test_selector_send_sticks_to_its_queue_and_never_retries(lab2: Lab) -> None:
     lab2.at(3, producer.send_with_selector, Message("T", "order-2"), selector, 2)  # → b-0
     lab2.at(40_000, producer.send_with_selector, Message("T", "order-1 again"), selector, 1)  # route refreshed: b-1
     lab2.run(until="41s")
-    got = attempts(lab2)[1:]
-    assert [(b, q, a) for _, b, q, a, _ in got] == [("broker-a", 1, 1), ("broker-b", 0, 1), ("broker-b", 1, 1)]
+    got = [attempts(lab2, msg_id=m) for m in ("M0002", "M0003", "M0004")]  # after the warm-up, one each
+    assert [[(b, q, a) for _, b, q, a, _ in one] for one in got] == [[("broker-a", 1, 1)], [("broker-b", 0, 1)],
+                                                                    [("broker-b", 1, 1)]]  # fmt: skip
     assert lab2.sends[1].error.startswith("RemotingConnectException")
     assert lab2.sends[3].ok and str(lab2.sends[3].result.message_queue) == "T@broker-b:1"
 
@@ -188,6 +189,6 @@ def test_async_selector_send_retries_on_the_same_broker(lab2: Lab) -> None:
     selector = lambda mqs, msg, arg: mqs[arg % len(mqs)]  # noqa: E731
     lab2.at(2, producer.send_with_selector, Message("T", "order-1"), selector, 1, "ASYNC")
     lab2.run(until="1s")
-    got = attempts(lab2)[1:]
+    got = attempts(lab2, msg_id="M0002")  # after the warm-up
     assert [(b, q, a) for _, b, q, a, _ in got] == [("broker-a", 1, 1), ("broker-a", 1, 2), ("broker-a", 1, 3)]
     assert lab2.sends[1].error.startswith("RemotingConnectException")

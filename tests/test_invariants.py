@@ -172,8 +172,8 @@ def test_unexplained_redelivery_and_duplicate_are_flagged() -> None:
     lab.add_consumer("cg", subscribe={"T": "*"}, listener=ScriptedListener(), name="c1")
     lab.at("1s", producer.send, Message("T", "b"))
     lab.run(until="2s")
-    delivered = lab.trace.of_kind(EventKind.DELIVERED)[0]
-    consumed = lab.trace.of_kind(EventKind.CONSUMED)[0]
+    delivered = lab.trace.first(EventKind.DELIVERED, msg_id="M0001")
+    consumed = lab.trace.first(EventKind.CONSUMED, msg_id="M0001")
     lab.trace.record(2000, EventKind.DELIVERED, "consumer:c1", "M0001", **delivered.data)
     lab.trace.record(2000, EventKind.CONSUMED, "consumer:c1", "M0001", **consumed.data)
     report = check_invariants(lab)
@@ -208,7 +208,7 @@ def test_a_redelivery_by_an_instance_that_owned_nothing_is_flagged_even_just_aft
     lab.at("10s", lab.set_broker_fault, "broker-a", response_delay_ms=0)  # a FAULT event, and nothing changes
     lab.at("40s", producer.send, Message("T", "b"))
     lab.run(until="41s")
-    delivered = lab.trace.of_kind(EventKind.DELIVERED)[0]
+    delivered = lab.trace.first(EventKind.DELIVERED, msg_id="M0001")
     assert (delivered.time_ms, delivered.actor) == (40_000, "consumer:c1")
     lab.trace.record(41_000, EventKind.DELIVERED, "consumer:c2", "M0001", **delivered.data)
     report = check_invariants(lab)

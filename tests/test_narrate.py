@@ -19,12 +19,16 @@ def run(name: str) -> Lab:
     return load_scenario(EXAMPLES / name).run()
 
 
-def captions_of(lab: Lab, kind: K, msg_id: str | None = None) -> list[str]:
-    return [
-        c.text
-        for c, e in zip(narrate(lab.trace), lab.trace, strict=True)
-        if e.kind is kind and msg_id in (None, e.msg_id)
-    ]
+def captions_of(lab: Lab, kind: K, msg_id: str | None = None, **fields: object) -> list[str]:
+    """The captions of the events ``lab.trace.where`` finds (of ``msg_id`` when given), in trace order."""
+    seqs = {e.seq for e in lab.trace.where(kind, **fields, **({} if msg_id is None else {"msg_id": msg_id}))}
+    return [c.text for c in narrate(lab.trace) if c.seq in seqs]
+
+
+def caption_of(lab: Lab, kind: K, msg_id: str | None = None, **fields: object) -> str:
+    """The caption of the first such event (a LookupError naming the query if there is none)."""
+    event = lab.trace.first(kind, **fields, **({} if msg_id is None else {"msg_id": msg_id}))
+    return next(c.text for c in narrate(lab.trace) if c.seq == event.seq)
 
 
 # One plausible event of every kind, with the details dict the engine records for it.
@@ -170,24 +174,25 @@ def test_bookkeeping_is_offsets_lock_renewals_and_empty_pulls() -> None:
 
 def test_default_schedule_first_send_back_and_hop_say_level_3_and_10_s() -> None:
     lab = run("default_retry_schedule.json")
-    scheduled = captions_of(lab, K.SCHEDULED, "M0001")
-    assert len(scheduled) == 16
-    assert scheduled[0] == (
+    assert len(captions_of(lab, K.SCHEDULED, "M0001")) == 16
+    assert caption_of(lab, K.SCHEDULED, "M0001", level=3) == (
         "CommitLog.asyncPutMessage: M0001 (reconsumeTimes 1) for %RETRY%cg is parked in SCHEDULE_TOPIC_XXXX queue 2 "
         "at delay level 3, due in 10 s (t = 10 s); why: delayLevel 0 → asyncConsumerSendMsgBack uses "
         "3 + reconsumeTimes 0 = 3"
     )
-    assert "at delay level 18, due in 2 h" in scheduled[-1] and "3 + reconsumeTimes 15 = 18" in scheduled[-1]
-    send_back = captions_of(lab, K.SEND_BACK, "M0001")
-    assert send_back[0] == (
+    last = caption_of(lab, K.SCHEDULED, "M0001", level=18)
+    assert "at delay level 18, due in 2 h" in last and "3 + reconsumeTimes 15 = 18" in last
+    assert caption_of(lab, K.SEND_BACK, "M0001", reconsume_times=0) == (
         "ConsumeMessageConcurrentlyService.processConsumeResult: RECONSUME_LATER → "
         "sendMessageBack(M0001, delayLevel 0) via MQClientAPIImpl.consumerSendMessageBack to broker-a; the broker "
         "(SendMessageProcessor.asyncConsumerSendMsgBack) uses 3 + reconsumeTimes 0 = level 3, due in 10 s"
     )
-    assert send_back[1].endswith("uses 3 + reconsumeTimes 1 = level 4, due in 30 s")
-    hops = captions_of(lab, K.DELAY_DELIVERED, "M0001")
-    assert hops[0].startswith("ScheduleMessageService.DeliverDelayedMessageTimerTask: level 3's timer")
-    assert "due after 10 s" in hops[0] and "due after 2 h" in hops[-1]
+    assert caption_of(lab, K.SEND_BACK, "M0001", reconsume_times=1).endswith(
+        "uses 3 + reconsumeTimes 1 = level 4, due in 30 s"
+    )
+    hop = caption_of(lab, K.DELAY_DELIVERED, "M0001", level=3)
+    assert hop.startswith("ScheduleMessageService.DeliverDelayedMessageTimerTask: level 3's timer")
+    assert "due after 10 s" in hop and "due after 2 h" in caption_of(lab, K.DELAY_DELIVERED, "M0001", level=18)
 
 
 def test_default_schedule_dlq_caption_says_16_reached_16() -> None:
@@ -197,7 +202,7 @@ def test_default_schedule_dlq_caption_says_16_reached_16() -> None:
         "SendMessageProcessor.asyncConsumerSendMsgBack: reconsumeTimes 16 ≥ maxReconsumeTimes 16, so M0001 goes to "
         "%DLQ%cg (stored with reconsumeTimes 17)"
     )
-    assert captions_of(lab, K.SEND_BACK, "M0001")[-1].endswith(
+    assert caption_of(lab, K.SEND_BACK, "M0001", reconsume_times=16).endswith(
         "reconsumeTimes 16 ≥ maxReconsumeTimes 16, so it goes to %DLQ%cg"
     )
 
@@ -208,13 +213,12 @@ def test_broadcasting_drop_is_dropped_never_acked() -> None:
     assert drop.startswith("ConsumeMessageConcurrentlyService.processConsumeResult: BROADCASTING")
     assert "M0001 from TopicTest@broker-a:0 is dropped — never retried and never acked" in drop
     assert "acked" not in drop.replace("never acked", "")
-    assert "LocalFileOffsetStore.persistAll" in captions_of(lab, K.OFFSET_PERSISTED)[0]
+    assert "LocalFileOffsetStore.persistAll" in caption_of(lab, K.OFFSET_PERSISTED)
 
 
 def test_sync_retry_names_the_avoided_broker_and_why() -> None:
     lab = run("broker_down_sync_retry.json")
-    attempts = captions_of(lab, K.SEND_ATTEMPT, "M0002")
-    assert attempts[1] == (
+    assert caption_of(lab, K.SEND_ATTEMPT, "M0002", attempt=2) == (
         "DefaultMQProducerImpl.sendDefaultImpl: pg retries M0002, attempt 2 of up to 3: attempt 1 to broker-a failed "
         "(RemotingConnectException: connect to broker-a failed: broker down); resent at once, no backoff; "
         "selectOneMessageQueue(lastBrokerName=broker-a) avoids broker-a and picks TopicTest@broker-b:0"
@@ -225,19 +229,19 @@ def test_sync_retry_names_the_avoided_broker_and_why() -> None:
 
 def test_local_retry_and_failed_fallback_say_5000_ms() -> None:
     lab = run("send_back_local_retry.json")
-    local = captions_of(lab, K.LOCAL_RETRY, "M0001")[0]
+    local = caption_of(lab, K.LOCAL_RETRY, "M0001")
     assert local.startswith("ConsumeMessageConcurrentlyService.submitConsumeRequestLater: send-back and fallback")
     assert "consumed again in 5000 ms with reconsumeTimes 1" in local
-    fallback = captions_of(lab, K.SEND_BACK_FALLBACK, "M0001")[0]
+    fallback = caption_of(lab, K.SEND_BACK_FALLBACK, "M0001")
     assert "failed too" in fallback and "re-consumed locally" in fallback
 
 
 def test_orderly_suspend_says_the_queue_waits_the_suspend_time() -> None:
     lab = run("orderly_suspend.yaml")
-    first = captions_of(lab, K.SUSPENDED, "M0001")[0]
+    first = caption_of(lab, K.SUSPENDED, "M0001")
     assert first.startswith("ConsumeMessageOrderlyService.processConsumeResult: SUSPEND_CURRENT_QUEUE_A_MOMENT")
     assert "waits 1000 ms (suspendCurrentQueueTimeMillis" in first
-    assert "ConsumeMessageOrderlyService.ConsumeRequest.run" in captions_of(lab, K.DELIVERED, "M0001")[0]
+    assert "ConsumeMessageOrderlyService.ConsumeRequest.run" in caption_of(lab, K.DELIVERED, "M0001")
 
 
 def test_retry_queue_nums_zero_send_back_is_a_silent_drop() -> None:
@@ -253,7 +257,7 @@ def test_retry_queue_nums_zero_send_back_is_a_silent_drop() -> None:
     assert back.endswith(
         "answered SUCCESS but stored nothing — retryQueueNums is 0 for cg, so M0001 is silently dropped"
     )
-    assert "retryQueueNums 0: every send-back answers SUCCESS and stores nothing" in captions_of(lab, K.ADMIN)[0]
+    assert "retryQueueNums 0: every send-back answers SUCCESS and stores nothing" in caption_of(lab, K.ADMIN)
 
 
 def test_orderly_dlq_goes_through_the_retry_topic_and_waits_its_level_first() -> None:
@@ -292,15 +296,14 @@ def test_a_crashed_lock_holder_is_taken_over_after_60_s() -> None:
     lab.add_consumer("og", subscribe={"ORD": "*"}, listener=lambda m, c: O.SUCCESS, orderly=True, name="c2", start="5s")
     lab.at("30s", lambda: lab.consumers["c1"].crash())
     lab.run(until="3m")
-    expired = [c for c in captions_of(lab, K.LOCK_EXPIRED) if "ORD@broker-a:0" in c]
-    assert expired[0] == (
+    assert caption_of(lab, K.LOCK_EXPIRED, queue="ORD@broker-a:0") == (
         "RebalanceLockManager.tryLockBatch: c1's lock on ORD@broker-a:0 was not renewed for more than 60 s "
         "(REBALANCE_LOCK_MAX_LIVE_TIME), so broker-a hands it to c2"
     )
-    taken = [c for c in captions_of(lab, K.LOCK_ACQUIRED) if "c2 the broker lock on ORD@broker-a:0" in c]
-    assert "(taking over c1's expired lease)" in taken[0]
-    refused = [c for c in captions_of(lab, K.LOCK_REFUSED) if "ORD@broker-a:0" in c]
-    assert "c1 holds it and its 60 s lease has not expired" in refused[0]
+    taken = caption_of(lab, K.LOCK_ACQUIRED, actor="consumer:c2", queue="ORD@broker-a:0")
+    assert "(taking over c1's expired lease)" in taken
+    refused = caption_of(lab, K.LOCK_REFUSED, queue="ORD@broker-a:0")
+    assert "c1 holds it and its 60 s lease has not expired" in refused
     assert any(c.startswith("Lab: consumer crash: c1 of og dies") for c in captions_of(lab, K.LIFECYCLE))
 
 
@@ -317,7 +320,7 @@ def test_clean_expired_sends_back_with_level_3() -> None:
     [back] = captions_of(lab, K.SEND_BACK)
     assert back.startswith("ConsumeMessageConcurrentlyService.cleanExpiredMsg: sendMessageBack(M0001, delayLevel 3)")
     assert back.endswith("keeps delay level 3, due in 10 s")
-    assert captions_of(lab, K.SCHEDULED)[0].endswith("why: cleanExpiredMsg sends back with the fixed delay level 3")
+    assert caption_of(lab, K.SCHEDULED).endswith("why: cleanExpiredMsg sends back with the fixed delay level 3")
 
 
 def test_captions_never_look_ahead_and_are_deterministic() -> None:
@@ -337,9 +340,9 @@ def test_captions_never_look_ahead_and_are_deterministic() -> None:
 def test_a_send_back_narrated_without_its_history_claims_nothing_about_storage() -> None:
     """caption(event) alone cannot know what the broker stored: it must not call an ordinary retry a drop."""
     lab = load_scenario(EXAMPLES / "default_retry_schedule.json").run()
-    first = next(e for e in lab.trace.events if e.kind is K.SEND_BACK)
+    first = lab.trace.first(K.SEND_BACK)
     alone = caption(first)
     assert alone.endswith("the broker (SendMessageProcessor.asyncConsumerSendMsgBack) answered SUCCESS")
     assert "dropped" not in alone
-    earlier = lab.trace.events[: lab.trace.events.index(first)]
+    earlier = [e for e in lab.trace if e.seq < first.seq]
     assert caption(first, earlier).endswith("uses 3 + reconsumeTimes 0 = level 3, due in 10 s")

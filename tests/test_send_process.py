@@ -24,8 +24,7 @@ def timeline(lab: Lab, msg_id: str) -> list[tuple[int, str, str | None, int | No
     """SEND_ATTEMPT / SEND_RESULT / SEND_FAILED of one send: (time, kind, broker, attempt, outcome, error or mode)."""
     return [
         (e.time_ms, e.kind.value, e.get("broker"), e.get("attempt"), e.get("outcome", e.get("error", e.get("mode"))))
-        for e in lab.trace.of_kind(K.SEND_ATTEMPT, K.SEND_RESULT, K.SEND_FAILED)
-        if e.msg_id == msg_id
+        for e in lab.trace.where(K.SEND_ATTEMPT, K.SEND_RESULT, K.SEND_FAILED, msg_id=msg_id)
     ]
 
 
@@ -85,7 +84,15 @@ def test_the_budget_is_checked_after_the_queue_is_chosen_and_before_the_attempt(
     lab.set_broker_fault("broker-b", response_delay_ms=1500)
     lab.at(0, producer.send, Message("T", "x"))  # index 2 → a-0; 3 → b-0
     lab.run(until="5s")
-    assert timeline(lab, "M0001")[2:] == [
+    assert timeline(lab, "M0001") == [
+        (0, "send_attempt", "broker-a", 1, "SYNC"),
+        (
+            2000,
+            "send_result",
+            "broker-a",
+            1,
+            "MQBrokerException: CODE: 1 (SYSTEM_ERROR) DESC: [SYSTEM_ERROR] injected fault",
+        ),
         (2000, "send_attempt", "broker-b", 2, "SYNC"),
         (3001, "send_result", "broker-b", 2, "RemotingTimeoutException: wait response timeout 1000ms"),
         (3001, "send_failed", None, None, "RemotingTooMuchRequestException: sendDefaultImpl call timeout"),
@@ -124,8 +131,8 @@ def test_async_hand_over_a_connect_failure_is_recorded_first_and_the_fast_succes
     lab.at(1000, lab.broker_down, "broker-a")
     lab.at(2000, producer.send_async, Message("T", "x"))  # index 2 → a-0: no fault item yet, so "available"
     lab.run(until="3s")
-    results = [(e.get("broker"), e.get("not_available_until")) for e in lab.trace.of_kind(K.SEND_RESULT)]
-    assert results[1:] == [("broker-a", 2000 + 600_000), ("broker-b", 2000)]
+    results = [(e.get("broker"), e.get("not_available_until")) for e in lab.trace.where(K.SEND_RESULT, msg_id="M0002")]
+    assert results == [("broker-a", 2000 + 600_000), ("broker-b", 2000)]
     table = producer.fault_strategy.latency_fault_tolerance.fault_item_table
     assert table["broker-a"].start_timestamp == 2000  # overwritten by the fast success: a is available again
 

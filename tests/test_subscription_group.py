@@ -89,7 +89,7 @@ def test_retry_queue_nums_0_drops_the_failed_message():
         (0, "consumed"),
         (0, "send_back"),
     ]
-    assert lab.trace.of_kind(EventKind.SEND_BACK)[0].get("ok") is True
+    assert lab.trace.first(EventKind.SEND_BACK).get("ok") is True
     broker = lab.brokers["broker-a"]
     retry = broker.topic_config["%RETRY%cg"]
     assert (retry.read_queue_nums, retry.write_queue_nums) == (0, 0)

@@ -61,7 +61,7 @@ def test_a_trace_that_is_off_counts_every_kind_a_trace_that_is_on_records() -> N
 def test_trace_events_are_read_only_tuples_with_named_fields() -> None:
     trace = Trace()
     trace.record(1500, EventKind.STORED, "broker-a", "M0001", topic="T", queue_offset=3)
-    event = trace[0]
+    event = trace.first(EventKind.STORED, msg_id="M0001")
     assert isinstance(event, TraceEvent)
     assert (event.seq, event.time_ms, event.kind, event.actor, event.msg_id) == (
         1,

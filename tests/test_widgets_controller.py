@@ -23,7 +23,7 @@ def test_positions_are_trace_lengths_after_growing_steps():
     assert replay.stops == DEMO_STOPS_START
     assert replay.run_to_end() == 175
     assert replay.at_end
-    assert (replay.lab.trace[-1].time_ms, replay.lab.now, replay.lab.scheduler.peek()) == (
+    assert (replay.lab.trace.last().time_ms, replay.lab.now, replay.lab.scheduler.peek()) == (
         17_141_000,
         21_600_000,
         21_600_010,
