@@ -122,7 +122,8 @@ def fault_reference() -> list[str]:
              "in file order (the same rule as `lab.at(t, lab.broker_down, ...)`).")  # fmt: skip
     lines = ["## Fault kinds", "", intro]
     for fault in FAULTS:
-        lines += ["", f"### {fault.kind}", "", f"{_cell(fault.doc)} Calls `{fault.target}`.", ""]
+        button = f" The dashboard has a button for it (listed as “{fault.dashboard}”)." if fault.dashboard else ""
+        lines += ["", f"### {fault.kind}", "", f"{_cell(fault.doc)} Calls `{fault.target}`.{button}", ""]
         lines += ["| field | type | required | description |", "|---|---|---|---|"]
         for param in fault.params:
             lines.append(f"| `{param.name}` | {_type(dict(param.schema))} | {'yes' if param.required else ''} | "

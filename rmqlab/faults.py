@@ -1,6 +1,6 @@
 """The fault registry: every fault and timed ``mqadmin`` command a scenario file or ``lab.at`` can inject.
 
-One table, written once, used four ways:
+One table, written once, used five ways:
 
 * the scenario schema's ``fault`` definition — its ``kind`` enum and each kind's fields, types and ranges —
   is generated from it (:func:`fault_schema`; ``python -m rmqlab.faults`` rewrites
@@ -9,6 +9,8 @@ One table, written once, used four ways:
 * a scenario file's fault entry is dispatched through it (:func:`apply`): ``{"kind": "broker_slow",
   "broker": "broker-a", "response_delay_ms": "4s"}`` calls ``lab.set_broker_fault("broker-a",
   response_delay_ms="4s")``;
+* the dashboard's fault buttons are the kinds with a :attr:`Fault.dashboard` label (``widgets.replay.FAULT_KINDS``),
+  and an injected one is dispatched through :func:`apply` too;
 * ``lab.at`` runs every call the registry names at :attr:`~rmqlab.scheduler.Priority.FAULT` (:func:`is_fault_call`),
   so a fault at a millisecond acts before that millisecond's ordinary work whichever way it was scheduled.
 
@@ -74,6 +76,10 @@ class Fault:
     """An ``mqadmin`` command (refused when its broker is down), not a failure."""
     arguments: Callable[[Mapping[str, Any]], tuple[tuple[Any, ...], dict[str, Any]]] | None = None
     """A kind whose fields do not map one to one onto keywords computes its call here."""
+    dashboard: str | None = None
+    """What the dashboard calls this fault in its list of injected ones (``crash``); ``None``: the dashboard has no
+    button for it. Only kinds whose fields are all names (a broker, a consumer, a client and a broker) qualify:
+    a click injects it now on the chosen target, nothing else to fill in."""
 
     def call_arguments(self, spec: Mapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """``(args, kwargs)`` of the target call for a schema-valid entry ``spec``."""
@@ -125,12 +131,14 @@ FAULTS: tuple[Fault, ...] = (
         "The broker process stops: connections refused, held pulls broken, routes withdrawn.",
         "Lab.broker_down",
         (_broker(),),
+        dashboard="crash",
     ),
     Fault(
         "broker_up",
         "The broker is back; clients see it again at their next route poll / heartbeat.",
         "Lab.broker_up",
         (_broker(),),
+        dashboard="restart",
     ),
     Fault(
         "broker_slow",
@@ -216,19 +224,29 @@ FAULTS: tuple[Fault, ...] = (
         "The link between a client process and a broker is cut (requests fail to connect).",
         "Lab.partition",
         (_CLIENT, _broker()),
+        dashboard="partition",
     ),
-    Fault("heal", "A partitioned link works again.", "Lab.partition", (_CLIENT, _broker()), fixed={"heal": True}),
+    Fault(
+        "heal",
+        "A partitioned link works again.",
+        "Lab.partition",
+        (_CLIENT, _broker()),
+        fixed={"heal": True},
+        dashboard="heal",
+    ),
     Fault(
         "consumer_crash",
         "The consumer process dies: no unregister, no offset persist (the broker notices after 120 s).",
         "DefaultMQPushConsumer.crash",
         (_CONSUMER,),
+        dashboard="crash consumer",
     ),
     Fault(
         "consumer_restart",
         "A crashed or removed consumer starts again (offsets from the broker, or its local file).",
         "DefaultMQPushConsumer.start",
         (_CONSUMER,),
+        dashboard="restart consumer",
     ),
     Fault(
         "consumer_add",

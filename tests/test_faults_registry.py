@@ -141,3 +141,50 @@ def test_docs_reference_lists_every_kind_its_call_and_fields() -> None:
         section = text.split(f"### {fault.kind}\n", 1)[1].split("\n### ", 1)[0]
         assert f"Calls `{fault.target}`." in section and fault.doc in section
         assert all(f"| `{p.name}` |" in section for p in fault.params), fault.kind
+
+
+def test_the_dashboard_fault_vocabulary_is_the_registry() -> None:
+    """widgets.replay.FAULT_KINDS is the registry's kinds with a dashboard label; each has only name fields, so a
+    click needs nothing else; the controller has one button per kind and sorts targets by the registry's refs."""
+    from widgets import controller, replay
+
+    dashboard = {fault.kind: fault.dashboard for fault in faults.FAULTS if fault.dashboard}
+    assert replay.FAULT_KINDS == dashboard
+    assert dashboard == {
+        "broker_down": "crash",
+        "broker_up": "restart",
+        "partition": "partition",
+        "heal": "heal",
+        "consumer_crash": "crash consumer",
+        "consumer_restart": "restart consumer",
+    }
+    for kind in dashboard:
+        assert [p.ref for p in faults.BY_KIND[kind].params] in (["broker"], ["consumer"], ["client", "broker"]), kind
+    assert (controller.BROKER_FAULTS, controller.CONSUMER_FAULTS, controller.LINK_FAULTS) == (
+        ("broker_down", "broker_up"),
+        ("consumer_crash", "consumer_restart"),
+        ("partition", "heal"),
+    )
+    assert set(controller.Controller(None).fault_buttons) == set(dashboard)
+    with pytest.raises(ValueError, match=r"kind='consumer_start' is not a fault; expected one of \['broker_down'"):
+        replay.InjectedFault(0, "consumer_start", "c1")
+
+
+def test_an_injected_fault_is_dispatched_as_the_scenario_entry_of_its_kind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """InjectedFault.apply goes through faults.apply with the entry a scenario file would hold: the same call."""
+    from widgets.replay import InjectedFault
+
+    applied: list[dict[str, Any]] = []
+    monkeypatch.setattr(faults, "apply", lambda lab, spec: applied.append(dict(spec)))
+    lab = Lab(seed=1)
+    for fault in (InjectedFault(5, "broker_down", "broker-a"), InjectedFault(5, "consumer_restart", "c1"),
+                  InjectedFault(5, "heal", "pg", broker="broker-b")):  # fmt: skip
+        fault.apply(lab)
+    assert applied == [
+        {"kind": "broker_down", "broker": "broker-a"},
+        {"kind": "consumer_restart", "consumer": "c1"},
+        {"kind": "heal", "client": "pg", "broker": "broker-b"},
+    ]
+    for spec in applied:
+        fields = {k: v for k, v in spec.items() if k != "kind"}
+        assert fields == EXAMPLES[spec["kind"]][0] | fields and set(fields) == set(EXAMPLES[spec["kind"]][0])

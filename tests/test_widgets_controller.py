@@ -443,3 +443,29 @@ def test_every_control_is_labelled_for_keyboard_and_screen_reader_users():
     ]
     order = list(c.children)
     assert order.index(c.buttons) < order.index(c.clock) < order.index(c.caption_html) < order.index(c.fault_box)
+
+
+def test_restart_consumer_button_starts_a_crashed_consumer_again():
+    """Crash c1 at 1.010 s, restart it at the next event (11 s) by the registry's consumer_restart: the run is the
+    factory's run with both calls scheduled as ordinary work."""
+    c = Controller(demo_lab)
+    c.play(4)
+    c.fault_client.value = "c1"
+    c.fault_buttons["consumer_crash"].click()
+    c.seek_time("2s")
+    assert c.snapshot.now_ms == 11_000  # nothing happens in between: the crashed consumer pulls nothing
+    c.fault_buttons["consumer_restart"].click()
+    assert c.errors == []
+    assert [f.label for f in c.faults] == ["t = 1.010 s: crash consumer c1", "t = 11 s: restart consumer c1"]
+    c.seek_time("20s")
+
+    def make() -> Lab:
+        lab = demo_lab()
+        lab.at(1010, lambda: lab.consumer("c1").crash())
+        lab.at(11_000, lambda: lab.consumer("c1").start())
+        return lab
+
+    reference = Replay(make)
+    reference.seek(c.position)
+    assert reference.lab.trace.to_jsonl() == c.replay.lab.trace.to_jsonl()
+    assert reference.lab.trace.last(EventKind.LIFECYCLE, actor="consumer:c1", event="start").time_ms == 11_000

@@ -36,7 +36,7 @@ from rmqlab import EventKind, Lab, format_duration, parse_duration
 from rmqlab.narrate import Caption, Narrator
 
 from .base import SnapshotView, guarded
-from .replay import FAULT_KINDS, InjectedFault, Replay, ReplayError
+from .replay import FAULT_KINDS, InjectedFault, Replay, ReplayError, fault_target
 from .snapshot import LabSnapshot
 
 __all__ = ["CAPTION_LINES", "Controller"]
@@ -61,9 +61,11 @@ CAPTION_STYLE = (
     "border-left:3px solid var(--jp-brand-color1, #0072B2);padding:2px 8px;margin:2px 0;"
     "color:var(--jp-ui-font-color1, #222);font-size:var(--jp-ui-font-size1, 13px);line-height:1.4"
 )
-BROKER_FAULTS = ("broker_down", "broker_up")
-CONSUMER_FAULTS = ("consumer_crash", "consumer_start")
-LINK_FAULTS = ("partition", "heal")
+BROKER_FAULTS = tuple(kind for kind in FAULT_KINDS if fault_target(kind) == "broker")
+CONSUMER_FAULTS = tuple(kind for kind in FAULT_KINDS if fault_target(kind) == "consumer")
+LINK_FAULTS = tuple(kind for kind in FAULT_KINDS if fault_target(kind) == "client")
+"""The dashboard's fault kinds by what their target names (rmqlab/faults.py: a broker; a consumer; a client, with a
+broker at the other end of the link)."""
 
 
 def _button(label: str, tip: str, icon: str = "") -> W.Button:
@@ -153,7 +155,7 @@ class Controller(W.VBox):
             "broker_down": _button("Crash broker", "broker_down: the chosen broker stops now", "bolt"),
             "broker_up": _button("Restart broker", "broker_up: the chosen broker comes back now", "play-circle"),
             "consumer_crash": _button("Crash consumer", "the chosen consumer dies now, persisting nothing", "bolt"),
-            "consumer_start": _button("Restart consumer", "the chosen consumer starts again now", "play-circle"),
+            "consumer_restart": _button("Restart consumer", "the chosen consumer starts again now", "play-circle"),
             "partition": _button("Partition", "cut the link between the chosen client and broker now", "chain-broken"),
             "heal": _button("Heal", "restore the link between the chosen client and broker now", "link"),
         }
@@ -196,7 +198,7 @@ class Controller(W.VBox):
                     [
                         self.fault_client,
                         self.fault_buttons["consumer_crash"],
-                        self.fault_buttons["consumer_start"],
+                        self.fault_buttons["consumer_restart"],
                         self.fault_buttons["partition"],
                         self.fault_buttons["heal"],
                     ]
@@ -398,7 +400,7 @@ class Controller(W.VBox):
         """Inject ``kind`` on ``target`` at the current virtual time and continue from where it took effect.
 
         ``kind`` is one of ``broker_down``, ``broker_up`` (target: a broker), ``consumer_crash``,
-        ``consumer_start`` (target: a consumer's client id), ``partition``, ``heal`` (target: a consumer
+        ``consumer_restart`` (target: a consumer's client id), ``partition``, ``heal`` (target: a consumer
         or producer name, ``broker``: the other end). The run is rebuilt as factory + every injected
         fault, so it is as deterministic as the factory. ``False`` if no scenario is loaded.
         """

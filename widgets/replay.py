@@ -24,22 +24,22 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from rmqlab import EventKind, Lab, format_duration, parse_duration
+from rmqlab import faults as fault_registry
 
 from .snapshot import LabSnapshot, TraceIndex, take_snapshot
 
-__all__ = ["FAULT_KINDS", "InjectedFault", "Replay", "ReplayError"]
+__all__ = ["FAULT_KINDS", "InjectedFault", "Replay", "ReplayError", "fault_target"]
 
-FAULT_KINDS: dict[str, str] = {
-    "broker_down": "crash",
-    "broker_up": "restart",
-    "consumer_crash": "crash consumer",
-    "consumer_start": "restart consumer",
-    "partition": "partition",
-    "heal": "heal",
-}
-"""Fault kinds a controller can inject (the Lab API behind each: ``broker_down(name)``, ``broker_up(name)``,
-``consumer(id).crash()``, ``consumer(id).start()``, ``partition(client, broker)``, ``partition(..., heal=True)``)
-→ their button label."""
+_DASHBOARD = {fault.kind: fault for fault in fault_registry.FAULTS if fault.dashboard}
+FAULT_KINDS: dict[str, str] = {kind: str(fault.dashboard) for kind, fault in _DASHBOARD.items()}
+"""Fault kinds a controller can inject → what the list of injected faults calls them. Read from rmqlab/faults.py,
+the one registry (the kinds with a ``dashboard`` label: ``broker_down``, ``broker_up``, ``partition``, ``heal``,
+``consumer_crash``, ``consumer_restart``), so a dashboard fault is the scenario file's fault of the same name."""
+
+
+def fault_target(kind: str) -> str:
+    """What ``kind``'s target names: ``broker``, ``consumer`` or ``client`` (then a broker is the other end)."""
+    return str(_DASHBOARD[kind].params[0].ref)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,24 +54,23 @@ class InjectedFault:
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
             raise ValueError(f"kind={self.kind!r} is not a fault; expected one of {sorted(FAULT_KINDS)}")
-        if self.kind in ("partition", "heal") and not self.broker:
+        if fault_target(self.kind) == "client" and not self.broker:
             raise ValueError(f"broker={self.broker!r}: a {self.kind} needs the broker on the other end of the link")
         if not isinstance(self.at_ms, int) or self.at_ms < 0:
             raise ValueError(f"at_ms={self.at_ms!r}; expected an int of virtual ms >= 0")
 
+    @property
+    def spec(self) -> dict[str, str]:
+        """The scenario file's fault entry for it, without ``at``: ``{"kind": "partition", "client": "c1",
+        "broker": "broker-a"}``."""
+        target = _DASHBOARD[self.kind].params[0].name
+        link = fault_target(self.kind) == "client"
+        return {"kind": self.kind, target: self.target, **({"broker": str(self.broker)} if link else {})}
+
     def apply(self, lab: Lab) -> None:
-        """Do it, through the Lab's public fault API (what a factory would have scheduled)."""
-        if self.kind == "broker_down":
-            lab.broker_down(self.target)
-        elif self.kind == "broker_up":
-            lab.broker_up(self.target)
-        elif self.kind == "consumer_crash":
-            lab.consumer(self.target).crash()
-        elif self.kind == "consumer_start":
-            lab.consumer(self.target).start()
-        else:
-            assert self.broker is not None
-            lab.partition(self.target, self.broker, heal=self.kind == "heal")
+        """Do it now, as the registry does a scenario file's entry (the Lab's public fault API, what a factory
+        would have scheduled: ``lab.broker_down(name)``, ``lab.consumer(id).crash()``, ``lab.partition(...)`` …)."""
+        fault_registry.apply(lab, self.spec)
 
     @property
     def label(self) -> str:
