@@ -40,14 +40,6 @@ class RebalanceLockManager:
         """``LockEntry.isExpired``: strictly more than the max live time since the last renewal."""
         return self._now() - entry.last_update_timestamp > self.max_live_time_ms
 
-    def is_locked(self, group: str, mq: MessageQueue, client_id: str) -> bool:
-        """True if ``client_id`` holds a live lock — and, as in RocketMQ, renew it as a side effect."""
-        entry = self.table.get(group, {}).get(mq)
-        if entry is None or entry.client_id != client_id or self.is_expired(entry):
-            return False
-        entry.last_update_timestamp = self._now()
-        return True
-
     def try_lock_batch(
         self, group: str, mqs: Iterable[MessageQueue], client_id: str
     ) -> tuple[set[MessageQueue], list[tuple[MessageQueue, str]]]:
