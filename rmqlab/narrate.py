@@ -107,13 +107,6 @@ def _queues(queues: Sequence[str]) -> str:
     return ", ".join(queues) if queues else "none"
 
 
-def _group_of(topic: str) -> str | None:
-    for prefix in ("%RETRY%", "%DLQ%"):
-        if topic.startswith(prefix):
-            return topic[len(prefix) :]
-    return None
-
-
 class Narrator:
     """Turns trace events, fed in trace order, into :class:`Caption` values.
 
