@@ -136,19 +136,6 @@ def after(took: int | str, status: Any = None, *, error: str | None = None) -> D
 
 
 # ---------------------------------------------------------------------- scripted listeners
-RESULT_WORDS = {
-    "CONSUME_SUCCESS",
-    "RECONSUME_LATER",
-    "SUCCESS",
-    "SUSPEND_CURRENT_QUEUE_A_MOMENT",
-    "COMMIT",
-    "ROLLBACK",
-    "null",
-    "raise",
-    "hang",
-}
-
-
 MAX_THEN_STEPS = 100
 """A scripted ``{"take": ..., "then": ...}`` chain has at most 100 steps (a scenario file's nesting limit allows
 about 28): the chain is walked in a loop, so a 5,000-step or self-referencing chain built in Python is one
