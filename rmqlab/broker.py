@@ -122,9 +122,7 @@ class Broker(SendMessageProcessor, PullMessageProcessor, ConsumerManager, CleanC
         self.on_topic_config = lambda broker, cfg: None
         """Called with every new or changed topic config: the broker registers it with the name server."""
         self.schedule_service.start()
-        self._scan_timer = scheduler.schedule(
-            10_000, self._scan_not_active_channels, label=TimerLabel(TimerKind.CHANNEL_SCAN, name)
-        )
+        scheduler.schedule(10_000, self._scan_not_active_channels, label=TimerLabel(TimerKind.CHANNEL_SCAN, name))
         scheduler.schedule_at(
             self._next_delete_window(scheduler.now), self._clean_commit_log, label=TimerLabel(TimerKind.RETENTION, name)
         )

@@ -70,6 +70,6 @@ class ConsumerManager(BrokerStore):
                             message=f"channel of {client_id} expired; removed from {group}",
                         )
                         self.unregister(group, client_id)
-        self._scan_timer = self.scheduler.schedule(
+        self.scheduler.schedule(
             10_000, self._scan_not_active_channels, label=TimerLabel(TimerKind.CHANNEL_SCAN, self.name)
         )
