@@ -24,7 +24,6 @@ class Audience:
     orderly: bool
     consumers: list[DefaultMQPushConsumer]
     subscriptions: dict[str, frozenset[str] | None]
-    first_start_seq: int | None = None
 
     def wants(self, topic: str, tags: str | None) -> bool:
         if topic not in self.subscriptions:
