@@ -168,9 +168,7 @@ class Broker(SendMessageProcessor, PullMessageProcessor, ConsumerManager, CleanC
         ``future`` is the client's pending request (``None`` for a oneway one); only a held pull keeps it.
         """
         if isinstance(request, SendMessageRequest):
-            return self.send_message(
-                request.msg, request.producer_group, request.reconsume_times, request.max_reconsume_times
-            )
+            return self.send_message(request.msg, request.reconsume_times, request.max_reconsume_times)
         if isinstance(request, PullMessageRequest):
             return self.pull_message(request, future)
         if isinstance(request, ConsumerSendMsgBackRequest):

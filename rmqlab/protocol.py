@@ -62,6 +62,8 @@ class SendMessageRequest:
 
     code: ClassVar[RequestCode] = RequestCode.SEND_MESSAGE
     producer_group: str
+    """``SendMessageRequestHeader.producerGroup``: on the wire as in 4.9.7; the send processor rmqlab models has no
+    use for it (4.9.7 only copies it into the SendMessageContext of its send hooks, not modelled)."""
     msg: MessageExt
     reconsume_times: int | None = None
     """Set by the client when it re-sends a ``%RETRY%`` message itself (the send-back fallback)."""

@@ -43,7 +43,6 @@ class SendMessageProcessor(BrokerStore):
     def send_message(
         self,
         msg: MessageExt,
-        producer_group: str,
         reconsume_times: int | None = None,
         max_reconsume_times: int | None = None,
     ) -> SendResponse | MQBrokerException:
