@@ -162,7 +162,7 @@ class Broker(SendMessageProcessor, PullMessageProcessor, ConsumerManager, CleanC
         return ResponseCode.SUCCESS
 
     # ------------------------------------------------------------------ dispatch
-    def process_request(self, client: str, request: object, future: ResponseFuture | None) -> object:
+    def process_request(self, request: object, future: ResponseFuture | None) -> object:
         """``NettyRemotingServer``'s processor table: hand ``request`` to the processor for its code.
 
         ``future`` is the client's pending request (``None`` for a oneway one); only a held pull keeps it.

@@ -239,7 +239,7 @@ class Remoting:
         self._opaque += 1
         future = ResponseFuture(self, self._opaque, client, broker_name, request, timeout_ms, on_response, on_error)
         self.response_table[future.opaque] = future
-        response: Any = broker.process_request(client, request, future)
+        response: Any = broker.process_request(request, future)
         if broker.lose_responses:
             broker.connection_reset(client)  # the channel is gone: nothing stays held for it at the broker
             self.finish(future)
@@ -279,7 +279,7 @@ class Remoting:
         failure = self.reachable(client, broker_name)
         if failure is not None:
             return failure
-        self.brokers[broker_name].process_request(client, request, None)
+        self.brokers[broker_name].process_request(request, None)
         return None
 
     def finish(self, future: ResponseFuture) -> None:
