@@ -297,9 +297,9 @@ class DefaultMQPushConsumer(RebalanceImpl):
     def _on_broker_request(self, broker_name: str, request: object) -> None:
         """``ClientRemotingProcessor``: a broker-initiated request."""
         if isinstance(request, NotifyConsumerIdsChangedRequest):
-            self.notify_consumer_ids_changed(broker_name)
+            self.notify_consumer_ids_changed()
 
-    def notify_consumer_ids_changed(self, broker_name: str) -> None:
+    def notify_consumer_ids_changed(self) -> None:
         """The broker says the group changed: rebalance right away (``rebalanceImmediately``)."""
         if self.running:
             self.processes.spawn(self._rebalance_now())
