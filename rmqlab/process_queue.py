@@ -114,9 +114,3 @@ class ProcessQueue:
 
     def has_temp_message(self) -> bool:
         return bool(self.msg_tree_map)
-
-    def clear(self) -> None:
-        self.msg_tree_map.clear()
-        self.consuming_msg_orderly_tree_map.clear()
-        self.msg_count = 0
-        self.queue_offset_max = 0
