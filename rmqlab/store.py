@@ -84,9 +84,3 @@ class ConsumeQueue:
         """Add an entry; return its queue offset."""
         self.entries.append(entry)
         return len(self.entries) - 1
-
-    def get(self, offset: int) -> ConsumeQueueEntry | None:
-        """The entry at ``offset`` or ``None`` (beyond the end, or trimmed by retention)."""
-        if offset < self.min_offset or offset >= len(self.entries):
-            return None
-        return self.entries[offset]
