@@ -149,7 +149,7 @@ def test_the_dashboard_fault_vocabulary_is_the_registry() -> None:
     from widgets import controller, replay
 
     dashboard = {fault.kind: fault.dashboard for fault in faults.FAULTS if fault.dashboard}
-    assert replay.FAULT_KINDS == dashboard
+    assert dashboard == replay.FAULT_KINDS
     assert dashboard == {
         "broker_down": "crash",
         "broker_up": "restart",
