@@ -84,9 +84,9 @@ def context_int(consumer: DefaultMQPushConsumer, msg_id: str, name: str, value: 
     """
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    lab = consumer.lab
-    lab.trace.record(
-        lab.now,
+    ctx = consumer.context
+    ctx.trace.record(
+        ctx.now,
         EventKind.WARNING,
         consumer.actor,
         msg_id,
@@ -120,22 +120,22 @@ def run_listener(
     same way. A listener that crashes its own consumer gets the crash once its call returns: the thread dies
     there (:class:`~rmqlab.process.ProcessKilled`), before any result is processed, as with a killed JVM.
     """
-    lab = consumer.lab
+    ctx = consumer.context
     consumer.in_listener = True
     try:
         outcome = consumer.listener(list(msgs), context)  # type: ignore[misc]
     except BaseException as exc:
         escapes = isinstance(exc, ReentrantRunError) or not isinstance(exc, Exception)
         note = "; counted as a failed consume, re-raised after this event" if escapes else ""
-        lab.trace.record(
-            lab.now,
+        ctx.trace.record(
+            ctx.now,
             EventKind.WARNING,
             consumer.actor,
             msgs[0].msg_id,
             message=f"listener raised {type(exc).__name__}: {exc}{note}",
         )
         if escapes:
-            lab.scheduler.interrupt_after_event(exc)
+            ctx.scheduler.interrupt_after_event(exc)
         outcome = _RAISED
     finally:
         consumer.in_listener = False
@@ -152,8 +152,8 @@ def run_listener(
         if outcome.took_ms:
             yield Sleep(outcome.took_ms)
         if outcome.error:
-            lab.trace.record(
-                lab.now, EventKind.WARNING, consumer.actor, msgs[0].msg_id, message=f"listener raised: {outcome.error}"
+            ctx.trace.record(
+                ctx.now, EventKind.WARNING, consumer.actor, msgs[0].msg_id, message=f"listener raised: {outcome.error}"
             )
             return None, "EXCEPTION"
         outcome = outcome.status
@@ -167,8 +167,8 @@ class ConsumeMessageConcurrentlyService:
 
     def __init__(self, consumer: DefaultMQPushConsumer) -> None:
         self.consumer = consumer
-        self.lab = consumer.lab
-        self.pool = ThreadPool(self.lab.scheduler, self.lab.remoting, consumer.consume_thread_min)
+        self.context = consumer.context
+        self.pool = ThreadPool(self.context.scheduler, self.context.remoting, consumer.consume_thread_min)
 
     def start(self) -> None:
         self.consumer.processes.spawn(self._clean_expired_service())
@@ -203,17 +203,17 @@ class ConsumeMessageConcurrentlyService:
 
     def _consume(self, msgs: list[MessageExt], pq: ProcessQueue, mq: MessageQueue) -> Generator[Any, Any, None]:
         """``ConsumeRequest.run`` + ``processConsumeResult``."""
-        consumer, lab = self.consumer, self.lab
+        consumer, ctx = self.consumer, self.context
         if pq.dropped:
             return
         context = ConsumeConcurrentlyContext(mq)
         reset_retry_topic(msgs, consumer.consumer_group)
-        scheduler, trace = lab.scheduler, lab.trace
+        scheduler, trace = ctx.scheduler, ctx.trace
         start = scheduler.now
         started = str(start)
         for msg in msgs:
             msg.properties[PROPERTY_CONSUME_START_TIME] = started
-            lab.record_delivery(consumer, mq, msg, len(msgs))
+            ctx.record_delivery(consumer.actor, consumer.consumer_group, mq, msg, len(msgs))
         status, return_type = yield from run_listener(consumer, msgs, context)
         if status is not None and not isinstance(status, ConsumeConcurrentlyStatus):
             try:
@@ -267,12 +267,12 @@ class ConsumeMessageConcurrentlyService:
         pq: ProcessQueue,
         mq: MessageQueue,
     ) -> Generator[Any, Any, None]:
-        consumer, lab = self.consumer, self.lab
+        consumer, ctx = self.consumer, self.context
         ack_index = context.ack_index
         if status is ConsumeConcurrentlyStatus.CONSUME_SUCCESS:
             if not isinstance(ack_index, int) or ack_index < -1:
-                lab.trace.record(
-                    lab.now,
+                ctx.trace.record(
+                    ctx.now,
                     EventKind.WARNING,
                     consumer.actor,
                     msgs[0].msg_id,
@@ -296,8 +296,8 @@ class ConsumeMessageConcurrentlyService:
                     back_failed.append(msg)
         else:
             for msg in failed:
-                lab.trace.record(
-                    lab.now,
+                ctx.trace.record(
+                    ctx.now,
                     EventKind.BROADCAST_DROPPED,
                     consumer.actor,
                     msg.msg_id,
@@ -308,8 +308,8 @@ class ConsumeMessageConcurrentlyService:
         done = [m for m in msgs if m not in back_failed] if back_failed else msgs
         if back_failed:
             for msg in back_failed:
-                lab.trace.record(
-                    lab.now,
+                ctx.trace.record(
+                    ctx.now,
                     EventKind.LOCAL_RETRY,
                     consumer.actor,
                     msg.msg_id,
@@ -328,7 +328,7 @@ class ConsumeMessageConcurrentlyService:
                 queue=mq,
                 msg_ids=tuple(m.msg_id for m in back_failed),
             )
-        offset = pq.remove_message(done, lab.now)
+        offset = pq.remove_message(done, ctx.now)
         if offset >= 0 and not pq.dropped:
             consumer.offset_store.update_offset(mq, offset, True)
 
@@ -336,7 +336,7 @@ class ConsumeMessageConcurrentlyService:
         self, msg: MessageExt, delay_level: int, broker_name: str | None
     ) -> Generator[Any, Any, bool]:
         """``DefaultMQPushConsumerImpl.sendMessageBack``: broker request, else the client-side fallback."""
-        consumer, lab = self.consumer, self.lab
+        consumer, ctx = self.consumer, self.context
         broker_name = broker_name or msg.store_host
         max_times = consumer.effective_max_reconsume_times()
 
@@ -345,12 +345,12 @@ class ConsumeMessageConcurrentlyService:
         )
         response, error = yield Rpc(consumer.client_id, broker_name, request, SEND_BACK_TIMEOUT_MS)
         ok = error is None and response is ResponseCode.SUCCESS
-        trace = lab.trace
+        trace = ctx.trace
         failure: dict[str, Any] = {} if ok else {"error": getattr(error, "name", str(response))}
         if isinstance(error, MQBrokerException):  # the broker's answer, as MQBrokerException carries it
             failure.update(response_code=int(error.code), remark=error.remark)
         trace.record(
-            lab.now,
+            ctx.now,
             EventKind.SEND_BACK,
             consumer.actor,
             msg.msg_id,
@@ -367,7 +367,7 @@ class ConsumeMessageConcurrentlyService:
         assert consumer.inner_producer is not None
         future = yield consumer.inner_producer.send(retry)
         trace.record(
-            lab.now,
+            ctx.now,
             EventKind.SEND_BACK_FALLBACK,
             consumer.actor,
             msg.msg_id,
@@ -388,7 +388,7 @@ class ConsumeMessageConcurrentlyService:
 
         Only a successful send-back (broker request or client fallback) removes the message from the ProcessQueue.
         """
-        consumer, lab = self.consumer, self.lab
+        consumer, ctx = self.consumer, self.context
         timeout = consumer.consume_timeout * 60_000
         for mq, pq in sorted(consumer.process_queue_table.items()):
             for _ in range(min(len(pq.msg_tree_map), CLEAN_EXPIRED_MSG_BATCH)):
@@ -396,16 +396,16 @@ class ConsumeMessageConcurrentlyService:
                     break
                 offset, msg = pq.msg_tree_map.peekitem(0)
                 started = msg.properties.get(PROPERTY_CONSUME_START_TIME)
-                if started is None or lab.now - int(started) <= timeout:
+                if started is None or ctx.now - int(started) <= timeout:
                     break
-                lab.trace.record(
-                    lab.now,
+                ctx.trace.record(
+                    ctx.now,
                     EventKind.CLEAN_EXPIRED,
                     consumer.actor,
                     msg.msg_id,
                     queue=str(mq),
                     queue_offset=offset,
-                    consuming_for_ms=lab.now - int(started),
+                    consuming_for_ms=ctx.now - int(started),
                 )
                 sent = yield from self.send_message_back(msg, CLEAN_EXPIRED_DELAY_LEVEL, None)
                 if not sent:
@@ -414,4 +414,4 @@ class ConsumeMessageConcurrentlyService:
                     # at the same first message again. Removing it here would commit past a message no copy holds.
                     continue
                 if pq.msg_tree_map and pq.msg_tree_map.peekitem(0)[1] is msg:
-                    pq.remove_message([msg], lab.now)
+                    pq.remove_message([msg], ctx.now)

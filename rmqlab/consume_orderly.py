@@ -51,8 +51,8 @@ class ConsumeMessageOrderlyService:
 
     def __init__(self, consumer: DefaultMQPushConsumer) -> None:
         self.consumer = consumer
-        self.lab = consumer.lab
-        self.pool = ThreadPool(self.lab.scheduler, self.lab.remoting, consumer.consume_thread_min)
+        self.context = consumer.context
+        self.pool = ThreadPool(self.context.scheduler, self.context.remoting, consumer.consume_thread_min)
         self.mq_locks: dict[MessageQueue, LocalLock] = {}
 
     def start(self) -> None:
@@ -98,21 +98,21 @@ class ConsumeMessageOrderlyService:
 
     def _consume(self, pq: ProcessQueue, mq: MessageQueue) -> Generator[Any, Any, None]:
         """``ConsumeRequest.run`` for orderly consumption."""
-        consumer, lab = self.consumer, self.lab
+        consumer, ctx = self.consumer, self.context
         if pq.dropped:
             return
         local = self.mq_locks.setdefault(mq, LocalLock())
         yield from local.acquire()
         try:
             clustering = consumer.is_clustering
-            if not clustering or (pq.locked and not pq.is_lock_expired(lab.now)):
-                begin = lab.now
+            if not clustering or (pq.locked and not pq.is_lock_expired(ctx.now)):
+                begin = ctx.now
                 while True:
                     if pq.dropped:
                         break
-                    if clustering and (not pq.locked or pq.is_lock_expired(lab.now)):
-                        lab.trace.record(
-                            lab.now,
+                    if clustering and (not pq.locked or pq.is_lock_expired(ctx.now)):
+                        ctx.trace.record(
+                            ctx.now,
                             EventKind.WARNING,
                             consumer.actor,
                             None,
@@ -120,10 +120,10 @@ class ConsumeMessageOrderlyService:
                         )
                         self.try_lock_later_and_reconsume(pq, mq, 10)
                         break
-                    if lab.now - begin > MAX_TIME_CONSUME_CONTINUOUSLY_MS:
+                    if ctx.now - begin > MAX_TIME_CONSUME_CONTINUOUSLY_MS:
                         self.submit_consume_request_later(pq, mq, 10)
                         break
-                    msgs = pq.take_messages(consumer.consume_message_batch_max_size, lab.now)
+                    msgs = pq.take_messages(consumer.consume_message_batch_max_size, ctx.now)
                     if not msgs:
                         break
                     reset_retry_topic(msgs, consumer.consumer_group)
@@ -132,24 +132,24 @@ class ConsumeMessageOrderlyService:
                     if pq.dropped:
                         pq.consume_lock_holder = None
                         break
-                    start = lab.now
+                    start = ctx.now
                     for msg in msgs:
                         msg.properties[PROPERTY_CONSUME_START_TIME] = str(start)
-                        lab.record_delivery(consumer, mq, msg, len(msgs))
+                        ctx.record_delivery(consumer.actor, consumer.consumer_group, mq, msg, len(msgs))
                     try:
                         status, return_type = yield from run_listener(consumer, msgs, context)
                     finally:
                         pq.consume_lock_holder = None
                     status = self._normalise(status, msgs)
                     for msg in msgs:
-                        lab.trace.record(
-                            lab.now,
+                        ctx.trace.record(
+                            ctx.now,
                             EventKind.CONSUMED,
                             consumer.actor,
                             msg.msg_id,
                             status=status.value,
                             return_type=return_type or status.value,
-                            took_ms=lab.now - start,
+                            took_ms=ctx.now - start,
                             queue=str(mq),
                             queue_offset=msg.queue_offset,
                         )
@@ -167,8 +167,8 @@ class ConsumeMessageOrderlyService:
         try:
             return ConsumeOrderlyStatus(status)
         except ValueError:
-            self.lab.trace.record(
-                self.lab.now,
+            self.context.trace.record(
+                self.context.now,
                 EventKind.WARNING,
                 self.consumer.actor,
                 msgs[0].msg_id,
@@ -186,7 +186,7 @@ class ConsumeMessageOrderlyService:
         mq: MessageQueue,
     ) -> Generator[Any, Any, bool]:
         """The decision table of spec §6.4; returns whether the loop continues."""
-        consumer, lab = self.consumer, self.lab
+        consumer, ctx = self.consumer, self.context
         S = ConsumeOrderlyStatus
         commit_offset = -1
         go_on = True
@@ -197,8 +197,8 @@ class ConsumeMessageOrderlyService:
             context.suspend_current_queue_time_millis, consumer.suspend_current_queue_time_millis
         )
         if status in (S.COMMIT, S.ROLLBACK) and context.auto_commit:
-            lab.trace.record(
-                lab.now,
+            ctx.trace.record(
+                ctx.now,
                 EventKind.WARNING,
                 consumer.actor,
                 msgs[0].msg_id,
@@ -210,8 +210,8 @@ class ConsumeMessageOrderlyService:
             if again:
                 pq.make_message_to_consume_again(msgs)
                 for msg in msgs:
-                    lab.trace.record(
-                        lab.now,
+                    ctx.trace.record(
+                        ctx.now,
                         EventKind.SUSPENDED,
                         consumer.actor,
                         msg.msg_id,
@@ -251,12 +251,12 @@ class ConsumeMessageOrderlyService:
 
     def _send_message_back(self, msg: MessageExt, max_times: int) -> Generator[Any, Any, bool]:
         """Orderly ``sendMessageBack``: a new ``%RETRY%`` message with RECONSUME_TIME = rt (4.9.x)."""
-        consumer, lab = self.consumer, self.lab
+        consumer, ctx = self.consumer, self.context
         retry = build_retry_message(consumer.consumer_group, msg, msg.reconsume_times, max_times)
         assert consumer.inner_producer is not None
         future = yield consumer.inner_producer.send(retry)
-        lab.trace.record(
-            lab.now,
+        ctx.trace.record(
+            ctx.now,
             EventKind.SEND_BACK,
             consumer.actor,
             msg.msg_id,

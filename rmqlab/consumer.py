@@ -34,7 +34,7 @@ from .trace import EventKind
 from .validation import check_choice, check_int
 
 if TYPE_CHECKING:
-    from .lab import Lab
+    from .context import Context
 
 __all__ = ["ConsumeFromWhere", "DefaultMQPushConsumer", "MessageModel", "PullRequest"]
 
@@ -51,7 +51,7 @@ class DefaultMQPushConsumer(RebalanceImpl):
 
     def __init__(
         self,
-        lab: Lab,
+        context: Context,
         consumer_group: str,
         *,
         name: str | None = None,
@@ -69,9 +69,9 @@ class DefaultMQPushConsumer(RebalanceImpl):
     ) -> None:
         if not isinstance(consumer_group, str) or not consumer_group or consumer_group.startswith("%"):
             raise ConfigError("consumer_group", consumer_group, "a non-empty name not starting with '%'")
-        self.lab = lab
+        self.context = context
         self.consumer_group = consumer_group
-        self.client_id = name or f"{consumer_group}-{len(lab.consumers) + 1}"
+        self.client_id = name or f"{consumer_group}-1"
         self.actor = f"consumer:{self.client_id}"
         """How the trace names this consumer."""
         self.message_model = check_choice("message_model", message_model, MessageModel)
@@ -106,7 +106,7 @@ class DefaultMQPushConsumer(RebalanceImpl):
         """How the last incarnation ended: ``"crash"`` or ``"shutdown"`` (``None``: never stopped, or running)."""
         self.generation = 0
         """How many times this instance started (for listeners that behave differently after a restart)."""
-        self.processes = ProcessGroup(lab.scheduler, lab.remoting, self.actor)
+        self.processes = ProcessGroup(context.scheduler, context.remoting, self.actor)
         """This incarnation's threads and scheduled tasks; a crash kills them all."""
         self._rebalancing = False
         """A rebalance is running (waiting on a request); another one asked for meanwhile sets ``_rebalance_again``."""
@@ -168,8 +168,8 @@ class DefaultMQPushConsumer(RebalanceImpl):
         for topic in self.subscriptions:
             if (
                 not topic.startswith(RETRY_PREFIX)
-                and self.lab.namesrv.route(topic) is None
-                and topic not in self.lab.namesrv.topics()
+                and self.context.namesrv.route(topic) is None
+                and topic not in self.context.namesrv.topics()
             ):
                 raise ConfigError("topic", topic, "a topic created with lab.create_topic(...)")
         if self.is_clustering:
@@ -178,17 +178,19 @@ class DefaultMQPushConsumer(RebalanceImpl):
         self.stop_reason = None
         self.crash_requested = False
         self.generation += 1
-        self.processes = ProcessGroup(self.lab.scheduler, self.lab.remoting, self.actor)
+        self.processes = ProcessGroup(self.context.scheduler, self.context.remoting, self.actor)
         self._rebalancing = self._rebalance_again = False
-        self.lab.remoting.register_client(self.client_id, self._on_broker_request)
+        self.context.remoting.register_client(self.client_id, self._on_broker_request)
         self.process_queue_table = {}
         self.offset_store = self._new_offset_store()
         if self.inner_producer is None:
-            self.inner_producer = DefaultMQProducer(self.lab, "CLIENT_INNER_PRODUCER", name=f"{self.client_id}/inner")
+            self.inner_producer = DefaultMQProducer(
+                self.context, "CLIENT_INNER_PRODUCER", name=f"{self.client_id}/inner"
+            )
         service = ConsumeMessageOrderlyService if self.orderly else ConsumeMessageConcurrentlyService
         self.consume_service = service(self)
-        self.lab.trace.record(
-            self.lab.now,
+        self.context.trace.record(
+            self.context.now,
             EventKind.LIFECYCLE,
             self.actor,
             None,
@@ -218,7 +220,7 @@ class DefaultMQPushConsumer(RebalanceImpl):
                 self._unlock(mq)
         self._stop("shutdown")
         for broker_name in self._broker_names():
-            self.lab.remoting.invoke_oneway(
+            self.context.remoting.invoke_oneway(
                 self.client_id, broker_name, UnregisterClientRequest(self.client_id, self.consumer_group)
             )
 
@@ -235,7 +237,7 @@ class DefaultMQPushConsumer(RebalanceImpl):
             return
         self.consume_service.kill()
         self._stop("crash")
-        self.lab.remoting.client_closed(self.client_id, self.consumer_group)
+        self.context.remoting.client_closed(self.client_id, self.consumer_group)
 
     def _stop(self, how: str) -> None:
         self.running = False
@@ -243,7 +245,9 @@ class DefaultMQPushConsumer(RebalanceImpl):
         self.processes.kill_all()
         for pq in self.process_queue_table.values():
             pq.dropped = True
-        self.lab.trace.record(self.lab.now, EventKind.LIFECYCLE, self.actor, None, event=how, group=self.consumer_group)
+        self.context.trace.record(
+            self.context.now, EventKind.LIFECYCLE, self.actor, None, event=how, group=self.consumer_group
+        )
 
     # ------------------------------------------------------------------ periodic services
     def _start_up(self) -> Generator[Any, Any, None]:
@@ -278,7 +282,7 @@ class DefaultMQPushConsumer(RebalanceImpl):
 
     def _update_routes(self) -> None:
         for topic in self.subscriptions:
-            route = self.lab.namesrv.route(topic)
+            route = self.context.namesrv.route(topic)
             if route is not None:
                 self._routes[topic] = route
 

@@ -40,7 +40,7 @@ from .topic_publish_info import TopicPublishInfo
 from .validators import check_message
 
 if TYPE_CHECKING:
-    from .lab import Lab
+    from .context import Context
     from .latency_fault import MQFaultStrategy
     from .topic_publish_info import ThreadLocalIndex
 
@@ -62,7 +62,7 @@ RETRY_RESPONSE_CODES = frozenset(
 class ProducerSettings(Protocol):
     """What the impl reads from its ``DefaultMQProducer`` (the public object holds the settings, as in Java)."""
 
-    lab: Lab
+    context: Context
     name: str
     actor: str
     running: bool
@@ -81,9 +81,9 @@ class DefaultMQProducerImpl:
 
     def __init__(self, producer: ProducerSettings) -> None:
         self.producer = producer
-        self.lab = producer.lab
+        self.context = producer.context
         self.api = MQClientAPIImpl(
-            producer.lab,
+            producer.context,
             producer.name,
             producer.producer_group,
             producer.actor,
@@ -97,7 +97,7 @@ class DefaultMQProducerImpl:
         """Re-read every cached route; a changed one replaces its ``TopicPublishInfo`` (``topicRouteDataIsChange``)."""
         table = self.topic_publish_info_table
         for topic in list(table):
-            route = self.lab.namesrv.route(topic)
+            route = self.context.namesrv.route(topic)
             if route is not None and route != table[topic].route:
                 table[topic] = TopicPublishInfo.of(route)
 
@@ -108,7 +108,7 @@ class DefaultMQProducerImpl:
         """
         info = self.topic_publish_info_table.get(topic)
         if info is None or not info.ok():
-            route = self.lab.namesrv.route(topic)
+            route = self.context.namesrv.route(topic)
             if route is not None:
                 info = self.topic_publish_info_table[topic] = TopicPublishInfo.of(route)
         return info
@@ -119,7 +119,7 @@ class DefaultMQProducerImpl:
         if producer.fault_strategy.send_latency_fault_enable:
             index = producer.send_which_queue.increment_and_get()
             return producer.fault_strategy.select_latency_aware(
-                info.message_queue_list, info.write_queue_nums(), index, producer.send_which_queue, self.lab.now
+                info.message_queue_list, info.write_queue_nums(), index, producer.send_which_queue, self.context.now
             )
         return info.select_one_message_queue(last_broker, producer.send_which_queue)
 
@@ -156,10 +156,10 @@ class DefaultMQProducerImpl:
             raise ConfigError("delay_level", delay, "an int in the DELAY property (<= 0: not delayed)")
         budget = self.producer.send_msg_timeout if timeout is None else parse_duration(timeout, "timeout")
         if msg.properties.get(PROPERTY_UNIQ_KEY) is None:
-            msg.properties[PROPERTY_UNIQ_KEY] = self.lab.next_msg_id()
+            msg.properties[PROPERTY_UNIQ_KEY] = self.context.next_msg_id()
         future = SendFuture(msg.properties[PROPERTY_UNIQ_KEY], mode)
-        self.lab.sends.append(future)
-        call = SendCall(msg, future, budget, self.lab.now, times_total)
+        self.context.sends.append(future)
+        call = SendCall(msg, future, budget, self.context.now, times_total)
         if not self.producer.running:
             # shutdown() stopped the async-sender executor: submit() is rejected and the caller gets the exception
             # (no SendCallback runs); every other entry point starts with makeSureStateOK
@@ -223,7 +223,7 @@ class DefaultMQProducerImpl:
         elif call.future.mode is CommunicationMode.ASYNC and call.timeout_ms <= 0:
             # send(msg, mq, callback, timeout): the executor task checks timeout > costTime after the message
             self.api.fail(call, "RemotingTooMuchRequestException: call timeout")
-        elif mq.broker_name not in self.lab.brokers:
+        elif mq.broker_name not in self.context.remoting.brokers:
             # sendKernelImpl: findBrokerAddressInPublish finds no address, even after a route lookup
             self.api.fail(call, f"MQClientException: The broker[{mq.broker_name}] not exist")
         else:
@@ -254,7 +254,7 @@ class DefaultMQProducerImpl:
         call_timeout = False
         for _ in range(call.times_total):
             mq = self.select_one_message_queue(info, call.brokers_sent[-1] if call.brokers_sent else None)
-            if call.timeout_ms < self.lab.now - call.start_ms:
+            if call.timeout_ms < self.context.now - call.start_ms:
                 call_timeout = True
                 break
             if call.future.mode is CommunicationMode.ONEWAY:
@@ -286,7 +286,7 @@ class DefaultMQProducerImpl:
             api.fail(
                 call,
                 f"MQClientException: Send [{call.times}] times, still failed, cost "
-                f"[{self.lab.now - call.start_ms}]ms, Topic: {call.msg.topic}, "
+                f"[{self.context.now - call.start_ms}]ms, Topic: {call.msg.topic}, "
                 f"BrokersSent: [{', '.join(call.brokers_sent)}] ({describe(call.last_error)})",  # Arrays.toString
                 call.last_error,
             )
@@ -312,13 +312,13 @@ class DefaultMQProducerImpl:
         and overwrites the isolation, as in 4.9.7.
         """
         mq = self.select_one_message_queue(info, None)
-        if call.timeout_ms < self.lab.now - call.start_ms:
+        if call.timeout_ms < self.context.now - call.start_ms:
             self.api.fail(call, "RemotingTooMuchRequestException: sendDefaultImpl call timeout")
             return
         request = self.api.send_message_async(
             call, mq, self.producer.retry_times_when_send_async_failed, self._retry_broker(info)
         )
-        if self.lab.remoting.reachable(self.producer.name, mq.broker_name) is None:
+        if self.context.remoting.reachable(self.producer.name, mq.broker_name) is None:
             self.api.update_fault_item(mq.broker_name, 0, isolation=False)
             self.producer.processes.spawn(request)
         else:

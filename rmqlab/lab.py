@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from .broker import PERM_READ, PERM_RW, PERM_WRITE, Broker, TopicConfig
 from .consumer import DefaultMQPushConsumer
+from .context import Context
 from .delay import DelayLevelTable
 from .duration import parse_duration
 from .errors import ConfigError
@@ -32,7 +32,7 @@ from .namesrv import NameServer
 from .producer import DefaultMQProducer, SendFuture
 from .queue import MessageQueue
 from .remoting import Remoting
-from .scheduler import ReentrantRunError, Scheduler, TimerKind, TimerLabel
+from .scheduler import Scheduler, TimerKind, TimerLabel
 from .snapshot import LabSnapshot, TraceIndex, take_snapshot
 from .trace import CountingTrace, EventKind, Trace
 from .validation import as_int, check_horizon, check_int, check_topic_name
@@ -58,14 +58,15 @@ class Lab:
         self.namesrv = NameServer()
         self.brokers: dict[str, Broker] = {}
         self.remoting = Remoting(self.scheduler, self.brokers)
+        self.context = Context(self.scheduler, self.trace, self.remoting, self.namesrv, self.rng)
+        """What every client of this lab is handed: the clock, the trace, the network, the name server, the rng."""
         self.producers: dict[str, DefaultMQProducer] = {}
         self.consumers: dict[str, DefaultMQPushConsumer] = {}
-        self.sends: list[SendFuture] = []
-        self.local_offset_files: dict[tuple[str, str], dict[MessageQueue, int]] = {}
+        self.sends: list[SendFuture] = self.context.sends
+        self.local_offset_files: dict[tuple[str, str], dict[MessageQueue, int]] = self.context.local_offset_files
         self.delay_levels = DelayLevelTable() if message_delay_level is None else DelayLevelTable(message_delay_level)
         self.dlq_readable = dlq_readable
-        self.errors: list[str] = []
-        self._msg_counter = 0
+        self.errors: list[str] = self.context.errors
 
     def __repr__(self) -> str:
         from .duration import format_duration
@@ -145,15 +146,7 @@ class Lab:
 
     def safely(self, action: Callable[..., Any], *args: Any, where: str = "callback", **kwargs: Any) -> Any:
         """Call user code; an exception becomes a WARNING event instead of killing the run."""
-        try:
-            return action(*args, **kwargs)
-        except ReentrantRunError:
-            raise  # misuse of the lab itself, not a failing action: the caller must see it
-        except Exception as exc:
-            message = f"{where} raised {type(exc).__name__}: {exc}"
-            self.errors.append(message + "\n" + traceback.format_exc(limit=3))
-            self.trace.record(self.now, EventKind.WARNING, "lab", None, message=message)
-            return None
+        return self.context.safely(action, *args, where=where, **kwargs)
 
     # ------------------------------------------------------------------ topology
     def add_broker(self, name: str) -> Broker:
@@ -360,7 +353,7 @@ class Lab:
 
     def add_producer(self, producer_group: str, **options: Any) -> DefaultMQProducer:
         """Add a ``DefaultMQProducer`` (options: ``send_msg_timeout``, ``retry_times_when_send_failed`` …)."""
-        producer = DefaultMQProducer(self, producer_group, **options)
+        producer = DefaultMQProducer(self.context, producer_group, **options)
         if producer.name in self.producers:
             raise ConfigError("name", producer.name, f"a new producer name (have {sorted(self.producers)})")
         self.producers[producer.name] = producer
@@ -377,7 +370,9 @@ class Lab:
         **options: Any,
     ) -> DefaultMQPushConsumer:
         """Add a push consumer; it starts now (``start=True``), at a time, or later by hand."""
-        consumer = DefaultMQPushConsumer(self, consumer_group, **options)
+        # the default name counts this lab's consumers: GROUP-1, GROUP-2 … in the order they were added
+        name = options.pop("name", None) or f"{consumer_group}-{len(self.consumers) + 1}"
+        consumer = DefaultMQPushConsumer(self.context, consumer_group, name=name, **options)
         if consumer.client_id in self.consumers:
             raise ConfigError("name", consumer.client_id, f"a new consumer name (have {sorted(self.consumers)})")
         for topic, expression in (subscribe or {}).items():
@@ -402,8 +397,7 @@ class Lab:
 
     def next_msg_id(self) -> str:
         """Client message ids (``UNIQ_KEY``): ``M0001``, ``M0002`` … in send order."""
-        self._msg_counter += 1
-        return f"M{self._msg_counter:04d}"
+        return self.context.next_msg_id()
 
     # ------------------------------------------------------------------ faults
     def broker_down(self, name: str) -> None:
@@ -519,18 +513,8 @@ class Lab:
 
     # ------------------------------------------------------------------ hooks used by clients
     def record_delivery(self, consumer: DefaultMQPushConsumer, mq: MessageQueue, msg: MessageExt, batch: int) -> None:
-        self.trace.record(
-            self.scheduler.now,
-            EventKind.DELIVERED,
-            consumer.actor,
-            msg.msg_id,
-            group=consumer.consumer_group,
-            topic=msg.topic,
-            queue=str(mq),
-            queue_offset=msg.queue_offset,
-            reconsume_times=msg.reconsume_times,
-            batch=batch,
-        )
+        """A message handed to ``consumer``'s listener (see :meth:`rmqlab.context.Context.record_delivery`)."""
+        self.context.record_delivery(consumer.actor, consumer.consumer_group, mq, msg, batch)
 
 
 _PERMS = (0, PERM_WRITE, PERM_READ, PERM_RW)

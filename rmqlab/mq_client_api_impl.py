@@ -29,7 +29,7 @@ from .send_result import CODE_STATUS, SendFuture, SendResult
 from .trace import EventKind
 
 if TYPE_CHECKING:
-    from .lab import Lab
+    from .context import Context
 
 __all__ = ["MQClientAPIImpl", "SendCall", "describe"]
 
@@ -65,14 +65,14 @@ class MQClientAPIImpl:
 
     def __init__(
         self,
-        lab: Lab,
+        context: Context,
         client_name: str,
         producer_group: str,
         actor: str,
         fault_strategy: MQFaultStrategy,
         processes: ProcessGroup,
     ) -> None:
-        self.lab = lab
+        self.context = context
         self.client_name = client_name
         """The client process as remoting knows it (partitions cut it)."""
         self.producer_group = producer_group
@@ -84,7 +84,7 @@ class MQClientAPIImpl:
 
     def update_fault_item(self, broker_name: str, latency: int, *, isolation: bool) -> int | None:
         """``DefaultMQProducerImpl.updateFaultItem``: when the broker is available again (``None``: strategy off)."""
-        return self.fault_strategy.update_fault_item(broker_name, latency, isolation, self.lab.now)
+        return self.fault_strategy.update_fault_item(broker_name, latency, isolation, self.context.now)
 
     # ------------------------------------------------------------------ one attempt
     def send_message_sync(self, call: SendCall, mq: MessageQueue, *, rated: bool) -> Attempt:
@@ -95,10 +95,10 @@ class MQClientAPIImpl:
         attempt, begin, remaining, request = self._begin(call, mq)
         response, error = yield Rpc(self.client_name, mq.broker_name, request, remaining)
         if error is None:
-            until = self.update_fault_item(mq.broker_name, self.lab.now - begin, isolation=False) if rated else None
+            until = self.update_fault_item(mq.broker_name, self.context.now - begin, isolation=False) if rated else None
             self._record_result(call, mq, attempt, response.code.name, until)
             return SendResult(CODE_STATUS[response.code], call.future.msg_id, mq, response.queue_offset), None
-        until = self.update_fault_item(mq.broker_name, self.lab.now - begin, isolation=True) if rated else None
+        until = self.update_fault_item(mq.broker_name, self.context.now - begin, isolation=True) if rated else None
         self._record_result(call, mq, attempt, describe(error), until)
         return None, error
 
@@ -110,7 +110,7 @@ class MQClientAPIImpl:
         turn) records a connection failure, or else a 0 ms success: the request is on the wire.
         """
         attempt, _, remaining, request = self._begin(call, mq)
-        failure = self.lab.remoting.reachable(self.client_name, mq.broker_name)
+        failure = self.context.remoting.reachable(self.client_name, mq.broker_name)
         if failure is not None:
             until = self.update_fault_item(mq.broker_name, 0, isolation=True) if rated else None
             self._record_result(call, mq, attempt, describe(failure), until)
@@ -155,8 +155,8 @@ class MQClientAPIImpl:
         call.times += 1
         call.brokers_sent.append(mq.broker_name)
         call.future.attempts = call.times
-        now = self.lab.now
-        self.lab.trace.record(
+        now = self.context.now
+        self.context.trace.record(
             now,
             EventKind.SEND_ATTEMPT,
             self.actor,
@@ -186,8 +186,8 @@ class MQClientAPIImpl:
     ) -> None:
         """A SEND_RESULT; with latency fault tolerance on, also when the fault table lets the broker back in."""
         fault = {} if not_available_until is None else {"not_available_until": not_available_until}
-        self.lab.trace.record(
-            self.lab.now,
+        self.context.trace.record(
+            self.context.now,
             EventKind.SEND_RESULT,
             self.actor,
             call.future.msg_id,
@@ -207,7 +207,7 @@ class MQClientAPIImpl:
         future.done = True
         future.result = result
         for callback in future.callbacks:
-            self.lab.safely(callback, future, where=f"{self.actor} send callback")
+            self.context.safely(callback, future, where=f"{self.actor} send callback")
 
     def fail(self, call: SendCall, error: str, cause: RemoteError | None = None) -> SendFuture:
         """The send throws ``error`` (``SendCallback.onException``); a broker's error response as ``cause`` gives
@@ -220,8 +220,8 @@ class MQClientAPIImpl:
             if isinstance(cause, MQBrokerException):
                 future.response_code, future.remark = int(cause.code), cause.remark
                 answered = {"response_code": int(cause.code), "remark": cause.remark}
-            self.lab.trace.record(
-                self.lab.now,
+            self.context.trace.record(
+                self.context.now,
                 EventKind.SEND_FAILED,
                 self.actor,
                 future.msg_id,
@@ -231,7 +231,7 @@ class MQClientAPIImpl:
                 **answered,
             )
             for callback in future.callbacks:
-                self.lab.safely(callback, future, where=f"{self.actor} send callback")
+                self.context.safely(callback, future, where=f"{self.actor} send callback")
         return future
 
 

@@ -39,9 +39,9 @@ class OffsetStore:
         if old == offset:
             return
         self.offset_table[mq] = offset
-        trace = self.consumer.lab.trace
+        trace = self.consumer.context.trace
         trace.record(
-            self.consumer.lab.scheduler.now,
+            self.consumer.context.scheduler.now,
             EventKind.OFFSET_UPDATED,
             self.consumer.actor,
             None,
@@ -93,13 +93,13 @@ class RemoteBrokerOffsetStore(OffsetStore):
             return
         consumer = self.consumer
         request = UpdateConsumerOffsetRequest(consumer.consumer_group, consumer.actor, mq.topic, mq.queue_id, offset)
-        error = consumer.lab.remoting.invoke_oneway(consumer.client_id, mq.broker_name, request)
+        error = consumer.context.remoting.invoke_oneway(consumer.client_id, mq.broker_name, request)
         if error is None:
             self._failing.discard(mq)
         elif mq not in self._failing:  # 4.9.7 logs every failed round; the trace tells the first of a run
             self._failing.add(mq)
-            consumer.lab.trace.record(
-                consumer.lab.now,
+            consumer.context.trace.record(
+                consumer.context.now,
                 EventKind.WARNING,
                 consumer.actor,
                 None,
@@ -127,11 +127,11 @@ class LocalFileOffsetStore(OffsetStore):
         if offset is None:
             return
         consumer = self.consumer
-        files = consumer.lab.local_offset_files.setdefault((consumer.client_id, consumer.consumer_group), {})
+        files = consumer.context.local_offset_files.setdefault((consumer.client_id, consumer.consumer_group), {})
         if files.get(mq) != offset:
             files[mq] = offset
-            consumer.lab.trace.record(
-                consumer.lab.now,
+            consumer.context.trace.record(
+                consumer.context.now,
                 EventKind.OFFSET_PERSISTED,
                 consumer.actor,
                 None,
@@ -143,7 +143,7 @@ class LocalFileOffsetStore(OffsetStore):
     def read_offset_from_store(self, mq: MessageQueue) -> Generator[Any, Any, int]:
         """READ_FROM_STORE: the local offsets file (no request, so nothing to wait for)."""
         consumer = self.consumer
-        files = consumer.lab.local_offset_files.get((consumer.client_id, consumer.consumer_group), {})
+        files = consumer.context.local_offset_files.get((consumer.client_id, consumer.consumer_group), {})
         offset = files.get(mq, -1)
         if offset >= 0:
             self.offset_table[mq] = offset

@@ -27,7 +27,7 @@ from .validation import check_int
 from .validators import check_message
 
 if TYPE_CHECKING:
-    from .lab import Lab
+    from .context import Context
 
 __all__ = [
     "RETRY_RESPONSE_CODES",
@@ -54,7 +54,7 @@ class DefaultMQProducer:
 
     def __init__(
         self,
-        lab: Lab,
+        context: Context,
         producer_group: str,
         *,
         name: str | None = None,
@@ -70,7 +70,7 @@ class DefaultMQProducer:
 
         if not isinstance(producer_group, str) or not producer_group:
             raise ConfigError("producer_group", producer_group, "a non-empty string")
-        self.lab = lab
+        self.context = context
         self.producer_group = producer_group
         self.name = name or producer_group
         self.actor = f"producer:{self.name}"
@@ -91,10 +91,10 @@ class DefaultMQProducer:
         self.retry_another_broker_when_not_store_ok = retry_another_broker_when_not_store_ok
         start = send_which_queue_start
         if start is None:
-            start = lab.rng.randrange(1 << 31)
+            start = context.rng.randrange(1 << 31)
         self.send_which_queue = ThreadLocalIndex(check_int("send_which_queue_start", start, 0, (1 << 31) - 1))
         # whichItemWorst is seeded only when the strategy is on, so a default producer draws nothing more
-        worst_start = lab.rng.randrange(1 << 31) if send_latency_fault_enable is True else 0
+        worst_start = context.rng.randrange(1 << 31) if send_latency_fault_enable is True else 0
         self.fault_strategy = MQFaultStrategy(
             send_latency_fault_enable=send_latency_fault_enable,
             which_item_worst_start=worst_start,
@@ -103,7 +103,7 @@ class DefaultMQProducer:
         )
         """``MQFaultStrategy`` (``sendLatencyFaultEnable``, off by default); its fault table is public for labs."""
         self.running = True
-        self.processes = ProcessGroup(lab.scheduler, lab.remoting, self.actor)
+        self.processes = ProcessGroup(context.scheduler, context.remoting, self.actor)
         """This client's processes: one per send in flight, and the route poll."""
         self.impl = DefaultMQProducerImpl(self)
         """``getDefaultMQProducerImpl()``: the route table and the send loops."""

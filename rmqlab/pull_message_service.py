@@ -23,7 +23,7 @@ from .scheduler import TimerKind, TimerLabel
 from .trace import EventKind
 
 if TYPE_CHECKING:
-    from .lab import Lab
+    from .context import Context
 
 __all__ = ["PullMessageService", "PullRequest"]
 
@@ -48,7 +48,7 @@ class PullMessageService:
     :class:`~rmqlab.consumer.DefaultMQPushConsumer`."""
 
     # The consumer's state these methods work on (set by ``DefaultMQPushConsumer.__init__`` / ``start``).
-    lab: Lab
+    context: Context
     message_model: MessageModel
     processes: ProcessGroup
     actor: str
@@ -101,7 +101,7 @@ class PullMessageService:
             if pq.dropped:
                 return
             delay, kind = PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, TimerKind.PULL_LATER
-            now = self.lab.now
+            now = self.context.now
             pq.last_pull_timestamp = now
             if pq.msg_count > self.pull_threshold_for_queue or (
                 not self.orderly and pq.max_span() > self.consume_concurrently_max_span
@@ -115,8 +115,8 @@ class PullMessageService:
                     # the first pull since the lock: the start offset again, from the broker
                     offset = yield from self._compute_pull_from_where(mq)
                     if offset is None:  # it threw: executePullRequestLater(1000), nothing pulled
-                        self.lab.trace.record(
-                            self.lab.now,
+                        self.context.trace.record(
+                            self.context.now,
                             EventKind.WARNING,
                             self.actor,
                             None,
@@ -136,12 +136,12 @@ class PullMessageService:
                 commit if commit > 0 else None,
                 self.pull_batch_size,
             )
-            sent_at = self.lab.now
+            sent_at = self.context.now
             result, error = yield Rpc(self.client_id, mq.broker_name, pull, CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND)
             if error is not None:
                 if isinstance(error, ResponseExpiredException):
-                    self.lab.trace.record(
-                        self.lab.now,
+                    self.context.trace.record(
+                        self.context.now,
                         EventKind.WARNING,
                         self.actor,
                         None,
@@ -162,8 +162,8 @@ class PullMessageService:
             if pq.dropped:
                 return False
             dispatch = pq.put_message(result.msgs)
-            self.lab.trace.record(
-                self.lab.now,
+            self.context.trace.record(
+                self.context.now,
                 EventKind.PULLED,
                 self.actor,
                 None,
@@ -182,8 +182,8 @@ class PullMessageService:
         # OFFSET_ILLEGAL
         request.next_offset = result.next_begin_offset
         pq.dropped = True
-        self.lab.trace.record(
-            self.lab.now,
+        self.context.trace.record(
+            self.context.now,
             EventKind.WARNING,
             self.actor,
             None,

@@ -69,7 +69,7 @@ class RebalanceImpl(PullMessageService):
         if not self.running:
             return
         for topic in sorted(self.subscriptions):
-            route = self._routes.get(topic) or self.lab.namesrv.route(topic)
+            route = self._routes.get(topic) or self.context.namesrv.route(topic)
             if route is None:
                 continue
             self._routes[topic] = route
@@ -88,7 +88,7 @@ class RebalanceImpl(PullMessageService):
     def _find_consumer_id_list(self, route: TopicRouteData) -> Generator[Any, Any, list[str] | None]:
         """``findConsumerIdList``: ask one broker of the topic (the first that answers) who is in the group."""
         for q in route.queue_datas:
-            if self.lab.remoting.reachable(self.client_id, q.broker_name) is None:
+            if self.context.remoting.reachable(self.client_id, q.broker_name) is None:
                 ids, error = yield Rpc(
                     self.client_id, q.broker_name, GetConsumerListByGroupRequest(self.consumer_group), RPC_TIMEOUT_MS
                 )
@@ -104,7 +104,7 @@ class RebalanceImpl(PullMessageService):
         stopped: for instance an orderly queue dropped while its listener held the consume lock (so it stayed in
         the table, dropped) and then allocated back to this consumer, whose pulls skip a dropped ProcessQueue.
         """
-        now = self.lab.now
+        now = self.context.now
         removed, added = [], []
         for mq in sorted(m for m in self.process_queue_table if m.topic == topic):
             pq = self.process_queue_table[mq]
@@ -118,7 +118,7 @@ class RebalanceImpl(PullMessageService):
                 if self._remove_unnecessary_message_queue(mq, pq):
                     del self.process_queue_table[mq]
                     removed.append(mq)
-                    self.lab.trace.record(
+                    self.context.trace.record(
                         now,
                         EventKind.WARNING,
                         self.actor,
@@ -144,7 +144,7 @@ class RebalanceImpl(PullMessageService):
             added.append(mq)
         if removed or added:
             owned = sorted(str(m) for m in self.process_queue_table if m.topic == topic)
-            self.lab.trace.record(
+            self.context.trace.record(
                 now,
                 EventKind.REBALANCED,
                 self.actor,
@@ -196,12 +196,12 @@ class RebalanceImpl(PullMessageService):
         result = yield from self._lock_batch(mq.broker_name, (mq,))
         if result is None:
             return False
-        now = self.lab.now
+        now = self.context.now
         if mq in result.locked:
             pq = self.process_queue_table.get(mq)
             if pq is not None:
                 pq.locked, pq.last_lock_timestamp = True, now
-            self.lab.trace.record(
+            self.context.trace.record(
                 now, EventKind.LOCK_ACQUIRED, self.actor, None, queue=str(mq), group=self.consumer_group
             )
             return True
@@ -210,8 +210,8 @@ class RebalanceImpl(PullMessageService):
 
     def _record_refused(self, mq: MessageQueue, result: LockBatchResult) -> None:
         """The broker answered but did not lock ``mq`` for us: someone else's lease is still live."""
-        self.lab.trace.record(
-            self.lab.now,
+        self.context.trace.record(
+            self.context.now,
             EventKind.LOCK_REFUSED,
             self.actor,
             None,
@@ -229,8 +229,8 @@ class RebalanceImpl(PullMessageService):
         if error is None:
             return result
         queues = ", ".join(str(mq) for mq in mqs)
-        self.lab.trace.record(
-            self.lab.now,
+        self.context.trace.record(
+            self.context.now,
             EventKind.WARNING,
             self.actor,
             None,
@@ -245,7 +245,7 @@ class RebalanceImpl(PullMessageService):
             result = yield from self._lock_batch(broker_name, mqs)
             if result is None:
                 continue
-            now = self.lab.now
+            now = self.context.now
             for mq in mqs:
                 pq = self.process_queue_table.get(mq)
                 if pq is None:
@@ -254,13 +254,13 @@ class RebalanceImpl(PullMessageService):
                     was = pq.locked
                     pq.locked, pq.last_lock_timestamp = True, now
                     kind = EventKind.LOCK_RENEWED if was else EventKind.LOCK_ACQUIRED
-                    self.lab.trace.record(now, kind, self.actor, None, queue=str(mq), group=self.consumer_group)
+                    self.context.trace.record(now, kind, self.actor, None, queue=str(mq), group=self.consumer_group)
                 elif pq.locked:
                     pq.locked = False
                     self._record_refused(mq, result)
 
     def _unlock(self, mq: MessageQueue) -> None:
         """``unlock(mq, oneway=true)``: the release is traced at the broker, where it takes effect."""
-        self.lab.remoting.invoke_oneway(
+        self.context.remoting.invoke_oneway(
             self.client_id, mq.broker_name, UnlockBatchMqRequest(self.consumer_group, self.client_id, (mq,))
         )
