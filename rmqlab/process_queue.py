@@ -96,7 +96,7 @@ class ProcessQueue:
     def commit(self) -> int:
         """Forget the consuming map; return its last key + 1 (the offset to commit)."""
         consuming = self.consuming_msg_orderly_tree_map
-        offset = consuming.peekitem(-1)[0]
+        offset: int = consuming.peekitem(-1)[0]
         self.msg_count -= len(consuming)
         consuming.clear()
         return offset + 1

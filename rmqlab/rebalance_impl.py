@@ -227,7 +227,8 @@ class RebalanceImpl(PullMessageService):
         request = LockBatchMqRequest(self.consumer_group, self.client_id, mqs)
         result, error = yield Rpc(self.client_id, broker_name, request, LOCK_BATCH_TIMEOUT_MS)
         if error is None:
-            return result
+            locked: LockBatchResult = result
+            return locked
         queues = ", ".join(str(mq) for mq in mqs)
         self.context.trace.record(
             self.context.now,

@@ -55,7 +55,8 @@ def _schema_text() -> str:
 
 def scenario_schema() -> dict[str, Any]:
     """The scenario JSON Schema (draft 2020-12), as a fresh dict the caller may modify."""
-    return json.loads(_schema_text())
+    schema: dict[str, Any] = json.loads(_schema_text())
+    return schema
 
 
 @cache
@@ -238,7 +239,8 @@ class _Plan:
 
 def _select_by_int(mqs: Sequence[MessageQueue], msg: Message, arg: Any) -> MessageQueue:
     """The usual orderly-producer selector: ``mqs[order_key % len(mqs)]``."""
-    return mqs[arg % len(mqs)]
+    mq: MessageQueue = mqs[arg % len(mqs)]
+    return mq
 
 
 def _send_action(spec: Mapping[str, Any], index: int) -> Callable[[Lab], Any]:

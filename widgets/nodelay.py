@@ -11,6 +11,7 @@ delays that ACK by Linux's 40 ms minimum. Every widget round trip on localhost t
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 __all__: list[str] = []
@@ -29,7 +30,7 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
 
     if KernelWebsocketHandler in _patched:
         return
-    original = KernelWebsocketHandler.open
+    original: Callable[..., Awaitable[Any]] = KernelWebsocketHandler.open  # jupyter_server leaves it unannotated
 
     async def open_without_nagle(self: Any, *args: Any, **kwargs: Any) -> Any:
         self.set_nodelay(True)
