@@ -24,7 +24,7 @@ timer every 10 s in the views): the file holds the offsets as they were just bef
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .duration import format_duration, parse_duration
 from .errors import ConfigError
@@ -37,13 +37,12 @@ from .message import (
 )
 from .queue import MessageQueue
 from .scheduler import Scheduler, Timer, TimerKind, TimerLabel
-from .trace import EventKind
-
-if TYPE_CHECKING:
-    from .broker import Broker
+from .store import CommitLog, ConsumeQueue
+from .trace import EventKind, Trace
 
 __all__ = [
     "DEFAULT_MESSAGE_DELAY_LEVEL",
+    "DefaultMessageStore",
     "DelayLevelTable",
     "ScheduleMessageService",
 ]
@@ -82,6 +81,22 @@ class DelayLevelTable:
         return self.max_level
 
 
+class DefaultMessageStore(Protocol):
+    """What the schedule service reads and writes of its broker's store (``ScheduleMessageService`` holds a
+    ``DefaultMessageStore``); the :class:`~rmqlab.broker.Broker` is one. Written here, so ``delay`` imports
+    nothing of ``broker``."""
+
+    name: str
+    trace: Trace
+    commit_log: CommitLog
+
+    def find_consume_queue(self, topic: str, queue_id: int) -> ConsumeQueue | None:
+        """The ConsumeQueue of ``topic`` queue ``queue_id``, if it exists."""
+
+    def put_message(self, msg: MessageExt) -> object:
+        """Store ``msg`` (a due message, back in its real topic)."""
+
+
 class ScheduleMessageService:
     """Per-level timers that move due messages from ``SCHEDULE_TOPIC_XXXX`` to their real topic."""
 
@@ -92,7 +107,7 @@ class ScheduleMessageService:
 
     def __init__(
         self,
-        broker: Broker,
+        broker: DefaultMessageStore,
         scheduler: Scheduler,
         levels: DelayLevelTable,
         flush_delay_offset_interval: int = 10_000,

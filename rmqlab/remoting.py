@@ -10,19 +10,17 @@ late, which is why RocketMQ's ``timeout < costTime`` check aborts instead of ret
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .protocol import RequestCode
 from .scheduler import Scheduler, Timer, TimerKind, TimerLabel
 
-if TYPE_CHECKING:
-    from .broker import Broker
-
 __all__ = [
     "HELD",
+    "BrokerEndpoint",
     "MQBrokerException",
     "Remoting",
     "RemotingConnectException",
@@ -178,6 +176,25 @@ class ResponseFuture:
             self.on_error(ResponseExpiredException(self.broker, f"wait response timeout {self.timeout_ms}ms"))
 
 
+class BrokerEndpoint(Protocol):
+    """What the network needs of a broker (:class:`~rmqlab.broker.Broker` is one): whether its process is up,
+    its injected response faults, and the entry points of its ``NettyRemotingServer``. Written here, so the
+    network knows brokers by this shape and ``remoting`` imports nothing of ``broker``."""
+
+    up: bool
+    response_delay_ms: int
+    lose_responses: bool
+
+    def process_request(self, request: object, future: ResponseFuture | None) -> object:
+        """Dispatch ``request`` to its processor; ``HELD`` when a long-polling pull is answered later."""
+
+    def connection_reset(self, client: str) -> None:
+        """``client``'s channel closed: forget what is held for it."""
+
+    def unregister(self, group: str, client_id: str) -> None:
+        """``client_id``'s channel closed: drop it from ``group`` (``doChannelCloseEvent``)."""
+
+
 ClientHandler = Callable[[str, Any], None]
 """How a client takes a broker-initiated request: ``handler(broker_name, request)``."""
 
@@ -190,7 +207,7 @@ class Remoting:
     tells a client something through :meth:`notify_client`.
     """
 
-    def __init__(self, scheduler: Scheduler, brokers: dict[str, Broker]) -> None:
+    def __init__(self, scheduler: Scheduler, brokers: Mapping[str, BrokerEndpoint]) -> None:
         self.scheduler = scheduler
         self.brokers = brokers
         self.faults = NetworkFaults()
