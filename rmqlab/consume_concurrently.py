@@ -43,7 +43,7 @@ from .scheduler import ReentrantRunError, TimerKind, TimerLabel
 from .trace import EventKind
 
 if TYPE_CHECKING:
-    from .consumer import DefaultMQPushConsumer
+    from .consumer_types import PushConsumer
 
 __all__ = [
     "ConsumeMessageConcurrentlyService",
@@ -77,7 +77,7 @@ def build_retry_message(group: str, msg: MessageExt, reconsume_time: int, max_ti
     return retry
 
 
-def context_int(consumer: DefaultMQPushConsumer, msg_id: str, name: str, value: Any, default: int) -> int:
+def context_int(consumer: PushConsumer, msg_id: str, name: str, value: Any, default: int) -> int:
     """A listener-set context field: an int is used as is; anything else is a WARNING and ``default``.
 
     In Java the field is typed; in Python a listener could store ``"x"``. That must not break the run.
@@ -105,7 +105,7 @@ def reset_retry_topic(msgs: Sequence[MessageExt], group: str) -> None:
 
 
 def run_listener(
-    consumer: DefaultMQPushConsumer, msgs: list[MessageExt], context: Any
+    consumer: PushConsumer, msgs: list[MessageExt], context: Any
 ) -> Generator[Any, Any, tuple[Any, str]]:
     """Call the listener and wait out its virtual duration; returns (status or None, return type).
 
@@ -165,7 +165,7 @@ def run_listener(
 class ConsumeMessageConcurrentlyService:
     """Cuts pulled batches into ConsumeRequests of ``consume_message_batch_max_size`` on a thread pool."""
 
-    def __init__(self, consumer: DefaultMQPushConsumer) -> None:
+    def __init__(self, consumer: PushConsumer) -> None:
         self.consumer = consumer
         self.context = consumer.context
         self.pool = ThreadPool(self.context.scheduler, self.context.remoting, consumer.consume_thread_min)

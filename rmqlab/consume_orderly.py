@@ -31,7 +31,7 @@ from .scheduler import TimerKind, TimerLabel
 from .trace import EventKind
 
 if TYPE_CHECKING:
-    from .consumer import DefaultMQPushConsumer
+    from .consumer_types import PushConsumer
 
 __all__ = ["MAX_TIME_CONSUME_CONTINUOUSLY_MS", "ConsumeMessageOrderlyService"]
 
@@ -49,7 +49,7 @@ def clamp_suspend(ms: int, default: int) -> int:
 class ConsumeMessageOrderlyService:
     """Orderly consumption for one consumer."""
 
-    def __init__(self, consumer: DefaultMQPushConsumer) -> None:
+    def __init__(self, consumer: PushConsumer) -> None:
         self.consumer = consumer
         self.context = consumer.context
         self.pool = ThreadPool(self.context.scheduler, self.context.remoting, consumer.consume_thread_min)

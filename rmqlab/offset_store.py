@@ -8,7 +8,7 @@ restarted consumer replays those messages: at-least-once, never at-most-once.
 from __future__ import annotations
 
 from collections.abc import Generator, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .process import Rpc
 from .protocol import QueryConsumerOffsetRequest, UpdateConsumerOffsetRequest
@@ -16,7 +16,7 @@ from .queue import MessageQueue
 from .trace import EventKind
 
 if TYPE_CHECKING:
-    from .consumer import DefaultMQPushConsumer
+    from .context import Context
 
 __all__ = ["LocalFileOffsetStore", "OffsetStore", "RemoteBrokerOffsetStore"]
 
@@ -24,10 +24,21 @@ QUERY_OFFSET_TIMEOUT_MS = 5_000
 """``RemoteBrokerOffsetStore.fetchConsumeOffsetFromBroker``: ``queryConsumerOffset(…, 1000 * 5)`` in 4.9.7."""
 
 
+class OffsetStoreOwner(Protocol):
+    """What an offset store knows of its consumer (``DefaultMQPushConsumer`` is one): who it is, and its context
+    (the clock, the trace, the network and the machine's local offset files). Written here, so ``offset_store``
+    imports nothing of ``consumer``."""
+
+    context: Context
+    actor: str
+    client_id: str
+    consumer_group: str
+
+
 class OffsetStore:
     """In-memory offset table shared by both stores; subclasses decide where ``persist`` writes."""
 
-    def __init__(self, consumer: DefaultMQPushConsumer) -> None:
+    def __init__(self, consumer: OffsetStoreOwner) -> None:
         self.consumer = consumer
         self.offset_table: dict[MessageQueue, int] = {}
 
@@ -80,7 +91,7 @@ class OffsetStore:
 class RemoteBrokerOffsetStore(OffsetStore):
     """CLUSTERING: the broker owns the group's offsets (``consumerOffset.json``)."""
 
-    def __init__(self, consumer: DefaultMQPushConsumer) -> None:
+    def __init__(self, consumer: OffsetStoreOwner) -> None:
         super().__init__(consumer)
         self._failing: set[MessageQueue] = set()
         """Queues whose last offset update could not be sent (traced once until one gets through)."""
