@@ -86,8 +86,11 @@ class Broker(SendMessageProcessor, PullMessageProcessor, ConsumerManager, CleanC
         *,
         delay_levels: DelayLevelTable | None = None,
         dlq_readable: bool = True,
+        address: str = "127.0.0.1:10911",
     ) -> None:
         self.name = name
+        self.address = address
+        """``brokerIP1:listenPort``, the store host written into each stored message and its ``offsetMsgId``."""
         self.scheduler = scheduler
         self.trace = trace
         self.rng = rng
@@ -176,7 +179,6 @@ class Broker(SendMessageProcessor, PullMessageProcessor, ConsumerManager, CleanC
                 request.group,
                 request.commit_log_offset,
                 request.delay_level,
-                request.origin_msg_id,
                 request.max_reconsume_times,
             )
         if isinstance(request, HeartbeatRequest):

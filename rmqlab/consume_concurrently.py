@@ -61,15 +61,23 @@ CLEAN_EXPIRED_MSG_BATCH = 16
 CLEAN_EXPIRED_DELAY_LEVEL = 3
 
 
-def build_retry_message(group: str, msg: MessageExt, reconsume_time: int, max_times: int) -> Message:
+def build_retry_message(
+    group: str, msg: MessageExt, reconsume_time: int, max_times: int, *, orderly: bool = False
+) -> Message:
     """The client-built ``%RETRY%<group>`` message (concurrent fallback and orderly dead-lettering).
 
-    Same body and properties; ``ORIGIN_MESSAGE_ID``, ``RETRY_TOPIC``, ``RECONSUME_TIME`` and
-    ``MAX_RECONSUME_TIMES`` set; delay level ``3 + reconsume_times``. The concurrent fallback passes
-    ``reconsume_times + 1``, the 4.9.x orderly path passes ``reconsume_times`` (spec §3.2, §6.4).
+    Same body and properties; ``RETRY_TOPIC``, ``RECONSUME_TIME`` and ``MAX_RECONSUME_TIMES`` set; delay
+    level ``3 + reconsume_times``. The concurrent fallback passes ``reconsume_times + 1``, the 4.9.x orderly
+    path passes ``reconsume_times`` (spec §3.2, §6.4).
+
+    ``ORIGIN_MESSAGE_ID``: the orderly path copies the properties, then sets it when absent to
+    ``msg.getMsgId()`` (the UNIQ_KEY). The concurrent fallback (``DefaultMQPushConsumerImpl.sendMessageBack``)
+    sets it first and then replaces the whole property map with the message's (``setProperties``), so the copy
+    carries one only if the message already had it.
     """
     retry = Message(retry_topic(group), msg.body, msg.tags, msg.keys, dict(msg.properties))
-    retry.properties.setdefault(PROPERTY_ORIGIN_MESSAGE_ID, msg.msg_id)
+    if orderly:
+        retry.properties.setdefault(PROPERTY_ORIGIN_MESSAGE_ID, msg.msg_id)
     retry.properties[PROPERTY_RETRY_TOPIC] = msg.topic
     retry.properties[PROPERTY_RECONSUME_TIME] = str(reconsume_time)
     retry.properties[PROPERTY_MAX_RECONSUME_TIMES] = str(max_times)

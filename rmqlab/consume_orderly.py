@@ -252,7 +252,7 @@ class ConsumeMessageOrderlyService:
     def _send_message_back(self, msg: MessageExt, max_times: int) -> Generator[Any, Any, bool]:
         """Orderly ``sendMessageBack``: a new ``%RETRY%`` message with RECONSUME_TIME = rt (4.9.x)."""
         consumer, ctx = self.consumer, self.context
-        retry = build_retry_message(consumer.consumer_group, msg, msg.reconsume_times, max_times)
+        retry = build_retry_message(consumer.consumer_group, msg, msg.reconsume_times, max_times, orderly=True)
         assert consumer.inner_producer is not None
         future = yield consumer.inner_producer.send(retry)
         ctx.trace.record(

@@ -163,6 +163,8 @@ class Lab:
             self.remoting,
             delay_levels=self.delay_levels,
             dlq_readable=self.dlq_readable,
+            # one host per broker, each on the default listenPort (4.9.7 writes brokerIP1 into every message)
+            address=f"127.0.0.{len(self.brokers) + 1}:10911",
         )
         broker.on_topic_config = self._register_topic
         self.brokers[name] = broker

@@ -3,6 +3,8 @@
 Property names are RocketMQ's ``MessageConst`` names. The message id a listener sees is the client id
 ``UNIQ_KEY``: it is set once by the producer and kept across retries, so every redelivery of a
 message — through ``%RETRY%``, ``SCHEDULE_TOPIC_XXXX`` and into ``%DLQ%`` — carries the same id.
+The store's own id (``offsetMsgId``, :func:`create_message_id`) names one stored copy: each retry, each
+schedule-topic hop and the dead letter get a new one, and ``ORIGIN_MESSAGE_ID`` keeps the first.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ __all__ = [
     "SCHEDULE_TOPIC",
     "Message",
     "MessageExt",
+    "create_message_id",
     "dlq_topic",
     "retry_topic",
 ]
@@ -44,6 +47,18 @@ PROPERTY_CONSUME_START_TIME = "CONSUME_START_TIME"
 RETRY_PREFIX = "%RETRY%"
 DLQ_PREFIX = "%DLQ%"
 SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
+
+
+def create_message_id(store_host: str, commit_log_offset: int) -> str:
+    """``MessageDecoder.createMessageId``: the store host's IPv4 address and port, then the CommitLog offset.
+
+    16 bytes (4 of address, 4 of port, 8 of offset) as upper-case hex (``UtilAll.bytes2string``), so the id
+    says where the message lives: ``7F00000100002A9F0000000000000000`` is the first message of 127.0.0.1:10911.
+    rmqlab's CommitLog offsets count entries, not bytes, so the last 16 digits are the entry number.
+    """
+    host, port = store_host.rsplit(":", 1)
+    raw = bytes(int(part) for part in host.split(".")) + int(port).to_bytes(4, "big")
+    return (raw + commit_log_offset.to_bytes(8, "big")).hex().upper()
 
 
 def retry_topic(group: str) -> str:
@@ -116,6 +131,8 @@ class MessageExt:
     born_timestamp: int = 0
     store_timestamp: int = 0
     store_host: str = ""
+    offset_msg_id: str = ""
+    """``MessageClientExt.getOffsetMsgId``: the store's id of this copy (:func:`create_message_id`), set on put."""
 
     def copy(self) -> MessageExt:
         """A shallow copy with its own property map (what a pull hands to the client)."""
@@ -133,6 +150,7 @@ class MessageExt:
             self.born_timestamp,
             self.store_timestamp,
             self.store_host,
+            self.offset_msg_id,
         )
 
     @property

@@ -19,6 +19,7 @@ from .message import (
     PROPERTY_RETRY_TOPIC,
     SCHEDULE_TOPIC,
     MessageExt,
+    create_message_id,
 )
 from .pull_message_types import _HeldPull
 from .put_message_status import PutMessageStatus
@@ -38,6 +39,7 @@ class BrokerStore:
 
     # The broker's state (set in ``Broker.__init__``); the processors mixed into ``Broker`` share it.
     name: str
+    address: str
     scheduler: Scheduler
     trace: Trace
     rng: random.Random
@@ -131,6 +133,7 @@ class BrokerStore:
         msg.store_timestamp = now
         msg.store_host = self.name
         self.commit_log.append(msg)
+        msg.offset_msg_id = create_message_id(self.address, msg.commit_log_offset)
         key = (msg.topic, msg.queue_id)
         queue = self.consume_queues.get(key)
         if queue is None:

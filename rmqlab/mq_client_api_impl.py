@@ -97,7 +97,9 @@ class MQClientAPIImpl:
         if error is None:
             until = self.update_fault_item(mq.broker_name, self.context.now - begin, isolation=False) if rated else None
             self._record_result(call, mq, attempt, response.code.name, until)
-            return SendResult(CODE_STATUS[response.code], call.future.msg_id, mq, response.queue_offset), None
+            return SendResult(
+                CODE_STATUS[response.code], call.future.msg_id, mq, response.queue_offset, response.offset_msg_id
+            ), None
         until = self.update_fault_item(mq.broker_name, self.context.now - begin, isolation=True) if rated else None
         self._record_result(call, mq, attempt, describe(error), until)
         return None, error

@@ -99,6 +99,7 @@ class ConsumerSendMsgBackRequest:
     commit_log_offset: int
     delay_level: int
     origin_msg_id: str
+    """The consumer's ``msg.getMsgId()`` (the UNIQ_KEY); the broker stores the looked-up copy's own id instead."""
     max_reconsume_times: int | None
 
 

@@ -33,6 +33,8 @@ class SendResponse:
     queue_id: int
     queue_offset: int
     msg_id: str
+    offset_msg_id: str
+    """``SendMessageResponseHeader.msgId``: the store's id (``AppendMessageResult.getMsgId``), not the client's."""
 
 
 class SendMessageProcessor(BrokerStore):
@@ -89,7 +91,7 @@ class SendMessageProcessor(BrokerStore):
             return MQBrokerException(self.name, *failed)
         status = self.put_message(msg)
         code = _PUT_STATUS_CODE[status] if answer is None or answer is ResponseCode.SUCCESS else answer
-        return SendResponse(code, msg.topic, msg.queue_id, msg.queue_offset, msg.msg_id)
+        return SendResponse(code, msg.topic, msg.queue_id, msg.queue_offset, msg.msg_id, msg.offset_msg_id)
 
     # ------------------------------------------------------------------ CONSUMER_SEND_MSG_BACK
     def consumer_send_msg_back(
@@ -97,7 +99,6 @@ class SendMessageProcessor(BrokerStore):
         group: str,
         commit_log_offset: int,
         delay_level: int,
-        origin_msg_id: str,
         max_reconsume_times: int | None,
     ) -> ResponseCode | MQBrokerException:
         """``asyncConsumerSendMsgBack``: re-store the original as a retry (or DLQ) message."""
@@ -134,7 +135,9 @@ class SendMessageProcessor(BrokerStore):
         else:
             topic = retry.topic_name
             properties[PROPERTY_DELAY] = str(3 + rt if delay_level == 0 else delay_level)
-        properties.setdefault(PROPERTY_ORIGIN_MESSAGE_ID, origin_msg_id)
+        # the looked-up msgExt is a plain MessageExt, whose getMsgId() is its offsetMsgId (not the UNIQ_KEY);
+        # the request header's originMsgId only reaches the send-back hooks
+        properties.setdefault(PROPERTY_ORIGIN_MESSAGE_ID, original.offset_msg_id)
         inner = MessageExt(
             topic,
             # ``random % retryQueueNums``: the group's setting, not the existing topic's queue count

@@ -50,8 +50,11 @@ class SendResult:
 
     send_status: SendStatus
     msg_id: str
+    """The client's id (``UNIQ_KEY``), what a listener sees as ``getMsgId()``."""
     message_queue: MessageQueue
     queue_offset: int
+    offset_msg_id: str = ""
+    """The store's id of the stored copy (``SendResult.getOffsetMsgId``): broker address and CommitLog offset."""
 
 
 @dataclass(slots=True)

@@ -21,9 +21,9 @@ def test_send_back_of_a_missing_offset_names_the_offset(lab: Lab) -> None:
     lab.at(0, lab.add_producer("pg").send, Message("T", "b"))
     lab.run(until="1s")
     broker = lab.brokers["broker-a"]
-    answer = broker.consumer_send_msg_back("cg", 7, 0, "M0001", 16)
+    answer = broker.consumer_send_msg_back("cg", 7, 0, 16)
     assert answer == MQBrokerException("broker-a", ResponseCode.SYSTEM_ERROR, "look message by offset failed, 7")
-    assert broker.consumer_send_msg_back("cg", 0, 0, "M0001", 16) is ResponseCode.SUCCESS  # offset 0 is stored
+    assert broker.consumer_send_msg_back("cg", 0, 0, 16) is ResponseCode.SUCCESS  # offset 0 is stored
 
 
 # ---------------------------------------------------------------------- permissions
@@ -65,7 +65,7 @@ def test_a_read_only_broker_refuses_the_send_back_and_the_retry_goes_to_another_
     lab2.at("2s", lab2.update_broker_config, "broker-a", broker_permission=4)
     lab2.run(until="20s")
     broker = lab2.brokers["broker-a"]
-    assert broker.consumer_send_msg_back("cg", 0, 0, "M0001", 16) == MQBrokerException(
+    assert broker.consumer_send_msg_back("cg", 0, 0, 16) == MQBrokerException(
         "broker-a", ResponseCode.NO_PERMISSION, "the broker[broker-a] sending message is forbidden"
     )
     assert calls == [(1000, 0, "broker-a"), (13_000, 1, "broker-b")]
@@ -94,7 +94,7 @@ def test_a_retry_topic_that_is_not_writable_refuses_the_send_back_and_the_messag
     lab.at("2s", lab.update_topic, "%RETRY%cg", perm=4)
     lab.run(until="20s")
     broker = lab.brokers["broker-a"]
-    assert broker.consumer_send_msg_back("cg", 0, 0, "M0001", 16) == MQBrokerException(
+    assert broker.consumer_send_msg_back("cg", 0, 0, 16) == MQBrokerException(
         "broker-a", ResponseCode.NO_PERMISSION, "the topic[%RETRY%cg] sending message is forbidden"
     )
     assert calls == [(1000, 0, "broker-a"), (8000, 1, "broker-a")]

@@ -1,0 +1,77 @@
+"""The store's message id (``offsetMsgId``) beside the client's (``UNIQ_KEY``), and ``ORIGIN_MESSAGE_ID``.
+
+4.9.7: ``CommitLog.DefaultAppendMessageCallback.doAppend`` names each stored copy by
+``MessageDecoder.createMessageId(storeHost, wroteOffset)`` and ``SendMessageProcessor`` answers it in
+``SendMessageResponseHeader.msgId``, which ``processSendResponse`` puts into ``SendResult.offsetMsgId``.
+``consumerSendMsgBack`` looks the original up by offset (a plain ``MessageExt``, whose ``getMsgId()`` is that
+store id) and sets ``ORIGIN_MESSAGE_ID`` to it unless already set. The client's fallback
+(``DefaultMQPushConsumerImpl.sendMessageBack``) sets it and then replaces the property map with the message's.
+"""
+
+from __future__ import annotations
+
+from rmqlab import ConsumeConcurrentlyStatus as C
+from rmqlab import Lab, Message, MessageQueue
+from rmqlab.message import PROPERTY_ORIGIN_MESSAGE_ID, MessageExt, create_message_id
+
+HOST_A = "7F00000100002A9F"  # 127.0.0.1:10911, broker-a's store host
+HOST_B = "7F00000200002A9F"  # 127.0.0.2:10911, the second broker's
+
+
+def stored(lab: Lab, broker: str = "broker-a") -> list[MessageExt]:
+    log = lab.brokers[broker].commit_log
+    return [m for m in (log.get(i) for i in range(log.max_offset)) if m is not None]
+
+
+def test_create_message_id_is_address_port_and_offset_in_upper_case_hex() -> None:
+    assert create_message_id("127.0.0.1:10911", 0) == HOST_A + "0000000000000000"
+    assert create_message_id("192.168.0.10:10911", 300) == "C0A8000A00002A9F000000000000012C"
+
+
+def test_send_result_carries_the_store_id_beside_the_client_id(lab: Lab) -> None:
+    lab.add_broker("broker-b")
+    lab.create_topic("U", queues=1, brokers=["broker-b"])
+    producer = lab.add_producer("pg")
+    first = producer.send(Message("T", "x"))
+    second = producer.send(Message("T", "y"))
+    on_b = producer.send_to_queue(Message("U", "z"), MessageQueue("U", "broker-b", 0))
+    lab.run(until="1s")
+    assert first.result is not None and second.result is not None and on_b.result is not None
+    assert (first.result.msg_id, first.result.offset_msg_id) == ("M0001", HOST_A + "0" * 16)
+    assert (second.result.msg_id, second.result.offset_msg_id) == ("M0002", HOST_A + "0" * 15 + "1")
+    assert on_b.result.offset_msg_id == HOST_B + "0" * 16
+    assert [m.offset_msg_id for m in stored(lab)] == [HOST_A + "0" * 16, HOST_A + "0" * 15 + "1"]
+
+
+def test_origin_message_id_is_the_first_copys_store_id_in_every_retry_and_the_dead_letter(lab: Lab) -> None:
+    seen: list[tuple[str, str]] = []
+
+    def listener(msgs, ctx):
+        seen.append((msgs[0].msg_id, msgs[0].offset_msg_id))
+        return C.RECONSUME_LATER
+
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=listener, max_reconsume_times=1)
+    lab.at(0, producer.send, Message("T", "x"))
+    lab.run(until="1m")
+    log = stored(lab)
+    # 0: T, 1: SCHEDULE_TOPIC_XXXX (send-back), 2: %RETRY%cg (10 s later), 3: %DLQ%cg (second failure)
+    assert [m.topic for m in log] == ["T", "SCHEDULE_TOPIC_XXXX", "%RETRY%cg", "%DLQ%cg"]
+    origin = HOST_A + "0" * 16
+    assert PROPERTY_ORIGIN_MESSAGE_ID not in log[0].properties
+    assert [m.properties.get(PROPERTY_ORIGIN_MESSAGE_ID) for m in log[1:]] == [origin] * 3
+    assert [m.msg_id for m in log] == ["M0001"] * 4
+    # the listener sees one client id and each delivered copy's own store id
+    assert seen == [("M0001", origin), ("M0001", HOST_A + "0" * 15 + "2")]
+
+
+def test_the_clients_fallback_copy_has_no_origin_message_id_when_the_message_had_none(lab: Lab) -> None:
+    """``setOriginMessageId`` then ``setProperties(newMsg, msg.getProperties())``: the map set first is replaced."""
+    lab.set_broker_fault("broker-a", send_back_error="SYSTEM_BUSY")
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=lambda m, c: C.RECONSUME_LATER)
+    lab.at(0, producer.send, Message("T", "x"))
+    lab.run(until="1s")
+    fallback = [m for m in stored(lab) if m.properties.get("RETRY_TOPIC") == "T"]
+    assert [(m.topic, m.msg_id, m.commit_log_offset) for m in fallback] == [("SCHEDULE_TOPIC_XXXX", "M0001", 1)]
+    assert PROPERTY_ORIGIN_MESSAGE_ID not in fallback[0].properties
