@@ -14,7 +14,8 @@ One table, written once, used five ways:
 * ``lab.at`` runs every call the registry names at :attr:`~rmqlab.scheduler.Priority.FAULT` (:func:`is_fault_call`),
   so a fault at a millisecond acts before that millisecond's ordinary work whichever way it was scheduled.
 
-This module imports nothing from :mod:`rmqlab.lab` at run time: ``Lab.at`` asks it which calls are faults.
+This module imports nothing from :mod:`rmqlab.lab`, not even for a type (:class:`FaultTarget`): ``Lab.at`` asks
+it which calls are faults.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .broker import PutMessageStatus
 from .errors import ConfigError
@@ -30,9 +31,28 @@ from .remoting import ResponseCode
 from .scheduler import Priority
 
 if TYPE_CHECKING:
-    from .lab import Lab
+    from .consumer import DefaultMQPushConsumer
 
-__all__ = ["FAULTS", "FAULT_TARGETS", "Fault", "Param", "apply", "fault_schema", "is_fault_call", "priority_of"]
+__all__ = [
+    "FAULTS",
+    "FAULT_TARGETS",
+    "Fault",
+    "FaultTarget",
+    "Param",
+    "apply",
+    "fault_schema",
+    "is_fault_call",
+    "priority_of",
+]
+
+
+class FaultTarget(Protocol):
+    """What a fault is applied to: the :class:`~rmqlab.lab.Lab` (its fault and ``mqadmin`` methods are found by
+    name, ``Fault.target``) and its consumers by client id. Written here, so this module and ``lab`` do not
+    import each other, not even for a type."""
+
+    def consumer(self, name: str) -> DefaultMQPushConsumer:
+        """The consumer whose client id is ``name``."""
 
 _NAME = {"$ref": "#/$defs/name"}
 _DURATION = {"$ref": "#/$defs/duration"}
@@ -401,7 +421,7 @@ def priority_of_kind(kind: str) -> Priority:
 
 
 def bound_call(
-    lab: Lab, fault: Fault, spec: Mapping[str, Any]
+    lab: FaultTarget, fault: Fault, spec: Mapping[str, Any]
 ) -> tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]:
     """The bound method and its arguments for one schema-valid entry (names resolved on this ``lab``)."""
     owner, method = fault.target.split(".")
@@ -410,7 +430,7 @@ def bound_call(
     return getattr(receiver, method), args, kwargs
 
 
-def apply(lab: Lab, spec: Mapping[str, Any]) -> Any:
+def apply(lab: FaultTarget, spec: Mapping[str, Any]) -> Any:
     """Inject the fault entry ``spec`` (``{"kind": ..., <fields>}``) into ``lab`` now."""
     method, args, kwargs = bound_call(lab, BY_KIND[spec["kind"]], spec)
     return method(*args, **kwargs)

@@ -35,7 +35,7 @@ from .trace import EventKind, TraceEvent
 if TYPE_CHECKING:
     from .broker import Broker
     from .consumer import DefaultMQPushConsumer
-    from .lab import Lab
+    from .lab_state import LabState
     from .process_queue import ProcessQueue
 
 __all__ = [
@@ -366,7 +366,7 @@ class LabSnapshot:
     """Every pending timer, in the order they will fire (time, priority, seq); a stopped consumer's are gone."""
 
     @classmethod
-    def of(cls, lab: Lab, index: TraceIndex | None = None) -> LabSnapshot:
+    def of(cls, lab: LabState, index: TraceIndex | None = None) -> LabSnapshot:
         """Same as :meth:`Lab.snapshot`."""
         return take_snapshot(lab, index)
 
@@ -432,7 +432,7 @@ class TraceIndex:
         """Whose offsets ``actor`` works on: its group (CLUSTERING), or itself (a BROADCASTING instance)."""
         return self.broadcast_clients.get(actor, group)
 
-    def catch_up(self, lab: Lab) -> None:
+    def catch_up(self, lab: LabState) -> None:
         """Fold every event appended since the last call."""
         trace = lab.trace
         groups = client_groups(lab)
@@ -518,7 +518,7 @@ def copy_group(e: TraceEvent) -> str | None:
     return None
 
 
-def client_groups(lab: Lab) -> dict[str, str]:
+def client_groups(lab: LabState) -> dict[str, str]:
     """Trace actor (``producer:pg``, ``consumer:c1``) → its group, for :func:`flow_edge`."""
     groups = {f"producer:{name}": p.producer_group for name, p in lab.producers.items()}
     groups.update({c.actor: c.consumer_group for c in lab.consumers.values()})
@@ -554,7 +554,7 @@ def flow_edge(e: TraceEvent, groups: Mapping[str, str]) -> tuple[str, str] | Non
     return None
 
 
-def _persisted_offset(lab: Lab, consumer: DefaultMQPushConsumer, mq: MessageQueue) -> int | None:
+def _persisted_offset(lab: LabState, consumer: DefaultMQPushConsumer, mq: MessageQueue) -> int | None:
     """The offset a restarted instance would resume from: the broker's (CLUSTERING) or the local file's."""
     if consumer.is_clustering:
         broker = lab.brokers.get(mq.broker_name)
@@ -563,7 +563,7 @@ def _persisted_offset(lab: Lab, consumer: DefaultMQPushConsumer, mq: MessageQueu
 
 
 def _process_queue_snap(
-    lab: Lab, consumer: DefaultMQPushConsumer, mq: MessageQueue, pq: ProcessQueue
+    lab: LabState, consumer: DefaultMQPushConsumer, mq: MessageQueue, pq: ProcessQueue
 ) -> ProcessQueueSnap:
     now = lab.now
     service = consumer.consume_service
@@ -604,7 +604,7 @@ def _process_queue_snap(
     )
 
 
-def _consumer_snap(lab: Lab, c: DefaultMQPushConsumer) -> ConsumerSnap:
+def _consumer_snap(lab: LabState, c: DefaultMQPushConsumer) -> ConsumerSnap:
     table = sorted(c.process_queue_table.items(), key=lambda item: item[0])
     pqs = tuple(_process_queue_snap(lab, c, mq, pq) for mq, pq in table) if c.running else ()
     service = c.consume_service
@@ -649,7 +649,7 @@ def _lock_snaps(b: Broker, index: TraceIndex, now: int) -> tuple[LockSnap, ...]:
     return tuple(locks)
 
 
-def _timer_snaps(lab: Lab) -> tuple[TimerSnap, ...]:
+def _timer_snaps(lab: LabState) -> tuple[TimerSnap, ...]:
     """The scheduler's live entries as plain data (a crashed client's timers were cancelled with its processes)."""
     now = lab.now
     out = []
@@ -690,7 +690,7 @@ def _schedule_snaps(b: Broker, index: TraceIndex, timers: tuple[TimerSnap, ...])
     return tuple(levels)
 
 
-def take_snapshot(lab: Lab, index: TraceIndex | None = None) -> LabSnapshot:
+def take_snapshot(lab: LabState, index: TraceIndex | None = None) -> LabSnapshot:
     """Copy the Lab's state at ``lab.now`` into frozen plain data (``index`` is caught up first)."""
     if index is None:
         index = TraceIndex()
