@@ -275,10 +275,14 @@ class ScheduleMessageService:
         self._arm(level)
 
     def _deliver(self, stored: MessageExt, level: int) -> None:
-        """``messageTimeup``: rebuild the message on its real topic and queue, keep reconsume_times."""
+        """``messageTimeup``: rebuild the message on its real topic and queue, keep reconsume_times.
+
+        Only ``DELAY`` is cleared; ``REAL_TOPIC`` and ``REAL_QID`` are read, not removed, so the delivered copy
+        (and a dead letter made from it) still carries them.
+        """
         msg = stored.copy()
-        msg.topic = msg.properties.pop(PROPERTY_REAL_TOPIC)
-        msg.queue_id = int(msg.properties.pop(PROPERTY_REAL_QID))
+        msg.topic = msg.properties[PROPERTY_REAL_TOPIC]
+        msg.queue_id = int(msg.properties[PROPERTY_REAL_QID])
         msg.properties.pop(PROPERTY_DELAY, None)
         trace = self.broker.trace
         trace.record(

@@ -131,7 +131,7 @@ class SendMessageProcessor(BrokerStore):
         if rt >= max_times or delay_level < 0:
             topic = dlq_topic(group)
             self.create_topic(topic, 1, PERM_RW if self.dlq_readable else PERM_WRITE)
-            properties.pop(PROPERTY_DELAY, None)  # 4.9.2+: a DLQ copy is never delayed
+            properties[PROPERTY_DELAY] = "0"  # msgExt.setDelayTimeLevel(0): kept as "0", so never scheduled
         else:
             topic = retry.topic_name
             properties[PROPERTY_DELAY] = str(3 + rt if delay_level == 0 else delay_level)

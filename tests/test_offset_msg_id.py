@@ -75,3 +75,22 @@ def test_the_clients_fallback_copy_has_no_origin_message_id_when_the_message_had
     fallback = [m for m in stored(lab) if m.properties.get("RETRY_TOPIC") == "T"]
     assert [(m.topic, m.msg_id, m.commit_log_offset) for m in fallback] == [("SCHEDULE_TOPIC_XXXX", "M0001", 1)]
     assert PROPERTY_ORIGIN_MESSAGE_ID not in fallback[0].properties
+
+
+def test_retry_and_dead_letter_copies_keep_the_properties_4_9_7_leaves(lab: Lab) -> None:
+    """``messageTimeup`` clears only DELAY (REAL_TOPIC / REAL_QID stay); the DLQ branch sets DELAY to "0".
+
+    rmqlab models these properties only: WAIT, TAGS, KEYS and CLUSTER, which 4.9.7 also keeps in the map, are not.
+    """
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=lambda m, c: C.RECONSUME_LATER, max_reconsume_times=1)
+    lab.at(0, producer.send, Message("T", "x"))
+    lab.run(until="1m")
+    _, parked, retry, dead = stored(lab)
+    origin = HOST_A + "0" * 16
+    real = {"REAL_TOPIC": "%RETRY%cg", "REAL_QID": "0"}
+    base = {"UNIQ_KEY": "M0001", "RETRY_TOPIC": "T", "ORIGIN_MESSAGE_ID": origin} | real
+    assert parked.properties == base | {"DELAY": "3"}
+    assert retry.properties == base
+    assert (dead.topic, dead.properties) == ("%DLQ%cg", base | {"DELAY": "0"})
+    assert (dead.reconsume_times, dead.commit_log_offset) == (2, 3)
