@@ -6,9 +6,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..trace import TraceEvent
-from .settled import Settlement
 
-__all__ = ["INVARIANTS", "MAX_TRACE_EVENTS", "InvariantReport", "Violation"]
+__all__ = ["INVARIANTS", "MAX_TRACE_EVENTS", "InvariantReport", "Settlement", "Violation"]
 
 INVARIANTS = (
     "accounted",
@@ -25,6 +24,21 @@ INVARIANTS = (
 
 MAX_TRACE_EVENTS = 12
 """A violation keeps at most this many of the events leading to it (the most recent ones)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """Whether the run is settled, since when it has been quiet, and the bound it was measured against.
+
+    :func:`.settled.settlement` folds it from the trace; it lives here, beside the report that carries it, so
+    ``findings`` imports no rule module (``settled`` imports it)."""
+
+    settled: bool
+    quiet_since_ms: int
+    """Time of the last disturbance (0 when there was none)."""
+    bound_ms: int
+    reason: str
+    """Why it is (or is not) settled, in words, for the report."""
 
 
 @dataclass(frozen=True, slots=True)

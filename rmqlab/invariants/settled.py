@@ -37,11 +37,11 @@ never healed, so those copies keep their ``in_flight`` fate.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..scheduler import TimerKind
 from ..trace import EventKind, TraceEvent
+from .findings import Settlement
 
 if TYPE_CHECKING:
     from .audience import Audience
@@ -62,18 +62,6 @@ _FAULT_DEFAULTS: dict[str, object] = {
     "send_error": None,
     "put_status": "PUT_OK",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Settlement:
-    """Whether the run is settled, since when it has been quiet, and the bound it was measured against."""
-
-    settled: bool
-    quiet_since_ms: int
-    """Time of the last disturbance (0 when there was none)."""
-    bound_ms: int
-    reason: str
-    """Why it is (or is not) settled, in words, for the report."""
 
 
 def drain_bound_ms(delay_levels_ms: tuple[int, ...], consume_timeout_min: int) -> int:
