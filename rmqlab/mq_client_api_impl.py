@@ -158,6 +158,9 @@ class MQClientAPIImpl:
         call.brokers_sent.append(mq.broker_name)
         call.future.attempts = call.times
         now = self.context.now
+        # what is left of the one budget: sendKernelImpl's ``timeout - costTime``, onExceptionImpl's
+        # ``timeoutMillis - cost`` (negative once spent: the request then fails with no time left)
+        remaining = call.timeout_ms - (now - call.start_ms)
         self.context.trace.record(
             now,
             EventKind.SEND_ATTEMPT,
@@ -168,6 +171,7 @@ class MQClientAPIImpl:
             attempt=call.times,
             mode=call.future.mode.value,
             topic=mq.topic,
+            timeout_ms=remaining,
         )
         msg = call.msg
         stored = MessageExt(
@@ -181,7 +185,7 @@ class MQClientAPIImpl:
             born_timestamp=now,
         )
         request = SendMessageRequest(self.producer_group, stored, call.header_rt, call.header_max)
-        return call.times, now, call.timeout_ms - (now - call.start_ms), request
+        return call.times, now, remaining, request
 
     def _record_result(
         self, call: SendCall, mq: MessageQueue, attempt: int, outcome: str, not_available_until: int | None = None

@@ -178,10 +178,12 @@ class Narrator:
         total = SEND_TIMES_TOTAL.get(mode, 1)
         if attempt == 1 or previous is None:
             by = " (CLIENT_INNER_PRODUCER, producing a retry message for its consumer)" if inner else ""
+            timeout = d.get("timeout_ms", 3000)
+            named = "sendMsgTimeout" if timeout == 3000 else "its timeout"
             budget = (
                 "fire-and-forget, never retried"
                 if mode == "ONEWAY"
-                else "sendMsgTimeout 3000 ms is one budget for all attempts"
+                else f"{named} {timeout} ms is one budget for all attempts"
             )
             return (
                 "DefaultMQProducerImpl.sendDefaultImpl",
@@ -194,6 +196,9 @@ class Narrator:
         else:
             where = "DefaultMQProducerImpl.sendDefaultImpl"
             why = f"attempt {attempt - 1} to {last} failed ({outcome}); resent at once, no backoff"
+        left = d.get("timeout_ms")
+        if left is not None:
+            why += f", with {left} ms of the budget left" if int(left) > 0 else ", but no time is left in the budget"
         if d.get("broker") != last:
             pick = f"selectOneMessageQueue(lastBrokerName={last}) avoids {last} and picks {target}"
         else:

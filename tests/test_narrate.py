@@ -220,7 +220,8 @@ def test_sync_retry_names_the_avoided_broker_and_why() -> None:
     lab = run("broker_down_sync_retry.json")
     assert caption_of(lab, K.SEND_ATTEMPT, "M0002", attempt=2) == (
         "DefaultMQProducerImpl.sendDefaultImpl: pg retries M0002, attempt 2 of up to 3: attempt 1 to broker-a failed "
-        "(RemotingConnectException: connect to broker-a failed: broker down); resent at once, no backoff; "
+        "(RemotingConnectException: connect to broker-a failed: broker down); resent at once, no backoff, with 3000 ms "
+        "of the budget left; "
         "selectOneMessageQueue(lastBrokerName=broker-a) avoids broker-a and picks TopicTest@broker-b:0"
     )
     [failed] = captions_of(lab, K.SEND_FAILED)

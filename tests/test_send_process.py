@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from rmqlab import EventKind as K
 from rmqlab import Lab, Message, TimerKind
+from rmqlab.narrate import narrate
 from rmqlab.producer import DefaultMQProducer
 
 
@@ -232,3 +233,23 @@ def test_every_turn_of_a_send_chooses_from_the_route_it_started_with() -> None:
     assert lab.sends[0].ok
     info = producer.impl.topic_publish_info_table["T"]
     assert [mq.broker_name for mq in info.message_queue_list] == ["broker-a", "broker-b"]  # the poll's new entry
+
+
+def test_each_attempt_carries_what_is_left_of_the_one_budget() -> None:
+    """``sendDefaultImpl`` hands ``timeout - costTime`` to each turn: SYSTEM_ERROR twice, 400 ms each, then SUCCESS."""
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("T", queues=4)
+    lab.set_broker_fault("broker-a", send_responses=["SYSTEM_ERROR", "SYSTEM_ERROR", "SUCCESS"], response_delay_ms=400)
+    future = lab.add_producer("pg").send(Message("T", "x"))
+    lab.run(until="5s")
+    got = [
+        (e.time_ms, e.get("attempt"), e.get("queue_id"), e.get("timeout_ms")) for e in lab.trace.where(K.SEND_ATTEMPT)
+    ]
+    assert got == [(0, 1, 0, 3000), (400, 2, 1, 2600), (800, 3, 2, 2200)]
+    assert future.result is not None and future.result.queue_offset == 0
+    third = lab.trace.first(K.SEND_ATTEMPT, attempt=3)
+    assert next(c.text for c in narrate(lab.trace) if c.seq == third.seq).endswith(
+        "resent at once, no backoff, with 2200 ms of the budget left; no other broker is eligible, so round robin "
+        "picks T@broker-a:2 on broker-a again"
+    )
