@@ -35,7 +35,7 @@ from .pull_message_processor import PullMessageProcessor
 from .pull_message_types import BROKER_SUSPEND_MAX_TIME_MILLIS, MAX_TRANSFER_COUNT, PullResult, PullStatus, _HeldPull
 from .put_message_status import PutMessageStatus, parse_response_code, parse_send_responses
 from .queue import MessageQueue
-from .remoting import Remoting, ResponseCode, ResponseFuture
+from .remoting import MQBrokerException, Remoting, ResponseCode, ResponseFuture
 from .scheduler import Scheduler, TimerKind, TimerLabel
 from .send_message_processor import SendMessageProcessor, SendResponse
 from .store import CommitLog, ConsumeQueue
@@ -111,6 +111,8 @@ class Broker(SendMessageProcessor, PullMessageProcessor, ConsumerManager, CleanC
         FLUSH_* / SLAVE_NOT_AVAILABLE codes store the message and answer that code; any other code is an error
         response with its remark and nothing is stored."""
         self.send_back_error: tuple[ResponseCode, str] | None = None
+        self.query_offset_error: tuple[ResponseCode, str] | None = None
+        """An error answer to every QUERY_CONSUMER_OFFSET (code, remark); ``None``: answered normally."""
         """CONSUMER_SEND_MSG_BACK answers this code and remark (nothing stored) while set."""
         self.commit_log = CommitLog()
         self.consume_queues: dict[tuple[str, int], ConsumeQueue] = {}
@@ -192,6 +194,8 @@ class Broker(SendMessageProcessor, PullMessageProcessor, ConsumerManager, CleanC
         if isinstance(request, GetMaxOffsetRequest):
             return self.max_offset(request.topic, request.queue_id)
         if isinstance(request, QueryConsumerOffsetRequest):
+            if self.query_offset_error is not None:
+                return MQBrokerException(self.name, *self.query_offset_error)
             return self.query_consumer_offset(request.group, request.topic, request.queue_id)
         if isinstance(request, UpdateConsumerOffsetRequest):
             self.commit_offset(request.group, request.topic, request.queue_id, request.offset, request.client)

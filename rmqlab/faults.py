@@ -54,6 +54,7 @@ class FaultTarget(Protocol):
     def consumer(self, name: str) -> DefaultMQPushConsumer:
         """The consumer whose client id is ``name``."""
 
+
 _NAME = {"$ref": "#/$defs/name"}
 _DURATION = {"$ref": "#/$defs/duration"}
 _CODES = [code.name for code in ResponseCode]
@@ -118,6 +119,14 @@ class Fault:
             else:
                 kwargs[param.keyword or param.name] = value
         return tuple(args), kwargs
+
+
+def _offset_query_failure(spec: Mapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """``code`` (SYSTEM_ERROR by default) and ``remark``; SUCCESS clears the fault."""
+    code = spec.get("code", "SYSTEM_ERROR")
+    if code == "SUCCESS":
+        return (spec["broker"],), {"query_offset_error": None}
+    return (spec["broker"],), {"query_offset_error": code, "query_offset_remark": spec.get("remark")}
 
 
 def _send_back_failure(spec: Mapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -209,6 +218,39 @@ FAULTS: tuple[Fault, ...] = (
             Param("remark", {"type": "string", "description": "its remark (with code)"}),
         ),
         arguments=_send_back_failure,
+    ),
+    Fault(
+        "send_error",
+        "Every SEND_MESSAGE is answered with this error code (nothing stored) until cleared with SUCCESS.",
+        "Lab.set_broker_fault",
+        (
+            _broker(),
+            Param(
+                "code",
+                {
+                    "enum": _CODES,
+                    "description": "the response code, e.g. SYSTEM_ERROR (retried) or"
+                    " MESSAGE_ILLEGAL (not); SUCCESS clears it",
+                },
+                required=True,
+            ),
+        ),
+        arguments=lambda spec: ((spec["broker"],), {"send_error": None if spec["code"] == "SUCCESS" else spec["code"]}),
+    ),
+    Fault(
+        "offset_query_failure",
+        "QUERY_CONSUMER_OFFSET is answered with an error: the consumer reads 'no offset' (-1) and starts as if new.",
+        "Lab.set_broker_fault",
+        (
+            _broker(),
+            Param(
+                "code",
+                {"enum": _CODES, "description": "the response code (default SYSTEM_ERROR); SUCCESS clears it"},
+                default="SYSTEM_ERROR",
+            ),
+            Param("remark", {"type": "string", "description": "its remark"}),
+        ),
+        arguments=_offset_query_failure,
     ),
     Fault(
         "send_responses",

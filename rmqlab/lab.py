@@ -425,7 +425,8 @@ class Lab:
         """Set ``response_delay_ms``, ``lose_responses``, ``put_status``, ``reject_send_back``, ``send_error``,
         ``send_responses`` (one scripted answer per send: code names or ``{"code", "remark"}``, e.g.
         ``["SYSTEM_ERROR", "SYSTEM_ERROR", "SUCCESS"]``), ``send_back_error`` (a code name, or None to clear)
-        and ``send_back_remark`` (its remark)."""
+        and ``send_back_remark`` (its remark), ``query_offset_error`` and ``query_offset_remark`` (the answer to
+        QUERY_CONSUMER_OFFSET, which the consumer's ``readOffset`` takes as "no offset": −1)."""
         broker = self._broker(name)
         allowed = {
             "response_delay_ms",
@@ -436,6 +437,8 @@ class Lab:
             "send_responses",
             "send_back_error",
             "send_back_remark",
+            "query_offset_error",
+            "query_offset_remark",
         }
         for key in faults:
             if key not in allowed:
@@ -467,18 +470,22 @@ class Lab:
         from .broker import parse_response_code, parse_send_responses
 
         shown: dict[str, Any] = {k: (v.value if hasattr(v, "value") else v) for k, v in values.items()}
+        if values.get("send_error") is not None:
+            shown["send_error"] = values["send_error"].name  # the code's name, as send_back_error shows it
         if "send_responses" in values:
             values["send_responses"] = parse_send_responses(values["send_responses"])
             shown["send_responses"] = [f"{code.name}: {remark}" for code, remark in values["send_responses"]]
-        remark = values.pop("send_back_remark", None)
-        if remark is not None and not isinstance(remark, str):
-            raise ConfigError("send_back_remark", remark, "a string (the response's remark), or None")
-        if remark is not None and values.get("send_back_error") is None:
-            raise ConfigError("send_back_remark", remark, "only together with a send_back_error code")
-        if "send_back_error" in values and values["send_back_error"] is not None:
-            code = parse_response_code(values["send_back_error"], "send_back_error", allow_success=False)
-            values["send_back_error"] = (code, f"[{code.name}] injected fault" if remark is None else remark)
-            shown["send_back_error"] = code.name
+        for request in ("send_back", "query_offset"):  # an error code and its remark, for one request code
+            error, remark_key = f"{request}_error", f"{request}_remark"
+            remark = values.pop(remark_key, None)
+            if remark is not None and not isinstance(remark, str):
+                raise ConfigError(remark_key, remark, "a string (the response's remark), or None")
+            if remark is not None and values.get(error) is None:
+                raise ConfigError(remark_key, remark, f"only together with a {error} code")
+            if values.get(error) is not None:
+                code = parse_response_code(values[error], error, allow_success=False)
+                values[error] = (code, f"[{code.name}] injected fault" if remark is None else remark)
+                shown[error] = code.name
         for key, value in values.items():
             setattr(broker, key, value)
         self.trace.record(self.now, EventKind.FAULT, name, None, fault="broker_fault", **shown)

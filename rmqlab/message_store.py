@@ -54,6 +54,7 @@ class BrokerStore:
     send_error: ResponseCode | None
     send_responses: list[tuple[ResponseCode, str]]
     send_back_error: tuple[ResponseCode, str] | None
+    query_offset_error: tuple[ResponseCode, str] | None
     commit_log: CommitLog
     consume_queues: dict[tuple[str, int], ConsumeQueue]
     topic_config: dict[str, TopicConfig]

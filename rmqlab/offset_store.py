@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .process import Rpc
 from .protocol import QueryConsumerOffsetRequest, UpdateConsumerOffsetRequest
 from .queue import MessageQueue
+from .remoting import MQBrokerException
 from .trace import EventKind
 
 if TYPE_CHECKING:
@@ -119,10 +120,16 @@ class RemoteBrokerOffsetStore(OffsetStore):
             )
 
     def read_offset_from_store(self, mq: MessageQueue) -> Generator[Any, Any, int]:
-        """READ_FROM_STORE: ``QUERY_CONSUMER_OFFSET`` at the queue's broker; −1 when it has none, −2 on an error."""
+        """READ_FROM_STORE: ``QUERY_CONSUMER_OFFSET`` at the queue's broker; −1 when it has none, −2 on an error.
+
+        Any error *answer* (``MQBrokerException``, QUERY_NOT_FOUND or another code) is −1, "no offset in broker";
+        only a request that got no answer (timeout, connect failure) is −2.
+        """
         consumer = self.consumer
         request = QueryConsumerOffsetRequest(consumer.consumer_group, mq.topic, mq.queue_id)
         offset, error = yield Rpc(consumer.client_id, mq.broker_name, request, QUERY_OFFSET_TIMEOUT_MS)
+        if isinstance(error, MQBrokerException):
+            return -1
         if error is not None:
             return -2
         if offset >= 0:

@@ -27,13 +27,14 @@ def report(stem: str) -> dict[str, Any]:
 
 
 def test_every_example_has_a_golden_file():
-    """The ten teaching scenarios are there, each with its expected report and timeline, and no golden is orphaned."""
+    """The eleven teaching scenarios are there, each with its expected report and timeline, no golden orphaned."""
     assert [p.stem for p in SCENARIOS] == [
         "ack_index_split",
         "broadcasting_drop",
         "broker_down_sync_retry",
         "default_retry_schedule",
         "delay_offset_lost_in_crash",
+        "offset_query_failure",
         "orderly_suspend",
         "retry_queues_raised_late",
         "scripted_send_errors",
@@ -140,6 +141,19 @@ def test_scripted_send_errors_lesson():
         ("M0001", 2, "MQBrokerException: CODE: 1 (SYSTEM_ERROR) DESC: store is recovering"),
         ("M0001", 3, "SUCCESS"),
         ("M0002", 1, "MQBrokerException: CODE: 2 (SYSTEM_BUSY) DESC: [TIMEOUT_CLEAN_QUEUE]broker busy"),
+    ]
+
+
+def test_offset_query_failure_lesson():
+    """An error answer to QUERY_CONSUMER_OFFSET is "no offset" (-1): M0001 is skipped; send_error fails M0003 once."""
+    r = report("offset_query_failure")
+    assert [(d["time_ms"], d["msg_id"]) for d in r["deliveries"]] == [(3000, "M0002"), (7000, "M0004")]
+    pg = [(a["time_ms"], a["msg_id"], a["attempt"], a["outcome"].split(" DESC")[0]) for a in r["send_attempts"]]
+    assert pg == [
+        (0, "M0001", 1, "SUCCESS"),
+        (3000, "M0002", 1, "SUCCESS"),
+        (5000, "M0003", 1, "MQBrokerException: CODE: 13 (MESSAGE_ILLEGAL)"),
+        (7000, "M0004", 1, "SUCCESS"),
     ]
 
 

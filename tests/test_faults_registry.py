@@ -33,6 +33,18 @@ EXAMPLES: dict[str, tuple[dict[str, Any], tuple[str, tuple[Any, ...], dict[str, 
         {"broker": "broker-b", "code": "SYSTEM_BUSY", "remark": "busy"},
         ("Lab.set_broker_fault", ("broker-b",), {"send_back_error": "SYSTEM_BUSY", "send_back_remark": "busy"}),
     ),
+    "send_error": (
+        {"broker": "broker-b", "code": "SYSTEM_BUSY"},
+        ("Lab.set_broker_fault", ("broker-b",), {"send_error": "SYSTEM_BUSY"}),
+    ),
+    "offset_query_failure": (
+        {"broker": "broker-b", "remark": "disk full"},
+        (
+            "Lab.set_broker_fault",
+            ("broker-b",),
+            {"query_offset_error": "SYSTEM_ERROR", "query_offset_remark": "disk full"},
+        ),
+    ),
     "send_responses": (
         {"broker": "broker-b", "responses": ["SYSTEM_ERROR", {"code": "SUCCESS"}]},
         ("Lab.set_broker_fault", ("broker-b",), {"send_responses": ["SYSTEM_ERROR", {"code": "SUCCESS"}]}),

@@ -412,7 +412,13 @@ def test_schema_is_draft_2020_12():
     schema = scenario_schema()
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     kinds = schema["$defs"]["fault"]["properties"]["kind"]["enum"]
-    assert len(kinds) == 16 and "send_responses" in kinds and "consumer_add" in kinds and "update_topic" in kinds
+    assert (
+        len(kinds) == 18
+        and "send_responses" in kinds
+        and "offset_query_failure" in kinds
+        and "consumer_add" in kinds
+        and "update_topic" in kinds
+    )
 
 
 def _set(data: dict[str, Any], path: str, value: Any) -> None:

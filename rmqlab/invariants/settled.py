@@ -7,8 +7,8 @@ long enough, RocketMQ's own timers drain everything: a message still "in flight"
 A run is **settled** when, at its end,
 
 * every broker is up with no injected fault left on (``response_delay_ms`` 0, no ``lose_responses``, no
-  ``reject_send_back``, no ``send_error``, ``put_status`` PUT_OK) and no network partition is left cut, all
-  folded from the trace's FAULT events; and
+  ``reject_send_back``, no ``send_error`` or ``query_offset_error``, ``put_status`` PUT_OK) and no network
+  partition is left cut, all folded from the trace's FAULT events; and
 * the last *disturbance* — an injected fault or its heal, a consumer start / crash / shutdown, an ``mqadmin``
   command, an application send — is at least :func:`drain_bound_ms` ago.
 
@@ -60,6 +60,7 @@ _FAULT_DEFAULTS: dict[str, object] = {
     "lose_responses": False,
     "reject_send_back": False,
     "send_error": None,
+    "query_offset_error": None,
     "put_status": "PUT_OK",
 }
 
