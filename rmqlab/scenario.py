@@ -252,11 +252,19 @@ def _send_action(spec: Mapping[str, Any], index: int) -> Callable[[Lab], Any]:
     def apply(lab: Lab) -> Any:
         producer = lab.producers[spec["producer"]]
         msg = Message(
-            spec["topic"], fill(spec.get("body", "body-{i}")), tags=spec.get("tags"), keys=fill(spec.get("keys"))
+            spec["topic"],
+            fill(spec.get("body", "body-{i}")),
+            tags=spec.get("tags"),
+            keys=fill(spec.get("keys")),
+            properties=dict(spec.get("properties", {})),
         )
         if "delay_level" in spec:
             msg.delay_time_level = spec["delay_level"]
         mode = spec.get("mode", "SYNC")
+        queue = spec.get("queue")
+        if queue is not None:
+            mq = MessageQueue(spec["topic"], queue["broker"], queue["queue_id"])
+            return producer.send_to_queue(msg, mq, mode=mode)
         key = spec.get("order_key")
         if key is not None:
             if isinstance(key, int):
@@ -437,7 +445,7 @@ def _plan_sends(data: Mapping[str, Any], declared: _Declared) -> list[_Action]:
     for i, send in enumerate(data.get("sends", [])):
         path = f"sends[{i}]"
         _one_of(send["producer"], declared.producers, f"{path}.producer", "producer")
-        _one_of(send["topic"], declared.topics, f"{path}.topic", "topic")
+        _check_send_target(send, declared, path)
         _check_message_text(send, path)
         at = _duration(send["at"], f"{path}.at")
         interval = _duration(send.get("interval", 0), f"{path}.interval")
@@ -451,6 +459,18 @@ def _plan_sends(data: Mapping[str, Any], declared: _Declared) -> list[_Action]:
         _check_time(at + (count - 1) * interval, declared.run_until_ms, f"{path}.count", count)
         actions += [_Action(at + k * interval, Priority.NORMAL, path, _send_action(send, k)) for k in range(count)]
     return actions
+
+
+def _check_send_target(send: Mapping[str, Any], declared: _Declared, path: str) -> None:
+    """A declared topic, or ``%RETRY%<group>`` of a declared group (whose route exists once the group runs);
+    an explicit ``queue`` names a declared broker (its queue id is the broker's to refuse, as 4.9.7 does)."""
+    topic = send["topic"]
+    if isinstance(topic, str) and topic.startswith(RETRY_PREFIX):
+        _one_of(topic[len(RETRY_PREFIX) :], declared.groups, f"{path}.topic", "consumer group after %RETRY%")
+    else:
+        _one_of(topic, declared.topics, f"{path}.topic", "topic")
+    if "queue" in send:
+        _one_of(send["queue"]["broker"], declared.brokers, f"{path}.queue.broker", "broker")
 
 
 def _check_message_text(send: Mapping[str, Any], path: str) -> None:
