@@ -96,7 +96,7 @@ class MQClientAPIImpl:
         response, error = yield Rpc(self.client_name, mq.broker_name, request, remaining)
         if error is None:
             until = self.update_fault_item(mq.broker_name, self.context.now - begin, isolation=False) if rated else None
-            self._record_result(call, mq, attempt, response.code.name, until)
+            self._record_result(call, mq, attempt, response.code.name, until, offset_msg_id=response.offset_msg_id)
             return SendResult(
                 CODE_STATUS[response.code], call.future.msg_id, mq, response.queue_offset, response.offset_msg_id
             ), None
@@ -188,10 +188,20 @@ class MQClientAPIImpl:
         return call.times, now, remaining, request
 
     def _record_result(
-        self, call: SendCall, mq: MessageQueue, attempt: int, outcome: str, not_available_until: int | None = None
+        self,
+        call: SendCall,
+        mq: MessageQueue,
+        attempt: int,
+        outcome: str,
+        not_available_until: int | None = None,
+        **stored: str,
     ) -> None:
-        """A SEND_RESULT; with latency fault tolerance on, also when the fault table lets the broker back in."""
-        fault = {} if not_available_until is None else {"not_available_until": not_available_until}
+        """A SEND_RESULT; with latency fault tolerance on, also when the fault table lets the broker back in.
+
+        ``stored``: ``offset_msg_id`` of an answer that stored the message (the store's id, beside the client's).
+        """
+        fault: dict[str, object] = {} if not_available_until is None else {"not_available_until": not_available_until}
+        fault.update(stored)
         self.context.trace.record(
             self.context.now,
             EventKind.SEND_RESULT,

@@ -214,7 +214,11 @@ class Narrator:
         where = "MQClientAPIImpl.processSendResponse"
         broker = d.get("broker")
         if outcome == "SUCCESS":
-            return where, f"{broker} answered SUCCESS → SEND_OK for {msg} (queue {d.get('queue_id')}); the send is done"
+            stored = f", offsetMsgId {d.get('offset_msg_id')}" if d.get("offset_msg_id") else ""
+            return (
+                where,
+                f"{broker} answered SUCCESS → SEND_OK for {msg} (queue {d.get('queue_id')}{stored}); the send is done",
+            )
         if outcome == "ONEWAY_SENT":
             return "MQClientAPIImpl.sendMessage", f"{msg} written to the wire ONEWAY; no response, no result, no retry"
         if outcome in NOT_STORE_OK:

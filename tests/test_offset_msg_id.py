@@ -11,8 +11,10 @@ store id) and sets ``ORIGIN_MESSAGE_ID`` to it unless already set. The client's 
 from __future__ import annotations
 
 from rmqlab import ConsumeConcurrentlyStatus as C
+from rmqlab import EventKind as K
 from rmqlab import Lab, Message, MessageQueue
 from rmqlab.message import PROPERTY_ORIGIN_MESSAGE_ID, MessageExt, create_message_id
+from rmqlab.narrate import caption
 
 HOST_A = "7F00000100002A9F"  # 127.0.0.1:10911, broker-a's store host
 HOST_B = "7F00000200002A9F"  # 127.0.0.2:10911, the second broker's
@@ -94,3 +96,14 @@ def test_retry_and_dead_letter_copies_keep_the_properties_4_9_7_leaves(lab: Lab)
     assert retry.properties == base
     assert (dead.topic, dead.properties) == ("%DLQ%cg", base | {"DELAY": "0"})
     assert (dead.reconsume_times, dead.commit_log_offset) == (2, 3)
+
+
+def test_the_send_result_event_and_its_caption_carry_the_store_id(lab: Lab) -> None:
+    lab.add_producer("pg").send(Message("T", "x"))
+    lab.run(until="1s")
+    result = lab.trace.first(K.SEND_RESULT, msg_id="M0001")
+    assert (result.get("outcome"), result.get("offset_msg_id")) == ("SUCCESS", HOST_A + "0" * 16)
+    assert caption(result, lab.trace.where(K.SEND_ATTEMPT)) == (
+        "MQClientAPIImpl.processSendResponse: broker-a answered SUCCESS → SEND_OK for M0001 "
+        f"(queue 0, offsetMsgId {HOST_A}{'0' * 16}); the send is done"
+    )
