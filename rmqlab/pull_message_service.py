@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .broker import PullResult, PullStatus
 from .consumer_config import MessageModel
+from .message import PROPERTY_MAX_OFFSET, PROPERTY_MIN_OFFSET
 from .offset_store import OffsetStore
 from .process import ProcessGroup, Rpc, Sleep
 from .process_queue import ProcessQueue
@@ -158,6 +159,11 @@ class PullMessageService:
         """``PullCallback.onSuccess``; ``False`` when this queue's pull loop ends (dropped, or OFFSET_ILLEGAL)."""
         pq, mq = request.pq, request.mq
         if result.status is PullStatus.FOUND:
+            # PullAPIWrapper.processPullResult: each message carries the queue's bounds at this pull, which the
+            # client's own retry copies (they copy the property map) keep
+            bounds = {PROPERTY_MIN_OFFSET: str(result.min_offset), PROPERTY_MAX_OFFSET: str(result.max_offset)}
+            for msg in result.msgs:
+                msg.properties.update(bounds)
             request.next_offset = result.next_begin_offset
             if pq.dropped:
                 return False

@@ -107,3 +107,26 @@ def test_the_send_result_event_and_its_caption_carry_the_store_id(lab: Lab) -> N
         "MQClientAPIImpl.processSendResponse: broker-a answered SUCCESS → SEND_OK for M0001 "
         f"(queue 0, offsetMsgId {HOST_A}{'0' * 16}); the send is done"
     )
+
+
+def test_pulled_messages_carry_min_and_max_offset_and_the_fallback_copy_keeps_them(lab: Lab) -> None:
+    """``PullAPIWrapper.processPullResult`` sets MIN_OFFSET / MAX_OFFSET (the queue's bounds at that pull)."""
+    seen: list[dict[str, str]] = []
+
+    def listener(msgs, ctx):
+        seen.append({k: msgs[0].properties[k] for k in ("MIN_OFFSET", "MAX_OFFSET")})
+        return C.RECONSUME_LATER
+
+    lab.set_broker_fault("broker-a", send_back_error="SYSTEM_BUSY")
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=listener)
+    lab.at(0, producer.send_to_queue, Message("T", "x"), MessageQueue("T", "broker-a", 0))
+    lab.at(0, producer.send_to_queue, Message("T", "y"), MessageQueue("T", "broker-a", 0))
+    lab.run(until="1s")
+    # the held pull wakes at M0001's arrival (queue max 1); M0002 comes with the next pull (max 2)
+    assert seen == [{"MIN_OFFSET": "0", "MAX_OFFSET": "1"}, {"MIN_OFFSET": "0", "MAX_OFFSET": "2"}]
+    fallback = {m.msg_id: m.properties for m in stored(lab) if m.properties.get("RETRY_TOPIC") == "T"}
+    assert {k: (p["MIN_OFFSET"], p["MAX_OFFSET"]) for k, p in fallback.items()} == {
+        "M0001": ("0", "1"),
+        "M0002": ("0", "2"),
+    }
