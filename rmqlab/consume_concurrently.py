@@ -383,6 +383,7 @@ class ConsumeMessageConcurrentlyService:
             delay_level=3 + msg.reconsume_times,
             reconsume_times=msg.reconsume_times + 1,
             error=future.error,
+            **future.broker_answer,
         )
         return future.result is not None
 

@@ -267,5 +267,6 @@ class ConsumeMessageOrderlyService:
             max_reconsume_times=max_times,
             path="orderly",
             error=future.error,
+            **future.broker_answer,
         )
         return future.result is not None

@@ -75,5 +75,10 @@ class SendFuture:
     callbacks: list[Callable[[SendFuture], None]] = field(default_factory=list)
 
     @property
+    def broker_answer(self) -> dict[str, object]:
+        """``response_code`` and ``remark`` of a send a broker's error answer failed, for a trace event, else ``{}``."""
+        return {} if self.response_code is None else {"response_code": self.response_code, "remark": self.remark}
+
+    @property
     def ok(self) -> bool:
         return self.result is not None and self.result.send_status is SendStatus.SEND_OK

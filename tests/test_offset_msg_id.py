@@ -130,3 +130,18 @@ def test_pulled_messages_carry_min_and_max_offset_and_the_fallback_copy_keeps_th
         "M0001": ("0", "1"),
         "M0002": ("0", "2"),
     }
+
+
+def test_a_failed_fallback_names_the_brokers_code_and_remark(lab: Lab) -> None:
+    """Send-back refused (SYSTEM_BUSY), then the fallback send answered MESSAGE_ILLEGAL (13, not retried)."""
+    lab.set_broker_fault("broker-a", send_back_error="SYSTEM_BUSY", send_responses=["SUCCESS", "MESSAGE_ILLEGAL"])
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=lambda m, c: C.RECONSUME_LATER)
+    lab.at(0, producer.send, Message("T", "x"))
+    lab.run(until=3)
+    fallback = lab.trace.first(K.SEND_BACK_FALLBACK, msg_id="M0001")
+    assert (fallback.get("ok"), fallback.get("response_code"), fallback.get("remark")) == (
+        False,
+        13,
+        "[MESSAGE_ILLEGAL] injected fault",
+    )
