@@ -147,6 +147,16 @@ assert_right("04.2")
 # > property (set at the first send-back) tells the dead letters apart — a re-send must read it.
 
 # %% [markdown]
+# Two ids name each dead letter. `msg_id` is the client's (`UNIQ_KEY`: set once by the producer, the id every
+# listener sees); `offset_msg_id` is the store's, the broker's address and the copy's CommitLog offset
+# (`MessageDecoder.createMessageId`), new for every stored copy. The send-back reads the failed message back from
+# the store by offset and writes *that* copy's store id into `ORIGIN_MESSAGE_ID`; every later copy keeps it.
+
+# %%
+print(table([[m.msg_id, m.offset_msg_id, m.properties["ORIGIN_MESSAGE_ID"]] for m in dead],
+            ["msg_id (UNIQ_KEY)", "offset_msg_id (this copy)", "ORIGIN_MESSAGE_ID (the first copy)"]))
+
+# %% [markdown]
 # ## The two send-back paths count differently
 # A failed message reaches the DLQ by one of two paths (lab 02b):
 # - **broker path** — `CONSUMER_SEND_MSG_BACK`: the broker compares the *stored* `reconsumeTimes` (rt) with the max,
