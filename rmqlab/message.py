@@ -10,6 +10,7 @@ schedule-topic hop and the dead letter get a new one, and ``ORIGIN_MESSAGE_ID`` 
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,9 +61,14 @@ def create_message_id(store_host: str, commit_log_offset: int) -> str:
     says where the message lives: ``7F00000100002A9F0000000000000000`` is the first message of 127.0.0.1:10911.
     rmqlab's CommitLog offsets count entries, not bytes, so the last 16 digits are the entry number.
     """
+    return _store_host_hex(store_host) + commit_log_offset.to_bytes(8, "big").hex().upper()
+
+
+@functools.cache
+def _store_host_hex(store_host: str) -> str:
+    """The id's first 16 hex digits (address and port): a broker has one store host, so it is worked out once."""
     host, port = store_host.rsplit(":", 1)
-    raw = bytes(int(part) for part in host.split(".")) + int(port).to_bytes(4, "big")
-    return (raw + commit_log_offset.to_bytes(8, "big")).hex().upper()
+    return (bytes(int(part) for part in host.split(".")) + int(port).to_bytes(4, "big")).hex().upper()
 
 
 def retry_topic(group: str) -> str:
