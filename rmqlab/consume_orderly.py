@@ -27,6 +27,7 @@ from .message import (
 from .process import LocalLock, Sleep, ThreadPool
 from .process_queue import REBALANCE_LOCK_INTERVAL_MS, ProcessQueue
 from .queue import MessageQueue
+from .scheduled_executor import ScheduledExecutor
 from .scheduler import TimerKind, TimerLabel
 from .trace import EventKind
 
@@ -56,16 +57,18 @@ class ConsumeMessageOrderlyService:
         self.mq_locks: dict[MessageQueue, LocalLock] = {}
 
     def start(self) -> None:
+        """``ConsumeMessageOrderlyService.start``: ``lockAll`` after 1 s, then every 20 s, at a fixed rate on the
+        service's own scheduled thread: a renewal whose answer is slow (up to the 1 s timeout per broker) does not
+        push the next one back, so a renewal is due every 20 s, well inside the client's 30 s trust."""
         if self.consumer.is_clustering:
-            self.consumer.processes.spawn(self._lock_service())
-
-    def _lock_service(self) -> Generator[Any, Any, None]:
-        """``ConsumeMessageOrderlyService.start``: ``lockAll`` after 1 s, then every 20 s."""
-        label = self.consumer._label(TimerKind.LOCK_RENEW)
-        yield Sleep(LOCK_MQ_FIRST_DELAY_MS, label)
-        while True:
-            yield from self.consumer.lock_all()
-            yield Sleep(REBALANCE_LOCK_INTERVAL_MS, label)
+            executor = ScheduledExecutor(self.consumer.processes)
+            executor.schedule_at_fixed_rate(
+                LOCK_MQ_FIRST_DELAY_MS,
+                REBALANCE_LOCK_INTERVAL_MS,
+                self.consumer._label(TimerKind.LOCK_RENEW),
+                self.consumer.lock_all,
+            )
+            executor.start()
 
     def shutdown(self) -> None:
         """Running listeners finish; nothing new starts."""

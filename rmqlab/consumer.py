@@ -29,6 +29,7 @@ from .pull_message_service import PullRequest
 from .queue import MessageQueue
 from .rebalance import allocate_averagely, allocate_averagely_by_circle
 from .rebalance_impl import RPC_TIMEOUT_MS, RebalanceImpl
+from .scheduled_executor import ScheduledExecutor
 from .scheduler import TimerKind
 from .trace import EventKind
 from .validation import check_choice, check_int
@@ -40,8 +41,11 @@ __all__ = ["ConsumeFromWhere", "DefaultMQPushConsumer", "MessageModel", "PullReq
 
 REBALANCE_INTERVAL_MS = 20_000
 PERSIST_CONSUMER_OFFSET_INTERVAL_MS = 5_000
+HEARTBEAT_FIRST_DELAY_MS = 1_000
 HEARTBEAT_INTERVAL_MS = 30_000
+POLL_NAME_SERVER_FIRST_DELAY_MS = 10
 POLL_NAME_SERVER_INTERVAL_MS = 30_000
+PERSIST_CONSUMER_OFFSET_FIRST_DELAY_MS = 10_000
 
 STRATEGIES = {"AVG": allocate_averagely, "AVG_BY_CIRCLE": allocate_averagely_by_circle}
 
@@ -108,6 +112,8 @@ class DefaultMQPushConsumer(RebalanceImpl):
         """How many times this instance started (for listeners that behave differently after a restart)."""
         self.processes = ProcessGroup(context.scheduler, context.remoting, self.actor)
         """This incarnation's threads and scheduled tasks; a crash kills them all."""
+        self.scheduled_executor = ScheduledExecutor(self.processes)
+        """``MQClientInstance``'s scheduled thread: route poll, heartbeat, offset persistence (made anew at start)."""
         self._rebalancing = False
         """A rebalance is running (waiting on a request); another one asked for meanwhile sets ``_rebalance_again``."""
         self._rebalance_again = False
@@ -202,9 +208,7 @@ class DefaultMQPushConsumer(RebalanceImpl):
         self._update_routes()
         self.processes.spawn(self._start_up())
         self.processes.spawn(self._rebalance_service())
-        self.processes.spawn(self._persist_service())
-        self.processes.spawn(self._heartbeat_service())
-        self.processes.spawn(self._route_service())
+        self._start_scheduled_task()
         self.consume_service.start()
 
     def shutdown(self) -> None:
@@ -261,24 +265,31 @@ class DefaultMQPushConsumer(RebalanceImpl):
             yield Sleep(REBALANCE_INTERVAL_MS, self._label(TimerKind.REBALANCE))
             yield from self.do_rebalance()
 
-    def _persist_service(self) -> Generator[Any, Any, None]:
-        """``persistAllConsumerOffset``: first after 10 s, then every 5 s."""
-        yield Sleep(10_000, self._label(TimerKind.PERSIST_OFFSET))
-        while True:
-            self.offset_store.persist_all(self.process_queue_table)
-            yield Sleep(PERSIST_CONSUMER_OFFSET_INTERVAL_MS, self._label(TimerKind.PERSIST_OFFSET))
+    def _start_scheduled_task(self) -> None:
+        """``MQClientInstance.startScheduledTask``: route poll after 10 ms, heartbeat after 1 s, offset persistence
+        after 10 s, then every 30 s, 30 s and 5 s, all at a fixed rate on one scheduled thread (a heartbeat
+        stuck on a slow broker delays the persistence due meanwhile)."""
+        executor = self.scheduled_executor = ScheduledExecutor(self.processes)
+        executor.schedule_at_fixed_rate(
+            POLL_NAME_SERVER_FIRST_DELAY_MS,
+            POLL_NAME_SERVER_INTERVAL_MS,
+            self._label(TimerKind.ROUTE_POLL),
+            self._update_routes,
+        )
+        executor.schedule_at_fixed_rate(
+            HEARTBEAT_FIRST_DELAY_MS, HEARTBEAT_INTERVAL_MS, self._label(TimerKind.HEARTBEAT), self._send_heartbeat
+        )
+        executor.schedule_at_fixed_rate(
+            PERSIST_CONSUMER_OFFSET_FIRST_DELAY_MS,
+            PERSIST_CONSUMER_OFFSET_INTERVAL_MS,
+            self._label(TimerKind.PERSIST_OFFSET),
+            self._persist_all,
+        )
+        executor.start()
 
-    def _heartbeat_service(self) -> Generator[Any, Any, None]:
-        """``sendHeartbeatToAllBrokerWithLock`` every 30 s."""
-        while True:
-            yield Sleep(HEARTBEAT_INTERVAL_MS, self._label(TimerKind.HEARTBEAT))
-            yield from self._send_heartbeat()
-
-    def _route_service(self) -> Generator[Any, Any, None]:
-        """``updateTopicRouteInfoFromNameServer`` every 30 s."""
-        while True:
-            yield Sleep(POLL_NAME_SERVER_INTERVAL_MS, self._label(TimerKind.ROUTE_POLL))
-            self._update_routes()
+    def _persist_all(self) -> None:
+        """``persistAllConsumerOffset``."""
+        self.offset_store.persist_all(self.process_queue_table)
 
     def _update_routes(self) -> None:
         for topic in self.subscriptions:

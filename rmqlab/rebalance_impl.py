@@ -133,19 +133,22 @@ class RebalanceImpl(PullMessageService):
             if self.orderly and self.is_clustering and not (yield from self.lock(mq)):
                 continue
             self.offset_store.remove_offset(mq)
+            # ``new ProcessQueue()`` comes after the lock's answer and before the offset query: its lastLockTimestamp
+            # and lastPullTimestamp are that moment, not the start of this rebalance
+            created_ms = self.context.now
             next_offset = yield from self._compute_pull_from_where(mq)
             if next_offset is None or next_offset < 0:  # it threw, or could not tell: "add new mq failed"
                 continue
-            pq = ProcessQueue(now)
+            pq = ProcessQueue(created_ms)
             if self.orderly and self.is_clustering:
-                pq.locked, pq.last_lock_timestamp = True, now
+                pq.locked, pq.last_lock_timestamp = True, created_ms
             self.process_queue_table[mq] = pq
             new_requests.append(PullRequest(mq, pq, next_offset))
             added.append(mq)
         if removed or added:
             owned = sorted(str(m) for m in self.process_queue_table if m.topic == topic)
             self.context.trace.record(
-                now,
+                self.context.now,
                 EventKind.REBALANCED,
                 self.actor,
                 None,

@@ -342,7 +342,8 @@ class TimerSnap:
     detail: str = ""
     priority: Priority = Priority.NORMAL
     seq: int = 0
-    """The scheduler's sequence number: unique, stable across equal runs, the tie-break at equal times."""
+    """The scheduler's sequence number: unique, stable across equal runs, the tie-break at equal times; 0 for a
+    task that waits its turn on a client's scheduled thread (the thread itself waits for the first one due)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -650,10 +651,15 @@ def _lock_snaps(b: Broker, index: TraceIndex, now: int) -> tuple[LockSnap, ...]:
 
 
 def _timer_snaps(lab: LabState) -> tuple[TimerSnap, ...]:
-    """The scheduler's live entries as plain data (a crashed client's timers were cancelled with its processes)."""
+    """The scheduler's live entries as plain data (a crashed client's timers were cancelled with its processes),
+    with the housekeeping tasks that wait their turn on a consumer's scheduled thread."""
     now = lab.now
+    entries = lab.scheduler.timers()
+    for cid in sorted(lab.consumers):
+        entries += [(due, Priority.NORMAL, 0, label) for due, label in lab.consumers[cid].scheduled_executor.queued()]
+    entries.sort(key=lambda entry: entry[:3])
     out = []
-    for due, priority, seq, label in lab.scheduler.timers():
+    for due, priority, seq, label in entries:
         if label is None:
             label = TimerLabel(TimerKind.OTHER, "")
         out.append(

@@ -79,16 +79,19 @@ def test_the_parked_copy_has_its_delay_level_timer() -> None:
 
 
 def test_a_fresh_consumer_arms_the_periodic_services() -> None:
-    """At t = 0: rebalance at 20 000, first offset persist at 10 000, heartbeat and route poll at 30 000."""
+    """At t = 0 (``MQClientInstance.startScheduledTask``): route poll at 10 ms, heartbeat at 1 s, first offset
+    persist at 10 s, all three on the client's one scheduled thread; the rebalance waits 20 s on its own."""
     snap = _one_failure().snapshot()
     mine = {(t.kind, t.due_ms) for t in snap.timers_of(owner="consumer:c1")}
     assert {
-        (TimerKind.REBALANCE, 20_000),
+        (TimerKind.ROUTE_POLL, 10),
+        (TimerKind.HEARTBEAT, 1000),
         (TimerKind.PERSIST_OFFSET, 10_000),
-        (TimerKind.HEARTBEAT, 30_000),
-        (TimerKind.ROUTE_POLL, 30_000),
+        (TimerKind.REBALANCE, 20_000),
         (TimerKind.CLEAN_EXPIRED, 900_000),
     } <= mine
+    queued = [t for t in snap.timers_of(TimerKind.HEARTBEAT, TimerKind.PERSIST_OFFSET) if t.owner == "consumer:c1"]
+    assert [t.seq for t in queued] == [0, 0]  # waiting their turn behind the thread's route-poll wait
     assert [t.due_ms for t in snap.timers_of(TimerKind.ROUTE_POLL, owner="producer:pg")] == [10]
     (send,) = snap.timers_of(TimerKind.ACTION)
     assert (send.due_ms, send.owner, send.detail) == (1000, "lab", "DefaultMQProducer.send")
@@ -139,15 +142,16 @@ def test_orderly_suspend_and_lock_renewal_timers() -> None:
 
 
 def test_a_crashed_consumer_has_no_pending_timers_and_a_restart_arms_new_ones() -> None:
-    """crash at 3 s: c1's stale timers are hidden; restarted at 90 s it persists at 100 s and rebalances at 110 s."""
+    """crash at 3 s: c1's stale timers are hidden; restarted at 90 s its new scheduled thread polls routes at
+    90.01 s, heartbeats at 91 s, persists at 100 s; it rebalances at 110 s."""
     lab = demo_lab(fault="consumer_crash")
     assert lab.run(until=3000).snapshot().timers_of(owner="consumer:c1") == ()
     due = {t.kind: t.due_ms for t in lab.run(until=90_000).snapshot().timers_of(owner="consumer:c1")}
     assert due == {
+        TimerKind.ROUTE_POLL: 90_010,
+        TimerKind.HEARTBEAT: 91_000,
         TimerKind.PERSIST_OFFSET: 100_000,
         TimerKind.REBALANCE: 110_000,
-        TimerKind.HEARTBEAT: 120_000,
-        TimerKind.ROUTE_POLL: 120_000,
         TimerKind.CLEAN_EXPIRED: 990_000,
     }
 
