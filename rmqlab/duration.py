@@ -49,13 +49,19 @@ def parse_duration(value: int | str, parameter: str = "duration", *, allow_negat
     return int(total)
 
 
-def format_duration(ms: int) -> str:
+def format_duration(ms: int, *, exact: bool = False) -> str:
     """Format ``ms`` compactly for a clock readout: ``0 ms``, ``250 ms``, ``10 s``, ``1 m 5 s``, ``4 h 45 m 40 s``.
 
-    Sub-second parts are kept only below one minute, so an hour-scale schedule stays readable.
+    Sub-second parts are kept only below one minute, so an hour-scale schedule stays readable; ``exact`` keeps
+    them at every scale (``1 m 41.500 s``), for a timeline where two events half a second apart must not read
+    as simultaneous.
     """
     if ms < 0:
-        return "-" + format_duration(-ms)
+        return "-" + format_duration(-ms, exact=exact)
+    if exact and ms >= 60_000 and ms % 1000:
+        whole_minutes = format_duration(ms - ms % 60_000)
+        seconds, rest = divmod(ms % 60_000, 1000)
+        return f"{whole_minutes} {seconds}.{rest:03d} s"
     if ms < 1000:
         return f"{ms} ms"
     if ms < 60_000:

@@ -196,6 +196,7 @@ class RebalanceImpl(PullMessageService):
     # ------------------------------------------------------------------ orderly broker locks
     def lock(self, mq: MessageQueue) -> Generator[Any, Any, bool]:
         """``RebalanceImpl.lock``: lock one queue at its broker; mirror success in the ProcessQueue."""
+        asked_ms = self.context.now
         result = yield from self._lock_batch(mq.broker_name, (mq,))
         if result is None:
             return False
@@ -204,12 +205,18 @@ class RebalanceImpl(PullMessageService):
             pq = self.process_queue_table.get(mq)
             if pq is not None:
                 pq.locked, pq.last_lock_timestamp = True, now
-            self.context.trace.record(
-                now, EventKind.LOCK_ACQUIRED, self.actor, None, queue=str(mq), group=self.consumer_group
-            )
+            self._record_locked(EventKind.LOCK_ACQUIRED, mq, asked_ms)
             return True
         self._record_refused(mq, result)
         return False
+
+    def _record_locked(self, kind: EventKind, mq: MessageQueue, asked_ms: int) -> None:
+        """LOCK_ACQUIRED or LOCK_RENEWED when the answer arrives; ``asked_ms`` is when the request left, the
+        earliest moment the broker can have started the lease (its 60 s count from its own clock, which the
+        client never learns: ``LockBatchResponseBody`` carries only the locked set)."""
+        self.context.trace.record(
+            self.context.now, kind, self.actor, None, queue=str(mq), group=self.consumer_group, asked_ms=asked_ms
+        )
 
     def _record_refused(self, mq: MessageQueue, result: LockBatchResult) -> None:
         """The broker answered but did not lock ``mq`` for us: someone else's lease is still live."""
@@ -226,7 +233,7 @@ class RebalanceImpl(PullMessageService):
     def _lock_batch(
         self, broker_name: str, mqs: tuple[MessageQueue, ...]
     ) -> Generator[Any, Any, LockBatchResult | None]:
-        """``lockBatchMQ`` at one broker (3 s timeout); ``None`` when the request failed."""
+        """``lockBatchMQ`` at one broker (1 s timeout); ``None`` when the request failed."""
         request = LockBatchMqRequest(self.consumer_group, self.client_id, mqs)
         result, error = yield Rpc(self.client_id, broker_name, request, LOCK_BATCH_TIMEOUT_MS)
         if error is None:
@@ -246,6 +253,7 @@ class RebalanceImpl(PullMessageService):
         """``lockAll``: renew every orderly queue's lock; queues the broker refuses become unlocked."""
         for broker_name in sorted({mq.broker_name for mq in self.process_queue_table}):
             mqs = tuple(sorted(mq for mq in self.process_queue_table if mq.broker_name == broker_name))
+            asked_ms = self.context.now
             result = yield from self._lock_batch(broker_name, mqs)
             if result is None:
                 continue
@@ -257,8 +265,7 @@ class RebalanceImpl(PullMessageService):
                 if mq in result.locked:
                     was = pq.locked
                     pq.locked, pq.last_lock_timestamp = True, now
-                    kind = EventKind.LOCK_RENEWED if was else EventKind.LOCK_ACQUIRED
-                    self.context.trace.record(now, kind, self.actor, None, queue=str(mq), group=self.consumer_group)
+                    self._record_locked(EventKind.LOCK_RENEWED if was else EventKind.LOCK_ACQUIRED, mq, asked_ms)
                 elif pq.locked:
                     pq.locked = False
                     self._record_refused(mq, result)

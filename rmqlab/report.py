@@ -195,7 +195,8 @@ def _details(event: TraceEvent, fields: tuple[str, ...] | None) -> list[str]:
 
 
 def _head(event: TraceEvent) -> str:
-    return f"{format_duration(event.time_ms):>16}  {event.actor:<24} {event.kind.value:<18} {event.msg_id or '-':<6}"
+    when = format_duration(event.time_ms, exact=True)
+    return f"{when:>16}  {event.actor:<24} {event.kind.value:<18} {event.msg_id or '-':<6}"
 
 
 def format_event(event: TraceEvent, fields: tuple[str, ...] | None = None) -> str:

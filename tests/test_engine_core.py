@@ -92,6 +92,22 @@ def test_format_duration_reads_well_across_scales(ms: int, text: str) -> None:
     assert format_duration(ms) == text
 
 
+@pytest.mark.parametrize(
+    ("ms", "text"),
+    [
+        (59_999, "59.999 s"),
+        (61_000, "1 m 1 s"),
+        (101_500, "1 m 41.500 s"),
+        (60_001, "1 m 0.001 s"),
+        (3_660_250, "1 h 1 m 0.250 s"),
+        (-101_500, "-1 m 41.500 s"),
+    ],
+)
+def test_an_exact_duration_keeps_the_milliseconds_at_every_scale(ms: int, text: str) -> None:
+    """Timelines use ``exact``: two events half a second apart after the first minute must not look simultaneous."""
+    assert format_duration(ms, exact=True) == text
+
+
 def _retry_story(seed: int) -> str:
     lab = Lab(seed=seed)
     lab.add_broker("broker-a")

@@ -15,7 +15,7 @@ import pytest
 from goldens import EXAMPLES, FORMATS, golden_path, render, scenarios
 from goldens import main as regenerate
 
-from rmqlab import load_scenario
+from rmqlab import check_invariants, load_scenario
 from rmqlab.cli import TIMELINE_WIDTH
 from rmqlab.report import format_timeline, summary
 
@@ -27,13 +27,14 @@ def report(stem: str) -> dict[str, Any]:
 
 
 def test_every_example_has_a_golden_file():
-    """The eleven teaching scenarios are there, each with its expected report and timeline, no golden orphaned."""
+    """The twelve teaching scenarios are there, each with its expected report and timeline, no golden orphaned."""
     assert [p.stem for p in SCENARIOS] == [
         "ack_index_split",
         "broadcasting_drop",
         "broker_down_sync_retry",
         "default_retry_schedule",
         "delay_offset_lost_in_crash",
+        "lock_lease_slow_answers",
         "offset_query_failure",
         "orderly_suspend",
         "retry_queues_raised_late",
@@ -188,6 +189,21 @@ def test_retry_queues_raised_late_lesson():
         (320_000, "M0004", "%RETRY%cg@broker-a:2"),
         (320_000, "M0002", "%RETRY%cg@broker-a:3"),
     ]
+
+
+def test_lock_lease_slow_answers_lesson():
+    """Storm seed 360, shrunk: c2 takes the orderly queue 60.5 s after c1's last renewal was granted (asked at
+    41 s, answered 1 s late) and consumes the 60 s event at 105.5 s; the checker finds no double holder."""
+    r = report("lock_lease_slow_answers")
+    assert [(d["time_ms"], d["consumer"], d["msg_id"]) for d in r["deliveries"]] == [
+        (30_000, "c1", "M0001"),
+        (105_500, "c2", "M0002"),
+    ]
+    lab = load_scenario(EXAMPLES / "lock_lease_slow_answers.yaml").run()
+    renewed = lab.trace.last("lock_renewed", actor="consumer:c1", queue="ORD@broker-a:0")
+    taken = lab.trace.first("lock_expired", queue="ORD@broker-a:0")
+    assert (renewed.get("asked_ms"), renewed.time_ms, taken.time_ms) == (41_000, 42_000, 101_500)
+    assert check_invariants(lab).ok
 
 
 def test_slow_broker_lesson():

@@ -165,6 +165,45 @@ def test_two_live_lock_holders_are_flagged() -> None:
     ]
 
 
+def test_a_lease_counts_from_when_the_renewal_was_asked_not_from_its_slow_answer() -> None:
+    """Every answer 1 s late: c1's last renewal is asked at 41 s (the broker's lease starts then) and answered at
+    42 s; c1 crashes at 42.5 s and c2 takes the queue at 101.5 s, 60.5 s into the lease: no violation (counted
+    from the answer, the checker would accuse the broker of a take-over 59.5 s after the renewal)."""
+    lab = Lab(seed=3)
+    lab.add_broker("broker-a")
+    lab.create_topic("ORD", queues=1)
+    lab.set_broker_fault("broker-a", response_delay_ms=1000)
+    success = ScriptedListener(["SUCCESS"], orderly=True)
+    lab.add_consumer("og", subscribe={"ORD": "*"}, listener=success, orderly=True, name="c1")
+    lab.add_consumer("og", subscribe={"ORD": "*"}, listener=success, orderly=True, name="c2", start=8500)
+    lab.at(42_500, lab.consumers["c1"].crash)
+    lab.run(until="2m")
+    last = lab.trace.last(EventKind.LOCK_RENEWED, actor="consumer:c1", queue="ORD@broker-a:0")
+    assert (last.time_ms, last.get("asked_ms")) == (42_000, 41_000)
+    taken = lab.trace.first(EventKind.LOCK_EXPIRED, queue="ORD@broker-a:0")
+    assert (taken.time_ms, taken.get("previous_holder"), taken.get("new_holder")) == (101_500, "c1", "c2")
+    report = check_invariants(lab)
+    assert report.by_invariant() == {}
+
+
+def test_a_take_over_inside_the_lease_since_the_renewal_was_asked_is_flagged() -> None:
+    """The lease counts from ``asked_ms``: o2 acquiring at 61 000 after o1's renewal asked at 1000 (answered at
+    2000) is inside the 60 s lease whatever the network did, and is flagged; at 61 001 it is not."""
+    lab = Lab(seed=1)
+    lab.trace.record(2000, EventKind.LOCK_RENEWED, "consumer:o1", None, queue="T@broker-a:0", group="og",
+                     asked_ms=1000)  # fmt: skip
+    lab.trace.record(61_000, EventKind.LOCK_ACQUIRED, "consumer:o2", None, queue="T@broker-a:0", group="og",
+                     asked_ms=61_000)  # fmt: skip
+    lab.trace.record(2000, EventKind.LOCK_RENEWED, "consumer:o1", None, queue="T@broker-a:1", group="og",
+                     asked_ms=1000)  # fmt: skip
+    lab.trace.record(61_001, EventKind.LOCK_ACQUIRED, "consumer:o2", None, queue="T@broker-a:1", group="og",
+                     asked_ms=61_001)  # fmt: skip
+    report = check_invariants(lab)
+    assert [(v.time_ms, v.detail) for v in report.violations if v.invariant == "single_lock_holder"] == [
+        (61_000, "consumer:o2 got the lock of T@broker-a:0 while consumer:o1 held it (renewed 60000 ms ago)")
+    ]
+
+
 def test_unexplained_redelivery_and_duplicate_are_flagged() -> None:
     """The same stored copy consumed twice with nothing in between breaks ``redelivery`` and ``duplicate``."""
     lab = _cluster()

@@ -3,6 +3,12 @@
 Holders are derived from LOCK_ACQUIRED / LOCK_RENEWED / UNLOCKED / LOCK_EXPIRED and the broker's 60 s
 lease (expired ⇔ ``now − last renewal > 60000``). A listener already running when its lock expired may
 still finish: that race is counted as ``expiry_races``, not a violation.
+
+A renewal's lease starts at the broker, somewhere between the moment the client's request left
+(``asked_ms``) and the moment the answer arrived (the event's time); with a slow answer the two are up to
+the 1 s timeout apart. The checker counts from ``asked_ms``, the earliest possible grant, so a take-over
+it reports happened inside the lease whatever the network did: counting from the answer would accuse a
+broker of taking a lock that had in fact lived its 60 s.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ __all__ = ["check_locks"]
 
 def check_locks(ctx: CheckContext) -> None:
     """At most one live broker-lock holder per queue; an orderly listener starts only under a live lock."""
-    holders: dict[tuple[str, str], tuple[str, int]] = {}  # (group, queue) → (client actor, last renewal)
+    holders: dict[tuple[str, str], tuple[str, int]] = {}  # (group, queue) → (client actor, last renewal asked)
     # the latest lock events per queue, as many as a violation keeps: memory bounded by the queues, not the run
     lock_events: dict[tuple[str, str], deque[TraceEvent]] = defaultdict(lambda: deque(maxlen=MAX_TRACE_EVENTS))
     delivered_under_lock: dict[tuple[str, str], bool] = {}
@@ -58,7 +64,7 @@ def check_locks(ctx: CheckContext) -> None:
                         f"(renewed {e.time_ms - held[1]} ms ago)",
                         lock_events[key],
                     )
-                holders[key] = (e.actor, e.time_ms)
+                holders[key] = (e.actor, int(e.data.get("asked_ms", e.time_ms)))
         elif kind in (EventKind.DELIVERED, EventKind.CONSUMED):
             audience = ctx.by_actor.get(e.actor)
             if audience is None or not audience.orderly or not audience.clustering:
