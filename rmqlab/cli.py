@@ -25,7 +25,8 @@ from typing import TextIO
 
 from .errors import ConfigError, SimulationError
 from .report import build_report, format_timeline, summary
-from .scenario import _schema_text, load_scenario
+from .scenario import load_scenario
+from .scenario.schema import schema_text
 from .trace import EventKind
 
 __all__ = ["TIMELINE_WIDTH", "console_main", "main", "report_json", "version"]
@@ -124,7 +125,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     except SystemExit as exc:  # argparse already printed its usage message (or --version)
         return EXIT_OK if exc.code in (0, None) else EXIT_BAD_INPUT
     if args.command == "schema":
-        out.write(_schema_text())
+        out.write(schema_text())
         return EXIT_OK
     try:
         scenario = load_scenario(args.file)
