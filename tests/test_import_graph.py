@@ -115,7 +115,7 @@ def test_the_graph_sees_type_checking_and_function_level_imports() -> None:
     """The walker finds an import under ``if TYPE_CHECKING`` and one inside a function (the graph is not empty)."""
     graph = import_graph()
     assert "rmqlab.consume_concurrently" in graph["rmqlab.consumer"]  # imported inside DefaultMQPushConsumer.start
-    assert "rmqlab.broker" in graph["rmqlab.snapshot"]  # under if TYPE_CHECKING
+    assert "rmqlab.broker" in graph["rmqlab.snapshot.lab_snapshot"]  # under if TYPE_CHECKING
     assert "rmqlab.faults" in graph["rmqlab.scenario.sections"]  # from .. import faults
 
 

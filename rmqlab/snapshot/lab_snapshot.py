@@ -1,0 +1,278 @@
+""":class:`LabSnapshot` and :func:`take_snapshot`: one frozen copy of everything a view may show at ``lab.now``.
+
+The copy is taken from the live engine objects (brokers, consumers, the scheduler) through
+:class:`~rmqlab.lab_state.LabState`, each family by its own module's dataclasses; the per-offset facts come from
+a caught-up :class:`~rmqlab.snapshot.trace_index.TraceIndex`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..consume_orderly import ConsumeMessageOrderlyService
+from ..message import SCHEDULE_TOPIC
+from ..process_queue import REBALANCE_LOCK_MAX_LIVE_TIME_MS
+from ..queue import MessageQueue
+from ..scheduler import Priority, TimerKind, TimerLabel
+from ..trace import TraceEvent
+from .brokers import BrokerSnap, LockSnap, ScheduleLevelSnap
+from .cells import audiences_of, queue_snaps
+from .clients import ConsumerSnap, ProcessQueueSnap, TimerSnap
+from .queues import ConsumeQueueSnap
+from .trace_index import TraceIndex, client_groups
+
+if TYPE_CHECKING:
+    from ..broker import Broker
+    from ..consumer import DefaultMQPushConsumer
+    from ..lab_state import LabState
+    from ..process_queue import ProcessQueue
+
+__all__ = ["LabSnapshot", "take_snapshot"]
+
+
+@dataclass(frozen=True, slots=True)
+class LabSnapshot:
+    """Everything a view may draw at one controller position (equal positions → equal snapshots)."""
+
+    now_ms: int
+    trace_len: int
+    events: tuple[TraceEvent, ...]
+    brokers: tuple[BrokerSnap, ...]
+    queues: tuple[ConsumeQueueSnap, ...]
+    consumers: tuple[ConsumerSnap, ...]
+    producers: tuple[tuple[str, str], ...]
+    """(producer name, producer group)."""
+    delay_levels_ms: tuple[int, ...] = field(default=())
+    flows: tuple[tuple[str, str], ...] = field(default=())
+    """Every topology edge a message has travelled so far (see :func:`flow_edge`)."""
+    groups: tuple[tuple[str, str], ...] = field(default=())
+    """Trace actor → client group, for :func:`flow_edge` on recent events."""
+    timers: tuple[TimerSnap, ...] = field(default=())
+    """Every pending timer, in the order they will fire (time, priority, seq); a stopped consumer's are gone."""
+
+    @classmethod
+    def of(cls, lab: LabState, index: TraceIndex | None = None) -> LabSnapshot:
+        """Same as :meth:`Lab.snapshot`."""
+        return take_snapshot(lab, index)
+
+    def queue(self, name: MessageQueue | str) -> ConsumeQueueSnap:
+        """The queue ``name`` (a MessageQueue or ``TOPIC@BROKER:QID``; KeyError names the known ones)."""
+        text = str(name)
+        for q in self.queues:
+            if q.name == text:
+                return q
+        raise KeyError(f"{str(name)!r}; have {[q.name for q in self.queues]}")
+
+    def consumer(self, client_id: str) -> ConsumerSnap:
+        """The consumer with this client id."""
+        for c in self.consumers:
+            if c.client_id == client_id:
+                return c
+        raise KeyError(f"{client_id!r}; have {[c.client_id for c in self.consumers]}")
+
+    def broker(self, name: str) -> BrokerSnap:
+        """The broker called ``name``."""
+        for b in self.brokers:
+            if b.name == name:
+                return b
+        raise KeyError(f"{name!r}; have {[b.name for b in self.brokers]}")
+
+    def process_queues(self, mq: MessageQueue | str) -> tuple[ProcessQueueSnap, ...]:
+        """Every instance's ProcessQueue for ``mq`` (two during a rebalance handover), by client id."""
+        name = str(mq)
+        return tuple(pq for c in self.consumers for pq in c.process_queues if pq.queue == name)
+
+    def timers_of(self, *kinds: TimerKind, owner: str | None = None) -> tuple[TimerSnap, ...]:
+        """The pending timers of these kinds (all kinds when none given), of ``owner`` when given."""
+        return tuple(t for t in self.timers if (not kinds or t.kind in kinds) and (owner is None or t.owner == owner))
+
+    def locks(self, group: str | None = None) -> tuple[LockSnap, ...]:
+        """Every broker lock entry (of ``group`` when given), by broker, group and queue."""
+        return tuple(lock for b in self.brokers for lock in b.locks if group is None or lock.group == group)
+
+
+def _persisted_offset(lab: LabState, consumer: DefaultMQPushConsumer, mq: MessageQueue) -> int | None:
+    """The offset a restarted instance would resume from: the broker's (CLUSTERING) or the local file's."""
+    if consumer.is_clustering:
+        broker = lab.brokers.get(mq.broker_name)
+        return None if broker is None else broker.consumer_offsets.get((consumer.consumer_group, mq.topic, mq.queue_id))
+    return lab.local_offset_files.get((consumer.client_id, consumer.consumer_group), {}).get(mq)
+
+
+def _process_queue_snap(
+    lab: LabState, consumer: DefaultMQPushConsumer, mq: MessageQueue, pq: ProcessQueue
+) -> ProcessQueueSnap:
+    now = lab.now
+    service = consumer.consume_service
+    local = service.mq_locks.get(mq) if isinstance(service, ConsumeMessageOrderlyService) else None
+    keys = tuple(pq.msg_tree_map.keys())
+    consuming = tuple(pq.consuming_msg_orderly_tree_map.keys())
+    keys_ids = tuple(m.msg_id for m in pq.msg_tree_map.values())
+    consuming_ids = tuple(m.msg_id for m in pq.consuming_msg_orderly_tree_map.values())
+    if consuming:
+        commit: int | None = consuming[-1] + 1
+    elif keys:
+        commit = keys[0]
+    else:
+        commit = None
+    memory = consumer.offset_store.offset_table.get(mq)
+    return ProcessQueueSnap(
+        queue=str(mq),
+        msg_tree_keys=keys,
+        consuming_keys=consuming,
+        locked=pq.locked,
+        lock_age_ms=now - pq.last_lock_timestamp,
+        dropped=pq.dropped,
+        in_listener=pq.consume_lock_holder is not None,
+        local_lock_held=bool(local is not None and local.held),
+        commit_offset=commit,
+        client_id=consumer.client_id,
+        group=consumer.consumer_group,
+        last_lock_ms=pq.last_lock_timestamp,
+        trust_until_ms=pq.last_lock_timestamp + REBALANCE_LOCK_MAX_LIVE_TIME_MS,
+        lock_expired=pq.is_lock_expired(now),
+        last_pull_ms=pq.last_pull_timestamp,
+        last_consume_ms=pq.last_consume_timestamp,
+        msg_count=pq.msg_count,
+        memory_offset=memory,
+        broker_offset=_persisted_offset(lab, consumer, mq),
+        msg_tree_ids=keys_ids,
+        consuming_ids=consuming_ids,
+    )
+
+
+def _consumer_snap(lab: LabState, c: DefaultMQPushConsumer) -> ConsumerSnap:
+    table = sorted(c.process_queue_table.items(), key=lambda item: item[0])
+    pqs = tuple(_process_queue_snap(lab, c, mq, pq) for mq, pq in table) if c.running else ()
+    service = c.consume_service
+    pool = service.pool if c.running and service is not None else None
+    return ConsumerSnap(
+        c.client_id,
+        c.consumer_group,
+        c.running,
+        c.orderly,
+        c.message_model.value,
+        tuple(sorted(c.subscriptions)),
+        pqs,
+        tuple(sorted((str(mq), off) for mq, off in c.offset_store.offset_table.items())),
+        crashed=not c.running and c.stop_reason == "crash",
+        assigned=tuple(mq for mq, pq in table if not pq.dropped) if c.running else (),
+        busy_threads=pool.busy if pool is not None else 0,
+        waiting_requests=len(pool.waiting) if pool is not None else 0,
+        local_offsets=tuple(sorted(lab.local_offset_files.get((c.client_id, c.consumer_group), {}).items())),
+    )
+
+
+def _lock_snaps(b: Broker, index: TraceIndex, now: int) -> tuple[LockSnap, ...]:
+    manager = b.lock_manager
+    locks = []
+    for group in sorted(manager.table):
+        for mq, entry in sorted(manager.table[group].items(), key=lambda item: item[0]):
+            expires = entry.last_update_timestamp + manager.max_live_time_ms
+            locks.append(
+                LockSnap(
+                    b.name,
+                    group,
+                    str(mq),
+                    entry.client_id,
+                    expires - now,
+                    manager.is_expired(entry),
+                    index.renewals[(group, str(mq))],
+                    acquired_ms=entry.acquired_timestamp,
+                    last_update_ms=entry.last_update_timestamp,
+                    expires_ms=expires,
+                )
+            )
+    return tuple(locks)
+
+
+def _timer_snaps(lab: LabState) -> tuple[TimerSnap, ...]:
+    """The scheduler's live entries as plain data (a crashed client's timers were cancelled with its processes),
+    with the housekeeping tasks that wait their turn on a consumer's scheduled thread."""
+    now = lab.now
+    entries = lab.scheduler.timers()
+    for cid in sorted(lab.consumers):
+        entries += [(due, Priority.NORMAL, 0, label) for due, label in lab.consumers[cid].scheduled_executor.queued()]
+    entries.sort(key=lambda entry: entry[:3])
+    out = []
+    for due, priority, seq, label in entries:
+        if label is None:
+            label = TimerLabel(TimerKind.OTHER, "")
+        out.append(
+            TimerSnap(
+                due,
+                due - now,
+                label.kind,
+                label.owner,
+                label.queue,
+                label.msg_ids,
+                label.level,
+                label.detail,
+                priority,
+                seq,
+            )
+        )
+    return tuple(out)
+
+
+def _schedule_snaps(b: Broker, index: TraceIndex, timers: tuple[TimerSnap, ...]) -> tuple[ScheduleLevelSnap, ...]:
+    ticks = {
+        t.level: t.due_ms for t in timers if t.kind is TimerKind.DELAY_LEVEL and t.owner == b.schedule_service.actor
+    }
+    levels = []
+    service = b.schedule_service
+    for level in range(1, service.levels.max_level + 1):
+        cq = b.find_consume_queue(SCHEDULE_TOPIC, level - 1)
+        if cq is None:
+            continue
+        done = service.offset_table.get(level, 0)
+        dues = tuple(index.schedule_due[(b.name, level, o)] for o in range(done, cq.max_offset))
+        delay = service.levels.delay_ms(level)
+        levels.append(ScheduleLevelSnap(b.name, level, delay, len(dues), dues, ticks.get(level)))
+    return tuple(levels)
+
+
+def take_snapshot(lab: LabState, index: TraceIndex | None = None) -> LabSnapshot:
+    """Copy the Lab's state at ``lab.now`` into frozen plain data (``index`` is caught up first)."""
+    if index is None:
+        index = TraceIndex()
+    index.catch_up(lab)
+    now = lab.now
+    timers = _timer_snaps(lab)
+    consumers = tuple(_consumer_snap(lab, lab.consumers[cid]) for cid in sorted(lab.consumers))
+    audiences = audiences_of(consumers)
+
+    brokers: list[BrokerSnap] = []
+    queues: list[ConsumeQueueSnap] = []
+    for bname in sorted(lab.brokers):
+        b = lab.brokers[bname]
+        faults = (
+            ("response_delay_ms", b.response_delay_ms),
+            ("lose_responses", b.lose_responses),
+            ("put_status", b.put_status.value),
+            ("reject_send_back", b.reject_send_back),
+        )
+        members = tuple((group, tuple(sorted(b.consumer_groups[group]))) for group in sorted(b.consumer_groups))
+        offsets = tuple(
+            sorted(
+                (group, MessageQueue(topic, bname, qid), off) for (group, topic, qid), off in b.consumer_offsets.items()
+            )
+        )
+        locks, schedule = _lock_snaps(b, index, now), _schedule_snaps(b, index, timers)
+        brokers.append(BrokerSnap(bname, b.up, locks, schedule, faults, members, offsets))
+        queues.extend(queue_snaps(b, index, audiences))
+    producers = tuple(sorted((name, p.producer_group) for name, p in lab.producers.items()))
+    return LabSnapshot(
+        now_ms=now,
+        trace_len=len(lab.trace),
+        events=lab.trace.events,
+        brokers=tuple(brokers),
+        queues=tuple(queues),
+        consumers=consumers,
+        producers=producers,
+        delay_levels_ms=lab.delay_levels.delays_ms,
+        flows=tuple(sorted(index.flows)),
+        groups=tuple(sorted(client_groups(lab).items())),
+        timers=timers,
+    )
