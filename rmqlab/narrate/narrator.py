@@ -1,0 +1,116 @@
+""":class:`Narrator`: trace events, fed in order, become :class:`Caption` values, one sentence each.
+
+Each event kind has one caption function, in the module of its family (:mod:`~rmqlab.narrate.sending`,
+:mod:`~rmqlab.narrate.storing`, :mod:`~rmqlab.narrate.consuming`, :mod:`~rmqlab.narrate.rebalancing`,
+:mod:`~rmqlab.narrate.lab_events`); the narrator owns the one :class:`~rmqlab.narrate.context.CaptionContext`
+they all read and update, and the table that picks the function for an event's kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from ..trace import EventKind, TraceEvent
+from . import consuming, lab_events, rebalancing, sending, storing
+from .context import CaptionContext
+
+__all__ = ["BOOKKEEPING_KINDS", "MEANINGFUL_KINDS", "Caption", "Narrator", "caption", "is_meaningful", "narrate"]
+
+K = EventKind
+
+BOOKKEEPING_KINDS: frozenset[EventKind] = frozenset({K.OFFSET_UPDATED, K.OFFSET_PERSISTED, K.LOCK_RENEWED})
+"""Kinds that only keep books: they repeat every few seconds and move no message (a PULLED that brings
+no message is bookkeeping too, see :func:`is_meaningful`)."""
+MEANINGFUL_KINDS: frozenset[EventKind] = frozenset(EventKind) - BOOKKEEPING_KINDS
+"""Every other kind: something a student should see happen (step targets of the controller)."""
+
+
+def is_meaningful(event: TraceEvent) -> bool:
+    """Whether ``event`` is a step worth stopping at (not offset/lock bookkeeping, not an empty pull)."""
+    if event.kind is K.PULLED:
+        return bool(event.get("offsets"))
+    return event.kind in MEANINGFUL_KINDS
+
+
+@dataclass(frozen=True, slots=True)
+class Caption:
+    """The caption of one trace event.
+
+    ``where`` is the RocketMQ ``Class.method`` (or the Lab operation) behind the step, ``text`` the whole
+    sentence, which starts with ``where``. ``meaningful`` is :func:`is_meaningful` of the event.
+    """
+
+    seq: int
+    time_ms: int
+    kind: EventKind
+    where: str
+    text: str
+    meaningful: bool
+
+    def __str__(self) -> str:
+        return self.text
+
+
+_CAPTIONS: dict[EventKind, Callable[[CaptionContext, TraceEvent], tuple[str, str]]] = {
+    K.SEND_ATTEMPT: sending.on_send_attempt,
+    K.SEND_RESULT: sending.on_send_result,
+    K.SEND_FAILED: sending.on_send_failed,
+    K.STORED: storing.on_stored,
+    K.SCHEDULED: storing.on_scheduled,
+    K.DELAY_DELIVERED: storing.on_delay_delivered,
+    K.PULLED: consuming.on_pulled,
+    K.DELIVERED: consuming.on_delivered,
+    K.CONSUMED: consuming.on_consumed,
+    K.SEND_BACK: consuming.on_send_back,
+    K.SEND_BACK_FALLBACK: consuming.on_send_back_fallback,
+    K.LOCAL_RETRY: consuming.on_local_retry,
+    K.DEAD_LETTERED: storing.on_dead_lettered,
+    K.BROADCAST_DROPPED: consuming.on_broadcast_dropped,
+    K.OFFSET_UPDATED: rebalancing.on_offset_updated,
+    K.OFFSET_PERSISTED: rebalancing.on_offset_persisted,
+    K.REBALANCED: rebalancing.on_rebalanced,
+    K.LOCK_ACQUIRED: rebalancing.on_lock_acquired,
+    K.LOCK_RENEWED: rebalancing.on_lock_renewed,
+    K.LOCK_REFUSED: rebalancing.on_lock_refused,
+    K.LOCK_EXPIRED: rebalancing.on_lock_expired,
+    K.UNLOCKED: rebalancing.on_unlocked,
+    K.SUSPENDED: consuming.on_suspended,
+    K.CLEAN_EXPIRED: consuming.on_clean_expired,
+    K.RETENTION_DELETED: storing.on_retention_deleted,
+    K.FAULT: lab_events.on_fault,
+    K.ADMIN: storing.on_admin,
+    K.LIFECYCLE: lab_events.on_lifecycle,
+    K.WARNING: lab_events.on_warning,
+}
+"""Event kind → the function that captions it (and updates the context)."""
+
+
+class Narrator:
+    """Turns trace events, fed in trace order, into :class:`Caption` values.
+
+    ``feed`` must see every event of a trace from its first one (it keeps the context that explains
+    later events). Two narrators fed the same events give equal captions.
+    """
+
+    def __init__(self) -> None:
+        self._context = CaptionContext()
+
+    def feed(self, event: TraceEvent) -> Caption:
+        """The caption of ``event`` (the next event of the trace); updates the context."""
+        where, text = _CAPTIONS[event.kind](self._context, event)
+        return Caption(event.seq, event.time_ms, event.kind, where, f"{where}: {text}", is_meaningful(event))
+
+
+def narrate(events: Iterable[TraceEvent]) -> list[Caption]:
+    """Captions of a whole trace (or a prefix of one), in order."""
+    narrator = Narrator()
+    return [narrator.feed(e) for e in events]
+
+
+def caption(event: TraceEvent, earlier: Iterable[TraceEvent] = ()) -> str:
+    """The caption text of ``event``; ``earlier`` are the trace's events before it (the context)."""
+    narrator = Narrator()
+    for e in earlier:
+        narrator.feed(e)
+    return narrator.feed(event).text

@@ -1,0 +1,116 @@
+"""Captions of a producer's send: each attempt, its answer, the send's failure (``DefaultMQProducerImpl``).
+
+An attempt's caption says why it is made (a retry after which failure, avoiding which broker) and how much of
+the one ``sendMsgTimeout`` budget is left; an answer's says whether ``sendDefaultImpl`` tries again.
+"""
+
+from __future__ import annotations
+
+from ..trace import TraceEvent
+from .context import CaptionContext, name_of
+
+__all__ = ["NOT_STORE_OK", "RETRIED_CODES", "SEND_TIMES_TOTAL", "on_send_attempt", "on_send_failed", "on_send_result"]
+
+SEND_TIMES_TOTAL = {"SYNC": 3, "ASYNC": 3, "ONEWAY": 1}
+"""Attempts a plain send may make: SYNC 1 + retryTimesWhenSendFailed 2, ASYNC 1 +
+retryTimesWhenSendAsyncFailed 2 (no-response failures only), ONEWAY exactly one."""
+RETRIED_CODES = frozenset(
+    {"TOPIC_NOT_EXIST", "SERVICE_NOT_AVAILABLE", "SYSTEM_ERROR", "NO_PERMISSION", "NO_BUYER_ID", "NOT_IN_CURRENT_UNIT"}
+)
+"""``DefaultMQProducer.retryResponseCodes`` in 4.9.7 (SYSTEM_BUSY is not among them)."""
+NOT_STORE_OK = frozenset({"FLUSH_DISK_TIMEOUT", "SLAVE_NOT_AVAILABLE", "FLUSH_SLAVE_TIMEOUT"})
+
+
+def on_send_attempt(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
+    d, who, msg = e.data, name_of(e.actor), e.msg_id or "?"
+    key = (e.actor, msg)
+    mode, attempt = str(d.get("mode", "SYNC")), int(d.get("attempt", 1))
+    target = f"{d.get('topic')}@{d.get('broker')}:{d.get('queue_id')}"
+    previous, outcome = ctx.last_attempt.get(key), ctx.last_outcome.get(key, "no answer")
+    ctx.last_attempt[key] = d
+    inner = "/inner" in who
+    if inner and str(d.get("topic", "")).startswith("%RETRY%"):
+        ctx.inner_send.add(msg)
+    total = SEND_TIMES_TOTAL.get(mode, 1)
+    if attempt == 1 or previous is None:
+        by = " (CLIENT_INNER_PRODUCER, producing a retry message for its consumer)" if inner else ""
+        timeout = d.get("timeout_ms", 3000)
+        named = "sendMsgTimeout" if timeout == 3000 else "its timeout"
+        budget = (
+            "fire-and-forget, never retried"
+            if mode == "ONEWAY"
+            else f"{named} {timeout} ms is one budget for all attempts"
+        )
+        return (
+            "DefaultMQProducerImpl.sendDefaultImpl",
+            f"{who}{by} sends {msg} {mode}, attempt 1 of up to {total}, to {target}; {budget}",
+        )
+    last = str(previous.get("broker"))
+    if mode == "ASYNC":
+        where = "MQClientAPIImpl.onExceptionImpl"
+        why = f"ASYNC attempt {attempt - 1} to {last} got no response ({outcome}), so the same request is re-sent"
+    else:
+        where = "DefaultMQProducerImpl.sendDefaultImpl"
+        why = f"attempt {attempt - 1} to {last} failed ({outcome}); resent at once, no backoff"
+    left = d.get("timeout_ms")
+    if left is not None:
+        why += f", with {left} ms of the budget left" if int(left) > 0 else ", but no time is left in the budget"
+    if d.get("broker") != last:
+        pick = f"selectOneMessageQueue(lastBrokerName={last}) avoids {last} and picks {target}"
+    else:
+        pick = f"no other broker is eligible, so round robin picks {target} on {last} again"
+    return where, f"{who} retries {msg}, attempt {attempt} of up to {total}: {why}; {pick}"
+
+
+def on_send_result(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
+    d, msg = e.data, e.msg_id or "?"
+    outcome, attempt = str(d.get("outcome")), int(d.get("attempt", 1))
+    ctx.last_outcome[(e.actor, msg)] = outcome
+    previous = ctx.last_attempt.get((e.actor, msg), {})
+    mode = str(previous.get("mode", "SYNC"))
+    where = "MQClientAPIImpl.processSendResponse"
+    broker = d.get("broker")
+    if outcome == "SUCCESS":
+        stored = f", offsetMsgId {d.get('offset_msg_id')}" if d.get("offset_msg_id") else ""
+        return (
+            where,
+            f"{broker} answered SUCCESS → SEND_OK for {msg} (queue {d.get('queue_id')}{stored}); the send is done",
+        )
+    if outcome == "ONEWAY_SENT":
+        return "MQClientAPIImpl.sendMessage", f"{msg} written to the wire ONEWAY; no response, no result, no retry"
+    if outcome in NOT_STORE_OK:
+        return where, (
+            f"{broker} answered {outcome}: the caller gets SendStatus {outcome}, not an exception "
+            "(retried only with retryAnotherBrokerWhenNotStoreOK)"
+        )
+    name = outcome.split(":", 1)[0]
+    if name in RETRIED_CODES or name in ("SYSTEM_BUSY", "MESSAGE_ILLEGAL", "SUBSCRIPTION_GROUP_NOT_EXIST"):
+        retried = name in RETRIED_CODES and mode == "SYNC" and attempt < SEND_TIMES_TOTAL["SYNC"]
+        then = (
+            "it is in retryResponseCodes, so sendDefaultImpl tries again"
+            if retried
+            else ("not in retryResponseCodes in 4.9.x, so it is not retried" if mode == "SYNC" else "no retry")
+        )
+        if mode == "ASYNC":
+            then = "an ASYNC error response is never retried"
+        return where, f"{broker} answered {name} for {msg} (MQBrokerException); {then}"
+    left = SEND_TIMES_TOTAL.get(mode, 1) - attempt
+    if mode == "ONEWAY" or left <= 0:
+        then = "no attempt left"
+    else:
+        then = f"up to {left} more attempt{'s' if left > 1 else ''} if the 3000 ms budget allows"
+    return (
+        "DefaultMQProducerImpl.sendDefaultImpl",
+        f"attempt {attempt} of {msg} to {broker} failed with {outcome}; {then}",
+    )
+
+
+def on_send_failed(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
+    d, msg = e.data, e.msg_id or "?"
+    error, attempts = str(d.get("error")), d.get("attempts")
+    why = " — the 3000 ms sendMsgTimeout budget was spent before another attempt" if "call timeout" in error else ""
+    return (
+        "DefaultMQProducerImpl.sendDefaultImpl",
+        f"the {d.get('mode', 'SYNC')} send of {msg} failed after {attempts} attempt"
+        f"{'' if attempts == 1 else 's'}; the application gets {error}{why}",
+    )
