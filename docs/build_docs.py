@@ -113,13 +113,13 @@ def scenario_reference() -> str:
 
 
 def fault_reference() -> list[str]:
-    """Each fault kind of ``rmqlab/faults.py`` (the registry the schema's ``fault`` definition is generated from):
+    """Each fault kind of ``rmqlab/faults/kinds.py`` (the registry the schema's ``fault`` definition is generated from):
     what it does, the call it makes, its fields with their types and ranges."""
     from rmqlab.faults import FAULTS
 
-    intro = ("A `faults` entry is `at`, `kind` and the kind's fields below. Generated from `rmqlab/faults.py`, the "
-             "one fault registry; at one millisecond every fault acts before the ordinary work of that millisecond, "
-             "in file order (the same rule as `lab.at(t, lab.broker_down, ...)`).")  # fmt: skip
+    intro = ("A `faults` entry is `at`, `kind` and the kind's fields below. Generated from `rmqlab/faults/kinds.py`, "
+             "the one fault registry; at one millisecond every fault acts before the ordinary work of that "
+             "millisecond, in file order (the same rule as `lab.at(t, lab.broker_down, ...)`).")  # fmt: skip
     lines = ["## Fault kinds", "", intro]
     for fault in FAULTS:
         button = f" The dashboard has a button for it (listed as “{fault.dashboard}”)." if fault.dashboard else ""

@@ -100,7 +100,7 @@ class Broker(SendMessageProcessor, PullMessageProcessor, ConsumerManager, CleanC
         self.dlq_readable = dlq_readable
         self.broker_permission = PERM_RW
         """``BrokerConfig.brokerPermission``: an operator sets 4 (read only) to drain a broker before taking it away."""
-        # Injected faults (see faults.py): all off by default.
+        # Injected faults (see rmqlab/faults/): all off by default.
         self.response_delay_ms = 0
         self.lose_responses = False
         self.put_status = PutMessageStatus.PUT_OK

@@ -1,4 +1,4 @@
-"""The one fault registry (rmqlab/faults.py) agrees with the schema file, the docs and the Lab's methods."""
+"""The one fault registry (rmqlab/faults/) agrees with the schema file, the docs and the Lab's methods."""
 
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ __all__ = ["FAULT_KINDS", "InjectedFault", "Replay", "ReplayError", "fault_targe
 
 _DASHBOARD = {fault.kind: fault for fault in fault_registry.FAULTS if fault.dashboard}
 FAULT_KINDS: dict[str, str] = {kind: str(fault.dashboard) for kind, fault in _DASHBOARD.items()}
-"""Fault kinds a controller can inject → what the list of injected faults calls them. Read from rmqlab/faults.py,
+"""Fault kinds a controller can inject → what the list of injected faults calls them. Read from rmqlab/faults/kinds.py,
 the one registry (the kinds with a ``dashboard`` label: ``broker_down``, ``broker_up``, ``partition``, ``heal``,
 ``consumer_crash``, ``consumer_restart``), so a dashboard fault is the scenario file's fault of the same name."""
 

@@ -1,124 +1,28 @@
-"""The fault registry: every fault and timed ``mqadmin`` command a scenario file or ``lab.at`` can inject.
+"""The registry's table: every fault kind and timed ``mqadmin`` command, in the order the schema and the docs
+list them, with the fields each takes.
 
-One table, written once, used five ways:
-
-* the scenario schema's ``fault`` definition — its ``kind`` enum and each kind's fields, types and ranges —
-  is generated from it (:func:`fault_schema`; ``python -m rmqlab.faults`` rewrites
-  ``rmqlab/schema/scenario.schema.json``, and a test fails when the file and the registry disagree);
-* the scenario reference in the docs lists each kind, its call and its fields from it (``docs/build_docs.py``);
-* a scenario file's fault entry is dispatched through it (:func:`apply`): ``{"kind": "broker_slow",
-  "broker": "broker-a", "response_delay_ms": "4s"}`` calls ``lab.set_broker_fault("broker-a",
-  response_delay_ms="4s")``;
-* the dashboard's fault buttons are the kinds with a :attr:`Fault.dashboard` label (``widgets.replay.FAULT_KINDS``),
-  and an injected one is dispatched through :func:`apply` too;
-* ``lab.at`` runs every call the registry names at :attr:`~rmqlab.scheduler.Priority.FAULT` (:func:`is_fault_call`),
-  so a fault at a millisecond acts before that millisecond's ordinary work whichever way it was scheduled.
-
-This module imports nothing from :mod:`rmqlab.lab`, not even for a type (:class:`FaultTarget`): ``Lab.at`` asks
-it which calls are faults.
+Each kind calls one method, ``Lab.<method>`` or ``DefaultMQPushConsumer.<method>``; the table is the one place
+a kind's fields, types, ranges and docstring are written.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Mapping
+from typing import Any
 
-from .broker import PutMessageStatus
-from .errors import ConfigError
-from .remoting import ResponseCode
-from .scheduler import Priority
+from ..broker import PutMessageStatus
+from ..remoting import ResponseCode
+from .fault import Fault, Param
 
-if TYPE_CHECKING:
-    from .consumer import DefaultMQPushConsumer
-
-__all__ = [
-    "FAULTS",
-    "FAULT_TARGETS",
-    "Fault",
-    "FaultTarget",
-    "Param",
-    "apply",
-    "fault_schema",
-    "is_fault_call",
-    "priority_of",
-]
-
-
-class FaultTarget(Protocol):
-    """What a fault is applied to: the :class:`~rmqlab.lab.Lab` (its fault and ``mqadmin`` methods are found by
-    name, ``Fault.target``) and its consumers by client id. Written here, so this module and ``lab`` do not
-    import each other, not even for a type."""
-
-    def consumer(self, name: str) -> DefaultMQPushConsumer:
-        """The consumer whose client id is ``name``."""
+__all__ = ["BY_KIND", "DURATION", "FAULTS", "FAULT_TARGETS"]
 
 
 _NAME = {"$ref": "#/$defs/name"}
-_DURATION = {"$ref": "#/$defs/duration"}
+DURATION = {"$ref": "#/$defs/duration"}
+"""A duration field's schema (``"4s"``, ``1500``): also the ``at`` of every fault entry."""
 _CODES = [code.name for code in ResponseCode]
 _FAILING_CODES = [code.name for code in ResponseCode if code is not ResponseCode.SUCCESS]
 _BROKERS = {"type": "array", "minItems": 1, "uniqueItems": True, "items": _NAME}
-
-
-@dataclass(frozen=True, slots=True)
-class Param:
-    """One field of a fault entry: its JSON Schema (type, range, what is allowed) and what it names."""
-
-    name: str
-    schema: Mapping[str, Any]
-    required: bool = False
-    ref: str | None = None
-    """What the value must name in the scenario: ``broker``, ``brokers``, ``client``, ``consumer``, ``topic`` or
-    ``group`` (cross-references the scenario loader checks after the schema)."""
-    keyword: str | None = None
-    """The Lab method's keyword for this field (default: the field's own name); ``""``: passed positionally."""
-    default: Any = None
-    """Passed when the field is absent (``None``: not passed, the method's own default applies)."""
-
-    @property
-    def description(self) -> str:
-        return str(self.schema.get("description", ""))
-
-
-@dataclass(frozen=True, slots=True)
-class Fault:
-    """One fault kind: its fields, the method it calls (``Lab.broker_down``), and a one-line docstring."""
-
-    kind: str
-    doc: str
-    target: str
-    """``Lab.<method>``, or ``DefaultMQPushConsumer.<method>`` called on ``lab.consumer(<consumer>)``."""
-    params: tuple[Param, ...]
-    fixed: Mapping[str, Any] = field(default_factory=dict)
-    """Keywords always passed (``heal=True`` for ``heal``)."""
-    admin: bool = False
-    """An ``mqadmin`` command (refused when its broker is down), not a failure."""
-    arguments: Callable[[Mapping[str, Any]], tuple[tuple[Any, ...], dict[str, Any]]] | None = None
-    """A kind whose fields do not map one to one onto keywords computes its call here."""
-    dashboard: str | None = None
-    """What the dashboard calls this fault in its list of injected ones (``crash``); ``None``: the dashboard has no
-    button for it. Only kinds whose fields are all names (a broker, a consumer, a client and a broker) qualify:
-    a click injects it now on the chosen target, nothing else to fill in."""
-
-    def call_arguments(self, spec: Mapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        """``(args, kwargs)`` of the target call for a schema-valid entry ``spec``."""
-        if self.arguments is not None:
-            return self.arguments(spec)
-        args: list[Any] = []
-        kwargs: dict[str, Any] = dict(self.fixed)
-        for param in self.params:
-            if self.target.startswith("DefaultMQPushConsumer.") and param.ref == "consumer":
-                continue  # names the receiver, not an argument
-            value = spec.get(param.name, param.default)
-            if value is None:
-                continue
-            if param.keyword == "":
-                args.append(value)
-            else:
-                kwargs[param.keyword or param.name] = value
-        return tuple(args), kwargs
 
 
 def _offset_query_failure(spec: Mapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -173,7 +77,7 @@ FAULTS: tuple[Fault, ...] = (
         "broker_slow",
         "Every response of the broker is delayed (requests past their timeout fail on the client).",
         "Lab.set_broker_fault",
-        (_broker(), Param("response_delay_ms", {**_DURATION}, required=True)),
+        (_broker(), Param("response_delay_ms", {**DURATION}, required=True)),
     ),
     Fault(
         "lose_responses",
@@ -411,136 +315,3 @@ FAULTS: tuple[Fault, ...] = (
 BY_KIND: dict[str, Fault] = {fault.kind: fault for fault in FAULTS}
 FAULT_TARGETS = frozenset(fault.target for fault in FAULTS)
 """The ``__qualname__`` of every method the registry calls: ``lab.at`` runs these at Priority.FAULT."""
-
-
-def is_fault_call(action: Callable[..., Any]) -> bool:
-    """True for a bound method the registry names (``lab.broker_down``, ``consumer.crash`` …).
-
-    Matched by the function's ``__qualname__``, so a subclass's inherited method counts and nothing needs
-    importing here; a lambda or a wrapper around a fault is ordinary work (wrap nothing you want ordered first).
-    """
-    func = getattr(action, "__func__", None)
-    return getattr(func, "__qualname__", None) in FAULT_TARGETS
-
-
-def priority_of(action: Callable[..., Any]) -> Priority:
-    """The one ordering rule: a registered fault call runs at Priority.FAULT, anything else at NORMAL."""
-    return Priority.FAULT if is_fault_call(action) else Priority.NORMAL
-
-
-def check_arguments(action: Callable[..., Any], args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> None:
-    """Refuse, when it is scheduled, a fault call whose arguments its method cannot take (it would only fail,
-    as a WARNING, when its time comes): ``lab.at("5s", lab.broker_down)``, ``lab.update_topic("T", queus=2)``."""
-    import inspect
-
-    signature = inspect.signature(action)
-    try:
-        signature.bind(*args, **kwargs)
-    except TypeError as exc:
-        name = getattr(action, "__qualname__", "action")
-        shown = ", ".join([*(repr(a) for a in args), *(f"{k}={v!r}" for k, v in kwargs.items())])
-        raise ConfigError(
-            "action", f"{name}({shown})", f"the arguments of {name}({_parameters(signature)}): {exc}"
-        ) from None
-
-
-def _parameters(signature: Any) -> str:
-    """``name, *, heal=False``: a signature without its annotations (they are strings here)."""
-    import inspect
-
-    parts: list[str] = []
-    for param in signature.parameters.values():
-        if param.kind is param.KEYWORD_ONLY and not any(p.startswith("*") for p in parts):
-            parts.append("*")
-        text = param.name if param.default is inspect.Parameter.empty else f"{param.name}={param.default!r}"
-        parts.append({param.VAR_POSITIONAL: "*", param.VAR_KEYWORD: "**"}.get(param.kind, "") + text)
-    return ", ".join(parts)
-
-
-def priority_of_kind(kind: str) -> Priority:
-    """A scenario fault entry's priority: that of the call it makes (every registered kind: FAULT)."""
-    return Priority.FAULT if BY_KIND[kind].target in FAULT_TARGETS else Priority.NORMAL
-
-
-def bound_call(
-    lab: FaultTarget, fault: Fault, spec: Mapping[str, Any]
-) -> tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]:
-    """The bound method and its arguments for one schema-valid entry (names resolved on this ``lab``)."""
-    owner, method = fault.target.split(".")
-    receiver: Any = lab.consumer(spec["consumer"]) if owner == "DefaultMQPushConsumer" else lab
-    args, kwargs = fault.call_arguments(spec)
-    return getattr(receiver, method), args, kwargs
-
-
-def apply(lab: FaultTarget, spec: Mapping[str, Any]) -> Any:
-    """Inject the fault entry ``spec`` (``{"kind": ..., <fields>}``) into ``lab`` now."""
-    method, args, kwargs = bound_call(lab, BY_KIND[spec["kind"]], spec)
-    return method(*args, **kwargs)
-
-
-# ---------------------------------------------------------------------- the schema's fault definition
-def fault_schema() -> dict[str, Any]:
-    """The scenario schema's ``$defs.fault``: ``at`` and ``kind``, then each kind's fields (if kind → then)."""
-    kinds = [fault.kind for fault in FAULTS]
-    return {
-        "type": "object",
-        "required": ["at", "kind"],
-        "description": "a fault or timed mqadmin command at a virtual time; the fields after kind depend on the kind",
-        "properties": {
-            "at": _DURATION,
-            "kind": {"enum": kinds, "description": "one of " + ", ".join(kinds)},
-        },
-        "allOf": [_kind_schema(fault) for fault in FAULTS],
-    }
-
-
-def _kind_schema(fault: Fault) -> dict[str, Any]:
-    then: dict[str, Any] = {}
-    required = [param.name for param in fault.params if param.required]
-    if required:
-        then["required"] = required
-    then["properties"] = {"at": True, "kind": True, **{param.name: dict(param.schema) for param in fault.params}}
-    then["additionalProperties"] = False
-    return {"if": {"properties": {"kind": {"const": fault.kind}}}, "then": then}
-
-
-FAULT_MARKER = '    "fault": {'
-"""The line where the schema file's fault definition starts; it runs to the end of ``$defs``."""
-
-
-def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def fault_schema_text() -> str:
-    """The fault definition as the schema file spells it: one line per field and per kind, for review."""
-    schema = fault_schema()
-    lines = [FAULT_MARKER]
-    lines += [f'      "{key}": {_dump(schema[key])},' for key in ("type", "required", "description")]
-    lines += ['      "properties": {']
-    lines += [f'        "{key}": {_dump(value)},' for key, value in schema["properties"].items()]
-    lines[-1] = lines[-1].rstrip(",")
-    lines += ["      },", '      "allOf": [']
-    lines += [f"        {_dump(block)}," for block in schema["allOf"]]
-    lines[-1] = lines[-1].rstrip(",")
-    lines += ["      ]", "    }", "  }", "}"]
-    return "\n".join(lines) + "\n"
-
-
-def schema_file_text(current: str) -> str:
-    """``current`` (the schema file's text) with the fault definition written anew from the registry."""
-    head = current[: current.index(FAULT_MARKER)]
-    return head + fault_schema_text()
-
-
-def _write_schema() -> None:
-    """Rewrite the shipped schema file's fault definition from the registry (``python -m rmqlab.faults``)."""
-    from pathlib import Path
-
-    path = Path(__file__).with_name("schema") / "scenario.schema.json"
-    path.write_text(schema_file_text(path.read_text(encoding="utf-8")), encoding="utf-8")
-    print(f"wrote {path}")
-
-
-if __name__ == "__main__":
-    _write_schema()
