@@ -15,18 +15,18 @@ Same seed, same calls → the same trace, byte for byte.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .broker import PERM_READ, PERM_RW, PERM_WRITE, Broker, TopicConfig
+from . import lab_admin, lab_faults
+from .broker import PERM_RW, Broker, TopicConfig
 from .consumer import DefaultMQPushConsumer
 from .context import Context
 from .delay import DelayLevelTable
 from .duration import parse_duration
 from .errors import ConfigError
-from .message import SCHEDULE_TOPIC, MessageExt
+from .message import MessageExt
 from .message_store import BrokerStore
 from .namesrv import NameServer
 from .producer import DefaultMQProducer, SendFuture
@@ -34,8 +34,8 @@ from .queue import MessageQueue
 from .remoting import Remoting
 from .scheduler import Scheduler, TimerKind, TimerLabel
 from .snapshot import LabSnapshot, TraceIndex, take_snapshot
-from .trace import CountingTrace, EventKind, Trace
-from .validation import as_int, check_horizon, check_int, check_topic_name
+from .trace import CountingTrace, Trace
+from .validation import check_horizon, check_int, check_topic_name
 
 __all__ = ["Lab"]
 
@@ -185,23 +185,9 @@ class Lab:
         """
         check_topic_name("topic", topic)  # 4.9.7's updateAndCreateTopic: TopicValidator's rules
         queues = check_int("queues", queues, 1, 1024)
-        perm = _check_perm(perm)
-        names = self._broker_names(brokers, sorted(self.brokers))
-        for name in names:
-            have = self.brokers[name].topic_config.get(topic)
-            if have is None:
-                continue
-            if (have.read_queue_nums, have.write_queue_nums) != (queues, queues):
-                raise ConfigError(
-                    "queues",
-                    queues,
-                    f"{have.write_queue_nums}: {topic} already exists on {name} with {have.read_queue_nums} read / "
-                    f"{have.write_queue_nums} write queues (update_topic changes them)",
-                )
-            if have.perm != perm:
-                raise ConfigError(
-                    "perm", perm, f"{have.perm}: {topic} already exists on {name} (update_topic changes it)"
-                )
+        perm = lab_admin.check_perm(perm)
+        names = lab_admin.broker_names(self, brokers, sorted(self.brokers))
+        lab_admin.check_new_topic(self, topic, queues, perm, names)
         for name in names:
             self.brokers[name].create_topic(topic, queues, perm)
         return [MessageQueue(topic, name, q) for name in sorted(names) for q in range(queues)]
@@ -229,41 +215,9 @@ class Lab:
         the topic. Everything is checked before any broker changes; each change is traced as an ADMIN event.
         Returns each broker's new config.
         """
-        if not isinstance(topic, str) or not topic or topic == SCHEDULE_TOPIC:
-            raise ConfigError("topic", topic, "an existing topic's name (SCHEDULE_TOPIC_XXXX is a system topic)")
-        if queues is not None and (read_queues is not None or write_queues is not None):
-            raise ConfigError("queues", queues, "None when read_queues or write_queues is given (one or the other)")
-        queues, read_queues, write_queues = (
-            None if value is None else check_int(parameter, value, 1, 1024)
-            for parameter, value in (("queues", queues), ("read_queues", read_queues), ("write_queues", write_queues))
+        return lab_admin.update_topic(
+            self, topic, queues=queues, read_queues=read_queues, write_queues=write_queues, perm=perm, brokers=brokers
         )
-        if perm is not None:
-            perm = _check_perm(perm)
-        having = sorted(name for name, broker in self.brokers.items() if topic in broker.topic_config)
-        if not having:
-            raise ConfigError("topic", topic, f"a topic that exists on a broker (have {self._topic_names()})")
-        names = self._broker_names(brokers, having)
-        for name in names:
-            if topic not in self.brokers[name].topic_config:
-                raise ConfigError("brokers", name, f"a broker that has {topic}: one of {having}")
-            self._check_reachable(name)
-        result: dict[str, TopicConfig] = {}
-        for name in names:
-            broker = self.brokers[name]
-            have = broker.topic_config[topic]
-            read = queues or read_queues or have.read_queue_nums
-            write = queues or write_queues or have.write_queue_nums
-            config = broker.update_topic(topic, read, write, have.perm if perm is None else perm)
-            result[name] = dataclasses.replace(config)
-            self._record_admin(
-                name,
-                "updateTopic",
-                topic=topic,
-                read_queue_nums=config.read_queue_nums,
-                write_queue_nums=config.write_queue_nums,
-                perm=config.perm,
-            )
-        return result
 
     def update_broker_config(self, broker: str, *, broker_permission: int) -> None:
         """``mqadmin updateBrokerConfig -k brokerPermission``: 6 read+write, 4 read only, 2 write only, 0 neither.
@@ -273,35 +227,10 @@ class Lab:
         NO_PERMISSION and the consumer falls back to sending the retry itself (spec §4.2).
         """
         name = self._broker(broker).name
-        perm = _check_perm(broker_permission, "broker_permission")
-        self._check_reachable(name)
+        perm = lab_admin.check_perm(broker_permission, "broker_permission")
+        lab_admin.check_reachable(self, name)
         self.brokers[name].update_broker_permission(perm)
-        self._record_admin(name, "updateBrokerConfig", broker_permission=perm)
-
-    def _broker_names(self, brokers: list[str] | None, default: list[str]) -> list[str]:
-        """``brokers`` checked against the lab (sorted, no repeats), or ``default`` when it is ``None``."""
-        if brokers is not None and (isinstance(brokers, str) or not isinstance(brokers, list | tuple)):
-            raise ConfigError("brokers", brokers, "a list of broker names, or None for the default")
-        names = default if brokers is None else brokers
-        if not names:
-            allowed = "at least one broker (add_broker first)" if brokers is None else "a non-empty list of brokers"
-            raise ConfigError("brokers", brokers, allowed)
-        for name in names:
-            if not isinstance(name, str) or name not in self.brokers:
-                raise ConfigError("brokers", name, f"one of {sorted(self.brokers)}")
-        return sorted(set(names))
-
-    def _check_reachable(self, name: str) -> None:
-        """An admin command needs the broker up: ``mqadmin`` talks to it directly."""
-        if not self.brokers[name].up:
-            raise ConfigError("brokers", name, f"a broker that is up (mqadmin cannot reach {name} now)")
-
-    def _record_admin(self, broker: str, command: str, **details: Any) -> None:
-        """Trace one broker's new config after an ``mqadmin`` command (an ADMIN event)."""
-        self.trace.record(self.now, EventKind.ADMIN, broker, None, command=command, **details)
-
-    def _topic_names(self) -> list[str]:
-        return sorted({topic for broker in self.brokers.values() for topic in broker.topic_config})
+        lab_admin.record_admin(self, name, "updateBrokerConfig", broker_permission=perm)
 
     def update_subscription_group(
         self,
@@ -327,31 +256,9 @@ class Lab:
         Each broker's new config is traced as an ADMIN event. Returns a copy of the resulting config per
         broker name.
         """
-        if not isinstance(group, str) or not group or group.startswith("%"):
-            raise ConfigError("group", group, "a non-empty consumer group name not starting with '%'")
-        if retry_queue_nums is not None:
-            retry_queue_nums = check_int("retry_queue_nums", retry_queue_nums, 0, 1024)
-        if retry_max_times is not None:
-            retry_max_times = check_int("retry_max_times", retry_max_times, 0, 2**31 - 1)
-        names = self._broker_names(brokers, sorted(self.brokers))
-        for name in names:
-            self._check_reachable(name)
-        result: dict[str, Any] = {}
-        for name in names:
-            config = self.brokers[name].subscription_group(group)
-            if retry_queue_nums is not None:
-                config.retry_queue_nums = retry_queue_nums
-            if retry_max_times is not None:
-                config.retry_max_times = retry_max_times
-            result[name] = dataclasses.replace(config)
-            self._record_admin(
-                name,
-                "updateSubGroup",
-                group=group,
-                retry_queue_nums=config.retry_queue_nums,
-                retry_max_times=config.retry_max_times,
-            )
-        return result
+        return lab_admin.update_subscription_group(
+            self, group, retry_queue_nums=retry_queue_nums, retry_max_times=retry_max_times, brokers=brokers
+        )
 
     def add_producer(self, producer_group: str, **options: Any) -> DefaultMQProducer:
         """Add a ``DefaultMQProducer`` (options: ``send_msg_timeout``, ``retry_times_when_send_failed`` …)."""
@@ -404,22 +311,11 @@ class Lab:
     # ------------------------------------------------------------------ faults
     def broker_down(self, name: str) -> None:
         """The broker process stops: connections refused, held pulls broken, routes withdrawn."""
-        broker = self._broker(name)
-        if not broker.up:
-            return
-        broker.go_down()
-        self.namesrv.broker_down(name)
-        self.trace.record(self.now, EventKind.FAULT, name, None, fault="broker_down")
-        self.remoting.channel_closed(name)  # requests waiting on it fail at once, in the order they were sent
+        lab_faults.broker_down(self, self._broker(name))
 
     def broker_up(self, name: str) -> None:
         """The broker is back; clients see it again at their next route refresh / heartbeat."""
-        broker = self._broker(name)
-        if broker.up:
-            return
-        self.trace.record(self.now, EventKind.FAULT, name, None, fault="broker_up")
-        broker.come_up()  # after the fault event: what the restart logs (delayOffset.json) follows it
-        self.namesrv.broker_up(name)
+        lab_faults.broker_up(self, self._broker(name))
 
     def set_broker_fault(self, name: str, **faults: Any) -> None:
         """Set ``response_delay_ms``, ``lose_responses``, ``put_status``, ``reject_send_back``, ``send_error``,
@@ -427,88 +323,12 @@ class Lab:
         ``["SYSTEM_ERROR", "SYSTEM_ERROR", "SUCCESS"]``), ``send_back_error`` (a code name, or None to clear)
         and ``send_back_remark`` (its remark), ``query_offset_error`` and ``query_offset_remark`` (the answer to
         QUERY_CONSUMER_OFFSET, which the consumer's ``readOffset`` takes as "no offset": −1)."""
-        broker = self._broker(name)
-        allowed = {
-            "response_delay_ms",
-            "lose_responses",
-            "put_status",
-            "reject_send_back",
-            "send_error",
-            "send_responses",
-            "send_back_error",
-            "send_back_remark",
-            "query_offset_error",
-            "query_offset_remark",
-        }
-        for key in faults:
-            if key not in allowed:
-                raise ConfigError("fault", key, "one of " + ", ".join(sorted(allowed)))
-        from .broker import PutMessageStatus
-
-        values = dict(faults)
-        if "response_delay_ms" in values:
-            values["response_delay_ms"] = parse_duration(values["response_delay_ms"], "response_delay_ms")
-        if "put_status" in values:
-            try:
-                values["put_status"] = PutMessageStatus(values["put_status"])
-            except ValueError:
-                raise ConfigError(
-                    "put_status", faults["put_status"], "one of " + ", ".join(s.value for s in PutMessageStatus)
-                ) from None
-        if "send_error" in values and values["send_error"] is not None:
-            from .remoting import ResponseCode
-
-            try:
-                values["send_error"] = ResponseCode[values["send_error"]]
-            except KeyError:
-                raise ConfigError(
-                    "send_error", faults["send_error"], "None or one of " + ", ".join(c.name for c in ResponseCode if c)
-                ) from None
-        for flag in ("lose_responses", "reject_send_back"):
-            if flag in values and not isinstance(values[flag], bool):
-                raise ConfigError(flag, values[flag], "True or False")
-        from .broker import parse_response_code, parse_send_responses
-
-        shown: dict[str, Any] = {k: (v.value if hasattr(v, "value") else v) for k, v in values.items()}
-        if values.get("send_error") is not None:
-            shown["send_error"] = values["send_error"].name  # the code's name, as send_back_error shows it
-        if "send_responses" in values:
-            values["send_responses"] = parse_send_responses(values["send_responses"])
-            shown["send_responses"] = [f"{code.name}: {remark}" for code, remark in values["send_responses"]]
-        for request in ("send_back", "query_offset"):  # an error code and its remark, for one request code
-            error, remark_key = f"{request}_error", f"{request}_remark"
-            remark = values.pop(remark_key, None)
-            if remark is not None and not isinstance(remark, str):
-                raise ConfigError(remark_key, remark, "a string (the response's remark), or None")
-            if remark is not None and values.get(error) is None:
-                raise ConfigError(remark_key, remark, f"only together with a {error} code")
-            if values.get(error) is not None:
-                code = parse_response_code(values[error], error, allow_success=False)
-                values[error] = (code, f"[{code.name}] injected fault" if remark is None else remark)
-                shown[error] = code.name
-        for key, value in values.items():
-            setattr(broker, key, value)
-        self.trace.record(self.now, EventKind.FAULT, name, None, fault="broker_fault", **shown)
+        lab_faults.set_broker_fault(self, self._broker(name), faults)
 
     def partition(self, client: str, broker: str, *, heal: bool = False) -> None:
         """Cut (or heal) the link between a client process (a consumer or producer name) and a broker."""
         self._broker(broker)
-        if client not in self.consumers and client not in self.producers:
-            raise ConfigError(
-                "client",
-                client,
-                f"one of the lab's consumers or producers {sorted({*self.consumers, *self.producers})}",
-            )
-        if not isinstance(client, str) or not client or "/" in client:
-            raise ConfigError(
-                "client", client, "a consumer or producer name (a process; its inner producer is cut too)"
-            )
-        link = (client, broker)
-        if heal:
-            self.remoting.faults.partitions.discard(link)
-        else:
-            self.remoting.faults.partitions.add(link)
-        self.trace.record(self.now, EventKind.FAULT, broker, None, fault="heal" if heal else "partition", client=client)
+        lab_faults.partition(self, client, broker, heal=heal)
 
     def _broker(self, name: str) -> Broker:
         if name not in self.brokers:
@@ -524,14 +344,3 @@ class Lab:
     def record_delivery(self, consumer: DefaultMQPushConsumer, mq: MessageQueue, msg: MessageExt, batch: int) -> None:
         """A message handed to ``consumer``'s listener (see :meth:`rmqlab.context.Context.record_delivery`)."""
         self.context.record_delivery(consumer.actor, consumer.consumer_group, mq, msg, batch)
-
-
-_PERMS = (0, PERM_WRITE, PERM_READ, PERM_RW)
-
-
-def _check_perm(perm: object, parameter: str = "perm") -> int:
-    """A topic or broker permission: 6 read+write, 4 read only, 2 write only, 0 neither (``PermName``)."""
-    number = as_int(perm)
-    if number is None or number not in _PERMS:
-        raise ConfigError(parameter, perm, "6 (read+write), 4 (read only), 2 (write only) or 0")
-    return number

@@ -25,6 +25,8 @@ FACADE = frozenset(
         "rmqlab.exercises",
         "rmqlab.faults",
         "rmqlab.lab",
+        "rmqlab.lab_admin",
+        "rmqlab.lab_faults",
         "rmqlab.lab_state",
         "rmqlab.narrate",
         "rmqlab.report",
