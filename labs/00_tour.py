@@ -138,7 +138,8 @@ print(format_duration(lab.now), "—", len(lab.trace), "events so far")
 
 # %% [markdown]
 # ### Exercise 2 — predict, then run
-# c2 shuts down cleanly at 45 s. Each consumer rebalances every 20 s on its own timer (c1's next one is at 60 s).
+# c2 shuts down cleanly at 45 s. A consumer rebalances again 20 s after its last rebalance ended
+# (`RebalanceService`: `waitForRunning(20000)`): c1 last rebalanced at 42 s, so its next one is due at 62 s.
 # How many `TopicTest` queues does c1 own at 46 s?
 
 # %% nbgrader={"grade": false, "grade_id": "ex00_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
@@ -163,7 +164,8 @@ show_trace(lab.trace, "lifecycle", "rebalanced", fields=("event", "topic", "adde
 
 # %% [markdown]
 # c1 did not wait for its timer. `shutdown()` unregisters c2 at every broker, and the broker's `ConsumerManager`
-# tells the group's other consumers that the consumer ids changed; each rebalances at once.
+# tells the group's other consumers that the consumer ids changed; each rebalances at once, and its 20 s wait starts
+# again from there. There is no fixed 20 s grid: every group change shifts the rebalances that follow.
 
 # %% [markdown]
 # ## Watch it step by step

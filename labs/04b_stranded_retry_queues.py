@@ -97,7 +97,8 @@ print(report.violations[0].detail)
 # %% [markdown]
 # `mqadmin updateTopic -t %RETRY%cg -r 4 -w 4` lists the four queues. The broker registers the new route with the
 # name server at once; the consumer re-reads routes every 30 s (`pollNameServerInterval`, first poll 10 ms after start)
-# and assigns queues only at its rebalance, every 20 s (`RebalanceService`, from its start at 0 s).
+# and assigns queues only at its rebalance, 20 s after the previous one (`RebalanceService`; here every 20 s from its
+# start at 0 s, since no group change wakes it early).
 #
 # ### Exercise 2 — predict, then run
 # The operator runs `updateTopic` at 61 s. At which second is the first stranded retry delivered?

@@ -184,7 +184,7 @@ def lock_table(lab, c):
             f"{lease[0]}, {format_duration(lease[1])} left" if lease else "none",
             "yes" if pq.locked and not pq.is_lock_expired(lab.now) else "no",
             "held" if local is not None and local.held else "free",
-            "held" if pq.consume_lock_holder is not None else "free",
+            "held" if pq.consume_lock.held else "free",
         ])
     return table(rows, ["queue", "broker lock", "c1 trusts it", "MessageQueueLock", "consume lock"])
 
@@ -220,7 +220,7 @@ def locks_held(lab, c, queue_id=0):
     return sum([
         lease is not None and lease[0] == c.client_id,
         c.consume_service.mq_locks[mq].held,
-        pq.consume_lock_holder is not None,
+        pq.consume_lock.held,
     ])
 
 lab, c = orderly_lab(five_seconds, message_model="BROADCASTING")
@@ -298,7 +298,7 @@ print("first delivery after the heal:", format_duration(resumed))
 #
 # ### Exercise 5 — predict, then run
 # Now c1 **crashes** at 10 s (it never unlocks) and c2 of the same group starts at 11 s; c2 asks for locks at each of
-# its rebalances (at its start, then every 20 s). At which second does c2 first get the `TopicTest` queue lock?
+# its rebalances (at its start, then 20 s after each). At which second does c2 first get the `TopicTest` queue lock?
 
 # %% nbgrader={"grade": false, "grade_id": "ex07_5_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_5 = ...  # ← your prediction
@@ -332,13 +332,13 @@ show_trace(lab.trace, "lock_acquired", "lock_refused", "lock_expired", "lifecycl
 # `RebalancePushImpl.removeUnnecessaryMessageQueue` then:
 #
 # 1. persists the queue's offset to the broker and forgets it;
-# 2. marks the ProcessQueue dropped and tries to take its consume lock (`tryLock(1000 ms)`) — held by the listener,
-#    so it fails, the queue stays in c1's table and the removal is retried at the next rebalance;
+# 2. marks the ProcessQueue dropped and waits up to 1 s for its consume lock (`tryLock(1000 ms)`) — the listener
+#    holds it for 17 s more, so at 11 s the rebalance gives up ("[WRONG]mq is consuming, so can not unlock it"), the
+#    queue stays in c1's table and the removal is tried again at c1's next rebalance, 20 s after this one ended;
 # 3. once it gets the lock, unlocks the queue at the broker — 20 s later (`UNLOCK_DELAY_TIME_MILLS`) if messages are
 #    still cached in the ProcessQueue, so their in-flight work can drain.
 #
-# rmqlab does not model the 1000 ms wait of step 2 (its `tryLock` gives up at once); here the listener holds the
-# lock for 17 s more, so RocketMQ's wait would fail too.
+# The whole rebalance waits in step 2: it is one thread (`RebalanceService`), so c1's other queues wait with it.
 
 # %%
 def twenty_five_seconds(msgs, ctx):
@@ -356,7 +356,11 @@ lab = moving_queue_lab()
 lab.run(until="10.5s")
 c1 = lab.consumers["c1"]
 mq, pq = topic_queue(c1, 1)
-print(mq, "— dropped:", pq.dropped, "· removal attempts that found the consume lock held:", pq.try_unlock_times)
+waiting = [t for t in lab.snapshot().timers if t.kind.value == "consume_lock_wait"]
+print("10.5 s:", mq, "— dropped:", pq.dropped, "· c1's rebalance waits for the consume lock until",
+      format_duration(waiting[0].due_ms))
+lab.run(until="11.5s")
+print("11.5 s: removal attempts that found the consume lock held:", pq.try_unlock_times)
 
 # %% [markdown]
 # ### Exercise 6 — predict, then run

@@ -131,9 +131,9 @@ class ConsumeMessageOrderlyService:
                         break
                     reset_retry_topic(msgs, consumer.consumer_group)
                     context = ConsumeOrderlyContext(mq)
-                    pq.consume_lock_holder = self
+                    yield from pq.consume_lock.acquire()
                     if pq.dropped:
-                        pq.consume_lock_holder = None
+                        pq.consume_lock.release()
                         break
                     start = ctx.now
                     for msg in msgs:
@@ -142,7 +142,7 @@ class ConsumeMessageOrderlyService:
                     try:
                         status, return_type = yield from run_listener(consumer, msgs, context)
                     finally:
-                        pq.consume_lock_holder = None
+                        pq.consume_lock.release()
                     status = self._normalise(status, msgs)
                     for msg in msgs:
                         ctx.trace.record(

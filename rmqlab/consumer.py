@@ -29,6 +29,7 @@ from .pull_message_service import PullRequest
 from .queue import MessageQueue
 from .rebalance import allocate_averagely, allocate_averagely_by_circle
 from .rebalance_impl import RPC_TIMEOUT_MS, RebalanceImpl
+from .rebalance_service import RebalanceService
 from .scheduled_executor import ScheduledExecutor
 from .scheduler import TimerKind
 from .trace import EventKind
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ConsumeFromWhere", "DefaultMQPushConsumer", "MessageModel", "PullRequest"]
 
-REBALANCE_INTERVAL_MS = 20_000
 PERSIST_CONSUMER_OFFSET_INTERVAL_MS = 5_000
 HEARTBEAT_FIRST_DELAY_MS = 1_000
 HEARTBEAT_INTERVAL_MS = 30_000
@@ -114,9 +114,8 @@ class DefaultMQPushConsumer(RebalanceImpl):
         """This incarnation's threads and scheduled tasks; a crash kills them all."""
         self.scheduled_executor = ScheduledExecutor(self.processes)
         """``MQClientInstance``'s scheduled thread: route poll, heartbeat, offset persistence (made anew at start)."""
-        self._rebalancing = False
-        """A rebalance is running (waiting on a request); another one asked for meanwhile sets ``_rebalance_again``."""
-        self._rebalance_again = False
+        self.rebalance_service = RebalanceService(self.processes, self._label(TimerKind.REBALANCE), self.do_rebalance)
+        """``MQClientInstance.rebalanceService`` (made anew at each start)."""
         self.process_queue_table: dict[MessageQueue, ProcessQueue] = {}
         self._routes: dict[str, TopicRouteData] = {}
         self.offset_store: OffsetStore = self._new_offset_store()
@@ -185,7 +184,7 @@ class DefaultMQPushConsumer(RebalanceImpl):
         self.crash_requested = False
         self.generation += 1
         self.processes = ProcessGroup(self.context.scheduler, self.context.remoting, self.actor)
-        self._rebalancing = self._rebalance_again = False
+        self.rebalance_service = RebalanceService(self.processes, self._label(TimerKind.REBALANCE), self.do_rebalance)
         self.context.remoting.register_client(self.client_id, self._on_broker_request)
         self.process_queue_table = {}
         self.offset_store = self._new_offset_store()
@@ -206,9 +205,9 @@ class DefaultMQPushConsumer(RebalanceImpl):
             message_model=self.message_model.value,
         )
         self._update_routes()
-        self.processes.spawn(self._start_up())
-        self.processes.spawn(self._rebalance_service())
         self._start_scheduled_task()
+        self.rebalance_service.start()
+        self.processes.spawn(self._start_up())
         self.consume_service.start()
 
     def shutdown(self) -> None:
@@ -255,15 +254,10 @@ class DefaultMQPushConsumer(RebalanceImpl):
 
     # ------------------------------------------------------------------ periodic services
     def _start_up(self) -> Generator[Any, Any, None]:
-        """``start()``'s last steps: ``sendHeartbeatToAllBrokerWithLock``, then ``rebalanceImmediately``."""
+        """``start()``'s last steps: ``sendHeartbeatToAllBrokerWithLock``, then ``rebalanceImmediately`` (which
+        cuts short the rebalance thread's first 20 s wait)."""
         yield from self._send_heartbeat()
-        yield from self.do_rebalance()
-
-    def _rebalance_service(self) -> Generator[Any, Any, None]:
-        """``RebalanceService``: ``doRebalance`` every 20 s."""
-        while True:
-            yield Sleep(REBALANCE_INTERVAL_MS, self._label(TimerKind.REBALANCE))
-            yield from self.do_rebalance()
+        self.rebalance_service.wakeup()
 
     def _start_scheduled_task(self) -> None:
         """``MQClientInstance.startScheduledTask``: route poll after 10 ms, heartbeat after 1 s, offset persistence
@@ -317,8 +311,10 @@ class DefaultMQPushConsumer(RebalanceImpl):
     def notify_consumer_ids_changed(self) -> None:
         """The broker says the group changed: rebalance right away (``rebalanceImmediately``)."""
         if self.running:
-            self.processes.spawn(self._rebalance_now())
+            self.processes.spawn(self._process_notification())
 
-    def _rebalance_now(self) -> Generator[Any, Any, None]:
+    def _process_notification(self) -> Generator[Any, Any, None]:
+        """The client's remoting thread takes the request after the work already queued at this millisecond,
+        then wakes the rebalance thread."""
         yield Sleep(0, self._label(TimerKind.REBALANCE))
-        yield from self.do_rebalance()
+        self.rebalance_service.wakeup()

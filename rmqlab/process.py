@@ -334,6 +334,30 @@ class LocalLock:
             yield signal
         self.held = True
 
+    def try_acquire(self, group: ProcessGroup, timeout_ms: int, label: TimerLabel) -> Generator[Any, Any, bool]:
+        """``tryLock(timeout)``: take the lock if it is free, else wait for it at most ``timeout_ms``.
+
+        ``True`` if taken. A lock handed over by :meth:`release` is taken in the releasing thread's millisecond,
+        but this thread goes on only after that thread's step (``Sleep(0)``), as a woken Java thread would; a
+        timeout or a crash while waiting leaves the queue of waiters as if this thread had never asked.
+        """
+        if not self.held:
+            self.held = True
+            return True
+        signal = Signal()
+        self.waiters.append(signal)
+        timeout = group.schedule(timeout_ms, label, signal.fire)
+        try:
+            yield signal
+        finally:
+            timeout.kill()
+            handed_over = signal not in self.waiters
+            if not handed_over:
+                self.waiters.remove(signal)
+        if handed_over:
+            yield Sleep(0, label)
+        return handed_over
+
     def release(self) -> None:
         self.held = False
         while self.waiters:

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from sortedcontainers import SortedDict
 
 from .message import MessageExt
+from .process import LocalLock
 
 __all__ = ["REBALANCE_LOCK_INTERVAL_MS", "REBALANCE_LOCK_MAX_LIVE_TIME_MS", "ProcessQueue"]
 
@@ -37,7 +38,9 @@ class ProcessQueue:
         self.last_consume_timestamp = now
         self.consuming = False
         self.try_unlock_times = 0
-        self.consume_lock_holder: object | None = None
+        self.consume_lock = LocalLock()
+        """``getConsumeLock()``: held by an orderly consume thread around each listener call, so a rebalance cannot
+        release the queue under it (``removeUnnecessaryMessageQueue`` waits up to 1 s for it)."""
 
     # ------------------------------------------------------------------ both modes
     def put_message(self, msgs: Iterable[MessageExt]) -> bool:

@@ -30,6 +30,9 @@ RPC_TIMEOUT_MS = 3_000
 LOCK_BATCH_TIMEOUT_MS = 1_000
 """``RebalanceImpl.lock`` / ``lockAll``: ``lockBatchMQ(addr, body, 1000)``."""
 UNLOCK_DELAY_TIME_MILLS = 20_000
+"""``RebalancePushImpl.unlockDelay``: a removed orderly queue with messages still cached is unlocked 20 s later."""
+CONSUME_LOCK_WAIT_MS = 1_000
+"""``removeUnnecessaryMessageQueue``: ``pq.getConsumeLock().tryLock(1000, TimeUnit.MILLISECONDS)``."""
 
 
 class RebalanceImpl(PullMessageService):
@@ -40,32 +43,11 @@ class RebalanceImpl(PullMessageService):
     allocate: Callable[[str, str, list[MessageQueue], list[str]], list[MessageQueue]]
     consume_from_where: ConsumeFromWhere
     _routes: dict[str, TopicRouteData]
-    _rebalancing: bool
-    _rebalance_again: bool
 
     # ------------------------------------------------------------------ rebalance
     def do_rebalance(self) -> Generator[Any, Any, None]:
-        """``RebalanceService``'s one thread: one ``doRebalance`` at a time.
-
-        Java runs every rebalance on a single thread. Here the 20 s round, a broker's notification and start-up are
-        separate processes, and with slow responses a rebalance waits on its requests; a rebalance asked for while
-        one runs is done once that one has finished, so two never build ProcessQueues for the same queue.
-        """
-        if self._rebalancing:
-            self._rebalance_again = True
-            return
-        self._rebalancing = True
-        try:
-            while True:
-                self._rebalance_again = False
-                yield from self._do_rebalance()
-                if not self._rebalance_again:
-                    return
-        finally:
-            self._rebalancing = False
-
-    def _do_rebalance(self) -> Generator[Any, Any, None]:
-        """``RebalanceImpl.doRebalance`` for every subscribed topic (business and retry)."""
+        """``RebalanceImpl.doRebalance`` for every subscribed topic (business and retry); only ever run by the
+        client's one :class:`~rmqlab.rebalance_service.RebalanceService` thread, so two never overlap."""
         if not self.running:
             return
         for topic in sorted(self.subscriptions):
@@ -110,12 +92,12 @@ class RebalanceImpl(PullMessageService):
             pq = self.process_queue_table[mq]
             if mq not in allocated:
                 pq.dropped = True
-                if self._remove_unnecessary_message_queue(mq, pq):
+                if (yield from self._remove_unnecessary_message_queue(mq, pq)):
                     del self.process_queue_table[mq]
                     removed.append(mq)
             elif pq.is_pull_expired(now):
                 pq.dropped = True
-                if self._remove_unnecessary_message_queue(mq, pq):
+                if (yield from self._remove_unnecessary_message_queue(mq, pq)):
                     del self.process_queue_table[mq]
                     removed.append(mq)
                     self.context.trace.record(
@@ -160,19 +142,42 @@ class RebalanceImpl(PullMessageService):
         for request in new_requests:
             self.processes.spawn(self._pull_loop(request))
 
-    def _remove_unnecessary_message_queue(self, mq: MessageQueue, pq: ProcessQueue) -> bool:
-        """Persist the queue's offset; an orderly queue mid-listener is kept until the next rebalance."""
+    def _remove_unnecessary_message_queue(self, mq: MessageQueue, pq: ProcessQueue) -> Generator[Any, Any, bool]:
+        """``RebalancePushImpl.removeUnnecessaryMessageQueue``: persist and forget the queue's offset; an orderly
+        queue is released at its broker only once its consume lock is had.
+
+        The rebalance waits up to 1 s for a listener holding the consume lock to return (the whole rebalance
+        waits with it: one thread). If it does not, the queue stays in the table, dropped, and the next rebalance
+        tries again; ``try_unlock_times`` counts the failures.
+        """
         self.offset_store.persist(mq)
         self.offset_store.remove_offset(mq)
-        if self.orderly and self.is_clustering:
-            if pq.consume_lock_holder is not None:
-                pq.try_unlock_times += 1
-                return False
-            if pq.has_temp_message():
-                self.schedule(UNLOCK_DELAY_TIME_MILLS, TimerKind.UNLOCK_DELAYED, self._unlock, mq, queue=mq)
-            else:
-                self._unlock(mq)
-        return True
+        if not (self.orderly and self.is_clustering):
+            return True
+        label = self._label(TimerKind.CONSUME_LOCK_WAIT, mq)
+        if (yield from pq.consume_lock.try_acquire(self.processes, CONSUME_LOCK_WAIT_MS, label)):
+            try:
+                self._unlock_delay(mq, pq)
+            finally:
+                pq.consume_lock.release()
+            return True
+        self.context.trace.record(
+            self.context.now,
+            EventKind.WARNING,
+            self.actor,
+            None,
+            message=f"[WRONG]mq is consuming, so can not unlock it, {mq}. maybe hanged for a while, "
+            f"{pq.try_unlock_times}",
+        )
+        pq.try_unlock_times += 1
+        return False
+
+    def _unlock_delay(self, mq: MessageQueue, pq: ProcessQueue) -> None:
+        """``unlockDelay``: messages still cached → unlock 20 s later, so their in-flight work can drain."""
+        if pq.has_temp_message():
+            self.schedule(UNLOCK_DELAY_TIME_MILLS, TimerKind.UNLOCK_DELAYED, self._unlock, mq, queue=mq)
+        else:
+            self._unlock(mq)
 
     def _compute_pull_from_where(self, mq: MessageQueue) -> Generator[Any, Any, int | None]:
         """``computePullFromWhereWithException`` for the two supported starting points.

@@ -61,7 +61,8 @@ class TimerKind(StrEnum):
 
     # ---- the consumer's periodic services
     REBALANCE = "rebalance"
-    """``RebalanceService``: ``doRebalance`` every 20 s (and at once, 0 ms, when the broker says the group changed)."""
+    """``RebalanceService``: ``waitForRunning(20000)`` before each ``doRebalance``; a wake-up (the consumer's start, the
+    broker saying the group changed) ends the wait at once, and the next 20 s count from that rebalance's end."""
     PERSIST_OFFSET = "persist_offset"
     """``persistConsumerOffset``: in-memory offsets to the broker / local file every 5 s (first after 10 s)."""
     HEARTBEAT = "heartbeat"
@@ -89,6 +90,9 @@ class TimerKind(StrEnum):
     ``suspendCurrentQueueTimeMillis`` (1 s; 10 ms to continue, 3 s when relocking failed)."""
     TRY_LOCK_LATER = "try_lock_later"
     """Orderly ``tryLockLaterAndReconsume``: ask the broker lock again, then resubmit."""
+    CONSUME_LOCK_WAIT = "consume_lock_wait"
+    """``removeUnnecessaryMessageQueue``: the rebalance waits up to 1 s (``tryLock(1000 ms)``) for a removed orderly
+    queue's consume lock, held while a listener runs."""
     UNLOCK_DELAYED = "unlock_delayed"
     """``removeUnnecessaryMessageQueue``: a queue that still had messages is unlocked 20 s after it was removed."""
     OFFSET_FIXUP = "offset_fixup"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rmqlab import ConsumeOrderlyStatus as O
 from rmqlab import EventKind as K
 from rmqlab import Lab, Message, after
+from rmqlab.queue import MessageQueue
 
 
 def orderly_lab(**consumer_options) -> tuple[Lab, object]:
@@ -184,6 +185,79 @@ def test_a_removed_queue_holding_messages_is_unlocked_20_s_later() -> None:
         (50_000, "lock_acquired", "consumer:c2"),
         (50_000, "delivered", "consumer:c2"),
     ]
+
+
+def _moving_queue_lab(listener_ms: int) -> Lab:
+    """c1 consumes two orderly queues with a listener of ``listener_ms`` from 2 s; c2 joins at 10 s and gets q1."""
+    lab = Lab(seed=3)
+    lab.add_broker("broker-a")
+    lab.create_topic("ORD", queues=2)
+    producer = lab.add_producer("pg", send_which_queue_start=0)
+    slow = lambda m, c: after(listener_ms, O.SUCCESS)  # noqa: E731
+    lab.add_consumer("og", subscribe={"ORD": "*"}, listener=slow, orderly=True, name="c1")
+    lab.add_consumer("og", subscribe={"ORD": "*"}, listener=slow, orderly=True, name="c2", start="10s")
+    lab.at("2s", producer.send, Message("ORD", "a"))
+    lab.at("2s", producer.send, Message("ORD", "b"))
+    return lab
+
+
+def _queue_1_story(lab: Lab) -> list[tuple[int, str, str]]:
+    q1 = "ORD@broker-a:1"
+    kinds = (K.LOCK_REFUSED, K.UNLOCKED, K.LOCK_ACQUIRED, K.DELIVERED, K.CONSUMED, K.REBALANCED, K.WARNING)
+    return [
+        (e.time_ms, e.kind.value, e.actor)
+        for e in lab.trace
+        if e.kind in kinds
+        and (e.get("queue") == q1 or q1 in (e.get("removed") or []) or q1 in str(e.get("message") or ""))
+    ]
+
+
+def test_removing_a_queue_mid_listener_waits_1_s_for_the_consume_lock_then_tries_again_20_s_later() -> None:
+    """``removeUnnecessaryMessageQueue``: ``tryLock(1000 ms)`` on the ProcessQueue's consume lock. c1's listener
+    holds it from 2 s to 27 s, so c1's rebalance at 10 s gives up at 11 s ("[WRONG]mq is consuming"), keeps q1
+    dropped in its table and, 20 s after that rebalance ended (``waitForRunning``), removes and unlocks it at 31 s.
+    c2's rebalances (10, 30, 50 s: 20 s after each) are refused until the broker lock is free."""
+    lab = _moving_queue_lab(25_000)
+    lab.run(until="20s")
+    pq = lab.consumers["c1"].process_queue_table[MessageQueue("ORD", "broker-a", 1)]
+    assert (pq.dropped, pq.try_unlock_times) == (True, 1)
+    lab.run(until="70s")
+    assert _queue_1_story(lab) == [
+        (0, "lock_acquired", "consumer:c1"),
+        (2000, "delivered", "consumer:c1"),
+        (10_000, "lock_refused", "consumer:c2"),
+        (11_000, "warning", "consumer:c1"),
+        (27_000, "consumed", "consumer:c1"),
+        (30_000, "lock_refused", "consumer:c2"),
+        (31_000, "unlocked", "consumer:c1"),
+        (31_000, "rebalanced", "consumer:c1"),
+        (50_000, "lock_acquired", "consumer:c2"),
+        (50_000, "delivered", "consumer:c2"),
+    ]
+    warning = lab.trace.first(K.WARNING, actor="consumer:c1")
+    assert warning.get("message") == (
+        "[WRONG]mq is consuming, so can not unlock it, ORD@broker-a:1. maybe hanged for a while, 0"
+    )
+
+
+def test_a_listener_returning_within_the_1_s_wait_lets_the_rebalance_release_the_queue_then() -> None:
+    """The listener returns at 10.6 s, inside the rebalance's 1 s wait: the rebalance takes the consume lock then,
+    after the consume thread's own step (CONSUMED first), and unlocks q1 at once (nothing left cached), so c2's
+    next rebalance, 20 s after its start-up one, gets it at 30 s."""
+    lab = _moving_queue_lab(8_600)
+    lab.run(until="70s")
+    assert _queue_1_story(lab) == [
+        (0, "lock_acquired", "consumer:c1"),
+        (2000, "delivered", "consumer:c1"),
+        (10_000, "lock_refused", "consumer:c2"),
+        (10_600, "consumed", "consumer:c1"),
+        (10_600, "unlocked", "consumer:c1"),
+        (10_600, "rebalanced", "consumer:c1"),
+        (30_000, "lock_acquired", "consumer:c2"),
+        (30_000, "delivered", "consumer:c2"),
+        (38_600, "consumed", "consumer:c2"),
+    ]
+    assert lab.trace.find(K.WARNING, actor="consumer:c1") is None
 
 
 def test_one_consume_request_yields_after_60_s_of_continuous_consumption() -> None:

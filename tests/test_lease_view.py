@@ -107,20 +107,22 @@ def test_consume_lock_is_held_exactly_while_the_listener_runs():
 
 
 def test_crash_blocks_the_queue_until_the_lease_expires_then_c2_takes_over():
-    """c1 last renewed at 21 s and crashed at 30 s: lease to 81 s, expired 81–85 s, c2 takes over at 85 s."""
-    b = band(when(crash_and_takeover, 90_000))
+    """c1 last renewed at 21 s and crashed at 30 s: lease to 81 s. c2, woken by the crash, is refused at 30 s and
+    rebalances every 20 s from then (``waitForRunning``): refused at 50 and 70 s, the lease expired 81–90 s, c2
+    takes over at 90 s and renews at 106 s (its lockAll: 6 s after its 5 s start, then every 20 s)."""
+    b = band(when(crash_and_takeover, 110_000))
     assert b.lane("lease").spans == (
         LeaseSpan(0, 81_000, "c1"),
-        LeaseSpan(81_000, 85_000, "c1", expired=True),
-        LeaseSpan(85_000, 146_000, "c2", open=True),
+        LeaseSpan(81_000, 90_000, "c1", expired=True),
+        LeaseSpan(90_000, 166_000, "c2", open=True),
     )
-    assert (b.holder, b.lease_ends_ms) == ("c2", 86_000 + BROKER_LEASE_MS)
-    assert b.times("crash") == (30_000,) and b.times("takeover") == (85_000,)
-    assert b.times("refused") == (30_000, 45_000, 65_000)
+    assert (b.holder, b.lease_ends_ms) == ("c2", 106_000 + BROKER_LEASE_MS)
+    assert b.times("crash") == (30_000,) and b.times("takeover") == (90_000,)
+    assert b.times("refused") == (30_000, 50_000, 70_000)
     assert [m.text for m in b.markers if m.kind == "takeover"] == ["takeover c1 → c2"]
     assert b.lane("trust", "c1").spans == (LeaseSpan(0, 30_000, "c1"),)  # the crash ends c1's trust
     assert b.lane("consume-lock", "c1").spans == (LeaseSpan(10_000, 12_000, "c1"), LeaseSpan(20_000, 22_000, "c1"))
-    assert b.lane("consume-lock", "c2").spans[0] == LeaseSpan(85_000, 87_000, "c2")
+    assert b.lane("consume-lock", "c2").spans[0] == LeaseSpan(90_000, 92_000, "c2")
 
 
 def test_while_expired_and_not_yet_taken_over_the_lease_is_drawn_expired_up_to_now():
@@ -149,13 +151,13 @@ def overlaps(a, b) -> bool:
 
 def test_scene_places_ticks_on_the_time_axis_and_labels_never_overlap():
     """Renewal ticks sit at x0 + t·scale; the now line at now; no two text marks overlap (bounding boxes)."""
-    scene = lease_scene(lease_model(when(crash_and_takeover, 90_000)))
+    scene = lease_scene(lease_model(when(crash_and_takeover, 110_000)))
     ticks = [m for m in scene.marks if m.role == "lease-renewed"]
     zero = scene.mark("axis:label:0").x
     twenty = scene.mark("axis:label:20000").x
     per_ms = (twenty - zero) / 20_000
-    assert [round((m.x - zero) / per_ms) for m in ticks] == [1_000, 21_000, 86_000]
-    assert round((scene.mark("now").x - zero) / per_ms) == 90_000
+    assert [round((m.x - zero) / per_ms) for m in ticks] == [1_000, 21_000, 106_000]
+    assert round((scene.mark("now").x - zero) / per_ms) == 110_000
     texts = [m for m in scene.marks if m.kind == "text" and m.text]
     for i, a in enumerate(texts):
         for b in texts[i + 1 :]:

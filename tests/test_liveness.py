@@ -60,8 +60,9 @@ def test_an_orderly_queue_dropped_mid_listener_and_allocated_back_is_recreated_a
     holds the ProcessQueue's consume lock). o2 leaves at 5 s and the queue is allocated back to o1, still in its
     table, dropped: no pull ever runs on a dropped ProcessQueue. 4.9.7's ``isPullExpired`` branch of
     ``updateProcessQueueTableInRebalance`` removes it at the first rebalance more than 120 s after its last pull
-    (1 s) — the 20 s timer's 140 s tick — and re-creates it at once from the committed offset (0: the removal at
-    2 s persisted it, the commit at 31 s was discarded on a dropped queue), so "slow" runs again and "later" follows.
+    (1 s) — 125 s: the rebalance woken at 5 s by o2's leaving restarts the 20 s wait (``waitForRunning``) — and
+    re-creates it at once from the committed offset (0: the removal at 2 s persisted it, the commit at 31 s was
+    discarded on a dropped queue), so "slow" runs again and "later" follows.
     """
     lab = Lab(seed=1)
     lab.add_broker("broker-a")
@@ -79,12 +80,12 @@ def test_an_orderly_queue_dropped_mid_listener_and_allocated_back_is_recreated_a
     lab.at(60_000, producer.send_with_selector, Message("O", "later"), SelectMessageQueueByHash, 1)
     lab.run(until=200_000)
     (bug,) = [e for e in lab.trace.of_kind(EventKind.WARNING) if "[BUG]" in str(e.data["message"])]
-    assert (bug.time_ms, bug.actor) == (140_000, "consumer:o1")
-    assert "O@broker-a:1, because pull is pause (none for 139000 ms)" in str(bug.data["message"])
-    (again,) = [e for e in lab.trace.of_kind(EventKind.REBALANCED) if e.time_ms == 140_000]
+    assert (bug.time_ms, bug.actor) == (125_000, "consumer:o1")
+    assert "O@broker-a:1, because pull is pause (none for 124000 ms)" in str(bug.data["message"])
+    (again,) = [e for e in lab.trace.of_kind(EventKind.REBALANCED) if e.time_ms == 125_000]
     assert (again.data["removed"], again.data["added"]) == (["O@broker-a:1"], ["O@broker-a:1"])
     consumed = [(e.time_ms, e.msg_id) for e in lab.trace.of_kind(EventKind.CONSUMED)]
-    assert consumed == [(31_000, "M0001"), (170_000, "M0001"), (170_000, "M0002")]
+    assert consumed == [(31_000, "M0001"), (155_000, "M0001"), (155_000, "M0002")]
     assert check_invariants(lab).ok
 
 

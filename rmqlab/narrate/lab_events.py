@@ -20,7 +20,7 @@ def on_lifecycle(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
         retry = " and %RETRY%" + str(d.get("group")) if d.get("message_model") != "BROADCASTING" else ""
         return "DefaultMQPushConsumerImpl.start", (
             f"{who} joins {d.get('group')} ({d.get('message_model')}, consuming {d.get('mode')}): it subscribes "
-            f"its topics{retry}, heartbeats, then rebalances at once and every 20 s"
+            f"its topics{retry}, heartbeats, then rebalances at once and 20 s after each rebalance"
         )
     if what == "crash":
         return "Lab: consumer crash", (

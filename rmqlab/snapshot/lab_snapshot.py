@@ -124,7 +124,7 @@ def _process_queue_snap(
         locked=pq.locked,
         lock_age_ms=now - pq.last_lock_timestamp,
         dropped=pq.dropped,
-        in_listener=pq.consume_lock_holder is not None,
+        in_listener=pq.consume_lock.held,
         local_lock_held=bool(local is not None and local.held),
         commit_offset=commit,
         client_id=consumer.client_id,
