@@ -152,6 +152,18 @@ def test_both_packages_ship_py_typed() -> None:
         assert (ROOT / package / "py.typed").is_file() and "py.typed" in data[package]
 
 
+def test_every_subpackage_is_listed_for_the_wheel() -> None:
+    """``tool.setuptools.packages`` is an explicit list: a package directory left out of it (``rmqlab/scenario/``)
+    would be missing from the wheel, hence from a pip install and the JupyterLite site."""
+    listed = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    found = sorted(
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for package in ("rmqlab", "widgets")
+        for init in (ROOT / package).rglob("__init__.py")
+    )
+    assert sorted(listed) == found
+
+
 def _has_format(node: object) -> bool:
     if isinstance(node, dict):
         return "format" in node or any(_has_format(v) for v in node.values())
