@@ -70,6 +70,9 @@ class Rpc(NamedTuple):
 Body = Generator[Any, Any, Any]
 
 _PENDING = object()
+"""What :meth:`Process._wait` returns when the process has to wait: it resumes later, from a callback."""
+_CALLING = object()
+"""``Process._answer`` while ``Remoting.invoke`` runs: an answer that comes now is picked up when invoke returns."""
 
 
 class Process:
@@ -79,7 +82,7 @@ class Process:
     thread to the next waiting task.
     """
 
-    __slots__ = ("_gen", "_timer", "alive", "group", "label", "pool", "remoting", "scheduler")
+    __slots__ = ("_answer", "_gen", "_timer", "alive", "group", "label", "pool", "remoting", "scheduler")
 
     def __init__(
         self,
@@ -101,6 +104,8 @@ class Process:
         ``LISTENER``."""
         self._timer: Timer | None = None
         """The pending wake-up of a ``Sleep``: cancelled when the process is killed, so no dead timer stays."""
+        self._answer: Any = None
+        """The answer of the ``Rpc`` being sent, while ``invoke`` runs (:data:`_CALLING` until it comes)."""
 
     def kill(self) -> None:
         """Stop without resuming (a crashed consumer's threads vanish with it)."""
@@ -152,22 +157,14 @@ class Process:
             self._timer = self.scheduler.schedule(max(command.ms, 0), self._wake, label=label)
             return _PENDING
         if isinstance(command, Rpc):
-            box: list[Any] = []
-
-            def on_response(response: Any) -> None:
-                self._deliver(box, (response, None))
-
-            def on_error(error: Any) -> None:
-                self._deliver(box, (None, error))
-
-            self.remoting.invoke(
-                command.client, command.broker, command.request, command.timeout_ms, on_response, on_error
-            )
-            if box:
-                box.append(None)  # mark as consumed synchronously
-                return box[0]
-            box.append(_PENDING)
-            return _PENDING
+            self._answer = _CALLING
+            self.remoting.invoke(command.client, command.broker, command.request, command.timeout_ms, self._answered)
+            answer = self._answer
+            if answer is _CALLING:  # no answer yet: _answered resumes the process when it comes
+                self._answer = _PENDING
+                return _PENDING
+            self._answer = None
+            return answer
         done = getattr(command, "done", None)
         if done is not None and hasattr(command, "callbacks"):
             if done:
@@ -180,11 +177,13 @@ class Process:
         self._timer = None
         self.resume()
 
-    def _deliver(self, box: list[Any], value: Any) -> None:
-        if not box:
-            box.append(value)  # answered synchronously: resume() picks it up
-        elif box[0] is _PENDING:
-            self.resume(value)
+    def _answered(self, response: Any, error: Any) -> None:
+        """Remoting's one answer to the pending ``Rpc`` (a response, or an error with no response)."""
+        if self._answer is _CALLING:
+            self._answer = (response, error)  # answered while invoke() runs: _wait hands it back to resume()
+        elif self._answer is _PENDING:
+            self._answer = None
+            self.resume((response, error))
 
 
 def spawn(scheduler: Scheduler, remoting: Remoting, gen: Body) -> Process:

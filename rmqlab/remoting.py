@@ -94,6 +94,19 @@ class NetworkFaults:
     partitions: set[tuple[str, str]] = field(default_factory=set)
 
 
+AnswerCallback = Callable[[Any, RemoteError | None], None]
+"""How a request's sender takes its one answer: ``(response, None)``, or ``(None, error)`` for an error response
+(:class:`MQBrokerException`) or a failure with no response."""
+
+
+def _answer(on_answer: AnswerCallback, response: Any) -> None:
+    """Hand a broker's answer to its sender: an error code is an error, anything else the response."""
+    if isinstance(response, MQBrokerException):
+        on_answer(None, response)
+    else:
+        on_answer(response, None)
+
+
 HELD = object()
 """What a broker processor returns for a request it keeps to answer later (a long-polling pull):
 the processor holds on to the :class:`ResponseFuture` and calls :meth:`ResponseFuture.reply` when it answers."""
@@ -110,8 +123,7 @@ class ResponseFuture:
     """One request waiting for its response: an entry of the client's ``responseTable``, keyed by ``opaque``."""
 
     __slots__ = (
-        "begin_ms", "broker", "client", "on_error", "on_response", "opaque", "remoting", "request", "timeout_ms",
-        "timer",
+        "begin_ms", "broker", "client", "on_answer", "opaque", "remoting", "request", "timeout_ms", "timer",
     )  # fmt: skip
 
     def __init__(
@@ -122,8 +134,7 @@ class ResponseFuture:
         broker: str,
         request: Any,
         timeout_ms: int,
-        on_response: Callable[[Any], None],
-        on_error: Callable[[RemoteError], None],
+        on_answer: AnswerCallback,
     ) -> None:
         self.remoting = remoting
         self.request = request
@@ -133,8 +144,7 @@ class ResponseFuture:
         self.broker = broker
         self.timeout_ms = timeout_ms
         self.begin_ms = remoting.scheduler.now
-        self.on_response = on_response
-        self.on_error = on_error
+        self.on_answer = on_answer
         self.timer: Timer | None = None
 
     @property
@@ -150,9 +160,9 @@ class ResponseFuture:
         remoting.finish(self)
         broker = remoting.brokers[self.broker]
         if remoting.reachable(self.client, self.broker) is not None or broker.lose_responses:
-            self.on_error(RemotingException(self.broker, "connection closed before the response arrived"))
+            self.on_answer(None, RemotingException(self.broker, "connection closed before the response arrived"))
         else:
-            self.on_response(response)
+            self.on_answer(response, None)
 
     def forget(self) -> None:
         """The broker dropped this held request unanswered (connection reset) and will never answer it.
@@ -173,7 +183,7 @@ class ResponseFuture:
     def _expire(self) -> None:
         if self.pending:
             self.remoting.finish(self)
-            self.on_error(ResponseExpiredException(self.broker, f"wait response timeout {self.timeout_ms}ms"))
+            self.on_answer(None, ResponseExpiredException(self.broker, f"wait response timeout {self.timeout_ms}ms"))
 
 
 class BrokerEndpoint(Protocol):
@@ -235,11 +245,10 @@ class Remoting:
         broker_name: str,
         request: Any,
         timeout_ms: int,
-        on_response: Callable[[Any], None],
-        on_error: Callable[[RemoteError], None],
+        on_answer: AnswerCallback,
     ) -> None:
-        """Send ``request``; exactly one of ``on_response`` / ``on_error`` is called, now or later (or never, if
-        the broker holds it and the client's process is gone).
+        """Send ``request``; ``on_answer`` is called once, now or later, with ``(response, None)`` or ``(None, error)``
+        (or never, if the broker holds it and the client's process is gone).
 
         The request takes effect at the broker at once (``Broker.process_request``); its response, or an
         :class:`MQBrokerException` for an error code, comes back ``response_delay_ms`` later. With no response delay
@@ -247,20 +256,20 @@ class Remoting:
         """
         failure = self.reachable(client, broker_name)
         if failure is not None:
-            on_error(failure)
+            on_answer(None, failure)
             return
         if timeout_ms <= 0:
-            on_error(RemotingTimeoutException(broker_name, "no time left for the request"))
+            on_answer(None, RemotingTimeoutException(broker_name, "no time left for the request"))
             return
         broker = self.brokers[broker_name]
         self._opaque += 1
-        future = ResponseFuture(self, self._opaque, client, broker_name, request, timeout_ms, on_response, on_error)
+        future = ResponseFuture(self, self._opaque, client, broker_name, request, timeout_ms, on_answer)
         self.response_table[future.opaque] = future
         response: Any = broker.process_request(request, future)
         if broker.lose_responses:
             broker.connection_reset(client)  # the channel is gone: nothing stays held for it at the broker
             self.finish(future)
-            on_error(RemotingException(broker_name, "connection reset before the response arrived"))
+            on_answer(None, RemotingException(broker_name, "connection reset before the response arrived"))
             return
         delay = broker.response_delay_ms
         if delay > timeout_ms:
@@ -273,16 +282,14 @@ class Remoting:
             return
         if response is HELD:
             return  # the broker answers through future.reply
-        deliver = on_error if isinstance(response, MQBrokerException) else on_response
         if delay == 0:
             self.finish(future)
-            deliver(response)
+            _answer(on_answer, response)
         else:
             future.timer = self.scheduler.schedule(
                 delay,
                 self._deliver_late,
                 future,
-                deliver,
                 response,
                 label=TimerLabel(TimerKind.RESPONSE, broker_name, detail=client),
             )
@@ -310,18 +317,19 @@ class Remoting:
         if future.pending:
             future.timer = None
             self.finish(future)
-            future.on_error(RemotingTimeoutException(future.broker, f"wait response timeout {future.timeout_ms}ms"))
+            timeout = RemotingTimeoutException(future.broker, f"wait response timeout {future.timeout_ms}ms")
+            future.on_answer(None, timeout)
 
-    def _deliver_late(self, future: ResponseFuture, deliver: Callable[[Any], None], response: Any) -> None:
+    def _deliver_late(self, future: ResponseFuture, response: Any) -> None:
         """A delayed response is lost if the link broke while it was on its way."""
         if not future.pending:
             return
         future.timer = None
         self.finish(future)
         if self.reachable(future.client, future.broker) is not None:
-            future.on_error(RemotingException(future.broker, "connection closed before the response arrived"))
+            future.on_answer(None, RemotingException(future.broker, "connection closed before the response arrived"))
         else:
-            deliver(response)
+            _answer(future.on_answer, response)
 
     def channel_closed(self, broker_name: str) -> None:
         """The broker's process died: the pulls waiting on it fail at once, in the order they were sent.
@@ -336,7 +344,8 @@ class Remoting:
         ]  # fmt: skip
         for future in pulls:
             self.finish(future)
-            future.on_error(RemotingConnectException(broker_name, f"connection to {broker_name} closed: broker down"))
+            closed = RemotingConnectException(broker_name, f"connection to {broker_name} closed: broker down")
+            future.on_answer(None, closed)
 
     def client_closed(self, client_id: str, group: str) -> None:
         """A client process died: every running broker sees its channels close (``channelInactive``) and drops it
