@@ -112,6 +112,8 @@ class Broker(SendMessageProcessor, PullMessageProcessor, ConsumerManager, CleanC
         response with its remark and nothing is stored."""
         self.send_back_error: tuple[ResponseCode, str] | None = None
         self.query_offset_error: tuple[ResponseCode, str] | None = None
+        self.pull_error: tuple[ResponseCode, str] | None = None
+        """An error answer to every PULL_MESSAGE (code, remark) before it is processed; ``None``: pulls served."""
         """An error answer to every QUERY_CONSUMER_OFFSET (code, remark); ``None``: answered normally."""
         """CONSUMER_SEND_MSG_BACK answers this code and remark (nothing stored) while set."""
         self.commit_log = CommitLog()
@@ -175,6 +177,8 @@ class Broker(SendMessageProcessor, PullMessageProcessor, ConsumerManager, CleanC
         if isinstance(request, SendMessageRequest):
             return self.send_message(request.msg, request.reconsume_times, request.max_reconsume_times)
         if isinstance(request, PullMessageRequest):
+            if self.pull_error is not None:
+                return MQBrokerException(self.name, *self.pull_error)
             return self.pull_message(request, future)
         if isinstance(request, ConsumerSendMsgBackRequest):
             return self.consumer_send_msg_back(

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .consumer_config import ConsumeFromWhere, MessageModel
 from .errors import ConfigError
+from .flow_control import check_topic_threshold
 from .message import RETRY_PREFIX, retry_topic
 from .namesrv import TopicRouteData
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore
@@ -67,7 +68,12 @@ class DefaultMQPushConsumer(RebalanceImpl):
         consume_timeout: int = 15,
         suspend_current_queue_time_millis: int = 1000,
         consume_thread_min: int = 20,
+        consume_thread_max: int = 20,
         pull_threshold_for_queue: int = 1000,
+        pull_threshold_size_for_queue: int = 100,
+        pull_threshold_for_topic: int = -1,
+        pull_threshold_size_for_topic: int = -1,
+        pull_interval: int = 0,
         consume_concurrently_max_span: int = 2000,
         allocate_message_queue_strategy: str = "AVG",
     ) -> None:
@@ -93,7 +99,27 @@ class DefaultMQPushConsumer(RebalanceImpl):
         """Any Java long, as ``setSuspendCurrentQueueTimeMillis`` takes it: 10..30000 ms is applied where it is used
         (``ConsumeMessageOrderlyService.submitConsumeRequestLater``), so 0 means 10 ms and 60 000 means 30 s."""
         self.consume_thread_min = check_int("consume_thread_min", consume_thread_min, 1, 1000)
+        self.consume_thread_max = check_int("consume_thread_max", consume_thread_max, 1, 1000)
+        """Checked (1..1000, not below ``consume_thread_min``) and otherwise without effect, as in 4.9.7: the pool's
+        queue is an unbounded ``LinkedBlockingQueue``, so a ``ThreadPoolExecutor`` never starts more than its core
+        size (``consume_thread_min``) threads."""
+        if self.consume_thread_min > self.consume_thread_max:
+            raise ConfigError(
+                "consume_thread_min", consume_thread_min, f"an int <= consume_thread_max ({self.consume_thread_max})"
+            )
         self.pull_threshold_for_queue = check_int("pull_threshold_for_queue", pull_threshold_for_queue, 1, 65535)
+        self.pull_threshold_size_for_queue = check_int(
+            "pull_threshold_size_for_queue", pull_threshold_size_for_queue, 1, 1024
+        )
+        """MiB of message bodies (``flow_control.py``)."""
+        self.pull_threshold_for_topic = check_topic_threshold(
+            "pull_threshold_for_topic", pull_threshold_for_topic, 6553500
+        )
+        self.pull_threshold_size_for_topic = check_topic_threshold(
+            "pull_threshold_size_for_topic", pull_threshold_size_for_topic, 102400
+        )
+        self.pull_interval = check_int("pull_interval", pull_interval, 0, 65535)
+        """ms between a pull that found messages and the next one (0: at once)."""
         self.consume_concurrently_max_span = check_int(
             "consume_concurrently_max_span", consume_concurrently_max_span, 1, 65535
         )
@@ -242,8 +268,34 @@ class DefaultMQPushConsumer(RebalanceImpl):
         self._stop("crash")
         self.context.remoting.client_closed(self.client_id, self.consumer_group)
 
+    def suspend(self) -> None:
+        """``suspend()``: stop pulling. While paused every pull is put off by 1000 ms and every rebalance does
+        nothing (``doRebalance`` checks the flag); what was pulled already is still consumed."""
+        self.pause = True
+        self._log_pause("suspend")
+
+    def resume(self) -> None:
+        """``resume()``: pull again, and rebalance at once. 4.9.7 calls ``doRebalance`` in the caller's thread,
+        beside the rebalance thread's 20 s wait; here the rebalance thread is woken instead (its next wait starts
+        after this rebalance), so that two rebalances never overlap."""
+        self.pause = False
+        self._log_pause("resume")
+        if self.running:
+            self.processes.spawn(self._process_notification())
+
+    def _log_pause(self, what: str) -> None:
+        """What 4.9.7 logs ("suspend this consumer, <group>"), as a WARNING event: the moment it took effect."""
+        self.context.trace.record(
+            self.context.now,
+            EventKind.WARNING,
+            self.actor,
+            None,
+            message=f"{what} this consumer, {self.consumer_group}",
+        )
+
     def _stop(self, how: str) -> None:
         self.running = False
+        self.pause = False  # the flag lives in the process that stops
         self.stop_reason = how
         self.processes.kill_all()
         for pq in self.process_queue_table.values():

@@ -322,7 +322,9 @@ class Lab:
         ``send_responses`` (one scripted answer per send: code names or ``{"code", "remark"}``, e.g.
         ``["SYSTEM_ERROR", "SYSTEM_ERROR", "SUCCESS"]``), ``send_back_error`` (a code name, or None to clear)
         and ``send_back_remark`` (its remark), ``query_offset_error`` and ``query_offset_remark`` (the answer to
-        QUERY_CONSUMER_OFFSET, which the consumer's ``readOffset`` takes as "no offset": −1)."""
+        QUERY_CONSUMER_OFFSET, which the consumer's ``readOffset`` takes as "no offset": −1), ``pull_error`` and
+        ``pull_remark`` (the answer to every PULL_MESSAGE: FLOW_CONTROL has the consumer pull again after 20 ms, any
+        other code after 1000 ms)."""
         lab_faults.set_broker_fault(self, self._broker(name), faults)
 
     def partition(self, client: str, broker: str, *, heal: bool = False) -> None:

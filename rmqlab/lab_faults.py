@@ -117,6 +117,8 @@ def check_broker_faults(faults: Mapping[str, Any]) -> tuple[dict[str, Any], dict
         "send_back_remark",
         "query_offset_error",
         "query_offset_remark",
+        "pull_error",
+        "pull_remark",
     }
     for key in faults:
         if key not in allowed:
@@ -147,7 +149,7 @@ def check_broker_faults(faults: Mapping[str, Any]) -> tuple[dict[str, Any], dict
     if "send_responses" in values:
         values["send_responses"] = parse_send_responses(values["send_responses"])
         shown["send_responses"] = [f"{code.name}: {remark}" for code, remark in values["send_responses"]]
-    for request in ("send_back", "query_offset"):  # an error code and its remark, for one request code
+    for request in ("send_back", "query_offset", "pull"):  # an error code and its remark, for one request code
         error, remark_key = f"{request}_error", f"{request}_remark"
         remark = values.pop(remark_key, None)
         if remark is not None and not isinstance(remark, str):

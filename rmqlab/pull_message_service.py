@@ -1,8 +1,9 @@
 """``PullMessageService``: one pull loop per ProcessQueue, fetching messages into it.
 
 In RocketMQ one thread takes ``PullRequest``s from a queue and calls ``pullMessage`` for each; the answer comes back
-in a ``PullCallback`` that puts the request back (at once, or 1 s / 50 ms later). Here each queue's loop is one
-generator process of the consumer, which reads as that cycle: gates, request, answer, again.
+in a ``PullCallback`` that puts the request back (at once, after ``pullInterval``, or later: see
+``flow_control.py``). Here each queue's loop is one generator process of the consumer, which reads as that cycle:
+gates, request, answer, again.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .broker import PullResult, PullStatus
 from .consumer_config import MessageModel
+from .flow_control import PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, DeferReason, FlowControl
 from .message import PROPERTY_MAX_OFFSET, PROPERTY_MIN_OFFSET
 from .offset_store import OffsetStore
 from .process import ProcessGroup, Rpc, Sleep
@@ -28,8 +30,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PullMessageService", "PullRequest"]
 
-PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION = 1_000
-PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL = 50
 CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND = 30_000
 OFFSET_ILLEGAL_FIXUP_DELAY_MS = 10_000
 
@@ -44,7 +44,7 @@ class PullRequest:
     previously_locked: bool = False
 
 
-class PullMessageService:
+class PullMessageService(FlowControl):
     """The pull half of ``DefaultMQPushConsumerImpl`` (``pullMessage`` and its ``PullCallback``), mixed into
     :class:`~rmqlab.consumer.DefaultMQPushConsumer`."""
 
@@ -61,8 +61,7 @@ class PullMessageService:
     offset_store: OffsetStore
     consume_service: Any
     pull_batch_size: int
-    pull_threshold_for_queue: int
-    consume_concurrently_max_span: int
+    pull_interval: int
     _compute_pull_from_where: Callable[[MessageQueue], Generator[Any, Any, int | None]]
     """``RebalanceImpl.computePullFromWhereWithException``: −1 could not tell, ``None`` it threw."""
 
@@ -92,8 +91,9 @@ class PullMessageService:
         consume service, and go again, until the ProcessQueue is dropped (or the consumer dies with its processes).
 
         Every round starts with a hand-off (``executePullRequestImmediately``): the pull runs after the work already
-        queued for this millisecond. A pull error waits 1 s (``PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION``), flow control
-        50 ms.
+        queued for this millisecond. A pull put off (``executePullRequestLater``) is a PULL_DEFERRED event with its
+        reason and delay (``flow_control.py``); after messages were found the next pull waits ``pullInterval`` if
+        that is set (else it goes at once).
         """
         pq, mq = request.pq, request.mq
         delay, kind = 0, TimerKind.PULL
@@ -101,16 +101,15 @@ class PullMessageService:
             yield Sleep(delay, self._label(kind, mq))
             if pq.dropped:
                 return
-            delay, kind = PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, TimerKind.PULL_LATER
-            now = self.context.now
-            pq.last_pull_timestamp = now
-            if pq.msg_count > self.pull_threshold_for_queue or (
-                not self.orderly and pq.max_span() > self.consume_concurrently_max_span
-            ):
-                delay = PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL
+            kind = TimerKind.PULL_LATER
+            pq.last_pull_timestamp = self.context.now
+            deferral = self._pull_deferral(pq)
+            if deferral is not None:
+                delay = self._record_deferral(mq, *deferral)
                 continue
             if self.orderly and self.is_clustering:
                 if not pq.locked:
+                    delay = self._record_deferral(mq, DeferReason.NOT_LOCKED, PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, {})
                     continue
                 if not request.previously_locked:
                     # the first pull since the lock: the start offset again, from the broker
@@ -123,6 +122,12 @@ class PullMessageService:
                             None,
                             message=f"Failed to compute pull offset of {mq}; pull again in "
                             f"{PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION} ms",
+                        )
+                        delay = self._record_deferral(
+                            mq,
+                            DeferReason.EXCEPTION,
+                            PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION,
+                            {"error": "computePullFromWhereWithException"},
                         )
                         continue
                     request.previously_locked = True
@@ -150,10 +155,13 @@ class PullMessageService:
                         f"{CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND}ms; pull again in "
                         f"{PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION} ms",
                     )
-                continue  # executePullRequestLater(1000)
+                delay = self._record_deferral(mq, *self._error_deferral(error))
+                continue
             delay, kind = 0, TimerKind.PULL
             if not self._on_pull_result(request, result):
                 return
+            if result.status is PullStatus.FOUND and self.pull_interval > 0:
+                delay, kind = self.pull_interval, TimerKind.PULL_LATER  # executePullRequestLater(pullInterval)
 
     def _on_pull_result(self, request: PullRequest, result: PullResult) -> bool:
         """``PullCallback.onSuccess``; ``False`` when this queue's pull loop ends (dropped, or OFFSET_ILLEGAL)."""

@@ -47,8 +47,9 @@ class RebalanceImpl(PullMessageService):
     # ------------------------------------------------------------------ rebalance
     def do_rebalance(self) -> Generator[Any, Any, None]:
         """``RebalanceImpl.doRebalance`` for every subscribed topic (business and retry); only ever run by the
-        client's one :class:`~rmqlab.rebalance_service.RebalanceService` thread, so two never overlap."""
-        if not self.running:
+        client's one :class:`~rmqlab.rebalance_service.RebalanceService` thread, so two never overlap. Nothing while
+        the consumer is paused (``DefaultMQPushConsumerImpl.doRebalance`` checks ``pause`` first)."""
+        if not self.running or self.pause:
             return
         for topic in sorted(self.subscriptions):
             route = self._routes.get(topic) or self.context.namesrv.route(topic)
@@ -128,6 +129,7 @@ class RebalanceImpl(PullMessageService):
             new_requests.append(PullRequest(mq, pq, next_offset))
             added.append(mq)
         if removed or added:
+            thresholds = self._message_queue_changed()
             owned = sorted(str(m) for m in self.process_queue_table if m.topic == topic)
             self.context.trace.record(
                 self.context.now,
@@ -138,6 +140,7 @@ class RebalanceImpl(PullMessageService):
                 queues=owned,
                 added=[str(m) for m in added],
                 removed=[str(m) for m in removed],
+                **thresholds,
             )
         for request in new_requests:
             self.processes.spawn(self._pull_loop(request))

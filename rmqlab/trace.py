@@ -41,6 +41,9 @@ class EventKind(StrEnum):
     """The ScheduleMessageService moved a due message back to its real topic."""
     PULLED = "pulled"
     """A pull returned messages into a ProcessQueue."""
+    PULL_DEFERRED = "pull_deferred"
+    """``executePullRequestLater``: a queue's next pull waits ``delay_ms`` for a ``reason`` (flow control, paused,
+    not locked, an exception)."""
     DELIVERED = "delivered"
     """A listener was called with a message (one event per message of the batch)."""
     CONSUMED = "consumed"

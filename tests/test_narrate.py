@@ -48,6 +48,17 @@ SAMPLES: dict[K, tuple[str, str | None, dict]] = {
         {"level": 4, "topic": "%RETRY%cg", "queue_id": 0, "waited_ms": 30_000},
     ),
     K.PULLED: ("consumer:c1", None, {"queue": "T@broker-a:0", "offsets": [5], "msg_ids": ["M1"], "next_offset": 6}),
+    K.PULL_DEFERRED: (
+        "consumer:c1",
+        None,
+        {
+            "queue": "T@broker-a:0",
+            "reason": "flow_control_count",
+            "delay_ms": 50,
+            "cached_count": 1001,
+            "threshold": 1000,
+        },
+    ),
     K.DELIVERED: (
         "consumer:c1",
         "M1",
@@ -125,6 +136,7 @@ WHERE = {
     K.SCHEDULED: "CommitLog.asyncPutMessage",
     K.DELAY_DELIVERED: "ScheduleMessageService.DeliverDelayedMessageTimerTask",
     K.PULLED: "DefaultMQPushConsumerImpl.pullMessage",
+    K.PULL_DEFERRED: "DefaultMQPushConsumerImpl.pullMessage",
     K.DELIVERED: "ConsumeMessageConcurrentlyService.ConsumeRequest.run",
     K.CONSUMED: "ConsumeMessageConcurrentlyService.ConsumeRequest.run",
     K.SEND_BACK: "ConsumeMessageConcurrentlyService.processConsumeResult",
@@ -164,8 +176,8 @@ def test_every_event_kind_has_a_caption_naming_its_method(kind: K) -> None:
     assert got.meaningful is (kind not in BOOKKEEPING_KINDS)
 
 
-def test_bookkeeping_is_offsets_lock_renewals_and_empty_pulls() -> None:
-    assert {K.OFFSET_UPDATED, K.OFFSET_PERSISTED, K.LOCK_RENEWED} == BOOKKEEPING_KINDS
+def test_bookkeeping_is_offsets_lock_renewals_deferred_and_empty_pulls() -> None:
+    assert {K.OFFSET_UPDATED, K.OFFSET_PERSISTED, K.LOCK_RENEWED, K.PULL_DEFERRED} == BOOKKEEPING_KINDS
     assert set(K) - BOOKKEEPING_KINDS == MEANINGFUL_KINDS
     actor, _, data = SAMPLES[K.PULLED]
     assert is_meaningful(TraceEvent(1, 0, K.PULLED, actor, None, data))

@@ -284,7 +284,13 @@ def test_injected_broker_crash_is_the_run_of_a_factory_that_scheduled_it():
     assert c.faults == (InjectedFault(11_000, "broker_down", "broker-a"),)
     assert c.snapshot.now_ms == 11_000
     assert c.caption.startswith("Lab.broker_down: broker-a stops")
-    assert c.snapshot.events[-1].kind is EventKind.FAULT
+    # the pulls held at broker-a fail with it, in the same step: each is put off (PULL_DEFERRED, bookkeeping)
+    last = [e for e in c.snapshot.events if e.time_ms == 11_000 and e.kind is not EventKind.PULL_DEFERRED][-1]
+    assert last.kind is EventKind.FAULT
+    after = c.snapshot.events[last.seq :]
+    assert after and {(e.kind, e.get("reason"), e.get("delay_ms")) for e in after} == {
+        (EventKind.PULL_DEFERRED, "exception", 1000)
+    }
     reference = Replay(_demo_with_fault_at(11_000, "broker_down", "broker-a"))
     reference.seek(c.position)
     assert reference.lab.trace.to_jsonl() == c.replay.lab.trace.to_jsonl()

@@ -33,6 +33,13 @@ def _offset_query_failure(spec: Mapping[str, Any]) -> tuple[tuple[Any, ...], dic
     return (spec["broker"],), {"query_offset_error": code, "query_offset_remark": spec.get("remark")}
 
 
+def _pull_error(spec: Mapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """``code`` and ``remark``; SUCCESS clears the fault."""
+    if spec["code"] == "SUCCESS":
+        return (spec["broker"],), {"pull_error": None}
+    return (spec["broker"],), {"pull_error": spec["code"], "pull_remark": spec.get("remark")}
+
+
 def _send_back_failure(spec: Mapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """With ``code``: that answer (and ``remark``); without: the plain SYSTEM_ERROR refusal (``reject_send_back``)."""
     if "code" in spec:
@@ -157,6 +164,25 @@ FAULTS: tuple[Fault, ...] = (
         arguments=_offset_query_failure,
     ),
     Fault(
+        "pull_error",
+        "PULL_MESSAGE is answered with an error: FLOW_CONTROL (215) has the consumer pull again after 20 ms, any other"
+        " code (SYSTEM_BUSY, what a 4.9.7 broker sends when overloaded) after 1000 ms.",
+        "Lab.set_broker_fault",
+        (
+            _broker(),
+            Param(
+                "code",
+                {
+                    "enum": _CODES,
+                    "description": "the response code, e.g. FLOW_CONTROL or SYSTEM_BUSY; SUCCESS clears it",
+                },
+                required=True,
+            ),
+            Param("remark", {"type": "string", "description": "its remark"}),
+        ),
+        arguments=_pull_error,
+    ),
+    Fault(
         "send_responses",
         "Scripted SEND_MESSAGE answers: one per request, in order, then normal again.",
         "Lab.set_broker_fault",
@@ -224,6 +250,18 @@ FAULTS: tuple[Fault, ...] = (
         "consumer_remove",
         "A consumer shuts down cleanly: offsets persisted, unregistered, the group rebalances.",
         "DefaultMQPushConsumer.shutdown",
+        (_CONSUMER,),
+    ),
+    Fault(
+        "consumer_suspend",
+        "suspend(): the consumer stops pulling (each pull put off by 1000 ms) and rebalancing; it still consumes.",
+        "DefaultMQPushConsumer.suspend",
+        (_CONSUMER,),
+    ),
+    Fault(
+        "consumer_resume",
+        "resume(): the consumer pulls again and rebalances at once.",
+        "DefaultMQPushConsumer.resume",
         (_CONSUMER,),
     ),
     Fault(

@@ -20,6 +20,7 @@ __all__ = [
     "on_consumed",
     "on_delivered",
     "on_local_retry",
+    "on_pull_deferred",
     "on_pulled",
     "on_send_back",
     "on_send_back_fallback",
@@ -53,6 +54,26 @@ def on_pulled(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
         "DefaultMQPushConsumerImpl.pullMessage",
         f"{name_of(e.actor)} pulled {_offsets(offsets)} of {d.get('queue')} ({which}) into its ProcessQueue "
         f"msgTreeMap; the next pull starts at offset {d.get('next_offset')}",
+    )
+
+
+def on_pull_deferred(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
+    d = e.data
+    why = {
+        "paused": "the consumer is paused (suspend())",
+        "flow_control_count": f"its ProcessQueue caches {d.get('cached_count')} messages, more than "
+        f"pullThresholdForQueue {d.get('threshold')}",
+        "flow_control_size": f"its ProcessQueue caches {d.get('cached_mib')} MiB of bodies, more than "
+        f"pullThresholdSizeForQueue {d.get('threshold')}",
+        "flow_control_span": f"its ProcessQueue spans {d.get('span')} offsets, more than "
+        f"consumeConcurrentlyMaxSpan {d.get('threshold')}",
+        "not_locked": "the queue is not locked at the broker (orderly)",
+        "broker_flow_control": "the broker answered FLOW_CONTROL",
+    }.get(str(d.get("reason")), f"the pull failed ({d.get('error')})")
+    return (
+        "DefaultMQPushConsumerImpl.pullMessage",
+        f"{name_of(e.actor)} puts off the pull of {d.get('queue')} for {d.get('delay_ms')} ms: {why} "
+        f"(executePullRequestLater)",
     )
 
 

@@ -19,9 +19,11 @@ __all__ = ["BOOKKEEPING_KINDS", "MEANINGFUL_KINDS", "Caption", "Narrator", "capt
 
 K = EventKind
 
-BOOKKEEPING_KINDS: frozenset[EventKind] = frozenset({K.OFFSET_UPDATED, K.OFFSET_PERSISTED, K.LOCK_RENEWED})
-"""Kinds that only keep books: they repeat every few seconds and move no message (a PULLED that brings
-no message is bookkeeping too, see :func:`is_meaningful`)."""
+BOOKKEEPING_KINDS: frozenset[EventKind] = frozenset(
+    {K.OFFSET_UPDATED, K.OFFSET_PERSISTED, K.LOCK_RENEWED, K.PULL_DEFERRED}
+)
+"""Kinds that only keep books: they repeat every few seconds (a deferred pull every 50 ms) and move no message
+(a PULLED that brings no message is bookkeeping too, see :func:`is_meaningful`)."""
 MEANINGFUL_KINDS: frozenset[EventKind] = frozenset(EventKind) - BOOKKEEPING_KINDS
 """Every other kind: something a student should see happen (step targets of the controller)."""
 
@@ -60,6 +62,7 @@ _CAPTIONS: dict[EventKind, Callable[[CaptionContext, TraceEvent], tuple[str, str
     K.SCHEDULED: storing.on_scheduled,
     K.DELAY_DELIVERED: storing.on_delay_delivered,
     K.PULLED: consuming.on_pulled,
+    K.PULL_DEFERRED: consuming.on_pull_deferred,
     K.DELIVERED: consuming.on_delivered,
     K.CONSUMED: consuming.on_consumed,
     K.SEND_BACK: consuming.on_send_back,
