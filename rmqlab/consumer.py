@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .consumer_config import ConsumeFromWhere, MessageModel
 from .errors import ConfigError
-from .flow_control import check_topic_threshold
+from .flow_control import check_consume_thread_max, check_topic_threshold
 from .message import RETRY_PREFIX, retry_topic
 from .namesrv import TopicRouteData
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore
@@ -99,14 +99,8 @@ class DefaultMQPushConsumer(RebalanceImpl):
         """Any Java long, as ``setSuspendCurrentQueueTimeMillis`` takes it: 10..30000 ms is applied where it is used
         (``ConsumeMessageOrderlyService.submitConsumeRequestLater``), so 0 means 10 ms and 60 000 means 30 s."""
         self.consume_thread_min = check_int("consume_thread_min", consume_thread_min, 1, 1000)
-        self.consume_thread_max = check_int("consume_thread_max", consume_thread_max, 1, 1000)
-        """Checked (1..1000, not below ``consume_thread_min``) and otherwise without effect, as in 4.9.7: the pool's
-        queue is an unbounded ``LinkedBlockingQueue``, so a ``ThreadPoolExecutor`` never starts more than its core
-        size (``consume_thread_min``) threads."""
-        if self.consume_thread_min > self.consume_thread_max:
-            raise ConfigError(
-                "consume_thread_min", consume_thread_min, f"an int <= consume_thread_max ({self.consume_thread_max})"
-            )
+        self.consume_thread_max = check_consume_thread_max(consume_thread_min, consume_thread_max)
+        """Checked, and otherwise without effect as in 4.9.7 (``flow_control.check_consume_thread_max``)."""
         self.pull_threshold_for_queue = check_int("pull_threshold_for_queue", pull_threshold_for_queue, 1, 65535)
         self.pull_threshold_size_for_queue = check_int(
             "pull_threshold_size_for_queue", pull_threshold_size_for_queue, 1, 1024
@@ -282,16 +276,6 @@ class DefaultMQPushConsumer(RebalanceImpl):
         self._log_pause("resume")
         if self.running:
             self.processes.spawn(self._process_notification())
-
-    def _log_pause(self, what: str) -> None:
-        """What 4.9.7 logs ("suspend this consumer, <group>"), as a WARNING event: the moment it took effect."""
-        self.context.trace.record(
-            self.context.now,
-            EventKind.WARNING,
-            self.actor,
-            None,
-            message=f"{what} this consumer, {self.consumer_group}",
-        )
 
     def _stop(self, how: str) -> None:
         self.running = False

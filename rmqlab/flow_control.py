@@ -30,7 +30,7 @@ from .process_queue import ProcessQueue
 from .queue import MessageQueue
 from .remoting import MQBrokerException, RemoteError, ResponseCode
 from .trace import EventKind
-from .validation import as_int
+from .validation import as_int, check_int
 
 if TYPE_CHECKING:
     from .context import Context
@@ -42,6 +42,7 @@ __all__ = [
     "PULL_TIME_DELAY_MILLS_WHEN_SUSPEND",
     "DeferReason",
     "FlowControl",
+    "check_consume_thread_max",
     "check_topic_threshold",
 ]
 
@@ -81,11 +82,26 @@ def check_topic_threshold(parameter: str, value: Any, high: int) -> int:
     return number
 
 
+def check_consume_thread_max(thread_min: int, value: Any) -> int:
+    """``consumeThreadMax``: an int in 1..1000, not below ``consumeThreadMin`` (``checkConfig``).
+
+    Nothing else reads it, as in 4.9.7: the consume pool is ``new ThreadPoolExecutor(consumeThreadMin,
+    consumeThreadMax, 60 s, new LinkedBlockingQueue<Runnable>())``, and a pool whose queue is unbounded starts a
+    thread beyond its core size only when the queue refuses a task, which never happens. ``consume_thread_min``
+    threads consume, however long the queue grows.
+    """
+    thread_max = check_int("consume_thread_max", value, 1, 1000)
+    if thread_min > thread_max:
+        raise ConfigError("consume_thread_min", thread_min, f"an int <= consume_thread_max ({thread_max})")
+    return thread_max
+
+
 class FlowControl:
     """The flow-control half of ``DefaultMQPushConsumerImpl``, mixed into the pull service (and so the consumer)."""
 
     context: Context
     actor: str
+    consumer_group: str
     orderly: bool
     process_queue_table: dict[MessageQueue, ProcessQueue]
     pull_threshold_for_queue: int
@@ -96,6 +112,11 @@ class FlowControl:
     pause = False
     """``DefaultMQPushConsumerImpl.pause``: set by the consumer's ``suspend()``, cleared by its ``resume()`` (and
     gone with the process: a crash or shutdown clears it)."""
+
+    def _log_pause(self, what: str) -> None:
+        """What 4.9.7 logs at ``suspend()`` / ``resume()`` ("suspend this consumer, <group>"), as a WARNING event."""
+        message = f"{what} this consumer, {self.consumer_group}"
+        self.context.trace.record(self.context.now, EventKind.WARNING, self.actor, None, message=message)
 
     def _pull_deferral(self, pq: ProcessQueue) -> tuple[DeferReason, int, dict[str, Any]] | None:
         """``pullMessage``'s gates before the orderly lock check, in their order: paused, cached count, cached
