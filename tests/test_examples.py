@@ -27,7 +27,7 @@ def report(stem: str) -> dict[str, Any]:
 
 
 def test_every_example_has_a_golden_file():
-    """The twelve teaching scenarios are there, each with its expected report and timeline, no golden orphaned."""
+    """The thirteen teaching scenarios are there, each with its expected report and timeline, no golden orphaned."""
     assert [p.stem for p in SCENARIOS] == [
         "ack_index_split",
         "broadcasting_drop",
@@ -37,6 +37,7 @@ def test_every_example_has_a_golden_file():
         "lock_lease_slow_answers",
         "offset_query_failure",
         "orderly_suspend",
+        "pull_flow_control",
         "retry_queues_raised_late",
         "scripted_send_errors",
         "send_back_local_retry",

@@ -386,3 +386,23 @@ def test_scenario_fault_kinds_suspend_resume_and_pull_error() -> None:
     assert lab.brokers["broker-a"].pull_error is None
     warnings = [(e.time_ms, e.get("message")) for e in lab.trace.where(K.WARNING, actor="consumer:c1")]
     assert warnings == [(1000, "suspend this consumer, cg"), (3000, "resume this consumer, cg")]
+
+
+def test_the_pull_flow_control_example() -> None:
+    """examples/pull_flow_control.yaml: 20 ms after FLOW_CONTROL, 1000 ms after SYSTEM_BUSY, 90 count deferrals of
+    50 ms from 3.5 s (the topic-wide 4 over 4 queues held), three paused ones from 13 s."""
+    from pathlib import Path
+
+    lab = load_scenario(Path(__file__).resolve().parents[1] / "examples" / "pull_flow_control.yaml").run()
+    assert lab.consumer("c1").pull_threshold_for_queue == 1
+    assert _deferrals(lab, "T@broker-a:0")[:6] == [(t, "broker_flow_control", 20) for t in range(1000, 1100, 20)] + [
+        (3500, "flow_control_count", 50)
+    ]
+    assert _deferrals(lab, "T@broker-b:0") == [(1000, "exception", 1000)]
+    reasons = [r for _, r, _ in _deferrals(lab, "T@broker-a:0")]
+    assert (reasons.count("flow_control_count"), reasons.count("paused")) == (90, 3)
+    assert [(e.time_ms, e.get("offsets")) for e in lab.trace.where(K.PULLED, queue="T@broker-a:0")][-3:] == [
+        (8000, [3]),
+        (13_000, [4]),
+        (16_000, [5]),
+    ]
