@@ -184,6 +184,10 @@ dash
 # ## Key points
 # - Committed offset = smallest key in `msgTreeMap`; one slow message pins it (`consumeConcurrentlyMaxSpan` 2000
 #   limits the damage by pausing pulls).
+# - Pulls pause, they never drop: while a ProcessQueue caches more than `pullThresholdForQueue` (1000) messages,
+#   more than `pullThresholdSizeForQueue` (100 MiB of bodies) or spans more than `consumeConcurrentlyMaxSpan`,
+#   `pullMessage` puts the queue's next pull off by 50 ms. Each time is a `pull_deferred` event with its reason
+#   (`lab.trace.where("pull_deferred")`; `examples/pull_flow_control.yaml` shows all of them).
 # - The broker's copy comes from pulls and the 5 s persist timer; a crash loses whatever it had not yet received.
 # - Both ways, a restart re-consumes: listeners must be idempotent.
 

@@ -406,3 +406,30 @@ def test_the_pull_flow_control_example() -> None:
         (13_000, [4]),
         (16_000, [5]),
     ]
+
+
+@pytest.mark.parametrize("orderly", [False, True], ids=["concurrently", "orderly"])
+def test_the_span_limit_holds_back_concurrent_pulls_only(orderly: bool) -> None:
+    """consume_concurrently_max_span=3 (was untested): two 10 s listeners at offsets 0 and 4 keep both keys in the
+    msgTreeMap, span 4 > 3, so from 1.4 s every concurrent pull is put off by 50 ms (192 times) and offsets 5-6 come
+    at 11 s, once offset 0 is done. ``pullMessage`` checks the span only ``if (!this.consumeOrderly)``: the orderly
+    consumer pulls each message as it arrives."""
+    lab = _lab()
+    producer = lab.add_producer("pg")
+    done = O.SUCCESS if orderly else C.CONSUME_SUCCESS
+
+    def listener(msgs: Any, ctx: Any) -> Any:
+        return after("10s", done) if msgs[0].body.startswith("slow") else done
+
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=listener, orderly=orderly, consume_concurrently_max_span=3)
+    for i, body in enumerate(["slow0", "m1", "m2", "m3", "slow4", "m5", "m6"]):
+        lab.at(1000 + 100 * i, producer.send, Message("T", body))
+    lab.run(until="12s")
+    arrivals = [(1000 + 100 * i, [i]) for i in range(7)]
+    if orderly:
+        assert _pulls(lab) == arrivals and _deferrals(lab) == []
+        return
+    assert _pulls(lab) == [*arrivals[:5], (11_000, [5, 6])]
+    assert _deferrals(lab) == [(t, "flow_control_span", 50) for t in range(1400, 11_000, 50)]
+    first = lab.trace.first(K.PULL_DEFERRED, queue=Q0)
+    assert (first.get("span"), first.get("threshold")) == (4, 3)
