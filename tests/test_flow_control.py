@@ -433,3 +433,25 @@ def test_the_span_limit_holds_back_concurrent_pulls_only(orderly: bool) -> None:
     assert _deferrals(lab) == [(t, "flow_control_span", 50) for t in range(1400, 11_000, 50)]
     first = lab.trace.first(K.PULL_DEFERRED, queue=Q0)
     assert (first.get("span"), first.get("threshold")) == (4, 3)
+
+
+def test_a_consumer_suspended_before_start_takes_no_queue_until_resume() -> None:
+    """``start()`` ends with ``rebalanceImmediately``, whose ``doRebalance`` does nothing while paused: no queue,
+    no pull, until ``resume()`` at 3 s. A crash clears the flag (it lived in the process): the restart at 6 s
+    rebalances at once."""
+    lab = _lab()
+    consumer = lab.add_consumer("cg", subscribe={"T": "*"}, listener=lambda m, c: C.CONSUME_SUCCESS, start=False)
+    consumer.suspend()
+    consumer.start()
+    lab.at("3s", consumer.resume)
+    lab.at("4s", consumer.suspend)
+    lab.at("5s", consumer.crash)
+    lab.at("6s", consumer.start)
+    lab.run(until="7s")
+    assert [(e.time_ms, e.get("topic")) for e in lab.trace.where(K.REBALANCED)] == [
+        (3000, "%RETRY%cg"),
+        (3000, "T"),
+        (6000, "%RETRY%cg"),
+        (6000, "T"),
+    ]
+    assert consumer.pause is False
