@@ -225,7 +225,7 @@ class Scheduler:
         """Run ``callback(*args)`` ``delay_ms`` from now; returns a cancellable :class:`Timer`."""
         if delay_ms < 0:
             raise SimulationError(f"delay_ms={delay_ms} is negative: events cannot go back in time")
-        return self.schedule_at(self.now + delay_ms, callback, *args, priority=priority, label=label)
+        return self._push(self.now + delay_ms, priority, callback, args, label)
 
     def schedule_at(
         self,
@@ -238,6 +238,17 @@ class Scheduler:
         """Run ``callback(*args)`` at absolute virtual time ``time_ms`` (not before now)."""
         if time_ms < self.now:
             raise SimulationError(f"time_ms={time_ms} is before now={self.now}")
+        return self._push(time_ms, priority, callback, args, label)
+
+    def _push(
+        self,
+        time_ms: int,
+        priority: Priority,
+        callback: Callable[..., Any],
+        args: tuple[Any, ...],
+        label: TimerLabel | None,
+    ) -> Timer:
+        """The one place an entry enters the heap (both verbs above checked its time): the next ``seq`` breaks ties."""
         timer = Timer(time_ms, callback, args, label)
         self._seq += 1
         heapq.heappush(self._heap, (time_ms, int(priority), self._seq, timer))
