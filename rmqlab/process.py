@@ -173,6 +173,10 @@ class Process:
             return _PENDING
         raise TypeError(f"a process yielded {command!r}; expected Sleep, Rpc or a SendFuture")
 
+    def start_after_queued_work(self, label: TimerLabel | None) -> None:
+        """Start at this millisecond, after the work already queued (a task handed to a pool thread)."""
+        self._timer = self.scheduler.schedule(0, self._wake, label=label)
+
     def _wake(self) -> None:
         self._timer = None
         self.resume()
@@ -250,9 +254,8 @@ class ThreadPool:
         self.busy = 0
         self.waiting: deque[Task] = deque()
         self.running: dict[Process, None] = {}
-        """Threads running a task, in start order."""
-        self.starting: dict[Timer, None] = {}
-        """Tasks handed to a free thread that starts them later this millisecond (cancelled by a crash)."""
+        """Threads given a task, in start order (a task handed over this millisecond starts after the work queued
+        before it)."""
 
     def submit(self, function: Callable[..., Body], *args: Any, label: TimerLabel | None = None) -> None:
         """Run ``function(*args)`` (a generator function) on a free thread, now or when one frees up.
@@ -266,17 +269,9 @@ class ThreadPool:
             self.waiting.append((function, args, label))
 
     def _start(self, function: Callable[..., Body], args: tuple[Any, ...], label: TimerLabel | None) -> None:
-        box: list[Timer] = []
-        box.append(self.scheduler.schedule(0, self._run, box, function, args, label, label=label))
-        self.starting[box[0]] = None
-
-    def _run(
-        self, box: list[Timer], function: Callable[..., Body], args: tuple[Any, ...], label: TimerLabel | None
-    ) -> None:
-        self.starting.pop(box[0], None)
         process = Process(self.scheduler, self.remoting, function(*args), self, label)
         self.running[process] = None
-        process.resume()
+        process.start_after_queued_work(label)
 
     def finished(self, process: Process) -> None:
         """``process`` returned: its thread takes the next waiting task, or becomes idle."""
@@ -292,9 +287,6 @@ class ThreadPool:
         for process in list(self.running):
             process.pool = None
             process.kill()
-        for timer in self.starting:
-            timer.cancel()
-        self.starting.clear()
         self.running.clear()
         self.waiting.clear()
         self.busy = 0
