@@ -253,7 +253,7 @@ class ConsumeMessageConcurrentlyService:
                 status=effective.value,
                 return_type=return_type,
                 took_ms=took,
-                queue=str(mq),
+                queue=mq.text,
                 queue_offset=msg.queue_offset,
             )
         if pq.dropped:
@@ -309,7 +309,7 @@ class ConsumeMessageConcurrentlyService:
                     EventKind.BROADCAST_DROPPED,
                     consumer.actor,
                     msg.msg_id,
-                    queue=str(mq),
+                    queue=mq.text,
                     reconsume_times=msg.reconsume_times,
                     message="BROADCASTING, the message consume failed, drop it",
                 )
@@ -321,7 +321,7 @@ class ConsumeMessageConcurrentlyService:
                     EventKind.LOCAL_RETRY,
                     consumer.actor,
                     msg.msg_id,
-                    queue=str(mq),
+                    queue=mq.text,
                     retry_in_ms=LOCAL_RETRY_DELAY_MS,
                     reconsume_times=msg.reconsume_times,
                 )
@@ -412,7 +412,7 @@ class ConsumeMessageConcurrentlyService:
                     EventKind.CLEAN_EXPIRED,
                     consumer.actor,
                     msg.msg_id,
-                    queue=str(mq),
+                    queue=mq.text,
                     queue_offset=offset,
                     consuming_for_ms=ctx.now - int(started),
                 )

@@ -84,7 +84,7 @@ class Context:
             msg.msg_id,
             group=group,
             topic=msg.topic,
-            queue=str(mq),
+            queue=mq.text,
             queue_offset=msg.queue_offset,
             reconsume_times=msg.reconsume_times,
             batch=batch,

@@ -57,7 +57,7 @@ class OffsetStore:
             EventKind.OFFSET_UPDATED,
             self.consumer.actor,
             None,
-            queue=str(mq),
+            queue=mq.text,
             offset=offset,
             previous=old,
         )
@@ -153,7 +153,7 @@ class LocalFileOffsetStore(OffsetStore):
                 EventKind.OFFSET_PERSISTED,
                 consumer.actor,
                 None,
-                queue=str(mq),
+                queue=mq.text,
                 offset=offset,
                 store="local",
             )

@@ -181,7 +181,7 @@ class PullMessageService(FlowControl):
                 EventKind.PULLED,
                 self.actor,
                 None,
-                queue=str(mq),
+                queue=mq.text,
                 offsets=[m.queue_offset for m in result.msgs],
                 msg_ids=[m.msg_id for m in result.msgs],
                 next_offset=result.next_begin_offset,

@@ -14,20 +14,21 @@ class MessageQueue:
     topic: str
     broker_name: str
     queue_id: int
-    _text: str = field(init=False, repr=False, compare=False)
-    """``str(mq)``, built once: the trace names a queue in most of its events."""
+    text: str = field(init=False, repr=False, compare=False)
+    """``str(mq)`` (``Topic@broker-a:0``), built once: how the trace names a queue, in most of its events. The hot
+    paths read this attribute, since ``str()`` goes through a Python-level ``__str__`` at each call."""
     _hash: int = field(init=False, repr=False, compare=False)
     """The hash, computed once: queues key the offset table and the ProcessQueue table."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_text", f"{self.topic}@{self.broker_name}:{self.queue_id}")
+        object.__setattr__(self, "text", f"{self.topic}@{self.broker_name}:{self.queue_id}")
         object.__setattr__(self, "_hash", hash((self.topic, self.broker_name, self.queue_id)))
 
     def __hash__(self) -> int:
         return self._hash
 
     def __str__(self) -> str:
-        return self._text
+        return self.text
 
     @classmethod
     def parse(cls, text: str) -> MessageQueue:
