@@ -61,11 +61,8 @@ class DelayLevelTable:
             parse_duration(p, f"message_delay_level[{i}]") for i, p in enumerate(parts)
         )
         self.labels: tuple[str, ...] = tuple(str(p) if isinstance(p, str) else format_duration(p) for p in parts)
-
-    @property
-    def max_level(self) -> int:
+        self.max_level = len(self.delays_ms)
         """``maxDelayLevel``: the number of entries (18 by default) — also the only cap."""
-        return len(self.delays_ms)
 
     def delay_ms(self, level: int) -> int:
         """Delay of ``level``; raises for a level outside ``1..max_level``."""
