@@ -102,14 +102,6 @@ AnswerCallback = Callable[[Any, RemoteError | None], None]
 (:class:`MQBrokerException`) or a failure with no response."""
 
 
-def _answer(on_answer: AnswerCallback, response: Any) -> None:
-    """Hand a broker's answer to its sender: an error code is an error, anything else the response."""
-    if isinstance(response, MQBrokerException):
-        on_answer(None, response)
-    else:
-        on_answer(response, None)
-
-
 HELD = object()
 """What a broker processor returns for a request it keeps to answer later (a long-polling pull):
 the processor holds on to the :class:`ResponseFuture` and calls :meth:`ResponseFuture.reply` when it answers."""
@@ -287,7 +279,10 @@ class Remoting:
             return  # the broker answers through future.reply
         if delay == 0:
             self.finish(future)
-            _answer(on_answer, response)
+            if isinstance(response, MQBrokerException):  # an error code is an error, anything else the response
+                on_answer(None, response)
+            else:
+                on_answer(response, None)
         else:
             future.timer = self.scheduler.schedule(
                 delay,
@@ -331,8 +326,10 @@ class Remoting:
         self.finish(future)
         if self.reachable(future.client, future.broker) is not None:
             future.on_answer(None, RemotingException(future.broker, "connection closed before the response arrived"))
+        elif isinstance(response, MQBrokerException):
+            future.on_answer(None, response)
         else:
-            _answer(future.on_answer, response)
+            future.on_answer(response, None)
 
     def channel_closed(self, broker_name: str) -> None:
         """The broker's process died: the pulls waiting on it fail at once, in the order they were sent.
