@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from .consume_concurrently import build_retry_message, context_int, reset_retry_topic, run_listener
+from .consume_message_service import build_retry_message, context_int, reset_retry_topic, run_listener
 from .listener import ConsumeOrderlyContext, ConsumeOrderlyStatus
 from .message import (
     PROPERTY_CONSUME_START_TIME,
