@@ -20,6 +20,7 @@ from .message import MessageExt
 
 __all__ = [
     "HANG",
+    "CallAnswer",
     "ConsumeConcurrentlyContext",
     "ConsumeConcurrentlyStatus",
     "ConsumeOrderlyContext",
@@ -142,26 +143,86 @@ about 28): the chain is walked in a loop, so a 5,000-step or self-referencing ch
 ConfigError, never a RecursionError."""
 
 
+@dataclass(frozen=True, slots=True)
+class CallAnswer:
+    """A scripted result that also sets this call's context fields, as a Java listener sets them before returning.
+
+    ``{"return": "RECONSUME_LATER", "delay_level_when_next_consume": 5}``: this delivery fails and its retry waits
+    at level 5; the next delivery's answer may set another level. 4.9.7 reads ``ackIndex`` /
+    ``delayLevelWhenNextConsume`` (``ConsumeMessageConcurrentlyService.processConsumeResult``) and
+    ``suspendCurrentQueueTimeMillis`` (``ConsumeMessageOrderlyService.processConsumeResult``) only after the listener
+    returns, so setting them at the call's start changes nothing else.
+    """
+
+    result: Any
+    context: tuple[tuple[str, int], ...]
+
+
+CONTEXT_FIELDS: dict[bool, dict[str, tuple[int, int]]] = {
+    False: {"ack_index": (-1, INTEGER_MAX_VALUE), "delay_level_when_next_consume": (-1, 18)},
+    True: {"suspend_current_queue_time_millis": (-(2**63), 2**63 - 1)},
+}
+"""The context fields a scripted answer may set (concurrent: ``False``, orderly: ``True``) and their ranges: the same
+as the listener-wide settings of a scenario file."""
+
+
+def _parse_answer(value: Mapping[str, Any], where: str, orderly: bool) -> CallAnswer:
+    """``{"return": <result>, <context field>: <int>, …}``: one call's result and the context fields it sets."""
+    allowed = CONTEXT_FIELDS[orderly]
+    other = CONTEXT_FIELDS[not orderly]
+    settings: list[tuple[str, int]] = []
+    for name, field_value in value.items():
+        if name == "return":
+            continue
+        path = f"{where}.{name}"
+        if name in other:
+            kind = "orderly consumers (orderly: true)" if orderly is False else "concurrent consumers (orderly: false)"
+            raise ConfigError(path, field_value, f"only for {kind}")
+        if name not in allowed:
+            raise ConfigError(path, field_value, "return or a context field: one of " + ", ".join(allowed))
+        low, high = allowed[name]
+        number = _integral(field_value)
+        if isinstance(number, bool) or not isinstance(number, int) or not low <= number <= high:
+            raise ConfigError(path, field_value, f"an int in {low}..{high}")
+        settings.append((name, number))
+    result = _parse_result(value["return"], f"{where}.return", orderly)
+    if isinstance(result, CallAnswer):
+        raise ConfigError(f"{where}.return", value["return"], "a result without context fields (set them once)")
+    return CallAnswer(result, tuple(settings))
+
+
 def _parse_result(value: Any, where: str, orderly: bool) -> Any:
-    """One scripted result: a status word, ``null``, ``raise``, ``hang`` or ``{"take": "2s", "then": ...}``.
+    """One scripted result: a status word, ``null``, ``raise``, ``hang``, ``{"take": "2s", "then": ...}`` or
+    ``{"return": <result>, <context field>: <int>}`` (:class:`CallAnswer`).
 
     A ``take``/``then`` chain adds its durations up: ``{"take": "1s", "then": {"take": "2s", "then": "X"}}`` is
     ``X`` after 3 s; a chain ending in ``hang`` hangs.
     """
+    if isinstance(value, Mapping) and "return" in value:
+        return _parse_answer(value, where, orderly)
     took, path, head = 0, where, value
     for _ in range(MAX_THEN_STEPS):
-        if not isinstance(value, Mapping):
+        if not isinstance(value, Mapping) or "return" in value:
             break
         unknown = set(value) - {"take", "then"}
         if unknown or "take" not in value:
-            raise ConfigError(path, dict(value), "{'take': <duration>, 'then': <result>}")
+            allowed = "{'take': <duration>, 'then': <result>} or {'return': <result>, <context field>: <int>}"
+            raise ConfigError(path, dict(value), allowed)
         took += parse_duration(value["take"], path + ".take")
         value, path = value.get("then", "SUCCESS" if orderly else "CONSUME_SUCCESS"), path + ".then"
     else:
         if isinstance(value, Mapping):
             raise ConfigError(where, head, f"a take/then chain of at most {MAX_THEN_STEPS} steps (this one has more)")
+    if isinstance(value, Mapping):  # {"take": .., "then": {"return": .., <context field>: ..}}
+        answer = _parse_answer(value, path, orderly)
+        return CallAnswer(_after(took, answer.result), answer.context)
     inner = _parse_word(value, path, orderly)
-    if path == where or inner is HANG:
+    return inner if path == where else _after(took, inner)
+
+
+def _after(took: int, inner: Any) -> Any:
+    """``inner`` arriving ``took`` ms later (a hang stays a hang)."""
+    if inner is HANG:
         return inner
     if isinstance(inner, Delayed):
         return Delayed(took + inner.took_ms, inner.status, inner.error)
@@ -180,12 +241,15 @@ def _parse_word(value: Any, where: str, orderly: bool) -> Any:
     try:
         return allowed(value)
     except ValueError:
-        words = ", ".join([*(m.value for m in allowed), "null", "raise", "hang", "{'take': .., 'then': ..}"])
+        words = ", ".join(
+            [*(m.value for m in allowed), "null", "raise", "hang", "{'take': .., 'then': ..}", "{'return': .., …}"]
+        )
         raise ConfigError(where, value, f"one of {words}") from None
 
 
 @dataclass(frozen=True, slots=True)
 class _Rule:
+    msg_id: str | None
     keys: str | None
     tags: str | None
     body: Any
@@ -196,8 +260,9 @@ class ScriptedListener:
     """A listener whose answer for a message depends on its ``reconsume_times`` (attempt index).
 
     ``results[i]`` answers the delivery with ``reconsume_times == i``; the last result repeats. Rules
-    select messages by ``keys``, ``tags`` or ``body``; the first matching rule wins, else ``default``.
-    With a batch, the first message's answer is the batch's.
+    select messages by ``msg_id`` (the client's ``UNIQ_KEY``, which a retry keeps), ``keys``, ``tags`` or ``body``;
+    the first matching rule wins, else ``default``. With a batch, the first message's answer is the batch's, and so
+    are the context fields a :class:`CallAnswer` sets.
     """
 
     def __init__(
@@ -213,11 +278,12 @@ class ScriptedListener:
         parsed = []
         for i, rule in enumerate(rules):
             match = rule.get("match", {})
-            unknown = set(match) - {"keys", "tags", "body"}
+            unknown = set(match) - {"msg_id", "keys", "tags", "body"}
             if unknown:
-                raise ConfigError(f"{where}.rules[{i}].match", dict(match), "keys, tags and/or body")
+                raise ConfigError(f"{where}.rules[{i}].match", dict(match), "msg_id, keys, tags and/or body")
             parsed.append(
                 _Rule(
+                    match.get("msg_id"),
                     match.get("keys"),
                     match.get("tags"),
                     match.get("body"),
@@ -233,6 +299,8 @@ class ScriptedListener:
 
     def results_for(self, msg: MessageExt) -> tuple[Any, ...]:
         for rule in self.rules:
+            if rule.msg_id is not None and msg.msg_id != rule.msg_id:
+                continue
             if rule.keys is not None and msg.keys != rule.keys:
                 continue
             if rule.tags is not None and msg.tags != rule.tags:
@@ -245,6 +313,10 @@ class ScriptedListener:
     def __call__(self, msgs: Sequence[MessageExt], context: Any) -> Any:
         results = self.results_for(msgs[0])
         outcome = results[min(msgs[0].reconsume_times, len(results) - 1)]
+        if isinstance(outcome, CallAnswer):
+            for name, value in outcome.context:
+                setattr(context, name, value)
+            outcome = outcome.result
         if isinstance(outcome, Delayed) and outcome.error and outcome.took_ms == 0:
             raise RuntimeError(outcome.error)
         return outcome

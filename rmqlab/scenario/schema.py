@@ -126,13 +126,14 @@ def within_object_branch(error: jsonschema.ValidationError) -> jsonschema.Valida
 
 
 def _object_branch(error: jsonschema.ValidationError) -> int | None:
-    """The index of the one ``anyOf`` branch (after ``$ref``s) that is an object with every field the mapping has."""
+    """The index of the one ``anyOf`` branch (after ``$ref``s) that is an object with every field the mapping has;
+    else of the one whose required fields the mapping has (``{"return": .., "delay": 2}`` is a ``return`` answer
+    with an unknown field, named as such)."""
     fields = set(error.instance)
-    branches = [
-        i
-        for i, branch in enumerate(error.validator_value)
-        if _resolved(branch).get("type") == "object" and fields <= set(_resolved(branch).get("properties", {}))
-    ]
+    objects = [(i, _resolved(b)) for i, b in enumerate(error.validator_value) if _resolved(b).get("type") == "object"]
+    branches = [i for i, branch in objects if fields <= set(branch.get("properties", {}))]
+    if not branches:
+        branches = [i for i, branch in objects if branch.get("required") and set(branch["required"]) <= fields]
     return branches[0] if len(branches) == 1 else None
 
 
