@@ -16,7 +16,9 @@ consumer's ``crash`` / ``start`` / ``shutdown``), whether a scenario file's ``fa
 ``lab.at(t, lab.broker_down, "broker-a")`` scheduled it: it runs at :attr:`Priority.FAULT`. So a broker that
 goes down at t=5000 refuses a send also scheduled at t=5000, whichever was written first. Everything else —
 sends, pulls, consumption, the engine's own timers, a ``lab.at`` of anything that is not a registered fault
-(a lambda wrapping a fault included) — runs at :attr:`Priority.NORMAL`, in schedule order.
+(a lambda wrapping a fault included) — runs at :attr:`Priority.NORMAL`, in schedule order. A scenario consumer
+with ``start_order: after_sends`` is started at NORMAL priority, scheduled after every send of the file, so that
+millisecond's faults and sends come before its start.
 
 Every entry the engine schedules carries a :class:`TimerLabel`: what RocketMQ timer or wait it stands for
 (:class:`TimerKind`), who owns it, and the queue / messages / delay level it is about. The label changes

@@ -43,6 +43,7 @@ def test_every_example_has_a_golden_file():
         "scripted_send_errors",
         "send_back_local_retry",
         "slow_broker_avoided",
+        "start_order_same_ms",
     ]
     goldens = sorted(p.name for p in EXAMPLES.iterdir() if ".expected" in p.name)
     assert goldens == sorted(golden_path(p, suffix).name for p in SCENARIOS for suffix in FORMATS)

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..consumer import DefaultMQPushConsumer
 from ..errors import ConfigError, ScenarioError
 from ..lab import Lab
 from ..listener import ScriptedListener
@@ -61,6 +62,9 @@ class ConsumerPlan:
     listener: ScenarioListener
     options: dict[str, Any]
     path: str
+    start_after_sends: bool = False
+    """``start_order: after_sends``: the start runs at Priority.NORMAL, scheduled after every send of the file, so
+    that millisecond's faults and sends come first; else it is a fault-registry call and runs first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +166,11 @@ class Declared:
         return [*self.topics, *retry_and_dlq], "topic"
 
 
+def _starter(consumer: DefaultMQPushConsumer) -> Callable[[Lab], Any]:
+    """An :class:`Action`'s ``apply`` that starts ``consumer`` (a ``start_order: after_sends`` start)."""
+    return lambda _lab: consumer.start()
+
+
 def build_lab(plan: Plan) -> Lab:
     """Create the Lab and schedule every action; each step's engine errors carry the field path."""
     with _at(""):
@@ -177,18 +186,22 @@ def build_lab(plan: Plan) -> Lab:
     for name, group, options, path in plan.producers:
         with _at(path):
             lab.add_producer(group, name=name, **options)
+    late_starts: list[Action] = []
     for c in plan.consumers:
         with _at(c.path):
-            lab.add_consumer(
+            consumer = lab.add_consumer(
                 c.group,
                 name=c.name,
                 subscribe=c.subscribe,
                 listener=c.listener,
                 orderly=c.orderly,
-                start=c.start,
+                start=False if c.start_after_sends else c.start,
                 **c.options,
             )
-    for action in plan.actions:
+        if c.start_after_sends:
+            at_ms = 0 if c.start is True else int(c.start)
+            late_starts.append(Action(at_ms, Priority.NORMAL, f"{c.path}.start", _starter(consumer)))
+    for action in [*plan.actions, *late_starts]:
         lab.scheduler.schedule_at(
             action.at_ms,
             lambda a=action: lab.safely(a.apply, lab, where=a.path),

@@ -127,9 +127,14 @@ def _plan_consumer(spec: Mapping[str, Any], i: int, declared: Declared) -> Consu
         start_ms = _duration(spec.get("start", 0), f"{path}.start")
         _check_time(start_ms, declared.run_until_ms, f"{path}.start", spec.get("start", 0))
         start = True if start_ms == 0 else start_ms
-    options = _without(spec, "group", "name", "subscribe", "orderly", "start", "listener")
+    if start is False and "start_order" in spec:
+        raise ScenarioError(f"{path}.start_order", spec["start_order"], "only with a start time (start is null)")
+    after_sends = spec.get("start_order") == "after_sends"
+    options = _without(spec, "group", "name", "subscribe", "orderly", "start", "start_order", "listener")
     listener = _listener(spec.get("listener"), orderly, f"{path}.listener")
-    return ConsumerPlan(name, spec["group"], dict(spec["subscribe"]), orderly, start, listener, options, path)
+    return ConsumerPlan(
+        name, spec["group"], dict(spec["subscribe"]), orderly, start, listener, options, path, after_sends
+    )
 
 
 def _plan_subscription_groups(data: Mapping[str, Any], declared: Declared) -> list[tuple[str, dict[str, Any], str]]:

@@ -28,12 +28,13 @@ def _timeline(declared: Declared, specs: Sequence[Mapping[str, Any]]) -> list[_S
 
     At one millisecond every one of them runs at Priority.FAULT, in the order scheduled: the consumers'
     immediate starts (at build), then their delayed ``start`` (scheduled as each consumer is added), then the
-    faults in file order.
+    faults in file order; a ``start_order: after_sends`` start runs at Priority.NORMAL, after all of them.
     """
     steps: list[_Step] = []
     for order, c in enumerate(declared.consumers):
         if c.start is not False:
             at, rank = (0, -1) if c.start is True else (c.start, 0)
+            rank = 2 if c.start_after_sends else rank
             steps.append((at, rank, order, "start", c.name, f"{c.path}.start", {}))
     for i, spec in enumerate(specs):
         steps.append((parse_duration(spec["at"]), 1, i, spec["kind"], spec.get("consumer", ""), f"faults[{i}]", spec))
