@@ -190,6 +190,10 @@ dash
 #   (`lab.trace.where("pull_deferred")`; `examples/pull_flow_control.yaml` shows all of them).
 # - The broker's copy comes from pulls and the 5 s persist timer; a crash loses whatever it had not yet received.
 # - Both ways, a restart re-consumes: listeners must be idempotent.
+# - A new group with `CONSUME_FROM_LAST_OFFSET` does not skip what a fresh queue already holds: while offset 0 is
+#   still in the queue the broker answers 0 (`queryConsumerOffset`), so a message sent the millisecond before the
+#   start is consumed. Only a failed offset query starts it at the max offset it sees
+#   (`examples/start_order_same_ms.yaml`, where a scenario's `start_order` puts the start after the send).
 
 # %% [markdown]
 # ## Your score
