@@ -132,7 +132,13 @@ class DefaultMQProducer:
         on_exception: Callable[[str], None] | None = None,
         timeout: int | str | None = None,
     ) -> SendFuture:
-        """ASYNC send: the callback fires once; only no-response failures are retried."""
+        """ASYNC send: the callback fires once; only no-response failures are retried.
+
+        Every failure, an invalid message included, reaches ``on_exception`` (4.9.7 runs the whole send in the
+        async-sender task, which passes each exception to ``sendCallback.onException``); only a callback that is
+        not callable — a ``SendCallback`` Java would not compile — is a ConfigError, raised before anything is sent.
+        """
+        _check_send_callback(on_success, on_exception)
         call = self.impl.prepare(
             msg, CommunicationMode.ASYNC, timeout, 1, executor_timeout="DEFAULT ASYNC send call timeout"
         )
@@ -164,6 +170,9 @@ class DefaultMQProducer:
         ``on_exception``, as the 4.9.7 executor task passes each exception to ``sendCallback.onException``.
         """
         mode = _mode(mode)
+        if selector is not None and not callable(selector):  # None is Java's null: it fails in the task, as there
+            raise ConfigError("selector", selector, "a callable select(mqs, msg, arg) returning a MessageQueue")
+        _check_send_callback(on_success, on_exception)
         if (on_success is not None or on_exception is not None) and mode is not CommunicationMode.ASYNC:
             raise ConfigError("mode", mode.value, "ASYNC when on_success / on_exception is given (a SendCallback)")
         executor_timeout = "call timeout" if mode is CommunicationMode.ASYNC else None
@@ -190,6 +199,7 @@ class DefaultMQProducer:
         mode = _mode(mode)
         if not isinstance(mq, MessageQueue):
             raise ConfigError("mq", mq, "an rmqlab.MessageQueue (topic, broker_name, queue_id)")
+        _check_send_callback(on_success, on_exception)
         if (on_success is not None or on_exception is not None) and mode is not CommunicationMode.ASYNC:
             raise ConfigError("mode", mode.value, "ASYNC when on_success / on_exception is given (a SendCallback)")
         call = self.impl.prepare(msg, mode, timeout, 1)
@@ -206,6 +216,19 @@ class DefaultMQProducer:
         """
         self.running = False
         self._route_poll.kill()
+
+
+def _check_send_callback(
+    on_success: Callable[[SendResult], None] | None, on_exception: Callable[[str], None] | None
+) -> None:
+    """A ``SendCallback``'s two methods must be callables (or None: no such method); anything else is a program
+    error Java's compiler refuses, not a send failure, so it is refused before the send starts."""
+    for parameter, value, takes in (
+        ("on_success", on_success, "the SendResult"),
+        ("on_exception", on_exception, "the error text"),
+    ):
+        if value is not None and not callable(value):
+            raise ConfigError(parameter, value, f"a callable taking {takes}, or None")
 
 
 def _with_send_callback(

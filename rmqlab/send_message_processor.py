@@ -108,9 +108,10 @@ class SendMessageProcessor(BrokerStore):
             return MQBrokerException(self.name, *self.send_back_error)
         sub = self.subscription_group(group)
         if not self.broker_permission & PERM_WRITE:
-            # 4.9.7 names the broker by its IP (brokerIP1); rmqlab's brokers have names only
+            # 4.9.7 names the broker by its IP (``getBrokerIP1()``): the host part of its address, no port
+            ip = self.address.rsplit(":", 1)[0]
             return MQBrokerException(
-                self.name, ResponseCode.NO_PERMISSION, f"the broker[{self.name}] sending message is forbidden"
+                self.name, ResponseCode.NO_PERMISSION, f"the broker[{ip}] sending message is forbidden"
             )
         if sub.retry_queue_nums <= 0:
             return ResponseCode.SUCCESS  # stores nothing: the message is silently dropped
@@ -150,5 +151,10 @@ class SendMessageProcessor(BrokerStore):
             rt + 1,
             born_timestamp=original.born_timestamp,
         )
+        if self.put_status in _PUT_STATUS_ERROR:
+            # ``thenApply``: any status but PUT_OK is SYSTEM_ERROR with the status's name as the remark, and nothing
+            # is stored. The FLUSH_* / SLAVE_NOT_AVAILABLE statuses cannot happen here (``setWaitStoreMsgOK(false)``:
+            # the store waits for no flush and no slave), so those stored-anyway statuses answer SUCCESS.
+            return MQBrokerException(self.name, ResponseCode.SYSTEM_ERROR, self.put_status.value)
         self.put_message(inner)
         return ResponseCode.SUCCESS

@@ -42,6 +42,7 @@ def test_every_example_has_a_golden_file():
         "retry_queues_raised_late",
         "scripted_send_errors",
         "send_back_local_retry",
+        "send_back_no_permission",
         "slow_broker_avoided",
         "start_order_same_ms",
     ]
@@ -219,4 +220,24 @@ def test_slow_broker_lesson():
         (15_000, "broker-b", 1, "SUCCESS"),
         (30_599, "broker-b", 0, "SUCCESS"),
         (30_600, "broker-a", 1, "SUCCESS"),
+    ]
+
+
+def test_send_back_no_permission_lesson():
+    """``asyncConsumerSendMsgBack`` on a read-only broker: NO_PERMISSION (16) with the broker's IP, the fallback's
+    copy stored by broker-b (level 3: 10 s later); a plain send through the stale route is stored on broker-a."""
+    lab = load_scenario(EXAMPLES / "send_back_no_permission.yaml").run()
+    assert [
+        (e.time_ms, e.get("broker"), e.get("ok"), e.get("response_code"), e.get("remark"))
+        for e in lab.trace.where("send_back")
+    ] == [
+        (3000, "broker-a", False, 16, "the broker[127.0.0.1] sending message is forbidden"),
+        (7000, "broker-a", False, 16, "the broker[127.0.0.1] sending message is forbidden"),
+        (33_000, "broker-b", True, None, None),
+    ]
+    r = report("send_back_no_permission")
+    assert [(d["time_ms"], d["msg_id"], d["queue"]) for d in r["deliveries"] if d["reconsume_times"] == 1] == [
+        (13_000, "M0001", "%RETRY%cg@broker-b:0"),
+        (17_000, "M0002", "%RETRY%cg@broker-b:0"),
+        (43_000, "M0003", "%RETRY%cg@broker-b:0"),
     ]

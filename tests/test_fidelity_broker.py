@@ -66,7 +66,14 @@ def test_a_read_only_broker_refuses_the_send_back_and_the_retry_goes_to_another_
     lab2.run(until="20s")
     broker = lab2.brokers["broker-a"]
     assert broker.consumer_send_msg_back("cg", 0, 0, 16) == MQBrokerException(
-        "broker-a", ResponseCode.NO_PERMISSION, "the broker[broker-a] sending message is forbidden"
+        "broker-a", ResponseCode.NO_PERMISSION, "the broker[127.0.0.1] sending message is forbidden"
+    )
+    back = lab2.trace.first(K.SEND_BACK)
+    assert (back.time_ms, back.get("ok"), back.get("response_code"), back.get("remark")) == (
+        3000,
+        False,
+        16,
+        "the broker[127.0.0.1] sending message is forbidden",  # getBrokerIP1(): broker-a's 127.0.0.1, no port
     )
     assert calls == [(1000, 0, "broker-a"), (13_000, 1, "broker-b")]
     assert _flow(lab2) == [
@@ -98,6 +105,12 @@ def test_a_retry_topic_that_is_not_writable_refuses_the_send_back_and_the_messag
         "broker-a", ResponseCode.NO_PERMISSION, "the topic[%RETRY%cg] sending message is forbidden"
     )
     assert calls == [(1000, 0, "broker-a"), (8000, 1, "broker-a")]
+    back = lab.trace.first(K.SEND_BACK)
+    assert (back.time_ms, back.get("response_code"), back.get("remark")) == (
+        3000,
+        16,
+        "the topic[%RETRY%cg] sending message is forbidden",
+    )
     (fallback,) = lab.trace.of_kind(K.SEND_BACK_FALLBACK)
     assert (fallback.time_ms, fallback.get("ok"), fallback.get("error")) == (
         3000,
@@ -106,6 +119,105 @@ def test_a_retry_topic_that_is_not_writable_refuses_the_send_back_and_the_messag
     )
     assert [e.get("topic") for e in lab.trace.of_kind(K.STORED)] == ["T"]  # no retry copy anywhere
     assert lab.trace.of_kind(K.SCHEDULED) == []
+
+
+def test_the_broker_permission_remark_names_the_brokers_ip(lab2: Lab) -> None:
+    """``"the broker[" + getBrokerIP1() + "] sending message is forbidden"``: broker-b is the second broker added."""
+    lab2.update_broker_config("broker-b", broker_permission=4)
+    assert lab2.brokers["broker-b"].address == "127.0.0.2:10911"
+    assert lab2.brokers["broker-b"].consumer_send_msg_back("cg", 0, 0, 16) == MQBrokerException(
+        "broker-b", ResponseCode.NO_PERMISSION, "the broker[127.0.0.2] sending message is forbidden"
+    )
+
+
+def test_a_producer_retries_a_no_permission_answer_on_the_other_broker(lab2: Lab) -> None:
+    """NO_PERMISSION (16) is in ``retryResponseCodes``: ``sendDefaultImpl`` tries the next queue not on broker-a, at
+    once. (No 4.9.7 broker answers a plain send so, except for order topics; a scripted answer shows the client.)"""
+    lab2.set_broker_fault(
+        "broker-a",
+        send_responses=[{"code": "NO_PERMISSION", "remark": "the broker[127.0.0.1] sending message is forbidden"}],
+    )
+    producer = lab2.add_producer("pg", send_which_queue_start=3)
+    lab2.at(5, producer.send, Message("T", "x"))  # index 4 → a-0, refused; index 5 → a-1 skipped, index 6 → b-0
+    lab2.run(until="1s")
+    assert [
+        (e.time_ms, e.get("broker"), e.get("queue_id"), e.get("outcome")) for e in lab2.trace.of_kind(K.SEND_RESULT)
+    ] == [
+        (
+            5,
+            "broker-a",
+            0,
+            "MQBrokerException: CODE: 16 (NO_PERMISSION) DESC: the broker[127.0.0.1] sending message is forbidden",
+        ),
+        (5, "broker-b", 0, "SUCCESS"),
+    ]
+    assert lab2.sends[0].ok and lab2.sends[0].response_code is None
+
+
+FAILED_PUTS = [
+    "SERVICE_NOT_AVAILABLE",
+    "CREATE_MAPEDFILE_FAILED",
+    "MESSAGE_ILLEGAL",
+    "PROPERTIES_SIZE_EXCEEDED",
+    "OS_PAGECACHE_BUSY",
+    "UNKNOWN_ERROR",
+    "LMQ_CONSUME_QUEUE_NUM_EXCEEDED",
+]
+
+
+@pytest.mark.parametrize("status", FAILED_PUTS)
+def test_a_send_back_whose_put_fails_answers_system_error_with_the_status_name(lab: Lab, status: str) -> None:
+    """``asyncConsumerSendMsgBack``'s ``thenApply``: any status but PUT_OK → SYSTEM_ERROR, remark the status's
+    ``name()`` (not ``handlePutMessageResult``'s texts, which only SEND_MESSAGE uses); nothing stored."""
+    lab.at(0, lab.add_producer("pg").send, Message("T", "b"))
+    lab.run(until="1s")
+    broker = lab.brokers["broker-a"]
+    lab.set_broker_fault("broker-a", put_status=status)
+    assert broker.consumer_send_msg_back("cg", 0, 0, 16) == MQBrokerException(
+        "broker-a", ResponseCode.SYSTEM_ERROR, status
+    )
+    assert broker.consumer_send_msg_back("cg", 0, -1, 16) == MQBrokerException(  # the DLQ branch too
+        "broker-a", ResponseCode.SYSTEM_ERROR, status
+    )
+    assert [e.get("topic") for e in lab.trace.of_kind(K.STORED)] == ["T"] and lab.trace.of_kind(K.SCHEDULED) == []
+
+
+@pytest.mark.parametrize("status", ["FLUSH_DISK_TIMEOUT", "FLUSH_SLAVE_TIMEOUT", "SLAVE_NOT_AVAILABLE"])
+def test_a_send_back_waits_for_no_flush_so_a_flush_status_still_stores_it(lab: Lab, status: str) -> None:
+    """``msgExt.setWaitStoreMsgOK(false)``: the store waits neither for the flush nor for a slave, so the send-back
+    gets PUT_OK (SUCCESS) where a plain send would get FLUSH_DISK_TIMEOUT & co."""
+    lab.at(0, lab.add_producer("pg").send, Message("T", "b"))
+    lab.run(until="1s")
+    lab.set_broker_fault("broker-a", put_status=status)
+    assert lab.brokers["broker-a"].consumer_send_msg_back("cg", 0, 0, 16) is ResponseCode.SUCCESS
+    assert [(e.time_ms, e.get("level")) for e in lab.trace.of_kind(K.SCHEDULED)] == [(1000, 3)]
+
+
+def test_a_failed_store_refuses_the_send_back_and_the_fallback_so_the_message_is_retried_locally(lab: Lab) -> None:
+    """CREATE_MAPEDFILE_FAILED from 2 s: the send-back at 3 s gets SYSTEM_ERROR "CREATE_MAPEDFILE_FAILED", the
+    fallback's SEND_MESSAGE gets ``handlePutMessageResult``'s SYSTEM_ERROR three times (retried, one broker), so
+    ``processConsumeResult`` consumes the message again in this client 5 s later, reconsume times 1."""
+    producer = lab.add_producer("pg", send_which_queue_start=3)
+    calls = _fail_once_in_2_s(lab)
+    lab.at("1s", producer.send, Message("T", "x"))
+    lab.at("2s", lab.set_broker_fault, "broker-a", put_status="CREATE_MAPEDFILE_FAILED")
+    lab.run(until="20s")
+    assert calls == [(1000, 0, "broker-a"), (8000, 1, "broker-a")]
+    back = lab.trace.first(K.SEND_BACK)
+    assert (back.time_ms, back.get("ok"), back.get("response_code"), back.get("remark")) == (
+        3000,
+        False,
+        1,
+        "CREATE_MAPEDFILE_FAILED",
+    )
+    fallback = lab.trace.first(K.SEND_BACK_FALLBACK)
+    assert (fallback.time_ms, fallback.get("ok"), fallback.get("response_code"), fallback.get("remark")) == (
+        3000,
+        False,
+        1,
+        "create mapped file failed, server is busy or broken.",
+    )
+    assert [e.get("topic") for e in lab.trace.of_kind(K.STORED)] == ["T"] and lab.trace.of_kind(K.SCHEDULED) == []
 
 
 def test_a_send_through_a_stale_route_to_a_read_only_broker_is_stored_then_the_route_drops_it(lab2: Lab) -> None:

@@ -97,6 +97,39 @@ def test_programming_errors_still_raise(lab: Lab, send: str) -> None:
     assert lab.sends == []
 
 
+@pytest.mark.parametrize("entry", ["send_async", "selector", "send_to_queue"])
+@pytest.mark.parametrize("which", ["on_success", "on_exception"])
+def test_a_callback_that_is_not_callable_is_refused_before_the_send(lab: Lab, entry: str, which: str) -> None:
+    """Not RocketMQ behaviour either: a ``SendCallback`` that is not one does not compile in Java. It used to be
+    accepted and fail as a bare TypeError when the send ended (inside ``lab.run``, or at once for a refused message).
+    A *refused message* with a good callback still reaches ``on_exception`` (tests above)."""
+    producer = lab.add_producer("pg")
+    callbacks: dict[str, object] = {"on_success": print, "on_exception": print, which: "log it"}
+    with pytest.raises(ConfigError, match=rf"{which}='log it' is not allowed: expected a callable taking"):
+        if entry == "send_async":
+            producer.send_async(Message("", "b"), **callbacks)  # type: ignore[arg-type]
+        elif entry == "selector":
+            producer.send_with_selector(Message("", "b"), lambda mqs, m, a: mqs[0], None, "ASYNC", **callbacks)  # type: ignore[arg-type]
+        else:
+            producer.send_to_queue(Message("", "b"), MessageQueue("T", "broker-a", 0), "ASYNC", **callbacks)  # type: ignore[arg-type]
+    lab.run(until="1s")
+    assert lab.sends == [] and lab.trace.of_kind(K.SEND_FAILED) == []
+
+
+def test_a_selector_that_is_not_callable_is_refused_but_none_fails_in_the_task(lab: Lab) -> None:
+    """Java compiles ``send(msg, null, arg, callback)``: ``sendSelectImpl`` calls ``selector.select`` inside its
+    ``try`` and wraps the NullPointerException in "select message queue threw exception."; a non-selector object
+    does not compile, so it is a ConfigError."""
+    producer = lab.add_producer("pg")
+    with pytest.raises(ConfigError, match=r"selector=5 is not allowed: expected a callable select\(mqs, msg, arg\)"):
+        producer.send_with_selector(Message("T", "b"), 5, None)  # type: ignore[arg-type]
+    assert lab.sends == []
+    got: list[str] = []
+    producer.send_with_selector(Message("T", "b"), None, None, "ASYNC", on_exception=got.append)  # type: ignore[arg-type]
+    lab.run(until="1s")
+    assert len(got) == 1 and got[0].startswith("MQClientException: select message queue threw exception. (")
+
+
 def test_oneway_to_an_unreachable_broker_ends_with_send_1_times(lab2: Lab) -> None:
     producer = lab2.add_producer("pg", send_which_queue_start=3)
     lab2.at(0, producer.send, Message("T", "warm-up"))  # index 4 → a-0; caches the route

@@ -10,31 +10,63 @@ import pytest
 from rmqlab import EventKind as K
 from rmqlab import Lab, Message
 
+ILLEGAL = (
+    "the message is illegal, maybe msg body or properties length not matched. msg body length limit 4194304B, "
+    "msg properties length limit 32KB."
+)
 FAILING = [
     ("CREATE_MAPEDFILE_FAILED", 1, "create mapped file failed, server is busy or broken.", 3),
     ("OS_PAGECACHE_BUSY", 1, "[PC_SYNCHRONIZED]broker busy, start flow control for a while", 3),
     ("UNKNOWN_ERROR", 1, "UNKNOWN_ERROR", 3),
-    ("LMQ_CONSUME_QUEUE_NUM_EXCEEDED", 1, "[LMQ_CONSUME_QUEUE_NUM_EXCEEDED]broker config enableLmq", 3),
-    ("SERVICE_NOT_AVAILABLE", 14, "service not available now.", 3),
-    ("MESSAGE_ILLEGAL", 13, "the message is illegal, maybe msg body", 1),
-    ("PROPERTIES_SIZE_EXCEEDED", 13, "msg body length limit 4194304B, msg properties length limit 32KB.", 1),
+    (
+        "LMQ_CONSUME_QUEUE_NUM_EXCEEDED",
+        1,
+        "[LMQ_CONSUME_QUEUE_NUM_EXCEEDED]broker config enableLmq and enableMultiDispatch, lmq consumeQueue num exceed "
+        "maxLmqConsumeQueueNum config num, default limit 2w.",
+        3,
+    ),
+    (
+        "SERVICE_NOT_AVAILABLE",
+        14,
+        "service not available now. It may be caused by one of the following reasons: the broker's disk is full "
+        "[CL: 0.95 CQ: 0.95 INDEX: 0.95], messages are put to the slave, message store has been shut down, etc.",
+        3,
+    ),
+    ("MESSAGE_ILLEGAL", 13, ILLEGAL, 1),
+    ("PROPERTIES_SIZE_EXCEEDED", 13, ILLEGAL, 1),
 ]
+NAMES = {1: "SYSTEM_ERROR", 13: "MESSAGE_ILLEGAL", 14: "SERVICE_NOT_AVAILABLE"}
 
 
 @pytest.mark.parametrize(("status", "code", "remark", "attempts"), FAILING, ids=[f[0] for f in FAILING])
 def test_a_failed_put_answers_its_code_and_remark_and_is_retried_per_retry_response_codes(
     lab: Lab, status: str, code: int, remark: str, attempts: int
 ) -> None:
+    """``handlePutMessageResult``'s code and remark, exactly, in the exception text, ``SendFuture.response_code`` /
+    ``.remark`` (``MQClientException.setResponseCode`` after the loop) and every attempt's trace event."""
     lab.set_broker_fault("broker-a", put_status=status)
     future = lab.add_producer("pg").send(Message("T", "x"))
     lab.run(until="1s")
-    assert future.response_code == code and future.remark is not None and remark in future.remark
-    assert len([e for e in lab.trace if e.kind is K.SEND_ATTEMPT]) == attempts
+    broker_exception = f"MQBrokerException: CODE: {code} ({NAMES[code]}) DESC: {remark}"
+    assert (future.response_code, future.remark, future.result) == (code, remark, None)
+    assert [(e.time_ms, e.get("attempt"), e.get("outcome")) for e in lab.trace.of_kind(K.SEND_RESULT)] == [
+        (0, n, broker_exception) for n in range(1, attempts + 1)
+    ]
     if attempts == 3:
-        assert future.error is not None and future.error.startswith("MQClientException: Send [3] times, still failed")
-    else:
-        assert future.error is not None and future.error.startswith("MQBrokerException: CODE: 13 (MESSAGE_ILLEGAL)")
-    assert not [e for e in lab.trace if e.kind is K.STORED]
+        assert future.error == (
+            "MQClientException: Send [3] times, still failed, cost [0]ms, Topic: T, "
+            f"BrokersSent: [broker-a, broker-a, broker-a] ({broker_exception})"
+        )
+    else:  # MESSAGE_ILLEGAL (13) is not in retryResponseCodes: the MQBrokerException itself is thrown
+        assert future.error == broker_exception
+    (failed,) = lab.trace.of_kind(K.SEND_FAILED)
+    assert (failed.time_ms, failed.get("error"), failed.get("response_code"), failed.get("remark")) == (
+        0,
+        future.error,
+        code,
+        remark,
+    )
+    assert lab.trace.of_kind(K.STORED) == []
 
 
 @pytest.mark.parametrize("status", ["FLUSH_DISK_TIMEOUT", "FLUSH_SLAVE_TIMEOUT", "SLAVE_NOT_AVAILABLE"])

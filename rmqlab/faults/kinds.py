@@ -97,7 +97,7 @@ FAULTS: tuple[Fault, ...] = (
     ),
     Fault(
         "flush_timeout",
-        "SEND_MESSAGE gets this PutMessageStatus (stored with a flush timeout, or failed and not stored).",
+        "The store answers this PutMessageStatus (stored with a flush timeout, or failed and not stored).",
         "Lab.set_broker_fault",
         (
             _broker(),
@@ -106,7 +106,7 @@ FAULTS: tuple[Fault, ...] = (
                 {
                     "enum": [status.value for status in PutMessageStatus],
                     "description": "a PutMessageStatus (default FLUSH_DISK_TIMEOUT; PUT_OK clears it); the last seven"
-                    " fail the send",
+                    " fail the send, and a send-back with SYSTEM_ERROR and the status's name",
                 },
                 default="FLUSH_DISK_TIMEOUT",
             ),
