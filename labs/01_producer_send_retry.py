@@ -308,6 +308,63 @@ assert_right("01.6")
 # Both copies carry the same id `M0001` (`UNIQ_KEY`): consumers deduplicate on it (or on business keys).
 
 # %% [markdown]
+# ## Sidelining a slow broker: latency fault tolerance
+# Off by default (`sendLatencyFaultEnable` = false). With `send_latency_fault_enable=True` the producer's
+# `MQFaultStrategy` rates a broker after **every** attempt: the attempt's latency is looked up in
+# `latencyMax` = 50, 100, 550, 1000, 2000, 3000, 15000 ms (the largest entry not above it) and the same row of
+# `notAvailableDuration` = 0, 0, 30 s, 60 s, 120 s, 180 s, 600 s says how long the broker stays out of the queue
+# choice, counted from the end of the attempt; a failed attempt counts as 30 000 ms. `selectOneMessageQueue` then
+# walks the round robin past the queues of brokers that are out (when every broker is out, `pickOneAtLeast` takes
+# the least bad one). Source: `client/.../latency/MQFaultStrategy.java`, `LatencyFaultToleranceImpl.java`.
+#
+# ### Exercise 7 — predict, then run
+# broker-a answers the send at 1 s after 600 ms — a success — and is fast again from 2 s. Until what virtual time,
+# in ms, does the producer keep broker-a out of its queue choice?
+
+# %% nbgrader={"grade": false, "grade_id": "ex01_7_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_7 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_7 = 31_600
+### END SOLUTION
+
+
+# %%
+def slow_then_fast(**producer_options):
+    """broker-a answers after 600 ms until 2 s; one send at 1 s, then one every 5 s from 5 s to 35 s."""
+    lab, p = cluster(**producer_options)
+    lab.set_broker_fault("broker-a", response_delay_ms=600)
+    lab.at("2s", lab.set_broker_fault, "broker-a", response_delay_ms=0)
+    for t in ("1s", "5s", "10s", "15s", "20s", "25s", "30s", "35s"):
+        lab.at(t, p.send, Message("TopicTest", f"sent at {t}"))
+    lab.run(until="40s")
+    return lab
+
+
+lab = slow_then_fast(send_latency_fault_enable=True)
+show_trace(lab.trace, "send_result", fields=("broker", "queue_id", "not_available_until"))
+out_until = lab.trace.first("send_result", msg_id="M0001").get("not_available_until")
+
+# %% nbgrader={"grade": true, "grade_id": "ex01_7", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("01.7", answer_7, out_until)
+### BEGIN HIDDEN TESTS
+assert_right("01.7")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The same sends without the switch (the default): the round robin gives broker-a its turns at once.
+
+# %%
+default = slow_then_fast()
+print("with the switch:   ", [e.get("broker") for e in lab.trace.of_kind("send_result")])
+print("without (default): ", [e.get("broker") for e in default.trace.of_kind("send_result")])
+
+# %% [markdown]
+# > **Common belief vs. the source.** "The producer avoids a broker only after it fails." — With
+# > `sendLatencyFaultEnable` a *successful* send that took 550 ms or more sidelines its broker too (30 s here); and
+# > the switch is off by default, so a default producer keeps sending to a slow broker on its round-robin turns.
+# > The scenario file `examples/slow_broker_avoided.yaml` is this run (`producers[].send_latency_fault_enable`).
+
+# %% [markdown]
 # ## Watch it step by step
 # The tiny run again, in a `Dashboard` (a replay of `broker_a_dies()`; Step / Step back / Jump move through the trace):
 # m1's attempt on broker-a fails, its retry is stored on broker-b.
@@ -327,6 +384,8 @@ dash
 # - FLUSH_DISK_TIMEOUT & co. are statuses of a stored message; `retryAnotherBrokerWhenNotStoreOK` (a producer setting)
 #   retries them and stores a copy each time.
 # - One 3000 ms budget for all attempts: a timeout is not retried. A retry after a lost response stores a duplicate.
+# - `sendLatencyFaultEnable` (off by default) keeps a broker out of the queue choice for a time looked up from the
+#   latency of its last attempt (a success at 550 ms or more: 30 s; a failure: 600 s).
 
 # %% [markdown]
 # ## Your score

@@ -61,6 +61,18 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
     ),
     Exercise("01.5", "The first attempt used the whole 3000 ms; the budget check (timeout < costTime) stops the loop.", hint="sendMsgTimeout is one budget for the whole send, checked before each attempt."),
     Exercise("01.6", "The producer cannot tell 'not stored' from 'response lost', so it retries on broker-b: at-least-once.", hint="The broker stored the message before the connection dropped; what does the producer do without a response?"),
+    Exercise(
+        "01.7",
+        "The 600 ms answer came back at 1 600 ms; 600 ms falls in latencyMax's 550 row, so notAvailableDuration is 30 000 ms from then: 31 600 ms. The sends at 5–30 s walk past broker-a's queues; the one at 35 s is the first to use it again.",
+        unit="ms",
+        hints=(
+            Hint("That is how long broker-a stays out, not until when: from which moment is it counted?", equals=(30_000,)),
+            Hint("updateFaultItem runs when the attempt ends, after the 600 ms answer, not when the send starts.", equals=(31_000,)),
+            Hint("600 ms is below 1000 in latencyMax: which row of the table is the largest entry not above it?", equals=(61_600, 61_000)),
+            Hint("A success is rated too: the attempt's latency, not its outcome, picks the duration.", equals=(0, 1000, 1600)),
+        ),
+        hint="Look 600 ms up in latencyMax (the largest entry not above it) and add that row's notAvailableDuration to the time the attempt ended.",
+    ),
     # 02a · concurrent consumption: failure and send-back
     Exercise(
         "02a.1",
