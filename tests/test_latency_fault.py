@@ -237,3 +237,45 @@ def test_a_scenario_turns_it_on_per_producer_and_the_schema_checks_the_type() ->
     scenario["producers"] = [{"name": "pg", "send_latency_fault_enable": "yes"}]
     with pytest.raises(ScenarioError, match=r"producers\[0\]\.send_latency_fault_enable='yes'.*true or false"):
         load_scenario(scenario)
+
+
+def test_a_scenario_sets_the_two_tables_and_a_mismatch_names_the_field() -> None:
+    """``setLatencyMax`` / ``setNotAvailableDuration`` from a scenario file: with [50, 500] → [0, 5000] a 600 ms send
+    keeps broker-a out for 5 s only (until 5 600 ms, not 30 600 ms): the send at 5 600 ms uses it again."""
+    from rmqlab.errors import ScenarioError
+    from rmqlab.scenario import load_scenario
+
+    producer = {
+        "name": "pg",
+        "send_which_queue_start": 3,
+        "send_latency_fault_enable": True,
+        "latency_max": [50, 500],
+        "not_available_duration": [0, 5000],
+    }
+    scenario = {
+        "name": "short_isolation",
+        "brokers": ["broker-a", "broker-b"],
+        "topics": [{"name": "T", "queues": 2}],
+        "producers": [producer],
+        "faults": [
+            {"at": 0, "kind": "broker_slow", "broker": "broker-a", "response_delay_ms": 600},
+            {"at": "1s", "kind": "broker_slow", "broker": "broker-a", "response_delay_ms": 0},
+        ],
+        "sends": [{"at": t, "producer": "pg", "topic": "T"} for t in (0, 1000, 2000, 3000, 5599, 5600)],
+        "run_until": "10s",
+    }
+    lab = load_scenario(scenario).run()
+    assert results(lab) == [
+        (600, "broker-a", 0, "SUCCESS", 5600),  # index 4 → a-0, 600 ms ≥ 500 → 5000 ms out
+        (1000, "broker-b", 0, "SUCCESS", 1000),  # index 5 → a-1 out → b-0
+        (2000, "broker-b", 0, "SUCCESS", 2000),  # index 6 → b-0
+        (3000, "broker-b", 1, "SUCCESS", 3000),  # index 7 → b-1
+        (5599, "broker-b", 0, "SUCCESS", 5599),  # index 8 → a-0, a-1 still out (1 ms to go) → b-0
+        (5600, "broker-a", 1, "SUCCESS", 5600),  # index 9 → a-1: available again
+    ]
+    producer["not_available_duration"] = [0]
+    with pytest.raises(ScenarioError, match=r"producers\[0\]\.not_available_duration=\[0\] is not allowed: expected 2"):
+        load_scenario(scenario)
+    producer["latency_max"] = [50, -1]
+    with pytest.raises(ScenarioError, match=r"producers\[0\]\.latency_max\[1\]"):
+        load_scenario(scenario)
