@@ -35,7 +35,7 @@ from .mq_client_api_impl import MQClientAPIImpl, SendCall, describe
 from .process import Body, ProcessGroup
 from .queue import MessageQueue
 from .remoting import MQBrokerException, ResponseCode
-from .send_result import CommunicationMode, SendFuture, SendStatus
+from .send_result import ClientErrorCode, CommunicationMode, SendFuture, SendStatus, client_error_code
 from .topic_publish_info import TopicPublishInfo
 from .validators import check_message
 
@@ -190,7 +190,11 @@ class DefaultMQProducerImpl:
         """
         info = self.try_to_find_topic_publish_info(call.msg.topic)
         if info is None or not info.ok():
-            self.api.fail(call, f"MQClientException: No route info of this topic: {call.msg.topic}")
+            self.api.fail(
+                call,
+                f"MQClientException: No route info of this topic: {call.msg.topic}",
+                code=ClientErrorCode.NOT_FOUND_TOPIC_EXCEPTION,
+            )
         elif call.future.mode is CommunicationMode.ASYNC:
             self._send_default_impl_async(call, info)
         else:
@@ -289,6 +293,7 @@ class DefaultMQProducerImpl:
                 f"[{self.context.now - call.start_ms}]ms, Topic: {call.msg.topic}, "
                 f"BrokersSent: [{', '.join(call.brokers_sent)}] ({describe(call.last_error)})",  # Arrays.toString
                 call.last_error,
+                client_error_code(call.last_error),
             )
 
     def _send_once(self, call: SendCall, mq: MessageQueue) -> Body:

@@ -25,7 +25,7 @@ from .process import Body, ProcessGroup, Rpc
 from .protocol import SendMessageRequest
 from .queue import MessageQueue
 from .remoting import MQBrokerException, RemoteError, RemotingException
-from .send_result import CODE_STATUS, SendFuture, SendResult
+from .send_result import CODE_STATUS, ClientErrorCode, SendFuture, SendResult
 from .trace import EventKind
 
 if TYPE_CHECKING:
@@ -225,9 +225,11 @@ class MQClientAPIImpl:
         for callback in future.callbacks:
             self.context.safely(callback, future, where=f"{self.actor} send callback")
 
-    def fail(self, call: SendCall, error: str, cause: RemoteError | None = None) -> SendFuture:
+    def fail(
+        self, call: SendCall, error: str, cause: RemoteError | None = None, code: ClientErrorCode | None = None
+    ) -> SendFuture:
         """The send throws ``error`` (``SendCallback.onException``); a broker's error response as ``cause`` gives
-        its code and remark."""
+        its code and remark, else ``code`` is the ``ClientErrorCode`` set on the MQClientException."""
         future = call.future
         if not future.done:
             future.done = True
@@ -236,6 +238,9 @@ class MQClientAPIImpl:
             if isinstance(cause, MQBrokerException):
                 future.response_code, future.remark = int(cause.code), cause.remark
                 answered = {"response_code": int(cause.code), "remark": cause.remark}
+            elif code is not None:
+                future.response_code = int(code)
+                answered = {"response_code": int(code)}
             self.context.trace.record(
                 self.context.now,
                 EventKind.SEND_FAILED,

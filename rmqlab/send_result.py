@@ -10,12 +10,42 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 
 from .queue import MessageQueue
-from .remoting import ResponseCode
+from .remoting import RemoteError, RemotingConnectException, RemotingTimeoutException, ResponseCode
 
-__all__ = ["CODE_STATUS", "CommunicationMode", "SendFuture", "SendResult", "SendStatus"]
+__all__ = [
+    "CODE_STATUS",
+    "ClientErrorCode",
+    "CommunicationMode",
+    "SendFuture",
+    "SendResult",
+    "SendStatus",
+    "client_error_code",
+]
+
+
+class ClientErrorCode(IntEnum):
+    """``ClientErrorCode``: the code the client itself puts on the ``MQClientException`` a send throws
+    (``getResponseCode``) when no broker answer gave one; values as in 4.9.7."""
+
+    CONNECT_BROKER_EXCEPTION = 10001
+    """The last attempt of ``sendDefaultImpl`` failed with a RemotingConnectException."""
+    ACCESS_BROKER_TIMEOUT = 10002
+    """… with a RemotingTimeoutException."""
+    NOT_FOUND_TOPIC_EXCEPTION = 10005
+    """"No route info of this topic" (``sendDefaultImpl`` found no route with a writable queue)."""
+
+
+def client_error_code(error: RemoteError | None) -> ClientErrorCode | None:
+    """``sendDefaultImpl``'s ``setResponseCode`` by the class of the last exception (an MQBrokerException's own code
+    is taken as it is); a connection reset (a plain RemotingException) gets none."""
+    if isinstance(error, RemotingConnectException):
+        return ClientErrorCode.CONNECT_BROKER_EXCEPTION
+    if isinstance(error, RemotingTimeoutException):
+        return ClientErrorCode.ACCESS_BROKER_TIMEOUT
+    return None
 
 
 class CommunicationMode(StrEnum):
@@ -67,17 +97,19 @@ class SendFuture:
     result: SendResult | None = None
     error: str | None = None
     response_code: int | None = None
-    """A failed send whose cause is a broker's error response: its code (``MQClientException.getResponseCode``,
-    which ``sendDefaultImpl`` copies from the last ``MQBrokerException``), else ``None``."""
+    """A failed send's code, as ``getResponseCode`` of what the caller catches: a broker's error response (the
+    ``MQBrokerException``'s, or the one ``sendDefaultImpl`` copies from the last of them), else a
+    :class:`ClientErrorCode` ``sendDefaultImpl`` sets (10001 connect, 10002 timeout, 10005 no route); ``None``
+    where 4.9.7 leaves −1 (ASYNC failures, selector sends, refused messages)."""
     remark: str | None = None
-    """That response's remark (``MQBrokerException.getErrorMessage``)."""
+    """A broker's error response's remark (``MQBrokerException.getErrorMessage``); ``None`` for a client code."""
     attempts: int = 0
     callbacks: list[Callable[[SendFuture], None]] = field(default_factory=list)
 
     @property
     def broker_answer(self) -> dict[str, object]:
         """``response_code`` and ``remark`` of a send a broker's error answer failed, for a trace event, else ``{}``."""
-        return {} if self.response_code is None else {"response_code": self.response_code, "remark": self.remark}
+        return {} if self.remark is None else {"response_code": self.response_code, "remark": self.remark}
 
     @property
     def ok(self) -> bool:

@@ -17,6 +17,8 @@ from rmqlab import ConfigError, Lab, Message
 from rmqlab import EventKind as K
 from rmqlab.producer import check_message
 from rmqlab.queue import MessageQueue
+from rmqlab.remoting import RemotingConnectException, RemotingException, RemotingTimeoutException
+from rmqlab.send_result import client_error_code
 
 REFUSED = [
     (Message("", "b"), "The specified topic is blank"),
@@ -140,10 +142,51 @@ def test_oneway_to_an_unreachable_broker_ends_with_send_1_times(lab2: Lab) -> No
         "MQClientException: Send [1] times, still failed, cost [0]ms, Topic: T, BrokersSent: [broker-a] "
         "(RemotingConnectException: connect to broker-a failed: broker down)"
     )
-    assert [(e.time_ms, e.get("attempts"), e.get("mode")) for e in lab2.trace.of_kind(K.SEND_FAILED)] == [
-        (2, 1, "ONEWAY")
+    assert [
+        (e.time_ms, e.get("attempts"), e.get("mode"), e.get("response_code"))
+        for e in lab2.trace.of_kind(K.SEND_FAILED)
+    ] == [(2, 1, "ONEWAY", 10001)]  # ClientErrorCode.CONNECT_BROKER_EXCEPTION
+    assert (lab2.sends[1].attempts, lab2.sends[1].response_code, lab2.sends[1].remark) == (1, 10001, None)
+
+
+def test_a_sync_send_that_gives_up_carries_the_client_error_code_of_its_last_exception(lab2: Lab) -> None:
+    """``sendDefaultImpl`` after the loop: ``setResponseCode`` by the last exception's class, RemotingConnectException
+    → ``ClientErrorCode.CONNECT_BROKER_EXCEPTION`` (10001); the text is unchanged and there is no remark."""
+    producer = lab2.add_producer("pg", send_which_queue_start=3)
+    lab2.at(1, lab2.broker_down, "broker-a")
+    lab2.at(1, lab2.broker_down, "broker-b")
+    lab2.at(0, producer.send, Message("T", "warm-up"))
+    lab2.at(2, producer.send, Message("T", "x"))
+    lab2.run(until="1s")
+    failed = lab2.sends[1]
+    assert failed.error is not None and failed.error.startswith("MQClientException: Send [3] times, still failed")
+    assert (failed.response_code, failed.remark) == (10001, None)
+    assert lab2.trace.first(K.SEND_FAILED).get("response_code") == 10001
+
+
+def test_no_route_info_carries_not_found_topic_exception(lab: Lab) -> None:
+    """"No route info of this topic" is thrown with ``ClientErrorCode.NOT_FOUND_TOPIC_EXCEPTION`` (10005), in every
+    mode of ``sendDefaultImpl``; ``sendSelectImpl``'s "No route info for this topic, " sets no code (−1)."""
+    lab.update_topic("T", perm=4)
+    producer = lab.add_producer("pg")
+    sync = producer.send(Message("T", "b"))
+    async_ = producer.send_async(Message("T", "b"), on_exception=lambda e: None)
+    selector = producer.send_with_selector(Message("T", "b"), lambda mqs, m, a: mqs[0], None)
+    assert [(f.error, f.response_code) for f in (sync, async_, selector)] == [
+        ("MQClientException: No route info of this topic: T", 10005),
+        ("MQClientException: No route info of this topic: T", 10005),
+        ("MQClientException: No route info for this topic, T", None),
     ]
-    assert lab2.sends[1].attempts == 1
+    assert [e.get("response_code") for e in lab.trace.of_kind(K.SEND_FAILED)] == [10005, 10005, None]
+
+
+def test_client_error_code_follows_the_class_of_the_last_exception() -> None:
+    """A RemotingTimeoutException → ACCESS_BROKER_TIMEOUT (10002); a plain RemotingException (a connection reset)
+    and no exception get none, as the ``instanceof`` chain of ``sendDefaultImpl`` leaves −1."""
+    assert client_error_code(RemotingTimeoutException("broker-a", "wait response timeout 3000ms")) == 10002
+    assert client_error_code(RemotingConnectException("broker-a", "broker down")) == 10001
+    assert client_error_code(RemotingException("broker-a", "connection reset")) is None
+    assert client_error_code(None) is None
 
 
 def test_oneway_selector_send_keeps_the_raw_remoting_exception(lab2: Lab) -> None:
