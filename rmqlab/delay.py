@@ -35,6 +35,7 @@ from .message import (
     SCHEDULE_TOPIC,
     MessageExt,
 )
+from .put_message_status import PutMessageStatus, is_failed_put
 from .queue import MessageQueue
 from .scheduler import Scheduler, Timer, TimerKind, TimerLabel
 from .store import CommitLog, ConsumeQueue
@@ -86,6 +87,8 @@ class DefaultMessageStore(Protocol):
     name: str
     trace: Trace
     commit_log: CommitLog
+    put_status: PutMessageStatus
+    """What the store answers a put (the ``put_status`` fault): a failing one stops the delivery."""
 
     def find_consume_queue(self, topic: str, queue_id: int) -> ConsumeQueue | None:
         """The ConsumeQueue of ``topic`` queue ``queue_id``, if it exists."""
@@ -129,6 +132,8 @@ class ScheduleMessageService:
         self._started_at = 0
         self._persisted_tick = -1
         self._timers: dict[int, Timer] = {}
+        self._failing: set[int] = set()
+        """Levels whose last delivery's put failed (one WARNING per failing streak, not one every 100 ms)."""
         self._phase = 0
         self.running = False
         self.actor = f"schedule:{broker.name}"
@@ -145,6 +150,7 @@ class ScheduleMessageService:
         if restart:
             self._load()
         self.running = True
+        self._failing.clear()
         self._started_at = now
         self._persisted_tick = -1
         self._phase = now + self.FIRST_DELAY_TIME
@@ -265,11 +271,34 @@ class ScheduleMessageService:
                 break
             stored = self.broker.commit_log.get(entry.commit_log_offset)
             if stored is not None:
+                if is_failed_put(self.broker.put_status):
+                    self._put_failed(stored, level)
+                    break  # syncDeliver: offset not advanced; the same message again DELAY_FOR_A_WHILE later
+                self._failing.discard(level)
                 self._deliver(stored, level)
             offset += 1
             self._catch_up_persist()
             self.offset_table[level] = offset
         self._arm(level)
+
+    def _put_failed(self, stored: MessageExt, level: int) -> None:
+        """``syncDeliver`` got a status other than PUT_OK: nothing stored, the level's offset stays, and the timer
+        tries the same message again after ``DELAY_FOR_A_WHILE`` (100 ms) until a put succeeds. (The flush and slave
+        statuses cannot happen here: ``messageTimeup`` sets ``setWaitStoreMsgOK(false)``.)"""
+        if level in self._failing:
+            return
+        self._failing.add(level)
+        self.broker.trace.record(
+            self.scheduler.now,
+            EventKind.WARNING,
+            self.actor,
+            stored.msg_id,
+            message=(
+                f"ScheduleMessageService put message failed: {self.broker.put_status.value}; delay level {level} "
+                f"tries again every {self.DELAY_FOR_A_WHILE} ms"
+            ),
+            level=level,
+        )
 
     def _deliver(self, stored: MessageExt, level: int) -> None:
         """``messageTimeup``: rebuild the message on its real topic and queue, keep reconsume_times.

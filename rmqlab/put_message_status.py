@@ -12,6 +12,7 @@ from .remoting import ResponseCode
 
 __all__ = [
     "PutMessageStatus",
+    "is_failed_put",
     "parse_response_code",
     "parse_send_responses",
 ]
@@ -111,3 +112,8 @@ _PUT_STATUS_ERROR: dict[PutMessageStatus, tuple[ResponseCode, str]] = {
 }
 """``SendMessageProcessor.handlePutMessageResult``: a failed put's response code and remark (nothing stored;
 maxMessageSize 4 MiB; the disk ratios of ``diskUtil()`` are shown as 0.95, a full disk)."""
+
+
+def is_failed_put(status: PutMessageStatus) -> bool:
+    """A status with nothing stored (the seven failing ones): anything but PUT_OK and the flush / slave statuses."""
+    return status in _PUT_STATUS_ERROR

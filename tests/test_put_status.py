@@ -76,3 +76,40 @@ def test_a_stored_but_not_ok_put_is_stored_once(lab: Lab, status: str) -> None:
     lab.run(until="1s")
     assert future.result is not None and future.result.send_status.value == status
     assert len([e for e in lab.trace if e.kind is K.STORED]) == 1
+
+
+def test_a_failing_store_holds_delayed_messages_back_and_the_schedule_retries_every_100_ms(lab: Lab) -> None:
+    """``DeliverDelayedMessageTimerTask.syncDeliver``: a put that is not PUT_OK leaves the level's offset where it is
+    and ``scheduleNextTimerTask(nextOffset, DELAY_FOR_A_WHILE)`` tries the same message 100 ms later; nothing is
+    lost or duplicated. Level 2 (5 s) is due at 5000; the store fails from 3 s to 7 550 ms, so the tries at 5000,
+    5100 … 7500 fail (one WARNING for the streak) and the one at 7600 delivers it."""
+    msg = Message("T", "late")
+    msg.delay_time_level = 2
+    lab.at(0, lab.add_producer("pg").send, msg)
+    lab.at(3000, lab.set_broker_fault, "broker-a", put_status="CREATE_MAPEDFILE_FAILED")
+    lab.at(7550, lab.set_broker_fault, "broker-a", put_status="PUT_OK")
+    lab.run(until="10s")
+    assert [(e.time_ms, e.get("waited_ms")) for e in lab.trace.of_kind(K.DELAY_DELIVERED)] == [(7600, 7600)]
+    assert [(e.time_ms, e.get("queue_offset")) for e in lab.trace.where(K.STORED, topic="T")] == [(7600, 0)]
+    warnings = lab.trace.where(K.WARNING, actor="schedule:broker-a")
+    assert [(e.time_ms, e.msg_id, e.get("message")) for e in warnings] == [
+        (
+            5000,
+            "M0001",
+            "ScheduleMessageService put message failed: CREATE_MAPEDFILE_FAILED; "
+            "delay level 2 tries again every 100 ms",
+        )
+    ]
+    assert lab.brokers["broker-a"].schedule_service.offset_table[2] == 1
+
+
+def test_a_flush_status_does_not_hold_delayed_messages_back(lab: Lab) -> None:
+    """``messageTimeup`` sets ``setWaitStoreMsgOK(false)``: the flush / slave statuses cannot happen for the put, so
+    the message is delivered on time, once."""
+    msg = Message("T", "late")
+    msg.delay_time_level = 2
+    lab.at(0, lab.add_producer("pg").send, msg)
+    lab.at(3000, lab.set_broker_fault, "broker-a", put_status="FLUSH_DISK_TIMEOUT")
+    lab.run(until="10s")
+    assert [e.time_ms for e in lab.trace.of_kind(K.DELAY_DELIVERED)] == [5000]
+    assert [e.time_ms for e in lab.trace.where(K.STORED, topic="T")] == [5000]
