@@ -319,8 +319,8 @@ class Lab:
 
     def set_broker_fault(self, name: str, **faults: Any) -> None:
         """Set ``response_delay_ms``, ``lose_responses``, ``put_status`` (what the store answers every put: a failing
-        status fails a send with ``handlePutMessageResult``'s code and remark, and a send-back with SYSTEM_ERROR and
-        the status's name), ``reject_send_back``, ``send_error``,
+        status fails a send with ``handlePutMessageResult``'s code and remark, a send-back with SYSTEM_ERROR and the
+        status's name, and holds delayed messages back), ``reject_send_back``, ``send_error``,
         ``send_responses`` (one scripted answer per send: code names or ``{"code", "remark"}``, e.g.
         ``["SYSTEM_ERROR", "SYSTEM_ERROR", "SUCCESS"]``), ``send_back_error`` (a code name, or None to clear)
         and ``send_back_remark`` (its remark), ``query_offset_error`` and ``query_offset_remark`` (the answer to

@@ -106,7 +106,7 @@ FAULTS: tuple[Fault, ...] = (
                 {
                     "enum": [status.value for status in PutMessageStatus],
                     "description": "a PutMessageStatus (default FLUSH_DISK_TIMEOUT; PUT_OK clears it); the last seven"
-                    " fail the send, and a send-back with SYSTEM_ERROR and the status's name",
+                    " fail the send, a send-back (SYSTEM_ERROR, the status's name) and hold delayed messages back",
                 },
                 default="FLUSH_DISK_TIMEOUT",
             ),
