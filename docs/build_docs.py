@@ -28,7 +28,7 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-PAGES = {"classroom.md": "A whole class"}
+PAGES = {"classroom.md": "A whole class", "state.md": "Reading and setting state"}
 """The hand-written pages in docs/, with their titles in the navigation."""
 
 

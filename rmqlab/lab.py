@@ -182,8 +182,10 @@ class Lab:
 
         Creating a topic again with the same queues and perm is a no-op; with different ones it is refused
         (:meth:`update_topic` changes a topic), so the returned queue list is always the topic's real one.
+        ``%DLQ%<group>`` may be created ahead of its first dead letter, as with ``mqadmin updateTopic``: a consumer
+        can then subscribe to it from the start, and dead letters still go to its queue 0 (``DLQ_NUMS_PER_GROUP``).
         """
-        check_topic_name("topic", topic)  # 4.9.7's updateAndCreateTopic: TopicValidator's rules
+        check_topic_name("topic", topic, dead_letter=True)  # 4.9.7's updateAndCreateTopic: TopicValidator's rules
         queues = check_int("queues", queues, 1, 1024)
         perm = lab_admin.check_perm(perm)
         names = lab_admin.broker_names(self, brokers, sorted(self.brokers))
@@ -219,6 +221,12 @@ class Lab:
             self, topic, queues=queues, read_queues=read_queues, write_queues=write_queues, perm=perm, brokers=brokers
         )
 
+    def update_consumer_offset(self, group: str, mq: MessageQueue, offset: int) -> None:
+        """Set ``group``'s committed offset of ``mq`` at its broker, as ``DefaultMQAdminExtImpl.updateConsumeOffset``
+        does (UPDATE_CONSUMER_OFFSET → ``ConsumerOffsetManager.commitOffset``, which overwrites). A new or restarted
+        instance starts there; a running one keeps its in-memory offset and overwrites it at its next persist (5 s)."""
+        lab_admin.update_consumer_offset(self, group, mq, offset)
+
     def update_broker_config(self, broker: str, *, broker_permission: int) -> None:
         """``mqadmin updateBrokerConfig -k brokerPermission``: 6 read+write, 4 read only, 2 write only, 0 neither.
 
@@ -226,11 +234,7 @@ class Lab:
         from their routes on their next poll (≤ 30 s) while consumers keep reading; a send-back to it answers
         NO_PERMISSION and the consumer falls back to sending the retry itself (spec §4.2).
         """
-        name = self._broker(broker).name
-        perm = lab_admin.check_perm(broker_permission, "broker_permission")
-        lab_admin.check_reachable(self, name)
-        self.brokers[name].update_broker_permission(perm)
-        lab_admin.record_admin(self, name, "updateBrokerConfig", broker_permission=perm)
+        lab_admin.update_broker_config(self, self._broker(broker).name, broker_permission)
 
     def update_subscription_group(
         self,

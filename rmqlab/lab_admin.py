@@ -1,4 +1,5 @@
-"""``mqadmin`` on a Lab's brokers: ``updateTopic``, ``updateBrokerConfig`` and ``updateSubGroup`` (``MQAdminExt``).
+"""``mqadmin`` on a Lab's brokers: ``updateTopic``, ``updateBrokerConfig``, ``updateSubGroup`` and
+``updateConsumeOffset`` (``MQAdminExt``).
 
 ``mqadmin`` talks to each broker directly, so each broker a command changes must be up. Every argument is
 checked before any broker changes, so a refused command changes nothing; each broker's new config is traced as
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .broker import PERM_READ, PERM_RW, PERM_WRITE, TopicConfig
 from .errors import ConfigError
 from .message import SCHEDULE_TOPIC
+from .queue import MessageQueue
 from .trace import EventKind
 from .validation import as_int, check_int
 
@@ -29,6 +31,8 @@ __all__ = [
     "check_perm",
     "check_reachable",
     "record_admin",
+    "update_broker_config",
+    "update_consumer_offset",
     "update_subscription_group",
     "update_topic",
 ]
@@ -195,3 +199,28 @@ def update_subscription_group(
             retry_max_times=config.retry_max_times,
         )
     return result
+
+
+def update_consumer_offset(lab: AdminTarget, group: str, mq: MessageQueue, offset: int) -> None:
+    """``updateConsumeOffset`` (see :meth:`rmqlab.lab.Lab.update_consumer_offset`): checked, committed, traced."""
+    if not isinstance(group, str) or not group or group.startswith("%"):
+        raise ConfigError("group", group, "a consumer group name (not starting with '%')")
+    if not isinstance(mq, MessageQueue):
+        raise ConfigError("mq", mq, "a MessageQueue (e.g. MessageQueue('TopicTest', 'broker-a', 0))")
+    offset = check_int("offset", offset, 0, 2**63 - 1)
+    broker = lab.brokers.get(mq.broker_name)
+    if broker is None:
+        raise ConfigError("mq", mq, f"a queue of a broker of this lab: one of {sorted(lab.brokers)}")
+    if mq.topic not in broker.topic_config:  # a typo guard: 4.9.7's commitOffset stores any key
+        raise ConfigError("mq", mq, f"a queue of a topic {mq.broker_name} has: one of {sorted(broker.topic_config)}")
+    check_reachable(lab, mq.broker_name)
+    broker.commit_offset(group, mq.topic, mq.queue_id, offset, actor=mq.broker_name)
+    record_admin(lab, mq.broker_name, "updateConsumeOffset", group=group, queue=str(mq), offset=offset)
+
+
+def update_broker_config(lab: AdminTarget, name: str, broker_permission: int) -> None:
+    """``updateBrokerConfig -k brokerPermission`` (see :meth:`rmqlab.lab.Lab.update_broker_config`)."""
+    perm = check_perm(broker_permission, "broker_permission")
+    check_reachable(lab, name)
+    lab.brokers[name].update_broker_permission(perm)
+    record_admin(lab, name, "updateBrokerConfig", broker_permission=perm)

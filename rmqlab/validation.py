@@ -91,13 +91,17 @@ SYSTEM_TOPIC_PREFIX = "rmq_sys_"
 _TOPIC_PATTERN = re.compile(r"[%|a-zA-Z0-9_-]+")
 
 
-def check_topic_name(parameter: str, value: Any) -> str:
+def check_topic_name(parameter: str, value: Any, *, dead_letter: bool = False) -> str:
     """A topic an operator may create: ``AdminBrokerProcessor.updateAndCreateTopic``'s checks of 4.9.7.
 
     ``TopicValidator.validateTopic`` (not blank, only ``^[%|a-zA-Z0-9_-]+$``, at most 127 characters), then
     ``TopicValidator.isSystemTopic`` (``TBW102``, ``RMQ_SYS_TRANS_HALF_TOPIC``, … or ``rmq_sys_*``). rmqlab
-    also keeps names starting with ``%`` for the broker's own ``%RETRY%`` / ``%DLQ%`` topics.
+    also keeps names starting with ``%`` for the broker's own ``%RETRY%`` / ``%DLQ%`` topics; with
+    ``dead_letter`` a ``%DLQ%<group>`` is allowed, which 4.9.7's ``mqadmin updateTopic`` creates like any topic
+    (the broker's send-back then keeps that config: ``createTopicInSendMessageBackMethod``).
     """
+    if dead_letter and isinstance(value, str) and value.startswith("%DLQ%") and value[5:][:1] not in ("", "%"):
+        return check_topic_name(parameter, value[5:]) and value
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(parameter, value, "a non-empty topic name")
     if not _TOPIC_PATTERN.fullmatch(value):

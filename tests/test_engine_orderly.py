@@ -87,10 +87,8 @@ def test_lock_taken_at_rebalance_and_renewed_every_20_s() -> None:
     assert acquired == [(0, "%RETRY%og@broker-a:0"), (0, "ORD@broker-a:0")]  # the retry queue is orderly-locked too
     renewed = sorted({e.time_ms for e in lab.trace.of_kind(K.LOCK_RENEWED) if e.get("queue") == "ORD@broker-a:0"})
     assert renewed == [1000, 21_000, 41_000, 61_000]
-    holder, left = lab.brokers["broker-a"].lock_manager.holder(
-        "og", next(iter(mq for mq in lab.consumers["c1"].process_queue_table if mq.topic == "ORD"))
-    )
-    assert (holder, left) == ("c1", 59_000)
+    lock = lab.snapshot().lock("og", "ORD@broker-a:0")
+    assert lock is not None and (lock.client, lock.ms_left) == ("c1", 59_000)
 
 
 def test_a_crashed_holder_blocks_the_queue_until_the_broker_lock_expires_60_s_later() -> None:

@@ -279,12 +279,12 @@ def test_dlq_messages_expire_after_72_h_like_any_other(lab: Lab) -> None:
     lab.at("1h", producer.send, Message("T", "x"))
     lab.run(until="100h")
     broker = lab.brokers["broker-a"]
-    assert broker.find_consume_queue("%DLQ%cg", 0).max_offset == 1
+    assert lab.snapshot().queue("%DLQ%cg@broker-a:0").max_offset == 1
     (deleted,) = lab.trace.of_kind(K.RETENTION_DELETED)
     # stored at 01:00 on day 0 → older than 72 h from 01:00 on day 3 → deleted at the next 04:00 window
     assert deleted.time_ms == 3 * 86_400_000 + 4 * 3_600_000
     assert deleted.get("topics") == {"%DLQ%cg": 1, "T": 1}
-    dlq = broker.find_consume_queue("%DLQ%cg", 0)
+    dlq = lab.snapshot().queue("%DLQ%cg@broker-a:0")
     assert (dlq.min_offset, dlq.max_offset) == (1, 1)
     assert broker.commit_log.live() == []
 

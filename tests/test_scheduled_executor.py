@@ -89,8 +89,8 @@ def test_orderly_lock_renewals_stay_on_the_20_s_grid_when_the_broker_answers_1_s
     assert ours == [(6000, K.LOCK_ACQUIRED), (22_000, K.LOCK_RENEWED), (42_000, K.LOCK_RENEWED)]
     (rebalanced,) = lab.trace.where(K.REBALANCED, topic="ORD")
     assert rebalanced.time_ms == 7000  # stamped when the table changed: after the lock (6 s) and offset query (7 s)
-    pq = next(pq for mq, pq in lab.consumers["c1"].process_queue_table.items() if mq.topic == "ORD")
-    assert pq.last_lock_timestamp == 42_000
+    (pq,) = [pq for pq in lab.snapshot().consumer("c1").process_queues if pq.mq.topic == "ORD"]
+    assert pq.last_lock_ms == 42_000
 
 
 def test_the_trace_never_goes_back_in_time_under_slow_answers() -> None:

@@ -59,6 +59,8 @@ class ProcessQueueSnap:
     """The message ids of ``msg_tree_keys``, in the same order."""
     consuming_ids: tuple[str, ...] = ()
     """The message ids of ``consuming_keys``, in the same order."""
+    msg_size: int = 0
+    """``msgSize``: body bytes held (both maps), what ``pullThresholdSizeForQueue`` (MiB) is checked against."""
 
     @property
     def mq(self) -> MessageQueue:

@@ -33,7 +33,12 @@ __all__ = ["LabSnapshot", "take_snapshot"]
 
 @dataclass(frozen=True, slots=True)
 class LabSnapshot:
-    """Everything a view may draw at one controller position (equal positions → equal snapshots)."""
+    """Everything a view may draw at one controller position (equal positions → equal snapshots).
+
+    It is also the public way for a test or a teacher to read engine state (``lab.snapshot()``): frozen copies
+    with RocketMQ's names, so reading never changes the run and code that reads it does not break when the
+    engine's internals move. ``docs/state.md`` lists what is where.
+    """
 
     now_ms: int
     trace_len: int
@@ -91,6 +96,25 @@ class LabSnapshot:
         """Every broker lock entry (of ``group`` when given), by broker, group and queue."""
         return tuple(lock for b in self.brokers for lock in b.locks if group is None or lock.group == group)
 
+    def lock(self, group: str, mq: MessageQueue | str) -> LockSnap | None:
+        """The ``RebalanceLockManager`` entry of ``group`` for ``mq`` at its broker (expired ones too), or ``None``.
+
+        Who holds an orderly queue is the broker's answer, not the client's ``ProcessQueue.locked`` mirror (see
+        :meth:`process_queues`); the two disagree for up to 30 s after a crash, which is what lab 07 teaches.
+        """
+        name = str(mq)
+        return next((lock for lock in self.locks(group) if lock.queue == name), None)
+
+    def committed_offset(self, group: str, mq: MessageQueue | str) -> int | None:
+        """The broker's committed offset of ``group`` for ``mq`` (``consumerOffset.json``), or ``None`` if it has none.
+
+        This is what a restarted or new instance of the group resumes from (``QUERY_CONSUMER_OFFSET``); the
+        consumer's in-memory offset (:attr:`ProcessQueueSnap.memory_offset`) reaches it only at the next persist.
+        """
+        queue = MessageQueue.parse(str(mq))
+        broker = self.broker(queue.broker_name)
+        return next((off for g, q, off in broker.committed_offsets if g == group and q == queue), None)
+
 
 def _persisted_offset(lab: LabState, consumer: DefaultMQPushConsumer, mq: MessageQueue) -> int | None:
     """The offset a restarted instance would resume from: the broker's (CLUSTERING) or the local file's."""
@@ -139,6 +163,7 @@ def _process_queue_snap(
         broker_offset=_persisted_offset(lab, consumer, mq),
         msg_tree_ids=keys_ids,
         consuming_ids=consuming_ids,
+        msg_size=pq.msg_size,
     )
 
 
