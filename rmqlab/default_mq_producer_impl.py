@@ -37,7 +37,7 @@ from .queue import MessageQueue
 from .remoting import MQBrokerException, ResponseCode
 from .send_result import ClientErrorCode, CommunicationMode, SendFuture, SendStatus, client_error_code
 from .topic_publish_info import TopicPublishInfo
-from .validators import check_message
+from .validators import refusal
 
 if TYPE_CHECKING:
     from .context import Context
@@ -177,9 +177,13 @@ class DefaultMQProducerImpl:
             mx = msg.properties.pop(PROPERTY_MAX_RECONSUME_TIMES, None)
             call.header_rt = None if rt is None else int(rt)
             call.header_max = None if mx is None else int(mx)
-        refused = check_message(msg)
+        refused = refusal(msg)
         if refused is not None:
-            self.api.fail(call, f"MQClientException: {refused}")
+            code, text = refused
+            if code is None:
+                self.api.fail(call, f"MQClientException: {text}")
+            else:  # MQClientException(responseCode, errorMessage): "CODE: 13  DESC: …", as rmqlab spells codes
+                self.api.fail(call, f"MQClientException: CODE: {int(code)} ({code.name}) DESC: {text}", code=code)
         return call
 
     def send_default_impl(self, call: SendCall) -> None:

@@ -24,7 +24,7 @@ from .message import Message, MessageExt
 from .process import Body, ProcessGroup, Rpc
 from .protocol import SendMessageRequest
 from .queue import MessageQueue
-from .remoting import MQBrokerException, RemoteError, RemotingException
+from .remoting import MQBrokerException, RemoteError, RemotingException, ResponseCode
 from .send_result import CODE_STATUS, ClientErrorCode, SendFuture, SendResult
 from .trace import EventKind
 
@@ -226,10 +226,15 @@ class MQClientAPIImpl:
             self.context.safely(callback, future, where=f"{self.actor} send callback")
 
     def fail(
-        self, call: SendCall, error: str, cause: RemoteError | None = None, code: ClientErrorCode | None = None
+        self,
+        call: SendCall,
+        error: str,
+        cause: RemoteError | None = None,
+        code: ClientErrorCode | ResponseCode | None = None,
     ) -> SendFuture:
         """The send throws ``error`` (``SendCallback.onException``); a broker's error response as ``cause`` gives
-        its code and remark, else ``code`` is the ``ClientErrorCode`` set on the MQClientException."""
+        its code and remark, else ``code`` is the one the MQClientException carries (a ``ClientErrorCode``, or
+        MESSAGE_ILLEGAL from ``Validators.checkMessage``)."""
         future = call.future
         if not future.done:
             future.done = True

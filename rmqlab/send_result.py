@@ -99,8 +99,9 @@ class SendFuture:
     response_code: int | None = None
     """A failed send's code, as ``getResponseCode`` of what the caller catches: a broker's error response (the
     ``MQBrokerException``'s, or the one ``sendDefaultImpl`` copies from the last of them), else a
-    :class:`ClientErrorCode` ``sendDefaultImpl`` sets (10001 connect, 10002 timeout, 10005 no route); ``None``
-    where 4.9.7 leaves −1 (ASYNC failures, selector sends, refused messages)."""
+    :class:`ClientErrorCode` ``sendDefaultImpl`` sets (10001 connect, 10002 timeout, 10005 no route), or
+    MESSAGE_ILLEGAL (13) for a body ``Validators.checkMessage`` refuses; ``None`` where 4.9.7 leaves −1 (an ASYNC
+    request's own failure, selector sends, a refused topic)."""
     remark: str | None = None
     """A broker's error response's remark (``MQBrokerException.getErrorMessage``); ``None`` for a client code."""
     attempts: int = 0

@@ -10,8 +10,9 @@ from __future__ import annotations
 import unicodedata
 
 from .message import Message
+from .remoting import ResponseCode
 
-__all__ = ["MAX_MESSAGE_SIZE", "NOT_ALLOWED_SEND_TOPICS", "TOPIC_MAX_LENGTH", "check_message"]
+__all__ = ["MAX_MESSAGE_SIZE", "NOT_ALLOWED_SEND_TOPICS", "TOPIC_MAX_LENGTH", "check_message", "refusal"]
 
 TOPIC_MAX_LENGTH = 127
 """``Validators.TOPIC_MAX_LENGTH``."""
@@ -42,27 +43,35 @@ def _java_is_blank(text: str) -> bool:
 
 
 def check_message(msg: Message) -> str | None:
-    """``Validators.checkMessage``: the MQClientException text RocketMQ refuses ``msg`` with, else ``None``.
+    """``Validators.checkMessage``: the error message RocketMQ refuses ``msg`` with (``getErrorMessage``), else
+    ``None``. The checks run in 4.9.7's order, so a message that breaks two rules gets the first one's text."""
+    refused = refusal(msg)
+    return None if refused is None else refused[1]
 
-    The checks run in 4.9.7's order, so a message that breaks two rules gets the first one's text.
+
+def refusal(msg: Message) -> tuple[ResponseCode | None, str] | None:
+    """``Validators.checkMessage`` as the MQClientException it throws: its response code and error message.
+
+    The topic checks throw ``MQClientException(text, null)`` (code −1: ``None``); the body checks throw
+    ``MQClientException(ResponseCode.MESSAGE_ILLEGAL, text)``, whose message is "CODE: 13  DESC: <text>".
     """
     topic = msg.topic
     if topic is None or _java_is_blank(topic):  # UtilAll.isBlank(null) is true: a topic-less message
-        return "The specified topic is blank"
+        return None, "The specified topic is blank"
     if len(topic.encode("utf-16-le")) // 2 > TOPIC_MAX_LENGTH:
-        return f"The specified topic is longer than topic max length {TOPIC_MAX_LENGTH}."
+        return None, f"The specified topic is longer than topic max length {TOPIC_MAX_LENGTH}."
     if any(ch not in _TOPIC_CHARS for ch in topic):
-        return f"The specified topic[{topic}] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
+        return None, f"The specified topic[{topic}] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
     if topic in NOT_ALLOWED_SEND_TOPICS:
-        return f"Sending message to topic[{topic}] is forbidden."
+        return None, f"Sending message to topic[{topic}] is forbidden."
     body = msg.body
     if body is None:
-        return "the message body is null"
+        return ResponseCode.MESSAGE_ILLEGAL, "the message body is null"
     if not isinstance(body, str | bytes | bytearray):
         return None  # a lab may send any Python object as the body; it stands for a non-empty byte[]
     size = len(body.encode()) if isinstance(body, str) else len(body)
     if size == 0:
-        return "the message body length is zero"
+        return ResponseCode.MESSAGE_ILLEGAL, "the message body length is zero"
     if size > MAX_MESSAGE_SIZE:
-        return f"the message body size over max value, MAX: {MAX_MESSAGE_SIZE}"
+        return ResponseCode.MESSAGE_ILLEGAL, f"the message body size over max value, MAX: {MAX_MESSAGE_SIZE}"
     return None

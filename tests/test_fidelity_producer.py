@@ -55,6 +55,15 @@ def test_a_127_char_topic_and_a_4_mib_body_pass() -> None:
     )
 
 
+def _thrown(text: str) -> tuple[str, int | None]:
+    """The MQClientException ``checkMessage`` throws, and its ``getResponseCode``: the body checks use the
+    ``(ResponseCode.MESSAGE_ILLEGAL, text)`` constructor, whose message is "CODE: 13  DESC: <text>"; the topic
+    checks the ``(text, null)`` one (code −1)."""
+    if text.startswith("the message body"):
+        return f"MQClientException: CODE: 13 (MESSAGE_ILLEGAL) DESC: {text}", 13
+    return f"MQClientException: {text}", None
+
+
 @pytest.mark.parametrize(("msg", "text"), REFUSED, ids=IDS)
 def test_async_send_of_an_invalid_message_reaches_on_exception(lab: Lab, msg: Message, text: str) -> None:
     producer = lab.add_producer("pg")
@@ -62,9 +71,14 @@ def test_async_send_of_an_invalid_message_reaches_on_exception(lab: Lab, msg: Me
     errors: list[tuple[int, str]] = []
     lab.at(5, producer.send_async, msg, ok.append, lambda e: errors.append((lab.now, e)))
     lab.run(until="1s")
-    assert ok == [] and errors == [(5, f"MQClientException: {text}")]
-    failed = [(e.time_ms, e.get("error"), e.get("attempts"), e.get("mode")) for e in lab.trace.of_kind(K.SEND_FAILED)]
-    assert failed == [(5, f"MQClientException: {text}", 0, "ASYNC")]
+    error, code = _thrown(text)
+    assert ok == [] and errors == [(5, error)]
+    failed = [
+        (e.time_ms, e.get("error"), e.get("attempts"), e.get("mode"), e.get("response_code"))
+        for e in lab.trace.of_kind(K.SEND_FAILED)
+    ]
+    assert failed == [(5, error, 0, "ASYNC", code)]
+    assert (lab.sends[0].response_code, lab.sends[0].remark) == (code, None)
     assert lab.trace.of_kind(K.SEND_ATTEMPT) == []
 
 
