@@ -828,7 +828,8 @@ SCENARIO_ERRORS: list[tuple[str, dict[str, Any], str]] = [
             f"topic {label}",
             _with(topics__0__name=name, consumers__0__subscribe={name: "*"}, sends__0__topic=name),
             f"topics[0].name={name!r} is not allowed: expected a topic name 4.9.7's TopicValidator allows: 1..127 "
-            "characters of ^[%|a-zA-Z0-9_-]+$, not starting with '%', not a system topic (TBW102, "
+            "characters of ^[%|a-zA-Z0-9_-]+$, not starting with '%' (but %DLQ%<group> of a declared consumer "
+            "group, created ahead as mqadmin updateTopic does), not a system topic (TBW102, "
             "RMQ_SYS_TRANS_HALF_TOPIC, SCHEDULE_TOPIC_XXXX, … or rmq_sys_*)",
         )
         for label, name in [

@@ -15,7 +15,17 @@ from pathlib import Path
 
 import pytest
 
-from rmqlab import ConfigError, ConsumeConcurrentlyStatus, EventKind, Lab, Message, ScriptedListener, after
+from rmqlab import (
+    ConfigError,
+    ConsumeConcurrentlyStatus,
+    EventKind,
+    Lab,
+    Message,
+    ScenarioError,
+    ScriptedListener,
+    after,
+    load_scenario,
+)
 from rmqlab.queue import MessageQueue
 
 MQ = MessageQueue("T", "broker-a", 0)
@@ -195,3 +205,43 @@ def test_the_docs_page_names_only_what_exists() -> None:
 
 def _fields(cls: type) -> set[str]:
     return {f.name for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else set()
+
+
+def _dlq_scenario(dlq_topic: str) -> dict[str, object]:
+    return {
+        "name": "dlq audit",
+        "seed": 1,
+        "brokers": ["broker-a"],
+        "topics": [{"name": "T", "queues": 1}, {"name": dlq_topic, "queues": 1}],
+        "producers": [{"name": "pg"}],
+        "consumers": [
+            {
+                "group": "cg",
+                "name": "c1",
+                "subscribe": {"T": "*"},
+                "listener": ["RECONSUME_LATER"],
+                "max_reconsume_times": 1,
+            },
+            {"group": "audit", "name": "d1", "subscribe": {dlq_topic: "*"}},
+        ],
+        "sends": [{"at": 0, "producer": "pg", "topic": "T", "body": "poison"}],
+        "run_until": "20s",
+    }
+
+
+def test_a_scenario_declares_a_dlq_topic_ahead_and_consumes_it() -> None:
+    lab = load_scenario(_dlq_scenario("%DLQ%cg")).run()
+    assert [(e.time_ms, e.actor, e.get("queue")) for e in lab.trace.where(EventKind.DELIVERED)] == [
+        (0, "consumer:c1", "T@broker-a:0"),
+        (10_000, "consumer:c1", "%RETRY%cg@broker-a:0"),
+        (10_000, "consumer:d1", "%DLQ%cg@broker-a:0"),
+    ]
+
+
+def test_a_scenario_dlq_topic_must_be_a_declared_groups() -> None:
+    with pytest.raises(
+        ScenarioError,
+        match=r"^topics\[1\]\.name='%DLQ%nope' is not allowed: expected %DLQ%<group> of a declared consumer group: "
+        r"one of \['audit', 'cg'\]",
+    ):
+        load_scenario(_dlq_scenario("%DLQ%nope"))

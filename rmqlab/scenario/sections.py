@@ -15,7 +15,7 @@ from .. import faults
 from ..duration import parse_duration
 from ..errors import ConfigError, ScenarioError
 from ..listener import ScriptedListener
-from ..message import RETRY_PREFIX
+from ..message import DLQ_PREFIX, RETRY_PREFIX
 from ..scheduler import Priority
 from ..validation import MAX_HORIZON_MS
 from .plan import Action, ConsumerPlan, Declared, Plan, ScenarioListener, send_action
@@ -100,6 +100,16 @@ def _plan_topics(data: Mapping[str, Any], declared: Declared) -> list[tuple[str,
         declared.topic_brokers[topic["name"]] = list(topic.get("brokers", declared.brokers))
         topics.append((topic["name"], topic.get("brokers"), topic.get("queues", 4), f"topics[{i}]"))
     return topics
+
+
+def _check_dead_letter_topics(data: Mapping[str, Any], declared: Declared) -> None:
+    """A ``%DLQ%<group>`` topic, created ahead of its first dead letter, must be a declared group's."""
+    for i, topic in enumerate(data["topics"]):
+        name = topic["name"]
+        if name.startswith(DLQ_PREFIX) and name[len(DLQ_PREFIX) :] not in declared.groups:
+            raise ScenarioError(
+                f"topics[{i}].name", name, f"%DLQ%<group> of a declared consumer group: one of {declared.groups}"
+            )
 
 
 def _plan_producers(data: Mapping[str, Any], declared: Declared) -> list[tuple[str, str, dict[str, Any], str]]:
@@ -237,6 +247,7 @@ def plan_scenario(data: Mapping[str, Any]) -> Plan:
     producers = _plan_producers(data, declared)
     for i, spec in enumerate(data.get("consumers", [])):
         declared.consumers.append(_plan_consumer(spec, i, declared))
+    _check_dead_letter_topics(data, declared)
     subscription_groups = _plan_subscription_groups(data, declared)
     actions = _plan_sends(data, declared)
     fault_specs = data.get("faults", [])
