@@ -209,16 +209,16 @@ def test_committed_offset_is_the_smallest_key_of_the_tree_map(lab: Lab) -> None:
     for body in ("slow", "a", "b", "c"):
         lab.at(0, producer.send, Message("ONE", body))
     lab.run(until="10s")
-    mq = next(m for m in consumer.process_queue_table if m.topic == "ONE")
-    pq = consumer.process_queue_table[mq]
-    assert list(pq.msg_tree_map.keys()) == [0]
-    assert consumer.offset_store.offset_table[mq] == 0  # remove_message returns the smallest key: 0
+    mq = "ONE@broker-a:0"
+    pq = lab.snapshot().consumer(consumer.client_id).process_queue(mq)
+    assert (pq.msg_tree_keys, pq.msg_tree_ids) == ((0,), ("M0001",))
+    assert pq.memory_offset == 0  # remove_message returns the smallest key: 0
     lab.run(until="40s")
-    assert list(pq.msg_tree_map.keys()) == []
-    assert consumer.offset_store.offset_table[mq] == 4
-    last = lab.trace.last(K.OFFSET_UPDATED, queue=str(mq))
+    pq = lab.snapshot().consumer(consumer.client_id).process_queue(mq)
+    assert (pq.msg_tree_keys, pq.memory_offset) == ((), 4)
+    last = lab.trace.last(K.OFFSET_UPDATED, queue=mq)
     assert (last.time_ms, last.get("offset")) == (31_000, 4)
-    assert {e.get("offset") for e in lab.trace.where(K.OFFSET_UPDATED, queue=str(mq))} <= {0, 4}
+    assert {e.get("offset") for e in lab.trace.where(K.OFFSET_UPDATED, queue=mq)} <= {0, 4}
 
 
 def test_consume_timeout_does_not_fail_a_success_but_clean_expired_sends_a_copy_back(lab: Lab) -> None:
