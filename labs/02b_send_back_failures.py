@@ -65,6 +65,31 @@ show_trace(lab.trace, "delivered", "send_back", "send_back_fallback", "scheduled
 
 
 # %% [markdown]
+# Why would a broker refuse? `SendMessageProcessor.asyncConsumerSendMsgBack` answers NO_PERMISSION (16) when the
+# broker is not writable ("the broker[<its IP>] sending message is forbidden") or `%RETRY%<group>` is not writable
+# ("the topic[%RETRY%cg] sending message is forbidden"), SYSTEM_ERROR "look message by offset failed, <offset>"
+# when the message is gone, and SYSTEM_ERROR with the put status's name when the store fails. The client treats
+# them all alike. Here `mqadmin updateBrokerConfig` makes broker-a read-only while c1 consumes; the trace keeps the
+# answer's code and remark (`examples/send_back_no_permission.yaml` has a second broker that takes the retry):
+
+# %%
+def fails_once_slowly(msgs, ctx):
+    """Take 1 s and fail the first delivery; succeed on the next."""
+    return after("1s", RECONSUME_LATER) if msgs[0].reconsume_times == 0 else CONSUME_SUCCESS
+
+
+lab, p, c = one_queue_lab(fails_once_slowly)
+lab.at("1s", p.send, Message("TopicTest", "x"))
+lab.at("1500ms", lab.update_broker_config, "broker-a", broker_permission=4)
+lab.run(until="10s")
+show_trace(lab.trace, "send_back", fields=("ok", "response_code", "remark"))
+show_trace(lab.trace, "send_back_fallback", "delivered", fields=("ok", "error", "reconsume_times"))
+
+# %% [markdown]
+# The only broker is read-only, so the fallback finds no writable `%RETRY%cg` queue ("No route info") and the
+# message comes back locally 5 s later — the next section's path.
+
+# %% [markdown]
 # ## Both fail: the 5 s local retry
 # Now the link c1 ↔ broker-a breaks while the listener runs: the send-back **and** the fallback (a SYNC send, 3
 # attempts) fail. `processConsumeResult` adds 1 to the message's `reconsumeTimes` *in memory*, keeps it in the
@@ -246,8 +271,9 @@ dash
 
 # %% [markdown]
 # ## Key points
-# - Send-back fails → the client produces the `%RETRY%` message itself → if that fails too, a local retry after 5 s
-#   with the offset pinned; the in-memory count is not what the broker judges.
+# - Send-back fails (any code: NO_PERMISSION for a read-only broker or retry topic, SYSTEM_ERROR …) → the client
+#   produces the `%RETRY%` message itself → if that fails too, a local retry after 5 s with the offset pinned; the
+#   in-memory count is not what the broker judges.
 # - A listener running past `consumeTimeout` is sent back by `cleanExpiredMsg` while it still runs: two consumptions.
 # - `maxReconsumeTimes` travels with each send-back: instances with different values dead-letter at different counts.
 
