@@ -82,3 +82,10 @@ def test_nav_lists_every_lab(site: Path) -> None:
     index = json.loads((site / "search" / "search_index.json").read_text())
     locations = {d["location"].split("#")[0] for d in index["docs"]}
     assert {f"labs/{lab.stem}/" for lab in LABS} <= locations
+
+
+def test_the_state_page_is_in_the_site_and_linked_from_home(site: Path) -> None:
+    """docs/state.md (reading and setting engine state) is a page; the home page's README link points at it."""
+    html = page(site, "state")
+    assert "lab.snapshot()" in html and "committed_offset" in html and "update_consumer_offset" in html
+    assert 'href="state/"' in page(site, "")
