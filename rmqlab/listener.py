@@ -262,7 +262,9 @@ class ScriptedListener:
     ``results[i]`` answers the delivery with ``reconsume_times == i``; the last result repeats. Rules
     select messages by ``msg_id`` (the client's ``UNIQ_KEY``, which a retry keeps), ``keys``, ``tags`` or ``body``;
     the first matching rule wins, else ``default``. With a batch, the first message's answer is the batch's, and so
-    are the context fields a :class:`CallAnswer` sets.
+    are the context fields a :class:`CallAnswer` sets: ``{"return": "RECONSUME_LATER",
+    "delay_level_when_next_consume": 5}`` fails this delivery and retries it at level 5, as a Java listener that
+    sets ``context.setDelayLevelWhenNextConsume(5)`` before returning.
     """
 
     def __init__(
