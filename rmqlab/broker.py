@@ -26,6 +26,7 @@ from .protocol import (
     LockBatchMqRequest,
     PullMessageRequest,
     QueryConsumerOffsetRequest,
+    SearchOffsetRequest,
     SendMessageRequest,
     UnlockBatchMqRequest,
     UnregisterClientRequest,
@@ -197,6 +198,8 @@ class Broker(SendMessageProcessor, PullMessageProcessor, ConsumerManager, CleanC
             return self.consumer_ids(request.group)
         if isinstance(request, GetMaxOffsetRequest):
             return self.max_offset(request.topic, request.queue_id)
+        if isinstance(request, SearchOffsetRequest):
+            return self.get_offset_in_queue_by_time(request.topic, request.queue_id, request.timestamp)
         if isinstance(request, QueryConsumerOffsetRequest):
             if self.query_offset_error is not None:
                 return MQBrokerException(self.name, *self.query_offset_error)

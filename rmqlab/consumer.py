@@ -34,6 +34,7 @@ from .rebalance_service import RebalanceService
 from .scheduled_executor import ScheduledExecutor
 from .scheduler import TimerKind
 from .trace import EventKind
+from .util_all import check_consume_timestamp, time_millis_to_human_string3
 from .validation import check_choice, check_int
 
 if TYPE_CHECKING:
@@ -47,6 +48,8 @@ HEARTBEAT_INTERVAL_MS = 30_000
 POLL_NAME_SERVER_FIRST_DELAY_MS = 10
 POLL_NAME_SERVER_INTERVAL_MS = 30_000
 PERSIST_CONSUMER_OFFSET_FIRST_DELAY_MS = 10_000
+HALF_AN_HOUR_MS = 30 * 60_000
+"""``consumeTimestamp``'s default: ``System.currentTimeMillis() - (1000 * 60 * 30)``."""
 
 STRATEGIES = {"AVG": allocate_averagely, "AVG_BY_CIRCLE": allocate_averagely_by_circle}
 
@@ -62,6 +65,7 @@ class DefaultMQPushConsumer(RebalanceImpl):
         name: str | None = None,
         message_model: MessageModel | str = MessageModel.CLUSTERING,
         consume_from_where: ConsumeFromWhere | str = ConsumeFromWhere.CONSUME_FROM_LAST_OFFSET,
+        consume_timestamp: str | None = None,
         consume_message_batch_max_size: int = 1,
         pull_batch_size: int = 32,
         max_reconsume_times: int = -1,
@@ -86,6 +90,11 @@ class DefaultMQPushConsumer(RebalanceImpl):
         """How the trace names this consumer."""
         self.message_model = check_choice("message_model", message_model, MessageModel)
         self.consume_from_where = check_choice("consume_from_where", consume_from_where, ConsumeFromWhere)
+        if consume_timestamp is None:
+            consume_timestamp = time_millis_to_human_string3(context.now - HALF_AN_HOUR_MS)
+        self.consume_timestamp = check_consume_timestamp(consume_timestamp)
+        """``yyyyMMddHHmmss`` on the lab clock (``rmqlab.util_all``: 0 ms is 20000101000000), read only under
+        CONSUME_FROM_TIMESTAMP; by default half an hour before this consumer was made, as 4.9.7's field initialiser."""
         self.consume_message_batch_max_size = check_int(
             "consume_message_batch_max_size", consume_message_batch_max_size, 1, 1024
         )

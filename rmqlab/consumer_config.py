@@ -1,7 +1,8 @@
 """The push consumer's two modes of operation: who gets a message, and where a new group starts reading.
 
 ``MessageModel`` is ``org.apache.rocketmq.common.protocol.heartbeat.MessageModel``; ``ConsumeFromWhere`` is
-``org.apache.rocketmq.common.consumer.ConsumeFromWhere`` (the two starting points rmqlab supports).
+``org.apache.rocketmq.common.consumer.ConsumeFromWhere`` (the three starting points rmqlab supports; 4.9.7's
+deprecated MIN/MAX/LAST_AND_FROM_MIN variants behave as LAST_OFFSET).
 """
 
 from __future__ import annotations
@@ -21,3 +22,5 @@ class MessageModel(StrEnum):
 class ConsumeFromWhere(StrEnum):
     CONSUME_FROM_LAST_OFFSET = "CONSUME_FROM_LAST_OFFSET"
     CONSUME_FROM_FIRST_OFFSET = "CONSUME_FROM_FIRST_OFFSET"
+    CONSUME_FROM_TIMESTAMP = "CONSUME_FROM_TIMESTAMP"
+    """From the queue offset whose store time is nearest ``consume_timestamp`` (``rmqlab.util_all``)."""

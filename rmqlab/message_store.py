@@ -117,6 +117,44 @@ class BrokerStore:
         queue = self.consume_queues.get((topic, queue_id))
         return queue.max_offset if queue else 0
 
+    def get_offset_in_queue_by_time(self, topic: str, queue_id: int, timestamp: int) -> int:
+        """``ConsumeQueue.getOffsetInQueueByTime``: a binary search over the queue by store time.
+
+        Not "the first message stored at or after ``timestamp``": an entry whose store time equals it is returned as
+        soon as the search lands on one (with several at that millisecond, not necessarily the first); otherwise the
+        nearer of the two neighbours, the earlier one on a tie — so a message stored *before* the timestamp can be
+        the start, and a timestamp past every message gives the last message's offset, not the max offset. Entries
+        whose CommitLog data is gone are skipped; an empty queue answers 0. A lab queue is one ConsumeQueue file
+        (4.9.7 holds 300 000 entries a file), so the search spans the queue from its min offset.
+        """
+        queue = self.consume_queues.get((topic, queue_id))
+        if queue is None:
+            return 0
+        low, high = queue.min_offset, queue.max_offset - 1
+        left = right = -1
+        left_time = right_time = -1
+        while high >= low:
+            mid = (low + high) // 2
+            commit_log_offset = queue.entries[mid].commit_log_offset
+            if commit_log_offset < self.commit_log.min_offset:
+                low, left = mid + 1, mid
+                continue
+            msg = self.commit_log.get(commit_log_offset)
+            if msg is None:  # pickupStoreTimestamp found nothing (−1)
+                return 0
+            store_time = msg.store_timestamp
+            if store_time == timestamp:
+                return mid
+            if store_time > timestamp:
+                high, right, right_time = mid - 1, mid, store_time
+            else:
+                low, left, left_time = mid + 1, mid, store_time
+        if left_time == -1:
+            return max(right, 0)  # (fileFromOffset + rightOffset) / 20 with rightOffset −1 is 0 in Java
+        if right_time == -1:
+            return left
+        return right if abs(timestamp - left_time) > abs(timestamp - right_time) else left
+
     def put_message(self, msg: MessageExt) -> PutMessageStatus:
         """``CommitLog.asyncPutMessage`` + dispatch: store, rewrite delayed messages, wake held pulls."""
         now = self.scheduler.now

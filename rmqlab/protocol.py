@@ -32,6 +32,7 @@ __all__ = [
     "PullMessageRequest",
     "QueryConsumerOffsetRequest",
     "RequestCode",
+    "SearchOffsetRequest",
     "SendMessageRequest",
     "UnlockBatchMqRequest",
     "UnregisterClientRequest",
@@ -46,6 +47,7 @@ class RequestCode(IntEnum):
     PULL_MESSAGE = 11
     QUERY_CONSUMER_OFFSET = 14
     UPDATE_CONSUMER_OFFSET = 15
+    SEARCH_OFFSET_BY_TIMESTAMP = 29
     GET_MAX_OFFSET = 30
     HEART_BEAT = 34
     UNREGISTER_CLIENT = 35
@@ -138,6 +140,17 @@ class GetMaxOffsetRequest:
     code: ClassVar[RequestCode] = RequestCode.GET_MAX_OFFSET
     topic: str
     queue_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class SearchOffsetRequest:
+    """``SEARCH_OFFSET_BY_TIMESTAMP``: the queue offset whose store time is nearest ``timestamp`` (virtual ms;
+    ``CONSUME_FROM_TIMESTAMP`` for a queue with no offset)."""
+
+    code: ClassVar[RequestCode] = RequestCode.SEARCH_OFFSET_BY_TIMESTAMP
+    topic: str
+    queue_id: int
+    timestamp: int
 
 
 @dataclass(frozen=True, slots=True)

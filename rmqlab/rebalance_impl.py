@@ -17,16 +17,25 @@ from .message import RETRY_PREFIX
 from .namesrv import TopicRouteData
 from .process import Rpc
 from .process_queue import ProcessQueue
-from .protocol import GetConsumerListByGroupRequest, GetMaxOffsetRequest, LockBatchMqRequest, UnlockBatchMqRequest
+from .protocol import (
+    GetConsumerListByGroupRequest,
+    GetMaxOffsetRequest,
+    LockBatchMqRequest,
+    SearchOffsetRequest,
+    UnlockBatchMqRequest,
+)
 from .pull_message_service import PullMessageService, PullRequest
 from .queue import MessageQueue
 from .scheduler import TimerKind
 from .trace import EventKind
+from .util_all import parse_date
 
 __all__ = ["RebalanceImpl"]
 
 RPC_TIMEOUT_MS = 3_000
-"""``ClientConfig.mqClientApiTimeout``: heartbeats, consumer lists and max offsets (3 s)."""
+"""``ClientConfig.mqClientApiTimeout``: heartbeats and consumer lists (3 s)."""
+MQ_ADMIN_TIMEOUT_MS = 6_000
+"""``MQAdminImpl.timeoutMillis``: ``maxOffset`` and ``searchOffset`` (6 s; nothing in 4.9.7 sets it otherwise)."""
 LOCK_BATCH_TIMEOUT_MS = 1_000
 """``RebalanceImpl.lock`` / ``lockAll``: ``lockBatchMQ(addr, body, 1000)``."""
 UNLOCK_DELAY_TIME_MILLS = 20_000
@@ -42,6 +51,7 @@ class RebalanceImpl(PullMessageService):
     running: bool
     allocate: Callable[[str, str, list[MessageQueue], list[str]], list[MessageQueue]]
     consume_from_where: ConsumeFromWhere
+    consume_timestamp: str
     _routes: dict[str, TopicRouteData]
 
     # ------------------------------------------------------------------ rebalance
@@ -183,23 +193,33 @@ class RebalanceImpl(PullMessageService):
             self._unlock(mq)
 
     def _compute_pull_from_where(self, mq: MessageQueue) -> Generator[Any, Any, int | None]:
-        """``computePullFromWhereWithException`` for the two supported starting points.
+        """``computePullFromWhereWithException`` for the three supported starting points.
 
         −1: could not tell (the offset query failed: ``readOffset`` −2 gives −1, no exception); ``None``: it threw
-        (the broker's max offset could not be had). Rebalance skips the queue either way; an orderly queue's first
-        pull tells them apart (``DefaultMQPushConsumerImpl.pullMessage``).
+        (the broker's max offset, or its offset for the timestamp, could not be had). Rebalance skips the queue
+        either way; an orderly queue's first pull tells them apart (``DefaultMQPushConsumerImpl.pullMessage``).
+        A queue with no committed offset starts at: 0 (FIRST_OFFSET, or a ``%RETRY%`` queue under LAST_OFFSET), the
+        max offset (LAST_OFFSET, or a ``%RETRY%`` queue under TIMESTAMP), or the broker's answer for
+        ``consume_timestamp`` (TIMESTAMP: ``searchOffset``, see ``get_offset_in_queue_by_time``).
         """
         last = yield from self.offset_store.read_offset_from_store(mq)
         if last >= 0:
             return last
         if last == -2:
             return -1
-        if self.consume_from_where is ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET or mq.topic.startswith(RETRY_PREFIX):
+        where, retry = self.consume_from_where, mq.topic.startswith(RETRY_PREFIX)
+        if where is ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET or (
+            retry and where is ConsumeFromWhere.CONSUME_FROM_LAST_OFFSET
+        ):
             return 0
-        max_offset, error = yield Rpc(
-            self.client_id, mq.broker_name, GetMaxOffsetRequest(mq.topic, mq.queue_id), RPC_TIMEOUT_MS
-        )
-        return None if error is not None else int(max_offset)
+        if where is ConsumeFromWhere.CONSUME_FROM_TIMESTAMP and not retry:
+            timestamp = parse_date(self.consume_timestamp)
+            assert timestamp is not None  # checked when the consumer was made
+            request: object = SearchOffsetRequest(mq.topic, mq.queue_id, timestamp)
+        else:
+            request = GetMaxOffsetRequest(mq.topic, mq.queue_id)
+        offset, error = yield Rpc(self.client_id, mq.broker_name, request, MQ_ADMIN_TIMEOUT_MS)
+        return None if error is not None else int(offset)
 
     # ------------------------------------------------------------------ orderly broker locks
     def lock(self, mq: MessageQueue) -> Generator[Any, Any, bool]:

@@ -32,6 +32,7 @@ def test_every_example_has_a_golden_file():
         "ack_index_split",
         "broadcasting_drop",
         "broker_down_sync_retry",
+        "consume_from_timestamp",
         "default_retry_schedule",
         "delay_offset_lost_in_crash",
         "listener_per_call",

@@ -118,20 +118,20 @@ def test_orderly_first_pull_whose_max_offset_query_fails_is_retried_1000_ms_late
         lab.at(0, producer.send, Message("ORD", f"old-{i}"))
     lab.at(t0 - 50, lab.set_broker_fault, "broker-a", response_delay_ms=100)
     # ORD's rebalance: lock 500-600, query 600-700 (-1), max offset 700-800 (3); first pull: query 800-900 (-1),
-    # max offset sent at 900 under a 4 s delay: GET_MAX_OFFSET times out at 900 + 3000 + 1
-    lab.at(t0 + 850, lab.set_broker_fault, "broker-a", response_delay_ms=4000)
+    # max offset sent at 900 under a 7 s delay: GET_MAX_OFFSET (MQAdminImpl.timeoutMillis 6000) times out at 6901
+    lab.at(t0 + 850, lab.set_broker_fault, "broker-a", response_delay_ms=7000)
     lab.at(t0 + 2000, producer.send, Message("ORD", "meanwhile"))  # offset 3 (the SYNC send itself times out)
     lab.at(t0 + 4000, lab.set_broker_fault, "broker-a", response_delay_ms=100)
-    lab.at(t0 + 8000, producer.send, Message("ORD", "after"))  # offset 4
-    lab.run(until=t0 + 12_000)
+    lab.at(t0 + 10_000, producer.send, Message("ORD", "after"))  # offset 4
+    lab.run(until=t0 + 14_000)
     assert _warnings(lab, "compute pull offset") == [
-        (t0 + 3901, "Failed to compute pull offset of ORD@broker-a:0; pull again in 1000 ms")
+        (t0 + 6901, "Failed to compute pull offset of ORD@broker-a:0; pull again in 1000 ms")
     ]
     pulled = [
         (e.time_ms - t0, e.get("offsets")) for e in lab.trace.of_kind(K.PULLED) if e.get("queue") == "ORD@broker-a:0"
     ]
-    assert pulled == [(8000, [4])]  # retried at 4901: query, max offset 4 (5101), held pull answered at 8000
-    assert [(e.time_ms - t0, e.get("queue_offset")) for e in lab.trace.of_kind(K.DELIVERED)] == [(8000, 4)]
+    assert pulled == [(10_000, [4])]  # retried at 7901: query, max offset 4 (8101), held pull answered at 10 000
+    assert [(e.time_ms - t0, e.get("queue_offset")) for e in lab.trace.of_kind(K.DELIVERED)] == [(10_000, 4)]
 
 
 def test_orderly_first_pull_after_a_failed_offset_query_goes_out_at_offset_minus_1() -> None:
