@@ -18,10 +18,15 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from .consume_message_service import build_retry_message, context_int, reset_retry_topic, run_listener
+from .consume_message_service import (
+    build_retry_message,
+    context_int,
+    reset_retry_topic,
+    run_listener,
+)
 from .listener import ConsumeConcurrentlyContext, ConsumeConcurrentlyStatus
 from .message import PROPERTY_CONSUME_START_TIME, MessageExt
-from .process import Rpc, Sleep, ThreadPool
+from .process import RejectedExecutionException, Rpc, Sleep, ThreadPool
 from .process_queue import ProcessQueue
 from .protocol import ConsumerSendMsgBackRequest
 from .queue import MessageQueue
@@ -47,6 +52,8 @@ class ConsumeMessageConcurrentlyService:
         self.consumer = consumer
         self.context = consumer.context
         self.pool = ThreadPool(self.context.scheduler, self.context.remoting, consumer.consume_thread_min)
+        self.stopped = False
+        """``shutdown`` was called: the pool takes no new ConsumeRequest."""
 
     def start(self) -> None:
         self.consumer.processes.spawn(self._clean_expired_service())
@@ -62,7 +69,9 @@ class ConsumeMessageConcurrentlyService:
             self.clean_expired_msg()
 
     def shutdown(self) -> None:
-        """Threads finish what they are doing; nothing new starts (the consumer is stopping)."""
+        """``consumeExecutor.shutdown()``: threads finish what they are doing, queued requests still run, nothing new
+        is taken (the consumer waits for the pool, ``shutdown_gracefully``, when it is told to)."""
+        self.stopped = True
 
     def kill(self) -> None:
         self.pool.shutdown_now()
@@ -71,6 +80,8 @@ class ConsumeMessageConcurrentlyService:
         self, msgs: list[MessageExt], pq: ProcessQueue, mq: MessageQueue, dispatch_to_consume: bool
     ) -> None:
         """Every pulled batch is consumed (``dispatchToConsume`` is ignored in concurrent mode)."""
+        if self.stopped:
+            raise RejectedExecutionException(f"{self.consumer.actor}: the consume pool is shut down")
         consumer = self.consumer
         size = consumer.consume_message_batch_max_size
         for i in range(0, len(msgs), size):
@@ -78,6 +89,12 @@ class ConsumeMessageConcurrentlyService:
             ids = tuple([m.msg_id for m in chunk])
             label = TimerLabel(TimerKind.CONSUME, consumer.actor, mq, ids)
             self.pool.submit(self._consume, chunk, pq, mq, label=label)
+
+    def _submit_later(self, msgs: list[MessageExt], pq: ProcessQueue, mq: MessageQueue) -> None:
+        """``submitConsumeRequestLater``'s task, 5 s on: after ``shutdown`` its submit is rejected and the messages
+        stay cached, their offset pinned."""
+        if not self.stopped:
+            self.submit_consume_request(msgs, pq, mq, True)
 
     def _consume(self, msgs: list[MessageExt], pq: ProcessQueue, mq: MessageQueue) -> Generator[Any, Any, None]:
         """``ConsumeRequest.run`` + ``processConsumeResult``."""
@@ -198,11 +215,10 @@ class ConsumeMessageConcurrentlyService:
             consumer.schedule(
                 LOCAL_RETRY_DELAY_MS,
                 TimerKind.LOCAL_RETRY,
-                self.submit_consume_request,
+                self._submit_later,
                 back_failed,
                 pq,
                 mq,
-                True,
                 queue=mq,
                 msg_ids=tuple(m.msg_id for m in back_failed),
             )

@@ -20,17 +20,35 @@ from .message import (
     MessageExt,
     retry_topic,
 )
-from .process import ProcessKilled, Sleep
-from .scheduler import ReentrantRunError
+from .process import ProcessGroup, ProcessKilled, Sleep, ThreadPool
+from .scheduler import ReentrantRunError, TimerLabel
 from .trace import EventKind
 
 if TYPE_CHECKING:
     from .consumer_types import PushConsumer
 
-__all__ = ["build_retry_message", "context_int", "reset_retry_topic", "run_listener"]
+__all__ = [
+    "build_retry_message",
+    "context_int",
+    "reset_retry_topic",
+    "run_listener",
+    "shutdown_gracefully",
+]
 
 _RAISED = object()
 """``run_listener``'s marker for a listener call that raised."""
+
+
+def shutdown_gracefully(
+    pool: ThreadPool, group: ProcessGroup, await_ms: int, label: TimerLabel
+) -> Generator[Any, Any, None]:
+    """``ThreadUtils.shutdownGracefully(consumeExecutor, awaitTerminateMillis)``: wait up to ``await_ms`` for every
+    task, queued ones included; if some are left, ``shutdownNow`` drops the queued ones and the wait is repeated
+    once, up to ``await_ms`` again, for the running ones. A listener still running after that is left to finish
+    on its own; its result finds the ProcessQueue dropped."""
+    if not (yield from pool.await_termination(group, await_ms, label)):
+        pool.drop_waiting()
+        yield from pool.await_termination(group, await_ms, label)
 
 
 def build_retry_message(

@@ -17,14 +17,19 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from .consume_message_service import build_retry_message, context_int, reset_retry_topic, run_listener
+from .consume_message_service import (
+    build_retry_message,
+    context_int,
+    reset_retry_topic,
+    run_listener,
+)
 from .listener import ConsumeOrderlyContext, ConsumeOrderlyStatus
 from .message import (
     PROPERTY_CONSUME_START_TIME,
     PROPERTY_RECONSUME_TIME,
     MessageExt,
 )
-from .process import LocalLock, Sleep, ThreadPool
+from .process import LocalLock, RejectedExecutionException, Sleep, ThreadPool
 from .process_queue import REBALANCE_LOCK_INTERVAL_MS, ProcessQueue
 from .queue import MessageQueue
 from .scheduled_executor import ScheduledExecutor
@@ -55,6 +60,8 @@ class ConsumeMessageOrderlyService:
         self.context = consumer.context
         self.pool = ThreadPool(self.context.scheduler, self.context.remoting, consumer.consume_thread_min)
         self.mq_locks: dict[MessageQueue, LocalLock] = {}
+        self.stopped = False
+        """``shutdown`` was called: no new ConsumeRequest, no lock renewal (``lockMQPeriodically`` checks it)."""
 
     def start(self) -> None:
         """``ConsumeMessageOrderlyService.start``: ``lockAll`` after 1 s, then every 20 s, at a fixed rate on the
@@ -66,12 +73,19 @@ class ConsumeMessageOrderlyService:
                 LOCK_MQ_FIRST_DELAY_MS,
                 REBALANCE_LOCK_INTERVAL_MS,
                 self.consumer._label(TimerKind.LOCK_RENEW),
-                self.consumer.lock_all,
+                self._lock_mq_periodically,
             )
             executor.start()
 
+    def _lock_mq_periodically(self) -> Generator[Any, Any, None]:
+        """``lockMQPeriodically``: ``lockAll``, unless the service was shut down."""
+        if not self.stopped:
+            yield from self.consumer.lock_all()
+
     def shutdown(self) -> None:
-        """Running listeners finish; nothing new starts."""
+        """``stopped = true`` and ``consumeExecutor.shutdown()``: running listeners finish, queued requests still
+        run, nothing new is taken or scheduled, locks are no longer renewed."""
+        self.stopped = True
 
     def kill(self) -> None:
         self.pool.shutdown_now()
@@ -81,19 +95,31 @@ class ConsumeMessageOrderlyService:
     ) -> None:
         """Only an idle ProcessQueue gets a new request; it takes messages from the pq, not ``msgs``."""
         if dispatch_to_consume:
+            if self.stopped:
+                raise RejectedExecutionException(f"{self.consumer.actor}: the consume pool is shut down")
             consumer = self.consumer
             label = TimerLabel(TimerKind.CONSUME, consumer.actor, mq)
             self.pool.submit(self._consume, pq, mq, label=label)
 
     def submit_consume_request_later(self, pq: ProcessQueue, mq: MessageQueue, delay_ms: int) -> None:
+        """``submitConsumeRequestLater``: consume ``mq`` again after the clamped delay (nothing once shut down: 4.9.7's
+        scheduled executor refuses the task)."""
+        if self.stopped:
+            return
         delay = clamp_suspend(delay_ms, self.consumer.suspend_current_queue_time_millis)
-        self.consumer.schedule(delay, TimerKind.SUSPEND, self.submit_consume_request, [], pq, mq, True, queue=mq)
+        self.consumer.schedule(delay, TimerKind.SUSPEND, self._submit_later, pq, mq, queue=mq)
+
+    def _submit_later(self, pq: ProcessQueue, mq: MessageQueue) -> None:
+        if not self.stopped:
+            self.submit_consume_request([], pq, mq, True)
 
     def try_lock_later_and_reconsume(self, pq: ProcessQueue, mq: MessageQueue, delay_ms: int) -> None:
         """After ``delay_ms`` try the broker lock again: got it → consume in 10 ms, else in 3000 ms."""
 
         def retry() -> Generator[Any, Any, None]:
             yield Sleep(delay_ms, self.consumer._label(TimerKind.TRY_LOCK_LATER, mq))
+            if self.stopped:  # lockOneMQ asks nothing once stopped, and the resubmit is refused
+                return
             locked = yield from self.consumer.lock(mq)
             self.submit_consume_request_later(pq, mq, 10 if locked else 3000)
 

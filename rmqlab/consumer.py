@@ -12,49 +12,42 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
+from .consume_message_service import shutdown_gracefully
 from .consumer_config import ConsumeFromWhere, MessageModel
 from .errors import ConfigError
 from .flow_control import check_consume_thread_max, check_topic_threshold
 from .message import RETRY_PREFIX, retry_topic
+from .mq_client_instance import MQClientInstance
 from .namesrv import TopicRouteData
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore
-from .process import ProcessGroup, Rpc, Sleep
+from .process import ProcessGroup
 from .process_queue import ProcessQueue
 from .producer import DefaultMQProducer
 from .protocol import (
-    HeartbeatRequest,
-    NotifyConsumerIdsChangedRequest,
     UnregisterClientRequest,
 )
 from .pull_message_service import PullRequest
 from .queue import MessageQueue
 from .rebalance import allocate_averagely, allocate_averagely_by_circle
-from .rebalance_impl import RPC_TIMEOUT_MS, RebalanceImpl
 from .rebalance_service import RebalanceService
 from .scheduled_executor import ScheduledExecutor
 from .scheduler import TimerKind
 from .trace import EventKind
 from .util_all import check_consume_timestamp, time_millis_to_human_string3
-from .validation import check_choice, check_int
+from .validation import MAX_HORIZON_MS, check_choice, check_int
 
 if TYPE_CHECKING:
     from .context import Context
 
 __all__ = ["ConsumeFromWhere", "DefaultMQPushConsumer", "MessageModel", "PullRequest"]
 
-PERSIST_CONSUMER_OFFSET_INTERVAL_MS = 5_000
-HEARTBEAT_FIRST_DELAY_MS = 1_000
-HEARTBEAT_INTERVAL_MS = 30_000
-POLL_NAME_SERVER_FIRST_DELAY_MS = 10
-POLL_NAME_SERVER_INTERVAL_MS = 30_000
-PERSIST_CONSUMER_OFFSET_FIRST_DELAY_MS = 10_000
 HALF_AN_HOUR_MS = 30 * 60_000
 """``consumeTimestamp``'s default: ``System.currentTimeMillis() - (1000 * 60 * 30)``."""
 
 STRATEGIES = {"AVG": allocate_averagely, "AVG_BY_CIRCLE": allocate_averagely_by_circle}
 
 
-class DefaultMQPushConsumer(RebalanceImpl):
+class DefaultMQPushConsumer(MQClientInstance):
     """A push consumer instance; its ``client_id`` is its name (sorted as a string in rebalance)."""
 
     def __init__(
@@ -80,6 +73,7 @@ class DefaultMQPushConsumer(RebalanceImpl):
         pull_interval: int = 0,
         consume_concurrently_max_span: int = 2000,
         allocate_message_queue_strategy: str = "AVG",
+        await_termination_millis_when_shutdown: int = 0,
     ) -> None:
         if not isinstance(consumer_group, str) or not consumer_group or consumer_group.startswith("%"):
             raise ConfigError("consumer_group", consumer_group, "a non-empty name not starting with '%'")
@@ -126,6 +120,10 @@ class DefaultMQPushConsumer(RebalanceImpl):
         self.consume_concurrently_max_span = check_int(
             "consume_concurrently_max_span", consume_concurrently_max_span, 1, 65535
         )
+        self.await_termination_millis_when_shutdown = check_int(
+            "await_termination_millis_when_shutdown", await_termination_millis_when_shutdown, 0, MAX_HORIZON_MS
+        )
+        """How long ``shutdown()`` waits for in-flight consume requests before it persists offsets (0: not at all)."""
         if allocate_message_queue_strategy not in STRATEGIES:
             raise ConfigError(
                 "allocate_message_queue_strategy", allocate_message_queue_strategy, "one of " + ", ".join(STRATEGIES)
@@ -240,10 +238,29 @@ class DefaultMQPushConsumer(RebalanceImpl):
         self.consume_service.start()
 
     def shutdown(self) -> None:
-        """A clean stop: persist offsets, release orderly locks, leave the group (others rebalance)."""
-        if not self.running:
+        """A clean stop (``DefaultMQPushConsumerImpl.shutdown``): the consume service stops taking requests, then
+        offsets are persisted, orderly locks released and the group left (the others rebalance).
+
+        With ``await_termination_millis_when_shutdown`` > 0 the consume pool first gets that long to finish its
+        requests, queued ones included (``shutdown_gracefully``: twice that, if some are still running) while pulls,
+        rebalances and the 5 s offset persistence go on; what finishes in time is committed by the final persist.
+        """
+        if not self.running or self.consume_service.stopped:
             return
         self.consume_service.shutdown()
+        wait = self.await_termination_millis_when_shutdown
+        if wait <= 0:
+            self._shutdown()
+            return
+        self.context.trace.record(
+            self.context.now, EventKind.LIFECYCLE, self.actor, None, event="shutting_down", group=self.consumer_group,
+            await_ms=wait,
+        )  # fmt: skip
+        label = self._label(TimerKind.SHUTDOWN_AWAIT)
+        pool = self.consume_service.pool
+        self.processes.spawn(_then(shutdown_gracefully(pool, self.processes, wait, label), self._shutdown))
+
+    def _shutdown(self) -> None:
         for pq in self.process_queue_table.values():
             pq.dropped = True
         self.offset_store.persist_all(self.process_queue_table)
@@ -297,69 +314,7 @@ class DefaultMQPushConsumer(RebalanceImpl):
             self.context.now, EventKind.LIFECYCLE, self.actor, None, event=how, group=self.consumer_group
         )
 
-    # ------------------------------------------------------------------ periodic services
-    def _start_up(self) -> Generator[Any, Any, None]:
-        """``start()``'s last steps: ``sendHeartbeatToAllBrokerWithLock``, then ``rebalanceImmediately`` (which
-        cuts short the rebalance thread's first 20 s wait)."""
-        yield from self._send_heartbeat()
-        self.rebalance_service.wakeup()
 
-    def _start_scheduled_task(self) -> None:
-        """``MQClientInstance.startScheduledTask``: route poll after 10 ms, heartbeat after 1 s, offset persistence
-        after 10 s, then every 30 s, 30 s and 5 s, all at a fixed rate on one scheduled thread (a heartbeat
-        stuck on a slow broker delays the persistence due meanwhile)."""
-        executor = self.scheduled_executor = ScheduledExecutor(self.processes)
-        executor.schedule_at_fixed_rate(
-            POLL_NAME_SERVER_FIRST_DELAY_MS,
-            POLL_NAME_SERVER_INTERVAL_MS,
-            self._label(TimerKind.ROUTE_POLL),
-            self._update_routes,
-        )
-        executor.schedule_at_fixed_rate(
-            HEARTBEAT_FIRST_DELAY_MS, HEARTBEAT_INTERVAL_MS, self._label(TimerKind.HEARTBEAT), self._send_heartbeat
-        )
-        executor.schedule_at_fixed_rate(
-            PERSIST_CONSUMER_OFFSET_FIRST_DELAY_MS,
-            PERSIST_CONSUMER_OFFSET_INTERVAL_MS,
-            self._label(TimerKind.PERSIST_OFFSET),
-            self._persist_all,
-        )
-        executor.start()
-
-    def _persist_all(self) -> None:
-        """``persistAllConsumerOffset``."""
-        self.offset_store.persist_all(self.process_queue_table)
-
-    def _update_routes(self) -> None:
-        for topic in self.subscriptions:
-            route = self.context.namesrv.route(topic)
-            if route is not None:
-                self._routes[topic] = route
-
-    def _broker_names(self) -> list[str]:
-        """Every broker of every subscribed topic's route, by name."""
-        return sorted({q.broker_name for r in self._routes.values() for q in r.queue_datas})
-
-    def _send_heartbeat(self) -> Generator[Any, Any, None]:
-        """Heartbeat every broker of every subscribed topic's route, one after the other (a failure is logged)."""
-        request = HeartbeatRequest(self.client_id, self.consumer_group, self.is_clustering)
-        for name in self._broker_names():
-            yield Rpc(self.client_id, name, request, RPC_TIMEOUT_MS)
-        if self.is_clustering:
-            self._update_routes()
-
-    def _on_broker_request(self, broker_name: str, request: object) -> None:
-        """``ClientRemotingProcessor``: a broker-initiated request."""
-        if isinstance(request, NotifyConsumerIdsChangedRequest):
-            self.notify_consumer_ids_changed()
-
-    def notify_consumer_ids_changed(self) -> None:
-        """The broker says the group changed: rebalance right away (``rebalanceImmediately``)."""
-        if self.running:
-            self.processes.spawn(self._process_notification())
-
-    def _process_notification(self) -> Generator[Any, Any, None]:
-        """The client's remoting thread takes the request after the work already queued at this millisecond,
-        then wakes the rebalance thread."""
-        yield Sleep(0, self._label(TimerKind.REBALANCE))
-        self.rebalance_service.wakeup()
+def _then(first: Generator[Any, Any, None], action: Callable[[], None]) -> Generator[Any, Any, None]:
+    yield from first
+    action()

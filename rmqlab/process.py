@@ -240,6 +240,12 @@ Task = tuple[Callable[..., Body], tuple[Any, ...], TimerLabel | None]
 """A generator function, its arguments and its label: what a ConsumeRequest's ``run()`` is here."""
 
 
+class RejectedExecutionException(Exception):
+    """``java.util.concurrent.RejectedExecutionException``: a task submitted to a consume pool after its
+    ``shutdown()``. The pull callback that submitted it fails (``PullCallback.onException``: pull again in 1000 ms);
+    the messages stay cached in the ProcessQueue, their offset pinned."""
+
+
 class ThreadPool:
     """``consumeExecutor``: ``size`` threads and an unbounded FIFO of waiting tasks.
 
@@ -256,6 +262,8 @@ class ThreadPool:
         self.running: dict[Process, None] = {}
         """Threads given a task, in start order (a task handed over this millisecond starts after the work queued
         before it)."""
+        self.idle_waiters: list[Signal] = []
+        """Threads in :meth:`await_termination`, woken when the last task ends."""
 
     def submit(self, function: Callable[..., Body], *args: Any, label: TimerLabel | None = None) -> None:
         """Run ``function(*args)`` (a generator function) on a free thread, now or when one frees up.
@@ -281,6 +289,34 @@ class ThreadPool:
             self._start(function, args, label)
         else:
             self.busy -= 1
+            if not self.busy and self.idle_waiters:
+                for signal in list(self.idle_waiters):
+                    signal.fire()
+
+    def await_termination(self, group: ProcessGroup, timeout_ms: int, label: TimerLabel) -> Generator[Any, Any, bool]:
+        """``awaitTermination(timeout)``: wait until no task runs or waits, at most ``timeout_ms``; ``True`` if so.
+
+        Queued tasks still start meanwhile, as after ``ExecutorService.shutdown()``: only the caller stops
+        submitting new ones.
+        """
+        if not self.busy:
+            return True
+        signal = Signal()
+        self.idle_waiters.append(signal)
+        timeout = group.schedule(timeout_ms, label, signal.fire)
+        try:
+            yield signal
+        finally:
+            timeout.kill()
+            self.idle_waiters.remove(signal)
+        return not self.busy
+
+    def drop_waiting(self) -> int:
+        """``shutdownNow()``'s queue drain: tasks not started never run (returns how many). The interrupt it sends
+        to running threads is not modelled: a listener's virtual duration is not a blocking call it could leave."""
+        dropped = len(self.waiting)
+        self.waiting.clear()
+        return dropped
 
     def shutdown_now(self) -> None:
         """A crash: every thread and queued task vanishes."""

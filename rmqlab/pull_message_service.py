@@ -17,7 +17,7 @@ from .consumer_config import MessageModel
 from .flow_control import PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, DeferReason, FlowControl
 from .message import PROPERTY_MAX_OFFSET, PROPERTY_MIN_OFFSET
 from .offset_store import OffsetStore
-from .process import ProcessGroup, Rpc, Sleep
+from .process import ProcessGroup, RejectedExecutionException, Rpc, Sleep
 from .process_queue import ProcessQueue
 from .protocol import PullMessageRequest
 from .queue import MessageQueue
@@ -158,8 +158,13 @@ class PullMessageService(FlowControl):
                 delay = self._record_deferral(mq, *self._error_deferral(error))
                 continue
             delay, kind = 0, TimerKind.PULL
-            if not self._on_pull_result(request, result):
-                return
+            try:
+                if not self._on_pull_result(request, result):
+                    return
+            except RejectedExecutionException:  # onSuccess threw (the consume pool is shut down): onException
+                error = {"error": "RejectedExecutionException"}
+                delay = self._record_deferral(mq, DeferReason.EXCEPTION, PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, error)
+                continue
             if result.status is PullStatus.FOUND and self.pull_interval > 0:
                 delay, kind = self.pull_interval, TimerKind.PULL_LATER  # executePullRequestLater(pullInterval)
 

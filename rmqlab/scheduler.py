@@ -97,6 +97,9 @@ class TimerKind(StrEnum):
     queue's consume lock, held while a listener runs."""
     UNLOCK_DELAYED = "unlock_delayed"
     """``removeUnnecessaryMessageQueue``: a queue that still had messages is unlocked 20 s after it was removed."""
+    SHUTDOWN_AWAIT = "shutdown_await"
+    """``ThreadUtils.shutdownGracefully``: a consumer's shutdown waits up to ``awaitTerminationMillisWhenShutdown`` for
+    its consume pool to finish, and once more after dropping the tasks still queued."""
     OFFSET_FIXUP = "offset_fixup"
     """``OFFSET_ILLEGAL``: store the corrected offset and drop the ProcessQueue 10 s later."""
     # ---- the network

@@ -27,6 +27,12 @@ def on_lifecycle(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
             f"{who} of {d.get('group')} dies without persisting: its ProcessQueues are gone and what it had not "
             f"committed is redelivered from the last persisted offset after a rebalance"
         )
+    if what == "shutting_down":
+        return "DefaultMQPushConsumerImpl.shutdown", (
+            f"{who} stops taking consume requests and waits up to {d.get('await_ms')} ms for those in flight "
+            f"(awaitTerminationMillisWhenShutdown; as long again for the running ones if time runs out) before it "
+            f"persists its offsets; pulls and rebalances go on meanwhile"
+        )
     if what == "shutdown":
         return "DefaultMQPushConsumerImpl.shutdown", (
             f"{who} persists its offsets, unlocks its queues and unregisters from {d.get('group')}"

@@ -1,0 +1,158 @@
+"""``awaitTerminationMillisWhenShutdown`` (4.9.7 ``DefaultMQPushConsumer``, default 0).
+
+``DefaultMQPushConsumerImpl.shutdown(awaitTerminateMillis)`` runs ``consumeMessageService.shutdown(await)`` first,
+then ``persistConsumerOffset``, unregisters, and only then drops the ProcessQueues (``rebalanceImpl.destroy``).
+Both consume services call ``ThreadUtils.shutdownGracefully(consumeExecutor, await)``: ``shutdown()`` (queued
+requests still run, new ones are refused), ``awaitTermination(await)``, and if that times out ``shutdownNow()``
+(queued requests dropped) and ``awaitTermination(await)`` once more. Pulls go on meanwhile: a pulled batch whose
+submit is refused fails the pull callback (``onException``: 1000 ms). The orderly service also sets ``stopped``,
+so ``lockMQPeriodically`` renews no lock. What finished inside the wait is committed by the final persist.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rmqlab import ConfigError, Lab, Message
+from rmqlab import ConsumeConcurrentlyStatus as C
+from rmqlab import ConsumeOrderlyStatus as O
+from rmqlab import EventKind as K
+from rmqlab.listener import after
+from rmqlab.scenario import load_scenario
+
+
+def _run(await_ms: int, *, orderly: bool = False, slow: str = "3s") -> Lab:
+    """slow (3 s) and quick stored at 1 s on one queue, one consume thread; shutdown at 2 s; late stored at 2.5 s."""
+    lab = Lab(seed=3)
+    lab.add_broker("broker-a")
+    lab.create_topic("T", queues=1)
+    producer = lab.add_producer("pg")
+    ok = O.SUCCESS if orderly else C.CONSUME_SUCCESS
+
+    def listener(msgs: list[Any], ctx: Any) -> Any:
+        return after(slow, ok) if msgs[0].body == "slow" else ok
+
+    consumer = lab.add_consumer(
+        "cg",
+        subscribe={"T": "*"},
+        listener=listener,
+        orderly=orderly,
+        consume_thread_min=1,
+        await_termination_millis_when_shutdown=await_ms,
+    )
+    for at, body in ((1000, "slow"), (1000, "quick"), (2500, "late")):
+        lab.at(at, producer.send, Message("T", body))
+    lab.at(2000, consumer.shutdown)
+    lab.run(until="60s")
+    return lab
+
+
+def _outcome(lab: Lab) -> tuple[int, int | None, list[tuple[int, str | None]]]:
+    """(when the shutdown ended, T's offset at the broker, what was consumed and not discarded)."""
+    end = lab.trace.last(K.LIFECYCLE).time_ms
+    persisted = [e for e in lab.trace.where(K.OFFSET_PERSISTED) if e.get("queue") == "T@broker-a:0"]
+    discarded = {e.msg_id for e in lab.trace.where(K.WARNING) if "dropped while consuming" in e.get("message")}
+    consumed = [(e.time_ms, e.msg_id) for e in lab.trace.where(K.CONSUMED) if e.msg_id not in discarded]
+    return end, persisted[-1].get("offset") if persisted else None, consumed
+
+
+def test_by_default_shutdown_persists_at_once_and_the_in_flight_result_is_discarded() -> None:
+    lab = _run(0)
+    assert _outcome(lab) == (2000, 0, [])
+    assert not lab.trace.where(K.LIFECYCLE, event="shutting_down")
+    discarded = [(e.time_ms, e.msg_id) for e in lab.trace.where(K.WARNING) if "dropped while" in e.get("message")]
+    assert discarded == [(4000, "M0001")]
+
+
+def test_a_long_enough_wait_lets_the_running_and_queued_requests_finish_and_commits_them() -> None:
+    lab = _run(5000)
+    # slow ends at 4000 and quick, queued behind it on the one thread, still runs: the pool is idle at 4000
+    assert _outcome(lab) == (4000, 2, [(4000, "M0001"), (4000, "M0002")])
+    assert [(e.time_ms, e.get("await_ms")) for e in lab.trace.where(K.LIFECYCLE, event="shutting_down")] == [
+        (2000, 5000)
+    ]
+    # late is pulled at 2500 while the consumer waits: its submit is refused, the pull goes again in 1000 ms
+    (refused,) = lab.trace.where(K.PULL_DEFERRED)
+    assert (refused.time_ms, refused.get("reason"), refused.get("delay_ms"), refused.get("error")) == (
+        2500,
+        "exception",
+        1000,
+        "RejectedExecutionException",
+    )
+    assert [e.msg_id for e in lab.trace.where(K.DELIVERED)] == ["M0001", "M0002"]  # late stays for the next owner
+
+
+def test_after_the_first_wait_queued_requests_are_dropped_and_the_running_one_gets_a_second_wait() -> None:
+    lab = _run(1000)
+    # 2000-3000: slow still runs → shutdownNow drops quick; 3000-4000: slow ends at 4000, committed (offset 1)
+    assert _outcome(lab) == (4000, 1, [(4000, "M0001")])
+
+
+def test_a_request_outliving_both_waits_is_discarded_like_without_waiting() -> None:
+    lab = _run(500)
+    assert _outcome(lab) == (3000, 0, [])
+
+
+def test_orderly_consumes_what_is_cached_during_the_wait_then_unlocks() -> None:
+    lab = _run(5000, orderly=True)
+    # the running ConsumeRequest loops over the cached messages (late too: the queue is consuming, so its
+    # pull submits nothing and nothing is refused); idle at 4000, persisted, then the broker locks released
+    assert _outcome(lab) == (4000, 3, [(4000, "M0001"), (4000, "M0002"), (4000, "M0003")])
+    assert [(e.time_ms, e.get("queue")) for e in lab.trace.where(K.UNLOCKED)] == [
+        (4000, "%RETRY%cg@broker-a:0"),
+        (4000, "T@broker-a:0"),
+    ]
+
+
+def test_orderly_renews_no_lock_while_waiting_so_the_loop_stops_at_the_expired_lock() -> None:
+    lab = _run(40_000, orderly=True, slow="35s")
+    # lockAll at 1000 is the last renewal (21 000 is skipped: stopped); at 36 000 the lock is 35 s old (> 30 s):
+    # tryLockLaterAndReconsume, which asks nothing once stopped; the pool is idle, quick and late stay unconsumed
+    assert [e.time_ms for e in lab.trace.where(K.LOCK_RENEWED)] == [1000, 1000]
+    assert _outcome(lab) == (36_000, 1, [(36_000, "M0001")])
+
+
+@pytest.mark.parametrize("bad", [-1, 7 * 86_400_000 + 1, "5s", 1.5])
+def test_a_bad_await_is_refused(bad: Any) -> None:
+    lab = Lab()
+    with pytest.raises(ConfigError) as err:
+        lab.add_consumer("cg", await_termination_millis_when_shutdown=bad, start=False)
+    assert (err.value.parameter, err.value.value) == ("await_termination_millis_when_shutdown", bad)
+
+
+def test_a_scenario_consumer_removed_with_an_await() -> None:
+    scenario = {
+        "name": "await",
+        "brokers": ["broker-a"],
+        "topics": [{"name": "T", "queues": 1}],
+        "producers": [{"name": "pg"}],
+        "consumers": [
+            {
+                "group": "cg",
+                "name": "c1",
+                "subscribe": {"T": "*"},
+                "await_termination_millis_when_shutdown": 5000,
+                "listener": {"default": [{"take": "3s", "then": "CONSUME_SUCCESS"}]},
+            }
+        ],
+        "faults": [{"at": "2s", "kind": "consumer_remove", "consumer": "c1"}],
+        "sends": [{"at": "1s", "producer": "pg", "topic": "T", "body": "a"}],
+        "run_until": "10s",
+    }
+    lab = load_scenario(scenario).run()
+    assert _outcome(lab) == (4000, 1, [(4000, "M0001")])
+
+
+def test_the_wait_is_narrated() -> None:
+    from rmqlab.narrate import narrate
+
+    lab = _run(5000)
+    (event,) = lab.trace.where(K.LIFECYCLE, event="shutting_down")
+    (text,) = [c.text for c in narrate(lab.trace) if c.seq == event.seq]
+    assert text == (
+        "DefaultMQPushConsumerImpl.shutdown: cg-1 stops taking consume requests and waits up to 5000 ms for those in "
+        "flight (awaitTerminationMillisWhenShutdown; as long again for the running ones if time runs out) before it "
+        "persists its offsets; pulls and rebalances go on meanwhile"
+    )
