@@ -158,8 +158,8 @@ dash
 # is delivered at 5 s, the broker crashes at 9.999 s — before the first write — and restarts at 12 s.
 
 # %%
-def crash_lab():
-    """Level 2 ("late") and level 3 ("later") sent at 0; broker-a down from 9.999 s to 12 s."""
+def crash_lab(crash_at_ms=9_999, restart_at_ms=12_000):
+    """Level 2 ("late") and level 3 ("later") sent at 0; broker-a down from ``crash_at_ms`` to ``restart_at_ms``."""
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
     lab.create_topic("TopicTest", queues=1)
@@ -169,20 +169,66 @@ def crash_lab():
         msg = Message("TopicTest", body)
         msg.delay_time_level = level
         lab.at(0, p.send, msg)
-    lab.at(9_999, lab.broker_down, "broker-a")
-    lab.at("12s", lab.broker_up, "broker-a")
-    return lab.run(until="20s")
+    lab.at(crash_at_ms, lab.broker_down, "broker-a")
+    lab.at(restart_at_ms, lab.broker_up, "broker-a")
+    return lab
 
 
-crashed = crash_lab()
-show_trace([e for e in crashed.trace
-            if e.kind.value in ("delay_delivered", "delivered", "fault") or e.actor == "schedule:broker-a"])
+def show_crash(lab):
+    """Deliveries, the faults, and what the ScheduleMessageService says at its restart."""
+    show_trace([e for e in lab.trace
+                if e.kind.value in ("delay_delivered", "delivered", "fault") or e.actor == "schedule:broker-a"])
+
+
+crashed = crash_lab().run(until="20s")
+show_crash(crashed)
 
 # %% [markdown]
 # "late" is delivered twice (the same message id, a new offset on TopicTest): level 2's move past it was never
 # written. "later" (10 s) fell due while the broker was down and comes 1 s after the restart. Nothing parked is
 # lost; what was delivered since the last write comes again — at-least-once, so listeners must be idempotent.
 # `examples/delay_offset_lost_in_crash.yaml` is the same run as a scenario file.
+#
+# > **Common belief vs. the source.** "A delayed message is either delivered once or lost in a crash." — the
+# > ScheduleMessageService never loses a parked message (it lives in the CommitLog), but its progress is only as
+# > recent as the last `persist()` of `delayOffset.json` (`ScheduleMessageService.start`, `flushDelayOffsetInterval`
+# > 10 000 ms): the crash turns "delivered" back into "still parked".
+
+# %% [markdown]
+# ### Exercise 3 — predict, then run
+# The same two messages, but the broker crashes at **10.5 s** instead (and restarts at 12 s, as before). How many
+# times in all does the consumer receive **"late"** (level 2, first delivered at 5 s)?
+
+# %% nbgrader={"grade": false, "grade_id": "ex03_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_3 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_3 = 1
+### END SOLUTION
+
+# %%
+later_crash = crash_lab(crash_at_ms=10_500).run(until="20s")
+late_id = later_crash.trace.first("delay_delivered", level=2).msg_id  # "late" waits on level 2
+late_deliveries = later_crash.trace.where("delivered", msg_id=late_id)
+
+# %% nbgrader={"grade": true, "grade_id": "ex03_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("03.3", answer_3, len(late_deliveries))
+### BEGIN HIDDEN TESTS
+assert_right("03.3")
+### END HIDDEN TESTS
+
+# %%
+show_crash(later_crash)
+
+# %% [markdown]
+# This time the restart's warning names level 3: "later" fell due at 10 s, the very millisecond of the write, and
+# rmqlab runs the write first (in 4.9.7 the persist and the level's timer are two tasks of the same scheduled
+# executor and either may run first), so "later" comes twice. Move the crash with the `crash_at_ms` and
+# `restart_at_ms` knobs below (then Rebuild) and step through: the parked tokens wait in `SCHEDULE_TOPIC_XXXX`
+# while the broker is down, and the caption of the restart says which level's offset was read back.
+
+# %% tags=["nbval-ignore-output"]
+crash_dash = Dashboard(crash_lab, knobs={"crash_at_ms": 9_999, "restart_at_ms": 12_000}, horizon="20s")
+crash_dash
 
 # %% [markdown]
 # ## Key points

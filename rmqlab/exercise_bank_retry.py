@@ -166,6 +166,22 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
         ),
         hint="The consumer's maxReconsumeTimes is sent with every send-back; CommitLog caps only the delay level.",
     ),
+    Exercise(
+        "03.3",
+        "delayOffset.json is first written 10 s after the store starts (ScheduleMessageService.start: persist at a "
+        "fixed rate of flushDelayOffsetInterval, 10 000 ms). That write at 10 s already holds level 2's offset past "
+        "\"late\" (delivered at 5 s), so the restart's load() reads it back and \"late\" is not delivered again: "
+        "once. Only progress made after the last write is replayed.",
+        hints=(
+            Hint(
+                "Twice is what the crash at 9.999 s gave, before any write. Between 9.999 s and 10.5 s the "
+                "ScheduleMessageService wrote delayOffset.json once: what did it hold for level 2?",
+                equals=(2,),
+            ),
+            Hint("A parked or delivered message is never lost in this crash: it lives in the CommitLog.", equals=(0,)),
+        ),
+        hint="Find when delayOffset.json is written (flushDelayOffsetInterval) and compare with the crash time.",
+    ),
     # 04 · dead-letter queue
     Exercise("04.1", "MixAll.getDLQTopic = '%DLQ%' + group; DLQ_NUMS_PER_GROUP = 1.", hint="MixAll.getDLQTopic builds the name; DLQ_NUMS_PER_GROUP is the queue count."),
     Exercise(

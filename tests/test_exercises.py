@@ -233,7 +233,7 @@ def test_a_split_lab_keeps_its_number_and_gets_a_letter() -> None:
 
 
 def test_bank_ids_are_unique_and_grouped_by_lab(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert [ex.id for ex in exercises_of("03")] == ["03.1", "03.2"]
+    assert [ex.id for ex in exercises_of("03")] == ["03.1", "03.2", "03.3"]
     assert exercise("03.1").grade_id == "ex03_1" and exercise("03.1").lab == "03"
     monkeypatch.setattr(bank, "EXERCISES", (*bank.EXERCISES, Exercise("03.1", "again")))
     with pytest.raises(ConfigError, match=r"^exercise_bank\.EXERCISES='03\.1' is not allowed: expected each"):
