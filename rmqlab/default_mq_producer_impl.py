@@ -52,8 +52,8 @@ RETRY_RESPONSE_CODES = frozenset(
         ResponseCode.SERVICE_NOT_AVAILABLE,
         ResponseCode.SYSTEM_ERROR,
         ResponseCode.NO_PERMISSION,
-        204,  # NO_BUYER_ID
-        205,  # NOT_IN_CURRENT_UNIT
+        ResponseCode.NO_BUYER_ID,
+        ResponseCode.NOT_IN_CURRENT_UNIT,
     }
 )
 """``DefaultMQProducer.retryResponseCodes`` in 4.9.x — note: SYSTEM_BUSY (2) is *not* retried."""

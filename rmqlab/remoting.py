@@ -47,6 +47,10 @@ class ResponseCode(IntEnum):
     TOPIC_NOT_EXIST = 17
     QUERY_NOT_FOUND = 22
     SUBSCRIPTION_GROUP_NOT_EXIST = 26
+    NO_BUYER_ID = 204
+    """In ``retryResponseCodes``; no 4.9.7 broker sends it on a send (a teacher can script it)."""
+    NOT_IN_CURRENT_UNIT = 205
+    """In ``retryResponseCodes``; no 4.9.7 broker sends it on a send (a teacher can script it)."""
     FLOW_CONTROL = 215
     """``ResponseCode.FLOW_CONTROL``: the push consumer pulls again 20 ms later. No 4.9.7 broker sends it (an overloaded
     one answers SYSTEM_BUSY, 2); rmqlab's ``pull_error`` fault can."""

@@ -14,6 +14,7 @@ from rmqlab import ConfigError, Lab, Message
 from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import EventKind as K
 from rmqlab.producer import SendStatus
+from rmqlab.remoting import ResponseCode
 
 
 def _outcomes(lab: Lab) -> list[tuple[int, int, str]]:
@@ -120,3 +121,35 @@ def test_bad_fault_values_name_the_parameter_value_and_what_is_allowed(
     assert info.value.parameter == parameter
     assert allowed in str(info.value)
     assert lab.brokers["broker-a"].send_responses == [] and lab.brokers["broker-a"].send_back_error is None
+
+
+RETRIED = [
+    "TOPIC_NOT_EXIST",
+    "SERVICE_NOT_AVAILABLE",
+    "SYSTEM_ERROR",
+    "NO_PERMISSION",
+    "NO_BUYER_ID",
+    "NOT_IN_CURRENT_UNIT",
+]
+NOT_RETRIED = ["SYSTEM_BUSY", "MESSAGE_ILLEGAL", "SUBSCRIPTION_GROUP_NOT_EXIST", "FLOW_CONTROL"]
+
+
+@pytest.mark.parametrize("code", RETRIED + NOT_RETRIED)
+def test_exactly_the_six_retry_response_codes_move_the_send_to_the_other_broker(lab2: Lab, code: str) -> None:
+    """``DefaultMQProducer.retryResponseCodes`` (4.9.7): TOPIC_NOT_EXIST, SERVICE_NOT_AVAILABLE, SYSTEM_ERROR,
+    NO_PERMISSION, NO_BUYER_ID (204), NOT_IN_CURRENT_UNIT (205). One scripted answer from broker-a: a code in the
+    set is retried at once on broker-b (index 4 → a-0, then a-1 skipped, b-0); any other is thrown as it is."""
+    lab2.set_broker_fault("broker-a", send_responses=[{"code": code, "remark": "scripted"}])
+    future = lab2.add_producer("pg", send_which_queue_start=3).send(Message("T", "x"))
+    lab2.run(until="1s")
+    number = int(ResponseCode[code])
+    refused = (0, "broker-a", 0, f"MQBrokerException: CODE: {number} ({code}) DESC: scripted")
+    outcomes = [
+        (e.time_ms, e.get("broker"), e.get("queue_id"), e.get("outcome")) for e in lab2.trace.of_kind(K.SEND_RESULT)
+    ]
+    if code in RETRIED:
+        assert outcomes == [refused, (0, "broker-b", 0, "SUCCESS")]
+        assert future.ok and future.response_code is None
+    else:
+        assert outcomes == [refused]
+        assert (future.error, future.response_code, future.remark) == (refused[3], number, "scripted")
