@@ -36,7 +36,7 @@ from .pull_message_processor import PullMessageProcessor
 from .pull_message_types import BROKER_SUSPEND_MAX_TIME_MILLIS, MAX_TRANSFER_COUNT, PullResult, PullStatus, _HeldPull
 from .put_message_status import PutMessageStatus, parse_response_code, parse_send_responses
 from .queue import MessageQueue
-from .remoting import MQBrokerException, Remoting, ResponseCode, ResponseFuture
+from .remoting import MQBrokerException, Remoting, ResponseCode
 from .scheduler import Scheduler, TimerKind, TimerLabel
 from .send_message_processor import SendMessageProcessor, SendResponse
 from .store import CommitLog, ConsumeQueue
@@ -170,17 +170,17 @@ class Broker(SendMessageProcessor, PullMessageProcessor, ConsumerManager, CleanC
         return ResponseCode.SUCCESS
 
     # ------------------------------------------------------------------ dispatch
-    def process_request(self, request: object, future: ResponseFuture | None) -> object:
+    def process_request(self, request: object, opaque: int | None) -> object:
         """``NettyRemotingServer``'s processor table: hand ``request`` to the processor for its code.
 
-        ``future`` is the client's pending request (``None`` for a oneway one); only a held pull keeps it.
+        ``opaque`` is the request's number (``None`` for a oneway one); only a held pull keeps it, to answer later.
         """
         if isinstance(request, SendMessageRequest):
             return self.send_message(request.msg, request.reconsume_times, request.max_reconsume_times)
         if isinstance(request, PullMessageRequest):
             if self.pull_error is not None:
                 return MQBrokerException(self.name, *self.pull_error)
-            return self.pull_message(request, future)
+            return self.pull_message(request, opaque)
         if isinstance(request, ConsumerSendMsgBackRequest):
             return self.consumer_send_msg_back(
                 request.group,

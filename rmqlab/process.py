@@ -6,7 +6,7 @@ A consume thread in RocketMQ *blocks*: it calls the listener, then ``sendMessage
 
 * ``yield Sleep(ms)`` — time passes (a listener taking ``ms``, a service waiting for its next round);
 * ``yield Rpc(client, broker, request, timeout_ms)`` — a request object (:mod:`rmqlab.protocol`) through
-  :class:`~rmqlab.remoting.Remoting`; resumes with ``(response, error)``;
+  :class:`~rmqlab.remoting.Remoting`; resumes with ``(response, error)``, at once if the answer is there;
 * ``yield future`` (a :class:`~rmqlab.producer.SendFuture` or a :class:`Signal`) — resumes when it is done.
 
 Everything in a client that waits is such a process: consume threads, the pull loop of each queue, the
@@ -71,8 +71,6 @@ Body = Generator[Any, Any, Any]
 
 _PENDING = object()
 """What :meth:`Process._wait` returns when the process has to wait: it resumes later, from a callback."""
-_CALLING = object()
-"""``Process._answer`` while ``Remoting.invoke`` runs: an answer that comes now is picked up when invoke returns."""
 
 
 class Process:
@@ -82,7 +80,7 @@ class Process:
     thread to the next waiting task.
     """
 
-    __slots__ = ("_answer", "_gen", "_timer", "alive", "group", "label", "pool", "remoting", "scheduler")
+    __slots__ = ("_gen", "_timer", "alive", "group", "label", "pool", "remoting", "scheduler")
 
     def __init__(
         self,
@@ -104,8 +102,6 @@ class Process:
         ``LISTENER``."""
         self._timer: Timer | None = None
         """The pending wake-up of a ``Sleep``: cancelled when the process is killed, so no dead timer stays."""
-        self._answer: Any = None
-        """The answer of the ``Rpc`` being sent, while ``invoke`` runs (:data:`_CALLING` until it comes)."""
 
     def kill(self) -> None:
         """Stop without resuming (a crashed consumer's threads vanish with it)."""
@@ -157,19 +153,14 @@ class Process:
             self._timer = self.scheduler.schedule(max(command.ms, 0), self._wake, label=label)
             return _PENDING
         if isinstance(command, Rpc):
-            self._answer = _CALLING
-            self.remoting.invoke(command.client, command.broker, command.request, command.timeout_ms, self._answered)
-            answer = self._answer
-            if answer is _CALLING:  # no answer yet: _answered resumes the process when it comes
-                self._answer = _PENDING
-                return _PENDING
-            self._answer = None
-            return answer
+            client, broker, request, timeout_ms = command
+            answer = self.remoting.invoke(client, broker, request, timeout_ms, self._answered)
+            return _PENDING if answer is None else answer  # no answer yet: _answered resumes the process
         done = getattr(command, "done", None)
         if done is not None and hasattr(command, "callbacks"):
             if done:
                 return command
-            command.callbacks.append(lambda future: self.resume(future))
+            command.callbacks.append(self.resume)  # resumes with the future, once it is done
             return _PENDING
         raise TypeError(f"a process yielded {command!r}; expected Sleep, Rpc or a SendFuture")
 
@@ -182,12 +173,8 @@ class Process:
         self.resume()
 
     def _answered(self, response: Any, error: Any) -> None:
-        """Remoting's one answer to the pending ``Rpc`` (a response, or an error with no response)."""
-        if self._answer is _CALLING:
-            self._answer = (response, error)  # answered while invoke() runs: _wait hands it back to resume()
-        elif self._answer is _PENDING:
-            self._answer = None
-            self.resume((response, error))
+        """Remoting's answer to the pending ``Rpc``, when it came later (a response, or an error with no response)."""
+        self.resume((response, error))
 
 
 def spawn(scheduler: Scheduler, remoting: Remoting, gen: Body) -> Process:

@@ -15,7 +15,7 @@ from .protocol import (
 )
 from .pull_message_types import BROKER_SUSPEND_MAX_TIME_MILLIS, MAX_TRANSFER_COUNT, PullResult, PullStatus, _HeldPull
 from .queue import MessageQueue
-from .remoting import HELD, ResponseFuture
+from .remoting import HELD
 from .scheduler import TimerKind, TimerLabel
 
 __all__ = [
@@ -28,12 +28,13 @@ class PullMessageProcessor(BrokerStore):
 
     # ------------------------------------------------------------------ pulls (long polling)
     def pull_message(
-        self, request: PullMessageRequest, future: ResponseFuture | None
+        self, request: PullMessageRequest, opaque: int | None
     ) -> PullResult | object:
         """``PullMessageProcessor``: answer now, or hold the request until messages arrive (15 s max).
 
         Returns the result when answering at once, :data:`~rmqlab.remoting.HELD` when the request is held: the
-        answer then goes through ``future.reply``, or never if a connection reset drops it (``future.forget``).
+        answer then goes through ``Remoting.reply(opaque, …)``, or never if a connection reset drops it
+        (``Remoting.forget``). A oneway request (``opaque`` ``None``) is never held.
         """
         mq, offset, tags = request.mq, request.queue_offset, request.tags
         if request.commit_offset is not None and request.commit_offset >= 0:
@@ -42,8 +43,8 @@ class PullMessageProcessor(BrokerStore):
         if config is not None and not config.readable:
             return PullResult(PullStatus.NO_NEW_MSG, offset, 0, 0)
         result = self._read(mq, offset, tags, request.max_msg_nums)
-        if result.status is PullStatus.NO_NEW_MSG and request.suspend and future is not None:
-            held = _HeldPull(request.client, request.consumer_group, mq, offset, tags, future)
+        if result.status is PullStatus.NO_NEW_MSG and request.suspend and opaque is not None:
+            held = _HeldPull(request.client, request.consumer_group, mq, offset, tags, opaque)
             held.timer = self.scheduler.schedule(
                 BROKER_SUSPEND_MAX_TIME_MILLIS,
                 self._hold_timeout,
@@ -81,7 +82,7 @@ class PullMessageProcessor(BrokerStore):
         waiting = self._held.get((held.mq.topic, held.mq.queue_id), [])
         if held in waiting:
             waiting.remove(held)
-            held.future.reply(self._read(held.mq, held.offset, held.tags, MAX_TRANSFER_COUNT))
+            self.remoting.reply(held.opaque, self._read(held.mq, held.offset, held.tags, MAX_TRANSFER_COUNT))
 
     def _notify_message_arriving(self, topic: str, queue_id: int) -> None:
         """``PullRequestHoldService.notifyMessageArriving``: answer held pulls that now have messages."""
@@ -96,14 +97,14 @@ class PullMessageProcessor(BrokerStore):
                 continue
             if held.timer is not None:
                 held.timer.cancel()
-            held.future.reply(result)
+            self.remoting.reply(held.opaque, result)
 
     def connection_reset(self, client: str) -> None:
         """A client's channel closed: pulls held for it can never be answered, so forget them.
 
         Nothing is sent to the client. In 4.9.7 it only notices through its response table: the pull's
         ``ResponseFuture`` expires in ``scanResponseTable`` 30 s + 1 s after it was sent
-        (:meth:`ResponseFuture.forget`).
+        (:meth:`Remoting.forget <rmqlab.remoting.Remoting.forget>`).
         """
         process = client.split("/", 1)[0]
         for key, waiting in self._held.items():
@@ -112,7 +113,7 @@ class PullMessageProcessor(BrokerStore):
                 if held not in keep:
                     if held.timer is not None:
                         held.timer.cancel()
-                    held.future.forget()
+                    self.remoting.forget(held.opaque)
             self._held[key] = keep
 
     def drop_held_pulls(self) -> None:

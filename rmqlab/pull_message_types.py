@@ -10,7 +10,6 @@ from .message import (
     MessageExt,
 )
 from .queue import MessageQueue
-from .remoting import ResponseFuture
 from .scheduler import Timer
 
 __all__ = [
@@ -53,6 +52,7 @@ class _HeldPull:
     mq: MessageQueue
     offset: int
     tags: frozenset[str] | None
-    future: ResponseFuture
-    """The client's pending request: the broker answers through it, or forgets it in a connection reset."""
+    opaque: int
+    """The client's request number: the broker answers it (``Remoting.reply``), or forgets it in a connection reset
+    (``Remoting.forget``)."""
     timer: Timer | None = None

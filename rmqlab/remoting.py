@@ -101,14 +101,21 @@ class NetworkFaults:
     partitions: set[tuple[str, str]] = field(default_factory=set)
 
 
-AnswerCallback = Callable[[Any, RemoteError | None], None]
-"""How a request's sender takes its one answer: ``(response, None)``, or ``(None, error)`` for an error response
+Answer = tuple[Any, RemoteError | None]
+"""A request's one answer: ``(response, None)``, or ``(None, error)`` for an error response
 (:class:`MQBrokerException`) or a failure with no response."""
+AnswerCallback = Callable[[Any, RemoteError | None], None]
+"""How a request's sender takes an answer that comes later: ``on_answer(*answer)``."""
+
+
+def _answer(response: Any) -> Answer:
+    """A broker's response as its sender takes it: an error code is an error, anything else the response."""
+    return (None, response) if isinstance(response, MQBrokerException) else (response, None)
 
 
 HELD = object()
-"""What a broker processor returns for a request it keeps to answer later (a long-polling pull):
-the processor holds on to the :class:`ResponseFuture` and calls :meth:`ResponseFuture.reply` when it answers."""
+"""What a broker processor returns for a request it keeps to answer later (a long-polling pull): the processor
+keeps the request's ``opaque`` and answers through :meth:`Remoting.reply` (or drops it: :meth:`Remoting.forget`)."""
 
 RESPONSE_TABLE_SCAN_GRACE_MS = 1_000
 """``NettyRemotingAbstract.scanResponseTable`` (every 1 s) expires a request once ``begin + timeout + 1000 <= now``."""
@@ -118,71 +125,24 @@ class ResponseExpiredException(RemotingTimeoutException):
     """``scanResponseTable`` removed a request the broker will never answer (it forgot it in a connection reset)."""
 
 
+@dataclass(slots=True, eq=False)
 class ResponseFuture:
-    """One request waiting for its response: an entry of the client's ``responseTable``, keyed by ``opaque``."""
+    """A request whose answer is not back yet: an entry of the client's ``responseTable``, keyed by ``opaque``.
 
-    __slots__ = (
-        "begin_ms", "broker", "client", "on_answer", "opaque", "remoting", "request", "timeout_ms", "timer",
-    )  # fmt: skip
+    Only a request that waits gets one: a broker that holds it (long polling), a response on its way back
+    (``response_delay_ms``) or a timeout to come. A request answered at once returns its answer from
+    :meth:`Remoting.invoke`, with nothing left to look up.
+    """
 
-    def __init__(
-        self,
-        remoting: Remoting,
-        opaque: int,
-        client: str,
-        broker: str,
-        request: Any,
-        timeout_ms: int,
-        on_answer: AnswerCallback,
-    ) -> None:
-        self.remoting = remoting
-        self.request = request
-        self.opaque = opaque
-        """The request's number (``RemotingCommand.opaque``): increasing, so the table's order is the send order."""
-        self.client = client
-        self.broker = broker
-        self.timeout_ms = timeout_ms
-        self.begin_ms = remoting.scheduler.now
-        self.on_answer = on_answer
-        self.timer: Timer | None = None
-
-    @property
-    def pending(self) -> bool:
-        """Still in the response table: no answer, error or timeout has reached the client yet."""
-        return self.remoting.response_table.get(self.opaque) is self
-
-    def reply(self, response: Any) -> None:
-        """A held request is answered now; the answer crosses the same faulty link as any response."""
-        if not self.pending:
-            return  # the client gave up on it (timeout) or its channel failed: the late answer is dropped
-        remoting = self.remoting
-        remoting.finish(self)
-        broker = remoting.brokers[self.broker]
-        if remoting.reachable(self.client, self.broker) is not None or broker.lose_responses:
-            self.on_answer(None, RemotingException(self.broker, "connection closed before the response arrived"))
-        else:
-            self.on_answer(response, None)
-
-    def forget(self) -> None:
-        """The broker dropped this held request unanswered (connection reset) and will never answer it.
-
-        The client is not told (4.9.7 fails pending requests fast only when *it* closes the channel). The
-        ``ResponseFuture`` stays in the response table until ``scanResponseTable`` expires it, ``timeout + 1 s``
-        after it was sent. The scan's 1 s phase is not modelled: the timeout fires at the first instant the scan
-        would see it.
-        """
-        if not self.pending or self.timer is not None:
-            return
-        self.timer = self.remoting.scheduler.schedule_at(
-            self.begin_ms + self.timeout_ms + RESPONSE_TABLE_SCAN_GRACE_MS,
-            self._expire,
-            label=TimerLabel(TimerKind.REQUEST_TIMEOUT, self.broker, detail=self.client),
-        )
-
-    def _expire(self) -> None:
-        if self.pending:
-            self.remoting.finish(self)
-            self.on_answer(None, ResponseExpiredException(self.broker, f"wait response timeout {self.timeout_ms}ms"))
+    opaque: int
+    """The request's number (``RemotingCommand.opaque``): increasing, so the table's order is the send order."""
+    client: str
+    broker: str
+    request: Any
+    timeout_ms: int
+    begin_ms: int
+    on_answer: AnswerCallback
+    timer: Timer | None = None
 
 
 class BrokerEndpoint(Protocol):
@@ -194,8 +154,9 @@ class BrokerEndpoint(Protocol):
     response_delay_ms: int
     lose_responses: bool
 
-    def process_request(self, request: object, future: ResponseFuture | None) -> object:
-        """Dispatch ``request`` to its processor; ``HELD`` when a long-polling pull is answered later."""
+    def process_request(self, request: object, opaque: int | None) -> object:
+        """Dispatch ``request`` (``opaque``: its number, ``None`` if oneway) to its processor; ``HELD`` when a
+        long-polling pull is answered later."""
 
     def connection_reset(self, client: str) -> None:
         """``client``'s channel closed: forget what is held for it."""
@@ -239,62 +200,41 @@ class Remoting:
         return None
 
     def invoke(
-        self,
-        client: str,
-        broker_name: str,
-        request: Any,
-        timeout_ms: int,
-        on_answer: AnswerCallback,
-    ) -> None:
-        """Send ``request``; ``on_answer`` is called once, now or later, with ``(response, None)`` or ``(None, error)``
-        (or never, if the broker holds it and the client's process is gone).
+        self, client: str, broker_name: str, request: Any, timeout_ms: int, on_answer: AnswerCallback
+    ) -> Answer | None:
+        """Send ``request``: its answer, ``(response, None)`` or ``(None, error)``, if it is there at once; else
+        ``None``, and ``on_answer`` gets it later (or never, if the broker holds it and the client's process is gone).
 
         The request takes effect at the broker at once (``Broker.process_request``); its response, or an
-        :class:`MQBrokerException` for an error code, comes back ``response_delay_ms`` later. With no response delay
-        the callback runs synchronously.
+        :class:`MQBrokerException` for an error code, comes back ``response_delay_ms`` later. Only a request that
+        waits gets a :class:`ResponseFuture` in the response table.
         """
         failure = self.reachable(client, broker_name)
         if failure is not None:
-            on_answer(None, failure)
-            return
+            return None, failure
         if timeout_ms <= 0:
-            on_answer(None, RemotingTimeoutException(broker_name, "no time left for the request"))
-            return
+            return None, RemotingTimeoutException(broker_name, "no time left for the request")
         broker = self.brokers[broker_name]
         self._opaque += 1
-        future = ResponseFuture(self, self._opaque, client, broker_name, request, timeout_ms, on_answer)
-        self.response_table[future.opaque] = future
-        response: Any = broker.process_request(request, future)
+        opaque = self._opaque
+        response: Any = broker.process_request(request, opaque)
         if broker.lose_responses:
             broker.connection_reset(client)  # the channel is gone: nothing stays held for it at the broker
-            self.finish(future)
-            on_answer(None, RemotingException(broker_name, "connection reset before the response arrived"))
-            return
+            return None, RemotingException(broker_name, "connection reset before the response arrived")
         delay = broker.response_delay_ms
+        if delay == 0 and response is not HELD:
+            return _answer(response)
+        now = self.scheduler.now
+        future = self.response_table[opaque] = ResponseFuture(
+            opaque, client, broker_name, request, timeout_ms, now, on_answer
+        )
         if delay > timeout_ms:
-            future.timer = self.scheduler.schedule(
-                timeout_ms + 1,
-                self._time_out,
-                future,
-                label=TimerLabel(TimerKind.REQUEST_TIMEOUT, broker_name, detail=client),
-            )
-            return
-        if response is HELD:
-            return  # the broker answers through future.reply
-        if delay == 0:
-            self.finish(future)
-            if isinstance(response, MQBrokerException):  # an error code is an error, anything else the response
-                on_answer(None, response)
-            else:
-                on_answer(response, None)
-        else:
-            future.timer = self.scheduler.schedule(
-                delay,
-                self._deliver_late,
-                future,
-                response,
-                label=TimerLabel(TimerKind.RESPONSE, broker_name, detail=client),
-            )
+            label = TimerLabel(TimerKind.REQUEST_TIMEOUT, broker_name, detail=client)
+            future.timer = self.scheduler.schedule(timeout_ms + 1, self._time_out, future, label=label)
+        elif response is not HELD:  # else the broker answers through reply()
+            label = TimerLabel(TimerKind.RESPONSE, broker_name, detail=client)
+            future.timer = self.scheduler.schedule(delay, self._deliver_late, future, response, label=label)
+        return None
 
     def invoke_oneway(self, client: str, broker_name: str, request: Any) -> RemotingException | None:
         """Send ``request`` without waiting for an answer (``invokeOneway``); the error if it could not be sent.
@@ -315,8 +255,51 @@ class Remoting:
             future.timer.cancel()
             future.timer = None
 
+    def pending(self, future: ResponseFuture) -> bool:
+        """Still in the response table: no answer, error or timeout has reached the client yet."""
+        return self.response_table.get(future.opaque) is future
+
+    def reply(self, opaque: int, response: Any) -> None:
+        """A held request is answered now; the answer crosses the same faulty link as any response.
+
+        An opaque no longer in the table is a client that gave up (timeout) or whose channel failed: the late
+        answer is dropped (``processResponseCommand``: "receive response, but not matched any request").
+        """
+        future = self.response_table.get(opaque)
+        if future is None:
+            return
+        self.finish(future)
+        if self.reachable(future.client, future.broker) is not None or self.brokers[future.broker].lose_responses:
+            future.on_answer(None, RemotingException(future.broker, "connection closed before the response arrived"))
+        else:
+            future.on_answer(response, None)
+
+    def forget(self, opaque: int) -> None:
+        """The broker dropped the held request ``opaque`` unanswered (connection reset) and will never answer it.
+
+        The client is not told (4.9.7 fails pending requests fast only when *it* closes the channel). The
+        ``ResponseFuture`` stays in the response table until ``scanResponseTable`` expires it, ``timeout + 1 s``
+        after it was sent. The scan's 1 s phase is not modelled: the timeout fires at the first instant the scan
+        would see it.
+        """
+        future = self.response_table.get(opaque)
+        if future is None or future.timer is not None:
+            return
+        future.timer = self.scheduler.schedule_at(
+            future.begin_ms + future.timeout_ms + RESPONSE_TABLE_SCAN_GRACE_MS,
+            self._expire,
+            future,
+            label=TimerLabel(TimerKind.REQUEST_TIMEOUT, future.broker, detail=future.client),
+        )
+
+    def _expire(self, future: ResponseFuture) -> None:
+        if self.pending(future):
+            self.finish(future)
+            expired = ResponseExpiredException(future.broker, f"wait response timeout {future.timeout_ms}ms")
+            future.on_answer(None, expired)
+
     def _time_out(self, future: ResponseFuture) -> None:
-        if future.pending:
+        if self.pending(future):
             future.timer = None
             self.finish(future)
             timeout = RemotingTimeoutException(future.broker, f"wait response timeout {future.timeout_ms}ms")
@@ -324,16 +307,14 @@ class Remoting:
 
     def _deliver_late(self, future: ResponseFuture, response: Any) -> None:
         """A delayed response is lost if the link broke while it was on its way."""
-        if not future.pending:
+        if not self.pending(future):
             return
         future.timer = None
         self.finish(future)
         if self.reachable(future.client, future.broker) is not None:
             future.on_answer(None, RemotingException(future.broker, "connection closed before the response arrived"))
-        elif isinstance(response, MQBrokerException):
-            future.on_answer(None, response)
         else:
-            future.on_answer(response, None)
+            future.on_answer(*_answer(response))
 
     def channel_closed(self, broker_name: str) -> None:
         """The broker's process died: the pulls waiting on it fail at once, in the order they were sent.
