@@ -60,7 +60,7 @@ def refusal(msg: Message) -> tuple[ResponseCode | None, str] | None:
         return None, "The specified topic is blank"
     if len(topic.encode("utf-16-le")) // 2 > TOPIC_MAX_LENGTH:
         return None, f"The specified topic is longer than topic max length {TOPIC_MAX_LENGTH}."
-    if any(ch not in _TOPIC_CHARS for ch in topic):
+    if not _TOPIC_CHARS.issuperset(topic):
         return None, f"The specified topic[{topic}] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
     if topic in NOT_ALLOWED_SEND_TOPICS:
         return None, f"Sending message to topic[{topic}] is forbidden."
