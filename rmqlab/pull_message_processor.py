@@ -79,6 +79,7 @@ class PullMessageProcessor(BrokerStore):
         return PullResult(status, next_offset, queue.min_offset, queue.max_offset, msgs)
 
     def _hold_timeout(self, held: _HeldPull) -> None:
+        held.timer = None
         waiting = self._held.get((held.mq.topic, held.mq.queue_id), [])
         if held in waiting:
             waiting.remove(held)
@@ -97,6 +98,7 @@ class PullMessageProcessor(BrokerStore):
                 continue
             if held.timer is not None:
                 held.timer.cancel()
+                held.timer = None  # the timer's arguments name the held pull: no cycle left for the GC
             self.remoting.reply(held.opaque, result)
 
     def connection_reset(self, client: str) -> None:
