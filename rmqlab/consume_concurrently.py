@@ -26,12 +26,13 @@ from .consume_message_service import (
 )
 from .listener import ConsumeConcurrentlyContext, ConsumeConcurrentlyStatus
 from .message import PROPERTY_CONSUME_START_TIME, MessageExt
-from .process import RejectedExecutionException, Rpc, Sleep, ThreadPool
+from .process import Rpc, Sleep
 from .process_queue import ProcessQueue
 from .protocol import ConsumerSendMsgBackRequest
 from .queue import MessageQueue
 from .remoting import MQBrokerException, ResponseCode
 from .scheduler import TimerKind, TimerLabel
+from .thread_pool import RejectedExecutionException, ThreadPool
 from .trace import EventKind
 
 if TYPE_CHECKING:

@@ -20,8 +20,9 @@ from .message import (
     MessageExt,
     retry_topic,
 )
-from .process import ProcessGroup, ProcessKilled, Sleep, ThreadPool
+from .process import ProcessGroup, ProcessKilled, Sleep
 from .scheduler import ReentrantRunError, TimerLabel
+from .thread_pool import ThreadPool
 from .trace import EventKind
 
 if TYPE_CHECKING:

@@ -29,11 +29,12 @@ from .message import (
     PROPERTY_RECONSUME_TIME,
     MessageExt,
 )
-from .process import LocalLock, RejectedExecutionException, Sleep, ThreadPool
+from .process import LocalLock, Sleep
 from .process_queue import REBALANCE_LOCK_INTERVAL_MS, ProcessQueue
 from .queue import MessageQueue
 from .scheduled_executor import ScheduledExecutor
 from .scheduler import TimerKind, TimerLabel
+from .thread_pool import RejectedExecutionException, ThreadPool
 from .trace import EventKind
 
 if TYPE_CHECKING:

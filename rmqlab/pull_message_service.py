@@ -17,12 +17,13 @@ from .consumer_config import MessageModel
 from .flow_control import PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, DeferReason, FlowControl
 from .message import PROPERTY_MAX_OFFSET, PROPERTY_MIN_OFFSET
 from .offset_store import OffsetStore
-from .process import ProcessGroup, RejectedExecutionException, Rpc, Sleep
+from .process import ProcessGroup, Rpc, Sleep
 from .process_queue import ProcessQueue
 from .protocol import PullMessageRequest
 from .queue import MessageQueue
 from .remoting import ResponseExpiredException
 from .scheduler import TimerKind, TimerLabel
+from .thread_pool import RejectedExecutionException
 from .trace import EventKind
 
 if TYPE_CHECKING:
