@@ -275,9 +275,8 @@ class Remoting:
             future.on_answer(response, None)
 
     def forget(self, opaque: int) -> None:
-        """The broker dropped the held request ``opaque`` unanswered (connection reset) and will never answer it.
-
-        The client is not told (4.9.7 fails pending requests fast only when *it* closes the channel). The
+        """The broker dropped the held request ``opaque`` unanswered (connection reset) and will never answer it:
+        the client is not told (4.9.7 fails pending requests fast only when *it* closes the channel). The
         ``ResponseFuture`` stays in the response table until ``scanResponseTable`` expires it, ``timeout + 1 s``
         after it was sent. The scan's 1 s phase is not modelled: the timeout fires at the first instant the scan
         would see it.
