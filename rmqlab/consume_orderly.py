@@ -98,21 +98,35 @@ class ConsumeMessageOrderlyService:
         if dispatch_to_consume:
             if self.stopped:
                 raise RejectedExecutionException(f"{self.consumer.actor}: the consume pool is shut down")
-            consumer = self.consumer
-            label = TimerLabel(TimerKind.CONSUME, consumer.actor, mq)
-            self.pool.submit(self._consume, pq, mq, label=label)
+            self._submit(pq, mq, "pulled")
 
-    def submit_consume_request_later(self, pq: ProcessQueue, mq: MessageQueue, delay_ms: int) -> None:
-        """``submitConsumeRequestLater``: consume ``mq`` again after the clamped delay (nothing once shut down: 4.9.7's
-        scheduled executor refuses the task)."""
+    def _submit(self, pq: ProcessQueue, mq: MessageQueue, reason: str) -> None:
+        consumer = self.consumer
+        self._record_request(mq, 0, reason)
+        self.pool.submit(self._consume, pq, mq, label=TimerLabel(TimerKind.CONSUME, consumer.actor, mq))
+
+    def _record_request(self, mq: MessageQueue, delay_ms: int, reason: str, **more: Any) -> None:
+        """CONSUME_REQUEST (bookkeeping): a ConsumeRequest for ``mq`` submitted now or scheduled ``delay_ms`` on."""
+        ctx = self.context
+        ctx.trace.record(
+            ctx.now, EventKind.CONSUME_REQUEST, self.consumer.actor, None, queue=mq.text, delay_ms=delay_ms,
+            reason=reason, **more,
+        )  # fmt: skip
+
+    def submit_consume_request_later(self, pq: ProcessQueue, mq: MessageQueue, delay_ms: int, reason: str) -> None:
+        """``submitConsumeRequestLater``: consume ``mq`` again after the delay, −1 meaning the consumer's
+        ``suspend_current_queue_time_millis``, clamped to 10..30000 ms (nothing once shut down: 4.9.7's scheduled
+        executor refuses the task). ``reason``: ``suspend`` (a SUSPEND or ROLLBACK result), ``continuous_60s``
+        (the request yields after 60 s), ``relocked`` or ``lock_failed`` (after ``tryLockLaterAndReconsume``)."""
         if self.stopped:
             return
         delay = clamp_suspend(delay_ms, self.consumer.suspend_current_queue_time_millis)
+        self._record_request(mq, delay, reason, requested_delay_ms=delay_ms)
         self.consumer.schedule(delay, TimerKind.SUSPEND, self._submit_later, pq, mq, queue=mq)
 
     def _submit_later(self, pq: ProcessQueue, mq: MessageQueue) -> None:
         if not self.stopped:
-            self.submit_consume_request([], pq, mq, True)
+            self._submit(pq, mq, "due")
 
     def try_lock_later_and_reconsume(self, pq: ProcessQueue, mq: MessageQueue, delay_ms: int) -> None:
         """After ``delay_ms`` try the broker lock again: got it → consume in 10 ms, else in 3000 ms."""
@@ -122,7 +136,7 @@ class ConsumeMessageOrderlyService:
             if self.stopped:  # lockOneMQ asks nothing once stopped, and the resubmit is refused
                 return
             locked = yield from self.consumer.lock(mq)
-            self.submit_consume_request_later(pq, mq, 10 if locked else 3000)
+            self.submit_consume_request_later(pq, mq, 10 if locked else 3000, "relocked" if locked else "lock_failed")
 
         self.consumer.processes.spawn(retry())
 
@@ -151,7 +165,7 @@ class ConsumeMessageOrderlyService:
                         self.try_lock_later_and_reconsume(pq, mq, 10)
                         break
                     if ctx.now - begin > MAX_TIME_CONSUME_CONTINUOUSLY_MS:
-                        self.submit_consume_request_later(pq, mq, 10)
+                        self.submit_consume_request_later(pq, mq, 10, "continuous_60s")
                         break
                     msgs = pq.take_messages(consumer.consume_message_batch_max_size, ctx.now)
                     if not msgs:
@@ -249,7 +263,7 @@ class ConsumeMessageOrderlyService:
                         retry_in_ms=suspend_ms,
                         reconsume_times=msg.reconsume_times,
                     )
-                self.submit_consume_request_later(pq, mq, context.suspend_current_queue_time_millis)
+                self.submit_consume_request_later(pq, mq, context.suspend_current_queue_time_millis, "suspend")
                 go_on = False
             elif context.auto_commit:
                 commit_offset = pq.commit()
@@ -257,7 +271,7 @@ class ConsumeMessageOrderlyService:
             commit_offset = pq.commit()
         elif status is S.ROLLBACK:
             pq.rollback()
-            self.submit_consume_request_later(pq, mq, context.suspend_current_queue_time_millis)
+            self.submit_consume_request_later(pq, mq, context.suspend_current_queue_time_millis, "suspend")
             go_on = False
         if commit_offset >= 0 and not pq.dropped:
             consumer.offset_store.update_offset(mq, commit_offset, False)

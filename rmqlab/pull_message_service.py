@@ -65,6 +65,8 @@ class PullMessageService(FlowControl):
     pull_interval: int
     _compute_pull_from_where: Callable[[MessageQueue], Generator[Any, Any, int | None]]
     """``RebalanceImpl.computePullFromWhereWithException``: −1 could not tell, ``None`` it threw."""
+    _remove_unnecessary_message_queue: Callable[[MessageQueue, ProcessQueue], Generator[Any, Any, bool]]
+    """``RebalancePushImpl.removeUnnecessaryMessageQueue``."""
 
     @property
     def is_clustering(self) -> bool:
@@ -194,14 +196,19 @@ class PullMessageService(FlowControl):
             )
             self.consume_service.submit_consume_request(result.msgs, pq, mq, dispatch)
             return True
+        asked, request.next_offset = request.next_offset, result.next_begin_offset
         if result.status in (PullStatus.NO_NEW_MSG, PullStatus.NO_MATCHED_MSG):
-            request.next_offset = result.next_begin_offset
-            if pq.msg_count == 0 and not pq.consuming_msg_orderly_tree_map:
+            before = self.offset_store.read_memory(mq)
+            if pq.msg_count == 0 and not pq.consuming_msg_orderly_tree_map:  # correctTagsOffset
                 self.offset_store.update_offset(mq, request.next_offset, True)
+            corrected = self.offset_store.read_memory(mq) != before
+            # a long poll that found nothing new and changed nothing is left out: one every 15 s per queue
+            if result.status is PullStatus.NO_MATCHED_MSG or corrected or request.next_offset != asked:
+                self._record_empty(mq, result, asked, corrected=corrected)
             return True
         # OFFSET_ILLEGAL
-        request.next_offset = result.next_begin_offset
         pq.dropped = True
+        self._record_empty(mq, result, asked, fix_in_ms=OFFSET_ILLEGAL_FIXUP_DELAY_MS)
         self.context.trace.record(
             self.context.now,
             EventKind.WARNING,
@@ -209,11 +216,32 @@ class PullMessageService(FlowControl):
             None,
             message=f"OFFSET_ILLEGAL on {mq}; fixing offset to {result.next_begin_offset}",
         )
-
-        def fix() -> None:
-            self.offset_store.update_offset(mq, request.next_offset, False)
-            self.offset_store.persist(mq)
-            self.process_queue_table.pop(mq, None)
-
-        self.schedule(OFFSET_ILLEGAL_FIXUP_DELAY_MS, TimerKind.OFFSET_FIXUP, fix, queue=mq)
+        self.processes.spawn(self._fix_offset(request))
         return False
+
+    def _record_empty(self, mq: MessageQueue, result: PullResult, asked: int, **what: Any) -> None:
+        """A pull of ``mq`` at offset ``asked`` answered without messages (PULL_EMPTY, bookkeeping)."""
+        self.context.trace.record(
+            self.context.now, EventKind.PULL_EMPTY, self.actor, None, queue=mq.text, status=result.status.value,
+            offset=asked, next_offset=result.next_begin_offset, **what,
+        )  # fmt: skip
+
+    def _fix_offset(self, request: PullRequest) -> Generator[Any, Any, None]:
+        """OFFSET_ILLEGAL's task 10 s later (``executeTaskLater``): store the corrected offset, persist it, and
+        ``removeProcessQueue`` (``removeUnnecessaryMessageQueue``: persist, forget the offset, unlock an orderly
+        queue); the next rebalance creates the queue afresh."""
+        mq = request.mq
+        yield Sleep(OFFSET_ILLEGAL_FIXUP_DELAY_MS, self._label(TimerKind.OFFSET_FIXUP, mq))
+        self.offset_store.update_offset(mq, request.next_offset, False)
+        self.offset_store.persist(mq)
+        pq = self.process_queue_table.pop(mq, None)
+        if pq is not None:
+            pq.dropped = True
+            yield from self._remove_unnecessary_message_queue(mq, pq)
+        self.context.trace.record(
+            self.context.now,
+            EventKind.WARNING,
+            self.actor,
+            None,
+            message=f"fix the pull request offset, {mq}: offset {request.next_offset} persisted, ProcessQueue removed",
+        )

@@ -225,7 +225,7 @@ class RebalanceImpl(PullMessageService):
     def lock(self, mq: MessageQueue) -> Generator[Any, Any, bool]:
         """``RebalanceImpl.lock``: lock one queue at its broker; mirror success in the ProcessQueue."""
         asked_ms = self.context.now
-        result = yield from self._lock_batch(mq.broker_name, (mq,))
+        result = yield from self._lock_batch(mq.broker_name, (mq,), "lock")
         if result is None:
             return False
         now = self.context.now
@@ -259,21 +259,39 @@ class RebalanceImpl(PullMessageService):
         )
 
     def _lock_batch(
-        self, broker_name: str, mqs: tuple[MessageQueue, ...]
+        self, broker_name: str, mqs: tuple[MessageQueue, ...], via: str
     ) -> Generator[Any, Any, LockBatchResult | None]:
-        """``lockBatchMQ`` at one broker (1 s timeout); ``None`` when the request failed."""
+        """``lockBatchMQ`` at one broker (1 s timeout); ``None`` when the request failed.
+
+        Each request is a LOCK_BATCH event when its answer (or failure) comes: what was asked, granted and refused.
+        """
+        asked_ms = self.context.now
         request = LockBatchMqRequest(self.consumer_group, self.client_id, mqs)
         result, error = yield Rpc(self.client_id, broker_name, request, LOCK_BATCH_TIMEOUT_MS)
+        queues = [str(mq) for mq in mqs]
+        outcome: dict[str, Any]
         if error is None:
             locked: LockBatchResult = result
+            refused = [mq for mq in mqs if mq not in locked.locked]
+            outcome = {
+                "locked": [str(mq) for mq in mqs if mq in locked.locked],
+                "refused": [str(mq) for mq in refused],
+                "holders": {str(mq): locked.holders.get(mq) for mq in refused},
+            }
+        else:
+            outcome = {"error": error.name}
+        self.context.trace.record(
+            self.context.now, EventKind.LOCK_BATCH, self.actor, None, broker=broker_name, group=self.consumer_group,
+            via=via, queues=queues, asked_ms=asked_ms, **outcome,
+        )  # fmt: skip
+        if error is None:
             return locked
-        queues = ", ".join(str(mq) for mq in mqs)
         self.context.trace.record(
             self.context.now,
             EventKind.WARNING,
             self.actor,
             None,
-            message=f"lockBatchMQ exception, {queues}: {error.name}; not locked",
+            message=f"lockBatchMQ exception, {', '.join(queues)}: {error.name}; not locked",
         )
         return None
 
@@ -282,7 +300,7 @@ class RebalanceImpl(PullMessageService):
         for broker_name in sorted({mq.broker_name for mq in self.process_queue_table}):
             mqs = tuple(sorted(mq for mq in self.process_queue_table if mq.broker_name == broker_name))
             asked_ms = self.context.now
-            result = yield from self._lock_batch(broker_name, mqs)
+            result = yield from self._lock_batch(broker_name, mqs, "lockAll")
             if result is None:
                 continue
             now = self.context.now

@@ -44,6 +44,11 @@ class EventKind(StrEnum):
     PULL_DEFERRED = "pull_deferred"
     """``executePullRequestLater``: a queue's next pull waits ``delay_ms`` for a ``reason`` (flow control, paused,
     not locked, an exception)."""
+    PULL_EMPTY = "pull_empty"
+    """A pull answered without messages: ``status`` NO_MATCHED_MSG or NO_NEW_MSG (``correctTagsOffset``: the
+    offset moves to ``next_offset`` when the ProcessQueue is empty; ``corrected`` says it moved) or OFFSET_ILLEGAL
+    (ProcessQueue dropped, the offset fixed 10 s later). A NO_NEW_MSG that moves nothing (a long poll that waited
+    15 s in vain) is not recorded."""
     DELIVERED = "delivered"
     """A listener was called with a message (one event per message of the batch)."""
     CONSUMED = "consumed"
@@ -64,6 +69,9 @@ class EventKind(StrEnum):
     """A committed offset reached the broker (or the local offset file)."""
     REBALANCED = "rebalanced"
     """A consumer's allocation of queues changed."""
+    LOCK_BATCH = "lock_batch"
+    """One LOCK_BATCH_MQ request (``RebalanceImpl.lock`` or ``lockAll``) and its answer: the ``queues`` asked,
+    those ``locked`` and ``refused`` (with their ``holders``), or the ``error`` when the broker could not answer."""
     LOCK_ACQUIRED = "lock_acquired"
     LOCK_RENEWED = "lock_renewed"
     LOCK_REFUSED = "lock_refused"
@@ -71,6 +79,9 @@ class EventKind(StrEnum):
     UNLOCKED = "unlocked"
     SUSPENDED = "suspended"
     """Orderly: SUSPEND_CURRENT_QUEUE_A_MOMENT, the queue waits and the message is retried."""
+    CONSUME_REQUEST = "consume_request"
+    """Orderly: a ConsumeRequest for a queue handed to the consume pool now (``delay_ms`` 0) or scheduled
+    (``submitConsumeRequestLater``: ``delay_ms`` after the 10..30000 ms clamp), with its ``reason``."""
     CLEAN_EXPIRED = "clean_expired"
     """cleanExpiredMsg sent back a message that has been consuming for longer than consumeTimeout."""
     RETENTION_DELETED = "retention_deleted"

@@ -59,6 +59,11 @@ SAMPLES: dict[K, tuple[str, str | None, dict]] = {
             "threshold": 1000,
         },
     ),
+    K.PULL_EMPTY: (
+        "consumer:c1",
+        None,
+        {"queue": "T@broker-a:0", "status": "NO_NEW_MSG", "offset": 5, "next_offset": 5, "corrected": True},
+    ),
     K.DELIVERED: (
         "consumer:c1",
         "M1",
@@ -106,6 +111,20 @@ SAMPLES: dict[K, tuple[str, str | None, dict]] = {
         None,
         {"topic": "T", "queues": ["T@broker-a:0"], "added": ["T@broker-a:0"], "removed": ["T@broker-a:1"]},
     ),
+    K.LOCK_BATCH: (
+        "consumer:c1",
+        None,
+        {
+            "broker": "broker-a",
+            "group": "og",
+            "via": "lockAll",
+            "queues": ["T@broker-a:0", "T@broker-a:1"],
+            "asked_ms": 1000,
+            "locked": ["T@broker-a:0"],
+            "refused": ["T@broker-a:1"],
+            "holders": {"T@broker-a:1": "c2"},
+        },
+    ),
     K.LOCK_ACQUIRED: ("consumer:c1", None, {"queue": "T@broker-a:0", "group": "og"}),
     K.LOCK_RENEWED: ("consumer:c1", None, {"queue": "T@broker-a:0", "group": "og"}),
     K.LOCK_REFUSED: ("consumer:c2", None, {"queue": "T@broker-a:0", "group": "og", "holder": "c1"}),
@@ -116,6 +135,11 @@ SAMPLES: dict[K, tuple[str, str | None, dict]] = {
     ),
     K.UNLOCKED: ("consumer:c1", None, {"queue": "T@broker-a:0", "group": "og"}),
     K.SUSPENDED: ("consumer:c1", "M1", {"queue": "T@broker-a:0", "retry_in_ms": 1000, "reconsume_times": 1}),
+    K.CONSUME_REQUEST: (
+        "consumer:c1",
+        None,
+        {"queue": "T@broker-a:0", "delay_ms": 1000, "reason": "suspend", "requested_delay_ms": -1},
+    ),
     K.CLEAN_EXPIRED: ("consumer:c1", "M1", {"queue": "T@broker-a:0", "queue_offset": 5, "consuming_for_ms": 1_799_000}),
     K.RETENTION_DELETED: ("broker-a", None, {"count": 3, "topics": {"%DLQ%cg": 1, "T": 2}}),
     K.FAULT: ("broker-a", None, {"fault": "broker_down"}),
@@ -137,6 +161,7 @@ WHERE = {
     K.DELAY_DELIVERED: "ScheduleMessageService.DeliverDelayedMessageTimerTask",
     K.PULLED: "DefaultMQPushConsumerImpl.pullMessage",
     K.PULL_DEFERRED: "DefaultMQPushConsumerImpl.pullMessage",
+    K.PULL_EMPTY: "DefaultMQPushConsumerImpl.pullMessage",
     K.DELIVERED: "ConsumeMessageConcurrentlyService.ConsumeRequest.run",
     K.CONSUMED: "ConsumeMessageConcurrentlyService.ConsumeRequest.run",
     K.SEND_BACK: "ConsumeMessageConcurrentlyService.processConsumeResult",
@@ -147,12 +172,14 @@ WHERE = {
     K.OFFSET_UPDATED: "RemoteBrokerOffsetStore.updateOffset",
     K.OFFSET_PERSISTED: "ConsumerOffsetManager.commitOffset",
     K.REBALANCED: "RebalanceImpl.rebalanceByTopic",
+    K.LOCK_BATCH: "RebalanceImpl.lockAll",
     K.LOCK_ACQUIRED: "RebalanceImpl.lock",
     K.LOCK_RENEWED: "RebalanceImpl.lockAll",
     K.LOCK_REFUSED: "RebalanceLockManager.tryLockBatch",
     K.LOCK_EXPIRED: "RebalanceLockManager.tryLockBatch",
     K.UNLOCKED: "RebalancePushImpl.removeUnnecessaryMessageQueue",
     K.SUSPENDED: "ConsumeMessageOrderlyService.processConsumeResult",
+    K.CONSUME_REQUEST: "ConsumeMessageOrderlyService.submitConsumeRequestLater",
     K.CLEAN_EXPIRED: "ConsumeMessageConcurrentlyService.cleanExpiredMsg",
     K.RETENTION_DELETED: "DefaultMessageStore.CleanCommitLogService",
     K.FAULT: "Lab.broker_down",
@@ -177,7 +204,15 @@ def test_every_event_kind_has_a_caption_naming_its_method(kind: K) -> None:
 
 
 def test_bookkeeping_is_offsets_lock_renewals_deferred_and_empty_pulls() -> None:
-    assert {K.OFFSET_UPDATED, K.OFFSET_PERSISTED, K.LOCK_RENEWED, K.PULL_DEFERRED} == BOOKKEEPING_KINDS
+    assert {
+        K.OFFSET_UPDATED,
+        K.OFFSET_PERSISTED,
+        K.LOCK_RENEWED,
+        K.PULL_DEFERRED,
+        K.PULL_EMPTY,
+        K.LOCK_BATCH,
+        K.CONSUME_REQUEST,
+    } == BOOKKEEPING_KINDS
     assert set(K) - BOOKKEEPING_KINDS == MEANINGFUL_KINDS
     actor, _, data = SAMPLES[K.PULLED]
     assert is_meaningful(TraceEvent(1, 0, K.PULLED, actor, None, data))

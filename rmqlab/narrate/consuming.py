@@ -17,10 +17,12 @@ __all__ = [
     "LOCAL_RETRY_MS",
     "on_broadcast_dropped",
     "on_clean_expired",
+    "on_consume_request",
     "on_consumed",
     "on_delivered",
     "on_local_retry",
     "on_pull_deferred",
+    "on_pull_empty",
     "on_pulled",
     "on_send_back",
     "on_send_back_fallback",
@@ -75,6 +77,40 @@ def on_pull_deferred(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
         f"{name_of(e.actor)} puts off the pull of {d.get('queue')} for {d.get('delay_ms')} ms: {why} "
         f"(executePullRequestLater)",
     )
+
+
+def on_pull_empty(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
+    d, who, queue = e.data, name_of(e.actor), e.get("queue")
+    status, asked, nxt = d.get("status"), d.get("offset"), d.get("next_offset")
+    if status == "OFFSET_ILLEGAL":
+        what = (
+            f"offset {asked} is not in the queue: the ProcessQueue is dropped, the pull loop stops, and "
+            f"{dur(int(d.get('fix_in_ms', 10_000)))} later offset {nxt} is stored and persisted and the queue removed, "
+            f"for the next rebalance to create again"
+        )
+    elif d.get("corrected"):
+        what = f"nothing at {asked}; the ProcessQueue is empty, so correctTagsOffset moves the offset to {nxt}"
+    else:
+        what = f"nothing at {asked}; the next pull asks for {nxt}, the committed offset stays"
+    return "DefaultMQPushConsumerImpl.pullMessage", f"{who}'s pull of {queue} answered {status}: {what}"
+
+
+def on_consume_request(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
+    d, queue = e.data, e.get("queue")
+    delay, reason = int(d.get("delay_ms", 0)), str(d.get("reason"))
+    if not delay:
+        why = "its messages were pulled" if reason == "pulled" else "its scheduled time came"
+        return "ConsumeMessageOrderlyService.submitConsumeRequest", (
+            f"a ConsumeRequest for {queue} goes to the consume pool ({why}); one runs per queue at a time"
+        )
+    why = {
+        "suspend": "the listener suspended or rolled back (suspendCurrentQueueTimeMillis, clamped to 10..30000 ms)",
+        "continuous_60s": "this request consumed for more than 60 s (MAX_TIME_CONSUME_CONTINUOUSLY): other queues "
+        "get the thread",
+        "relocked": "the broker lock was had again",
+        "lock_failed": "the broker lock could not be had",
+    }.get(reason, reason)
+    return "ConsumeMessageOrderlyService.submitConsumeRequestLater", (f"{queue} is consumed again in {delay} ms: {why}")
 
 
 def on_delivered(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:

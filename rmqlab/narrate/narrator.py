@@ -20,7 +20,15 @@ __all__ = ["BOOKKEEPING_KINDS", "MEANINGFUL_KINDS", "Caption", "Narrator", "capt
 K = EventKind
 
 BOOKKEEPING_KINDS: frozenset[EventKind] = frozenset(
-    {K.OFFSET_UPDATED, K.OFFSET_PERSISTED, K.LOCK_RENEWED, K.PULL_DEFERRED}
+    {
+        K.OFFSET_UPDATED,
+        K.OFFSET_PERSISTED,
+        K.LOCK_RENEWED,
+        K.PULL_DEFERRED,
+        K.PULL_EMPTY,
+        K.LOCK_BATCH,
+        K.CONSUME_REQUEST,
+    }
 )
 """Kinds that only keep books: they repeat every few seconds (a deferred pull every 50 ms) and move no message
 (a PULLED that brings no message is bookkeeping too, see :func:`is_meaningful`)."""
@@ -63,6 +71,7 @@ _CAPTIONS: dict[EventKind, Callable[[CaptionContext, TraceEvent], tuple[str, str
     K.DELAY_DELIVERED: storing.on_delay_delivered,
     K.PULLED: consuming.on_pulled,
     K.PULL_DEFERRED: consuming.on_pull_deferred,
+    K.PULL_EMPTY: consuming.on_pull_empty,
     K.DELIVERED: consuming.on_delivered,
     K.CONSUMED: consuming.on_consumed,
     K.SEND_BACK: consuming.on_send_back,
@@ -73,12 +82,14 @@ _CAPTIONS: dict[EventKind, Callable[[CaptionContext, TraceEvent], tuple[str, str
     K.OFFSET_UPDATED: rebalancing.on_offset_updated,
     K.OFFSET_PERSISTED: rebalancing.on_offset_persisted,
     K.REBALANCED: rebalancing.on_rebalanced,
+    K.LOCK_BATCH: rebalancing.on_lock_batch,
     K.LOCK_ACQUIRED: rebalancing.on_lock_acquired,
     K.LOCK_RENEWED: rebalancing.on_lock_renewed,
     K.LOCK_REFUSED: rebalancing.on_lock_refused,
     K.LOCK_EXPIRED: rebalancing.on_lock_expired,
     K.UNLOCKED: rebalancing.on_unlocked,
     K.SUSPENDED: consuming.on_suspended,
+    K.CONSUME_REQUEST: consuming.on_consume_request,
     K.CLEAN_EXPIRED: consuming.on_clean_expired,
     K.RETENTION_DELETED: storing.on_retention_deleted,
     K.FAULT: lab_events.on_fault,

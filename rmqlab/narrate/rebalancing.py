@@ -15,6 +15,7 @@ __all__ = [
     "LOCK_INTERVAL_MS",
     "UNLOCK_DELAY_MS",
     "on_lock_acquired",
+    "on_lock_batch",
     "on_lock_expired",
     "on_lock_refused",
     "on_lock_renewed",
@@ -76,6 +77,23 @@ def on_rebalanced(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     return "RebalanceImpl.rebalanceByTopic", (
         f"{who} now owns {_queues(list(d.get('queues') or ()))} of {d.get('topic')} ({how}); {'; '.join(change)}"
     )
+
+
+def on_lock_batch(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
+    d, who = e.data, name_of(e.actor)
+    where = f"RebalanceImpl.{d.get('via', 'lock')}"
+    asked = ", ".join(d.get("queues", ())) or "no queue"
+    if d.get("error"):
+        return where, (
+            f"{who}'s LOCK_BATCH_MQ to {d.get('broker')} for {asked} failed ({d.get('error')}): nothing is locked or "
+            f"renewed by it; a lease the broker already gave runs out {BROKER_LOCK_MS // 1000} s after its last renewal"
+        )
+    locked, refused = list(d.get("locked", ())), list(d.get("refused", ()))
+    holders = d.get("holders") or {}
+    parts = [f"granted {', '.join(locked)}" if locked else "granted nothing"]
+    if refused:
+        parts.append("refused " + ", ".join(f"{q} (held by {holders.get(q) or 'another client'})" for q in refused))
+    return where, f"{who} asked {d.get('broker')} to lock {asked} (LOCK_BATCH_MQ, 1 s timeout): {'; '.join(parts)}"
 
 
 def on_lock_acquired(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
