@@ -189,11 +189,15 @@ dash
 #   `pullMessage` puts the queue's next pull off by 50 ms. Each time is a `pull_deferred` event with its reason
 #   (`lab.trace.where("pull_deferred")`; `examples/pull_flow_control.yaml` shows all of them).
 # - The broker's copy comes from pulls and the 5 s persist timer; a crash loses whatever it had not yet received.
-# - Both ways, a restart re-consumes: listeners must be idempotent.
+# - Both ways, a restart re-consumes: listeners must be idempotent. A clean `shutdown()` discards what its listeners
+#   are still doing (`awaitTerminationMillisWhenShutdown` 0); with `await_termination_millis_when_shutdown` set it
+#   waits that long for them and persists what they finished.
 # - A new group with `CONSUME_FROM_LAST_OFFSET` does not skip what a fresh queue already holds: while offset 0 is
 #   still in the queue the broker answers 0 (`queryConsumerOffset`), so a message sent the millisecond before the
 #   start is consumed. Only a failed offset query starts it at the max offset it sees
 #   (`examples/start_order_same_ms.yaml`, where a scenario's `start_order` puts the start after the send).
+# - The same holds for `CONSUME_FROM_TIMESTAMP`; where it applies, it starts at the message stored *nearest*
+#   `consume_timestamp` (a binary search, not "the first one after"): `examples/consume_from_timestamp.yaml`.
 
 # %% [markdown]
 # ## Your score

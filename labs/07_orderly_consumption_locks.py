@@ -593,6 +593,10 @@ dash
 #   20 s), `MessageQueueLock` for the consume loop, the consume lock around each listener call.
 # - A queue leaves a consumer only between listener calls, and its in-flight message may be consumed again by the
 #   next owner.
+# - Every lock request is a `lock_batch` event (queues asked, granted, refused with their holder, or the error of an
+#   unreachable broker), every ConsumeRequest a `consume_request` event with its delay (`submitConsumeRequestLater`):
+#   `lab.trace.where("lock_batch")`. A queue whose first start offset cannot be computed is pulled again 1000 ms
+#   later, and one not pulled for 120 s is dropped and re-created by the next rebalance.
 # - `autoCommit = false` gives the listener `COMMIT` / `ROLLBACK`; with the default they mean `SUCCESS`.
 
 # %% [markdown]

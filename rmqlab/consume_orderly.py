@@ -98,15 +98,15 @@ class ConsumeMessageOrderlyService:
         if dispatch_to_consume:
             if self.stopped:
                 raise RejectedExecutionException(f"{self.consumer.actor}: the consume pool is shut down")
-            self._submit(pq, mq, "pulled")
+            self._record_request(mq, 0, "pulled")
+            self._submit(pq, mq)
 
-    def _submit(self, pq: ProcessQueue, mq: MessageQueue, reason: str) -> None:
-        consumer = self.consumer
-        self._record_request(mq, 0, reason)
-        self.pool.submit(self._consume, pq, mq, label=TimerLabel(TimerKind.CONSUME, consumer.actor, mq))
+    def _submit(self, pq: ProcessQueue, mq: MessageQueue) -> None:
+        self.pool.submit(self._consume, pq, mq, label=TimerLabel(TimerKind.CONSUME, self.consumer.actor, mq))
 
     def _record_request(self, mq: MessageQueue, delay_ms: int, reason: str, **more: Any) -> None:
-        """CONSUME_REQUEST (bookkeeping): a ConsumeRequest for ``mq`` submitted now or scheduled ``delay_ms`` on."""
+        """CONSUME_REQUEST (bookkeeping): a ConsumeRequest for ``mq`` made for pulled messages (``delay_ms`` 0) or
+        scheduled ``delay_ms`` on; the scheduled one reaching the pool is not recorded again."""
         ctx = self.context
         ctx.trace.record(
             ctx.now, EventKind.CONSUME_REQUEST, self.consumer.actor, None, queue=mq.text, delay_ms=delay_ms,
@@ -125,8 +125,8 @@ class ConsumeMessageOrderlyService:
         self.consumer.schedule(delay, TimerKind.SUSPEND, self._submit_later, pq, mq, queue=mq)
 
     def _submit_later(self, pq: ProcessQueue, mq: MessageQueue) -> None:
-        if not self.stopped:
-            self._submit(pq, mq, "due")
+        if not self.stopped:  # the request announced by submit_consume_request_later's event
+            self._submit(pq, mq)
 
     def try_lock_later_and_reconsume(self, pq: ProcessQueue, mq: MessageQueue, delay_ms: int) -> None:
         """After ``delay_ms`` try the broker lock again: got it → consume in 10 ms, else in 3000 ms."""

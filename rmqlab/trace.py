@@ -80,8 +80,9 @@ class EventKind(StrEnum):
     SUSPENDED = "suspended"
     """Orderly: SUSPEND_CURRENT_QUEUE_A_MOMENT, the queue waits and the message is retried."""
     CONSUME_REQUEST = "consume_request"
-    """Orderly: a ConsumeRequest for a queue handed to the consume pool now (``delay_ms`` 0) or scheduled
-    (``submitConsumeRequestLater``: ``delay_ms`` after the 10..30000 ms clamp), with its ``reason``."""
+    """Orderly: a ConsumeRequest for a queue, made for pulled messages (``submitConsumeRequest``, ``delay_ms`` 0, only
+    when the queue is not being consumed already) or scheduled (``submitConsumeRequestLater``: ``delay_ms`` after the
+    10..30000 ms clamp), with its ``reason``."""
     CLEAN_EXPIRED = "clean_expired"
     """cleanExpiredMsg sent back a message that has been consuming for longer than consumeTimeout."""
     RETENTION_DELETED = "retention_deleted"

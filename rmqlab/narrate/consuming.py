@@ -99,9 +99,9 @@ def on_consume_request(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     d, queue = e.data, e.get("queue")
     delay, reason = int(d.get("delay_ms", 0)), str(d.get("reason"))
     if not delay:
-        why = "its messages were pulled" if reason == "pulled" else "its scheduled time came"
         return "ConsumeMessageOrderlyService.submitConsumeRequest", (
-            f"a ConsumeRequest for {queue} goes to the consume pool ({why}); one runs per queue at a time"
+            f"messages of {queue} were pulled while it was idle: a ConsumeRequest goes to the consume pool (one per "
+            f"queue at a time; while it runs, new messages just wait in the ProcessQueue)"
         )
     why = {
         "suspend": "the listener suspended or rolled back (suspendCurrentQueueTimeMillis, clamped to 10..30000 ms)",
