@@ -38,9 +38,9 @@ def time_millis_to_human_string3(ms: int) -> str:
 
 def parse_date(text: str) -> int | None:
     """``UtilAll.parseDate(text, YYYYMMDDHHMMSS)`` as virtual ms; ``None`` for anything that is not 14 digits
-    naming a real date and time. (Java's ``SimpleDateFormat`` is lenient: it reads month 13 as January of the next
-    year, and a string it cannot read gives ``null``, which ``computePullFromWhereWithException`` dereferences. The
-    lab refuses both when the consumer is made: see :func:`check_consume_timestamp`.)"""
+    naming a real date and time. (4.9.7's ``checkConfig`` refuses at ``start()`` what ``SimpleDateFormat`` cannot
+    read, but that parser is lenient: month 13 is January of the next year. The lab refuses both, when the consumer
+    is made: see :func:`check_consume_timestamp`.)"""
     if not _FOURTEEN_DIGITS.fullmatch(text):
         return None
     try:
