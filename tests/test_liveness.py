@@ -114,3 +114,14 @@ def test_a_failed_clean_expired_send_back_keeps_the_message_in_the_process_queue
     assert consumed == [(190_000, "%RETRY%cg@broker-a:0")]
     report = check_invariants(lab)
     assert report.ok and report.fates[("group:cg", "M0001")] == "consumed", str(report)
+
+
+def test_a_process_queue_is_pull_expired_only_after_more_than_120_s() -> None:
+    """``ProcessQueue.isPullExpired``: ``now − lastPullTimestamp > PULL_MAX_IDLE_TIME`` (120000, strictly). Only a
+    push consumer (``CONSUME_PASSIVELY``) acts on it in ``updateProcessQueueTableInRebalance``; rmqlab models no pull
+    consumer, whose ``CONSUME_ACTIVELY`` branch does nothing."""
+    from rmqlab.process_queue import PULL_MAX_IDLE_TIME_MS, ProcessQueue
+
+    pq = ProcessQueue(1000)
+    assert PULL_MAX_IDLE_TIME_MS == 120_000
+    assert (pq.is_pull_expired(121_000), pq.is_pull_expired(121_001)) == (False, True)
