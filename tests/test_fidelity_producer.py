@@ -113,6 +113,16 @@ def test_programming_errors_still_raise(lab: Lab, send: str) -> None:
     assert lab.sends == []
 
 
+@pytest.mark.parametrize("send", ["send", "send_async", "send_oneway"])
+def test_a_null_message_raises_to_the_caller_even_for_async(lab: Lab, send: str) -> None:
+    """Java compiles ``send(null, callback)``, but ``DefaultMQProducer.send`` calls ``msg.setTopic(withNamespace(
+    msg.getTopic()))`` on the caller's thread before the async-sender task exists: a NullPointerException thrown to
+    the caller, never ``onException``. rmqlab raises its ConfigError there too, with nothing sent."""
+    with pytest.raises(ConfigError, match=r"msg=None is not allowed: expected an rmqlab.Message"):
+        getattr(lab.add_producer("pg"), send)(None)
+    assert lab.sends == [] and lab.trace.of_kind(K.SEND_FAILED) == []
+
+
 @pytest.mark.parametrize("entry", ["send_async", "selector", "send_to_queue"])
 @pytest.mark.parametrize("which", ["on_success", "on_exception"])
 def test_a_callback_that_is_not_callable_is_refused_before_the_send(lab: Lab, entry: str, which: str) -> None:
