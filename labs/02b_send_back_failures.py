@@ -66,8 +66,8 @@ show_trace(lab.trace, "delivered", "send_back", "send_back_fallback", "scheduled
 
 # %% [markdown]
 # Why would a broker refuse? `SendMessageProcessor.asyncConsumerSendMsgBack` answers NO_PERMISSION (16) when the
-# broker is not writable ("the broker[<its IP>] sending message is forbidden") or `%RETRY%<group>` is not writable
-# ("the topic[%RETRY%cg] sending message is forbidden"), SYSTEM_ERROR "look message by offset failed, <offset>"
+# broker is not writable (`the broker[<its IP>] sending message is forbidden`) or `%RETRY%<group>` is not writable
+# (`the topic[%RETRY%cg] sending message is forbidden`), SYSTEM_ERROR `look message by offset failed, <offset>`
 # when the message is gone, and SYSTEM_ERROR with the put status's name when the store fails. The client treats
 # them all alike. Here `mqadmin updateBrokerConfig` makes broker-a read-only while c1 consumes; the trace keeps the
 # answer's code and remark (`examples/send_back_no_permission.yaml` has a second broker that takes the retry):

@@ -84,6 +84,19 @@ def test_no_scaffolding_shows(name: str) -> None:
         assert [o for o in results if o.data.get("text/plain") in ("True", "False", "None")] == [], cell.id
 
 
+HTML_TAG = re.compile(r"<[A-Za-z][^>]*>")
+"""What Markdown hands to the browser as an HTML tag: ``<offset>`` or ``<its IP>`` in prose renders as nothing."""
+
+
+@pytest.mark.parametrize("name", SAVED)
+def test_markdown_shows_every_placeholder(name: str) -> None:
+    """A ``<placeholder>`` in a Markdown cell sits in a code span; bare, JupyterLab drops it as an unknown tag."""
+    for cell in _read(name).cells:
+        if cell.cell_type == "markdown":
+            prose = re.sub(r"`[^`]*`", "", cell.source)
+            assert HTML_TAG.findall(prose) == [], f"{cell.id}: put the placeholder in backticks"
+
+
 @pytest.mark.parametrize("name", SAVED)
 def test_exercises_are_nbgrader_cells_of_the_bank(name: str) -> None:
     """Each bank exercise of the lab has an answer cell and a check cell, in that order, with its points."""
