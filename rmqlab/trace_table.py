@@ -7,6 +7,7 @@ items (never inside one) so a table stays readable in a narrow output area.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -53,10 +54,16 @@ def _cell(value: Any) -> str:
 
 
 def _wrap(items: Sequence[str], width: int) -> list[str]:
-    """Greedy line filling of whole items; an item wider than ``width`` gets a line of its own."""
+    """Greedy line filling of whole items; an item wider than ``width`` is broken between its words.
+
+    A long item (a WARNING's ``message=…``) left whole would be wider than the output area, and the browser
+    would then wrap it anywhere, mid-word and without the column's indent.
+    """
     lines: list[str] = []
     for item in items:
-        if lines and len(lines[-1]) + 1 + len(item) <= width:
+        if len(item) > width:
+            lines += textwrap.wrap(item, width, break_long_words=False, break_on_hyphens=False)
+        elif lines and len(lines[-1]) + 1 + len(item) <= width:
             lines[-1] += " " + item
         else:
             lines.append(item)

@@ -267,6 +267,18 @@ def test_table_wraps_the_last_column_between_items_only() -> None:
     assert all(len(line) <= 60 for line in text.splitlines())
 
 
+def test_an_item_wider_than_the_column_breaks_between_its_words() -> None:
+    """A long ``message=…`` continues under the last column, cut at spaces, never mid-word by the browser."""
+    items = Items(["level=2", "message=delayOffset.json gives delay level 2 offset 0, not 1: 1 message(s) delivered"])
+    text = table([["12 s", "warning", items]], ["time", "event", "details"], max_width=60)
+    assert text.splitlines()[2:] == [
+        "12 s  warning  level=2",
+        "               message=delayOffset.json gives delay level 2",
+        "               offset 0, not 1: 1 message(s) delivered",
+    ]
+    assert all(len(line) <= 60 for line in text.splitlines())
+
+
 def test_trace_rows_wrap_at_the_default_width() -> None:
     event = TraceEvent(
         1,
