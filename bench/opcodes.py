@@ -11,7 +11,8 @@ work inside C (building a keyword dict, ``str.encode``, a ``dict`` copy) costs i
 so read the table as "which Python functions run how often and how long", and :mod:`bench.instructions` for
 the total. Dataclass and named-tuple methods (compiled from ``<string>``) are named by their class.
 
-    python -m bench.opcodes --n 500 --top 40      # about 40 s on an idle core (tracing is slow)
+    python -m bench.opcodes --n 500 --top 40                         # about 40 s on an idle core
+    python -m bench.opcodes --n 500 --model simpy_pipeline           # the SimPy pipeline model, same table
 """
 
 from __future__ import annotations
@@ -23,9 +24,16 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
+from bench.baseline_simpy_pipeline import run_pipeline
 from bench.engine_storm import run_engine
 
-__all__ = ["count_bytecodes", "function_key", "per_message_table"]
+__all__ = ["MODELS", "count_bytecodes", "function_key", "per_message_table"]
+
+MODELS: dict[str, Callable[[int], object]] = {
+    "engine": lambda n: run_engine(n, trace=False),
+    "simpy_pipeline": run_pipeline,
+}
+"""The models whose bytecodes can be counted: the engine with its trace off, and its SimPy reference."""
 
 
 def function_key(frame: FrameType) -> str:
@@ -76,14 +84,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=500, help="the small storm; the large one is 3n")
     parser.add_argument("--top", type=int, default=40)
+    parser.add_argument("--model", choices=sorted(MODELS), default="engine")
     args = parser.parse_args(argv)
     if args.n < 1:
         parser.error(f"--n must be at least 1, got {args.n}")
-    small = count_bytecodes(lambda: run_engine(args.n, trace=False))
-    large = count_bytecodes(lambda: run_engine(3 * args.n, trace=False))
+    run = MODELS[args.model]
+    small = count_bytecodes(lambda: run(args.n))
+    large = count_bytecodes(lambda: run(3 * args.n))
     table = per_message_table(small, large, 2 * args.n)
     total = sum(value for _key, value in table)
-    print(f"executed bytecodes per message, trace off: {total:,.0f}")
+    what = "engine, trace off" if args.model == "engine" else args.model
+    print(f"{what}: executed bytecodes per message: {total:,.0f}")
     for key, value in table[: args.top]:
         print(f"{value:9.1f} {100 * value / total:5.1f}%  {key}")
     return 0
