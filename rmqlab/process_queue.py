@@ -30,8 +30,8 @@ def body_length(msg: MessageExt) -> int:
     counts 0 bytes. Send ``str`` or ``bytes`` bodies to see ``pullThresholdSizeForQueue`` act.
     """
     body = msg.body
-    if isinstance(body, str):
-        return len(body.encode("utf-8", "surrogatepass"))
+    if isinstance(body, str):  # an ASCII text (a flag the str keeps) has one byte per character
+        return len(body) if body.isascii() else len(body.encode("utf-8", "surrogatepass"))
     if isinstance(body, bytes | bytearray):
         return len(body)
     return 0
@@ -61,14 +61,19 @@ class ProcessQueue:
 
     # ------------------------------------------------------------------ both modes
     def put_message(self, msgs: Iterable[MessageExt]) -> bool:
-        """Insert by queue offset; return ``dispatchToConsume`` (map non-empty and was not consuming)."""
+        """Insert by queue offset; return ``dispatchToConsume`` (map non-empty and was not consuming).
+
+        An offset already in the map keeps its message and is not counted again. The batch goes in with one
+        ``update`` (one sort of the keys, not one insertion per message): its offsets are distinct, the
+        consecutive entries of one pull.
+        """
         tree = self.msg_tree_map
-        for msg in msgs:
-            if msg.queue_offset not in tree:
-                tree[msg.queue_offset] = msg
-                self.msg_count += 1
-                self.msg_size += body_length(msg)
-                self.queue_offset_max = msg.queue_offset
+        new = {msg.queue_offset: msg for msg in msgs if msg.queue_offset not in tree}
+        if new:
+            tree.update(new)
+            self.msg_count += len(new)
+            self.msg_size += sum(map(body_length, new.values()))
+            self.queue_offset_max = next(reversed(new))
         dispatch = False
         if tree and not self.consuming:
             dispatch = True
@@ -87,7 +92,7 @@ class ProcessQueue:
                 self.msg_count -= 1
                 self.msg_size -= body_length(msg)
         if tree:
-            result = tree.peekitem(0)[0]
+            result = next(iter(tree))  # firstKey(): a SortedDict iterates its keys in order
         return result
 
     def max_span(self) -> int:
