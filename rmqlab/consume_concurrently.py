@@ -85,11 +85,10 @@ class ConsumeMessageConcurrentlyService:
             raise RejectedExecutionException(f"{self.consumer.actor}: the consume pool is shut down")
         consumer = self.consumer
         size = consumer.consume_message_batch_max_size
+        ids = tuple([m.msg_id for m in msgs])
         for i in range(0, len(msgs), size):
-            chunk = msgs[i : i + size]
-            ids = tuple([m.msg_id for m in chunk])
-            label = TimerLabel(TimerKind.CONSUME, consumer.actor, mq, ids)
-            self.pool.submit(self._consume, chunk, pq, mq, label=label)
+            label = TimerLabel(TimerKind.CONSUME, consumer.actor, mq, ids[i : i + size])
+            self.pool.submit(self._consume, msgs[i : i + size], pq, mq, label=label)
 
     def _submit_later(self, msgs: list[MessageExt], pq: ProcessQueue, mq: MessageQueue) -> None:
         """``submitConsumeRequestLater``'s task, 5 s on: after ``shutdown`` its submit is rejected and the messages
@@ -138,7 +137,7 @@ class ConsumeMessageConcurrentlyService:
                 EventKind.CONSUMED,
                 consumer.actor,
                 msg.msg_id,
-                status=effective.value,
+                status=str(effective),
                 return_type=return_type,
                 took_ms=took,
                 queue=mq.text,
