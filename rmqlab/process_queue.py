@@ -73,7 +73,7 @@ class ProcessQueue:
             tree.update(new)
             self.msg_count += len(new)
             self.msg_size += sum(map(body_length, new.values()))
-            self.queue_offset_max = next(reversed(new))
+            self.queue_offset_max = next(reversed(new))  # the last message put, as Java sets it per new message
         dispatch = False
         if tree and not self.consuming:
             dispatch = True
