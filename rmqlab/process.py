@@ -108,20 +108,23 @@ class Process:
         """The request this thread runs (kind ``CONSUME``); each unlabelled ``Sleep`` is labelled with it as a
         ``LISTENER``."""
         self._timer: Timer | None = None
-        """The pending wake-up of a ``Sleep``: cancelled when the process is killed, so no dead timer stays."""
+        """The wake-up armed by the last ``Sleep`` (or the start of a pool task): cancelled when the process is killed,
+        so no dead timer stays (cancelling one that already fired changes nothing)."""
 
     def kill(self) -> None:
         """Stop without resuming (a crashed consumer's threads vanish with it)."""
         if self.alive:
-            self.alive = False
             if self._timer is not None:
                 self._timer.cancel()
-                self._timer = None
             self._ended()
             if inspect.getgeneratorstate(self._gen) != inspect.GEN_RUNNING:  # a running one raises ProcessKilled
                 self._gen.close()
 
     def _ended(self) -> None:
+        """It returned or was killed: it leaves its group, and drops its last timer (whose callback refers back to
+        it: no process ↔ timer cycle left for the GC)."""
+        self.alive = False
+        self._timer = None
         group, self.group = self.group, None
         if group is not None:
             group.processes.pop(self, None)
@@ -132,23 +135,25 @@ class Process:
         while self.alive:
             try:
                 command = gen.send(value)
-            except ProcessKilled:
-                self.alive = False
-                self.pool = None  # its pool was shut down with the crash
-                self._ended()
-                return
             except StopIteration:
-                self.alive = False
                 self._ended()
                 pool, self.pool = self.pool, None  # no process ↔ pool cycle: freed by refcount, not the GC
                 if pool is not None:
                     pool.finished(self)
+                return
+            except ProcessKilled:
+                self.pool = None  # its pool was shut down with the crash
+                self._ended()
                 return
             value = self._wait(command)
             if value is _PENDING:
                 return
 
     def _wait(self, command: Any) -> Any:
+        if isinstance(command, Rpc):
+            client, broker, request, timeout_ms = command
+            answer = self.remoting.invoke(client, broker, request, timeout_ms, self._answered)
+            return _PENDING if answer is None else answer  # no answer yet: _answered resumes the process
         if isinstance(command, Sleep):
             label = command.label
             if label is None:
@@ -157,12 +162,8 @@ class Process:
                 label = self.label
                 if label is not None:
                     label = label._replace(kind=TimerKind.LISTENER)
-            self._timer = self.scheduler.schedule(max(command.ms, 0), self._wake, label=label)
+            self._timer = self.scheduler.schedule(max(command.ms, 0), self.resume, label=label)
             return _PENDING
-        if isinstance(command, Rpc):
-            client, broker, request, timeout_ms = command
-            answer = self.remoting.invoke(client, broker, request, timeout_ms, self._answered)
-            return _PENDING if answer is None else answer  # no answer yet: _answered resumes the process
         done = getattr(command, "done", None)
         if done is not None and hasattr(command, "callbacks"):
             if done:
@@ -173,11 +174,7 @@ class Process:
 
     def start_after_queued_work(self, label: TimerLabel | None) -> None:
         """Start at this millisecond, after the work already queued (a task handed to a pool thread)."""
-        self._timer = self.scheduler.schedule(0, self._wake, label=label)
-
-    def _wake(self) -> None:
-        self._timer = None
-        self.resume()
+        self._timer = self.scheduler.schedule(0, self.resume, label=label)
 
     def _answered(self, response: Any, error: Any) -> None:
         """Remoting's answer to the pending ``Rpc``, when it came later (a response, or an error with no response)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
+from itertools import count
 from typing import Any, Protocol
 
 from .protocol import RequestCode
@@ -183,7 +184,7 @@ class Remoting:
         self.faults = NetworkFaults()
         self.response_table: dict[int, ResponseFuture] = {}
         """Requests sent and not yet answered, by opaque (their send order)."""
-        self._opaque = 0
+        self._opaques = count(1)  # each request's number (opaque): 1, 2, 3 …
         self.clients: dict[str, ClientHandler] = {}
         """Client instances that accept broker-initiated requests (``NOTIFY_CONSUMER_IDS_CHANGED``), by client id."""
 
@@ -215,8 +216,7 @@ class Remoting:
         if timeout_ms <= 0:
             return None, RemotingTimeoutException(broker_name, "no time left for the request")
         broker = self.brokers[broker_name]
-        self._opaque += 1
-        opaque = self._opaque
+        opaque = next(self._opaques)
         response: Any = broker.process_request(request, opaque)
         if broker.lose_responses:
             broker.connection_reset(client)  # the channel is gone: nothing stays held for it at the broker

@@ -28,9 +28,9 @@ ticking (the 20 s rebalance, a 5 s local retry, a delay level's next delivery â€
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable
 from enum import IntEnum, StrEnum
+from heapq import heappop, heappush
 from typing import Any, NamedTuple
 
 from .errors import SimulationError
@@ -154,14 +154,14 @@ class TimerLabel(NamedTuple):
 
 
 class Timer:
-    """A handle to a scheduled callback; ``cancel()`` makes it a no-op when its time comes."""
+    """A handle to a scheduled callback; ``cancel()`` makes it a no-op when its time comes.
 
-    __slots__ = ("args", "callback", "cancelled", "label", "time_ms")
+    Its time is in its heap entry, ``(time_ms, priority, seq, timer)``.
+    """
 
-    def __init__(
-        self, time_ms: int, callback: Callable[..., Any], args: tuple[Any, ...], label: TimerLabel | None = None
-    ) -> None:
-        self.time_ms = time_ms
+    __slots__ = ("args", "callback", "cancelled", "label")
+
+    def __init__(self, callback: Callable[..., Any], args: tuple[Any, ...], label: TimerLabel | None = None) -> None:
         self.callback = callback
         self.args = args
         self.cancelled = False
@@ -181,7 +181,7 @@ class Scheduler:
 
     def __init__(self) -> None:
         self.now: int = 0
-        self._heap: list[tuple[int, int, int, Timer]] = []
+        self._heap: list[tuple[int, Priority, int, Timer]] = []
         self._seq = 0
         self.steps = 0
         self._in_loop = False
@@ -227,10 +227,16 @@ class Scheduler:
         priority: Priority = Priority.NORMAL,
         label: TimerLabel | None = None,
     ) -> Timer:
-        """Run ``callback(*args)`` ``delay_ms`` from now; returns a cancellable :class:`Timer`."""
+        """Run ``callback(*args)`` ``delay_ms`` from now; returns a cancellable :class:`Timer`.
+
+        The one place an entry enters the heap: the next ``seq`` breaks ties.
+        """
         if delay_ms < 0:
             raise SimulationError(f"delay_ms={delay_ms} is negative: events cannot go back in time")
-        return self._push(self.now + delay_ms, priority, callback, args, label)
+        timer = Timer(callback, args, label)
+        self._seq += 1
+        heappush(self._heap, (self.now + delay_ms, priority, self._seq, timer))
+        return timer
 
     def schedule_at(
         self,
@@ -243,27 +249,13 @@ class Scheduler:
         """Run ``callback(*args)`` at absolute virtual time ``time_ms`` (not before now)."""
         if time_ms < self.now:
             raise SimulationError(f"time_ms={time_ms} is before now={self.now}")
-        return self._push(time_ms, priority, callback, args, label)
-
-    def _push(
-        self,
-        time_ms: int,
-        priority: Priority,
-        callback: Callable[..., Any],
-        args: tuple[Any, ...],
-        label: TimerLabel | None,
-    ) -> Timer:
-        """The one place an entry enters the heap (both verbs above checked its time): the next ``seq`` breaks ties."""
-        timer = Timer(time_ms, callback, args, label)
-        self._seq += 1
-        heapq.heappush(self._heap, (time_ms, int(priority), self._seq, timer))
-        return timer
+        return self.schedule(time_ms - self.now, callback, *args, priority=priority, label=label)
 
     def peek(self) -> int | None:
         """Virtual time of the next live event, or ``None`` when nothing is scheduled."""
         heap = self._heap
         while heap and heap[0][3].cancelled:
-            heapq.heappop(heap)
+            heappop(heap)
         return heap[0][0] if heap else None
 
     def step(self) -> bool:
@@ -271,7 +263,7 @@ class Scheduler:
         self._refuse_reentry()
         heap = self._heap
         while heap:
-            time_ms, _, _, timer = heapq.heappop(heap)
+            time_ms, _, _, timer = heappop(heap)
             if timer.cancelled:
                 continue
             self.now = time_ms
@@ -305,16 +297,11 @@ class Scheduler:
 
     def _run_loop(self, until: int | None) -> None:
         heap = self._heap
-        pop = heapq.heappop
-        while heap:
-            entry = heap[0]
-            if until is not None and entry[0] > until:
-                break
-            pop(heap)
-            timer = entry[3]
+        while heap and (until is None or heap[0][0] <= until):
+            time_ms, _, _, timer = heappop(heap)
             if timer.cancelled:
                 continue
-            self.now = entry[0]
+            self.now = time_ms
             self.steps += 1
             timer.callback(*timer.args)
             if self._interrupt is not None:
