@@ -76,15 +76,15 @@ _PENDING = object()
 class Pool(Protocol):
     """What a process needs of the thread pool that runs it (:class:`~rmqlab.thread_pool.ThreadPool`)."""
 
-    def finished(self, process: Process) -> None:
-        """``process`` returned: its thread is free for the next task."""
+    def finished(self, process: Process) -> bool:
+        """``process``'s task returned: ``True`` if the thread took the next waiting task, ``False`` if it ends."""
 
 
 class Process:
     """Drives one generator; ``alive`` is ``False`` once it returned or was killed.
 
-    A process started by a :class:`~rmqlab.thread_pool.ThreadPool` tells its pool when it ends, so the pool can hand the
-    thread to the next waiting task.
+    A process started by a :class:`~rmqlab.thread_pool.ThreadPool` is one of its threads: when its task returns it
+    takes the next waiting task (:meth:`run_task`), as a Java worker thread does, and ends when none is waiting.
     """
 
     __slots__ = ("_gen", "_timer", "alive", "group", "label", "pool", "remoting", "scheduler")
@@ -105,7 +105,7 @@ class Process:
         self.group = group
         self.alive = True
         self.label = label
-        """The request this thread runs (kind ``CONSUME``); each unlabelled ``Sleep`` is labelled with it as a
+        """The request a pool thread runs (kind ``CONSUME``); each unlabelled ``Sleep`` is labelled with it as a
         ``LISTENER``."""
         self._timer: Timer | None = None
         """The wake-up armed by the last ``Sleep`` (or the start of a pool task): cancelled when the process is killed,
@@ -121,10 +121,11 @@ class Process:
                 self._gen.close()
 
     def _ended(self) -> None:
-        """It returned or was killed: it leaves its group, and drops its last timer (whose callback refers back to
-        it: no process ↔ timer cycle left for the GC)."""
+        """It returned or was killed: it leaves its group, and drops its pool and its last timer (whose callback refers
+        back to it): no cycle is left for the GC."""
         self.alive = False
         self._timer = None
+        self.pool = None
         group, self.group = self.group, None
         if group is not None:
             group.processes.pop(self, None)
@@ -136,14 +137,11 @@ class Process:
             try:
                 command = gen.send(value)
             except StopIteration:
-                self._ended()
-                pool, self.pool = self.pool, None  # no process ↔ pool cycle: freed by refcount, not the GC
-                if pool is not None:
-                    pool.finished(self)
+                if self.pool is None or not self.pool.finished(self):  # a pool thread may take the next task
+                    self._ended()
                 return
             except ProcessKilled:
-                self.pool = None  # its pool was shut down with the crash
-                self._ended()
+                self._ended()  # its pool was shut down with the crash: it is not told
                 return
             value = self._wait(command)
             if value is _PENDING:
@@ -172,9 +170,15 @@ class Process:
             return _PENDING
         raise TypeError(f"a process yielded {command!r}; expected Sleep, Rpc or a SendFuture")
 
-    def start_after_queued_work(self, label: TimerLabel | None) -> None:
+    def start_after_queued_work(self) -> None:
         """Start at this millisecond, after the work already queued (a task handed to a pool thread)."""
-        self._timer = self.scheduler.schedule(0, self.resume, label=label)
+        self._timer = self.scheduler.schedule(0, self.resume, label=self.label)
+
+    def run_task(self, gen: Body, label: TimerLabel | None) -> None:
+        """A pool thread whose task returned takes the next one: ``gen``, started after the work already queued."""
+        self._gen = gen
+        self.label = label
+        self.start_after_queued_work()
 
     def _answered(self, response: Any, error: Any) -> None:
         """Remoting's answer to the pending ``Rpc``, when it came later (a response, or an error with no response)."""

@@ -1,7 +1,8 @@
 """``consumeExecutor``: the consume pool a ConsumeRequest runs on, as a :class:`~rmqlab.process.Process` per task.
 
 A Java ``ThreadPoolExecutor`` with an unbounded queue: a task runs on a free thread, or waits its turn. Each task
-here is a generator function (a ConsumeRequest's ``run()``), started as a process of its own.
+here is a generator function (a ConsumeRequest's ``run()``); each thread is a :class:`~rmqlab.process.Process` that
+runs one task, then the next waiting one (``runWorker``'s ``getTask`` loop), and ends when none is left.
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ class ThreadPool:
         self.busy = 0
         self.waiting: deque[Task] = deque()
         self.running: dict[Process, None] = {}
-        """Threads given a task, in start order (a task handed over this millisecond starts after the work queued
-        before it)."""
+        """Threads running a task, in the order their tasks started (a task handed over this millisecond starts after
+        the work queued before it; a crash kills them in this order)."""
         self.idle_waiters: list[Signal] = []
         """Threads in :meth:`await_termination`, woken when the last task ends."""
 
@@ -55,26 +56,25 @@ class ThreadPool:
         """
         if self.busy < self.size:
             self.busy += 1
-            self._start(function, args, label)
+            thread = Process(self.scheduler, self.remoting, function(*args), self, label)
+            self.running[thread] = None
+            thread.start_after_queued_work()
         else:
             self.waiting.append((function, args, label))
 
-    def _start(self, function: Callable[..., Body], args: tuple[Any, ...], label: TimerLabel | None) -> None:
-        process = Process(self.scheduler, self.remoting, function(*args), self, label)
-        self.running[process] = None
-        process.start_after_queued_work(label)
-
-    def finished(self, process: Process) -> None:
-        """``process`` returned: its thread takes the next waiting task, or becomes idle."""
-        self.running.pop(process, None)
+    def finished(self, thread: Process) -> bool:
+        """``thread``'s task returned: it takes the next waiting task (``True``), or it ends and its slot is free."""
+        del self.running[thread]
         if self.waiting:
             function, args, label = self.waiting.popleft()
-            self._start(function, args, label)
-        else:
-            self.busy -= 1
-            if not self.busy and self.idle_waiters:
-                for signal in list(self.idle_waiters):
-                    signal.fire()
+            self.running[thread] = None  # last in start order, with its new task
+            thread.run_task(function(*args), label)
+            return True
+        self.busy -= 1
+        if not self.busy and self.idle_waiters:
+            for signal in list(self.idle_waiters):
+                signal.fire()
+        return False
 
     def await_termination(self, group: ProcessGroup, timeout_ms: int, label: TimerLabel) -> Generator[Any, Any, bool]:
         """``awaitTermination(timeout)``: wait until no task runs or waits, at most ``timeout_ms``; ``True`` if so.
