@@ -178,7 +178,7 @@ class Process:
         """A pool thread whose task returned takes the next one: ``gen``, started after the work already queued."""
         self._gen = gen
         self.label = label
-        self.start_after_queued_work()
+        self._timer = self.scheduler.schedule(0, self.resume, label=label)
 
     def _answered(self, response: Any, error: Any) -> None:
         """Remoting's answer to the pending ``Rpc``, when it came later (a response, or an error with no response)."""

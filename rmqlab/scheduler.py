@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import IntEnum, StrEnum
 from heapq import heappop, heappush
+from itertools import count
 from typing import Any, NamedTuple
 
 from .errors import SimulationError
@@ -182,7 +183,8 @@ class Scheduler:
     def __init__(self) -> None:
         self.now: int = 0
         self._heap: list[tuple[int, Priority, int, Timer]] = []
-        self._seq = 0
+        self._seqs = count(1)
+        """Each entry's ``seq``: 1, 2, 3 … in the order of the ``schedule`` calls."""
         self.steps = 0
         self._in_loop = False
         """True while :meth:`run` or :meth:`step` runs a callback (re-entry is refused)."""
@@ -234,8 +236,7 @@ class Scheduler:
         if delay_ms < 0:
             raise SimulationError(f"delay_ms={delay_ms} is negative: events cannot go back in time")
         timer = Timer(callback, args, label)
-        self._seq += 1
-        heappush(self._heap, (self.now + delay_ms, priority, self._seq, timer))
+        heappush(self._heap, (self.now + delay_ms, priority, next(self._seqs), timer))
         return timer
 
     def schedule_at(
