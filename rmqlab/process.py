@@ -150,8 +150,8 @@ class Process:
     def _wait(self, command: Any) -> Any:
         if isinstance(command, Rpc):
             client, broker, request, timeout_ms = command
-            answer = self.remoting.invoke(client, broker, request, timeout_ms, self._answered)
-            return _PENDING if answer is None else answer  # no answer yet: _answered resumes the process
+            # no answer yet (None): _answered resumes the process
+            return self.remoting.invoke(client, broker, request, timeout_ms, self._answered) or _PENDING
         if isinstance(command, Sleep):
             label = command.label
             if label is None:
