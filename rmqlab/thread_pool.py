@@ -1,4 +1,4 @@
-"""``consumeExecutor``: the consume pool a ConsumeRequest runs on, as a :class:`~rmqlab.process.Process` per task.
+"""``consumeExecutor``: the consume pool a ConsumeRequest runs on, each thread a :class:`~rmqlab.process.Process`.
 
 A Java ``ThreadPoolExecutor`` with an unbounded queue: a task runs on a free thread, or waits its turn. Each task
 here is a generator function (a ConsumeRequest's ``run()``); each thread is a :class:`~rmqlab.process.Process` that
