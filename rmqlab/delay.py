@@ -71,10 +71,6 @@ class DelayLevelTable:
             raise ConfigError("delay_level", level, f"an int in 1..{self.max_level}")
         return self.delays_ms[level - 1]
 
-    def cap(self, level: int) -> int:
-        """``CommitLog.asyncPutMessage``: a level above the max is written as the max level."""
-        return min(level, self.max_level)
-
     def __len__(self) -> int:
         return self.max_level
 
@@ -264,6 +260,7 @@ class ScheduleMessageService:
         if queue is None:
             return
         now = self.scheduler.now
+        self._catch_up_persist()  # the persists due by now see the table as it was before this run
         offset = self.offset_table.get(level, 0)
         while offset < queue.max_offset:
             entry = queue.entries[offset]
@@ -277,7 +274,6 @@ class ScheduleMessageService:
                 self._failing.discard(level)
                 self._deliver(stored, level)
             offset += 1
-            self._catch_up_persist()
             self.offset_table[level] = offset
         self._arm(level)
 
@@ -301,15 +297,26 @@ class ScheduleMessageService:
         )
 
     def _deliver(self, stored: MessageExt, level: int) -> None:
-        """``messageTimeup``: rebuild the message on its real topic and queue, keep reconsume_times.
+        """``messageTimeup``: a new message on its real topic and queue, with the parked one's id, body, tags, keys,
+        properties, born time and reconsume_times; ``put_message`` gives it its store time, offsets and store id.
 
         Only ``DELAY`` is cleared; ``REAL_TOPIC`` and ``REAL_QID`` are read, not removed, so the delivered copy
-        (and a dead letter made from it) still carries them.
+        (and a dead letter made from it) still carries them. The body is shared, as between any two CommitLog
+        entries (the send-back's too): nothing changes a stored message's body, and each pull copies it.
         """
-        msg = stored.copy()
-        msg.topic = msg.properties[PROPERTY_REAL_TOPIC]
-        msg.queue_id = int(msg.properties[PROPERTY_REAL_QID])
-        msg.properties.pop(PROPERTY_DELAY, None)
+        properties = dict(stored.properties)
+        properties.pop(PROPERTY_DELAY, None)
+        msg = MessageExt(
+            properties[PROPERTY_REAL_TOPIC],
+            int(properties[PROPERTY_REAL_QID]),
+            stored.msg_id,
+            stored.body,
+            stored.tags,
+            stored.keys,
+            properties,
+            stored.reconsume_times,
+            born_timestamp=stored.born_timestamp,
+        )
         trace = self.broker.trace
         trace.record(
             self.scheduler.now,

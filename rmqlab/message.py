@@ -61,7 +61,7 @@ def create_message_id(store_host: str, commit_log_offset: int) -> str:
     says where the message lives: ``7F00000100002A9F0000000000000000`` is the first message of 127.0.0.1:10911.
     rmqlab's CommitLog offsets count entries, not bytes, so the last 16 digits are the entry number.
     """
-    return _store_host_hex(store_host) + commit_log_offset.to_bytes(8, "big").hex().upper()
+    return f"{_store_host_hex(store_host)}{commit_log_offset:016X}"
 
 
 @functools.cache
@@ -165,8 +165,9 @@ class MessageExt:
 
     @property
     def delay_time_level(self) -> int:
-        """The ``DELAY`` property (0 when absent)."""
-        return int(self.properties.get(PROPERTY_DELAY, "0"))
+        """``getDelayTimeLevel``: the ``DELAY`` property as an int, 0 when absent (only a present one is parsed)."""
+        level = self.properties.get(PROPERTY_DELAY)
+        return 0 if level is None else int(level)
 
     def __repr__(self) -> str:
         return (

@@ -162,13 +162,14 @@ class BrokerStore:
         level = msg.delay_time_level
         deliver_ts = 0
         if level > 0 and not msg.topic.startswith(SCHEDULE_TOPIC):
-            level = self.delay_levels.cap(level)
-            properties[PROPERTY_DELAY] = str(level)
+            if level > self.delay_levels.max_level:  # a level above the max is written as the max level
+                level = self.delay_levels.max_level
+                properties[PROPERTY_DELAY] = str(level)
             properties[PROPERTY_REAL_TOPIC] = msg.topic
             properties[PROPERTY_REAL_QID] = str(msg.queue_id)
             msg.topic = SCHEDULE_TOPIC
             msg.queue_id = level - 1
-            deliver_ts = now + self.delay_levels.delay_ms(level)
+            deliver_ts = now + self.delay_levels.delays_ms[level - 1]  # computeDeliverTimestamp
         msg.store_timestamp = now
         msg.store_host = self.name
         self.commit_log.append(msg)

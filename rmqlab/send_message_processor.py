@@ -130,19 +130,20 @@ class SendMessageProcessor(BrokerStore):
         max_times = sub.retry_max_times if max_reconsume_times is None else max_reconsume_times
         rt = original.reconsume_times
         if rt >= max_times or delay_level < 0:
-            topic = dlq_topic(group)
+            topic, queue_id = dlq_topic(group), 0
             self.create_topic(topic, 1, PERM_RW if self.dlq_readable else PERM_WRITE)
             properties[PROPERTY_DELAY] = "0"  # msgExt.setDelayTimeLevel(0): kept as "0", so never scheduled
         else:
             topic = retry.topic_name
+            # ``random % retryQueueNums``: the group's setting, not the existing topic's queue count
+            queue_id = 0 if sub.retry_queue_nums == 1 else self.rng.randrange(sub.retry_queue_nums)
             properties[PROPERTY_DELAY] = str(3 + rt if delay_level == 0 else delay_level)
         # the looked-up msgExt is a plain MessageExt, whose getMsgId() is its offsetMsgId (not the UNIQ_KEY);
         # the request header's originMsgId only reaches the send-back hooks
         properties.setdefault(PROPERTY_ORIGIN_MESSAGE_ID, original.offset_msg_id)
         inner = MessageExt(
             topic,
-            # ``random % retryQueueNums``: the group's setting, not the existing topic's queue count
-            0 if topic != retry.topic_name or sub.retry_queue_nums == 1 else self.rng.randrange(sub.retry_queue_nums),
+            queue_id,
             original.msg_id,
             original.body,
             original.tags,

@@ -38,10 +38,13 @@ class CommitLog:
         return offset
 
     def get(self, offset: int) -> MessageExt | None:
-        """``lookMessageByOffset``: the stored message, or ``None`` once deleted by retention."""
-        if offset < self.min_offset or offset >= len(self._entries):
+        """``lookMessageByOffset``: the stored message, or ``None`` once deleted by retention (or not written yet)."""
+        if offset < self.min_offset:
             return None
-        return self._entries[offset]
+        try:
+            return self._entries[offset]
+        except IndexError:  # at or past max_offset
+            return None
 
     def delete_before(self, offset: int) -> int:
         """Forget every entry below ``offset`` (retention); returns how many were deleted."""
