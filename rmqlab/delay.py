@@ -261,8 +261,8 @@ class ScheduleMessageService:
             return
         now = self.scheduler.now
         self._catch_up_persist()  # the persists due by now see the table as it was before this run
-        offset = self.offset_table.get(level, 0)
-        while offset < queue.max_offset:
+        # the entries there now (``getIndexBuffer``): a delivery goes to its real topic, never back to this queue
+        for offset in range(self.offset_table.get(level, 0), queue.max_offset):
             entry = queue.entries[offset]
             if entry.deliver_timestamp > now:
                 break
@@ -273,8 +273,7 @@ class ScheduleMessageService:
                     break  # syncDeliver: offset not advanced; the same message again DELAY_FOR_A_WHILE later
                 self._failing.discard(level)
                 self._deliver(stored, level)
-            offset += 1
-            self.offset_table[level] = offset
+            self.offset_table[level] = offset + 1
         self._arm(level)
 
     def _put_failed(self, stored: MessageExt, level: int) -> None:
@@ -317,16 +316,16 @@ class ScheduleMessageService:
             stored.reconsume_times,
             born_timestamp=stored.born_timestamp,
         )
-        trace = self.broker.trace
-        trace.record(
-            self.scheduler.now,
+        now = self.scheduler.now
+        self.broker.trace.record(
+            now,
             EventKind.DELAY_DELIVERED,
             self.actor,
             msg.msg_id,
             level=level,
             topic=msg.topic,
             queue_id=msg.queue_id,
-            waited_ms=self.scheduler.now - stored.store_timestamp,
+            waited_ms=now - stored.store_timestamp,
         )
         self.broker.put_message(msg)
 

@@ -65,18 +65,16 @@ class PullMessageProcessor(BrokerStore):
         if offset == queue.max_offset:
             return PullResult(PullStatus.NO_NEW_MSG, offset, queue.min_offset, queue.max_offset)
         msgs: list[MessageExt] = []
-        end = min(queue.max_offset, offset + max_nums)
-        next_offset = offset
-        for position in range(offset, end):
-            next_offset = position + 1
-            stored = self.commit_log.get(queue.entries[position].commit_log_offset)
+        end = min(queue.max_offset, offset + max_nums)  # the next begin offset: every entry up to it is read
+        for entry in queue.entries[offset:end]:
+            stored = self.commit_log.get(entry.commit_log_offset)
             if stored is None:
                 continue
             if tags is not None and stored.tags not in tags:
                 continue
             msgs.append(stored.copy())
         status = PullStatus.FOUND if msgs else PullStatus.NO_MATCHED_MSG
-        return PullResult(status, next_offset, queue.min_offset, queue.max_offset, msgs)
+        return PullResult(status, end, queue.min_offset, queue.max_offset, msgs)
 
     def _hold_timeout(self, held: _HeldPull) -> None:
         held.timer = None
