@@ -148,16 +148,19 @@ class DefaultMQProducerImpl:
         """
         if not isinstance(msg, Message):
             raise ConfigError("msg", msg, "an rmqlab.Message")
-        if msg.topic is not None and not isinstance(msg.topic, str):
-            raise ConfigError("topic", msg.topic, "a topic name (str), or None for a topic-less message")
-        delay = msg.properties.get(PROPERTY_DELAY, "0")
-        if not isinstance(delay, str) or not delay.lstrip("-").isdigit():
-            # RocketMQ ignores a level <= 0 and caps one above the max, but the property must be a number
-            raise ConfigError("delay_level", delay, "an int in the DELAY property (<= 0: not delayed)")
+        topic, properties = msg.topic, msg.properties
+        if topic is not None and not isinstance(topic, str):
+            raise ConfigError("topic", topic, "a topic name (str), or None for a topic-less message")
+        if PROPERTY_DELAY in properties:
+            delay = properties[PROPERTY_DELAY]
+            if not isinstance(delay, str) or not delay.lstrip("-").isdigit():
+                # RocketMQ ignores a level <= 0 and caps one above the max, but the property must be a number
+                raise ConfigError("delay_level", delay, "an int in the DELAY property (<= 0: not delayed)")
         budget = self.producer.send_msg_timeout if timeout is None else parse_duration(timeout, "timeout")
-        if msg.properties.get(PROPERTY_UNIQ_KEY) is None:
-            msg.properties[PROPERTY_UNIQ_KEY] = self.context.next_msg_id()
-        future = SendFuture(msg.properties[PROPERTY_UNIQ_KEY], mode)
+        msg_id = properties.get(PROPERTY_UNIQ_KEY)
+        if msg_id is None:
+            msg_id = properties[PROPERTY_UNIQ_KEY] = self.context.next_msg_id()
+        future = SendFuture(msg_id, mode)
         self.context.sends.append(future)
         call = SendCall(msg, future, budget, self.context.now, times_total)
         if not self.producer.running:
@@ -171,10 +174,10 @@ class DefaultMQProducerImpl:
         if executor_timeout is not None and budget <= 0:
             self.api.fail(call, f"RemotingTooMuchRequestException: {executor_timeout}")
             return call
-        if msg.topic is not None and msg.topic.startswith(RETRY_PREFIX):
+        if topic is not None and topic.startswith(RETRY_PREFIX):
             # sendKernelImpl moves these two properties into the request header for retry topics.
-            rt = msg.properties.pop(PROPERTY_RECONSUME_TIME, None)
-            mx = msg.properties.pop(PROPERTY_MAX_RECONSUME_TIMES, None)
+            rt = properties.pop(PROPERTY_RECONSUME_TIME, None)
+            mx = properties.pop(PROPERTY_MAX_RECONSUME_TIMES, None)
             call.header_rt = None if rt is None else int(rt)
             call.header_max = None if mx is None else int(mx)
         refused = refusal(msg)

@@ -15,7 +15,7 @@ is a SEND_FAILED.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -169,7 +169,7 @@ class MQClientAPIImpl:
             broker=mq.broker_name,
             queue_id=mq.queue_id,
             attempt=call.times,
-            mode=call.future.mode.value,
+            mode=str(call.future.mode),  # a StrEnum's str() is its value
             topic=mq.topic,
             timeout_ms=remaining,
         )
@@ -200,8 +200,9 @@ class MQClientAPIImpl:
 
         ``stored``: ``offset_msg_id`` of an answer that stored the message (the store's id, beside the client's).
         """
-        fault: dict[str, object] = {} if not_available_until is None else {"not_available_until": not_available_until}
-        fault.update(stored)
+        details: Mapping[str, object] = stored
+        if not_available_until is not None:
+            details = {"not_available_until": not_available_until, **stored}
         self.context.trace.record(
             self.context.now,
             EventKind.SEND_RESULT,
@@ -211,7 +212,7 @@ class MQClientAPIImpl:
             queue_id=mq.queue_id,
             attempt=attempt,
             outcome=outcome,
-            **fault,
+            **details,
         )
 
     # ------------------------------------------------------------------ the outcome reaches the caller

@@ -7,6 +7,7 @@ units for the topic, UTF-8 bytes for a ``str`` body.
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 from .message import Message
@@ -31,6 +32,8 @@ NOT_ALLOWED_SEND_TOPICS = frozenset(
 """``TopicValidator.NOT_ALLOWED_SEND_TOPIC_SET``: system topics no client may send to."""
 _TOPIC_CHARS = frozenset("%|-_0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 _JAVA_WHITESPACE_EXCEPTIONS = frozenset("\u00a0\u2007\u202f")
+_BYTES_BODIES = (str, bytes, bytearray)
+"""The bodies that have a length in bytes (anything else stands for a non-empty ``byte[]``)."""
 
 
 def _java_is_blank(text: str) -> bool:
@@ -55,23 +58,34 @@ def refusal(msg: Message) -> tuple[ResponseCode | None, str] | None:
     The topic checks throw ``MQClientException(text, null)`` (code −1: ``None``); the body checks throw
     ``MQClientException(ResponseCode.MESSAGE_ILLEGAL, text)``, whose message is "CODE: 13  DESC: <text>".
     """
-    topic = msg.topic
-    if topic is None or _java_is_blank(topic):  # UtilAll.isBlank(null) is true: a topic-less message
-        return None, "The specified topic is blank"
-    if len(topic.encode("utf-16-le")) // 2 > TOPIC_MAX_LENGTH:
-        return None, f"The specified topic is longer than topic max length {TOPIC_MAX_LENGTH}."
-    if not _TOPIC_CHARS.issuperset(topic):
-        return None, f"The specified topic[{topic}] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
-    if topic in NOT_ALLOWED_SEND_TOPICS:
-        return None, f"Sending message to topic[{topic}] is forbidden."
+    refused = _check_topic(msg.topic)
+    if refused is not None:
+        return None, refused
     body = msg.body
     if body is None:
         return ResponseCode.MESSAGE_ILLEGAL, "the message body is null"
-    if not isinstance(body, str | bytes | bytearray):
+    if not isinstance(body, _BYTES_BODIES):
         return None  # a lab may send any Python object as the body; it stands for a non-empty byte[]
     size = len(body.encode()) if isinstance(body, str) else len(body)
     if size == 0:
         return ResponseCode.MESSAGE_ILLEGAL, "the message body length is zero"
     if size > MAX_MESSAGE_SIZE:
         return ResponseCode.MESSAGE_ILLEGAL, f"the message body size over max value, MAX: {MAX_MESSAGE_SIZE}"
+    return None
+
+
+@functools.cache
+def _check_topic(topic: str | None) -> str | None:
+    """``Validators.checkTopic`` and ``isNotAllowedSendTopic``: why no message may be sent to ``topic``, else ``None``.
+
+    The verdict depends on the name alone, so each name is checked once (a producer sends to few topics, often).
+    """
+    if topic is None or _java_is_blank(topic):  # UtilAll.isBlank(null) is true: a topic-less message
+        return "The specified topic is blank"
+    if len(topic.encode("utf-16-le")) // 2 > TOPIC_MAX_LENGTH:
+        return f"The specified topic is longer than topic max length {TOPIC_MAX_LENGTH}."
+    if not _TOPIC_CHARS.issuperset(topic):
+        return f"The specified topic[{topic}] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
+    if topic in NOT_ALLOWED_SEND_TOPICS:
+        return f"Sending message to topic[{topic}] is forbidden."
     return None
