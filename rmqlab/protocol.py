@@ -2,7 +2,7 @@
 
 In RocketMQ every call between a client and a broker is a ``RemotingCommand`` with a request code
 (``RequestCode``) and a header (``…RequestHeader``), sent through ``NettyRemotingClient``. rmqlab keeps
-that shape: each request below is a frozen object naming its code, a client hands it to
+that shape: each request below is a small dataclass naming its code, a client hands it to
 :meth:`Remoting.invoke <rmqlab.remoting.Remoting.invoke>` (never to the broker directly), and the broker
 dispatches it by type to the processor that handles it (``Broker.process_request``). So a network fault —
 a partition, a slow or lost response — hits every kind of call alike: a send, a pull, a lock renewal, an
@@ -58,9 +58,13 @@ class RequestCode(IntEnum):
     UNLOCK_BATCH_MQ = 42
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SendMessageRequest:
-    """``SEND_MESSAGE``: store ``msg`` (the broker's copy, built by the producer for this attempt)."""
+    """``SEND_MESSAGE``: store ``msg`` (the broker's copy, built by the producer for this attempt).
+
+    Not frozen, unlike the other requests: one is built per attempt, and a frozen dataclass's ``__init__`` sets
+    each field through ``object.__setattr__``, several times the work of a plain assignment.
+    """
 
     code: ClassVar[RequestCode] = RequestCode.SEND_MESSAGE
     producer_group: str

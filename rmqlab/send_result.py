@@ -74,9 +74,13 @@ CODE_STATUS = {
 """``MQClientAPIImpl.processSendResponse``: the response codes that are a stored message, and their status."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SendResult:
-    """What a successful (possibly non-OK) send returns."""
+    """What a successful (possibly non-OK) send returns.
+
+    A plain dataclass, as 4.9.7's is a bean with setters: one is built per send, and a frozen dataclass's
+    ``__init__`` sets each field through ``object.__setattr__``, several times the work of a plain assignment.
+    """
 
     send_status: SendStatus
     msg_id: str
