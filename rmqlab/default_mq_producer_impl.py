@@ -263,8 +263,9 @@ class DefaultMQProducerImpl:
         """``sendDefaultImpl``'s loop for SYNC (``timesTotal = 1 + retryTimesWhenSendFailed``) and ONEWAY (1)."""
         api = self.api
         call_timeout = False
+        mq: MessageQueue | None = None
         for _ in range(call.times_total):
-            mq = self.select_one_message_queue(info, call.brokers_sent[-1] if call.brokers_sent else None)
+            mq = self.select_one_message_queue(info, None if mq is None else mq.broker_name)
             if call.timeout_ms < self.context.now - call.start_ms:
                 call_timeout = True
                 break
