@@ -74,11 +74,12 @@ def refusal(msg: Message) -> tuple[ResponseCode | None, str] | None:
     return None
 
 
-@functools.cache
+@functools.lru_cache(maxsize=256)
 def _check_topic(topic: str | None) -> str | None:
     """``Validators.checkTopic`` and ``isNotAllowedSendTopic``: why no message may be sent to ``topic``, else ``None``.
 
-    The verdict depends on the name alone, so each name is checked once (a producer sends to few topics, often).
+    The verdict depends on the name alone, so each name is checked once (a producer sends to few topics, often);
+    at most 256 names are remembered, so sending to ever new (or huge) topic names does not grow it without bound.
     """
     if topic is None or _java_is_blank(topic):  # UtilAll.isBlank(null) is true: a topic-less message
         return "The specified topic is blank"
