@@ -150,8 +150,8 @@ class Process:
     def _wait(self, command: Any) -> Any:
         if isinstance(command, Rpc):
             client, broker, request, timeout_ms = command
-            # no answer yet (None): _answered resumes the process
-            return self.remoting.invoke(client, broker, request, timeout_ms, self._answered) or _PENDING
+            answer = self.remoting.invoke(client, broker, request, timeout_ms, self._answered)
+            return _PENDING if answer is None else answer  # no answer yet: _answered resumes the process
         if isinstance(command, Sleep):
             label = command.label
             if label is None:
@@ -178,7 +178,7 @@ class Process:
         """A pool thread whose task returned takes the next one: ``gen``, started after the work already queued."""
         self._gen = gen
         self.label = label
-        self._timer = self.scheduler.schedule(0, self.resume, label=label)
+        self.start_after_queued_work()
 
     def _answered(self, response: Any, error: Any) -> None:
         """Remoting's answer to the pending ``Rpc``, when it came later (a response, or an error with no response)."""
