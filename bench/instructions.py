@@ -31,7 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.measure import MODELS, REPO_ROOT
+from bench.measure import MODELS, REPO_ROOT, child_env
 
 __all__ = ["InstructionCount", "count_instructions", "per_message", "total_instructions"]
 
@@ -84,8 +84,7 @@ def _callgrind(model: str, n: int, trace: bool, out_dir: str) -> int:
     out = os.path.join(out_dir, f"callgrind.{model}.{n}")
     cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-m", "bench.measure"]
     cmd += ["--model", model, "--n", str(n), "--trace", "on" if trace else "off"]
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
+    env = child_env(PYTHONHASHSEED="0")
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO_ROOT, env=env, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-2000:]}")

@@ -21,7 +21,7 @@ from typing import Any
 
 from bench.workload import Totals, expected
 
-__all__ = ["MODELS", "Measurement", "measure", "peak_rss_bytes"]
+__all__ = ["MODELS", "Measurement", "child_env", "measure", "peak_rss_bytes"]
 
 MODELS = ("heapq", "simpy", "simpy_pipeline", "simpy_pipeline_nogc", "engine", "engine_gc")
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -61,11 +61,17 @@ class Measurement:
         return self.cpu_s / self.n * 1e6 if self.n else 0.0
 
 
+def child_env(**extra: str) -> dict[str, str]:
+    """The environment of a child run: this one, with this checkout first on ``PYTHONPATH`` (plus ``extra``)."""
+    path = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path, **extra}
+
+
 def measure(model: str, n: int, *, trace: bool = True, body_size: int = 10, timeout_s: float = 3600) -> Measurement:
     """Run one model in a fresh interpreter and return what it measured."""
     cmd = [sys.executable, "-m", "bench.measure", "--model", model, "--n", str(n), "--body-size", str(body_size)]
     cmd += ["--trace", "on" if trace else "off"]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
+    env = child_env()
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=REPO_ROOT, env=env, check=False)
     if done.returncode != 0 or not done.stdout.strip():
         raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
