@@ -9,6 +9,7 @@ import pytest
 
 from rmqlab import EventKind, Lab
 from widgets import DEMO_KNOB_OPTIONS, DEMO_KNOBS, Controller, Dashboard, Replay, ReplayError, demo_lab
+from widgets.controller import JUMP_KINDS
 from widgets.event_log import EventLog
 from widgets.offset_strip import OffsetStripView
 from widgets.replay import InjectedFault
@@ -74,7 +75,7 @@ def test_controller_method_twins():
     assert c.snapshot.now_ms == 17_141_000
     assert c.clock_text == "t = 4 h 45 m 41 s (17141000 ms) · event 174 / 175"
     assert not c.jump_to_next("dead_lettered")
-    assert c.position == 175 and "no further dead_lettered" in c.message.value
+    assert c.position == 174 and "no further dead_lettered" in c.message.value  # known ahead: the place is kept
     assert c.reset() == 3
     assert c.seek(25) == 25 and c.scrubber.value == 25
     assert (c.scrubber.min, c.scrubber.max) == (3, 175)
@@ -100,6 +101,37 @@ def test_buttons_and_widgets_drive_the_same_methods():
     c.speed.value = 20
     assert c.play_widget.interval == 50
     assert c.errors == []
+
+
+def test_the_jump_box_offers_only_what_is_still_to_come():
+    """Run ahead, the Jump box lists the kinds still to come with their counts and keeps the student's choice."""
+    c = Controller(demo_lab)
+    offered = dict((value, label) for label, value in c.kind_choice.options)
+    assert offered == {
+        "dead_lettered": "dead_lettered (1)",
+        "send_back": "send_back (17)",
+        "delivered": "delivered (19)",
+        "consumed": "consumed (19)",
+        "scheduled": "scheduled (16)",
+        "delay_delivered": "delay_delivered (16)",
+    }
+    c.kind_choice.value = "send_back"
+    assert c.jump_to_next("send_back")
+    assert c.kind_choice.value == "send_back"
+    assert ("send_back (16)", "send_back") in c.kind_choice.options
+    c.seek(c.end or 0)
+    assert c.kind_choice.options == (("nothing ahead", ""),)
+    assert c.kind_choice.disabled and c.jump_button.disabled
+    c.reset()
+    assert not c.jump_button.disabled and ("dead_lettered (1)", "dead_lettered") in c.kind_choice.options
+
+
+def test_without_run_ahead_the_jump_box_offers_every_kind():
+    """Not run ahead, the future is unknown: every kind is offered, and a jump to a missing one runs to the end."""
+    c = Controller(demo_lab, run_ahead=False)
+    assert [value for _, value in c.kind_choice.options] == list(JUMP_KINDS)
+    assert not c.jump_to_next("lock_expired")
+    assert c.replay is not None and c.replay.at_end
 
 
 def test_views_receive_every_position():

@@ -36,7 +36,7 @@ from rmqlab import EventKind, Lab, format_duration, parse_duration
 from rmqlab.narrate import Caption, Narrator
 
 from .base import SnapshotView, guarded
-from .replay import FAULT_KINDS, InjectedFault, Replay, ReplayError, fault_target
+from .replay import FAULT_KINDS, InjectedFault, Replay, ReplayError, RunOutline, fault_target
 from .snapshot import LabSnapshot
 
 __all__ = ["CAPTION_LINES", "Controller"]
@@ -93,7 +93,8 @@ class Controller(W.VBox):
         self.make_lab: Callable[[], Lab] | None = None
         self.replay: Replay | None = None
         self.snapshot: LabSnapshot | None = None
-        self.end: int | None = None
+        self.outline: RunOutline | None = None
+        """The whole run, known in advance when ``run_ahead``: its end, and which events are still to come."""
         self.caption_lines: tuple[str, ...] = ()
         self._syncing = False
         self._narrator = Narrator()
@@ -137,7 +138,10 @@ class Controller(W.VBox):
             layout=W.Layout(width="60%"),
         )
         self.kind_choice = W.Dropdown(
-            options=JUMP_KINDS, value="dead_lettered", description="next", tooltip="event kind to jump to"
+            options=JUMP_KINDS,
+            value="dead_lettered",
+            description="next",
+            tooltip="event kind to jump to (with the run known ahead: only the kinds still to come, and how many)",
         )
         self.jump_button = _button("Jump", "advance to the next event of the chosen kind", "forward")
         self.clock = W.HTML(value="")
@@ -228,9 +232,9 @@ class Controller(W.VBox):
         self._forget_run()
         try:
             self.replay = Replay(make_lab, horizon=self.horizon, faults=faults)
-            self.end = self.replay.end_position() if self.run_ahead else None
+            self.outline = self.replay.outline() if self.run_ahead else None
         except ReplayError as exc:
-            self.replay, self.snapshot, self.end = None, None, None
+            self.replay, self.snapshot, self.outline = None, None, None
             self._set_disabled(True)
             self.message.value = f'<pre role="alert" style="color:#D55E00">⚠ {html.escape(str(exc))}</pre>'
             self.clock.value = "no scenario"
@@ -242,6 +246,11 @@ class Controller(W.VBox):
         self._show()
         self._sync_fault_targets()
         return True
+
+    @property
+    def end(self) -> int | None:
+        """The run's final position, if it was run ahead (``run_ahead``); else ``None``."""
+        return None if self.outline is None else self.outline.end
 
     @property
     def ok(self) -> bool:
@@ -262,6 +271,7 @@ class Controller(W.VBox):
             self.play_widget,
             self.pause_button,
             self.scrubber,
+            self.kind_choice,
             self.jump_button,
             self.clear_faults_button,
             *self.fault_buttons.values(),
@@ -386,13 +396,21 @@ class Controller(W.VBox):
         self.play_widget.playing = False
 
     def jump_to_next(self, kind: EventKind | str) -> bool:
-        """Advance until an event of ``kind`` happens; ``False`` (and a note) if it never does."""
+        """Advance until an event of ``kind`` happens; ``False`` (and a note) if it never does.
+
+        With the run known in advance, a kind that does not come again leaves the position where it is (the
+        student keeps their place); otherwise the replay has to run to the horizon to find out.
+        """
         if self.replay is None:
             return False
-        found = self.replay.jump_to_next(kind)
-        self._show()
+        wanted = EventKind(kind)
+        if self.outline is not None and not self.outline.ahead(self.position)[wanted]:
+            found = False
+        else:
+            found = self.replay.jump_to_next(wanted)
+            self._show()
         if not found:
-            self.message.value = f"no further {html.escape(str(EventKind(kind).value))} event before the horizon"
+            self.message.value = f"no further {html.escape(wanted.value)} event before the horizon"
         return found
 
     # ------------------------------------------------------------------ faults
@@ -427,7 +445,7 @@ class Controller(W.VBox):
         replay = Replay(self.make_lab, horizon=self.horizon, faults=faults)
         go(replay)
         self.replay = replay
-        self.end = replay.end_position() if self.run_ahead else None
+        self.outline = replay.outline() if self.run_ahead else None
         self.message.value = ""
         self._show()
 
@@ -527,10 +545,28 @@ class Controller(W.VBox):
         )
         self._show_caption()
         self._show_faults()
+        self._sync_jump_choices(pos)
         if self.replay.at_end:
             self.pause()
         for view in self.views:
             view.update(snap)
+
+    def _sync_jump_choices(self, position: int) -> None:
+        """Offer in the Jump box only the kinds still to come, each with how many (all of them if the future is
+        not known); keep the student's choice while it is still on offer."""
+        if self.outline is None:
+            choices: tuple[tuple[str, str], ...] = tuple((kind, kind) for kind in JUMP_KINDS)
+        else:
+            ahead = self.outline.ahead(position)
+            counts = ((kind, ahead[EventKind(kind)]) for kind in JUMP_KINDS)
+            choices = tuple((f"{kind} ({n})", kind) for kind, n in counts if n)
+        offered = choices or (("nothing ahead", ""),)
+        if offered != self.kind_choice.options:
+            chosen = self.kind_choice.value
+            self.kind_choice.options = offered  # selects the first option
+            if chosen in (value for _, value in choices):
+                self.kind_choice.value = chosen
+        self.kind_choice.disabled = self.jump_button.disabled = not choices
 
     def _caption_for_position(self) -> tuple[str, ...]:
         """The captions of the step that reached the current position (a function of position and toggle)."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import traceback
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -28,7 +29,7 @@ from rmqlab import faults as fault_registry
 
 from .snapshot import LabSnapshot, TraceIndex, take_snapshot
 
-__all__ = ["FAULT_KINDS", "InjectedFault", "Replay", "ReplayError", "fault_target"]
+__all__ = ["FAULT_KINDS", "InjectedFault", "Replay", "ReplayError", "RunOutline", "fault_target"]
 
 _DASHBOARD = {fault.kind: fault for fault in fault_registry.FAULTS if fault.dashboard}
 FAULT_KINDS: dict[str, str] = {kind: str(fault.dashboard) for kind, fault in _DASHBOARD.items()}
@@ -78,6 +79,27 @@ class InjectedFault:
         what = FAULT_KINDS[self.kind]
         who = f"{self.target} ↔ {self.broker}" if self.broker else self.target
         return f"t = {format_duration(self.at_ms)}: {what} {who}"
+
+
+@dataclass(frozen=True, slots=True)
+class RunOutline:
+    """The whole run seen from its start: how long it is, and the kind of every event in it.
+
+    The controller knows from it, at any position, which kinds of event are still to come, so its Jump box
+    offers only those (with how many), instead of running to the horizon to find that none is left.
+    """
+
+    kinds: tuple[EventKind, ...]
+    """``kinds[i]`` is the kind of trace event ``i``; the run ends at position ``len(kinds)``."""
+
+    @property
+    def end(self) -> int:
+        """The final position."""
+        return len(self.kinds)
+
+    def ahead(self, position: int) -> Counter[EventKind]:
+        """How many events of each kind come after ``position`` (events ``position`` … ``end − 1``)."""
+        return Counter(self.kinds[position:])
 
 
 class ReplayError(RuntimeError):
@@ -237,5 +259,10 @@ class Replay:
 
     def end_position(self) -> int:
         """The final position, found on a throwaway Lab so this one does not move."""
+        return self.outline().end
+
+    def outline(self) -> RunOutline:
+        """The whole run (its end and every event's kind), found on a throwaway Lab so this one does not move."""
         other = Replay(self.make_lab, horizon=self.horizon_ms, max_idle_steps=self.max_idle_steps, faults=self.faults)
-        return other.run_to_end()
+        other.run_to_end()
+        return RunOutline(tuple(event.kind for event in other.lab.trace))
