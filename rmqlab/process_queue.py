@@ -86,14 +86,14 @@ class ProcessQueue:
         tree = self.msg_tree_map
         if not tree:
             return -1
-        result = self.queue_offset_max + 1
         for msg in msgs:
             if tree.pop(msg.queue_offset, None) is not None:
                 self.msg_count -= 1
                 self.msg_size -= body_length(msg)
         if tree:
-            result = next(iter(tree))  # firstKey(): a SortedDict iterates its keys in order
-        return result
+            first_key: int = next(iter(tree))  # firstKey(): a SortedDict iterates its keys in order
+            return first_key
+        return self.queue_offset_max + 1  # emptied: everything up to the last message put is consumed
 
     def max_span(self) -> int:
         """``getMaxSpan``: last key − first key (0 when empty)."""
