@@ -163,11 +163,11 @@ class ConsumeMessageConcurrentlyService:
         mq: MessageQueue,
     ) -> Generator[Any, Any, None]:
         consumer, ctx = self.consumer, self.context
-        ack_index = context.ack_index
         if status is ConsumeConcurrentlyStatus.CONSUME_SUCCESS:
+            ack_index = context.ack_index
             if not isinstance(ack_index, int) or ack_index < -1:
                 ctx.trace.record(
-                    ctx.now,
+                    ctx.scheduler.now,
                     EventKind.WARNING,
                     consumer.actor,
                     msgs[0].msg_id,
@@ -180,7 +180,7 @@ class ConsumeMessageConcurrentlyService:
             ack_index = -1
         failed = msgs[ack_index + 1 :]
         back_failed: list[MessageExt] = []
-        if consumer.is_clustering and failed:
+        if failed and consumer.is_clustering:
             level = context_int(
                 consumer, msgs[0].msg_id, "delay_level_when_next_consume", context.delay_level_when_next_consume, 0
             )
@@ -192,7 +192,7 @@ class ConsumeMessageConcurrentlyService:
         else:
             for msg in failed:
                 ctx.trace.record(
-                    ctx.now,
+                    ctx.scheduler.now,
                     EventKind.BROADCAST_DROPPED,
                     consumer.actor,
                     msg.msg_id,
@@ -200,11 +200,12 @@ class ConsumeMessageConcurrentlyService:
                     reconsume_times=msg.reconsume_times,
                     message="BROADCASTING, the message consume failed, drop it",
                 )
-        done = [m for m in msgs if m not in back_failed] if back_failed else msgs
+        done = msgs
         if back_failed:
+            done = [m for m in msgs if m not in back_failed]
             for msg in back_failed:
                 ctx.trace.record(
-                    ctx.now,
+                    ctx.scheduler.now,
                     EventKind.LOCAL_RETRY,
                     consumer.actor,
                     msg.msg_id,
@@ -222,7 +223,7 @@ class ConsumeMessageConcurrentlyService:
                 queue=mq,
                 msg_ids=tuple(m.msg_id for m in back_failed),
             )
-        offset = pq.remove_message(done, ctx.now)
+        offset = pq.remove_message(done, ctx.scheduler.now)
         if offset >= 0 and not pq.dropped:
             consumer.offset_store.update_offset(mq, offset, True)
 
@@ -240,11 +241,13 @@ class ConsumeMessageConcurrentlyService:
         response, error = yield Rpc(consumer.client_id, broker_name, request, SEND_BACK_TIMEOUT_MS)
         ok = error is None and response is ResponseCode.SUCCESS
         trace = ctx.trace
-        failure: dict[str, Any] = {} if ok else {"error": getattr(error, "name", str(response))}
-        if isinstance(error, MQBrokerException):  # the broker's answer, as MQBrokerException carries it
-            failure.update(response_code=int(error.code), remark=error.remark)
+        failure: dict[str, Any] = {}
+        if not ok:
+            failure["error"] = getattr(error, "name", str(response))
+            if isinstance(error, MQBrokerException):  # the broker's answer, as MQBrokerException carries it
+                failure.update(response_code=int(error.code), remark=error.remark)
         trace.record(
-            ctx.now,
+            ctx.scheduler.now,
             EventKind.SEND_BACK,
             consumer.actor,
             msg.msg_id,
@@ -261,7 +264,7 @@ class ConsumeMessageConcurrentlyService:
         assert consumer.inner_producer is not None
         future = yield consumer.inner_producer.send(retry)
         trace.record(
-            ctx.now,
+            ctx.scheduler.now,
             EventKind.SEND_BACK_FALLBACK,
             consumer.actor,
             msg.msg_id,
@@ -291,16 +294,16 @@ class ConsumeMessageConcurrentlyService:
                     break
                 offset, msg = pq.msg_tree_map.peekitem(0)
                 started = msg.properties.get(PROPERTY_CONSUME_START_TIME)
-                if started is None or ctx.now - int(started) <= timeout:
+                if started is None or ctx.scheduler.now - int(started) <= timeout:
                     break
                 ctx.trace.record(
-                    ctx.now,
+                    ctx.scheduler.now,
                     EventKind.CLEAN_EXPIRED,
                     consumer.actor,
                     msg.msg_id,
                     queue=mq.text,
                     queue_offset=offset,
-                    consuming_for_ms=ctx.now - int(started),
+                    consuming_for_ms=ctx.scheduler.now - int(started),
                 )
                 sent = yield from self.send_message_back(msg, CLEAN_EXPIRED_DELAY_LEVEL, None)
                 if not sent:
@@ -309,4 +312,4 @@ class ConsumeMessageConcurrentlyService:
                     # at the same first message again. Removing it here would commit past a message no copy holds.
                     continue
                 if pq.msg_tree_map and pq.msg_tree_map.peekitem(0)[1] is msg:
-                    pq.remove_message([msg], ctx.now)
+                    pq.remove_message([msg], ctx.scheduler.now)
