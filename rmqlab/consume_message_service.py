@@ -117,13 +117,13 @@ def run_listener(consumer: PushConsumer, msgs: list[MessageExt], context: Any) -
     same way. A listener that crashes its own consumer gets the crash once its call returns: the thread dies
     there (:class:`~rmqlab.process.ProcessKilled`), before any result is processed, as with a killed JVM.
     """
-    ctx = consumer.context
     consumer.in_listener = True
     try:
         outcome = consumer.listener(list(msgs), context)  # type: ignore[misc]
     except BaseException as exc:
         escapes = isinstance(exc, ReentrantRunError) or not isinstance(exc, Exception)
         note = "; counted as a failed consume, re-raised after this event" if escapes else ""
+        ctx = consumer.context
         ctx.trace.record(
             ctx.now,
             EventKind.WARNING,
@@ -149,6 +149,7 @@ def run_listener(consumer: PushConsumer, msgs: list[MessageExt], context: Any) -
         if outcome.took_ms:
             yield Sleep(outcome.took_ms)
         if outcome.error:
+            ctx = consumer.context
             ctx.trace.record(
                 ctx.now, EventKind.WARNING, consumer.actor, msgs[0].msg_id, message=f"listener raised: {outcome.error}"
             )
