@@ -331,12 +331,13 @@ class DefaultMQProducerImpl:
         request = self.api.send_message_async(
             call, mq, self.producer.retry_times_when_send_async_failed, self._retry_broker(info)
         )
+        fault_strategy, now = self.producer.fault_strategy, self.context.now
         if self.context.remoting.reachable(self.producer.name, mq.broker_name) is None:
-            self.api.update_fault_item(mq.broker_name, 0, isolation=False)
+            fault_strategy.update_fault_item(mq.broker_name, 0, isolation=False, now=now)
             self.producer.processes.spawn(request)
         else:
             self.producer.processes.spawn(request)
-            self.api.update_fault_item(mq.broker_name, 0, isolation=False)
+            fault_strategy.update_fault_item(mq.broker_name, 0, isolation=False, now=now)
 
     def _retry_broker(self, info: TopicPublishInfo) -> Callable[[str], str]:
         """``onExceptionImpl`` with the send's ``TopicPublishInfo``: the broker an ASYNC re-send goes to."""

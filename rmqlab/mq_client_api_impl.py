@@ -60,6 +60,11 @@ class SendCall:
     last_error: RemoteError | None = None
 
 
+STORED_OUTCOME = {code: code.name for code in CODE_STATUS}
+"""A SEND_RESULT's outcome for an answer that stored the message: the name of its response code (``SUCCESS``,
+``FLUSH_DISK_TIMEOUT`` …), looked up once here instead of through ``Enum.name`` at every send."""
+
+
 class MQClientAPIImpl:
     """Sends one attempt of a :class:`SendCall` as ``producer_group``'s client ``client_name``."""
 
@@ -82,10 +87,6 @@ class MQClientAPIImpl:
         self.processes = processes
         """The producer's processes, which the request processes this class starts join."""
 
-    def update_fault_item(self, broker_name: str, latency: int, *, isolation: bool) -> int | None:
-        """``DefaultMQProducerImpl.updateFaultItem``: when the broker is available again (``None``: strategy off)."""
-        return self.fault_strategy.update_fault_item(broker_name, latency, isolation, self.context.now)
-
     # ------------------------------------------------------------------ one attempt
     def send_message_sync(self, call: SendCall, mq: MessageQueue, *, rated: bool) -> Attempt:
         """``sendMessageSync``: block until the answer; ``rated``: record its latency in the fault table.
@@ -94,15 +95,19 @@ class MQClientAPIImpl:
         """
         attempt, begin, remaining, request = self._begin(call, mq)
         response, error = yield Rpc(self.client_name, mq.broker_name, request, remaining)
-        if error is None:
-            until = self.update_fault_item(mq.broker_name, self.context.now - begin, isolation=False) if rated else None
-            self._record_result(call, mq, attempt, response.code.name, until, offset_msg_id=response.offset_msg_id)
-            return SendResult(
-                CODE_STATUS[response.code], call.future.msg_id, mq, response.queue_offset, response.offset_msg_id
-            ), None
-        until = self.update_fault_item(mq.broker_name, self.context.now - begin, isolation=True) if rated else None
-        self._record_result(call, mq, attempt, describe(error), until)
-        return None, error
+        now = self.context.now
+        # DefaultMQProducerImpl.updateFaultItem: when the broker is available again (None: the strategy is off)
+        until = (
+            self.fault_strategy.update_fault_item(mq.broker_name, now - begin, isolation=error is not None, now=now)
+            if rated
+            else None
+        )
+        if error is not None:
+            self._record_result(call, mq, attempt, describe(error), until)
+            return None, error
+        code, offset_msg_id = response.code, response.offset_msg_id
+        self._record_result(call, mq, attempt, STORED_OUTCOME[code], until, offset_msg_id=offset_msg_id)
+        return SendResult(CODE_STATUS[code], call.future.msg_id, mq, response.queue_offset, offset_msg_id), None
 
     def send_message_oneway(self, call: SendCall, mq: MessageQueue, *, rated: bool) -> RemoteError | None:
         """``invokeOneway``: write the request and return at once; the error if the connection cannot be made.
@@ -111,16 +116,16 @@ class MQClientAPIImpl:
         broker has taken the request, at the time its response would arrive. ``rated`` (``sendDefaultImpl``'s
         turn) records a connection failure, or else a 0 ms success: the request is on the wire.
         """
-        attempt, _, remaining, request = self._begin(call, mq)
+        attempt, now, remaining, request = self._begin(call, mq)
         failure = self.context.remoting.reachable(self.client_name, mq.broker_name)
         if failure is not None:
-            until = self.update_fault_item(mq.broker_name, 0, isolation=True) if rated else None
+            until = self.fault_strategy.update_fault_item(mq.broker_name, 0, isolation=True, now=now) if rated else None
             self._record_result(call, mq, attempt, describe(failure), until)
             return failure
         written = self._oneway_written(call, mq, attempt, request, max(remaining, 1))
         self.processes.spawn(written)
         if rated:
-            self.update_fault_item(mq.broker_name, 0, isolation=False)
+            self.fault_strategy.update_fault_item(mq.broker_name, 0, isolation=False, now=now)
         return None
 
     def _oneway_written(self, call: SendCall, mq: MessageQueue, attempt: int, request: Any, timeout_ms: int) -> Body:
@@ -154,9 +159,10 @@ class MQClientAPIImpl:
 
     def _begin(self, call: SendCall, mq: MessageQueue) -> tuple[int, int, int, Any]:
         """Count the attempt, trace it, and build its request: the broker's copy of the message, born now."""
+        future, msg = call.future, call.msg
         call.times += 1
         call.brokers_sent.append(mq.broker_name)
-        call.future.attempts = call.times
+        future.attempts = call.times
         now = self.context.now
         # what is left of the one budget: sendKernelImpl's ``timeout - costTime``, onExceptionImpl's
         # ``timeoutMillis - cost`` (negative once spent: the request then fails with no time left)
@@ -165,19 +171,18 @@ class MQClientAPIImpl:
             now,
             EventKind.SEND_ATTEMPT,
             self.actor,
-            call.future.msg_id,
+            future.msg_id,
             broker=mq.broker_name,
             queue_id=mq.queue_id,
             attempt=call.times,
-            mode=str(call.future.mode),  # a StrEnum's str() is its value
+            mode=str(future.mode),  # a StrEnum's str() is its value
             topic=mq.topic,
             timeout_ms=remaining,
         )
-        msg = call.msg
         stored = MessageExt(
             mq.topic,
             mq.queue_id,
-            call.future.msg_id,
+            future.msg_id,
             msg.body,
             msg.tags,
             msg.keys,
