@@ -32,8 +32,9 @@ NOT_ALLOWED_SEND_TOPICS = frozenset(
 """``TopicValidator.NOT_ALLOWED_SEND_TOPIC_SET``: system topics no client may send to."""
 _TOPIC_CHARS = frozenset("%|-_0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 _JAVA_WHITESPACE_EXCEPTIONS = frozenset("\u00a0\u2007\u202f")
-_BYTES_BODIES = (str, bytes, bytearray)
-"""The bodies that have a length in bytes (anything else stands for a non-empty ``byte[]``)."""
+_BYTES_BODIES = (bytes, bytearray)
+"""The bodies that are bytes (a ``str`` body is counted in UTF-8 bytes; anything else stands for a non-empty
+``byte[]``)."""
 
 
 def _java_is_blank(text: str) -> bool:
@@ -62,11 +63,14 @@ def refusal(msg: Message) -> tuple[ResponseCode | None, str] | None:
     if refused is not None:
         return None, refused
     body = msg.body
-    if body is None:
+    if isinstance(body, str):
+        size = len(body) if body.isascii() else len(body.encode())  # UTF-8 bytes: an ASCII text has one per char
+    elif isinstance(body, _BYTES_BODIES):
+        size = len(body)
+    elif body is None:
         return ResponseCode.MESSAGE_ILLEGAL, "the message body is null"
-    if not isinstance(body, _BYTES_BODIES):
+    else:
         return None  # a lab may send any Python object as the body; it stands for a non-empty byte[]
-    size = len(body.encode()) if isinstance(body, str) else len(body)
     if size == 0:
         return ResponseCode.MESSAGE_ILLEGAL, "the message body length is zero"
     if size > MAX_MESSAGE_SIZE:
