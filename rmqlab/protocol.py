@@ -9,6 +9,11 @@ a partition, a slow or lost response — hits every kind of call alike: a send, 
 offset commit or a heartbeat.
 
 The codes are RocketMQ 4.9.7's values (``org.apache.rocketmq.common.protocol.RequestCode``).
+
+The requests are plain slotted dataclasses, not frozen (and so not hashable), as 4.9.7's request headers are
+mutable beans. Nothing changes a request once it is sent: the broker only reads it. (A frozen dataclass's
+``__init__`` sets each field through ``object.__setattr__``, several times the work of a plain assignment, and
+a send-back or a pull builds one per call.)
 """
 
 from __future__ import annotations
@@ -60,11 +65,7 @@ class RequestCode(IntEnum):
 
 @dataclass(slots=True)
 class SendMessageRequest:
-    """``SEND_MESSAGE``: store ``msg`` (the broker's copy, built by the producer for this attempt).
-
-    Not frozen, unlike the other requests: one is built per attempt, and a frozen dataclass's ``__init__`` sets
-    each field through ``object.__setattr__``, several times the work of a plain assignment.
-    """
+    """``SEND_MESSAGE``: store ``msg`` (the broker's copy, built by the producer for this attempt)."""
 
     code: ClassVar[RequestCode] = RequestCode.SEND_MESSAGE
     producer_group: str
@@ -76,7 +77,7 @@ class SendMessageRequest:
     max_reconsume_times: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PullMessageRequest:
     """``PULL_MESSAGE``: up to ``max_msg_nums`` messages of ``mq`` from ``queue_offset``; may be held (long polling).
 
@@ -96,7 +97,7 @@ class PullMessageRequest:
     suspend: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ConsumerSendMsgBackRequest:
     """``CONSUMER_SEND_MSG_BACK``: re-store the message at ``commit_log_offset`` as a retry (or dead letter)."""
 
@@ -109,7 +110,7 @@ class ConsumerSendMsgBackRequest:
     max_reconsume_times: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class HeartbeatRequest:
     """``HEART_BEAT``: ``client_id`` is alive and consumes for ``group`` (registers it; a newcomer is announced)."""
 
@@ -120,7 +121,7 @@ class HeartbeatRequest:
     """A clustering consumer's heartbeat also makes the broker create ``%RETRY%<group>``."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UnregisterClientRequest:
     """``UNREGISTER_CLIENT``: a consumer shutting down leaves ``group`` (the others are told)."""
 
@@ -129,7 +130,7 @@ class UnregisterClientRequest:
     group: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GetConsumerListByGroupRequest:
     """``GET_CONSUMER_LIST_BY_GROUP``: the group's members as this broker knows them (rebalance's input)."""
 
@@ -137,7 +138,7 @@ class GetConsumerListByGroupRequest:
     group: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GetMaxOffsetRequest:
     """``GET_MAX_OFFSET``: the queue's max offset (``CONSUME_FROM_LAST_OFFSET`` for a queue with no offset)."""
 
@@ -146,7 +147,7 @@ class GetMaxOffsetRequest:
     queue_id: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SearchOffsetRequest:
     """``SEARCH_OFFSET_BY_TIMESTAMP``: the queue offset whose store time is nearest ``timestamp`` (virtual ms;
     ``CONSUME_FROM_TIMESTAMP`` for a queue with no offset)."""
@@ -157,7 +158,7 @@ class SearchOffsetRequest:
     timestamp: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class QueryConsumerOffsetRequest:
     """``QUERY_CONSUMER_OFFSET``: the group's committed offset of one queue."""
 
@@ -167,7 +168,7 @@ class QueryConsumerOffsetRequest:
     queue_id: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UpdateConsumerOffsetRequest:
     """``UPDATE_CONSUMER_OFFSET``, sent oneway by ``persistAll`` every 5 s: a lost one is simply re-sent next time."""
 
@@ -179,7 +180,7 @@ class UpdateConsumerOffsetRequest:
     offset: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LockBatchMqRequest:
     """``LOCK_BATCH_MQ``: lock (or renew) ``mqs`` for ``client_id``; the response is the set actually locked."""
 
@@ -189,7 +190,7 @@ class LockBatchMqRequest:
     mqs: tuple[MessageQueue, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UnlockBatchMqRequest:
     """``UNLOCK_BATCH_MQ``: release ``mqs`` held by ``client_id`` (oneway when a rebalance removes a queue)."""
 
@@ -199,7 +200,7 @@ class UnlockBatchMqRequest:
     mqs: tuple[MessageQueue, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class NotifyConsumerIdsChangedRequest:
     """Broker → client, oneway: the group's membership changed, rebalance now (``rebalanceImmediately``)."""
 
