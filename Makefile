@@ -50,12 +50,14 @@ teacher: $(LAB_STAMP)
 
 # One pytest run: engine, widget and benchmark-harness tests, every notebook in labs/ under nbval (strict),
 # and the browser suite (tests/browser), which first makes sure Debian's chromium is installed.
+# Two xdist workers, one per core of the CI machine; --dist loadgroup is tests/conftest.py's scheduler (whole files
+# or notebooks per worker, the long ones first).
 NBVAL_SANITIZE := $(wildcard labs/nbval_sanitize.cfg)
 test: $(STAMP)
 	bash .ci/browser-setup.sh
 	$(PY) -m ruff check rmqlab widgets tests bench labs lite docs
 	$(PY) -m mypy
-	$(PY) -m pytest --nbval tests labs bench $(if $(NBVAL_SANITIZE),--nbval-sanitize-with $(NBVAL_SANITIZE))
+	$(PY) -m pytest -n 2 --dist loadgroup --nbval tests labs bench $(if $(NBVAL_SANITIZE),--nbval-sanitize-with $(NBVAL_SANITIZE))
 
 bench: $(STAMP)
 	$(PY) -m bench

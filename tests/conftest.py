@@ -1,6 +1,8 @@
-"""Tiny fixtures: a fresh lab with one or two brokers."""
+"""Tiny fixtures (a fresh lab with one or two brokers), and how `make test` shares the tests between two workers."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
@@ -24,3 +26,78 @@ def lab2() -> Lab:
     lab.add_broker("broker-b")
     lab.create_topic("T", queues=2)
     return lab
+
+
+# ---------------------------------------------------------------------- make test: two xdist workers
+# `make test` runs pytest with `-n 2 --dist loadgroup`: two worker processes, one per core of the CI machine. The
+# scheduler below hands out whole *groups* of tests, each to whichever worker is free, long groups first, so that
+# no long test starts last while the other core idles. It only decides where and when a test runs; every test
+# runs exactly as in a plain `pytest` run (which calls none of this).
+#
+# A group is a file: a module-scoped fixture is built once, and a notebook's nbval cells run in order in one
+# kernel. Files whose tests share nothing costly and some of which are long are split (SPLIT_*).
+# (xdist's own loadgroup reads xdist_group marks by renaming test ids, which pytest 9 no longer allows: hence
+# this scheduler, which groups by test id.)
+SPLIT_BY_TEST = ("tests/test_determinism_interpreters.py", "tests/test_fault_storms.py")
+"""Files whose tests are independent: one group per test."""
+SPLIT_BY_PARAM = ("tests/browser/test_labs_browser.py", "tests/test_student_copy.py")
+"""Files parametrized by notebook (the browser suite's module-scoped ``lab`` fixture, one kernel per notebook; the
+student copy's Run All): one group per notebook id; their tests without a parameter form the file's group."""
+LONG_FIRST = (
+    "tests/test_properties.py",
+    "tests/test_fault_storms.py::test_ten_thousand_messages_over_24_hours",
+    "tests/test_determinism_interpreters.py",
+    "tests/browser/test_lite.py",
+    "tests/browser/test_labs_browser.py",
+    "labs/",
+    "tests/test_student_copy.py",
+    "tests/test_nbgrader.py",
+    "tests/browser/",
+)
+"""Groups whose name starts with one of these run first, in this order (measured: the longest first); the rest
+follow in collection order. A stale list only makes the run longer, never different."""
+
+
+def group_of(nodeid: str) -> str:
+    """The group of the test with this id (``path::name[param]``)."""
+    path, _, name = nodeid.partition("::")
+    if path in SPLIT_BY_TEST:
+        return nodeid
+    if path in SPLIT_BY_PARAM and name.endswith("]"):
+        return f"{path}[{name.split('[', 1)[1]}"
+    return path
+
+
+def _rank(group: str) -> int:
+    return next((i for i, prefix in enumerate(LONG_FIRST) if group.startswith(prefix)), len(LONG_FIRST))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under ``--dist loadgroup``: xdist's scope scheduler with :func:`group_of` as the scope, queued in the
+    workers' collection order (which the hook below sorts long first)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid)
+
+    config.option.loadscopereorder = False  # keep the order below, not "most tests first"
+    return GroupScheduling(config, log)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In a ``--dist loadgroup`` worker: the long groups first, each group's tests in their collected order."""
+    if not (hasattr(config, "workerinput") and config.getvalue("loadgroup")):
+        return
+    first_seen: dict[str, int] = {}
+    for i, item in enumerate(items):
+        first_seen.setdefault(group_of(item.nodeid), i)
+
+    def key(item: pytest.Item) -> tuple[int, int]:
+        group = group_of(item.nodeid)
+        return _rank(group), first_seen[group]
+
+    items.sort(key=key)  # stable: a group's tests keep their order

@@ -12,6 +12,7 @@ Why these fixtures look the way they do (see /work/shared/notes/browser-testing.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import secrets
@@ -276,7 +277,22 @@ def timings() -> Iterator[dict[str, dict[str, float]]]:
     yield found
     if found:
         ARTIFACTS.parent.mkdir(parents=True, exist_ok=True)
-        (ARTIFACTS.parent / "browser-timings.json").write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
+        write_timings(ARTIFACTS.parent / "browser-timings.json", found)
+
+
+def write_timings(path: Path, found: dict[str, dict[str, float]]) -> None:
+    """Write ``found`` to ``path``; under ``make test``'s two xdist workers, merged with what the other worker of
+    the same run wrote (a side file names the run; a file from an earlier run is replaced, not merged)."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")
+    stamp = path.with_name(path.name + ".run")
+    with open(stamp.with_name(stamp.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the two workers end at about the same time
+        merged: dict[str, dict[str, float]] = {}
+        if run and path.exists() and stamp.exists() and stamp.read_text() == run:
+            merged = json.loads(path.read_text())
+        merged.update(found)
+        path.write_text(json.dumps(merged, indent=1, sort_keys=True) + "\n")
+        stamp.write_text(run)
 
 
 @pytest.fixture(scope="session")
