@@ -61,7 +61,7 @@ def create_message_id(store_host: str, commit_log_offset: int) -> str:
     says where the message lives: ``7F00000100002A9F0000000000000000`` is the first message of 127.0.0.1:10911.
     rmqlab's CommitLog offsets count entries, not bytes, so the last 16 digits are the entry number.
     """
-    return f"{_store_host_hex(store_host)}{commit_log_offset:016X}"
+    return _store_host_hex(store_host) + commit_log_offset.to_bytes(8, "big").hex().upper()
 
 
 @functools.cache
