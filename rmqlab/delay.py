@@ -314,8 +314,8 @@ class ScheduleMessageService:
             stored.keys,
             properties,
             stored.reconsume_times,
-            born_timestamp=stored.born_timestamp,
         )
+        msg.born_timestamp = stored.born_timestamp  # set, not passed: a keyword argument to a class costs a dict
         now = self.scheduler.now
         self.broker.trace.record(
             now,

@@ -24,6 +24,7 @@ __all__ = [
     "SendResponse",
 ]
 
+
 @dataclass(slots=True)
 class SendResponse:
     """Broker's answer to SEND_MESSAGE: code, where it was stored."""
@@ -39,7 +40,6 @@ class SendResponse:
 
 class SendMessageProcessor(BrokerStore):
     """The send and send-back processors, mixed into :class:`~rmqlab.broker.Broker`."""
-
 
     # ------------------------------------------------------------------ SEND_MESSAGE
     def send_message(
@@ -142,16 +142,9 @@ class SendMessageProcessor(BrokerStore):
         # the request header's originMsgId only reaches the send-back hooks
         properties.setdefault(PROPERTY_ORIGIN_MESSAGE_ID, original.offset_msg_id)
         inner = MessageExt(
-            topic,
-            queue_id,
-            original.msg_id,
-            original.body,
-            original.tags,
-            original.keys,
-            properties,
-            rt + 1,
-            born_timestamp=original.born_timestamp,
+            topic, queue_id, original.msg_id, original.body, original.tags, original.keys, properties, rt + 1
         )
+        inner.born_timestamp = original.born_timestamp  # set, not passed: a keyword argument to a class costs a dict
         if self.put_status in _PUT_STATUS_ERROR:
             # ``thenApply``: any status but PUT_OK is SYSTEM_ERROR with the status's name as the remark, and nothing
             # is stored. The FLUSH_* / SLAVE_NOT_AVAILABLE statuses cannot happen here (``setWaitStoreMsgOK(false)``:
