@@ -48,16 +48,17 @@ class SendCall:
     start_ms: int
     """``beginTimestampFirst``."""
     times_total: int
-    header_rt: int | None = None
+    # the rest starts empty and is filled in as the send goes on (not constructor arguments)
+    header_rt: int | None = field(default=None, init=False)
     """``reconsumeTimes`` of the request header (a ``%RETRY%`` message re-sent by a client)."""
-    header_max: int | None = None
+    header_max: int | None = field(default=None, init=False)
     """``maxReconsumeTimes`` of the request header."""
-    times: int = 0
+    times: int = field(default=0, init=False)
     """Attempts made so far."""
-    brokers_sent: list[str] = field(default_factory=list)
-    send_result: SendResult | None = None
+    brokers_sent: list[str] = field(default_factory=list, init=False)
+    send_result: SendResult | None = field(default=None, init=False)
     """The last non-OK result kept by ``retryAnotherBrokerWhenNotStoreOK`` while trying another broker."""
-    last_error: RemoteError | None = None
+    last_error: RemoteError | None = field(default=None, init=False)
 
 
 STORED_OUTCOME = {code: code.name for code in CODE_STATUS}

@@ -97,19 +97,20 @@ class SendFuture:
 
     msg_id: str
     mode: CommunicationMode
-    done: bool = False
-    result: SendResult | None = None
-    error: str | None = None
-    response_code: int | None = None
+    # the outcome: not constructor arguments, filled in when the send ends
+    done: bool = field(default=False, init=False)
+    result: SendResult | None = field(default=None, init=False)
+    error: str | None = field(default=None, init=False)
+    response_code: int | None = field(default=None, init=False)
     """A failed send's code, as ``getResponseCode`` of what the caller catches: a broker's error response (the
     ``MQBrokerException``'s, or the one ``sendDefaultImpl`` copies from the last of them), else a
     :class:`ClientErrorCode` ``sendDefaultImpl`` sets (10001 connect, 10002 timeout, 10005 no route), or
     MESSAGE_ILLEGAL (13) for a body ``Validators.checkMessage`` refuses; ``None`` where 4.9.7 leaves −1 (an ASYNC
     request's own failure, selector sends, a refused topic)."""
-    remark: str | None = None
+    remark: str | None = field(default=None, init=False)
     """A broker's error response's remark (``MQBrokerException.getErrorMessage``); ``None`` for a client code."""
-    attempts: int = 0
-    callbacks: list[Callable[[SendFuture], None]] = field(default_factory=list)
+    attempts: int = field(default=0, init=False)
+    callbacks: list[Callable[[SendFuture], None]] = field(default_factory=list, init=False)
 
     @property
     def broker_answer(self) -> dict[str, object]:
