@@ -277,8 +277,8 @@ class DefaultMQProducerImpl:
                 continue
             result, error = yield from api.send_message_sync(call, mq, rated=True)
             if result is not None:
-                not_stored_ok = result.send_status is not SendStatus.SEND_OK
-                if not_stored_ok and self.producer.retry_another_broker_when_not_store_ok:
+                retry_another_broker = self.producer.retry_another_broker_when_not_store_ok  # off by default
+                if retry_another_broker and result.send_status is not SendStatus.SEND_OK:
                     call.send_result = result  # stored, but try another broker: the caller may get a duplicate
                     continue
                 api.finish(call, result)
