@@ -25,7 +25,8 @@ from __future__ import annotations
 import inspect
 from collections import deque
 from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .scheduler import Scheduler, Timer, TimerKind, TimerLabel
 
@@ -45,7 +46,8 @@ class ProcessKilled(BaseException):
     """
 
 
-class Sleep(NamedTuple):
+@dataclass(slots=True)
+class Sleep:
     """Wait ``ms`` virtual milliseconds; ``label`` says what the wait stands for (``lab.snapshot().timers``).
 
     An unlabelled ``Sleep(0)`` continues at once. A labelled one is a *hand-off*: the process resumes at the same
@@ -57,8 +59,12 @@ class Sleep(NamedTuple):
     label: TimerLabel | None = None
 
 
-class Rpc(NamedTuple):
-    """Send ``request`` to ``broker`` as ``client`` through remoting; resume with ``(response, error)``."""
+@dataclass(slots=True)
+class Rpc:
+    """Send ``request`` to ``broker`` as ``client`` through remoting; resume with ``(response, error)``.
+
+    Like :class:`Sleep`, a plain slotted dataclass, not a named tuple: a process yields one per request and
+    :meth:`Process._wait` reads it once; building a named tuple costs a second, temporary tuple each time."""
 
     client: str
     broker: str
@@ -149,8 +155,9 @@ class Process:
 
     def _wait(self, command: Any) -> Any:
         if isinstance(command, Rpc):
-            client, broker, request, timeout_ms = command
-            answer = self.remoting.invoke(client, broker, request, timeout_ms, self._answered)
+            answer = self.remoting.invoke(
+                command.client, command.broker, command.request, command.timeout_ms, self._answered
+            )
             return _PENDING if answer is None else answer  # no answer yet: _answered resumes the process
         if isinstance(command, Sleep):
             label = command.label
