@@ -25,7 +25,7 @@ from __future__ import annotations
 import inspect
 from collections import deque
 from collections.abc import Callable, Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .scheduler import Scheduler, Timer, TimerKind, TimerLabel
@@ -166,7 +166,7 @@ class Process:
                     return None
                 label = self.label
                 if label is not None:
-                    label = label._replace(kind=TimerKind.LISTENER)
+                    label = replace(label, kind=TimerKind.LISTENER)
             self._timer = self.scheduler.schedule(max(command.ms, 0), self.resume, label=label)
             return _PENDING
         done = getattr(command, "done", None)
