@@ -239,7 +239,7 @@ class DefaultMQPushConsumer(MQClientInstance):
 
     def shutdown(self) -> None:
         """A clean stop (``DefaultMQPushConsumerImpl.shutdown``): the consume service stops taking requests, then
-        offsets are persisted, orderly locks released and the group left (the others rebalance).
+        orderly locks are released, offsets persisted and the group left (the others rebalance).
 
         With ``await_termination_millis_when_shutdown`` > 0 the consume pool first gets that long to finish its
         requests, queued ones included (``shutdown_gracefully``: twice that, if some are still running) while pulls,
@@ -261,12 +261,11 @@ class DefaultMQPushConsumer(MQClientInstance):
         self.processes.spawn(_then(shutdown_gracefully(pool, self.processes, wait, label), self._shutdown))
 
     def _shutdown(self) -> None:
-        for pq in self.process_queue_table.values():
-            pq.dropped = True
-        self.offset_store.persist_all(self.process_queue_table)
+        """What ``shutdown`` does once the consume pool is done: the orderly service's ``unlockAllMQ`` (its last
+        step), then ``persistConsumerOffset``, the stop, and ``unregisterConsumer`` at every broker."""
         if self.orderly and self.is_clustering:
-            for mq in sorted(self.process_queue_table):
-                self._unlock(mq)
+            self.unlock_all()
+        self.offset_store.persist_all(self.process_queue_table)
         self._stop("shutdown")
         for broker_name in self._broker_names():
             self.context.remoting.invoke_oneway(

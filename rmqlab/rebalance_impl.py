@@ -295,10 +295,18 @@ class RebalanceImpl(PullMessageService):
         )
         return None
 
+    def _queues_by_broker(self) -> list[tuple[str, tuple[MessageQueue, ...]]]:
+        """``buildProcessQueueTableByBrokerName``: the table's queues grouped by broker (both sorted, so every run
+        asks the brokers in the same order)."""
+        table = self.process_queue_table
+        return [
+            (name, tuple(sorted(mq for mq in table if mq.broker_name == name)))
+            for name in sorted({mq.broker_name for mq in table})
+        ]
+
     def lock_all(self) -> Generator[Any, Any, None]:
         """``lockAll``: renew every orderly queue's lock; queues the broker refuses become unlocked."""
-        for broker_name in sorted({mq.broker_name for mq in self.process_queue_table}):
-            mqs = tuple(sorted(mq for mq in self.process_queue_table if mq.broker_name == broker_name))
+        for broker_name, mqs in self._queues_by_broker():
             asked_ms = self.context.now
             result = yield from self._lock_batch(broker_name, mqs, "lockAll")
             if result is None:
@@ -315,6 +323,20 @@ class RebalanceImpl(PullMessageService):
                 elif pq.locked:
                     pq.locked = False
                     self._record_refused(mq, result)
+
+    def unlock_all(self) -> None:
+        """``unlockAll``, the last step of ``ConsumeMessageOrderlyService.shutdown`` (before offsets are persisted):
+        one UNLOCK_BATCH_MQ per broker with every queue of the table; once it is sent, each ProcessQueue is marked
+        unlocked. The release is traced at the broker, where it takes effect.
+
+        4.9.7 sends it with ``oneway=false`` and waits for the answer (1 s at most) before going on; an rmqlab broker
+        takes a request at once, so the release happens at the same moment and only that wait is left out.
+        """
+        for broker_name, mqs in self._queues_by_broker():
+            request = UnlockBatchMqRequest(self.consumer_group, self.client_id, mqs)
+            if self.context.remoting.invoke_oneway(self.client_id, broker_name, request) is None:
+                for mq in mqs:
+                    self.process_queue_table[mq].locked = False
 
     def _unlock(self, mq: MessageQueue) -> None:
         """``unlock(mq, oneway=true)``: the release is traced at the broker, where it takes effect."""

@@ -6,7 +6,8 @@ Both consume services call ``ThreadUtils.shutdownGracefully(consumeExecutor, awa
 requests still run, new ones are refused), ``awaitTermination(await)``, and if that times out ``shutdownNow()``
 (queued requests dropped) and ``awaitTermination(await)`` once more. Pulls go on meanwhile: a pulled batch whose
 submit is refused fails the pull callback (``onException``: 1000 ms). The orderly service also sets ``stopped``,
-so ``lockMQPeriodically`` renews no lock. What finished inside the wait is committed by the final persist.
+so ``lockMQPeriodically`` renews no lock, and its ``shutdown`` ends with ``unlockAllMQ``: the locks are released
+before the offsets are persisted. What finished inside the wait is committed by the final persist.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from rmqlab import ConfigError, Lab, Message
 from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import ConsumeOrderlyStatus as O
 from rmqlab import EventKind as K
+from rmqlab.broker import Broker
 from rmqlab.listener import after
+from rmqlab.protocol import UnlockBatchMqRequest
 from rmqlab.scenario import load_scenario
 
 
@@ -104,6 +107,27 @@ def test_orderly_consumes_what_is_cached_during_the_wait_then_unlocks() -> None:
         (4000, "%RETRY%cg@broker-a:0"),
         (4000, "T@broker-a:0"),
     ]
+
+
+def test_orderly_shutdown_unlocks_in_one_batch_per_broker_before_persisting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ConsumeMessageOrderlyService.shutdown`` ends with ``unlockAll``: one UNLOCK_BATCH_MQ per broker with every
+    queue, each ProcessQueue then marked unlocked; only then does the consumer persist its offsets."""
+    batches: list[tuple[int, tuple[str, ...]]] = []
+    process_request = Broker.process_request
+
+    def spy(broker: Broker, request: object, opaque: int | None) -> object:
+        if isinstance(request, UnlockBatchMqRequest):
+            batches.append((broker.scheduler.now, tuple(str(mq) for mq in request.mqs)))
+        return process_request(broker, request, opaque)
+
+    monkeypatch.setattr(Broker, "process_request", spy)
+    lab = _run(5000, orderly=True)
+    assert batches == [(4000, ("%RETRY%cg@broker-a:0", "T@broker-a:0"))]
+    last_unlock = lab.trace.last(K.UNLOCKED)
+    final_persists = lab.trace.where(K.OFFSET_PERSISTED, time_ms=4000)
+    assert final_persists and all(e.seq > last_unlock.seq for e in final_persists)
+    consumer = lab.consumer("cg-1")
+    assert consumer.process_queue_table and not any(pq.locked for pq in consumer.process_queue_table.values())
 
 
 def test_orderly_renews_no_lock_while_waiting_so_the_loop_stops_at_the_expired_lock() -> None:
