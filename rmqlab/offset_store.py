@@ -51,9 +51,9 @@ class OffsetStore:
         if old == offset:
             return
         self.offset_table[mq] = offset
-        trace = self.consumer.context.trace
-        trace.record(
-            self.consumer.context.scheduler.now,
+        context = self.consumer.context
+        context.trace.record(
+            context.scheduler.now,
             EventKind.OFFSET_UPDATED,
             self.consumer.actor,
             None,
