@@ -315,7 +315,7 @@ class ScheduleMessageService:
             properties,
             stored.reconsume_times,
         )
-        msg.born_timestamp = stored.born_timestamp  # set, not passed: a keyword argument to a class costs a dict
+        msg.born_timestamp = stored.born_timestamp  # msgInner.setBornTimestamp(msgExt.getBornTimestamp())
         now = self.scheduler.now
         self.broker.trace.record(
             now,

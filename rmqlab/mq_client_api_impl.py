@@ -181,7 +181,7 @@ class MQClientAPIImpl:
             timeout_ms=remaining,
         )
         stored = MessageExt(mq.topic, mq.queue_id, future.msg_id, msg.body, msg.tags, msg.keys, dict(msg.properties))
-        stored.born_timestamp = now  # set, not passed: a keyword argument to a class costs a dict per call
+        stored.born_timestamp = now  # the broker sets it from the header: msgInner.setBornTimestamp(bornTimestamp)
         request = SendMessageRequest(self.producer_group, stored, call.header_rt, call.header_max)
         return call.times, now, remaining, request
 

@@ -144,7 +144,7 @@ class SendMessageProcessor(BrokerStore):
         inner = MessageExt(
             topic, queue_id, original.msg_id, original.body, original.tags, original.keys, properties, rt + 1
         )
-        inner.born_timestamp = original.born_timestamp  # set, not passed: a keyword argument to a class costs a dict
+        inner.born_timestamp = original.born_timestamp  # msgInner.setBornTimestamp(msgExt.getBornTimestamp())
         if self.put_status in _PUT_STATUS_ERROR:
             # ``thenApply``: any status but PUT_OK is SYSTEM_ERROR with the status's name as the remark, and nothing
             # is stored. The FLUSH_* / SLAVE_NOT_AVAILABLE statuses cannot happen here (``setWaitStoreMsgOK(false)``:
