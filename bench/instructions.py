@@ -33,7 +33,7 @@ from pathlib import Path
 
 from bench.measure import MODELS, REPO_ROOT, child_env
 
-__all__ = ["InstructionCount", "count_instructions", "per_message", "total_instructions"]
+__all__ = ["InstructionCount", "count_instructions", "per_message", "precompile", "run_valgrind", "total_instructions"]
 
 _TOTAL = re.compile(r"^(?:summary|totals):\s+(\d+)", re.MULTILINE)
 
@@ -69,7 +69,7 @@ def total_instructions(callgrind_out: str) -> int:
     return int(found.group(1))
 
 
-def _precompile() -> None:
+def precompile() -> None:
     """Compile every module the runs import, so neither run pays the compiler."""
     import simpy
     import sortedcontainers
@@ -80,15 +80,20 @@ def _precompile() -> None:
         compileall.compile_dir(Path(package.__file__).parent, quiet=1)
 
 
-def _callgrind(model: str, n: int, trace: bool, out_dir: str) -> int:
-    out = os.path.join(out_dir, f"callgrind.{model}.{n}")
-    cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-m", "bench.measure"]
-    cmd += ["--model", model, "--n", str(n), "--trace", "on" if trace else "off"]
+def run_valgrind(tool: list[str], model: str, n: int, trace: bool, out_dir: str) -> str:
+    """Run ``model`` at ``n`` messages under ``valgrind`` with the ``tool`` options; return its output file."""
+    out = os.path.join(out_dir, f"{tool[0].removeprefix('--tool=')}.{model}.{n}")
+    cmd = ["valgrind", *tool, f"--{tool[0].removeprefix('--tool=')}-out-file={out}", sys.executable]
+    cmd += ["-m", "bench.measure", "--model", model, "--n", str(n), "--trace", "on" if trace else "off"]
     env = child_env(PYTHONHASHSEED="0")
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO_ROOT, env=env, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    return total_instructions(Path(out).read_text(errors="replace"))
+    return Path(out).read_text(errors="replace")
+
+
+def _callgrind(model: str, n: int, trace: bool, out_dir: str) -> int:
+    return total_instructions(run_valgrind(["--tool=callgrind"], model, n, trace, out_dir))
 
 
 def count_instructions(model: str, *, trace: bool = False, small: int = 2000, large: int = 6000) -> InstructionCount:
@@ -98,7 +103,7 @@ def count_instructions(model: str, *, trace: bool = False, small: int = 2000, la
     if shutil.which("valgrind") is None:
         raise RuntimeError("valgrind is not installed (Debian: apt install valgrind)")
     per_message(small, 0, large, 0)  # refuses large <= small before anything runs
-    _precompile()
+    precompile()
     with tempfile.TemporaryDirectory() as out_dir, ThreadPoolExecutor(2) as pool:
         runs = [pool.submit(_callgrind, model, n, trace, out_dir) for n in (small, large)]
         small_i, large_i = (run.result() for run in runs)
