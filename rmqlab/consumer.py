@@ -192,7 +192,10 @@ class DefaultMQPushConsumer(MQClientInstance):
         from .consume_orderly import ConsumeMessageOrderlyService
 
         if self.running:
-            raise ConfigError("start", self.client_id, "a consumer that is not already running")
+            expected = "a consumer that is not already running"
+            if self.consume_service.stopped:
+                expected = "a consumer whose shutdown has ended (it still awaits an answer or its consume pool)"
+            raise ConfigError("start", self.client_id, expected)
         if self.listener is None:
             raise ConfigError("listener", None, "a registered listener before start()")
         if not self.subscriptions:
@@ -248,23 +251,21 @@ class DefaultMQPushConsumer(MQClientInstance):
         if not self.running or self.consume_service.stopped:
             return
         self.consume_service.shutdown()
-        wait = self.await_termination_millis_when_shutdown
-        if wait <= 0:
-            self._shutdown()
-            return
-        self.context.trace.record(
-            self.context.now, EventKind.LIFECYCLE, self.actor, None, event="shutting_down", group=self.consumer_group,
-            await_ms=wait,
-        )  # fmt: skip
-        label = self._label(TimerKind.SHUTDOWN_AWAIT)
-        pool = self.consume_service.pool
-        self.processes.spawn(_then(shutdown_gracefully(pool, self.processes, wait, label), self._shutdown))
+        self.processes.spawn(self._shutdown(self.await_termination_millis_when_shutdown))
 
-    def _shutdown(self) -> None:
-        """What ``shutdown`` does once the consume pool is done: the orderly service's ``unlockAllMQ`` (its last
-        step), then ``persistConsumerOffset``, the stop, and ``unregisterConsumer`` at every broker."""
+    def _shutdown(self, wait: int) -> Generator[Any, Any, None]:
+        """The rest of ``shutdown``, as a thread of this consumer: the consume pool's wait (if any), the orderly
+        service's ``unlockAllMQ`` (its last step, each broker's answer awaited), then ``persistConsumerOffset``, the
+        stop, and ``unregisterConsumer`` at every broker. With no fault nothing in it waits: all in one millisecond."""
+        if wait > 0:
+            self.context.trace.record(
+                self.context.now, EventKind.LIFECYCLE, self.actor, None, event="shutting_down",
+                group=self.consumer_group, await_ms=wait,
+            )  # fmt: skip
+            label = self._label(TimerKind.SHUTDOWN_AWAIT)
+            yield from shutdown_gracefully(self.consume_service.pool, self.processes, wait, label)
         if self.orderly and self.is_clustering:
-            self.unlock_all()
+            yield from self.unlock_all()
         self.offset_store.persist_all(self.process_queue_table)
         self._stop("shutdown")
         for broker_name in self._broker_names():
@@ -312,8 +313,3 @@ class DefaultMQPushConsumer(MQClientInstance):
         self.context.trace.record(
             self.context.now, EventKind.LIFECYCLE, self.actor, None, event=how, group=self.consumer_group
         )
-
-
-def _then(first: Generator[Any, Any, None], action: Callable[[], None]) -> Generator[Any, Any, None]:
-    yield from first
-    action()

@@ -37,7 +37,7 @@ RPC_TIMEOUT_MS = 3_000
 MQ_ADMIN_TIMEOUT_MS = 6_000
 """``MQAdminImpl.timeoutMillis``: ``maxOffset`` and ``searchOffset`` (6 s; nothing in 4.9.7 sets it otherwise)."""
 LOCK_BATCH_TIMEOUT_MS = 1_000
-"""``RebalanceImpl.lock`` / ``lockAll``: ``lockBatchMQ(addr, body, 1000)``."""
+"""``lock`` / ``lockAll``: ``lockBatchMQ(addr, body, 1000)``; ``unlockAll``: ``unlockBatchMQ(addr, body, 1000, …)``."""
 UNLOCK_DELAY_TIME_MILLS = 20_000
 """``RebalancePushImpl.unlockDelay``: a removed orderly queue with messages still cached is unlocked 20 s later."""
 CONSUME_LOCK_WAIT_MS = 1_000
@@ -324,19 +324,20 @@ class RebalanceImpl(PullMessageService):
                     pq.locked = False
                     self._record_refused(mq, result)
 
-    def unlock_all(self) -> None:
-        """``unlockAll``, the last step of ``ConsumeMessageOrderlyService.shutdown`` (before offsets are persisted):
-        one UNLOCK_BATCH_MQ per broker with every queue of the table; once it is sent, each ProcessQueue is marked
-        unlocked. The release is traced at the broker, where it takes effect.
-
-        4.9.7 sends it with ``oneway=false`` and waits for the answer (1 s at most) before going on; an rmqlab broker
-        takes a request at once, so the release happens at the same moment and only that wait is left out.
-        """
+    def unlock_all(self) -> Generator[Any, Any, None]:
+        """``unlockAll(oneway=false)``, the last step of ``ConsumeMessageOrderlyService.shutdown`` (before offsets
+        are persisted): one UNLOCK_BATCH_MQ per broker with every queue of the table, each answer awaited (1 s at
+        most) before the next broker is asked. A broker's SUCCESS marks its ProcessQueues unlocked; an error or no
+        answer in time is only logged in 4.9.7, so they stay marked locked. The release is traced at the broker."""
         for broker_name, mqs in self._queues_by_broker():
             request = UnlockBatchMqRequest(self.consumer_group, self.client_id, mqs)
-            if self.context.remoting.invoke_oneway(self.client_id, broker_name, request) is None:
-                for mq in mqs:
-                    self.process_queue_table[mq].locked = False
+            _, error = yield Rpc(self.client_id, broker_name, request, LOCK_BATCH_TIMEOUT_MS)
+            if error is not None:
+                continue  # 4.9.7 logs the exception
+            for mq in mqs:
+                pq = self.process_queue_table.get(mq)
+                if pq is not None:
+                    pq.locked = False
 
     def _unlock(self, mq: MessageQueue) -> None:
         """``unlock(mq, oneway=true)``: the release is traced at the broker, where it takes effect."""

@@ -130,6 +130,85 @@ def test_orderly_shutdown_unlocks_in_one_batch_per_broker_before_persisting(monk
     assert consumer.process_queue_table and not any(pq.locked for pq in consumer.process_queue_table.values())
 
 
+def _two_brokers() -> tuple[Lab, Any]:
+    """An orderly consumer of T, one queue on each of two brokers."""
+    lab = Lab(seed=3)
+    for name in ("broker-a", "broker-b"):
+        lab.add_broker(name)
+    lab.create_topic("T", queues=1)
+    return lab, lab.add_consumer("cg", subscribe={"T": "*"}, listener=lambda msgs, ctx: O.SUCCESS, orderly=True)
+
+
+def _orderly_on_two_brokers(fault: dict[str, Any] | None) -> tuple[Lab, Any]:
+    """The consumer of :func:`_two_brokers` shut down at 2 s, broker-a faulty from 1.5 s."""
+    lab, consumer = _two_brokers()
+    if fault is not None:
+        lab.at(1500, lab.set_broker_fault, "broker-a", **fault)
+    lab.at(2000, consumer.shutdown)
+    lab.run(until="10s")
+    return lab, consumer
+
+
+@pytest.mark.parametrize(
+    ("fault", "broker_b_asked_ms", "a_still_marked_locked"),
+    [
+        (None, 2000, False),
+        ({"response_delay_ms": 600}, 2600, False),  # broker-a's answer comes 600 ms later: b is asked then
+        ({"response_delay_ms": 4000}, 3001, True),  # no answer in 1 s: RemotingTimeoutException, logged
+        ({"lose_responses": True}, 2000, True),  # the channel is reset: an exception at once, logged
+    ],
+)
+def test_orderly_shutdown_awaits_each_brokers_unlock_answer_before_the_next_and_the_persist(
+    fault: dict[str, Any] | None, broker_b_asked_ms: int, a_still_marked_locked: bool
+) -> None:
+    """``unlockAll(false)`` asks broker after broker with ``invokeSync(…, 1000)``; a broker that failed to answer
+    SUCCESS leaves its ProcessQueues marked locked (the exception is only logged). The final persist, the stop and
+    the unregistering come after the last answer."""
+    lab, consumer = _orderly_on_two_brokers(fault)
+    unlocked = {(e.time_ms, e.get("queue")) for e in lab.trace.where(K.UNLOCKED)}
+    assert unlocked == {
+        (2000, "%RETRY%cg@broker-a:0"),
+        (2000, "T@broker-a:0"),  # the request takes effect at broker-a at once, whatever becomes of its answer
+        (broker_b_asked_ms, "%RETRY%cg@broker-b:0"),
+        (broker_b_asked_ms, "T@broker-b:0"),
+    }
+    assert [e.time_ms for e in lab.trace.where(K.LIFECYCLE, event="shutdown")] == [broker_b_asked_ms]
+    assert {e.time_ms for e in lab.trace.where(K.OFFSET_PERSISTED) if e.time_ms >= 2000} == {broker_b_asked_ms}
+    marked = {str(mq): pq.locked for mq, pq in consumer.process_queue_table.items()}
+    assert marked == {
+        "%RETRY%cg@broker-a:0": a_still_marked_locked,
+        "T@broker-a:0": a_still_marked_locked,
+        "%RETRY%cg@broker-b:0": False,
+        "T@broker-b:0": False,
+    }
+
+
+def test_a_crash_while_the_shutdown_awaits_an_unlock_answer_ends_it_there() -> None:
+    """The shutdown is a thread of the consumer: a crash kills it, so no persist and no second stop follow."""
+    lab, consumer = _two_brokers()
+    lab.at(1500, lab.set_broker_fault, "broker-a", response_delay_ms=600)
+    lab.at(2000, consumer.shutdown)
+    lab.at(2300, consumer.crash)
+    lab.run(until="10s")
+    assert [(e.time_ms, e.get("event")) for e in lab.trace.where(K.LIFECYCLE)] == [(0, "start"), (2300, "crash")]
+    assert not [e for e in lab.trace.where(K.UNLOCKED) if "broker-b" in e.get("queue")]
+    assert not [e for e in lab.trace.where(K.OFFSET_PERSISTED) if e.time_ms >= 2000]
+
+
+def test_start_while_the_shutdown_awaits_an_unlock_answer_is_refused_then_allowed() -> None:
+    lab, consumer = _two_brokers()
+    lab.at(1500, lab.set_broker_fault, "broker-a", response_delay_ms=600)
+    lab.at(2000, consumer.shutdown)
+    lab.run(until=2300)
+    with pytest.raises(ConfigError) as err:
+        consumer.start()
+    assert (err.value.parameter, err.value.value) == ("start", consumer.client_id)
+    assert "shutdown has ended" in str(err.value)
+    lab.run(until=2600)  # broker-a answers 600 ms after the shutdown began: it ends
+    consumer.start()
+    assert consumer.running
+
+
 def test_orderly_renews_no_lock_while_waiting_so_the_loop_stops_at_the_expired_lock() -> None:
     lab = _run(40_000, orderly=True, slow="35s")
     # lockAll at 1000 is the last renewal (21 000 is skipped: stopped); at 36 000 the lock is 35 s old (> 30 s):

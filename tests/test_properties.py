@@ -124,11 +124,16 @@ class ClusterMachine(RuleBasedStateMachine):
         self.membership_changes += 1
         self._step()
 
-    @precondition(lambda self: bool(self.crashed or self.stopped))
+    def _ended(self) -> list[str]:
+        """Crashed or stopped members whose stop has ended (an orderly shutdown may still await an unlock answer)."""
+        return [name for name in self.crashed + self.stopped if not self.lab.consumers[name].running]
+
+    @precondition(lambda self: bool(self._ended()))
     @rule()
     def restart_consumer(self) -> None:
         """Start a crashed or stopped member again."""
-        name = (self.crashed or self.stopped).pop(0)
+        name = self._ended()[0]
+        (self.crashed if name in self.crashed else self.stopped).remove(name)
         self.lab.consumers[name].start()
         self.members.append(name)
         self.membership_changes += 1
@@ -188,6 +193,9 @@ class ClusterMachine(RuleBasedStateMachine):
             lab.broker_up(name)
             lab.set_broker_fault(name, response_delay_ms=0, reject_send_back=False, lose_responses=False)
         lab.remoting.faults.partitions.clear()
+        shutdowns_asked_ms = lab.now
+        while len(self._ended()) < len(self.crashed + self.stopped):  # answers already on their way still come
+            assert lab.step() and lab.now <= shutdowns_asked_ms + 10_000, "a shutdown never ended"
         for name in self.crashed + self.stopped:
             lab.consumers[name].start()
         lab.run(until=lab.now + SETTLE_MS)
