@@ -332,8 +332,13 @@ class RebalanceImpl(PullMessageService):
         for broker_name, mqs in self._queues_by_broker():
             request = UnlockBatchMqRequest(self.consumer_group, self.client_id, mqs)
             _, error = yield Rpc(self.client_id, broker_name, request, LOCK_BATCH_TIMEOUT_MS)
-            if error is not None:
-                continue  # 4.9.7 logs the exception
+            if error is not None:  # 4.9.7 logs the exception
+                queues = ", ".join(str(mq) for mq in mqs)
+                self.context.trace.record(
+                    self.context.now, EventKind.WARNING, self.actor, None,
+                    message=f"unlockBatchMQ exception, {queues}: {error.name}; still marked locked",
+                )  # fmt: skip
+                continue
             for mq in mqs:
                 pq = self.process_queue_table.get(mq)
                 if pq is not None:

@@ -150,16 +150,16 @@ def _orderly_on_two_brokers(fault: dict[str, Any] | None) -> tuple[Lab, Any]:
 
 
 @pytest.mark.parametrize(
-    ("fault", "broker_b_asked_ms", "a_still_marked_locked"),
+    ("fault", "broker_b_asked_ms", "a_error"),
     [
-        (None, 2000, False),
-        ({"response_delay_ms": 600}, 2600, False),  # broker-a's answer comes 600 ms later: b is asked then
-        ({"response_delay_ms": 4000}, 3001, True),  # no answer in 1 s: RemotingTimeoutException, logged
-        ({"lose_responses": True}, 2000, True),  # the channel is reset: an exception at once, logged
+        (None, 2000, None),
+        ({"response_delay_ms": 600}, 2600, None),  # broker-a's answer comes 600 ms later: b is asked then
+        ({"response_delay_ms": 4000}, 3001, "RemotingTimeoutException"),  # no answer in 1 s
+        ({"lose_responses": True}, 2000, "RemotingException"),  # the channel is reset: an exception at once
     ],
 )
 def test_orderly_shutdown_awaits_each_brokers_unlock_answer_before_the_next_and_the_persist(
-    fault: dict[str, Any] | None, broker_b_asked_ms: int, a_still_marked_locked: bool
+    fault: dict[str, Any] | None, broker_b_asked_ms: int, a_error: str | None
 ) -> None:
     """``unlockAll(false)`` asks broker after broker with ``invokeSync(…, 1000)``; a broker that failed to answer
     SUCCESS leaves its ProcessQueues marked locked (the exception is only logged). The final persist, the stop and
@@ -174,6 +174,11 @@ def test_orderly_shutdown_awaits_each_brokers_unlock_answer_before_the_next_and_
     }
     assert [e.time_ms for e in lab.trace.where(K.LIFECYCLE, event="shutdown")] == [broker_b_asked_ms]
     assert {e.time_ms for e in lab.trace.where(K.OFFSET_PERSISTED) if e.time_ms >= 2000} == {broker_b_asked_ms}
+    warnings = [(e.time_ms, e.get("message")) for e in lab.trace.where(K.WARNING) if "unlock" in e.get("message")]
+    queues = "%RETRY%cg@broker-a:0, T@broker-a:0"
+    logged = f"unlockBatchMQ exception, {queues}: {a_error}; still marked locked"
+    assert warnings == ([] if a_error is None else [(broker_b_asked_ms, logged)])
+    a_still_marked_locked = a_error is not None
     marked = {str(mq): pq.locked for mq, pq in consumer.process_queue_table.items()}
     assert marked == {
         "%RETRY%cg@broker-a:0": a_still_marked_locked,
@@ -259,3 +264,17 @@ def test_the_wait_is_narrated() -> None:
         "flight (awaitTerminationMillisWhenShutdown; as long again for the running ones if time runs out) before it "
         "persists its offsets; pulls and rebalances go on meanwhile"
     )
+
+
+def test_the_shutdown_unlock_and_its_failure_are_narrated() -> None:
+    from rmqlab.narrate import narrate
+
+    lab, _ = _orderly_on_two_brokers({"response_delay_ms": 4000})
+    captions = {c.seq: c.text for c in narrate(lab.trace)}
+    (released,) = [e for e in lab.trace.where(K.UNLOCKED) if e.get("queue") == "T@broker-b:0"]
+    assert captions[released.seq] == (
+        "RebalanceImpl.unlockAll: cg-1 released its broker lock on T@broker-b:0 (unlockBatchMQ): the last step of the "
+        "orderly consume service's shutdown, before the final offset persist"
+    )
+    (failed,) = [e for e in lab.trace.where(K.WARNING) if "unlockBatchMQ" in e.get("message")]
+    assert "RemotingTimeoutException; still marked locked" in captions[failed.seq]

@@ -177,7 +177,7 @@ WHERE = {
     K.LOCK_RENEWED: "RebalanceImpl.lockAll",
     K.LOCK_REFUSED: "RebalanceLockManager.tryLockBatch",
     K.LOCK_EXPIRED: "RebalanceLockManager.tryLockBatch",
-    K.UNLOCKED: "RebalancePushImpl.removeUnnecessaryMessageQueue",
+    K.UNLOCKED: "RebalanceImpl.unlockAll",  # no removal before it: the shutdown's unlockAll
     K.SUSPENDED: "ConsumeMessageOrderlyService.processConsumeResult",
     K.CONSUME_REQUEST: "ConsumeMessageOrderlyService.submitConsumeRequestLater",
     K.CLEAN_EXPIRED: "ConsumeMessageConcurrentlyService.cleanExpiredMsg",

@@ -145,7 +145,10 @@ def on_unlocked(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     elif removed is not None:
         why = "right after the rebalance removed it (the consume lock was free and nothing was held)"
     else:
-        why = "on shutdown (unlockAll)"
+        return "RebalanceImpl.unlockAll", (
+            f"{who} released its broker lock on {queue} (unlockBatchMQ): the last step of the orderly consume "
+            "service's shutdown, before the final offset persist"
+        )
     return "RebalancePushImpl.removeUnnecessaryMessageQueue", (
         f"{who} released its broker lock on {queue} (unlockBatchMQ) {why}"
     )
