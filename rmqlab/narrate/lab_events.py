@@ -35,7 +35,8 @@ def on_lifecycle(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
         )
     if what == "shutdown":
         return "DefaultMQPushConsumerImpl.shutdown", (
-            f"{who} persists its offsets, unlocks its queues and unregisters from {d.get('group')}"
+            f"{who} has persisted its offsets (an orderly consumer after releasing its queue locks) and now stops "
+            f"and unregisters from {d.get('group')}"
         )
     return "Lab: lifecycle", f"{who}: {what}"
 
