@@ -11,6 +11,7 @@ import pytest
 
 from rmqlab import Lab, faults, load_scenario
 from rmqlab.consumer import DefaultMQPushConsumer
+from rmqlab.queue import MessageQueue
 from rmqlab.scenario import scenario_schema
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,6 +73,10 @@ EXAMPLES: dict[str, tuple[dict[str, Any], tuple[str, tuple[Any, ...], dict[str, 
     "update_broker_config": (
         {"broker": "broker-b", "broker_permission": 4},
         ("Lab.update_broker_config", ("broker-b",), {"broker_permission": 4}),
+    ),
+    "update_consumer_offset": (
+        {"group": "cg", "topic": "T", "broker": "broker-b", "queue_id": 1, "offset": 5},
+        ("Lab.update_consumer_offset", ("cg", MessageQueue("T", "broker-b", 1), 5), {}),
     ),
 }
 

@@ -413,7 +413,7 @@ def test_schema_is_draft_2020_12():
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     kinds = schema["$defs"]["fault"]["properties"]["kind"]["enum"]
     assert (
-        len(kinds) == 21
+        len(kinds) == 22
         and "send_responses" in kinds
         and "pull_error" in kinds
         and "consumer_suspend" in kinds

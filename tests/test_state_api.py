@@ -158,6 +158,47 @@ def test_a_committed_offset_set_before_the_start_is_where_a_new_group_begins() -
     )
 
 
+def test_a_scenario_file_sets_a_committed_offset_as_the_python_call_does() -> None:
+    """The ``update_consumer_offset`` fault entry is ``lab.update_consumer_offset`` at its time: same trace."""
+    scenario = {
+        "name": "offset set before the group starts",
+        "brokers": ["broker-a"],
+        "topics": [{"name": "T", "queues": 1}],
+        "producers": [{"name": "pg"}],
+        "consumers": [
+            {
+                "group": "cg",
+                "name": "c1",
+                "subscribe": {"T": "*"},
+                "start": "2s",
+                "listener": {"default": ["CONSUME_SUCCESS"]},
+            }
+        ],
+        "sends": [{"at": 0, "producer": "pg", "topic": "T", "body": f"m{i}"} for i in range(4)],
+        "faults": [
+            {
+                "at": "1s",
+                "kind": "update_consumer_offset",
+                "group": "cg",
+                "topic": "T",
+                "broker": "broker-a",
+                "queue_id": 0,
+                "offset": 2,
+            }
+        ],
+        "run_until": "5s",
+    }
+    lab = load_scenario(scenario).run()
+    assert [(e.time_ms, e.msg_id) for e in lab.trace.where(EventKind.DELIVERED)] == [(2_000, "M0003"), (2_000, "M0004")]
+    admin = lab.trace.first(EventKind.ADMIN)
+    assert (admin.time_ms, admin.get("command"), admin.get("queue"), admin.get("offset")) == (
+        1_000, "updateConsumeOffset", "T@broker-a:0", 2,
+    )  # fmt: skip
+    scenario["faults"][0]["topic"] = "U"  # type: ignore[index]
+    with pytest.raises(ScenarioError, match="topic"):
+        load_scenario(scenario)
+
+
 def test_a_running_consumer_overwrites_a_set_offset_at_its_next_persist() -> None:
     """commitOffset overwrites; c1 keeps 3 in memory and persists it again at 45 s (every 5 s)."""
     lab = _slow_lab()

@@ -18,6 +18,7 @@ This package imports nothing from :mod:`rmqlab.lab`, not even for a type (:class
 it which calls are faults.
 
 The package: :mod:`~rmqlab.faults.fault` (a kind as data), :mod:`~rmqlab.faults.kinds` (the table),
+:mod:`~rmqlab.faults.arguments` (fields that become other arguments than one keyword each),
 :mod:`~rmqlab.faults.dispatch` (calling it, and the FAULT priority) and :mod:`~rmqlab.faults.definition` (the
 schema's fault definition).
 """

@@ -7,11 +7,9 @@ a kind's fields, types, ranges and docstring are written.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from ..broker import PutMessageStatus
 from ..remoting import ResponseCode
+from .arguments import consumer_offset, offset_query_failure, pull_error, send_back_failure
 from .fault import Fault, Param
 
 __all__ = ["BY_KIND", "DURATION", "FAULTS", "FAULT_TARGETS"]
@@ -22,29 +20,8 @@ DURATION = {"$ref": "#/$defs/duration"}
 """A duration field's schema (``"4s"``, ``1500``): also the ``at`` of every fault entry."""
 _CODES = [code.name for code in ResponseCode]
 _FAILING_CODES = [code.name for code in ResponseCode if code is not ResponseCode.SUCCESS]
+_QUEUE_ID = {"type": "integer", "minimum": 0, "maximum": 1023, "description": "an int in 0..1023"}
 _BROKERS = {"type": "array", "minItems": 1, "uniqueItems": True, "items": _NAME}
-
-
-def _offset_query_failure(spec: Mapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """``code`` (SYSTEM_ERROR by default) and ``remark``; SUCCESS clears the fault."""
-    code = spec.get("code", "SYSTEM_ERROR")
-    if code == "SUCCESS":
-        return (spec["broker"],), {"query_offset_error": None}
-    return (spec["broker"],), {"query_offset_error": code, "query_offset_remark": spec.get("remark")}
-
-
-def _pull_error(spec: Mapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """``code`` and ``remark``; SUCCESS clears the fault."""
-    if spec["code"] == "SUCCESS":
-        return (spec["broker"],), {"pull_error": None}
-    return (spec["broker"],), {"pull_error": spec["code"], "pull_remark": spec.get("remark")}
-
-
-def _send_back_failure(spec: Mapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """With ``code``: that answer (and ``remark``); without: the plain SYSTEM_ERROR refusal (``reject_send_back``)."""
-    if "code" in spec:
-        return (spec["broker"],), {"send_back_error": spec["code"], "send_back_remark": spec.get("remark")}
-    return (spec["broker"],), {"reject_send_back": spec.get("reject_send_back", True)}
 
 
 def _broker(description: str = "a declared broker") -> Param:
@@ -128,7 +105,7 @@ FAULTS: tuple[Fault, ...] = (
             ),
             Param("remark", {"type": "string", "description": "its remark (with code)"}),
         ),
-        arguments=_send_back_failure,
+        arguments=send_back_failure,
     ),
     Fault(
         "send_error",
@@ -161,7 +138,7 @@ FAULTS: tuple[Fault, ...] = (
             ),
             Param("remark", {"type": "string", "description": "its remark"}),
         ),
-        arguments=_offset_query_failure,
+        arguments=offset_query_failure,
     ),
     Fault(
         "pull_error",
@@ -180,7 +157,7 @@ FAULTS: tuple[Fault, ...] = (
             ),
             Param("remark", {"type": "string", "description": "its remark"}),
         ),
-        arguments=_pull_error,
+        arguments=pull_error,
     ),
     Fault(
         "send_responses",
@@ -346,6 +323,22 @@ FAULTS: tuple[Fault, ...] = (
             ),
         ),
         admin=True,
+    ),
+    Fault(
+        "update_consumer_offset",
+        "DefaultMQAdminExt.updateConsumeOffset (an admin API call; 4.9.7 has no mqadmin command for it): set a group's"
+        " committed offset of one queue at its broker. A new or restarted instance starts there; a running one keeps"
+        " its own offset and overwrites this one at its next persist (5 s).",
+        "Lab.update_consumer_offset",
+        (
+            Param("group", _GROUP, required=True, ref="group"),
+            Param("topic", {**_NAME, "description": "a declared topic, or %RETRY%<group>"}, required=True, ref="topic"),
+            _broker("the broker that holds the queue"),
+            Param("queue_id", _QUEUE_ID, required=True),
+            Param("offset", {"type": "integer", "minimum": 0, "description": "the offset to commit"}, required=True),
+        ),
+        admin=True,
+        arguments=consumer_offset,
     ),
 )
 """Every fault kind, in the order the schema and the docs list them."""
