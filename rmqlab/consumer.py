@@ -256,7 +256,7 @@ class DefaultMQPushConsumer(MQClientInstance):
     def _shutdown(self, wait: int) -> Generator[Any, Any, None]:
         """The rest of ``shutdown``, as a thread of this consumer: the consume pool's wait (if any), the orderly
         service's ``unlockAllMQ`` (its last step, each broker's answer awaited), then ``persistConsumerOffset``, the
-        stop, and ``unregisterConsumer`` at every broker. With no fault nothing in it waits: all in one millisecond."""
+        stop, and ``unregisterConsumer`` at every broker. With no await and no fault all of it is one millisecond."""
         if wait > 0:
             self.context.trace.record(
                 self.context.now, EventKind.LIFECYCLE, self.actor, None, event="shutting_down",
