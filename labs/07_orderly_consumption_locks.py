@@ -402,6 +402,29 @@ show_trace(
 # it does not make a queue move exactly-once.
 
 # %% [markdown]
+# ## A clean shutdown: locks first, each answer awaited
+# `shutdown()` of an orderly consumer ends its consume service with `unlockAll`: one UNLOCK_BATCH_MQ per broker with
+# all of that broker's queues, and it **waits for each answer** (up to 1 s) before it asks the next broker. Only
+# then are the offsets persisted and the consumer unregistered. Below, broker-a answers every request 4 s late from
+# 7.5 s on, and c1 shuts down at 8 s. Predict: when does the shutdown end — at 8 s, about 9 s, or 12 s?
+
+# %%
+lab, c1 = orderly_lab(bodies=("a", "b", "c", "d", "e", "f"))
+lab.at("7.5s", lab.set_broker_fault, "broker-a", response_delay_ms="4s")
+lab.at("8s", c1.shutdown)
+lab.run(until="15s")
+show_trace([e for e in lab.trace if e.time_ms >= 7_500], "unlocked", "warning", "offset_persisted", "lifecycle",
+           fields=("queue", "offset", "message", "event"))
+print("c1's ProcessQueues still marked locked:", sorted(str(mq) for mq, pq in c1.process_queue_table.items() if pq.locked))
+
+# %% [markdown]
+# The broker acted on the unlock at once (the `unlocked` events at 8 s are recorded when the broker releases the
+# leases), but its answer never came within the 1,000 ms timeout: at 9.001 s the client gives up
+# (`RemotingTimeoutException`), and only then persists and stops. RocketMQ merely logs the failure, so c1's ProcessQueues stay *marked* locked although the broker no
+# longer holds the lease for it. A broker that answered in time would have had them marked unlocked, and the
+# shutdown would have ended at 8 s.
+
+# %% [markdown]
 # ## One queue may not hog a thread: the 60 s yield
 # A `ConsumeRequest` keeps consuming its queue while there are messages — but before each batch it checks how long
 # it has run, and past `MAX_TIME_CONSUME_CONTINUOUSLY` (60 s) it gives the thread back and resubmits itself 10 ms
@@ -593,6 +616,8 @@ dash
 #   20 s), `MessageQueueLock` for the consume loop, the consume lock around each listener call.
 # - A queue leaves a consumer only between listener calls, and its in-flight message may be consumed again by the
 #   next owner.
+# - A clean shutdown unlocks first (`unlockAll`, one request per broker, each answer awaited up to 1 s), then
+#   persists the offsets: a slow broker delays the final persist.
 # - Every lock request is a `lock_batch` event (queues asked, granted, refused with their holder, or the error of an
 #   unreachable broker), every ConsumeRequest a `consume_request` event with its delay (`submitConsumeRequestLater`):
 #   `lab.trace.where("lock_batch")`. A queue whose first start offset cannot be computed is pulled again 1000 ms
