@@ -33,7 +33,7 @@ from pathlib import Path
 
 from bench.measure import MODELS, REPO_ROOT, child_env
 
-__all__ = ["InstructionCount", "count_instructions", "per_message", "precompile", "run_valgrind", "total_instructions"]
+__all__ = ["InstructionCount", "count_instructions", "per_message", "run_at_both_sizes", "total_instructions"]
 
 _TOTAL = re.compile(r"^(?:summary|totals):\s+(\d+)", re.MULTILINE)
 
@@ -69,7 +69,7 @@ def total_instructions(callgrind_out: str) -> int:
     return int(found.group(1))
 
 
-def precompile() -> None:
+def _precompile() -> None:
     """Compile every module the runs import, so neither run pays the compiler."""
     import simpy
     import sortedcontainers
@@ -80,7 +80,7 @@ def precompile() -> None:
         compileall.compile_dir(Path(package.__file__).parent, quiet=1)
 
 
-def run_valgrind(tool: list[str], model: str, n: int, trace: bool, out_dir: str) -> str:
+def _run_valgrind(tool: list[str], model: str, n: int, trace: bool, out_dir: str) -> str:
     """Run ``model`` at ``n`` messages under ``valgrind`` with the ``tool`` options; return its output file."""
     out = os.path.join(out_dir, f"{tool[0].removeprefix('--tool=')}.{model}.{n}")
     cmd = ["valgrind", *tool, f"--{tool[0].removeprefix('--tool=')}-out-file={out}", sys.executable]
@@ -92,21 +92,25 @@ def run_valgrind(tool: list[str], model: str, n: int, trace: bool, out_dir: str)
     return Path(out).read_text(errors="replace")
 
 
-def _callgrind(model: str, n: int, trace: bool, out_dir: str) -> int:
-    return total_instructions(run_valgrind(["--tool=callgrind"], model, n, trace, out_dir))
-
-
-def count_instructions(model: str, *, trace: bool = False, small: int = 2000, large: int = 6000) -> InstructionCount:
-    """Run ``model`` under callgrind at both sizes (the two runs in parallel) and return the counts."""
+def run_at_both_sizes(tool: list[str], model: str, *, trace: bool, small: int, large: int) -> tuple[str, str]:
+    """Run ``model`` under ``valgrind`` with the ``tool`` options at ``small`` and ``large`` messages (the two runs
+    in parallel, every ``.pyc`` compiled first); return the two output files. Bad arguments are refused first."""
     if model not in MODELS:
         raise ValueError(f"model={model!r} is not one of {MODELS}")
     if shutil.which("valgrind") is None:
         raise RuntimeError("valgrind is not installed (Debian: apt install valgrind)")
     per_message(small, 0, large, 0)  # refuses large <= small before anything runs
-    precompile()
+    _precompile()
     with tempfile.TemporaryDirectory() as out_dir, ThreadPoolExecutor(2) as pool:
-        runs = [pool.submit(_callgrind, model, n, trace, out_dir) for n in (small, large)]
-        small_i, large_i = (run.result() for run in runs)
+        runs = [pool.submit(_run_valgrind, tool, model, n, trace, out_dir) for n in (small, large)]
+        small_out, large_out = (run.result() for run in runs)
+    return small_out, large_out
+
+
+def count_instructions(model: str, *, trace: bool = False, small: int = 2000, large: int = 6000) -> InstructionCount:
+    """Run ``model`` under callgrind at both sizes (the two runs in parallel) and return the counts."""
+    outs = run_at_both_sizes(["--tool=callgrind"], model, trace=trace, small=small, large=large)
+    small_i, large_i = (total_instructions(out) for out in outs)
     return InstructionCount(model, trace, small, large, small_i, large_i)
 
 

@@ -25,11 +25,9 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from bench.instructions import per_message, precompile, run_valgrind
+from bench.instructions import per_message, run_at_both_sizes
 from bench.measure import MODELS
 
 __all__ = ["CYCLE_WEIGHTS", "EventCounts", "count_events", "derived", "summary_events"]
@@ -95,18 +93,12 @@ def count_events(
     ``ll_kib`` sizes the simulated last-level cache (8-way, 64-byte lines); ``None`` keeps cachegrind's choice,
     this machine's largest cache. A size like the second-level cache shows misses the first choice hides.
     """
-    if model not in MODELS:
-        raise ValueError(f"model={model!r} is not one of {MODELS}")
     if ll_kib is not None and (ll_kib < 64 or ll_kib & (ll_kib - 1)):
         raise ValueError(f"ll_kib={ll_kib} must be a power of two of at least 64 (KiB)")
-    per_message(small, 0, large, 0)  # refuses large <= small before anything runs
-    precompile()
     tool = ["--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes"]
     if ll_kib is not None:
         tool.append(f"--LL={ll_kib * 1024},8,64")
-    with tempfile.TemporaryDirectory() as out_dir, ThreadPoolExecutor(2) as pool:
-        runs = [pool.submit(run_valgrind, tool, model, n, trace, out_dir) for n in (small, large)]
-        small_out, large_out = (run.result() for run in runs)
+    small_out, large_out = run_at_both_sizes(tool, model, trace=trace, small=small, large=large)
     return EventCounts(model, trace, small, large, summary_events(small_out), summary_events(large_out))
 
 
