@@ -286,14 +286,16 @@ class RebalanceImpl(PullMessageService):
         )  # fmt: skip
         if error is None:
             return locked
-        self.context.trace.record(
-            self.context.now,
-            EventKind.WARNING,
-            self.actor,
-            None,
-            message=f"lockBatchMQ exception, {', '.join(queues)}: {error.name}; not locked",
-        )
+        self._log_batch_exception("lockBatchMQ", mqs, error, "not locked")
         return None
+
+    def _log_batch_exception(self, call: str, mqs: tuple[MessageQueue, ...], error: Any, consequence: str) -> None:
+        """4.9.7's ``log.error("<call> exception, " + mqs, e)`` for a failed lock or unlock request, as a WARNING."""
+        queues = ", ".join(str(mq) for mq in mqs)
+        self.context.trace.record(
+            self.context.now, EventKind.WARNING, self.actor, None,
+            message=f"{call} exception, {queues}: {error.name}; {consequence}",
+        )  # fmt: skip
 
     def _queues_by_broker(self) -> list[tuple[str, tuple[MessageQueue, ...]]]:
         """``buildProcessQueueTableByBrokerName``: the table's queues grouped by broker (both sorted, so every run
@@ -332,12 +334,8 @@ class RebalanceImpl(PullMessageService):
         for broker_name, mqs in self._queues_by_broker():
             request = UnlockBatchMqRequest(self.consumer_group, self.client_id, mqs)
             _, error = yield Rpc(self.client_id, broker_name, request, LOCK_BATCH_TIMEOUT_MS)
-            if error is not None:  # 4.9.7 logs the exception
-                queues = ", ".join(str(mq) for mq in mqs)
-                self.context.trace.record(
-                    self.context.now, EventKind.WARNING, self.actor, None,
-                    message=f"unlockBatchMQ exception, {queues}: {error.name}; still marked locked",
-                )  # fmt: skip
+            if error is not None:
+                self._log_batch_exception("unlockBatchMQ", mqs, error, "still marked locked")
                 continue
             for mq in mqs:
                 pq = self.process_queue_table.get(mq)
