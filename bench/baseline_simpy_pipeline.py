@@ -99,14 +99,15 @@ PROPERTY_ORIGIN_MESSAGE_ID = "ORIGIN_MESSAGE_ID"
 PROPERTY_UNIQ_KEY = "UNIQ_KEY"
 PROPERTY_CONSUME_START_TIME = "CONSUME_START_TIME"
 
-# Broker side (4.9.7 defaults, the same constants as rmqlab/broker.py and rmqlab/delay.py).
+# Broker side (4.9.7 defaults, the same constants as rmqlab/broker/broker_controller.py and
+# rmqlab/store/schedule_message_service.py).
 MAX_TRANSFER_COUNT = 32
 BROKER_SUSPEND_MAX_TIME_MILLIS = 15_000
 FIRST_DELAY_TIME = 1000
 DELAY_FOR_A_WHILE = 100
 RETRY_QUEUE_NUMS = 1
 
-# Client side (DefaultMQPushConsumer defaults, as in rmqlab/consumer.py).
+# Client side (DefaultMQPushConsumer defaults, as in rmqlab/client/consumer/default_mq_push_consumer.py).
 PULL_BATCH_SIZE = 32
 PULL_THRESHOLD_FOR_QUEUE = 1000
 CONSUME_CONCURRENTLY_MAX_SPAN = 2000

@@ -41,7 +41,7 @@ from typing import Any
 
 from bench.fault_storms import HOUR, StormPlan, run_scenario, storm_plan, storm_scenario
 from rmqlab import EventKind, Lab
-from rmqlab.message import SCHEDULE_TOPIC
+from rmqlab.common.message import SCHEDULE_TOPIC
 from rmqlab.snapshot import SCHEDULE_GROUP, OffsetState
 
 GROUP_OF_TOPIC = {"T": "cg", "O": "og"}

@@ -1,7 +1,7 @@
 """Build the static documentation site (``make docs`` → ``build/docs``) with mkdocs-material and mkdocs-jupyter.
 
 The site has the README as its home page, every lab rendered with its outputs, the scenario-file reference
-generated from ``rmqlab/schema/scenario.schema.json`` and the command-line reference generated from the
+generated from ``rmqlab/lab/scenario/scenario.schema.json`` and the command-line reference generated from the
 ``rmqlab`` argument parser, so the references cannot drift from the code.
 
 The labs are shown without a kernel: a dashboard's output carries a widget view and, beside it, the static
@@ -84,7 +84,7 @@ def _properties_table(node: dict[str, Any]) -> list[str]:
 
 def scenario_reference() -> str:
     """The scenario-file reference: the top-level fields, then each definition, from the schema itself."""
-    from rmqlab.scenario import scenario_schema
+    from rmqlab.lab.scenario import scenario_schema
 
     schema = scenario_schema()
     lines = [
@@ -113,12 +113,13 @@ def scenario_reference() -> str:
 
 
 def fault_reference() -> list[str]:
-    """Each fault kind of ``rmqlab/faults/kinds.py`` (the registry the schema's ``fault`` definition is generated from):
-    what it does, the call it makes, its fields with their types and ranges."""
-    from rmqlab.faults import FAULTS
+    """Each fault kind of ``rmqlab/lab/faults/kinds.py`` (the registry the schema's ``fault`` definition is generated
+    from): what it does, the call it makes, its fields with their types and ranges."""
+    from rmqlab.lab.faults import FAULTS
 
-    intro = ("A `faults` entry is `at`, `kind` and the kind's fields below. Generated from `rmqlab/faults/kinds.py`, "
-             "the one fault registry; at one millisecond every fault acts before the ordinary work of that "
+    intro = ("A `faults` entry is `at`, `kind` and the kind's fields below. Generated from "
+             "`rmqlab/lab/faults/kinds.py`, the one fault registry; at one millisecond every fault acts before the "
+             "ordinary work of that "
              "millisecond, in file order (the same rule as `lab.at(t, lab.broker_down, ...)`).")  # fmt: skip
     lines = ["## Fault kinds", "", intro]
     for fault in FAULTS:
@@ -133,7 +134,7 @@ def fault_reference() -> list[str]:
 
 def cli_reference() -> str:
     """``rmqlab --help`` and each command's help, as the parser prints them."""
-    from rmqlab.cli import _parser
+    from rmqlab.lab.cli import _parser
 
     parser = _parser()
     sections = [("rmqlab", parser.format_help())]
@@ -151,7 +152,7 @@ def readme_page(text: str) -> str:
     text = text.replace("](docs/dashboard.png)", "](dashboard.png)")
     for name in PAGES:  # docs/classroom.md is a page of the site
         text = text.replace(f"](docs/{name})", f"]({name})")
-    text = re.sub(r"`rmqlab/schema/scenario.schema.json`", "[the scenario reference](scenario.md)", text)
+    text = re.sub(r"`rmqlab/lab/scenario/scenario.schema.json`", "[the scenario reference](scenario.md)", text)
     return text
 
 

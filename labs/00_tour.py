@@ -27,7 +27,7 @@
 
 # %%
 from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, format_duration
-from rmqlab.exercises import assert_right, check, score, show_trace, table
+from rmqlab.course.exercises import assert_right, check, score, show_trace, table
 
 CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
 RECONSUME_LATER = ConsumeConcurrentlyStatus.RECONSUME_LATER
@@ -35,7 +35,7 @@ SEED = 7
 
 # %% [markdown]
 # ## `Lab`: the cluster
-# A `Lab` holds the clock, the name server, the brokers and the clients (`rmqlab/lab.py`).
+# A `Lab` holds the clock, the name server, the brokers and the clients (`rmqlab/lab/lab.py`).
 
 # %%
 lab = Lab(seed=SEED)

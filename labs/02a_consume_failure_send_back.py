@@ -25,7 +25,7 @@
 
 # %%
 from rmqlab import ConsumeConcurrentlyStatus, Lab, Message
-from rmqlab.exercises import assert_right, check, score, show_trace, table
+from rmqlab.course.exercises import assert_right, check, score, show_trace, table
 
 CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
 RECONSUME_LATER = ConsumeConcurrentlyStatus.RECONSUME_LATER

@@ -27,7 +27,7 @@
 
 # %%
 from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, after
-from rmqlab.exercises import assert_right, check, score, show_trace
+from rmqlab.course.exercises import assert_right, check, score, show_trace
 
 CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
 RECONSUME_LATER = ConsumeConcurrentlyStatus.RECONSUME_LATER

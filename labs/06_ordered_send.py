@@ -26,7 +26,7 @@
 
 # %%
 from rmqlab import Lab, Message
-from rmqlab.exercises import assert_right, check, score, show_trace
+from rmqlab.course.exercises import assert_right, check, score, show_trace
 
 SEED = 7
 

@@ -27,7 +27,7 @@
 
 # %%
 from rmqlab import ConsumeOrderlyStatus, Lab, Message, after, format_duration
-from rmqlab.exercises import assert_right, check, score, show_trace, table
+from rmqlab.course.exercises import assert_right, check, score, show_trace, table
 
 SUCCESS = ConsumeOrderlyStatus.SUCCESS
 SUSPEND = ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT

@@ -24,7 +24,7 @@
 
 # %%
 from rmqlab import ConsumeOrderlyStatus, Lab, Message
-from rmqlab.exercises import assert_right, check, score, show_trace
+from rmqlab.course.exercises import assert_right, check, score, show_trace
 
 SEED = 7
 

@@ -8,14 +8,9 @@ the views live in the separate ``widgets`` package.
 
 from __future__ import annotations
 
-from .broker import Broker, PutMessageStatus
-from .consumer import ConsumeFromWhere, DefaultMQPushConsumer, MessageModel
-from .delay import DEFAULT_MESSAGE_DELAY_LEVEL, DelayLevelTable
-from .duration import format_duration, parse_duration
-from .errors import ConfigError, RmqlabError, ScenarioError, SimulationError
-from .invariants import InvariantReport, Violation, check_invariants
-from .lab import Lab
-from .listener import (
+from .broker.broker_controller import Broker, PutMessageStatus
+from .client.consumer.default_mq_push_consumer import ConsumeFromWhere, DefaultMQPushConsumer, MessageModel
+from .client.consumer.listener import (
     HANG,
     ConsumeConcurrentlyContext,
     ConsumeConcurrentlyStatus,
@@ -24,20 +19,25 @@ from .listener import (
     ScriptedListener,
     after,
 )
-from .message import Message, MessageExt, dlq_topic, retry_topic
-from .producer import (
+from .client.producer.default_mq_producer import (
     CommunicationMode,
     DefaultMQProducer,
     SelectMessageQueueByHash,
     SendResult,
     SendStatus,
 )
-from .queue import MessageQueue
-from .report import build_report, format_timeline, summary
-from .scenario import Scenario, load_scenario
-from .scheduler import Priority, Scheduler, TimerKind
+from .common.message import Message, MessageExt, dlq_topic, retry_topic
+from .common.message_queue import MessageQueue
+from .core.duration import format_duration, parse_duration
+from .core.errors import ConfigError, RmqlabError, ScenarioError, SimulationError
+from .core.scheduler import Priority, Scheduler, TimerKind
+from .core.trace import EventKind, Trace, TraceEvent
+from .invariants import InvariantReport, Violation, check_invariants
+from .lab.lab import Lab
+from .lab.report import build_report, format_timeline, summary
+from .lab.scenario import Scenario, load_scenario
 from .snapshot import LabSnapshot
-from .trace import EventKind, Trace, TraceEvent
+from .store.schedule_message_service import DEFAULT_MESSAGE_DELAY_LEVEL, DelayLevelTable
 
 
 def _installed_version() -> str:

@@ -1,10 +1,10 @@
-"""``python -m rmqlab`` — see :mod:`rmqlab.cli`."""
+"""``python -m rmqlab`` — see :mod:`rmqlab.lab.cli`."""
 
 from __future__ import annotations
 
 import sys
 
-from .cli import console_main
+from .lab.cli import console_main
 
 if __name__ == "__main__":
     sys.exit(console_main())

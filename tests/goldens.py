@@ -25,7 +25,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rmqlab.cli import main as rmqlab_main
+from rmqlab.lab.cli import main as rmqlab_main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 FORMATS = {".expected.json": ["--json"], ".expected.txt": []}

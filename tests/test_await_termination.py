@@ -20,10 +20,10 @@ from rmqlab import ConfigError, Lab, Message
 from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import ConsumeOrderlyStatus as O
 from rmqlab import EventKind as K
-from rmqlab.broker import Broker
-from rmqlab.listener import after
-from rmqlab.protocol import UnlockBatchMqRequest
-from rmqlab.scenario import load_scenario
+from rmqlab.broker.broker_controller import Broker
+from rmqlab.client.consumer.listener import after
+from rmqlab.lab.scenario import load_scenario
+from rmqlab.remoting.protocol import UnlockBatchMqRequest
 
 
 def _run(await_ms: int, *, orderly: bool = False, slow: str = "3s") -> Lab:

@@ -38,8 +38,8 @@ from rmqlab import (
     load_scenario,
     parse_duration,
 )
-from rmqlab.cli import main as cli_main
-from rmqlab.report import build_report
+from rmqlab.lab.cli import main as cli_main
+from rmqlab.lab.report import build_report
 
 
 def _lab() -> Lab:
@@ -609,7 +609,7 @@ def _cli(path: Path) -> tuple[int, str, str]:
 
 def _peak_kib(action: Callable[[], Any]) -> int:
     """Peak traced memory of ``action`` in KiB (the parsers are imported first, so only the input counts)."""
-    import jsonschema  # noqa: F401 - imported on first use by rmqlab.scenario
+    import jsonschema  # noqa: F401 - imported on first use by rmqlab.lab.scenario
     import yaml  # noqa: F401
 
     tracemalloc.start()
@@ -1074,7 +1074,7 @@ def _context_setting(name: str, value: Any, status: Any) -> Callable[[Any, Any],
     ids=["ack_index -1.0", "delay level 5.0", "suspend 3000.0"],
 )
 def test_python_listener_context_integral_floats_are_ints(name: str, value: int, status: Any, orderly: bool) -> None:
-    """The rule of rmqlab.validation for Python listeners too: ``ctx.ack_index = -1.0`` is -1 (no WARNING, the same
+    """The rule of rmqlab.core.validation for Python listeners too: ``ctx.ack_index = -1.0`` is -1 (no WARNING, the same
     run, byte for byte); ``2.5`` stays a WARNING and the default, as before."""
     as_float = _listen(_context_setting(name, float(value), status), orderly=orderly, until="70s")
     as_int = _listen(_context_setting(name, value, status), orderly=orderly, until="70s")

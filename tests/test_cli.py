@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 import yaml
 
-from rmqlab.cli import main
+from rmqlab.lab.cli import main
 
 SCENARIO: dict[str, Any] = {
     "name": "cli",

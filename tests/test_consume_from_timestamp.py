@@ -7,8 +7,7 @@ with ``MQAdminImpl.timeoutMillis`` (6000 ms), answered by ``ConsumeQueue.getOffs
 search by store time that returns an exact hit where it lands on one, else the nearer neighbour (the left one on a
 tie), the last entry for a time past them all. ``DefaultMQPushConsumer.consumeTimestamp`` defaults to
 ``timeMillisToHumanString3(now − 30 min)`` when the consumer object is made. The lab's calendar: virtual 0 ms is
-2000-01-01 00:00:00 (``rmqlab.util_all``).
-"""
+2000-01-01 00:00:00 (``rmqlab.common.util_all``). """
 
 from __future__ import annotations
 
@@ -20,8 +19,8 @@ from rmqlab import ConfigError, Lab, Message, ScenarioError
 from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import ConsumeOrderlyStatus as O
 from rmqlab import EventKind as K
-from rmqlab.scenario import load_scenario
-from rmqlab.util_all import parse_date, time_millis_to_human_string3
+from rmqlab.common.util_all import parse_date, time_millis_to_human_string3
+from rmqlab.lab.scenario import load_scenario
 
 DAY_MS = 86_400_000
 

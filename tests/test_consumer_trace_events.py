@@ -20,8 +20,8 @@ from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import ConsumeOrderlyStatus as O
 from rmqlab import EventKind as K
 from rmqlab import Lab, Message
+from rmqlab.lab.report import TIMELINE_KINDS
 from rmqlab.narrate import BOOKKEEPING_KINDS, narrate
-from rmqlab.report import TIMELINE_KINDS
 
 
 def _orderly_pair() -> Lab:

@@ -12,7 +12,7 @@ import pytest
 
 from rmqlab import ConfigError, Lab, Message
 from rmqlab import EventKind as K
-from rmqlab.delay import ScheduleMessageService
+from rmqlab.store.schedule_message_service import ScheduleMessageService
 
 
 def _delayed(lab: Lab, level: int, at: int = 0) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from rmqlab.scenario import scenario_schema
+from rmqlab.lab.scenario import scenario_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 LABS = sorted((ROOT / "labs").glob("*.ipynb"))

@@ -11,7 +11,7 @@ import pytest
 import rmqlab
 from rmqlab import ConfigError, Lab, Message, Priority, Scheduler, SimulationError, format_duration, parse_duration
 from rmqlab import ConsumeConcurrentlyStatus as C
-from rmqlab.broker import TopicConfig
+from rmqlab.broker.broker_controller import TopicConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rmqlab import ConsumeOrderlyStatus as O
 from rmqlab import EventKind as K
 from rmqlab import Lab, Message, after
-from rmqlab.queue import MessageQueue
+from rmqlab.common.message_queue import MessageQueue
 
 
 def orderly_lab(**consumer_options) -> tuple[Lab, object]:

@@ -16,8 +16,8 @@ from goldens import EXAMPLES, FORMATS, golden_path, render, scenarios
 from goldens import main as regenerate
 
 from rmqlab import check_invariants, load_scenario
-from rmqlab.cli import TIMELINE_WIDTH
-from rmqlab.report import format_timeline, summary
+from rmqlab.lab.cli import TIMELINE_WIDTH
+from rmqlab.lab.report import format_timeline, summary
 
 SCENARIOS = scenarios()
 

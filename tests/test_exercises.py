@@ -1,6 +1,7 @@
-"""rmqlab.exercises: predictions compared by meaning, verdicts that reveal only after a prediction, hints, scores.
+"""rmqlab.course.exercises: predictions compared by meaning, verdicts that reveal only after a prediction, hints,
+scores.
 
-The checks run against the real bank (``rmqlab.exercise_bank``) where its declarations matter, and
+The checks run against the real bank (``rmqlab.course.bank``) where its declarations matter, and
 against a temporary bank (``monkeypatch``) where a test needs a declaration of its own.
 """
 
@@ -10,9 +11,10 @@ from collections.abc import Iterator
 
 import pytest
 
-import rmqlab.exercise_bank as bank
-from rmqlab.errors import ConfigError
-from rmqlab.exercises import (
+import rmqlab.course.bank as bank
+from rmqlab.core.errors import ConfigError
+from rmqlab.core.trace import EventKind, TraceEvent
+from rmqlab.course.exercises import (
     Exercise,
     Hint,
     Items,
@@ -27,7 +29,6 @@ from rmqlab.exercises import (
     table,
     trace_rows,
 )
-from rmqlab.trace import EventKind, TraceEvent
 
 TEST_BANK = (
     Exercise(

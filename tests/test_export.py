@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from rmqlab import EventKind, Lab
-from rmqlab.cli import main as cli_main
-from rmqlab.scenario import load_scenario
+from rmqlab.lab.cli import main as cli_main
+from rmqlab.lab.scenario import load_scenario
 from widgets import Dashboard, EventLog, FlowView, demo_lab
 from widgets.export import (
     DARK,

@@ -13,8 +13,8 @@ import pytest
 from rmqlab import ConfigError, Lab, Message
 from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import EventKind as K
-from rmqlab.producer import SendStatus
-from rmqlab.remoting import ResponseCode
+from rmqlab.client.producer.default_mq_producer import SendStatus
+from rmqlab.remoting.remoting import ResponseCode
 
 
 def _outcomes(lab: Lab) -> list[tuple[int, int, str]]:

@@ -1,4 +1,4 @@
-"""The one fault registry (rmqlab/faults/) agrees with the schema file, the docs and the Lab's methods."""
+"""The one fault registry (rmqlab/lab/faults/) agrees with the schema file, the docs and the Lab's methods."""
 
 from __future__ import annotations
 
@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 
-from rmqlab import Lab, faults, load_scenario
-from rmqlab.consumer import DefaultMQPushConsumer
-from rmqlab.queue import MessageQueue
-from rmqlab.scenario import scenario_schema
+from rmqlab import Lab, load_scenario
+from rmqlab.client.consumer.default_mq_push_consumer import DefaultMQPushConsumer
+from rmqlab.common.message_queue import MessageQueue
+from rmqlab.lab import faults
+from rmqlab.lab.scenario import scenario_schema
 
 ROOT = Path(__file__).resolve().parents[1]
-SCHEMA_FILE = ROOT / "rmqlab" / "schema" / "scenario.schema.json"
+SCHEMA_FILE = ROOT / "rmqlab" / "lab" / "scenario" / "scenario.schema.json"
 
 # kind → (the entry's fields besides at/kind, the call it must make: (qualname, args, kwargs)); written out by hand
 EXAMPLES: dict[str, tuple[dict[str, Any], tuple[str, tuple[Any, ...], dict[str, Any]]]] = {
@@ -91,9 +92,10 @@ def test_every_kind_has_a_hand_written_example() -> None:
 
 
 def test_schema_file_is_generated_from_the_registry() -> None:
-    """The shipped file's fault definition is the registry's, byte for byte (``python -m rmqlab.faults`` writes it)."""
+    """The shipped file's fault definition is the registry's, byte for byte (``python -m rmqlab.lab.faults`` writes
+    it)."""
     text = SCHEMA_FILE.read_text(encoding="utf-8")
-    assert text == faults.schema_file_text(text), "run: python -m rmqlab.faults"
+    assert text == faults.schema_file_text(text), "run: python -m rmqlab.lab.faults"
     fault = scenario_schema()["$defs"]["fault"]
     assert fault == faults.fault_schema()
     assert fault["properties"]["kind"]["enum"] == list(EXAMPLES)

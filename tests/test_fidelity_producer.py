@@ -15,10 +15,10 @@ import pytest
 
 from rmqlab import ConfigError, Lab, Message
 from rmqlab import EventKind as K
-from rmqlab.producer import check_message
-from rmqlab.queue import MessageQueue
-from rmqlab.remoting import RemotingConnectException, RemotingException, RemotingTimeoutException
-from rmqlab.send_result import client_error_code
+from rmqlab.client.producer.default_mq_producer import check_message
+from rmqlab.client.producer.send_result import client_error_code
+from rmqlab.common.message_queue import MessageQueue
+from rmqlab.remoting.remoting import RemotingConnectException, RemotingException, RemotingTimeoutException
 
 REFUSED = [
     (Message("", "b"), "The specified topic is blank"),

@@ -15,8 +15,8 @@ import pytest
 from rmqlab import ConsumeOrderlyStatus as O
 from rmqlab import EventKind as K
 from rmqlab import Lab, Message
-from rmqlab.producer import DefaultMQProducer
-from rmqlab.queue import MessageQueue
+from rmqlab.client.producer.default_mq_producer import DefaultMQProducer
+from rmqlab.common.message_queue import MessageQueue
 
 BLANK = "MQClientException: The specified topic is blank"
 

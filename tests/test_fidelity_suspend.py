@@ -12,7 +12,7 @@ import pytest
 from rmqlab import ConsumeOrderlyStatus as O
 from rmqlab import EventKind as K
 from rmqlab import Lab, Message
-from rmqlab.scenario import load_scenario
+from rmqlab.lab.scenario import load_scenario
 
 SUSPEND = "SUSPEND_CURRENT_QUEUE_A_MOMENT"
 

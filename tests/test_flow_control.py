@@ -21,11 +21,11 @@ from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import ConsumeOrderlyStatus as O
 from rmqlab import EventKind as K
 from rmqlab import Lab, Message, after
-from rmqlab.errors import ConfigError, ScenarioError
-from rmqlab.message import MessageExt
-from rmqlab.process_queue import ProcessQueue
-from rmqlab.queue import MessageQueue
-from rmqlab.scenario import load_scenario, validate_scenario
+from rmqlab.client.consumer.process_queue import ProcessQueue
+from rmqlab.common.message import MessageExt
+from rmqlab.common.message_queue import MessageQueue
+from rmqlab.core.errors import ConfigError, ScenarioError
+from rmqlab.lab.scenario import load_scenario, validate_scenario
 
 MIB = 1024 * 1024
 Q0 = "T@broker-a:0"

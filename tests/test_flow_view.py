@@ -12,7 +12,7 @@ from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import ConsumeOrderlyStatus as CO
 from rmqlab import EventKind as K
 from rmqlab import Lab, Message, SelectMessageQueueByHash, load_scenario
-from rmqlab.message import SCHEDULE_TOPIC
+from rmqlab.common.message import SCHEDULE_TOPIC
 from widgets.controller import Controller
 from widgets.demo import demo_lab
 from widgets.flow_view import FlowView, FlowVM, countdown, flow_scene, flow_view_model
@@ -102,7 +102,7 @@ def engine_places(lab: Lab) -> dict[str, list[str]]:
 
 
 def _queues(lab: Lab, topic: str, broker: str, qid: int) -> list[object]:
-    from rmqlab.queue import MessageQueue
+    from rmqlab.common.message_queue import MessageQueue
 
     return [MessageQueue(topic, broker, qid)]
 

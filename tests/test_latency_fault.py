@@ -8,8 +8,8 @@ import pytest
 
 from rmqlab import ConfigError, Lab, Message
 from rmqlab import EventKind as K
-from rmqlab.latency_fault import LatencyFaultToleranceImpl, MQFaultStrategy
-from rmqlab.queue import MessageQueue
+from rmqlab.client.producer.latency_fault_tolerance import LatencyFaultToleranceImpl, MQFaultStrategy
+from rmqlab.common.message_queue import MessageQueue
 
 
 def results(lab: Lab) -> list[tuple[int, str, int, str, int | None]]:
@@ -220,8 +220,8 @@ def test_the_selector_sees_the_rewritten_list() -> None:
 
 
 def test_a_scenario_turns_it_on_per_producer_and_the_schema_checks_the_type() -> None:
-    from rmqlab.errors import ScenarioError
-    from rmqlab.scenario import load_scenario
+    from rmqlab.core.errors import ScenarioError
+    from rmqlab.lab.scenario import load_scenario
 
     scenario = {
         "name": "slow",
@@ -242,8 +242,8 @@ def test_a_scenario_turns_it_on_per_producer_and_the_schema_checks_the_type() ->
 def test_a_scenario_sets_the_two_tables_and_a_mismatch_names_the_field() -> None:
     """``setLatencyMax`` / ``setNotAvailableDuration`` from a scenario file: with [50, 500] → [0, 5000] a 600 ms send
     keeps broker-a out for 5 s only (until 5 600 ms, not 30 600 ms): the send at 5 600 ms uses it again."""
-    from rmqlab.errors import ScenarioError
-    from rmqlab.scenario import load_scenario
+    from rmqlab.core.errors import ScenarioError
+    from rmqlab.lab.scenario import load_scenario
 
     producer = {
         "name": "pg",

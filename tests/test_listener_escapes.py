@@ -14,7 +14,7 @@ import pytest
 from rmqlab import ConfigError, EventKind, Lab, Message, check_invariants
 from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import ConsumeOrderlyStatus as O
-from rmqlab.scheduler import ReentrantRunError
+from rmqlab.core.scheduler import ReentrantRunError
 
 
 def _lab(queues: int = 1) -> tuple[Lab, Any]:

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from rmqlab import EventKind, Lab, Message, ScenarioError, ScriptedListener, load_scenario
-from rmqlab.errors import ConfigError
+from rmqlab.core.errors import ConfigError
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "listener_per_call.yaml"
 

@@ -120,7 +120,7 @@ def test_a_process_queue_is_pull_expired_only_after_more_than_120_s() -> None:
     """``ProcessQueue.isPullExpired``: ``now − lastPullTimestamp > PULL_MAX_IDLE_TIME`` (120000, strictly). Only a
     push consumer (``CONSUME_PASSIVELY``) acts on it in ``updateProcessQueueTableInRebalance``; rmqlab models no pull
     consumer, whose ``CONSUME_ACTIVELY`` branch does nothing."""
-    from rmqlab.process_queue import PULL_MAX_IDLE_TIME_MS, ProcessQueue
+    from rmqlab.client.consumer.process_queue import PULL_MAX_IDLE_TIME_MS, ProcessQueue
 
     pq = ProcessQueue(1000)
     assert PULL_MAX_IDLE_TIME_MS == 120_000

@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from rmqlab.exercises import exercises_of
+from rmqlab.course.exercises import exercises_of
 
 ROOT = Path(__file__).resolve().parent.parent
 LABS = ROOT / "labs"

@@ -3,7 +3,7 @@
 nbval (``pytest --nbval labs``, strict) re-executes every notebook and compares outputs; these tests
 catch what nbval cannot: a source edited but not synced, outputs saved from other cells than the
 current ones, scaffolding that shows (a stray ``True``, NBVAL comments), and an exercise whose
-nbgrader cells do not match the bank in :mod:`rmqlab.exercise_bank`.
+nbgrader cells do not match the bank in :mod:`rmqlab.course.bank`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from rmqlab.exercises import exercises_of
+from rmqlab.course.exercises import exercises_of
 
 LABS = Path(__file__).resolve().parent.parent / "labs"
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import EventKind as K
 from rmqlab import Lab, Message, MessageQueue
-from rmqlab.message import PROPERTY_ORIGIN_MESSAGE_ID, MessageExt, create_message_id
+from rmqlab.common.message import PROPERTY_ORIGIN_MESSAGE_ID, MessageExt, create_message_id
 from rmqlab.narrate import caption
 
 HOST_A = "7F00000100002A9F"  # 127.0.0.1:10911, broker-a's store host

@@ -9,7 +9,7 @@ import pytest
 from rmqlab import ConsumeConcurrentlyStatus as S
 from rmqlab import ConsumeOrderlyStatus as O
 from rmqlab import EventKind, Lab, Message, after
-from rmqlab.scenario import load_scenario
+from rmqlab.lab.scenario import load_scenario
 from widgets import Controller, Replay, take_snapshot
 from widgets.offset_strip import (
     CELL_PX,

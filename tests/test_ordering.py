@@ -1,4 +1,4 @@
-"""One ordering rule for one millisecond, whichever entry point scheduled the events (rmqlab.scheduler).
+"""One ordering rule for one millisecond, whichever entry point scheduled the events (rmqlab.core.scheduler).
 
 At the same millisecond every call of the fault registry runs first (Priority.FAULT), then everything else;
 each group in the order it was scheduled. A scenario file and the same calls through ``lab.at`` give the same
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from rmqlab import EventKind, Lab, Message, ScriptedListener, load_scenario
-from rmqlab.scheduler import Priority
+from rmqlab.core.scheduler import Priority
 
 SCENARIO: dict[str, Any] = {
     "name": "faults and work at the same milliseconds",

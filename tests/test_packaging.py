@@ -24,7 +24,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 import rmqlab
-from rmqlab.cli import FORMAT_CHECKER_MODULES
+from rmqlab.lab.cli import FORMAT_CHECKER_MODULES
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
@@ -153,7 +153,7 @@ def test_both_packages_ship_py_typed() -> None:
 
 
 def test_every_subpackage_is_listed_for_the_wheel() -> None:
-    """``tool.setuptools.packages`` is an explicit list: a package directory left out of it (``rmqlab/scenario/``)
+    """``tool.setuptools.packages`` is an explicit list: a package directory left out of it (``rmqlab/lab/scenario/``)
     would be missing from the wheel, hence from a pip install and the JupyterLite site."""
     listed = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
     found = sorted(
@@ -173,10 +173,10 @@ def _has_format(node: object) -> bool:
 def test_cli_start_imports_no_format_checker(tmp_path: Path) -> None:
     """The scenario schema uses no ``format``, so the command line skips jsonschema's format-checker imports
     (rfc3987_syntax alone compiles a grammar for over a second); an in-process ``main`` keeps them."""
-    assert not _has_format(json.loads((ROOT / "rmqlab/schema/scenario.schema.json").read_text()))
+    assert not _has_format(json.loads((ROOT / "rmqlab/lab/scenario/scenario.schema.json").read_text()))
     code = (
         "import sys; sys.argv = ['rmqlab', 'run', sys.argv[1]]; import io, contextlib; "
-        "from rmqlab.cli import console_main, FORMAT_CHECKER_MODULES as F\n"
+        "from rmqlab.lab.cli import console_main, FORMAT_CHECKER_MODULES as F\n"
         "with contextlib.redirect_stdout(io.StringIO()) as out: rc = console_main()\n"
         "print(rc, 'jsonschema' in sys.modules, sorted(m for m in F if sys.modules.get(m)), out.getvalue()[-60:])"
     )

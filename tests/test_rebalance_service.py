@@ -10,9 +10,9 @@ from __future__ import annotations
 from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import EventKind as K
 from rmqlab import Lab
-from rmqlab.process import Body, ProcessGroup, Sleep
-from rmqlab.rebalance_service import RebalanceService
-from rmqlab.scheduler import TimerKind, TimerLabel
+from rmqlab.client.consumer.rebalance_service import RebalanceService
+from rmqlab.core.process import Body, ProcessGroup, Sleep
+from rmqlab.core.scheduler import TimerKind, TimerLabel
 
 
 def service_lab(run_ms: int = 0) -> tuple[Lab, RebalanceService, list[int]]:

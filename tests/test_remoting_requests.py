@@ -10,9 +10,9 @@ from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import ConsumeOrderlyStatus as O
 from rmqlab import EventKind as K
 from rmqlab import Lab, Message, after
-from rmqlab.process import ProcessGroup, Rpc
-from rmqlab.protocol import GetMaxOffsetRequest
-from rmqlab.queue import MessageQueue
+from rmqlab.common.message_queue import MessageQueue
+from rmqlab.core.process import ProcessGroup, Rpc
+from rmqlab.remoting.protocol import GetMaxOffsetRequest
 
 
 def test_a_partitioned_orderly_consumer_fails_to_renew_and_its_lock_expires_at_60_s() -> None:

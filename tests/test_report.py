@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from rmqlab import build_report, format_duration, load_scenario
-from rmqlab.report import format_timeline, summary
+from rmqlab.lab.report import format_timeline, summary
 
 
 def scenario(**overrides: Any) -> dict[str, Any]:

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from rmqlab import ConfigError, EventKind, Lab, Message, ScenarioError, ScriptedListener, load_scenario
-from rmqlab.producer import SelectMessageQueueByHash
-from rmqlab.queue import MessageQueue
-from rmqlab.scenario import scenario_schema, validate_scenario
+from rmqlab.client.producer.default_mq_producer import SelectMessageQueueByHash
+from rmqlab.common.message_queue import MessageQueue
+from rmqlab.lab.scenario import scenario_schema, validate_scenario
 
 DEFAULT_SCHEDULE_S = [0, 10, 40, 100, 220, 400, 640, 940, 1300, 1720, 2200, 2740, 3340, 4540, 6340, 9940, 17140]
 

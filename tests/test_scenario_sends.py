@@ -12,7 +12,7 @@ import pytest
 
 from rmqlab import EventKind as K
 from rmqlab import load_scenario
-from rmqlab.errors import ScenarioError
+from rmqlab.core.errors import ScenarioError
 
 
 def scenario(*sends: dict[str, Any], run_until: str = "10s") -> dict[str, Any]:

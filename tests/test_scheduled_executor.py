@@ -5,9 +5,9 @@ from __future__ import annotations
 from rmqlab import ConsumeOrderlyStatus as O
 from rmqlab import EventKind as K
 from rmqlab import Lab
-from rmqlab.process import ProcessGroup, Sleep
-from rmqlab.scheduled_executor import ScheduledExecutor
-from rmqlab.scheduler import TimerKind, TimerLabel
+from rmqlab.core.process import ProcessGroup, Sleep
+from rmqlab.core.scheduled_executor import ScheduledExecutor
+from rmqlab.core.scheduler import TimerKind, TimerLabel
 
 
 def executor_lab() -> tuple[Lab, ScheduledExecutor]:

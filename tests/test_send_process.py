@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from rmqlab import EventKind as K
 from rmqlab import Lab, Message, TimerKind
+from rmqlab.client.producer.default_mq_producer import DefaultMQProducer
 from rmqlab.narrate import narrate
-from rmqlab.producer import DefaultMQProducer
 
 
 def cluster(*brokers: str, start: int, **options: object) -> tuple[Lab, DefaultMQProducer]:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, MessageQueue, ScriptedListener, TraceEvent, after
-from rmqlab.scheduler import TimerKind
+from rmqlab.core.scheduler import TimerKind
 from rmqlab.snapshot import LabSnapshot, OffsetState, TimerSnap, TraceIndex, take_snapshot
 from widgets import Replay, demo_lab
 
@@ -353,7 +353,7 @@ def test_widgets_read_only_the_snapshot() -> None:
 
 def test_checker_and_report_read_the_snapshot() -> None:
     """check_invariants and the report take engine state from lab.snapshot(), never from broker/consumer internals."""
-    files = [*sorted((ROOT / "rmqlab" / "invariants").glob("*.py")), ROOT / "rmqlab" / "report.py"]
+    files = [*sorted((ROOT / "rmqlab" / "invariants").glob("*.py")), ROOT / "rmqlab" / "lab" / "report.py"]
     found = [v for path in files for v in boundary_violations(path.read_text(), str(path.relative_to(ROOT)))]
     assert found == []
 

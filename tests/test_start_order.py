@@ -1,6 +1,6 @@
 """A send and a consumer start at the same millisecond: a scenario's ``start_order`` says which comes first.
 
-A consumer's start is a fault-registry call, so by the ordering rule (rmqlab.scheduler) it runs first in its
+A consumer's start is a fault-registry call, so by the ordering rule (rmqlab.core.scheduler) it runs first in its
 millisecond (``before_sends``, the default); ``after_sends`` starts it after that millisecond's faults and sends.
 
 What the order changes is pinned to 4.9.7. A new group's CONSUME_FROM_LAST_OFFSET start

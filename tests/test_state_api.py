@@ -26,7 +26,7 @@ from rmqlab import (
     after,
     load_scenario,
 )
-from rmqlab.queue import MessageQueue
+from rmqlab.common.message_queue import MessageQueue
 
 MQ = MessageQueue("T", "broker-a", 0)
 ROOT = Path(__file__).resolve().parents[1]

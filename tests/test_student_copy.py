@@ -1,7 +1,7 @@
 """The student copy (``make student``) gives nothing away: no answer before its check, no explanation at all.
 
 The copy is built with ``labs/make_student.py`` into a temp dir. An answer "appears" when any spelling
-of the expected value (:func:`rmqlab.exercises.spellings`: ``17140``, ``17 140``, ``4 h 45 m 40 s``,
+of the expected value (:func:`rmqlab.course.exercises.spellings`: ``17140``, ``17 140``, ``4 h 45 m 40 s``,
 ``'%DLQ%cg'`` …) occurs as a whole token in what a student can read before the exercise's check has
 run: the source and markdown of every cell up to and including the check cell, the outputs of the
 cells above the answer cell (what "run all above" shows; taken from the solved notebook, whose runs
@@ -23,8 +23,8 @@ from typing import Any
 import nbformat
 import pytest
 
-from rmqlab.exercise_bank import EXERCISES
-from rmqlab.exercises import Exercise, exercise, spellings
+from rmqlab.course.bank import EXERCISES
+from rmqlab.course.exercises import Exercise, exercise, spellings
 
 ROOT = Path(__file__).resolve().parent.parent
 LABS = ROOT / "labs"

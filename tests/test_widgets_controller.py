@@ -296,7 +296,7 @@ def test_caption_names_the_step_and_is_the_same_on_every_route():
 def _demo_with_fault_at(t: int, *fault: str):
     def make() -> Lab:
         # wrapped, so ordinary work (Priority.NORMAL) as the replay's injection is; a bare lab.at(t, lab.broker_down)
-        # is a fault and would act before everything else of its millisecond (the rule in rmqlab.scheduler)
+        # is a fault and would act before everything else of its millisecond (the rule in rmqlab.core.scheduler)
         lab = demo_lab()
         if fault[0] == "broker_down":
             lab.at(t, lambda: lab.broker_down(fault[1]))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rmqlab.scenario import load_scenario
+from rmqlab.lab.scenario import load_scenario
 from widgets import Replay
 from widgets.scene import Mark, Scene, text_width
 from widgets.snapshot import LabSnapshot

@@ -64,7 +64,7 @@ CAPTION_STYLE = (
 BROKER_FAULTS = tuple(kind for kind in FAULT_KINDS if fault_target(kind) == "broker")
 CONSUMER_FAULTS = tuple(kind for kind in FAULT_KINDS if fault_target(kind) == "consumer")
 LINK_FAULTS = tuple(kind for kind in FAULT_KINDS if fault_target(kind) == "client")
-"""The dashboard's fault kinds by what their target names (rmqlab/faults/kinds.py: a broker; a consumer; a client,
+"""The dashboard's fault kinds by what their target names (rmqlab/lab/faults/kinds.py: a broker; a consumer; a client,
 with a broker at the other end of the link)."""
 
 

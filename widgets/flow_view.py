@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rmqlab import EventKind, TimerKind, TraceEvent, format_duration
-from rmqlab.message import DLQ_PREFIX, RETRY_PREFIX
+from rmqlab.common.message import DLQ_PREFIX, RETRY_PREFIX
 
 from .palette import token_colour
 from .scene import Mark, Scene, SceneView, legend_marks, text_width

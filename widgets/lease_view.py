@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rmqlab import EventKind, TraceEvent, format_duration
-from rmqlab.message import RETRY_PREFIX
+from rmqlab.common.message import RETRY_PREFIX
 
 from .palette import OKABE_ITO
 from .scene import Mark, Scene, SceneView, legend_marks

@@ -13,7 +13,7 @@ whatever route led there (forward, or rebuild and replay), the Lab is in the sam
 ``lab.at`` right after the factory returns, as ordinary work (through a wrapper, so at ``Priority.NORMAL``: it
 acts after what of its millisecond was already shown), so a run with a broker crash injected at *t* is the very
 run of a factory whose last action was ``lab.at(t, lambda: lab.broker_down(...))`` — same trace, byte for byte.
-(A bare ``lab.at(t, lab.broker_down, ...)`` is a fault and acts first in its millisecond: see rmqlab.scheduler.)
+(A bare ``lab.at(t, lab.broker_down, ...)`` is a fault and acts first in its millisecond: see rmqlab.core.scheduler.)
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from rmqlab import EventKind, Lab, format_duration, parse_duration
-from rmqlab import faults as fault_registry
+from rmqlab.lab import faults as fault_registry
 
 from .snapshot import LabSnapshot, TraceIndex, take_snapshot
 
@@ -33,8 +33,9 @@ __all__ = ["FAULT_KINDS", "InjectedFault", "Replay", "ReplayError", "RunOutline"
 
 _DASHBOARD = {fault.kind: fault for fault in fault_registry.FAULTS if fault.dashboard}
 FAULT_KINDS: dict[str, str] = {kind: str(fault.dashboard) for kind, fault in _DASHBOARD.items()}
-"""Fault kinds a controller can inject → what the list of injected faults calls them. Read from rmqlab/faults/kinds.py,
-the one registry (the kinds with a ``dashboard`` label: ``broker_down``, ``broker_up``, ``partition``, ``heal``,
+"""Fault kinds a controller can inject → what the list of injected faults calls them. Read from
+rmqlab/lab/faults/kinds.py, the one registry (the kinds with a ``dashboard`` label: ``broker_down``, ``broker_up``,
+``partition``, ``heal``,
 ``consumer_crash``, ``consumer_restart``), so a dashboard fault is the scenario file's fault of the same name."""
 
 

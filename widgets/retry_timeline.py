@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rmqlab import EventKind, TraceEvent, format_duration
-from rmqlab.message import RETRY_PREFIX
+from rmqlab.common.message import RETRY_PREFIX
 
 from .palette import OKABE_ITO
 from .scene import Mark as SceneMark

@@ -26,7 +26,7 @@ from typing import Any
 import networkx as nx
 
 from rmqlab import EventKind, MessageQueue, TraceEvent
-from rmqlab.message import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_TOPIC
+from rmqlab.common.message import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_TOPIC
 
 from .palette import OKABE_ITO
 from .scene import Mark, Scene, SceneView, legend_marks, text_width

@@ -70,7 +70,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import ConfigError
+from ..core.errors import ConfigError
 from .accounting import account
 from .context import CheckContext
 from .deliveries import outcomes
@@ -82,7 +82,7 @@ from .ordering import check_orderly_order
 from .produced import produced_copies
 
 if TYPE_CHECKING:
-    from ..lab import Lab
+    from ..lab.lab import Lab
 
 __all__ = ["INVARIANTS", "InvariantReport", "Violation", "check_invariants"]
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ..message import RETRY_PREFIX
-from ..trace import EventKind, TraceEvent
+from ..common.message import RETRY_PREFIX
+from ..core.trace import EventKind, TraceEvent
 from .in_flight import waiting_copies
 from .settled import can_drain, queues_with_running_listener, settlement
 

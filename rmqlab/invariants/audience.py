@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..message import RETRY_PREFIX, retry_topic
+from ..common.message import RETRY_PREFIX, retry_topic
 
 if TYPE_CHECKING:
-    from ..consumer import DefaultMQPushConsumer
-    from ..lab import Lab
+    from ..client.consumer.default_mq_push_consumer import DefaultMQPushConsumer
+    from ..lab.lab import Lab
 
 __all__ = ["Audience", "audiences_of"]
 

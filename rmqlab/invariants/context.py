@@ -13,13 +13,13 @@ from collections import defaultdict, deque
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ..queue import MessageQueue
-from ..trace import EventKind, TraceEvent
+from ..common.message_queue import MessageQueue
+from ..core.trace import EventKind, TraceEvent
 from .audience import audiences_of
 from .findings import MAX_TRACE_EVENTS, InvariantReport, Violation
 
 if TYPE_CHECKING:
-    from ..lab import Lab
+    from ..lab.lab import Lab
 
 __all__ = ["CheckContext"]
 

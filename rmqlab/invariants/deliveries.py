@@ -38,8 +38,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from ..message import dlq_topic, retry_topic
-from ..trace import EventKind, TraceEvent
+from ..common.message import dlq_topic, retry_topic
+from ..core.trace import EventKind, TraceEvent
 from .findings import MAX_TRACE_EVENTS
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..trace import TraceEvent
+from ..core.trace import TraceEvent
 
 __all__ = ["INVARIANTS", "MAX_TRACE_EVENTS", "InvariantReport", "Settlement", "Violation"]
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..message import SCHEDULE_TOPIC, dlq_topic
-from ..queue import MessageQueue
+from ..common.message import SCHEDULE_TOPIC, dlq_topic
+from ..common.message_queue import MessageQueue
 from ..snapshot import SCHEDULE_GROUP, OffsetState
 
 if TYPE_CHECKING:

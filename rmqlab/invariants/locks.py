@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from typing import TYPE_CHECKING
 
-from ..lock import BROKER_LOCK_MAX_LIVE_TIME_MS
-from ..trace import EventKind, TraceEvent
+from ..broker.rebalance_lock_manager import BROKER_LOCK_MAX_LIVE_TIME_MS
+from ..core.trace import EventKind, TraceEvent
 from .findings import MAX_TRACE_EVENTS
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from typing import TYPE_CHECKING
 
-from ..trace import EventKind, TraceEvent
+from ..core.trace import EventKind, TraceEvent
 from .findings import MAX_TRACE_EVENTS
 
 if TYPE_CHECKING:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ..queue import MessageQueue
-from ..trace import EventKind, TraceEvent
+from ..common.message_queue import MessageQueue
+from ..core.trace import EventKind, TraceEvent
 
 if TYPE_CHECKING:
     from .context import CheckContext

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..message import SCHEDULE_TOPIC
-from ..trace import EventKind, TraceEvent
+from ..common.message import SCHEDULE_TOPIC
+from ..core.trace import EventKind, TraceEvent
 
 if TYPE_CHECKING:
     from .context import CheckContext

@@ -39,8 +39,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..scheduler import TimerKind
-from ..trace import EventKind, TraceEvent
+from ..core.scheduler import TimerKind
+from ..core.trace import EventKind, TraceEvent
 from .findings import Settlement
 
 if TYPE_CHECKING:

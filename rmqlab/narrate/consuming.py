@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..trace import EventKind, TraceEvent
+from ..core.trace import EventKind, TraceEvent
 from .context import CaptionContext, dur, name_of
 
 __all__ = [

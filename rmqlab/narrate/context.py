@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..duration import format_duration
-from ..trace import TraceEvent
+from ..core.duration import format_duration
+from ..core.trace import TraceEvent
 
 __all__ = ["CaptionContext", "dur", "name_of"]
 

@@ -1,10 +1,10 @@
 """Captions of what the Lab does to a run rather than RocketMQ: consumer starts, crashes and shutdowns,
-injected faults (:mod:`rmqlab.faults`) and the warnings RocketMQ would only log.
+injected faults (:mod:`rmqlab.lab.faults`) and the warnings RocketMQ would only log.
 """
 
 from __future__ import annotations
 
-from ..trace import TraceEvent
+from ..core.trace import TraceEvent
 from .context import CaptionContext, name_of
 
 __all__ = ["on_fault", "on_lifecycle", "on_warning"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ..trace import EventKind, TraceEvent
+from ..core.trace import EventKind, TraceEvent
 from . import consuming, lab_events, rebalancing, sending, storing
 from .context import CaptionContext
 

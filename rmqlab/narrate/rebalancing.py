@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..trace import TraceEvent
+from ..core.trace import TraceEvent
 from .context import CaptionContext, dur, name_of
 
 __all__ = [

@@ -6,7 +6,7 @@ the one ``sendMsgTimeout`` budget is left; an answer's says whether ``sendDefaul
 
 from __future__ import annotations
 
-from ..trace import TraceEvent
+from ..core.trace import TraceEvent
 from .context import CaptionContext, name_of
 
 __all__ = ["NOT_STORE_OK", "RETRIED_CODES", "SEND_TIMES_TOTAL", "on_send_attempt", "on_send_failed", "on_send_result"]

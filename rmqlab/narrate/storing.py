@@ -7,7 +7,7 @@ A parked retry's caption works out *why* it got its delay level (3 + reconsumeTi
 
 from __future__ import annotations
 
-from ..trace import TraceEvent
+from ..core.trace import TraceEvent
 from .context import CaptionContext, dur
 
 __all__ = [

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..lock import BROKER_LOCK_MAX_LIVE_TIME_MS
-from ..message import SCHEDULE_TOPIC
-from ..queue import MessageQueue
+from ..broker.rebalance_lock_manager import BROKER_LOCK_MAX_LIVE_TIME_MS
+from ..common.message import SCHEDULE_TOPIC
+from ..common.message_queue import MessageQueue
 
 __all__ = ["BROKER_LEASE_MS", "BrokerSnap", "LockSnap", "ScheduleLevelSnap"]
 

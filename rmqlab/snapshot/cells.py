@@ -10,15 +10,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..message import PROPERTY_REAL_TOPIC
-from ..queue import MessageQueue
-from ..store import ConsumeQueue
+from ..common.message import PROPERTY_REAL_TOPIC
+from ..common.message_queue import MessageQueue
+from ..store.commit_log import ConsumeQueue
 from .clients import ConsumerSnap
 from .queues import BROADCAST_SUMMARY_ORDER, SCHEDULE_GROUP, ConsumeQueueSnap, OffsetState, QueueCell, queue_kind
 from .trace_index import TraceIndex
 
 if TYPE_CHECKING:
-    from ..broker import Broker
+    from ..broker.broker_controller import Broker
 
 __all__ = ["Audience", "audiences_of", "queue_snaps"]
 

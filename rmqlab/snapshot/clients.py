@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..process_queue import REBALANCE_LOCK_MAX_LIVE_TIME_MS
-from ..queue import MessageQueue
-from ..scheduler import Priority, TimerKind
+from ..client.consumer.process_queue import REBALANCE_LOCK_MAX_LIVE_TIME_MS
+from ..common.message_queue import MessageQueue
+from ..core.scheduler import Priority, TimerKind
 
 __all__ = ["CLIENT_TRUST_MS", "ConsumerSnap", "ProcessQueueSnap", "TimerSnap"]
 

@@ -1,8 +1,8 @@
 """:class:`LabSnapshot` and :func:`take_snapshot`: one frozen copy of everything a view may show at ``lab.now``.
 
 The copy is taken from the live engine objects (brokers, consumers, the scheduler) through
-:class:`~rmqlab.lab_state.LabState`, each family by its own module's dataclasses; the per-offset facts come from
-a caught-up :class:`~rmqlab.snapshot.trace_index.TraceIndex`.
+:class:`~rmqlab.snapshot.lab_state.LabState`, each family by its own module's dataclasses; the per-offset facts come
+from a caught-up :class:`~rmqlab.snapshot.trace_index.TraceIndex`.
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..consume_orderly import ConsumeMessageOrderlyService
-from ..message import SCHEDULE_TOPIC
-from ..process_queue import REBALANCE_LOCK_MAX_LIVE_TIME_MS
-from ..queue import MessageQueue
-from ..scheduler import Priority, TimerKind, TimerLabel
-from ..trace import TraceEvent
+from ..client.consumer.consume_message_orderly_service import ConsumeMessageOrderlyService
+from ..client.consumer.process_queue import REBALANCE_LOCK_MAX_LIVE_TIME_MS
+from ..common.message import SCHEDULE_TOPIC
+from ..common.message_queue import MessageQueue
+from ..core.scheduler import Priority, TimerKind, TimerLabel
+from ..core.trace import TraceEvent
 from .brokers import BrokerSnap, LockSnap, ScheduleLevelSnap
 from .cells import audiences_of, queue_snaps
 from .clients import ConsumerSnap, ProcessQueueSnap, TimerSnap
@@ -23,10 +23,10 @@ from .queues import ConsumeQueueSnap
 from .trace_index import TraceIndex, client_groups
 
 if TYPE_CHECKING:
-    from ..broker import Broker
-    from ..consumer import DefaultMQPushConsumer
-    from ..lab_state import LabState
-    from ..process_queue import ProcessQueue
+    from ..broker.broker_controller import Broker
+    from ..client.consumer.default_mq_push_consumer import DefaultMQPushConsumer
+    from ..client.consumer.process_queue import ProcessQueue
+    from .lab_state import LabState
 
 __all__ = ["LabSnapshot", "take_snapshot"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..message import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_TOPIC
-from ..queue import MessageQueue
+from ..common.message import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_TOPIC
+from ..common.message_queue import MessageQueue
 
 __all__ = ["BROADCAST_SUMMARY_ORDER", "SCHEDULE_GROUP", "ConsumeQueueSnap", "OffsetState", "QueueCell", "queue_kind"]
 

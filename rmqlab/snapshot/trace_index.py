@@ -11,13 +11,13 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ..message import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_TOPIC
-from ..queue import MessageQueue
-from ..trace import EventKind, TraceEvent
+from ..common.message import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_TOPIC
+from ..common.message_queue import MessageQueue
+from ..core.trace import EventKind, TraceEvent
 from .queues import OffsetState
 
 if TYPE_CHECKING:
-    from ..lab_state import LabState
+    from .lab_state import LabState
 
 __all__ = ["TraceIndex", "client_groups", "copy_group", "flow_edge"]
 

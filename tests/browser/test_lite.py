@@ -27,7 +27,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from rmqlab import exercises
+from rmqlab.course import exercises
 
 from .conftest import ROOT, VIEWPORT, JsErrors, free_port, require_chromium
 from .expectations import lab_expectations
@@ -133,7 +133,7 @@ exec(CODE, {})
 """
 REPORTS = """
 import json, sys, rmqlab
-from rmqlab.report import build_report
+from rmqlab.lab.report import build_report
 out = {"python": sys.platform}
 for name in sorted(n for n in __import__("os").listdir(EXAMPLES) if n.endswith(".json") and ".expected." not in n):
     with open(EXAMPLES + "/" + name, encoding="utf-8") as f:  # a mapping: _read imports PyYAML even for JSON

@@ -1,0 +1,316 @@
+"""``ConsumeMessageOrderlyService``: one thread per queue at a time, local retries, three locks.
+
+1. **Broker queue lock** — only the holder may consume a queue (CLUSTERING); renewed every 20 s by
+   ``lockAll``, trusted by the client for 30 s, expired at the broker after 60 s.
+2. **Local queue lock** — ``MessageQueueLock``: a ConsumeRequest holds it for its whole loop, so at
+   most one thread of this consumer touches the queue.
+3. **ProcessQueue consume lock** — held around each listener call; rebalance cannot release a queue
+   at the broker while a listener is mid-batch.
+
+A failed orderly message is **not** sent to ``%RETRY%`` with growing delays: the queue is suspended for
+``suspend_current_queue_time_millis`` (1 s) and the same message is consumed again, forever by
+default (max reconsume times −1 = ``Integer.MAX_VALUE``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+from ...common.message import (
+    PROPERTY_CONSUME_START_TIME,
+    PROPERTY_RECONSUME_TIME,
+    MessageExt,
+)
+from ...common.message_queue import MessageQueue
+from ...core.process import LocalLock, Sleep
+from ...core.scheduled_executor import ScheduledExecutor
+from ...core.scheduler import TimerKind, TimerLabel
+from ...core.thread_pool import RejectedExecutionException, ThreadPool
+from ...core.trace import EventKind
+from .consume_message_service import (
+    build_retry_message,
+    context_int,
+    reset_retry_topic,
+    run_listener,
+)
+from .listener import ConsumeOrderlyContext, ConsumeOrderlyStatus
+from .process_queue import REBALANCE_LOCK_INTERVAL_MS, ProcessQueue
+
+if TYPE_CHECKING:
+    from .push_consumer import PushConsumer
+
+__all__ = ["MAX_TIME_CONSUME_CONTINUOUSLY_MS", "ConsumeMessageOrderlyService"]
+
+MAX_TIME_CONSUME_CONTINUOUSLY_MS = 60_000
+LOCK_MQ_FIRST_DELAY_MS = 1000
+
+
+def clamp_suspend(ms: int, default: int) -> int:
+    """``submitConsumeRequestLater``: −1 means the consumer's setting; then clamp to 10–30000 ms."""
+    if ms == -1:
+        ms = default
+    return min(max(ms, 10), 30_000)
+
+
+class ConsumeMessageOrderlyService:
+    """Orderly consumption for one consumer."""
+
+    def __init__(self, consumer: PushConsumer) -> None:
+        self.consumer = consumer
+        self.context = consumer.context
+        self.pool = ThreadPool(self.context.scheduler, self.context.remoting, consumer.consume_thread_min)
+        self.mq_locks: dict[MessageQueue, LocalLock] = {}
+        self.stopped = False
+        """``shutdown`` was called: no new ConsumeRequest, no lock renewal (``lockMQPeriodically`` checks it)."""
+
+    def start(self) -> None:
+        """``ConsumeMessageOrderlyService.start``: ``lockAll`` after 1 s, then every 20 s, at a fixed rate on the
+        service's own scheduled thread: a renewal whose answer is slow (up to the 1 s timeout per broker) does not
+        push the next one back, so a renewal is due every 20 s, well inside the client's 30 s trust."""
+        if self.consumer.is_clustering:
+            executor = ScheduledExecutor(self.consumer.processes)
+            executor.schedule_at_fixed_rate(
+                LOCK_MQ_FIRST_DELAY_MS,
+                REBALANCE_LOCK_INTERVAL_MS,
+                self.consumer._label(TimerKind.LOCK_RENEW),
+                self._lock_mq_periodically,
+            )
+            executor.start()
+
+    def _lock_mq_periodically(self) -> Generator[Any, Any, None]:
+        """``lockMQPeriodically``: ``lockAll``, unless the service was shut down."""
+        if not self.stopped:
+            yield from self.consumer.lock_all()
+
+    def shutdown(self) -> None:
+        """``stopped = true`` and ``consumeExecutor.shutdown()``: running listeners finish, queued requests still
+        run, nothing new is taken or scheduled, locks are no longer renewed."""
+        self.stopped = True
+
+    def kill(self) -> None:
+        self.pool.shutdown_now()
+
+    def submit_consume_request(
+        self, msgs: list[MessageExt], pq: ProcessQueue, mq: MessageQueue, dispatch_to_consume: bool
+    ) -> None:
+        """Only an idle ProcessQueue gets a new request; it takes messages from the pq, not ``msgs``."""
+        if dispatch_to_consume:
+            if self.stopped:
+                raise RejectedExecutionException(f"{self.consumer.actor}: the consume pool is shut down")
+            self._record_request(mq, 0, "pulled")
+            self._submit(pq, mq)
+
+    def _submit(self, pq: ProcessQueue, mq: MessageQueue) -> None:
+        self.pool.submit(self._consume, pq, mq, label=TimerLabel(TimerKind.CONSUME, self.consumer.actor, mq))
+
+    def _record_request(self, mq: MessageQueue, delay_ms: int, reason: str, **more: Any) -> None:
+        """CONSUME_REQUEST (bookkeeping): a ConsumeRequest for ``mq`` made for pulled messages (``delay_ms`` 0) or
+        scheduled ``delay_ms`` on; the scheduled one reaching the pool is not recorded again."""
+        ctx = self.context
+        ctx.trace.record(
+            ctx.now, EventKind.CONSUME_REQUEST, self.consumer.actor, None, queue=mq.text, delay_ms=delay_ms,
+            reason=reason, **more,
+        )  # fmt: skip
+
+    def submit_consume_request_later(self, pq: ProcessQueue, mq: MessageQueue, delay_ms: int, reason: str) -> None:
+        """``submitConsumeRequestLater``: consume ``mq`` again after the delay, −1 meaning the consumer's
+        ``suspend_current_queue_time_millis``, clamped to 10..30000 ms (nothing once shut down: 4.9.7's scheduled
+        executor refuses the task). ``reason``: ``suspend`` (a SUSPEND or ROLLBACK result), ``continuous_60s``
+        (the request yields after 60 s), ``relocked`` or ``lock_failed`` (after ``tryLockLaterAndReconsume``)."""
+        if self.stopped:
+            return
+        delay = clamp_suspend(delay_ms, self.consumer.suspend_current_queue_time_millis)
+        self._record_request(mq, delay, reason, requested_delay_ms=delay_ms)
+        self.consumer.schedule(delay, TimerKind.SUSPEND, self._submit_later, pq, mq, queue=mq)
+
+    def _submit_later(self, pq: ProcessQueue, mq: MessageQueue) -> None:
+        if not self.stopped:  # the request announced by submit_consume_request_later's event
+            self._submit(pq, mq)
+
+    def try_lock_later_and_reconsume(self, pq: ProcessQueue, mq: MessageQueue, delay_ms: int) -> None:
+        """After ``delay_ms`` try the broker lock again: got it → consume in 10 ms, else in 3000 ms."""
+
+        def retry() -> Generator[Any, Any, None]:
+            yield Sleep(delay_ms, self.consumer._label(TimerKind.TRY_LOCK_LATER, mq))
+            if self.stopped:  # lockOneMQ asks nothing once stopped, and the resubmit is refused
+                return
+            locked = yield from self.consumer.lock(mq)
+            self.submit_consume_request_later(pq, mq, 10 if locked else 3000, "relocked" if locked else "lock_failed")
+
+        self.consumer.processes.spawn(retry())
+
+    def _consume(self, pq: ProcessQueue, mq: MessageQueue) -> Generator[Any, Any, None]:
+        """``ConsumeRequest.run`` for orderly consumption."""
+        consumer, ctx = self.consumer, self.context
+        if pq.dropped:
+            return
+        local = self.mq_locks.setdefault(mq, LocalLock())
+        yield from local.acquire()
+        try:
+            clustering = consumer.is_clustering
+            if not clustering or (pq.locked and not pq.is_lock_expired(ctx.now)):
+                begin = ctx.now
+                while True:
+                    if pq.dropped:
+                        break
+                    if clustering and (not pq.locked or pq.is_lock_expired(ctx.now)):
+                        ctx.trace.record(
+                            ctx.now,
+                            EventKind.WARNING,
+                            consumer.actor,
+                            None,
+                            message=f"{mq} lock is {'lost' if not pq.locked else 'expired'}; try to lock again later",
+                        )
+                        self.try_lock_later_and_reconsume(pq, mq, 10)
+                        break
+                    if ctx.now - begin > MAX_TIME_CONSUME_CONTINUOUSLY_MS:
+                        self.submit_consume_request_later(pq, mq, 10, "continuous_60s")
+                        break
+                    msgs = pq.take_messages(consumer.consume_message_batch_max_size, ctx.now)
+                    if not msgs:
+                        break
+                    reset_retry_topic(msgs, consumer.consumer_group)
+                    context = ConsumeOrderlyContext(mq)
+                    yield from pq.consume_lock.acquire()
+                    if pq.dropped:
+                        pq.consume_lock.release()
+                        break
+                    start = ctx.now
+                    for msg in msgs:
+                        msg.properties[PROPERTY_CONSUME_START_TIME] = str(start)
+                        ctx.record_delivery(consumer.actor, consumer.consumer_group, mq, msg, len(msgs))
+                    try:
+                        status, return_type = yield from run_listener(consumer, msgs, context)
+                    finally:
+                        pq.consume_lock.release()
+                    status = self._normalise(status, msgs)
+                    for msg in msgs:
+                        ctx.trace.record(
+                            ctx.now,
+                            EventKind.CONSUMED,
+                            consumer.actor,
+                            msg.msg_id,
+                            status=status.value,
+                            return_type=return_type or status.value,
+                            took_ms=ctx.now - start,
+                            queue=str(mq),
+                            queue_offset=msg.queue_offset,
+                        )
+                    go_on = yield from self._process_consume_result(msgs, status, context, pq, mq)
+                    if not go_on:
+                        break
+            elif not pq.dropped:
+                self.try_lock_later_and_reconsume(pq, mq, 100)
+        finally:
+            local.release()
+
+    def _normalise(self, status: Any, msgs: list[MessageExt]) -> ConsumeOrderlyStatus:
+        if status is None:
+            return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT
+        try:
+            return ConsumeOrderlyStatus(status)
+        except ValueError:
+            self.context.trace.record(
+                self.context.now,
+                EventKind.WARNING,
+                self.consumer.actor,
+                msgs[0].msg_id,
+                message=f"listener returned {status!r}, not a ConsumeOrderlyStatus; "
+                "treated as SUSPEND_CURRENT_QUEUE_A_MOMENT",
+            )
+            return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT
+
+    def _process_consume_result(
+        self,
+        msgs: list[MessageExt],
+        status: ConsumeOrderlyStatus,
+        context: ConsumeOrderlyContext,
+        pq: ProcessQueue,
+        mq: MessageQueue,
+    ) -> Generator[Any, Any, bool]:
+        """The decision table of spec §6.4; returns whether the loop continues."""
+        consumer, ctx = self.consumer, self.context
+        S = ConsumeOrderlyStatus
+        commit_offset = -1
+        go_on = True
+        context.suspend_current_queue_time_millis = context_int(
+            consumer, msgs[0].msg_id, "suspend_current_queue_time_millis", context.suspend_current_queue_time_millis, -1
+        )
+        suspend_ms = clamp_suspend(
+            context.suspend_current_queue_time_millis, consumer.suspend_current_queue_time_millis
+        )
+        if status in (S.COMMIT, S.ROLLBACK) and context.auto_commit:
+            ctx.trace.record(
+                ctx.now,
+                EventKind.WARNING,
+                consumer.actor,
+                msgs[0].msg_id,
+                message=f"the message queue consume result is illegal, we think you want to "
+                f"ack these message {status.value} (deprecated; treated as SUCCESS)",
+            )
+        if status is S.SUSPEND_CURRENT_QUEUE_A_MOMENT:
+            again = yield from self._check_reconsume_times(msgs)
+            if again:
+                pq.make_message_to_consume_again(msgs)
+                for msg in msgs:
+                    ctx.trace.record(
+                        ctx.now,
+                        EventKind.SUSPENDED,
+                        consumer.actor,
+                        msg.msg_id,
+                        queue=str(mq),
+                        retry_in_ms=suspend_ms,
+                        reconsume_times=msg.reconsume_times,
+                    )
+                self.submit_consume_request_later(pq, mq, context.suspend_current_queue_time_millis, "suspend")
+                go_on = False
+            elif context.auto_commit:
+                commit_offset = pq.commit()
+        elif context.auto_commit or status is S.COMMIT:
+            commit_offset = pq.commit()
+        elif status is S.ROLLBACK:
+            pq.rollback()
+            self.submit_consume_request_later(pq, mq, context.suspend_current_queue_time_millis, "suspend")
+            go_on = False
+        if commit_offset >= 0 and not pq.dropped:
+            consumer.offset_store.update_offset(mq, commit_offset, False)
+        return go_on
+
+    def _check_reconsume_times(self, msgs: list[MessageExt]) -> Generator[Any, Any, bool]:
+        """Past the max → dead-letter via ``%RETRY%`` (broker check); otherwise count one more try."""
+        max_times = self.consumer.effective_max_reconsume_times()
+        suspend = False
+        for msg in msgs:
+            if msg.reconsume_times >= max_times:
+                msg.properties[PROPERTY_RECONSUME_TIME] = str(msg.reconsume_times)
+                ok = yield from self._send_message_back(msg, max_times)
+                if not ok:
+                    suspend = True
+                    msg.reconsume_times += 1
+            else:
+                suspend = True
+                msg.reconsume_times += 1
+        return suspend
+
+    def _send_message_back(self, msg: MessageExt, max_times: int) -> Generator[Any, Any, bool]:
+        """Orderly ``sendMessageBack``: a new ``%RETRY%`` message with RECONSUME_TIME = rt (4.9.x)."""
+        consumer, ctx = self.consumer, self.context
+        retry = build_retry_message(consumer.consumer_group, msg, msg.reconsume_times, max_times, orderly=True)
+        assert consumer.inner_producer is not None
+        future = yield consumer.inner_producer.send(retry)
+        ctx.trace.record(
+            ctx.now,
+            EventKind.SEND_BACK,
+            consumer.actor,
+            msg.msg_id,
+            ok=future.result is not None,
+            broker=future.result.message_queue.broker_name if future.result else None,
+            delay_level=3 + msg.reconsume_times,
+            reconsume_times=msg.reconsume_times,
+            max_reconsume_times=max_times,
+            path="orderly",
+            error=future.error,
+            **future.broker_answer,
+        )
+        return future.result is not None

@@ -1,0 +1,160 @@
+"""What the two consume services share: calling the listener, and the retry message a client builds itself.
+
+4.9.7 ``ConsumeMessageConcurrentlyService`` and ``ConsumeMessageOrderlyService`` each have a ``ConsumeRequest``
+whose ``run`` calls the listener inside ``catch (Throwable e)`` after ``resetRetryAndNamespace``; both build a
+``%RETRY%<group>`` message when the broker cannot take a send-back. Those steps are written once, here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ...common.message import (
+    PROPERTY_MAX_RECONSUME_TIMES,
+    PROPERTY_ORIGIN_MESSAGE_ID,
+    PROPERTY_RECONSUME_TIME,
+    PROPERTY_RETRY_TOPIC,
+    Message,
+    MessageExt,
+    retry_topic,
+)
+from ...core.process import ProcessGroup, ProcessKilled, Sleep
+from ...core.scheduler import ReentrantRunError, TimerLabel
+from ...core.thread_pool import ThreadPool
+from ...core.trace import EventKind
+from .listener import HANG, Delayed
+
+if TYPE_CHECKING:
+    from .push_consumer import PushConsumer
+
+__all__ = [
+    "build_retry_message",
+    "context_int",
+    "reset_retry_topic",
+    "run_listener",
+    "shutdown_gracefully",
+]
+
+_RAISED = object()
+"""``run_listener``'s marker for a listener call that raised."""
+
+
+def shutdown_gracefully(
+    pool: ThreadPool, group: ProcessGroup, await_ms: int, label: TimerLabel
+) -> Generator[Any, Any, None]:
+    """``ThreadUtils.shutdownGracefully(consumeExecutor, awaitTerminateMillis)``: wait up to ``await_ms`` for every
+    task, queued ones included; if some are left, ``shutdownNow`` drops the queued ones and the wait is repeated
+    once, up to ``await_ms`` again, for the running ones. A listener still running after that is left to finish
+    on its own; its result finds the ProcessQueue dropped."""
+    if not (yield from pool.await_termination(group, await_ms, label)):
+        pool.drop_waiting()
+        yield from pool.await_termination(group, await_ms, label)
+
+
+def build_retry_message(
+    group: str, msg: MessageExt, reconsume_time: int, max_times: int, *, orderly: bool = False
+) -> Message:
+    """The client-built ``%RETRY%<group>`` message (concurrent fallback and orderly dead-lettering).
+
+    Same body and properties; ``RETRY_TOPIC``, ``RECONSUME_TIME`` and ``MAX_RECONSUME_TIMES`` set; delay
+    level ``3 + reconsume_times``. The concurrent fallback passes ``reconsume_times + 1``, the 4.9.x orderly
+    path passes ``reconsume_times`` (spec §3.2, §6.4).
+
+    ``ORIGIN_MESSAGE_ID``: the orderly path copies the properties, then sets it when absent to
+    ``msg.getMsgId()`` (the UNIQ_KEY). The concurrent fallback (``DefaultMQPushConsumerImpl.sendMessageBack``)
+    sets it first and then replaces the whole property map with the message's (``setProperties``), so the copy
+    carries one only if the message already had it.
+    """
+    retry = Message(retry_topic(group), msg.body, msg.tags, msg.keys, dict(msg.properties))
+    if orderly:
+        retry.properties.setdefault(PROPERTY_ORIGIN_MESSAGE_ID, msg.msg_id)
+    retry.properties[PROPERTY_RETRY_TOPIC] = msg.topic
+    retry.properties[PROPERTY_RECONSUME_TIME] = str(reconsume_time)
+    retry.properties[PROPERTY_MAX_RECONSUME_TIMES] = str(max_times)
+    retry.delay_time_level = 3 + msg.reconsume_times
+    return retry
+
+
+def context_int(consumer: PushConsumer, msg_id: str, name: str, value: Any, default: int) -> int:
+    """A listener-set context field: an int is used as is; anything else is a WARNING and ``default``.
+
+    In Java the field is typed; in Python a listener could store ``"x"``. That must not break the run.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    ctx = consumer.context
+    ctx.trace.record(
+        ctx.now,
+        EventKind.WARNING,
+        consumer.actor,
+        msg_id,
+        message=f"{name}={value!r} is invalid (allowed: an int); treated as {default}",
+    )
+    return default
+
+
+def reset_retry_topic(msgs: Sequence[MessageExt], group: str) -> None:
+    """``resetRetryAndNamespace``: a retry message is shown to the listener under its original topic."""
+    retry = retry_topic(group)
+    for msg in msgs:
+        original = msg.properties.get(PROPERTY_RETRY_TOPIC)
+        if original is not None and msg.topic == retry:
+            msg.topic = original
+
+
+def run_listener(consumer: PushConsumer, msgs: list[MessageExt], context: Any) -> Generator[Any, Any, tuple[Any, str]]:
+    """Call the listener and wait out its virtual duration; returns (status or None, return type).
+
+    A listener that raises, returns a wrong type, or returns ``HANG`` never breaks the engine: the
+    exception is caught exactly as RocketMQ's ``catch (Throwable e)`` does.
+
+    That includes ``KeyboardInterrupt`` and ``SystemExit`` (a student's Ctrl-C, a ``sys.exit``): to
+    ``catch (Throwable e)`` they are one more throwable, so the call counts as a failed consume (RECONSUME_LATER,
+    or SUSPEND for orderly) and the engine finishes handling it, which keeps every lock, ProcessQueue and consume
+    thread consistent. The exception is then re-raised by the scheduler once this event returns, so ``lab.run``
+    stops; ``lab.run`` again carries on from there. A ``lab.run`` re-entered from the listener is handled the
+    same way. A listener that crashes its own consumer gets the crash once its call returns: the thread dies
+    there (:class:`~rmqlab.core.process.ProcessKilled`), before any result is processed, as with a killed JVM.
+    """
+    consumer.in_listener = True
+    try:
+        outcome = consumer.listener(list(msgs), context)  # type: ignore[misc]
+    except BaseException as exc:
+        escapes = isinstance(exc, ReentrantRunError) or not isinstance(exc, Exception)
+        note = "; counted as a failed consume, re-raised after this event" if escapes else ""
+        ctx = consumer.context
+        ctx.trace.record(
+            ctx.now,
+            EventKind.WARNING,
+            consumer.actor,
+            msgs[0].msg_id,
+            message=f"listener raised {type(exc).__name__}: {exc}{note}",
+        )
+        if escapes:
+            ctx.scheduler.interrupt_after_event(exc)
+        outcome = _RAISED
+    finally:
+        consumer.in_listener = False
+    if consumer.crash_requested:
+        consumer.crash_requested = False
+        consumer.crash()
+        raise ProcessKilled(consumer.client_id)
+    if outcome is _RAISED:
+        return None, "EXCEPTION"
+    if outcome is HANG:
+        while True:  # the thread is blocked for good; only a crash ends it
+            yield Sleep(365 * 86_400_000)
+    if isinstance(outcome, Delayed):
+        if outcome.took_ms:
+            yield Sleep(outcome.took_ms)
+        if outcome.error:
+            ctx = consumer.context
+            ctx.trace.record(
+                ctx.now, EventKind.WARNING, consumer.actor, msgs[0].msg_id, message=f"listener raised: {outcome.error}"
+            )
+            return None, "EXCEPTION"
+        outcome = outcome.status
+    if outcome is None:
+        return None, "RETURNNULL"
+    return outcome, ""

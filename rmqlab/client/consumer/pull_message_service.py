@@ -1,0 +1,247 @@
+"""``PullMessageService``: one pull loop per ProcessQueue, fetching messages into it.
+
+In RocketMQ one thread takes ``PullRequest``s from a queue and calls ``pullMessage`` for each; the answer comes back
+in a ``PullCallback`` that puts the request back (at once, after ``pullInterval``, or later: see
+``flow_control.py``). Here each queue's loop is one generator process of the consumer, which reads as that cycle:
+gates, request, answer, again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ...broker.broker_controller import PullResult, PullStatus
+from ...common.consumer_config import MessageModel
+from ...common.message import PROPERTY_MAX_OFFSET, PROPERTY_MIN_OFFSET
+from ...common.message_queue import MessageQueue
+from ...core.process import ProcessGroup, Rpc, Sleep
+from ...core.scheduler import TimerKind, TimerLabel
+from ...core.thread_pool import RejectedExecutionException
+from ...core.trace import EventKind
+from ...remoting.protocol import PullMessageRequest
+from ...remoting.remoting import ResponseExpiredException
+from .flow_control import PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, DeferReason, FlowControl
+from .offset_store import OffsetStore
+from .process_queue import ProcessQueue
+
+if TYPE_CHECKING:
+    from ...core.context import Context
+
+__all__ = ["PullMessageService", "PullRequest"]
+
+CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND = 30_000
+OFFSET_ILLEGAL_FIXUP_DELAY_MS = 10_000
+
+
+@dataclass(slots=True)
+class PullRequest:
+    """One queue's pull cursor."""
+
+    mq: MessageQueue
+    pq: ProcessQueue
+    next_offset: int
+    previously_locked: bool = False
+
+
+class PullMessageService(FlowControl):
+    """The pull half of ``DefaultMQPushConsumerImpl`` (``pullMessage`` and its ``PullCallback``), mixed into
+    :class:`~rmqlab.client.consumer.default_mq_push_consumer.DefaultMQPushConsumer`."""
+
+    # The consumer's state these methods work on (set by ``DefaultMQPushConsumer.__init__`` / ``start``).
+    context: Context
+    message_model: MessageModel
+    processes: ProcessGroup
+    actor: str
+    client_id: str
+    consumer_group: str
+    orderly: bool
+    subscriptions: dict[str, frozenset[str] | None]
+    process_queue_table: dict[MessageQueue, ProcessQueue]
+    offset_store: OffsetStore
+    consume_service: Any
+    pull_batch_size: int
+    pull_interval: int
+    _compute_pull_from_where: Callable[[MessageQueue], Generator[Any, Any, int | None]]
+    """``RebalanceImpl.computePullFromWhereWithException``: −1 could not tell, ``None`` it threw."""
+    _remove_unnecessary_message_queue: Callable[[MessageQueue, ProcessQueue], Generator[Any, Any, bool]]
+    """``RebalancePushImpl.removeUnnecessaryMessageQueue``."""
+
+    @property
+    def is_clustering(self) -> bool:
+        return self.message_model is MessageModel.CLUSTERING
+
+    def _label(self, kind: TimerKind, queue: MessageQueue | None = None, msg_ids: tuple[str, ...] = ()) -> TimerLabel:
+        """What a wait of this consumer stands for, for views (``lab.snapshot().timers``)."""
+        return TimerLabel(kind, self.actor, queue, msg_ids)
+
+    def schedule(
+        self,
+        delay_ms: int,
+        kind: TimerKind,
+        action: Callable[..., Any],
+        *args: Any,
+        queue: MessageQueue | None = None,
+        msg_ids: tuple[str, ...] = (),
+    ) -> None:
+        """Run ``action(*args)`` after ``delay_ms`` on this client's scheduled executor (gone with a crash)."""
+        self.processes.schedule(delay_ms, self._label(kind, queue, msg_ids), action, *args)
+
+    # ------------------------------------------------------------------ pulling
+    def _pull_loop(self, request: PullRequest) -> Generator[Any, Any, None]:
+        """``PullMessageService`` for one queue: ``pullMessage``, wait for the answer, hand the messages to the
+        consume service, and go again, until the ProcessQueue is dropped (or the consumer dies with its processes).
+
+        Every round starts with a hand-off (``executePullRequestImmediately``): the pull runs after the work already
+        queued for this millisecond. A pull put off (``executePullRequestLater``) is a PULL_DEFERRED event with its
+        reason and delay (``flow_control.py``); after messages were found the next pull waits ``pullInterval`` if
+        that is set (else it goes at once).
+        """
+        pq, mq = request.pq, request.mq
+        delay, kind = 0, TimerKind.PULL
+        while True:
+            yield Sleep(delay, self._label(kind, mq))
+            if pq.dropped:
+                return
+            kind = TimerKind.PULL_LATER
+            pq.last_pull_timestamp = self.context.now
+            deferral = self._pull_deferral(pq)
+            if deferral is not None:
+                delay = self._record_deferral(mq, *deferral)
+                continue
+            if self.orderly and self.is_clustering:
+                if not pq.locked:
+                    delay = self._record_deferral(mq, DeferReason.NOT_LOCKED, PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, {})
+                    continue
+                if not request.previously_locked:
+                    # the first pull since the lock: the start offset again, from the broker
+                    offset = yield from self._compute_pull_from_where(mq)
+                    if offset is None:  # it threw: executePullRequestLater(1000), nothing pulled
+                        self.context.trace.record(
+                            self.context.now,
+                            EventKind.WARNING,
+                            self.actor,
+                            None,
+                            message=f"Failed to compute pull offset of {mq}; pull again in "
+                            f"{PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION} ms",
+                        )
+                        delay = self._record_deferral(
+                            mq,
+                            DeferReason.EXCEPTION,
+                            PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION,
+                            {"error": "computePullFromWhereWithException"},
+                        )
+                        continue
+                    request.previously_locked = True
+                    request.next_offset = offset  # even −1 (a failed offset query): 4.9.7 sets it as it is
+            commit = self.offset_store.read_memory(mq) if self.is_clustering else -1
+            pull = PullMessageRequest(
+                self.consumer_group,
+                self.actor,
+                mq,
+                request.next_offset,
+                self.subscriptions.get(mq.topic),
+                commit if commit > 0 else None,
+                self.pull_batch_size,
+            )
+            sent_at = self.context.now
+            result, error = yield Rpc(self.client_id, mq.broker_name, pull, CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND)
+            if error is not None:
+                if isinstance(error, ResponseExpiredException):
+                    self.context.trace.record(
+                        self.context.now,
+                        EventKind.WARNING,
+                        self.actor,
+                        None,
+                        message=f"pull of {mq} sent at {sent_at} ms: wait response timeout "
+                        f"{CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND}ms; pull again in "
+                        f"{PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION} ms",
+                    )
+                delay = self._record_deferral(mq, *self._error_deferral(error))
+                continue
+            delay, kind = 0, TimerKind.PULL
+            try:
+                if not self._on_pull_result(request, result):
+                    return
+            except RejectedExecutionException:  # onSuccess threw (the consume pool is shut down): onException
+                error = {"error": "RejectedExecutionException"}
+                delay = self._record_deferral(mq, DeferReason.EXCEPTION, PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, error)
+                continue
+            if result.status is PullStatus.FOUND and self.pull_interval > 0:
+                delay, kind = self.pull_interval, TimerKind.PULL_LATER  # executePullRequestLater(pullInterval)
+
+    def _on_pull_result(self, request: PullRequest, result: PullResult) -> bool:
+        """``PullCallback.onSuccess``; ``False`` when this queue's pull loop ends (dropped, or OFFSET_ILLEGAL)."""
+        pq, mq = request.pq, request.mq
+        if result.status is PullStatus.FOUND:
+            # PullAPIWrapper.processPullResult: each message carries the queue's bounds at this pull, which the
+            # client's own retry copies (they copy the property map) keep
+            bounds = {PROPERTY_MIN_OFFSET: str(result.min_offset), PROPERTY_MAX_OFFSET: str(result.max_offset)}
+            for msg in result.msgs:
+                msg.properties.update(bounds)
+            request.next_offset = result.next_begin_offset
+            if pq.dropped:
+                return False
+            dispatch = pq.put_message(result.msgs)
+            self.context.trace.record(
+                self.context.now,
+                EventKind.PULLED,
+                self.actor,
+                None,
+                queue=mq.text,
+                offsets=[m.queue_offset for m in result.msgs],
+                msg_ids=[m.msg_id for m in result.msgs],
+                next_offset=result.next_begin_offset,
+            )
+            self.consume_service.submit_consume_request(result.msgs, pq, mq, dispatch)
+            return True
+        asked, request.next_offset = request.next_offset, result.next_begin_offset
+        if result.status in (PullStatus.NO_NEW_MSG, PullStatus.NO_MATCHED_MSG):
+            before = self.offset_store.read_memory(mq)
+            if pq.msg_count == 0 and not pq.consuming_msg_orderly_tree_map:  # correctTagsOffset
+                self.offset_store.update_offset(mq, request.next_offset, True)
+            corrected = self.offset_store.read_memory(mq) != before
+            # a long poll that found nothing new and changed nothing is left out: one every 15 s per queue
+            if result.status is PullStatus.NO_MATCHED_MSG or corrected or request.next_offset != asked:
+                self._record_empty(mq, result, asked, corrected=corrected)
+            return True
+        # OFFSET_ILLEGAL
+        pq.dropped = True
+        self._record_empty(mq, result, asked, fix_in_ms=OFFSET_ILLEGAL_FIXUP_DELAY_MS)
+        self.context.trace.record(
+            self.context.now,
+            EventKind.WARNING,
+            self.actor,
+            None,
+            message=f"OFFSET_ILLEGAL on {mq}; fixing offset to {result.next_begin_offset}",
+        )
+        self.processes.spawn(self._fix_offset(request))
+        return False
+
+    def _record_empty(self, mq: MessageQueue, result: PullResult, asked: int, **what: Any) -> None:
+        """A pull of ``mq`` at offset ``asked`` answered without messages (PULL_EMPTY, bookkeeping)."""
+        self.context.trace.record(
+            self.context.now, EventKind.PULL_EMPTY, self.actor, None, queue=mq.text, status=result.status.value,
+            offset=asked, next_offset=result.next_begin_offset, **what,
+        )  # fmt: skip
+
+    def _fix_offset(self, request: PullRequest) -> Generator[Any, Any, None]:
+        """OFFSET_ILLEGAL's task 10 s later (``executeTaskLater``): store the corrected offset, persist it, and
+        ``removeProcessQueue`` (``removeUnnecessaryMessageQueue``: persist, forget the offset, unlock an orderly
+        queue); the next rebalance creates the queue afresh."""
+        mq = request.mq
+        yield Sleep(OFFSET_ILLEGAL_FIXUP_DELAY_MS, self._label(TimerKind.OFFSET_FIXUP, mq))
+        self.offset_store.update_offset(mq, request.next_offset, False)
+        self.offset_store.persist(mq)
+        pq = self.process_queue_table.pop(mq, None)
+        if pq is not None:
+            pq.dropped = True
+            yield from self._remove_unnecessary_message_queue(mq, pq)
+        self.context.trace.record(
+            self.context.now,
+            EventKind.WARNING,
+            self.actor,
+            None,
+            message=f"fix the pull request offset, {mq}: offset {request.next_offset} persisted, ProcessQueue removed",
+        )

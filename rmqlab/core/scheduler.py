@@ -1,0 +1,323 @@
+"""The one virtual clock and the one event heap.
+
+Every action in a run is a callback scheduled at an integer millisecond. The heap is keyed by
+``(time_ms, priority, seq)``:
+
+* ``time_ms`` — virtual time; nothing in rmqlab reads the wall clock.
+* ``priority`` — a :class:`Priority`; at the same millisecond, lower runs first.
+* ``seq`` — a counter that increases with every ``schedule`` call; equal time and priority run in
+  the order they were scheduled, which makes every run reproducible byte for byte.
+
+**The ordering rule for one millisecond** (the same through ``lab.at``, the Lab's fault methods and
+scenario files): faults take effect first, then everything else, each group in the order it was scheduled.
+A fault is any call of the fault registry (:mod:`rmqlab.lab.faults`: ``lab.broker_down`` / ``broker_up``,
+``lab.set_broker_fault``, ``lab.partition``, ``lab.update_topic`` / ``update_subscription_group``, a
+consumer's ``crash`` / ``start`` / ``shutdown``), whether a scenario file's ``faults`` entry or
+``lab.at(t, lab.broker_down, "broker-a")`` scheduled it: it runs at :attr:`Priority.FAULT`. So a broker that
+goes down at t=5000 refuses a send also scheduled at t=5000, whichever was written first. Everything else —
+sends, pulls, consumption, the engine's own timers, a ``lab.at`` of anything that is not a registered fault
+(a lambda wrapping a fault included) — runs at :attr:`Priority.NORMAL`, in schedule order. A scenario consumer
+with ``start_order: after_sends`` is started at NORMAL priority, scheduled after every send of the file, so that
+millisecond's faults and sends come before its start.
+
+Every entry the engine schedules carries a :class:`TimerLabel`: what RocketMQ timer or wait it stands for
+(:class:`TimerKind`), who owns it, and the queue / messages / delay level it is about. The label changes
+nothing in how the loop runs; it is what lets :meth:`Lab.snapshot` list the timers a student would see
+ticking (the 20 s rebalance, a 5 s local retry, a delay level's next delivery …).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import IntEnum, StrEnum
+from heapq import heappop, heappush
+from itertools import count
+from typing import Any
+
+from ..common.message_queue import MessageQueue
+from .errors import SimulationError
+
+__all__ = ["PERIODIC_TIMER_KINDS", "Priority", "ReentrantRunError", "Scheduler", "Timer", "TimerKind", "TimerLabel"]
+
+
+class ReentrantRunError(SimulationError):
+    """``run()`` or ``step()`` was called from inside the loop (a listener or a ``lab.at`` action).
+
+    The inner call would run later events, then the outer loop would resume an event from the past: the
+    clock would move backwards. Work that should happen later is scheduled with ``lab.at(time, ...)``.
+    """
+
+
+class Priority(IntEnum):
+    """Tie-break among events of the same millisecond (lower first; see the module's ordering rule)."""
+
+    FAULT = 0
+    """A call of the fault registry (broker down/up, broker faults, partitions, consumer crash/start/shutdown,
+    timed mqadmin commands), from a scenario file or ``lab.at``: it changes the world before anything else runs."""
+    NORMAL = 1
+    """Everything else: sends, pulls, consumption, the engine's periodic and one-shot timers, other ``lab.at``
+    actions."""
+
+
+class TimerKind(StrEnum):
+    """What a scheduled entry stands for, named after the RocketMQ 4.9.7 timer, service or wait behind it."""
+
+    # ---- the consumer's periodic services
+    REBALANCE = "rebalance"
+    """``RebalanceService``: ``waitForRunning(20000)`` before each ``doRebalance``; a wake-up (the consumer's start, the
+    broker saying the group changed) ends the wait at once, and the next 20 s count from that rebalance's end."""
+    PERSIST_OFFSET = "persist_offset"
+    """``persistConsumerOffset``: in-memory offsets to the broker / local file every 5 s (first after 10 s)."""
+    HEARTBEAT = "heartbeat"
+    """``sendHeartbeatToAllBrokerWithLock`` every 30 s."""
+    ROUTE_POLL = "route_poll"
+    """``updateTopicRouteInfoFromNameServer`` every 30 s (consumers and producers; a producer's first after 10 ms)."""
+    LOCK_RENEW = "lock_renew"
+    """Orderly ``lockAll``: renew every broker queue lock every 20 s (first after 1 s)."""
+    CLEAN_EXPIRED = "clean_expired"
+    """``cleanExpiredMsg`` every ``consumeTimeout`` (15 min)."""
+    # ---- the consumer's one-shot waits
+    PULL = "pull"
+    """``executePullRequestImmediately``: the next pull of a queue, now."""
+    PULL_LATER = "pull_later"
+    """``executePullRequestLater``: 1 s after a pull error or while an orderly queue is not locked, 50 ms under
+    flow control."""
+    CONSUME = "consume"
+    """A ConsumeRequest handed to a free consume thread."""
+    LISTENER = "listener"
+    """A listener is running; the consume thread resumes when it returns (its virtual duration)."""
+    LOCAL_RETRY = "local_retry"
+    """``submitConsumeRequestLater``: send-back and fallback failed, consume the messages again locally in 5 s."""
+    SUSPEND = "suspend"
+    """Orderly ``submitConsumeRequestLater``: a suspended queue is consumed again after
+    ``suspendCurrentQueueTimeMillis`` (1 s; 10 ms to continue, 3 s when relocking failed)."""
+    TRY_LOCK_LATER = "try_lock_later"
+    """Orderly ``tryLockLaterAndReconsume``: ask the broker lock again, then resubmit."""
+    CONSUME_LOCK_WAIT = "consume_lock_wait"
+    """``removeUnnecessaryMessageQueue``: the rebalance waits up to 1 s (``tryLock(1000 ms)``) for a removed orderly
+    queue's consume lock, held while a listener runs."""
+    UNLOCK_DELAYED = "unlock_delayed"
+    """``removeUnnecessaryMessageQueue``: a queue that still had messages is unlocked 20 s after it was removed."""
+    SHUTDOWN_AWAIT = "shutdown_await"
+    """``ThreadUtils.shutdownGracefully``: a consumer's shutdown waits up to ``awaitTerminationMillisWhenShutdown`` for
+    its consume pool to finish, and once more after dropping the tasks still queued."""
+    OFFSET_FIXUP = "offset_fixup"
+    """``OFFSET_ILLEGAL``: store the corrected offset and drop the ProcessQueue 10 s later."""
+    # ---- the network
+    RESPONSE = "response"
+    """A broker response on its way back (``response_delay_ms``)."""
+    REQUEST_TIMEOUT = "request_timeout"
+    """The client gives up on a request 1 ms after its timeout."""
+    # ---- the broker's services
+    DELAY_LEVEL = "delay_level"
+    """``ScheduleMessageService``: the next delivery of one delay level's queue (its head message's due tick)."""
+    HOLD_TIMEOUT = "hold_timeout"
+    """Long polling: a held pull is answered (empty) after 15 s."""
+    CHANNEL_SCAN = "channel_scan"
+    """``scanNotActiveChannel`` every 10 s: consumers silent for 120 s leave the group."""
+    RETENTION = "retention"
+    """``CleanCommitLogService``: the 04:00 deletion window, every 10 s within it."""
+    # ---- the lab
+    ACTION = "action"
+    """A ``lab.at(...)`` or scenario action: a send, a fault, a start/crash the student scheduled."""
+    OTHER = "other"
+    """An entry scheduled without a label (never by the engine itself)."""
+
+
+PERIODIC_TIMER_KINDS = frozenset(
+    {
+        TimerKind.REBALANCE,
+        TimerKind.PERSIST_OFFSET,
+        TimerKind.HEARTBEAT,
+        TimerKind.ROUTE_POLL,
+        TimerKind.LOCK_RENEW,
+        TimerKind.CLEAN_EXPIRED,
+        TimerKind.CHANNEL_SCAN,
+        TimerKind.RETENTION,
+    }
+)
+"""Timers that re-arm themselves every time they fire: while one is pending, the heap never empties."""
+
+
+@dataclass(slots=True)
+class TimerLabel:
+    """What one scheduled entry is, for views; never changed once made, so one label may be shared by many entries.
+
+    A plain slotted dataclass: one is made per ConsumeRequest, and a named tuple's ``__new__`` or a frozen
+    dataclass's ``__init__`` costs half again or four times as much to build.
+    """
+
+    kind: TimerKind
+    owner: str
+    """Who armed it, as the trace names actors: ``consumer:c1``, ``producer:pg``, ``broker-a``, ``schedule:broker-a``,
+    ``lab``."""
+    queue: MessageQueue | None = None
+    msg_ids: tuple[str, ...] = ()
+    level: int | None = None
+    """The delay level (``DELAY_LEVEL`` timers)."""
+    detail: str = ""
+    """A short free-text note (the action's name, the client a response goes to)."""
+
+
+class Timer:
+    """A handle to a scheduled callback; ``cancel()`` makes it a no-op when its time comes.
+
+    Its time is in its heap entry, ``(time_ms, priority, seq, timer)``.
+    """
+
+    __slots__ = ("args", "callback", "cancelled", "label")
+
+    def __init__(self, callback: Callable[..., Any], args: tuple[Any, ...], label: TimerLabel | None = None) -> None:
+        self.callback = callback
+        self.args = args
+        self.cancelled = False
+        self.label = label
+
+    def cancel(self) -> None:
+        """Prevent the callback from running (the heap entry stays and is skipped)."""
+        self.cancelled = True
+
+
+class Scheduler:
+    """A deterministic discrete-event loop in virtual milliseconds.
+
+    Three verbs drive it: :meth:`peek` (when is the next event), :meth:`step` (run one) and
+    :meth:`run` (run until a time or until the heap is empty).
+    """
+
+    def __init__(self) -> None:
+        self.now: int = 0
+        self._heap: list[tuple[int, Priority, int, Timer]] = []
+        self._seqs = count(1)
+        """Each entry's ``seq``: 1, 2, 3 … in the order of the ``schedule`` calls."""
+        self.steps = 0
+        self._in_loop = False
+        """True while :meth:`run` or :meth:`step` runs a callback (re-entry is refused)."""
+        self._interrupt: BaseException | None = None
+        """A ``KeyboardInterrupt`` / ``SystemExit`` (or re-entry error) from user code the engine absorbed; re-raised
+        by the loop once the event that caught it has returned, so the engine's state is consistent."""
+
+    def interrupt_after_event(self, exc: BaseException) -> None:
+        """Make :meth:`run` / :meth:`step` raise ``exc`` as soon as the current event's callback returns.
+
+        Engine code that calls user code (a listener) catches ``BaseException`` to keep its own state consistent,
+        then hands the exception here so a student's Ctrl-C still stops the run.
+        """
+        if self._interrupt is None:
+            self._interrupt = exc
+
+    def _raise_interrupt(self) -> None:
+        exc, self._interrupt = self._interrupt, None
+        if exc is not None:
+            raise exc
+
+    def _refuse_reentry(self) -> None:
+        if self._in_loop:
+            raise ReentrantRunError(
+                f"lab.run() / lab.step() called at now={self.now} ms while the lab is already running (from a "
+                "listener or a lab.at action): the clock would move backwards; schedule later work with "
+                "lab.at(time, ...) and call run() only from the notebook"
+            )
+
+    def has_periodic_timers(self) -> bool:
+        """True when a self-re-arming timer (:data:`PERIODIC_TIMER_KINDS`) is pending: the heap never empties."""
+        return any(
+            not timer.cancelled and timer.label is not None and timer.label.kind in PERIODIC_TIMER_KINDS
+            for _, _, _, timer in self._heap
+        )
+
+    def schedule(
+        self,
+        delay_ms: int,
+        callback: Callable[..., Any],
+        *args: Any,
+        priority: Priority = Priority.NORMAL,
+        label: TimerLabel | None = None,
+    ) -> Timer:
+        """Run ``callback(*args)`` ``delay_ms`` from now; returns a cancellable :class:`Timer`.
+
+        The one place an entry enters the heap: the next ``seq`` breaks ties.
+        """
+        if delay_ms < 0:
+            raise SimulationError(f"delay_ms={delay_ms} is negative: events cannot go back in time")
+        timer = Timer(callback, args, label)
+        heappush(self._heap, (self.now + delay_ms, priority, next(self._seqs), timer))
+        return timer
+
+    def schedule_at(
+        self,
+        time_ms: int,
+        callback: Callable[..., Any],
+        *args: Any,
+        priority: Priority = Priority.NORMAL,
+        label: TimerLabel | None = None,
+    ) -> Timer:
+        """Run ``callback(*args)`` at absolute virtual time ``time_ms`` (not before now)."""
+        if time_ms < self.now:
+            raise SimulationError(f"time_ms={time_ms} is before now={self.now}")
+        return self.schedule(time_ms - self.now, callback, *args, priority=priority, label=label)
+
+    def peek(self) -> int | None:
+        """Virtual time of the next live event, or ``None`` when nothing is scheduled."""
+        heap = self._heap
+        while heap and heap[0][3].cancelled:
+            heappop(heap)
+        return heap[0][0] if heap else None
+
+    def step(self) -> bool:
+        """Run the next live event; return ``False`` when the heap is empty."""
+        self._refuse_reentry()
+        heap = self._heap
+        while heap:
+            time_ms, _, _, timer = heappop(heap)
+            if timer.cancelled:
+                continue
+            self.now = time_ms
+            self.steps += 1
+            self._in_loop = True
+            try:
+                timer.callback(*timer.args)
+            finally:
+                self._in_loop = False
+            self._raise_interrupt()
+            return True
+        return False
+
+    def run(self, until: int | None = None) -> None:
+        """Run events up to and including ``until`` (all of them when ``None``), then set the clock.
+
+        ``until`` in the past is a mistake in the caller and raises :class:`SimulationError`; so is a call from
+        inside the loop (:class:`ReentrantRunError`). An interrupt absorbed by the engine
+        (:meth:`interrupt_after_event`) stops the loop after its event, with the clock at that event's time.
+        """
+        self._refuse_reentry()
+        if until is not None and until < self.now:
+            raise SimulationError(f"until={until} is before now={self.now}; virtual time only moves forward")
+        self._in_loop = True
+        try:
+            self._run_loop(until)
+        finally:
+            self._in_loop = False
+        if until is not None:
+            self.now = until
+
+    def _run_loop(self, until: int | None) -> None:
+        heap = self._heap
+        while heap and (until is None or heap[0][0] <= until):
+            time_ms, _, _, timer = heappop(heap)
+            if timer.cancelled:
+                continue
+            self.now = time_ms
+            self.steps += 1
+            timer.callback(*timer.args)
+            if self._interrupt is not None:
+                self._raise_interrupt()
+
+    def pending(self) -> int:
+        """Number of heap entries (including cancelled ones not yet skipped)."""
+        return len(self._heap)
+
+    def timers(self) -> list[tuple[int, Priority, int, TimerLabel | None]]:
+        """Every live entry as (time, priority, seq, label), in the order the loop will run them (for views)."""
+        return [(t, Priority(p), seq, timer.label) for t, p, seq, timer in sorted(self._heap) if not timer.cancelled]

@@ -1,0 +1,233 @@
+# ruff: noqa: E501 — explanations are prose, one per line as the student reads them.
+"""The exercises about retries: a producer's send retry, the consumer's send-back, delay levels, the DLQ and
+stranded retry queues (labs 01, 02a, 02b, 03, 04, 04b).
+
+Part of the exercise bank (:mod:`rmqlab.course.bank` puts the parts together): data only, kept out of the
+notebooks because an explanation states its answer.
+"""
+
+from __future__ import annotations
+
+from .answers import Exercise, Hint
+
+RETRY_EXERCISES: tuple[Exercise, ...] = (
+    # 01 · producer send retry
+    Exercise(
+        "01.1",
+        "ONEWAY runs sendDefaultImpl with timesTotal = 1: no retry, the exception ends it.",
+        hints=(Hint("ONEWAY has no retryTimesWhenSend… setting: count what timesTotal is for this mode.", equals=(3,)),),
+        hint="Compare timesTotal in sendDefaultImpl for SYNC and for the other modes.",
+    ),
+    Exercise(
+        "01.2",
+        "onExceptionImpl re-sends the same request, and its header still holds the first attempt's queueId (index 2 → "
+        "broker-a queue 2); selectOneMessageQueue(broker-a) ran (index 3 skipped, index 4 = broker-b) but only its broker "
+        "name is used.",
+        hints=(
+            Hint(
+                "That is the queue selectOneMessageQueue picked, as for the SYNC retry. onExceptionImpl keeps only the "
+                "broker name of that pick: which queue id does the re-sent request header still carry?",
+                equals=(0,),
+            ),
+        ),
+        hint="Read what MQClientAPIImpl.onExceptionImpl re-sends, and what it takes from selectOneMessageQueue's answer.",
+    ),
+    Exercise(
+        "01.3",
+        "SYSTEM_BUSY (code 2) is not in retryResponseCodes in 4.9.x: sendDefaultImpl rethrows the MQBrokerException after "
+        "the first attempt, even though broker-b is healthy.",
+        hints=(
+            Hint(
+                "An error response is retried only if its code is in DefaultMQProducer.retryResponseCodes. Is "
+                "SYSTEM_BUSY in the list above?",
+                equals=(2, 3),
+            ),
+        ),
+        hint="Look at which broker answers DefaultMQProducer.retryResponseCodes lists.",
+    ),
+    Exercise(
+        "01.4",
+        "Each broker stored the message before its flush timed out; retryAnotherBrokerWhenNotStoreOK keeps going for all "
+        "1 + retryTimesWhenSendFailed attempts (a → b → a) and returns the last FLUSH_DISK_TIMEOUT result: three copies.",
+        hints=(
+            Hint("With retry_another_broker_when_not_store_ok=True a non-OK status does not end the loop.", equals=(1,)),
+            Hint(
+                "Count the attempts the loop makes (1 + retryTimesWhenSendFailed), and remember that every one of them "
+                "was stored: only the flush timed out.",
+                equals=(2,),
+            ),
+        ),
+        hint="FLUSH_DISK_TIMEOUT is answered after the broker stored the message; count the attempts the loop makes.",
+    ),
+    Exercise("01.5", "The first attempt used the whole 3000 ms; the budget check (timeout < costTime) stops the loop.", hint="sendMsgTimeout is one budget for the whole send, checked before each attempt."),
+    Exercise("01.6", "The producer cannot tell 'not stored' from 'response lost', so it retries on broker-b: at-least-once.", hint="The broker stored the message before the connection dropped; what does the producer do without a response?"),
+    Exercise(
+        "01.7",
+        "The 600 ms answer came back at 1 600 ms; 600 ms falls in latencyMax's 550 row, so notAvailableDuration is 30 000 ms from then: 31 600 ms. The sends at 5–30 s walk past broker-a's queues; the one at 35 s is the first to use it again.",
+        unit="ms",
+        hints=(
+            Hint("That is how long broker-a stays out, not until when: from which moment is it counted?", equals=(30_000,)),
+            Hint("updateFaultItem runs when the attempt ends, after the 600 ms answer, not when the send starts.", equals=(31_000,)),
+            Hint("600 ms is below 1000 in latencyMax: which row of the table is the largest entry not above it?", equals=(61_600, 61_000)),
+            Hint("A success is rated too: the attempt's latency, not its outcome, picks the duration.", equals=(0, 1000, 1600)),
+        ),
+        hint="Look 600 ms up in latencyMax (the largest entry not above it) and add that row's notAvailableDuration to the time the attempt ended.",
+    ),
+    # 02a · concurrent consumption: failure and send-back
+    Exercise(
+        "02a.1",
+        "processConsumeResult treats indices ackIndex+1 .. size-1 as failed.",
+        hints=(Hint("ack_index is the index of the last acknowledged message, counted from 0.", off_by=(1,)),),
+        hint="processConsumeResult counts msgs[0..ackIndex] as consumed and the rest as failed.",
+    ),
+    Exercise(
+        "02a.2",
+        "The first failure (stored rt 0) waits level 3 = 10 s, the second (rt 1) level 4 = 30 s: 1 + 10 + 30 = 41 s.",
+        unit="s",
+        hints=(
+            Hint("The level grows with each retry: the broker picks 3 + the *stored* reconsumeTimes.", equals=(21,)),
+            Hint("The first retry does not use level 1: the broker adds 3 to the stored reconsumeTimes.", equals=(7, 6)),
+        ),
+        hint="Each failure is stored with level 3 + its stored reconsumeTimes; add up the waits from the send at 1 s.",
+    ),
+    Exercise(
+        "02a.3",
+        "reconsumeTimes is a field of the stored record, set to rt + 1 by asyncConsumerSendMsgBack; the copy's "
+        "properties come from the original, which never had a RECONSUME_TIME property.",
+        hints=(
+            Hint(
+                "The count is right. Where does the broker keep it: in the message's properties, or in its own field of "
+                "the CommitLog record?",
+                equals=((1, "1"), (1, 1)),
+            ),
+        ),
+        hint="asyncConsumerSendMsgBack copies the original's properties and sets the new copy's reconsumeTimes field.",
+    ),
+    # 02b · when the send-back fails, slow listeners, per-instance limits
+    Exercise("02b.1", "The local +1s are in client memory only; the broker judges the stored rt (0) → rt 1, level 3.", hint="The local retries counted in client memory; the later CONSUMER_SEND_MSG_BACK carries only the CommitLog offset."),
+    Exercise(
+        "02b.2",
+        "cleanExpireMsg runs 15, 30, 45 … min after the consumer started. At 15 min the message has run 14 min 59 s (not "
+        "more than 15 min); at 30 min it is sent back with delay level 3 (10 s): 1800 + 10 = 1810 s, while the first call "
+        "still runs.",
+        unit="s",
+        hints=(
+            Hint(
+                "At the first pass, 15 min after the consumer started, the message has been consuming for 14 min 59 s: "
+                "cleanExpiredMsg wants *more than* consumeTimeout.",
+                equals=(910, 900, 901, 911),
+            ),
+            Hint("cleanExpiredMsg sends it back with delay level 3: the retry waits before it is delivered.", equals=(1800,)),
+            Hint("The slow listener is not interrupted, and the retry does not wait for it to return.", equals=(2401, 2411)),
+        ),
+        hint="cleanExpireMsg runs every consumeTimeout minutes from the consumer's start and uses delay level 3.",
+    ),
+    Exercise(
+        "02b.3",
+        "c2 consumed queue 1 and sent it back with max 3 (rt 0 < 3); the single %RETRY%cg queue belongs to c1 (first "
+        "in the sorted client ids), whose send-back carries max 1: stored rt 1 ≥ 1 → %DLQ%cg after 2 deliveries.",
+        hints=(
+            Hint(
+                "That is c2's own limit. Who consumes the retry (one %RETRY%cg queue, AVG allocation), and whose "
+                "maxReconsumeTimes does that instance's send-back carry?",
+                equals=(4,),
+            ),
+        ),
+        hint="Find who consumes %RETRY%cg's single queue, and which maxReconsumeTimes that instance sends back.",
+    ),
+    # 03 · delay levels
+    Exercise(
+        "03.1",
+        "Levels 3..18 sum to 17 140 s = 4 h 45 min 40 s; the 17th failure (rt 16 ≥ 16) goes to %DLQ%cg.",
+        unit="s",
+        hints=(
+            Hint("The first retry does not use level 1: the broker stores it with level 3 + reconsumeTimes.", equals=(6341, 12941)),
+            Hint("Off by one delay level: 16 retries wait on 16 levels, the first of them level 3.", off_by=(7200, 10, 1800)),
+        ),
+        hint="Sum the delays of the levels the 16 retries use, starting at level 3.",
+    ),
+    Exercise(
+        "03.2",
+        "The consumer's 20 travels in every send-back header (never capped at 16): 21 deliveries. Retries 1–16 wait levels "
+        "3..18 (17 140 s); retries 17–20 would need levels 19–22, but CommitLog caps the level at maxDelayLevel 18 "
+        "(2 h): 17 140 + 4 × 7 200 = 45 940 s.",
+        unit="s",
+        hints=(
+            Hint(
+                "That is the default schedule. maxReconsumeTimes is not capped at 16: the consumer's value is sent with "
+                "every send-back and the broker uses it.",
+                equals=(17140,),
+            ),
+            Hint(
+                "Off by one 2 h wait: count the failing deliveries past the 16th retry — reconsume_times 16, 17, 18 and "
+                "19 each wait the capped level.",
+                off_by=(7200,),
+            ),
+        ),
+        hint="The consumer's maxReconsumeTimes is sent with every send-back; CommitLog caps only the delay level.",
+    ),
+    Exercise(
+        "03.3",
+        "delayOffset.json is first written 10 s after the store starts (ScheduleMessageService.start: persist at a "
+        "fixed rate of flushDelayOffsetInterval, 10 000 ms). That write at 10 s already holds level 2's offset past "
+        "\"late\" (delivered at 5 s), so the restart's load() reads it back and \"late\" is not delivered again: "
+        "once. Only progress made after the last write is replayed.",
+        hints=(
+            Hint(
+                "Twice is what the crash at 9.999 s gave, before any write. Between 9.999 s and 10.5 s the "
+                "ScheduleMessageService wrote delayOffset.json once: what did it hold for level 2?",
+                equals=(2,),
+            ),
+            Hint("A parked or delivered message is never lost in this crash: it lives in the CommitLog.", equals=(0,)),
+        ),
+        hint="Find when delayOffset.json is written (flushDelayOffsetInterval) and compare with the crash time.",
+    ),
+    # 04 · dead-letter queue
+    Exercise("04.1", "MixAll.getDLQTopic = '%DLQ%' + group; DLQ_NUMS_PER_GROUP = 1.", hint="MixAll.getDLQTopic builds the name; DLQ_NUMS_PER_GROUP is the queue count."),
+    Exercise(
+        "04.2",
+        "The dead-letter topic is named after the consumer group only (%DLQ%cg): both topics' dead letters share it, told "
+        "apart by their RETRY_TOPIC property.",
+        hints=(Hint("Look at what MixAll.getDLQTopic is given: a topic, or a group?", equals=(2,)),),
+        hint="Which name does MixAll.getDLQTopic build, and from what?",
+    ),
+    Exercise(
+        "04.3",
+        "On the fallback path the client sends RECONSUME_TIME = rt + 1 and handleRetryAndDLQ tests that with >=: the "
+        "second failure (rt 1 → header 2 ≥ 2) is dead-lettered, one delivery earlier than on the broker path.",
+        hints=(
+            Hint(
+                "That is the broker path's count. On the fallback path, which number does the broker compare with the "
+                "max: the stored count, or one the client has already incremented?",
+                equals=(3,),
+            ),
+        ),
+        hint="Compare which count each path tests against maxReconsumeTimes: the stored one, or the client's + 1.",
+    ),
+    Exercise(
+        "04.4", "With retryQueueNums <= 0 the broker answers the send-back SUCCESS and stores nothing: no retry, no DLQ.",
+        hint="asyncConsumerSendMsgBack checks retryQueueNums before it looks at the DLQ rule.",
+    ),
+    # 04b · stranded retry queues
+    Exercise(
+        "04b.1",
+        "%RETRY%cg was made with 1 queue at c1's first heartbeat; createTopicInSendMessageBackMethod returns the existing "
+        "topic as is, so updateSubGroup never resizes it.",
+        hints=(Hint("updateSubGroup changes the group's config, not a topic that already exists.", equals=(4,)),),
+        hint="createTopicInSendMessageBackMethod returns an existing topic unchanged.",
+    ),
+    Exercise(
+        "04b.2",
+        "The broker's route changed at 61 s; c1's next name-server poll (every 30 s from 10 ms) sees it at 90 s, and its "
+        "next rebalance (every 20 s from 0 s) takes the new queues at 100 s.",
+        unit="s",
+        hints=(
+            Hint("The broker changed at once, but the consumer learns routes from the name server, every 30 s.", equals=(61, 62)),
+            Hint(
+                "At 90 s the consumer knows the new route, but it assigns queues only at its rebalance, every 20 s.",
+                equals=(90, 91),
+            ),
+        ),
+        hint="The consumer re-reads routes every 30 s and assigns queues at its rebalance, every 20 s.",
+    ),
+)

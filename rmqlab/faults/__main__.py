@@ -1,7 +1,0 @@
-"""``python -m rmqlab.faults``: rewrite the shipped schema file's fault definition from the registry."""
-
-from __future__ import annotations
-
-from .definition import write_schema
-
-write_schema()
