@@ -1,8 +1,8 @@
 """``python -m bench``: every benchmark of the issue, with ratios measured in the same run.
 
 * throughput: engine (trace on / off) against the bare ``heapq`` loop and the minimal SimPy model
-  (the goals are judged against it), plus the SimPy model of the engine's pipeline stages
-  (``simpy_pipeline``, a like-for-like reference point);
+  plus the SimPy model of the engine's pipeline stages (``simpy_pipeline``, the like-for-like reference of the
+  engine's guard: at most 2.0x its CPU per message, both with the GC paused);
 * memory: peak RSS per measurement (each in its own process), and a body-size check that the trace
   and the engine keep exactly one copy of each body;
 * scaling: 10k, 100k (and 1M with ``--million``) messages, µs per message;
@@ -28,6 +28,8 @@ from bench.measure import REPO_ROOT, Measurement, measure
 from bench.step_latency import storm_step_latency
 
 MIB = 1024 * 1024
+GUARD = 2.0
+"""The engine at most this many times the SimPy pipeline model's CPU per message (GC paused in both)."""
 BIG_BODY = 1024
 SMALL_BODY = 10
 
@@ -89,13 +91,11 @@ def print_throughput(n: int, runs: dict[str, Measurement]) -> dict[str, float]:
         " simpy_pipeline = SimPy model of the engine's stages (bench/baseline_simpy_pipeline.py);"
         " _nogc and engine = the harness pauses the cyclic GC during the run; _gc = GC left on, as in a notebook."
     )
-    print(f"  {'goal (CPU)':<22} {'vs simpy':>18} {'vs simpy_pipeline_nogc':>26}")
-    for label, key, limit in (("trace off <= 1x", "engine_off", 1), ("trace on <= 3x", "engine_on", 3)):
-        cells = []
-        for reference in ("simpy", "simpy_pipeline_nogc"):
-            ratio = ratios[f"{key}/{reference}"]
-            cells.append(f"{ratio:.2f}x {'met' if ratio <= limit else 'NOT met'}")
-        print(f"  {label:<22} {cells[0]:>18} {cells[1]:>26}")
+    # The engine's guard (issue 33): at most 2.0x the SimPy pipeline model's CPU per message, both with the GC
+    # paused. The engine's speed is not what a student waits for; the guard only catches a regression.
+    guard = ratios["engine_off/simpy_pipeline_nogc"]
+    verdict = "held" if guard <= GUARD else "BROKEN"
+    print(f"  engine guard: trace off / simpy_pipeline_nogc = {guard:.2f}x CPU (at most {GUARD:.1f}x): {verdict}")
     last = runs["engine_trace_on"].totals["last_dlq_ms"]
     print(f"  engine last DLQ write at {last:,} ms (oracle {runs['heapq'].totals['last_dlq_ms']:,} ms; see README)")
     last = runs["simpy_pipeline"].totals["last_dlq_ms"]
