@@ -14,16 +14,14 @@ The names below are imported on first use (PEP 562), not by ``import rmqlab``: `
 from __future__ import annotations
 
 import importlib
+import os
 import sys
-from importlib.abc import MetaPathFinder
-from importlib.machinery import ModuleSpec
-from importlib.util import spec_from_file_location
-from pathlib import Path
-from types import ModuleType
+from importlib.machinery import ModuleSpec, SourceFileLoader
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from types import ModuleType
 
     from .broker.broker_controller import Broker, PutMessageStatus
     from .client.consumer.default_mq_push_consumer import ConsumeFromWhere, DefaultMQPushConsumer, MessageModel
@@ -110,7 +108,27 @@ def __dir__() -> list[str]:
 
 
 def _installed_version() -> str:
-    """The version pip installed (pyproject.toml is its one source), or ``0+unknown`` from a bare checkout."""
+    """The version pip installed (pyproject.toml is its one source), or ``0+unknown`` from a bare checkout.
+
+    An installed distribution's folder is named ``rmqlab-VERSION.dist-info`` (the wheel format says so), and the
+    first one on ``sys.path`` is the one ``importlib.metadata`` reads: that name alone answers ``rmqlab --version``
+    without importing importlib.metadata (with email, zipfile and csv, most of the command's start-up). Anything
+    else (an ``.egg-info``) is left to importlib.metadata.
+    """
+    for entry in sys.path:
+        try:
+            names = sorted(os.listdir(entry or "."))
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith("rmqlab-") and name.endswith(".dist-info"):
+                return name[len("rmqlab-") : -len(".dist-info")]
+            if name.startswith(("rmqlab-", "rmqlab.")) and name.endswith(".egg-info"):
+                return _metadata_version()
+    return _metadata_version()
+
+
+def _metadata_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -119,15 +137,16 @@ def _installed_version() -> str:
         return "0+unknown"
 
 
-class _CheckoutViews(MetaPathFinder):
+class _CheckoutViews:
     """``rmqlab.widgets`` in a source checkout, where the views are ``widgets/`` beside ``rmqlab/``.
 
     A wheel or an editable install maps that folder to ``rmqlab/widgets`` (pyproject.toml's package-dir); a checkout
-    on ``PYTHONPATH`` has no such folder, so this finder says where it is. Only the package itself is found here:
-    its submodules are then found by the usual path search in its ``__path__``.
+    on ``PYTHONPATH`` has no such folder, so this finder (a meta path finder: an object with ``find_spec``) says where
+    it is. Only the package itself is found here: its submodules are then found by the usual path search in its
+    ``__path__``. Plain ``os.path``, no pathlib or importlib.abc: ``rmqlab --version`` imports this module.
     """
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: str) -> None:
         self.folder = folder
 
     def find_spec(
@@ -135,15 +154,17 @@ class _CheckoutViews(MetaPathFinder):
     ) -> ModuleSpec | None:
         if fullname != f"{__name__}.widgets":
             return None
-        return spec_from_file_location(
-            fullname, self.folder / "__init__.py", submodule_search_locations=[str(self.folder)]
-        )
+        init = os.path.join(self.folder, "__init__.py")
+        spec = ModuleSpec(fullname, SourceFileLoader(fullname, init), origin=init, is_package=True)
+        spec.submodule_search_locations = [self.folder]
+        spec.has_location = True
+        return spec
 
 
 def _find_checkout_views() -> None:
-    here = Path(__file__).resolve().parent
-    folder = here.parent / "widgets"
-    if not (here / "widgets").is_dir() and (folder / "__init__.py").is_file():
+    here = os.path.dirname(os.path.abspath(__file__))
+    folder = os.path.join(os.path.dirname(here), "widgets")
+    if not os.path.isdir(os.path.join(here, "widgets")) and os.path.isfile(os.path.join(folder, "__init__.py")):
         sys.meta_path.append(_CheckoutViews(folder))
 
 

@@ -18,14 +18,16 @@ libraries that happen to be installed (bench/cli_start.py measures it; bench/REA
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = ["TIMELINE_WIDTH", "console_main", "main", "report_json", "version"]
 
@@ -57,7 +59,7 @@ def version() -> str:
     """The installed distribution's version (``rmqlab.__version__``)."""
     from .. import __version__
 
-    return __version__
+    return str(__version__)
 
 
 _UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
@@ -87,6 +89,8 @@ def report_json(report: dict[str, object]) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse  # not at the top: `rmqlab --version` answers without it (console_main)
+
     parser = argparse.ArgumentParser(prog="rmqlab", description="Run RocketMQ reliability scenarios in virtual time.")
     from ..core.trace import EventKind
 

@@ -15,6 +15,7 @@ In a source checkout the sources are the repository's ``labs/`` folder itself.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import shutil
 import sys
@@ -124,7 +125,8 @@ def write_labs(
     make_student = _make_student(sources)
     with tempfile.TemporaryDirectory(prefix="rmqlab-labs-") as tmp:
         _notebooks(sources, Path(tmp), colab=colab)
-        status = make_student.main([*(["--force"] if force else []), tmp, str(target)])
+        with contextlib.redirect_stdout(out):  # its "wrote 12 student notebooks to DIR"
+            status = make_student.main([*(["--force"] if force else []), tmp, str(target)])
     if status != 0:
         raise LabsError(f"make_student.py stopped with exit code {status}")
     return sorted(target.glob("[0-9][0-9]*_*.ipynb"))
