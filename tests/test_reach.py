@@ -194,3 +194,28 @@ def test_the_colab_notebook_runs_headless_outside_colab(tmp_path: Path) -> None:
     assert errors == []
     assert nb.cells[0].outputs == []  # outside Colab: nothing installed, nothing printed
     assert json.dumps(nb.cells[-1].source)  # the last cell ran too (execute raises on any error)
+
+
+def test_make_lab_keeps_pip_output_in_a_log_and_says_where_the_labs_are() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
+    commands = subprocess.run(["make", "-n", "lab", "VENV=/nonexistent/venv"], cwd=ROOT, capture_output=True,
+                              text=True, env=env, check=True).stdout.splitlines()  # fmt: skip
+    pips = [line for line in commands if " -m pip install " in line]
+    assert len(pips) == 2 and all('"$@" >>build/pip.log 2>&1 ||' in line for line in pips)
+    assert all("tail -n 25 build/pip.log" in line for line in pips)  # shown when pip fails
+    assert "echo 'The labs are in build/student-labs (start with 00_tour.ipynb;" in "\n".join(commands)
+    lab = next(line for line in commands if "/bin/jupyter lab" in line)
+    assert "--ServerApp.log_level=WARN --LabApp.log_level=WARN" in lab
+    assert '{"rmqlab.widgets.nodelay": True}' in lab
+
+
+def test_the_sdist_carries_every_tracked_file() -> None:
+    """MANIFEST.in grafts each tracked folder and includes each tracked top-level file: the tests in an sdist find the
+    examples, labs, docs and deploy files they read (a build lists the same files as ``git ls-files``)."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    folders = {path.split("/")[0] for path in tracked if "/" in path} - {"rmqlab"}  # rmqlab: the packages themselves
+    files = {path for path in tracked if "/" not in path} - {"MANIFEST.in"}
+    lines = [line.split() for line in (ROOT / "MANIFEST.in").read_text().splitlines() if line and line[0] != "#"]
+    grafted = {words[1] for words in lines if words[0] == "graft"}
+    included = {name for words in lines if words[0] == "include" for name in words[1:]}
+    assert (folders - grafted, files - included) == (set(), set())
