@@ -219,3 +219,18 @@ def test_the_sdist_carries_every_tracked_file() -> None:
     grafted = {words[1] for words in lines if words[0] == "graft"}
     included = {name for words in lines if words[0] == "include" for name in words[1:]}
     assert (folders - grafted, files - included) == (set(), set())
+
+
+def test_schema_prints_the_schema_file_without_loading_the_engine() -> None:
+    from rmqlab.lab.scenario.schema import schema_text
+
+    assert run("schema") == (0, schema_text(), "")
+    proc = python("""
+        import io, sys
+        from rmqlab.lab.cli import main
+        main(["schema"], stdout=io.StringIO())
+        print(sorted(m for m in sys.modules if m.startswith("rmqlab")))
+    """)
+    # the parser lists the event kinds for --kind (rmqlab.core.trace); nothing of the engine or the scenario reader
+    modules = "['rmqlab', 'rmqlab.core', 'rmqlab.core.trace', 'rmqlab.lab', 'rmqlab.lab.cli']\n"
+    assert proc.stdout == modules, proc.stderr

@@ -151,9 +151,8 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     except SystemExit as exc:  # argparse already printed its usage message (or --version)
         return EXIT_OK if exc.code in (0, None) else EXIT_BAD_INPUT
     if args.command == "schema":
-        from .scenario.schema import schema_text
-
-        out.write(schema_text())
+        # the file itself, not rmqlab.lab.scenario.schema_text(): importing that package loads the engine
+        out.write((Path(__file__).parent / "scenario" / "scenario.schema.json").read_text(encoding="utf-8"))
         return EXIT_OK
     if args.command == "labs":
         return _labs(args, out, err)
