@@ -27,8 +27,10 @@ $(LAB_STAMP): pyproject.toml constraints.txt $(VENV)/.venv-stamp
 	$(PIP_INSTALL) -e '.[lab,teacher]'
 	touch $@
 
+# --park: the Pyodide kernel's lab extension only works in the Lite site; in JupyterLab's path it fails on every page
 $(VENV)/.lite-stamp: pyproject.toml constraints.txt $(LAB_STAMP)
 	$(PIP_INSTALL) -e '.[lab,teacher,lite]'
+	$(PY) lite/build_lite.py --park
 	touch $@
 
 $(VENV)/.docs-stamp: pyproject.toml constraints.txt $(LAB_STAMP)
@@ -37,6 +39,7 @@ $(VENV)/.docs-stamp: pyproject.toml constraints.txt $(LAB_STAMP)
 
 $(STAMP): pyproject.toml constraints.txt $(LAB_STAMP)
 	$(PIP_INSTALL) -e '.[lab,teacher,test,lite,docs,bench]'
+	$(PY) lite/build_lite.py --park
 	touch $@
 
 # JupyterLab refuses to start as root (a classroom container, a cloud VM) unless told it may.

@@ -27,6 +27,7 @@ Needs the network of a build machine (PyPI and the npm registry) once; the downl
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import re
@@ -43,6 +44,10 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 LABEXTENSIONS = Path(sys.prefix) / "share" / "jupyter" / "labextensions"
 KERNEL_EXTENSION = "@jupyterlite/pyodide-kernel-extension"
+PARKED = Path("share") / "rmqlab-lite" / "labextensions"
+"""Where, under the environment's prefix, the site builder keeps the Pyodide kernel's lab extension: out of
+JupyterLab's path, where it only fails to load on every page ("Shared module @jupyterlite/services doesn't exist in
+shared scope default", even when disabled in page_config) once the ``lite`` extra shares JupyterLab's environment."""
 EXTENSIONS = (KERNEL_EXTENSION, "@jupyter-widgets/jupyterlab-manager", "anywidget")
 """Federated extensions the site carries: the kernel, ipywidgets' widget manager, anywidget's renderer."""
 PYODIDE_ABI = "pyemscripten_2026_0_wasm32"
@@ -65,9 +70,31 @@ def log(message: str) -> None:
     print(f"[lite] {message}", flush=True)
 
 
+def park_kernel_extension(prefix: Path = Path(sys.prefix)) -> Path | None:
+    """Move the Pyodide kernel's lab extension from JupyterLab's path to :data:`PARKED` (a newer install replaces
+    the parked copy); return where it is now, or None if it is not installed. ``make`` runs this after each install
+    of the ``lite`` extra (``--park``), and every build does too."""
+    installed = prefix / "share" / "jupyter" / "labextensions" / KERNEL_EXTENSION
+    parked = prefix / PARKED / KERNEL_EXTENSION
+    if installed.is_dir():
+        shutil.rmtree(parked, ignore_errors=True)
+        parked.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(installed, parked)
+        with contextlib.suppress(OSError):  # the empty @jupyterlite folder, unless another extension is in it
+            installed.parent.rmdir()
+    return parked if parked.is_dir() else None
+
+
+def kernel_extension() -> Path:
+    where = park_kernel_extension()
+    if where is None:
+        raise SystemExit(f"{KERNEL_EXTENSION} is not installed: pip install -e '.[lite]' (make lite does)")
+    return where
+
+
 def pyodide_version() -> str:
     """The Pyodide release the installed kernel extension loads by default (its settings schema says which)."""
-    schema = LABEXTENSIONS / KERNEL_EXTENSION / "static" / "schema" / "kernel.v0.schema.json"
+    schema = kernel_extension() / "static" / "schema" / "kernel.v0.schema.json"
     default = json.loads(schema.read_text())["properties"]["pyodideUrl"]["default"]
     match = re.search(r"/pyodide/v([^/]+)/", default)
     if match is None:
@@ -187,13 +214,14 @@ def build(student_labs: Path, out: Path, cache: Path) -> dict[str, Any]:
             shutil.copy2(wheel, src / "pypi" / wheel.name)
 
     # 2. the runtime, the labs, the extensions, the settings
-    kernel_wheels = sorted(w for w in (LABEXTENSIONS / KERNEL_EXTENSION / "static" / "pypi").glob("*.whl")
+    kernel_wheels = sorted(w for w in (kernel_extension() / "static" / "pypi").glob("*.whl")
                            if w.name.startswith(KERNEL_WHEELS))  # fmt: skip
     preload = [*sorted((src / "pypi").glob("*.whl")), *kernel_wheels]
     packages = pyodide_dist(version, cache, pure, src / "static" / "pyodide", preload)
     names = lab_notebooks(student_labs, src / "files")
     for ext in EXTENSIONS:
-        shutil.copytree(LABEXTENSIONS / ext, src / "labextensions" / ext, ignore=shutil.ignore_patterns("*.map"))
+        origin = kernel_extension() if ext == KERNEL_EXTENSION else LABEXTENSIONS / ext
+        shutil.copytree(origin, src / "labextensions" / ext, ignore=shutil.ignore_patterns("*.map"))
     # (the lite dir's own extensions/ folder is not picked up by jupyterlite-core 0.8.6's build step)
     config = {"FederatedExtensionAddon": {"extra_labextensions_path": [str(src / "labextensions")]}}
     (src / "jupyter_lite_config.json").write_text(json.dumps(config, indent=2) + "\n")
@@ -229,10 +257,16 @@ def build(student_labs: Path, out: Path, cache: Path) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("student_labs", type=Path, help="the student copies (make student: build/student-labs)")
-    parser.add_argument("out", type=Path, help="the site to write (replaced), e.g. build/lite")
+    parser.add_argument("student_labs", type=Path, nargs="?", help="the student copies (build/student-labs)")
+    parser.add_argument("out", type=Path, nargs="?", help="the site to write (replaced), e.g. build/lite")
     parser.add_argument("--cache", type=Path, default=ROOT / "build" / "lite-cache", help="downloads kept here")
+    parser.add_argument("--park", action="store_true", help="only move the kernel's lab extension out of JupyterLab")
     args = parser.parse_args(argv)
+    if args.park:
+        park_kernel_extension()
+        return 0
+    if args.student_labs is None or args.out is None:
+        parser.error("STUDENT_LABS and OUT are required (or --park)")
     build(args.student_labs.resolve(), args.out.resolve(), args.cache.resolve())
     return 0
 

@@ -234,3 +234,22 @@ def test_schema_prints_the_schema_file_without_loading_the_engine() -> None:
     # the parser lists the event kinds for --kind (rmqlab.core.trace); nothing of the engine or the scenario reader
     modules = "['rmqlab', 'rmqlab.core', 'rmqlab.core.trace', 'rmqlab.lab', 'rmqlab.lab.cli']\n"
     assert proc.stdout == modules, proc.stderr
+
+
+def test_the_lite_kernel_extension_is_parked_out_of_jupyterlabs_path(tmp_path: Path) -> None:
+    """Installed next to JupyterLab, ``@jupyterlite/pyodide-kernel-extension`` fails to load on every JupyterLab page;
+    ``build_lite.py --park`` (run by make after installing the lite extra) moves it where only the site builder looks,
+    and a newer install parked again replaces the old copy. Other ``@jupyterlite`` extensions stay where they are."""
+    from lite.build_lite import KERNEL_EXTENSION, PARKED, park_kernel_extension
+
+    labextensions = tmp_path / "share" / "jupyter" / "labextensions"
+    for version in ("0.8.6", "0.8.7"):
+        (labextensions / KERNEL_EXTENSION).mkdir(parents=True)
+        (labextensions / KERNEL_EXTENSION / "package.json").write_text(version)
+        (labextensions / "@jupyterlite" / "other").mkdir(parents=True, exist_ok=True)
+        where = park_kernel_extension(tmp_path)
+        assert where == tmp_path / PARKED / KERNEL_EXTENSION
+        assert (where / "package.json").read_text() == version
+        assert not (labextensions / KERNEL_EXTENSION).exists() and (labextensions / "@jupyterlite" / "other").is_dir()
+    assert park_kernel_extension(tmp_path) == where  # already parked: nothing to move
+    assert park_kernel_extension(tmp_path / "elsewhere") is None
