@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from .common.message_queue import MessageQueue
     from .core.duration import format_duration, parse_duration
     from .core.errors import ConfigError, RmqlabError, ScenarioError, SimulationError
+    from .core.i18n import set_language
     from .core.scheduler import Priority, Scheduler, TimerKind
     from .core.trace import EventKind, Trace, TraceEvent
     from .invariants import InvariantReport, Violation, check_invariants
@@ -76,6 +77,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "common.message": ("Message", "MessageExt", "dlq_topic", "retry_topic"),
     "common.message_queue": ("MessageQueue",),
     "core.duration": ("format_duration", "parse_duration"),
+    "core.i18n": ("set_language",),
     "core.errors": ("ConfigError", "RmqlabError", "ScenarioError", "SimulationError"),
     "core.scheduler": ("Priority", "Scheduler", "TimerKind"),
     "core.trace": ("EventKind", "Trace", "TraceEvent"),
@@ -216,5 +218,6 @@ __all__ = [
     "load_scenario",
     "parse_duration",
     "retry_topic",
+    "set_language",
     "summary",
 ]

@@ -157,6 +157,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     if args.command == "labs":
         return _labs(args, out, err)
     from ..core.errors import ConfigError, SimulationError
+    from ..core.i18n import gettext
     from .report import build_report, format_timeline, summary
     from .scenario import load_scenario
 
@@ -204,7 +205,10 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     out.write(printable(timeline))
     out.write(printable(f"# {summary(lab)}\n"))
     if not timeline and (args.msg or args.kind):
-        err.write(printable(f"rmqlab: no event matches {_filters(args.msg, args.kind)} in {args.file}\n"))
+        said = gettext("no event matches {filters} in {file}").format(
+            filters=_filters(args.msg, args.kind), file=args.file
+        )
+        err.write(printable(f"rmqlab: {said}\n"))
         return EXIT_FAILED
     return EXIT_OK
 
