@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import tomllib
 from pathlib import Path
 
 import nbformat
@@ -253,3 +254,13 @@ def test_the_lite_kernel_extension_is_parked_out_of_jupyterlabs_path(tmp_path: P
         assert not (labextensions / KERNEL_EXTENSION).exists() and (labextensions / "@jupyterlite" / "other").is_dir()
     assert park_kernel_extension(tmp_path) == where  # already parked: nothing to move
     assert park_kernel_extension(tmp_path / "elsewhere") is None
+
+
+def test_no_data_folder_looks_like_a_package_to_setuptools() -> None:
+    """setuptools warns ("Package would be ignored") about every folder under a package whose name is an identifier
+    but which is not in ``packages``: data folders have names that are not identifiers (``locale-data``)."""
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    looks_like_packages = {".".join(p.relative_to(ROOT).parts) for p in (ROOT / "rmqlab").rglob("*")
+                           if p.is_dir() and "__pycache__" not in p.parts
+                           and all(part.isidentifier() for part in p.relative_to(ROOT).parts)}  # fmt: skip
+    assert looks_like_packages - listed == set()

@@ -1,6 +1,6 @@
 """The language of what rmqlab says to a person: English, or Simplified Chinese (简体中文).
 
-Messages go through gettext (the catalogs in ``rmqlab/core/locale``: ``rmqlab.pot`` extracted from the source by
+Messages go through gettext (the catalogs in ``rmqlab/core/locale-data``: ``rmqlab.pot`` extracted from the source by
 Babel, ``zh_CN/LC_MESSAGES/rmqlab.po`` translated with the terms of RocketMQ's Chinese community, ``rmqlab.mo``
 compiled from it; ``python -m rmqlab.core.i18n`` redoes both). RocketMQ's identifiers — ``%RETRY%cg``,
 ``RECONSUME_LATER``, event kinds, class names — are never translated, only the prose around them.
@@ -22,7 +22,9 @@ from .errors import ConfigError
 __all__ = ["ENV_VARIABLE", "LANGUAGES", "current_language", "gettext", "ngettext", "set_language"]
 
 DOMAIN = "rmqlab"
-LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+LOCALE_DIR = Path(__file__).resolve().parent / "locale-data"
+"""Not ``locale``: a folder with an identifier for a name under a package is, to setuptools, a package missing from
+``packages`` (a warning at every build)."""
 LANGUAGES = {"en": None, "zh": "zh_CN"}
 """What :func:`set_language` accepts, and each language's gettext catalog (None: the messages as written)."""
 ENV_VARIABLE = "RMQLAB_LANG"
