@@ -9,21 +9,28 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 # Two install levels: what running the labs needs ([lab] and [teacher], whose nbgrader preprocessors make
 # the student copy), and everything (tests, site builds, benchmarks). Both with the versions CI tests with.
-PIP_INSTALL := $(PY) -m pip install --quiet -c constraints.txt
+# pip's own output (warnings, resolver notes, ~200 lines on a fresh machine) goes to build/pip.log, shown only if pip
+# fails: `make lab` prints what a person needs (what it is doing, where the labs are, the URL to open).
+PIP_LOG     := build/pip.log
+LOGGED       = @sh -c 'mkdir -p build && echo "installing into $(VENV) (pip output: $(PIP_LOG))" && "$$@" >>$(PIP_LOG) 2>&1 \
+               || { tail -n 25 $(PIP_LOG); echo "pip failed; the whole log: $(PIP_LOG)"; exit 1; }' logged
+PIP_INSTALL := $(LOGGED) $(PY) -m pip install --quiet -c constraints.txt
 LAB_STAMP   := $(VENV)/.lab-stamp
 STAMP       := $(VENV)/.installed-stamp
 
 $(VENV)/.venv-stamp:
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
+	@test -x $(PY) || { echo "creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
+	$(LOGGED) $(PY) -m pip install --quiet --upgrade pip
 	touch $@
 
 $(LAB_STAMP): pyproject.toml constraints.txt $(VENV)/.venv-stamp
 	$(PIP_INSTALL) -e '.[lab,teacher]'
 	touch $@
 
+# --park: the Pyodide kernel's lab extension only works in the Lite site; in JupyterLab's path it fails on every page
 $(VENV)/.lite-stamp: pyproject.toml constraints.txt $(LAB_STAMP)
 	$(PIP_INSTALL) -e '.[lab,teacher,lite]'
+	$(PY) lite/build_lite.py --park
 	touch $@
 
 $(VENV)/.docs-stamp: pyproject.toml constraints.txt $(LAB_STAMP)
@@ -32,18 +39,22 @@ $(VENV)/.docs-stamp: pyproject.toml constraints.txt $(LAB_STAMP)
 
 $(STAMP): pyproject.toml constraints.txt $(LAB_STAMP)
 	$(PIP_INSTALL) -e '.[lab,teacher,test,lite,docs,bench]'
+	$(PY) lite/build_lite.py --park
 	touch $@
 
 # JupyterLab refuses to start as root (a classroom container, a cloud VM) unless told it may.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
-# widgets.nodelay turns Nagle's algorithm off on kernel websockets: a Step click answers in ~25 ms, not ~65 ms.
-LAB_FLAGS  := $(ALLOW_ROOT) --ServerApp.jpserver_extensions='{"widgets.nodelay": True}'
+# rmqlab.widgets.nodelay turns Nagle's algorithm off on kernel websockets: a Step click answers in ~25 ms, not ~65 ms.
+LAB_FLAGS  := $(ALLOW_ROOT) --ServerApp.jpserver_extensions='{"rmqlab.widgets.nodelay": True}'
+# make lab: warnings and the URL banner only, not the server's and JupyterLab's start-up notes
+QUIET_LAB  := --ServerApp.log_level=WARN --LabApp.log_level=WARN
 
 .PHONY: lab teacher test bench student sync lite docs readme-shot
 # The student copy is rebuilt first; a notebook the student has changed is kept (labs/make_student.py).
 lab: student
-	@echo 'JupyterLab prints the URL to open below (http://localhost:8888/lab?token=…); Ctrl-C stops it.'
-	$(VENV)/bin/jupyter lab $(LAB_FLAGS) --notebook-dir=build/student-labs
+	@echo 'The labs are in build/student-labs (start with 00_tour.ipynb; your answers there are kept by the next make lab).'
+	@echo 'Open the URL JupyterLab prints below (http://localhost:8888/lab?token=…); Ctrl-C stops it.'
+	@$(VENV)/bin/jupyter lab $(LAB_FLAGS) $(QUIET_LAB) --notebook-dir=build/student-labs
 
 teacher: $(LAB_STAMP)
 	$(VENV)/bin/jupyter lab $(LAB_FLAGS) --notebook-dir=labs

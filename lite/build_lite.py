@@ -3,13 +3,16 @@
 ``python lite/build_lite.py STUDENT_LABS OUT`` (``make lite``: ``build/student-labs`` → ``build/lite``) writes a
 static site that needs no server beyond one serving files and no network beyond that server:
 
-- the labs: the student copies (answers blanked), each with one cell in front that installs rmqlab into the
-  browser's Python from the site itself (``%pip install`` is piplite there);
+- the labs: the student copies (answers blanked), as they are: no install cell, since rmqlab is already there;
 - ``pypi/``: the rmqlab wheel and every wheel the labs and the kernel import (IPython, ipywidgets, anywidget,
   networkx, …), all pure Python, resolved for Pyodide's Python; the kernel never falls back to PyPI;
 - ``static/pyodide/``: the Pyodide runtime from the npm package ``pyodide`` (the version the kernel extension
-  was built for), with a lock file that lists only the packages shipped beside it (``micropip``), so nothing
-  is fetched from a CDN;
+  was built for), with a lock file that lists exactly the packages shipped beside it: micropip and every wheel
+  above, including the kernel's own (piplite, pyodide-kernel, the ipykernel stub), so nothing is fetched from a
+  CDN. The kernel settings name them all in ``loadPyodideOptions.packages``: Pyodide loads them in parallel while
+  it starts, from the lock file, instead of the kernel installing IPython and its friends one by one through
+  piplite (dependency resolution, a request per wheel) and then a first ``%pip install`` cell installing rmqlab.
+  That cut the tour's "ready" time most (bench/lite_ready.py; bench/README.md);
 - the lab extensions the labs need (the Pyodide kernel, ipywidgets' manager, anywidget), nothing else from
   this environment.
 
@@ -24,6 +27,7 @@ Needs the network of a build machine (PyPI and the npm registry) once; the downl
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import re
@@ -40,6 +44,10 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 LABEXTENSIONS = Path(sys.prefix) / "share" / "jupyter" / "labextensions"
 KERNEL_EXTENSION = "@jupyterlite/pyodide-kernel-extension"
+PARKED = Path("share") / "rmqlab-lite" / "labextensions"
+"""Where, under the environment's prefix, the site builder keeps the Pyodide kernel's lab extension: out of
+JupyterLab's path, where it only fails to load on every page ("Shared module @jupyterlite/services doesn't exist in
+shared scope default", even when disabled in page_config) once the ``lite`` extra shares JupyterLab's environment."""
 EXTENSIONS = (KERNEL_EXTENSION, "@jupyter-widgets/jupyterlab-manager", "anywidget")
 """Federated extensions the site carries: the kernel, ipywidgets' widget manager, anywidget's renderer."""
 PYODIDE_ABI = "pyemscripten_2026_0_wasm32"
@@ -53,19 +61,40 @@ LITE_JSONSCHEMA = "jsonschema==4.17.3"
 SHIPPED_WITH_THE_KERNEL = ("widgetsnbextension",)
 """The kernel extension's own index has a stub of it (4.0.999); the real one would only add 2 MB."""
 INSTALL_CELL_TAG = "rmqlab-lite-install"
-INSTALL_SOURCE = (
-    "# JupyterLite: install rmqlab into this browser tab's Python, from this site (no network needed)\n"
-    "%pip install -q rmqlab " + " ".join(LAB_PACKAGES)
-)
+"""The tag of the install cell earlier sites put in front of each lab; one found in a notebook is removed."""
+KERNEL_WHEELS = ("piplite", "pyodide_kernel", "ipykernel", "widgetsnbextension-4")
+"""The kernel extension's own wheels (its ``static/pypi``) that the kernel imports: preloaded with the others."""
 
 
 def log(message: str) -> None:
     print(f"[lite] {message}", flush=True)
 
 
+def park_kernel_extension(prefix: Path = Path(sys.prefix)) -> Path | None:
+    """Move the Pyodide kernel's lab extension from JupyterLab's path to :data:`PARKED` (a newer install replaces
+    the parked copy); return where it is now, or None if it is not installed. ``make`` runs this after each install
+    of the ``lite`` extra (``--park``), and every build does too."""
+    installed = prefix / "share" / "jupyter" / "labextensions" / KERNEL_EXTENSION
+    parked = prefix / PARKED / KERNEL_EXTENSION
+    if installed.is_dir():
+        shutil.rmtree(parked, ignore_errors=True)
+        parked.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(installed, parked)
+        with contextlib.suppress(OSError):  # the empty @jupyterlite folder, unless another extension is in it
+            installed.parent.rmdir()
+    return parked if parked.is_dir() else None
+
+
+def kernel_extension() -> Path:
+    where = park_kernel_extension()
+    if where is None:
+        raise SystemExit(f"{KERNEL_EXTENSION} is not installed: pip install -e '.[lite]' (make lite does)")
+    return where
+
+
 def pyodide_version() -> str:
     """The Pyodide release the installed kernel extension loads by default (its settings schema says which)."""
-    schema = LABEXTENSIONS / KERNEL_EXTENSION / "static" / "schema" / "kernel.v0.schema.json"
+    schema = kernel_extension() / "static" / "schema" / "kernel.v0.schema.json"
     default = json.loads(schema.read_text())["properties"]["pyodideUrl"]["default"]
     match = re.search(r"/pyodide/v([^/]+)/", default)
     if match is None:
@@ -105,8 +134,22 @@ def pip_download(requirements: list[str], dest: Path, constraints: Path | None) 
     run(argv + requirements)
 
 
-def pyodide_dist(version: str, cache: Path, wheels: Path, out: Path) -> None:
-    """``static/pyodide``: the npm runtime plus micropip, and a lock file naming only what is here."""
+def canonical(name: str) -> str:
+    """A distribution name as Pyodide's lock file keys it (PEP 503: lower case, runs of ``-_.`` as ``-``)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def lock_entry(wheel: Path) -> dict[str, Any]:
+    """A pyodide-lock.json entry for a pure-Python wheel; every package is named at start, so no ``depends``."""
+    name, version = wheel.name.split("-")[:2]
+    return {"name": canonical(name), "version": version, "file_name": wheel.name, "sha256": sha256(wheel),
+            "install_dir": "site", "package_type": "package", "imports": [], "depends": [],
+            "unvendored_tests": False}  # fmt: skip
+
+
+def pyodide_dist(version: str, cache: Path, wheels: Path, out: Path, preload: list[Path]) -> list[str]:
+    """``static/pyodide``: the npm runtime plus micropip and the ``preload`` wheels, and a lock file naming only
+    what is here; returns the names to load at start."""
     npm = npm_pyodide(version, cache)
     out.mkdir(parents=True)
     for item in npm.iterdir():
@@ -118,21 +161,20 @@ def pyodide_dist(version: str, cache: Path, wheels: Path, out: Path) -> None:
     shutil.copy2(micropip, out / micropip.name)
     entry.update(file_name=micropip.name, sha256=sha256(micropip), install_dir="site", depends=[])
     lock["packages"] = {"micropip": entry}
+    for wheel in preload:
+        shutil.copy2(wheel, out / wheel.name)
+        lock["packages"][canonical(wheel.name.split("-")[0])] = lock_entry(wheel)
     (out / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
+    return sorted(lock["packages"])
 
 
 def lab_notebooks(student_labs: Path, dest: Path) -> list[str]:
-    """The student copies, each with the install cell first (an existing one is replaced, not doubled)."""
+    """The student copies as they are (an install cell of an earlier build removed), with Pyodide's kernel."""
     dest.mkdir(parents=True)
     names = []
     for path in sorted(student_labs.glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         nb.cells = [c for c in nb.cells if INSTALL_CELL_TAG not in c.get("metadata", {}).get("tags", [])]
-        cell = nbformat.v4.new_code_cell(INSTALL_SOURCE)
-        cell.metadata["tags"] = [INSTALL_CELL_TAG]
-        cell.metadata["editable"] = False
-        cell.metadata["deletable"] = False
-        nb.cells.insert(0, cell)
         nb.metadata["kernelspec"] = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
         nbformat.write(nb, dest / path.name)
         names.append(path.name)
@@ -172,10 +214,14 @@ def build(student_labs: Path, out: Path, cache: Path) -> dict[str, Any]:
             shutil.copy2(wheel, src / "pypi" / wheel.name)
 
     # 2. the runtime, the labs, the extensions, the settings
-    pyodide_dist(version, cache, pure, src / "static" / "pyodide")
+    kernel_wheels = sorted(w for w in (kernel_extension() / "static" / "pypi").glob("*.whl")
+                           if w.name.startswith(KERNEL_WHEELS))  # fmt: skip
+    preload = [*sorted((src / "pypi").glob("*.whl")), *kernel_wheels]
+    packages = pyodide_dist(version, cache, pure, src / "static" / "pyodide", preload)
     names = lab_notebooks(student_labs, src / "files")
     for ext in EXTENSIONS:
-        shutil.copytree(LABEXTENSIONS / ext, src / "labextensions" / ext, ignore=shutil.ignore_patterns("*.map"))
+        origin = kernel_extension() if ext == KERNEL_EXTENSION else LABEXTENSIONS / ext
+        shutil.copytree(origin, src / "labextensions" / ext, ignore=shutil.ignore_patterns("*.map"))
     # (the lite dir's own extensions/ folder is not picked up by jupyterlite-core 0.8.6's build step)
     config = {"FederatedExtensionAddon": {"extra_labextensions_path": [str(src / "labextensions")]}}
     (src / "jupyter_lite_config.json").write_text(json.dumps(config, indent=2) + "\n")
@@ -184,7 +230,8 @@ def build(student_labs: Path, out: Path, cache: Path) -> dict[str, Any]:
         "jupyter-config-data": {
             "appName": "rmqlab",
             "exposeAppInBrowser": "true",  # a string: the app compares it with "true"
-            "litePluginSettings": {KERNEL_EXTENSION + ":kernel": {"disablePyPIFallback": True}},
+            "litePluginSettings": {KERNEL_EXTENSION + ":kernel": {
+                "disablePyPIFallback": True, "loadPyodideOptions": {"packages": packages}}},
         },
     }, indent=2) + "\n")  # fmt: skip
     # no "news" check, no update check: the site must not reach out
@@ -210,10 +257,16 @@ def build(student_labs: Path, out: Path, cache: Path) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("student_labs", type=Path, help="the student copies (make student: build/student-labs)")
-    parser.add_argument("out", type=Path, help="the site to write (replaced), e.g. build/lite")
+    parser.add_argument("student_labs", type=Path, nargs="?", help="the student copies (build/student-labs)")
+    parser.add_argument("out", type=Path, nargs="?", help="the site to write (replaced), e.g. build/lite")
     parser.add_argument("--cache", type=Path, default=ROOT / "build" / "lite-cache", help="downloads kept here")
+    parser.add_argument("--park", action="store_true", help="only move the kernel's lab extension out of JupyterLab")
     args = parser.parse_args(argv)
+    if args.park:
+        park_kernel_extension()
+        return 0
+    if args.student_labs is None or args.out is None:
+        parser.error("STUDENT_LABS and OUT are required (or --park)")
     build(args.student_labs.resolve(), args.out.resolve(), args.cache.resolve())
     return 0
 

@@ -146,22 +146,24 @@ def test_version_comes_from_the_installed_metadata() -> None:
     assert proc.stdout == f"rmqlab {PROJECT['version']}\n"
 
 
+SETUPTOOLS = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+
+
 def test_both_packages_ship_py_typed() -> None:
-    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
-    for package in ("rmqlab", "widgets"):
-        assert (ROOT / package / "py.typed").is_file() and "py.typed" in data[package]
+    for package, folder in (("rmqlab", "rmqlab"), ("rmqlab.widgets", "widgets")):
+        assert (ROOT / folder / "py.typed").is_file() and "py.typed" in SETUPTOOLS["package-data"][package]
 
 
 def test_every_subpackage_is_listed_for_the_wheel() -> None:
     """``tool.setuptools.packages`` is an explicit list: a package directory left out of it (``rmqlab/lab/scenario/``)
-    would be missing from the wheel, hence from a pip install and the JupyterLite site."""
-    listed = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
-    found = sorted(
-        ".".join(init.parent.relative_to(ROOT).parts)
-        for package in ("rmqlab", "widgets")
-        for init in (ROOT / package).rglob("__init__.py")
-    )
-    assert sorted(listed) == found
+    would be missing from the wheel, hence from a pip install and the JupyterLite site. The views (``widgets/``) and
+    the labs' sources (``labs/``) are mapped under rmqlab's name, so that no generic top-level name is installed."""
+    assert SETUPTOOLS["package-dir"] == {"rmqlab.widgets": "widgets", "rmqlab.labs": "labs"}
+    found = [".".join(init.parent.relative_to(ROOT).parts) for init in (ROOT / "rmqlab").rglob("__init__.py")]
+    views = (ROOT / "widgets").rglob("__init__.py")
+    found += [f"rmqlab.{'.'.join(init.parent.relative_to(ROOT).parts)}" for init in views]
+    assert sorted(SETUPTOOLS["packages"]) == sorted([*found, "rmqlab.labs"])
+    assert not [name for name in SETUPTOOLS["packages"] if not name.startswith("rmqlab")]
 
 
 def _has_format(node: object) -> bool:

@@ -9,6 +9,20 @@ and a plain-text rendering; the
 
 from __future__ import annotations
 
+if __name__ == "widgets":  # the old name, from a source checkout: be rmqlab.widgets (widgets/_old_name.py)
+    from . import _old_name  # noqa: F401
+
+try:  # what the [lab] extra installs: without it, say so instead of a bare "No module named 'ipywidgets'"
+    import anywidget  # noqa: F401
+    import ipywidgets  # noqa: F401
+    import networkx  # noqa: F401
+except ModuleNotFoundError as missing:
+    raise ModuleNotFoundError(
+        f"rmqlab.widgets (the labs' views) needs {missing.name}, which rmqlab's [lab] extra installs: "
+        "pip install 'rmqlab[lab]'",
+        name=missing.name,
+    ) from missing
+
 from .controller import Controller
 from .dashboard import Dashboard
 from .demo import DEMO_KNOB_OPTIONS, DEMO_KNOBS, demo_lab

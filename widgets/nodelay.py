@@ -6,7 +6,7 @@ second waits in the server's TCP stack until the browser acknowledges the first 
 delays that ACK by Linux's 40 ms minimum. Every widget round trip on localhost then costs ≥ 40 ms.
 ``make lab`` and ``make teacher`` load it; ``python -m bench.browser_step_latency --nodelay`` measures the difference.
 
-    jupyter lab --ServerApp.jpserver_extensions='{"widgets.nodelay": True}'
+    jupyter lab --ServerApp.jpserver_extensions='{"rmqlab.widgets.nodelay": True}'
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ __all__: list[str] = []
 
 
 def _jupyter_server_extension_points() -> list[dict[str, str]]:
-    return [{"module": "widgets.nodelay"}]
+    return [{"module": __name__}]  # rmqlab.widgets.nodelay (widgets.nodelay in a checkout by its old name)
 
 
 _patched: list[Any] = []

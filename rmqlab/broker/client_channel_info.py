@@ -1,5 +1,4 @@
-"""``ClientChannelInfo``: one consumer instance of a group, as a broker's ``ConsumerManager`` keeps it.
-"""
+"""``ClientChannelInfo``: one consumer instance of a group, as a broker's ``ConsumerManager`` keeps it."""
 
 from __future__ import annotations
 

@@ -21,10 +21,10 @@ __all__ = [
     "ConsumerManager",
 ]
 
+
 class ConsumerManager(BrokerStore):
     """HEART_BEAT, UNREGISTER_CLIENT and GET_CONSUMER_LIST_BY_GROUP, mixed into
     :class:`~rmqlab.broker.broker_controller.Broker`."""
-
 
     # ------------------------------------------------------------------ consumer membership
     def heartbeat(self, request: HeartbeatRequest) -> None:

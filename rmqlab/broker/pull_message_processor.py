@@ -22,14 +22,12 @@ __all__ = [
     "PullMessageProcessor",
 ]
 
+
 class PullMessageProcessor(BrokerStore):
     """PULL_MESSAGE and the hold service, mixed into :class:`~rmqlab.broker.broker_controller.Broker`."""
 
-
     # ------------------------------------------------------------------ pulls (long polling)
-    def pull_message(
-        self, request: PullMessageRequest, opaque: int | None
-    ) -> PullResult | object:
+    def pull_message(self, request: PullMessageRequest, opaque: int | None) -> PullResult | object:
         """``PullMessageProcessor``: answer now, or hold the request until messages arrive (15 s max).
 
         Returns the result when answering at once, :data:`~rmqlab.remoting.remoting.HELD` when the request is held: the

@@ -1,5 +1,4 @@
-"""What a pull answers (``PullResult``, ``PullStatus``) and what the hold service keeps (a held pull).
-"""
+"""What a pull answers (``PullResult``, ``PullStatus``) and what the hold service keeps (a held pull)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,9 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
     Exercise(
         "01.1",
         "ONEWAY runs sendDefaultImpl with timesTotal = 1: no retry, the exception ends it.",
-        hints=(Hint("ONEWAY has no retryTimesWhenSend… setting: count what timesTotal is for this mode.", equals=(3,)),),
+        hints=(
+            Hint("ONEWAY has no retryTimesWhenSend… setting: count what timesTotal is for this mode.", equals=(3,)),
+        ),
         hint="Compare timesTotal in sendDefaultImpl for SYNC and for the other modes.",
     ),
     Exercise(
@@ -50,7 +52,9 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
         "Each broker stored the message before its flush timed out; retryAnotherBrokerWhenNotStoreOK keeps going for all "
         "1 + retryTimesWhenSendFailed attempts (a → b → a) and returns the last FLUSH_DISK_TIMEOUT result: three copies.",
         hints=(
-            Hint("With retry_another_broker_when_not_store_ok=True a non-OK status does not end the loop.", equals=(1,)),
+            Hint(
+                "With retry_another_broker_when_not_store_ok=True a non-OK status does not end the loop.", equals=(1,)
+            ),
             Hint(
                 "Count the attempts the loop makes (1 + retryTimesWhenSendFailed), and remember that every one of them "
                 "was stored: only the flush timed out.",
@@ -59,17 +63,37 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
         ),
         hint="FLUSH_DISK_TIMEOUT is answered after the broker stored the message; count the attempts the loop makes.",
     ),
-    Exercise("01.5", "The first attempt used the whole 3000 ms; the budget check (timeout < costTime) stops the loop.", hint="sendMsgTimeout is one budget for the whole send, checked before each attempt."),
-    Exercise("01.6", "The producer cannot tell 'not stored' from 'response lost', so it retries on broker-b: at-least-once.", hint="The broker stored the message before the connection dropped; what does the producer do without a response?"),
+    Exercise(
+        "01.5",
+        "The first attempt used the whole 3000 ms; the budget check (timeout < costTime) stops the loop.",
+        hint="sendMsgTimeout is one budget for the whole send, checked before each attempt.",
+    ),
+    Exercise(
+        "01.6",
+        "The producer cannot tell 'not stored' from 'response lost', so it retries on broker-b: at-least-once.",
+        hint="The broker stored the message before the connection dropped; what does the producer do without a response?",
+    ),
     Exercise(
         "01.7",
         "The 600 ms answer came back at 1 600 ms; 600 ms falls in latencyMax's 550 row, so notAvailableDuration is 30 000 ms from then: 31 600 ms. The sends at 5–30 s walk past broker-a's queues; the one at 35 s is the first to use it again.",
         unit="ms",
         hints=(
-            Hint("That is how long broker-a stays out, not until when: from which moment is it counted?", equals=(30_000,)),
-            Hint("updateFaultItem runs when the attempt ends, after the 600 ms answer, not when the send starts.", equals=(31_000,)),
-            Hint("600 ms is below 1000 in latencyMax: which row of the table is the largest entry not above it?", equals=(61_600, 61_000)),
-            Hint("A success is rated too: the attempt's latency, not its outcome, picks the duration.", equals=(0, 1000, 1600)),
+            Hint(
+                "That is how long broker-a stays out, not until when: from which moment is it counted?",
+                equals=(30_000,),
+            ),
+            Hint(
+                "updateFaultItem runs when the attempt ends, after the 600 ms answer, not when the send starts.",
+                equals=(31_000,),
+            ),
+            Hint(
+                "600 ms is below 1000 in latencyMax: which row of the table is the largest entry not above it?",
+                equals=(61_600, 61_000),
+            ),
+            Hint(
+                "A success is rated too: the attempt's latency, not its outcome, picks the duration.",
+                equals=(0, 1000, 1600),
+            ),
         ),
         hint="Look 600 ms up in latencyMax (the largest entry not above it) and add that row's notAvailableDuration to the time the attempt ended.",
     ),
@@ -86,7 +110,9 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
         unit="s",
         hints=(
             Hint("The level grows with each retry: the broker picks 3 + the *stored* reconsumeTimes.", equals=(21,)),
-            Hint("The first retry does not use level 1: the broker adds 3 to the stored reconsumeTimes.", equals=(7, 6)),
+            Hint(
+                "The first retry does not use level 1: the broker adds 3 to the stored reconsumeTimes.", equals=(7, 6)
+            ),
         ),
         hint="Each failure is stored with level 3 + its stored reconsumeTimes; add up the waits from the send at 1 s.",
     ),
@@ -104,7 +130,11 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
         hint="asyncConsumerSendMsgBack copies the original's properties and sets the new copy's reconsumeTimes field.",
     ),
     # 02b · when the send-back fails, slow listeners, per-instance limits
-    Exercise("02b.1", "The local +1s are in client memory only; the broker judges the stored rt (0) → rt 1, level 3.", hint="The local retries counted in client memory; the later CONSUMER_SEND_MSG_BACK carries only the CommitLog offset."),
+    Exercise(
+        "02b.1",
+        "The local +1s are in client memory only; the broker judges the stored rt (0) → rt 1, level 3.",
+        hint="The local retries counted in client memory; the later CONSUMER_SEND_MSG_BACK carries only the CommitLog offset.",
+    ),
     Exercise(
         "02b.2",
         "cleanExpireMsg runs 15, 30, 45 … min after the consumer started. At 15 min the message has run 14 min 59 s (not "
@@ -117,8 +147,14 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
                 "cleanExpiredMsg wants *more than* consumeTimeout.",
                 equals=(910, 900, 901, 911),
             ),
-            Hint("cleanExpiredMsg sends it back with delay level 3: the retry waits before it is delivered.", equals=(1800,)),
-            Hint("The slow listener is not interrupted, and the retry does not wait for it to return.", equals=(2401, 2411)),
+            Hint(
+                "cleanExpiredMsg sends it back with delay level 3: the retry waits before it is delivered.",
+                equals=(1800,),
+            ),
+            Hint(
+                "The slow listener is not interrupted, and the retry does not wait for it to return.",
+                equals=(2401, 2411),
+            ),
         ),
         hint="cleanExpireMsg runs every consumeTimeout minutes from the consumer's start and uses delay level 3.",
     ),
@@ -141,8 +177,14 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
         "Levels 3..18 sum to 17 140 s = 4 h 45 min 40 s; the 17th failure (rt 16 ≥ 16) goes to %DLQ%cg.",
         unit="s",
         hints=(
-            Hint("The first retry does not use level 1: the broker stores it with level 3 + reconsumeTimes.", equals=(6341, 12941)),
-            Hint("Off by one delay level: 16 retries wait on 16 levels, the first of them level 3.", off_by=(7200, 10, 1800)),
+            Hint(
+                "The first retry does not use level 1: the broker stores it with level 3 + reconsumeTimes.",
+                equals=(6341, 12941),
+            ),
+            Hint(
+                "Off by one delay level: 16 retries wait on 16 levels, the first of them level 3.",
+                off_by=(7200, 10, 1800),
+            ),
         ),
         hint="Sum the delays of the levels the 16 retries use, starting at level 3.",
     ),
@@ -170,7 +212,7 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
         "03.3",
         "delayOffset.json is first written 10 s after the store starts (ScheduleMessageService.start: persist at a "
         "fixed rate of flushDelayOffsetInterval, 10 000 ms). That write at 10 s already holds level 2's offset past "
-        "\"late\" (delivered at 5 s), so the restart's load() reads it back and \"late\" is not delivered again: "
+        '"late" (delivered at 5 s), so the restart\'s load() reads it back and "late" is not delivered again: '
         "once. Only progress made after the last write is replayed.",
         hints=(
             Hint(
@@ -183,7 +225,11 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
         hint="Find when delayOffset.json is written (flushDelayOffsetInterval) and compare with the crash time.",
     ),
     # 04 · dead-letter queue
-    Exercise("04.1", "MixAll.getDLQTopic = '%DLQ%' + group; DLQ_NUMS_PER_GROUP = 1.", hint="MixAll.getDLQTopic builds the name; DLQ_NUMS_PER_GROUP is the queue count."),
+    Exercise(
+        "04.1",
+        "MixAll.getDLQTopic = '%DLQ%' + group; DLQ_NUMS_PER_GROUP = 1.",
+        hint="MixAll.getDLQTopic builds the name; DLQ_NUMS_PER_GROUP is the queue count.",
+    ),
     Exercise(
         "04.2",
         "The dead-letter topic is named after the consumer group only (%DLQ%cg): both topics' dead letters share it, told "
@@ -205,7 +251,8 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
         hint="Compare which count each path tests against maxReconsumeTimes: the stored one, or the client's + 1.",
     ),
     Exercise(
-        "04.4", "With retryQueueNums <= 0 the broker answers the send-back SUCCESS and stores nothing: no retry, no DLQ.",
+        "04.4",
+        "With retryQueueNums <= 0 the broker answers the send-back SUCCESS and stores nothing: no retry, no DLQ.",
         hint="asyncConsumerSendMsgBack checks retryQueueNums before it looks at the DLQ rule.",
     ),
     # 04b · stranded retry queues
@@ -222,7 +269,10 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
         "next rebalance (every 20 s from 0 s) takes the new queues at 100 s.",
         unit="s",
         hints=(
-            Hint("The broker changed at once, but the consumer learns routes from the name server, every 30 s.", equals=(61, 62)),
+            Hint(
+                "The broker changed at once, but the consumer learns routes from the name server, every 30 s.",
+                equals=(61, 62),
+            ),
             Hint(
                 "At 90 s the consumer knows the new route, but it assigns queues only at its rebalance, every 20 s.",
                 equals=(90, 91),

@@ -1,33 +1,33 @@
 """``rmqlab`` on the command line: ``run FILE [--json] [--msg ID] [--kind KIND] [--jsonl OUT]``, ``validate FILE``,
-``schema``.
+``schema``, ``labs [DIR] [--lang en|zh] [--teacher] [--colab] [--force]`` (:mod:`rmqlab.lab.labs_command`).
 
 ``--jsonl OUT`` saves the whole trace as JSON Lines (``Trace.to_jsonl``: the bytes ``widgets.export.save_jsonl``
 writes from a notebook, which ``widgets.export.load_jsonl`` reads back); ``--jsonl -`` prints it instead of the
 timeline, for ``jq`` and friends.
 
 Exit codes: 0 ok, 2 a bad scenario or bad arguments (one line on stderr naming the field path), 1 the
-engine refused to go on (a :class:`SimulationError`). Bad input never prints a Python traceback.
+engine refused to go on (a :class:`SimulationError`), or ``--msg``/``--kind`` matched no event of the run (said on
+stderr, the title and summary still printed). Bad input never prints a Python traceback.
 
-Start-up matters here (a student types ``rmqlab run`` again and again): :func:`console_main`, the entry of
+Start-up matters here (a student types ``rmqlab run`` again and again): this module imports the engine, the
+scenario reader and the report only inside :func:`main`, for the command that needs them (``rmqlab`` itself
+imports its names on first use), ``--version`` needs no argument parser, and :func:`console_main`, the entry of
 the ``rmqlab`` script and of ``python -m rmqlab``, keeps jsonschema from importing the optional format-checker
-libraries that happen to be installed (bench/README.md has the figures).
+libraries that happen to be installed (bench/cli_start.py measures it; bench/README.md has the figures).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
 import textwrap
 from collections.abc import Sequence
-from typing import TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
-from ..core.errors import ConfigError, SimulationError
-from ..core.trace import EventKind
-from .report import build_report, format_timeline, summary
-from .scenario import load_scenario
-from .scenario.schema import schema_text
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = ["TIMELINE_WIDTH", "console_main", "main", "report_json", "version"]
 
@@ -59,7 +59,7 @@ def version() -> str:
     """The installed distribution's version (``rmqlab.__version__``)."""
     from .. import __version__
 
-    return __version__
+    return str(__version__)
 
 
 _UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
@@ -89,7 +89,11 @@ def report_json(report: dict[str, object]) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse  # not at the top: `rmqlab --version` answers without it (console_main)
+
     parser = argparse.ArgumentParser(prog="rmqlab", description="Run RocketMQ reliability scenarios in virtual time.")
+    from ..core.trace import EventKind
+
     parser.add_argument("--version", action="version", version=f"rmqlab {version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run = commands.add_parser("run", help="run a scenario and print its timeline (or --json report)")
@@ -113,7 +117,29 @@ def _parser() -> argparse.ArgumentParser:
     validate = commands.add_parser("validate", help="check a scenario file without running it")
     validate.add_argument("file", help="a scenario .json or .yaml file")
     commands.add_parser("schema", help="print the scenario JSON Schema")
+    labs = commands.add_parser(
+        "labs",
+        help="write the labs as notebooks into DIR (the student copy, answers blanked) and say how to open them",
+    )
+    labs.add_argument("dir", nargs="?", default="rmqlab-labs", metavar="DIR", help="where (default: ./rmqlab-labs)")
+    labs.add_argument("--lang", default="en", choices=("en", "zh"), help="the labs' language (default: en)")
+    labs.add_argument("--teacher", action="store_true", help="the solved notebooks and nbgrader_config.py instead")
+    labs.add_argument("--colab", action="store_true", help="with a first cell that sets up Google Colab")
+    labs.add_argument("--force", action="store_true", help="overwrite notebooks you have changed")
     return parser
+
+
+def _labs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .labs_command import LabsError, how_to_open, write_labs
+
+    target = Path(args.dir)
+    try:
+        write_labs(target, lang=args.lang, teacher=args.teacher, colab=args.colab, force=args.force, out=out)
+    except LabsError as exc:
+        err.write(printable(f"rmqlab: error: {exc}\n"))
+        return EXIT_BAD_INPUT
+    out.write(printable(how_to_open(target, colab=args.colab)))
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
@@ -125,8 +151,16 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     except SystemExit as exc:  # argparse already printed its usage message (or --version)
         return EXIT_OK if exc.code in (0, None) else EXIT_BAD_INPUT
     if args.command == "schema":
-        out.write(schema_text())
+        # the file itself, not rmqlab.lab.scenario.schema_text(): importing that package loads the engine
+        out.write((Path(__file__).parent / "scenario" / "scenario.schema.json").read_text(encoding="utf-8"))
         return EXIT_OK
+    if args.command == "labs":
+        return _labs(args, out, err)
+    from ..core.errors import ConfigError, SimulationError
+    from ..core.i18n import gettext
+    from .report import build_report, format_timeline, summary
+    from .scenario import load_scenario
+
     try:
         scenario = load_scenario(args.file)
         if args.command == "validate":
@@ -167,9 +201,23 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
             )
         )
     )
-    out.write(printable(format_timeline(lab, msg_id=args.msg, kinds=args.kind, width=TIMELINE_WIDTH)))
+    timeline = format_timeline(lab, msg_id=args.msg, kinds=args.kind, width=TIMELINE_WIDTH)
+    out.write(printable(timeline))
     out.write(printable(f"# {summary(lab)}\n"))
+    if not timeline and (args.msg or args.kind):
+        said = gettext("no event matches {filters} in {file}").format(
+            filters=_filters(args.msg, args.kind), file=args.file
+        )
+        err.write(printable(f"rmqlab: {said}\n"))
+        return EXIT_FAILED
     return EXIT_OK
+
+
+def _filters(msg: str | None, kinds: Sequence[str] | None) -> str:
+    """``--msg M9999 --kind dead_lettered``, as typed (what matched nothing)."""
+    words = [f"--msg {msg}"] if msg else []
+    words += [f"--kind {kind}" for kind in kinds or ()]
+    return " ".join(words)
 
 
 def console_main() -> int:
@@ -179,7 +227,10 @@ def console_main() -> int:
     import fail, which jsonschema expects and skips). Only here, never in :func:`main`: a notebook or a test
     calling ``main`` keeps jsonschema whole.
     """
-    if "jsonschema" not in sys.modules:
+    if sys.argv[1:] == ["--version"]:  # the one answer that needs neither argparse nor the engine
+        sys.stdout.write(f"rmqlab {version()}\n")
+        return EXIT_OK
+    if "jsonschema" not in sys.modules and sys.argv[1:2] != ["labs"]:  # nbgrader (labs) needs them all
         for name in FORMAT_CHECKER_MODULES:
             sys.modules.setdefault(name, None)  # type: ignore[arg-type]  # None: "not installed"
     return main()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..broker.broker_controller import PERM_RW, Broker, TopicConfig
 from ..client.consumer.default_mq_push_consumer import DefaultMQPushConsumer
@@ -32,11 +32,13 @@ from ..core.trace import CountingTrace, Trace
 from ..core.validation import check_horizon, check_int, check_topic_name
 from ..namesrv.route_info_manager import NameServer
 from ..remoting.remoting import Remoting
-from ..snapshot import LabSnapshot, TraceIndex, take_snapshot
 from ..store.default_message_store import BrokerStore
 from ..store.schedule_message_service import DelayLevelTable
 from . import admin as lab_admin
 from . import fault_injection as lab_faults
+
+if TYPE_CHECKING:
+    from ..snapshot import LabSnapshot, TraceIndex
 
 __all__ = ["Lab"]
 
@@ -143,6 +145,8 @@ class Lab:
         Pass the same :class:`~rmqlab.snapshot.TraceIndex` at every call to fold only the new trace
         events; without one the whole trace is folded again. Changes nothing in the Lab.
         """
+        from ..snapshot import take_snapshot  # here, not at the top: `rmqlab run` never takes one (bench/cli_start.py)
+
         return take_snapshot(self, index)
 
     def safely(self, action: Callable[..., Any], *args: Any, where: str = "callback", **kwargs: Any) -> Any:

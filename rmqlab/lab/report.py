@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..core.duration import format_duration
+from ..core.i18n import gettext, ngettext
 from ..core.trace import EventKind, TraceEvent
 
 if TYPE_CHECKING:
@@ -278,6 +279,9 @@ def summary(lab: Lab) -> str:
     rows = deliveries(lab)
     consumed = sum(1 for row in rows if row["status"] in SUCCESS_STATUSES)
     dlq = dead_letters(lab)
-    dead = " · ".join(f"%DLQ%{group}: {len(msgs)}" for group, msgs in dlq.items()) or "no dead letters"
-    noun = "delivery" if len(rows) == 1 else "deliveries"
-    return f"{len(rows)} {noun} · {consumed} consumed · {dead} · ended at {format_duration(lab.now)}"
+    dead = " · ".join(f"%DLQ%{group}: {len(msgs)}" for group, msgs in dlq.items()) or gettext("no dead letters")
+    deliveries_text = ngettext("{count} delivery", "{count} deliveries", len(rows)).format(count=len(rows))
+    return " · ".join([
+        deliveries_text, gettext("{count} consumed").format(count=consumed), dead,
+        gettext("ended at {time}").format(time=format_duration(lab.now)),
+    ])  # fmt: skip

@@ -22,7 +22,6 @@ DAY_MS = 86_400_000
 class CleanCommitLogService(BrokerStore):
     """Retention, mixed into :class:`~rmqlab.broker.broker_controller.Broker`."""
 
-
     # ------------------------------------------------------------------ retention
     @staticmethod
     def _next_delete_window(now: int) -> int:

@@ -34,6 +34,7 @@ __all__ = [
     "BrokerStore",
 ]
 
+
 class BrokerStore:
     """The store and managers of one broker; :class:`~rmqlab.broker.broker_controller.Broker` is this plus its
     processors."""

@@ -17,6 +17,7 @@ __all__ = [
     "parse_send_responses",
 ]
 
+
 class PutMessageStatus(StrEnum):
     """``PutMessageStatus`` of 4.9.7, all eleven (the ``put_status`` fault makes the store answer one)."""
 

@@ -37,7 +37,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LITE_LABS = ("00_tour.ipynb", "03_delay_levels_schedule.ipynb")
 KERNEL_MS = 240_000
-"""Pyodide boots, then piplite installs IPython and rmqlab from the site: slow on 2 busy cores."""
+"""Pyodide boots and loads IPython, rmqlab and the widgets from the site: slow on 2 busy cores."""
 RUN_ALL_MS = 240_000
 OUTPUTS_JS = """() => {
   const nb = window.jupyterapp.shell.currentWidget.content;
@@ -173,11 +173,15 @@ def test_the_site_carries_its_runtime_and_wheels(lite_site: Site) -> None:
     config = json.loads((lite_site.root / "jupyter-lite.json").read_text())["jupyter-config-data"]
     kernel = config["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
     assert kernel["pyodideUrl"] == "./static/pyodide/pyodide.mjs" and kernel["disablePyPIFallback"] is True
+    # everything the kernel and the labs import is loaded from the lock file while Pyodide starts (issue 35 item 2)
+    preloaded = kernel["loadPyodideOptions"]["packages"]
+    assert {"ipykernel", "comm", "pyodide-kernel", "jedi", "ipython", "micropip", "piplite", "rmqlab"} <= set(preloaded)
     pyodide = lite_site.root / "static" / "pyodide"
     for name in ("pyodide.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"):
         assert (pyodide / name).is_file(), name
     lock = json.loads((pyodide / "pyodide-lock.json").read_text())["packages"]
     assert all((pyodide / entry["file_name"]).is_file() for entry in lock.values())
+    assert sorted(lock) == sorted(preloaded)
     wheels = {w.split("-")[0].lower() for w in lite_site.build["wheels"]}
     assert {"rmqlab", "sortedcontainers", "ipywidgets", "anywidget", "networkx", "ipython", "jsonschema"} <= wheels
     names = {e["name"] for e in config["federated_extensions"]}
@@ -238,9 +242,9 @@ def test_lab_runs_offline_in_the_browser(
 
         cells = page.evaluate(OUTPUTS_JS)
         assert [c["errors"] for c in cells if c["errors"]] == [], f"{name}: error outputs in the browser"
-        assert cells[0]["source"].startswith("# JupyterLite: install rmqlab")
+        assert "%pip" not in cells[0]["source"]  # no install cell: rmqlab is loaded with Pyodide
         want = stdout_by_source(lite_site.student_labs / name)
-        got = {c["source"]: c["stdout"] for c in cells[1:]}
+        got = {c["source"]: c["stdout"] for c in cells}
         assert got.keys() == want.keys()
         differ = [src.splitlines()[0] for src in want if got[src] != want[src]]
         assert differ == [], f"{name}: cells whose printed text differs from CPython's: {differ}"

@@ -101,6 +101,11 @@ def schema_error(error: jsonschema.ValidationError) -> ScenarioError:
         return ScenarioError(format_path([*parts, extra]), error.instance[extra], allowed)
     if error.validator == "enum":
         allowed = "one of " + ", ".join(str(v) for v in error.validator_value)
+    elif error.validator == "type" and error.validator_value == "string" and isinstance(error.instance, Mapping):
+        # `brokers: [{name: broker-a}]`: an object where a plain name goes; say so, not only what a name may hold
+        allowed = f"{described or 'a value'} written as a plain string, not an object"
+        if parts and parts[0] == "brokers":
+            allowed += " (e.g. brokers: [broker-a, broker-b])"
     elif described:
         allowed = str(described)
     elif error.validator in {"minimum", "maximum"}:

@@ -1,0 +1,185 @@
+"""How soon the zero-install site is ready (issue 35, item 2), in headless Chromium with Playwright.
+
+    make lite && python -m bench.lite_ready build/lite             # 3 rounds, the figures and where the time goes
+    python -m bench.lite_ready build/lite --rounds 5 --json out.json
+
+The site is served by ``python -m http.server`` on loopback and every request not addressed to it is aborted (as in
+tests/browser/test_lite.py): nothing comes from a CDN or PyPI. Each round opens a fresh browser context (an empty
+cache, as a student's first visit; ``--warm`` keeps one context, as a second visit) and measures:
+
+- **tour ready**: from navigation to ``00_tour.ipynb`` until its first lab code cell (the one importing rmqlab) has
+  run — the kernel idle first, then every code cell above it run one by one (a site that still has an install cell
+  in front pays for it here). Split into *kernel idle* (Pyodide and the kernel's packages) and each cell's time;
+- **Run All of lab 03**: ``03_delay_levels_schedule.ipynb`` opened in the same way, then from the Run All command
+  until every code cell has its number and the kernel is idle again.
+
+Targets (issue 35): tour ready ≤ 10 s and Run All of lab 03 ≤ 5 s on a quiet machine. bench/README.md has the
+figures; nothing here is a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-quic"]  # fmt: skip
+TIMEOUT_MS = 300_000
+KERNEL_IDLE_JS = """() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  return !!(w && w.sessionContext && w.sessionContext.session && w.sessionContext.kernelDisplayStatus === 'idle'); }"""
+CODE_CELLS_JS = """() => window.jupyterapp.shell.currentWidget.content.widgets
+  .map((c, i) => ({index: i, type: c.model.type, source: c.model.sharedModel.getSource()}))
+  .filter(c => c.type === 'code')"""
+RUN_CELL_JS = """async (index) => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  panel.content.activeCellIndex = index;
+  await window.jupyterapp.commands.execute('notebook:run-cell');
+}"""
+CELL_DONE_JS = """(index) => { const panel = window.jupyterapp.shell.currentWidget;
+  const cell = panel.content.widgets[index];
+  return cell.model.executionCount !== null && panel.sessionContext.kernelDisplayStatus === 'idle'; }"""
+ALL_NUMBERED_JS = """() => { const cells = window.jupyterapp.shell.currentWidget.content.widgets
+  .filter(c => c.model.type === 'code');
+  return cells.length > 0 && cells.every(c => c.model.executionCount !== null); }"""
+ERRORS_JS = """() => window.jupyterapp.shell.currentWidget.content.widgets.filter(c => c.model.type === 'code')
+  .flatMap(c => { const outs = c.model.outputs, found = [];
+    for (let j = 0; j < outs.length; j++) { const o = outs.get(j).toJSON();
+      if (o.output_type === 'error') found.push(`${o.ename}: ${o.evalue}`); }
+    return found; })"""
+TOUR = "00_tour.ipynb"
+LAB_03 = "03_delay_levels_schedule.ipynb"
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def serve(site: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory",
+                             str(site)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base}/jupyter-lite.json", timeout=5):
+                return proc, base
+        except OSError:
+            if time.monotonic() > deadline:
+                proc.terminate()
+                raise
+            time.sleep(0.1)
+
+
+def open_notebook(context: Any, base: str, name: str, blocked: list[str]) -> tuple[Any, float, float]:
+    """A new page on ``name``; returns it, the time navigation started and when the kernel was first idle."""
+    page = context.new_page()
+    start = time.monotonic()
+    page.goto(f"{base}/lab/index.html?path={name}", timeout=TIMEOUT_MS)
+    page.wait_for_function(KERNEL_IDLE_JS, timeout=TIMEOUT_MS, polling=50)
+    return page, start, time.monotonic()
+
+
+def tour_ready(context: Any, base: str, blocked: list[str]) -> dict[str, Any]:
+    page, start, idle = open_notebook(context, base, TOUR, blocked)
+    cells: list[dict[str, Any]] = []
+    for cell in page.evaluate(CODE_CELLS_JS):
+        t = time.monotonic()
+        page.evaluate(RUN_CELL_JS, cell["index"])
+        page.wait_for_function(CELL_DONE_JS, arg=cell["index"], timeout=TIMEOUT_MS, polling=20)
+        cells.append({"first_line": cell["source"].splitlines()[0][:70], "s": round(time.monotonic() - t, 2)})
+        if "import" in cell["source"] and "rmqlab" in cell["source"]:
+            break
+    ready = time.monotonic() - start
+    errors = page.evaluate(ERRORS_JS)
+    page.close()
+    return {"ready_s": round(ready, 2), "kernel_idle_s": round(idle - start, 2), "cells": cells, "errors": errors}
+
+
+def run_all_03(context: Any, base: str, blocked: list[str]) -> dict[str, Any]:
+    page, start, idle = open_notebook(context, base, LAB_03, blocked)
+    t = time.monotonic()
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(ALL_NUMBERED_JS, timeout=TIMEOUT_MS, polling=20)
+    page.wait_for_function(KERNEL_IDLE_JS, timeout=TIMEOUT_MS, polling=20)
+    run_all = time.monotonic() - t
+    errors = page.evaluate(ERRORS_JS)
+    page.close()
+    return {"run_all_s": round(run_all, 2), "kernel_idle_s": round(idle - start, 2), "errors": errors}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("site", type=Path, help="the built site (make lite: build/lite)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds, each with a fresh browser context (default 3)")
+    parser.add_argument("--warm", action="store_true", help="one context for every round: a second visit's cache")
+    parser.add_argument("--json", metavar="OUT", help="also write every round's figures as JSON")
+    args = parser.parse_args(argv)
+    if not (args.site / "jupyter-lite.json").is_file():
+        parser.error(f"{args.site}: not a built JupyterLite site (no jupyter-lite.json); run make lite")
+    if args.rounds < 1:
+        parser.error(f"--rounds {args.rounds}: must be at least 1")
+    if not Path(CHROMIUM).exists():
+        parser.error(f"{CHROMIUM} is missing (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    server, base = serve(args.site)
+    blocked: list[str] = []
+
+    def only_the_site(route: Any) -> None:
+        if route.request.url.startswith(base + "/"):
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    rounds = []
+    print(f"{args.site}: {args.rounds} rounds; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+            shared = None
+            for number in range(args.rounds):
+                context = shared or browser.new_context(viewport={"width": 1400, "height": 1000})
+                context.route("**/*", only_the_site)
+                if args.warm:
+                    shared = context
+                tour = tour_ready(context, base, blocked)
+                lab = run_all_03(context, base, blocked)
+                if not args.warm:
+                    context.close()
+                rounds.append({"tour": tour, "lab_03": lab})
+                steps = " + ".join(f"{c['s']:.2f} ({c['first_line'][:32]})" for c in tour["cells"])
+                errors = tour["errors"] + lab["errors"]
+                print(f"round {number + 1}: tour ready {tour['ready_s']:.2f} s = kernel idle "
+                      f"{tour['kernel_idle_s']:.2f} + {steps}; lab 03: kernel idle {lab['kernel_idle_s']:.2f} s, "
+                      f"Run All {lab['run_all_s']:.2f} s" + (f"; ERRORS {errors}" if errors else ""))  # fmt: skip
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    ready = [r["tour"]["ready_s"] for r in rounds]
+    run_all = [r["lab_03"]["run_all_s"] for r in rounds]
+    print(f"tour ready: min {min(ready):.2f} s, median {statistics.median(ready):.2f} s (target 10 s); "
+          f"Run All of lab 03: min {min(run_all):.2f} s, median {statistics.median(run_all):.2f} s (target 5 s); "
+          f"{len(blocked)} foreign requests blocked")  # fmt: skip
+    if args.json:
+        Path(args.json).write_text(json.dumps({"rounds": rounds, "blocked": blocked}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
