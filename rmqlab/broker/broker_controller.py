@@ -6,6 +6,14 @@ subscription groups, consumer offsets) plus one class per 4.9.7 processor or ser
 ``PullRequestHoldService`` (long polling), ``ConsumerManager`` (heartbeats, group membership),
 ``CleanCommitLogService`` (retention), and, here, the orderly locks (``RebalanceLockManager``) and
 ``process_request``, the dispatch of every request that arrives through remoting.
+
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/BrokerController.java
+    (BrokerController.initialize, BrokerController.registerProcessor, BrokerController.start,
+    BrokerController.shutdown)
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/processor/AdminBrokerProcessor.java
+    (AdminBrokerProcessor.lockBatchMQ, AdminBrokerProcessor.unlockBatchMQ)
+Mirrors: remoting/src/main/java/org/apache/rocketmq/remoting/netty/NettyRemotingAbstract.java
+    (NettyRemotingAbstract.processRequestCommand)
 """
 
 from __future__ import annotations

@@ -1,6 +1,17 @@
 """``ConsumerManager``: the consumer groups a broker knows from heartbeats; it tells members when a group changes.
 
 A channel silent for 120 s is dropped (``scanNotActiveChannel`` every 10 s).
+
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/client/ConsumerManager.java
+    (ConsumerManager.registerConsumer, ConsumerManager.unregisterConsumer, ConsumerManager.scanNotActiveChannel)
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/client/ConsumerGroupInfo.java
+    (ConsumerGroupInfo.getAllClientId)
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/processor/ClientManageProcessor.java
+    (ClientManageProcessor.heartBeat, ClientManageProcessor.unregisterClient)
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/processor/ConsumerManageProcessor.java
+    (ConsumerManageProcessor.getConsumerListByGroup)
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/client/net/Broker2Client.java
+    (Broker2Client.notifyConsumerIdsChanged)
 """
 
 from __future__ import annotations

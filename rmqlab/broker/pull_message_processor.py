@@ -2,6 +2,14 @@
 
 A pull that finds nothing new is held up to 15 s and answered as soon as a message arrives
 (``notifyMessageArriving``).
+
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/processor/PullMessageProcessor.java
+    (PullMessageProcessor.processRequest, PullMessageProcessor.executeRequestWhenWakeup)
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/longpolling/PullRequestHoldService.java
+    (PullRequestHoldService.suspendPullRequest, PullRequestHoldService.notifyMessageArriving,
+    PullRequestHoldService.checkHoldRequest)
+Mirrors: store/src/main/java/org/apache/rocketmq/store/DefaultMessageStore.java
+    (DefaultMessageStore.getMessage)
 """
 
 from __future__ import annotations

@@ -1,4 +1,11 @@
 """What a pull answers (``PullResult``, ``PullStatus``) and what the hold service keeps (a held pull).
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/PullResult.java
+    (PullResult)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/PullStatus.java
+    (PullStatus)
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/longpolling/PullRequest.java
+    (PullRequest)
 """
 
 from __future__ import annotations

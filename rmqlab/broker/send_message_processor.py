@@ -1,5 +1,11 @@
 """``SendMessageProcessor``: SEND_MESSAGE (with ``handleRetryAndDLQ`` for ``%RETRY%`` topics) and
 ``CONSUMER_SEND_MSG_BACK`` (``asyncConsumerSendMsgBack``): where a message, a retry or a dead letter is stored.
+
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/processor/SendMessageProcessor.java
+    (SendMessageProcessor.sendMessage, SendMessageProcessor.handleRetryAndDLQ,
+    SendMessageProcessor.asyncConsumerSendMsgBack, SendMessageProcessor.handlePutMessageResult)
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/processor/AbstractSendMessageProcessor.java
+    (AbstractSendMessageProcessor.msgCheck)
 """
 
 from __future__ import annotations
@@ -81,8 +87,9 @@ class SendMessageProcessor(BrokerStore):
             max_times = sub.retry_max_times if max_reconsume_times is None else max_reconsume_times
             msg.reconsume_times = rt
             if rt >= max_times:
-                # handleRetryAndDLQ sets delay level 0 on the inner message, but 4.9.x then restores
-                # the request's property map, so a client-set DELAY survives (spec §4.3 quirk).
+                # handleRetryAndDLQ sets delay level 0 on the inner message, but 4.9.7's sendMessage then restores
+                # the request's property map (MessageAccessor.setProperties(msgInner, origProps)), so a client-set
+                # DELAY survives.
                 msg.topic = dlq_topic(group)
                 msg.queue_id = 0
                 self.create_topic(msg.topic, 1, PERM_RW if self.dlq_readable else PERM_WRITE)

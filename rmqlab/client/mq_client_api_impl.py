@@ -11,6 +11,10 @@ send; this module makes one attempt and turns the answer into a result or an err
 
 Every attempt is a SEND_ATTEMPT in the trace and its outcome a SEND_RESULT; a send that ends without a result
 is a SEND_FAILED.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/MQClientAPIImpl.java
+    (MQClientAPIImpl.sendMessage, MQClientAPIImpl.sendMessageSync, MQClientAPIImpl.sendMessageAsync,
+    MQClientAPIImpl.onExceptionImpl, MQClientAPIImpl.processSendResponse)
 """
 
 from __future__ import annotations

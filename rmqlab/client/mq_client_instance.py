@@ -4,6 +4,13 @@ and what a broker asks of it (``ClientRemotingProcessor``: the group changed).
 In 4.9.7 one ``MQClientInstance`` per client id serves all its producers and consumers; a lab client has one
 consumer, so these methods are mixed into
 :class:`~rmqlab.client.consumer.default_mq_push_consumer.DefaultMQPushConsumer`.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/factory/MQClientInstance.java
+    (MQClientInstance.startScheduledTask, MQClientInstance.updateTopicRouteInfoFromNameServer,
+    MQClientInstance.sendHeartbeatToAllBrokerWithLock, MQClientInstance.persistAllConsumerOffset,
+    MQClientInstance.rebalanceImmediately)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/ClientRemotingProcessor.java
+    (ClientRemotingProcessor.notifyConsumerIdsChanged)
 """
 
 from __future__ import annotations

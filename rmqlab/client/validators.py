@@ -3,6 +3,9 @@
 A refused message is an *outcome*, not a Python error: the send fails as data (``SendFuture.error``), and for
 ASYNC it reaches ``on_exception``, because 4.9.7 validates inside the executor task. Lengths are Java's: UTF-16
 units for the topic, UTF-8 bytes for a ``str`` body.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/Validators.java
+    (Validators.checkMessage, Validators.checkTopic)
 """
 
 from __future__ import annotations

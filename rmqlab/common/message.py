@@ -5,6 +5,17 @@ Property names are RocketMQ's ``MessageConst`` names. The message id a listener 
 message — through ``%RETRY%``, ``SCHEDULE_TOPIC_XXXX`` and into ``%DLQ%`` — carries the same id.
 The store's own id (``offsetMsgId``, :func:`create_message_id`) names one stored copy: each retry, each
 schedule-topic hop and the dead letter get a new one, and ``ORIGIN_MESSAGE_ID`` keeps the first.
+
+Mirrors: common/src/main/java/org/apache/rocketmq/common/message/Message.java
+    (Message.getDelayTimeLevel, Message.setDelayTimeLevel)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/message/MessageExt.java
+    (MessageExt)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/message/MessageDecoder.java
+    (MessageDecoder.createMessageId)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/MixAll.java
+    (MixAll.getRetryTopic, MixAll.getDLQTopic)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/message/MessageConst.java
+    (MessageConst)
 """
 
 from __future__ import annotations

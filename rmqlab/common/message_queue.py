@@ -1,4 +1,8 @@
-"""``MessageQueue``: the (topic, broker name, queue id) triple every RocketMQ component talks about."""
+"""``MessageQueue``: the (topic, broker name, queue id) triple every RocketMQ component talks about.
+
+Mirrors: common/src/main/java/org/apache/rocketmq/common/message/MessageQueue.java
+    (MessageQueue.hashCode, MessageQueue.toString, MessageQueue.compareTo)
+"""
 
 from __future__ import annotations
 

@@ -9,6 +9,9 @@ Read it by what happened, not by position: :meth:`Trace.where` (kind and fields)
 
 A :class:`CountingTrace` has the same interface and keeps only per-kind counters (``Lab(trace=False)``,
 for benchmarks of the bare engine).
+
+Mirrors: logging/src/main/java/org/apache/rocketmq/logging/InternalLogger.java
+    (InternalLogger.info, InternalLogger.warn)
 """
 
 from __future__ import annotations

@@ -22,7 +22,6 @@ from typing import Any
 from ..broker.broker_controller import PERM_RW, Broker, TopicConfig
 from ..client.consumer.default_mq_push_consumer import DefaultMQPushConsumer
 from ..client.producer.default_mq_producer import DefaultMQProducer, SendFuture
-from ..common.message import MessageExt
 from ..common.message_queue import MessageQueue
 from ..core.context import Context
 from ..core.duration import parse_duration
@@ -233,7 +232,8 @@ class Lab:
 
         A broker that is not read+write re-registers every topic with its own permission, so producers drop it
         from their routes on their next poll (≤ 30 s) while consumers keep reading; a send-back to it answers
-        NO_PERMISSION and the consumer falls back to sending the retry itself (spec §4.2).
+        NO_PERMISSION and the consumer falls back to sending the retry itself (4.9.7
+        ``SendMessageProcessor.asyncConsumerSendMsgBack``, then ``DefaultMQPushConsumerImpl.sendMessageBack``).
         """
         lab_admin.update_broker_config(self, self._broker(broker).name, broker_permission)
 
@@ -309,10 +309,6 @@ class Lab:
             self.at(start, consumer.start)
         return consumer
 
-    def next_msg_id(self) -> str:
-        """Client message ids (``UNIQ_KEY``): ``M0001``, ``M0002`` … in send order."""
-        return self.context.next_msg_id()
-
     # ------------------------------------------------------------------ faults
     def broker_down(self, name: str) -> None:
         """The broker process stops: connections refused, held pulls broken, routes withdrawn."""
@@ -349,7 +345,3 @@ class Lab:
             raise ConfigError("consumer", name, f"one of {sorted(self.consumers)}")
         return self.consumers[name]
 
-    # ------------------------------------------------------------------ hooks used by clients
-    def record_delivery(self, consumer: DefaultMQPushConsumer, mq: MessageQueue, msg: MessageExt, batch: int) -> None:
-        """A message handed to ``consumer``'s listener (see :meth:`rmqlab.core.context.Context.record_delivery`)."""
-        self.context.record_delivery(consumer.actor, consumer.consumer_group, mq, msg, batch)

@@ -14,6 +14,15 @@ The requests are plain slotted dataclasses, not frozen (and so not hashable), as
 mutable beans. Nothing changes a request once it is sent: the broker only reads it. (A frozen dataclass's
 ``__init__`` sets each field through ``object.__setattr__``, several times the work of a plain assignment, and
 a send-back or a pull builds one per call.)
+
+Mirrors: common/src/main/java/org/apache/rocketmq/common/protocol/RequestCode.java
+    (RequestCode)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/protocol/header/PullMessageRequestHeader.java
+    (PullMessageRequestHeader)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/protocol/header/ConsumerSendMsgBackRequestHeader.java
+    (ConsumerSendMsgBackRequestHeader)
+Mirrors: remoting/src/main/java/org/apache/rocketmq/remoting/protocol/RemotingCommand.java
+    (RemotingCommand.createRequestCommand)
 """
 
 from __future__ import annotations

@@ -6,6 +6,16 @@ partition) and the request timeout, to every kind of request alike. A request ta
 effect at the broker when it is sent; its response arrives ``response_delay_ms`` later — or, if that
 is past the timeout, the client gets a timeout 1 ms *after* its deadline (real timeouts fire a few ms
 late, which is why RocketMQ's ``timeout < costTime`` check aborts instead of retrying with 0 ms).
+
+Mirrors: remoting/src/main/java/org/apache/rocketmq/remoting/netty/NettyRemotingAbstract.java
+    (NettyRemotingAbstract.invokeSyncImpl, NettyRemotingAbstract.invokeAsyncImpl,
+    NettyRemotingAbstract.invokeOnewayImpl, NettyRemotingAbstract.scanResponseTable)
+Mirrors: remoting/src/main/java/org/apache/rocketmq/remoting/netty/ResponseFuture.java
+    (ResponseFuture)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/protocol/ResponseCode.java
+    (ResponseCode)
+Mirrors: remoting/src/main/java/org/apache/rocketmq/remoting/exception/RemotingException.java
+    (RemotingException)
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """``DefaultMessageStore.CleanCommitLogService``: messages older than ``fileReservedTime`` (72 h) are deleted in
 the 04:00 window, dead letters included.
+
+Mirrors: store/src/main/java/org/apache/rocketmq/store/DefaultMessageStore.java
+    (CleanCommitLogService.deleteExpiredFiles, CleanCommitLogService.isTimeToDelete)
 """
 
 from __future__ import annotations

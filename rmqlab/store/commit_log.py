@@ -4,6 +4,11 @@ The CommitLog is the append-only log of every message the broker stored, whateve
 ConsumeQueue is an index into it (one entry per message of that queue, the entry's position being
 the *queue offset* consumers commit). For ``SCHEDULE_TOPIC_XXXX`` the entry also carries the
 delivery timestamp, as RocketMQ keeps it in the tags-code slot.
+
+Mirrors: store/src/main/java/org/apache/rocketmq/store/CommitLog.java
+    (CommitLog.asyncPutMessage, CommitLog.getMinOffset, CommitLog.getMaxOffset)
+Mirrors: store/src/main/java/org/apache/rocketmq/store/ConsumeQueue.java
+    (ConsumeQueue.putMessagePositionInfo, ConsumeQueue.getMaxOffsetInQueue)
 """
 
 from __future__ import annotations

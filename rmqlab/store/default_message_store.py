@@ -2,6 +2,20 @@
 
 Topic configs (``TopicConfigManager``), subscription groups (``SubscriptionGroupManager``), the CommitLog and
 ConsumeQueues with ``putMessage`` (and its delay rewrite), and consumer offsets (``ConsumerOffsetManager``).
+
+Mirrors: store/src/main/java/org/apache/rocketmq/store/DefaultMessageStore.java
+    (DefaultMessageStore.putMessage, DefaultMessageStore.getMaxOffsetInQueue,
+    DefaultMessageStore.getOffsetInQueueByTime)
+Mirrors: store/src/main/java/org/apache/rocketmq/store/CommitLog.java
+    (CommitLog.asyncPutMessage)
+Mirrors: store/src/main/java/org/apache/rocketmq/store/ConsumeQueue.java
+    (ConsumeQueue.getOffsetInQueueByTime)
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/topic/TopicConfigManager.java
+    (TopicConfigManager.updateTopicConfig)
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/subscription/SubscriptionGroupManager.java
+    (SubscriptionGroupManager.findSubscriptionGroupConfig)
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/offset/ConsumerOffsetManager.java
+    (ConsumerOffsetManager.commitOffset, ConsumerOffsetManager.queryOffset)
 """
 
 from __future__ import annotations

@@ -19,6 +19,11 @@ ConsumeQueue's ``[min, max]``, so a message delivered after the last persist is 
 its due time, or 1 s after the restart (``FIRST_DELAY_TIME``) if that has passed. Nothing parked is lost:
 the CommitLog and ConsumeQueues survive a process crash. The persist task is computed, not scheduled (no
 timer every 10 s in the views): the file holds the offsets as they were just before the last tick.
+
+Mirrors: store/src/main/java/org/apache/rocketmq/store/schedule/ScheduleMessageService.java
+    (ScheduleMessageService.start, ScheduleMessageService.load, ScheduleMessageService.correctDelayOffset,
+    ScheduleMessageService.computeDeliverTimestamp, ScheduleMessageService.persist,
+    DeliverDelayedMessageTimerTask.executeOnTimeup)
 """
 
 from __future__ import annotations

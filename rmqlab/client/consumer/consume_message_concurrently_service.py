@@ -1,6 +1,6 @@
 """``ConsumeMessageConcurrentlyService``: consume in parallel, send failures back to the broker.
 
-The path of a failed message in CLUSTERING (spec §2–3):
+The path of a failed message in CLUSTERING (``processConsumeResult``, ``sendMessageBack``):
 
 1. the listener returns RECONSUME_LATER, returns ``None``, raises, or acks only part of the batch
    (``ack_index``) — all the same afterwards;
@@ -11,6 +11,13 @@ The path of a failed message in CLUSTERING (spec §2–3):
    5000 ms — its offset stays pinned meanwhile.
 
 BROADCASTING skips 2–4: failed messages are logged and dropped.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/ConsumeMessageConcurrentlyService.java
+    (ConsumeMessageConcurrentlyService.start, ConsumeMessageConcurrentlyService.shutdown,
+    ConsumeMessageConcurrentlyService.submitConsumeRequest,
+    ConsumeMessageConcurrentlyService.submitConsumeRequestLater,
+    ConsumeMessageConcurrentlyService.processConsumeResult, ConsumeMessageConcurrentlyService.sendMessageBack,
+    ConsumeMessageConcurrentlyService.cleanExpireMsg, ConsumeRequest.run)
 """
 
 from __future__ import annotations

@@ -10,6 +10,15 @@
 A failed orderly message is **not** sent to ``%RETRY%`` with growing delays: the queue is suspended for
 ``suspend_current_queue_time_millis`` (1 s) and the same message is consumed again, forever by
 default (max reconsume times −1 = ``Integer.MAX_VALUE``).
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/ConsumeMessageOrderlyService.java
+    (ConsumeMessageOrderlyService.start, ConsumeMessageOrderlyService.shutdown,
+    ConsumeMessageOrderlyService.lockMQPeriodically, ConsumeMessageOrderlyService.submitConsumeRequest,
+    ConsumeMessageOrderlyService.submitConsumeRequestLater, ConsumeMessageOrderlyService.tryLockLaterAndReconsume,
+    ConsumeMessageOrderlyService.processConsumeResult, ConsumeMessageOrderlyService.checkReconsumeTimes,
+    ConsumeMessageOrderlyService.sendMessageBack, ConsumeRequest.run)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/MessageQueueLock.java
+    (MessageQueueLock.fetchLockObject)
 """
 
 from __future__ import annotations
@@ -229,7 +238,7 @@ class ConsumeMessageOrderlyService:
         pq: ProcessQueue,
         mq: MessageQueue,
     ) -> Generator[Any, Any, bool]:
-        """The decision table of spec §6.4; returns whether the loop continues."""
+        """``processConsumeResult``'s decision table (4.9.7 orderly); returns whether the loop continues."""
         consumer, ctx = self.consumer, self.context
         S = ConsumeOrderlyStatus
         commit_offset = -1

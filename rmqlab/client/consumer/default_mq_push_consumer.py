@@ -5,6 +5,13 @@ What happens to a pulled message is up to the consume service (concurrent or ord
 the configuration, the lifecycle, the periodic services (rebalance round, offset persistence, heartbeats, route
 poll) and what a crash loses. Who owns which queue is ``rebalance_impl.py`` (``RebalanceImpl``); fetching into
 ProcessQueues is ``pull_message_service.py`` (``PullMessageService``); both are mixed into the consumer class.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/DefaultMQPushConsumer.java
+    (DefaultMQPushConsumer.subscribe, DefaultMQPushConsumer.registerMessageListener, DefaultMQPushConsumer.start,
+    DefaultMQPushConsumer.shutdown, DefaultMQPushConsumer.suspend, DefaultMQPushConsumer.resume)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/DefaultMQPushConsumerImpl.java
+    (DefaultMQPushConsumerImpl.start, DefaultMQPushConsumerImpl.shutdown,
+    DefaultMQPushConsumerImpl.getMaxReconsumeTimes)
 """
 
 from __future__ import annotations

@@ -18,6 +18,11 @@ bodies only, in whole MiB (``msgSize / (1024 * 1024)``, integer division): 100 M
 ``RebalancePushImpl.messageQueueChanged`` divides them by the number of ProcessQueues this consumer holds (every
 topic's, the ``%RETRY%`` queue included) after each rebalance that changed something, and overwrites the per-queue
 thresholds with ``Math.max(1, threshold / count)``.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/DefaultMQPushConsumerImpl.java
+    (DefaultMQPushConsumerImpl.pullMessage, DefaultMQPushConsumerImpl.executePullRequestLater)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/RebalancePushImpl.java
+    (RebalancePushImpl.messageQueueChanged)
 """
 
 from __future__ import annotations

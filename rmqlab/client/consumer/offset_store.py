@@ -3,6 +3,14 @@
 Either way the consumer keeps offsets **in memory** and persists them every 5 s (first after 10 s),
 on rebalance removal and on a clean shutdown. A crash loses whatever was not persisted yet, so the
 restarted consumer replays those messages: at-least-once, never at-most-once.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/store/OffsetStore.java
+    (OffsetStore)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/store/RemoteBrokerOffsetStore.java
+    (RemoteBrokerOffsetStore.updateOffset, RemoteBrokerOffsetStore.readOffset, RemoteBrokerOffsetStore.persistAll,
+    RemoteBrokerOffsetStore.removeOffset)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/store/LocalFileOffsetStore.java
+    (LocalFileOffsetStore.persistAll, LocalFileOffsetStore.readOffset)
 """
 
 from __future__ import annotations

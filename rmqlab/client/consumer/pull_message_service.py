@@ -4,6 +4,16 @@ In RocketMQ one thread takes ``PullRequest``s from a queue and calls ``pullMessa
 in a ``PullCallback`` that puts the request back (at once, after ``pullInterval``, or later: see
 ``flow_control.py``). Here each queue's loop is one generator process of the consumer, which reads as that cycle:
 gates, request, answer, again.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/PullMessageService.java
+    (PullMessageService.executePullRequestImmediately, PullMessageService.executePullRequestLater,
+    PullMessageService.run)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/DefaultMQPushConsumerImpl.java
+    (DefaultMQPushConsumerImpl.pullMessage)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/PullAPIWrapper.java
+    (PullAPIWrapper.pullKernelImpl, PullAPIWrapper.processPullResult)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/PullRequest.java
+    (PullRequest)
 """
 
 from __future__ import annotations

@@ -6,6 +6,9 @@ and its scheduled
 executor. Stating those members here, as a Protocol, lets ``consume_concurrently`` and ``consume_orderly`` name
 the consumer's type without importing ``consumer`` (which imports them): no import cycle, type-only imports
 included.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/DefaultMQPushConsumerImpl.java
+    (DefaultMQPushConsumerImpl)
 """
 
 from __future__ import annotations

@@ -4,6 +4,14 @@
 drops the queues it lost and starts a ProcessQueue and a pull loop for each new one: after an orderly lock, at the
 offset ``computePullFromWhere`` finds. Every question to a broker is a request through remoting, so it can be slow,
 lost or refused like any other.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/RebalanceImpl.java
+    (RebalanceImpl.doRebalance, RebalanceImpl.rebalanceByTopic, RebalanceImpl.updateProcessQueueTableInRebalance,
+    RebalanceImpl.lock, RebalanceImpl.lockAll, RebalanceImpl.unlockAll, RebalanceImpl.unlock)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/RebalancePushImpl.java
+    (RebalancePushImpl.removeUnnecessaryMessageQueue, RebalancePushImpl.computePullFromWhere)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/factory/MQClientInstance.java
+    (MQClientInstance.findConsumerIdList)
 """
 
 from __future__ import annotations
