@@ -149,9 +149,16 @@ class SendMessageProcessor(BrokerStore):
         # the request header's originMsgId only reaches the send-back hooks
         properties.setdefault(PROPERTY_ORIGIN_MESSAGE_ID, original.offset_msg_id)
         inner = MessageExt(
-            topic, queue_id, original.msg_id, original.body, original.tags, original.keys, properties, rt + 1
+            topic=topic,
+            queue_id=queue_id,
+            msg_id=original.msg_id,
+            body=original.body,
+            tags=original.tags,
+            keys=original.keys,
+            properties=properties,
+            reconsume_times=rt + 1,
+            born_timestamp=original.born_timestamp,  # msgInner.setBornTimestamp(msgExt.getBornTimestamp())
         )
-        inner.born_timestamp = original.born_timestamp  # msgInner.setBornTimestamp(msgExt.getBornTimestamp())
         if self.put_status in _PUT_STATUS_ERROR:
             # ``thenApply``: any status but PUT_OK is SYSTEM_ERROR with the status's name as the remark, and nothing
             # is stored. The FLUSH_* / SLAVE_NOT_AVAILABLE statuses cannot happen here (``setWaitStoreMsgOK(false)``:

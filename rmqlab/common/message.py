@@ -21,7 +21,6 @@ Mirrors: common/src/main/java/org/apache/rocketmq/common/message/MessageConst.ja
 from __future__ import annotations
 
 import copy
-import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,9 +74,8 @@ def create_message_id(store_host: str, commit_log_offset: int) -> str:
     return _store_host_hex(store_host) + commit_log_offset.to_bytes(8, "big").hex().upper()
 
 
-@functools.cache
 def _store_host_hex(store_host: str) -> str:
-    """The id's first 16 hex digits (address and port): a broker has one store host, so it is worked out once."""
+    """The id's first 16 hex digits: the store host's address and port."""
     host, port = store_host.rsplit(":", 1)
     return (bytes(int(part) for part in host.split(".")) + int(port).to_bytes(4, "big")).hex().upper()
 
@@ -158,20 +156,20 @@ class MessageExt:
     def copy(self) -> MessageExt:
         """A shallow copy with its own property map (what a pull hands to the client)."""
         return MessageExt(
-            self.topic,
-            self.queue_id,
-            self.msg_id,
-            _own_body(self.body),
-            self.tags,
-            self.keys,
-            dict(self.properties),
-            self.reconsume_times,
-            self.queue_offset,
-            self.commit_log_offset,
-            self.born_timestamp,
-            self.store_timestamp,
-            self.store_host,
-            self.offset_msg_id,
+            topic=self.topic,
+            queue_id=self.queue_id,
+            msg_id=self.msg_id,
+            body=_own_body(self.body),
+            tags=self.tags,
+            keys=self.keys,
+            properties=dict(self.properties),
+            reconsume_times=self.reconsume_times,
+            queue_offset=self.queue_offset,
+            commit_log_offset=self.commit_log_offset,
+            born_timestamp=self.born_timestamp,
+            store_timestamp=self.store_timestamp,
+            store_host=self.store_host,
+            offset_msg_id=self.offset_msg_id,
         )
 
     @property

@@ -83,13 +83,13 @@ class Context:
     def record_delivery(self, actor: str, group: str, mq: MessageQueue, msg: MessageExt, batch: int) -> None:
         """A message handed to ``actor``'s listener, in a batch of ``batch`` messages."""
         self.trace.record(
-            self.scheduler.now,
+            self.now,
             EventKind.DELIVERED,
             actor,
             msg.msg_id,
             group=group,
             topic=msg.topic,
-            queue=mq.text,
+            queue=str(mq),
             queue_offset=msg.queue_offset,
             reconsume_times=msg.reconsume_times,
             batch=batch,

@@ -11,9 +11,7 @@ offset commit or a heartbeat.
 The codes are RocketMQ 4.9.7's values (``org.apache.rocketmq.common.protocol.RequestCode``).
 
 The requests are plain slotted dataclasses, not frozen (and so not hashable), as 4.9.7's request headers are
-mutable beans. Nothing changes a request once it is sent: the broker only reads it. (A frozen dataclass's
-``__init__`` sets each field through ``object.__setattr__``, several times the work of a plain assignment, and
-a send-back or a pull builds one per call.)
+mutable beans. Nothing changes a request once it is sent: the broker only reads it.
 
 Mirrors: common/src/main/java/org/apache/rocketmq/common/protocol/RequestCode.java
     (RequestCode)

@@ -311,16 +311,16 @@ class ScheduleMessageService:
         properties = dict(stored.properties)
         properties.pop(PROPERTY_DELAY, None)
         msg = MessageExt(
-            properties[PROPERTY_REAL_TOPIC],
-            int(properties[PROPERTY_REAL_QID]),
-            stored.msg_id,
-            stored.body,
-            stored.tags,
-            stored.keys,
-            properties,
-            stored.reconsume_times,
+            topic=properties[PROPERTY_REAL_TOPIC],
+            queue_id=int(properties[PROPERTY_REAL_QID]),
+            msg_id=stored.msg_id,
+            body=stored.body,
+            tags=stored.tags,
+            keys=stored.keys,
+            properties=properties,
+            reconsume_times=stored.reconsume_times,
+            born_timestamp=stored.born_timestamp,  # msgInner.setBornTimestamp(msgExt.getBornTimestamp())
         )
-        msg.born_timestamp = stored.born_timestamp  # msgInner.setBornTimestamp(msgExt.getBornTimestamp())
         now = self.scheduler.now
         self.broker.trace.record(
             now,

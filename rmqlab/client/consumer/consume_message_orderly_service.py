@@ -118,7 +118,7 @@ class ConsumeMessageOrderlyService:
         scheduled ``delay_ms`` on; the scheduled one reaching the pool is not recorded again."""
         ctx = self.context
         ctx.trace.record(
-            ctx.now, EventKind.CONSUME_REQUEST, self.consumer.actor, None, queue=mq.text, delay_ms=delay_ms,
+            ctx.now, EventKind.CONSUME_REQUEST, self.consumer.actor, None, queue=str(mq), delay_ms=delay_ms,
             reason=reason, **more,
         )  # fmt: skip
 

@@ -61,11 +61,11 @@ class OffsetStore:
         self.offset_table[mq] = offset
         context = self.consumer.context
         context.trace.record(
-            context.scheduler.now,
+            context.now,
             EventKind.OFFSET_UPDATED,
             self.consumer.actor,
             None,
-            queue=mq.text,
+            queue=str(mq),
             offset=offset,
             previous=old,
         )
@@ -112,7 +112,9 @@ class RemoteBrokerOffsetStore(OffsetStore):
         if offset is None:
             return
         consumer = self.consumer
-        request = UpdateConsumerOffsetRequest(consumer.consumer_group, consumer.actor, mq.topic, mq.queue_id, offset)
+        request = UpdateConsumerOffsetRequest(
+            group=consumer.consumer_group, client=consumer.actor, topic=mq.topic, queue_id=mq.queue_id, offset=offset
+        )
         error = consumer.context.remoting.invoke_oneway(consumer.client_id, mq.broker_name, request)
         if error is None:
             self._failing.discard(mq)
@@ -161,7 +163,7 @@ class LocalFileOffsetStore(OffsetStore):
                 EventKind.OFFSET_PERSISTED,
                 consumer.actor,
                 None,
-                queue=mq.text,
+                queue=str(mq),
                 offset=offset,
                 store="local",
             )

@@ -35,8 +35,8 @@ def body_length(msg: MessageExt) -> int:
     counts 0 bytes. Send ``str`` or ``bytes`` bodies to see ``pullThresholdSizeForQueue`` act.
     """
     body = msg.body
-    if isinstance(body, str):  # an ASCII text (a flag the str keeps) has one byte per character
-        return len(body) if body.isascii() else len(body.encode("utf-8", "surrogatepass"))
+    if isinstance(body, str):
+        return len(body.encode("utf-8", "surrogatepass"))
     if isinstance(body, bytes | bytearray):
         return len(body)
     return 0

@@ -147,13 +147,13 @@ class PullMessageService(FlowControl):
                     request.next_offset = offset  # even −1 (a failed offset query): 4.9.7 sets it as it is
             commit = self.offset_store.read_memory(mq) if self.is_clustering else -1
             pull = PullMessageRequest(
-                self.consumer_group,
-                self.actor,
-                mq,
-                request.next_offset,
-                self.subscriptions.get(mq.topic),
-                commit if commit > 0 else None,
-                self.pull_batch_size,
+                consumer_group=self.consumer_group,
+                client=self.actor,
+                mq=mq,
+                queue_offset=request.next_offset,
+                tags=self.subscriptions.get(mq.topic),
+                commit_offset=commit if commit > 0 else None,
+                max_msg_nums=self.pull_batch_size,
             )
             sent_at = self.context.now
             result, error = yield Rpc(self.client_id, mq.broker_name, pull, CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND)
@@ -199,7 +199,7 @@ class PullMessageService(FlowControl):
                 EventKind.PULLED,
                 self.actor,
                 None,
-                queue=mq.text,
+                queue=str(mq),
                 offsets=[m.queue_offset for m in result.msgs],
                 msg_ids=[m.msg_id for m in result.msgs],
                 next_offset=result.next_begin_offset,
@@ -232,7 +232,7 @@ class PullMessageService(FlowControl):
     def _record_empty(self, mq: MessageQueue, result: PullResult, asked: int, **what: Any) -> None:
         """A pull of ``mq`` at offset ``asked`` answered without messages (PULL_EMPTY, bookkeeping)."""
         self.context.trace.record(
-            self.context.now, EventKind.PULL_EMPTY, self.actor, None, queue=mq.text, status=result.status.value,
+            self.context.now, EventKind.PULL_EMPTY, self.actor, None, queue=str(mq), status=result.status.value,
             offset=asked, next_offset=result.next_begin_offset, **what,
         )  # fmt: skip
 
