@@ -3,7 +3,8 @@ and what a broker asks of it (``ClientRemotingProcessor``: the group changed).
 
 In 4.9.7 one ``MQClientInstance`` per client id serves all its producers and consumers; a lab client has one
 consumer, so these methods are mixed into
-:class:`~rmqlab.client.consumer.default_mq_push_consumer.DefaultMQPushConsumer`.
+:class:`~rmqlab.client.consumer.default_mq_push_consumer.DefaultMQPushConsumer`, with the consumer-wide helpers its
+parts share: the message model, and scheduling on the client's threads.
 
 Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/factory/MQClientInstance.java
     (MQClientInstance.startScheduledTask, MQClientInstance.updateTopicRouteInfoFromNameServer,
@@ -15,15 +16,23 @@ Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/ClientRemotingProc
 
 from __future__ import annotations
 
-from collections.abc import Generator
-from typing import Any
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any
 
-from ..core.process import Rpc, Sleep
+from ..common.consumer_config import MessageModel
+from ..common.message_queue import MessageQueue
+from ..core.process import ProcessGroup, Rpc, Sleep
 from ..core.scheduled_executor import ScheduledExecutor
-from ..core.scheduler import TimerKind
+from ..core.scheduler import TimerKind, TimerLabel
+from ..namesrv.route_info_manager import TopicRouteData
 from ..remoting.protocol import HeartbeatRequest, NotifyConsumerIdsChangedRequest
-from .consumer.rebalance_impl import RPC_TIMEOUT_MS, RebalanceImpl
+from .consumer.offset_store import OffsetStore
+from .consumer.process_queue import ProcessQueue
+from .consumer.rebalance_impl import RPC_TIMEOUT_MS
 from .consumer.rebalance_service import RebalanceService
+
+if TYPE_CHECKING:
+    from ..core.context import Context
 
 __all__ = ["MQClientInstance"]
 
@@ -35,12 +44,44 @@ POLL_NAME_SERVER_INTERVAL_MS = 30_000
 PERSIST_CONSUMER_OFFSET_FIRST_DELAY_MS = 10_000
 
 
-class MQClientInstance(RebalanceImpl):
+class MQClientInstance:
     """The client instance's services, mixed into
     :class:`~rmqlab.client.consumer.default_mq_push_consumer.DefaultMQPushConsumer`."""
 
+    # The consumer's state these methods work on (set by ``DefaultMQPushConsumer.__init__`` / ``start``).
+    context: Context
+    message_model: MessageModel
+    processes: ProcessGroup
+    actor: str
+    client_id: str
+    consumer_group: str
+    running: bool
+    subscriptions: dict[str, frozenset[str] | None]
+    process_queue_table: dict[MessageQueue, ProcessQueue]
+    offset_store: OffsetStore
+    _routes: dict[str, TopicRouteData]
     scheduled_executor: ScheduledExecutor
     rebalance_service: RebalanceService
+
+    @property
+    def is_clustering(self) -> bool:
+        return self.message_model is MessageModel.CLUSTERING
+
+    def _label(self, kind: TimerKind, queue: MessageQueue | None = None, msg_ids: tuple[str, ...] = ()) -> TimerLabel:
+        """What a wait of this consumer stands for, for views (``lab.snapshot().timers``)."""
+        return TimerLabel(kind, self.actor, queue, msg_ids)
+
+    def schedule(
+        self,
+        delay_ms: int,
+        kind: TimerKind,
+        action: Callable[..., Any],
+        *args: Any,
+        queue: MessageQueue | None = None,
+        msg_ids: tuple[str, ...] = (),
+    ) -> None:
+        """Run ``action(*args)`` after ``delay_ms`` on this client's scheduled executor (gone with a crash)."""
+        self.processes.schedule(delay_ms, self._label(kind, queue, msg_ids), action, *args)
 
     # ------------------------------------------------------------------ periodic services
     def _start_up(self) -> Generator[Any, Any, None]:

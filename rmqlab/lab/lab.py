@@ -32,7 +32,6 @@ from ..core.validation import check_horizon, check_int, check_topic_name
 from ..namesrv.route_info_manager import NameServer
 from ..remoting.remoting import Remoting
 from ..snapshot import LabSnapshot, TraceIndex, take_snapshot
-from ..store.default_message_store import BrokerStore
 from ..store.schedule_message_service import DelayLevelTable
 from . import admin as lab_admin
 from . import fault_injection as lab_faults
@@ -161,19 +160,14 @@ class Lab:
             self.trace,
             random.Random(self.rng.random()),
             self.remoting,
+            self.namesrv,
             delay_levels=self.delay_levels,
             dlq_readable=self.dlq_readable,
             # one host per broker, each on the default listenPort (4.9.7 writes brokerIP1 into every message)
             address=f"127.0.0.{len(self.brokers) + 1}:10911",
         )
-        broker.on_topic_config = self._register_topic
         self.brokers[name] = broker
         return broker
-
-    def _register_topic(self, broker: BrokerStore, config: TopicConfig) -> None:
-        self.namesrv.register(
-            broker.name, config.topic_name, config.read_queue_nums, config.write_queue_nums, config.perm
-        )
 
     def create_topic(
         self, topic: str, *, brokers: list[str] | None = None, queues: int = 4, perm: int = PERM_RW
@@ -191,7 +185,7 @@ class Lab:
         names = lab_admin.broker_names(self, brokers, sorted(self.brokers))
         lab_admin.check_new_topic(self, topic, queues, perm, names)
         for name in names:
-            self.brokers[name].create_topic(topic, queues, perm)
+            self.brokers[name].topic_config_manager.create_topic(topic, queues, perm)
         return [MessageQueue(topic, name, q) for name in sorted(names) for q in range(queues)]
 
     def update_topic(

@@ -82,14 +82,15 @@ class DelayLevelTable:
 
 class DefaultMessageStore(Protocol):
     """What the schedule service reads and writes of its broker's store (``ScheduleMessageService`` holds a
-    ``DefaultMessageStore``); the :class:`~rmqlab.broker.broker_controller.Broker` is one. Written here, so ``delay``
-    imports nothing of ``broker``."""
+    ``DefaultMessageStore``); :class:`~rmqlab.store.default_message_store.DefaultMessageStore` is one. Written here,
+    as the store builds this service."""
 
     name: str
     trace: Trace
     commit_log: CommitLog
-    put_status: PutMessageStatus
-    """What the store answers a put (the ``put_status`` fault): a failing one stops the delivery."""
+    @property
+    def put_status(self) -> PutMessageStatus:
+        """What the store answers a put (the ``put_status`` fault): a failing one stops the delivery."""
 
     def find_consume_queue(self, topic: str, queue_id: int) -> ConsumeQueue | None:
         """The ConsumeQueue of ``topic`` queue ``queue_id``, if it exists."""

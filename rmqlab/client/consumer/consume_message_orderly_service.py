@@ -90,7 +90,7 @@ class ConsumeMessageOrderlyService:
     def _lock_mq_periodically(self) -> Generator[Any, Any, None]:
         """``lockMQPeriodically``: ``lockAll``, unless the service was shut down."""
         if not self.stopped:
-            yield from self.consumer.lock_all()
+            yield from self.consumer.rebalance_impl.lock_all()
 
     def shutdown(self) -> None:
         """``stopped = true`` and ``consumeExecutor.shutdown()``: running listeners finish, queued requests still
@@ -144,7 +144,7 @@ class ConsumeMessageOrderlyService:
             yield Sleep(delay_ms, self.consumer._label(TimerKind.TRY_LOCK_LATER, mq))
             if self.stopped:  # lockOneMQ asks nothing once stopped, and the resubmit is refused
                 return
-            locked = yield from self.consumer.lock(mq)
+            locked = yield from self.consumer.rebalance_impl.lock(mq)
             self.submit_consume_request_later(pq, mq, 10 if locked else 3000, "relocked" if locked else "lock_failed")
 
         self.consumer.processes.spawn(retry())

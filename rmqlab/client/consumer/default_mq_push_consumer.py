@@ -1,10 +1,11 @@
 """``DefaultMQPushConsumer``: subscription, rebalance, the pull loop, offsets and lifecycle.
 
 What happens to a pulled message is up to the consume service (concurrent or orderly, see
-``consume_concurrently.py`` and ``consume_orderly.py``). This module is the plumbing both share:
-the configuration, the lifecycle, the periodic services (rebalance round, offset persistence, heartbeats, route
-poll) and what a crash loses. Who owns which queue is ``rebalance_impl.py`` (``RebalanceImpl``); fetching into
-ProcessQueues is ``pull_message_service.py`` (``PullMessageService``); both are mixed into the consumer class.
+``consume_message_concurrently_service.py`` and ``consume_message_orderly_service.py``). This module is the plumbing
+both share: the configuration, the lifecycle, the periodic services (rebalance round, offset persistence, heartbeats,
+route poll) and what a crash loses. Who owns which queue is ``rebalance_impl.py`` (``RebalanceImpl``, still mixed
+into this class through ``MQClientInstance``); fetching into ProcessQueues is a ``PullMessageService`` the consumer
+holds, with its ``FlowControl`` (``pull_message_service.py``, ``flow_control.py``).
 
 Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/DefaultMQPushConsumer.java
     (DefaultMQPushConsumer.subscribe, DefaultMQPushConsumer.registerMessageListener, DefaultMQPushConsumer.start,
@@ -37,10 +38,11 @@ from ..mq_client_instance import MQClientInstance
 from ..producer.default_mq_producer import DefaultMQProducer
 from .allocate_message_queue import allocate_averagely, allocate_averagely_by_circle
 from .consume_message_service import shutdown_gracefully
-from .flow_control import check_consume_thread_max, check_topic_threshold
+from .flow_control import FlowControl, check_consume_thread_max, check_topic_threshold
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore
 from .process_queue import ProcessQueue
-from .pull_message_service import PullRequest
+from .pull_message_service import PullMessageService, PullRequest
+from .rebalance_push_impl import RebalancePushImpl
 from .rebalance_service import RebalanceService
 
 if TYPE_CHECKING:
@@ -140,6 +142,8 @@ class DefaultMQPushConsumer(MQClientInstance):
         self.listener: Callable[..., Any] | None = None
         self.orderly = False
         self.running = False
+        self.pause = False
+        """``DefaultMQPushConsumerImpl.pause``: set by ``suspend()``, cleared by ``resume()`` and by a stop."""
         self.stop_reason: str | None = None
         """How the last incarnation ended: ``"crash"`` or ``"shutdown"`` (``None``: never stopped, or running)."""
         self.generation = 0
@@ -148,11 +152,16 @@ class DefaultMQPushConsumer(MQClientInstance):
         """This incarnation's threads and scheduled tasks; a crash kills them all."""
         self.scheduled_executor = ScheduledExecutor(self.processes)
         """``MQClientInstance``'s scheduled thread: route poll, heartbeat, offset persistence (made anew at start)."""
-        self.rebalance_service = RebalanceService(self.processes, self._label(TimerKind.REBALANCE), self.do_rebalance)
-        """``MQClientInstance.rebalanceService`` (made anew at each start)."""
         self.process_queue_table: dict[MessageQueue, ProcessQueue] = {}
         self._routes: dict[str, TopicRouteData] = {}
         self.offset_store: OffsetStore = self._new_offset_store()
+        self.flow_control = FlowControl(self)
+        self.rebalance_impl = RebalancePushImpl(self)
+        self.pull_message_service = PullMessageService(self, self.flow_control, self.rebalance_impl)
+        self.rebalance_service = RebalanceService(
+            self.processes, self._label(TimerKind.REBALANCE), self.rebalance_impl.do_rebalance
+        )
+        """``MQClientInstance.rebalanceService`` (made anew at each start)."""
         self.consume_service: Any = None
         self.inner_producer: DefaultMQProducer | None = None
         self.in_listener = False
@@ -221,7 +230,9 @@ class DefaultMQPushConsumer(MQClientInstance):
         self.crash_requested = False
         self.generation += 1
         self.processes = ProcessGroup(self.context.scheduler, self.context.remoting, self.actor)
-        self.rebalance_service = RebalanceService(self.processes, self._label(TimerKind.REBALANCE), self.do_rebalance)
+        self.rebalance_service = RebalanceService(
+            self.processes, self._label(TimerKind.REBALANCE), self.rebalance_impl.do_rebalance
+        )
         self.context.remoting.register_client(self.client_id, self._on_broker_request)
         self.process_queue_table = {}
         self.offset_store = self._new_offset_store()
@@ -272,7 +283,7 @@ class DefaultMQPushConsumer(MQClientInstance):
             label = self._label(TimerKind.SHUTDOWN_AWAIT)
             yield from shutdown_gracefully(self.consume_service.pool, self.processes, wait, label)
         if self.orderly and self.is_clustering:
-            yield from self.unlock_all()
+            yield from self.rebalance_impl.unlock_all()
         self.offset_store.persist_all(self.process_queue_table)
         self._stop("shutdown")
         for broker_name in self._broker_names():
@@ -299,14 +310,14 @@ class DefaultMQPushConsumer(MQClientInstance):
         """``suspend()``: stop pulling. While paused every pull is put off by 1000 ms and every rebalance does
         nothing (``doRebalance`` checks the flag); what was pulled already is still consumed."""
         self.pause = True
-        self._log_pause("suspend")
+        self.flow_control.log_pause("suspend")
 
     def resume(self) -> None:
         """``resume()``: pull again, and rebalance at once. 4.9.7 calls ``doRebalance`` in the caller's thread,
         beside the rebalance thread's 20 s wait; here the rebalance thread is woken instead (its next wait starts
         after this rebalance), so that two rebalances never overlap."""
         self.pause = False
-        self._log_pause("resume")
+        self.flow_control.log_pause("resume")
         if self.running:
             self.processes.spawn(self._process_notification())
 

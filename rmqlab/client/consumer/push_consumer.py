@@ -13,7 +13,7 @@ Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/DefaultMQ
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...common.message_queue import MessageQueue
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..producer.default_mq_producer import DefaultMQProducer
     from .offset_store import OffsetStore
     from .process_queue import ProcessQueue
+    from .rebalance_impl import RebalanceImpl
 
 __all__ = ["PushConsumer"]
 
@@ -58,11 +59,9 @@ class PushConsumer(Protocol):
     def crash(self) -> None:
         """Kill the consumer's process (asked for from inside a listener: after the listener returns)."""
 
-    def lock(self, mq: MessageQueue) -> Generator[Any, Any, bool]:
-        """``RebalanceImpl.lock``: lock one queue at its broker."""
-
-    def lock_all(self) -> Generator[Any, Any, None]:
-        """``lockAll``: renew every orderly queue's lock."""
+    @property
+    def rebalance_impl(self) -> RebalanceImpl:
+        """The consumer's ``RebalanceImpl``: ``lock`` one queue at its broker, ``lockAll`` to renew them all."""
 
     def schedule(
         self,
