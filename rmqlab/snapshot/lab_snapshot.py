@@ -218,7 +218,8 @@ def _timer_snaps(lab: LabState) -> tuple[TimerSnap, ...]:
     now = lab.now
     entries = lab.scheduler.timers()
     for cid in sorted(lab.consumers):
-        entries += [(due, Priority.NORMAL, 0, label) for due, label in lab.consumers[cid].scheduled_executor.queued()]
+        executor = lab.consumers[cid].client_instance.scheduled_executor
+        entries += [(due, Priority.NORMAL, 0, label) for due, label in executor.queued()]
     entries.sort(key=lambda entry: entry[:3])
     out = []
     for due, priority, seq, label in entries:
