@@ -106,7 +106,8 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__, "__version__"})
+    """The public names (loaded or not) and the module's own dunders; not the helpers this module imports."""
+    return sorted({*__all__, "__version__", *(name for name in globals() if name.startswith("_"))})
 
 
 def _installed_version() -> str:

@@ -73,12 +73,13 @@ def test_get_offset_in_queue_by_time_is_a_nearest_store_time_binary_search() -> 
     _store(lab, [(1000, "a"), (1000, "b"), (1000, "c"), (3000, "d"), (5000, "e")])  # offsets 0..4
     lab.run(until="6s")
     broker = lab.brokers["broker-a"]
-    found = {t: broker.get_offset_in_queue_by_time("T", 0, t) for t in (0, 1000, 2000, 2001, 3999, 4001, 9000)}
+    store = broker.message_store
+    found = {t: store.get_offset_in_queue_by_time("T", 0, t) for t in (0, 1000, 2000, 2001, 3999, 4001, 9000)}
     # 1000: the first probe (mid of 0..4) is offset 2, stored at 1000: an exact hit, so a and b are passed over;
     # 2000 is as near 1000 as 3000: the left one (2); 9000 is past all: the last entry (4), not the max offset (5)
     assert found == {0: 0, 1000: 2, 2000: 2, 2001: 3, 3999: 3, 4001: 4, 9000: 4}
-    assert broker.get_offset_in_queue_by_time("T", 1, 1000) == 0  # no such queue
-    assert broker.get_offset_in_queue_by_time("NOPE", 0, 1000) == 0
+    assert broker.message_store.get_offset_in_queue_by_time("T", 1, 1000) == 0  # no such queue
+    assert broker.message_store.get_offset_in_queue_by_time("NOPE", 0, 1000) == 0
 
 
 def test_a_new_group_starts_at_the_searched_offset_and_its_retry_queue_at_max() -> None:

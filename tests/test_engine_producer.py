@@ -106,7 +106,7 @@ def test_oneway_never_retries(lab2: Lab) -> None:
         (e.msg_id, e.get("broker"), e.get("queue_id"), e.get("attempt")) for e in lab2.trace.of_kind(K.SEND_ATTEMPT)
     ]
     assert oneway[1:] == [("M0002", "broker-a", 1, 1), ("M0003", "broker-b", 0, 1)]
-    assert lab2.sends[1].error.startswith("MQClientException: Send [1] times, still failed")  # spec §1.7
+    assert lab2.sends[1].error.startswith("MQClientException: Send [1] times, still failed")  # sendDefaultImpl
     assert lab2.sends[2].error is None and lab2.sends[2].done
     assert [e.msg_id for e in lab2.trace.of_kind(K.STORED)] == ["M0001", "M0003"]
 

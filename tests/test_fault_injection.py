@@ -35,7 +35,7 @@ def test_system_error_twice_then_success_is_stored_at_the_third_attempt(lab: Lab
     assert future.ok and future.result is not None and future.result.queue_offset == 0
     assert future.response_code is None
     assert [e.get("queue_id") for e in lab.trace if e.kind is K.STORED] == [future.result.message_queue.queue_id]
-    assert lab.brokers["broker-a"].send_responses == []  # consumed; the next send is normal
+    assert lab.brokers["broker-a"].faults.send_responses == []  # consumed; the next send is normal
 
 
 def test_a_code_outside_retry_response_codes_fails_at_once_with_its_code_and_remark(lab: Lab) -> None:
@@ -97,7 +97,7 @@ def test_a_rejected_send_back_shows_its_code_and_remark_and_the_client_falls_bac
 def test_clearing_the_send_back_error(lab: Lab) -> None:
     lab.set_broker_fault("broker-a", send_back_error="NO_PERMISSION")
     lab.set_broker_fault("broker-a", send_back_error=None)
-    assert lab.brokers["broker-a"].send_back_error is None
+    assert lab.brokers["broker-a"].faults.send_back_error is None
 
 
 @pytest.mark.parametrize(
@@ -120,7 +120,8 @@ def test_bad_fault_values_name_the_parameter_value_and_what_is_allowed(
         lab.set_broker_fault("broker-a", **faults)
     assert info.value.parameter == parameter
     assert allowed in str(info.value)
-    assert lab.brokers["broker-a"].send_responses == [] and lab.brokers["broker-a"].send_back_error is None
+    faults = lab.brokers["broker-a"].faults
+    assert faults.send_responses == [] and faults.send_back_error is None
 
 
 RETRIED = [

@@ -21,9 +21,10 @@ def test_send_back_of_a_missing_offset_names_the_offset(lab: Lab) -> None:
     lab.at(0, lab.add_producer("pg").send, Message("T", "b"))
     lab.run(until="1s")
     broker = lab.brokers["broker-a"]
-    answer = broker.consumer_send_msg_back("cg", 7, 0, 16)
+    answer = broker.send_message_processor.consumer_send_msg_back("cg", 7, 0, 16)
     assert answer == MQBrokerException("broker-a", ResponseCode.SYSTEM_ERROR, "look message by offset failed, 7")
-    assert broker.consumer_send_msg_back("cg", 0, 0, 16) is ResponseCode.SUCCESS  # offset 0 is stored
+    # offset 0 is stored
+    assert broker.send_message_processor.consumer_send_msg_back("cg", 0, 0, 16) is ResponseCode.SUCCESS
 
 
 # ---------------------------------------------------------------------- permissions
@@ -65,7 +66,7 @@ def test_a_read_only_broker_refuses_the_send_back_and_the_retry_goes_to_another_
     lab2.at("2s", lab2.update_broker_config, "broker-a", broker_permission=4)
     lab2.run(until="20s")
     broker = lab2.brokers["broker-a"]
-    assert broker.consumer_send_msg_back("cg", 0, 0, 16) == MQBrokerException(
+    assert broker.send_message_processor.consumer_send_msg_back("cg", 0, 0, 16) == MQBrokerException(
         "broker-a", ResponseCode.NO_PERMISSION, "the broker[127.0.0.1] sending message is forbidden"
     )
     back = lab2.trace.first(K.SEND_BACK)
@@ -101,7 +102,7 @@ def test_a_retry_topic_that_is_not_writable_refuses_the_send_back_and_the_messag
     lab.at("2s", lab.update_topic, "%RETRY%cg", perm=4)
     lab.run(until="20s")
     broker = lab.brokers["broker-a"]
-    assert broker.consumer_send_msg_back("cg", 0, 0, 16) == MQBrokerException(
+    assert broker.send_message_processor.consumer_send_msg_back("cg", 0, 0, 16) == MQBrokerException(
         "broker-a", ResponseCode.NO_PERMISSION, "the topic[%RETRY%cg] sending message is forbidden"
     )
     assert calls == [(1000, 0, "broker-a"), (8000, 1, "broker-a")]
@@ -125,7 +126,7 @@ def test_the_broker_permission_remark_names_the_brokers_ip(lab2: Lab) -> None:
     """``"the broker[" + getBrokerIP1() + "] sending message is forbidden"``: broker-b is the second broker added."""
     lab2.update_broker_config("broker-b", broker_permission=4)
     assert lab2.brokers["broker-b"].address == "127.0.0.2:10911"
-    assert lab2.brokers["broker-b"].consumer_send_msg_back("cg", 0, 0, 16) == MQBrokerException(
+    assert lab2.brokers["broker-b"].send_message_processor.consumer_send_msg_back("cg", 0, 0, 16) == MQBrokerException(
         "broker-b", ResponseCode.NO_PERMISSION, "the broker[127.0.0.2] sending message is forbidden"
     )
 
@@ -173,10 +174,11 @@ def test_a_send_back_whose_put_fails_answers_system_error_with_the_status_name(l
     lab.run(until="1s")
     broker = lab.brokers["broker-a"]
     lab.set_broker_fault("broker-a", put_status=status)
-    assert broker.consumer_send_msg_back("cg", 0, 0, 16) == MQBrokerException(
+    assert broker.send_message_processor.consumer_send_msg_back("cg", 0, 0, 16) == MQBrokerException(
         "broker-a", ResponseCode.SYSTEM_ERROR, status
     )
-    assert broker.consumer_send_msg_back("cg", 0, -1, 16) == MQBrokerException(  # the DLQ branch too
+    # the DLQ branch too
+    assert broker.send_message_processor.consumer_send_msg_back("cg", 0, -1, 16) == MQBrokerException(
         "broker-a", ResponseCode.SYSTEM_ERROR, status
     )
     assert [e.get("topic") for e in lab.trace.of_kind(K.STORED)] == ["T"] and lab.trace.of_kind(K.SCHEDULED) == []
@@ -189,7 +191,7 @@ def test_a_send_back_waits_for_no_flush_so_a_flush_status_still_stores_it(lab: L
     lab.at(0, lab.add_producer("pg").send, Message("T", "b"))
     lab.run(until="1s")
     lab.set_broker_fault("broker-a", put_status=status)
-    assert lab.brokers["broker-a"].consumer_send_msg_back("cg", 0, 0, 16) is ResponseCode.SUCCESS
+    assert lab.brokers["broker-a"].send_message_processor.consumer_send_msg_back("cg", 0, 0, 16) is ResponseCode.SUCCESS
     assert [(e.time_ms, e.get("level")) for e in lab.trace.of_kind(K.SCHEDULED)] == [(1000, 3)]
 
 

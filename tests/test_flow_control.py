@@ -383,7 +383,7 @@ def test_scenario_fault_kinds_suspend_resume_and_pull_error() -> None:
         ],
     }
     lab = load_scenario(data).run()
-    assert lab.brokers["broker-a"].pull_error is None
+    assert lab.brokers["broker-a"].faults.pull_error is None
     warnings = [(e.time_ms, e.get("message")) for e in lab.trace.where(K.WARNING, actor="consumer:c1")]
     assert warnings == [(1000, "suspend this consumer, cg"), (3000, "resume this consumer, cg")]
 

@@ -82,7 +82,7 @@ def engine_places(lab: Lab) -> dict[str, list[str]]:
     for name, b in lab.brokers.items():
         service = b.schedule_service
         for level in range(1, service.levels.max_level + 1):
-            cq = b.find_consume_queue(SCHEDULE_TOPIC, level - 1)
+            cq = b.message_store.find_consume_queue(SCHEDULE_TOPIC, level - 1)
             if cq is None:
                 continue
             ids = [

@@ -48,12 +48,6 @@ KNOWN_CROSSINGS = frozenset(
         ("rmqlab.core.context", "rmqlab.remoting.remoting"),
         ("rmqlab.core.process", "rmqlab.remoting.remoting"),
         ("rmqlab.core.thread_pool", "rmqlab.remoting.remoting"),
-        # the store's state class still declares the broker's managers (issue 33, item 2)
-        ("rmqlab.store.default_message_store", "rmqlab.broker.client_channel_info"),
-        ("rmqlab.store.default_message_store", "rmqlab.broker.pull_message_types"),
-        # the client still reads wire types from the broker module (issue 33, item 2)
-        ("rmqlab.client.consumer.pull_message_service", "rmqlab.broker.broker_controller"),
-        ("rmqlab.client.consumer.rebalance_impl", "rmqlab.broker.broker_controller"),
     }
 )
 """Imports that cross the layers the wrong way today, each to be removed as the object graph follows the Java's; the

@@ -137,10 +137,10 @@ def test_same_consumer_moving_its_offset_back_is_flagged() -> None:
     """c1 writes offset 3 then 1 for the same queue: ``offset_monotonic``; another instance may."""
     lab = _cluster()
     broker = lab.brokers["broker-a"]
-    broker.commit_offset("cg", "T", 0, 3, "consumer:c1")
-    broker.commit_offset("cg", "T", 0, 2, "consumer:c2")  # handover: allowed
-    broker.commit_offset("cg", "T", 0, 4, "consumer:c1")
-    broker.commit_offset("cg", "T", 0, 1, "consumer:c1")
+    broker.consumer_offset_manager.commit_offset("cg", "T", 0, 3, "consumer:c1")
+    broker.consumer_offset_manager.commit_offset("cg", "T", 0, 2, "consumer:c2")  # handover: allowed
+    broker.consumer_offset_manager.commit_offset("cg", "T", 0, 4, "consumer:c1")
+    broker.consumer_offset_manager.commit_offset("cg", "T", 0, 1, "consumer:c1")
     report = check_invariants(lab)
     assert [(v.invariant, v.detail) for v in report.violations] == [
         ("offset_monotonic", "consumer:c1 moved the committed offset of cg on T@broker-a:0 back from 4 to 1")

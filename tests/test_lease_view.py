@@ -65,7 +65,7 @@ def band(snap: LabSnapshot, queue: str = Q):
 
 
 def test_constants_match_the_spec():
-    """Broker lease 60 s, client trust 30 s, lockAll every 20 s (spec §6.1)."""
+    """Broker lease 60 s (RebalanceLockManager), client trust 30 s (ProcessQueue), lockAll every 20 s."""
     assert (BROKER_LEASE_MS, CLIENT_TRUST_MS, LOCK_INTERVAL_MS) == (60_000, 30_000, 20_000)
 
 

@@ -184,7 +184,8 @@ def test_broker_faults_are_applied():
     ]
     data["sends"] = []
     broker = load_scenario(data).run().brokers["broker-a"]
-    assert (broker.response_delay_ms, broker.lose_responses, broker.put_status.value, broker.reject_send_back) == (
+    faults = broker.faults
+    assert (faults.response_delay_ms, faults.lose_responses, faults.put_status.value, faults.reject_send_back) == (
         4000,
         True,
         "FLUSH_DISK_TIMEOUT",

@@ -295,12 +295,15 @@ ENGINE_INTERNALS = frozenset(
         "consuming_msg_orderly_tree_map",
         "local_offset_files",
         "lock_manager",
+        "message_store",
         "mq_locks",
         "msg_tree_map",
         "offset_table",
         "process_queue_table",
+        "pull_message_processor",
         "pull_requests_in_flight",
         "schedule_service",
+        "send_message_processor",
     }
 )
 """Attributes of live engine objects a view must read from the snapshot instead."""

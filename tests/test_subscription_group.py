@@ -1,10 +1,10 @@
 """``Lab.update_subscription_group``: the broker-side ``retryQueueNums`` / ``retryMaxTimes`` of a group.
 
-What 4.9.7 does with them (spec §4.2, §4.3, §12): ``retryQueueNums`` 0 makes CONSUMER_SEND_MSG_BACK
-answer SUCCESS and store nothing; with more than one retry queue each send-back picks one at random;
-``retryMaxTimes`` only decides for a ``%RETRY%`` message that arrives without a ``maxReconsumeTimes``
-header, which push consumers always send. ``%RETRY%<group>`` is created with ``retryQueueNums`` queues
-and never resized, so raising it later strands retries in queues the route does not list.
+What 4.9.7 does with them (``SendMessageProcessor.asyncConsumerSendMsgBack`` and ``handleRetryAndDLQ``):
+``retryQueueNums`` 0 makes CONSUMER_SEND_MSG_BACK answer SUCCESS and store nothing; with more than one retry queue
+each send-back picks one at random; ``retryMaxTimes`` only decides for a ``%RETRY%`` message that arrives without a
+``maxReconsumeTimes`` header, which push consumers always send. ``%RETRY%<group>`` is created with
+``retryQueueNums`` queues and never resized, so raising it later strands retries in queues the route does not list.
 """
 
 from __future__ import annotations

@@ -1,29 +1,54 @@
-"""A RocketMQ broker: its store, and the processors that answer clients' requests.
+"""``BrokerController``: one broker, holding its store, its managers and the processors that answer clients.
 
-``Broker`` is :class:`~rmqlab.store.default_message_store.BrokerStore` (CommitLog, ConsumeQueues, topic configs,
-subscription groups, consumer offsets) plus one class per 4.9.7 processor or service, each in its own module:
-``SendMessageProcessor`` (send, send-back, retry and DLQ routing), ``PullMessageProcessor`` with
-``PullRequestHoldService`` (long polling), ``ConsumerManager`` (heartbeats, group membership),
-``CleanCommitLogService`` (retention), and, here, the orderly locks (``RebalanceLockManager``) and
-``process_request``, the dispatch of every request that arrives through remoting.
+As in 4.9.7 the broker is an object graph, not one class: it holds a ``DefaultMessageStore`` (CommitLog,
+ConsumeQueues, ``ScheduleMessageService``, ``CleanCommitLogService``), the managers of its tables
+(``TopicConfigManager``, ``SubscriptionGroupManager``, ``ConsumerOffsetManager``, ``ConsumerManager``,
+``RebalanceLockManager``) and its processors (``SendMessageProcessor``, ``PullMessageProcessor`` with the hold
+service). :meth:`Broker.process_request` is the processor table: every request that arrives through remoting is
+handed to the processor for its request code. The smaller processors (``ClientManageProcessor``,
+``ConsumerManageProcessor``, ``AdminBrokerProcessor``'s lock requests) are a few lines each, here.
+
+The broker registers its topics with the name server it is given (``registerBrokerAll``); it calls nothing above
+itself. Injected faults are one :class:`~rmqlab.broker.broker_faults.BrokerFaults` the parts consult where 4.9.7
+would produce that answer.
+
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/BrokerController.java
+    (BrokerController.initialize, BrokerController.registerProcessor, BrokerController.start,
+    BrokerController.shutdown)
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/processor/AdminBrokerProcessor.java
+    (AdminBrokerProcessor.lockBatchMQ, AdminBrokerProcessor.unlockBatchMQ, AdminBrokerProcessor.getMaxOffset,
+    AdminBrokerProcessor.searchOffsetByTimestamp)
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/processor/ClientManageProcessor.java
+    (ClientManageProcessor.heartBeat, ClientManageProcessor.unregisterClient)
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/processor/ConsumerManageProcessor.java
+    (ConsumerManageProcessor.getConsumerListByGroup, ConsumerManageProcessor.queryConsumerOffset,
+    ConsumerManageProcessor.updateConsumerOffset)
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/client/ClientHousekeepingService.java
+    (ClientHousekeepingService.scanExceptionChannel, ClientHousekeepingService.onChannelClose)
+Mirrors: remoting/src/main/java/org/apache/rocketmq/remoting/netty/NettyRemotingAbstract.java
+    (NettyRemotingAbstract.processRequestCommand)
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 
+from ..common.message import RETRY_PREFIX
 from ..common.message_queue import MessageQueue
 from ..common.topic_config import PERM_READ, PERM_RW, PERM_WRITE, SubscriptionGroupConfig, TopicConfig
 from ..core.scheduler import Scheduler, TimerKind, TimerLabel
 from ..core.trace import EventKind, Trace
+from ..namesrv.route_info_manager import NameServer
 from ..remoting.protocol import (
     ConsumerSendMsgBackRequest,
     GetConsumerListByGroupRequest,
     GetMaxOffsetRequest,
     HeartbeatRequest,
     LockBatchMqRequest,
+    LockBatchResult,
     PullMessageRequest,
+    PullResult,
+    PullStatus,
     QueryConsumerOffsetRequest,
     SearchOffsetRequest,
     SendMessageRequest,
@@ -32,16 +57,20 @@ from ..remoting.protocol import (
     UpdateConsumerOffsetRequest,
 )
 from ..remoting.remoting import MQBrokerException, Remoting, ResponseCode
-from ..store.clean_commit_log_service import CleanCommitLogService
 from ..store.commit_log import CommitLog, ConsumeQueue
+from ..store.default_message_store import DefaultMessageStore
 from ..store.put_message_status import PutMessageStatus, parse_response_code, parse_send_responses
 from ..store.schedule_message_service import DelayLevelTable, ScheduleMessageService
+from .broker_faults import BrokerFaults
 from .client_channel_info import _ClientChannel
 from .consumer_manager import ConsumerManager
+from .consumer_offset_manager import ConsumerOffsetManager
 from .pull_message_processor import PullMessageProcessor
-from .pull_message_types import BROKER_SUSPEND_MAX_TIME_MILLIS, MAX_TRANSFER_COUNT, PullResult, PullStatus, _HeldPull
+from .pull_message_types import BROKER_SUSPEND_MAX_TIME_MILLIS, MAX_TRANSFER_COUNT
 from .rebalance_lock_manager import RebalanceLockManager
 from .send_message_processor import SendMessageProcessor, SendResponse
+from .subscription_group_manager import SubscriptionGroupManager
+from .topic_config_manager import TopicConfigManager
 
 __all__ = [
     "BROKER_SUSPEND_MAX_TIME_MILLIS",
@@ -50,6 +79,7 @@ __all__ = [
     "PERM_RW",
     "PERM_WRITE",
     "Broker",
+    "BrokerFaults",
     "LockBatchResult",
     "PullResult",
     "PullStatus",
@@ -61,21 +91,12 @@ __all__ = [
     "parse_send_responses",
 ]
 
-
-@dataclass(slots=True)
-class LockBatchResult:
-    """The answer to ``LOCK_BATCH_MQ``: the queues now locked for the caller.
-
-    ``holders`` is not in 4.9.7's wire format (``LockBatchResponseBody`` carries only the locked set); rmqlab adds
-    who holds each refused queue so the trace can name it for students.
-    """
-
-    locked: frozenset[MessageQueue]
-    holders: dict[MessageQueue, str]
+CHANNEL_SCAN_INTERVAL_MS = 10_000
+"""``ClientHousekeepingService``: ``scanExceptionChannel`` every 10 s."""
 
 
-class Broker(SendMessageProcessor, PullMessageProcessor, ConsumerManager, CleanCommitLogService):
-    """One broker master, with its CommitLog, ConsumeQueues and services."""
+class Broker:
+    """One broker master (``BrokerController``): its store, managers and processors, and the request dispatch."""
 
     def __init__(
         self,
@@ -84,6 +105,7 @@ class Broker(SendMessageProcessor, PullMessageProcessor, ConsumerManager, CleanC
         trace: Trace,
         rng: random.Random,
         remoting: Remoting,
+        namesrv: NameServer,
         *,
         delay_levels: DelayLevelTable | None = None,
         dlq_readable: bool = True,
@@ -94,51 +116,157 @@ class Broker(SendMessageProcessor, PullMessageProcessor, ConsumerManager, CleanC
         """``brokerIP1:listenPort``, the store host written into each stored message and its ``offsetMsgId``."""
         self.scheduler = scheduler
         self.trace = trace
-        self.rng = rng
-        self.remoting = remoting
-        """Only to tell clients about group changes (``Broker2Client``); requests reach the broker through it."""
         self.up = True
-        self.dlq_readable = dlq_readable
-        self.broker_permission = PERM_RW
-        """``BrokerConfig.brokerPermission``: an operator sets 4 (read only) to drain a broker before taking it away."""
-        # Injected faults (see rmqlab/lab/faults/): all off by default.
-        self.response_delay_ms = 0
-        self.lose_responses = False
-        self.put_status = PutMessageStatus.PUT_OK
-        self.reject_send_back = False
-        self.send_error: ResponseCode | None = None
-        self.send_responses: list[tuple[ResponseCode, str]] = []
-        """Scripted answers, one per SEND_MESSAGE, consumed in order (then normal again): SUCCESS and the
-        FLUSH_* / SLAVE_NOT_AVAILABLE codes store the message and answer that code; any other code is an error
-        response with its remark and nothing is stored."""
-        self.send_back_error: tuple[ResponseCode, str] | None = None
-        self.query_offset_error: tuple[ResponseCode, str] | None = None
-        self.pull_error: tuple[ResponseCode, str] | None = None
-        """An error answer to every PULL_MESSAGE (code, remark) before it is processed; ``None``: pulls served."""
-        """An error answer to every QUERY_CONSUMER_OFFSET (code, remark); ``None``: answered normally."""
-        """CONSUMER_SEND_MSG_BACK answers this code and remark (nothing stored) while set."""
-        self.commit_log = CommitLog()
-        self.consume_queues: dict[tuple[str, int], ConsumeQueue] = {}
-        self.topic_config: dict[str, TopicConfig] = {}
-        self.subscription_groups: dict[str, SubscriptionGroupConfig] = {}
-        self.consumer_offsets: dict[tuple[str, str, int], int] = {}
-        self.consumer_groups: dict[str, dict[str, _ClientChannel]] = {}
-        self.lock_manager = RebalanceLockManager(lambda: self.scheduler.now)
-        self.delay_levels = delay_levels or DelayLevelTable()
-        self.schedule_service = ScheduleMessageService(self, scheduler, self.delay_levels)
-        self._held: dict[tuple[str, int], list[_HeldPull]] = {}
-        self.on_topic_config = lambda broker, cfg: None
-        """Called with every new or changed topic config: the broker registers it with the name server."""
-        self.schedule_service.start()
-        scheduler.schedule(10_000, self._scan_not_active_channels, label=TimerLabel(TimerKind.CHANNEL_SCAN, name))
-        scheduler.schedule_at(
-            self._next_delete_window(scheduler.now), self._clean_commit_log, label=TimerLabel(TimerKind.RETENTION, name)
+        """Whether the broker process runs: remoting refuses every request to a broker that is down."""
+        self.faults = BrokerFaults()
+        self.topic_config_manager = TopicConfigManager(name, namesrv)
+        self.subscription_group_manager = SubscriptionGroupManager()
+        self.consumer_offset_manager = ConsumerOffsetManager(name, scheduler, trace)
+        self.consumer_manager = ConsumerManager(name, scheduler, trace, remoting)
+        self.rebalance_lock_manager = RebalanceLockManager(lambda: self.scheduler.now)
+        self.message_store = DefaultMessageStore(
+            name, address, scheduler, trace, self.faults, delay_levels or DelayLevelTable()
         )
+        self.pull_message_processor = PullMessageProcessor(
+            name,
+            scheduler,
+            remoting,
+            store=self.message_store,
+            topics=self.topic_config_manager,
+            offsets=self.consumer_offset_manager,
+        )
+        self.message_store.message_arriving_listener = self.pull_message_processor.notify_message_arriving
+        self.send_message_processor = SendMessageProcessor(
+            name,
+            address,
+            rng,
+            store=self.message_store,
+            topics=self.topic_config_manager,
+            groups=self.subscription_group_manager,
+            faults=self.faults,
+            dlq_readable=dlq_readable,
+        )
+        self.message_store.start()
+        scheduler.schedule(
+            CHANNEL_SCAN_INTERVAL_MS, self._scan_exception_channel, label=TimerLabel(TimerKind.CHANNEL_SCAN, name)
+        )
+        self.message_store.clean_commit_log_service.start()
 
-    # ------------------------------------------------------------------ orderly locks
+    # ------------------------------------------------------------------ what labs and views read
+    @property
+    def commit_log(self) -> CommitLog:
+        """``getMessageStore()``'s CommitLog."""
+        return self.message_store.commit_log
+
+    @property
+    def consume_queues(self) -> dict[tuple[str, int], ConsumeQueue]:
+        """``getMessageStore()``'s ConsumeQueues, by (topic, queue id)."""
+        return self.message_store.consume_queues
+
+    @property
+    def schedule_service(self) -> ScheduleMessageService:
+        """``getScheduleMessageService()``."""
+        return self.message_store.schedule_service
+
+    @property
+    def delay_levels(self) -> DelayLevelTable:
+        """``messageDelayLevel``, as the store's schedule service uses it."""
+        return self.message_store.delay_levels
+
+    @property
+    def topic_config(self) -> dict[str, TopicConfig]:
+        """``getTopicConfigManager().getTopicConfigTable()``."""
+        return self.topic_config_manager.topic_config
+
+    @property
+    def subscription_groups(self) -> dict[str, SubscriptionGroupConfig]:
+        """``getSubscriptionGroupManager().getSubscriptionGroupTable()``."""
+        return self.subscription_group_manager.subscription_groups
+
+    @property
+    def consumer_offsets(self) -> dict[tuple[str, str, int], int]:
+        """``getConsumerOffsetManager().getOffsetTable()``, by (group, topic, queue id)."""
+        return self.consumer_offset_manager.consumer_offsets
+
+    @property
+    def consumer_groups(self) -> dict[str, dict[str, _ClientChannel]]:
+        """``getConsumerManager()``'s consumer table: group → client id → channel."""
+        return self.consumer_manager.consumer_groups
+
+    @property
+    def lock_manager(self) -> RebalanceLockManager:
+        """``getRebalanceLockManager()``."""
+        return self.rebalance_lock_manager
+
+    # ------------------------------------------------------------------ dispatch
+    def process_request(self, request: object, opaque: int | None) -> object:
+        """``NettyRemotingServer``'s processor table: hand ``request`` to the processor for its code.
+
+        ``opaque`` is the request's number (``None`` for a oneway one); only a held pull keeps it, to answer later.
+        """
+        if isinstance(request, SendMessageRequest):
+            return self.send_message_processor.send_message(
+                request.msg, request.reconsume_times, request.max_reconsume_times
+            )
+        if isinstance(request, ConsumerSendMsgBackRequest):
+            return self.send_message_processor.consumer_send_msg_back(
+                request.group, request.commit_log_offset, request.delay_level, request.max_reconsume_times
+            )
+        if isinstance(request, PullMessageRequest):
+            if self.faults.pull_error is not None:
+                return MQBrokerException(self.name, *self.faults.pull_error)
+            return self.pull_message_processor.pull_message(request, opaque)
+        if isinstance(request, HeartbeatRequest):
+            self.heartbeat(request)
+            return ResponseCode.SUCCESS
+        if isinstance(request, UnregisterClientRequest):
+            self.consumer_manager.unregister(request.group, request.client_id)
+            return ResponseCode.SUCCESS
+        if isinstance(request, GetConsumerListByGroupRequest):
+            return self.consumer_manager.consumer_ids(request.group)
+        if isinstance(request, GetMaxOffsetRequest):
+            return self.message_store.max_offset(request.topic, request.queue_id)
+        if isinstance(request, SearchOffsetRequest):
+            return self.message_store.get_offset_in_queue_by_time(request.topic, request.queue_id, request.timestamp)
+        if isinstance(request, QueryConsumerOffsetRequest):
+            if self.faults.query_offset_error is not None:
+                return MQBrokerException(self.name, *self.faults.query_offset_error)
+            return self.query_consumer_offset(request.group, request.topic, request.queue_id)
+        if isinstance(request, UpdateConsumerOffsetRequest):
+            self.consumer_offset_manager.commit_offset(
+                request.group, request.topic, request.queue_id, request.offset, request.client
+            )
+            return ResponseCode.SUCCESS
+        if isinstance(request, LockBatchMqRequest):
+            return self.lock_batch_mq(request)
+        if isinstance(request, UnlockBatchMqRequest):
+            return self.unlock_batch_mq(request)
+        raise TypeError(f"broker {self.name} got a request it has no processor for: {request!r}")
+
+    # ------------------------------------------------------------------ the small processors
+    def heartbeat(self, request: HeartbeatRequest) -> None:
+        """``ClientManageProcessor.heartBeat``: a clustering consumer's group gets its ``%RETRY%`` topic, then the
+        consumer is registered (a newcomer makes the broker notify the others)."""
+        sub = self.subscription_group_manager.find_subscription_group_config(request.group)
+        if request.clustering:
+            self.topic_config_manager.create_topic(RETRY_PREFIX + request.group, sub.retry_queue_nums)
+        self.consumer_manager.register_consumer(request.group, request.client_id)
+
+    def query_consumer_offset(self, group: str, topic: str, queue_id: int) -> int:
+        """``ConsumerManageProcessor.queryConsumerOffset``: the stored offset; else 0 if offset 0 is still kept;
+        else −1."""
+        stored = self.consumer_offset_manager.consumer_offsets.get((group, topic, queue_id))
+        if stored is not None:
+            return stored
+        queue = self.message_store.find_consume_queue(topic, queue_id)
+        if queue is None or queue.min_offset <= 0:
+            return 0
+        return -1
+
     def lock_batch_mq(self, request: LockBatchMqRequest) -> LockBatchResult:
         """``AdminBrokerProcessor.lockBatchMQ``: lock or renew; an expired lock taken over is traced here."""
-        locked, taken = self.lock_manager.try_lock_batch(request.group, list(request.mqs), request.client_id)
+        manager = self.rebalance_lock_manager
+        locked, taken = manager.try_lock_batch(request.group, list(request.mqs), request.client_id)
         for queue, previous in taken:
             self.trace.record(
                 self.scheduler.now,
@@ -150,10 +278,10 @@ class Broker(SendMessageProcessor, PullMessageProcessor, ConsumerManager, CleanC
                 previous_holder=previous,
                 new_holder=request.client_id,
             )
-        holders = {}
+        holders: dict[MessageQueue, str] = {}
         for mq in request.mqs:
             if mq not in locked:
-                holder = self.lock_manager.holder(request.group, mq)
+                holder = manager.holder(request.group, mq)
                 if holder is not None:
                     holders[mq] = holder[0]
         return LockBatchResult(frozenset(locked), holders)
@@ -161,7 +289,7 @@ class Broker(SendMessageProcessor, PullMessageProcessor, ConsumerManager, CleanC
     def unlock_batch_mq(self, request: UnlockBatchMqRequest) -> ResponseCode:
         """``AdminBrokerProcessor.unlockBatchMQ``: release the caller's locks (often sent oneway, so the release is
         traced where it takes effect, under the consumer that asked)."""
-        released = self.lock_manager.unlock_batch(request.group, list(request.mqs), request.client_id)
+        released = self.rebalance_lock_manager.unlock_batch(request.group, list(request.mqs), request.client_id)
         for mq in sorted(released):
             self.trace.record(
                 self.scheduler.now, EventKind.UNLOCKED, f"consumer:{request.client_id}", None, queue=str(mq),
@@ -169,61 +297,32 @@ class Broker(SendMessageProcessor, PullMessageProcessor, ConsumerManager, CleanC
             )  # fmt: skip
         return ResponseCode.SUCCESS
 
-    # ------------------------------------------------------------------ dispatch
-    def process_request(self, request: object, opaque: int | None) -> object:
-        """``NettyRemotingServer``'s processor table: hand ``request`` to the processor for its code.
+    # ------------------------------------------------------------------ channels (ClientHousekeepingService)
+    def connection_reset(self, client: str) -> None:
+        """``client``'s channel closed: the pulls held for it can never be answered."""
+        self.pull_message_processor.connection_reset(client)
 
-        ``opaque`` is the request's number (``None`` for a oneway one); only a held pull keeps it, to answer later.
-        The most frequent requests are tested first: every message is sent once and, in a retry storm, sent back
-        after each failed consumption, while one pull fetches up to 32 messages.
-        """
-        if isinstance(request, SendMessageRequest):
-            return self.send_message(request.msg, request.reconsume_times, request.max_reconsume_times)
-        if isinstance(request, ConsumerSendMsgBackRequest):
-            return self.consumer_send_msg_back(
-                request.group,
-                request.commit_log_offset,
-                request.delay_level,
-                request.max_reconsume_times,
-            )
-        if isinstance(request, PullMessageRequest):
-            if self.pull_error is not None:
-                return MQBrokerException(self.name, *self.pull_error)
-            return self.pull_message(request, opaque)
-        if isinstance(request, HeartbeatRequest):
-            self.heartbeat(request)
-            return ResponseCode.SUCCESS
-        if isinstance(request, UnregisterClientRequest):
-            self.unregister(request.group, request.client_id)
-            return ResponseCode.SUCCESS
-        if isinstance(request, GetConsumerListByGroupRequest):
-            return self.consumer_ids(request.group)
-        if isinstance(request, GetMaxOffsetRequest):
-            return self.max_offset(request.topic, request.queue_id)
-        if isinstance(request, SearchOffsetRequest):
-            return self.get_offset_in_queue_by_time(request.topic, request.queue_id, request.timestamp)
-        if isinstance(request, QueryConsumerOffsetRequest):
-            if self.query_offset_error is not None:
-                return MQBrokerException(self.name, *self.query_offset_error)
-            return self.query_consumer_offset(request.group, request.topic, request.queue_id)
-        if isinstance(request, UpdateConsumerOffsetRequest):
-            self.commit_offset(request.group, request.topic, request.queue_id, request.offset, request.client)
-            return ResponseCode.SUCCESS
-        if isinstance(request, LockBatchMqRequest):
-            return self.lock_batch_mq(request)
-        if isinstance(request, UnlockBatchMqRequest):
-            return self.unlock_batch_mq(request)
-        raise TypeError(f"broker {self.name} got a request it has no processor for: {request!r}")
+    def unregister(self, group: str, client_id: str) -> None:
+        """``client_id``'s channel closed: drop it from ``group`` (``onChannelClose`` → ``doChannelCloseEvent``)."""
+        self.consumer_manager.unregister(group, client_id)
+
+    def _scan_exception_channel(self) -> None:
+        """``scanExceptionChannel`` every 10 s while the broker runs: drop consumers silent for 120 s."""
+        if self.up:
+            self.consumer_manager.scan_not_active_channel()
+        self.scheduler.schedule(
+            CHANNEL_SCAN_INTERVAL_MS, self._scan_exception_channel, label=TimerLabel(TimerKind.CHANNEL_SCAN, self.name)
+        )
 
     # ------------------------------------------------------------------ lifecycle
     def go_down(self) -> None:
         """Stop serving. The clients whose pulls were held learn it from remoting (``Remoting.channel_closed``)."""
         self.up = False
-        self.schedule_service.stop()
-        self.consumer_groups.clear()
-        self.drop_held_pulls()
+        self.message_store.shutdown()
+        self.consumer_manager.consumer_groups.clear()
+        self.pull_message_processor.drop_held_pulls()
 
     def come_up(self) -> None:
         """Serve again; the schedule service restarts with its first delay of 1 s."""
         self.up = True
-        self.schedule_service.start(restart=True)
+        self.message_store.start(restart=True)

@@ -1,4 +1,8 @@
-"""``ClientChannelInfo``: one consumer instance of a group, as a broker's ``ConsumerManager`` keeps it."""
+"""``ClientChannelInfo``: one consumer instance of a group, as a broker's ``ConsumerManager`` keeps it.
+
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/client/ClientChannelInfo.java
+    (ClientChannelInfo)
+"""
 
 from __future__ import annotations
 

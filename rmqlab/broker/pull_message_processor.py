@@ -2,6 +2,14 @@
 
 A pull that finds nothing new is held up to 15 s and answered as soon as a message arrives
 (``notifyMessageArriving``).
+
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/processor/PullMessageProcessor.java
+    (PullMessageProcessor.processRequest, PullMessageProcessor.executeRequestWhenWakeup)
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/longpolling/PullRequestHoldService.java
+    (PullRequestHoldService.suspendPullRequest, PullRequestHoldService.notifyMessageArriving,
+    PullRequestHoldService.checkHoldRequest)
+Mirrors: store/src/main/java/org/apache/rocketmq/store/DefaultMessageStore.java
+    (DefaultMessageStore.getMessage)
 """
 
 from __future__ import annotations
@@ -10,24 +18,50 @@ from ..common.message import (
     MessageExt,
 )
 from ..common.message_queue import MessageQueue
-from ..core.scheduler import TimerKind, TimerLabel
+from ..core.scheduler import Scheduler, TimerKind, TimerLabel
 from ..remoting.protocol import (
     PullMessageRequest,
+    PullResult,
+    PullStatus,
 )
-from ..remoting.remoting import HELD
-from ..store.default_message_store import BrokerStore
-from .pull_message_types import BROKER_SUSPEND_MAX_TIME_MILLIS, MAX_TRANSFER_COUNT, PullResult, PullStatus, _HeldPull
+from ..remoting.remoting import HELD, Remoting
+from ..store.default_message_store import DefaultMessageStore
+from .consumer_offset_manager import ConsumerOffsetManager
+from .pull_message_types import BROKER_SUSPEND_MAX_TIME_MILLIS, MAX_TRANSFER_COUNT, _HeldPull
+from .topic_config_manager import TopicConfigManager
 
 __all__ = [
     "PullMessageProcessor",
 ]
 
+class PullMessageProcessor:
+    """PULL_MESSAGE and the hold service of one broker: it reads the store, and holds what it cannot answer yet."""
 
-class PullMessageProcessor(BrokerStore):
-    """PULL_MESSAGE and the hold service, mixed into :class:`~rmqlab.broker.broker_controller.Broker`."""
+    def __init__(
+        self,
+        broker_name: str,
+        scheduler: Scheduler,
+        remoting: Remoting,
+        *,
+        store: DefaultMessageStore,
+        topics: TopicConfigManager,
+        offsets: ConsumerOffsetManager,
+    ) -> None:
+        self.name = broker_name
+        self.scheduler = scheduler
+        self.remoting = remoting
+        """Where a held pull is answered (``Remoting.reply``) or forgotten."""
+        self.store = store
+        self.topics = topics
+        self.offsets = offsets
+        self._held: dict[tuple[str, int], list[_HeldPull]] = {}
+        """``PullRequestHoldService.pullRequestTable``: the held pulls of each (topic, queue id)."""
+
 
     # ------------------------------------------------------------------ pulls (long polling)
-    def pull_message(self, request: PullMessageRequest, opaque: int | None) -> PullResult | object:
+    def pull_message(
+        self, request: PullMessageRequest, opaque: int | None
+    ) -> PullResult | object:
         """``PullMessageProcessor``: answer now, or hold the request until messages arrive (15 s max).
 
         Returns the result when answering at once, :data:`~rmqlab.remoting.remoting.HELD` when the request is held: the
@@ -36,8 +70,10 @@ class PullMessageProcessor(BrokerStore):
         """
         mq, offset, tags = request.mq, request.queue_offset, request.tags
         if request.commit_offset is not None and request.commit_offset >= 0:
-            self.commit_offset(request.consumer_group, mq.topic, mq.queue_id, request.commit_offset, request.client)
-        config = self.topic_config.get(mq.topic)
+            self.offsets.commit_offset(
+                request.consumer_group, mq.topic, mq.queue_id, request.commit_offset, request.client
+            )
+        config = self.topics.select_topic_config(mq.topic)
         if config is not None and not config.readable:
             return PullResult(PullStatus.NO_NEW_MSG, offset, 0, 0)
         result = self._read(mq, offset, tags, request.max_msg_nums)
@@ -54,7 +90,7 @@ class PullMessageProcessor(BrokerStore):
         return result
 
     def _read(self, mq: MessageQueue, offset: int, tags: frozenset[str] | None, max_nums: int) -> PullResult:
-        queue = self.consume_queues.get((mq.topic, mq.queue_id))
+        queue = self.store.consume_queues.get((mq.topic, mq.queue_id))
         if queue is None:
             return PullResult(PullStatus.NO_NEW_MSG, 0, 0, 0)
         if offset < queue.min_offset or offset > queue.max_offset:
@@ -65,7 +101,7 @@ class PullMessageProcessor(BrokerStore):
         msgs: list[MessageExt] = []
         end = min(queue.max_offset, offset + max_nums)  # the next begin offset: every entry up to it is read
         for entry in queue.entries[offset:end]:
-            stored = self.commit_log.get(entry.commit_log_offset)
+            stored = self.store.commit_log.get(entry.commit_log_offset)
             if stored is None:
                 continue
             if tags is not None and stored.tags not in tags:
@@ -81,7 +117,7 @@ class PullMessageProcessor(BrokerStore):
             waiting.remove(held)
             self.remoting.reply(held.opaque, self._read(held.mq, held.offset, held.tags, MAX_TRANSFER_COUNT))
 
-    def _notify_message_arriving(self, topic: str, queue_id: int) -> None:
+    def notify_message_arriving(self, topic: str, queue_id: int) -> None:
         """``PullRequestHoldService.notifyMessageArriving``: answer held pulls that now have messages."""
         waiting = self._held.get((topic, queue_id))
         if not waiting:

@@ -4,6 +4,9 @@ An orderly consumer may only consume a queue it has locked at the broker. The lo
 an entry is *expired* once ``now - last_update > 60000`` ms (``rocketmq.broker.rebalance.lockMaxLiveTime``)
 — 60 s on the broker, while the client stops trusting its own copy after 30 s and renews every 20 s.
 An expired entry, even someone else's, is simply taken over by the next client that asks.
+
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/client/rebalance/RebalanceLockManager.java
+    (RebalanceLockManager.tryLockBatch, RebalanceLockManager.unlockBatch, LockEntry.isExpired)
 """
 
 from __future__ import annotations

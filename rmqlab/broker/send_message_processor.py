@@ -1,9 +1,16 @@
 """``SendMessageProcessor``: SEND_MESSAGE (with ``handleRetryAndDLQ`` for ``%RETRY%`` topics) and
 ``CONSUMER_SEND_MSG_BACK`` (``asyncConsumerSendMsgBack``): where a message, a retry or a dead letter is stored.
+
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/processor/SendMessageProcessor.java
+    (SendMessageProcessor.sendMessage, SendMessageProcessor.handleRetryAndDLQ,
+    SendMessageProcessor.asyncConsumerSendMsgBack, SendMessageProcessor.handlePutMessageResult)
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/processor/AbstractSendMessageProcessor.java
+    (AbstractSendMessageProcessor.msgCheck)
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 from ..common.message import (
@@ -16,8 +23,11 @@ from ..common.message import (
 )
 from ..common.topic_config import PERM_RW, PERM_WRITE
 from ..remoting.remoting import MQBrokerException, ResponseCode
-from ..store.default_message_store import BrokerStore
+from ..store.default_message_store import DefaultMessageStore
 from ..store.put_message_status import _PUT_STATUS_CODE, _PUT_STATUS_ERROR, _STORED_CODES
+from .broker_faults import BrokerFaults
+from .subscription_group_manager import SubscriptionGroupManager
+from .topic_config_manager import TopicConfigManager
 
 __all__ = [
     "SendMessageProcessor",
@@ -38,8 +48,34 @@ class SendResponse:
     """``SendMessageResponseHeader.msgId``: the store's id (``AppendMessageResult.getMsgId``), not the client's."""
 
 
-class SendMessageProcessor(BrokerStore):
-    """The send and send-back processors, mixed into :class:`~rmqlab.broker.broker_controller.Broker`."""
+class SendMessageProcessor:
+    """The send and send-back processor of one broker: it checks a request against the topic and group tables and
+    puts the message into the store."""
+
+    def __init__(
+        self,
+        broker_name: str,
+        address: str,
+        rng: random.Random,
+        *,
+        store: DefaultMessageStore,
+        topics: TopicConfigManager,
+        groups: SubscriptionGroupManager,
+        faults: BrokerFaults,
+        dlq_readable: bool,
+    ) -> None:
+        self.name = broker_name
+        self.address = address
+        """``brokerIP1:listenPort``: a refused send-back names the broker by its IP."""
+        self.rng = rng
+        """Picks one of several retry queues (``random % retryQueueNums``)."""
+        self.store = store
+        self.topics = topics
+        self.groups = groups
+        self.faults = faults
+        self.dlq_readable = dlq_readable
+        """``True`` (the Lab's default): a ``%DLQ%`` topic is created read+write, as 4.9.7 does
+        (``PermName.PERM_WRITE | PermName.PERM_READ``); ``False`` creates it write-only, so no consumer can pull it."""
 
     # ------------------------------------------------------------------ SEND_MESSAGE
     def send_message(
@@ -56,16 +92,17 @@ class SendMessageProcessor(BrokerStore):
         writable queues, so a message reaches a read-only topic or broker only through a stale cached route,
         and then it is stored.
         """
-        if self.send_error is not None:
-            return MQBrokerException(self.name, self.send_error, f"[{self.send_error.name}] injected fault")
+        if self.faults.send_error is not None:
+            error = self.faults.send_error
+            return MQBrokerException(self.name, error, f"[{error.name}] injected fault")
         answer: ResponseCode | None = None
-        if self.send_responses:
-            answer, remark = self.send_responses.pop(0)
+        if self.faults.send_responses:
+            answer, remark = self.faults.send_responses.pop(0)
             if answer not in _STORED_CODES:
                 return MQBrokerException(self.name, answer, remark)
-        config = self.topic_config.get(msg.topic)
+        config = self.topics.select_topic_config(msg.topic)
         if config is None and msg.topic.startswith(RETRY_PREFIX):
-            config = self.create_topic(msg.topic, 1)
+            config = self.topics.create_topic(msg.topic, 1)
         if config is None:
             return MQBrokerException(
                 self.name, ResponseCode.TOPIC_NOT_EXIST, f"topic[{msg.topic}] not exist, apply first please!"
@@ -76,20 +113,21 @@ class SendMessageProcessor(BrokerStore):
             )
         if msg.topic.startswith(RETRY_PREFIX):
             group = msg.topic[len(RETRY_PREFIX) :]
-            sub = self.subscription_group(group)
+            sub = self.groups.find_subscription_group_config(group)
             rt = reconsume_times or 0
             max_times = sub.retry_max_times if max_reconsume_times is None else max_reconsume_times
             msg.reconsume_times = rt
             if rt >= max_times:
-                # handleRetryAndDLQ sets delay level 0 on the inner message, but 4.9.x then restores
-                # the request's property map, so a client-set DELAY survives (spec §4.3 quirk).
+                # handleRetryAndDLQ sets delay level 0 on the inner message, but 4.9.7's sendMessage then restores
+                # the request's property map (MessageAccessor.setProperties(msgInner, origProps)), so a client-set
+                # DELAY survives.
                 msg.topic = dlq_topic(group)
                 msg.queue_id = 0
-                self.create_topic(msg.topic, 1, PERM_RW if self.dlq_readable else PERM_WRITE)
-        failed = _PUT_STATUS_ERROR.get(self.put_status)
+                self.topics.create_topic(msg.topic, 1, PERM_RW if self.dlq_readable else PERM_WRITE)
+        failed = _PUT_STATUS_ERROR.get(self.faults.put_status)
         if failed is not None:
             return MQBrokerException(self.name, *failed)
-        status = self.put_message(msg)
+        status = self.store.put_message(msg)
         code = _PUT_STATUS_CODE[status] if answer is None or answer is ResponseCode.SUCCESS else answer
         return SendResponse(code, msg.topic, msg.queue_id, msg.queue_offset, msg.msg_id, msg.offset_msg_id)
 
@@ -102,12 +140,12 @@ class SendMessageProcessor(BrokerStore):
         max_reconsume_times: int | None,
     ) -> ResponseCode | MQBrokerException:
         """``asyncConsumerSendMsgBack``: re-store the original as a retry (or DLQ) message."""
-        if self.reject_send_back:
+        if self.faults.reject_send_back:
             return MQBrokerException(self.name, ResponseCode.SYSTEM_ERROR, "send back rejected (injected fault)")
-        if self.send_back_error is not None:
-            return MQBrokerException(self.name, *self.send_back_error)
-        sub = self.subscription_group(group)
-        if not self.broker_permission & PERM_WRITE:
+        if self.faults.send_back_error is not None:
+            return MQBrokerException(self.name, *self.faults.send_back_error)
+        sub = self.groups.find_subscription_group_config(group)
+        if not self.topics.broker_permission & PERM_WRITE:
             # 4.9.7 names the broker by its IP (``getBrokerIP1()``): the host part of its address, no port
             ip = self.address.rsplit(":", 1)[0]
             return MQBrokerException(
@@ -115,12 +153,12 @@ class SendMessageProcessor(BrokerStore):
             )
         if sub.retry_queue_nums <= 0:
             return ResponseCode.SUCCESS  # stores nothing: the message is silently dropped
-        retry = self.create_topic(RETRY_PREFIX + group, sub.retry_queue_nums)
+        retry = self.topics.create_topic(RETRY_PREFIX + group, sub.retry_queue_nums)
         if not retry.writable:
             return MQBrokerException(
                 self.name, ResponseCode.NO_PERMISSION, f"the topic[{retry.topic_name}] sending message is forbidden"
             )
-        original = self.commit_log.get(commit_log_offset)
+        original = self.store.commit_log.get(commit_log_offset)
         if original is None:
             return MQBrokerException(
                 self.name, ResponseCode.SYSTEM_ERROR, f"look message by offset failed, {commit_log_offset}"
@@ -131,7 +169,7 @@ class SendMessageProcessor(BrokerStore):
         rt = original.reconsume_times
         if rt >= max_times or delay_level < 0:
             topic, queue_id = dlq_topic(group), 0
-            self.create_topic(topic, 1, PERM_RW if self.dlq_readable else PERM_WRITE)
+            self.topics.create_topic(topic, 1, PERM_RW if self.dlq_readable else PERM_WRITE)
             properties[PROPERTY_DELAY] = "0"  # msgExt.setDelayTimeLevel(0): kept as "0", so never scheduled
         else:
             topic = retry.topic_name
@@ -142,13 +180,20 @@ class SendMessageProcessor(BrokerStore):
         # the request header's originMsgId only reaches the send-back hooks
         properties.setdefault(PROPERTY_ORIGIN_MESSAGE_ID, original.offset_msg_id)
         inner = MessageExt(
-            topic, queue_id, original.msg_id, original.body, original.tags, original.keys, properties, rt + 1
+            topic=topic,
+            queue_id=queue_id,
+            msg_id=original.msg_id,
+            body=original.body,
+            tags=original.tags,
+            keys=original.keys,
+            properties=properties,
+            reconsume_times=rt + 1,
+            born_timestamp=original.born_timestamp,  # msgInner.setBornTimestamp(msgExt.getBornTimestamp())
         )
-        inner.born_timestamp = original.born_timestamp  # msgInner.setBornTimestamp(msgExt.getBornTimestamp())
-        if self.put_status in _PUT_STATUS_ERROR:
+        if self.faults.put_status in _PUT_STATUS_ERROR:
             # ``thenApply``: any status but PUT_OK is SYSTEM_ERROR with the status's name as the remark, and nothing
             # is stored. The FLUSH_* / SLAVE_NOT_AVAILABLE statuses cannot happen here (``setWaitStoreMsgOK(false)``:
             # the store waits for no flush and no slave), so those stored-anyway statuses answer SUCCESS.
-            return MQBrokerException(self.name, ResponseCode.SYSTEM_ERROR, self.put_status.value)
-        self.put_message(inner)
+            return MQBrokerException(self.name, ResponseCode.SYSTEM_ERROR, self.faults.put_status.value)
+        self.store.put_message(inner)
         return ResponseCode.SUCCESS

@@ -11,6 +11,10 @@ send; this module makes one attempt and turns the answer into a result or an err
 
 Every attempt is a SEND_ATTEMPT in the trace and its outcome a SEND_RESULT; a send that ends without a result
 is a SEND_FAILED.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/MQClientAPIImpl.java
+    (MQClientAPIImpl.sendMessage, MQClientAPIImpl.sendMessageSync, MQClientAPIImpl.sendMessageAsync,
+    MQClientAPIImpl.onExceptionImpl, MQClientAPIImpl.processSendResponse)
 """
 
 from __future__ import annotations
@@ -61,9 +65,6 @@ class SendCall:
     last_error: RemoteError | None = field(default=None, init=False)
 
 
-STORED_OUTCOME = {code: code.name for code in CODE_STATUS}
-"""A SEND_RESULT's outcome for an answer that stored the message: the name of its response code (``SUCCESS``,
-``FLUSH_DISK_TIMEOUT`` …), looked up once here instead of through ``Enum.name`` at every send."""
 
 
 class MQClientAPIImpl:
@@ -107,7 +108,7 @@ class MQClientAPIImpl:
             self._record_result(call, mq, attempt, describe(error), until)
             return None, error
         code, offset_msg_id = response.code, response.offset_msg_id
-        self._record_result(call, mq, attempt, STORED_OUTCOME[code], until, offset_msg_id=offset_msg_id)
+        self._record_result(call, mq, attempt, code.name, until, offset_msg_id=offset_msg_id)
         return SendResult(CODE_STATUS[code], call.future.msg_id, mq, response.queue_offset, offset_msg_id), None
 
     def send_message_oneway(self, call: SendCall, mq: MessageQueue, *, rated: bool) -> RemoteError | None:
@@ -180,9 +181,22 @@ class MQClientAPIImpl:
             topic=mq.topic,
             timeout_ms=remaining,
         )
-        stored = MessageExt(mq.topic, mq.queue_id, future.msg_id, msg.body, msg.tags, msg.keys, dict(msg.properties))
-        stored.born_timestamp = now  # the broker sets it from the header: msgInner.setBornTimestamp(bornTimestamp)
-        request = SendMessageRequest(self.producer_group, stored, call.header_rt, call.header_max)
+        stored = MessageExt(
+            topic=mq.topic,
+            queue_id=mq.queue_id,
+            msg_id=future.msg_id,
+            body=msg.body,
+            tags=msg.tags,
+            keys=msg.keys,
+            properties=dict(msg.properties),
+            born_timestamp=now,  # the broker sets it from the header: msgInner.setBornTimestamp(bornTimestamp)
+        )
+        request = SendMessageRequest(
+            producer_group=self.producer_group,
+            msg=stored,
+            reconsume_times=call.header_rt,
+            max_reconsume_times=call.header_max,
+        )
         return call.times, now, remaining, request
 
     def _record_result(

@@ -3,11 +3,13 @@
 A refused message is an *outcome*, not a Python error: the send fails as data (``SendFuture.error``), and for
 ASYNC it reaches ``on_exception``, because 4.9.7 validates inside the executor task. Lengths are Java's: UTF-16
 units for the topic, UTF-8 bytes for a ``str`` body.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/Validators.java
+    (Validators.checkMessage, Validators.checkTopic)
 """
 
 from __future__ import annotations
 
-import functools
 import unicodedata
 
 from ..common.message import Message
@@ -64,7 +66,7 @@ def refusal(msg: Message) -> tuple[ResponseCode | None, str] | None:
         return None, refused
     body = msg.body
     if isinstance(body, str):
-        size = len(body) if body.isascii() else len(body.encode())  # UTF-8 bytes: an ASCII text has one per char
+        size = len(body.encode())  # the UTF-8 bytes the producer would send
     elif isinstance(body, _BYTES_BODIES):
         size = len(body)
     elif body is None:
@@ -78,12 +80,8 @@ def refusal(msg: Message) -> tuple[ResponseCode | None, str] | None:
     return None
 
 
-@functools.lru_cache(maxsize=256)
 def _check_topic(topic: str | None) -> str | None:
     """``Validators.checkTopic`` and ``isNotAllowedSendTopic``: why no message may be sent to ``topic``, else ``None``.
-
-    The verdict depends on the name alone, so each name is checked once (a producer sends to few topics, often);
-    at most 256 names are remembered, so sending to ever new (or huge) topic names does not grow it without bound.
     """
     if topic is None or _java_is_blank(topic):  # UtilAll.isBlank(null) is true: a topic-less message
         return "The specified topic is blank"

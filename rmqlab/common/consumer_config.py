@@ -3,6 +3,11 @@
 ``MessageModel`` is ``org.apache.rocketmq.common.protocol.heartbeat.MessageModel``; ``ConsumeFromWhere`` is
 ``org.apache.rocketmq.common.consumer.ConsumeFromWhere`` (the three starting points rmqlab supports; 4.9.7's
 deprecated MIN/MAX/LAST_AND_FROM_MIN variants behave as LAST_OFFSET).
+
+Mirrors: common/src/main/java/org/apache/rocketmq/common/protocol/heartbeat/MessageModel.java
+    (MessageModel)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/consumer/ConsumeFromWhere.java
+    (ConsumeFromWhere)
 """
 
 from __future__ import annotations

@@ -5,12 +5,22 @@ Property names are RocketMQ's ``MessageConst`` names. The message id a listener 
 message — through ``%RETRY%``, ``SCHEDULE_TOPIC_XXXX`` and into ``%DLQ%`` — carries the same id.
 The store's own id (``offsetMsgId``, :func:`create_message_id`) names one stored copy: each retry, each
 schedule-topic hop and the dead letter get a new one, and ``ORIGIN_MESSAGE_ID`` keeps the first.
+
+Mirrors: common/src/main/java/org/apache/rocketmq/common/message/Message.java
+    (Message.getDelayTimeLevel, Message.setDelayTimeLevel)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/message/MessageExt.java
+    (MessageExt)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/message/MessageDecoder.java
+    (MessageDecoder.createMessageId)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/MixAll.java
+    (MixAll.getRetryTopic, MixAll.getDLQTopic)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/message/MessageConst.java
+    (MessageConst)
 """
 
 from __future__ import annotations
 
 import copy
-import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,9 +74,8 @@ def create_message_id(store_host: str, commit_log_offset: int) -> str:
     return _store_host_hex(store_host) + commit_log_offset.to_bytes(8, "big").hex().upper()
 
 
-@functools.cache
 def _store_host_hex(store_host: str) -> str:
-    """The id's first 16 hex digits (address and port): a broker has one store host, so it is worked out once."""
+    """The id's first 16 hex digits: the store host's address and port."""
     host, port = store_host.rsplit(":", 1)
     return (bytes(int(part) for part in host.split(".")) + int(port).to_bytes(4, "big")).hex().upper()
 
@@ -147,20 +156,20 @@ class MessageExt:
     def copy(self) -> MessageExt:
         """A shallow copy with its own property map (what a pull hands to the client)."""
         return MessageExt(
-            self.topic,
-            self.queue_id,
-            self.msg_id,
-            _own_body(self.body),
-            self.tags,
-            self.keys,
-            dict(self.properties),
-            self.reconsume_times,
-            self.queue_offset,
-            self.commit_log_offset,
-            self.born_timestamp,
-            self.store_timestamp,
-            self.store_host,
-            self.offset_msg_id,
+            topic=self.topic,
+            queue_id=self.queue_id,
+            msg_id=self.msg_id,
+            body=_own_body(self.body),
+            tags=self.tags,
+            keys=self.keys,
+            properties=dict(self.properties),
+            reconsume_times=self.reconsume_times,
+            queue_offset=self.queue_offset,
+            commit_log_offset=self.commit_log_offset,
+            born_timestamp=self.born_timestamp,
+            store_timestamp=self.store_timestamp,
+            store_host=self.store_host,
+            offset_msg_id=self.offset_msg_id,
         )
 
     @property

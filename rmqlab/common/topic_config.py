@@ -1,4 +1,12 @@
-"""``TopicConfig`` and ``SubscriptionGroupConfig``: what a broker knows about a topic and a consumer group."""
+"""``TopicConfig`` and ``SubscriptionGroupConfig``: what a broker knows about a topic and a consumer group.
+
+Mirrors: common/src/main/java/org/apache/rocketmq/common/TopicConfig.java
+    (TopicConfig)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/subscription/SubscriptionGroupConfig.java
+    (SubscriptionGroupConfig)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/constant/PermName.java
+    (PermName.isReadable, PermName.isWriteable)
+"""
 
 from __future__ import annotations
 

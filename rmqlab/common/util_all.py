@@ -7,6 +7,11 @@ milliseconds, and one setting is written as a date: ``consumeTimestamp`` (``CONS
 2000-01-01 00:00:00**, so ``"20000101000130"`` is 90 s into the run and ``"20000102040000"`` is day 1, 04:00
 (retention's ``deleteWhen`` hour already counts days from that midnight). The lab clock has no time zone and no
 daylight saving; a string names whole seconds.
+
+Mirrors: common/src/main/java/org/apache/rocketmq/common/UtilAll.java
+    (UtilAll.timeMillisToHumanString3, UtilAll.parseDate)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/DefaultMQPushConsumerImpl.java
+    (DefaultMQPushConsumerImpl.checkConfig)
 """
 
 from __future__ import annotations

@@ -10,6 +10,11 @@ and hands the same ``Context`` to every client it builds.
 What lives here is the machine's, not any one client's: the consumers' local offset files (a
 ``LocalFileOffsetStore`` outlives a crash of its process, so the files cannot live in the consumer), the
 message-id counter (ids are unique across producers) and the log of sends and of user-code errors.
+
+Mirrors: common/src/main/java/org/apache/rocketmq/common/message/MessageClientIDSetter.java
+    (MessageClientIDSetter.createUniqID)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/ClientConfig.java
+    (ClientConfig.getNamesrvAddr)
 """
 
 from __future__ import annotations
@@ -78,13 +83,13 @@ class Context:
     def record_delivery(self, actor: str, group: str, mq: MessageQueue, msg: MessageExt, batch: int) -> None:
         """A message handed to ``actor``'s listener, in a batch of ``batch`` messages."""
         self.trace.record(
-            self.scheduler.now,
+            self.now,
             EventKind.DELIVERED,
             actor,
             msg.msg_id,
             group=group,
             topic=msg.topic,
-            queue=mq.text,
+            queue=str(mq),
             queue_offset=msg.queue_offset,
             reconsume_times=msg.reconsume_times,
             batch=batch,

@@ -2,6 +2,9 @@
 
 Everything in the engine is an ``int`` of milliseconds; strings exist so that scenarios and labs read
 like RocketMQ's own configuration (``messageDelayLevel = "1s 5s 10s ..."``).
+
+Mirrors: store/src/main/java/org/apache/rocketmq/store/schedule/ScheduleMessageService.java
+    (ScheduleMessageService.parseDelayLevel)
 """
 
 from __future__ import annotations

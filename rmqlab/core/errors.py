@@ -7,6 +7,9 @@ trace, never exceptions. Exceptions are for misuse of the library::
     ├── ConfigError (also ValueError)      a bad option: names the parameter, the value, what is allowed
     │   └── ScenarioError                  a bad scenario file: names the field path
     └── SimulationError (also RuntimeError) the engine was driven wrongly (e.g. run until the past)
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/exception/MQClientException.java
+    (MQClientException)
 """
 
 from __future__ import annotations

@@ -13,6 +13,11 @@ thread of its own. Two properties of that executor shape every timeline after a 
   were scheduled (``ScheduledFutureTask.sequenceNumber``).
 
 The thread is a process of the client's :class:`~rmqlab.core.process.ProcessGroup`, so a crash stops it with the rest.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/factory/MQClientInstance.java
+    (MQClientInstance.startScheduledTask)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/ConsumeMessageOrderlyService.java
+    (ConsumeMessageOrderlyService.start)
 """
 
 from __future__ import annotations

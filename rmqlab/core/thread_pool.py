@@ -3,6 +3,10 @@
 A Java ``ThreadPoolExecutor`` with an unbounded queue: a task runs on a free thread, or waits its turn. Each task
 here is a generator function (a ConsumeRequest's ``run()``); each thread is a :class:`~rmqlab.core.process.Process` that
 runs one task, then the next waiting one (``runWorker``'s ``getTask`` loop), and ends when none is left.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/ConsumeMessageConcurrentlyService.java
+    (ConsumeMessageConcurrentlyService.consumeExecutor, ConsumeMessageConcurrentlyService.submitConsumeRequest,
+    ConsumeMessageConcurrentlyService.shutdown)
 """
 
 from __future__ import annotations

@@ -3,6 +3,11 @@
 Integral floats (``3.0``, JSON's ``1e2``) are accepted as the integers they equal, everywhere an int is
 asked for: JSON Schema counts them as integers, JSON tools write them, and ``parse_duration`` always took
 them. Callers use the *returned* value, which is a real ``int``.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/DefaultMQPushConsumerImpl.java
+    (DefaultMQPushConsumerImpl.checkConfig)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/producer/DefaultMQProducerImpl.java
+    (DefaultMQProducerImpl.checkConfig)
 """
 
 from __future__ import annotations

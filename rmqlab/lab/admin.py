@@ -149,7 +149,7 @@ def update_topic(
         have = broker.topic_config[topic]
         read = queues or read_queues or have.read_queue_nums
         write = queues or write_queues or have.write_queue_nums
-        config = broker.update_topic(topic, read, write, have.perm if perm is None else perm)
+        config = broker.topic_config_manager.update_topic(topic, read, write, have.perm if perm is None else perm)
         result[name] = dataclasses.replace(config)
         record_admin(
             lab,
@@ -184,7 +184,7 @@ def update_subscription_group(
         check_reachable(lab, name)
     result: dict[str, Any] = {}
     for name in names:
-        config = lab.brokers[name].subscription_group(group)
+        config = lab.brokers[name].subscription_group_manager.find_subscription_group_config(group)
         if retry_queue_nums is not None:
             config.retry_queue_nums = retry_queue_nums
         if retry_max_times is not None:
@@ -214,7 +214,7 @@ def update_consumer_offset(lab: AdminTarget, group: str, mq: MessageQueue, offse
     if mq.topic not in broker.topic_config:  # a typo guard: 4.9.7's commitOffset stores any key
         raise ConfigError("mq", mq, f"a queue of a topic {mq.broker_name} has: one of {sorted(broker.topic_config)}")
     check_reachable(lab, mq.broker_name)
-    broker.commit_offset(group, mq.topic, mq.queue_id, offset, actor=mq.broker_name)
+    broker.consumer_offset_manager.commit_offset(group, mq.topic, mq.queue_id, offset, actor=mq.broker_name)
     record_admin(lab, mq.broker_name, "updateConsumeOffset", group=group, queue=str(mq), offset=offset)
 
 
@@ -222,5 +222,5 @@ def update_broker_config(lab: AdminTarget, name: str, broker_permission: int) ->
     """``updateBrokerConfig -k brokerPermission`` (see :meth:`rmqlab.lab.Lab.update_broker_config`)."""
     perm = check_perm(broker_permission, "broker_permission")
     check_reachable(lab, name)
-    lab.brokers[name].update_broker_permission(perm)
+    lab.brokers[name].topic_config_manager.update_broker_permission(perm)
     record_admin(lab, name, "updateBrokerConfig", broker_permission=perm)

@@ -4,7 +4,7 @@ misbehaviour (``set_broker_fault``), a cut link between a client process and a b
 The :class:`~rmqlab.lab.Lab` methods of the same names are the entry points (the fault registry's targets,
 ``Lab.broker_down`` …: they keep the signatures and the docstrings students read) and call these. A broker's
 injected misbehaviour (a slow or lost answer, a scripted send answer, a refused send-back, a failed offset query)
-is plain attributes on the :class:`~rmqlab.broker.broker_controller.Broker`, all off by default;
+is the broker's :class:`~rmqlab.broker.broker_faults.BrokerFaults`, all off by default;
 :func:`check_broker_faults` is the one place that says which settings exist and what values each takes, so a bad one is
 refused before any is set.
 """
@@ -83,7 +83,7 @@ def set_broker_fault(lab: FaultHost, broker: Broker, faults: Mapping[str, Any]) 
     """Check every setting, then set them all on ``broker`` and trace one FAULT event naming them."""
     values, shown = check_broker_faults(faults)
     for key, value in values.items():
-        setattr(broker, key, value)
+        setattr(broker.faults, key, value)
     lab.trace.record(lab.now, EventKind.FAULT, broker.name, None, fault="broker_fault", **shown)
 
 

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from ..broker.broker_controller import PERM_RW, Broker, TopicConfig
 from ..client.consumer.default_mq_push_consumer import DefaultMQPushConsumer
 from ..client.producer.default_mq_producer import DefaultMQProducer, SendFuture
-from ..common.message import MessageExt
 from ..common.message_queue import MessageQueue
 from ..core.context import Context
 from ..core.duration import parse_duration
@@ -32,7 +31,6 @@ from ..core.trace import CountingTrace, Trace
 from ..core.validation import check_horizon, check_int, check_topic_name
 from ..namesrv.route_info_manager import NameServer
 from ..remoting.remoting import Remoting
-from ..store.default_message_store import BrokerStore
 from ..store.schedule_message_service import DelayLevelTable
 from . import admin as lab_admin
 from . import fault_injection as lab_faults
@@ -166,19 +164,14 @@ class Lab:
             self.trace,
             random.Random(self.rng.random()),
             self.remoting,
+            self.namesrv,
             delay_levels=self.delay_levels,
             dlq_readable=self.dlq_readable,
             # one host per broker, each on the default listenPort (4.9.7 writes brokerIP1 into every message)
             address=f"127.0.0.{len(self.brokers) + 1}:10911",
         )
-        broker.on_topic_config = self._register_topic
         self.brokers[name] = broker
         return broker
-
-    def _register_topic(self, broker: BrokerStore, config: TopicConfig) -> None:
-        self.namesrv.register(
-            broker.name, config.topic_name, config.read_queue_nums, config.write_queue_nums, config.perm
-        )
 
     def create_topic(
         self, topic: str, *, brokers: list[str] | None = None, queues: int = 4, perm: int = PERM_RW
@@ -196,7 +189,7 @@ class Lab:
         names = lab_admin.broker_names(self, brokers, sorted(self.brokers))
         lab_admin.check_new_topic(self, topic, queues, perm, names)
         for name in names:
-            self.brokers[name].create_topic(topic, queues, perm)
+            self.brokers[name].topic_config_manager.create_topic(topic, queues, perm)
         return [MessageQueue(topic, name, q) for name in sorted(names) for q in range(queues)]
 
     def update_topic(
@@ -237,7 +230,8 @@ class Lab:
 
         A broker that is not read+write re-registers every topic with its own permission, so producers drop it
         from their routes on their next poll (≤ 30 s) while consumers keep reading; a send-back to it answers
-        NO_PERMISSION and the consumer falls back to sending the retry itself (spec §4.2).
+        NO_PERMISSION and the consumer falls back to sending the retry itself (4.9.7
+        ``SendMessageProcessor.asyncConsumerSendMsgBack``, then ``DefaultMQPushConsumerImpl.sendMessageBack``).
         """
         lab_admin.update_broker_config(self, self._broker(broker).name, broker_permission)
 
@@ -313,10 +307,6 @@ class Lab:
             self.at(start, consumer.start)
         return consumer
 
-    def next_msg_id(self) -> str:
-        """Client message ids (``UNIQ_KEY``): ``M0001``, ``M0002`` … in send order."""
-        return self.context.next_msg_id()
-
     # ------------------------------------------------------------------ faults
     def broker_down(self, name: str) -> None:
         """The broker process stops: connections refused, held pulls broken, routes withdrawn."""
@@ -353,7 +343,3 @@ class Lab:
             raise ConfigError("consumer", name, f"one of {sorted(self.consumers)}")
         return self.consumers[name]
 
-    # ------------------------------------------------------------------ hooks used by clients
-    def record_delivery(self, consumer: DefaultMQPushConsumer, mq: MessageQueue, msg: MessageExt, batch: int) -> None:
-        """A message handed to ``consumer``'s listener (see :meth:`rmqlab.core.context.Context.record_delivery`)."""
-        self.context.record_delivery(consumer.actor, consumer.consumer_group, mq, msg, batch)

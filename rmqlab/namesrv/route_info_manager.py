@@ -3,6 +3,13 @@
 Brokers register a topic's queues when they create it and drop out of every route when their channel
 closes (they go down). Clients keep a *cached* copy, refreshed every 30 s
 (``pollNameServerInterval``): for up to 30 s after a broker dies, producers still pick its queues.
+
+Mirrors: namesrv/src/main/java/org/apache/rocketmq/namesrv/routeinfo/RouteInfoManager.java
+    (RouteInfoManager.registerBroker, RouteInfoManager.pickupTopicRouteData, RouteInfoManager.onChannelDestroy)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/protocol/route/TopicRouteData.java
+    (TopicRouteData)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/protocol/route/QueueData.java
+    (QueueData)
 """
 
 from __future__ import annotations

@@ -11,15 +11,28 @@ offset commit or a heartbeat.
 The codes are RocketMQ 4.9.7's values (``org.apache.rocketmq.common.protocol.RequestCode``).
 
 The requests are plain slotted dataclasses, not frozen (and so not hashable), as 4.9.7's request headers are
-mutable beans. Nothing changes a request once it is sent: the broker only reads it. (A frozen dataclass's
-``__init__`` sets each field through ``object.__setattr__``, several times the work of a plain assignment, and
-a send-back or a pull builds one per call.)
+mutable beans. Nothing changes a request once it is sent: the broker only reads it.
+
+Mirrors: common/src/main/java/org/apache/rocketmq/common/protocol/RequestCode.java
+    (RequestCode)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/protocol/header/PullMessageRequestHeader.java
+    (PullMessageRequestHeader)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/protocol/header/ConsumerSendMsgBackRequestHeader.java
+    (ConsumerSendMsgBackRequestHeader)
+Mirrors: remoting/src/main/java/org/apache/rocketmq/remoting/protocol/RemotingCommand.java
+    (RemotingCommand.createRequestCommand)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/PullResult.java
+    (PullResult)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/PullStatus.java
+    (PullStatus)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/protocol/body/LockBatchResponseBody.java
+    (LockBatchResponseBody)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import IntEnum
+from dataclasses import dataclass, field
+from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING, ClassVar
 
 from ..common.message_queue import MessageQueue
@@ -33,8 +46,11 @@ __all__ = [
     "GetMaxOffsetRequest",
     "HeartbeatRequest",
     "LockBatchMqRequest",
+    "LockBatchResult",
     "NotifyConsumerIdsChangedRequest",
     "PullMessageRequest",
+    "PullResult",
+    "PullStatus",
     "QueryConsumerOffsetRequest",
     "RequestCode",
     "SearchOffsetRequest",
@@ -207,3 +223,37 @@ class NotifyConsumerIdsChangedRequest:
     code: ClassVar[RequestCode] = RequestCode.NOTIFY_CONSUMER_IDS_CHANGED
     group: str
     broker_name: str
+
+
+# ---------------------------------------------------------------------- answers
+class PullStatus(StrEnum):
+    """``PullStatus``: what a pull found (the client's reading of the broker's response code)."""
+
+    FOUND = "FOUND"
+    NO_NEW_MSG = "NO_NEW_MSG"
+    NO_MATCHED_MSG = "NO_MATCHED_MSG"
+    OFFSET_ILLEGAL = "OFFSET_ILLEGAL"
+
+
+@dataclass(slots=True)
+class PullResult:
+    """The answer to ``PULL_MESSAGE`` as the client reads it (``PullResult``): the messages found and where the next
+    pull begins."""
+
+    status: PullStatus
+    next_begin_offset: int
+    min_offset: int
+    max_offset: int
+    msgs: list[MessageExt] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class LockBatchResult:
+    """The answer to ``LOCK_BATCH_MQ``: the queues now locked for the caller.
+
+    ``holders`` is not in 4.9.7's wire format (``LockBatchResponseBody`` carries only the locked set); rmqlab adds
+    who holds each refused queue so the trace can name it for students.
+    """
+
+    locked: frozenset[MessageQueue]
+    holders: dict[MessageQueue, str]

@@ -6,6 +6,16 @@ partition) and the request timeout, to every kind of request alike. A request ta
 effect at the broker when it is sent; its response arrives ``response_delay_ms`` later — or, if that
 is past the timeout, the client gets a timeout 1 ms *after* its deadline (real timeouts fire a few ms
 late, which is why RocketMQ's ``timeout < costTime`` check aborts instead of retrying with 0 ms).
+
+Mirrors: remoting/src/main/java/org/apache/rocketmq/remoting/netty/NettyRemotingAbstract.java
+    (NettyRemotingAbstract.invokeSyncImpl, NettyRemotingAbstract.invokeAsyncImpl,
+    NettyRemotingAbstract.invokeOnewayImpl, NettyRemotingAbstract.scanResponseTable)
+Mirrors: remoting/src/main/java/org/apache/rocketmq/remoting/netty/ResponseFuture.java
+    (ResponseFuture)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/protocol/ResponseCode.java
+    (ResponseCode)
+Mirrors: remoting/src/main/java/org/apache/rocketmq/remoting/exception/RemotingException.java
+    (RemotingException)
 """
 
 from __future__ import annotations
@@ -146,15 +156,28 @@ class ResponseFuture:
     timer: Timer | None = None
 
 
+class ResponseFaults(Protocol):
+    """The injected faults the network applies to a broker's responses (the broker's ``BrokerFaults`` is one)."""
+
+    @property
+    def response_delay_ms(self) -> int:
+        """Every response arrives this much later."""
+
+    @property
+    def lose_responses(self) -> bool:
+        """Requests take effect, responses never arrive (the connection resets)."""
+
+
 class BrokerEndpoint(Protocol):
     """What the network needs of a broker (:class:`~rmqlab.broker.broker_controller.Broker` is one): whether its
-    process is up, its injected response faults, and the entry points of its ``NettyRemotingServer``. Written here, so
-    the
-    network knows brokers by this shape and ``remoting`` imports nothing of ``broker``."""
+    process is up, its injected response faults, and the entry points of its ``NettyRemotingServer``. Written here,
+    so the network knows brokers by this shape and ``remoting`` imports nothing of ``broker``."""
 
     up: bool
-    response_delay_ms: int
-    lose_responses: bool
+
+    @property
+    def faults(self) -> ResponseFaults:
+        """The broker's injected faults; the network reads the two about responses."""
 
     def process_request(self, request: object, opaque: int | None) -> object:
         """Dispatch ``request`` (``opaque``: its number, ``None`` if oneway) to its processor; ``HELD`` when a
@@ -219,10 +242,10 @@ class Remoting:
         broker = self.brokers[broker_name]
         opaque = next(self._opaques)
         response: Any = broker.process_request(request, opaque)
-        if broker.lose_responses:
+        if broker.faults.lose_responses:
             broker.connection_reset(client)  # the channel is gone: nothing stays held for it at the broker
             return None, RemotingException(broker_name, "connection reset before the response arrived")
-        delay = broker.response_delay_ms
+        delay = broker.faults.response_delay_ms
         if delay == 0 and response is not HELD:
             return _answer(response)
         now = self.scheduler.now
@@ -270,7 +293,8 @@ class Remoting:
         if future is None:
             return
         self.finish(future)
-        if self.reachable(future.client, future.broker) is not None or self.brokers[future.broker].lose_responses:
+        lost = self.brokers[future.broker].faults.lose_responses
+        if self.reachable(future.client, future.broker) is not None or lost:
             future.on_answer(None, RemotingException(future.broker, "connection closed before the response arrived"))
         else:
             future.on_answer(response, None)

@@ -218,7 +218,8 @@ def _timer_snaps(lab: LabState) -> tuple[TimerSnap, ...]:
     now = lab.now
     entries = lab.scheduler.timers()
     for cid in sorted(lab.consumers):
-        entries += [(due, Priority.NORMAL, 0, label) for due, label in lab.consumers[cid].scheduled_executor.queued()]
+        executor = lab.consumers[cid].client_instance.scheduled_executor
+        entries += [(due, Priority.NORMAL, 0, label) for due, label in executor.queued()]
     entries.sort(key=lambda entry: entry[:3])
     out = []
     for due, priority, seq, label in entries:
@@ -248,7 +249,7 @@ def _schedule_snaps(b: Broker, index: TraceIndex, timers: tuple[TimerSnap, ...])
     levels = []
     service = b.schedule_service
     for level in range(1, service.levels.max_level + 1):
-        cq = b.find_consume_queue(SCHEDULE_TOPIC, level - 1)
+        cq = b.message_store.find_consume_queue(SCHEDULE_TOPIC, level - 1)
         if cq is None:
             continue
         done = service.offset_table.get(level, 0)
@@ -273,10 +274,10 @@ def take_snapshot(lab: LabState, index: TraceIndex | None = None) -> LabSnapshot
     for bname in sorted(lab.brokers):
         b = lab.brokers[bname]
         faults = (
-            ("response_delay_ms", b.response_delay_ms),
-            ("lose_responses", b.lose_responses),
-            ("put_status", b.put_status.value),
-            ("reject_send_back", b.reject_send_back),
+            ("response_delay_ms", b.faults.response_delay_ms),
+            ("lose_responses", b.faults.lose_responses),
+            ("put_status", b.faults.put_status.value),
+            ("reject_send_back", b.faults.reject_send_back),
         )
         members = tuple((group, tuple(sorted(b.consumer_groups[group]))) for group in sorted(b.consumer_groups))
         offsets = tuple(

@@ -1,12 +1,17 @@
 """``DefaultMessageStore.CleanCommitLogService``: messages older than ``fileReservedTime`` (72 h) are deleted in
 the 04:00 window, dead letters included.
+
+Mirrors: store/src/main/java/org/apache/rocketmq/store/DefaultMessageStore.java
+    (CleanCommitLogService.deleteExpiredFiles, CleanCommitLogService.isTimeToDelete)
 """
 
 from __future__ import annotations
 
-from ..core.scheduler import TimerKind, TimerLabel
-from ..core.trace import EventKind
-from .default_message_store import BrokerStore
+from typing import Protocol
+
+from ..core.scheduler import Scheduler, TimerKind, TimerLabel
+from ..core.trace import EventKind, Trace
+from .commit_log import CommitLog, ConsumeQueue
 
 __all__ = [
     "FILE_RESERVED_TIME_MS",
@@ -19,10 +24,33 @@ CLEAN_RESOURCE_INTERVAL_MS = 10_000
 DAY_MS = 86_400_000
 
 
-class CleanCommitLogService(BrokerStore):
-    """Retention, mixed into :class:`~rmqlab.broker.broker_controller.Broker`."""
+class MessageStore(Protocol):
+    """What the service reads of its ``DefaultMessageStore`` (:class:`~rmqlab.store.default_message_store.
+    DefaultMessageStore` is one; written here, as the store builds this service)."""
 
-    # ------------------------------------------------------------------ retention
+    name: str
+    scheduler: Scheduler
+    trace: Trace
+    commit_log: CommitLog
+    consume_queues: dict[tuple[str, int], ConsumeQueue]
+    running: bool
+
+
+class CleanCommitLogService:
+    """Retention: the store's ``cleanCommitLogService``, run by the store's scheduled task every 10 s."""
+
+    def __init__(self, store: MessageStore) -> None:
+        self.store = store
+
+    def start(self) -> None:
+        """The first run: the next 04:00 window."""
+        store = self.store
+        store.scheduler.schedule_at(
+            self._next_delete_window(store.scheduler.now),
+            self._clean_commit_log,
+            label=TimerLabel(TimerKind.RETENTION, store.name),
+        )
+
     @staticmethod
     def _next_delete_window(now: int) -> int:
         """Start of the next ``deleteWhen`` hour (04:00; virtual time 0 is midnight of day 0)."""
@@ -35,10 +63,11 @@ class CleanCommitLogService(BrokerStore):
         RocketMQ deletes whole 1 GiB files; a lab-sized CommitLog is far smaller, so each message stands for its
         own file. Retry, schedule and DLQ messages are ordinary entries: a DLQ message is *not* kept longer.
         """
-        now = self.scheduler.now
-        if self.up:
+        store = self.store
+        now = store.scheduler.now
+        if store.running:
             cutoff = now - FILE_RESERVED_TIME_MS
-            log = self.commit_log
+            log = store.commit_log
             first = log.min_offset
             end = first
             while end < log.max_offset:
@@ -53,15 +82,15 @@ class CleanCommitLogService(BrokerStore):
                     if msg is not None:
                         topics[msg.topic] = topics.get(msg.topic, 0) + 1
                 log.delete_before(end)
-                for queue in self.consume_queues.values():
+                for queue in store.consume_queues.values():
                     while (
                         queue.min_offset < queue.max_offset and queue.entries[queue.min_offset].commit_log_offset < end
                     ):
                         queue.min_offset += 1
-                self.trace.record(
+                store.trace.record(
                     now,
                     EventKind.RETENTION_DELETED,
-                    self.name,
+                    store.name,
                     None,
                     count=end - first,
                     topics=dict(sorted(topics.items())),
@@ -69,4 +98,6 @@ class CleanCommitLogService(BrokerStore):
         next_tick = now + CLEAN_RESOURCE_INTERVAL_MS
         if (next_tick % DAY_MS) // 3_600_000 != DELETE_WHEN_HOUR:
             next_tick = self._next_delete_window(next_tick)
-        self.scheduler.schedule_at(next_tick, self._clean_commit_log, label=TimerLabel(TimerKind.RETENTION, self.name))
+        store.scheduler.schedule_at(
+            next_tick, self._clean_commit_log, label=TimerLabel(TimerKind.RETENTION, store.name)
+        )

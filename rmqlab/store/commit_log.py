@@ -4,6 +4,11 @@ The CommitLog is the append-only log of every message the broker stored, whateve
 ConsumeQueue is an index into it (one entry per message of that queue, the entry's position being
 the *queue offset* consumers commit). For ``SCHEDULE_TOPIC_XXXX`` the entry also carries the
 delivery timestamp, as RocketMQ keeps it in the tags-code slot.
+
+Mirrors: store/src/main/java/org/apache/rocketmq/store/CommitLog.java
+    (CommitLog.asyncPutMessage, CommitLog.getMinOffset, CommitLog.getMaxOffset)
+Mirrors: store/src/main/java/org/apache/rocketmq/store/ConsumeQueue.java
+    (ConsumeQueue.putMessagePositionInfo, ConsumeQueue.getMaxOffsetInQueue)
 """
 
 from __future__ import annotations
@@ -19,8 +24,9 @@ __all__ = ["CommitLog", "ConsumeQueue", "ConsumeQueueEntry"]
 class ConsumeQueueEntry:
     """One index entry: where the message lives in the CommitLog, and (schedule topic) when it is due.
 
-    Written once by ``put_message`` and only read after that. A plain slotted dataclass: built once per stored
-    message, it costs less than a named tuple (whose ``__new__`` is a Python function) or a frozen dataclass.
+    Written once by ``put_message`` and only read after that. 4.9.7's 20-byte entry
+    (``ConsumeQueue.putMessagePositionInfo``) holds the CommitLog offset, the size and the tags code; rmqlab keeps the
+    offset and, for ``SCHEDULE_TOPIC_XXXX``, the delivery time that entry keeps in its tags-code slot.
     """
 
     commit_log_offset: int

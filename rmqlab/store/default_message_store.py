@@ -1,16 +1,27 @@
-"""``DefaultMessageStore`` and the broker's managers of topics and offsets: the state every processor works on.
+"""``DefaultMessageStore``: a broker's CommitLog and ConsumeQueues, ``putMessage`` with its delay rewrite, and the
+services the store runs (``ScheduleMessageService``, ``CleanCommitLogService``).
 
-Topic configs (``TopicConfigManager``), subscription groups (``SubscriptionGroupManager``), the CommitLog and
-ConsumeQueues with ``putMessage`` (and its delay rewrite), and consumer offsets (``ConsumerOffsetManager``).
+The broker (:class:`~rmqlab.broker.broker_controller.Broker`) holds one store, as 4.9.7's ``BrokerController`` holds
+its ``messageStore``; the store knows nothing of the broker's processors. A stored message wakes the pulls held on
+its queue through the ``MessageArrivingListener`` the broker hands it (``NotifyMessageArrivingListener`` →
+``PullRequestHoldService.notifyMessageArriving``).
+
+Mirrors: store/src/main/java/org/apache/rocketmq/store/DefaultMessageStore.java
+    (DefaultMessageStore.putMessage, DefaultMessageStore.getMaxOffsetInQueue,
+    DefaultMessageStore.getOffsetInQueueByTime, DefaultMessageStore.start, DefaultMessageStore.shutdown)
+Mirrors: store/src/main/java/org/apache/rocketmq/store/CommitLog.java
+    (CommitLog.asyncPutMessage)
+Mirrors: store/src/main/java/org/apache/rocketmq/store/ConsumeQueue.java
+    (ConsumeQueue.getOffsetInQueueByTime)
+Mirrors: store/src/main/java/org/apache/rocketmq/store/MessageArrivingListener.java
+    (MessageArrivingListener.arriving)
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
+from typing import Protocol
 
-from ..broker.client_channel_info import _ClientChannel
-from ..broker.pull_message_types import _HeldPull
 from ..common.message import (
     DLQ_PREFIX,
     PROPERTY_DELAY,
@@ -21,101 +32,82 @@ from ..common.message import (
     MessageExt,
     create_message_id,
 )
-from ..common.message_queue import MessageQueue
-from ..common.topic_config import PERM_RW, SubscriptionGroupConfig, TopicConfig
 from ..core.scheduler import Scheduler
 from ..core.trace import EventKind, Trace
-from ..remoting.remoting import Remoting, ResponseCode
+from .clean_commit_log_service import CleanCommitLogService
 from .commit_log import CommitLog, ConsumeQueue, ConsumeQueueEntry
 from .put_message_status import PutMessageStatus
 from .schedule_message_service import DelayLevelTable, ScheduleMessageService
 
 __all__ = [
-    "BrokerStore",
+    "DefaultMessageStore",
+    "MessageArrivingListener",
+    "StoreFaults",
 ]
 
+MessageArrivingListener = Callable[[str, int], None]
+"""``MessageArrivingListener.arriving``: called with the topic and queue id of every message stored."""
 
-class BrokerStore:
-    """The store and managers of one broker; :class:`~rmqlab.broker.broker_controller.Broker` is this plus its
-    processors."""
 
-    # The broker's state (set in ``Broker.__init__``); the processors mixed into ``Broker`` share it.
-    name: str
-    address: str
-    scheduler: Scheduler
-    trace: Trace
-    rng: random.Random
-    remoting: Remoting
-    up: bool
-    dlq_readable: bool
-    broker_permission: int
-    response_delay_ms: int
-    lose_responses: bool
-    put_status: PutMessageStatus
-    reject_send_back: bool
-    send_error: ResponseCode | None
-    send_responses: list[tuple[ResponseCode, str]]
-    send_back_error: tuple[ResponseCode, str] | None
-    query_offset_error: tuple[ResponseCode, str] | None
-    commit_log: CommitLog
-    consume_queues: dict[tuple[str, int], ConsumeQueue]
-    topic_config: dict[str, TopicConfig]
-    subscription_groups: dict[str, SubscriptionGroupConfig]
-    consumer_offsets: dict[tuple[str, str, int], int]
-    consumer_groups: dict[str, dict[str, _ClientChannel]]
-    delay_levels: DelayLevelTable
-    schedule_service: ScheduleMessageService
-    _held: dict[tuple[str, int], list[_HeldPull]]
-    on_topic_config: Callable[[BrokerStore, TopicConfig], None]
-    """Called with every new or changed topic config: the broker registers it with the name server."""
+class StoreFaults(Protocol):
+    """The one injected fault the store consults (the broker's :class:`~rmqlab.broker.broker_faults.BrokerFaults` is
+    one): the status every put answers."""
 
-    def _notify_message_arriving(self, topic: str, queue_id: int) -> None:
-        """``MessageArrivingListener``: a stored message wakes the pulls held on its queue (the pull processor)."""
+    @property
+    def put_status(self) -> PutMessageStatus:
+        """``PUT_OK`` unless a teacher set another (a failing status stores nothing; see ``put_message_status``)."""
 
-    # ------------------------------------------------------------------ topics and storage
-    def create_topic(self, topic: str, queue_nums: int, perm: int = PERM_RW) -> TopicConfig:
-        """Create ``topic`` with ``queue_nums`` read and write queues; an existing one is kept as is."""
-        existing = self.topic_config.get(topic)
-        if existing is not None:
-            return existing
-        return self.update_topic(topic, queue_nums, queue_nums, perm)
 
-    def update_topic(self, topic: str, read_queue_nums: int, write_queue_nums: int, perm: int) -> TopicConfig:
-        """``AdminBrokerProcessor.updateAndCreateTopic``: replace the config and register it with the name server.
+class DefaultMessageStore:
+    """One broker's store: the CommitLog, a ConsumeQueue per (topic, queue id), and the store's services."""
 
-        Nothing else changes: stored messages stay in their ConsumeQueues, including queues the new config no
-        longer lists; clients see the new route on their next name-server poll.
-        """
-        config = TopicConfig(topic, read_queue_nums, write_queue_nums, perm)
-        self.topic_config[topic] = config
-        self.on_topic_config(self, self.registered_config(config))
-        return config
+    def __init__(
+        self,
+        broker_name: str,
+        address: str,
+        scheduler: Scheduler,
+        trace: Trace,
+        faults: StoreFaults,
+        delay_levels: DelayLevelTable,
+    ) -> None:
+        self.name = broker_name
+        """The broker's name: the actor of the store's trace events, and the store host of a stored message."""
+        self.address = address
+        """``brokerIP1:listenPort``, written into each stored message's ``offsetMsgId``."""
+        self.scheduler = scheduler
+        self.trace = trace
+        self.faults = faults
+        self.commit_log = CommitLog()
+        self.consume_queues: dict[tuple[str, int], ConsumeQueue] = {}
+        self.delay_levels = delay_levels
+        self.message_arriving_listener: MessageArrivingListener = lambda topic, queue_id: None
+        """Set by the broker to its hold service's ``notify_message_arriving`` (4.9.7 passes it to the constructor)."""
+        self.running = False
+        self.schedule_service = ScheduleMessageService(self, scheduler, delay_levels)
+        self.clean_commit_log_service = CleanCommitLogService(self)
 
-    def registered_config(self, config: TopicConfig) -> TopicConfig:
-        """What the name server is told about ``config`` (``registerBrokerAll`` / ``registerIncrementBrokerData``).
+    @property
+    def put_status(self) -> PutMessageStatus:
+        """What every put answers now (the ``put_status`` fault; the schedule service checks it before a delivery)."""
+        return self.faults.put_status
 
-        A broker whose own permission is not read+write registers *every* topic with the broker's permission
-        instead of the topic's: that is how a read-only broker leaves the producers' routes (they list only
-        writable queues) while consumers go on reading it. The broker's own table keeps the topic's permission.
-        """
-        if self.broker_permission == PERM_RW:
-            return config
-        return TopicConfig(config.topic_name, config.read_queue_nums, config.write_queue_nums, self.broker_permission)
+    # ------------------------------------------------------------------ lifecycle
+    def start(self, *, restart: bool = False) -> None:
+        """``DefaultMessageStore.start``: the schedule service starts (after a restart: from ``delayOffset.json``)."""
+        self.running = True
+        self.schedule_service.start(restart=restart)
 
-    def update_broker_permission(self, perm: int) -> None:
-        """``updateBrokerConfig`` with ``brokerPermission``: keep it, re-register every topic (``registerBrokerAll``).
-
-        Clients see the new routes on their next name-server poll; until then a producer's cached route still
-        lists this broker, and its sends are stored (4.9.7 refuses a plain send only for an *order* topic).
-        """
-        self.broker_permission = perm
-        for topic in sorted(self.topic_config):
-            self.on_topic_config(self, self.registered_config(self.topic_config[topic]))
+    def shutdown(self) -> None:
+        """``DefaultMessageStore.shutdown``: the schedule service stops; the CommitLog and ConsumeQueues stay."""
+        self.running = False
+        self.schedule_service.stop()
 
     def find_consume_queue(self, topic: str, queue_id: int) -> ConsumeQueue | None:
+        """``findConsumeQueue``: the queue's ConsumeQueue, ``None`` if nothing was ever stored in it."""
         return self.consume_queues.get((topic, queue_id))
 
     def max_offset(self, topic: str, queue_id: int) -> int:
+        """``getMaxOffsetInQueue``: the offset the next message of the queue will get (0 for a queue never used)."""
         queue = self.consume_queues.get((topic, queue_id))
         return queue.max_offset if queue else 0
 
@@ -181,9 +173,8 @@ class BrokerStore:
         if queue is None:
             queue = self.consume_queues[key] = ConsumeQueue(msg.topic, msg.queue_id)
         msg.queue_offset = queue.append(ConsumeQueueEntry(msg.commit_log_offset, deliver_ts))
-        trace = self.trace
         if deliver_ts:
-            trace.record(
+            self.trace.record(
                 now,
                 EventKind.SCHEDULED,
                 self.name,
@@ -195,7 +186,7 @@ class BrokerStore:
             )
             self.schedule_service.on_enqueue(level)
             return self.put_status
-        trace.record(
+        self.trace.record(
             now,
             EventKind.STORED,
             self.name,
@@ -206,7 +197,7 @@ class BrokerStore:
             reconsume_times=msg.reconsume_times,
         )
         if msg.topic.startswith(DLQ_PREFIX):
-            trace.record(
+            self.trace.record(
                 now,
                 EventKind.DEAD_LETTERED,
                 self.name,
@@ -216,39 +207,5 @@ class BrokerStore:
                 reconsume_times=msg.reconsume_times,
                 original_topic=properties.get(PROPERTY_RETRY_TOPIC, msg.topic),
             )
-        self._notify_message_arriving(msg.topic, msg.queue_id)
+        self.message_arriving_listener(msg.topic, msg.queue_id)
         return self.put_status
-
-    def subscription_group(self, group: str) -> SubscriptionGroupConfig:
-        """The group's config, auto-created with the defaults on first use (``autoCreateSubscriptionGroup``)."""
-        sub = self.subscription_groups.get(group)
-        if sub is None:
-            sub = self.subscription_groups[group] = SubscriptionGroupConfig(group)
-        return sub
-
-    # ------------------------------------------------------------------ offsets
-    def query_consumer_offset(self, group: str, topic: str, queue_id: int) -> int:
-        """``queryConsumerOffset``: the stored offset; else 0 if offset 0 is still kept; else -1."""
-        stored = self.consumer_offsets.get((group, topic, queue_id))
-        if stored is not None:
-            return stored
-        queue = self.consume_queues.get((topic, queue_id))
-        if queue is None or queue.min_offset <= 0:
-            return 0
-        return -1
-
-    def commit_offset(self, group: str, topic: str, queue_id: int, offset: int, actor: str = "") -> None:
-        """``ConsumerOffsetManager.commitOffset`` (the broker overwrites); a change is traced."""
-        key = (group, topic, queue_id)
-        if self.consumer_offsets.get(key) != offset:
-            self.consumer_offsets[key] = offset
-            self.trace.record(
-                self.scheduler.now,
-                EventKind.OFFSET_PERSISTED,
-                actor or self.name,
-                None,
-                queue=str(MessageQueue(topic, self.name, queue_id)),
-                offset=offset,
-                group=group,
-                store="broker",
-            )

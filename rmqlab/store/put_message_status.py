@@ -1,6 +1,11 @@
 """``PutMessageStatus``: what the store answers a put, and the response code each status becomes.
 
 Also the parsers for the response codes a teacher scripts (``send_responses``, ``send_back_error``).
+
+Mirrors: store/src/main/java/org/apache/rocketmq/store/PutMessageStatus.java
+    (PutMessageStatus)
+Mirrors: broker/src/main/java/org/apache/rocketmq/broker/processor/SendMessageProcessor.java
+    (SendMessageProcessor.handlePutMessageResult)
 """
 
 from __future__ import annotations

@@ -19,6 +19,11 @@ ConsumeQueue's ``[min, max]``, so a message delivered after the last persist is 
 its due time, or 1 s after the restart (``FIRST_DELAY_TIME``) if that has passed. Nothing parked is lost:
 the CommitLog and ConsumeQueues survive a process crash. The persist task is computed, not scheduled (no
 timer every 10 s in the views): the file holds the offsets as they were just before the last tick.
+
+Mirrors: store/src/main/java/org/apache/rocketmq/store/schedule/ScheduleMessageService.java
+    (ScheduleMessageService.start, ScheduleMessageService.load, ScheduleMessageService.correctDelayOffset,
+    ScheduleMessageService.computeDeliverTimestamp, ScheduleMessageService.persist,
+    DeliverDelayedMessageTimerTask.executeOnTimeup)
 """
 
 from __future__ import annotations
@@ -77,14 +82,15 @@ class DelayLevelTable:
 
 class DefaultMessageStore(Protocol):
     """What the schedule service reads and writes of its broker's store (``ScheduleMessageService`` holds a
-    ``DefaultMessageStore``); the :class:`~rmqlab.broker.broker_controller.Broker` is one. Written here, so ``delay``
-    imports nothing of ``broker``."""
+    ``DefaultMessageStore``); :class:`~rmqlab.store.default_message_store.DefaultMessageStore` is one. Written here,
+    as the store builds this service."""
 
     name: str
     trace: Trace
     commit_log: CommitLog
-    put_status: PutMessageStatus
-    """What the store answers a put (the ``put_status`` fault): a failing one stops the delivery."""
+    @property
+    def put_status(self) -> PutMessageStatus:
+        """What the store answers a put (the ``put_status`` fault): a failing one stops the delivery."""
 
     def find_consume_queue(self, topic: str, queue_id: int) -> ConsumeQueue | None:
         """The ConsumeQueue of ``topic`` queue ``queue_id``, if it exists."""
@@ -306,16 +312,16 @@ class ScheduleMessageService:
         properties = dict(stored.properties)
         properties.pop(PROPERTY_DELAY, None)
         msg = MessageExt(
-            properties[PROPERTY_REAL_TOPIC],
-            int(properties[PROPERTY_REAL_QID]),
-            stored.msg_id,
-            stored.body,
-            stored.tags,
-            stored.keys,
-            properties,
-            stored.reconsume_times,
+            topic=properties[PROPERTY_REAL_TOPIC],
+            queue_id=int(properties[PROPERTY_REAL_QID]),
+            msg_id=stored.msg_id,
+            body=stored.body,
+            tags=stored.tags,
+            keys=stored.keys,
+            properties=properties,
+            reconsume_times=stored.reconsume_times,
+            born_timestamp=stored.born_timestamp,  # msgInner.setBornTimestamp(msgExt.getBornTimestamp())
         )
-        msg.born_timestamp = stored.born_timestamp  # msgInner.setBornTimestamp(msgExt.getBornTimestamp())
         now = self.scheduler.now
         self.broker.trace.record(
             now,

@@ -1,4 +1,10 @@
-"""Queue allocation strategies (``AllocateMessageQueueStrategy``)."""
+"""Queue allocation strategies (``AllocateMessageQueueStrategy``).
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/rebalance/AllocateMessageQueueAveragely.java
+    (AllocateMessageQueueAveragely.allocate)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/rebalance/AllocateMessageQueueAveragelyByCircle.java
+    (AllocateMessageQueueAveragelyByCircle.allocate)
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``ConsumeMessageConcurrentlyService``: consume in parallel, send failures back to the broker.
 
-The path of a failed message in CLUSTERING (spec §2–3):
+The path of a failed message in CLUSTERING (``processConsumeResult``, ``sendMessageBack``):
 
 1. the listener returns RECONSUME_LATER, returns ``None``, raises, or acks only part of the batch
    (``ack_index``) — all the same afterwards;
@@ -11,6 +11,13 @@ The path of a failed message in CLUSTERING (spec §2–3):
    5000 ms — its offset stays pinned meanwhile.
 
 BROADCASTING skips 2–4: failed messages are logged and dropped.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/ConsumeMessageConcurrentlyService.java
+    (ConsumeMessageConcurrentlyService.start, ConsumeMessageConcurrentlyService.shutdown,
+    ConsumeMessageConcurrentlyService.submitConsumeRequest,
+    ConsumeMessageConcurrentlyService.submitConsumeRequestLater,
+    ConsumeMessageConcurrentlyService.processConsumeResult, ConsumeMessageConcurrentlyService.sendMessageBack,
+    ConsumeMessageConcurrentlyService.cleanExpireMsg, ConsumeRequest.run)
 """
 
 from __future__ import annotations
@@ -103,19 +110,17 @@ class ConsumeMessageConcurrentlyService:
             return
         context = ConsumeConcurrentlyContext(mq)
         reset_retry_topic(msgs, consumer.consumer_group)
-        scheduler, trace = ctx.scheduler, ctx.trace
-        start = scheduler.now
-        started = str(start)
+        start = ctx.now
         for msg in msgs:
-            msg.properties[PROPERTY_CONSUME_START_TIME] = started
+            msg.properties[PROPERTY_CONSUME_START_TIME] = str(start)
             ctx.record_delivery(consumer.actor, consumer.consumer_group, mq, msg, len(msgs))
         status, return_type = yield from run_listener(consumer, msgs, context)
         if status is not None and not isinstance(status, ConsumeConcurrentlyStatus):
             try:
                 status = ConsumeConcurrentlyStatus(status)
             except ValueError:
-                trace.record(
-                    scheduler.now,
+                ctx.trace.record(
+                    ctx.now,
                     EventKind.WARNING,
                     consumer.actor,
                     msgs[0].msg_id,
@@ -124,28 +129,27 @@ class ConsumeMessageConcurrentlyService:
                 )
                 status, return_type = None, "EXCEPTION"
         effective = status or ConsumeConcurrentlyStatus.RECONSUME_LATER
-        now = scheduler.now
-        took = now - start
+        took = ctx.now - start
         if not return_type:
             if took >= consumer.consume_timeout * 60_000:
                 return_type = "TIME_OUT"
             else:
                 return_type = "SUCCESS" if effective is ConsumeConcurrentlyStatus.CONSUME_SUCCESS else "FAILED"
         for msg in msgs:
-            trace.record(
-                now,
+            ctx.trace.record(
+                ctx.now,
                 EventKind.CONSUMED,
                 consumer.actor,
                 msg.msg_id,
-                status=str(effective),
+                status=effective.value,
                 return_type=return_type,
                 took_ms=took,
-                queue=mq.text,
+                queue=str(mq),
                 queue_offset=msg.queue_offset,
             )
         if pq.dropped:
-            trace.record(
-                now,
+            ctx.trace.record(
+                ctx.now,
                 EventKind.WARNING,
                 consumer.actor,
                 msgs[0].msg_id,
@@ -167,7 +171,7 @@ class ConsumeMessageConcurrentlyService:
             ack_index = context.ack_index
             if not isinstance(ack_index, int) or ack_index < -1:
                 ctx.trace.record(
-                    ctx.scheduler.now,
+                    ctx.now,
                     EventKind.WARNING,
                     consumer.actor,
                     msgs[0].msg_id,
@@ -192,11 +196,11 @@ class ConsumeMessageConcurrentlyService:
         else:
             for msg in failed:
                 ctx.trace.record(
-                    ctx.scheduler.now,
+                    ctx.now,
                     EventKind.BROADCAST_DROPPED,
                     consumer.actor,
                     msg.msg_id,
-                    queue=mq.text,
+                    queue=str(mq),
                     reconsume_times=msg.reconsume_times,
                     message="BROADCASTING, the message consume failed, drop it",
                 )
@@ -205,11 +209,11 @@ class ConsumeMessageConcurrentlyService:
             done = [m for m in msgs if m not in back_failed]
             for msg in back_failed:
                 ctx.trace.record(
-                    ctx.scheduler.now,
+                    ctx.now,
                     EventKind.LOCAL_RETRY,
                     consumer.actor,
                     msg.msg_id,
-                    queue=mq.text,
+                    queue=str(mq),
                     retry_in_ms=LOCAL_RETRY_DELAY_MS,
                     reconsume_times=msg.reconsume_times,
                 )
@@ -223,7 +227,7 @@ class ConsumeMessageConcurrentlyService:
                 queue=mq,
                 msg_ids=tuple(m.msg_id for m in back_failed),
             )
-        offset = pq.remove_message(done, ctx.scheduler.now)
+        offset = pq.remove_message(done, ctx.now)
         if offset >= 0 and not pq.dropped:
             consumer.offset_store.update_offset(mq, offset, True)
 
@@ -236,18 +240,21 @@ class ConsumeMessageConcurrentlyService:
         max_times = consumer.effective_max_reconsume_times()
 
         request = ConsumerSendMsgBackRequest(
-            consumer.consumer_group, msg.commit_log_offset, delay_level, msg.msg_id, max_times
+            group=consumer.consumer_group,
+            commit_log_offset=msg.commit_log_offset,
+            delay_level=delay_level,
+            origin_msg_id=msg.msg_id,
+            max_reconsume_times=max_times,
         )
         response, error = yield Rpc(consumer.client_id, broker_name, request, SEND_BACK_TIMEOUT_MS)
         ok = error is None and response is ResponseCode.SUCCESS
-        trace = ctx.trace
         failure: dict[str, Any] = {}
         if not ok:
             failure["error"] = getattr(error, "name", str(response))
             if isinstance(error, MQBrokerException):  # the broker's answer, as MQBrokerException carries it
                 failure.update(response_code=int(error.code), remark=error.remark)
-        trace.record(
-            ctx.scheduler.now,
+        ctx.trace.record(
+            ctx.now,
             EventKind.SEND_BACK,
             consumer.actor,
             msg.msg_id,
@@ -263,8 +270,8 @@ class ConsumeMessageConcurrentlyService:
         retry = build_retry_message(consumer.consumer_group, msg, msg.reconsume_times + 1, max_times)
         assert consumer.inner_producer is not None
         future = yield consumer.inner_producer.send(retry)
-        trace.record(
-            ctx.scheduler.now,
+        ctx.trace.record(
+            ctx.now,
             EventKind.SEND_BACK_FALLBACK,
             consumer.actor,
             msg.msg_id,
@@ -294,16 +301,16 @@ class ConsumeMessageConcurrentlyService:
                     break
                 offset, msg = pq.msg_tree_map.peekitem(0)
                 started = msg.properties.get(PROPERTY_CONSUME_START_TIME)
-                if started is None or ctx.scheduler.now - int(started) <= timeout:
+                if started is None or ctx.now - int(started) <= timeout:
                     break
                 ctx.trace.record(
-                    ctx.scheduler.now,
+                    ctx.now,
                     EventKind.CLEAN_EXPIRED,
                     consumer.actor,
                     msg.msg_id,
-                    queue=mq.text,
+                    queue=str(mq),
                     queue_offset=offset,
-                    consuming_for_ms=ctx.scheduler.now - int(started),
+                    consuming_for_ms=ctx.now - int(started),
                 )
                 sent = yield from self.send_message_back(msg, CLEAN_EXPIRED_DELAY_LEVEL, None)
                 if not sent:
@@ -312,4 +319,4 @@ class ConsumeMessageConcurrentlyService:
                     # at the same first message again. Removing it here would commit past a message no copy holds.
                     continue
                 if pq.msg_tree_map and pq.msg_tree_map.peekitem(0)[1] is msg:
-                    pq.remove_message([msg], ctx.scheduler.now)
+                    pq.remove_message([msg], ctx.now)

@@ -10,6 +10,15 @@
 A failed orderly message is **not** sent to ``%RETRY%`` with growing delays: the queue is suspended for
 ``suspend_current_queue_time_millis`` (1 s) and the same message is consumed again, forever by
 default (max reconsume times −1 = ``Integer.MAX_VALUE``).
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/ConsumeMessageOrderlyService.java
+    (ConsumeMessageOrderlyService.start, ConsumeMessageOrderlyService.shutdown,
+    ConsumeMessageOrderlyService.lockMQPeriodically, ConsumeMessageOrderlyService.submitConsumeRequest,
+    ConsumeMessageOrderlyService.submitConsumeRequestLater, ConsumeMessageOrderlyService.tryLockLaterAndReconsume,
+    ConsumeMessageOrderlyService.processConsumeResult, ConsumeMessageOrderlyService.checkReconsumeTimes,
+    ConsumeMessageOrderlyService.sendMessageBack, ConsumeRequest.run)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/MessageQueueLock.java
+    (MessageQueueLock.fetchLockObject)
 """
 
 from __future__ import annotations
@@ -81,7 +90,7 @@ class ConsumeMessageOrderlyService:
     def _lock_mq_periodically(self) -> Generator[Any, Any, None]:
         """``lockMQPeriodically``: ``lockAll``, unless the service was shut down."""
         if not self.stopped:
-            yield from self.consumer.lock_all()
+            yield from self.consumer.rebalance_impl.lock_all()
 
     def shutdown(self) -> None:
         """``stopped = true`` and ``consumeExecutor.shutdown()``: running listeners finish, queued requests still
@@ -109,7 +118,7 @@ class ConsumeMessageOrderlyService:
         scheduled ``delay_ms`` on; the scheduled one reaching the pool is not recorded again."""
         ctx = self.context
         ctx.trace.record(
-            ctx.now, EventKind.CONSUME_REQUEST, self.consumer.actor, None, queue=mq.text, delay_ms=delay_ms,
+            ctx.now, EventKind.CONSUME_REQUEST, self.consumer.actor, None, queue=str(mq), delay_ms=delay_ms,
             reason=reason, **more,
         )  # fmt: skip
 
@@ -135,7 +144,7 @@ class ConsumeMessageOrderlyService:
             yield Sleep(delay_ms, self.consumer._label(TimerKind.TRY_LOCK_LATER, mq))
             if self.stopped:  # lockOneMQ asks nothing once stopped, and the resubmit is refused
                 return
-            locked = yield from self.consumer.lock(mq)
+            locked = yield from self.consumer.rebalance_impl.lock(mq)
             self.submit_consume_request_later(pq, mq, 10 if locked else 3000, "relocked" if locked else "lock_failed")
 
         self.consumer.processes.spawn(retry())
@@ -229,7 +238,7 @@ class ConsumeMessageOrderlyService:
         pq: ProcessQueue,
         mq: MessageQueue,
     ) -> Generator[Any, Any, bool]:
-        """The decision table of spec §6.4; returns whether the loop continues."""
+        """``processConsumeResult``'s decision table (4.9.7 orderly); returns whether the loop continues."""
         consumer, ctx = self.consumer, self.context
         S = ConsumeOrderlyStatus
         commit_offset = -1

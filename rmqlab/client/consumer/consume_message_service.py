@@ -3,6 +3,13 @@
 4.9.7 ``ConsumeMessageConcurrentlyService`` and ``ConsumeMessageOrderlyService`` each have a ``ConsumeRequest``
 whose ``run`` calls the listener inside ``catch (Throwable e)`` after ``resetRetryAndNamespace``; both build a
 ``%RETRY%<group>`` message when the broker cannot take a send-back. Those steps are written once, here.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/ConsumeMessageService.java
+    (ConsumeMessageService)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/ConsumeMessageConcurrentlyService.java
+    (ConsumeRequest.run)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/DefaultMQPushConsumerImpl.java
+    (DefaultMQPushConsumerImpl.resetRetryAndNamespace, DefaultMQPushConsumerImpl.sendMessageBack)
 """
 
 from __future__ import annotations
@@ -59,7 +66,8 @@ def build_retry_message(
 
     Same body and properties; ``RETRY_TOPIC``, ``RECONSUME_TIME`` and ``MAX_RECONSUME_TIMES`` set; delay
     level ``3 + reconsume_times``. The concurrent fallback passes ``reconsume_times + 1``, the 4.9.x orderly
-    path passes ``reconsume_times`` (spec §3.2, §6.4).
+    path passes ``reconsume_times`` (4.9.7 ``DefaultMQPushConsumerImpl.sendMessageBack`` and
+    ``ConsumeMessageOrderlyService.sendMessageBack``).
 
     ``ORIGIN_MESSAGE_ID``: the orderly path copies the properties, then sets it when absent to
     ``msg.getMsgId()`` (the UNIQ_KEY). The concurrent fallback (``DefaultMQPushConsumerImpl.sendMessageBack``)

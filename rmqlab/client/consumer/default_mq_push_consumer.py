@@ -1,10 +1,20 @@
 """``DefaultMQPushConsumer``: subscription, rebalance, the pull loop, offsets and lifecycle.
 
 What happens to a pulled message is up to the consume service (concurrent or orderly, see
-``consume_concurrently.py`` and ``consume_orderly.py``). This module is the plumbing both share:
-the configuration, the lifecycle, the periodic services (rebalance round, offset persistence, heartbeats, route
-poll) and what a crash loses. Who owns which queue is ``rebalance_impl.py`` (``RebalanceImpl``); fetching into
-ProcessQueues is ``pull_message_service.py`` (``PullMessageService``); both are mixed into the consumer class.
+``consume_message_concurrently_service.py`` and ``consume_message_orderly_service.py``). This module is the plumbing
+both share: the configuration, the lifecycle and what a crash loses. This class plays both 4.9.7 roles, the public
+``DefaultMQPushConsumer`` and its ``DefaultMQPushConsumerImpl``, and holds the impl's parts, each an object that
+holds the consumer back: ``client_instance`` (``MQClientInstance``: the scheduled and rebalance threads, heartbeats,
+routes), ``rebalance_impl`` (``RebalancePushImpl``: who owns which queue, orderly locks), ``pull_message_service``
+and ``flow_control`` (fetching into ProcessQueues, and when a pull is put off), ``consume_service`` (made at start)
+and ``offset_store``.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/DefaultMQPushConsumer.java
+    (DefaultMQPushConsumer.subscribe, DefaultMQPushConsumer.registerMessageListener, DefaultMQPushConsumer.start,
+    DefaultMQPushConsumer.shutdown, DefaultMQPushConsumer.suspend, DefaultMQPushConsumer.resume)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/DefaultMQPushConsumerImpl.java
+    (DefaultMQPushConsumerImpl.start, DefaultMQPushConsumerImpl.shutdown,
+    DefaultMQPushConsumerImpl.getMaxReconsumeTimes)
 """
 
 from __future__ import annotations
@@ -18,8 +28,7 @@ from ...common.message_queue import MessageQueue
 from ...common.util_all import check_consume_timestamp, time_millis_to_human_string3
 from ...core.errors import ConfigError
 from ...core.process import ProcessGroup
-from ...core.scheduled_executor import ScheduledExecutor
-from ...core.scheduler import TimerKind
+from ...core.scheduler import TimerKind, TimerLabel
 from ...core.trace import EventKind
 from ...core.validation import MAX_HORIZON_MS, check_choice, check_int
 from ...namesrv.route_info_manager import TopicRouteData
@@ -30,11 +39,11 @@ from ..mq_client_instance import MQClientInstance
 from ..producer.default_mq_producer import DefaultMQProducer
 from .allocate_message_queue import allocate_averagely, allocate_averagely_by_circle
 from .consume_message_service import shutdown_gracefully
-from .flow_control import check_consume_thread_max, check_topic_threshold
+from .flow_control import FlowControl, check_consume_thread_max, check_topic_threshold
 from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore
 from .process_queue import ProcessQueue
-from .pull_message_service import PullRequest
-from .rebalance_service import RebalanceService
+from .pull_message_service import PullMessageService, PullRequest
+from .rebalance_push_impl import RebalancePushImpl
 
 if TYPE_CHECKING:
     from ...core.context import Context
@@ -47,7 +56,7 @@ HALF_AN_HOUR_MS = 30 * 60_000
 STRATEGIES = {"AVG": allocate_averagely, "AVG_BY_CIRCLE": allocate_averagely_by_circle}
 
 
-class DefaultMQPushConsumer(MQClientInstance):
+class DefaultMQPushConsumer:
     """A push consumer instance; its ``client_id`` is its name (sorted as a string in rebalance)."""
 
     def __init__(
@@ -133,25 +142,49 @@ class DefaultMQPushConsumer(MQClientInstance):
         self.listener: Callable[..., Any] | None = None
         self.orderly = False
         self.running = False
+        self.pause = False
+        """``DefaultMQPushConsumerImpl.pause``: set by ``suspend()``, cleared by ``resume()`` and by a stop."""
         self.stop_reason: str | None = None
         """How the last incarnation ended: ``"crash"`` or ``"shutdown"`` (``None``: never stopped, or running)."""
         self.generation = 0
         """How many times this instance started (for listeners that behave differently after a restart)."""
         self.processes = ProcessGroup(context.scheduler, context.remoting, self.actor)
         """This incarnation's threads and scheduled tasks; a crash kills them all."""
-        self.scheduled_executor = ScheduledExecutor(self.processes)
-        """``MQClientInstance``'s scheduled thread: route poll, heartbeat, offset persistence (made anew at start)."""
-        self.rebalance_service = RebalanceService(self.processes, self._label(TimerKind.REBALANCE), self.do_rebalance)
-        """``MQClientInstance.rebalanceService`` (made anew at each start)."""
         self.process_queue_table: dict[MessageQueue, ProcessQueue] = {}
         self._routes: dict[str, TopicRouteData] = {}
         self.offset_store: OffsetStore = self._new_offset_store()
+        self.flow_control = FlowControl(self)
+        self.rebalance_impl = RebalancePushImpl(self)
+        self.pull_message_service = PullMessageService(self, self.flow_control, self.rebalance_impl)
+        self.client_instance = MQClientInstance(self)
+        """``mQClientFactory``: this consumer's scheduled and rebalance threads (made anew at each start)."""
         self.consume_service: Any = None
         self.inner_producer: DefaultMQProducer | None = None
         self.in_listener = False
         """True while this consumer's listener is being called (``run_listener``)."""
         self.crash_requested = False
         """The listener called ``crash()``: ``run_listener`` crashes the consumer once the call returns."""
+
+    @property
+    def is_clustering(self) -> bool:
+        """``MessageModel.CLUSTERING``: queues shared out in the group, offsets at the broker, orderly locks there."""
+        return self.message_model is MessageModel.CLUSTERING
+
+    def _label(self, kind: TimerKind, queue: MessageQueue | None = None, msg_ids: tuple[str, ...] = ()) -> TimerLabel:
+        """What a wait of this consumer stands for, for views (``lab.snapshot().timers``)."""
+        return TimerLabel(kind, self.actor, queue, msg_ids)
+
+    def schedule(
+        self,
+        delay_ms: int,
+        kind: TimerKind,
+        action: Callable[..., Any],
+        *args: Any,
+        queue: MessageQueue | None = None,
+        msg_ids: tuple[str, ...] = (),
+    ) -> None:
+        """Run ``action(*args)`` after ``delay_ms`` on this client's scheduled executor (gone with a crash)."""
+        self.processes.schedule(delay_ms, self._label(kind, queue, msg_ids), action, *args)
 
     # ------------------------------------------------------------------ configuration
     def _new_offset_store(self) -> OffsetStore:
@@ -214,8 +247,8 @@ class DefaultMQPushConsumer(MQClientInstance):
         self.crash_requested = False
         self.generation += 1
         self.processes = ProcessGroup(self.context.scheduler, self.context.remoting, self.actor)
-        self.rebalance_service = RebalanceService(self.processes, self._label(TimerKind.REBALANCE), self.do_rebalance)
-        self.context.remoting.register_client(self.client_id, self._on_broker_request)
+        self.client_instance = MQClientInstance(self)
+        self.context.remoting.register_client(self.client_id, self.client_instance.on_broker_request)
         self.process_queue_table = {}
         self.offset_store = self._new_offset_store()
         if self.inner_producer is None:
@@ -234,10 +267,10 @@ class DefaultMQPushConsumer(MQClientInstance):
             mode="orderly" if self.orderly else "concurrently",
             message_model=self.message_model.value,
         )
-        self._update_routes()
-        self._start_scheduled_task()
-        self.rebalance_service.start()
-        self.processes.spawn(self._start_up())
+        self.client_instance.update_routes()
+        self.client_instance.start_scheduled_task()
+        self.client_instance.rebalance_service.start()
+        self.processes.spawn(self.client_instance.start_up())
         self.consume_service.start()
 
     def shutdown(self) -> None:
@@ -265,10 +298,10 @@ class DefaultMQPushConsumer(MQClientInstance):
             label = self._label(TimerKind.SHUTDOWN_AWAIT)
             yield from shutdown_gracefully(self.consume_service.pool, self.processes, wait, label)
         if self.orderly and self.is_clustering:
-            yield from self.unlock_all()
+            yield from self.rebalance_impl.unlock_all()
         self.offset_store.persist_all(self.process_queue_table)
         self._stop("shutdown")
-        for broker_name in self._broker_names():
+        for broker_name in self.client_instance.broker_names():
             self.context.remoting.invoke_oneway(
                 self.client_id, broker_name, UnregisterClientRequest(self.client_id, self.consumer_group)
             )
@@ -292,16 +325,16 @@ class DefaultMQPushConsumer(MQClientInstance):
         """``suspend()``: stop pulling. While paused every pull is put off by 1000 ms and every rebalance does
         nothing (``doRebalance`` checks the flag); what was pulled already is still consumed."""
         self.pause = True
-        self._log_pause("suspend")
+        self.flow_control.log_pause("suspend")
 
     def resume(self) -> None:
         """``resume()``: pull again, and rebalance at once. 4.9.7 calls ``doRebalance`` in the caller's thread,
         beside the rebalance thread's 20 s wait; here the rebalance thread is woken instead (its next wait starts
         after this rebalance), so that two rebalances never overlap."""
         self.pause = False
-        self._log_pause("resume")
+        self.flow_control.log_pause("resume")
         if self.running:
-            self.processes.spawn(self._process_notification())
+            self.processes.spawn(self.client_instance.process_notification())
 
     def _stop(self, how: str) -> None:
         self.running = False

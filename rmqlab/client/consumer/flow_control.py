@@ -18,12 +18,17 @@ bodies only, in whole MiB (``msgSize / (1024 * 1024)``, integer division): 100 M
 ``RebalancePushImpl.messageQueueChanged`` divides them by the number of ProcessQueues this consumer holds (every
 topic's, the ``%RETRY%`` queue included) after each rebalance that changed something, and overwrites the per-queue
 thresholds with ``Math.max(1, threshold / count)``.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/DefaultMQPushConsumerImpl.java
+    (DefaultMQPushConsumerImpl.pullMessage, DefaultMQPushConsumerImpl.executePullRequestLater)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/RebalancePushImpl.java
+    (RebalancePushImpl.messageQueueChanged)
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...common.message_queue import MessageQueue
 from ...core.errors import ConfigError
@@ -96,51 +101,61 @@ def check_consume_thread_max(thread_min: int, value: Any) -> int:
     return thread_max
 
 
-class FlowControl:
-    """The flow-control half of ``DefaultMQPushConsumerImpl``, mixed into the pull service (and so the consumer)."""
+class FlowControlled(Protocol):
+    """What flow control reads and sets of its push consumer (``DefaultMQPushConsumer`` is one)."""
 
     context: Context
     actor: str
     consumer_group: str
     orderly: bool
+    pause: bool
+    """``DefaultMQPushConsumerImpl.pause``: set by the consumer's ``suspend()``, cleared by its ``resume()`` (and
+    gone with the process: a crash or shutdown clears it)."""
     process_queue_table: dict[MessageQueue, ProcessQueue]
     pull_threshold_for_queue: int
     pull_threshold_size_for_queue: int
     pull_threshold_for_topic: int
     pull_threshold_size_for_topic: int
     consume_concurrently_max_span: int
-    pause = False
-    """``DefaultMQPushConsumerImpl.pause``: set by the consumer's ``suspend()``, cleared by its ``resume()`` (and
-    gone with the process: a crash or shutdown clears it)."""
 
-    def _log_pause(self, what: str) -> None:
+
+class FlowControl:
+    """The flow-control part of ``DefaultMQPushConsumerImpl``: the gates of ``pullMessage`` and the per-queue
+    thresholds ``messageQueueChanged`` derives; the consumer holds one."""
+
+    def __init__(self, consumer: FlowControlled) -> None:
+        self.consumer = consumer
+
+    def log_pause(self, what: str) -> None:
         """What 4.9.7 logs at ``suspend()`` / ``resume()`` ("suspend this consumer, <group>"), as a WARNING event."""
-        message = f"{what} this consumer, {self.consumer_group}"
-        self.context.trace.record(self.context.now, EventKind.WARNING, self.actor, None, message=message)
+        consumer = self.consumer
+        message = f"{what} this consumer, {consumer.consumer_group}"
+        consumer.context.trace.record(consumer.context.now, EventKind.WARNING, consumer.actor, None, message=message)
 
-    def _pull_deferral(self, pq: ProcessQueue) -> tuple[DeferReason, int, dict[str, Any]] | None:
+    def pull_deferral(self, pq: ProcessQueue) -> tuple[DeferReason, int, dict[str, Any]] | None:
         """``pullMessage``'s gates before the orderly lock check, in their order: paused, cached count, cached
         size, concurrent span. The reason, the delay and the figures it was decided on; ``None``: pull."""
-        if self.pause:
+        consumer = self.consumer
+        if consumer.pause:
             return DeferReason.PAUSED, PULL_TIME_DELAY_MILLS_WHEN_SUSPEND, {}
         count, size_mib = pq.msg_count, pq.msg_size // MIB
-        if count > self.pull_threshold_for_queue:
-            figures = {"cached_count": count, "threshold": self.pull_threshold_for_queue}
-            if self.pull_threshold_for_topic != -1:
-                figures["topic_threshold"] = self.pull_threshold_for_topic
+        if count > consumer.pull_threshold_for_queue:
+            figures = {"cached_count": count, "threshold": consumer.pull_threshold_for_queue}
+            if consumer.pull_threshold_for_topic != -1:
+                figures["topic_threshold"] = consumer.pull_threshold_for_topic
             return DeferReason.FLOW_CONTROL_COUNT, PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL, figures
-        if size_mib > self.pull_threshold_size_for_queue:
-            figures = {"cached_mib": size_mib, "threshold": self.pull_threshold_size_for_queue}
-            if self.pull_threshold_size_for_topic != -1:
-                figures["topic_threshold"] = self.pull_threshold_size_for_topic
+        if size_mib > consumer.pull_threshold_size_for_queue:
+            figures = {"cached_mib": size_mib, "threshold": consumer.pull_threshold_size_for_queue}
+            if consumer.pull_threshold_size_for_topic != -1:
+                figures["topic_threshold"] = consumer.pull_threshold_size_for_topic
             return DeferReason.FLOW_CONTROL_SIZE, PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL, figures
-        if not self.orderly and pq.max_span() > self.consume_concurrently_max_span:
-            figures = {"span": pq.max_span(), "threshold": self.consume_concurrently_max_span}
+        if not consumer.orderly and pq.max_span() > consumer.consume_concurrently_max_span:
+            figures = {"span": pq.max_span(), "threshold": consumer.consume_concurrently_max_span}
             return DeferReason.FLOW_CONTROL_SPAN, PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL, figures
         return None
 
     @staticmethod
-    def _error_deferral(error: RemoteError) -> tuple[DeferReason, int, dict[str, Any]]:
+    def error_deferral(error: RemoteError) -> tuple[DeferReason, int, dict[str, Any]]:
         """``PullCallback.onException``: 20 ms after a FLOW_CONTROL (215) answer, 1000 ms after anything else.
 
         The 4.9.7 broker never answers a pull with 215: an overloaded broker says SYSTEM_BUSY (2), "[OVERLOAD]system
@@ -154,12 +169,13 @@ class FlowControl:
             return DeferReason.EXCEPTION, PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, figures
         return DeferReason.EXCEPTION, PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, {"error": error.name}
 
-    def _record_deferral(self, mq: MessageQueue, reason: DeferReason, delay_ms: int, figures: dict[str, Any]) -> int:
+    def record_deferral(self, mq: MessageQueue, reason: DeferReason, delay_ms: int, figures: dict[str, Any]) -> int:
         """Trace ``executePullRequestLater(pullRequest, delay_ms)``; return the delay."""
-        self.context.trace.record(
-            self.context.now,
+        consumer = self.consumer
+        consumer.context.trace.record(
+            consumer.context.now,
             EventKind.PULL_DEFERRED,
-            self.actor,
+            consumer.actor,
             None,
             queue=str(mq),
             reason=reason.value,
@@ -168,21 +184,22 @@ class FlowControl:
         )
         return delay_ms
 
-    def _message_queue_changed(self) -> dict[str, int]:
+    def message_queue_changed(self) -> dict[str, int]:
         """``RebalancePushImpl.messageQueueChanged``: a topic-wide limit becomes ``max(1, limit / queues held)``.
 
         ``processQueueTable.size()`` counts every topic's queues, the ``%RETRY%<group>`` one too: 1000 for a topic
         of 4 queues held with its retry queue is 200 per queue, not 250. Returns the new per-queue values (for the
         REBALANCED event), none when no topic-wide limit is set.
         """
-        held = len(self.process_queue_table)
+        consumer = self.consumer
+        held = len(consumer.process_queue_table)
         changed: dict[str, int] = {}
         if held == 0:
             return changed
-        if self.pull_threshold_for_topic != -1:
-            self.pull_threshold_for_queue = max(1, self.pull_threshold_for_topic // held)
-            changed["pull_threshold_for_queue"] = self.pull_threshold_for_queue
-        if self.pull_threshold_size_for_topic != -1:
-            self.pull_threshold_size_for_queue = max(1, self.pull_threshold_size_for_topic // held)
-            changed["pull_threshold_size_for_queue"] = self.pull_threshold_size_for_queue
+        if consumer.pull_threshold_for_topic != -1:
+            consumer.pull_threshold_for_queue = max(1, consumer.pull_threshold_for_topic // held)
+            changed["pull_threshold_for_queue"] = consumer.pull_threshold_for_queue
+        if consumer.pull_threshold_size_for_topic != -1:
+            consumer.pull_threshold_size_for_queue = max(1, consumer.pull_threshold_size_for_topic // held)
+            changed["pull_threshold_size_for_queue"] = consumer.pull_threshold_size_for_queue
         return changed

@@ -5,6 +5,17 @@ Python runs, so a listener that "takes 20 s" says so: ``return after("20s", CONS
 one that raises after a while: ``return after("2s", error="db down")``; one that never returns:
 ``return HANG``. Returning ``None`` or raising counts exactly like RECONSUME_LATER (concurrent) or
 SUSPEND_CURRENT_QUEUE_A_MOMENT (orderly) — RocketMQ does not distinguish them afterwards.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/listener/ConsumeConcurrentlyStatus.java
+    (ConsumeConcurrentlyStatus)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/listener/ConsumeOrderlyStatus.java
+    (ConsumeOrderlyStatus)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/listener/ConsumeConcurrentlyContext.java
+    (ConsumeConcurrentlyContext)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/listener/ConsumeOrderlyContext.java
+    (ConsumeOrderlyContext)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/listener/MessageListenerConcurrently.java
+    (MessageListenerConcurrently.consumeMessage)
 """
 
 from __future__ import annotations

@@ -3,6 +3,14 @@
 Either way the consumer keeps offsets **in memory** and persists them every 5 s (first after 10 s),
 on rebalance removal and on a clean shutdown. A crash loses whatever was not persisted yet, so the
 restarted consumer replays those messages: at-least-once, never at-most-once.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/store/OffsetStore.java
+    (OffsetStore)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/store/RemoteBrokerOffsetStore.java
+    (RemoteBrokerOffsetStore.updateOffset, RemoteBrokerOffsetStore.readOffset, RemoteBrokerOffsetStore.persistAll,
+    RemoteBrokerOffsetStore.removeOffset)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/store/LocalFileOffsetStore.java
+    (LocalFileOffsetStore.persistAll, LocalFileOffsetStore.readOffset)
 """
 
 from __future__ import annotations
@@ -53,11 +61,11 @@ class OffsetStore:
         self.offset_table[mq] = offset
         context = self.consumer.context
         context.trace.record(
-            context.scheduler.now,
+            context.now,
             EventKind.OFFSET_UPDATED,
             self.consumer.actor,
             None,
-            queue=mq.text,
+            queue=str(mq),
             offset=offset,
             previous=old,
         )
@@ -104,7 +112,9 @@ class RemoteBrokerOffsetStore(OffsetStore):
         if offset is None:
             return
         consumer = self.consumer
-        request = UpdateConsumerOffsetRequest(consumer.consumer_group, consumer.actor, mq.topic, mq.queue_id, offset)
+        request = UpdateConsumerOffsetRequest(
+            group=consumer.consumer_group, client=consumer.actor, topic=mq.topic, queue_id=mq.queue_id, offset=offset
+        )
         error = consumer.context.remoting.invoke_oneway(consumer.client_id, mq.broker_name, request)
         if error is None:
             self._failing.discard(mq)
@@ -153,7 +163,7 @@ class LocalFileOffsetStore(OffsetStore):
                 EventKind.OFFSET_PERSISTED,
                 consumer.actor,
                 None,
-                queue=mq.text,
+                queue=str(mq),
                 offset=offset,
                 store="local",
             )

@@ -3,6 +3,11 @@
 The key fact for students: :meth:`remove_message` returns the offset the consumer commits, and that
 is the **smallest key still in the map** (or ``queue_offset_max + 1`` once it is empty). One slow
 message at a low offset pins the committed offset; after a crash everything above it is redelivered.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/ProcessQueue.java
+    (ProcessQueue.putMessage, ProcessQueue.removeMessage, ProcessQueue.getMaxSpan, ProcessQueue.isLockExpired,
+    ProcessQueue.isPullExpired, ProcessQueue.takeMessages, ProcessQueue.commit, ProcessQueue.rollback,
+    ProcessQueue.makeMessageToConsumeAgain, ProcessQueue.hasTempMessage)
 """
 
 from __future__ import annotations
@@ -30,8 +35,8 @@ def body_length(msg: MessageExt) -> int:
     counts 0 bytes. Send ``str`` or ``bytes`` bodies to see ``pullThresholdSizeForQueue`` act.
     """
     body = msg.body
-    if isinstance(body, str):  # an ASCII text (a flag the str keeps) has one byte per character
-        return len(body) if body.isascii() else len(body.encode("utf-8", "surrogatepass"))
+    if isinstance(body, str):
+        return len(body.encode("utf-8", "surrogatepass"))
     if isinstance(body, bytes | bytearray):
         return len(body)
     return 0

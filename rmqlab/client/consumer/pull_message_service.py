@@ -4,23 +4,31 @@ In RocketMQ one thread takes ``PullRequest``s from a queue and calls ``pullMessa
 in a ``PullCallback`` that puts the request back (at once, after ``pullInterval``, or later: see
 ``flow_control.py``). Here each queue's loop is one generator process of the consumer, which reads as that cycle:
 gates, request, answer, again.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/PullMessageService.java
+    (PullMessageService.executePullRequestImmediately, PullMessageService.executePullRequestLater,
+    PullMessageService.run)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/DefaultMQPushConsumerImpl.java
+    (DefaultMQPushConsumerImpl.pullMessage)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/PullAPIWrapper.java
+    (PullAPIWrapper.pullKernelImpl, PullAPIWrapper.processPullResult)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/PullRequest.java
+    (PullRequest)
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ...broker.broker_controller import PullResult, PullStatus
-from ...common.consumer_config import MessageModel
 from ...common.message import PROPERTY_MAX_OFFSET, PROPERTY_MIN_OFFSET
 from ...common.message_queue import MessageQueue
 from ...core.process import ProcessGroup, Rpc, Sleep
 from ...core.scheduler import TimerKind, TimerLabel
 from ...core.thread_pool import RejectedExecutionException
 from ...core.trace import EventKind
-from ...remoting.protocol import PullMessageRequest
+from ...remoting.protocol import PullMessageRequest, PullResult, PullStatus
 from ...remoting.remoting import ResponseExpiredException
 from .flow_control import PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, DeferReason, FlowControl
 from .offset_store import OffsetStore
@@ -45,13 +53,10 @@ class PullRequest:
     previously_locked: bool = False
 
 
-class PullMessageService(FlowControl):
-    """The pull half of ``DefaultMQPushConsumerImpl`` (``pullMessage`` and its ``PullCallback``), mixed into
-    :class:`~rmqlab.client.consumer.default_mq_push_consumer.DefaultMQPushConsumer`."""
+class PullConsumer(Protocol):
+    """What the pull service reads of its push consumer (``DefaultMQPushConsumer`` is one)."""
 
-    # The consumer's state these methods work on (set by ``DefaultMQPushConsumer.__init__`` / ``start``).
     context: Context
-    message_model: MessageModel
     processes: ProcessGroup
     actor: str
     client_id: str
@@ -63,33 +68,37 @@ class PullMessageService(FlowControl):
     consume_service: Any
     pull_batch_size: int
     pull_interval: int
-    _compute_pull_from_where: Callable[[MessageQueue], Generator[Any, Any, int | None]]
-    """``RebalanceImpl.computePullFromWhereWithException``: −1 could not tell, ``None`` it threw."""
-    _remove_unnecessary_message_queue: Callable[[MessageQueue, ProcessQueue], Generator[Any, Any, bool]]
-    """``RebalancePushImpl.removeUnnecessaryMessageQueue``."""
 
     @property
     def is_clustering(self) -> bool:
-        return self.message_model is MessageModel.CLUSTERING
+        """``MessageModel.CLUSTERING``: offsets at the broker, orderly queues locked there."""
 
     def _label(self, kind: TimerKind, queue: MessageQueue | None = None, msg_ids: tuple[str, ...] = ()) -> TimerLabel:
-        """What a wait of this consumer stands for, for views (``lab.snapshot().timers``)."""
-        return TimerLabel(kind, self.actor, queue, msg_ids)
+        """What a wait of the consumer stands for, for views."""
 
-    def schedule(
-        self,
-        delay_ms: int,
-        kind: TimerKind,
-        action: Callable[..., Any],
-        *args: Any,
-        queue: MessageQueue | None = None,
-        msg_ids: tuple[str, ...] = (),
-    ) -> None:
-        """Run ``action(*args)`` after ``delay_ms`` on this client's scheduled executor (gone with a crash)."""
-        self.processes.schedule(delay_ms, self._label(kind, queue, msg_ids), action, *args)
+
+
+class Rebalance(Protocol):
+    """The two steps of the consumer's rebalance a pull needs (``RebalancePushImpl`` is one)."""
+
+    def compute_pull_from_where(self, mq: MessageQueue) -> Generator[Any, Any, int | None]:
+        """``computePullFromWhereWithException``: −1 could not tell, ``None`` it threw."""
+
+    def remove_unnecessary_message_queue(self, mq: MessageQueue, pq: ProcessQueue) -> Generator[Any, Any, bool]:
+        """``removeUnnecessaryMessageQueue``."""
+
+
+class PullMessageService:
+    """The pull half of ``DefaultMQPushConsumerImpl`` (``pullMessage`` and its ``PullCallback``) and
+    ``PullMessageService``'s loop, one per queue; the consumer holds one."""
+
+    def __init__(self, consumer: PullConsumer, flow_control: FlowControl, rebalance: Rebalance) -> None:
+        self.consumer = consumer
+        self.flow_control = flow_control
+        self.rebalance = rebalance
 
     # ------------------------------------------------------------------ pulling
-    def _pull_loop(self, request: PullRequest) -> Generator[Any, Any, None]:
+    def pull_loop(self, request: PullRequest) -> Generator[Any, Any, None]:
         """``PullMessageService`` for one queue: ``pullMessage``, wait for the answer, hand the messages to the
         consume service, and go again, until the ProcessQueue is dropped (or the consumer dies with its processes).
 
@@ -98,35 +107,36 @@ class PullMessageService(FlowControl):
         reason and delay (``flow_control.py``); after messages were found the next pull waits ``pullInterval`` if
         that is set (else it goes at once).
         """
+        consumer, flow = self.consumer, self.flow_control
         pq, mq = request.pq, request.mq
         delay, kind = 0, TimerKind.PULL
         while True:
-            yield Sleep(delay, self._label(kind, mq))
+            yield Sleep(delay, consumer._label(kind, mq))
             if pq.dropped:
                 return
             kind = TimerKind.PULL_LATER
-            pq.last_pull_timestamp = self.context.now
-            deferral = self._pull_deferral(pq)
+            pq.last_pull_timestamp = consumer.context.now
+            deferral = flow.pull_deferral(pq)
             if deferral is not None:
-                delay = self._record_deferral(mq, *deferral)
+                delay = flow.record_deferral(mq, *deferral)
                 continue
-            if self.orderly and self.is_clustering:
+            if consumer.orderly and consumer.is_clustering:
                 if not pq.locked:
-                    delay = self._record_deferral(mq, DeferReason.NOT_LOCKED, PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, {})
+                    delay = flow.record_deferral(mq, DeferReason.NOT_LOCKED, PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, {})
                     continue
                 if not request.previously_locked:
                     # the first pull since the lock: the start offset again, from the broker
-                    offset = yield from self._compute_pull_from_where(mq)
+                    offset = yield from self.rebalance.compute_pull_from_where(mq)
                     if offset is None:  # it threw: executePullRequestLater(1000), nothing pulled
-                        self.context.trace.record(
-                            self.context.now,
+                        consumer.context.trace.record(
+                            consumer.context.now,
                             EventKind.WARNING,
-                            self.actor,
+                            consumer.actor,
                             None,
                             message=f"Failed to compute pull offset of {mq}; pull again in "
                             f"{PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION} ms",
                         )
-                        delay = self._record_deferral(
+                        delay = flow.record_deferral(
                             mq,
                             DeferReason.EXCEPTION,
                             PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION,
@@ -135,30 +145,30 @@ class PullMessageService(FlowControl):
                         continue
                     request.previously_locked = True
                     request.next_offset = offset  # even −1 (a failed offset query): 4.9.7 sets it as it is
-            commit = self.offset_store.read_memory(mq) if self.is_clustering else -1
+            commit = consumer.offset_store.read_memory(mq) if consumer.is_clustering else -1
             pull = PullMessageRequest(
-                self.consumer_group,
-                self.actor,
-                mq,
-                request.next_offset,
-                self.subscriptions.get(mq.topic),
-                commit if commit > 0 else None,
-                self.pull_batch_size,
+                consumer_group=consumer.consumer_group,
+                client=consumer.actor,
+                mq=mq,
+                queue_offset=request.next_offset,
+                tags=consumer.subscriptions.get(mq.topic),
+                commit_offset=commit if commit > 0 else None,
+                max_msg_nums=consumer.pull_batch_size,
             )
-            sent_at = self.context.now
-            result, error = yield Rpc(self.client_id, mq.broker_name, pull, CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND)
+            sent_at = consumer.context.now
+            result, error = yield Rpc(consumer.client_id, mq.broker_name, pull, CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND)
             if error is not None:
                 if isinstance(error, ResponseExpiredException):
-                    self.context.trace.record(
-                        self.context.now,
+                    consumer.context.trace.record(
+                        consumer.context.now,
                         EventKind.WARNING,
-                        self.actor,
+                        consumer.actor,
                         None,
                         message=f"pull of {mq} sent at {sent_at} ms: wait response timeout "
                         f"{CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND}ms; pull again in "
                         f"{PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION} ms",
                     )
-                delay = self._record_deferral(mq, *self._error_deferral(error))
+                delay = flow.record_deferral(mq, *flow.error_deferral(error))
                 continue
             delay, kind = 0, TimerKind.PULL
             try:
@@ -166,13 +176,14 @@ class PullMessageService(FlowControl):
                     return
             except RejectedExecutionException:  # onSuccess threw (the consume pool is shut down): onException
                 error = {"error": "RejectedExecutionException"}
-                delay = self._record_deferral(mq, DeferReason.EXCEPTION, PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, error)
+                delay = flow.record_deferral(mq, DeferReason.EXCEPTION, PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, error)
                 continue
-            if result.status is PullStatus.FOUND and self.pull_interval > 0:
-                delay, kind = self.pull_interval, TimerKind.PULL_LATER  # executePullRequestLater(pullInterval)
+            if result.status is PullStatus.FOUND and consumer.pull_interval > 0:
+                delay, kind = consumer.pull_interval, TimerKind.PULL_LATER  # executePullRequestLater(pullInterval)
 
     def _on_pull_result(self, request: PullRequest, result: PullResult) -> bool:
         """``PullCallback.onSuccess``; ``False`` when this queue's pull loop ends (dropped, or OFFSET_ILLEGAL)."""
+        consumer = self.consumer
         pq, mq = request.pq, request.mq
         if result.status is PullStatus.FOUND:
             # PullAPIWrapper.processPullResult: each message carries the queue's bounds at this pull, which the
@@ -184,24 +195,24 @@ class PullMessageService(FlowControl):
             if pq.dropped:
                 return False
             dispatch = pq.put_message(result.msgs)
-            self.context.trace.record(
-                self.context.now,
+            consumer.context.trace.record(
+                consumer.context.now,
                 EventKind.PULLED,
-                self.actor,
+                consumer.actor,
                 None,
-                queue=mq.text,
+                queue=str(mq),
                 offsets=[m.queue_offset for m in result.msgs],
                 msg_ids=[m.msg_id for m in result.msgs],
                 next_offset=result.next_begin_offset,
             )
-            self.consume_service.submit_consume_request(result.msgs, pq, mq, dispatch)
+            consumer.consume_service.submit_consume_request(result.msgs, pq, mq, dispatch)
             return True
         asked, request.next_offset = request.next_offset, result.next_begin_offset
         if result.status in (PullStatus.NO_NEW_MSG, PullStatus.NO_MATCHED_MSG):
-            before = self.offset_store.read_memory(mq)
+            before = consumer.offset_store.read_memory(mq)
             if pq.msg_count == 0 and not pq.consuming_msg_orderly_tree_map:  # correctTagsOffset
-                self.offset_store.update_offset(mq, request.next_offset, True)
-            corrected = self.offset_store.read_memory(mq) != before
+                consumer.offset_store.update_offset(mq, request.next_offset, True)
+            corrected = consumer.offset_store.read_memory(mq) != before
             # a long poll that found nothing new and changed nothing is left out: one every 15 s per queue
             if result.status is PullStatus.NO_MATCHED_MSG or corrected or request.next_offset != asked:
                 self._record_empty(mq, result, asked, corrected=corrected)
@@ -209,20 +220,21 @@ class PullMessageService(FlowControl):
         # OFFSET_ILLEGAL
         pq.dropped = True
         self._record_empty(mq, result, asked, fix_in_ms=OFFSET_ILLEGAL_FIXUP_DELAY_MS)
-        self.context.trace.record(
-            self.context.now,
+        consumer.context.trace.record(
+            consumer.context.now,
             EventKind.WARNING,
-            self.actor,
+            consumer.actor,
             None,
             message=f"OFFSET_ILLEGAL on {mq}; fixing offset to {result.next_begin_offset}",
         )
-        self.processes.spawn(self._fix_offset(request))
+        consumer.processes.spawn(self._fix_offset(request))
         return False
 
     def _record_empty(self, mq: MessageQueue, result: PullResult, asked: int, **what: Any) -> None:
         """A pull of ``mq`` at offset ``asked`` answered without messages (PULL_EMPTY, bookkeeping)."""
-        self.context.trace.record(
-            self.context.now, EventKind.PULL_EMPTY, self.actor, None, queue=mq.text, status=result.status.value,
+        consumer = self.consumer
+        consumer.context.trace.record(
+            consumer.context.now, EventKind.PULL_EMPTY, consumer.actor, None, queue=str(mq), status=result.status.value,
             offset=asked, next_offset=result.next_begin_offset, **what,
         )  # fmt: skip
 
@@ -230,18 +242,19 @@ class PullMessageService(FlowControl):
         """OFFSET_ILLEGAL's task 10 s later (``executeTaskLater``): store the corrected offset, persist it, and
         ``removeProcessQueue`` (``removeUnnecessaryMessageQueue``: persist, forget the offset, unlock an orderly
         queue); the next rebalance creates the queue afresh."""
+        consumer = self.consumer
         mq = request.mq
-        yield Sleep(OFFSET_ILLEGAL_FIXUP_DELAY_MS, self._label(TimerKind.OFFSET_FIXUP, mq))
-        self.offset_store.update_offset(mq, request.next_offset, False)
-        self.offset_store.persist(mq)
-        pq = self.process_queue_table.pop(mq, None)
+        yield Sleep(OFFSET_ILLEGAL_FIXUP_DELAY_MS, consumer._label(TimerKind.OFFSET_FIXUP, mq))
+        consumer.offset_store.update_offset(mq, request.next_offset, False)
+        consumer.offset_store.persist(mq)
+        pq = consumer.process_queue_table.pop(mq, None)
         if pq is not None:
             pq.dropped = True
-            yield from self._remove_unnecessary_message_queue(mq, pq)
-        self.context.trace.record(
-            self.context.now,
+            yield from self.rebalance.remove_unnecessary_message_queue(mq, pq)
+        consumer.context.trace.record(
+            consumer.context.now,
             EventKind.WARNING,
-            self.actor,
+            consumer.actor,
             None,
             message=f"fix the pull request offset, {mq}: offset {request.next_offset} persisted, ProcessQueue removed",
         )

@@ -6,11 +6,14 @@ and its scheduled
 executor. Stating those members here, as a Protocol, lets ``consume_concurrently`` and ``consume_orderly`` name
 the consumer's type without importing ``consumer`` (which imports them): no import cycle, type-only imports
 included.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/DefaultMQPushConsumerImpl.java
+    (DefaultMQPushConsumerImpl)
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...common.message_queue import MessageQueue
@@ -22,6 +25,7 @@ if TYPE_CHECKING:
     from ..producer.default_mq_producer import DefaultMQProducer
     from .offset_store import OffsetStore
     from .process_queue import ProcessQueue
+    from .rebalance_impl import RebalanceImpl
 
 __all__ = ["PushConsumer"]
 
@@ -55,11 +59,9 @@ class PushConsumer(Protocol):
     def crash(self) -> None:
         """Kill the consumer's process (asked for from inside a listener: after the listener returns)."""
 
-    def lock(self, mq: MessageQueue) -> Generator[Any, Any, bool]:
-        """``RebalanceImpl.lock``: lock one queue at its broker."""
-
-    def lock_all(self) -> Generator[Any, Any, None]:
-        """``lockAll``: renew every orderly queue's lock."""
+    @property
+    def rebalance_impl(self) -> RebalanceImpl:
+        """The consumer's ``RebalanceImpl``: ``lock`` one queue at its broker, ``lockAll`` to renew them all."""
 
     def schedule(
         self,

@@ -14,6 +14,11 @@ Rebalances never overlap: there is one thread. Here it is a process of the clien
 :class:`~rmqlab.core.process.ProcessGroup`; ending its wait early is done by replacing the waiting process with one
 that goes straight to ``doRebalance`` (the wait is a plain :class:`~rmqlab.core.process.Sleep`, which a crash
 cancels like every other).
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/RebalanceService.java
+    (RebalanceService.run)
+Mirrors: common/src/main/java/org/apache/rocketmq/common/ServiceThread.java
+    (ServiceThread.waitForRunning, ServiceThread.wakeup)
 """
 
 from __future__ import annotations

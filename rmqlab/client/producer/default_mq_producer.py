@@ -6,6 +6,9 @@ tried) and :class:`~rmqlab.client.mq_client_api_impl.MQClientAPIImpl` (one reque
 imports from
 here — ``SendResult``, ``SendStatus``, ``check_message``, ``SelectMessageQueueByHash`` … — live in modules named
 after their RocketMQ classes and are re-exported.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/producer/DefaultMQProducer.java
+    (DefaultMQProducer.send, DefaultMQProducer.sendOneway, DefaultMQProducer.shutdown)
 """
 
 from __future__ import annotations

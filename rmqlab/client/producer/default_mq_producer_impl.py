@@ -1,6 +1,6 @@
 """``DefaultMQProducerImpl``: where a send goes and how often it is tried (4.9.7 ``sendDefaultImpl`` & co.).
 
-Three facts drive everything here (spec §1):
+Three facts of ``sendDefaultImpl`` drive everything here:
 
 * ``send_msg_timeout`` is **one budget for the whole send**; before each attempt the elapsed time is
   checked (``timeout < costTime`` → stop with "sendDefaultImpl call timeout"); no back-off.
@@ -13,6 +13,13 @@ Three facts drive everything here (spec §1):
 A SYNC send is a process whose body is ``sendDefaultImpl``'s ``for`` loop: each turn blocks on its attempt
 (``yield from``), as the Java thread blocks in ``invokeSync``. An ASYNC send never blocks its caller: the
 hand-over here runs at once and the request lives on as its own process (:mod:`rmqlab.client.mq_client_api_impl`).
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/producer/DefaultMQProducerImpl.java
+    (DefaultMQProducerImpl.sendDefaultImpl, DefaultMQProducerImpl.sendSelectImpl,
+    DefaultMQProducerImpl.sendKernelImpl, DefaultMQProducerImpl.tryToFindTopicPublishInfo,
+    DefaultMQProducerImpl.selectOneMessageQueue)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/factory/MQClientInstance.java
+    (MQClientInstance.updateTopicRouteInfoFromNameServer)
 """
 
 from __future__ import annotations

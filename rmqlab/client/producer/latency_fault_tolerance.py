@@ -15,6 +15,13 @@ Off by default (``sendLatencyFaultEnable = false``). When on, ``MQFaultStrategy`
   the least bad broker and 4.9.7 *rewrites* a queue of the route's list to point at it.
 
 Times are virtual milliseconds; ``FaultItem.isAvailable`` is ``now - startTimestamp >= 0``.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/latency/MQFaultStrategy.java
+    (MQFaultStrategy.selectOneMessageQueue, MQFaultStrategy.updateFaultItem,
+    MQFaultStrategy.computeNotAvailableDuration)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/latency/LatencyFaultToleranceImpl.java
+    (LatencyFaultToleranceImpl.updateFaultItem, LatencyFaultToleranceImpl.isAvailable,
+    LatencyFaultToleranceImpl.remove, LatencyFaultToleranceImpl.pickOneAtLeast)
 """
 
 from __future__ import annotations

@@ -2,6 +2,11 @@
 
 ``SelectMessageQueueByHash`` is the selector RocketMQ ships: the same sharding key always lands on the same
 queue while the route does not change, which is what ordered sending relies on.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/producer/MessageQueueSelector.java
+    (MessageQueueSelector.select)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/producer/selector/SelectMessageQueueByHash.java
+    (SelectMessageQueueByHash.select)
 """
 
 from __future__ import annotations

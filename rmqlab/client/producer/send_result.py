@@ -4,6 +4,15 @@ In Java a SYNC send returns a ``SendResult`` or throws, and an ASYNC send calls 
 time every send returns at once, so each returns a :class:`SendFuture` that is filled in when virtual time
 reaches the outcome: a result (``FLUSH_DISK_TIMEOUT`` & co. are results too: the message *is* stored) or the
 exception's text.
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/producer/SendResult.java
+    (SendResult)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/producer/SendStatus.java
+    (SendStatus)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/CommunicationMode.java
+    (CommunicationMode)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/producer/SendCallback.java
+    (SendCallback.onSuccess, SendCallback.onException)
 """
 
 from __future__ import annotations

@@ -3,6 +3,11 @@
 ``selectOneMessageQueue(lastBrokerName)`` is plain round robin over the route's writable queues, skipping the
 broker the previous attempt of the same send went to; the round-robin counter is a seeded ``ThreadLocalIndex``
 so that a lab is reproducible (Java seeds it with ``Math.abs(random.nextInt())``).
+
+Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/producer/TopicPublishInfo.java
+    (TopicPublishInfo.selectOneMessageQueue)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/common/ThreadLocalIndex.java
+    (ThreadLocalIndex.incrementAndGet)
 """
 
 from __future__ import annotations
