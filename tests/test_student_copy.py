@@ -23,8 +23,16 @@ from typing import Any
 import nbformat
 import pytest
 
-from rmqlab.course.bank import EXERCISES
-from rmqlab.course.exercises import Exercise, exercise, spellings
+from rmqlab.course.answers import spellings
+from teacher.compile import EXERCISES
+from teacher.declare import Exercise
+
+_BY_ID = {ex.id: ex for ex in EXERCISES}
+
+
+def exercise(exercise_id: str) -> Exercise:
+    """The teacher's declaration (plain texts) of an exercise."""
+    return _BY_ID[exercise_id]
 
 ROOT = Path(__file__).resolve().parent.parent
 LABS = ROOT / "labs"
