@@ -95,7 +95,8 @@ show_trace(lab.trace, *SEND, msg_id="M0002")
 # %% nbgrader={"grade": true, "grade_id": "ex01_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("01.1", answer_1, lab.sends[1].attempts)
 ### BEGIN HIDDEN TESTS
-assert_right("01.1")
+import rmqlab.course.grading as grading_01_1
+grading_01_1.verify("01.1", answer_1)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -124,7 +125,8 @@ retry = next(e for e in lab.trace.of_kind("send_attempt") if e.msg_id == "M0002"
 # %% nbgrader={"grade": true, "grade_id": "ex01_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("01.2", answer_2, retry.get("queue_id"))
 ### BEGIN HIDDEN TESTS
-assert_right("01.2")
+import rmqlab.course.grading as grading_01_2
+grading_01_2.verify("01.2", answer_2)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -167,7 +169,8 @@ show_trace(lab.trace, *SEND)
 # %% nbgrader={"grade": true, "grade_id": "ex01_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("01.3", answer_3, lab.sends[0].attempts)
 ### BEGIN HIDDEN TESTS
-assert_right("01.3")
+import rmqlab.course.grading as grading_01_3
+grading_01_3.verify("01.3", answer_3)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -234,7 +237,8 @@ print("the caller gets:", lab.sends[0].result.send_status.value, "| exception:",
 # %% nbgrader={"grade": true, "grade_id": "ex01_4", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("01.4", answer_4, copies)
 ### BEGIN HIDDEN TESTS
-assert_right("01.4")
+import rmqlab.course.grading as grading_01_4
+grading_01_4.verify("01.4", answer_4)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -267,7 +271,8 @@ show_trace(lab.trace, *SEND, "stored")
 # %% nbgrader={"grade": true, "grade_id": "ex01_5", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("01.5", answer_5, lab.sends[0].attempts)
 ### BEGIN HIDDEN TESTS
-assert_right("01.5")
+import rmqlab.course.grading as grading_01_5
+grading_01_5.verify("01.5", answer_5)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -301,7 +306,8 @@ stored = lab.trace.of_kind("stored")
 # %% nbgrader={"grade": true, "grade_id": "ex01_6", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("01.6", answer_6, len(stored))
 ### BEGIN HIDDEN TESTS
-assert_right("01.6")
+import rmqlab.course.grading as grading_01_6
+grading_01_6.verify("01.6", answer_6)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -347,7 +353,8 @@ out_until = lab.trace.first("send_result", msg_id="M0001").get("not_available_un
 # %% nbgrader={"grade": true, "grade_id": "ex01_7", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("01.7", answer_7, out_until)
 ### BEGIN HIDDEN TESTS
-assert_right("01.7")
+import rmqlab.course.grading as grading_01_7
+grading_01_7.verify("01.7", answer_7)
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -95,7 +95,8 @@ dlq = lab.trace.of_kind("dead_lettered")[0]
 # %% nbgrader={"grade": true, "grade_id": "ex03_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("03.1", answer_1, dlq.time_ms // 1000)
 ### BEGIN HIDDEN TESTS
-assert_right("03.1")
+import rmqlab.course.grading as grading_03_1
+grading_03_1.verify("03.1", answer_1)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -130,7 +131,8 @@ print(len(lab.trace.of_kind("delivered")), "deliveries")
 # %% nbgrader={"grade": true, "grade_id": "ex03_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("03.2", answer_2, dlq.time_ms // 1000)
 ### BEGIN HIDDEN TESTS
-assert_right("03.2")
+import rmqlab.course.grading as grading_03_2
+grading_03_2.verify("03.2", answer_2)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -213,7 +215,8 @@ late_deliveries = later_crash.trace.where("delivered", msg_id=late_id)
 # %% nbgrader={"grade": true, "grade_id": "ex03_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("03.3", answer_3, len(late_deliveries))
 ### BEGIN HIDDEN TESTS
-assert_right("03.3")
+import rmqlab.course.grading as grading_03_3
+grading_03_3.verify("03.3", answer_3)
 ### END HIDDEN TESTS
 
 # %%
