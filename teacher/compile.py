@@ -1,7 +1,8 @@
 """Seal the teacher's exercise bank into what students get: ``python -m teacher.compile`` (``--check`` to compare).
 
 Reads the answers from the solved labs (each answer cell's ``### BEGIN SOLUTION`` region in ``labs/NN_x.py``) and
-the explanations and hints from :mod:`teacher.bank_queues` and :mod:`teacher.bank_retry`, then writes
+the explanations and hints from :mod:`teacher.bank_queues` and :mod:`teacher.bank_retry` (and what a right
+prediction reveals after them, :mod:`teacher.after`), then writes
 ``rmqlab/course/bank.json``: per exercise its id, points, unit, the kind of its answer (a number, a word, a text,
 a sequence), the general hint, the tag of the right prediction with the explanation sealed under it, and the tag
 and sealed text of each near miss that has a hint (:mod:`rmqlab.course.sealed`). The output is deterministic (the
@@ -15,11 +16,13 @@ import ast
 import json
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from rmqlab.course.sealed import canonical, kind_of, master_key, seal, tag
 
+from .after import AFTER
 from .bank_queues import QUEUE_EXERCISES, TOUR_EXERCISES
 from .bank_retry import RETRY_EXERCISES
 from .declare import Exercise
@@ -29,7 +32,10 @@ LABS = ROOT / "labs"
 OUT = ROOT / "rmqlab" / "course" / "bank.json"
 SALT = "rmqlab-course-2026"
 """The course salt: a class that wants its own bank changes it and recompiles (every tag and text changes)."""
-EXERCISES: tuple[Exercise, ...] = (*TOUR_EXERCISES, *RETRY_EXERCISES, *QUEUE_EXERCISES)
+EXERCISES: tuple[Exercise, ...] = tuple(
+    replace(ex, after=AFTER[ex.id]) if ex.id in AFTER else ex
+    for ex in (*TOUR_EXERCISES, *RETRY_EXERCISES, *QUEUE_EXERCISES)
+)
 """Every exercise, lab by lab: 00 (the tour), the retry labs 01–04b, the queue labs 05–09."""
 
 _ANSWER = re.compile(
