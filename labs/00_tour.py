@@ -165,11 +165,6 @@ grading_00_2.verify("00.2", answer_2)
 show_trace(lab.trace, "lifecycle", "rebalanced", fields=("event", "topic", "added"))
 
 # %% [markdown]
-# c1 did not wait for its timer. `shutdown()` unregisters c2 at every broker, and the broker's `ConsumerManager`
-# tells the group's other consumers that the consumer ids changed; each rebalances at once, and its 20 s wait starts
-# again from there. There is no fixed 20 s grid: every group change shifts the rebalances that follow.
-
-# %% [markdown]
 # ## Watch it step by step
 # The same seed and the same calls always give the same trace — one virtual clock, a seeded random generator, no
 # wall time. The `Dashboard` is built on that: it calls a factory for a fresh Lab and replays it to any step, so

@@ -174,12 +174,6 @@ grading_01_3.verify("01.3", answer_3)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# > **Common belief vs. the source.** "The producer retries when the broker is busy." — In 4.9.7
-# > `DefaultMQProducer.retryResponseCodes` does not contain SYSTEM_BUSY, so `sendDefaultImpl` rethrows the
-# > `MQBrokerException` itself after one attempt (5.3.0 adds SYSTEM_BUSY to the set). Retry it in your own code,
-# > with a pause, or add the code with `addRetryResponseCode`.
-
-# %% [markdown]
 # "Another broker" needs another broker. `Solo` lives on broker-a only; broker-a answers SYSTEM_ERROR:
 
 # %%
@@ -274,11 +268,6 @@ check("01.5", answer_5, lab.sends[0].attempts)
 import rmqlab.course.grading as grading_01_5
 grading_01_5.verify("01.5", answer_5)
 ### END HIDDEN TESTS
-
-# %% [markdown]
-# > **Common belief vs. the source.** "Sync send retries 2 more times, each with 3 s." — The budget is shared
-# > (`sendDefaultImpl` checks `timeout < costTime` before each attempt); a timed-out first attempt leaves nothing, so the
-# > caller gets `sendDefaultImpl call timeout`. Retries help against *fast* failures.
 
 # %% [markdown]
 # Notice the `stored` row: the broker **did** store the message; only the response was late.

@@ -99,10 +99,6 @@ import rmqlab.course.grading as grading_03_1
 grading_03_1.verify("03.1", answer_1)
 ### END HIDDEN TESTS
 
-# %% [markdown]
-# > **Common belief vs. the source.** "Retries total ≈ 4 h 46 min." — exactly 17 140 s of delay, 17 deliveries, and the
-# > DLQ copy carries `reconsumeTimes` 17.
-
 # %%
 print(len(deliveries), "deliveries; DLQ copy reconsume_times =", dlq.get("reconsume_times"))
 
@@ -134,11 +130,6 @@ check("03.2", answer_2, dlq.time_ms // 1000)
 import rmqlab.course.grading as grading_03_2
 grading_03_2.verify("03.2", answer_2)
 ### END HIDDEN TESTS
-
-# %% [markdown]
-# > **Common belief vs. the source.** "maxReconsumeTimes > 16 is treated as 16." — the configured value travels in every
-# > send-back header; only the *delay level* is capped, by `CommitLog` at `maxDelayLevel`. max 20 → 21 deliveries,
-# > every retry from the 16th on 2 h apart.
 
 # %% [markdown]
 # ## Watch it step by step

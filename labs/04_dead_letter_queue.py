@@ -103,10 +103,6 @@ grading_04_1.verify("04.1", answer_1)
 # %% [markdown]
 # The dead-letter topic did not exist before: the broker creates it (`createTopicInSendMessageBackMethod`) the first
 # time one of the group's messages dies, on that broker.
-#
-# > **Common belief vs. the source.** "The DLQ is `%DLQ%group@group`." — `topic@group` is the broker *stats* key format;
-# > the topic is `MixAll.getDLQTopic(group)`. And "DLQ messages cannot be consumed (perm 2)" is true only up to 4.9.1:
-# > 4.9.2+ creates it read+write (perm 6).
 
 # %% [markdown]
 # ## One dead-letter topic per group

@@ -110,8 +110,7 @@ def offsets_over_time(times):
 print(offsets_over_time(["1.5s", "5.5s", "30s", "62s", "66s"]))
 
 # %% [markdown]
-# While `slow` runs, both say 1. When it finishes at 62 s the map empties and the client jumps to 5 — but the broker
-# keeps 1 until the next persist tick. That gap is the second way a crash costs duplicates.
+# Read the table row by row: when does each copy change, and what holds the client's copy back?
 #
 # ### Exercise 2 — predict, then run
 # The consumer crashes at 30 s (slow is still running) and restarts at 40 s from the broker's offset. How many

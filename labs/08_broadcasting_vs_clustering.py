@@ -112,12 +112,6 @@ grading_08_2.verify("08.2", answer_2)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# The offset moves past the failed message exactly as past a consumed one: a restart will not see it again. That is
-# what "dropped" means.
-#
-# > **Common belief vs. the source.** "A failed message is always retried." — only in CLUSTERING.
-# > `ConsumeMessageConcurrentlyService.processConsumeResult` drops failures in BROADCASTING.
-#
 # ### Exercise 3 — predict, then run
 # Does a BROADCASTING consumer subscribe `%RETRY%cg`? (`True` / `False`)
 

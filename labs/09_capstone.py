@@ -139,7 +139,7 @@ grading_09_2.verify("09.2", answer_2)
 # With that setting the queue moves on. But these payments were sent to one queue *because their order matters*.
 #
 # ### Exercise 3 — predict, then run
-# With `max_reconsume_times=5`, list the payments the listener completes in the first minute, in the order it
+# With the setting you found in exercise 2, list the payments the listener completes in the first minute, in the order it
 # completes them. Answer like `["p1", "p2"]`.
 
 # %% nbgrader={"grade": false, "grade_id": "ex09_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
@@ -149,7 +149,7 @@ answer_3 = ["p1", "p2", "p4", "p5"]
 ### END SOLUTION
 
 # %%
-fixed = deployed_lab(max_reconsume_times=5).run(until="1m")
+fixed = deployed_lab(max_reconsume_times=needed).run(until="1m")
 done = succeeded(fixed)
 
 # %% nbgrader={"grade": true, "grade_id": "ex09_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
