@@ -1,17 +1,20 @@
 # Entry points, all self-installing on a fresh machine with only Python 3.11 and pip:
-#   make lab     — opens JupyterLab on the student copy of the labs (build/student-labs, answers blanked)
-#   make teacher — opens JupyterLab on the solved labs in labs/ (jupytext pairs: edit the .py or the notebook)
+#   make lab     — opens a student's JupyterLab on the student copy of the labs (build/student-labs: answers
+#                  blanked, explanations sealed; no nbgrader tools, even where nbgrader is installed)
+#   make teacher — opens a teacher's JupyterLab on the solved labs in labs/ (jupytext pairs: edit the .py or the
+#                  notebook), with nbgrader's formgrader, Create Assignment and Validate
 #   make test    — runs the whole test suite (engine, widgets, notebooks under nbval, browser, site builds)
 #   make lite    — builds build/lite/, a JupyterLite site (Python in the browser) to put on any static host
 #   make docs    — builds build/docs/, the static documentation site
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-# Two install levels: what running the labs needs ([lab] and [teacher], whose nbgrader preprocessors make
-# the student copy), and everything (tests, site builds, benchmarks). Both with the versions CI tests with.
-PIP_INSTALL := $(PY) -m pip install --quiet -c constraints.txt
-LAB_STAMP   := $(VENV)/.lab-stamp
-STAMP       := $(VENV)/.installed-stamp
+# Install levels: what a student needs to run the labs ([lab]: no nbgrader, labs/make_student.py needs none), what a
+# teacher adds ([teacher]: nbgrader), and everything (tests, site builds, benchmarks). With the versions CI tests.
+PIP_INSTALL   := $(PY) -m pip install --quiet -c constraints.txt
+LAB_STAMP     := $(VENV)/.lab-stamp
+TEACHER_STAMP := $(VENV)/.teacher-stamp
+STAMP         := $(VENV)/.installed-stamp
 
 $(VENV)/.venv-stamp:
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,11 +22,15 @@ $(VENV)/.venv-stamp:
 	touch $@
 
 $(LAB_STAMP): pyproject.toml constraints.txt $(VENV)/.venv-stamp
+	$(PIP_INSTALL) -e '.[lab]'
+	touch $@
+
+$(TEACHER_STAMP): pyproject.toml constraints.txt $(LAB_STAMP)
 	$(PIP_INSTALL) -e '.[lab,teacher]'
 	touch $@
 
 $(VENV)/.lite-stamp: pyproject.toml constraints.txt $(LAB_STAMP)
-	$(PIP_INSTALL) -e '.[lab,teacher,lite]'
+	$(PIP_INSTALL) -e '.[lab,lite]'
 	touch $@
 
 $(VENV)/.docs-stamp: pyproject.toml constraints.txt $(LAB_STAMP)
@@ -38,15 +45,22 @@ $(STAMP): pyproject.toml constraints.txt $(LAB_STAMP)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # widgets.nodelay turns Nagle's algorithm off on kernel websockets: a Step click answers in ~25 ms, not ~65 ms.
 LAB_FLAGS  := $(ALLOW_ROOT) --ServerApp.jpserver_extensions='{"widgets.nodelay": True}'
+# Whose Jupyter: a config directory written by deploy/jupyter_roles.py (student: no nbgrader; teacher: all of it).
+# JUPYTER_PREFER_ENV_PATH=0 lets it win over the venv's own etc/jupyter, where nbgrader enables itself.
+ROLE_CONFIG = build/jupyter-$(1)
+AS_ROLE     = $(PY) deploy/jupyter_roles.py $(1) $(call ROLE_CONFIG,$(1)) >/dev/null && \
+              JUPYTER_PREFER_ENV_PATH=0 JUPYTER_CONFIG_DIR=$(call ROLE_CONFIG,$(1))
 
 .PHONY: lab teacher test bench student sync lite docs readme-shot
 # The student copy is rebuilt first; a notebook the student has changed is kept (labs/make_student.py).
 lab: student
 	@echo 'JupyterLab prints the URL to open below (http://localhost:8888/lab?token=…); Ctrl-C stops it.'
-	$(VENV)/bin/jupyter lab $(LAB_FLAGS) --notebook-dir=build/student-labs
+	$(call AS_ROLE,student) $(VENV)/bin/jupyter lab $(LAB_FLAGS) --notebook-dir=build/student-labs
 
-teacher: $(LAB_STAMP)
-	$(VENV)/bin/jupyter lab $(LAB_FLAGS) --notebook-dir=labs
+# The teacher's tools: nbgrader's formgrader and Create Assignment on the solved labs; `python -m teacher.compile`
+# after changing an answer (labs/NN_x.py), an explanation or a hint (teacher/) — docs/classroom.md.
+teacher: $(TEACHER_STAMP)
+	$(call AS_ROLE,teacher) $(VENV)/bin/jupyter lab $(LAB_FLAGS) --notebook-dir=labs
 
 # One pytest run: engine, widget and benchmark-harness tests, every notebook in labs/ under nbval (strict),
 # and the browser suite (tests/browser), which first makes sure Debian's chromium is installed.
