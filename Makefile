@@ -111,6 +111,14 @@ hub-load: $(STAMP)
 	command -v configurable-http-proxy >/dev/null || npm install --global configurable-http-proxy
 	RMQLAB_HUB_LOAD=1 $(PY) -m pytest -q -s -m hub tests/test_hub_load.py
 
+# Issue 31, a graded class on a real JupyterHub on 127.0.0.1: the teacher releases lab 08, three students fetch it,
+# answer (right, wrong, a cheat) and submit, the teacher collects and autogrades: 3, 0 and 0 points (~3 minutes on
+# two shared cores, so not part of make test). Installs jupyterhub and configurable-http-proxy if absent.
+.PHONY: hub-class
+hub-class: $(STAMP)
+	command -v configurable-http-proxy >/dev/null || npm install --global configurable-http-proxy
+	RMQLAB_HUB_CLASS=1 $(PY) -m pytest -q -s tests/test_hub_class.py
+
 # Issue 15 item 4, the long storm campaign: 500 seeds of bench/fault_storms.py, each 24 virtual hours of mixed faults
 # then 6 h healed (~8 CPU-s per seed: ~35 min on two free cores), checked by check_invariants and an independent
 # oracle; the summary and each failing seed, shrunk to a scenario file, go to build/storms/. Not part of make test
