@@ -121,7 +121,11 @@ def test_check_returns_nothing_and_reveals_only_after_a_prediction(capsys: pytes
     assert out.startswith("No prediction yet — replace the `...`")
     assert "17140" not in out and WHY["03.1"][:40] not in out.replace("\n", " ")
     check("03.1", "4h45m40s", 17140)
-    assert " ".join(lines(capsys)) == f"Right — 17140 s (4 h 45 m 40 s). {WHY['03.1']}"
+    out = lines(capsys)
+    assert "" in out  # the revealed common-belief box is its own paragraph
+    assert " ".join(line for line in out if line) == f"Right — 17140 s (4 h 45 m 40 s). {WHY['03.1']}".replace(
+        "\n\n", " "
+    )
 
 
 def test_far_miss_never_prints_the_answer_but_offers_show_me(

@@ -1,7 +1,7 @@
 """What a prediction means: how an answer is read and compared.
 
 Predictions are compared by meaning, not spelling (:func:`same`): ``"True"`` is ``True``, ``"4"`` is
-``4``, and for an exercise whose unit is a duration, ``17140``, ``"17 140 s"`` and ``"4h45m40s"`` are
+``4``, and for an exercise whose unit is a duration, ``7200``, ``"7 200 s"`` and ``"2h"`` are
 the same number of seconds (parsed with :func:`rmqlab.core.duration.parse_duration`). :func:`spellings` is the other
 direction: every way a notebook could write a value, which the leak test looks for.
 
@@ -29,7 +29,7 @@ _TRUE, _FALSE, _NONE = ("true", "yes"), ("false", "no"), ("none", "nothing", "nu
 
 
 def number(value: Any, unit: Unit | None) -> float | None:
-    """``value`` as a number in ``unit`` if it means one: ``4``, ``"17 140"``, and with a unit ``"4h45m40s"``."""
+    """``value`` as a number in ``unit`` if it means one: ``4``, ``"7 200"``, and with a unit ``"2h"``."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
@@ -38,7 +38,7 @@ def number(value: Any, unit: Unit | None) -> float | None:
         return None
     text = value.strip()
     if unit is not None and _NUMBER.match(bare := re.sub(rf"\s*{unit}$", "", text)):
-        text = bare  # "17 140 s" with unit "s" is the number 17140
+        text = bare  # "7 200 s" with unit "s" is the number 7200
     if _NUMBER.match(text):
         return float(re.sub(r"[ ,_\u00a0\u202f]", "", text))
     if unit is None:
@@ -66,8 +66,8 @@ def same(answer: Any, expected: Any, unit: Unit | None = None) -> bool:
     """Whether a prediction means the measured value: forgiving of spelling, strict about meaning.
 
     Words ignore case and surrounding spaces; ``"True"``/``"None"`` are the values; numbers compare by
-    value (``"17 140"`` is 17140, int vs float does not matter); with a ``unit``, durations are parsed
-    (``"4h45m40s"`` is 17140 s). A bool is never a number (``True`` is not ``1``), and sequences match
+    value (``"7 200"`` is 7200, int vs float does not matter); with a ``unit``, durations are parsed
+    (``"2h"`` is 7200 s). A bool is never a number (``True`` is not ``1``), and sequences match
     element by element (a list may stand for a tuple).
     """
     if isinstance(expected, bool) or expected is None:

@@ -6,8 +6,8 @@ answer or an explanation in plain text. The compiled bank (``rmqlab/course/bank.
 sources by ``python -m teacher.compile``) holds, per exercise, a *tag* for the right prediction and for each
 near miss that has a hint, and each explanation or hint encrypted under a key only that prediction gives:
 
-1. the prediction is put in one canonical spelling (:func:`canonical`: ``"17 140 s"``, ``17140`` and
-   ``"4h45m40s"`` all become ``"17140.0"`` for an exercise in seconds);
+1. the prediction is put in one canonical spelling (:func:`canonical`: ``"7 200 s"``, ``7200`` and
+   ``"2h"`` all become ``"7200.0"`` for an exercise in seconds);
 2. PBKDF2-HMAC-SHA256 of that spelling, salted with the course salt and the exercise id, gives a master key
    (:func:`master_key`);
 3. HMAC(master, ``"tag"``) is the tag compared with the bank's; HMAC(master, ``"key"``) is the key of an
@@ -59,7 +59,7 @@ def canonical(value: Any, kind: Kind, unit: Unit | None = None) -> str | None:
     """The one spelling of ``value`` read as ``kind`` (``None``: it cannot mean an answer of that kind).
 
     Exact built-in types only (``type(x) is int``, never a subclass): an object that claims to equal everything
-    is not a prediction. Words ignore case and spaces; numbers are compared by value (``"17 140"`` is 17140; with
+    is not a prediction. Words ignore case and spaces; numbers are compared by value (``"7 200"`` is 7200; with
     a unit, durations are parsed); a bool is never a number; sequences go element by element.
     """
     t = type(value)
