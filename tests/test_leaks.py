@@ -13,6 +13,8 @@ before any check.
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -135,4 +137,24 @@ def test_the_built_lite_site_when_there_is_one() -> None:
             with zipfile.ZipFile(path) as archive:
                 texts += [(f"{path.name}:{n}", archive.read(n).decode("utf-8", "replace")) for n in archive.namelist()
                           if Path(n).suffix in TEXT_SUFFIXES]  # fmt: skip
+    assert [leak for leak in _search(iter(texts)) if "sentence" in leak or "solution" in leak] == []
+
+
+def test_the_docs_site_shows_the_labs_as_released(tmp_path: Path) -> None:
+    """The documentation site (``make docs``: a public page) renders each lab without its solutions, hidden tests,
+    verdicts or score: no explanation sentence, no solution region; the pictures and tables stay."""
+    spec = importlib.util.spec_from_file_location("build_docs", ROOT / "docs" / "build_docs.py")
+    assert spec is not None and spec.loader is not None
+    build_docs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_docs)
+    build_docs.stage(tmp_path / "src")
+    texts, with_outputs = [], 0
+    for path in sorted((tmp_path / "src" / "labs").glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            with_outputs += bool(cell.get("outputs"))
+            outputs = "\n".join(json.dumps(o) for o in cell.get("outputs", []))
+            texts.append((f"{path.name} cell {cell.id}", f"{cell.source}\n{outputs}"))
+            assert "HIDDEN TESTS" not in cell.source and "BEGIN SOLUTION" not in cell.source
+    assert with_outputs > 50  # the runs' tables and pictures are still shown
     assert [leak for leak in _search(iter(texts)) if "sentence" in leak or "solution" in leak] == []
