@@ -31,8 +31,10 @@ from .answers import Unit, number
 
 __all__ = ["ITERATIONS", "Kind", "canonical", "kind_of", "master_key", "seal", "tag", "unseal"]
 
-ITERATIONS = 20_000
-"""PBKDF2 rounds per prediction: a few milliseconds a check here, tens in Pyodide's pure-Python fallback."""
+ITERATIONS = 2_000
+"""PBKDF2 rounds per prediction: a few milliseconds a check with OpenSSL, ~40 ms by the hmac-only fallback (which
+Pyodide without OpenSSL uses; a few times that in the browser). More rounds would not protect a small answer space
+(a count, a bool) and would make every check slow in the browser."""
 
 Kind = str | list[Any]
 """What an answer is: ``"word"`` (True/False/None), ``"number"``, ``"text"``, or a list of kinds (a sequence)."""
