@@ -324,3 +324,20 @@ def test_postbuild_leaves_binder_only_the_student_copy(tmp_path: Path) -> None:
     page = json.loads((prefix / "etc" / "jupyter" / "labconfig" / "page_config.json").read_text())
     assert page["disabledExtensions"] == {"@jupyter/nbgrader": True}
     assert "postBuild" in (DEPLOY / "image" / "appendix.Dockerfile").read_text()
+
+
+def test_make_teacher_writes_a_teachers_config_and_a_course_and_keeps_what_is_there(tmp_path: Path) -> None:
+    make_teacher = _load("make_teacher", DEPLOY / "nbgrader" / "make_teacher.py")
+    home = tmp_path / "teacher"
+    created = make_teacher.setup(ROOT, home)
+    solved = sorted((ROOT / "labs").glob("[0-9][0-9]*_*.ipynb"))
+    assert (home / "course" / "source" / "lab08" / "08_broadcasting_vs_clustering.ipynb").read_bytes() == (
+        ROOT / "labs" / "08_broadcasting_vs_clustering.ipynb"
+    ).read_bytes()
+    assert len(created) == 2 + 1 + len(solved)  # the role's two files, the course config, one source per lab
+    assert (home / "course" / "nbgrader_config.py").read_text() == (ROOT / "labs" / "nbgrader_config.py").read_text()
+    page = json.loads((home / ".jupyter" / "labconfig" / "page_config.json").read_text())
+    assert not any(page["disabledExtensions"].values())
+    (home / "course" / "nbgrader_config.py").write_text("# mine")
+    assert len(make_teacher.setup(ROOT, home)) == 2 and (home / "course" / "nbgrader_config.py").read_text() == "# mine"
+    assert make_teacher.assignment_of(Path("04b_stranded_retry_queues.ipynb")) == "lab04b"
