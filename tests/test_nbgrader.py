@@ -21,7 +21,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from rmqlab.course.autograde import check_predictions, submitted_answer
+from rmqlab.course.autograde import check_predictions, drop_widget_state, submitted_answer
 from rmqlab.course.exercises import exercises_of
 from teacher.compile import answers
 
@@ -229,3 +229,13 @@ def test_check_predictions_only_ever_adds_failures() -> None:
         ids[1]: [f"exercise {second}: two answer cells for one exercise"],
         ids[2]: [f"exercise {third}: no answer cell for this exercise"],
     }
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in LABS.glob("[0-9][0-9]*_*.ipynb")))
+def test_every_lab_without_widget_state_is_under_100_kb(name: str) -> None:
+    """What an autograded copy of each lab holds after drop_widget_state (the saved outputs are an executed run's):
+    no widget view or state, no dashboard picture, each under 100 KB."""
+    nb = nbformat.read(LABS / name, as_version=4)
+    drop_widget_state(nb, {})
+    text = nbformat.writes(nb)
+    assert "widget-view+json" not in text and len(text.encode()) < 100 * KILOBYTE, len(text.encode())

@@ -91,9 +91,12 @@ def check_predictions(nb: Any, resources: dict[str, Any]) -> tuple[Any, dict[str
 
 
 def drop_widget_state(nb: Any, resources: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-    """Remove saved widget state and widget views (their text/plain stand-in stays)."""
+    """Remove saved widget state and widget views, with the static HTML a dashboard offers beside its view (its
+    pictures: tens of KB each, which a teacher grading predictions does not need); the text/plain stand-in stays."""
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         for output in cell.get("outputs", []):
-            output.get("data", {}).pop(_WIDGET_VIEW, None)
+            data = output.get("data", {})
+            if data.pop(_WIDGET_VIEW, None) is not None:
+                data.pop("text/html", None)
     return nb, resources
