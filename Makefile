@@ -1,14 +1,16 @@
 # Entry points, all self-installing on a fresh machine with only Python 3.11 and pip:
-#   make lab     — opens JupyterLab on the student copy of the labs (build/student-labs, answers blanked)
-#   make teacher — opens JupyterLab on the solved labs in labs/ (jupytext pairs: edit the .py or the notebook)
+#   make lab     — opens a student's JupyterLab on the student copy of the labs (build/student-labs: answers
+#                  blanked, explanations sealed; no nbgrader tools, even where nbgrader is installed)
+#   make teacher — opens a teacher's JupyterLab on the solved labs in labs/ (jupytext pairs: edit the .py or the
+#                  notebook), with nbgrader's formgrader, Create Assignment and Validate
 #   make test    — runs the whole test suite (engine, widgets, notebooks under nbval, browser, site builds)
 #   make lite    — builds build/lite/, a JupyterLite site (Python in the browser) to put on any static host
 #   make docs    — builds build/docs/, the static documentation site
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-# Two install levels: what running the labs needs ([lab] and [teacher], whose nbgrader preprocessors make
-# the student copy), and everything (tests, site builds, benchmarks). Both with the versions CI tests with.
+# Install levels: what a student needs to run the labs ([lab]: no nbgrader, labs/make_student.py needs none), what a
+# teacher adds ([teacher]: nbgrader), and everything (tests, site builds, benchmarks). With the versions CI tests.
 # pip's own output (warnings, resolver notes, ~200 lines on a fresh machine) goes to build/pip.log, shown only if pip
 # fails: `make lab` prints what a person needs (what it is doing, where the labs are, the URL to open).
 PIP_LOG     := build/pip.log
@@ -16,6 +18,7 @@ LOGGED       = @sh -c 'mkdir -p build && echo "installing into $(VENV) (pip outp
                || { tail -n 25 $(PIP_LOG); echo "pip failed; the whole log: $(PIP_LOG)"; exit 1; }' logged
 PIP_INSTALL := $(LOGGED) $(PY) -m pip install --quiet -c constraints.txt
 LAB_STAMP   := $(VENV)/.lab-stamp
+TEACHER_STAMP := $(VENV)/.teacher-stamp
 STAMP       := $(VENV)/.installed-stamp
 
 $(VENV)/.venv-stamp:
@@ -24,12 +27,16 @@ $(VENV)/.venv-stamp:
 	touch $@
 
 $(LAB_STAMP): pyproject.toml constraints.txt $(VENV)/.venv-stamp
+	$(PIP_INSTALL) -e '.[lab]'
+	touch $@
+
+$(TEACHER_STAMP): pyproject.toml constraints.txt $(LAB_STAMP)
 	$(PIP_INSTALL) -e '.[lab,teacher]'
 	touch $@
 
 # --park: the Pyodide kernel's lab extension only works in the Lite site; in JupyterLab's path it fails on every page
 $(VENV)/.lite-stamp: pyproject.toml constraints.txt $(LAB_STAMP)
-	$(PIP_INSTALL) -e '.[lab,teacher,lite]'
+	$(PIP_INSTALL) -e '.[lab,lite]'
 	$(PY) lite/build_lite.py --park
 	touch $@
 
@@ -48,16 +55,23 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 LAB_FLAGS  := $(ALLOW_ROOT) --ServerApp.jpserver_extensions='{"rmqlab.widgets.nodelay": True}'
 # make lab: warnings and the URL banner only, not the server's and JupyterLab's start-up notes
 QUIET_LAB  := --ServerApp.log_level=WARN --LabApp.log_level=WARN
+# Whose Jupyter: a config directory written by deploy/jupyter_roles.py (student: no nbgrader; teacher: all of it).
+# JUPYTER_PREFER_ENV_PATH=0 lets it win over the venv's own etc/jupyter, where nbgrader enables itself.
+ROLE_CONFIG = build/jupyter-$(1)
+AS_ROLE     = $(PY) deploy/jupyter_roles.py $(1) $(call ROLE_CONFIG,$(1)) >/dev/null && \
+              JUPYTER_PREFER_ENV_PATH=0 JUPYTER_CONFIG_DIR=$(call ROLE_CONFIG,$(1))
 
 .PHONY: lab teacher test bench student sync lite docs readme-shot
 # The student copy is rebuilt first; a notebook the student has changed is kept (labs/make_student.py).
 lab: student
 	@echo 'The labs are in build/student-labs (start with 00_tour.ipynb; your answers there are kept by the next make lab).'
 	@echo 'Open the URL JupyterLab prints below (http://localhost:8888/lab?token=…); Ctrl-C stops it.'
-	@$(VENV)/bin/jupyter lab $(LAB_FLAGS) $(QUIET_LAB) --notebook-dir=build/student-labs
+	@$(call AS_ROLE,student) $(VENV)/bin/jupyter lab $(LAB_FLAGS) $(QUIET_LAB) --notebook-dir=build/student-labs
 
-teacher: $(LAB_STAMP)
-	$(VENV)/bin/jupyter lab $(LAB_FLAGS) --notebook-dir=labs
+# The teacher's tools: nbgrader's formgrader and Create Assignment on the solved labs; `python -m teacher.compile`
+# after changing an answer (labs/NN_x.py), an explanation or a hint (teacher/) — docs/classroom.md.
+teacher: $(TEACHER_STAMP)
+	$(call AS_ROLE,teacher) $(VENV)/bin/jupyter lab $(LAB_FLAGS) $(QUIET_LAB) --notebook-dir=labs
 
 # One pytest run: engine, widget and benchmark-harness tests, every notebook in labs/ under nbval (strict),
 # and the browser suite (tests/browser), which first makes sure Debian's chromium is installed.
@@ -107,6 +121,14 @@ hub-load: $(STAMP)
 	$(PY) -c 'import jupyterhub' 2>/dev/null || $(PY) -m pip install --quiet 'jupyterhub>=6,<7'
 	command -v configurable-http-proxy >/dev/null || npm install --global configurable-http-proxy
 	RMQLAB_HUB_LOAD=1 $(PY) -m pytest -q -s -m hub tests/test_hub_load.py
+
+# Issue 31, a graded class on a real JupyterHub on 127.0.0.1: the teacher releases lab 08, three students fetch it,
+# answer (right, wrong, a cheat) and submit, the teacher collects and autogrades: 3, 0 and 0 points (~3 minutes on
+# two shared cores, so not part of make test). Installs jupyterhub and configurable-http-proxy if absent.
+.PHONY: hub-class
+hub-class: $(STAMP)
+	command -v configurable-http-proxy >/dev/null || npm install --global configurable-http-proxy
+	RMQLAB_HUB_CLASS=1 $(PY) -m pytest -q -s tests/test_hub_class.py
 
 # Issue 15 item 4, the long storm campaign: 500 seeds of bench/fault_storms.py, each 24 virtual hours of mixed faults
 # then 6 h healed (~8 CPU-s per seed: ~35 min on two free cores), checked by check_invariants and an independent

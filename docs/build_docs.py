@@ -32,11 +32,26 @@ PAGES = {"classroom.md": "A whole class", "state.md": "Reading and setting state
 """The hand-written pages in docs/, with their titles in the navigation."""
 
 
+REGION = re.compile(r"\n?### BEGIN (SOLUTION|HIDDEN TESTS)\n.*?### END \1\n?", re.S)
+"""A solution or hidden-test region: a public page must not show it (issue 31)."""
+
+
+def _as_released(cell: Any) -> None:
+    """The page shows a lab as a student gets it, not solved: no solution region, no hidden test, and no verdict
+    (a check's "Right — …" states the answer and its explanation; the score lists the verdicts)."""
+    cell.source = REGION.sub("\n", cell.source).rstrip()
+    grading = cell.get("metadata", {}).get("nbgrader", {})
+    if grading.get("grade") or (cell.cell_type == "code" and cell.source.startswith("score(")):
+        cell.outputs = []
+
+
 def static_notebook(src: Path, dest: Path) -> int:
-    """Copy a lab keeping outputs, with widget views replaced by their static HTML; returns outputs changed."""
+    """Copy a lab as released (:func:`_as_released`) keeping its other outputs, widget views replaced by their
+    static HTML; returns outputs changed."""
     nb = nbformat.read(src, as_version=4)
     changed = 0
     for cell in nb.cells:
+        _as_released(cell)
         for out in cell.get("outputs", []):
             data = out.get("data", {})
             if WIDGET_VIEW in data and "text/html" in data:

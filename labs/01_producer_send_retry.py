@@ -95,7 +95,8 @@ show_trace(lab.trace, *SEND, msg_id="M0002")
 # %% nbgrader={"grade": true, "grade_id": "ex01_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("01.1", answer_1, lab.sends[1].attempts)
 ### BEGIN HIDDEN TESTS
-assert_right("01.1")
+import rmqlab.course.grading as grading_01_1
+grading_01_1.verify("01.1", answer_1)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -124,7 +125,8 @@ retry = next(e for e in lab.trace.of_kind("send_attempt") if e.msg_id == "M0002"
 # %% nbgrader={"grade": true, "grade_id": "ex01_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("01.2", answer_2, retry.get("queue_id"))
 ### BEGIN HIDDEN TESTS
-assert_right("01.2")
+import rmqlab.course.grading as grading_01_2
+grading_01_2.verify("01.2", answer_2)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -167,14 +169,9 @@ show_trace(lab.trace, *SEND)
 # %% nbgrader={"grade": true, "grade_id": "ex01_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("01.3", answer_3, lab.sends[0].attempts)
 ### BEGIN HIDDEN TESTS
-assert_right("01.3")
+import rmqlab.course.grading as grading_01_3
+grading_01_3.verify("01.3", answer_3)
 ### END HIDDEN TESTS
-
-# %% [markdown]
-# > **Common belief vs. the source.** "The producer retries when the broker is busy." — In 4.9.7
-# > `DefaultMQProducer.retryResponseCodes` does not contain SYSTEM_BUSY, so `sendDefaultImpl` rethrows the
-# > `MQBrokerException` itself after one attempt (5.3.0 adds SYSTEM_BUSY to the set). Retry it in your own code,
-# > with a pause, or add the code with `addRetryResponseCode`.
 
 # %% [markdown]
 # "Another broker" needs another broker. `Solo` lives on broker-a only; broker-a answers SYSTEM_ERROR:
@@ -234,7 +231,8 @@ print("the caller gets:", lab.sends[0].result.send_status.value, "| exception:",
 # %% nbgrader={"grade": true, "grade_id": "ex01_4", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("01.4", answer_4, copies)
 ### BEGIN HIDDEN TESTS
-assert_right("01.4")
+import rmqlab.course.grading as grading_01_4
+grading_01_4.verify("01.4", answer_4)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -267,13 +265,9 @@ show_trace(lab.trace, *SEND, "stored")
 # %% nbgrader={"grade": true, "grade_id": "ex01_5", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("01.5", answer_5, lab.sends[0].attempts)
 ### BEGIN HIDDEN TESTS
-assert_right("01.5")
+import rmqlab.course.grading as grading_01_5
+grading_01_5.verify("01.5", answer_5)
 ### END HIDDEN TESTS
-
-# %% [markdown]
-# > **Common belief vs. the source.** "Sync send retries 2 more times, each with 3 s." — The budget is shared
-# > (`sendDefaultImpl` checks `timeout < costTime` before each attempt); a timed-out first attempt leaves nothing, so the
-# > caller gets `sendDefaultImpl call timeout`. Retries help against *fast* failures.
 
 # %% [markdown]
 # Notice the `stored` row: the broker **did** store the message; only the response was late.
@@ -301,7 +295,8 @@ stored = lab.trace.of_kind("stored")
 # %% nbgrader={"grade": true, "grade_id": "ex01_6", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("01.6", answer_6, len(stored))
 ### BEGIN HIDDEN TESTS
-assert_right("01.6")
+import rmqlab.course.grading as grading_01_6
+grading_01_6.verify("01.6", answer_6)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -347,7 +342,8 @@ out_until = lab.trace.first("send_result", msg_id="M0001").get("not_available_un
 # %% nbgrader={"grade": true, "grade_id": "ex01_7", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("01.7", answer_7, out_until)
 ### BEGIN HIDDEN TESTS
-assert_right("01.7")
+import rmqlab.course.grading as grading_01_7
+grading_01_7.verify("01.7", answer_7)
 ### END HIDDEN TESTS
 
 # %% [markdown]

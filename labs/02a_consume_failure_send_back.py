@@ -107,7 +107,8 @@ show_trace(lab.trace, "send_back")
 # %% nbgrader={"grade": true, "grade_id": "ex02a_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("02a.1", answer_1, len(lab.trace.of_kind("send_back")))
 ### BEGIN HIDDEN TESTS
-assert_right("02a.1")
+import rmqlab.course.grading as grading_02a_1
+grading_02a_1.verify("02a.1", answer_1)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -156,7 +157,8 @@ third = lab.trace.of_kind("delivered")[2]
 # %% nbgrader={"grade": true, "grade_id": "ex02a_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("02a.2", answer_2, third.time_ms // 1000)
 ### BEGIN HIDDEN TESTS
-assert_right("02a.2")
+import rmqlab.course.grading as grading_02a_2
+grading_02a_2.verify("02a.2", answer_2)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -193,7 +195,8 @@ print(table([[m.topic, m.queue_id, m.reconsume_times] for m in lab.brokers["brok
 # %% nbgrader={"grade": true, "grade_id": "ex02a_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("02a.3", answer_3, seen[1])
 ### BEGIN HIDDEN TESTS
-assert_right("02a.3")
+import rmqlab.course.grading as grading_02a_3
+grading_02a_3.verify("02a.3", answer_3)
 ### END HIDDEN TESTS
 
 # %% [markdown]

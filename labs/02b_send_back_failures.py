@@ -125,7 +125,8 @@ retry_copy = lab.trace.of_kind("scheduled")[0]
 # %% nbgrader={"grade": true, "grade_id": "ex02b_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("02b.1", answer_1, retry_copy.get("reconsume_times"))
 ### BEGIN HIDDEN TESTS
-assert_right("02b.1")
+import rmqlab.course.grading as grading_02b_1
+grading_02b_1.verify("02b.1", answer_1)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -178,7 +179,8 @@ second = lab.trace.of_kind("delivered")[1]
 # %% nbgrader={"grade": true, "grade_id": "ex02b_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("02b.2", answer_2, second.time_ms // 1000)
 ### BEGIN HIDDEN TESTS
-assert_right("02b.2")
+import rmqlab.course.grading as grading_02b_2
+grading_02b_2.verify("02b.2", answer_2)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -249,7 +251,8 @@ deliveries = len(lab.trace.of_kind("delivered"))
 # %% nbgrader={"grade": true, "grade_id": "ex02b_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("02b.3", answer_3, deliveries)
 ### BEGIN HIDDEN TESTS
-assert_right("02b.3")
+import rmqlab.course.grading as grading_02b_3
+grading_02b_3.verify("02b.3", answer_3)
 ### END HIDDEN TESTS
 
 # %% [markdown]

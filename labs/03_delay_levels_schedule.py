@@ -95,12 +95,9 @@ dlq = lab.trace.of_kind("dead_lettered")[0]
 # %% nbgrader={"grade": true, "grade_id": "ex03_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("03.1", answer_1, dlq.time_ms // 1000)
 ### BEGIN HIDDEN TESTS
-assert_right("03.1")
+import rmqlab.course.grading as grading_03_1
+grading_03_1.verify("03.1", answer_1)
 ### END HIDDEN TESTS
-
-# %% [markdown]
-# > **Common belief vs. the source.** "Retries total ≈ 4 h 46 min." — exactly 17 140 s of delay, 17 deliveries, and the
-# > DLQ copy carries `reconsumeTimes` 17.
 
 # %%
 print(len(deliveries), "deliveries; DLQ copy reconsume_times =", dlq.get("reconsume_times"))
@@ -130,13 +127,9 @@ print(len(lab.trace.of_kind("delivered")), "deliveries")
 # %% nbgrader={"grade": true, "grade_id": "ex03_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("03.2", answer_2, dlq.time_ms // 1000)
 ### BEGIN HIDDEN TESTS
-assert_right("03.2")
+import rmqlab.course.grading as grading_03_2
+grading_03_2.verify("03.2", answer_2)
 ### END HIDDEN TESTS
-
-# %% [markdown]
-# > **Common belief vs. the source.** "maxReconsumeTimes > 16 is treated as 16." — the configured value travels in every
-# > send-back header; only the *delay level* is capped, by `CommitLog` at `maxDelayLevel`. max 20 → 21 deliveries,
-# > every retry from the 16th on 2 h apart.
 
 # %% [markdown]
 # ## Watch it step by step
@@ -213,7 +206,8 @@ late_deliveries = later_crash.trace.where("delivered", msg_id=late_id)
 # %% nbgrader={"grade": true, "grade_id": "ex03_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("03.3", answer_3, len(late_deliveries))
 ### BEGIN HIDDEN TESTS
-assert_right("03.3")
+import rmqlab.course.grading as grading_03_3
+grading_03_3.verify("03.3", answer_3)
 ### END HIDDEN TESTS
 
 # %%

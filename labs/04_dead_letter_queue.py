@@ -96,16 +96,13 @@ print(dlq_name, "read/write queues:", cfg.read_queue_nums, cfg.write_queue_nums,
 # %% nbgrader={"grade": true, "grade_id": "ex04_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("04.1", answer_1, (dlq_name, cfg.read_queue_nums))
 ### BEGIN HIDDEN TESTS
-assert_right("04.1")
+import rmqlab.course.grading as grading_04_1
+grading_04_1.verify("04.1", answer_1)
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # The dead-letter topic did not exist before: the broker creates it (`createTopicInSendMessageBackMethod`) the first
 # time one of the group's messages dies, on that broker.
-#
-# > **Common belief vs. the source.** "The DLQ is `%DLQ%group@group`." — `topic@group` is the broker *stats* key format;
-# > the topic is `MixAll.getDLQTopic(group)`. And "DLQ messages cannot be consumed (perm 2)" is true only up to 4.9.1:
-# > 4.9.2+ creates it read+write (perm 6).
 
 # %% [markdown]
 # ## One dead-letter topic per group
@@ -138,7 +135,8 @@ print(table([[m.msg_id, m.topic, m.queue_id, m.properties["RETRY_TOPIC"]] for m 
 # %% nbgrader={"grade": true, "grade_id": "ex04_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("04.2", answer_2, len(dlq_topics))
 ### BEGIN HIDDEN TESTS
-assert_right("04.2")
+import rmqlab.course.grading as grading_04_2
+grading_04_2.verify("04.2", answer_2)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -196,7 +194,8 @@ fallback_deliveries = len(fb.trace.of_kind("delivered"))
 # %% nbgrader={"grade": true, "grade_id": "ex04_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("04.3", answer_3, fallback_deliveries)
 ### BEGIN HIDDEN TESTS
-assert_right("04.3")
+import rmqlab.course.grading as grading_04_3
+grading_04_3.verify("04.3", answer_3)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -272,7 +271,8 @@ print("topics stored on broker-a:", stored)
 # %% nbgrader={"grade": true, "grade_id": "ex04_4", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("04.4", answer_4, ended_in)
 ### BEGIN HIDDEN TESTS
-assert_right("04.4")
+import rmqlab.course.grading as grading_04_4
+grading_04_4.verify("04.4", answer_4)
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -80,7 +80,8 @@ print("route of %RETRY%cg:", [(q.broker_name, q.read_queue_nums, q.write_queue_n
 # %% nbgrader={"grade": true, "grade_id": "ex04b_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("04b.1", answer_1, route.queue_datas[0].read_queue_nums)
 ### BEGIN HIDDEN TESTS
-assert_right("04b.1")
+import rmqlab.course.grading as grading_04b_1
+grading_04b_1.verify("04b.1", answer_1)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -118,7 +119,8 @@ show_trace(freed, fields=("queue", "reconsume_times"))
 # %% nbgrader={"grade": true, "grade_id": "ex04b_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("04b.2", answer_2, freed[0].time_ms // 1000)
 ### BEGIN HIDDEN TESTS
-assert_right("04b.2")
+import rmqlab.course.grading as grading_04b_2
+grading_04b_2.verify("04b.2", answer_2)
 ### END HIDDEN TESTS
 
 # %% [markdown]

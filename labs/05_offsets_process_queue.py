@@ -80,7 +80,8 @@ committed = c.offset_store.offset_table[mq]
 # %% nbgrader={"grade": true, "grade_id": "ex05_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("05.1", answer_1, committed)
 ### BEGIN HIDDEN TESTS
-assert_right("05.1")
+import rmqlab.course.grading as grading_05_1
+grading_05_1.verify("05.1", answer_1)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -109,8 +110,7 @@ def offsets_over_time(times):
 print(offsets_over_time(["1.5s", "5.5s", "30s", "62s", "66s"]))
 
 # %% [markdown]
-# While `slow` runs, both say 1. When it finishes at 62 s the map empties and the client jumps to 5 — but the broker
-# keeps 1 until the next persist tick. That gap is the second way a crash costs duplicates.
+# Read the table row by row: when does each copy change, and what holds the client's copy back?
 #
 # ### Exercise 2 — predict, then run
 # The consumer crashes at 30 s (slow is still running) and restarts at 40 s from the broker's offset. How many
@@ -132,7 +132,8 @@ again = [e for e in lab.trace.of_kind("delivered") if e.time_ms >= 40_000]
 # %% nbgrader={"grade": true, "grade_id": "ex05_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("05.2", answer_2, len(again))
 ### BEGIN HIDDEN TESTS
-assert_right("05.2")
+import rmqlab.course.grading as grading_05_2
+grading_05_2.verify("05.2", answer_2)
 ### END HIDDEN TESTS
 
 # %%
@@ -159,7 +160,8 @@ restart_offset = min(e.get("queue_offset") for e in lab.trace.of_kind("delivered
 # %% nbgrader={"grade": true, "grade_id": "ex05_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("05.3", answer_3, restart_offset)
 ### BEGIN HIDDEN TESTS
-assert_right("05.3")
+import rmqlab.course.grading as grading_05_3
+grading_05_3.verify("05.3", answer_3)
 ### END HIDDEN TESTS
 
 # %%

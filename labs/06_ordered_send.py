@@ -118,7 +118,8 @@ at_10s = sends[3][1]
 # %% nbgrader={"grade": true, "grade_id": "ex06_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("06.1", answer_1, at_10s.attempts)
 ### BEGIN HIDDEN TESTS
-assert_right("06.1")
+import rmqlab.course.grading as grading_06_1
+grading_06_1.verify("06.1", answer_1)
 ### END HIDDEN TESTS
 
 # %%
@@ -146,7 +147,8 @@ where = f"TopicTest@{late.get('broker')}:{late.get('queue_id')}"
 # %% nbgrader={"grade": true, "grade_id": "ex06_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("06.2", answer_2, where)
 ### BEGIN HIDDEN TESTS
-assert_right("06.2")
+import rmqlab.course.grading as grading_06_2
+grading_06_2.verify("06.2", answer_2)
 ### END HIDDEN TESTS
 
 # %%
@@ -179,7 +181,8 @@ stored = [e for e in lab.trace.of_kind("stored") if e.msg_id == "M0001"]
 # %% nbgrader={"grade": true, "grade_id": "ex06_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("06.3", answer_3, bool(stored))
 ### BEGIN HIDDEN TESTS
-assert_right("06.3")
+import rmqlab.course.grading as grading_06_3
+grading_06_3.verify("06.3", answer_3)
 ### END HIDDEN TESTS
 
 # %%
@@ -231,7 +234,8 @@ order_3 = [e for e in lab.trace.of_kind("stored") if e.msg_id in order_3_ids]
 # %% nbgrader={"grade": true, "grade_id": "ex06_4", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("06.4", answer_4, len(order_3))
 ### BEGIN HIDDEN TESTS
-assert_right("06.4")
+import rmqlab.course.grading as grading_06_4
+grading_06_4.verify("06.4", answer_4)
 ### END HIDDEN TESTS
 
 # %%

@@ -88,7 +88,8 @@ bad = [e for e in lab.trace.of_kind("delivered") if e.msg_id == "M0002"]
 # %% nbgrader={"grade": true, "grade_id": "ex07_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("07.1", answer_1, len(bad))
 ### BEGIN HIDDEN TESTS
-assert_right("07.1")
+import rmqlab.course.grading as grading_07_1
+grading_07_1.verify("07.1", answer_1)
 ### END HIDDEN TESTS
 
 # %%
@@ -132,7 +133,8 @@ sent_back = lab.trace.of_kind("send_back")[0]
 # %% nbgrader={"grade": true, "grade_id": "ex07_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("07.2", answer_2, sent_back.time_ms // 1000)
 ### BEGIN HIDDEN TESTS
-assert_right("07.2")
+import rmqlab.course.grading as grading_07_2
+grading_07_2.verify("07.2", answer_2)
 ### END HIDDEN TESTS
 
 # %%
@@ -230,7 +232,8 @@ held = locks_held(lab, c)
 # %% nbgrader={"grade": true, "grade_id": "ex07_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("07.3", answer_3, held)
 ### BEGIN HIDDEN TESTS
-assert_right("07.3")
+import rmqlab.course.grading as grading_07_3
+grading_07_3.verify("07.3", answer_3)
 ### END HIDDEN TESTS
 
 # %%
@@ -278,7 +281,8 @@ last_before_heal = max(e.time_ms for e in lab.trace.of_kind("delivered") if e.ti
 # %% nbgrader={"grade": true, "grade_id": "ex07_4", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("07.4", answer_4, last_before_heal // 1000)
 ### BEGIN HIDDEN TESTS
-assert_right("07.4")
+import rmqlab.course.grading as grading_07_4
+grading_07_4.verify("07.4", answer_4)
 ### END HIDDEN TESTS
 
 # %%
@@ -316,7 +320,8 @@ got = [e for e in lab.trace.of_kind("lock_acquired") if e.actor == "consumer:c2"
 # %% nbgrader={"grade": true, "grade_id": "ex07_5", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("07.5", answer_5, got[0].time_ms // 1000)
 ### BEGIN HIDDEN TESTS
-assert_right("07.5")
+import rmqlab.course.grading as grading_07_5
+grading_07_5.verify("07.5", answer_5)
 ### END HIDDEN TESTS
 
 # %%
@@ -380,7 +385,8 @@ m0001 = [e for e in lab.trace.of_kind("delivered") if e.msg_id == "M0001"]
 # %% nbgrader={"grade": true, "grade_id": "ex07_6", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("07.6", answer_6, len(m0001))
 ### BEGIN HIDDEN TESTS
-assert_right("07.6")
+import rmqlab.course.grading as grading_07_6
+grading_07_6.verify("07.6", answer_6)
 ### END HIDDEN TESTS
 
 # %%
@@ -458,7 +464,8 @@ before_switch = order.index(next(q for q in order if q != order[0]))
 # %% nbgrader={"grade": true, "grade_id": "ex07_7", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("07.7", answer_7, before_switch)
 ### BEGIN HIDDEN TESTS
-assert_right("07.7")
+import rmqlab.course.grading as grading_07_7
+grading_07_7.verify("07.7", answer_7)
 ### END HIDDEN TESTS
 
 # %%
@@ -511,7 +518,8 @@ held_offset = c.offset_store.offset_table[mq]
 # %% nbgrader={"grade": true, "grade_id": "ex07_8", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("07.8", answer_8, held_offset)
 ### BEGIN HIDDEN TESTS
-assert_right("07.8")
+import rmqlab.course.grading as grading_07_8
+grading_07_8.verify("07.8", answer_8)
 ### END HIDDEN TESTS
 
 # %%
@@ -586,7 +594,8 @@ dead = lab.trace.of_kind("dead_lettered")
 # %% nbgrader={"grade": true, "grade_id": "ex07_9", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("07.9", answer_9, len(dead))
 ### BEGIN HIDDEN TESTS
-assert_right("07.9")
+import rmqlab.course.grading as grading_07_9
+grading_07_9.verify("07.9", answer_9)
 ### END HIDDEN TESTS
 
 # %%

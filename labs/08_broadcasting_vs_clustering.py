@@ -79,7 +79,8 @@ deliveries = lab.trace.of_kind("delivered")
 # %% nbgrader={"grade": true, "grade_id": "ex08_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("08.1", answer_1, len(deliveries))
 ### BEGIN HIDDEN TESTS
-assert_right("08.1")
+import rmqlab.course.grading as grading_08_1
+grading_08_1.verify("08.1", answer_1)
 ### END HIDDEN TESTS
 
 # %%
@@ -106,16 +107,11 @@ after_drop = c1.offset_store.offset_table[queue_0]
 # %% nbgrader={"grade": true, "grade_id": "ex08_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("08.2", answer_2, after_drop)
 ### BEGIN HIDDEN TESTS
-assert_right("08.2")
+import rmqlab.course.grading as grading_08_2
+grading_08_2.verify("08.2", answer_2)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# The offset moves past the failed message exactly as past a consumed one: a restart will not see it again. That is
-# what "dropped" means.
-#
-# > **Common belief vs. the source.** "A failed message is always retried." — only in CLUSTERING.
-# > `ConsumeMessageConcurrentlyService.processConsumeResult` drops failures in BROADCASTING.
-#
 # ### Exercise 3 — predict, then run
 # Does a BROADCASTING consumer subscribe `%RETRY%cg`? (`True` / `False`)
 
@@ -131,7 +127,8 @@ topics = sorted({e.get("topic") for e in lab.trace.of_kind("rebalanced")})
 # %% nbgrader={"grade": true, "grade_id": "ex08_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("08.3", answer_3, "%RETRY%cg" in topics)
 ### BEGIN HIDDEN TESTS
-assert_right("08.3")
+import rmqlab.course.grading as grading_08_3
+grading_08_3.verify("08.3", answer_3)
 ### END HIDDEN TESTS
 
 # %%

@@ -92,7 +92,8 @@ stored_offset = lab.brokers["broker-a"].consumer_offsets.get(("pay-cg", "Payment
 # %% nbgrader={"grade": true, "grade_id": "ex09_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("09.1", answer_1, stored_offset)
 ### BEGIN HIDDEN TESTS
-assert_right("09.1")
+import rmqlab.course.grading as grading_09_1
+grading_09_1.verify("09.1", answer_1)
 ### END HIDDEN TESTS
 
 # %%
@@ -129,7 +130,8 @@ needed = next(n for n in range(20) if deliveries_of_bad_card(n) == 6)
 # %% nbgrader={"grade": true, "grade_id": "ex09_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("09.2", answer_2, needed)
 ### BEGIN HIDDEN TESTS
-assert_right("09.2")
+import rmqlab.course.grading as grading_09_2
+grading_09_2.verify("09.2", answer_2)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -137,7 +139,7 @@ assert_right("09.2")
 # With that setting the queue moves on. But these payments were sent to one queue *because their order matters*.
 #
 # ### Exercise 3 — predict, then run
-# With `max_reconsume_times=5`, list the payments the listener completes in the first minute, in the order it
+# With the setting you found in exercise 2, list the payments the listener completes in the first minute, in the order it
 # completes them. Answer like `["p1", "p2"]`.
 
 # %% nbgrader={"grade": false, "grade_id": "ex09_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
@@ -147,13 +149,14 @@ answer_3 = ["p1", "p2", "p4", "p5"]
 ### END SOLUTION
 
 # %%
-fixed = deployed_lab(max_reconsume_times=5).run(until="1m")
+fixed = deployed_lab(max_reconsume_times=needed).run(until="1m")
 done = succeeded(fixed)
 
 # %% nbgrader={"grade": true, "grade_id": "ex09_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("09.3", answer_3, done)
 ### BEGIN HIDDEN TESTS
-assert_right("09.3")
+import rmqlab.course.grading as grading_09_3
+grading_09_3.verify("09.3", answer_3)
 ### END HIDDEN TESTS
 
 # %%

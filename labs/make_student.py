@@ -5,12 +5,13 @@ Usage::
     python labs/make_student.py labs build/student-labs            # keeps notebooks a student has changed
     python labs/make_student.py --force labs build/student-labs    # overwrites them
 
-Each notebook goes through the preprocessors ``nbgrader generate_assignment`` runs: ``ClearSolutions``
-(the ``### BEGIN SOLUTION`` region of each answer cell goes, leaving ``answer_1 = ...  # ← your
-prediction``), ``ClearHiddenTests`` (the check cell's ``assert_right`` for the autograder goes),
-``LockCells`` and ``ClearOutput`` (a saved "Right — …" verdict would give the answer away). The pairing
-with the jupytext source and the execution hash are dropped: a student's copy is a plain notebook.
-``README.md`` is copied as it is.
+Each notebook goes through the steps ``nbgrader generate_assignment`` runs, done here with nbformat alone so that
+a student's environment needs no nbgrader (``tests/test_student_copy.py`` checks the result is nbgrader's): clear
+the solutions (the ``### BEGIN SOLUTION`` region of each answer cell goes, leaving ``answer_1 = ...  # ← your
+prediction``), clear the hidden tests (the check cell's call to the grader goes), lock the cells (answer cells
+undeletable, check and read-only cells also uneditable) and clear the outputs (a saved "Right — …" verdict would
+give the answer away). The pairing with the jupytext source and the execution hash are dropped: a student's copy is
+a plain notebook. ``README.md`` is copied as it is.
 
 A notebook the student has edited since it was written (its cells no longer hash to what this tool
 wrote) is kept, so ``make lab`` never throws away a student's predictions; ``--force`` overwrites.
@@ -26,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
-from nbgrader.preprocessors import ClearHiddenTests, ClearOutput, ClearSolutions, LockCells  # type: ignore[import-untyped]
 
 CODE_STUB = ""
 """What replaces a solution region: nothing, since the line above it already reads ``answer_1 = ...``.
@@ -42,20 +42,51 @@ def _cells_hash(nb: Any) -> str:
     return hashlib.sha256(json.dumps(data).encode()).hexdigest()
 
 
+REGIONS = (
+    ("### BEGIN SOLUTION", "### END SOLUTION", CODE_STUB),
+    ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS", None),
+)
+"""What goes from a cell: (first line, last line, what replaces the region — ``None``: nothing, not even a line)."""
+CLEARED_METADATA = ("collapsed", "scrolled", "execution")
+
+
+def _without_regions(source: str) -> str:
+    lines: list[str] = []
+    inside: tuple[str, str, str | None] | None = None
+    for line in source.split("\n"):
+        if inside is None:
+            inside = next((r for r in REGIONS if r[0] in line), None)
+            if inside is None:
+                lines.append(line)
+            elif inside[2] is not None:
+                lines += inside[2].split("\n")
+        elif inside[1] in line:
+            inside = None
+    if inside is not None:
+        raise ValueError(f"a region opened by {inside[0]!r} is never closed by {inside[1]!r}")
+    return "\n".join(lines).rstrip()  # the empty stub leaves a trailing newline
+
+
+def _lock(cell: Any) -> None:
+    """nbgrader's LockCells: answer cells cannot be deleted; check and read-only cells neither deleted nor edited."""
+    meta = cell.metadata.get("nbgrader", {})
+    if meta.get("solution"):
+        cell.metadata["deletable"] = False
+    elif meta.get("grade") or meta.get("locked"):
+        cell.metadata["deletable"] = False
+        cell.metadata["editable"] = False
+
+
 def studentize(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Return ``nb`` as released to students (in place, and returned for chaining)."""
-    resources: dict[str, Any] = {}
-    for step in (
-        ClearSolutions(code_stub={"python": CODE_STUB}),
-        ClearHiddenTests(),
-        LockCells(),
-        ClearOutput(),
-    ):
-        nb, resources = step.preprocess(nb, resources)
     for cell in nb.cells:
-        cell.source = cell.source.rstrip()  # the empty stub leaves a trailing newline
+        cell.source = _without_regions(cell.source)
+        _lock(cell)
         if cell.cell_type == "code":
-            cell.metadata.pop("execution", None)
+            cell.outputs = []
+            cell.execution_count = None
+            for key in CLEARED_METADATA:
+                cell.metadata.pop(key, None)
     nb.metadata.pop("jupytext", None)
     nb.metadata["rmqlab"] = {WRITTEN_KEY: _cells_hash(nb)}
     return nb

@@ -38,7 +38,7 @@ def lab2() -> Lab:
 # kernel. Files whose tests share nothing costly and some of which are long are split (SPLIT_*).
 # (xdist's own loadgroup reads xdist_group marks by renaming test ids, which pytest 9 no longer allows: hence
 # this scheduler, which groups by test id.)
-SPLIT_BY_TEST = ("tests/test_determinism_interpreters.py", "tests/test_fault_storms.py")
+SPLIT_BY_TEST = ("tests/test_determinism_interpreters.py", "tests/test_fault_storms.py", "tests/test_environments.py")
 """Files whose tests are independent: one group per test."""
 SPLIT_BY_PARAM = ("tests/browser/test_labs_browser.py", "tests/test_student_copy.py")
 """Files parametrized by notebook (the browser suite's module-scoped ``lab`` fixture, one kernel per notebook; the
@@ -49,6 +49,8 @@ LONG_FIRST = (
     "tests/test_fault_storms.py::test_ten_thousand_messages_over_24_hours",
     "tests/test_nbgrader.py",
     "tests/test_docs.py",
+    "tests/test_leaks.py",  # a wheel build, the docs' staging, the student copy
+    "tests/test_environments.py",  # each test starts a real JupyterLab server
     "tests/test_determinism_interpreters.py",
     "tests/browser/test_labs_browser.py",
     "tests/test_widgets_controller.py",

@@ -9,6 +9,8 @@ plain objects; the labs are seeded into a scratch home as a hub would. Nothing i
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
 import re
 import shutil
 import subprocess
@@ -41,6 +43,7 @@ Z2JH_KEYS = {
     "singleuser.storage.capacity": str,
     "singleuser.lifecycleHooks.postStart.exec.command": list,
     "singleuser.extraEnv.JUPYTER_RUNTIME_DIR": str,
+    "singleuser.extraEnv.JUPYTER_PREFER_ENV_PATH": str,
     "singleuser.extraFiles.rmqlab-server-config.mountPath": str,
     "singleuser.extraFiles.rmqlab-server-config.data": dict,
     "singleuser.startTimeout": int,
@@ -252,10 +255,10 @@ def test_tljh_jupyterhub_config_opens_the_tour_with_ipc_kernels(plugin: ModuleTy
     assert c.Spawner.default_url == "/lab/tree/labs/00_tour.ipynb"
     assert c.Spawner.args == [
         "--KernelManager.transport=ipc",
-        '--ServerApp.jpserver_extensions={"widgets.nodelay": true}',
-    ]
+        '--ServerApp.jpserver_extensions={"widgets.nodelay": True}',
+    ]  # tests/test_environments.py starts a server with exactly these
     assert c.SystemdSpawner.isolate_tmp is True and c.Spawner.environment == {
-        "JUPYTER_RUNTIME_DIR": "/tmp/jupyter-runtime"
+        "JUPYTER_RUNTIME_DIR": "/tmp/jupyter-runtime", "JUPYTER_PREFER_ENV_PATH": "0"
     }
 
 
@@ -291,3 +294,50 @@ def test_docs_site_and_readme_carry_the_classroom_page(tmp_path: Path) -> None:
     assert {"A whole class": "classroom.md"} in config["nav"]
     home = (tmp_path / "src" / "index.md").read_text()
     assert "](classroom.md)" in home and "](docs/classroom.md)" in (ROOT / "README.md").read_text()
+
+
+# ------------------------------------------------------------------ Binder: postBuild
+
+
+@pytest.mark.slow
+def test_postbuild_leaves_binder_only_the_student_copy(tmp_path: Path) -> None:
+    """What repo2docker runs after the environment: labs/ becomes the student copy (the badge's 00_tour is the
+    student's), a student's Jupyter (no nbgrader), and no solved labs, teacher sources or history in the image."""
+    repo = tmp_path / "repo"
+    for name in ("labs", "deploy", "teacher"):
+        shutil.copytree(ROOT / name, repo / name, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+    shutil.copy2(ROOT / "postBuild", repo / "postBuild")
+    (repo / ".git").mkdir()
+    prefix = tmp_path / "prefix"
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    (bindir / "python").chmod(0o755)
+    env = {**os.environ, "NB_PYTHON_PREFIX": str(prefix), "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
+    subprocess.run(["bash", "postBuild"], cwd=repo, env=env, check=True, capture_output=True)
+    solved = sorted(p.name for p in (ROOT / "labs").glob("[0-9][0-9]*_*.ipynb"))
+    assert sorted(p.name for p in (repo / "labs").glob("*.ipynb")) == solved
+    assert list((repo / "labs").glob("[0-9][0-9]*_*.py")) == []
+    assert not (repo / "teacher").exists() and not (repo / ".git").exists() and not (repo / "build").exists()
+    tour = (repo / "labs" / "00_tour.ipynb").read_text()
+    assert "### BEGIN SOLUTION" not in tour and "HIDDEN TESTS" not in tour and '"outputs": []' in tour
+    page = json.loads((prefix / "etc" / "jupyter" / "labconfig" / "page_config.json").read_text())
+    assert page["disabledExtensions"] == {"@jupyter/nbgrader": True}
+    assert "postBuild" in (DEPLOY / "image" / "appendix.Dockerfile").read_text()
+
+
+def test_make_teacher_writes_a_teachers_config_and_a_course_and_keeps_what_is_there(tmp_path: Path) -> None:
+    make_teacher = _load("make_teacher", DEPLOY / "nbgrader" / "make_teacher.py")
+    home = tmp_path / "teacher"
+    created = make_teacher.setup(ROOT, home)
+    solved = sorted((ROOT / "labs").glob("[0-9][0-9]*_*.ipynb"))
+    assert (home / "course" / "source" / "lab08" / "08_broadcasting_vs_clustering.ipynb").read_bytes() == (
+        ROOT / "labs" / "08_broadcasting_vs_clustering.ipynb"
+    ).read_bytes()
+    assert len(created) == 2 + 1 + len(solved)  # the role's two files, the course config, one source per lab
+    assert (home / "course" / "nbgrader_config.py").read_text() == (ROOT / "labs" / "nbgrader_config.py").read_text()
+    page = json.loads((home / ".jupyter" / "labconfig" / "page_config.json").read_text())
+    assert not any(page["disabledExtensions"].values())
+    (home / "course" / "nbgrader_config.py").write_text("# mine")
+    assert len(make_teacher.setup(ROOT, home)) == 2 and (home / "course" / "nbgrader_config.py").read_text() == "# mine"
+    assert make_teacher.assignment_of(Path("04b_stranded_retry_queues.ipynb")) == "lab04b"

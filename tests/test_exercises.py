@@ -1,8 +1,9 @@
 """rmqlab.course.exercises: predictions compared by meaning, verdicts that reveal only after a prediction, hints,
-scores.
+never the answer to a wrong one, show_me, scores.
 
-The checks run against the real bank (``rmqlab.course.bank``) where its declarations matter, and
-against a temporary bank (``monkeypatch``) where a test needs a declaration of its own.
+The checks run against the real sealed bank (``rmqlab.course.bank``) where its declarations matter, and against a
+temporary bank (teacher declarations sealed by ``teacher.compile.compile_one``, ``monkeypatch``) where a test needs
+a declaration of its own.
 """
 
 from __future__ import annotations
@@ -14,21 +15,26 @@ import pytest
 import rmqlab.course.bank as bank
 from rmqlab.core.errors import ConfigError
 from rmqlab.core.trace import EventKind, TraceEvent
+from rmqlab.course.bank import SALT, record
 from rmqlab.course.exercises import (
-    Exercise,
-    Hint,
     Items,
     assert_right,
     check,
     exercise,
     exercises_of,
+    register_show_me,
     reset,
     same,
     score,
+    show_me,
     spellings,
     table,
     trace_rows,
 )
+from rmqlab.course.grading import verify
+from teacher.compile import EXERCISES as TEACHER_BANK
+from teacher.compile import compile_one
+from teacher.declare import Exercise, Hint
 
 TEST_BANK = (
     Exercise(
@@ -43,6 +49,8 @@ TEST_BANK = (
     Exercise("98.3", "Only in CLUSTERING."),
     Exercise("98.4", "Retries go to %RETRY%cg.", hint="Where does the broker put a failed message?"),
 )
+TEST_ANSWERS = {"98.1": 17140, "98.2": 4, "98.3": True, "98.4": "%RETRY%cg"}
+WHY = {ex.id: ex.revealed for ex in TEACHER_BANK}
 
 
 @pytest.fixture(autouse=True)
@@ -55,7 +63,8 @@ def fresh() -> Iterator[None]:
 
 @pytest.fixture
 def test_bank(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(bank, "EXERCISES", (*bank.EXERCISES, *TEST_BANK))
+    sealed = tuple(record(compile_one(ex, TEST_ANSWERS[ex.id], SALT)) for ex in TEST_BANK)
+    monkeypatch.setattr(bank, "EXERCISES", (*bank.EXERCISES, *sealed))
 
 
 def lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
@@ -110,14 +119,74 @@ def test_check_returns_nothing_and_reveals_only_after_a_prediction(capsys: pytes
     assert check("03.1", ..., 17140) is None  # type: ignore[func-returns-value]
     out = capsys.readouterr().out
     assert out.startswith("No prediction yet — replace the `...`")
-    assert "17140" not in out and exercise("03.1").why not in out.replace("\n", " ")
+    assert "17140" not in out and WHY["03.1"][:40] not in out.replace("\n", " ")
     check("03.1", "4h45m40s", 17140)
-    assert " ".join(lines(capsys)) == f"Right — 17140 s (4 h 45 m 40 s). {exercise('03.1').why}"
+    out = lines(capsys)
+    assert "" in out  # the revealed common-belief box is its own paragraph
+    assert " ".join(line for line in out if line) == f"Right — 17140 s (4 h 45 m 40 s). {WHY['03.1']}".replace(
+        "\n\n", " "
+    )
 
 
-def test_far_miss_reveals_the_value_and_why(test_bank: None, capsys: pytest.CaptureFixture[str]) -> None:
+def test_far_miss_never_prints_the_answer_but_offers_show_me(
+    test_bank: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A wrong prediction no hint fits gets no value and no explanation, however often it is tried."""
     check("98.2", 7, 4)
-    assert lines(capsys) == ["Not quite — you predicted 7, the run gives 4. rt 0..3 are tries."]
+    check("98.2", 8, 4)
+    out = " ".join(lines(capsys))
+    tail = "Predict again, or run `show_me('98.2')` to watch the run play to the outcome, and read the answer from the"
+    assert out == f"Not quite — you predicted 7. {tail} mechanism. Not quite — you predicted 8. {tail} mechanism."
+    assert "4" not in out and "tries" not in out
+
+
+def test_show_me_needs_a_prediction_then_runs_what_the_lab_registered(
+    test_bank: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    played: list[str] = []
+    register_show_me("98.2", lambda: played.append("to the end") or "the dashboard")
+    assert show_me("98.2") is None and played == []
+    assert lines(capsys)[0].startswith("Predict first:")
+    check("98.2", 7, 4)
+    capsys.readouterr()
+    assert show_me("98.2") == "the dashboard" and played == ["to the end"]
+    assert lines(capsys)[0].startswith("Watch the dashboard play the run to the outcome")
+    check("98.3", False, True)
+    capsys.readouterr()
+    assert show_me("98.3") is None
+    assert " ".join(lines(capsys)).startswith("Press ▶ Play on this lab's dashboard and watch the run to its end")
+    with pytest.raises(ConfigError, match=r"^action=3 is not allowed: expected a function of no arguments"):
+        register_show_me("98.2", 3)  # type: ignore[arg-type]
+
+
+def test_a_right_answer_with_a_changed_run_says_so(test_bank: None, capsys: pytest.CaptureFixture[str]) -> None:
+    """The verdict is the course's (the sealed answer); a different measurement is noted, not believed."""
+    check("98.2", 4, 5)
+    assert " ".join(lines(capsys)) == (
+        "Right — 5. (This run measured another value: the lab above was changed; the course's run gives yours.)"
+        " rt 0..3 are tries."
+    )
+
+
+def test_an_answer_of_the_wrong_kind_or_type_is_not_right(test_bank: None, capsys: pytest.CaptureFixture[str]) -> None:
+    """An object equal to everything, a str subclass, a bool for a count: none is a prediction of the kind."""
+
+    class Equal:
+        def __eq__(self, other: object) -> bool:
+            return True
+
+    class Text(str):
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = str.__hash__
+
+    for answer in (Equal(), Text("x"), True):
+        check("98.2", answer, 4)
+        out = " ".join(lines(capsys))
+        assert out.endswith("; this exercise expects a number. Change your prediction and run both cells again.")
+    with pytest.raises(AssertionError):
+        verify("07.1", Equal())
 
 
 def test_near_miss_gets_a_hint_and_not_the_answer(test_bank: None, capsys: pytest.CaptureFixture[str]) -> None:
@@ -135,14 +204,15 @@ def test_near_miss_gets_a_hint_and_not_the_answer(test_bank: None, capsys: pytes
     ]
 
 
-def test_general_hint_comes_once_then_the_answer(test_bank: None, capsys: pytest.CaptureFixture[str]) -> None:
-    """The first wrong prediction gets the pointer at the mechanism; the next one gets the answer and why."""
+def test_general_hint_comes_once_then_show_me(test_bank: None, capsys: pytest.CaptureFixture[str]) -> None:
+    """The first wrong prediction gets the pointer at the mechanism; the next one still not the answer."""
     check("98.4", "%DLQ%cg", "%RETRY%cg")
     check("98.4", "TopicTest", "%RETRY%cg")
     assert lines(capsys) == [
         "Not quite — you predicted '%DLQ%cg'. Hint: Where does the broker put a failed message? Change your",
         "prediction and run both cells again.",
-        "Not quite — you predicted 'TopicTest', the run gives '%RETRY%cg'. Retries go to %RETRY%cg.",
+        "Not quite — you predicted 'TopicTest'. Predict again, or run `show_me('98.4')` to watch the run play",
+        "to the outcome, and read the answer from the mechanism.",
     ]
 
 
@@ -158,7 +228,7 @@ def test_verdict_lines_wrap_between_words(capsys: pytest.CaptureFixture[str]) ->
     check("07.1", 4, 4)
     out = lines(capsys)
     assert len(out) == 2 and all(len(line) <= 100 for line in out)
-    assert " ".join(out) == f"Right — 4. {exercise('07.1').why}"
+    assert " ".join(out) == f"Right — 4. {WHY['07.1']}"
 
 
 def test_assert_right_raises_for_the_autograder_only_when_not_right(test_bank: None) -> None:
@@ -236,8 +306,8 @@ def test_a_split_lab_keeps_its_number_and_gets_a_letter() -> None:
 def test_bank_ids_are_unique_and_grouped_by_lab(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [ex.id for ex in exercises_of("03")] == ["03.1", "03.2", "03.3"]
     assert exercise("03.1").grade_id == "ex03_1" and exercise("03.1").lab == "03"
-    monkeypatch.setattr(bank, "EXERCISES", (*bank.EXERCISES, Exercise("03.1", "again")))
-    with pytest.raises(ConfigError, match=r"^exercise_bank\.EXERCISES='03\.1' is not allowed: expected each"):
+    monkeypatch.setattr(bank, "EXERCISES", (*bank.EXERCISES, exercise("03.1")))
+    with pytest.raises(ConfigError, match=r"^bank\.EXERCISES='03\.1' is not allowed: expected each"):
         exercise("03.1")
 
 

@@ -1,34 +1,67 @@
-"""The labs are nbgrader assignments as they are: generate_assignment → submissions → autograde gives exact scores.
+"""The labs are nbgrader assignments: generate_assignment → submissions → autograde gives exact scores, and the
+tricks a student would try to fake a grade score 0.
 
-A temp course directory gets one solved lab under ``source/`` and ``labs/nbgrader_config.py``; the
-``nbgrader`` command line releases it, two students submit the released notebook — one with a wrong
-prediction in every answer cell, one with the solutions — and ``nbgrader autograde`` scores them from
-the check cells' hidden ``assert_right`` tests. This is what a teacher runs, so it runs nbgrader as a
-subprocess in the course directory, exactly as a teacher would.
+A temp course directory gets one solved lab under ``source/`` and ``labs/nbgrader_config.py``; the ``nbgrader``
+command line releases it, students submit the released notebook — right (full marks), wrong, blank, mixed
+(partial) and one submission per cheat — and ``nbgrader autograde`` scores them from the check cells' hidden tests
+(:func:`rmqlab.course.grading.verify`) and the grader's own look at each answer cell
+(:func:`rmqlab.course.autograde.check_predictions`). This is what a teacher runs, so it runs nbgrader as a
+subprocess in the course directory, exactly as a teacher would. The answer cells are found by their grade_id.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pytest
 
+from rmqlab.course.autograde import check_predictions, drop_widget_state, submitted_answer
 from rmqlab.course.exercises import exercises_of
+from teacher.compile import answers
 
 ROOT = Path(__file__).resolve().parent.parent
 LABS = ROOT / "labs"
 LAB = "08_broadcasting_vs_clustering.ipynb"  # the quickest lab to execute; any lab works the same way
-ASSIGNMENT = "lab" + LAB[:2]
-SOLUTION = re.compile(r"### BEGIN SOLUTION\n(answer_\d+ = .+)\n### END SOLUTION")
-MEGABYTE = 1_000_000
+LAB_ID = LAB[:2]
+ASSIGNMENT = "lab" + LAB_ID
+KILOBYTE = 1000
 
 pytestmark = pytest.mark.slow
+
+RIGHT = {ex.id: repr(value) for ex_id, value in answers().items() for ex in exercises_of(LAB_ID) if ex.id == ex_id}
+WRONG = {ex_id: '"no idea"' for ex_id in RIGHT}
+
+EQUALS_EVERYTHING = """class Anything:
+    def __eq__(self, other):
+        return True
+    __hash__ = object.__hash__
+{name} = Anything()"""
+
+# Each cheat: (exercise id → the answer cell's new source, a prediction's place; extra source for the check cells).
+CHEATS: dict[str, dict[str, str]] = {
+    # rebind every name the visible and hidden parts of a check cell use
+    "rebind": {
+        ex_id: f"{{name}} = 0\ncheck = lambda *a: print('Right')\nassert_right = lambda *_: None\n"
+        f"grading_{ex_id.replace('.', '_')} = None\nlen = lambda *_: 0\nverify = lambda *_: None\n"
+        "AssertionError = Warning"
+        for ex_id in RIGHT
+    },
+    # an answer object equal to everything
+    "equal_to_everything": dict.fromkeys(RIGHT, EQUALS_EVERYTHING),
+    # import the checking module and patch it (its verdict, its bank, the sealing it relies on)
+    "patch_module": dict.fromkeys(
+        RIGHT, "import rmqlab.course.grading as g\ng.verify = lambda *a: None\ng.judge = lambda *a: ('right', '')\n"
+        "{name} = 0",
+    ),
+    # ... or what it relies on: every tag compares equal
+    "patch_hashing": dict.fromkeys(RIGHT, "import hmac\nhmac.compare_digest = lambda a, b: True\n{name} = 0"),
+}
 
 
 def nbgrader(course: Path, *args: str) -> str:
@@ -40,18 +73,30 @@ def nbgrader(course: Path, *args: str) -> str:
         "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
     }
     done = subprocess.run(
-        [sys.executable, "-m", "nbgrader", *args], cwd=course, env=env, capture_output=True, text=True, timeout=600
+        [sys.executable, "-m", "nbgrader", *args], cwd=course, env=env, capture_output=True, text=True, timeout=900
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout + done.stderr
 
 
-def submit(course: Path, student: str, answers: dict[int, str]) -> None:
-    """Put the released notebook, with ``answers`` (cell index → source), where nbgrader collects it."""
-    released = course / "release" / ASSIGNMENT / LAB
-    nb = nbformat.read(released, as_version=4)
-    for index, source in answers.items():
-        nb.cells[index].source = source
+def _grade_id(cell: Any) -> str:
+    return str(cell.metadata.get("nbgrader", {}).get("grade_id", ""))
+
+
+def submit(course: Path, student: str, sources: dict[str, str], checks: str | None = None) -> None:
+    """The released notebook, where nbgrader collects it, with each exercise's answer cell set to ``sources[id]``
+    (a value: ``answer_k = value``; or code, in which ``{name}`` is ``answer_k``) and, with ``checks``, every check
+    cell's source replaced (editing a locked cell)."""
+    nb = nbformat.read(course / "release" / ASSIGNMENT / LAB, as_version=4)
+    for cell in nb.cells:
+        gid = _grade_id(cell)
+        for ex_id, source in sources.items():
+            ex = next(e for e in exercises_of(LAB_ID) if e.id == ex_id)
+            name = f"answer_{ex_id.split('.')[1]}"
+            if gid == f"{ex.grade_id}_answer":
+                cell.source = source.replace("{name}", name) if "{name}" in source else f"{name} = {source}"
+            elif gid == ex.grade_id and checks is not None:
+                cell.source = checks
     target = course / "submitted" / student / ASSIGNMENT
     target.mkdir(parents=True)
     nbformat.write(nb, target / LAB)
@@ -78,16 +123,16 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_release_has_blank_predictions_no_hidden_tests_no_outputs(course: Path) -> None:
-    """The released notebook: ``answer_k = ...`` cells, checks without their hidden test, < 1 MB, no widget state."""
+    """The released notebook: ``answer_k = ...`` cells, checks without their hidden test, no outputs, small."""
     released = course / "release" / ASSIGNMENT / LAB
     nb = nbformat.read(released, as_version=4)
     sources = "\n".join(c.source for c in nb.cells)
-    assert "BEGIN SOLUTION" not in sources and 'assert_right("' not in sources
+    assert "BEGIN SOLUTION" not in sources and "verify(" not in sources and "HIDDEN" not in sources
     # the empty stub leaves the region's line break (make student strips it; nbgrader keeps it)
-    answers = [c.source.rstrip("\n") for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
-    assert answers == [f"answer_{k} = ...  # ← your prediction" for k in range(1, len(exercises_of(LAB[:2])) + 1)]
+    answers_ = [c.source.rstrip("\n") for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
+    assert answers_ == [f"answer_{k} = ...  # ← your prediction" for k in range(1, len(RIGHT) + 1)]
     assert all(not c.outputs for c in nb.cells if c.cell_type == "code")
-    assert "widgets" not in nb.metadata and released.stat().st_size < MEGABYTE
+    assert "widgets" not in nb.metadata and released.stat().st_size < 100 * KILOBYTE
 
 
 def test_make_student_uses_the_same_stub_as_the_course_config() -> None:
@@ -97,19 +142,100 @@ def test_make_student_uses_the_same_stub_as_the_course_config() -> None:
     assert 'CODE_STUB = ""' in (LABS / "make_student.py").read_text()
 
 
-def test_autograde_scores_a_wrong_and_a_right_submission_exactly(course: Path) -> None:
-    """Every prediction wrong → 0 of N points; the solutions → N of N (N: the bank's points of the lab)."""
-    source = nbformat.read(LABS / LAB, as_version=4)
-    solved = {
-        i: SOLUTION.search(c.source)[1]  # type: ignore[index]
-        for i, c in enumerate(source.cells)
-        if c.metadata.get("nbgrader", {}).get("solution")
-    }
-    wrong = {i: line.split(" = ")[0] + ' = "no idea"' for i, line in solved.items()}
-    submit(course, "wrong", wrong)
-    submit(course, "right", solved)
+@pytest.fixture(scope="module")
+def graded(course: Path) -> Path:
+    """Every submission autograded at once (one nbgrader run, as a teacher grades a class)."""
+    points = {ex.id: ex.points for ex in exercises_of(LAB_ID)}
+    assert len(points) >= 3
+    first = min(RIGHT)
+    submit(course, "right", RIGHT)
+    submit(course, "wrong", WRONG)
+    submit(course, "blank", {})
+    submit(course, "mixed", {**WRONG, first: RIGHT[first]})
+    for name, sources in CHEATS.items():
+        submit(course, f"cheat_{name}", sources)
+    # edit the locked check cells: no hidden test, a printed "Right"
+    submit(course, "cheat_locked_cell", WRONG, checks="print('Right — all of it')")
     nbgrader(course, "autograde", ASSIGNMENT, "--create", "--force")
-    points = float(sum(ex.points for ex in exercises_of(LAB[:2])))
-    assert points >= 2
-    assert score(course, "wrong") == (0.0, points)
-    assert score(course, "right") == (points, points)
+    return course
+
+
+def test_right_full_marks_wrong_and_blank_zero_mixed_partial(graded: Path) -> None:
+    points = float(sum(ex.points for ex in exercises_of(LAB_ID)))
+    first = next(ex.points for ex in exercises_of(LAB_ID) if ex.id == min(RIGHT))
+    assert score(graded, "right") == (points, points)
+    assert score(graded, "wrong") == (0.0, points)
+    assert score(graded, "blank") == (0.0, points)
+    assert score(graded, "mixed") == (float(first), points)
+
+
+@pytest.mark.parametrize("cheat", [*CHEATS, "locked_cell"])
+def test_every_cheat_scores_zero(graded: Path, cheat: str) -> None:
+    points = float(sum(ex.points for ex in exercises_of(LAB_ID)))
+    assert score(graded, f"cheat_{cheat}") == (0.0, points)
+
+
+def test_the_patched_kernel_passes_its_own_test_but_not_the_graders(graded: Path) -> None:
+    """Why the grader looks outside the kernel: patched in-kernel, the hidden test raises nothing."""
+    nb = nbformat.read(graded / "autograded" / "cheat_patch_module" / ASSIGNMENT / LAB, as_version=4)
+    checks = [c for c in nb.cells if _grade_id(c) in {ex.grade_id for ex in exercises_of(LAB_ID)}]
+    errors = [[o.evalue for o in c.outputs if o.output_type == "error"] for c in checks]
+    assert len(errors) == len(RIGHT) and all(len(e) == 1 for e in errors)
+    for ex, (error,) in zip(exercises_of(LAB_ID), errors, strict=True):
+        assert error.startswith(f"exercise {ex.id}: the prediction is not right ("), error
+
+
+def test_autograded_copies_hold_no_widget_state_and_are_small(graded: Path) -> None:
+    for path in sorted((graded / "autograded").glob(f"*/{ASSIGNMENT}/{LAB}")):
+        nb = nbformat.read(path, as_version=4)
+        assert "widgets" not in nb.metadata, path
+        assert "application/vnd.jupyter.widget-view+json" not in path.read_text(), path
+        assert path.stat().st_size < 100 * KILOBYTE, (path, path.stat().st_size)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("answer_2 = 17140  # ← your prediction", (True, 17140)),
+        ("answer_2 = ...\nanswer_2 = ('%DLQ%cg', 1)", (True, ("%DLQ%cg", 1))),
+        ("answer_2 = ...  # ← your prediction", (False, "no prediction")),
+        ("answer_2 = len([1, 2])", (False, "answer_2 is not a plain value (a number, a text, True/False/None, a "
+                                           "list of them)")),
+        ("x = 3", (False, "the answer cell does not assign answer_2")),
+        ("answer_2 = (", (False, "the answer cell is not valid Python")),
+    ],
+)
+def test_the_grader_reads_a_prediction_as_a_literal(source: str, expected: tuple[bool, object]) -> None:
+    assert submitted_answer(source, "2") == expected
+
+
+def test_check_predictions_only_ever_adds_failures() -> None:
+    """Right answer cells leave the check cells as they are; a wrong, duplicated or missing one adds an error."""
+    nb = nbformat.read(LABS / LAB, as_version=4)
+    before = [c.get("outputs") for c in nb.cells]
+    check_predictions(nb, {})
+    assert [c.get("outputs") for c in nb.cells] == before  # the solved lab: every answer right
+    ids = [ex.grade_id for ex in exercises_of(LAB_ID)]
+    answer_cells = [c for c in nb.cells if _grade_id(c) in {f"{g}_answer" for g in ids}]
+    answer_cells[0].source = "answer_1 = 'no idea'"
+    nb.cells.append(nbformat.from_dict({**answer_cells[1], "id": "dup"}))
+    nb.cells.remove(answer_cells[2])
+    check_predictions(nb, {})
+    errors = {_grade_id(c): [o.evalue for o in c.outputs if o.output_type == "error"] for c in nb.cells
+              if _grade_id(c) in ids}  # fmt: skip
+    first, second, third = (ex.id for ex in exercises_of(LAB_ID))
+    assert errors == {
+        ids[0]: [f"exercise {first}: the prediction is not right (unreadable)"],
+        ids[1]: [f"exercise {second}: two answer cells for one exercise"],
+        ids[2]: [f"exercise {third}: no answer cell for this exercise"],
+    }
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in LABS.glob("[0-9][0-9]*_*.ipynb")))
+def test_every_lab_without_widget_state_is_under_100_kb(name: str) -> None:
+    """What an autograded copy of each lab holds after drop_widget_state (the saved outputs are an executed run's):
+    no widget view or state, no dashboard picture, each under 100 KB."""
+    nb = nbformat.read(LABS / name, as_version=4)
+    drop_widget_state(nb, {})
+    text = nbformat.writes(nb)
+    assert "widget-view+json" not in text and len(text.encode()) < 100 * KILOBYTE, len(text.encode())

@@ -125,7 +125,11 @@ def test_exercises_are_nbgrader_cells_of_the_bank(name: str) -> None:
             answer.source,
         ), answer.id
         assert check.source.startswith(f'check("{ex.id}", answer_{k}, ')
-        assert check.source.endswith(f'\n### BEGIN HIDDEN TESTS\nassert_right("{ex.id}")\n### END HIDDEN TESTS')
+        module = f"grading_{ex.id.replace('.', '_')}"
+        assert check.source.endswith(
+            f"\n### BEGIN HIDDEN TESTS\nimport rmqlab.course.grading as {module}\n"
+            f'{module}.verify("{ex.id}", answer_{k})\n### END HIDDEN TESTS'
+        )
 
 
 @pytest.mark.parametrize("name", SAVED)

@@ -122,21 +122,28 @@ def test_repo2docker_builds_the_environment_into_the_servers_env(tmp_path: Path)
 
 
 def test_make_lab_installs_only_what_running_the_labs_needs() -> None:
-    """``make -n lab`` (nothing run): the lab and teacher extras with the pins, the student copy, then
-    JupyterLab with the nodelay extension — and ``--allow-root`` exactly when make runs as root."""
+    """``make -n lab`` (nothing run): the lab extra with the pins (no nbgrader), the student copy, then a student's
+    JupyterLab (deploy/jupyter_roles.py student) with the nodelay extension — and ``--allow-root`` exactly when make
+    runs as root. ``make -n teacher`` adds the teacher extra and opens the solved labs as a teacher."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
     proc = subprocess.run(["make", "-n", "lab", "VENV=/nonexistent/venv"], cwd=ROOT, capture_output=True,
                           text=True, env=env, check=True)  # fmt: skip
     commands = proc.stdout
     installs = re.findall(r"pip install --quiet -c constraints.txt -e '(.*?)'", commands)
-    assert installs == [".[lab,teacher]"]
+    assert installs == [".[lab]"]
     assert "labs/make_student.py labs build/student-labs" in commands
     lab = next(line for line in commands.splitlines() if "/bin/jupyter lab" in line)
     assert ('--allow-root' in lab) == (os.getuid() == 0)
     assert "widgets.nodelay" in lab and "--notebook-dir=build/student-labs" in lab
+    assert "deploy/jupyter_roles.py student build/jupyter-student" in lab
+    assert "JUPYTER_PREFER_ENV_PATH=0 JUPYTER_CONFIG_DIR=build/jupyter-student " in lab
+    teacher = subprocess.run(["make", "-n", "teacher", "VENV=/nonexistent/venv"], cwd=ROOT, capture_output=True,
+                             text=True, env=env, check=True).stdout  # fmt: skip
+    assert re.findall(r"-e '(.*?)'", teacher) == [".[lab]", ".[lab,teacher]"]
+    assert "deploy/jupyter_roles.py teacher build/jupyter-teacher" in teacher and "--notebook-dir=labs" in teacher
     full = subprocess.run(["make", "-n", "test", "VENV=/nonexistent/venv"], cwd=ROOT, capture_output=True,
                           text=True, env=env, check=True).stdout  # fmt: skip
-    assert re.findall(r"-e '(.*?)'", full) == [".[lab,teacher]", ".[lab,teacher,test,lite,docs,bench]"]
+    assert re.findall(r"-e '(.*?)'", full) == [".[lab]", ".[lab,teacher,test,lite,docs,bench]"]
 
 
 def test_version_comes_from_the_installed_metadata() -> None:

@@ -23,8 +23,16 @@ from typing import Any
 import nbformat
 import pytest
 
-from rmqlab.course.bank import EXERCISES
-from rmqlab.course.exercises import Exercise, exercise, spellings
+from rmqlab.course.answers import spellings
+from teacher.compile import EXERCISES
+from teacher.declare import Exercise
+
+_BY_ID = {ex.id: ex for ex in EXERCISES}
+
+
+def exercise(exercise_id: str) -> Exercise:
+    """The teacher's declaration (plain texts) of an exercise."""
+    return _BY_ID[exercise_id]
 
 ROOT = Path(__file__).resolve().parent.parent
 LABS = ROOT / "labs"
@@ -186,6 +194,34 @@ def test_answer_cells_are_blank_predictions(student_dir: Path) -> None:
         cell = nbformat.read(student_dir / case.notebook, as_version=4).cells[case.answer_index]
         assert cell.source == f"answer_{case.exercise.id.split('.')[1]} = ...  # ← your prediction"
         assert cell.metadata["deletable"] is False and "editable" not in cell.metadata
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_make_student_is_nbgraders_release_without_nbgrader(name: str, student_dir: Path) -> None:
+    """The copy equals what nbgrader's ClearSolutions, ClearHiddenTests, LockCells and ClearOutput make (students
+    need no nbgrader for it), cells stripped of the trailing newline the empty stub leaves."""
+    nbgrader = pytest.importorskip("nbgrader.preprocessors")
+    nb = nbformat.read(LABS / name, as_version=4)
+    resources: dict[str, Any] = {}
+    for step in (nbgrader.ClearSolutions(code_stub={"python": ""}), nbgrader.ClearHiddenTests(), nbgrader.LockCells(),
+                 nbgrader.ClearOutput()):  # fmt: skip
+        nb, resources = step.preprocess(nb, resources)
+    ours = nbformat.read(student_dir / name, as_version=4)
+    assert len(ours.cells) == len(nb.cells)
+    for mine, theirs in zip(ours.cells, nb.cells, strict=True):
+        theirs.metadata.pop("execution", None)
+        assert (mine.source, mine.metadata, mine.get("outputs")) == (
+            theirs.source.rstrip(), theirs.metadata, theirs.get("outputs")
+        ), mine.id
+    tree = ast.parse((LABS / "make_student.py").read_text())
+    imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    imported += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    assert [m for m in imported if m.startswith("nbgrader")] == []
+
+
+def test_make_student_refuses_an_unclosed_region() -> None:
+    with pytest.raises(ValueError, match=r"^a region opened by '### BEGIN SOLUTION' is never closed"):
+        MAKE_STUDENT._without_regions("answer_1 = ...\n### BEGIN SOLUTION\nanswer_1 = 3")
 
 
 def test_make_student_copies_readme_and_keeps_edited_notebooks(tmp_path: Path) -> None:

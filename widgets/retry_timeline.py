@@ -1,11 +1,11 @@
 """RetryTimeline: one row per message — its deliveries, the delay level and duration of every wait, the DLQ.
 
-The default schedule spans 4 h 45 min with the first retries 10 s apart, so no linear or log axis
+The default schedule spans hours with the first retries 10 s apart, so no linear or log axis
 keeps 17 deliveries both to scale and apart. The row is therefore **ordinal**: one column per
 delivery, numbered in its token, so markers never overlap; each wait between two deliveries is
 labelled with what RocketMQ chose — its delay level and duration (``L3 · 10 s`` … ``L18 · 2 h``; an
 orderly suspend reads ``suspend · 1 s``, a client-side retry ``local · 5 s``) — and each delivery with
-its time **since first stored** (the schedule as the spec writes it: 0, 10, 40, 100 … 17 140 s).
+its time **since first stored** (the schedule as the spec writes it: 0, 10, 40, 100 … s).
 Under every row a thin **proportional bar** on the shared absolute virtual-time axis (bottom) shows the
 same deliveries to scale, and the row's label says when the message was first stored, so absolute =
 first stored + since. The **now** line crosses the bars at the snapshot's time; a wait still pending is
@@ -249,7 +249,7 @@ _GLYPH = {
 
 
 def retry_timeline_text(vm: TimelineModel) -> str:
-    """One line per lane: ``M0001: D@0 s ✗@0 s wait L3 0 s→10 s D@10 s … DLQ@17140 s``."""
+    """One line per lane: ``M0001: D@0 s ✗@0 s wait L3 0 s→10 s D@10 s … DLQ@100 s``."""
     lines = []
     for lane, mid in enumerate(vm.lanes):
         items: list[tuple[int, int, str]] = [

@@ -14,7 +14,7 @@ reply that never arrives, a broker error answers in vermillion, a listener excep
 a broker that is down has a dashed red line.
 
 **Time axis: event-indexed.** One row per drawn event, in trace order, with the virtual time written
-on the axis wherever it changes and a break (``≈``) where it jumps. A run that spans 4 h 45 min with
+on the axis wherever it changes and a break (``≈``) where it jumps. A run that spans hours with
 bursts inside the same millisecond stays readable; distances on the axis are *not* proportional to
 time (the axis title says so). One exception to trace order keeps cause before effect: the broker
 handles CONSUMER_SEND_MSG_BACK synchronously, so the trace records its effect (the schedule hop or
@@ -860,7 +860,7 @@ def spacetime_scene(vm: SpaceTimeModel, *, max_rows: int | None = None) -> Scene
         )
     )
     marks.append(Mark("text", "now:label", x=AXIS_W - 13, y=now_y - 4, text="now", anchor="end", cls="rq-st-now-text"))
-    marks.append(  # the time under the line: "now 4 h 45 m 40 s" on one line would not fit the axis column
+    marks.append(  # the time under the line: "now 2 h 30 m 15 s" on one line would not fit the axis column
         Mark(
             "text",
             "now:t",

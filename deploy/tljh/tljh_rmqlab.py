@@ -7,11 +7,16 @@ TLJH calls these hooks (its ``tljh/hooks.py``):
   (bench/README.md) and an idle culler of one hour, unless the teacher already set them;
 * ``tljh_post_install``: the repository in ``/srv/rmqlab`` (``$RMQLAB_SOURCE`` at ``$RMQLAB_REF``), rmqlab with
   its ``lab`` and ``teacher`` extras in the users' environment, and the student copy of the labs
-  (``labs/make_student.py``: solutions and hidden tests out) in ``/srv/rmqlab/student-labs``; the solved labs
-  and the git history readable by root only;
+  (``labs/make_student.py``: solutions and hidden tests out) in ``/srv/rmqlab/student-labs``; the solved labs,
+  the teacher's sources and the git history readable by root only; every user's Jupyter a hub student's
+  (``deploy/jupyter_roles.py hub-student``: the Assignments list, no formgrader); nbgrader's course id and
+  exchange (``deploy/nbgrader/nbgrader_config.py``, exchange ``/srv/nbgrader/exchange``, writable by all);
 * ``tljh_custom_jupyterhub_config``: servers open ``labs/00_tour.ipynb``; kernels talk over IPC (a class
-  starting at once makes TCP kernels lose port races, bench/README.md) in a private ``/tmp``;
-* ``tljh_new_user_create``: the labs copied into the new student's ``~/labs`` (``deploy/seed_labs.py``).
+  starting at once makes TCP kernels lose port races, bench/README.md) in a private ``/tmp``; a user's own
+  Jupyter config wins over the environment's (``JUPYTER_PREFER_ENV_PATH=0``: how a teacher gets the formgrader);
+* ``tljh_new_user_create``: the labs copied into the new student's ``~/labs`` (``deploy/seed_labs.py``); a hub
+  admin (the teacher) also gets a teacher's Jupyter and a course directory with the solved labs
+  (``deploy/nbgrader/make_teacher.py``).
 
 It needs only pluggy (TLJH's own plugin library), so the tests load it without TLJH.
 """
@@ -34,6 +39,7 @@ CHECKOUT = Path("/srv/rmqlab")
 STUDENT_LABS = CHECKOUT / "student-labs"
 USER_ENV_PREFIX = Path(os.environ.get("TLJH_INSTALL_PREFIX", "/opt/tljh")) / "user"
 DEFAULT_URL = "/lab/tree/labs/00_tour.ipynb"
+EXCHANGE = Path("/srv/nbgrader/exchange")
 
 CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
     # ~310 MiB per student server with two labs running; 1 GiB leaves room for a third or fourth lab.
@@ -44,8 +50,11 @@ CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
 }
 """What the plugin writes into TLJH's config.yaml where the teacher has not set a value (``tljh-config``)."""
 
-SERVER_ARGS = ("--KernelManager.transport=ipc", '--ServerApp.jpserver_extensions={"widgets.nodelay": true}')
-"""Extra arguments of every student's server: IPC kernels, and Nagle's algorithm off on kernel websockets."""
+SERVER_ARGS = ("--KernelManager.transport=ipc", '--ServerApp.jpserver_extensions={"widgets.nodelay": True}')
+"""Extra arguments of every student's server: IPC kernels, and Nagle's algorithm off on kernel websockets.
+
+A command-line Dict is read as a Python literal by traitlets: ``True``, not JSON's ``true`` (which stops every
+server from starting; ``tests/test_environments.py`` starts a server with exactly these arguments)."""
 
 
 def _source() -> tuple[str, str]:
@@ -74,12 +83,18 @@ def install_commands(checkout: Path, python: Path, source: str, ref: str) -> lis
         if (checkout / ".git").exists()
         else [["git", "clone", "--depth", "1", "--branch", ref, source, str(checkout)]]
     )  # fmt: skip
+    etc = python.parent.parent / "etc" / "jupyter"  # the users' environment's Jupyter config
     return [
         *fetch,
         [str(python), "-m", "pip", "install", "--upgrade", f"{checkout}[lab,teacher]"],
         [str(python), str(checkout / "labs" / "make_student.py"), "--force", str(checkout / "labs"),
          str(checkout / "student-labs")],
-        ["chmod", "-R", "go-rwx", str(checkout / "labs"), str(checkout / ".git")],
+        [str(python), str(checkout / "deploy" / "jupyter_roles.py"), "hub-student", str(etc)],
+        ["install", "-m", "644", str(checkout / "deploy" / "nbgrader" / "nbgrader_config.py"),
+         str(etc / "nbgrader_config.py")],
+        ["mkdir", "-p", str(EXCHANGE)],
+        ["chmod", "1777", str(EXCHANGE)],  # everyone writes; the sticky bit keeps one from deleting another's
+        ["chmod", "-R", "go-rwx", str(checkout / "labs"), str(checkout / "teacher"), str(checkout / ".git")],
         ["chmod", "-R", "go+rX", str(checkout / "student-labs")],
     ]  # fmt: skip
 
@@ -106,7 +121,19 @@ def tljh_custom_jupyterhub_config(c: Any) -> None:
     c.Spawner.default_url = DEFAULT_URL
     c.Spawner.args = list(SERVER_ARGS)
     c.SystemdSpawner.isolate_tmp = True  # each student's own /tmp: the short runtime folder below is private
-    c.Spawner.environment = {"JUPYTER_RUNTIME_DIR": "/tmp/jupyter-runtime"}  # an IPC socket path: <= 107 bytes
+    c.Spawner.environment = {
+        "JUPYTER_RUNTIME_DIR": "/tmp/jupyter-runtime",  # an IPC socket path: <= 107 bytes
+        "JUPYTER_PREFER_ENV_PATH": "0",  # ~/.jupyter over the environment's etc/jupyter: the teacher's role
+    }
+
+
+def hub_admins() -> set[str]:
+    """The hub's admin users (TLJH's ``users.admin``): the teachers."""
+    try:
+        from tljh.config import CONFIG_FILE, load_config  # type: ignore[import-not-found]
+    except ImportError:  # not on a TLJH hub (tests)
+        return set()
+    return set(load_config(CONFIG_FILE).get("users", {}).get("admin", []) or [])
 
 
 @hookimpl
@@ -115,3 +142,6 @@ def tljh_new_user_create(username: str) -> None:
     seed = CHECKOUT / "deploy" / "seed_labs.py"
     subprocess.run([sys.executable, str(seed), str(STUDENT_LABS), str(home / "labs"), "--owner", username],
                    check=True)  # fmt: skip
+    if username in hub_admins():
+        teacher = CHECKOUT / "deploy" / "nbgrader" / "make_teacher.py"
+        subprocess.run([sys.executable, str(teacher), str(CHECKOUT), str(home), "--owner", username], check=True)

@@ -23,7 +23,7 @@ def parse_duration(value: int | str, parameter: str = "duration", *, allow_negat
     """Return ``value`` in whole milliseconds.
 
     Accepts a non-negative ``int`` (already ms) or a string of number+unit parts such as
-    ``"250ms"``, ``"10s"``, ``"1h30m"``, ``"4h45m40s"``. ``parameter`` names the option in errors.
+    ``"250ms"``, ``"10s"``, ``"1h30m"``, ``"2h30m15s"``. ``parameter`` names the option in errors.
     """
     allowed = "an int of milliseconds or a string like '250ms', '10s', '4h46m'"
     if isinstance(value, bool):
@@ -53,7 +53,7 @@ def parse_duration(value: int | str, parameter: str = "duration", *, allow_negat
 
 
 def format_duration(ms: int, *, exact: bool = False) -> str:
-    """Format ``ms`` compactly for a clock readout: ``0 ms``, ``250 ms``, ``10 s``, ``1 m 5 s``, ``4 h 45 m 40 s``.
+    """Format ``ms`` compactly for a clock readout: ``0 ms``, ``250 ms``, ``10 s``, ``1 m 5 s``, ``2 h 30 m 15 s``.
 
     Sub-second parts are kept only below one minute, so an hour-scale schedule stays readable; ``exact`` keeps
     them at every scale (``1 m 41.500 s``), for a timeline where two events half a second apart must not read

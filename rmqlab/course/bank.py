@@ -1,17 +1,73 @@
-"""What each lab exercise says after a prediction: its explanation, near-miss hints, unit and points.
+"""The exercise bank as students get it: sealed (``bank.json``, compiled from the teacher's sources by
+``python -m teacher.compile``).
 
-Kept out of the notebooks on purpose: the explanation of an exercise states its answer, so it must not
-be in the student's notebook (source or output) before the student has predicted. A lab's check cell
-names only the id (``check("03.1", answer_1, measured)``); :func:`rmqlab.course.exercises.check` looks the
-rest up here. ``tests/test_student_copy.py`` checks that no id is missing or unused, and that no hint
-gives its answer away.
+Per exercise: its id, points, unit, the kind of its answer, the general hint (a pointer at the mechanism that
+never tells the answer), the tag of the right prediction and the explanation sealed under it, and the tag and
+sealed text of each near miss that has a hint (:mod:`rmqlab.course.sealed`). No answer and no explanation is in
+plain text here, nor anywhere in the installed package.
 """
 
 from __future__ import annotations
 
-from .answers import Exercise
-from .bank_queues import QUEUE_EXERCISES, TOUR_EXERCISES
-from .bank_retry import RETRY_EXERCISES
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-EXERCISES: tuple[Exercise, ...] = (*TOUR_EXERCISES, *RETRY_EXERCISES, *QUEUE_EXERCISES)
-"""Every exercise, lab by lab: 00 (the tour), the retry labs 01–04b, the queue labs 05–09."""
+from .answers import Unit
+from .sealed import Kind
+
+__all__ = ["BANK_FILE", "EXERCISES", "SALT", "SealedExercise", "load", "record"]
+
+BANK_FILE = Path(__file__).with_name("bank.json")
+
+
+@dataclass(frozen=True)
+class SealedExercise:
+    """One exercise of the sealed bank: what a check needs, nothing a student could read the answer from."""
+
+    id: str
+    points: int
+    unit: Unit | None
+    kind: Kind
+    hint: str | None
+    tag: str
+    why: str
+    hints: tuple[tuple[str, str], ...]
+
+    @property
+    def lab(self) -> str:
+        """The lab number (``"03"`` for ``"03.1"``, ``"02b"`` for ``"02b.1"``)."""
+        return self.id.split(".")[0]
+
+    @property
+    def grade_id(self) -> str:
+        """The nbgrader ``grade_id`` of the check cell (``"ex03_1"``)."""
+        return "ex" + self.id.replace(".", "_")
+
+    @property
+    def kind_words(self) -> str:
+        """What kind of prediction the exercise expects, in words (for a prediction of the wrong kind)."""
+        return _kind_words(self.kind)
+
+
+def _kind_words(kind: Kind) -> str:
+    if isinstance(kind, list):
+        return "a list of " + str(len(kind)) + " values: " + ", ".join(_kind_words(k) for k in kind)
+    return {"word": "True, False or None", "number": "a number", "text": "a text in quotes"}[kind]
+
+
+def load(path: Path = BANK_FILE) -> tuple[str, tuple[SealedExercise, ...]]:
+    """The course salt and every exercise of a compiled bank file."""
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return str(data["salt"]), tuple(record(e) for e in data["exercises"])
+
+
+def record(e: dict[str, Any]) -> SealedExercise:
+    """One exercise of ``bank.json`` (a dict as :func:`teacher.compile.compile_one` writes it)."""
+    hints = tuple((str(t), str(s)) for t, s in e["hints"])
+    return SealedExercise(e["id"], e["points"], e["unit"], e["kind"], e["hint"], e["tag"], e["why"], hints)
+
+
+SALT, EXERCISES = load()
+"""The course salt and every exercise, lab by lab (00, the retry labs 01–04b, the queue labs 05–09)."""

@@ -1,46 +1,53 @@
-"""Exercises that make students predict: ``check`` a prediction, ``score`` a lab, ``assert_right`` for the grader.
+"""Exercises that make students predict: ``check`` a prediction, ``show_me`` the outcome, ``score`` a lab.
 
-A lab exercise is "predict, then run": the student writes ``answer_1 = ...`` in one cell, a later cell
-runs the scenario, and ``check("03.1", answer_1, measured)`` compares the prediction with what the run
-measured. What a check says *after* a prediction (the explanation, the hints) lives in
-:mod:`rmqlab.course.bank`, keyed by the exercise id, never in the notebook: a student who scrolls
-down before predicting finds no answer in the check cell's source, and the explanation appears only
-once a real prediction has been checked.
+A lab exercise is "predict, then run": the student writes ``answer_1 = ...`` in one cell and
+``check("03.1", answer_1, measured)`` (or ``check("03.1", answer_1)``) judges it against the sealed bank
+(:mod:`rmqlab.course.bank`): the answer is stored there only as a salted hash, and what a check says after a
+prediction (the explanation, a near-miss hint) is sealed under the prediction that unlocks it
+(:mod:`rmqlab.course.sealed`). So nothing a student can read or import states an answer, and a wrong guess never
+prints it: after wrong guesses the student may ask :func:`show_me`, which plays the lab's dashboard to the outcome
+(the lab registers how with :func:`register_show_me`), so the answer comes from the mechanism, not a printed value.
 
 ``check`` prints its verdict and returns nothing (a returned bool would print a stray ``True``); it
-never raises, because a traceback teaches nothing about RocketMQ. Grading is separate: the nbgrader
-test cell calls :func:`assert_right` inside a hidden-tests region, which raises ``AssertionError``
-for the autograder only. :func:`score` closes each lab with one verdict per exercise.
+never raises, because a traceback teaches nothing about RocketMQ. Grading is separate: each check cell's hidden
+test calls :func:`rmqlab.course.grading.verify` with the prediction, which the autograder scores (and
+:mod:`rmqlab.course.autograde` double-checks outside the kernel). :func:`score` closes each lab with one verdict per
+exercise.
 
-How an answer is compared (:func:`same`) and what an exercise declares (:class:`Exercise`, :class:`Hint`) are
-:mod:`rmqlab.course.answers`'; the text tables the labs print (:func:`show_trace`, :func:`table`) are
-:mod:`rmqlab.lab.trace_table`'s. Both are re-exported here, so a lab needs one import line.
+How an answer is compared is :mod:`rmqlab.course.answers`' and :mod:`rmqlab.course.sealed`'s; the text tables the
+labs print (:func:`show_trace`, :func:`table`) are :mod:`rmqlab.lab.trace_table`'s, re-exported here, so a lab needs
+one import line.
 """
 
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..core.duration import format_duration
 from ..core.errors import ConfigError
 from ..lab.trace_table import DEFAULT_FIELDS, TABLE_WIDTH, Items, show_trace, table, trace_rows
-from .answers import UNIT_MS, Exercise, Hint, Unit, same, spellings
+from . import bank
+from .answers import UNIT_MS, Unit, same, spellings
+from .bank import SealedExercise
+from .grading import judge
+from .sealed import canonical
 
 __all__ = [
     "DEFAULT_FIELDS",
-    "Exercise",
-    "Hint",
     "Items",
+    "SealedExercise",
     "assert_right",
     "check",
     "exercise",
     "exercises_of",
+    "register_show_me",
     "reset",
     "same",
     "score",
+    "show_me",
     "show_trace",
     "spellings",
     "table",
@@ -50,6 +57,7 @@ __all__ = [
 Verdict = Literal["right", "hint", "wrong", "none"]
 
 NO_ANSWER = "No prediction yet — replace the `...` in the answer cell with your prediction, run it, then run this cell."
+_NOT_GIVEN: Any = object()
 
 
 @dataclass
@@ -62,35 +70,36 @@ class _Result:
 
 _RESULTS: dict[str, _Result] = {}
 """The verdicts checked in this kernel, by exercise id (``Restart and run all`` starts afresh)."""
+_SHOW_ME: dict[str, Callable[[], Any]] = {}
+"""What :func:`show_me` does for an exercise, as its lab registered it (:func:`register_show_me`)."""
 
 
-def _bank() -> Mapping[str, Exercise]:
-    from .bank import EXERCISES  # deferred: notebooks load the bank on the first check
-
-    by_id: dict[str, Exercise] = {}
-    for ex in EXERCISES:
+def _bank() -> Mapping[str, SealedExercise]:
+    by_id: dict[str, SealedExercise] = {}
+    for ex in bank.EXERCISES:
         if ex.id in by_id:
-            raise ConfigError("exercise_bank.EXERCISES", ex.id, "each exercise id once")
+            raise ConfigError("bank.EXERCISES", ex.id, "each exercise id once")
         by_id[ex.id] = ex
     return by_id
 
 
-def exercise(exercise_id: str) -> Exercise:
-    """The bank's declaration of ``exercise_id`` (``"03.1"``)."""
-    bank = _bank()
-    if exercise_id not in bank:
-        raise ConfigError("exercise_id", exercise_id, f"one of the declared exercises: {', '.join(sorted(bank))}")
-    return bank[exercise_id]
+def exercise(exercise_id: str) -> SealedExercise:
+    """The bank's record of ``exercise_id`` (``"03.1"``)."""
+    by_id = _bank()
+    if exercise_id not in by_id:
+        raise ConfigError("exercise_id", exercise_id, f"one of the declared exercises: {', '.join(sorted(by_id))}")
+    return by_id[exercise_id]
 
 
-def exercises_of(lab: str) -> list[Exercise]:
+def exercises_of(lab: str) -> list[SealedExercise]:
     """The exercises of lab ``lab`` (``"03"``), in order."""
     return sorted((ex for ex in _bank().values() if ex.lab == lab), key=lambda ex: int(ex.id.split(".")[1]))
 
 
 def reset() -> None:
-    """Forget every verdict (what a kernel restart does); tests use it."""
+    """Forget every verdict and every registered ``show_me`` (what a kernel restart does); tests use it."""
     _RESULTS.clear()
+    _SHOW_ME.clear()
 
 
 def _shown(value: Any, unit: Unit | None) -> str:
@@ -100,21 +109,25 @@ def _shown(value: Any, unit: Unit | None) -> str:
 
 
 def _say(text: str) -> None:
-    """Print a verdict wrapped at :data:`TABLE_WIDTH` (between words), so it reads the same everywhere.
+    """Print a verdict wrapped at :data:`TABLE_WIDTH` (between words), paragraph by paragraph.
 
     One write, newline included: ``print`` writes the text and the newline separately, and a kernel that
     flushes between the two saves the verdict as two stream outputs.
     """
-    print(textwrap.fill(text, TABLE_WIDTH, break_long_words=False, break_on_hyphens=False) + "\n", end="")
+    paragraphs = [
+        textwrap.fill(p, TABLE_WIDTH, break_long_words=False, break_on_hyphens=False) for p in text.split("\n\n")
+    ]
+    print("\n\n".join(paragraphs) + "\n", end="")
 
 
-def check(exercise_id: str, answer: Any, measured: Any) -> None:
-    """Print whether ``answer`` (the student's prediction) means ``measured`` (what the run gave), and why.
+def check(exercise_id: str, answer: Any, measured: Any = _NOT_GIVEN) -> None:
+    """Print whether ``answer`` (the student's prediction) is right, and why — never the answer to a wrong one.
 
-    No prediction (``...``): a reminder, nothing revealed. Right: the value and the explanation. A near
-    miss with a declared hint: the hint only, so the student can predict again; the first other wrong
-    prediction gets the exercise's general ``hint`` if it has one. Otherwise: the measured value and
-    the explanation. Returns ``None`` so the cell prints nothing else.
+    No prediction (``...``): a reminder, nothing revealed. Right: the value and the explanation (unsealed by the
+    prediction itself). A near miss with a declared hint: the hint only, so the student can predict again; the
+    first other wrong prediction gets the exercise's general ``hint``; after that, an invitation to predict again
+    or to :func:`show_me` the run's outcome. ``measured`` (what this run gave) is shown with a right answer, and a
+    note is added when it differs from the course's value (the lab was changed above). Returns ``None``.
     """
     ex = exercise(exercise_id)
     result = _RESULTS.setdefault(exercise_id, _Result("none"))
@@ -123,26 +136,69 @@ def check(exercise_id: str, answer: Any, measured: Any) -> None:
         return
     result.tries += 1
     result.answers.append(answer)
-    if same(answer, measured, ex.unit):
+    verdict, text = judge(ex, answer)
+    if verdict == "right":
         result.verdict = "right"
-        _say(f"Right — {_shown(measured, ex.unit)}. {ex.why}")
+        shown = _shown(answer if measured is _NOT_GIVEN else measured, ex.unit)
+        note = ""
+        if measured is not _NOT_GIVEN and canonical(measured, ex.kind, ex.unit) != canonical(answer, ex.kind, ex.unit):
+            note = " (This run measured another value: the lab above was changed; the course's run gives yours.)"
+        _say(f"Right — {shown}.{note} {text}")
         return
-    hint = ex.hint_for(answer, measured)
-    if hint is None and ex.hint is not None and not result.pointed:
-        hint, result.pointed = ex.hint, True
-    if hint is not None:
+    if verdict == "unreadable":
         result.verdict = "hint"
-        _say(f"Not quite — you predicted {answer!r}. Hint: {hint} Change your prediction and run both cells again.")
+        _say(f"Not quite — you predicted {answer!r}; this exercise expects {ex.kind_words}. Change your prediction "
+             "and run both cells again.")  # fmt: skip
+        return
+    if verdict != "hint" and ex.hint is not None and not result.pointed:
+        verdict, text, result.pointed = "hint", ex.hint, True
+    if verdict == "hint":
+        result.verdict = "hint"
+        _say(f"Not quite — you predicted {answer!r}. Hint: {text} Change your prediction and run both cells again.")
         return
     result.verdict = "wrong"
-    _say(f"Not quite — you predicted {answer!r}, the run gives {_shown(measured, ex.unit)}. {ex.why}")
+    _say(f"Not quite — you predicted {answer!r}. Predict again, or run `show_me({exercise_id!r})` to watch the run "
+         "play to the outcome, and read the answer from the mechanism.")  # fmt: skip
+
+
+def register_show_me(exercise_id: str, action: Callable[[], Any]) -> None:
+    """Say what :func:`show_me` does for ``exercise_id``: typically play the lab's dashboard to the outcome.
+
+    ``action`` is called with no arguments when the student asks; what it returns is returned by ``show_me`` (a
+    widget returned as a cell's last value is displayed). A lab registers it in the cell that builds its dashboard::
+
+        register_show_me("03.1", lambda: dashboard.play_to_end())
+    """
+    exercise(exercise_id)
+    if not callable(action):
+        raise ConfigError("action", action, "a function of no arguments (what show_me should do)")
+    _SHOW_ME[exercise_id] = action
+
+
+def show_me(exercise_id: str) -> Any:
+    """After a wrong prediction: play the run to the outcome the exercise asks about (no value is printed).
+
+    Before any prediction it asks for one first: seeing the outcome is the reward for having predicted.
+    """
+    ex = exercise(exercise_id)
+    result = _RESULTS.get(ex.id)
+    if result is None or result.tries == 0:
+        _say("Predict first: write your prediction in the answer cell and check it; then show_me plays the run.")
+        return None
+    action = _SHOW_ME.get(ex.id)
+    if action is None:
+        _say("Press ▶ Play on this lab's dashboard and watch the run to its end: the outcome this exercise asks "
+             "about happens there. Then predict again and check.")  # fmt: skip
+        return None
+    _say("Watch the dashboard play the run to the outcome this exercise asks about; then predict again and check.")
+    return action()
 
 
 def assert_right(exercise_id: str) -> None:
-    """Raise ``AssertionError`` unless the last check of ``exercise_id`` was right: the autograder's test.
+    """Raise ``AssertionError`` unless the last check of ``exercise_id`` in this kernel was right.
 
-    It sits in the check cell's ``### BEGIN HIDDEN TESTS`` region, so students never see a traceback
-    and nbgrader (which runs the cell with the region restored) scores the exercise.
+    A convenience for a teacher's own tests; the autograder does not use it (a student could rebind it): the check
+    cells' hidden tests call :func:`rmqlab.course.grading.verify` on the prediction itself.
     """
     result = _RESULTS.get(exercise(exercise_id).id)
     if result is None:

@@ -22,7 +22,7 @@ The drain bound is the sum of what RocketMQ's timers need, one after the other, 
   ``lockAll`` (20 s) or after a removal's 20 s delayed unlock (100 s); a route change is seen by the next route
   poll (30 s) and rebalance (20 s) (50 s);
 * the whole retry schedule a message may still have: the delays of levels 3 … 18 of this lab's
-  ``messageDelayLevel`` (4 h 45 min 40 s by default), since a copy that failed just before the quiet period
+  ``messageDelayLevel`` (several hours by default), since a copy that failed just before the quiet period
   may need every retry up to the DLQ;
 * two ``consumeTimeout`` periods (30 min by default): ``cleanExpiredMsg`` sends back a message consuming too
   long between 15 and 30 min after it started.

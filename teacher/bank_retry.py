@@ -2,13 +2,13 @@
 """The exercises about retries: a producer's send retry, the consumer's send-back, delay levels, the DLQ and
 stranded retry queues (labs 01, 02a, 02b, 03, 04, 04b).
 
-Part of the exercise bank (:mod:`rmqlab.course.bank` puts the parts together): data only, kept out of the
-notebooks because an explanation states its answer.
+Teacher-only (never installed, never in a student copy): the plain explanations and hints, which
+``python -m teacher.compile`` seals into ``rmqlab/course/bank.json`` under keys only the predictions give.
 """
 
 from __future__ import annotations
 
-from .answers import Exercise, Hint
+from .declare import Exercise, Hint
 
 RETRY_EXERCISES: tuple[Exercise, ...] = (
     # 01 · producer send retry

@@ -2,13 +2,13 @@
 """The exercises about queues: who owns which queue, offsets and the ProcessQueue, ordered send, orderly
 consumption and its locks, broadcasting, and the capstone (labs 00, 05, 06, 07, 08, 09).
 
-Part of the exercise bank (:mod:`rmqlab.course.bank` puts the parts together): data only, kept out of the
-notebooks because an explanation states its answer.
+Teacher-only (never installed, never in a student copy): the plain explanations and hints, which
+``python -m teacher.compile`` seals into ``rmqlab/course/bank.json`` under keys only the predictions give.
 """
 
 from __future__ import annotations
 
-from .answers import Exercise, Hint
+from .declare import Exercise, Hint
 
 TOUR_EXERCISES: tuple[Exercise, ...] = (
     # 00 · tour

@@ -1,0 +1,160 @@
+"""A leak search over everything a student can read: the student copy (``labs/make_student.py``), the wheel
+(``pip wheel . --no-deps``, what every installed environment, the hub image and the JupyterLite site import), the
+READMEs, and the built JupyterLite site when there is one (``make lite``; it needs PyPI and npm, so the search skips
+it when ``build/lite`` is absent — its notebooks are the student copy and its rmqlab is this wheel).
+
+Searched for: every sentence of every explanation, near-miss hint and revealed box (the teacher's texts, which must
+appear nowhere), the solutions (``### BEGIN SOLUTION`` regions), the teacher's sources, and each answer's telling
+spellings (``tests/test_student_copy.py``'s rule: numbers of four digits or more, every spelling of a duration, and
+answers written as text). Per exercise, "before its check" in the student copy is covered by
+``tests/test_student_copy.py``; here the READMEs and the wheel are searched as a whole, since a student reads them
+before any check.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from rmqlab.course.answers import spellings
+from teacher.compile import EXERCISES, answers
+
+ROOT = Path(__file__).resolve().parents[1]
+READMES = (ROOT / "README.md", ROOT / "labs" / "README.md")
+TEXT_SUFFIXES = {".py", ".json", ".md", ".txt", ".js", ".css", ".html", ".ipynb", ".typed", ".toml", ".yaml", ".cfg"}
+
+
+def sentences() -> list[tuple[str, str]]:
+    """(exercise id, sentence) for every sentence of six words or more the teacher's texts hold."""
+    found = []
+    for ex in EXERCISES:
+        for text in (ex.why, ex.after or "", *(h.text for h in ex.hints)):
+            for sentence in re.split(r"(?<=[.?!])\s+|\n+", text):
+                if len(sentence.split()) >= 6:
+                    found.append((ex.id, sentence.strip()))
+    return found
+
+
+def telling(value: Any, unit: str | None) -> list[str]:
+    """Spellings of an answer that ordinary text would not contain by chance: numbers of 1000 or more in every
+    spelling (durations too), texts of eight characters or more; a list, its items."""
+    if isinstance(value, list | tuple):
+        return [s for item in value for s in telling(item, unit)]
+    if isinstance(value, bool) or value is None:
+        return []
+    if isinstance(value, int | float):
+        return spellings(value, unit) if abs(value) >= 1000 else []  # type: ignore[arg-type]
+    return [value] if len(str(value)) >= 8 else []
+
+
+def _found(spelling: str, text: str) -> bool:
+    return re.search(rf"(?<![\w.]){re.escape(spelling)}(?![\w]|\.\d)", text, flags=re.IGNORECASE) is not None
+
+
+ANSWERS = answers()
+UNITS = {ex.id: ex.unit for ex in EXERCISES}
+SENTENCES = sentences()
+
+
+def _search(texts: Iterator[tuple[str, str]]) -> list[str]:
+    """Every leak in ``(where, text)`` pairs: a teacher's sentence, a solution region, a telling answer."""
+    leaks = []
+    for where, text in texts:
+        flat = " ".join(text.split())
+        leaks += [f"{ex_id}: sentence {s!r} in {where}" for ex_id, s in SENTENCES if s in flat]
+        if re.search(r"### BEGIN SOLUTION\s*\nanswer_\d+ = ", text):
+            leaks.append(f"a solution region in {where}")
+        for ex_id, value in ANSWERS.items():
+            leaks += [f"{ex_id}: answer {s!r} in {where}" for s in telling(value, UNITS[ex_id]) if _found(s, text)]
+    return leaks
+
+
+def test_the_search_finds_what_it_looks_for() -> None:
+    """The searcher itself: a sentence of an explanation, a duration in any spelling, a solution region."""
+    ex_id, sentence = SENTENCES[0]
+    assert _search(iter([("x", f"Prose. {sentence} More prose.")])) == [f"{ex_id}: sentence {sentence!r} in x"]
+    assert any("4 h 45 m 40 s" in leak for leak in _search(iter([("x", "it ends at 4 h 45 m 40 s")])))
+    assert _search(iter([("x", "a\n### BEGIN SOLUTION\nanswer_1 = 3\n")])) == ["a solution region in x"]
+    assert telling(4, None) == [] and telling(True, None) == [] and "17 140" in telling(17140, "s")
+    assert telling(100, "s") == [] and telling(("%DLQ%cg", 1), None) == [] and telling(["TopicTest@b:3"], None)
+
+
+def test_the_student_copy_states_no_explanation_and_no_solution(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "labs" / "make_student.py"), str(ROOT / "labs"),
+                           str(tmp_path)], capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    texts = []
+    for path in sorted(tmp_path.glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        texts += [(f"{path.name} cell {c.id}", c.source) for c in nb.cells]
+        assert all(not c.get("outputs") for c in nb.cells), path.name
+    leaks = [leak for leak in _search(iter(texts)) if "sentence" in leak or "solution" in leak]
+    assert leaks == []
+
+
+def test_the_readmes_state_no_answer_and_no_explanation() -> None:
+    assert _search((str(p.relative_to(ROOT)), p.read_text()) for p in READMES) == []
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                           "-w", str(out), str(ROOT)], capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return next(out.glob("rmqlab-*.whl"))
+
+
+def test_the_wheel_states_no_answer_no_explanation_and_has_no_teacher_sources(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        texts = [(name, archive.read(name).decode("utf-8", "replace")) for name in names
+                 if Path(name).suffix in TEXT_SUFFIXES]  # fmt: skip
+    assert "rmqlab/course/bank.json" in names
+    assert [n for n in names if n.startswith("teacher/") or "/teacher/" in n or n.startswith("labs/")] == []
+    assert _search(iter(texts)) == []
+
+
+def test_the_built_lite_site_when_there_is_one() -> None:
+    site = ROOT / "build" / "lite"
+    if not site.is_dir():
+        pytest.skip("no build/lite (make lite needs PyPI and npm): its notebooks and wheel are searched above")
+    texts = []
+    for path in sorted(site.rglob("*")):
+        if path.is_file() and path.suffix in TEXT_SUFFIXES:
+            texts.append((str(path.relative_to(site)), path.read_text(errors="replace")))
+        elif path.suffix == ".whl" and path.name.startswith("rmqlab-"):
+            with zipfile.ZipFile(path) as archive:
+                texts += [(f"{path.name}:{n}", archive.read(n).decode("utf-8", "replace")) for n in archive.namelist()
+                          if Path(n).suffix in TEXT_SUFFIXES]  # fmt: skip
+    assert [leak for leak in _search(iter(texts)) if "sentence" in leak or "solution" in leak] == []
+
+
+def test_the_docs_site_shows_the_labs_as_released(tmp_path: Path) -> None:
+    """The documentation site (``make docs``: a public page) renders each lab without its solutions, hidden tests,
+    verdicts or score: no explanation sentence, no solution region; the pictures and tables stay."""
+    spec = importlib.util.spec_from_file_location("build_docs", ROOT / "docs" / "build_docs.py")
+    assert spec is not None and spec.loader is not None
+    build_docs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_docs)
+    build_docs.stage(tmp_path / "src")
+    texts, with_outputs = [], 0
+    for path in sorted((tmp_path / "src" / "labs").glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            with_outputs += bool(cell.get("outputs"))
+            outputs = "\n".join(json.dumps(o) for o in cell.get("outputs", []))
+            texts.append((f"{path.name} cell {cell.id}", f"{cell.source}\n{outputs}"))
+            assert "HIDDEN TESTS" not in cell.source and "BEGIN SOLUTION" not in cell.source
+    assert with_outputs > 50  # the runs' tables and pictures are still shown
+    assert [leak for leak in _search(iter(texts)) if "sentence" in leak or "solution" in leak] == []
