@@ -47,19 +47,43 @@ def cluster(**producer_options):
 
 # %%
 SEND = ("send_attempt", "send_result", "send_failed")
+SEND_MODES = ["send", "send_async", "send_oneway"]
+
+
+# %%
+def sends_every_second(lab, producer, *, first=1, count=4, mode="send", topic="TopicTest"):
+    """Schedule ``count`` messages m1, m2, … one per second from ``first`` s, each sent with ``producer.<mode>``."""
+    for k in range(count):
+        lab.at(f"{first + k}s", getattr(producer, mode), Message(topic, f"m{k + 1}"))
+
+
+# %% [markdown]
+# Every section starts with its picture, a `Dashboard` replaying a small run: Step (or Play) through it, answer
+# the section's question while it waits, then step on to see the answer. Its knobs change the run (then Rebuild).
 
 
 # %% [markdown]
 # ## A tiny run: broker-a dies after the route was cached
 
 # %%
-def broker_a_dies():
-    """The route is cached by a warm-up send at 1 s, broker-a dies at 2 s, m1 is sent at 3 s."""
+def broker_a_dies(mode="send", sends=1):
+    """The route is cached by a warm-up send at 1 s, broker-a dies at 2 s, then ``sends`` messages from 3 s."""
     lab, p = cluster()
     lab.at("1s", p.send, Message("TopicTest", "warm-up"))
     lab.at("2s", lab.broker_down, "broker-a")
-    lab.at("3s", p.send, Message("TopicTest", "m1"))
+    sends_every_second(lab, p, first=3, count=sends, mode=mode)
     return lab
+
+
+# %% [markdown]
+# The picture: broker-a goes down at 2 s (the producer still has it in its cached route), then eight SYNC sends.
+# Step until m1's first attempt fails, and watch where its retry goes.
+
+# %% tags=["nbval-ignore-output"]
+from widgets.dashboard import Dashboard
+
+dash = Dashboard(broker_a_dies, knobs={"mode": "send", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s")
+dash
 
 
 # %%
@@ -77,6 +101,7 @@ show_trace(lab.trace, *SEND)
 # %% [markdown]
 # ### Exercise 1 — predict, then run
 # Same failure, but the message is sent with `send_oneway`. How many attempts does it get?
+# Predict, then set the picture's `mode` knob to `send_oneway`, Rebuild and step through it.
 
 # %% nbgrader={"grade": false, "grade_id": "ex01_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
@@ -101,15 +126,27 @@ assert_right("01.1")
 # %% [markdown]
 # ## ASYNC: a retry re-sends the same request
 # `send(msg, callback)` retries only *no-response* failures, inside `MQClientAPIImpl`, and asks
-# `selectOneMessageQueue(failedBroker)` which broker to try next.
-#
+# `selectOneMessageQueue(failedBroker)` which broker to try next. The picture: the tiny run sent with `send_async`,
+# paused at m1's first attempt.
+
+# %% tags=["nbval-ignore-output"]
+async_dash = Dashboard(
+    broker_a_dies, knobs={"mode": "send_async", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s"
+)
+async_dash.controller.jump_to_next("send_attempt")
+async_dash.controller.jump_to_next("send_attempt")
+async_dash
+
+# %% [markdown]
 # ### Exercise 2 — predict, then run
-# The tiny run again, sent with `send_async`. Its retry goes to broker-b. On which **queue id**?
+# m1's first attempt went to a queue of broker-a, which is down. Its retry goes to broker-b.
+# Does the retry carry the **same queue id** as the first attempt (`True` or `False`)?
+# Predict, then step on and compare the two attempts' queues.
 
 # %% nbgrader={"grade": false, "grade_id": "ex01_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_2 = 2
+answer_2 = True
 ### END SOLUTION
 
 # %%
@@ -119,31 +156,55 @@ lab.at("2s", lab.broker_down, "broker-a")
 lab.at("3s", p.send_async, Message("TopicTest", "async"))
 lab.run(until="5s")
 show_trace(lab.trace, *SEND, msg_id="M0002")
-retry = next(e for e in lab.trace.of_kind("send_attempt") if e.msg_id == "M0002" and e.get("attempt") == 2)
+attempts = {e.get("attempt"): e for e in lab.trace.of_kind("send_attempt") if e.msg_id == "M0002"}
 
 # %% nbgrader={"grade": true, "grade_id": "ex01_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("01.2", answer_2, retry.get("queue_id"))
+check("01.2", answer_2, attempts[2].get("queue_id") == attempts[1].get("queue_id"))
 ### BEGIN HIDDEN TESTS
 assert_right("01.2")
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # > **Common belief vs. the source.** "Async send retries on the same broker." — For `send(msg, callback)`,
-# > `MQClientAPIImpl.onExceptionImpl` re-selects a broker avoiding the failed one; only `send(msg, mq, cb)` and
-# > selector sends stay on the same broker. And only a failure *without* a response is retried: an error response
-# > goes straight to `onException`.
+# > `MQClientAPIImpl.onExceptionImpl` re-selects a broker avoiding the failed one, but takes only the *broker name* of
+# > that pick: it re-sends the same request, queue id included, to the new broker's address. Only `send(msg, mq, cb)`
+# > and selector sends stay on the same broker. And only a failure *without* a response is retried: an error
+# > response goes straight to `onException`.
 
 # %% [markdown]
 # ## Which broker answers are retried
 # A broker that answers with an error code throws `MQBrokerException` in the client. `sendDefaultImpl` retries it only
 # if the code is in `DefaultMQProducer.retryResponseCodes`: TOPIC_NOT_EXIST, SERVICE_NOT_AVAILABLE, SYSTEM_ERROR,
-# NO_PERMISSION, NO_BUYER_ID, NOT_IN_CURRENT_UNIT. Here broker-a answers SYSTEM_ERROR (code 1):
+# NO_PERMISSION, NO_BUYER_ID, NOT_IN_CURRENT_UNIT.
+
 
 # %%
-lab, p = cluster()
-lab.set_broker_fault("broker-a", send_error="SYSTEM_ERROR")
-lab.at("1s", p.send, Message("TopicTest", "m1"))
-lab.run(until="5s")
+def broker_a_answers(send_error="SYSTEM_ERROR", sends=1):
+    """broker-a answers every send with the error code ``send_error``; ``sends`` SYNC sends from 1 s."""
+    lab, p = cluster()
+    lab.set_broker_fault("broker-a", send_error=send_error)
+    sends_every_second(lab, p, count=sends)
+    return lab
+
+
+# %% [markdown]
+# The picture: broker-a answers every send SYSTEM_ERROR (code 1). Step through the first send, then switch the
+# `send_error` knob to SYSTEM_BUSY, Rebuild, and step again once you have answered exercise 3.
+
+# %% tags=["nbval-ignore-output"]
+answers_dash = Dashboard(
+    broker_a_answers,
+    knobs={"send_error": "SYSTEM_ERROR", "sends": 8},
+    knob_options={"send_error": ["SYSTEM_ERROR", "SYSTEM_BUSY"]},
+    horizon="10s",
+)
+answers_dash
+
+# %% [markdown]
+# The same run as a table (one send):
+
+# %%
+lab = broker_a_answers("SYSTEM_ERROR").run(until="5s")
 show_trace(lab.trace, *SEND)
 
 # %% [markdown]
@@ -197,7 +258,32 @@ show_trace(lab.trace, *SEND)
 # %% [markdown]
 # ## A status is not an exception: FLUSH_DISK_TIMEOUT
 # With `flushDiskType=SYNC_FLUSH` a broker that stored the message but did not flush it in time answers
-# FLUSH_DISK_TIMEOUT (also FLUSH_SLAVE_TIMEOUT, SLAVE_NOT_AVAILABLE). The client turns these into a `SendStatus`:
+# FLUSH_DISK_TIMEOUT (also FLUSH_SLAVE_TIMEOUT, SLAVE_NOT_AVAILABLE). The client turns these into a `SendStatus`.
+
+
+# %%
+def flush_timeouts(retry_another_broker_when_not_store_ok=False, sends=1):
+    """Both brokers answer FLUSH_DISK_TIMEOUT; ``sends`` SYNC sends from 1 s."""
+    lab, p = cluster(retry_another_broker_when_not_store_ok=retry_another_broker_when_not_store_ok)
+    lab.set_broker_fault("broker-a", put_status="FLUSH_DISK_TIMEOUT")
+    lab.set_broker_fault("broker-b", put_status="FLUSH_DISK_TIMEOUT")
+    sends_every_second(lab, p, count=sends)
+    return lab
+
+
+# %% [markdown]
+# The picture: both brokers store but answer FLUSH_DISK_TIMEOUT. Step through with the switch off, then turn
+# `retry_another_broker_when_not_store_ok` on, Rebuild, and count the stored copies once you have answered
+# exercise 4.
+
+# %% tags=["nbval-ignore-output"]
+flush_dash = Dashboard(
+    flush_timeouts, knobs={"retry_another_broker_when_not_store_ok": False, "sends": 8}, horizon="10s"
+)
+flush_dash
+
+# %% [markdown]
+# One send, broker-a alone answering FLUSH_DISK_TIMEOUT, as a table:
 
 # %%
 lab, p = cluster()
@@ -247,6 +333,25 @@ assert_right("01.4")
 # ## The shared send timeout
 # `sendMsgTimeout` is **one budget for all attempts**, checked before each attempt. broker-a now answers after 4 s.
 
+
+# %%
+def slow_broker_a(response_delay_ms=4000, sends=1):
+    """broker-a answers after ``response_delay_ms``; ``sends`` SYNC sends, one every 5 s from 1 s."""
+    lab, p = cluster()
+    lab.set_broker_fault("broker-a", response_delay_ms=response_delay_ms)
+    for k in range(sends):
+        lab.at(f"{1 + 5 * k}s", p.send, Message("TopicTest", f"m{k + 1}"))
+    return lab
+
+
+# %% [markdown]
+# The picture: eight sends, one every 5 s; the round robin takes broker-a's and broker-b's queues in turn.
+# Step to the first attempt on broker-a and stop there.
+
+# %% tags=["nbval-ignore-output"]
+slow_dash = Dashboard(slow_broker_a, knobs={"response_delay_ms": 4000, "sends": 8}, horizon="45s")
+slow_dash
+
 # %% [markdown]
 # ### Exercise 5 — predict, then run
 # How many attempts does a SYNC send to slow broker-a make before the caller sees an error?
@@ -258,10 +363,7 @@ answer_5 = 1
 ### END SOLUTION
 
 # %%
-lab, p = cluster()
-lab.set_broker_fault("broker-a", response_delay_ms=4000)
-lab.at("1s", p.send, Message("TopicTest", "slow"))
-lab.run(until="10s")
+lab = slow_broker_a().run(until="10s")
 show_trace(lab.trace, *SEND, "stored")
 
 # %% nbgrader={"grade": true, "grade_id": "ex01_5", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -277,7 +379,26 @@ assert_right("01.5")
 
 # %% [markdown]
 # Notice the `stored` row: the broker **did** store the message; only the response was late.
+
+# %% [markdown]
 # ## A lost response after the store makes a duplicate
+
+
+# %%
+def lost_responses(sends=1):
+    """broker-a stores each message, then the connection drops before its response; ``sends`` SYNC sends from 1 s."""
+    lab, p = cluster()
+    lab.set_broker_fault("broker-a", lose_responses=True)
+    sends_every_second(lab, p, count=sends)
+    return lab
+
+
+# %% [markdown]
+# The picture: broker-a stores, and its answers never arrive. Step to m1's first `stored` and stop.
+
+# %% tags=["nbval-ignore-output"]
+lost_dash = Dashboard(lost_responses, knobs={"sends": 8}, horizon="10s")
+lost_dash
 
 # %% [markdown]
 # ### Exercise 6 — predict, then run
@@ -291,10 +412,7 @@ answer_6 = 2
 ### END SOLUTION
 
 # %%
-lab, p = cluster()
-lab.set_broker_fault("broker-a", lose_responses=True)
-lab.at("1s", p.send, Message("TopicTest", "pay order 42"))
-lab.run(until="5s")
+lab = lost_responses().run(until="5s")
 show_trace(lab.trace, *SEND, "stored")
 stored = lab.trace.of_kind("stored")
 
@@ -316,7 +434,27 @@ assert_right("01.6")
 # choice, counted from the end of the attempt; a failed attempt counts as 30 000 ms. `selectOneMessageQueue` then
 # walks the round robin past the queues of brokers that are out (when every broker is out, `pickOneAtLeast` takes
 # the least bad one). Source: `client/.../latency/MQFaultStrategy.java`, `LatencyFaultToleranceImpl.java`.
-#
+
+
+# %%
+def slow_then_fast(**producer_options):
+    """broker-a answers after 600 ms until 2 s; one send at 1 s, then one every 5 s from 5 s to 35 s (not run yet)."""
+    lab, p = cluster(**producer_options)
+    lab.set_broker_fault("broker-a", response_delay_ms=600)
+    lab.at("2s", lab.set_broker_fault, "broker-a", response_delay_ms=0)
+    for t in ("1s", "5s", "10s", "15s", "20s", "25s", "30s", "35s"):
+        lab.at(t, p.send, Message("TopicTest", f"sent at {t}"))
+    return lab
+
+
+# %% [markdown]
+# The picture, with the switch on. Step through the first send (600 ms on broker-a) and stop there.
+
+# %% tags=["nbval-ignore-output"]
+latency_dash = Dashboard(slow_then_fast, knobs={"send_latency_fault_enable": True}, horizon="40s")
+latency_dash
+
+# %% [markdown]
 # ### Exercise 7 — predict, then run
 # broker-a answers the send at 1 s after 600 ms — a success — and is fast again from 2 s. Until what virtual time,
 # in ms, does the producer keep broker-a out of its queue choice?
@@ -327,20 +465,8 @@ answer_7 = ...  # ← your prediction
 answer_7 = 31_600
 ### END SOLUTION
 
-
 # %%
-def slow_then_fast(**producer_options):
-    """broker-a answers after 600 ms until 2 s; one send at 1 s, then one every 5 s from 5 s to 35 s."""
-    lab, p = cluster(**producer_options)
-    lab.set_broker_fault("broker-a", response_delay_ms=600)
-    lab.at("2s", lab.set_broker_fault, "broker-a", response_delay_ms=0)
-    for t in ("1s", "5s", "10s", "15s", "20s", "25s", "30s", "35s"):
-        lab.at(t, p.send, Message("TopicTest", f"sent at {t}"))
-    lab.run(until="40s")
-    return lab
-
-
-lab = slow_then_fast(send_latency_fault_enable=True)
+lab = slow_then_fast(send_latency_fault_enable=True).run(until="40s")
 show_trace(lab.trace, "send_result", fields=("broker", "queue_id", "not_available_until"))
 out_until = lab.trace.first("send_result", msg_id="M0001").get("not_available_until")
 
@@ -354,7 +480,7 @@ assert_right("01.7")
 # The same sends without the switch (the default): the round robin gives broker-a its turns at once.
 
 # %%
-default = slow_then_fast()
+default = slow_then_fast().run(until="40s")
 print("with the switch:   ", [e.get("broker") for e in lab.trace.of_kind("send_result")])
 print("without (default): ", [e.get("broker") for e in default.trace.of_kind("send_result")])
 
@@ -363,17 +489,6 @@ print("without (default): ", [e.get("broker") for e in default.trace.of_kind("se
 # > `sendLatencyFaultEnable` a *successful* send that took 550 ms or more sidelines its broker too (30 s here); and
 # > the switch is off by default, so a default producer keeps sending to a slow broker on its round-robin turns.
 # > The scenario file `examples/slow_broker_avoided.yaml` is this run (`producers[].send_latency_fault_enable`).
-
-# %% [markdown]
-# ## Watch it step by step
-# The tiny run again, in a `Dashboard` (a replay of `broker_a_dies()`; Step / Step back / Jump move through the trace):
-# m1's attempt on broker-a fails, its retry is stored on broker-b.
-
-# %% tags=["nbval-ignore-output"]
-from widgets.dashboard import Dashboard
-
-dash = Dashboard(broker_a_dies, horizon="5s")
-dash
 
 # %% [markdown]
 # ## Key points

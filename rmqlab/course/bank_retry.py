@@ -20,14 +20,15 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
     ),
     Exercise(
         "01.2",
-        "onExceptionImpl re-sends the same request, and its header still holds the first attempt's queueId (index 2 → "
-        "broker-a queue 2); selectOneMessageQueue(broker-a) ran (index 3 skipped, index 4 = broker-b) but only its broker "
-        "name is used.",
+        "MQClientAPIImpl.onExceptionImpl asks selectOneMessageQueue(broker-a) for a broker to avoid the failed one, "
+        "keeps only the broker name of that pick and re-sends the same RemotingCommand (a new opaque, the same "
+        "header) to broker-b's address: the queue id chosen for the first attempt travels with the retry.",
         hints=(
             Hint(
-                "That is the queue selectOneMessageQueue picked, as for the SYNC retry. onExceptionImpl keeps only the "
-                "broker name of that pick: which queue id does the re-sent request header still carry?",
-                equals=(0,),
+                "A SYNC retry goes through sendDefaultImpl's loop and picks a new queue. The ASYNC retry is made in "
+                "MQClientAPIImpl.onExceptionImpl: what does it take from selectOneMessageQueue's answer, and what "
+                "does it re-send?",
+                equals=(False,),
             ),
         ),
         hint="Read what MQClientAPIImpl.onExceptionImpl re-sends, and what it takes from selectOneMessageQueue's answer.",
