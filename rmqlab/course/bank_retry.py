@@ -125,16 +125,23 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
     ),
     Exercise(
         "02b.3",
-        "c2 consumed queue 1 and sent it back with max 3 (rt 0 < 3); the single %RETRY%cg queue belongs to c1 (first "
-        "in the sorted client ids), whose send-back carries max 1: stored rt 1 ≥ 1 → %DLQ%cg after 2 deliveries.",
+        "The broker judges each send-back by the maxReconsumeTimes in *that* request's header "
+        "(SendMessageProcessor.asyncConsumerSendMsgBack: stored reconsumeTimes >= maxReconsumeTimes → %DLQ%). "
+        "c1 sent back rt 0 and rt 1 with max 5 (two retries); c2 took over the queues and sent back rt 2 with max 1: "
+        "2 >= 1, so the third delivery was the last.",
         hints=(
             Hint(
-                "That is c2's own limit. Who consumes the retry (one %RETRY%cg queue, AVG allocation), and whose "
-                "maxReconsumeTimes does that instance's send-back carry?",
-                equals=(4,),
+                "That counts with c1's limit for the whole life of the message. After 20 s, whose "
+                "ConsumerSendMsgBackRequestHeader does the broker read?",
+                equals=(6,),
+            ),
+            Hint(
+                "reconsumeTimes is stored with the message, not counted per instance: when c2 first gets the "
+                "message, how many times has it already been retried?",
+                equals=(4, 5),
             ),
         ),
-        hint="Find who consumes %RETRY%cg's single queue, and which maxReconsumeTimes that instance sends back.",
+        hint="Follow reconsumeTimes through each send-back, and read which instance's maxReconsumeTimes each carries.",
     ),
     # 03 · delay levels
     Exercise(
