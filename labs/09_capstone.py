@@ -67,6 +67,16 @@ def succeeded(lab):
 
 # %% [markdown]
 # ## A tiny look first: the first ten seconds
+# The picture: the system as deployed, its first 30 seconds. Play it and watch queue 0 of `Payments`.
+
+# %% tags=["nbval-ignore-output"]
+from widgets.dashboard import Dashboard
+
+dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="30s")
+dash
+
+# %% [markdown]
+# The first ten seconds as a table:
 
 # %%
 lab = deployed_lab().run(until="10s")
@@ -135,7 +145,14 @@ assert_right("09.2")
 # %% [markdown]
 # ## What the fix does to the order
 # With that setting the queue moves on. But these payments were sent to one queue *because their order matters*.
-#
+# The picture with `max_reconsume_times=5`, stopped when `bad-card` is first delivered:
+
+# %% tags=["nbval-ignore-output"]
+fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": 5}, horizon="1m")
+fixed_dash.controller.seek_time("3s")
+fixed_dash
+
+# %% [markdown]
 # ### Exercise 3 — predict, then run
 # With `max_reconsume_times=5`, list the payments the listener completes in the first minute, in the order it
 # completes them. Answer like `["p1", "p2"]`.
@@ -173,17 +190,6 @@ show_trace(fixed.trace, "consumed", "send_back", "dead_lettered", fields=("queue
 # > **Common belief vs. the source.** "A DLQ keeps an ordered stream safe." — `ConsumeMessageOrderlyService.checkReconsumeTimes`
 # > sends the message to `%RETRY%` (and the broker on to `%DLQ%`) and the queue commits past it: the rest of the
 # > stream continues without it.
-
-# %% [markdown]
-# ## Watch it step by step
-# `deployed_lab` in a `Dashboard`; set the `max_reconsume_times` knob to your fix (then Rebuild) and watch p4 and p5
-# overtake `bad-card`.
-
-# %% tags=["nbval-ignore-output"]
-from widgets.dashboard import Dashboard
-
-dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="10m")
-dash
 
 # %% [markdown]
 # ## Key points
