@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [Index](README.md) · [← Back](05_offsets_process_queue.ipynb) · [Next →](07_orderly_consumption_locks.ipynb)
+# [Index](README.md) · [← Back](05_offsets_process_queue.ipynb) · [Next →](07a_orderly_locks.ipynb)
 
 # %% [markdown]
 # # 06 · Ordered send with a MessageQueueSelector

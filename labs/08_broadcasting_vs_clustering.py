@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [Index](README.md) · [← Back](07_orderly_consumption_locks.ipynb) · [Next →](09_capstone.ipynb)
+# [Index](README.md) · [← Back](07b_orderly_failover.ipynb) · [Next →](09_capstone.ipynb)
 
 # %% [markdown]
 # # 08 · Broadcasting vs. clustering

@@ -83,7 +83,7 @@ lab = deployed_lab().run(until="10s")
 show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsume_times", "retry_in_ms"))
 
 # %% [markdown]
-# The same message id, on one queue, once a second: an orderly consumer's local retry (lab 07). Nothing else on the
+# The same message id, on one queue, once a second: an orderly consumer's local retry (lab 07a). Nothing else on the
 # queue moves.
 #
 # ### Exercise 1 — diagnose
