@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [Index](README.md) · [Next →](01_producer_send_retry.ipynb)
+# [Index](README.md) · [Next →](01a_send_retry.ipynb)
 
 # %% [markdown]
 # # 00 · A tour of rmqlab

@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [Index](README.md) · [← Back](01_producer_send_retry.ipynb) · [Next →](02b_send_back_failures.ipynb)
+# [Index](README.md) · [← Back](01b_send_status_timeout.ipynb) · [Next →](02b_send_back_failures.ipynb)
 
 # %% [markdown]
 # # 02a · Concurrent consumption: failure and send-back

@@ -11,15 +11,15 @@ from __future__ import annotations
 from .answers import Exercise, Hint
 
 RETRY_EXERCISES: tuple[Exercise, ...] = (
-    # 01 · producer send retry
+    # 01a · producer send: which failures are retried, and where; 01b · statuses, the shared timeout, duplicates, slow brokers
     Exercise(
-        "01.1",
+        "01a.1",
         "ONEWAY runs sendDefaultImpl with timesTotal = 1: no retry, the exception ends it.",
         hints=(Hint("ONEWAY has no retryTimesWhenSend… setting: count what timesTotal is for this mode.", equals=(3,)),),
         hint="Compare timesTotal in sendDefaultImpl for SYNC and for the other modes.",
     ),
     Exercise(
-        "01.2",
+        "01a.2",
         "MQClientAPIImpl.onExceptionImpl asks selectOneMessageQueue(broker-a) for a broker to avoid the failed one, "
         "keeps only the broker name of that pick and re-sends the same RemotingCommand (a new opaque, the same "
         "header) to broker-b's address: the queue id chosen for the first attempt travels with the retry.",
@@ -34,7 +34,7 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
         hint="Read what MQClientAPIImpl.onExceptionImpl re-sends, and what it takes from selectOneMessageQueue's answer.",
     ),
     Exercise(
-        "01.3",
+        "01a.3",
         "SYSTEM_BUSY (code 2) is not in retryResponseCodes in 4.9.x: sendDefaultImpl rethrows the MQBrokerException after "
         "the first attempt, even though broker-b is healthy.",
         hints=(
@@ -47,7 +47,7 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
         hint="Look at which broker answers DefaultMQProducer.retryResponseCodes lists.",
     ),
     Exercise(
-        "01.4",
+        "01b.1",
         "Each broker stored the message before its flush timed out; retryAnotherBrokerWhenNotStoreOK keeps going for all "
         "1 + retryTimesWhenSendFailed attempts (a → b → a) and returns the last FLUSH_DISK_TIMEOUT result: three copies.",
         hints=(
@@ -60,10 +60,10 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
         ),
         hint="FLUSH_DISK_TIMEOUT is answered after the broker stored the message; count the attempts the loop makes.",
     ),
-    Exercise("01.5", "The first attempt used the whole 3000 ms; the budget check (timeout < costTime) stops the loop.", hint="sendMsgTimeout is one budget for the whole send, checked before each attempt."),
-    Exercise("01.6", "The producer cannot tell 'not stored' from 'response lost', so it retries on broker-b: at-least-once.", hint="The broker stored the message before the connection dropped; what does the producer do without a response?"),
+    Exercise("01b.2", "The first attempt used the whole 3000 ms; the budget check (timeout < costTime) stops the loop.", hint="sendMsgTimeout is one budget for the whole send, checked before each attempt."),
+    Exercise("01b.3", "The producer cannot tell 'not stored' from 'response lost', so it retries on broker-b: at-least-once.", hint="The broker stored the message before the connection dropped; what does the producer do without a response?"),
     Exercise(
-        "01.7",
+        "01b.4",
         "The 600 ms answer came back at 1 600 ms; 600 ms falls in latencyMax's 550 row, so notAvailableDuration is 30 000 ms from then: 31 600 ms. The sends at 5–30 s walk past broker-a's queues; the one at 35 s is the first to use it again.",
         unit="ms",
         hints=(
