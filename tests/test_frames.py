@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from rmqlab import EventKind
+from rmqlab import EventKind, Lab
 from widgets import Checkpoint, Controller, Dashboard, demo_lab
 from widgets.checkpoints import CheckpointError
 from widgets.frames import build_run, decode, encode
 from widgets.scene import SceneView
 
 
-def failing() -> object:
+def failing() -> Lab:
     return demo_lab(listener="fail_all", max_reconsume_times=1)
 
 

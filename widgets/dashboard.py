@@ -56,6 +56,7 @@ from .offset_strip import OffsetStripView
 from .retry_timeline import RetryTimeline
 from .scene import SceneView
 from .spacetime_view import SpaceTimeView
+from .static_player import static_player_html
 from .topology_view import TopologyView
 
 __all__ = ["Checkpoint", "Dashboard", "default_views", "knob_widget"]
@@ -168,18 +169,25 @@ class Dashboard(W.VBox):
             self.controller.send_frames(self.tab_views[index])
 
     def static_html(self) -> str:
-        """The dashboard as it stands, without a kernel: clock, caption, the main picture, then every tab.
+        """The dashboard without a kernel, still playable: the player, the main picture, then every tab.
 
-        This is what a notebook keeps when widget state is not stored (nbconvert, a docs site, a reader
-        without a kernel); JupyterLab and Voila draw the live widgets instead. Picture views give their
-        static SVG, text views their text.
+        This is what a notebook keeps when widget state is not stored (nbconvert, the docs site, a reader
+        without a kernel) and what ``save_html`` writes: the run's frames are in the page
+        (:func:`widgets.static_player.static_player_html`), so Step / Play / scrub / Jump and the checkpoints
+        work from disk. JupyterLab and Voila draw the live widgets instead. Without frames (``run_ahead=False``):
+        the current step's static SVG, text views as text.
         """
+        views = ([self.main_view] if self.main_view is not None else []) + self.tab_views
+        frames = self.controller.frames
+        if frames is not None:
+            at = frames.index_of(self.controller.position)
+            return static_player_html(frames, views, frame=max(at, 0))
         parts = [
             '<div class="rq-static-dashboard" data-testid="rq-static-dashboard">',
             f"<div>{self.controller.clock.value}</div>",
             self.controller.caption_html.value,
         ]
-        for v in ([self.main_view] if self.main_view is not None else []) + self.tab_views:
+        for v in views:
             parts.append(f"<h4>{html.escape(v.title)}</h4>")
             picture = v.static_html() if isinstance(v, SceneView) else ""
             parts.append(picture or f"<pre>{html.escape(v.text)}</pre>")
