@@ -640,7 +640,7 @@ class Controller(W.VBox):
         self._sync_jump_choices(pos)
         if self.replay.at_end:
             self.pause()
-        frame = self.frames.index_of(pos) if self.frames is not None and not self.raw_steps else -1
+        frame = self.frames.index_of(pos, snap.now_ms) if self.frames is not None and not self.raw_steps else -1
         for view in self.views:
             if isinstance(view, SceneView):
                 view.live = frame < 0
@@ -651,6 +651,7 @@ class Controller(W.VBox):
         try:
             with self.player.hold_sync():
                 if frame < 0:
+                    self.player.live_near = self.frames.near(pos) if self.frames is not None else 0
                     self.player.live_clock = self.clock_text
                     self.player.live_caption = list(self.caption_lines)
                 self.player.position = frame

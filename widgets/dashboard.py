@@ -180,8 +180,12 @@ class Dashboard(W.VBox):
         views = ([self.main_view] if self.main_view is not None else []) + self.tab_views
         frames = self.controller.frames
         if frames is not None:
-            at = frames.index_of(self.controller.position)
-            return static_player_html(frames, views, frame=max(at, 0))
+            snap = self.controller.snapshot
+            at = frames.index_of(self.controller.position, snap.now_ms if snap else None)
+            fallback = f"<div>{self.controller.clock.value}</div>{self.controller.caption_html.value}"
+            live = (self.controller.clock_text, self.controller.caption_lines)
+            near = frames.near(self.controller.position)
+            return static_player_html(frames, views, frame=at, fallback=fallback, near=near, live=live)
         parts = [
             '<div class="rq-static-dashboard" data-testid="rq-static-dashboard">',
             f"<div>{self.controller.clock.value}</div>",

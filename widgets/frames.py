@@ -12,6 +12,7 @@ kernel or the page drew it (:func:`decode` is the Python twin the tests compare 
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -66,12 +67,18 @@ class RunFrames:
     def clock(self, i: int) -> str:
         return clock_text(self.now_ms[i], self.positions[i], self.end, self.complete and i == len(self) - 1)
 
-    def index_of(self, position: int) -> int:
-        """The frame at ``position``, or -1 when no frame is there (a raw step, a jump between frames)."""
+    def index_of(self, position: int, now_ms: int | None = None) -> int:
+        """The frame at ``position`` (and virtual time ``now_ms``, when given), or -1 when no frame is there (a raw
+        step, a jump between frames, or the last position reached by a seek before the run's idle end)."""
         try:
-            return self.positions.index(position)
+            i = self.positions.index(position)
         except ValueError:
             return -1
+        return i if now_ms is None or self.now_ms[i] == now_ms else -1
+
+    def near(self, position: int) -> int:
+        """The last frame at or before ``position`` (where Step and Back count from when no frame is shown)."""
+        return max(0, bisect.bisect_right(self.positions, position) - 1)
 
     def models(self, view: SceneView) -> list[Any]:
         """The view's view-model at every frame (computed once per view)."""

@@ -29,7 +29,8 @@ class PlayerWidget(anywidget.AnyWidget):
     """The frame shown (set by the page, or by the kernel after a method twin moved the run); -1: not a frame."""
     live_clock = traitlets.Unicode("").tag(sync=True)
     live_caption = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    """Clock and caption while :attr:`position` is -1 (the kernel's own position)."""
+    live_near = traitlets.Int(0).tag(sync=True)
+    """Clock, caption and the last frame before the kernel's own position while :attr:`position` is -1."""
     playing = traitlets.Bool(False).tag(sync=True)
     interval = traitlets.Int(200).tag(sync=True)
     """Milliseconds per step while playing."""

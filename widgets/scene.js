@@ -323,6 +323,9 @@ function renderPlayer({ model, el: host }) {
     if (!n) return;
     if (i < 0) { // the kernel shows a position that is not a frame
       index = -1;
+      back.disabled = reset.disabled = false;
+      step.disabled = false;
+      root.setAttribute("data-step", "-1");
       clock.textContent = model.get("live_clock") || "";
       caption.replaceChildren(...(model.get("live_caption") || []).map((t) => el("div", {}, t)));
       announce(run(), -1);
@@ -359,9 +362,10 @@ function renderPlayer({ model, el: host }) {
     jump.disabled = jumpKind.disabled = !opts.length;
   }
 
+  const from = () => (index < 0 ? Number(model.get("live_near")) || 0 : index);
   function forward() {
     if (!ask.hidden && ask.dataset.right !== "1") { setPlaying(false); return false; } // answer first
-    if (index < count() - 1) { show(index + 1); return true; }
+    if (from() < count() - 1) { show(from() + 1); return true; }
     if (!data.complete) model.send({ cmd: "step" });
     return false;
   }
@@ -440,7 +444,7 @@ function renderPlayer({ model, el: host }) {
 
   // ---- controls
   reset.onclick = () => { setPlaying(false); show(0); };
-  back.onclick = () => { setPlaying(false); show(index - 1); };
+  back.onclick = () => { setPlaying(false); show(index < 0 ? from() : index - 1); };
   step.onclick = () => { setPlaying(false); forward(); };
   play.onclick = () => {
     if (timer) { setPlaying(false); root.dataset.resume = "0"; return; }
@@ -457,7 +461,7 @@ function renderPlayer({ model, el: host }) {
   jump.onclick = () => {
     setPlaying(false);
     const per = (data.jumps || {})[jumpKind.value] || [];
-    for (let j = index + 1; j < per.length; j++) if (per[j]) { show(j); return; }
+    for (let j = from() + 1; j < per.length; j++) if (per[j]) { show(j); return; }
   };
   root.addEventListener("keydown", (e) => {
     const t = e.target;

@@ -10,8 +10,8 @@ k is the live widget's at step k (the same frames, decoded by the same code). No
 
 from __future__ import annotations
 
+import hashlib
 import html
-import itertools
 import json
 import pathlib
 from collections.abc import Sequence
@@ -23,7 +23,6 @@ from .scene import BASE_CSS, SceneView
 
 __all__ = ["static_player_html"]
 
-_IDS = itertools.count(1)
 _SCRIPT = pathlib.Path(__file__).with_name("scene.js")
 
 
@@ -33,32 +32,46 @@ def _script_source() -> str:
     return source.replace("</", "<\\/")
 
 
-def static_player_html(frames: RunFrames, views: Sequence[SnapshotView], *, frame: int, extra: str = "") -> str:
-    """The player and ``views`` (scene views move with it; others show their text) at ``frame``."""
-    n = next(_IDS)
-    run = f"static-{n}-{frames.run}"
+def static_player_html(
+    frames: RunFrames,
+    views: Sequence[SnapshotView],
+    *,
+    frame: int,
+    fallback: str = "",
+    near: int = 0,
+    live: tuple[str, Sequence[str]] = ("", ()),
+) -> str:
+    """The player and ``views`` (scene views move with it; others show their text) at ``frame``; ``fallback`` is
+    what stands in the player's place without JavaScript (default: the frame's clock and caption). ``frame`` -1:
+    the views' current pictures, which are no frame (Step then goes on from frame ``near``; ``live`` gives that
+    position's clock and caption lines)."""
+    # ids from the content: the same run gives the same page, byte for byte; two runs in one page never collide
+    digest = hashlib.sha256(repr((frames.positions, frames.captions, frame, [v.title for v in views])).encode())
+    n = digest.hexdigest()[:12]
+    run = f"static-{n}"
     player_id = f"rq-static-{n}-player"
     scenes: list[dict[str, Any]] = []
     parts = [
         f'<div class="rq-static-dashboard" data-testid="rq-static-dashboard" data-run="{html.escape(run)}">',
         f"<style>{BASE_CSS}</style>",
-        f'<div id="{player_id}"><p>{html.escape(frames.clock(frame))}</p>'
-        f'<div data-testid="rmq-caption">{"".join(f"<div>{html.escape(t)}</div>" for t in frames.captions[frame])}'
-        "</div></div>",
-        extra,
+        f'<div id="{player_id}">',
+        fallback
+        or f"<p>{html.escape(frames.clock(max(frame, 0)))}</p>"
+        + "".join(f"<div>{html.escape(t)}</div>" for t in frames.captions[max(frame, 0)]),
+        "</div>",
     ]
     for i, view in enumerate(views):
         parts.append(f"<h4>{html.escape(view.title)}</h4>")
         if isinstance(view, SceneView):
             scene_id = f"rq-static-{n}-view-{i}"
-            current = frames.scenes(view)[frame]
+            current = frames.scenes(view)[frame] if frame >= 0 or view.current is None else view.current
             parts.append(f'<div id="{scene_id}">{current.to_svg()}</div>')
             traits = {"run": run, "frames": encode(frames.scenes(view)), "scene": current.to_json(), "duration_ms": 350}
             scenes.append({"id": scene_id, "traits": traits})
         else:
             parts.append(f"<pre>{html.escape(view.text)}</pre>")
     player = {"kind": "player", "data": {**frames.player_json(), "run": run}, "position": frame, "interval": 200,
-              "answers": [], "live_clock": "", "live_caption": []}  # fmt: skip
+              "answers": [], "live_clock": live[0], "live_caption": list(live[1]), "live_near": near}  # fmt: skip
     payload = json.dumps({"player": player, "scenes": scenes}, separators=(",", ":")).replace("</", "<\\/")
     parts.append(
         f'<script type="module">{_script_source()}\nrqlabMountStatic("{player_id}", {payload});</script></div>'
