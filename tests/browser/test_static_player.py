@@ -20,7 +20,8 @@ pytestmark = pytest.mark.browser
 
 MARKS_JS = """(testid) => [...document.querySelectorAll(`[data-testid="${testid}"] svg [data-key]`)]
   .filter((n) => !n.hasAttribute('data-leaving') && !n.parentElement.closest('[data-key]'))
-  .map((n) => n.getAttribute('data-key') + '|' + (n.getAttribute('transform') || n.getAttribute('x') || n.getAttribute('d') || ''))"""
+  .map((n) => n.getAttribute('data-key') + '|'
+    + (n.getAttribute('transform') || n.getAttribute('x') || n.getAttribute('d') || ''))"""
 
 
 def failing() -> Lab:
