@@ -36,7 +36,8 @@ MarkKind = Literal["rect", "circle", "line", "path", "text", "token"]
 
 BASE_CSS = """
 .rq-scene { font-family: var(--jp-ui-font-family, sans-serif); }
-.rq-scene svg { overflow: visible; max-width: 100%; height: auto; }
+.rq-scene { overflow-x: auto; max-width: 100%; }
+.rq-scene svg { overflow: visible; max-width: none; height: auto; }
 .rq-scene text { fill: var(--jp-ui-font-color1, #1f1f1f); font-size: 11px; }
 .rq-scene text.rq-muted { fill: var(--jp-ui-font-color2, #616161); }
 .rq-scene text.rq-title { font-weight: 600; font-size: 12px; }
