@@ -9,6 +9,7 @@ and a plain-text rendering; the
 
 from __future__ import annotations
 
+from .checkpoints import Checkpoint
 from .controller import Controller
 from .dashboard import Dashboard
 from .demo import DEMO_KNOB_OPTIONS, DEMO_KNOBS, demo_lab
@@ -25,6 +26,7 @@ from .topology_view import TopologyView
 __all__ = [
     "DEMO_KNOBS",
     "DEMO_KNOB_OPTIONS",
+    "Checkpoint",
     "Controller",
     "Dashboard",
     "EventLog",

@@ -170,9 +170,9 @@ def run_cells(path: Path) -> NotebookRun:
 
 # --------------------------------------------------------------------------- what the kernel draws
 def clock_readout(controller: Controller) -> str:
-    """The clock span's text in the browser: ``clock_text`` plus the end marker the HTML adds."""
+    """The clock's text in the browser: ``clock_text`` (which says `` · end`` at the end of the run)."""
     assert controller.replay is not None
-    return controller.clock_text + (" · end" if controller.replay.at_end else "")
+    return controller.clock_text
 
 
 def _flow(controller: Controller) -> FlowView | None:

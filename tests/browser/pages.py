@@ -57,7 +57,8 @@ class DashboardOnPage:
 
     @property
     def clock(self) -> Any:
-        return self.root.locator("span[role=status]")
+        # the page's player (frames in the page) or, not run ahead, the kernel's clock span
+        return self.root.locator("[data-testid=rq-clock], span[role=status]")
 
     @property
     def caption_lines(self) -> Any:
