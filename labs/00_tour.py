@@ -112,6 +112,7 @@ show_trace(lab.trace, "rebalanced", fields=("topic", "added"))
 # which queue.
 
 # %% tags=["nbval-ignore-output"]
+from widgets.checkpoints import Checkpoint
 from widgets.dashboard import Dashboard
 
 def tour_lab():
@@ -128,8 +129,10 @@ def tour_lab():
     lab.at("45s", lambda: lab.consumers["c2"].shutdown())
     return lab
 
-dash = Dashboard(tour_lab, horizon="60s")
-# checkpoints: the frames branch adds Dashboard(..., checkpoints=[...]) — one more argument here
+dash = Dashboard(tour_lab, horizon="60s", checkpoints=[
+    Checkpoint(before="rebalanced", actor="consumer:c2", ask="when", name="c2 gets its queues",
+               question="c2 is added at 2 s. When does it first take a share of the queues?"),
+])
 dash
 
 # %% [markdown]

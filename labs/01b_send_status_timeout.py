@@ -84,6 +84,7 @@ def flush_timeouts(retry_another_broker_when_not_store_ok=False, sends=1):
 # exercise 4.
 
 # %% tags=["nbval-ignore-output"]
+from widgets.checkpoints import Checkpoint
 from widgets.dashboard import Dashboard
 
 flush_dash = Dashboard(
@@ -260,7 +261,9 @@ def slow_then_fast(**producer_options):
 # The picture, with the switch on. Step through the first send (600 ms on broker-a) and stop there.
 
 # %% tags=["nbval-ignore-output"]
-latency_dash = Dashboard(slow_then_fast, knobs={"send_latency_fault_enable": True}, horizon="40s")
+latency_dash = Dashboard(slow_then_fast, knobs={"send_latency_fault_enable": True}, horizon="40s", checkpoints=[
+    Checkpoint(before="stored", msg_id="M0002", ask="where", name="where the 5 s send goes"),
+])
 latency_dash
 
 # %% [markdown]

@@ -79,9 +79,13 @@ show_trace(lab.trace, "delivered", "scheduled", "delay_delivered")
 # watch the retry timeline (its tab): one lane, every delivery and every wait. Stop at the third delivery.
 
 # %% tags=["nbval-ignore-output"]
+from widgets.checkpoints import Checkpoint
 from widgets.dashboard import Dashboard
 
-dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="14h")
+dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", checkpoints=[
+    Checkpoint(before="scheduled", ask="where", name="the first retry's delay level"),
+    Checkpoint(before="delay_delivered", nth=2, ask="when", name="when the second retry is due"),
+])
 dash
 
 # %% [markdown]
@@ -118,10 +122,11 @@ print(len(deliveries), "deliveries; DLQ copy reconsume_times =", dlq.get("recons
 # %% [markdown]
 # ## Past 16: `max_reconsume_times=20`
 # A consumer may allow more than 16 retries. The levels table above has no level beyond the last one.
-# The picture with `max_reconsume_times=20`, stopped at the 16th retry's send-back:
+# The picture with `max_reconsume_times=20`, stopped at the 16th retry's send-back (this one steps in the kernel,
+# `run_ahead=False`, so the saved notebook keeps one frame of it):
 
 # %% tags=["nbval-ignore-output"]
-past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 20}, horizon="14h")
+past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 20}, horizon="13h", run_ahead=False)
 past_dash.controller.seek_time("4h45m40s")
 past_dash
 

@@ -68,9 +68,12 @@ def topic_queue(c):
 # Step to 10 s and stop there.
 
 # %% tags=["nbval-ignore-output"]
+from widgets.checkpoints import Checkpoint
 from widgets.dashboard import Dashboard
 
-dash = Dashboard(crash_lab, horizon="2m")
+dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
+    Checkpoint(before="delivered", nth=3, ask="when", name="when ok2 starts"),
+])
 dash.controller.seek_time("10s")
 dash
 

@@ -62,13 +62,16 @@ def topic_queue(c, queue_id=0):
 # deliveries of `bad` and stop before `c`; the table under it is the same run.
 
 # %% tags=["nbval-ignore-output"]
+from widgets.checkpoints import Checkpoint
 from widgets.dashboard import Dashboard
 
 def retry_picture(max_reconsume_times=3):
     """``orderly_lab()`` as a Dashboard factory: a, bad, c from 2 s; bad always suspends."""
     return orderly_lab(max_reconsume_times=max_reconsume_times)[0]
 
-dash = Dashboard(retry_picture, knobs={"max_reconsume_times": 3}, horizon="20s")
+dash = Dashboard(retry_picture, knobs={"max_reconsume_times": 3}, horizon="20s", checkpoints=[
+    Checkpoint(before="delivered", nth=3, ask="when", name="when bad comes back"),
+])
 dash
 
 # %%

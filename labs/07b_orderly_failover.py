@@ -75,9 +75,12 @@ def takeover_lab(crash_at_s=10, c2_start_s=11):
 
 
 # %% tags=["nbval-ignore-output"]
+from widgets.checkpoints import Checkpoint
 from widgets.dashboard import Dashboard
 
-dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s")
+dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s", checkpoints=[
+    Checkpoint(before="lock_acquired", actor="consumer:c2", ask="who", name="who holds the queue next"),
+])
 dash.controller.seek_time("11s")
 dash
 

@@ -70,9 +70,12 @@ def succeeded(lab):
 # The picture: the system as deployed, its first 30 seconds. Play it and watch queue 0 of `Payments`.
 
 # %% tags=["nbval-ignore-output"]
+from widgets.checkpoints import Checkpoint
 from widgets.dashboard import Dashboard
 
-dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="30s")
+dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="30s", checkpoints=[
+    Checkpoint(before="delivered", nth=4, ask="when", name="when bad-card comes again"),
+])
 dash
 
 # %% [markdown]

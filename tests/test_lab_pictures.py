@@ -80,10 +80,6 @@ def test_every_section_with_an_exercise_opens_with_its_picture(name: str) -> Non
     assert missing == [], f"{name}: sections whose question comes without a picture"
 
 
-def _is_check_call(cell: Any) -> bool:
-    return bool(cell.cell_type == "code" and "check(" in cell.source and not _is_check(cell))
-
-
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_the_answer_cell_comes_before_the_outcome(name: str) -> None:
     """Each exercise's answer cell comes after the section's picture: the prediction is made on the picture."""
@@ -97,8 +93,16 @@ def test_the_answer_cell_comes_before_the_outcome(name: str) -> None:
     assert late == [], f"{name}: a prediction asked before the section's picture"
 
 
-def _dashboards_of(source: Path, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """Run a lab's source top to bottom (output swallowed) and return every Dashboard it built, in order."""
+_BUILT: dict[str, list[Any]] = {}
+
+
+def _dashboards_of(source: Path) -> list[Any]:
+    """Run a lab's source top to bottom (output swallowed) and return every Dashboard it built, in order.
+
+    Each lab runs once per test session: the step-count and the checkpoint tests share its dashboards.
+    """
+    if source.name in _BUILT:
+        return _BUILT[source.name]
     import widgets.dashboard as dashboard_module
 
     built: list[Any] = []
@@ -108,10 +112,12 @@ def _dashboards_of(source: Path, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
         original_init(self, *args, **kwargs)
         built.append(self)
 
-    monkeypatch.setattr(dashboard_module.Dashboard, "__init__", recording_init)
-    monkeypatch.chdir(LABS)
-    with contextlib.redirect_stdout(io.StringIO()):
-        runpy.run_path(str(source), run_name="__lab__")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dashboard_module.Dashboard, "__init__", recording_init)
+        patch.chdir(LABS)
+        with contextlib.redirect_stdout(io.StringIO()):
+            runpy.run_path(str(source), run_name="__lab__")
+    _BUILT[source.name] = built
     return built
 
 
@@ -128,13 +134,25 @@ def _meaningful_steps(dash: Any) -> int:
 
 
 @pytest.mark.parametrize("name", SOURCES)
-def test_every_picture_is_a_run_worth_playing(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_picture_is_a_run_worth_playing(name: str) -> None:
     """Every Dashboard a lab builds has between 8 and 60 meaningful steps from Reset to its end."""
-    dashboards = _dashboards_of(LABS / name, monkeypatch)
+    dashboards = _dashboards_of(LABS / name)
     assert dashboards, f"{name}: no Dashboard"
     counts = [_meaningful_steps(d) for d in dashboards]
     out_of_range = [n for n in counts if not FEWEST_STEPS <= n <= MOST_STEPS]
     assert out_of_range == [], f"{name}: meaningful steps per dashboard {counts}"
+
+
+@pytest.mark.parametrize("name", SOURCES)
+def test_every_lab_asks_on_its_picture(name: str) -> None:
+    """At least one Dashboard of the lab has a checkpoint, and every checkpoint resolves against its run: it pauses
+    on a step of the run, offers two or more choices, and the engine's answer is one of them."""
+    asked = [cp for dash in _dashboards_of(LABS / name) for cp in dash.controller.checkpoints]
+    assert asked, f"{name}: no checkpoint on any picture"
+    for cp in asked:
+        keys = [choice.key for choice in cp.choices]
+        assert len(keys) >= 2 and cp.answer in keys, (name, cp.name, keys, cp.answer)
+        assert cp.frame >= 0, (name, cp.name)
 
 
 def test_the_structure_checks_can_fail() -> None:

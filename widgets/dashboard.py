@@ -168,16 +168,17 @@ class Dashboard(W.VBox):
         if index is not None and 0 <= index < len(self.tab_views):
             self.controller.send_frames(self.tab_views[index])
 
-    def static_html(self) -> str:
+    def static_html(self, *, tabs: bool = True) -> str:
         """The dashboard without a kernel, still playable: the player, the main picture, then every tab.
 
         This is what a notebook keeps when widget state is not stored (nbconvert, the docs site, a reader
         without a kernel) and what ``save_html`` writes: the run's frames are in the page
         (:func:`widgets.static_player.static_player_html`), so Step / Play / scrub / Jump and the checkpoints
         work from disk. JupyterLab and Voila draw the live widgets instead. Without frames (``run_ahead=False``):
-        the current step's static SVG, text views as text.
+        the current step's static SVG, text views as text. ``tabs=False``: the main picture only — what a saved
+        notebook keeps of each Dashboard, so a lab with a picture per section stays small.
         """
-        views = ([self.main_view] if self.main_view is not None else []) + self.tab_views
+        views = ([self.main_view] if self.main_view is not None else []) + (self.tab_views if tabs else [])
         frames = self.controller.frames
         if frames is not None:
             snap = self.controller.snapshot
@@ -200,7 +201,8 @@ class Dashboard(W.VBox):
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         bundle: dict[str, Any] = super()._repr_mimebundle_(**kwargs) or {}
-        bundle["text/html"] = self.static_html()
+        # the notebook keeps the player and the main picture; the tabs live in the kernel (save_html keeps them all)
+        bundle["text/html"] = self.static_html(tabs=False)
         return bundle
 
     def view(self, title: str) -> SnapshotView:
