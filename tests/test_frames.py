@@ -33,6 +33,22 @@ def test_every_frame_is_the_controllers_step_with_its_scene_and_caption() -> Non
     assert ctl.position == frames.end and frames.clock(len(frames) - 1).endswith(" · end")
 
 
+def test_the_main_picture_and_the_first_tab_get_their_frames_at_once_the_others_when_opened() -> None:
+    dash = Dashboard(
+        lambda max_reconsume_times: demo_lab(listener="fail_all", max_reconsume_times=max_reconsume_times),
+        knobs={"max_reconsume_times": 1},
+        horizon="2m",
+    )
+    run = dash.controller.player.data["run"]
+    scenes = [v for v in dash.views if isinstance(v, SceneView)]
+    sent = [v.title for v in scenes if v.canvas.frames and v.canvas.run == run]
+    assert sent == ["Message flow", "ProcessQueues"]
+    dash.tabs.selected_index = 1
+    assert dash.tab_views[1].canvas.run == run and dash.tab_views[1].canvas.frames  # type: ignore[attr-defined]
+    dash.rebuild(max_reconsume_times=2)  # a new run: new frames for what was shown, the rest still waits
+    assert [v.title for v in scenes if v.canvas.frames] == ["Message flow", "ProcessQueues", "Space-time"]
+
+
 def test_deltas_send_only_what_changed() -> None:
     dash = Dashboard(failing, horizon="2m")
     flow = dash.main_view

@@ -71,8 +71,11 @@ with a broker at the other end of the link)."""
 
 
 def _button(label: str, tip: str, icon: str = "") -> W.Button:
+    """A button named by its label alone. ``icon`` is not drawn: a Font Awesome glyph is CSS text that screen
+    readers read as part of the name (Chromium names the button "\uf0e7 Crash broker")."""
+    del icon
     # flex "0 0 auto": in an HBox the buttons keep their label's width instead of shrinking to "Re…"
-    return W.Button(description=label, tooltip=tip, icon=icon, layout=W.Layout(width="auto", flex="0 0 auto"))
+    return W.Button(description=label, tooltip=tip, layout=W.Layout(width="auto", flex="0 0 auto"))
 
 
 class Controller(W.VBox):
@@ -133,7 +136,6 @@ class Controller(W.VBox):
             description="every event",
             tooltip="on: Step, Step back and Play move one raw trace position (offset and lock bookkeeping too); "
             "off: one meaningful event",
-            icon="list",
             layout=W.Layout(width="auto", flex="0 0 auto"),
         )
         self.speed = W.IntSlider(
@@ -298,7 +300,9 @@ class Controller(W.VBox):
         """Send ``view``'s frames to the page now (a hidden tab's, when it is opened)."""
         self.lazy_views.discard(id(view))
         if self.frames is not None and isinstance(view, SceneView) and not view.canvas.frames:
-            view.canvas.frames = encode(self.frames.scenes(view))
+            with view.canvas.hold_sync():
+                view.canvas.frames = encode(self.frames.scenes(view))
+                view.canvas.run = self.frames.run
 
     @property
     def checkpoints(self) -> tuple[AskedCheckpoint, ...]:

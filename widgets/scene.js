@@ -244,6 +244,7 @@ const PLAYER_CSS = `
 .rq-player .rq-ask .rq-wrong { color: var(--jp-error-color1, #b71c1c); }
 .rq-player .rq-ask .rq-right { color: var(--jp-success-color1, #1b5e20); }
 .rq-player .rq-score { color: var(--jp-ui-font-color2, #555555); }
+.rq-scene svg:has([data-choice]) text, .rq-scene svg:has([data-choice]) g.rq-token { pointer-events: none; }
 .rq-scene [data-choice] { cursor: pointer; outline: 3px dashed var(--jp-warn-color0, #b34700); outline-offset: 2px; }
 .rq-scene rect[data-choice] { stroke: var(--jp-warn-color0, #b34700) !important; stroke-width: 3 !important; }
 `;
