@@ -257,7 +257,7 @@ function el(tag, attrs = {}, text = "") {
 }
 
 function button(label, tip, key) {
-  const b = el("button", { type: "button", class: "rq-btn widget-button", title: tip + (key ? ` (key: ${key})` : ""),
+  const b = el("button", { type: "button", class: "rq-btn", title: tip + (key ? ` (key: ${key})` : ""),
     "aria-label": label, ...(key ? { "aria-keyshortcuts": key } : {}) }, label);
   return b;
 }
@@ -346,7 +346,8 @@ function renderPlayer({ model, el: host }) {
     if (!fromKernel && model.get("position") !== index) { model.set("position", index); model.save_changes(); }
     const cp = checkpointAt(index);
     if (cp && !ask.hidden && ask.dataset.name === cp.name) return;
-    if (cp) askCheckpoint(cp); else closeAsk();
+    // the explanation of an answered checkpoint stays up while play goes on, until the next question
+    if (cp) askCheckpoint(cp); else if (ask.dataset.right !== "1") closeAsk();
   }
 
   function fillJumps() {

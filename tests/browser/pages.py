@@ -53,7 +53,8 @@ class DashboardOnPage:
     """The notebook's name, for messages."""
 
     def button(self, label: str) -> Any:
-        return self.root.locator("button.widget-button", has_text=exact(label))
+        # the page's player draws plain buttons; not run ahead, the controller's are ipywidgets buttons
+        return self.root.locator("button", has_text=exact(label))
 
     @property
     def clock(self) -> Any:
