@@ -63,10 +63,13 @@ def test_a_page_move_is_followed_by_the_kernel() -> None:
     ctl = Controller(failing, horizon="2m")
     frames = ctl.frames
     assert frames is not None
-    ctl.player.position = 5  # what the page sends
-    assert ctl.position == frames.positions[5]
+    last = len(frames) - 1
+    for frame in (5, 2, last, 3):  # what the page sends: the kernel reaches each frame's own state
+        ctl.player.position = frame
+        assert (ctl.position, ctl.snapshot.now_ms) == (frames.positions[frame], frames.now_ms[frame])  # type: ignore[union-attr]
+        assert ctl.player.position == frame  # the kernel agrees: no live fallback sent back to the page
+    assert frames.now_ms[last] == 120_000  # the last Step runs the idle timers to the horizon
     ctl.player.position = 2
-    assert ctl.position == frames.positions[2]
     ctl.step_once()  # a method twin: the page is told the frame
     assert ctl.player.position == 3
 

@@ -356,17 +356,21 @@ class Controller(W.VBox):
             self._follow_player()
 
     def _follow_player(self) -> None:
+        """Reach the page's frame as the frames were built: Step by Step (meaningful steps), from the current frame
+        when it lies before, else from the start, so the state (and its virtual time) is the frame's own."""
         frame, self._pending_frame = self._pending_frame, None
-        if frame is None or self.frames is None or self.replay is None:
+        if frame is None or self.frames is None or self.replay is None or self.stepper is None:
             return
-        target = self.frames.positions[min(frame, len(self.frames) - 1)]
-        if target != self.position:
-            if target < self.position:
-                self.replay.seek(target)
-            else:
-                while self.position < target and self.replay.step_once():
-                    pass
-            self._show()
+        frame = min(frame, len(self.frames) - 1)
+        target = self.frames.positions[frame]
+        here = self.frames.index_of(self.position, self.replay.lab.now)
+        if here == frame:
+            return
+        if here < 0 or here > frame:
+            self.replay.rebuild()
+        while self.position < target and self.stepper.step():
+            pass
+        self._show()
 
     def _on_player_msg(self, _widget: Any, content: dict[str, Any], _buffers: Any) -> None:
         """The page asks the kernel to move (past the frames it has, or one raw event)."""

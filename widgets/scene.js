@@ -324,7 +324,7 @@ function renderPlayer({ model, el: host }) {
     if (!n) return;
     if (i < 0) { // the kernel shows a position that is not a frame
       index = -1;
-      back.disabled = reset.disabled = false;
+      back.disabled = false;
       step.disabled = false;
       root.setAttribute("data-step", "-1");
       clock.textContent = model.get("live_clock") || "";
@@ -338,7 +338,7 @@ function renderPlayer({ model, el: host }) {
     scrub.setAttribute("aria-valuetext", `step ${index} of ${n - 1}: ${data.clocks[index]}`);
     clock.textContent = data.clocks[index];
     caption.replaceChildren(...data.captions[index].map((t) => el("div", {}, t)));
-    back.disabled = reset.disabled = index === 0;
+    back.disabled = index === 0;
     step.disabled = index >= n - 1 && data.complete;
     fillJumps();
     announce(run(), index);

@@ -74,7 +74,7 @@ class DashboardOnPage:
 
     @property
     def play_button(self) -> Any:
-        return self.root.locator(".widget-play button").first
+        return self.root.get_by_test_id("rq-player").locator("button", has_text=exact("Play"))
 
     def show(self) -> None:
         """Scroll the dashboard into view: JupyterLab's windowing may not lay out a cell far off screen."""
