@@ -43,9 +43,9 @@ def save_notebook_html(src: str | os.PathLike[str], dest: str | os.PathLike[str]
     path = Path(src)
     if path.suffix != ".ipynb" or not path.is_file():
         raise ValueError(f"src={str(src)!r}: expected an existing .ipynb file")
-    nb = nbformat.read(path, as_version=4)
+    nb = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call]
     without_widget_views(nb)
-    body, _ = HTMLExporter().from_notebook_node(nb)
+    body, _ = HTMLExporter().from_notebook_node(nb)  # type: ignore[no-untyped-call]
     out = Path(dest)
     out.write_text(body, encoding="utf-8")
     return out
