@@ -64,6 +64,7 @@ def measure(lab: Path) -> list[dict[str, Any]]:
             "lab": lab.stem, "frames": len(frames), "events": frames.end, "walk_s": round(walk, 3),
             "walk_and_main_s": round(shown - started, 3), "all_views_s": round(total, 3),
             "bytes": len(json.dumps(payload, separators=(",", ":"))),
+            "bytes_per_view": {k: len(json.dumps(v, separators=(",", ":"))) for k, v in payload.items()},
         })  # fmt: skip
     return rows
 

@@ -33,6 +33,22 @@ def test_every_frame_is_the_controllers_step_with_its_scene_and_caption() -> Non
     assert ctl.position == frames.end and frames.clock(len(frames) - 1).endswith(" · end")
 
 
+def test_the_main_picture_and_the_first_tab_get_their_frames_at_once_the_others_when_opened() -> None:
+    dash = Dashboard(
+        lambda max_reconsume_times: demo_lab(listener="fail_all", max_reconsume_times=max_reconsume_times),
+        knobs={"max_reconsume_times": 1},
+        horizon="2m",
+    )
+    run = dash.controller.player.data["run"]
+    scenes = [v for v in dash.views if isinstance(v, SceneView)]
+    sent = [v.title for v in scenes if v.canvas.frames and v.canvas.run == run]
+    assert sent == ["Message flow", "ProcessQueues"]
+    dash.tabs.selected_index = 1
+    assert dash.tab_views[1].canvas.run == run and dash.tab_views[1].canvas.frames  # type: ignore[attr-defined]
+    dash.rebuild(max_reconsume_times=2)  # a new run: new frames for what was shown, the rest still waits
+    assert [v.title for v in scenes if v.canvas.frames] == ["Message flow", "ProcessQueues", "Space-time"]
+
+
 def test_deltas_send_only_what_changed() -> None:
     dash = Dashboard(failing, horizon="2m")
     flow = dash.main_view
@@ -47,10 +63,13 @@ def test_a_page_move_is_followed_by_the_kernel() -> None:
     ctl = Controller(failing, horizon="2m")
     frames = ctl.frames
     assert frames is not None
-    ctl.player.position = 5  # what the page sends
-    assert ctl.position == frames.positions[5]
+    last = len(frames) - 1
+    for frame in (5, 2, last, 3):  # what the page sends: the kernel reaches each frame's own state
+        ctl.player.position = frame
+        assert (ctl.position, ctl.snapshot.now_ms) == (frames.positions[frame], frames.now_ms[frame])  # type: ignore[union-attr]
+        assert ctl.player.position == frame  # the kernel agrees: no live fallback sent back to the page
+    assert frames.now_ms[last] == 120_000  # the last Step runs the idle timers to the horizon
     ctl.player.position = 2
-    assert ctl.position == frames.positions[2]
     ctl.step_once()  # a method twin: the page is told the frame
     assert ctl.player.position == 3
 

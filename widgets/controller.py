@@ -71,8 +71,11 @@ with a broker at the other end of the link)."""
 
 
 def _button(label: str, tip: str, icon: str = "") -> W.Button:
+    """A button named by its label alone. ``icon`` is not drawn: a Font Awesome glyph is CSS text that screen
+    readers read as part of the name (Chromium names the button "\uf0e7 Crash broker")."""
+    del icon
     # flex "0 0 auto": in an HBox the buttons keep their label's width instead of shrinking to "Re…"
-    return W.Button(description=label, tooltip=tip, icon=icon, layout=W.Layout(width="auto", flex="0 0 auto"))
+    return W.Button(description=label, tooltip=tip, layout=W.Layout(width="auto", flex="0 0 auto"))
 
 
 class Controller(W.VBox):
@@ -133,7 +136,6 @@ class Controller(W.VBox):
             description="every event",
             tooltip="on: Step, Step back and Play move one raw trace position (offset and lock bookkeeping too); "
             "off: one meaningful event",
-            icon="list",
             layout=W.Layout(width="auto", flex="0 0 auto"),
         )
         self.speed = W.IntSlider(
@@ -298,7 +300,9 @@ class Controller(W.VBox):
         """Send ``view``'s frames to the page now (a hidden tab's, when it is opened)."""
         self.lazy_views.discard(id(view))
         if self.frames is not None and isinstance(view, SceneView) and not view.canvas.frames:
-            view.canvas.frames = encode(self.frames.scenes(view))
+            with view.canvas.hold_sync():
+                view.canvas.frames = encode(self.frames.scenes(view))
+                view.canvas.run = self.frames.run
 
     @property
     def checkpoints(self) -> tuple[AskedCheckpoint, ...]:
@@ -352,17 +356,21 @@ class Controller(W.VBox):
             self._follow_player()
 
     def _follow_player(self) -> None:
+        """Reach the page's frame as the frames were built: Step by Step (meaningful steps), from the current frame
+        when it lies before, else from the start, so the state (and its virtual time) is the frame's own."""
         frame, self._pending_frame = self._pending_frame, None
-        if frame is None or self.frames is None or self.replay is None:
+        if frame is None or self.frames is None or self.replay is None or self.stepper is None:
             return
-        target = self.frames.positions[min(frame, len(self.frames) - 1)]
-        if target != self.position:
-            if target < self.position:
-                self.replay.seek(target)
-            else:
-                while self.position < target and self.replay.step_once():
-                    pass
-            self._show()
+        frame = min(frame, len(self.frames) - 1)
+        target = self.frames.positions[frame]
+        here = self.frames.index_of(self.position, self.replay.lab.now)
+        if here == frame:
+            return
+        if here < 0 or here > frame:
+            self.replay.rebuild()
+        while self.position < target and self.stepper.step():
+            pass
+        self._show()
 
     def _on_player_msg(self, _widget: Any, content: dict[str, Any], _buffers: Any) -> None:
         """The page asks the kernel to move (past the frames it has, or one raw event)."""

@@ -131,7 +131,6 @@ class Dashboard(W.VBox):
         self.knobs = {name: knob_widget(name, value, options.get(name)) for name, value in (knobs or {}).items()}
         self.rebuild_button = W.Button(
             description="Rebuild",
-            icon="refresh",
             tooltip="rebuild the scenario with these knobs and rerun from t = 0",
         )
         self.rebuild_button.on_click(guarded(self)(lambda _: self.rebuild()))

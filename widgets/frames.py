@@ -29,7 +29,7 @@ from .stepper import Stepper
 
 __all__ = ["MAX_FRAMES", "RunFrames", "build_run", "clock_text", "decode", "encode"]
 
-MAX_FRAMES = 400
+MAX_FRAMES = 120
 """At most this many frames go to the page; past them Step asks the kernel (a run too long to watch)."""
 _RUN_IDS = itertools.count(1)
 

@@ -244,6 +244,7 @@ const PLAYER_CSS = `
 .rq-player .rq-ask .rq-wrong { color: var(--jp-error-color1, #b71c1c); }
 .rq-player .rq-ask .rq-right { color: var(--jp-success-color1, #1b5e20); }
 .rq-player .rq-score { color: var(--jp-ui-font-color2, #555555); }
+.rq-scene svg:has([data-choice]) text, .rq-scene svg:has([data-choice]) g.rq-token { pointer-events: none; }
 .rq-scene [data-choice] { cursor: pointer; outline: 3px dashed var(--jp-warn-color0, #b34700); outline-offset: 2px; }
 .rq-scene rect[data-choice] { stroke: var(--jp-warn-color0, #b34700) !important; stroke-width: 3 !important; }
 `;
@@ -256,7 +257,7 @@ function el(tag, attrs = {}, text = "") {
 }
 
 function button(label, tip, key) {
-  const b = el("button", { type: "button", class: "rq-btn widget-button", title: tip + (key ? ` (key: ${key})` : ""),
+  const b = el("button", { type: "button", class: "rq-btn", title: tip + (key ? ` (key: ${key})` : ""),
     "aria-label": label, ...(key ? { "aria-keyshortcuts": key } : {}) }, label);
   return b;
 }
@@ -323,7 +324,7 @@ function renderPlayer({ model, el: host }) {
     if (!n) return;
     if (i < 0) { // the kernel shows a position that is not a frame
       index = -1;
-      back.disabled = reset.disabled = false;
+      back.disabled = false;
       step.disabled = false;
       root.setAttribute("data-step", "-1");
       clock.textContent = model.get("live_clock") || "";
@@ -337,7 +338,7 @@ function renderPlayer({ model, el: host }) {
     scrub.setAttribute("aria-valuetext", `step ${index} of ${n - 1}: ${data.clocks[index]}`);
     clock.textContent = data.clocks[index];
     caption.replaceChildren(...data.captions[index].map((t) => el("div", {}, t)));
-    back.disabled = reset.disabled = index === 0;
+    back.disabled = index === 0;
     step.disabled = index >= n - 1 && data.complete;
     fillJumps();
     announce(run(), index);
@@ -345,7 +346,8 @@ function renderPlayer({ model, el: host }) {
     if (!fromKernel && model.get("position") !== index) { model.set("position", index); model.save_changes(); }
     const cp = checkpointAt(index);
     if (cp && !ask.hidden && ask.dataset.name === cp.name) return;
-    if (cp) askCheckpoint(cp); else closeAsk();
+    // the explanation of an answered checkpoint stays up while play goes on, until the next question
+    if (cp) askCheckpoint(cp); else if (ask.dataset.right !== "1") closeAsk();
   }
 
   function fillJumps() {

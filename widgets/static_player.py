@@ -24,6 +24,8 @@ from .scene import BASE_CSS, SceneView
 __all__ = ["static_player_html"]
 
 _SCRIPT = pathlib.Path(__file__).with_name("scene.js")
+BUDGET_BYTES = 2_000_000
+"""At most this much frame data per page: pictures past it (tabs, in dashboard order) stay at the current step."""
 
 
 def _script_source() -> str:
@@ -60,13 +62,19 @@ def static_player_html(
         + "".join(f"<div>{html.escape(t)}</div>" for t in frames.captions[max(frame, 0)]),
         "</div>",
     ]
+    spent = 0
     for i, view in enumerate(views):
         parts.append(f"<h4>{html.escape(view.title)}</h4>")
         if isinstance(view, SceneView):
             scene_id = f"rq-static-{n}-view-{i}"
             current = frames.scenes(view)[frame] if frame >= 0 or view.current is None else view.current
             parts.append(f'<div id="{scene_id}">{current.to_svg()}</div>')
-            traits = {"run": run, "frames": encode(frames.scenes(view)), "scene": current.to_json(), "duration_ms": 350}
+            encoded = encode(frames.scenes(view))
+            spent += len(json.dumps(encoded, separators=(",", ":")))
+            if spent > BUDGET_BYTES and i > 0:  # the main picture always moves; a tab past the budget stays
+                parts.append("<p><i>This picture stays at this step here: the run is too long to embed it.</i></p>")
+                continue
+            traits = {"run": run, "frames": encoded, "scene": current.to_json(), "duration_ms": 350}
             scenes.append({"id": scene_id, "traits": traits})
         else:
             parts.append(f"<pre>{html.escape(view.text)}</pre>")

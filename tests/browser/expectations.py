@@ -240,7 +240,10 @@ def expect_controller(index: int, cell: int, controller: Controller) -> Dashboar
     controller.reset()  # the browser test scrubs to the end from Reset
     assert controller.end is not None, "the lab's controller must run ahead (it knows its end position)"
     controller.seek(controller.end)
-    end_clock = clock_readout(controller)
+    # the page's scrubber moves between the run's frames: its end is the last Step's picture (stepping on past
+    # the last event runs the idle timers to the horizon, a seek stops at the event)
+    run = controller.frames
+    end_clock = run.clock(len(run) - 1) if run is not None else clock_readout(controller)
     timeline = next((v for v in controller.views if v.title == "Retry timeline"), None)
     hidden = getattr(timeline.vm, "hidden", 0) if timeline is not None else 0
     retried, deliveries = _retry_facts(controller)

@@ -135,3 +135,35 @@ def test_keyboard_steps_and_plays(page: Any) -> None:
     page.keyboard.press("ArrowLeft")
     page.wait_for_function("() => document.querySelector('[data-testid=rq-player]').getAttribute('data-step') === '0'")
     assert player.get_attribute("data-step") == "0"
+
+
+def test_an_executed_notebook_exported_to_html_plays_from_disk(browser: Any, tmp_path: Path) -> None:
+    """nbclient runs a dashboard cell (the kernel imports this worktree), save_notebook_html exports it; opened
+    from disk with every network request refused, Step moves it to the kernel's next frame."""
+    import nbclient
+    import nbformat
+
+    from widgets.notebook_html import save_notebook_html
+
+    source = (
+        "from widgets import Dashboard, demo_lab\n"
+        "Dashboard(lambda: demo_lab(listener='fail_all', max_reconsume_times=1), horizon='2m')"
+    )
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbclient.NotebookClient(nb, timeout=180, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    nbformat.write(nb, tmp_path / "run.ipynb")
+    page_path = save_notebook_html(tmp_path / "run.ipynb", tmp_path / "run.html")
+    frames = Dashboard(failing, horizon="2m").controller.frames
+    assert frames is not None
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    page.route("http*://**", lambda route: route.abort())  # offline: nbconvert's own CDN scripts fail, we do not
+    page.goto(page_path.as_uri())
+    clock = page.get_by_test_id("rq-clock")
+    clock.wait_for()
+    assert clock.inner_text() == frames.clock(0)
+    page.get_by_role("button", name="Step", exact=True).click()
+    page.wait_for_function("() => document.querySelector('[data-testid=rq-player]').getAttribute('data-step') === '1'")
+    assert clock.inner_text() == frames.clock(1)
+    context.close()
