@@ -114,7 +114,7 @@ goldens: $(STAMP)
 readme-shot: $(STAMP)
 	$(PY) -m tests.browser.readme_shot
 
-# Issue 15 item 6, a classroom under load: a real JupyterHub on 127.0.0.1, 20 students running labs 03 and 07 at
+# Issue 15 item 6, a classroom under load: a real JupyterHub on 127.0.0.1, 20 students running labs 03 and 07a at
 # once (3-6 minutes, so not part of make test). Installs jupyterhub (PyPI) and configurable-http-proxy (npm) if absent.
 .PHONY: hub-load
 hub-load: $(STAMP)

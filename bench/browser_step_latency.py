@@ -1,19 +1,20 @@
-"""Step → SVG updated in the browser: what a student waits for after clicking Step (Playwright, JupyterLab).
+"""Step → SVG updated in the browser: what a student waits for after clicking Step (Playwright).
 
 A notebook shows a Controller with a :class:`widgets.flow_view.FlowView` over
 ``demo_lab(messages=12, listener="fail_twice")`` (every message fails twice: tokens travel through
 ProcessQueues, delay levels and ``%RETRY%``). For each of ``--steps`` clicks we time, in the page,
 ``performance.now()`` at the click and when the flow view's root ``data-frame`` attribute changes (the
-kernel has run the step, every view has updated, the comm message has arrived and ``scene.js`` has
-morphed the SVG), and at the next animation frame after that (the browser is ready to paint it). The
-CSS travel of a token (350 ms) runs after this and is not counted: it is animation, not waiting.
+step is drawn: ``scene.js`` has morphed the SVG), and at the next animation frame after that (the browser is
+ready to paint it). The CSS travel of a token (350 ms) runs after this and is not counted: it is animation, not
+waiting. At the run's last frame the harness presses Reset (not timed) and goes on.
 
-    python -m bench.browser_step_latency [--steps 40] [--json out.json] [--only plain|nodelay]
+    python -m bench.browser_step_latency [--steps 40] [--json out.json] [--only MODE ...]
 
-Each run measures two servers: JupyterLab as shipped, and JupyterLab with :mod:`widgets.nodelay`
-(``TCP_NODELAY`` on the kernel websocket). As shipped, every widget round trip on localhost waits about
-40 ms for the browser's delayed ACK (Nagle's algorithm holds the kernel's second small message), which
-alone is most of the 50 ms budget; the ping column shows that floor.
+Modes (issue 32): ``plain`` JupyterLab as shipped (the run's frames in the page: no kernel round trip),
+``voila`` the same notebook in Voila, ``static`` the dashboard's ``save_html`` page opened from disk (no
+server), and for comparison ``kernel`` (JupyterLab, ``run_ahead=False``: every Step a kernel round trip, as
+before frames) and ``nodelay`` (that, with :mod:`widgets.nodelay`'s ``TCP_NODELAY`` on the kernel websocket).
+The ping column is a bare ipywidgets Button → Label round trip through the same kernel (none in ``static``).
 
 Needs Debian's /usr/bin/chromium and Playwright, like the browser tests (never downloads a browser).
 """
@@ -36,13 +37,14 @@ from typing import Any
 __all__ = ["StepTimes", "measure", "summarise"]
 
 NOTEBOOK = "step_latency.ipynb"
+MODES = ("plain", "voila", "static", "kernel", "nodelay")
 SETUP = (
     "import ipywidgets as W\n"
     "from widgets.controller import Controller\n"
     "from widgets.demo import demo_lab\n"
     "from widgets.flow_view import FlowView\n"
     "view = FlowView()\n"
-    "ctl = Controller(lambda: demo_lab(messages=12, listener='fail_twice'), views=[view], run_ahead=False)\n"
+    "ctl = Controller(lambda: demo_lab(messages=12, listener='fail_twice'), views=[view], run_ahead={ahead})\n"
     "W.VBox([ctl, view])"
 )
 PING = (
@@ -72,9 +74,16 @@ PING_JS = """async (n) => {
 }"""
 CLICK_JS = """async (n) => {
   const root = document.querySelector('.rq-scene[data-testid=rq-flow]');
-  const step = [...document.querySelectorAll('button.widget-button')].find(b => b.textContent.trim() === 'Step');
+  const button = (label) => [...document.querySelectorAll('button')].find(b => b.textContent.trim() === label);
+  const step = button('Step');
   const out = [];
   for (let i = 0; i < n; i++) {
+    if (step.disabled) {  // the run's last frame: back to the start, untimed
+      const was = root.dataset.frame;
+      button('Reset').click();
+      for (let k = 0; k < 200 && root.dataset.frame === was; k++) await new Promise(r => setTimeout(r, 10));
+      await new Promise(r => setTimeout(r, 50));
+    }
     const frame = root.dataset.frame;
     const t0 = performance.now();
     const drawn = new Promise(resolve => {
@@ -134,10 +143,11 @@ def summarise(pairs: Sequence[Sequence[float]], pings: Sequence[float]) -> StepT
     )
 
 
-def _write_notebook(path: Path) -> None:
+def _write_notebook(path: Path, *, ahead: bool = True) -> None:
     import nbformat
 
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(SETUP), nbformat.v4.new_code_cell(PING)])
+    setup = SETUP.format(ahead=ahead)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(setup), nbformat.v4.new_code_cell(PING)])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, path)
 
@@ -154,10 +164,70 @@ def _require_log(server: Any, line: str, timeout_s: float = 30.0) -> None:
         time.sleep(0.2)
 
 
-def measure(steps: int = 40, warmup: int = 3, *, nodelay: bool = False) -> tuple[list[list[float]], list[float]]:
+def measure_static(steps: int = 40, warmup: int = 3) -> tuple[list[list[float]], list[float]]:
+    """The dashboard's save_html page, opened from disk in Chromium (no server, no kernel): time Steps."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, VIEWPORT
+    from widgets.dashboard import Dashboard
+    from widgets.demo import demo_lab
+    from widgets.export import save_html
+    from widgets.flow_view import FlowView
+
+    view = FlowView()
+    view.main = True
+    dash = Dashboard(lambda: demo_lab(messages=12, listener="fail_twice"), views=[view])
+    with tempfile.TemporaryDirectory(prefix="rmqlab-bench-") as tmp:
+        page_path = save_html(dash, Path(tmp) / "dash.html")
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+            try:
+                page = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[arg-type]
+                page.goto(page_path.as_uri())
+                page.locator(".rq-scene[data-testid=rq-flow][data-frame]").wait_for(timeout=60_000)
+                page.evaluate(CLICK_JS, warmup)
+                return list(page.evaluate(CLICK_JS, steps)), []
+            finally:
+                browser.close()
+
+
+def measure_voila(steps: int = 40, warmup: int = 3) -> tuple[list[list[float]], list[float]]:
+    """The notebook in Voila: time Steps and pings."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, start_voila, stop_server
+
+    with tempfile.TemporaryDirectory(prefix="rmqlab-bench-") as tmp:
+        home, root = Path(tmp) / "home", Path(tmp) / "root"
+        home.mkdir()
+        root.mkdir()
+        _write_notebook(root / NOTEBOOK)
+        os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+        server = start_voila(root / NOTEBOOK, home=home, root=root)
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+                try:
+                    page = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[arg-type]
+                    page.goto(server.url("/"), timeout=180_000)
+                    page.locator(".rq-scene[data-testid=rq-flow][data-frame]").wait_for(timeout=180_000)
+                    page.locator("button.widget-button", has_text="ping").wait_for(timeout=120_000)
+                    page.evaluate(CLICK_JS, warmup)
+                    page.evaluate(PING_JS, warmup)
+                    return list(page.evaluate(CLICK_JS, steps)), list(page.evaluate(PING_JS, steps))
+                finally:
+                    browser.close()
+        finally:
+            stop_server(server)
+
+
+def measure(
+    steps: int = 40, warmup: int = 3, *, nodelay: bool = False, ahead: bool = True
+) -> tuple[list[list[float]], list[float]]:
     """Start JupyterLab (``nodelay``: with TCP_NODELAY) and Chromium, run the notebook, time Steps and pings.
 
-    ``warmup`` Steps and pings are made and dropped first; then ``steps`` of each are timed.
+    ``warmup`` Steps and pings are made and dropped first; then ``steps`` of each are timed. ``ahead``: the
+    controller sends the run's frames to the page (as shipped); ``False``: every Step is a kernel round trip.
     """
     from playwright.sync_api import sync_playwright
 
@@ -169,7 +239,7 @@ def measure(steps: int = 40, warmup: int = 3, *, nodelay: bool = False) -> tuple
         home, root = Path(tmp) / "home", Path(tmp) / "root"
         home.mkdir()
         root.mkdir()
-        _write_notebook(root / NOTEBOOK)
+        _write_notebook(root / NOTEBOOK, ahead=ahead)
         token, port = secrets.token_hex(16), free_port()
         argv = [
             sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
@@ -213,30 +283,42 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--json", type=Path, default=None, help="also write the figures and raw times here")
-    parser.add_argument("--only", choices=("plain", "nodelay"), default=None, help="measure one server only")
+    parser.add_argument("--only", choices=MODES, nargs="+", default=None, help="measure these modes only")
     args = parser.parse_args(argv)
     if args.steps < 1:
         parser.error(f"--steps={args.steps}: must be at least 1")
     report: dict[str, object] = {}
-    for name in ("plain", "nodelay"):
-        if args.only not in (None, name):
+    for name in MODES:
+        if args.only is not None and name not in args.only:
             continue
         started = time.monotonic()
-        pairs, pings = measure(args.steps, nodelay=name == "nodelay")
-        result = summarise(pairs, pings)
-        _print(name, result, time.monotonic() - started)
+        load = os.getloadavg()[0]
+        if name == "static":
+            pairs, pings = measure_static(args.steps)
+        elif name == "voila":
+            pairs, pings = measure_voila(args.steps)
+        else:
+            pairs, pings = measure(args.steps, nodelay=name == "nodelay", ahead=name == "plain")
+        result = summarise(pairs, pings or [0.0])
+        _print(name, result, time.monotonic() - started, load)
         report[name] = {**asdict(result), "raw_ms": pairs, "ping_ms": pings}
     if args.json is not None:
         args.json.write_text(json.dumps(report, indent=1) + "\n")
     return 0
 
 
-def _print(name: str, result: StepTimes, seconds: float) -> None:
-    server = "JupyterLab as shipped" if name == "plain" else "JupyterLab + TCP_NODELAY"
+def _print(name: str, result: StepTimes, seconds: float, load: float) -> None:
+    server = {
+        "plain": "JupyterLab as shipped, frames in the page",
+        "voila": "Voila, frames in the page",
+        "static": "static page from disk",
+        "kernel": "JupyterLab, run_ahead=False (kernel round trip)",
+        "nodelay": "JupyterLab, run_ahead=False + TCP_NODELAY",
+    }[name]
     print(
-        f"[{server}] Step → SVG updated (FlowView, demo_lab 12 messages), {result.steps} steps: median "
-        f"{result.frame_median_ms} ms, p95 {result.frame_p95_ms} ms, max {result.frame_max_ms} ms "
-        f"(target median ≤ 50, p95 ≤ 100); to the next animation frame: median {result.paint_median_ms} ms, "
+        f"[{server}] load {load:.1f}: Step → SVG updated (FlowView, demo_lab 12 messages), {result.steps} steps: "
+        f"median {result.frame_median_ms} ms, p95 {result.frame_p95_ms} ms, max {result.frame_max_ms} ms "
+        f"(target median ≤ 16, p95 ≤ 33); to the next animation frame: median {result.paint_median_ms} ms, "
         f"p95 {result.paint_p95_ms} ms; scene.js draw median {result.draw_median_ms} ms; a bare Button → Label "
         f"round trip: median {result.ping_median_ms} ms, p95 {result.ping_p95_ms} ms; "
         f"{seconds:.0f} s in all"

@@ -45,13 +45,29 @@ def _as_released(cell: Any) -> None:
         cell.outputs = []
 
 
+NOTEBOOK_LINK = re.compile(r"\]\((?!https?:|#|mailto:)([^)#\s]+?)(\.ipynb|\.md)(#[^)\s]*)?\)")
+"""A markdown link to a notebook or a markdown file beside it: ``[Next →](04_dead_letter_queue.ipynb)``."""
+
+
+def _site_link(match: re.Match[str]) -> str:
+    """The link as the site serves it: a lab is the page ``../04_dead_letter_queue/``, ``README.md`` the folder."""
+    stem, anchor = match.group(1), match.group(3) or ""
+    if stem.endswith("README"):
+        stem = stem[: -len("README")]
+        return f"](../{stem}{anchor})"
+    return f"](../{stem}/{anchor})"
+
+
 def static_notebook(src: Path, dest: Path) -> int:
-    """Copy a lab as released (:func:`_as_released`) keeping its other outputs, widget views replaced by their
-    static HTML; returns outputs changed."""
+    """Copy a lab as released (:func:`_as_released`) keeping its other outputs, with widget views replaced by their
+    static HTML (which plays the run's frames) and links to other labs pointed at their pages on the site; returns
+    outputs changed."""
     nb = nbformat.read(src, as_version=4)
     changed = 0
     for cell in nb.cells:
         _as_released(cell)
+        if cell.cell_type == "markdown":
+            cell.source = NOTEBOOK_LINK.sub(_site_link, cell.source)
         for out in cell.get("outputs", []):
             data = out.get("data", {})
             if WIDGET_VIEW in data and "text/html" in data:
@@ -207,6 +223,26 @@ def stage(src: Path) -> dict[str, Any]:
     return {"labs": static}
 
 
+HREF = re.compile(r'(?:href|src)="([^"]+)"')
+
+
+def broken_links(site: Path) -> list[str]:
+    """Internal links of the built site that lead nowhere: ``page → link`` for each (an empty list: none)."""
+    broken = []
+    for page in sorted(site.rglob("*.html")):
+        for link in HREF.findall(page.read_text(errors="replace")):
+            if re.match(r"^(?:[a-z][a-z0-9+.-]*:|#|//)", link):
+                continue  # another site, a data: URI, an anchor on the same page
+            path = link.split("#", 1)[0].split("?", 1)[0]
+            if not path:
+                continue
+            target = (site / path.lstrip("/")) if path.startswith("/") else (page.parent / path)
+            target = target.resolve()
+            if not (target.is_file() or (target / "index.html").is_file()):
+                broken.append(f"{page.relative_to(site)} → {link}")
+    return broken
+
+
 def build(out: Path) -> dict[str, Any]:
     started = time.monotonic()
     src = out.with_name(out.name + "-src")
@@ -217,6 +253,9 @@ def build(out: Path) -> dict[str, Any]:
     config = src.parent / f"{src.name}.mkdocs.yml"
     subprocess.run([sys.executable, "-m", "mkdocs", "build", "--quiet", "--clean", "-f", str(config), "-d", str(out)],
                    check=True, env=env, cwd=src.parent)  # fmt: skip
+    broken = broken_links(out)
+    if broken:
+        raise SystemExit(f"[docs] {len(broken)} broken internal link(s):\n" + "\n".join(broken))
     summary = {**staged, "seconds": round(time.monotonic() - started, 1),
                "bytes": sum(p.stat().st_size for p in out.rglob("*") if p.is_file())}  # fmt: skip
     print(f"[docs] {out}: {len(staged['labs'])} labs, {summary['bytes'] / 2**20:.1f} MiB in {summary['seconds']} s")

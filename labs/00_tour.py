@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [Index](README.md) · [Next →](01_producer_send_retry.ipynb)
+# [Index](README.md) · [Next →](01a_send_retry.ipynb)
 
 # %% [markdown]
 # # 00 · A tour of rmqlab
@@ -102,15 +102,61 @@ show_trace(lab.trace, msg_id="M0001")
 show_trace(lab.trace, "rebalanced", fields=("topic", "added"))
 
 # %% [markdown]
+# ## Two consumers share the queues
+# The same seed and the same calls always give the same trace — one virtual clock, a seeded random generator, no
+# wall time. The `Dashboard` is built on that: it calls a factory for a fresh Lab and replays it to any step, so
+# Step, Step back and Jump show the engine's state at that moment.
+#
+# The factory below is this lab's run from the start: c1 alone, a message every 10 s, a second consumer `c2` of
+# the same group joining at 2 s and shutting down cleanly at 45 s. Step through it and watch which consumer owns
+# which queue.
+
+# %% tags=["nbval-ignore-output"]
+from widgets.checkpoints import Checkpoint
+from widgets.dashboard import Dashboard
+
+def tour_lab():
+    """This lab's run as a factory: TopicTest × 4 queues on each broker, c1, c2 from 2 s to 45 s, one message / 10 s."""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.add_broker("broker-b")
+    lab.create_topic("TopicTest", queues=4)
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_ok, name="c1")
+    for k, second in enumerate(range(1, 60, 10)):
+        lab.at(f"{second}s", producer.send, Message("TopicTest", f"m{k}", tags="TagA"))
+    lab.at("2s", lambda: lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_ok, name="c2"))
+    lab.at("45s", lambda: lab.consumers["c2"].shutdown())
+    return lab
+
+dash = Dashboard(tour_lab, horizon="60s", checkpoints=[
+    Checkpoint(before="rebalanced", actor="consumer:c2", ask="when", name="c2 gets its queues",
+               question="c2 is added at 2 s. When does it first take a share of the queues?"),
+])
+dash
+
+# %% [markdown]
+# Every button has a method twin, so a cell can drive the Dashboard too. This one stops the picture just
+# before c2 arrives (scroll up: the Dashboard shows that moment).
+
+# %%
+dash.controller.seek_time("2s")
+print(dash.controller.clock_text)
+
+# %% [markdown]
 # ### Exercise 1 — predict, then run
 # Two consumers of group `cg` share the 8 queues of `TopicTest` (4 on each broker) with the default
 # `AllocateMessageQueueAveragely`. How many `TopicTest` queues does the new consumer `c2` get?
+# Predict, then Step the picture on to see it.
 
 # %% nbgrader={"grade": false, "grade_id": "ex00_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
 ### BEGIN SOLUTION
 answer_1 = 4
 ### END SOLUTION
+
+# %% [markdown]
+# The same in the cell-by-cell lab of this notebook: add c2 and run to 30 s.
 
 # %%
 c2 = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_ok, name="c2")
@@ -138,10 +184,19 @@ lab.run(until="32s")
 print(format_duration(lab.now), "—", len(lab.trace), "events so far")
 
 # %% [markdown]
+# ## When c2 leaves
+# The picture again, stopped just before c2 shuts down at 45 s.
+
+# %% tags=["nbval-ignore-output"]
+leave_dash = Dashboard(tour_lab, horizon="60s")
+leave_dash.controller.seek_time("44s")
+leave_dash
+
+# %% [markdown]
 # ### Exercise 2 — predict, then run
 # c2 shuts down cleanly at 45 s. A consumer rebalances again 20 s after its last rebalance ended
 # (`RebalanceService`: `waitForRunning(20000)`): c1 last rebalanced at 42 s, so its next one is due at 62 s.
-# How many `TopicTest` queues does c1 own at 46 s?
+# How many `TopicTest` queues does c1 own at 46 s? Predict, then Step the picture past 45 s.
 
 # %% nbgrader={"grade": false, "grade_id": "ex00_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction
@@ -163,37 +218,6 @@ grading_00_2.verify("00.2", answer_2)
 
 # %%
 show_trace(lab.trace, "lifecycle", "rebalanced", fields=("event", "topic", "added"))
-
-# %% [markdown]
-# ## Watch it step by step
-# The same seed and the same calls always give the same trace — one virtual clock, a seeded random generator, no
-# wall time. The `Dashboard` is built on that: it calls a factory for a fresh Lab and replays it to any step, so
-# Step, Step back and Jump show the engine's state at that moment.
-
-# %% tags=["nbval-ignore-output"]
-from widgets.dashboard import Dashboard
-
-def tour_lab():
-    """The tiny run as a factory: two brokers, TopicTest × 4 queues each, c1, one message at 1 s."""
-    lab = Lab(seed=SEED)
-    lab.add_broker("broker-a")
-    lab.add_broker("broker-b")
-    lab.create_topic("TopicTest", queues=4)
-    producer = lab.add_producer("pg")
-    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_ok, name="c1")
-    lab.at("1s", producer.send, Message("TopicTest", "hello", tags="TagA", keys="k1"))
-    return lab
-
-dash = Dashboard(tour_lab, horizon="10s")
-dash
-
-# %% [markdown]
-# Every button has a method twin, so a cell can drive the Dashboard too: this one jumps to the first `consumed`
-# event (scroll up: the Dashboard shows that moment) and prints the clock readout.
-
-# %%
-dash.controller.jump_to_next("consumed")
-print(dash.controller.clock_text)
 
 # %% [markdown]
 # ## Key points

@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [Index](README.md) · [← Back](01_producer_send_retry.ipynb) · [Next →](02b_send_back_failures.ipynb)
+# [Index](README.md) · [← Back](01b_send_status_timeout.ipynb) · [Next →](02b_send_back_failures.ipynb)
 
 # %% [markdown]
 # # 02a · Concurrent consumption: failure and send-back
@@ -86,6 +86,33 @@ def first_two_ok(msgs, ctx):
     return CONSUME_SUCCESS
 
 
+# %%
+def ack_index_lab(ack_index=1, batch=4):
+    """Four messages at 1 s, c1 starts at 10 s and gets them as one batch; its listener sets ``ctx.ack_index``."""
+
+    def acks_some(msgs, ctx):
+        ctx.ack_index = ack_index
+        return CONSUME_SUCCESS
+
+    lab, p, c = one_queue_lab(acks_some, consume_message_batch_max_size=batch, start="10s")
+    for i in range(4):
+        lab.at("1s", p.send, Message("TopicTest", f"m{i}"))
+    return lab
+
+
+# %% [markdown]
+# The picture: the batch of four, then whatever the listener did not acknowledge. Step to the first `consumed`
+# and stop: that is the listener's answer for the whole batch.
+
+# %% tags=["nbval-ignore-output"]
+from widgets.checkpoints import Checkpoint
+from widgets.dashboard import Dashboard
+
+ack_dash = Dashboard(ack_index_lab, knobs={"ack_index": 1, "batch": 4}, horizon="40s", checkpoints=[
+    Checkpoint(before="send_back", ask="where", name="where the first unacknowledged message goes"),
+])
+ack_dash
+
 # %% [markdown]
 # ### Exercise 1 — predict, then run
 # A batch of 4 messages (`consume_message_batch_max_size=4`) returns `CONSUME_SUCCESS` with `ack_index = 1`.
@@ -117,11 +144,26 @@ grading_02a_1.verify("02a.1", answer_1)
 # under `%RETRY%cg`, delayed. Here the first delivery fails and the retry succeeds:
 
 # %%
+def failing_lab(failures=1, messages=1):
+    """``messages`` messages, one per second from 1 s; each fails its first ``failures`` deliveries, then succeeds."""
+    lab, p, c = one_queue_lab(lambda m, ctx: RECONSUME_LATER if m[0].reconsume_times < failures else CONSUME_SUCCESS)
+    for k in range(messages):
+        lab.at(f"{1 + k}s", p.send, Message("TopicTest", f"x{k + 1}"))
+    return lab
+
+
 def fails_once_lab():
     """One message at 1 s; its first delivery fails, the retry succeeds."""
-    lab, p, c = one_queue_lab(lambda m, ctx: RECONSUME_LATER if m[0].reconsume_times == 0 else CONSUME_SUCCESS)
-    lab.at("1s", p.send, Message("TopicTest", "x"))
-    return lab
+    return failing_lab(failures=1, messages=1)
+
+
+# %% [markdown]
+# The picture: three messages, each failing once. Step and follow M0001 (its colour) from `TopicTest` through
+# `SCHEDULE_TOPIC_XXXX` to `%RETRY%cg` and back to c1.
+
+# %% tags=["nbval-ignore-output"]
+retry_dash = Dashboard(failing_lab, knobs={"failures": 1, "messages": 3}, horizon="30s")
+retry_dash
 
 
 # %%
@@ -140,6 +182,7 @@ show_trace(lab.trace, "delivered", "send_back", "scheduled", "delay_delivered", 
 # %% [markdown]
 # ### Exercise 2 — predict, then run
 # The message is sent at 1 s and fails on its first **two** deliveries. At which second does its third delivery start?
+# Predict, then set the picture's `failures` knob to 2 and `messages` to 1, Rebuild, and Jump to the deliveries.
 
 # %% nbgrader={"grade": false, "grade_id": "ex02a_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction
@@ -163,8 +206,14 @@ grading_02a_2.verify("02a.2", answer_2)
 
 # %% [markdown]
 # ## The retry count travels with the message
-# Each delivery above showed a growing `reconsume_times`. Where does the broker keep it?
-#
+# Each delivery above showed a growing `reconsume_times`. Where does the broker keep it? The picture numbers each
+# token with it: step to a retry's second delivery and stop there.
+
+# %% tags=["nbval-ignore-output"]
+count_dash = Dashboard(failing_lab, knobs={"failures": 1, "messages": 3}, horizon="30s")
+count_dash
+
+# %% [markdown]
 # ### Exercise 3 — predict, then run
 # On its second delivery the listener reads `msgs[0].reconsume_times` and `msgs[0].properties.get("RECONSUME_TIME")`.
 # What does it get? Answer as a pair `(reconsume_times, property)`.
@@ -206,17 +255,6 @@ grading_02a_3.verify("02a.3", answer_3)
 # > original's properties, which have no count; the schedule service keeps the field when it moves the copy to
 # > `%RETRY%`. The property exists only while a client sends to a `%RETRY%` topic itself: `sendKernelImpl` moves it
 # > into the request header (lab 02b).
-
-# %% [markdown]
-# ## Watch it step by step
-# `fails_once_lab()` in a `Dashboard`: Step / Play / Jump replay it — the send-back, the wait in
-# `SCHEDULE_TOPIC_XXXX`, the move to `%RETRY%cg` and the second delivery.
-
-# %% tags=["nbval-ignore-output"]
-from widgets.dashboard import Dashboard
-
-dash = Dashboard(fails_once_lab, horizon="30s")
-dash
 
 # %% [markdown]
 # ## Key points

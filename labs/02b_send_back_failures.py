@@ -96,9 +96,34 @@ show_trace(lab.trace, "send_back_fallback", "delivered", fields=("ok", "error", 
 # ProcessQueue (its offset stays pinned) and submits it again locally after 5000 ms.
 
 # %%
-def fails_until_20s(msgs, ctx):
-    """Take 1 s and fail, until virtual time 20 s."""
-    return after("1s", RECONSUME_LATER) if lab.now < 20_000 else CONSUME_SUCCESS
+def partitioned_lab(heal_at="12s", messages=1):
+    """The link c1 ↔ broker-a breaks at 1.5 s and heals at ``heal_at``; c1's listener takes 1 s and fails until 20 s."""
+    lab = None
+
+    def fails_until_20s(msgs, ctx):
+        """Take 1 s and fail, until virtual time 20 s."""
+        return after("1s", RECONSUME_LATER) if lab.now < 20_000 else CONSUME_SUCCESS
+
+    lab, p, c = one_queue_lab(fails_until_20s)
+    for k in range(messages):
+        lab.at(f"{1000 + 100 * k}ms", p.send, Message("TopicTest", "x" if k == 0 else f"x{k + 1}"))
+    lab.at("1500ms", lab.partition, "c1", "broker-a")
+    lab.at(heal_at, lab.partition, "c1", "broker-a", heal=True)
+    return lab
+
+
+# %% [markdown]
+# The picture: the partition at 1.5 s, the failed send-back and fallback, the local retries every 5 s, the heal at
+# 12 s. Step until the partition heals and stop there.
+
+# %% tags=["nbval-ignore-output"]
+from widgets.checkpoints import Checkpoint
+from widgets.dashboard import Dashboard
+
+partition_dash = Dashboard(partitioned_lab, knobs={"heal_at": "12s", "messages": 1}, horizon="40s", checkpoints=[
+    Checkpoint(before="delivered", nth=2, ask="when", name="when the local retry comes"),
+])
+partition_dash
 
 
 # %% [markdown]
@@ -113,11 +138,7 @@ answer_1 = 1
 ### END SOLUTION
 
 # %%
-lab, p, c = one_queue_lab(fails_until_20s)
-lab.at("1s", p.send, Message("TopicTest", "x"))
-lab.at("1500ms", lab.partition, "c1", "broker-a")
-lab.at("12s", lab.partition, "c1", "broker-a", heal=True)
-lab.run(until="40s")
+lab = partitioned_lab().run(until="40s")
 show_trace(lab.trace, "delivered", "send_back", "send_back_fallback", "local_retry", "scheduled", "fault",
            fields=("reconsume_times", "ok", "level", "retry_in_ms", "fault"))
 retry_copy = lab.trace.of_kind("scheduled")[0]
@@ -152,11 +173,21 @@ def slow_first(msgs, ctx):
     return after("40m", CONSUME_SUCCESS) if msgs[0].reconsume_times == 0 else CONSUME_SUCCESS
 
 
-def slow_lab():
-    """One message at 1 s, consumed by ``slow_first``."""
+def slow_lab(messages=1):
+    """``messages`` messages from 1 s, one per second, consumed by ``slow_first``."""
     lab, p, c = one_queue_lab(slow_first)
-    lab.at("1s", p.send, Message("TopicTest", "x"))
+    for k in range(messages):
+        lab.at(f"{1 + k}s", p.send, Message("TopicTest", "x" if k == 0 else f"x{k + 1}"))
     return lab
+
+
+# %% [markdown]
+# The picture: three messages whose first listener call takes 40 minutes. Step until the first `clean_expired`
+# and stop there.
+
+# %% tags=["nbval-ignore-output"]
+slow_dash = Dashboard(slow_lab, knobs={"messages": 3}, horizon="45m")
+slow_dash
 
 
 # %% [markdown]
@@ -224,27 +255,43 @@ lab.at("5s", p.send, Message("TopicTest", "lands on broker-a"))
 lab.run(until="10m")
 show_trace(lab.trace, "delivered", "dead_lettered", fields=("queue", "reconsume_times"))
 
+# %%
+def hand_over_lab(first_max=5, second_max=1, hand_over_at="20s"):
+    """One queue; c1 (max ``first_max``) alone, failing; at ``hand_over_at`` c1 shuts down and c2 (max ``second_max``) starts."""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg")
+    c1 = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c1",
+                          max_reconsume_times=first_max)
+    lab.at("5s", p.send, Message("TopicTest", "always fails"))
+    lab.at(hand_over_at, c1.shutdown)
+    lab.at(hand_over_at, lambda: lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails,
+                                                  name="c2", max_reconsume_times=second_max))
+    return lab
+
+
+# %% [markdown]
+# The picture: c1 (max 5) consumes alone and fails every delivery; at 20 s it shuts down cleanly and c2 (max 1)
+# starts and takes over both queues, `%RETRY%cg`'s too. Step until c2 has started, and stop there.
+
+# %% tags=["nbval-ignore-output"]
+hand_over_dash = Dashboard(hand_over_lab, knobs={"first_max": 5, "second_max": 1}, horizon="2m")
+hand_over_dash
+
 # %% [markdown]
 # ### Exercise 3 — predict, then run
-# One broker now, TopicTest with **2** queues, the same c1 (max 1) and c2 (max 3). AVG gives c1 TopicTest queue 0 and
-# c2 queue 1; `%RETRY%cg` has one queue. One always-failing message is sent to queue 1. How many times is it delivered
-# before it reaches `%DLQ%cg`?
+# How many times is the message delivered in all, by c1 and then c2, before it reaches `%DLQ%cg`?
+# Predict, then step the picture on to the dead-letter write.
 
 # %% nbgrader={"grade": false, "grade_id": "ex02b_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_3 = 2
+answer_3 = 3
 ### END SOLUTION
 
 # %%
-lab = Lab(seed=SEED)
-lab.add_broker("broker-a")
-lab.create_topic("TopicTest", queues=2)
-p = lab.add_producer("pg", send_which_queue_start=0)
-lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c1", max_reconsume_times=1)
-lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c2", max_reconsume_times=3)
-lab.at("5s", p.send, Message("TopicTest", "to queue 1"))
-lab.run(until="10m")
+lab = hand_over_lab().run(until="5m")
 show_trace(lab.trace, "delivered", "send_back", "dead_lettered", fields=("queue", "reconsume_times", "max_reconsume_times"))
 deliveries = len(lab.trace.of_kind("delivered"))
 
@@ -260,17 +307,6 @@ grading_02b_3.verify("02b.3", answer_3)
 # > each `DefaultMQPushConsumer` (−1 → 16), sent in each send-back header (`ConsumerSendMsgBackRequestHeader`), and the
 # > broker uses whatever the *current* sender says (`asyncConsumerSendMsgBack`). Give every instance of a group the same
 # > value, or retries depend on which instance happens to hold the retry queue.
-
-# %% [markdown]
-# ## Watch it step by step
-# `slow_lab()` in a `Dashboard`: jump to the `clean_expired` event and step on — the retry copy is delivered and
-# consumed while the first listener call is still running.
-
-# %% tags=["nbval-ignore-output"]
-from widgets.dashboard import Dashboard
-
-dash = Dashboard(slow_lab, horizon="45m")
-dash
 
 # %% [markdown]
 # ## Key points

@@ -75,6 +75,20 @@ show_trace(lab.trace, "delivered", "scheduled", "delay_delivered")
 # > `3 + reconsumeTimes`. Levels 1–2 are only used if the listener sets `delayLevelWhenNextConsume`.
 
 # %% [markdown]
+# The picture: `failing_lab` in a `Dashboard` with a `max_reconsume_times` knob (set it, then Rebuild). Play it and
+# watch the retry timeline (its tab): one lane, every delivery and every wait. Stop at the third delivery.
+
+# %% tags=["nbval-ignore-output"]
+from widgets.checkpoints import Checkpoint
+from widgets.dashboard import Dashboard
+
+dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", checkpoints=[
+    Checkpoint(before="scheduled", ask="where", name="the first retry's delay level"),
+    Checkpoint(before="delay_delivered", nth=2, ask="when", name="when the second retry is due"),
+])
+dash
+
+# %% [markdown]
 # ### Exercise 1 — predict, then run
 # With the default `maxReconsumeTimes` (−1 → 16 for concurrent consumers), at which virtual second does the
 # message reach the DLQ?
@@ -105,7 +119,15 @@ print(len(deliveries), "deliveries; DLQ copy reconsume_times =", dlq.get("recons
 # %% [markdown]
 # ## Past 16: `max_reconsume_times=20`
 # A consumer may allow more than 16 retries. The levels table above has no level beyond the last one.
-#
+# The picture with `max_reconsume_times=20`, stopped at the 16th retry's send-back (this one steps in the kernel,
+# `run_ahead=False`, so the saved notebook keeps one frame of it):
+
+# %% tags=["nbval-ignore-output"]
+past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 20}, horizon="13h", run_ahead=False)
+past_dash.controller.seek_time("4h45m40s")
+past_dash
+
+# %% [markdown]
 # ### Exercise 2 — predict, then run
 # The same always-failing consumer, with `max_reconsume_times=20`. At which virtual second does the message reach
 # the DLQ?
@@ -130,17 +152,6 @@ check("03.2", answer_2, dlq.time_ms // 1000)
 import rmqlab.course.grading as grading_03_2
 grading_03_2.verify("03.2", answer_2)
 ### END HIDDEN TESTS
-
-# %% [markdown]
-# ## Watch it step by step
-# `failing_lab` in a `Dashboard` with a `max_reconsume_times` knob (set it, then Rebuild): jump to the
-# `dead_lettered` event and read the retry timeline — one lane, every delivery and every wait.
-
-# %% tags=["nbval-ignore-output"]
-from widgets.dashboard import Dashboard
-
-dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="14h")
-dash
 
 # %% [markdown]
 # ## A broker crash: parked messages survive, recent progress may not
@@ -188,9 +199,19 @@ show_crash(crashed)
 # > 10 000 ms): the crash turns "delivered" back into "still parked".
 
 # %% [markdown]
+# The picture: the same run with `crash_at_ms` and `restart_at_ms` knobs (then Rebuild). Step through: the parked
+# tokens wait in `SCHEDULE_TOPIC_XXXX` while the broker is down, and the caption of the restart says which level's
+# offset was read back.
+
+# %% tags=["nbval-ignore-output"]
+crash_dash = Dashboard(crash_lab, knobs={"crash_at_ms": 9_999, "restart_at_ms": 12_000}, horizon="20s")
+crash_dash
+
+# %% [markdown]
 # ### Exercise 3 — predict, then run
 # The same two messages, but the broker crashes at **10.5 s** instead (and restarts at 12 s, as before). How many
 # times in all does the consumer receive **"late"** (level 2, first delivered at 5 s)?
+# Predict, then set `crash_at_ms` to 10500 in the picture, Rebuild and step through.
 
 # %% nbgrader={"grade": false, "grade_id": "ex03_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← your prediction
@@ -216,13 +237,8 @@ show_crash(later_crash)
 # %% [markdown]
 # This time the restart's warning names level 3: "later" fell due at 10 s, the very millisecond of the write, and
 # rmqlab runs the write first (in 4.9.7 the persist and the level's timer are two tasks of the same scheduled
-# executor and either may run first), so "later" comes twice. Move the crash with the `crash_at_ms` and
-# `restart_at_ms` knobs below (then Rebuild) and step through: the parked tokens wait in `SCHEDULE_TOPIC_XXXX`
-# while the broker is down, and the caption of the restart says which level's offset was read back.
+# executor and either may run first), so "later" comes twice.
 
-# %% tags=["nbval-ignore-output"]
-crash_dash = Dashboard(crash_lab, knobs={"crash_at_ms": 9_999, "restart_at_ms": 12_000}, horizon="20s")
-crash_dash
 
 # %% [markdown]
 # ## Key points

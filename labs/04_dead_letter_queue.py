@@ -60,6 +60,32 @@ def refund_lab(listener, max_reconsume_times=1):
     return lab, p, c
 
 
+def refund_fails(max_reconsume_times=1, reject_send_back=False, retry_queue_nums=1, messages=1):
+    """Always-failing refunds, one per second from 1 s (``refund 17``, ``refund 18``, …); broker knobs as named."""
+    lab, p, _ = refund_lab(always_fails, max_reconsume_times)
+    if reject_send_back:
+        lab.set_broker_fault("broker-a", reject_send_back=True)
+    if retry_queue_nums != 1:
+        lab.update_subscription_group("cg", retry_queue_nums=retry_queue_nums)
+    for k in range(messages):
+        lab.at(f"{1 + k}s", p.send, Message("TopicTest", f"refund {17 + k}", keys=f"order-{17 + k}"))
+    return lab
+
+
+# %% [markdown]
+# ## A tiny run: `max_reconsume_times=1`
+# The picture: three refunds that always fail, with `max_reconsume_times=1`. Knobs change the run (then Rebuild).
+# Step through the first refund's deliveries and stop before its second send-back.
+
+# %% tags=["nbval-ignore-output"]
+from widgets.checkpoints import Checkpoint
+from widgets.dashboard import Dashboard
+
+dash = Dashboard(refund_fails, knobs={"max_reconsume_times": 1, "messages": 3}, horizon="1m", checkpoints=[
+    Checkpoint(before="send_back", msg_id="M0001", nth=2, ask="where", name="where refund 17 goes after its retry fails"),
+])
+dash
+
 # %% [markdown]
 # The broker's rule, in `asyncConsumerSendMsgBack`: when the **stored** `reconsumeTimes` of the failed message is
 # `>= maxReconsumeTimes` (from the request header), or the listener asked for delay level < 0, the copy goes to the
@@ -76,7 +102,6 @@ answer_1 = ("%DLQ%cg", 1)
 ### END SOLUTION
 
 # %% [markdown]
-# ## A tiny run: `max_reconsume_times=1`
 # The topics on broker-a before and after:
 
 # %%
@@ -106,6 +131,32 @@ grading_04_1.verify("04.1", answer_1)
 
 # %% [markdown]
 # ## One dead-letter topic per group
+
+
+# %%
+def two_topics_lab(per_topic=3):
+    """Group cg subscribes Orders and Refunds, ``max_reconsume_times=0``; ``per_topic`` failing messages of each."""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("Orders", queues=1)
+    lab.create_topic("Refunds", queues=1)
+    p = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"Orders": "*", "Refunds": "*"}, listener=always_fails, name="c1",
+                     max_reconsume_times=0)
+    for k in range(per_topic):
+        lab.at(f"{1 + 2 * k}s", p.send, Message("Orders", f"order {5 + k}"))
+        lab.at(f"{2 + 2 * k}s", p.send, Message("Refunds", f"refund {9 + k}"))
+    return lab
+
+
+# %% [markdown]
+# The picture: orders and refunds that all fail, in one group. Step to the first dead letter and stop there.
+
+# %% tags=["nbval-ignore-output"]
+two_dash = Dashboard(two_topics_lab, knobs={"per_topic": 3}, horizon="10s")
+two_dash
+
+# %% [markdown]
 # ### Exercise 2 — predict, then run
 # Group cg subscribes two topics, `Orders` and `Refunds`, with `max_reconsume_times=0` (the first failure dead-letters).
 # One message of each fails. How many `%DLQ%` topics exist on broker-a afterwards?
@@ -162,7 +213,17 @@ print(table([[m.msg_id, m.offset_msg_id, m.properties["ORIGIN_MESSAGE_ID"]] for 
 # - **fallback path** — that request failed, so the client itself sends a message to `%RETRY%<group>` whose header
 #   already says rt + 1 (`RECONSUME_TIME`), and the broker's `handleRetryAndDLQ` compares *that* with the max.
 #
-# Here is the broker path with `max_reconsume_times=2`:
+# The picture: the broker path with `max_reconsume_times=2`, two refunds. Step through it, then turn the
+# `reject_send_back` knob on and Rebuild — but answer exercise 3 first.
+
+# %% tags=["nbval-ignore-output"]
+paths_dash = Dashboard(
+    refund_fails, knobs={"max_reconsume_times": 2, "reject_send_back": False, "messages": 2}, horizon="2m"
+)
+paths_dash
+
+# %% [markdown]
+# The broker path as a table:
 
 # %%
 lab2, p2, _ = refund_lab(always_fails, max_reconsume_times=2)
@@ -248,7 +309,14 @@ show_trace(lab.trace, "delivered", "consumed", fields=("topic", "reconsume_times
 # ## "Retries off" is not "straight to the DLQ": `retryQueueNums` = 0
 # An operator wants failed refunds parked in the DLQ at once, without the retry schedule, and runs
 # `mqadmin updateSubGroup -g cg -q 0` (0 retry queues; here `lab.update_subscription_group("cg", retry_queue_nums=0)`).
-# Same tiny run, a listener that always fails.
+# Same tiny run, a listener that always fails. The picture, with the `retry_queue_nums` knob at 0: step to the first
+# send-back and stop there.
+
+# %% tags=["nbval-ignore-output"]
+off_dash = Dashboard(refund_fails, knobs={"retry_queue_nums": 0, "messages": 5}, horizon="1m")
+off_dash
+
+# %% [markdown]
 # ### Exercise 4 — predict, then run
 # Where does the failed message end up? Answer with a topic name, or `None` for nowhere.
 
@@ -289,25 +357,6 @@ print(report.violations[0].detail)
 # > SUCCESS before it even looks at the DLQ rule, so every failed message is silently dropped. To dead-letter at once,
 # > keep one retry queue and have the listener set `ctx.delay_level_when_next_consume = -1` (or give the consumer
 # > `max_reconsume_times=0`).
-
-# %% [markdown]
-# ## Watch it step by step
-# The tiny run (bug still in) as a `Dashboard` factory with a `max_reconsume_times` knob: change it, Rebuild, and jump
-# to the `dead_lettered` event.
-
-# %% tags=["nbval-ignore-output"]
-from widgets.dashboard import Dashboard
-
-
-def refund_fails(max_reconsume_times=1):
-    """The tiny run as a factory: `refund 17` at 1 s, and a listener that always fails."""
-    lab, p, _ = refund_lab(always_fails, max_reconsume_times)
-    lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
-    return lab
-
-
-dash = Dashboard(refund_fails, knobs={"max_reconsume_times": 1}, horizon="2m")
-dash
 
 # %% [markdown]
 # ## Key points

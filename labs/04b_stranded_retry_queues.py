@@ -39,8 +39,11 @@ def fails_once(msgs, ctx):
     return RECONSUME_LATER if msgs[0].reconsume_times == 0 else CONSUME_SUCCESS
 
 
-def raised_late():
-    """c1 of group cg starts; then an operator raises cg's retryQueueNums from 1 to 4; four messages fail once at 1 s."""
+def raised_late(update_topic_at_s=0):
+    """c1 of group cg starts; then an operator raises cg's retryQueueNums from 1 to 4; four messages fail once at 1 s.
+
+    ``update_topic_at_s`` > 0: the operator also runs ``updateTopic -t %RETRY%cg -r 4 -w 4`` at that second.
+    """
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
     lab.create_topic("TopicTest", queues=1)
@@ -49,7 +52,24 @@ def raised_late():
     lab.update_subscription_group("cg", retry_queue_nums=4)
     for i in range(4):
         lab.at("1s", p.send, Message("TopicTest", f"x{i}"))
+    if update_topic_at_s > 0:
+        lab.at(f"{update_topic_at_s}s", lab.update_topic, "%RETRY%cg", queues=4)
     return lab
+
+
+# %% [markdown]
+# ## A tiny run: four messages fail once
+# The picture: c1 starts, the operator raises `retryQueueNums` to 4, and four messages fail once at 1 s. Step to the
+# first send-back and stop there.
+
+# %% tags=["nbval-ignore-output"]
+from widgets.checkpoints import Checkpoint
+from widgets.dashboard import Dashboard
+
+dash = Dashboard(raised_late, horizon="61s", checkpoints=[
+    Checkpoint(before="scheduled", ask="where", name="where the first retry waits"),
+])
+dash
 
 
 # %% [markdown]
@@ -66,9 +86,6 @@ answer_1 = ...  # ← your prediction
 ### BEGIN SOLUTION
 answer_1 = 1
 ### END SOLUTION
-
-# %% [markdown]
-# ## A tiny run: four messages fail once
 
 # %%
 lab = raised_late()
@@ -101,6 +118,14 @@ print(report.violations[0].detail)
 # and assigns queues only at its rebalance, 20 s after the previous one (`RebalanceService`; here every 20 s from its
 # start at 0 s, since no group change wakes it early).
 #
+# The picture: the same run, with the operator's `updateTopic` at 61 s (the `update_topic_at_s` knob). Step past
+# 61 s and stop there.
+
+# %% tags=["nbval-ignore-output"]
+freed_dash = Dashboard(raised_late, knobs={"update_topic_at_s": 61}, horizon="2m")
+freed_dash
+
+# %% [markdown]
 # ### Exercise 2 — predict, then run
 # The operator runs `updateTopic` at 61 s. At which second is the first stranded retry delivered?
 
@@ -129,16 +154,6 @@ grading_04b_2.verify("04b.2", answer_2)
 # > as is), and nothing checks the random queue id against it: the retry is stored in a queue no consumer reads.
 # > Set it before the group first starts, or run `updateTopic` on the retry topic too — and expect the freed retries up
 # > to a route poll plus a rebalance later.
-
-# %% [markdown]
-# ## Watch it step by step
-# `raised_late()` in a `Dashboard`: watch the retries land in queues 1–3 of `%RETRY%cg` and stay there.
-
-# %% tags=["nbval-ignore-output"]
-from widgets.dashboard import Dashboard
-
-dash = Dashboard(raised_late, horizon="61s")
-dash
 
 # %% [markdown]
 # ## Key points

@@ -48,6 +48,15 @@ def five_messages():
         lab.at(f"{1 + i}s", p.send, Message("TopicTest", body))
     return lab, c
 
+def crash_lab(crash_at_s=0, restart_at_s=0):
+    """``five_messages()`` as a Dashboard factory; ``crash_at_s`` > 0: c1 crashes then, and restarts at ``restart_at_s``."""
+    lab, c = five_messages()
+    if crash_at_s > 0:
+        lab.at(f"{crash_at_s}s", c.crash)
+        lab.at(f"{restart_at_s}s", c.start)
+    return lab
+
+
 def topic_queue(c):
     """c's MessageQueue and ProcessQueue for TopicTest."""
     return next((mq, pq) for mq, pq in c.process_queue_table.items() if mq.topic == "TopicTest")
@@ -55,6 +64,18 @@ def topic_queue(c):
 
 # %% [markdown]
 # ## A tiny run: look inside the TreeMap at 10 s
+# The picture: five messages, `slow` second. Its Offsets tab shows the ProcessQueue's TreeMap and both offsets.
+# Step to 10 s and stop there.
+
+# %% tags=["nbval-ignore-output"]
+from widgets.checkpoints import Checkpoint
+from widgets.dashboard import Dashboard
+
+dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
+    Checkpoint(before="delivered", nth=3, ask="when", name="when ok2 starts"),
+])
+dash.controller.seek_time("10s")
+dash
 
 # %%
 lab, c = five_messages()
@@ -112,6 +133,14 @@ print(offsets_over_time(["1.5s", "5.5s", "30s", "62s", "66s"]))
 # %% [markdown]
 # Read the table row by row: when does each copy change, and what holds the client's copy back?
 #
+# The picture: the same run with a crash at 30 s and a restart at 40 s (the knobs), stopped at the crash.
+
+# %% tags=["nbval-ignore-output"]
+crash_dash = Dashboard(crash_lab, knobs={"crash_at_s": 30, "restart_at_s": 40}, horizon="2m")
+crash_dash.controller.seek_time("30s")
+crash_dash
+
+# %% [markdown]
 # ### Exercise 2 — predict, then run
 # The consumer crashes at 30 s (slow is still running) and restarts at 40 s from the broker's offset. How many
 # messages are delivered a **second** time after the restart?
@@ -143,6 +172,7 @@ show_trace(lab.trace, "delivered", "lifecycle", fields=("queue_offset", "event")
 # ### Exercise 3 — predict, then run
 # A fresh run; this time the consumer crashes at **63 s** — `slow` finished at 62 s, so all five messages are
 # consumed and the client holds offset 5. From which offset does the restarted consumer pull?
+# Predict, then set the picture's knobs to a crash at 63 s and a restart at 70 s, Rebuild, and step past 70 s.
 
 # %% nbgrader={"grade": false, "grade_id": "ex05_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← your prediction
@@ -170,17 +200,6 @@ show_trace(lab.trace, "offset_updated", "offset_persisted", "lifecycle", fields=
 # %% [markdown]
 # The last persist before the crash was at 60 s, when the committed offset was still 1; the 5 reached only the
 # client's memory. At-least-once, never at-most-once: make listeners idempotent.
-
-# %% [markdown]
-# ## Watch it step by step
-# `five_messages()` in a `Dashboard`: scrub through the run and watch offset 1 pin the commit, then the broker's copy
-# catch up with the client's.
-
-# %% tags=["nbval-ignore-output"]
-from widgets.dashboard import Dashboard
-
-dash = Dashboard(lambda: five_messages()[0], horizon="2m")
-dash
 
 # %% [markdown]
 # ## Key points

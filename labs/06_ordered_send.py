@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [Index](README.md) · [← Back](05_offsets_process_queue.ipynb) · [Next →](07_orderly_consumption_locks.ipynb)
+# [Index](README.md) · [← Back](05_offsets_process_queue.ipynb) · [Next →](07a_orderly_locks.ipynb)
 
 # %% [markdown]
 # # 06 · Ordered send with a MessageQueueSelector
@@ -83,7 +83,47 @@ show_trace(lab.trace, "send_attempt", "send_failed")
 # ## A broker outage
 # broker-a goes down at 5 s; orders 3 and 5 send events at 1 s, 10 s and 45 s. The producer refreshes its route
 # every 30 s (`pollNameServerInterval`), so at 10 s it still sees broker-a's queues.
-#
+
+# %%
+def outage_lab(selector=by_order_id, orders=(3, 5)):
+    """``orders`` (3 and 5) send at 1 s, 10 s and 45 s with `selector`; broker-a goes down at 5 s.
+
+    Returns the lab and {order id: [its sends' futures, in time order]}.
+    """
+    lab, p = ordered_lab()
+    sends = {order_id: [] for order_id in orders}
+
+    def send(order_id, t):
+        sends[order_id].append(p.send_with_selector(Message("TopicTest", f"order {order_id} @ {t}"), selector, order_id))
+
+    for t in ("1s", "10s", "45s"):
+        for order_id in orders:
+            lab.at(t, send, order_id, t)
+    lab.at("5s", lab.broker_down, "broker-a")
+    return lab, sends
+
+
+def outage_picture(selector="by_order_id", orders=4):
+    """``outage_lab`` as a Dashboard factory: orders 3, 4, … (``orders`` of them), the selector named by ``selector``."""
+    return outage_lab(SELECTORS[selector], orders=tuple(range(3, 3 + orders)))[0]
+
+
+SELECTORS = {"by_order_id": by_order_id}
+
+# %% [markdown]
+# The picture: orders 3–6 this time, each sending at 1 s, 10 s and 45 s. Step to 10 s and stop there.
+
+# %% tags=["nbval-ignore-output"]
+from widgets.checkpoints import Checkpoint
+from widgets.dashboard import Dashboard
+
+dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
+                 knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="50s",
+                 checkpoints=[Checkpoint(before="stored", msg_id="M0001", ask="where", name="where order 3 goes")])
+dash.controller.seek_time("10s")
+dash
+
+# %% [markdown]
 # ### Exercise 1 — predict, then run
 # How many attempts does order 3's send at 10 s make?
 
@@ -94,23 +134,6 @@ answer_1 = 1
 ### END SOLUTION
 
 # %%
-def outage_lab(selector=by_order_id):
-    """Orders 3 and 5 send at 1 s, 10 s and 45 s with `selector`; broker-a goes down at 5 s.
-
-    Returns the lab and {order id: [its sends' futures, in time order]}.
-    """
-    lab, p = ordered_lab()
-    sends = {3: [], 5: []}
-
-    def send(order_id, t):
-        sends[order_id].append(p.send_with_selector(Message("TopicTest", f"order {order_id} @ {t}"), selector, order_id))
-
-    for t in ("1s", "10s", "45s"):
-        for order_id in (3, 5):
-            lab.at(t, send, order_id, t)
-    lab.at("5s", lab.broker_down, "broker-a")
-    return lab, sends
-
 lab, sends = outage_lab()
 lab.run(until="20s")
 at_10s = sends[3][1]
@@ -160,7 +183,26 @@ show_trace(lab.trace, "send_attempt", "send_failed", fields=("broker", "queue_id
 # queue already used it up, `sendSelectImpl` throws "sendSelectImpl call timeout" without sending (rmqlab's
 # selectors take no virtual time, so that case cannot occur here). More often the answer is late — below, every
 # response from broker-a takes 5 s to come back.
-#
+
+
+# %%
+def slow_a_lab(events=4):
+    """broker-a answers after 5 s from 1 s on; order 3 (→ a3) sends ``events`` events, one every 4 s from 2 s."""
+    lab, p = ordered_lab()
+    lab.at("1s", lab.set_broker_fault, "broker-a", response_delay_ms="5s")
+    for k in range(events):
+        lab.at(f"{2 + 4 * k}s", p.send_with_selector, Message("TopicTest", f"order 3 event {k + 1}"), by_order_id, 3)
+    return lab
+
+
+# %% [markdown]
+# The picture: order 3's events to slow broker-a. Step to the first attempt and stop there.
+
+# %% tags=["nbval-ignore-output"]
+slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s")
+slow_dash
+
+# %% [markdown]
 # ### Exercise 3 — predict, then run
 # Order 3's next event goes to a3. The producer gives up after 3000 ms with `RemotingTimeoutException`. Is the
 # message in broker-a's queue 3 anyway? (`True` / `False`)
@@ -172,10 +214,7 @@ answer_3 = True
 ### END SOLUTION
 
 # %%
-lab, p = ordered_lab()
-lab.at("1s", lab.set_broker_fault, "broker-a", response_delay_ms="5s")
-lab.at("2s", p.send_with_selector, Message("TopicTest", "order 3 paid"), by_order_id, 3)
-lab.run(until="10s")
+lab = slow_a_lab(events=1).run(until="10s")
 stored = [e for e in lab.trace.of_kind("stored") if e.msg_id == "M0001"]
 
 # %% nbgrader={"grade": true, "grade_id": "ex06_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -214,6 +253,16 @@ def strict_by_order_id(mqs, msg, order_id):
     return wanted if wanted in mqs else None
 
 print([str(mq) for mq in ALL_QUEUES])
+SELECTORS["strict_by_order_id"] = strict_by_order_id
+
+# %% [markdown]
+# The picture: the outage again, with the `selector` knob at `strict_by_order_id`. Stop at 10 s.
+
+# %% tags=["nbval-ignore-output"]
+strict_dash = Dashboard(outage_picture, knobs={"selector": "strict_by_order_id", "orders": 4},
+                        knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="50s")
+strict_dash.controller.seek_time("10s")
+strict_dash
 
 # %% [markdown]
 # ### Exercise 4 — predict, then run
@@ -248,16 +297,6 @@ show_trace(lab.trace, "send_attempt", "stored", "send_failed", fields=("broker",
 #
 # > **Common belief vs. the source.** "An ordered send retries like any other send." — `DefaultMQProducerImpl.sendSelectImpl`
 # > has no retry loop (`retryTimesWhenSendFailed` does not apply): one attempt, and the error goes to the caller.
-
-# %% [markdown]
-# ## Watch it step by step
-# `outage_lab()` in a `Dashboard`: follow order 3's events — to a3, the failed send while broker-a is down, then b3.
-
-# %% tags=["nbval-ignore-output"]
-from widgets.dashboard import Dashboard
-
-dash = Dashboard(lambda: outage_lab()[0], horizon="50s")
-dash
 
 # %% [markdown]
 # ## Key points

@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [Index](README.md) · [← Back](07_orderly_consumption_locks.ipynb) · [Next →](09_capstone.ipynb)
+# [Index](README.md) · [← Back](07b_orderly_failover.ipynb) · [Next →](09_capstone.ipynb)
 
 # %% [markdown]
 # # 08 · Broadcasting vs. clustering
@@ -38,15 +38,16 @@ def fails_once(msgs, ctx):
     """Fail the first delivery, succeed on a retry."""
     return RECONSUME_LATER if msgs[0].reconsume_times == 0 else CONSUME_SUCCESS
 
-def two_consumers_lab(model="CLUSTERING"):
-    """One broker, 2 queues, consumers c1 and c2 of group cg in the given message model; one message at 1 s."""
+def two_consumers_lab(model="CLUSTERING", messages=1):
+    """One broker, 2 queues, consumers c1 and c2 of group cg in the given message model; ``messages`` from 1 s."""
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
     lab.create_topic("TopicTest", queues=2)
     p = lab.add_producer("pg")
     for name in ("c1", "c2"):
         lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=fails_once, name=name, message_model=model)
-    lab.at("1s", p.send, Message("TopicTest", "config changed"))
+    for k in range(messages):
+        lab.at(f"{1 + 2 * k}s", p.send, Message("TopicTest", "config changed" if k == 0 else f"config changed ({k + 1})"))
     return lab
 
 def two_consumers(model):
@@ -56,6 +57,20 @@ def two_consumers(model):
 
 # %% [markdown]
 # ## A tiny run: CLUSTERING (the default)
+# The picture: three messages to group cg (c1 and c2), each failing once. The `model` knob switches CLUSTERING /
+# BROADCASTING (then Rebuild). Step through in CLUSTERING first: who gets each message, and where its retry goes.
+
+# %% tags=["nbval-ignore-output"]
+from widgets.checkpoints import Checkpoint
+from widgets.dashboard import Dashboard
+
+MODELS = ("CLUSTERING", "BROADCASTING")
+dash = Dashboard(two_consumers_lab, knobs={"model": "CLUSTERING", "messages": 3}, knob_options={"model": MODELS},
+                 horizon="30s", checkpoints=[Checkpoint(before="send_back", ask="where", name="where a failure goes")])
+dash
+
+# %% [markdown]
+# One message as a table:
 
 # %%
 show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=("queue", "reconsume_times", "ok"))
@@ -65,6 +80,7 @@ show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=(
 #
 # ### Exercise 1 — predict, then run
 # In BROADCASTING, how many deliveries of the message happen in total (both consumers, first minute)?
+# Predict, then switch the picture's `model` knob to BROADCASTING, set `messages` to 1, Rebuild and step.
 
 # %% nbgrader={"grade": false, "grade_id": "ex08_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
@@ -85,6 +101,15 @@ grading_08_1.verify("08.1", answer_1)
 
 # %%
 show_trace(lab.trace, "delivered", "consumed", "send_back", "broadcast_dropped", fields=("queue", "reconsume_times", "status"))
+
+# %% [markdown]
+# The picture in BROADCASTING, three messages, stopped at the first failed copy:
+
+# %% tags=["nbval-ignore-output"]
+broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
+                           knob_options={"model": MODELS}, horizon="30s")
+broadcast_dash.controller.jump_to_next("consumed")
+broadcast_dash
 
 # %% [markdown]
 # Each instance failed its copy, and each **dropped** it: in BROADCASTING, `processConsumeResult` only logs
@@ -144,22 +169,6 @@ print(topics)
 rows = [[client, group, str(mq), offset] for (client, group), offsets in sorted(lab.local_offset_files.items()) for mq, offset in sorted(offsets.items())]
 print(table(rows, ["instance", "group", "queue", "offset in its local file"]))
 print("offsets of cg stored on broker-a:", {k: v for k, v in lab.brokers["broker-a"].consumer_offsets.items() if k[0] == "cg"})
-
-# %% [markdown]
-# ## Watch it step by step
-# `two_consumers_lab` in a `Dashboard`; the `model` knob switches CLUSTERING / BROADCASTING (then Rebuild). In
-# BROADCASTING, watch both instances get the message and each drop its failed copy.
-
-# %% tags=["nbval-ignore-output"]
-from widgets.dashboard import Dashboard
-
-dash = Dashboard(
-    two_consumers_lab,
-    knobs={"model": "BROADCASTING"},
-    knob_options={"model": ("CLUSTERING", "BROADCASTING")},
-    horizon="1m",
-)
-dash
 
 # %% [markdown]
 # ## Key points

@@ -67,13 +67,26 @@ def succeeded(lab):
 
 # %% [markdown]
 # ## A tiny look first: the first ten seconds
+# The picture: the system as deployed, its first 30 seconds. Play it and watch queue 0 of `Payments`.
+
+# %% tags=["nbval-ignore-output"]
+from widgets.checkpoints import Checkpoint
+from widgets.dashboard import Dashboard
+
+dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="30s", checkpoints=[
+    Checkpoint(before="delivered", nth=4, ask="when", name="when bad-card comes again"),
+])
+dash
+
+# %% [markdown]
+# The first ten seconds as a table:
 
 # %%
 lab = deployed_lab().run(until="10s")
 show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsume_times", "retry_in_ms"))
 
 # %% [markdown]
-# The same message id, on one queue, once a second: an orderly consumer's local retry (lab 07). Nothing else on the
+# The same message id, on one queue, once a second: an orderly consumer's local retry (lab 07a). Nothing else on the
 # queue moves.
 #
 # ### Exercise 1 — diagnose
@@ -137,7 +150,14 @@ grading_09_2.verify("09.2", answer_2)
 # %% [markdown]
 # ## What the fix does to the order
 # With that setting the queue moves on. But these payments were sent to one queue *because their order matters*.
-#
+# The picture with `max_reconsume_times=5`, stopped when `bad-card` is first delivered:
+
+# %% tags=["nbval-ignore-output"]
+fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": 5}, horizon="1m")
+fixed_dash.controller.seek_time("3s")
+fixed_dash
+
+# %% [markdown]
 # ### Exercise 3 — predict, then run
 # With the setting you found in exercise 2, list the payments the listener completes in the first minute, in the order it
 # completes them. Answer like `["p1", "p2"]`.
@@ -176,17 +196,6 @@ show_trace(fixed.trace, "consumed", "send_back", "dead_lettered", fields=("queue
 # > **Common belief vs. the source.** "A DLQ keeps an ordered stream safe." — `ConsumeMessageOrderlyService.checkReconsumeTimes`
 # > sends the message to `%RETRY%` (and the broker on to `%DLQ%`) and the queue commits past it: the rest of the
 # > stream continues without it.
-
-# %% [markdown]
-# ## Watch it step by step
-# `deployed_lab` in a `Dashboard`; set the `max_reconsume_times` knob to your fix (then Rebuild) and watch p4 and p5
-# overtake `bad-card`.
-
-# %% tags=["nbval-ignore-output"]
-from widgets.dashboard import Dashboard
-
-dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="10m")
-dash
 
 # %% [markdown]
 # ## Key points

@@ -109,9 +109,9 @@ QUEUE_EXERCISES: tuple[Exercise, ...] = (
         ),
         hint="The strict selector never picks another queue: a send happens only when order 3's own queue is reachable.",
     ),
-    # 07 · orderly consumption
+    # 07a · orderly consumption: local retries and the three locks
     Exercise(
-        "07.1",
+        "07a.1",
         "rt 0..3 are local tries; at rt 3 ≥ 3 the client sends it to %RETRY%cg and the broker diverts it to %DLQ%cg.",
         hints=(
             Hint(
@@ -122,7 +122,7 @@ QUEUE_EXERCISES: tuple[Exercise, ...] = (
         hint="max_reconsume_times counts re-deliveries; the message is sent back once rt reaches the max.",
     ),
     Exercise(
-        "07.2",
+        "07a.2",
         "submitConsumeRequestLater clamps the 120 000 ms request to 30 000 ms: deliveries at 3, 33, 63 and 93 s "
         "(rt 0 … 3), and at rt 3 ≥ 3 checkReconsumeTimes sends it back.",
         unit="s",
@@ -134,7 +134,7 @@ QUEUE_EXERCISES: tuple[Exercise, ...] = (
         hint="Work out the pause the queue really gets, then count the pauses until rt reaches the max.",
     ),
     Exercise(
-        "07.3",
+        "07a.3",
         "The broker lock exists only in CLUSTERING (lockAll and lock(mq) are never called in BROADCASTING, where every instance "
         "consumes every queue); MessageQueueLock and the consume lock are held as always.",
         hints=(
@@ -147,7 +147,7 @@ QUEUE_EXERCISES: tuple[Exercise, ...] = (
         hint="Go through the three locks: which of them involves the broker, and is it used in BROADCASTING?",
     ),
     Exercise(
-        "07.4",
+        "07a.4",
         "The client trusts its lock until 30 s after the last success (21 s): the loop checks before each message, so the "
         "delivery at 50 s runs and the one due at 52 s finds the lock expired.",
         unit="s",
@@ -161,7 +161,18 @@ QUEUE_EXERCISES: tuple[Exercise, ...] = (
         hint="The client keeps consuming until isLockExpired(): 30 s after its last successful lock, checked before each message.",
     ),
     Exercise(
-        "07.5",
+        "07a.5",
+        "Before each batch the loop checks the time since it began: 0, 25 and 50 s are not past 60 s; at 75 s it is, so the "
+        "request resubmits itself 10 ms later and the waiting request for the other queue gets the thread.",
+        hints=(
+            Hint("The 60 s check runs before each message is taken, and 50 s is not more than 60 s.", equals=(2,)),
+            Hint("With one thread and no yield the first queue would keep it; MAX_TIME_CONSUME_CONTINUOUSLY is 60 s.", equals=(4,)),
+        ),
+        hint="Before each message the loop compares the time since it began with MAX_TIME_CONSUME_CONTINUOUSLY (60 s).",
+    ),
+    # 07b · orderly consumption: failure, take-over and shutdown
+    Exercise(
+        "07b.1",
         "c1 last renewed at 1 s, so the broker entry is expired after 61 s; c2 retries at its rebalances (11 + 20 k s): 71 s.",
         unit="s",
         hints=(
@@ -177,7 +188,7 @@ QUEUE_EXERCISES: tuple[Exercise, ...] = (
         hint="The broker keeps c1's entry until 60 s after its last renewal, and c2 only asks at its own rebalances.",
     ),
     Exercise(
-        "07.6",
+        "07b.2",
         "c1 finished M0001 after its ProcessQueue was dropped, so processConsumeResult skipped the commit; the broker still had "
         "offset 0 for queue 1 and c2 started there. Two deliveries.",
         hints=(
@@ -189,20 +200,7 @@ QUEUE_EXERCISES: tuple[Exercise, ...] = (
         hint="processConsumeResult commits only if the ProcessQueue is not dropped. Where did c2 start reading?",
     ),
     Exercise(
-        "07.7",
-        "Before each batch the loop checks the time since it began: 0, 25 and 50 s are not past 60 s; at 75 s it is, so the "
-        "request resubmits itself 10 ms later and the waiting request for the other queue gets the thread.",
-        hints=(
-            Hint("The 60 s check runs before each message is taken, and 50 s is not more than 60 s.", equals=(2,)),
-            Hint(
-                "With one thread and no yield the first queue would keep it; MAX_TIME_CONSUME_CONTINUOUSLY is 60 s.",
-                equals=(4,),
-            ),
-        ),
-        hint="Before each message the loop compares the time since it began with MAX_TIME_CONSUME_CONTINUOUSLY (60 s).",
-    ),
-    Exercise(
-        "07.8",
+        "07b.3",
         "With autoCommit off, SUCCESS commits nothing; COMMIT commits everything taken so far (up to c, offset 2): 2 + 1 = 3. "
         "d and e stay in consumingMsgOrderlyTreeMap, uncommitted.",
         hints=(
@@ -212,7 +210,7 @@ QUEUE_EXERCISES: tuple[Exercise, ...] = (
         hint="With auto-commit off only COMMIT moves the offset, and commit() returns the last committed offset + 1.",
     ),
     Exercise(
-        "07.9",
+        "07b.4",
         "The batch a, bad, c fails as a whole: every message gets rt + 1, and at rt 2 ≥ 2 checkReconsumeTimes sends each of "
         "the three to %RETRY%cg, and the broker to %DLQ%cg. d, in the next batch, succeeds.",
         hints=(

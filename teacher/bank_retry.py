@@ -11,9 +11,9 @@ from __future__ import annotations
 from .declare import Exercise, Hint
 
 RETRY_EXERCISES: tuple[Exercise, ...] = (
-    # 01 · producer send retry
+    # 01a · producer send: which failures are retried, and where; 01b · statuses, the shared timeout, duplicates, slow brokers
     Exercise(
-        "01.1",
+        "01a.1",
         "ONEWAY runs sendDefaultImpl with timesTotal = 1: no retry, the exception ends it.",
         hints=(
             Hint("ONEWAY has no retryTimesWhenSend… setting: count what timesTotal is for this mode.", equals=(3,)),
@@ -21,21 +21,22 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
         hint="Compare timesTotal in sendDefaultImpl for SYNC and for the other modes.",
     ),
     Exercise(
-        "01.2",
-        "onExceptionImpl re-sends the same request, and its header still holds the first attempt's queueId (index 2 → "
-        "broker-a queue 2); selectOneMessageQueue(broker-a) ran (index 3 skipped, index 4 = broker-b) but only its broker "
-        "name is used.",
+        "01a.2",
+        "MQClientAPIImpl.onExceptionImpl asks selectOneMessageQueue(broker-a) for a broker to avoid the failed one, "
+        "keeps only the broker name of that pick and re-sends the same RemotingCommand (a new opaque, the same "
+        "header) to broker-b's address: the queue id chosen for the first attempt travels with the retry.",
         hints=(
             Hint(
-                "That is the queue selectOneMessageQueue picked, as for the SYNC retry. onExceptionImpl keeps only the "
-                "broker name of that pick: which queue id does the re-sent request header still carry?",
-                equals=(0,),
+                "A SYNC retry goes through sendDefaultImpl's loop and picks a new queue. The ASYNC retry is made in "
+                "MQClientAPIImpl.onExceptionImpl: what does it take from selectOneMessageQueue's answer, and what "
+                "does it re-send?",
+                equals=(False,),
             ),
         ),
         hint="Read what MQClientAPIImpl.onExceptionImpl re-sends, and what it takes from selectOneMessageQueue's answer.",
     ),
     Exercise(
-        "01.3",
+        "01a.3",
         "SYSTEM_BUSY (code 2) is not in retryResponseCodes in 4.9.x: sendDefaultImpl rethrows the MQBrokerException after "
         "the first attempt, even though broker-b is healthy.",
         hints=(
@@ -48,7 +49,7 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
         hint="Look at which broker answers DefaultMQProducer.retryResponseCodes lists.",
     ),
     Exercise(
-        "01.4",
+        "01b.1",
         "Each broker stored the message before its flush timed out; retryAnotherBrokerWhenNotStoreOK keeps going for all "
         "1 + retryTimesWhenSendFailed attempts (a → b → a) and returns the last FLUSH_DISK_TIMEOUT result: three copies.",
         hints=(
@@ -64,17 +65,17 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
         hint="FLUSH_DISK_TIMEOUT is answered after the broker stored the message; count the attempts the loop makes.",
     ),
     Exercise(
-        "01.5",
+        "01b.2",
         "The first attempt used the whole 3000 ms; the budget check (timeout < costTime) stops the loop.",
         hint="sendMsgTimeout is one budget for the whole send, checked before each attempt.",
     ),
     Exercise(
-        "01.6",
+        "01b.3",
         "The producer cannot tell 'not stored' from 'response lost', so it retries on broker-b: at-least-once.",
         hint="The broker stored the message before the connection dropped; what does the producer do without a response?",
     ),
     Exercise(
-        "01.7",
+        "01b.4",
         "The 600 ms answer came back at 1 600 ms; 600 ms falls in latencyMax's 550 row, so notAvailableDuration is 30 000 ms from then: 31 600 ms. The sends at 5–30 s walk past broker-a's queues; the one at 35 s is the first to use it again.",
         unit="ms",
         hints=(
@@ -160,16 +161,23 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
     ),
     Exercise(
         "02b.3",
-        "c2 consumed queue 1 and sent it back with max 3 (rt 0 < 3); the single %RETRY%cg queue belongs to c1 (first "
-        "in the sorted client ids), whose send-back carries max 1: stored rt 1 ≥ 1 → %DLQ%cg after 2 deliveries.",
+        "The broker judges each send-back by the maxReconsumeTimes in *that* request's header "
+        "(SendMessageProcessor.asyncConsumerSendMsgBack: stored reconsumeTimes >= maxReconsumeTimes → %DLQ%). "
+        "c1 sent back rt 0 and rt 1 with max 5 (two retries); c2 took over the queues and sent back rt 2 with max 1: "
+        "2 >= 1, so the third delivery was the last.",
         hints=(
             Hint(
-                "That is c2's own limit. Who consumes the retry (one %RETRY%cg queue, AVG allocation), and whose "
-                "maxReconsumeTimes does that instance's send-back carry?",
-                equals=(4,),
+                "That counts with c1's limit for the whole life of the message. After 20 s, whose "
+                "ConsumerSendMsgBackRequestHeader does the broker read?",
+                equals=(6,),
+            ),
+            Hint(
+                "reconsumeTimes is stored with the message, not counted per instance: when c2 first gets the "
+                "message, how many times has it already been retried?",
+                equals=(4, 5),
             ),
         ),
-        hint="Find who consumes %RETRY%cg's single queue, and which maxReconsumeTimes that instance sends back.",
+        hint="Follow reconsumeTimes through each send-back, and read which instance's maxReconsumeTimes each carries.",
     ),
     # 03 · delay levels
     Exercise(

@@ -5,11 +5,13 @@ One build per session into a temp dir (``docs/build_docs.py``; mkdocs-material +
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
 from html import escape as html_escape
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pytest
@@ -89,3 +91,25 @@ def test_the_state_page_is_in_the_site_and_linked_from_home(site: Path) -> None:
     html = page(site, "state")
     assert "lab.snapshot()" in html and "committed_offset" in html and "update_consumer_offset" in html
     assert 'href="state/"' in page(site, "")
+
+
+def _build_docs() -> Any:
+    spec = importlib.util.spec_from_file_location("build_docs", ROOT / "docs" / "build_docs.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_internal_link_is_broken(site: Path) -> None:
+    """The labs' Index / Back / Next links lead to the site's pages (the build itself fails on a broken one)."""
+    assert _build_docs().broken_links(site) == []
+    lab = page(site, "labs/04_dead_letter_queue")
+    assert 'href="../">Index' in lab and 'href="../04b_stranded_retry_queues/">Next →' in lab
+
+
+def test_a_broken_link_is_named_with_its_page(tmp_path: Path) -> None:
+    (tmp_path / "labs" / "a").mkdir(parents=True)
+    (tmp_path / "index.html").write_text('<a href="labs/a/">a</a> <a href="https://x.org/">x</a> <a href="#top">t</a>')
+    (tmp_path / "labs" / "a" / "index.html").write_text('<a href="../../">home</a> <a href="../b.ipynb">b</a>')
+    assert _build_docs().broken_links(tmp_path) == ["labs/a/index.html → ../b.ipynb"]

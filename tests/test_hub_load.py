@@ -34,7 +34,7 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LABS = ("03_delay_levels_schedule.ipynb", "07_orderly_consumption_locks.ipynb")
+LABS = ("03_delay_levels_schedule.ipynb", "07a_orderly_locks.ipynb")
 STUDENTS = int(os.environ.get("RMQLAB_HUB_STUDENTS", "20"))
 COMPARED = ("text/plain", "text/html")
 """The mime types compared, as nbval does without a sanitizer (widget views carry fresh model ids)."""

@@ -47,9 +47,9 @@ def _nbgrader(cell: Any) -> dict[str, Any]:
 
 
 def test_every_lab_is_a_pair() -> None:
-    """Twelve labs 00–09 (02 and 04 in two parts), each a ``.py`` source with its ``.ipynb``, no notebook alone."""
+    """Fourteen labs 00–09 (01, 02, 04, 07 in two parts), each a ``.py`` source with its ``.ipynb``, none alone."""
     assert [n.removesuffix(".py") for n in SOURCES] == [n.removesuffix(".ipynb") for n in SAVED]
-    numbers = ["00", "01", "02a", "02b", "03", "04", "04b", "05", "06", "07", "08", "09"]
+    numbers = ["00", "01a", "01b", "02a", "02b", "03", "04", "04b", "05", "06", "07a", "07b", "08", "09"]
     assert [n.split("_", 1)[0] for n in SAVED] == numbers
 
 

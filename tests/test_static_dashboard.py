@@ -13,7 +13,8 @@ from widgets.flow_view import FlowView
 
 
 def test_static_html_has_clock_caption_and_every_view() -> None:
-    """The bundle offers text/html next to the widget: the same tokens the live main picture has, every tab."""
+    """The bundle offers text/html next to the widget: the same tokens the live main picture has. A saved notebook
+    keeps the main picture only (a lab has a picture per section); ``static_html()`` (``save_html``) has every tab."""
     d = Dashboard(demo_lab)
     d.controller.seek_time("12s")
     page = d._repr_mimebundle_()["text/html"]
@@ -23,8 +24,10 @@ def test_static_html_has_clock_caption_and_every_view() -> None:
     flow = next(v for v in d.views if isinstance(v, FlowView))
     assert flow.current is not None
     assert page.count('data-role="token"') >= len(flow.current.keys("token")) > 0
+    assert [v.title for v in d.views if f"<h4>{v.title}</h4>" in page] == [flow.title]
+    whole = d.static_html()
     for v in d.views:
-        assert f"<h4>{v.title}</h4>" in page
+        assert f"<h4>{v.title}</h4>" in whole
 
 
 def test_nbconvert_without_widget_state_shows_the_static_picture(tmp_path) -> None:

@@ -23,6 +23,7 @@ except ModuleNotFoundError as missing:
         name=missing.name,
     ) from missing
 
+from .checkpoints import Checkpoint
 from .controller import Controller
 from .dashboard import Dashboard
 from .demo import DEMO_KNOB_OPTIONS, DEMO_KNOBS, demo_lab
@@ -39,6 +40,7 @@ from .topology_view import TopologyView
 __all__ = [
     "DEMO_KNOBS",
     "DEMO_KNOB_OPTIONS",
+    "Checkpoint",
     "Controller",
     "Dashboard",
     "EventLog",

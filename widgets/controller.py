@@ -25,19 +25,23 @@ into the kernel from a callback.
 
 from __future__ import annotations
 
-import bisect
+import asyncio
 import html
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import ipywidgets as W
 
-from rmqlab import EventKind, Lab, format_duration, parse_duration
-from rmqlab.narrate import Caption, Narrator
+from rmqlab import EventKind, Lab, parse_duration
 
 from .base import SnapshotView, guarded
+from .checkpoints import AskedCheckpoint, Checkpoint
+from .frames import RunFrames, build_run, clock_text, encode
+from .player import PlayerWidget
 from .replay import FAULT_KINDS, InjectedFault, Replay, ReplayError, RunOutline, fault_target
+from .scene import SceneView
 from .snapshot import LabSnapshot
+from .stepper import CAPTION_LINES, Stepper
 
 __all__ = ["CAPTION_LINES", "Controller"]
 
@@ -55,8 +59,6 @@ JUMP_KINDS = (
     "fault",
     "warning",
 )
-CAPTION_LINES = 6
-"""At most this many caption lines per step; the rest is counted ("… and 3 more — see the Events tab")."""
 CAPTION_STYLE = (
     "border-left:3px solid var(--jp-brand-color1, #0072B2);padding:2px 8px;margin:2px 0;"
     "color:var(--jp-ui-font-color1, #222);font-size:var(--jp-ui-font-size1, 13px);line-height:1.4"
@@ -69,8 +71,11 @@ with a broker at the other end of the link)."""
 
 
 def _button(label: str, tip: str, icon: str = "") -> W.Button:
+    """A button named by its label alone. ``icon`` is not drawn: a Font Awesome glyph is CSS text that screen
+    readers read as part of the name (Chromium names the button "\uf0e7 Crash broker")."""
+    del icon
     # flex "0 0 auto": in an HBox the buttons keep their label's width instead of shrinking to "Re…"
-    return W.Button(description=label, tooltip=tip, icon=icon, layout=W.Layout(width="auto", flex="0 0 auto"))
+    return W.Button(description=label, tooltip=tip, layout=W.Layout(width="auto", flex="0 0 auto"))
 
 
 class Controller(W.VBox):
@@ -83,6 +88,7 @@ class Controller(W.VBox):
         views: Iterable[SnapshotView] = (),
         horizon: int | str = "6h",
         run_ahead: bool = True,
+        checkpoints: Sequence[Checkpoint] = (),
     ) -> None:
         super().__init__()
         self.debug = W.Output(layout=W.Layout(max_height="12em", overflow="auto"))
@@ -97,9 +103,17 @@ class Controller(W.VBox):
         """The whole run, known in advance when ``run_ahead``: its end, and which events are still to come."""
         self.caption_lines: tuple[str, ...] = ()
         self._syncing = False
-        self._narrator = Narrator()
-        self._captions: list[Caption] = []  # one per trace event seen so far (same factory + faults → same run)
-        self._known_stops: list[int] = []  # the longest list of reachable positions seen so far
+        self.stepper: Stepper | None = None
+        self.checkpoint_specs: tuple[Checkpoint, ...] = tuple(checkpoints)
+        self.frames: RunFrames | None = None
+        """The run's frames, sent to the page once per build (``run_ahead``); ``None`` when not run ahead."""
+        self.player = PlayerWidget()
+        self.lazy_views: set[int] = set()
+        """``id()`` of views whose frames wait until they are shown (hidden tabs): :meth:`send_frames`."""
+        self.answers: list[dict[str, Any]] = []
+        """Checkpoint answers given through :meth:`answer` (the page's are in ``player.answers``)."""
+        self._pending_frame: int | None = None
+        """Meaningful steps and captions over :attr:`replay` (the frame builder walks a run the same way)."""
 
         self.reset_button = _button("Reset", "rebuild the scenario from its factory (t = 0)", "fast-backward")
         self.back_button = _button(
@@ -122,7 +136,6 @@ class Controller(W.VBox):
             description="every event",
             tooltip="on: Step, Step back and Play move one raw trace position (offset and lock bookkeeping too); "
             "off: one meaningful event",
-            icon="list",
             layout=W.Layout(width="auto", flex="0 0 auto"),
         )
         self.speed = W.IntSlider(
@@ -175,6 +188,8 @@ class Controller(W.VBox):
         self.clear_faults_button.on_click(g(lambda _: self.clear_faults()))
         for kind, button in self.fault_buttons.items():
             button.on_click(g(lambda _, kind=kind: self._on_fault_button(kind)))
+        self.player.observe(g(self._on_player_position), names="position")
+        self.player.on_msg(g(self._on_player_msg))
         self.play_widget.observe(g(self._on_tick), names="value")
         self.play_widget.observe(g(self._on_playing), names="playing")
         self.speed.observe(g(self._on_speed), names="value")
@@ -210,15 +225,15 @@ class Controller(W.VBox):
                 W.HBox([self.clear_faults_button, self.fault_list]),
             ]
         )
-        self.children = (
-            self.buttons,
-            W.HBox([self.scrubber, self.kind_choice, self.jump_button]),
-            self.clock,
-            self.caption_html,
-            self.message,
-            self.fault_box,
-            self.debug,
+        # run ahead: the page's player (scene.js) draws Reset … Jump, the clock, the caption and the checkpoints
+        # over the run's frames; the ipywidgets twins stay for notebooks and tests that drive the kernel's run.
+        # Not run ahead (no frames): the ipywidgets controls, each move a kernel round trip.
+        kernel_controls = (
+            (self.buttons, W.HBox([self.scrubber, self.kind_choice, self.jump_button]), self.clock, self.caption_html)
+            if not run_ahead
+            else (self.player, W.HBox([self.every_event]))
         )
+        self.children = (*kernel_controls, self.message, self.fault_box, self.debug)
         self.load(make_lab)
 
     # ------------------------------------------------------------------ scenario
@@ -229,12 +244,12 @@ class Controller(W.VBox):
         """
         self.pause()
         self.make_lab = make_lab
-        self._forget_run()
         try:
             self.replay = Replay(make_lab, horizon=self.horizon, faults=faults)
-            self.outline = self.replay.outline() if self.run_ahead else None
+            self.stepper = Stepper(self.replay)
+            self._build_frames()
         except ReplayError as exc:
-            self.replay, self.snapshot, self.outline = None, None, None
+            self.replay, self.snapshot, self.outline, self.stepper = None, None, None, None
             self._set_disabled(True)
             self.message.value = f'<pre role="alert" style="color:#D55E00">⚠ {html.escape(str(exc))}</pre>'
             self.clock.value = "no scenario"
@@ -247,6 +262,126 @@ class Controller(W.VBox):
         self._sync_fault_targets()
         return True
 
+    # ------------------------------------------------------------------ frames in the page
+    def _build_frames(self) -> None:
+        """Compute the run's frames once and send them to the page (the outline comes with them)."""
+        assert self.replay is not None
+        if not self.run_ahead:
+            self.frames, self.outline = None, None
+            self.player.data = {}
+            for view in self.views:
+                if isinstance(view, SceneView):
+                    view.live, view.canvas.run, view.canvas.frames = True, "", {}
+            return
+        run = self.frames.run if self.frames is not None else None
+        self.frames = build_run(
+            self.replay.make_lab,
+            horizon=self.horizon,
+            faults=self.replay.faults,
+            checkpoints=self.checkpoint_specs,
+            run=run,
+        )
+        self.outline = self.frames.outline
+        for view in self.views:
+            if isinstance(view, SceneView):
+                view.canvas.frames = {}
+                view.canvas.run = self.frames.run
+                if id(view) not in self.lazy_views:
+                    self.send_frames(view)
+        self._syncing = True
+        try:
+            with self.player.hold_sync():
+                self.player.data = self.frames.player_json()
+                self.player.answers = []
+        finally:
+            self._syncing = False
+
+    def send_frames(self, view: SnapshotView) -> None:
+        """Send ``view``'s frames to the page now (a hidden tab's, when it is opened)."""
+        self.lazy_views.discard(id(view))
+        if self.frames is not None and isinstance(view, SceneView) and not view.canvas.frames:
+            with view.canvas.hold_sync():
+                view.canvas.frames = encode(self.frames.scenes(view))
+                view.canvas.run = self.frames.run
+
+    @property
+    def checkpoints(self) -> tuple[AskedCheckpoint, ...]:
+        """The dashboard's checkpoints, resolved against the current run (their answers from the engine)."""
+        return self.frames.checkpoints if self.frames is not None else ()
+
+    def checkpoint(self, name: str) -> AskedCheckpoint:
+        """The checkpoint called ``name`` (KeyError names those there are)."""
+        for cp in self.checkpoints:
+            if cp.name == name:
+                return cp
+        raise KeyError(f"checkpoint {name!r}; have {[cp.name for cp in self.checkpoints]}")
+
+    def goto_checkpoint(self, name: str) -> int:
+        """Go to the step where checkpoint ``name`` pauses (just before its event); returns the position."""
+        assert self.frames is not None
+        return self.seek(self.frames.positions[self.checkpoint(name).frame])
+
+    def answer(self, name: str, choice: str) -> tuple[bool, str]:
+        """Answer checkpoint ``name`` with the key of one of its choices: ``(True, explanation)`` or
+        ``(False, hint)`` — the twin of clicking a place in the picture."""
+        cp = self.checkpoint(name)
+        right, text = cp.check(choice)
+        self.answers.append({"name": name, "choice": choice, "right": right})
+        return right, text
+
+    @property
+    def score(self) -> dict[str, int]:
+        """Checkpoints: how many there are, answered right at the first try, right after a hint, shown."""
+        done = {a["name"]: a for a in self.player.answers}
+        first = sum(1 for a in done.values() if a.get("tries") == 1 and not a.get("shown"))
+        shown = sum(1 for a in done.values() if a.get("shown"))
+        return {
+            "checkpoints": len(self.checkpoints),
+            "first_try": first,
+            "after_hint": len(done) - first - shown,
+            "shown": shown,
+        }
+
+    def _on_player_position(self, change: dict[str, Any]) -> None:
+        """The page moved: follow it asynchronously (the last of a burst of moves only)."""
+        if self._syncing or self.frames is None or change["new"] < 0:
+            return
+        first = self._pending_frame is None
+        self._pending_frame = int(change["new"])
+        if not first:
+            return
+        try:
+            asyncio.get_running_loop().call_later(0.05, self._follow_player)
+        except RuntimeError:  # no event loop (tests, a plain script): follow now
+            self._follow_player()
+
+    def _follow_player(self) -> None:
+        """Reach the page's frame as the frames were built: Step by Step (meaningful steps), from the current frame
+        when it lies before, else from the start, so the state (and its virtual time) is the frame's own."""
+        frame, self._pending_frame = self._pending_frame, None
+        if frame is None or self.frames is None or self.replay is None or self.stepper is None:
+            return
+        frame = min(frame, len(self.frames) - 1)
+        target = self.frames.positions[frame]
+        here = self.frames.index_of(self.position, self.replay.lab.now)
+        if here == frame:
+            return
+        if here < 0 or here > frame:
+            self.replay.rebuild()
+        while self.position < target and self.stepper.step():
+            pass
+        self._show()
+
+    def _on_player_msg(self, _widget: Any, content: dict[str, Any], _buffers: Any) -> None:
+        """The page asks the kernel to move (past the frames it has, or one raw event)."""
+        cmd = content.get("cmd") if isinstance(content, dict) else None
+        if cmd == "step":
+            self.step_once()
+        elif cmd == "back":
+            self.step_back()
+        elif cmd == "reset":
+            self.reset()
+
     @property
     def end(self) -> int | None:
         """The run's final position, if it was run ahead (``run_ahead``); else ``None``."""
@@ -256,12 +391,6 @@ class Controller(W.VBox):
     def ok(self) -> bool:
         """A scenario is loaded (the factory worked)."""
         return self.replay is not None
-
-    def _forget_run(self) -> None:
-        """A different run (new factory or new faults): the caption and stop caches no longer apply."""
-        self._narrator = Narrator()
-        self._captions = []
-        self._known_stops = []
 
     def _set_disabled(self, disabled: bool) -> None:
         for w in (
@@ -289,21 +418,8 @@ class Controller(W.VBox):
     # ------------------------------------------------------------------ meaningful steps
     def _sync(self) -> None:
         """Caption every new trace event and remember every reachable position seen."""
-        assert self.replay is not None
-        trace = self.replay.lab.trace
-        for k in range(len(self._captions), self.replay.position):
-            self._captions.append(self._narrator.feed(trace[k]))
-        stops = self.replay.stops
-        if len(stops) > len(self._known_stops):
-            self._known_stops = list(stops)
-
-    def _segment(self, i: int) -> range:
-        """Trace indexes appended by the step that reached known stop ``i`` (the start: everything before)."""
-        first = self._known_stops[i - 1] if i > 0 else 0
-        return range(first, self._known_stops[i])
-
-    def _stop_is_meaningful(self, i: int) -> bool:
-        return any(self._captions[k].meaningful for k in self._segment(i))
+        assert self.stepper is not None
+        self.stepper.sync()
 
     @property
     def at_end(self) -> bool:
@@ -329,28 +445,17 @@ class Controller(W.VBox):
 
     def step_once(self) -> bool:
         """Advance to the next meaningful position (one raw position with "every event"); ``False`` at the end."""
-        if self.replay is None:
+        if self.replay is None or self.stepper is None:
             return False
-        moved = False
-        while self.replay.step_once():
-            moved = True
-            self._sync()
-            if self.raw_steps or self._stop_is_meaningful(len(self.replay.stops) - 1):
-                break
+        moved = self.stepper.step(raw=self.raw_steps)
         self._show()
         return moved
 
     def step_back(self) -> int:
         """Back to the previous meaningful position (raw: the previous one), by rebuild + replay."""
-        if self.replay is None:
+        if self.replay is None or self.stepper is None:
             return 0
-        if self.raw_steps:
-            self.replay.step_back()
-        else:
-            i = bisect.bisect_left(self._known_stops, self.position) - 1
-            while i > 0 and not self._stop_is_meaningful(i):
-                i -= 1
-            self.replay.seek(self._known_stops[i] if i >= 0 else self.replay.start)
+        self.stepper.back(raw=self.raw_steps)
         self._show()
         return self.position
 
@@ -441,11 +546,11 @@ class Controller(W.VBox):
     def _rebuild_with(self, faults: tuple[InjectedFault, ...], go: Callable[[Replay], int]) -> None:
         assert self.make_lab is not None
         self.pause()
-        self._forget_run()
         replay = Replay(self.make_lab, horizon=self.horizon, faults=faults)
         go(replay)
         self.replay = replay
-        self.outline = replay.outline() if self.run_ahead else None
+        self.stepper = Stepper(replay)
+        self._build_frames()
         self.message.value = ""
         self._show()
 
@@ -537,19 +642,29 @@ class Controller(W.VBox):
                 self.scrubber.value = pos
         finally:
             self._syncing = False
-        end = "" if self.end is None else f" / {self.end}"
-        done = " · end" if self.replay.at_end else ""
-        self.clock.value = (
-            f'<span role="status" aria-live="off">t = <b>{format_duration(snap.now_ms)}</b> '
-            f"({snap.now_ms} ms) · event {pos}{end}{done}</span>"
-        )
+        self.clock.value = f'<span role="status" aria-live="off">{html.escape(self.clock_text)}</span>'
         self._show_caption()
         self._show_faults()
         self._sync_jump_choices(pos)
         if self.replay.at_end:
             self.pause()
+        frame = self.frames.index_of(pos, snap.now_ms) if self.frames is not None and not self.raw_steps else -1
         for view in self.views:
+            if isinstance(view, SceneView):
+                view.live = frame < 0
             view.update(snap)
+            if frame < 0 and isinstance(view, SceneView) and view.current is not None:
+                view.canvas.show(view.current)
+        self._syncing = True
+        try:
+            with self.player.hold_sync():
+                if frame < 0:
+                    self.player.live_near = self.frames.near(pos) if self.frames is not None else 0
+                    self.player.live_clock = self.clock_text
+                    self.player.live_caption = list(self.caption_lines)
+                self.player.position = frame
+        finally:
+            self._syncing = False
 
     def _sync_jump_choices(self, position: int) -> None:
         """Offer in the Jump box only the kinds still to come, each with how many (all of them if the future is
@@ -570,23 +685,9 @@ class Controller(W.VBox):
 
     def _caption_for_position(self) -> tuple[str, ...]:
         """The captions of the step that reached the current position (a function of position and toggle)."""
-        if self.replay is None or not self._known_stops:
+        if self.stepper is None:
             return ()
-        i = bisect.bisect_left(self._known_stops, self.position)
-        if i >= len(self._known_stops) or self._known_stops[i] != self.position:
-            return ()
-        raw = [self._captions[k] for k in self._segment(i)]
-        chosen = raw
-        if not self.raw_steps:
-            j = i - 1
-            while j >= 0 and not self._stop_is_meaningful(j):
-                j -= 1
-            first = self._known_stops[j] if j >= 0 else 0
-            chosen = [c for c in self._captions[first : self.position] if c.meaningful] or raw
-        lines = [c.text for c in chosen[:CAPTION_LINES]]
-        if len(chosen) > CAPTION_LINES:
-            lines.append(f"… and {len(chosen) - CAPTION_LINES} more — see the Events tab")
-        return tuple(lines)
+        return self.stepper.caption_lines(raw=self.raw_steps)
 
     def _show_caption(self) -> None:
         self.caption_lines = self._caption_for_position()
@@ -618,5 +719,4 @@ class Controller(W.VBox):
         """The clock readout as plain text."""
         if self.snapshot is None:
             return "no scenario"
-        end = "" if self.end is None else f" / {self.end}"
-        return f"t = {format_duration(self.snapshot.now_ms)} ({self.snapshot.now_ms} ms) · event {self.position}{end}"
+        return clock_text(self.snapshot.now_ms, self.position, self.end, self.at_end)

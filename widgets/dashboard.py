@@ -11,6 +11,28 @@ is true, the message flow by default — then the other views in tabs. A view's 
 it has one, is shown under it; the scene views draw their legend inside their picture.
 
 What every lab shows is :func:`default_views`: change the list there, in one place.
+
+**Frames in the page.** With ``run_ahead`` (the default) the kernel computes the run's frames once per build
+(:mod:`widgets.frames`) and the page steps, plays, scrubs and jumps through them with no kernel round trip; a
+hidden tab's frames are computed when the tab is first opened. The kernel follows the page's position
+asynchronously (``dash.controller.position``); the method twins (``dash.controller.step_once()`` …) still move
+the run from a cell, and the page follows.
+
+**Checkpoints** (predictions made on the picture)::
+
+    Dashboard(failing_lab, horizon="2m", checkpoints=[
+        Checkpoint(before="send_back", ask="where"),        # pause before the 1st send-back: where does it go?
+        Checkpoint(before="dead_lettered", ask="where", hint="count the reconsumes"),
+        Checkpoint(before="delivered", nth=17, ask="who"),  # which instance gets the 17th delivery?
+        Checkpoint(before="delay_delivered", ask="when"),
+    ])
+
+Play and Step stop on the step just before each checkpoint's event and ask in the picture: the answer places
+are highlighted and clickable (and listed as buttons, reachable by keyboard). Right: the explanation, and play
+goes on. Wrong: a hint about the mechanism; try again, or "Show me" plays the step. The answers come from the
+engine's next state (:func:`widgets.checkpoints.resolve`); ``dash.controller.checkpoints`` lists them resolved,
+``dash.controller.answer(name, key)`` answers from a cell and ``dash.controller.score`` counts the page's answers.
+A checkpoint the run cannot reach (no such event) is an error at build, naming it.
 """
 
 from __future__ import annotations
@@ -25,6 +47,7 @@ import ipywidgets as W
 from rmqlab import Lab
 
 from .base import SnapshotView, guarded
+from .checkpoints import Checkpoint
 from .controller import Controller
 from .event_log import EventLog
 from .flow_view import FlowView
@@ -33,9 +56,10 @@ from .offset_strip import OffsetStripView
 from .retry_timeline import RetryTimeline
 from .scene import SceneView
 from .spacetime_view import SpaceTimeView
+from .static_player import static_player_html
 from .topology_view import TopologyView
 
-__all__ = ["Dashboard", "default_views", "knob_widget"]
+__all__ = ["Checkpoint", "Dashboard", "default_views", "knob_widget"]
 
 LEGEND_STYLE = "color:var(--jp-ui-font-color2, #555);font-size:var(--jp-ui-font-size0, 11px);margin:2px 0 6px"
 
@@ -97,6 +121,7 @@ class Dashboard(W.VBox):
         horizon: int | str = "6h",
         run_ahead: bool = True,
         views: Sequence[SnapshotView] | None = None,
+        checkpoints: Sequence[Checkpoint] = (),
     ) -> None:
         super().__init__()
         self.make_lab = make_lab
@@ -106,7 +131,6 @@ class Dashboard(W.VBox):
         self.knobs = {name: knob_widget(name, value, options.get(name)) for name, value in (knobs or {}).items()}
         self.rebuild_button = W.Button(
             description="Rebuild",
-            icon="refresh",
             tooltip="rebuild the scenario with these knobs and rerun from t = 0",
         )
         self.rebuild_button.on_click(guarded(self)(lambda _: self.rebuild()))
@@ -114,10 +138,19 @@ class Dashboard(W.VBox):
         mains = [v for v in self.views if v.main]
         self.main_view: SnapshotView | None = mains[0] if mains else None
         self.tab_views = [v for v in self.views if v is not self.main_view]
-        self.controller = Controller(self._factory(), views=self.views, horizon=horizon, run_ahead=run_ahead)
+        self.controller = Controller(
+            self._factory(), views=(), horizon=horizon, run_ahead=run_ahead, checkpoints=checkpoints
+        )
+        # only the main picture and the first tab get their frames at once; a hidden tab's come when it is opened
+        self.controller.lazy_views = {id(v) for v in self.tab_views[1:]}
+        for view in self.views:
+            self.controller.attach(view)
+            if id(view) not in self.controller.lazy_views:
+                self.controller.send_frames(view)
         tabs = W.Tab(children=[_with_legend(v) for v in self.tab_views])
         for i, v in enumerate(self.tab_views):
             tabs.set_title(i, v.title)
+        tabs.observe(guarded(self)(self._on_tab), names="selected_index")
         self.tabs = tabs
         knob_box = W.VBox(
             [W.HTML("<b>knobs</b>"), *self.knobs.values(), self.rebuild_button],
@@ -128,19 +161,37 @@ class Dashboard(W.VBox):
         main = () if self.main_view is None else (_with_legend(self.main_view),)
         self.children = (top, *main, tabs, self.debug)
 
-    def static_html(self) -> str:
-        """The dashboard as it stands, without a kernel: clock, caption, the main picture, then every tab.
+    def _on_tab(self, change: dict[str, Any]) -> None:
+        """A tab opened: send its frames now (once per build)."""
+        index = change["new"]
+        if index is not None and 0 <= index < len(self.tab_views):
+            self.controller.send_frames(self.tab_views[index])
 
-        This is what a notebook keeps when widget state is not stored (nbconvert, a docs site, a reader
-        without a kernel); JupyterLab and Voila draw the live widgets instead. Picture views give their
-        static SVG, text views their text.
+    def static_html(self, *, tabs: bool = True) -> str:
+        """The dashboard without a kernel, still playable: the player, the main picture, then every tab.
+
+        This is what a notebook keeps when widget state is not stored (nbconvert, the docs site, a reader
+        without a kernel) and what ``save_html`` writes: the run's frames are in the page
+        (:func:`widgets.static_player.static_player_html`), so Step / Play / scrub / Jump and the checkpoints
+        work from disk. JupyterLab and Voila draw the live widgets instead. Without frames (``run_ahead=False``):
+        the current step's static SVG, text views as text. ``tabs=False``: the main picture only — what a saved
+        notebook keeps of each Dashboard, so a lab with a picture per section stays small.
         """
+        views = ([self.main_view] if self.main_view is not None else []) + (self.tab_views if tabs else [])
+        frames = self.controller.frames
+        if frames is not None:
+            snap = self.controller.snapshot
+            at = frames.index_of(self.controller.position, snap.now_ms if snap else None)
+            fallback = f"<div>{self.controller.clock.value}</div>{self.controller.caption_html.value}"
+            live = (self.controller.clock_text, self.controller.caption_lines)
+            near = frames.near(self.controller.position)
+            return static_player_html(frames, views, frame=at, fallback=fallback, near=near, live=live)
         parts = [
             '<div class="rq-static-dashboard" data-testid="rq-static-dashboard">',
             f"<div>{self.controller.clock.value}</div>",
             self.controller.caption_html.value,
         ]
-        for v in ([self.main_view] if self.main_view is not None else []) + self.tab_views:
+        for v in views:
             parts.append(f"<h4>{html.escape(v.title)}</h4>")
             picture = v.static_html() if isinstance(v, SceneView) else ""
             parts.append(picture or f"<pre>{html.escape(v.text)}</pre>")
@@ -149,7 +200,8 @@ class Dashboard(W.VBox):
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         bundle: dict[str, Any] = super()._repr_mimebundle_(**kwargs) or {}
-        bundle["text/html"] = self.static_html()
+        # the notebook keeps the player and the main picture; the tabs live in the kernel (save_html keeps them all)
+        bundle["text/html"] = self.static_html(tabs=False)
         return bundle
 
     def view(self, title: str) -> SnapshotView:

@@ -182,6 +182,15 @@ class Replay:
         """Every reachable position up to the current one, in order."""
         return tuple(self._stops)
 
+    @property
+    def stop_count(self) -> int:
+        """How many reachable positions up to the current one (``len(stops)`` without copying them)."""
+        return len(self._stops)
+
+    def stops_since(self, i: int) -> list[int]:
+        """The reachable positions from the ``i``-th on (a copy of only those)."""
+        return self._stops[i:]
+
     def _advance(self) -> bool:
         """Run scheduler steps until the trace grows; ``False`` at the horizon, or after ``max_idle_steps`` steps
         that appended nothing without virtual time moving on."""

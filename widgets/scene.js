@@ -4,6 +4,13 @@
 // attributes change, so a token (a message) *travels* to its new place through a CSS transition on
 // `transform`. New marks fade in; marks that vanished fade out and are then removed (they carry
 // `data-leaving` meanwhile, so tests can ignore them). The DOM matches Scene.to_svg() exactly.
+//
+// Frames in the page: a scene widget with a `run` and `frames` (widgets/frames.py encode: frame 0 whole, then
+// per frame the marks set, the keys deleted, the order when it changed) draws the frame its run's player
+// shows. The player (kind "player") draws Reset / Back / Step / Play / speed / scrubber / Jump, the clock, the
+// caption (aria-live) and the checkpoints, and moves every scene of its run with no kernel round trip; the
+// kernel learns the position through the `position` trait. The same code runs in a page with no kernel
+// (mountStatic, for save_html, nbconvert and the docs), over a small stand-in for the widget model.
 
 const SVG = "http://www.w3.org/2000/svg";
 const TAG = { rect: "rect", circle: "circle", line: "line", path: "path", text: "text", token: "g" };
@@ -76,22 +83,71 @@ function svgId(testid) {
   return "rq-" + [...(testid || "rq-scene")].map((ch) => (/[a-z0-9]/i.test(ch) ? ch : "-")).join("");
 }
 
-function render({ model, el }) {
+
+// ---------------------------------------------------------------- the bus between a run's player and scenes
+const BUS = (globalThis.__rqlab = globalThis.__rqlab || { pos: {}, listeners: {} });
+
+function announce(run, index) {
+  BUS.pos[run] = index;
+  for (const fn of BUS.listeners[run] || []) fn(index);
+}
+
+function listen(run, fn) {
+  (BUS.listeners[run] = BUS.listeners[run] || []).push(fn);
+  return () => { BUS.listeners[run] = (BUS.listeners[run] || []).filter((f) => f !== fn); };
+}
+
+// frames[i] as a whole scene (decoded once, then cached: back and scrub are as fast as step)
+function decoder(encoded) {
+  const cache = [];
+  return function frame(i) {
+    const list = (encoded && encoded.frames) || [];
+    if (!list.length) return null;
+    i = Math.max(0, Math.min(i, list.length - 1));
+    for (let k = cache.length; k <= i; k++) {
+      const prev = k ? cache[k - 1] : { head: {}, marks: new Map(), order: [] };
+      const d = list[k];
+      const head = { ...prev.head, ...(d.head || {}) };
+      const marks = new Map(prev.marks);
+      const gone = new Set(d.del || []);
+      for (const key of gone) marks.delete(key);
+      let order = prev.order.filter((key) => !gone.has(key));
+      for (const m of d.set || []) { if (!marks.has(m.key)) order.push(m.key); marks.set(m.key, m); }
+      if (d.order) order = d.order.slice();
+      cache.push({ head, marks, order });
+    }
+    const c = cache[i];
+    return { ...c.head, marks: c.order.map((key) => c.marks.get(key)) };
+  };
+}
+
+function renderScene({ model, el }) {
   const root = document.createElement("div");
   root.className = "rq-scene";
   const style = document.createElement("style");
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("role", "img");
+  const titleEl = document.createElementNS(SVG, "title");
+  const descEl = document.createElementNS(SVG, "desc");
   const defs = document.createElementNS(SVG, "defs");
-  svg.appendChild(defs);
+  svg.append(titleEl, descEl, defs);
   root.append(style, svg);
   el.appendChild(root);
   let frame = 0;
+  let index = -1;
+  let pending = false;
+  let frameOf = decoder(model.get("frames"));
   const nodes = new Map();
 
+  function visible() { return root.offsetParent !== null || root.getClientRects().length > 0; }
+
   function draw() {
-    const scene = model.get("scene") || {};
+    const run = model.get("run");
+    const fromFrames = run && index >= 0 ? frameOf(index) : null;
+    const scene = fromFrames || model.get("scene") || {};
     if (!scene.marks) return;
+    if (!visible() && frame > 0) { pending = true; return; } // a hidden tab draws when it is shown
+    pending = false;
     const started = performance.now();
     const sid = svgId(scene.testid);
     root.setAttribute("data-testid", scene.testid || "rq-scene");
@@ -102,6 +158,8 @@ function render({ model, el }) {
     svg.setAttribute("height", scene.height);
     svg.setAttribute("viewBox", `0 0 ${scene.width} ${scene.height}`);
     svg.setAttribute("aria-label", scene.label || "");
+    titleEl.textContent = scene.label || "";
+    descEl.textContent = scene.label ? `${scene.label}: ${scene.marks.filter((m) => m.role === "token").length} messages drawn` : "";
     defs.innerHTML =
       `<marker id="${sid}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" ` +
       `orient="auto-start-reverse"><path class="rq-marker" d="M0,0 L10,5 L0,10 z"/></marker>`;
@@ -132,12 +190,328 @@ function render({ model, el }) {
     frame += 1;
     root.setAttribute("data-draw-ms", (performance.now() - started).toFixed(1)); // for bench/browser_step_latency
     root.setAttribute("data-frame", String(frame));
+    root.setAttribute("data-step", String(index));
+    root.dispatchEvent(new CustomEvent("rq-drawn", { bubbles: true }));
   }
 
-  model.on("change:scene", draw);
+  let unlisten = () => {};
+  function follow() {
+    unlisten();
+    const run = model.get("run");
+    index = run && run in BUS.pos ? BUS.pos[run] : -1;
+    if (run) unlisten = listen(run, (i) => { index = i; draw(); });
+  }
+  const onFrames = () => { frameOf = decoder(model.get("frames")); draw(); };
+  const onRun = () => { follow(); draw(); };
+  const onScene = () => { if (index < 0 || !model.get("run")) draw(); };
+  // a hidden tab catches up when it is shown
+  const seer = typeof IntersectionObserver !== "undefined"
+    ? new IntersectionObserver(() => { if (pending) draw(); }) : null;
+  if (seer) seer.observe(root);
+  model.on("change:scene", onScene);
+  model.on("change:frames", onFrames);
+  model.on("change:run", onRun);
   model.on("change:duration_ms", draw);
+  follow();
   draw();
-  return () => { model.off("change:scene", draw); model.off("change:duration_ms", draw); };
+  return () => {
+    unlisten();
+    if (seer) seer.disconnect();
+    model.off("change:scene", onScene); model.off("change:frames", onFrames);
+    model.off("change:run", onRun); model.off("change:duration_ms", draw);
+  };
 }
+
+// ---------------------------------------------------------------- the player
+const PLAYER_CSS = `
+.rq-player { font-family: var(--jp-ui-font-family, sans-serif); font-size: 13px; color: var(--jp-ui-font-color1, #1f1f1f); }
+.rq-player .rq-row { display: flex; flex-wrap: wrap; gap: 4px; align-items: center; margin: 2px 0; }
+.rq-player button { font: inherit; padding: 2px 10px; min-height: 26px; cursor: pointer;
+  color: var(--jp-ui-font-color1, #1f1f1f); background: var(--jp-layout-color2, #eeeeee);
+  border: 1px solid var(--jp-border-color1, #8a8a8a); border-radius: 2px; }
+.rq-player button:focus-visible, .rq-player input:focus-visible, .rq-player select:focus-visible,
+.rq-scene [data-choice]:focus-visible { outline: 2px solid var(--jp-brand-color1, #1565c0); outline-offset: 2px; }
+.rq-player button:disabled { opacity: .55; cursor: default; }
+.rq-player input[type=range].rq-scrub { flex: 1 1 14em; min-width: 10em; }
+.rq-player .rq-clock { font-variant-numeric: tabular-nums; }
+.rq-player .rq-caption { border-left: 3px solid var(--jp-brand-color1, #1565c0); padding: 2px 8px; margin: 2px 0;
+  line-height: 1.4; min-height: 2.8em; }
+.rq-player .rq-ask { border: 2px solid var(--jp-warn-color0, #b34700); border-radius: 4px; padding: 6px 8px;
+  margin: 4px 0; background: var(--jp-layout-color1, #ffffff); }
+.rq-player .rq-ask[hidden] { display: none; }
+.rq-player .rq-ask .rq-q { font-weight: 600; margin-bottom: 4px; }
+.rq-player .rq-ask .rq-feedback { margin-top: 4px; }
+.rq-player .rq-ask .rq-wrong { color: var(--jp-error-color1, #b71c1c); }
+.rq-player .rq-ask .rq-right { color: var(--jp-success-color1, #1b5e20); }
+.rq-player .rq-score { color: var(--jp-ui-font-color2, #555555); }
+.rq-scene svg:has([data-choice]) text, .rq-scene svg:has([data-choice]) g.rq-token { pointer-events: none; }
+.rq-scene [data-choice] { cursor: pointer; outline: 3px dashed var(--jp-warn-color0, #b34700); outline-offset: 2px; }
+.rq-scene rect[data-choice] { stroke: var(--jp-warn-color0, #b34700) !important; stroke-width: 3 !important; }
+`;
+
+function el(tag, attrs = {}, text = "") {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text) node.textContent = text;
+  return node;
+}
+
+function button(label, tip, key) {
+  const b = el("button", { type: "button", class: "rq-btn", title: tip + (key ? ` (key: ${key})` : ""),
+    "aria-label": label, ...(key ? { "aria-keyshortcuts": key } : {}) }, label);
+  return b;
+}
+
+function renderPlayer({ model, el: host }) {
+  const root = el("div", { class: "rq-player", "data-testid": "rq-player", role: "group",
+    "aria-label": "run controls: Space plays or pauses, Left and Right arrows step" });
+  root.tabIndex = -1;
+  const style = el("style"); style.textContent = PLAYER_CSS;
+  const reset = button("Reset", "back to the start of the run (t = 0)", "Home");
+  const back = button("Step back", "back to the previous meaningful step", "ArrowLeft");
+  const step = button("Step", "advance to the next meaningful event", "ArrowRight");
+  const play = button("Play", "play one step per tick; Pause stops", "Space");
+  const speed = el("input", { type: "range", min: "1", max: "20", value: "5", "aria-label": "steps per second",
+    title: "playback speed: steps per second" });
+  const speedOut = el("span", { "aria-hidden": "true" }, "5/s");
+  const scrub = el("input", { type: "range", class: "rq-scrub", min: "0", max: "0", value: "0",
+    "aria-label": "step", title: "scrub through the run's steps" });
+  const jumpKind = el("select", { "aria-label": "event kind to jump to", title: "the kinds still to come, and how many" });
+  const jump = button("Jump", "advance to the next step with an event of the chosen kind", "");
+  const clock = el("div", { class: "rq-clock", "data-testid": "rq-clock", role: "timer", "aria-live": "off" });
+  const caption = el("div", { class: "rq-caption", "data-testid": "rmq-caption", role: "status", "aria-live": "polite",
+    "aria-label": "what this step did" });
+  const ask = el("div", { class: "rq-ask", "data-testid": "rq-checkpoint", role: "dialog", "aria-live": "assertive",
+    "aria-label": "checkpoint question" });
+  ask.hidden = true;
+  const score = el("div", { class: "rq-score", "data-testid": "rq-score", "aria-live": "polite" });
+  root.append(style,
+    Object.assign(el("div", { class: "rq-row" }), {}), clock, caption, ask, score);
+  const row1 = root.children[1];
+  row1.append(reset, back, step, play, speed, speedOut);
+  const row2 = el("div", { class: "rq-row" });
+  row2.append(scrub, jumpKind, jump);
+  row1.after(row2);
+  host.appendChild(root);
+
+  let data = model.get("data") || {};
+  let index = 0;
+  let timer = null;
+  const done = new Map(); // checkpoint name -> {tries, shown, right}
+  const count = () => (data.positions || []).length;
+  const run = () => data.run || "";
+  const checkpointAt = (i) => (data.checkpoints || []).find((c) => c.frame === i && !(done.get(c.name) || {}).right);
+
+  function setPlaying(on) {
+    if (timer) { clearInterval(timer); timer = null; }
+    if (on) timer = setInterval(tick, Number(model.get("interval")) || 200);
+    play.textContent = on ? "Pause" : "Play";
+    play.setAttribute("aria-label", on ? "Pause" : "Play");
+    play.setAttribute("aria-pressed", on ? "true" : "false");
+    root.setAttribute("data-playing", on ? "1" : "0");
+  }
+
+  function showScore() {
+    const cps = data.checkpoints || [];
+    if (!cps.length) { score.textContent = ""; return; }
+    const answered = [...done.values()].filter((d) => d.right);
+    const first = answered.filter((d) => d.tries === 1 && !d.shown).length;
+    score.textContent = `checkpoints: ${answered.length} of ${cps.length} answered · ${first} right first time`;
+  }
+
+  function show(i, { fromKernel = false } = {}) {
+    const n = count();
+    if (!n) return;
+    if (i < 0) { // the kernel shows a position that is not a frame
+      index = -1;
+      back.disabled = false;
+      step.disabled = false;
+      root.setAttribute("data-step", "-1");
+      clock.textContent = model.get("live_clock") || "";
+      caption.replaceChildren(...(model.get("live_caption") || []).map((t) => el("div", {}, t)));
+      announce(run(), -1);
+      return;
+    }
+    index = Math.max(0, Math.min(i, n - 1));
+    scrub.max = String(n - 1);
+    scrub.value = String(index);
+    scrub.setAttribute("aria-valuetext", `step ${index} of ${n - 1}: ${data.clocks[index]}`);
+    clock.textContent = data.clocks[index];
+    caption.replaceChildren(...data.captions[index].map((t) => el("div", {}, t)));
+    back.disabled = index === 0;
+    step.disabled = index >= n - 1 && data.complete;
+    fillJumps();
+    announce(run(), index);
+    root.setAttribute("data-step", String(index));
+    if (!fromKernel && model.get("position") !== index) { model.set("position", index); model.save_changes(); }
+    const cp = checkpointAt(index);
+    if (cp && !ask.hidden && ask.dataset.name === cp.name) return;
+    // the explanation of an answered checkpoint stays up while play goes on, until the next question
+    if (cp) askCheckpoint(cp); else if (ask.dataset.right !== "1") closeAsk();
+  }
+
+  function fillJumps() {
+    const jumps = data.jumps || {};
+    const keep = jumpKind.value;
+    const opts = [];
+    for (const [kind, per] of Object.entries(jumps)) {
+      const ahead = per.slice(index + 1).reduce((a, b) => a + b, 0);
+      if (ahead) opts.push([kind, `${kind} (${ahead})`]);
+    }
+    jumpKind.replaceChildren(...opts.map(([v, t]) => { const o = el("option", { value: v }, t); return o; }));
+    if (!opts.length) jumpKind.append(el("option", { value: "" }, "nothing ahead"));
+    if (opts.some(([v]) => v === keep)) jumpKind.value = keep;
+    jump.disabled = jumpKind.disabled = !opts.length;
+  }
+
+  const from = () => (index < 0 ? Number(model.get("live_near")) || 0 : index);
+  function forward() {
+    if (!ask.hidden && ask.dataset.right !== "1") { setPlaying(false); return false; } // answer first
+    if (from() < count() - 1) { show(from() + 1); return true; }
+    if (!data.complete) model.send({ cmd: "step" });
+    return false;
+  }
+
+  function tick() { if (!forward()) setPlaying(false); }
+
+  // ---- checkpoints
+  let choiceNodes = [];
+  function clearChoices() {
+    for (const n of choiceNodes) {
+      n.removeAttribute("data-choice"); n.removeAttribute("tabindex"); n.removeAttribute("role");
+      n.removeAttribute("aria-label"); n.onclick = null; n.onkeydown = null;
+    }
+    choiceNodes = [];
+  }
+  function closeAsk() { clearChoices(); ask.hidden = true; ask.dataset.name = ""; ask.replaceChildren(); }
+
+  function askCheckpoint(cp) {
+    setPlaying(false);
+    clearChoices();
+    ask.hidden = false;
+    ask.dataset.name = cp.name;
+    ask.dataset.right = "0";
+    const state = done.get(cp.name) || { tries: 0, shown: false, right: false };
+    done.set(cp.name, state);
+    const q = el("div", { class: "rq-q", id: `${run()}-q-${cp.frame}` }, `Checkpoint: ${cp.question}`);
+    const choices = el("div", { class: "rq-row", role: "group", "aria-label": "answers" });
+    const feedback = el("div", { class: "rq-feedback", "data-testid": "rq-feedback", role: "status" });
+    const showMe = button("Show me", "play the step and see the answer", "");
+    const answerWith = (key) => {
+      state.tries += 1;
+      if (key === cp.answer) {
+        state.right = true; ask.dataset.right = "1";
+        feedback.className = "rq-feedback rq-right"; feedback.textContent = cp.explain;
+        clearChoices(); showScore(); report();
+        const wasPlaying = root.dataset.resume === "1";
+        if (wasPlaying) setPlaying(true);
+      } else {
+        feedback.className = "rq-feedback rq-wrong";
+        feedback.textContent = `Not quite. Hint: ${cp.hint} Try again, or Show me.`;
+      }
+    };
+    for (const c of cp.choices) {
+      const b = button(c.label, "answer: " + c.label, "");
+      b.dataset.key = c.key;
+      b.onclick = () => answerWith(c.key);
+      choices.append(b);
+    }
+    showMe.onclick = () => {
+      state.shown = true; state.right = true; ask.dataset.right = "1";
+      feedback.className = "rq-feedback"; feedback.textContent = cp.explain;
+      clearChoices(); showScore(); report(); forward();
+    };
+    ask.replaceChildren(q, choices, showMe, feedback);
+    // the places in the picture: every scene of this run that draws the choice's mark
+    requestAnimationFrame(() => {
+      for (const c of cp.choices) {
+        if (!c.mark) continue;
+        for (const node of document.querySelectorAll(`[data-key="${CSS.escape(c.mark)}"]`)) {
+          if (!node.closest(".rq-scene") || node.hasAttribute("data-leaving")) continue;
+          node.setAttribute("data-choice", c.key); node.setAttribute("tabindex", "0"); node.setAttribute("role", "button");
+          node.setAttribute("aria-label", "answer: " + c.label);
+          node.onclick = () => answerWith(c.key);
+          node.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); answerWith(c.key); } };
+          choiceNodes.push(node);
+        }
+      }
+    });
+  }
+
+  function report() {
+    const list = [...done.entries()].filter(([, d]) => d.right)
+      .map(([name, d]) => ({ name, tries: d.tries, shown: d.shown }));
+    model.set("answers", list); model.save_changes();
+  }
+
+  // ---- controls
+  reset.onclick = () => { setPlaying(false); show(0); };
+  back.onclick = () => { setPlaying(false); show(index < 0 ? from() : index - 1); };
+  step.onclick = () => { setPlaying(false); forward(); };
+  play.onclick = () => {
+    if (timer) { setPlaying(false); root.dataset.resume = "0"; return; }
+    if (index >= count() - 1 && data.complete) show(0);
+    root.dataset.resume = "1";
+    setPlaying(true);
+  };
+  speed.oninput = () => {
+    speedOut.textContent = `${speed.value}/s`;
+    model.set("interval", Math.round(1000 / Number(speed.value))); model.save_changes();
+    if (timer) setPlaying(true);
+  };
+  scrub.oninput = () => { setPlaying(false); show(Number(scrub.value)); };
+  jump.onclick = () => {
+    setPlaying(false);
+    const per = (data.jumps || {})[jumpKind.value] || [];
+    for (let j = from() + 1; j < per.length; j++) if (per[j]) { show(j); return; }
+  };
+  root.addEventListener("keydown", (e) => {
+    const t = e.target;
+    if (t && (t.tagName === "SELECT" || (t.tagName === "INPUT" && t.type !== "range"))) return;
+    if (e.key === " " && t.tagName !== "BUTTON") { e.preventDefault(); play.click(); }
+    else if (e.key === "ArrowRight" && t.type !== "range") { e.preventDefault(); step.click(); }
+    else if (e.key === "ArrowLeft" && t.type !== "range") { e.preventDefault(); back.click(); }
+    else if (e.key === "Home" && t.type !== "range") { e.preventDefault(); reset.click(); }
+  });
+
+  const onData = () => { data = model.get("data") || {}; done.clear(); setPlaying(false); showScore(); show(model.get("position") || 0, { fromKernel: true }); };
+  const onPosition = () => { const p = model.get("position"); if (p !== index) show(p, { fromKernel: true }); };
+  const onInterval = () => { if (timer) setPlaying(true); };
+  model.on("change:data", onData);
+  model.on("change:position", onPosition);
+  model.on("change:interval", onInterval);
+  onData();
+  return () => {
+    setPlaying(false);
+    model.off("change:data", onData); model.off("change:position", onPosition); model.off("change:interval", onInterval);
+  };
+}
+
+function render(ctx) {
+  return ctx.model.get("kind") === "player" ? renderPlayer(ctx) : renderScene(ctx);
+}
+
+// ---------------------------------------------------------------- a page with no kernel
+// A stand-in for the widget model: get / set / on / off / save_changes / send, over plain values.
+class LocalModel {
+  constructor(values) { this.values = { ...values }; this.handlers = {}; }
+  get(name) { return this.values[name]; }
+  set(name, value) { this.values[name] = value; for (const fn of this.handlers[`change:${name}`] || []) fn(); }
+  on(event, fn) { (this.handlers[event] = this.handlers[event] || []).push(fn); }
+  off(event, fn) { this.handlers[event] = (this.handlers[event] || []).filter((f) => f !== fn); }
+  save_changes() {}
+  send() {}
+}
+
+// data: {player: {...traits}, scenes: [{id, traits}]}; each is drawn into the element with that id
+function mountStatic(playerId, data) {
+  for (const s of data.scenes) {
+    const host = document.getElementById(s.id);
+    if (host) { host.replaceChildren(); renderScene({ model: new LocalModel(s.traits), el: host }); }
+  }
+  const host = document.getElementById(playerId);
+  if (host) { host.replaceChildren(); renderPlayer({ model: new LocalModel(data.player), el: host }); }
+}
+globalThis.rqlabMountStatic = mountStatic;
 
 export default { render };

@@ -36,7 +36,8 @@ MarkKind = Literal["rect", "circle", "line", "path", "text", "token"]
 
 BASE_CSS = """
 .rq-scene { font-family: var(--jp-ui-font-family, sans-serif); }
-.rq-scene svg { overflow: visible; max-width: 100%; height: auto; }
+.rq-scene { overflow-x: auto; max-width: 100%; }
+.rq-scene svg { overflow: visible; max-width: none; height: auto; }
 .rq-scene text { fill: var(--jp-ui-font-color1, #1f1f1f); font-size: 11px; }
 .rq-scene text.rq-muted { fill: var(--jp-ui-font-color2, #616161); }
 .rq-scene text.rq-title { font-weight: 600; font-size: 12px; }
@@ -276,7 +277,12 @@ class SceneWidget(anywidget.AnyWidget):
 
     _esm = pathlib.Path(__file__).with_name("scene.js")
     _css = BASE_CSS
+    kind = traitlets.Unicode("scene").tag(sync=True)
     scene = traitlets.Dict().tag(sync=True)
+    run = traitlets.Unicode("").tag(sync=True)
+    """The run whose player moves this picture in the page ("" : the kernel draws every frame)."""
+    frames = traitlets.Dict().tag(sync=True)
+    """The run's scenes for this view, delta-encoded (:func:`widgets.frames.encode`); ``{}`` until shown."""
     duration_ms = traitlets.Int(350).tag(sync=True)
     """How long a token takes to travel to its new place (0: jump)."""
 
@@ -297,6 +303,9 @@ class SceneView(SnapshotView):
         super().__init__(**kwargs)
         self.canvas = SceneWidget()
         self.current: Scene | None = None
+        self.live = True
+        """The kernel sends every scene it draws. A controller with the run's frames in the page turns this off
+        while it shows a frame (the page draws it from :attr:`SceneWidget.frames`)."""
         self.children = (self.canvas, self.debug)
 
     def scene(self, vm: Any) -> Scene:
@@ -304,7 +313,8 @@ class SceneView(SnapshotView):
 
     def render(self, vm: Any) -> None:
         self.current = self.scene(vm)
-        self.canvas.show(self.current)
+        if self.live:
+            self.canvas.show(self.current)
 
     def static_html(self) -> str:
         """The current picture as static SVG ("" before the first snapshot)."""

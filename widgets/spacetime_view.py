@@ -624,6 +624,7 @@ HEADER_H = 40
 FONT_PX = 11
 LABEL_PX = 10
 
+
 def _fit(text: str, max_px: float, px: float) -> str:
     """``text`` cut to ``max_px`` with an ellipsis (the tooltip keeps the whole)."""
     if text_width(text, px) <= max_px:

@@ -53,11 +53,13 @@ class DashboardOnPage:
     """The notebook's name, for messages."""
 
     def button(self, label: str) -> Any:
-        return self.root.locator("button.widget-button", has_text=exact(label))
+        # the page's player draws plain buttons; not run ahead, the controller's are ipywidgets buttons
+        return self.root.locator("button", has_text=exact(label))
 
     @property
     def clock(self) -> Any:
-        return self.root.locator("span[role=status]")
+        # the page's player (frames in the page) or, not run ahead, the kernel's clock span
+        return self.root.locator("[data-testid=rq-clock], span[role=status]")
 
     @property
     def caption_lines(self) -> Any:
@@ -72,7 +74,7 @@ class DashboardOnPage:
 
     @property
     def play_button(self) -> Any:
-        return self.root.locator(".widget-play button").first
+        return self.root.get_by_test_id("rq-player").locator("button", has_text=exact("Play"))
 
     def show(self) -> None:
         """Scroll the dashboard into view: JupyterLab's windowing may not lay out a cell far off screen."""

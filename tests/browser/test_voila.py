@@ -68,7 +68,7 @@ def rendered(request: pytest.FixtureRequest, voila: Server, browser: Any) -> Ite
     errors = JsErrors(page, ignore_hosts=VOILA_CDN_NOISE)
     try:
         page.goto(voila.url(f"/voila/render/{path.name}"), timeout=PAGE_MS)
-        page.locator("button.widget-button", has_text=exact("Step")).first.wait_for(state="visible", timeout=PAGE_MS)
+        page.locator("button", has_text=exact("Step")).first.wait_for(state="visible", timeout=PAGE_MS)
         yield VoilaPage(page, errors, path)
     finally:
         context.close()

@@ -1,0 +1,384 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [Index](README.md) · [← Back](07a_orderly_locks.ipynb) · [Next →](08_broadcasting_vs_clustering.ipynb)
+
+# %% [markdown]
+# # 07b · Orderly consumption: failure, take-over and shutdown
+#
+# **Goal:** see what happens to an orderly queue when its holder crashes, when the queue moves to another consumer
+# mid-listener, when the consumer shuts down, when the listener commits by hand (`autoCommit`), and when a batch
+# fails. Lab [07a](07a_orderly_locks.ipynb) has the local retry and the three locks.
+# Source: `client/.../impl/consumer/ConsumeMessageOrderlyService.java`, `RebalancePushImpl.java`, `ProcessQueue.java`,
+# `broker/.../client/rebalance/RebalanceLockManager.java`.
+
+# %%
+from rmqlab import ConsumeOrderlyStatus, Lab, Message, after, format_duration
+from rmqlab.course.exercises import assert_right, check, score, show_trace, table
+
+SUCCESS = ConsumeOrderlyStatus.SUCCESS
+SUSPEND = ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT
+SEED = 7
+
+
+# %%
+def bad_suspends(msgs, ctx):
+    """Message 'bad' always asks to suspend; others succeed."""
+    return SUSPEND if msgs[0].body == "bad" else SUCCESS
+
+def orderly_lab(listener=bad_suspends, bodies=("a", "bad", "c"), queues=1, **consumer_options):
+    """One broker, TopicTest with `queues` queues, an orderly consumer c1; one message per second from 2 s."""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=queues)
+    p = lab.add_producer("pg", send_which_queue_start=0)
+    c = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=listener, orderly=True, name="c1", **consumer_options)
+    for i, body in enumerate(bodies):
+        lab.at(f"{2 + i}s", p.send, Message("TopicTest", body))
+    return lab, c
+
+def topic_queue(c, queue_id=0):
+    """c's MessageQueue and ProcessQueue for TopicTest queue `queue_id`."""
+    return next((mq, pq) for mq, pq in c.process_queue_table.items() if mq.topic == "TopicTest" and mq.queue_id == queue_id)
+
+
+# %% [markdown]
+# ## A crashed holder: who takes the queue, and when
+# An orderly consumer holds its queue's broker lock as a lease in `RebalanceLockManager`, renewed by `lockAll` every
+# 20 s (lab 07a). A consumer that crashes never unlocks: its lease stays until it expires.
+#
+# The picture: c1 consumes `a`, `bad`, `c` and crashes at 10 s; c2 starts at 11 s. Open its Locks tab, step to c2's
+# start and stop there.
+
+
+# %%
+def takeover_lab(crash_at_s=10, c2_start_s=11):
+    """a, bad, c from 2 s on one queue; c1 crashes at ``crash_at_s``, c2 of the same group starts at ``c2_start_s``."""
+    lab, c = orderly_lab()
+    lab.at(f"{crash_at_s}s", c.crash)
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=bad_suspends, orderly=True, name="c2",
+                     start=f"{c2_start_s}s")
+    return lab
+
+
+# %% tags=["nbval-ignore-output"]
+from widgets.checkpoints import Checkpoint
+from widgets.dashboard import Dashboard
+
+dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s", checkpoints=[
+    Checkpoint(before="lock_acquired", actor="consumer:c2", ask="who", name="who holds the queue next"),
+])
+dash.controller.seek_time("11s")
+dash
+
+# %% [markdown]
+# ### Exercise 1 — predict, then run
+# c1 **crashes** at 10 s (it never unlocks) and c2 of the same group starts at 11 s; c2 asks for locks at each of
+# its rebalances (at its start, then 20 s after each). At which second does c2 first get the `TopicTest` queue lock?
+
+# %% nbgrader={"grade": false, "grade_id": "ex07b_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_1 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_1 = 71
+### END SOLUTION
+
+# %%
+lab = takeover_lab().run(until="90s")
+got = [e for e in lab.trace.of_kind("lock_acquired") if e.actor == "consumer:c2" and e.get("queue") == "TopicTest@broker-a:0"]
+
+# %% nbgrader={"grade": true, "grade_id": "ex07b_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("07b.1", answer_1, got[0].time_ms // 1000)
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_07b_1
+grading_07b_1.verify("07b.1", answer_1)
+### END HIDDEN TESTS
+
+# %%
+show_trace(lab.trace, "lock_acquired", "lock_refused", "lock_expired", "lifecycle", fields=("queue", "holder", "previous_holder", "event"))
+
+# %% [markdown]
+# > **Common belief vs. the source.** "The broker lock expires after 30 s." — `RebalanceLockManager` keeps an entry
+# > for **60 s** after its last renewal; 30 s is `ProcessQueue`'s limit on how long the *client* trusts its own copy.
+
+# %% [markdown]
+# ## When a queue moves to another consumer
+# c2 joins at 10 s and the average allocation gives it queue 1 — while c1 is 8 s into a 25 s listener call on it.
+# `RebalancePushImpl.removeUnnecessaryMessageQueue` then:
+#
+# 1. persists the queue's offset to the broker and forgets it;
+# 2. marks the ProcessQueue dropped and waits up to 1 s for its consume lock (`tryLock(1000 ms)`) — the listener
+#    holds it for 17 s more, so at 11 s the rebalance gives up ("[WRONG]mq is consuming, so can not unlock it"), the
+#    queue stays in c1's table and the removal is tried again at c1's next rebalance, 20 s after this one ended;
+# 3. once it gets the lock, unlocks the queue at the broker — 20 s later (`UNLOCK_DELAY_TIME_MILLS`) if messages are
+#    still cached in the ProcessQueue, so their in-flight work can drain.
+#
+# The whole rebalance waits in step 2: it is one thread (`RebalanceService`), so c1's other queues wait with it.
+#
+# The picture: watch c1 keep queue 1 while its listener runs, and the broker lease pass to c2 after c1 lets go.
+# The `listener_seconds` knob changes how long each listener call takes (then Rebuild). It stands at 10.5 s.
+
+# %%
+def moving_queue_lab(listener_seconds=25):
+    """Two queues, four messages from 2 s; c1 consumes them orderly, c2 joins at 10 s."""
+    slow = lambda msgs, ctx: after(listener_seconds * 1000, SUCCESS)  # noqa: E731
+    lab, c1 = orderly_lab(slow, bodies=("m0", "m1", "m2", "m3"), queues=2)
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=slow, orderly=True, name="c2", start="10s")
+    return lab
+
+# %% tags=["nbval-ignore-output"]
+moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizon="2m")
+moving_dash.controller.seek_time("10.5s")
+moving_dash
+
+# %%
+lab = moving_queue_lab()
+lab.run(until="10.5s")
+c1 = lab.consumers["c1"]
+mq, pq = topic_queue(c1, 1)
+waiting = [t for t in lab.snapshot().timers if t.kind.value == "consume_lock_wait"]
+print("10.5 s:", mq, "— dropped:", pq.dropped, "· c1's rebalance waits for the consume lock until",
+      format_duration(waiting[0].due_ms))
+lab.run(until="11.5s")
+print("11.5 s: removal attempts that found the consume lock held:", pq.try_unlock_times)
+
+# %% [markdown]
+# ### Exercise 2 — predict, then run
+# `M0001` is the message c1 is consuming on queue 1 when c2 joins. How many times is `M0001` delivered in all (c1
+# and c2 together) by the end of the run?
+
+# %% nbgrader={"grade": false, "grade_id": "ex07b_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_2 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_2 = 2
+### END SOLUTION
+
+# %%
+lab.run(until="2m")
+m0001 = [e for e in lab.trace.of_kind("delivered") if e.msg_id == "M0001"]
+
+# %% nbgrader={"grade": true, "grade_id": "ex07b_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("07b.2", answer_2, len(m0001))
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_07b_2
+grading_07b_2.verify("07b.2", answer_2)
+### END HIDDEN TESTS
+
+# %%
+QUEUE_1 = "TopicTest@broker-a:1"
+
+def about_queue_1(e):
+    """The events of queue 1, and the rebalances that moved it."""
+    return e.get("queue") == QUEUE_1 or QUEUE_1 in (e.get("added") or []) + (e.get("removed") or [])
+
+show_trace(
+    [e for e in lab.trace if about_queue_1(e)],
+    "delivered", "consumed", "offset_updated", "offset_persisted", "rebalanced", "lock_acquired", "lock_refused", "unlocked",
+    fields=("queue_offset", "status", "offset", "added", "removed", "holder"),
+)
+
+# %% [markdown]
+# c1 finished `M0001` at 27 s, but `processConsumeResult` commits only if the ProcessQueue is not dropped — it was.
+# The broker still had offset 0 for queue 1, so c2 started there. Orderly consumption keeps the order of a queue;
+# it does not make a queue move exactly-once.
+
+# %% [markdown]
+# ## A clean shutdown: locks first, each answer awaited
+# `shutdown()` of an orderly consumer ends its consume service with `unlockAll`: one UNLOCK_BATCH_MQ per broker with
+# all of that broker's queues, and it **waits for each answer** (up to 1 s) before it asks the next broker. Only
+# then are the offsets persisted and the consumer unregistered. Below, broker-a answers every request 4 s late from
+# 7.5 s on, and c1 shuts down at 8 s. Predict: when does the shutdown end — at 8 s, about 9 s, or 12 s?
+
+# %%
+lab, c1 = orderly_lab(bodies=("a", "b", "c", "d", "e", "f"))
+lab.at("7.5s", lab.set_broker_fault, "broker-a", response_delay_ms="4s")
+lab.at("8s", c1.shutdown)
+lab.run(until="15s")
+show_trace([e for e in lab.trace if e.time_ms >= 7_500], "unlocked", "warning", "offset_persisted", "lifecycle",
+           fields=("queue", "offset", "message", "event"))
+print("c1's ProcessQueues still marked locked:", sorted(str(mq) for mq, pq in c1.process_queue_table.items() if pq.locked))
+
+# %% [markdown]
+# The broker acted on the unlock at once (the `unlocked` events at 8 s are recorded when the broker releases the
+# leases), but its answer never came within the 1,000 ms timeout: at 9.001 s the client gives up
+# (`RemotingTimeoutException`), and only then persists and stops. RocketMQ merely logs the failure, so c1's ProcessQueues stay *marked* locked although the broker no
+# longer holds the lease for it. A broker that answered in time would have had them marked unlocked, and the
+# shutdown would have ended at 8 s.
+
+# %% [markdown]
+# ## `autoCommit = false`: the listener decides when to commit
+# With `ctx.auto_commit = False`, `SUCCESS` only moves messages out of the way; the offset moves on `COMMIT` (up to
+# everything consumed so far) and `ROLLBACK` puts every uncommitted message back.
+#
+# The picture: five messages `a` … `e`, the listener below (auto-commit off, `COMMIT` for `c`). Its Offsets tab
+# shows the committed offset. Step to `c`'s delivery and stop there.
+#
+# ### Exercise 3 — predict, then run
+# Five messages `a` … `e`; the listener turns auto-commit off and returns `COMMIT` for `c`, `SUCCESS` for the others.
+# What offset does c1 hold for the queue at the end?
+
+# %%
+def commit_on_c(msgs, ctx):
+    """Manual commit: COMMIT after 'c', SUCCESS (no commit) otherwise."""
+    ctx.auto_commit = False
+    return ConsumeOrderlyStatus.COMMIT if msgs[0].body == "c" else SUCCESS
+
+
+def commit_picture(messages=5):
+    """``messages`` messages a, b, c, … on one queue, consumed by ``commit_on_c``."""
+    return orderly_lab(commit_on_c, bodies=tuple("abcdefgh"[:messages]))[0]
+
+
+# %% tags=["nbval-ignore-output"]
+commit_dash = Dashboard(commit_picture, knobs={"messages": 5}, horizon="20s")
+commit_dash
+
+# %% nbgrader={"grade": false, "grade_id": "ex07b_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_3 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_3 = 3
+### END SOLUTION
+
+# %%
+lab, c = orderly_lab(commit_on_c, bodies=("a", "b", "c", "d", "e"))
+lab.run(until="20s")
+mq, pq = topic_queue(c)
+held_offset = c.offset_store.offset_table[mq]
+
+# %% nbgrader={"grade": true, "grade_id": "ex07b_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("07b.3", answer_3, held_offset)
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_07b_3
+grading_07b_3.verify("07b.3", answer_3)
+### END HIDDEN TESTS
+
+# %%
+show_trace(lab.trace, "consumed", "offset_updated", fields=("queue_offset", "status", "offset"))
+print("still uncommitted (consumingMsgOrderlyTreeMap):", list(pq.consuming_msg_orderly_tree_map))
+
+# %% [markdown]
+# `ROLLBACK` with auto-commit off: `a` returned `SUCCESS`, then `b` rolls back once — both come back.
+
+# %%
+def rollback_b_once(msgs, ctx):
+    """Manual commit; 'b' rolls back on its first call, then commits."""
+    ctx.auto_commit = False
+    if msgs[0].body == "b":
+        rollback_b_once.calls += 1
+        return ConsumeOrderlyStatus.ROLLBACK if rollback_b_once.calls == 1 else ConsumeOrderlyStatus.COMMIT
+    return SUCCESS
+
+rollback_b_once.calls = 0
+lab, c = orderly_lab(rollback_b_once, bodies=("a", "b", "c"))
+lab.run(until="10s")
+show_trace(lab.trace, "delivered", "consumed", "offset_updated", fields=("queue_offset", "status", "offset"))
+
+# %% [markdown]
+# With the default `auto_commit = True`, the two statuses are deprecated: `COMMIT` and `ROLLBACK` are logged as
+# illegal and treated as `SUCCESS` — a `ROLLBACK` commits.
+
+# %%
+lab, c = orderly_lab(lambda msgs, ctx: ConsumeOrderlyStatus.ROLLBACK, bodies=("a",))
+lab.run(until="10s")
+show_trace(lab.trace, "delivered", "consumed", "warning", "offset_updated", fields=("status", "offset", "message"))
+
+# %% [markdown]
+# > **Common belief vs. the source.** "Return `ROLLBACK` to retry." — `ConsumeMessageOrderlyService.processConsumeResult`
+# > rolls back only when the listener turned `autoCommit` off; otherwise it commits. Return
+# > `SUSPEND_CURRENT_QUEUE_A_MOMENT` to retry.
+
+# %% [markdown]
+# ## A batch fails as a whole
+# With `consume_message_batch_max_size=3` the listener gets up to three messages at once and returns one status for
+# all of them. `makeMessageToConsumeAgain` puts the **whole** batch back, and `checkReconsumeTimes` counts a try for
+# every message in it. The picture: step to the first failed batch and stop there.
+
+
+# %%
+def fails_with_bad(msgs, ctx):
+    """One status for the batch: SUSPEND if any message is 'bad'."""
+    return SUSPEND if any(m.body == "bad" for m in msgs) else SUCCESS
+
+
+def batch_lab(batch=3, max_reconsume_times=2):
+    """a, bad, c, d waiting when c1 starts at 2 s; batches of ``batch``; the listener fails any batch with bad."""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg")
+    for body in ("a", "bad", "c", "d"):
+        lab.at("1s", p.send, Message("TopicTest", body))
+    lab.add_consumer(
+        "cg", subscribe={"TopicTest": "*"}, listener=fails_with_bad, orderly=True, name="c1", start="2s",
+        consume_from_where="CONSUME_FROM_FIRST_OFFSET", consume_message_batch_max_size=batch,
+        max_reconsume_times=max_reconsume_times,
+    )
+    return lab
+
+
+# %% tags=["nbval-ignore-output"]
+batch_dash = Dashboard(batch_lab, knobs={"batch": 3, "max_reconsume_times": 2}, horizon="10s")
+batch_dash
+
+# %% [markdown]
+# ### Exercise 4 — predict, then run
+# `a`, `bad`, `c`, `d` are waiting when c1 starts (batches of 3, `max_reconsume_times=2`); the listener fails any
+# batch containing `bad`. How many messages end up in `%DLQ%cg`?
+
+# %% nbgrader={"grade": false, "grade_id": "ex07b_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_4 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_4 = 3
+### END SOLUTION
+
+# %%
+lab = batch_lab().run(until="3m")
+dead = lab.trace.of_kind("dead_lettered")
+
+# %% nbgrader={"grade": true, "grade_id": "ex07b_4", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("07b.4", answer_4, len(dead))
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_07b_4
+grading_07b_4.verify("07b.4", answer_4)
+### END HIDDEN TESTS
+
+# %%
+show_trace(lab.trace, "delivered", "send_back", "dead_lettered", fields=("queue_offset", "reconsume_times", "batch", "topic"))
+
+# %% [markdown]
+# `a` and `c` never failed on their own, yet they were retried with `bad` and dead-lettered with it. With batches,
+# a poison message takes its neighbours down.
+
+# %% [markdown]
+# ## Key points
+# - A crashed holder's broker lease lasts 60 s after its last renewal; the next owner gets the queue at its first
+#   rebalance after that.
+# - A queue leaves a consumer only between listener calls, and its in-flight message may be consumed again by the
+#   next owner.
+# - A clean shutdown unlocks first (`unlockAll`, one request per broker, each answer awaited up to 1 s), then
+#   persists the offsets: a slow broker delays the final persist.
+# - Every lock request is a `lock_batch` event (queues asked, granted, refused with their holder, or the error of an
+#   unreachable broker), every ConsumeRequest a `consume_request` event with its delay (`submitConsumeRequestLater`):
+#   `lab.trace.where("lock_batch")`. A queue whose first start offset cannot be computed is pulled again 1000 ms
+#   later, and one not pulled for 120 s is dropped and re-created by the next rebalance.
+# - `autoCommit = false` gives the listener `COMMIT` / `ROLLBACK`; with the default they mean `SUCCESS`.
+# - A failed batch is retried — and dead-lettered — as a whole.
+
+# %% [markdown]
+# ## Your score
+# Run this cell last: one line per exercise of this lab, from the checks you ran.
+
+# %%
+score("07b")

@@ -1,0 +1,169 @@
+"""A dashboard saved with save_html, opened from disk (no server, no kernel): it steps, plays and asks its
+checkpoints, and after each Step the SVG marks and the caption are the kernel's scene for that step."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rmqlab import Lab
+from widgets import Checkpoint, Dashboard, demo_lab
+from widgets.export import save_html
+from widgets.scene import SceneView
+
+from .conftest import JsErrors
+
+pytestmark = pytest.mark.browser
+
+MARKS_JS = """(testid) => [...document.querySelectorAll(`[data-testid="${testid}"] svg [data-key]`)]
+  .filter((n) => !n.hasAttribute('data-leaving') && !n.parentElement.closest('[data-key]'))
+  .map((n) => n.getAttribute('data-key') + '|'
+    + (n.getAttribute('transform') || n.getAttribute('x') || n.getAttribute('d') || ''))"""
+
+
+def failing() -> Lab:
+    return demo_lab(listener="fail_all", max_reconsume_times=1)
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory) -> tuple[Dashboard, Path]:
+    dash = Dashboard(failing, horizon="2m", checkpoints=[Checkpoint(before="send_back", ask="where")])
+    return dash, save_html(dash, tmp_path_factory.mktemp("static") / "dash.html")
+
+
+@pytest.fixture()
+def page(browser: Any, saved: tuple[Dashboard, Path]) -> Any:
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    errors = JsErrors(page)
+    page.goto(saved[1].as_uri())
+    page.get_by_test_id("rq-player").wait_for()
+    yield page
+    errors.check()
+    context.close()
+
+
+def _expected(scene_json: dict[str, Any]) -> list[str]:
+    out = []
+    for m in scene_json["marks"]:
+
+        def num(v: float) -> str:
+            t = f"{int(v * 10 + 0.5 if v >= 0 else v * 10 - 0.5) / 10:.1f}"
+            return t[:-2] if t.endswith(".0") else t
+
+        if m["kind"] == "token":
+            where = f"translate({num(m.get('x', 0))},{num(m.get('y', 0))})"
+        elif m["kind"] in ("rect", "text"):
+            where = num(m.get("x", 0))
+        elif m["kind"] == "path":
+            where = m.get("d", "")
+        else:
+            where = ""
+        out.append(f"{m['key']}|{where}")
+    return out
+
+
+def test_every_button_has_an_accessible_name(page: Any) -> None:
+    for name in ("Reset", "Step back", "Step", "Play", "Jump"):
+        button = page.get_by_role("button", name=name, exact=True)
+        assert button.count() == 1 and button.get_attribute("title")
+    nameless = page.evaluate(
+        "() => [...document.querySelectorAll('button')].filter(b => !(b.getAttribute('aria-label') || "
+        "b.textContent.trim())).length"
+    )
+    assert nameless == 0
+    assert page.get_by_test_id("rmq-caption").get_attribute("aria-live") == "polite"
+
+
+def test_steps_show_the_kernels_scene_and_caption(page: Any, saved: tuple[Dashboard, Path]) -> None:
+    dash, _ = saved
+    frames = dash.controller.frames
+    assert frames is not None
+    flow = dash.main_view
+    assert isinstance(flow, SceneView)
+    scenes = frames.scenes(flow)
+    step = page.get_by_role("button", name="Step", exact=True)
+    for k in range(1, 6):
+        if page.get_by_test_id("rq-checkpoint").is_visible():
+            page.get_by_role("button", name="Show me").click()  # plays the step the checkpoint held
+        else:
+            step.click()
+        expect_step = str(k)
+        page.wait_for_function(
+            f"() => document.querySelector('[data-testid=rq-player]').getAttribute('data-step') === '{expect_step}'"
+        )
+        caption = page.get_by_test_id("rmq-caption").first.inner_text()
+        assert caption.split("\n") == list(frames.captions[k])
+        assert page.get_by_test_id("rq-clock").inner_text() == frames.clock(k)
+        testid = scenes[k].testid
+        assert page.evaluate(MARKS_JS, testid) == _expected(scenes[k].to_json()), k
+
+
+def test_play_runs_to_the_end_after_the_checkpoint(page: Any, saved: tuple[Dashboard, Path]) -> None:
+    dash, _ = saved
+    frames = dash.controller.frames
+    assert frames is not None
+    cp = frames.checkpoints[0]
+    page.get_by_role("button", name="Play", exact=True).click()
+    ask = page.get_by_test_id("rq-checkpoint")
+    ask.wait_for(state="visible")
+    player = page.get_by_test_id("rq-player")
+    assert player.get_attribute("data-step") == str(cp.frame) and player.get_attribute("data-playing") == "0"
+    wrong = next(c for c in cp.choices if c.key != cp.answer and c.mark)
+    page.locator(f'.rq-scene [data-choice="{wrong.key}"]').first.click()
+    feedback = page.get_by_test_id("rq-feedback")
+    assert feedback.inner_text().startswith("Not quite. Hint: ")
+    assert player.get_attribute("data-step") == str(cp.frame)
+    right = next(c for c in cp.choices if c.key == cp.answer)
+    page.get_by_role("button", name=right.label, exact=True).click()
+    assert feedback.inner_text() == cp.explain
+    page.wait_for_function(
+        f"() => document.querySelector('[data-testid=rq-player]').getAttribute('data-step') === '{len(frames) - 1}'",
+        timeout=30_000,
+    )
+    assert re.search(r"checkpoints: 1 of 1 answered · 0 right first time", page.get_by_test_id("rq-score").inner_text())
+
+
+def test_keyboard_steps_and_plays(page: Any) -> None:
+    page.get_by_role("button", name="Step", exact=True).focus()
+    page.keyboard.press("ArrowRight")
+    player = page.get_by_test_id("rq-player")
+    page.wait_for_function("() => document.querySelector('[data-testid=rq-player]').getAttribute('data-step') === '1'")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("() => document.querySelector('[data-testid=rq-player]').getAttribute('data-step') === '0'")
+    assert player.get_attribute("data-step") == "0"
+
+
+def test_an_executed_notebook_exported_to_html_plays_from_disk(browser: Any, tmp_path: Path) -> None:
+    """nbclient runs a dashboard cell (the kernel imports this worktree), save_notebook_html exports it; opened
+    from disk with every network request refused, Step moves it to the kernel's next frame."""
+    import nbclient
+    import nbformat
+
+    from widgets.notebook_html import save_notebook_html
+
+    source = (
+        "from widgets import Dashboard, demo_lab\n"
+        "Dashboard(lambda: demo_lab(listener='fail_all', max_reconsume_times=1), horizon='2m')"
+    )
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbclient.NotebookClient(nb, timeout=180, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    nbformat.write(nb, tmp_path / "run.ipynb")
+    page_path = save_notebook_html(tmp_path / "run.ipynb", tmp_path / "run.html")
+    frames = Dashboard(failing, horizon="2m").controller.frames
+    assert frames is not None
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    page.route("http*://**", lambda route: route.abort())  # offline: nbconvert's own CDN scripts fail, we do not
+    page.goto(page_path.as_uri())
+    clock = page.get_by_test_id("rq-clock")
+    clock.wait_for()
+    assert clock.inner_text() == frames.clock(0)
+    page.get_by_role("button", name="Step", exact=True).click()
+    page.wait_for_function("() => document.querySelector('[data-testid=rq-player]').getAttribute('data-step') === '1'")
+    assert clock.inner_text() == frames.clock(1)
+    context.close()

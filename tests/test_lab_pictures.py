@@ -1,0 +1,172 @@
+"""Every lab starts each section with its picture, and every picture is a run worth stepping through.
+
+Structure (issue 30): the lessons are "the picture first, then the question while it waits, then the run
+that answers it". Read from what the cells *are*, not where they are:
+
+- a **picture cell** is a code cell that builds a ``Dashboard(...)``;
+- a **check cell** is an nbgrader autograded cell (``grade: true``), the one that calls ``check(...)``;
+- a **section** is what follows a Markdown cell whose first line is a level-2 heading (``## ...``).
+
+Runs (headless): each lab's source is executed as a script with ``Dashboard`` recording every instance it
+builds; each dashboard is then stepped from its start to its end with the controller's own Step (one
+*meaningful* step each: :func:`rmqlab.narrate.is_meaningful` — a delivery, a consume result, a send-back,
+a rebalance; not offset or lock bookkeeping). Between 8 and 60 steps: enough for Play to show something,
+few enough to watch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import runpy
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+LABS = Path(__file__).resolve().parent.parent / "labs"
+NOTEBOOKS = sorted(p.name for p in LABS.glob("[0-9][0-9]*_*.ipynb"))
+SOURCES = sorted(p.name for p in LABS.glob("[0-9][0-9]*_*.py"))
+FEWEST_STEPS = 8
+MOST_STEPS = 60
+
+
+def _is_picture(cell: Any) -> bool:
+    return bool(cell.cell_type == "code" and "Dashboard(" in cell.source)
+
+
+def _is_check(cell: Any) -> bool:
+    return bool(cell.metadata.get("nbgrader", {}).get("grade"))
+
+
+def _is_section_heading(cell: Any) -> bool:
+    return bool(cell.cell_type == "markdown" and cell.source.lstrip().startswith("## "))
+
+
+def _sections(cells: list[Any]) -> Iterator[tuple[str, list[Any]]]:
+    """(heading, cells) for each level-2 section; cells before the first heading form the section "(top)"."""
+    title, body = "(top)", []
+    for cell in cells:
+        if _is_section_heading(cell):
+            yield title, body
+            title, body = cell.source.lstrip().splitlines()[0], []
+        else:
+            body.append(cell)
+    yield title, body
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_first_picture_comes_before_the_first_graded_exercise(name: str) -> None:
+    """The lab's first Dashboard is built before its first check cell (and the lab has both)."""
+    cells = nbformat.read(LABS / name, as_version=4).cells
+    pictures = [i for i, c in enumerate(cells) if _is_picture(c)]
+    checks = [i for i, c in enumerate(cells) if _is_check(c)]
+    assert pictures, f"{name}: no Dashboard"
+    assert checks, f"{name}: no graded exercise"
+    assert pictures[0] < checks[0], f"{name}: the first exercise is asked before any picture"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_every_section_with_an_exercise_opens_with_its_picture(name: str) -> None:
+    """In each ``##`` section that grades something, a Dashboard is built before the section's first check."""
+    cells = nbformat.read(LABS / name, as_version=4).cells
+    missing = []
+    for title, body in _sections(cells):
+        checks = [i for i, c in enumerate(body) if _is_check(c)]
+        if checks and not any(_is_picture(c) for c in body[: checks[0]]):
+            missing.append(title)
+    assert missing == [], f"{name}: sections whose question comes without a picture"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_the_answer_cell_comes_before_the_outcome(name: str) -> None:
+    """Each exercise's answer cell comes after the section's picture: the prediction is made on the picture."""
+    cells = nbformat.read(LABS / name, as_version=4).cells
+    late = []
+    for title, body in _sections(cells):
+        answers = [i for i, c in enumerate(body) if c.metadata.get("nbgrader", {}).get("solution")]
+        pictures = [i for i, c in enumerate(body) if _is_picture(c)]
+        if answers and (not pictures or pictures[0] > answers[0]):
+            late.append(title)
+    assert late == [], f"{name}: a prediction asked before the section's picture"
+
+
+_BUILT: dict[str, list[Any]] = {}
+
+
+def _dashboards_of(source: Path) -> list[Any]:
+    """Run a lab's source top to bottom (output swallowed) and return every Dashboard it built, in order.
+
+    Each lab runs once per test session: the step-count and the checkpoint tests share its dashboards.
+    """
+    if source.name in _BUILT:
+        return _BUILT[source.name]
+    import widgets.dashboard as dashboard_module
+
+    built: list[Any] = []
+    original_init = dashboard_module.Dashboard.__init__
+
+    def recording_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        original_init(self, *args, **kwargs)
+        built.append(self)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dashboard_module.Dashboard, "__init__", recording_init)
+        patch.chdir(LABS)
+        with contextlib.redirect_stdout(io.StringIO()):
+            runpy.run_path(str(source), run_name="__lab__")
+    _BUILT[source.name] = built
+    return built
+
+
+def _meaningful_steps(dash: Any) -> int:
+    """Steps from Reset to the end with the Step button's method twin (meaningful steps, "every event" off)."""
+    controller = dash.controller
+    assert controller.ok, controller.errors
+    controller.reset()
+    steps = 0
+    while controller.step_once():
+        steps += 1
+        assert steps <= MOST_STEPS * 10, "runaway run"
+    return steps
+
+
+@pytest.mark.parametrize("name", SOURCES)
+def test_every_picture_is_a_run_worth_playing(name: str) -> None:
+    """Every Dashboard a lab builds has between 8 and 60 meaningful steps from Reset to its end."""
+    dashboards = _dashboards_of(LABS / name)
+    assert dashboards, f"{name}: no Dashboard"
+    counts = [_meaningful_steps(d) for d in dashboards]
+    out_of_range = [n for n in counts if not FEWEST_STEPS <= n <= MOST_STEPS]
+    assert out_of_range == [], f"{name}: meaningful steps per dashboard {counts}"
+
+
+@pytest.mark.parametrize("name", SOURCES)
+def test_every_lab_asks_on_its_picture(name: str) -> None:
+    """At least one Dashboard of the lab has a checkpoint, and every checkpoint resolves against its run: it pauses
+    on a step of the run, offers two or more choices, and the engine's answer is one of them."""
+    asked = [cp for dash in _dashboards_of(LABS / name) for cp in dash.controller.checkpoints]
+    assert asked, f"{name}: no checkpoint on any picture"
+    for cp in asked:
+        keys = [choice.key for choice in cp.choices]
+        assert len(keys) >= 2 and cp.answer in keys, (name, cp.name, keys, cp.answer)
+        assert cp.frame >= 0, (name, cp.name)
+
+
+def test_the_structure_checks_can_fail() -> None:
+    """A notebook whose only Dashboard comes after its check fails the structural rule."""
+    nb = nbformat.v4.new_notebook()
+    check = nbformat.v4.new_code_cell('check("x.1", answer_1, 1)')
+    check.metadata["nbgrader"] = {"grade": True}
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("## Section"),
+        check,
+        nbformat.v4.new_code_cell("dash = Dashboard(make_lab)"),
+    ]
+    sections = dict(_sections(nb.cells))
+    body = sections["## Section"]
+    checks = [i for i, c in enumerate(body) if _is_check(c)]
+    assert checks == [0]
+    assert not any(_is_picture(c) for c in body[: checks[0]])

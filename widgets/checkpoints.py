@@ -1,0 +1,283 @@
+"""Checkpoints: predictions made on the picture. The run pauses just before a named event and asks the student.
+
+A lab declares them on its dashboard::
+
+    Dashboard(failing_lab, horizon="2m", checkpoints=[
+        Checkpoint(before="send_back", ask="where"),              # where does the failed message go next?
+        Checkpoint(before="delay_delivered", ask="when"),         # when does it come back?
+        Checkpoint(before="dead_lettered", nth=2, ask="where"),   # the 2nd DLQ write
+        Checkpoint(before="lock_acquired", actor="consumer:c2", ask="who"),
+    ])
+
+``before`` is an :class:`~rmqlab.EventKind` (its value, e.g. ``"send_back"``, ``"dead_lettered"``,
+``"delivered"``, ``"lock_acquired"``, ``"rebalanced"``); ``nth`` counts events of that kind (from 1), only those
+about ``msg_id`` and by ``actor`` when given. ``ask`` is ``"where"`` (click the place the message is next: a
+queue, a delay level, the DLQ, a ProcessQueue, a tray), ``"who"`` (which consumer instance or broker acts) or
+``"when"`` (at what virtual time). Playing or stepping onto the step that holds the event stops on the step
+before it, the question appears in the picture, and only the right answer (or "show me") lets the run go on.
+
+**The answers come from the run, never from the lab's text**: :func:`resolve` reads the engine's trace and the
+message-flow view-model of the step after the event (where the message's token is then), so a checkpoint stays
+right when the scenario or RocketMQ's rules change. ``question``, ``hint`` and ``explain`` have defaults from the
+event kind and the run's numbers; a lab may give its own words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from rmqlab import DEFAULT_MESSAGE_DELAY_LEVEL, DelayLevelTable, EventKind, TraceEvent, format_duration
+
+from .flow_view import FlowVM, Place
+from .snapshot import LabSnapshot
+
+__all__ = ["ASKS", "AskedCheckpoint", "Checkpoint", "CheckpointError", "Choice", "resolve"]
+
+Ask = Literal["where", "who", "when"]
+ASKS: tuple[str, ...] = ("where", "who", "when")
+
+HINTS: dict[str, str] = {
+    "send_back": "A failed message is not retried in place: the consumer sends it back to the broker, which parks "
+    "it in SCHEDULE_TOPIC_XXXX at delay level 3 + reconsumeTimes before it returns on %RETRY%<group>.",
+    "scheduled": "The broker keeps a retried message in SCHEDULE_TOPIC_XXXX, one queue per delay level; which "
+    "level follows from how many times it was already reconsumed.",
+    "delay_delivered": "When its delay level's time is up, ScheduleMessageService moves the message to the topic in "
+    "its REAL_TOPIC property: for a retry, %RETRY%<group>.",
+    "dead_lettered": "Once reconsumeTimes reaches maxReconsumeTimes (16 by default), the broker stores the message "
+    "in %DLQ%<group> instead of scheduling another retry.",
+    "delivered": "A consumer instance only pulls from the queues the rebalance gave it (AllocateMessageQueue"
+    "Averagely over the sorted client ids and queues).",
+    "stored": "The producer picks the queue (round robin, or the MessageQueueSelector) and the broker appends it "
+    "there.",
+    "lock_acquired": "An orderly consumer must hold the broker's lock on a queue before it consumes it; a lock "
+    "expires 60 s after its last renewal, then another instance may take it.",
+    "rebalanced": "Every 20 s, and when the group's members change, each instance recomputes its share of the "
+    "queues from the same sorted lists.",
+}
+"""A hint about the mechanism, per event kind (used when the checkpoint gives none)."""
+WHERE_KINDS = ("business", "retry", "delay", "dlq", "process_queue", "done", "dropped")
+"""The flow view's place kinds a "where" checkpoint offers as answers."""
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that does not fit the run (no such event, no message to follow)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """Pause before the ``nth`` ``before`` event (about ``msg_id``, by ``actor`` when given) and ask ``ask``."""
+
+    before: EventKind | str
+    ask: Ask = "where"
+    nth: int = 1
+    msg_id: str | None = None
+    actor: str | None = None
+    question: str = ""
+    hint: str = ""
+    explain: str = ""
+    name: str = ""
+    """What the score summary calls it (default: ``"send_back #1"``)."""
+
+    def __post_init__(self) -> None:
+        kinds = sorted(k.value for k in EventKind)
+        if str(getattr(self.before, "value", self.before)) not in kinds:
+            raise ValueError(f"before={self.before!r} is not an event kind; expected one of {kinds}")
+        object.__setattr__(self, "before", EventKind(self.before))
+        if self.ask not in ASKS:
+            raise ValueError(f"ask={self.ask!r}; expected one of {ASKS}")
+        if not isinstance(self.nth, int) or isinstance(self.nth, bool) or self.nth < 1:
+            raise ValueError(f"nth={self.nth!r}; expected an int >= 1")
+
+    @property
+    def label(self) -> str:
+        return self.name or f"{EventKind(self.before).value} #{self.nth}"
+
+    def matches(self, event: TraceEvent) -> bool:
+        """Whether ``event`` counts towards ``nth``."""
+        return (
+            event.kind is self.before
+            and (self.msg_id is None or event.msg_id == self.msg_id)
+            and (self.actor is None or event.actor == self.actor)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One answer on offer: ``key`` identifies it, ``label`` is what the student reads, ``mark`` the key of the
+    main picture's mark it stands for ("" when the picture does not draw it at the paused step)."""
+
+    key: str
+    label: str
+    mark: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AskedCheckpoint:
+    """A checkpoint resolved against one run: where it pauses, what it asks, and the engine's answer."""
+
+    name: str
+    frame: int
+    """The frame the run pauses on (the step just before the event)."""
+    event: TraceEvent
+    ask: Ask
+    question: str
+    choices: tuple[Choice, ...]
+    answer: str
+    """The key of the right choice (from the engine's next state)."""
+    hint: str
+    explain: str
+
+    def check(self, key: str) -> tuple[bool, str]:
+        """``(True, explanation)`` for the right choice, ``(False, hint)`` otherwise; an unknown key is an error."""
+        keys = [c.key for c in self.choices]
+        if key not in keys:
+            raise ValueError(f"choice={key!r} for checkpoint {self.name!r}; expected one of {keys}")
+        return (True, self.explain) if key == self.answer else (False, self.hint)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON for the page (the browser checks answers itself, with no kernel)."""
+        return {
+            "name": self.name,
+            "frame": self.frame,
+            "ask": self.ask,
+            "question": self.question,
+            "choices": [{"key": c.key, "label": c.label, "mark": c.mark} for c in self.choices],
+            "answer": self.answer,
+            "hint": self.hint,
+            "explain": self.explain,
+        }
+
+
+def _find(cp: Checkpoint, trace: Sequence[TraceEvent]) -> TraceEvent:
+    found = [e for e in trace if cp.matches(e)]
+    if len(found) < cp.nth:
+        raise CheckpointError(
+            f"checkpoint {cp.label!r}: before={EventKind(cp.before).value!r} nth={cp.nth} but this run has "
+            f"{len(found)} such event(s)" + (f" about {cp.msg_id}" if cp.msg_id else "")
+        )
+    return found[cp.nth - 1]
+
+
+def _subject(event: TraceEvent) -> str:
+    """Who acts: a consumer's client id, or a broker's name."""
+    actor = event.actor
+    for prefix in ("consumer:", "schedule:", "producer:"):
+        if actor.startswith(prefix):
+            return actor[len(prefix) :]
+    return actor
+
+
+def _where(event: TraceEvent, before: FlowVM, after: FlowVM) -> tuple[tuple[Choice, ...], str]:
+    if event.msg_id is None:
+        raise CheckpointError(
+            f"ask='where' needs an event about a message; {event.kind.value} at seq {event.seq} has none"
+        )
+    tokens = [t for t in after.tokens if t.msg_id == event.msg_id]
+    if not tokens:
+        raise CheckpointError(f"ask='where': message {event.msg_id} is not drawn after {event.kind.value}")
+    was = {t.key: t.place for t in before.tokens}
+    moved = [t for t in tokens if was.get(t.key) != t.place]
+    answer = (moved or tokens)[0].place
+    drawn = {p.key for p in before.places}
+    places = {p.key: p for p in (*before.places, *after.places) if p.kind in WHERE_KINDS}
+    order = {kind: i for i, kind in enumerate(WHERE_KINDS)}
+    choices = [
+        Choice(
+            p.key,
+            p.label + (f" ({p.owner})" if p.kind == "process_queue" else ""),
+            f"place:{p.key}" if p.key in drawn else "",
+        )
+        for p in sorted(places.values(), key=lambda p: (order[p.kind], p.key))
+        if p.kind != "delay"
+    ]
+    delays = [p for p in places.values() if p.kind == "delay"]
+    if delays or answer.startswith("delay:"):
+        broker = (answer if answer.startswith("delay:") else delays[0].key).split(":")[1]
+        table = DelayLevelTable(DEFAULT_MESSAGE_DELAY_LEVEL)
+        levels = {int(p.key.rsplit(":", 1)[1]) for p in delays}
+        top = max(levels | {4})
+        for level in range(1, min(top + 1, table.max_level) + 1):
+            key = f"delay:{broker}:{level}"
+            label = f"delay level {level} · {format_duration(table.delay_ms(level))}"
+            choices.append(Choice(key, label, f"place:{key}" if key in drawn else ""))
+    if answer.split(":")[0] in ("delay", "queue") and not any(c.key.startswith("queue:%DLQ%") for c in choices):
+        broker = answer.split("@")[-1].split(":")[0] if answer.startswith("queue:") else answer.split(":")[1]
+        for group in sorted({t.owner for t in tokens if t.owner}):
+            key = f"queue:%DLQ%{group}@{broker}:0"
+            choices.append(Choice(key, f"%DLQ%{group}:0 (dead letters)", ""))
+            places.setdefault(key, Place(key, "dlq", key, f"broker:{broker}"))
+    choices.sort(key=lambda c: (order[places[c.key].kind] if c.key in places else order["delay"], c.key))
+    return tuple(choices), answer
+
+
+def _who(event: TraceEvent, snap: LabSnapshot) -> tuple[tuple[Choice, ...], str]:
+    answer = _subject(event)
+    consumers = sorted(c.client_id for c in snap.consumers)
+    brokers = sorted(b.name for b in snap.brokers)
+    if answer in consumers:
+        return tuple(Choice(c, c, f"consumer:{c}") for c in consumers), answer
+    if answer in brokers:
+        return tuple(Choice(b, b, f"broker:{b}") for b in brokers), answer
+    raise CheckpointError(f"ask='who': {event.kind.value} at seq {event.seq} is by {event.actor!r}, not an instance")
+
+
+def _when(event: TraceEvent, now_ms: int) -> tuple[tuple[Choice, ...], str]:
+    table = DelayLevelTable(DEFAULT_MESSAGE_DELAY_LEVEL)
+    candidates = {event.time_ms, *(now_ms + d for d in table.delays_ms[:8]), now_ms + 20_000, now_ms + 60_000}
+    ranked = sorted(candidates, key=lambda t: (abs(t - event.time_ms), t))[:5]
+    return tuple(Choice(str(t), f"t = {format_duration(t)}") for t in sorted(ranked)), str(event.time_ms)
+
+
+def _question(cp: Checkpoint, event: TraceEvent) -> str:
+    msg = event.msg_id or "it"
+    if cp.ask == "where":
+        return f"Where is {msg} after the next step? Click the place in the picture (or a button)."
+    if cp.ask == "who":
+        what = {"delivered": f"gets {msg}", "lock_acquired": f"takes the lock on {event.get('queue', 'the queue')}"}
+        return f"Which instance {what.get(event.kind.value, 'acts')} next?"
+    return f"When does the next {event.kind.value.replace('_', ' ')} of {msg} happen?"
+
+
+def resolve(
+    checkpoints: Sequence[Checkpoint],
+    *,
+    trace: Sequence[TraceEvent],
+    positions: Sequence[int],
+    snapshots: Sequence[LabSnapshot],
+    flows: Sequence[FlowVM],
+    captions: Sequence[Sequence[str]],
+) -> tuple[AskedCheckpoint, ...]:
+    """Each checkpoint against one run's frames: ``positions[i]`` is frame ``i``'s trace length, ``snapshots``,
+    ``flows`` (message-flow view-models) and ``captions`` are the frames' own. Raises :class:`CheckpointError`
+    naming the checkpoint when the run has no such event."""
+    out = []
+    for cp in checkpoints:
+        event = _find(cp, trace)
+        index = event.seq - 1  # events 0 … position − 1 have happened at a position
+        frame = max(i for i, p in enumerate(positions) if p <= index)
+        after = min(frame + 1, len(positions) - 1)
+        snap = snapshots[frame]
+        if cp.ask == "where":
+            choices, answer = _where(event, flows[frame], flows[after])
+        elif cp.ask == "who":
+            choices, answer = _who(event, snap)
+        else:
+            choices, answer = _when(event, snap.now_ms)
+        right = next(c.label for c in choices if c.key == answer)
+        explain = cp.explain or f"Right: {right}. " + " ".join(captions[after][:2])
+        out.append(
+            AskedCheckpoint(
+                cp.label,
+                frame,
+                event,
+                cp.ask,
+                cp.question or _question(cp, event),
+                choices,
+                answer,
+                cp.hint or HINTS.get(event.kind.value, "Step through the run again and watch this message."),
+                explain,
+            )
+        )
+    return tuple(out)

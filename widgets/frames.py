@@ -1,0 +1,208 @@
+"""Frames: a whole run computed once by the engine, so the page can step, play and scrub it with no kernel.
+
+After a build (or Rebuild, a knob, a fault button) :func:`build_run` walks the run from its start to its end
+exactly as the controller's Step does (:class:`~widgets.stepper.Stepper`: one frame per meaningful step), and keeps
+for every frame its trace position, virtual time, clock line, caption and snapshot. :meth:`RunFrames.scenes`
+turns the snapshots into one view's scenes (only when that view is shown: a hidden tab costs nothing until it is
+opened), and :func:`encode` sends them **delta-encoded by mark key**: frame 0 whole, then per frame only the marks
+that are new or changed, the keys that went, and the drawing order when it changed. ``scene.js`` decodes them
+and morphs the SVG frame to frame as it does for a live scene, so the picture at step k is the same whether the
+kernel or the page drew it (:func:`decode` is the Python twin the tests compare with).
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rmqlab import Lab, format_duration
+
+from .checkpoints import AskedCheckpoint, Checkpoint, resolve
+from .flow_view import FlowVM, flow_view_model
+from .replay import InjectedFault, Replay, RunOutline
+from .scene import Scene, SceneView
+from .snapshot import LabSnapshot
+from .stepper import Stepper
+
+__all__ = ["MAX_FRAMES", "RunFrames", "build_run", "clock_text", "decode", "encode"]
+
+MAX_FRAMES = 120
+"""At most this many frames go to the page; past them Step asks the kernel (a run too long to watch)."""
+_RUN_IDS = itertools.count(1)
+
+
+def clock_text(now_ms: int, position: int, end: int | None, at_end: bool) -> str:
+    """``t = 11 s (11000 ms) · event 40 / 52`` (the ms only when the short form hides them; ``· end`` last)."""
+    short = format_duration(now_ms)
+    ms = "" if short == f"{now_ms} ms" else f" ({now_ms} ms)"
+    total = "" if end is None else f" / {end}"
+    return f"t = {short}{ms} · event {position}{total}{' · end' if at_end else ''}"
+
+
+@dataclass
+class RunFrames:
+    """One run, frame by frame (frame ``i`` is the position the ``i``-th Step from the start reaches)."""
+
+    run: str
+    positions: list[int]
+    now_ms: list[int]
+    captions: list[tuple[str, ...]]
+    snapshots: list[LabSnapshot]
+    kinds: list[dict[str, int]]
+    """Per frame: how many events of each kind its step appended (for Jump)."""
+    end: int
+    complete: bool
+    """Every step of the run is a frame (``False``: the run had more than :data:`MAX_FRAMES`)."""
+    outline: RunOutline
+    checkpoints: tuple[AskedCheckpoint, ...] = ()
+    _models: dict[int, list[Any]] = field(default_factory=dict)
+    _scenes: dict[int, list[Scene]] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def clock(self, i: int) -> str:
+        return clock_text(self.now_ms[i], self.positions[i], self.end, self.complete and i == len(self) - 1)
+
+    def index_of(self, position: int, now_ms: int | None = None) -> int:
+        """The frame at ``position`` (and virtual time ``now_ms``, when given), or -1 when no frame is there (a raw
+        step, a jump between frames, or the last position reached by a seek before the run's idle end)."""
+        try:
+            i = self.positions.index(position)
+        except ValueError:
+            return -1
+        return i if now_ms is None or self.now_ms[i] == now_ms else -1
+
+    def near(self, position: int) -> int:
+        """The last frame at or before ``position`` (where Step and Back count from when no frame is shown)."""
+        return max(0, bisect.bisect_right(self.positions, position) - 1)
+
+    def models(self, view: SceneView) -> list[Any]:
+        """The view's view-model at every frame (computed once per view)."""
+        key = id(view)  # a cache key only, never an order
+        if key not in self._models:
+            self._models[key] = [view.model(snap) for snap in self.snapshots]
+        return self._models[key]
+
+    def scenes(self, view: SceneView) -> list[Scene]:
+        """The view's scene at every frame (computed once per view, when the view is first shown)."""
+        key = id(view)
+        if key not in self._scenes:
+            self._scenes[key] = [view.scene(vm) for vm in self.models(view)]
+        return self._scenes[key]
+
+    def player_json(self) -> dict[str, Any]:
+        """What the page's player needs: positions, clocks, captions, Jump counts, checkpoints."""
+        kinds = sorted({k for per in self.kinds for k in per})
+        return {
+            "run": self.run,
+            "positions": self.positions,
+            "clocks": [self.clock(i) for i in range(len(self))],
+            "captions": [list(c) for c in self.captions],
+            "jumps": {k: [per.get(k, 0) for per in self.kinds] for k in kinds},
+            "checkpoints": [c.to_json() for c in self.checkpoints],
+            "complete": self.complete,
+        }
+
+
+def build_run(
+    make_lab: Callable[[], Lab],
+    *,
+    horizon: int | str = "6h",
+    faults: Iterable[InjectedFault] = (),
+    checkpoints: Sequence[Checkpoint] = (),
+    max_frames: int = MAX_FRAMES,
+    run: str | None = None,
+) -> RunFrames:
+    """Walk ``make_lab()``'s run Step by Step (meaningful steps) and keep every frame; resolve ``checkpoints``."""
+    replay = Replay(make_lab, horizon=horizon, faults=faults)
+    stepper = Stepper(replay)
+    positions, times, captions, snaps, kinds = [], [], [], [], []
+    trace = replay.lab.trace
+    before = 0
+    complete = True
+    while True:
+        position = replay.position
+        positions.append(position)
+        times.append(replay.lab.now)
+        captions.append(stepper.caption_lines())
+        snaps.append(replay.snapshot())
+        counts: dict[str, int] = {}
+        for k in range(before if positions[:-1] else position, position):
+            counts[trace[k].kind.value] = counts.get(trace[k].kind.value, 0) + 1
+        kinds.append(counts)
+        before = position
+        if len(positions) >= max_frames:
+            complete = not stepper.step()
+            break
+        if not stepper.step():
+            break
+    replay.run_to_end()
+    outline = RunOutline(tuple(e.kind for e in replay.lab.trace))
+    frames = RunFrames(
+        run or f"rq-run-{next(_RUN_IDS)}", positions, times, captions, snaps, kinds, outline.end, complete, outline
+    )
+    if checkpoints:
+        flows: list[FlowVM] = [flow_view_model(s) for s in snaps]
+        frames.checkpoints = resolve(
+            checkpoints,
+            trace=list(replay.lab.trace),
+            positions=positions,
+            snapshots=snaps,
+            flows=flows,
+            captions=captions,
+        )
+    return frames
+
+
+def encode(scenes: Sequence[Scene]) -> dict[str, Any]:
+    """Frame 0 whole, then per frame: ``set`` (new or changed marks), ``del`` (keys gone), ``order`` (all keys,
+    only when the drawing order changed) and ``head`` (size, label, CSS… only when they changed)."""
+    frames: list[dict[str, Any]] = []
+    prev_marks: dict[str, dict[str, Any]] = {}
+    prev_order: list[str] = []
+    prev_head: dict[str, Any] = {}
+    for scene in scenes:
+        whole = scene.to_json()
+        marks = {m["key"]: m for m in whole.pop("marks")}
+        order = list(marks)
+        delta: dict[str, Any] = {}
+        head = {k: v for k, v in whole.items() if prev_head.get(k) != v}
+        if head:
+            delta["head"] = head
+        changed = [m for k, m in marks.items() if prev_marks.get(k) != m]
+        if changed:
+            delta["set"] = changed
+        gone = [k for k in prev_order if k not in marks]
+        if gone:
+            delta["del"] = gone
+        kept_order = [k for k in prev_order if k in marks]
+        new_keys = [k for k in order if k not in prev_marks]
+        if order != kept_order + new_keys:
+            delta["order"] = order
+        frames.append(delta)
+        prev_marks, prev_order, prev_head = marks, order, {**prev_head, **whole}
+    return {"frames": frames}
+
+
+def decode(encoded: dict[str, Any], i: int) -> dict[str, Any]:
+    """Frame ``i`` as :meth:`Scene.to_json` gives it (the Python twin of ``scene.js``'s decoder)."""
+    head: dict[str, Any] = {}
+    marks: dict[str, dict[str, Any]] = {}
+    order: list[str] = []
+    for delta in encoded["frames"][: i + 1]:
+        head.update(delta.get("head", {}))
+        gone = set(delta.get("del", ()))
+        for k in gone:
+            marks.pop(k, None)
+        order = [k for k in order if k not in gone]
+        for m in delta.get("set", ()):
+            if m["key"] not in marks:
+                order.append(m["key"])
+            marks[m["key"]] = m
+        if "order" in delta:
+            order = list(delta["order"])
+    return {**head, "marks": [marks[k] for k in order]}

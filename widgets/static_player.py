@@ -1,0 +1,87 @@
+"""A dashboard's run in a page with no kernel: the player and every picture, with the run's frames inside.
+
+:func:`static_player_html` is what ``Dashboard.static_html()`` gives (and so ``save_html``, an nbconvert export of
+an executed notebook, the docs site and Voila's first paint): the static SVG of the current step (what a reader
+without JavaScript sees), the frames of every picture (:func:`widgets.frames.encode`) and ``scene.js`` inlined in
+one ``<script type="module">``, which mounts the same player and the same scene drawing the live widgets use.
+Step, Back, Play, scrub, Jump and the checkpoints then work in a page opened from disk, and the picture at step
+k is the live widget's at step k (the same frames, decoded by the same code). No network, no file beside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import pathlib
+from collections.abc import Sequence
+from typing import Any
+
+from .base import SnapshotView
+from .frames import RunFrames, encode
+from .scene import BASE_CSS, SceneView
+
+__all__ = ["static_player_html"]
+
+_SCRIPT = pathlib.Path(__file__).with_name("scene.js")
+BUDGET_BYTES = 2_000_000
+"""At most this much frame data per page: pictures past it (tabs, in dashboard order) stay at the current step."""
+
+
+def _script_source() -> str:
+    """``scene.js`` as an inline module (its ``export`` dropped; ``</`` escaped so no text ends the script)."""
+    source = _SCRIPT.read_text(encoding="utf-8").replace("export default { render };", "")
+    return source.replace("</", "<\\/")
+
+
+def static_player_html(
+    frames: RunFrames,
+    views: Sequence[SnapshotView],
+    *,
+    frame: int,
+    fallback: str = "",
+    near: int = 0,
+    live: tuple[str, Sequence[str]] = ("", ()),
+) -> str:
+    """The player and ``views`` (scene views move with it; others show their text) at ``frame``; ``fallback`` is
+    what stands in the player's place without JavaScript (default: the frame's clock and caption). ``frame`` -1:
+    the views' current pictures, which are no frame (Step then goes on from frame ``near``; ``live`` gives that
+    position's clock and caption lines)."""
+    # ids from the content: the same run gives the same page, byte for byte; two runs in one page never collide
+    digest = hashlib.sha256(repr((frames.positions, frames.captions, frame, [v.title for v in views])).encode())
+    n = digest.hexdigest()[:12]
+    run = f"static-{n}"
+    player_id = f"rq-static-{n}-player"
+    scenes: list[dict[str, Any]] = []
+    parts = [
+        f'<div class="rq-static-dashboard" data-testid="rq-static-dashboard" data-run="{html.escape(run)}">',
+        f"<style>{BASE_CSS}</style>",
+        f'<div id="{player_id}">',
+        fallback
+        or f"<p>{html.escape(frames.clock(max(frame, 0)))}</p>"
+        + "".join(f"<div>{html.escape(t)}</div>" for t in frames.captions[max(frame, 0)]),
+        "</div>",
+    ]
+    spent = 0
+    for i, view in enumerate(views):
+        parts.append(f"<h4>{html.escape(view.title)}</h4>")
+        if isinstance(view, SceneView):
+            scene_id = f"rq-static-{n}-view-{i}"
+            current = frames.scenes(view)[frame] if frame >= 0 or view.current is None else view.current
+            parts.append(f'<div id="{scene_id}">{current.to_svg()}</div>')
+            encoded = encode(frames.scenes(view))
+            spent += len(json.dumps(encoded, separators=(",", ":")))
+            if spent > BUDGET_BYTES and i > 0:  # the main picture always moves; a tab past the budget stays
+                parts.append("<p><i>This picture stays at this step here: the run is too long to embed it.</i></p>")
+                continue
+            traits = {"run": run, "frames": encoded, "scene": current.to_json(), "duration_ms": 350}
+            scenes.append({"id": scene_id, "traits": traits})
+        else:
+            parts.append(f"<pre>{html.escape(view.text)}</pre>")
+    player = {"kind": "player", "data": {**frames.player_json(), "run": run}, "position": frame, "interval": 200,
+              "answers": [], "live_clock": live[0], "live_caption": list(live[1]), "live_near": near}  # fmt: skip
+    payload = json.dumps({"player": player, "scenes": scenes}, separators=(",", ":")).replace("</", "<\\/")
+    parts.append(
+        f'<script type="module">{_script_source()}\nrqlabMountStatic("{player_id}", {payload});</script></div>'
+    )
+    return "".join(parts)

@@ -1,0 +1,99 @@
+"""Stepper: meaningful steps and their captions over one :class:`~widgets.replay.Replay`, without any widget.
+
+The controller (live, one step per click) and the frame builder (:mod:`widgets.frames`, the whole run at once,
+for the browser) walk a run the same way through this one class, so the picture and the caption at step k are
+the same whichever of them got there.
+
+**Steps are meaningful events.** :meth:`step` moves to the next position whose scheduler step appended a
+meaningful event (:func:`rmqlab.narrate.is_meaningful`: a delivery, a consume result, a send-back, a schedule
+hop, a DLQ write, a lock change, a send, a fault, a rebalance), skipping offset and lock-renewal bookkeeping;
+``raw=True`` moves one reachable position. The caption of a position is a function of the position and
+``raw`` only, so every route to a position shows the same words.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from rmqlab.narrate import Caption, Narrator
+
+from .replay import Replay
+
+__all__ = ["CAPTION_LINES", "Stepper"]
+
+CAPTION_LINES = 6
+"""At most this many caption lines per step; the rest is counted ("… and 3 more — see the Events tab")."""
+
+
+class Stepper:
+    """Meaningful steps over ``replay`` (which it moves), with a caption for every position reached."""
+
+    def __init__(self, replay: Replay) -> None:
+        self.replay = replay
+        self._narrator = Narrator()
+        self.captions: list[Caption] = []
+        """One per trace event seen so far (same factory + faults → same run)."""
+        self.known_stops: list[int] = []
+        """The longest list of reachable positions seen so far."""
+        self.sync()
+
+    def sync(self) -> None:
+        """Caption every new trace event and remember every reachable position seen."""
+        trace = self.replay.lab.trace
+        for k in range(len(self.captions), self.replay.position):
+            self.captions.append(self._narrator.feed(trace[k]))
+        count = self.replay.stop_count
+        if count > len(self.known_stops):
+            self.known_stops.extend(self.replay.stops_since(len(self.known_stops)))
+
+    def segment(self, i: int) -> range:
+        """Trace indexes appended by the step that reached known stop ``i`` (the start: everything before)."""
+        first = self.known_stops[i - 1] if i > 0 else 0
+        return range(first, self.known_stops[i])
+
+    def stop_is_meaningful(self, i: int) -> bool:
+        """Whether the step that reached known stop ``i`` appended a meaningful event."""
+        return any(self.captions[k].meaningful for k in self.segment(i))
+
+    def step(self, *, raw: bool = False) -> bool:
+        """Advance to the next meaningful position (``raw``: one reachable position); ``False`` at the end."""
+        moved = False
+        while self.replay.step_once():
+            moved = True
+            self.sync()
+            if raw or self.stop_is_meaningful(self.replay.stop_count - 1):
+                break
+        self.sync()
+        return moved
+
+    def back(self, *, raw: bool = False) -> int:
+        """Back to the previous meaningful position (``raw``: the previous one), by rebuild and replay."""
+        if raw:
+            self.replay.step_back()
+        else:
+            i = bisect.bisect_left(self.known_stops, self.replay.position) - 1
+            while i > 0 and not self.stop_is_meaningful(i):
+                i -= 1
+            self.replay.seek(self.known_stops[i] if i >= 0 else self.replay.start)
+        self.sync()
+        return self.replay.position
+
+    def caption_lines(self, *, raw: bool = False) -> tuple[str, ...]:
+        """The captions of the step that reached the current position (a function of position and ``raw``)."""
+        position = self.replay.position
+        if not self.known_stops:
+            return ()
+        i = bisect.bisect_left(self.known_stops, position)
+        if i >= len(self.known_stops) or self.known_stops[i] != position:
+            return ()
+        chosen = [self.captions[k] for k in self.segment(i)]
+        if not raw:
+            j = i - 1
+            while j >= 0 and not self.stop_is_meaningful(j):
+                j -= 1
+            first = self.known_stops[j] if j >= 0 else 0
+            chosen = [c for c in self.captions[first:position] if c.meaningful] or chosen
+        lines = [c.text for c in chosen[:CAPTION_LINES]]
+        if len(chosen) > CAPTION_LINES:
+            lines.append(f"… and {len(chosen) - CAPTION_LINES} more — see the Events tab")
+        return tuple(lines)
