@@ -650,10 +650,12 @@ class Controller(W.VBox):
             self.pause()
         frame = self.frames.index_of(pos, snap.now_ms) if self.frames is not None and not self.raw_steps else -1
         for view in self.views:
+            # a picture without its frames in the page yet (a hidden tab) is drawn by the kernel, as before
+            was_live = isinstance(view, SceneView) and view.live
             if isinstance(view, SceneView):
-                view.live = frame < 0
+                view.live = frame < 0 or not view.canvas.frames
             view.update(snap)
-            if frame < 0 and isinstance(view, SceneView) and view.current is not None:
+            if isinstance(view, SceneView) and view.live and not was_live and view.current is not None:
                 view.canvas.show(view.current)
         self._syncing = True
         try:
