@@ -25,7 +25,6 @@ into the kernel from a callback.
 
 from __future__ import annotations
 
-import asyncio
 import html
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -35,8 +34,9 @@ import ipywidgets as W
 from rmqlab import EventKind, Lab, parse_duration
 
 from .base import SnapshotView, guarded
-from .checkpoints import AskedCheckpoint, Checkpoint
-from .frames import RunFrames, build_run, clock_text, encode
+from .checkpoints import Checkpoint
+from .controller_frames import PageFrames
+from .frames import RunFrames, clock_text
 from .player import PlayerWidget
 from .replay import FAULT_KINDS, InjectedFault, Replay, ReplayError, RunOutline, fault_target
 from .scene import SceneView
@@ -78,7 +78,7 @@ def _button(label: str, tip: str, icon: str = "") -> W.Button:
     return W.Button(description=label, tooltip=tip, layout=W.Layout(width="auto", flex="0 0 auto"))
 
 
-class Controller(W.VBox):
+class Controller(PageFrames, W.VBox):
     """Step-through control over a deterministic replay of ``make_lab()`` (plus any injected faults)."""
 
     def __init__(
@@ -261,126 +261,6 @@ class Controller(W.VBox):
         self._show()
         self._sync_fault_targets()
         return True
-
-    # ------------------------------------------------------------------ frames in the page
-    def _build_frames(self) -> None:
-        """Compute the run's frames once and send them to the page (the outline comes with them)."""
-        assert self.replay is not None
-        if not self.run_ahead:
-            self.frames, self.outline = None, None
-            self.player.data = {}
-            for view in self.views:
-                if isinstance(view, SceneView):
-                    view.live, view.canvas.run, view.canvas.frames = True, "", {}
-            return
-        run = self.frames.run if self.frames is not None else None
-        self.frames = build_run(
-            self.replay.make_lab,
-            horizon=self.horizon,
-            faults=self.replay.faults,
-            checkpoints=self.checkpoint_specs,
-            run=run,
-        )
-        self.outline = self.frames.outline
-        for view in self.views:
-            if isinstance(view, SceneView):
-                view.canvas.frames = {}
-                view.canvas.run = self.frames.run
-                if id(view) not in self.lazy_views:
-                    self.send_frames(view)
-        self._syncing = True
-        try:
-            with self.player.hold_sync():
-                self.player.data = self.frames.player_json()
-                self.player.answers = []
-        finally:
-            self._syncing = False
-
-    def send_frames(self, view: SnapshotView) -> None:
-        """Send ``view``'s frames to the page now (a hidden tab's, when it is opened)."""
-        self.lazy_views.discard(id(view))
-        if self.frames is not None and isinstance(view, SceneView) and not view.canvas.frames:
-            with view.canvas.hold_sync():
-                view.canvas.frames = encode(self.frames.scenes(view))
-                view.canvas.run = self.frames.run
-
-    @property
-    def checkpoints(self) -> tuple[AskedCheckpoint, ...]:
-        """The dashboard's checkpoints, resolved against the current run (their answers from the engine)."""
-        return self.frames.checkpoints if self.frames is not None else ()
-
-    def checkpoint(self, name: str) -> AskedCheckpoint:
-        """The checkpoint called ``name`` (KeyError names those there are)."""
-        for cp in self.checkpoints:
-            if cp.name == name:
-                return cp
-        raise KeyError(f"checkpoint {name!r}; have {[cp.name for cp in self.checkpoints]}")
-
-    def goto_checkpoint(self, name: str) -> int:
-        """Go to the step where checkpoint ``name`` pauses (just before its event); returns the position."""
-        assert self.frames is not None
-        return self.seek(self.frames.positions[self.checkpoint(name).frame])
-
-    def answer(self, name: str, choice: str) -> tuple[bool, str]:
-        """Answer checkpoint ``name`` with the key of one of its choices: ``(True, explanation)`` or
-        ``(False, hint)`` — the twin of clicking a place in the picture."""
-        cp = self.checkpoint(name)
-        right, text = cp.check(choice)
-        self.answers.append({"name": name, "choice": choice, "right": right})
-        return right, text
-
-    @property
-    def score(self) -> dict[str, int]:
-        """Checkpoints: how many there are, answered right at the first try, right after a hint, shown."""
-        done = {a["name"]: a for a in self.player.answers}
-        first = sum(1 for a in done.values() if a.get("tries") == 1 and not a.get("shown"))
-        shown = sum(1 for a in done.values() if a.get("shown"))
-        return {
-            "checkpoints": len(self.checkpoints),
-            "first_try": first,
-            "after_hint": len(done) - first - shown,
-            "shown": shown,
-        }
-
-    def _on_player_position(self, change: dict[str, Any]) -> None:
-        """The page moved: follow it asynchronously (the last of a burst of moves only)."""
-        if self._syncing or self.frames is None or change["new"] < 0:
-            return
-        first = self._pending_frame is None
-        self._pending_frame = int(change["new"])
-        if not first:
-            return
-        try:
-            asyncio.get_running_loop().call_later(0.05, self._follow_player)
-        except RuntimeError:  # no event loop (tests, a plain script): follow now
-            self._follow_player()
-
-    def _follow_player(self) -> None:
-        """Reach the page's frame as the frames were built: Step by Step (meaningful steps), from the current frame
-        when it lies before, else from the start, so the state (and its virtual time) is the frame's own."""
-        frame, self._pending_frame = self._pending_frame, None
-        if frame is None or self.frames is None or self.replay is None or self.stepper is None:
-            return
-        frame = min(frame, len(self.frames) - 1)
-        target = self.frames.positions[frame]
-        here = self.frames.index_of(self.position, self.replay.lab.now)
-        if here == frame:
-            return
-        if here < 0 or here > frame:
-            self.replay.rebuild()
-        while self.position < target and self.stepper.step():
-            pass
-        self._show()
-
-    def _on_player_msg(self, _widget: Any, content: dict[str, Any], _buffers: Any) -> None:
-        """The page asks the kernel to move (past the frames it has, or one raw event)."""
-        cmd = content.get("cmd") if isinstance(content, dict) else None
-        if cmd == "step":
-            self.step_once()
-        elif cmd == "back":
-            self.step_back()
-        elif cmd == "reset":
-            self.reset()
 
     @property
     def end(self) -> int | None:
@@ -650,10 +530,12 @@ class Controller(W.VBox):
             self.pause()
         frame = self.frames.index_of(pos, snap.now_ms) if self.frames is not None and not self.raw_steps else -1
         for view in self.views:
+            # a picture without its frames in the page yet (a hidden tab) is drawn by the kernel, as before
+            was_live = isinstance(view, SceneView) and view.live
             if isinstance(view, SceneView):
-                view.live = frame < 0
+                view.live = frame < 0 or not view.canvas.frames
             view.update(snap)
-            if frame < 0 and isinstance(view, SceneView) and view.current is not None:
+            if isinstance(view, SceneView) and view.live and not was_live and view.current is not None:
                 view.canvas.show(view.current)
         self._syncing = True
         try:

@@ -1,0 +1,171 @@
+"""The controller's frames in the page: built once per run, sent to the page, followed back; and its checkpoints.
+
+A mixin of :class:`widgets.controller.Controller` (kept apart so each module stays readable): after every build
+the run's frames (:mod:`widgets.frames`) go to the page's player and to each scene view that is shown; the page
+moves through them on its own and the kernel follows asynchronously (:meth:`PageFrames._follow_player`), by
+Stepping to the frame as the frames were built, so its state is the frame's own. The checkpoints resolved
+against the run are read, answered and scored here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from .base import SnapshotView
+from .checkpoints import AskedCheckpoint, Checkpoint
+from .frames import RunFrames, build_run, encode
+from .player import PlayerWidget
+from .replay import Replay, RunOutline
+from .scene import SceneView
+from .stepper import Stepper
+
+__all__ = ["PageFrames"]
+
+
+class PageFrames:
+    """Frames in the page and checkpoints, for a controller that has the attributes declared here."""
+
+    replay: Replay | None
+    stepper: Stepper | None
+    frames: RunFrames | None
+    outline: RunOutline | None
+    player: PlayerWidget
+    views: list[SnapshotView]
+    lazy_views: set[int]
+    answers: list[dict[str, Any]]
+    checkpoint_specs: tuple[Checkpoint, ...]
+    horizon: int | str
+    run_ahead: bool
+    _syncing: bool
+    _pending_frame: int | None
+    _show: Callable[[], None]
+    seek: Callable[[int], int]
+    step_once: Callable[[], bool]
+    step_back: Callable[[], int]
+    reset: Callable[[], int]
+
+    @property
+    def position(self) -> int:
+        return self.replay.position if self.replay else 0
+
+    # ------------------------------------------------------------------ frames in the page
+    def _build_frames(self) -> None:
+        """Compute the run's frames once and send them to the page (the outline comes with them)."""
+        assert self.replay is not None
+        if not self.run_ahead:
+            self.frames, self.outline = None, None
+            self.player.data = {}
+            for view in self.views:
+                if isinstance(view, SceneView):
+                    view.live, view.canvas.run, view.canvas.frames = True, "", {}
+            return
+        run = self.frames.run if self.frames is not None else None
+        self.frames = build_run(
+            self.replay.make_lab,
+            horizon=self.horizon,
+            faults=self.replay.faults,
+            checkpoints=self.checkpoint_specs,
+            run=run,
+        )
+        self.outline = self.frames.outline
+        for view in self.views:
+            if isinstance(view, SceneView):
+                view.canvas.frames = {}
+                view.canvas.run = self.frames.run
+                if id(view) not in self.lazy_views:
+                    self.send_frames(view)
+        self._syncing = True
+        try:
+            with self.player.hold_sync():
+                self.player.data = self.frames.player_json()
+                self.player.answers = []
+        finally:
+            self._syncing = False
+
+    def send_frames(self, view: SnapshotView) -> None:
+        """Send ``view``'s frames to the page now (a hidden tab's, when it is opened)."""
+        self.lazy_views.discard(id(view))
+        if self.frames is not None and isinstance(view, SceneView) and not view.canvas.frames:
+            with view.canvas.hold_sync():
+                view.canvas.frames = encode(self.frames.scenes(view))
+                view.canvas.run = self.frames.run
+
+    @property
+    def checkpoints(self) -> tuple[AskedCheckpoint, ...]:
+        """The dashboard's checkpoints, resolved against the current run (their answers from the engine)."""
+        return self.frames.checkpoints if self.frames is not None else ()
+
+    def checkpoint(self, name: str) -> AskedCheckpoint:
+        """The checkpoint called ``name`` (KeyError names those there are)."""
+        for cp in self.checkpoints:
+            if cp.name == name:
+                return cp
+        raise KeyError(f"checkpoint {name!r}; have {[cp.name for cp in self.checkpoints]}")
+
+    def goto_checkpoint(self, name: str) -> int:
+        """Go to the step where checkpoint ``name`` pauses (just before its event); returns the position."""
+        assert self.frames is not None
+        return self.seek(self.frames.positions[self.checkpoint(name).frame])
+
+    def answer(self, name: str, choice: str) -> tuple[bool, str]:
+        """Answer checkpoint ``name`` with the key of one of its choices: ``(True, explanation)`` or
+        ``(False, hint)`` — the twin of clicking a place in the picture."""
+        cp = self.checkpoint(name)
+        right, text = cp.check(choice)
+        self.answers.append({"name": name, "choice": choice, "right": right})
+        return right, text
+
+    @property
+    def score(self) -> dict[str, int]:
+        """Checkpoints: how many there are, answered right at the first try, right after a hint, shown."""
+        done = {a["name"]: a for a in self.player.answers}
+        first = sum(1 for a in done.values() if a.get("tries") == 1 and not a.get("shown"))
+        shown = sum(1 for a in done.values() if a.get("shown"))
+        return {
+            "checkpoints": len(self.checkpoints),
+            "first_try": first,
+            "after_hint": len(done) - first - shown,
+            "shown": shown,
+        }
+
+    def _on_player_position(self, change: dict[str, Any]) -> None:
+        """The page moved: follow it asynchronously (the last of a burst of moves only)."""
+        if self._syncing or self.frames is None or change["new"] < 0:
+            return
+        first = self._pending_frame is None
+        self._pending_frame = int(change["new"])
+        if not first:
+            return
+        try:
+            asyncio.get_running_loop().call_later(0.05, self._follow_player)
+        except RuntimeError:  # no event loop (tests, a plain script): follow now
+            self._follow_player()
+
+    def _follow_player(self) -> None:
+        """Reach the page's frame as the frames were built: Step by Step (meaningful steps), from the current frame
+        when it lies before, else from the start, so the state (and its virtual time) is the frame's own."""
+        frame, self._pending_frame = self._pending_frame, None
+        if frame is None or self.frames is None or self.replay is None or self.stepper is None:
+            return
+        frame = min(frame, len(self.frames) - 1)
+        target = self.frames.positions[frame]
+        here = self.frames.index_of(self.position, self.replay.lab.now)
+        if here == frame:
+            return
+        if here < 0 or here > frame:
+            self.replay.rebuild()
+        while self.position < target and self.stepper.step():
+            pass
+        self._show()
+
+    def _on_player_msg(self, _widget: Any, content: dict[str, Any], _buffers: Any) -> None:
+        """The page asks the kernel to move (past the frames it has, or one raw event)."""
+        cmd = content.get("cmd") if isinstance(content, dict) else None
+        if cmd == "step":
+            self.step_once()
+        elif cmd == "back":
+            self.step_back()
+        elif cmd == "reset":
+            self.reset()
