@@ -10,8 +10,11 @@ scheduler step appended a meaningful event (:func:`rmqlab.narrate.is_meaningful`
 result, a send-back, a schedule hop, a DLQ write, a lock change, a send, a fault, a rebalance), skipping
 offset and lock-renewal bookkeeping; the "every event" toggle makes them move one raw position. The
 caption under the clock (``data-testid="rmq-caption"``, twin :attr:`caption`) says what the step just
-taken did and why, one line per event, in RocketMQ's own class and method names. The caption is a
-function of the position and the toggle only, so every route to a position shows the same words.
+taken did in two lines: a plain sentence (this run's numbers, no Java names, cause before effect, repeats
+counted once) and "in the source:" with RocketMQ's own class and method and the rule
+(:func:`rmqlab.narrate.step_caption`). A run of identical events (a pull failing every second for hours) is one
+step: a step lands only where a meaningful event is *fresh* (:attr:`rmqlab.narrate.Caption.fresh`). The caption
+is a function of the position and the toggle only, so every route to a position shows the same words.
 
 **Faults** (crash / restart a broker or a consumer, partition / heal a link) are injected at the
 current virtual time: the run is rebuilt as "factory + faults" (:class:`~widgets.replay.InjectedFault`)
@@ -33,7 +36,7 @@ from typing import Any
 import ipywidgets as W
 
 from rmqlab import EventKind, Lab, format_duration, parse_duration
-from rmqlab.narrate import Caption, Narrator
+from rmqlab.narrate import Caption, Narrator, step_caption
 
 from .base import SnapshotView, guarded
 from .replay import FAULT_KINDS, InjectedFault, Replay, ReplayError, RunOutline, fault_target
@@ -55,17 +58,24 @@ JUMP_KINDS = (
     "fault",
     "warning",
 )
-CAPTION_LINES = 6
-"""At most this many caption lines per step; the rest is counted ("… and 3 more — see the Events tab")."""
+CAPTION_LINES = 2
+"""A step's caption is two lines: the plain sentence, then "in the source: …" (rmqlab.narrate.StepCaption)."""
 CAPTION_STYLE = (
     "border-left:3px solid var(--jp-brand-color1, #0072B2);padding:2px 8px;margin:2px 0;"
     "color:var(--jp-ui-font-color1, #222);font-size:var(--jp-ui-font-size1, 13px);line-height:1.4"
 )
+SOURCE_STYLE = "color:var(--jp-ui-font-color2, #555);font-size:var(--jp-ui-font-size0, 11px)"
+"""The second line ("in the source: …") is quieter than the plain sentence above it."""
 BROKER_FAULTS = tuple(kind for kind in FAULT_KINDS if fault_target(kind) == "broker")
 CONSUMER_FAULTS = tuple(kind for kind in FAULT_KINDS if fault_target(kind) == "consumer")
 LINK_FAULTS = tuple(kind for kind in FAULT_KINDS if fault_target(kind) == "client")
 """The dashboard's fault kinds by what their target names (rmqlab/lab/faults/kinds.py: a broker; a consumer; a client,
 with a broker at the other end of the link)."""
+
+
+def _exact_ms(now_ms: int) -> str:
+    """`` (1500 ms)`` beside a clock that rounds (``1.500 s``, ``4 h 45 m 40 s``); nothing when it already says ms."""
+    return "" if now_ms < 1000 else f" ({now_ms} ms)"
 
 
 def _button(label: str, tip: str, icon: str = "") -> W.Button:
@@ -303,7 +313,8 @@ class Controller(W.VBox):
         return range(first, self._known_stops[i])
 
     def _stop_is_meaningful(self, i: int) -> bool:
-        return any(self._captions[k].meaningful for k in self._segment(i))
+        """A step lands here: something meaningful and new (not a repeat of an event still repeating) happened."""
+        return any(self._captions[k].meaningful and self._captions[k].fresh for k in self._segment(i))
 
     @property
     def at_end(self) -> bool:
@@ -540,8 +551,8 @@ class Controller(W.VBox):
         end = "" if self.end is None else f" / {self.end}"
         done = " · end" if self.replay.at_end else ""
         self.clock.value = (
-            f'<span role="status" aria-live="off">t = <b>{format_duration(snap.now_ms)}</b> '
-            f"({snap.now_ms} ms) · event {pos}{end}{done}</span>"
+            f'<span role="status" aria-live="off">t = <b>{format_duration(snap.now_ms)}</b>'
+            f"{_exact_ms(snap.now_ms)} · event {pos}{end}{done}</span>"
         )
         self._show_caption()
         self._show_faults()
@@ -583,14 +594,16 @@ class Controller(W.VBox):
                 j -= 1
             first = self._known_stops[j] if j >= 0 else 0
             chosen = [c for c in self._captions[first : self.position] if c.meaningful] or raw
-        lines = [c.text for c in chosen[:CAPTION_LINES]]
-        if len(chosen) > CAPTION_LINES:
-            lines.append(f"… and {len(chosen) - CAPTION_LINES} more — see the Events tab")
-        return tuple(lines)
+        return step_caption(chosen).lines
 
     def _show_caption(self) -> None:
         self.caption_lines = self._caption_for_position()
-        body = "".join(f"<div>{html.escape(line)}</div>" for line in self.caption_lines)
+        body = "".join(
+            f'<div style="{SOURCE_STYLE}">{html.escape(line)}</div>'
+            if line.startswith("in the source:")
+            else f"<div><b>{html.escape(line)}</b></div>"
+            for line in self.caption_lines
+        )
         self.caption_html.value = (
             f'<div data-testid="rmq-caption" role="status" aria-live="polite" aria-label="what this step did" '
             f'style="{CAPTION_STYLE}">{body}</div>'
@@ -619,4 +632,5 @@ class Controller(W.VBox):
         if self.snapshot is None:
             return "no scenario"
         end = "" if self.end is None else f" / {self.end}"
-        return f"t = {format_duration(self.snapshot.now_ms)} ({self.snapshot.now_ms} ms) · event {self.position}{end}"
+        now = self.snapshot.now_ms
+        return f"t = {format_duration(now)}{_exact_ms(now)} · event {self.position}{end}"
