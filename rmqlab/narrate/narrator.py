@@ -15,7 +15,7 @@ from ..core.trace import EventKind, TraceEvent
 from . import consuming, lab_events, rebalancing, sending, storing
 from .context import CaptionContext
 from .plain import PLAIN
-from .steps import signature
+from .steps import burst, close_other_bursts, signature
 
 __all__ = ["BOOKKEEPING_KINDS", "MEANINGFUL_KINDS", "Caption", "Narrator", "caption", "is_meaningful", "narrate"]
 
@@ -132,6 +132,8 @@ class Narrator:
         self._context = CaptionContext()
         self._open: dict[Hashable, int] = {}
         """Signature → group (seq of its first event) of the groups a repeat may still join."""
+        self._bursts: dict[int, Hashable] = {}
+        """Group → the :func:`~rmqlab.narrate.steps.burst` of its first event (while it is open)."""
 
     def feed(self, event: TraceEvent) -> Caption:
         """The caption of ``event`` (the next event of the trace); updates the context.
@@ -147,8 +149,10 @@ class Narrator:
         fresh = group is None
         if group is None:
             if meaningful:  # something new happened: an identical event after it is news again
-                self._open.clear()
+                close_other_bursts(self._open, burst(event), self._bursts.__getitem__)
+                self._bursts = {g: b for g, b in self._bursts.items() if g in self._open.values()}
             group = self._open[key] = event.seq
+            self._bursts[group] = burst(event)
         return Caption(
             event.seq,
             event.time_ms,

@@ -184,7 +184,8 @@ def _send_back(ctx: CaptionContext, e: TraceEvent) -> str:
     if d.get("path") == "orderly":
         if not d.get("ok"):
             return f"{who} could not hand {msg} to the broker ({error_words(d.get('error'))}); it keeps retrying it."
-        return f"{who} has retried {msg} {rt} times, its limit, so it goes to the dead-letter topic %DLQ%{group}."
+        times = "1 time" if rt == 1 else f"{rt} times"
+        return f"{who} has retried {msg} {times}, its limit, so it goes to the dead-letter topic %DLQ%{group}."
     if not d.get("ok"):
         why = error_words(d.get("error"))
         return f"{who} could not send {msg} back to {d.get('broker')} ({why}), so it tries another way."

@@ -20,12 +20,22 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from ..core.duration import format_duration
 from ..core.trace import EventKind, TraceEvent
 
-__all__ = ["REACTION_KINDS", "Repeat", "StepCaption", "group_repeats", "reading_order", "signature", "step_caption"]
+__all__ = [
+    "REACTION_KINDS",
+    "Repeat",
+    "StepCaption",
+    "burst",
+    "close_other_bursts",
+    "group_repeats",
+    "reading_order",
+    "signature",
+    "step_caption",
+]
 
 K = EventKind
 
@@ -49,6 +59,16 @@ class Readable(Protocol):
 
 
 T = TypeVar("T", bound=Readable)
+
+
+class Timed(Protocol):
+    """What :func:`group_repeats` needs of an item: its virtual time."""
+
+    @property
+    def time_ms(self) -> int: ...
+
+
+G = TypeVar("G", bound=Timed)
 
 
 def reading_order(items: Sequence[T]) -> list[T]:
@@ -82,8 +102,10 @@ def signature(event: TraceEvent) -> Hashable:
 class Repeat:
     """One event, or a run of identical ones folded together."""
 
-    first: object
+    first: Any
     """The first item of the group (a TraceEvent, a Caption, a row: whatever was grouped)."""
+    last: Any
+    """Its last item (the first again for a single event)."""
     count: int
     first_ms: int
     last_ms: int
@@ -96,22 +118,31 @@ class Repeat:
         if self.count == 1:
             return ""
         every = f", every {format_duration(self.every_ms)}" if self.every_ms else ""
+        start = "0 s" if self.first_ms == 0 and self.last_ms >= 1000 else format_duration(self.first_ms)
         span = (
-            f"{format_duration(self.first_ms)} – {format_duration(self.last_ms)}"
+            f"{start} – {format_duration(self.last_ms)}"
             if self.last_ms != self.first_ms
             else f"at {format_duration(self.first_ms)}"
         )
         return f"× {self.count:,}{every}, {span}"
 
 
+def burst(item: object) -> Hashable:
+    """What a run of items started together shares: the millisecond, the kind and who did it (three queues'
+    offset commits failing at once; a lock refused for two queues). A new item closes every open group but those
+    of its own burst, which may repeat together."""
+    who = getattr(item, "actor", None) or getattr(item, "src", None)
+    return (getattr(item, "time_ms", None), getattr(item, "kind", None), who)
+
+
 def group_repeats(
-    items: Sequence[T], *, key: Callable[[T], Hashable], closes: Callable[[T], bool] = lambda item: True
+    items: Sequence[G], *, key: Callable[[G], Hashable], closes: Callable[[G], bool] = lambda item: True
 ) -> list[Repeat]:
     """Fold repeats: an item whose ``key`` equals that of an *open* group joins it (even if other groups'
     items come between, as two queues' failing pulls alternate); any other item starts a group, and if
-    ``closes(item)`` it first closes every open group (something new happened: a later identical event is
-    news again). Groups are listed where their first item was."""
-    groups: list[list[T]] = []
+    ``closes(item)`` it first closes the open groups not of its own :func:`burst` (something new happened: a
+    later identical event is news again). Groups are listed where their first item was."""
+    groups: list[list[G]] = []
     open_groups: dict[Hashable, int] = {}
     for item in items:
         k = key(item)
@@ -120,17 +151,23 @@ def group_repeats(
             groups[at].append(item)
             continue
         if closes(item):
-            open_groups.clear()
+            close_other_bursts(open_groups, burst(item), lambda i: burst(groups[i][0]))
         open_groups[k] = len(groups)
         groups.append([item])
     return [_repeat(g) for g in groups]
 
 
-def _repeat(group: list[T]) -> Repeat:
+def close_other_bursts(open_groups: dict[Hashable, int], keep: Hashable, burst_of: Callable[[int], Hashable]) -> None:
+    """Forget the open groups whose burst (``burst_of`` their index) is not ``keep``."""
+    for k in [k for k, at in open_groups.items() if burst_of(at) != keep]:
+        del open_groups[k]
+
+
+def _repeat(group: list[G]) -> Repeat:
     times = [item.time_ms for item in group]
     gaps = {b - a for a, b in itertools.pairwise(times)}
     every = gaps.pop() if len(gaps) == 1 else None
-    return Repeat(group[0], len(group), times[0], times[-1], every)
+    return Repeat(group[0], group[-1], len(group), times[0], times[-1], every)
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +234,7 @@ def step_caption(captions: Sequence[C]) -> StepCaption:
     groups = group_repeats(ordered, key=lambda c: c.group, closes=lambda c: False)
     sentences = []
     for g in groups:
-        first: C = g.first  # type: ignore[assignment]
+        first: C = g.first
         sentences.append(first.plain if g.count == 1 else f"{first.plain.rstrip('.')} ({g.summary}).")
     shown = sentences[:MAX_SENTENCES]
     if len(sentences) > MAX_SENTENCES:
