@@ -13,6 +13,7 @@ send-back's sentence still sees what the broker just did with the message.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from ..core.trace import EventKind, TraceEvent
@@ -339,8 +340,12 @@ def _lifecycle(ctx: CaptionContext, e: TraceEvent) -> str:
     }.get(str(d.get("event")), f"{who}: {d.get('event')}.")
 
 
+_QUEUE = re.compile(r"\S+@[\w.-]+:\d+")
+
+
 def _warning(ctx: CaptionContext, e: TraceEvent) -> str:
-    about = f" about {e.msg_id}" if e.msg_id else ""
+    queue = _QUEUE.search(str(e.get("message") or ""))
+    about = f" with {e.msg_id}" if e.msg_id else f" with {queue_words(queue.group(0))}" if queue else ""
     return f"{name_of(e.actor)} runs into a problem{about} that RocketMQ only writes to its log."
 
 

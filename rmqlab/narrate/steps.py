@@ -231,7 +231,7 @@ def step_caption(captions: Sequence[C]) -> StepCaption:
     if not captions:
         return StepCaption("", "")
     ordered = reading_order(captions)
-    groups = group_repeats(ordered, key=lambda c: c.group, closes=lambda c: False)
+    groups = group_repeats(ordered, key=lambda c: c.plain, closes=lambda c: False)  # said once, with a count
     sentences = []
     for g in groups:
         first: C = g.first
