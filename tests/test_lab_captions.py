@@ -173,7 +173,9 @@ def _check_cause_first(c: Controller, source: str, index: int) -> None:
         told = f"holds {back.msg_id} for" if effect.kind is K.SCHEDULED else f"{back.msg_id} is now a dead letter"
         assert cause < plain.index(told), (source, index, plain)
         snap = c.replay.snapshot()
-        rows = [r for r in event_log_model(snap, msg_id=str(back.msg_id), limit=10**6).rows if r.time_ms == back.time_ms]
+        rows = [
+            r for r in event_log_model(snap, msg_id=str(back.msg_id), limit=10**6).rows if r.time_ms == back.time_ms
+        ]
         kinds = [r.kind for r in rows]
         assert kinds.index("send_back") < kinds.index(effect.kind.value), (source, index, kinds)
         drawn = [r for r in spacetime_view_model(snap).rows if r.msg_id == back.msg_id and r.time_ms == back.time_ms]
@@ -194,20 +196,21 @@ def test_both_send_back_paths_were_seen_in_the_labs():
 
 
 def test_lab_03_broker_crash_is_a_few_steps_not_a_hundred_thousand(monkeypatch: pytest.MonkeyPatch) -> None:
-    """'Crash broker' at 15 s in lab 03's 14 h dashboard: 100,000 events of failing pulls, but Step walks through them
+    """'Crash broker' at 15 s in lab 03's dashboard: a failing pull per queue every second (100,000 events over
+    the dashboard's 14 h; here its first hour, 7,000 events, to keep the test short), but Step walks through them
     at once, and the Events tab shows each queue's failures as one row."""
     run = _dashboards("03_delay_levels_schedule.py", monkeypatch)[0]
-    c = Controller(run.make_lab, horizon=run.horizon)
+    c = Controller(run.make_lab, horizon="1h")
     c.seek_time(15_000)
     assert c.inject("broker_down", "broker-a")
     steps = 0
     while c.step_once():
         steps += 1
-    assert c.position > 100_000 and steps < 10
+    assert c.position > 7000 and steps < 10
     assert c.replay is not None
     rows = event_log_model(c.replay.snapshot(), limit=4).rows
     assert [(r.kind, r.repeats) for r in rows[-2:]] == [
         ("pull_deferred", f"× {rows[-2].count:,}, every 1 s"),
         ("pull_deferred", f"× {rows[-1].count:,}, every 1 s"),
     ]
-    assert rows[-1].count > 50_000
+    assert rows[-1].count > 3500

@@ -303,9 +303,9 @@ class Controller(W.VBox):
         trace = self.replay.lab.trace
         for k in range(len(self._captions), self.replay.position):
             self._captions.append(self._narrator.feed(trace[k]))
-        stops = self.replay.stops
-        if len(stops) > len(self._known_stops):
-            self._known_stops = list(stops)
+        known = len(self._known_stops)
+        if self.replay.stop_count > known:  # the same run, so its first stops are the ones already known
+            self._known_stops.extend(self.replay.stops_from(known))
 
     def _segment(self, i: int) -> range:
         """Trace indexes appended by the step that reached known stop ``i`` (the start: everything before)."""
@@ -346,7 +346,7 @@ class Controller(W.VBox):
         while self.replay.step_once():
             moved = True
             self._sync()
-            if self.raw_steps or self._stop_is_meaningful(len(self.replay.stops) - 1):
+            if self.raw_steps or self._stop_is_meaningful(self.replay.stop_count - 1):
                 break
         self._show()
         return moved
@@ -577,6 +577,9 @@ class Controller(W.VBox):
             self.kind_choice.options = offered  # selects the first option
             if chosen in (value for _, value in choices):
                 self.kind_choice.value = chosen
+            elif self.outline is not None and choices:  # the rarest kind ahead: the outcome, not "delivered (599)"
+                ahead = self.outline.ahead(position)
+                self.kind_choice.value = min((value for _, value in choices), key=lambda k: ahead[EventKind(k)])
         self.kind_choice.disabled = self.jump_button.disabled = not choices
 
     def _caption_for_position(self) -> tuple[str, ...]:

@@ -572,7 +572,7 @@ $ .rq-token.rq-send_failed circle, $ .rq-token.rq-dropped circle {
 $ .rq-focus { fill: none; stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2.5; opacity: 0.8;
   transition: cx var(--rq-duration, 350ms) ease-in-out, cy var(--rq-duration, 350ms) ease-in-out; }
 $ .rq-cross { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 2; }
-$ .rq-token.rq-long text { font-size: 7px; }
+$ .rq-token.rq-long text { font-size: 6px; }
 """.replace("$", '[data-testid="rq-flow"]')
 """The view's own classes, scoped to its root (``$`` stands for the root selector)."""
 

@@ -182,6 +182,15 @@ class Replay:
         """Every reachable position up to the current one, in order."""
         return tuple(self._stops)
 
+    @property
+    def stop_count(self) -> int:
+        """``len(stops)`` without copying them (a broker down for hours makes 100,000 stops)."""
+        return len(self._stops)
+
+    def stops_from(self, i: int) -> tuple[int, ...]:
+        """``stops[i:]``: the stops a caller that already knows the first ``i`` has not seen."""
+        return tuple(self._stops[i:])
+
     def _advance(self) -> bool:
         """Run scheduler steps until the trace grows; ``False`` at the horizon, or after ``max_idle_steps`` steps
         that appended nothing without virtual time moving on."""
