@@ -410,7 +410,10 @@ def test_default_views_put_the_message_flow_above_the_tabs():
     assert isinstance(d.main_view, FlowView) and d.main_view in d.views
     top, main, tabs, debug = d.children
     assert top.children[0] is d.controller and main is d.main_view and tabs is d.tabs and debug is d.debug
-    assert [tabs.get_title(i) for i in range(len(tabs.children))] == [v.title for v in d.views[1:]]
+    assert [tabs.get_title(i) for i in range(len(tabs.pages))] == [v.title for v in d.views[1:]]
+    assert [label for label, _ in tabs.buttons.options] == [v.title for v in d.views[1:]]
+    tabs.selected_index = 4  # a click on "Locks"
+    assert tabs.stack.selected_index == 4 and tabs.get_title(4) == "Locks"
     assert d.view("ProcessQueues") is d.tab_views[0]
     with pytest.raises(KeyError, match="'Nope'; have \\['Message flow'"):
         d.view("Nope")
@@ -441,7 +444,7 @@ def test_scene_views_draw_a_legend_and_the_dashboard_shows_text_legends():
 
     d = Dashboard(demo_lab, views=[Legended(), PlainQueueView()], run_ahead=False)
     assert d.main_view is None and len(d.children) == 3
-    boxed, bare = d.tabs.children
+    boxed, bare = d.tabs.pages
     assert boxed.children[0] is d.views[0]
     note = boxed.children[1].value
     assert 'data-testid="rmq-legend"' in note and 'aria-label="legend of Queues"' in note

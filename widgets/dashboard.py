@@ -35,7 +35,7 @@ from .scene import SceneView
 from .spacetime_view import SpaceTimeView
 from .topology_view import TopologyView
 
-__all__ = ["Dashboard", "default_views", "knob_widget"]
+__all__ = ["Dashboard", "ViewTabs", "default_views", "knob_widget"]
 
 LEGEND_STYLE = "color:var(--jp-ui-font-color2, #555);font-size:var(--jp-ui-font-size0, 11px);margin:2px 0 6px"
 
@@ -85,6 +85,49 @@ def _with_legend(view: SnapshotView) -> W.Widget:
     return W.VBox([view, note])
 
 
+class ViewTabs(W.VBox):
+    """The other views, one shown at a time, chosen by a row of toggle buttons (``ToggleButtons`` linked to a
+    ``Stack`` in the browser, so a click switches without a kernel round trip).
+
+    Not ``ipywidgets.Tab``: its Lumino TabBar listens for clicks only once Lumino tells it it was attached, and
+    JupyterLab's windowed notebook attaches a cell rendered off screen (a dashboard deep in a long notebook, as in
+    lab 07 after Run All) without that message, so its tabs ignored real clicks (no listener at all on the bar;
+    labs 03 and 05, whose dashboards render on screen, worked). A ToggleButtons view listens from the moment it is
+    rendered.
+    """
+
+    def __init__(self, pages: Sequence[W.Widget], titles: Sequence[str]) -> None:
+        self.titles = tuple(titles)
+        self.buttons = W.ToggleButtons(
+            options=[(title, i) for i, title in enumerate(self.titles)],
+            value=0 if self.titles else None,
+            tooltips=[f"show the {title} view" for title in self.titles],
+            style={"button_width": "auto"},
+        )
+        self.buttons.add_class("rq-view-tabs")
+        self.stack = W.Stack(children=list(pages), selected_index=0 if pages else None)
+        W.jslink((self.buttons, "index"), (self.stack, "selected_index"))
+        self.buttons.observe(lambda change: setattr(self.stack, "selected_index", change["new"]), names="index")
+        super().__init__([self.buttons, self.stack])
+
+    @property
+    def pages(self) -> tuple[W.Widget, ...]:
+        """The views (with their legends), in button order."""
+        return tuple(self.stack.children)
+
+    def get_title(self, i: int) -> str:
+        return self.titles[i]
+
+    @property
+    def selected_index(self) -> int | None:
+        """The view shown (the method twin of clicking its button)."""
+        return self.buttons.index  # type: ignore[no-any-return]
+
+    @selected_index.setter
+    def selected_index(self, i: int) -> None:
+        self.buttons.index = i
+
+
 class Dashboard(W.VBox):
     """Controller + caption + main picture + tabs of views + knobs (see :func:`default_views`)."""
 
@@ -115,9 +158,7 @@ class Dashboard(W.VBox):
         self.main_view: SnapshotView | None = mains[0] if mains else None
         self.tab_views = [v for v in self.views if v is not self.main_view]
         self.controller = Controller(self._factory(), views=self.views, horizon=horizon, run_ahead=run_ahead)
-        tabs = W.Tab(children=[_with_legend(v) for v in self.tab_views])
-        for i, v in enumerate(self.tab_views):
-            tabs.set_title(i, v.title)
+        tabs = ViewTabs([_with_legend(v) for v in self.tab_views], [v.title for v in self.tab_views])
         self.tabs = tabs
         knob_box = W.VBox(
             [W.HTML("<b>knobs</b>"), *self.knobs.values(), self.rebuild_button],
