@@ -170,7 +170,7 @@ def _consumed(ctx: CaptionContext, e: TraceEvent) -> str:
     if status in ("CONSUME_SUCCESS", "SUCCESS", "COMMIT"):
         return f"{who}'s listener is done with {msg}."
     if ctx.message_model.get(e.actor) == "BROADCASTING":
-        return f"{who}'s listener fails {msg}; in broadcasting mode nothing retries it."
+        return f"{who}'s listener fails {msg}."  # the drop that follows says why nothing retries it
     if status == "SUSPEND_CURRENT_QUEUE_A_MOMENT":
         nth = ordinal(ctx.delivery_rt.get(msg, 0) + 1)
         return f"{who}'s listener fails {msg} for the {nth} time and asks to wait before trying it again."
