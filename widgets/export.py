@@ -379,7 +379,6 @@ def save_png(
     width = int(max(s.width for _, s in scenes)) + 64
     args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
             "--disable-sync", "--no-first-run", "--disable-quic"]  # fmt: skip
-
     def shoot() -> None:
         with tempfile.TemporaryDirectory(prefix="rmqlab-png-") as tmp:
             page_file = Path(tmp) / "view.html"
