@@ -413,7 +413,8 @@ def test_default_views_put_the_message_flow_above_the_tabs():
     assert [tabs.get_title(i) for i in range(len(tabs.pages))] == [v.title for v in d.views[1:]]
     assert [label for label, _ in tabs.buttons.options] == [v.title for v in d.views[1:]]
     tabs.selected_index = 4  # a click on "Locks"
-    assert tabs.stack.selected_index == 4 and tabs.get_title(4) == "Locks"
+    assert tabs.get_title(4) == "Locks"
+    assert [page.layout.display for page in tabs.pages] == ["none"] * 4 + [None, "none"]  # only Locks is shown
     assert d.view("ProcessQueues") is d.tab_views[0]
     with pytest.raises(KeyError, match="'Nope'; have \\['Message flow'"):
         d.view("Nope")

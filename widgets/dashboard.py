@@ -86,14 +86,14 @@ def _with_legend(view: SnapshotView) -> W.Widget:
 
 
 class ViewTabs(W.VBox):
-    """The other views, one shown at a time, chosen by a row of toggle buttons (``ToggleButtons`` linked to a
-    ``Stack`` in the browser, so a click switches without a kernel round trip).
+    """The other views, one shown at a time, chosen by a row of toggle buttons.
 
     Not ``ipywidgets.Tab``: its Lumino TabBar listens for clicks only once Lumino tells it it was attached, and
     JupyterLab's windowed notebook attaches a cell rendered off screen (a dashboard deep in a long notebook, as in
     lab 07 after Run All) without that message, so its tabs ignored real clicks (no listener at all on the bar;
     labs 03 and 05, whose dashboards render on screen, worked). A ToggleButtons view listens from the moment it is
-    rendered.
+    rendered. Every page is drawn and the ones not chosen are hidden (``display: none``), as the Tab did, so each
+    view keeps its picture up to date and a browser finds all of them (an ``ipywidgets.Stack`` draws only one).
     """
 
     def __init__(self, pages: Sequence[W.Widget], titles: Sequence[str]) -> None:
@@ -105,10 +105,14 @@ class ViewTabs(W.VBox):
             style={"button_width": "auto"},
         )
         self.buttons.add_class("rq-view-tabs")
-        self.stack = W.Stack(children=list(pages), selected_index=0 if pages else None)
-        W.jslink((self.buttons, "index"), (self.stack, "selected_index"))
-        self.buttons.observe(lambda change: setattr(self.stack, "selected_index", change["new"]), names="index")
+        self.stack = W.VBox(list(pages))
+        self.buttons.observe(lambda change: self._show(change["new"]), names="index")
+        self._show(self.buttons.index)
         super().__init__([self.buttons, self.stack])
+
+    def _show(self, index: int | None) -> None:
+        for i, page in enumerate(self.stack.children):
+            page.layout.display = None if i == index else "none"
 
     @property
     def pages(self) -> tuple[W.Widget, ...]:
