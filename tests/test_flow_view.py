@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from view_checks import overlapping_texts
 
 from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import ConsumeOrderlyStatus as CO
@@ -15,7 +16,7 @@ from rmqlab import Lab, Message, SelectMessageQueueByHash, load_scenario
 from rmqlab.common.message import SCHEDULE_TOPIC
 from widgets.controller import Controller
 from widgets.demo import demo_lab
-from widgets.flow_view import FlowView, FlowVM, countdown, flow_scene, flow_view_model
+from widgets.flow_view import FlowView, FlowVM, countdown, flow_scene, flow_view_model, token_text
 from widgets.palette import TOKEN_COLOURS, token_colour
 from widgets.replay import Replay
 from widgets.scene import Scene, text_width
@@ -433,3 +434,78 @@ def test_flow_view_in_a_controller_redraws_on_step() -> None:
     assert view.errors == []
     assert "message flow at t =" in view.text
     assert 'data-testid="rq-flow"' in view._repr_mimebundle_()["text/html"]
+
+
+# ---------------------------------------------------------------------------------------------- issue 30 defects
+def test_broadcasting_draws_only_the_paths_it_uses():
+    """BROADCASTING drops a failed message (processConsumeResult): no send-back, retry-pull or dead-letter arrow;
+    a CLUSTERING run keeps all five."""
+    arrows = {
+        m.key for m in _example_scene("broadcasting_drop").marks if m.key.startswith("arrow:") and ":" not in m.key[6:]
+    }
+    assert arrows == {"arrow:send", "arrow:pull-business", "arrow:ack"}
+    clustering = {m.key for m in _example_scene("default_retry_schedule").marks if m.key.startswith("arrow:")}
+    assert {"arrow:send-back", "arrow:pull-retry", "arrow:dead-letter"} <= clustering
+
+
+def _example_scene(stem: str) -> Scene:
+    path = ROOT / "examples" / f"{stem}.yaml"
+    scenario = load_scenario(path if path.exists() else path.with_suffix(".json"))
+    replay = Replay(scenario.build, horizon=scenario.run_until_ms)
+    replay.run_to_end()
+    return flow_scene(flow_view_model(replay.snapshot()))
+
+
+def test_not_in_route_is_a_line_of_its_own_under_the_queue_name():
+    """Lab 04b: retryQueueNums raised on a running group, so queues 2 and 3 of %RETRY%cg are not in the route yet;
+    the note sits under the label, and no two texts overlap."""
+    scenario = load_scenario(ROOT / "examples" / "retry_queues_raised_late.yaml")
+    replay = Replay(scenario.build, horizon=scenario.run_until_ms)
+    replay.seek(50)
+    vm = flow_view_model(replay.snapshot())
+    assert [p.key for p in vm.places if p.note == "not in route"] == [
+        "queue:%RETRY%cg@broker-a:2",
+        "queue:%RETRY%cg@broker-a:3",
+    ]
+    scene = flow_scene(vm)
+    assert overlapping_texts(scene) == []
+    for q in (2, 3):
+        label, note = (
+            scene.mark(f"label:queue:%RETRY%cg@broker-a:{q}"),
+            scene.mark(f"note:queue:%RETRY%cg@broker-a:{q}"),
+        )
+        slot = scene.mark(f"place:queue:%RETRY%cg@broker-a:{q}")
+        assert note.y - label.y >= 11 and note.y <= slot.y + slot.h
+
+
+def test_a_three_digit_reconsume_count_fits_its_token():
+    """Lab 09's poison message reaches reconsumeTimes 598: the token says 598 in the smaller font; 1234 says 1k."""
+    assert [token_text(n) for n in (0, 7, 42, 598, 1234, 12_345)] == ["0", "7", "42", "598", "1k", "12k"]
+    for n in (598, 1234):
+        text = token_text(n)
+        px = 6 if len(text) > 2 else 9  # the rq-long class: 6 px
+        assert text_width(text, px, bold=True) <= 2 * 8.0  # inside the circle (R = 8), by the wide estimate
+    assert text_width("598", 9, bold=True) > 2 * 8.0  # the old 9 px did not fit
+    assert text_width("42", 9, bold=True) <= 2 * 8.0
+
+
+def test_a_consumer_that_has_not_started_yet_says_so():
+    """Lab 07: c2 starts at 10 s; before that its box says "not started yet", not "shut down"."""
+
+    def lab() -> Lab:
+        lab = Lab(seed=1)
+        lab.add_broker("broker-a")
+        lab.create_topic("TopicTest", queues=2)
+        listener = lambda msgs, ctx: CO.SUCCESS  # noqa: E731
+        lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=listener, orderly=True, name="c1")
+        lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=listener, orderly=True, name="c2", start="10s")
+        return lab
+
+    replay = Replay(lab, horizon="30s")
+    vm = flow_view_model(replay.snapshot())
+    assert {c.client_id: c.detail for c in vm.consumers}["c2"] == "not started yet"
+    assert flow_scene(vm).mark("empty:c2").text == "not started yet"
+    replay.seek_time(10_000)
+    replay.step_once()
+    vm = flow_view_model(replay.snapshot())
+    assert {c.client_id: c.detail for c in vm.consumers}["c2"] == "CLUSTERING · orderly"

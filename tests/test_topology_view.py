@@ -228,3 +228,18 @@ def test_the_clean_check_catches_overlaps_and_crossings():
     with pytest.raises(AssertionError):
         assert_clean(Scene(200, 60, (box, *labels, through)))
     assert_clean(Scene(200, 60, (box, *labels, Mark("path", "edge:a>c", d="M100,15 L150,15", role="topology-edge"))))
+
+
+def test_topology_text_keeps_its_size_the_legend_sits_under_the_graph():
+    """Issue 30: "topology text is a few pixels high". The SVG no longer shrinks to the output's width (it
+    scrolls sideways), and the legend is under the graph, so it no longer makes the picture wider."""
+    from view_checks import example_snapshot, overlapping_texts, texts_outside
+
+    vm = topology_model(example_snapshot("default_retry_schedule"))
+    scene = topology_scene(vm)
+    assert scene.width == int(max(vm.width, 12 + 230 + 2 * 150))
+    legend = [m for m in scene.marks if m.role == "legend"]
+    assert legend and min(m.y for m in legend) > vm.height
+    assert overlapping_texts(scene) == [] and texts_outside(scene) == []
+    assert '.rq-scene[data-testid="rq-topology"] svg { max-width: none; }' in scene.css
+    assert '.rq-scene[data-testid="rq-topology"] { overflow-x: auto; }' in scene.css

@@ -257,21 +257,18 @@ def test_step_moves_by_meaningful_event_and_every_event_by_raw_position():
 
 
 def test_caption_names_the_step_and_is_the_same_on_every_route():
-    """The caption at position 12 is the delivery, the failure, the schedule hop and the send-back, however reached."""
+    """The caption at position 12 is the delivery, the failure, the send-back and the schedule hop (cause before
+    effect), in two lines: plain, then the source of the send-back; the same however reached."""
     c = Controller(demo_lab)
     c.play(2)
     assert c.position == 12
-    lines = c.caption.split("\n")
-    assert [line.split(":")[0] for line in lines] == [
-        "ConsumeMessageConcurrentlyService.ConsumeRequest.run",
-        "ConsumeMessageConcurrentlyService.ConsumeRequest.run",
-        "CommitLog.asyncPutMessage",
-        "ConsumeMessageConcurrentlyService.processConsumeResult",
-    ]
-    assert lines[-1] == (
-        "ConsumeMessageConcurrentlyService.processConsumeResult: RECONSUME_LATER → sendMessageBack(M0001, "
-        "delayLevel 0) via MQClientAPIImpl.consumerSendMessageBack to broker-a; the broker "
-        "(SendMessageProcessor.asyncConsumerSendMsgBack) uses 3 + reconsumeTimes 0 = level 3, due in 10 s"
+    assert c.caption_lines == (
+        "c1 hands M0001 to its listener (the application's code). c1's listener fails M0001. c1 failed M0001 for "
+        "the 1st time, so it goes back to the broker and returns in 10 s. broker-a holds M0001 for 10 s (delay "
+        "level 3), then puts it into %RETRY%cg.",
+        "in the source: ConsumeMessageConcurrentlyService.processConsumeResult: RECONSUME_LATER → "
+        "sendMessageBack(M0001, delayLevel 0) via MQClientAPIImpl.consumerSendMessageBack to broker-a; the broker "
+        "(SendMessageProcessor.asyncConsumerSendMsgBack) uses 3 + reconsumeTimes 0 = level 3, due in 10 s",
     )
     assert 'data-testid="rmq-caption"' in c.caption_html.value and 'aria-live="polite"' in c.caption_html.value
     assert "due in 10 s</div>" in c.caption_html.value
@@ -282,13 +279,11 @@ def test_caption_names_the_step_and_is_the_same_on_every_route():
     c.seek(17)
     c.step_back()
     assert (c.position, c.caption) == (12, first)
-    c.every_event.value = True  # raw mode adds the bookkeeping line of the same step
-    assert c.caption == first + "\n" + (
-        "RemoteBrokerOffsetStore.updateOffset: c1's committed offset of TopicTest@broker-a:0 is 0 → 1: "
-        "ProcessQueue.removeMessage returns the smallest key of msgTreeMap, or queueOffsetMax + 1 when empty"
-    )
+    c.every_event.value = True  # raw mode adds the bookkeeping sentence of the same step
+    plain, source = first.split("\n")
+    assert c.caption_lines == (plain + " c1 has finished TopicTest queue 0 on broker-a up to position 1.", source)
     c.seek(13)
-    assert c.caption.startswith("ConsumerOffsetManager.commitOffset: broker-a now holds offset 1")
+    assert c.caption_lines[1].startswith("in the source: ConsumerOffsetManager.commitOffset: broker-a now holds")
     assert c.seek_time("10s") == 30 and c.snapshot.now_ms == 10_000  # the first position at or after 10 s
     assert c.seek_time(1005) == 17 and c.snapshot.now_ms == 1010
 
@@ -315,7 +310,8 @@ def test_injected_broker_crash_is_the_run_of_a_factory_that_scheduled_it():
     assert c.inject("broker_down", "broker-a")
     assert c.faults == (InjectedFault(11_000, "broker_down", "broker-a"),)
     assert c.snapshot.now_ms == 11_000
-    assert c.caption.startswith("Lab.broker_down: broker-a stops")
+    assert c.caption_lines[0] == "broker-a crashes: nobody can reach it now."
+    assert c.caption_lines[1].startswith("in the source: Lab.broker_down: broker-a stops")
     # the pulls held at broker-a fail with it, in the same step: each is put off (PULL_DEFERRED, bookkeeping)
     last = [e for e in c.snapshot.events if e.time_ms == 11_000 and e.kind is not EventKind.PULL_DEFERRED][-1]
     assert last.kind is EventKind.FAULT
@@ -346,7 +342,8 @@ def test_fault_buttons_inject_and_clear_faults_returns_to_the_factory_run():
     c.fault_buttons["consumer_crash"].click()
     assert c.errors == []
     assert c.faults == (InjectedFault(1010, "consumer_crash", "c1"),)
-    assert c.caption.startswith("Lab: consumer crash: c1 of cg dies")
+    assert c.caption_lines[0] == "c1 crashes without saving its progress."
+    assert c.caption_lines[1].startswith("in the source: Lab: consumer crash: c1 of cg dies")
     crashed = c.replay.lab.trace.to_jsonl()
     reference = Replay(_demo_with_fault_at(1010, "consumer_crash", "c1"))
     reference.seek(c.position)
@@ -367,8 +364,10 @@ def test_partition_and_heal_and_bad_fault_input():
     c = Controller(demo_lab, horizon="2m")
     c.step_once()
     assert c.inject("partition", "c1", broker="broker-a")
-    assert c.caption == (
-        "Lab.partition: the link between c1 and broker-a is cut: every request fails with RemotingConnectException"
+    assert c.caption_lines == (
+        "The network between c1 and broker-a is cut.",
+        "in the source: Lab.partition: the link between c1 and broker-a is cut: every request fails with "
+        "RemotingConnectException",
     )
     assert c.jump_to_next("local_retry")  # send-back and its fallback fail across the cut link…
     assert c.jump_to_next("local_retry")  # … and again 5000 ms later
@@ -376,7 +375,10 @@ def test_partition_and_heal_and_bad_fault_input():
     assert c.inject("heal", "c1", broker="broker-a")
     assert [(f.at_ms, f.kind) for f in c.faults] == [(1000, "partition"), (at, "heal")]
     assert at == 6000
-    assert c.caption == "Lab.partition(heal=True): the link between c1 and broker-a works again"
+    assert c.caption_lines == (
+        "The network between c1 and broker-a works again.",
+        "in the source: Lab.partition(heal=True): the link between c1 and broker-a works again",
+    )
     with pytest.raises(ValueError, match=r"kind='explode' is not a fault; expected one of \['broker_down'"):
         c.inject("explode", "broker-a")
     with pytest.raises(ValueError, match=r"target='broker-z' for broker_down; expected one of \['broker-a'\]"):
@@ -408,7 +410,11 @@ def test_default_views_put_the_message_flow_above_the_tabs():
     assert isinstance(d.main_view, FlowView) and d.main_view in d.views
     top, main, tabs, debug = d.children
     assert top.children[0] is d.controller and main is d.main_view and tabs is d.tabs and debug is d.debug
-    assert [tabs.get_title(i) for i in range(len(tabs.children))] == [v.title for v in d.views[1:]]
+    assert [tabs.get_title(i) for i in range(len(tabs.pages))] == [v.title for v in d.views[1:]]
+    assert [label for label, _ in tabs.buttons.options] == [v.title for v in d.views[1:]]
+    tabs.selected_index = 4  # a click on "Locks"
+    assert tabs.get_title(4) == "Locks"
+    assert [page.layout.display for page in tabs.pages] == ["none"] * 4 + [None, "none"]  # only Locks is shown
     assert d.view("ProcessQueues") is d.tab_views[0]
     with pytest.raises(KeyError, match="'Nope'; have \\['Message flow'"):
         d.view("Nope")
@@ -439,7 +445,7 @@ def test_scene_views_draw_a_legend_and_the_dashboard_shows_text_legends():
 
     d = Dashboard(demo_lab, views=[Legended(), PlainQueueView()], run_ahead=False)
     assert d.main_view is None and len(d.children) == 3
-    boxed, bare = d.tabs.children
+    boxed, bare = d.tabs.pages
     assert boxed.children[0] is d.views[0]
     note = boxed.children[1].value
     assert 'data-testid="rmq-legend"' in note and 'aria-label="legend of Queues"' in note

@@ -95,7 +95,8 @@ def test_dead_letter_end_state():
 
 
 def test_event_log_filters():
-    """Filters combine; the last row of an unfiltered log is the current event."""
+    """Filters combine; the last row of an unfiltered log is the current event; the send-back (the cause) is
+    above the broker's schedule hop (its effect), which the trace records first."""
     snap = at(demo_lab, 12)
     vm = event_log_model(snap, kind="send_back")
     assert (vm.matched, vm.total) == (1, 12)
@@ -103,8 +104,8 @@ def test_event_log_filters():
     assert event_log_text(vm).splitlines()[0] == "1 of 12 events"
     full = event_log_model(snap, limit=3)
     assert [(r.seq, r.kind, r.current) for r in full.rows] == [
-        (10, "scheduled", False),
         (11, "send_back", False),
+        (10, "scheduled", False),
         (12, "offset_updated", True),
     ]
     assert event_log_model(snap, msg_id="M0001", actor="broker-a").matched == 2

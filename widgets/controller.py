@@ -10,8 +10,11 @@ scheduler step appended a meaningful event (:func:`rmqlab.narrate.is_meaningful`
 result, a send-back, a schedule hop, a DLQ write, a lock change, a send, a fault, a rebalance), skipping
 offset and lock-renewal bookkeeping; the "every event" toggle makes them move one raw position. The
 caption under the clock (``data-testid="rmq-caption"``, twin :attr:`caption`) says what the step just
-taken did and why, one line per event, in RocketMQ's own class and method names. The caption is a
-function of the position and the toggle only, so every route to a position shows the same words.
+taken did in two lines: a plain sentence (this run's numbers, no Java names, cause before effect, repeats
+counted once) and "in the source:" with RocketMQ's own class and method and the rule
+(:func:`rmqlab.narrate.step_caption`). A run of identical events (a pull failing every second for hours) is one
+step: a step lands only where a meaningful event is *fresh* (:attr:`rmqlab.narrate.Caption.fresh`). The caption
+is a function of the position and the toggle only, so every route to a position shows the same words.
 
 **Faults** (crash / restart a broker or a consumer, partition / heal a link) are injected at the
 current virtual time: the run is rebuilt as "factory + faults" (:class:`~widgets.replay.InjectedFault`)
@@ -63,6 +66,8 @@ CAPTION_STYLE = (
     "border-left:3px solid var(--jp-brand-color1, #0072B2);padding:2px 8px;margin:2px 0;"
     "color:var(--jp-ui-font-color1, #222);font-size:var(--jp-ui-font-size1, 13px);line-height:1.4"
 )
+SOURCE_STYLE = "color:var(--jp-ui-font-color2, #555);font-size:var(--jp-ui-font-size0, 11px)"
+"""The second line ("in the source: …") is quieter than the plain sentence above it."""
 BROKER_FAULTS = tuple(kind for kind in FAULT_KINDS if fault_target(kind) == "broker")
 CONSUMER_FAULTS = tuple(kind for kind in FAULT_KINDS if fault_target(kind) == "consumer")
 LINK_FAULTS = tuple(kind for kind in FAULT_KINDS if fault_target(kind) == "client")
@@ -563,6 +568,9 @@ class Controller(PageFrames, W.VBox):
             self.kind_choice.options = offered  # selects the first option
             if chosen in (value for _, value in choices):
                 self.kind_choice.value = chosen
+            elif self.outline is not None and choices:  # the rarest kind ahead: the outcome, not "delivered (599)"
+                ahead = self.outline.ahead(position)
+                self.kind_choice.value = min((value for _, value in choices), key=lambda k: ahead[EventKind(k)])
         self.kind_choice.disabled = self.jump_button.disabled = not choices
 
     def _caption_for_position(self) -> tuple[str, ...]:
@@ -573,7 +581,12 @@ class Controller(PageFrames, W.VBox):
 
     def _show_caption(self) -> None:
         self.caption_lines = self._caption_for_position()
-        body = "".join(f"<div>{html.escape(line)}</div>" for line in self.caption_lines)
+        body = "".join(
+            f'<div style="{SOURCE_STYLE}">{html.escape(line)}</div>'
+            if line.startswith("in the source:")
+            else f"<div><b>{html.escape(line)}</b></div>"
+            for line in self.caption_lines
+        )
         self.caption_html.value = (
             f'<div data-testid="rmq-caption" role="status" aria-live="polite" aria-label="what this step did" '
             f'style="{CAPTION_STYLE}">{body}</div>'

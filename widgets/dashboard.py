@@ -59,7 +59,7 @@ from .spacetime_view import SpaceTimeView
 from .static_player import static_player_html
 from .topology_view import TopologyView
 
-__all__ = ["Checkpoint", "Dashboard", "default_views", "knob_widget"]
+__all__ = ["Checkpoint", "Dashboard", "ViewTabs", "default_views", "knob_widget"]
 
 LEGEND_STYLE = "color:var(--jp-ui-font-color2, #555);font-size:var(--jp-ui-font-size0, 11px);margin:2px 0 6px"
 
@@ -109,6 +109,53 @@ def _with_legend(view: SnapshotView) -> W.Widget:
     return W.VBox([view, note])
 
 
+class ViewTabs(W.VBox):
+    """The other views, one shown at a time, chosen by a row of toggle buttons.
+
+    Not ``ipywidgets.Tab``: its Lumino TabBar listens for clicks only once Lumino tells it it was attached, and
+    JupyterLab's windowed notebook attaches a cell rendered off screen (a dashboard deep in a long notebook, as in
+    lab 07 after Run All) without that message, so its tabs ignored real clicks (no listener at all on the bar;
+    labs 03 and 05, whose dashboards render on screen, worked). A ToggleButtons view listens from the moment it is
+    rendered. Every page is drawn and the ones not chosen are hidden (``display: none``), as the Tab did, so each
+    view keeps its picture up to date and a browser finds all of them (an ``ipywidgets.Stack`` draws only one).
+    """
+
+    def __init__(self, pages: Sequence[W.Widget], titles: Sequence[str]) -> None:
+        self.titles = tuple(titles)
+        self.buttons = W.ToggleButtons(
+            options=[(title, i) for i, title in enumerate(self.titles)],
+            value=0 if self.titles else None,
+            tooltips=[f"show the {title} view" for title in self.titles],
+            style={"button_width": "auto"},
+        )
+        self.buttons.add_class("rq-view-tabs")
+        self.stack = W.VBox(list(pages))
+        self.buttons.observe(lambda change: self._show(change["new"]), names="index")
+        self._show(self.buttons.index)
+        super().__init__([self.buttons, self.stack])
+
+    def _show(self, index: int | None) -> None:
+        for i, page in enumerate(self.stack.children):
+            page.layout.display = None if i == index else "none"
+
+    @property
+    def pages(self) -> tuple[W.Widget, ...]:
+        """The views (with their legends), in button order."""
+        return tuple(self.stack.children)
+
+    def get_title(self, i: int) -> str:
+        return self.titles[i]
+
+    @property
+    def selected_index(self) -> int | None:
+        """The view shown (the method twin of clicking its button)."""
+        return self.buttons.index  # type: ignore[no-any-return]
+
+    @selected_index.setter
+    def selected_index(self, i: int) -> None:
+        self.buttons.index = i
+
+
 class Dashboard(W.VBox):
     """Controller + caption + main picture + tabs of views + knobs (see :func:`default_views`)."""
 
@@ -147,10 +194,8 @@ class Dashboard(W.VBox):
             self.controller.attach(view)
             if id(view) not in self.controller.lazy_views:
                 self.controller.send_frames(view)
-        tabs = W.Tab(children=[_with_legend(v) for v in self.tab_views])
-        for i, v in enumerate(self.tab_views):
-            tabs.set_title(i, v.title)
-        tabs.observe(guarded(self)(self._on_tab), names="selected_index")
+        tabs = ViewTabs([_with_legend(v) for v in self.tab_views], [v.title for v in self.tab_views])
+        tabs.buttons.observe(guarded(self)(self._on_tab), names="index")
         self.tabs = tabs
         knob_box = W.VBox(
             [W.HTML("<b>knobs</b>"), *self.knobs.values(), self.rebuild_button],

@@ -2,6 +2,11 @@
 
 The filters are UI state (traitlets on the widgets); the rows are a pure function of the snapshot
 and the filters. The newest row is the event the controller just reached.
+
+Rows are read as the captions are (:mod:`rmqlab.narrate.steps`): cause before effect (a send-back above the
+broker's put to the schedule topic or the DLQ, which the trace records first), and identical events folded into
+one row with their count, period and time span ("× 50,386, every 1 s" from "15 s – 14 h"), so a broker that is down
+for hours is one row, not fifty thousand.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from typing import Any
 import ipywidgets as W
 
 from rmqlab import EventKind, TraceEvent, format_duration
+from rmqlab.narrate import group_repeats, is_meaningful, reading_order, signature
 
 from .base import SnapshotView, guarded
 from .snapshot import LabSnapshot
@@ -34,7 +40,21 @@ class EventRowVM:
     msg_id: str
     details: str
     current: bool
-    """The last event of the trace so far (the controller's position)."""
+    """The last event of the trace so far (the controller's position) is in this row."""
+    count: int = 1
+    """How many identical events this row stands for (1: one event)."""
+    last_ms: int | None = None
+    """The time of the last of them (None for one event)."""
+    repeats: str = ""
+    """``× 50,386, every 1 s`` for a folded row, else empty."""
+
+    @property
+    def when(self) -> str:
+        """The time column: ``1.500 s``, or ``15 s – 14 h`` for a folded row."""
+        first = format_duration(self.time_ms)
+        if self.last_ms is None or self.last_ms == self.time_ms:
+            return first
+        return f"{first} – {format_duration(self.last_ms)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,26 +72,36 @@ def _details(e: TraceEvent) -> str:
 def event_log_model(
     snap: LabSnapshot, *, msg_id: str = "", kind: str = ALL, actor: str = ALL, limit: int = 15
 ) -> EventLogModel:
-    """The last ``limit`` events matching all filters (empty / ``ALL`` = no filter)."""
+    """The last ``limit`` rows of the events matching all filters (empty / ``ALL`` = no filter), in reading order
+    with repeats folded (``matched`` counts events, not rows)."""
     wanted_kind = None if kind == ALL else EventKind(kind)
+    events = reading_order(snap.events)
     if not msg_id and wanted_kind is None and actor == ALL:
-        matched: Sequence[TraceEvent] = snap.events
+        matched: Sequence[TraceEvent] = events
     else:
         matched = [
             e
-            for e in snap.events
+            for e in events
             if (not msg_id or e.msg_id == msg_id)
             and (wanted_kind is None or e.kind is wanted_kind)
             and (actor == ALL or e.actor == actor)
         ]
     last = snap.events[-1].seq if snap.events else 0
-    rows = (
-        tuple(
-            EventRowVM(e.seq, e.time_ms, e.kind.value, e.actor, e.msg_id or "", _details(e), e.seq == last)
-            for e in matched[-limit:]
+    groups = group_repeats(matched, key=signature, closes=is_meaningful) if limit else []
+    rows = tuple(
+        EventRowVM(
+            g.first.seq,
+            g.first_ms,
+            g.first.kind.value,
+            g.first.actor,
+            g.first.msg_id or "",
+            _details(g.first),
+            last in (g.first.seq, g.last.seq),
+            g.count,
+            g.last_ms if g.count > 1 else None,
+            g.summary.rpartition(",")[0] if g.count > 1 and g.last_ms != g.first_ms else g.summary,
         )
-        if limit
-        else ()
+        for g in groups[-limit:]
     )
     actors = _actors(snap)
     return EventLogModel(rows, len(matched), len(snap.events), actors)
@@ -92,9 +122,8 @@ def event_log_text(vm: EventLogModel) -> str:
     lines = [f"{vm.matched} of {vm.total} events"]
     for r in vm.rows:
         mark = ">" if r.current else " "
-        lines.append(
-            f"{mark}{r.seq:>5}  {format_duration(r.time_ms):>12}  {r.kind:<18} {r.actor:<16} {r.msg_id:<6} {r.details}"
-        )
+        details = f"{r.repeats}: {r.details}" if r.repeats else r.details
+        lines.append(f"{mark}{r.seq:>5}  {r.when:>12}  {r.kind:<18} {r.actor:<16} {r.msg_id:<6} {details}")
     return "\n".join(lines)
 
 
@@ -103,14 +132,19 @@ def event_log_html(vm: EventLogModel) -> str:
     head = "<tr><th>#</th><th>time</th><th>kind</th><th>actor</th><th>msg</th><th>details</th></tr>"
     body = "".join(
         f'<tr class="{"current" if r.current else ""}" style="{CURRENT_STYLE if r.current else ""}">'
-        f"<td>{r.seq}</td><td>{html.escape(format_duration(r.time_ms))}</td><td>{html.escape(r.kind)}</td>"
-        f"<td>{html.escape(r.actor)}</td><td>{html.escape(r.msg_id)}</td><td>{html.escape(r.details)}</td></tr>"
+        f'<td>{r.seq}</td><td style="white-space:nowrap">{html.escape(r.when)}</td>'
+        f"<td>{html.escape(r.kind)}</td><td>{html.escape(r.actor)}</td><td>{html.escape(r.msg_id)}</td>"
+        f"<td>{_repeats_html(r)}{html.escape(r.details)}</td></tr>"
         for r in vm.rows
     )
     return (
         f"<div>{vm.matched} of {vm.total} events</div>"
         f'<table class="rmq-events" aria-label="event log" style="font-size:12px">{head}{body}</table>'
     )
+
+
+def _repeats_html(r: EventRowVM) -> str:
+    return f'<b data-role="repeats">{html.escape(r.repeats)}</b>: ' if r.repeats else ""
 
 
 class EventLog(SnapshotView):

@@ -150,6 +150,9 @@ class FlowVM:
     owners: tuple[str, ...] = field(default=())
     focus: str = ""
     """The message the latest event is about (the controller's caption): its tokens get a halo."""
+    retry_paths: bool = True
+    """Draw the send-back, retry-pull and dead-letter arrows: False when every consumer is BROADCASTING, which
+    drops a failed message instead (ConsumeMessageConcurrentlyService.processConsumeResult) and uses none of them."""
 
     def place(self, key: str) -> Place:
         """The place with this key (KeyError names a few known ones)."""
@@ -319,9 +322,15 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
         if timer.queue is not None and timer.kind in _PQ_WAITS:
             waits.setdefault((timer.owner, str(timer.queue)), f"{_PQ_WAITS[timer.kind]} {_until(timer.remaining_ms)}")
     consumers: list[ConsumerVM] = []
+    started = {
+        e.actor.split(":", 1)[-1]
+        for e in snap.events
+        if e.kind is EventKind.LIFECYCLE and e.data.get("event") == "start"
+    }
     for c in snap.consumers:
         how = "orderly" if c.orderly else "concurrently"
-        detail = f"{c.message_model} · {how}" if c.running else "crashed" if c.crashed else "shut down"
+        stopped = "crashed" if c.crashed else "shut down" if c.client_id in started else NOT_STARTED
+        detail = f"{c.message_model} · {how}" if c.running else stopped
         consumers.append(ConsumerVM(c.client_id, c.group, c.running, detail))
         for pq in c.process_queues:
             if pq.dropped:
@@ -496,6 +505,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
         colour_note=note,
         owners=tuple(owners_seen),
         focus=next((e.msg_id for e in reversed(snap.events) if e.msg_id is not None), ""),
+        retry_paths=not snap.consumers or any(c.message_model != "BROADCASTING" for c in snap.consumers),
     )
 
 
@@ -508,6 +518,8 @@ def _until(ms: int) -> str:
 
 
 BROADCAST_WHY = "BROADCASTING: failed, never retried"
+NOT_STARTED = "not started yet"
+"""What a consumer box says before the consumer's first start (not "shut down": it never ran)."""
 """``ConsumeMessageConcurrentlyService.processConsumeResult`` logs and drops a failed broadcast message."""
 NO_COPY_WHY = "send-back stored no copy (retryQueueNums 0)"
 """The broker answered SUCCESS to CONSUMER_SEND_MSG_BACK and stored nothing."""
@@ -560,6 +572,7 @@ $ .rq-token.rq-send_failed circle, $ .rq-token.rq-dropped circle {
 $ .rq-focus { fill: none; stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2.5; opacity: 0.8;
   transition: cx var(--rq-duration, 350ms) ease-in-out, cy var(--rq-duration, 350ms) ease-in-out; }
 $ .rq-cross { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 2; }
+$ .rq-token.rq-long text { font-size: 6px; }
 """.replace("$", '[data-testid="rq-flow"]')
 """The view's own classes, scoped to its root (``$`` stands for the root selector)."""
 
@@ -597,6 +610,14 @@ def _pq_height(p: Place, n: int) -> float:
 def _grid_height(n: int, per_row: int = TOKENS_PER_ROW) -> float:
     rows = max(1, -(-n // per_row))
     return rows * STEP + 4
+
+
+def token_text(reconsume_times: int) -> str:
+    """What a token says: its reconsume times, fitted into the circle (``7``, ``42``; 3 digits in a smaller font,
+    the ``rq-long`` class; ``1k``, ``12k`` beyond 999). The tooltip keeps the exact number."""
+    if reconsume_times < 1000:
+        return str(reconsume_times)
+    return f"{reconsume_times // 1000}k"
 
 
 def _place_tokens(cv: _Canvas, tokens: Iterable[TokenVM], x: float, y: float, per_row: int = TOKENS_PER_ROW) -> None:
@@ -681,9 +702,10 @@ def flow_scene(vm: FlowVM) -> Scene:
 
     def slot_height(p: Place) -> float:
         n = len(by_place.get(p.key, []))
+        note = 12 if p.note else 0  # "not in route" gets a line of its own under the queue's name
         if p.kind == "delay" and n <= 4:
-            return max(ROW, n * STEP + 4)
-        return max(ROW, _grid_height(n))
+            return max(ROW, n * STEP + 4) + note
+        return max(ROW, _grid_height(n)) + note
 
     lane_y: dict[str, tuple[float, float]] = {}
     y = top + 22
@@ -790,7 +812,7 @@ def flow_scene(vm: FlowVM) -> Scene:
                 f"empty:{c.client_id}",
                 cx0 + PAD + 4,
                 sy + 14,
-                "no ProcessQueue" if c.running else "not running",
+                "no ProcessQueue" if c.running else NOT_STARTED if c.detail == NOT_STARTED else "not running",
                 cls="rq-muted rq-small",
             )
         for p in pqs:
@@ -842,6 +864,8 @@ def flow_scene(vm: FlowVM) -> Scene:
         ("pull-retry", ax0, ax1, mid["retry"], "pull"),
         ("dead-letter", ax1, ax0, mid["dlq"], "dead letter"),
     ]
+    if not vm.retry_paths:  # BROADCASTING only: a failure is dropped, no message goes back or to the DLQ
+        arrows = arrows[:2]
     for key, x1, x2, ay, label in arrows:
         cv.marks.append(
             Mark("line", f"arrow:{key}", x=x1, y=ay, x2=x2, y2=ay, cls="rq-arrow", arrow=True, role="arrow")
@@ -892,9 +916,9 @@ def flow_scene(vm: FlowVM) -> Scene:
                 x=tx,
                 y=ty,
                 r=R,
-                text=str(t.reconsume_times),
+                text=token_text(t.reconsume_times),
                 fill=t.colour,
-                cls=f"rq-{t.state}",
+                cls=f"rq-{t.state}" + (" rq-long" if len(token_text(t.reconsume_times)) > 2 else ""),
                 role="token",
                 title=tip,
             )

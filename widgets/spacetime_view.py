@@ -18,7 +18,9 @@ on the axis wherever it changes and a break (``≈``) where it jumps. A run that
 bursts inside the same millisecond stays readable; distances on the axis are *not* proportional to
 time (the axis title says so). One exception to trace order keeps cause before effect: the broker
 handles CONSUMER_SEND_MSG_BACK synchronously, so the trace records its effect (the schedule hop or
-the DLQ write) before the client records the send-back; the send-back row is drawn first.
+the DLQ write) before the client records the send-back; the send-back row is drawn first (the order
+:func:`rmqlab.narrate.reading_order` gives the captions and the Events tab). Identical rows are folded into
+one with their count ("lock ✗ 1 queue × 9, every 20 s, 20 s – 3 m"), as the captions fold repeats.
 
 **The future is not drawn.** A snapshot holds the trace up to the controller's position and nothing
 else, so the diagram ends at the "now" line (the snapshot's ``now_ms``); stepping adds rows below.
@@ -33,6 +35,7 @@ from enum import StrEnum
 from typing import Any
 
 from rmqlab import EventKind, TraceEvent, format_duration
+from rmqlab.narrate import group_repeats
 
 from .palette import OKABE_ITO
 from .scene import Mark, Scene, SceneView, legend_marks, text_width
@@ -151,6 +154,8 @@ class Row:
     detail: str
     """The full story (hover tooltip, text rendering)."""
     msg_id: str | None = None
+    repeats: int = 1
+    """How many identical rows this one stands for (a lock refused every 20 s for minutes is one row)."""
 
     @property
     def is_arrow(self) -> bool:
@@ -598,7 +603,28 @@ def spacetime_view_model(snap: LabSnapshot, *, locks: bool = True) -> SpaceTimeM
     b = _Builder(snap, locks)
     for e in snap.events:
         b.fold(e)
-    return SpaceTimeModel(tuple(b.lanes.values()), tuple(b.rows), tuple(b.spans), snap.now_ms, snap.trace_len)
+    rows = _fold_repeats(b.rows, b.spans)
+    return SpaceTimeModel(tuple(b.lanes.values()), rows, tuple(b.spans), snap.now_ms, snap.trace_len)
+
+
+def _fold_repeats(rows: list[Row], spans: list[Span]) -> tuple[Row, ...]:
+    """Identical rows (same kind, lanes and label; only the time differs) become one row labelled ``× 12, every
+    20 s, 20 s – 4 m``, as the captions and the Events tab fold them (:func:`rmqlab.narrate.group_repeats`). Rows
+    that start or end a span stay apart (the span is drawn between them)."""
+    ends = {s.start_seq for s in spans} | {s.end_seq for s in spans if s.end_seq is not None}
+
+    def key(r: Row) -> object:
+        return r.seq if r.seq in ends else (r.kind, r.src, r.dst, r.label)
+
+    out = []
+    for g in group_repeats(rows, key=key, closes=lambda r: True):
+        first: Row = g.first
+        if g.count == 1:
+            out.append(first)
+        else:
+            label, detail = f"{first.label} {g.summary}", f"{first.detail} ({g.summary})"
+            out.append(replace(first, label=label, detail=detail, repeats=g.count))
+    return tuple(out)
 
 
 def spacetime_text(vm: SpaceTimeModel) -> str:

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import bisect
 
-from rmqlab.narrate import Caption, Narrator
+from rmqlab.narrate import Caption, Narrator, step_caption
 
 from .replay import Replay
 
 __all__ = ["CAPTION_LINES", "Stepper"]
 
-CAPTION_LINES = 6
-"""At most this many caption lines per step; the rest is counted ("… and 3 more — see the Events tab")."""
+CAPTION_LINES = 2
+"""A step's caption is two lines: the plain sentence, then "in the source: …" (:func:`rmqlab.narrate.step_caption`)."""
 
 
 class Stepper:
@@ -52,8 +52,9 @@ class Stepper:
         return range(first, self.known_stops[i])
 
     def stop_is_meaningful(self, i: int) -> bool:
-        """Whether the step that reached known stop ``i`` appended a meaningful event."""
-        return any(self.captions[k].meaningful for k in self.segment(i))
+        """A step lands here: something meaningful and new happened (not a repeat of an event still repeating, which
+        the caption counts instead: "pull failed × 16,800, every 3 s")."""
+        return any(self.captions[k].meaningful and self.captions[k].fresh for k in self.segment(i))
 
     def step(self, *, raw: bool = False) -> bool:
         """Advance to the next meaningful position (``raw``: one reachable position); ``False`` at the end."""
@@ -93,7 +94,4 @@ class Stepper:
                 j -= 1
             first = self.known_stops[j] if j >= 0 else 0
             chosen = [c for c in self.captions[first:position] if c.meaningful] or chosen
-        lines = [c.text for c in chosen[:CAPTION_LINES]]
-        if len(chosen) > CAPTION_LINES:
-            lines.append(f"… and {len(chosen) - CAPTION_LINES} more — see the Events tab")
-        return tuple(lines)
+        return step_caption(chosen).lines

@@ -231,6 +231,8 @@ _ROW_GAP = 16.0
 _COL_GAP = 56.0
 _PAD = 12.0
 _LEGEND_W = 230.0
+_KIND_COL_W = 150.0
+"""Width of one column of the node-kind legend."""
 
 
 def _order_layers(g: nx.DiGraph, chains: Mapping[tuple[str, str], list[str]]) -> dict[int, list[str]]:
@@ -406,7 +408,11 @@ TOPOLOGY_CSS = """
 .rq-scene .rq-node.rq-alert { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 2.5; stroke-dasharray: 4 2; }
 .rq-scene text.rq-node-title { font-weight: 600; font-size: 12px; }
 .rq-scene text.rq-node-detail { font-size: 10px; }
+.rq-scene[data-testid="rq-topology"] { overflow-x: auto; }
+.rq-scene[data-testid="rq-topology"] svg { max-width: none; }
 """
+"""The last two rules: a wide topology scrolls sideways instead of shrinking to the output's width (at 1,400 px
+of graph in a 900 px output, 12 px labels were drawn 7 px high)."""
 
 
 def _route(points: tuple[tuple[float, float], ...], back: bool) -> str:
@@ -491,28 +497,32 @@ def topology_scene(vm: TopologyModel) -> Scene:
         ("line", "rq-edge rq-travelled", "a path a message has taken"),
         ("line", "rq-edge rq-active", "taken in the last steps"),
     )
-    lx = vm.width + 16
-    marks.extend(legend_marks(items, x=lx, y=_PAD + 8))
+    # the legend goes under the graph (beside it, it made the picture wider and so drawn smaller): the paths in
+    # one column, the node kinds in columns of three beside it
+    lx, ly = _PAD, vm.height + 18
+    marks.extend(legend_marks(items, x=lx, y=ly))
     for i, kind in enumerate(LAYERS):
-        y = _PAD + 8 + (len(items) + i) * 14
+        x = lx + _LEGEND_W + (i // len(items)) * _KIND_COL_W
+        y = ly + (i % len(items)) * 14
         marks.append(
-            Mark("rect", f"legend:kind:{kind}", x=lx, y=y - 5, w=5, h=10, fill=_KIND_COLOUR[kind], role="legend")
+            Mark("rect", f"legend:kind:{kind}", x=x, y=y - 5, w=5, h=10, fill=_KIND_COLOUR[kind], role="legend")
         )
         marks.append(
             Mark(
                 "text",
                 f"legend:kind:{kind}:t",
-                x=lx + 18,
+                x=x + 18,
                 y=y + 4,
                 text=_KIND_WORD[kind],
                 cls="rq-muted",
                 role="legend",
             )
         )
-    height = max(vm.height, _PAD + 8 + (len(items) + len(LAYERS)) * 14)
+    kind_columns = -(-len(LAYERS) // len(items))
+    width = max(vm.width, lx + _LEGEND_W + kind_columns * _KIND_COL_W)
     return Scene(
-        int(lx + _LEGEND_W),
-        int(height + 4),
+        int(width),
+        int(ly + len(items) * 14 + 4),
         tuple(marks),
         label="topology: producers, topics, delay levels, retry and dead-letter topics, consumers",
         testid="rq-topology",

@@ -59,6 +59,10 @@ class SendCall:
     """``maxReconsumeTimes`` of the request header."""
     times: int = field(default=0, init=False)
     """Attempts made so far."""
+    entry: str = field(default="sendDefaultImpl", init=False)
+    """The method that drives the send: ``sendDefaultImpl`` (a loop of up to ``times_total`` attempts), or
+    ``sendSelectImpl`` / ``sendKernelImpl`` (``send(msg, selector, arg)`` / ``send(msg, mq)``: one call of
+    ``sendKernelImpl``, no loop). A SEND_ATTEMPT names it when it is not ``sendDefaultImpl``."""
     brokers_sent: list[str] = field(default_factory=list, init=False)
     send_result: SendResult | None = field(default=None, init=False)
     """The last non-OK result kept by ``retryAnotherBrokerWhenNotStoreOK`` while trying another broker."""
@@ -180,6 +184,7 @@ class MQClientAPIImpl:
             mode=str(future.mode),  # a StrEnum's str() is its value
             topic=mq.topic,
             timeout_ms=remaining,
+            **({} if call.entry == "sendDefaultImpl" else {"entry": call.entry}),
         )
         stored = MessageExt(
             topic=mq.topic,

@@ -1,10 +1,14 @@
 """Captions: one sentence per trace event saying what happened, why, and where in RocketMQ 4.9.7.
 
-A student stepping through a run should not have to decode ``send_back ok=True delay_level=0``; the
-caption says "ConsumeMessageConcurrentlyService.processConsumeResult: RECONSUME_LATER →
-sendMessageBack(delayLevel 0) …; the broker uses 3 + reconsumeTimes 0 = level 3, due in 10 s".
-Every caption starts with the Java ``Class.method`` that does the step and carries the event's real
-numbers.
+A caption has two lines. The first is one plain sentence a beginner understands, with this run's numbers
+and no Java identifier ("c1 failed M0001 for the 2nd time, so it goes back to the broker and returns in
+30 s", :mod:`~rmqlab.narrate.plain`). The second, "in the source", is for the code: a student stepping through
+a run should not have to decode ``send_back ok=True delay_level=0``; it says
+"ConsumeMessageConcurrentlyService.processConsumeResult: RECONSUME_LATER → sendMessageBack(delayLevel 0) …;
+the broker uses 3 + reconsumeTimes 0 = level 3, due in 10 s".
+That second line starts with the Java ``Class.method`` that does the step and carries the event's real
+numbers. :mod:`~rmqlab.narrate.steps` puts them in reading order (cause before effect), folds repeats, and
+makes a step's two lines.
 
 Why a :class:`Narrator` that is *fed* events in order instead of a function of one event: the "why"
 often lives in earlier events. A retry attempt avoids the broker the previous attempt failed on; a
@@ -31,5 +35,20 @@ Pure engine code: imports nothing from Jupyter.
 from __future__ import annotations
 
 from .narrator import BOOKKEEPING_KINDS, MEANINGFUL_KINDS, Caption, Narrator, caption, is_meaningful, narrate
+from .steps import Repeat, StepCaption, group_repeats, reading_order, signature, step_caption
 
-__all__ = ["BOOKKEEPING_KINDS", "MEANINGFUL_KINDS", "Caption", "Narrator", "caption", "is_meaningful", "narrate"]
+__all__ = [
+    "BOOKKEEPING_KINDS",
+    "MEANINGFUL_KINDS",
+    "Caption",
+    "Narrator",
+    "Repeat",
+    "StepCaption",
+    "caption",
+    "group_repeats",
+    "is_meaningful",
+    "narrate",
+    "reading_order",
+    "signature",
+    "step_caption",
+]

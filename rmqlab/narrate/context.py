@@ -45,6 +45,8 @@ class CaptionContext:
     """(consumer, queue) → the time a rebalance removed it."""
     expired: dict[str, tuple[int, str]] = field(default_factory=dict)
     """Queue → (time, previous holder) of a lock takeover."""
+    delivery_rt: dict[str, int] = field(default_factory=dict)
+    """Msg → reconsumeTimes of its latest delivery (the plain line counts failures: "for the 2nd time")."""
 
 
 def name_of(actor: str) -> str:

@@ -8,12 +8,14 @@ they all read and update, and the table that picks the function for an event's k
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
 from ..core.trace import EventKind, TraceEvent
 from . import consuming, lab_events, rebalancing, sending, storing
 from .context import CaptionContext
+from .plain import PLAIN
+from .steps import burst, close_other_bursts, signature
 
 __all__ = ["BOOKKEEPING_KINDS", "MEANINGFUL_KINDS", "Caption", "Narrator", "caption", "is_meaningful", "narrate"]
 
@@ -45,10 +47,14 @@ def is_meaningful(event: TraceEvent) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Caption:
-    """The caption of one trace event.
+    """The caption of one trace event, in two parts.
 
-    ``where`` is the RocketMQ ``Class.method`` (or the Lab operation) behind the step, ``text`` the whole
-    sentence, which starts with ``where``. ``meaningful`` is :func:`is_meaningful` of the event.
+    ``plain`` is the first line: one sentence a beginner understands, with the run's numbers and no Java
+    identifier (:mod:`~rmqlab.narrate.plain`). ``text`` (also :attr:`source`) is the second: the RocketMQ
+    ``Class.method`` (or the Lab operation) behind it, ``where``, then the rule and the numbers it used.
+    ``meaningful`` is :func:`is_meaningful` of the event. ``group`` is the seq of the first event this one
+    repeats (its own seq when it repeats nothing), and ``fresh`` says it starts its group: a step lands only
+    on a meaningful *fresh* event, so a run of identical events is one step (:mod:`~rmqlab.narrate.steps`).
     """
 
     seq: int
@@ -57,6 +63,21 @@ class Caption:
     where: str
     text: str
     meaningful: bool
+    plain: str = ""
+    actor: str = ""
+    msg_id: str | None = None
+    group: int = -1
+    fresh: bool = True
+
+    @property
+    def source(self) -> str:
+        """The second line's content: ``Class.method: the rule, with this run's numbers``."""
+        return self.text
+
+    @property
+    def lines(self) -> tuple[str, str]:
+        """The caption as shown: the plain sentence, then ``in the source: …``."""
+        return self.plain, f"in the source: {self.text}"
 
     def __str__(self) -> str:
         return self.text
@@ -109,11 +130,42 @@ class Narrator:
 
     def __init__(self) -> None:
         self._context = CaptionContext()
+        self._open: dict[Hashable, int] = {}
+        """Signature → group (seq of its first event) of the groups a repeat may still join."""
+        self._bursts: dict[int, Hashable] = {}
+        """Group → the :func:`~rmqlab.narrate.steps.burst` of its first event (while it is open)."""
 
     def feed(self, event: TraceEvent) -> Caption:
-        """The caption of ``event`` (the next event of the trace); updates the context."""
+        """The caption of ``event`` (the next event of the trace); updates the context.
+
+        The plain sentence is made first, from the context as it was before this event (a send-back's
+        sentence needs what the broker just did, which its source caption then forgets).
+        """
+        plain = PLAIN[event.kind](self._context, event)
         where, text = _CAPTIONS[event.kind](self._context, event)
-        return Caption(event.seq, event.time_ms, event.kind, where, f"{where}: {text}", is_meaningful(event))
+        meaningful = is_meaningful(event)
+        key = signature(event)
+        group = self._open.get(key)
+        fresh = group is None
+        if group is None:
+            if meaningful:  # something new happened: an identical event after it is news again
+                close_other_bursts(self._open, burst(event), self._bursts.__getitem__)
+                self._bursts = {g: b for g, b in self._bursts.items() if g in self._open.values()}
+            group = self._open[key] = event.seq
+            self._bursts[group] = burst(event)
+        return Caption(
+            event.seq,
+            event.time_ms,
+            event.kind,
+            where,
+            f"{where}: {text}",
+            meaningful,
+            plain,
+            event.actor,
+            event.msg_id,
+            group,
+            fresh,
+        )
 
 
 def narrate(events: Iterable[TraceEvent]) -> list[Caption]:

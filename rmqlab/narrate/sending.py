@@ -31,7 +31,17 @@ def on_send_attempt(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     inner = "/inner" in who
     if inner and str(d.get("topic", "")).startswith("%RETRY%"):
         ctx.inner_send.add(msg)
-    total = SEND_TIMES_TOTAL.get(mode, 1)
+    entry = str(d.get("entry", "sendDefaultImpl"))
+    total = _times_total(mode, entry)
+    if entry != "sendDefaultImpl" and (attempt == 1 or previous is None):
+        how = "the queue the selector returned" if entry == "sendSelectImpl" else "the queue the caller gave"
+        once = (
+            "a re-send only if no response comes (onExceptionImpl, retryTimesWhenSendAsyncFailed)"
+            if mode == "ASYNC"
+            else "one attempt: it calls sendKernelImpl once, with no retry loop (retryTimesWhenSendFailed does not "
+            "apply)"
+        )
+        return f"DefaultMQProducerImpl.{entry}", f"{who} sends {msg} {mode} to {target}, {how}; {once}"
     if attempt == 1 or previous is None:
         by = " (CLIENT_INNER_PRODUCER, producing a retry message for its consumer)" if inner else ""
         timeout = d.get("timeout_ms", 3000)
@@ -62,12 +72,21 @@ def on_send_attempt(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     return where, f"{who} retries {msg}, attempt {attempt} of up to {total}: {why}; {pick}"
 
 
+def _times_total(mode: str, entry: str) -> int:
+    """Attempts a send may make: :data:`SEND_TIMES_TOTAL`, but one for SYNC and ONEWAY sends that are not driven
+    by sendDefaultImpl's loop (sendSelectImpl, send(msg, mq))."""
+    if entry != "sendDefaultImpl" and mode != "ASYNC":
+        return 1
+    return SEND_TIMES_TOTAL.get(mode, 1)
+
+
 def on_send_result(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     d, msg = e.data, e.msg_id or "?"
     outcome, attempt = str(d.get("outcome")), int(d.get("attempt", 1))
     ctx.last_outcome[(e.actor, msg)] = outcome
     previous = ctx.last_attempt.get((e.actor, msg), {})
     mode = str(previous.get("mode", "SYNC"))
+    entry = str(previous.get("entry", "sendDefaultImpl"))
     where = "MQClientAPIImpl.processSendResponse"
     broker = d.get("broker")
     if outcome == "SUCCESS":
@@ -85,22 +104,30 @@ def on_send_result(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
         )
     name = outcome.split(":", 1)[0]
     if name in RETRIED_CODES or name in ("SYSTEM_BUSY", "MESSAGE_ILLEGAL", "SUBSCRIPTION_GROUP_NOT_EXIST"):
-        retried = name in RETRIED_CODES and mode == "SYNC" and attempt < SEND_TIMES_TOTAL["SYNC"]
+        retried = name in RETRIED_CODES and mode == "SYNC" and attempt < _times_total(mode, entry)
         then = (
             "it is in retryResponseCodes, so sendDefaultImpl tries again"
             if retried
-            else ("not in retryResponseCodes in 4.9.x, so it is not retried" if mode == "SYNC" else "no retry")
+            else (
+                f"{entry} makes one attempt, so it is not retried"
+                if entry != "sendDefaultImpl" and mode == "SYNC"
+                else "not in retryResponseCodes in 4.9.x, so it is not retried"
+                if mode == "SYNC"
+                else "no retry"
+            )
         )
         if mode == "ASYNC":
             then = "an ASYNC error response is never retried"
         return where, f"{broker} answered {name} for {msg} (MQBrokerException); {then}"
-    left = SEND_TIMES_TOTAL.get(mode, 1) - attempt
-    if mode == "ONEWAY" or left <= 0:
+    left = _times_total(mode, entry) - attempt
+    if entry != "sendDefaultImpl" and mode != "ASYNC":
+        then = f"{entry} makes one attempt, so the send fails with it"
+    elif mode == "ONEWAY" or left <= 0:
         then = "no attempt left"
     else:
         then = f"up to {left} more attempt{'s' if left > 1 else ''} if the 3000 ms budget allows"
     return (
-        "DefaultMQProducerImpl.sendDefaultImpl",
+        f"DefaultMQProducerImpl.{entry}",
         f"attempt {attempt} of {msg} to {broker} failed with {outcome}; {then}",
     )
 
@@ -109,8 +136,11 @@ def on_send_failed(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     d, msg = e.data, e.msg_id or "?"
     error, attempts = str(d.get("error")), d.get("attempts")
     why = " — the 3000 ms sendMsgTimeout budget was spent before another attempt" if "call timeout" in error else ""
+    entry = str(ctx.last_attempt.get((e.actor, msg), {}).get("entry", "sendDefaultImpl"))
+    if entry != "sendDefaultImpl":
+        why = f" ({entry} makes one attempt)"
     return (
-        "DefaultMQProducerImpl.sendDefaultImpl",
+        f"DefaultMQProducerImpl.{entry}",
         f"the {d.get('mode', 'SYNC')} send of {msg} failed after {attempts} attempt"
         f"{'' if attempts == 1 else 's'}; the application gets {error}{why}",
     )

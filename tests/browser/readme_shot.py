@@ -81,8 +81,8 @@ def main() -> None:
                         clock = exp.end_clock
                     expect(dash.locator("span[role=status]")).to_have_text(clock, timeout=ROUND_TRIP_MS)
                     if args.tab:
-                        dash.locator(".lm-TabBar-tab", has_text=exact(args.tab)).click()
-                        expect(dash.locator(".lm-TabBar-tab.lm-mod-current")).to_have_text(exact(args.tab))
+                        dash.locator(".rq-view-tabs button", has_text=exact(args.tab)).click()
+                        expect(dash.locator(".rq-view-tabs button.mod-active")).to_have_text(exact(args.tab))
                     args.out.parent.mkdir(parents=True, exist_ok=True)
                     dash.screenshot(path=str(args.out))
                     print(f"{args.out}: {name}'s dashboard at {clock}")

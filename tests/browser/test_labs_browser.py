@@ -243,7 +243,7 @@ def test_retry_timeline_draws_every_delivery(lab: OpenLab, screenshot_dir: Path)
         handle.focus()
         handle.press("End")
         expect(dash.clock).to_have_text(exp.end_clock, timeout=ROUND_TRIP_MS)
-        dash.root.locator(".lm-TabBar-tab", has_text=exact("Retry timeline")).click()
+        dash.root.locator(".rq-view-tabs button", has_text=exact("Retry timeline")).click()
         timeline = dash.scene("rq-retry-timeline")
         expect(timeline).to_be_visible(timeout=ROUND_TRIP_MS)
         try:

@@ -217,6 +217,7 @@ class DefaultMQProducerImpl:
     def send_select_impl(self, call: SendCall, selector: MessageQueueSelector, arg: Any) -> None:
         """``sendSelectImpl``: the application's selector picks the queue; one attempt (ASYNC may re-send)."""
         msg = call.msg
+        call.entry = "sendSelectImpl"
         info = self.try_to_find_topic_publish_info(msg.topic)
         if info is None or not info.ok():
             self.api.fail(call, f"MQClientException: No route info for this topic, {msg.topic}")
@@ -236,6 +237,7 @@ class DefaultMQProducerImpl:
 
     def send_to_queue(self, call: SendCall, mq: MessageQueue) -> None:
         """``send(msg, mq[, callback])`` / ``sendOneway(msg, mq)``: no route, only the broker's address."""
+        call.entry = "sendKernelImpl"
         if call.msg.topic != mq.topic:
             self.api.fail(call, "MQClientException: message's topic not equal mq's topic")
         elif call.future.mode is CommunicationMode.ASYNC and call.timeout_ms <= 0:

@@ -1,0 +1,245 @@
+"""How captions are read: cause before effect, repeats grouped, and a step's caption in two lines.
+
+**Cause before effect.** The broker handles CONSUMER_SEND_MSG_BACK (and an orderly consumer's re-send to
+``%RETRY%``) inside the consumer's request, so the engine appends the broker's reaction — the CommitLog put to
+``SCHEDULE_TOPIC_XXXX``, ``%RETRY%`` or ``%DLQ%`` — *before* the consumer records its send-back, whose outcome
+it needs. That order is right for the trace (an event is recorded when it is complete) and the narrator needs it
+(a send-back's caption says what the broker did), so neither changes. What changes is how a reader is shown the
+events: :func:`reading_order` moves each send-back in front of the broker's reaction to it, and every view that
+lists events (the caption of a step, the Events tab, the space-time diagram) reads them in that order.
+
+**Repeats.** A broker that is down makes a consumer retry its pulls every second for hours: thousands of
+identical events. :func:`signature` says when two events are the same (kind, actor, message and every detail:
+only the time differs), :func:`group_repeats` folds them into one :class:`Repeat` ("× 50,386, every 1 s,
+15 s – 14 h"), and the narrator marks each caption ``fresh`` or not, so a Step lands only where something new
+happened (:attr:`~rmqlab.narrate.narrator.Caption.fresh`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from ..core.duration import format_duration
+from ..core.trace import EventKind, TraceEvent
+
+__all__ = [
+    "REACTION_KINDS",
+    "Repeat",
+    "StepCaption",
+    "burst",
+    "close_other_bursts",
+    "group_repeats",
+    "reading_order",
+    "signature",
+    "step_caption",
+]
+
+K = EventKind
+
+REACTION_KINDS: frozenset[EventKind] = frozenset(
+    {K.STORED, K.SCHEDULED, K.DEAD_LETTERED, K.SEND_ATTEMPT, K.SEND_RESULT}
+)
+"""What a broker (or the consumer's inner producer) records for a send-back before the send-back itself."""
+CAUSE_KINDS: frozenset[EventKind] = frozenset({K.SEND_BACK})
+"""Events recorded after the effects they caused (the outcome of a synchronous request)."""
+
+
+class Readable(Protocol):
+    """What :func:`reading_order` needs of an event or a caption."""
+
+    @property
+    def kind(self) -> EventKind: ...
+    @property
+    def time_ms(self) -> int: ...
+    @property
+    def msg_id(self) -> str | None: ...
+
+
+T = TypeVar("T", bound=Readable)
+
+
+class Timed(Protocol):
+    """What :func:`group_repeats` needs of an item: its virtual time."""
+
+    @property
+    def time_ms(self) -> int: ...
+
+
+G = TypeVar("G", bound=Timed)
+
+
+def reading_order(items: Sequence[T]) -> list[T]:
+    """``items`` (in trace order) with every send-back moved in front of the broker's reaction to it.
+
+    The reaction is the unbroken run of :data:`REACTION_KINDS` events of the same message in the same
+    millisecond right before the send-back; nothing else moves, and an item never crosses a delivery or a
+    consume result.
+    """
+    out = list(items)
+    for i, item in enumerate(out):
+        if item.kind not in CAUSE_KINDS or item.msg_id is None:
+            continue
+        j = i
+        while j > 0:
+            prev = out[j - 1]
+            if prev.kind not in REACTION_KINDS or prev.msg_id != item.msg_id or prev.time_ms != item.time_ms:
+                break
+            j -= 1
+        if j < i:
+            out.insert(j, out.pop(i))
+    return out
+
+
+def signature(event: TraceEvent) -> Hashable:
+    """Two events are repeats of each other when this is equal: everything but the time and the seq."""
+    return (event.kind, event.actor, event.msg_id, repr(sorted(event.data.items())))
+
+
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    """One event, or a run of identical ones folded together."""
+
+    first: Any
+    """The first item of the group (a TraceEvent, a Caption, a row: whatever was grouped)."""
+    last: Any
+    """Its last item (the first again for a single event)."""
+    count: int
+    first_ms: int
+    last_ms: int
+    every_ms: int | None
+    """The gap between repeats when it is always the same; None when it varies (or for a single event)."""
+
+    @property
+    def summary(self) -> str:
+        """``""`` for a single event; ``× 50,386, every 1 s, 15 s – 14 h`` for a group."""
+        if self.count == 1:
+            return ""
+        every = f", every {format_duration(self.every_ms)}" if self.every_ms else ""
+        start = "0 s" if self.first_ms == 0 and self.last_ms >= 1000 else format_duration(self.first_ms)
+        span = (
+            f"{start} – {format_duration(self.last_ms)}"
+            if self.last_ms != self.first_ms
+            else f"at {format_duration(self.first_ms)}"
+        )
+        return f"× {self.count:,}{every}, {span}"
+
+
+def burst(item: object) -> Hashable:
+    """What a run of items started together shares: the millisecond, the kind and who did it (three queues'
+    offset commits failing at once; a lock refused for two queues). A new item closes every open group but those
+    of its own burst, which may repeat together."""
+    who = getattr(item, "actor", None) or getattr(item, "src", None)
+    return (getattr(item, "time_ms", None), getattr(item, "kind", None), who)
+
+
+def group_repeats(
+    items: Sequence[G], *, key: Callable[[G], Hashable], closes: Callable[[G], bool] = lambda item: True
+) -> list[Repeat]:
+    """Fold repeats: an item whose ``key`` equals that of an *open* group joins it (even if other groups'
+    items come between, as two queues' failing pulls alternate); any other item starts a group, and if
+    ``closes(item)`` it first closes the open groups not of its own :func:`burst` (something new happened: a
+    later identical event is news again). Groups are listed where their first item was."""
+    groups: list[list[G]] = []
+    open_groups: dict[Hashable, int] = {}
+    for item in items:
+        k = key(item)
+        at = open_groups.get(k)
+        if at is not None:
+            groups[at].append(item)
+            continue
+        if closes(item):
+            close_other_bursts(open_groups, burst(item), lambda i: burst(groups[i][0]))
+        open_groups[k] = len(groups)
+        groups.append([item])
+    return [_repeat(g) for g in groups]
+
+
+def close_other_bursts(open_groups: dict[Hashable, int], keep: Hashable, burst_of: Callable[[int], Hashable]) -> None:
+    """Forget the open groups whose burst (``burst_of`` their index) is not ``keep``."""
+    for k in [k for k, at in open_groups.items() if burst_of(at) != keep]:
+        del open_groups[k]
+
+
+def _repeat(group: list[G]) -> Repeat:
+    times = [item.time_ms for item in group]
+    gaps = {b - a for a, b in itertools.pairwise(times)}
+    every = gaps.pop() if len(gaps) == 1 else None
+    return Repeat(group[0], group[-1], len(group), times[0], times[-1], every)
+
+
+@dataclass(frozen=True, slots=True)
+class StepCaption:
+    """What a step did, in two lines: ``plain`` for a beginner, ``source`` for the code (``in the source: …``)."""
+
+    plain: str
+    source: str
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        return tuple(line for line in (self.plain, self.source) if line)
+
+
+MAX_SENTENCES = 5
+"""At most this many plain sentences in a step's first line; the rest is counted."""
+_KEY_ORDER: tuple[EventKind, ...] = (
+    K.DEAD_LETTERED,
+    K.SEND_BACK,
+    K.BROADCAST_DROPPED,
+    K.SEND_BACK_FALLBACK,
+    K.LOCAL_RETRY,
+    K.SUSPENDED,
+    K.LOCK_EXPIRED,
+    K.LOCK_ACQUIRED,
+    K.LOCK_REFUSED,
+    K.UNLOCKED,
+    K.FAULT,
+    K.SEND_FAILED,
+    K.CLEAN_EXPIRED,
+    K.CONSUMED,
+    K.SCHEDULED,
+    K.DELAY_DELIVERED,
+    K.REBALANCED,
+    K.LIFECYCLE,
+    K.SEND_ATTEMPT,
+    K.DELIVERED,
+)
+"""Which event's rule the second line gives when a step did several things: the first kind here that the step has
+(a send-back says more than the delivery before it; a dead letter more than the send-back)."""
+
+
+class _Captioned(Readable, Protocol):
+    @property
+    def plain(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def group(self) -> int: ...
+
+
+C = TypeVar("C", bound=_Captioned)
+
+
+def step_caption(captions: Sequence[C]) -> StepCaption:
+    """The two-line caption of a step that produced ``captions`` (trace order; pass only the ones to show).
+
+    First line: the plain sentences in reading order, repeats folded into one with their count; second line:
+    ``in the source:`` and the Java behind the step's most telling event (see :data:`_KEY_ORDER`).
+    """
+    if not captions:
+        return StepCaption("", "")
+    ordered = reading_order(captions)
+    groups = group_repeats(ordered, key=lambda c: c.plain, closes=lambda c: False)  # said once, with a count
+    sentences = []
+    for g in groups:
+        first: C = g.first
+        sentences.append(first.plain if g.count == 1 else f"{first.plain.rstrip('.')} ({g.summary}).")
+    shown = sentences[:MAX_SENTENCES]
+    if len(sentences) > MAX_SENTENCES:
+        shown.append(f"(and {len(sentences) - MAX_SENTENCES} more: see the Events tab)")
+    kinds = {c.kind for c in ordered}
+    key_kind = next((k for k in _KEY_ORDER if k in kinds), ordered[-1].kind)
+    key = next(c for c in ordered if c.kind is key_kind)
+    return StepCaption(" ".join(shown), f"in the source: {key.text}")

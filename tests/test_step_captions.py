@@ -1,0 +1,176 @@
+"""Captions in two lines, cause before effect, repeats folded (issue 30): the narrator, the controller's caption,
+the Events tab and the space-time diagram read a run the same way."""
+
+from __future__ import annotations
+
+import functools
+
+from rmqlab import EventKind as K
+from rmqlab import Lab, Message
+from rmqlab.narrate import Repeat, narrate, reading_order, step_caption
+from widgets.controller import Controller
+from widgets.demo import demo_lab
+from widgets.event_log import event_log_html, event_log_model
+from widgets.replay import Replay
+from widgets.spacetime_view import ArrowKind, spacetime_view_model
+
+
+def _run(**knobs: object) -> Replay:
+    replay = Replay(functools.partial(demo_lab, **knobs), horizon="2m")
+    replay.run_to_end()
+    return replay
+
+
+def test_a_captions_first_line_is_plain_and_its_second_names_the_source():
+    """The first delivery of M0001 fails: the send-back's plain sentence counts the failure and gives the wait."""
+    lab = _run().lab
+    captions = {c.seq: c for c in narrate(lab.trace)}
+    back = captions[lab.trace.first(K.SEND_BACK, msg_id="M0001").seq]
+    assert back.plain == "c1 failed M0001 for the 1st time, so it goes back to the broker and returns in 10 s."
+    assert back.lines[1].startswith(
+        "in the source: ConsumeMessageConcurrentlyService.processConsumeResult: RECONSUME_LATER → sendMessageBack"
+    )
+    second = [c for c in captions.values() if c.kind is K.SEND_BACK and c.msg_id == "M0001"][1]
+    assert second.plain == "c1 failed M0001 for the 2nd time, so it goes back to the broker and returns in 30 s."
+
+
+def _kinds_at(items: list, msg_id: str, time_ms: int) -> list[str]:
+    return [x.kind.value for x in items if x.msg_id == msg_id and x.time_ms == time_ms]
+
+
+def test_cause_before_effect_on_the_send_back_to_dlq_path():
+    """maxReconsumeTimes 1: at 11 s the trace has the broker's DLQ write before the send-back; reading order,
+    the step's caption and the Events tab put the consumer's decision first."""
+    replay = _run(listener="fail_all", max_reconsume_times=1)
+    trace = list(replay.lab.trace)
+    assert _kinds_at(trace, "M0001", 11_000)[-5:] == ["delivered", "consumed", "stored", "dead_lettered", "send_back"]
+    read = ["delivered", "consumed", "send_back", "stored", "dead_lettered"]
+    assert _kinds_at(reading_order(trace), "M0001", 11_000)[-5:] == read
+    captions = [c for c in narrate(trace) if c.time_ms == 11_000 and c.msg_id == "M0001" and c.meaningful]
+    caption = step_caption(captions[-5:])
+    assert caption.plain == (
+        "c1 hands M0001 to its listener again: retry 1, its 2nd delivery. c1's listener fails M0001. c1 failed "
+        "M0001 for the 2nd time, its last allowed try, so it goes to the dead-letter topic. broker-a stores M0001 "
+        "in %DLQ%cg queue 0. M0001 is now a dead letter: nobody gets it unless they subscribe to %DLQ%cg."
+    )
+    assert caption.source.startswith("in the source: SendMessageProcessor.asyncConsumerSendMsgBack: reconsumeTimes 1")
+    rows = event_log_model(replay.snapshot(), msg_id="M0001", limit=100).rows
+    assert [r.kind for r in rows if r.time_ms == 11_000][-5:] == read
+
+
+def test_cause_before_effect_on_the_orderly_path_to_the_dlq():
+    """Orderly, maxReconsumeTimes 1: the consumer's re-send to %RETRY% comes before the inner producer's put and
+    the broker's schedule hop it caused (the 4.9.x DELAY quirk: the DLQ copy waits level 4 first)."""
+    trace = list(_run(listener="fail_all", max_reconsume_times=1, orderly=True, messages=1).lab.trace)
+    assert _kinds_at(reading_order(trace), "M0001", 2000) == [
+        "delivered",
+        "consumed",
+        "send_back",
+        "send_attempt",
+        "scheduled",
+        "send_result",
+    ]
+
+
+def test_cause_before_effect_on_the_schedule_path_in_the_space_time_diagram():
+    """The send-back arrow is drawn above the schedule hop it caused (and the Events tab agrees)."""
+    snap = _run().snapshot()
+    rows = [r for r in spacetime_view_model(snap).rows if r.msg_id == "M0001" and r.time_ms == 1000]
+    kinds = [r.kind for r in rows]
+    assert kinds.index(ArrowKind.SEND_BACK) < kinds.index(ArrowKind.SCHEDULE)
+    events = [r.kind for r in event_log_model(snap, msg_id="M0001", limit=100).rows if r.time_ms == 1000]
+    assert events.index("send_back") < events.index("scheduled")
+
+
+def test_repeat_summary_reads_count_period_and_span():
+    assert Repeat(None, None, 16_800, 0, 14 * 3_600_000, 3000).summary == "× 16,800, every 3 s, 0 s – 14 h"
+    assert Repeat(None, None, 3, 5000, 9000, None).summary == "× 3, 5 s – 9 s"
+    assert Repeat(None, None, 1, 5000, 5000, None).summary == ""
+
+
+def test_failing_pulls_of_a_broker_that_is_down_are_one_row_each_in_the_events_tab():
+    """broker-a is down from 5 s to 65 s: c1's pulls of its 3 queues fail every second; after the offset-commit
+    warnings at 10 s each queue's failures are one row, with count, period and span."""
+    replay = Replay(functools.partial(demo_lab, fault="broker_down"), horizon="2m")
+    replay.seek_time(64_000)
+    vm = event_log_model(replay.snapshot(), limit=3)
+    assert [(r.kind, r.count, r.when, r.repeats) for r in vm.rows] == [
+        ("pull_deferred", 55, "10 s – 1 m 4 s", "× 55, every 1 s"),
+        ("pull_deferred", 54, "10 s – 1 m 3 s", "× 54, every 1 s"),
+        ("pull_deferred", 54, "10 s – 1 m 3 s", "× 54, every 1 s"),
+    ]
+    assert vm.rows[0].current  # the newest event is the 55th failure of the first row
+    page = event_log_html(vm)
+    assert '<td style="white-space:nowrap">10 s – 1 m 4 s</td>' in page  # the time column never wraps
+    assert '<b data-role="repeats">× 55, every 1 s</b>' in page
+
+
+def test_a_step_never_walks_repeats_one_by_one():
+    """A broker down for 60 s with 3 queues failing every second is some 180 scheduler steps of repeats, yet every
+    Step lands on something new, and "every event" still shows each repeat."""
+    c = Controller(functools.partial(demo_lab, fault="broker_down"), horizon="2m")
+    landings = []
+    previous = c.position
+    while c.step_once():
+        landings.append(c._captions[previous : c.position])
+        previous = c.position
+    assert all(any(cap.meaningful and cap.fresh for cap in step) for step in landings[:-1])  # the last: the end
+    assert sum(1 for step in landings for cap in step if not cap.fresh) > 150  # the repeats were stepped over
+    assert len(landings) == 14
+    c.every_event.value = True
+    c.reset()
+    raw = 0
+    while c.step_once():
+        raw += 1
+    assert raw > 150  # the repeats are there, one raw position each
+
+
+def test_a_selector_send_is_one_attempt_in_its_caption():
+    """sendSelectImpl calls sendKernelImpl once (DefaultMQProducerImpl 4.9.7, no retry loop): the orderly demo
+    sends with a hash selector, and its caption says one attempt, not 'attempt 1 of up to 3'."""
+    lab = _run(orderly=True, messages=1).lab
+    attempt = lab.trace.first(K.SEND_ATTEMPT, msg_id="M0001")
+    assert attempt.get("entry") == "sendSelectImpl"
+    caption = next(c for c in narrate(lab.trace) if c.seq == attempt.seq)
+    assert caption.text == (
+        "DefaultMQProducerImpl.sendSelectImpl: pg sends M0001 SYNC to TopicTest@broker-a:0, the queue the selector "
+        "returned; one attempt: it calls sendKernelImpl once, with no retry loop (retryTimesWhenSendFailed does "
+        "not apply)"
+    )
+    assert "up to" not in caption.text and "more attempt" not in caption.text
+    assert caption.plain == (
+        "pg sends M0001 to TopicTest queue 0 on broker-a, the queue its selector picked: one try, no retry."
+    )
+    plain_send = _run().lab
+    assert "entry" not in plain_send.trace.first(K.SEND_ATTEMPT).data  # sendDefaultImpl: the trace as before
+
+
+def test_a_failed_selector_send_is_not_retried_in_its_caption():
+    """broker-a down, a selector picks its queue: the attempt fails and the caption says sendSelectImpl makes one
+    attempt (the same failure through sendDefaultImpl would be 'up to 2 more attempts')."""
+
+    def lab() -> Lab:
+        lab = Lab(seed=1)
+        lab.add_broker("broker-a")
+        lab.create_topic("TopicTest", queues=2)
+        producer = lab.add_producer("pg")
+        lab.at("100ms", producer.send, Message("TopicTest", "route"))  # the producer caches the route…
+        lab.at("500ms", lab.broker_down, "broker-a")  # … which still lists broker-a at 1 s
+        lab.at("1s", producer.send_with_selector, Message("TopicTest", "x"), lambda mqs, msg, arg: mqs[0], None)
+        return lab
+
+    replay = Replay(lab, horizon="3s")
+    replay.run_to_end()
+    captions = narrate(replay.lab.trace)
+    result = [c for c in captions if c.kind is K.SEND_RESULT][-1]
+    assert result.text.endswith("sendSelectImpl makes one attempt, so the send fails with it")
+    failed = next(c for c in captions if c.kind is K.SEND_FAILED)
+    assert failed.where == "DefaultMQProducerImpl.sendSelectImpl"
+    assert failed.plain == "pg gives up on M0002 after 1 try: the broker could not be reached."
+
+
+def test_clock_shows_exact_ms_only_when_it_rounds():
+    c = Controller(demo_lab)
+    assert c.clock_text.startswith("t = 0 ms · event ")
+    c.step_once()
+    assert c.clock_text.startswith("t = 1 s (1000 ms) · event ")
