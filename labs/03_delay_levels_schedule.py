@@ -243,7 +243,7 @@ show_crash(later_crash)
 # %% [markdown]
 # ## Key points
 # - Level = 3 + reconsumeTimes; the cap is 18 (2 h); the schedule runs in virtual time.
-# - 16 retries = 17 deliveries over 17 140 s; more retries each wait 2 h.
+# - 16 retries = 17 deliveries, the last after the delays of levels 3 to 18 in turn; more retries each wait 2 h.
 # - A listener may choose the level per call (`delayLevelWhenNextConsume`): a scenario file says
 #   `{return: RECONSUME_LATER, delay_level_when_next_consume: 5}` for one delivery (`examples/listener_per_call.yaml`).
 # - The delay offsets reach `delayOffset.json` every 10 s: a broker crash re-delivers what moved since the last write.

@@ -13,6 +13,10 @@ undeletable, check and read-only cells also uneditable) and clear the outputs (a
 give the answer away). The pairing with the jupytext source and the execution hash are dropped: a student's copy is
 a plain notebook. ``README.md`` is copied as it is.
 
+The same regions come out of the jupytext sources the wheel carries (``released_source``, run by ``setup.py`` at
+build time): an installed rmqlab holds no answer (issue 31), and ``rmqlab labs`` releases those sources to this same
+copy. So this module imports nbformat only where it reads or writes a notebook: the build has no nbformat.
+
 A notebook the student has edited since it was written (its cells no longer hash to what this tool
 wrote) is kept, so ``make lab`` never throws away a student's predictions; ``--force`` overwrites.
 """
@@ -21,12 +25,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
 from typing import Any
-
-import nbformat
 
 CODE_STUB = ""
 """What replaces a solution region: nothing, since the line above it already reads ``answer_1 = ...``.
@@ -48,6 +51,9 @@ REGIONS = (
 )
 """What goes from a cell: (first line, last line, what replaces the region — ``None``: nothing, not even a line)."""
 CLEARED_METADATA = ("collapsed", "scrolled", "execution")
+JUPYTEXT_METADATA = ("lines_to_next_cell",)
+"""How jupytext lays a cell out in the ``.py`` file (blank lines after it): the pairing's, not the student's; it
+also depends on the solution the cell held, so a copy released from the wheel's sources would differ in it."""
 
 
 def _without_regions(source: str) -> str:
@@ -67,6 +73,17 @@ def _without_regions(source: str) -> str:
     return "\n".join(lines).rstrip()  # the empty stub leaves a trailing newline
 
 
+def released_source(source: str) -> str:
+    """A lab's jupytext source (``labs/NN_name.py``) as the wheel carries it: each cell (from one ``# %%`` line to
+    the next) as :func:`studentize` leaves it, followed by the blank lines it had, so that jupytext reads the same
+    cells and metadata from it as from the released notebook."""
+    released = []
+    for cell in re.split(r"(?m)^(?=# %%)", source):
+        body = cell.rstrip("\n")
+        released.append(_without_regions(body) + cell[len(body) :])
+    return "".join(released)
+
+
 def _lock(cell: Any) -> None:
     """nbgrader's LockCells: answer cells cannot be deleted; check and read-only cells neither deleted nor edited."""
     meta = cell.metadata.get("nbgrader", {})
@@ -77,11 +94,13 @@ def _lock(cell: Any) -> None:
         cell.metadata["editable"] = False
 
 
-def studentize(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+def studentize(nb: Any) -> Any:
     """Return ``nb`` as released to students (in place, and returned for chaining)."""
     for cell in nb.cells:
         cell.source = _without_regions(cell.source)
         _lock(cell)
+        for key in JUPYTEXT_METADATA:
+            cell.metadata.pop(key, None)
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
@@ -94,6 +113,8 @@ def studentize(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 def _edited(path: Path) -> bool:
     """Whether the student copy at ``path`` was changed since this tool wrote it."""
+    import nbformat
+
     if not path.exists():
         return False
     nb = nbformat.read(path, as_version=4)
@@ -101,6 +122,8 @@ def _edited(path: Path) -> bool:
 
 
 def main(argv: list[str]) -> int:
+    import nbformat
+
     force = "--force" in argv
     args = [a for a in argv if a != "--force"]
     if len(args) != 2:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import subprocess
 import sys
@@ -27,6 +28,7 @@ import nbformat
 import pytest
 
 from rmqlab.course.answers import spellings
+from rmqlab.lab.labs_command import TEACHER_NEEDS_CLONE
 from teacher.compile import EXERCISES, answers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,6 +125,45 @@ def test_the_wheel_states_no_answer_no_explanation_and_has_no_teacher_sources(wh
     assert "rmqlab/course/bank.json" in names
     assert [n for n in names if n.startswith("teacher/") or "/teacher/" in n or n.startswith("labs/")] == []
     assert _search(iter(texts)) == []
+
+
+def _cells(path: Path) -> list[tuple[str, str, dict[str, Any]]]:
+    return [(c.cell_type, c.source, dict(c.metadata)) for c in nbformat.read(path, as_version=4).cells]
+
+
+def test_rmqlab_labs_from_the_wheel_writes_the_student_copy_and_sends_teachers_to_the_repository(
+    wheel: Path, tmp_path: Path
+) -> None:
+    """Installed, ``rmqlab labs`` releases the wheel's (already released) sources to the very notebooks ``make
+    student`` writes from the solved ones; ``--teacher`` says the solved labs come with a clone, and writes nothing."""
+    installed = tmp_path / "site-packages"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(installed)
+    assert sorted(p.name for p in (installed / "rmqlab" / "labs").iterdir() if not p.name[0].isdigit()) == [
+        "README.md", "make_student.py"]  # fmt: skip
+
+    def rmqlab_labs(*argv: str) -> subprocess.CompletedProcess[str]:
+        code = "import sys, rmqlab; assert rmqlab.__file__.startswith(sys.argv[1]); sys.argv[0:2] = ['rmqlab']; " \
+               "from rmqlab.lab.cli import console_main; sys.exit(console_main())"  # fmt: skip
+        return subprocess.run([sys.executable, "-c", code, str(installed), "labs", *argv], cwd=tmp_path,
+                              env={**os.environ, "PYTHONPATH": str(installed)}, capture_output=True, text=True,
+                              timeout=300)  # fmt: skip
+
+    done = rmqlab_labs(str(tmp_path / "mine"))
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert done.stdout.startswith(f"wrote 12 student notebooks to {tmp_path / 'mine'}\n")
+    made = subprocess.run([sys.executable, str(ROOT / "labs" / "make_student.py"), str(ROOT / "labs"),
+                           str(tmp_path / "make")], capture_output=True, text=True)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    names = sorted(p.name for p in (tmp_path / "make").iterdir())
+    assert sorted(p.name for p in (tmp_path / "mine").iterdir()) == names and len(names) == 13
+    for name in names:
+        if name.endswith(".ipynb"):
+            assert _cells(tmp_path / "mine" / name) == _cells(tmp_path / "make" / name), name
+    done = rmqlab_labs(str(tmp_path / "solved"), "--teacher")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"rmqlab: error: {TEACHER_NEEDS_CLONE}\n"
+    assert not (tmp_path / "solved").exists()
 
 
 def test_the_built_lite_site_when_there_is_one() -> None:

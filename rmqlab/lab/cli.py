@@ -123,7 +123,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     labs.add_argument("dir", nargs="?", default="rmqlab-labs", metavar="DIR", help="where (default: ./rmqlab-labs)")
     labs.add_argument("--lang", default="en", choices=("en", "zh"), help="the labs' language (default: en)")
-    labs.add_argument("--teacher", action="store_true", help="the solved notebooks and nbgrader_config.py instead")
+    labs.add_argument(
+        "--teacher",
+        action="store_true",
+        help="the solved notebooks and nbgrader_config.py instead (in a clone of the repository only)",
+    )
     labs.add_argument("--colab", action="store_true", help="with a first cell that sets up Google Colab")
     labs.add_argument("--force", action="store_true", help="overwrite notebooks you have changed")
     return parser

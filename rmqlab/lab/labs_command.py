@@ -1,12 +1,15 @@
 """``rmqlab labs [DIR] [--lang en|zh] [--teacher] [--colab] [--force]``: the labs, written where one can open them.
 
 After ``pip install 'rmqlab[lab]'`` there is no repository to open: the wheel carries the labs' jupytext sources
-(``labs/NN_name.py``, installed as ``rmqlab/labs/``) and this command builds notebooks from them.
+(``labs/NN_name.py``, installed as ``rmqlab/labs/``) and this command builds notebooks from them. The wheel's
+sources are already released (``setup.py``: solutions and hidden checks out, issue 31), since nothing installed may
+state an answer; the solved ones are the repository's.
 
 - the student copy (the default): each source becomes a notebook, which ``labs/make_student.py`` — the same tool
   ``make lab`` runs — releases as nbgrader would (answers and hidden checks out, outputs cleared). A notebook the
   student has changed since it was written is kept unless ``--force``;
-- ``--teacher``: the solved notebooks, with ``nbgrader_config.py`` for a course directory;
+- ``--teacher`` (from a clone of the repository only): the solved notebooks, with ``nbgrader_config.py`` for a
+  course directory;
 - ``--colab``: the student copy with one cell in front that, in Google Colab only, installs rmqlab and turns on
   Colab's widget manager (outside Colab the cell does nothing, so the same notebook runs anywhere).
 
@@ -24,7 +27,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
 
-__all__ = ["COLAB_CELL_TAG", "LANGUAGES", "lab_sources", "write_labs"]
+__all__ = ["COLAB_CELL_TAG", "LANGUAGES", "TEACHER_NEEDS_CLONE", "lab_sources", "write_labs"]
 
 LANGUAGES = ("en", "zh")
 """``--lang``: English sources are ``labs/NN_name.py``, Chinese ones ``labs/zh/NN_name.py``."""
@@ -45,13 +48,23 @@ class LabsError(Exception):
     """A request ``rmqlab labs`` cannot carry out; the message says why and what to do (exit code 2)."""
 
 
+TEACHER_NEEDS_CLONE = (
+    "--teacher: the solved labs come with the repository, not with an installed rmqlab (which carries the student "
+    "copy only): git clone the rmqlab repository, then run `make teacher` or `rmqlab labs DIR --teacher` in it"
+)
+
+
+def _installed_labs() -> Path | None:
+    """``rmqlab/labs`` when rmqlab runs from a wheel (its sources released: no answers), ``None`` in a checkout."""
+    installed = Path(__file__).resolve().parents[1] / "labs"
+    return installed if (installed / "make_student.py").is_file() else None
+
+
 def lab_sources(lang: str = "en") -> Path:
     """The folder of the labs' jupytext sources in ``lang``: ``rmqlab/labs`` when installed, ``labs/`` in a checkout."""
     if lang not in LANGUAGES:
         raise LabsError(f"--lang {lang!r}: the labs are written in {' and '.join(LANGUAGES)}")
-    package = Path(__file__).resolve().parents[1]
-    installed, checkout = package / "labs", package.parent / "labs"
-    base = installed if (installed / "make_student.py").is_file() else checkout
+    base = _installed_labs() or Path(__file__).resolve().parents[2] / "labs"
     folder = base if lang == "en" else base / lang
     if not any(folder.glob("[0-9][0-9]*_*.py")):
         if lang != "en":
@@ -107,6 +120,8 @@ def write_labs(
 ) -> list[Path]:  # fmt: skip
     """Write the labs into ``target`` and return the notebooks now there; prints what was done to ``out``."""
     out = out or sys.stdout
+    if teacher and _installed_labs() is not None:
+        raise LabsError(TEACHER_NEEDS_CLONE)
     sources = lab_sources(lang)
     if target.exists() and not target.is_dir():
         raise LabsError(f"DIR {str(target)!r} is a file; give a folder (it is created if absent)")
