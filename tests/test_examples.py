@@ -46,6 +46,7 @@ def test_every_example_has_a_golden_file():
         "send_back_no_permission",
         "slow_broker_avoided",
         "start_order_same_ms",
+        "topic_read_forbidden",
     ]
     goldens = sorted(p.name for p in EXAMPLES.iterdir() if ".expected" in p.name)
     assert goldens == sorted(golden_path(p, suffix).name for p in SCENARIOS for suffix in FORMATS)
