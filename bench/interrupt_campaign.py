@@ -116,6 +116,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seeds", default="0:50", help="first:end (end excluded)")
     parser.add_argument("--interrupts", type=int, default=30, help="SIGINTs aimed at each storm")
     args = parser.parse_args(argv)
+    # a background job (``cmd &``, nohup) starts with SIGINT ignored, and the engine leaves an ignored SIGINT alone:
+    # give the campaign Python's own Ctrl-C handler, as a terminal or a Jupyter kernel has
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     first, end = (int(x) for x in args.seeds.split(":"))
     records = []
     for seed in range(first, end):

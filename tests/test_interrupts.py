@@ -20,6 +20,17 @@ from bench.interrupt_campaign import fingerprint, run_interrupted
 from rmqlab import ConsumeConcurrentlyStatus, EventKind, Lab
 
 HOUR = 3_600_000
+
+
+@pytest.fixture(autouse=True)
+def python_ctrl_c_handler() -> Any:
+    """Python's own SIGINT handler, as a terminal or a Jupyter kernel has it: a worker started in the background
+    (an xdist worker, ``nohup``) may begin with SIGINT ignored, which the engine leaves alone."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 UNTIL = int(1.5 * HOUR)
 
 
@@ -92,3 +103,11 @@ def test_the_sigint_handler_is_restored_after_run() -> None:
     before = signal.getsignal(signal.SIGINT)
     Lab(seed=1).run()
     assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_an_ignored_sigint_stays_ignored() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    lab = Lab(seed=1)
+    lab.at(1000, signal.raise_signal, signal.SIGINT)
+    lab.run()
+    assert (lab.now, signal.getsignal(signal.SIGINT)) == (1000, signal.SIG_IGN)

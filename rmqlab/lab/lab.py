@@ -29,7 +29,7 @@ from ..core.duration import parse_duration
 from ..core.errors import ConfigError
 from ..core.scheduler import Scheduler, TimerKind, TimerLabel
 from ..core.trace import CountingTrace, Trace
-from ..core.validation import check_horizon, check_int, check_topic_name
+from ..core.validation import check_horizon, check_int, check_name, check_topic_name
 from ..namesrv.route_info_manager import NameServer
 from ..remoting.remoting import Remoting
 from ..snapshot import LabSnapshot, TraceIndex, take_snapshot
@@ -37,6 +37,7 @@ from ..store.default_message_store import BrokerStore
 from ..store.schedule_message_service import DelayLevelTable
 from . import admin as lab_admin
 from . import fault_injection as lab_faults
+from .lab_checks import check_action, check_consumer, check_fault_targets
 
 __all__ = ["Lab"]
 
@@ -97,9 +98,11 @@ class Lab:
         when = check_horizon("time", time, parse_duration(time, "time"))
         if when < self.now:
             raise ConfigError("time", time, f"a time >= now ({self.now} ms)")
+        check_action(action)
         priority = priority_of(action)
         if priority is Priority.FAULT:
             check_arguments(action, args, kwargs)  # not a WARNING when its time comes
+            check_fault_targets(self, action, args, kwargs)
         where = getattr(action, "__qualname__", "action")
         self.scheduler.schedule_at(
             when,
@@ -154,6 +157,7 @@ class Lab:
         """Add a broker master (``broker-a``, ``broker-b`` …)."""
         if not isinstance(name, str) or not name or "@" in name or ":" in name:
             raise ConfigError("broker", name, "a non-empty name without '@' or ':'")
+        check_name("broker", name)
         if name in self.brokers:
             raise ConfigError("broker", name, f"a new broker name (have {sorted(self.brokers)})")
         broker = Broker(
@@ -267,6 +271,7 @@ class Lab:
 
     def add_producer(self, producer_group: str, **options: Any) -> DefaultMQProducer:
         """Add a ``DefaultMQProducer`` (options: ``send_msg_timeout``, ``retry_times_when_send_failed`` …)."""
+        check_name("producer_group", producer_group)
         producer = DefaultMQProducer(self.context, producer_group, **options)
         if producer.name in self.producers:
             raise ConfigError("name", producer.name, f"a new producer name (have {sorted(self.producers)})")
@@ -284,6 +289,7 @@ class Lab:
         **options: Any,
     ) -> DefaultMQPushConsumer:
         """Add a push consumer; it starts now (``start=True``), at a time, or later by hand."""
+        check_consumer(self, consumer_group, subscribe, orderly, options)
         # the default name counts this lab's consumers: GROUP-1, GROUP-2 … in the order they were added
         name = options.pop("name", None) or f"{consumer_group}-{len(self.consumers) + 1}"
         consumer = DefaultMQPushConsumer(self.context, consumer_group, name=name, **options)
