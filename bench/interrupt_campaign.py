@@ -3,10 +3,10 @@
 For each seed, one mixed-fault storm (:mod:`bench.fault_storms`: 1 h of faults, 6 h healed, 40 messages) runs
 twice: once straight through, once with real SIGINTs (``signal.raise_signal``) raised at random scheduler steps and
 at a random depth of Python calls within each step (a profile hook counts the calls), never inside a listener (a
-Ctrl-C there is a failed consume, by design). After each ``KeyboardInterrupt`` the interrupted run simply calls
-``lab.run(until)`` again. A storm is *clean* when every interrupt stopped ``run()`` exactly once, the resumed
-run's trace, clock, invariant counts and message fates equal the straight run's, and the storm drained
-(``check_invariants``: ok, settled, nothing in flight or lost).
+Ctrl-C there is a failed consume, by design). After each ``KeyboardInterrupt`` the interrupted run simply goes on
+(``lab.step()`` to the next target, ``lab.run(until)`` through it). A storm is *clean* when every interrupt stopped
+``run()`` exactly once, the resumed run's trace, clock, invariant counts and message fates equal the straight run's,
+and the storm drained (``check_invariants``: ok, settled, nothing in flight or lost).
 
     python -m bench.interrupt_campaign --seeds 0:50 --interrupts 30
 """
@@ -31,44 +31,50 @@ UNTIL = (FAULT_HOURS + HEALED_HOURS) * HOUR
 
 
 class SigintInjector:
-    """A ``sys.setprofile`` hook raising a real SIGINT at the ``call``-th Python call of each targeted step.
+    """A ``sys.setprofile`` hook raising one real SIGINT at the ``call``-th Python call of step ``step`` (or, if that
+    step makes fewer calls or is in a listener then, at the first call outside a listener after it)."""
 
-    ``targets`` maps a scheduler step number (``scheduler.steps`` while that event runs) to the call index.
-    """
-
-    def __init__(self, lab: Lab, targets: dict[int, int]) -> None:
+    def __init__(self, lab: Lab, step: int, call: int) -> None:
         self.lab = lab
-        self.targets = targets
-        self.step = -1
+        self.step = step
+        self.call = call
         self.calls = 0
-        self.sent = 0
+        self.sent = False
 
     def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
-        if event != "call":
+        if event != "call" or self.sent:
             return
         scheduler = self.lab.scheduler
-        if scheduler.steps != self.step:
-            self.step, self.calls = scheduler.steps, 0
+        if scheduler.steps < self.step:
+            return
         self.calls += 1
-        if self.targets.get(self.step) == self.calls and not scheduler.in_user_code:
-            self.sent += 1
+        if (self.calls >= self.call or scheduler.steps > self.step) and not scheduler.in_user_code:
+            self.sent = True
             signal.raise_signal(signal.SIGINT)
 
 
 def run_interrupted(lab: Lab, until: int, targets: dict[int, int]) -> tuple[int, int]:
-    """Run ``lab`` to ``until`` under :class:`SigintInjector`, resuming after each interrupt; (sent, caught)."""
-    injector = SigintInjector(lab, targets)
-    caught = 0
-    while True:
+    """Run ``lab`` to ``until``, with a SIGINT in each targeted step (step number → call index), resuming after each
+    interrupt; returns (SIGINTs raised, KeyboardInterrupts caught).
+
+    ``lab.step()`` brings the run to the step before each target (the profile hook slows every call it sees), then
+    ``lab.run(until)`` goes on under the hook until the interrupt stops it; the last ``lab.run(until)`` ends the run.
+    """
+    sent = caught = 0
+    for step in sorted(targets):
+        while lab.scheduler.steps < step - 1:
+            lab.step()
+        injector = SigintInjector(lab, step, targets[step])
         sys.setprofile(injector)
         try:
             lab.run(until=until)
         except KeyboardInterrupt:
             caught += 1
-            continue
         finally:
             sys.setprofile(None)
-        return injector.sent, caught
+        sent += injector.sent
+    lab.run(until=until)
+    return sent, caught
 
 
 def fingerprint(lab: Lab) -> tuple[Any, ...]:
