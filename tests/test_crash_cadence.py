@@ -11,6 +11,7 @@ TOPIC_NOT_EXIST and ``updateTopicRouteInfoFromNameServer`` keeps the last route 
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from typing import Any
 
@@ -34,7 +35,7 @@ def test_pulls_to_a_crashed_broker_retry_every_1000_ms_and_nothing_else_repeats(
     deferred = [e for e in after if e.kind is EventKind.PULL_DEFERRED]
     for queue in ("TopicTest@broker-a:0", "%RETRY%cg@broker-a:0"):
         times = [e.time_ms for e in deferred if e.get("queue") == queue]
-        assert {b - a for a, b in zip(times, times[1:], strict=False)} == {1000}
+        assert {b - a for a, b in itertools.pairwise(times)} == {1000}
         assert len(times) == 3595
     assert {(e.get("reason"), e.get("delay_ms"), e.get("error")) for e in deferred} == {
         ("exception", 1000, "RemotingConnectException")

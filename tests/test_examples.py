@@ -35,6 +35,7 @@ def test_every_example_has_a_golden_file():
         "consume_from_timestamp",
         "default_retry_schedule",
         "delay_offset_lost_in_crash",
+        "dlq_redrive",
         "listener_per_call",
         "lock_lease_slow_answers",
         "offset_query_failure",

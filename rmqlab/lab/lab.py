@@ -36,6 +36,7 @@ from ..snapshot import LabSnapshot, TraceIndex, take_snapshot
 from ..store.default_message_store import BrokerStore
 from ..store.schedule_message_service import DelayLevelTable
 from . import admin as lab_admin
+from . import admin_consumers
 from . import fault_injection as lab_faults
 from .lab_checks import check_action, check_consumer, check_fault_targets
 
@@ -231,6 +232,17 @@ class Lab:
         does (UPDATE_CONSUMER_OFFSET → ``ConsumerOffsetManager.commitOffset``, which overwrites). A new or restarted
         instance starts there; a running one keeps its in-memory offset and overwrites it at its next persist (5 s)."""
         lab_admin.update_consumer_offset(self, group, mq, offset)
+
+    def clone_group_offset(self, src_group: str, dest_group: str, topic: str) -> None:
+        """``mqadmin cloneGroupOffset``: ``dest_group``'s committed offsets of ``topic`` become a copy of
+        ``src_group``'s, broker by broker (see :mod:`rmqlab.lab.admin_consumers`)."""
+        admin_consumers.clone_group_offset(self, src_group, dest_group, topic)
+
+    def consume_message_directly(self, consumer: str, broker: str, topic: str, msg_id: str) -> str:
+        """``consumeMessageDirectly``: ``consumer``'s listener is called with the message ``msg_id`` stored on
+        ``broker`` in ``topic`` (a DLQ message: ``%DLQ%<group>``); returns the ``CMResult`` (``CR_SUCCESS`` …). No
+        offset moves, nothing is sent back: the message stays where it is (see :mod:`rmqlab.lab.admin_consumers`)."""
+        return admin_consumers.consume_message_directly(self, self.consumer(consumer), broker, topic, msg_id)
 
     def update_broker_config(self, broker: str, *, broker_permission: int) -> None:
         """``mqadmin updateBrokerConfig -k brokerPermission``: 6 read+write, 4 read only, 2 write only, 0 neither.
