@@ -39,6 +39,7 @@ def test_every_example_has_a_golden_file():
         "listener_per_call",
         "lock_lease_slow_answers",
         "offset_query_failure",
+        "offset_replay_after_failed_query",
         "orderly_suspend",
         "pull_flow_control",
         "retry_queues_raised_late",
