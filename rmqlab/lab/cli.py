@@ -25,6 +25,7 @@ from typing import TextIO
 
 from ..core.errors import ConfigError, SimulationError
 from ..core.trace import EventKind
+from .progress import run_with_progress
 from .report import build_report, format_timeline, summary
 from .scenario import load_scenario
 from .scenario.schema import schema_text
@@ -132,7 +133,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
         if args.command == "validate":
             out.write(printable(f"ok: {args.file}: scenario {scenario.name!r} is valid\n"))
             return EXIT_OK
-        lab = scenario.run()
+        lab = run_with_progress(scenario.build(), scenario.run_until_ms, err)  # a bar only on a terminal, past 1 s
     except ConfigError as exc:
         err.write(printable(f"rmqlab: error: {args.file}: {exc}\n"))
         return EXIT_BAD_INPUT
