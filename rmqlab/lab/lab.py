@@ -122,7 +122,9 @@ class Lab:
         :class:`~rmqlab.core.scheduler.ReentrantRunError`. ``until`` is at most
         :data:`~rmqlab.core.validation.MAX_HORIZON_MS` (7 virtual days): ``until=10**30`` would never return.
         A ``KeyboardInterrupt`` raised in a listener stops the run
-        after that event, with the engine's state consistent (see ``run_listener``); ``run`` again continues.
+        after that event, with the engine's state consistent (see ``run_listener``); ``run`` again continues. A
+        Ctrl-C anywhere else is put off until the current event has returned (``Scheduler._on_sigint``), so ``run``
+        again ends exactly as a run never interrupted would.
         """
         if until is None:
             if self.scheduler.has_periodic_timers():
