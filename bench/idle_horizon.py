@@ -55,9 +55,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     r = measure(args.queues, args.hours)
     print(
-        f"idle horizon: {r['queues']:.0f} queues, {r['hours']:g} virtual h measured: {r['cpu_s_per_hour']:.1f} CPU-s per "
-        f"virtual hour = {r['cpu_s_per_day']:.0f} CPU-s per virtual day; {r['steps_per_hour']:,.0f} scheduler steps and "
-        f"{r['events_per_hour']:,.0f} trace events per hour"
+        f"idle horizon: {r['queues']:.0f} queues, {r['hours']:g} virtual h measured: "
+        f"{r['cpu_s_per_hour']:.1f} CPU-s per virtual hour = {r['cpu_s_per_day']:.0f} CPU-s per virtual day; "
+        f"{r['steps_per_hour']:,.0f} scheduler steps and {r['events_per_hour']:,.0f} trace events per hour"
     )
     return 0
 
