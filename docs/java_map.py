@@ -29,10 +29,12 @@ ENGINE_PACKAGES = ("core", "common", "remoting", "namesrv", "store", "broker", "
 """The packages of ``rmqlab/`` that mirror RocketMQ's Maven modules (and ``core``, what the JVM gives them)."""
 MAVEN_MODULES = ("client", "broker", "store", "remoting", "namesrv", "common", "logging")
 """Where a ``Mirrors:`` path may start: the 4.9.7 modules rmqlab draws on."""
-PENDING = frozenset({"rmqlab/core/scheduler.py", "rmqlab/core/process.py"})
+PENDING: frozenset[str] = frozenset()
 """Modules under change on another branch (issue 34) whose ``Mirrors:`` lines come with that merge."""
 NO_COUNTERPART = {
     "rmqlab/core/i18n.py": "the labs' languages (gettext catalogs); RocketMQ's own messages are English only",
+    "rmqlab/core/scheduler.py": "the virtual clock and event heap: what threads and the wall clock are to the Java",
+    "rmqlab/core/loop_guards.py": "the loop's guards against a run that never moves the clock, and a Ctrl-C mid-event",
 }
 """Engine-side modules with nothing to mirror in RocketMQ, each with the reason shown on the page."""
 TAG = "rocketmq-all-4.9.7"

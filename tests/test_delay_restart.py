@@ -128,3 +128,24 @@ def test_flush_delay_offset_interval_must_be_a_positive_int(lab: Lab, bad: objec
     broker = lab.brokers["broker-a"]
     with pytest.raises(ConfigError, match="flush_delay_offset_interval"):
         ScheduleMessageService(broker, broker.scheduler, broker.delay_levels, bad)  # type: ignore[arg-type]
+
+
+def test_correct_delay_offset_sets_a_level_without_a_queue_to_0_so_its_next_message_is_delivered(lab: Lab) -> None:
+    """4.9.7 ``correctDelayOffset`` looks each level's queue up with ``findConsumeQueue``, which creates a missing
+    one, empty (min = max = 0): a saved offset of a level that has no queue yet is corrected to 0. Before, rmqlab
+    skipped that level and kept the saved 4, and a level-3 message sent after the restart (offset 0) was never
+    delivered."""
+    _delayed(lab, 2)
+    lab.run(until="10s")
+    service = lab.brokers["broker-a"].schedule_service
+    lab.broker_down("broker-a")
+    service.persisted = {2: 1, 3: 4}  # a delayOffset.json from an earlier store, with level 3 ahead of any queue
+    lab.broker_up("broker-a")
+    lab.run(until="11s")
+    assert service.offset_table == {2: 1, 3: 0}
+    assert [e.data["message"] for e in lab.trace if e.kind is K.WARNING] == [
+        "correct delay offset [ delayLevel 3 ] from 4 to 0"
+    ]
+    _delayed(lab, 3, at=11_000)  # level 3: 10 s
+    lab.run(until="40s")
+    assert [msg_id for _, msg_id, _ in _deliveries(lab)] == ["M0001", "M0002"]

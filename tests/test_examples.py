@@ -35,9 +35,11 @@ def test_every_example_has_a_golden_file():
         "consume_from_timestamp",
         "default_retry_schedule",
         "delay_offset_lost_in_crash",
+        "dlq_redrive",
         "listener_per_call",
         "lock_lease_slow_answers",
         "offset_query_failure",
+        "offset_replay_after_failed_query",
         "orderly_suspend",
         "pull_flow_control",
         "retry_queues_raised_late",
@@ -46,6 +48,7 @@ def test_every_example_has_a_golden_file():
         "send_back_no_permission",
         "slow_broker_avoided",
         "start_order_same_ms",
+        "topic_read_forbidden",
     ]
     goldens = sorted(p.name for p in EXAMPLES.iterdir() if ".expected" in p.name)
     assert goldens == sorted(golden_path(p, suffix).name for p in SCENARIOS for suffix in FORMATS)

@@ -79,6 +79,14 @@ EXAMPLES: dict[str, tuple[dict[str, Any], tuple[str, tuple[Any, ...], dict[str, 
         {"group": "cg", "topic": "T", "broker": "broker-b", "queue_id": 1, "offset": 5},
         ("Lab.update_consumer_offset", ("cg", MessageQueue("T", "broker-b", 1), 5), {}),
     ),
+    "clone_group_offset": (
+        {"src_group": "cg", "dest_group": "audit", "topic": "T"},
+        ("Lab.clone_group_offset", ("cg", "audit", "T"), {}),
+    ),
+    "consume_message_directly": (
+        {"consumer": "c1", "broker": "broker-b", "topic": "%DLQ%cg", "msg_id": "M0001"},
+        ("Lab.consume_message_directly", ("c1", "broker-b", "%DLQ%cg", "M0001"), {}),
+    ),
 }
 
 

@@ -414,13 +414,15 @@ def test_schema_is_draft_2020_12():
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     kinds = schema["$defs"]["fault"]["properties"]["kind"]["enum"]
     assert (
-        len(kinds) == 22
+        len(kinds) == 24
         and "send_responses" in kinds
         and "pull_error" in kinds
         and "consumer_suspend" in kinds
         and "offset_query_failure" in kinds
         and "consumer_add" in kinds
         and "update_topic" in kinds
+        and "clone_group_offset" in kinds
+        and "consume_message_directly" in kinds
     )
 
 

@@ -129,6 +129,7 @@ class Broker:
         )
         self.pull_message_processor = PullMessageProcessor(
             name,
+            address,
             scheduler,
             remoting,
             store=self.message_store,

@@ -18,13 +18,14 @@ from ..common.message import (
     MessageExt,
 )
 from ..common.message_queue import MessageQueue
+from ..common.topic_config import PERM_READ
 from ..core.scheduler import Scheduler, TimerKind, TimerLabel
 from ..remoting.protocol import (
     PullMessageRequest,
     PullResult,
     PullStatus,
 )
-from ..remoting.remoting import HELD, Remoting
+from ..remoting.remoting import HELD, MQBrokerException, Remoting, ResponseCode
 from ..store.default_message_store import DefaultMessageStore
 from .consumer_offset_manager import ConsumerOffsetManager
 from .pull_message_types import BROKER_SUSPEND_MAX_TIME_MILLIS, MAX_TRANSFER_COUNT, _HeldPull
@@ -40,6 +41,7 @@ class PullMessageProcessor:
     def __init__(
         self,
         broker_name: str,
+        address: str,
         scheduler: Scheduler,
         remoting: Remoting,
         *,
@@ -48,6 +50,8 @@ class PullMessageProcessor:
         offsets: ConsumerOffsetManager,
     ) -> None:
         self.name = broker_name
+        self.address = address
+        """``getBrokerIP1()`` is its host part: NO_PERMISSION names it."""
         self.scheduler = scheduler
         self.remoting = remoting
         """Where a held pull is answered (``Remoting.reply``) or forgotten."""
@@ -69,13 +73,13 @@ class PullMessageProcessor:
         (``Remoting.forget``). A oneway request (``opaque`` ``None``) is never held.
         """
         mq, offset, tags = request.mq, request.queue_offset, request.tags
+        forbidden = self._pull_forbidden(mq.topic)
+        if forbidden is not None:
+            return forbidden  # before the offset commit, as 4.9.7 returns before it
         if request.commit_offset is not None and request.commit_offset >= 0:
             self.offsets.commit_offset(
                 request.consumer_group, mq.topic, mq.queue_id, request.commit_offset, request.client
             )
-        config = self.topics.select_topic_config(mq.topic)
-        if config is not None and not config.readable:
-            return PullResult(PullStatus.NO_NEW_MSG, offset, 0, 0)
         result = self._read(mq, offset, tags, request.max_msg_nums)
         if result.status is PullStatus.NO_NEW_MSG and request.suspend and opaque is not None:
             held = _HeldPull(request.client, request.consumer_group, mq, offset, tags, opaque)
@@ -88,6 +92,21 @@ class PullMessageProcessor:
             self._held.setdefault((mq.topic, mq.queue_id), []).append(held)
             return HELD
         return result
+
+    def _pull_forbidden(self, topic: str) -> MQBrokerException | None:
+        """4.9.7 ``processRequest``: a broker, then a topic, without the read bit answers NO_PERMISSION, "the
+        topic[T] pulling message is forbidden" (never "no new message": the client would pull again at once, at the
+        same millisecond, forever). The same check runs when a held pull wakes up (``executeRequestWhenWakeup``
+        calls ``processRequest`` again)."""
+        if not self.topics.broker_permission & PERM_READ:  # updateBrokerConfig brokerPermission=2, checked first
+            ip = self.address.rsplit(":", 1)[0]  # getBrokerIP1(): the host part, no port
+            remark = f"the broker[{ip}] pulling message is forbidden"
+            return MQBrokerException(self.name, ResponseCode.NO_PERMISSION, remark)
+        config = self.topics.select_topic_config(topic)
+        if config is not None and not config.readable:
+            remark = f"the topic[{topic}] pulling message is forbidden"
+            return MQBrokerException(self.name, ResponseCode.NO_PERMISSION, remark)
+        return None
 
     def _read(self, mq: MessageQueue, offset: int, tags: frozenset[str] | None, max_nums: int) -> PullResult:
         queue = self.store.consume_queues.get((mq.topic, mq.queue_id))
@@ -115,7 +134,9 @@ class PullMessageProcessor:
         waiting = self._held.get((held.mq.topic, held.mq.queue_id), [])
         if held in waiting:
             waiting.remove(held)
-            self.remoting.reply(held.opaque, self._read(held.mq, held.offset, held.tags, MAX_TRANSFER_COUNT))
+            forbidden = self._pull_forbidden(held.mq.topic)
+            answer = forbidden or self._read(held.mq, held.offset, held.tags, MAX_TRANSFER_COUNT)
+            self.remoting.reply(held.opaque, answer)
 
     def notify_message_arriving(self, topic: str, queue_id: int) -> None:
         """``PullRequestHoldService.notifyMessageArriving``: answer held pulls that now have messages."""
@@ -123,9 +144,10 @@ class PullMessageProcessor:
         if not waiting:
             return
         self._held[(topic, queue_id)] = []
+        forbidden = self._pull_forbidden(topic)
         for held in waiting:
-            result = self._read(held.mq, held.offset, held.tags, MAX_TRANSFER_COUNT)
-            if result.status is PullStatus.NO_NEW_MSG:
+            result = forbidden or self._read(held.mq, held.offset, held.tags, MAX_TRANSFER_COUNT)
+            if isinstance(result, PullResult) and result.status is PullStatus.NO_NEW_MSG:
                 self._held[(topic, queue_id)].append(held)
                 continue
             if held.timer is not None:

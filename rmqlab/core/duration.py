@@ -10,13 +10,19 @@ Mirrors: store/src/main/java/org/apache/rocketmq/store/schedule/ScheduleMessageS
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 from .errors import ConfigError
 
 __all__ = ["format_duration", "parse_duration"]
 
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
-_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
+_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)")
+"""One number+unit part: ASCII digits only (``\\d`` would take Arabic-Indic or Devanagari digits too)."""
+_WHOLE = re.compile(r"[0-9]+")
+MAX_DURATION_TEXT = 64
+"""The longest duration string read: far above any real one (``"6d23h59m59s999ms"`` has 16 characters), and short
+enough that a 5,000-digit string is refused at once, before any number is converted."""
 
 
 def parse_duration(value: int | str, parameter: str = "duration", *, allow_negative: bool = False) -> int:
@@ -36,18 +42,22 @@ def parse_duration(value: int | str, parameter: str = "duration", *, allow_negat
         return parse_duration(int(value), parameter, allow_negative=allow_negative)
     if not isinstance(value, str):
         raise ConfigError(parameter, value, allowed)
+    if len(value) > MAX_DURATION_TEXT:
+        raise ConfigError(
+            parameter, value, f"{allowed}, of at most {MAX_DURATION_TEXT} characters ({len(value)} given)"
+        )
     text = value.strip().replace(" ", "")
-    if text.isdigit():
+    if _WHOLE.fullmatch(text):
         return int(text)
-    pos, total = 0, 0.0
+    pos, total = 0, Fraction(0)
     for match in _PART.finditer(text):
         if match.start() != pos:
-            raise ConfigError(parameter, value, allowed)
-        total += float(match.group(1)) * _UNIT_MS[match.group(2)]
+            raise ConfigError(parameter, value, f"{allowed} (ASCII digits 0-9)")
+        total += Fraction(match.group(1)) * _UNIT_MS[match.group(2)]  # exact: no float rounding to a whole ms
         pos = match.end()
     if pos != len(text) or pos == 0:
-        raise ConfigError(parameter, value, allowed)
-    if not total.is_integer():
+        raise ConfigError(parameter, value, f"{allowed} (ASCII digits 0-9)")
+    if total.denominator != 1:
         raise ConfigError(parameter, value, "a whole number of milliseconds")
     return int(total)
 

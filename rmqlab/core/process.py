@@ -19,6 +19,9 @@ stale callback from a live one.
 
 When the awaited thing is already available (a healthy broker answers in 0 ms) the generator is
 resumed at once, in a loop rather than by recursion.
+
+Mirrors: common/src/main/java/org/apache/rocketmq/common/ServiceThread.java
+    (ServiceThread.waitForRunning, ServiceThread.wakeup)
 """
 
 from __future__ import annotations

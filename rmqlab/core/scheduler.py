@@ -28,17 +28,28 @@ ticking (the 20 s rebalance, a 5 s local retry, a delay level's next delivery â€
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from enum import IntEnum, StrEnum
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from enum import IntEnum
 from heapq import heappop, heappush
 from itertools import count
 from typing import Any
 
-from ..common.message_queue import MessageQueue
 from .errors import SimulationError
+from .loop_guards import MAX_EVENTS_PER_INSTANT, SpinError, sigint_handled_by
+from .timers import PERIODIC_TIMER_KINDS, TimerKind, TimerLabel
 
-__all__ = ["PERIODIC_TIMER_KINDS", "Priority", "ReentrantRunError", "Scheduler", "Timer", "TimerKind", "TimerLabel"]
+__all__ = [
+    "MAX_EVENTS_PER_INSTANT",
+    "PERIODIC_TIMER_KINDS",
+    "Priority",
+    "ReentrantRunError",
+    "Scheduler",
+    "SpinError",
+    "Timer",
+    "TimerKind",
+    "TimerLabel",
+]
 
 
 class ReentrantRunError(SimulationError):
@@ -60,106 +71,6 @@ class Priority(IntEnum):
     actions."""
 
 
-class TimerKind(StrEnum):
-    """What a scheduled entry stands for, named after the RocketMQ 4.9.7 timer, service or wait behind it."""
-
-    # ---- the consumer's periodic services
-    REBALANCE = "rebalance"
-    """``RebalanceService``: ``waitForRunning(20000)`` before each ``doRebalance``; a wake-up (the consumer's start, the
-    broker saying the group changed) ends the wait at once, and the next 20 s count from that rebalance's end."""
-    PERSIST_OFFSET = "persist_offset"
-    """``persistConsumerOffset``: in-memory offsets to the broker / local file every 5 s (first after 10 s)."""
-    HEARTBEAT = "heartbeat"
-    """``sendHeartbeatToAllBrokerWithLock`` every 30 s."""
-    ROUTE_POLL = "route_poll"
-    """``updateTopicRouteInfoFromNameServer`` every 30 s (consumers and producers; a producer's first after 10 ms)."""
-    LOCK_RENEW = "lock_renew"
-    """Orderly ``lockAll``: renew every broker queue lock every 20 s (first after 1 s)."""
-    CLEAN_EXPIRED = "clean_expired"
-    """``cleanExpiredMsg`` every ``consumeTimeout`` (15 min)."""
-    # ---- the consumer's one-shot waits
-    PULL = "pull"
-    """``executePullRequestImmediately``: the next pull of a queue, now."""
-    PULL_LATER = "pull_later"
-    """``executePullRequestLater``: 1 s after a pull error or while an orderly queue is not locked, 50 ms under
-    flow control."""
-    CONSUME = "consume"
-    """A ConsumeRequest handed to a free consume thread."""
-    LISTENER = "listener"
-    """A listener is running; the consume thread resumes when it returns (its virtual duration)."""
-    LOCAL_RETRY = "local_retry"
-    """``submitConsumeRequestLater``: send-back and fallback failed, consume the messages again locally in 5 s."""
-    SUSPEND = "suspend"
-    """Orderly ``submitConsumeRequestLater``: a suspended queue is consumed again after
-    ``suspendCurrentQueueTimeMillis`` (1 s; 10 ms to continue, 3 s when relocking failed)."""
-    TRY_LOCK_LATER = "try_lock_later"
-    """Orderly ``tryLockLaterAndReconsume``: ask the broker lock again, then resubmit."""
-    CONSUME_LOCK_WAIT = "consume_lock_wait"
-    """``removeUnnecessaryMessageQueue``: the rebalance waits up to 1 s (``tryLock(1000 ms)``) for a removed orderly
-    queue's consume lock, held while a listener runs."""
-    UNLOCK_DELAYED = "unlock_delayed"
-    """``removeUnnecessaryMessageQueue``: a queue that still had messages is unlocked 20 s after it was removed."""
-    SHUTDOWN_AWAIT = "shutdown_await"
-    """``ThreadUtils.shutdownGracefully``: a consumer's shutdown waits up to ``awaitTerminationMillisWhenShutdown`` for
-    its consume pool to finish, and once more after dropping the tasks still queued."""
-    OFFSET_FIXUP = "offset_fixup"
-    """``OFFSET_ILLEGAL``: store the corrected offset and drop the ProcessQueue 10 s later."""
-    # ---- the network
-    RESPONSE = "response"
-    """A broker response on its way back (``response_delay_ms``)."""
-    REQUEST_TIMEOUT = "request_timeout"
-    """The client gives up on a request 1 ms after its timeout."""
-    # ---- the broker's services
-    DELAY_LEVEL = "delay_level"
-    """``ScheduleMessageService``: the next delivery of one delay level's queue (its head message's due tick)."""
-    HOLD_TIMEOUT = "hold_timeout"
-    """Long polling: a held pull is answered (empty) after 15 s."""
-    CHANNEL_SCAN = "channel_scan"
-    """``scanNotActiveChannel`` every 10 s: consumers silent for 120 s leave the group."""
-    RETENTION = "retention"
-    """``CleanCommitLogService``: the 04:00 deletion window, every 10 s within it."""
-    # ---- the lab
-    ACTION = "action"
-    """A ``lab.at(...)`` or scenario action: a send, a fault, a start/crash the student scheduled."""
-    OTHER = "other"
-    """An entry scheduled without a label (never by the engine itself)."""
-
-
-PERIODIC_TIMER_KINDS = frozenset(
-    {
-        TimerKind.REBALANCE,
-        TimerKind.PERSIST_OFFSET,
-        TimerKind.HEARTBEAT,
-        TimerKind.ROUTE_POLL,
-        TimerKind.LOCK_RENEW,
-        TimerKind.CLEAN_EXPIRED,
-        TimerKind.CHANNEL_SCAN,
-        TimerKind.RETENTION,
-    }
-)
-"""Timers that re-arm themselves every time they fire: while one is pending, the heap never empties."""
-
-
-@dataclass(slots=True)
-class TimerLabel:
-    """What one scheduled entry is, for views; never changed once made, so one label may be shared by many entries.
-
-    A plain slotted dataclass: one is made per ConsumeRequest, and a named tuple's ``__new__`` or a frozen
-    dataclass's ``__init__`` costs half again or four times as much to build.
-    """
-
-    kind: TimerKind
-    owner: str
-    """Who armed it, as the trace names actors: ``consumer:c1``, ``producer:pg``, ``broker-a``, ``schedule:broker-a``,
-    ``lab``."""
-    queue: MessageQueue | None = None
-    msg_ids: tuple[str, ...] = ()
-    level: int | None = None
-    """The delay level (``DELAY_LEVEL`` timers)."""
-    detail: str = ""
-    """A short free-text note (the action's name, the client a response goes to)."""
-
-
 class Timer:
     """A handle to a scheduled callback; ``cancel()`` makes it a no-op when its time comes.
 
@@ -179,6 +90,19 @@ class Timer:
         self.cancelled = True
 
 
+def describe_event(callback: Callable[..., Any], label: TimerLabel | None) -> str:
+    """What an event is, for error messages: its label (kind, owner, queue, detail) and the code it runs (for a
+    process: the generator function it is in, such as ``PullMessageService._pull_loop``)."""
+    owner = getattr(callback, "__self__", None)
+    gen = getattr(owner, "_gen", None)
+    code = getattr(gen, "__qualname__", None) or getattr(callback, "__qualname__", repr(callback))
+    if label is None:
+        return f"an unlabelled event running {code}"
+    where = f" on {label.queue}" if label.queue is not None else ""
+    detail = f" ({label.detail})" if label.detail else ""
+    return f"a {label.kind.value} event of {label.owner}{where}{detail} running {code}"
+
+
 class Scheduler:
     """A deterministic discrete-event loop in virtual milliseconds.
 
@@ -192,11 +116,18 @@ class Scheduler:
         self._seqs = count(1)
         """Each entry's ``seq``: 1, 2, 3 â€¦ in the order of the ``schedule`` calls."""
         self.steps = 0
+        self.max_events_per_instant = MAX_EVENTS_PER_INSTANT
+        """The spin guard's limit (:class:`SpinError`); a test may lower it."""
+        self._same_instant = 0
+        """Events run in a row at ``now`` (the spin guard's count)."""
         self._in_loop = False
         """True while :meth:`run` or :meth:`step` runs a callback (re-entry is refused)."""
         self._interrupt: BaseException | None = None
-        """A ``KeyboardInterrupt`` / ``SystemExit`` (or re-entry error) from user code the engine absorbed; re-raised
-        by the loop once the event that caught it has returned, so the engine's state is consistent."""
+        """A ``KeyboardInterrupt`` / ``SystemExit`` (or re-entry error) from user code the engine absorbed, or a Ctrl-C
+        that arrived while engine code ran; re-raised by the loop once the event that caught it has returned, so the
+        engine's state is consistent."""
+        self._user_code = 0
+        """How deep the loop is in user code (a listener, a ``lab.at`` action): there a Ctrl-C is raised at once."""
 
     def interrupt_after_event(self, exc: BaseException) -> None:
         """Make :meth:`run` / :meth:`step` raise ``exc`` as soon as the current event's callback returns.
@@ -206,6 +137,32 @@ class Scheduler:
         """
         if self._interrupt is None:
             self._interrupt = exc
+
+    @property
+    def in_user_code(self) -> bool:
+        """True while a listener runs (:meth:`running_user_code`)."""
+        return self._user_code > 0
+
+    @contextmanager
+    def running_user_code(self) -> Iterator[None]:
+        """Mark a call of user code (a listener, a ``lab.at`` action, a send callback): a Ctrl-C while it runs is
+        raised in it at once (so a listener stuck in ``while True`` can be stopped), and the engine code around the
+        call catches it (``run_listener``, ``Context.safely``)."""
+        self._user_code += 1
+        try:
+            yield
+        finally:
+            self._user_code -= 1
+
+    def _on_sigint(self, signum: int, frame: Any) -> None:
+        """The SIGINT handler while the loop runs. A Ctrl-C in engine code would stop a process's generator half-way
+        (a heartbeat or route-poll thread would die for good, a lock would stay held), so it is put off until the
+        current event has returned: ``run()`` then raises ``KeyboardInterrupt`` between two events, and ``run()``
+        again goes on exactly as if it had never been interrupted. In a listener it is raised at once, and so is a
+        second Ctrl-C before the first was raised (a ``lab.at`` action stuck in a loop can still be stopped)."""
+        if self._user_code or self._interrupt is not None:
+            raise KeyboardInterrupt  # in a listener, or a second Ctrl-C while one is pending: now
+        self.interrupt_after_event(KeyboardInterrupt())
 
     def _raise_interrupt(self) -> None:
         exc, self._interrupt = self._interrupt, None
@@ -269,50 +226,71 @@ class Scheduler:
         """Run the next live event; return ``False`` when the heap is empty."""
         self._refuse_reentry()
         heap = self._heap
-        while heap:
-            time_ms, _, _, timer = heappop(heap)
-            if timer.cancelled:
-                continue
-            self.now = time_ms
-            self.steps += 1
-            self._in_loop = True
-            try:
-                timer.callback(*timer.args)
-            finally:
-                self._in_loop = False
-            self._raise_interrupt()
-            return True
-        return False
+        with sigint_handled_by(self._on_sigint):
+            while heap:
+                entry = heappop(heap)
+                if entry[3].cancelled:
+                    continue
+                self._in_loop = True
+                try:
+                    self._run_entry(entry)
+                finally:
+                    self._in_loop = False
+                break
+            else:
+                return False
+        self._raise_interrupt()
+        return True
 
     def run(self, until: int | None = None) -> None:
         """Run events up to and including ``until`` (all of them when ``None``), then set the clock.
 
         ``until`` in the past is a mistake in the caller and raises :class:`SimulationError`; so is a call from
         inside the loop (:class:`ReentrantRunError`). An interrupt absorbed by the engine
-        (:meth:`interrupt_after_event`) stops the loop after its event, with the clock at that event's time.
+        (:meth:`interrupt_after_event`), a Ctrl-C included, stops the loop after its event, with the clock at that
+        event's time: ``run(until)`` again carries on as if nothing had happened. :class:`SpinError` stops a loop
+        that would never let the clock move.
         """
         self._refuse_reentry()
         if until is not None and until < self.now:
             raise SimulationError(f"until={until} is before now={self.now}; virtual time only moves forward")
         self._in_loop = True
         try:
-            self._run_loop(until)
+            with sigint_handled_by(self._on_sigint):
+                self._run_loop(until)
         finally:
             self._in_loop = False
+        self._raise_interrupt()  # a Ctrl-C after the last event: the run is complete, but it still stops here
         if until is not None:
             self.now = until
 
     def _run_loop(self, until: int | None) -> None:
         heap = self._heap
         while heap and (until is None or heap[0][0] <= until):
-            time_ms, _, _, timer = heappop(heap)
-            if timer.cancelled:
+            entry = heappop(heap)
+            if entry[3].cancelled:
                 continue
-            self.now = time_ms
-            self.steps += 1
-            timer.callback(*timer.args)
+            self._run_entry(entry)
             if self._interrupt is not None:
                 self._raise_interrupt()
+
+    def _run_entry(self, entry: tuple[int, Priority, int, Timer]) -> None:
+        """Run one popped, live entry: move the clock, count it for the spin guard, call it."""
+        time_ms, _, _, timer = entry
+        if time_ms != self.now:
+            self.now = time_ms
+            self._same_instant = 0
+        self._same_instant += 1
+        if self._same_instant > self.max_events_per_instant:
+            heappush(self._heap, entry)  # not run: the engine stays as it was
+            self._same_instant = 0
+            raise SpinError(
+                f"run() is stuck at {time_ms} ms: {self.max_events_per_instant:,} events in a row at this one "
+                f"virtual millisecond, the last {describe_event(timer.callback, timer.label)}; something reschedules "
+                "itself with no delay for ever, so virtual time would never move on"
+            )
+        self.steps += 1
+        timer.callback(*timer.args)
 
     def pending(self) -> int:
         """Number of heap entries (including cancelled ones not yet skipped)."""

@@ -26,6 +26,7 @@ __all__ = [
     "check_choice",
     "check_horizon",
     "check_int",
+    "check_name",
     "check_topic_name",
 ]
 
@@ -120,5 +121,22 @@ def check_topic_name(parameter: str, value: Any, *, dead_letter: bool = False) -
     if value in SYSTEM_TOPICS or value.startswith(SYSTEM_TOPIC_PREFIX):
         raise ConfigError(
             parameter, value, f"not a system topic ({', '.join(SYSTEM_TOPICS)} or {SYSTEM_TOPIC_PREFIX}*)"
+        )
+    return value
+
+
+def check_name(parameter: str, value: Any) -> str:
+    """A broker, group or client name: a non-empty string without control characters.
+
+    A NUL, newline or tab in a name would break every view that prints one name a line (the trace, the timeline,
+    a scenario file written back) and no RocketMQ name can hold one (``Validators.checkGroup`` allows only
+    ``^[%|a-zA-Z0-9_-]+$`` for groups; a broker name is a line of ``broker.conf``).
+    """
+    if not isinstance(value, str) or not value:
+        raise ConfigError(parameter, value, "a non-empty name (str)")
+    bad = next((c for c in value if ord(c) < 32 or ord(c) == 127), None)
+    if bad is not None:
+        raise ConfigError(
+            parameter, value, f"a name without control characters (NUL, newline, tab …; this one has {bad!r})"
         )
     return value

@@ -162,6 +162,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
         return _labs(args, out, err)
     from ..core.errors import ConfigError, SimulationError
     from ..core.i18n import gettext
+    from .progress import run_with_progress
     from .report import build_report, format_timeline, summary
     from .scenario import load_scenario
 
@@ -170,7 +171,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
         if args.command == "validate":
             out.write(printable(f"ok: {args.file}: scenario {scenario.name!r} is valid\n"))
             return EXIT_OK
-        lab = scenario.run()
+        lab = run_with_progress(scenario.build(), scenario.run_until_ms, err)  # a bar only on a terminal, past 1 s
     except ConfigError as exc:
         err.write(printable(f"rmqlab: error: {args.file}: {exc}\n"))
         return EXIT_BAD_INPUT

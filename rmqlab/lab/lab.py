@@ -28,12 +28,14 @@ from ..core.duration import parse_duration
 from ..core.errors import ConfigError
 from ..core.scheduler import Scheduler, TimerKind, TimerLabel
 from ..core.trace import CountingTrace, Trace
-from ..core.validation import check_horizon, check_int, check_topic_name
+from ..core.validation import check_horizon, check_int, check_name, check_topic_name
 from ..namesrv.route_info_manager import NameServer
 from ..remoting.remoting import Remoting
 from ..store.schedule_message_service import DelayLevelTable
 from . import admin as lab_admin
+from . import admin_consumers
 from . import fault_injection as lab_faults
+from .lab_checks import check_action, check_consumer, check_fault_targets
 
 if TYPE_CHECKING:
     from ..snapshot import LabSnapshot, TraceIndex
@@ -97,9 +99,11 @@ class Lab:
         when = check_horizon("time", time, parse_duration(time, "time"))
         if when < self.now:
             raise ConfigError("time", time, f"a time >= now ({self.now} ms)")
+        check_action(action)
         priority = priority_of(action)
         if priority is Priority.FAULT:
             check_arguments(action, args, kwargs)  # not a WARNING when its time comes
+            check_fault_targets(self, action, args, kwargs)
         where = getattr(action, "__qualname__", "action")
         self.scheduler.schedule_at(
             when,
@@ -118,7 +122,9 @@ class Lab:
         :class:`~rmqlab.core.scheduler.ReentrantRunError`. ``until`` is at most
         :data:`~rmqlab.core.validation.MAX_HORIZON_MS` (7 virtual days): ``until=10**30`` would never return.
         A ``KeyboardInterrupt`` raised in a listener stops the run
-        after that event, with the engine's state consistent (see ``run_listener``); ``run`` again continues.
+        after that event, with the engine's state consistent (see ``run_listener``); ``run`` again continues. A
+        Ctrl-C anywhere else is put off until the current event has returned (``Scheduler._on_sigint``), so ``run``
+        again ends exactly as a run never interrupted would.
         """
         if until is None:
             if self.scheduler.has_periodic_timers():
@@ -156,6 +162,7 @@ class Lab:
         """Add a broker master (``broker-a``, ``broker-b`` …)."""
         if not isinstance(name, str) or not name or "@" in name or ":" in name:
             raise ConfigError("broker", name, "a non-empty name without '@' or ':'")
+        check_name("broker", name)
         if name in self.brokers:
             raise ConfigError("broker", name, f"a new broker name (have {sorted(self.brokers)})")
         broker = Broker(
@@ -225,6 +232,17 @@ class Lab:
         instance starts there; a running one keeps its in-memory offset and overwrites it at its next persist (5 s)."""
         lab_admin.update_consumer_offset(self, group, mq, offset)
 
+    def clone_group_offset(self, src_group: str, dest_group: str, topic: str) -> None:
+        """``mqadmin cloneGroupOffset``: ``dest_group``'s committed offsets of ``topic`` become a copy of
+        ``src_group``'s, broker by broker (see :mod:`rmqlab.lab.admin_consumers`)."""
+        admin_consumers.clone_group_offset(self, src_group, dest_group, topic)
+
+    def consume_message_directly(self, consumer: str, broker: str, topic: str, msg_id: str) -> str:
+        """``consumeMessageDirectly``: ``consumer``'s listener is called with the message ``msg_id`` stored on
+        ``broker`` in ``topic`` (a DLQ message: ``%DLQ%<group>``); returns the ``CMResult`` (``CR_SUCCESS`` …). No
+        offset moves, nothing is sent back: the message stays where it is (see :mod:`rmqlab.lab.admin_consumers`)."""
+        return admin_consumers.consume_message_directly(self, self.consumer(consumer), broker, topic, msg_id)
+
     def update_broker_config(self, broker: str, *, broker_permission: int) -> None:
         """``mqadmin updateBrokerConfig -k brokerPermission``: 6 read+write, 4 read only, 2 write only, 0 neither.
 
@@ -265,6 +283,7 @@ class Lab:
 
     def add_producer(self, producer_group: str, **options: Any) -> DefaultMQProducer:
         """Add a ``DefaultMQProducer`` (options: ``send_msg_timeout``, ``retry_times_when_send_failed`` …)."""
+        check_name("producer_group", producer_group)
         producer = DefaultMQProducer(self.context, producer_group, **options)
         if producer.name in self.producers:
             raise ConfigError("name", producer.name, f"a new producer name (have {sorted(self.producers)})")
@@ -282,6 +301,7 @@ class Lab:
         **options: Any,
     ) -> DefaultMQPushConsumer:
         """Add a push consumer; it starts now (``start=True``), at a time, or later by hand."""
+        check_consumer(self, consumer_group, subscribe, orderly, options)
         # the default name counts this lab's consumers: GROUP-1, GROUP-2 … in the order they were added
         name = options.pop("name", None) or f"{consumer_group}-{len(self.consumers) + 1}"
         consumer = DefaultMQPushConsumer(self.context, consumer_group, name=name, **options)

@@ -297,7 +297,7 @@ class Remoting:
         if self.reachable(future.client, future.broker) is not None or lost:
             future.on_answer(None, RemotingException(future.broker, "connection closed before the response arrived"))
         else:
-            future.on_answer(response, None)
+            future.on_answer(*_answer(response))  # an error answer (NO_PERMISSION to a held pull) is an error
 
     def forget(self, opaque: int) -> None:
         """The broker dropped the held request ``opaque`` unanswered (connection reset) and will never answer it:

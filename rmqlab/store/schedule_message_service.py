@@ -198,9 +198,11 @@ class ScheduleMessageService:
         for level in range(1, self.levels.max_level + 1):
             queue = self.broker.find_consume_queue(SCHEDULE_TOPIC, level - 1)
             current = self.offset_table.get(level)
-            if current is None or queue is None:
+            if current is None:
                 continue
-            corrected = min(max(current, queue.min_offset), queue.max_offset)
+            # 4.9.7's findConsumeQueue creates a missing queue, empty (min = max = 0): its level's offset becomes 0
+            low, high = (queue.min_offset, queue.max_offset) if queue is not None else (0, 0)
+            corrected = min(max(current, low), high)
             if corrected != current:
                 self.offset_table[level] = corrected
                 trace.record(

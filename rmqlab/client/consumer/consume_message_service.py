@@ -127,7 +127,8 @@ def run_listener(consumer: PushConsumer, msgs: list[MessageExt], context: Any) -
     """
     consumer.in_listener = True
     try:
-        outcome = consumer.listener(list(msgs), context)  # type: ignore[misc]
+        with consumer.context.scheduler.running_user_code():  # a Ctrl-C is raised in the listener, caught below
+            outcome = consumer.listener(list(msgs), context)  # type: ignore[misc]
     except BaseException as exc:
         escapes = isinstance(exc, ReentrantRunError) or not isinstance(exc, Exception)
         note = "; counted as a failed consume, re-raised after this event" if escapes else ""

@@ -340,6 +340,55 @@ FAULTS: tuple[Fault, ...] = (
         admin=True,
         arguments=consumer_offset,
     ),
+    Fault(
+        "clone_group_offset",
+        "mqadmin cloneGroupOffset -s SRC -d DEST -t TOPIC (4.9.7 ConsumerOffsetManager.cloneOffset): on every broker of"
+        " the topic, DEST's committed offsets of TOPIC are replaced by a copy of SRC's, if SRC has any there. A running"
+        " DEST consumer keeps its own offsets and overwrites the copy at its next persist (5 s).",
+        "Lab.clone_group_offset",
+        (
+            Param("src_group", _GROUP, required=True, keyword=""),
+            Param(
+                "dest_group",
+                {**_GROUP, "description": "the group whose offsets are replaced"},
+                required=True,
+                keyword="",
+            ),
+            Param(
+                "topic",
+                {**_NAME, "description": "a declared topic, or %RETRY%<group>"},
+                required=True,
+                ref="topic",
+                keyword="",
+            ),
+        ),
+        admin=True,
+    ),
+    Fault(
+        "consume_message_directly",
+        "DefaultMQAdminExt.consumeMessageDirectly (the dashboard's resend of a dead letter): the broker reads the"
+        " message and calls the consumer, whose listener gets it at once; the result (CR_SUCCESS, CR_LATER,"
+        " CR_RETURN_NULL, CR_THROW_EXCEPTION …) is traced. No offset moves and nothing is sent back: a DLQ message"
+        " stays in the DLQ.",
+        "Lab.consume_message_directly",
+        (
+            Param(
+                "consumer",
+                {**_NAME, "description": "a declared consumer, online at the broker"},
+                required=True,
+                ref="consumer",
+                keyword="",
+            ),
+            _broker("the broker that stores the message"),
+            Param(
+                "topic", {**_NAME, "description": "the message's topic, e.g. %DLQ%<group>"}, required=True, keyword=""
+            ),
+            Param(
+                "msg_id", {**_NAME, "description": "the message's id (UNIQ_KEY, e.g. M0001)"}, required=True, keyword=""
+            ),
+        ),
+        admin=True,
+    ),
 )
 """Every fault kind, in the order the schema and the docs list them."""
 

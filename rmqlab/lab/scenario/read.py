@@ -90,6 +90,10 @@ def _yaml_loader() -> type:
                 raise _BadNumber(str(node.value))
             return value
 
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            _check_yaml_keys(node)
+            return super().construct_mapping(node, deep=deep)
+
     BoundedLoader.add_constructor("tag:yaml.org,2002:int", BoundedLoader.construct_yaml_int)
     BoundedLoader.add_constructor("tag:yaml.org,2002:float", BoundedLoader.construct_yaml_float)
     return BoundedLoader
@@ -99,6 +103,40 @@ class _YamlLimit(Exception):
     def __init__(self, allowed: str) -> None:
         super().__init__(allowed)
         self.allowed = allowed
+
+
+def _check_yaml_keys(node: Any) -> None:
+    """Each key of a mapping once: PyYAML would keep the last of two ``at:`` silently (a merge ``<<`` may repeat
+    keys, as YAML's merge rule says)."""
+    import yaml
+
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.value == "<<":
+            continue
+        if key_node.value in seen:
+            raise _YamlLimit(
+                f"each key of a mapping once ({key_node.value!r} appears again at line {key_node.start_mark.line + 1}"
+                f"; YAML would keep only the last)"
+            )
+        seen.add(key_node.value)
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str, keys: list[str]) -> None:
+        super().__init__(key)
+        self.key = key
+        self.keys = keys
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``' object hook: each key once (``json`` would keep the last of two ``"at"`` silently)."""
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKey(key, [k for k, _ in pairs])
+        result[key] = value
+    return result
 
 
 def _check_yaml_number(node: Any) -> None:
@@ -229,7 +267,21 @@ def read_file(path: Path) -> Any:
     try:
         if path.suffix.lower() in {".yaml", ".yml"}:
             return _parse_yaml(path, text)
-        return json.loads(text, parse_int=_json_number, parse_float=_json_number, parse_constant=_json_constant)
+        return json.loads(
+            text,
+            parse_int=_json_number,
+            parse_float=_json_number,
+            parse_constant=_json_constant,
+            object_pairs_hook=_json_object,
+        )
+    except _DuplicateKey as exc:
+        keys = ", ".join(dict.fromkeys(exc.keys))
+        raise ScenarioError(
+            "file",
+            str(path),
+            f"each key of an object once ({exc.key!r} appears twice in the object with keys {keys};"
+            " JSON readers would keep only the last)",
+        ) from None
     except _BadNumber as exc:
         raise _number_error(path, text, exc.text) from None
     except _YamlLimit as exc:

@@ -108,7 +108,7 @@ def check_admin_commands(declared: Declared, specs: Sequence[Mapping[str, Any]])
 
 def _admin_brokers(declared: Declared, spec: Mapping[str, Any], path: str, started: set[str]) -> list[str]:
     """The brokers an admin command changes (its ``brokers``, or its default), refusing a topic not there."""
-    if spec["kind"] == "update_broker_config":
+    if spec["kind"] in {"update_broker_config", "consume_message_directly"}:
         return [spec["broker"]]
     if spec["kind"] == "update_subscription_group":
         return list(spec.get("brokers", declared.brokers))

@@ -1,0 +1,14 @@
+"""The idle-horizon benchmark's harness (its figures go in bench/README.md, never in an assertion)."""
+
+from __future__ import annotations
+
+from bench.idle_horizon import idle_lab, measure
+
+
+def test_an_idle_lab_runs_long_polling_only_and_records_nothing() -> None:
+    lab = idle_lab(4)
+    lab.run(until=3_600_000)
+    assert len(lab.consumer("c1").process_queue_table) == 5  # four queues of T and the %RETRY% queue
+    figures = measure(4, 0.05)
+    assert figures["events_per_hour"] == 0  # an idle long poll leaves no trace
+    assert figures["steps_per_hour"] > 0
