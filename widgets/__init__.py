@@ -9,6 +9,7 @@ and a plain-text rendering; the
 
 from __future__ import annotations
 
+from .animation import save_animation
 from .controller import Controller
 from .dashboard import Dashboard
 from .demo import DEMO_KNOB_OPTIONS, DEMO_KNOBS, demo_lab
@@ -40,5 +41,6 @@ __all__ = [
     "TopologyView",
     "TraceIndex",
     "demo_lab",
+    "save_animation",
     "take_snapshot",
 ]
