@@ -155,24 +155,36 @@ class DeliveryCount:
     group: str
     deliveries: int
     outcome: str
-    """``consumed``, ``dead-lettered``, ``dropped`` (BROADCASTING gives up on a failure) or ``in flight``."""
+    """``consumed``, ``dead-lettered``, ``dropped`` (BROADCASTING gives up on a failure), ``in flight`` (delivered,
+    not finished) or ``waiting`` (never delivered)."""
     label: str
     """What to call it on a chart: the message id, or the caller's label for it (e.g. its body)."""
 
 
 def deliveries_per_message(trace: Trace, *, labels: Mapping[str, str] | None = None) -> list[DeliveryCount]:
-    """Deliveries per (message, group), in order of first delivery; ``labels`` names messages (id → text)."""
+    """Deliveries per (message, group), in the order the messages were stored; ``labels`` names messages
+    (id → text). A message stored into a topic a group consumes from but never handed to it counts 0, ``waiting``
+    (stuck behind a blocked orderly queue, say)."""
     groups = consumer_groups(trace)
     count: Counter[tuple[str, str]] = Counter()
     outcome: dict[tuple[str, str], str] = {}
+    topics_of: dict[str, set[str]] = {}
+    for e in trace.of_kind(EventKind.DELIVERED):
+        topics_of.setdefault(str(e.get("group")), set()).add(str(e.get("topic")))
     for e in trace:
+        if e.kind == EventKind.STORED and e.msg_id is not None and int(e.get("reconsume_times", 0)) == 0:
+            for group, topics in sorted(topics_of.items()):
+                if e.get("topic") in topics:
+                    count[(e.msg_id, group)] += 0
+                    outcome.setdefault((e.msg_id, group), "waiting")
         if e.msg_id is None:
             continue
         group = str(e.get("group") or groups.get(e.actor, ("?", ""))[0])
         key = (e.msg_id, group)
         if e.kind == EventKind.DELIVERED:
             count[key] += 1
-            outcome.setdefault(key, "in flight")
+            if outcome.get(key, "waiting") == "waiting":
+                outcome[key] = "in flight"
         elif e.kind == EventKind.CONSUMED and e.get("status") in SUCCESS_STATUSES and key in outcome:
             outcome[key] = "consumed"
         elif e.kind == EventKind.DEAD_LETTERED:

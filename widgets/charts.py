@@ -55,6 +55,7 @@ OUTCOME_STYLE = {  # colour, bar pattern: consumed plain green, DLQ red with cro
     "dead-lettered": (OKABE_ITO["vermillion"], "x"),
     "dropped": (OKABE_ITO["reddish_purple"], "/"),
     "in flight": (OKABE_ITO["orange"], "."),
+    "waiting": (OKABE_ITO["sky_blue"], "-"),
 }
 
 
