@@ -183,6 +183,13 @@ def test_run_summary_and_markers_of_a_consumer_crash() -> None:
     assert list(fig.data[2].x) == [0.0, 120.0, 180.0]  # the Lab's clock ends the lines
     assert [a.text for a in fig.layout.annotations] == ["c1 crash", "c1 restarts"]
     assert [s.x0 for s in fig.layout.shapes] == [3.0, 90.0]
+    assert {t.mode for t in fig.data} == {"lines+markers"} and fig.layout.yaxis.type is None
+    hung = summary_chart(payments(max_reconsume_times=-1).run(until="10m"), log_y=True)
+    assert hung.layout.yaxis.type == "log"
+    assert [(t.name, t.mode, t.y[-1]) for t in hung.data] == [
+        ("new messages stored", "lines+markers", 5), ("deliveries", "lines", 600), ("consumed", "lines+markers", 2),
+        ("failed deliveries", "lines", 598),
+    ]  # fmt: skip
 
 
 def test_output_is_the_same_bytes_every_time() -> None:

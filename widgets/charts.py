@@ -48,6 +48,7 @@ __all__ = ["ChartTheme", "deliveries_chart", "lag_chart", "summary_chart", "time
 
 ChartTheme = Literal["light", "dark"]
 COLOURS = [OKABE_ITO[k] for k in ("blue", "orange", "bluish_green", "vermillion", "reddish_purple", "sky_blue")]
+MARKERS_UP_TO = 40
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star")
 OUTCOME_STYLE = {  # colour, bar pattern: consumed plain green, DLQ red with crosses, dropped purple, in flight orange
@@ -136,7 +137,7 @@ def lag_chart(run: Lab | Trace, *, until_ms: int | None = None, client: bool = T
         colour, symbol = COLOURS[i % len(COLOURS)], SYMBOLS[i % len(SYMBOLS)]
         hover = [f"t = {format_duration(p.time_ms)}<br>max offset {p.max_offset}, committed {p.committed} "
                  f"(client {p.client})" for p in series.points]  # fmt: skip
-        fig.add_scatter(x=xs, y=[p.lag for p in series.points], name=f"{name} (broker's offset)", mode="lines+markers",
+        fig.add_scatter(x=xs, y=[p.lag for p in series.points], name=f"{name} (broker's offset)", mode=_mode(xs),
                         line={"shape": "hv", "color": colour, "width": 2.5}, marker={"symbol": symbol, "size": 7},
                         hovertext=hover, hoverinfo="text+name", visible="legendonly" if idle else True)  # fmt: skip
         if client:
@@ -201,22 +202,31 @@ def time_to_dlq_chart(points: Sequence[DlqPoint], *, theme: ChartTheme = "light"
     return fig
 
 
-def summary_chart(run: Lab | Trace, *, until_ms: int | None = None, theme: ChartTheme = "light",
+def summary_chart(run: Lab | Trace, *, until_ms: int | None = None, theme: ChartTheme = "light", log_y: bool = False,
                   title: str = "The run at a glance: cumulative counts") -> go.Figure:  # fmt: skip
     """Cumulative counts over virtual time (:func:`~widgets.chart_data.run_summary`: new messages stored,
     deliveries, consumed, failed deliveries, dead-lettered, send failures), with a dashed rule at each injected
     fault and consumer crash or restart (:func:`~widgets.chart_data.run_markers`): a storm or a capstone
-    scenario in one picture."""
+    scenario in one picture. ``log_y``: a logarithmic count axis, so a count of 2 stays visible beside 600
+    (a log axis leaves out the zeros)."""
     trace = _trace_of(run)
-    fig = _figure(title, "virtual time (s)", "events so far", theme)
+    fig = _figure(title, "virtual time (s)", "events so far" + (" (log scale)" if log_y else ""), theme)
     for i, series in enumerate(run_summary(trace, until_ms=_until(run, until_ms))):
         fig.add_scatter(x=[_seconds(t) for t, _ in series.points], y=[n for _, n in series.points], name=series.name,
-                        mode="lines+markers", line={"shape": "hv", "dash": DASHES[i % len(DASHES)], "width": 2.5},
+                        mode=_mode(series.points), line={"shape": "hv", "dash": DASHES[i % len(DASHES)], "width": 2.5},
                         marker={"symbol": SYMBOLS[i % len(SYMBOLS)], "size": 7})  # fmt: skip
     for k, marker in enumerate(run_markers(trace)):
         fig.add_vline(x=_seconds(marker.time_ms), line={"dash": "dash", "color": "#888888", "width": 1})
         fig.add_annotation(x=_seconds(marker.time_ms), y=1.0 - 0.07 * (k % 3), yref="paper", text=marker.label,
                            showarrow=False, xanchor="left", font={"size": 11})  # fmt: skip
-    fig.update_yaxes(rangemode="tozero")
+    if log_y:
+        fig.update_yaxes(type="log")
+    else:
+        fig.update_yaxes(rangemode="tozero")
     fig.update_layout(legend={"orientation": "h", "y": -0.2})
     return fig
+
+
+def _mode(points: Sequence[Any]) -> str:
+    """Markers on each change only while they stay apart; a long series is a line."""
+    return "lines+markers" if len(points) <= MARKERS_UP_TO else "lines"
