@@ -320,6 +320,11 @@ def save_animation(
 
 
 def _write(out: Path, fmt: str, pictures: Sequence[Any], *, duration_ms: int) -> None:
+    if fmt == "gif":  # 256 colours a frame: the fast octree, no dithering (flat fills, anti-aliased text)
+        from PIL import Image
+
+        pictures = [p.quantize(colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+                    for p in pictures]  # fmt: skip
     first, rest = pictures[0], list(pictures[1:])
     if fmt == "gif":
         first.save(out, format="GIF", save_all=True, append_images=rest, duration=duration_ms, loop=0,
