@@ -6,12 +6,13 @@ static site that needs no server beyond one serving files and no network beyond 
 - the labs: the student copies (answers blanked), each with one cell in front that installs rmqlab into the
   browser's Python from the site itself (``%pip install`` is piplite there);
 - ``pypi/``: the rmqlab wheel and every wheel the labs and the kernel import (IPython, ipywidgets, anywidget,
-  networkx, …), all pure Python, resolved for Pyodide's Python; the kernel never falls back to PyPI;
+  networkx, plotly and its narwhals, …), all pure Python, resolved for Pyodide's Python; the kernel never falls
+  back to PyPI;
 - ``static/pyodide/``: the Pyodide runtime from the npm package ``pyodide`` (the version the kernel extension
   was built for), with a lock file that lists only the packages shipped beside it (``micropip``), so nothing
   is fetched from a CDN;
-- the lab extensions the labs need (the Pyodide kernel, ipywidgets' manager, anywidget), nothing else from
-  this environment.
+- the lab extensions the labs need (the Pyodide kernel, ipywidgets' manager, anywidget, plotly's renderer),
+  nothing else from this environment.
 
 Packages Pyodide ships only as wasm builds on its CDN are left out: PyYAML (scenario files in YAML) and
 rpds-py (jsonschema ≥ 4.18). rmqlab's metadata asks for the last pure-Python jsonschema under Pyodide, so
@@ -40,11 +41,12 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 LABEXTENSIONS = Path(sys.prefix) / "share" / "jupyter" / "labextensions"
 KERNEL_EXTENSION = "@jupyterlite/pyodide-kernel-extension"
-EXTENSIONS = (KERNEL_EXTENSION, "@jupyter-widgets/jupyterlab-manager", "anywidget")
-"""Federated extensions the site carries: the kernel, ipywidgets' widget manager, anywidget's renderer."""
+EXTENSIONS = (KERNEL_EXTENSION, "@jupyter-widgets/jupyterlab-manager", "anywidget", "jupyterlab-plotly")
+"""Federated extensions the site carries: the kernel, ipywidgets' widget manager, anywidget's renderer, plotly's
+renderer of the whole-run charts (``widgets.charts``, shipped inside the plotly wheel)."""
 PYODIDE_ABI = "pyemscripten_2026_0_wasm32"
 PYODIDE_PYTHON = "3.14"
-LAB_PACKAGES = ("ipywidgets", "anywidget", "networkx")
+LAB_PACKAGES = ("ipywidgets", "anywidget", "networkx", "plotly")
 """What the labs import besides rmqlab (the ``lab`` extra minus JupyterLab itself, jupytext and ipykernel)."""
 KERNEL_PACKAGES = ("ipython", "comm", "jedi")
 """What the Pyodide kernel installs at start (``pyodide_kernel`` needs IPython and comm; completion needs jedi)."""

@@ -89,3 +89,12 @@ def test_the_state_page_is_in_the_site_and_linked_from_home(site: Path) -> None:
     html = page(site, "state")
     assert "lab.snapshot()" in html and "committed_offset" in html and "update_consumer_offset" in html
     assert 'href="state/"' in page(site, "")
+
+
+def test_charts_load_the_sites_own_plotly(site: Path) -> None:
+    """The whole-run charts draw on a page with no network: plotly.js comes from the site, not plotly's CDN."""
+    for lab in ("03_delay_levels_schedule", "05_offsets_process_queue", "09_capstone"):
+        html = page(site, f"labs/{lab}")
+        assert 'src="../../assets/plotly.min.js"' in html and "cdn.plot.ly" not in html, lab
+        assert 'id="rmqlab-chart-' in html, lab
+    assert (site / "assets" / "plotly.min.js").stat().st_size > 1_000_000

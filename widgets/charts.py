@@ -145,7 +145,7 @@ def lag_chart(run: Lab | Trace, *, until_ms: int | None = None, client: bool = T
                             mode="lines", line={"shape": "hv", "color": colour, "dash": "dot", "width": 2},
                             hovertext=hover, hoverinfo="text+name", visible="legendonly" if idle else True)  # fmt: skip
     fig.update_yaxes(rangemode="tozero", dtick=1 if _small(fig) else None)
-    fig.update_layout(legend={"orientation": "h", "y": -0.2})
+    fig.update_layout(legend={"orientation": "h", "y": -0.28}, margin={"b": 100})
     return fig
 
 
@@ -223,7 +223,7 @@ def summary_chart(run: Lab | Trace, *, until_ms: int | None = None, theme: Chart
         fig.update_yaxes(type="log")
     else:
         fig.update_yaxes(rangemode="tozero")
-    fig.update_layout(legend={"orientation": "h", "y": -0.2})
+    fig.update_layout(legend={"orientation": "h", "y": -0.28}, margin={"b": 100})
     return fig
 
 
