@@ -86,9 +86,11 @@ def test_file_has_one_frame_per_step_asked(dash: Dashboard, whole_run: list, tmp
     assert durations == [1500] * 7
 
 
-def test_whole_run_by_default_and_format_argument(dash: Dashboard, whole_run: list, tmp_path: Path) -> None:  # type: ignore[type-arg]
-    out = save_animation(dash, tmp_path / "no-suffix", format="gif", scale=0.5, seconds_per_step=0.25)
-    assert _decoded_frames(out) == len(whole_run)
+def test_whole_run_by_default_and_format_argument(tmp_path: Path) -> None:
+    """Without start and stop: every step of the run (one message consumed at once: 4 steps, 0 … 3)."""
+    small = Dashboard(demo_lab, knobs={"listener": "succeed", "messages": 1})
+    out = save_animation(small, tmp_path / "no-suffix", format="gif", scale=0.5, seconds_per_step=0.25)
+    assert _decoded_frames(out) == len(animation_frames(small)) == 4
     with Image.open(out) as image:
         image.load()
         assert image.info["duration"] == 250
@@ -144,7 +146,7 @@ def test_frame_svg_is_self_contained_and_themed(whole_run: list) -> None:  # typ
     assert "var(" not in svg
     root = ET.fromstring(svg)
     texts = ["".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")]
-    assert texts[0].endswith(f"step 5 of 0 … {len(whole_run) - 1} · event {frame.position}")
+    assert texts[0].endswith(f"step 5 of {len(whole_run) - 1} · event {frame.position}")
     assert texts[0].startswith("t = ") and f"({frame.time_ms} ms)" in texts[0]
     assert any(t.startswith("• ") for t in texts)
     assert LIGHT["--jp-layout-color0"] in svg

@@ -17,7 +17,8 @@ Frames carry the virtual clock and "step k of the run" above the picture, so no 
 GIF or WebP writer never merges two of them: a file of ``stop - start`` frames is what comes out.
 
 Text is drawn with the system's fonts (DejaVu Sans on Debian, whatever ``fc-list`` shows); for CJK text in
-message keys or captions, install a CJK font (Debian: ``apt-get install fonts-noto-cjk``).
+message keys or captions, install a CJK font (Debian: ``apt-get install fonts-noto-cjk``): resvg falls back to
+it for those characters, which otherwise show as empty boxes.
 """
 
 from __future__ import annotations
@@ -197,7 +198,7 @@ def frame_svg(frame: Frame, *, last_step: int | None = None, theme: Theme = "lig
     values = {**(LIGHT if theme == "light" else DARK), "--jp-ui-font-family": FONT}
     scene = frame.scene
     inner = max(scene.width, 640.0)
-    of = "" if last_step is None else f" of 0 … {last_step}"
+    of = "" if last_step is None else f" of {last_step}"
     clock = (
         f"t = {format_duration(frame.time_ms)} ({frame.time_ms} ms) · step {frame.step}{of} · event {frame.position}"
     )
