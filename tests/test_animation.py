@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 
 from rmqlab import EventKind
-from widgets import Dashboard, demo_lab
+from widgets import Dashboard, animation, demo_lab
 from widgets.animation import (
     ANIMATION_FORMATS,
     animation_frames,
@@ -109,7 +109,7 @@ def test_one_step_of_another_view(dash: Dashboard, tmp_path: Path) -> None:
     [
         ({"start": 5, "stop": 5}, "stop=5: must be greater than start=5"),
         ({"start": -1}, "start=-1: must be a step number"),
-        ({"stop": 10_000}, "stop=10000: the run has"),
+        ({"stop": 150}, "stop=150: the run has 70 steps (0 … 69; step 0 is t = 0)"),
         ({"start": 9_999}, "start=9999: the run has"),
         ({"format": "mp3"}, "format='mp3': must be one of gif, webp"),
         ({"theme": "auto"}, "theme='auto': must be 'light' or 'dark'"),
@@ -123,6 +123,18 @@ def test_bad_arguments_name_the_parameter(dash: Dashboard, tmp_path: Path, kwarg
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         save_animation(dash, tmp_path / "x.gif", **kwargs)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_one_file_holds_at_most_max_frames(dash: Dashboard, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run longer than the cap is refused before anything is drawn (the replay stops at the cap)."""
+    monkeypatch.setattr(animation, "MAX_FRAMES", 5)
+    with pytest.raises(ValueError, match=r"stop=None: the run has more than 7 steps, .* at most 5 frames; "
+                                         r"pass stop= \(e\.g\. stop=7\)"):  # fmt: skip
+        save_animation(dash, tmp_path / "long.gif", start=2)
+    with pytest.raises(ValueError, match=r"stop=10: 8 frames from start=2; one file holds at most 5"):
+        save_animation(dash, tmp_path / "long.gif", start=2, stop=10)
+    assert list(tmp_path.iterdir()) == []
+    assert _decoded_frames(save_animation(dash, tmp_path / "five.gif", start=2, stop=7, scale=0.5)) == 5
 
 
 def test_bad_paths_name_the_path(dash: Dashboard, tmp_path: Path) -> None:

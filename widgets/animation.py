@@ -41,6 +41,7 @@ from .scene import BASE_CSS, Scene, SceneView, text_width
 
 __all__ = [
     "ANIMATION_FORMATS",
+    "MAX_FRAMES",
     "Frame",
     "animation_frames",
     "frame_svg",
@@ -52,6 +53,9 @@ ANIMATION_FORMATS: tuple[str, ...] = ("gif", "webp")
 """What :func:`save_animation` writes: an animated GIF (every slide tool plays it) or an animated WebP (a
 video-like file, smaller and in full colour, for browsers and recent PowerPoint and Keynote)."""
 
+MAX_FRAMES = 200
+"""Frames one file holds: 200 steps are 5 minutes at 1.5 s a step, already long for a slide; the frames are
+kept in memory until the file is written (a WebP frame of the message flow at scale 1.5: about 4 MB)."""
 CAPTION_PX = 13.0
 CLOCK_PX = 14.0
 PAD = 12.0
@@ -116,18 +120,34 @@ def _headless_twin(dash: Dashboard, view: str | None) -> tuple[Controller, Scene
 
 
 def animation_frames(
-    dash: Dashboard, *, start: int = 0, stop: int | None = None, view: str | None = None
+    dash: Dashboard,
+    *,
+    start: int = 0,
+    stop: int | None = None,
+    view: str | None = None,
+    max_frames: int | None = None,
 ) -> list[Frame]:
     """The frames of steps ``start`` … ``stop - 1`` of ``dash``'s run (``stop=None``: to the run's last step).
 
     The run is replayed by a second controller, so ``dash`` stays where it is. A ``start`` or ``stop`` past
-    the run's last step is a :class:`ValueError` that says how many steps the run has.
+    the run's last step is a :class:`ValueError` that says how many steps the run has; so is a run with more
+    than ``max_frames`` steps from ``start`` when ``stop`` is None (the replay stops there: bounded time).
     """
     _check_range(start, stop)
+    if max_frames is not None and stop is not None and stop - start > max_frames:
+        raise ValueError(
+            f"stop={stop!r}: {stop - start} frames from start={start}; one file holds at most {max_frames} "
+            f"(stop at most {start + max_frames})"
+        )
     twin, copy = _headless_twin(dash, view)
     frames: list[Frame] = []
     step = 0
     while True:
+        if max_frames is not None and len(frames) == max_frames:
+            raise ValueError(
+                f"stop=None: the run has more than {start + max_frames} steps, and one file holds at most "
+                f"{max_frames} frames; pass stop= (e.g. stop={start + max_frames}), or a later start"
+            )
         if step >= start:
             assert twin.snapshot is not None and copy.current is not None
             frames.append(Frame(step, twin.position, twin.snapshot.now_ms, twin.caption_lines, copy.current))
@@ -295,7 +315,8 @@ def save_animation(
     ``format`` is ``"gif"`` or ``"webp"`` (default: from ``path``'s suffix); each frame shows for
     ``seconds_per_step`` and the animation loops; ``theme`` ``"light"`` or ``"dark"``; ``scale`` pixels per
     CSS pixel (1.5: sharp on a 1080p slide). ``view`` names another of the dashboard's pictures (default:
-    the main one, the message flow). Every argument is checked before anything is drawn or written.
+    the main one, the message flow). At most :data:`MAX_FRAMES` frames a file. Every argument is checked
+    before anything is drawn or written.
     """
     out = Path(path)
     fmt = _format_of(out, format)
@@ -307,7 +328,7 @@ def save_animation(
         if not isinstance(value, int | float) or isinstance(value, bool) or not low <= value <= high:
             raise ValueError(f"{name}={value!r}: must be a number from {low:g} to {high:g}")
     resvg_py, image = _raster_tools()
-    frames = animation_frames(dash, start=start, stop=stop, view=view)
+    frames = animation_frames(dash, start=start, stop=stop, view=view, max_frames=MAX_FRAMES)
     last = frames[-1].step if stop is None else None
     sizes = [_frame_size(f) for f in frames]
     width, height = max(w for w, _ in sizes), max(h for _, h in sizes)
@@ -315,17 +336,15 @@ def save_animation(
     for frame in frames:
         svg = frame_svg(frame, last_step=last, theme=theme, width=width, height=height)
         png = resvg_py.svg_to_bytes(svg_string=svg, zoom=scale)
-        pictures.append(image.open(io.BytesIO(bytes(png))).convert("RGB"))
+        picture = image.open(io.BytesIO(bytes(png))).convert("RGB")
+        if fmt == "gif":  # 256 colours a frame, at once (a byte a pixel): the fast octree, no dithering
+            picture = picture.quantize(colors=256, method=image.Quantize.FASTOCTREE, dither=image.Dither.NONE)
+        pictures.append(picture)
     _write(out, fmt, pictures, duration_ms=round(seconds_per_step * 1000))
     return out
 
 
 def _write(out: Path, fmt: str, pictures: Sequence[Any], *, duration_ms: int) -> None:
-    if fmt == "gif":  # 256 colours a frame: the fast octree, no dithering (flat fills, anti-aliased text)
-        from PIL import Image
-
-        pictures = [p.quantize(colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-                    for p in pictures]  # fmt: skip
     first, rest = pictures[0], list(pictures[1:])
     if fmt == "gif":
         first.save(out, format="GIF", save_all=True, append_images=rest, duration=duration_ms, loop=0,
