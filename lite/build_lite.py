@@ -46,8 +46,9 @@ EXTENSIONS = (KERNEL_EXTENSION, "@jupyter-widgets/jupyterlab-manager", "anywidge
 renderer of the whole-run charts (``widgets.charts``, shipped inside the plotly wheel)."""
 PYODIDE_ABI = "pyemscripten_2026_0_wasm32"
 PYODIDE_PYTHON = "3.14"
-LAB_PACKAGES = ("ipywidgets", "anywidget", "networkx", "plotly")
-"""What the labs import besides rmqlab (the ``lab`` extra minus JupyterLab itself, jupytext and ipykernel)."""
+LAB_PACKAGES = ("ipywidgets", "anywidget", "networkx", "plotly", "nbformat")
+"""What the labs import besides rmqlab (the ``lab`` extra minus JupyterLab itself, jupytext and ipykernel), and
+nbformat: plotly displays a figure only where nbformat is importable (JupyterLab's server brings it)."""
 KERNEL_PACKAGES = ("ipython", "comm", "jedi")
 """What the Pyodide kernel installs at start (``pyodide_kernel`` needs IPython and comm; completion needs jedi)."""
 LITE_JSONSCHEMA = "jsonschema==4.17.3"

@@ -180,7 +180,7 @@ def test_the_site_carries_its_runtime_and_wheels(lite_site: Site) -> None:
     assert all((pyodide / entry["file_name"]).is_file() for entry in lock.values())
     wheels = {w.split("-")[0].lower() for w in lite_site.build["wheels"]}
     assert {"rmqlab", "sortedcontainers", "ipywidgets", "anywidget", "networkx", "ipython", "jsonschema", "plotly",
-            "narwhals"} <= wheels  # fmt: skip
+            "narwhals", "nbformat"} <= wheels  # fmt: skip
     names = {e["name"] for e in config["federated_extensions"]}
     assert names == {"@jupyterlite/pyodide-kernel-extension", "@jupyter-widgets/jupyterlab-manager", "anywidget",
                      "jupyterlab-plotly"}  # fmt: skip
