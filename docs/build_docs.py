@@ -7,8 +7,10 @@ generated from ``rmqlab/lab/scenario/scenario.schema.json`` and the command-line
 The labs are shown without a kernel: a dashboard's output carries a widget view and, beside it, the static
 HTML the view draws (``Dashboard._repr_mimebundle_`` offers ``text/html``: the same SVG scenes). A widget
 view cannot render on a page without a kernel, so the staged copies keep only the static HTML of such
-outputs. Everything is staged in ``build/docs-src`` (mkdocs wants its pages inside one folder); the build
-needs no network (no web fonts: ``theme.font: false``).
+outputs. The whole-run charts (``widgets.charts``) carry HTML that loads plotly.js from plotly's CDN; the site
+serves its own copy instead (``assets/plotly.min.js``, from the plotly package). Everything is staged in
+``build/docs-src`` (mkdocs wants its pages inside one folder); the build needs no network (no web fonts:
+``theme.font: false``), and neither do its pages.
 """
 
 from __future__ import annotations
@@ -25,10 +27,11 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+import plotly  # type: ignore[import-untyped]  # the whole-run charts' library (the lab extra): its plotly.js
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-PAGES = {"classroom.md": "A whole class", "state.md": "Reading and setting state"}
+PAGES = {"classroom.md": "A whole class", "state.md": "Reading and setting state", "slides.md": "Slides and charts"}
 """The hand-written pages in docs/, with their titles in the navigation."""
 
 
@@ -58,10 +61,17 @@ def _site_link(match: re.Match[str]) -> str:
     return f"](../{stem}/{anchor})"
 
 
+PLOTLY_JSON = "application/vnd.plotly.v1+json"
+PLOTLY_CDN = re.compile(r'<script charset="utf-8" src="https://cdn\.plot\.ly/plotly-[0-9.]+\.min\.js"[^>]*>')
+PLOTLY_JS = "assets/plotly.min.js"
+"""Where the site serves plotly.js (copied from the plotly package) for the whole-run charts."""
+
+
 def static_notebook(src: Path, dest: Path) -> int:
     """Copy a lab as released (:func:`_as_released`) keeping its other outputs, with widget views replaced by their
-    static HTML (which plays the run's frames) and links to other labs pointed at their pages on the site; returns
-    outputs changed."""
+    static HTML (which plays the run's frames), links to other labs pointed at their pages on the site, and the
+    charts' plotly.js (``widgets.charts`` loads it from plotly's CDN) served by the site itself; returns outputs
+    changed."""
     nb = nbformat.read(src, as_version=4)
     changed = 0
     for cell in nb.cells:
@@ -72,6 +82,10 @@ def static_notebook(src: Path, dest: Path) -> int:
             data = out.get("data", {})
             if WIDGET_VIEW in data and "text/html" in data:
                 del data[WIDGET_VIEW]
+                changed += 1
+            if PLOTLY_JSON in data and "text/html" in data:  # a lab page is labs/NAME/index.html: two levels down
+                local = f'<script charset="utf-8" src="../../{PLOTLY_JS}">'
+                data["text/html"] = PLOTLY_CDN.sub(local, data["text/html"])
                 changed += 1
     nb.metadata.pop("widgets", None)
     nbformat.write(nb, dest)
@@ -198,6 +212,8 @@ def stage(src: Path) -> dict[str, Any]:
         shutil.copy2(ROOT / "docs" / name, src / name)
     labs = sorted((ROOT / "labs").glob("*.ipynb"))
     static = {p.name: static_notebook(p, src / "labs" / p.name) for p in labs}
+    (src / PLOTLY_JS).parent.mkdir()
+    shutil.copy2(Path(plotly.__file__).parent / "package_data" / "plotly.min.js", src / PLOTLY_JS)
     if (ROOT / "labs" / "README.md").exists():
         shutil.copy2(ROOT / "labs" / "README.md", src / "labs" / "README.md")  # mkdocs: the folder's index
     nav: list[Any] = [

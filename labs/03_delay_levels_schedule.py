@@ -154,6 +154,20 @@ grading_03_2.verify("03.2", answer_2)
 ### END HIDDEN TESTS
 
 # %% [markdown]
+# ### The whole curve: time to the DLQ against `max_reconsume_times`
+# One run per setting, each stopped at its `dead_lettered` event. Before you look: up to 16 each retry waits one
+# level longer (10 s … 2 h); what shape does the curve take past 16?
+
+# %%
+from widgets.chart_data import time_to_dlq
+from widgets.charts import time_to_dlq_chart
+
+time_to_dlq_chart(time_to_dlq(failing_lab, [0, 2, 4, 8, 12, 16, 18, 20], until="1d"))
+
+# %% [markdown]
+# Up to 16 the curve bends upwards: every retry waits a longer level. Past 16 it is a straight line, 2 h per
+# extra retry — the level stays capped at 18 (`maxDelayLevel`) while `reconsumeTimes` keeps counting.
+#
 # ## A broker crash: parked messages survive, recent progress may not
 # The ScheduleMessageService keeps, per level, the offset of the next parked message to look at, and writes that
 # table to `delayOffset.json` only 10 s after the store starts, then every 10 s (`flushDelayOffsetInterval`). A

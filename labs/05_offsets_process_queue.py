@@ -202,6 +202,22 @@ show_trace(lab.trace, "offset_updated", "offset_persisted", "lifecycle", fields=
 # client's memory. At-least-once, never at-most-once: make listeners idempotent.
 
 # %% [markdown]
+# ### The whole run as a chart: consumer lag
+# `mqadmin consumerProgress` reports a group's lag per queue as the queue's max offset minus the offset the
+# *broker* holds (`ConsumeStats`: brokerOffset − consumerOffset). Before you look: in a crash-free run, when does
+# that lag drop to 0, and when does the lag against the client's own copy?
+
+# %%
+from widgets.charts import lag_chart
+
+lab, c = five_messages()
+lag_chart(lab.run(until="2m"))
+
+# %% [markdown]
+# Both climb to 4 while `slow` pins the commit at 1. The client's copy drops to 0 at 62 s, when `slow` returns;
+# the broker's at 65 s, the next persist tick: for those 3 s the broker counts 4 messages as unconsumed that
+# are done, and a crash would deliver them again.
+#
 # ## Key points
 # - Committed offset = smallest key in `msgTreeMap`; one slow message pins it (`consumeConcurrentlyMaxSpan` 2000
 #   limits the damage by pausing pulls).

@@ -5,7 +5,8 @@ static site that needs no server beyond one serving files and no network beyond 
 
 - the labs: the student copies (answers blanked), as they are: no install cell, since rmqlab is already there;
 - ``pypi/``: the rmqlab wheel and every wheel the labs and the kernel import (IPython, ipywidgets, anywidget,
-  networkx, …), all pure Python, resolved for Pyodide's Python; the kernel never falls back to PyPI;
+  networkx, plotly and its narwhals, …), all pure Python, resolved for Pyodide's Python; the kernel never falls
+  back to PyPI;
 - ``static/pyodide/``: the Pyodide runtime from the npm package ``pyodide`` (the version the kernel extension
   was built for), with a lock file that lists exactly the packages shipped beside it: micropip and every wheel
   above, including the kernel's own (piplite, pyodide-kernel, the ipykernel stub), so nothing is fetched from a
@@ -13,8 +14,8 @@ static site that needs no server beyond one serving files and no network beyond 
   it starts, from the lock file, instead of the kernel installing IPython and its friends one by one through
   piplite (dependency resolution, a request per wheel) and then a first ``%pip install`` cell installing rmqlab.
   That cut the tour's "ready" time most (bench/lite_ready.py; bench/README.md);
-- the lab extensions the labs need (the Pyodide kernel, ipywidgets' manager, anywidget), nothing else from
-  this environment.
+- the lab extensions the labs need (the Pyodide kernel, ipywidgets' manager, anywidget, plotly's renderer),
+  nothing else from this environment.
 
 Packages Pyodide ships only as wasm builds on its CDN are left out: PyYAML (scenario files in YAML) and
 rpds-py (jsonschema ≥ 4.18). rmqlab's metadata asks for the last pure-Python jsonschema under Pyodide, so
@@ -48,12 +49,14 @@ PARKED = Path("share") / "rmqlab-lite" / "labextensions"
 """Where, under the environment's prefix, the site builder keeps the Pyodide kernel's lab extension: out of
 JupyterLab's path, where it only fails to load on every page ("Shared module @jupyterlite/services doesn't exist in
 shared scope default", even when disabled in page_config) once the ``lite`` extra shares JupyterLab's environment."""
-EXTENSIONS = (KERNEL_EXTENSION, "@jupyter-widgets/jupyterlab-manager", "anywidget")
-"""Federated extensions the site carries: the kernel, ipywidgets' widget manager, anywidget's renderer."""
+EXTENSIONS = (KERNEL_EXTENSION, "@jupyter-widgets/jupyterlab-manager", "anywidget", "jupyterlab-plotly")
+"""Federated extensions the site carries: the kernel, ipywidgets' widget manager, anywidget's renderer, plotly's
+renderer of the whole-run charts (``widgets.charts``, shipped inside the plotly wheel)."""
 PYODIDE_ABI = "pyemscripten_2026_0_wasm32"
 PYODIDE_PYTHON = "3.14"
-LAB_PACKAGES = ("ipywidgets", "anywidget", "networkx")
-"""What the labs import besides rmqlab (the ``lab`` extra minus JupyterLab itself, jupytext and ipykernel)."""
+LAB_PACKAGES = ("ipywidgets", "anywidget", "networkx", "plotly", "nbformat")
+"""What the labs import besides rmqlab (the ``lab`` extra minus JupyterLab itself, jupytext and ipykernel), and
+nbformat: plotly displays a figure only where nbformat is importable (JupyterLab's server brings it)."""
 KERNEL_PACKAGES = ("ipython", "comm", "jedi")
 """What the Pyodide kernel installs at start (``pyodide_kernel`` needs IPython and comm; completion needs jedi)."""
 LITE_JSONSCHEMA = "jsonschema==4.17.3"

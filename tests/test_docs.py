@@ -113,3 +113,10 @@ def test_a_broken_link_is_named_with_its_page(tmp_path: Path) -> None:
     (tmp_path / "index.html").write_text('<a href="labs/a/">a</a> <a href="https://x.org/">x</a> <a href="#top">t</a>')
     (tmp_path / "labs" / "a" / "index.html").write_text('<a href="../../">home</a> <a href="../b.ipynb">b</a>')
     assert _build_docs().broken_links(tmp_path) == ["labs/a/index.html → ../b.ipynb"]
+def test_charts_load_the_sites_own_plotly(site: Path) -> None:
+    """The whole-run charts draw on a page with no network: plotly.js comes from the site, not plotly's CDN."""
+    for lab in ("03_delay_levels_schedule", "05_offsets_process_queue", "09_capstone"):
+        html = page(site, f"labs/{lab}")
+        assert 'src="../../assets/plotly.min.js"' in html and "cdn.plot.ly" not in html, lab
+        assert 'id="rmqlab-chart-' in html, lab
+    assert (site / "assets" / "plotly.min.js").stat().st_size > 1_000_000

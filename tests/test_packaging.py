@@ -86,12 +86,14 @@ def test_constraints_pin_every_declared_package_inside_its_range() -> None:
     assert outside == []
 
 
-def test_plotly_is_no_longer_a_dependency() -> None:
-    """Every view is a Scene or ipywidgets now: nothing declares plotly, and no lab or widget imports it."""
-    assert "plotly" not in declared()
-    importers = [p.name for p in [*ROOT.glob("widgets/*.py"), *ROOT.glob("labs/*.py")]
-                 if re.search(r"^\s*(import|from)\s+plotly", p.read_text(), re.M)]  # fmt: skip
-    assert importers == []
+def test_plotly_is_declared_for_the_whole_run_charts() -> None:
+    """widgets.charts draws with plotly (tests/test_charts.py says which module alone imports it): the lab extra."""
+    lab_extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["lab"]
+    assert [r for r in lab_extra if r.startswith(("plotly", "resvg-py", "pillow"))] == [
+        "plotly>=6.0,<8",
+        "resvg-py>=0.5,<1",
+        "pillow>=10.0",
+    ]
 
 
 def test_environment_yml_installs_the_lab_extra_with_the_tested_pins_and_nothing_for_tests() -> None:
@@ -133,7 +135,7 @@ def test_make_lab_installs_only_what_running_the_labs_needs() -> None:
     assert installs == [".[lab]"]
     assert "labs/make_student.py labs build/student-labs" in commands
     lab = next(line for line in commands.splitlines() if "/bin/jupyter lab" in line)
-    assert ('--allow-root' in lab) == (os.getuid() == 0)
+    assert ("--allow-root" in lab) == (os.getuid() == 0)
     assert "widgets.nodelay" in lab and "--notebook-dir=build/student-labs" in lab
     assert "deploy/jupyter_roles.py student build/jupyter-student" in lab
     assert "JUPYTER_PREFER_ENV_PATH=0 JUPYTER_CONFIG_DIR=build/jupyter-student " in lab

@@ -23,6 +23,7 @@ except ModuleNotFoundError as missing:
         name=missing.name,
     ) from missing
 
+from .animation import save_animation
 from .checkpoints import Checkpoint
 from .controller import Controller
 from .dashboard import Dashboard
@@ -56,5 +57,6 @@ __all__ = [
     "TopologyView",
     "TraceIndex",
     "demo_lab",
+    "save_animation",
     "take_snapshot",
 ]

@@ -39,7 +39,9 @@ from __future__ import annotations
 
 import functools
 import html
+import os
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as W
@@ -275,3 +277,11 @@ class Dashboard(W.VBox):
         if values:
             self.set_knobs(**values)
         return self.controller.load(self._factory())
+
+    def save_animation(self, path: str | os.PathLike[str], **options: Any) -> Path:
+        """The run on screen, or steps ``start`` … ``stop - 1`` of it, as an animated GIF or WebP for a slide
+        (the main picture and each step's caption; the dashboard does not move): see
+        :func:`widgets.animation.save_animation` for the options."""
+        from .animation import save_animation  # animation imports this module
+
+        return save_animation(self, path, **options)

@@ -183,9 +183,11 @@ def test_the_site_carries_its_runtime_and_wheels(lite_site: Site) -> None:
     assert all((pyodide / entry["file_name"]).is_file() for entry in lock.values())
     assert sorted(lock) == sorted(preloaded)
     wheels = {w.split("-")[0].lower() for w in lite_site.build["wheels"]}
-    assert {"rmqlab", "sortedcontainers", "ipywidgets", "anywidget", "networkx", "ipython", "jsonschema"} <= wheels
+    assert {"rmqlab", "sortedcontainers", "ipywidgets", "anywidget", "networkx", "ipython", "jsonschema", "plotly",
+            "narwhals", "nbformat"} <= wheels  # fmt: skip
     names = {e["name"] for e in config["federated_extensions"]}
-    assert names == {"@jupyterlite/pyodide-kernel-extension", "@jupyter-widgets/jupyterlab-manager", "anywidget"}
+    assert names == {"@jupyterlite/pyodide-kernel-extension", "@jupyter-widgets/jupyterlab-manager", "anywidget",
+                     "jupyterlab-plotly"}  # fmt: skip
     assert sorted(lite_site.build["labs"]) == sorted(p.name for p in lite_site.student_labs.glob("*.ipynb"))
 
 
