@@ -39,7 +39,8 @@ from ...common.message_queue import MessageQueue
 from ...core.duration import parse_duration
 from ...core.errors import ConfigError
 from ...core.process import Body, ProcessGroup
-from ...remoting.remoting import MQBrokerException, ResponseCode
+from ...remoting.exceptions import MQBrokerException
+from ...remoting.response_code import ResponseCode
 from ..mq_client_api_impl import MQClientAPIImpl, SendCall, describe
 from ..validators import refusal
 from .message_queue_selector import MessageQueueSelector

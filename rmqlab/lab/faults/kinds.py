@@ -8,7 +8,7 @@ a kind's fields, types, ranges and docstring are written.
 from __future__ import annotations
 
 from ...broker.broker_controller import PutMessageStatus
-from ...remoting.remoting import ResponseCode
+from ...remoting.response_code import ResponseCode
 from .arguments import consumer_offset, offset_query_failure, pull_error, send_back_failure
 from .fault import Fault, Param
 
