@@ -14,7 +14,7 @@ from rmqlab import ConfigError, Lab, Message
 from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import EventKind as K
 from rmqlab.client.producer.default_mq_producer import SendStatus
-from rmqlab.remoting.remoting import ResponseCode
+from rmqlab.remoting.response_code import ResponseCode
 
 
 def _outcomes(lab: Lab) -> list[tuple[int, int, str]]:

@@ -13,7 +13,8 @@ import pytest
 from rmqlab import ConfigError, Lab, Message, after
 from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import EventKind as K
-from rmqlab.remoting.remoting import MQBrokerException, ResponseCode
+from rmqlab.remoting.exceptions import MQBrokerException
+from rmqlab.remoting.response_code import ResponseCode
 
 
 def test_send_back_of_a_missing_offset_names_the_offset(lab: Lab) -> None:

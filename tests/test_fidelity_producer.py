@@ -18,7 +18,7 @@ from rmqlab import EventKind as K
 from rmqlab.client.producer.default_mq_producer import check_message
 from rmqlab.client.producer.send_result import client_error_code
 from rmqlab.common.message_queue import MessageQueue
-from rmqlab.remoting.remoting import RemotingConnectException, RemotingException, RemotingTimeoutException
+from rmqlab.remoting.exceptions import RemotingConnectException, RemotingException, RemotingTimeoutException
 
 REFUSED = [
     (Message("", "b"), "The specified topic is blank"),

@@ -41,13 +41,11 @@ clusters from the engine; the readers turn a run into plain data (``snapshot``),
 
 KNOWN_CROSSINGS = frozenset(
     {
-        # Context carries the network, routes and send futures to every client, and a process holds the remoting its
-        # Rpc goes through: core reaching up, for types only (issue 33, item 2)
+        # Context carries the network, routes and send futures to every client: core reaching up, for types only
+        # (issue 33, item 2; a process and a pool thread hold a core.network.Network instead)
         ("rmqlab.core.context", "rmqlab.client.producer.send_result"),
         ("rmqlab.core.context", "rmqlab.namesrv.route_info_manager"),
         ("rmqlab.core.context", "rmqlab.remoting.remoting"),
-        ("rmqlab.core.process", "rmqlab.remoting.remoting"),
-        ("rmqlab.core.thread_pool", "rmqlab.remoting.remoting"),
     }
 )
 """Imports that cross the layers the wrong way today, each to be removed as the object graph follows the Java's; the

@@ -39,6 +39,7 @@ from ..common.topic_config import PERM_READ, PERM_RW, PERM_WRITE, SubscriptionGr
 from ..core.scheduler import Scheduler, TimerKind, TimerLabel
 from ..core.trace import EventKind, Trace
 from ..namesrv.route_info_manager import NameServer
+from ..remoting.exceptions import MQBrokerException
 from ..remoting.protocol import (
     ConsumerSendMsgBackRequest,
     GetConsumerListByGroupRequest,
@@ -56,7 +57,8 @@ from ..remoting.protocol import (
     UnregisterClientRequest,
     UpdateConsumerOffsetRequest,
 )
-from ..remoting.remoting import MQBrokerException, Remoting, ResponseCode
+from ..remoting.remoting import Remoting
+from ..remoting.response_code import ResponseCode
 from ..store.commit_log import CommitLog, ConsumeQueue
 from ..store.default_message_store import DefaultMessageStore
 from ..store.put_message_status import PutMessageStatus, parse_response_code, parse_send_responses

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..remoting.remoting import ResponseCode
+from ..remoting.response_code import ResponseCode
 from ..store.put_message_status import PutMessageStatus
 
 __all__ = ["BrokerFaults"]

@@ -20,12 +20,14 @@ from ..common.message import (
 from ..common.message_queue import MessageQueue
 from ..common.topic_config import PERM_READ
 from ..core.scheduler import Scheduler, TimerKind, TimerLabel
+from ..remoting.exceptions import MQBrokerException
 from ..remoting.protocol import (
     PullMessageRequest,
     PullResult,
     PullStatus,
 )
-from ..remoting.remoting import HELD, MQBrokerException, Remoting, ResponseCode
+from ..remoting.remoting import HELD, Remoting
+from ..remoting.response_code import ResponseCode
 from ..store.default_message_store import DefaultMessageStore
 from .consumer_offset_manager import ConsumerOffsetManager
 from .pull_message_types import BROKER_SUSPEND_MAX_TIME_MILLIS, MAX_TRANSFER_COUNT, _HeldPull

@@ -22,7 +22,8 @@ from ..common.message import (
     dlq_topic,
 )
 from ..common.topic_config import PERM_RW, PERM_WRITE
-from ..remoting.remoting import MQBrokerException, ResponseCode
+from ..remoting.exceptions import MQBrokerException
+from ..remoting.response_code import ResponseCode
 from ..store.default_message_store import DefaultMessageStore
 from ..store.put_message_status import _PUT_STATUS_CODE, _PUT_STATUS_ERROR, _STORED_CODES
 from .broker_faults import BrokerFaults

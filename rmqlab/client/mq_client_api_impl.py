@@ -27,8 +27,9 @@ from ..common.message import Message, MessageExt
 from ..common.message_queue import MessageQueue
 from ..core.process import Body, ProcessGroup, Rpc
 from ..core.trace import EventKind
+from ..remoting.exceptions import MQBrokerException, RemoteError, RemotingException
 from ..remoting.protocol import SendMessageRequest
-from ..remoting.remoting import MQBrokerException, RemoteError, RemotingException, ResponseCode
+from ..remoting.response_code import ResponseCode
 from .producer.latency_fault_tolerance import MQFaultStrategy
 from .producer.send_result import CODE_STATUS, ClientErrorCode, SendFuture, SendResult
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import unicodedata
 
 from ..common.message import Message
-from ..remoting.remoting import ResponseCode
+from ..remoting.response_code import ResponseCode
 
 __all__ = ["MAX_MESSAGE_SIZE", "NOT_ALLOWED_SEND_TOPICS", "TOPIC_MAX_LENGTH", "check_message", "refusal"]
 

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .scheduler import Scheduler, Timer, TimerKind, TimerLabel
 
 if TYPE_CHECKING:
-    from ..remoting.remoting import Remoting
+    from .network import Network
 
 __all__ = ["Body", "LocalLock", "Process", "ProcessGroup", "ProcessKilled", "Rpc", "Signal", "Sleep", "spawn"]
 
@@ -102,7 +102,7 @@ class Process:
     def __init__(
         self,
         scheduler: Scheduler,
-        remoting: Remoting,
+        remoting: Network,
         gen: Body,
         pool: Pool | None = None,
         label: TimerLabel | None = None,
@@ -196,7 +196,7 @@ class Process:
         self.resume((response, error))
 
 
-def spawn(scheduler: Scheduler, remoting: Remoting, gen: Body) -> Process:
+def spawn(scheduler: Scheduler, remoting: Network, gen: Body) -> Process:
     """Start ``gen`` now (synchronously, until its first real wait)."""
     process = Process(scheduler, remoting, gen)
     process.resume()
@@ -209,7 +209,7 @@ class ProcessGroup:
     Kept in start order (a dict used as an ordered set), so a crash kills them in a reproducible order.
     """
 
-    def __init__(self, scheduler: Scheduler, remoting: Remoting, owner: str) -> None:
+    def __init__(self, scheduler: Scheduler, remoting: Network, owner: str) -> None:
         self.scheduler = scheduler
         self.remoting = remoting
         self.owner = owner

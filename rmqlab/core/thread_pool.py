@@ -19,7 +19,7 @@ from .process import Body, Process, ProcessGroup, Signal
 from .scheduler import Scheduler, TimerLabel
 
 if TYPE_CHECKING:
-    from ..remoting.remoting import Remoting
+    from .network import Network
 
 __all__ = ["RejectedExecutionException", "Task", "ThreadPool"]
 
@@ -41,7 +41,7 @@ class ThreadPool:
     ConsumeRequest waits even if ``consumeThreadMax`` is larger.
     """
 
-    def __init__(self, scheduler: Scheduler, remoting: Remoting, size: int) -> None:
+    def __init__(self, scheduler: Scheduler, remoting: Network, size: int) -> None:
         self.scheduler = scheduler
         self.remoting = remoting
         self.size = size

@@ -18,7 +18,7 @@ from ..broker.broker_controller import PutMessageStatus, parse_response_code, pa
 from ..core.duration import parse_duration
 from ..core.errors import ConfigError
 from ..core.trace import EventKind
-from ..remoting.remoting import ResponseCode
+from ..remoting.response_code import ResponseCode
 
 if TYPE_CHECKING:
     from ..broker.broker_controller import Broker

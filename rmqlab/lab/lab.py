@@ -33,9 +33,9 @@ from ..namesrv.route_info_manager import NameServer
 from ..remoting.remoting import Remoting
 from ..store.schedule_message_service import DelayLevelTable
 from . import admin as lab_admin
-from . import admin_consumers
+from . import admin_consumers, topology
 from . import fault_injection as lab_faults
-from .lab_checks import check_action, check_consumer, check_fault_targets
+from .lab_checks import check_action, check_fault_targets
 
 if TYPE_CHECKING:
     from ..snapshot import LabSnapshot, TraceIndex
@@ -160,25 +160,7 @@ class Lab:
     # ------------------------------------------------------------------ topology
     def add_broker(self, name: str) -> Broker:
         """Add a broker master (``broker-a``, ``broker-b`` …)."""
-        if not isinstance(name, str) or not name or "@" in name or ":" in name:
-            raise ConfigError("broker", name, "a non-empty name without '@' or ':'")
-        check_name("broker", name)
-        if name in self.brokers:
-            raise ConfigError("broker", name, f"a new broker name (have {sorted(self.brokers)})")
-        broker = Broker(
-            name,
-            self.scheduler,
-            self.trace,
-            random.Random(self.rng.random()),
-            self.remoting,
-            self.namesrv,
-            delay_levels=self.delay_levels,
-            dlq_readable=self.dlq_readable,
-            # one host per broker, each on the default listenPort (4.9.7 writes brokerIP1 into every message)
-            address=f"127.0.0.{len(self.brokers) + 1}:10911",
-        )
-        self.brokers[name] = broker
-        return broker
+        return topology.add_broker(self, name)
 
     def create_topic(
         self, topic: str, *, brokers: list[str] | None = None, queues: int = 4, perm: int = PERM_RW
@@ -301,31 +283,9 @@ class Lab:
         **options: Any,
     ) -> DefaultMQPushConsumer:
         """Add a push consumer; it starts now (``start=True``), at a time, or later by hand."""
-        check_consumer(self, consumer_group, subscribe, orderly, options)
-        # the default name counts this lab's consumers: GROUP-1, GROUP-2 … in the order they were added
-        name = options.pop("name", None) or f"{consumer_group}-{len(self.consumers) + 1}"
-        consumer = DefaultMQPushConsumer(self.context, consumer_group, name=name, **options)
-        if consumer.client_id in self.consumers:
-            raise ConfigError("name", consumer.client_id, f"a new consumer name (have {sorted(self.consumers)})")
-        for topic, expression in (subscribe or {}).items():
-            consumer.subscribe(topic, expression)
-        if listener is not None:
-            if orderly:
-                consumer.register_message_listener_orderly(listener)
-            else:
-                consumer.register_message_listener(listener)
-        if start is not True and start is not False:
-            parse_duration(start, "start")  # validate before anything is registered
-        self.consumers[consumer.client_id] = consumer
-        if start is True:
-            try:
-                consumer.start()
-            except Exception:
-                del self.consumers[consumer.client_id]  # leave nothing half-applied
-                raise
-        elif start is not False:
-            self.at(start, consumer.start)
-        return consumer
+        return topology.add_consumer(
+            self, consumer_group, subscribe=subscribe, listener=listener, orderly=orderly, start=start, options=options
+        )
 
     # ------------------------------------------------------------------ faults
     def broker_down(self, name: str) -> None:
@@ -362,4 +322,3 @@ class Lab:
         if name not in self.consumers:
             raise ConfigError("consumer", name, f"one of {sorted(self.consumers)}")
         return self.consumers[name]
-

@@ -1,4 +1,6 @@
-"""What crosses the wire: response codes, remoting exceptions, and the one place RPCs happen.
+"""What crosses the wire: the one place RPCs happen.
+
+The answers it carries are in :mod:`rmqlab.remoting.response_code` and :mod:`rmqlab.remoting.exceptions`.
 
 Clients never call a broker method directly; they hand a request object (:mod:`rmqlab.remoting.protocol`) to
 :meth:`Remoting.invoke`, which applies the injected faults (broker down, slow or lost responses, network
@@ -12,97 +14,32 @@ Mirrors: remoting/src/main/java/org/apache/rocketmq/remoting/netty/NettyRemoting
     NettyRemotingAbstract.invokeOnewayImpl, NettyRemotingAbstract.scanResponseTable)
 Mirrors: remoting/src/main/java/org/apache/rocketmq/remoting/netty/ResponseFuture.java
     (ResponseFuture)
-Mirrors: common/src/main/java/org/apache/rocketmq/common/protocol/ResponseCode.java
-    (ResponseCode)
-Mirrors: remoting/src/main/java/org/apache/rocketmq/remoting/exception/RemotingException.java
-    (RemotingException)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from enum import IntEnum
 from itertools import count
 from typing import Any, Protocol
 
 from ..core.scheduler import Scheduler, Timer, TimerKind, TimerLabel
+from .exceptions import (
+    MQBrokerException,
+    RemoteError,
+    RemotingConnectException,
+    RemotingException,
+    RemotingTimeoutException,
+    ResponseExpiredException,
+)
 from .protocol import RequestCode
 
 __all__ = [
     "HELD",
     "BrokerEndpoint",
-    "MQBrokerException",
     "Remoting",
-    "RemotingConnectException",
-    "RemotingException",
-    "RemotingTimeoutException",
-    "ResponseCode",
-    "ResponseExpiredException",
     "ResponseFuture",
 ]
-
-
-class ResponseCode(IntEnum):
-    """The broker response codes rmqlab uses (values as in RocketMQ's ``ResponseCode``)."""
-
-    SUCCESS = 0
-    SYSTEM_ERROR = 1
-    SYSTEM_BUSY = 2
-    FLUSH_DISK_TIMEOUT = 10
-    SLAVE_NOT_AVAILABLE = 11
-    FLUSH_SLAVE_TIMEOUT = 12
-    MESSAGE_ILLEGAL = 13
-    SERVICE_NOT_AVAILABLE = 14
-    NO_PERMISSION = 16
-    TOPIC_NOT_EXIST = 17
-    QUERY_NOT_FOUND = 22
-    SUBSCRIPTION_GROUP_NOT_EXIST = 26
-    NO_BUYER_ID = 204
-    """In ``retryResponseCodes``; no 4.9.7 broker sends it on a send (a teacher can script it)."""
-    NOT_IN_CURRENT_UNIT = 205
-    """In ``retryResponseCodes``; no 4.9.7 broker sends it on a send (a teacher can script it)."""
-    FLOW_CONTROL = 215
-    """``ResponseCode.FLOW_CONTROL``: the push consumer pulls again 20 ms later. No 4.9.7 broker sends it (an overloaded
-    one answers SYSTEM_BUSY, 2); rmqlab's ``pull_error`` fault can."""
-
-
-@dataclass(frozen=True, slots=True)
-class RemotingException:
-    """A failure with no broker response (connection refused, closed, timed out)."""
-
-    broker: str
-    reason: str
-
-    @property
-    def name(self) -> str:
-        return type(self).__name__
-
-
-@dataclass(frozen=True, slots=True)
-class RemotingConnectException(RemotingException):
-    """The broker could not be reached (down, or the network is cut)."""
-
-
-@dataclass(frozen=True, slots=True)
-class RemotingTimeoutException(RemotingException):
-    """No response within the request's timeout (the broker may still have acted on it)."""
-
-
-@dataclass(frozen=True, slots=True)
-class MQBrokerException:
-    """The broker answered with an error code."""
-
-    broker: str
-    code: ResponseCode
-    remark: str = ""
-
-    @property
-    def name(self) -> str:
-        return "MQBrokerException"
-
-
-RemoteError = RemotingException | MQBrokerException
 
 
 @dataclass(slots=True)
@@ -130,10 +67,6 @@ keeps the request's ``opaque`` and answers through :meth:`Remoting.reply` (or dr
 
 RESPONSE_TABLE_SCAN_GRACE_MS = 1_000
 """``NettyRemotingAbstract.scanResponseTable`` (every 1 s) expires a request once ``begin + timeout + 1000 <= now``."""
-
-
-class ResponseExpiredException(RemotingTimeoutException):
-    """``scanResponseTable`` removed a request the broker will never answer (it forgot it in a connection reset)."""
 
 
 @dataclass(slots=True, eq=False)

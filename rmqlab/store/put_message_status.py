@@ -13,7 +13,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from ..core.errors import ConfigError
-from ..remoting.remoting import ResponseCode
+from ..remoting.response_code import ResponseCode
 
 __all__ = [
     "PutMessageStatus",

@@ -31,8 +31,9 @@ from ...core.process import Rpc, Sleep
 from ...core.scheduler import TimerKind, TimerLabel
 from ...core.thread_pool import RejectedExecutionException, ThreadPool
 from ...core.trace import EventKind
+from ...remoting.exceptions import MQBrokerException
 from ...remoting.protocol import ConsumerSendMsgBackRequest
-from ...remoting.remoting import MQBrokerException, ResponseCode
+from ...remoting.response_code import ResponseCode
 from .consume_message_service import (
     build_retry_message,
     context_int,

@@ -34,7 +34,8 @@ from ...common.message_queue import MessageQueue
 from ...core.errors import ConfigError
 from ...core.trace import EventKind
 from ...core.validation import as_int, check_int
-from ...remoting.remoting import MQBrokerException, RemoteError, ResponseCode
+from ...remoting.exceptions import MQBrokerException, RemoteError
+from ...remoting.response_code import ResponseCode
 from .process_queue import ProcessQueue
 
 if TYPE_CHECKING:

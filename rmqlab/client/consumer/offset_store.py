@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ...common.message_queue import MessageQueue
 from ...core.process import Rpc
 from ...core.trace import EventKind
+from ...remoting.exceptions import MQBrokerException
 from ...remoting.protocol import QueryConsumerOffsetRequest, UpdateConsumerOffsetRequest
-from ...remoting.remoting import MQBrokerException
 
 if TYPE_CHECKING:
     from ...core.context import Context

@@ -28,8 +28,8 @@ from ...core.process import ProcessGroup, Rpc, Sleep
 from ...core.scheduler import TimerKind, TimerLabel
 from ...core.thread_pool import RejectedExecutionException
 from ...core.trace import EventKind
+from ...remoting.exceptions import ResponseExpiredException
 from ...remoting.protocol import PullMessageRequest, PullResult, PullStatus
-from ...remoting.remoting import ResponseExpiredException
 from .flow_control import PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, DeferReason, FlowControl
 from .offset_store import OffsetStore
 from .process_queue import ProcessQueue

@@ -17,13 +17,11 @@ Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/factory/MQClientIn
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
 
-from ...common.consumer_config import ConsumeFromWhere
 from ...common.message_queue import MessageQueue
-from ...core.process import ProcessGroup, Rpc
-from ...core.scheduler import TimerKind, TimerLabel
+from ...core.process import Rpc
 from ...core.trace import EventKind
 from ...namesrv.route_info_manager import TopicRouteData
 from ...remoting.protocol import (
@@ -32,13 +30,12 @@ from ...remoting.protocol import (
     LockBatchResult,
     UnlockBatchMqRequest,
 )
-from .flow_control import FlowControl
-from .offset_store import OffsetStore
 from .process_queue import ProcessQueue
-from .pull_message_service import PullMessageService, PullRequest
+from .pull_message_service import PullRequest
+from .rebalance_consumer import RebalanceConsumer
 
 if TYPE_CHECKING:
-    from ...core.context import Context
+    pass
 
 __all__ = ["RebalanceImpl"]
 
@@ -52,51 +49,6 @@ UNLOCK_DELAY_TIME_MILLS = 20_000
 """``RebalancePushImpl.unlockDelay``: a removed orderly queue with messages still cached is unlocked 20 s later."""
 CONSUME_LOCK_WAIT_MS = 1_000
 """``removeUnnecessaryMessageQueue``: ``pq.getConsumeLock().tryLock(1000, TimeUnit.MILLISECONDS)``."""
-
-
-class RebalanceConsumer(Protocol):
-    """What a rebalance reads of its push consumer (``DefaultMQPushConsumer`` is one; in 4.9.7 ``RebalanceImpl``
-    holds the ``DefaultMQPushConsumerImpl`` and its ``MQClientInstance``)."""
-
-    context: Context
-    processes: ProcessGroup
-    actor: str
-    client_id: str
-    consumer_group: str
-    orderly: bool
-    pause: bool
-    running: bool
-    subscriptions: dict[str, frozenset[str] | None]
-    process_queue_table: dict[MessageQueue, ProcessQueue]
-    """``processQueueTable`` (4.9.7 keeps it in ``RebalanceImpl``; here on the consumer, where views read it)."""
-    offset_store: OffsetStore
-    consume_from_where: ConsumeFromWhere
-    consume_timestamp: str
-    _routes: dict[str, TopicRouteData]
-    flow_control: FlowControl
-    pull_message_service: PullMessageService
-
-    @property
-    def allocate(self) -> Callable[[str, str, list[MessageQueue], list[str]], list[MessageQueue]]:
-        """The ``AllocateMessageQueueStrategy``: (group, this client id, all queues, all client ids) → its share."""
-
-    @property
-    def is_clustering(self) -> bool:
-        """``MessageModel.CLUSTERING``: queues are shared out and locked at the broker."""
-
-    def _label(self, kind: TimerKind, queue: MessageQueue | None = None, msg_ids: tuple[str, ...] = ()) -> TimerLabel:
-        """What a wait of the consumer stands for, for views."""
-
-    def schedule(
-        self,
-        delay_ms: int,
-        kind: TimerKind,
-        action: Callable[..., Any],
-        *args: Any,
-        queue: MessageQueue | None = None,
-        msg_ids: tuple[str, ...] = (),
-    ) -> None:
-        """Run ``action(*args)`` after ``delay_ms`` on the consumer's scheduled executor."""
 
 
 class RebalanceImpl(ABC):

@@ -25,7 +25,7 @@ Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/factory/MQClientIn
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ...common.message import (
     PROPERTY_DELAY,
@@ -38,18 +38,18 @@ from ...common.message import (
 from ...common.message_queue import MessageQueue
 from ...core.duration import parse_duration
 from ...core.errors import ConfigError
-from ...core.process import Body, ProcessGroup
-from ...remoting.remoting import MQBrokerException, ResponseCode
+from ...core.process import Body
+from ...remoting.exceptions import MQBrokerException
+from ...remoting.response_code import ResponseCode
 from ..mq_client_api_impl import MQClientAPIImpl, SendCall, describe
 from ..validators import refusal
 from .message_queue_selector import MessageQueueSelector
+from .producer_settings import ProducerSettings
 from .send_result import ClientErrorCode, CommunicationMode, SendFuture, SendStatus, client_error_code
 from .topic_publish_info import TopicPublishInfo
 
 if TYPE_CHECKING:
-    from ...core.context import Context
-    from .latency_fault_tolerance import MQFaultStrategy
-    from .topic_publish_info import ThreadLocalIndex
+    pass
 
 __all__ = ["RETRY_RESPONSE_CODES", "DefaultMQProducerImpl", "ProducerSettings"]
 
@@ -64,23 +64,6 @@ RETRY_RESPONSE_CODES = frozenset(
     }
 )
 """``DefaultMQProducer.retryResponseCodes`` in 4.9.x — note: SYSTEM_BUSY (2) is *not* retried."""
-
-
-class ProducerSettings(Protocol):
-    """What the impl reads from its ``DefaultMQProducer`` (the public object holds the settings, as in Java)."""
-
-    context: Context
-    name: str
-    actor: str
-    running: bool
-    producer_group: str
-    send_msg_timeout: int
-    retry_times_when_send_failed: int
-    retry_times_when_send_async_failed: int
-    retry_another_broker_when_not_store_ok: bool
-    send_which_queue: ThreadLocalIndex
-    fault_strategy: MQFaultStrategy
-    processes: ProcessGroup
 
 
 class DefaultMQProducerImpl:

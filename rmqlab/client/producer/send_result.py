@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 
 from ...common.message_queue import MessageQueue
-from ...remoting.remoting import RemoteError, RemotingConnectException, RemotingTimeoutException, ResponseCode
+from ...remoting.exceptions import RemoteError, RemotingConnectException, RemotingTimeoutException
+from ...remoting.response_code import ResponseCode
 
 __all__ = [
     "CODE_STATUS",

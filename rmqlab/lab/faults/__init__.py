@@ -18,7 +18,9 @@ One table, written once, used five ways:
 This package imports nothing from :mod:`rmqlab.lab`, not even for a type (:class:`FaultTarget`): ``Lab.at`` asks
 it which calls are faults.
 
-The package: :mod:`~rmqlab.lab.faults.fault` (a kind as data), :mod:`~rmqlab.lab.faults.kinds` (the table),
+The package: :mod:`~rmqlab.lab.faults.fault` (a kind as data), :mod:`~rmqlab.lab.faults.kinds` (the table,
+written by family in :mod:`~rmqlab.lab.faults.broker_faults`, :mod:`~rmqlab.lab.faults.client_faults` and
+:mod:`~rmqlab.lab.faults.admin_commands` from the shared pieces of :mod:`~rmqlab.lab.faults.fields`),
 :mod:`~rmqlab.lab.faults.arguments` (fields that become other arguments than one keyword each),
 :mod:`~rmqlab.lab.faults.dispatch` (calling it, and the FAULT priority) and :mod:`~rmqlab.lab.faults.definition` (the
 schema's fault definition).
