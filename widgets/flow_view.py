@@ -42,10 +42,10 @@ from typing import Any, Literal
 
 from rmqlab import EventKind, TimerKind, TraceEvent, format_duration
 from rmqlab.common.message import DLQ_PREFIX, RETRY_PREFIX
+from rmqlab.snapshot import ConsumeQueueSnap, ConsumerSnap, LabSnapshot, OffsetState
 
 from .palette import token_colour
 from .scene import Mark, Scene, SceneView, legend_marks, text_width
-from .snapshot import ConsumeQueueSnap, ConsumerSnap, LabSnapshot, OffsetState
 
 __all__ = [
     "FlowVM",

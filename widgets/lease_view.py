@@ -26,10 +26,10 @@ from typing import Any
 
 from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.common.message import RETRY_PREFIX
+from rmqlab.snapshot import BROKER_LEASE_MS, CLIENT_TRUST_MS, LabSnapshot
 
 from .palette import OKABE_ITO
 from .scene import Mark, Scene, SceneView, legend_marks
-from .snapshot import BROKER_LEASE_MS, CLIENT_TRUST_MS, LabSnapshot
 
 __all__ = [
     "BROKER_LEASE_MS",

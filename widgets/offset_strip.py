@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from rmqlab import EventKind, TraceEvent
+from rmqlab.snapshot import ConsumeQueueSnap, LabSnapshot, OffsetState, copy_group
 
 from .palette import STATE_GLYPH, STATE_STYLE
 from .scene import Mark, Scene, SceneView
-from .snapshot import ConsumeQueueSnap, LabSnapshot, OffsetState, copy_group
 
 __all__ = [
     "CELL_PX",

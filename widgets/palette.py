@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import zlib
 
-from .snapshot import OffsetState
+from rmqlab.snapshot import OffsetState
 
 __all__ = ["OKABE_ITO", "STATE_GLYPH", "STATE_PATTERN", "STATE_STYLE", "TOKEN_COLOURS", "state_legend", "token_colour"]
 

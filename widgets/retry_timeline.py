@@ -23,11 +23,11 @@ from typing import Any
 
 from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.common.message import RETRY_PREFIX
+from rmqlab.snapshot import LabSnapshot
 
 from .palette import OKABE_ITO
 from .scene import Mark as SceneMark
 from .scene import Scene, SceneView, legend_marks, text_width
-from .snapshot import LabSnapshot
 
 __all__ = [
     "MARKS",

@@ -36,10 +36,10 @@ from typing import Any
 
 from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.narrate import group_repeats
+from rmqlab.snapshot import LabSnapshot
 
 from .palette import OKABE_ITO
 from .scene import Mark, Scene, SceneView, legend_marks, text_width
-from .snapshot import LabSnapshot
 
 __all__ = [
     "ArrowKind",

@@ -27,10 +27,10 @@ import networkx as nx
 
 from rmqlab import EventKind, MessageQueue, TraceEvent
 from rmqlab.common.message import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_TOPIC
+from rmqlab.snapshot import LabSnapshot
 
 from .palette import OKABE_ITO
 from .scene import Mark, Scene, SceneView, legend_marks, text_width
-from .snapshot import LabSnapshot
 
 __all__ = [
     "LAYERS",
