@@ -16,7 +16,8 @@ from rmqlab import Lab, Message, SelectMessageQueueByHash, load_scenario
 from rmqlab.common.message import SCHEDULE_TOPIC
 from widgets.controller import Controller
 from widgets.demo import demo_lab
-from widgets.flow_view import FlowView, FlowVM, countdown, flow_scene, flow_view_model, token_text
+from widgets.flow_layout import token_text
+from widgets.flow_view import FlowView, FlowVM, countdown, flow_scene, flow_view_model
 from widgets.palette import TOKEN_COLOURS, token_colour
 from widgets.replay import Replay
 from widgets.scene import Scene, text_width
