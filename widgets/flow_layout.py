@@ -27,8 +27,8 @@ __all__ = ["FLOW_CSS", "NOT_STARTED", "STEP", "R", "flow_scene", "token_text"]
 NOT_STARTED = "not started yet"
 """What a consumer box says before the consumer's first start (not "shut down": it never ran)."""
 
-R = 8.0
-STEP = 19.0
+R = 11.0
+STEP = 25.0
 PAD = 8.0
 ROW = 22.0
 GAP = 84.0
@@ -41,13 +41,13 @@ $ .rq-col { fill: var(--jp-layout-color1, #fafafa); stroke: var(--jp-border-colo
 $ .rq-broker { fill: var(--jp-layout-color1, #fafafa); stroke: var(--jp-border-color1, #9e9e9e); }
 $ .rq-broker.rq-down { stroke: var(--jp-error-color1, #d32f2f); stroke-dasharray: 6 4;
   fill: var(--jp-layout-color3, #bdbdbd); fill-opacity: 0.35; }
-$ text.rq-down-label { fill: var(--jp-error-color1, #d32f2f); font-weight: 600; }
+$ text.rq-down-label { font-weight: 600; }
 $ .rq-slot { fill: var(--jp-layout-color2, #eeeeee); stroke: var(--jp-border-color2, #c7c7c7); }
 $ .rq-slot.rq-stranded { stroke-dasharray: 3 2; }
 $ .rq-tray { fill: none; stroke: var(--jp-border-color1, #9e9e9e); stroke-dasharray: 4 3; }
 $ .rq-pq { fill: var(--jp-layout-color0, #ffffff); stroke: var(--jp-brand-color2, #64b5f6); }
 $ .rq-lane-sep { stroke: var(--jp-border-color2, #c7c7c7); stroke-dasharray: 2 3; }
-$ text.rq-small { font-size: 10px; }
+$ text.rq-small { font-size: 11px; }
 $ .rq-token.rq-consuming circle { stroke: var(--jp-ui-font-color1, #1f1f1f); stroke-width: 2.5; }
 $ .rq-token.rq-delayed circle { stroke: var(--jp-ui-font-color2, #616161); stroke-dasharray: 2 1.5; }
 $ .rq-token.rq-dead circle { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 3; }
@@ -58,7 +58,6 @@ $ .rq-token.rq-send_failed circle, $ .rq-token.rq-dropped circle {
 $ .rq-focus { fill: none; stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2.5; opacity: 0.8;
   transition: cx var(--rq-duration, 350ms) ease-in-out, cy var(--rq-duration, 350ms) ease-in-out; }
 $ .rq-cross { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 2; }
-$ .rq-token.rq-long text { font-size: 6px; }
 """.replace("$", '[data-testid="rq-flow"]')
 """The view's own classes, scoped to its root (``$`` stands for the root selector)."""
 
@@ -99,8 +98,8 @@ def _grid_height(n: int, per_row: int = TOKENS_PER_ROW) -> float:
 
 
 def token_text(reconsume_times: int) -> str:
-    """What a token says: its reconsume times, fitted into the circle (``7``, ``42``; 3 digits in a smaller font,
-    the ``rq-long`` class; ``1k``, ``12k`` beyond 999). The tooltip keeps the exact number."""
+    """What a token says: its reconsume times, fitted into the circle (``7``, ``42``, ``137``; ``1k``, ``12k`` beyond
+    999: at most three characters, which the disc holds at the 11 px label size). The tooltip keeps the exact number."""
     if reconsume_times < 1000:
         return str(reconsume_times)
     return f"{reconsume_times // 1000}k"
@@ -236,8 +235,8 @@ def _broker_geometry(vm: FlowVM, cols: _Columns, brokers: list[str]) -> None:
     for b in brokers:
         for p in cols.places_in.get(f"broker:{b}", []):
             label_w = max(label_w, text_width(p.label))
-    # a crowded delay slot writes "next due in …" (10 px) under its label, left of its token grid
-    next_w = max((text_width("next " + t.countdown, 10) + 5 for t in vm.tokens if t.countdown), default=0.0)
+    # a crowded delay slot writes "next due in …" (11 px) under its label, left of its token grid
+    next_w = max((text_width("next " + t.countdown, 11) + 5 for t in vm.tokens if t.countdown), default=0.0)
     cols.label_w = max(label_w, next_w, text_width("level 18 · 2 h"), 70.0) + 14
     delay_text_w = text_width("due in 59.9 s") + 8
     col_w = cols.label_w + max(tok_w, R * 2 + 4 + delay_text_w) + 2 * PAD + HOP_W
@@ -328,7 +327,7 @@ def _consumers(cv: _Canvas, vm: FlowVM, cols: _Columns) -> None:
     cons_w = cols.cons_w = max(
         pq_label_w + TOKENS_PER_ROW * STEP + 2 * PAD + 8 if vm.consumers else text_width("consumer instances", 12),
         max((text_width(f"{c.client_id} · {c.group}", 12) + 2 * PAD for c in vm.consumers), default=0),
-        max((text_width(c.detail, 10) + 2 * PAD for c in vm.consumers), default=0),
+        max((text_width(c.detail, 11) + 2 * PAD for c in vm.consumers), default=0),
     )
     y = cols.top
     cv.text("col:consumers", cx0, y + 12, "consumer instances", cls="rq-title")
@@ -373,7 +372,7 @@ def _outcomes(cv: _Canvas, cols: _Columns) -> None:
     ox0 = cols.cx0
     out_places = cols.places_in.get("outcome", [])
     out_w = max([cols.cons_w] + [text_width(p.label) + 2 * PAD for p in out_places])
-    out_w = max([out_w] + [text_width(p.note, 10) + 2 * PAD for p in out_places])
+    out_w = max([out_w] + [text_width(p.note, 11) + 2 * PAD for p in out_places])
     y = cols.cons_bottom + 14
     if out_places:
         cv.text("col:outcome", ox0 + 44, y + 12, "outcome", cls="rq-title")
@@ -454,7 +453,7 @@ def _tokens(cv: _Canvas, vm: FlowVM) -> None:
         if t.why:
             tip += f" · {t.why}"
         text = token_text(t.reconsume_times)
-        cls = f"rq-{t.state}" + (" rq-long" if len(text) > 2 else "")
+        cls = f"rq-{t.state}"
         cv.marks.append(
             Mark("token", t.key, x=tx, y=ty, r=R, text=text, fill=t.colour, cls=cls, role="token", title=tip)
         )

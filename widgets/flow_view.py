@@ -539,7 +539,6 @@ def _token_order(t: TokenVM) -> tuple[Any, ...]:
     )
 
 
-
 def flow_text(vm: FlowVM) -> str:
     """Plain text: one line per place that holds tokens, in drawing order (for nbconvert and a quick look).
 

@@ -29,7 +29,7 @@ from rmqlab.common.message import RETRY_PREFIX
 from rmqlab.snapshot import BROKER_LEASE_MS, CLIENT_TRUST_MS, LabSnapshot
 
 from .palette import OKABE_ITO
-from .scene import Mark, Scene, SceneView, legend_marks
+from .scene import Mark, Scene, SceneView, legend_marks, text_width
 
 __all__ = [
     "BROKER_LEASE_MS",
@@ -367,8 +367,8 @@ LEASE_CSS = """
 .rq-scene .rq-tick { stroke: var(--jp-ui-font-color1, #1f1f1f); stroke-width: 1.5; }
 .rq-scene .rq-crash { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 2; }
 .rq-scene text.rq-crash-text { fill: var(--jp-error-color1, #d32f2f); font-weight: 600; }
-.rq-scene text.rq-refused { fill: var(--jp-error-color1, #d32f2f); font-weight: 700; font-size: 10px; }
-.rq-scene text.rq-holder { font-size: 9px; font-weight: 600; fill: #000000; }
+.rq-scene text.rq-refused { fill: var(--jp-error-color1, #d32f2f); font-weight: 700; font-size: 11px; }
+.rq-scene text.rq-holder { font-size: 11px; font-weight: 600; fill: #000000; }
 .rq-scene .rq-grid { stroke: var(--jp-border-color2, #e0e0e0); stroke-dasharray: 1 3; }
 """
 
@@ -377,11 +377,6 @@ _AXIS_W = 640
 _LANE_H = 14
 _LANE_GAP = 3
 _TOP = 22
-
-
-def _text_px(text: str, size: float = 11) -> int:
-    """A generous width estimate (0.62 em per character), for layout."""
-    return int(len(text) * size * 0.62 + 0.999)
 
 
 def _tick_step(t_end: int) -> int:
@@ -436,7 +431,7 @@ def _band(body: list[Mark], b: LeaseBand, y: float, tx: Callable[[int], float], 
     title = f"{b.queue} [{b.group}]"
     holder = "not locked" if b.holder is None else f"held by {b.holder}"
     body.append(Mark("text", f"{bid}:title", x=8, y=y + 12, text=title, cls="rq-title", role="lease-title"))
-    body.append(Mark("text", f"{bid}:holder", x=8 + _text_px(title, 12) + 8, y=y + 12, text=holder, cls="rq-muted"))
+    body.append(Mark("text", f"{bid}:holder", x=8 + text_width(title, 12) + 8, y=y + 12, text=holder, cls="rq-muted"))
     y += 18
     placed, rows = _moment_rows(b, tx)
     label_top = y
@@ -483,7 +478,7 @@ def _moment_rows(b: LeaseBand, tx: Callable[[int], float]) -> tuple[list[tuple[L
         row = next((i for i, end in enumerate(rows_end) if end < left), len(rows_end))
         if row == len(rows_end):
             rows_end.append(0.0)
-        rows_end[row] = left + _text_px(m.text) + 6
+        rows_end[row] = left + text_width(m.text) + 6
         placed.append((m, row))
     return placed, len(rows_end)
 
@@ -524,7 +519,7 @@ def _lane(lane: LeaseLane, lid: str, y: float, tx: Callable[[int], float], colou
                 role=f"lease-{lane.kind}",
             )
         )
-        if lane.kind == "lease" and not s.expired and w > _text_px(s.client, 10) + 6:
+        if lane.kind == "lease" and not s.expired and w > text_width(s.client, 11) + 6:
             who = Mark(
                 "text",
                 f"{lid}:span:{i}:who",

@@ -34,7 +34,7 @@ from rmqlab import EventKind, TraceEvent
 from rmqlab.snapshot import ConsumeQueueSnap, LabSnapshot, OffsetState, copy_group
 
 from .palette import STATE_GLYPH, STATE_STYLE
-from .scene import Mark, Scene, SceneView
+from .scene import Mark, Scene, SceneView, text_width
 
 __all__ = [
     "CELL_PX",
@@ -75,11 +75,11 @@ STRIP_CSS = """
 .rq-scene .rq-cell.rq-consuming-map { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2.5; }
 .rq-scene text.rq-glyph { fill: #000000; font-weight: 600; font-size: 11px; }
 .rq-scene text.rq-glyph.rq-cell-dropped-glyph { fill: var(--jp-error-color1, #d32f2f); }
-.rq-scene text.rq-offset { font-size: 9px; }
+.rq-scene text.rq-offset { font-size: 11px; }
 .rq-scene .rq-bracket { stroke-width: 2; fill: none; }
 .rq-scene .rq-bracket.rq-hole { stroke: var(--jp-warn-color0, #bf5b00); }
 .rq-scene .rq-bracket.rq-consuming-map { stroke: var(--jp-brand-color1, #1976d2); }
-.rq-scene text.rq-pointer { font-size: 10px; }
+.rq-scene text.rq-pointer { font-size: 11px; }
 """
 
 
@@ -436,7 +436,7 @@ def _strip(marks: list[Mark], r: StripRow, y: float) -> float:
         flags.append("dropped")
     title = f"{r.consumer} · {r.queue}"
     marks.append(Mark("text", f"{rid}:title", x=_LEFT, y=y + 11, text=title, cls="rq-title", role="strip-title"))
-    flags_x = _LEFT + _text_px(title, 12) + 10
+    flags_x = _LEFT + text_width(title, 12) + 10
     marks.append(Mark("text", f"{rid}:flags", x=flags_x, y=y + 11, text=" · ".join(flags), cls="rq-muted"))
     if not r.cells:
         empty = "no messages in this queue yet"
@@ -464,7 +464,7 @@ def _cells(r: StripRow, rid: str, top: float, bx: Callable[[int], float]) -> lis
     numbers fit)."""
     marks: list[Mark] = []
     first = r.cells[0].offset
-    step = max(1, -(-_text_px(str(r.max_offset), 9) // (CELL_PX - 2)))
+    step = max(1, -(-text_width(str(r.max_offset), 11) // (CELL_PX - 2)))
     for c in r.cells:
         cx = bx(c.offset)
         cls = "rq-cell"
@@ -547,7 +547,7 @@ def _brackets(
                 role="strip-span-label",
             )
         )
-        width = max(width, end_x + 8 + _text_px(label, 11) + 8)
+        width = max(width, end_x + 8 + text_width(label, 11) + 8)
         ay += _POINTER_ROW
     return width, ay
 
@@ -588,7 +588,7 @@ def _pointers_under(
                 role="strip-pointer-label",
             )
         )
-        width = max(width, px + 4 + _text_px(p.label, 10) + 8)
+        width = max(width, px + 4 + text_width(p.label, 11) + 8)
         ay += _POINTER_ROW
     return width
 
@@ -619,11 +619,6 @@ def _legend(y: float) -> list[Mark]:
         )
         marks.append(Mark("text", f"legend:{i}:t", x=_LEFT + 20, y=cy + 4, text=label, cls="rq-muted", role="legend"))
     return marks
-
-
-def _text_px(text: str, size: float = 11) -> int:
-    """A generous width estimate of ``text`` at ``size`` px (0.62 em per character), for layout."""
-    return int(len(text) * size * 0.62 + 0.999)
 
 
 class OffsetStripView(SceneView):

@@ -18,6 +18,7 @@ pending wait's due time is shown because the broker already holds it (``SCHEDULE
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -287,7 +288,7 @@ RIGHT_PAD = 24
 TARGET_W = 960
 """The width a long schedule is squeezed into (17 deliveries fit; labels then alternate between two lines)."""
 TOKEN_R = 9
-LABEL_PX = 10
+LABEL_PX = 11
 MIN_STEP, MAX_STEP = 40, 112
 SCOPE = '[data-testid="rq-retry-timeline"]'
 _NICE_MS = (
@@ -307,7 +308,7 @@ def _css() -> str:
 {SCOPE} .rq-rt-link {{ stroke: var(--jp-ui-font-color2, #616161); stroke-width: 1.5; }}
 {SCOPE} .rq-rt-due {{ fill: none; stroke: {o["reddish_purple"]}; stroke-width: 2; stroke-dasharray: 3 2; }}
 {SCOPE} .rq-rt-dlq {{ fill: var(--jp-ui-font-color1, #1f1f1f); stroke: none; }}
-{SCOPE} text.rq-rt-dlq-text {{ fill: var(--jp-layout-color0, #ffffff); font-size: 9px; font-weight: 700; }}
+{SCOPE} text.rq-rt-dlq-text {{ fill: var(--jp-layout-color0, #ffffff); font-size: 11px; font-weight: 700; }}
 {SCOPE} .rq-rt-dropped {{ fill: none; stroke: {o["vermillion"]}; stroke-width: 2; }}
 {SCOPE} .rq-rt-bar {{ stroke: var(--jp-border-color2, #c7c7c7); stroke-width: 3; }}
 {SCOPE} .rq-rt-tick {{ stroke: var(--jp-ui-font-color1, #1f1f1f); stroke-width: 1.5; }}
@@ -374,15 +375,19 @@ class _Grid:
 
 
 def _grid(vm: TimelineModel) -> _Grid:
-    """As wide as TARGET_W allows; a label wider than one column alternates between two lines (two columns)."""
+    """As wide as TARGET_W allows; a label wider than one column alternates between two lines (two columns of
+    room), or three when two would make the picture wider than TARGET_W (a long schedule at the 11 px labels)."""
     columns = max((vm.deliveries(i) + 1 for i in range(len(vm.lanes))), default=1)
     widest_wait = max((text_width(w.label, LABEL_PX) for w in vm.waits), default=0.0)
     widest_since = max((text_width(format_duration(m.t_ms), LABEL_PX) for m in vm.marks), default=0.0)
     fit = (TARGET_W - LEFT_W - RIGHT_PAD) / columns
-    step = min(max(fit, MIN_STEP, widest_wait / 2 + 3, widest_since / 2 + 3), MAX_STEP)
-    wait_rows = 2 if widest_wait > step - 6 else 1
-    since_rows = 2 if widest_since > step - 6 else 1
-    return _Grid(step, wait_rows, since_rows, columns * step, max(vm.now_ms, 1))
+    lines = 2 if max(widest_wait, widest_since) / 2 + 3 <= max(fit, MIN_STEP) else 3
+    step = min(max(fit, MIN_STEP, widest_wait / lines + 3, widest_since / lines + 3), MAX_STEP)
+
+    def rows(widest: float) -> int:
+        return max(1, min(lines, math.ceil(widest / (step - 6))))
+
+    return _Grid(step, rows(widest_wait), rows(widest_since), columns * step, max(vm.now_ms, 1))
 
 
 def retry_timeline_scene(vm: TimelineModel) -> Scene:
@@ -506,14 +511,14 @@ def _end_marks(g: _Grid, end: Mark, *, key: str, y: float) -> list[SceneMark]:
     dlq = end.kind == "dead_lettered"
     return [
         SceneMark(
-            "line", f"{key}:endlink", x=g.col_x(end.delivery - 1) + TOKEN_R, y=y, x2=ex - 13, y2=y, cls="rq-rt-link"
+            "line", f"{key}:endlink", x=g.col_x(end.delivery - 1) + TOKEN_R, y=y, x2=ex - 16, y2=y, cls="rq-rt-link"
         ),
         SceneMark(
             "rect",
             f"{key}:end",
-            x=ex - 13,
+            x=ex - 16,
             y=y - 8,
-            w=26,
+            w=32,
             h=16,
             cls="rq-rt-dlq" if dlq else "rq-rt-dropped",
             role=end.kind,

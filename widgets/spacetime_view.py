@@ -648,7 +648,7 @@ GAP_H = 10
 LEGEND_H = 52
 HEADER_H = 40
 FONT_PX = 11
-LABEL_PX = 10
+LABEL_PX = 11
 
 
 def _fit(text: str, max_px: float, px: float) -> str:
