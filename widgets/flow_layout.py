@@ -27,8 +27,8 @@ __all__ = ["FLOW_CSS", "NOT_STARTED", "STEP", "R", "flow_scene", "token_text"]
 NOT_STARTED = "not started yet"
 """What a consumer box says before the consumer's first start (not "shut down": it never ran)."""
 
-R = 11.0
-STEP = 25.0
+R = 12.5
+STEP = 28.0
 PAD = 8.0
 ROW = 22.0
 GAP = 84.0
@@ -48,6 +48,7 @@ $ .rq-tray { fill: none; stroke: var(--jp-border-color1, #9e9e9e); stroke-dashar
 $ .rq-pq { fill: var(--jp-layout-color0, #ffffff); stroke: var(--jp-brand-color2, #64b5f6); }
 $ .rq-lane-sep { stroke: var(--jp-border-color2, #c7c7c7); stroke-dasharray: 2 3; }
 $ text.rq-small { font-size: 11px; }
+$ .rq-token.rq-long text { font-weight: 400; }
 $ .rq-token.rq-consuming circle { stroke: var(--jp-ui-font-color1, #1f1f1f); stroke-width: 2.5; }
 $ .rq-token.rq-delayed circle { stroke: var(--jp-ui-font-color2, #616161); stroke-dasharray: 2 1.5; }
 $ .rq-token.rq-dead circle { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 3; }
@@ -99,7 +100,8 @@ def _grid_height(n: int, per_row: int = TOKENS_PER_ROW) -> float:
 
 def token_text(reconsume_times: int) -> str:
     """What a token says: its reconsume times, fitted into the circle (``7``, ``42``, ``137``; ``1k``, ``12k`` beyond
-    999: at most three characters, which the disc holds at the 11 px label size). The tooltip keeps the exact number."""
+    999: at most three characters; three in regular weight, the ``rq-long`` class, so the
+    disc holds them at the 11 px label size). The tooltip keeps the exact number."""
     if reconsume_times < 1000:
         return str(reconsume_times)
     return f"{reconsume_times // 1000}k"
@@ -453,7 +455,7 @@ def _tokens(cv: _Canvas, vm: FlowVM) -> None:
         if t.why:
             tip += f" · {t.why}"
         text = token_text(t.reconsume_times)
-        cls = f"rq-{t.state}"
+        cls = f"rq-{t.state}" + (" rq-long" if len(text) > 2 else "")
         cv.marks.append(
             Mark("token", t.key, x=tx, y=ty, r=R, text=text, fill=t.colour, cls=cls, role="token", title=tip)
         )
