@@ -16,7 +16,8 @@ from rmqlab import Lab, Message, SelectMessageQueueByHash, load_scenario
 from rmqlab.common.message import SCHEDULE_TOPIC
 from widgets.controller import Controller
 from widgets.demo import demo_lab
-from widgets.flow_view import FlowView, FlowVM, countdown, flow_scene, flow_view_model, token_text
+from widgets.flow_layout import FLOW_CSS, R, token_text
+from widgets.flow_view import FlowView, FlowVM, countdown, flow_scene, flow_view_model
 from widgets.palette import TOKEN_COLOURS, token_colour
 from widgets.replay import Replay
 from widgets.scene import Scene, text_width
@@ -479,14 +480,15 @@ def test_not_in_route_is_a_line_of_its_own_under_the_queue_name():
 
 
 def test_a_three_digit_reconsume_count_fits_its_token():
-    """Lab 09's poison message reaches reconsumeTimes 598: the token says 598 in the smaller font; 1234 says 1k."""
+    """Lab 09's poison message reaches reconsumeTimes 598: the token says 598 at the 11 px label size (regular
+    weight, the rq-long class); 1234 says 1k; none is smaller than 11 px."""
     assert [token_text(n) for n in (0, 7, 42, 598, 1234, 12_345)] == ["0", "7", "42", "598", "1k", "12k"]
-    for n in (598, 1234):
+    for n in (7, 42, 598, 1234, 12_345):
         text = token_text(n)
-        px = 6 if len(text) > 2 else 9  # the rq-long class: 6 px
-        assert text_width(text, px, bold=True) <= 2 * 8.0  # inside the circle (R = 8), by the wide estimate
-    assert text_width("598", 9, bold=True) > 2 * 8.0  # the old 9 px did not fit
-    assert text_width("42", 9, bold=True) <= 2 * 8.0
+        bold = len(text) <= 2  # three characters get the rq-long class: regular weight
+        assert text_width(text, 11, bold=bold) <= 2 * R  # inside the circle, by the wide estimate
+    assert text_width("598", 11, bold=True) > 2 * R  # why three characters drop the bold
+    assert "font-size: 6px" not in FLOW_CSS
 
 
 def test_a_consumer_that_has_not_started_yet_says_so():

@@ -6,6 +6,7 @@ from itertools import pairwise
 
 from rmqlab import ConsumeOrderlyStatus as O
 from rmqlab import Lab, Message, after
+from rmqlab.snapshot import LabSnapshot
 from widgets import Controller, Replay, demo_lab, take_snapshot
 from widgets.lease_view import (
     BROKER_LEASE_MS,
@@ -17,7 +18,6 @@ from widgets.lease_view import (
     lease_scene,
     lease_text,
 )
-from widgets.snapshot import LabSnapshot
 
 Q = "ORD@broker-a:0"
 

@@ -10,6 +10,7 @@ from rmqlab import ConsumeConcurrentlyStatus as S
 from rmqlab import ConsumeOrderlyStatus as O
 from rmqlab import EventKind, Lab, Message, after
 from rmqlab.lab.scenario import load_scenario
+from rmqlab.snapshot import LabSnapshot, OffsetState
 from widgets import Controller, Replay, take_snapshot
 from widgets.offset_strip import (
     CELL_PX,
@@ -18,7 +19,6 @@ from widgets.offset_strip import (
     offset_strip_scene,
     offset_strip_text,
 )
-from widgets.snapshot import LabSnapshot, OffsetState
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

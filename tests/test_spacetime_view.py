@@ -6,9 +6,9 @@ import pytest
 from view_checks import example_snapshot, overlapping_texts, texts_outside
 
 from rmqlab import EventKind
+from rmqlab.snapshot import LabSnapshot
 from widgets import Controller, demo_lab
 from widgets.scene import Mark, Scene
-from widgets.snapshot import LabSnapshot
 from widgets.spacetime_view import ArrowKind, SpaceTimeView, spacetime_scene, spacetime_text, spacetime_view_model
 
 DEFAULT_WAITS_S = [10, 30, 60, 120, 180, 240, 300, 360, 420, 480, 540, 600, 1200, 1800, 3600, 7200]

@@ -7,12 +7,12 @@ from collections import Counter
 import pytest
 
 from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, after
+from rmqlab.snapshot import ScheduleLevelSnap
 from widgets import OffsetState, Replay, demo_lab, take_snapshot
 from widgets.event_log import event_log_model, event_log_text
 from widgets.flow_view import flow_view_model
 from widgets.lease_view import lease_model, lease_text
 from widgets.offset_strip import offset_strip_model, offset_strip_text
-from widgets.snapshot import ScheduleLevelSnap
 from widgets.topology_view import topology_model, topology_text
 
 

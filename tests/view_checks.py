@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from rmqlab.lab.scenario import load_scenario
+from rmqlab.snapshot import LabSnapshot
 from widgets import Replay
 from widgets.scene import Mark, Scene, text_width
-from widgets.snapshot import LabSnapshot
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -23,6 +23,8 @@ except ModuleNotFoundError as missing:
         name=missing.name,
     ) from missing
 
+from rmqlab.snapshot import LabSnapshot, OffsetState, TraceIndex, take_snapshot
+
 from .animation import save_animation
 from .checkpoints import Checkpoint
 from .controller import Controller
@@ -34,7 +36,6 @@ from .lease_view import LeaseView
 from .offset_strip import OffsetStripView
 from .replay import Replay, ReplayError
 from .retry_timeline import RetryTimeline
-from .snapshot import LabSnapshot, OffsetState, TraceIndex, take_snapshot
 from .spacetime_view import SpaceTimeView
 from .topology_view import TopologyView
 

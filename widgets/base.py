@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import ipywidgets as W
 
-from .snapshot import LabSnapshot
+from rmqlab.snapshot import LabSnapshot
 
 __all__ = ["SnapshotView", "guarded"]
 

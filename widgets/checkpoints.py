@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from rmqlab import DEFAULT_MESSAGE_DELAY_LEVEL, DelayLevelTable, EventKind, TraceEvent, format_duration
+from rmqlab.snapshot import LabSnapshot
 
 from .flow_view import FlowVM, Place
-from .snapshot import LabSnapshot
 
 __all__ = ["ASKS", "AskedCheckpoint", "Checkpoint", "CheckpointError", "Choice", "resolve"]
 

@@ -35,6 +35,7 @@ from typing import Any
 import ipywidgets as W
 
 from rmqlab import EventKind, Lab, parse_duration
+from rmqlab.snapshot import LabSnapshot
 
 from .base import SnapshotView, guarded
 from .checkpoints import Checkpoint
@@ -43,7 +44,6 @@ from .frames import RunFrames, clock_text
 from .player import PlayerWidget
 from .replay import FAULT_KINDS, InjectedFault, Replay, ReplayError, RunOutline, fault_target
 from .scene import SceneView
-from .snapshot import LabSnapshot
 from .stepper import CAPTION_LINES, Stepper
 
 __all__ = ["CAPTION_LINES", "Controller"]

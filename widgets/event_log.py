@@ -20,9 +20,9 @@ import ipywidgets as W
 
 from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.narrate import group_repeats, is_meaningful, reading_order, signature
+from rmqlab.snapshot import LabSnapshot
 
 from .base import SnapshotView, guarded
-from .snapshot import LabSnapshot
 
 __all__ = ["ALL", "EventLog", "EventLogModel", "EventRowVM", "event_log_model", "event_log_text"]
 

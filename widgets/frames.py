@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rmqlab import Lab, format_duration
+from rmqlab.snapshot import LabSnapshot
 
 from .checkpoints import AskedCheckpoint, Checkpoint, resolve
 from .flow_view import FlowVM, flow_view_model
 from .replay import InjectedFault, Replay, RunOutline
 from .scene import Scene, SceneView
-from .snapshot import LabSnapshot
 from .stepper import Stepper
 
 __all__ = ["MAX_FRAMES", "RunFrames", "build_run", "clock_text", "decode", "encode"]

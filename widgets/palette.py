@@ -4,9 +4,19 @@ from __future__ import annotations
 
 import zlib
 
-from .snapshot import OffsetState
+from rmqlab.snapshot import OffsetState
 
-__all__ = ["OKABE_ITO", "STATE_GLYPH", "STATE_PATTERN", "STATE_STYLE", "TOKEN_COLOURS", "state_legend", "token_colour"]
+__all__ = [
+    "JUPYTERLAB_THEMES",
+    "OKABE_ITO",
+    "STATE_GLYPH",
+    "STATE_PATTERN",
+    "STATE_STYLE",
+    "TOKEN_COLOURS",
+    "contrast_ratio",
+    "state_legend",
+    "token_colour",
+]
 
 OKABE_ITO = {
     "black": "#000000",
@@ -76,3 +86,56 @@ def token_colour(key: str) -> str:
     digits = len(key) - len(key.rstrip("0123456789"))
     number = int(key[-digits:]) - 1 if digits else zlib.crc32(key.encode("utf-8"))
     return TOKEN_COLOURS[number % len(TOKEN_COLOURS)]
+
+
+JUPYTERLAB_THEMES: dict[str, dict[str, str]] = {
+    "light": {
+        "layout-color0": "#ffffff",
+        "layout-color1": "#ffffff",
+        "layout-color2": "#eeeeee",
+        "ui-font-color1": "rgba(0, 0, 0, 0.87)",
+        "ui-font-color2": "rgba(0, 0, 0, 0.54)",
+        "brand-color1": "#1976d2",
+        "error-color1": "#d32f2f",
+    },
+    "dark": {
+        "layout-color0": "#111111",
+        "layout-color1": "#212121",
+        "layout-color2": "#424242",
+        "ui-font-color1": "rgba(255, 255, 255, 0.87)",
+        "ui-font-color2": "rgba(255, 255, 255, 0.54)",
+        "brand-color1": "#2196f3",
+        "error-color1": "#f44336",
+    },
+}
+"""The JupyterLab 4 theme variables the views' CSS uses for text and the backgrounds it sits on (from
+``@jupyterlab/theme-light-extension`` and ``theme-dark-extension``), for checking text contrast."""
+
+
+def _rgba(colour: str) -> tuple[float, float, float, float]:
+    if colour.startswith("rgba("):
+        r, g, b, a = (float(v) for v in colour[5:-1].split(","))
+        return r, g, b, a
+    h = colour.lstrip("#")
+    return int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16), 1.0
+
+
+def _luminance(rgb: tuple[float, float, float]) -> float:
+    """WCAG 2.1 relative luminance of an sRGB colour (0–255 channels)."""
+
+    def channel(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = rgb
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def contrast_ratio(text: str, background: str, *, opacity: float = 1.0) -> float:
+    """WCAG contrast ratio of ``text`` (hex or ``rgba(…)``, drawn at ``opacity``) over an opaque ``background``."""
+    r, g, b, a = _rgba(text)
+    a *= opacity
+    br, bg, bb, _ = _rgba(background)
+    fg = (r * a + br * (1 - a), g * a + bg * (1 - a), b * a + bb * (1 - a))
+    lighter, darker = sorted((_luminance(fg), _luminance((br, bg, bb))), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)

@@ -26,8 +26,7 @@ from dataclasses import dataclass
 
 from rmqlab import EventKind, Lab, format_duration, parse_duration
 from rmqlab.lab import faults as fault_registry
-
-from .snapshot import LabSnapshot, TraceIndex, take_snapshot
+from rmqlab.snapshot import LabSnapshot, TraceIndex, take_snapshot
 
 __all__ = ["FAULT_KINDS", "InjectedFault", "Replay", "ReplayError", "RunOutline", "fault_target"]
 

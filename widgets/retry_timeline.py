@@ -18,16 +18,17 @@ pending wait's due time is shown because the broker already holds it (``SCHEDULE
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.common.message import RETRY_PREFIX
+from rmqlab.snapshot import LabSnapshot
 
 from .palette import OKABE_ITO
 from .scene import Mark as SceneMark
 from .scene import Scene, SceneView, legend_marks, text_width
-from .snapshot import LabSnapshot
 
 __all__ = [
     "MARKS",
@@ -287,7 +288,7 @@ RIGHT_PAD = 24
 TARGET_W = 960
 """The width a long schedule is squeezed into (17 deliveries fit; labels then alternate between two lines)."""
 TOKEN_R = 9
-LABEL_PX = 10
+LABEL_PX = 11
 MIN_STEP, MAX_STEP = 40, 112
 SCOPE = '[data-testid="rq-retry-timeline"]'
 _NICE_MS = (
@@ -307,7 +308,7 @@ def _css() -> str:
 {SCOPE} .rq-rt-link {{ stroke: var(--jp-ui-font-color2, #616161); stroke-width: 1.5; }}
 {SCOPE} .rq-rt-due {{ fill: none; stroke: {o["reddish_purple"]}; stroke-width: 2; stroke-dasharray: 3 2; }}
 {SCOPE} .rq-rt-dlq {{ fill: var(--jp-ui-font-color1, #1f1f1f); stroke: none; }}
-{SCOPE} text.rq-rt-dlq-text {{ fill: var(--jp-layout-color0, #ffffff); font-size: 9px; font-weight: 700; }}
+{SCOPE} text.rq-rt-dlq-text {{ fill: var(--jp-layout-color0, #ffffff); font-size: 11px; font-weight: 700; }}
 {SCOPE} .rq-rt-dropped {{ fill: none; stroke: {o["vermillion"]}; stroke-width: 2; }}
 {SCOPE} .rq-rt-bar {{ stroke: var(--jp-border-color2, #c7c7c7); stroke-width: 3; }}
 {SCOPE} .rq-rt-tick {{ stroke: var(--jp-ui-font-color1, #1f1f1f); stroke-width: 1.5; }}
@@ -349,21 +350,50 @@ def _nice_step(span_ms: int, px: float) -> int:
     return _NICE_MS[-1]
 
 
-def retry_timeline_scene(vm: TimelineModel) -> Scene:
-    """The timeline as a Scene (rows, the shared absolute axis, the now line, a legend)."""
-    waits_by_lane: dict[int, list[Wait]] = {}
-    for w in vm.waits:
-        waits_by_lane.setdefault(w.lane, []).append(w)
+@dataclass(frozen=True, slots=True)
+class _Grid:
+    """The timeline's geometry: one column per delivery (``step`` px), labels on one or two staggered lines, and
+    the proportional bars' absolute axis (``plot_w`` px for ``span_ms``)."""
+
+    step: float
+    wait_rows: int
+    since_rows: int
+    plot_w: float
+    span_ms: int
+
+    def abs_x(self, t_ms: int) -> float:
+        """Where virtual time ``t_ms`` sits on the absolute (to-scale) axis."""
+        return LEFT_W + self.plot_w * min(max(t_ms, 0), self.span_ms) / self.span_ms
+
+    def col_x(self, n: int) -> float:
+        """The centre of delivery ``n``'s column."""
+        return LEFT_W + self.step * (n - 0.5)
+
+    def since_y(self, y: float, n: int) -> float:
+        """The baseline of column ``n``'s "time since first stored" label (two staggered lines when crowded)."""
+        return y + 21 + 12 * (n % self.since_rows)
+
+
+def _grid(vm: TimelineModel) -> _Grid:
+    """As wide as TARGET_W allows; a label wider than one column alternates between two lines (two columns of
+    room), or three when two would make the picture wider than TARGET_W (a long schedule at the 11 px labels)."""
     columns = max((vm.deliveries(i) + 1 for i in range(len(vm.lanes))), default=1)
     widest_wait = max((text_width(w.label, LABEL_PX) for w in vm.waits), default=0.0)
     widest_since = max((text_width(format_duration(m.t_ms), LABEL_PX) for m in vm.marks), default=0.0)
-    # as wide as TARGET_W allows; a label wider than one column alternates between two lines (two columns of room)
     fit = (TARGET_W - LEFT_W - RIGHT_PAD) / columns
-    step = min(max(fit, MIN_STEP, widest_wait / 2 + 3, widest_since / 2 + 3), MAX_STEP)
-    wait_rows = 2 if widest_wait > step - 6 else 1
-    since_rows = 2 if widest_since > step - 6 else 1
-    plot_w = columns * step
-    width = int(max(LEFT_W + plot_w + RIGHT_PAD, LEFT_W + 4 * 170))
+    lines = 2 if max(widest_wait, widest_since) / 2 + 3 <= max(fit, MIN_STEP) else 3
+    step = min(max(fit, MIN_STEP, widest_wait / lines + 3, widest_since / lines + 3), MAX_STEP)
+
+    def rows(widest: float) -> int:
+        return max(1, min(lines, math.ceil(widest / (step - 6))))
+
+    return _Grid(step, rows(widest_wait), rows(widest_since), columns * step, max(vm.now_ms, 1))
+
+
+def retry_timeline_scene(vm: TimelineModel) -> Scene:
+    """The timeline as a Scene (rows, the shared absolute axis, the now line, a legend)."""
+    g = _grid(vm)
+    width = int(max(LEFT_W + g.plot_w + RIGHT_PAD, LEFT_W + 4 * 170))
     top = LEGEND_H + HEADER_H
     marks: list[SceneMark] = []
     for col in range(4):
@@ -371,236 +401,227 @@ def retry_timeline_scene(vm: TimelineModel) -> Scene:
         marks.extend(legend_marks(items, x=LEFT_W + 170 * col, y=10, key=f"legend{col}", gap=18))
     title = "deliveries, one column each (not to scale) · under each: time since first stored"
     marks.append(SceneMark("text", "axis:title", x=LEFT_W, y=top - 12, text=title, cls="rq-muted rq-rt-label"))
-    span_ms = max(vm.now_ms, 1)
+    for lane in range(len(vm.lanes)):
+        marks.extend(_lane_marks(vm, g, lane, y=top + lane * ROW_H + 32))
+    bars_top = top + 32 + 46 - 6 if vm.lanes else top  # from the first row's bar down
+    ay = top + len(vm.lanes) * ROW_H + 10
+    marks.extend(_axis_marks(vm, g, ay=ay, bars_top=bars_top, width=width))
+    height = int(ay + 40)
+    label = f"Retry timeline: {message_count(len(set(vm.lane_msgs)))}, now {format_duration(vm.now_ms)}"
+    extra = (("now-ms", str(vm.now_ms)), ("position", str(vm.position)), ("lanes", str(len(vm.lanes))))
+    return Scene(width, height, tuple(marks), label=label, testid="rq-retry-timeline", css=CSS, extra=extra)
 
-    def abs_x(t_ms: int) -> float:
-        return LEFT_W + plot_w * min(max(t_ms, 0), span_ms) / span_ms
 
-    def col_x(n: int) -> float:
-        return LEFT_W + step * (n - 0.5)
+def _lane_marks(vm: TimelineModel, g: _Grid, lane: int, y: float) -> list[SceneMark]:
+    """One message's row: its name and state, the waits (under the tokens), the row's end (DLQ / dropped box),
+    the numbered deliveries, and the same deliveries to scale on a bar under them."""
+    mid = vm.lanes[lane]
+    origin = vm.origins_ms[lane]
+    lane_marks = [m for m in vm.marks if m.lane == lane]
+    waits = [w for w in vm.waits if w.lane == lane]
+    n = vm.deliveries(lane)
+    end = next((m for m in lane_marks if m.kind in ("dead_lettered", "dropped")), None)
+    pending = next((w for w in waits if not w.done), None)
+    state = _lane_state(vm, lane, n, end, pending)
+    key = f"rt:{mid}"
+    marks = [
+        SceneMark("text", f"{key}:id", x=8, y=y + 4, text=mid, cls="rq-title", role="lane"),
+        SceneMark(
+            "text",
+            f"{key}:origin",
+            x=8,
+            y=y + 19,
+            text=f"first stored {format_duration(origin)}",
+            cls="rq-muted rq-rt-label",
+            role="origin",
+            title=f"{origin} ms",
+        ),
+        SceneMark("text", f"{key}:state", x=8, y=y + 32, text=state, cls="rq-rt-label", role="lane-state"),
+    ]
+    for w in waits:
+        marks.extend(_wait_marks(vm, g, w, key=key, y=y, origin=origin))
+    if end is not None:
+        marks.extend(_end_marks(g, end, key=key, y=y))
+    delivered = [m for m in lane_marks if m.kind == "delivered"]
+    for m in delivered:
+        marks.extend(_delivery_marks(vm, g, m, key=key, y=y, origin=origin))
+    marks.extend(_bar_marks(vm, g, delivered, end, key=key, by=y + 46, origin=origin))
+    return marks
 
-    bars_top = top
-    for lane, mid in enumerate(vm.lanes):
-        y = top + lane * ROW_H + 32
-        origin = vm.origins_ms[lane]
-        lane_marks = [m for m in vm.marks if m.lane == lane]
-        n = vm.deliveries(lane)
-        end = next((m for m in lane_marks if m.kind in ("dead_lettered", "dropped")), None)
-        pending = next((w for w in waits_by_lane.get(lane, ()) if not w.done), None)
-        state = _lane_state(vm, lane, n, end, pending)
-        key = f"rt:{mid}"
-        marks.append(SceneMark("text", f"{key}:id", x=8, y=y + 4, text=mid, cls="rq-title", role="lane"))
+
+def _wait_marks(vm: TimelineModel, g: _Grid, w: Wait, *, key: str, y: float, origin: int) -> list[SceneMark]:
+    """A wait between two deliveries, labelled; a pending one ends in a hollow "due" circle with its countdown
+    and a now cursor on the line."""
+    x1 = g.col_x(w.after) + TOKEN_R if w.after else LEFT_W
+    x2 = g.col_x(w.after + 1) - TOKEN_R
+    cls = "rq-rt-pending" if not w.done else "rq-rt-local" if w.kind != "delay" else "rq-rt-wait"
+    wkey = f"{key}:w{w.after}"
+    tip = (
+        f"{w.label}: {format_duration(w.start_ms)} → {format_duration(w.end_ms)} since first stored"
+        f"{'' if w.done else ' (waiting)'}"
+    )
+    marks = [
+        SceneMark("line", wkey, x=x1, y=y, x2=x2, y2=y, cls=cls, role="wait", title=tip),
+        SceneMark(
+            "text",
+            f"{wkey}:label",
+            x=(x1 + x2) / 2,
+            y=y - 14 - 12 * (w.after % g.wait_rows),
+            text=w.label,
+            anchor="middle",
+            cls="rq-rt-label",
+            role="wait-label",
+            title=tip,
+        ),
+    ]
+    if w.done:
+        return marks
+    due_x = g.col_x(w.after + 1)
+    left = max(w.end_ms + origin - vm.now_ms, 0)
+    due_title = f"due at {format_duration(w.end_ms + origin)}"
+    marks.append(
+        SceneMark("circle", f"{key}:due", x=due_x, y=y, r=TOKEN_R, cls="rq-rt-due", role="due", title=due_title)
+    )
+    marks.append(
+        SceneMark(
+            "text",
+            f"{key}:due:t",
+            x=due_x,
+            y=g.since_y(y, w.after + 1),
+            anchor="middle",
+            text=f"due in {format_duration(left)}",
+            cls="rq-rt-label",
+            role="countdown",
+        )
+    )
+    frac = (vm.now_ms - origin - w.start_ms) / max(w.duration_ms, 1)
+    nx = x1 + (x2 - x1) * min(max(frac, 0.0), 1.0)
+    now_title = f"now: {format_duration(vm.now_ms)}"
+    marks.append(
+        SceneMark(
+            "line", f"{key}:now", x=nx, y=y - 5, x2=nx, y2=y + 5, cls="rq-rt-now", role="now-cursor", title=now_title
+        )
+    )
+    return marks
+
+
+def _end_marks(g: _Grid, end: Mark, *, key: str, y: float) -> list[SceneMark]:
+    """The end of a row after its last delivery: a black DLQ box, or a crossed box for a dropped message."""
+    ex = g.col_x(end.delivery)
+    dlq = end.kind == "dead_lettered"
+    return [
+        SceneMark(
+            "line", f"{key}:endlink", x=g.col_x(end.delivery - 1) + TOKEN_R, y=y, x2=ex - 16, y2=y, cls="rq-rt-link"
+        ),
+        SceneMark(
+            "rect",
+            f"{key}:end",
+            x=ex - 16,
+            y=y - 8,
+            w=32,
+            h=16,
+            cls="rq-rt-dlq" if dlq else "rq-rt-dropped",
+            role=end.kind,
+            title=f"{end.label} at {format_duration(end.t_ms)} since first stored",
+        ),
+        SceneMark(
+            "text",
+            f"{key}:end:t",
+            x=ex,
+            y=y + 3.5,
+            text="DLQ" if dlq else "✗",
+            anchor="middle",
+            cls="rq-rt-dlq-text" if dlq else "rq-rt-label",
+        ),
+        SceneMark(
+            "text",
+            f"{key}:end:since",
+            x=ex,
+            y=g.since_y(y, end.delivery),
+            anchor="middle",
+            text=format_duration(end.t_ms),
+            cls="rq-rt-label",
+            role="since",
+            title=end.label,
+        ),
+    ]
+
+
+def _delivery_marks(vm: TimelineModel, g: _Grid, m: Mark, *, key: str, y: float, origin: int) -> list[SceneMark]:
+    """Delivery ``m``: a numbered token in its result's colour, its time since first stored under it."""
+    fill, result = _token_fill(vm, m.lane, m.delivery)
+    x = g.col_x(m.delivery)
+    at = format_duration(m.t_ms + origin)
+    tip = f"{m.label}: {result} — {format_duration(m.t_ms)} after first stored, at {at}"
+    return [
+        SceneMark(
+            "token",
+            f"{key}:d{m.delivery}",
+            x=x,
+            y=y,
+            r=TOKEN_R,
+            text=str(m.delivery),
+            fill=fill,
+            role="delivery",
+            title=tip,
+        ),
+        SceneMark(
+            "text",
+            f"{key}:d{m.delivery}:since",
+            x=x,
+            y=g.since_y(y, m.delivery),
+            anchor="middle",
+            text=format_duration(m.t_ms),
+            cls="rq-rt-label",
+            role="since",
+            title=tip,
+        ),
+    ]
+
+
+def _bar_marks(
+    vm: TimelineModel, g: _Grid, delivered: list[Mark], end: Mark | None, *, key: str, by: float, origin: int
+) -> list[SceneMark]:
+    """The proportional bar: the same deliveries (and the end) to scale on the shared absolute axis."""
+    marks = [
+        SceneMark("line", f"{key}:bar", x=LEFT_W, y=by, x2=LEFT_W + g.plot_w, y2=by, cls="rq-rt-bar", role="bar"),
+        SceneMark("text", f"{key}:bar:t", x=8, y=by + 4, text="to scale ▸", cls="rq-muted rq-rt-label"),
+    ]
+    for m in delivered:
+        fill, _ = _token_fill(vm, m.lane, m.delivery)
+        tx = g.abs_x(m.t_ms + origin)
         marks.append(
             SceneMark(
-                "text",
-                f"{key}:origin",
-                x=8,
-                y=y + 19,
-                text=f"first stored {format_duration(origin)}",
-                cls="rq-muted rq-rt-label",
-                role="origin",
-                title=f"{origin} ms",
+                "line",
+                f"{key}:t{m.delivery}",
+                x=tx,
+                y=by - 5,
+                x2=tx,
+                y2=by + 5,
+                cls=_TICK_CLASS.get(fill, "rq-rt-tick"),
+                role="tick",
+                title=f"delivery {m.delivery} at {format_duration(m.t_ms + origin)}",
             )
         )
-        marks.append(SceneMark("text", f"{key}:state", x=8, y=y + 32, text=state, cls="rq-rt-label", role="lane-state"))
-        # waits first (under the tokens)
-        for w in waits_by_lane.get(lane, ()):
-            x1 = col_x(w.after) + TOKEN_R if w.after else LEFT_W
-            x2 = col_x(w.after + 1) - TOKEN_R
-            cls = "rq-rt-pending" if not w.done else "rq-rt-local" if w.kind != "delay" else "rq-rt-wait"
-            wkey = f"{key}:w{w.after}"
-            tip = (
-                f"{w.label}: {format_duration(w.start_ms)} → {format_duration(w.end_ms)} since first stored"
-                f"{'' if w.done else ' (waiting)'}"
-            )
-            marks.append(SceneMark("line", wkey, x=x1, y=y, x2=x2, y2=y, cls=cls, role="wait", title=tip))
-            marks.append(
-                SceneMark(
-                    "text",
-                    f"{wkey}:label",
-                    x=(x1 + x2) / 2,
-                    y=y - 14 - 12 * (w.after % wait_rows),
-                    text=w.label,
-                    anchor="middle",
-                    cls="rq-rt-label",
-                    role="wait-label",
-                    title=tip,
-                )
-            )
-            if not w.done:
-                due_x = col_x(w.after + 1)
-                left = max(w.end_ms + origin - vm.now_ms, 0)
-                marks.append(
-                    SceneMark(
-                        "circle",
-                        f"{key}:due",
-                        x=due_x,
-                        y=y,
-                        r=TOKEN_R,
-                        cls="rq-rt-due",
-                        role="due",
-                        title=f"due at {format_duration(w.end_ms + origin)}",
-                    )
-                )
-                marks.append(
-                    SceneMark(
-                        "text",
-                        f"{key}:due:t",
-                        x=due_x,
-                        y=y + 21 + 12 * ((w.after + 1) % since_rows),
-                        anchor="middle",
-                        text=f"due in {format_duration(left)}",
-                        cls="rq-rt-label",
-                        role="countdown",
-                    )
-                )
-                frac = (vm.now_ms - origin - w.start_ms) / max(w.duration_ms, 1)
-                nx = x1 + (x2 - x1) * min(max(frac, 0.0), 1.0)
-                marks.append(
-                    SceneMark(
-                        "line",
-                        f"{key}:now",
-                        x=nx,
-                        y=y - 5,
-                        x2=nx,
-                        y2=y + 5,
-                        cls="rq-rt-now",
-                        role="now-cursor",
-                        title=f"now: {format_duration(vm.now_ms)}",
-                    )
-                )
-        # the end of the row: DLQ box / dropped box after the last delivery
-        if end is not None:
-            ex = col_x(end.delivery)
-            marks.append(
-                SceneMark(
-                    "line",
-                    f"{key}:endlink",
-                    x=col_x(end.delivery - 1) + TOKEN_R,
-                    y=y,
-                    x2=ex - 13,
-                    y2=y,
-                    cls="rq-rt-link",
-                )
-            )
-            box_cls = "rq-rt-dlq" if end.kind == "dead_lettered" else "rq-rt-dropped"
-            marks.append(
-                SceneMark(
-                    "rect",
-                    f"{key}:end",
-                    x=ex - 13,
-                    y=y - 8,
-                    w=26,
-                    h=16,
-                    cls=box_cls,
-                    role=end.kind,
-                    title=f"{end.label} at {format_duration(end.t_ms)} since first stored",
-                )
-            )
-            marks.append(
-                SceneMark(
-                    "text",
-                    f"{key}:end:t",
-                    x=ex,
-                    y=y + 3.5,
-                    text="DLQ" if end.kind == "dead_lettered" else "✗",
-                    anchor="middle",
-                    cls="rq-rt-dlq-text" if end.kind == "dead_lettered" else "rq-rt-label",
-                )
-            )
-            marks.append(
-                SceneMark(
-                    "text",
-                    f"{key}:end:since",
-                    x=ex,
-                    y=y + 21 + 12 * (end.delivery % since_rows),
-                    anchor="middle",
-                    text=format_duration(end.t_ms),
-                    cls="rq-rt-label",
-                    role="since",
-                    title=end.label,
-                )
-            )
-        # deliveries: numbered tokens, their time since first stored under them (two staggered lines)
-        delivered = [m for m in lane_marks if m.kind == "delivered"]
-        for m in delivered:
-            fill, result = _token_fill(vm, lane, m.delivery)
-            x = col_x(m.delivery)
-            at = format_duration(m.t_ms + origin)
-            tip = f"{m.label}: {result} — {format_duration(m.t_ms)} after first stored, at {at}"
-            marks.append(
-                SceneMark(
-                    "token",
-                    f"{key}:d{m.delivery}",
-                    x=x,
-                    y=y,
-                    r=TOKEN_R,
-                    text=str(m.delivery),
-                    fill=fill,
-                    role="delivery",
-                    title=tip,
-                )
-            )
-            marks.append(
-                SceneMark(
-                    "text",
-                    f"{key}:d{m.delivery}:since",
-                    x=x,
-                    y=y + 21 + 12 * (m.delivery % since_rows),
-                    anchor="middle",
-                    text=format_duration(m.t_ms),
-                    cls="rq-rt-label",
-                    role="since",
-                    title=tip,
-                )
-            )
-        # the proportional bar: the same deliveries to scale on the shared absolute axis
-        by = y + 46
-        if lane == 0:
-            bars_top = by - 6
+    if end is not None:
+        tx = g.abs_x(end.t_ms + origin)
+        title = f"{end.label} at {format_duration(end.t_ms + origin)}"
         marks.append(
-            SceneMark("line", f"{key}:bar", x=LEFT_W, y=by, x2=LEFT_W + plot_w, y2=by, cls="rq-rt-bar", role="bar")
+            SceneMark(
+                "rect", f"{key}:tend", x=tx - 3, y=by - 3, w=6, h=6, cls="rq-rt-dlq", role="tick-end", title=title
+            )
         )
-        marks.append(SceneMark("text", f"{key}:bar:t", x=8, y=by + 4, text="to scale ▸", cls="rq-muted rq-rt-label"))
-        for m in delivered:
-            fill, _ = _token_fill(vm, lane, m.delivery)
-            cls = _TICK_CLASS.get(fill, "rq-rt-tick")
-            tx = abs_x(m.t_ms + origin)
-            marks.append(
-                SceneMark(
-                    "line",
-                    f"{key}:t{m.delivery}",
-                    x=tx,
-                    y=by - 5,
-                    x2=tx,
-                    y2=by + 5,
-                    cls=cls,
-                    role="tick",
-                    title=f"delivery {m.delivery} at {format_duration(m.t_ms + origin)}",
-                )
-            )
-        if end is not None:
-            tx = abs_x(end.t_ms + origin)
-            marks.append(
-                SceneMark(
-                    "rect",
-                    f"{key}:tend",
-                    x=tx - 3,
-                    y=by - 3,
-                    w=6,
-                    h=6,
-                    cls="rq-rt-dlq",
-                    role="tick-end",
-                    title=f"{end.label} at {format_duration(end.t_ms + origin)}",
-                )
-            )
-    # the shared absolute axis
-    ay = top + len(vm.lanes) * ROW_H + 10
-    marks.append(SceneMark("line", "axis", x=LEFT_W, y=ay, x2=LEFT_W + plot_w, y2=ay, cls="rq-axis", role="axis"))
-    tick = _nice_step(span_ms, plot_w)
+    return marks
+
+
+def _axis_marks(vm: TimelineModel, g: _Grid, *, ay: float, bars_top: float, width: int) -> list[SceneMark]:
+    """The shared absolute axis under the rows, its ticks, the now line through every bar, and how many
+    messages are not shown."""
+    marks = [SceneMark("line", "axis", x=LEFT_W, y=ay, x2=LEFT_W + g.plot_w, y2=ay, cls="rq-axis", role="axis")]
+    tick = _nice_step(g.span_ms, g.plot_w)
     t = 0
-    while t <= span_ms:
-        x = abs_x(t)
+    while t <= g.span_ms:
+        x = g.abs_x(t)
         marks.append(SceneMark("line", f"axis:{t}", x=x, y=ay, x2=x, y2=ay + 4, cls="rq-axis"))
         marks.append(
             SceneMark(
@@ -618,48 +639,27 @@ def retry_timeline_scene(vm: TimelineModel) -> Scene:
     marks.append(
         SceneMark("text", "axis:abs", x=8, y=ay + 4, text="virtual time", cls="rq-muted rq-rt-label", role="axis-title")
     )
-    nx = abs_x(vm.now_ms)
+    nx = g.abs_x(vm.now_ms)
+    now_title = f"now: {format_duration(vm.now_ms)} (position {vm.position})"
     marks.append(
-        SceneMark(
-            "line",
-            "now",
-            x=nx,
-            y=bars_top,
-            x2=nx,
-            y2=ay + 20,
-            cls="rq-rt-now",
-            role="now",
-            title=f"now: {format_duration(vm.now_ms)} (position {vm.position})",
-        )
+        SceneMark("line", "now", x=nx, y=bars_top, x2=nx, y2=ay + 20, cls="rq-rt-now", role="now", title=now_title)
     )
-    now_text = f"now {format_duration(vm.now_ms)}"
     marks.append(
         SceneMark(
             "text",
             "now:t",
             x=nx,
             y=ay + 31,
-            text=now_text,
+            text=f"now {format_duration(vm.now_ms)}",
             anchor="end" if nx > width / 2 else "start",
             cls="rq-rt-now-text rq-rt-label",
             role="now-label",
         )
     )
     if vm.hidden:
-        marks.append(
-            SceneMark(
-                "text",
-                "hidden",
-                x=8,
-                y=ay + 31,
-                text=f"+{message_count(vm.hidden)} not shown",
-                cls="rq-muted rq-rt-label",
-            )
-        )
-    height = int(ay + 40)
-    label = f"Retry timeline: {message_count(len(set(vm.lane_msgs)))}, now {format_duration(vm.now_ms)}"
-    extra = (("now-ms", str(vm.now_ms)), ("position", str(vm.position)), ("lanes", str(len(vm.lanes))))
-    return Scene(width, height, tuple(marks), label=label, testid="rq-retry-timeline", css=CSS, extra=extra)
+        hidden = f"+{message_count(vm.hidden)} not shown"
+        marks.append(SceneMark("text", "hidden", x=8, y=ay + 31, text=hidden, cls="rq-muted rq-rt-label"))
+    return marks
 
 
 def _lane_state(vm: TimelineModel, lane: int, n: int, end: Mark | None, pending: Wait | None) -> str:

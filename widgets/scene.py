@@ -39,7 +39,7 @@ BASE_CSS = """
 .rq-scene { overflow-x: auto; max-width: 100%; }
 .rq-scene svg { overflow: visible; max-width: none; height: auto; }
 .rq-scene text { fill: var(--jp-ui-font-color1, #1f1f1f); font-size: 11px; }
-.rq-scene text.rq-muted { fill: var(--jp-ui-font-color2, #616161); }
+.rq-scene text.rq-muted { fill: var(--jp-ui-font-color1, #1f1f1f); fill-opacity: 0.8; }
 .rq-scene text.rq-title { font-weight: 600; font-size: 12px; }
 .rq-scene .rq-box { fill: var(--jp-layout-color2, #eeeeee); stroke: var(--jp-border-color1, #9e9e9e); }
 .rq-scene .rq-lane { stroke: var(--jp-border-color2, #c7c7c7); }
@@ -48,7 +48,7 @@ BASE_CSS = """
 .rq-scene .rq-arrow { stroke: var(--jp-ui-font-color2, #616161); fill: none; }
 .rq-scene .rq-marker { fill: var(--jp-ui-font-color2, #616161); }
 .rq-scene .rq-token circle { stroke: var(--jp-layout-color0, #ffffff); stroke-width: 1.5; }
-.rq-scene .rq-token text { fill: #000000; font-size: 9px; font-weight: 600; text-anchor: middle;
+.rq-scene .rq-token text { fill: #000000; font-size: 11px; font-weight: 600; text-anchor: middle;
   dominant-baseline: central; pointer-events: none; }
 .rq-scene .rq-token.rq-dropped circle { stroke: var(--jp-error-color1, #d32f2f); stroke-dasharray: 2 2; }
 .rq-scene g.rq-token { transition: transform var(--rq-duration, 350ms) ease-in-out, opacity 200ms; }
@@ -165,6 +165,12 @@ class Scene:
                 return m
         raise KeyError(f"no mark {key!r}; have {list(self.keys())[:8]}…")
 
+    def description(self) -> str:
+        """The SVG's ``<desc>``: its label and how many messages are drawn, as ``scene.js`` writes it live."""
+        if not self.label:
+            return ""
+        return f"{self.label}: {sum(1 for m in self.marks if m.role == 'token')} messages drawn"
+
     def to_svg(self) -> str:
         """The static SVG (with its stylesheet), drawn exactly as ``scene.js`` draws the first frame."""
         sid = _svg_id(self.testid)
@@ -174,6 +180,7 @@ class Scene:
             f"<style>{BASE_CSS}{self.css}</style>",
             f'<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="{html.escape(self.label)}" '
             f'width="{self.width}" height="{self.height}" viewBox="0 0 {self.width} {self.height}">',
+            f"<title>{html.escape(self.label)}</title><desc>{html.escape(self.description())}</desc>",
             f'<defs><marker id="{sid}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
             f'markerHeight="7" orient="auto-start-reverse"><path class="rq-marker" d="M0,0 L10,5 L0,10 z"/>'
             f"</marker></defs>",

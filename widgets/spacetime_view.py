@@ -36,10 +36,10 @@ from typing import Any
 
 from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.narrate import group_repeats
+from rmqlab.snapshot import LabSnapshot
 
 from .palette import OKABE_ITO
 from .scene import Mark, Scene, SceneView, legend_marks, text_width
-from .snapshot import LabSnapshot
 
 __all__ = [
     "ArrowKind",
@@ -648,7 +648,7 @@ GAP_H = 10
 LEGEND_H = 52
 HEADER_H = 40
 FONT_PX = 11
-LABEL_PX = 10
+LABEL_PX = 11
 
 
 def _fit(text: str, max_px: float, px: float) -> str:
@@ -726,29 +726,53 @@ def _dot_class(r: Row) -> str:
 
 def spacetime_scene(vm: SpaceTimeModel, *, max_rows: int | None = None) -> Scene:
     """The diagram as a Scene: the last ``max_rows`` rows (all when None) above the "now" line."""
-    lanes = vm.lanes
-    xs = {lane.id: AXIS_W + LANE_W * (i + 0.5) for i, lane in enumerate(lanes)}
-    lanes_right = AXIS_W + LANE_W * len(lanes)
+    xs = {lane.id: AXIS_W + LANE_W * (i + 0.5) for i, lane in enumerate(vm.lanes)}
+    lanes_right = AXIS_W + LANE_W * len(vm.lanes)
     legend_cols = (len(LEGEND) + 1) // 2
     width = int(max(lanes_right + 24, AXIS_W + legend_cols * 168))
     rows = vm.rows if max_rows is None or len(vm.rows) <= max_rows else vm.rows[-max_rows:]
     hidden = len(vm.rows) - len(rows)
+    top = LEGEND_H + HEADER_H + 10
+    marks = _header(vm, xs, legend_cols=legend_cols, top=top, hidden=hidden)
+    ys, breaks, now_y = _row_ys(vm, rows, top)
+    bottom = now_y + 18
+    height = int(bottom + 8)
+    marks.extend(_lifelines_and_spans(vm, xs, ys, top=top, bottom=bottom, now_y=now_y))
+    marks.extend(_time_axis(rows, ys, breaks, top=top, bottom=bottom))
+    for r in rows:
+        marks.extend(_row_marks(r, xs, ys[r.seq], width))
+    marks.extend(_now_marks(vm, now_y=now_y, lanes_right=lanes_right))
+    label = (
+        f"Space-time diagram: {len(vm.lanes)} actors, {len(vm.rows)} events up to "
+        f"{format_duration(vm.now_ms)} (position {vm.position})"
+    )
+    extra = (
+        ("now-ms", str(vm.now_ms)),
+        ("position", str(vm.position)),
+        ("rows", str(len(rows))),
+        ("hidden-rows", str(hidden)),
+        ("axis", "event-indexed"),
+    )
+    return Scene(width, height, tuple(marks), label=label, testid="rq-spacetime", css=CSS, extra=extra)
+
+
+def _header(vm: SpaceTimeModel, xs: dict[str, float], *, legend_cols: int, top: float, hidden: int) -> list[Mark]:
+    """The legend strip, a title and subtitle over each lane, and the time axis' title."""
     marks: list[Mark] = []
-    # legend strip
     for col in range(legend_cols):
         items = LEGEND[2 * col : 2 * col + 2]
         marks.extend(legend_marks(items, x=AXIS_W + 168 * col, y=12, key=f"legend{col}", gap=18))
-    # lane headers
     head_y = LEGEND_H + 14
-    for lane in lanes:
+    for lane in vm.lanes:
         x = xs[lane.id]
+        title = _fit(lane.title, LANE_W - 8, 12)
         marks.append(
             Mark(
                 "text",
                 f"lane:{lane.id}:title",
                 x=x,
                 y=head_y,
-                text=_fit(lane.title, LANE_W - 8, 12),
+                text=title,
                 anchor="middle",
                 cls="rq-title",
                 role="lane",
@@ -767,7 +791,6 @@ def spacetime_scene(vm: SpaceTimeModel, *, max_rows: int | None = None) -> Scene
                 role="lane-subtitle",
             )
         )
-    top = LEGEND_H + HEADER_H + 10
     axis_title = "virtual time ↓ · event-indexed: one row per event, not to scale"
     marks.append(
         Mark(
@@ -780,7 +803,14 @@ def spacetime_scene(vm: SpaceTimeModel, *, max_rows: int | None = None) -> Scene
             role="axis-title",
         )
     )
-    # rows: y positions (a gap where time jumps)
+    return marks
+
+
+def _row_ys(
+    vm: SpaceTimeModel, rows: tuple[Row, ...], top: float
+) -> tuple[dict[int, float], list[tuple[int, float]], float]:
+    """Each row's y (one row per event, a gap where virtual time jumps), the gaps' axis breaks, and the now
+    line's y (a gap above it too when time moved on since the last row)."""
     ys: dict[int, float] = {}
     y = top + ROW_H * 0.5
     prev_t: int | None = None
@@ -795,15 +825,26 @@ def spacetime_scene(vm: SpaceTimeModel, *, max_rows: int | None = None) -> Scene
         prev_t = r.time_ms
     last_y = y if rows else top
     now_gap = GAP_H if rows and vm.now_ms != prev_t else 0
-    now_y = last_y + (ROW_H if rows else ROW_H * 0.5) + now_gap
-    bottom = now_y + 18
-    height = int(bottom + 8)
-    # lifelines, then spans on them
-    for lane in lanes:
-        x = xs[lane.id]
-        marks.append(
-            Mark("line", f"life:{lane.id}", x=x, y=top, x2=x, y2=bottom, cls="rq-st-lifeline", role="lifeline")
+    return ys, breaks, last_y + (ROW_H if rows else ROW_H * 0.5) + now_gap
+
+
+def _lifelines_and_spans(
+    vm: SpaceTimeModel, xs: dict[str, float], ys: dict[int, float], *, top: float, bottom: float, now_y: float
+) -> list[Mark]:
+    """A lifeline per lane, then the spans on them (a listener's run as a bar, waits and locks as lines)."""
+    marks = [
+        Mark(
+            "line",
+            f"life:{lane.id}",
+            x=xs[lane.id],
+            y=top,
+            x2=xs[lane.id],
+            y2=bottom,
+            cls="rq-st-lifeline",
+            role="lifeline",
         )
+        for lane in vm.lanes
+    ]
     for s in vm.spans:
         if s.lane not in xs:
             continue
@@ -812,34 +853,20 @@ def spacetime_scene(vm: SpaceTimeModel, *, max_rows: int | None = None) -> Scene
         if s.end_seq is not None and s.end_seq not in ys and s.start_seq not in ys:
             continue  # entirely above the window
         x = xs[s.lane]
+        key = f"span:{s.start_seq}:{s.lane}"
         if s.kind == "listener":
-            marks.append(
-                Mark(
-                    "rect",
-                    f"span:{s.start_seq}:{s.lane}",
-                    x=x - 3,
-                    y=y1,
-                    w=6,
-                    h=max(y2 - y1, 1),
-                    cls="rq-st-active",
-                    role="listener-span",
-                )
-            )
+            h = max(y2 - y1, 1)
+            marks.append(Mark("rect", key, x=x - 3, y=y1, w=6, h=h, cls="rq-st-active", role="listener-span"))
         else:
-            marks.append(
-                Mark(
-                    "line",
-                    f"span:{s.start_seq}:{s.lane}",
-                    x=x,
-                    y=y1,
-                    x2=x,
-                    y2=y2,
-                    cls=f"rq-st-{s.kind}",
-                    role=f"{s.kind}-span",
-                )
-            )
-    # time axis
-    marks.append(Mark("line", "axis", x=AXIS_W - 6, y=top, x2=AXIS_W - 6, y2=bottom, cls="rq-axis", role="axis"))
+            marks.append(Mark("line", key, x=x, y=y1, x2=x, y2=y2, cls=f"rq-st-{s.kind}", role=f"{s.kind}-span"))
+    return marks
+
+
+def _time_axis(
+    rows: tuple[Row, ...], ys: dict[int, float], breaks: list[tuple[int, float]], *, top: float, bottom: float
+) -> list[Mark]:
+    """The event-indexed time axis: a tick and time at the first row of each instant, a break mark at each jump."""
+    marks = [Mark("line", "axis", x=AXIS_W - 6, y=top, x2=AXIS_W - 6, y2=bottom, cls="rq-axis", role="axis")]
     shown_t: int | None = None
     for r in rows:
         if r.time_ms != shown_t:
@@ -860,34 +887,17 @@ def spacetime_scene(vm: SpaceTimeModel, *, max_rows: int | None = None) -> Scene
             shown_t = r.time_ms
     for seq, by in breaks:
         x = AXIS_W - 6
-        marks.append(
-            Mark(
-                "path",
-                f"break:{seq}",
-                d=f"M{x - 4},{by + 1} l8,-3 M{x - 4},{by + 4} l8,-3",
-                cls="rq-axis",
-                role="axis-break",
-            )
-        )
-    # rows
-    for r in rows:
-        marks.extend(_row_marks(r, xs, ys[r.seq], width))
-    # now
-    marks.append(
-        Mark(
-            "line",
-            "now",
-            x=AXIS_W - 6,
-            y=now_y,
-            x2=lanes_right,
-            y2=now_y,
-            cls="rq-st-now",
-            role="now",
-            title=f"now: {format_duration(vm.now_ms)} (position {vm.position})",
-        )
-    )
-    marks.append(Mark("text", "now:label", x=AXIS_W - 13, y=now_y - 4, text="now", anchor="end", cls="rq-st-now-text"))
-    marks.append(  # the time under the line: "now 2 h 30 m 15 s" on one line would not fit the axis column
+        d = f"M{x - 4},{by + 1} l8,-3 M{x - 4},{by + 4} l8,-3"
+        marks.append(Mark("path", f"break:{seq}", d=d, cls="rq-axis", role="axis-break"))
+    return marks
+
+
+def _now_marks(vm: SpaceTimeModel, *, now_y: float, lanes_right: float) -> list[Mark]:
+    """The now line across every lane, "now" over it and the time under it (one line would not fit the axis)."""
+    title = f"now: {format_duration(vm.now_ms)} (position {vm.position})"
+    return [
+        Mark("line", "now", x=AXIS_W - 6, y=now_y, x2=lanes_right, y2=now_y, cls="rq-st-now", role="now", title=title),
+        Mark("text", "now:label", x=AXIS_W - 13, y=now_y - 4, text="now", anchor="end", cls="rq-st-now-text"),
         Mark(
             "text",
             "now:t",
@@ -898,20 +908,8 @@ def spacetime_scene(vm: SpaceTimeModel, *, max_rows: int | None = None) -> Scene
             cls="rq-st-now-text",
             role="now-label",
             title=f"{vm.now_ms} ms",
-        )
-    )
-    label = (
-        f"Space-time diagram: {len(lanes)} actors, {len(vm.rows)} events up to "
-        f"{format_duration(vm.now_ms)} (position {vm.position})"
-    )
-    extra = (
-        ("now-ms", str(vm.now_ms)),
-        ("position", str(vm.position)),
-        ("rows", str(len(rows))),
-        ("hidden-rows", str(hidden)),
-        ("axis", "event-indexed"),
-    )
-    return Scene(width, height, tuple(marks), label=label, testid="rq-spacetime", css=CSS, extra=extra)
+        ),
+    ]
 
 
 def _row_marks(r: Row, xs: dict[str, float], y: float, width: float) -> list[Mark]:

@@ -27,10 +27,10 @@ import networkx as nx
 
 from rmqlab import EventKind, MessageQueue, TraceEvent
 from rmqlab.common.message import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_TOPIC
+from rmqlab.snapshot import LabSnapshot
 
 from .palette import OKABE_ITO
 from .scene import Mark, Scene, SceneView, legend_marks, text_width
-from .snapshot import LabSnapshot
 
 __all__ = [
     "LAYERS",
@@ -296,7 +296,7 @@ def topology_model(snap: LabSnapshot, *, window: int = 12) -> TopologyModel:
     """The laid-out graph: node boxes and edge routes in px, edges travelled so far and in the last ``window``."""
     g = topology_graph(snap)
     for _, data in g.nodes(data=True):
-        data["w"] = max(text_width(data["title"], 12), text_width(data["detail"], 10)) + 20
+        data["w"] = max(text_width(data["title"], 12), text_width(data["detail"], 11)) + 20
     pos, chains, widths = _layout(g) if len(g) else ({}, {}, [0.0])
     layer = {n: g.nodes[n]["layer"] for n in g.nodes}
     width = _PAD * 2 + sum(widths) + (len(widths) - 1) * _COL_GAP
@@ -407,7 +407,7 @@ TOPOLOGY_CSS = """
 .rq-scene .rq-edge.rq-active { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2.6; stroke-dasharray: none; }
 .rq-scene .rq-node.rq-alert { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 2.5; stroke-dasharray: 4 2; }
 .rq-scene text.rq-node-title { font-weight: 600; font-size: 12px; }
-.rq-scene text.rq-node-detail { font-size: 10px; }
+.rq-scene text.rq-node-detail { font-size: 11px; }
 .rq-scene[data-testid="rq-topology"] { overflow-x: auto; }
 .rq-scene[data-testid="rq-topology"] svg { max-width: none; }
 """
