@@ -124,7 +124,7 @@ print(len(deliveries), "deliveries; DLQ copy reconsume_times =", dlq.get("recons
 
 # %% tags=["nbval-ignore-output"]
 past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 20}, horizon="13h", run_ahead=False)
-past_dash.controller.seek_time("4h45m40s")
+past_dash.controller.seek_time(sum(levels.delay_ms(3 + k) for k in range(16)))  # the 16 delays of levels 3 … 18
 past_dash
 
 # %% [markdown]

@@ -24,6 +24,8 @@ from rmqlab.lab.cli import main
 from rmqlab.lab.labs_command import COLAB_CELL_TAG
 
 ROOT = Path(__file__).resolve().parents[1]
+LAB_COUNT = len(list((ROOT / "labs").glob("[0-9][0-9]*_*.py")))
+"""How many labs `rmqlab labs` writes: one notebook per lab source."""
 EXAMPLE = ROOT / "examples" / "ack_index_split.yaml"  # 6 deliveries of M0001..M0004, no dead letter
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
@@ -149,8 +151,10 @@ def test_labs_writes_the_student_copy_make_student_writes(tmp_path: Path) -> Non
     code, out, err = run("labs", str(tmp_path / "mine"))
     assert (code, err) == (0, "")
     mine = tmp_path / "mine"
-    assert out == (f"wrote 12 student notebooks to {mine}\nOpen them with:  jupyter lab {mine}\n  (or: jupyter "
-                   f"notebook {mine}; start with 00_tour.ipynb, README.md lists every lab)\n")  # fmt: skip
+    assert out == (
+        f"wrote {LAB_COUNT} student notebooks to {mine}\nOpen them with:  jupyter lab {mine}\n"
+        f"  (or: jupyter notebook {mine}; start with 00_tour.ipynb, README.md lists every lab)\n"
+    )
     subprocess.run([sys.executable, str(ROOT / "labs" / "make_student.py"), str(ROOT / "labs"), str(tmp_path / "make")],
                    env=ENV, check=True, capture_output=True)  # fmt: skip
     made = sorted(p.name for p in (tmp_path / "make").iterdir())
@@ -169,11 +173,13 @@ def test_labs_writes_the_student_copy_make_student_writes(tmp_path: Path) -> Non
 
 def test_labs_for_the_teacher_and_the_errors(tmp_path: Path) -> None:
     code, out, err = run("labs", str(tmp_path / "t"), "--teacher")
-    assert (code, err) == (0, "") and out.startswith(f"wrote 12 solved notebooks and nbgrader_config.py to {tmp_path}")
+    assert (code, err) == (0, "")
+    assert out.startswith(f"wrote {LAB_COUNT} solved notebooks and nbgrader_config.py to {tmp_path}")
     assert "### BEGIN SOLUTION" in (tmp_path / "t" / "03_delay_levels_schedule.ipynb").read_text()
     assert (tmp_path / "t" / "nbgrader_config.py").read_text() == (ROOT / "labs" / "nbgrader_config.py").read_text()
     assert run("labs", str(tmp_path / "t"), "--teacher") == (
-        2, "", f"rmqlab: error: {tmp_path / 't'} already has 12 notebooks; --force overwrites them\n")  # fmt: skip
+        2, "", f"rmqlab: error: {tmp_path / 't'} already has {LAB_COUNT} notebooks; --force overwrites them\n"
+    )  # fmt: skip
     (tmp_path / "file").write_text("")
     assert run("labs", str(tmp_path / "file"))[2] == (f"rmqlab: error: DIR '{tmp_path / 'file'}' is a file; give a "
                                                       "folder (it is created if absent)\n")  # fmt: skip

@@ -112,7 +112,8 @@ def test_a_step_never_walks_repeats_one_by_one():
     landings = []
     previous = c.position
     while c.step_once():
-        landings.append(c._captions[previous : c.position])
+        assert c.stepper is not None
+        landings.append(c.stepper.captions[previous : c.position])
         previous = c.position
     assert all(any(cap.meaningful and cap.fresh for cap in step) for step in landings[:-1])  # the last: the end
     assert sum(1 for step in landings for cap in step if not cap.fresh) > 150  # the repeats were stepped over

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from rmqlab import EventKind, Lab, Trace, TraceEvent, parse_duration
+from rmqlab import EventKind, Lab, MessageQueue, Trace, TraceEvent, parse_duration
 
 __all__ = [
     "SUCCESS_STATUSES",
@@ -125,7 +125,7 @@ def consumer_lag(trace: Trace, *, until_ms: int | None = None) -> list[LagSeries
 
     for e in trace:
         if e.kind == EventKind.STORED:
-            queue = f"{e.get('topic')}@{e.actor}:{e.get('queue_id')}"
+            queue = str(MessageQueue(e.get("topic"), e.actor, int(e.get("queue_id"))))
             max_offset[queue] = max(max_offset.get(queue, 0), int(e.get("queue_offset")) + 1)
             for owner, topics in topics_of.items():
                 if e.get("topic") in topics:

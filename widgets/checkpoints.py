@@ -82,7 +82,8 @@ class Checkpoint:
 
     def __post_init__(self) -> None:
         kinds = sorted(k.value for k in EventKind)
-        if str(getattr(self.before, "value", self.before)) not in kinds:
+        named = self.before.value if isinstance(self.before, EventKind) else str(self.before)
+        if named not in kinds:
             raise ValueError(f"before={self.before!r} is not an event kind; expected one of {kinds}")
         object.__setattr__(self, "before", EventKind(self.before))
         if self.ask not in ASKS:
