@@ -230,7 +230,11 @@ def expect_controller(index: int, cell: int, controller: Controller) -> Dashboar
     after_load_step = frame_of(controller) if controller.step_once() else None
     controller.reset()
     frames, reset_scenes = [frame_of(controller)], scenes_of(controller)
+    # the page's Step stops at a checkpoint (the step just before its event) until the student answers it
+    pause = min((cp.frame for cp in controller.checkpoints), default=None)
     for n in range(MAX_STEPS):
+        if pause is not None and len(frames) - 1 >= pause:
+            break
         if not controller.step_once():
             break
         frames.append(frame_of(controller))
