@@ -190,10 +190,6 @@ class Replay:
         """The reachable positions from the ``i``-th on (a copy of only those)."""
         return self._stops[i:]
 
-    def stops_from(self, i: int) -> tuple[int, ...]:
-        """``stops[i:]``: the stops a caller that already knows the first ``i`` has not seen."""
-        return tuple(self._stops[i:])
-
     def _advance(self) -> bool:
         """Run scheduler steps until the trace grows; ``False`` at the horizon, or after ``max_idle_steps`` steps
         that appended nothing without virtual time moving on."""
