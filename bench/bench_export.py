@@ -31,7 +31,7 @@ from bench.bench_widgets import LABS, _cells, _run_cell
 
 def first_dashboard(path: Path) -> Any:
     """Run ``path``'s code cells up to the one that builds its first Dashboard; that Dashboard (or None)."""
-    from widgets.dashboard import Dashboard
+    from rmqlab.widgets.dashboard import Dashboard
 
     ns: dict[str, Any] = {"__name__": "__main__"}
     with contextlib.redirect_stdout(io.StringIO()):
@@ -45,7 +45,7 @@ def first_dashboard(path: Path) -> Any:
 
 def time_export(path: Path) -> dict[str, Any] | None:
     """Frames, GIF and WebP times for the first dashboard of ``path`` (None: the lab has no dashboard)."""
-    from widgets.animation import MAX_FRAMES, animation_frames, save_animation
+    from rmqlab.widgets.animation import MAX_FRAMES, animation_frames, save_animation
 
     dash = first_dashboard(path)
     if dash is None:

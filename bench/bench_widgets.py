@@ -45,7 +45,7 @@ TARGET_BUILD_S = 0.5
 # --------------------------------------------------------------------------- step latency
 def measure(steps: int = 300, warmup: int = 0, messages: int = 1000) -> list[float]:
     """Wall-clock ms of each step_once() (advance + snapshot + every view updated)."""
-    from widgets import Dashboard, demo_lab
+    from rmqlab.widgets import Dashboard, demo_lab
 
     factory = functools.partial(demo_lab, messages=messages, listener="fail_twice")
     dashboard = Dashboard(factory, run_ahead=False)
@@ -92,7 +92,7 @@ def _run_cell(source: str, ns: dict[str, Any], name: str) -> None:
 def build_one(path: Path, profile: bool = False) -> dict[str, Any]:
     """Time the cell that builds ``path``'s first Dashboard (fresh process: call once per interpreter)."""
     t0 = time.perf_counter()
-    import widgets.dashboard as dashboard_module
+    import rmqlab.widgets.dashboard as dashboard_module
 
     import_s = time.perf_counter() - t0
 

@@ -40,9 +40,9 @@ NOTEBOOK = "step_latency.ipynb"
 MODES = ("plain", "voila", "static", "kernel", "nodelay")
 SETUP = (
     "import ipywidgets as W\n"
-    "from widgets.controller import Controller\n"
-    "from widgets.demo import demo_lab\n"
-    "from widgets.flow_view import FlowView\n"
+    "from rmqlab.widgets.controller import Controller\n"
+    "from rmqlab.widgets.demo import demo_lab\n"
+    "from rmqlab.widgets.flow_view import FlowView\n"
     "view = FlowView()\n"
     "ctl = Controller(lambda: demo_lab(messages=12, listener='fail_twice'), views=[view], run_ahead={ahead})\n"
     "W.VBox([ctl, view])"
@@ -167,12 +167,12 @@ def _require_log(server: Any, line: str, timeout_s: float = 30.0) -> None:
 def measure_static(steps: int = 40, warmup: int = 3) -> tuple[list[list[float]], list[float]]:
     """The dashboard's save_html page, opened from disk in Chromium (no server, no kernel): time Steps."""
     from playwright.sync_api import sync_playwright
+    from rmqlab.widgets.dashboard import Dashboard
+    from rmqlab.widgets.demo import demo_lab
+    from rmqlab.widgets.export import save_html
+    from rmqlab.widgets.flow_view import FlowView
 
     from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, VIEWPORT
-    from widgets.dashboard import Dashboard
-    from widgets.demo import demo_lab
-    from widgets.export import save_html
-    from widgets.flow_view import FlowView
 
     view = FlowView()
     view.main = True
@@ -247,13 +247,13 @@ def measure(
             "--LabApp.extension_manager=readonly", "--LabApp.expose_app_in_browser=True",
         ]  # fmt: skip
         if nodelay:
-            argv.append('--ServerApp.jpserver_extensions={"widgets.nodelay": True}')  # a Python literal
+            argv.append('--ServerApp.jpserver_extensions={"rmqlab.widgets.nodelay": True}')  # a Python literal
         # the server runs in the temp root: a relative PYTHONPATH would lose widgets/ and bench/ there
         os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
         server = start_server(argv, home=home, root=root, token=token, port=port, ready_path="/api/status")
         try:
             if nodelay:
-                _require_log(server, "widgets.nodelay: TCP_NODELAY")
+                _require_log(server, "rmqlab.widgets.nodelay: TCP_NODELAY")
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
                 try:

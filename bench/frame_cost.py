@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def measure(lab: Path) -> list[dict[str, Any]]:
     """One row per dashboard the lab builds."""
-    import widgets.dashboard as dashboard_module
-    from widgets.frames import build_run, encode
-    from widgets.scene import SceneView
+    import rmqlab.widgets.dashboard as dashboard_module
+    from rmqlab.widgets.frames import build_run, encode
+    from rmqlab.widgets.scene import SceneView
 
     built: list[Any] = []
     original = dashboard_module.Dashboard.__init__

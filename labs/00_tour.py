@@ -112,8 +112,8 @@ show_trace(lab.trace, "rebalanced", fields=("topic", "added"))
 # which queue.
 
 # %% tags=["nbval-ignore-output"]
-from widgets.checkpoints import Checkpoint
-from widgets.dashboard import Dashboard
+from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.dashboard import Dashboard
 
 def tour_lab():
     """This lab's run as a factory: TopicTest × 4 queues on each broker, c1, c2 from 2 s to 45 s, one message / 10 s."""
@@ -227,7 +227,7 @@ show_trace(lab.trace, "lifecycle", "rebalanced", fields=("event", "topic", "adde
 
 # %% [markdown]
 # ## Keeping what you saw
-# To hand in or share a run, save it from a cell of your own (`from widgets.export import save_html, save_jsonl,
+# To hand in or share a run, save it from a cell of your own (`from rmqlab.widgets.export import save_html, save_jsonl,
 # save_png, save_svg`): `save_html(dash, "tour.html")` writes a page that opens in any browser without Jupyter,
 # light or dark; `save_svg` / `save_png` keep one picture; `save_jsonl(dash, "tour.jsonl")` keeps the trace up
 # to where the Dashboard stands, one event per line, the same file `rmqlab run FILE --jsonl OUT` writes.

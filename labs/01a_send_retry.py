@@ -81,8 +81,8 @@ def broker_a_dies(mode="send", sends=1):
 # Step until m1's first attempt fails, and watch where its retry goes.
 
 # %% tags=["nbval-ignore-output"]
-from widgets.checkpoints import Checkpoint
-from widgets.dashboard import Dashboard
+from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(broker_a_dies, knobs={"mode": "send", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s",
                  checkpoints=[Checkpoint(before="stored", msg_id="M0002", ask="where", name="where m1 is stored")])

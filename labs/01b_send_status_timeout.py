@@ -84,8 +84,8 @@ def flush_timeouts(retry_another_broker_when_not_store_ok=False, sends=1):
 # exercise 4.
 
 # %% tags=["nbval-ignore-output"]
-from widgets.checkpoints import Checkpoint
-from widgets.dashboard import Dashboard
+from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.dashboard import Dashboard
 
 flush_dash = Dashboard(
     flush_timeouts, knobs={"retry_another_broker_when_not_store_ok": False, "sends": 8}, horizon="10s"

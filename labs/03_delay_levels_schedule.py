@@ -79,8 +79,8 @@ show_trace(lab.trace, "delivered", "scheduled", "delay_delivered")
 # watch the retry timeline (its tab): one lane, every delivery and every wait. Stop at the third delivery.
 
 # %% tags=["nbval-ignore-output"]
-from widgets.checkpoints import Checkpoint
-from widgets.dashboard import Dashboard
+from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", checkpoints=[
     Checkpoint(before="scheduled", ask="where", name="the first retry's delay level"),
@@ -159,8 +159,8 @@ grading_03_2.verify("03.2", answer_2)
 # level longer (10 s … 2 h); what shape does the curve take past 16?
 
 # %%
-from widgets.chart_data import time_to_dlq
-from widgets.charts import time_to_dlq_chart
+from rmqlab.widgets.chart_data import time_to_dlq
+from rmqlab.widgets.charts import time_to_dlq_chart
 
 time_to_dlq_chart(time_to_dlq(failing_lab, [0, 2, 4, 8, 12, 16, 18, 20], until="1d"))
 

@@ -78,8 +78,8 @@ def refund_fails(max_reconsume_times=1, reject_send_back=False, retry_queue_nums
 # Step through the first refund's deliveries and stop before its second send-back.
 
 # %% tags=["nbval-ignore-output"]
-from widgets.checkpoints import Checkpoint
-from widgets.dashboard import Dashboard
+from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(refund_fails, knobs={"max_reconsume_times": 1, "messages": 3}, horizon="1m", checkpoints=[
     Checkpoint(before="send_back", msg_id="M0001", nth=2, ask="where", name="where refund 17 goes after its retry fails"),

@@ -63,8 +63,8 @@ def raised_late(update_topic_at_s=0):
 # first send-back and stop there.
 
 # %% tags=["nbval-ignore-output"]
-from widgets.checkpoints import Checkpoint
-from widgets.dashboard import Dashboard
+from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(raised_late, horizon="61s", checkpoints=[
     Checkpoint(before="scheduled", ask="where", name="where the first retry waits"),

@@ -68,8 +68,8 @@ def topic_queue(c):
 # Step to 10 s and stop there.
 
 # %% tags=["nbval-ignore-output"]
-from widgets.checkpoints import Checkpoint
-from widgets.dashboard import Dashboard
+from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
     Checkpoint(before="delivered", nth=3, ask="when", name="when ok2 starts"),
@@ -208,7 +208,7 @@ show_trace(lab.trace, "offset_updated", "offset_persisted", "lifecycle", fields=
 # that lag drop to 0, and when does the lag against the client's own copy?
 
 # %%
-from widgets.charts import lag_chart
+from rmqlab.widgets.charts import lag_chart
 
 lab, c = five_messages()
 lag_chart(lab.run(until="2m"))

@@ -114,8 +114,8 @@ SELECTORS = {"by_order_id": by_order_id}
 # The picture: orders 3–6 this time, each sending at 1 s, 10 s and 45 s. Step to 10 s and stop there.
 
 # %% tags=["nbval-ignore-output"]
-from widgets.checkpoints import Checkpoint
-from widgets.dashboard import Dashboard
+from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
                  knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="50s",

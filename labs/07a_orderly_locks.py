@@ -62,8 +62,8 @@ def topic_queue(c, queue_id=0):
 # deliveries of `bad` and stop before `c`; the table under it is the same run.
 
 # %% tags=["nbval-ignore-output"]
-from widgets.checkpoints import Checkpoint
-from widgets.dashboard import Dashboard
+from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.dashboard import Dashboard
 
 def retry_picture(max_reconsume_times=3):
     """``orderly_lab()`` as a Dashboard factory: a, bad, c from 2 s; bad always suspends."""

@@ -75,8 +75,8 @@ def takeover_lab(crash_at_s=10, c2_start_s=11):
 
 
 # %% tags=["nbval-ignore-output"]
-from widgets.checkpoints import Checkpoint
-from widgets.dashboard import Dashboard
+from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s", checkpoints=[
     Checkpoint(before="lock_acquired", actor="consumer:c2", ask="who", name="who holds the queue next"),

@@ -61,8 +61,8 @@ def two_consumers(model):
 # BROADCASTING (then Rebuild). Step through in CLUSTERING first: who gets each message, and where its retry goes.
 
 # %% tags=["nbval-ignore-output"]
-from widgets.checkpoints import Checkpoint
-from widgets.dashboard import Dashboard
+from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.dashboard import Dashboard
 
 MODELS = ("CLUSTERING", "BROADCASTING")
 dash = Dashboard(two_consumers_lab, knobs={"model": "CLUSTERING", "messages": 3}, knob_options={"model": MODELS},

@@ -70,8 +70,8 @@ def succeeded(lab):
 # The picture: the system as deployed, its first 30 seconds. Play it and watch queue 0 of `Payments`.
 
 # %% tags=["nbval-ignore-output"]
-from widgets.checkpoints import Checkpoint
-from widgets.dashboard import Dashboard
+from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="30s", checkpoints=[
     Checkpoint(before="delivered", nth=4, ask="when", name="when bad-card comes again"),
@@ -203,7 +203,7 @@ show_trace(fixed.trace, "consumed", "send_back", "dead_lettered", fields=("queue
 # `max_reconsume_times=5`, how many deliveries does each payment get in 10 minutes, and how does each end?
 
 # %%
-from widgets.charts import deliveries_chart, summary_chart
+from rmqlab.widgets.charts import deliveries_chart, summary_chart
 
 summary_chart(deployed(), log_y=True, title="As deployed: deliveries climb, nothing more is consumed")
 

@@ -13,17 +13,17 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-
-from rmqlab import EventKind
-from widgets import Dashboard, animation, demo_lab
-from widgets.animation import (
+from rmqlab.widgets import Dashboard, animation, demo_lab
+from rmqlab.widgets.animation import (
     ANIMATION_FORMATS,
     animation_frames,
     frame_svg,
     resolve_theme_variables,
     save_animation,
 )
-from widgets.export import LIGHT
+from rmqlab.widgets.export import LIGHT
+
+from rmqlab import EventKind
 
 
 @pytest.fixture(scope="module")

@@ -15,10 +15,8 @@ from pathlib import Path
 import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
-
-from rmqlab import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, Lab, Message, after
-from widgets import demo_lab
-from widgets.chart_data import (
+from rmqlab.widgets import demo_lab
+from rmqlab.widgets.chart_data import (
     DeliveryCount,
     DlqPoint,
     LagPoint,
@@ -29,7 +27,9 @@ from widgets.chart_data import (
     run_summary,
     time_to_dlq,
 )
-from widgets.charts import deliveries_chart, lag_chart, summary_chart, time_to_dlq_chart
+from rmqlab.widgets.charts import deliveries_chart, lag_chart, summary_chart, time_to_dlq_chart
+
+from rmqlab import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, Lab, Message, after
 
 ROOT = Path(__file__).resolve().parents[1]
 OK = ConsumeConcurrentlyStatus.CONSUME_SUCCESS

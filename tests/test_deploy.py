@@ -139,7 +139,7 @@ def test_z2jh_default_url_and_seed_hook_point_at_what_the_image_has(z2jh: dict[s
     files = single["extraFiles"]["rmqlab-server-config"]
     assert files["mountPath"].startswith("/etc/jupyter/jupyter_server_config.d/")
     assert files["data"] == {"KernelManager": {"transport": "ipc"},
-                             "ServerApp": {"jpserver_extensions": {"widgets.nodelay": True}}}  # fmt: skip
+                             "ServerApp": {"jpserver_extensions": {"rmqlab.widgets.nodelay": True}}}  # fmt: skip
     assert (ROOT / "widgets" / "nodelay.py").exists()
     runtime = single["extraEnv"]["JUPYTER_RUNTIME_DIR"]
     # an IPC socket is <runtime>/kernel-<uuid>-ipc-<n>: it must fit in sun_path's 107 bytes
@@ -255,7 +255,7 @@ def test_tljh_jupyterhub_config_opens_the_tour_with_ipc_kernels(plugin: ModuleTy
     assert c.Spawner.default_url == "/lab/tree/labs/00_tour.ipynb"
     assert c.Spawner.args == [
         "--KernelManager.transport=ipc",
-        '--ServerApp.jpserver_extensions={"widgets.nodelay": True}',
+        '--ServerApp.jpserver_extensions={"rmqlab.widgets.nodelay": True}',
     ]  # tests/test_environments.py starts a server with exactly these
     assert c.SystemdSpawner.isolate_tmp is True and c.Spawner.environment == {
         "JUPYTER_RUNTIME_DIR": "/tmp/jupyter-runtime", "JUPYTER_PREFER_ENV_PATH": "0"

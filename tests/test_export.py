@@ -19,12 +19,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
-from rmqlab import EventKind, Lab
-from rmqlab.lab.cli import main as cli_main
-from rmqlab.lab.scenario import load_scenario
-from widgets import Dashboard, EventLog, FlowView, demo_lab
-from widgets.export import (
+from rmqlab.widgets import Dashboard, EventLog, FlowView, demo_lab
+from rmqlab.widgets.export import (
     DARK,
     LIGHT,
     ExportError,
@@ -39,7 +35,11 @@ from widgets.export import (
     standalone_html,
     standalone_svg,
 )
-from widgets.scene import Scene
+from rmqlab.widgets.scene import Scene
+
+from rmqlab import EventKind, Lab
+from rmqlab.lab.cli import main as cli_main
+from rmqlab.lab.scenario import load_scenario
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SVG = "{http://www.w3.org/2000/svg}"
@@ -285,7 +285,7 @@ def test_png_without_a_browser_says_what_is_missing(dash: Dashboard, tmp_path: P
                                                     monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     monkeypatch.delenv("RMQLAB_BROWSER", raising=False)
     monkeypatch.delenv("BROWSER_PATH", raising=False)
-    monkeypatch.setattr("widgets.export.BROWSER_CANDIDATES", (str(tmp_path / "no-chromium"),))
+    monkeypatch.setattr("rmqlab.widgets.export.BROWSER_CANDIDATES", (str(tmp_path / "no-chromium"),))
     with pytest.raises(ExportError, match=r"save_png needs Chromium .* apt-get install chromium"):
         save_png(dash.view("Message flow"), tmp_path / "x.png")
     with pytest.raises(ExportError, match=r"browser='/nowhere/chrome': no executable there"):

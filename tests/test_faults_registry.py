@@ -177,9 +177,9 @@ def test_docs_reference_lists_every_kind_its_call_and_fields() -> None:
 
 
 def test_the_dashboard_fault_vocabulary_is_the_registry() -> None:
-    """widgets.replay.FAULT_KINDS is the registry's kinds with a dashboard label; each has only name fields, so a
+    """rmqlab.widgets.replay.FAULT_KINDS is the registry's kinds with a dashboard label; each has only name fields, so a
     click needs nothing else; the controller has one button per kind and sorts targets by the registry's refs."""
-    from widgets import controller, replay
+    from rmqlab.widgets import controller, replay
 
     dashboard = {fault.kind: fault.dashboard for fault in faults.FAULTS if fault.dashboard}
     assert dashboard == replay.FAULT_KINDS
@@ -205,7 +205,7 @@ def test_the_dashboard_fault_vocabulary_is_the_registry() -> None:
 
 def test_an_injected_fault_is_dispatched_as_the_scenario_entry_of_its_kind(monkeypatch: pytest.MonkeyPatch) -> None:
     """InjectedFault.apply goes through faults.apply with the entry a scenario file would hold: the same call."""
-    from widgets.replay import InjectedFault
+    from rmqlab.widgets.replay import InjectedFault
 
     applied: list[dict[str, Any]] = []
     monkeypatch.setattr(faults, "apply", lambda lab, spec: applied.append(dict(spec)))

@@ -7,6 +7,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from rmqlab.widgets.controller import Controller
+from rmqlab.widgets.demo import demo_lab
+from rmqlab.widgets.flow_layout import FLOW_CSS, R, token_text
+from rmqlab.widgets.flow_view import FlowView, FlowVM, countdown, flow_scene, flow_view_model
+from rmqlab.widgets.palette import TOKEN_COLOURS, token_colour
+from rmqlab.widgets.replay import Replay
+from rmqlab.widgets.scene import Scene, text_width
 from view_checks import overlapping_texts
 
 from rmqlab import ConsumeConcurrentlyStatus as C
@@ -14,13 +21,6 @@ from rmqlab import ConsumeOrderlyStatus as CO
 from rmqlab import EventKind as K
 from rmqlab import Lab, Message, SelectMessageQueueByHash, load_scenario
 from rmqlab.common.message import SCHEDULE_TOPIC
-from widgets.controller import Controller
-from widgets.demo import demo_lab
-from widgets.flow_layout import FLOW_CSS, R, token_text
-from widgets.flow_view import FlowView, FlowVM, countdown, flow_scene, flow_view_model
-from widgets.palette import TOKEN_COLOURS, token_colour
-from widgets.replay import Replay
-from widgets.scene import Scene, text_width
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,12 +4,12 @@ the engine's next state."""
 from __future__ import annotations
 
 import pytest
+from rmqlab.widgets import Checkpoint, Controller, Dashboard, demo_lab
+from rmqlab.widgets.checkpoints import CheckpointError
+from rmqlab.widgets.frames import build_run, decode, encode
+from rmqlab.widgets.scene import SceneView
 
 from rmqlab import EventKind, Lab
-from widgets import Checkpoint, Controller, Dashboard, demo_lab
-from widgets.checkpoints import CheckpointError
-from widgets.frames import build_run, decode, encode
-from widgets.scene import SceneView
 
 
 def failing() -> Lab:

@@ -1,6 +1,6 @@
 """Every lab's dashboards, stepped headless from Reset to the end the way a student steps them (issue 30).
 
-Each lab source (``labs/NN_x.py``) is executed as a script with :class:`widgets.dashboard.Dashboard` replaced by a
+Each lab source (``labs/NN_x.py``) is executed as a script with :class:`rmqlab.widgets.dashboard.Dashboard` replaced by a
 subclass that records every dashboard the lab builds, so the runs checked are the lab's own, found by what they are
 (dashboards), never by cell position. Each run is then stepped with a view-less controller and checked:
 
@@ -27,13 +27,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rmqlab.widgets import dashboard as dashboard_module
+from rmqlab.widgets.controller import Controller
+from rmqlab.widgets.event_log import event_log_model
+from rmqlab.widgets.spacetime_view import ArrowKind, spacetime_view_model
 
 from rmqlab import EventKind as K
 from rmqlab import Lab
-from widgets import dashboard as dashboard_module
-from widgets.controller import Controller
-from widgets.event_log import event_log_model
-from widgets.spacetime_view import ArrowKind, spacetime_view_model
 
 LABS = Path(__file__).resolve().parent.parent / "labs"
 SOURCES = sorted(p.name for p in LABS.glob("[0-9][0-9]*_*.py"))

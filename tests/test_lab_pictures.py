@@ -103,7 +103,7 @@ def _dashboards_of(source: Path) -> list[Any]:
     """
     if source.name in _BUILT:
         return _BUILT[source.name]
-    import widgets.dashboard as dashboard_module
+    import rmqlab.widgets.dashboard as dashboard_module
 
     built: list[Any] = []
     original_init = dashboard_module.Dashboard.__init__

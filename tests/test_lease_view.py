@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from rmqlab import ConsumeOrderlyStatus as O
-from rmqlab import Lab, Message, after
-from rmqlab.snapshot import LabSnapshot
-from widgets import Controller, Replay, demo_lab, take_snapshot
-from widgets.lease_view import (
+from rmqlab.widgets import Controller, Replay, demo_lab, take_snapshot
+from rmqlab.widgets.lease_view import (
     BROKER_LEASE_MS,
     CLIENT_TRUST_MS,
     LOCK_INTERVAL_MS,
@@ -18,6 +15,10 @@ from widgets.lease_view import (
     lease_scene,
     lease_text,
 )
+
+from rmqlab import ConsumeOrderlyStatus as O
+from rmqlab import Lab, Message, after
+from rmqlab.snapshot import LabSnapshot
 
 Q = "ORD@broker-a:0"
 

@@ -5,20 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from rmqlab import ConsumeConcurrentlyStatus as S
-from rmqlab import ConsumeOrderlyStatus as O
-from rmqlab import EventKind, Lab, Message, after
-from rmqlab.lab.scenario import load_scenario
-from rmqlab.snapshot import LabSnapshot, OffsetState
-from widgets import Controller, Replay, take_snapshot
-from widgets.offset_strip import (
+from rmqlab.widgets import Controller, Replay, take_snapshot
+from rmqlab.widgets.offset_strip import (
     CELL_PX,
     OffsetStripView,
     offset_strip_model,
     offset_strip_scene,
     offset_strip_text,
 )
+
+from rmqlab import ConsumeConcurrentlyStatus as S
+from rmqlab import ConsumeOrderlyStatus as O
+from rmqlab import EventKind, Lab, Message, after
+from rmqlab.lab.scenario import load_scenario
+from rmqlab.snapshot import LabSnapshot, OffsetState
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -87,7 +87,7 @@ def test_constraints_pin_every_declared_package_inside_its_range() -> None:
 
 
 def test_plotly_is_declared_for_the_whole_run_charts() -> None:
-    """widgets.charts draws with plotly (tests/test_charts.py says which module alone imports it): the lab extra."""
+    """rmqlab.widgets.charts draws with plotly (tests/test_charts.py says which module imports it): the lab extra."""
     lab_extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["lab"]
     assert [r for r in lab_extra if r.startswith(("plotly", "resvg-py", "pillow"))] == [
         "plotly>=6.0,<8",
@@ -136,7 +136,7 @@ def test_make_lab_installs_only_what_running_the_labs_needs() -> None:
     assert "labs/make_student.py labs build/student-labs" in commands
     lab = next(line for line in commands.splitlines() if "/bin/jupyter lab" in line)
     assert ("--allow-root" in lab) == (os.getuid() == 0)
-    assert "widgets.nodelay" in lab and "--notebook-dir=build/student-labs" in lab
+    assert "rmqlab.widgets.nodelay" in lab and "--notebook-dir=build/student-labs" in lab
     assert "deploy/jupyter_roles.py student build/jupyter-student" in lab
     assert "JUPYTER_PREFER_ENV_PATH=0 JUPYTER_CONFIG_DIR=build/jupyter-student " in lab
     teacher = subprocess.run(["make", "-n", "teacher", "VENV=/nonexistent/venv"], cwd=ROOT, capture_output=True,

@@ -108,17 +108,6 @@ def test_import_rmqlab_loads_names_on_first_use() -> None:
         _ = rmqlab.Nope  # type: ignore[attr-defined]
 
 
-def test_the_views_old_name_is_the_same_modules_in_a_checkout() -> None:
-    """``import widgets`` (labs and tests not yet switched) and ``rmqlab.widgets`` are one module, never two copies."""
-    proc = python("""
-        import widgets.dashboard, rmqlab.widgets.dashboard, widgets, rmqlab.widgets
-        from widgets import Dashboard
-        print(widgets is rmqlab.widgets, widgets.dashboard is rmqlab.widgets.dashboard,
-              Dashboard is rmqlab.widgets.dashboard.Dashboard, Dashboard.__module__)
-    """)
-    assert proc.stdout == "True True True rmqlab.widgets.dashboard\n", proc.stderr
-
-
 def test_a_students_widgets_py_beside_the_labs_does_not_hide_the_views(tmp_path: Path) -> None:
     (tmp_path / "widgets.py").write_text("raise RuntimeError('my own widgets.py')\n")
     proc = python("""

@@ -7,8 +7,9 @@ dashboard showed "end" before a send scheduled an hour later.
 
 from __future__ import annotations
 
+from rmqlab.widgets.replay import Replay
+
 from rmqlab import ConsumeConcurrentlyStatus, EventKind, Lab, Message
-from widgets.replay import Replay
 
 HOUR = 3_600_000
 

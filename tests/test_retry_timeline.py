@@ -6,12 +6,12 @@ import itertools
 from collections import Counter
 
 import pytest
+from rmqlab.widgets import Controller, Replay, RetryTimeline, demo_lab
+from rmqlab.widgets.retry_timeline import retry_timeline_model, retry_timeline_scene, retry_timeline_text
 from view_checks import example_snapshot, overlapping_texts, texts_outside
 
 from rmqlab import EventKind
 from rmqlab.snapshot import LabSnapshot
-from widgets import Controller, Replay, RetryTimeline, demo_lab
-from widgets.retry_timeline import retry_timeline_model, retry_timeline_scene, retry_timeline_text
 
 DEFAULT_WAITS = [
     "L3 · 10 s", "L4 · 30 s", "L5 · 1 m", "L6 · 2 m", "L7 · 3 m", "L8 · 4 m", "L9 · 5 m", "L10 · 6 m",

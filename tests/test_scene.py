@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from widgets.scene import Mark, Scene, SceneView, SceneWidget, legend_marks
+from rmqlab.widgets.scene import Mark, Scene, SceneView, SceneWidget, legend_marks
 
 
 def small() -> Scene:

@@ -14,11 +14,11 @@ from enum import Enum
 from pathlib import Path
 
 import pytest
+from rmqlab.widgets import Replay, demo_lab
 
 from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, MessageQueue, ScriptedListener, TraceEvent, after
 from rmqlab.core.scheduler import TimerKind
 from rmqlab.snapshot import LabSnapshot, OffsetState, TimerSnap, TraceIndex, take_snapshot
-from widgets import Replay, demo_lab
 
 T0 = MessageQueue("T", "broker-a", 0)
 

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import pytest
+from rmqlab.widgets import Controller, demo_lab
+from rmqlab.widgets.scene import Mark, Scene
+from rmqlab.widgets.spacetime_view import (
+    ArrowKind,
+    SpaceTimeView,
+    spacetime_scene,
+    spacetime_text,
+    spacetime_view_model,
+)
 from view_checks import example_snapshot, overlapping_texts, texts_outside
 
 from rmqlab import EventKind
 from rmqlab.snapshot import LabSnapshot
-from widgets import Controller, demo_lab
-from widgets.scene import Mark, Scene
-from widgets.spacetime_view import ArrowKind, SpaceTimeView, spacetime_scene, spacetime_text, spacetime_view_model
 
 DEFAULT_WAITS_S = [10, 30, 60, 120, 180, 240, 300, 360, 420, 480, 540, 600, 1200, 1800, 3600, 7200]
 """messageDelayLevel 3..18 (spec: 10s 30s 1m … 2h): the 16 waits of the default retry schedule."""

@@ -7,9 +7,8 @@ import re
 import nbformat
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
-
-from widgets import Dashboard, demo_lab
-from widgets.flow_view import FlowView
+from rmqlab.widgets import Dashboard, demo_lab
+from rmqlab.widgets.flow_view import FlowView
 
 
 def test_static_html_has_clock_caption_and_every_view() -> None:
@@ -35,7 +34,7 @@ def test_nbconvert_without_widget_state_shows_the_static_picture(tmp_path) -> No
     nb = nbformat.v4.new_notebook()
     nb.cells = [
         nbformat.v4.new_code_cell(
-            "from widgets import Dashboard, demo_lab\nd = Dashboard(demo_lab)\nd.controller.seek_time('12s')\nd"
+            "from rmqlab.widgets import Dashboard, demo_lab\nd = Dashboard(demo_lab)\nd.controller.seek_time('12s')\nd"
         )
     ]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import functools
 
+from rmqlab.widgets.controller import Controller
+from rmqlab.widgets.demo import demo_lab
+from rmqlab.widgets.event_log import event_log_html, event_log_model
+from rmqlab.widgets.replay import Replay
+from rmqlab.widgets.spacetime_view import ArrowKind, spacetime_view_model
+
 from rmqlab import EventKind as K
 from rmqlab import Lab, Message
 from rmqlab.narrate import Repeat, narrate, reading_order, step_caption
-from widgets.controller import Controller
-from widgets.demo import demo_lab
-from widgets.event_log import event_log_html, event_log_model
-from widgets.replay import Replay
-from widgets.spacetime_view import ArrowKind, spacetime_view_model
 
 
 def _run(**knobs: object) -> Replay:

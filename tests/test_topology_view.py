@@ -4,12 +4,9 @@ labels that never overlap and edges that never cross a box."""
 from __future__ import annotations
 
 import pytest
-
-from rmqlab import ConsumeConcurrentlyStatus as S
-from rmqlab import Lab, Message
-from widgets import Controller, demo_lab, take_snapshot
-from widgets.scene import Mark, Scene, text_width
-from widgets.topology_view import (
+from rmqlab.widgets import Controller, demo_lab, take_snapshot
+from rmqlab.widgets.scene import Mark, Scene, text_width
+from rmqlab.widgets.topology_view import (
     LAYERS,
     TopologyView,
     topology_graph,
@@ -17,6 +14,9 @@ from widgets.topology_view import (
     topology_scene,
     topology_text,
 )
+
+from rmqlab import ConsumeConcurrentlyStatus as S
+from rmqlab import Lab, Message
 
 
 def two_brokers() -> Lab:
@@ -201,7 +201,7 @@ def test_a_broker_down_and_a_crashed_instance_are_flagged():
 
 def test_view_is_a_scene_without_plotly():
     """The view draws an SVG scene (test id rq-topology); plotly is not imported by the module."""
-    import widgets.topology_view as module
+    import rmqlab.widgets.topology_view as module
 
     assert "plotly" not in module.__dict__ and not any("plotly" in str(v) for v in vars(module).values())
     view = TopologyView(window=5)

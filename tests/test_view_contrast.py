@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from widgets.lease_view import _HOLDER_COLOURS
-from widgets.palette import JUPYTERLAB_THEMES, OKABE_ITO, STATE_STYLE, TOKEN_COLOURS, contrast_ratio
-from widgets.scene import BASE_CSS
+from rmqlab.widgets.lease_view import _HOLDER_COLOURS
+from rmqlab.widgets.palette import JUPYTERLAB_THEMES, OKABE_ITO, STATE_STYLE, TOKEN_COLOURS, contrast_ratio
+from rmqlab.widgets.scene import BASE_CSS
 
 AA = 4.5
 BACKGROUNDS = ("layout-color0", "layout-color1", "layout-color2")

@@ -6,13 +6,13 @@ import subprocess
 import sys
 
 import pytest
+from rmqlab.widgets import DEMO_KNOB_OPTIONS, DEMO_KNOBS, Controller, Dashboard, Replay, ReplayError, demo_lab
+from rmqlab.widgets.controller import JUMP_KINDS
+from rmqlab.widgets.event_log import EventLog
+from rmqlab.widgets.offset_strip import OffsetStripView
+from rmqlab.widgets.replay import InjectedFault
 
 from rmqlab import EventKind, Lab
-from widgets import DEMO_KNOB_OPTIONS, DEMO_KNOBS, Controller, Dashboard, Replay, ReplayError, demo_lab
-from widgets.controller import JUMP_KINDS
-from widgets.event_log import EventLog
-from widgets.offset_strip import OffsetStripView
-from widgets.replay import InjectedFault
 
 DEMO_STOPS_START = (3, 7, 12, 13, 17, 20, 21, 25, 28, 29, 30, 33, 38, 39)
 
@@ -392,8 +392,8 @@ def test_partition_and_heal_and_bad_fault_input():
 
 def test_default_views_put_the_message_flow_above_the_tabs():
     """default_views() is the one list: FlowView is the main picture, the rest are tabs, all in dash.views."""
-    from widgets.dashboard import default_views
-    from widgets.flow_view import FlowView
+    from rmqlab.widgets.dashboard import default_views
+    from rmqlab.widgets.flow_view import FlowView
 
     views = default_views()
     assert [v.title for v in views] == [
@@ -424,7 +424,7 @@ def test_default_views_put_the_message_flow_above_the_tabs():
 
 def test_scene_views_draw_a_legend_and_the_dashboard_shows_text_legends():
     """Every default scene view's picture carries legend marks; a view's ``legend`` text is shown under it."""
-    from widgets.scene import SceneView
+    from rmqlab.widgets.scene import SceneView
 
     d = Dashboard(demo_lab)
     scenes = [v for v in d.views if isinstance(v, SceneView)]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from widgets import Controller, EventLog, LeaseView, OffsetStripView, TopologyView, demo_lab
+from rmqlab.widgets import Controller, EventLog, LeaseView, OffsetStripView, TopologyView, demo_lab
 
 
 def drive(*views, k: int, factory=demo_lab):

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from rmqlab.widgets import OffsetState, Replay, demo_lab, take_snapshot
+from rmqlab.widgets.event_log import event_log_model, event_log_text
+from rmqlab.widgets.flow_view import flow_view_model
+from rmqlab.widgets.lease_view import lease_model, lease_text
+from rmqlab.widgets.offset_strip import offset_strip_model, offset_strip_text
+from rmqlab.widgets.topology_view import topology_model, topology_text
 
 from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, after
 from rmqlab.snapshot import ScheduleLevelSnap
-from widgets import OffsetState, Replay, demo_lab, take_snapshot
-from widgets.event_log import event_log_model, event_log_text
-from widgets.flow_view import flow_view_model
-from widgets.lease_view import lease_model, lease_text
-from widgets.offset_strip import offset_strip_model, offset_strip_text
-from widgets.topology_view import topology_model, topology_text
 
 
 def slow_first_lab() -> Lab:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rmqlab.widgets import Replay
+from rmqlab.widgets.scene import Mark, Scene, text_width
+
 from rmqlab.lab.scenario import load_scenario
 from rmqlab.snapshot import LabSnapshot
-from widgets import Replay
-from widgets.scene import Mark, Scene, text_width
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

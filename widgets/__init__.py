@@ -9,9 +9,6 @@ and a plain-text rendering; the
 
 from __future__ import annotations
 
-if __name__ == "widgets":  # the old name, from a source checkout: be rmqlab.widgets (widgets/_old_name.py)
-    from . import _old_name  # noqa: F401
-
 try:  # what the [lab] extra installs: without it, say so instead of a bare "No module named 'ipywidgets'"
     import anywidget  # noqa: F401
     import ipywidgets  # noqa: F401

@@ -7,7 +7,7 @@ dashboard on screen does not move — and at each step takes the main view's :cl
 (the same SVG the notebook, nbconvert and the docs show) and the step's caption, then rasterises every frame
 without a browser (resvg, through ``resvg-py``) and writes them with Pillow::
 
-    from widgets.animation import save_animation
+    from rmqlab.widgets.animation import save_animation
     save_animation(dash, "lab03.gif")                       # every step of the run
     save_animation(dash, "retries.webp", start=5, stop=25)  # steps 5 … 24 (20 frames), as animated WebP
 

@@ -4,7 +4,7 @@ Where a question is about the whole run rather than one step — consumer lag pe
 message, time to the DLQ as ``maxReconsumeTimes`` grows, what a storm of faults did — a chart answers it at a
 glance::
 
-    from widgets.charts import lag_chart, deliveries_chart, time_to_dlq_chart, summary_chart
+    from rmqlab.widgets.charts import lag_chart, deliveries_chart, time_to_dlq_chart, summary_chart
     lag_chart(lab)                                   # every group's lag on every queue, step by step in time
     deliveries_chart(lab, labels={"M0003": "bad-card"})
     time_to_dlq_chart(time_to_dlq(failing_lab, [0, 2, 4, 8, 16, 20]))

@@ -5,7 +5,7 @@ A student hands in a picture, a teacher puts one on a slide, a reader without Ju
 are the *static* drawing the views already make for nbconvert and the docs site (:meth:`Scene.to_svg`,
 :meth:`Dashboard.static_html`), so an export shows exactly what the notebook shows, without a kernel::
 
-    from widgets.export import save_html, save_png, save_svg, save_jsonl
+    from rmqlab.widgets.export import save_html, save_png, save_svg, save_jsonl
     save_html(dash, "lab03.html")                       # the whole dashboard, one file, no network
     save_svg(dash.view("Retry timeline"), "retries.svg")
     save_png(dash.view("Message flow"), "flow.png")     # needs Chromium (Debian: apt-get install chromium)

@@ -18,7 +18,7 @@ __all__: list[str] = []
 
 
 def _jupyter_server_extension_points() -> list[dict[str, str]]:
-    return [{"module": __name__}]  # rmqlab.widgets.nodelay (widgets.nodelay in a checkout by its old name)
+    return [{"module": __name__}]  # rmqlab.widgets.nodelay
 
 
 _patched: list[Any] = []
@@ -38,4 +38,4 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
 
     KernelWebsocketHandler.open = open_without_nagle  # type: ignore[method-assign]
     _patched.append(KernelWebsocketHandler)
-    serverapp.log.info("widgets.nodelay: TCP_NODELAY on kernel websockets")
+    serverapp.log.info("rmqlab.widgets.nodelay: TCP_NODELAY on kernel websockets")

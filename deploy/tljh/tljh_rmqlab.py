@@ -50,7 +50,7 @@ CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
 }
 """What the plugin writes into TLJH's config.yaml where the teacher has not set a value (``tljh-config``)."""
 
-SERVER_ARGS = ("--KernelManager.transport=ipc", '--ServerApp.jpserver_extensions={"widgets.nodelay": True}')
+SERVER_ARGS = ("--KernelManager.transport=ipc", '--ServerApp.jpserver_extensions={"rmqlab.widgets.nodelay": True}')
 """Extra arguments of every student's server: IPC kernels, and Nagle's algorithm off on kernel websockets.
 
 A command-line Dict is read as a Python literal by traitlets: ``True``, not JSON's ``true`` (which stops every

@@ -1,8 +1,8 @@
 """``rmqlab`` on the command line: ``run FILE [--json] [--msg ID] [--kind KIND] [--jsonl OUT]``, ``validate FILE``,
 ``schema``, ``labs [DIR] [--lang en|zh] [--teacher] [--colab] [--force]`` (:mod:`rmqlab.lab.labs_command`).
 
-``--jsonl OUT`` saves the whole trace as JSON Lines (``Trace.to_jsonl``: the bytes ``widgets.export.save_jsonl``
-writes from a notebook, which ``widgets.export.load_jsonl`` reads back); ``--jsonl -`` prints it instead of the
+``--jsonl OUT`` saves the whole trace as JSON Lines (``Trace.to_jsonl``: the bytes ``rmqlab.widgets.export.save_jsonl``
+writes from a notebook, which ``rmqlab.widgets.export.load_jsonl`` reads back); ``--jsonl -`` prints it instead of the
 timeline, for ``jq`` and friends.
 
 Exit codes: 0 ok, 2 a bad scenario or bad arguments (one line on stderr naming the field path), 1 the
@@ -112,7 +112,7 @@ def _parser() -> argparse.ArgumentParser:
         "--jsonl",
         metavar="OUT",
         help="also save every event of the run as JSON Lines to OUT (one event per line, as "
-        "widgets.export.save_jsonl writes); '-' prints them instead of the timeline",
+        "rmqlab.widgets.export.save_jsonl writes); '-' prints them instead of the timeline",
     )
     validate = commands.add_parser("validate", help="check a scenario file without running it")
     validate.add_argument("file", help="a scenario .json or .yaml file")

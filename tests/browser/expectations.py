@@ -29,12 +29,12 @@ from typing import Any
 
 import ipywidgets as W
 import nbformat
+from rmqlab.widgets.controller import Controller
+from rmqlab.widgets.flow_view import FlowView, FlowVM
+from rmqlab.widgets.scene import Scene, SceneView, _num
 from test_flow_view import engine_places  # tests/ is on sys.path (pytest's prepend import mode)
 
 from rmqlab import EventKind, parse_duration
-from widgets.controller import Controller
-from widgets.flow_view import FlowView, FlowVM
-from widgets.scene import Scene, SceneView, _num
 
 MIN_STEPS = 3
 """Step clicks every lab gets after Reset, at least."""

@@ -17,12 +17,11 @@ from typing import Any
 
 import nbformat
 import pytest
+from rmqlab.widgets.demo import demo_lab
+from rmqlab.widgets.flow_view import FlowVM, flow_scene, flow_view_model
+from rmqlab.widgets.replay import Replay
+from rmqlab.widgets.scene import _num
 from test_flow_view import engine_places, vm_places  # tests/ is on sys.path (pytest prepend import mode)
-
-from widgets.demo import demo_lab
-from widgets.flow_view import FlowVM, flow_scene, flow_view_model
-from widgets.replay import Replay
-from widgets.scene import _num
 
 from .conftest import (
     VIEWPORT,
@@ -64,9 +63,9 @@ def write_notebook(path: Path, start: int) -> None:
     cells = [
         nbformat.v4.new_code_cell(
             "import ipywidgets as W\n"
-            "from widgets.controller import Controller\n"
-            "from widgets.demo import demo_lab\n"
-            "from widgets.flow_view import FlowView"
+            "from rmqlab.widgets.controller import Controller\n"
+            "from rmqlab.widgets.demo import demo_lab\n"
+            "from rmqlab.widgets.flow_view import FlowView"
         ),
         nbformat.v4.new_code_cell(
             "view = FlowView()\n"

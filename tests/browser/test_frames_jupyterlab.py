@@ -10,9 +10,8 @@ from typing import Any
 
 import nbformat
 import pytest
-
-from widgets import Checkpoint, Dashboard, demo_lab
-from widgets.scene import SceneView
+from rmqlab.widgets import Checkpoint, Dashboard, demo_lab
+from rmqlab.widgets.scene import SceneView
 
 from .conftest import VIEWPORT, JsErrors, Server
 
@@ -23,7 +22,7 @@ FIRST_KERNEL_MS = 90_000
 RUN_ALL_MS = 120_000
 WAIT_MS = 20_000
 SETUP = (
-    "from widgets import Checkpoint, Dashboard, demo_lab\n"
+    "from rmqlab.widgets import Checkpoint, Dashboard, demo_lab\n"
     "dash = Dashboard(lambda: demo_lab(listener='fail_all', max_reconsume_times=1), horizon='2m',\n"
     "                 checkpoints=[Checkpoint(before='send_back', nth=2, ask='where')])\n"
     "dash"
@@ -143,7 +142,7 @@ def test_with_the_kernel_cut_off_step_still_moves_the_picture(
 
 
 def _num(v: float) -> str:
-    from widgets.scene import _num as num
+    from rmqlab.widgets.scene import _num as num
 
     return num(v)
 

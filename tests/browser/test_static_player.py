@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rmqlab.widgets import Checkpoint, Dashboard, demo_lab
+from rmqlab.widgets.export import save_html
+from rmqlab.widgets.scene import SceneView
 
 from rmqlab import Lab
-from widgets import Checkpoint, Dashboard, demo_lab
-from widgets.export import save_html
-from widgets.scene import SceneView
 
 from .conftest import JsErrors
 
@@ -142,11 +142,10 @@ def test_an_executed_notebook_exported_to_html_plays_from_disk(browser: Any, tmp
     from disk with every network request refused, Step moves it to the kernel's next frame."""
     import nbclient
     import nbformat
-
-    from widgets.notebook_html import save_notebook_html
+    from rmqlab.widgets.notebook_html import save_notebook_html
 
     source = (
-        "from widgets import Dashboard, demo_lab\n"
+        "from rmqlab.widgets import Dashboard, demo_lab\n"
         "Dashboard(lambda: demo_lab(listener='fail_all', max_reconsume_times=1), horizon='2m')"
     )
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
