@@ -146,7 +146,9 @@ class _CheckoutViews:
     A wheel or an editable install maps that folder to ``rmqlab/widgets`` (pyproject.toml's package-dir); a checkout
     on ``PYTHONPATH`` has no such folder, so this finder (a meta path finder: an object with ``find_spec``) says where
     it is. Only the package itself is found here: its submodules are then found by the usual path search in its
-    ``__path__``. Plain ``os.path``, no pathlib or importlib.abc: ``rmqlab --version`` imports this module.
+    ``__path__``. It goes first in ``sys.meta_path``: the views must be those beside the ``rmqlab`` just imported,
+    even where an editable install of another checkout maps ``rmqlab.widgets`` elsewhere (a git worktree on
+    ``PYTHONPATH``). Plain ``os.path``, no pathlib or importlib.abc: ``rmqlab --version`` imports this module.
     """
 
     def __init__(self, folder: str) -> None:
@@ -168,7 +170,7 @@ def _find_checkout_views() -> None:
     here = os.path.dirname(os.path.abspath(__file__))
     folder = os.path.join(os.path.dirname(here), "widgets")
     if not os.path.isdir(os.path.join(here, "widgets")) and os.path.isfile(os.path.join(folder, "__init__.py")):
-        sys.meta_path.append(_CheckoutViews(folder))
+        sys.meta_path.insert(0, _CheckoutViews(folder))
 
 
 _find_checkout_views()
