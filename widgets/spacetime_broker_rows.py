@@ -1,0 +1,145 @@
+"""The space-time rows of the broker side and the lab: the schedule hop and the due delivery back, DLQ writes,
+local notes (suspend, rebalance, admin commands), lifecycle, injected faults and orderly locks (each
+``fn(builder, event, lane)``, see :data:`widgets.spacetime_rows.HANDLERS`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from rmqlab import EventKind, TraceEvent, format_duration
+
+from .spacetime_model import ArrowKind, Row
+
+if TYPE_CHECKING:
+    from .spacetime_rows import RowBuilder
+
+__all__ = ["dead_lettered", "delay_delivered", "fault", "lifecycle", "lock", "lock_expired", "note", "scheduled"]
+
+
+def scheduled(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
+    d = e.data
+    broker = lane.partition(":")[2]
+    target = builder.ensure_lane("schedule:" + broker, "schedule", f"{broker} schedule", "ScheduleMessageService")
+    level = d["level"]
+    wait = d["due_ms"] - e.time_ms
+    label = f"{e.msg_id} L{level} · {format_duration(wait)}"
+    detail = (
+        f"{e.msg_id} parked in SCHEDULE_TOPIC_XXXX queue {level - 1} (delay level {level}), "
+        f"due at {format_duration(d['due_ms'])}, then to {d['real_topic']}"
+    )
+    builder.add(Row(e.seq, e.time_ms, ArrowKind.SCHEDULE, lane, target, label, detail, e.msg_id))
+
+
+def delay_delivered(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
+    d = e.data
+    broker = builder.broker_lane(e.actor.partition(":")[2])
+    label = f"{e.msg_id} due → {d['topic']}"
+    detail = (
+        f"ScheduleMessageService: delay level {d['level']} due after {format_duration(d['waited_ms'])}; "
+        f"{e.msg_id} stored in {d['topic']} queue {d['queue_id']}"
+    )
+    builder.add(Row(e.seq, e.time_ms, ArrowKind.DUE, lane, broker, label, detail, e.msg_id))
+
+
+def dead_lettered(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
+    d = e.data
+    label = f"{e.msg_id} → {d['topic']} (r{d['reconsume_times'] - 1})"
+    detail = (
+        f"{e.msg_id} written to {d['topic']} after {d['reconsume_times']} deliveries "
+        f"(original topic {d['original_topic']})"
+    )
+    builder.add(Row(e.seq, e.time_ms, ArrowKind.DLQ, lane, lane, label, detail, e.msg_id))
+
+
+def note(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
+    d = e.data
+    kind: ArrowKind = ArrowKind.NOTE
+    if e.kind is EventKind.SUSPENDED:
+        label = f"{e.msg_id} SUSPEND {format_duration(d['retry_in_ms'])} (r{d['reconsume_times']})"
+        detail = f"SUSPEND_CURRENT_QUEUE_A_MOMENT: {d['queue']} waits, {e.msg_id} is retried locally"
+    elif e.kind is EventKind.BROADCAST_DROPPED:
+        kind = ArrowKind.FAILURE
+        label = f"✗ {e.msg_id} dropped (BROADCASTING)"
+        detail = d["message"]
+    elif e.kind is EventKind.CLEAN_EXPIRED:
+        label = f"{e.msg_id} cleanExpiredMsg"
+        detail = f"cleanExpiredMsg: {e.msg_id} consumed longer than consumeTimeout, sent back"
+    elif e.kind is EventKind.REBALANCED:
+        added, removed = len(d["added"]), len(d["removed"])
+        label = f"rebalance {d['topic']} +{added} −{removed}"
+        detail = f"{d['topic']}: now {', '.join(d['queues']) or 'no queues'}"
+    elif e.kind is EventKind.ADMIN:
+        label = f"mqadmin {d['command']}"
+        detail = ", ".join(f"{k}={v}" for k, v in d.items())
+    elif e.kind is EventKind.RETENTION_DELETED:
+        label = "retention: commit log cleaned"
+        detail = ", ".join(f"{k}={v}" for k, v in d.items())
+    else:
+        return
+    builder.add(Row(e.seq, e.time_ms, kind, lane, lane, label, detail, e.msg_id))
+
+
+def lifecycle(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
+    how = e.data["event"]
+    if how == "crash":
+        row = Row(e.seq, e.time_ms, ArrowKind.FAULT, lane, lane, "✗ crash", "the consumer process died")
+        builder.add(row)
+        builder.span_open(lane, "crashed", e.seq)
+        return
+    builder.span_close(lane, "crashed", e.seq)
+    builder.add(Row(e.seq, e.time_ms, ArrowKind.NOTE, lane, lane, how, f"consumer {how} ({e.data.get('group', '')})"))
+
+
+def fault(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
+    d = e.data
+    fault = d["fault"]
+    if fault == "broker_down":
+        builder.add(Row(e.seq, e.time_ms, ArrowKind.FAULT, lane, lane, "✗ broker down", "injected fault: broker down"))
+        builder.span_open(lane, "down", e.seq)
+    elif fault == "broker_up":
+        builder.add(Row(e.seq, e.time_ms, ArrowKind.FAULT, lane, lane, "broker up", "the broker is back"))
+        builder.span_close(lane, "down", e.seq)
+    elif fault in ("partition", "heal"):
+        sign = "✗ partition" if fault == "partition" else "heal"
+        label = f"{sign} {d.get('client', '')} ↮ {lane.partition(':')[2]}"
+        builder.add(Row(e.seq, e.time_ms, ArrowKind.FAULT, lane, lane, label, f"network {fault}: {d}"))
+    else:
+        builder.add(Row(e.seq, e.time_ms, ArrowKind.FAULT, lane, lane, f"fault {fault}", str(dict(d))))
+
+
+def lock(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
+    if not builder.locks:
+        return
+    d = e.data
+    broker = builder.queue_broker.get(d["queue"])
+    if broker is None:
+        return
+    target = builder.broker_lane(broker)
+    refused = e.kind is EventKind.LOCK_REFUSED
+    verb = {
+        EventKind.LOCK_ACQUIRED: "lock",
+        EventKind.LOCK_RENEWED: "renew",
+        EventKind.LOCK_REFUSED: "lock ✗",
+        EventKind.UNLOCKED: "unlock",
+    }[e.kind]
+    kind = ArrowKind.LOCK_REFUSED if refused else ArrowKind.LOCK
+    # one lockBatchMQ request covers every queue of that broker: one arrow per (client, broker, ms, verb)
+    group_key = (lane, target, e.time_ms, verb)
+    queues = builder.lock_queues.get(group_key)
+    last = len(builder.rows) - 1
+    if queues is not None and queues[0] == last:
+        queues[1].append(d["queue"])
+        n = len(queues[1])
+        builder.rows[last] = replace(
+            builder.rows[last], label=f"{verb} {n} queues", detail=f"{verb}: {', '.join(queues[1])}"
+        )
+        return
+    builder.lock_queues[group_key] = (last + 1, [d["queue"]])
+    builder.add(Row(e.seq, e.time_ms, kind, lane, target, f"{verb} 1 queue", f"{verb}: {d['queue']}"))
+
+
+def lock_expired(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
+    if builder.locks:
+        d = e.data
+        builder.add(Row(e.seq, e.time_ms, ArrowKind.NOTE, lane, lane, "lock expired", f"{d['queue']}: trust expired"))

@@ -1,0 +1,211 @@
+"""The space-time rows the clients draw: send attempts and their answers, pulls, listener calls and their
+results, send-backs and what a client does when a send-back fails (each ``fn(builder, event, lane)``, see
+:data:`widgets.spacetime_rows.HANDLERS`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from rmqlab import TraceEvent, format_duration
+
+from .spacetime_model import ArrowKind, Row, Span
+
+if TYPE_CHECKING:
+    from .spacetime_rows import RowBuilder
+
+__all__ = [
+    "ListenerCall",
+    "consumed",
+    "delivered",
+    "local_retry",
+    "pulled",
+    "send_attempt",
+    "send_back",
+    "send_back_fallback",
+    "send_failed",
+    "send_result",
+]
+
+_SUCCESS = frozenset({"CONSUME_SUCCESS", "SUCCESS", "COMMIT"})
+_SEND_OK = frozenset({"SUCCESS", "ONEWAY_SENT"})
+
+
+@dataclass(slots=True)
+class ListenerCall:
+    """One listener call being folded: its messages and, when it returned at once, the results."""
+
+    ids: list[str]
+    queue: str
+    reconsume_times: int
+    results: list[str] = field(default_factory=list)
+    failed: bool = False
+
+    def label(self) -> str:
+        more = f" +{len(self.ids) - 1}" if len(self.ids) > 1 else ""
+        results = " ".join(dict.fromkeys(self.results))  # a batch that all succeeded says ✓ once
+        return f"{self.ids[0]}{more} r{self.reconsume_times} {results}".rstrip()
+
+    def detail(self) -> str:
+        return f"listener called with {', '.join(self.ids)} (reconsume_times={self.reconsume_times}) from {self.queue}"
+
+
+def send_attempt(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
+    d = e.data
+    attempt = d["attempt"]
+    topic = d["topic"]
+    where = f" → {topic}" if lane.startswith("consumer:") else f" q{d['queue_id']}"
+    label = f"{e.msg_id} #{attempt}{where}"
+    detail = f"{d['mode']} send attempt {attempt} of {e.msg_id} to {topic} queue {d['queue_id']} on {d['broker']}"
+    i = builder.add(
+        Row(e.seq, e.time_ms, ArrowKind.SEND, lane, builder.broker_lane(d["broker"]), label, detail, e.msg_id)
+    )
+    builder.attempts[(e.actor, e.msg_id, attempt)] = i
+
+
+def send_result(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
+    d = e.data
+    outcome: str = d["outcome"]
+    name = outcome.split(":", 1)[0]
+    i = builder.attempts.get((e.actor, e.msg_id, d["attempt"]))
+    detail = f"attempt {d['attempt']} of {e.msg_id}: {outcome}"
+    if i is not None:
+        sent = builder.rows[i]
+        if name == "RemotingConnectException":  # the request never reached the broker: the arrow stops short
+            builder.rows[i] = replace(
+                sent,
+                kind=ArrowKind.SEND_REFUSED,
+                label=f"{sent.label} ✗ {name}",
+                detail=f"{sent.detail} — {outcome}",
+            )
+            return
+        if name in _SEND_OK and e.time_ms == sent.time_ms:  # an instant success: one arrow says both
+            builder.rows[i] = replace(sent, label=f"{sent.label} ✓", detail=f"{sent.detail} — {outcome}")
+            return
+    if name == "RemotingTimeoutException":
+        kind, label = ArrowKind.RESPONSE_LOST, f"{e.msg_id} #{d['attempt']} ✗ timeout"
+    elif name in _SEND_OK:
+        kind, label = ArrowKind.RESPONSE, f"{e.msg_id} #{d['attempt']} {name}"
+    else:
+        status = name if name != "MQBrokerException" else outcome.split("(", 1)[-1].split(")", 1)[0]
+        kind, label = ArrowKind.RESPONSE_ERROR, f"{e.msg_id} #{d['attempt']} ✗ {status}"
+    builder.add(Row(e.seq, e.time_ms, kind, builder.broker_lane(d["broker"]), lane, label, detail, e.msg_id))
+
+
+def send_failed(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
+    d = e.data
+    label = f"✗ {e.msg_id} send failed ({d['mode']}, {d['attempts']} attempt{'s' if d['attempts'] != 1 else ''})"
+    builder.add(Row(e.seq, e.time_ms, ArrowKind.FAILURE, lane, lane, label, d["error"], e.msg_id))
+
+
+def pulled(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
+    d = e.data
+    ids = d["msg_ids"]
+    broker = builder.queue_broker.get(d["queue"])
+    label = f"pull {ids[0]}" + (f" +{len(ids) - 1}" if len(ids) > 1 else "")
+    detail = f"pull from {d['queue']}: offsets {list(d['offsets'])} ({', '.join(ids)}), next offset {d['next_offset']}"
+    src = builder.broker_lane(broker) if broker is not None else lane
+    kind = ArrowKind.PULL if broker is not None else ArrowKind.NOTE
+    builder.add(Row(e.seq, e.time_ms, kind, src, lane, label, detail, ids[0] if ids else None))
+
+
+def delivered(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
+    d = e.data
+    last = len(builder.rows) - 1
+    batch = builder.batches.get(last)
+    if (
+        batch is not None
+        and len(batch.ids) < d.get("batch", 1)
+        and batch.queue == d["queue"]
+        and builder.rows[last].time_ms == e.time_ms
+        and builder.rows[last].src == lane
+    ):
+        batch.ids.append(e.msg_id or "")
+        builder.calls[(lane, e.msg_id)] = last
+        builder.rows[last] = replace(builder.rows[last], label=batch.label(), detail=batch.detail())
+        return
+    batch = ListenerCall([e.msg_id or ""], d["queue"], d["reconsume_times"])
+    i = builder.add(Row(e.seq, e.time_ms, ArrowKind.LISTENER, lane, lane, batch.label(), batch.detail(), e.msg_id))
+    builder.batches[i] = batch
+    builder.calls[(lane, e.msg_id)] = i
+
+
+def consumed(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
+    d = e.data
+    status, return_type = d["status"], d["return_type"]
+    ok = status in _SUCCESS
+    result = f"✗ exception → {status}" if return_type == "EXCEPTION" else ("✓ " if ok else "✗ ") + str(status)
+    took = f" after {format_duration(d['took_ms'])}" if d["took_ms"] else ""
+    detail = f"listener returned {status} ({return_type}){took}"
+    i = builder.calls.pop((lane, e.msg_id), None)
+    failed = return_type == "EXCEPTION"
+    if i is not None and i == len(builder.rows) - 1 and builder.rows[i].time_ms == e.time_ms:
+        # returned in the same millisecond it was called: one dot says both
+        call = builder.batches[i]
+        call.results.append(result)
+        call.failed = call.failed or failed
+        kind = ArrowKind.FAILURE if call.failed else ArrowKind.LISTENER
+        builder.rows[i] = replace(builder.rows[i], kind=kind, label=call.label(), detail=f"{call.detail()}; {detail}")
+        return
+    kind = ArrowKind.FAILURE if failed else ArrowKind.RESULT
+    builder.add(Row(e.seq, e.time_ms, kind, lane, lane, f"{e.msg_id} {result}{took}", detail, e.msg_id))
+    if i is not None:
+        builder.spans.append(Span(lane, "listener", builder.rows[i].seq, e.seq))
+
+
+def send_back(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
+    d = e.data
+    broker = builder.broker_lane(d["broker"]) if "broker" in d else None
+    if broker is None:
+        return
+    # the broker's effect (schedule hop / DLQ write) was recorded first: draw the request before it
+    at = len(builder.rows)
+    while at > 0:
+        prev = builder.rows[at - 1]
+        same = (prev.time_ms, prev.msg_id, prev.src) == (e.time_ms, e.msg_id, broker)
+        if not same or prev.kind not in (ArrowKind.SCHEDULE, ArrowKind.DLQ):
+            break
+        at -= 1
+    asked = f"delayLevel {d['delay_level']}"
+    detail = (
+        f"CONSUMER_SEND_MSG_BACK {e.msg_id} (reconsume_times={d['reconsume_times']}, {asked}, "
+        f"maxReconsumeTimes={d['max_reconsume_times']})"
+    )
+    if not d["ok"]:
+        row = Row(
+            e.seq,
+            e.time_ms,
+            ArrowKind.SEND_BACK_FAILED,
+            lane,
+            broker,
+            f"send-back {e.msg_id} ✗ {d.get('error', 'failed')}",
+            f"{detail} failed: {d.get('error', '')}",
+            e.msg_id,
+        )
+        builder.rows.insert(at, row)
+        return
+    dlq = next((i for i in range(at, len(builder.rows)) if builder.rows[i].kind is ArrowKind.DLQ), None)
+    if dlq is not None:
+        note = builder.rows[dlq]
+        builder.rows[dlq] = replace(note, src=lane, dst=broker, detail=f"{detail} → {note.detail}")
+        return
+    label = f"send-back {e.msg_id} r{d['reconsume_times']}"
+    builder.rows.insert(at, Row(e.seq, e.time_ms, ArrowKind.SEND_BACK, lane, broker, label, detail, e.msg_id))
+
+
+def send_back_fallback(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
+    d = e.data
+    ok = d["ok"]
+    label = f"{'' if ok else '✗ '}fallback: {e.msg_id} via inner producer (L{d['delay_level']})"
+    detail = "sendMessageBack failed; the client sent a new %RETRY% message itself" + (
+        "" if ok else f", which failed too: {d.get('error', '')}"
+    )
+    kind = ArrowKind.NOTE if ok else ArrowKind.FAILURE
+    builder.add(Row(e.seq, e.time_ms, kind, lane, lane, label, detail, e.msg_id))
+
+
+def local_retry(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
+    d = e.data
+    label = f"{e.msg_id} local retry in {format_duration(d['retry_in_ms'])}"
+    detail = f"send-back and fallback failed: {e.msg_id} is consumed again locally (submitConsumeRequestLater)"
+    builder.add(Row(e.seq, e.time_ms, ArrowKind.NOTE, lane, lane, label, detail, e.msg_id))
