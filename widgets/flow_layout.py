@@ -1,7 +1,7 @@
 """The message-flow view's picture: columns of places (producers, broker lanes, consumer instances, outcome
 trays) with the tokens in them, the arrows between the columns, and the legend.
 
-:func:`flow_scene` lays a :class:`~widgets.flow_view.FlowVM` out in that order, one named part at a time:
+:func:`flow_scene` lays a :class:`~widgets.flow_model.FlowVM` out in that order, one named part at a time:
 :func:`_titles`, :func:`_producers`, :func:`_broker_columns` (lanes shared by all brokers, one
 :func:`_broker_slot` per queue), :func:`_consumers`, :func:`_outcomes`, :func:`_arrows`, :func:`_tokens` and
 :func:`_legend`. Each part appends its marks to one :class:`_Canvas` and returns where it ended, so the next part
@@ -16,16 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from rmqlab import format_duration
 
+from .flow_model import NOT_STARTED
 from .palette import token_colour
 from .scene import Mark, Scene, legend_marks, text_width
 
 if TYPE_CHECKING:
-    from .flow_view import FlowVM, Place, TokenVM
+    from .flow_model import FlowVM, Place, TokenVM
 
 __all__ = ["FLOW_CSS", "NOT_STARTED", "STEP", "R", "flow_scene", "token_text"]
 
-NOT_STARTED = "not started yet"
-"""What a consumer box says before the consumer's first start (not "shut down": it never ran)."""
 
 R = 12.5
 STEP = 28.0
