@@ -1,0 +1,226 @@
+"""The message-flow picture's columns, left to right: producers, the brokers (lanes shared by all brokers, one slot
+per queue or delay level), the consumer instances with their ProcessQueues, and the outcome trays. Each part draws
+on the :class:`~widgets.flow_canvas.Canvas` and records in :class:`~widgets.flow_canvas.Columns` where it ended."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .flow_canvas import (
+    GAP,
+    HOP_W,
+    LANES,
+    PAD,
+    ROW,
+    STEP,
+    TOKENS_PER_ROW,
+    Canvas,
+    Columns,
+    R,
+    grid_height,
+    place_tokens,
+    pq_height,
+)
+from .flow_model import NOT_STARTED
+from .scene import Mark, text_width
+
+if TYPE_CHECKING:
+    from .flow_model import FlowVM, Place
+
+__all__ = ["broker_columns", "consumer_column", "outcome_column", "producer_column"]
+
+
+def producer_column(cv: Canvas, cols: Columns) -> None:
+    """The producers column: one box per producer (and its send-failed tray), tokens in a grid inside."""
+    x = PAD
+    places = cols.places_in.get("producers", [])
+    prod_w = max(
+        TOKENS_PER_ROW * STEP * 0.5 + 2 * PAD,
+        max(text_width(s) for s in [p.label for p in places] + ["producers"]) + 2 * PAD,
+    )
+    y = cols.top
+    cv.text("col:producers", x, y + 12, "producers", cls="rq-title")
+    y += 22
+    for p in places:
+        toks = cols.by_place.get(p.key, [])
+        per = max(1, int((prod_w - 2 * PAD) // STEP))
+        h = 18 + grid_height(len(toks), per)
+        cls = "rq-tray" if p.kind == "send_failed" else "rq-box"
+        cv.rect(f"place:{p.key}", x, y, prod_w, h, cls, title=p.label)
+        cv.text(f"label:{p.key}", x + 6, y + 13, p.label, cls="rq-muted" if p.kind == "send_failed" else "")
+        place_tokens(cv, toks, x + 6 + R, y + 18 + R + 2, per)
+        y += h + 8
+    cols.prod_bottom = y
+    cols.prod_right = x + prod_w
+
+
+def _slot_height(cols: Columns, p: Place) -> float:
+    """A broker queue's slot: its tokens (a short delay level lists them one per line), plus a note line."""
+    n = len(cols.by_place.get(p.key, []))
+    note = 12 if p.note else 0  # "not in route" gets a line of its own under the queue's name
+    if p.kind == "delay" and n <= 4:
+        return max(ROW, n * STEP + 4) + note
+    return max(ROW, grid_height(n)) + note
+
+
+def _broker_geometry(vm: FlowVM, cols: Columns, brokers: list[str]) -> None:
+    """The broker columns' label width and column width, and the lanes' rows (shared by all brokers)."""
+    tok_w = TOKENS_PER_ROW * STEP
+    label_w = 0.0
+    for b in brokers:
+        for p in cols.places_in.get(f"broker:{b}", []):
+            label_w = max(label_w, text_width(p.label))
+    # a crowded delay slot writes "next due in …" (11 px) under its label, left of its token grid
+    next_w = max((text_width("next " + t.countdown, 11) + 5 for t in vm.tokens if t.countdown), default=0.0)
+    cols.label_w = max(label_w, next_w, text_width("level 18 · 2 h"), 70.0) + 14
+    delay_text_w = text_width("due in 59.9 s") + 8
+    col_w = cols.label_w + max(tok_w, R * 2 + 4 + delay_text_w) + 2 * PAD + HOP_W
+    cols.col_w = max(
+        col_w,
+        max((text_width(f"{b} · down") for b in brokers), default=0) + 2 * PAD,
+        text_width("SCHEDULE_TOPIC_XXXX") + 2 * PAD,
+    )
+    cols.bx0 = cols.prod_right + GAP
+    y = cols.top + 22
+    for lane, _, kinds in LANES:
+        h = 16.0
+        for b in brokers:
+            ps = [p for p in cols.places_in.get(f"broker:{b}", []) if p.kind in kinds]
+            hb = 16.0 + (sum(_slot_height(cols, p) + 4 for p in ps) if ps else ROW)
+            h = max(h, hb)
+        cols.lane_y[lane] = (y, y + h)
+        y += h + 10
+    cols.broker_bottom = y
+
+
+def broker_columns(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
+    """One column per broker (dashed when down), its lanes one under the other, a slot per queue."""
+    brokers = [name for name, _ in vm.brokers]
+    up = dict(vm.brokers)
+    _broker_geometry(vm, cols, brokers)
+    top, col_w = cols.top, cols.col_w
+    for i, b in enumerate(brokers):
+        bx = cols.bx0 + i * (col_w + 16)
+        cls = "rq-broker" if up[b] else "rq-broker rq-down"
+        title = f"{b} is {'up' if up[b] else 'down'}"
+        cv.rect(f"broker:{b}", bx, top, col_w, cols.broker_bottom - top, cls, role="broker", title=title)
+        cv.text(
+            f"broker-label:{b}",
+            bx + PAD,
+            top + 15,
+            b if up[b] else f"{b} · down",
+            cls="rq-title" if up[b] else "rq-title rq-down-label",
+        )
+        for lane, header, kinds in LANES:
+            y0 = cols.lane_y[lane][0]
+            if lane != "business":
+                cv.marks.append(
+                    Mark("line", f"sep:{b}:{lane}", x=bx + 4, y=y0 - 5, x2=bx + col_w - 4, y2=y0 - 5, cls="rq-lane-sep")
+                )
+            cv.text(f"lane:{b}:{lane}", bx + PAD, y0 + 11, header, cls="rq-muted")
+            ps = [p for p in cols.places_in.get(f"broker:{b}", []) if p.kind in kinds]
+            sy = y0 + 16
+            if not ps:
+                empty = "no delayed message" if lane == "schedule" else "none yet"
+                cv.text(f"empty:{b}:{lane}", bx + PAD + 8, sy + 15, empty, cls="rq-muted rq-small")
+            for p in ps:
+                sy += _broker_slot(cv, cols, p, bx, sy) + 4
+    cols.brokers_right = cols.bx0 + len(brokers) * (col_w + 16) - 16 if brokers else cols.bx0
+
+
+def _broker_slot(cv: Canvas, cols: Columns, p: Place, bx: float, sy: float) -> float:
+    """One queue's slot in a broker lane at (``bx``, ``sy``); returns its height.
+
+    A delay level with at most four tokens lists them one per line with their countdowns; a fuller one shows a
+    grid and "next due in …" under its label."""
+    h = _slot_height(cols, p)
+    cls = "rq-slot rq-stranded" if p.note else "rq-slot"
+    tip = p.label + (f" ({p.note})" if p.note else "")
+    cv.rect(f"place:{p.key}", bx + PAD, sy, cols.col_w - 2 * PAD - HOP_W, h, cls, title=tip)
+    cv.text(f"label:{p.key}", bx + PAD + 5, sy + 15, p.label, title=tip)
+    toks = cols.by_place.get(p.key, [])
+    tx = bx + PAD + cols.label_w + R
+    if p.kind == "delay" and len(toks) <= 4:
+        for j, t in enumerate(toks):
+            cy = sy + 2 + R + 1 + j * STEP
+            cv.token_at[t.key] = (tx, cy)
+            cv.text(f"due:{t.key}", tx + R + 5, cy + 4, t.countdown, cls="rq-muted rq-small")
+    else:
+        place_tokens(cv, toks, tx, sy + 2 + R + 1)
+        if p.kind == "delay" and toks:
+            cv.text(f"due:{p.key}", bx + PAD + 5, sy + 28, "next " + toks[0].countdown, cls="rq-muted rq-small")
+    if p.note:
+        cv.text(f"note:{p.key}", bx + PAD + 5, sy + h - 3, p.note, cls="rq-muted rq-small")
+    return h
+
+
+def consumer_column(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
+    """The consumer instances column: one box per instance, a ProcessQueue row per assigned queue inside."""
+    cx0 = cols.cx0 = cols.brokers_right + GAP
+    pq_places = cols.places_in.get("consumers", [])
+    pq_label_w = max([text_width(p.label) for p in pq_places] + [60.0]) + 14
+    cons_w = cols.cons_w = max(
+        pq_label_w + TOKENS_PER_ROW * STEP + 2 * PAD + 8 if vm.consumers else text_width("consumer instances", 12),
+        max((text_width(f"{c.client_id} · {c.group}", 12) + 2 * PAD for c in vm.consumers), default=0),
+        max((text_width(c.detail, 11) + 2 * PAD for c in vm.consumers), default=0),
+    )
+    y = cols.top
+    cv.text("col:consumers", cx0, y + 12, "consumer instances", cls="rq-title")
+    y += 22
+    if not vm.consumers:
+        cv.text("empty:consumers", cx0 + 4, y + 14, "no consumer", cls="rq-muted rq-small")
+        y += ROW
+    for c in vm.consumers:
+        pqs = [p for p in pq_places if p.owner == c.client_id]
+        inner = sum(pq_height(p, len(cols.by_place.get(p.key, []))) + 4 for p in pqs) if pqs else ROW
+        h = 34 + inner + 4
+        title = f"{c.client_id} ({c.group}): {c.detail}"
+        cv.rect(f"consumer:{c.client_id}", cx0, y, cons_w, h, "rq-box", role="consumer", title=title)
+        cv.text(f"consumer-label:{c.client_id}", cx0 + PAD, y + 14, f"{c.client_id} · {c.group}", cls="rq-title")
+        cv.text(f"consumer-detail:{c.client_id}", cx0 + PAD, y + 27, c.detail, cls="rq-muted rq-small")
+        sy = y + 34
+        if not pqs:
+            cv.text(
+                f"empty:{c.client_id}",
+                cx0 + PAD + 4,
+                sy + 14,
+                "no ProcessQueue" if c.running else NOT_STARTED if c.detail == NOT_STARTED else "not running",
+                cls="rq-muted rq-small",
+            )
+        for p in pqs:
+            toks = cols.by_place.get(p.key, [])
+            ph = pq_height(p, len(toks))
+            tip = f"ProcessQueue of {p.label}" + (f": {p.note}" if p.note else "")
+            cv.rect(f"place:{p.key}", cx0 + PAD, sy, cons_w - 2 * PAD, ph, "rq-pq", title=tip)
+            cv.text(f"label:{p.key}", cx0 + PAD + 5, sy + 15, p.label)
+            if p.note:
+                cv.text(f"note:{p.key}", cx0 + PAD + 5, sy + ph - 5, p.note, cls="rq-muted rq-small")
+            place_tokens(cv, toks, cx0 + PAD + pq_label_w + R, sy + 2 + R + 1)
+            sy += ph + 4
+        y += h + 8
+    cols.cons_bottom = y
+
+
+def outcome_column(cv: Canvas, cols: Columns) -> None:
+    """The outcome trays (consumed, dropped per group), under the consumer instances (a column of their own made
+    two-broker labs too wide)."""
+    ox0 = cols.cx0
+    out_places = cols.places_in.get("outcome", [])
+    out_w = max([cols.cons_w] + [text_width(p.label) + 2 * PAD for p in out_places])
+    out_w = max([out_w] + [text_width(p.note, 11) + 2 * PAD for p in out_places])
+    y = cols.cons_bottom + 14
+    if out_places:
+        cv.text("col:outcome", ox0 + 44, y + 12, "outcome", cls="rq-title")
+    y += 22
+    for p in out_places:
+        toks = cols.by_place.get(p.key, [])
+        head = 32.0 if p.note else 20.0
+        h = head + grid_height(len(toks))
+        cv.rect(f"place:{p.key}", ox0, y, out_w, h, "rq-tray", title=p.label + (f": {p.note}" if p.note else ""))
+        cv.text(f"label:{p.key}", ox0 + 6, y + 14, p.label, cls="rq-muted")
+        if p.note:
+            cv.text(f"note:{p.key}", ox0 + 6, y + 27, p.note, cls="rq-muted rq-small")
+        place_tokens(cv, toks, ox0 + 6 + R, y + head + R + 1)
+        y += h + 8
+    cols.out_bottom = y
+    cols.right = ox0 + out_w if out_places else cols.cx0 + cols.cons_w
