@@ -1,0 +1,240 @@
+"""One row of the retry timeline: the message's name and state, its waits, numbered deliveries, its end (DLQ or
+dropped), and the same deliveries to scale on a bar under them."""
+
+from __future__ import annotations
+
+from rmqlab import format_duration
+
+from .retry_grid import LEFT_W, TOKEN_R, Grid
+from .retry_model import MARKS, Mark, TimelineModel, Wait
+from .scene import Mark as SceneMark
+
+__all__ = ["lane_marks", "token_fill"]
+
+_TICK_CLASS = {MARKS["consumed_failed"][1]: "rq-rt-tick-fail", MARKS["consumed_ok"][1]: "rq-rt-tick-ok"}
+
+
+def token_fill(vm: TimelineModel, lane: int, n: int) -> tuple[str, str]:
+    """(fill, result text) of delivery ``n``: the result's colour, yellow while the listener runs."""
+    for m in vm.marks:
+        if m.lane == lane and m.delivery == n and m.kind in ("consumed_ok", "consumed_failed"):
+            return MARKS[m.kind][1], m.label
+    return MARKS["delivered"][1], "in the listener"
+
+
+def lane_marks(vm: TimelineModel, g: Grid, lane: int, y: float) -> list[SceneMark]:
+    """One message's row: its name and state, the waits (under the tokens), the row's end (DLQ / dropped box),
+    the numbered deliveries, and the same deliveries to scale on a bar under them."""
+    mid = vm.lanes[lane]
+    origin = vm.origins_ms[lane]
+    lane_marks = [m for m in vm.marks if m.lane == lane]
+    waits = [w for w in vm.waits if w.lane == lane]
+    n = vm.deliveries(lane)
+    end = next((m for m in lane_marks if m.kind in ("dead_lettered", "dropped")), None)
+    pending = next((w for w in waits if not w.done), None)
+    state = _lane_state(vm, lane, n, end, pending)
+    key = f"rt:{mid}"
+    marks = [
+        SceneMark("text", f"{key}:id", x=8, y=y + 4, text=mid, cls="rq-title", role="lane"),
+        SceneMark(
+            "text",
+            f"{key}:origin",
+            x=8,
+            y=y + 19,
+            text=f"first stored {format_duration(origin)}",
+            cls="rq-muted rq-rt-label",
+            role="origin",
+            title=f"{origin} ms",
+        ),
+        SceneMark("text", f"{key}:state", x=8, y=y + 32, text=state, cls="rq-rt-label", role="lane-state"),
+    ]
+    for w in waits:
+        marks.extend(_wait_marks(vm, g, w, key=key, y=y, origin=origin))
+    if end is not None:
+        marks.extend(_end_marks(g, end, key=key, y=y))
+    delivered = [m for m in lane_marks if m.kind == "delivered"]
+    for m in delivered:
+        marks.extend(_delivery_marks(vm, g, m, key=key, y=y, origin=origin))
+    marks.extend(_bar_marks(vm, g, delivered, end, key=key, by=y + 46, origin=origin))
+    return marks
+
+
+def _wait_marks(vm: TimelineModel, g: Grid, w: Wait, *, key: str, y: float, origin: int) -> list[SceneMark]:
+    """A wait between two deliveries, labelled; a pending one ends in a hollow "due" circle with its countdown
+    and a now cursor on the line."""
+    x1 = g.col_x(w.after) + TOKEN_R if w.after else LEFT_W
+    x2 = g.col_x(w.after + 1) - TOKEN_R
+    cls = "rq-rt-pending" if not w.done else "rq-rt-local" if w.kind != "delay" else "rq-rt-wait"
+    wkey = f"{key}:w{w.after}"
+    tip = (
+        f"{w.label}: {format_duration(w.start_ms)} → {format_duration(w.end_ms)} since first stored"
+        f"{'' if w.done else ' (waiting)'}"
+    )
+    marks = [
+        SceneMark("line", wkey, x=x1, y=y, x2=x2, y2=y, cls=cls, role="wait", title=tip),
+        SceneMark(
+            "text",
+            f"{wkey}:label",
+            x=(x1 + x2) / 2,
+            y=y - 14 - 12 * (w.after % g.wait_rows),
+            text=w.label,
+            anchor="middle",
+            cls="rq-rt-label",
+            role="wait-label",
+            title=tip,
+        ),
+    ]
+    if w.done:
+        return marks
+    due_x = g.col_x(w.after + 1)
+    left = max(w.end_ms + origin - vm.now_ms, 0)
+    due_title = f"due at {format_duration(w.end_ms + origin)}"
+    marks.append(
+        SceneMark("circle", f"{key}:due", x=due_x, y=y, r=TOKEN_R, cls="rq-rt-due", role="due", title=due_title)
+    )
+    marks.append(
+        SceneMark(
+            "text",
+            f"{key}:due:t",
+            x=due_x,
+            y=g.since_y(y, w.after + 1),
+            anchor="middle",
+            text=f"due in {format_duration(left)}",
+            cls="rq-rt-label",
+            role="countdown",
+        )
+    )
+    frac = (vm.now_ms - origin - w.start_ms) / max(w.duration_ms, 1)
+    nx = x1 + (x2 - x1) * min(max(frac, 0.0), 1.0)
+    now_title = f"now: {format_duration(vm.now_ms)}"
+    marks.append(
+        SceneMark(
+            "line", f"{key}:now", x=nx, y=y - 5, x2=nx, y2=y + 5, cls="rq-rt-now", role="now-cursor", title=now_title
+        )
+    )
+    return marks
+
+
+def _end_marks(g: Grid, end: Mark, *, key: str, y: float) -> list[SceneMark]:
+    """The end of a row after its last delivery: a black DLQ box, or a crossed box for a dropped message."""
+    ex = g.col_x(end.delivery)
+    dlq = end.kind == "dead_lettered"
+    return [
+        SceneMark(
+            "line", f"{key}:endlink", x=g.col_x(end.delivery - 1) + TOKEN_R, y=y, x2=ex - 16, y2=y, cls="rq-rt-link"
+        ),
+        SceneMark(
+            "rect",
+            f"{key}:end",
+            x=ex - 16,
+            y=y - 8,
+            w=32,
+            h=16,
+            cls="rq-rt-dlq" if dlq else "rq-rt-dropped",
+            role=end.kind,
+            title=f"{end.label} at {format_duration(end.t_ms)} since first stored",
+        ),
+        SceneMark(
+            "text",
+            f"{key}:end:t",
+            x=ex,
+            y=y + 3.5,
+            text="DLQ" if dlq else "✗",
+            anchor="middle",
+            cls="rq-rt-dlq-text" if dlq else "rq-rt-label",
+        ),
+        SceneMark(
+            "text",
+            f"{key}:end:since",
+            x=ex,
+            y=g.since_y(y, end.delivery),
+            anchor="middle",
+            text=format_duration(end.t_ms),
+            cls="rq-rt-label",
+            role="since",
+            title=end.label,
+        ),
+    ]
+
+
+def _delivery_marks(vm: TimelineModel, g: Grid, m: Mark, *, key: str, y: float, origin: int) -> list[SceneMark]:
+    """Delivery ``m``: a numbered token in its result's colour, its time since first stored under it."""
+    fill, result = token_fill(vm, m.lane, m.delivery)
+    x = g.col_x(m.delivery)
+    at = format_duration(m.t_ms + origin)
+    tip = f"{m.label}: {result} — {format_duration(m.t_ms)} after first stored, at {at}"
+    return [
+        SceneMark(
+            "token",
+            f"{key}:d{m.delivery}",
+            x=x,
+            y=y,
+            r=TOKEN_R,
+            text=str(m.delivery),
+            fill=fill,
+            role="delivery",
+            title=tip,
+        ),
+        SceneMark(
+            "text",
+            f"{key}:d{m.delivery}:since",
+            x=x,
+            y=g.since_y(y, m.delivery),
+            anchor="middle",
+            text=format_duration(m.t_ms),
+            cls="rq-rt-label",
+            role="since",
+            title=tip,
+        ),
+    ]
+
+
+def _bar_marks(
+    vm: TimelineModel, g: Grid, delivered: list[Mark], end: Mark | None, *, key: str, by: float, origin: int
+) -> list[SceneMark]:
+    """The proportional bar: the same deliveries (and the end) to scale on the shared absolute axis."""
+    marks = [
+        SceneMark("line", f"{key}:bar", x=LEFT_W, y=by, x2=LEFT_W + g.plot_w, y2=by, cls="rq-rt-bar", role="bar"),
+        SceneMark("text", f"{key}:bar:t", x=8, y=by + 4, text="to scale ▸", cls="rq-muted rq-rt-label"),
+    ]
+    for m in delivered:
+        fill, _ = token_fill(vm, m.lane, m.delivery)
+        tx = g.abs_x(m.t_ms + origin)
+        marks.append(
+            SceneMark(
+                "line",
+                f"{key}:t{m.delivery}",
+                x=tx,
+                y=by - 5,
+                x2=tx,
+                y2=by + 5,
+                cls=_TICK_CLASS.get(fill, "rq-rt-tick"),
+                role="tick",
+                title=f"delivery {m.delivery} at {format_duration(m.t_ms + origin)}",
+            )
+        )
+    if end is not None:
+        tx = g.abs_x(end.t_ms + origin)
+        title = f"{end.label} at {format_duration(end.t_ms + origin)}"
+        marks.append(
+            SceneMark(
+                "rect", f"{key}:tend", x=tx - 3, y=by - 3, w=6, h=6, cls="rq-rt-dlq", role="tick-end", title=title
+            )
+        )
+    return marks
+
+
+def _lane_state(vm: TimelineModel, lane: int, n: int, end: Mark | None, pending: Wait | None) -> str:
+    """The row's last word: where the message is now."""
+    if end is not None:
+        return "→ %DLQ%" if end.kind == "dead_lettered" else "✗ dropped (BROADCASTING)"
+    if pending is not None:
+        return f"waiting {pending.label.split(' · ')[0]}"
+    if n == 0:
+        return "stored, not delivered yet"
+    fill, _ = token_fill(vm, lane, n)
+    if fill == MARKS["consumed_ok"][1]:
+        return f"✓ consumed (delivery {n})"
+    if fill == MARKS["delivered"][1]:
+        return "in the listener"
+    return f"✗ failed ({n} deliveries)"
