@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from rmqlab.widgets.lease_view import _HOLDER_COLOURS
+from rmqlab.widgets.lease_scene import HOLDER_COLOURS
 from rmqlab.widgets.palette import JUPYTERLAB_THEMES, OKABE_ITO, STATE_STYLE, TOKEN_COLOURS, contrast_ratio
 from rmqlab.widgets.scene import BASE_CSS
 
@@ -48,6 +48,6 @@ def test_coloured_text_reads_on_the_page(theme: str) -> None:
 
 def test_black_labels_read_on_every_fill() -> None:
     """Token numbers, offset-strip letters and lease holder names are black on their fills, in both themes."""
-    fills = {*TOKEN_COLOURS, *STATE_STYLE.values(), *_HOLDER_COLOURS, OKABE_ITO["yellow"]}
+    fills = {*TOKEN_COLOURS, *STATE_STYLE.values(), *HOLDER_COLOURS, OKABE_ITO["yellow"]}
     low = {f: round(contrast_ratio("#000000", f), 2) for f in fills if contrast_ratio("#000000", f) < AA}
     assert low == {}

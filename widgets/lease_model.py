@@ -1,0 +1,132 @@
+"""The lease view's view-model: one band per orderly queue of a group, its lanes (the broker lease, and per client
+its trust window, MessageQueueLock and consume lock) and the moments on them, with the plain text the labs print.
+
+:mod:`widgets.lease_view` tells the lesson; :mod:`widgets.lease_fold` computes this model and
+:mod:`widgets.lease_scene` draws it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rmqlab import format_duration
+from rmqlab.snapshot import BROKER_LEASE_MS, CLIENT_TRUST_MS
+
+__all__ = [
+    "BROKER_LEASE_MS",
+    "CLIENT_TRUST_MS",
+    "LOCK_INTERVAL_MS",
+    "LeaseBand",
+    "LeaseLane",
+    "LeaseMarker",
+    "LeaseModel",
+    "LeaseSpan",
+    "lease_text",
+]
+
+LOCK_INTERVAL_MS = 20_000
+"""``REBALANCE_LOCK_INTERVAL``: ``lockAll`` renews every orderly queue's lease this often (first after 1 s)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseSpan:
+    """A time interval on one lane: ``[start_ms, end_ms]``; ``open`` when it lasts beyond "now" or ends later."""
+
+    start_ms: int
+    end_ms: int
+    client: str
+    open: bool = False
+    expired: bool = False
+    """Broker lane only: the entry still names ``client`` but is past its 60 s (anyone may take it over)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseLane:
+    """One row of a band: the broker lease, or one client's trust window / MessageQueueLock / consume lock."""
+
+    kind: str
+    """``lease`` / ``trust`` / ``mq-lock`` / ``consume-lock``."""
+    client: str
+    """The client of a client lane ("" for the broker lease lane)."""
+    label: str
+    spans: tuple[LeaseSpan, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseMarker:
+    """A moment on a band: ``acquired`` / ``renewed`` / ``refused`` / ``takeover`` / ``unlocked`` / ``crash``."""
+
+    t_ms: int
+    kind: str
+    client: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseBand:
+    """One orderly queue of one group."""
+
+    group: str
+    queue: str
+    holder: str | None
+    """The client the broker's table names now (None: no entry)."""
+    lease_ends_ms: int | None
+    """The current entry's ``lastUpdate + 60 000`` (expired strictly after it)."""
+    lanes: tuple[LeaseLane, ...]
+    markers: tuple[LeaseMarker, ...]
+
+    def lane(self, kind: str, client: str = "") -> LeaseLane:
+        """The lane of this kind (and client); KeyError names the lanes there are."""
+        for lane in self.lanes:
+            if lane.kind == kind and lane.client == client:
+                return lane
+        raise KeyError(f"no {kind!r} lane for {client!r}; have {[(x.kind, x.client) for x in self.lanes]}")
+
+    def times(self, kind: str) -> tuple[int, ...]:
+        """The times of the markers of one kind, in order."""
+        return tuple(m.t_ms for m in self.markers if m.kind == kind)
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseModel:
+    now_ms: int
+    t_end_ms: int
+    """The right end of the shared time axis (past "now" when a lease or trust window ends later)."""
+    bands: tuple[LeaseBand, ...]
+    hidden_retry: int = 0
+    """Orderly ``%RETRY%`` queues left out (``include_retry=False``); they are locked like any other."""
+    clients: tuple[str, ...] = field(default=())
+    """Every client drawn, in order (their colours)."""
+
+
+def _fmt(t: int) -> str:
+    return format_duration(t)
+
+
+def lease_text(vm: LeaseModel) -> str:
+    """Per band: the holder, each lane's spans, renewals, and the crash / take-over moments."""
+    lines: list[str] = []
+    for b in vm.bands:
+        head = f"{b.queue} [{b.group}]"
+        if b.holder is not None and b.lease_ends_ms is not None:
+            state = "expired" if b.lease_ends_ms < vm.now_ms else f"lease ends at {_fmt(b.lease_ends_ms)}"
+            head += f" held by {b.holder} ({state})"
+        else:
+            head += " not locked"
+        lines.append(head)
+        for lane in b.lanes:
+            spans = ", ".join(
+                f"{'expired ' if s.expired else ''}{s.client + ' ' if lane.kind == 'lease' else ''}"
+                f"{_fmt(s.start_ms)}–{_fmt(s.end_ms)}{'…' if s.open else ''}"
+                for s in lane.spans
+            )
+            lines.append(f"  {lane.label}: {spans or '-'}")
+        renewals = [m for m in b.markers if m.kind == "renewed"]
+        if renewals:
+            lines.append("  renewals: " + " ".join(_fmt(m.t_ms) for m in renewals))
+        for m in b.markers:
+            if m.kind in ("crash", "shutdown", "takeover", "refused", "unlocked"):
+                lines.append(f"  @{_fmt(m.t_ms)} {m.text}")
+    if vm.hidden_retry:
+        lines.append(f"({vm.hidden_retry} orderly %RETRY% queue(s) not shown)")
+    return "\n".join(lines) or "(no orderly queues)"
