@@ -8,11 +8,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rmqlab import EventKind, TraceEvent
+from rmqlab.lab.report import SUCCESS_STATUSES
 from rmqlab.snapshot import ConsumeQueueSnap, ConsumerSnap, LabSnapshot
 
 __all__ = ["SnapshotFacts", "TraceFacts", "owner_of", "trace_facts"]
-
-_SUCCESS = frozenset({"CONSUME_SUCCESS", "SUCCESS", "COMMIT"})
 
 
 @dataclass(slots=True)
@@ -57,7 +56,7 @@ def trace_facts(events: Iterable[TraceEvent]) -> TraceFacts:
             delivered_at[(client, msg)] = (data["queue"], data["queue_offset"])
             outcome.pop((client, msg), None)
         elif kind is EventKind.CONSUMED:
-            outcome[(client, msg)] = "done" if data.get("status") in _SUCCESS else "failed"
+            outcome[(client, msg)] = "done" if data.get("status") in SUCCESS_STATUSES else "failed"
         elif kind is EventKind.SEND_ATTEMPT:
             if msg not in sent_topic:
                 sent_topic[msg] = (client, data["topic"])

@@ -7,13 +7,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rmqlab import EventKind, TraceEvent
+from rmqlab.lab.report import SUCCESS_STATUSES
 from rmqlab.snapshot import ConsumeQueueSnap, ConsumerSnap, LabSnapshot, OffsetState, ProcessQueueSnap, copy_group
 
 from .offset_model import FINISHED, OffsetStripModel, StripCell, StripPointer, StripRow
 
 __all__ = ["offset_strip_model"]
-
-_SUCCESS = frozenset({"CONSUME_SUCCESS", "SUCCESS", "COMMIT"})
 
 
 def offset_strip_model(snap: LabSnapshot, *, include_empty: bool = True, max_cells: int = 48) -> OffsetStripModel:
@@ -77,7 +76,7 @@ def _instance_facts(events: Iterable[TraceEvent]) -> dict[tuple[str, str, int], 
             found = last.get((client, e.msg_id or ""))
             if found is None:
                 continue
-            if d.get("status") in _SUCCESS:
+            if d.get("status") in SUCCESS_STATUSES:
                 facts[found] = OffsetState.ACKED
             elif facts.get(found) is OffsetState.CONSUMING:
                 del facts[found]

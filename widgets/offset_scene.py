@@ -26,7 +26,6 @@ _LEGEND: tuple[tuple[OffsetState, str], ...] = (
     (OffsetState.DROPPED, "dropped: failed and no copy kept (message lost)"),
 )
 
-_SUCCESS = frozenset({"CONSUME_SUCCESS", "SUCCESS", "COMMIT"})
 
 STRIP_CSS = """
 .rq-scene .rq-cell { stroke: var(--jp-border-color1, #9e9e9e); stroke-width: 1; }

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.common.message import RETRY_PREFIX
+from rmqlab.lab.report import SUCCESS_STATUSES
 from rmqlab.snapshot import LabSnapshot
 
 from .palette import OKABE_ITO
@@ -35,7 +36,6 @@ MARKS: dict[str, tuple[str, str]] = {
 }
 """Mark kind → (glyph, Okabe–Ito colour). A delivery's token takes its result's colour (yellow while the
 listener runs); the number inside says which delivery it is, so colour is never the only cue."""
-_SUCCESS = frozenset({"CONSUME_SUCCESS", "SUCCESS", "COMMIT"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +198,7 @@ def _fold_lane(evs: list[TraceEvent], lane: int, marks: list[Mark], waits: list[
             label = f"delivery #{n} reconsume_times={d['reconsume_times']} from {d['queue']} ({e.actor})"
             marks.append(Mark("delivered", t, lane, label, n))
         elif k is EventKind.CONSUMED:
-            ok = d["status"] in _SUCCESS
+            ok = d["status"] in SUCCESS_STATUSES
             label = f"{d['status']} ({d['return_type']}, took {format_duration(d['took_ms'])})"
             marks.append(Mark("consumed_ok" if ok else "consumed_failed", t, lane, label, n))
         elif k is EventKind.SCHEDULED:

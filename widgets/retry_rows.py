@@ -143,17 +143,7 @@ def _end_marks(g: Grid, end: Mark, *, key: str, y: float) -> list[SceneMark]:
             anchor="middle",
             cls="rq-rt-dlq-text" if dlq else "rq-rt-label",
         ),
-        SceneMark(
-            "text",
-            f"{key}:end:since",
-            x=ex,
-            y=g.since_y(y, end.delivery),
-            anchor="middle",
-            text=format_duration(end.t_ms),
-            cls="rq-rt-label",
-            role="since",
-            title=end.label,
-        ),
+        _since_mark(g, f"{key}:end:since", end.delivery, x=ex, y=y, t_ms=end.t_ms, title=end.label),
     ]
 
 
@@ -175,18 +165,23 @@ def _delivery_marks(vm: TimelineModel, g: Grid, m: Mark, *, key: str, y: float, 
             role="delivery",
             title=tip,
         ),
-        SceneMark(
-            "text",
-            f"{key}:d{m.delivery}:since",
-            x=x,
-            y=g.since_y(y, m.delivery),
-            anchor="middle",
-            text=format_duration(m.t_ms),
-            cls="rq-rt-label",
-            role="since",
-            title=tip,
-        ),
+        _since_mark(g, f"{key}:d{m.delivery}:since", m.delivery, x=x, y=y, t_ms=m.t_ms, title=tip),
     ]
+
+
+def _since_mark(g: Grid, key: str, n: int, *, x: float, y: float, t_ms: int, title: str) -> SceneMark:
+    """Column ``n``'s label under the row: the time since the message was first stored."""
+    return SceneMark(
+        "text",
+        key,
+        x=x,
+        y=g.since_y(y, n),
+        anchor="middle",
+        text=format_duration(t_ms),
+        cls="rq-rt-label",
+        role="since",
+        title=title,
+    )
 
 
 def _bar_marks(

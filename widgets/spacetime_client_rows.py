@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from rmqlab import TraceEvent, format_duration
+from rmqlab.lab.report import SUCCESS_STATUSES
 
 from .spacetime_model import ArrowKind, Row, Span
 
@@ -27,7 +28,6 @@ __all__ = [
     "send_result",
 ]
 
-_SUCCESS = frozenset({"CONSUME_SUCCESS", "SUCCESS", "COMMIT"})
 _SEND_OK = frozenset({"SUCCESS", "ONEWAY_SENT"})
 
 
@@ -133,7 +133,7 @@ def delivered(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
 def consumed(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     status, return_type = d["status"], d["return_type"]
-    ok = status in _SUCCESS
+    ok = status in SUCCESS_STATUSES
     result = f"✗ exception → {status}" if return_type == "EXCEPTION" else ("✓ " if ok else "✗ ") + str(status)
     took = f" after {format_duration(d['took_ms'])}" if d["took_ms"] else ""
     detail = f"listener returned {status} ({return_type}){took}"

@@ -121,23 +121,12 @@ def _node_marks(n: TopoNode) -> list[Mark]:
             role="topology-node",
         ),
         Mark("rect", f"node:{n.id}:stripe", x=left, y=top, w=5, h=n.h, fill=_KIND_COLOUR[n.kind]),
-        Mark(
-            "text",
-            f"node:{n.id}:title",
-            x=left + 10,
-            y=top + 14,
-            text=n.title,
-            cls="rq-node-title",
-            role="topology-label",
-        ),
-        Mark(
-            "text",
-            f"node:{n.id}:detail",
-            x=left + 10,
-            y=top + 27,
-            text=n.detail,
-            cls="rq-muted rq-node-detail",
-            role="topology-label",
+        *(
+            Mark("text", f"node:{n.id}:{part}", x=left + 10, y=top + dy, text=text, cls=text_cls, role="topology-label")
+            for part, dy, text, text_cls in (
+                ("title", 14, n.title, "rq-node-title"),
+                ("detail", 27, n.detail, "rq-muted rq-node-detail"),
+            )
         ),
     ]
 
