@@ -28,7 +28,8 @@ else, so the diagram ends at the "now" line (the snapshot's ``now_ms``); steppin
 how many earlier rows are above.
 
 The parts: :mod:`~widgets.spacetime_model` (the view-model and its text), :mod:`~widgets.spacetime_rows`
-(the trace folded into rows), :mod:`~widgets.spacetime_scene` (the drawing).
+(the trace folded into rows), :mod:`~widgets.spacetime_axis` (the event-indexed time axis) and
+:mod:`~widgets.spacetime_scene` (the drawing).
 """
 
 from __future__ import annotations
