@@ -36,37 +36,30 @@ class TraceFacts:
 def trace_facts(events: Iterable[TraceEvent]) -> TraceFacts:
     """The facts of ``events`` (the trace up to the controller's position), in one pass."""
     f = TraceFacts()
-    sent_topic, stored, delivered_rt, delivered_at, outcome = (
-        f.sent_topic,
-        f.stored,
-        f.delivered_rt,
-        f.delivered_at,
-        f.outcome,
-    )
     for event in events:
-        kind, actor, msg, data = event.kind, event.actor, event.msg_id, event.details
+        kind, msg, data = event.kind, event.msg_id, event.data
         if msg is None or kind not in _FACT_KINDS:
             continue
         if kind is EventKind.STORED or kind is EventKind.SCHEDULED:
-            stored.add(msg)
+            f.stored.add(msg)
             continue
-        client = actor.split(":", 1)[-1]
+        client = event.actor.split(":", 1)[-1]
         if kind is EventKind.DELIVERED:
-            delivered_rt[(client, msg)] = f.last_rt[msg] = data.get("reconsume_times", 0)
-            delivered_at[(client, msg)] = (data["queue"], data["queue_offset"])
-            outcome.pop((client, msg), None)
+            f.delivered_rt[(client, msg)] = f.last_rt[msg] = data.get("reconsume_times", 0)
+            f.delivered_at[(client, msg)] = (data["queue"], data["queue_offset"])
+            f.outcome.pop((client, msg), None)
         elif kind is EventKind.CONSUMED:
-            outcome[(client, msg)] = "done" if data.get("status") in SUCCESS_STATUSES else "failed"
+            f.outcome[(client, msg)] = "done" if data.get("status") in SUCCESS_STATUSES else "failed"
         elif kind is EventKind.SEND_ATTEMPT:
-            if msg not in sent_topic:
-                sent_topic[msg] = (client, data["topic"])
+            if msg not in f.sent_topic:
+                f.sent_topic[msg] = (client, data["topic"])
         elif kind is EventKind.SEND_FAILED:
             f.failed.add(msg)
         elif kind is EventKind.BROADCAST_DROPPED:
-            outcome[(client, msg)] = "dropped"
+            f.outcome[(client, msg)] = "dropped"
             f.broadcast_dropped.add(msg)
         else:  # SUSPENDED, LOCAL_RETRY: the client raised the copy's reconsumeTimes and keeps it in the ProcessQueue
-            delivered_rt[(client, msg)] = data.get("reconsume_times", 0)
+            f.delivered_rt[(client, msg)] = data.get("reconsume_times", 0)
     return f
 
 
@@ -103,6 +96,7 @@ class SnapshotFacts:
 
     @classmethod
     def of(cls, snap: LabSnapshot) -> SnapshotFacts:
+        """Read once from ``snap`` what the placing rules look up."""
         ordered = any(c.orderly for c in snap.consumers)
         colour_key: dict[str, str] = {}
         parked: dict[tuple[str, int, str], tuple[str, int]] = {}

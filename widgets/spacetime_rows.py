@@ -6,8 +6,8 @@ listener calls, :mod:`widgets.spacetime_broker_rows` for the broker's and the la
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
 from rmqlab import EventKind, TraceEvent
 from rmqlab.narrate import group_repeats
@@ -70,6 +70,7 @@ class RowBuilder:
         """(lane, span kind) → index in ``spans`` of an open span."""
 
     def ensure_lane(self, lane_id: str, kind: str, title: str, subtitle: str) -> str:
+        """The lane ``lane_id``, added (right of the others) the first time an actor shows up."""
         if lane_id not in self.lanes:
             self.lanes[lane_id] = Lane(lane_id, kind, title, subtitle)
         return lane_id
@@ -108,6 +109,7 @@ class RowBuilder:
             self.spans[i] = replace(self.spans[i], end_seq=seq)
 
     def fold(self, e: TraceEvent) -> None:
+        """Draw one event with the function :data:`HANDLERS` names for its kind (bookkeeping draws nothing)."""
         lane = self.lane_of(e.actor)
         if lane is None:
             return
@@ -116,7 +118,7 @@ class RowBuilder:
             handler(self, e, lane)
 
 
-HANDLERS: dict[EventKind, Any] = {
+HANDLERS: dict[EventKind, Callable[[RowBuilder, TraceEvent, str], None]] = {
     EventKind.SEND_ATTEMPT: send_attempt,
     EventKind.SEND_RESULT: send_result,
     EventKind.SEND_FAILED: send_failed,
