@@ -102,6 +102,13 @@ def demo_lab(
             lab.at(1000 + 10 * i, producer.send_with_selector, msg, SelectMessageQueueByHash, i % 2)
         else:
             lab.at(1000 + 10 * i, producer.send, msg)
+    _schedule_fault(lab, consumer, fault)
+    return lab
+
+
+def _schedule_fault(lab: Lab, consumer: Any, fault: str) -> None:
+    """The fault the ``fault`` knob names: broker-a down 5 s – 65 s, its send-backs refused from the start, or
+    consumer c1 crashed at 3 s and restarted at 90 s (``none``: nothing)."""
     if fault == "broker_down":
         lab.at("5s", lab.broker_down, "broker-a")
         lab.at("65s", lab.broker_up, "broker-a")
@@ -110,4 +117,3 @@ def demo_lab(
     elif fault == "consumer_crash":
         lab.at("3s", consumer.crash)
         lab.at("90s", consumer.start)
-    return lab
