@@ -34,6 +34,7 @@ from .listener import HANG, Delayed
 
 if TYPE_CHECKING:
     from .push_consumer import PushConsumer
+    from .push_consumer_settings import PushConsumerSettings
 
 __all__ = [
     "build_retry_message",
@@ -84,7 +85,7 @@ def build_retry_message(
     return retry
 
 
-def context_int(consumer: PushConsumer, msg_id: str, name: str, value: Any, default: int) -> int:
+def context_int(consumer: PushConsumerSettings, msg_id: str, name: str, value: Any, default: int) -> int:
     """A listener-set context field: an int is used as is; anything else is a WARNING and ``default``.
 
     In Java the field is typed; in Python a listener could store ``"x"``. That must not break the run.
@@ -111,7 +112,7 @@ def reset_retry_topic(msgs: Sequence[MessageExt], group: str) -> None:
             msg.topic = original
 
 
-def run_listener(consumer: PushConsumer, msgs: list[MessageExt], context: Any) -> Generator[Any, Any, tuple[Any, str]]:
+def run_listener(impl: PushConsumer, msgs: list[MessageExt], context: Any) -> Generator[Any, Any, tuple[Any, str]]:
     """Call the listener and wait out its virtual duration; returns (status or None, return type).
 
     A listener that raises, returns a wrong type, or returns ``HANG`` never breaks the engine: the
@@ -125,10 +126,11 @@ def run_listener(consumer: PushConsumer, msgs: list[MessageExt], context: Any) -
     same way. A listener that crashes its own consumer gets the crash once its call returns: the thread dies
     there (:class:`~rmqlab.core.process.ProcessKilled`), before any result is processed, as with a killed JVM.
     """
-    consumer.in_listener = True
+    consumer = impl.default_mq_push_consumer
+    impl.in_listener = True
     try:
         with consumer.context.scheduler.running_user_code():  # a Ctrl-C is raised in the listener, caught below
-            outcome = consumer.listener(list(msgs), context)  # type: ignore[misc]
+            outcome = impl.message_listener_inner(list(msgs), context)  # type: ignore[misc]
     except BaseException as exc:
         escapes = isinstance(exc, ReentrantRunError) or not isinstance(exc, Exception)
         note = "; counted as a failed consume, re-raised after this event" if escapes else ""
@@ -144,10 +146,10 @@ def run_listener(consumer: PushConsumer, msgs: list[MessageExt], context: Any) -
             ctx.scheduler.interrupt_after_event(exc)
         outcome = _RAISED
     finally:
-        consumer.in_listener = False
-    if consumer.crash_requested:
-        consumer.crash_requested = False
-        consumer.crash()
+        impl.in_listener = False
+    if impl.crash_requested:
+        impl.crash_requested = False
+        impl.crash()
         raise ProcessKilled(consumer.client_id)
     if outcome is _RAISED:
         return None, "EXCEPTION"
