@@ -35,10 +35,12 @@ from ...remoting.exceptions import MQBrokerException
 from ...remoting.protocol import ConsumerSendMsgBackRequest
 from ...remoting.response_code import ResponseCode
 from .consume_message_service import (
-    build_retry_message,
     context_int,
+    record_consumed,
+    record_delivered,
     reset_retry_topic,
     run_listener,
+    send_retry_message,
 )
 from .listener import ConsumeConcurrentlyContext, ConsumeConcurrentlyStatus
 from .process_queue import ProcessQueue
@@ -115,10 +117,7 @@ class ConsumeMessageConcurrentlyService:
             return
         context = ConsumeConcurrentlyContext(mq)
         reset_retry_topic(msgs, consumer.consumer_group)
-        start = ctx.now
-        for msg in msgs:
-            msg.properties[PROPERTY_CONSUME_START_TIME] = str(start)
-            ctx.record_delivery(consumer.actor, consumer.consumer_group, mq, msg, len(msgs))
+        start = record_delivered(consumer, mq, msgs)
         status, return_type = yield from run_listener(self.default_mq_push_consumer_impl, msgs, context)
         if status is not None and not isinstance(status, ConsumeConcurrentlyStatus):
             try:
@@ -140,18 +139,7 @@ class ConsumeMessageConcurrentlyService:
                 return_type = "TIME_OUT"
             else:
                 return_type = "SUCCESS" if effective is ConsumeConcurrentlyStatus.CONSUME_SUCCESS else "FAILED"
-        for msg in msgs:
-            ctx.trace.record(
-                ctx.now,
-                EventKind.CONSUMED,
-                consumer.actor,
-                msg.msg_id,
-                status=effective.value,
-                return_type=return_type,
-                took_ms=took,
-                queue=str(mq),
-                queue_offset=msg.queue_offset,
-            )
+        record_consumed(consumer, mq, msgs, effective.value, return_type, took)
         if pq.dropped:
             ctx.trace.record(
                 ctx.now,
@@ -272,9 +260,7 @@ class ConsumeMessageConcurrentlyService:
         )
         if ok:
             return True
-        retry = build_retry_message(consumer.consumer_group, msg, msg.reconsume_times + 1, max_times)
-        assert impl.inner_producer is not None
-        future = yield impl.inner_producer.send(retry)
+        future = yield from send_retry_message(impl, msg, msg.reconsume_times + 1, max_times)
         ctx.trace.record(
             ctx.now,
             EventKind.SEND_BACK_FALLBACK,

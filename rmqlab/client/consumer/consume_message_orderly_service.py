@@ -27,7 +27,6 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from ...common.message import (
-    PROPERTY_CONSUME_START_TIME,
     PROPERTY_RECONSUME_TIME,
     MessageExt,
 )
@@ -38,10 +37,12 @@ from ...core.scheduler import TimerKind, TimerLabel
 from ...core.thread_pool import RejectedExecutionException, ThreadPool
 from ...core.trace import EventKind
 from .consume_message_service import (
-    build_retry_message,
     context_int,
+    record_consumed,
+    record_delivered,
     reset_retry_topic,
     run_listener,
+    send_retry_message,
 )
 from .listener import ConsumeOrderlyContext, ConsumeOrderlyStatus
 from .process_queue import REBALANCE_LOCK_INTERVAL_MS, ProcessQueue
@@ -191,27 +192,13 @@ class ConsumeMessageOrderlyService:
                     if pq.dropped:
                         pq.consume_lock.release()
                         break
-                    start = ctx.now
-                    for msg in msgs:
-                        msg.properties[PROPERTY_CONSUME_START_TIME] = str(start)
-                        ctx.record_delivery(consumer.actor, consumer.consumer_group, mq, msg, len(msgs))
+                    start = record_delivered(consumer, mq, msgs)
                     try:
                         status, return_type = yield from run_listener(self.default_mq_push_consumer_impl, msgs, context)
                     finally:
                         pq.consume_lock.release()
                     status = self._normalise(status, msgs)
-                    for msg in msgs:
-                        ctx.trace.record(
-                            ctx.now,
-                            EventKind.CONSUMED,
-                            consumer.actor,
-                            msg.msg_id,
-                            status=status.value,
-                            return_type=return_type or status.value,
-                            took_ms=ctx.now - start,
-                            queue=str(mq),
-                            queue_offset=msg.queue_offset,
-                        )
+                    record_consumed(consumer, mq, msgs, status.value, return_type or status.value, ctx.now - start)
                     go_on = yield from self._process_consume_result(msgs, status, context, pq, mq)
                     if not go_on:
                         break
@@ -311,9 +298,7 @@ class ConsumeMessageOrderlyService:
     def _send_message_back(self, msg: MessageExt, max_times: int) -> Generator[Any, Any, bool]:
         """Orderly ``sendMessageBack``: a new ``%RETRY%`` message with RECONSUME_TIME = rt (4.9.x)."""
         impl, consumer, ctx = self.default_mq_push_consumer_impl, self.default_mq_push_consumer, self.context
-        retry = build_retry_message(consumer.consumer_group, msg, msg.reconsume_times, max_times, orderly=True)
-        assert impl.inner_producer is not None
-        future = yield impl.inner_producer.send(retry)
+        future = yield from send_retry_message(impl, msg, msg.reconsume_times, max_times, orderly=True)
         ctx.trace.record(
             ctx.now,
             EventKind.SEND_BACK,

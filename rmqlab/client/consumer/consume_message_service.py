@@ -1,15 +1,20 @@
-"""What the two consume services share: calling the listener, and the retry message a client builds itself.
+"""What the two consume services share: calling the listener, what is recorded around the call, and the retry
+message a client builds and sends itself.
 
 4.9.7 ``ConsumeMessageConcurrentlyService`` and ``ConsumeMessageOrderlyService`` each have a ``ConsumeRequest``
-whose ``run`` calls the listener inside ``catch (Throwable e)`` after ``resetRetryAndNamespace``; both build a
-``%RETRY%<group>`` message when the broker cannot take a send-back. Those steps are written once, here.
+whose ``run`` calls the listener inside ``catch (Throwable e)`` after ``resetRetryAndNamespace``, between the impl's
+``executeHookBefore`` and ``executeHookAfter`` (the consume hooks, which the message trace reads: here DELIVERED and
+CONSUMED events); both build a ``%RETRY%<group>`` message and send it with the client's own producer when the broker
+cannot take a send-back (the concurrent fallback) or the message is to be dead-lettered (orderly). Those steps are
+written once, here.
 
 Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/ConsumeMessageService.java
     (ConsumeMessageService)
 Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/ConsumeMessageConcurrentlyService.java
     (ConsumeRequest.run)
 Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/DefaultMQPushConsumerImpl.java
-    (DefaultMQPushConsumerImpl.resetRetryAndNamespace, DefaultMQPushConsumerImpl.sendMessageBack)
+    (DefaultMQPushConsumerImpl.resetRetryAndNamespace, DefaultMQPushConsumerImpl.sendMessageBack,
+    DefaultMQPushConsumerImpl.executeHookBefore, DefaultMQPushConsumerImpl.executeHookAfter)
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from collections.abc import Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...common.message import (
+    PROPERTY_CONSUME_START_TIME,
     PROPERTY_MAX_RECONSUME_TIMES,
     PROPERTY_ORIGIN_MESSAGE_ID,
     PROPERTY_RECONSUME_TIME,
@@ -33,14 +39,19 @@ from ...core.trace import EventKind
 from .listener import HANG, Delayed
 
 if TYPE_CHECKING:
+    from ...common.message_queue import MessageQueue
+    from ..producer.send_result import SendFuture
     from .push_consumer import PushConsumer
     from .push_consumer_settings import PushConsumerSettings
 
 __all__ = [
     "build_retry_message",
     "context_int",
+    "record_consumed",
+    "record_delivered",
     "reset_retry_topic",
     "run_listener",
+    "send_retry_message",
     "shutdown_gracefully",
 ]
 
@@ -83,6 +94,56 @@ def build_retry_message(
     retry.properties[PROPERTY_MAX_RECONSUME_TIMES] = str(max_times)
     retry.delay_time_level = 3 + msg.reconsume_times
     return retry
+
+
+def send_retry_message(
+    impl: PushConsumer, msg: MessageExt, reconsume_time: int, max_times: int, *, orderly: bool = False
+) -> Generator[Any, Any, SendFuture]:
+    """Build ``msg``'s ``%RETRY%<group>`` copy (:func:`build_retry_message`) and send it with the client's own
+    producer (``mQClientFactory.getDefaultMQProducer().send(newMsg)``); the send's future, once it is done."""
+    group = impl.default_mq_push_consumer.consumer_group
+    retry = build_retry_message(group, msg, reconsume_time, max_times, orderly=orderly)
+    assert impl.inner_producer is not None  # made at start
+    future: SendFuture = yield impl.inner_producer.send(retry)
+    return future
+
+
+def record_delivered(consumer: PushConsumerSettings, mq: MessageQueue, msgs: Sequence[MessageExt]) -> int:
+    """``executeHookBefore``: the batch is handed to the listener now. Each message is recorded DELIVERED and stamped
+    ``CONSUME_START_TIME``, which the concurrent ``cleanExpireMsg`` reads (4.9.7 stamps only the concurrent service's
+    messages; an orderly one here carries the stamp too, into a retry copy's properties). Returns the start, in
+    virtual ms."""
+    ctx = consumer.context
+    start = ctx.now
+    for msg in msgs:
+        msg.properties[PROPERTY_CONSUME_START_TIME] = str(start)
+        ctx.record_delivery(consumer.actor, consumer.consumer_group, mq, msg, len(msgs))
+    return start
+
+
+def record_consumed(
+    consumer: PushConsumerSettings,
+    mq: MessageQueue,
+    msgs: Sequence[MessageExt],
+    status: str,
+    return_type: str,
+    took_ms: int,
+) -> None:
+    """``executeHookAfter``: one CONSUMED event per message of the batch, with the listener's status, the
+    ``ConsumeReturnType`` and how long the call took."""
+    ctx = consumer.context
+    for msg in msgs:
+        ctx.trace.record(
+            ctx.now,
+            EventKind.CONSUMED,
+            consumer.actor,
+            msg.msg_id,
+            status=status,
+            return_type=return_type,
+            took_ms=took_ms,
+            queue=str(mq),
+            queue_offset=msg.queue_offset,
+        )
 
 
 def context_int(consumer: PushConsumerSettings, msg_id: str, name: str, value: Any, default: int) -> int:
