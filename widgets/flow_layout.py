@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rmqlab import format_duration
+from rmqlab.core.i18n import gettext as _
 
 from .palette import token_colour
 from .scene import Mark, Scene, legend_marks, text_width
@@ -249,7 +250,7 @@ def _broker_geometry(vm: FlowVM, cols: _Columns, brokers: list[str]) -> None:
     )
     cols.bx0 = cols.prod_right + GAP
     y = cols.top + 22
-    for lane, _, kinds in _LANES:
+    for lane, _name, kinds in _LANES:
         h = 16.0
         for b in brokers:
             ps = [p for p in cols.places_in.get(f"broker:{b}", []) if p.kind in kinds]
@@ -421,7 +422,9 @@ def _arrows(cv: _Canvas, vm: FlowVM, cols: _Columns) -> None:
             Mark("line", "arrow:ack", x=ax, y=ack_top, x2=ax, y2=ack_bottom, cls="rq-arrow", arrow=True, role="arrow")
         )
         cv.text("arrow-label:ack", ax + 5, ack_bottom - 20, "ack", cls="rq-muted rq-small")
-    for i, (b, _) in enumerate(vm.brokers):  # the schedule service moves a due message into %RETRY%, inside the broker
+    for i, (b, _up) in enumerate(
+        vm.brokers
+    ):  # the schedule service moves a due message into %RETRY%, inside the broker
         hx = cols.bx0 + i * (cols.col_w + 16) + cols.col_w - PAD - HOP_W / 2 + 3
         cv.marks.append(
             Mark(
@@ -477,22 +480,22 @@ def _legend(cv: _Canvas, bottom: float) -> tuple[float, float]:
     """Two legend columns under everything; returns the scene's height and the legend's right edge."""
     sample = token_colour("M0001")
     items_a = (
-        ("token", sample, "a message, stored in a queue or pulled into a ProcessQueue"),
-        ("token", f"{sample} rq-consuming", "being consumed (a listener runs on it)"),
-        ("token", f"{sample} rq-delayed", "waiting in a delay level (due in …)"),
-        ("token", f"{sample} rq-sending", "at its producer: sending (crossed: send failed)"),
+        ("token", sample, _("a message, stored in a queue or pulled into a ProcessQueue")),
+        ("token", f"{sample} rq-consuming", _("being consumed (a listener runs on it)")),
+        ("token", f"{sample} rq-delayed", _("waiting in a delay level (due in …)")),
+        ("token", f"{sample} rq-sending", _("at its producer: sending (crossed: send failed)")),
     )
     items_b = (
-        ("token", f"{sample} rq-dead", "in %DLQ% (dead letter)"),
-        ("token", f"{sample} rq-done", "consumed (green ring, in its group's tray)"),
-        ("token", f"{sample} rq-dropped", "dropped, never consumed (crossed)"),
-        ("line", "rq-arrow", "direction a message travels"),
-        ("line", "rq-focus", "ring: the message the latest event is about"),
+        ("token", f"{sample} rq-dead", _("in %DLQ% (dead letter)")),
+        ("token", f"{sample} rq-done", _("consumed (green ring, in its group's tray)")),
+        ("token", f"{sample} rq-dropped", _("dropped, never consumed (crossed)")),
+        ("line", "rq-arrow", _("direction a message travels")),
+        ("line", "rq-focus", _("ring: the message the latest event is about")),
     )
     lx2 = PAD + max(text_width(label) for _, _, label in items_a) + 40
     cv.marks.extend(legend_marks(items_a, x=PAD, y=bottom + 8, key="legend-a"))
     cv.marks.extend(legend_marks(items_b, x=lx2, y=bottom + 8, key="legend-b"))
-    for i, (_, style, _) in enumerate(items_b):
+    for i, (_glyph, style, _label) in enumerate(items_b):
         if "rq-dropped" in style:
             lx, ly, d = lx2 + 5, bottom + 8 + i * 14, 4.0
             cv.marks.append(

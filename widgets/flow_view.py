@@ -42,6 +42,7 @@ from typing import Any, Literal
 
 from rmqlab import EventKind, TimerKind, TraceEvent, format_duration
 from rmqlab.common.message import DLQ_PREFIX, RETRY_PREFIX
+from rmqlab.core.i18n import N_
 from rmqlab.snapshot import ConsumeQueueSnap, ConsumerSnap, LabSnapshot, OffsetState
 
 from .flow_layout import NOT_STARTED, flow_scene
@@ -566,7 +567,7 @@ def flow_text(vm: FlowVM) -> str:
 class FlowView(SceneView):
     """The message-flow picture of a dashboard: ``FlowView()``, then give it to a Controller's ``views``."""
 
-    title = "Message flow"
+    title = N_("Message flow")
 
     def model(self, snap: LabSnapshot) -> FlowVM:
         return flow_view_model(snap)

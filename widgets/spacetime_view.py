@@ -35,6 +35,7 @@ from enum import StrEnum
 from typing import Any
 
 from rmqlab import EventKind, TraceEvent, format_duration
+from rmqlab.core.i18n import N_
 from rmqlab.narrate import group_repeats
 from rmqlab.snapshot import LabSnapshot
 
@@ -986,7 +987,7 @@ def _row_marks(r: Row, xs: dict[str, float], y: float, width: float) -> list[Mar
 class SpaceTimeView(SceneView):
     """The space-time diagram of the run so far; ``max_rows`` keeps the "now" line on screen."""
 
-    title = "Space-time"
+    title = N_("Space-time")
 
     def __init__(self, *, max_rows: int | None = 36, locks: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
