@@ -100,6 +100,15 @@ def test_chinese_dashboard_words() -> None:
     )
     legend = legend_texts(dash.main_view)  # type: ignore[arg-type]
     assert legend[0] == "一条消息：存储在队列中，或已拉取到 ProcessQueue" and "在 %DLQ% 中（死信）" in legend
+    flow = dash.main_view
+    assert isinstance(flow, SceneView) and flow.current is not None
+    texts = {m.key: m.text for m in flow.current.marks if m.kind == "text"}
+    assert texts["title"].startswith("消息流转 t = ") and texts["col:consumers"] == "Consumer 实例"
+    lanes = (texts["lane:broker-a:retry"], texts["lane:broker-a:schedule"])
+    assert lanes == ("%RETRY% 重试队列", "SCHEDULE_TOPIC_XXXX")
+    spacetime = dash.view("Space-time")
+    spacetime.update(ctl.snapshot)  # type: ignore[arg-type]  # a hidden tab: drawn when shown
+    assert isinstance(spacetime, SceneView) and "写入死信队列" in legend_texts(spacetime)
     strip = dash.view("ProcessQueues")
     assert isinstance(strip, SceneView) and "已回传到 %RETRY%（此处完成，副本继续存在）" in legend_texts(strip)
     static = dash.static_html()
