@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rmqlab import format_duration
+from rmqlab.core.i18n import N_, ngettext
+from rmqlab.core.i18n import gettext as _
 
 from .palette import token_colour
 from .scene import Mark, Scene, legend_marks, text_width
@@ -136,10 +138,10 @@ class _Columns:
 
 
 _LANES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("business", "topic queues", ("business",)),
+    ("business", N_("topic queues"), ("business",)),
     ("schedule", "SCHEDULE_TOPIC_XXXX", ("delay",)),
-    ("retry", "%RETRY% topics", ("retry",)),
-    ("dlq", "%DLQ% topics", ("dlq",)),
+    ("retry", N_("%RETRY% topics"), ("retry",)),
+    ("dlq", N_("%DLQ% topics"), ("dlq",)),
 )
 """The broker lanes, top to bottom: key, header, the place kinds a lane holds. Rows shared by all brokers."""
 
@@ -175,7 +177,9 @@ def flow_scene(vm: FlowVM) -> Scene:
         width=int(width + 0.5),
         height=int(height + 0.5),
         marks=tuple(cv.marks),
-        label=f"message flow at t = {format_duration(vm.now_ms)}: {len(vm.tokens)} messages",
+        label=_("message flow at t = {time}: {count} messages").format(
+            time=format_duration(vm.now_ms), count=len(vm.tokens)
+        ),
         testid="rq-flow",
         css=FLOW_CSS,
         extra=extra,
@@ -185,14 +189,17 @@ def flow_scene(vm: FlowVM) -> Scene:
 def _titles(cv: _Canvas, vm: FlowVM) -> None:
     """The title (time, token count) and the subtitle that says what a token is."""
     title_y = 16.0
-    count = f"{len(vm.tokens)} {'token' if len(vm.tokens) == 1 else 'tokens'}"
-    cv.text("title", PAD, title_y, f"Message flow at t = {format_duration(vm.now_ms)} · {count}", cls="rq-title")
+    count = ngettext("{count} token", "{count} tokens", len(vm.tokens)).format(count=len(vm.tokens))
+    title = _("Message flow at t = {time} · {count}").format(time=format_duration(vm.now_ms), count=count)
+    cv.text("title", PAD, title_y, title, cls="rq-title")
     cv.text(
         "subtitle",
         PAD,
         title_y + 15,
-        "one token per message per consumer group (per instance in BROADCASTING); "
-        f"{vm.colour_note}; number = reconsume times",
+        _(
+            "one token per message per consumer group (per instance in BROADCASTING); "
+            "{colour_note}; number = reconsume times"
+        ).format(colour_note=vm.colour_note),
         cls="rq-muted rq-small",
     )
 
@@ -203,10 +210,10 @@ def _producers(cv: _Canvas, cols: _Columns) -> None:
     places = cols.places_in.get("producers", [])
     prod_w = max(
         TOKENS_PER_ROW * STEP * 0.5 + 2 * PAD,
-        max(text_width(s) for s in [p.label for p in places] + ["producers"]) + 2 * PAD,
+        max(text_width(s) for s in [p.label for p in places] + [_("producers")]) + 2 * PAD,
     )
     y = cols.top
-    cv.text("col:producers", x, y + 12, "producers", cls="rq-title")
+    cv.text("col:producers", x, y + 12, _("producers"), cls="rq-title")
     y += 22
     for p in places:
         toks = cols.by_place.get(p.key, [])
@@ -249,7 +256,7 @@ def _broker_geometry(vm: FlowVM, cols: _Columns, brokers: list[str]) -> None:
     )
     cols.bx0 = cols.prod_right + GAP
     y = cols.top + 22
-    for lane, _, kinds in _LANES:
+    for lane, _name, kinds in _LANES:
         h = 16.0
         for b in brokers:
             ps = [p for p in cols.places_in.get(f"broker:{b}", []) if p.kind in kinds]
@@ -284,11 +291,11 @@ def _broker_columns(cv: _Canvas, vm: FlowVM, cols: _Columns) -> None:
                 cv.marks.append(
                     Mark("line", f"sep:{b}:{lane}", x=bx + 4, y=y0 - 5, x2=bx + col_w - 4, y2=y0 - 5, cls="rq-lane-sep")
                 )
-            cv.text(f"lane:{b}:{lane}", bx + PAD, y0 + 11, header, cls="rq-muted")
+            cv.text(f"lane:{b}:{lane}", bx + PAD, y0 + 11, _(header), cls="rq-muted")
             ps = [p for p in cols.places_in.get(f"broker:{b}", []) if p.kind in kinds]
             sy = y0 + 16
             if not ps:
-                empty = "no delayed message" if lane == "schedule" else "none yet"
+                empty = _("no delayed message") if lane == "schedule" else _("none yet")
                 cv.text(f"empty:{b}:{lane}", bx + PAD + 8, sy + 15, empty, cls="rq-muted rq-small")
             for p in ps:
                 sy += _broker_slot(cv, cols, p, bx, sy) + 4
@@ -327,12 +334,12 @@ def _consumers(cv: _Canvas, vm: FlowVM, cols: _Columns) -> None:
     pq_places = cols.places_in.get("consumers", [])
     pq_label_w = max([text_width(p.label) for p in pq_places] + [60.0]) + 14
     cons_w = cols.cons_w = max(
-        pq_label_w + TOKENS_PER_ROW * STEP + 2 * PAD + 8 if vm.consumers else text_width("consumer instances", 12),
+        pq_label_w + TOKENS_PER_ROW * STEP + 2 * PAD + 8 if vm.consumers else text_width(_("consumer instances"), 12),
         max((text_width(f"{c.client_id} · {c.group}", 12) + 2 * PAD for c in vm.consumers), default=0),
         max((text_width(c.detail, 11) + 2 * PAD for c in vm.consumers), default=0),
     )
     y = cols.top
-    cv.text("col:consumers", cx0, y + 12, "consumer instances", cls="rq-title")
+    cv.text("col:consumers", cx0, y + 12, _("consumer instances"), cls="rq-title")
     y += 22
     if not vm.consumers:
         cv.text("empty:consumers", cx0 + 4, y + 14, "no consumer", cls="rq-muted rq-small")
@@ -377,7 +384,7 @@ def _outcomes(cv: _Canvas, cols: _Columns) -> None:
     out_w = max([out_w] + [text_width(p.note, 11) + 2 * PAD for p in out_places])
     y = cols.cons_bottom + 14
     if out_places:
-        cv.text("col:outcome", ox0 + 44, y + 12, "outcome", cls="rq-title")
+        cv.text("col:outcome", ox0 + 44, y + 12, _("outcome"), cls="rq-title")
     y += 22
     for p in out_places:
         toks = cols.by_place.get(p.key, [])
@@ -402,11 +409,11 @@ def _arrows(cv: _Canvas, vm: FlowVM, cols: _Columns) -> None:
     first_producer = cols.top + 22 + 20  # the middle of the first producer box, if it sits beside the business lane
     send_y = min(max(first_producer, lane_y["business"][0] + 12), lane_y["business"][1] - 8)
     arrows = [
-        ("send", cols.prod_right + 6, cols.bx0 - 6, send_y, "send"),
-        ("pull-business", ax0, ax1, mid["business"], "pull"),
-        ("send-back", ax1, ax0, mid["schedule"], "send back"),
-        ("pull-retry", ax0, ax1, mid["retry"], "pull"),
-        ("dead-letter", ax1, ax0, mid["dlq"], "dead letter"),
+        ("send", cols.prod_right + 6, cols.bx0 - 6, send_y, _("send")),
+        ("pull-business", ax0, ax1, mid["business"], _("pull")),
+        ("send-back", ax1, ax0, mid["schedule"], _("send back")),
+        ("pull-retry", ax0, ax1, mid["retry"], _("pull")),
+        ("dead-letter", ax1, ax0, mid["dlq"], _("dead letter")),
     ]
     if not vm.retry_paths:  # BROADCASTING only: a failure is dropped, no message goes back or to the DLQ
         arrows = arrows[:2]
@@ -420,8 +427,10 @@ def _arrows(cv: _Canvas, vm: FlowVM, cols: _Columns) -> None:
         cv.marks.append(
             Mark("line", "arrow:ack", x=ax, y=ack_top, x2=ax, y2=ack_bottom, cls="rq-arrow", arrow=True, role="arrow")
         )
-        cv.text("arrow-label:ack", ax + 5, ack_bottom - 20, "ack", cls="rq-muted rq-small")
-    for i, (b, _) in enumerate(vm.brokers):  # the schedule service moves a due message into %RETRY%, inside the broker
+        cv.text("arrow-label:ack", ax + 5, ack_bottom - 20, _("ack"), cls="rq-muted rq-small")
+    for i, (b, _up) in enumerate(
+        vm.brokers
+    ):  # the schedule service moves a due message into %RETRY%, inside the broker
         hx = cols.bx0 + i * (cols.col_w + 16) + cols.col_w - PAD - HOP_W / 2 + 3
         cv.marks.append(
             Mark(
@@ -477,22 +486,22 @@ def _legend(cv: _Canvas, bottom: float) -> tuple[float, float]:
     """Two legend columns under everything; returns the scene's height and the legend's right edge."""
     sample = token_colour("M0001")
     items_a = (
-        ("token", sample, "a message, stored in a queue or pulled into a ProcessQueue"),
-        ("token", f"{sample} rq-consuming", "being consumed (a listener runs on it)"),
-        ("token", f"{sample} rq-delayed", "waiting in a delay level (due in …)"),
-        ("token", f"{sample} rq-sending", "at its producer: sending (crossed: send failed)"),
+        ("token", sample, _("a message, stored in a queue or pulled into a ProcessQueue")),
+        ("token", f"{sample} rq-consuming", _("being consumed (a listener runs on it)")),
+        ("token", f"{sample} rq-delayed", _("waiting in a delay level (due in …)")),
+        ("token", f"{sample} rq-sending", _("at its producer: sending (crossed: send failed)")),
     )
     items_b = (
-        ("token", f"{sample} rq-dead", "in %DLQ% (dead letter)"),
-        ("token", f"{sample} rq-done", "consumed (green ring, in its group's tray)"),
-        ("token", f"{sample} rq-dropped", "dropped, never consumed (crossed)"),
-        ("line", "rq-arrow", "direction a message travels"),
-        ("line", "rq-focus", "ring: the message the latest event is about"),
+        ("token", f"{sample} rq-dead", _("in %DLQ% (dead letter)")),
+        ("token", f"{sample} rq-done", _("consumed (green ring, in its group's tray)")),
+        ("token", f"{sample} rq-dropped", _("dropped, never consumed (crossed)")),
+        ("line", "rq-arrow", _("direction a message travels")),
+        ("line", "rq-focus", _("ring: the message the latest event is about")),
     )
     lx2 = PAD + max(text_width(label) for _, _, label in items_a) + 40
     cv.marks.extend(legend_marks(items_a, x=PAD, y=bottom + 8, key="legend-a"))
     cv.marks.extend(legend_marks(items_b, x=lx2, y=bottom + 8, key="legend-b"))
-    for i, (_, style, _) in enumerate(items_b):
+    for i, (_glyph, style, _label) in enumerate(items_b):
         if "rq-dropped" in style:
             lx, ly, d = lx2 + 5, bottom + 8 + i * 14, 4.0
             cv.marks.append(

@@ -42,6 +42,8 @@ from typing import Any, Literal
 
 from rmqlab import EventKind, TimerKind, TraceEvent, format_duration
 from rmqlab.common.message import DLQ_PREFIX, RETRY_PREFIX
+from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import ConsumeQueueSnap, ConsumerSnap, LabSnapshot, OffsetState
 
 from .flow_layout import NOT_STARTED, flow_scene
@@ -480,20 +482,22 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
     )
     owners_seen = sorted({_owner_of(c) for c in snap.consumers} | {t.owner for t in tokens if t.owner})
     for owner in owners_seen:
-        places.append(Place(f"done:{owner}", "done", f"consumed · {owner}", "outcome", owner=owner))
+        places.append(
+            Place(f"done:{owner}", "done", _("consumed · {owner}").format(owner=owner), "outcome", owner=owner)
+        )
     for owner in owners_seen:
         whys = sorted({t.why for t in tokens if t.place == f"dropped:{owner}"})
         if whys:
-            label = f"dropped · {owner}"
+            label = _("dropped · {owner}").format(owner=owner)
             places.append(Place(f"dropped:{owner}", "dropped", label, "outcome", owner=owner, note=" / ".join(whys)))
-    for name, _ in snap.producers:
+    for name, _sent in snap.producers:
         if any(t.place == f"failed:{name}" for t in tokens):
-            places.append(Place(f"failed:{name}", "send_failed", "send failed", "producers", owner=name))
+            places.append(Place(f"failed:{name}", "send_failed", _("send failed"), "producers", owner=name))
     known = {p.key for p in places}
     for t in tokens:  # a token in a place the snapshot lists nowhere would be drawn nowhere: say so loudly
         if t.place not in known:
             raise ValueError(f"token {t.key} is in place {t.place!r}, which the view-model does not draw")
-    note = "colour = sharding key (else message id)" if ordered else "colour = message id"
+    note = _("colour = sharding key (else message id)") if ordered else _("colour = message id")
     return FlowVM(
         now_ms=now,
         position=snap.trace_len,
@@ -566,7 +570,7 @@ def flow_text(vm: FlowVM) -> str:
 class FlowView(SceneView):
     """The message-flow picture of a dashboard: ``FlowView()``, then give it to a Controller's ``views``."""
 
-    title = "Message flow"
+    title = N_("Message flow")
 
     def model(self, snap: LabSnapshot) -> FlowVM:
         return flow_view_model(snap)

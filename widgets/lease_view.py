@@ -26,6 +26,8 @@ from typing import Any
 
 from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.common.message import RETRY_PREFIX
+from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import BROKER_LEASE_MS, CLIENT_TRUST_MS, LabSnapshot
 
 from .palette import OKABE_ITO
@@ -608,17 +610,19 @@ def _axis(vm: LeaseModel, tx: Callable[[int], float], *, bottom: float) -> list[
 
 def _legend(marks: list[Mark], vm: LeaseModel, colour: dict[str, str], y: float) -> float:
     """One colour per client, then the line styles and the refused ✗; returns the scene's bottom."""
-    items: list[tuple[str, str, str]] = [("token", colour[c], f"{c}'s lease / lock") for c in vm.clients]
+    items: list[tuple[str, str, str]] = [
+        ("token", colour[c], _("{client}'s lease / lock").format(client=c)) for c in vm.clients
+    ]
     items += [
-        ("rect", "rq-span rq-expired", "lease expired (anyone may take it over)"),
-        ("line", "rq-tick", "lock / lockAll renewal (every 20 s)"),
-        ("line", "rq-crash", "crash / take-over"),
-        ("line", "rq-now", "now"),
+        ("rect", "rq-span rq-expired", _("lease expired (anyone may take it over)")),
+        ("line", "rq-tick", _("lock / lockAll renewal (every 20 s)")),
+        ("line", "rq-crash", _("crash / take-over")),
+        ("line", "rq-now", _("now")),
     ]
     marks.extend(legend_marks(tuple(items), x=8, y=y + 4))
     ry = y + 4 + len(items) * 14 + 4
     marks.append(Mark("text", "legend:refused", x=13, y=ry, text="✗", cls="rq-refused", anchor="middle", role="legend"))
-    refused = "lock refused (another live holder)"
+    refused = _("lock refused (another live holder)")
     marks.append(Mark("text", "legend:refused:t", x=26, y=ry, text=refused, cls="rq-muted", role="legend"))
     return y + (len(items) + 1) * 14 + 8
 
@@ -626,7 +630,7 @@ def _legend(marks: list[Mark], vm: LeaseModel, colour: dict[str, str], y: float)
 class LeaseView(SceneView):
     """The orderly locks as a lease timeline (replaces LockView's tables); ``text`` is the plain rendering."""
 
-    title = "Locks"
+    title = N_("Locks")
 
     def __init__(self, *, include_retry: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rmqlab import EventKind, TraceEvent
+from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import ConsumeQueueSnap, LabSnapshot, OffsetState, copy_group
 
 from .palette import STATE_GLYPH, STATE_STYLE
@@ -57,12 +59,12 @@ FINISHED = frozenset({OffsetState.ACKED, OffsetState.SENT_BACK, OffsetState.DROP
 """Done, sent back or dropped: nothing more happens to this offset in this ProcessQueue."""
 
 _LEGEND: tuple[tuple[OffsetState, str], ...] = (
-    (OffsetState.STORED, "stored, not pulled by this instance"),
-    (OffsetState.PULLED, "pulled: in msgTreeMap, waiting (in flight)"),
-    (OffsetState.CONSUMING, "consuming: a listener runs on it"),
-    (OffsetState.ACKED, "done (acked)"),
-    (OffsetState.SENT_BACK, "sent back to %RETRY% (done here, a copy lives on)"),
-    (OffsetState.DROPPED, "dropped: failed and no copy kept (message lost)"),
+    (OffsetState.STORED, N_("stored, not pulled by this instance")),
+    (OffsetState.PULLED, N_("pulled: in msgTreeMap, waiting (in flight)")),
+    (OffsetState.CONSUMING, N_("consuming: a listener runs on it")),
+    (OffsetState.ACKED, N_("done (acked)")),
+    (OffsetState.SENT_BACK, N_("sent back to %RETRY% (done here, a copy lives on)")),
+    (OffsetState.DROPPED, N_("dropped: failed and no copy kept (message lost)")),
 )
 
 _SUCCESS = frozenset({"CONSUME_SUCCESS", "SUCCESS", "COMMIT"})
@@ -617,14 +619,16 @@ def _legend(y: float) -> list[Mark]:
                 role="legend",
             )
         )
-        marks.append(Mark("text", f"legend:{i}:t", x=_LEFT + 20, y=cy + 4, text=label, cls="rq-muted", role="legend"))
+        marks.append(
+            Mark("text", f"legend:{i}:t", x=_LEFT + 20, y=cy + 4, text=_(label), cls="rq-muted", role="legend")
+        )
     return marks
 
 
 class OffsetStripView(SceneView):
     """The ProcessQueues as offset strips (replaces the TreeMap text rows); ``text`` is the plain rendering."""
 
-    title = "ProcessQueues"
+    title = N_("ProcessQueues")
 
     def __init__(self, *, include_empty: bool = True, max_cells: int = 48, **kwargs: Any) -> None:
         super().__init__(**kwargs)

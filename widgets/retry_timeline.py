@@ -24,6 +24,7 @@ from typing import Any
 
 from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.common.message import RETRY_PREFIX
+from rmqlab.core.i18n import N_
 from rmqlab.snapshot import LabSnapshot
 
 from .palette import OKABE_ITO
@@ -321,14 +322,14 @@ def _css() -> str:
 
 CSS = _css()
 LEGEND: tuple[tuple[str, str, str], ...] = (
-    ("token", OKABE_ITO["vermillion"], "delivery n: failed"),
-    ("token", OKABE_ITO["bluish_green"], "delivery n: consumed"),
-    ("token", OKABE_ITO["yellow"], "in the listener"),
-    ("line", "rq-rt-wait", "wait: delay level · duration"),
-    ("line", "rq-rt-pending", "waiting now (due …)"),
-    ("rect", "rq-rt-dlq", "written to %DLQ%"),
-    ("line", "rq-rt-tick", "to scale: real time"),
-    ("line", "rq-rt-now", "now"),
+    ("token", OKABE_ITO["vermillion"], N_("delivery n: failed")),
+    ("token", OKABE_ITO["bluish_green"], N_("delivery n: consumed")),
+    ("token", OKABE_ITO["yellow"], N_("in the listener")),
+    ("line", "rq-rt-wait", N_("wait: delay level · duration")),
+    ("line", "rq-rt-pending", N_("waiting now (due …)")),
+    ("rect", "rq-rt-dlq", N_("written to %DLQ%")),
+    ("line", "rq-rt-tick", N_("to scale: real time")),
+    ("line", "rq-rt-now", N_("now")),
 )
 
 
@@ -681,7 +682,7 @@ def _lane_state(vm: TimelineModel, lane: int, n: int, end: Mark | None, pending:
 class RetryTimeline(SceneView):
     """The retry timeline drawn as a Scene (see the module docstring); ``to_text`` is what the labs print."""
 
-    title = "Retry timeline"
+    title = N_("Retry timeline")
 
     def __init__(
         self,

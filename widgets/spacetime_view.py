@@ -35,6 +35,7 @@ from enum import StrEnum
 from typing import Any
 
 from rmqlab import EventKind, TraceEvent, format_duration
+from rmqlab.core.i18n import N_
 from rmqlab.narrate import group_repeats
 from rmqlab.snapshot import LabSnapshot
 
@@ -700,16 +701,16 @@ def _css() -> str:
 
 CSS = _css()
 LEGEND: tuple[tuple[str, str, str], ...] = (
-    ("line", "rq-st-send", "send (✓ SEND_OK)"),
-    ("line", "rq-st-pull", "pull → listener"),
-    ("line", "rq-st-send-back", "send-back"),
-    ("line", "rq-st-schedule", "schedule hop / due"),
-    ("line", "rq-st-dlq", "DLQ write"),
-    ("line", "rq-st-lock", "lock / renew"),
-    ("line", "rq-st-send-refused", "failed (✗ refused, lost)"),
-    ("line", "rq-st-response", "late response"),
-    ("line", "rq-st-down", "broker down"),
-    ("line", "rq-st-now", "now"),
+    ("line", "rq-st-send", N_("send (✓ SEND_OK)")),
+    ("line", "rq-st-pull", N_("pull → listener")),
+    ("line", "rq-st-send-back", N_("send-back")),
+    ("line", "rq-st-schedule", N_("schedule hop / due")),
+    ("line", "rq-st-dlq", N_("DLQ write")),
+    ("line", "rq-st-lock", N_("lock / renew")),
+    ("line", "rq-st-send-refused", N_("failed (✗ refused, lost)")),
+    ("line", "rq-st-response", N_("late response")),
+    ("line", "rq-st-down", N_("broker down")),
+    ("line", "rq-st-now", N_("now")),
 )
 """Every glyph the diagram uses, in two rows of the legend strip."""
 
@@ -986,7 +987,7 @@ def _row_marks(r: Row, xs: dict[str, float], y: float, width: float) -> list[Mar
 class SpaceTimeView(SceneView):
     """The space-time diagram of the run so far; ``max_rows`` keeps the "now" line on screen."""
 
-    title = "Space-time"
+    title = N_("Space-time")
 
     def __init__(self, *, max_rows: int | None = 36, locks: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)

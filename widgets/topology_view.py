@@ -27,6 +27,7 @@ import networkx as nx
 
 from rmqlab import EventKind, MessageQueue, TraceEvent
 from rmqlab.common.message import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_TOPIC
+from rmqlab.core.i18n import N_
 from rmqlab.snapshot import LabSnapshot
 
 from .palette import OKABE_ITO
@@ -534,7 +535,7 @@ def topology_scene(vm: TopologyModel) -> Scene:
 class TopologyView(SceneView):
     """The layered topology as a Scene (no plotly); ``text`` is the plain rendering."""
 
-    title = "Topology"
+    title = N_("Topology")
 
     def __init__(self, *, window: int = 12, **kwargs: Any) -> None:
         super().__init__(**kwargs)
