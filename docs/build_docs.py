@@ -67,11 +67,11 @@ PLOTLY_JS = "assets/plotly.min.js"
 """Where the site serves plotly.js (copied from the plotly package) for the whole-run charts."""
 
 
-def static_notebook(src: Path, dest: Path) -> int:
+def static_notebook(src: Path, dest: Path, *, up: str = "../../") -> int:
     """Copy a lab as released (:func:`_as_released`) keeping its other outputs, with widget views replaced by their
     static HTML (which plays the run's frames), links to other labs pointed at their pages on the site, and the
     charts' plotly.js (``widgets.charts`` loads it from plotly's CDN) served by the site itself; returns outputs
-    changed."""
+    changed. ``up`` leads from the lab's page to the site's root (a Chinese lab's page is one level deeper)."""
     nb = nbformat.read(src, as_version=4)
     changed = 0
     for cell in nb.cells:
@@ -84,7 +84,7 @@ def static_notebook(src: Path, dest: Path) -> int:
                 del data[WIDGET_VIEW]
                 changed += 1
             if PLOTLY_JSON in data and "text/html" in data:  # a lab page is labs/NAME/index.html: two levels down
-                local = f'<script charset="utf-8" src="../../{PLOTLY_JS}">'
+                local = f'<script charset="utf-8" src="{up}{PLOTLY_JS}">'
                 data["text/html"] = PLOTLY_CDN.sub(local, data["text/html"])
                 changed += 1
     nb.metadata.pop("widgets", None)
@@ -216,10 +216,17 @@ def stage(src: Path) -> dict[str, Any]:
     shutil.copy2(Path(plotly.__file__).parent / "package_data" / "plotly.min.js", src / PLOTLY_JS)
     if (ROOT / "labs" / "README.md").exists():
         shutil.copy2(ROOT / "labs" / "README.md", src / "labs" / "README.md")  # mkdocs: the folder's index
+    zh_labs = sorted((ROOT / "labs" / "zh").glob("*.ipynb"))  # the Chinese labs (issue 35), pages under labs/zh/
+    if zh_labs:
+        (src / "labs" / "zh").mkdir()
+        static |= {f"zh/{p.name}": static_notebook(p, src / "labs" / "zh" / p.name, up="../../../") for p in zh_labs}
+        shutil.copy2(ROOT / "labs" / "zh" / "README.md", src / "labs" / "zh" / "README.md")
     nav: list[Any] = [
         {"Home": "index.md"},
         {"Labs": ([{"About the labs": "labs/README.md"}] if (src / "labs" / "README.md").exists() else [])
          + [{p.stem.replace("_", " "): f"labs/{p.name}"} for p in labs]},
+        *([{"简体中文": [{"中文实验目录": "labs/zh/README.md"}]
+                    + [{p.stem.replace("_", " "): f"labs/zh/{p.name}"} for p in zh_labs]}] if zh_labs else []),
         {"Scenario files": "scenario.md"},
         {"Command line": "cli.md"},
         *({title: name} for name, title in PAGES.items()),

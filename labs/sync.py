@@ -7,6 +7,9 @@ Usage::
     .venv/bin/python labs/sync.py --no-execute   # only sync the pairs
     .venv/bin/python labs/sync.py --check    # change nothing; exit 1 if a pair differs or outputs are stale
 
+The Chinese labs (``labs/zh/NN_name.py``, issue 35) are pairs too and go through the same steps; ``sync.py 03``
+executes both languages' lab 03.
+
 The ``.py`` file is what you edit (in an editor, or in JupyterLab, whose jupytext contents manager saves
 both files of the pair). ``jupytext --sync`` carries the cells to the ``.ipynb`` and keeps its outputs;
 then a notebook whose cells differ from the ones its outputs were made from is run top to bottom in a
@@ -37,6 +40,16 @@ def sources() -> list[Path]:
     return sorted(LABS.glob("[0-9][0-9]*_*.py"))
 
 
+def zh_sources() -> list[Path]:
+    """The Chinese labs' sources, ``labs/zh/NN_name.py`` in lab order (each the twin of an English one)."""
+    return sorted((LABS / "zh").glob("[0-9][0-9]*_*.py"))
+
+
+def shown(path: Path) -> str:
+    """A lab file's name as messages give it: ``03_x.ipynb``, or ``zh/03_x.ipynb`` for a Chinese lab."""
+    return str(path.relative_to(LABS)) if path.parent == LABS / "zh" else path.name
+
+
 def cells_hash(nb: Any) -> str:
     """Hash of every cell's type, source and metadata: what the saved outputs were made from."""
     data = [[c.cell_type, c.source, {k: v for k, v in c.metadata.items() if k != "execution"}] for c in nb.cells]
@@ -61,8 +74,8 @@ def pair_differences(source: Path) -> list[str]:
     return problems
 
 
-def execute(nb: Any) -> None:
-    """Run ``nb`` top to bottom in a fresh python3 kernel (as "Restart and run all" does)."""
+def execute(nb: Any, folder: Path = LABS) -> None:
+    """Run ``nb`` top to bottom in a fresh python3 kernel started in ``folder`` (as "Restart and run all" does)."""
     from nbclient import NotebookClient
 
     client = NotebookClient(
@@ -71,7 +84,7 @@ def execute(nb: Any) -> None:
         timeout=300,
         store_widget_state=False,
         record_timing=False,
-        resources={"metadata": {"path": str(LABS)}},
+        resources={"metadata": {"path": str(folder)}},
     )
     client.execute()
     for cell in nb.cells:
@@ -94,26 +107,26 @@ def sync(source: Path, force: bool, run: bool = True) -> str:
     notebook = source.with_suffix(".ipynb")
     nb = nbformat.read(notebook, as_version=4)
     if not force and nb.metadata.get("rmqlab", {}).get(HASH_KEY) == cells_hash(nb):
-        return f"{notebook.name}: in sync, outputs fresh"
+        return f"{shown(notebook)}: in sync, outputs fresh"
     if not run:
-        return f"{notebook.name}: in sync, outputs stale (not executed)"
-    execute(nb)
+        return f"{shown(notebook)}: in sync, outputs stale (not executed)"
+    execute(nb, notebook.parent)
     nbformat.write(nb, notebook)
     # The text file must stay at least as recent as the notebook, or jupytext's contents manager warns.
     os.utime(source)
-    return f"{notebook.name}: executed"
+    return f"{shown(notebook)}: executed"
 
 
 def check() -> list[str]:
     """Every problem that ``--check`` reports: pairs out of sync, outputs not made from the current cells."""
     problems = []
-    for source in sources():
-        problems += [f"{source.name}: {p}" for p in pair_differences(source)]
+    for source in sources() + zh_sources():
+        problems += [f"{shown(source)}: {p}" for p in pair_differences(source)]
         notebook = source.with_suffix(".ipynb")
         if notebook.exists():
             nb = nbformat.read(notebook, as_version=4)
             if nb.metadata.get("rmqlab", {}).get(HASH_KEY) != cells_hash(nb):
-                problems.append(f"{notebook.name}: outputs were not made from these cells: run labs/sync.py")
+                problems.append(f"{shown(notebook)}: outputs were not made from these cells: run labs/sync.py")
     return problems
 
 
@@ -127,7 +140,7 @@ def main(argv: list[str]) -> int:
     if unknown:
         print(f"no lab source starts with {', '.join(unknown)} (labs/NN_name.py)", file=sys.stderr)
         return 2
-    for source in sources():
+    for source in sources() + zh_sources():
         print(sync(source, force=any(source.name.startswith(w) for w in wanted), run="--no-execute" not in argv))
     return 0
 

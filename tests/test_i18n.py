@@ -63,9 +63,8 @@ def test_an_unknown_language_is_refused_by_name() -> None:
 def test_the_catalogs_are_complete_and_current() -> None:
     """Every message in the source is in the template and translated (none fuzzy, none empty), and the compiled
     catalog is the .po's: ``python -m rmqlab.core.i18n`` was run after the last change."""
-    keywords = {"gettext": None, "ngettext": (1, 2)}
     in_source = {msg[2] if isinstance(msg[2], str) else msg[2][0]
-                 for msg in extract_from_dir(str(ROOT / "rmqlab"), keywords=keywords)}  # fmt: skip
+                 for folder in ("rmqlab", "widgets") for msg in extract_from_dir(str(ROOT / folder))}  # fmt: skip
     with (i18n.LOCALE_DIR / "rmqlab.pot").open("rb") as f:
         template = read_po(f)
     assert {m.id if isinstance(m.id, str) else m.id[0] for m in template if m.id} == in_source

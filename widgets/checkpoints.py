@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from rmqlab import DEFAULT_MESSAGE_DELAY_LEVEL, DelayLevelTable, EventKind, TraceEvent, format_duration
+from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .flow_view import FlowVM, Place
@@ -39,24 +41,39 @@ Ask = Literal["where", "who", "when"]
 ASKS: tuple[str, ...] = ("where", "who", "when")
 
 HINTS: dict[str, str] = {
-    "send_back": "A failed message is not retried in place: the consumer sends it back to the broker, which parks "
-    "it in SCHEDULE_TOPIC_XXXX at delay level 3 + reconsumeTimes before it returns on %RETRY%<group>.",
-    "scheduled": "The broker keeps a retried message in SCHEDULE_TOPIC_XXXX, one queue per delay level; which "
-    "level follows from how many times it was already reconsumed.",
-    "delay_delivered": "When its delay level's time is up, ScheduleMessageService moves the message to the topic in "
-    "its REAL_TOPIC property: for a retry, %RETRY%<group>.",
-    "dead_lettered": "Once reconsumeTimes reaches maxReconsumeTimes (16 by default), the broker stores the message "
-    "in %DLQ%<group> instead of scheduling another retry.",
-    "delivered": "A consumer instance only pulls from the queues the rebalance gave it (AllocateMessageQueue"
-    "Averagely over the sorted client ids and queues).",
-    "stored": "The producer picks the queue (round robin, or the MessageQueueSelector) and the broker appends it "
-    "there.",
-    "lock_acquired": "An orderly consumer must hold the broker's lock on a queue before it consumes it; a lock "
-    "expires 60 s after its last renewal, then another instance may take it.",
-    "rebalanced": "Every 20 s, and when the group's members change, each instance recomputes its share of the "
-    "queues from the same sorted lists.",
+    "send_back": N_(
+        "A failed message is not retried in place: the consumer sends it back to the broker, which parks "
+        "it in SCHEDULE_TOPIC_XXXX at delay level 3 + reconsumeTimes before it returns on %RETRY%<group>."
+    ),
+    "scheduled": N_(
+        "The broker keeps a retried message in SCHEDULE_TOPIC_XXXX, one queue per delay level; which "
+        "level follows from how many times it was already reconsumed."
+    ),
+    "delay_delivered": N_(
+        "When its delay level's time is up, ScheduleMessageService moves the message to the topic in "
+        "its REAL_TOPIC property: for a retry, %RETRY%<group>."
+    ),
+    "dead_lettered": N_(
+        "Once reconsumeTimes reaches maxReconsumeTimes (16 by default), the broker stores the message "
+        "in %DLQ%<group> instead of scheduling another retry."
+    ),
+    "delivered": N_(
+        "A consumer instance only pulls from the queues the rebalance gave it (AllocateMessageQueue"
+        "Averagely over the sorted client ids and queues)."
+    ),
+    "stored": N_(
+        "The producer picks the queue (round robin, or the MessageQueueSelector) and the broker appends it there."
+    ),
+    "lock_acquired": N_(
+        "An orderly consumer must hold the broker's lock on a queue before it consumes it; a lock "
+        "expires 60 s after its last renewal, then another instance may take it."
+    ),
+    "rebalanced": N_(
+        "Every 20 s, and when the group's members change, each instance recomputes its share of the "
+        "queues from the same sorted lists."
+    ),
 }
-"""A hint about the mechanism, per event kind (used when the checkpoint gives none)."""
+"""A hint about the mechanism, per event kind (used when the checkpoint gives none; shown translated)."""
 WHERE_KINDS = ("business", "retry", "delay", "dlq", "process_queue", "done", "dropped")
 """The flow view's place kinds a "where" checkpoint offers as answers."""
 
@@ -201,13 +218,13 @@ def _where(event: TraceEvent, before: FlowVM, after: FlowVM) -> tuple[tuple[Choi
         top = max(levels | {4})
         for level in range(1, min(top + 1, table.max_level) + 1):
             key = f"delay:{broker}:{level}"
-            label = f"delay level {level} · {format_duration(table.delay_ms(level))}"
+            label = _("delay level {level} · {delay}").format(level=level, delay=format_duration(table.delay_ms(level)))
             choices.append(Choice(key, label, f"place:{key}" if key in drawn else ""))
     if answer.split(":")[0] in ("delay", "queue") and not any(c.key.startswith("queue:%DLQ%") for c in choices):
         broker = answer.split("@")[-1].split(":")[0] if answer.startswith("queue:") else answer.split(":")[1]
         for group in sorted({t.owner for t in tokens if t.owner}):
             key = f"queue:%DLQ%{group}@{broker}:0"
-            choices.append(Choice(key, f"%DLQ%{group}:0 (dead letters)", ""))
+            choices.append(Choice(key, _("%DLQ%{group}:0 (dead letters)").format(group=group), ""))
             places.setdefault(key, Place(key, "dlq", key, f"broker:{broker}"))
     choices.sort(key=lambda c: (order[places[c.key].kind] if c.key in places else order["delay"], c.key))
     return tuple(choices), answer
@@ -232,13 +249,17 @@ def _when(event: TraceEvent, now_ms: int) -> tuple[tuple[Choice, ...], str]:
 
 
 def _question(cp: Checkpoint, event: TraceEvent) -> str:
-    msg = event.msg_id or "it"
+    msg = event.msg_id or _("it")
     if cp.ask == "where":
-        return f"Where is {msg} after the next step? Click the place in the picture (or a button)."
+        return _("Where is {msg} after the next step? Click the place in the picture (or a button).").format(msg=msg)
     if cp.ask == "who":
-        what = {"delivered": f"gets {msg}", "lock_acquired": f"takes the lock on {event.get('queue', 'the queue')}"}
-        return f"Which instance {what.get(event.kind.value, 'acts')} next?"
-    return f"When does the next {event.kind.value.replace('_', ' ')} of {msg} happen?"
+        if event.kind.value == "delivered":
+            return _("Which instance gets {msg} next?").format(msg=msg)
+        if event.kind.value == "lock_acquired":
+            queue = event.get("queue", _("the queue"))
+            return _("Which instance takes the lock on {queue} next?").format(queue=queue)
+        return _("Which instance acts next?")
+    return _("When does the next {kind} of {msg} happen?").format(kind=event.kind.value.replace("_", " "), msg=msg)
 
 
 def resolve(
@@ -267,7 +288,7 @@ def resolve(
         else:
             choices, answer = _when(event, snap.now_ms)
         right = next(c.label for c in choices if c.key == answer)
-        explain = cp.explain or f"Right: {right}. " + " ".join(captions[after][:2])
+        explain = cp.explain or _("Right: {answer}. ").format(answer=right) + " ".join(captions[after][:2])
         out.append(
             AskedCheckpoint(
                 cp.label,
@@ -277,7 +298,7 @@ def resolve(
                 cp.question or _question(cp, event),
                 choices,
                 answer,
-                cp.hint or HINTS.get(event.kind.value, "Step through the run again and watch this message."),
+                cp.hint or _(HINTS.get(event.kind.value, N_("Step through the run again and watch this message."))),
                 explain,
             )
         )

@@ -35,6 +35,7 @@ from typing import Any
 import ipywidgets as W
 
 from rmqlab import EventKind, Lab, parse_duration
+from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .base import SnapshotView, guarded
@@ -120,68 +121,81 @@ class Controller(PageFrames, W.VBox):
         self._pending_frame: int | None = None
         """Meaningful steps and captions over :attr:`replay` (the frame builder walks a run the same way)."""
 
-        self.reset_button = _button("Reset", "rebuild the scenario from its factory (t = 0)", "fast-backward")
+        self.reset_button = _button(_("Reset"), _("rebuild the scenario from its factory (t = 0)"), "fast-backward")
         self.back_button = _button(
-            "Step back", "back to the previous meaningful step (deterministic replay)", "step-backward"
+            _("Step back"), _("back to the previous meaningful step (deterministic replay)"), "step-backward"
         )
-        self.step_button = _button("Step", "advance to the next meaningful event", "step-forward")
+        self.step_button = _button(_("Step"), _("advance to the next meaningful event"), "step-forward")
         self.play_widget = W.Play(
             value=0,
             min=0,
             max=10**9,
             step=1,
             interval=200,
-            description="play",
-            tooltip="play: one step per tick",
+            description=_("play"),
+            tooltip=_("play: one step per tick"),
             show_repeat=False,
         )
-        self.pause_button = _button("Pause", "stop playing", "pause")
+        self.pause_button = _button(_("Pause"), _("stop playing"), "pause")
         self.every_event = W.ToggleButton(
             value=False,
-            description="every event",
-            tooltip="on: Step, Step back and Play move one raw trace position (offset and lock bookkeeping too); "
-            "off: one meaningful event",
+            description=_("every event"),
+            tooltip=_(
+                "on: Step, Step back and Play move one raw trace position (offset and lock bookkeeping too); "
+                "off: one meaningful event"
+            ),
             layout=W.Layout(width="auto", flex="0 0 auto"),
         )
         self.speed = W.IntSlider(
-            value=5, min=1, max=50, description="steps/s", tooltip="playback speed", continuous_update=False
+            value=5, min=1, max=50, description=_("steps/s"), tooltip=_("playback speed"), continuous_update=False
         )
         self.scrubber = W.IntSlider(
             value=0,
             min=0,
             max=1,
-            description="position",
-            tooltip="trace position",
+            description=_("position"),
+            tooltip=_("trace position"),
             continuous_update=False,
             layout=W.Layout(width="60%"),
         )
         self.kind_choice = W.Dropdown(
             options=JUMP_KINDS,
             value="dead_lettered",
-            description="next",
-            tooltip="event kind to jump to (with the run known ahead: only the kinds still to come, and how many)",
+            description=_("next"),
+            tooltip=_("event kind to jump to (with the run known ahead: only the kinds still to come, and how many)"),
         )
-        self.jump_button = _button("Jump", "advance to the next event of the chosen kind", "forward")
+        self.jump_button = _button(_("Jump"), _("advance to the next event of the chosen kind"), "forward")
         self.clock = W.HTML(value="")
         self.caption_html = W.HTML(value="")
         self.message = W.HTML(value="")
 
         style = {"description_width": "initial"}
         self.fault_broker = W.Dropdown(
-            options=(), description="broker", tooltip="broker for the fault buttons", style=style
+            options=(), description=_("broker"), tooltip=_("broker for the fault buttons"), style=style
         )
         self.fault_client = W.Dropdown(
-            options=(), description="client", tooltip="consumer (crash / restart) or client of a link", style=style
+            options=(),
+            description=_("client"),
+            tooltip=_("consumer (crash / restart) or client of a link"),
+            style=style,
         )
         self.fault_buttons: dict[str, W.Button] = {
-            "broker_down": _button("Crash broker", "broker_down: the chosen broker stops now", "bolt"),
-            "broker_up": _button("Restart broker", "broker_up: the chosen broker comes back now", "play-circle"),
-            "consumer_crash": _button("Crash consumer", "the chosen consumer dies now, persisting nothing", "bolt"),
-            "consumer_restart": _button("Restart consumer", "the chosen consumer starts again now", "play-circle"),
-            "partition": _button("Partition", "cut the link between the chosen client and broker now", "chain-broken"),
-            "heal": _button("Heal", "restore the link between the chosen client and broker now", "link"),
+            "broker_down": _button(_("Crash broker"), _("broker_down: the chosen broker stops now"), "bolt"),
+            "broker_up": _button(_("Restart broker"), _("broker_up: the chosen broker comes back now"), "play-circle"),
+            "consumer_crash": _button(
+                _("Crash consumer"), _("the chosen consumer dies now, persisting nothing"), "bolt"
+            ),
+            "consumer_restart": _button(
+                _("Restart consumer"), _("the chosen consumer starts again now"), "play-circle"
+            ),
+            "partition": _button(
+                _("Partition"), _("cut the link between the chosen client and broker now"), "chain-broken"
+            ),
+            "heal": _button(_("Heal"), _("restore the link between the chosen client and broker now"), "link"),
         }
-        self.clear_faults_button = _button("Clear faults", "forget every injected fault (same virtual time)", "eraser")
+        self.clear_faults_button = _button(
+            _("Clear faults"), _("forget every injected fault (same virtual time)"), "eraser"
+        )
         self.fault_list = W.HTML(value="")
 
         g = guarded(self)
@@ -257,7 +271,7 @@ class Controller(PageFrames, W.VBox):
             self.replay, self.snapshot, self.outline, self.stepper = None, None, None, None
             self._set_disabled(True)
             self.message.value = f'<pre role="alert" style="color:#D55E00">⚠ {html.escape(str(exc))}</pre>'
-            self.clock.value = "no scenario"
+            self.clock.value = _("no scenario")
             self.caption_lines = ()
             self.caption_html.value = ""
             return False
@@ -376,7 +390,7 @@ class Controller(PageFrames, W.VBox):
         if n is None:
             self.play_widget.playing = True
             return self.position
-        for _ in range(n):
+        for _step in range(n):
             if not self.step_once():
                 break
         return self.position
@@ -456,7 +470,7 @@ class Controller(PageFrames, W.VBox):
     def _on_fault_button(self, kind: str) -> None:
         target = self.fault_broker.value if kind in BROKER_FAULTS else self.fault_client.value
         if target is None:
-            self.message.value = "choose a broker / client first"
+            self.message.value = _("choose a broker / client first")
             return
         self.inject(kind, target, self.fault_broker.value)
 
@@ -562,7 +576,7 @@ class Controller(PageFrames, W.VBox):
             ahead = self.outline.ahead(position)
             counts = ((kind, ahead[EventKind(kind)]) for kind in JUMP_KINDS)
             choices = tuple((f"{kind} ({n})", kind) for kind, n in counts if n)
-        offered = choices or (("nothing ahead", ""),)
+        offered = choices or ((_("nothing ahead"), ""),)
         if offered != self.kind_choice.options:
             chosen = self.kind_choice.value
             self.kind_choice.options = offered  # selects the first option
@@ -587,8 +601,9 @@ class Controller(PageFrames, W.VBox):
             else f"<div><b>{html.escape(line)}</b></div>"
             for line in self.caption_lines
         )
+        named = _("what this step did")
         self.caption_html.value = (
-            f'<div data-testid="rmq-caption" role="status" aria-live="polite" aria-label="what this step did" '
+            f'<div data-testid="rmq-caption" role="status" aria-live="polite" aria-label="{named}" '
             f'style="{CAPTION_STYLE}">{body}</div>'
         )
 
@@ -596,12 +611,14 @@ class Controller(PageFrames, W.VBox):
         faults = self.faults
         if faults:
             items = "".join(f"<li>{html.escape(f.label)}</li>" for f in faults)
+            named, injected = _("injected faults"), _("injected:")
             self.fault_list.value = (
-                f'<div data-testid="rmq-faults" aria-label="injected faults">injected: '
+                f'<div data-testid="rmq-faults" aria-label="{named}">{injected} '
                 f'<ul style="display:inline;margin:0;padding-left:1.2em">{items}</ul></div>'
             )
         else:
-            self.fault_list.value = '<div data-testid="rmq-faults">no injected faults</div>'
+            none = _("no injected faults")
+            self.fault_list.value = f'<div data-testid="rmq-faults">{none}</div>'
         self._sync_fault_buttons()
 
     @property
@@ -613,5 +630,5 @@ class Controller(PageFrames, W.VBox):
     def clock_text(self) -> str:
         """The clock readout as plain text."""
         if self.snapshot is None:
-            return "no scenario"
+            return _("no scenario")
         return clock_text(self.snapshot.now_ms, self.position, self.end, self.at_end)

@@ -47,6 +47,7 @@ from typing import Any
 import ipywidgets as W
 
 from rmqlab import Lab
+from rmqlab.core.i18n import gettext as _
 
 from .base import SnapshotView, guarded
 from .checkpoints import Checkpoint
@@ -87,7 +88,7 @@ def default_views() -> list[SnapshotView]:
 
 def knob_widget(name: str, default: Any, options: Sequence[Any] | None = None) -> W.ValueWidget:
     """The input widget for one knob (its ``description`` is the knob name, its tooltip says so)."""
-    tip = f"scenario knob {name!r}: changes take effect on Rebuild"
+    tip = _("scenario knob {name!r}: changes take effect on Rebuild").format(name=name)
     style = {"description_width": "initial"}
     if options is not None:
         return W.Dropdown(options=list(options), value=default, description=name, tooltip=tip, style=style)
@@ -104,8 +105,9 @@ def _with_legend(view: SnapshotView) -> W.Widget:
     """The view, with its ``legend`` text under it when it has one."""
     if not view.legend:
         return view
+    named = _("legend of {title}").format(title=_(view.title))
     note = W.HTML(
-        f'<div data-testid="rmq-legend" role="note" aria-label="legend of {html.escape(view.title)}" '
+        f'<div data-testid="rmq-legend" role="note" aria-label="{html.escape(named)}" '
         f'style="{LEGEND_STYLE}">{html.escape(view.legend)}</div>'
     )
     return W.VBox([view, note])
@@ -125,9 +127,9 @@ class ViewTabs(W.VBox):
     def __init__(self, pages: Sequence[W.Widget], titles: Sequence[str]) -> None:
         self.titles = tuple(titles)
         self.buttons = W.ToggleButtons(
-            options=[(title, i) for i, title in enumerate(self.titles)],
+            options=[(_(title), i) for i, title in enumerate(self.titles)],
             value=0 if self.titles else None,
-            tooltips=[f"show the {title} view" for title in self.titles],
+            tooltips=[_("show the {title} view").format(title=_(title)) for title in self.titles],
             style={"button_width": "auto"},
         )
         self.buttons.add_class("rq-view-tabs")
@@ -179,8 +181,8 @@ class Dashboard(W.VBox):
         options = dict(knob_options or {})
         self.knobs = {name: knob_widget(name, value, options.get(name)) for name, value in (knobs or {}).items()}
         self.rebuild_button = W.Button(
-            description="Rebuild",
-            tooltip="rebuild the scenario with these knobs and rerun from t = 0",
+            description=_("Rebuild"),
+            tooltip=_("rebuild the scenario with these knobs and rerun from t = 0"),
         )
         self.rebuild_button.on_click(guarded(self)(lambda _: self.rebuild()))
         self.views = list(default_views() if views is None else views)
@@ -200,7 +202,7 @@ class Dashboard(W.VBox):
         tabs.buttons.observe(guarded(self)(self._on_tab), names="index")
         self.tabs = tabs
         knob_box = W.VBox(
-            [W.HTML("<b>knobs</b>"), *self.knobs.values(), self.rebuild_button],
+            [W.HTML("<b>" + _("knobs") + "</b>"), *self.knobs.values(), self.rebuild_button],
             layout=W.Layout(min_width="18em", flex="0 1 auto"),
         )
         # wrap: in a narrow output area the knobs go under the controller instead of being cut off
@@ -239,7 +241,7 @@ class Dashboard(W.VBox):
             self.controller.caption_html.value,
         ]
         for v in views:
-            parts.append(f"<h4>{html.escape(v.title)}</h4>")
+            parts.append(f"<h4>{html.escape(_(v.title))}</h4>")
             picture = v.static_html() if isinstance(v, SceneView) else ""
             parts.append(picture or f"<pre>{html.escape(v.text)}</pre>")
         parts.append("</div>")

@@ -19,6 +19,7 @@ from typing import Any
 import ipywidgets as W
 
 from rmqlab import EventKind, TraceEvent, format_duration
+from rmqlab.core.i18n import N_
 from rmqlab.narrate import group_repeats, is_meaningful, reading_order, signature
 from rmqlab.snapshot import LabSnapshot
 
@@ -150,7 +151,7 @@ def _repeats_html(r: EventRowVM) -> str:
 class EventLog(SnapshotView):
     """Filterable trace table (message id, kind, actor) synced with the controller position."""
 
-    title = "Events"
+    title = N_("Events")
 
     def __init__(self, *, limit: int = 15, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rmqlab.core.i18n import N_
+
 from .scene import Mark
 
 if TYPE_CHECKING:
@@ -104,9 +106,9 @@ class Columns:
 
 
 LANES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("business", "topic queues", ("business",)),
+    ("business", N_("topic queues"), ("business",)),
     ("schedule", "SCHEDULE_TOPIC_XXXX", ("delay",)),
-    ("retry", "%RETRY% topics", ("retry",)),
-    ("dlq", "%DLQ% topics", ("dlq",)),
+    ("retry", N_("%RETRY% topics"), ("retry",)),
+    ("dlq", N_("%DLQ% topics"), ("dlq",)),
 )
 """The broker lanes, top to bottom: key, header, the place kinds a lane holds. Rows shared by all brokers."""

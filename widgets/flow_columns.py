@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rmqlab.core.i18n import gettext as _
+
 from .flow_canvas import (
     GAP,
     HOP_W,
@@ -36,10 +38,10 @@ def producer_column(cv: Canvas, cols: Columns) -> None:
     places = cols.places_in.get("producers", [])
     prod_w = max(
         TOKENS_PER_ROW * STEP * 0.5 + 2 * PAD,
-        max(text_width(s) for s in [p.label for p in places] + ["producers"]) + 2 * PAD,
+        max(text_width(s) for s in [p.label for p in places] + [_("producers")]) + 2 * PAD,
     )
     y = cols.top
-    cv.text("col:producers", x, y + 12, "producers", cls="rq-title")
+    cv.text("col:producers", x, y + 12, _("producers"), cls="rq-title")
     y += 22
     for p in places:
         toks = cols.by_place.get(p.key, [])
@@ -82,7 +84,7 @@ def _broker_geometry(vm: FlowVM, cols: Columns, brokers: list[str]) -> None:
     )
     cols.bx0 = cols.prod_right + GAP
     y = cols.top + 22
-    for lane, _, kinds in LANES:
+    for lane, _name, kinds in LANES:
         h = 16.0
         for b in brokers:
             ps = [p for p in cols.places_in.get(f"broker:{b}", []) if p.kind in kinds]
@@ -117,11 +119,11 @@ def broker_columns(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
                 cv.marks.append(
                     Mark("line", f"sep:{b}:{lane}", x=bx + 4, y=y0 - 5, x2=bx + col_w - 4, y2=y0 - 5, cls="rq-lane-sep")
                 )
-            cv.text(f"lane:{b}:{lane}", bx + PAD, y0 + 11, header, cls="rq-muted")
+            cv.text(f"lane:{b}:{lane}", bx + PAD, y0 + 11, _(header), cls="rq-muted")
             ps = [p for p in cols.places_in.get(f"broker:{b}", []) if p.kind in kinds]
             sy = y0 + 16
             if not ps:
-                empty = "no delayed message" if lane == "schedule" else "none yet"
+                empty = _("no delayed message") if lane == "schedule" else _("none yet")
                 cv.text(f"empty:{b}:{lane}", bx + PAD + 8, sy + 15, empty, cls="rq-muted rq-small")
             for p in ps:
                 sy += _broker_slot(cv, cols, p, bx, sy) + 4
@@ -160,12 +162,12 @@ def consumer_column(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
     pq_places = cols.places_in.get("consumers", [])
     pq_label_w = max([text_width(p.label) for p in pq_places] + [60.0]) + 14
     cons_w = cols.cons_w = max(
-        pq_label_w + TOKENS_PER_ROW * STEP + 2 * PAD + 8 if vm.consumers else text_width("consumer instances", 12),
+        pq_label_w + TOKENS_PER_ROW * STEP + 2 * PAD + 8 if vm.consumers else text_width(_("consumer instances"), 12),
         max((text_width(f"{c.client_id} · {c.group}", 12) + 2 * PAD for c in vm.consumers), default=0),
         max((text_width(c.detail, 11) + 2 * PAD for c in vm.consumers), default=0),
     )
     y = cols.top
-    cv.text("col:consumers", cx0, y + 12, "consumer instances", cls="rq-title")
+    cv.text("col:consumers", cx0, y + 12, _("consumer instances"), cls="rq-title")
     y += 22
     if not vm.consumers:
         cv.text("empty:consumers", cx0 + 4, y + 14, "no consumer", cls="rq-muted rq-small")
@@ -210,7 +212,7 @@ def outcome_column(cv: Canvas, cols: Columns) -> None:
     out_w = max([out_w] + [text_width(p.note, 11) + 2 * PAD for p in out_places])
     y = cols.cons_bottom + 14
     if out_places:
-        cv.text("col:outcome", ox0 + 44, y + 12, "outcome", cls="rq-title")
+        cv.text("col:outcome", ox0 + 44, y + 12, _("outcome"), cls="rq-title")
     y += 22
     for p in out_places:
         toks = cols.by_place.get(p.key, [])

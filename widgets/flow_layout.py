@@ -14,6 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rmqlab import format_duration
+from rmqlab.core.i18n import gettext as _
+from rmqlab.core.i18n import ngettext
 
 from .flow_canvas import HOP_W, PAD, STEP, Canvas, Columns, R
 from .flow_columns import broker_columns, consumer_column, outcome_column, producer_column
@@ -94,7 +96,9 @@ def flow_scene(vm: FlowVM) -> Scene:
         width=int(width + 0.5),
         height=int(height + 0.5),
         marks=tuple(cv.marks),
-        label=f"message flow at t = {format_duration(vm.now_ms)}: {len(vm.tokens)} messages",
+        label=_("message flow at t = {time}: {count} messages").format(
+            time=format_duration(vm.now_ms), count=len(vm.tokens)
+        ),
         testid="rq-flow",
         css=FLOW_CSS,
         extra=extra,
@@ -104,14 +108,17 @@ def flow_scene(vm: FlowVM) -> Scene:
 def _titles(cv: Canvas, vm: FlowVM) -> None:
     """The title (time, token count) and the subtitle that says what a token is."""
     title_y = 16.0
-    count = f"{len(vm.tokens)} {'token' if len(vm.tokens) == 1 else 'tokens'}"
-    cv.text("title", PAD, title_y, f"Message flow at t = {format_duration(vm.now_ms)} · {count}", cls="rq-title")
+    count = ngettext("{count} token", "{count} tokens", len(vm.tokens)).format(count=len(vm.tokens))
+    title = _("Message flow at t = {time} · {count}").format(time=format_duration(vm.now_ms), count=count)
+    cv.text("title", PAD, title_y, title, cls="rq-title")
     cv.text(
         "subtitle",
         PAD,
         title_y + 15,
-        "one token per message per consumer group (per instance in BROADCASTING); "
-        f"{vm.colour_note}; number = reconsume times",
+        _(
+            "one token per message per consumer group (per instance in BROADCASTING); "
+            "{colour_note}; number = reconsume times"
+        ).format(colour_note=vm.colour_note),
         cls="rq-muted rq-small",
     )
 
@@ -125,11 +132,11 @@ def _arrows(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
     first_producer = cols.top + 22 + 20  # the middle of the first producer box, if it sits beside the business lane
     send_y = min(max(first_producer, lane_y["business"][0] + 12), lane_y["business"][1] - 8)
     arrows = [
-        ("send", cols.prod_right + 6, cols.bx0 - 6, send_y, "send"),
-        ("pull-business", ax0, ax1, mid["business"], "pull"),
-        ("send-back", ax1, ax0, mid["schedule"], "send back"),
-        ("pull-retry", ax0, ax1, mid["retry"], "pull"),
-        ("dead-letter", ax1, ax0, mid["dlq"], "dead letter"),
+        ("send", cols.prod_right + 6, cols.bx0 - 6, send_y, _("send")),
+        ("pull-business", ax0, ax1, mid["business"], _("pull")),
+        ("send-back", ax1, ax0, mid["schedule"], _("send back")),
+        ("pull-retry", ax0, ax1, mid["retry"], _("pull")),
+        ("dead-letter", ax1, ax0, mid["dlq"], _("dead letter")),
     ]
     if not vm.retry_paths:  # BROADCASTING only: a failure is dropped, no message goes back or to the DLQ
         arrows = arrows[:2]
@@ -143,8 +150,10 @@ def _arrows(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
         cv.marks.append(
             Mark("line", "arrow:ack", x=ax, y=ack_top, x2=ax, y2=ack_bottom, cls="rq-arrow", arrow=True, role="arrow")
         )
-        cv.text("arrow-label:ack", ax + 5, ack_bottom - 20, "ack", cls="rq-muted rq-small")
-    for i, (b, _) in enumerate(vm.brokers):  # the schedule service moves a due message into %RETRY%, inside the broker
+        cv.text("arrow-label:ack", ax + 5, ack_bottom - 20, _("ack"), cls="rq-muted rq-small")
+    for i, (b, _up) in enumerate(
+        vm.brokers
+    ):  # the schedule service moves a due message into %RETRY%, inside the broker
         hx = cols.bx0 + i * (cols.col_w + 16) + cols.col_w - PAD - HOP_W / 2 + 3
         cv.marks.append(
             Mark(
@@ -200,22 +209,22 @@ def _legend(cv: Canvas, bottom: float) -> tuple[float, float]:
     """Two legend columns under everything; returns the scene's height and the legend's right edge."""
     sample = token_colour("M0001")
     items_a = (
-        ("token", sample, "a message, stored in a queue or pulled into a ProcessQueue"),
-        ("token", f"{sample} rq-consuming", "being consumed (a listener runs on it)"),
-        ("token", f"{sample} rq-delayed", "waiting in a delay level (due in …)"),
-        ("token", f"{sample} rq-sending", "at its producer: sending (crossed: send failed)"),
+        ("token", sample, _("a message, stored in a queue or pulled into a ProcessQueue")),
+        ("token", f"{sample} rq-consuming", _("being consumed (a listener runs on it)")),
+        ("token", f"{sample} rq-delayed", _("waiting in a delay level (due in …)")),
+        ("token", f"{sample} rq-sending", _("at its producer: sending (crossed: send failed)")),
     )
     items_b = (
-        ("token", f"{sample} rq-dead", "in %DLQ% (dead letter)"),
-        ("token", f"{sample} rq-done", "consumed (green ring, in its group's tray)"),
-        ("token", f"{sample} rq-dropped", "dropped, never consumed (crossed)"),
-        ("line", "rq-arrow", "direction a message travels"),
-        ("line", "rq-focus", "ring: the message the latest event is about"),
+        ("token", f"{sample} rq-dead", _("in %DLQ% (dead letter)")),
+        ("token", f"{sample} rq-done", _("consumed (green ring, in its group's tray)")),
+        ("token", f"{sample} rq-dropped", _("dropped, never consumed (crossed)")),
+        ("line", "rq-arrow", _("direction a message travels")),
+        ("line", "rq-focus", _("ring: the message the latest event is about")),
     )
     lx2 = PAD + max(text_width(label) for _, _, label in items_a) + 40
     cv.marks.extend(legend_marks(items_a, x=PAD, y=bottom + 8, key="legend-a"))
     cv.marks.extend(legend_marks(items_b, x=lx2, y=bottom + 8, key="legend-b"))
-    for i, (_, style, _) in enumerate(items_b):
+    for i, (_glyph, style, _label) in enumerate(items_b):
         if "rq-dropped" in style:
             lx, ly, d = lx2 + 5, bottom + 8 + i * 14, 4.0
             cv.marks.append(

@@ -13,6 +13,7 @@ from typing import Any
 
 from rmqlab import EventKind, TimerKind, format_duration
 from rmqlab.common.message import DLQ_PREFIX, RETRY_PREFIX
+from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import ConsumeQueueSnap, LabSnapshot, OffsetState
 
 from .flow_facts import SnapshotFacts, TraceFacts, owner_of, trace_facts
@@ -69,7 +70,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
     for t in tokens:  # a token in a place the snapshot lists nowhere would be drawn nowhere: say so loudly
         if t.place not in known:
             raise ValueError(f"token {t.key} is in place {t.place!r}, which the view-model does not draw")
-    note = "colour = sharding key (else message id)" if seen.ordered else "colour = message id"
+    note = _("colour = sharding key (else message id)") if seen.ordered else _("colour = message id")
     return FlowVM(
         now_ms=snap.now_ms,
         position=snap.trace_len,
@@ -292,15 +293,18 @@ def _offer_at_producers(best: _Placement, seen: SnapshotFacts, facts: TraceFacts
 def _outcome_places(snap: LabSnapshot, tokens: tuple[TokenVM, ...], owners_seen: list[str]) -> list[Place]:
     """Each owner's "consumed" tray, its "dropped" tray when something was dropped (with why), and a producer's
     "send failed" place when a send failed."""
-    places = [Place(f"done:{owner}", "done", f"consumed · {owner}", "outcome", owner=owner) for owner in owners_seen]
+    places = [
+        Place(f"done:{owner}", "done", _("consumed · {owner}").format(owner=owner), "outcome", owner=owner)
+        for owner in owners_seen
+    ]
     for owner in owners_seen:
         whys = sorted({t.why for t in tokens if t.place == f"dropped:{owner}"})
         if whys:
-            label = f"dropped · {owner}"
+            label = _("dropped · {owner}").format(owner=owner)
             places.append(Place(f"dropped:{owner}", "dropped", label, "outcome", owner=owner, note=" / ".join(whys)))
-    for name, _ in snap.producers:
+    for name, _sent in snap.producers:
         if any(t.place == f"failed:{name}" for t in tokens):
-            places.append(Place(f"failed:{name}", "send_failed", "send failed", "producers", owner=name))
+            places.append(Place(f"failed:{name}", "send_failed", _("send failed"), "producers", owner=name))
     return places
 
 

@@ -40,6 +40,7 @@ picture).
 
 from __future__ import annotations
 
+from rmqlab.core.i18n import N_
 from rmqlab.snapshot import LabSnapshot
 
 from .flow_layout import flow_scene
@@ -76,7 +77,7 @@ __all__ = [
 class FlowView(SceneView):
     """The message-flow picture of a dashboard: ``FlowView()``, then give it to a Controller's ``views``."""
 
-    title = "Message flow"
+    title = N_("Message flow")
 
     def model(self, snap: LabSnapshot) -> FlowVM:
         return flow_view_model(snap)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rmqlab import Lab, format_duration
+from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .checkpoints import AskedCheckpoint, Checkpoint, resolve
@@ -39,7 +40,8 @@ def clock_text(now_ms: int, position: int, end: int | None, at_end: bool) -> str
     short = format_duration(now_ms)
     ms = "" if short == f"{now_ms} ms" else f" ({now_ms} ms)"
     total = "" if end is None else f" / {end}"
-    return f"t = {short}{ms} · event {position}{total}{' · end' if at_end else ''}"
+    said = _("t = {time}{ms} · event {position}{total}").format(time=short, ms=ms, position=position, total=total)
+    return said + (_(" · end") if at_end else "")
 
 
 @dataclass

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rmqlab import format_duration
+from rmqlab.core.i18n import gettext as _
 
 from .lease_model import LeaseBand, LeaseLane, LeaseMarker, LeaseModel
 from .palette import OKABE_ITO
@@ -264,16 +265,18 @@ def _axis(vm: LeaseModel, tx: Callable[[int], float], *, bottom: float) -> list[
 
 def _legend(marks: list[Mark], vm: LeaseModel, colour: dict[str, str], y: float) -> float:
     """One colour per client, then the line styles and the refused ✗; returns the scene's bottom."""
-    items: list[tuple[str, str, str]] = [("token", colour[c], f"{c}'s lease / lock") for c in vm.clients]
+    items: list[tuple[str, str, str]] = [
+        ("token", colour[c], _("{client}'s lease / lock").format(client=c)) for c in vm.clients
+    ]
     items += [
-        ("rect", "rq-span rq-expired", "lease expired (anyone may take it over)"),
-        ("line", "rq-tick", "lock / lockAll renewal (every 20 s)"),
-        ("line", "rq-crash", "crash / take-over"),
-        ("line", "rq-now", "now"),
+        ("rect", "rq-span rq-expired", _("lease expired (anyone may take it over)")),
+        ("line", "rq-tick", _("lock / lockAll renewal (every 20 s)")),
+        ("line", "rq-crash", _("crash / take-over")),
+        ("line", "rq-now", _("now")),
     ]
     marks.extend(legend_marks(tuple(items), x=8, y=y + 4))
     ry = y + 4 + len(items) * 14 + 4
     marks.append(Mark("text", "legend:refused", x=13, y=ry, text="✗", cls="rq-refused", anchor="middle", role="legend"))
-    refused = "lock refused (another live holder)"
+    refused = _("lock refused (another live holder)")
     marks.append(Mark("text", "legend:refused:t", x=26, y=ry, text=refused, cls="rq-muted", role="legend"))
     return y + (len(items) + 1) * 14 + 8

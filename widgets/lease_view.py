@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rmqlab.core.i18n import N_
 from rmqlab.snapshot import LabSnapshot
 
 from .lease_fold import lease_model
@@ -61,7 +62,7 @@ __all__ = [
 class LeaseView(SceneView):
     """The orderly locks as a lease timeline (replaces LockView's tables); ``text`` is the plain rendering."""
 
-    title = "Locks"
+    title = N_("Locks")
 
     def __init__(self, *, include_retry: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import OffsetState
 
 from .offset_model import OffsetStripModel, StripRow
@@ -18,12 +20,12 @@ CELL_PX = 24
 
 
 _LEGEND: tuple[tuple[OffsetState, str], ...] = (
-    (OffsetState.STORED, "stored, not pulled by this instance"),
-    (OffsetState.PULLED, "pulled: in msgTreeMap, waiting (in flight)"),
-    (OffsetState.CONSUMING, "consuming: a listener runs on it"),
-    (OffsetState.ACKED, "done (acked)"),
-    (OffsetState.SENT_BACK, "sent back to %RETRY% (done here, a copy lives on)"),
-    (OffsetState.DROPPED, "dropped: failed and no copy kept (message lost)"),
+    (OffsetState.STORED, N_("stored, not pulled by this instance")),
+    (OffsetState.PULLED, N_("pulled: in msgTreeMap, waiting (in flight)")),
+    (OffsetState.CONSUMING, N_("consuming: a listener runs on it")),
+    (OffsetState.ACKED, N_("done (acked)")),
+    (OffsetState.SENT_BACK, N_("sent back to %RETRY% (done here, a copy lives on)")),
+    (OffsetState.DROPPED, N_("dropped: failed and no copy kept (message lost)")),
 )
 
 
@@ -281,5 +283,7 @@ def _legend(y: float) -> list[Mark]:
                 role="legend",
             )
         )
-        marks.append(Mark("text", f"legend:{i}:t", x=_LEFT + 20, y=cy + 4, text=label, cls="rq-muted", role="legend"))
+        marks.append(
+            Mark("text", f"legend:{i}:t", x=_LEFT + 20, y=cy + 4, text=_(label), cls="rq-muted", role="legend")
+        )
     return marks

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rmqlab.core.i18n import N_
 from rmqlab.snapshot import LabSnapshot
 
 from .offset_fold import offset_strip_model
@@ -55,7 +56,7 @@ __all__ = [
 class OffsetStripView(SceneView):
     """The ProcessQueues as offset strips (replaces the TreeMap text rows); ``text`` is the plain rendering."""
 
-    title = "ProcessQueues"
+    title = N_("ProcessQueues")
 
     def __init__(self, *, include_empty: bool = True, max_cells: int = 48, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -15,7 +15,53 @@ import pathlib
 import anywidget
 import traitlets
 
-__all__ = ["PlayerWidget"]
+from rmqlab.core.i18n import gettext as _
+
+__all__ = ["PlayerWidget", "player_words"]
+
+
+def player_words() -> dict[str, str]:
+    """The page's player's words in the current language, by their English text (``{"Step": "单步", …}``); only
+    those that differ from the English, so an English page carries none (``scene.js`` falls back to its own)."""
+    words = {
+        "run controls: Space plays or pauses, Left and Right arrows step": _(
+            "run controls: Space plays or pauses, Left and Right arrows step"
+        ),
+        "Reset": _("Reset"),
+        "back to the start of the run (t = 0)": _("back to the start of the run (t = 0)"),
+        "Step back": _("Step back"),
+        "back to the previous meaningful step": _("back to the previous meaningful step"),
+        "Step": _("Step"),
+        "advance to the next meaningful event": _("advance to the next meaningful event"),
+        "Play": _("Play"),
+        "Pause": _("Pause"),
+        "play one step per tick; Pause stops": _("play one step per tick; Pause stops"),
+        "{tip} (key: {key})": _("{tip} (key: {key})"),
+        "steps per second": _("steps per second"),
+        "playback speed: steps per second": _("playback speed: steps per second"),
+        "step": _("step"),
+        "scrub through the run's steps": _("scrub through the run's steps"),
+        "step {index} of {last}: {clock}": _("step {index} of {last}: {clock}"),
+        "event kind to jump to": _("event kind to jump to"),
+        "the kinds still to come, and how many": _("the kinds still to come, and how many"),
+        "Jump": _("Jump"),
+        "advance to the next step with an event of the chosen kind": _(
+            "advance to the next step with an event of the chosen kind"
+        ),
+        "nothing ahead": _("nothing ahead"),
+        "what this step did": _("what this step did"),
+        "checkpoint question": _("checkpoint question"),
+        "checkpoints: {answered} of {total} answered · {first} right first time": _(
+            "checkpoints: {answered} of {total} answered · {first} right first time"
+        ),
+        "Checkpoint: {question}": _("Checkpoint: {question}"),
+        "answers": _("answers"),
+        "answer: {label}": _("answer: {label}"),
+        "Show me": _("Show me"),
+        "play the step and see the answer": _("play the step and see the answer"),
+        "Not quite. Hint: {hint} Try again, or Show me.": _("Not quite. Hint: {hint} Try again, or Show me."),
+    }
+    return {english: said for english, said in words.items() if said != english}
 
 
 class PlayerWidget(anywidget.AnyWidget):
@@ -36,6 +82,12 @@ class PlayerWidget(anywidget.AnyWidget):
     """Milliseconds per step while playing."""
     answers = traitlets.List(traitlets.Dict()).tag(sync=True)
     """One entry per checkpoint answered in the page: ``{"name", "tries", "shown"}``."""
+    words = traitlets.Dict().tag(sync=True)
+    """The player's words in the language of its making (:func:`player_words`; empty in English)."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self.words = player_words()
 
     def __repr__(self) -> str:
         """No object address: a notebook's saved text output of a Dashboard must be the same on every run."""

@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from rmqlab import EventKind, Lab, format_duration, parse_duration
+from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
 from rmqlab.lab import faults as fault_registry
 from rmqlab.snapshot import LabSnapshot, TraceIndex, take_snapshot
 
@@ -35,7 +37,10 @@ FAULT_KINDS: dict[str, str] = {kind: str(fault.dashboard) for kind, fault in _DA
 """Fault kinds a controller can inject → what the list of injected faults calls them. Read from
 rmqlab/lab/faults/kinds.py, the one registry (the kinds with a ``dashboard`` label: ``broker_down``, ``broker_up``,
 ``partition``, ``heal``,
-``consumer_crash``, ``consumer_restart``), so a dashboard fault is the scenario file's fault of the same name."""
+``consumer_crash``, ``consumer_restart``), so a dashboard fault is the scenario file's fault of the same name.
+Shown translated (:attr:`InjectedFault.label`); the labels are marked for the catalog in :data:`_LABELS`."""
+_LABELS = (N_("crash"), N_("restart"), N_("partition"), N_("heal"), N_("crash consumer"), N_("restart consumer"))
+"""The registry's ``dashboard`` labels, for Babel (``tests/test_i18n_dashboard.py`` checks they are these)."""
 
 
 def fault_target(kind: str) -> str:
@@ -76,9 +81,9 @@ class InjectedFault:
     @property
     def label(self) -> str:
         """``t = 5 s: crash broker broker-a`` (for the list of injected faults)."""
-        what = FAULT_KINDS[self.kind]
+        what = _(FAULT_KINDS[self.kind])
         who = f"{self.target} ↔ {self.broker}" if self.broker else self.target
-        return f"t = {format_duration(self.at_ms)}: {what} {who}"
+        return _("t = {time}: {what} {who}").format(time=format_duration(self.at_ms), what=what, who=who)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ axis under them and the now line through every bar."""
 from __future__ import annotations
 
 from rmqlab import format_duration
+from rmqlab.core.i18n import N_
 
 from .palette import OKABE_ITO
 from .retry_grid import HEADER_H, LABEL_PX, LEFT_W, LEGEND_H, RIGHT_PAD, ROW_H, SCOPE, Grid, timeline_grid
@@ -39,14 +40,14 @@ def _css() -> str:
 
 CSS = _css()
 LEGEND: tuple[tuple[str, str, str], ...] = (
-    ("token", OKABE_ITO["vermillion"], "delivery n: failed"),
-    ("token", OKABE_ITO["bluish_green"], "delivery n: consumed"),
-    ("token", OKABE_ITO["yellow"], "in the listener"),
-    ("line", "rq-rt-wait", "wait: delay level · duration"),
-    ("line", "rq-rt-pending", "waiting now (due …)"),
-    ("rect", "rq-rt-dlq", "written to %DLQ%"),
-    ("line", "rq-rt-tick", "to scale: real time"),
-    ("line", "rq-rt-now", "now"),
+    ("token", OKABE_ITO["vermillion"], N_("delivery n: failed")),
+    ("token", OKABE_ITO["bluish_green"], N_("delivery n: consumed")),
+    ("token", OKABE_ITO["yellow"], N_("in the listener")),
+    ("line", "rq-rt-wait", N_("wait: delay level · duration")),
+    ("line", "rq-rt-pending", N_("waiting now (due …)")),
+    ("rect", "rq-rt-dlq", N_("written to %DLQ%")),
+    ("line", "rq-rt-tick", N_("to scale: real time")),
+    ("line", "rq-rt-now", N_("now")),
 )
 
 

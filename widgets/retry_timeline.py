@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rmqlab.core.i18n import N_
 from rmqlab.snapshot import LabSnapshot
 
 from .retry_model import (
@@ -53,7 +54,7 @@ __all__ = [
 class RetryTimeline(SceneView):
     """The retry timeline drawn as a Scene (see the module docstring); ``to_text`` is what the labs print."""
 
-    title = "Retry timeline"
+    title = N_("Retry timeline")
 
     def __init__(
         self,

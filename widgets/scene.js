@@ -256,33 +256,42 @@ function el(tag, attrs = {}, text = "") {
   return node;
 }
 
+// The player's words in the kernel's language: English text -> translation (the "words" trait, empty in English),
+// with {name} places filled from vars.
+let WORDS = {};
+function tr(english, vars = {}) {
+  return (WORDS[english] || english).replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
+}
+
 function button(label, tip, key) {
-  const b = el("button", { type: "button", class: "rq-btn", title: tip + (key ? ` (key: ${key})` : ""),
+  const b = el("button", { type: "button", class: "rq-btn", title: key ? tr("{tip} (key: {key})", { tip, key }) : tip,
     "aria-label": label, ...(key ? { "aria-keyshortcuts": key } : {}) }, label);
   return b;
 }
 
 function renderPlayer({ model, el: host }) {
+  WORDS = model.get("words") || {};
   const root = el("div", { class: "rq-player", "data-testid": "rq-player", role: "group",
-    "aria-label": "run controls: Space plays or pauses, Left and Right arrows step" });
+    "aria-label": tr("run controls: Space plays or pauses, Left and Right arrows step") });
   root.tabIndex = -1;
   const style = el("style"); style.textContent = PLAYER_CSS;
-  const reset = button("Reset", "back to the start of the run (t = 0)", "Home");
-  const back = button("Step back", "back to the previous meaningful step", "ArrowLeft");
-  const step = button("Step", "advance to the next meaningful event", "ArrowRight");
-  const play = button("Play", "play one step per tick; Pause stops", "Space");
-  const speed = el("input", { type: "range", min: "1", max: "20", value: "5", "aria-label": "steps per second",
-    title: "playback speed: steps per second" });
+  const reset = button(tr("Reset"), tr("back to the start of the run (t = 0)"), "Home");
+  const back = button(tr("Step back"), tr("back to the previous meaningful step"), "ArrowLeft");
+  const step = button(tr("Step"), tr("advance to the next meaningful event"), "ArrowRight");
+  const play = button(tr("Play"), tr("play one step per tick; Pause stops"), "Space");
+  const speed = el("input", { type: "range", min: "1", max: "20", value: "5", "aria-label": tr("steps per second"),
+    title: tr("playback speed: steps per second") });
   const speedOut = el("span", { "aria-hidden": "true" }, "5/s");
   const scrub = el("input", { type: "range", class: "rq-scrub", min: "0", max: "0", value: "0",
-    "aria-label": "step", title: "scrub through the run's steps" });
-  const jumpKind = el("select", { "aria-label": "event kind to jump to", title: "the kinds still to come, and how many" });
-  const jump = button("Jump", "advance to the next step with an event of the chosen kind", "");
+    "aria-label": tr("step"), title: tr("scrub through the run's steps") });
+  const jumpKind = el("select", { "aria-label": tr("event kind to jump to"),
+    title: tr("the kinds still to come, and how many") });
+  const jump = button(tr("Jump"), tr("advance to the next step with an event of the chosen kind"), "");
   const clock = el("div", { class: "rq-clock", "data-testid": "rq-clock", role: "timer", "aria-live": "off" });
   const caption = el("div", { class: "rq-caption", "data-testid": "rmq-caption", role: "status", "aria-live": "polite",
-    "aria-label": "what this step did" });
+    "aria-label": tr("what this step did") });
   const ask = el("div", { class: "rq-ask", "data-testid": "rq-checkpoint", role: "dialog", "aria-live": "assertive",
-    "aria-label": "checkpoint question" });
+    "aria-label": tr("checkpoint question") });
   ask.hidden = true;
   const score = el("div", { class: "rq-score", "data-testid": "rq-score", "aria-live": "polite" });
   root.append(style,
@@ -305,8 +314,8 @@ function renderPlayer({ model, el: host }) {
   function setPlaying(on) {
     if (timer) { clearInterval(timer); timer = null; }
     if (on) timer = setInterval(tick, Number(model.get("interval")) || 200);
-    play.textContent = on ? "Pause" : "Play";
-    play.setAttribute("aria-label", on ? "Pause" : "Play");
+    play.textContent = on ? tr("Pause") : tr("Play");
+    play.setAttribute("aria-label", on ? tr("Pause") : tr("Play"));
     play.setAttribute("aria-pressed", on ? "true" : "false");
     root.setAttribute("data-playing", on ? "1" : "0");
   }
@@ -316,7 +325,8 @@ function renderPlayer({ model, el: host }) {
     if (!cps.length) { score.textContent = ""; return; }
     const answered = [...done.values()].filter((d) => d.right);
     const first = answered.filter((d) => d.tries === 1 && !d.shown).length;
-    score.textContent = `checkpoints: ${answered.length} of ${cps.length} answered · ${first} right first time`;
+    score.textContent = tr("checkpoints: {answered} of {total} answered · {first} right first time",
+      { answered: answered.length, total: cps.length, first });
   }
 
   function show(i, { fromKernel = false } = {}) {
@@ -335,7 +345,7 @@ function renderPlayer({ model, el: host }) {
     index = Math.max(0, Math.min(i, n - 1));
     scrub.max = String(n - 1);
     scrub.value = String(index);
-    scrub.setAttribute("aria-valuetext", `step ${index} of ${n - 1}: ${data.clocks[index]}`);
+    scrub.setAttribute("aria-valuetext", tr("step {index} of {last}: {clock}", { index, last: n - 1, clock: data.clocks[index] }));
     clock.textContent = data.clocks[index];
     caption.replaceChildren(...data.captions[index].map((t) => el("div", {}, t)));
     back.disabled = index === 0;
@@ -359,7 +369,7 @@ function renderPlayer({ model, el: host }) {
       if (ahead) opts.push([kind, `${kind} (${ahead})`]);
     }
     jumpKind.replaceChildren(...opts.map(([v, t]) => { const o = el("option", { value: v }, t); return o; }));
-    if (!opts.length) jumpKind.append(el("option", { value: "" }, "nothing ahead"));
+    if (!opts.length) jumpKind.append(el("option", { value: "" }, tr("nothing ahead")));
     if (opts.some(([v]) => v === keep)) jumpKind.value = keep;
     jump.disabled = jumpKind.disabled = !opts.length;
   }
@@ -393,10 +403,10 @@ function renderPlayer({ model, el: host }) {
     ask.dataset.right = "0";
     const state = done.get(cp.name) || { tries: 0, shown: false, right: false };
     done.set(cp.name, state);
-    const q = el("div", { class: "rq-q", id: `${run()}-q-${cp.frame}` }, `Checkpoint: ${cp.question}`);
-    const choices = el("div", { class: "rq-row", role: "group", "aria-label": "answers" });
+    const q = el("div", { class: "rq-q", id: `${run()}-q-${cp.frame}` }, tr("Checkpoint: {question}", { question: cp.question }));
+    const choices = el("div", { class: "rq-row", role: "group", "aria-label": tr("answers") });
     const feedback = el("div", { class: "rq-feedback", "data-testid": "rq-feedback", role: "status" });
-    const showMe = button("Show me", "play the step and see the answer", "");
+    const showMe = button(tr("Show me"), tr("play the step and see the answer"), "");
     const answerWith = (key) => {
       state.tries += 1;
       if (key === cp.answer) {
@@ -407,11 +417,11 @@ function renderPlayer({ model, el: host }) {
         if (wasPlaying) setPlaying(true);
       } else {
         feedback.className = "rq-feedback rq-wrong";
-        feedback.textContent = `Not quite. Hint: ${cp.hint} Try again, or Show me.`;
+        feedback.textContent = tr("Not quite. Hint: {hint} Try again, or Show me.", { hint: cp.hint });
       }
     };
     for (const c of cp.choices) {
-      const b = button(c.label, "answer: " + c.label, "");
+      const b = button(c.label, tr("answer: {label}", { label: c.label }), "");
       b.dataset.key = c.key;
       b.onclick = () => answerWith(c.key);
       choices.append(b);
@@ -429,7 +439,7 @@ function renderPlayer({ model, el: host }) {
         for (const node of document.querySelectorAll(`[data-key="${CSS.escape(c.mark)}"]`)) {
           if (!node.closest(".rq-scene") || node.hasAttribute("data-leaving")) continue;
           node.setAttribute("data-choice", c.key); node.setAttribute("tabindex", "0"); node.setAttribute("role", "button");
-          node.setAttribute("aria-label", "answer: " + c.label);
+          node.setAttribute("aria-label", tr("answer: {label}", { label: c.label }));
           node.onclick = () => answerWith(c.key);
           node.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); answerWith(c.key); } };
           choiceNodes.push(node);

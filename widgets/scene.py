@@ -21,12 +21,15 @@ from __future__ import annotations
 import html
 import math
 import pathlib
+import unicodedata
 from dataclasses import asdict, dataclass, field, fields
 from operator import attrgetter
 from typing import Any, Literal
 
 import anywidget
 import traitlets
+
+from rmqlab.core.i18n import gettext as _
 
 from .base import SnapshotView
 
@@ -82,6 +85,8 @@ def text_width(text: str, px: float = 11.0, *, bold: bool = False) -> float:
             em += 0.78
         elif ch.isdigit():
             em += 0.73
+        elif unicodedata.east_asian_width(ch) in ("W", "F"):  # 汉字 and full-width punctuation: one em each
+            em += 1.0
         elif ord(ch) > 0x2000:  # arrows, ellipsis, math signs
             em += 0.84
         else:
@@ -260,7 +265,7 @@ def legend_marks(
     ``glyph kind`` is ``token`` (a small disc in that fill colour), ``rect`` (a swatch of that class) or
     ``line`` (a stroke of that class). ``style`` may combine a fill and classes (``"#E69F00 rq-done"``:
     the token as the view draws a consumed message). Every view draws its legend with this, so they all
-    look alike.
+    look alike. ``label`` is shown in the current language (a constant marked with ``N_`` is translated here).
     """
     marks: list[Mark] = []
     for i, (glyph, style, label) in enumerate(items):
@@ -275,7 +280,7 @@ def legend_marks(
             marks.append(Mark("line", f"{k}:g", x=x, y=cy, x2=x + 12, y2=cy, cls=cls, stroke=fill, role="legend"))
         else:
             marks.append(Mark("rect", f"{k}:g", x=x, y=cy - 5, w=12, h=10, cls=cls, fill=fill, role="legend"))
-        marks.append(Mark("text", f"{k}:t", x=x + 18, y=cy + 4, text=label, cls="rq-muted", role="legend"))
+        marks.append(Mark("text", f"{k}:t", x=x + 18, y=cy + 4, text=_(label), cls="rq-muted", role="legend"))
     return tuple(marks)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rmqlab import format_duration
+from rmqlab.core.i18n import N_
 
 from .palette import OKABE_ITO
 from .scene import Mark, Scene, legend_marks, text_width
@@ -67,16 +68,16 @@ def _css() -> str:
 
 CSS = _css()
 LEGEND: tuple[tuple[str, str, str], ...] = (
-    ("line", "rq-st-send", "send (✓ SEND_OK)"),
-    ("line", "rq-st-pull", "pull → listener"),
-    ("line", "rq-st-send-back", "send-back"),
-    ("line", "rq-st-schedule", "schedule hop / due"),
-    ("line", "rq-st-dlq", "DLQ write"),
-    ("line", "rq-st-lock", "lock / renew"),
-    ("line", "rq-st-send-refused", "failed (✗ refused, lost)"),
-    ("line", "rq-st-response", "late response"),
-    ("line", "rq-st-down", "broker down"),
-    ("line", "rq-st-now", "now"),
+    ("line", "rq-st-send", N_("send (✓ SEND_OK)")),
+    ("line", "rq-st-pull", N_("pull → listener")),
+    ("line", "rq-st-send-back", N_("send-back")),
+    ("line", "rq-st-schedule", N_("schedule hop / due")),
+    ("line", "rq-st-dlq", N_("DLQ write")),
+    ("line", "rq-st-lock", N_("lock / renew")),
+    ("line", "rq-st-send-refused", N_("failed (✗ refused, lost)")),
+    ("line", "rq-st-response", N_("late response")),
+    ("line", "rq-st-down", N_("broker down")),
+    ("line", "rq-st-now", N_("now")),
 )
 """Every glyph the diagram uses, in two rows of the legend strip."""
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rmqlab.core.i18n import N_
 from rmqlab.snapshot import LabSnapshot
 
 from .scene import Scene, SceneView
@@ -59,7 +60,7 @@ __all__ = [
 class SpaceTimeView(SceneView):
     """The space-time diagram of the run so far; ``max_rows`` keeps the "now" line on screen."""
 
-    title = "Space-time"
+    title = N_("Space-time")
 
     def __init__(self, *, max_rows: int | None = 36, locks: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -17,8 +17,11 @@ import pathlib
 from collections.abc import Sequence
 from typing import Any
 
+from rmqlab.core.i18n import gettext as _
+
 from .base import SnapshotView
 from .frames import RunFrames, encode
+from .player import player_words
 from .scene import BASE_CSS, SceneView
 
 __all__ = ["static_player_html"]
@@ -64,7 +67,7 @@ def static_player_html(
     ]
     spent = 0
     for i, view in enumerate(views):
-        parts.append(f"<h4>{html.escape(view.title)}</h4>")
+        parts.append(f"<h4>{html.escape(_(view.title))}</h4>")
         if isinstance(view, SceneView):
             scene_id = f"rq-static-{n}-view-{i}"
             current = frames.scenes(view)[frame] if frame >= 0 or view.current is None else view.current
@@ -72,14 +75,16 @@ def static_player_html(
             encoded = encode(frames.scenes(view))
             spent += len(json.dumps(encoded, separators=(",", ":")))
             if spent > BUDGET_BYTES and i > 0:  # the main picture always moves; a tab past the budget stays
-                parts.append("<p><i>This picture stays at this step here: the run is too long to embed it.</i></p>")
+                stays = _("This picture stays at this step here: the run is too long to embed it.")
+                parts.append(f"<p><i>{stays}</i></p>")
                 continue
             traits = {"run": run, "frames": encoded, "scene": current.to_json(), "duration_ms": 350}
             scenes.append({"id": scene_id, "traits": traits})
         else:
             parts.append(f"<pre>{html.escape(view.text)}</pre>")
     player = {"kind": "player", "data": {**frames.player_json(), "run": run}, "position": frame, "interval": 200,
-              "answers": [], "live_clock": live[0], "live_caption": list(live[1]), "live_near": near}  # fmt: skip
+              "answers": [], "live_clock": live[0], "live_caption": list(live[1]), "live_near": near,
+              **({"words": words} if (words := player_words()) else {})}  # fmt: skip
     payload = json.dumps({"player": player, "scenes": scenes}, separators=(",", ":")).replace("</", "<\\/")
     parts.append(
         f'<script type="module">{_script_source()}\nrqlabMountStatic("{player_id}", {payload});</script></div>'

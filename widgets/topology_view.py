@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rmqlab.core.i18n import N_
 from rmqlab.snapshot import LabSnapshot
 
 from .scene import Scene, SceneView
@@ -47,7 +48,7 @@ __all__ = [
 class TopologyView(SceneView):
     """The layered topology as a Scene (no plotly); ``text`` is the plain rendering."""
 
-    title = "Topology"
+    title = N_("Topology")
 
     def __init__(self, *, window: int = 12, **kwargs: Any) -> None:
         super().__init__(**kwargs)

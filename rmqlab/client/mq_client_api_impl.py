@@ -124,7 +124,7 @@ class MQClientAPIImpl:
         turn) records a connection failure, or else a 0 ms success: the request is on the wire.
         """
         attempt, now, remaining, request = self._begin(call, mq)
-        failure = self.context.remoting.reachable(self.client_name, mq.broker_name)
+        failure: RemoteError | None = self.context.remoting.reachable(self.client_name, mq.broker_name)
         if failure is not None:
             until = self.fault_strategy.update_fault_item(mq.broker_name, 0, isolation=True, now=now) if rated else None
             self._record_result(call, mq, attempt, describe(failure), until)

@@ -2,6 +2,9 @@
 
 A producer or a push consumer reads the clock, writes the trace, sends requests through the network
 (:class:`~rmqlab.remoting.remoting.Remoting`), asks the name server for routes and draws from the seeded random source.
+Core states what it needs of the network and the name server as protocols (:class:`~rmqlab.core.network.ClientNetwork`,
+:class:`~rmqlab.core.name_server_client.NameServerClient`): the Lab hands in the real ones, and core imports nothing of
+the layers above it.
 In RocketMQ these are the JVM's clock, its log, its Netty client and its ``NamesrvAddr``; here they are one small
 object, so a client module imports this module (and the protocol types), never :mod:`rmqlab.lab`. The
 :class:`~rmqlab.lab.Lab` is the facade: it builds the cluster, owns the brokers and clients, injects faults,
@@ -25,11 +28,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..client.producer.send_result import SendFuture
 from ..common.message import MessageExt
 from ..common.message_queue import MessageQueue
-from ..namesrv.route_info_manager import NameServer
-from ..remoting.remoting import Remoting
+from .name_server_client import NameServerClient
+from .network import ClientNetwork
 from .scheduler import ReentrantRunError, Scheduler
 from .trace import EventKind, Trace
 
@@ -44,16 +46,17 @@ class Context:
     """The virtual clock and its event heap."""
     trace: Trace
     """The append-only event log (a :class:`~rmqlab.core.trace.CountingTrace` when the lab only counts)."""
-    remoting: Remoting
+    remoting: ClientNetwork
     """The network: every client→broker request and its answer go through it."""
-    namesrv: NameServer
+    namesrv: NameServerClient
     """Where clients read topic routes."""
     rng: random.Random
     """The lab's seeded random source (each producer draws its ``sendWhichQueue`` start from it)."""
     local_offset_files: dict[tuple[str, str], dict[MessageQueue, int]] = field(default_factory=dict)
     """``LocalFileOffsetStore``'s files, by (client id, group): on the machine's disk, so they survive a crash."""
-    sends: list[SendFuture] = field(default_factory=list)
-    """Every send, in the order it was made (reports and invariants read it)."""
+    sends: list[Any] = field(default_factory=list)
+    """Every send's :class:`~rmqlab.client.producer.send_result.SendFuture`, in the order it was made (reports and
+    invariants read it; the Lab names its type)."""
     errors: list[str] = field(default_factory=list)
     """Exceptions raised by user code (listeners, callbacks, ``lab.at`` actions), with a short traceback."""
     _msg_counter: int = 0

@@ -8,7 +8,11 @@ compiled from it; ``python -m rmqlab.core.i18n`` redoes both). RocketMQ's identi
 The language is, in this order: the last :func:`set_language` call (``rmqlab.set_language("zh")``), else the
 ``RMQLAB_LANG`` environment variable (``zh`` or ``en``), else English. The engine's trace and the JSON report are
 data and stay the same in every language; so far the command line's human timeline (its summary and messages) is
-translated.
+translated, and so are the dashboards' words (buttons, tabs, legends, the clock line, the checkpoints' fixed words)
+and the plain first line of each step's caption.
+
+Where it is used, ``gettext`` is imported as ``_`` (``from rmqlab.core.i18n import gettext as _``): Babel extracts
+``_``, ``gettext``, ``ngettext`` and ``N_``; the source folders are ``rmqlab/`` and ``widgets/``.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from pathlib import Path
 
 from .errors import ConfigError
 
-__all__ = ["ENV_VARIABLE", "LANGUAGES", "current_language", "gettext", "ngettext", "set_language"]
+__all__ = ["ENV_VARIABLE", "LANGUAGES", "N_", "current_language", "gettext", "ngettext", "set_language"]
 
 DOMAIN = "rmqlab"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale-data"
@@ -72,6 +76,12 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return _catalog().ngettext(singular, plural, n)
 
 
+def N_(message: str) -> str:  # gettext's own name for it, which Babel extracts by default
+    """``message`` itself, marked for the catalog: a constant defined at import (a view's title, a legend row)
+    is translated where it is shown, with :func:`gettext`, in the language of that moment."""
+    return message
+
+
 def update_catalogs() -> None:
     """Extract ``rmqlab.pot`` from the source, merge it into the Chinese ``.po`` and compile the ``.mo`` (Babel)."""
     from babel.messages.frontend import CommandLineInterface
@@ -81,7 +91,7 @@ def update_catalogs() -> None:
     po_dir = LOCALE_DIR / "zh_CN" / "LC_MESSAGES"
     steps = [
         ["extract", "--no-location", "--sort-output", "-k", "gettext", "-k", "ngettext:1,2",
-         "-o", str(pot), str(root / "rmqlab")],
+         "-o", str(pot), str(root / "rmqlab"), str(root / "widgets")],
         ["update", "--no-fuzzy-matching", "-D", DOMAIN, "-i", str(pot), "-d", str(LOCALE_DIR),
          "-l", "zh_CN"],
         ["compile", "--statistics", "-D", DOMAIN, "-d", str(LOCALE_DIR), "-l", "zh_CN"],

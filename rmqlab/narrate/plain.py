@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ..core.i18n import gettext as _
+from ..core.i18n import ngettext
 from ..core.trace import EventKind, TraceEvent
 from .context import CaptionContext, dur, name_of
 from .plain_consuming import (
@@ -54,100 +56,130 @@ K = EventKind
 def _send_attempt(ctx: CaptionContext, e: TraceEvent) -> str:
     d, who, msg = e.data, name_of(e.actor), e.msg_id or "?"
     attempt, mode = int(d.get("attempt", 1)), str(d.get("mode", "SYNC"))
-    place = f"{d.get('topic')} queue {d.get('queue_id')} on {d.get('broker')}"
+    place = _("{topic} queue {queue_id} on {broker}").format(
+        topic=d.get("topic"), queue_id=d.get("queue_id"), broker=d.get("broker")
+    )
     inner = "/inner" in who
     if attempt > 1:
-        return f"{who} tries {msg} again (try {attempt}), now on {place}."
+        return _("{who} tries {msg} again (try {attempt}), now on {place}.").format(
+            who=who, msg=msg, attempt=attempt, place=place
+        )
     if inner:
-        return f"{who.split('/')[0]} puts {msg} into the retry topic {d.get('topic')} itself, as a new message."
+        return _("{who} puts {msg} into the retry topic {topic} itself, as a new message.").format(
+            who=who.split("/")[0], msg=msg, topic=d.get("topic")
+        )
     if d.get("entry") == "sendSelectImpl":
-        tries = "one try, no retry" if mode != "ASYNC" else "one try, re-sent only if no answer comes"
-        return f"{who} sends {msg} to {place}, the queue its selector picked: {tries}."
+        tries = _("one try, no retry") if mode != "ASYNC" else _("one try, re-sent only if no answer comes")
+        return _("{who} sends {msg} to {place}, the queue its selector picked: {tries}.").format(
+            who=who, msg=msg, place=place, tries=tries
+        )
     if mode == "ONEWAY":
-        return f"{who} sends {msg} to {place} without waiting for an answer."
-    return f"{who} sends {msg} to {place}."
+        return _("{who} sends {msg} to {place} without waiting for an answer.").format(who=who, msg=msg, place=place)
+    return _("{who} sends {msg} to {place}.").format(who=who, msg=msg, place=place)
 
 
 def _send_result(ctx: CaptionContext, e: TraceEvent) -> str:
     d, msg = e.data, e.msg_id or "?"
     outcome, broker, who = str(d.get("outcome")), d.get("broker"), name_of(e.actor)
     if outcome == "SUCCESS":
-        return f"{broker} stored {msg} and told {who} so: the send is done."
+        return _("{broker} stored {msg} and told {who} so: the send is done.").format(broker=broker, msg=msg, who=who)
     if outcome == "ONEWAY_SENT":
-        return f"{msg} is on the wire; {who} gets no answer."
+        return _("{msg} is on the wire; {who} gets no answer.").format(msg=msg, who=who)
     if outcome in ("FLUSH_DISK_TIMEOUT", "SLAVE_NOT_AVAILABLE", "FLUSH_SLAVE_TIMEOUT"):
-        return f"{broker} stored {msg} but could not make it safe in time; {who} is told, with no retry."
-    return f"{who}'s try {d.get('attempt', 1)} of {msg} on {broker} failed: {error_words(outcome)}."
+        return _("{broker} stored {msg} but could not make it safe in time; {who} is told, with no retry.").format(
+            broker=broker, msg=msg, who=who
+        )
+    return _("{who}'s try {attempt} of {msg} on {broker} failed: {why}.").format(
+        who=who, attempt=d.get("attempt", 1), msg=msg, broker=broker, why=error_words(outcome)
+    )
 
 
 def _send_failed(ctx: CaptionContext, e: TraceEvent) -> str:
     d, msg = e.data, e.msg_id or "?"
     attempts = int(d.get("attempts") or 0)
-    tries = f"{attempts} tr{'y' if attempts == 1 else 'ies'}"
-    return f"{name_of(e.actor)} gives up on {msg} after {tries}: {error_words(d.get('error'))}."
+    tries = ngettext("{count} try", "{count} tries", attempts).format(count=attempts)
+    return _("{who} gives up on {msg} after {tries}: {why}.").format(
+        who=name_of(e.actor), msg=msg, tries=tries, why=error_words(d.get("error"))
+    )
 
 
 def _stored(ctx: CaptionContext, e: TraceEvent) -> str:
     d, msg = e.data, e.msg_id or "?"
     topic = str(d.get("topic"))
     if topic.startswith("%RETRY%"):
-        return f"{e.actor} puts {msg} into the retry topic {topic}, where the group fetches it again."
+        return _("{broker} puts {msg} into the retry topic {topic}, where the group fetches it again.").format(
+            broker=e.actor, msg=msg, topic=topic
+        )
     if topic.startswith("%DLQ%"):
-        return f"{e.actor} stores {msg} in {topic} queue {d.get('queue_id')}."
-    return f"{e.actor} stores {msg} in {topic} queue {d.get('queue_id')} at position {d.get('queue_offset')}."
+        return _("{broker} stores {msg} in {topic} queue {queue_id}.").format(
+            broker=e.actor, msg=msg, topic=topic, queue_id=d.get("queue_id")
+        )
+    return _("{broker} stores {msg} in {topic} queue {queue_id} at position {offset}.").format(
+        broker=e.actor, msg=msg, topic=topic, queue_id=d.get("queue_id"), offset=d.get("queue_offset")
+    )
 
 
 def _scheduled(ctx: CaptionContext, e: TraceEvent) -> str:
     d, msg = e.data, e.msg_id or "?"
     level, due = int(d.get("level", 0)), int(d.get("due_ms", e.time_ms))
     real = str(d.get("real_topic"))
-    then = "the dead-letter topic" if real.startswith("%DLQ%") else real
-    return f"{e.actor} holds {msg} for {dur(due - e.time_ms)} (delay level {level}), then puts it into {then}."
+    then = _("the dead-letter topic") if real.startswith("%DLQ%") else real
+    return _("{broker} holds {msg} for {wait} (delay level {level}), then puts it into {then}.").format(
+        broker=e.actor, msg=msg, wait=dur(due - e.time_ms), level=level, then=then
+    )
 
 
 def _delay_delivered(ctx: CaptionContext, e: TraceEvent) -> str:
     d, msg = e.data, e.msg_id or "?"
     broker = name_of(e.actor)
-    return f"{msg}'s {dur(int(d.get('waited_ms', 0)))} wait is over: {broker} moves it into {d.get('topic')}."
+    return _("{msg}'s {wait} wait is over: {broker} moves it into {topic}.").format(
+        msg=msg, wait=dur(int(d.get("waited_ms", 0))), broker=broker, topic=d.get("topic")
+    )
 
 
 def _clean_expired(ctx: CaptionContext, e: TraceEvent) -> str:
     d = e.data
     took = dur(int(d.get("consuming_for_ms", 0)))
-    return f"{e.msg_id} has been in {name_of(e.actor)}'s listener for {took}, over 15 min, so it is sent back."
+    return _("{msg} has been in {who}'s listener for {took}, over 15 min, so it is sent back.").format(
+        msg=e.msg_id, who=name_of(e.actor), took=took
+    )
 
 
 def _retention_deleted(ctx: CaptionContext, e: TraceEvent) -> str:
-    return f"{e.actor} deletes {e.get('count')} messages older than 72 h, dead letters included."
+    return _("{broker} deletes {count} messages older than 72 h, dead letters included.").format(
+        broker=e.actor, count=e.get("count")
+    )
 
 
 def _fault(ctx: CaptionContext, e: TraceEvent) -> str:
     d = e.data
     fault = str(d.get("fault"))
     if fault == "broker_down":
-        return f"{e.actor} crashes: nobody can reach it now."
+        return _("{broker} crashes: nobody can reach it now.").format(broker=e.actor)
     if fault == "broker_up":
-        return f"{e.actor} is back up."
+        return _("{broker} is back up.").format(broker=e.actor)
     if fault == "partition":
-        return f"The network between {d.get('client')} and {e.actor} is cut."
+        return _("The network between {client} and {broker} is cut.").format(client=d.get("client"), broker=e.actor)
     if fault == "heal":
-        return f"The network between {d.get('client')} and {e.actor} works again."
-    return f"{e.actor} starts to misbehave ({fault})."
+        return _("The network between {client} and {broker} works again.").format(
+            client=d.get("client"), broker=e.actor
+        )
+    return _("{broker} starts to misbehave ({fault}).").format(broker=e.actor, fault=fault)
 
 
 def _admin(ctx: CaptionContext, e: TraceEvent) -> str:
     d = e.data
-    what = d.get("group") or d.get("topic") or "its settings"
-    return f"An operator changes {e.actor}'s settings for {what}."
+    what = d.get("group") or d.get("topic") or _("its settings")
+    return _("An operator changes {broker}'s settings for {what}.").format(broker=e.actor, what=what)
 
 
 def _lifecycle(ctx: CaptionContext, e: TraceEvent) -> str:
     d, who = e.data, name_of(e.actor)
     return {
-        "start": f"{who} starts and joins the group {d.get('group')}.",
-        "crash": f"{who} crashes without saving its progress.",
-        "shutting_down": f"{who} begins a clean shutdown: it lets running work finish.",
-        "shutdown": f"{who} has saved its progress and stops.",
+        "start": _("{who} starts and joins the group {group}.").format(who=who, group=d.get("group")),
+        "crash": _("{who} crashes without saving its progress.").format(who=who),
+        "shutting_down": _("{who} begins a clean shutdown: it lets running work finish.").format(who=who),
+        "shutdown": _("{who} has saved its progress and stops.").format(who=who),
     }.get(str(d.get("event")), f"{who}: {d.get('event')}.")
 
 
@@ -156,8 +188,16 @@ _QUEUE = re.compile(r"\S+@[\w.-]+:\d+")
 
 def _warning(ctx: CaptionContext, e: TraceEvent) -> str:
     queue = _QUEUE.search(str(e.get("message") or ""))
-    about = f" with {e.msg_id}" if e.msg_id else f" with {queue_words(queue.group(0))}" if queue else ""
-    return f"{name_of(e.actor)} runs into a problem{about} that RocketMQ only writes to its log."
+    about = (
+        _(" with {msg}").format(msg=e.msg_id)
+        if e.msg_id
+        else _(" with {queue}").format(queue=queue_words(queue.group(0)))
+        if queue
+        else ""
+    )
+    return _("{who} runs into a problem{about} that RocketMQ only writes to its log.").format(
+        who=name_of(e.actor), about=about
+    )
 
 
 PLAIN: dict[EventKind, Callable[[CaptionContext, TraceEvent], str]] = {

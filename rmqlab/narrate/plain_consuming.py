@@ -4,6 +4,8 @@ queue locks (the rules of :mod:`~rmqlab.narrate.plain` hold: no Java identifier,
 
 from __future__ import annotations
 
+from ..core.i18n import gettext as _
+from ..core.i18n import ngettext
 from ..core.trace import EventKind, TraceEvent
 from .context import CaptionContext, dur, name_of
 from .plain_words import error_words, ids_words, ordinal, queue_words
@@ -35,29 +37,35 @@ __all__ = [
 
 def pulled(ctx: CaptionContext, e: TraceEvent) -> str:
     d = e.data
-    return f"{name_of(e.actor)} fetches {ids_words(list(d.get('msg_ids') or ()))} from {queue_words(d.get('queue'))}."
+    return _("{who} fetches {ids} from {queue}.").format(
+        who=name_of(e.actor), ids=ids_words(list(d.get("msg_ids") or ())), queue=queue_words(d.get("queue"))
+    )
 
 
 def pull_deferred(ctx: CaptionContext, e: TraceEvent) -> str:
     d = e.data
     why = {
-        "paused": "it is paused",
-        "flow_control_count": "it already holds too many messages from that queue",
-        "flow_control_size": "it already holds too many bytes from that queue",
-        "flow_control_span": "its messages from that queue span too many positions",
-        "not_locked": "it does not hold that queue's lock",
-        "broker_flow_control": "the broker asked it to slow down",
-    }.get(str(d.get("reason")), f"the fetch failed ({error_words(d.get('error'))})")
+        "paused": _("it is paused"),
+        "flow_control_count": _("it already holds too many messages from that queue"),
+        "flow_control_size": _("it already holds too many bytes from that queue"),
+        "flow_control_span": _("its messages from that queue span too many positions"),
+        "not_locked": _("it does not hold that queue's lock"),
+        "broker_flow_control": _("the broker asked it to slow down"),
+    }.get(str(d.get("reason")), _("the fetch failed ({why})").format(why=error_words(d.get("error"))))
     wait, queue = dur(int(d.get("delay_ms", 0))), queue_words(d.get("queue"))
-    return f"{name_of(e.actor)} waits {wait} before fetching from {queue}: {why}."
+    return _("{who} waits {wait} before fetching from {queue}: {why}.").format(
+        who=name_of(e.actor), wait=wait, queue=queue, why=why
+    )
 
 
 def pull_empty(ctx: CaptionContext, e: TraceEvent) -> str:
     d, who, queue = e.data, name_of(e.actor), queue_words(e.get("queue"))
     if d.get("status") == "OFFSET_ILLEGAL":
         asked, nxt = d.get("offset"), d.get("next_offset")
-        return f"{who} asked {queue} for position {asked}, which is not there; it starts over at {nxt}."
-    return f"{who} finds nothing new in {queue}."
+        return _("{who} asked {queue} for position {asked}, which is not there; it starts over at {next}.").format(
+            who=who, queue=queue, asked=asked, next=nxt
+        )
+    return _("{who} finds nothing new in {queue}.").format(who=who, queue=queue)
 
 
 def delivered(ctx: CaptionContext, e: TraceEvent) -> str:
@@ -65,21 +73,25 @@ def delivered(ctx: CaptionContext, e: TraceEvent) -> str:
     rt = int(d.get("reconsume_times", 0))
     ctx.delivery_rt[msg] = rt
     if rt:
-        return f"{who} hands {msg} to its listener again: retry {rt}, its {ordinal(rt + 1)} delivery."
-    return f"{who} hands {msg} to its listener (the application's code)."
+        return _("{who} hands {msg} to its listener again: retry {rt}, its {nth} delivery.").format(
+            who=who, msg=msg, rt=rt, nth=ordinal(rt + 1)
+        )
+    return _("{who} hands {msg} to its listener (the application's code).").format(who=who, msg=msg)
 
 
 def consumed(ctx: CaptionContext, e: TraceEvent) -> str:
     d, msg, who = e.data, e.msg_id or "?", name_of(e.actor)
     status = str(d.get("status"))
     if status in ("CONSUME_SUCCESS", "SUCCESS", "COMMIT"):
-        return f"{who}'s listener is done with {msg}."
+        return _("{who}'s listener is done with {msg}.").format(who=who, msg=msg)
     if ctx.message_model.get(e.actor) == "BROADCASTING":
-        return f"{who}'s listener fails {msg}."  # the drop that follows says why nothing retries it
+        return _("{who}'s listener fails {msg}.").format(who=who, msg=msg)  # the drop that follows says why
     if status == "SUSPEND_CURRENT_QUEUE_A_MOMENT":
         nth = ordinal(ctx.delivery_rt.get(msg, 0) + 1)
-        return f"{who}'s listener fails {msg} for the {nth} time and asks to wait before trying it again."
-    return f"{who}'s listener fails {msg}."
+        return _("{who}'s listener fails {msg} for the {nth} time and asks to wait before trying it again.").format(
+            who=who, msg=msg, nth=nth
+        )
+    return _("{who}'s listener fails {msg}.").format(who=who, msg=msg)
 
 
 def send_back(ctx: CaptionContext, e: TraceEvent) -> str:
@@ -89,117 +101,153 @@ def send_back(ctx: CaptionContext, e: TraceEvent) -> str:
     group = ctx.group_of.get(e.actor, "?")
     if d.get("path") == "orderly":
         if not d.get("ok"):
-            return f"{who} could not hand {msg} to the broker ({error_words(d.get('error'))}); it keeps retrying it."
-        times = "1 time" if rt == 1 else f"{rt} times"
-        return f"{who} has retried {msg} {times}, its limit, so it goes to the dead-letter topic %DLQ%{group}."
+            return _("{who} could not hand {msg} to the broker ({why}); it keeps retrying it.").format(
+                who=who, msg=msg, why=error_words(d.get("error"))
+            )
+        times = ngettext("{count} time", "{count} times", rt).format(count=rt)
+        return _(
+            "{who} has retried {msg} {times}, its limit, so it goes to the dead-letter topic %DLQ%{group}."
+        ).format(who=who, msg=msg, times=times, group=group)
     if not d.get("ok"):
         why = error_words(d.get("error"))
-        return f"{who} could not send {msg} back to {d.get('broker')} ({why}), so it tries another way."
+        return _("{who} could not send {msg} back to {broker} ({why}), so it tries another way.").format(
+            who=who, msg=msg, broker=d.get("broker"), why=why
+        )
     for done in ctx.broker_did.get(msg, []):
         if done.kind is EventKind.SCHEDULED:
             wait = dur(int(done.get("due_ms", done.time_ms)) - done.time_ms)
-            return f"{who} failed {msg} for the {nth} time, so it goes back to the broker and returns in {wait}."
+            return _(
+                "{who} failed {msg} for the {nth} time, so it goes back to the broker and returns in {wait}."
+            ).format(who=who, msg=msg, nth=nth, wait=wait)
         if done.kind is EventKind.DEAD_LETTERED:
             level = d.get("delay_level")
             if isinstance(level, int) and level < 0:
-                return (
-                    f"{who} failed {msg} and its listener asked for no more retries, so it goes to the "
+                return _(
+                    "{who} failed {msg} and its listener asked for no more retries, so it goes to the "
                     "dead-letter topic."
-                )
-            return f"{who} failed {msg} for the {nth} time, its last allowed try, so it goes to the dead-letter topic."
+                ).format(who=who, msg=msg)
+            return _(
+                "{who} failed {msg} for the {nth} time, its last allowed try, so it goes to the dead-letter topic."
+            ).format(who=who, msg=msg, nth=nth)
     if group == "?":
-        return f"{who} failed {msg} for the {nth} time, so it goes back to the broker."
-    return f"{who} failed {msg} for the {nth} time and sends it back, but {group} has no retry queue: {msg} is lost."
+        return _("{who} failed {msg} for the {nth} time, so it goes back to the broker.").format(
+            who=who, msg=msg, nth=nth
+        )
+    return _(
+        "{who} failed {msg} for the {nth} time and sends it back, but {group} has no retry queue: {msg} is lost."
+    ).format(who=who, msg=msg, nth=nth, group=group)
 
 
 def send_back_fallback(ctx: CaptionContext, e: TraceEvent) -> str:
     msg, who = e.msg_id or "?", name_of(e.actor)
     if e.data.get("ok"):
-        return f"{who} puts {msg} into the retry topic itself, as a new message."
-    return f"That failed too, so {who} keeps {msg} and retries it on its own."
+        return _("{who} puts {msg} into the retry topic itself, as a new message.").format(who=who, msg=msg)
+    return _("That failed too, so {who} keeps {msg} and retries it on its own.").format(who=who, msg=msg)
 
 
 def local_retry(ctx: CaptionContext, e: TraceEvent) -> str:
     d = e.data
     wait = dur(int(d.get("retry_in_ms", 5000)))
-    return f"{name_of(e.actor)} keeps {e.msg_id} in memory and gives it to its listener again in {wait}."
+    return _("{who} keeps {msg} in memory and gives it to its listener again in {wait}.").format(
+        who=name_of(e.actor), msg=e.msg_id, wait=wait
+    )
 
 
 def dead_lettered(ctx: CaptionContext, e: TraceEvent) -> str:
     d, msg = e.data, e.msg_id or "?"
-    return f"{msg} is now a dead letter: nobody gets it unless they subscribe to {d.get('topic')}."
+    return _("{msg} is now a dead letter: nobody gets it unless they subscribe to {topic}.").format(
+        msg=msg, topic=d.get("topic")
+    )
 
 
 def broadcast_dropped(ctx: CaptionContext, e: TraceEvent) -> str:
-    return f"{name_of(e.actor)} drops the failed {e.msg_id}: broadcasting never retries a message."
+    return _("{who} drops the failed {msg}: broadcasting never retries a message.").format(
+        who=name_of(e.actor), msg=e.msg_id
+    )
 
 
 def offset_updated(ctx: CaptionContext, e: TraceEvent) -> str:
     d = e.data
-    return f"{name_of(e.actor)} has finished {queue_words(d.get('queue'))} up to position {d.get('offset')}."
+    return _("{who} has finished {queue} up to position {offset}.").format(
+        who=name_of(e.actor), queue=queue_words(d.get("queue")), offset=d.get("offset")
+    )
 
 
 def offset_persisted(ctx: CaptionContext, e: TraceEvent) -> str:
     d = e.data
-    where = "its local file" if d.get("store") == "local" else "the broker"
+    where = _("its local file") if d.get("store") == "local" else _("the broker")
     queue = queue_words(d.get("queue"))
-    return f"{name_of(e.actor)}'s progress on {queue} (position {d.get('offset')}) is saved at {where}."
+    return _("{who}'s progress on {queue} (position {offset}) is saved at {where}.").format(
+        who=name_of(e.actor), queue=queue, offset=d.get("offset"), where=where
+    )
 
 
 def rebalanced(ctx: CaptionContext, e: TraceEvent) -> str:
     d, who = e.data, name_of(e.actor)
     queues = list(d.get("queues") or ())
     if not queues:
-        return f"{who} now reads no queue of {d.get('topic')}."
+        return _("{who} now reads no queue of {topic}.").format(who=who, topic=d.get("topic"))
     ids = ", ".join(str(q).rpartition(":")[2] for q in queues)
     brokers = sorted({str(q).partition("@")[2].rpartition(":")[0] for q in queues})
-    plural = "s" if len(queues) > 1 else ""
-    return f"{who} now reads {len(queues)} queue{plural} of {d.get('topic')} ({ids} on {', '.join(brokers)})."
+    return ngettext(
+        "{who} now reads {count} queue of {topic} ({ids} on {brokers}).",
+        "{who} now reads {count} queues of {topic} ({ids} on {brokers}).",
+        len(queues),
+    ).format(who=who, count=len(queues), topic=d.get("topic"), ids=ids, brokers=", ".join(brokers))
 
 
 def lock_batch(ctx: CaptionContext, e: TraceEvent) -> str:
     d, who = e.data, name_of(e.actor)
     if d.get("error"):
-        return f"{who} asks {d.get('broker')} for its queue locks but gets no answer ({error_words(d.get('error'))})."
+        return _("{who} asks {broker} for its queue locks but gets no answer ({why}).").format(
+            who=who, broker=d.get("broker"), why=error_words(d.get("error"))
+        )
     got, refused = len(d.get("locked") or ()), len(d.get("refused") or ())
-    return f"{who} asks {d.get('broker')} for its queue locks: {got} granted, {refused} refused."
+    return _("{who} asks {broker} for its queue locks: {got} granted, {refused} refused.").format(
+        who=who, broker=d.get("broker"), got=got, refused=refused
+    )
 
 
 def lock_acquired(ctx: CaptionContext, e: TraceEvent) -> str:
     who, queue = name_of(e.actor), queue_words(e.get("queue"))
-    return f"{who} gets the lock on {queue}: now only {who} reads it, in order."
+    return _("{who} gets the lock on {queue}: now only {who} reads it, in order.").format(who=who, queue=queue)
 
 
 def lock_renewed(ctx: CaptionContext, e: TraceEvent) -> str:
-    return f"{name_of(e.actor)} renews its lock on {queue_words(e.get('queue'))}."
+    return _("{who} renews its lock on {queue}.").format(who=name_of(e.actor), queue=queue_words(e.get("queue")))
 
 
 def lock_refused(ctx: CaptionContext, e: TraceEvent) -> str:
     who, holder = name_of(e.actor), e.get("holder")
-    by = f": {holder} holds it" if holder and holder != who else ""
-    return f"{who} is refused the lock on {queue_words(e.get('queue'))}{by}, so it does not read that queue."
+    by = _(": {holder} holds it").format(holder=holder) if holder and holder != who else ""
+    return _("{who} is refused the lock on {queue}{by}, so it does not read that queue.").format(
+        who=who, queue=queue_words(e.get("queue")), by=by
+    )
 
 
 def lock_expired(ctx: CaptionContext, e: TraceEvent) -> str:
     queue = queue_words(e.get("queue"))
-    return (
-        f"{e.get('previous_holder')} did not renew its lock on {queue} for 60 s, so {e.actor} gives it to "
-        f"{e.get('new_holder')}."
+    return _("{previous} did not renew its lock on {queue} for 60 s, so {broker} gives it to {new}.").format(
+        previous=e.get("previous_holder"), queue=queue, broker=e.actor, new=e.get("new_holder")
     )
 
 
 def unlocked(ctx: CaptionContext, e: TraceEvent) -> str:
-    return f"{name_of(e.actor)} gives back its lock on {queue_words(e.get('queue'))}."
+    return _("{who} gives back its lock on {queue}.").format(who=name_of(e.actor), queue=queue_words(e.get("queue")))
 
 
 def suspended(ctx: CaptionContext, e: TraceEvent) -> str:
     d = e.data
     wait = dur(int(d.get("retry_in_ms", 0)))
-    return f"{name_of(e.actor)} pauses {queue_words(d.get('queue'))} for {wait}, then tries {e.msg_id} again there."
+    return _("{who} pauses {queue} for {wait}, then tries {msg} again there.").format(
+        who=name_of(e.actor), queue=queue_words(d.get("queue")), wait=wait, msg=e.msg_id
+    )
 
 
 def consume_request(ctx: CaptionContext, e: TraceEvent) -> str:
     d = e.data
     delay = int(d.get("delay_ms", 0))
-    later = f" in {dur(delay)}" if delay else ""
-    return f"{name_of(e.actor)} schedules its listener for {queue_words(d.get('queue'))}{later}."
+    later = _(" in {wait}").format(wait=dur(delay)) if delay else ""
+    return _("{who} schedules its listener for {queue}{later}.").format(
+        who=name_of(e.actor), queue=queue_words(d.get("queue")), later=later
+    )

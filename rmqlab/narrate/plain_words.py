@@ -7,13 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
+
 __all__ = ["error_words", "ids_words", "ordinal", "queue_words"]
 
 
 def ordinal(n: int) -> str:
     """``1`` → ``1st``, ``2`` → ``2nd``, ``11`` → ``11th``, ``23`` → ``23rd``."""
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
+    forms = {"st": N_("{n}st"), "nd": N_("{n}nd"), "rd": N_("{n}rd"), "th": N_("{n}th")}  # 中文: 第 {n} 次
+    return _(forms[suffix]).format(n=n)
 
 
 def queue_words(queue: object) -> str:
@@ -23,33 +27,33 @@ def queue_words(queue: object) -> str:
     broker, colon, queue_id = rest.rpartition(":")
     if not at or not colon:
         return text
-    return f"{topic} queue {queue_id} on {broker}"
+    return _("{topic} queue {queue_id} on {broker}").format(topic=topic, queue_id=queue_id, broker=broker)
 
 
 def error_words(error: object) -> str:
     """A remoting exception or broker answer, as a beginner would say it."""
     text = str(error)
     for needle, words in (
-        ("Connect", "the broker could not be reached"),
-        ("Timeout", "no answer came in time"),
-        ("call timeout", "the time allowed for the send ran out"),
-        ("SYSTEM_BUSY", "the broker said it is too busy"),
-        ("NO_PERMISSION", "the broker refused it (no permission)"),
-        ("TOPIC_NOT_EXIST", "the broker does not know the topic"),
-        ("SUBSCRIPTION_GROUP_NOT_EXIST", "the broker does not know the group"),
-        ("MESSAGE_ILLEGAL", "the broker rejected the message as invalid"),
-        ("SERVICE_NOT_AVAILABLE", "the broker is not accepting writes"),
-        ("SYSTEM_ERROR", "the broker had an internal error"),
-        ("FLOW_CONTROL", "the broker asked it to slow down"),
+        ("Connect", N_("the broker could not be reached")),
+        ("Timeout", N_("no answer came in time")),
+        ("call timeout", N_("the time allowed for the send ran out")),
+        ("SYSTEM_BUSY", N_("the broker said it is too busy")),
+        ("NO_PERMISSION", N_("the broker refused it (no permission)")),
+        ("TOPIC_NOT_EXIST", N_("the broker does not know the topic")),
+        ("SUBSCRIPTION_GROUP_NOT_EXIST", N_("the broker does not know the group")),
+        ("MESSAGE_ILLEGAL", N_("the broker rejected the message as invalid")),
+        ("SERVICE_NOT_AVAILABLE", N_("the broker is not accepting writes")),
+        ("SYSTEM_ERROR", N_("the broker had an internal error")),
+        ("FLOW_CONTROL", N_("the broker asked it to slow down")),
     ):
         if needle in text:
-            return words
-    return "an error"
+            return _(words)
+    return _("an error")
 
 
 def ids_words(ids: Sequence[str]) -> str:
     """Up to three message ids, then how many more: ``M0001, M0002, M0003 and 4 more``."""
     if not ids:
-        return "nothing"
+        return _("nothing")
     shown = ", ".join(ids[:3])
-    return shown + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+    return shown + (_(" and {count} more").format(count=len(ids) - 3) if len(ids) > 3 else "")

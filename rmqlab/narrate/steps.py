@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from ..core.duration import format_duration
+from ..core.i18n import gettext as _
 from ..core.trace import EventKind, TraceEvent
 
 __all__ = [
@@ -117,12 +118,12 @@ class Repeat:
         """``""`` for a single event; ``× 50,386, every 1 s, 15 s – 14 h`` for a group."""
         if self.count == 1:
             return ""
-        every = f", every {format_duration(self.every_ms)}" if self.every_ms else ""
+        every = _(", every {gap}").format(gap=format_duration(self.every_ms)) if self.every_ms else ""
         start = "0 s" if self.first_ms == 0 and self.last_ms >= 1000 else format_duration(self.first_ms)
         span = (
             f"{start} – {format_duration(self.last_ms)}"
             if self.last_ms != self.first_ms
-            else f"at {format_duration(self.first_ms)}"
+            else _("at {time}").format(time=format_duration(self.first_ms))
         )
         return f"× {self.count:,}{every}, {span}"
 
@@ -235,10 +236,14 @@ def step_caption(captions: Sequence[C]) -> StepCaption:
     sentences = []
     for g in groups:
         first: C = g.first
-        sentences.append(first.plain if g.count == 1 else f"{first.plain.rstrip('.')} ({g.summary}).")
+        sentences.append(
+            first.plain
+            if g.count == 1
+            else _("{sentence} ({summary}).").format(sentence=first.plain.rstrip(".。"), summary=g.summary)
+        )
     shown = sentences[:MAX_SENTENCES]
     if len(sentences) > MAX_SENTENCES:
-        shown.append(f"(and {len(sentences) - MAX_SENTENCES} more: see the Events tab)")
+        shown.append(_("(and {count} more: see the Events tab)").format(count=len(sentences) - MAX_SENTENCES))
     kinds = {c.kind for c in ordered}
     key_kind = next((k for k in _KEY_ORDER if k in kinds), ordered[-1].kind)
     key = next(c for c in ordered if c.kind is key_kind)

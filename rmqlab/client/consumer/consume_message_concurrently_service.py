@@ -35,10 +35,12 @@ from ...remoting.exceptions import MQBrokerException
 from ...remoting.protocol import ConsumerSendMsgBackRequest
 from ...remoting.response_code import ResponseCode
 from .consume_message_service import (
-    build_retry_message,
     context_int,
+    record_consumed,
+    record_delivered,
     reset_retry_topic,
     run_listener,
+    send_retry_message,
 )
 from .listener import ConsumeConcurrentlyContext, ConsumeConcurrentlyStatus
 from .process_queue import ProcessQueue
@@ -57,24 +59,28 @@ CLEAN_EXPIRED_DELAY_LEVEL = 3
 class ConsumeMessageConcurrentlyService:
     """Cuts pulled batches into ConsumeRequests of ``consume_message_batch_max_size`` on a thread pool."""
 
-    def __init__(self, consumer: PushConsumer) -> None:
-        self.consumer = consumer
-        self.context = consumer.context
-        self.pool = ThreadPool(self.context.scheduler, self.context.remoting, consumer.consume_thread_min)
+    def __init__(self, impl: PushConsumer) -> None:
+        self.default_mq_push_consumer_impl = impl
+        self.default_mq_push_consumer = impl.default_mq_push_consumer
+        """The public consumer, where the settings are read."""
+        self.context = self.default_mq_push_consumer.context
+        self.pool = ThreadPool(
+            self.context.scheduler, self.context.remoting, self.default_mq_push_consumer.consume_thread_min
+        )
         self.stopped = False
         """``shutdown`` was called: the pool takes no new ConsumeRequest."""
 
     def start(self) -> None:
-        self.consumer.processes.spawn(self._clean_expired_service())
+        self.default_mq_push_consumer_impl.processes.spawn(self._clean_expired_service())
 
     def _clean_expired_service(self) -> Generator[Any, Any, None]:
         """``cleanExpireMsgExecutors``: ``cleanExpireMsg`` every ``consumeTimeout`` minutes (first after one period).
 
         Each pass runs on its own thread, so a slow send-back does not delay the next period.
         """
-        period = self.consumer.consume_timeout * 60_000
+        period = self.default_mq_push_consumer.consume_timeout * 60_000
         while True:
-            yield Sleep(period, self.consumer._label(TimerKind.CLEAN_EXPIRED))
+            yield Sleep(period, self.default_mq_push_consumer_impl._label(TimerKind.CLEAN_EXPIRED))
             self.clean_expired_msg()
 
     def shutdown(self) -> None:
@@ -90,8 +96,8 @@ class ConsumeMessageConcurrentlyService:
     ) -> None:
         """Every pulled batch is consumed (``dispatchToConsume`` is ignored in concurrent mode)."""
         if self.stopped:
-            raise RejectedExecutionException(f"{self.consumer.actor}: the consume pool is shut down")
-        consumer = self.consumer
+            raise RejectedExecutionException(f"{self.default_mq_push_consumer.actor}: the consume pool is shut down")
+        consumer = self.default_mq_push_consumer
         size = consumer.consume_message_batch_max_size
         ids = tuple([m.msg_id for m in msgs])
         for i in range(0, len(msgs), size):
@@ -106,16 +112,13 @@ class ConsumeMessageConcurrentlyService:
 
     def _consume(self, msgs: list[MessageExt], pq: ProcessQueue, mq: MessageQueue) -> Generator[Any, Any, None]:
         """``ConsumeRequest.run`` + ``processConsumeResult``."""
-        consumer, ctx = self.consumer, self.context
+        consumer, ctx = self.default_mq_push_consumer, self.context
         if pq.dropped:
             return
         context = ConsumeConcurrentlyContext(mq)
         reset_retry_topic(msgs, consumer.consumer_group)
-        start = ctx.now
-        for msg in msgs:
-            msg.properties[PROPERTY_CONSUME_START_TIME] = str(start)
-            ctx.record_delivery(consumer.actor, consumer.consumer_group, mq, msg, len(msgs))
-        status, return_type = yield from run_listener(consumer, msgs, context)
+        start = record_delivered(consumer, mq, msgs)
+        status, return_type = yield from run_listener(self.default_mq_push_consumer_impl, msgs, context)
         if status is not None and not isinstance(status, ConsumeConcurrentlyStatus):
             try:
                 status = ConsumeConcurrentlyStatus(status)
@@ -136,18 +139,7 @@ class ConsumeMessageConcurrentlyService:
                 return_type = "TIME_OUT"
             else:
                 return_type = "SUCCESS" if effective is ConsumeConcurrentlyStatus.CONSUME_SUCCESS else "FAILED"
-        for msg in msgs:
-            ctx.trace.record(
-                ctx.now,
-                EventKind.CONSUMED,
-                consumer.actor,
-                msg.msg_id,
-                status=effective.value,
-                return_type=return_type,
-                took_ms=took,
-                queue=str(mq),
-                queue_offset=msg.queue_offset,
-            )
+        record_consumed(consumer, mq, msgs, effective.value, return_type, took)
         if pq.dropped:
             ctx.trace.record(
                 ctx.now,
@@ -167,7 +159,7 @@ class ConsumeMessageConcurrentlyService:
         pq: ProcessQueue,
         mq: MessageQueue,
     ) -> Generator[Any, Any, None]:
-        consumer, ctx = self.consumer, self.context
+        impl, consumer, ctx = self.default_mq_push_consumer_impl, self.default_mq_push_consumer, self.context
         if status is ConsumeConcurrentlyStatus.CONSUME_SUCCESS:
             ack_index = context.ack_index
             if not isinstance(ack_index, int) or ack_index < -1:
@@ -218,7 +210,7 @@ class ConsumeMessageConcurrentlyService:
                     retry_in_ms=LOCAL_RETRY_DELAY_MS,
                     reconsume_times=msg.reconsume_times,
                 )
-            consumer.schedule(
+            impl.schedule(
                 LOCAL_RETRY_DELAY_MS,
                 TimerKind.LOCAL_RETRY,
                 self._submit_later,
@@ -230,15 +222,15 @@ class ConsumeMessageConcurrentlyService:
             )
         offset = pq.remove_message(done, ctx.now)
         if offset >= 0 and not pq.dropped:
-            consumer.offset_store.update_offset(mq, offset, True)
+            impl.offset_store.update_offset(mq, offset, True)
 
     def send_message_back(
         self, msg: MessageExt, delay_level: int, broker_name: str | None
     ) -> Generator[Any, Any, bool]:
         """``DefaultMQPushConsumerImpl.sendMessageBack``: broker request, else the client-side fallback."""
-        consumer, ctx = self.consumer, self.context
+        impl, consumer, ctx = self.default_mq_push_consumer_impl, self.default_mq_push_consumer, self.context
         broker_name = broker_name or msg.store_host
-        max_times = consumer.effective_max_reconsume_times()
+        max_times = impl.effective_max_reconsume_times()
 
         request = ConsumerSendMsgBackRequest(
             group=consumer.consumer_group,
@@ -268,9 +260,7 @@ class ConsumeMessageConcurrentlyService:
         )
         if ok:
             return True
-        retry = build_retry_message(consumer.consumer_group, msg, msg.reconsume_times + 1, max_times)
-        assert consumer.inner_producer is not None
-        future = yield consumer.inner_producer.send(retry)
+        future = yield from send_retry_message(impl, msg, msg.reconsume_times + 1, max_times)
         ctx.trace.record(
             ctx.now,
             EventKind.SEND_BACK_FALLBACK,
@@ -287,16 +277,16 @@ class ConsumeMessageConcurrentlyService:
     # ------------------------------------------------------------------ cleanExpiredMsg
     def clean_expired_msg(self) -> None:
         """Start the cleanExpiredMsg pass on its own thread (not the consume pool, which may be stuck)."""
-        self.consumer.processes.spawn(self._clean_expired())
+        self.default_mq_push_consumer_impl.processes.spawn(self._clean_expired())
 
     def _clean_expired(self) -> Generator[Any, Any, None]:
         """Per queue, up to 16 times: send back the lowest-offset message if it is consuming too long.
 
         Only a successful send-back (broker request or client fallback) removes the message from the ProcessQueue.
         """
-        consumer, ctx = self.consumer, self.context
+        impl, consumer, ctx = self.default_mq_push_consumer_impl, self.default_mq_push_consumer, self.context
         timeout = consumer.consume_timeout * 60_000
-        for mq, pq in sorted(consumer.process_queue_table.items()):
+        for mq, pq in sorted(impl.process_queue_table.items()):
             for _ in range(min(len(pq.msg_tree_map), CLEAN_EXPIRED_MSG_BATCH)):
                 if not pq.msg_tree_map or pq.dropped:
                     break

@@ -27,7 +27,6 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from ...common.message import (
-    PROPERTY_CONSUME_START_TIME,
     PROPERTY_RECONSUME_TIME,
     MessageExt,
 )
@@ -38,10 +37,12 @@ from ...core.scheduler import TimerKind, TimerLabel
 from ...core.thread_pool import RejectedExecutionException, ThreadPool
 from ...core.trace import EventKind
 from .consume_message_service import (
-    build_retry_message,
     context_int,
+    record_consumed,
+    record_delivered,
     reset_retry_topic,
     run_listener,
+    send_retry_message,
 )
 from .listener import ConsumeOrderlyContext, ConsumeOrderlyStatus
 from .process_queue import REBALANCE_LOCK_INTERVAL_MS, ProcessQueue
@@ -65,10 +66,14 @@ def clamp_suspend(ms: int, default: int) -> int:
 class ConsumeMessageOrderlyService:
     """Orderly consumption for one consumer."""
 
-    def __init__(self, consumer: PushConsumer) -> None:
-        self.consumer = consumer
-        self.context = consumer.context
-        self.pool = ThreadPool(self.context.scheduler, self.context.remoting, consumer.consume_thread_min)
+    def __init__(self, impl: PushConsumer) -> None:
+        self.default_mq_push_consumer_impl = impl
+        self.default_mq_push_consumer = impl.default_mq_push_consumer
+        """The public consumer, where the settings are read."""
+        self.context = self.default_mq_push_consumer.context
+        self.pool = ThreadPool(
+            self.context.scheduler, self.context.remoting, self.default_mq_push_consumer.consume_thread_min
+        )
         self.mq_locks: dict[MessageQueue, LocalLock] = {}
         self.stopped = False
         """``shutdown`` was called: no new ConsumeRequest, no lock renewal (``lockMQPeriodically`` checks it)."""
@@ -77,12 +82,12 @@ class ConsumeMessageOrderlyService:
         """``ConsumeMessageOrderlyService.start``: ``lockAll`` after 1 s, then every 20 s, at a fixed rate on the
         service's own scheduled thread: a renewal whose answer is slow (up to the 1 s timeout per broker) does not
         push the next one back, so a renewal is due every 20 s, well inside the client's 30 s trust."""
-        if self.consumer.is_clustering:
-            executor = ScheduledExecutor(self.consumer.processes)
+        if self.default_mq_push_consumer.is_clustering:
+            executor = ScheduledExecutor(self.default_mq_push_consumer_impl.processes)
             executor.schedule_at_fixed_rate(
                 LOCK_MQ_FIRST_DELAY_MS,
                 REBALANCE_LOCK_INTERVAL_MS,
-                self.consumer._label(TimerKind.LOCK_RENEW),
+                self.default_mq_push_consumer_impl._label(TimerKind.LOCK_RENEW),
                 self._lock_mq_periodically,
             )
             executor.start()
@@ -90,7 +95,7 @@ class ConsumeMessageOrderlyService:
     def _lock_mq_periodically(self) -> Generator[Any, Any, None]:
         """``lockMQPeriodically``: ``lockAll``, unless the service was shut down."""
         if not self.stopped:
-            yield from self.consumer.rebalance_impl.lock_all()
+            yield from self.default_mq_push_consumer_impl.rebalance_impl.lock_all()
 
     def shutdown(self) -> None:
         """``stopped = true`` and ``consumeExecutor.shutdown()``: running listeners finish, queued requests still
@@ -106,20 +111,22 @@ class ConsumeMessageOrderlyService:
         """Only an idle ProcessQueue gets a new request; it takes messages from the pq, not ``msgs``."""
         if dispatch_to_consume:
             if self.stopped:
-                raise RejectedExecutionException(f"{self.consumer.actor}: the consume pool is shut down")
+                actor = self.default_mq_push_consumer.actor
+                raise RejectedExecutionException(f"{actor}: the consume pool is shut down")
             self._record_request(mq, 0, "pulled")
             self._submit(pq, mq)
 
     def _submit(self, pq: ProcessQueue, mq: MessageQueue) -> None:
-        self.pool.submit(self._consume, pq, mq, label=TimerLabel(TimerKind.CONSUME, self.consumer.actor, mq))
+        label = TimerLabel(TimerKind.CONSUME, self.default_mq_push_consumer.actor, mq)
+        self.pool.submit(self._consume, pq, mq, label=label)
 
     def _record_request(self, mq: MessageQueue, delay_ms: int, reason: str, **more: Any) -> None:
         """CONSUME_REQUEST (bookkeeping): a ConsumeRequest for ``mq`` made for pulled messages (``delay_ms`` 0) or
         scheduled ``delay_ms`` on; the scheduled one reaching the pool is not recorded again."""
         ctx = self.context
         ctx.trace.record(
-            ctx.now, EventKind.CONSUME_REQUEST, self.consumer.actor, None, queue=str(mq), delay_ms=delay_ms,
-            reason=reason, **more,
+            ctx.now, EventKind.CONSUME_REQUEST, self.default_mq_push_consumer.actor, None, queue=str(mq),
+            delay_ms=delay_ms, reason=reason, **more,
         )  # fmt: skip
 
     def submit_consume_request_later(self, pq: ProcessQueue, mq: MessageQueue, delay_ms: int, reason: str) -> None:
@@ -129,9 +136,9 @@ class ConsumeMessageOrderlyService:
         (the request yields after 60 s), ``relocked`` or ``lock_failed`` (after ``tryLockLaterAndReconsume``)."""
         if self.stopped:
             return
-        delay = clamp_suspend(delay_ms, self.consumer.suspend_current_queue_time_millis)
+        delay = clamp_suspend(delay_ms, self.default_mq_push_consumer.suspend_current_queue_time_millis)
         self._record_request(mq, delay, reason, requested_delay_ms=delay_ms)
-        self.consumer.schedule(delay, TimerKind.SUSPEND, self._submit_later, pq, mq, queue=mq)
+        self.default_mq_push_consumer_impl.schedule(delay, TimerKind.SUSPEND, self._submit_later, pq, mq, queue=mq)
 
     def _submit_later(self, pq: ProcessQueue, mq: MessageQueue) -> None:
         if not self.stopped:  # the request announced by submit_consume_request_later's event
@@ -141,17 +148,17 @@ class ConsumeMessageOrderlyService:
         """After ``delay_ms`` try the broker lock again: got it → consume in 10 ms, else in 3000 ms."""
 
         def retry() -> Generator[Any, Any, None]:
-            yield Sleep(delay_ms, self.consumer._label(TimerKind.TRY_LOCK_LATER, mq))
+            yield Sleep(delay_ms, self.default_mq_push_consumer_impl._label(TimerKind.TRY_LOCK_LATER, mq))
             if self.stopped:  # lockOneMQ asks nothing once stopped, and the resubmit is refused
                 return
-            locked = yield from self.consumer.rebalance_impl.lock(mq)
+            locked = yield from self.default_mq_push_consumer_impl.rebalance_impl.lock(mq)
             self.submit_consume_request_later(pq, mq, 10 if locked else 3000, "relocked" if locked else "lock_failed")
 
-        self.consumer.processes.spawn(retry())
+        self.default_mq_push_consumer_impl.processes.spawn(retry())
 
     def _consume(self, pq: ProcessQueue, mq: MessageQueue) -> Generator[Any, Any, None]:
         """``ConsumeRequest.run`` for orderly consumption."""
-        consumer, ctx = self.consumer, self.context
+        consumer, ctx = self.default_mq_push_consumer, self.context
         if pq.dropped:
             return
         local = self.mq_locks.setdefault(mq, LocalLock())
@@ -185,27 +192,13 @@ class ConsumeMessageOrderlyService:
                     if pq.dropped:
                         pq.consume_lock.release()
                         break
-                    start = ctx.now
-                    for msg in msgs:
-                        msg.properties[PROPERTY_CONSUME_START_TIME] = str(start)
-                        ctx.record_delivery(consumer.actor, consumer.consumer_group, mq, msg, len(msgs))
+                    start = record_delivered(consumer, mq, msgs)
                     try:
-                        status, return_type = yield from run_listener(consumer, msgs, context)
+                        status, return_type = yield from run_listener(self.default_mq_push_consumer_impl, msgs, context)
                     finally:
                         pq.consume_lock.release()
                     status = self._normalise(status, msgs)
-                    for msg in msgs:
-                        ctx.trace.record(
-                            ctx.now,
-                            EventKind.CONSUMED,
-                            consumer.actor,
-                            msg.msg_id,
-                            status=status.value,
-                            return_type=return_type or status.value,
-                            took_ms=ctx.now - start,
-                            queue=str(mq),
-                            queue_offset=msg.queue_offset,
-                        )
+                    record_consumed(consumer, mq, msgs, status.value, return_type or status.value, ctx.now - start)
                     go_on = yield from self._process_consume_result(msgs, status, context, pq, mq)
                     if not go_on:
                         break
@@ -223,7 +216,7 @@ class ConsumeMessageOrderlyService:
             self.context.trace.record(
                 self.context.now,
                 EventKind.WARNING,
-                self.consumer.actor,
+                self.default_mq_push_consumer.actor,
                 msgs[0].msg_id,
                 message=f"listener returned {status!r}, not a ConsumeOrderlyStatus; "
                 "treated as SUSPEND_CURRENT_QUEUE_A_MOMENT",
@@ -239,7 +232,7 @@ class ConsumeMessageOrderlyService:
         mq: MessageQueue,
     ) -> Generator[Any, Any, bool]:
         """``processConsumeResult``'s decision table (4.9.7 orderly); returns whether the loop continues."""
-        consumer, ctx = self.consumer, self.context
+        impl, consumer, ctx = self.default_mq_push_consumer_impl, self.default_mq_push_consumer, self.context
         S = ConsumeOrderlyStatus
         commit_offset = -1
         go_on = True
@@ -283,12 +276,12 @@ class ConsumeMessageOrderlyService:
             self.submit_consume_request_later(pq, mq, context.suspend_current_queue_time_millis, "suspend")
             go_on = False
         if commit_offset >= 0 and not pq.dropped:
-            consumer.offset_store.update_offset(mq, commit_offset, False)
+            impl.offset_store.update_offset(mq, commit_offset, False)
         return go_on
 
     def _check_reconsume_times(self, msgs: list[MessageExt]) -> Generator[Any, Any, bool]:
         """Past the max → dead-letter via ``%RETRY%`` (broker check); otherwise count one more try."""
-        max_times = self.consumer.effective_max_reconsume_times()
+        max_times = self.default_mq_push_consumer_impl.effective_max_reconsume_times()
         suspend = False
         for msg in msgs:
             if msg.reconsume_times >= max_times:
@@ -304,10 +297,8 @@ class ConsumeMessageOrderlyService:
 
     def _send_message_back(self, msg: MessageExt, max_times: int) -> Generator[Any, Any, bool]:
         """Orderly ``sendMessageBack``: a new ``%RETRY%`` message with RECONSUME_TIME = rt (4.9.x)."""
-        consumer, ctx = self.consumer, self.context
-        retry = build_retry_message(consumer.consumer_group, msg, msg.reconsume_times, max_times, orderly=True)
-        assert consumer.inner_producer is not None
-        future = yield consumer.inner_producer.send(retry)
+        impl, consumer, ctx = self.default_mq_push_consumer_impl, self.default_mq_push_consumer, self.context
+        future = yield from send_retry_message(impl, msg, msg.reconsume_times, max_times, orderly=True)
         ctx.trace.record(
             ctx.now,
             EventKind.SEND_BACK,

@@ -1,15 +1,20 @@
-"""What the two consume services share: calling the listener, and the retry message a client builds itself.
+"""What the two consume services share: calling the listener, what is recorded around the call, and the retry
+message a client builds and sends itself.
 
 4.9.7 ``ConsumeMessageConcurrentlyService`` and ``ConsumeMessageOrderlyService`` each have a ``ConsumeRequest``
-whose ``run`` calls the listener inside ``catch (Throwable e)`` after ``resetRetryAndNamespace``; both build a
-``%RETRY%<group>`` message when the broker cannot take a send-back. Those steps are written once, here.
+whose ``run`` calls the listener inside ``catch (Throwable e)`` after ``resetRetryAndNamespace``, between the impl's
+``executeHookBefore`` and ``executeHookAfter`` (the consume hooks, which the message trace reads: here DELIVERED and
+CONSUMED events); both build a ``%RETRY%<group>`` message and send it with the client's own producer when the broker
+cannot take a send-back (the concurrent fallback) or the message is to be dead-lettered (orderly). Those steps are
+written once, here.
 
 Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/ConsumeMessageService.java
     (ConsumeMessageService)
 Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/ConsumeMessageConcurrentlyService.java
     (ConsumeRequest.run)
 Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/DefaultMQPushConsumerImpl.java
-    (DefaultMQPushConsumerImpl.resetRetryAndNamespace, DefaultMQPushConsumerImpl.sendMessageBack)
+    (DefaultMQPushConsumerImpl.resetRetryAndNamespace, DefaultMQPushConsumerImpl.sendMessageBack,
+    DefaultMQPushConsumerImpl.executeHookBefore, DefaultMQPushConsumerImpl.executeHookAfter)
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from collections.abc import Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...common.message import (
+    PROPERTY_CONSUME_START_TIME,
     PROPERTY_MAX_RECONSUME_TIMES,
     PROPERTY_ORIGIN_MESSAGE_ID,
     PROPERTY_RECONSUME_TIME,
@@ -33,13 +39,19 @@ from ...core.trace import EventKind
 from .listener import HANG, Delayed
 
 if TYPE_CHECKING:
+    from ...common.message_queue import MessageQueue
+    from ..producer.send_result import SendFuture
     from .push_consumer import PushConsumer
+    from .push_consumer_settings import PushConsumerSettings
 
 __all__ = [
     "build_retry_message",
     "context_int",
+    "record_consumed",
+    "record_delivered",
     "reset_retry_topic",
     "run_listener",
+    "send_retry_message",
     "shutdown_gracefully",
 ]
 
@@ -84,7 +96,57 @@ def build_retry_message(
     return retry
 
 
-def context_int(consumer: PushConsumer, msg_id: str, name: str, value: Any, default: int) -> int:
+def send_retry_message(
+    impl: PushConsumer, msg: MessageExt, reconsume_time: int, max_times: int, *, orderly: bool = False
+) -> Generator[Any, Any, SendFuture]:
+    """Build ``msg``'s ``%RETRY%<group>`` copy (:func:`build_retry_message`) and send it with the client's own
+    producer (``mQClientFactory.getDefaultMQProducer().send(newMsg)``); the send's future, once it is done."""
+    group = impl.default_mq_push_consumer.consumer_group
+    retry = build_retry_message(group, msg, reconsume_time, max_times, orderly=orderly)
+    assert impl.inner_producer is not None  # made at start
+    future: SendFuture = yield impl.inner_producer.send(retry)
+    return future
+
+
+def record_delivered(consumer: PushConsumerSettings, mq: MessageQueue, msgs: Sequence[MessageExt]) -> int:
+    """``executeHookBefore``: the batch is handed to the listener now. Each message is recorded DELIVERED and stamped
+    ``CONSUME_START_TIME``, which the concurrent ``cleanExpireMsg`` reads (4.9.7 stamps only the concurrent service's
+    messages; an orderly one here carries the stamp too, into a retry copy's properties). Returns the start, in
+    virtual ms."""
+    ctx = consumer.context
+    start = ctx.now
+    for msg in msgs:
+        msg.properties[PROPERTY_CONSUME_START_TIME] = str(start)
+        ctx.record_delivery(consumer.actor, consumer.consumer_group, mq, msg, len(msgs))
+    return start
+
+
+def record_consumed(
+    consumer: PushConsumerSettings,
+    mq: MessageQueue,
+    msgs: Sequence[MessageExt],
+    status: str,
+    return_type: str,
+    took_ms: int,
+) -> None:
+    """``executeHookAfter``: one CONSUMED event per message of the batch, with the listener's status, the
+    ``ConsumeReturnType`` and how long the call took."""
+    ctx = consumer.context
+    for msg in msgs:
+        ctx.trace.record(
+            ctx.now,
+            EventKind.CONSUMED,
+            consumer.actor,
+            msg.msg_id,
+            status=status,
+            return_type=return_type,
+            took_ms=took_ms,
+            queue=str(mq),
+            queue_offset=msg.queue_offset,
+        )
+
+
+def context_int(consumer: PushConsumerSettings, msg_id: str, name: str, value: Any, default: int) -> int:
     """A listener-set context field: an int is used as is; anything else is a WARNING and ``default``.
 
     In Java the field is typed; in Python a listener could store ``"x"``. That must not break the run.
@@ -111,7 +173,7 @@ def reset_retry_topic(msgs: Sequence[MessageExt], group: str) -> None:
             msg.topic = original
 
 
-def run_listener(consumer: PushConsumer, msgs: list[MessageExt], context: Any) -> Generator[Any, Any, tuple[Any, str]]:
+def run_listener(impl: PushConsumer, msgs: list[MessageExt], context: Any) -> Generator[Any, Any, tuple[Any, str]]:
     """Call the listener and wait out its virtual duration; returns (status or None, return type).
 
     A listener that raises, returns a wrong type, or returns ``HANG`` never breaks the engine: the
@@ -125,10 +187,11 @@ def run_listener(consumer: PushConsumer, msgs: list[MessageExt], context: Any) -
     same way. A listener that crashes its own consumer gets the crash once its call returns: the thread dies
     there (:class:`~rmqlab.core.process.ProcessKilled`), before any result is processed, as with a killed JVM.
     """
-    consumer.in_listener = True
+    consumer = impl.default_mq_push_consumer
+    impl.in_listener = True
     try:
         with consumer.context.scheduler.running_user_code():  # a Ctrl-C is raised in the listener, caught below
-            outcome = consumer.listener(list(msgs), context)  # type: ignore[misc]
+            outcome = impl.message_listener_inner(list(msgs), context)  # type: ignore[misc]
     except BaseException as exc:
         escapes = isinstance(exc, ReentrantRunError) or not isinstance(exc, Exception)
         note = "; counted as a failed consume, re-raised after this event" if escapes else ""
@@ -144,10 +207,10 @@ def run_listener(consumer: PushConsumer, msgs: list[MessageExt], context: Any) -
             ctx.scheduler.interrupt_after_event(exc)
         outcome = _RAISED
     finally:
-        consumer.in_listener = False
-    if consumer.crash_requested:
-        consumer.crash_requested = False
-        consumer.crash()
+        impl.in_listener = False
+    if impl.crash_requested:
+        impl.crash_requested = False
+        impl.crash()
         raise ProcessKilled(consumer.client_id)
     if outcome is _RAISED:
         return None, "EXCEPTION"

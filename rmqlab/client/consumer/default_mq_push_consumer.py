@@ -1,49 +1,39 @@
-"""``DefaultMQPushConsumer``: subscription, rebalance, the pull loop, offsets and lifecycle.
+"""``DefaultMQPushConsumer``: the public push consumer — its settings, its subscription and listener, and the
+calls a program makes (``start``, ``shutdown``, ``suspend``, ``resume``).
 
-What happens to a pulled message is up to the consume service (concurrent or orderly, see
-``consume_message_concurrently_service.py`` and ``consume_message_orderly_service.py``). This module is the plumbing
-both share: the configuration, the lifecycle and what a crash loses. This class plays both 4.9.7 roles, the public
-``DefaultMQPushConsumer`` and its ``DefaultMQPushConsumerImpl``, and holds the impl's parts, each an object that
-holds the consumer back: ``client_instance`` (``MQClientInstance``: the scheduled and rebalance threads, heartbeats,
-routes), ``rebalance_impl`` (``RebalancePushImpl``: who owns which queue, orderly locks), ``pull_message_service``
-and ``flow_control`` (fetching into ProcessQueues, and when a pull is put off), ``consume_service`` (made at start)
-and ``offset_store``.
+As in 4.9.7 this class holds the settings and a ``default_mq_push_consumer_impl``
+(:class:`~rmqlab.client.consumer.default_mq_push_consumer_impl.DefaultMQPushConsumerImpl`), which does the work: its
+lifecycle, and the parts that pull, rebalance and consume. The impl holds this object back and reads the settings
+here. What happens to a pulled message is up to the consume service (concurrent or orderly, see
+``consume_message_concurrently_service.py`` and ``consume_message_orderly_service.py``).
+
+A lab reads the consumer's running state here too (``running``, ``process_queue_table``, ``consume_service`` …):
+those are the impl's, shown through read-only properties, as a Java program reaches them through
+``getDefaultMQPushConsumerImpl()``. ``offset_store`` is a field of both, as in Java (``setOffsetStore``).
 
 Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/DefaultMQPushConsumer.java
     (DefaultMQPushConsumer.subscribe, DefaultMQPushConsumer.registerMessageListener, DefaultMQPushConsumer.start,
-    DefaultMQPushConsumer.shutdown, DefaultMQPushConsumer.suspend, DefaultMQPushConsumer.resume)
-Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/DefaultMQPushConsumerImpl.java
-    (DefaultMQPushConsumerImpl.start, DefaultMQPushConsumerImpl.shutdown,
-    DefaultMQPushConsumerImpl.getMaxReconsumeTimes)
+    DefaultMQPushConsumer.shutdown, DefaultMQPushConsumer.suspend, DefaultMQPushConsumer.resume,
+    DefaultMQPushConsumer.getDefaultMQPushConsumerImpl, DefaultMQPushConsumer.getOffsetStore)
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...common.consumer_config import ConsumeFromWhere, MessageModel
-from ...common.message import RETRY_PREFIX, retry_topic
 from ...common.message_queue import MessageQueue
 from ...common.util_all import check_consume_timestamp, time_millis_to_human_string3
 from ...core.errors import ConfigError
-from ...core.process import ProcessGroup
-from ...core.scheduler import TimerKind, TimerLabel
-from ...core.trace import EventKind
 from ...core.validation import MAX_HORIZON_MS, check_choice, check_int
-from ...namesrv.route_info_manager import TopicRouteData
-from ...remoting.protocol import (
-    UnregisterClientRequest,
-)
 from ..mq_client_instance import MQClientInstance
-from ..producer.default_mq_producer import DefaultMQProducer
 from .allocate_message_queue import allocate_averagely, allocate_averagely_by_circle
-from .consume_message_service import shutdown_gracefully
-from .flow_control import FlowControl, check_consume_thread_max, check_topic_threshold
-from .offset_store import LocalFileOffsetStore, OffsetStore, RemoteBrokerOffsetStore
+from .default_mq_push_consumer_impl import DefaultMQPushConsumerImpl
+from .flow_control import check_consume_thread_max, check_topic_threshold
+from .offset_store import OffsetStore
 from .process_queue import ProcessQueue
-from .pull_message_service import PullMessageService, PullRequest
-from .rebalance_push_impl import RebalancePushImpl
+from .pull_message_service import PullRequest
 
 if TYPE_CHECKING:
     from ...core.context import Context
@@ -139,57 +129,20 @@ class DefaultMQPushConsumer:
             )
         self.allocate = STRATEGIES[allocate_message_queue_strategy]
         self.subscriptions: dict[str, frozenset[str] | None] = {}
+        """``subscription``: topic → tags (``None``: every tag); ``start`` adds ``%RETRY%<group>`` in CLUSTERING."""
         self.listener: Callable[..., Any] | None = None
-        self.orderly = False
-        self.running = False
-        self.pause = False
-        """``DefaultMQPushConsumerImpl.pause``: set by ``suspend()``, cleared by ``resume()`` and by a stop."""
-        self.stop_reason: str | None = None
-        """How the last incarnation ended: ``"crash"`` or ``"shutdown"`` (``None``: never stopped, or running)."""
-        self.generation = 0
-        """How many times this instance started (for listeners that behave differently after a restart)."""
-        self.processes = ProcessGroup(context.scheduler, context.remoting, self.actor)
-        """This incarnation's threads and scheduled tasks; a crash kills them all."""
-        self.process_queue_table: dict[MessageQueue, ProcessQueue] = {}
-        self._routes: dict[str, TopicRouteData] = {}
-        self.offset_store: OffsetStore = self._new_offset_store()
-        self.flow_control = FlowControl(self)
-        self.rebalance_impl = RebalancePushImpl(self)
-        self.pull_message_service = PullMessageService(self, self.flow_control, self.rebalance_impl)
-        self.client_instance = MQClientInstance(self)
-        """``mQClientFactory``: this consumer's scheduled and rebalance threads (made anew at each start)."""
-        self.consume_service: Any = None
-        self.inner_producer: DefaultMQProducer | None = None
-        self.in_listener = False
-        """True while this consumer's listener is being called (``run_listener``)."""
-        self.crash_requested = False
-        """The listener called ``crash()``: ``run_listener`` crashes the consumer once the call returns."""
+        """``messageListener``: the registered listener."""
+        self.offset_store: OffsetStore
+        """``offsetStore``: set by the impl whenever it makes one (at construction, and anew at each start)."""
+        self.default_mq_push_consumer_impl = DefaultMQPushConsumerImpl(self)
+        """``defaultMQPushConsumerImpl``: the lifecycle, and the parts that pull, rebalance and consume."""
 
     @property
     def is_clustering(self) -> bool:
         """``MessageModel.CLUSTERING``: queues shared out in the group, offsets at the broker, orderly locks there."""
         return self.message_model is MessageModel.CLUSTERING
 
-    def _label(self, kind: TimerKind, queue: MessageQueue | None = None, msg_ids: tuple[str, ...] = ()) -> TimerLabel:
-        """What a wait of this consumer stands for, for views (``lab.snapshot().timers``)."""
-        return TimerLabel(kind, self.actor, queue, msg_ids)
-
-    def schedule(
-        self,
-        delay_ms: int,
-        kind: TimerKind,
-        action: Callable[..., Any],
-        *args: Any,
-        queue: MessageQueue | None = None,
-        msg_ids: tuple[str, ...] = (),
-    ) -> None:
-        """Run ``action(*args)`` after ``delay_ms`` on this client's scheduled executor (gone with a crash)."""
-        self.processes.schedule(delay_ms, self._label(kind, queue, msg_ids), action, *args)
-
     # ------------------------------------------------------------------ configuration
-    def _new_offset_store(self) -> OffsetStore:
-        return RemoteBrokerOffsetStore(self) if self.is_clustering else LocalFileOffsetStore(self)
-
     def subscribe(self, topic: str, sub_expression: str = "*") -> None:
         """Subscribe to ``topic`` with ``"*"`` or a tag expression like ``"TagA || TagB"``."""
         if not isinstance(topic, str) or not topic:
@@ -204,145 +157,76 @@ class DefaultMQPushConsumer:
         """A ``MessageListenerConcurrently``: ``listener(msgs, ConsumeConcurrentlyContext)``."""
         if not callable(listener):
             raise ConfigError("listener", listener, "a callable listener(msgs, context)")
-        self.listener, self.orderly = listener, False
+        self.listener = listener
+        self.default_mq_push_consumer_impl.register_message_listener(listener, orderly=False)
 
     def register_message_listener_orderly(self, listener: Callable[..., Any]) -> None:
         """A ``MessageListenerOrderly``: ``listener(msgs, ConsumeOrderlyContext)``."""
         if not callable(listener):
             raise ConfigError("listener", listener, "a callable listener(msgs, context)")
-        self.listener, self.orderly = listener, True
-
-    def effective_max_reconsume_times(self) -> int:
-        """−1 means 16 for concurrent consumers and ``Integer.MAX_VALUE`` for orderly ones."""
-        if self.max_reconsume_times != -1:
-            return self.max_reconsume_times
-        return 2**31 - 1 if self.orderly else 16
+        self.listener = listener
+        self.default_mq_push_consumer_impl.register_message_listener(listener, orderly=True)
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
-        """``DefaultMQPushConsumerImpl.start``: copy subscriptions, heartbeat, rebalance, start timers."""
-        from .consume_message_concurrently_service import ConsumeMessageConcurrentlyService
-        from .consume_message_orderly_service import ConsumeMessageOrderlyService
-
-        if self.running:
-            expected = "a consumer that is not already running"
-            if self.consume_service.stopped:
-                expected = "a consumer whose shutdown has ended (it still awaits an answer or its consume pool)"
-            raise ConfigError("start", self.client_id, expected)
-        if self.listener is None:
-            raise ConfigError("listener", None, "a registered listener before start()")
-        if not self.subscriptions:
-            raise ConfigError("subscriptions", {}, "at least one subscribe(topic) before start()")
-        for topic in self.subscriptions:
-            if (
-                not topic.startswith(RETRY_PREFIX)
-                and self.context.namesrv.route(topic) is None
-                and topic not in self.context.namesrv.topics()
-            ):
-                raise ConfigError("topic", topic, "a topic created with lab.create_topic(...)")
-        if self.is_clustering:
-            self.subscriptions.setdefault(retry_topic(self.consumer_group), None)
-        self.running = True
-        self.stop_reason = None
-        self.crash_requested = False
-        self.generation += 1
-        self.processes = ProcessGroup(self.context.scheduler, self.context.remoting, self.actor)
-        self.client_instance = MQClientInstance(self)
-        self.context.remoting.register_client(self.client_id, self.client_instance.on_broker_request)
-        self.process_queue_table = {}
-        self.offset_store = self._new_offset_store()
-        if self.inner_producer is None:
-            self.inner_producer = DefaultMQProducer(
-                self.context, "CLIENT_INNER_PRODUCER", name=f"{self.client_id}/inner"
-            )
-        service = ConsumeMessageOrderlyService if self.orderly else ConsumeMessageConcurrentlyService
-        self.consume_service = service(self)
-        self.context.trace.record(
-            self.context.now,
-            EventKind.LIFECYCLE,
-            self.actor,
-            None,
-            event="start",
-            group=self.consumer_group,
-            mode="orderly" if self.orderly else "concurrently",
-            message_model=self.message_model.value,
-        )
-        self.client_instance.update_routes()
-        self.client_instance.start_scheduled_task()
-        self.client_instance.rebalance_service.start()
-        self.processes.spawn(self.client_instance.start_up())
-        self.consume_service.start()
+        """``start()``: the impl's ``start`` (check, copy the subscriptions, heartbeat, rebalance, start timers)."""
+        self.default_mq_push_consumer_impl.start()
 
     def shutdown(self) -> None:
-        """A clean stop (``DefaultMQPushConsumerImpl.shutdown``): the consume service stops taking requests, then
-        orderly locks are released, offsets persisted and the group left (the others rebalance).
-
-        With ``await_termination_millis_when_shutdown`` > 0 the consume pool first gets that long to finish its
-        requests, queued ones included (``shutdown_gracefully``: twice that, if some are still running) while pulls,
-        rebalances and the 5 s offset persistence go on; what finishes in time is committed by the final persist.
-        """
-        if not self.running or self.consume_service.stopped:
-            return
-        self.consume_service.shutdown()
-        self.processes.spawn(self._shutdown(self.await_termination_millis_when_shutdown))
-
-    def _shutdown(self, wait: int) -> Generator[Any, Any, None]:
-        """The rest of ``shutdown``, as a thread of this consumer: the consume pool's wait (if any), the orderly
-        service's ``unlockAllMQ`` (its last step, each broker's answer awaited), then ``persistConsumerOffset``, the
-        stop, and ``unregisterConsumer`` at every broker. With no await and no fault all of it is one millisecond."""
-        if wait > 0:
-            self.context.trace.record(
-                self.context.now, EventKind.LIFECYCLE, self.actor, None, event="shutting_down",
-                group=self.consumer_group, await_ms=wait,
-            )  # fmt: skip
-            label = self._label(TimerKind.SHUTDOWN_AWAIT)
-            yield from shutdown_gracefully(self.consume_service.pool, self.processes, wait, label)
-        if self.orderly and self.is_clustering:
-            yield from self.rebalance_impl.unlock_all()
-        self.offset_store.persist_all(self.process_queue_table)
-        self._stop("shutdown")
-        for broker_name in self.client_instance.broker_names():
-            self.context.remoting.invoke_oneway(
-                self.client_id, broker_name, UnregisterClientRequest(self.client_id, self.consumer_group)
-            )
+        """``shutdown()``: the impl's ``shutdown(awaitTerminationMillisWhenShutdown)``, a clean stop."""
+        self.default_mq_push_consumer_impl.shutdown()
 
     def crash(self) -> None:
-        """Kill the process: nothing is persisted, locks stay at the broker until they expire.
-
-        Called from this consumer's own listener, the crash happens when the listener call returns (a thread
-        cannot tear down the generator it runs in); nothing of that call's result is processed.
-        """
-        if not self.running:
-            return
-        if self.in_listener:
-            self.crash_requested = True
-            return
-        self.consume_service.kill()
-        self._stop("crash")
-        self.context.remoting.client_closed(self.client_id, self.consumer_group)
+        """Kill the consumer's process (a lab fault, no Java call): nothing is persisted, locks stay at the broker
+        until they expire. From this consumer's own listener, the crash happens when the listener call returns."""
+        self.default_mq_push_consumer_impl.crash()
 
     def suspend(self) -> None:
-        """``suspend()``: stop pulling. While paused every pull is put off by 1000 ms and every rebalance does
-        nothing (``doRebalance`` checks the flag); what was pulled already is still consumed."""
-        self.pause = True
-        self.flow_control.log_pause("suspend")
+        """``suspend()``: stop pulling (every pull put off by 1000 ms, every rebalance skipped) until ``resume()``."""
+        self.default_mq_push_consumer_impl.suspend()
 
     def resume(self) -> None:
-        """``resume()``: pull again, and rebalance at once. 4.9.7 calls ``doRebalance`` in the caller's thread,
-        beside the rebalance thread's 20 s wait; here the rebalance thread is woken instead (its next wait starts
-        after this rebalance), so that two rebalances never overlap."""
-        self.pause = False
-        self.flow_control.log_pause("resume")
-        if self.running:
-            self.processes.spawn(self.client_instance.process_notification())
+        """``resume()``: pull again, and rebalance at once."""
+        self.default_mq_push_consumer_impl.resume()
 
-    def _stop(self, how: str) -> None:
-        self.running = False
-        self.pause = False  # the flag lives in the process that stops
-        self.stop_reason = how
-        self.processes.kill_all()
-        for pq in self.process_queue_table.values():
-            pq.dropped = True
-        self.context.trace.record(
-            self.context.now, EventKind.LIFECYCLE, self.actor, None, event=how, group=self.consumer_group
-        )
+    # ------------------------------------------------------------------ the impl's state, for labs and views
+    @property
+    def orderly(self) -> bool:
+        """``getDefaultMQPushConsumerImpl().isConsumeOrderly()``: the listener is orderly."""
+        return self.default_mq_push_consumer_impl.consume_orderly
+
+    @property
+    def running(self) -> bool:
+        """The impl's ``serviceState`` is RUNNING."""
+        return self.default_mq_push_consumer_impl.running
+
+    @property
+    def pause(self) -> bool:
+        """The impl's ``isPause()``: ``suspend()`` was called and ``resume()`` not yet."""
+        return self.default_mq_push_consumer_impl.pause
+
+    @property
+    def stop_reason(self) -> str | None:
+        """How the last incarnation ended: ``"crash"`` or ``"shutdown"`` (``None``: never stopped, or running)."""
+        return self.default_mq_push_consumer_impl.stop_reason
+
+    @property
+    def generation(self) -> int:
+        """How many times this consumer started (for listeners that behave differently after a restart)."""
+        return self.default_mq_push_consumer_impl.generation
+
+    @property
+    def process_queue_table(self) -> dict[MessageQueue, ProcessQueue]:
+        """``getRebalanceImpl().getProcessQueueTable()``: the queues held, each with its ProcessQueue."""
+        return self.default_mq_push_consumer_impl.process_queue_table
+
+    @property
+    def consume_service(self) -> Any:
+        """``getConsumeMessageService()``: the concurrent or orderly consume service (``None`` before the first
+        start)."""
+        return self.default_mq_push_consumer_impl.consume_service
+
+    @property
+    def client_instance(self) -> MQClientInstance:
+        """``getmQClientFactory()``: the scheduled and rebalance threads of this incarnation."""
+        return self.default_mq_push_consumer_impl.client_instance

@@ -39,7 +39,7 @@ from ...remoting.response_code import ResponseCode
 from .process_queue import ProcessQueue
 
 if TYPE_CHECKING:
-    from ...core.context import Context
+    from .push_consumer_settings import PushConsumerSettings
 
 __all__ = [
     "PULL_TIME_DELAY_MILLS_WHEN_BROKER_FLOW_CONTROL",
@@ -103,41 +103,40 @@ def check_consume_thread_max(thread_min: int, value: Any) -> int:
 
 
 class FlowControlled(Protocol):
-    """What flow control reads and sets of its push consumer (``DefaultMQPushConsumer`` is one)."""
+    """What flow control reads of its push consumer's impl (``DefaultMQPushConsumerImpl`` is one); the thresholds
+    it reads, and ``messageQueueChanged`` sets, are the public consumer's settings."""
 
-    context: Context
-    actor: str
-    consumer_group: str
-    orderly: bool
+    consume_orderly: bool
     pause: bool
     """``DefaultMQPushConsumerImpl.pause``: set by the consumer's ``suspend()``, cleared by its ``resume()`` (and
     gone with the process: a crash or shutdown clears it)."""
     process_queue_table: dict[MessageQueue, ProcessQueue]
-    pull_threshold_for_queue: int
-    pull_threshold_size_for_queue: int
-    pull_threshold_for_topic: int
-    pull_threshold_size_for_topic: int
-    consume_concurrently_max_span: int
+
+    @property
+    def default_mq_push_consumer(self) -> PushConsumerSettings:
+        """The public ``DefaultMQPushConsumer``, where the thresholds are read and set."""
 
 
 class FlowControl:
     """The flow-control part of ``DefaultMQPushConsumerImpl``: the gates of ``pullMessage`` and the per-queue
-    thresholds ``messageQueueChanged`` derives; the consumer holds one."""
+    thresholds ``messageQueueChanged`` derives; the consumer's impl holds one."""
 
-    def __init__(self, consumer: FlowControlled) -> None:
-        self.consumer = consumer
+    def __init__(self, impl: FlowControlled) -> None:
+        self.default_mq_push_consumer_impl = impl
+        self.default_mq_push_consumer = impl.default_mq_push_consumer
+        """The public consumer: its thresholds (``getPullThresholdForQueue()`` …)."""
 
     def log_pause(self, what: str) -> None:
         """What 4.9.7 logs at ``suspend()`` / ``resume()`` ("suspend this consumer, <group>"), as a WARNING event."""
-        consumer = self.consumer
+        consumer = self.default_mq_push_consumer
         message = f"{what} this consumer, {consumer.consumer_group}"
         consumer.context.trace.record(consumer.context.now, EventKind.WARNING, consumer.actor, None, message=message)
 
     def pull_deferral(self, pq: ProcessQueue) -> tuple[DeferReason, int, dict[str, Any]] | None:
         """``pullMessage``'s gates before the orderly lock check, in their order: paused, cached count, cached
         size, concurrent span. The reason, the delay and the figures it was decided on; ``None``: pull."""
-        consumer = self.consumer
-        if consumer.pause:
+        impl, consumer = self.default_mq_push_consumer_impl, self.default_mq_push_consumer
+        if impl.pause:
             return DeferReason.PAUSED, PULL_TIME_DELAY_MILLS_WHEN_SUSPEND, {}
         count, size_mib = pq.msg_count, pq.msg_size // MIB
         if count > consumer.pull_threshold_for_queue:
@@ -150,7 +149,7 @@ class FlowControl:
             if consumer.pull_threshold_size_for_topic != -1:
                 figures["topic_threshold"] = consumer.pull_threshold_size_for_topic
             return DeferReason.FLOW_CONTROL_SIZE, PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL, figures
-        if not consumer.orderly and pq.max_span() > consumer.consume_concurrently_max_span:
+        if not impl.consume_orderly and pq.max_span() > consumer.consume_concurrently_max_span:
             figures = {"span": pq.max_span(), "threshold": consumer.consume_concurrently_max_span}
             return DeferReason.FLOW_CONTROL_SPAN, PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL, figures
         return None
@@ -172,7 +171,7 @@ class FlowControl:
 
     def record_deferral(self, mq: MessageQueue, reason: DeferReason, delay_ms: int, figures: dict[str, Any]) -> int:
         """Trace ``executePullRequestLater(pullRequest, delay_ms)``; return the delay."""
-        consumer = self.consumer
+        consumer = self.default_mq_push_consumer
         consumer.context.trace.record(
             consumer.context.now,
             EventKind.PULL_DEFERRED,
@@ -192,8 +191,8 @@ class FlowControl:
         of 4 queues held with its retry queue is 200 per queue, not 250. Returns the new per-queue values (for the
         REBALANCED event), none when no topic-wide limit is set.
         """
-        consumer = self.consumer
-        held = len(consumer.process_queue_table)
+        impl, consumer = self.default_mq_push_consumer_impl, self.default_mq_push_consumer
+        held = len(impl.process_queue_table)
         changed: dict[str, int] = {}
         if held == 0:
             return changed

@@ -35,7 +35,7 @@ from .offset_store import OffsetStore
 from .process_queue import ProcessQueue
 
 if TYPE_CHECKING:
-    from ...core.context import Context
+    from .push_consumer_settings import PushConsumerSettings
 
 __all__ = ["PullMessageService", "PullRequest"]
 
@@ -54,24 +54,17 @@ class PullRequest:
 
 
 class PullConsumer(Protocol):
-    """What the pull service reads of its push consumer (``DefaultMQPushConsumer`` is one)."""
+    """What the pull service reads of its push consumer's impl (``DefaultMQPushConsumerImpl`` is one)."""
 
-    context: Context
     processes: ProcessGroup
-    actor: str
-    client_id: str
-    consumer_group: str
-    orderly: bool
-    subscriptions: dict[str, frozenset[str] | None]
+    consume_orderly: bool
     process_queue_table: dict[MessageQueue, ProcessQueue]
     offset_store: OffsetStore
     consume_service: Any
-    pull_batch_size: int
-    pull_interval: int
 
     @property
-    def is_clustering(self) -> bool:
-        """``MessageModel.CLUSTERING``: offsets at the broker, orderly queues locked there."""
+    def default_mq_push_consumer(self) -> PushConsumerSettings:
+        """The public ``DefaultMQPushConsumer``: group, subscription, ``pullBatchSize``, ``pullInterval``."""
 
     def _label(self, kind: TimerKind, queue: MessageQueue | None = None, msg_ids: tuple[str, ...] = ()) -> TimerLabel:
         """What a wait of the consumer stands for, for views."""
@@ -90,10 +83,12 @@ class Rebalance(Protocol):
 
 class PullMessageService:
     """The pull half of ``DefaultMQPushConsumerImpl`` (``pullMessage`` and its ``PullCallback``) and
-    ``PullMessageService``'s loop, one per queue; the consumer holds one."""
+    ``PullMessageService``'s loop, one per queue; the consumer's impl holds one."""
 
-    def __init__(self, consumer: PullConsumer, flow_control: FlowControl, rebalance: Rebalance) -> None:
-        self.consumer = consumer
+    def __init__(self, impl: PullConsumer, flow_control: FlowControl, rebalance: Rebalance) -> None:
+        self.default_mq_push_consumer_impl = impl
+        self.default_mq_push_consumer = impl.default_mq_push_consumer
+        """The public consumer, where the settings are read."""
         self.flow_control = flow_control
         self.rebalance = rebalance
 
@@ -107,11 +102,11 @@ class PullMessageService:
         reason and delay (``flow_control.py``); after messages were found the next pull waits ``pullInterval`` if
         that is set (else it goes at once).
         """
-        consumer, flow = self.consumer, self.flow_control
+        impl, consumer, flow = self.default_mq_push_consumer_impl, self.default_mq_push_consumer, self.flow_control
         pq, mq = request.pq, request.mq
         delay, kind = 0, TimerKind.PULL
         while True:
-            yield Sleep(delay, consumer._label(kind, mq))
+            yield Sleep(delay, impl._label(kind, mq))
             if pq.dropped:
                 return
             kind = TimerKind.PULL_LATER
@@ -120,7 +115,7 @@ class PullMessageService:
             if deferral is not None:
                 delay = flow.record_deferral(mq, *deferral)
                 continue
-            if consumer.orderly and consumer.is_clustering:
+            if impl.consume_orderly and consumer.is_clustering:
                 if not pq.locked:
                     delay = flow.record_deferral(mq, DeferReason.NOT_LOCKED, PULL_TIME_DELAY_MILLS_WHEN_EXCEPTION, {})
                     continue
@@ -145,7 +140,7 @@ class PullMessageService:
                         continue
                     request.previously_locked = True
                     request.next_offset = offset  # even −1 (a failed offset query): 4.9.7 sets it as it is
-            commit = consumer.offset_store.read_memory(mq) if consumer.is_clustering else -1
+            commit = impl.offset_store.read_memory(mq) if consumer.is_clustering else -1
             pull = PullMessageRequest(
                 consumer_group=consumer.consumer_group,
                 client=consumer.actor,
@@ -183,7 +178,7 @@ class PullMessageService:
 
     def _on_pull_result(self, request: PullRequest, result: PullResult) -> bool:
         """``PullCallback.onSuccess``; ``False`` when this queue's pull loop ends (dropped, or OFFSET_ILLEGAL)."""
-        consumer = self.consumer
+        impl, consumer = self.default_mq_push_consumer_impl, self.default_mq_push_consumer
         pq, mq = request.pq, request.mq
         if result.status is PullStatus.FOUND:
             # PullAPIWrapper.processPullResult: each message carries the queue's bounds at this pull, which the
@@ -205,14 +200,14 @@ class PullMessageService:
                 msg_ids=[m.msg_id for m in result.msgs],
                 next_offset=result.next_begin_offset,
             )
-            consumer.consume_service.submit_consume_request(result.msgs, pq, mq, dispatch)
+            impl.consume_service.submit_consume_request(result.msgs, pq, mq, dispatch)
             return True
         asked, request.next_offset = request.next_offset, result.next_begin_offset
         if result.status in (PullStatus.NO_NEW_MSG, PullStatus.NO_MATCHED_MSG):
-            before = consumer.offset_store.read_memory(mq)
+            before = impl.offset_store.read_memory(mq)
             if pq.msg_count == 0 and not pq.consuming_msg_orderly_tree_map:  # correctTagsOffset
-                consumer.offset_store.update_offset(mq, request.next_offset, True)
-            corrected = consumer.offset_store.read_memory(mq) != before
+                impl.offset_store.update_offset(mq, request.next_offset, True)
+            corrected = impl.offset_store.read_memory(mq) != before
             # a long poll that found nothing new and changed nothing is left out: one every 15 s per queue
             if result.status is PullStatus.NO_MATCHED_MSG or corrected or request.next_offset != asked:
                 self._record_empty(mq, result, asked, corrected=corrected)
@@ -227,12 +222,12 @@ class PullMessageService:
             None,
             message=f"OFFSET_ILLEGAL on {mq}; fixing offset to {result.next_begin_offset}",
         )
-        consumer.processes.spawn(self._fix_offset(request))
+        impl.processes.spawn(self._fix_offset(request))
         return False
 
     def _record_empty(self, mq: MessageQueue, result: PullResult, asked: int, **what: Any) -> None:
         """A pull of ``mq`` at offset ``asked`` answered without messages (PULL_EMPTY, bookkeeping)."""
-        consumer = self.consumer
+        consumer = self.default_mq_push_consumer
         consumer.context.trace.record(
             consumer.context.now, EventKind.PULL_EMPTY, consumer.actor, None, queue=str(mq), status=result.status.value,
             offset=asked, next_offset=result.next_begin_offset, **what,
@@ -242,12 +237,12 @@ class PullMessageService:
         """OFFSET_ILLEGAL's task 10 s later (``executeTaskLater``): store the corrected offset, persist it, and
         ``removeProcessQueue`` (``removeUnnecessaryMessageQueue``: persist, forget the offset, unlock an orderly
         queue); the next rebalance creates the queue afresh."""
-        consumer = self.consumer
+        impl, consumer = self.default_mq_push_consumer_impl, self.default_mq_push_consumer
         mq = request.mq
-        yield Sleep(OFFSET_ILLEGAL_FIXUP_DELAY_MS, consumer._label(TimerKind.OFFSET_FIXUP, mq))
-        consumer.offset_store.update_offset(mq, request.next_offset, False)
-        consumer.offset_store.persist(mq)
-        pq = consumer.process_queue_table.pop(mq, None)
+        yield Sleep(OFFSET_ILLEGAL_FIXUP_DELAY_MS, impl._label(TimerKind.OFFSET_FIXUP, mq))
+        impl.offset_store.update_offset(mq, request.next_offset, False)
+        impl.offset_store.persist(mq)
+        pq = impl.process_queue_table.pop(mq, None)
         if pq is not None:
             pq.dropped = True
             yield from self.rebalance.remove_unnecessary_message_queue(mq, pq)

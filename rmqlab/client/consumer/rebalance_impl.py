@@ -4,8 +4,8 @@
 drops the queues it lost and starts a ProcessQueue and a pull loop for each new one: after an orderly lock, at the
 offset ``computePullFromWhere`` finds. Every question to a broker is a request through remoting, so it can be slow,
 lost or refused like any other. As in 4.9.7 the class is abstract: how a queue is given up and where a new one
-starts are the push consumer's (:mod:`rmqlab.client.consumer.rebalance_push_impl`), and the consumer holds a
-``RebalancePushImpl``, which holds the consumer back (``defaultMQPushConsumerImpl``).
+starts are the push consumer's (:mod:`rmqlab.client.consumer.rebalance_push_impl`), and the consumer's impl holds a
+``RebalancePushImpl``, which holds the impl back (``defaultMQPushConsumerImpl``).
 
 Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/RebalanceImpl.java
     (RebalanceImpl.doRebalance, RebalanceImpl.rebalanceByTopic, RebalanceImpl.updateProcessQueueTableInRebalance,
@@ -55,8 +55,10 @@ class RebalanceImpl(ABC):
     """``RebalanceImpl``: which queues the consumer owns (``doRebalance``) and, for orderly consumers, the broker
     locks on them; :class:`~rmqlab.client.consumer.rebalance_push_impl.RebalancePushImpl` is the push consumer's."""
 
-    def __init__(self, consumer: RebalanceConsumer) -> None:
-        self.consumer = consumer
+    def __init__(self, impl: RebalanceConsumer) -> None:
+        self.default_mq_push_consumer_impl = impl
+        self.default_mq_push_consumer = impl.default_mq_push_consumer
+        """The public consumer: group, subscription, allocation strategy, where to start from."""
 
     @abstractmethod
     def remove_unnecessary_message_queue(self, mq: MessageQueue, pq: ProcessQueue) -> Generator[Any, Any, bool]:
@@ -71,14 +73,14 @@ class RebalanceImpl(ABC):
         """``RebalanceImpl.doRebalance`` for every subscribed topic (business and retry); only ever run by the
         client's one :class:`~rmqlab.client.consumer.rebalance_service.RebalanceService` thread, so two never overlap.
         Nothing while the consumer is paused (``DefaultMQPushConsumerImpl.doRebalance`` checks ``pause`` first)."""
-        consumer = self.consumer
-        if not consumer.running or consumer.pause:
+        impl, consumer = self.default_mq_push_consumer_impl, self.default_mq_push_consumer
+        if not impl.running or impl.pause:
             return
         for topic in sorted(consumer.subscriptions):
-            route = consumer._routes.get(topic) or consumer.context.namesrv.route(topic)
+            route = impl.topic_route_table.get(topic) or consumer.context.namesrv.route(topic)
             if route is None:
                 continue
-            consumer._routes[topic] = route
+            impl.topic_route_table[topic] = route
             mq_all = sorted(route.read_queues())
             if consumer.is_clustering:
                 cid_all = yield from self._find_consumer_id_list(route)
@@ -93,7 +95,7 @@ class RebalanceImpl(ABC):
 
     def _find_consumer_id_list(self, route: TopicRouteData) -> Generator[Any, Any, list[str] | None]:
         """``findConsumerIdList``: ask one broker of the topic (the first that answers) who is in the group."""
-        consumer = self.consumer
+        consumer = self.default_mq_push_consumer
         for q in route.queue_datas:
             if consumer.context.remoting.reachable(consumer.client_id, q.broker_name) is None:
                 request = GetConsumerListByGroupRequest(consumer.consumer_group)
@@ -110,20 +112,20 @@ class RebalanceImpl(ABC):
         stopped: for instance an orderly queue dropped while its listener held the consume lock (so it stayed in
         the table, dropped) and then allocated back to this consumer, whose pulls skip a dropped ProcessQueue.
         """
-        consumer = self.consumer
+        impl, consumer = self.default_mq_push_consumer_impl, self.default_mq_push_consumer
         now = consumer.context.now
         removed, added = [], []
-        for mq in sorted(m for m in consumer.process_queue_table if m.topic == topic):
-            pq = consumer.process_queue_table[mq]
+        for mq in sorted(m for m in impl.process_queue_table if m.topic == topic):
+            pq = impl.process_queue_table[mq]
             if mq not in allocated:
                 pq.dropped = True
                 if (yield from self.remove_unnecessary_message_queue(mq, pq)):
-                    del consumer.process_queue_table[mq]
+                    del impl.process_queue_table[mq]
                     removed.append(mq)
             elif pq.is_pull_expired(now):
                 pq.dropped = True
                 if (yield from self.remove_unnecessary_message_queue(mq, pq)):
-                    del consumer.process_queue_table[mq]
+                    del impl.process_queue_table[mq]
                     removed.append(mq)
                     consumer.context.trace.record(
                         now,
@@ -135,11 +137,11 @@ class RebalanceImpl(ABC):
                     )
         new_requests = []
         for mq in sorted(allocated):
-            if mq in consumer.process_queue_table:
+            if mq in impl.process_queue_table:
                 continue
-            if consumer.orderly and consumer.is_clustering and not (yield from self.lock(mq)):
+            if impl.consume_orderly and consumer.is_clustering and not (yield from self.lock(mq)):
                 continue
-            consumer.offset_store.remove_offset(mq)
+            impl.offset_store.remove_offset(mq)
             # ``new ProcessQueue()`` comes after the lock's answer and before the offset query: its lastLockTimestamp
             # and lastPullTimestamp are that moment, not the start of this rebalance
             created_ms = consumer.context.now
@@ -147,14 +149,14 @@ class RebalanceImpl(ABC):
             if next_offset is None or next_offset < 0:  # it threw, or could not tell: "add new mq failed"
                 continue
             pq = ProcessQueue(created_ms)
-            if consumer.orderly and consumer.is_clustering:
+            if impl.consume_orderly and consumer.is_clustering:
                 pq.locked, pq.last_lock_timestamp = True, created_ms
-            consumer.process_queue_table[mq] = pq
+            impl.process_queue_table[mq] = pq
             new_requests.append(PullRequest(mq, pq, next_offset))
             added.append(mq)
         if removed or added:
-            thresholds = consumer.flow_control.message_queue_changed()
-            owned = sorted(str(m) for m in consumer.process_queue_table if m.topic == topic)
+            thresholds = impl.flow_control.message_queue_changed()
+            owned = sorted(str(m) for m in impl.process_queue_table if m.topic == topic)
             consumer.context.trace.record(
                 consumer.context.now,
                 EventKind.REBALANCED,
@@ -167,19 +169,19 @@ class RebalanceImpl(ABC):
                 **thresholds,
             )
         for request in new_requests:
-            consumer.processes.spawn(consumer.pull_message_service.pull_loop(request))
+            impl.processes.spawn(impl.pull_message_service.pull_loop(request))
 
     # ------------------------------------------------------------------ orderly broker locks
     def lock(self, mq: MessageQueue) -> Generator[Any, Any, bool]:
         """``RebalanceImpl.lock``: lock one queue at its broker; mirror success in the ProcessQueue."""
-        consumer = self.consumer
+        impl, consumer = self.default_mq_push_consumer_impl, self.default_mq_push_consumer
         asked_ms = consumer.context.now
         result = yield from self._lock_batch(mq.broker_name, (mq,), "lock")
         if result is None:
             return False
         now = consumer.context.now
         if mq in result.locked:
-            pq = consumer.process_queue_table.get(mq)
+            pq = impl.process_queue_table.get(mq)
             if pq is not None:
                 pq.locked, pq.last_lock_timestamp = True, now
             self._record_locked(EventKind.LOCK_ACQUIRED, mq, asked_ms)
@@ -191,7 +193,7 @@ class RebalanceImpl(ABC):
         """LOCK_ACQUIRED or LOCK_RENEWED when the answer arrives; ``asked_ms`` is when the request left, the
         earliest moment the broker can have started the lease (its 60 s count from its own clock, which the
         client never learns: ``LockBatchResponseBody`` carries only the locked set)."""
-        consumer = self.consumer
+        consumer = self.default_mq_push_consumer
         consumer.context.trace.record(
             consumer.context.now, kind, consumer.actor, None, queue=str(mq), group=consumer.consumer_group,
             asked_ms=asked_ms,
@@ -199,7 +201,7 @@ class RebalanceImpl(ABC):
 
     def _record_refused(self, mq: MessageQueue, result: LockBatchResult) -> None:
         """The broker answered but did not lock ``mq`` for us: someone else's lease is still live."""
-        consumer = self.consumer
+        consumer = self.default_mq_push_consumer
         consumer.context.trace.record(
             consumer.context.now,
             EventKind.LOCK_REFUSED,
@@ -217,7 +219,7 @@ class RebalanceImpl(ABC):
 
         Each request is a LOCK_BATCH event when its answer (or failure) comes: what was asked, granted and refused.
         """
-        consumer = self.consumer
+        consumer = self.default_mq_push_consumer
         asked_ms = consumer.context.now
         request = LockBatchMqRequest(consumer.consumer_group, consumer.client_id, mqs)
         result, error = yield Rpc(consumer.client_id, broker_name, request, LOCK_BATCH_TIMEOUT_MS)
@@ -244,7 +246,7 @@ class RebalanceImpl(ABC):
 
     def _log_batch_exception(self, call: str, mqs: tuple[MessageQueue, ...], error: Any, consequence: str) -> None:
         """4.9.7's ``log.error("<call> exception, " + mqs, e)`` for a failed lock or unlock request, as a WARNING."""
-        consumer = self.consumer
+        consumer = self.default_mq_push_consumer
         queues = ", ".join(str(mq) for mq in mqs)
         consumer.context.trace.record(
             consumer.context.now, EventKind.WARNING, consumer.actor, None,
@@ -254,8 +256,8 @@ class RebalanceImpl(ABC):
     def _queues_by_broker(self) -> list[tuple[str, tuple[MessageQueue, ...]]]:
         """``buildProcessQueueTableByBrokerName``: the table's queues grouped by broker (both sorted, so every run
         asks the brokers in the same order)."""
-        consumer = self.consumer
-        table = consumer.process_queue_table
+        impl = self.default_mq_push_consumer_impl
+        table = impl.process_queue_table
         return [
             (name, tuple(sorted(mq for mq in table if mq.broker_name == name)))
             for name in sorted({mq.broker_name for mq in table})
@@ -263,7 +265,7 @@ class RebalanceImpl(ABC):
 
     def lock_all(self) -> Generator[Any, Any, None]:
         """``lockAll``: renew every orderly queue's lock; queues the broker refuses become unlocked."""
-        consumer = self.consumer
+        impl, consumer = self.default_mq_push_consumer_impl, self.default_mq_push_consumer
         for broker_name, mqs in self._queues_by_broker():
             asked_ms = consumer.context.now
             result = yield from self._lock_batch(broker_name, mqs, "lockAll")
@@ -271,7 +273,7 @@ class RebalanceImpl(ABC):
                 continue
             now = consumer.context.now
             for mq in mqs:
-                pq = consumer.process_queue_table.get(mq)
+                pq = impl.process_queue_table.get(mq)
                 if pq is None:
                     continue
                 if mq in result.locked:
@@ -287,7 +289,7 @@ class RebalanceImpl(ABC):
         are persisted): one UNLOCK_BATCH_MQ per broker with every queue of the table, each answer awaited (1 s at
         most) before the next broker is asked. A broker's SUCCESS marks its ProcessQueues unlocked; an error or no
         answer in time is only logged in 4.9.7, so they stay marked locked. The release is traced at the broker."""
-        consumer = self.consumer
+        impl, consumer = self.default_mq_push_consumer_impl, self.default_mq_push_consumer
         for broker_name, mqs in self._queues_by_broker():
             request = UnlockBatchMqRequest(consumer.consumer_group, consumer.client_id, mqs)
             _, error = yield Rpc(consumer.client_id, broker_name, request, LOCK_BATCH_TIMEOUT_MS)
@@ -295,13 +297,13 @@ class RebalanceImpl(ABC):
                 self._log_batch_exception("unlockBatchMQ", mqs, error, "still marked locked")
                 continue
             for mq in mqs:
-                pq = consumer.process_queue_table.get(mq)
+                pq = impl.process_queue_table.get(mq)
                 if pq is not None:
                     pq.locked = False
 
     def unlock(self, mq: MessageQueue) -> None:
         """``unlock(mq, oneway=true)``: the release is traced at the broker, where it takes effect."""
-        consumer = self.consumer
+        consumer = self.default_mq_push_consumer
         consumer.context.remoting.invoke_oneway(
             consumer.client_id, mq.broker_name, UnlockBatchMqRequest(consumer.consumer_group, consumer.client_id, (mq,))
         )

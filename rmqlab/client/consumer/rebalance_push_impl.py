@@ -38,7 +38,7 @@ CONSUME_LOCK_WAIT_MS = 1_000
 
 
 class RebalancePushImpl(RebalanceImpl):
-    """The push consumer's ``RebalanceImpl``; the consumer holds one."""
+    """The push consumer's ``RebalanceImpl``; the consumer's impl holds one."""
 
     def remove_unnecessary_message_queue(self, mq: MessageQueue, pq: ProcessQueue) -> Generator[Any, Any, bool]:
         """``RebalancePushImpl.removeUnnecessaryMessageQueue``: persist and forget the queue's offset; an orderly
@@ -48,13 +48,13 @@ class RebalancePushImpl(RebalanceImpl):
         waits with it: one thread). If it does not, the queue stays in the table, dropped, and the next rebalance
         tries again; ``try_unlock_times`` counts the failures.
         """
-        consumer = self.consumer
-        consumer.offset_store.persist(mq)
-        consumer.offset_store.remove_offset(mq)
-        if not (consumer.orderly and consumer.is_clustering):
+        impl, consumer = self.default_mq_push_consumer_impl, self.default_mq_push_consumer
+        impl.offset_store.persist(mq)
+        impl.offset_store.remove_offset(mq)
+        if not (impl.consume_orderly and consumer.is_clustering):
             return True
-        label = consumer._label(TimerKind.CONSUME_LOCK_WAIT, mq)
-        if (yield from pq.consume_lock.try_acquire(consumer.processes, CONSUME_LOCK_WAIT_MS, label)):
+        label = impl._label(TimerKind.CONSUME_LOCK_WAIT, mq)
+        if (yield from pq.consume_lock.try_acquire(impl.processes, CONSUME_LOCK_WAIT_MS, label)):
             try:
                 self._unlock_delay(mq, pq)
             finally:
@@ -73,9 +73,9 @@ class RebalancePushImpl(RebalanceImpl):
 
     def _unlock_delay(self, mq: MessageQueue, pq: ProcessQueue) -> None:
         """``unlockDelay``: messages still cached → unlock 20 s later, so their in-flight work can drain."""
-        consumer = self.consumer
+        impl = self.default_mq_push_consumer_impl
         if pq.has_temp_message():
-            consumer.schedule(UNLOCK_DELAY_TIME_MILLS, TimerKind.UNLOCK_DELAYED, self.unlock, mq, queue=mq)
+            impl.schedule(UNLOCK_DELAY_TIME_MILLS, TimerKind.UNLOCK_DELAYED, self.unlock, mq, queue=mq)
         else:
             self.unlock(mq)
 
@@ -89,8 +89,8 @@ class RebalancePushImpl(RebalanceImpl):
         max offset (LAST_OFFSET, or a ``%RETRY%`` queue under TIMESTAMP), or the broker's answer for
         ``consume_timestamp`` (TIMESTAMP: ``searchOffset``, see ``get_offset_in_queue_by_time``).
         """
-        consumer = self.consumer
-        last = yield from consumer.offset_store.read_offset_from_store(mq)
+        impl, consumer = self.default_mq_push_consumer_impl, self.default_mq_push_consumer
+        last = yield from impl.offset_store.read_offset_from_store(mq)
         if last >= 0:
             return last
         if last == -2:
