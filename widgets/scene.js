@@ -203,7 +203,11 @@ function renderScene({ model, el }) {
   }
   const onFrames = () => { frameOf = decoder(model.get("frames")); draw(); };
   const onRun = () => { follow(); draw(); };
-  const onScene = () => { if (index < 0 || !model.get("run")) draw(); };
+  // the kernel's scene is the picture whenever this view has no frame to show: the kernel's own position (index
+  // -1), no run, or a hidden tab whose frames have not been sent yet (it follows the kernel, which follows the
+  // page: after the page's Reset it shows the reset position's picture, not the one it was first drawn with)
+  const hasFrames = () => (((model.get("frames") || {}).frames) || []).length > 0;
+  const onScene = () => { if (index < 0 || !model.get("run") || !hasFrames()) draw(); };
   // a hidden tab catches up when it is shown
   const seer = typeof IntersectionObserver !== "undefined"
     ? new IntersectionObserver(() => { if (pending) draw(); }) : null;
