@@ -19,7 +19,8 @@ def failing() -> Lab:
 def test_every_frame_is_the_controllers_step_with_its_scene_and_caption() -> None:
     dash = Dashboard(failing, horizon="2m")
     frames = dash.controller.frames
-    assert frames is not None and frames.complete and len(frames) == 14
+    assert frames is not None and frames.complete and len(frames) == 15
+    assert (frames.positions[:2], frames.now_ms[:2]) == ([0, 3], [0, 0])  # the start, then the build (c1 starts)
     ctl = Controller(failing, views=[type(v)() for v in dash.views if isinstance(v, SceneView)], horizon="2m")
     encoded = {type(v).__name__: encode(frames.scenes(v)) for v in dash.views if isinstance(v, SceneView)}
     for i in range(len(frames)):
@@ -56,7 +57,8 @@ def test_deltas_send_only_what_changed() -> None:
     encoded = encode(dash.controller.frames.scenes(flow))  # type: ignore[union-attr]
     first, *rest = encoded["frames"]
     assert len(first["set"]) == len(decode(encoded, 0)["marks"])
-    assert all(len(d.get("set", ())) < len(first["set"]) for d in rest)
+    # each step sends fewer marks than the picture it leads to (the first step too: c1 starting adds its queues)
+    assert all(len(d.get("set", ())) < len(decode(encoded, i)["marks"]) for i, d in enumerate(rest, start=1))
 
 
 def test_a_page_move_is_followed_by_the_kernel() -> None:
