@@ -74,9 +74,7 @@ def origin_snapshot(built: LabSnapshot) -> LabSnapshot | None:
             b,
             locks=tuple(lock for lock in b.locks if lock.client not in ids),
             members=tuple(
-                (group, kept)
-                for group, members in b.members
-                if (kept := tuple(m for m in members if m not in ids))
+                (group, kept) for group, members in b.members if (kept := tuple(m for m in members if m not in ids))
             ),
         )
         for b in built.brokers
