@@ -57,8 +57,16 @@ def test_deltas_send_only_what_changed() -> None:
     encoded = encode(dash.controller.frames.scenes(flow))  # type: ignore[union-attr]
     first, *rest = encoded["frames"]
     assert len(first["set"]) == len(decode(encoded, 0)["marks"])
-    # each step sends fewer marks than the picture it leads to (the first step too: c1 starting adds its queues)
-    assert all(len(d.get("set", ())) < len(decode(encoded, i)["marks"]) for i, d in enumerate(rest, start=1))
+    moved_only = 0
+    for i, delta in enumerate(rest, start=1):
+        before = {m["key"]: m for m in decode(encoded, i - 1)["marks"]}
+        after = {m["key"]: m for m in decode(encoded, i)["marks"]}
+        assert [m["key"] for m in delta.get("set", ())] == [k for k in after if k not in before]  # new marks, whole
+        for change in delta.get("mod", ()):  # the others: only the fields that changed (None: gone)
+            old, new = before[change["key"]], after[change["key"]]
+            assert change == {"key": new["key"]} | {f: new.get(f) for f in {*old, *new} if old.get(f) != new.get(f)}
+            moved_only += set(change) == {"key", "x", "y"}
+    assert moved_only > 0  # a token that travelled sends its new place, nothing else
 
 
 def test_a_page_move_is_followed_by_the_kernel() -> None:
