@@ -11,13 +11,14 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import pwd
 import re
 import shutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pluggy
@@ -138,7 +139,7 @@ def test_z2jh_default_url_and_seed_hook_point_at_what_the_image_has(z2jh: dict[s
     assert source == f"{REPO_DIR}/student-labs" and "labs/make_student.py labs student-labs" in appendix
     files = single["extraFiles"]["rmqlab-server-config"]
     assert files["mountPath"].startswith("/etc/jupyter/jupyter_server_config.d/")
-    assert files["data"] == {"KernelManager": {"transport": "ipc"},
+    assert files["data"] == {"ServerKernelManager": {"transport": "ipc"},
                              "ServerApp": {"jpserver_extensions": {"rmqlab.widgets.nodelay": True}}}  # fmt: skip
     assert (ROOT / "widgets" / "nodelay.py").exists()
     runtime = single["extraEnv"]["JUPYTER_RUNTIME_DIR"]
@@ -254,7 +255,7 @@ def test_tljh_jupyterhub_config_opens_the_tour_with_ipc_kernels(plugin: ModuleTy
     plugin.tljh_custom_jupyterhub_config(c)
     assert c.Spawner.default_url == "/lab/tree/labs/00_tour.ipynb"
     assert c.Spawner.args == [
-        "--KernelManager.transport=ipc",
+        "--ServerKernelManager.transport=ipc",
         '--ServerApp.jpserver_extensions={"rmqlab.widgets.nodelay": True}',
     ]  # tests/test_environments.py starts a server with exactly these
     assert c.SystemdSpawner.isolate_tmp is True and c.Spawner.environment == {
@@ -331,13 +332,66 @@ def test_make_teacher_writes_a_teachers_config_and_a_course_and_keeps_what_is_th
     home = tmp_path / "teacher"
     created = make_teacher.setup(ROOT, home)
     solved = sorted((ROOT / "labs").glob("[0-9][0-9]*_*.ipynb"))
-    assert (home / "course" / "source" / "lab08" / "08_broadcasting_vs_clustering.ipynb").read_bytes() == (
-        ROOT / "labs" / "08_broadcasting_vs_clustering.ipynb"
-    ).read_bytes()
-    assert len(created) == 2 + 1 + len(solved)  # the role's two files, the course config, one source per lab
+    source = json.loads((home / "course" / "source" / "lab08" / "08_broadcasting_vs_clustering.ipynb").read_text())
+    lab = json.loads((ROOT / "labs" / "08_broadcasting_vs_clustering.ipynb").read_text())
+    assert source["metadata"] == {k: v for k, v in lab["metadata"].items() if k != "jupytext"} != lab["metadata"]
+    assert source["cells"] == lab["cells"]  # the solved lab, unpaired: jupytext writes no .py beside it
+    # the role's two files, the Formgrader's settings, the course config, one source per lab
+    assert len(created) == 2 + 1 + 1 + len(solved)
     assert (home / "course" / "nbgrader_config.py").read_text() == (ROOT / "labs" / "nbgrader_config.py").read_text()
     page = json.loads((home / ".jupyter" / "labconfig" / "page_config.json").read_text())
     assert not any(page["disabledExtensions"].values())
     (home / "course" / "nbgrader_config.py").write_text("# mine")
     assert len(make_teacher.setup(ROOT, home)) == 2 and (home / "course" / "nbgrader_config.py").read_text() == "# mine"
     assert make_teacher.assignment_of(Path("04b_stranded_retry_queues.ipynb")) == "lab04b"
+
+
+def test_the_teachers_nbgrader_settings_point_anywhere_at_the_course_and_its_grader(tmp_path: Path) -> None:
+    """What nbgrader (the Formgrader in the teacher's server, whose folder is the home) reads from ~/.jupyter: the
+    course directory, and the course's autograde steps with the grader's own look at the answer cells."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    make_teacher = _load("make_teacher", DEPLOY / "nbgrader" / "make_teacher.py")
+    home = tmp_path / "teacher"
+    make_teacher.setup(ROOT, home)
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(home / ".jupyter")).load_config()
+    assert config.CourseDirectory.root == str(home / "course")
+    assert "rmqlab.course.autograde.check_predictions" in config.Autograde.autograde_preprocessors
+    assert config.Execute.store_widget_state is False
+
+
+def test_tljh_new_user_hook_seeds_the_labs_and_makes_an_admin_a_teacher(
+    plugin: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tljh_new_user_create`` as TLJH calls it (through pluggy), with a stand-in for TLJH's config module: every
+    new user gets the student labs; a hub admin also a teacher's Jupyter and ``~/course``. The user is the one running
+    the test, so that the hook's ``chown`` to the new user works without root."""
+    me = pwd.getpwuid(os.getuid()).pw_name
+    homes = {me: tmp_path / "home"}
+    monkeypatch.setattr(plugin.pwd, "getpwnam", lambda name: SimpleNamespace(pw_dir=str(homes[name])))
+    student_labs = tmp_path / "student-labs"
+    student_labs.mkdir()
+    (student_labs / "00_tour.ipynb").write_text("the student's tour")
+    monkeypatch.setattr(plugin, "CHECKOUT", ROOT)
+    monkeypatch.setattr(plugin, "STUDENT_LABS", student_labs)
+    admins: list[str] = []
+    tljh_config = ModuleType("tljh.config")
+    tljh_config.CONFIG_FILE = "/opt/tljh/config/config.yaml"  # type: ignore[attr-defined]
+    tljh_config.load_config = lambda path: {"users": {"admin": list(admins)}}  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "tljh", ModuleType("tljh"))
+    monkeypatch.setitem(sys.modules, "tljh.config", tljh_config)
+    pm = pluggy.PluginManager("tljh")
+    pm.register(plugin)
+
+    pm.hook.tljh_new_user_create(username=me)
+    assert (homes[me] / "labs" / "00_tour.ipynb").read_text() == "the student's tour"
+    assert not (homes[me] / "course").exists() and not (homes[me] / ".jupyter").exists()
+
+    admins.append(me)
+    homes[me] = tmp_path / "teacher"
+    pm.hook.tljh_new_user_create(username=me)
+    assert (homes[me] / "labs" / "00_tour.ipynb").exists()
+    assert (homes[me] / "course" / "source" / "lab08" / "08_broadcasting_vs_clustering.ipynb").exists()
+    assert (homes[me] / ".jupyter" / "nbgrader_config.py").exists()
+    page = json.loads((homes[me] / ".jupyter" / "labconfig" / "page_config.json").read_text())
+    assert page["disabledExtensions"]["@jupyter/nbgrader:formgrader"] is False

@@ -50,8 +50,16 @@ CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
 }
 """What the plugin writes into TLJH's config.yaml where the teacher has not set a value (``tljh-config``)."""
 
-SERVER_ARGS = ("--KernelManager.transport=ipc", '--ServerApp.jpserver_extensions={"rmqlab.widgets.nodelay": True}')
+SERVER_ARGS = (
+    "--ServerKernelManager.transport=ipc",
+    '--ServerApp.jpserver_extensions={"rmqlab.widgets.nodelay": True}',
+)
 """Extra arguments of every student's server: IPC kernels, and Nagle's algorithm off on kernel websockets.
+
+IPC for the server's own kernels only (``ServerKernelManager``): ``KernelManager.transport=ipc`` would also reach the
+kernels nbgrader starts from the Formgrader (autograde, Validate), which open their sockets relative to the
+notebook's folder while nbgrader looks for them in the server's, so autograding from the Formgrader hung until its
+timeout (``tests/test_hub_class.py`` autogrades there).
 
 A command-line Dict is read as a Python literal by traitlets: ``True``, not JSON's ``true`` (which stops every
 server from starting; ``tests/test_environments.py`` starts a server with exactly these arguments)."""
