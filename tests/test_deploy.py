@@ -302,12 +302,17 @@ def test_docs_site_and_readme_carry_the_classroom_page(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_postbuild_leaves_binder_only_the_student_copy(tmp_path: Path) -> None:
-    """What repo2docker runs after the environment: labs/ becomes the student copy (the badge's 00_tour is the
-    student's), a student's Jupyter (no nbgrader), and no solved labs, teacher sources or history in the image."""
+    """What repo2docker runs after the environment, on a copy of every tracked file: labs/ becomes the student copy
+    (the badge's 00_tour is the student's), a student's Jupyter (no nbgrader), no solved labs, teacher sources or
+    history; and nothing left in the image states an answer or an explanation (tests/leak_search.py over every
+    file that stays: the package, the docs, the examples, the READMEs)."""
+    from leak_search import files_as_text, search
+
     repo = tmp_path / "repo"
-    for name in ("labs", "deploy", "teacher"):
-        shutil.copytree(ROOT / name, repo / name, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
-    shutil.copy2(ROOT / "postBuild", repo / "postBuild")
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    for name in filter(None, tracked.split("\0")):
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, repo / name)
     (repo / ".git").mkdir()
     prefix = tmp_path / "prefix"
     bindir = tmp_path / "bin"
@@ -325,6 +330,9 @@ def test_postbuild_leaves_binder_only_the_student_copy(tmp_path: Path) -> None:
     page = json.loads((prefix / "etc" / "jupyter" / "labconfig" / "page_config.json").read_text())
     assert page["disabledExtensions"] == {"@jupyter/nbgrader": True}
     assert "postBuild" in (DEPLOY / "image" / "appendix.Dockerfile").read_text()
+    left = list(files_as_text(repo))
+    assert len(left) > 200 and any(where == "rmqlab/course/bank.json" for where, _ in left)
+    assert search(iter(left)) == []
 
 
 def test_make_teacher_writes_a_teachers_config_and_a_course_and_keeps_what_is_there(tmp_path: Path) -> None:

@@ -147,6 +147,18 @@ print(json.dumps(out, sort_keys=True))
 """
 
 
+def test_the_site_states_no_answer_and_no_explanation(lite_build: Build) -> None:
+    """Every file a student's browser can fetch from the site (each wheel and zip unpacked, the notebooks, every JSON
+    and script): no sentence of an explanation or hint, no solution region, no telling spelling of an answer
+    (tests/leak_search.py)."""
+    from leak_search import files_as_text, search
+
+    files = list(files_as_text(lite_build.root))
+    assert any(where.startswith("pypi/rmqlab-") and where.endswith("rmqlab/course/bank.json") for where, _ in files)
+    assert sum(where.endswith(".ipynb") for where, _ in files) == len(lite_build.summary["labs"])
+    assert search(iter(files)) == []
+
+
 def test_the_engine_under_pyodide_runs_json_scenarios_as_cpython_does(lite_build: Build, tmp_path: Path) -> None:
     """The site's own Pyodide and wheels (run by node, no browser): every JSON example, loaded as a mapping,
     gives CPython's report, and a bad scenario the same located error (jsonschema 4.17 there, 4.2x here)."""
