@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,18 +51,24 @@ def found(spelling: str, text: str) -> bool:
 ANSWERS = answers()
 UNITS = {ex.id: ex.unit for ex in EXERCISES}
 SENTENCES = sentences()
+TELLING = [(ex_id, s, s.lower()) for ex_id, value in ANSWERS.items() for s in telling(value, UNITS[ex_id])]
+"""(exercise id, spelling, the spelling in lower case): what :func:`search` looks for, a plain substring search
+first (fast on a large site), the whole-token match only where that finds something."""
 
 
-def search(texts: Iterator[tuple[str, str]]) -> list[str]:
-    """Every leak in ``(where, text)`` pairs: a teacher's sentence, a solution region, a telling answer."""
+def search(texts: Iterator[tuple[str, str]], answers_in: Callable[[str], bool] = lambda where: True) -> list[str]:
+    """Every leak in ``(where, text)`` pairs: a teacher's sentence, a solution region, a telling answer (only where
+    ``answers_in(where)``: third-party bundles hold an answer's bare digits by chance, never a teacher's sentence)."""
     leaks = []
     for where, text in texts:
         flat = " ".join(text.split())
         leaks += [f"{ex_id}: sentence {s!r} in {where}" for ex_id, s in SENTENCES if s in flat]
-        if re.search(r"### BEGIN SOLUTION\s*\nanswer_\d+ = ", text):
+        if "### BEGIN SOLUTION" in text and re.search(r"### BEGIN SOLUTION\s*\nanswer_\d+ = ", text):
             leaks.append(f"a solution region in {where}")
-        for ex_id, value in ANSWERS.items():
-            leaks += [f"{ex_id}: answer {s!r} in {where}" for s in telling(value, UNITS[ex_id]) if found(s, text)]
+        if not answers_in(where):
+            continue
+        lower = text.lower()
+        leaks += [f"{ex_id}: answer {s!r} in {where}" for ex_id, s, low in TELLING if low in lower and found(s, text)]
     return leaks
 
 
