@@ -147,6 +147,27 @@ def test_z2jh_default_url_and_seed_hook_point_at_what_the_image_has(z2jh: dict[s
     assert len(f"{runtime}/kernel-{'0' * 36}-ipc-5") <= 107
 
 
+def test_z2jh_graded_overlay_mounts_the_exchange_nbgrader_is_configured_with() -> None:
+    """graded.yaml: only the chart's documented storage keys; the volume is exchange-pvc.yaml's claim (ReadWriteMany:
+    every pod mounts it at once) at the folder deploy/nbgrader/nbgrader_config.py names, course id ``rmqlab``."""
+    graded = yaml.safe_load((DEPLOY / "z2jh" / "graded.yaml").read_text())
+    assert set(_leaves(graded)) == {"singleuser.storage.extraVolumes", "singleuser.storage.extraVolumeMounts"}
+    (volume,) = graded["singleuser"]["storage"]["extraVolumes"]
+    (mount,) = graded["singleuser"]["storage"]["extraVolumeMounts"]
+    claim = yaml.safe_load((DEPLOY / "z2jh" / "exchange-pvc.yaml").read_text())
+    assert claim["kind"] == "PersistentVolumeClaim" and claim["spec"]["accessModes"] == ["ReadWriteMany"]
+    assert volume == {"name": mount["name"], "persistentVolumeClaim": {"claimName": claim["metadata"]["name"]}}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RMQLAB_")}
+    code = ("import sys; from traitlets.config.loader import PyFileConfigLoader as L; "
+            "c = L('nbgrader_config.py', path=sys.argv[1]).load_config(); "
+            "print(c.Exchange.root, c.CourseDirectory.course_id)")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code, str(DEPLOY / "nbgrader")], env=env, capture_output=True,
+                          text=True, check=True)  # fmt: skip
+    assert done.stdout.split() == [mount["mountPath"], "rmqlab"]
+    merged = yaml.safe_load((DEPLOY / "z2jh" / "config.yaml").read_text())
+    assert "storage" in merged["singleuser"] and "extraVolumes" not in merged["singleuser"]["storage"]
+
+
 def test_image_build_is_repo2dockers_with_the_appendix(tmp_path: Path) -> None:
     script = (DEPLOY / "build-image.sh").read_text()
     assert f"--target-repo-dir {REPO_DIR}" in script and "--user-id 1000 --user-name jovyan" in script
