@@ -15,8 +15,7 @@
 
 # %% [markdown]
 # [Index](README.md) · [← Back](05_offsets_process_queue.ipynb) · [Next →](07a_orderly_locks.ipynb)
-
-# %% [markdown]
+#
 # # 06 · Ordered send with a MessageQueueSelector
 #
 # **Goal:** pin each order to one queue; see what a selector error, a slow broker and a broker outage do to an
@@ -304,8 +303,7 @@ show_trace(lab.trace, "send_attempt", "stored", "send_failed", fields=("broker",
 # - A timed-out send may still be stored: a re-send is a duplicate.
 # - `order_id % len(mqs)` over the live list is *normal* ordering — available, but an order moves when the list
 #   changes; keeping a fixed list and refusing is *strict* ordering — ordered, but unavailable while a queue is gone.
-
-# %% [markdown]
+#
 # ## Your score
 # Run this cell last: one line per exercise of this lab, from the checks you ran.
 

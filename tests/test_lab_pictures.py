@@ -31,6 +31,9 @@ NOTEBOOKS = sorted(p.name for p in LABS.glob("[0-9][0-9]*_*.ipynb"))
 SOURCES = sorted(p.name for p in LABS.glob("[0-9][0-9]*_*.py"))
 FEWEST_STEPS = 8
 MOST_STEPS = 60
+MOST_CELLS = 45
+"""A lab a student does in one sitting (issue 30): short cells, one idea each, at most this many."""
+MOST_EXERCISES = 5
 
 
 def _is_picture(cell: Any) -> bool:
@@ -91,6 +94,14 @@ def test_the_answer_cell_comes_before_the_outcome(name: str) -> None:
         if answers and (not pictures or pictures[0] > answers[0]):
             late.append(title)
     assert late == [], f"{name}: a prediction asked before the section's picture"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_a_lab_fits_one_sitting(name: str) -> None:
+    """At most 45 cells and 5 graded exercises per lab (a longer lab is split, as 07 is into 07a and 07b)."""
+    cells = nbformat.read(LABS / name, as_version=4).cells
+    checks = [c for c in cells if _is_check(c)]
+    assert (len(cells) <= MOST_CELLS, len(checks) <= MOST_EXERCISES) == (True, True), (len(cells), len(checks))
 
 
 _BUILT: dict[str, list[Any]] = {}
