@@ -242,7 +242,7 @@ def slow_then_fast(**producer_options):
 
 # %% tags=["nbval-ignore-output"]
 latency_dash = Dashboard(slow_then_fast, knobs={"send_latency_fault_enable": True}, horizon="40s", checkpoints=[
-    Checkpoint(before="stored", msg_id="M0002", ask="where", name="where the 5 s send goes"),
+    Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="where the 5 s send goes"),
 ])
 latency_dash
 

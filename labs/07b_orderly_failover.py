@@ -78,7 +78,7 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s", checkpoints=[
-    Checkpoint(before="lock_acquired", actor="consumer:c2", ask="who", name="who holds the queue next"),
+    Checkpoint(before="lock_acquired", actor="consumer:c2", ask="who", optional=True, name="who holds the queue next"),
 ])
 dash.controller.seek_time("11s")
 dash

@@ -160,6 +160,8 @@ def test_every_lab_asks_on_its_picture(name: str) -> None:
     on a step of the run, offers two or more choices, and the engine's answer is one of them."""
     asked = [cp for dash in _dashboards_of(LABS / name) for cp in dash.controller.checkpoints]
     assert asked, f"{name}: no checkpoint on any picture"
+    declared = (LABS / name).read_text().count("Checkpoint(before=")
+    assert len(asked) == declared, f"{name}: an optional checkpoint found no event in the lab's own run"
     for cp in asked:
         keys = [choice.key for choice in cp.choices]
         assert len(keys) >= 2 and cp.answer in keys, (name, cp.name, keys, cp.answer)

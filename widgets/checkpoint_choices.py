@@ -22,7 +22,7 @@ from rmqlab.snapshot import LabSnapshot
 
 from .flow_view import FlowVM, Place
 
-__all__ = ["Offer", "when_offers", "where_offers", "who_hint"]
+__all__ = ["Offer", "happens", "when_offers", "where_offers", "who_hint"]
 
 DELAYS = DelayLevelTable(DEFAULT_MESSAGE_DELAY_LEVEL)
 RETRY_PATH = (EventKind.SEND_BACK, EventKind.SCHEDULED, EventKind.DEAD_LETTERED, EventKind.DELAY_DELIVERED)
@@ -38,6 +38,24 @@ TIMER_WORDS = {
     TimerKind.LISTENER: "a running listener's return",
 }
 """A timer of the paused actor, in the words a wrong "when" hint uses."""
+
+
+def happens(event: TraceEvent) -> str:
+    """What ``event`` is, as a clause: ``M0002 is delivered``, ``c2 rebalances``, ``c2 gets the lock``."""
+    msg = event.msg_id or "the message"
+    who = event.actor.split(":", 1)[-1]
+    words = {
+        EventKind.DELIVERED: f"{msg} is delivered",
+        EventKind.DELAY_DELIVERED: f"{msg} leaves its delay level",
+        EventKind.REBALANCED: f"{who} rebalances",
+        EventKind.LOCK_ACQUIRED: f"{who} gets the lock",
+        EventKind.CONSUMED: f"{msg} is consumed",
+        EventKind.SEND_BACK: f"{msg} is sent back",
+        EventKind.DEAD_LETTERED: f"{msg} is dead-lettered",
+        EventKind.STORED: f"{msg} is stored",
+        EventKind.SCHEDULED: f"{msg} is parked at a delay level",
+    }
+    return words.get(event.kind, f"the next {event.kind.value.replace('_', ' ')} happens")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,10 +88,15 @@ def _plausible(p: Place, *, answer: str, now_at: set[str], came_from: str, group
     if p.kind == "process_queue" and answer.startswith("pq:"):
         return _topic("queue:" + p.key.split(":", 2)[2]) == _topic("queue:" + answer.split(":", 2)[2])
     if not retry_path:
-        return p.kind in ("done", "dropped") and p.key.endswith(f":{group}")
+        return p.kind in ("done", "dropped", "delay") and (p.kind == "delay" or p.key.endswith(f":{group}"))
     return p.kind == "delay" or p.key in (f"queue:%RETRY%{group}@{p.key.split('@')[-1]}", f"done:{group}") or (
         p.kind == "dlq" and _topic(p.key) == f"%DLQ%{group}"
     )
+
+
+def _failure(event: TraceEvent) -> bool:
+    """A consume result that is not a success (RECONSUME_LATER, an exception, a null or a timeout)."""
+    return str(event.get("status")) not in ("CONSUME_SUCCESS", "SUCCESS", "COMMIT", "None")
 
 
 def _times(n: int) -> str:
@@ -114,6 +137,9 @@ def _where_hint(choice: Place, answer: Place, event: TraceEvent, rt: int, most: 
             return "A failure is never an acknowledgement in CLUSTERING: the message goes back to the broker."
         return "The consumer does not keep a failed message: it sends it back, and the broker decides its fate."
     if answer.kind == "dropped":
+        if choice.kind == "done":
+            return ("The offset moves past it as if it were consumed, but the listener failed it: in BROADCASTING "
+                    "processConsumeResult drops a failure.")
         return ("In BROADCASTING a failure is not sent back: processConsumeResult drops it (no retry queue, no delay "
                 "level, no DLQ).")
     if answer.kind in ("business", "retry") and event.kind is EventKind.STORED:
@@ -133,7 +159,8 @@ def where_offers(
     event: TraceEvent, before: FlowVM, after: FlowVM, answer: str, now_at: set[str], trace: Sequence[TraceEvent]
 ) -> tuple[Offer, ...]:
     """The plausible places for ``event``'s message, each with its near-miss hint; ``answer`` among them."""
-    retry_path = event.kind in RETRY_PATH and (before.retry_paths or after.retry_paths)
+    failed = event.kind in RETRY_PATH or (event.kind is EventKind.CONSUMED and _failure(event))
+    retry_path = failed and (before.retry_paths or after.retry_paths)
     places = {p.key: p for p in (*before.places, *after.places)}
     tokens = [t for t in before.tokens if t.msg_id == event.msg_id]
     group = next((t.owner for t in tokens if t.owner), "") or next(
@@ -157,6 +184,10 @@ def where_offers(
         dlq = f"queue:%DLQ%{group}@{broker}:0"
         if group:
             places.setdefault(dlq, Place(dlq, "dlq", f"%DLQ%{group}:0 (dead letters)", f"broker:{broker}"))
+    elif failed:  # BROADCASTING drops it: still offer the retry it does not make (the lab's misconception)
+        broker = came_from.split("@")[-1].split(":")[0] or broker
+        key = f"delay:{broker}:{3 + rt}"
+        places.setdefault(key, Place(key, "delay", f"level {3 + rt}", f"broker:{broker}"))
     offers = []
     order = {k: i for i, k in enumerate(("business", "retry", "delay", "dlq", "process_queue", "done", "dropped"))}
     right = places[answer]
@@ -229,7 +260,7 @@ def when_offers(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent
     the ``most`` nearest to the answer, in time order, each wrong one with its hint."""
     now = snap.now_ms
     answer = event.time_ms
-    what = f"the {event.kind.value.replace('_', ' ')}"
+    what = happens(event)
     candidates: dict[int, str] = {}
     for t in sorted(snap.timers, key=lambda t: (t.due_ms, t.seq)):
         if t.due_ms <= now or t.kind in HOUSEKEEPING or t.due_ms == answer:
@@ -237,7 +268,7 @@ def when_offers(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent
         if t.owner == event.actor or (event.kind is EventKind.REBALANCED and t.kind is TimerKind.REBALANCE):
             words = TIMER_WORDS.get(t.kind, f"its {t.kind.value.replace('_', ' ')} timer")
             who = t.owner.split(":", 1)[-1]
-            candidates.setdefault(t.due_ms, f"That is when {who}'s clock is due ({words}), not when {what} happens.")
+            candidates.setdefault(t.due_ms, f"That is when {who}'s clock is due ({words}), not when {what}.")
     for due, hint in _mistakes(event, now, trace):
         if due >= now and due != answer:
             candidates.setdefault(due, hint)

@@ -31,7 +31,7 @@ from typing import Any, Literal
 from rmqlab import EventKind, TraceEvent
 from rmqlab.snapshot import LabSnapshot
 
-from .checkpoint_choices import when_offers, where_offers, who_hint
+from .checkpoint_choices import happens, when_offers, where_offers, who_hint
 from .flow_view import FlowVM
 
 __all__ = ["ASKS", "AskedCheckpoint", "Checkpoint", "CheckpointError", "Choice", "resolve"]
@@ -80,6 +80,9 @@ class Checkpoint:
     explain: str = ""
     name: str = ""
     """What the score summary calls it (default: ``"send_back #1"``)."""
+    optional: bool = False
+    """Ask nothing, rather than fail, on a run without this event: for a picture whose knobs can change the
+    mechanism (e.g. ``max_reconsume_times=0`` leaves no second send-back to pause before)."""
 
     def __post_init__(self) -> None:
         kinds = sorted(k.value for k in EventKind)
@@ -201,7 +204,8 @@ def _where(
     was = {t.key: t.place for t in before.tokens}
     moved = [t for t in tokens if was.get(t.key) != t.place]
     answer = (moved or tokens)[0].place
-    now_at = {t.place for t in before.tokens if t.msg_id == event.msg_id}
+    owner = (moved or tokens)[0].owner
+    now_at = {t.place for t in before.tokens if t.msg_id == event.msg_id and t.owner == owner}
     offers = where_offers(event, before, after, answer, now_at, trace)
     return tuple(Choice(o.key, o.label, o.mark, o.hint) for o in offers), answer
 
@@ -229,7 +233,10 @@ def _question(cp: Checkpoint, event: TraceEvent) -> str:
     if cp.ask == "who":
         what = {"delivered": f"gets {msg}", "lock_acquired": f"takes the lock on {event.get('queue', 'the queue')}"}
         return f"Which instance {what.get(event.kind.value, 'acts')} next?"
-    return f"When does the next {event.kind.value.replace('_', ' ')} of {msg} happen?"
+    subject, verb, *rest = happens(event).split(" ", 2)
+    if verb == "is":  # "M0002 is delivered" → "When is M0002 delivered next?"
+        return f"When is {subject} {' '.join(rest)} next? Pick the time."
+    return f"When does {subject} {verb.removesuffix('s')} {' '.join(rest)}? Pick the time.".replace("  ", " ")
 
 
 def resolve(
@@ -243,20 +250,30 @@ def resolve(
 ) -> tuple[AskedCheckpoint, ...]:
     """Each checkpoint against one run's frames: ``positions[i]`` is frame ``i``'s trace length, ``snapshots``,
     ``flows`` (message-flow view-models) and ``captions`` are the frames' own. Raises :class:`CheckpointError`
-    naming the checkpoint when the run has no such event."""
+    naming the checkpoint when the run has no such event (an ``optional`` checkpoint is then left out)."""
     out = []
     for cp in checkpoints:
-        event = _find(cp, trace)
-        index = event.seq - 1  # events 0 … position − 1 have happened at a position
-        frame = max(i for i, p in enumerate(positions) if p <= index)
-        after = min(frame + 1, len(positions) - 1)
-        snap = snapshots[frame]
-        if cp.ask == "where":
-            choices, answer = _where(event, flows[frame], flows[after], trace[: event.seq - 1])
-        elif cp.ask == "who":
-            choices, answer = _who(event, snap)
-        else:
-            choices, answer = _when(event, snap, trace[: positions[frame]])
+        try:
+            event = _find(cp, trace)
+            index = event.seq - 1  # events 0 … position − 1 have happened at a position
+            frames = [i for i, p in enumerate(positions) if p <= index]
+            if not frames:
+                raise CheckpointError(
+                    f"checkpoint {cp.label!r}: its event (seq {event.seq}) happens before the run's first step"
+                )
+            frame = frames[-1]
+            after = min(frame + 1, len(positions) - 1)
+            snap = snapshots[frame]
+            if cp.ask == "where":
+                choices, answer = _where(event, flows[frame], flows[after], trace[: event.seq - 1])
+            elif cp.ask == "who":
+                choices, answer = _who(event, snap)
+            else:
+                choices, answer = _when(event, snap, trace[: positions[frame]])
+        except CheckpointError:
+            if cp.optional:
+                continue
+            raise
         right = next(c.label for c in choices if c.key == answer)
         explain = cp.explain or f"Right: {right}. " + " ".join(captions[after][:2])
         out.append(
