@@ -137,10 +137,10 @@ dash
 
 # %% [markdown]
 # Every button has a method twin, so a cell can drive the Dashboard too. This one stops the picture just
-# before c2 arrives (scroll up: the Dashboard shows that moment).
+# before c2 takes its share, where the picture asks its question (scroll up: the Dashboard shows that moment).
 
 # %%
-dash.controller.seek_time("2s")
+dash.controller.goto_checkpoint("c2 gets its queues")
 print(dash.controller.clock_text)
 
 # %% [markdown]
