@@ -121,6 +121,7 @@ def test_a_send_offers_the_queues_of_its_topic_and_no_retry_places() -> None:
     (cp,) = _asked(ordered_send, "10s", Checkpoint(before="stored", msg_id="M0004", ask="where"))
     assert cp.answer == "queue:TopicTest@broker-a:3"
     assert [c.key for c in cp.choices] == [f"queue:TopicTest@broker-{b}:{q}" for b in "ab" for q in range(4)]
+    assert [c.label for c in cp.choices][3:5] == ["TopicTest:3 · broker-a", "TopicTest:0 · broker-b"]  # told apart
     assert "Look at the broker" in cp.check("queue:TopicTest@broker-b:3")[1]
     assert "Look at the queue number" in cp.check("queue:TopicTest@broker-a:0")[1]
 

@@ -203,7 +203,22 @@ def where_offers(
             label = p.label + (f" ({p.owner})" if p.kind == "process_queue" else "")
         hint = "" if p.key == answer else _where_hint(p, right, event, rt, most)
         offers.append(Offer(p.key, label, f"place:{p.key}" if p.key in drawn else "", hint))
-    return tuple(offers)
+    return _told_apart(offers)
+
+
+def _told_apart(offers: list[Offer]) -> tuple[Offer, ...]:
+    """Two buttons never read the same: a queue label shared by two brokers gets its broker ("TopicTest:0 ·
+    broker-b"), as the picture shows it."""
+    seen: dict[str, int] = {}
+    for o in offers:
+        seen[o.label] = seen.get(o.label, 0) + 1
+    out = []
+    for o in offers:
+        if seen[o.label] > 1 and "@" in o.key and " · " not in o.label:
+            broker = o.key.split("@")[-1].split(":")[0]
+            o = Offer(o.key, f"{o.label} · {broker}", o.mark, o.hint)
+        out.append(o)
+    return tuple(out)
 
 
 # ---------------------------------------------------------------- when

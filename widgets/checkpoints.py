@@ -275,7 +275,7 @@ def resolve(
                 continue
             raise
         right = next(c.label for c in choices if c.key == answer)
-        explain = cp.explain or f"Right: {right}. " + " ".join(captions[after][:2])
+        explain = cp.explain or f"Right: {right}. " + (captions[after][0] if captions[after] else "")
         out.append(
             AskedCheckpoint(
                 cp.label,
