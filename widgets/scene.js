@@ -407,7 +407,8 @@ function renderPlayer({ model, el: host }) {
         if (wasPlaying) setPlaying(true);
       } else {
         feedback.className = "rq-feedback rq-wrong";
-        feedback.textContent = `Not quite. Hint: ${cp.hint} Try again, or Show me.`;
+        const hint = (cp.choices.find((c) => c.key === key) || {}).hint || cp.hint;  // the near-miss hint of this choice
+        feedback.textContent = `Not quite. Hint: ${hint} Try again, or Show me.`;
       }
     };
     for (const c of cp.choices) {
