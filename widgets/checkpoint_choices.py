@@ -29,6 +29,8 @@ RETRY_PATH = (EventKind.SEND_BACK, EventKind.SCHEDULED, EventKind.DEAD_LETTERED,
 """Events on the send-back path: their questions offer delay levels, the retry queue and the DLQ."""
 HOUSEKEEPING = (TimerKind.HEARTBEAT, TimerKind.ROUTE_POLL, TimerKind.CLEAN_EXPIRED, TimerKind.PERSIST_OFFSET)
 """Timers that never decide when a message moves: not offered as a "when"."""
+CLOSEST_MS = 1_000
+"""A wrong time is at least this far from the answer."""
 TIMER_WORDS = {
     TimerKind.REBALANCE: "its 20 s rebalance timer",
     TimerKind.LOCK_RENEW: "its 20 s lock renewal (lockAll)",
@@ -243,10 +245,17 @@ def _mistakes(event: TraceEvent, now: int, trace: Sequence[TraceEvent]) -> list[
                             "(submitConsumeRequestLater clamps to 10 … 30000 ms); this queue uses the consumer's own "
                             "suspendCurrentQueueTimeMillis."))  # fmt: skip
             else:
+                reached = any(e.kind is EventKind.SEND_BACK and e.msg_id == msg and e.get("ok") for e in trace
+                              if e.time_ms >= before[-1].time_ms)  # fmt: skip
                 out.append((failed + 1_000, "1 s is an orderly consumer's local pause. A concurrent consumer sends the "
                             "message back, and the broker holds it for its delay level."))  # fmt: skip
-                out.append((failed + 5_000, "5 s is the local retry after a send-back that failed; this send-back "
-                            "reached the broker."))  # fmt: skip
+                out.append((failed + DELAYS.delay_ms(min(3 + rt, DELAYS.max_level)), "That is the broker's delay "
+                            "(level 3 + reconsumeTimes) for a send-back that reaches it. Did this one reach the broker?"
+                            if not reached else "That is the delay of the level the broker chose: count the reconsumes "
+                            "again."))  # fmt: skip
+                if reached:
+                    out.append((failed + 5_000, "5 s is the local retry after a send-back that failed; this "
+                                "send-back reached the broker."))  # fmt: skip
         out.append((now, "Not at once: something has to finish or come due first. Which clock is this actor "
                     "waiting on?"))  # fmt: skip
     elif kind is EventKind.REBALANCED:
@@ -291,7 +300,8 @@ def when_offers(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent
         for due in (now + (answer - now) // 2, answer + max(answer - now, 1_000)):
             if due >= now and due != answer:
                 candidates.setdefault(due, "Step again and watch which clock this actor is waiting on.")
-    nearest = sorted(candidates, key=lambda due: (abs(due - answer), due))[: most - 1]
+    apart = [due for due in candidates if abs(due - answer) >= CLOSEST_MS]  # "4 s" beside "4.02 s" only confuses
+    nearest = sorted(apart, key=lambda due: (abs(due - answer), due))[: most - 1]
     times = sorted([answer, *nearest])
     direction = {True: "Too early. ", False: "Too late. "}
     return tuple(
