@@ -74,7 +74,6 @@ from rmqlab.widgets.dashboard import Dashboard
 dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
     Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="when ok2 starts"),
 ])
-dash.controller.seek_time("10s")
 dash
 
 # %%

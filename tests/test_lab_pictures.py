@@ -105,6 +105,8 @@ def test_a_lab_fits_one_sitting(name: str) -> None:
 
 
 _BUILT: dict[str, list[Any]] = {}
+_LEFT_AT: dict[str, list[int]] = {}
+"""Where each dashboard of a lab stands when the lab's cells have all run (what the student finds)."""
 
 
 def _dashboards_of(source: Path) -> list[Any]:
@@ -129,6 +131,7 @@ def _dashboards_of(source: Path) -> list[Any]:
         with contextlib.redirect_stdout(io.StringIO()):
             runpy.run_path(str(source), run_name="__lab__")
     _BUILT[source.name] = built
+    _LEFT_AT[source.name] = [dash.controller.position for dash in built]
     return built
 
 
@@ -162,6 +165,10 @@ def test_every_lab_asks_on_its_picture(name: str) -> None:
     assert asked, f"{name}: no checkpoint on any picture"
     declared = (LABS / name).read_text().count("Checkpoint(before=")
     assert len(asked) == declared, f"{name}: an optional checkpoint found no event in the lab's own run"
+    for dash, left_at in zip(_dashboards_of(LABS / name), _LEFT_AT[name], strict=True):
+        frames = dash.controller.frames
+        passed = [cp.name for cp in dash.controller.checkpoints if left_at > frames.positions[cp.frame]]
+        assert passed == [], f"{name}: the lab leaves its picture past {passed}, so Step never asks them"
     for cp in asked:
         keys = [choice.key for choice in cp.choices]
         assert len(keys) >= 2 and cp.answer in keys, (name, cp.name, keys, cp.answer)

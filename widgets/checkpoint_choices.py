@@ -194,7 +194,7 @@ def where_offers(
     order = {k: i for i, k in enumerate(("business", "retry", "delay", "dlq", "process_queue", "done", "dropped"))}
     right = places[answer]
     for p in sorted(places.values(), key=lambda p: (order.get(p.kind, 9), p.key)):
-        if p.kind not in order or not _plausible(
+        if (p.key != answer and p.kind not in order) or not _plausible(
             p, answer=answer, now_at=now_at, came_from=came_from, group=group, retry_path=retry_path
         ):
             continue
