@@ -83,8 +83,8 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", checkpoints=[
-    Checkpoint(before="scheduled", ask="where", name="the first retry's delay level"),
-    Checkpoint(before="delay_delivered", nth=2, ask="when", name="when the second retry is due"),
+    Checkpoint(before="scheduled", ask="where", optional=True, name="the first retry's delay level"),
+    Checkpoint(before="delay_delivered", nth=2, ask="when", optional=True, name="when the second retry is due"),
 ])
 dash
 

@@ -33,10 +33,10 @@ R = 12.5
 STEP = 28.0
 PAD = 8.0
 ROW = 22.0
-GAP = 84.0
+GAP = 64.0
 HOP_W = 14.0
 """Right margin of a broker column, where the schedule service's hop arrow (SCHEDULE → %RETRY%) runs."""
-TOKENS_PER_ROW = 8
+TOKENS_PER_ROW = 4
 
 FLOW_CSS = """
 $ .rq-col { fill: var(--jp-layout-color1, #fafafa); stroke: var(--jp-border-color2, #c7c7c7); }
@@ -332,7 +332,7 @@ def _consumers(cv: _Canvas, vm: FlowVM, cols: _Columns) -> None:
     """The consumer instances column: one box per instance, a ProcessQueue row per assigned queue inside."""
     cx0 = cols.cx0 = cols.brokers_right + GAP
     pq_places = cols.places_in.get("consumers", [])
-    pq_label_w = max([text_width(p.label) for p in pq_places] + [60.0]) + 14
+    pq_label_w = max([text_width(part) for p in pq_places for part in p.label.split(" · ")] + [60.0]) + 14
     cons_w = cols.cons_w = max(
         pq_label_w + TOKENS_PER_ROW * STEP + 2 * PAD + 8 if vm.consumers else text_width(_("consumer instances"), 12),
         max((text_width(f"{c.client_id} · {c.group}", 12) + 2 * PAD for c in vm.consumers), default=0),
@@ -366,7 +366,10 @@ def _consumers(cv: _Canvas, vm: FlowVM, cols: _Columns) -> None:
             ph = _pq_height(p, len(toks))
             tip = f"ProcessQueue of {p.label}" + (f": {p.note}" if p.note else "")
             cv.rect(f"place:{p.key}", cx0 + PAD, sy, cons_w - 2 * PAD, ph, "rq-pq", title=tip)
-            cv.text(f"label:{p.key}", cx0 + PAD + 5, sy + 15, p.label)
+            name, _sep, broker = p.label.partition(" · ")  # "TopicTest:0 · broker-a": the broker on a line of its own
+            cv.text(f"label:{p.key}", cx0 + PAD + 5, sy + 15, name, title=p.label)
+            if broker:
+                cv.text(f"broker:{p.key}", cx0 + PAD + 5, sy + 27, broker, cls="rq-muted rq-small")
             if p.note:
                 cv.text(f"note:{p.key}", cx0 + PAD + 5, sy + ph - 5, p.note, cls="rq-muted rq-small")
             _place_tokens(cv, toks, cx0 + PAD + pq_label_w + R, sy + 2 + R + 1)

@@ -426,7 +426,8 @@ function renderPlayer({ model, el: host }) {
         if (wasPlaying) setPlaying(true);
       } else {
         feedback.className = "rq-feedback rq-wrong";
-        feedback.textContent = tr("Not quite. Hint: {hint} Try again, or Show me.", { hint: cp.hint });
+        const hint = (cp.choices.find((c) => c.key === key) || {}).hint || cp.hint;  // the near-miss hint of this choice
+        feedback.textContent = tr("Not quite. Hint: {hint} Try again, or Show me.", { hint: hint });
       }
     };
     for (const c of cp.choices) {
