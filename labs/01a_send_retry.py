@@ -85,7 +85,7 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(broker_a_dies, knobs={"mode": "send", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s",
-                 checkpoints=[Checkpoint(before="stored", msg_id="M0002", ask="where", name="where m1 is stored")])
+                 checkpoints=[Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="where m1 is stored")])
 dash
 
 

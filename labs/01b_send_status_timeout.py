@@ -15,16 +15,14 @@
 
 # %% [markdown]
 # [Index](README.md) · [← Back](01a_send_retry.ipynb) · [Next →](02a_consume_failure_send_back.ipynb)
-
-# %% [markdown]
+#
 # # 01b · Producer send: statuses, the shared timeout, duplicates and slow brokers
 #
 # **Goal:** see what the caller gets back — a status that is not an exception, a timeout that is not retried, a
 # duplicate after a lost response — and how a producer can sidestep a slow broker. Lab
 # [01a](01a_send_retry.ipynb) has where a retry goes. Source: `DefaultMQProducerImpl.sendDefaultImpl`,
 # `client/.../latency/MQFaultStrategy.java`, `LatencyFaultToleranceImpl.java`, `DefaultMQProducer.java`.
-
-# %% [markdown]
+#
 # Defaults: `sendMsgTimeout` = 3000 ms, `retryTimesWhenSendFailed` = 2 (SYNC: 3 attempts),
 # `retryTimesWhenSendAsyncFailed` = 2, ONEWAY: 1 attempt.
 
@@ -49,8 +47,6 @@ def cluster(**producer_options):
 SEND = ("send_attempt", "send_result", "send_failed")
 SEND_MODES = ["send", "send_async", "send_oneway"]
 
-
-# %%
 def sends_every_second(lab, producer, *, first=1, count=4, mode="send", topic="TopicTest"):
     """Schedule ``count`` messages m1, m2, … one per second from ``first`` s, each sent with ``producer.<mode>``."""
     for k in range(count):
@@ -66,6 +62,10 @@ def sends_every_second(lab, producer, *, first=1, count=4, mode="send", topic="T
 # ## A status is not an exception: FLUSH_DISK_TIMEOUT
 # With `flushDiskType=SYNC_FLUSH` a broker that stored the message but did not flush it in time answers
 # FLUSH_DISK_TIMEOUT (also FLUSH_SLAVE_TIMEOUT, SLAVE_NOT_AVAILABLE). The client turns these into a `SendStatus`.
+#
+# The picture: both brokers store but answer FLUSH_DISK_TIMEOUT. Step through with the switch off, then turn
+# `retry_another_broker_when_not_store_ok` on, Rebuild, and count the stored copies once you have answered
+# exercise 1.
 
 
 # %%
@@ -77,11 +77,6 @@ def flush_timeouts(retry_another_broker_when_not_store_ok=False, sends=1):
     sends_every_second(lab, p, count=sends)
     return lab
 
-
-# %% [markdown]
-# The picture: both brokers store but answer FLUSH_DISK_TIMEOUT. Step through with the switch off, then turn
-# `retry_another_broker_when_not_store_ok` on, Rebuild, and count the stored copies once you have answered
-# exercise 4.
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -135,14 +130,11 @@ grading_01b_1.verify("01b.1", answer_1)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# > **Common belief vs. the source.** "FLUSH_DISK_TIMEOUT is an error that the broker retries." — It is a status of a
-# > message that *was* stored. The broker retries nothing; the retry is the client's (`retryAnotherBrokerWhenNotStoreOK`
-# > in `DefaultMQProducer`), every retry stores one more copy, and after the last attempt the caller still gets the last
-# > non-OK `SendResult`, not an exception.
-
-# %% [markdown]
 # ## The shared send timeout
 # `sendMsgTimeout` is **one budget for all attempts**, checked before each attempt. broker-a now answers after 4 s.
+#
+# The picture: eight sends, one every 5 s; the round robin takes broker-a's and broker-b's queues in turn.
+# Step to the first attempt on broker-a and stop there.
 
 
 # %%
@@ -154,10 +146,6 @@ def slow_broker_a(response_delay_ms=4000, sends=1):
         lab.at(f"{1 + 5 * k}s", p.send, Message("TopicTest", f"m{k + 1}"))
     return lab
 
-
-# %% [markdown]
-# The picture: eight sends, one every 5 s; the round robin takes broker-a's and broker-b's queues in turn.
-# Step to the first attempt on broker-a and stop there.
 
 # %% tags=["nbval-ignore-output"]
 slow_dash = Dashboard(slow_broker_a, knobs={"response_delay_ms": 4000, "sends": 8}, horizon="45s")
@@ -189,6 +177,7 @@ grading_01b_2.verify("01b.2", answer_2)
 
 # %% [markdown]
 # ## A lost response after the store makes a duplicate
+# The picture: broker-a stores, and its answers never arrive. Step to m1's first `stored` and stop.
 
 
 # %%
@@ -199,9 +188,6 @@ def lost_responses(sends=1):
     sends_every_second(lab, p, count=sends)
     return lab
 
-
-# %% [markdown]
-# The picture: broker-a stores, and its answers never arrive. Step to m1's first `stored` and stop.
 
 # %% tags=["nbval-ignore-output"]
 lost_dash = Dashboard(lost_responses, knobs={"sends": 8}, horizon="10s")
@@ -231,9 +217,6 @@ grading_01b_3.verify("01b.3", answer_3)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# Both copies carry the same id `M0001` (`UNIQ_KEY`): consumers deduplicate on it (or on business keys).
-
-# %% [markdown]
 # ## Sidelining a slow broker: latency fault tolerance
 # Off by default (`sendLatencyFaultEnable` = false). With `send_latency_fault_enable=True` the producer's
 # `MQFaultStrategy` rates a broker after **every** attempt: the attempt's latency is looked up in
@@ -242,6 +225,8 @@ grading_01b_3.verify("01b.3", answer_3)
 # choice, counted from the end of the attempt; a failed attempt counts as 30 000 ms. `selectOneMessageQueue` then
 # walks the round robin past the queues of brokers that are out (when every broker is out, `pickOneAtLeast` takes
 # the least bad one). Source: `client/.../latency/MQFaultStrategy.java`, `LatencyFaultToleranceImpl.java`.
+#
+# The picture, with the switch on. Step through the first send (600 ms on broker-a) and stop there.
 
 
 # %%
@@ -255,12 +240,9 @@ def slow_then_fast(**producer_options):
     return lab
 
 
-# %% [markdown]
-# The picture, with the switch on. Step through the first send (600 ms on broker-a) and stop there.
-
 # %% tags=["nbval-ignore-output"]
 latency_dash = Dashboard(slow_then_fast, knobs={"send_latency_fault_enable": True}, horizon="40s", checkpoints=[
-    Checkpoint(before="stored", msg_id="M0002", ask="where", name="where the 5 s send goes"),
+    Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="where the 5 s send goes"),
 ])
 latency_dash
 
@@ -308,8 +290,7 @@ print("without (default): ", [e.get("broker") for e in default.trace.of_kind("se
 # - One 3000 ms budget for all attempts: a timeout is not retried. A retry after a lost response stores a duplicate.
 # - `sendLatencyFaultEnable` (off by default) keeps a broker out of the queue choice for a time looked up from the
 #   latency of its last attempt (a success at 550 ms or more: 30 s; a failure: 600 s).
-
-# %% [markdown]
+#
 # ## Your score
 # Run this cell last: one line per exercise of this lab, from the checks you ran.
 

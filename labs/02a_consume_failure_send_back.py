@@ -109,7 +109,7 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 ack_dash = Dashboard(ack_index_lab, knobs={"ack_index": 1, "batch": 4}, horizon="40s", checkpoints=[
-    Checkpoint(before="send_back", ask="where", name="where the first unacknowledged message goes"),
+    Checkpoint(before="send_back", ask="where", optional=True, name="where the first unacknowledged message goes"),
 ])
 ack_dash
 

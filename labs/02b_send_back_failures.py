@@ -121,7 +121,7 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 partition_dash = Dashboard(partitioned_lab, knobs={"heal_at": "12s", "messages": 1}, horizon="40s", checkpoints=[
-    Checkpoint(before="delivered", nth=2, ask="when", name="when the local retry comes"),
+    Checkpoint(before="delivered", nth=2, ask="when", optional=True, name="when the local retry comes"),
 ])
 partition_dash
 

@@ -15,8 +15,7 @@
 
 # %% [markdown]
 # [Index](README.md) · [← Back](03_delay_levels_schedule.ipynb) · [Next →](04b_stranded_retry_queues.ipynb)
-
-# %% [markdown]
+#
 # # 04 · The dead-letter queue
 #
 # **Goal:** know when a message is dead-lettered, where it lands, why the two send-back paths do not count alike, and
@@ -82,7 +81,7 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(refund_fails, knobs={"max_reconsume_times": 1, "messages": 3}, horizon="1m", checkpoints=[
-    Checkpoint(before="send_back", msg_id="M0001", nth=2, ask="where", name="where refund 17 goes after its retry fails"),
+    Checkpoint(before="send_back", msg_id="M0001", nth=2, ask="where", optional=True, name="where refund 17 goes after its retry fails"),
 ])
 dash
 
@@ -101,19 +100,14 @@ answer_1 = ...  # ← your prediction
 answer_1 = ("%DLQ%cg", 1)
 ### END SOLUTION
 
-# %% [markdown]
-# The topics on broker-a before and after:
-
 # %%
 lab, p, c = refund_lab(business)
 broker = lab.brokers["broker-a"]
-print("before:", sorted(broker.topic_config))
+print("topics before:", sorted(broker.topic_config))
 lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
 lab.run(until="1m")
-print("after: ", sorted(broker.topic_config))
+print("topics after: ", sorted(broker.topic_config))
 show_trace(lab.trace, "delivered", "send_back", "dead_lettered", msg_id="M0001")
-
-# %%
 dlq_name = lab.trace.of_kind("dead_lettered")[0].get("topic")
 cfg = broker.topic_config[dlq_name]
 print(dlq_name, "read/write queues:", cfg.read_queue_nums, cfg.write_queue_nums, "perm:", cfg.perm)
@@ -191,12 +185,8 @@ grading_04_2.verify("04.2", answer_2)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# > **Common belief vs. the source.** "Each topic has its own dead-letter queue." — The name is built from the
-# > *consumer group* only, and it has one queue: every topic the group consumes shares it. Only the `RETRY_TOPIC`
-# > property (set at the first send-back) tells the dead letters apart — a re-send must read it.
-
-# %% [markdown]
-# Two ids name each dead letter. `msg_id` is the client's (`UNIQ_KEY`: set once by the producer, the id every
+# Each dead letter carries the `RETRY_TOPIC` property (set at the first send-back): the topic it came from, which a
+# re-send must read. Two ids name each dead letter. `msg_id` is the client's (`UNIQ_KEY`: set once by the producer, the id every
 # listener sees); `offset_msg_id` is the store's, the broker's address and the copy's CommitLog offset
 # (`MessageDecoder.createMessageId`), new for every stored copy. The send-back reads the failed message back from
 # the store by offset and writes *that* copy's store id into `ORIGIN_MESSAGE_ID`; every later copy keeps it.
@@ -222,10 +212,8 @@ paths_dash = Dashboard(
 )
 paths_dash
 
-# %% [markdown]
-# The broker path as a table:
-
 # %%
+# the broker path as a table
 lab2, p2, _ = refund_lab(always_fails, max_reconsume_times=2)
 lab2.at("1s", p2.send, Message("TopicTest", "refund 20"))
 lab2.run(until="5m")
@@ -258,18 +246,6 @@ check("04.3", answer_3, fallback_deliveries)
 import rmqlab.course.grading as grading_04_3
 grading_04_3.verify("04.3", answer_3)
 ### END HIDDEN TESTS
-
-# %% [markdown]
-# > **What the 4.9.7 source says** (read for this lab, not only the usual write-ups). On the broker path,
-# > `asyncConsumerSendMsgBack` tests `msgExt.getReconsumeTimes() >= maxReconsumeTimes` on the stored count, then stores
-# > the new copy with the count + 1. On the fallback path, `DefaultMQPushConsumerImpl.sendMessageBack` builds the retry
-# > message with `RECONSUME_TIME` = count + 1, `sendKernelImpl` puts that into the request header, and
-# > `handleRetryAndDLQ` tests `reconsumeTimes >= maxReconsumeTimes` on the header value, storing it without a further
-# > + 1. Same `>=`, but one side is already incremented: **the fallback path dead-letters one delivery earlier**, with
-# > a count one lower. The trace above shows a second 4.9.x detail: `handleRetryAndDLQ` sets delay level 0, but the
-# > request's own properties (with the client's `DELAY` = 3 + count) are put back on the message afterwards, so this
-# > dead letter first waits in `SCHEDULE_TOPIC_XXXX` (real topic `%DLQ%cg`). RocketMQ 5.0 changed the check to `>` and
-# > the delay to −1.
 
 # %% [markdown]
 # ## A dead letter is kept as long as any message
@@ -344,19 +320,13 @@ grading_04_4.verify("04.4", answer_4)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# The consumer saw `ok=True` and moved its offset on; nothing in the client hints at the loss. The lab's invariant
-# checker follows every produced message to its fate, and names the cause:
+# What does the consumer see, and what does the broker keep? The lab's invariant checker follows every produced
+# message to its fate, and names the cause:
 
 # %%
 report = check_invariants(off)
 print("ok:", report.ok, "| fate of M0001:", report.fates[("group:cg", "M0001")])
 print(report.violations[0].detail)
-
-# %% [markdown]
-# > **Common belief vs. the source.** "`retryQueueNums` 0 disables retry safely." — `asyncConsumerSendMsgBack` returns
-# > SUCCESS before it even looks at the DLQ rule, so every failed message is silently dropped. To dead-letter at once,
-# > keep one retry queue and have the listener set `ctx.delay_level_when_next_consume = -1` (or give the consumer
-# > `max_reconsume_times=0`).
 
 # %% [markdown]
 # ## Key points
@@ -366,8 +336,7 @@ print(report.violations[0].detail)
 # - Unsubscribed by default, deleted with its CommitLog file after ≥ 72 h like everything else.
 # - `retryQueueNums` 0 does not dead-letter: the failed message is dropped without a trace in the client.
 # - Next: [04b](04b_stranded_retry_queues.ipynb) — raising `retryQueueNums` on a running group.
-
-# %% [markdown]
+#
 # ## Your score
 # Run this cell last: one line per exercise of this lab, from the checks you ran.
 

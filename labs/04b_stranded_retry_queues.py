@@ -67,7 +67,7 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(raised_late, horizon="61s", checkpoints=[
-    Checkpoint(before="scheduled", ask="where", name="where the first retry waits"),
+    Checkpoint(before="scheduled", ask="where", optional=True, name="where the first retry waits"),
 ])
 dash
 

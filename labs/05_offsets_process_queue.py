@@ -72,9 +72,8 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
-    Checkpoint(before="delivered", nth=3, ask="when", name="when ok2 starts"),
+    Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="when ok2 starts"),
 ])
-dash.controller.seek_time("10s")
 dash
 
 # %%

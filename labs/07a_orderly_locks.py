@@ -15,8 +15,7 @@
 
 # %% [markdown]
 # [Index](README.md) · [← Back](06_ordered_send.ipynb) · [Next →](07b_orderly_failover.ipynb)
-
-# %% [markdown]
+#
 # # 07a · Orderly consumption: local retries and the three locks
 #
 # **Goal:** see how an orderly consumer retries (locally, on the same queue), how long it pauses, which lock it holds
@@ -70,7 +69,7 @@ def retry_picture(max_reconsume_times=3):
     return orderly_lab(max_reconsume_times=max_reconsume_times)[0]
 
 dash = Dashboard(retry_picture, knobs={"max_reconsume_times": 3}, horizon="20s", checkpoints=[
-    Checkpoint(before="delivered", nth=3, ask="when", name="when bad comes back"),
+    Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="when bad comes back"),
 ])
 dash
 
@@ -100,6 +99,7 @@ answer_1 = 4
 lab, c = orderly_lab(max_reconsume_times=3)
 lab.run(until="3m")
 bad = [e for e in lab.trace.of_kind("delivered") if e.msg_id == "M0002"]
+show_trace(lab.trace, "delivered", "send_back", "scheduled", "dead_lettered", fields=("queue_offset", "reconsume_times", "level", "topic"))
 
 # %% nbgrader={"grade": true, "grade_id": "ex07a_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("07a.1", answer_1, len(bad))
@@ -107,16 +107,6 @@ check("07a.1", answer_1, len(bad))
 import rmqlab.course.grading as grading_07a_1
 grading_07a_1.verify("07a.1", answer_1)
 ### END HIDDEN TESTS
-
-# %%
-show_trace(lab.trace, "delivered", "send_back", "scheduled", "dead_lettered", fields=("queue_offset", "reconsume_times", "level", "topic"))
-
-# %% [markdown]
-# Past the max, `checkReconsumeTimes` sends the message to `%RETRY%cg` with `delayLevel = 3 + reconsumeTimes` and the
-# broker, seeing `reconsumeTimes ≥ max` in the request header, diverts it to `%DLQ%cg`. It lands there only after
-# that delay (level 6 = 2 min here): in 4.9.7 `SendMessageProcessor.asyncSendMessage` sets delay level 0 for the
-# DLQ, then replaces the message's properties with the request's, which still carry the client's level (checked in
-# the 4.9.7 source; 5.0 fixed it).
 
 # %% [markdown]
 # ## The suspend time is clamped
@@ -158,6 +148,7 @@ answer_2 = 93
 lab, c = orderly_lab(pause_two_minutes, max_reconsume_times=3)
 lab.run(until="5m")
 sent_back = lab.trace.of_kind("send_back")[0]
+show_trace(lab.trace, "delivered", "suspended", "send_back", fields=("reconsume_times", "retry_in_ms"))
 
 # %% nbgrader={"grade": true, "grade_id": "ex07a_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("07a.2", answer_2, sent_back.time_ms // 1000)
@@ -165,9 +156,6 @@ check("07a.2", answer_2, sent_back.time_ms // 1000)
 import rmqlab.course.grading as grading_07a_2
 grading_07a_2.verify("07a.2", answer_2)
 ### END HIDDEN TESTS
-
-# %%
-show_trace(lab.trace, "delivered", "suspended", "send_back", fields=("reconsume_times", "retry_in_ms"))
 
 # %%
 # the other end of the clamp: the pause each requested value really gets
@@ -267,6 +255,8 @@ def locks_held(lab, c, queue_id=0):
 lab, c = orderly_lab(five_seconds, message_model="BROADCASTING")
 lab.run(until="4s")
 held = locks_held(lab, c)
+print(lock_table(lab, c))
+print("lock events in the trace:", len(lab.trace.of_kind("lock_acquired", "lock_renewed")))
 
 # %% nbgrader={"grade": true, "grade_id": "ex07a_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("07a.3", answer_3, held)
@@ -274,14 +264,6 @@ check("07a.3", answer_3, held)
 import rmqlab.course.grading as grading_07a_3
 grading_07a_3.verify("07a.3", answer_3)
 ### END HIDDEN TESTS
-
-# %%
-print(lock_table(lab, c))
-print("lock events in the trace:", len(lab.trace.of_kind("lock_acquired", "lock_renewed")))
-
-# %% [markdown]
-# No lease, and "c1 trusts it: no" does not matter: in BROADCASTING every instance consumes every queue, so
-# `ConsumeRequest.run` does not look at `pq.locked` at all. The two local locks still keep one thread per queue.
 
 # %% [markdown]
 # ## The client trusts its broker lock for 30 s
@@ -329,6 +311,9 @@ answer_4 = 50
 lab, c = cut_off_lab()
 lab.run(until="90s")
 last_before_heal = max(e.time_ms for e in lab.trace.of_kind("delivered") if e.time_ms < 70_000)
+show_trace(lab.trace, "lock_acquired", "lock_renewed", "warning", "fault", fields=("queue", "fault", "message"))
+resumed = min(e.time_ms for e in lab.trace.of_kind("delivered") if e.time_ms >= 70_000)
+print("first delivery after the heal:", format_duration(resumed))
 
 # %% nbgrader={"grade": true, "grade_id": "ex07a_4", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("07a.4", answer_4, last_before_heal // 1000)
@@ -336,11 +321,6 @@ check("07a.4", answer_4, last_before_heal // 1000)
 import rmqlab.course.grading as grading_07a_4
 grading_07a_4.verify("07a.4", answer_4)
 ### END HIDDEN TESTS
-
-# %%
-show_trace(lab.trace, "lock_acquired", "lock_renewed", "warning", "fault", fields=("queue", "fault", "message"))
-resumed = min(e.time_ms for e in lab.trace.of_kind("delivered") if e.time_ms >= 70_000)
-print("first delivery after the heal:", format_duration(resumed))
 
 # %% [markdown]
 # Every lock request is a call through the network like a send or a pull, so the partition hits it too: the trace
@@ -398,6 +378,7 @@ answer_5 = 3
 lab = yield_lab().run(until="5m")
 order = [e.get("queue") for e in lab.trace.of_kind("delivered")]
 before_switch = order.index(next(q for q in order if q != order[0]))
+show_trace(lab.trace, "delivered", fields=("queue", "queue_offset"))
 
 # %% nbgrader={"grade": true, "grade_id": "ex07a_5", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("07a.5", answer_5, before_switch)
@@ -405,9 +386,6 @@ check("07a.5", answer_5, before_switch)
 import rmqlab.course.grading as grading_07a_5
 grading_07a_5.verify("07a.5", answer_5)
 ### END HIDDEN TESTS
-
-# %%
-show_trace(lab.trace, "delivered", fields=("queue", "queue_offset"))
 
 # %% [markdown]
 # ## Offsets: orderly overwrites, concurrent only moves forward
@@ -433,8 +411,7 @@ print("increaseOnly=false →", store.offset_table[mq])
 #   20 s), `MessageQueueLock` for the consume loop, the consume lock around each listener call.
 # - One ConsumeRequest gives its thread back after 60 s of continuous consumption (`MAX_TIME_CONSUME_CONTINUOUSLY`).
 # - Next: [07b](07b_orderly_failover.ipynb) — a crashed holder, a queue that moves, shutdown, `autoCommit`, batches.
-
-# %% [markdown]
+#
 # ## Your score
 # Run this cell last: one line per exercise of this lab, from the checks you ran.
 

@@ -15,8 +15,7 @@
 
 # %% [markdown]
 # [Index](README.md) · [← Back](07a_orderly_locks.ipynb) · [Next →](08_broadcasting_vs_clustering.ipynb)
-
-# %% [markdown]
+#
 # # 07b · Orderly consumption: failure, take-over and shutdown
 #
 # **Goal:** see what happens to an orderly queue when its holder crashes, when the queue moves to another consumer
@@ -79,7 +78,7 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s", checkpoints=[
-    Checkpoint(before="lock_acquired", actor="consumer:c2", ask="who", name="who holds the queue next"),
+    Checkpoint(before="lock_acquired", actor="consumer:c2", ask="who", optional=True, name="who holds the queue next"),
 ])
 dash.controller.seek_time("11s")
 dash
@@ -98,6 +97,7 @@ answer_1 = 71
 # %%
 lab = takeover_lab().run(until="90s")
 got = [e for e in lab.trace.of_kind("lock_acquired") if e.actor == "consumer:c2" and e.get("queue") == "TopicTest@broker-a:0"]
+show_trace(lab.trace, "lock_acquired", "lock_refused", "lock_expired", "lifecycle", fields=("queue", "holder", "previous_holder", "event"))
 
 # %% nbgrader={"grade": true, "grade_id": "ex07b_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("07b.1", answer_1, got[0].time_ms // 1000)
@@ -105,13 +105,6 @@ check("07b.1", answer_1, got[0].time_ms // 1000)
 import rmqlab.course.grading as grading_07b_1
 grading_07b_1.verify("07b.1", answer_1)
 ### END HIDDEN TESTS
-
-# %%
-show_trace(lab.trace, "lock_acquired", "lock_refused", "lock_expired", "lifecycle", fields=("queue", "holder", "previous_holder", "event"))
-
-# %% [markdown]
-# > **Common belief vs. the source.** "The broker lock expires after 30 s." — `RebalanceLockManager` keeps an entry
-# > for **60 s** after its last renewal; 30 s is `ProcessQueue`'s limit on how long the *client* trusts its own copy.
 
 # %% [markdown]
 # ## When a queue moves to another consumer
@@ -168,15 +161,6 @@ answer_2 = 2
 # %%
 lab.run(until="2m")
 m0001 = [e for e in lab.trace.of_kind("delivered") if e.msg_id == "M0001"]
-
-# %% nbgrader={"grade": true, "grade_id": "ex07b_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("07b.2", answer_2, len(m0001))
-### BEGIN HIDDEN TESTS
-import rmqlab.course.grading as grading_07b_2
-grading_07b_2.verify("07b.2", answer_2)
-### END HIDDEN TESTS
-
-# %%
 QUEUE_1 = "TopicTest@broker-a:1"
 
 def about_queue_1(e):
@@ -189,10 +173,12 @@ show_trace(
     fields=("queue_offset", "status", "offset", "added", "removed", "holder"),
 )
 
-# %% [markdown]
-# c1 finished `M0001` at 27 s, but `processConsumeResult` commits only if the ProcessQueue is not dropped — it was.
-# The broker still had offset 0 for queue 1, so c2 started there. Orderly consumption keeps the order of a queue;
-# it does not make a queue move exactly-once.
+# %% nbgrader={"grade": true, "grade_id": "ex07b_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("07b.2", answer_2, len(m0001))
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_07b_2
+grading_07b_2.verify("07b.2", answer_2)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## A clean shutdown: locks first, each answer awaited
@@ -224,10 +210,6 @@ print("c1's ProcessQueues still marked locked:", sorted(str(mq) for mq, pq in c1
 #
 # The picture: five messages `a` … `e`, the listener below (auto-commit off, `COMMIT` for `c`). Its Offsets tab
 # shows the committed offset. Step to `c`'s delivery and stop there.
-#
-# ### Exercise 3 — predict, then run
-# Five messages `a` … `e`; the listener turns auto-commit off and returns `COMMIT` for `c`, `SUCCESS` for the others.
-# What offset does c1 hold for the queue at the end?
 
 # %%
 def commit_on_c(msgs, ctx):
@@ -245,6 +227,11 @@ def commit_picture(messages=5):
 commit_dash = Dashboard(commit_picture, knobs={"messages": 5}, horizon="20s")
 commit_dash
 
+# %% [markdown]
+# ### Exercise 3 — predict, then run
+# Five messages `a` … `e`; the listener turns auto-commit off and returns `COMMIT` for `c`, `SUCCESS` for the others.
+# What offset does c1 hold for the queue at the end?
+
 # %% nbgrader={"grade": false, "grade_id": "ex07b_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← your prediction
 ### BEGIN SOLUTION
@@ -256,6 +243,8 @@ lab, c = orderly_lab(commit_on_c, bodies=("a", "b", "c", "d", "e"))
 lab.run(until="20s")
 mq, pq = topic_queue(c)
 held_offset = c.offset_store.offset_table[mq]
+show_trace(lab.trace, "consumed", "offset_updated", fields=("queue_offset", "status", "offset"))
+print("still uncommitted (consumingMsgOrderlyTreeMap):", list(pq.consuming_msg_orderly_tree_map))
 
 # %% nbgrader={"grade": true, "grade_id": "ex07b_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("07b.3", answer_3, held_offset)
@@ -263,10 +252,6 @@ check("07b.3", answer_3, held_offset)
 import rmqlab.course.grading as grading_07b_3
 grading_07b_3.verify("07b.3", answer_3)
 ### END HIDDEN TESTS
-
-# %%
-show_trace(lab.trace, "consumed", "offset_updated", fields=("queue_offset", "status", "offset"))
-print("still uncommitted (consumingMsgOrderlyTreeMap):", list(pq.consuming_msg_orderly_tree_map))
 
 # %% [markdown]
 # `ROLLBACK` with auto-commit off: `a` returned `SUCCESS`, then `b` rolls back once — both come back.
@@ -346,6 +331,7 @@ answer_4 = 3
 # %%
 lab = batch_lab().run(until="3m")
 dead = lab.trace.of_kind("dead_lettered")
+show_trace(lab.trace, "delivered", "send_back", "dead_lettered", fields=("queue_offset", "reconsume_times", "batch", "topic"))
 
 # %% nbgrader={"grade": true, "grade_id": "ex07b_4", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("07b.4", answer_4, len(dead))
@@ -353,13 +339,6 @@ check("07b.4", answer_4, len(dead))
 import rmqlab.course.grading as grading_07b_4
 grading_07b_4.verify("07b.4", answer_4)
 ### END HIDDEN TESTS
-
-# %%
-show_trace(lab.trace, "delivered", "send_back", "dead_lettered", fields=("queue_offset", "reconsume_times", "batch", "topic"))
-
-# %% [markdown]
-# `a` and `c` never failed on their own, yet they were retried with `bad` and dead-lettered with it. With batches,
-# a poison message takes its neighbours down.
 
 # %% [markdown]
 # ## Key points
@@ -375,8 +354,7 @@ show_trace(lab.trace, "delivered", "send_back", "dead_lettered", fields=("queue_
 #   later, and one not pulled for 120 s is dropped and re-created by the next rebalance.
 # - `autoCommit = false` gives the listener `COMMIT` / `ROLLBACK`; with the default they mean `SUCCESS`.
 # - A failed batch is retried — and dead-lettered — as a whole.
-
-# %% [markdown]
+#
 # ## Your score
 # Run this cell last: one line per exercise of this lab, from the checks you ran.
 

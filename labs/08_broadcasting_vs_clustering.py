@@ -66,7 +66,7 @@ from rmqlab.widgets.dashboard import Dashboard
 
 MODELS = ("CLUSTERING", "BROADCASTING")
 dash = Dashboard(two_consumers_lab, knobs={"model": "CLUSTERING", "messages": 3}, knob_options={"model": MODELS},
-                 horizon="30s", checkpoints=[Checkpoint(before="send_back", ask="where", name="where a failure goes")])
+                 horizon="30s", checkpoints=[Checkpoint(before="consumed", ask="where", optional=True, name="where a failure goes")])
 dash
 
 # %% [markdown]

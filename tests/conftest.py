@@ -48,6 +48,7 @@ LONG_FIRST = (
     "tests/test_properties.py",
     "tests/test_fault_storms.py::test_ten_thousand_messages_over_24_hours",
     "tests/test_nbgrader.py",
+    "tests/test_hub_class.py",  # a hub, three servers, two autograded runs (~55 CPU-s)
     "tests/test_docs.py",
     "tests/test_leaks.py",  # a wheel build, the docs' staging, the student copy
     "tests/test_environments.py",  # each test starts a real JupyterLab server

@@ -11,13 +11,14 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import pwd
 import re
 import shutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pluggy
@@ -138,12 +139,33 @@ def test_z2jh_default_url_and_seed_hook_point_at_what_the_image_has(z2jh: dict[s
     assert source == f"{REPO_DIR}/student-labs" and "labs/make_student.py labs student-labs" in appendix
     files = single["extraFiles"]["rmqlab-server-config"]
     assert files["mountPath"].startswith("/etc/jupyter/jupyter_server_config.d/")
-    assert files["data"] == {"KernelManager": {"transport": "ipc"},
+    assert files["data"] == {"ServerKernelManager": {"transport": "ipc"},
                              "ServerApp": {"jpserver_extensions": {"rmqlab.widgets.nodelay": True}}}  # fmt: skip
     assert (ROOT / "widgets" / "nodelay.py").exists()
     runtime = single["extraEnv"]["JUPYTER_RUNTIME_DIR"]
     # an IPC socket is <runtime>/kernel-<uuid>-ipc-<n>: it must fit in sun_path's 107 bytes
     assert len(f"{runtime}/kernel-{'0' * 36}-ipc-5") <= 107
+
+
+def test_z2jh_graded_overlay_mounts_the_exchange_nbgrader_is_configured_with() -> None:
+    """graded.yaml: only the chart's documented storage keys; the volume is exchange-pvc.yaml's claim (ReadWriteMany:
+    every pod mounts it at once) at the folder deploy/nbgrader/nbgrader_config.py names, course id ``rmqlab``."""
+    graded = yaml.safe_load((DEPLOY / "z2jh" / "graded.yaml").read_text())
+    assert set(_leaves(graded)) == {"singleuser.storage.extraVolumes", "singleuser.storage.extraVolumeMounts"}
+    (volume,) = graded["singleuser"]["storage"]["extraVolumes"]
+    (mount,) = graded["singleuser"]["storage"]["extraVolumeMounts"]
+    claim = yaml.safe_load((DEPLOY / "z2jh" / "exchange-pvc.yaml").read_text())
+    assert claim["kind"] == "PersistentVolumeClaim" and claim["spec"]["accessModes"] == ["ReadWriteMany"]
+    assert volume == {"name": mount["name"], "persistentVolumeClaim": {"claimName": claim["metadata"]["name"]}}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RMQLAB_")}
+    code = ("import sys; from traitlets.config.loader import PyFileConfigLoader as L; "
+            "c = L('nbgrader_config.py', path=sys.argv[1]).load_config(); "
+            "print(c.Exchange.root, c.CourseDirectory.course_id)")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code, str(DEPLOY / "nbgrader")], env=env, capture_output=True,
+                          text=True, check=True)  # fmt: skip
+    assert done.stdout.split() == [mount["mountPath"], "rmqlab"]
+    merged = yaml.safe_load((DEPLOY / "z2jh" / "config.yaml").read_text())
+    assert "storage" in merged["singleuser"] and "extraVolumes" not in merged["singleuser"]["storage"]
 
 
 def test_image_build_is_repo2dockers_with_the_appendix(tmp_path: Path) -> None:
@@ -254,7 +276,7 @@ def test_tljh_jupyterhub_config_opens_the_tour_with_ipc_kernels(plugin: ModuleTy
     plugin.tljh_custom_jupyterhub_config(c)
     assert c.Spawner.default_url == "/lab/tree/labs/00_tour.ipynb"
     assert c.Spawner.args == [
-        "--KernelManager.transport=ipc",
+        "--ServerKernelManager.transport=ipc",
         '--ServerApp.jpserver_extensions={"rmqlab.widgets.nodelay": True}',
     ]  # tests/test_environments.py starts a server with exactly these
     assert c.SystemdSpawner.isolate_tmp is True and c.Spawner.environment == {
@@ -301,12 +323,17 @@ def test_docs_site_and_readme_carry_the_classroom_page(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_postbuild_leaves_binder_only_the_student_copy(tmp_path: Path) -> None:
-    """What repo2docker runs after the environment: labs/ becomes the student copy (the badge's 00_tour is the
-    student's), a student's Jupyter (no nbgrader), and no solved labs, teacher sources or history in the image."""
+    """What repo2docker runs after the environment, on a copy of every tracked file: labs/ becomes the student copy
+    (the badge's 00_tour is the student's), a student's Jupyter (no nbgrader), no solved labs, teacher sources or
+    history; and nothing left in the image states an answer or an explanation (tests/leak_search.py over every
+    file that stays: the package, the docs, the examples, the READMEs)."""
+    from leak_search import files_as_text, search
+
     repo = tmp_path / "repo"
-    for name in ("labs", "deploy", "teacher"):
-        shutil.copytree(ROOT / name, repo / name, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
-    shutil.copy2(ROOT / "postBuild", repo / "postBuild")
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    for name in filter(None, tracked.split("\0")):
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, repo / name)
     (repo / ".git").mkdir()
     prefix = tmp_path / "prefix"
     bindir = tmp_path / "bin"
@@ -324,6 +351,9 @@ def test_postbuild_leaves_binder_only_the_student_copy(tmp_path: Path) -> None:
     page = json.loads((prefix / "etc" / "jupyter" / "labconfig" / "page_config.json").read_text())
     assert page["disabledExtensions"] == {"@jupyter/nbgrader": True}
     assert "postBuild" in (DEPLOY / "image" / "appendix.Dockerfile").read_text()
+    left = list(files_as_text(repo))
+    assert len(left) > 200 and any(where == "rmqlab/course/bank.json" for where, _ in left)
+    assert search(iter(left)) == []
 
 
 def test_make_teacher_writes_a_teachers_config_and_a_course_and_keeps_what_is_there(tmp_path: Path) -> None:
@@ -331,13 +361,66 @@ def test_make_teacher_writes_a_teachers_config_and_a_course_and_keeps_what_is_th
     home = tmp_path / "teacher"
     created = make_teacher.setup(ROOT, home)
     solved = sorted((ROOT / "labs").glob("[0-9][0-9]*_*.ipynb"))
-    assert (home / "course" / "source" / "lab08" / "08_broadcasting_vs_clustering.ipynb").read_bytes() == (
-        ROOT / "labs" / "08_broadcasting_vs_clustering.ipynb"
-    ).read_bytes()
-    assert len(created) == 2 + 1 + len(solved)  # the role's two files, the course config, one source per lab
+    source = json.loads((home / "course" / "source" / "lab08" / "08_broadcasting_vs_clustering.ipynb").read_text())
+    lab = json.loads((ROOT / "labs" / "08_broadcasting_vs_clustering.ipynb").read_text())
+    assert source["metadata"] == {k: v for k, v in lab["metadata"].items() if k != "jupytext"} != lab["metadata"]
+    assert source["cells"] == lab["cells"]  # the solved lab, unpaired: jupytext writes no .py beside it
+    # the role's two files, the Formgrader's settings, the course config, one source per lab
+    assert len(created) == 2 + 1 + 1 + len(solved)
     assert (home / "course" / "nbgrader_config.py").read_text() == (ROOT / "labs" / "nbgrader_config.py").read_text()
     page = json.loads((home / ".jupyter" / "labconfig" / "page_config.json").read_text())
     assert not any(page["disabledExtensions"].values())
     (home / "course" / "nbgrader_config.py").write_text("# mine")
     assert len(make_teacher.setup(ROOT, home)) == 2 and (home / "course" / "nbgrader_config.py").read_text() == "# mine"
     assert make_teacher.assignment_of(Path("04b_stranded_retry_queues.ipynb")) == "lab04b"
+
+
+def test_the_teachers_nbgrader_settings_point_anywhere_at_the_course_and_its_grader(tmp_path: Path) -> None:
+    """What nbgrader (the Formgrader in the teacher's server, whose folder is the home) reads from ~/.jupyter: the
+    course directory, and the course's autograde steps with the grader's own look at the answer cells."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    make_teacher = _load("make_teacher", DEPLOY / "nbgrader" / "make_teacher.py")
+    home = tmp_path / "teacher"
+    make_teacher.setup(ROOT, home)
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(home / ".jupyter")).load_config()
+    assert config.CourseDirectory.root == str(home / "course")
+    assert "rmqlab.course.autograde.check_predictions" in config.Autograde.autograde_preprocessors
+    assert config.Execute.store_widget_state is False
+
+
+def test_tljh_new_user_hook_seeds_the_labs_and_makes_an_admin_a_teacher(
+    plugin: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tljh_new_user_create`` as TLJH calls it (through pluggy), with a stand-in for TLJH's config module: every
+    new user gets the student labs; a hub admin also a teacher's Jupyter and ``~/course``. The user is the one running
+    the test, so that the hook's ``chown`` to the new user works without root."""
+    me = pwd.getpwuid(os.getuid()).pw_name
+    homes = {me: tmp_path / "home"}
+    monkeypatch.setattr(plugin.pwd, "getpwnam", lambda name: SimpleNamespace(pw_dir=str(homes[name])))
+    student_labs = tmp_path / "student-labs"
+    student_labs.mkdir()
+    (student_labs / "00_tour.ipynb").write_text("the student's tour")
+    monkeypatch.setattr(plugin, "CHECKOUT", ROOT)
+    monkeypatch.setattr(plugin, "STUDENT_LABS", student_labs)
+    admins: list[str] = []
+    tljh_config = ModuleType("tljh.config")
+    tljh_config.CONFIG_FILE = "/opt/tljh/config/config.yaml"  # type: ignore[attr-defined]
+    tljh_config.load_config = lambda path: {"users": {"admin": list(admins)}}  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "tljh", ModuleType("tljh"))
+    monkeypatch.setitem(sys.modules, "tljh.config", tljh_config)
+    pm = pluggy.PluginManager("tljh")
+    pm.register(plugin)
+
+    pm.hook.tljh_new_user_create(username=me)
+    assert (homes[me] / "labs" / "00_tour.ipynb").read_text() == "the student's tour"
+    assert not (homes[me] / "course").exists() and not (homes[me] / ".jupyter").exists()
+
+    admins.append(me)
+    homes[me] = tmp_path / "teacher"
+    pm.hook.tljh_new_user_create(username=me)
+    assert (homes[me] / "labs" / "00_tour.ipynb").exists()
+    assert (homes[me] / "course" / "source" / "lab08" / "08_broadcasting_vs_clustering.ipynb").exists()
+    assert (homes[me] / ".jupyter" / "nbgrader_config.py").exists()
+    page = json.loads((homes[me] / ".jupyter" / "labconfig" / "page_config.json").read_text())
+    assert page["disabledExtensions"]["@jupyter/nbgrader:formgrader"] is False

@@ -60,10 +60,11 @@ def _get(url: str) -> tuple[int, str]:
 
 
 @contextmanager
-def server(tmp_path: Path, args: list[str], config_dir: Path | None = None) -> Iterator[str]:
+def server(tmp_path: Path, args: list[str], config_dir: Path | None = None,
+           extra_env: dict[str, str] | None = None) -> Iterator[str]:  # fmt: skip
     """A ``jupyter lab`` started with ``args`` (and ``JUPYTER_CONFIG_DIR``); yields its base URL with the token."""
     port, token = _free_port(), secrets.token_hex(8)
-    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "HOME": str(tmp_path)}
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "HOME": str(tmp_path), **(extra_env or {})}
     env["JUPYTER_CONFIG_DIR"] = str(config_dir or tmp_path / "user-config")
     env["JUPYTER_PREFER_ENV_PATH"] = "0"  # the user's config dir over the venv's, as make lab and the hubs set it
     log = tmp_path / f"server-{port}.log"
@@ -72,7 +73,7 @@ def server(tmp_path: Path, args: list[str], config_dir: Path | None = None) -> I
     if os.getuid() == 0 and "--allow-root" not in argv:
         argv.append("--allow-root")  # fmt: skip
     with log.open("w") as out:
-        proc = subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=tmp_path)  # a hub: the home
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + STARTUP_LIMIT_S
@@ -90,6 +91,11 @@ def server(tmp_path: Path, args: list[str], config_dir: Path | None = None) -> I
         proc.terminate()
         proc.wait(timeout=30)
     assert "Traceback" not in log.read_text(), log.read_text()
+
+
+def _post(url: str) -> str:
+    with urllib.request.urlopen(urllib.request.Request(url, data=b"", method="POST"), timeout=60) as response:
+        return str(response.read().decode())
 
 
 def _page_config(base: str) -> dict[str, Any]:
@@ -169,16 +175,32 @@ def test_roles_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
 
 def test_z2jh_server_config_and_environment_start_a_hub_student_server(tmp_path: Path) -> None:
-    """The Z2JH chart's extraFiles (a server config file) and extraEnv, on the hub image's hub-student role."""
+    """A student's pod on Zero to JupyterHub, graded path: the image's etc/jupyter (the hub-student role and the
+    course's nbgrader settings, deploy/image/appendix.Dockerfile), the chart's extraFiles (a server config file) and
+    extraEnv, and graded.yaml's exchange volume (here a folder, named by ``RMQLAB_EXCHANGE``: the test cannot mount at
+    /srv/nbgrader/exchange) holding a released lab. The server starts, has no formgrader, lists the lab for course
+    ``rmqlab`` in the Assignments list and fetches it."""
     yaml = pytest.importorskip("yaml")
     single = yaml.safe_load((ROOT / "deploy" / "z2jh" / "config.yaml").read_text())["singleuser"]
     files = single["extraFiles"]["rmqlab-server-config"]
     config = tmp_path / "etc-jupyter"
     ROLES.write("hub-student", config)
+    assert "cp deploy/nbgrader/nbgrader_config.py ${NB_PYTHON_PREFIX}/etc/jupyter/nbgrader_config.py" in (
+        ROOT / "deploy" / "image" / "appendix.Dockerfile").read_text()  # fmt: skip
+    (config / "nbgrader_config.py").write_text((ROOT / "deploy" / "nbgrader" / "nbgrader_config.py").read_text())
     mounted = config / "jupyter_server_config.d" / Path(files["mountPath"]).name
     mounted.write_text(json.dumps(files["data"]))
     env = {k: str(v) for k, v in single["extraEnv"].items() if k != "JUPYTER_RUNTIME_DIR"}
     assert env == {"JUPYTER_PREFER_ENV_PATH": "0"}
-    with server(tmp_path, [], config) as base:
+    released = tmp_path / "exchange" / "rmqlab" / "outbound" / "lab08" / "08_broadcasting_vs_clustering.ipynb"
+    released.parent.mkdir(parents=True)
+    released.write_text((ROOT / "labs" / "08_broadcasting_vs_clustering.ipynb").read_text())
+    with server(tmp_path, [], config, {"RMQLAB_EXCHANGE": str(tmp_path / "exchange")}) as base:
         assert _formgrader(base) == 404
         assert _get(base.replace("/?", "/api/kernelspecs?"))[0] == 200
+        query = "course_id=rmqlab&assignment_id=lab08&"
+        listed = json.loads(_get(base.replace("/?", "/assignments?course_id=rmqlab&"))[1])
+        assert [(a["course_id"], a["assignment_id"], a["status"]) for a in listed["value"]] == [
+            ("rmqlab", "lab08", "released")]  # fmt: skip
+        assert json.loads(_post(base.replace("/?", f"/assignments/fetch?{query}")))["success"] is True
+    assert (tmp_path / "lab08" / released.name).read_text() == released.read_text()

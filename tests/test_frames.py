@@ -19,7 +19,8 @@ def failing() -> Lab:
 def test_every_frame_is_the_controllers_step_with_its_scene_and_caption() -> None:
     dash = Dashboard(failing, horizon="2m")
     frames = dash.controller.frames
-    assert frames is not None and frames.complete and len(frames) == 14
+    assert frames is not None and frames.complete and len(frames) == 15
+    assert (frames.positions[:2], frames.now_ms[:2]) == ([0, 3], [0, 0])  # the start, then the build (c1 starts)
     ctl = Controller(failing, views=[type(v)() for v in dash.views if isinstance(v, SceneView)], horizon="2m")
     encoded = {type(v).__name__: encode(frames.scenes(v)) for v in dash.views if isinstance(v, SceneView)}
     for i in range(len(frames)):
@@ -56,7 +57,16 @@ def test_deltas_send_only_what_changed() -> None:
     encoded = encode(dash.controller.frames.scenes(flow))  # type: ignore[union-attr]
     first, *rest = encoded["frames"]
     assert len(first["set"]) == len(decode(encoded, 0)["marks"])
-    assert all(len(d.get("set", ())) < len(first["set"]) for d in rest)
+    moved_only = 0
+    for i, delta in enumerate(rest, start=1):
+        before = {m["key"]: m for m in decode(encoded, i - 1)["marks"]}
+        after = {m["key"]: m for m in decode(encoded, i)["marks"]}
+        assert [m["key"] for m in delta.get("set", ())] == [k for k in after if k not in before]  # new marks, whole
+        for change in delta.get("mod", ()):  # the others: only the fields that changed (None: gone)
+            old, new = before[change["key"]], after[change["key"]]
+            assert change == {"key": new["key"]} | {f: new.get(f) for f in {*old, *new} if old.get(f) != new.get(f)}
+            moved_only += set(change) == {"key", "x", "y"}
+    assert moved_only > 0  # a token that travelled sends its new place, nothing else
 
 
 def test_a_page_move_is_followed_by_the_kernel() -> None:

@@ -17,13 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import secrets
-import shutil
-import socket
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -32,6 +26,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from hubs import proxy_command, running_hub
 
 ROOT = Path(__file__).resolve().parents[1]
 LABS = ("03_delay_levels_schedule.ipynb", "07a_orderly_locks.ipynb")
@@ -43,7 +38,7 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.hub,
     pytest.mark.skipif(os.environ.get("RMQLAB_HUB_LOAD") != "1", reason="a 3-6 minute load test: make hub-load"),
-    pytest.mark.skipif(shutil.which("configurable-http-proxy") is None, reason="configurable-http-proxy (npm) missing"),
+    pytest.mark.skipif(proxy_command() is None, reason="configurable-http-proxy (npm) missing: make test installs it"),
 ]
 jupyterhub = pytest.importorskip("jupyterhub", reason="jupyterhub is not installed (pip install jupyterhub)")
 psutil = pytest.importorskip("psutil")
@@ -51,77 +46,22 @@ httpclient = pytest.importorskip("tornado.httpclient")
 websocket = pytest.importorskip("tornado.websocket")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def hub(tmp_path: Path) -> Iterator[dict[str, Any]]:
-    """A running hub: its URL, the admin service token and the process; stopped with every server after.
-
-    The hub's log (every server's too: the spawner's children inherit it) is kept in artifacts/hub-load/.
-    """
-    port, hub_port, api_port = _free_port(), _free_port(), _free_port()
-    token = secrets.token_hex(16)
-    runtime = tempfile.mkdtemp(prefix="rh")
-    bindir = Path(sys.executable).parent
-    config = tmp_path / "jupyterhub_config.py"
-    config.write_text(
-        f"""
-c = get_config()  # noqa
-c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
-c.JupyterHub.hub_ip = "127.0.0.1"
-c.JupyterHub.hub_port = {hub_port}
-c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{api_port}"
-c.JupyterHub.authenticator_class = "dummy"
-c.Authenticator.allow_all = True
-c.JupyterHub.spawner_class = "simple"
-c.SimpleLocalProcessSpawner.home_dir_template = {str(tmp_path / "home" / "{username}")!r}
-c.Spawner.cmd = [{str(bindir / "jupyterhub-singleuser")!r}]
-# Kernels over IPC: with TCP, 40 kernels starting at once on one host race for "free" ports (jupyter_client
-# picks a port, closes it, the kernel binds it later) and one dies with "Address already in use".
-c.Spawner.args = ["--allow-root", "--ServerApp.root_dir={ROOT / "labs"}", "--KernelManager.transport=ipc"]
-# a short runtime dir per student: an IPC socket path must fit in 107 bytes
-c.Spawner.environment = {{
-    "PYTHONPATH": {str(ROOT)!r},
-    "MPLBACKEND": "agg",
-    "JUPYTER_RUNTIME_DIR": lambda spawner: {runtime!r} + "/" + spawner.user.name,
-}}
-c.Spawner.start_timeout = 300
-c.Spawner.http_timeout = 300
-c.JupyterHub.db_url = "sqlite:///{tmp_path / "hub.sqlite"}"
-c.JupyterHub.cookie_secret_file = {str(tmp_path / "cookie_secret")!r}
-c.ConfigurableHTTPProxy.pid_file = {str(tmp_path / "proxy.pid")!r}
-c.JupyterHub.services = [{{"name": "classroom", "api_token": {token!r}}}]
-c.JupyterHub.load_roles = [
-    {{"name": "classroom", "services": ["classroom"],
-      "scopes": ["admin:users", "admin:servers", "tokens", "read:hub"]}},
-]
-"""
-    )
-    (tmp_path / "home").mkdir()
-    env = {**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}"}
+    """A running hub (tests/hubs.py): its URL, the admin service token and the process; stopped with every server
+    after. The hub's log (every server's too: the spawner's children inherit it) is kept in artifacts/hub-load/."""
     logs = ROOT / "artifacts" / "hub-load"
     logs.mkdir(parents=True, exist_ok=True)
-    log = (logs / "hub.log").open("wb")
-    proc = subprocess.Popen(
-        [str(bindir / "jupyterhub"), "-f", str(config)], cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT
-    )
-    info = {"url": f"http://127.0.0.1:{port}", "token": token, "proc": proc, "log": logs / "hub.log"}
+    # Kernels over IPC: with TCP, 40 kernels starting at once on one host race for "free" ports (jupyter_client
+    # picks a port, closes it, the kernel binds it later) and one dies with "Address already in use".
+    args = [f"--ServerApp.root_dir={ROOT / 'labs'}", "--ServerKernelManager.transport=ipc"]
+    env = {"PYTHONPATH": str(ROOT), "MPLBACKEND": "agg"}
     try:
-        yield info
+        with running_hub(tmp_path, args=args, environment=env, log=logs / "hub.log", scopes=("read:hub",)) as running:
+            yield {"url": running.url, "token": running.token, "proc": running.proc, "log": running.log}
     finally:
-        proc.terminate()  # the hub stops the proxy; the servers are stopped below
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        for child in _servers():
+        for child in _servers():  # any server the hub could not stop
             child.kill()
-        log.close()
-        shutil.rmtree(runtime, ignore_errors=True)
 
 
 def _servers() -> list[Any]:

@@ -52,7 +52,7 @@ def test_english_by_default_and_nothing_sent_for_it() -> None:
     assert (ctl.reset_button.description, ctl.step_button.description, ctl.jump_button.description) == (
         "Reset", "Step", "Jump")  # fmt: skip
     assert ctl.player.words == {} and '"words":{' not in dash.static_html()
-    assert ctl.clock_text == "t = 0 ms · event 3 / 64"
+    assert ctl.clock_text == "t = 0 ms · event 0 / 64"
     assert (
         ctl.frames is not None and ctl.frames.clock(len(ctl.frames) - 1) == "t = 2 m (120000 ms) · event 64 / 64 · end"
     )
@@ -83,7 +83,7 @@ def test_chinese_dashboard_words() -> None:
     assert (words["Step"], words["Step back"], words["Play"], words["Pause"], words["Reset"], words["Jump"]) == (
         "单步", "后退一步", "播放", "暂停", "重置", "跳转")  # fmt: skip
     assert words["Checkpoint: {question}"] == "检查点：{question}" and words["Show me"] == "演示给我看"
-    assert ctl.clock_text == "t = 0 ms · 事件 3 / 64"
+    assert ctl.clock_text == "t = 0 ms · 事件 0 / 64"
     assert (
         ctl.frames is not None and ctl.frames.clock(len(ctl.frames) - 1) == "t = 2 m (120000 ms) · 事件 64 / 64 · 结束"
     )
@@ -136,8 +136,9 @@ def test_a_chinese_dashboard_has_no_english_word_left_in_its_chrome() -> None:
     assert set(ctl.player.words) == english_player  # every word of the page's player is translated
     assert ctl.fault_list.value == '<div data-testid="rmq-faults">没有注入故障</div>'
     ctl.step_once()
+    # the first Step from Reset (event 0) is the build, at t = 0
     assert ctl.inject("broker_down", "broker-a")
-    assert ctl.faults[0].label == "t = 1 s：宕机 broker-a" and "已注入：" in ctl.fault_list.value
+    assert ctl.faults[0].label == "t = 0 ms：宕机 broker-a" and "已注入：" in ctl.fault_list.value
 
 
 def test_the_pages_player_asks_only_for_words_the_kernel_sends() -> None:

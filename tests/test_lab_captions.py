@@ -1,7 +1,7 @@
 """Every lab's dashboards, stepped headless from Reset to the end the way a student steps them (issue 30).
 
-Each lab source (``labs/NN_x.py``) is executed as a script with :class:`rmqlab.widgets.dashboard.Dashboard` replaced by a
-subclass that records every dashboard the lab builds, so the runs checked are the lab's own, found by what they are
+Each lab source (``labs/NN_x.py``) is executed as a script with :class:`rmqlab.widgets.dashboard.Dashboard` replaced by
+a subclass that records every dashboard the lab builds, so the runs checked are the lab's own, found by what they are
 (dashboards), never by cell position. Each run is then stepped with a view-less controller and checked:
 
 1. **Plain first lines.** No caption's first line holds a Java identifier: no ``Class.method``, no CamelCase

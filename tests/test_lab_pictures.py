@@ -31,6 +31,9 @@ NOTEBOOKS = sorted(p.name for p in LABS.glob("[0-9][0-9]*_*.ipynb"))
 SOURCES = sorted(p.name for p in LABS.glob("[0-9][0-9]*_*.py"))
 FEWEST_STEPS = 8
 MOST_STEPS = 60
+MOST_CELLS = 45
+"""A lab a student does in one sitting (issue 30): short cells, one idea each, at most this many."""
+MOST_EXERCISES = 5
 
 
 def _is_picture(cell: Any) -> bool:
@@ -93,7 +96,17 @@ def test_the_answer_cell_comes_before_the_outcome(name: str) -> None:
     assert late == [], f"{name}: a prediction asked before the section's picture"
 
 
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_a_lab_fits_one_sitting(name: str) -> None:
+    """At most 45 cells and 5 graded exercises per lab (a longer lab is split, as 07 is into 07a and 07b)."""
+    cells = nbformat.read(LABS / name, as_version=4).cells
+    checks = [c for c in cells if _is_check(c)]
+    assert (len(cells) <= MOST_CELLS, len(checks) <= MOST_EXERCISES) == (True, True), (len(cells), len(checks))
+
+
 _BUILT: dict[str, list[Any]] = {}
+_LEFT_AT: dict[str, list[int]] = {}
+"""Where each dashboard of a lab stands when the lab's cells have all run (what the student finds)."""
 
 
 def _dashboards_of(source: Path) -> list[Any]:
@@ -118,6 +131,7 @@ def _dashboards_of(source: Path) -> list[Any]:
         with contextlib.redirect_stdout(io.StringIO()):
             runpy.run_path(str(source), run_name="__lab__")
     _BUILT[source.name] = built
+    _LEFT_AT[source.name] = [dash.controller.position for dash in built]
     return built
 
 
@@ -149,6 +163,12 @@ def test_every_lab_asks_on_its_picture(name: str) -> None:
     on a step of the run, offers two or more choices, and the engine's answer is one of them."""
     asked = [cp for dash in _dashboards_of(LABS / name) for cp in dash.controller.checkpoints]
     assert asked, f"{name}: no checkpoint on any picture"
+    declared = (LABS / name).read_text().count("Checkpoint(before=")
+    assert len(asked) == declared, f"{name}: an optional checkpoint found no event in the lab's own run"
+    for dash, left_at in zip(_dashboards_of(LABS / name), _LEFT_AT[name], strict=True):
+        frames = dash.controller.frames
+        passed = [cp.name for cp in dash.controller.checkpoints if left_at > frames.positions[cp.frame]]
+        assert passed == [], f"{name}: the lab leaves its picture past {passed}, so Step never asks them"
     for cp in asked:
         keys = [choice.key for choice in cp.choices]
         assert len(keys) >= 2 and cp.answer in keys, (name, cp.name, keys, cp.answer)

@@ -1,7 +1,7 @@
 """A leak search over everything a student can read: the student copy (``labs/make_student.py``), the wheel
 (``pip wheel . --no-deps``, what every installed environment, the hub image and the JupyterLite site import), the
-READMEs, and the built JupyterLite site when there is one (``make lite``; it needs PyPI and npm, so the search skips
-it when ``build/lite`` is absent — its notebooks are the student copy and its rmqlab is this wheel).
+READMEs and the documentation site. The built JupyterLite site is searched, every file of it, by
+``tests/browser/test_lite.py``, which builds it once for its browser tests too.
 
 Searched for: every sentence of every explanation, near-miss hint and revealed box (the teacher's texts, which must
 appear nowhere), the solutions (``### BEGIN SOLUTION`` regions), the teacher's sources, and each answer's telling
@@ -16,71 +16,23 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import re
 import subprocess
 import sys
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
+from leak_search import SENTENCES, files_as_text, telling
+from leak_search import search as _search
 
-from rmqlab.course.answers import spellings
 from rmqlab.lab.labs_command import TEACHER_NEEDS_CLONE
-from teacher.compile import EXERCISES, answers
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB_COUNT = len(list((ROOT / "labs").glob("[0-9][0-9]*_*.py")))
 """How many labs `rmqlab labs` writes: one notebook per lab source."""
 READMES = (ROOT / "README.md", ROOT / "labs" / "README.md")
-TEXT_SUFFIXES = {".py", ".json", ".md", ".txt", ".js", ".css", ".html", ".ipynb", ".typed", ".toml", ".yaml", ".cfg"}
-
-
-def sentences() -> list[tuple[str, str]]:
-    """(exercise id, sentence) for every sentence of six words or more the teacher's texts hold."""
-    found = []
-    for ex in EXERCISES:
-        for text in (ex.why, ex.after or "", *(h.text for h in ex.hints)):
-            for sentence in re.split(r"(?<=[.?!])\s+|\n+", text):
-                if len(sentence.split()) >= 6:
-                    found.append((ex.id, sentence.strip()))
-    return found
-
-
-def telling(value: Any, unit: str | None) -> list[str]:
-    """Spellings of an answer that ordinary text would not contain by chance: numbers of 1000 or more in every
-    spelling (durations too), texts of eight characters or more; a list, its items."""
-    if isinstance(value, list | tuple):
-        return [s for item in value for s in telling(item, unit)]
-    if isinstance(value, bool) or value is None:
-        return []
-    if isinstance(value, int | float):
-        return spellings(value, unit) if abs(value) >= 1000 else []  # type: ignore[arg-type]
-    return [value] if len(str(value)) >= 8 else []
-
-
-def _found(spelling: str, text: str) -> bool:
-    return re.search(rf"(?<![\w.]){re.escape(spelling)}(?![\w]|\.\d)", text, flags=re.IGNORECASE) is not None
-
-
-ANSWERS = answers()
-UNITS = {ex.id: ex.unit for ex in EXERCISES}
-SENTENCES = sentences()
-
-
-def _search(texts: Iterator[tuple[str, str]]) -> list[str]:
-    """Every leak in ``(where, text)`` pairs: a teacher's sentence, a solution region, a telling answer."""
-    leaks = []
-    for where, text in texts:
-        flat = " ".join(text.split())
-        leaks += [f"{ex_id}: sentence {s!r} in {where}" for ex_id, s in SENTENCES if s in flat]
-        if re.search(r"### BEGIN SOLUTION\s*\nanswer_\d+ = ", text):
-            leaks.append(f"a solution region in {where}")
-        for ex_id, value in ANSWERS.items():
-            leaks += [f"{ex_id}: answer {s!r} in {where}" for s in telling(value, UNITS[ex_id]) if _found(s, text)]
-    return leaks
 
 
 def test_the_search_finds_what_it_looks_for() -> None:
@@ -120,13 +72,15 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_wheel_states_no_answer_no_explanation_and_has_no_teacher_sources(wheel: Path) -> None:
+    """Every member of the wheel, whatever its kind (the message catalogs too); answers everywhere but RECORD (file
+    sizes, whose digits may match a number by chance)."""
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
-        texts = [(name, archive.read(name).decode("utf-8", "replace")) for name in names
-                 if Path(name).suffix in TEXT_SUFFIXES]  # fmt: skip
     assert "rmqlab/course/bank.json" in names
     assert [n for n in names if n.startswith("teacher/") or "/teacher/" in n or n.startswith("labs/")] == []
-    assert _search(iter(texts)) == []
+    members = list(files_as_text(wheel.parent))
+    assert len(members) == len(names) and any(where.endswith(".mo") for where, _ in members)
+    assert _search(iter(members), answers_in=lambda where: not where.endswith(".dist-info/RECORD")) == []
 
 
 def _cells(path: Path) -> list[tuple[str, str, dict[str, Any]]]:
@@ -166,21 +120,6 @@ def test_rmqlab_labs_from_the_wheel_writes_the_student_copy_and_sends_teachers_t
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"rmqlab: error: {TEACHER_NEEDS_CLONE}\n"
     assert not (tmp_path / "solved").exists()
-
-
-def test_the_built_lite_site_when_there_is_one() -> None:
-    site = ROOT / "build" / "lite"
-    if not site.is_dir():
-        pytest.skip("no build/lite (make lite needs PyPI and npm): its notebooks and wheel are searched above")
-    texts = []
-    for path in sorted(site.rglob("*")):
-        if path.is_file() and path.suffix in TEXT_SUFFIXES:
-            texts.append((str(path.relative_to(site)), path.read_text(errors="replace")))
-        elif path.suffix == ".whl" and path.name.startswith("rmqlab-"):
-            with zipfile.ZipFile(path) as archive:
-                texts += [(f"{path.name}:{n}", archive.read(n).decode("utf-8", "replace")) for n in archive.namelist()
-                          if Path(n).suffix in TEXT_SUFFIXES]  # fmt: skip
-    assert [leak for leak in _search(iter(texts)) if "sentence" in leak or "solution" in leak] == []
 
 
 def test_the_docs_site_shows_the_labs_as_released(tmp_path: Path) -> None:

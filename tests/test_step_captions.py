@@ -118,7 +118,7 @@ def test_a_step_never_walks_repeats_one_by_one():
         previous = c.position
     assert all(any(cap.meaningful and cap.fresh for cap in step) for step in landings[:-1])  # the last: the end
     assert sum(1 for step in landings for cap in step if not cap.fresh) > 150  # the repeats were stepped over
-    assert len(landings) == 14
+    assert len(landings) == 15  # the first: the build (c1 starts), from event 0
     c.every_event.value = True
     c.reset()
     raw = 0
@@ -173,6 +173,6 @@ def test_a_failed_selector_send_is_not_retried_in_its_caption():
 
 def test_clock_shows_exact_ms_only_when_it_rounds():
     c = Controller(demo_lab)
-    assert c.clock_text.startswith("t = 0 ms · event ")
-    c.step_once()
+    assert c.clock_text.startswith("t = 0 ms · event 0 / ")
+    c.play(2)  # the build (at t = 0), then the first send
     assert c.clock_text.startswith("t = 1 s (1000 ms) · event ")

@@ -14,11 +14,13 @@ from rmqlab.widgets.replay import InjectedFault
 
 from rmqlab import EventKind, Lab
 
-DEMO_STOPS_START = (3, 7, 12, 13, 17, 20, 21, 25, 28, 29, 30, 33, 38, 39)
+DEMO_STOPS_START = (0, 3, 7, 12, 13, 17, 20, 21, 25, 28, 29, 30, 33, 38, 39)
+"""0: the start of the run, before c1's start (3 events recorded while demo_lab builds the Lab)."""
 
 
 def test_positions_are_trace_lengths_after_growing_steps():
-    """Reachable positions of demo_lab start 3, 7, 12, … and the run ends at 175 events, 6 h."""
+    """Reachable positions of demo_lab are 0 (the true start), 3 (the build: c1 starts), 7, 12, … and the run ends at
+    175 events, 6 h."""
     replay = Replay(demo_lab)
     replay.seek(39)
     assert replay.stops == DEMO_STOPS_START
@@ -60,13 +62,15 @@ def test_step_back_rebuilds_and_replays():
     assert replay.builds == 2
     assert replay.step_back() == 13
     replay.seek(3)
-    assert replay.step_back() == 3
+    assert replay.step_back() == 0
+    assert replay.step_back() == 0  # stays at the start
 
 
 def test_controller_method_twins():
     """step_once / step_back / play / jump_to_next / reset / seek and the clock readout (meaningful steps)."""
     c = Controller(demo_lab)
-    assert (c.position, c.end) == (3, 175)
+    assert (c.position, c.end) == (0, 175)
+    assert c.step_once() and c.position == 3  # the build: c1 starts and takes its queues
     assert c.step_once() and c.position == 7
     assert c.play(3) == 20  # 12, 17, 20: stop 13 (an offset persist only) is skipped
     assert c.step_back() == 17
@@ -76,14 +80,17 @@ def test_controller_method_twins():
     assert c.clock_text == "t = 4 h 45 m 41 s (17141000 ms) · event 174 / 175"
     assert not c.jump_to_next("dead_lettered")
     assert c.position == 174 and "no further dead_lettered" in c.message.value  # known ahead: the place is kept
-    assert c.reset() == 3
+    assert c.reset() == 0
+    assert c.clock_text == "t = 0 ms · event 0 / 175"
     assert c.seek(25) == 25 and c.scrubber.value == 25
-    assert (c.scrubber.min, c.scrubber.max) == (3, 175)
+    assert (c.scrubber.min, c.scrubber.max) == (0, 175)
 
 
 def test_buttons_and_widgets_drive_the_same_methods():
     """Clicking buttons, moving the scrubber and ticking the Play widget move the position."""
     c = Controller(demo_lab)
+    c.step_button.click()
+    assert c.position == 3
     c.step_button.click()
     assert c.position == 7
     c.back_button.click()
@@ -97,7 +104,7 @@ def test_buttons_and_widgets_drive_the_same_methods():
     assert c.position == 42
     assert [e.kind.value for e in c.snapshot.events[39:42]] == ["delay_delivered", "stored", "pulled"]
     c.reset_button.click()
-    assert c.position == 3
+    assert c.position == 0
     c.speed.value = 20
     assert c.play_widget.interval == 50
     assert c.errors == []
@@ -114,6 +121,7 @@ def test_the_jump_box_offers_only_what_is_still_to_come():
         "consumed": "consumed (19)",
         "scheduled": "scheduled (16)",
         "delay_delivered": "delay_delivered (16)",
+        "rebalanced": "rebalanced (2)",  # from event 0, c1's first rebalances are still to come
     }
     c.kind_choice.value = "send_back"
     assert c.jump_to_next("send_back")
@@ -157,7 +165,7 @@ def test_broken_factory_shows_an_error_and_disables_controls():
     assert c.step_once() is False and c.position == 0
     c.step_button.click()
     assert c.errors == []
-    assert c.load(demo_lab) and c.position == 3 and c.message.value == ""
+    assert c.load(demo_lab) and c.position == 0 and c.message.value == ""
 
 
 def test_factory_must_return_a_traced_lab():
@@ -178,7 +186,7 @@ def test_view_exception_goes_to_its_debug_output():
     view = Broken()
     c = Controller(demo_lab, views=[view], run_ahead=False)
     c.step_once()
-    assert c.position == 7
+    assert c.position == 3
     assert len(view.errors) == 2 and "ValueError: bad model" in view.errors[0]
     assert view.debug.outputs[0]["name"] == "stderr"
 
@@ -190,7 +198,7 @@ def test_dashboard_knobs_rebuild_the_scenario():
     assert d.rebuild(listener="succeed")
     assert d.knob_values()["listener"] == "succeed"
     assert d.controller.end == 28
-    assert d.controller.position == 3
+    assert d.controller.position == 0
     assert d.rebuild(max_reconsume_times=2, listener="fail_first")
     assert d.controller.jump_to_next("dead_lettered")
     assert (d.controller.position, d.controller.snapshot.now_ms) == (48, 41_000)
@@ -229,11 +237,11 @@ def test_rmqlab_never_imports_widgets():
 def test_dashboard_opens_at_t0_knowing_the_end_and_play_at_the_end_starts_again():
     """Position = start, virtual time 0, end already known; pressing Play at the end rewinds to t = 0."""
     c = Controller(demo_lab)
-    assert (c.position, c.snapshot.now_ms, c.end, c.replay.at_end) == (3, 0, 175, False)
+    assert (c.position, c.snapshot.now_ms, c.end, c.replay.at_end) == (0, 0, 175, False)
     c.seek(175)  # where a lab's "seek to the end" cell leaves it
     assert c.at_end
     c.play_widget.playing = True
-    assert (c.position, c.snapshot.now_ms) == (3, 0)
+    assert (c.position, c.snapshot.now_ms) == (0, 0)
     c.pause()
 
 
@@ -244,23 +252,23 @@ def test_step_moves_by_meaningful_event_and_every_event_by_raw_position():
     for _ in range(10):
         c.step_once()
         seen.append(c.position)
-    assert seen == [3, 7, 12, 17, 20, 25, 28, 33, 38, 42, 47]
-    assert [c.step_back() for _ in range(3)] == [42, 38, 33]
+    assert seen == [0, 3, 7, 12, 17, 20, 25, 28, 33, 38, 42]
+    assert [c.step_back() for _ in range(3)] == [38, 33, 28]
     c.reset()
     c.every_event.value = True
     raw = [c.position]
     for _ in range(10):
         c.step_once()
         raw.append(c.position)
-    assert raw == [3, 7, 12, 13, 17, 20, 21, 25, 28, 29, 30]
-    assert c.step_back() == 29
+    assert raw == [0, 3, 7, 12, 13, 17, 20, 21, 25, 28, 29]
+    assert c.step_back() == 28
 
 
 def test_caption_names_the_step_and_is_the_same_on_every_route():
     """The caption at position 12 is the delivery, the failure, the send-back and the schedule hop (cause before
     effect), in two lines: plain, then the source of the send-back; the same however reached."""
     c = Controller(demo_lab)
-    c.play(2)
+    c.play(3)
     assert c.position == 12
     assert c.caption_lines == (
         "c1 hands M0001 to its listener (the application's code). c1's listener fails M0001. c1 failed M0001 for "
@@ -362,7 +370,7 @@ def test_fault_buttons_inject_and_clear_faults_returns_to_the_factory_run():
 def test_partition_and_heal_and_bad_fault_input():
     """A partition at 1 s and a heal at the second local retry; bad kinds / targets name the allowed values."""
     c = Controller(demo_lab, horizon="2m")
-    c.step_once()
+    c.play(2)  # the build (c1 starts), then the send at 1 s
     assert c.inject("partition", "c1", broker="broker-a")
     assert c.caption_lines == (
         "The network between c1 and broker-a is cut.",
@@ -418,7 +426,7 @@ def test_default_views_put_the_message_flow_above_the_tabs():
     assert d.view("ProcessQueues") is d.tab_views[0]
     with pytest.raises(KeyError, match="'Nope'; have \\['Message flow'"):
         d.view("Nope")
-    assert (d.controller.position, d.controller.snapshot.now_ms) == (3, 0)  # opens at t = 0
+    assert (d.controller.position, d.controller.snapshot.now_ms) == (0, 0)  # opens at t = 0, event 0
     assert d.main_view.snapshot is d.controller.snapshot  # the main picture follows the controller
 
 

@@ -28,12 +28,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from rmqlab import DEFAULT_MESSAGE_DELAY_LEVEL, DelayLevelTable, EventKind, TraceEvent, format_duration
+from rmqlab import EventKind, TraceEvent
 from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
-from .flow_view import FlowVM, Place
+from .checkpoint_choices import happens, when_offers, where_offers, who_hint
+from .flow_view import FlowVM
 
 __all__ = ["ASKS", "AskedCheckpoint", "Checkpoint", "CheckpointError", "Choice", "resolve"]
 
@@ -96,6 +97,9 @@ class Checkpoint:
     explain: str = ""
     name: str = ""
     """What the score summary calls it (default: ``"send_back #1"``)."""
+    optional: bool = False
+    """Ask nothing, rather than fail, on a run without this event: for a picture whose knobs can change the
+    mechanism (e.g. ``max_reconsume_times=0`` leaves no second send-back to pause before)."""
 
     def __post_init__(self) -> None:
         kinds = sorted(k.value for k in EventKind)
@@ -129,6 +133,9 @@ class Choice:
     key: str
     label: str
     mark: str = ""
+    hint: str = ""
+    """The near-miss hint for this choice when it is wrong: what picking it means and the rule that rules it out
+    (:mod:`rmqlab.widgets.checkpoint_choices`); "" falls back to the checkpoint's hint."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,13 +153,24 @@ class AskedCheckpoint:
     """The key of the right choice (from the engine's next state)."""
     hint: str
     explain: str
+    lab_hint: bool = False
+    """The lab gave its own ``hint``: it is shown for every wrong choice."""
 
     def check(self, key: str) -> tuple[bool, str]:
-        """``(True, explanation)`` for the right choice, ``(False, hint)`` otherwise; an unknown key is an error."""
+        """``(True, explanation)`` for the right choice, ``(False, hint)`` otherwise — the hint for that very choice
+        when there is one; an unknown key is an error."""
         keys = [c.key for c in self.choices]
         if key not in keys:
             raise ValueError(f"choice={key!r} for checkpoint {self.name!r}; expected one of {keys}")
-        return (True, self.explain) if key == self.answer else (False, self.hint)
+        if key == self.answer:
+            return True, self.explain
+        return False, self.hint_for(key)
+
+    def hint_for(self, key: str) -> str:
+        """The hint a wrong ``key`` gets: the checkpoint's own ``hint`` when the lab gave one, else the choice's
+        near-miss hint, else the mechanism's hint for the event kind."""
+        own = next((c.hint for c in self.choices if c.key == key), "")
+        return self.hint if self.lab_hint else (own or self.hint)
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON for the page (the browser checks answers itself, with no kernel)."""
@@ -161,7 +179,10 @@ class AskedCheckpoint:
             "frame": self.frame,
             "ask": self.ask,
             "question": self.question,
-            "choices": [{"key": c.key, "label": c.label, "mark": c.mark} for c in self.choices],
+            "choices": [
+                {"key": c.key, "label": c.label, "mark": c.mark, "hint": self.hint_for(c.key) if c.key != self.answer
+                 else ""} for c in self.choices
+            ],
             "answer": self.answer,
             "hint": self.hint,
             "explain": self.explain,
@@ -187,7 +208,9 @@ def _subject(event: TraceEvent) -> str:
     return actor
 
 
-def _where(event: TraceEvent, before: FlowVM, after: FlowVM) -> tuple[tuple[Choice, ...], str]:
+def _where(
+    event: TraceEvent, before: FlowVM, after: FlowVM, trace: Sequence[TraceEvent]
+) -> tuple[tuple[Choice, ...], str]:
     if event.msg_id is None:
         raise CheckpointError(
             f"ask='where' needs an event about a message; {event.kind.value} at seq {event.seq} has none"
@@ -198,36 +221,10 @@ def _where(event: TraceEvent, before: FlowVM, after: FlowVM) -> tuple[tuple[Choi
     was = {t.key: t.place for t in before.tokens}
     moved = [t for t in tokens if was.get(t.key) != t.place]
     answer = (moved or tokens)[0].place
-    drawn = {p.key for p in before.places}
-    places = {p.key: p for p in (*before.places, *after.places) if p.kind in WHERE_KINDS}
-    order = {kind: i for i, kind in enumerate(WHERE_KINDS)}
-    choices = [
-        Choice(
-            p.key,
-            p.label + (f" ({p.owner})" if p.kind == "process_queue" else ""),
-            f"place:{p.key}" if p.key in drawn else "",
-        )
-        for p in sorted(places.values(), key=lambda p: (order[p.kind], p.key))
-        if p.kind != "delay"
-    ]
-    delays = [p for p in places.values() if p.kind == "delay"]
-    if delays or answer.startswith("delay:"):
-        broker = (answer if answer.startswith("delay:") else delays[0].key).split(":")[1]
-        table = DelayLevelTable(DEFAULT_MESSAGE_DELAY_LEVEL)
-        levels = {int(p.key.rsplit(":", 1)[1]) for p in delays}
-        top = max(levels | {4})
-        for level in range(1, min(top + 1, table.max_level) + 1):
-            key = f"delay:{broker}:{level}"
-            label = _("delay level {level} · {delay}").format(level=level, delay=format_duration(table.delay_ms(level)))
-            choices.append(Choice(key, label, f"place:{key}" if key in drawn else ""))
-    if answer.split(":")[0] in ("delay", "queue") and not any(c.key.startswith("queue:%DLQ%") for c in choices):
-        broker = answer.split("@")[-1].split(":")[0] if answer.startswith("queue:") else answer.split(":")[1]
-        for group in sorted({t.owner for t in tokens if t.owner}):
-            key = f"queue:%DLQ%{group}@{broker}:0"
-            choices.append(Choice(key, _("%DLQ%{group}:0 (dead letters)").format(group=group), ""))
-            places.setdefault(key, Place(key, "dlq", key, f"broker:{broker}"))
-    choices.sort(key=lambda c: (order[places[c.key].kind] if c.key in places else order["delay"], c.key))
-    return tuple(choices), answer
+    owner = (moved or tokens)[0].owner
+    now_at = {t.place for t in before.tokens if t.msg_id == event.msg_id and t.owner == owner}
+    offers = where_offers(event, before, after, answer, now_at, trace)
+    return tuple(Choice(o.key, o.label, o.mark, o.hint) for o in offers), answer
 
 
 def _who(event: TraceEvent, snap: LabSnapshot) -> tuple[tuple[Choice, ...], str]:
@@ -235,17 +232,15 @@ def _who(event: TraceEvent, snap: LabSnapshot) -> tuple[tuple[Choice, ...], str]
     consumers = sorted(c.client_id for c in snap.consumers)
     brokers = sorted(b.name for b in snap.brokers)
     if answer in consumers:
-        return tuple(Choice(c, c, f"consumer:{c}") for c in consumers), answer
+        return tuple(Choice(c, c, f"consumer:{c}", who_hint(c, snap, event)) for c in consumers), answer
     if answer in brokers:
-        return tuple(Choice(b, b, f"broker:{b}") for b in brokers), answer
+        return tuple(Choice(b, b, f"broker:{b}", who_hint(b, snap, event)) for b in brokers), answer
     raise CheckpointError(f"ask='who': {event.kind.value} at seq {event.seq} is by {event.actor!r}, not an instance")
 
 
-def _when(event: TraceEvent, now_ms: int) -> tuple[tuple[Choice, ...], str]:
-    table = DelayLevelTable(DEFAULT_MESSAGE_DELAY_LEVEL)
-    candidates = {event.time_ms, *(now_ms + d for d in table.delays_ms[:8]), now_ms + 20_000, now_ms + 60_000}
-    ranked = sorted(candidates, key=lambda t: (abs(t - event.time_ms), t))[:5]
-    return tuple(Choice(str(t), f"t = {format_duration(t)}") for t in sorted(ranked)), str(event.time_ms)
+def _when(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent]) -> tuple[tuple[Choice, ...], str]:
+    offers = when_offers(event, snap, trace)
+    return tuple(Choice(o.key, o.label, o.mark, o.hint) for o in offers), str(event.time_ms)
 
 
 def _question(cp: Checkpoint, event: TraceEvent) -> str:
@@ -259,7 +254,11 @@ def _question(cp: Checkpoint, event: TraceEvent) -> str:
             queue = event.get("queue", _("the queue"))
             return _("Which instance takes the lock on {queue} next?").format(queue=queue)
         return _("Which instance acts next?")
-    return _("When does the next {kind} of {msg} happen?").format(kind=event.kind.value.replace("_", " "), msg=msg)
+    subject, verb, *rest = happens(event).split(" ", 2)
+    if verb == "is":  # "M0002 is delivered" → "When is M0002 delivered next?"
+        return _("When is {subject} {what} next? Pick the time.").format(subject=subject, what=" ".join(rest))
+    question = _("When does {subject} {verb} {what}? Pick the time.")
+    return question.format(subject=subject, verb=verb.removesuffix("s"), what=" ".join(rest)).replace("  ", " ")
 
 
 def resolve(
@@ -273,22 +272,33 @@ def resolve(
 ) -> tuple[AskedCheckpoint, ...]:
     """Each checkpoint against one run's frames: ``positions[i]`` is frame ``i``'s trace length, ``snapshots``,
     ``flows`` (message-flow view-models) and ``captions`` are the frames' own. Raises :class:`CheckpointError`
-    naming the checkpoint when the run has no such event."""
+    naming the checkpoint when the run has no such event (an ``optional`` checkpoint is then left out)."""
     out = []
     for cp in checkpoints:
-        event = _find(cp, trace)
-        index = event.seq - 1  # events 0 … position − 1 have happened at a position
-        frame = max(i for i, p in enumerate(positions) if p <= index)
-        after = min(frame + 1, len(positions) - 1)
-        snap = snapshots[frame]
-        if cp.ask == "where":
-            choices, answer = _where(event, flows[frame], flows[after])
-        elif cp.ask == "who":
-            choices, answer = _who(event, snap)
-        else:
-            choices, answer = _when(event, snap.now_ms)
+        try:
+            event = _find(cp, trace)
+            index = event.seq - 1  # events 0 … position − 1 have happened at a position
+            frames = [i for i, p in enumerate(positions) if p <= index]
+            if not frames:
+                raise CheckpointError(
+                    f"checkpoint {cp.label!r}: its event (seq {event.seq}) happens before the run's first step"
+                )
+            frame = frames[-1]
+            after = min(frame + 1, len(positions) - 1)
+            snap = snapshots[frame]
+            if cp.ask == "where":
+                choices, answer = _where(event, flows[frame], flows[after], trace[: event.seq - 1])
+            elif cp.ask == "who":
+                choices, answer = _who(event, snap)
+            else:
+                choices, answer = _when(event, snap, trace[: positions[frame]])
+        except CheckpointError:
+            if cp.optional:
+                continue
+            raise
         right = next(c.label for c in choices if c.key == answer)
-        explain = cp.explain or _("Right: {answer}. ").format(answer=right) + " ".join(captions[after][:2])
+        plain = captions[after][0] if captions[after] else ""
+        explain = cp.explain or _("Right: {answer}. ").format(answer=right) + plain
         out.append(
             AskedCheckpoint(
                 cp.label,
@@ -300,6 +310,7 @@ def resolve(
                 answer,
                 cp.hint or _(HINTS.get(event.kind.value, N_("Step through the run again and watch this message."))),
                 explain,
+                lab_hint=bool(cp.hint),
             )
         )
     return tuple(out)

@@ -34,10 +34,10 @@ R = 12.5
 STEP = 28.0
 PAD = 8.0
 ROW = 22.0
-GAP = 84.0
+GAP = 64.0
 HOP_W = 14.0
 """Right margin of a broker column, where the schedule service's hop arrow (SCHEDULE → %RETRY%) runs."""
-TOKENS_PER_ROW = 8
+TOKENS_PER_ROW = 4
 
 
 @dataclass(slots=True)

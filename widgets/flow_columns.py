@@ -160,7 +160,7 @@ def consumer_column(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
     """The consumer instances column: one box per instance, a ProcessQueue row per assigned queue inside."""
     cx0 = cols.cx0 = cols.brokers_right + GAP
     pq_places = cols.places_in.get("consumers", [])
-    pq_label_w = max([text_width(p.label) for p in pq_places] + [60.0]) + 14
+    pq_label_w = max([text_width(part) for p in pq_places for part in p.label.split(" · ")] + [60.0]) + 14
     cons_w = cols.cons_w = max(
         pq_label_w + TOKENS_PER_ROW * STEP + 2 * PAD + 8 if vm.consumers else text_width(_("consumer instances"), 12),
         max((text_width(f"{c.client_id} · {c.group}", 12) + 2 * PAD for c in vm.consumers), default=0),
@@ -194,7 +194,10 @@ def consumer_column(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
             ph = pq_height(p, len(toks))
             tip = f"ProcessQueue of {p.label}" + (f": {p.note}" if p.note else "")
             cv.rect(f"place:{p.key}", cx0 + PAD, sy, cons_w - 2 * PAD, ph, "rq-pq", title=tip)
-            cv.text(f"label:{p.key}", cx0 + PAD + 5, sy + 15, p.label)
+            name, _sep, broker = p.label.partition(" · ")  # "TopicTest:0 · broker-a": the broker on a line of its own
+            cv.text(f"label:{p.key}", cx0 + PAD + 5, sy + 15, name, title=p.label)
+            if broker:
+                cv.text(f"broker:{p.key}", cx0 + PAD + 5, sy + 27, broker, cls="rq-muted rq-small")
             if p.note:
                 cv.text(f"note:{p.key}", cx0 + PAD + 5, sy + ph - 5, p.note, cls="rq-muted rq-small")
             place_tokens(cv, toks, cx0 + PAD + pq_label_w + R, sy + 2 + R + 1)

@@ -5,7 +5,8 @@ exactly as the controller's Step does (:class:`~widgets.stepper.Stepper`: one fr
 for every frame its trace position, virtual time, clock line, caption and snapshot. :meth:`RunFrames.scenes`
 turns the snapshots into one view's scenes (only when that view is shown: a hidden tab costs nothing until it is
 opened), and :func:`encode` sends them **delta-encoded by mark key**: frame 0 whole, then per frame only the marks
-that are new or changed, the keys that went, and the drawing order when it changed. ``scene.js`` decodes them
+that are new, the fields that changed of the others (a token that moved sends its ``x`` and ``y``, a time axis that
+grew the ``x`` of what it carries), the keys that went, and the drawing order when it changed. ``scene.js`` decodes them
 and morphs the SVG frame to frame as it does for a live scene, so the picture at step k is the same whether the
 kernel or the page drew it (:func:`decode` is the Python twin the tests compare with).
 """
@@ -161,8 +162,10 @@ def build_run(
 
 
 def encode(scenes: Sequence[Scene]) -> dict[str, Any]:
-    """Frame 0 whole, then per frame: ``set`` (new or changed marks), ``del`` (keys gone), ``order`` (all keys,
-    only when the drawing order changed) and ``head`` (size, label, CSS… only when they changed)."""
+    """Frame 0 whole, then per frame: ``set`` (new marks, whole), ``mod`` (changed marks: their key and only the
+    fields that changed, ``None`` for a field back at its default, which :meth:`Scene.to_json` leaves out),
+    ``del`` (keys gone), ``order`` (all keys, only when the drawing order changed) and ``head`` (size, label,
+    CSS… only when they changed)."""
     frames: list[dict[str, Any]] = []
     prev_marks: dict[str, dict[str, Any]] = {}
     prev_order: list[str] = []
@@ -175,9 +178,12 @@ def encode(scenes: Sequence[Scene]) -> dict[str, Any]:
         head = {k: v for k, v in whole.items() if prev_head.get(k) != v}
         if head:
             delta["head"] = head
-        changed = [m for k, m in marks.items() if prev_marks.get(k) != m]
+        new = [m for k, m in marks.items() if k not in prev_marks]
+        if new:
+            delta["set"] = new
+        changed = [_changes(prev_marks[k], m) for k, m in marks.items() if k in prev_marks and prev_marks[k] != m]
         if changed:
-            delta["set"] = changed
+            delta["mod"] = changed
         gone = [k for k in prev_order if k not in marks]
         if gone:
             delta["del"] = gone
@@ -188,6 +194,14 @@ def encode(scenes: Sequence[Scene]) -> dict[str, Any]:
         frames.append(delta)
         prev_marks, prev_order, prev_head = marks, order, {**prev_head, **whole}
     return {"frames": frames}
+
+
+def _changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """``after``'s key and the fields in which it differs from ``before`` (``None``: the field is gone)."""
+    out: dict[str, Any] = {"key": after["key"]}
+    out.update({name: value for name, value in after.items() if before.get(name) != value})
+    out.update({name: None for name in before if name not in after})
+    return out
 
 
 def decode(encoded: dict[str, Any], i: int) -> dict[str, Any]:
@@ -205,6 +219,9 @@ def decode(encoded: dict[str, Any], i: int) -> dict[str, Any]:
             if m["key"] not in marks:
                 order.append(m["key"])
             marks[m["key"]] = m
+        for change in delta.get("mod", ()):
+            merged = {**marks[change["key"]], **change}
+            marks[change["key"]] = {name: value for name, value in merged.items() if value is not None}
         if "order" in delta:
             order = list(delta["order"])
     return {**head, "marks": [marks[k] for k in order]}

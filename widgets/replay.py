@@ -9,6 +9,12 @@ periodic timer with nothing to do), so the reachable positions are the trace len
 steps that appended something. ``seek(k)`` stops at the first such step with ``len(trace) >= k``;
 whatever route led there (forward, or rebuild and replay), the Lab is in the same state.
 
+**The run starts at event 0.** A consumer the factory starts records its start (and its first rebalance, and,
+orderly, its locks) while the Lab is being built; the state before those events is the built Lab with that
+consumer not started yet (:mod:`widgets.origin`), and the replay starts there, at position 0 and t = 0: its first
+step reaches the end of the build. (A factory that sends or runs while building has no such state: the replay
+starts where the factory left it.)
+
 **Injected faults** make a replay "factory + faults": each :class:`InjectedFault` is scheduled with
 ``lab.at`` right after the factory returns, as ordinary work (through a wrapper, so at ``Priority.NORMAL``: it
 acts after what of its millisecond was already shown), so a run with a broker crash injected at *t* is the very
@@ -29,6 +35,8 @@ from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 from rmqlab.lab import faults as fault_registry
 from rmqlab.snapshot import LabSnapshot, TraceIndex, take_snapshot
+
+from .origin import origin_snapshot
 
 __all__ = ["FAULT_KINDS", "InjectedFault", "Replay", "ReplayError", "RunOutline", "fault_target"]
 
@@ -139,8 +147,20 @@ class Replay:
         self.builds = 0
         self.lab: Lab = self._build()
         self.index = TraceIndex()
-        self.start = len(self.lab.trace)
-        self._stops: list[int] = [self.start]
+        self.origin: LabSnapshot | None = None
+        """The state before the build's events (the replay is there until its first step), or ``None``."""
+        self._at_origin = False
+        self.start = 0
+        self._stops: list[int] = []
+        self.at_end = False
+        self._start_at_origin()
+
+    def _start_at_origin(self) -> None:
+        """Stand at the run's first position: before the build's events when they are only consumer starts."""
+        self.origin = origin_snapshot(take_snapshot(self.lab, self.index)) if len(self.lab.trace) else None
+        self._at_origin = self.origin is not None
+        self.start = 0 if self._at_origin else len(self.lab.trace)
+        self._stops = [self.start]
         self.at_end = False
 
     # ------------------------------------------------------------------ building
@@ -171,15 +191,13 @@ class Replay:
         """A fresh Lab from the factory, at its initial position."""
         lab = self._build()
         self.lab, self.index = lab, TraceIndex()
-        self.start = len(lab.trace)
-        self._stops = [self.start]
-        self.at_end = False
+        self._start_at_origin()
 
     # ------------------------------------------------------------------ position
     @property
     def position(self) -> int:
-        """Number of trace events so far."""
-        return len(self.lab.trace)
+        """Number of trace events so far (0 before the build's events: :attr:`origin`)."""
+        return 0 if self._at_origin else len(self.lab.trace)
 
     @property
     def stops(self) -> tuple[int, ...]:
@@ -199,6 +217,10 @@ class Replay:
         """Run scheduler steps until the trace grows; ``False`` at the horizon, or after ``max_idle_steps`` steps
         that appended nothing without virtual time moving on."""
         lab, before = self.lab, len(self.lab.trace)
+        if self._at_origin:  # the first step: what the build recorded
+            self._at_origin = False
+            self._stops.append(before)
+            return True
         now, idle = lab.now, 0
         while True:
             when = lab.scheduler.peek()
@@ -269,6 +291,8 @@ class Replay:
 
     def snapshot(self) -> LabSnapshot:
         """The current state as immutable plain data."""
+        if self._at_origin and self.origin is not None:
+            return self.origin
         return take_snapshot(self.lab, self.index)
 
     def end_position(self) -> int:

@@ -6,10 +6,10 @@
 // `data-leaving` meanwhile, so tests can ignore them). The DOM matches Scene.to_svg() exactly.
 //
 // Frames in the page: a scene widget with a `run` and `frames` (widgets/frames.py encode: frame 0 whole, then
-// per frame the marks set, the keys deleted, the order when it changed) draws the frame its run's player
-// shows. The player (kind "player") draws Reset / Back / Step / Play / speed / scrubber / Jump, the clock, the
-// caption (aria-live) and the checkpoints, and moves every scene of its run with no kernel round trip; the
-// kernel learns the position through the `position` trait. The same code runs in a page with no kernel
+// per frame the new marks, the changed fields of the others, the keys deleted, the order when it changed) draws
+// the frame its run's player shows. The player (kind "player") draws Reset / Back / Step / Play / speed /
+// scrubber / Jump, the clock, the caption (aria-live) and the checkpoints, and moves every scene of its run with
+// no kernel round trip; the kernel learns the position through the `position` trait. The same code runs in a page with no kernel
 // (mountStatic, for save_html, nbconvert and the docs), over a small stand-in for the widget model.
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -113,6 +113,11 @@ function decoder(encoded) {
       for (const key of gone) marks.delete(key);
       let order = prev.order.filter((key) => !gone.has(key));
       for (const m of d.set || []) { if (!marks.has(m.key)) order.push(m.key); marks.set(m.key, m); }
+      for (const c of d.mod || []) { // the fields that changed; null: back at its default (left out)
+        const m = { ...marks.get(c.key) };
+        for (const [name, value] of Object.entries(c)) { if (value === null) delete m[name]; else m[name] = value; }
+        marks.set(c.key, m);
+      }
       if (d.order) order = d.order.slice();
       cache.push({ head, marks, order });
     }
@@ -203,7 +208,11 @@ function renderScene({ model, el }) {
   }
   const onFrames = () => { frameOf = decoder(model.get("frames")); draw(); };
   const onRun = () => { follow(); draw(); };
-  const onScene = () => { if (index < 0 || !model.get("run")) draw(); };
+  // the kernel's scene is the picture whenever this view has no frame to show: the kernel's own position (index
+  // -1), no run, or a hidden tab whose frames have not been sent yet (it follows the kernel, which follows the
+  // page: after the page's Reset it shows the reset position's picture, not the one it was first drawn with)
+  const hasFrames = () => (((model.get("frames") || {}).frames) || []).length > 0;
+  const onScene = () => { if (index < 0 || !model.get("run") || !hasFrames()) draw(); };
   // a hidden tab catches up when it is shown
   const seer = typeof IntersectionObserver !== "undefined"
     ? new IntersectionObserver(() => { if (pending) draw(); }) : null;
@@ -417,7 +426,8 @@ function renderPlayer({ model, el: host }) {
         if (wasPlaying) setPlaying(true);
       } else {
         feedback.className = "rq-feedback rq-wrong";
-        feedback.textContent = tr("Not quite. Hint: {hint} Try again, or Show me.", { hint: cp.hint });
+        const hint = (cp.choices.find((c) => c.key === key) || {}).hint || cp.hint;  // the near-miss hint of this choice
+        feedback.textContent = tr("Not quite. Hint: {hint} Try again, or Show me.", { hint: hint });
       }
     };
     for (const c of cp.choices) {

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import bisect
 
-from rmqlab.narrate import Caption, Narrator, step_caption
+from rmqlab.narrate import Caption, Narrator, end_caption, step_caption
 
 from .replay import Replay
 
@@ -94,4 +94,7 @@ class Stepper:
                 j -= 1
             first = self.known_stops[j] if j >= 0 else 0
             chosen = [c for c in self.captions[first:position] if c.meaningful] or chosen
+            if chosen and not any(c.meaningful for c in chosen):  # the end: only bookkeeping since the last step
+                lab = self.replay.lab
+                return end_caption(step_caption(chosen), (lab.trace[k] for k in range(position)), now_ms=lab.now).lines
         return step_caption(chosen).lines

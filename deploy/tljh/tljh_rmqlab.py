@@ -8,7 +8,8 @@ TLJH calls these hooks (its ``tljh/hooks.py``):
 * ``tljh_post_install``: the repository in ``/srv/rmqlab`` (``$RMQLAB_SOURCE`` at ``$RMQLAB_REF``), rmqlab with
   its ``lab`` and ``teacher`` extras in the users' environment, and the student copy of the labs
   (``labs/make_student.py``: solutions and hidden tests out) in ``/srv/rmqlab/student-labs``; the solved labs,
-  the teacher's sources and the git history readable by root only; every user's Jupyter a hub student's
+  the teacher's sources, the git history, the tests, the benchmarks, the changelog and the examples' recorded
+  outputs (all state answers in plain text) readable by root only; every user's Jupyter a hub student's
   (``deploy/jupyter_roles.py hub-student``: the Assignments list, no formgrader); nbgrader's course id and
   exchange (``deploy/nbgrader/nbgrader_config.py``, exchange ``/srv/nbgrader/exchange``, writable by all);
 * ``tljh_custom_jupyterhub_config``: servers open ``labs/00_tour.ipynb``; kernels talk over IPC (a class
@@ -50,11 +51,23 @@ CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
 }
 """What the plugin writes into TLJH's config.yaml where the teacher has not set a value (``tljh-config``)."""
 
-SERVER_ARGS = ("--KernelManager.transport=ipc", '--ServerApp.jpserver_extensions={"rmqlab.widgets.nodelay": True}')
+SERVER_ARGS = (
+    "--ServerKernelManager.transport=ipc",
+    '--ServerApp.jpserver_extensions={"rmqlab.widgets.nodelay": True}',
+)
 """Extra arguments of every student's server: IPC kernels, and Nagle's algorithm off on kernel websockets.
+
+IPC for the server's own kernels only (``ServerKernelManager``): ``KernelManager.transport=ipc`` would also reach the
+kernels nbgrader starts from the Formgrader (autograde, Validate), which open their sockets relative to the
+notebook's folder while nbgrader looks for them in the server's, so autograding from the Formgrader hung until its
+timeout (``tests/test_hub_class.py`` autogrades there).
 
 A command-line Dict is read as a Python literal by traitlets: ``True``, not JSON's ``true`` (which stops every
 server from starting; ``tests/test_environments.py`` starts a server with exactly these arguments)."""
+
+
+PRIVATE = ("labs", "teacher", ".git", "tests", "bench", "CHANGELOG.md")
+"""What in ``/srv/rmqlab`` only root reads (with ``examples/*.expected.*``): it states answers in plain text."""
 
 
 def _source() -> tuple[str, str]:
@@ -94,7 +107,10 @@ def install_commands(checkout: Path, python: Path, source: str, ref: str) -> lis
          str(etc / "nbgrader_config.py")],
         ["mkdir", "-p", str(EXCHANGE)],
         ["chmod", "1777", str(EXCHANGE)],  # everyone writes; the sticky bit keeps one from deleting another's
-        ["chmod", "-R", "go-rwx", str(checkout / "labs"), str(checkout / "teacher"), str(checkout / ".git")],
+        # what states answers in plain text (the solved labs, the teacher's texts, the history, the tests, the
+        # examples' recorded runs: postBuild deletes the same from Binder's and the hub image) for root only
+        ["chmod", "-R", "go-rwx", *(str(checkout / name) for name in PRIVATE)],
+        ["sh", "-c", f"chmod go-rwx {checkout}/examples/*.expected.*"],
         ["chmod", "-R", "go+rX", str(checkout / "student-labs")],
     ]  # fmt: skip
 

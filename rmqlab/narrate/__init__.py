@@ -8,7 +8,7 @@ a run should not have to decode ``send_back ok=True delay_level=0``; it says
 the broker uses 3 + reconsumeTimes 0 = level 3, due in 10 s".
 That second line starts with the Java ``Class.method`` that does the step and carries the event's real
 numbers. :mod:`~rmqlab.narrate.steps` puts them in reading order (cause before effect), folds repeats, and
-makes a step's two lines.
+makes a step's two lines; :mod:`~rmqlab.narrate.summary` gives the last step what the whole run showed.
 
 Why a :class:`Narrator` that is *fed* events in order instead of a function of one event: the "why"
 often lives in earlier events. A retry attempt avoids the broker the previous attempt failed on; a
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from .narrator import BOOKKEEPING_KINDS, MEANINGFUL_KINDS, Caption, Narrator, caption, is_meaningful, narrate
 from .steps import Repeat, StepCaption, group_repeats, reading_order, signature, step_caption
+from .summary import RunFates, end_caption, run_summary
 
 __all__ = [
     "BOOKKEEPING_KINDS",
@@ -43,12 +44,15 @@ __all__ = [
     "Caption",
     "Narrator",
     "Repeat",
+    "RunFates",
     "StepCaption",
     "caption",
+    "end_caption",
     "group_repeats",
     "is_meaningful",
     "narrate",
     "reading_order",
+    "run_summary",
     "signature",
     "step_caption",
 ]

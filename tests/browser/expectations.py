@@ -50,6 +50,8 @@ class SceneMarks:
 
     testid: str
     roles: dict[str, str]
+    title: str = ""
+    """The view's title: the label of its tab button (or of the main picture)."""
 
     def role_counts(self) -> dict[str, int]:
         """Marks per role, e.g. ``{"token": 3, "arrow": 5, …}`` (the numbers a browser can count)."""
@@ -71,6 +73,22 @@ class Frame:
     """FlowView token key → the place it is drawn in, for the tokens in engine-countable states."""
     engine_counts: dict[str, int]
     """Messages the engine's live objects hold per place (``pq:…``, ``delay:…``, ``queue:%DLQ%…``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointStop:
+    """A checkpoint the page asks on one of ``frames``: Step and Play stop there until it is answered."""
+
+    name: str
+    frame: int
+    """The frame (Steps from Reset) it pauses on: the step just before its event."""
+    question: str
+    answer: str
+    """The key of the right choice (a ``button[data-key]`` in the question's box)."""
+    wrong: str | None
+    """The key of a wrong choice (``None``: it has only one)."""
+    hint: str
+    explain: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +118,14 @@ class DashboardExpectation:
     """Rows the kernel's timeline leaves out at the end (``max_lanes``); the delivery check needs 0."""
     consumers: int
     """Consumer instances in the scenario: with one, some token must travel (queue → ProcessQueue) in ``frames``."""
+    positions: tuple[int, ...] = ()
+    """The trace position of every frame of the run (``frames`` holds the first few only)."""
+    checkpoints: tuple[CheckpointStop, ...] = ()
+    """Every checkpoint of the run, in frame order (the page asks each once, until it is answered)."""
+
+    def checkpoint_at(self, frame: int) -> CheckpointStop | None:
+        """The checkpoint the page asks on ``frame`` (``None``: none there)."""
+        return next((cp for cp in self.checkpoints if cp.frame == frame), None)
 
     @property
     def has_flow(self) -> bool:
@@ -188,7 +214,7 @@ def scene_marks(view: SceneView) -> SceneMarks:
     """The marks one scene view's current scene draws."""
     scene = view.current
     assert scene is not None, f"{type(view).__name__} has not drawn yet"
-    return SceneMarks(scene.testid, {m.key: m.role for m in scene.marks})
+    return SceneMarks(scene.testid, {m.key: m.role for m in scene.marks}, view.title)
 
 
 def scenes_of(controller: Controller) -> tuple[SceneMarks, ...]:
@@ -224,17 +250,31 @@ def _retry_facts(controller: Controller) -> tuple[bool, int]:
     return retried, len(lab.trace.of_kind(EventKind.DELIVERED))
 
 
+def checkpoint_stops(controller: Controller) -> tuple[CheckpointStop, ...]:
+    """The run's checkpoints as the page asks them, in frame order."""
+    stops = []
+    for cp in sorted(controller.checkpoints, key=lambda c: c.frame):
+        wrong = next((c.key for c in cp.choices if c.key != cp.answer), None)
+        stops.append(CheckpointStop(cp.name, cp.frame, cp.question, cp.answer, wrong, cp.hint, cp.explain))
+    return tuple(stops)
+
+
 def expect_controller(index: int, cell: int, controller: Controller) -> DashboardExpectation:
-    """Reset, then Step until a FlowView token has travelled (at least MIN_STEPS), noting every frame."""
+    """Reset, then Step until a FlowView token has travelled (at least MIN_STEPS), noting every frame.
+
+    Every lab dashboard steps in the page: it is built run ahead (``run_ahead=True``, the default), so its frames
+    are in the page and Step, Play and scrub need no kernel round trip. A checkpoint does not end the walk: in
+    the page, Step stops on its frame until the student answers it, then goes on (the browser test answers it).
+    """
+    assert controller.run_ahead and controller.frames is not None, (
+        f"dashboard {index} (cell {cell}) steps in the kernel (run_ahead=False): every lab dashboard must step "
+        "with its frames in the page"
+    )
     on_load, on_load_scenes = frame_of(controller), scenes_of(controller)
     after_load_step = frame_of(controller) if controller.step_once() else None
     controller.reset()
     frames, reset_scenes = [frame_of(controller)], scenes_of(controller)
-    # the page's Step stops at a checkpoint (the step just before its event) until the student answers it
-    pause = min((cp.frame for cp in controller.checkpoints), default=None)
     for n in range(MAX_STEPS):
-        if pause is not None and len(frames) - 1 >= pause:
-            break
         if not controller.step_once():
             break
         frames.append(frame_of(controller))
@@ -242,7 +282,7 @@ def expect_controller(index: int, cell: int, controller: Controller) -> Dashboar
         if n + 1 >= MIN_STEPS and travelled:
             break
     controller.reset()  # the browser test scrubs to the end from Reset
-    assert controller.end is not None, "the lab's controller must run ahead (it knows its end position)"
+    assert controller.end is not None
     controller.seek(controller.end)
     # the page's scrubber moves between the run's frames: its end is the last Step's picture (stepping on past
     # the last event runs the idle timers to the horizon, a seek stops at the event)
@@ -268,6 +308,8 @@ def expect_controller(index: int, cell: int, controller: Controller) -> Dashboar
         deliveries=deliveries,
         timeline_hidden=int(hidden),
         consumers=consumers,
+        positions=tuple(run.positions) if run is not None else (),
+        checkpoints=checkpoint_stops(controller),
     )
 
 

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .expectations import DashboardExpectation, Frame, SceneMarks
+from .expectations import CheckpointStop, DashboardExpectation, Frame, SceneMarks
 
 DASHBOARD = ".jp-OutputArea-output:has([data-testid='rmq-caption'])"
 """A cell output holding a controller (a Dashboard, or a box with a Controller and its views)."""
@@ -53,13 +53,21 @@ class DashboardOnPage:
     """The notebook's name, for messages."""
 
     def button(self, label: str) -> Any:
-        # the page's player draws plain buttons; not run ahead, the controller's are ipywidgets buttons
-        return self.root.locator("button", has_text=exact(label))
+        """A control of the page's player (every lab dashboard steps in the page: its frames are there)."""
+        return self.root.get_by_test_id("rq-player").locator(".rq-row button", has_text=exact(label))
 
     @property
     def clock(self) -> Any:
-        # the page's player (frames in the page) or, not run ahead, the kernel's clock span
-        return self.root.locator("[data-testid=rq-clock], span[role=status]")
+        return self.root.get_by_test_id("rq-clock")
+
+    @property
+    def player(self) -> Any:
+        return self.root.get_by_test_id("rq-player")
+
+    @property
+    def question(self) -> Any:
+        """The checkpoint's box (its question, the answer buttons, the feedback)."""
+        return self.root.get_by_test_id("rq-checkpoint")
 
     @property
     def caption_lines(self) -> Any:
@@ -75,6 +83,32 @@ class DashboardOnPage:
     @property
     def play_button(self) -> Any:
         return self.root.get_by_test_id("rq-player").locator("button", has_text=exact("Play"))
+
+    def open_tab(self, title: str) -> bool:
+        """Click the tab button called ``title`` as a student does; ``False`` when no tab has that title (the
+        main picture, drawn above the tabs)."""
+        from playwright.sync_api import expect
+
+        tab = self.root.locator(".rq-view-tabs button", has_text=exact(title))
+        if tab.count() == 0:
+            return False
+        tab.click()
+        expect(tab).to_have_class(re.compile(r"\bmod-active\b"), timeout=ROUND_TRIP_MS)
+        return True
+
+    def answer_checkpoint(self, cp: CheckpointStop, *, wrong_first: bool = True) -> None:
+        """The page asks ``cp`` on this frame: answer it as a student does — a wrong choice first (the hint
+        comes, the question stays), then the right one (the explanation comes)."""
+        from playwright.sync_api import expect
+
+        expect(self.question).to_be_visible(timeout=ROUND_TRIP_MS)
+        expect(self.question).to_contain_text(cp.question, timeout=ROUND_TRIP_MS)
+        feedback = self.question.get_by_test_id("rq-feedback")
+        if wrong_first and cp.wrong is not None:
+            self.question.locator(f"button[data-key={json.dumps(cp.wrong)}]").click()
+            expect(feedback).to_have_text(f"Not quite. Hint: {cp.hint} Try again, or Show me.", timeout=ROUND_TRIP_MS)
+        self.question.locator(f"button[data-key={json.dumps(cp.answer)}]").click()
+        expect(feedback).to_have_text(cp.explain, timeout=ROUND_TRIP_MS)
 
     def show(self) -> None:
         """Scroll the dashboard into view: JupyterLab's windowing may not lay out a cell far off screen."""

@@ -74,12 +74,11 @@ def main() -> None:
                     dash = opened.panel.locator(DASHBOARD).first
                     dash.scroll_into_view_if_needed(timeout=ROUND_TRIP_MS)
                     clock = exp.on_load.clock
-                    if args.at == "end":
-                        label = opened.page.locator(".widget-label", has_text="position")
-                        scrubber = dash.locator(".widget-slider", has=label)
-                        scrubber.locator(".noUi-handle").press("End")
+                    if args.at == "end":  # the page's player: its scrubber moves through the run's frames
+                        player = dash.get_by_test_id("rq-player")
+                        player.get_by_role("slider", name="step", exact=True).press("End")
                         clock = exp.end_clock
-                    expect(dash.locator("span[role=status]")).to_have_text(clock, timeout=ROUND_TRIP_MS)
+                    expect(dash.get_by_test_id("rq-clock")).to_have_text(clock, timeout=ROUND_TRIP_MS)
                     if args.tab:
                         dash.locator(".rq-view-tabs button", has_text=exact(args.tab)).click()
                         expect(dash.locator(".rq-view-tabs button.mod-active")).to_have_text(exact(args.tab))

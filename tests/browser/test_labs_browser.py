@@ -10,9 +10,14 @@ kernel, reused by the four tests below and shut down through the REST API afterw
    tokens (``g[data-role=token]`` not ``[data-leaving]``) carry exactly the kernel scene's keys and
    ``transform``s, and their count per place equals the engine's messages in that ProcessQueue, delay level
    or DLQ; tokens travel (or, in a producer-only lab, appear); after Reset every scene view draws exactly
-   the kernel's marks.
-3. Play advances (the FlowView's position moves), Pause stops (after it, Reset and two Steps draw exactly
-   three frames, the kernel's).
+   the kernel's marks — the main picture at once, each tab when it is opened, as a student opens it (a tab
+   whose frames are not in the page yet shows the reset position too, not the picture it was first drawn
+   with). Every dashboard steps in the page (its frames are there: ``run_ahead``). On a checkpoint's frame
+   the page asks its question and Step does not move until it is answered; the test answers as a student
+   does (a wrong choice: the hint; the right one: the explanation), then Steps on.
+3. Play advances (the FlowView's position moves) and stops at the first checkpoint not yet answered; after
+   the right answer it plays on (to the next question, or until Pause); after Pause, Reset and two Steps
+   draw exactly three frames, the kernel's.
 4. Where the engine's run has retries: scrubbed to the end, the retry timeline draws one delivery token per
    DELIVERED event of the engine's own run; a screenshot of the dashboard goes to artifacts/screenshots/.
 
@@ -24,29 +29,19 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from .conftest import LABS, VIEWPORT, JsErrors, Server, require_chromium
-from .expectations import DashboardExpectation, lab_expectations, moved
+from .expectations import CheckpointStop, DashboardExpectation, lab_expectations, moved
 from .pages import ROUND_TRIP_MS, DashboardOnPage, dashboards_on, exact
 
 pytestmark = pytest.mark.browser
 
 NOTEBOOKS = sorted(p.name for p in LABS.glob("*.ipynb"))
-
-# Known after the stop-28 merges (issue 30 follow-up, named in that stop's closing note): the expectations here do
-# not yet model what the merged dashboards do — the page's Step stops at a checkpoint until it is answered (modelled
-# now in expectations.py), a hidden tab stays kernel-drawn after the page's Reset (its space-time picture is stale:
-# a product defect to fix in the page player), lab 03's past-16 dashboard does not run ahead, and lab 07a's Play
-# stops at its checkpoint. Reported, not hidden: each failure shows as an xfail with this reason.
-pytestmark = pytest.mark.xfail(
-    reason="stop 28: checkpoints, lazy tabs after Reset and a kernel-stepped dashboard are not in the expectations",
-    strict=False,
-)
 
 FIRST_KERNEL_MS = 120_000  # first kernel of the session on 2 busy cores
 RUN_ALL_MS = 180_000
@@ -89,6 +84,17 @@ class OpenLab:
     """goto → kernel idle."""
     run_seconds: float
     """Run All → every cell numbered and the kernel idle."""
+    answered: set[tuple[int, str]] = field(default_factory=set)
+    """(dashboard index, checkpoint name) answered in this page: the page asks each checkpoint once."""
+
+    def asked(self, dash: DashboardOnPage, frame: int) -> CheckpointStop | None:
+        """The checkpoint the page asks on ``frame`` now (``None``: none there, or answered already)."""
+        cp = dash.expected.checkpoint_at(frame)
+        return None if cp is None or (dash.expected.index, cp.name) in self.answered else cp
+
+    def answer(self, dash: DashboardOnPage, cp: CheckpointStop, *, wrong_first: bool = True) -> None:
+        dash.answer_checkpoint(cp, wrong_first=wrong_first)
+        self.answered.add((dash.expected.index, cp.name))
 
     def dashboards(self) -> list[DashboardOnPage]:
         return dashboards_on(self.page, self.panel, self.expected, self.name)
@@ -187,19 +193,42 @@ def _reset(dash: DashboardOnPage) -> None:
     dash.expect_frame(dash.expected.frames[0])
 
 
+def _step(lab: OpenLab, dash: DashboardOnPage, frame: int) -> None:
+    """From ``frame - 1``, Step to ``frame``: a checkpoint asked on ``frame - 1`` holds the Step until answered (the
+    click made while it is asked must not move the picture: the frame reached after the answer proves it)."""
+    cp = lab.asked(dash, frame - 1)
+    if cp is not None:
+        dash.button("Step").click()  # held: "answer first"
+        lab.answer(dash, cp)
+    dash.button("Step").click()
+    dash.expect_frame(dash.expected.frames[frame])
+
+
+def _expect_reset_scenes(dash: DashboardOnPage) -> None:
+    """Every scene view draws the kernel's reset picture: the main one as it is, each tab once opened (as a student
+    opens it); the first tab is chosen again afterwards."""
+    tabs = [want for want in dash.expected.reset_scenes if dash.open_tab(want.title)]
+    main = [want for want in dash.expected.reset_scenes if want not in tabs]
+    dash.expect_scenes(tuple(main))
+    for want in tabs:
+        dash.open_tab(want.title)
+        dash.expect_scenes((want,))
+    if tabs:
+        dash.open_tab(tabs[0].title)
+
+
 def test_reset_and_steps_match_the_kernel(lab: OpenLab) -> None:
     """After Reset and each Step: clock, caption, every token where the kernel drew it, counts per place."""
     for dash in _with_dashboards(lab):
         exp = dash.expected
         assert exp.has_flow, f"{lab.name}: dashboard {exp.index} has no FlowView (the main picture)"
         _reset(dash)
-        dash.expect_scenes(exp.reset_scenes)
+        _expect_reset_scenes(dash)
         before = dash.drawn_tokens()
         travelled: set[str] = set()
         changed = False
-        for frame in exp.frames[1:]:
-            dash.button("Step").click()
-            dash.expect_frame(frame)
+        for n in range(1, len(exp.frames)):
+            _step(lab, dash, n)
             after = dash.drawn_tokens()
             travelled |= {k for k, t in after.items() if k in before and before[k] != t}
             changed |= after != before
@@ -212,28 +241,44 @@ def test_reset_and_steps_match_the_kernel(lab: OpenLab) -> None:
     lab.check_clean()
 
 
+def _waiting(lab: OpenLab, dash: DashboardOnPage) -> list[CheckpointStop]:
+    return [cp for cp in dash.expected.checkpoints if lab.asked(dash, cp.frame) is not None]
+
+
 def test_play_advances_and_pause_stops(lab: OpenLab) -> None:
-    """Play moves the picture on; after Pause, Reset + two Steps give exactly the kernel's three frames."""
+    """Play moves the picture on and stops at a checkpoint until it is answered, then plays on; after Pause,
+    Reset + two Steps give exactly the kernel's three frames."""
     from playwright.sync_api import expect
 
     for dash in _with_dashboards(lab):
         exp = dash.expected
         _reset(dash)
         start = exp.frames[0].position
-        player = dash.root.get_by_test_id("rq-player")
+        player = dash.player
         expect(player).to_have_attribute("data-playing", "0", timeout=ROUND_TRIP_MS)
         dash.button("Play").click()
-        lab.page.wait_for_function(
-            "([el, p]) => +el.dataset.position > p", arg=[dash.flow.element_handle(), start], timeout=ROUND_TRIP_MS
-        )
-        dash.button("Pause").click()
+        waiting = _waiting(lab, dash)
+        if waiting:  # Play stops on the question's frame, asks, and waits for the answer
+            cp = waiting[0]
+            expect(player).to_have_attribute("data-step", str(cp.frame), timeout=ROUND_TRIP_MS)
+            expect(player).to_have_attribute("data-playing", "0", timeout=ROUND_TRIP_MS)
+            expect(dash.question).to_contain_text(cp.question, timeout=ROUND_TRIP_MS)
+            lab.answer(dash, cp, wrong_first=False)
+            start = exp.positions[cp.frame]
+            if len(waiting) > 1:  # the right answer plays on, up to the next question
+                expect(player).to_have_attribute("data-step", str(waiting[1].frame), timeout=ROUND_TRIP_MS)
+                expect(player).to_have_attribute("data-playing", "0", timeout=ROUND_TRIP_MS)
+        if len(waiting) <= 1:
+            lab.page.wait_for_function(
+                "([el, p]) => +el.dataset.position > p", arg=[dash.flow.element_handle(), start], timeout=ROUND_TRIP_MS
+            )
+            dash.button("Pause").click()
         # The page's player stops ticking at once (Play and Pause run in the page, no kernel round trip).
         expect(player).to_have_attribute("data-playing", "0", timeout=ROUND_TRIP_MS)
         _reset(dash)
         first = dash.frame_number()
-        for n, frame in enumerate(exp.frames[1:3], start=1):
-            dash.button("Step").click()
-            dash.expect_frame(frame)
+        for n in range(1, min(3, len(exp.frames))):
+            _step(lab, dash, n)
             assert dash.frame_number() == first + n, f"{lab.name}: frames drawn after Pause besides the Steps"
     lab.check_clean()
 

@@ -147,6 +147,32 @@ print(json.dumps(out, sort_keys=True))
 """
 
 
+def course_content(where: str) -> bool:
+    """Whether a file of the site (``path`` or ``wheel:member``) is the course's own: the notebooks, the site's
+    settings, the rmqlab wheel (but its RECORD of file sizes); not JupyterLite's build, the lab extensions, Pyodide or
+    another package's wheel, where an answer's bare digits occur by chance (45940 in plotly's bundle, 1810 in a
+    Windows error table) but a teacher's sentence could not."""
+    path, _, member = where.partition(":")
+    if Path(path).name.startswith("rmqlab-") and path.endswith(".whl"):
+        return not member.endswith(".dist-info/RECORD")
+    return path.split("/", 1)[0] not in ("build", "extensions", "static", "pypi")
+
+
+def test_the_site_states_no_answer_and_no_explanation(lite_build: Build) -> None:
+    """Every file a student's browser can fetch from the site (each wheel and zip unpacked, the notebooks, every JSON
+    and script): no sentence of an explanation or hint and no solution region anywhere, no telling spelling of an
+    answer in the course's own files (tests/leak_search.py)."""
+    from leak_search import files_as_text, search
+
+    files = list(files_as_text(lite_build.root))
+    ours = [where for where, _ in files if course_content(where)]
+    assert any(where.startswith("pypi/rmqlab-") and where.endswith(".whl:rmqlab/course/bank.json") for where in ours)
+    assert sorted(where for where in ours if where.endswith(".ipynb") and where.startswith("files/")) == sorted(
+        f"files/{name}" for name in lite_build.summary["labs"])  # fmt: skip
+    assert len(files) > 10 * len(ours)  # the rest: JupyterLite, Pyodide, the other wheels, searched for sentences
+    assert search(iter(files), answers_in=course_content) == []
+
+
 def test_the_engine_under_pyodide_runs_json_scenarios_as_cpython_does(lite_build: Build, tmp_path: Path) -> None:
     """The site's own Pyodide and wheels (run by node, no browser): every JSON example, loaded as a mapping,
     gives CPython's report, and a bad scenario the same located error (jsonschema 4.17 there, 4.2x here)."""

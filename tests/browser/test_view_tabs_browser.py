@@ -3,8 +3,8 @@
 Lab 07's dashboard sits 76 cells down: after Run All it is rendered off screen, and JupyterLab's windowed notebook
 attached it without Lumino's attach message, so ``ipywidgets.Tab``'s bar had no listener and ignored every click
 (labs 03 and 05, whose dashboards render on screen, worked). The dashboard now uses toggle buttons
-(:class:`rmqlab.widgets.dashboard.ViewTabs`, every page drawn, the others hidden). Here a student's clicks: scroll to the
-dashboard, click each view's button with the mouse, and the view shown must change to that one (its picture
+(:class:`rmqlab.widgets.dashboard.ViewTabs`, every page drawn, the others hidden). Here a student's clicks: scroll
+to the dashboard, click each view's button with the mouse, and the view shown must change to that one (its picture
 visible, every other page hidden).
 """
 

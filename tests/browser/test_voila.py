@@ -34,6 +34,8 @@ def _one(pattern: str) -> Path:
 TOUR = _one("00_*.ipynb")
 SERVED = (TOUR, _one("07a_*.ipynb"))
 PAGE_MS = 180_000  # Voila runs all cells before the widgets can render
+
+
 @pytest.fixture(scope="module")
 def voila(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """``voila <dir>`` on 127.0.0.1:<free port> with a temp token, serving copies of the SERVED labs."""

@@ -1,0 +1,184 @@
+"""A checkpoint offers only what the paused run makes plausible, and each wrong choice gets its own hint.
+
+View-model level (no browser): :func:`rmqlab.widgets.frames.build_run` resolves the checkpoints of small runs and
+the tests read the choices, the per-choice near-miss hints (:meth:`AskedCheckpoint.check`) and the page's JSON.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rmqlab.widgets import Checkpoint, demo_lab
+from rmqlab.widgets.checkpoints import AskedCheckpoint, CheckpointError
+from rmqlab.widgets.frames import build_run
+
+from rmqlab import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, Lab, Message
+
+
+def _asked(make_lab: Any, horizon: str, *checkpoints: Checkpoint) -> tuple[AskedCheckpoint, ...]:
+    return build_run(make_lab, horizon=horizon, checkpoints=checkpoints).checkpoints
+
+
+def failing() -> Lab:
+    return demo_lab(listener="fail_all", max_reconsume_times=1)
+
+
+def ordered_send() -> Lab:
+    """Lab 06's tiny run: two brokers x 4 queues, order 3 sent with a modulo selector, no consumer."""
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.add_broker("broker-b")
+    lab.create_topic("TopicTest")
+    p = lab.add_producer("pg")
+    for k in range(8):
+        lab.at(f"{1 + k}s", p.send_with_selector, Message("TopicTest", f"order {k}"), lambda mqs, m, a: mqs[a % 8], k)
+    return lab
+
+
+def two_consumers(model: str) -> Lab:
+    """Lab 08's run: c1 and c2 of group cg in ``model``; every message fails once."""
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=2)
+    p = lab.add_producer("pg")
+
+    def once(msgs: list[Any], ctx: Any) -> ConsumeConcurrentlyStatus:
+        failed = (msgs[0].reconsume_times == 0 and model == "CLUSTERING") or msgs[0].body == "m1"
+        return ConsumeConcurrentlyStatus.RECONSUME_LATER if failed else ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+
+    for name in ("c1", "c2"):
+        lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=once, name=name, message_model=model)
+    for k in range(3):
+        lab.at(f"{2 + k}s", p.send, Message("TopicTest", f"m{k + 1}"))
+    return lab
+
+
+def orderly_suspend() -> Lab:
+    """Lab 07a's tiny run: a, bad, c on one queue of an orderly consumer; bad always suspends."""
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg", send_which_queue_start=0)
+
+    def bad_suspends(msgs: list[Any], ctx: Any) -> ConsumeOrderlyStatus:
+        bad = msgs[0].body == "bad"
+        return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT if bad else ConsumeOrderlyStatus.SUCCESS
+
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=bad_suspends, orderly=True, name="c1",
+                     max_reconsume_times=3)  # fmt: skip
+    for i, body in enumerate(("a", "bad", "c")):
+        lab.at(f"{2 + i}s", p.send, Message("TopicTest", body))
+    return lab
+
+
+def test_a_send_back_offers_the_retry_path_of_its_group_only() -> None:
+    """Where a failed message goes: the queue it came from, its group's retry queue, delay levels 1-5 around level 3
+    (3 + reconsumeTimes 0), its group's DLQ, the ProcessQueue it is in, the group's consumed tray; nothing else."""
+    (cp,) = _asked(failing, "2m", Checkpoint(before="send_back", ask="where"))
+    assert [c.key for c in cp.choices] == [
+        "queue:TopicTest@broker-a:0",
+        "queue:%RETRY%cg@broker-a:0",
+        "delay:broker-a:1", "delay:broker-a:2", "delay:broker-a:3", "delay:broker-a:4", "delay:broker-a:5",
+        "queue:%DLQ%cg@broker-a:0",
+        "pq:c1:TopicTest@broker-a:0",
+        "done:cg",
+    ]  # fmt: skip
+    assert cp.answer == "delay:broker-a:3"
+    assert [c.label for c in cp.choices if c.key.startswith("delay:")][:3] == [
+        "delay level 1 · 1 s", "delay level 2 · 5 s", "delay level 3 · 10 s"]  # fmt: skip
+
+
+def test_each_wrong_place_gets_the_hint_for_that_mistake() -> None:
+    """The DLQ: the run's count against the max; the retry queue: not yet, it waits at a level first; a wrong level:
+    the rule and this message's count; the consumed tray: not an acknowledgement; in place: it is sent back."""
+    (cp,) = _asked(failing, "2m", Checkpoint(before="send_back", ask="where"))
+    hints = {key: cp.check(key) for key in (c.key for c in cp.choices)}
+    assert hints["delay:broker-a:3"] == (True, cp.explain)
+    assert hints["queue:%DLQ%cg@broker-a:0"] == (False, (
+        "Not yet: M0001 has been reconsumed 0 times and the group allows 1; the broker dead-letters only when "
+        "reconsumeTimes reaches the max, and parks it in SCHEDULE_TOPIC_XXXX first."))  # fmt: skip
+    assert hints["queue:%RETRY%cg@broker-a:0"][1].startswith("Not yet: the copy first waits in SCHEDULE_TOPIC_XXXX")
+    assert hints["delay:broker-a:1"][1] == (
+        "The broker picks the level as 3 + reconsumeTimes; M0001 has been reconsumed 0 times so far.")
+    assert hints["done:cg"][1].startswith("RECONSUME_LATER is not an acknowledgement")
+    assert hints["pq:c1:TopicTest@broker-a:0"][1].startswith("A concurrent consumer does not retry in place")
+    assert len({text for right, text in hints.values() if not right}) == 5  # five mistakes, five different hints
+    assert all("level 3" not in text for right, text in hints.values() if not right)  # a hint never tells
+
+
+def test_a_dead_letter_hint_counts_the_tries_from_the_event() -> None:
+    """The paused step holds the redelivery too: the hint counts the failing delivery (reconsumed once, max 1)."""
+    (cp,) = _asked(failing, "2m", Checkpoint(before="dead_lettered", nth=2, ask="where"))
+    assert cp.answer == "queue:%DLQ%cg@broker-a:0"
+    right, hint = cp.check("queue:%RETRY%cg@broker-a:0")
+    assert not right and hint.startswith("M0002 has already been reconsumed 1 time, and the group allows 1")
+
+
+def test_a_send_offers_the_queues_of_its_topic_and_no_retry_places() -> None:
+    """Lab 06's question (where order 3 is stored): the topic's eight queues on both brokers; no delay level, DLQ,
+    retry queue or tray — they do not exist for a send."""
+    (cp,) = _asked(ordered_send, "10s", Checkpoint(before="stored", msg_id="M0004", ask="where"))
+    assert cp.answer == "queue:TopicTest@broker-a:3"
+    assert [c.key for c in cp.choices] == [f"queue:TopicTest@broker-{b}:{q}" for b in "ab" for q in range(4)]
+    assert [c.label for c in cp.choices][3:5] == ["TopicTest:3 · broker-a", "TopicTest:0 · broker-b"]  # told apart
+    assert "Look at the broker" in cp.check("queue:TopicTest@broker-b:3")[1]
+    assert "Look at the queue number" in cp.check("queue:TopicTest@broker-a:0")[1]
+
+
+@pytest.mark.parametrize(
+    ("model", "answer", "offered", "absent"),
+    [
+        ("CLUSTERING", "delay:broker-a:3", {"queue:%DLQ%cg@broker-a:0", "queue:%RETRY%cg@broker-a:0", "done:cg"},
+         {"dropped:c1", "pq:c2:TopicTest@broker-a:0"}),
+        ("BROADCASTING", "dropped:c1", {"delay:broker-a:3", "done:c1", "pq:c1:TopicTest@broker-a:0"},
+         {"queue:%DLQ%cg@broker-a:0", "queue:%RETRY%cg@broker-a:0", "pq:c2:TopicTest@broker-a:0"}),
+    ],
+)  # fmt: skip
+def test_a_failure_in_each_message_model(model: str, answer: str, offered: set[str], absent: set[str]) -> None:
+    """Lab 08's question asked on the consume result, so it fits both models: CLUSTERING offers the retry path;
+    BROADCASTING offers the drop, the misreading "it is retried at level 3" with its hint, and no DLQ or retry queue
+    (a broadcasting group has neither); another instance's copy is never a choice."""
+    (cp,) = _asked(lambda: two_consumers(model), "30s", Checkpoint(before="consumed", ask="where"))
+    keys = {c.key for c in cp.choices}
+    assert (cp.answer, offered <= keys, keys & absent) == (answer, True, set())
+    if model == "BROADCASTING":
+        assert cp.check("delay:broker-a:3")[1].startswith("In BROADCASTING a failure is not sent back")
+
+
+def test_when_offers_the_actors_clocks_and_the_usual_misreadings() -> None:
+    """Lab 07a's question (when bad comes back after its suspension at 3 s): 4 s, the concurrent retry's 10 s later
+    and the 30 s clamp, each wrong time with a hint that says early or late and why; no delay-level grid."""
+    (cp,) = _asked(orderly_suspend, "20s", Checkpoint(before="delivered", nth=3, ask="when"))
+    times = [int(c.key) for c in cp.choices]
+    assert cp.answer == "4000" and 4000 in times and len(times) <= 5 and times == sorted(times)
+    assert {13_000, 33_000} <= set(times)
+    late = cp.check("13000")[1]
+    assert late.startswith("Too late. That is a concurrent consumer's retry delay")
+    assert cp.check("33000")[1].startswith("Too late. 30 s is the longest suspension a listener may ask for")
+    assert all(cp.check(str(t))[1].startswith("Too early.") for t in times if t < 4000)
+    assert all(abs(t - 4000) >= 1000 for t in times if t != 4000)  # no "4.02 s" beside the answer
+
+
+def test_a_delay_question_offers_the_neighbouring_levels() -> None:
+    (cp,) = _asked(failing, "2m", Checkpoint(before="delay_delivered", ask="when"))
+    assert [c.key for c in cp.choices] == ["2000", "6000", "11000", "31000", "61000"]
+    assert cp.check("31000") == (False, "Too late. That is delay level 4. The broker parked this copy at level 3 + "
+                                        "its reconsumeTimes at the send-back.")  # fmt: skip
+
+
+def test_the_page_gets_each_choices_hint_and_a_labs_own_hint_wins() -> None:
+    (cp,) = _asked(failing, "2m", Checkpoint(before="send_back", ask="where"))
+    page = {c["key"]: c["hint"] for c in cp.to_json()["choices"]}  # type: ignore[union-attr]
+    assert page["delay:broker-a:3"] == "" and page["done:cg"] == cp.check("done:cg")[1]
+    (own,) = _asked(failing, "2m", Checkpoint(before="send_back", ask="where", hint="Count the reconsumes."))
+    assert {own.check(c.key)[1] for c in own.choices if c.key != own.answer} == {"Count the reconsumes."}
+
+
+def test_an_optional_checkpoint_asks_nothing_on_a_run_without_its_event() -> None:
+    """A knob may take the event away (lab 04's max_reconsume_times=0 leaves no second send-back): an optional
+    checkpoint is left out; a required one still names what is wrong."""
+    never = Checkpoint(before="send_back", nth=9, ask="where")
+    assert _asked(failing, "2m", Checkpoint(before="send_back", nth=9, ask="where", optional=True)) == ()
+    with pytest.raises(CheckpointError, match="nth=9 but this run has 6 such event"):
+        _asked(failing, "2m", never)

@@ -1,0 +1,60 @@
+"""The last step of a run says what the run showed, in one plain sentence (not the offset it happened to persist)."""
+
+from __future__ import annotations
+
+import re
+
+from rmqlab.widgets import Controller, demo_lab
+
+from rmqlab import Lab, Message
+from rmqlab.narrate import run_summary
+
+
+def test_a_run_with_one_message_still_failing() -> None:
+    lab = demo_lab(listener="fail_first").run(until="2m")  # fail_first: M0001 always fails, the others succeed
+    assert run_summary(lab.trace, now_ms=lab.now) == (
+        "End of the run at 2 m: 3 messages sent, 2 consumed, 1 retried (up to 4 deliveries) and 1 still waiting for "
+        "another try."
+    )
+
+
+def test_a_run_where_every_message_dies() -> None:
+    lab = demo_lab(listener="fail_all", max_reconsume_times=1).run(until="2m")
+    assert run_summary(lab.trace, now_ms=lab.now) == (
+        "End of the run at 2 m: 3 messages sent, 3 retried (up to 2 deliveries) and 3 dead-lettered."
+    )
+
+
+def test_a_lost_response_shows_as_a_duplicate_and_nothing_moving_says_so() -> None:
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.add_broker("broker-b")
+    lab.create_topic("TopicTest")
+    p = lab.add_producer("pg", send_which_queue_start=0)
+    lab.set_broker_fault("broker-a", lose_responses=True)
+    lab.at("1s", p.send, Message("TopicTest", "m1"))
+    lab.run(until="10s")
+    assert run_summary(lab.trace, now_ms=lab.now) == (
+        "End of the run at 10 s: 1 message sent and 1 stored more than once (a duplicate)."
+    )
+    assert run_summary([], now_ms=0) == "End of the run at 0 ms: no message moved."
+
+
+def test_the_last_step_of_a_dashboard_run_says_it_and_keeps_its_source_line() -> None:
+    """The run's last Step only saved an offset: its first line is the summary, its second the step's own Java; the
+    steps before keep their own captions, and "every event" mode still shows the bookkeeping as it is."""
+    ctl = Controller(lambda: demo_lab(listener="fail_first"), horizon="2m")
+    frames = ctl.frames
+    assert frames is not None
+    plain, source = frames.captions[-1]
+    whole = demo_lab(listener="fail_first").run(until="2m")
+    assert plain == run_summary(whole.trace, now_ms=whole.now) and plain.startswith("End of the run at 2 m: 3 messages")
+    assert source.startswith("in the source: ConsumerOffsetManager.commitOffset")
+    assert not any(c[0].startswith("End of the run") for c in frames.captions[:-1])
+    assert re.search(r"\b[A-Z][a-z]+[A-Z]\w+|\w+\.\w+\(", plain) is None  # no Java identifier in the plain line
+    ctl.every_event.value = True
+    ctl.reset()
+    raw = []
+    while ctl.step_once():
+        raw.append(ctl.caption_lines[0])
+    assert len(raw) > len(frames) and not any(line.startswith("End of the run") for line in raw)

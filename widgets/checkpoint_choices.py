@@ -1,0 +1,327 @@
+"""What a checkpoint offers, and what it says to each wrong answer: derived from the run, not from a fixed list.
+
+A "where" question offers only the places the paused message could plausibly be after the next step — the queues of
+its topic for a send, and for a consumer's failure the place it is now, the queue it came from, its group's retry
+queue, delay levels around the right one, its group's DLQ and its "consumed" tray (none of the retry places when the
+group is BROADCASTING, which drops a failure). A "when" question offers the answer, the due times of the clocks that
+tick for that actor at the pause (its timers in the snapshot) and the times of the usual misreadings of the mechanism
+(the delay of a concurrent retry for an orderly one, the 20 s rebalance for a new member …).
+
+Every wrong choice carries its own **near-miss hint**: what the student's choice would mean, and the rule that rules
+it out, with this run's numbers (``M0001 has been reconsumed 0 times; the DLQ comes at 1``), never the answer itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rmqlab import DEFAULT_MESSAGE_DELAY_LEVEL, DelayLevelTable, EventKind, TraceEvent, format_duration
+from rmqlab.core.timers import TimerKind
+from rmqlab.snapshot import LabSnapshot
+
+from .flow_view import FlowVM, Place
+
+__all__ = ["Offer", "happens", "when_offers", "where_offers", "who_hint"]
+
+DELAYS = DelayLevelTable(DEFAULT_MESSAGE_DELAY_LEVEL)
+RETRY_PATH = (EventKind.SEND_BACK, EventKind.SCHEDULED, EventKind.DEAD_LETTERED, EventKind.DELAY_DELIVERED)
+"""Events on the send-back path: their questions offer delay levels, the retry queue and the DLQ."""
+HOUSEKEEPING = (TimerKind.HEARTBEAT, TimerKind.ROUTE_POLL, TimerKind.CLEAN_EXPIRED, TimerKind.PERSIST_OFFSET)
+"""Timers that never decide when a message moves: not offered as a "when"."""
+CLOSEST_MS = 1_000
+"""A wrong time is at least this far from the answer."""
+TIMER_WORDS = {
+    TimerKind.REBALANCE: "its 20 s rebalance timer",
+    TimerKind.LOCK_RENEW: "its 20 s lock renewal (lockAll)",
+    TimerKind.SUSPEND: "the end of its queue's suspension",
+    TimerKind.LOCAL_RETRY: "its 5 s local retry",
+    TimerKind.PULL_LATER: "its next delayed pull",
+    TimerKind.LISTENER: "a running listener's return",
+}
+"""A timer of the paused actor, in the words a wrong "when" hint uses."""
+
+
+def happens(event: TraceEvent) -> str:
+    """What ``event`` is, as a clause: ``M0002 is delivered``, ``c2 rebalances``, ``c2 gets the lock``."""
+    msg = event.msg_id or "the message"
+    who = event.actor.split(":", 1)[-1]
+    words = {
+        EventKind.DELIVERED: f"{msg} is delivered",
+        EventKind.DELAY_DELIVERED: f"{msg} leaves its delay level",
+        EventKind.REBALANCED: f"{who} rebalances",
+        EventKind.LOCK_ACQUIRED: f"{who} gets the lock",
+        EventKind.CONSUMED: f"{msg} is consumed",
+        EventKind.SEND_BACK: f"{msg} is sent back",
+        EventKind.DEAD_LETTERED: f"{msg} is dead-lettered",
+        EventKind.STORED: f"{msg} is stored",
+        EventKind.SCHEDULED: f"{msg} is parked at a delay level",
+    }
+    return words.get(event.kind, f"the next {event.kind.value.replace('_', ' ')} happens")
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """One plausible answer: ``key`` (a place key or a time in ms), its label, its mark, and the near-miss hint
+    shown when a student picks it and it is wrong ("" for the right one)."""
+
+    key: str
+    label: str
+    mark: str = ""
+    hint: str = ""
+
+
+# ---------------------------------------------------------------- where
+
+
+def _topic(place_key: str) -> str:
+    """``queue:TopicTest@broker-a:0`` → ``TopicTest``; "" for a place that is not a queue."""
+    return place_key.removeprefix("queue:").split("@")[0] if place_key.startswith("queue:") else ""
+
+
+def _plausible(p: Place, *, answer: str, now_at: set[str], came_from: str, group: str, retry_path: bool) -> bool:
+    """Whether ``p`` is a place the paused message could be after the next step (see the module docstring)."""
+    if p.key == answer or p.key in now_at:
+        return True
+    if p.kind in ("business", "retry", "dlq") and _topic(p.key) == _topic(answer) != "":
+        return not retry_path or p.kind != "business"  # a send: every queue of its topic; a retry: not the others
+    if p.key == came_from:
+        return True
+    if p.kind == "process_queue" and answer.startswith("pq:"):
+        return _topic("queue:" + p.key.split(":", 2)[2]) == _topic("queue:" + answer.split(":", 2)[2])
+    if not retry_path:
+        return p.kind in ("done", "dropped", "delay") and (p.kind == "delay" or p.key.endswith(f":{group}"))
+    return p.kind == "delay" or p.key in (f"queue:%RETRY%{group}@{p.key.split('@')[-1]}", f"done:{group}") or (
+        p.kind == "dlq" and _topic(p.key) == f"%DLQ%{group}"
+    )
+
+
+def _failure(event: TraceEvent) -> bool:
+    """A consume result that is not a success (RECONSUME_LATER, an exception, a null or a timeout)."""
+    return str(event.get("status")) not in ("CONSUME_SUCCESS", "SUCCESS", "COMMIT", "None")
+
+
+def _times(n: int) -> str:
+    return f"{n} time" if n == 1 else f"{n} times"
+
+
+def _reconsumed(event: TraceEvent, trace: Sequence[TraceEvent]) -> int:
+    """How many times ``event``'s message had been reconsumed when it failed: a send-back says so; a scheduled or
+    dead-lettered copy carries that count + 1; else the last delivery's."""
+    count = event.get("reconsume_times")
+    if count is not None:
+        return int(count) - (event.kind in (EventKind.SCHEDULED, EventKind.DEAD_LETTERED))
+    delivered = [e for e in trace if e.msg_id == event.msg_id and e.kind is EventKind.DELIVERED]
+    return int(delivered[-1].get("reconsume_times") or 0) if delivered else 0
+
+
+def _where_hint(choice: Place, answer: Place, event: TraceEvent, rt: int, most: int | None) -> str:
+    """Why ``choice`` is not where ``event``'s message goes, with the run's numbers (never the answer itself)."""
+    msg = event.msg_id or "the message"
+    if answer.kind == "delay":
+        if choice.kind == "delay":
+            return f"The broker picks the level as 3 + reconsumeTimes; {msg} has been reconsumed {_times(rt)} so far."
+        if choice.kind == "retry":
+            return (f"Not yet: the copy first waits in SCHEDULE_TOPIC_XXXX at a delay level; it reaches {choice.label} "
+                    "only when that delay is over.")
+        if choice.kind == "dlq":
+            return (f"Not yet: {msg} has been reconsumed {_times(rt)} and the group allows {most}; the broker "
+                    "dead-letters only when reconsumeTimes reaches the max, and parks it in SCHEDULE_TOPIC_XXXX first.")
+        if choice.kind == "done":
+            return "RECONSUME_LATER is not an acknowledgement: the consumer sends the message back to the broker."
+        return ("A concurrent consumer does not retry in place: sendMessageBack hands the message back to the broker, "
+                "which stores a new copy to be delivered later.")
+    if answer.kind == "dlq":
+        if choice.kind in ("delay", "retry"):
+            return (f"{msg} has already been reconsumed {_times(rt)}, and the group allows {most}: the broker stops "
+                    "scheduling retries once reconsumeTimes reaches maxReconsumeTimes.")
+        if choice.kind == "done":
+            return "A failure is never an acknowledgement in CLUSTERING: the message goes back to the broker."
+        return "The consumer does not keep a failed message: it sends it back, and the broker decides its fate."
+    if answer.kind == "dropped":
+        if choice.kind == "done":
+            return ("The offset moves past it as if it were consumed, but the listener failed it: in BROADCASTING "
+                    "processConsumeResult drops a failure.")
+        return ("In BROADCASTING a failure is not sent back: processConsumeResult drops it (no retry queue, no delay "
+                "level, no DLQ).")
+    if answer.kind in ("business", "retry") and event.kind is EventKind.STORED:
+        if choice.key.split("@")[-1].split(":")[0] != answer.key.split("@")[-1].split(":")[0]:
+            return ("Look at the broker: the producer picks among the queues of the route it may use now — a broker "
+                    "sidelined by sendLatencyFaultEnable, or a selector's rule, can rule one out.")
+        return ("Look at the queue number: the round robin moves one queue on from the producer's last send, and a "
+                "MessageQueueSelector returns the queue its rule computes.")
+    if answer.kind == "retry" and event.kind is EventKind.DELAY_DELIVERED:
+        return "When its delay is over, ScheduleMessageService moves the copy to the topic in its REAL_TOPIC property."
+    if answer.kind == "process_queue":
+        return "A message goes to the instance the rebalance gave its queue; look at who holds the queue now."
+    return ""
+
+
+def where_offers(
+    event: TraceEvent, before: FlowVM, after: FlowVM, answer: str, now_at: set[str], trace: Sequence[TraceEvent]
+) -> tuple[Offer, ...]:
+    """The plausible places for ``event``'s message, each with its near-miss hint; ``answer`` among them."""
+    failed = event.kind in RETRY_PATH or (event.kind is EventKind.CONSUMED and _failure(event))
+    retry_path = failed and (before.retry_paths or after.retry_paths)
+    places = {p.key: p for p in (*before.places, *after.places)}
+    tokens = [t for t in before.tokens if t.msg_id == event.msg_id]
+    group = next((t.owner for t in tokens if t.owner), "") or next(
+        (str(e.get("group")) for e in reversed(trace) if e.msg_id == event.msg_id and e.get("group")), ""
+    )
+    came_from = next((f"queue:{e.get('queue')}" for e in reversed(trace)
+                      if e.msg_id == event.msg_id and e.kind is EventKind.DELIVERED), "")  # fmt: skip
+    rt = _reconsumed(event, trace)
+    most = event.get("max_reconsume_times")
+    if most is None:
+        most = next((e.get("max_reconsume_times") for e in reversed(trace) if e.kind is EventKind.SEND_BACK), None)
+    drawn = {p.key for p in before.places}
+    broker = (answer.split(":")[1] if answer.startswith("delay:") else answer.split("@")[-1].split(":")[0])
+    if retry_path:
+        level = int(answer.rsplit(":", 1)[1]) if answer.startswith("delay:") else 3 + rt
+        window = range(max(1, level - 2), min(DELAYS.max_level, level + 2) + 1)
+        places = {k: p for k, p in places.items() if p.kind != "delay" or int(k.rsplit(":", 1)[1]) in window}
+        for lv in window:
+            key = f"delay:{broker}:{lv}"
+            places.setdefault(key, Place(key, "delay", f"level {lv}", f"broker:{broker}"))
+        dlq = f"queue:%DLQ%{group}@{broker}:0"
+        if group:
+            places.setdefault(dlq, Place(dlq, "dlq", f"%DLQ%{group}:0 (dead letters)", f"broker:{broker}"))
+    elif failed:  # BROADCASTING drops it: still offer the retry it does not make (the lab's misconception)
+        broker = came_from.split("@")[-1].split(":")[0] or broker
+        key = f"delay:{broker}:{3 + rt}"
+        places.setdefault(key, Place(key, "delay", f"level {3 + rt}", f"broker:{broker}"))
+    offers = []
+    order = {k: i for i, k in enumerate(("business", "retry", "delay", "dlq", "process_queue", "done", "dropped"))}
+    right = places[answer]
+    for p in sorted(places.values(), key=lambda p: (order.get(p.kind, 9), p.key)):
+        if (p.key != answer and p.kind not in order) or not _plausible(
+            p, answer=answer, now_at=now_at, came_from=came_from, group=group, retry_path=retry_path
+        ):
+            continue
+        if p.kind == "delay":
+            lv = int(p.key.rsplit(":", 1)[1])
+            label = f"delay level {lv} · {format_duration(DELAYS.delay_ms(lv))}"
+        else:
+            label = p.label + (f" ({p.owner})" if p.kind == "process_queue" else "")
+        hint = "" if p.key == answer else _where_hint(p, right, event, rt, most)
+        offers.append(Offer(p.key, label, f"place:{p.key}" if p.key in drawn else "", hint))
+    return _told_apart(offers)
+
+
+def _told_apart(offers: list[Offer]) -> tuple[Offer, ...]:
+    """Two buttons never read the same: a queue label shared by two brokers gets its broker ("TopicTest:0 ·
+    broker-b"), as the picture shows it."""
+    seen: dict[str, int] = {}
+    for o in offers:
+        seen[o.label] = seen.get(o.label, 0) + 1
+    out = []
+    for o in offers:
+        if seen[o.label] > 1 and "@" in o.key and " · " not in o.label:
+            broker = o.key.split("@")[-1].split(":")[0]
+            o = Offer(o.key, f"{o.label} · {broker}", o.mark, o.hint)
+        out.append(o)
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- when
+
+
+def _mistakes(event: TraceEvent, now: int, trace: Sequence[TraceEvent]) -> list[tuple[int, str]]:
+    """(time, hint) for the usual misreadings of when ``event`` comes, from the run so far."""
+    msg = event.msg_id
+    kind = event.kind
+    out: list[tuple[int, str]] = []
+    if kind is EventKind.DELIVERED and msg is not None:
+        before = [e for e in trace if e.msg_id == msg and e.kind is EventKind.DELIVERED]
+        if before:
+            failed = max(e.time_ms for e in trace if e.msg_id == msg)
+            rt = int(before[-1].get("reconsume_times") or 0)
+            orderly = any(e.kind is EventKind.SUSPENDED and e.msg_id == msg for e in trace)
+            if orderly:
+                out.append((failed + DELAYS.delay_ms(min(3 + rt, DELAYS.max_level)),
+                            "That is a concurrent consumer's retry delay (level 3 + reconsumeTimes). An orderly "
+                            "consumer does not send back: it suspends the queue and retries locally."))  # fmt: skip
+                out.append((failed + 30_000, "30 s is the longest suspension a listener may ask for "
+                            "(submitConsumeRequestLater clamps to 10 … 30000 ms); this queue uses the consumer's own "
+                            "suspendCurrentQueueTimeMillis."))  # fmt: skip
+            else:
+                reached = any(e.kind is EventKind.SEND_BACK and e.msg_id == msg and e.get("ok") for e in trace
+                              if e.time_ms >= before[-1].time_ms)  # fmt: skip
+                out.append((failed + 1_000, "1 s is an orderly consumer's local pause. A concurrent consumer sends the "
+                            "message back, and the broker holds it for its delay level."))  # fmt: skip
+                out.append((failed + DELAYS.delay_ms(min(3 + rt, DELAYS.max_level)), "That is the broker's delay "
+                            "(level 3 + reconsumeTimes) for a send-back that reaches it. Did this one reach the broker?"
+                            if not reached else "That is the delay of the level the broker chose: count the reconsumes "
+                            "again."))  # fmt: skip
+                if reached:
+                    out.append((failed + 5_000, "5 s is the local retry after a send-back that failed; this "
+                                "send-back reached the broker."))  # fmt: skip
+        out.append((now, "Not at once: something has to finish or come due first. Which clock is this actor "
+                    "waiting on?"))  # fmt: skip
+    elif kind is EventKind.REBALANCED:
+        out.append((now + 20_000, "A consumer that starts, or hears that the group changed, rebalances at once; "
+                    "the 20 s wait is only between rebalances."))  # fmt: skip
+    elif kind is EventKind.DELAY_DELIVERED and msg is not None:
+        sched = [e for e in trace if e.msg_id == msg and e.kind is EventKind.SCHEDULED]
+        if sched:
+            level = int(sched[-1].get("level") or 3)
+            for lv in (level - 2, level - 1, level + 1, level + 2):
+                if 1 <= lv <= DELAYS.max_level:
+                    out.append((sched[-1].time_ms + DELAYS.delay_ms(lv), f"That is delay level {lv}. The broker "
+                                "parked this copy at level 3 + its reconsumeTimes at the send-back."))  # fmt: skip
+    elif kind is EventKind.LOCK_ACQUIRED:
+        renewals = [e for e in trace if e.kind in (EventKind.LOCK_ACQUIRED, EventKind.LOCK_RENEWED)
+                    and e.actor != event.actor]  # fmt: skip
+        if renewals:
+            last = renewals[-1].time_ms
+            out.append((last + 30_000, "30 s is how long a client trusts its own copy of a lock "
+                        "(ProcessQueue.isLockExpired); the broker keeps its entry 60 s after the last renewal."))
+    return out
+
+
+def when_offers(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent], most: int = 5) -> tuple[Offer, ...]:
+    """The answer (``event``'s time), the due times of the paused actor's clocks and the usual misreadings,
+    the ``most`` nearest to the answer, in time order, each wrong one with its hint."""
+    now = snap.now_ms
+    answer = event.time_ms
+    what = happens(event)
+    candidates: dict[int, str] = {}
+    for t in sorted(snap.timers, key=lambda t: (t.due_ms, t.seq)):
+        if t.due_ms <= now or t.kind in HOUSEKEEPING or t.due_ms == answer:
+            continue
+        if t.owner == event.actor or (event.kind is EventKind.REBALANCED and t.kind is TimerKind.REBALANCE):
+            words = TIMER_WORDS.get(t.kind, f"its {t.kind.value.replace('_', ' ')} timer")
+            who = t.owner.split(":", 1)[-1]
+            candidates.setdefault(t.due_ms, f"That is when {who}'s clock is due ({words}), not when {what}.")
+    for due, hint in _mistakes(event, now, trace):
+        if due >= now and due != answer:
+            candidates.setdefault(due, hint)
+    if len(candidates) < 2:  # a run with no other clock: a second either side of the answer's distance
+        for due in (now + (answer - now) // 2, answer + max(answer - now, 1_000)):
+            if due >= now and due != answer:
+                candidates.setdefault(due, "Step again and watch which clock this actor is waiting on.")
+    apart = [due for due in candidates if abs(due - answer) >= CLOSEST_MS]  # "4 s" beside "4.02 s" only confuses
+    nearest = sorted(apart, key=lambda due: (abs(due - answer), due))[: most - 1]
+    times = sorted([answer, *nearest])
+    direction = {True: "Too early. ", False: "Too late. "}
+    return tuple(
+        Offer(str(due), f"t = {format_duration(due)}", "",
+              "" if due == answer else direction[due < answer] + candidates[due])
+        for due in times
+    )
+
+
+# ---------------------------------------------------------------- who
+
+
+def who_hint(choice: str, snap: LabSnapshot, event: TraceEvent) -> str:
+    """Why instance ``choice`` is not the one that acts: it is stopped, or what the rule says."""
+    for c in snap.consumers:
+        if c.client_id == choice and (c.crashed or not c.running):
+            return f"{choice} is {'crashed' if c.crashed else 'not running'}: a stopped instance takes nothing."
+    if event.kind is EventKind.LOCK_ACQUIRED:
+        return ("A lock stays with its holder until it expires at the broker (60 s after its last renewal); a "
+                "running holder keeps renewing it every 20 s.")
+    if event.kind is EventKind.DELIVERED:
+        return "A message is delivered only to the instance the rebalance gave its queue to."
+    return ""

@@ -1,0 +1,91 @@
+"""The run's true start: the Lab as its factory built it, before the first trace event (issue 30).
+
+A factory that adds a consumer with ``lab.add_consumer(...)`` starts it at once (``start=True``, the default), and
+``DefaultMQPushConsumer.start()`` records what it does — its ``start`` and its first rebalance of every subscribed
+topic, the retry topic included — while the Lab is being built: the run a student steps through used to begin at
+"event 3", with c1 already owning its queues. The state *before* those events is the built Lab with those
+consumers registered but not started, which is exactly what the engine gives for the same factory with
+``start=False`` (``tests/test_origin.py`` compares the two): no ProcessQueues, no queues owned, no retry
+subscription, no ``%RETRY%`` queue, no group membership on the brokers, no broker lock (orderly), none of the
+consumer's timers.
+
+:func:`origin_snapshot` derives that picture from the built Lab when everything the build recorded is such a
+start, at t = 0; otherwise (a factory that sends or runs while building) there is no earlier state to show and the
+run starts where the factory left it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from rmqlab import EventKind, TraceEvent
+from rmqlab.snapshot import LabSnapshot
+
+__all__ = ["origin_snapshot", "started_while_building"]
+
+BY_START = frozenset({EventKind.REBALANCED, EventKind.LOCK_BATCH, EventKind.LOCK_ACQUIRED})
+"""What a consumer's ``start()`` records after its ``start`` line: its first rebalance of each topic and, orderly,
+the broker locks it takes for the queues it gets (``RebalanceImpl.updateProcessQueueTableInRebalance`` → ``lock``)."""
+RETRY_PREFIX = "%RETRY%"
+"""``MixAll.RETRY_GROUP_TOPIC_PREFIX``: the retry topic of group G is ``%RETRY%G``."""
+
+
+def started_while_building(events: Sequence[TraceEvent]) -> frozenset[str] | None:
+    """The client ids of the consumers whose ``start()`` recorded ``events`` (everything the build recorded), or
+    ``None`` when something else happened while building (a send, a run, a fault): then there is no origin."""
+    started = {e.actor for e in events if e.kind is EventKind.LIFECYCLE and e.data.get("event") == "start"}
+    for e in events:
+        by_start = e.kind in BY_START or (e.kind is EventKind.LIFECYCLE and e.data.get("event") == "start")
+        if e.time_ms != 0 or not by_start or e.actor not in started:
+            return None
+    return frozenset(actor.removeprefix("consumer:") for actor in started) if started else None
+
+
+def origin_snapshot(built: LabSnapshot) -> LabSnapshot | None:
+    """The state before the first event of ``built`` (the Lab just built, ``built.events`` = what the build
+    recorded): its consumers registered but not started. ``None`` when the build recorded anything else."""
+    if not built.events or built.now_ms != 0:
+        return None
+    ids = started_while_building(built.events)
+    if ids is None:
+        return None
+    groups = {c.group for c in built.consumers if c.client_id in ids}
+    # a retry queue belongs to the started group's start() unless another, not started, consumer of it exists
+    kept_groups = {c.group for c in built.consumers if c.client_id not in ids}
+    retry_topics = {f"{RETRY_PREFIX}{g}" for g in groups - kept_groups}
+    consumers = tuple(
+        dataclasses.replace(
+            c,
+            running=False,
+            subscriptions=tuple(s for s in c.subscriptions if not s.startswith(RETRY_PREFIX)),
+            process_queues=(),
+            offset_store=(),
+            assigned=(),
+            busy_threads=0,
+            waiting_requests=0,
+        )
+        if c.client_id in ids
+        else c
+        for c in built.consumers
+    )
+    brokers = tuple(
+        dataclasses.replace(
+            b,
+            locks=tuple(lock for lock in b.locks if lock.client not in ids),
+            members=tuple(
+                (group, kept) for group, members in b.members if (kept := tuple(m for m in members if m not in ids))
+            ),
+        )
+        for b in built.brokers
+    )
+    owners = {f"consumer:{i}" for i in ids} | {f"producer:{i}/inner" for i in ids}
+    return dataclasses.replace(
+        built,
+        trace_len=0,
+        events=(),
+        brokers=brokers,
+        queues=tuple(q for q in built.queues if q.topic not in retry_topics),
+        consumers=consumers,
+        timers=tuple(t for t in built.timers if t.owner not in owners),
+    )
