@@ -154,7 +154,7 @@ def test_the_pair_is_in_sync_and_its_outputs_fresh(name: str) -> None:
     assert checks and all(c.outputs[0].text.startswith("Right — ") for c in checks)
     if name == "00_tour.py":
         clock = next(c for c in code if "clock_text" in c.source)
-        assert clock.outputs[0].text == "t = 2 s (2000 ms) · 事件 14 / 78\n"
+        assert clock.outputs[0].text == "t = 1 s (1000 ms) · 事件 10 / 78\n"  # at the checkpoint, as lab 00
 
 
 def test_sync_names_a_chinese_lab_by_its_folder() -> None:
