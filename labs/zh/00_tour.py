@@ -130,17 +130,17 @@ def tour_lab():
     return lab
 
 dash = Dashboard(tour_lab, horizon="60s", checkpoints=[
-    Checkpoint(before="rebalanced", actor="consumer:c2", ask="when", name="c2 分到队列",
+    Checkpoint(before="rebalanced", actor="consumer:c2", ask="when", optional=True, name="c2 分到队列",
                question="c2 在 2 s 加入。它什么时候第一次分到一部分队列？"),
 ])
 dash
 
 # %% [markdown]
-# 每个按钮都有一个对应的方法，所以代码单元也能驱动仪表盘。下面这个单元把画面停在 c2 到来之前
-# （向上滚动：仪表盘显示的就是那一刻）。
+# 每个按钮都有一个对应的方法，所以代码单元也能驱动仪表盘。下面这个单元把画面停在 c2 分到队列之前、
+# 画面提出问题的那一刻（向上滚动：仪表盘显示的就是那一刻）。
 
 # %%
-dash.controller.seek_time("2s")
+dash.controller.goto_checkpoint("c2 分到队列")
 print(dash.controller.clock_text)
 
 # %% [markdown]

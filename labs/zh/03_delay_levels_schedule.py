@@ -84,8 +84,8 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", checkpoints=[
-    Checkpoint(before="scheduled", ask="where", name="第一次重试的延迟级别"),
-    Checkpoint(before="delay_delivered", nth=2, ask="when", name="第二次重试何时到期"),
+    Checkpoint(before="scheduled", ask="where", optional=True, name="第一次重试的延迟级别"),
+    Checkpoint(before="delay_delivered", nth=2, ask="when", optional=True, name="第二次重试何时到期"),
 ])
 dash
 
@@ -119,11 +119,10 @@ print(len(deliveries), "次投递；死信副本的 reconsume_times =", dlq.get(
 # %% [markdown]
 # ## 超过 16 次：`max_reconsume_times=20`
 # Consumer 可以允许超过 16 次重试。上面的级别表在最后一级之后就没有级别了。
-# 下面是 `max_reconsume_times=20` 的图，停在第 16 次重试的回传处（这个仪表盘由内核单步，`run_ahead=False`，
-# 所以保存的笔记本只保留它的一帧）：
+# 下面是 `max_reconsume_times=20` 的图，停在第 16 次重试的回传处：
 
 # %% tags=["nbval-ignore-output"]
-past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 20}, horizon="13h", run_ahead=False)
+past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 20}, horizon="13h")
 past_dash.controller.seek_time(sum(levels.delay_ms(3 + k) for k in range(16)))  # 级别 3 … 18 的 16 个延迟
 past_dash
 
