@@ -1,10 +1,12 @@
-"""Idle horizons (issue 34 item 5): wall time per virtual hour of an idle lab with many queues.
+"""Idle horizons (issue 34 item 5): CPU time per virtual hour of an idle lab with many queues.
 
 One broker, one topic of ``--queues`` queues (1,024 by default, the scenario schema's largest), one consumer
 holding all of them, nothing sent: all that happens is long polling (each queue's pull held 15 s, answered empty,
 pulled again) and the periodic timers (rebalance 20 s, heartbeats and route polls 30 s, offset persists 5 s, the
 broker's channel scan 10 s). The run is measured after a warm-up hour, for ``--hours`` virtual hours; the figure is
-wall seconds per virtual hour and per virtual day (×24), with the scheduler steps and trace events per hour.
+CPU seconds (``time.process_time``) per virtual hour and per virtual day (×24), with the scheduler steps and trace
+events per hour. On a shared machine CPU seconds wander with the load; bench/README.md also gives callgrind's
+instruction counts, which do not.
 
     python -m bench.idle_horizon --queues 1024 --hours 1
 """
