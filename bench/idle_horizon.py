@@ -1,20 +1,27 @@
-"""Idle horizons (issue 34 item 5): wall time per virtual hour of an idle lab with many queues.
+"""Idle horizons (issue 34 item 5): CPU time per virtual hour of an idle lab with many queues.
 
 One broker, one topic of ``--queues`` queues (1,024 by default, the scenario schema's largest), one consumer
 holding all of them, nothing sent: all that happens is long polling (each queue's pull held 15 s, answered empty,
 pulled again) and the periodic timers (rebalance 20 s, heartbeats and route polls 30 s, offset persists 5 s, the
 broker's channel scan 10 s). The run is measured after a warm-up hour, for ``--hours`` virtual hours; the figure is
-wall seconds per virtual hour and per virtual day (×24), with the scheduler steps and trace events per hour.
+CPU seconds (``time.process_time``) per virtual hour and per virtual day (×24), with the scheduler steps and trace
+events per hour. On a shared machine CPU seconds wander with the load; bench/README.md also gives callgrind's
+instruction counts, which do not.
 
     python -m bench.idle_horizon --queues 1024 --hours 1
+    python -m bench.idle_horizon --instructions        # callgrind: instructions per virtual minute, 30 s → 90 s
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from rmqlab import ConsumeConcurrentlyStatus, Lab
 
@@ -48,11 +55,42 @@ def measure(queues: int, hours: float) -> dict[str, float]:
     }
 
 
+def instructions_per_minute(queues: int, warm_ms: int = 30_000, measured_ms: int = 60_000) -> float:
+    """Machine instructions per idle virtual minute, which do not wander with the machine's load: two runs under
+    ``valgrind --tool=callgrind`` (to ``warm_ms`` and to ``warm_ms + measured_ms``), the difference per minute.
+    Both start with ``PYTHONHASHSEED=0`` and compiled sources, so neither pays for something the other does not."""
+    from bench.instructions import _precompile, total_instructions
+    from bench.measure import REPO_ROOT, child_env
+
+    _precompile()
+    totals = []
+    with tempfile.TemporaryDirectory() as out_dir:
+        for until in (warm_ms, warm_ms + measured_ms):
+            out = os.path.join(out_dir, f"callgrind.{until}")
+            cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-m"]
+            cmd += ["bench.idle_horizon", "--queues", str(queues), "--run-until", str(until)]
+            subprocess.run(cmd, capture_output=True, cwd=REPO_ROOT, env=child_env(PYTHONHASHSEED="0"), check=True)
+            totals.append(total_instructions(Path(out).read_text(errors="replace")))
+    return (totals[1] - totals[0]) * 60_000 / measured_ms
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--queues", type=int, default=1024)
     parser.add_argument("--hours", type=float, default=1.0)
+    parser.add_argument("--instructions", action="store_true", help="count instructions under callgrind instead")
+    parser.add_argument("--run-until", type=int, help=argparse.SUPPRESS)  # the callgrind child: run, print nothing
     args = parser.parse_args(argv)
+    if args.run_until is not None:
+        idle_lab(args.queues).run(until=args.run_until)
+        return 0
+    if args.instructions:
+        per_minute = instructions_per_minute(args.queues)
+        print(
+            f"idle horizon: {args.queues} queues: {per_minute / 1e6:,.1f} M instructions per virtual minute "
+            f"(from 30 s to 90 s), {per_minute * 1440 / 1e9:,.0f} G per virtual day"
+        )
+        return 0
     r = measure(args.queues, args.hours)
     print(
         f"idle horizon: {r['queues']:.0f} queues, {r['hours']:g} virtual h measured: "

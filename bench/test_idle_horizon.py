@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from bench.idle_horizon import idle_lab, measure
+import pytest
+
+from bench.idle_horizon import idle_lab, main, measure
 
 
 def test_an_idle_lab_runs_long_polling_only_and_records_nothing() -> None:
@@ -12,3 +14,10 @@ def test_an_idle_lab_runs_long_polling_only_and_records_nothing() -> None:
     figures = measure(4, 0.05)
     assert figures["events_per_hour"] == 0  # an idle long poll leaves no trace
     assert figures["steps_per_hour"] > 0
+
+
+def test_the_callgrind_child_runs_the_idle_lab_to_the_given_time_and_prints_nothing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["--queues", "2", "--run-until", "20000"]) == 0
+    assert capsys.readouterr().out == ""

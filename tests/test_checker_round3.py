@@ -72,3 +72,33 @@ def test_a_retry_parked_with_its_due_time_ahead_behind_a_long_backlog_is_in_flig
     assert report.ok, str(report)
     assert report.fates[("group:cg", "M0336")] == "in_flight:scheduled"
     assert report.counts["in_flight"] == 400 - report.counts["consumed"]
+
+
+def test_a_sync_send_that_times_out_after_the_store_is_a_failure_and_a_duplicate_never_a_loss() -> None:
+    """``examples/sync_timeout_after_store.yaml``: slow-1 (M0001) is stored at 2 s and consumed, its producer times
+    out at 5 001 ms with the budget spent; lost-1 (M0002) is stored on broker-a, the response is lost, and the
+    second attempt stores it again on broker-b. The checker and the storm campaign's oracle agree: nothing lost."""
+    from bench.storm_campaign import oracle
+
+    lab = load_scenario(EXAMPLES / "sync_timeout_after_store.yaml").run()
+    outcomes = [
+        (e.time_ms, e.msg_id, e.get("attempt"), e.get("outcome")) for e in lab.trace.of_kind(EventKind.SEND_RESULT)
+    ]
+    assert outcomes == [
+        (5001, "M0001", 1, "RemotingTimeoutException: wait response timeout 3000ms"),
+        (12_000, "M0002", 1, "RemotingException: connection reset before the response arrived"),
+        (12_000, "M0002", 2, "SUCCESS"),
+    ]
+    assert [(s.msg_id, s.error) for s in lab.sends] == [
+        ("M0001", "RemotingTooMuchRequestException: sendDefaultImpl call timeout"),
+        ("M0002", None),
+    ]
+    stored = [(e.time_ms, e.msg_id, e.actor) for e in lab.trace.of_kind(EventKind.STORED)]
+    assert stored == [(2000, "M0001", "broker-a"), (12_000, "M0002", "broker-a"), (12_000, "M0002", "broker-b")]
+    report = check_invariants(lab)
+    assert report.ok, str(report)
+    assert report.fates == {("group:cg", "M0001"): "consumed", ("group:cg", "M0002"): "consumed"}
+    counts = report.counts
+    assert (counts["lost"], counts["producer_duplicates"], counts["duplicate_consumptions"]) == (0, 1, 1)
+    verdict = oracle(lab)
+    assert (verdict.produced, verdict.stuck, verdict.lost, verdict.duplicated) == (2, 0, 0, 1)

@@ -48,6 +48,7 @@ def test_every_example_has_a_golden_file():
         "send_back_no_permission",
         "slow_broker_avoided",
         "start_order_same_ms",
+        "sync_timeout_after_store",
         "topic_read_forbidden",
     ]
     goldens = sorted(p.name for p in EXAMPLES.iterdir() if ".expected" in p.name)

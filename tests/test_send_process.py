@@ -148,20 +148,6 @@ def test_async_hand_over_to_a_reachable_broker_records_the_fast_success_before_t
     assert (item.current_latency, item.start_timestamp) == (600, 30_600)  # the response's 600 ms came last
 
 
-def test_oneway_finishes_when_the_broker_has_taken_the_request_and_is_never_retried() -> None:
-    lab, producer = cluster("broker-a", "broker-b", start=1)
-    lab.set_broker_fault("broker-a", response_delay_ms=700)
-    lab.at(0, producer.send_oneway, Message("T", "x"))  # index 2 → a-0
-    lab.run(until=699)
-    assert not lab.sends[0].done
-    lab.run(until="1s")
-    assert timeline(lab, "M0001") == [
-        (0, "send_attempt", "broker-a", 1, "ONEWAY"),
-        (700, "send_result", "broker-a", 1, "ONEWAY_SENT"),
-    ]
-    assert lab.sends[0].done and lab.sends[0].result is None and lab.sends[0].error is None
-
-
 def test_shutdown_mid_send_stops_the_route_poll_but_the_send_under_way_completes() -> None:
     """rmqlab's ``shutdown`` closes no connection: the attempt in flight is answered and the send returns, while
     the route poll (a process of the producer, armed for 30 010 ms) ends at once."""

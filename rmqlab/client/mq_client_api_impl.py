@@ -5,7 +5,7 @@ send; this module makes one attempt and turns the answer into a result or an err
 
 * SYNC (``sendMessageSync``): the caller's process blocks on ``yield Rpc(...)`` until the response, an error
   response (``MQBrokerException``) or the timeout;
-* ONEWAY (``invokeOneway``): the request is written and nobody waits for an answer;
+* ONEWAY (``invokeOneway``): the request is written and nobody waits for an answer (the broker sends none);
 * ASYNC (``sendMessageAsync``): a process of its own, the callback thread's view of the request: the response
   completes the send, a failure with no response is re-sent by ``onExceptionImpl``.
 
@@ -119,26 +119,26 @@ class MQClientAPIImpl:
     def send_message_oneway(self, call: SendCall, mq: MessageQueue, *, rated: bool) -> RemoteError | None:
         """``invokeOneway``: write the request and return at once; the error if the connection cannot be made.
 
-        Nobody waits for an answer, so a small process of its own records ONEWAY_SENT (with no result) when the
-        broker has taken the request, at the time its response would arrive. ``rated`` (``sendDefaultImpl``'s
-        turn) records a connection failure, or else a 0 ms success: the request is on the wire.
+        The broker never answers a oneway request (``processRequestCommand`` writes a response only
+        ``if (!cmd.isOnewayRPC())``), so nothing is waited for: the send is over (ONEWAY_SENT, no result) as soon
+        as the request is written. What the broker then does with it, the producer never learns: a message the
+        broker refuses (an error code, a store that fails) or answers late is simply not seen again, with no
+        exception. Only a connection that cannot be made (``RemotingConnectException``) is thrown, at once.
+        4.9.7 can also throw when none of the 65,535 ``semaphoreOneway`` permits (requests still being written)
+        frees up within the timeout; the lab's requests are written at once, so that never happens here.
+        ``rated`` (``sendDefaultImpl``'s turn) records the connection failure, or else a 0 ms success.
         """
-        attempt, now, remaining, request = self._begin(call, mq)
-        failure: RemoteError | None = self.context.remoting.reachable(self.client_name, mq.broker_name)
+        attempt, now, _, request = self._begin(call, mq)
+        failure: RemoteError | None = self.context.remoting.invoke_oneway(self.client_name, mq.broker_name, request)
         if failure is not None:
             until = self.fault_strategy.update_fault_item(mq.broker_name, 0, isolation=True, now=now) if rated else None
             self._record_result(call, mq, attempt, describe(failure), until)
             return failure
-        written = self._oneway_written(call, mq, attempt, request, max(remaining, 1))
-        self.processes.spawn(written)
+        self._record_result(call, mq, attempt, "ONEWAY_SENT")
+        self.finish(call, None)
         if rated:
             self.fault_strategy.update_fault_item(mq.broker_name, 0, isolation=False, now=now)
         return None
-
-    def _oneway_written(self, call: SendCall, mq: MessageQueue, attempt: int, request: Any, timeout_ms: int) -> Body:
-        yield Rpc(self.client_name, mq.broker_name, request, timeout_ms)  # any answer or error: it was sent
-        self._record_result(call, mq, attempt, "ONEWAY_SENT")
-        self.finish(call, None)
 
     def send_message_async(
         self, call: SendCall, mq: MessageQueue, retry_times: int, reselect: Callable[[str], str] | None

@@ -15,8 +15,10 @@ Mirrors: client/src/main/java/org/apache/rocketmq/client/consumer/store/LocalFil
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterable
+from collections.abc import Container, Generator
 from typing import TYPE_CHECKING, Any, Protocol
+
+from sortedcontainers import SortedDict
 
 from ...common.message_queue import MessageQueue
 from ...core.process import Rpc
@@ -49,7 +51,9 @@ class OffsetStore:
 
     def __init__(self, consumer: OffsetStoreOwner) -> None:
         self.consumer = consumer
-        self.offset_table: dict[MessageQueue, int] = {}
+        self.offset_table: SortedDict = SortedDict()  # MessageQueue → offset
+        """``offsetTable``, kept in queue order (topic, broker, queue id): :meth:`persist_all` walks it in that
+        fixed order every 5 s without sorting it again (4.9.7's ConcurrentHashMap has an order of its own)."""
 
     def update_offset(self, mq: MessageQueue, offset: int, increase_only: bool) -> None:
         """``updateOffset``: concurrent consumers only move forward; orderly ones overwrite."""
@@ -71,7 +75,8 @@ class OffsetStore:
         )
 
     def read_memory(self, mq: MessageQueue) -> int:
-        return self.offset_table.get(mq, -1)
+        offset: int = self.offset_table.get(mq, -1)
+        return offset
 
     def remove_offset(self, mq: MessageQueue) -> None:
         self.offset_table.pop(mq, None)
@@ -87,13 +92,16 @@ class OffsetStore:
     def persist(self, mq: MessageQueue) -> None:
         raise NotImplementedError
 
-    def persist_all(self, mqs: Iterable[MessageQueue]) -> None:
-        """Persist every queue still assigned; forget cached queues that are no longer ours."""
-        keep = set(mqs)
-        for mq in sorted(self.offset_table):
-            if mq in keep:
+    def persist_all(self, mqs: Container[MessageQueue]) -> None:
+        """``persistAll(mqs)``: persist every queue still assigned (``mqs``: the ProcessQueue table); forget cached
+        queues that are no longer ours (``unusedMQ``), after the walk, as 4.9.7 does."""
+        unused = []
+        for mq in self.offset_table:
+            if mq in mqs:
                 self.persist(mq)
-        for mq in [m for m in self.offset_table if m not in keep]:
+            else:
+                unused.append(mq)
+        for mq in unused:
             del self.offset_table[mq]
 
 

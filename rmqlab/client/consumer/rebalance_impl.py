@@ -91,7 +91,7 @@ class RebalanceImpl(ABC):
                 allocated = consumer.allocate(consumer.consumer_group, consumer.client_id, mq_all, cid_all)
             else:
                 allocated = mq_all
-            yield from self._update_process_queue_table(topic, set(allocated))
+            yield from self._update_process_queue_table(topic, allocated)
 
     def _find_consumer_id_list(self, route: TopicRouteData) -> Generator[Any, Any, list[str] | None]:
         """``findConsumerIdList``: ask one broker of the topic (the first that answers) who is in the group."""
@@ -103,8 +103,11 @@ class RebalanceImpl(ABC):
                 return None if error is not None else list(ids)
         return None
 
-    def _update_process_queue_table(self, topic: str, allocated: set[MessageQueue]) -> Generator[Any, Any, None]:
+    def _update_process_queue_table(self, topic: str, allocated: list[MessageQueue]) -> Generator[Any, Any, None]:
         """``updateProcessQueueTableInRebalance``: drop queues we lost, add (and lock) new ones.
+
+        ``allocated`` is the strategy's list (``mqSet``): both averaging strategies pick from the sorted ``mqAll`` in
+        its order, so walking it sorted costs no real sort (a set would have to be sorted afresh every 20 s).
 
         A queue we keep but have not pulled for ``PULL_MAX_IDLE_TIME`` (120 s) is dropped and removed too (4.9.7
         logs it as "[BUG] … because pull is pause, so try to fixed it"); the loop below then re-creates it with a
@@ -114,10 +117,11 @@ class RebalanceImpl(ABC):
         """
         impl, consumer = self.default_mq_push_consumer_impl, self.default_mq_push_consumer
         now = consumer.context.now
+        mq_set = set(allocated)
         removed, added = [], []
         for mq in sorted(m for m in impl.process_queue_table if m.topic == topic):
             pq = impl.process_queue_table[mq]
-            if mq not in allocated:
+            if mq not in mq_set:
                 pq.dropped = True
                 if (yield from self.remove_unnecessary_message_queue(mq, pq)):
                     del impl.process_queue_table[mq]
