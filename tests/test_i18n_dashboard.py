@@ -59,7 +59,7 @@ def test_english_by_default_and_nothing_sent_for_it() -> None:
     where, who, when = ctl.checkpoints
     assert where.question == "Where is M0001 after the next step? Click the place in the picture (or a button)."
     assert who.question == "Which instance gets M0003 next?"
-    assert when.question == "When does the next delay delivered of M0001 happen?"
+    assert when.question == "When does M0001 leave its delay level? Pick the time."
     assert "delay level 3 · 10 s" in [c.label for c in where.choices]
     assert legend_texts(dash.main_view)[0] == "a message, stored in a queue or pulled into a ProcessQueue"  # type: ignore[arg-type]
 
@@ -91,7 +91,7 @@ def test_chinese_dashboard_words() -> None:
     where, who, when = ctl.checkpoints
     assert where.question == "下一步之后 M0001 在哪里？在图中点击那个位置（或点下面的按钮）。"
     assert who.question == "下一次由哪个实例拿到 M0003？"
-    assert when.question == "M0001 的下一次 delay delivered 发生在什么时候？"  # the event kind is an identifier
+    assert when.question == "M0001 什么时候离开它的延迟级别？请选择时间。"  # one whole sentence per event kind
     labels = [c.label for c in where.choices]
     assert "延迟级别 3 · 10 s" in labels and "%DLQ%cg:0（死信队列）" in labels
     assert where.hint.startswith("消费失败的消息不会原地重试") and "SCHEDULE_TOPIC_XXXX" in where.hint

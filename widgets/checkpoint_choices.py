@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rmqlab import DEFAULT_MESSAGE_DELAY_LEVEL, DelayLevelTable, EventKind, TraceEvent, format_duration
+from rmqlab.core.i18n import gettext as _
 from rmqlab.core.timers import TimerKind
 from rmqlab.snapshot import LabSnapshot
 
@@ -185,7 +186,8 @@ def where_offers(
             places.setdefault(key, Place(key, "delay", f"level {lv}", f"broker:{broker}"))
         dlq = f"queue:%DLQ%{group}@{broker}:0"
         if group:
-            places.setdefault(dlq, Place(dlq, "dlq", f"%DLQ%{group}:0 (dead letters)", f"broker:{broker}"))
+            label = _("%DLQ%{group}:0 (dead letters)").format(group=group)
+            places.setdefault(dlq, Place(dlq, "dlq", label, f"broker:{broker}"))
     elif failed:  # BROADCASTING drops it: still offer the retry it does not make (the lab's misconception)
         broker = came_from.split("@")[-1].split(":")[0] or broker
         key = f"delay:{broker}:{3 + rt}"
@@ -200,7 +202,7 @@ def where_offers(
             continue
         if p.kind == "delay":
             lv = int(p.key.rsplit(":", 1)[1])
-            label = f"delay level {lv} · {format_duration(DELAYS.delay_ms(lv))}"
+            label = _("delay level {level} · {delay}").format(level=lv, delay=format_duration(DELAYS.delay_ms(lv)))
         else:
             label = p.label + (f" ({p.owner})" if p.kind == "process_queue" else "")
         hint = "" if p.key == answer else _where_hint(p, right, event, rt, most)

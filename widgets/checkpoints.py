@@ -33,7 +33,7 @@ from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
-from .checkpoint_choices import happens, when_offers, where_offers, who_hint
+from .checkpoint_choices import when_offers, where_offers, who_hint
 from .flow_view import FlowVM
 
 __all__ = ["ASKS", "AskedCheckpoint", "Checkpoint", "CheckpointError", "Choice", "resolve"]
@@ -243,6 +243,21 @@ def _when(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent]) -> 
     return tuple(Choice(o.key, o.label, o.mark, o.hint) for o in offers), str(event.time_ms)
 
 
+WHEN_QUESTIONS = {
+    EventKind.DELIVERED: N_("When is {msg} delivered next? Pick the time."),
+    EventKind.DELAY_DELIVERED: N_("When does {msg} leave its delay level? Pick the time."),
+    EventKind.REBALANCED: N_("When does {who} rebalance? Pick the time."),
+    EventKind.LOCK_ACQUIRED: N_("When does {who} get the lock? Pick the time."),
+    EventKind.CONSUMED: N_("When is {msg} consumed next? Pick the time."),
+    EventKind.SEND_BACK: N_("When is {msg} sent back next? Pick the time."),
+    EventKind.DEAD_LETTERED: N_("When is {msg} dead-lettered? Pick the time."),
+    EventKind.STORED: N_("When is {msg} stored next? Pick the time."),
+    EventKind.SCHEDULED: N_("When is {msg} parked at a delay level next? Pick the time."),
+}
+"""A 'when' question per event kind, whole sentences so that each translates as one (a clause glued into a
+frame does not survive a language whose word order differs)."""
+
+
 def _question(cp: Checkpoint, event: TraceEvent) -> str:
     msg = event.msg_id or _("it")
     if cp.ask == "where":
@@ -254,11 +269,11 @@ def _question(cp: Checkpoint, event: TraceEvent) -> str:
             queue = event.get("queue", _("the queue"))
             return _("Which instance takes the lock on {queue} next?").format(queue=queue)
         return _("Which instance acts next?")
-    subject, verb, *rest = happens(event).split(" ", 2)
-    if verb == "is":  # "M0002 is delivered" → "When is M0002 delivered next?"
-        return _("When is {subject} {what} next? Pick the time.").format(subject=subject, what=" ".join(rest))
-    question = _("When does {subject} {verb} {what}? Pick the time.")
-    return question.format(subject=subject, verb=verb.removesuffix("s"), what=" ".join(rest)).replace("  ", " ")
+    question = WHEN_QUESTIONS.get(event.kind)
+    if question is None:
+        kind = event.kind.value.replace("_", " ")
+        return _("When does the next {kind} of {msg} happen? Pick the time.").format(kind=kind, msg=msg)
+    return _(question).format(msg=msg, who=event.actor.split(":", 1)[-1])
 
 
 def resolve(
