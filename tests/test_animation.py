@@ -90,7 +90,7 @@ def test_whole_run_by_default_and_format_argument(tmp_path: Path) -> None:
     """Without start and stop: every step of the run (one message consumed at once: 4 steps, 0 … 3)."""
     small = Dashboard(demo_lab, knobs={"listener": "succeed", "messages": 1})
     out = save_animation(small, tmp_path / "no-suffix", format="gif", scale=0.5, seconds_per_step=0.25)
-    assert _decoded_frames(out) == len(animation_frames(small)) == 4
+    assert _decoded_frames(out) == len(animation_frames(small)) == 5  # step 0 (event 0, before the build) and four steps
     with Image.open(out) as image:
         image.load()
         assert image.info["duration"] == 250
@@ -109,7 +109,7 @@ def test_one_step_of_another_view(dash: Dashboard, tmp_path: Path) -> None:
     [
         ({"start": 5, "stop": 5}, "stop=5: must be greater than start=5"),
         ({"start": -1}, "start=-1: must be a step number"),
-        ({"stop": 150}, "stop=150: the run has 70 steps (0 … 69; step 0 is t = 0)"),
+        ({"stop": 150}, "stop=150: the run has 71 steps (0 … 70; step 0 is t = 0)"),
         ({"start": 9_999}, "start=9999: the run has"),
         ({"format": "mp3"}, "format='mp3': must be one of gif, webp"),
         ({"theme": "auto"}, "theme='auto': must be 'light' or 'dark'"),

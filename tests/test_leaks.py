@@ -96,7 +96,7 @@ def test_rmqlab_labs_from_the_wheel_writes_the_student_copy_and_sends_teachers_t
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(installed)
     assert sorted(p.name for p in (installed / "rmqlab" / "labs").iterdir() if not p.name[0].isdigit()) == [
-        "README.md", "make_student.py"]  # fmt: skip
+        "README.md", "make_student.py", "zh"]  # fmt: skip  (zh: the Chinese labs, rmqlab labs --lang zh)
 
     def rmqlab_labs(*argv: str) -> subprocess.CompletedProcess[str]:
         code = "import sys, rmqlab; assert rmqlab.__file__.startswith(sys.argv[1]); sys.argv[0:2] = ['rmqlab']; " \
