@@ -88,6 +88,7 @@ class CheckpointStop:
     wrong: str | None
     """The key of a wrong choice (``None``: it has only one)."""
     hint: str
+    """What the page says to the ``wrong`` choice (its own near-miss hint)."""
     explain: str
 
 
@@ -255,7 +256,8 @@ def checkpoint_stops(controller: Controller) -> tuple[CheckpointStop, ...]:
     stops = []
     for cp in sorted(controller.checkpoints, key=lambda c: c.frame):
         wrong = next((c.key for c in cp.choices if c.key != cp.answer), None)
-        stops.append(CheckpointStop(cp.name, cp.frame, cp.question, cp.answer, wrong, cp.hint, cp.explain))
+        hint = cp.check(wrong)[1] if wrong is not None else cp.hint  # the near-miss hint of that very choice
+        stops.append(CheckpointStop(cp.name, cp.frame, cp.question, cp.answer, wrong, hint, cp.explain))
     return tuple(stops)
 
 

@@ -164,6 +164,17 @@ class DashboardOnPage:
             f"messages per place {frame.engine_counts}"
         )
 
+    def expect_scenes_as_opened(self, scenes: tuple[SceneMarks, ...]) -> None:
+        """Every scene view draws the kernel's marks as a student sees it: the main picture as it is, each tab once
+        opened (a hidden tab is not redrawn while hidden); the first tab is chosen again afterwards."""
+        tabs = [want for want in scenes if self.open_tab(want.title)]
+        self.expect_scenes(tuple(want for want in scenes if want not in tabs))
+        for want in tabs:
+            self.open_tab(want.title)
+            self.expect_scenes((want,))
+        if tabs:
+            self.open_tab(tabs[0].title)
+
     def expect_scenes(self, scenes: tuple[SceneMarks, ...]) -> None:
         """Every scene view draws exactly the kernel's marks (same keys, same roles; so the same counts)."""
         for want in scenes:

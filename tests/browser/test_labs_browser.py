@@ -204,26 +204,13 @@ def _step(lab: OpenLab, dash: DashboardOnPage, frame: int) -> None:
     dash.expect_frame(dash.expected.frames[frame])
 
 
-def _expect_reset_scenes(dash: DashboardOnPage) -> None:
-    """Every scene view draws the kernel's reset picture: the main one as it is, each tab once opened (as a student
-    opens it); the first tab is chosen again afterwards."""
-    tabs = [want for want in dash.expected.reset_scenes if dash.open_tab(want.title)]
-    main = [want for want in dash.expected.reset_scenes if want not in tabs]
-    dash.expect_scenes(tuple(main))
-    for want in tabs:
-        dash.open_tab(want.title)
-        dash.expect_scenes((want,))
-    if tabs:
-        dash.open_tab(tabs[0].title)
-
-
 def test_reset_and_steps_match_the_kernel(lab: OpenLab) -> None:
     """After Reset and each Step: clock, caption, every token where the kernel drew it, counts per place."""
     for dash in _with_dashboards(lab):
         exp = dash.expected
         assert exp.has_flow, f"{lab.name}: dashboard {exp.index} has no FlowView (the main picture)"
         _reset(dash)
-        _expect_reset_scenes(dash)
+        dash.expect_scenes_as_opened(dash.expected.reset_scenes)
         before = dash.drawn_tokens()
         travelled: set[str] = set()
         changed = False
