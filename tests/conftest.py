@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -113,3 +115,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return _rank(group), first_seen[group]
 
     items.sort(key=key)  # stable: a group's tests keep their order
+
+
+@pytest.fixture
+def no_running_loop() -> Iterator[None]:
+    """No asyncio loop marked running in this thread, as in a plain script.
+
+    Playwright's sync API (the browser tests, run earlier in the same xdist worker) leaves its loop set as this
+    thread's running loop; code that defers work to a running loop (a Controller following the page) would then
+    wait for a loop nobody turns."""
+    loop = asyncio.events._get_running_loop()
+    asyncio.events._set_running_loop(None)
+    try:
+        yield
+    finally:
+        asyncio.events._set_running_loop(loop)
+

@@ -90,7 +90,7 @@ def test_whole_run_by_default_and_format_argument(tmp_path: Path) -> None:
     """Without start and stop: every step of the run (one message consumed at once: 4 steps, 0 … 3)."""
     small = Dashboard(demo_lab, knobs={"listener": "succeed", "messages": 1})
     out = save_animation(small, tmp_path / "no-suffix", format="gif", scale=0.5, seconds_per_step=0.25)
-    assert _decoded_frames(out) == len(animation_frames(small)) == 5  # step 0 (event 0, before the build) and four steps
+    assert _decoded_frames(out) == len(animation_frames(small)) == 5  # step 0 (event 0) + four
     with Image.open(out) as image:
         image.load()
         assert image.info["duration"] == 250

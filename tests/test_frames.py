@@ -11,6 +11,8 @@ from rmqlab.widgets.scene import SceneView
 
 from rmqlab import EventKind, Lab
 
+pytestmark = pytest.mark.usefixtures("no_running_loop")  # a page move is followed at once, as in a script
+
 
 def failing() -> Lab:
     return demo_lab(listener="fail_all", max_reconsume_times=1)

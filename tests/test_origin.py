@@ -13,6 +13,8 @@ from rmqlab.widgets.origin import origin_snapshot
 from rmqlab import EventKind, Lab, Message
 from rmqlab.snapshot import LabSnapshot, take_snapshot
 
+pytestmark = pytest.mark.usefixtures("no_running_loop")  # a page move is followed at once, as in a script
+
 VARIANTS = ("concurrently", "orderly", "broadcasting", "two consumers", "two brokers")
 
 
