@@ -236,7 +236,23 @@ def stdout_by_source(path: Path) -> dict[str, str]:
     return found
 
 
-@pytest.mark.parametrize("name", LITE_LABS, ids=[n.removesuffix(".ipynb") for n in LITE_LABS])
+LITE_CASES = [
+    pytest.param(
+        "00_tour.ipynb",
+        id="00_tour",
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="known defect (stop 29, CHANGELOG): under Pyodide, the tour's Space-time tab opened after the "
+            "notebook's goto_checkpoint cell draws an earlier picture than the kernel's (no c2 lane, no arrows); "
+            "the same comparison passes in JupyterLab and Voila",
+        ),
+    ),
+    pytest.param("03_delay_levels_schedule.ipynb", id="03_delay_levels_schedule"),
+]
+"""``LITE_LABS`` as test cases; strict, so the mark must go when the defect is fixed."""
+
+
+@pytest.mark.parametrize("name", LITE_CASES)
 def test_lab_runs_offline_in_the_browser(
     lite_site: Site, browser: Any, name: str, timings: dict[str, dict[str, float]]
 ) -> None:
