@@ -19,10 +19,8 @@
 # %% [markdown]
 # # 05 · 消费位点与 ProcessQueue 的 TreeMap
 #
-# **目标：** 看清并发消费的 Consumer 提交的是哪个 offset（仍在处理中的**最小** offset）、Broker 什么时候得知它，
-# 以及此时崩溃的代价。
-# 源码：`client/.../impl/consumer/ProcessQueue.java`（`removeMessage`）、
-# `client/.../consumer/store/RemoteBrokerOffsetStore.java`、`client/.../impl/factory/MQClientInstance.java`。
+# **目标：** 看清并发消费的 Consumer 提交的是哪个 offset（仍在处理中的**最小** offset）、Broker
+# 什么时候得知它，以及此时崩溃的代价。源码：`client/.../impl/consumer/ProcessQueue.java`（`removeMessage`）、`client/.../consumer/store/RemoteBrokerOffsetStore.java`、`client/.../impl/factory/MQClientInstance.java`。
 
 # %%
 from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, after, set_language
@@ -65,9 +63,8 @@ def topic_queue(c):
 
 # %% [markdown]
 # ## 一次小运行：在 10 s 时看看 TreeMap 里面
-# 图：五条消息，`slow` 是第二条。“处理队列 ProcessQueue”标签页显示 ProcessQueue 的 TreeMap 和两份消费
-# 位点。
-# 单步走到 10 s，停在那里。
+# 图：五条消息，`slow` 是第二条。“处理队列 ProcessQueue”标签页显示 ProcessQueue 的 TreeMap 和两份消费位点。单步走到
+# 10 s，停在那里。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -108,15 +105,15 @@ grading_05_1.verify("05.1", answer_1)
 
 # %% [markdown]
 # > **常见说法 vs. 源码。** “提交的消费位点就是最后消费的那条消息。”——`ProcessQueue.removeMessage` 返回的是
-# > **`msgTreeMap` 中仍然存在的最小的 Key**，即最小的 Offset（map 为空时则是最大 offset + 1）：一条低水位线。
-# > 一条慢消息就能把它钉住。
+# > **`msgTreeMap` 中仍然存在的最小的 Key**，即最小的 Offset（map 为空时则是最大 offset +
+# > 1）：一条低水位线。一条慢消息就能把它钉住。
 
 # %% [markdown]
 # ## 消费位点的两份副本：客户端的和 Broker 的
-# 上面的数字在 Consumer 的内存里（`RemoteBrokerOffsetStore.offsetTable`）。Broker 通过两条途径得知它：随每次拉取
-# 请求捎带上报，以及 `persistAllConsumerOffset`——它在启动 10 s 后运行，之后每 5 s 一次
-# （`persistConsumerOffsetInterval`）。下面是整个运行过程中两份副本的表（client = 客户端已提交的，
-# broker = Broker 已持久化的）：
+# 上面的数字在 Consumer 的内存里（`RemoteBrokerOffsetStore.offsetTable`）。Broker
+# 通过两条途径得知它：随每次拉取请求捎带上报，以及 `persistAllConsumerOffset`——它在启动 10 s 后运行，之后每 5 s
+# 一次（`persistConsumerOffsetInterval`）。下面是整个运行过程中两份副本的表（client = 客户端已提交的，broker = Broker
+# 已持久化的）：
 
 # %%
 def offsets_over_time(times):
@@ -171,9 +168,9 @@ show_trace(lab.trace, "delivered", "lifecycle", fields=("queue_offset", "event")
 
 # %% [markdown]
 # ### 练习 3 — 先预测，再运行
-# 重新运行一次；这次 Consumer 在 **63 s** 崩溃——`slow` 在 62 s 已经完成，所以五条消息都消费完了，客户端持有的
-# 消费位点是 5。重启后的 Consumer 从哪个 offset 开始拉取？
-# 先预测，再把图的参数设为 63 s 崩溃、70 s 重启，点“重建”，单步走过 70 s。
+# 重新运行一次；这次 Consumer 在 **63 s** 崩溃——`slow` 在 62 s
+# 已经完成，所以五条消息都消费完了，客户端持有的消费位点是 5。重启后的 Consumer 从哪个 offset
+# 开始拉取？先预测，再把图的参数设为 63 s 崩溃、70 s 重启，点“重建”，单步走过 70 s。
 
 # %% nbgrader={"grade": false, "grade_id": "ex05_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← 你的预测
@@ -199,14 +196,15 @@ grading_05_3.verify("05.3", answer_3)
 show_trace(lab.trace, "offset_updated", "offset_persisted", "lifecycle", fields=("queue", "offset", "event"))
 
 # %% [markdown]
-# 崩溃前最后一次持久化在 60 s，那时已提交的消费位点还是 1；5 只到过客户端的内存。至少一次（at-least-once），
-# 绝不是至多一次：监听器要做成幂等的。
+# 崩溃前最后一次持久化在 60 s，那时已提交的消费位点还是
+# 1；5 只到过客户端的内存。至少一次（at-least-once），绝不是至多一次：监听器要做成幂等的。
 
 # %% [markdown]
 # ### 整次运行的图表：消费延迟（lag）
-# `mqadmin consumerProgress` 报告一个消费组每个队列的延迟：队列的最大 offset 减去 **Broker** 持有的消费位点
-# （`ConsumeStats`：brokerOffset − consumerOffset）。看之前先想：在没有崩溃的运行里，这个延迟什么时候降到 0？
-# 按客户端自己那份消费位点算的延迟又是什么时候？
+# `mqadmin consumerProgress` 报告一个消费组每个队列的延迟：队列的最大 offset 减去 **Broker**
+# 持有的消费位点（`ConsumeStats`：brokerOffset −
+# consumerOffset）。看之前先想：在没有崩溃的运行里，这个延迟什么时候降到
+# 0？按客户端自己那份消费位点算的延迟又是什么时候？
 
 # %%
 from rmqlab.widgets.charts import lag_chart
@@ -215,25 +213,25 @@ lab, c = five_messages()
 lag_chart(lab.run(until="2m"))
 
 # %% [markdown]
-# 在 `slow` 把提交钉在 1 的时候，两条曲线都升到 4。客户端那份在 62 s `slow` 返回时降到 0；Broker 那份在 65 s，
-# 即下一次持久化的时刻：这 3 s 里，Broker 把 4 条已经消费完的消息算作未消费，此时崩溃就会再次投递它们。
+# 在 `slow` 把提交钉在 1 的时候，两条曲线都升到 4。客户端那份在 62 s `slow` 返回时降到 0；Broker 那份在
+# 65 s，即下一次持久化的时刻：这 3 s 里，Broker 把 4 条已经消费完的消息算作未消费，此时崩溃就会再次投递它们。
 #
 # ## 要点
-# - 已提交的消费位点 = `msgTreeMap` 中最小的 Key；一条慢消息就能钉住它（`consumeConcurrentlyMaxSpan` 2000 通过
-#   暂停拉取来限制损失）。
+# - 已提交的消费位点 = `msgTreeMap` 中最小的 Key；一条慢消息就能钉住它（`consumeConcurrentlyMaxSpan`
+#   2000 通过暂停拉取来限制损失）。
 # - 拉取只会暂停，从不丢弃：当一个 ProcessQueue 缓存的消息超过 `pullThresholdForQueue`（1000）条、消息体超过
-#   `pullThresholdSizeForQueue`（100 MiB），或跨度超过 `consumeConcurrentlyMaxSpan` 时，`pullMessage` 把该队列的
-#   下一次拉取推迟 50 ms。每次推迟都是一个带原因的 `pull_deferred` 事件（`lab.trace.where("pull_deferred")`；
-#   `examples/pull_flow_control.yaml` 把几种原因都演示了一遍）。
+#   `pullThresholdSizeForQueue`（100 MiB），或跨度超过 `consumeConcurrentlyMaxSpan` 时，`pullMessage`
+#   把该队列的下一次拉取推迟 50 ms。每次推迟都是一个带原因的 `pull_deferred`
+#   事件（`lab.trace.where("pull_deferred")`；`examples/pull_flow_control.yaml` 把几种原因都演示了一遍）。
 # - Broker 的那份消费位点来自拉取请求和 5 s 一次的持久化定时任务；崩溃会丢掉它还没收到的部分。
-# - 无论哪种方式，重启都会重新消费：监听器必须幂等。干净的 `shutdown()` 会丢弃监听器仍在做的事
-#   （`awaitTerminationMillisWhenShutdown` 为 0）；设置了 `await_termination_millis_when_shutdown` 时，它会等这么
-#   久，并持久化它们已完成的部分。
-# - 一个使用 `CONSUME_FROM_LAST_OFFSET` 的新消费组不会跳过新队列里已有的消息：只要 offset 0 还在队列里，Broker
-#   就回答 0（`queryConsumerOffset`），所以在启动前一毫秒发送的消息也会被消费。只有查询消费位点失败时，它才从
-#   看到的最大 offset 开始（`examples/start_order_same_ms.yaml`，其中场景的 `start_order` 把启动排在发送之后）。
-# - `CONSUME_FROM_TIMESTAMP` 同理；在它生效时，从存储时间**最接近** `consume_timestamp` 的消息开始（二分查找，
-#   而不是“之后的第一条”）：`examples/consume_from_timestamp.yaml`。
+# - 无论哪种方式，重启都会重新消费：监听器必须幂等。干净的 `shutdown()`
+#   会丢弃监听器仍在做的事（`awaitTerminationMillisWhenShutdown` 为 0）；设置了
+#   `await_termination_millis_when_shutdown` 时，它会等这么久，并持久化它们已完成的部分。
+# - 一个使用 `CONSUME_FROM_LAST_OFFSET` 的新消费组不会跳过新队列里已有的消息：只要 offset 0 还在队列里，Broker 就回答
+#   0（`queryConsumerOffset`），所以在启动前一毫秒发送的消息也会被消费。只有查询消费位点失败时，它才从看到的最大
+#   offset 开始（`examples/start_order_same_ms.yaml`，其中场景的 `start_order` 把启动排在发送之后）。
+# - `CONSUME_FROM_TIMESTAMP` 同理；在它生效时，从存储时间**最接近** `consume_timestamp`
+#   的消息开始（二分查找，而不是“之后的第一条”）：`examples/consume_from_timestamp.yaml`。
 
 # %% [markdown]
 # ## 你的得分

@@ -19,9 +19,9 @@
 # # 06 · 用 MessageQueueSelector 发送顺序消息
 #
 # **目标：** 把每个订单固定到一个队列上；看看选择器出错、Broker 变慢和 Broker 宕机对顺序发送有什么影响；并分清
-# RocketMQ 的两种顺序保证。
-# 源码：`DefaultMQProducerImpl.sendSelectImpl`、`client/.../producer/selector/SelectMessageQueueByHash.java`、
-# `docs/en/Concept.md`（Normal / Strictly Ordered Message，普通顺序消息 / 严格顺序消息）。
+# RocketMQ
+# 的两种顺序保证。源码：`DefaultMQProducerImpl.sendSelectImpl`、`client/.../producer/selector/SelectMessageQueueByHash.java`、`docs/en/Concept.md`（Normal
+# / Strictly Ordered Message，普通顺序消息 / 严格顺序消息）。
 
 # %%
 from rmqlab import Lab, Message, set_language
@@ -56,13 +56,13 @@ _ = lab.run(until="2s")
 show_trace(lab.trace, "send_attempt", "send_result")
 
 # %% [markdown]
-# 选择器看到路由里的 8 个队列 `[a0..a3, b0..b3]`：订单 3 → a3，订单 5 → b1。一个订单的每个事件都发往同一个队列，
-# 而一个队列是按顺序消费的——所以每个订单的事件都按顺序被消费。
+# 选择器看到路由里的 8 个队列 `[a0..a3, b0..b3]`：订单 3 → a3，订单 5 →
+# b1。一个订单的每个事件都发往同一个队列，而一个队列是按顺序消费的——所以每个订单的事件都按顺序被消费。
 
 # %% [markdown]
 # ## 选择器出错时
-# `sendSelectImpl` 调用应用的选择器，然后向它返回的队列**只发送一次**。选择器抛出异常或返回 `null` 时，发送在
-# 任何东西发出之前就以 `MQClientException` 结束。
+# `sendSelectImpl` 调用应用的选择器，然后向它返回的队列**只发送一次**。选择器抛出异常或返回 `null`
+# 时，发送在任何东西发出之前就以 `MQClientException` 结束。
 
 # %%
 def throws(mqs, msg, order_id):
@@ -81,8 +81,8 @@ show_trace(lab.trace, "send_attempt", "send_failed")
 
 # %% [markdown]
 # ## Broker 宕机
-# broker-a 在 5 s 宕机；订单 3 和 5 在 1 s、10 s 和 45 s 发送事件。Producer 每 30 s 刷新一次路由
-# （`pollNameServerInterval`），所以在 10 s 时它仍然看得到 broker-a 的队列。
+# broker-a 在 5 s 宕机；订单 3 和 5 在 1 s、10 s 和 45 s 发送事件。Producer 每 30 s
+# 刷新一次路由（`pollNameServerInterval`），所以在 10 s 时它仍然看得到 broker-a 的队列。
 
 # %%
 def outage_lab(selector=by_order_id, orders=(3, 5)):
@@ -151,8 +151,8 @@ show_trace(lab.trace, "send_attempt", "send_failed")
 # 没有重试循环：连接错误直接交给调用方。换一个队列重试，会把订单 3 的事件排到另一个队列的消息后面。
 #
 # ### 练习 2 — 先预测，再运行
-# 30 s 的路由刷新之后，列表里只剩 broker-b 的 4 个队列。订单 3 在 45 s 的事件发往哪个队列？按
-# `"TopicTest@broker-b:0"` 的格式回答。
+# 30 s 的路由刷新之后，列表里只剩 broker-b 的 4 个队列。订单 3 在 45 s 的事件发往哪个队列？按 `"TopicTest@broker-b:0"`
+# 的格式回答。
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
@@ -177,9 +177,9 @@ show_trace(lab.trace, "send_attempt", "send_failed", fields=("broker", "queue_id
 
 # %% [markdown]
 # ## Broker 变慢：超时
-# 选择器发送的第三种错误是超时。一次发送只有一份时间预算（`sendMsgTimeout`，3000 ms）：如果选择队列就已经把它
-# 用完，`sendSelectImpl` 不发送，直接抛出 "sendSelectImpl call timeout"（rmqlab 的选择器不占用虚拟时间，所以这里
-# 不会出现这种情况）。更常见的是响应来晚了——下面，broker-a 的每个响应都要 5 s 才回来。
+# 选择器发送的第三种错误是超时。一次发送只有一份时间预算（`sendMsgTimeout`，3000 ms）：如果选择队列就已经把它用完，`sendSelectImpl`
+# 不发送，直接抛出 "sendSelectImpl call timeout"（rmqlab
+# 的选择器不占用虚拟时间，所以这里不会出现这种情况）。更常见的是响应来晚了——下面，broker-a 的每个响应都要 5 s 才回来。
 
 
 # %%
@@ -201,8 +201,8 @@ slow_dash
 
 # %% [markdown]
 # ### 练习 3 — 先预测，再运行
-# 订单 3 的下一个事件发往 a3。Producer 在 3000 ms 后以 `RemotingTimeoutException` 放弃。这条消息到底在不在
-# broker-a 的队列 3 里？（`True` / `False`）
+# 订单 3 的下一个事件发往 a3。Producer 在 3000 ms 后以 `RemotingTimeoutException` 放弃。这条消息到底在不在 broker-a
+# 的队列 3 里？（`True` / `False`）
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← 你的预测
@@ -225,20 +225,20 @@ grading_06_3.verify("06.3", answer_3)
 show_trace(lab.trace, "send_attempt", "stored", "send_result", "send_failed")
 
 # %% [markdown]
-# 超时并不说明 Broker 有没有存下这条消息。应用如果重新发送，就会给订单 3 的事件多加一个重复——而且是按顺序的，
-# 所以顺序消息的消费者同样需要幂等。
+# 超时并不说明 Broker 有没有存下这条消息。应用如果重新发送，就会给订单
+# 3 的事件多加一个重复——而且是按顺序的，所以顺序消息的消费者同样需要幂等。
 
 # %% [markdown]
 # ## 普通顺序与严格顺序
 # RocketMQ 的文档（`docs/en/Concept.md`）给出了两种保证：
 #
-# - **普通顺序消息（Normal Ordered Message）**——从**同一个队列**收到的消息是有序的；来自不同队列的消息则未必。
-#   `by_order_id` 给的就是这种：它在路由**当前**的队列上取哈希，所以列表一变，订单就换到另一个队列。发送照常
-#   进行，但订单 3 的事件现在分散在 `broker-a:3` 和 `broker-b:3` 上，Consumer 可能在早的那条被消费之前就看到
-#   晚的那条。
-# - **严格顺序消息（Strictly Ordered Message）**——每条消息都按存储的顺序被接收。（`docs/en/Feature.md` 把这两种
-#   称为**全局**顺序——整个 Topic 只有一个队列——和**分区**顺序——按分区键（sharding key）有序。）严格意味着订单
-#   永远不换队列：选择器保留完整的队列列表并从中挑选，当那个队列不在路由里时，它宁可拒绝也不换队列。
+# - **普通顺序消息（Normal Ordered
+#   Message）**——从**同一个队列**收到的消息是有序的；来自不同队列的消息则未必。`by_order_id`
+#   给的就是这种：它在路由**当前**的队列上取哈希，所以列表一变，订单就换到另一个队列。发送照常进行，但订单
+#   3 的事件现在分散在 `broker-a:3` 和 `broker-b:3` 上，Consumer 可能在早的那条被消费之前就看到晚的那条。
+# - **严格顺序消息（Strictly Ordered Message）**——每条消息都按存储的顺序被接收。（`docs/en/Feature.md`
+#   把这两种称为**全局**顺序——整个 Topic 只有一个队列——和**分区**顺序——按分区键（sharding
+#   key）有序。）严格意味着订单永远不换队列：选择器保留完整的队列列表并从中挑选，当那个队列不在路由里时，它宁可拒绝也不换队列。
 
 # %%
 ALL_QUEUES = sorted(ordered_lab()[0].namesrv.route("TopicTest").write_queues())
@@ -287,18 +287,19 @@ grading_06_4.verify("06.4", answer_4)
 show_trace(lab.trace, "send_attempt", "stored", "send_failed", fields=("broker", "queue_id", "error"))
 
 # %% [markdown]
-# 严格顺序以可用性为代价：broker-a 宕机期间，订单 3 完全发不出去（订单 5 在 broker-b 上，不受影响）。普通顺序
-# 照常发送，但在宕机前后放弃了顺序。系统需要哪一种是业务上的决定；RocketMQ 的选择器 API 让应用自己选。
+# 严格顺序以可用性为代价：broker-a 宕机期间，订单 3 完全发不出去（订单 5 在 broker-b
+# 上，不受影响）。普通顺序照常发送，但在宕机前后放弃了顺序。系统需要哪一种是业务上的决定；RocketMQ 的选择器 API
+# 让应用自己选。
 #
-# > **常见说法 vs. 源码。** “顺序发送和其他发送一样会重试。”——`DefaultMQProducerImpl.sendSelectImpl` 没有重试
-# > 循环（`retryTimesWhenSendFailed` 不适用）：只尝试一次，错误交给调用方。
+# > **常见说法 vs. 源码。** “顺序发送和其他发送一样会重试。”——`DefaultMQProducerImpl.sendSelectImpl`
+# > 没有重试循环（`retryTimesWhenSendFailed` 不适用）：只尝试一次，错误交给调用方。
 
 # %% [markdown]
 # ## 要点
 # - 选择器发送：在选择器选中的队列上只尝试一次；选择器的异常、`null` 和超时都交给调用方。
 # - 超时的发送可能仍然被存储了：重新发送就是一条重复消息。
-# - 在当前存活的列表上取 `order_id % len(mqs)` 是**普通**顺序——可用，但列表一变订单就换队列；保留固定列表并在
-#   队列缺失时拒绝是**严格**顺序——有序，但队列不在时不可用。
+# - 在当前存活的列表上取 `order_id % len(mqs)`
+#   是**普通**顺序——可用，但列表一变订单就换队列；保留固定列表并在队列缺失时拒绝是**严格**顺序——有序，但队列不在时不可用。
 #
 # ## 你的得分
 # 最后运行这个单元：本实验的每个练习一行，来自你运行过的检查。

@@ -18,11 +18,9 @@
 #
 # # 07a · 顺序消费：本地重试与三把锁
 #
-# **目标：** 看清顺序消费的 Consumer 怎样重试（在本地、在同一个队列上）、暂停多久、监听器运行时持有哪把锁、它对
-# Broker 上的锁信任多久，以及为什么一个队列不能一直占着一个线程。
-# 源码：`client/.../impl/consumer/ConsumeMessageOrderlyService.java`、`MessageQueueLock.java`、`ProcessQueue.java`、
-# `broker/.../client/rebalance/RebalanceLockManager.java`。下一个实验 [07b](07b_orderly_failover.ipynb)：故障、
-# 接管与关闭。
+# **目标：** 看清顺序消费的 Consumer 怎样重试（在本地、在同一个队列上）、暂停多久、监听器运行时持有哪把锁、它对 Broker
+# 上的锁信任多久，以及为什么一个队列不能一直占着一个线程。源码：`client/.../impl/consumer/ConsumeMessageOrderlyService.java`、`MessageQueueLock.java`、`ProcessQueue.java`、`broker/.../client/rebalance/RebalanceLockManager.java`。下一个实验
+# [07b](07b_orderly_failover.ipynb)：故障、接管与关闭。
 
 # %%
 from rmqlab import ConsumeOrderlyStatus, Lab, Message, after, format_duration, set_language
@@ -58,8 +56,8 @@ def topic_queue(c, queue_id=0):
 # %% [markdown]
 # ## 一次小运行：消费失败的消息在原地重试
 #
-# 图：`a`、`bad`、`c` 在一个顺序消费 Consumer 的同一个队列上，`bad` 总是消费失败。单步走过 `bad` 的前几次投递，
-# 停在 `c` 之前；图下面的表格是同一次运行。
+# 图：`a`、`bad`、`c` 在一个顺序消费 Consumer 的同一个队列上，`bad` 总是消费失败。单步走过 `bad` 的前几次投递，停在
+# `c` 之前；图下面的表格是同一次运行。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -80,12 +78,12 @@ lab.run(until="8s")
 show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsume_times", "retry_in_ms"))
 
 # %% [markdown]
-# 这次重试是**本地**的：同一个队列、同一个 Consumer，在 `suspendCurrentQueueTimeMillis`（1000 ms）之后；而 `c`
-# 在 `bad` 后面等着——这就是“顺序”的代价。
+# 这次重试是**本地**的：同一个队列、同一个 Consumer，在 `suspendCurrentQueueTimeMillis`（1000 ms）之后；而 `c` 在
+# `bad` 后面等着——这就是“顺序”的代价。
 #
 # > **常见说法 vs. 源码。** “顺序消费的 Consumer 重试 16 次，然后进入死信队列。”——
-# > `ConsumeMessageOrderlyService.getMaxReconsumeTimes` 把默认的 −1 变成 `Integer.MAX_VALUE`：这个队列每秒重试
-# > 一次，永不停止。不经过 `%RETRY%` 绕一圈，也没有 10 s / 30 s 的时间表。
+# > `ConsumeMessageOrderlyService.getMaxReconsumeTimes` 把默认的 −1 变成
+# > `Integer.MAX_VALUE`：这个队列每秒重试一次，永不停止。不经过 `%RETRY%` 绕一圈，也没有 10 s / 30 s 的时间表。
 #
 # ### 练习 1 — 先预测，再运行
 # 在 `max_reconsume_times=3` 下，`bad` 被投递几次之后队列才继续往前走？
@@ -111,9 +109,9 @@ grading_07a_1.verify("07a.1", answer_1)
 
 # %% [markdown]
 # ## 挂起时间会被限制在一个范围内
-# 监听器可以自己要求暂停多久：`ctx.suspend_current_queue_time_millis`（−1 = 用 Consumer 的设置）。
-# `submitConsumeRequestLater` 把收到的值限制在 **10 … 30000 ms** 之间。下面的监听器在 `bad` 每次消费失败时
-# 都要求暂停 2 分钟。
+# 监听器可以自己要求暂停多久：`ctx.suspend_current_queue_time_millis`（−1 = 用 Consumer
+# 的设置）。`submitConsumeRequestLater` 把收到的值限制在 **10 … 30000 ms** 之间。下面的监听器在 `bad`
+# 每次消费失败时都要求暂停 2 分钟。
 
 # %%
 def pause_two_minutes(msgs, ctx):
@@ -177,19 +175,19 @@ print(table([[ms, pause_of(ms)] for ms in (0, 5, 500, 60_000)], ["requested ms",
 # ## 三把锁
 # 顺序消费的 Consumer 在一个队列上要拿三把锁，作用范围各不相同：
 #
-# 1. **Broker 消息队列锁**（分布式锁）——Broker 的 `RebalanceLockManager` 里的一份租约，用 `lockBatchMQ` 获取
-#    （仅集群模式）：只有持有者才能消费这个队列；
-# 2. **Consumer 消息队列锁**（本地锁）——`MessageQueueLock` 里这个队列对应的对象，在一个 `ConsumeRequest` 的整个
-#    消费循环期间持有：这个 Consumer 最多只有一个线程在处理这个队列；
-# 3. **消息处理队列消费锁**（本地锁）——在每次调用监听器的前后持有：监听器处理一批消息到一半时，重平衡不能在
-#    Broker 上释放这个队列。
+# 1. **Broker 消息队列锁**（分布式锁）——Broker 的 `RebalanceLockManager` 里的一份租约，用 `lockBatchMQ`
+#    获取（仅集群模式）：只有持有者才能消费这个队列；
+# 2. **Consumer 消息队列锁**（本地锁）——`MessageQueueLock` 里这个队列对应的对象，在一个 `ConsumeRequest`
+#    的整个消费循环期间持有：这个 Consumer 最多只有一个线程在处理这个队列；
+# 3. **消息处理队列消费锁**（本地锁）——在每次调用监听器的前后持有：监听器处理一批消息到一半时，重平衡不能在 Broker
+#    上释放这个队列。
 #
 # 下面每条消息要消费 5 s，所以我们可以在 `a` 还在监听器里时（2 s → 7 s）让时钟停下。图的“锁”标签页画出 Broker
 # 上的租约；`message_model` 参数在 CLUSTERING / BROADCASTING 之间切换。
 #
-# `lock_table` 打印的表里：broker lock = Broker 消息队列锁（租约的持有者和剩余时间，none = 没有），c1 trusts it =
-# c1 是否认为这把锁仍然有效（yes / no），MessageQueueLock = Consumer 消息队列锁，consume lock = 消息处理队列消费锁
-# （held = 持有，free = 空闲）。
+# `lock_table` 打印的表里：broker lock = Broker 消息队列锁（租约的持有者和剩余时间，none = 没有），c1 trusts
+# it = c1 是否认为这把锁仍然有效（yes / no），MessageQueueLock = Consumer 消息队列锁，consume
+# lock = 消息处理队列消费锁（held = 持有，free = 空闲）。
 
 # %%
 def five_seconds(msgs, ctx):
@@ -277,8 +275,7 @@ grading_07a_3.verify("07a.3", answer_3)
 # 为止——也就是那次成功之后 30 s（`REBALANCE_LOCK_MAX_LIVE_TIME`）。这里 c1 的 ProcessQueue 里有 60 条每条 2 s
 # 的消息，它在 25 s 与 broker-a 断开网络；它最后一次续期在 21 s。
 #
-# 图：同样的断开与恢复，但消息更少、更慢（15 条，每条 7 s；可以用参数改）。打开“锁”标签页，单步走到 25 s，停在
-# 那里。
+# 图：同样的断开与恢复，但消息更少、更慢（15 条，每条 7 s；可以用参数改）。打开“锁”标签页，单步走到 25 s，停在那里。
 
 # %%
 def two_seconds(msgs, ctx):
@@ -330,18 +327,19 @@ grading_07a_4.verify("07a.4", answer_4)
 
 # %% [markdown]
 # 每次请求锁都和发送、拉取一样是一次网络调用，所以网络分区也会打断它：trace 里能看到每一条
-# `lockBatchMQ exception`，先是 20 s 一次的续期（41 s、61 s），然后是下面说的重试。`persistAll` 每 5 s 发送的
-# 消费位点提交也以同样的方式丢失，等网络恢复后再重新发送。
+# `lockBatchMQ exception`，先是 20 s 一次的续期（41 s、61 s），然后是下面说的重试。`persistAll` 每 5 s
+# 发送的消费位点提交也以同样的方式丢失，等网络恢复后再重新发送。
 #
-# 锁过期之后，每个 `ConsumeRequest` 都调用 `tryLockLaterAndReconsume`：它向 Broker 请求这把锁（`lockOneMQ`），
-# 被拒绝或连不上时，大约 3 s 后再试。网络一恢复，下一次尝试就重新锁定，消费继续——这发生在 Broker 自己的租约
-# （21 s 之后 60 s）到期之前，所以这期间没有别人能拿走这个队列。
+# 锁过期之后，每个 `ConsumeRequest` 都调用 `tryLockLaterAndReconsume`：它向 Broker
+# 请求这把锁（`lockOneMQ`），被拒绝或连不上时，大约 3 s 后再试。网络一恢复，下一次尝试就重新锁定，消费继续——这发生在
+# Broker 自己的租约（21 s 之后 60 s）到期之前，所以这期间没有别人能拿走这个队列。
 
 # %% [markdown]
 # ## 一个队列不能一直占着线程：60 s 让出
 # 只要还有消息，一个 `ConsumeRequest` 就会一直消费它的队列——但在每一批之前，它会检查自己已经运行了多久，超过
-# `MAX_TIME_CONSUME_CONTINUOUSLY`（60 s）就把线程让出来，10 ms 后重新提交自己。这里 c1 只有**一个**消费线程
-# （`consume_thread_min=1`），两个队列各有 4 条消息，每条消息要消费 25 s。图：单步走到第一次投递，停在那里。
+# `MAX_TIME_CONSUME_CONTINUOUSLY`（60 s）就把线程让出来，10 ms 后重新提交自己。这里
+# c1 只有**一个**消费线程（`consume_thread_min=1`），两个队列各有 4 条消息，每条消息要消费
+# 25 s。图：单步走到第一次投递，停在那里。
 
 
 # %%
@@ -393,10 +391,10 @@ grading_07a_5.verify("07a.5", answer_5)
 
 # %% [markdown]
 # ## 消费位点：顺序消费会覆盖，并发消费只会前进
-# 两种消费服务都调用 offset store 的 `updateOffset(mq, offset, increaseOnly)`：并发消费用 `increaseOnly = true`
-# （迟到的、更小的提交会被忽略），顺序消费用 `false`（直接替换）。下面的单元在上一次运行的 c1 的 store 上两种方式
-# 各调用一次（这个队列的消费位点是 4）。正常情况下，顺序消费的提交从不后退（它按顺序提交取走的最后一个 offset）；
-# 覆盖只在别人移动了消费位点时才有意义，比如管理员重置消费位点——rmqlab 没有模拟这一点。
+# 两种消费服务都调用 offset store 的 `updateOffset(mq, offset, increaseOnly)`：并发消费用
+# `increaseOnly = true`（迟到的、更小的提交会被忽略），顺序消费用 `false`（直接替换）。下面的单元在上一次运行的 c1 的
+# store 上两种方式各调用一次（这个队列的消费位点是 4）。正常情况下，顺序消费的提交从不后退（它按顺序提交取走的最后一个
+# offset）；覆盖只在别人移动了消费位点时才有意义，比如管理员重置消费位点——rmqlab 没有模拟这一点。
 
 # %%
 store = lab.consumers["c1"].offset_store
@@ -408,8 +406,8 @@ print("increaseOnly=false →", store.offset_table[mq])
 
 # %% [markdown]
 # ## 要点
-# - 顺序消费失败 = 在挂起时间（限制在 10 … 30000 ms）之后本地重试；默认不限次数；只有显式设置最大重试次数才会
-#   进入死信队列。
+# - 顺序消费失败 = 在挂起时间（限制在 10 …
+#   30000 ms）之后本地重试；默认不限次数；只有显式设置最大重试次数才会进入死信队列。
 # - 三把锁：Broker 上的租约（仅集群模式；Broker 端 60 s，客户端信任 30 s，每 20 s 续期）、消费循环用的
 #   `MessageQueueLock`、每次调用监听器时的消费锁。
 # - 一个 ConsumeRequest 连续消费 60 s 后让出线程（`MAX_TIME_CONSUME_CONTINUOUSLY`）。

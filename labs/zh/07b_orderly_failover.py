@@ -18,11 +18,9 @@
 #
 # # 07b · 顺序消费：故障、接管与关闭
 #
-# **目标：** 看看一个顺序消费的队列在这些时候会怎样：持有者崩溃；监听器运行到一半时队列被分给另一个 Consumer；
-# Consumer 关闭；监听器手动提交（`autoCommit`）；一批消息消费失败。本地重试和三把锁在实验
-# [07a](07a_orderly_locks.ipynb) 里。
-# 源码：`client/.../impl/consumer/ConsumeMessageOrderlyService.java`、`RebalancePushImpl.java`、`ProcessQueue.java`、
-# `broker/.../client/rebalance/RebalanceLockManager.java`。
+# **目标：** 看看一个顺序消费的队列在这些时候会怎样：持有者崩溃；监听器运行到一半时队列被分给另一个 Consumer；Consumer
+# 关闭；监听器手动提交（`autoCommit`）；一批消息消费失败。本地重试和三把锁在实验 [07a](07a_orderly_locks.ipynb)
+# 里。源码：`client/.../impl/consumer/ConsumeMessageOrderlyService.java`、`RebalancePushImpl.java`、`ProcessQueue.java`、`broker/.../client/rebalance/RebalanceLockManager.java`。
 
 # %%
 from rmqlab import ConsumeOrderlyStatus, Lab, Message, after, format_duration, set_language
@@ -57,8 +55,8 @@ def topic_queue(c, queue_id=0):
 
 # %% [markdown]
 # ## 持有者崩溃：谁接管队列，什么时候
-# 顺序消费的 Consumer 以租约的形式持有队列的 Broker 消息队列锁（在 `RebalanceLockManager` 里），由 `lockAll`
-# 每 20 s 续期一次（实验 07a）。崩溃的 Consumer 从不解锁：它的租约一直保留到过期。
+# 顺序消费的 Consumer 以租约的形式持有队列的 Broker 消息队列锁（在 `RebalanceLockManager` 里），由 `lockAll` 每 20 s
+# 续期一次（实验 07a）。崩溃的 Consumer 从不解锁：它的租约一直保留到过期。
 #
 # 图：c1 消费 `a`、`bad`、`c`，在 10 s 崩溃；c2 在 11 s 启动。打开“锁”标签页，单步走到 c2 启动，停在那里。
 
@@ -85,8 +83,8 @@ dash
 
 # %% [markdown]
 # ### 练习 1 — 先预测，再运行
-# c1 在 10 s **崩溃**（它从不解锁），同一消费组的 c2 在 11 s 启动；c2 在每次重平衡时请求锁（启动时一次，之后每隔
-# 20 s 一次）。c2 在第几秒第一次拿到 `TopicTest` 队列的锁？
+# c1 在 10 s **崩溃**（它从不解锁），同一消费组的 c2 在 11 s 启动；c2 在每次重平衡时请求锁（启动时一次，之后每隔 20 s
+# 一次）。c2 在第几秒第一次拿到 `TopicTest` 队列的锁？
 
 # %% nbgrader={"grade": false, "grade_id": "ex07b_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
@@ -108,20 +106,20 @@ grading_07b_1.verify("07b.1", answer_1)
 
 # %% [markdown]
 # ## 队列被分给另一个 Consumer 时
-# c2 在 10 s 加入，平均分配策略把队列 1 分给了它——而这时 c1 在这个队列上的一次 25 s 的监听器调用才进行了 8 s。
-# 接着 `RebalancePushImpl.removeUnnecessaryMessageQueue`：
+# c2 在 10 s 加入，平均分配策略把队列 1 分给了它——而这时 c1 在这个队列上的一次 25 s 的监听器调用才进行了 8 s。接着
+# `RebalancePushImpl.removeUnnecessaryMessageQueue`：
 #
 # 1. 把这个队列的消费位点持久化到 Broker，然后忘掉它；
-# 2. 把 ProcessQueue 标记为已丢弃（dropped），并最多等 1 s 去拿它的消费锁（`tryLock(1000 ms)`）——监听器还要再
-#    持有它 17 s，所以在 11 s 重平衡放弃了（“[WRONG]mq is consuming, so can not unlock it”），队列留在 c1 的表里，
-#    在 c1 的下一次重平衡（这一次结束后 20 s）时再尝试移除；
-# 3. 一旦拿到锁，就在 Broker 上解锁这个队列——如果 ProcessQueue 里还缓存着消息，就推迟 20 s
-#    （`UNLOCK_DELAY_TIME_MILLS`），让正在处理的消息处理完。
+# 2. 把 ProcessQueue 标记为已丢弃（dropped），并最多等 1 s 去拿它的消费锁（`tryLock(1000 ms)`）——监听器还要再持有它
+#    17 s，所以在 11 s 重平衡放弃了（“[WRONG]mq is consuming, so can not unlock it”），队列留在 c1 的表里，在
+#    c1 的下一次重平衡（这一次结束后 20 s）时再尝试移除；
+# 3. 一旦拿到锁，就在 Broker 上解锁这个队列——如果 ProcessQueue 里还缓存着消息，就推迟
+#    20 s（`UNLOCK_DELAY_TIME_MILLS`），让正在处理的消息处理完。
 #
 # 整个重平衡都在第 2 步里等着：它只有一个线程（`RebalanceService`），所以 c1 的其他队列也跟着等。
 #
-# 图：看 c1 在监听器运行期间一直保留队列 1，在 c1 放手之后 Broker 上的租约转给 c2。`listener_seconds` 参数改变
-# 每次监听器调用的耗时（改后点“重建”）。图停在 10.5 s。
+# 图：看 c1 在监听器运行期间一直保留队列 1，在 c1 放手之后 Broker 上的租约转给 c2。`listener_seconds`
+# 参数改变每次监听器调用的耗时（改后点“重建”）。图停在 10.5 s。
 
 # %%
 def moving_queue_lab(listener_seconds=25):
@@ -181,8 +179,8 @@ grading_07b_2.verify("07b.2", answer_2)
 
 # %% [markdown]
 # ## 干净的关闭：先解锁，每个应答都要等
-# 顺序消费 Consumer 的 `shutdown()` 以 `unlockAll` 结束它的消费服务：每个 Broker 一个 UNLOCK_BATCH_MQ 请求，带上
-# 该 Broker 的所有队列，并且在请求下一个 Broker 之前**等待每个应答**（最多 1 s）。之后才持久化消费位点、注销
+# 顺序消费 Consumer 的 `shutdown()` 以 `unlockAll` 结束它的消费服务：每个 Broker 一个 UNLOCK_BATCH_MQ 请求，带上该
+# Broker 的所有队列，并且在请求下一个 Broker 之前**等待每个应答**（最多 1 s）。之后才持久化消费位点、注销
 # Consumer。下面，broker-a 从 7.5 s 起对每个请求都晚 4 s 应答，c1 在 8 s 关闭。预测一下：关闭在什么时候结束——
 # 8 s、大约 9 s，还是 12 s？
 
@@ -196,18 +194,18 @@ show_trace([e for e in lab.trace if e.time_ms >= 7_500], "unlocked", "warning", 
 print("c1 仍被标记为已锁定的 ProcessQueue：", sorted(str(mq) for mq, pq in c1.process_queue_table.items() if pq.locked))
 
 # %% [markdown]
-# Broker 立刻执行了解锁（8 s 的 `unlocked` 事件是在 Broker 释放租约时记录的），但它的应答没能在 1,000 ms 的超时
-# 之内到达：在 9.001 s 客户端放弃（`RemotingTimeoutException`），然后才持久化并停止。RocketMQ 只是把这次失败记进
-# 日志，所以 c1 的 ProcessQueue 仍然**被标记为**已锁定，尽管 Broker 已经不再为它保留租约。如果 Broker 按时应答，
-# 它们会被标记为已解锁，关闭也会在 8 s 结束。
+# Broker 立刻执行了解锁（8 s 的 `unlocked` 事件是在 Broker 释放租约时记录的），但它的应答没能在 1,000 ms
+# 的超时之内到达：在 9.001 s 客户端放弃（`RemotingTimeoutException`），然后才持久化并停止。RocketMQ
+# 只是把这次失败记进日志，所以 c1 的 ProcessQueue 仍然**被标记为**已锁定，尽管 Broker 已经不再为它保留租约。如果
+# Broker 按时应答，它们会被标记为已解锁，关闭也会在 8 s 结束。
 
 # %% [markdown]
 # ## `autoCommit = false`：由监听器决定何时提交
-# 设置 `ctx.auto_commit = False` 后，`SUCCESS` 只是把消息挪开；消费位点在 `COMMIT` 时才前进（到目前为止消费过的
-# 全部），而 `ROLLBACK` 把每条未提交的消息放回去。
+# 设置 `ctx.auto_commit = False` 后，`SUCCESS` 只是把消息挪开；消费位点在 `COMMIT`
+# 时才前进（到目前为止消费过的全部），而 `ROLLBACK` 把每条未提交的消息放回去。
 #
-# 图：五条消息 `a` … `e`，监听器如下（关闭自动提交，对 `c` 返回 `COMMIT`）。“处理队列 ProcessQueue”标签页显示
-# 已提交的消费位点。单步走到 `c` 的投递，停在那里。
+# 图：五条消息 `a` … `e`，监听器如下（关闭自动提交，对 `c` 返回 `COMMIT`）。“处理队列
+# ProcessQueue”标签页显示已提交的消费位点。单步走到 `c` 的投递，停在那里。
 
 # %%
 def commit_on_c(msgs, ctx):
@@ -227,8 +225,8 @@ commit_dash
 
 # %% [markdown]
 # ### 练习 3 — 先预测，再运行
-# 五条消息 `a` … `e`；监听器关闭了自动提交，对 `c` 返回 `COMMIT`，对其他消息返回 `SUCCESS`。最后 c1 为这个队列
-# 持有的消费位点是多少？
+# 五条消息 `a` … `e`；监听器关闭了自动提交，对 `c` 返回 `COMMIT`，对其他消息返回 `SUCCESS`。最后
+# c1 为这个队列持有的消费位点是多少？
 
 # %% nbgrader={"grade": false, "grade_id": "ex07b_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← 你的预测
@@ -269,8 +267,8 @@ lab.run(until="10s")
 show_trace(lab.trace, "delivered", "consumed", "offset_updated", fields=("queue_offset", "status", "offset"))
 
 # %% [markdown]
-# 在默认的 `auto_commit = True` 下，这两个状态已经废弃：`COMMIT` 和 `ROLLBACK` 会被记为非法（illegal）并当作
-# `SUCCESS` 处理——`ROLLBACK` 反而提交了。
+# 在默认的 `auto_commit = True` 下，这两个状态已经废弃：`COMMIT` 和 `ROLLBACK` 会被记为非法（illegal）并当作 `SUCCESS`
+# 处理——`ROLLBACK` 反而提交了。
 
 # %%
 lab, c = orderly_lab(lambda msgs, ctx: ConsumeOrderlyStatus.ROLLBACK, bodies=("a",))
@@ -283,9 +281,9 @@ show_trace(lab.trace, "delivered", "consumed", "warning", "offset_updated", fiel
 
 # %% [markdown]
 # ## 一批消息作为整体失败
-# 设置 `consume_message_batch_max_size=3` 后，监听器一次最多拿到三条消息，并为它们返回同一个状态。
-# `makeMessageToConsumeAgain` 把**整批**消息放回去，`checkReconsumeTimes` 为其中每条消息都记一次重试。图：单步
-# 走到第一批消费失败处，停在那里。
+# 设置 `consume_message_batch_max_size=3`
+# 后，监听器一次最多拿到三条消息，并为它们返回同一个状态。`makeMessageToConsumeAgain`
+# 把**整批**消息放回去，`checkReconsumeTimes` 为其中每条消息都记一次重试。图：单步走到第一批消费失败处，停在那里。
 
 
 # %%
@@ -316,8 +314,8 @@ batch_dash
 
 # %% [markdown]
 # ### 练习 4 — 先预测，再运行
-# c1 启动时 `a`、`bad`、`c`、`d` 已在等待（每批 3 条，`max_reconsume_times=2`）；监听器让任何含有 `bad` 的批次
-# 消费失败。最后有几条消息进入 `%DLQ%cg`？
+# c1 启动时 `a`、`bad`、`c`、`d` 已在等待（每批 3 条，`max_reconsume_times=2`）；监听器让任何含有 `bad`
+# 的批次消费失败。最后有几条消息进入 `%DLQ%cg`？
 
 # %% nbgrader={"grade": false, "grade_id": "ex07b_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← 你的预测
@@ -343,10 +341,10 @@ grading_07b_4.verify("07b.4", answer_4)
 # - 队列只会在两次监听器调用之间离开一个 Consumer，而正在处理的消息可能会被下一个持有者再消费一次。
 # - 干净的关闭先解锁（`unlockAll`，每个 Broker 一个请求，每个应答最多等 1 s），再持久化消费位点：变慢的 Broker
 #   会推迟最后那次持久化。
-# - 每次请求锁都是一个 `lock_batch` 事件（请求了哪些队列、哪些获准、哪些被拒绝及其持有者，或 Broker 连不上时的
-#   错误），每个 ConsumeRequest 都是一个带延迟的 `consume_request` 事件（`submitConsumeRequestLater`）：
-#   `lab.trace.where("lock_batch")`。首次起始消费位点算不出来的队列会在 1000 ms 后重新拉取；120 s 没有被拉取的
-#   队列会被丢弃，由下一次重平衡重新创建。
+# - 每次请求锁都是一个 `lock_batch` 事件（请求了哪些队列、哪些获准、哪些被拒绝及其持有者，或 Broker
+#   连不上时的错误），每个 ConsumeRequest 都是一个带延迟的 `consume_request`
+#   事件（`submitConsumeRequestLater`）：`lab.trace.where("lock_batch")`。首次起始消费位点算不出来的队列会在 1000 ms
+#   后重新拉取；120 s 没有被拉取的队列会被丢弃，由下一次重平衡重新创建。
 # - `autoCommit = false` 让监听器可以用 `COMMIT` / `ROLLBACK`；在默认设置下它们都等于 `SUCCESS`。
 # - 失败的批次作为一个整体重试——也作为一个整体进入死信队列。
 #

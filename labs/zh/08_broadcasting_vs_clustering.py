@@ -19,9 +19,8 @@
 # %% [markdown]
 # # 08 · 广播模式 vs. 集群模式
 #
-# **目标：** 比较两种消息模型（message model）下：谁收到一条消息、消费失败时会发生什么，以及消费位点存在哪里。
-# 源码：`DefaultMQPushConsumer.messageModel`、`ConsumeMessageConcurrentlyService.processConsumeResult`、
-# `DefaultMQPushConsumerImpl.copySubscription`、`client/.../consumer/store/LocalFileOffsetStore.java`。
+# **目标：** 比较两种消息模型（message
+# model）下：谁收到一条消息、消费失败时会发生什么，以及消费位点存在哪里。源码：`DefaultMQPushConsumer.messageModel`、`ConsumeMessageConcurrentlyService.processConsumeResult`、`DefaultMQPushConsumerImpl.copySubscription`、`client/.../consumer/store/LocalFileOffsetStore.java`。
 
 # %%
 from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, set_language
@@ -57,8 +56,8 @@ def two_consumers(model):
 
 # %% [markdown]
 # ## 一次小运行：集群模式 CLUSTERING（默认）
-# 图：三条消息发给消费组 cg（c1 和 c2），每条都消费失败一次。`model` 参数在 CLUSTERING / BROADCASTING 之间切换
-# （改后点“重建”）。先在 CLUSTERING 下单步走一遍：每条消息由谁收到，它的重试又去了哪里。
+# 图：三条消息发给消费组 cg（c1 和 c2），每条都消费失败一次。`model` 参数在 CLUSTERING / BROADCASTING
+# 之间切换（改后点“重建”）。先在 CLUSTERING 下单步走一遍：每条消息由谁收到，它的重试又去了哪里。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -79,8 +78,8 @@ show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=(
 # 只有一个实例收到了这条消息；它的消费失败被回传给 Broker，10 s 后又从 `%RETRY%cg`（重试队列）再来一次。
 #
 # ### 练习 1 — 先预测，再运行
-# 在广播模式 BROADCASTING 下，这条消息一共被投递几次（两个 Consumer，第一分钟内）？
-# 先预测，再把图的 `model` 参数切换为 BROADCASTING，把 `messages` 设为 1，点“重建”并单步走一遍。
+# 在广播模式 BROADCASTING 下，这条消息一共被投递几次（两个 Consumer，第一分钟内）？先预测，再把图的 `model` 参数切换为
+# BROADCASTING，把 `messages` 设为 1，点“重建”并单步走一遍。
 
 # %% nbgrader={"grade": false, "grade_id": "ex08_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
@@ -161,9 +160,9 @@ print(topics)
 
 # %% [markdown]
 # ## 消费位点存在哪里
-# 集群模式为整个消费组的每个队列保存一个消费位点，存在 Broker 上（`RemoteBrokerOffsetStore`）。
-# 广播模式为**每个实例**的每个队列各保存一个，存在本地文件里（`LocalFileOffsetStore`，
-# `~/.rocketmq_offsets/<clientId>/<group>/offsets.json`）：Broker 对它们一无所知。
+# 集群模式为整个消费组的每个队列保存一个消费位点，存在 Broker
+# 上（`RemoteBrokerOffsetStore`）。广播模式为**每个实例**的每个队列各保存一个，存在本地文件里（`LocalFileOffsetStore`，`~/.rocketmq_offsets/<clientId>/<group>/offsets.json`）：Broker
+# 对它们一无所知。
 
 # %%
 rows = [[client, group, str(mq), offset] for (client, group), offsets in sorted(lab.local_offset_files.items()) for mq, offset in sorted(offsets.items())]
@@ -173,8 +172,8 @@ print("broker-a 上存储的 cg 的消费位点：", {k: v for k, v in lab.broke
 # %% [markdown]
 # ## 要点
 # - 集群模式（CLUSTERING）：每条消息只给一个实例；消费失败进入 `%RETRY%<group>`（重试队列）；消费位点在 Broker 上。
-# - 广播模式（BROADCASTING）：每条消息给每个实例；消费失败的消息被丢弃，它的 offset 照样越过；消费位点在每个
-#   实例的本地文件里。
+# - 广播模式（BROADCASTING）：每条消息给每个实例；消费失败的消息被丢弃，它的 offset
+#   照样越过；消费位点在每个实例的本地文件里。
 
 # %% [markdown]
 # ## 你的得分

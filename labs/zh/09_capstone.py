@@ -30,8 +30,8 @@ SEED = 7
 
 
 # %% [markdown]
-# 故事是这样的：一个顺序消费的支付 Consumer“卡住了”——队列 0 上的新支付不再被处理，任何死信队列里也什么都没有。
-# 下面是部署时的系统。
+# 故事是这样的：一个顺序消费的支付 Consumer“卡住了”——队列
+# 0 上的新支付不再被处理，任何死信队列里也什么都没有。下面是部署时的系统。
 
 # %%
 def payments(msgs, ctx):
@@ -86,8 +86,7 @@ lab = deployed_lab().run(until="10s")
 show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsume_times", "retry_in_ms"))
 
 # %% [markdown]
-# 同一个消息 ID，在同一个队列上，每秒一次：这是顺序消费 Consumer 的本地重试（实验 07a）。队列上的其他消息都
-# 动不了。
+# 同一个消息 ID，在同一个队列上，每秒一次：这是顺序消费 Consumer 的本地重试（实验 07a）。队列上的其他消息都动不了。
 #
 # ### 练习 1 — 诊断
 # 按部署时的配置运行 10 分钟后，Broker 为 `pay-cg` 在 `Payments` 队列 0 上存储的消费位点是哪个 offset？
@@ -149,8 +148,8 @@ grading_09_2.verify("09.2", answer_2)
 
 # %% [markdown]
 # ## 这个修法对顺序做了什么
-# 有了这个设置，队列继续往前走了。可是这些支付之所以发到同一个队列，**正是因为它们的顺序很重要**。
-# 下面是 `max_reconsume_times=5` 的图，停在 `bad-card` 第一次被投递时：
+# 有了这个设置，队列继续往前走了。可是这些支付之所以发到同一个队列，**正是因为它们的顺序很重要**。下面是
+# `max_reconsume_times=5` 的图，停在 `bad-card` 第一次被投递时：
 
 # %% tags=["nbval-ignore-output"]
 fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": 5}, horizon="1m")
@@ -159,8 +158,7 @@ fixed_dash
 
 # %% [markdown]
 # ### 练习 3 — 先预测，再运行
-# 用你在练习 2 中找到的设置，列出监听器在第一分钟内处理成功的支付，按完成的顺序排列。按 `["p1", "p2"]` 的格式
-# 回答。
+# 用你在练习 2 中找到的设置，列出监听器在第一分钟内处理成功的支付，按完成的顺序排列。按 `["p1", "p2"]` 的格式回答。
 
 # %% nbgrader={"grade": false, "grade_id": "ex09_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← 你的预测
@@ -183,22 +181,21 @@ grading_09_3.verify("09.3", answer_3)
 show_trace(fixed.trace, "consumed", "send_back", "dead_lettered", fields=("queue_offset", "status", "topic"))
 
 # %% [markdown]
-# 在第三笔支付去往 `%DLQ%pay-cg` 的路上，p4 和 p5 已经处理了。如果它们属于同一个账户，这条消息流就被乱序处理了：
-# 退款先于它所退的那笔扣款，余额的计算漏掉了一笔支付。事后再把死信重新发送（实验 04）会让它排在**最后**，而不是
-# 第三。
+# 在第三笔支付去往 `%DLQ%pay-cg` 的路上，p4 和
+# p5 已经处理了。如果它们属于同一个账户，这条消息流就被乱序处理了：退款先于它所退的那笔扣款，余额的计算漏掉了一笔支付。事后再把死信重新发送（实验
+# 04）会让它排在**最后**，而不是第三。
 #
-# 所以修法不只是配置。配置（`max_reconsume_times`）限定了一条消息能把队列堵多久；代码必须决定一笔永远不会成功
-# 的支付**意味着什么**——把它记为已拒绝并返回 `SUCCESS`，或者把同一个 Key 的后续支付扣住，直到有人处理——而且
-# 必须有人盯着 `%DLQ%pay-cg`，在存放这条消息的 CommitLog 文件被删除之前（`fileReservedTime`，默认 72 h，按文件
-# 计算）重新发送它。
+# 所以修法不只是配置。配置（`max_reconsume_times`）限定了一条消息能把队列堵多久；代码必须决定一笔永远不会成功的支付**意味着什么**——把它记为已拒绝并返回
+# `SUCCESS`，或者把同一个 Key 的后续支付扣住，直到有人处理——而且必须有人盯着 `%DLQ%pay-cg`，在存放这条消息的 CommitLog
+# 文件被删除之前（`fileReservedTime`，默认 72 h，按文件计算）重新发送它。
 #
 # > **常见说法 vs. 源码。** “死信队列能保证顺序消息流的安全。”——`ConsumeMessageOrderlyService.checkReconsumeTimes`
 # > 把消息发往 `%RETRY%`（再由 Broker 转入 `%DLQ%`），队列则越过它提交：消息流的其余部分没有它照样继续。
 
 # %% [markdown]
 # ### 用两张图表看整次运行
-# 看之前先想：按部署时的配置，累计的**投递**数和**消费**数在 3 s 之后会怎样？在 `max_reconsume_times=5` 下，每笔
-# 支付在 10 分钟内被投递几次，各自又是怎么结束的？
+# 看之前先想：按部署时的配置，累计的**投递**数和**消费**数在 3 s 之后会怎样？在 `max_reconsume_times=5` 下，每笔支付在
+# 10 分钟内被投递几次，各自又是怎么结束的？
 
 # %%
 from rmqlab.widgets.charts import deliveries_chart, summary_chart
@@ -210,12 +207,12 @@ fixed_run = deployed(max_reconsume_times=5)
 deliveries_chart(fixed_run, labels=body_of(fixed_run), title="max_reconsume_times=5：每笔支付的投递次数")
 
 # %% [markdown]
-# 按部署时的配置，投递数每秒加一（10 分钟 598 次；计数轴是对数刻度），而**已消费**停在 2：这就是顺序队列被堵住
-# 的特征。修了之后，bad-card 被投递 6 次后进入死信队列——而 p4 和 p5 在它之前就被消费了。
+# 按部署时的配置，投递数每秒加一（10 分钟 598 次；计数轴是对数刻度），而**已消费**停在
+# 2：这就是顺序队列被堵住的特征。修了之后，bad-card 被投递 6 次后进入死信队列——而 p4 和 p5 在它之前就被消费了。
 #
 # ## 要点
-# - 读 trace：同一个消息 ID 在同一个队列上以固定的 1 s 间隔出现 = 顺序消费的本地重试循环；卡在它前面的已提交
-#   消费位点证实了这一点。
+# - 读 trace：同一个消息 ID 在同一个队列上以固定的 1 s
+#   间隔出现 = 顺序消费的本地重试循环；卡在它前面的已提交消费位点证实了这一点。
 # - `max_reconsume_times` 能让队列恢复流动，代价是顺序：进入死信队列的消息离开了这条消息流。
 # - 真正的修法在监听器里（一条毒消息对它的 Key 意味着什么），再加上对死信队列的监控。
 
