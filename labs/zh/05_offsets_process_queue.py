@@ -104,11 +104,6 @@ grading_05_1.verify("05.1", answer_1)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# > **常见说法 vs. 源码。** “提交的消费位点就是最后消费的那条消息。”——`ProcessQueue.removeMessage` 返回的是
-# > **`msgTreeMap` 中仍然存在的最小的 Key**，即最小的 Offset（map 为空时则是最大 offset +
-# > 1）：一条低水位线。一条慢消息就能把它钉住。
-
-# %% [markdown]
 # ## 消费位点的两份副本：客户端的和 Broker 的
 # 上面的数字在 Consumer 的内存里（`RemoteBrokerOffsetStore.offsetTable`）。Broker
 # 通过两条途径得知它：随每次拉取请求捎带上报，以及 `persistAllConsumerOffset`——它在启动 10 s 后运行，之后每 5 s
@@ -217,14 +212,14 @@ lag_chart(lab.run(until="2m"))
 # 65 s，即下一次持久化的时刻：这 3 s 里，Broker 把 4 条已经消费完的消息算作未消费，此时崩溃就会再次投递它们。
 #
 # ## 要点
-# - 已提交的消费位点 = `msgTreeMap` 中最小的 Key；一条慢消息就能钉住它（`consumeConcurrentlyMaxSpan`
-#   2000 通过暂停拉取来限制损失）。
+# - 已提交的消费位点来自 `ProcessQueue.removeMessage`，从 `msgTreeMap`
+#   中读出；`consumeConcurrentlyMaxSpan`（2000）通过暂停拉取，限制这个 map 能拉开多大的跨度。
 # - 拉取只会暂停，从不丢弃：当一个 ProcessQueue 缓存的消息超过 `pullThresholdForQueue`（1000）条、消息体超过
 #   `pullThresholdSizeForQueue`（100 MiB），或跨度超过 `consumeConcurrentlyMaxSpan` 时，`pullMessage`
 #   把该队列的下一次拉取推迟 50 ms。每次推迟都是一个带原因的 `pull_deferred`
 #   事件（`lab.trace.where("pull_deferred")`；`examples/pull_flow_control.yaml` 把几种原因都演示了一遍）。
-# - Broker 的那份消费位点来自拉取请求和 5 s 一次的持久化定时任务；崩溃会丢掉它还没收到的部分。
-# - 无论哪种方式，重启都会重新消费：监听器必须幂等。干净的 `shutdown()`
+# - Broker 的那份消费位点来自拉取请求和 5 s 一次的持久化定时任务，客户端的那份来自
+#   `removeMessage`：两份副本，在不同的时刻更新。监听器必须幂等。干净的 `shutdown()`
 #   会丢弃监听器仍在做的事（`awaitTerminationMillisWhenShutdown` 为 0）；设置了
 #   `await_termination_millis_when_shutdown` 时，它会等这么久，并持久化它们已完成的部分。
 # - 一个使用 `CONSUME_FROM_LAST_OFFSET` 的新消费组不会跳过新队列里已有的消息：只要 offset 0 还在队列里，Broker 就回答

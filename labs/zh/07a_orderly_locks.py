@@ -176,7 +176,7 @@ print(table([[ms, pause_of(ms)] for ms in (0, 5, 500, 60_000)], ["requested ms",
 # 顺序消费的 Consumer 在一个队列上要拿三把锁，作用范围各不相同：
 #
 # 1. **Broker 消息队列锁**（分布式锁）——Broker 的 `RebalanceLockManager` 里的一份租约，用 `lockBatchMQ`
-#    获取（仅集群模式）：只有持有者才能消费这个队列；
+#    获取：只有持有者才能消费这个队列；
 # 2. **Consumer 消息队列锁**（本地锁）——`MessageQueueLock` 里这个队列对应的对象，在一个 `ConsumeRequest`
 #    的整个消费循环期间持有：这个 Consumer 最多只有一个线程在处理这个队列；
 # 3. **消息处理队列消费锁**（本地锁）——在每次调用监听器的前后持有：监听器处理一批消息到一半时，重平衡不能在 Broker
@@ -408,8 +408,8 @@ print("increaseOnly=false →", store.offset_table[mq])
 # ## 要点
 # - 顺序消费失败 = 在挂起时间（限制在 10 …
 #   30000 ms）之后本地重试；默认不限次数；只有显式设置最大重试次数才会进入死信队列。
-# - 三把锁：Broker 上的租约（仅集群模式；Broker 端 60 s，客户端信任 30 s，每 20 s 续期）、消费循环用的
-#   `MessageQueueLock`、每次调用监听器时的消费锁。
+# - 三把锁：Broker 上的租约（Broker 端 60 s，客户端信任 30 s，每 20 s 续期）、消费循环用的
+#   `MessageQueueLock`、每次调用监听器时的消费锁；消息模型决定 `ConsumeRequest.run` 需要其中哪几把。
 # - 一个 ConsumeRequest 连续消费 60 s 后让出线程（`MAX_TIME_CONSUME_CONTINUOUSLY`）。
 # - 下一个：[07b](07b_orderly_failover.ipynb)——崩溃的持有者、换了主人的队列、关闭、`autoCommit`、批量消费。
 #

@@ -76,7 +76,10 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s", checkpoints=[
-    Checkpoint(before="lock_acquired", actor="consumer:c2", ask="who", optional=True, name="接下来谁持有这个队列"),
+    Checkpoint(before="lock_acquired", actor="consumer:c2", queue="TopicTest@broker-a:0", ask="who", optional=True,
+               name="接下来谁持有 TopicTest 的队列",
+               explain="答对了：c2。c1 崩溃时没有解锁，所以 Broker 一直把 TopicTest@broker-a:0 租给 c1，"
+                       "直到这份租约到期；c2 在那之后的下一次重平衡时拿到这个队列。"),
 ])
 dash.controller.seek_time("11s")
 dash
@@ -337,8 +340,9 @@ grading_07b_4.verify("07b.4", answer_4)
 
 # %% [markdown]
 # ## 要点
-# - 崩溃的持有者在 Broker 上的租约在最后一次续期后还会保留 60 s；下一个持有者在那之后的第一次重平衡时拿到队列。
-# - 队列只会在两次监听器调用之间离开一个 Consumer，而正在处理的消息可能会被下一个持有者再消费一次。
+# - 崩溃的持有者从不解锁：它在 Broker
+#   上（`RebalanceLockManager`）的租约自己到期，而另一个实例只在它自己的重平衡时才请求这个队列。
+# - 队列只会在两次监听器调用之间离开一个 Consumer（`removeUnnecessaryMessageQueue` 会等待消费锁）。
 # - 干净的关闭先解锁（`unlockAll`，每个 Broker 一个请求，每个应答最多等 1 s），再持久化消费位点：变慢的 Broker
 #   会推迟最后那次持久化。
 # - 每次请求锁都是一个 `lock_batch` 事件（请求了哪些队列、哪些获准、哪些被拒绝及其持有者，或 Broker
@@ -346,7 +350,7 @@ grading_07b_4.verify("07b.4", answer_4)
 #   事件（`submitConsumeRequestLater`）：`lab.trace.where("lock_batch")`。首次起始消费位点算不出来的队列会在 1000 ms
 #   后重新拉取；120 s 没有被拉取的队列会被丢弃，由下一次重平衡重新创建。
 # - `autoCommit = false` 让监听器可以用 `COMMIT` / `ROLLBACK`；在默认设置下它们都等于 `SUCCESS`。
-# - 失败的批次作为一个整体重试——也作为一个整体进入死信队列。
+# - 监听器为一整批消息返回一个状态。
 #
 # ## 你的得分
 # 最后运行这个单元：本实验的每个练习一行，来自你运行过的检查。

@@ -171,9 +171,8 @@ print("broker-a 上存储的 cg 的消费位点：", {k: v for k, v in lab.broke
 
 # %% [markdown]
 # ## 要点
-# - 集群模式（CLUSTERING）：每条消息只给一个实例；消费失败进入 `%RETRY%<group>`（重试队列）；消费位点在 Broker 上。
-# - 广播模式（BROADCASTING）：每条消息给每个实例；消费失败的消息被丢弃，它的 offset
-#   照样越过；消费位点在每个实例的本地文件里。
+# - 集群模式（CLUSTERING）和广播模式（BROADCASTING）有三处不同：哪些实例收到一条消息、`processConsumeResult`
+#   怎样处理消费失败，以及消费位点存在哪里（`RemoteBrokerOffsetStore` / `LocalFileOffsetStore`）。
 
 # %% [markdown]
 # ## 你的得分

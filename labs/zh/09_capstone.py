@@ -212,8 +212,8 @@ deliveries_chart(fixed_run, labels=body_of(fixed_run), title="max_reconsume_time
 #
 # ## 要点
 # - 读 trace：同一个消息 ID 在同一个队列上以固定的 1 s
-#   间隔出现 = 顺序消费的本地重试循环；卡在它前面的已提交消费位点证实了这一点。
-# - `max_reconsume_times` 能让队列恢复流动，代价是顺序：进入死信队列的消息离开了这条消息流。
+#   间隔出现 = 顺序消费的本地重试循环；已提交的消费位点证实了这一点。
+# - `max_reconsume_times` 能让队列恢复流动；问问自己，这会让消息流的顺序付出什么代价。
 # - 真正的修法在监听器里（一条毒消息对它的 Key 意味着什么），再加上对死信队列的监控。
 
 # %% [markdown]
