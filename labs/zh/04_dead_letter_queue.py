@@ -60,7 +60,7 @@ def refund_lab(listener, max_reconsume_times=1):
 
 
 def refund_fails(max_reconsume_times=1, reject_send_back=False, retry_queue_nums=1, messages=1):
-    """总是失败的退款消息，从 1 s 起每秒一条（``refund 17``、``refund 18``……）；Broker 参数见参数名。"""
+    """总是失败的退款消息，从 1 s 起每秒一条（``refund 17``、``refund 18``……）；其余参数是 Broker 和消费组的设置，含义如其名。"""
     lab, p, _ = refund_lab(always_fails, max_reconsume_times)
     if reject_send_back:
         lab.set_broker_fault("broker-a", reject_send_back=True)
