@@ -78,15 +78,15 @@ def broker_a_dies(mode="send", sends=1):
 
 
 # %% [markdown]
-# 图：broker-a 在 2 s 宕机（Producer 缓存的路由里仍然有它），然后是八次同步发送。单步走到 m1 的第一次尝试失败，
-# 看它的重试发往哪里。
+# 图：broker-a 在 2 s 宕机（Producer 缓存的路由里仍然有它），然后是八次同步发送。预热消息是 `M0001`，所以 m1 是
+# `M0002`：单步走到 M0002 的第一次尝试失败，看它的重试发往哪里。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(broker_a_dies, knobs={"mode": "send", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s",
-                 checkpoints=[Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="m1 存在哪里")])
+                 checkpoints=[Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="M0002 存在哪里")])
 dash
 
 
@@ -131,8 +131,8 @@ grading_01a_1.verify("01a.1", answer_1)
 # %% [markdown]
 # ## 异步发送：重试重发的是同一个请求
 # `send(msg, callback)` 只重试*没有响应*的失败，重试在 `MQClientAPIImpl` 内部进行，并用
-# `selectOneMessageQueue(failedBroker)` 决定下一次试哪个 Broker。图：用 `send_async` 发送的同一次小运行，停在 m1 的
-# 第一次尝试处。
+# `selectOneMessageQueue(failedBroker)` 决定下一次试哪个 Broker。图：用 `send_async` 发送的同一次小运行，停在 m1
+# （M0002）的第一次尝试处。
 
 # %% tags=["nbval-ignore-output"]
 async_dash = Dashboard(
@@ -144,7 +144,7 @@ async_dash
 
 # %% [markdown]
 # ### 练习 2 — 先预测，再运行
-# m1 的第一次尝试发往 broker-a 的一个队列，而 broker-a 已宕机。它的重试发往 broker-b。
+# m1（`M0002`）的第一次尝试发往 broker-a 的一个队列，而 broker-a 已宕机。它的重试发往 broker-b。
 # 重试带的**队列 ID** 和第一次尝试的**相同**吗（`True` 或 `False`）？
 # 先预测，再往前单步，比较两次尝试的队列。
 
@@ -257,10 +257,11 @@ show_trace(lab.trace, *SEND)
 
 # %% [markdown]
 # ## 要点
-# - 同步发送：1 + `retryTimesWhenSendFailed` 次尝试，没有退避等待；每次重试都选另一个 Broker 上的队列——*前提是这个
-#   Topic 有另一个 Broker*（只在一个 Broker 上的 Topic 只在这个 Broker 的队列间轮换）。单向发送：一次尝试。
-# - 只有连接失败、预算之内的超时和 `retryResponseCodes` 里的错误码才会重试：SYSTEM_BUSY 不会（4.9.x）。
-#   异步发送只重试没有响应的失败，重发的是同一个请求。
+# - 一次发送有几次尝试，取决于它的发送方式（同步、异步、单向）和 `retryTimesWhenSendFailed`；
+#   `sendDefaultImpl` 立即依次尝试，没有退避等待。
+# - 重试会选另一个 Broker 上的队列——*前提是这个 Topic 有另一个 Broker*（`selectOneMessageQueue(lastBrokerName)`）；
+#   只在一个 Broker 上的 Topic 只在这个 Broker 的队列间轮换。
+# - Broker 的哪些应答值得重试，是一个固定的集合 `DefaultMQProducer.retryResponseCodes`（4.9.x）：指望重试之前，先读一读它。
 # - 下一个：[01b](01b_send_status_timeout.ipynb)——发送状态、共享的超时、重复消息、慢 Broker。
 
 # %% [markdown]
