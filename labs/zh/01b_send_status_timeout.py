@@ -282,11 +282,11 @@ print("不打开（默认）：", [e.get("broker") for e in default.trace.of_kin
 
 # %% [markdown]
 # ## 要点
-# - FLUSH_DISK_TIMEOUT 等是一条已存储消息的状态；`retryAnotherBrokerWhenNotStoreOK`（Producer 的设置）会重试它们，
-#   每次都多存一份副本。
-# - 所有尝试共用一份 3000 ms 的预算：超时不会重试。响应丢失后的重试会存下一份重复消息。
+# - FLUSH_DISK_TIMEOUT 等作为 `SendResult` 的 `sendStatus` 返回：调用方必须查看它，而 Producer 的设置
+#   `retryAnotherBrokerWhenNotStoreOK` 决定 `sendDefaultImpl` 是否再发一次。
+# - 一次同步发送的所有尝试共用一份 3000 ms 的预算（`sendDefaultImpl` 在每次尝试之前检查它）。
 # - `sendLatencyFaultEnable`（默认关闭）按一个 Broker 上一次尝试的耗时查表，把它排除在队列选择之外一段时间
-#   （550 ms 或更久的成功：30 s；一次失败：600 s）。
+#   （`MQFaultStrategy`：`latencyMax` → `notAvailableDuration`）。
 #
 # ## 你的得分
 # 最后运行这个单元：本实验的每个练习一行，来自你运行过的检查。
