@@ -260,7 +260,6 @@ grading_02a_3.verify("02a.3", answer_3)
 # - 消费失败的消息被回传给 Broker，由 Broker 存一份发往 `%RETRY%<group>`（重试队列）的延迟副本：级别为
 #   3 + `reconsumeTimes`，除非监听器设置了 `delayLevelWhenNextConsume`——而且它可以每次调用单独设置，所以同一条消息的
 #   每次投递都可以选择自己的级别（`examples/listener_per_call.yaml`）。
-# - `reconsumeTimes` 是已存储消息的一个字段，每次回传时由 Broker 计数。
 # - 下一个：[02b](02b_send_back_failures.ipynb)——回传本身失败时、慢监听器，以及每个实例各自的上限。
 
 # %% [markdown]
