@@ -305,10 +305,10 @@ grading_02b_3.verify("02b.3", answer_3)
 
 # %% [markdown]
 # ## 要点
-# - 回传失败（任何 code：只读的 Broker 或重试 Topic 返回 NO_PERMISSION、SYSTEM_ERROR……）→ 客户端自己生产
-#   `%RETRY%` 消息 → 如果这也失败，5 s 后本地重试，offset 保持被钉住；Broker 判断时用的不是内存中的计数。
-# - 运行超过 `consumeTimeout` 的监听器，会在仍在运行时被 `cleanExpiredMsg` 回传：消费两次。
-# - `maxReconsumeTimes` 随每次回传一起发送：设置不同值的实例，在不同的次数进入死信队列。
+# - 回传可能失败（任何 code：只读的 Broker 或重试 Topic 返回 NO_PERMISSION、SYSTEM_ERROR……）；这时客户端自己还有
+#   两条兜底路径：它自己生产的 `%RETRY%` 消息，以及 5 s 后的本地重试。
+# - `consumeTimeout`（15 分钟）由 `cleanExpiredMsg` 每 15 分钟检查一次，不管监听器正在做什么。
+# - `maxReconsumeTimes` 是每个 Consumer 实例的设置，而不只是消费组的设置。
 
 # %% [markdown]
 # ## 你的得分
