@@ -326,11 +326,11 @@ print(report.violations[0].detail)
 
 # %% [markdown]
 # ## 要点
-# - 当已存储的 rt ≥ 上限（默认 16）或监听器把延迟级别设为 −1 时进入死信队列：`%DLQ%<group>`，一个队列，在该消费组
-#   第一次出现死信时创建，由该消费组的所有 Topic 共用；从 4.9.2 起可读。
-# - 客户端兜底路径比 Broker 路径早一次投递进入死信队列（4.9.x）。
-# - 默认无人订阅；和其他一切一样，至少 72 h 后随所在的 CommitLog 文件一起删除。
-# - `retryQueueNums` 为 0 不会进入死信队列：消费失败的消息在客户端被丢弃，不留痕迹。
+# - 当已存储的 reconsumeTimes 达到 `maxReconsumeTimes`（默认 16），或监听器把延迟级别设为 −1 时，Broker 把消息
+#   转入死信队列；这个 Topic 的名字来自 `MixAll.getDLQTopic`，在第一条死信出现时创建。
+# - 死信从 4.9.2 起可读（perm 6），默认无人订阅；和其他一切一样，至少 72 h 后随所在的 CommitLog 文件一起删除。
+# - Broker 路径和客户端兜底路径用的是同一条 `>=` 规则：看清各自拿哪个计数来比较。
+# - 在依赖 `retryQueueNums` 为 0 之前，先试一试它会把一条消费失败的消息怎么样。
 # - 下一个：[04b](04b_stranded_retry_queues.ipynb)——在运行中的消费组上调大 `retryQueueNums`。
 #
 # ## 你的得分
