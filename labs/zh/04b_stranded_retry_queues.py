@@ -154,9 +154,10 @@ grading_04b_2.verify("04b.2", answer_2)
 
 # %% [markdown]
 # ## 要点
-# - `%RETRY%<group>` 只创建一次，在消费组第一次心跳时，用的是那一刻的 `retryQueueNums`。
-# - 回传按*当前*的设置选择 `random % retryQueueNums`；超出 Topic 队列数的队列会存下消息，但永远不会被拉取。
-# - 对重试 Topic 运行 `updateTopic`，在下一次路由轮询和重平衡之后把它们放出来。
+# - Broker 在消费组第一次心跳时创建 `%RETRY%<group>`（`ClientManageProcessor`）；回传时选择它的第
+#   `random % retryQueueNums` 个队列（`asyncConsumerSendMsgBack`）。
+# - Consumer 拉取的是这个 Topic 的路由所列出的队列，靠它自己的路由轮询和重平衡定时器得知。
+# - 对重试 Topic 运行 `updateTopic` 是运维人员的修复办法（`mqadmin updateTopic`）。
 
 # %% [markdown]
 # ## 你的得分
