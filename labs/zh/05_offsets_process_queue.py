@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [目录](README.md) · [← 上一个](03_delay_levels_schedule.ipynb) · [下一个 →](06_ordered_send.ipynb)
+# [目录](README.md) · [← 上一个](04b_stranded_retry_queues.ipynb) · [下一个 →](06_ordered_send.ipynb)
 
 # %% [markdown]
 # # 05 · 消费位点与 ProcessQueue 的 TreeMap
