@@ -28,7 +28,7 @@ def scheduled(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         f"{e.msg_id} parked in SCHEDULE_TOPIC_XXXX queue {level - 1} (delay level {level}), "
         f"due at {format_duration(d['due_ms'])}, then to {d['real_topic']}"
     )
-    builder.add(Row(e.seq, e.time_ms, ArrowKind.SCHEDULE, lane, target, label, detail, e.msg_id))
+    builder.add(Row.of_event(e, ArrowKind.SCHEDULE, lane, target, label, detail))
 
 
 def delay_delivered(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
@@ -39,7 +39,7 @@ def delay_delivered(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         f"ScheduleMessageService: delay level {d['level']} due after {format_duration(d['waited_ms'])}; "
         f"{e.msg_id} stored in {d['topic']} queue {d['queue_id']}"
     )
-    builder.add(Row(e.seq, e.time_ms, ArrowKind.DUE, lane, broker, label, detail, e.msg_id))
+    builder.add(Row.of_event(e, ArrowKind.DUE, lane, broker, label, detail))
 
 
 def dead_lettered(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
@@ -49,7 +49,7 @@ def dead_lettered(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         f"{e.msg_id} written to {d['topic']} after {d['reconsume_times']} deliveries "
         f"(original topic {d['original_topic']})"
     )
-    builder.add(Row(e.seq, e.time_ms, ArrowKind.DLQ, lane, lane, label, detail, e.msg_id))
+    builder.add(Row.of_event(e, ArrowKind.DLQ, lane, lane, label, detail))
 
 
 def note(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
@@ -77,35 +77,35 @@ def note(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         detail = ", ".join(f"{k}={v}" for k, v in d.items())
     else:
         return
-    builder.add(Row(e.seq, e.time_ms, kind, lane, lane, label, detail, e.msg_id))
+    builder.add(Row.of_event(e, kind, lane, lane, label, detail))
 
 
 def lifecycle(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     how = e.data["event"]
     if how == "crash":
-        row = Row(e.seq, e.time_ms, ArrowKind.FAULT, lane, lane, "✗ crash", "the consumer process died")
+        row = Row.of_event(e, ArrowKind.FAULT, lane, lane, "✗ crash", "the consumer process died")
         builder.add(row)
         builder.span_open(lane, "crashed", e.seq)
         return
     builder.span_close(lane, "crashed", e.seq)
-    builder.add(Row(e.seq, e.time_ms, ArrowKind.NOTE, lane, lane, how, f"consumer {how} ({e.data.get('group', '')})"))
+    builder.add(Row.of_event(e, ArrowKind.NOTE, lane, lane, how, f"consumer {how} ({e.data.get('group', '')})"))
 
 
 def fault(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     fault = d["fault"]
     if fault == "broker_down":
-        builder.add(Row(e.seq, e.time_ms, ArrowKind.FAULT, lane, lane, "✗ broker down", "injected fault: broker down"))
+        builder.add(Row.of_event(e, ArrowKind.FAULT, lane, lane, "✗ broker down", "injected fault: broker down"))
         builder.span_open(lane, "down", e.seq)
     elif fault == "broker_up":
-        builder.add(Row(e.seq, e.time_ms, ArrowKind.FAULT, lane, lane, "broker up", "the broker is back"))
+        builder.add(Row.of_event(e, ArrowKind.FAULT, lane, lane, "broker up", "the broker is back"))
         builder.span_close(lane, "down", e.seq)
     elif fault in ("partition", "heal"):
         sign = "✗ partition" if fault == "partition" else "heal"
         label = f"{sign} {d.get('client', '')} ↮ {lane.partition(':')[2]}"
-        builder.add(Row(e.seq, e.time_ms, ArrowKind.FAULT, lane, lane, label, f"network {fault}: {d}"))
+        builder.add(Row.of_event(e, ArrowKind.FAULT, lane, lane, label, f"network {fault}: {d}"))
     else:
-        builder.add(Row(e.seq, e.time_ms, ArrowKind.FAULT, lane, lane, f"fault {fault}", str(dict(d))))
+        builder.add(Row.of_event(e, ArrowKind.FAULT, lane, lane, f"fault {fault}", str(dict(d))))
 
 
 def lock(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
@@ -136,10 +136,10 @@ def lock(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         )
         return
     builder.lock_queues[group_key] = (last + 1, [d["queue"]])
-    builder.add(Row(e.seq, e.time_ms, kind, lane, target, f"{verb} 1 queue", f"{verb}: {d['queue']}"))
+    builder.add(Row.of_event(e, kind, lane, target, f"{verb} 1 queue", f"{verb}: {d['queue']}"))
 
 
 def lock_expired(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     if builder.locks:
         d = e.data
-        builder.add(Row(e.seq, e.time_ms, ArrowKind.NOTE, lane, lane, "lock expired", f"{d['queue']}: trust expired"))
+        builder.add(Row.of_event(e, ArrowKind.NOTE, lane, lane, "lock expired", f"{d['queue']}: trust expired"))

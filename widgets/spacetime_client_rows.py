@@ -57,9 +57,7 @@ def send_attempt(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     where = f" → {topic}" if lane.startswith("consumer:") else f" q{d['queue_id']}"
     label = f"{e.msg_id} #{attempt}{where}"
     detail = f"{d['mode']} send attempt {attempt} of {e.msg_id} to {topic} queue {d['queue_id']} on {d['broker']}"
-    i = builder.add(
-        Row(e.seq, e.time_ms, ArrowKind.SEND, lane, builder.broker_lane(d["broker"]), label, detail, e.msg_id)
-    )
+    i = builder.add(Row.of_event(e, ArrowKind.SEND, lane, builder.broker_lane(d["broker"]), label, detail))
     builder.attempts[(e.actor, e.msg_id, attempt)] = i
 
 
@@ -89,13 +87,13 @@ def send_result(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     else:
         status = name if name != "MQBrokerException" else outcome.split("(", 1)[-1].split(")", 1)[0]
         kind, label = ArrowKind.RESPONSE_ERROR, f"{e.msg_id} #{d['attempt']} ✗ {status}"
-    builder.add(Row(e.seq, e.time_ms, kind, builder.broker_lane(d["broker"]), lane, label, detail, e.msg_id))
+    builder.add(Row.of_event(e, kind, builder.broker_lane(d["broker"]), lane, label, detail))
 
 
 def send_failed(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     label = f"✗ {e.msg_id} send failed ({d['mode']}, {d['attempts']} attempt{'s' if d['attempts'] != 1 else ''})"
-    builder.add(Row(e.seq, e.time_ms, ArrowKind.FAILURE, lane, lane, label, d["error"], e.msg_id))
+    builder.add(Row.of_event(e, ArrowKind.FAILURE, lane, lane, label, d["error"]))
 
 
 def pulled(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
@@ -125,7 +123,7 @@ def delivered(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         builder.rows[last] = replace(builder.rows[last], label=batch.label(), detail=batch.detail())
         return
     batch = ListenerCall([e.msg_id or ""], d["queue"], d["reconsume_times"])
-    i = builder.add(Row(e.seq, e.time_ms, ArrowKind.LISTENER, lane, lane, batch.label(), batch.detail(), e.msg_id))
+    i = builder.add(Row.of_event(e, ArrowKind.LISTENER, lane, lane, batch.label(), batch.detail()))
     builder.batches[i] = batch
     builder.calls[(lane, e.msg_id)] = i
 
@@ -148,7 +146,7 @@ def consumed(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         builder.rows[i] = replace(builder.rows[i], kind=kind, label=call.label(), detail=f"{call.detail()}; {detail}")
         return
     kind = ArrowKind.FAILURE if failed else ArrowKind.RESULT
-    builder.add(Row(e.seq, e.time_ms, kind, lane, lane, f"{e.msg_id} {result}{took}", detail, e.msg_id))
+    builder.add(Row.of_event(e, kind, lane, lane, f"{e.msg_id} {result}{took}", detail))
     if i is not None:
         builder.spans.append(Span(lane, "listener", builder.rows[i].seq, e.seq))
 
@@ -172,17 +170,11 @@ def send_back(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         f"maxReconsumeTimes={d['max_reconsume_times']})"
     )
     if not d["ok"]:
-        row = Row(
-            e.seq,
-            e.time_ms,
-            ArrowKind.SEND_BACK_FAILED,
-            lane,
-            broker,
-            f"send-back {e.msg_id} ✗ {d.get('error', 'failed')}",
-            f"{detail} failed: {d.get('error', '')}",
-            e.msg_id,
+        label = f"send-back {e.msg_id} ✗ {d.get('error', 'failed')}"
+        failed = Row.of_event(
+            e, ArrowKind.SEND_BACK_FAILED, lane, broker, label, f"{detail} failed: {d.get('error', '')}"
         )
-        builder.rows.insert(at, row)
+        builder.rows.insert(at, failed)
         return
     dlq = next((i for i in range(at, len(builder.rows)) if builder.rows[i].kind is ArrowKind.DLQ), None)
     if dlq is not None:
@@ -190,7 +182,7 @@ def send_back(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         builder.rows[dlq] = replace(note, src=lane, dst=broker, detail=f"{detail} → {note.detail}")
         return
     label = f"send-back {e.msg_id} r{d['reconsume_times']}"
-    builder.rows.insert(at, Row(e.seq, e.time_ms, ArrowKind.SEND_BACK, lane, broker, label, detail, e.msg_id))
+    builder.rows.insert(at, Row.of_event(e, ArrowKind.SEND_BACK, lane, broker, label, detail))
 
 
 def send_back_fallback(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
@@ -201,11 +193,11 @@ def send_back_fallback(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         "" if ok else f", which failed too: {d.get('error', '')}"
     )
     kind = ArrowKind.NOTE if ok else ArrowKind.FAILURE
-    builder.add(Row(e.seq, e.time_ms, kind, lane, lane, label, detail, e.msg_id))
+    builder.add(Row.of_event(e, kind, lane, lane, label, detail))
 
 
 def local_retry(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     label = f"{e.msg_id} local retry in {format_duration(d['retry_in_ms'])}"
     detail = f"send-back and fallback failed: {e.msg_id} is consumed again locally (submitConsumeRequestLater)"
-    builder.add(Row(e.seq, e.time_ms, ArrowKind.NOTE, lane, lane, label, detail, e.msg_id))
+    builder.add(Row.of_event(e, ArrowKind.NOTE, lane, lane, label, detail))

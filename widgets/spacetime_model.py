@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rmqlab import format_duration
+from rmqlab import TraceEvent, format_duration
 
 __all__ = [
     "ARROWS",
@@ -124,6 +124,13 @@ class Row:
     msg_id: str | None = None
     repeats: int = 1
     """How many identical rows this one stands for (a lock refused every 20 s for minutes is one row)."""
+
+    @classmethod
+    def of_event(cls, e: TraceEvent, kind: ArrowKind, src: str, dst: str, label: str, detail: str) -> Row:
+        """The row that draws event ``e`` (its seq, its time and its message, if any) from ``src`` to ``dst``: the one
+        way every per-event row builder (:mod:`widgets.spacetime_client_rows`, :mod:`widgets.spacetime_broker_rows`)
+        makes a row, so a handler says only what differs (the arrow kind, its ends and its words)."""
+        return cls(e.seq, e.time_ms, kind, src, dst, label, detail, e.msg_id)
 
     @property
     def is_arrow(self) -> bool:
