@@ -14,7 +14,7 @@ from rmqlab.widgets.frames import build_run
 from rmqlab import ConsumeConcurrentlyStatus, Lab, Message
 
 OUTPUT_AREA_PX = 868
-"""JupyterLab 4.6's notebook output area at its default layout, file browser open, on a 1440 px wide screen
+"""JupyterLab 4.6's notebook output area at its default layout, file browser open, in a 1300 px wide window
 (measured in headless Chromium: lab 00's picture at 982 px scrolled 114 px sideways)."""
 SMALLEST_TEXT_PX = 11
 
