@@ -193,6 +193,16 @@ def test_the_right_choice_is_not_told_by_its_place() -> None:
     assert when and 0 not in when, when
 
 
+def test_a_checkpoint_names_the_message_it_asks_about() -> None:
+    """The picture labels a token by its id (M0002) while a lab's text calls it by its body (m1, ok2, bad): every
+    checkpoint about a message names that id in its question, so the two can be matched (lab 01a's said m1 where
+    the picture asked about M0002)."""
+    asked = [(name, cp) for name in SOURCES for dash in _dashboards_of(LABS / name)
+             for cp in dash.controller.checkpoints]  # fmt: skip
+    unnamed = [(name, cp.name) for name, cp in asked if cp.event.msg_id and cp.event.msg_id not in cp.question]
+    assert unnamed == []
+
+
 @pytest.mark.parametrize("name", SOURCES)
 def test_every_flow_picture_fits_the_output_area(name: str) -> None:
     """Every step of every lab's message-flow picture fits JupyterLab's output area with the file browser open (lab

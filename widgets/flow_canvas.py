@@ -36,8 +36,9 @@ R = 12.5
 STEP = 28.0
 PAD = 8.0
 ROW = 22.0
-GAP = 64.0
-"""Between the brokers and the consumer instances: room for the "send back" and "dead letter" arrows' labels."""
+GAP = 72.0
+"""Between the brokers and the consumer instances: room for the "send back" and "dead letter" arrows' labels (the
+outcome trays, under the instances, start right after it, level with the dead-letter arrow)."""
 GAP_SEND = 40.0
 """Between the producers and the brokers: the one "send" arrow needs less."""
 HOP_W = 14.0
