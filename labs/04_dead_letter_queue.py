@@ -81,7 +81,8 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(refund_fails, knobs={"max_reconsume_times": 1, "messages": 3}, horizon="1m", checkpoints=[
-    Checkpoint(before="send_back", msg_id="M0001", nth=2, ask="where", optional=True, name="where refund 17 goes after its retry fails"),
+    Checkpoint(before="send_back", msg_id="M0001", nth=2, ask="where", optional=True, name="where refund 17 goes after its retry fails",
+               question="Where is refund 17 (M0001) after its retry fails? Click the place in the picture (or a button)."),
 ])
 dash
 

@@ -72,7 +72,8 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
-    Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="when ok2 starts"),
+    Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="when ok2 starts",
+               question="slow (M0002) is in its listener. When is ok2 (M0003) delivered? Pick the time."),
 ])
 dash
 

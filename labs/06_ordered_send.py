@@ -118,7 +118,9 @@ from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
                  knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="50s",
-                 checkpoints=[Checkpoint(before="stored", msg_id="M0001", ask="where", optional=True, name="where order 3 goes")])
+                 checkpoints=[Checkpoint(before="stored", msg_id="M0001", ask="where", optional=True, name="where order 3 goes",
+                                         question="Where is order 3's first event (M0001) stored? Click the queue in the "
+                                                  "picture (or a button).")])
 dash
 
 # %% [markdown]

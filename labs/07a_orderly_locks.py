@@ -69,7 +69,8 @@ def retry_picture(max_reconsume_times=3):
     return orderly_lab(max_reconsume_times=max_reconsume_times)[0]
 
 dash = Dashboard(retry_picture, knobs={"max_reconsume_times": 3}, horizon="20s", checkpoints=[
-    Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="when bad comes back"),
+    Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="when bad comes back",
+               question="When is bad (M0002) delivered again? Pick the time."),
 ])
 dash
 

@@ -74,7 +74,8 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="30s", checkpoints=[
-    Checkpoint(before="delivered", nth=4, ask="when", optional=True, name="when bad-card comes again"),
+    Checkpoint(before="delivered", nth=4, ask="when", optional=True, name="when bad-card comes again",
+               question="When is bad-card (M0003) delivered again? Pick the time."),
 ])
 dash
 

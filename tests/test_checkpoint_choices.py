@@ -184,6 +184,19 @@ def test_an_optional_checkpoint_asks_nothing_on_a_run_without_its_event() -> Non
         _asked(failing, "2m", never)
 
 
+def test_a_when_question_pauses_before_the_moment_it_asks_about() -> None:
+    """The paused clock never reads the answer (lab 07a's bad comes back at 4 s, when M0003 is also sent): the run
+    pauses on the last step before 4 s, the paused moment is offered as "not at once", so the answer, in time order,
+    is not the first button; the explanation is the caption of the step that holds the event."""
+    built = build_run(orderly_suspend, horizon="20s", checkpoints=(Checkpoint(before="delivered", nth=3, ask="when"),))
+    (cp,) = built.checkpoints
+    assert built.snapshots[cp.frame].now_ms == 3_000 and cp.answer == "4000"
+    times = [int(c.key) for c in cp.choices]
+    assert times == sorted(times) and times[0] == 3_000 and times.index(4_000) == 1
+    assert cp.check("3000")[1].startswith("Too early. Not at once:")
+    assert "M0002" in cp.explain and "again" in cp.explain
+
+
 def test_a_lock_checkpoint_can_name_its_queue() -> None:
     """An orderly consumer locks its group's %RETRY% queue too, before the topic's: ``queue`` picks the lock the
     lesson is about (lab 07b: c2 takes TopicTest's queue after crashed c1's lease runs out)."""

@@ -1,6 +1,6 @@
-"""The message-flow picture fits a notebook's output area (about 1000 px in JupyterLab's default layout) without a
-sideways scroll, and without text below 11 px: lab 00's run, the widest of the labs (two brokers × 4 queues, two
-consumers with ten ProcessQueues each), is drawn at every step."""
+"""The message-flow picture fits a notebook's output area (868 px in JupyterLab's default layout with the file
+browser open) without a sideways scroll, and without text below 11 px: lab 00's run (two brokers × 4 queues, two
+consumers with ten ProcessQueues each) is drawn at every step."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from rmqlab.widgets.frames import build_run
 
 from rmqlab import ConsumeConcurrentlyStatus, Lab, Message
 
-OUTPUT_AREA_PX = 1000
-"""JupyterLab's notebook output area at its default layout (file browser open) on a 1440 px wide screen."""
+OUTPUT_AREA_PX = 868
+"""JupyterLab 4.6's notebook output area at its default layout, file browser open, in a 1300 px wide window
+(measured in headless Chromium: lab 00's picture at 982 px scrolled 114 px sideways)."""
 SMALLEST_TEXT_PX = 11
 
 

@@ -511,3 +511,20 @@ def test_a_consumer_that_has_not_started_yet_says_so():
     replay.step_once()
     vm = flow_view_model(replay.snapshot())
     assert {c.client_id: c.detail for c in vm.consumers}["c2"] == "CLUSTERING · orderly"
+
+
+def test_a_producers_run_draws_only_the_send_arrow():
+    """Labs 01a, 01b and 06 have no consumer: no pull, send-back or dead-letter arrow points into an empty column."""
+    from rmqlab import Lab, Message
+
+    def producer_only() -> Lab:
+        lab = Lab(seed=7)
+        lab.add_broker("broker-a")
+        lab.create_topic("TopicTest")
+        lab.at("1s", lab.add_producer("pg").send, Message("TopicTest", "m1"))
+        return lab
+
+    replay = Replay(producer_only, horizon="5s")
+    replay.run_to_end()
+    arrows = {m.key for m in flow_scene(flow_view_model(replay.snapshot())).marks if m.role == "arrow"}
+    assert arrows == {"arrow:send"} | {k for k in arrows if k.startswith("arrow:hop:")}

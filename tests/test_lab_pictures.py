@@ -175,6 +175,47 @@ def test_every_lab_asks_on_its_picture(name: str) -> None:
         assert cp.frame >= 0, (name, cp.name)
 
 
+def test_the_right_choice_is_not_told_by_its_place() -> None:
+    """Across every lab's checkpoints the buttons follow a rule that does not know the answer ("when": by time, "who":
+    by name), and the right one is not always the first: its position varies, for "when" questions too (whose
+    paused clock once read the answer, always the earliest time)."""
+    asked = [(name, cp) for name in SOURCES for dash in _dashboards_of(LABS / name)
+             for cp in dash.controller.checkpoints]  # fmt: skip
+    for name, cp in asked:
+        keys = [c.key for c in cp.choices]
+        if cp.ask == "when":
+            assert keys == sorted(keys, key=int), (name, cp.name)
+        if cp.ask == "who":
+            assert keys == sorted(keys), (name, cp.name)
+    places = [[c.key for c in cp.choices].index(cp.answer) for _, cp in asked]
+    when = [[c.key for c in cp.choices].index(cp.answer) for _, cp in asked if cp.ask == "when"]
+    assert len(set(places)) >= 3 and places.count(0) < len(places) / 2, places
+    assert when and 0 not in when, when
+
+
+def test_a_checkpoint_names_the_message_it_asks_about() -> None:
+    """The picture labels a token by its id (M0002) while a lab's text calls it by its body (m1, ok2, bad): every
+    checkpoint about a message names that id in its question, so the two can be matched (lab 01a's said m1 where
+    the picture asked about M0002)."""
+    asked = [(name, cp) for name in SOURCES for dash in _dashboards_of(LABS / name)
+             for cp in dash.controller.checkpoints]  # fmt: skip
+    unnamed = [(name, cp.name) for name, cp in asked if cp.event.msg_id and cp.event.msg_id not in cp.question]
+    assert unnamed == []
+
+
+@pytest.mark.parametrize("name", SOURCES)
+def test_every_flow_picture_fits_the_output_area(name: str) -> None:
+    """Every step of every lab's message-flow picture fits JupyterLab's output area with the file browser open (lab
+    00's run at every step: ``tests/test_flow_fits.py``), so no picture scrolls sideways."""
+    from rmqlab.widgets.flow_layout import flow_scene
+    from rmqlab.widgets.flow_view import flow_view_model
+    from test_flow_fits import OUTPUT_AREA_PX
+
+    widths = [max(flow_scene(flow_view_model(snap)).width for snap in dash.controller.frames.snapshots)
+              for dash in _dashboards_of(LABS / name)]  # fmt: skip
+    assert max(widths) <= OUTPUT_AREA_PX, widths
+
+
 def test_the_structure_checks_can_fail() -> None:
     """A notebook whose only Dashboard comes after its check fails the structural rule."""
     nb = nbformat.v4.new_notebook()

@@ -416,8 +416,11 @@ def test_default_views_put_the_message_flow_above_the_tabs():
     assert [v.title for v in views if v.main] == ["Message flow"]
     d = Dashboard(demo_lab, knobs=DEMO_KNOBS, knob_options=DEMO_KNOB_OPTIONS)
     assert isinstance(d.main_view, FlowView) and d.main_view in d.views
-    top, main, tabs, debug = d.children
-    assert top.children[0] is d.controller and main is d.main_view and tabs is d.tabs and debug is d.debug
+    controller, main, below, tabs, debug = d.children
+    assert controller is d.controller and main is d.main_view and tabs is d.tabs and debug is d.debug
+    # the picture right under the caption and the checkpoint's question; the fault buttons and knobs under it
+    assert d.controller.fault_box not in d.controller.children and below.children[0] is d.controller.fault_box
+    assert d.rebuild_button in below.children[1].children
     assert [tabs.get_title(i) for i in range(len(tabs.pages))] == [v.title for v in d.views[1:]]
     assert [label for label, _ in tabs.buttons.options] == [v.title for v in d.views[1:]]
     tabs.selected_index = 4  # a click on "Locks"
@@ -452,7 +455,7 @@ def test_scene_views_draw_a_legend_and_the_dashboard_shows_text_legends():
         legend = "S stored · A acked"
 
     d = Dashboard(demo_lab, views=[Legended(), PlainQueueView()], run_ahead=False)
-    assert d.main_view is None and len(d.children) == 3
+    assert d.main_view is None and len(d.children) == 4
     boxed, bare = d.tabs.pages
     assert boxed.children[0] is d.views[0]
     note = boxed.children[1].value
@@ -494,7 +497,10 @@ def test_every_control_is_labelled_for_keyboard_and_screen_reader_users():
         "Heal",
     ]
     order = list(c.children)
-    assert order.index(c.buttons) < order.index(c.clock) < order.index(c.caption_html) < order.index(c.fault_box)
+    assert order.index(c.buttons) < order.index(c.clock) < order.index(c.caption_html)
+    # in a dashboard the picture comes right under the caption (and a checkpoint's question), the faults after it
+    assert [type(w).__name__ for w in d.children[:3]] == ["Controller", "FlowView", "HBox"]
+    assert d.children[2].children[0] is c.fault_box
 
 
 def test_restart_consumer_button_starts_a_crashed_consumer_again():

@@ -41,6 +41,8 @@ TIMER_WORDS = {
     TimerKind.LISTENER: "a running listener's return",
 }
 """A timer of the paused actor, in the words a wrong "when" hint uses."""
+NOT_AT_ONCE = "Not at once: something has to finish or come due first. Which clock is this actor waiting on?"
+"""The hint of the paused moment, offered when no other choice is earlier than the answer."""
 
 
 def happens(event: TraceEvent) -> str:
@@ -258,8 +260,6 @@ def _mistakes(event: TraceEvent, now: int, trace: Sequence[TraceEvent]) -> list[
                 if reached:
                     out.append((failed + 5_000, "5 s is the local retry after a send-back that failed; this "
                                 "send-back reached the broker."))  # fmt: skip
-        out.append((now, "Not at once: something has to finish or come due first. Which clock is this actor "
-                    "waiting on?"))  # fmt: skip
     elif kind is EventKind.REBALANCED:
         out.append((now + 20_000, "A consumer that starts, or hears that the group changed, rebalances at once; "
                     "the 20 s wait is only between rebalances."))  # fmt: skip
@@ -282,8 +282,10 @@ def _mistakes(event: TraceEvent, now: int, trace: Sequence[TraceEvent]) -> list[
 
 
 def when_offers(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent], most: int = 5) -> tuple[Offer, ...]:
-    """The answer (``event``'s time), the due times of the paused actor's clocks and the usual misreadings,
-    the ``most`` nearest to the answer, in time order, each wrong one with its hint."""
+    """The answer (``event``'s time) and at most ``most`` − 1 wrong times, each with its hint: the usual misreadings
+    of the mechanism first, then the due times of the paused actor's clocks, the nearest to the answer first. When
+    none of those is earlier than the answer, the paused moment is one ("not at once"), so that the earliest button
+    is not always the right one. The buttons are in time order, a rule that does not know the answer."""
     now = snap.now_ms
     answer = event.time_ms
     what = happens(event)
@@ -295,21 +297,26 @@ def when_offers(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent
             words = TIMER_WORDS.get(t.kind, f"its {t.kind.value.replace('_', ' ')} timer")
             who = t.owner.split(":", 1)[-1]
             candidates.setdefault(t.due_ms, f"That is when {who}'s clock is due ({words}), not when {what}.")
+    misreadings = set()
     for due, hint in _mistakes(event, now, trace):
         if due >= now and due != answer:
+            misreadings.add(due)
             candidates.setdefault(due, hint)
     if len(candidates) < 2:  # a run with no other clock: a second either side of the answer's distance
         for due in (now + (answer - now) // 2, answer + max(answer - now, 1_000)):
             if due >= now and due != answer:
                 candidates.setdefault(due, "Step again and watch which clock this actor is waiting on.")
     apart = [due for due in candidates if abs(due - answer) >= CLOSEST_MS]  # "4 s" beside "4.02 s" only confuses
-    nearest = sorted(apart, key=lambda due: (abs(due - answer), due))[: most - 1]
-    times = sorted([answer, *nearest])
+    ranked = sorted(apart, key=lambda due: (due not in misreadings, abs(due - answer), due))
+    chosen = ranked[: most - 1]
+    if answer - now >= CLOSEST_MS and not any(due < answer for due in chosen):
+        candidates[now] = NOT_AT_ONCE
+        chosen = [now, *ranked[: most - 2]]
     direction = {True: "Too early. ", False: "Too late. "}
     return tuple(
         Offer(str(due), f"t = {format_duration(due)}", "",
               "" if due == answer else direction[due < answer] + candidates[due])
-        for due in times
+        for due in sorted([answer, *chosen])
     )
 
 

@@ -14,7 +14,8 @@ A lab declares them on its dashboard::
 about ``msg_id``, by ``actor`` and on ``queue`` (``"TopicTest@broker-a:0"``) when given. ``ask`` is ``"where"``
 (click the place the message is next: a queue, a delay level, the DLQ, a ProcessQueue, a tray), ``"who"`` (which
 consumer instance or broker acts) or ``"when"`` (at what virtual time). Playing or stepping onto the step that
-holds the event stops on the step before it, the question appears in the picture, and only the right answer (or
+holds the event stops on the step before it (for "when", on the last step whose clock is earlier than the event, so
+that the paused clock does not read the answer), the question appears in the picture, and only the right answer (or
 "show me") lets the run go on.
 
 **The answers come from the run, never from the lab's text**: :func:`resolve` reads the engine's trace and the
@@ -304,8 +305,10 @@ def resolve(
                 raise CheckpointError(
                     f"checkpoint {cp.label!r}: its event (seq {event.seq}) happens before the run's first step"
                 )
+            if cp.ask == "when":  # a clock that already reads the answer tells it: pause before that moment
+                frames = [i for i in frames if snapshots[i].now_ms < event.time_ms] or frames
             frame = frames[-1]
-            after = min(frame + 1, len(positions) - 1)
+            after = next((i for i, p in enumerate(positions) if p > index), len(positions) - 1)
             snap = snapshots[frame]
             if cp.ask == "where":
                 choices, answer = _where(event, flows[frame], flows[after], trace[: event.seq - 1])

@@ -6,8 +6,9 @@ widgets follow the default's type (bool → checkbox, int → integer box, str �
 a factory that raises shows its error in the controller and the old views stay as they were.
 
 Layout, in DOM order (which is also the keyboard's tab order): the controller (buttons, scrubber,
-clock, caption, fault buttons) beside the knobs, then the **main picture** — the view whose ``main``
-is true, the message flow by default — then the other views in tabs. A view's ``legend`` text, when
+clock, caption, a checkpoint's question), then the **main picture** — the view whose ``main``
+is true, the message flow by default — right under the question it asks about, then the fault buttons beside the
+knobs (what changes the run), then the other views in tabs. A view's ``legend`` text, when
 it has one, is shown under it; the scene views draw their legend inside their picture.
 
 What every lab shows is :func:`default_views`: change the list there, in one place.
@@ -213,10 +214,14 @@ class Dashboard(W.VBox):
             [W.HTML("<b>" + _("knobs") + "</b>"), *self.knobs.values(), self.rebuild_button],
             layout=W.Layout(min_width="18em", flex="0 1 auto"),
         )
-        # wrap: in a narrow output area the knobs go under the controller instead of being cut off
-        top = W.HBox([self.controller, knob_box], layout=W.Layout(flex_flow="row wrap"))
+        # the picture right under the caption and the checkpoint's question (a question whose picture is below the
+        # fold, under the fault buttons and the knobs, is answered blind); what changes the run comes after it
+        faults = self.controller.fault_box
+        self.controller.children = tuple(c for c in self.controller.children if c is not faults)
+        # wrap: in a narrow output area the knobs go under the fault buttons instead of being cut off
+        below = W.HBox([faults, knob_box], layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
         main = () if self.main_view is None else (_with_legend(self.main_view),)
-        self.children = (top, *main, tabs, self.debug)
+        self.children = (self.controller, *main, below, tabs, self.debug)
 
     def _on_tab(self, change: dict[str, Any]) -> None:
         """A tab opened: send its frames now (once per build)."""

@@ -16,10 +16,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GAP",
+    "GAP_SEND",
     "HOP_W",
     "LANES",
     "PAD",
     "ROW",
+    "SLOT_TOKENS_PER_ROW",
     "STEP",
     "TOKENS_PER_ROW",
     "Canvas",
@@ -34,10 +36,18 @@ R = 12.5
 STEP = 28.0
 PAD = 8.0
 ROW = 22.0
-GAP = 64.0
+GAP = 72.0
+"""Between the brokers and the consumer instances: room for the "send back" and "dead letter" arrows' labels (the
+outcome trays, under the instances, start right after it, level with the dead-letter arrow)."""
+GAP_SEND = 40.0
+"""Between the producers and the brokers: the one "send" arrow needs less."""
 HOP_W = 14.0
 """Right margin of a broker column, where the schedule service's hop arrow (SCHEDULE → %RETRY%) runs."""
 TOKENS_PER_ROW = 4
+SLOT_TOKENS_PER_ROW = 3
+"""Tokens per row in a broker's queue slot and in a ProcessQueue: three keep lab 00's two brokers and two consumers
+within JupyterLab's output area with the file browser open (868 px, ``tests/test_flow_fits.py``); a fuller queue
+grows a row."""
 
 
 @dataclass(slots=True)
@@ -69,7 +79,7 @@ class Canvas:
 
 def pq_height(p: Place, n: int) -> float:
     """A ProcessQueue row: its tokens, plus a line for what it waits for (suspend, local retry)."""
-    return max(ROW, grid_height(n)) + (12 if p.note else 0)
+    return max(ROW, grid_height(n, SLOT_TOKENS_PER_ROW)) + (12 if p.note else 0)
 
 
 def grid_height(n: int, per_row: int = TOKENS_PER_ROW) -> float:

@@ -10,10 +10,12 @@ from rmqlab.core.i18n import gettext as _
 
 from .flow_canvas import (
     GAP,
+    GAP_SEND,
     HOP_W,
     LANES,
     PAD,
     ROW,
+    SLOT_TOKENS_PER_ROW,
     STEP,
     TOKENS_PER_ROW,
     Canvas,
@@ -62,27 +64,29 @@ def _slot_height(cols: Columns, p: Place) -> float:
     note = 12 if p.note else 0  # "not in route" gets a line of its own under the queue's name
     if p.kind == "delay" and n <= 4:
         return max(ROW, n * STEP + 4) + note
-    return max(ROW, grid_height(n)) + note
+    return max(ROW, grid_height(n, SLOT_TOKENS_PER_ROW)) + note
 
 
 def _broker_geometry(vm: FlowVM, cols: Columns, brokers: list[str]) -> None:
     """The broker columns' label width and column width, and the lanes' rows (shared by all brokers)."""
-    tok_w = TOKENS_PER_ROW * STEP
+    tok_w = SLOT_TOKENS_PER_ROW * STEP
     label_w = 0.0
     for b in brokers:
         for p in cols.places_in.get(f"broker:{b}", []):
             label_w = max(label_w, text_width(p.label))
     # a crowded delay slot writes "next due in …" (11 px) under its label, left of its token grid
     next_w = max((text_width("next " + t.countdown, 11) + 5 for t in vm.tokens if t.countdown), default=0.0)
-    cols.label_w = max(label_w, next_w, text_width("level 18 · 2 h"), 70.0) + 14
-    delay_text_w = text_width("due in 59.9 s") + 8
-    col_w = cols.label_w + max(tok_w, R * 2 + 4 + delay_text_w) + 2 * PAD + HOP_W
+    cols.label_w = max(label_w, next_w, text_width("level 18 · 2 h"), 70.0) + 10
+    # a delay level lists its tokens one per line with "due in …" beside each: room for it once the run has one
+    has_delay = any(p.kind == "delay" for p in vm.places)
+    delay_w = R * 2 + 4 + text_width("due in 59.9 s") + 8 if has_delay else 0.0
+    col_w = cols.label_w + max(tok_w, delay_w) + 2 * PAD + HOP_W
     cols.col_w = max(
         col_w,
         max((text_width(f"{b} · down") for b in brokers), default=0) + 2 * PAD,
         text_width("SCHEDULE_TOPIC_XXXX") + 2 * PAD,
     )
-    cols.bx0 = cols.prod_right + GAP
+    cols.bx0 = cols.prod_right + GAP_SEND
     y = cols.top + 22
     for lane, _name, kinds in LANES:
         h = 16.0
@@ -148,7 +152,7 @@ def _broker_slot(cv: Canvas, cols: Columns, p: Place, bx: float, sy: float) -> f
             cv.token_at[t.key] = (tx, cy)
             cv.text(f"due:{t.key}", tx + R + 5, cy + 4, t.countdown, cls="rq-muted rq-small")
     else:
-        place_tokens(cv, toks, tx, sy + 2 + R + 1)
+        place_tokens(cv, toks, tx, sy + 2 + R + 1, SLOT_TOKENS_PER_ROW)
         if p.kind == "delay" and toks:
             cv.text(f"due:{p.key}", bx + PAD + 5, sy + 28, "next " + toks[0].countdown, cls="rq-muted rq-small")
     if p.note:
@@ -160,9 +164,11 @@ def consumer_column(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
     """The consumer instances column: one box per instance, a ProcessQueue row per assigned queue inside."""
     cx0 = cols.cx0 = cols.brokers_right + GAP
     pq_places = cols.places_in.get("consumers", [])
-    pq_label_w = max([text_width(part) for p in pq_places for part in p.label.split(" · ")] + [60.0]) + 14
+    pq_label_w = max([text_width(part) for p in pq_places for part in p.label.split(" · ")] + [60.0]) + 10
     cons_w = cols.cons_w = max(
-        pq_label_w + TOKENS_PER_ROW * STEP + 2 * PAD + 8 if vm.consumers else text_width(_("consumer instances"), 12),
+        pq_label_w + SLOT_TOKENS_PER_ROW * STEP + 2 * PAD + 8
+        if vm.consumers
+        else text_width(_("consumer instances"), 12),
         max((text_width(f"{c.client_id} · {c.group}", 12) + 2 * PAD for c in vm.consumers), default=0),
         max((text_width(c.detail, 11) + 2 * PAD for c in vm.consumers), default=0),
     )
@@ -200,7 +206,7 @@ def consumer_column(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
                 cv.text(f"broker:{p.key}", cx0 + PAD + 5, sy + 27, broker, cls="rq-muted rq-small")
             if p.note:
                 cv.text(f"note:{p.key}", cx0 + PAD + 5, sy + ph - 5, p.note, cls="rq-muted rq-small")
-            place_tokens(cv, toks, cx0 + PAD + pq_label_w + R, sy + 2 + R + 1)
+            place_tokens(cv, toks, cx0 + PAD + pq_label_w + R, sy + 2 + R + 1, SLOT_TOKENS_PER_ROW)
             sy += ph + 4
         y += h + 8
     cols.cons_bottom = y

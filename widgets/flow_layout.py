@@ -140,6 +140,8 @@ def _arrows(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
     ]
     if not vm.retry_paths:  # BROADCASTING only: a failure is dropped, no message goes back or to the DLQ
         arrows = arrows[:2]
+    if not vm.consumers:  # a producer's lab (01a, 01b, 06): nothing pulls, nothing comes back
+        arrows = arrows[:1]
     for key, x1, x2, ay, label in arrows:
         cv.marks.append(
             Mark("line", f"arrow:{key}", x=x1, y=ay, x2=x2, y2=ay, cls="rq-arrow", arrow=True, role="arrow")

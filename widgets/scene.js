@@ -248,15 +248,18 @@ const PLAYER_CSS = `
   line-height: 1.4; min-height: 2.8em; }
 .rq-player .rq-ask { border: 2px solid var(--jp-warn-color0, #b34700); border-radius: 4px; padding: 6px 8px;
   margin: 4px 0; background: var(--jp-layout-color1, #ffffff); }
-.rq-player .rq-ask[hidden] { display: none; }
+.rq-player .rq-ask[hidden], .rq-player .rq-row[hidden] { display: none; }
 .rq-player .rq-ask .rq-q { font-weight: 600; margin-bottom: 4px; }
 .rq-player .rq-ask .rq-feedback { margin-top: 4px; }
 .rq-player .rq-ask .rq-wrong { color: var(--jp-error-color1, #b71c1c); }
 .rq-player .rq-ask .rq-right { color: var(--jp-success-color1, #1b5e20); }
 .rq-player .rq-score { color: var(--jp-ui-font-color2, #555555); }
 .rq-scene svg:has([data-choice]) text, .rq-scene svg:has([data-choice]) g.rq-token { pointer-events: none; }
-.rq-scene [data-choice] { cursor: pointer; outline: 3px dashed var(--jp-warn-color0, #b34700); outline-offset: 2px; }
-.rq-scene rect[data-choice] { stroke: var(--jp-warn-color0, #b34700) !important; stroke-width: 3 !important; }
+.rq-scene [data-choice] { cursor: pointer; }
+.rq-scene :not(rect)[data-choice] { outline: 3px dashed var(--jp-warn-color0, #b34700); outline-offset: 2px; }
+/* a place on offer: its own border, dashed (an outline around a rect covered the lane's label above it) */
+.rq-scene rect[data-choice] { stroke: var(--jp-warn-color0, #b34700) !important; stroke-width: 3 !important;
+  stroke-dasharray: 7 3 !important; }
 `;
 
 function el(tag, attrs = {}, text = "") {
@@ -366,8 +369,11 @@ function renderPlayer({ model, el: host }) {
     if (!fromKernel && model.get("position") !== index) { model.set("position", index); model.save_changes(); }
     const cp = checkpointAt(index);
     if (cp && !ask.hidden && ask.dataset.name === cp.name) return;
-    // the explanation of an answered checkpoint stays up while play goes on, until the next question
-    if (cp) askCheckpoint(cp); else if (ask.dataset.right !== "1") closeAsk();
+    // the explanation of an answered checkpoint stays up while play goes on, until the next question; stepping,
+    // scrubbing or jumping away from it (back before its step, or on past the step it played) closes it
+    const askedAt = Number(ask.dataset.frame);
+    if (cp) askCheckpoint(cp);
+    else if (ask.dataset.right !== "1" || index < askedAt || (!timer && index > askedAt + 1)) closeAsk();
   }
 
   function fillJumps() {
@@ -410,6 +416,7 @@ function renderPlayer({ model, el: host }) {
     clearChoices();
     ask.hidden = false;
     ask.dataset.name = cp.name;
+    ask.dataset.frame = String(cp.frame);
     ask.dataset.right = "0";
     const state = done.get(cp.name) || { tries: 0, shown: false, right: false };
     done.set(cp.name, state);
@@ -422,6 +429,7 @@ function renderPlayer({ model, el: host }) {
       if (key === cp.answer) {
         state.right = true; ask.dataset.right = "1";
         feedback.className = "rq-feedback rq-right"; feedback.textContent = cp.explain;
+        choices.hidden = true; showMe.hidden = true;  // answered: the buttons go, the explanation stays
         clearChoices(); showScore(); report();
         const wasPlaying = root.dataset.resume === "1";
         if (wasPlaying) setPlaying(true);
@@ -440,6 +448,7 @@ function renderPlayer({ model, el: host }) {
     showMe.onclick = () => {
       state.shown = true; state.right = true; ask.dataset.right = "1";
       feedback.className = "rq-feedback"; feedback.textContent = cp.explain;
+      choices.hidden = true; showMe.hidden = true;
       clearChoices(); showScore(); report(); forward();
     };
     ask.replaceChildren(q, choices, showMe, feedback);
