@@ -107,7 +107,9 @@ def pyodide_version() -> str:
 
 def run(argv: list[str], **kwargs: Any) -> None:
     log(" ".join(argv))
+    started = time.monotonic()
     subprocess.run(argv, check=True, **kwargs)
+    log(f"  ({time.monotonic() - started:.1f} s)")
 
 
 def npm_pyodide(version: str, cache: Path) -> Path:
@@ -128,13 +130,25 @@ def sha256(path: Path) -> str:
 
 
 def pip_download(requirements: list[str], dest: Path, constraints: Path | None) -> None:
-    """Pure-Python wheels for Pyodide's Python (``--platform`` makes pip refuse anything built for Linux)."""
+    """Pure-Python wheels for Pyodide's Python (``--platform`` makes pip refuse anything built for Linux), into a
+    fresh ``dest``; kept when ``dest`` holds the wheels of the very same request (requirements, constraints, target)
+    from an earlier build: the second build of a session, or of a day, asks no index (a test session builds the site
+    once; a developer rebuilding it waited about 8 s for pip to resolve the same wheels again)."""
     abi = "cp" + PYODIDE_PYTHON.replace(".", "")
-    argv = [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--platform", PYODIDE_ABI,
-            "--python-version", PYODIDE_PYTHON, "--implementation", "cp", "--abi", abi, "--dest", str(dest)]
+    options = ["--only-binary=:all:", "--platform", PYODIDE_ABI, "--python-version", PYODIDE_PYTHON,
+               "--implementation", "cp", "--abi", abi]  # fmt: skip
+    pins = constraints.read_text() if constraints is not None else ""
+    request = json.dumps({"options": options, "requirements": requirements, "constraints": pins}, indent=1)
+    stamp = dest / ".request.json"
+    if stamp.is_file() and stamp.read_text() == request and any(dest.glob("*.whl")):
+        log(f"{dest}: the wheels of this same request, downloaded by an earlier build")
+        return
+    shutil.rmtree(dest, ignore_errors=True)
+    argv = [sys.executable, "-m", "pip", "download", "--quiet", *options, "--dest", str(dest)]
     if constraints is not None:
         argv += ["-c", str(constraints)]
     run(argv + requirements)
+    stamp.write_text(request)
 
 
 def canonical(name: str) -> str:
@@ -189,7 +203,9 @@ def lab_notebooks(student_labs: Path, dest: Path) -> list[str]:
     return names
 
 
-def build(student_labs: Path, out: Path, cache: Path) -> dict[str, Any]:
+def build(student_labs: Path, out: Path, cache: Path, wheel: Path | None = None) -> dict[str, Any]:
+    """Write the site to ``out`` from ``student_labs``; ``wheel``: an rmqlab wheel of this tree built already (the
+    tests build it once per run for everything that needs it), else it is built here."""
     started = time.monotonic()
     version = pyodide_version()
     src = out.with_name(out.name + "-src")
@@ -202,14 +218,16 @@ def build(student_labs: Path, out: Path, cache: Path) -> dict[str, Any]:
     # 1. wheels: rmqlab itself, then what it, the labs and the kernel need, for Pyodide's Python
     for old in wheels.glob("rmqlab-*.whl"):
         old.unlink()
-    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels),
-         str(ROOT)], stdout=subprocess.DEVNULL)  # fmt: skip
+    if wheel is not None:
+        shutil.copy2(wheel, wheels / wheel.name)
+    else:
+        run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels),
+             str(ROOT)], stdout=subprocess.DEVNULL)  # fmt: skip
     rmqlab_wheel = next(wheels.glob("rmqlab-*.whl"))
     pins = [line for line in (ROOT / "constraints.txt").read_text().splitlines() if not line.startswith("jsonschema")]
     constraints = cache / "constraints-lite.txt"
     constraints.write_text("\n".join(pins) + "\n")
     pure = cache / "pure"
-    shutil.rmtree(pure, ignore_errors=True)
     pip_download(["sortedcontainers", LITE_JSONSCHEMA, *LAB_PACKAGES, *KERNEL_PACKAGES, "micropip"], pure, constraints)
     for wheel in [rmqlab_wheel, *sorted(pure.glob("*.whl"))]:
         name = wheel.name.split("-")[0].lower().replace("_", "-")
@@ -264,13 +282,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path, nargs="?", help="the site to write (replaced), e.g. build/lite")
     parser.add_argument("--cache", type=Path, default=ROOT / "build" / "lite-cache", help="downloads kept here")
     parser.add_argument("--park", action="store_true", help="only move the kernel's lab extension out of JupyterLab")
+    parser.add_argument("--wheel", type=Path, help="an rmqlab wheel of this tree built already (else built here)")
     args = parser.parse_args(argv)
     if args.park:
         park_kernel_extension()
         return 0
     if args.student_labs is None or args.out is None:
         parser.error("STUDENT_LABS and OUT are required (or --park)")
-    build(args.student_labs.resolve(), args.out.resolve(), args.cache.resolve())
+    if args.wheel is not None and not args.wheel.name.startswith("rmqlab-"):
+        parser.error(f"--wheel {args.wheel}: not an rmqlab wheel (rmqlab-*.whl)")
+    if args.wheel is not None and not args.wheel.is_file():
+        parser.error(f"--wheel {args.wheel}: no such file")
+    build(args.student_labs.resolve(), args.out.resolve(), args.cache.resolve(),
+          args.wheel.resolve() if args.wheel is not None else None)  # fmt: skip
     return 0
 
 

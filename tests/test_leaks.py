@@ -24,6 +24,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from built_once import rmqlab_wheel
 from leak_search import SENTENCES, files_as_text, telling
 from leak_search import search as _search
 
@@ -64,11 +65,8 @@ def test_the_readmes_state_no_answer_and_no_explanation() -> None:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
-                           "-w", str(out), str(ROOT)], capture_output=True, text=True, timeout=600)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return next(out.glob("rmqlab-*.whl"))
+    """The run's one build of the wheel (tests/built_once.py: the Lite site is built with the same file)."""
+    return rmqlab_wheel(tmp_path_factory)
 
 
 def test_the_wheel_states_no_answer_no_explanation_and_has_no_teacher_sources(wheel: Path) -> None:

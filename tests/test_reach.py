@@ -259,3 +259,36 @@ def test_no_data_folder_looks_like_a_package_to_setuptools() -> None:
                            if p.is_dir() and "__pycache__" not in p.parts
                            and all(part.isidentifier() for part in p.relative_to(ROOT).parts)}  # fmt: skip
     assert looks_like_packages - listed == set()
+
+
+def test_the_lite_builder_reuses_a_download_only_for_the_same_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``pip download`` runs again only when the request changed (requirements, pins): the wheels of the same request
+    are reused; a changed one empties the folder first. ``--wheel`` that is not an rmqlab wheel is refused by name."""
+    import lite.build_lite as build_lite
+
+    calls: list[list[str]] = []
+
+    def fake_run(argv: list[str], **_: object) -> None:
+        calls.append(argv)
+        dest = Path(argv[argv.index("--dest") + 1])
+        dest.mkdir(parents=True, exist_ok=True)
+        (dest / f"sortedcontainers-{len(calls)}-py3-none-any.whl").write_text("")
+
+    monkeypatch.setattr(build_lite, "run", fake_run)
+    pins = tmp_path / "constraints.txt"
+    pins.write_text("plotly==6.0.0\n")
+    dest = tmp_path / "pure"
+    build_lite.pip_download(["sortedcontainers"], dest, pins)
+    build_lite.pip_download(["sortedcontainers"], dest, pins)  # the same request: reused
+    assert len(calls) == 1 and [p.name for p in dest.glob("*.whl")] == ["sortedcontainers-1-py3-none-any.whl"]
+    pins.write_text("plotly==6.1.0\n")
+    build_lite.pip_download(["sortedcontainers"], dest, pins)  # new pins: downloaded again into an empty folder
+    assert len(calls) == 2 and [p.name for p in dest.glob("*.whl")] == ["sortedcontainers-2-py3-none-any.whl"]
+    build_lite.pip_download(["sortedcontainers", "comm"], dest, pins)
+    assert len(calls) == 3 and calls[-1][-2:] == ["sortedcontainers", "comm"]
+
+    with pytest.raises(SystemExit):
+        build_lite.main([str(tmp_path), str(tmp_path / "out"), "--wheel", str(pins)])
+    assert f"--wheel {pins}: not an rmqlab wheel (rmqlab-*.whl)" in capsys.readouterr().err

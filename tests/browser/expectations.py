@@ -156,19 +156,29 @@ class NotebookRun:
 
     ns: dict[str, Any]
     displayed: list[tuple[int, Controller]]
+    stdout: dict[str, str]
+    """Each code cell's source → what it printed (the kernel's stdout stream for that cell)."""
 
 
+@functools.cache
 def run_cells(path: Path) -> NotebookRun:
-    """Execute the notebook's code cells here as a kernel would (stdout swallowed).
+    """Execute the notebook's code cells here as a fresh kernel would, once per notebook (each cell's stdout kept).
 
     A cell's last expression is "displayed" as IPython displays it, and so is anything passed to
     ``IPython.display.display``; the controllers inside those, in order, are the notebook's dashboards.
+    Checkpoint verdicts are forgotten first, as a fresh kernel starts: other tests in this process ran checks, and
+    ``score()`` would otherwise count them. Cached: :func:`lab_expectations` and the Lite test (which compares each
+    cell's stdout) share one run, which for lab 03 is half a minute on a busy machine.
     """
     import IPython.core.display_functions as display_functions
     import IPython.display
 
+    from rmqlab.course import exercises
+
+    exercises.reset()
     ns: dict[str, Any] = {"__name__": "__rmqlab_lab__"}
     displayed: list[tuple[int, Controller]] = []
+    stdout: dict[str, str] = {}
     cell = -1
 
     def show(*objs: Any, **_: Any) -> None:
@@ -179,20 +189,22 @@ def run_cells(path: Path) -> NotebookRun:
     IPython.display.display = display_functions.display = show  # type: ignore[assignment]
     ns["display"] = show
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            for index, source in code_cells(path):
-                cell = index
-                tree = ast.parse(source, f"{path.name}[{index}]")
-                last = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-                body = tree.body[:-1] if last is not None else tree.body
+        for index, source in code_cells(path):
+            cell = index
+            tree = ast.parse(source, f"{path.name}[{index}]")
+            last = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+            body = tree.body[:-1] if last is not None else tree.body
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
                 exec(compile(ast.Module(body=body, type_ignores=[]), f"{path.name}[{index}]", "exec"), ns)
                 if last is not None:
                     value = eval(compile(ast.Expression(last.value), f"{path.name}[{index}]", "eval"), ns)
                     if value is not None and not source.rstrip().endswith(";"):
                         show(value)
+            stdout[source] = out.getvalue()
     finally:
         IPython.display.display, display_functions.display = saved
-    return NotebookRun(ns, displayed)
+    return NotebookRun(ns, displayed, stdout)
 
 
 # --------------------------------------------------------------------------- what the kernel draws

@@ -11,8 +11,6 @@ ran, and one Step click moves it as the kernel says. Slow (Pyodide starts in the
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import shutil
 import subprocess
@@ -20,17 +18,16 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import pytest
-
-from rmqlab.course import exercises
+from built_once import rmqlab_wheel
 
 from .conftest import ROOT, VIEWPORT, JsErrors, free_port, require_chromium
-from .expectations import lab_expectations
+from .expectations import lab_expectations, run_cells
 from .pages import ROUND_TRIP_MS, dashboards_on
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -84,8 +81,9 @@ def lite_build(tmp_path_factory: pytest.TempPathFactory) -> Build:
                    check=True, capture_output=True)  # fmt: skip
     site = work / "site"
     cache = ROOT / "build" / "lite-cache"
+    wheel = rmqlab_wheel(tmp_path_factory)  # the run's one build of it, shared with tests/test_leaks.py
     subprocess.run([sys.executable, str(ROOT / "lite" / "build_lite.py"), str(student), str(site), "--cache",
-                    str(cache)], check=True, capture_output=True)  # fmt: skip
+                    str(cache), "--wheel", str(wheel)], check=True, capture_output=True)  # fmt: skip
     return Build(site, student, json.loads((site / "rmqlab-lite.json").read_text()))
 
 
@@ -217,25 +215,6 @@ def test_the_site_carries_its_runtime_and_wheels(lite_site: Site) -> None:
     assert sorted(lite_site.build["labs"]) == sorted(p.name for p in lite_site.student_labs.glob("*.ipynb"))
 
 
-def stdout_by_source(path: Path) -> dict[str, str]:
-    """Each code cell's stdout when the notebook runs here, cell by cell in one namespace.
-
-    Verdicts are forgotten first, as a fresh kernel starts: other tests in this process ran checks, and
-    ``score()`` would otherwise count them.
-    """
-    exercises.reset()
-    ns: dict[str, Any] = {"__name__": "__rmqlab_lab__"}
-    found: dict[str, str] = {}
-    for cell in nbformat.read(path, as_version=4).cells:
-        if cell.cell_type != "code":
-            continue
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            exec(compile(cell.source, path.name, "exec"), ns)
-        found[cell.source] = out.getvalue()
-    return found
-
-
 LITE_CASES = [pytest.param(name, id=name.removesuffix(".ipynb")) for name in LITE_LABS]
 """``LITE_LABS`` as test cases (ids without ``.ipynb``)."""
 
@@ -246,6 +225,11 @@ def test_lab_runs_offline_in_the_browser(
 ) -> None:
     from playwright.sync_api import expect
 
+    # the notebook run here (CPython) for what the page must show, meanwhile Pyodide starts in the browser: this
+    # process only waits on the page until Run All is done (lab 03: ~40 s of CPython on a busy machine, overlapped)
+    here = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lite-expectations")
+    expecting = here.submit(lab_expectations, lite_site.student_labs / name)
+    here.shutdown(wait=False)
     context = browser.new_context(viewport=VIEWPORT)
     blocked: list[str] = []
 
@@ -275,13 +259,13 @@ def test_lab_runs_offline_in_the_browser(
         cells = page.evaluate(OUTPUTS_JS)
         assert [c["errors"] for c in cells if c["errors"]] == [], f"{name}: error outputs in the browser"
         assert "%pip" not in cells[0]["source"]  # no install cell: rmqlab is loaded with Pyodide
-        want = stdout_by_source(lite_site.student_labs / name)
+        expected = expecting.result()
+        want = run_cells(lite_site.student_labs / name).stdout  # that same run's stdout (cached)
         got = {c["source"]: c["stdout"] for c in cells}
         assert got.keys() == want.keys()
         differ = [src.splitlines()[0] for src in want if got[src] != want[src]]
         assert differ == [], f"{name}: cells whose printed text differs from CPython's: {differ}"
 
-        expected = lab_expectations(lite_site.student_labs / name)
         assert expected, f"{name} displays no dashboard"
         for dash in dashboards_on(page, panel, expected, name):
             dash.show()
@@ -301,3 +285,5 @@ def test_lab_runs_offline_in_the_browser(
         assert blocked == [], f"{name}: the site asked for something that is not on it: {blocked}"
     finally:
         context.close()
+        if not expecting.cancel():  # started: wait for it, so a failure above does not leave it running
+            expecting.exception()
