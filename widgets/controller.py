@@ -41,10 +41,10 @@ from rmqlab.snapshot import LabSnapshot
 from .base import SnapshotView, guarded
 from .checkpoints import Checkpoint
 from .controller_frames import PageFrames
+from .framed import FramedView
 from .frames import RunFrames, clock_text
 from .player import PlayerWidget
 from .replay import FAULT_KINDS, InjectedFault, Replay, ReplayError, RunOutline, fault_target
-from .scene import SceneView
 from .stepper import CAPTION_LINES, Stepper
 
 __all__ = ["CAPTION_LINES", "Controller"]
@@ -550,12 +550,12 @@ class Controller(PageFrames, W.VBox):
         frame = self.frames.index_of(pos, snap.now_ms) if self.frames is not None and not self.raw_steps else -1
         for view in self.views:
             # a picture without its frames in the page yet (a hidden tab) is drawn by the kernel, as before
-            was_live = isinstance(view, SceneView) and view.live
-            if isinstance(view, SceneView):
+            was_live = isinstance(view, FramedView) and view.live
+            if isinstance(view, FramedView):
                 view.live = frame < 0 or not view.canvas.frames
             view.update(snap)
-            if isinstance(view, SceneView) and view.live and not was_live and view.current is not None:
-                view.canvas.show(view.current)
+            if isinstance(view, FramedView) and view.live and not was_live:
+                view.draw_live()
         self._syncing = True
         try:
             with self.player.hold_sync():

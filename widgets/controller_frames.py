@@ -15,10 +15,10 @@ from typing import Any
 
 from .base import SnapshotView
 from .checkpoints import AskedCheckpoint, Checkpoint
-from .frames import RunFrames, build_run, encode
+from .framed import FramedView
+from .frames import RunFrames, build_run
 from .player import PlayerWidget
 from .replay import Replay, RunOutline
-from .scene import SceneView
 from .stepper import Stepper
 
 __all__ = ["PageFrames"]
@@ -58,8 +58,9 @@ class PageFrames:
             self.frames, self.outline = None, None
             self.player.data = {}
             for view in self.views:
-                if isinstance(view, SceneView):
-                    view.live, view.canvas.run, view.canvas.frames = True, "", {}
+                if isinstance(view, FramedView):
+                    view.live = True
+                    view.clear_page_frames()
             return
         run = self.frames.run if self.frames is not None else None
         self.frames = build_run(
@@ -71,9 +72,8 @@ class PageFrames:
         )
         self.outline = self.frames.outline
         for view in self.views:
-            if isinstance(view, SceneView):
-                view.canvas.frames = {}
-                view.canvas.run = self.frames.run
+            if isinstance(view, FramedView):
+                view.clear_page_frames(self.frames.run)
                 if id(view) not in self.lazy_views:
                     self.send_frames(view)
         self._syncing = True
@@ -87,10 +87,8 @@ class PageFrames:
     def send_frames(self, view: SnapshotView) -> None:
         """Send ``view``'s frames to the page now (a hidden tab's, when it is opened)."""
         self.lazy_views.discard(id(view))
-        if self.frames is not None and isinstance(view, SceneView) and not view.canvas.frames:
-            with view.canvas.hold_sync():
-                view.canvas.frames = encode(self.frames.scenes(view))
-                view.canvas.run = self.frames.run
+        if self.frames is not None and isinstance(view, FramedView) and not view.canvas.frames:
+            view.send_page_frames(self.frames)
 
     @property
     def checkpoints(self) -> tuple[AskedCheckpoint, ...]:
