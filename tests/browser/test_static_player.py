@@ -1,5 +1,6 @@
 """A dashboard saved with save_html, opened from disk (no server, no kernel): it steps, plays and asks its
-checkpoints, and after each Step the SVG marks and the caption are the kernel's scene for that step."""
+checkpoints, and after each Step the SVG marks, the caption and the Events table's rows are the kernel's for that
+step."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 from rmqlab.widgets import Checkpoint, Dashboard, demo_lab
+from rmqlab.widgets.event_log import EventLogModel
 from rmqlab.widgets.export import save_html
 from rmqlab.widgets.scene import SceneView
 
@@ -22,6 +24,20 @@ MARKS_JS = """(testid) => [...document.querySelectorAll(`[data-testid="${testid}
   .filter((n) => !n.hasAttribute('data-leaving') && !n.parentElement.closest('[data-key]'))
   .map((n) => n.getAttribute('data-key') + '|'
     + (n.getAttribute('transform') || n.getAttribute('x') || n.getAttribute('d') || ''))"""
+
+
+ROWS_JS = """() => [...document.querySelectorAll('[data-testid="rq-event-log"] table.rmq-events tbody tr')]
+  .map((tr) => [tr.getAttribute('data-key'), tr.classList.contains('current'),
+    ...[...tr.cells].map((c) => c.innerText)])"""
+
+
+def _rows(vm: EventLogModel) -> list[list[Any]]:
+    """What ROWS_JS reads for ``vm``: key, current, then the cells (repeats before the details)."""
+    return [
+        [f"row:{r.seq}", r.current, str(r.seq), r.when, r.kind, r.actor, r.msg_id,
+         f"{r.repeats}: {r.details}" if r.repeats else r.details]
+        for r in vm.rows
+    ]  # fmt: skip
 
 
 def failing() -> Lab:
@@ -85,6 +101,7 @@ def test_steps_show_the_kernels_scene_and_caption(page: Any, saved: tuple[Dashbo
     flow = dash.main_view
     assert isinstance(flow, SceneView)
     scenes = frames.scenes(flow)
+    events = [dash.view("Events").model(snap) for snap in frames.snapshots]
     step = page.get_by_role("button", name="Step", exact=True)
     for k in range(1, 6):
         if page.get_by_test_id("rq-checkpoint").is_visible():
@@ -100,6 +117,10 @@ def test_steps_show_the_kernels_scene_and_caption(page: Any, saved: tuple[Dashbo
         assert page.get_by_test_id("rq-clock").inner_text() == frames.clock(k)
         testid = scenes[k].testid
         assert page.evaluate(MARKS_JS, testid) == _expected(scenes[k].to_json()), k
+        # the Events table moved with it, with no kernel: the rows of the kernel's view-model at that step
+        table = page.get_by_test_id("rq-event-log")
+        assert table.locator(".rq-table-summary").inner_text() == f"{events[k].matched} of {events[k].total} events"
+        assert page.evaluate(ROWS_JS) == _rows(events[k]), k
 
 
 def test_play_runs_to_the_end_after_the_checkpoint(page: Any, saved: tuple[Dashboard, Path]) -> None:
