@@ -560,6 +560,7 @@ function renderTable({ model, el: host }) {
     if (!table.marks) return;
     root.replaceChildren(tableNode(table));
     root.setAttribute("data-step", String(index));
+    root.setAttribute("data-frames", String((((model.get("frames") || {}).frames) || []).length));
     root.dispatchEvent(new CustomEvent("rq-drawn", { bubbles: true }));
   }
   let unlisten = () => {};
