@@ -167,7 +167,9 @@ def _write_notebook(path: Path, *, ahead: bool = True, lab: bool = False) -> Non
     import nbformat
 
     setup = LAB_SETUP if lab else SETUP.format(ahead=ahead)
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(setup), nbformat.v4.new_code_cell(PING)])
+    # a tall dashboard first would leave the ping cell unrendered (JupyterLab's windowing)
+    cells = [setup, PING] if not lab else ["import ipywidgets as W\n" + PING, setup]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, path)
 
@@ -287,10 +289,12 @@ def measure(
                     )
                     page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
                     page.locator(".rq-scene[data-testid=rq-flow]").wait_for(timeout=120_000)
-                    page.locator("button.widget-button", has_text="ping").wait_for(timeout=120_000)
+                    # attached, not visible: under a tall dashboard the ping cell may be out of view (not laid out)
+                    page.locator("button.widget-button", has_text="ping").wait_for(state="attached", timeout=120_000)
                     if lab:  # the Events tab shown: its table moves with every Step too
                         page.locator(".rq-view-tabs button", has_text="Events").click()
-                        page.locator(".rq-table-view[data-frames='45']").wait_for(timeout=120_000)
+                        page.locator(".rq-table-view[data-frames='45']").wait_for(state="attached", timeout=120_000)
+                        page.locator(".rq-scene[data-testid=rq-flow]").scroll_into_view_if_needed()
                     page.evaluate(CLICK_JS, warmup)
                     page.evaluate(PING_JS, warmup)
                     pairs = list(page.evaluate(CLICK_JS, steps))

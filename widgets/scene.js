@@ -142,9 +142,15 @@ function renderScene({ model, el }) {
   let index = -1;
   let pending = false;
   let frameOf = decoder(model.get("frames"));
+  let defsFor = null; // the svg id the arrow marker was written for
   const nodes = new Map();
 
-  function visible() { return root.offsetParent !== null || root.getClientRects().length > 0; }
+  // shown (not in a hidden tab); checkVisibility() needs the style only, where offsetParent forced a whole layout of
+  // the page for every hidden picture at every Step (tens of ms in a busy JupyterLab)
+  function visible() {
+    if (root.checkVisibility) return root.checkVisibility();
+    return root.offsetParent !== null || root.getClientRects().length > 0;
+  }
 
   function draw() {
     const run = model.get("run");
@@ -158,16 +164,20 @@ function renderScene({ model, el }) {
     root.setAttribute("data-testid", scene.testid || "rq-scene");
     for (const [k, v] of Object.entries(scene.extra || {})) root.setAttribute(`data-${k}`, v);
     root.style.setProperty("--rq-duration", `${model.get("duration_ms")}ms`);
-    style.textContent = scene.css || "";
+    // only when they changed: a new stylesheet text restyles the whole page (JupyterLab's too) at every Step
+    if (style.textContent !== (scene.css || "")) style.textContent = scene.css || "";
     svg.setAttribute("width", scene.width);
     svg.setAttribute("height", scene.height);
     svg.setAttribute("viewBox", `0 0 ${scene.width} ${scene.height}`);
     svg.setAttribute("aria-label", scene.label || "");
     titleEl.textContent = scene.label || "";
     descEl.textContent = scene.label ? `${scene.label}: ${scene.marks.filter((m) => m.role === "token").length} messages drawn` : "";
-    defs.innerHTML =
-      `<marker id="${sid}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" ` +
-      `orient="auto-start-reverse"><path class="rq-marker" d="M0,0 L10,5 L0,10 z"/></marker>`;
+    if (defsFor !== sid) {
+      defsFor = sid;
+      defs.innerHTML =
+        `<marker id="${sid}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" ` +
+        `orient="auto-start-reverse"><path class="rq-marker" d="M0,0 L10,5 L0,10 z"/></marker>`;
+    }
     const seen = new Set();
     let prev = defs;
     for (const m of scene.marks) {
