@@ -78,14 +78,15 @@ def broker_a_dies(mode="send", sends=1):
 
 # %% [markdown]
 # The picture: broker-a goes down at 2 s (the producer still has it in its cached route), then eight SYNC sends.
-# Step until m1's first attempt fails, and watch where its retry goes.
+# The warm-up is message `M0001`, so m1 is `M0002`: step until M0002's first attempt fails, and watch where its
+# retry goes.
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(broker_a_dies, knobs={"mode": "send", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s",
-                 checkpoints=[Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="where m1 is stored")])
+                 checkpoints=[Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="where M0002 is stored")])
 dash
 
 
@@ -131,7 +132,7 @@ grading_01a_1.verify("01a.1", answer_1)
 # ## ASYNC: a retry re-sends the same request
 # `send(msg, callback)` retries only *no-response* failures, inside `MQClientAPIImpl`, and asks
 # `selectOneMessageQueue(failedBroker)` which broker to try next. The picture: the tiny run sent with `send_async`,
-# paused at m1's first attempt.
+# paused at m1's (M0002's) first attempt.
 
 # %% tags=["nbval-ignore-output"]
 async_dash = Dashboard(
@@ -143,7 +144,7 @@ async_dash
 
 # %% [markdown]
 # ### Exercise 2 — predict, then run
-# m1's first attempt went to a queue of broker-a, which is down. Its retry goes to broker-b.
+# m1 (`M0002`) made its first attempt to a queue of broker-a, which is down. Its retry goes to broker-b.
 # Does the retry carry the **same queue id** as the first attempt (`True` or `False`)?
 # Predict, then step on and compare the two attempts' queues.
 
@@ -257,10 +258,12 @@ show_trace(lab.trace, *SEND)
 
 # %% [markdown]
 # ## Key points
-# - SYNC: 1 + `retryTimesWhenSendFailed` attempts, no back-off; each retry picks a queue on another broker *if the
-#   topic has one* (a single-broker topic rotates through that broker's queues). ONEWAY: one attempt.
-# - Only connection failures, timeouts inside the budget and the codes in `retryResponseCodes` are retried:
-#   SYSTEM_BUSY is not (4.9.x). ASYNC retries only failures without a response, re-sending the same request.
+# - How many attempts a send gets depends on its mode (SYNC, ASYNC, ONEWAY) and on `retryTimesWhenSendFailed`;
+#   `sendDefaultImpl` makes them at once, with no back-off.
+# - A retry picks a queue on another broker *if the topic has one* (`selectOneMessageQueue(lastBrokerName)`); a
+#   single-broker topic rotates through that broker's queues.
+# - Which broker answers are worth a retry is a fixed set, `DefaultMQProducer.retryResponseCodes` (4.9.x): read it
+#   before you count on a retry.
 # - Next: [01b](01b_send_status_timeout.ipynb) — statuses, the shared timeout, duplicates, slow brokers.
 
 # %% [markdown]

@@ -285,11 +285,11 @@ print("without (default): ", [e.get("broker") for e in default.trace.of_kind("se
 
 # %% [markdown]
 # ## Key points
-# - FLUSH_DISK_TIMEOUT & co. are statuses of a stored message; `retryAnotherBrokerWhenNotStoreOK` (a producer setting)
-#   retries them and stores a copy each time.
-# - One 3000 ms budget for all attempts: a timeout is not retried. A retry after a lost response stores a duplicate.
+# - FLUSH_DISK_TIMEOUT & co. come back as the `sendStatus` of a `SendResult`: the caller must look at it, and the
+#   producer setting `retryAnotherBrokerWhenNotStoreOK` decides whether `sendDefaultImpl` sends again.
+# - All the attempts of one SYNC send share one 3000 ms budget (`sendDefaultImpl` checks it before each attempt).
 # - `sendLatencyFaultEnable` (off by default) keeps a broker out of the queue choice for a time looked up from the
-#   latency of its last attempt (a success at 550 ms or more: 30 s; a failure: 600 s).
+#   latency of its last attempt (`MQFaultStrategy`: `latencyMax` → `notAvailableDuration`).
 #
 # ## Your score
 # Run this cell last: one line per exercise of this lab, from the checks you ran.

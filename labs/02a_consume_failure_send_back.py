@@ -262,7 +262,6 @@ grading_02a_3.verify("02a.3", answer_3)
 # - A failed message is sent back to the broker, which stores a delayed copy for `%RETRY%<group>`: level
 #   3 + `reconsumeTimes` unless the listener set `delayLevelWhenNextConsume` — which it may do per call, so each
 #   delivery of one message can choose its own level (`examples/listener_per_call.yaml`).
-# - `reconsumeTimes` is a field of the stored message, counted by the broker at each send-back.
 # - Next: [02b](02b_send_back_failures.ipynb) — when the send-back itself fails, slow listeners, and per-instance limits.
 
 # %% [markdown]

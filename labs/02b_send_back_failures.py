@@ -310,11 +310,10 @@ grading_02b_3.verify("02b.3", answer_3)
 
 # %% [markdown]
 # ## Key points
-# - Send-back fails (any code: NO_PERMISSION for a read-only broker or retry topic, SYSTEM_ERROR …) → the client
-#   produces the `%RETRY%` message itself → if that fails too, a local retry after 5 s with the offset pinned; the
-#   in-memory count is not what the broker judges.
-# - A listener running past `consumeTimeout` is sent back by `cleanExpiredMsg` while it still runs: two consumptions.
-# - `maxReconsumeTimes` travels with each send-back: instances with different values dead-letter at different counts.
+# - A send-back can fail (any code: NO_PERMISSION for a read-only broker or retry topic, SYSTEM_ERROR …); the client
+#   then has two fallbacks of its own, the `%RETRY%` message it produces itself and a local retry after 5 s.
+# - `consumeTimeout` (15 min) is checked by `cleanExpiredMsg` every 15 min, whatever the listener is doing.
+# - `maxReconsumeTimes` is a setting of each consumer instance, not only of the group.
 
 # %% [markdown]
 # ## Your score

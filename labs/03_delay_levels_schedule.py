@@ -255,11 +255,13 @@ show_crash(later_crash)
 
 # %% [markdown]
 # ## Key points
-# - Level = 3 + reconsumeTimes; the cap is 18 (2 h); the schedule runs in virtual time.
-# - 16 retries = 17 deliveries, the last after the delays of levels 3 to 18 in turn; more retries each wait 2 h.
+# - Level = 3 + reconsumeTimes, up to the last level of `messageDelayLevel`; the schedule runs in virtual time.
+# - How long a message retries in all follows from `maxReconsumeTimes` and that table: add the delays up, level by
+#   level, and count the deliveries, not only the retries.
 # - A listener may choose the level per call (`delayLevelWhenNextConsume`): a scenario file says
 #   `{return: RECONSUME_LATER, delay_level_when_next_consume: 5}` for one delivery (`examples/listener_per_call.yaml`).
-# - The delay offsets reach `delayOffset.json` every 10 s: a broker crash re-delivers what moved since the last write.
+# - The delay offsets reach `delayOffset.json` every 10 s: after a broker crash, compare the crash time with the last
+#   write.
 
 # %% [markdown]
 # ## Your score

@@ -330,11 +330,12 @@ print(report.violations[0].detail)
 
 # %% [markdown]
 # ## Key points
-# - DLQ when the stored rt ≥ max (16 by default) or the listener sets delay level −1: `%DLQ%<group>`, one queue,
-#   created at the group's first dead letter, shared by every topic of the group; readable since 4.9.2.
-# - The client fallback path dead-letters one delivery earlier than the broker path (4.9.x).
-# - Unsubscribed by default, deleted with its CommitLog file after ≥ 72 h like everything else.
-# - `retryQueueNums` 0 does not dead-letter: the failed message is dropped without a trace in the client.
+# - The broker dead-letters when the stored reconsumeTimes reaches `maxReconsumeTimes` (16 by default) or the listener
+#   sets delay level −1; the topic's name comes from `MixAll.getDLQTopic`, and it is created at the first dead letter.
+# - A dead letter is readable (perm 6) since 4.9.2, unsubscribed by default, and deleted with its CommitLog file after
+#   ≥ 72 h like everything else.
+# - The broker path and the client's fallback path apply the same `>=` rule: look at which count each one compares.
+# - Try what `retryQueueNums` 0 does to a failed message before you rely on it.
 # - Next: [04b](04b_stranded_retry_queues.ipynb) — raising `retryQueueNums` on a running group.
 #
 # ## Your score

@@ -157,10 +157,10 @@ grading_04b_2.verify("04b.2", answer_2)
 
 # %% [markdown]
 # ## Key points
-# - `%RETRY%<group>` is created once, at the group's first heartbeat, with the `retryQueueNums` of that moment.
-# - A send-back picks `random % retryQueueNums` with the *current* setting; a queue beyond the topic's count is stored
-#   but never pulled.
-# - `updateTopic` on the retry topic frees them after the next route poll and rebalance.
+# - The broker creates `%RETRY%<group>` at the group's first heartbeat (`ClientManageProcessor`); a send-back picks
+#   queue `random % retryQueueNums` of it (`asyncConsumerSendMsgBack`).
+# - What a consumer pulls is what the topic's route lists, learnt by its own route poll and rebalance timers.
+# - `updateTopic` on the retry topic is the operator's fix (`mqadmin updateTopic`).
 
 # %% [markdown]
 # ## Your score

@@ -105,11 +105,6 @@ grading_05_1.verify("05.1", answer_1)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# > **Common belief vs. the source.** "The committed offset is the last consumed message." — `ProcessQueue.removeMessage`
-# > returns the **smallest key still in `msgTreeMap`** (or the highest offset + 1 once the map is empty): a low-water
-# > mark. One slow message pins it.
-
-# %% [markdown]
 # ## Two copies of the offset: the client's and the broker's
 # The number above lives in the consumer's memory (`RemoteBrokerOffsetStore.offsetTable`). The broker learns it two
 # ways: piggy-backed on each pull request, and from `persistAllConsumerOffset`, which runs 10 s after start and then
@@ -218,14 +213,14 @@ lag_chart(lab.run(until="2m"))
 # are done, and a crash would deliver them again.
 #
 # ## Key points
-# - Committed offset = smallest key in `msgTreeMap`; one slow message pins it (`consumeConcurrentlyMaxSpan` 2000
-#   limits the damage by pausing pulls).
+# - The committed offset comes from `ProcessQueue.removeMessage`, read off `msgTreeMap`; `consumeConcurrentlyMaxSpan`
+#   (2000) limits how far the map may spread by pausing pulls.
 # - Pulls pause, they never drop: while a ProcessQueue caches more than `pullThresholdForQueue` (1000) messages,
 #   more than `pullThresholdSizeForQueue` (100 MiB of bodies) or spans more than `consumeConcurrentlyMaxSpan`,
 #   `pullMessage` puts the queue's next pull off by 50 ms. Each time is a `pull_deferred` event with its reason
 #   (`lab.trace.where("pull_deferred")`; `examples/pull_flow_control.yaml` shows all of them).
-# - The broker's copy comes from pulls and the 5 s persist timer; a crash loses whatever it had not yet received.
-# - Both ways, a restart re-consumes: listeners must be idempotent. A clean `shutdown()` discards what its listeners
+# - The broker's copy of the offset comes from pulls and the 5 s persist timer, the client's from `removeMessage`:
+#   two copies, updated at different moments. Listeners must be idempotent. A clean `shutdown()` discards what its listeners
 #   are still doing (`awaitTerminationMillisWhenShutdown` 0); with `await_termination_millis_when_shutdown` set it
 #   waits that long for them and persists what they finished.
 # - A new group with `CONSUME_FROM_LAST_OFFSET` does not skip what a fresh queue already holds: while offset 0 is

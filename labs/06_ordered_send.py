@@ -298,10 +298,10 @@ show_trace(lab.trace, "send_attempt", "stored", "send_failed", fields=("broker",
 
 # %% [markdown]
 # ## Key points
-# - Selector sends: one attempt on the selector's queue; selector exceptions, `null` and timeouts reach the caller.
-# - A timed-out send may still be stored: a re-send is a duplicate.
+# - A selector send (`sendSelectImpl`) goes to the queue the selector returns; it is not `sendDefaultImpl`'s retry
+#   loop.
 # - `order_id % len(mqs)` over the live list is *normal* ordering — available, but an order moves when the list
-#   changes; keeping a fixed list and refusing is *strict* ordering — ordered, but unavailable while a queue is gone.
+#   changes; keeping a fixed list and refusing is *strict* ordering: each trades availability against order.
 #
 # ## Your score
 # Run this cell last: one line per exercise of this lab, from the checks you ran.

@@ -174,8 +174,8 @@ print(table([[ms, pause_of(ms)] for ms in (0, 5, 500, 60_000)], ["requested ms",
 # ## The three locks
 # An orderly consumer takes three locks on a queue, at three scopes:
 #
-# 1. the **broker queue lock** — a lease in the broker's `RebalanceLockManager`, taken with `lockBatchMQ`
-#    (CLUSTERING only): only its holder may consume the queue;
+# 1. the **broker queue lock** — a lease in the broker's `RebalanceLockManager`, taken with `lockBatchMQ`:
+#    only its holder may consume the queue;
 # 2. the **local queue lock** — `MessageQueueLock`'s object for the queue, held for the whole consume loop of one
 #    `ConsumeRequest`: at most one thread of this consumer works on the queue;
 # 3. the **ProcessQueue consume lock** — held around each listener call: rebalance cannot release the queue at the
@@ -407,8 +407,9 @@ print("increaseOnly=false →", store.offset_table[mq])
 # ## Key points
 # - Orderly failure = a local retry after the (clamped, 10 … 30000 ms) suspend time; unlimited by default; the DLQ
 #   only with an explicit max.
-# - Three locks: the broker lease (CLUSTERING only; 60 s at the broker, trusted 30 s by the client, renewed every
-#   20 s), `MessageQueueLock` for the consume loop, the consume lock around each listener call.
+# - Three locks: the broker lease (60 s at the broker, trusted 30 s by the client, renewed every 20 s),
+#   `MessageQueueLock` for the consume loop, the consume lock around each listener call; the message model decides
+#   which of them `ConsumeRequest.run` needs.
 # - One ConsumeRequest gives its thread back after 60 s of continuous consumption (`MAX_TIME_CONSUME_CONTINUOUSLY`).
 # - Next: [07b](07b_orderly_failover.ipynb) — a crashed holder, a queue that moves, shutdown, `autoCommit`, batches.
 #

@@ -78,7 +78,10 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s", checkpoints=[
-    Checkpoint(before="lock_acquired", actor="consumer:c2", ask="who", optional=True, name="who holds the queue next"),
+    Checkpoint(before="lock_acquired", actor="consumer:c2", queue="TopicTest@broker-a:0", ask="who", optional=True,
+               name="who holds the TopicTest queue next",
+               explain="Right: c2. c1 crashed without unlocking, so the broker kept TopicTest@broker-a:0 leased to c1 "
+                       "until that lease ran out; c2 takes the queue at its next rebalance after that."),
 ])
 dash.controller.seek_time("11s")
 dash
@@ -342,10 +345,10 @@ grading_07b_4.verify("07b.4", answer_4)
 
 # %% [markdown]
 # ## Key points
-# - A crashed holder's broker lease lasts 60 s after its last renewal; the next owner gets the queue at its first
-#   rebalance after that.
-# - A queue leaves a consumer only between listener calls, and its in-flight message may be consumed again by the
-#   next owner.
+# - A crashed holder never unlocks: its lease at the broker (`RebalanceLockManager`) runs out on its own, and another
+#   instance asks for the queue only at its own rebalances.
+# - A queue leaves a consumer only between listener calls (`removeUnnecessaryMessageQueue` waits for the consume
+#   lock).
 # - A clean shutdown unlocks first (`unlockAll`, one request per broker, each answer awaited up to 1 s), then
 #   persists the offsets: a slow broker delays the final persist.
 # - Every lock request is a `lock_batch` event (queues asked, granted, refused with their holder, or the error of an
@@ -353,7 +356,7 @@ grading_07b_4.verify("07b.4", answer_4)
 #   `lab.trace.where("lock_batch")`. A queue whose first start offset cannot be computed is pulled again 1000 ms
 #   later, and one not pulled for 120 s is dropped and re-created by the next rebalance.
 # - `autoCommit = false` gives the listener `COMMIT` / `ROLLBACK`; with the default they mean `SUCCESS`.
-# - A failed batch is retried — and dead-lettered — as a whole.
+# - The listener returns one status for a whole batch.
 #
 # ## Your score
 # Run this cell last: one line per exercise of this lab, from the checks you ran.

@@ -172,9 +172,9 @@ print("offsets of cg stored on broker-a:", {k: v for k, v in lab.brokers["broker
 
 # %% [markdown]
 # ## Key points
-# - CLUSTERING: each message to one instance; failures go to `%RETRY%<group>`; offsets on the broker.
-# - BROADCASTING: each message to every instance; a failure is dropped and its offset passed; offsets in a local
-#   file per instance.
+# - CLUSTERING and BROADCASTING differ in three things: which instances get a message, what
+#   `processConsumeResult` does with a failure, and where the offsets live (`RemoteBrokerOffsetStore` /
+#   `LocalFileOffsetStore`).
 
 # %% [markdown]
 # ## Your score

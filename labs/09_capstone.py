@@ -217,8 +217,8 @@ deliveries_chart(fixed_run, labels=body_of(fixed_run), title="max_reconsume_time
 #
 # ## Key points
 # - Read the trace: the same message id at a fixed 1 s interval on one queue = an orderly local retry loop; the
-#   committed offset stuck in front of it confirms it.
-# - `max_reconsume_times` unblocks the queue, at the price of order: the dead-lettered message leaves the stream.
+#   committed offset confirms it.
+# - `max_reconsume_times` unblocks the queue; ask what that costs the order of the stream.
 # - The real fix is in the listener (what a poison message means for its key) plus monitoring of the DLQ.
 
 # %% [markdown]

@@ -182,3 +182,31 @@ def test_an_optional_checkpoint_asks_nothing_on_a_run_without_its_event() -> Non
     assert _asked(failing, "2m", Checkpoint(before="send_back", nth=9, ask="where", optional=True)) == ()
     with pytest.raises(CheckpointError, match="nth=9 but this run has 6 such event"):
         _asked(failing, "2m", never)
+
+
+def test_a_lock_checkpoint_can_name_its_queue() -> None:
+    """An orderly consumer locks its group's %RETRY% queue too, before the topic's: ``queue`` picks the lock the
+    lesson is about (lab 07b: c2 takes TopicTest's queue after crashed c1's lease runs out)."""
+
+    def takeover() -> Lab:
+        lab = Lab(seed=7)
+        lab.add_broker("broker-a")
+        lab.create_topic("TopicTest", queues=1)
+        p = lab.add_producer("pg")
+        c1 = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=lambda m, c: ConsumeOrderlyStatus.SUCCESS,
+                              orderly=True, name="c1")  # fmt: skip
+        lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=lambda m, c: ConsumeOrderlyStatus.SUCCESS,
+                         orderly=True, name="c2", start="11s")  # fmt: skip
+        lab.at("2s", p.send, Message("TopicTest", "a"))
+        lab.at("10s", c1.crash)
+        return lab
+
+    first, topic = _asked(takeover, "90s", Checkpoint(before="lock_acquired", actor="consumer:c2", ask="who"),
+                          Checkpoint(before="lock_acquired", actor="consumer:c2", queue="TopicTest@broker-a:0",
+                                     ask="who", name="topic"))  # fmt: skip
+    assert first.event.get("queue") == "%RETRY%cg@broker-a:0"
+    assert (topic.event.get("queue"), topic.answer, [c.key for c in topic.choices]) == (
+        "TopicTest@broker-a:0", "c2", ["c1", "c2"])  # fmt: skip
+    assert topic.question == "Which instance takes the lock on TopicTest@broker-a:0 next?"
+    with pytest.raises(CheckpointError, match=r"on TopicTest@broker-a:9$"):
+        _asked(takeover, "90s", Checkpoint(before="lock_acquired", queue="TopicTest@broker-a:9", ask="who"))

@@ -24,6 +24,7 @@ import nbformat
 import pytest
 
 from rmqlab.course.answers import spellings
+from teacher.after import TELLS
 from teacher.compile import EXERCISES
 from teacher.declare import Exercise
 
@@ -194,6 +195,95 @@ def test_answer_cells_are_blank_predictions(student_dir: Path) -> None:
         cell = nbformat.read(student_dir / case.notebook, as_version=4).cells[case.answer_index]
         assert cell.source == f"answer_{case.exercise.id.split('.')[1]} = ...  # ← your prediction"
         assert cell.metadata["deletable"] is False and "editable" not in cell.metadata
+
+
+KEY_POINTS = re.compile(r"^#+ Key points\s*$", flags=re.MULTILINE)
+SHARED_WORDS = 5
+"""A Key point that shares this many words in a row with an explanation or revealed text of its lab restates it."""
+
+
+def _words(text: str) -> list[str]:
+    """The words of a text as a reader compares them: no code marks, no emphasis, lower case."""
+    return re.findall(r"[\w%<>+\-−≥=.]+", text.replace("`", "").replace("*", "").lower())
+
+
+def _runs(text: str, n: int = SHARED_WORDS) -> set[tuple[str, ...]]:
+    words = _words(text)
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+def _flat(text: str) -> str:
+    return " ".join(" ".join(_words(text)).split())
+
+
+def _key_points(nb: Any) -> str:
+    """The "Key points" section of a lab: from its heading to the next heading of the same cell, or the cell's end."""
+    out = []
+    for cell in nb.cells:
+        match = KEY_POINTS.search(cell.source) if cell.cell_type == "markdown" else None
+        if match:
+            out.append(re.split(r"\n#+ ", cell.source[match.end() :])[0])
+    return "\n".join(out)
+
+
+def key_point_leaks(key_points: str, lab: str) -> list[str]:
+    """What a lab's Key points give away of its exercises: a telling spelling of an answer, the words with which a
+    Key point used to state one (:data:`teacher.after.TELLS`), or a run of words an explanation or revealed text
+    holds (the answer's own wording)."""
+    leaks = []
+    for ex in EXERCISES:
+        if ex.lab != lab:
+            continue
+        expected = next(c.expected for c in CASES if c.exercise.id == ex.id)
+        leaks += [f"{ex.id}: answer {s!r}" for s in _telling(expected, ex.unit) if _found(s, key_points)]
+        leaks += [f"{ex.id}: states {t!r}" for t in TELLS.get(ex.id, ()) if _flat(t) in _flat(key_points)]
+        shared = _runs(key_points) & (_runs(ex.why) | _runs(ex.after or ""))
+        leaks += [f"{ex.id}: restates {' '.join(run)!r}" for run in sorted(shared)]
+    return leaks
+
+
+def test_the_key_point_search_finds_what_gave_answers_away() -> None:
+    """The searcher itself, on Key points as the labs had them before (issue 31)."""
+    old = """- SYNC: 1 + `retryTimesWhenSendFailed` attempts, no back-off. ONEWAY: one attempt.
+- Only the codes in `retryResponseCodes` are retried: SYSTEM_BUSY is not (4.9.x)."""
+    leaks = key_point_leaks(old, "01a")
+    assert {"01a.1: states 'ONEWAY: one attempt'", "01a.3: states 'SYSTEM_BUSY is not'"} <= set(leaks)
+    assert "01a.3: restates 'are retried system_busy is not'" in leaks
+    assert key_point_leaks("Retries total exactly 17 140 s of delay.", "03")[0] == "03.1: answer '17 140'"
+    restated = key_point_leaks("- A failed batch is retried — and dead-lettered — as a whole.", "07b")
+    assert "07b.4: restates 'a failed batch is retried'" in restated
+    assert key_point_leaks("- How many attempts a send gets depends on its mode.", "01a") == []
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_key_points_state_no_answer(name: str, student_dir: Path) -> None:
+    """A lab's "Key points" come after its last check, but a student reads them before solving (one scroll): they
+    name the mechanisms, never an answer; what gave one away is revealed with the explanation (teacher/after.py)."""
+    nb = nbformat.read(student_dir / name, as_version=4)
+    key_points = _key_points(nb)
+    assert key_points.strip(), f"{name} has no Key points section"
+    assert key_point_leaks(key_points, name.split("_", 1)[0]) == []
+
+
+def test_the_words_that_state_an_answer_are_revealed_only_after_it() -> None:
+    """Each of TELLS is in its exercise's revealed text (so it is the answer's own wording), and in no markdown of
+    the student copy of any lab (the body, a box under a check, the Key points)."""
+    by_id = {ex.id: ex for ex in EXERCISES}
+    for ex_id, tells in TELLS.items():
+        revealed = _flat(f"{by_id[ex_id].why} {by_id[ex_id].after or ''}")
+        assert [t for t in tells if _flat(t) not in revealed] == [], ex_id
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_no_markdown_states_an_answer_in_the_words_of_its_revealed_text(name: str, student_dir: Path) -> None:
+    nb = nbformat.read(student_dir / name, as_version=4)
+    lab = name.split("_", 1)[0]
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            flat = _flat(cell.source)
+            found = [t for ex_id, tells in TELLS.items() if ex_id.split(".")[0] == lab for t in tells
+                     if _flat(t) in flat]  # fmt: skip
+            assert found == [], f"{name} cell {cell.id}"
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)

@@ -422,7 +422,7 @@ def test_default_views_put_the_message_flow_above_the_tabs():
     assert [label for label, _ in tabs.buttons.options] == [v.title for v in d.views[1:]]
     tabs.selected_index = 4  # a click on "Locks"
     assert tabs.get_title(4) == "Locks"
-    assert [page.layout.display for page in tabs.pages] == ["none"] * 4 + [None, "none"]  # only Locks is shown
+    assert [page.layout.display for page in tabs.pages] == ["none"] * 4 + ["", "none"]  # only Locks is shown
     assert d.view("ProcessQueues") is d.tab_views[0]
     with pytest.raises(KeyError, match="'Nope'; have \\['Message flow'"):
         d.view("Nope")

@@ -6,15 +6,16 @@ A lab declares them on its dashboard::
         Checkpoint(before="send_back", ask="where"),              # where does the failed message go next?
         Checkpoint(before="delay_delivered", ask="when"),         # when does it come back?
         Checkpoint(before="dead_lettered", nth=2, ask="where"),   # the 2nd DLQ write
-        Checkpoint(before="lock_acquired", actor="consumer:c2", ask="who"),
+        Checkpoint(before="lock_acquired", actor="consumer:c2", queue="TopicTest@broker-a:0", ask="who"),
     ])
 
 ``before`` is an :class:`~rmqlab.EventKind` (its value, e.g. ``"send_back"``, ``"dead_lettered"``,
 ``"delivered"``, ``"lock_acquired"``, ``"rebalanced"``); ``nth`` counts events of that kind (from 1), only those
-about ``msg_id`` and by ``actor`` when given. ``ask`` is ``"where"`` (click the place the message is next: a
-queue, a delay level, the DLQ, a ProcessQueue, a tray), ``"who"`` (which consumer instance or broker acts) or
-``"when"`` (at what virtual time). Playing or stepping onto the step that holds the event stops on the step
-before it, the question appears in the picture, and only the right answer (or "show me") lets the run go on.
+about ``msg_id``, by ``actor`` and on ``queue`` (``"TopicTest@broker-a:0"``) when given. ``ask`` is ``"where"``
+(click the place the message is next: a queue, a delay level, the DLQ, a ProcessQueue, a tray), ``"who"`` (which
+consumer instance or broker acts) or ``"when"`` (at what virtual time). Playing or stepping onto the step that
+holds the event stops on the step before it, the question appears in the picture, and only the right answer (or
+"show me") lets the run go on.
 
 **The answers come from the run, never from the lab's text**: :func:`resolve` reads the engine's trace and the
 message-flow view-model of the step after the event (where the message's token is then), so a checkpoint stays
@@ -85,13 +86,16 @@ class CheckpointError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Checkpoint:
-    """Pause before the ``nth`` ``before`` event (about ``msg_id``, by ``actor`` when given) and ask ``ask``."""
+    """Pause before the ``nth`` ``before`` event (about ``msg_id``, by ``actor``, on ``queue`` when given) and ask
+    ``ask``."""
 
     before: EventKind | str
     ask: Ask = "where"
     nth: int = 1
     msg_id: str | None = None
     actor: str | None = None
+    queue: str | None = None
+    """Only events on this queue (an orderly consumer also locks its group's ``%RETRY%`` queue, first)."""
     question: str = ""
     hint: str = ""
     explain: str = ""
@@ -122,6 +126,7 @@ class Checkpoint:
             event.kind is self.before
             and (self.msg_id is None or event.msg_id == self.msg_id)
             and (self.actor is None or event.actor == self.actor)
+            and (self.queue is None or event.get("queue") == self.queue)
         )
 
 
@@ -195,6 +200,7 @@ def _find(cp: Checkpoint, trace: Sequence[TraceEvent]) -> TraceEvent:
         raise CheckpointError(
             f"checkpoint {cp.label!r}: before={EventKind(cp.before).value!r} nth={cp.nth} but this run has "
             f"{len(found)} such event(s)" + (f" about {cp.msg_id}" if cp.msg_id else "")
+            + (f" on {cp.queue}" if cp.queue else "")
         )
     return found[cp.nth - 1]
 

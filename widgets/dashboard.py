@@ -139,8 +139,16 @@ class ViewTabs(W.VBox):
         super().__init__([self.buttons, self.stack])
 
     def _show(self, index: int | None) -> None:
+        """Show page ``index``, hide the others.
+
+        A shown page gets ``display: ""`` (the CSS default), never ``None``: the Pyodide kernel (JupyterLite) hands
+        the page each message converted by ``PyProxy.toJs()``, which turns ``None`` into ``undefined`` rather than
+        JSON's ``null``, and ipywidgets' LayoutView removes a style only for ``null`` (``undefined`` is ignored), so
+        a tab set back to ``None`` stayed hidden there and its picture was never redrawn
+        (tests/test_widget_messages.py).
+        """
         for i, page in enumerate(self.stack.children):
-            page.layout.display = None if i == index else "none"
+            page.layout.display = "" if i == index else "none"
 
     @property
     def pages(self) -> tuple[W.Widget, ...]:

@@ -115,7 +115,8 @@ function decoder(encoded) {
       for (const m of d.set || []) { if (!marks.has(m.key)) order.push(m.key); marks.set(m.key, m); }
       for (const c of d.mod || []) { // the fields that changed; null: back at its default (left out)
         const m = { ...marks.get(c.key) };
-        for (const [name, value] of Object.entries(c)) { if (value === null) delete m[name]; else m[name] = value; }
+        // == null: a Pyodide kernel (JupyterLite) delivers Python's None as undefined, not null
+        for (const [name, value] of Object.entries(c)) { if (value == null) delete m[name]; else m[name] = value; }
         marks.set(c.key, m);
       }
       if (d.order) order = d.order.slice();

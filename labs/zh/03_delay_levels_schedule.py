@@ -248,11 +248,11 @@ show_crash(later_crash)
 
 # %% [markdown]
 # ## 要点
-# - 级别 = 3 + reconsumeTimes；上限是 18（2 h）；时间表在虚拟时间里运行。
-# - 16 次重试 = 17 次投递，最后一次在依次经过级别 3 到 18 的延迟之后；更多的重试每次等 2 h。
+# - 级别 = 3 + reconsumeTimes，最高到 `messageDelayLevel` 的最后一级；时间表在虚拟时间里运行。
+# - 一条消息总共重试多久，取决于 `maxReconsumeTimes` 和这张表：逐级把延迟加起来，并且数投递次数，而不只是重试次数。
 # - 监听器可以每次调用选择级别（`delayLevelWhenNextConsume`）：场景文件里一次投递写作
 #   `{return: RECONSUME_LATER, delay_level_when_next_consume: 5}`（`examples/listener_per_call.yaml`）。
-# - 延迟 offset 每 10 s 写入一次 `delayOffset.json`：Broker 崩溃会重新投递上次写入之后推进过的消息。
+# - 延迟 offset 每 10 s 写入一次 `delayOffset.json`：Broker 崩溃之后，把崩溃时间和上次写入的时间比一比。
 
 # %% [markdown]
 # ## 你的得分
