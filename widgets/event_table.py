@@ -2,8 +2,7 @@
 
 :func:`event_table_json` turns an :class:`~widgets.event_log.EventLogModel` into what the page draws: a head
 (the summary line "12 of 40 events", the column names and the table's accessible name, in the kernel's language)
-and one keyed row per line of the table (key ``row:<seq>``, fields left out at their default, as a scene's marks
-are). The same JSON is
+and one keyed row per line of the table (key ``row:<seq>``, every field present). The same JSON is
 
 * the kernel's picture (:class:`EventTableWidget`'s ``table``, while it shows a position that is no frame);
 * one frame of the run's Events frames (:func:`event_frames`: every frame's table, delta-encoded by row key with
@@ -59,15 +58,19 @@ def _headers() -> list[str]:
 
 
 def row_json(r: EventRowVM) -> dict[str, Any]:
-    """One row: its key, its cells (an empty one left out), ``repeats`` for a folded row, ``current`` when true."""
-    row: dict[str, Any] = {"key": f"row:{r.seq}", "seq": r.seq}
-    for name, value in (("when", r.when), ("kind", r.kind), ("actor", r.actor), ("msg", r.msg_id),
-                        ("details", r.details), ("repeats", r.repeats)):  # fmt: skip
-        if value:
-            row[name] = value
-    if r.current:
-        row["current"] = True
-    return row
+    """One row: its key and every field, empty ones too (a field left out would travel in a frame's changes as
+    ``None``, which a Pyodide kernel delivers as ``undefined``: tests/test_widget_messages.py)."""
+    return {
+        "key": f"row:{r.seq}",
+        "seq": r.seq,
+        "when": r.when,
+        "kind": r.kind,
+        "actor": r.actor,
+        "msg": r.msg_id,
+        "details": r.details,
+        "repeats": r.repeats,
+        "current": r.current,
+    }
 
 
 def event_table_json(vm: EventLogModel) -> dict[str, Any]:
