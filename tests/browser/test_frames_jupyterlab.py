@@ -117,6 +117,16 @@ def test_buttons_have_names_and_the_caption_is_live(opened: tuple[Any, Any, Gate
     errors.check()
 
 
+def test_svg_text_is_at_least_11_px_at_the_notebooks_width(opened: tuple[Any, Any, Gate, JsErrors]) -> None:
+    from .test_static_player import TEXT_PX_JS
+
+    page, _, _, errors = opened
+    sizes = page.evaluate(TEXT_PX_JS)  # the shown pictures (a hidden tab's have no screen matrix)
+    assert len(sizes) > 50
+    assert [(key, round(px, 1)) for key, px in sizes if px < 10.95] == []
+    errors.check()
+
+
 def test_with_the_kernel_cut_off_step_still_moves_the_picture(
     opened: tuple[Any, Any, Gate, JsErrors], screenshot_dir: Path
 ) -> None:

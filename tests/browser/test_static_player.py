@@ -82,6 +82,21 @@ def _expected(scene_json: dict[str, Any]) -> list[str]:
     return out
 
 
+TEXT_PX_JS = """() => [...document.querySelectorAll('.rq-scene svg text')].filter((t) => t.getScreenCTM())
+  .map((t) => [t.closest('[data-key]').getAttribute('data-key'),
+    parseFloat(getComputedStyle(t).fontSize) * Math.hypot(t.getScreenCTM().a, t.getScreenCTM().b)])"""
+"""Every drawn SVG text's size on screen (its font size times the SVG's scale), by mark key."""
+
+
+def test_svg_text_is_at_least_11_px_on_screen(page: Any) -> None:
+    """Issue 32: the docs site drew the pictures scaled down to the page (text about 5 px); a page as narrow as the
+    docs' content (700 px) draws every text of every picture at 11 px or more (a wide picture scrolls instead)."""
+    page.set_viewport_size({"width": 700, "height": 900})
+    sizes = page.evaluate(TEXT_PX_JS)
+    assert len(sizes) > 100
+    assert [(key, round(px, 1)) for key, px in sizes if px < 10.95] == []
+
+
 def test_every_button_has_an_accessible_name(page: Any) -> None:
     for name in ("Reset", "Step back", "Step", "Play", "Jump"):
         button = page.get_by_role("button", name=name, exact=True)
