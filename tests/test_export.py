@@ -285,7 +285,7 @@ def test_png_without_a_browser_says_what_is_missing(dash: Dashboard, tmp_path: P
                                                     monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     monkeypatch.delenv("RMQLAB_BROWSER", raising=False)
     monkeypatch.delenv("BROWSER_PATH", raising=False)
-    monkeypatch.setattr("rmqlab.widgets.export.BROWSER_CANDIDATES", (str(tmp_path / "no-chromium"),))
+    monkeypatch.setattr("rmqlab.widgets.export_png.BROWSER_CANDIDATES", (str(tmp_path / "no-chromium"),))
     with pytest.raises(ExportError, match=r"save_png needs Chromium .* apt-get install chromium"):
         save_png(dash.view("Message flow"), tmp_path / "x.png")
     with pytest.raises(ExportError, match=r"browser='/nowhere/chrome': no executable there"):

@@ -36,7 +36,8 @@ from rmqlab import format_duration
 
 from .controller import Controller
 from .dashboard import Dashboard
-from .export import DARK, FONT, LIGHT, ExportError, Theme, _svg_body
+from .export_svg import svg_body
+from .export_theme import DARK, FONT, LIGHT, ExportError, Theme
 from .scene import BASE_CSS, Scene, SceneView, text_width
 
 __all__ = [
@@ -225,7 +226,7 @@ def frame_svg(frame: Frame, *, last_step: int | None = None, theme: Theme = "lig
     captions = _caption_lines(frame, inner)
     parts = [f'<text class="rq-clock" x="{PAD:g}" y="{PAD + CLOCK_PX:g}">{html.escape(clock)}</text>']
     y = PAD + CLOCK_PX + 10
-    parts.append(_svg_body(scene, x=PAD, y=y))
+    parts.append(svg_body(scene, x=PAD, y=y))
     y += scene.height + 14
     for indent, line in captions:
         y += CAPTION_PX + LINE_GAP

@@ -24,6 +24,11 @@ it; Clear faults returns to the factory's own run at the same virtual time.
 Position changes go through one place (:meth:`_show`), which takes one snapshot and hands it to
 every attached view. A factory that raises shows its error in the controller; nothing is raised
 into the kernel from a callback.
+
+The class is put together from parts, each in its own module: the kernel's controls (buttons, clock, caption,
+Jump box: :mod:`widgets.controller_controls`), the fault buttons (:mod:`widgets.controller_faults`) and the
+frames in the page with their checkpoints (:mod:`widgets.controller_frames`). This module keeps the run: loading
+a factory, the position, and the method twins that move it.
 """
 
 from __future__ import annotations
@@ -40,51 +45,27 @@ from rmqlab.snapshot import LabSnapshot
 
 from .base import SnapshotView, guarded
 from .checkpoints import Checkpoint
+from .controller_controls import CAPTION_STYLE, JUMP_KINDS, SOURCE_STYLE, KernelControls
+from .controller_faults import BROKER_FAULTS, CONSUMER_FAULTS, LINK_FAULTS, FaultPanel
 from .controller_frames import PageFrames
-from .framed import FramedView
-from .frames import RunFrames, clock_text
+from .frames import RunFrames
 from .player import PlayerWidget
-from .replay import FAULT_KINDS, InjectedFault, Replay, ReplayError, RunOutline, fault_target
+from .replay import InjectedFault, Replay, ReplayError, RunOutline
 from .stepper import CAPTION_LINES, Stepper
 
-__all__ = ["CAPTION_LINES", "Controller"]
-
-JUMP_KINDS = (
-    "dead_lettered",
-    "lock_expired",
-    "send_back",
-    "delivered",
-    "consumed",
-    "scheduled",
-    "delay_delivered",
-    "suspended",
-    "lock_refused",
-    "rebalanced",
-    "fault",
-    "warning",
-)
-CAPTION_STYLE = (
-    "border-left:3px solid var(--jp-brand-color1, #0072B2);padding:2px 8px;margin:2px 0;"
-    "color:var(--jp-ui-font-color1, #222);font-size:var(--jp-ui-font-size1, 13px);line-height:1.4"
-)
-SOURCE_STYLE = "color:var(--jp-ui-font-color2, #555);font-size:var(--jp-ui-font-size0, 11px)"
-"""The second line ("in the source: …") is quieter than the plain sentence above it."""
-BROKER_FAULTS = tuple(kind for kind in FAULT_KINDS if fault_target(kind) == "broker")
-CONSUMER_FAULTS = tuple(kind for kind in FAULT_KINDS if fault_target(kind) == "consumer")
-LINK_FAULTS = tuple(kind for kind in FAULT_KINDS if fault_target(kind) == "client")
-"""The dashboard's fault kinds by what their target names (rmqlab/lab/faults/kinds.py: a broker; a consumer; a client,
-with a broker at the other end of the link)."""
+__all__ = [
+    "BROKER_FAULTS",
+    "CAPTION_LINES",
+    "CAPTION_STYLE",
+    "CONSUMER_FAULTS",
+    "JUMP_KINDS",
+    "LINK_FAULTS",
+    "SOURCE_STYLE",
+    "Controller",
+]
 
 
-def _button(label: str, tip: str, icon: str = "") -> W.Button:
-    """A button named by its label alone. ``icon`` is not drawn: a Font Awesome glyph is CSS text that screen
-    readers read as part of the name (Chromium names the button "\uf0e7 Crash broker")."""
-    del icon
-    # flex "0 0 auto": in an HBox the buttons keep their label's width instead of shrinking to "Re…"
-    return W.Button(description=label, tooltip=tip, layout=W.Layout(width="auto", flex="0 0 auto"))
-
-
-class Controller(PageFrames, W.VBox):
+class Controller(KernelControls, FaultPanel, PageFrames, W.VBox):
     """Step-through control over a deterministic replay of ``make_lab()`` (plus any injected faults)."""
 
     def __init__(
@@ -110,6 +91,7 @@ class Controller(PageFrames, W.VBox):
         self.caption_lines: tuple[str, ...] = ()
         self._syncing = False
         self.stepper: Stepper | None = None
+        """Meaningful steps and captions over :attr:`replay` (the frame builder walks a run the same way)."""
         self.checkpoint_specs: tuple[Checkpoint, ...] = tuple(checkpoints)
         self.frames: RunFrames | None = None
         """The run's frames, sent to the page once per build (``run_ahead``); ``None`` when not run ahead."""
@@ -119,131 +101,22 @@ class Controller(PageFrames, W.VBox):
         self.answers: list[dict[str, Any]] = []
         """Checkpoint answers given through :meth:`answer` (the page's are in ``player.answers``)."""
         self._pending_frame: int | None = None
-        """Meaningful steps and captions over :attr:`replay` (the frame builder walks a run the same way)."""
+        """The page's last frame, while the kernel has not followed it yet (:meth:`_on_player_position`)."""
+        self.children = self._build_children(run_ahead)
+        self.load(make_lab)
 
-        self.reset_button = _button(_("Reset"), _("rebuild the scenario from its factory (t = 0)"), "fast-backward")
-        self.back_button = _button(
-            _("Step back"), _("back to the previous meaningful step (deterministic replay)"), "step-backward"
-        )
-        self.step_button = _button(_("Step"), _("advance to the next meaningful event"), "step-forward")
-        self.play_widget = W.Play(
-            value=0,
-            min=0,
-            max=10**9,
-            step=1,
-            interval=200,
-            description=_("play"),
-            tooltip=_("play: one step per tick"),
-            show_repeat=False,
-        )
-        self.pause_button = _button(_("Pause"), _("stop playing"), "pause")
-        self.every_event = W.ToggleButton(
-            value=False,
-            description=_("every event"),
-            tooltip=_(
-                "on: Step, Step back and Play move one raw trace position (offset and lock bookkeeping too); "
-                "off: one meaningful event"
-            ),
-            layout=W.Layout(width="auto", flex="0 0 auto"),
-        )
-        self.speed = W.IntSlider(
-            value=5, min=1, max=50, description=_("steps/s"), tooltip=_("playback speed"), continuous_update=False
-        )
-        self.scrubber = W.IntSlider(
-            value=0,
-            min=0,
-            max=1,
-            description=_("position"),
-            tooltip=_("trace position"),
-            continuous_update=False,
-            layout=W.Layout(width="60%"),
-        )
-        self.kind_choice = W.Dropdown(
-            options=JUMP_KINDS,
-            value="dead_lettered",
-            description=_("next"),
-            tooltip=_("event kind to jump to (with the run known ahead: only the kinds still to come, and how many)"),
-        )
-        self.jump_button = _button(_("Jump"), _("advance to the next event of the chosen kind"), "forward")
-        self.clock = W.HTML(value="")
-        self.caption_html = W.HTML(value="")
-        self.message = W.HTML(value="")
-
-        style = {"description_width": "initial"}
-        self.fault_broker = W.Dropdown(
-            options=(), description=_("broker"), tooltip=_("broker for the fault buttons"), style=style
-        )
-        self.fault_client = W.Dropdown(
-            options=(),
-            description=_("client"),
-            tooltip=_("consumer (crash / restart) or client of a link"),
-            style=style,
-        )
-        self.fault_buttons: dict[str, W.Button] = {
-            "broker_down": _button(_("Crash broker"), _("broker_down: the chosen broker stops now"), "bolt"),
-            "broker_up": _button(_("Restart broker"), _("broker_up: the chosen broker comes back now"), "play-circle"),
-            "consumer_crash": _button(
-                _("Crash consumer"), _("the chosen consumer dies now, persisting nothing"), "bolt"
-            ),
-            "consumer_restart": _button(
-                _("Restart consumer"), _("the chosen consumer starts again now"), "play-circle"
-            ),
-            "partition": _button(
-                _("Partition"), _("cut the link between the chosen client and broker now"), "chain-broken"
-            ),
-            "heal": _button(_("Heal"), _("restore the link between the chosen client and broker now"), "link"),
-        }
-        self.clear_faults_button = _button(
-            _("Clear faults"), _("forget every injected fault (same virtual time)"), "eraser"
-        )
-        self.fault_list = W.HTML(value="")
-
+    def _build_children(self, run_ahead: bool) -> tuple[W.Widget, ...]:
+        """Every control, wired to its method twin; in DOM order (the tab order): move first, then what it shows,
+        then the faults."""
+        self.buttons = self._build_move_controls()
+        self.fault_box = self._build_fault_panel()
+        self._wire_move_controls()
+        self._wire_fault_panel()
         g = guarded(self)
-        self.reset_button.on_click(g(lambda _: self.reset()))
-        self.back_button.on_click(g(lambda _: self.step_back()))
-        self.step_button.on_click(g(lambda _: self.step_once()))
-        self.pause_button.on_click(g(lambda _: self.pause()))
-        self.jump_button.on_click(g(lambda _: self.jump_to_next(self.kind_choice.value)))
-        self.clear_faults_button.on_click(g(lambda _: self.clear_faults()))
-        for kind, button in self.fault_buttons.items():
-            button.on_click(g(lambda _, kind=kind: self._on_fault_button(kind)))
         self.player.observe(g(self._on_player_position), names="position")
         self.player.on_msg(g(self._on_player_msg))
-        self.play_widget.observe(g(self._on_tick), names="value")
-        self.play_widget.observe(g(self._on_playing), names="playing")
-        self.speed.observe(g(self._on_speed), names="value")
-        self.scrubber.observe(g(self._on_scrub), names="value")
-        self.every_event.observe(g(lambda _: self._show_caption()), names="value")
-        self.fault_client.observe(g(lambda _: self._sync_fault_buttons()), names="value")
+        self._wire_move_observers()
         self._on_speed({"new": self.speed.value})
-
-        # DOM order is the tab order: move first, then what it shows, then the faults
-        self.buttons = W.HBox(
-            [
-                self.reset_button,
-                self.back_button,
-                self.step_button,
-                self.play_widget,
-                self.pause_button,
-                self.every_event,
-                self.speed,
-            ]
-        )
-        self.fault_box = W.VBox(
-            [
-                W.HBox([self.fault_broker, self.fault_buttons["broker_down"], self.fault_buttons["broker_up"]]),
-                W.HBox(
-                    [
-                        self.fault_client,
-                        self.fault_buttons["consumer_crash"],
-                        self.fault_buttons["consumer_restart"],
-                        self.fault_buttons["partition"],
-                        self.fault_buttons["heal"],
-                    ]
-                ),
-                W.HBox([self.clear_faults_button, self.fault_list]),
-            ]
-        )
         # run ahead: the page's player (scene.js) draws Reset … Jump, the clock, the caption and the checkpoints
         # over the run's frames; the ipywidgets twins stay for notebooks and tests that drive the kernel's run.
         # Not run ahead (no frames): the ipywidgets controls, each move a kernel round trip.
@@ -252,8 +125,7 @@ class Controller(PageFrames, W.VBox):
             if not run_ahead
             else (self.player, W.HBox([self.every_event]))
         )
-        self.children = (*kernel_controls, self.message, self.fault_box, self.debug)
-        self.load(make_lab)
+        return (*kernel_controls, self.message, self.fault_box, self.debug)
 
     # ------------------------------------------------------------------ scenario
     def load(self, make_lab: Callable[[], Lab], faults: Iterable[InjectedFault] = ()) -> bool:
@@ -326,11 +198,6 @@ class Controller(PageFrames, W.VBox):
         if self.replay is None:
             return False
         return self.replay.at_end or (self.end is not None and self.position >= self.end)
-
-    @property
-    def raw_steps(self) -> bool:
-        """Step / Play move one raw position ("every event" is on)."""
-        return bool(self.every_event.value)
 
     # ------------------------------------------------------------------ method twins of the buttons
     @property
@@ -417,218 +284,16 @@ class Controller(PageFrames, W.VBox):
             self.message.value = f"no further {html.escape(wanted.value)} event before the horizon"
         return found
 
-    # ------------------------------------------------------------------ faults
-    def inject(self, kind: str, target: str, broker: str | None = None) -> bool:
-        """Inject ``kind`` on ``target`` at the current virtual time and continue from where it took effect.
-
-        ``kind`` is one of ``broker_down``, ``broker_up`` (target: a broker), ``consumer_crash``,
-        ``consumer_restart`` (target: a consumer's client id), ``partition``, ``heal`` (target: a consumer
-        or producer name, ``broker``: the other end). The run is rebuilt as factory + every injected
-        fault, so it is as deterministic as the factory. ``False`` if no scenario is loaded.
-        """
-        if self.replay is None or self.snapshot is None or self.make_lab is None:
-            return False
-        self._check_fault(kind, target, broker)
-        fault = InjectedFault(self.snapshot.now_ms, kind, target, broker if kind in LINK_FAULTS else None)
-        faults = (*self.replay.faults, fault)
-        self._rebuild_with(faults, lambda replay: replay.seek_fired(len(faults) - 1))
-        return True
-
-    def clear_faults(self) -> bool:
-        """Forget every injected fault and go back to the factory's run at the same virtual time."""
-        if self.replay is None or self.snapshot is None or self.make_lab is None:
-            return False
-        now = self.snapshot.now_ms
-        self._rebuild_with((), lambda replay: replay.seek_time(now))
-        return True
-
-    def _rebuild_with(self, faults: tuple[InjectedFault, ...], go: Callable[[Replay], int]) -> None:
-        assert self.make_lab is not None
-        self.pause()
-        replay = Replay(self.make_lab, horizon=self.horizon, faults=faults)
-        go(replay)
-        self.replay = replay
-        self.stepper = Stepper(replay)
-        self._build_frames()
-        self.message.value = ""
-        self._show()
-
-    def _check_fault(self, kind: str, target: str, broker: str | None) -> None:
-        """Bad input names the parameter, the value and what is allowed (the names come from the snapshot)."""
-        assert self.snapshot is not None
-        if kind not in FAULT_KINDS:
-            raise ValueError(f"kind={kind!r} is not a fault; expected one of {sorted(FAULT_KINDS)}")
-        brokers = sorted(b.name for b in self.snapshot.brokers)
-        consumers = sorted(c.client_id for c in self.snapshot.consumers)
-        clients = sorted({*consumers, *(name for name, _ in self.snapshot.producers)})
-        allowed = brokers if kind in BROKER_FAULTS else consumers if kind in CONSUMER_FAULTS else clients
-        if target not in allowed:
-            raise ValueError(f"target={target!r} for {kind}; expected one of {allowed}")
-        if kind in LINK_FAULTS and broker not in brokers:
-            raise ValueError(f"broker={broker!r} for {kind}; expected one of {brokers}")
-
-    def _on_fault_button(self, kind: str) -> None:
-        target = self.fault_broker.value if kind in BROKER_FAULTS else self.fault_client.value
-        if target is None:
-            self.message.value = _("choose a broker / client first")
-            return
-        self.inject(kind, target, self.fault_broker.value)
-
-    def _sync_fault_targets(self) -> None:
-        """Fill the broker / client choices from the snapshot (the names of this scenario)."""
-        snap = self.snapshot
-        if snap is None:
-            return
-        brokers = tuple(sorted(b.name for b in snap.brokers))
-        consumers = sorted(c.client_id for c in snap.consumers)
-        producers = sorted(name for name, _ in snap.producers if name not in consumers)
-        clients = tuple(consumers + producers)
-        for choice, options in ((self.fault_broker, brokers), (self.fault_client, clients)):
-            if choice.options != options:
-                keep = choice.value
-                choice.options = options
-                choice.value = keep if keep in options else (options[0] if options else None)
-        self._sync_fault_buttons()
-
-    def _sync_fault_buttons(self) -> None:
-        """Crash / restart consumer only apply to consumers; every fault needs a scenario and a target."""
-        snap = self.snapshot
-        consumers = {c.client_id for c in snap.consumers} if snap is not None else set()
-        for kind, button in self.fault_buttons.items():
-            if self.replay is None:
-                button.disabled = True
-            elif kind in BROKER_FAULTS:
-                button.disabled = self.fault_broker.value is None
-            elif kind in CONSUMER_FAULTS:
-                button.disabled = self.fault_client.value not in consumers
-            else:
-                button.disabled = self.fault_client.value is None or self.fault_broker.value is None
-        self.clear_faults_button.disabled = self.replay is None or not self.faults
-
-    # ------------------------------------------------------------------ widget callbacks
-    def _on_tick(self, change: dict[str, Any]) -> None:
-        if self._syncing or change["new"] <= change["old"]:
-            return
-        if not self.step_once():
-            self.pause()
-
-    def _on_playing(self, change: dict[str, Any]) -> None:
-        """Play at the end of the run starts it again from t = 0 (instead of doing nothing)."""
-        if change["new"] and self.replay is not None and self.at_end:
-            self.replay.rebuild()
-            self._show()
-
-    def _on_speed(self, change: dict[str, Any]) -> None:
-        self.play_widget.interval = max(20, 1000 // int(change["new"]))
-
-    def _on_scrub(self, change: dict[str, Any]) -> None:
-        if not self._syncing and self.replay is not None and change["new"] != self.position:
-            self.seek(int(change["new"]))
-
     # ------------------------------------------------------------------ drawing
     def _show(self) -> None:
+        """Take one snapshot at the current position and show it: the controls, the faults, every view."""
         assert self.replay is not None
         self._sync()
         snap = self.replay.snapshot()
         self.snapshot = snap
-        pos = snap.trace_len
-        top = max(pos, self.end or 0, self.scrubber.max)
-        self._syncing = True
-        try:
-            with self.scrubber.hold_trait_notifications():
-                self.scrubber.min = self.replay.start
-                self.scrubber.max = max(top, self.replay.start + 1)
-                self.scrubber.value = pos
-        finally:
-            self._syncing = False
-        self.clock.value = f'<span role="status" aria-live="off">{html.escape(self.clock_text)}</span>'
-        self._show_caption()
+        self._show_controls(snap)
         self._show_faults()
-        self._sync_jump_choices(pos)
+        self._sync_jump_choices(snap.trace_len)
         if self.replay.at_end:
             self.pause()
-        frame = self.frames.index_of(pos, snap.now_ms) if self.frames is not None and not self.raw_steps else -1
-        for view in self.views:
-            # a picture without its frames in the page yet (a hidden tab) is drawn by the kernel, as before
-            was_live = isinstance(view, FramedView) and view.live
-            if isinstance(view, FramedView):
-                view.live = frame < 0 or not view.canvas.frames
-            view.update(snap)
-            if isinstance(view, FramedView) and view.live and not was_live:
-                view.draw_live()
-        self._syncing = True
-        try:
-            with self.player.hold_sync():
-                if frame < 0:
-                    self.player.live_near = self.frames.near(pos) if self.frames is not None else 0
-                    self.player.live_clock = self.clock_text
-                    self.player.live_caption = list(self.caption_lines)
-                self.player.position = frame
-        finally:
-            self._syncing = False
-
-    def _sync_jump_choices(self, position: int) -> None:
-        """Offer in the Jump box only the kinds still to come, each with how many (all of them if the future is
-        not known); keep the student's choice while it is still on offer."""
-        if self.outline is None:
-            choices: tuple[tuple[str, str], ...] = tuple((kind, kind) for kind in JUMP_KINDS)
-        else:
-            ahead = self.outline.ahead(position)
-            counts = ((kind, ahead[EventKind(kind)]) for kind in JUMP_KINDS)
-            choices = tuple((f"{kind} ({n})", kind) for kind, n in counts if n)
-        offered = choices or ((_("nothing ahead"), ""),)
-        if offered != self.kind_choice.options:
-            chosen = self.kind_choice.value
-            self.kind_choice.options = offered  # selects the first option
-            if chosen in (value for _, value in choices):
-                self.kind_choice.value = chosen
-            elif self.outline is not None and choices:  # the rarest kind ahead: the outcome, not "delivered (599)"
-                ahead = self.outline.ahead(position)
-                self.kind_choice.value = min((value for _, value in choices), key=lambda k: ahead[EventKind(k)])
-        self.kind_choice.disabled = self.jump_button.disabled = not choices
-
-    def _caption_for_position(self) -> tuple[str, ...]:
-        """The captions of the step that reached the current position (a function of position and toggle)."""
-        if self.stepper is None:
-            return ()
-        return self.stepper.caption_lines(raw=self.raw_steps)
-
-    def _show_caption(self) -> None:
-        self.caption_lines = self._caption_for_position()
-        body = "".join(
-            f'<div style="{SOURCE_STYLE}">{html.escape(line)}</div>'
-            if line.startswith("in the source:")
-            else f"<div><b>{html.escape(line)}</b></div>"
-            for line in self.caption_lines
-        )
-        named = _("what this step did")
-        self.caption_html.value = (
-            f'<div data-testid="rmq-caption" role="status" aria-live="polite" aria-label="{named}" '
-            f'style="{CAPTION_STYLE}">{body}</div>'
-        )
-
-    def _show_faults(self) -> None:
-        faults = self.faults
-        if faults:
-            items = "".join(f"<li>{html.escape(f.label)}</li>" for f in faults)
-            named, injected = _("injected faults"), _("injected:")
-            self.fault_list.value = (
-                f'<div data-testid="rmq-faults" aria-label="{named}">{injected} '
-                f'<ul style="display:inline;margin:0;padding-left:1.2em">{items}</ul></div>'
-            )
-        else:
-            none = _("no injected faults")
-            self.fault_list.value = f'<div data-testid="rmq-faults">{none}</div>'
-        self._sync_fault_buttons()
-
-    @property
-    def caption(self) -> str:
-        """The caption of the step just taken, as the browser shows it (one line per event)."""
-        return "\n".join(self.caption_lines)
-
-    @property
-    def clock_text(self) -> str:
-        """The clock readout as plain text."""
-        if self.snapshot is None:
-            return _("no scenario")
-        return clock_text(self.snapshot.now_ms, self.position, self.end, self.at_end)
+        self._show_views(snap)

@@ -3,15 +3,18 @@
 A mixin of :class:`widgets.controller.Controller` (kept apart so each module stays readable): after every build
 the run's frames (:mod:`widgets.frames`) go to the page's player and to each scene view that is shown; the page
 moves through them on its own and the kernel follows asynchronously (:meth:`PageFrames._follow_player`), by
-Stepping to the frame as the frames were built, so its state is the frame's own. The checkpoints resolved
-against the run are read, answered and scored here.
+Stepping to the frame as the frames were built, so its state is the frame's own. Each position the kernel reaches
+is handed to the views and the player here too (:meth:`PageFrames._show_views`). The checkpoints resolved against
+the run are read, answered and scored here.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from rmqlab.snapshot import LabSnapshot
 
 from .base import SnapshotView
 from .checkpoints import AskedCheckpoint, Checkpoint
@@ -45,10 +48,18 @@ class PageFrames:
     step_once: Callable[[], bool]
     step_back: Callable[[], int]
     reset: Callable[[], int]
+    caption_lines: tuple[str, ...]
 
-    @property
-    def position(self) -> int:
-        return self.replay.position if self.replay else 0
+    if TYPE_CHECKING:
+
+        @property
+        def position(self) -> int: ...
+
+        @property
+        def raw_steps(self) -> bool: ...
+
+        @property
+        def clock_text(self) -> str: ...
 
     # ------------------------------------------------------------------ frames in the page
     def _build_frames(self) -> None:
@@ -81,6 +92,30 @@ class PageFrames:
             with self.player.hold_sync():
                 self.player.data = self.frames.player_json()
                 self.player.answers = []
+        finally:
+            self._syncing = False
+
+    def _show_views(self, snap: LabSnapshot) -> None:
+        """Hand ``snap`` to every view, and move the page's player to its frame: a picture whose frames are in the
+        page is drawn by the page; one without (a hidden tab, a raw step between frames) by the kernel, live."""
+        pos = snap.trace_len
+        frame = self.frames.index_of(pos, snap.now_ms) if self.frames is not None and not self.raw_steps else -1
+        for view in self.views:
+            # a picture without its frames in the page yet (a hidden tab) is drawn by the kernel, as before
+            was_live = isinstance(view, FramedView) and view.live
+            if isinstance(view, FramedView):
+                view.live = frame < 0 or not view.canvas.frames
+            view.update(snap)
+            if isinstance(view, FramedView) and view.live and not was_live:
+                view.draw_live()
+        self._syncing = True
+        try:
+            with self.player.hold_sync():
+                if frame < 0:
+                    self.player.live_near = self.frames.near(pos) if self.frames is not None else 0
+                    self.player.live_clock = self.clock_text
+                    self.player.live_caption = list(self.caption_lines)
+                self.player.position = frame
         finally:
             self._syncing = False
 

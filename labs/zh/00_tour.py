@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [目录](README.md) · [下一个 →](03_delay_levels_schedule.ipynb)
+# [目录](README.md) · [下一个 →](01a_send_retry.ipynb)
 
 # %% [markdown]
 # # 00 · rmqlab 导览

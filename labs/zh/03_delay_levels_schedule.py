@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# [目录](README.md) · [← 上一个](00_tour.ipynb)
+# [目录](README.md) · [← 上一个](02b_send_back_failures.ipynb) · [下一个 →](04_dead_letter_queue.ipynb)
 
 # %% [markdown]
 # # 03 · 延迟级别与 ScheduleMessageService

@@ -1,0 +1,340 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [目录](README.md) · [← 上一个](03_delay_levels_schedule.ipynb) · [下一个 →](04b_stranded_retry_queues.ipynb)
+#
+# # 04 · 死信队列
+#
+# **目标：** 知道消息什么时候成为死信、落在哪里、为什么两条回传路径的计数不一样，以及运维人员怎样把一条死信取回来。
+# 源码：`broker/.../processor/SendMessageProcessor.java`（`asyncConsumerSendMsgBack`、`handleRetryAndDLQ`）、
+# `client/.../impl/consumer/DefaultMQPushConsumerImpl.java`（`sendMessageBack`）、`common/.../MixAll.java`（`getDLQTopic`）、
+# `broker/.../processor/AbstractSendMessageProcessor.java`（`DLQ_NUMS_PER_GROUP`）、
+# `broker/.../topic/TopicConfigManager.java`（`createTopicInSendMessageBackMethod`）。
+
+# %%
+from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, check_invariants, set_language
+from rmqlab.course.exercises import assert_right, check, score, show_trace, table
+
+set_language("zh")  # 仪表盘的按钮、图例和每一步的说明都用简体中文
+CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+RECONSUME_LATER = ConsumeConcurrentlyStatus.RECONSUME_LATER
+SEED = 7
+
+# %%
+bug_fixed = False
+
+
+def business(msgs, ctx):
+    """在 bug 修好之前一直失败。"""
+    return CONSUME_SUCCESS if bug_fixed else RECONSUME_LATER
+
+
+def always_fails(msgs, ctx):
+    """永远不成功。"""
+    return RECONSUME_LATER
+
+
+def refund_lab(listener, max_reconsume_times=1):
+    """一个 Broker，只有一个队列的 TopicTest，Producer pg，消费组 cg 的 Consumer c1。"""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg")
+    c = lab.add_consumer(
+        "cg", subscribe={"TopicTest": "*"}, listener=listener, name="c1", max_reconsume_times=max_reconsume_times
+    )
+    return lab, p, c
+
+
+def refund_fails(max_reconsume_times=1, reject_send_back=False, retry_queue_nums=1, messages=1):
+    """总是失败的退款消息，从 1 s 起每秒一条（``refund 17``、``refund 18``……）；其余参数是 Broker 和消费组的设置，含义如其名。"""
+    lab, p, _ = refund_lab(always_fails, max_reconsume_times)
+    if reject_send_back:
+        lab.set_broker_fault("broker-a", reject_send_back=True)
+    if retry_queue_nums != 1:
+        lab.update_subscription_group("cg", retry_queue_nums=retry_queue_nums)
+    for k in range(messages):
+        lab.at(f"{1 + k}s", p.send, Message("TopicTest", f"refund {17 + k}", keys=f"order-{17 + k}"))
+    return lab
+
+
+# %% [markdown]
+# ## 一次小运行：`max_reconsume_times=1`
+# 图：三条总是消费失败的退款消息，`max_reconsume_times=1`。参数可以改变这次运行（改后点“重建”）。
+# 单步走过第一条退款消息的各次投递，在它第二次回传之前停下。
+
+# %% tags=["nbval-ignore-output"]
+from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.dashboard import Dashboard
+
+dash = Dashboard(refund_fails, knobs={"max_reconsume_times": 1, "messages": 3}, horizon="1m", checkpoints=[
+    Checkpoint(before="send_back", msg_id="M0001", nth=2, ask="where", optional=True, name="refund 17 重试失败后去了哪里"),
+])
+dash
+
+# %% [markdown]
+# Broker 的规则，在 `asyncConsumerSendMsgBack` 里：当失败消息**已存储的** `reconsumeTimes`
+# `>= maxReconsumeTimes`（来自请求头），或者监听器要求的延迟级别 < 0 时，这份副本不进 `%RETRY%<group>`，而是不带延迟地
+# 进入该消费组的死信 Topic。
+#
+# ### 练习 1 — 先预测，再运行
+# c1（消费组 cg，`max_reconsume_times=1`）每次投递都失败。它的消息最终落在哪个 Topic（准确的名字），这个 Topic
+# 有几个队列？用 `("name", queues)` 回答。
+
+# %% nbgrader={"grade": false, "grade_id": "ex04_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_1 = ...  # ← 你的预测
+### BEGIN SOLUTION
+answer_1 = ("%DLQ%cg", 1)
+### END SOLUTION
+
+# %%
+lab, p, c = refund_lab(business)
+broker = lab.brokers["broker-a"]
+print("之前的 Topic：", sorted(broker.topic_config))
+lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
+lab.run(until="1m")
+print("之后的 Topic：", sorted(broker.topic_config))
+show_trace(lab.trace, "delivered", "send_back", "dead_lettered", msg_id="M0001")
+dlq_name = lab.trace.of_kind("dead_lettered")[0].get("topic")
+cfg = broker.topic_config[dlq_name]
+print(dlq_name, "读/写队列数：", cfg.read_queue_nums, cfg.write_queue_nums, "perm：", cfg.perm)
+
+# %% nbgrader={"grade": true, "grade_id": "ex04_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("04.1", answer_1, (dlq_name, cfg.read_queue_nums))
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_04_1
+grading_04_1.verify("04.1", answer_1)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# 死信 Topic 之前并不存在：该消费组的消息第一次在这个 Broker 上“死掉”时，Broker 才创建它
+# （`createTopicInSendMessageBackMethod`）。
+
+# %% [markdown]
+# ## 每个消费组一个死信 Topic
+
+
+# %%
+def two_topics_lab(per_topic=3):
+    """消费组 cg 订阅 Orders 和 Refunds，``max_reconsume_times=0``；每个 Topic 各 ``per_topic`` 条会失败的消息。"""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("Orders", queues=1)
+    lab.create_topic("Refunds", queues=1)
+    p = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"Orders": "*", "Refunds": "*"}, listener=always_fails, name="c1",
+                     max_reconsume_times=0)
+    for k in range(per_topic):
+        lab.at(f"{1 + 2 * k}s", p.send, Message("Orders", f"order {5 + k}"))
+        lab.at(f"{2 + 2 * k}s", p.send, Message("Refunds", f"refund {9 + k}"))
+    return lab
+
+
+# %% [markdown]
+# 图：同一个消费组里全部失败的订单和退款消息。单步走到第一条死信，停在那里。
+
+# %% tags=["nbval-ignore-output"]
+two_dash = Dashboard(two_topics_lab, knobs={"per_topic": 3}, horizon="10s")
+two_dash
+
+# %% [markdown]
+# ### 练习 2 — 先预测，再运行
+# 消费组 cg 订阅两个 Topic：`Orders` 和 `Refunds`，`max_reconsume_times=0`（第一次失败就进入死信队列）。
+# 每个 Topic 各有一条消息消费失败。之后 broker-a 上有几个 `%DLQ%` Topic？
+
+# %% nbgrader={"grade": false, "grade_id": "ex04_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_2 = ...  # ← 你的预测
+### BEGIN SOLUTION
+answer_2 = 1
+### END SOLUTION
+
+# %%
+two = Lab(seed=SEED)
+two.add_broker("broker-a")
+two.create_topic("Orders", queues=1)
+two.create_topic("Refunds", queues=1)
+two_p = two.add_producer("pg")
+two.add_consumer("cg", subscribe={"Orders": "*", "Refunds": "*"}, listener=always_fails, name="c1", max_reconsume_times=0)
+two.at("1s", two_p.send, Message("Orders", "order 5"))
+two.at("2s", two_p.send, Message("Refunds", "refund 9"))
+two.run(until="1m")
+store = two.brokers["broker-a"]
+dlq_topics = [t for t in sorted(store.topic_config) if t.startswith("%DLQ%")]
+dead = [m for m in store.commit_log.live() if m.topic.startswith("%DLQ%")]
+print(table([[m.msg_id, m.topic, m.queue_id, m.properties["RETRY_TOPIC"]] for m in dead],
+            ["dead letter", "stored in", "queue", "RETRY_TOPIC"]))
+
+# %% nbgrader={"grade": true, "grade_id": "ex04_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("04.2", answer_2, len(dlq_topics))
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_04_2
+grading_04_2.verify("04.2", answer_2)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# 每条死信都带着 `RETRY_TOPIC` 属性（在第一次回传时设置）：它来自哪个 Topic，重新发送时必须读这个属性。每条死信有
+# 两个 ID。`msg_id` 是客户端的（`UNIQ_KEY`：由 Producer 设置一次，每个监听器看到的都是它）；`offset_msg_id` 是存储的，
+# 由 Broker 的地址和这份副本在 CommitLog 中的 offset 组成（`MessageDecoder.createMessageId`），每存一份副本就是一个新的。
+# 回传时按 offset 从存储里读回失败的消息，把*那份*副本的存储 ID 写进 `ORIGIN_MESSAGE_ID`；之后的每份副本都保留它。
+
+# %%
+print(table([[m.msg_id, m.offset_msg_id, m.properties["ORIGIN_MESSAGE_ID"]] for m in dead],
+            ["msg_id (UNIQ_KEY)", "offset_msg_id (this copy)", "ORIGIN_MESSAGE_ID (the first copy)"]))
+
+# %% [markdown]
+# ## 两条回传路径的计数不一样
+# 一条消费失败的消息经由两条路径之一到达死信队列（实验 02b）：
+# - **Broker 路径**——`CONSUMER_SEND_MSG_BACK`：Broker 拿*已存储的* `reconsumeTimes`（rt）和上限比较，并以 rt + 1
+#   存储副本；
+# - **兜底路径**——上面的请求失败了，于是客户端自己向 `%RETRY%<group>` 发送一条消息，它的请求头里已经写着 rt + 1
+#   （`RECONSUME_TIME`），Broker 的 `handleRetryAndDLQ` 拿*这个值*和上限比较。
+#
+# 图：`max_reconsume_times=2` 时的 Broker 路径，两条退款消息。单步走一遍，然后打开参数 `reject_send_back` 并点
+# “重建”——不过要先回答练习 3。
+
+# %% tags=["nbval-ignore-output"]
+paths_dash = Dashboard(
+    refund_fails, knobs={"max_reconsume_times": 2, "reject_send_back": False, "messages": 2}, horizon="2m"
+)
+paths_dash
+
+# %%
+# Broker 路径，用表格表示
+lab2, p2, _ = refund_lab(always_fails, max_reconsume_times=2)
+lab2.at("1s", p2.send, Message("TopicTest", "refund 20"))
+lab2.run(until="5m")
+show_trace(lab2.trace, "delivered", "dead_lettered", fields=("reconsume_times", "topic"))
+
+
+# %% [markdown]
+# ### 练习 3 — 先预测，再运行
+# 同一个 Consumer，但 broker-a 拒绝每一个 `CONSUMER_SEND_MSG_BACK`（`reject_send_back=True`），所以每次失败都走兜底
+# 路径。这条消息在成为死信之前被投递了几次？
+
+# %% nbgrader={"grade": false, "grade_id": "ex04_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_3 = ...  # ← 你的预测
+### BEGIN SOLUTION
+answer_3 = 2
+### END SOLUTION
+
+# %%
+fb, fb_p, _ = refund_lab(always_fails, max_reconsume_times=2)
+fb.set_broker_fault("broker-a", reject_send_back=True)
+fb.at("1s", fb_p.send, Message("TopicTest", "refund 20"))
+fb.run(until="5m")
+show_trace(fb.trace, "delivered", "send_back_fallback", "scheduled", "dead_lettered",
+           fields=("reconsume_times", "real_topic", "level", "topic"))
+fallback_deliveries = len(fb.trace.of_kind("delivered"))
+
+# %% nbgrader={"grade": true, "grade_id": "ex04_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("04.3", answer_3, fallback_deliveries)
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_04_3
+grading_04_3.verify("04.3", answer_3)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 死信和其他消息保存得一样久
+# 默认没有人订阅死信队列：它就放在那里，而且**不会**比其他消息保存得更久。Broker 的 `CleanCommitLogService` 删除的是
+# 整个 CommitLog *文件*（每个 1 GiB），从不删除单条消息：一个文件的最后一次写入已超过 `fileReservedTime`（72 h），
+# **并且**正好是 `deleteWhen` 的钟点（04:xx）或者磁盘使用率超过 `diskMaxUsedSpaceRatio`（75 %）时，它就会被删除——
+# 磁盘压力更大时，更新的文件也会被删。正在写入的文件不会以这种方式被删除。所以一条死信至少保存 72 h，然后和它所在
+# 文件里的其他一切一起消失，具体时刻取决于它周围的流量：要在三天之内检查死信队列。
+
+# %% [markdown]
+# ## 运维人员的重新发送
+# 先修好 bug，然后让一个 Consumer（用它自己的消费组）订阅 `%DLQ%cg`，把每条消息重新生产到它的 `RETRY_TOPIC` 属性
+# 所指的 Topic。
+
+# %%
+def resend(msgs, ctx):
+    """把一条死信重新生产到它原来的 Topic（RETRY_TOPIC 属性）。"""
+    for m in msgs:
+        p.send(Message(m.properties["RETRY_TOPIC"], m.body, keys=m.keys))
+    return CONSUME_SUCCESS
+
+
+# %%
+bug_fixed = True
+ops = lab.add_consumer("dlq-ops", subscribe={"%DLQ%cg": "*"}, listener=resend, name="ops1",
+                       consume_from_where="CONSUME_FROM_FIRST_OFFSET")
+lab.run(until="2m")
+show_trace(lab.trace, "delivered", "consumed", fields=("topic", "reconsume_times", "status"))
+
+# %% [markdown]
+# 重新发送的副本是一条全新的消息（新的 `UNIQ_KEY`，`reconsume_times` 为 0）：要按业务 Key 去重（`keys="order-17"`）。
+# 先修复，再重新发送：bug 还在时重新发送，只会得到一条再次死掉的新消息。
+
+# %% [markdown]
+# ## “关掉重试”不等于“直接进死信队列”：`retryQueueNums` = 0
+# 运维人员想让失败的退款消息立即停放在死信队列里，不走重试时间表，于是运行了 `mqadmin updateSubGroup -g cg -q 0`
+# （0 个重试队列；这里是 `lab.update_subscription_group("cg", retry_queue_nums=0)`）。同样的小运行，监听器总是失败。
+# 图：参数 `retry_queue_nums` 为 0，单步走到第一次回传，停在那里。
+
+# %% tags=["nbval-ignore-output"]
+off_dash = Dashboard(refund_fails, knobs={"retry_queue_nums": 0, "messages": 5}, horizon="1m")
+off_dash
+
+# %% [markdown]
+# ### 练习 4 — 先预测，再运行
+# 这条消费失败的消息最终落在哪里？用一个 Topic 名回答，如果哪里都不在，就回答 `None`。
+
+# %% nbgrader={"grade": false, "grade_id": "ex04_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_4 = ...  # ← 你的预测
+### BEGIN SOLUTION
+answer_4 = None
+### END SOLUTION
+
+# %%
+off, off_p, _ = refund_lab(always_fails)
+off.update_subscription_group("cg", retry_queue_nums=0)
+off.at("1s", off_p.send, Message("TopicTest", "refund 18", keys="order-18"))
+off.run(until="1h")
+show_trace(off.trace, "admin", "delivered", "send_back", "stored", "dead_lettered")
+stored = [m.topic for m in off.brokers["broker-a"].commit_log.live()]
+ended_in = next((topic for topic in stored if topic != "TopicTest"), None)
+print("broker-a 上存储的 Topic：", stored)
+
+# %% nbgrader={"grade": true, "grade_id": "ex04_4", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("04.4", answer_4, ended_in)
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_04_4
+grading_04_4.verify("04.4", answer_4)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Consumer 看到了什么，Broker 又保存了什么？实验自带的不变量检查器（invariant checker）跟踪每条生产出来的消息的最终
+# 去向，并指出原因：
+
+# %%
+report = check_invariants(off)
+print("ok：", report.ok, "| M0001 的去向：", report.fates[("group:cg", "M0001")])
+print(report.violations[0].detail)
+
+# %% [markdown]
+# ## 要点
+# - 当已存储的 reconsumeTimes 达到 `maxReconsumeTimes`（默认 16），或监听器把延迟级别设为 −1 时，Broker 把消息
+#   转入死信队列；这个 Topic 的名字来自 `MixAll.getDLQTopic`，在第一条死信出现时创建。
+# - 死信从 4.9.2 起可读（perm 6），默认无人订阅；和其他一切一样，至少 72 h 后随所在的 CommitLog 文件一起删除。
+# - Broker 路径和客户端兜底路径用的是同一条 `>=` 规则：看清各自拿哪个计数来比较。
+# - 在依赖 `retryQueueNums` 为 0 之前，先试一试它会把一条消费失败的消息怎么样。
+# - 下一个：[04b](04b_stranded_retry_queues.ipynb)——在运行中的消费组上调大 `retryQueueNums`。
+#
+# ## 你的得分
+# 最后运行这个单元：本实验的每个练习一行，来自你运行过的检查。
+
+# %%
+score("04")

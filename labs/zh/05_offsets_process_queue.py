@@ -1,0 +1,236 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [目录](README.md) · [← 上一个](04b_stranded_retry_queues.ipynb) · [下一个 →](06_ordered_send.ipynb)
+
+# %% [markdown]
+# # 05 · 消费位点与 ProcessQueue 的 TreeMap
+#
+# **目标：** 看清并发消费的 Consumer 提交的是哪个 offset（仍在处理中的**最小** offset）、Broker
+# 什么时候得知它，以及此时崩溃的代价。源码：`client/.../impl/consumer/ProcessQueue.java`（`removeMessage`）、`client/.../consumer/store/RemoteBrokerOffsetStore.java`、`client/.../impl/factory/MQClientInstance.java`。
+
+# %%
+from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, after, set_language
+from rmqlab.course.exercises import assert_right, check, score, show_trace, table
+
+set_language("zh")  # 仪表盘的按钮、图例和每一步的说明都用简体中文
+CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+SEED = 7
+
+
+# %%
+def listener(msgs, ctx):
+    """消息“slow”要消费 60 s；其余的都立即完成。"""
+    return after("60s", CONSUME_SUCCESS) if msgs[0].body == "slow" else CONSUME_SUCCESS
+
+def five_messages():
+    """一个队列；ok0、slow、ok2、ok3、ok4 在第 1..5 s 发送。"""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg")
+    c = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=listener, name="c1")
+    for i, body in enumerate(["ok0", "slow", "ok2", "ok3", "ok4"]):
+        lab.at(f"{1 + i}s", p.send, Message("TopicTest", body))
+    return lab, c
+
+def crash_lab(crash_at_s=0, restart_at_s=0):
+    """把 ``five_messages()`` 用作 Dashboard 的工厂函数；``crash_at_s`` > 0 时，c1 在那一刻崩溃，在 ``restart_at_s`` 重启。"""
+    lab, c = five_messages()
+    if crash_at_s > 0:
+        lab.at(f"{crash_at_s}s", c.crash)
+        lab.at(f"{restart_at_s}s", c.start)
+    return lab
+
+
+def topic_queue(c):
+    """c 在 TopicTest 上的 MessageQueue 和 ProcessQueue。"""
+    return next((mq, pq) for mq, pq in c.process_queue_table.items() if mq.topic == "TopicTest")
+
+
+# %% [markdown]
+# ## 一次小运行：在 10 s 时看看 TreeMap 里面
+# 图：五条消息，`slow` 是第二条。“处理队列 ProcessQueue”标签页显示 ProcessQueue 的 TreeMap 和两份消费位点。单步走到
+# 10 s，停在那里。
+
+# %% tags=["nbval-ignore-output"]
+from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.dashboard import Dashboard
+
+dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
+    Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="ok2 何时开始消费"),
+])
+dash
+
+# %%
+lab, c = five_messages()
+lab.run(until="10s")
+mq, pq = topic_queue(c)
+print("msg_tree_map 的键：", list(pq.msg_tree_map.keys()))
+
+# %% [markdown]
+# offset 2、3、4 已经消费完，从 map 里移除了；offset 1（`slow`）还在里面，它的监听器仍在运行。
+#
+# ### 练习 1 — 先预测，再运行
+# 在 10 s 时，Consumer 为这个队列记下的已提交消费位点是哪个 offset？
+
+# %% nbgrader={"grade": false, "grade_id": "ex05_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_1 = ...  # ← 你的预测
+### BEGIN SOLUTION
+answer_1 = 1
+### END SOLUTION
+
+# %%
+committed = c.offset_store.offset_table[mq]
+
+# %% nbgrader={"grade": true, "grade_id": "ex05_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("05.1", answer_1, committed)
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_05_1
+grading_05_1.verify("05.1", answer_1)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 消费位点的两份副本：客户端的和 Broker 的
+# 上面的数字在 Consumer 的内存里（`RemoteBrokerOffsetStore.offsetTable`）。Broker
+# 通过两条途径得知它：随每次拉取请求捎带上报，以及 `persistAllConsumerOffset`——它在启动 10 s 后运行，之后每 5 s
+# 一次（`persistConsumerOffsetInterval`）。下面是整个运行过程中两份副本的表（client = 客户端已提交的，broker = Broker
+# 已持久化的）：
+
+# %%
+def offsets_over_time(times):
+    """每个时刻：TreeMap 的键、客户端已提交的消费位点和 Broker 存储的消费位点。"""
+    lab, c = five_messages()
+    rows = []
+    for t in times:
+        lab.run(until=t)
+        mq, pq = topic_queue(c)
+        broker = lab.brokers["broker-a"].query_consumer_offset("cg", "TopicTest", 0)
+        rows.append([t, list(pq.msg_tree_map.keys()), c.offset_store.offset_table.get(mq), broker])
+    return table(rows, ["time", "msg_tree_map keys", "client (committed)", "broker (persisted)"])
+
+print(offsets_over_time(["1.5s", "5.5s", "30s", "62s", "66s"]))
+
+# %% [markdown]
+# 逐行读这张表：每份副本在什么时候变化？是什么拖住了客户端的那份？
+#
+# 图：同一次运行，在 30 s 崩溃、40 s 重启（参数），停在崩溃处。
+
+# %% tags=["nbval-ignore-output"]
+crash_dash = Dashboard(crash_lab, knobs={"crash_at_s": 30, "restart_at_s": 40}, horizon="2m")
+crash_dash.controller.seek_time("30s")
+crash_dash
+
+# %% [markdown]
+# ### 练习 2 — 先预测，再运行
+# Consumer 在 30 s 崩溃（slow 仍在运行），在 40 s 从 Broker 的消费位点重启。重启后有多少条消息被**第二次**投递？
+
+# %% nbgrader={"grade": false, "grade_id": "ex05_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_2 = ...  # ← 你的预测
+### BEGIN SOLUTION
+answer_2 = 4
+### END SOLUTION
+
+# %%
+lab, c = five_messages()
+lab.at("30s", c.crash)
+lab.at("40s", c.start)
+lab.run(until="2m")
+again = [e for e in lab.trace.of_kind("delivered") if e.time_ms >= 40_000]
+
+# %% nbgrader={"grade": true, "grade_id": "ex05_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("05.2", answer_2, len(again))
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_05_2
+grading_05_2.verify("05.2", answer_2)
+### END HIDDEN TESTS
+
+# %%
+show_trace(lab.trace, "delivered", "lifecycle", fields=("queue_offset", "event"))
+
+# %% [markdown]
+# ### 练习 3 — 先预测，再运行
+# 重新运行一次；这次 Consumer 在 **63 s** 崩溃——`slow` 在 62 s
+# 已经完成，所以五条消息都消费完了，客户端持有的消费位点是 5。重启后的 Consumer 从哪个 offset
+# 开始拉取？先预测，再把图的参数设为 63 s 崩溃、70 s 重启，点“重建”，单步走过 70 s。
+
+# %% nbgrader={"grade": false, "grade_id": "ex05_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_3 = ...  # ← 你的预测
+### BEGIN SOLUTION
+answer_3 = 1
+### END SOLUTION
+
+# %%
+lab, c = five_messages()
+lab.at("63s", c.crash)
+lab.at("70s", c.start)
+lab.run(until="3m")
+restart_offset = min(e.get("queue_offset") for e in lab.trace.of_kind("delivered") if e.time_ms >= 70_000)
+
+# %% nbgrader={"grade": true, "grade_id": "ex05_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("05.3", answer_3, restart_offset)
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_05_3
+grading_05_3.verify("05.3", answer_3)
+### END HIDDEN TESTS
+
+# %%
+show_trace(lab.trace, "offset_updated", "offset_persisted", "lifecycle", fields=("queue", "offset", "event"))
+
+# %% [markdown]
+# 崩溃前最后一次持久化在 60 s，那时已提交的消费位点还是
+# 1；5 只到过客户端的内存。至少一次（at-least-once），绝不是至多一次：监听器要做成幂等的。
+
+# %% [markdown]
+# ### 整次运行的图表：消费延迟（lag）
+# `mqadmin consumerProgress` 报告一个消费组每个队列的延迟：队列的最大 offset 减去 **Broker**
+# 持有的消费位点（`ConsumeStats`：brokerOffset −
+# consumerOffset）。看之前先想：在没有崩溃的运行里，这个延迟什么时候降到
+# 0？按客户端自己那份消费位点算的延迟又是什么时候？
+
+# %%
+from rmqlab.widgets.charts import lag_chart
+
+lab, c = five_messages()
+lag_chart(lab.run(until="2m"))
+
+# %% [markdown]
+# 在 `slow` 把提交钉在 1 的时候，两条曲线都升到 4。客户端那份在 62 s `slow` 返回时降到 0；Broker 那份在
+# 65 s，即下一次持久化的时刻：这 3 s 里，Broker 把 4 条已经消费完的消息算作未消费，此时崩溃就会再次投递它们。
+#
+# ## 要点
+# - 已提交的消费位点来自 `ProcessQueue.removeMessage`，从 `msgTreeMap`
+#   中读出；`consumeConcurrentlyMaxSpan`（2000）通过暂停拉取，限制这个 map 能拉开多大的跨度。
+# - 拉取只会暂停，从不丢弃：当一个 ProcessQueue 缓存的消息超过 `pullThresholdForQueue`（1000）条、消息体超过
+#   `pullThresholdSizeForQueue`（100 MiB），或跨度超过 `consumeConcurrentlyMaxSpan` 时，`pullMessage`
+#   把该队列的下一次拉取推迟 50 ms。每次推迟都是一个带原因的 `pull_deferred`
+#   事件（`lab.trace.where("pull_deferred")`；`examples/pull_flow_control.yaml` 把几种原因都演示了一遍）。
+# - Broker 的那份消费位点来自拉取请求和 5 s 一次的持久化定时任务，客户端的那份来自
+#   `removeMessage`：两份副本，在不同的时刻更新。监听器必须幂等。干净的 `shutdown()`
+#   会丢弃监听器仍在做的事（`awaitTerminationMillisWhenShutdown` 为 0）；设置了
+#   `await_termination_millis_when_shutdown` 时，它会等这么久，并持久化它们已完成的部分。
+# - 一个使用 `CONSUME_FROM_LAST_OFFSET` 的新消费组不会跳过新队列里已有的消息：只要 offset 0 还在队列里，Broker 就回答
+#   0（`queryConsumerOffset`），所以在启动前一毫秒发送的消息也会被消费。只有查询消费位点失败时，它才从看到的最大
+#   offset 开始（`examples/start_order_same_ms.yaml`，其中场景的 `start_order` 把启动排在发送之后）。
+# - `CONSUME_FROM_TIMESTAMP` 同理；在它生效时，从存储时间**最接近** `consume_timestamp`
+#   的消息开始（二分查找，而不是“之后的第一条”）：`examples/consume_from_timestamp.yaml`。
+
+# %% [markdown]
+# ## 你的得分
+# 最后运行这个单元：本实验的每个练习一行，来自你运行过的检查。
+
+# %%
+score("05")

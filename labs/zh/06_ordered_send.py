@@ -1,0 +1,307 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [目录](README.md) · [← 上一个](05_offsets_process_queue.ipynb) · [下一个 →](07a_orderly_locks.ipynb)
+#
+# # 06 · 用 MessageQueueSelector 发送顺序消息
+#
+# **目标：** 把每个订单固定到一个队列上；看看选择器出错、Broker 变慢和 Broker 宕机对顺序发送有什么影响；并分清
+# RocketMQ
+# 的两种顺序保证。源码：`DefaultMQProducerImpl.sendSelectImpl`、`client/.../producer/selector/SelectMessageQueueByHash.java`、`docs/en/Concept.md`（Normal
+# / Strictly Ordered Message，普通顺序消息 / 严格顺序消息）。
+
+# %%
+from rmqlab import Lab, Message, set_language
+from rmqlab.course.exercises import assert_right, check, score, show_trace
+
+set_language("zh")  # 仪表盘的按钮、图例和每一步的说明都用简体中文
+SEED = 7
+
+
+# %%
+def by_order_id(mqs, msg, order_id):
+    """经典的选择器：order_id % len(mqs)，在路由当前有的队列上取模。"""
+    return mqs[order_id % len(mqs)]
+
+def ordered_lab():
+    """两个 Broker × TopicTest 的 4 个队列，一个 Producer。"""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.add_broker("broker-b")
+    lab.create_topic("TopicTest")
+    return lab, lab.add_producer("pg")
+
+
+# %% [markdown]
+# ## 一次小运行：两个订单，两个队列
+
+# %%
+lab, p = ordered_lab()
+for order_id in (3, 5):
+    lab.at("1s", p.send_with_selector, Message("TopicTest", f"订单 {order_id} 已创建"), by_order_id, order_id)
+_ = lab.run(until="2s")
+show_trace(lab.trace, "send_attempt", "send_result")
+
+# %% [markdown]
+# 选择器看到路由里的 8 个队列 `[a0..a3, b0..b3]`：订单 3 → a3，订单 5 →
+# b1。一个订单的每个事件都发往同一个队列，而一个队列是按顺序消费的——所以每个订单的事件都按顺序被消费。
+
+# %% [markdown]
+# ## 选择器出错时
+# `sendSelectImpl` 调用应用的选择器，然后向它返回的队列**只发送一次**。选择器抛出异常或返回 `null`
+# 时，发送在任何东西发出之前就以 `MQClientException` 结束。
+
+# %%
+def throws(mqs, msg, order_id):
+    """一个有 bug 的选择器。"""
+    raise KeyError(order_id)
+
+def returns_none(mqs, msg, order_id):
+    """一个为这个订单找不到队列的选择器。"""
+    return None
+
+lab, p = ordered_lab()
+lab.at("1s", p.send_with_selector, Message("TopicTest", "订单 3 已创建"), throws, 3)
+lab.at("2s", p.send_with_selector, Message("TopicTest", "订单 3 已支付"), returns_none, 3)
+_ = lab.run(until="3s")
+show_trace(lab.trace, "send_attempt", "send_failed")
+
+# %% [markdown]
+# ## Broker 宕机
+# broker-a 在 5 s 宕机；订单 3 和 5 在 1 s、10 s 和 45 s 发送事件。Producer 每 30 s
+# 刷新一次路由（`pollNameServerInterval`），所以在 10 s 时它仍然看得到 broker-a 的队列。
+
+# %%
+def outage_lab(selector=by_order_id, orders=(3, 5)):
+    """``orders``（3 和 5）用 `selector` 在 1 s、10 s 和 45 s 发送；broker-a 在 5 s 宕机。
+
+    返回 lab 和 {订单号: [它各次发送的 future，按时间顺序]}。
+    """
+    lab, p = ordered_lab()
+    sends = {order_id: [] for order_id in orders}
+
+    def send(order_id, t):
+        sends[order_id].append(p.send_with_selector(Message("TopicTest", f"订单 {order_id} @ {t}"), selector, order_id))
+
+    for t in ("1s", "10s", "45s"):
+        for order_id in orders:
+            lab.at(t, send, order_id, t)
+    lab.at("5s", lab.broker_down, "broker-a")
+    return lab, sends
+
+
+def outage_picture(selector="by_order_id", orders=4):
+    """把 ``outage_lab`` 用作 Dashboard 的工厂函数：订单 3、4……（共 ``orders`` 个），选择器由 ``selector`` 指定。"""
+    return outage_lab(SELECTORS[selector], orders=tuple(range(3, 3 + orders)))[0]
+
+
+SELECTORS = {"by_order_id": by_order_id}
+
+# %% [markdown]
+# 图：这次是订单 3–6，每个都在 1 s、10 s 和 45 s 发送。单步走到 10 s，停在那里。
+
+# %% tags=["nbval-ignore-output"]
+from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.dashboard import Dashboard
+
+dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
+                 knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="50s",
+                 checkpoints=[Checkpoint(before="stored", msg_id="M0001", ask="where", optional=True, name="订单 3 发往哪里")])
+dash
+
+# %% [markdown]
+# ### 练习 1 — 先预测，再运行
+# 订单 3 在 10 s 的那次发送尝试了几次？
+
+# %% nbgrader={"grade": false, "grade_id": "ex06_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_1 = ...  # ← 你的预测
+### BEGIN SOLUTION
+answer_1 = 1
+### END SOLUTION
+
+# %%
+lab, sends = outage_lab()
+lab.run(until="20s")
+at_10s = sends[3][1]
+
+# %% nbgrader={"grade": true, "grade_id": "ex06_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("06.1", answer_1, at_10s.attempts)
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_06_1
+grading_06_1.verify("06.1", answer_1)
+### END HIDDEN TESTS
+
+# %%
+show_trace(lab.trace, "send_attempt", "send_failed")
+
+# %% [markdown]
+# 没有重试循环：连接错误直接交给调用方。换一个队列重试，会把订单 3 的事件排到另一个队列的消息后面。
+#
+# ### 练习 2 — 先预测，再运行
+# 30 s 的路由刷新之后，列表里只剩 broker-b 的 4 个队列。订单 3 在 45 s 的事件发往哪个队列？按 `"TopicTest@broker-b:0"`
+# 的格式回答。
+
+# %% nbgrader={"grade": false, "grade_id": "ex06_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_2 = ...  # ← 你的预测
+### BEGIN SOLUTION
+answer_2 = "TopicTest@broker-b:3"
+### END SOLUTION
+
+# %%
+lab.run(until="50s")
+late = next(e for e in lab.trace.of_kind("send_attempt") if e.msg_id == sends[3][2].msg_id)
+where = f"TopicTest@{late.get('broker')}:{late.get('queue_id')}"
+
+# %% nbgrader={"grade": true, "grade_id": "ex06_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("06.2", answer_2, where)
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_06_2
+grading_06_2.verify("06.2", answer_2)
+### END HIDDEN TESTS
+
+# %%
+show_trace(lab.trace, "send_attempt", "send_failed", fields=("broker", "queue_id", "error"))
+
+# %% [markdown]
+# ## Broker 变慢：超时
+# 选择器发送的第三种错误是超时。一次发送只有一份时间预算（`sendMsgTimeout`，3000 ms）：如果选择队列就已经把它用完，`sendSelectImpl`
+# 不发送，直接抛出 "sendSelectImpl call timeout"（rmqlab
+# 的选择器不占用虚拟时间，所以这里不会出现这种情况）。更常见的是响应来晚了——下面，broker-a 的每个响应都要 5 s 才回来。
+
+
+# %%
+def slow_a_lab(events=4):
+    """从 1 s 起 broker-a 在 5 s 后才响应；订单 3（→ a3）从 2 s 起每 4 s 发送一个事件，共 ``events`` 个。"""
+    lab, p = ordered_lab()
+    lab.at("1s", lab.set_broker_fault, "broker-a", response_delay_ms="5s")
+    for k in range(events):
+        lab.at(f"{2 + 4 * k}s", p.send_with_selector, Message("TopicTest", f"订单 3 的事件 {k + 1}"), by_order_id, 3)
+    return lab
+
+
+# %% [markdown]
+# 图：订单 3 的事件发往变慢的 broker-a。单步走到第一次发送尝试，停在那里。
+
+# %% tags=["nbval-ignore-output"]
+slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s")
+slow_dash
+
+# %% [markdown]
+# ### 练习 3 — 先预测，再运行
+# 订单 3 的下一个事件发往 a3。Producer 在 3000 ms 后以 `RemotingTimeoutException` 放弃。这条消息到底在不在 broker-a
+# 的队列 3 里？（`True` / `False`）
+
+# %% nbgrader={"grade": false, "grade_id": "ex06_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_3 = ...  # ← 你的预测
+### BEGIN SOLUTION
+answer_3 = True
+### END SOLUTION
+
+# %%
+lab = slow_a_lab(events=1).run(until="10s")
+stored = [e for e in lab.trace.of_kind("stored") if e.msg_id == "M0001"]
+
+# %% nbgrader={"grade": true, "grade_id": "ex06_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("06.3", answer_3, bool(stored))
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_06_3
+grading_06_3.verify("06.3", answer_3)
+### END HIDDEN TESTS
+
+# %%
+show_trace(lab.trace, "send_attempt", "stored", "send_result", "send_failed")
+
+# %% [markdown]
+# 超时并不说明 Broker 有没有存下这条消息。应用如果重新发送，就会给订单
+# 3 的事件多加一个重复——而且是按顺序的，所以顺序消息的消费者同样需要幂等。
+
+# %% [markdown]
+# ## 普通顺序与严格顺序
+# RocketMQ 的文档（`docs/en/Concept.md`）给出了两种保证：
+#
+# - **普通顺序消息（Normal Ordered
+#   Message）**——从**同一个队列**收到的消息是有序的；来自不同队列的消息则未必。`by_order_id`
+#   给的就是这种：它在路由**当前**的队列上取哈希，所以列表一变，订单就换到另一个队列。发送照常进行，但订单
+#   3 的事件现在分散在 `broker-a:3` 和 `broker-b:3` 上，Consumer 可能在早的那条被消费之前就看到晚的那条。
+# - **严格顺序消息（Strictly Ordered Message）**——每条消息都按存储的顺序被接收。（`docs/en/Feature.md`
+#   把这两种称为**全局**顺序——整个 Topic 只有一个队列——和**分区**顺序——按分区键（sharding
+#   key）有序。）严格意味着订单永远不换队列：选择器保留完整的队列列表并从中挑选，当那个队列不在路由里时，它宁可拒绝也不换队列。
+
+# %%
+ALL_QUEUES = sorted(ordered_lab()[0].namesrv.route("TopicTest").write_queues())
+
+def strict_by_order_id(mqs, msg, order_id):
+    """在 Topic 的完整队列列表上取 order_id % 8；那个队列不在路由里时返回 None（不发送）。"""
+    wanted = ALL_QUEUES[order_id % len(ALL_QUEUES)]
+    return wanted if wanted in mqs else None
+
+print([str(mq) for mq in ALL_QUEUES])
+SELECTORS["strict_by_order_id"] = strict_by_order_id
+
+# %% [markdown]
+# 图：还是这次宕机，把 `selector` 参数设为 `strict_by_order_id`。停在 10 s。
+
+# %% tags=["nbval-ignore-output"]
+strict_dash = Dashboard(outage_picture, knobs={"selector": "strict_by_order_id", "orders": 4},
+                        knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="50s")
+strict_dash.controller.seek_time("10s")
+strict_dash
+
+# %% [markdown]
+# ### 练习 4 — 先预测，再运行
+# 同样的宕机，使用 `strict_by_order_id`。订单 3 的三个事件中有几个被存储？
+
+# %% nbgrader={"grade": false, "grade_id": "ex06_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_4 = ...  # ← 你的预测
+### BEGIN SOLUTION
+answer_4 = 1
+### END SOLUTION
+
+# %%
+lab, sends = outage_lab(strict_by_order_id)
+lab.run(until="50s")
+order_3_ids = {future.msg_id for future in sends[3]}
+order_3 = [e for e in lab.trace.of_kind("stored") if e.msg_id in order_3_ids]
+
+# %% nbgrader={"grade": true, "grade_id": "ex06_4", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("06.4", answer_4, len(order_3))
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_06_4
+grading_06_4.verify("06.4", answer_4)
+### END HIDDEN TESTS
+
+# %%
+show_trace(lab.trace, "send_attempt", "stored", "send_failed", fields=("broker", "queue_id", "error"))
+
+# %% [markdown]
+# 严格顺序以可用性为代价：broker-a 宕机期间，订单 3 完全发不出去（订单 5 在 broker-b
+# 上，不受影响）。普通顺序照常发送，但在宕机前后放弃了顺序。系统需要哪一种是业务上的决定；RocketMQ 的选择器 API
+# 让应用自己选。
+#
+# > **常见说法 vs. 源码。** “顺序发送和其他发送一样会重试。”——`DefaultMQProducerImpl.sendSelectImpl`
+# > 没有重试循环（`retryTimesWhenSendFailed` 不适用）：只尝试一次，错误交给调用方。
+
+# %% [markdown]
+# ## 要点
+# - 选择器发送（`sendSelectImpl`）发往选择器返回的队列；它不是 `sendDefaultImpl` 的那个重试循环。
+# - 在当前存活的列表上取 `order_id % len(mqs)`
+#   是**普通**顺序——可用，但列表一变订单就换队列；保留固定列表并在队列缺失时拒绝是**严格**顺序：两者各自在可用性和顺序之间做了取舍。
+#
+# ## 你的得分
+# 最后运行这个单元：本实验的每个练习一行，来自你运行过的检查。
+
+# %%
+score("06")

@@ -1,0 +1,182 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [目录](README.md) · [← 上一个](07b_orderly_failover.ipynb) · [下一个 →](09_capstone.ipynb)
+
+# %% [markdown]
+# # 08 · 广播模式 vs. 集群模式
+#
+# **目标：** 比较两种消息模型（message
+# model）下：谁收到一条消息、消费失败时会发生什么，以及消费位点存在哪里。源码：`DefaultMQPushConsumer.messageModel`、`ConsumeMessageConcurrentlyService.processConsumeResult`、`DefaultMQPushConsumerImpl.copySubscription`、`client/.../consumer/store/LocalFileOffsetStore.java`。
+
+# %%
+from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, set_language
+from rmqlab.course.exercises import assert_right, check, score, show_trace, table
+
+set_language("zh")  # 仪表盘的按钮、图例和每一步的说明都用简体中文
+CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+RECONSUME_LATER = ConsumeConcurrentlyStatus.RECONSUME_LATER
+SEED = 7
+
+
+# %%
+def fails_once(msgs, ctx):
+    """第一次投递消费失败，重试时消费成功。"""
+    return RECONSUME_LATER if msgs[0].reconsume_times == 0 else CONSUME_SUCCESS
+
+def two_consumers_lab(model="CLUSTERING", messages=1):
+    """一个 Broker、2 个队列，消费组 cg 的 Consumer c1 和 c2 使用给定的消息模型；从 1 s 起发送 ``messages`` 条消息。"""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=2)
+    p = lab.add_producer("pg")
+    for name in ("c1", "c2"):
+        lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=fails_once, name=name, message_model=model)
+    for k in range(messages):
+        lab.at(f"{1 + 2 * k}s", p.send, Message("TopicTest", "配置已变更" if k == 0 else f"配置已变更 ({k + 1})"))
+    return lab
+
+def two_consumers(model):
+    """把 two_consumers_lab(model) 运行一分钟。"""
+    return two_consumers_lab(model).run(until="1m")
+
+
+# %% [markdown]
+# ## 一次小运行：集群模式 CLUSTERING（默认）
+# 图：三条消息发给消费组 cg（c1 和 c2），每条都消费失败一次。`model` 参数在 CLUSTERING / BROADCASTING
+# 之间切换（改后点“重建”）。先在 CLUSTERING 下单步走一遍：每条消息由谁收到，它的重试又去了哪里。
+
+# %% tags=["nbval-ignore-output"]
+from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.dashboard import Dashboard
+
+MODELS = ("CLUSTERING", "BROADCASTING")
+dash = Dashboard(two_consumers_lab, knobs={"model": "CLUSTERING", "messages": 3}, knob_options={"model": MODELS},
+                 horizon="30s", checkpoints=[Checkpoint(before="consumed", ask="where", optional=True, name="消费失败的消息去哪里")])
+dash
+
+# %% [markdown]
+# 一条消息，用表格看：
+
+# %%
+show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=("queue", "reconsume_times", "ok"))
+
+# %% [markdown]
+# 只有一个实例收到了这条消息；它的消费失败被回传给 Broker，10 s 后又从 `%RETRY%cg`（重试队列）再来一次。
+#
+# ### 练习 1 — 先预测，再运行
+# 在广播模式 BROADCASTING 下，这条消息一共被投递几次（两个 Consumer，第一分钟内）？先预测，再把图的 `model` 参数切换为
+# BROADCASTING，把 `messages` 设为 1，点“重建”并单步走一遍。
+
+# %% nbgrader={"grade": false, "grade_id": "ex08_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_1 = ...  # ← 你的预测
+### BEGIN SOLUTION
+answer_1 = 2
+### END SOLUTION
+
+# %%
+lab = two_consumers("BROADCASTING")
+deliveries = lab.trace.of_kind("delivered")
+
+# %% nbgrader={"grade": true, "grade_id": "ex08_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("08.1", answer_1, len(deliveries))
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_08_1
+grading_08_1.verify("08.1", answer_1)
+### END HIDDEN TESTS
+
+# %%
+show_trace(lab.trace, "delivered", "consumed", "send_back", "broadcast_dropped", fields=("queue", "reconsume_times", "status"))
+
+# %% [markdown]
+# 广播模式下的图，三条消息，停在第一份消费失败的副本处：
+
+# %% tags=["nbval-ignore-output"]
+broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
+                           knob_options={"model": MODELS}, horizon="30s")
+broadcast_dash.controller.jump_to_next("consumed")
+broadcast_dash
+
+# %% [markdown]
+# 每个实例的副本都消费失败了，而每个实例都把它**丢弃**了：在广播模式下，`processConsumeResult` 只记一条日志
+# “BROADCASTING, the message consume failed, drop it”——不回传、不重试、不进死信队列。
+#
+# ### 练习 2 — 先预测，再运行
+# 丢弃之后，c1 为 `TopicTest@broker-a:0`（那条消费失败的消息所在的队列，offset 0）持有的消费位点是多少？
+
+# %% nbgrader={"grade": false, "grade_id": "ex08_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_2 = ...  # ← 你的预测
+### BEGIN SOLUTION
+answer_2 = 1
+### END SOLUTION
+
+# %%
+c1 = lab.consumers["c1"]
+queue_0 = next(mq for mq in c1.offset_store.offset_table if str(mq) == "TopicTest@broker-a:0")
+after_drop = c1.offset_store.offset_table[queue_0]
+
+# %% nbgrader={"grade": true, "grade_id": "ex08_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("08.2", answer_2, after_drop)
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_08_2
+grading_08_2.verify("08.2", answer_2)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### 练习 3 — 先预测，再运行
+# 广播模式的 Consumer 会订阅 `%RETRY%cg` 吗？（`True` / `False`）
+
+# %% nbgrader={"grade": false, "grade_id": "ex08_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_3 = ...  # ← 你的预测
+### BEGIN SOLUTION
+answer_3 = False
+### END SOLUTION
+
+# %%
+topics = sorted({e.get("topic") for e in lab.trace.of_kind("rebalanced")})
+
+# %% nbgrader={"grade": true, "grade_id": "ex08_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("08.3", answer_3, "%RETRY%cg" in topics)
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_08_3
+grading_08_3.verify("08.3", answer_3)
+### END HIDDEN TESTS
+
+# %%
+print(topics)
+
+# %% [markdown]
+# ## 消费位点存在哪里
+# 集群模式为整个消费组的每个队列保存一个消费位点，存在 Broker
+# 上（`RemoteBrokerOffsetStore`）。广播模式为**每个实例**的每个队列各保存一个，存在本地文件里（`LocalFileOffsetStore`，`~/.rocketmq_offsets/<clientId>/<group>/offsets.json`）：Broker
+# 对它们一无所知。
+
+# %%
+rows = [[client, group, str(mq), offset] for (client, group), offsets in sorted(lab.local_offset_files.items()) for mq, offset in sorted(offsets.items())]
+print(table(rows, ["instance", "group", "queue", "offset in its local file"]))
+print("broker-a 上存储的 cg 的消费位点：", {k: v for k, v in lab.brokers["broker-a"].consumer_offsets.items() if k[0] == "cg"})
+
+# %% [markdown]
+# ## 要点
+# - 集群模式（CLUSTERING）和广播模式（BROADCASTING）有三处不同：哪些实例收到一条消息、`processConsumeResult`
+#   怎样处理消费失败，以及消费位点存在哪里（`RemoteBrokerOffsetStore` / `LocalFileOffsetStore`）。
+
+# %% [markdown]
+# ## 你的得分
+# 最后运行这个单元：本实验的每个练习一行，来自你运行过的检查。
+
+# %%
+score("08")
