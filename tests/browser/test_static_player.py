@@ -175,7 +175,8 @@ def test_keyboard_steps_and_plays(page: Any) -> None:
 
 def test_an_executed_notebook_exported_to_html_plays_from_disk(browser: Any, tmp_path: Path) -> None:
     """nbclient runs a dashboard cell (the kernel imports this worktree), save_notebook_html exports it; opened
-    from disk with every network request refused, Step moves it to the kernel's next frame."""
+    from disk with every network request refused, Step moves it (the picture, the clock, the Events table) to the
+    kernel's next frame."""
     import nbclient
     import nbformat
     from rmqlab.widgets.notebook_html import save_notebook_html
@@ -201,4 +202,7 @@ def test_an_executed_notebook_exported_to_html_plays_from_disk(browser: Any, tmp
     page.get_by_role("button", name="Step", exact=True).click()
     page.wait_for_function("() => document.querySelector('[data-testid=rq-player]').getAttribute('data-step') === '1'")
     assert clock.inner_text() == frames.clock(1)
+    # the saved output keeps the Events table beside the main picture, and it steps too
+    events = Dashboard(failing, horizon="2m").view("Events")
+    assert page.evaluate(ROWS_JS) == _rows(events.model(frames.snapshots[1]))
     context.close()
