@@ -10,7 +10,8 @@ waiting. At the run's last frame the harness presses Reset (not timed) and goes 
 
     python -m bench.browser_step_latency [--steps 40] [--json out.json] [--only MODE ...]
 
-Modes (issue 32): ``plain`` JupyterLab as shipped (the run's frames in the page: no kernel round trip),
+Modes (issue 32): ``plain`` JupyterLab as shipped (the run's frames in the page: no kernel round trip), ``lab``
+the same with a lab's dashboard (lab 03's ``past_dash``, every default view, its Events tab open),
 ``voila`` the same notebook in Voila, ``static`` the dashboard's ``save_html`` page opened from disk (no
 server), and for comparison ``kernel`` (JupyterLab, ``run_ahead=False``: every Step a kernel round trip, as
 before frames) and ``nodelay`` (that, with :mod:`widgets.nodelay`'s ``TCP_NODELAY`` on the kernel websocket).
@@ -37,7 +38,7 @@ from typing import Any
 __all__ = ["StepTimes", "measure", "summarise"]
 
 NOTEBOOK = "step_latency.ipynb"
-MODES = ("plain", "voila", "static", "kernel", "nodelay")
+MODES = ("plain", "lab", "voila", "static", "kernel", "nodelay")
 SETUP = (
     "import ipywidgets as W\n"
     "from rmqlab.widgets.controller import Controller\n"
@@ -47,6 +48,25 @@ SETUP = (
     "ctl = Controller(lambda: demo_lab(messages=12, listener='fail_twice'), views=[view], run_ahead={ahead})\n"
     "W.VBox([ctl, view])"
 )
+LAB_SETUP = (
+    "from rmqlab import ConsumeConcurrentlyStatus, Lab, Message\n"
+    "from rmqlab.widgets.dashboard import Dashboard\n"
+    "def always_fails(msgs, ctx):\n"
+    "    return ConsumeConcurrentlyStatus.RECONSUME_LATER\n"
+    "def failing_lab(**consumer_options):\n"
+    "    lab = Lab(seed=7)\n"
+    "    lab.add_broker('broker-a')\n"
+    "    lab.create_topic('TopicTest', queues=1)\n"
+    "    p = lab.add_producer('pg')\n"
+    "    lab.add_consumer('cg', subscribe={'TopicTest': '*'}, listener=always_fails, name='c1', **consumer_options)\n"
+    "    lab.at(0, p.send, Message('TopicTest', 'poison'))\n"
+    "    return lab\n"
+    "past_dash = Dashboard(failing_lab, knobs={'max_reconsume_times': 20}, horizon='13h')\n"
+    "past_dash"
+)
+"""Mode ``lab``: lab 03's ``past_dash`` as the lab builds it (its factory copied; 45 frames over 13 h, the
+largest dashboard's frames, every default view), with its Events tab open, so each Step redraws the main
+picture and the Events table from the frames in the page."""
 PING = (
     "ping, pong = W.Button(description='ping'), W.Label('0')\n"
     "ping.on_click(lambda _: setattr(pong, 'value', str(int(pong.value) + 1)))\n"
@@ -143,11 +163,13 @@ def summarise(pairs: Sequence[Sequence[float]], pings: Sequence[float]) -> StepT
     )
 
 
-def _write_notebook(path: Path, *, ahead: bool = True) -> None:
+def _write_notebook(path: Path, *, ahead: bool = True, lab: bool = False) -> None:
     import nbformat
 
-    setup = SETUP.format(ahead=ahead)
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(setup), nbformat.v4.new_code_cell(PING)])
+    setup = LAB_SETUP if lab else SETUP.format(ahead=ahead)
+    # a tall dashboard first would leave the ping cell unrendered (JupyterLab's windowing)
+    cells = [setup, PING] if not lab else ["import ipywidgets as W\n" + PING, setup]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, path)
 
@@ -222,7 +244,7 @@ def measure_voila(steps: int = 40, warmup: int = 3) -> tuple[list[list[float]], 
 
 
 def measure(
-    steps: int = 40, warmup: int = 3, *, nodelay: bool = False, ahead: bool = True
+    steps: int = 40, warmup: int = 3, *, nodelay: bool = False, ahead: bool = True, lab: bool = False
 ) -> tuple[list[list[float]], list[float]]:
     """Start JupyterLab (``nodelay``: with TCP_NODELAY) and Chromium, run the notebook, time Steps and pings.
 
@@ -239,7 +261,7 @@ def measure(
         home, root = Path(tmp) / "home", Path(tmp) / "root"
         home.mkdir()
         root.mkdir()
-        _write_notebook(root / NOTEBOOK, ahead=ahead)
+        _write_notebook(root / NOTEBOOK, ahead=ahead, lab=lab)
         token, port = secrets.token_hex(16), free_port()
         argv = [
             sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
@@ -267,7 +289,12 @@ def measure(
                     )
                     page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
                     page.locator(".rq-scene[data-testid=rq-flow]").wait_for(timeout=120_000)
-                    page.locator("button.widget-button", has_text="ping").wait_for(timeout=120_000)
+                    # attached, not visible: under a tall dashboard the ping cell may be out of view (not laid out)
+                    page.locator("button.widget-button", has_text="ping").wait_for(state="attached", timeout=120_000)
+                    if lab:  # the Events tab shown: its table moves with every Step too
+                        page.locator(".rq-view-tabs button", has_text="Events").click()
+                        page.locator(".rq-table-view[data-frames='45']").wait_for(state="attached", timeout=120_000)
+                        page.locator(".rq-scene[data-testid=rq-flow]").scroll_into_view_if_needed()
                     page.evaluate(CLICK_JS, warmup)
                     page.evaluate(PING_JS, warmup)
                     pairs = list(page.evaluate(CLICK_JS, steps))
@@ -298,7 +325,9 @@ def main(argv: list[str] | None = None) -> int:
         elif name == "voila":
             pairs, pings = measure_voila(args.steps)
         else:
-            pairs, pings = measure(args.steps, nodelay=name == "nodelay", ahead=name == "plain")
+            pairs, pings = measure(
+                args.steps, nodelay=name == "nodelay", ahead=name in ("plain", "lab"), lab=name == "lab"
+            )
         result = summarise(pairs, pings or [0.0])
         _print(name, result, time.monotonic() - started, load)
         report[name] = {**asdict(result), "raw_ms": pairs, "ping_ms": pings}
@@ -310,13 +339,15 @@ def main(argv: list[str] | None = None) -> int:
 def _print(name: str, result: StepTimes, seconds: float, load: float) -> None:
     server = {
         "plain": "JupyterLab as shipped, frames in the page",
+        "lab": "JupyterLab as shipped, lab 03's past_dash with its Events tab open",
         "voila": "Voila, frames in the page",
         "static": "static page from disk",
         "kernel": "JupyterLab, run_ahead=False (kernel round trip)",
         "nodelay": "JupyterLab, run_ahead=False + TCP_NODELAY",
     }[name]
+    subject = "lab 03 past_dash + Events tab" if name == "lab" else "FlowView, demo_lab 12 messages"
     print(
-        f"[{server}] load {load:.1f}: Step → SVG updated (FlowView, demo_lab 12 messages), {result.steps} steps: "
+        f"[{server}] load {load:.1f}: Step → SVG updated ({subject}), {result.steps} steps: "
         f"median {result.frame_median_ms} ms, p95 {result.frame_p95_ms} ms, max {result.frame_max_ms} ms "
         f"(target median ≤ 16, p95 ≤ 33); to the next animation frame: median {result.paint_median_ms} ms, "
         f"p95 {result.paint_p95_ms} ms; scene.js draw median {result.draw_median_ms} ms; a bare Button → Label "

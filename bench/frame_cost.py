@@ -2,8 +2,8 @@
 
 Runs each ``labs/NN_*.py`` (the jupytext source) with :class:`widgets.Dashboard` recording every dashboard it
 builds, then for each dashboard measures, in process CPU time, the run walk (:func:`widgets.frames.build_run`)
-and the scenes of every picture (all tabs, as a static page embeds them), and the size of the JSON the page
-gets (player data + every picture's delta-encoded frames).
+and the scenes of every picture and the Events tab's tables (all tabs, as a static page embeds them), and the size
+of the JSON the page gets (player data + every view's delta-encoded frames).
 
     python -m bench.frame_cost [--json out.json] [LAB ...]
 """
@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def measure(lab: Path) -> list[dict[str, Any]]:
     """One row per dashboard the lab builds."""
     import rmqlab.widgets.dashboard as dashboard_module
-    from rmqlab.widgets.frames import build_run, encode
-    from rmqlab.widgets.scene import SceneView
+    from rmqlab.widgets.framed import FramedView
+    from rmqlab.widgets.frames import build_run
 
     built: list[Any] = []
     original = dashboard_module.Dashboard.__init__
@@ -55,8 +55,8 @@ def measure(lab: Path) -> list[dict[str, Any]]:
         payload: dict[str, Any] = {"player": frames.player_json()}
         shown = time.process_time()
         for view in dash.views:
-            if isinstance(view, SceneView):
-                payload[view.title] = encode(frames.scenes(view))
+            if isinstance(view, FramedView):  # the pictures and the Events table
+                payload[view.title] = view.page_frames(frames)
                 if view is dash.main_view:
                     shown = time.process_time()
         total = time.process_time() - started

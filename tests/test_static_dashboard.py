@@ -13,7 +13,8 @@ from rmqlab.widgets.flow_view import FlowView
 
 def test_static_html_has_clock_caption_and_every_view() -> None:
     """The bundle offers text/html next to the widget: the same tokens the live main picture has. A saved notebook
-    keeps the main picture only (a lab has a picture per section); ``static_html()`` (``save_html``) has every tab."""
+    keeps the main picture and the Events table only (a lab has a picture per section; the table's frames are a
+    few kB), the table as the kernel draws it now; ``static_html()`` (``save_html``) has every tab."""
     d = Dashboard(demo_lab)
     d.controller.seek_time("12s")
     page = d._repr_mimebundle_()["text/html"]
@@ -23,7 +24,8 @@ def test_static_html_has_clock_caption_and_every_view() -> None:
     flow = next(v for v in d.views if isinstance(v, FlowView))
     assert flow.current is not None
     assert page.count('data-role="token"') >= len(flow.current.keys("token")) > 0
-    assert [v.title for v in d.views if f"<h4>{v.title}</h4>" in page] == [flow.title]
+    assert [v.title for v in d.views if f"<h4>{v.title}</h4>" in page] == [flow.title, "Events"]
+    assert d.view("Events").static_html() in page
     whole = d.static_html()
     for v in d.views:
         assert f"<h4>{v.title}</h4>" in whole

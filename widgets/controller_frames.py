@@ -18,10 +18,10 @@ from rmqlab.snapshot import LabSnapshot
 
 from .base import SnapshotView
 from .checkpoints import AskedCheckpoint, Checkpoint
-from .frames import RunFrames, build_run, encode
+from .framed import FramedView
+from .frames import RunFrames, build_run
 from .player import PlayerWidget
 from .replay import Replay, RunOutline
-from .scene import SceneView
 from .stepper import Stepper
 
 __all__ = ["PageFrames"]
@@ -69,8 +69,9 @@ class PageFrames:
             self.frames, self.outline = None, None
             self.player.data = {}
             for view in self.views:
-                if isinstance(view, SceneView):
-                    view.live, view.canvas.run, view.canvas.frames = True, "", {}
+                if isinstance(view, FramedView):
+                    view.live = True
+                    view.clear_page_frames()
             return
         run = self.frames.run if self.frames is not None else None
         self.frames = build_run(
@@ -82,9 +83,8 @@ class PageFrames:
         )
         self.outline = self.frames.outline
         for view in self.views:
-            if isinstance(view, SceneView):
-                view.canvas.frames = {}
-                view.canvas.run = self.frames.run
+            if isinstance(view, FramedView):
+                view.clear_page_frames(self.frames.run)
                 if id(view) not in self.lazy_views:
                     self.send_frames(view)
         self._syncing = True
@@ -102,12 +102,12 @@ class PageFrames:
         frame = self.frames.index_of(pos, snap.now_ms) if self.frames is not None and not self.raw_steps else -1
         for view in self.views:
             # a picture without its frames in the page yet (a hidden tab) is drawn by the kernel, as before
-            was_live = isinstance(view, SceneView) and view.live
-            if isinstance(view, SceneView):
+            was_live = isinstance(view, FramedView) and view.live
+            if isinstance(view, FramedView):
                 view.live = frame < 0 or not view.canvas.frames
             view.update(snap)
-            if isinstance(view, SceneView) and view.live and not was_live and view.current is not None:
-                view.canvas.show(view.current)
+            if isinstance(view, FramedView) and view.live and not was_live:
+                view.draw_live()
         self._syncing = True
         try:
             with self.player.hold_sync():
@@ -122,10 +122,8 @@ class PageFrames:
     def send_frames(self, view: SnapshotView) -> None:
         """Send ``view``'s frames to the page now (a hidden tab's, when it is opened)."""
         self.lazy_views.discard(id(view))
-        if self.frames is not None and isinstance(view, SceneView) and not view.canvas.frames:
-            with view.canvas.hold_sync():
-                view.canvas.frames = encode(self.frames.scenes(view))
-                view.canvas.run = self.frames.run
+        if self.frames is not None and isinstance(view, FramedView) and not view.canvas.frames:
+            view.send_page_frames(self.frames)
 
     @property
     def checkpoints(self) -> tuple[AskedCheckpoint, ...]:

@@ -236,10 +236,12 @@ class Dashboard(W.VBox):
         without a kernel) and what ``save_html`` writes: the run's frames are in the page
         (:func:`widgets.static_player.static_player_html`), so Step / Play / scrub / Jump and the checkpoints
         work from disk. JupyterLab and Voila draw the live widgets instead. Without frames (``run_ahead=False``):
-        the current step's static SVG, text views as text. ``tabs=False``: the main picture only — what a saved
-        notebook keeps of each Dashboard, so a lab with a picture per section stays small.
+        the current step's static SVG, text views as text. ``tabs=False``: the main picture and the Events table
+        only (its frames are a few kB) — what a saved notebook keeps of each Dashboard, so a lab with a picture
+        per section stays small.
         """
-        views = ([self.main_view] if self.main_view is not None else []) + (self.tab_views if tabs else [])
+        kept = self.tab_views if tabs else [v for v in self.tab_views if isinstance(v, EventLog)]
+        views = ([self.main_view] if self.main_view is not None else []) + kept
         frames = self.controller.frames
         if frames is not None:
             snap = self.controller.snapshot
@@ -262,7 +264,8 @@ class Dashboard(W.VBox):
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         bundle: dict[str, Any] = super()._repr_mimebundle_(**kwargs) or {}
-        # the notebook keeps the player and the main picture; the tabs live in the kernel (save_html keeps them all)
+        # the notebook keeps the player, the main picture and the Events table; the other tabs live in the kernel
+        # (save_html keeps them all)
         bundle["text/html"] = self.static_html(tabs=False)
         return bundle
 

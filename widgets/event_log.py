@@ -11,7 +11,6 @@ for hours is one row, not fifty thousand.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,13 +22,23 @@ from rmqlab.core.i18n import N_
 from rmqlab.narrate import group_repeats, is_meaningful, reading_order, signature
 from rmqlab.snapshot import LabSnapshot
 
-from .base import SnapshotView, guarded
+from .base import guarded
+from .event_table import CURRENT_STYLE, EventTableWidget, event_frames, event_table_html, event_table_json
+from .framed import FramedView
+from .frames import RunFrames
 
-__all__ = ["ALL", "EventLog", "EventLogModel", "EventRowVM", "event_log_model", "event_log_text"]
+__all__ = [
+    "ALL",
+    "CURRENT_STYLE",
+    "EventLog",
+    "EventLogModel",
+    "EventRowVM",
+    "event_log_html",
+    "event_log_model",
+    "event_log_text",
+]
 
 ALL = "(all)"
-CURRENT_STYLE = "font-weight:bold;outline:2px solid #0072B2"
-"""The current row is bold and outlined, not only coloured."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,27 +138,16 @@ def event_log_text(vm: EventLogModel) -> str:
 
 
 def event_log_html(vm: EventLogModel) -> str:
-    """A table with a bold, outlined current row."""
-    head = "<tr><th>#</th><th>time</th><th>kind</th><th>actor</th><th>msg</th><th>details</th></tr>"
-    body = "".join(
-        f'<tr class="{"current" if r.current else ""}" style="{CURRENT_STYLE if r.current else ""}">'
-        f'<td>{r.seq}</td><td style="white-space:nowrap">{html.escape(r.when)}</td>'
-        f"<td>{html.escape(r.kind)}</td><td>{html.escape(r.actor)}</td><td>{html.escape(r.msg_id)}</td>"
-        f"<td>{_repeats_html(r)}{html.escape(r.details)}</td></tr>"
-        for r in vm.rows
-    )
-    return (
-        f"<div>{vm.matched} of {vm.total} events</div>"
-        f'<table class="rmq-events" aria-label="event log" style="font-size:12px">{head}{body}</table>'
-    )
+    """A table with a bold, outlined current row: what ``scene.js`` draws for ``vm`` (a page with no script)."""
+    return event_table_html(event_table_json(vm))
 
 
-def _repeats_html(r: EventRowVM) -> str:
-    return f'<b data-role="repeats">{html.escape(r.repeats)}</b>: ' if r.repeats else ""
+class EventLog(FramedView):
+    """Filterable trace table (message id, kind, actor) synced with the controller position.
 
-
-class EventLog(SnapshotView):
-    """Filterable trace table (message id, kind, actor) synced with the controller position."""
+    The table is drawn by ``scene.js`` (:class:`~widgets.event_table.EventTableWidget`): the kernel's table, or,
+    with the run's frames in the page, the table of the frame the page's player shows (no kernel round trip). A
+    filter is the kernel's: changing one sends the frames again, filtered."""
 
     title = N_("Events")
 
@@ -171,11 +169,11 @@ class EventLog(SnapshotView):
             description="actor",
             tooltip="show only events of this consumer, producer or broker",
         )
-        on_change = guarded(self)(lambda change: self.refresh())
+        on_change = guarded(self)(lambda change: self._on_filter())
         for w in (self.msg_filter, self.kind_filter, self.actor_filter):
             w.observe(on_change, names="value")
-        self.html = W.HTML()
-        self.children = (W.HBox([self.msg_filter, self.kind_filter, self.actor_filter]), self.html, self.debug)
+        self.canvas = EventTableWidget()
+        self.children = (W.HBox([self.msg_filter, self.kind_filter, self.actor_filter]), self.canvas, self.debug)
 
     def model(self, snap: LabSnapshot) -> EventLogModel:
         return event_log_model(
@@ -196,4 +194,22 @@ class EventLog(SnapshotView):
             with self.actor_filter.hold_trait_notifications():
                 self.actor_filter.options = options
                 self.actor_filter.value = keep
-        self.html.value = event_log_html(vm)
+        if self.live:
+            self.canvas.table = event_table_json(vm)
+
+    def draw_live(self) -> None:
+        if self.vm is not None:
+            self.canvas.table = event_table_json(self.vm)
+
+    def page_frames(self, frames: RunFrames) -> dict[str, Any]:
+        return event_frames(frames, self.model)
+
+    def static_html(self) -> str:
+        """The table now, as HTML ("" before the first snapshot)."""
+        return "" if self.vm is None else event_log_html(self.vm)
+
+    def _on_filter(self) -> None:
+        """A filter changed: redraw, and give the page the run's frames filtered so (if it has them)."""
+        self.refresh()
+        if self.run_frames is not None and self.canvas.frames:
+            self.send_page_frames(self.run_frames)

@@ -29,7 +29,7 @@ from .replay import InjectedFault, Replay, RunOutline
 from .scene import Scene, SceneView
 from .stepper import Stepper
 
-__all__ = ["MAX_FRAMES", "RunFrames", "build_run", "clock_text", "decode", "encode"]
+__all__ = ["MAX_FRAMES", "RunFrames", "build_run", "clock_text", "decode", "encode", "encode_json"]
 
 MAX_FRAMES = 120
 """At most this many frames go to the page; past them Step asks the kernel (a run too long to watch)."""
@@ -166,12 +166,18 @@ def encode(scenes: Sequence[Scene]) -> dict[str, Any]:
     fields that changed, ``None`` for a field back at its default, which :meth:`Scene.to_json` leaves out),
     ``del`` (keys gone), ``order`` (all keys, only when the drawing order changed) and ``head`` (size, label,
     CSS… only when they changed)."""
+    return encode_json(scene.to_json() for scene in scenes)
+
+
+def encode_json(wholes: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """:func:`encode` of frames already in JSON: each a dict whose ``marks`` are dicts with a ``key`` (a scene's
+    marks, or the Events tab's rows), the rest its head."""
     frames: list[dict[str, Any]] = []
     prev_marks: dict[str, dict[str, Any]] = {}
     prev_order: list[str] = []
     prev_head: dict[str, Any] = {}
-    for scene in scenes:
-        whole = scene.to_json()
+    for given in wholes:
+        whole = dict(given)
         marks = {m["key"]: m for m in whole.pop("marks")}
         order = list(marks)
         delta: dict[str, Any] = {}

@@ -143,9 +143,15 @@ function renderScene({ model, el }) {
   let index = -1;
   let pending = false;
   let frameOf = decoder(model.get("frames"));
+  let defsFor = null; // the svg id the arrow marker was written for
   const nodes = new Map();
 
-  function visible() { return root.offsetParent !== null || root.getClientRects().length > 0; }
+  // shown (not in a hidden tab); checkVisibility() needs the style only, where offsetParent forced a whole layout of
+  // the page for every hidden picture at every Step (tens of ms in a busy JupyterLab)
+  function visible() {
+    if (root.checkVisibility) return root.checkVisibility();
+    return root.offsetParent !== null || root.getClientRects().length > 0;
+  }
 
   function draw() {
     const run = model.get("run");
@@ -159,16 +165,20 @@ function renderScene({ model, el }) {
     root.setAttribute("data-testid", scene.testid || "rq-scene");
     for (const [k, v] of Object.entries(scene.extra || {})) root.setAttribute(`data-${k}`, v);
     root.style.setProperty("--rq-duration", `${model.get("duration_ms")}ms`);
-    style.textContent = scene.css || "";
+    // only when they changed: a new stylesheet text restyles the whole page (JupyterLab's too) at every Step
+    if (style.textContent !== (scene.css || "")) style.textContent = scene.css || "";
     svg.setAttribute("width", scene.width);
     svg.setAttribute("height", scene.height);
     svg.setAttribute("viewBox", `0 0 ${scene.width} ${scene.height}`);
     svg.setAttribute("aria-label", scene.label || "");
     titleEl.textContent = scene.label || "";
     descEl.textContent = scene.label ? `${scene.label}: ${scene.marks.filter((m) => m.role === "token").length} messages drawn` : "";
-    defs.innerHTML =
-      `<marker id="${sid}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" ` +
-      `orient="auto-start-reverse"><path class="rq-marker" d="M0,0 L10,5 L0,10 z"/></marker>`;
+    if (defsFor !== sid) {
+      defsFor = sid;
+      defs.innerHTML =
+        `<marker id="${sid}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" ` +
+        `orient="auto-start-reverse"><path class="rq-marker" d="M0,0 L10,5 L0,10 z"/></marker>`;
+    }
     const seen = new Set();
     let prev = defs;
     for (const m of scene.marks) {
@@ -517,8 +527,87 @@ function renderPlayer({ model, el: host }) {
   };
 }
 
+// ---------------------------------------------------------------- the Events tab's table (widgets/event_table.py)
+// A table frame is a head (summary, headers, label, testid) and keyed rows ("marks", decoded like a scene's), so
+// a step sends only the rows that are new at that step. The DOM matches event_table_html() exactly.
+const CURRENT_ROW_STYLE = "font-weight:bold;outline:2px solid #0072B2";
+
+// what the table shows, as plain data (the browser-free test compares it with the kernel's view-model)
+function tableCells(table) {
+  return {
+    testid: table.testid || "rq-event-log",
+    label: table.label || "",
+    summary: table.summary || "",
+    headers: (table.headers || []).slice(),
+    rows: (table.marks || []).map((r) => ({
+      key: r.key, current: !!r.current, repeats: r.repeats || "",
+      cells: [String(r.seq), r.when || "", r.kind || "", r.actor || "", r.msg || "", r.details || ""],
+    })),
+  };
+}
+
+function tableNode(table) {
+  const t = tableCells(table);
+  const root = el("div", { class: "rq-table", "data-testid": t.testid });
+  const grid = el("table", { class: "rmq-events", "aria-label": t.label, style: "font-size:12px" });
+  const head = el("tr");
+  for (const h of t.headers) head.append(el("th", {}, h));
+  const body = el("tbody");
+  for (const r of t.rows) {
+    const row = el("tr", { "data-key": r.key, class: r.current ? "current" : "", style: r.current ? CURRENT_ROW_STYLE : "" });
+    r.cells.forEach((text, i) => {
+      const cell = el("td", i === 1 ? { style: "white-space:nowrap" } : {});
+      if (i === 5 && r.repeats) cell.append(el("b", { "data-role": "repeats" }, r.repeats), ": ");
+      cell.append(text);
+      row.append(cell);
+    });
+    body.append(row);
+  }
+  grid.append(el("thead"), body);
+  grid.firstChild.append(head);
+  root.append(el("div", { class: "rq-table-summary" }, t.summary), grid);
+  return root;
+}
+
+function renderTable({ model, el: host }) {
+  const root = el("div", { class: "rq-table-view" });
+  host.appendChild(root);
+  let index = -1;
+  let frameOf = decoder(model.get("frames"));
+  function draw() {
+    const run = model.get("run");
+    const table = (run && index >= 0 ? frameOf(index) : null) || model.get("table") || {};
+    if (!table.marks) return;
+    root.replaceChildren(tableNode(table));
+    root.setAttribute("data-step", String(index));
+    root.setAttribute("data-frames", String((((model.get("frames") || {}).frames) || []).length));
+    root.dispatchEvent(new CustomEvent("rq-drawn", { bubbles: true }));
+  }
+  let unlisten = () => {};
+  function follow() {
+    unlisten();
+    const run = model.get("run");
+    index = run && run in BUS.pos ? BUS.pos[run] : -1;
+    if (run) unlisten = listen(run, (i) => { index = i; draw(); });
+  }
+  const hasFrames = () => (((model.get("frames") || {}).frames) || []).length > 0;
+  const onTable = () => { if (index < 0 || !model.get("run") || !hasFrames()) draw(); };
+  const onFrames = () => { frameOf = decoder(model.get("frames")); draw(); };
+  const onRun = () => { follow(); draw(); };
+  model.on("change:table", onTable);
+  model.on("change:frames", onFrames);
+  model.on("change:run", onRun);
+  follow();
+  draw();
+  return () => {
+    unlisten();
+    model.off("change:table", onTable); model.off("change:frames", onFrames); model.off("change:run", onRun);
+  };
+}
+
 function render(ctx) {
-  return ctx.model.get("kind") === "player" ? renderPlayer(ctx) : renderScene(ctx);
+  const kind = ctx.model.get("kind");
+  return kind === "player" ? renderPlayer(ctx) : kind === "table" ? renderTable(ctx) : renderScene(ctx);
 }
 
 // ---------------------------------------------------------------- a page with no kernel
@@ -537,11 +626,12 @@ class LocalModel {
 function mountStatic(playerId, data) {
   for (const s of data.scenes) {
     const host = document.getElementById(s.id);
-    if (host) { host.replaceChildren(); renderScene({ model: new LocalModel(s.traits), el: host }); }
+    if (host) { host.replaceChildren(); render({ model: new LocalModel(s.traits), el: host }); }
   }
   const host = document.getElementById(playerId);
   if (host) { host.replaceChildren(); renderPlayer({ model: new LocalModel(data.player), el: host }); }
 }
 globalThis.rqlabMountStatic = mountStatic;
 
+export { decoder, tableCells }; // for tests that run this file without a browser (tests/test_event_frames.py)
 export default { render };

@@ -24,14 +24,17 @@ import pathlib
 import unicodedata
 from dataclasses import asdict, dataclass, field, fields
 from operator import attrgetter
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import anywidget
 import traitlets
 
 from rmqlab.core.i18n import gettext as _
 
-from .base import SnapshotView
+from .framed import FramedView
+
+if TYPE_CHECKING:
+    from .frames import RunFrames
 
 __all__ = ["BASE_CSS", "Mark", "MarkKind", "Scene", "SceneView", "SceneWidget", "legend_marks", "text_width"]
 
@@ -303,7 +306,7 @@ class SceneWidget(anywidget.AnyWidget):
         self.scene = scene.to_json()
 
 
-class SceneView(SnapshotView):
+class SceneView(FramedView):
     """A view drawn as a :class:`Scene`: subclasses give ``model(snap)`` and ``scene(vm)``; this draws it.
 
     ``to_text`` defaults to nothing view-specific (a subclass gives the plain-text rendering the labs
@@ -315,10 +318,16 @@ class SceneView(SnapshotView):
         super().__init__(**kwargs)
         self.canvas = SceneWidget()
         self.current: Scene | None = None
-        self.live = True
-        """The kernel sends every scene it draws. A controller with the run's frames in the page turns this off
-        while it shows a frame (the page draws it from :attr:`SceneWidget.frames`)."""
         self.children = (self.canvas, self.debug)
+
+    def page_frames(self, frames: RunFrames) -> dict[str, Any]:
+        from .frames import encode  # frames imports this module
+
+        return encode(frames.scenes(self))
+
+    def draw_live(self) -> None:
+        if self.current is not None:
+            self.canvas.show(self.current)
 
     def scene(self, vm: Any) -> Scene:
         raise NotImplementedError

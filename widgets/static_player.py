@@ -14,13 +14,17 @@ import hashlib
 import html
 import json
 import pathlib
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from rmqlab.core.i18n import gettext as _
 
 from .base import SnapshotView
-from .frames import RunFrames, encode
+from .event_log import EventLog
+from .event_table import TABLE_CSS, event_table_html, event_table_json
+from .framed import FramedView
+from .frames import RunFrames
 from .player import player_words
 from .scene import BASE_CSS, SceneView
 
@@ -32,9 +36,21 @@ BUDGET_BYTES = 2_000_000
 
 
 def _script_source() -> str:
-    """``scene.js`` as an inline module (its ``export`` dropped; ``</`` escaped so no text ends the script)."""
-    source = _SCRIPT.read_text(encoding="utf-8").replace("export default { render };", "")
+    """``scene.js`` as an inline module (its ``export`` lines dropped; ``</`` escaped so no text ends the script)."""
+    source = re.sub(r"^export .*$", "", _SCRIPT.read_text(encoding="utf-8"), flags=re.MULTILINE)
     return source.replace("</", "<\\/")
+
+
+def _first_paint(frames: RunFrames, view: FramedView, frame: int) -> tuple[str, dict[str, Any]]:
+    """``view`` at ``frame`` (-1: its current picture) as static HTML, and the traits its live widget would have."""
+    if isinstance(view, SceneView):
+        current = frames.scenes(view)[frame] if frame >= 0 or view.current is None else view.current
+        return current.to_svg(), {"scene": current.to_json(), "duration_ms": 350}
+    if isinstance(view, EventLog):
+        vm = view.model(frames.snapshots[frame]) if frame >= 0 or view.vm is None else view.vm
+        table = event_table_json(vm)
+        return event_table_html(table), {"kind": "table", "table": table}
+    raise TypeError(f"view={type(view).__name__}: the static page draws scene views and the event log")
 
 
 def static_player_html(
@@ -46,10 +62,10 @@ def static_player_html(
     near: int = 0,
     live: tuple[str, Sequence[str]] = ("", ()),
 ) -> str:
-    """The player and ``views`` (scene views move with it; others show their text) at ``frame``; ``fallback`` is
-    what stands in the player's place without JavaScript (default: the frame's clock and caption). ``frame`` -1:
-    the views' current pictures, which are no frame (Step then goes on from frame ``near``; ``live`` gives that
-    position's clock and caption lines)."""
+    """The player and ``views`` (scene views and the Events table move with it; others show their text) at
+    ``frame``; ``fallback`` is what stands in the player's place without JavaScript (default: the frame's clock and
+    caption). ``frame`` -1: the views' current pictures, which are no frame (Step then goes on from frame ``near``;
+    ``live`` gives that position's clock and caption lines)."""
     # ids from the content: the same run gives the same page, byte for byte; two runs in one page never collide
     digest = hashlib.sha256(repr((frames.positions, frames.captions, frame, [v.title for v in views])).encode())
     n = digest.hexdigest()[:12]
@@ -58,7 +74,7 @@ def static_player_html(
     scenes: list[dict[str, Any]] = []
     parts = [
         f'<div class="rq-static-dashboard" data-testid="rq-static-dashboard" data-run="{html.escape(run)}">',
-        f"<style>{BASE_CSS}</style>",
+        f"<style>{BASE_CSS}{TABLE_CSS}</style>",
         f'<div id="{player_id}">',
         fallback
         or f"<p>{html.escape(frames.clock(max(frame, 0)))}</p>"
@@ -68,17 +84,17 @@ def static_player_html(
     spent = 0
     for i, view in enumerate(views):
         parts.append(f"<h4>{html.escape(_(view.title))}</h4>")
-        if isinstance(view, SceneView):
+        if isinstance(view, FramedView):
             scene_id = f"rq-static-{n}-view-{i}"
-            current = frames.scenes(view)[frame] if frame >= 0 or view.current is None else view.current
-            parts.append(f'<div id="{scene_id}">{current.to_svg()}</div>')
-            encoded = encode(frames.scenes(view))
+            first, now = _first_paint(frames, view, frame)
+            parts.append(f'<div id="{scene_id}">{first}</div>')
+            encoded = view.page_frames(frames)
             spent += len(json.dumps(encoded, separators=(",", ":")))
             if spent > BUDGET_BYTES and i > 0:  # the main picture always moves; a tab past the budget stays
                 stays = _("This picture stays at this step here: the run is too long to embed it.")
                 parts.append(f"<p><i>{stays}</i></p>")
                 continue
-            traits = {"run": run, "frames": encoded, "scene": current.to_json(), "duration_ms": 350}
+            traits = {"run": run, "frames": encoded, **now}
             scenes.append({"id": scene_id, "traits": traits})
         else:
             parts.append(f"<pre>{html.escape(view.text)}</pre>")

@@ -1,6 +1,6 @@
 """Frames in the page, live in JupyterLab: with the kernel's websocket blocked after the dashboard loaded, Step
-still moves the picture (to the kernel's own frames); a checkpoint asks and answers in the picture; screenshots
-in the light and the dark theme (artifacts/screenshots/frames-*.png)."""
+still moves the picture and the Events table (to the kernel's own frames); a checkpoint asks and answers in the
+picture; screenshots in the light and the dark theme (artifacts/screenshots/frames-*.png)."""
 
 from __future__ import annotations
 
@@ -117,6 +117,16 @@ def test_buttons_have_names_and_the_caption_is_live(opened: tuple[Any, Any, Gate
     errors.check()
 
 
+def test_svg_text_is_at_least_11_px_at_the_notebooks_width(opened: tuple[Any, Any, Gate, JsErrors]) -> None:
+    from .test_static_player import TEXT_PX_JS
+
+    page, _, _, errors = opened
+    sizes = page.evaluate(TEXT_PX_JS)  # the shown pictures (a hidden tab's have no screen matrix)
+    assert len(sizes) > 50
+    assert [(key, round(px, 1)) for key, px in sizes if px < 10.95] == []
+    errors.check()
+
+
 def test_with_the_kernel_cut_off_step_still_moves_the_picture(
     opened: tuple[Any, Any, Gate, JsErrors], screenshot_dir: Path
 ) -> None:
@@ -126,6 +136,13 @@ def test_with_the_kernel_cut_off_step_still_moves_the_picture(
     assert frames is not None and isinstance(dash.main_view, SceneView)
     scenes = frames.scenes(dash.main_view)
     page.screenshot(path=str(screenshot_dir / "frames-first-light.png"))
+    # the Events tab opened while the kernel answers: its frames come then; after that it steps without the kernel
+    events = [dash.view("Events").model(snap) for snap in frames.snapshots]
+    panel.locator(".rq-view-tabs button", has_text="Events").click()
+    table = panel.locator(".rq-table-view")
+    page.wait_for_function(
+        f"(t) => t.getAttribute('data-frames') === '{len(frames)}'", arg=table.element_handle(), timeout=WAIT_MS
+    )
     gate.block()
     player = panel.get_by_test_id("rq-player")
     root = panel.locator(".rq-scene[data-testid=rq-flow]")
@@ -137,6 +154,11 @@ def test_with_the_kernel_cut_off_step_still_moves_the_picture(
         expected = {m.key: f"translate({_num(m.x)},{_num(m.y)})" for m in scenes[k].marks if m.role == "token"}
         assert root.evaluate(TOKENS_JS) == expected, k
         assert panel.get_by_test_id("rq-clock").inner_text() == frames.clock(k)
+        assert table.get_attribute("data-step") == str(k)
+        keys = table.evaluate("(t) => [...t.querySelectorAll('tbody tr')].map(r => r.getAttribute('data-key'))")
+        assert keys == [f"row:{r.seq}" for r in events[k].rows], k
+        summary = table.locator(".rq-table-summary").inner_text()
+        assert summary == f"{events[k].matched} of {events[k].total} events"
     assert gate.dropped >= 1  # the page told the kernel its position; the message went nowhere
     errors.check()
 

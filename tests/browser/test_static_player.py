@@ -1,5 +1,6 @@
 """A dashboard saved with save_html, opened from disk (no server, no kernel): it steps, plays and asks its
-checkpoints, and after each Step the SVG marks and the caption are the kernel's scene for that step."""
+checkpoints, and after each Step the SVG marks, the caption and the Events table's rows are the kernel's for that
+step."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 from rmqlab.widgets import Checkpoint, Dashboard, demo_lab
+from rmqlab.widgets.event_log import EventLogModel
 from rmqlab.widgets.export import save_html
 from rmqlab.widgets.scene import SceneView
 
@@ -22,6 +24,20 @@ MARKS_JS = """(testid) => [...document.querySelectorAll(`[data-testid="${testid}
   .filter((n) => !n.hasAttribute('data-leaving') && !n.parentElement.closest('[data-key]'))
   .map((n) => n.getAttribute('data-key') + '|'
     + (n.getAttribute('transform') || n.getAttribute('x') || n.getAttribute('d') || ''))"""
+
+
+ROWS_JS = """() => [...document.querySelectorAll('[data-testid="rq-event-log"] table.rmq-events tbody tr')]
+  .map((tr) => [tr.getAttribute('data-key'), tr.classList.contains('current'),
+    ...[...tr.cells].map((c) => c.innerText)])"""
+
+
+def _rows(vm: EventLogModel) -> list[list[Any]]:
+    """What ROWS_JS reads for ``vm``: key, current, then the cells (repeats before the details)."""
+    return [
+        [f"row:{r.seq}", r.current, str(r.seq), r.when, r.kind, r.actor, r.msg_id,
+         f"{r.repeats}: {r.details}" if r.repeats else r.details]
+        for r in vm.rows
+    ]  # fmt: skip
 
 
 def failing() -> Lab:
@@ -66,6 +82,21 @@ def _expected(scene_json: dict[str, Any]) -> list[str]:
     return out
 
 
+TEXT_PX_JS = """() => [...document.querySelectorAll('.rq-scene svg text')].filter((t) => t.getScreenCTM())
+  .map((t) => [t.closest('[data-key]').getAttribute('data-key'),
+    parseFloat(getComputedStyle(t).fontSize) * Math.hypot(t.getScreenCTM().a, t.getScreenCTM().b)])"""
+"""Every drawn SVG text's size on screen (its font size times the SVG's scale), by mark key."""
+
+
+def test_svg_text_is_at_least_11_px_on_screen(page: Any) -> None:
+    """Issue 32: the docs site drew the pictures scaled down to the page (text about 5 px); a page as narrow as the
+    docs' content (700 px) draws every text of every picture at 11 px or more (a wide picture scrolls instead)."""
+    page.set_viewport_size({"width": 700, "height": 900})
+    sizes = page.evaluate(TEXT_PX_JS)
+    assert len(sizes) > 100
+    assert [(key, round(px, 1)) for key, px in sizes if px < 10.95] == []
+
+
 def test_every_button_has_an_accessible_name(page: Any) -> None:
     for name in ("Reset", "Step back", "Step", "Play", "Jump"):
         button = page.get_by_role("button", name=name, exact=True)
@@ -85,6 +116,7 @@ def test_steps_show_the_kernels_scene_and_caption(page: Any, saved: tuple[Dashbo
     flow = dash.main_view
     assert isinstance(flow, SceneView)
     scenes = frames.scenes(flow)
+    events = [dash.view("Events").model(snap) for snap in frames.snapshots]
     step = page.get_by_role("button", name="Step", exact=True)
     for k in range(1, 6):
         show_me = page.get_by_role("button", name="Show me")
@@ -101,6 +133,10 @@ def test_steps_show_the_kernels_scene_and_caption(page: Any, saved: tuple[Dashbo
         assert page.get_by_test_id("rq-clock").inner_text() == frames.clock(k)
         testid = scenes[k].testid
         assert page.evaluate(MARKS_JS, testid) == _expected(scenes[k].to_json()), k
+        # the Events table moved with it, with no kernel: the rows of the kernel's view-model at that step
+        table = page.get_by_test_id("rq-event-log")
+        assert table.locator(".rq-table-summary").inner_text() == f"{events[k].matched} of {events[k].total} events"
+        assert page.evaluate(ROWS_JS) == _rows(events[k]), k
 
 
 def test_play_runs_to_the_end_after_the_checkpoint(page: Any, saved: tuple[Dashboard, Path]) -> None:
@@ -140,7 +176,8 @@ def test_keyboard_steps_and_plays(page: Any) -> None:
 
 def test_an_executed_notebook_exported_to_html_plays_from_disk(browser: Any, tmp_path: Path) -> None:
     """nbclient runs a dashboard cell (the kernel imports this worktree), save_notebook_html exports it; opened
-    from disk with every network request refused, Step moves it to the kernel's next frame."""
+    from disk with every network request refused, Step moves it (the picture, the clock, the Events table) to the
+    kernel's next frame."""
     import nbclient
     import nbformat
     from rmqlab.widgets.notebook_html import save_notebook_html
@@ -166,4 +203,7 @@ def test_an_executed_notebook_exported_to_html_plays_from_disk(browser: Any, tmp
     page.get_by_role("button", name="Step", exact=True).click()
     page.wait_for_function("() => document.querySelector('[data-testid=rq-player]').getAttribute('data-step') === '1'")
     assert clock.inner_text() == frames.clock(1)
+    # the saved output keeps the Events table beside the main picture, and it steps too
+    events = Dashboard(failing, horizon="2m").view("Events")
+    assert page.evaluate(ROWS_JS) == _rows(events.model(frames.snapshots[1]))
     context.close()
