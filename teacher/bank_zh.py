@@ -1,7 +1,7 @@
 # ruff: noqa: E501 — explanations are prose, one per line as the student reads them.
 """The exercises' texts in Simplified Chinese (简体中文): each explanation, general hint, near-miss hint and revealed
 box of :mod:`teacher.bank_retry`, :mod:`teacher.bank_queues` and :mod:`teacher.after`, translated with the terms of
-RocketMQ's Chinese community (重试队列, 死信队列, 延时级别, 消费位点, 重平衡 …; RocketMQ's identifiers kept as they are).
+RocketMQ's Chinese community (重试队列, 死信队列, 延迟级别, 消费位点, 重平衡 …; RocketMQ's identifiers kept as they are).
 
 Teacher-only, like the English: ``python -m teacher.compile`` seals each text under the same predictions as its
 English (with a stream of its own) into ``rmqlab/course/bank.json``. ``hints`` follow the order of the English
@@ -97,11 +97,11 @@ ZH: dict[str, Translated] = {
         hint="本地重试只计在客户端内存里；之后的 CONSUMER_SEND_MSG_BACK 只带着 CommitLog 偏移量。",
     ),
     "02b.2": Translated(
-        "cleanExpireMsg 在消费者启动后第 15、30、45 … 分钟运行。第 15 分钟时这条消息已经消费了 14 min 59 s（不超过 15 min）；第 30 分钟时它以延时级别 3（10 s）被回传：1800 + 10 = 1810 s，而第一次调用仍在运行。",
-        hint="cleanExpireMsg 从消费者启动起每 consumeTimeout 分钟运行一次，并使用延时级别 3。",
+        "cleanExpireMsg 在消费者启动后第 15、30、45 … 分钟运行。第 15 分钟时这条消息已经消费了 14 min 59 s（不超过 15 min）；第 30 分钟时它以延迟级别 3（10 s）被回传：1800 + 10 = 1810 s，而第一次调用仍在运行。",
+        hint="cleanExpireMsg 从消费者启动起每 consumeTimeout 分钟运行一次，并使用延迟级别 3。",
         hints=(
             "第一次检查时（消费者启动 15 分钟后），这条消息已经消费了 14 min 59 s：cleanExpiredMsg 要求的是 *超过* consumeTimeout。",
-            "cleanExpiredMsg 以延时级别 3 把它回传：重试要先等待，才会被投递。",
+            "cleanExpiredMsg 以延迟级别 3 把它回传：重试要先等待，才会被投递。",
             "慢的监听器不会被打断，重试也不会等它返回。",
         ),
     ),
@@ -115,29 +115,29 @@ ZH: dict[str, Translated] = {
     ),
     # 03 · delay levels and the schedule
     "03.1": Translated(
-        "级别 3..18 的延时之和为 17 140 s = 4 h 45 min 40 s；第 17 次失败（rt 16 ≥ 16）进入 %DLQ%cg。",
-        hint="把 16 次重试用到的各延时级别的延时加起来，从级别 3 开始。",
+        "级别 3..18 的延迟之和为 17 140 s = 4 h 45 min 40 s；第 17 次失败（rt 16 ≥ 16）进入 %DLQ%cg。",
+        hint="把 16 次重试用到的各延迟级别的延迟加起来，从级别 3 开始。",
         hints=(
             "第一次重试不用级别 1：Broker 以级别 3 + reconsumeTimes 存储它。",
-            "差了一个延时级别：16 次重试在 16 个级别上等待，第一个是级别 3。",
+            "差了一个延迟级别：16 次重试在 16 个级别上等待，第一个是级别 3。",
         ),
-        after="常见说法与源码对照：“重试总共约 4 h 46 min。”——延时恰好是 17 140 s，共投递 17 次，死信队列中的副本带着 reconsumeTimes 17。",
+        after="常见说法与源码对照：“重试总共约 4 h 46 min。”——延迟恰好是 17 140 s，共投递 17 次，死信队列中的副本带着 reconsumeTimes 17。",
     ),
     "03.2": Translated(
         "消费者的 20 随每个回传请求头发出（从不被截到 16）：投递 21 次。第 1–16 次重试等待级别 3..18（17 140 s）；第 17–20 次重试本需要级别 19–22，但 CommitLog 把级别截到 maxDelayLevel 18（2 h）：17 140 + 4 × 7 200 = 45 940 s。",
-        hint="消费者的 maxReconsumeTimes 随每次回传发出；CommitLog 截断的只是延时级别。",
+        hint="消费者的 maxReconsumeTimes 随每次回传发出；CommitLog 截断的只是延迟级别。",
         hints=(
             "这是默认的重试时间表。maxReconsumeTimes 不会被截到 16：消费者的值随每次回传发出，Broker 就用它。",
             "差了一次 2 h 的等待：数一数第 16 次重试之后失败的投递——reconsume_times 为 16、17、18 和 19 的每一次都等待被截断后的级别。",
         ),
-        after="常见说法与源码对照：“maxReconsumeTimes > 16 会被当作 16。”——配置的值随每个回传请求头发出；被截断的只有延时级别，由 CommitLog 截到 maxDelayLevel。max 20 → 投递 21 次，从第 16 次起每次重试间隔 2 h。",
+        after="常见说法与源码对照：“maxReconsumeTimes > 16 会被当作 16。”——配置的值随每个回传请求头发出；被截断的只有延迟级别，由 CommitLog 截到 maxDelayLevel。max 20 → 投递 21 次，从第 16 次起每次重试间隔 2 h。",
     ),
     "03.3": Translated(
         "delayOffset.json 第一次写入是在存储启动后 10 s（ScheduleMessageService.start：按 flushDelayOffsetInterval 固定频率持久化，10 000 ms）。10 s 的那次写入已经记下级别 2 越过 \"late\"（5 s 时投递）的偏移量，所以重启时的 load() 读回它，\"late\" 不会再次投递：一次。只有最后一次写入之后的进度会被重放。",
         hint="找出 delayOffset.json 何时写入（flushDelayOffsetInterval），再与崩溃时刻比较。",
         hints=(
             "两次是 9.999 s 那次崩溃的结果，那时还没有任何写入。在 9.999 s 与 10.5 s 之间，ScheduleMessageService 写了一次 delayOffset.json：它为级别 2 记下了什么？",
-            "停在延时级别上或已投递的消息不会在这次崩溃中丢失：它在 CommitLog 里。",
+            "停在延迟级别上或已投递的消息不会在这次崩溃中丢失：它在 CommitLog 里。",
         ),
     ),
     # 04 · the dead-letter queue; 04b · stranded retry queues
@@ -156,7 +156,7 @@ ZH: dict[str, Translated] = {
         "在回退路径上，客户端发送 RECONSUME_TIME = rt + 1，handleRetryAndDLQ 用 >= 检查它：第二次失败（rt 1 → 请求头 2 ≥ 2）就进入死信，比 Broker 路径早一次投递。",
         hint="比较两条路径各自拿哪个次数与 maxReconsumeTimes 比较：存储的次数，还是客户端已经 + 1 的次数。",
         hints=("这是 Broker 路径的次数。在回退路径上，Broker 拿哪个数与 max 比较：存储的次数，还是客户端已经加过 1 的次数？",),
-        after="4.9.7 源码怎么说：在 Broker 路径上，asyncConsumerSendMsgBack 对存储的次数检查 msgExt.getReconsumeTimes() >= maxReconsumeTimes，然后以次数 + 1 存储新副本。在回退路径上，DefaultMQPushConsumerImpl.sendMessageBack 以 RECONSUME_TIME = 次数 + 1 构造重试消息，sendKernelImpl 把它放进请求头，handleRetryAndDLQ 对请求头中的值检查 reconsumeTimes >= maxReconsumeTimes，存储时不再 + 1。同样是 >=，但一边已经加过了：回退路径早一次投递进入死信，次数也少一。trace 还显示了 4.9.x 的第二个细节：handleRetryAndDLQ 把延时级别设为 0，但请求自己的属性（带着客户端的 DELAY = 3 + 次数）之后又被放回消息上，所以这条死信先在 SCHEDULE_TOPIC_XXXX 中等待（真实 Topic 为 %DLQ%cg）。RocketMQ 5.0 把检查改为 >，并把延时改为 −1。",
+        after="4.9.7 源码怎么说：在 Broker 路径上，asyncConsumerSendMsgBack 对存储的次数检查 msgExt.getReconsumeTimes() >= maxReconsumeTimes，然后以次数 + 1 存储新副本。在回退路径上，DefaultMQPushConsumerImpl.sendMessageBack 以 RECONSUME_TIME = 次数 + 1 构造重试消息，sendKernelImpl 把它放进请求头，handleRetryAndDLQ 对请求头中的值检查 reconsumeTimes >= maxReconsumeTimes，存储时不再 + 1。同样是 >=，但一边已经加过了：回退路径早一次投递进入死信，次数也少一。trace 还显示了 4.9.x 的第二个细节：handleRetryAndDLQ 把延迟级别设为 0，但请求自己的属性（带着客户端的 DELAY = 3 + 次数）之后又被放回消息上，所以这条死信先在 SCHEDULE_TOPIC_XXXX 中等待（真实 Topic 为 %DLQ%cg）。RocketMQ 5.0 把检查改为 >，并把延迟改为 −1。",
     ),
     "04.4": Translated(
         "retryQueueNums <= 0 时，Broker 对回传应答 SUCCESS，却什么也不存：没有重试，也没有死信。",
@@ -218,7 +218,7 @@ ZH: dict[str, Translated] = {
         "rt 0..3 是本地重试；到 rt 3 ≥ 3 时客户端把它发往 %RETRY%cg，Broker 把它转到 %DLQ%cg。",
         hint="max_reconsume_times 计的是重新投递的次数；rt 达到 max 时消息被回传。",
         hints=("差了一次投递：max_reconsume_times 计的是重新投递，第一次投递不算在内。",),
-        after="超过 max 后，checkReconsumeTimes 以 delayLevel = 3 + reconsumeTimes 把消息发往 %RETRY%cg，Broker 看到请求头中 reconsumeTimes ≥ max，把它转到 %DLQ%cg。它要等那段延时之后才到达（这里是级别 6 = 2 min）：在 4.9.7 中 SendMessageProcessor.asyncSendMessage 为死信队列设置延时级别 0，然后又用请求的属性替换消息的属性，而请求的属性仍带着客户端的级别（5.0 修复了这一点）。",
+        after="超过 max 后，checkReconsumeTimes 以 delayLevel = 3 + reconsumeTimes 把消息发往 %RETRY%cg，Broker 看到请求头中 reconsumeTimes ≥ max，把它转到 %DLQ%cg。它要等那段延迟之后才到达（这里是级别 6 = 2 min）：在 4.9.7 中 SendMessageProcessor.asyncSendMessage 为死信队列设置延迟级别 0，然后又用请求的属性替换消息的属性，而请求的属性仍带着客户端的级别（5.0 修复了这一点）。",
     ),
     "07a.2": Translated(
         "submitConsumeRequestLater 把请求的 120 000 ms 截到 30 000 ms：投递发生在 3、33、63 和 93 s（rt 0 … 3），到 rt 3 ≥ 3 时 checkReconsumeTimes 把它回传。",
