@@ -19,6 +19,16 @@ CELL_PX = 24
 """Width and height of one offset cell, in px."""
 
 
+STATE_WORDS = {
+    OffsetState.STORED: N_("stored"),
+    OffsetState.PULLED: N_("pulled"),
+    OffsetState.CONSUMING: N_("consuming"),
+    OffsetState.ACKED: N_("acked"),
+    OffsetState.SENT_BACK: N_("sent_back"),
+    OffsetState.DROPPED: N_("dropped"),
+}
+"""A cell's state in its tooltip: the state's own name in English, its word in Chinese."""
+
 _LEGEND: tuple[tuple[OffsetState, str], ...] = (
     (OffsetState.STORED, N_("stored, not pulled by this instance")),
     (OffsetState.PULLED, N_("pulled: in msgTreeMap, waiting (in flight)")),
@@ -140,7 +150,7 @@ def _cells(r: StripRow, rid: str, top: float, bx: Callable[[int], float]) -> lis
             cls += " rq-hole"
         if c.in_consuming_map:
             cls += " rq-consuming-map"
-        tip = _("offset {offset}").format(offset=c.offset) + f" · {c.msg_id or '?'} · {c.state.value}"
+        tip = _("offset {offset}").format(offset=c.offset) + f" · {c.msg_id or '?'} · {_(STATE_WORDS[c.state])}"
         if c.hole:
             tip += " · " + _("a hole: done, but above the committed offset (consumed again after a crash)")
         marks.append(

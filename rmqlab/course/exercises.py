@@ -233,7 +233,8 @@ def score(lab: str) -> None:
         if result is None:
             verdict, got = _("not checked yet"), 0
         elif result.verdict == "right":
-            verdict = _("right") if result.tries == 1 else _("right on the {nth} try").format(nth=_ordinal(result.tries))
+            later = _("right on the {nth} try").format(nth=_ordinal(result.tries))
+            verdict = _("right") if result.tries == 1 else later
             got = ex.points
         else:
             verdict = _(_VERDICT_WORDS[result.verdict])
