@@ -20,6 +20,7 @@ import ipywidgets as W
 
 from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
 from rmqlab.narrate import group_repeats, is_meaningful, reading_order, signature
 from rmqlab.snapshot import LabSnapshot
 
@@ -120,7 +121,7 @@ def _actors(snap: LabSnapshot) -> tuple[str, ...]:
 
 def event_log_text(vm: EventLogModel) -> str:
     """Fixed-width lines: ``>   12  1.000 s  delivered  consumer:c1  M0001  queue=…``."""
-    lines = [f"{vm.matched} of {vm.total} events"]
+    lines = [_("{matched} of {total} events").format(matched=vm.matched, total=vm.total)]
     for r in vm.rows:
         mark = ">" if r.current else " "
         details = f"{r.repeats}: {r.details}" if r.repeats else r.details
@@ -128,9 +129,13 @@ def event_log_text(vm: EventLogModel) -> str:
     return "\n".join(lines)
 
 
+_HEADERS = (N_("time"), N_("kind"), N_("actor"), N_("msg"), N_("details"))
+"""The event table's column headers (translated where shown)."""
+
+
 def event_log_html(vm: EventLogModel) -> str:
     """A table with a bold, outlined current row."""
-    head = "<tr><th>#</th><th>time</th><th>kind</th><th>actor</th><th>msg</th><th>details</th></tr>"
+    head = "<tr><th>#</th>" + "".join(f"<th>{html.escape(_(w))}</th>" for w in _HEADERS) + "</tr>"
     body = "".join(
         f'<tr class="{"current" if r.current else ""}" style="{CURRENT_STYLE if r.current else ""}">'
         f'<td>{r.seq}</td><td style="white-space:nowrap">{html.escape(r.when)}</td>'
@@ -139,7 +144,7 @@ def event_log_html(vm: EventLogModel) -> str:
         for r in vm.rows
     )
     return (
-        f"<div>{vm.matched} of {vm.total} events</div>"
+        f"<div>{html.escape(_('{matched} of {total} events').format(matched=vm.matched, total=vm.total))}</div>"
         f'<table class="rmq-events" aria-label="event log" style="font-size:12px">{head}{body}</table>'
     )
 

@@ -186,7 +186,7 @@ def consumer_column(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
                 f"empty:{c.client_id}",
                 cx0 + PAD + 4,
                 sy + 14,
-                "no ProcessQueue" if c.running else NOT_STARTED if c.detail == NOT_STARTED else "not running",
+                _("no ProcessQueue") if c.running else _(NOT_STARTED) if c.detail == NOT_STARTED else _("not running"),
                 cls="rq-muted rq-small",
             )
         for p in pqs:
