@@ -25,7 +25,7 @@ ARCHIVES = (".whl", ".zip")
 
 def sentences() -> list[tuple[str, str]]:
     """(exercise id, sentence) for every sentence of six words or more the teacher's texts hold, and every
-    sentence (or clause between semicolons and colons) of twelve characters or more of their Chinese."""
+    sentence of twelve characters or more of their Chinese (a clause may repeat a plain general hint's)."""
     found = []
     for ex in EXERCISES:
         for text in (ex.why, ex.after or "", *(h.text for h in ex.hints)):
@@ -34,7 +34,7 @@ def sentences() -> list[tuple[str, str]]:
                     found.append((ex.id, sentence.strip()))
         zh = ZH[ex.id]
         for text in (zh.why, zh.after or "", *zh.hints):
-            for sentence in re.split(r"(?<=[。？！；：])|\n+", text):
+            for sentence in re.split(r"(?<=[。？！])|\n+", text):
                 if len(sentence.strip()) >= 12:
                     found.append((ex.id, " ".join(sentence.split())))
     return found
