@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rmqlab import format_duration
 from rmqlab.core.i18n import gettext as _
+from rmqlab.core.i18n import ngettext
 
 from .retry_grid import LEFT_W, TOKEN_R, Grid
 from .retry_model import MARKS, Mark, TimelineModel, Wait
@@ -42,7 +43,7 @@ def lane_marks(vm: TimelineModel, g: Grid, lane: int, y: float) -> list[SceneMar
             f"{key}:origin",
             x=8,
             y=y + 19,
-            text=f"first stored {format_duration(origin)}",
+            text=_("first stored {time}").format(time=format_duration(origin)),
             cls="rq-muted rq-rt-label",
             role="origin",
             title=f"{origin} ms",
@@ -222,14 +223,14 @@ def _bar_marks(
 def _lane_state(vm: TimelineModel, lane: int, n: int, end: Mark | None, pending: Wait | None) -> str:
     """The row's last word: where the message is now."""
     if end is not None:
-        return "→ %DLQ%" if end.kind == "dead_lettered" else "✗ dropped (BROADCASTING)"
+        return "→ %DLQ%" if end.kind == "dead_lettered" else "✗ " + _("dropped (BROADCASTING)")
     if pending is not None:
         return f"waiting {pending.label.split(' · ')[0]}"
     if n == 0:
         return _("stored, not delivered yet")
     fill, _result = token_fill(vm, lane, n)
     if fill == MARKS["consumed_ok"][1]:
-        return f"✓ consumed (delivery {n})"
+        return "✓ " + _("consumed (delivery {n})").format(n=n)
     if fill == MARKS["delivered"][1]:
         return _("in the listener")
-    return f"✗ failed ({n} deliveries)"
+    return "✗ " + ngettext("failed ({n} delivery)", "failed ({n} deliveries)", n).format(n=n)
