@@ -74,7 +74,7 @@ AS_ROLE     = $(PY) deploy/jupyter_roles.py $(1) $(call ROLE_CONFIG,$(1)) >/dev/
 .PHONY: lab teacher test bench student sync lite docs readme-shot
 # The student copy is rebuilt first; a notebook the student has changed is kept (labs/make_student.py).
 lab: student
-	@echo 'The labs are in build/student-labs (start with 00_tour.ipynb; your answers there are kept by the next make lab).'
+	@echo 'The labs are in build/student-labs (start with 00_tour.ipynb; 中文版在 zh/ 文件夹; your answers there are kept by the next make lab).'
 	@echo 'Open the URL JupyterLab prints below (http://localhost:8888/lab?token=…); Ctrl-C stops it.'
 	@$(call AS_ROLE,student) $(VENV)/bin/jupyter lab $(LAB_FLAGS) $(QUIET_LAB) --notebook-dir=build/student-labs
 
@@ -99,6 +99,7 @@ bench: $(STAMP)
 
 student: $(LAB_STAMP)
 	$(PY) labs/make_student.py labs build/student-labs
+	$(PY) labs/make_student.py labs/zh build/student-labs/zh
 
 # The zero-install site: JupyterLite with the student copies, the wheels and the Pyodide runtime, served by any
 # static web server (README: "The zero-install site"). Needs PyPI and the npm registry once (cached in build/).

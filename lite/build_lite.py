@@ -4,6 +4,7 @@
 static site that needs no server beyond one serving files and no network beyond that server:
 
 - the labs: the student copies (answers blanked), as they are: no install cell, since rmqlab is already there;
+  the Chinese labs (``labs/zh``, their student copies in ``STUDENT_LABS/zh``) in the site's ``zh`` folder;
 - ``pypi/``: the rmqlab wheel and every wheel the labs and the kernel import (IPython, ipywidgets, anywidget,
   networkx, plotly and its narwhals, …), all pure Python, resolved for Pyodide's Python; the kernel never falls
   back to PyPI;
@@ -186,7 +187,18 @@ def pyodide_dist(version: str, cache: Path, wheels: Path, out: Path, preload: li
 
 
 def lab_notebooks(student_labs: Path, dest: Path) -> list[str]:
-    """The student copies as they are (an install cell of an earlier build removed), with Pyodide's kernel."""
+    """The student copies as they are (an install cell of an earlier build removed), with Pyodide's kernel: the
+    English labs at the top of the file browser, the Chinese ones (``STUDENT_LABS/zh``, from ``labs/zh``) in its
+    ``zh`` folder, each folder with its README. Returns the notebooks' paths in the site (``zh/00_tour.ipynb``)."""
+    names = _notebooks(student_labs, dest, ROOT / "labs")
+    if any((ROOT / "labs" / "zh").glob("[0-9][0-9]*_*.ipynb")):
+        if not any((student_labs / "zh").glob("*.ipynb")):
+            raise SystemExit(f"no Chinese labs in {student_labs / 'zh'}: run `make student` first")
+        names += [f"zh/{name}" for name in _notebooks(student_labs / "zh", dest / "zh", ROOT / "labs" / "zh")]
+    return names
+
+
+def _notebooks(student_labs: Path, dest: Path, sources: Path) -> list[str]:
     dest.mkdir(parents=True)
     names = []
     for path in sorted(student_labs.glob("*.ipynb")):
@@ -198,8 +210,8 @@ def lab_notebooks(student_labs: Path, dest: Path) -> list[str]:
     if not names:
         raise SystemExit(f"no labs in {student_labs}: run `make student` first")
     for extra in ("README.md",):
-        if (ROOT / "labs" / extra).exists():
-            shutil.copy2(ROOT / "labs" / extra, dest / extra)
+        if (sources / extra).exists():
+            shutil.copy2(sources / extra, dest / extra)
     return names
 
 

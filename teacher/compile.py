@@ -2,7 +2,7 @@
 
 Reads the answers from the solved labs (each answer cell's ``### BEGIN SOLUTION`` region in ``labs/NN_x.py``) and
 the explanations and hints from :mod:`teacher.bank_queues` and :mod:`teacher.bank_retry` (and what a right
-prediction reveals after them, :mod:`teacher.after`), then writes
+prediction reveals after them, :mod:`teacher.after`; their Chinese, :mod:`teacher.bank_zh`), then writes
 ``rmqlab/course/bank.json``: per exercise its id, points, unit, the kind of its answer (a number, a word, a text,
 a sequence), the general hint, the tag of the right prediction with the explanation sealed under it, and the tag
 and sealed text of each near miss that has a hint (:mod:`rmqlab.course.sealed`). The output is deterministic (the
@@ -25,7 +25,8 @@ from rmqlab.course.sealed import canonical, kind_of, master_key, seal, tag
 from .after import AFTER
 from .bank_queues import QUEUE_EXERCISES, TOUR_EXERCISES
 from .bank_retry import RETRY_EXERCISES
-from .declare import Exercise
+from .bank_zh import ZH
+from .declare import Exercise, Translated
 
 ROOT = Path(__file__).resolve().parent.parent
 LABS = ROOT / "labs"
@@ -56,8 +57,9 @@ def answers(labs: Path = LABS) -> dict[str, Any]:
     return out
 
 
-def compile_one(ex: Exercise, expected: Any, salt: str = SALT) -> dict[str, Any]:
-    """One exercise as the student's bank holds it: tags and sealed texts, no plain answer or explanation."""
+def compile_one(ex: Exercise, expected: Any, salt: str = SALT, zh: Translated | None = None) -> dict[str, Any]:
+    """One exercise as the student's bank holds it: tags and sealed texts, no plain answer or explanation; with
+    ``zh``, its Chinese texts too (``"translations"``), sealed under the same predictions with their own stream."""
     kind = kind_of(expected)
     right = canonical(expected, kind, ex.unit)
     if right is None:
@@ -71,11 +73,19 @@ def compile_one(ex: Exercise, expected: Any, salt: str = SALT) -> dict[str, Any]
         if spelling == right:
             raise ValueError(f"exercise {ex.id}: a hint would be given for the right answer {value!r}")
         hints[spelling] = text
-    sealed_hints = []
+    zh_hints: dict[str, str] = {}
+    if zh is not None:
+        for (value, _), (_, text) in zip(ex.hinted(expected), ex.hinted(expected, zh), strict=True):
+            spelling = canonical(value, kind, ex.unit)
+            if spelling is not None:
+                zh_hints.setdefault(spelling, text)  # the same first fit as the English
+    sealed_hints, sealed_zh = [], []
     for spelling, text in hints.items():
         wrong = master_key(spelling, salt, ex.id)
         sealed_hints.append([tag(wrong), seal(text, wrong)])
-    return {
+        if zh is not None:
+            sealed_zh.append([tag(wrong), seal(zh_hints[spelling], wrong, "zh")])
+    out: dict[str, Any] = {
         "id": ex.id,
         "points": ex.points,
         "unit": ex.unit,
@@ -85,6 +95,9 @@ def compile_one(ex: Exercise, expected: Any, salt: str = SALT) -> dict[str, Any]
         "why": seal(ex.revealed, key),
         "hints": sorted(sealed_hints),  # by tag: the order says nothing about which value a hint fits
     }
+    if zh is not None:
+        out["translations"] = {"zh": {"hint": zh.hint, "why": seal(zh.revealed, key, "zh"), "hints": sorted(sealed_zh)}}
+    return out
 
 
 def compile_bank(labs: Path = LABS, salt: str = SALT) -> str:
@@ -98,7 +111,12 @@ def compile_bank(labs: Path = LABS, salt: str = SALT) -> str:
             f"labs and bank disagree: answers without a declaration {sorted(set(found) - declared)}, "
             f"declarations without an answer cell {sorted(declared - set(found))}"
         )
-    bank = {"salt": salt, "exercises": [compile_one(ex, found[ex.id], salt) for ex in EXERCISES]}
+    if set(ZH) != declared:
+        raise ValueError(
+            f"teacher/bank_zh.py and the bank disagree: translations of no exercise {sorted(set(ZH) - declared)}, "
+            f"exercises without a translation {sorted(declared - set(ZH))}"
+        )
+    bank = {"salt": salt, "exercises": [compile_one(ex, found[ex.id], salt, ZH[ex.id]) for ex in EXERCISES]}
     return json.dumps(bank, indent=1, ensure_ascii=False) + "\n"
 
 

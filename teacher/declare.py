@@ -15,10 +15,34 @@ from typing import Any
 from rmqlab.core.errors import ConfigError
 from rmqlab.course.answers import UNIT_MS, Unit
 
-__all__ = ["Exercise", "Hint"]
+__all__ = ["MS_HINT", "Exercise", "Hint", "Translated"]
 
 _EXERCISE_ID = re.compile(r"^(\d\d[a-z]?)\.(\d+)$")
 """``NN.k`` or ``NNa.k``: a lab split in two (02a, 02b) keeps its number and gets a letter."""
+
+
+MS_HINT = {
+    "en": "That is the value in milliseconds; the question asks for seconds.",
+    "zh": "这是以毫秒为单位的值；题目问的是秒。",
+}
+"""The hint every exercise in seconds gives to its answer written in milliseconds, by language."""
+
+
+@dataclass(frozen=True)
+class Translated:
+    """An exercise's texts in another language (Simplified Chinese: :mod:`teacher.bank_zh`), each the translation
+    of the English one declared in the same place: ``hints`` in the order of :attr:`Exercise.hints`. Sealed like
+    the English ones, under the same predictions; a student in that language reads these instead."""
+
+    why: str
+    hint: str | None = None
+    hints: tuple[str, ...] = ()
+    after: str | None = None
+
+    @property
+    def revealed(self) -> str:
+        """What a right prediction unlocks in this language (as :attr:`Exercise.revealed`)."""
+        return self.why if self.after is None else f"{self.why}\n\n{self.after}"
 
 
 @dataclass(frozen=True)
@@ -90,9 +114,25 @@ class Exercise:
         """What a right prediction unlocks: the explanation, then ``after`` as its own paragraph."""
         return self.why if self.after is None else f"{self.why}\n\n{self.after}"
 
-    def hinted(self, expected: Any) -> list[tuple[Any, str]]:
-        """(wrong prediction, hint text) pairs, declared hints first, then "that is milliseconds" for seconds."""
-        pairs = [(value, hint.text) for hint in self.hints for value in hint.wrong_values(expected)]
+    def hinted(self, expected: Any, translated: Translated | None = None) -> list[tuple[Any, str]]:
+        """(wrong prediction, hint text) pairs, declared hints first, then "that is milliseconds" for seconds;
+        with ``translated``, the same pairs with its texts (Chinese)."""
+        if translated is not None:
+            self.check_translation(translated)
+        texts = [hint.text for hint in self.hints] if translated is None else list(translated.hints)
+        pairs = [(value, text) for hint, text in zip(self.hints, texts, strict=True)
+                 for value in hint.wrong_values(expected)]  # fmt: skip
         if self.unit == "s" and isinstance(expected, int | float) and not isinstance(expected, bool) and expected:
-            pairs.append((expected * 1000, "That is the value in milliseconds; the question asks for seconds."))
+            pairs.append((expected * 1000, MS_HINT["en" if translated is None else "zh"]))
         return pairs
+
+    def check_translation(self, translated: Translated) -> None:
+        """A translation has a text for each of this exercise's texts, and no more (``ValueError`` naming it)."""
+        shape = (len(self.hints), self.hint is None, self.after is None)
+        theirs = (len(translated.hints), translated.hint is None, translated.after is None)
+        if shape != theirs:
+            raise ValueError(
+                f"exercise {self.id}: its translation has {theirs[0]} hints, hint {'absent' if theirs[1] else 'given'}"
+                f", after {'absent' if theirs[2] else 'given'}; the English has {shape[0]} hints, hint "
+                f"{'absent' if shape[1] else 'given'}, after {'absent' if shape[2] else 'given'}"
+            )

@@ -1,7 +1,8 @@
 """The leak search of tests/test_leaks.py and tests/browser/test_lite.py: what a student must never read in plain text.
 
 Searched for: every sentence of six words or more of every explanation, near-miss hint and revealed box (the
-teacher's texts, in ``teacher/``, which must appear nowhere a student can read), the solutions (``### BEGIN
+teacher's texts, in ``teacher/``, which must appear nowhere a student can read), and every sentence of twelve
+characters or more of their Chinese (``teacher/bank_zh.py``), the solutions (``### BEGIN
 SOLUTION`` regions), and each answer's telling spellings (numbers of four digits or more, every spelling of a
 duration, answers written as texts of eight characters or more).
 """
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rmqlab.course.answers import spellings
+from teacher.bank_zh import ZH
 from teacher.compile import EXERCISES, answers
 
 ARCHIVES = (".whl", ".zip")
@@ -22,13 +24,19 @@ ARCHIVES = (".whl", ".zip")
 
 
 def sentences() -> list[tuple[str, str]]:
-    """(exercise id, sentence) for every sentence of six words or more the teacher's texts hold."""
+    """(exercise id, sentence) for every sentence of six words or more the teacher's texts hold, and every
+    sentence of twelve characters or more of their Chinese (a clause may repeat a plain general hint's)."""
     found = []
     for ex in EXERCISES:
         for text in (ex.why, ex.after or "", *(h.text for h in ex.hints)):
             for sentence in re.split(r"(?<=[.?!])\s+|\n+", text):
                 if len(sentence.split()) >= 6:
                     found.append((ex.id, sentence.strip()))
+        zh = ZH[ex.id]
+        for text in (zh.why, zh.after or "", *zh.hints):
+            for sentence in re.split(r"(?<=[。？！])|\n+", text):
+                if len(sentence.strip()) >= 12:
+                    found.append((ex.id, " ".join(sentence.split())))
     return found
 
 

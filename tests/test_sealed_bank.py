@@ -1,5 +1,6 @@
-"""The sealed bank: it is what the teacher's sources compile to, it states no answer or explanation, and its
-cryptography is the standard one (PBKDF2-HMAC-SHA256 by hashlib or by hmac alone, as under Pyodide).
+"""The sealed bank: it is what the teacher's sources compile to, it states no answer or explanation (in English or
+in Chinese), each prediction unlocks its text in the language of the run, and its cryptography is the standard one
+(PBKDF2-HMAC-SHA256 by hashlib or by hmac alone, as under Pyodide).
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ from pathlib import Path
 
 import pytest
 
+import rmqlab
 from rmqlab.course import sealed
-from rmqlab.course.bank import BANK_FILE, EXERCISES
+from rmqlab.course.bank import BANK_FILE, EXERCISES, record
 from rmqlab.course.grading import judge, verify
 from rmqlab.course.sealed import canonical, master_key, seal, tag, unseal
+from teacher.bank_zh import ZH
 from teacher.compile import EXERCISES as TEACHER_BANK
-from teacher.compile import LABS, answers, compile_bank, main
+from teacher.compile import LABS, answers, compile_bank, compile_one, main
 
 
 def test_the_committed_bank_is_what_the_teacher_sources_compile_to() -> None:
@@ -103,3 +106,59 @@ def test_compile_refuses_labs_that_disagree_with_the_bank(tmp_path: Path) -> Non
             shutil.copy(path, tmp_path / path.name)
     with pytest.raises(ValueError, match=r"declarations without an answer cell \['08\.1', '08\.2', '08\.3'\]"):
         compile_bank(tmp_path)
+
+
+def test_every_answer_and_near_miss_unlocks_its_chinese_text_in_a_chinese_run() -> None:
+    """The Chinese explanation (with its revealed box) and each near miss's Chinese hint: sealed under the same
+    predictions, chosen by the language of the moment (``rmqlab.set_language``), English when asked for."""
+    found = answers()
+    sealed_by_id = {ex.id: ex for ex in EXERCISES}
+    try:
+        rmqlab.set_language("zh")
+        for ex in TEACHER_BANK:
+            mine, zh = sealed_by_id[ex.id], ZH[ex.id]
+            assert judge(mine, found[ex.id]) == ("right", zh.revealed)
+            assert judge(mine, found[ex.id], language="en") == ("right", ex.revealed)
+            assert mine.hint_in("zh") == zh.hint and mine.hint_in("en") == ex.hint
+            seen: set[str] = set()
+            for (value, english), (_, chinese) in zip(ex.hinted(found[ex.id]), ex.hinted(found[ex.id], zh),
+                                                      strict=True):  # fmt: skip
+                spelling = canonical(value, mine.kind, ex.unit)
+                if spelling is None or spelling in seen:
+                    continue
+                seen.add(spelling)
+                assert judge(mine, value) == ("hint", chinese), (ex.id, value)
+                assert judge(mine, value, language="en") == ("hint", english), (ex.id, value)
+    finally:
+        rmqlab.set_language(None)
+
+
+def test_an_exercise_without_chinese_falls_back_to_english() -> None:
+    ex = next(e for e in TEACHER_BANK if e.id == "03.1")
+    plain = record(compile_one(ex, answers()["03.1"]))
+    assert plain.translations == () and plain.hint_in("zh") == ex.hint
+    assert judge(plain, 17140, language="zh") == ("right", ex.revealed)
+
+
+def test_the_bank_file_states_no_chinese_explanation_or_hint() -> None:
+    """Only the general hints are plain, in Chinese as in English (a clause of a sealed text may repeat one of
+    them); every other Chinese text is sealed."""
+    sealed_only = BANK_FILE.read_text(encoding="utf-8")
+    for zh in ZH.values():
+        sealed_only = sealed_only.replace(json.dumps(zh.hint, ensure_ascii=False), "")
+    for ex_id, zh in ZH.items():
+        for secret in (zh.why, zh.after or "", *zh.hints):
+            clauses = [c for c in re.split(r"[。？！；：，\n]", secret) if len(c.strip()) >= 6]
+            assert [c for c in clauses if c.strip() in sealed_only] == [], ex_id
+
+
+def test_the_two_languages_are_sealed_with_different_streams() -> None:
+    """The same key seals the English and the Chinese of one explanation: each language has its own stream, so
+    XORing the two sealed texts does not give the XOR of the two plain texts (a two-time pad would)."""
+    key = master_key("17140.0", "s", "03.1", 10)
+    english, chinese = "a" * 64, "b" * 64
+    xor_sealed = bytes(a ^ b for a, b in zip(bytes.fromhex(seal(english, key)), bytes.fromhex(seal(chinese, key, "zh")),
+                                             strict=True))  # fmt: skip
+    assert xor_sealed != bytes(a ^ b for a, b in zip(english.encode(), chinese.encode(), strict=True))
+    assert unseal(seal("中文解释", key, "zh"), key, "zh") == "中文解释"
+    assert seal(english, key, "zh") != seal(english, key)

@@ -25,8 +25,9 @@ import pytest
 
 from rmqlab.course.answers import spellings
 from teacher.after import TELLS
+from teacher.bank_zh import ZH
 from teacher.compile import EXERCISES
-from teacher.declare import Exercise
+from teacher.declare import MS_HINT, Exercise
 
 _BY_ID = {ex.id: ex for ex in EXERCISES}
 
@@ -160,6 +161,7 @@ def test_no_explanation_or_hint_in_the_copy(student_dir: Path) -> None:
     """The bank's explanations and hints are nowhere in the student copy; outputs are all cleared."""
     texts = [ex.why for ex in EXERCISES] + [h.text for ex in EXERCISES for h in ex.hints]
     texts += [ex.hint for ex in EXERCISES if ex.hint is not None]
+    texts += [t for zh in ZH.values() for t in (zh.why, *zh.hints, zh.hint) if t is not None]  # and their Chinese
     for name in NOTEBOOKS:
         nb = nbformat.read(student_dir / name, as_version=4)
         body = "\n".join(c.source for c in nb.cells)
@@ -169,8 +171,10 @@ def test_no_explanation_or_hint_in_the_copy(student_dir: Path) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[c.exercise.id for c in CASES])
 def test_hints_do_not_give_the_answer_away(case: Case) -> None:
-    """A hint is shown instead of the answer, so it must not contain it."""
+    """A hint is shown instead of the answer, so it must not contain it (in English or in Chinese)."""
+    zh = ZH[case.exercise.id]
     texts = [h.text for h in case.exercise.hints] + [case.exercise.hint or ""]
+    texts += [*zh.hints, zh.hint or "", *MS_HINT.values()]
     for text in texts:
         assert [s for s in _telling(case.expected, case.exercise.unit) if _found(s, text)] == []
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rmqlab import DEFAULT_MESSAGE_DELAY_LEVEL, DelayLevelTable, EventKind, TraceEvent, format_duration
+from rmqlab.core.i18n import N_, ngettext
 from rmqlab.core.i18n import gettext as _
 from rmqlab.core.timers import TimerKind
 from rmqlab.snapshot import LabSnapshot
@@ -33,34 +34,36 @@ HOUSEKEEPING = (TimerKind.HEARTBEAT, TimerKind.ROUTE_POLL, TimerKind.CLEAN_EXPIR
 CLOSEST_MS = 1_000
 """A wrong time is at least this far from the answer."""
 TIMER_WORDS = {
-    TimerKind.REBALANCE: "its 20 s rebalance timer",
-    TimerKind.LOCK_RENEW: "its 20 s lock renewal (lockAll)",
-    TimerKind.SUSPEND: "the end of its queue's suspension",
-    TimerKind.LOCAL_RETRY: "its 5 s local retry",
-    TimerKind.PULL_LATER: "its next delayed pull",
-    TimerKind.LISTENER: "a running listener's return",
+    TimerKind.REBALANCE: N_("its 20 s rebalance timer"),
+    TimerKind.LOCK_RENEW: N_("its 20 s lock renewal (lockAll)"),
+    TimerKind.SUSPEND: N_("the end of its queue's suspension"),
+    TimerKind.LOCAL_RETRY: N_("its 5 s local retry"),
+    TimerKind.PULL_LATER: N_("its next delayed pull"),
+    TimerKind.LISTENER: N_("a running listener's return"),
 }
-"""A timer of the paused actor, in the words a wrong "when" hint uses."""
-NOT_AT_ONCE = "Not at once: something has to finish or come due first. Which clock is this actor waiting on?"
-"""The hint of the paused moment, offered when no other choice is earlier than the answer."""
+"""A timer of the paused actor, in the words a wrong "when" hint uses (translated where shown)."""
+NOT_AT_ONCE = N_("Not at once: something has to finish or come due first. Which clock is this actor waiting on?")
+"""The hint of the paused moment, offered when no other choice is earlier than the answer (translated where shown)."""
 
 
 def happens(event: TraceEvent) -> str:
     """What ``event`` is, as a clause: ``M0002 is delivered``, ``c2 rebalances``, ``c2 gets the lock``."""
-    msg = event.msg_id or "the message"
+    msg = event.msg_id or _("the message")
     who = event.actor.split(":", 1)[-1]
     words = {
-        EventKind.DELIVERED: f"{msg} is delivered",
-        EventKind.DELAY_DELIVERED: f"{msg} leaves its delay level",
-        EventKind.REBALANCED: f"{who} rebalances",
-        EventKind.LOCK_ACQUIRED: f"{who} gets the lock",
-        EventKind.CONSUMED: f"{msg} is consumed",
-        EventKind.SEND_BACK: f"{msg} is sent back",
-        EventKind.DEAD_LETTERED: f"{msg} is dead-lettered",
-        EventKind.STORED: f"{msg} is stored",
-        EventKind.SCHEDULED: f"{msg} is parked at a delay level",
+        EventKind.DELIVERED: N_("{msg} is delivered"),
+        EventKind.DELAY_DELIVERED: N_("{msg} leaves its delay level"),
+        EventKind.REBALANCED: N_("{who} rebalances"),
+        EventKind.LOCK_ACQUIRED: N_("{who} gets the lock"),
+        EventKind.CONSUMED: N_("{msg} is consumed"),
+        EventKind.SEND_BACK: N_("{msg} is sent back"),
+        EventKind.DEAD_LETTERED: N_("{msg} is dead-lettered"),
+        EventKind.STORED: N_("{msg} is stored"),
+        EventKind.SCHEDULED: N_("{msg} is parked at a delay level"),
     }
-    return words.get(event.kind, f"the next {event.kind.value.replace('_', ' ')} happens")
+    if event.kind in words:
+        return _(words[event.kind]).format(msg=msg, who=who)
+    return _("the next {kind} happens").format(kind=event.kind.value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +108,7 @@ def _failure(event: TraceEvent) -> bool:
 
 
 def _times(n: int) -> str:
-    return f"{n} time" if n == 1 else f"{n} times"
+    return ngettext("{n} time", "{n} times", n).format(n=n)
 
 
 def _reconsumed(event: TraceEvent, trace: Sequence[TraceEvent]) -> int:
@@ -120,43 +123,47 @@ def _reconsumed(event: TraceEvent, trace: Sequence[TraceEvent]) -> int:
 
 def _where_hint(choice: Place, answer: Place, event: TraceEvent, rt: int, most: int | None) -> str:
     """Why ``choice`` is not where ``event``'s message goes, with the run's numbers (never the answer itself)."""
-    msg = event.msg_id or "the message"
+    msg = event.msg_id or _("the message")
     if answer.kind == "delay":
         if choice.kind == "delay":
-            return f"The broker picks the level as 3 + reconsumeTimes; {msg} has been reconsumed {_times(rt)} so far."
+            return _("The broker picks the level as 3 + reconsumeTimes; {msg} has been reconsumed {times} so far."
+                     ).format(msg=msg, times=_times(rt))
         if choice.kind == "retry":
-            return (f"Not yet: the copy first waits in SCHEDULE_TOPIC_XXXX at a delay level; it reaches {choice.label} "
-                    "only when that delay is over.")
+            return _("Not yet: the copy first waits in SCHEDULE_TOPIC_XXXX at a delay level; it reaches {place} "
+                     "only when that delay is over.").format(place=choice.label)
         if choice.kind == "dlq":
-            return (f"Not yet: {msg} has been reconsumed {_times(rt)} and the group allows {most}; the broker "
-                    "dead-letters only when reconsumeTimes reaches the max, and parks it in SCHEDULE_TOPIC_XXXX first.")
+            return _("Not yet: {msg} has been reconsumed {times} and the group allows {most}; the broker "
+                     "dead-letters only when reconsumeTimes reaches the max, and parks it in SCHEDULE_TOPIC_XXXX "
+                     "first.").format(msg=msg, times=_times(rt), most=most)
         if choice.kind == "done":
-            return "RECONSUME_LATER is not an acknowledgement: the consumer sends the message back to the broker."
-        return ("A concurrent consumer does not retry in place: sendMessageBack hands the message back to the broker, "
-                "which stores a new copy to be delivered later.")
+            return _("RECONSUME_LATER is not an acknowledgement: the consumer sends the message back to the broker.")
+        return _("A concurrent consumer does not retry in place: sendMessageBack hands the message back to the "
+                 "broker, which stores a new copy to be delivered later.")
     if answer.kind == "dlq":
         if choice.kind in ("delay", "retry"):
-            return (f"{msg} has already been reconsumed {_times(rt)}, and the group allows {most}: the broker stops "
-                    "scheduling retries once reconsumeTimes reaches maxReconsumeTimes.")
+            return _("{msg} has already been reconsumed {times}, and the group allows {most}: the broker stops "
+                     "scheduling retries once reconsumeTimes reaches maxReconsumeTimes.").format(
+                msg=msg, times=_times(rt), most=most)
         if choice.kind == "done":
-            return "A failure is never an acknowledgement in CLUSTERING: the message goes back to the broker."
-        return "The consumer does not keep a failed message: it sends it back, and the broker decides its fate."
+            return _("A failure is never an acknowledgement in CLUSTERING: the message goes back to the broker.")
+        return _("The consumer does not keep a failed message: it sends it back, and the broker decides its fate.")
     if answer.kind == "dropped":
         if choice.kind == "done":
-            return ("The offset moves past it as if it were consumed, but the listener failed it: in BROADCASTING "
-                    "processConsumeResult drops a failure.")
-        return ("In BROADCASTING a failure is not sent back: processConsumeResult drops it (no retry queue, no delay "
-                "level, no DLQ).")
+            return _("The offset moves past it as if it were consumed, but the listener failed it: in BROADCASTING "
+                     "processConsumeResult drops a failure.")
+        return _("In BROADCASTING a failure is not sent back: processConsumeResult drops it (no retry queue, no "
+                 "delay level, no DLQ).")
     if answer.kind in ("business", "retry") and event.kind is EventKind.STORED:
         if choice.key.split("@")[-1].split(":")[0] != answer.key.split("@")[-1].split(":")[0]:
-            return ("Look at the broker: the producer picks among the queues of the route it may use now — a broker "
-                    "sidelined by sendLatencyFaultEnable, or a selector's rule, can rule one out.")
-        return ("Look at the queue number: the round robin moves one queue on from the producer's last send, and a "
-                "MessageQueueSelector returns the queue its rule computes.")
+            return _("Look at the broker: the producer picks among the queues of the route it may use now — a "
+                     "broker sidelined by sendLatencyFaultEnable, or a selector's rule, can rule one out.")
+        return _("Look at the queue number: the round robin moves one queue on from the producer's last send, and "
+                 "a MessageQueueSelector returns the queue its rule computes.")
     if answer.kind == "retry" and event.kind is EventKind.DELAY_DELIVERED:
-        return "When its delay is over, ScheduleMessageService moves the copy to the topic in its REAL_TOPIC property."
+        return _("When its delay is over, ScheduleMessageService moves the copy to the topic in its REAL_TOPIC "
+                 "property.")
     if answer.kind == "process_queue":
-        return "A message goes to the instance the rebalance gave its queue; look at who holds the queue now."
+        return _("A message goes to the instance the rebalance gave its queue; look at who holds the queue now.")
     return ""
 
 
@@ -185,7 +192,7 @@ def where_offers(
         places = {k: p for k, p in places.items() if p.kind != "delay" or int(k.rsplit(":", 1)[1]) in window}
         for lv in window:
             key = f"delay:{broker}:{lv}"
-            places.setdefault(key, Place(key, "delay", f"level {lv}", f"broker:{broker}"))
+            places.setdefault(key, Place(key, "delay", _("level {level}").format(level=lv), f"broker:{broker}"))
         dlq = f"queue:%DLQ%{group}@{broker}:0"
         if group:
             label = _("%DLQ%{group}:0 (dead letters)").format(group=group)
@@ -193,7 +200,7 @@ def where_offers(
     elif failed:  # BROADCASTING drops it: still offer the retry it does not make (the lab's misconception)
         broker = came_from.split("@")[-1].split(":")[0] or broker
         key = f"delay:{broker}:{3 + rt}"
-        places.setdefault(key, Place(key, "delay", f"level {3 + rt}", f"broker:{broker}"))
+        places.setdefault(key, Place(key, "delay", _("level {level}").format(level=3 + rt), f"broker:{broker}"))
     offers = []
     order = {k: i for i, k in enumerate(("business", "retry", "delay", "dlq", "process_queue", "done", "dropped"))}
     right = places[answer]
@@ -243,41 +250,42 @@ def _mistakes(event: TraceEvent, now: int, trace: Sequence[TraceEvent]) -> list[
             orderly = any(e.kind is EventKind.SUSPENDED and e.msg_id == msg for e in trace)
             if orderly:
                 out.append((failed + DELAYS.delay_ms(min(3 + rt, DELAYS.max_level)),
-                            "That is a concurrent consumer's retry delay (level 3 + reconsumeTimes). An orderly "
-                            "consumer does not send back: it suspends the queue and retries locally."))  # fmt: skip
-                out.append((failed + 30_000, "30 s is the longest suspension a listener may ask for "
+                            _("That is a concurrent consumer's retry delay (level 3 + reconsumeTimes). An orderly "
+                              "consumer does not send back: it suspends the queue and retries locally.")))  # fmt: skip
+                out.append((failed + 30_000, _("30 s is the longest suspension a listener may ask for "
                             "(submitConsumeRequestLater clamps to 10 … 30000 ms); this queue uses the consumer's own "
-                            "suspendCurrentQueueTimeMillis."))  # fmt: skip
+                            "suspendCurrentQueueTimeMillis.")))  # fmt: skip
             else:
                 reached = any(e.kind is EventKind.SEND_BACK and e.msg_id == msg and e.get("ok") for e in trace
                               if e.time_ms >= before[-1].time_ms)  # fmt: skip
-                out.append((failed + 1_000, "1 s is an orderly consumer's local pause. A concurrent consumer sends the "
-                            "message back, and the broker holds it for its delay level."))  # fmt: skip
-                out.append((failed + DELAYS.delay_ms(min(3 + rt, DELAYS.max_level)), "That is the broker's delay "
-                            "(level 3 + reconsumeTimes) for a send-back that reaches it. Did this one reach the broker?"
-                            if not reached else "That is the delay of the level the broker chose: count the reconsumes "
-                            "again."))  # fmt: skip
+                out.append((failed + 1_000, _("1 s is an orderly consumer's local pause. A concurrent consumer sends "
+                            "the message back, and the broker holds it for its delay level.")))  # fmt: skip
+                out.append((failed + DELAYS.delay_ms(min(3 + rt, DELAYS.max_level)), _("That is the broker's delay "
+                            "(level 3 + reconsumeTimes) for a send-back that reaches it. Did this one reach the "
+                            "broker?") if not reached else _("That is the delay of the level the broker chose: count "
+                            "the reconsumes again.")))  # fmt: skip
                 if reached:
-                    out.append((failed + 5_000, "5 s is the local retry after a send-back that failed; this "
-                                "send-back reached the broker."))  # fmt: skip
+                    out.append((failed + 5_000, _("5 s is the local retry after a send-back that failed; this "
+                                "send-back reached the broker.")))  # fmt: skip
     elif kind is EventKind.REBALANCED:
-        out.append((now + 20_000, "A consumer that starts, or hears that the group changed, rebalances at once; "
-                    "the 20 s wait is only between rebalances."))  # fmt: skip
+        out.append((now + 20_000, _("A consumer that starts, or hears that the group changed, rebalances at once; "
+                    "the 20 s wait is only between rebalances.")))  # fmt: skip
     elif kind is EventKind.DELAY_DELIVERED and msg is not None:
         sched = [e for e in trace if e.msg_id == msg and e.kind is EventKind.SCHEDULED]
         if sched:
             level = int(sched[-1].get("level") or 3)
             for lv in (level - 2, level - 1, level + 1, level + 2):
                 if 1 <= lv <= DELAYS.max_level:
-                    out.append((sched[-1].time_ms + DELAYS.delay_ms(lv), f"That is delay level {lv}. The broker "
-                                "parked this copy at level 3 + its reconsumeTimes at the send-back."))  # fmt: skip
+                    out.append((sched[-1].time_ms + DELAYS.delay_ms(lv), _("That is delay level {level}. The broker "
+                                "parked this copy at level 3 + its reconsumeTimes at the send-back.").format(
+                                level=lv)))  # fmt: skip
     elif kind is EventKind.LOCK_ACQUIRED:
         renewals = [e for e in trace if e.kind in (EventKind.LOCK_ACQUIRED, EventKind.LOCK_RENEWED)
                     and e.actor != event.actor]  # fmt: skip
         if renewals:
             last = renewals[-1].time_ms
-            out.append((last + 30_000, "30 s is how long a client trusts its own copy of a lock "
-                        "(ProcessQueue.isLockExpired); the broker keeps its entry 60 s after the last renewal."))
+            out.append((last + 30_000, _("30 s is how long a client trusts its own copy of a lock "
+                        "(ProcessQueue.isLockExpired); the broker keeps its entry 60 s after the last renewal.")))
     return out
 
 
@@ -294,9 +302,11 @@ def when_offers(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent
         if t.due_ms <= now or t.kind in HOUSEKEEPING or t.due_ms == answer:
             continue
         if t.owner == event.actor or (event.kind is EventKind.REBALANCED and t.kind is TimerKind.REBALANCE):
-            words = TIMER_WORDS.get(t.kind, f"its {t.kind.value.replace('_', ' ')} timer")
+            words = _(TIMER_WORDS[t.kind]) if t.kind in TIMER_WORDS else _("its {kind} timer").format(
+                kind=t.kind.value)
             who = t.owner.split(":", 1)[-1]
-            candidates.setdefault(t.due_ms, f"That is when {who}'s clock is due ({words}), not when {what}.")
+            candidates.setdefault(t.due_ms, _("That is when {who}'s clock is due ({timer}), not when {what}.").format(
+                who=who, timer=words, what=what))
     misreadings = set()
     for due, hint in _mistakes(event, now, trace):
         if due >= now and due != answer:
@@ -305,16 +315,16 @@ def when_offers(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent
     if len(candidates) < 2:  # a run with no other clock: a second either side of the answer's distance
         for due in (now + (answer - now) // 2, answer + max(answer - now, 1_000)):
             if due >= now and due != answer:
-                candidates.setdefault(due, "Step again and watch which clock this actor is waiting on.")
+                candidates.setdefault(due, _("Step again and watch which clock this actor is waiting on."))
     apart = [due for due in candidates if abs(due - answer) >= CLOSEST_MS]  # "4 s" beside "4.02 s" only confuses
     ranked = sorted(apart, key=lambda due: (due not in misreadings, abs(due - answer), due))
     chosen = ranked[: most - 1]
     if answer - now >= CLOSEST_MS and not any(due < answer for due in chosen):
-        candidates[now] = NOT_AT_ONCE
+        candidates[now] = _(NOT_AT_ONCE)
         chosen = [now, *ranked[: most - 2]]
-    direction = {True: "Too early. ", False: "Too late. "}
+    direction = {True: _("Too early. "), False: _("Too late. ")}
     return tuple(
-        Offer(str(due), f"t = {format_duration(due)}", "",
+        Offer(str(due), _("t = {time}").format(time=format_duration(due)), "",
               "" if due == answer else direction[due < answer] + candidates[due])
         for due in sorted([answer, *chosen])
     )
@@ -327,10 +337,12 @@ def who_hint(choice: str, snap: LabSnapshot, event: TraceEvent) -> str:
     """Why instance ``choice`` is not the one that acts: it is stopped, or what the rule says."""
     for c in snap.consumers:
         if c.client_id == choice and (c.crashed or not c.running):
-            return f"{choice} is {'crashed' if c.crashed else 'not running'}: a stopped instance takes nothing."
+            said = _("{who} is crashed: a stopped instance takes nothing.") if c.crashed else _(
+                "{who} is not running: a stopped instance takes nothing.")
+            return said.format(who=choice)
     if event.kind is EventKind.LOCK_ACQUIRED:
-        return ("A lock stays with its holder until it expires at the broker (60 s after its last renewal); a "
-                "running holder keeps renewing it every 20 s.")
+        return _("A lock stays with its holder until it expires at the broker (60 s after its last renewal); a "
+                 "running holder keeps renewing it every 20 s.")
     if event.kind is EventKind.DELIVERED:
-        return "A message is delivered only to the instance the rebalance gave its queue to."
+        return _("A message is delivered only to the instance the rebalance gave its queue to.")
     return ""

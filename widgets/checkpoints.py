@@ -43,6 +43,9 @@ __all__ = ["ASKS", "AskedCheckpoint", "Checkpoint", "CheckpointError", "Choice",
 Ask = Literal["where", "who", "when"]
 ASKS: tuple[str, ...] = ("where", "who", "when")
 
+OTHER_HINT = N_("Step through the run again and watch this message.")
+"""The hint of a checkpoint on an event kind :data:`HINTS` has no words for (a constant of its own: Babel does not
+extract a call nested in another call's arguments)."""
 HINTS: dict[str, str] = {
     "send_back": N_(
         "A failed message is not retried in place: the consumer sends it back to the broker, which parks "
@@ -332,7 +335,7 @@ def resolve(
                 cp.question or _question(cp, event),
                 choices,
                 answer,
-                cp.hint or _(HINTS.get(event.kind.value, N_("Step through the run again and watch this message."))),
+                cp.hint or _(HINTS.get(event.kind.value, OTHER_HINT)),
                 explain,
                 lab_hint=bool(cp.hint),
             )

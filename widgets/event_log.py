@@ -19,6 +19,7 @@ import ipywidgets as W
 
 from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
 from rmqlab.narrate import group_repeats, is_meaningful, reading_order, signature
 from rmqlab.snapshot import LabSnapshot
 
@@ -129,7 +130,7 @@ def _actors(snap: LabSnapshot) -> tuple[str, ...]:
 
 def event_log_text(vm: EventLogModel) -> str:
     """Fixed-width lines: ``>   12  1.000 s  delivered  consumer:c1  M0001  queue=…``."""
-    lines = [f"{vm.matched} of {vm.total} events"]
+    lines = [_("{matched} of {total} events").format(matched=vm.matched, total=vm.total)]
     for r in vm.rows:
         mark = ">" if r.current else " "
         details = f"{r.repeats}: {r.details}" if r.repeats else r.details

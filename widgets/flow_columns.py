@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 
 from .flow_canvas import (
@@ -32,6 +33,16 @@ if TYPE_CHECKING:
     from .flow_model import FlowVM, Place
 
 __all__ = ["broker_columns", "consumer_column", "outcome_column", "producer_column"]
+
+
+DETAIL_WORDS = (N_("concurrently"), N_("orderly"), N_("crashed"), N_("shut down"), NOT_STARTED)
+"""The words of a consumer box's second line (``CLUSTERING · concurrently``, ``crashed`` …) that are translated
+where drawn; the message model stays RocketMQ's name."""
+
+
+def detail_words(detail: str) -> str:
+    """A consumer box's second line in the current language."""
+    return " · ".join(_(part) if part in DETAIL_WORDS else part for part in detail.split(" · "))
 
 
 def producer_column(cv: Canvas, cols: Columns) -> None:
@@ -170,7 +181,7 @@ def consumer_column(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
         if vm.consumers
         else text_width(_("consumer instances"), 12),
         max((text_width(f"{c.client_id} · {c.group}", 12) + 2 * PAD for c in vm.consumers), default=0),
-        max((text_width(c.detail, 11) + 2 * PAD for c in vm.consumers), default=0),
+        max((text_width(detail_words(c.detail), 11) + 2 * PAD for c in vm.consumers), default=0),
     )
     y = cols.top
     cv.text("col:consumers", cx0, y + 12, _("consumer instances"), cls="rq-title")
@@ -182,17 +193,17 @@ def consumer_column(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
         pqs = [p for p in pq_places if p.owner == c.client_id]
         inner = sum(pq_height(p, len(cols.by_place.get(p.key, []))) + 4 for p in pqs) if pqs else ROW
         h = 34 + inner + 4
-        title = f"{c.client_id} ({c.group}): {c.detail}"
+        title = f"{c.client_id} ({c.group}): {detail_words(c.detail)}"
         cv.rect(f"consumer:{c.client_id}", cx0, y, cons_w, h, "rq-box", role="consumer", title=title)
         cv.text(f"consumer-label:{c.client_id}", cx0 + PAD, y + 14, f"{c.client_id} · {c.group}", cls="rq-title")
-        cv.text(f"consumer-detail:{c.client_id}", cx0 + PAD, y + 27, c.detail, cls="rq-muted rq-small")
+        cv.text(f"consumer-detail:{c.client_id}", cx0 + PAD, y + 27, detail_words(c.detail), cls="rq-muted rq-small")
         sy = y + 34
         if not pqs:
             cv.text(
                 f"empty:{c.client_id}",
                 cx0 + PAD + 4,
                 sy + 14,
-                "no ProcessQueue" if c.running else NOT_STARTED if c.detail == NOT_STARTED else "not running",
+                _("no ProcessQueue") if c.running else _(NOT_STARTED) if c.detail == NOT_STARTED else _("not running"),
                 cls="rq-muted rq-small",
             )
         for p in pqs:

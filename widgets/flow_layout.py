@@ -168,7 +168,7 @@ def _arrows(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
                 cls="rq-arrow",
                 arrow=True,
                 role="arrow",
-                title="ScheduleMessageService: a due message goes back to its real topic",
+                title=_("ScheduleMessageService: a due message goes back to its real topic"),
             )
         )
 
@@ -181,9 +181,9 @@ def _tokens(cv: Canvas, vm: FlowVM) -> None:
             cv.marks.append(Mark("circle", f"focus:{t.key}", x=fx, y=fy, r=R + 4, cls="rq-focus", role="focus"))
     for t in vm.tokens:
         tx, ty = cv.token_at[t.key]
-        tip = (
-            f"{t.msg_id} · {t.state}" + (f" · {t.owner}" if t.owner else "") + f" · reconsume times {t.reconsume_times}"
-        )
+        tip = f"{t.msg_id} · {t.state}" + (f" · {t.owner}" if t.owner else "") + " · " + _(
+            "reconsume times {count}"
+        ).format(count=t.reconsume_times)
         if t.countdown:
             tip += f" · {t.countdown}"
         if t.why:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from rmqlab import format_duration
+from rmqlab.core.i18n import N_
 
 __all__ = [
     "BROADCAST_WHY",
@@ -31,7 +32,7 @@ __all__ = [
 PlaceKind = Literal["producer", "send_failed", "business", "delay", "retry", "dlq", "process_queue", "done", "dropped"]
 TokenState = Literal["sending", "send_failed", "stored", "pulled", "consuming", "delayed", "dead", "done", "dropped"]
 
-NOT_STARTED = "not started yet"
+NOT_STARTED = N_("not started yet")
 """What a consumer box says before the consumer's first start (not "shut down": it never ran)."""
 BROADCAST_WHY = "BROADCASTING: failed, never retried"
 """``ConsumeMessageConcurrentlyService.processConsumeResult`` logs and drops a failed broadcast message."""

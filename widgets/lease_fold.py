@@ -8,6 +8,7 @@ from typing import Any
 
 from rmqlab import EventKind, TraceEvent
 from rmqlab.common.message import RETRY_PREFIX
+from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import BROKER_LEASE_MS, CLIENT_TRUST_MS, LabSnapshot, LockSnap, ProcessQueueSnap
 
 from .lease_model import LeaseBand, LeaseLane, LeaseMarker, LeaseModel, LeaseSpan
@@ -35,7 +36,7 @@ def lease_model(snap: LabSnapshot, *, include_retry: bool = False) -> LeaseModel
         lock = locks.get((group, queue))
         lease_spans, lease_end = _lease_spans(b, lock, now)
         t_end = max(t_end, lease_end)
-        lanes = [LeaseLane("lease", "", "broker lease (60 s)", lease_spans)]
+        lanes = [LeaseLane("lease", "", _("broker lease (60 s)"), lease_spans)]
         for client in b.clients:
             if client not in all_clients:
                 all_clients.append(client)
@@ -232,9 +233,9 @@ def _client_lanes(b: _Band, client: str, pq: ProcessQueueSnap | None, now: int) 
         local.append((now, now, True))
     mq_lock = tuple(LeaseSpan(s, e, client, open=o) for s, e, o in local)
     lanes = [
-        LeaseLane("trust", client, f"{client} trusts its lock (30 s)", trust),
+        LeaseLane("trust", client, _("{client} trusts its lock (30 s)").format(client=client), trust),
         LeaseLane("mq-lock", client, f"{client} MessageQueueLock", mq_lock),
-        LeaseLane("consume-lock", client, f"{client} consume lock", consume),
+        LeaseLane("consume-lock", client, _("{client} consume lock").format(client=client), consume),
     ]
     return lanes, latest
 

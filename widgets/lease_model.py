@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rmqlab import format_duration
+from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import BROKER_LEASE_MS, CLIENT_TRUST_MS
 
 __all__ = [
@@ -128,5 +129,5 @@ def lease_text(vm: LeaseModel) -> str:
             if m.kind in ("crash", "shutdown", "takeover", "refused", "unlocked"):
                 lines.append(f"  @{_fmt(m.t_ms)} {m.text}")
     if vm.hidden_retry:
-        lines.append(f"({vm.hidden_retry} orderly %RETRY% queue(s) not shown)")
-    return "\n".join(lines) or "(no orderly queues)"
+        lines.append("(" + _("{count} orderly %RETRY% queue(s) not shown").format(count=vm.hidden_retry) + ")")
+    return "\n".join(lines) or _("(no orderly queues)")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rmqlab import EventKind, TraceEvent
+from rmqlab.core.i18n import gettext as _
 from rmqlab.lab.report import SUCCESS_STATUSES
 from rmqlab.snapshot import ConsumeQueueSnap, ConsumerSnap, LabSnapshot, OffsetState, ProcessQueueSnap, copy_group
 
@@ -31,7 +32,7 @@ def offset_strip_model(snap: LabSnapshot, *, include_empty: bool = True, max_cel
     gone: list[tuple[str, str]] = []
     for c in snap.consumers:
         if not c.running:
-            gone.append((c.client_id, "crash" if c.crashed else how.get(c.client_id, "not started")))
+            gone.append((c.client_id, _("crash") if c.crashed else how.get(c.client_id) or _("not started")))
             continue
         for pq in c.process_queues:
             q = queues.get(pq.queue)
@@ -196,19 +197,21 @@ def _pointers(
     out: list[StripPointer] = []
     if committed is not None and committed >= 0:
         why = (
-            "the offset store: ConsumeMessageOrderlyService.processConsumeResult → updateOffset(commit())"
+            _("the offset store: ConsumeMessageOrderlyService.processConsumeResult → updateOffset(commit())")
             if orderly
-            else "the offset store: processConsumeResult → removeMessage returns the smallest key still in "
-            "msgTreeMap (or queueOffsetMax + 1 when empty) → updateOffset"
-        )
-        out.append(StripPointer("committed", committed, f"committed {committed}", why))
+            else _("the offset store: processConsumeResult → removeMessage returns the smallest key still in "
+                   "msgTreeMap (or queueOffsetMax + 1 when empty) → updateOffset")
+        )  # fmt: skip
+        out.append(StripPointer("committed", committed, _("committed {offset}").format(offset=committed), why))
     if broker is not None and broker >= 0:
         why = (
-            "BROADCASTING: LocalFileOffsetStore.persistAll writes the offset to the instance's own file every 5 s"
+            _("BROADCASTING: LocalFileOffsetStore.persistAll writes the offset to the instance's own file every 5 s")
             if local
-            else "the broker's consumerOffsetTable: persistConsumerOffset every 5 s and the commit offset of each pull"
-        )
-        out.append(StripPointer("broker", broker, f"{'local file' if local else 'broker'} {broker}", why))
+            else _("the broker's consumerOffsetTable: persistConsumerOffset every 5 s and the commit offset of each "
+                   "pull")
+        )  # fmt: skip
+        label = _("local file {offset}") if local else _("broker {offset}")
+        out.append(StripPointer("broker", broker, label.format(offset=broker), why))
     if orderly:
         if consuming:
             out.append(
@@ -216,7 +219,7 @@ def _pointers(
                     "commit()",
                     consuming[-1] + 1,
                     f"commit() = lastKey + 1 = {consuming[-1] + 1}",
-                    "ProcessQueue.commit(): consumingMsgOrderlyTreeMap.lastKey() + 1, stored on SUCCESS",
+                    _("ProcessQueue.commit(): consumingMsgOrderlyTreeMap.lastKey() + 1, stored on SUCCESS"),
                 )
             )
         low = min((*keys, *consuming), default=None)
@@ -225,8 +228,8 @@ def _pointers(
                 StripPointer(
                     "low-water",
                     low,
-                    f"low-water {low} (concurrent would commit)",
-                    "ProcessQueue.removeMessage (concurrent): the smallest key still in the maps",
+                    _("low-water {offset} (concurrent would commit)").format(offset=low),
+                    _("ProcessQueue.removeMessage (concurrent): the smallest key still in the maps"),
                 )
             )
     return tuple(out)

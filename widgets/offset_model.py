@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import OffsetState
 
 from .palette import STATE_GLYPH
@@ -96,7 +97,7 @@ def offset_strip_text(vm: OffsetStripModel) -> str:
     """One line per ProcessQueue: ``c1 TopicTest@broker-a:0 0:A 1:C 2:A | committed=1 broker=1 | holes 2 3``."""
     lines = []
     for r in vm.rows:
-        cells = " ".join(f"{c.offset}:{STATE_GLYPH[c.state]}" for c in r.cells) or "(empty)"
+        cells = " ".join(f"{c.offset}:{STATE_GLYPH[c.state]}" for c in r.cells) or _("(empty)")
         if r.hidden_before:
             cells = f"…{r.hidden_before} " + cells
         if r.hidden_after:
@@ -109,10 +110,10 @@ def offset_strip_text(vm: OffsetStripModel) -> str:
             facts.append(f"{p.name}={p.offset}")
         line += " | " + " ".join(facts)
         if r.holes:
-            line += " | holes " + " ".join(str(o) for o in r.holes)
+            line += " | " + _("holes") + " " + " ".join(str(o) for o in r.holes)
         if r.dropped:
-            line += " (dropped)"
+            line += " (" + _("dropped") + ")"
         lines.append(line)
     for client, why in vm.gone:
-        lines.append(f"{client}: no ProcessQueues ({why})")
-    return "\n".join(lines) or "(no ProcessQueues)"
+        lines.append(_("{client}: no ProcessQueues ({why})").format(client=client, why=why))
+    return "\n".join(lines) or _("(no ProcessQueues)")

@@ -19,6 +19,16 @@ CELL_PX = 24
 """Width and height of one offset cell, in px."""
 
 
+STATE_WORDS = {
+    OffsetState.STORED: N_("stored"),
+    OffsetState.PULLED: N_("pulled"),
+    OffsetState.CONSUMING: N_("consuming"),
+    OffsetState.ACKED: N_("acked"),
+    OffsetState.SENT_BACK: N_("sent_back"),
+    OffsetState.DROPPED: N_("dropped"),
+}
+"""A cell's state in its tooltip: the state's own name in English, its word in Chinese."""
+
 _LEGEND: tuple[tuple[OffsetState, str], ...] = (
     (OffsetState.STORED, N_("stored, not pulled by this instance")),
     (OffsetState.PULLED, N_("pulled: in msgTreeMap, waiting (in flight)")),
@@ -71,11 +81,11 @@ def offset_strip_scene(vm: OffsetStripModel) -> Scene:
         width = max(width, _strip(marks, r, y))
         y += _row_height(r)
     for client, why in vm.gone:
-        gone = f"{client}: no ProcessQueues ({why})"
+        gone = _("{client}: no ProcessQueues ({why})").format(client=client, why=why)
         marks.append(Mark("text", f"gone:{client}", x=_LEFT, y=y + 11, text=gone, cls="rq-muted", role="strip-gone"))
         y += 18
     if not vm.rows and not vm.gone:
-        marks.append(Mark("text", "empty", x=_LEFT, y=y + 11, text="(no ProcessQueues)", cls="rq-muted"))
+        marks.append(Mark("text", "empty", x=_LEFT, y=y + 11, text=_("(no ProcessQueues)"), cls="rq-muted"))
         y += 18
     y += 8
     marks.extend(_legend(y))
@@ -84,7 +94,7 @@ def offset_strip_scene(vm: OffsetStripModel) -> Scene:
         int(width),
         int(y),
         tuple(marks),
-        label="ProcessQueue offset strips",
+        label=_("ProcessQueue offset strips"),
         testid="rq-offset-strip",
         css=STRIP_CSS,
         extra=(("rows", str(len(vm.rows))), ("now-ms", str(vm.now_ms))),
@@ -95,17 +105,17 @@ def _strip(marks: list[Mark], r: StripRow, y: float) -> float:
     """One ProcessQueue's strip from ``y``: its title and flags, the cells, the brackets and the pointers under
     them; returns the width it needs."""
     rid = f"strip:{r.consumer}:{r.queue}"
-    flags = ["orderly" if r.orderly else "concurrently"]
+    flags = [_("orderly") if r.orderly else _("concurrently")]
     if r.orderly:
-        flags.append("locked" if r.locked else "not locked")
+        flags.append(_("locked") if r.locked else _("not locked"))
     if r.dropped:
-        flags.append("dropped")
+        flags.append(_("dropped"))
     title = f"{r.consumer} · {r.queue}"
     marks.append(Mark("text", f"{rid}:title", x=_LEFT, y=y + 11, text=title, cls="rq-title", role="strip-title"))
     flags_x = _LEFT + text_width(title, 12) + 10
     marks.append(Mark("text", f"{rid}:flags", x=flags_x, y=y + 11, text=" · ".join(flags), cls="rq-muted"))
     if not r.cells:
-        empty = "no messages in this queue yet"
+        empty = _("no messages in this queue yet")
         marks.append(Mark("text", f"{rid}:empty", x=_LEFT + 8, y=y + _ROW_TITLE + 8, text=empty, cls="rq-muted"))
         return 0.0
     x0 = _LEFT + (30 if r.hidden_before else 0)
@@ -140,9 +150,9 @@ def _cells(r: StripRow, rid: str, top: float, bx: Callable[[int], float]) -> lis
             cls += " rq-hole"
         if c.in_consuming_map:
             cls += " rq-consuming-map"
-        tip = f"offset {c.offset} · {c.msg_id or '?'} · {c.state.value}"
+        tip = _("offset {offset}").format(offset=c.offset) + f" · {c.msg_id or '?'} · {_(STATE_WORDS[c.state])}"
         if c.hole:
-            tip += " · a hole: done, but above the committed offset (consumed again after a crash)"
+            tip += " · " + _("a hole: done, but above the committed offset (consumed again after a crash)")
         marks.append(
             Mark(
                 "rect",
@@ -193,7 +203,7 @@ def _brackets(
     pointer arrow, all at or left of the end, crosses a label); returns the width needed and the next row's y."""
     width = 0.0
     for name, cls, label in (
-        ("holes", "rq-hole", "holes: done above the committed offset"),
+        ("holes", "rq-hole", _("holes: done above the committed offset")),
         ("consuming-map", "rq-consuming-map", "consumingMsgOrderlyTreeMap"),
     ):
         span = [c.offset for c in r.cells if (c.hole if name == "holes" else c.in_consuming_map)]

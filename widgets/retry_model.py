@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.common.message import RETRY_PREFIX
+from rmqlab.core.i18n import ngettext
 from rmqlab.lab.report import SUCCESS_STATUSES
 from rmqlab.snapshot import LabSnapshot
 
@@ -257,4 +258,4 @@ def retry_timeline_text(vm: TimelineModel) -> str:
 
 def message_count(n: int) -> str:
     """``1 message``, ``5 messages``."""
-    return f"{n} message" if n == 1 else f"{n} messages"
+    return ngettext("{n} message", "{n} messages", n).format(n=n)

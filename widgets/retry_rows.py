@@ -4,6 +4,8 @@ dropped), and the same deliveries to scale on a bar under them."""
 from __future__ import annotations
 
 from rmqlab import format_duration
+from rmqlab.core.i18n import gettext as _
+from rmqlab.core.i18n import ngettext
 
 from .retry_grid import LEFT_W, TOKEN_R, Grid
 from .retry_model import MARKS, Mark, TimelineModel, Wait
@@ -19,7 +21,7 @@ def token_fill(vm: TimelineModel, lane: int, n: int) -> tuple[str, str]:
     for m in vm.marks:
         if m.lane == lane and m.delivery == n and m.kind in ("consumed_ok", "consumed_failed"):
             return MARKS[m.kind][1], m.label
-    return MARKS["delivered"][1], "in the listener"
+    return MARKS["delivered"][1], _("in the listener")
 
 
 def lane_marks(vm: TimelineModel, g: Grid, lane: int, y: float) -> list[SceneMark]:
@@ -41,7 +43,7 @@ def lane_marks(vm: TimelineModel, g: Grid, lane: int, y: float) -> list[SceneMar
             f"{key}:origin",
             x=8,
             y=y + 19,
-            text=f"first stored {format_duration(origin)}",
+            text=_("first stored {time}").format(time=format_duration(origin)),
             cls="rq-muted rq-rt-label",
             role="origin",
             title=f"{origin} ms",
@@ -66,10 +68,9 @@ def _wait_marks(vm: TimelineModel, g: Grid, w: Wait, *, key: str, y: float, orig
     x2 = g.col_x(w.after + 1) - TOKEN_R
     cls = "rq-rt-pending" if not w.done else "rq-rt-local" if w.kind != "delay" else "rq-rt-wait"
     wkey = f"{key}:w{w.after}"
-    tip = (
-        f"{w.label}: {format_duration(w.start_ms)} → {format_duration(w.end_ms)} since first stored"
-        f"{'' if w.done else ' (waiting)'}"
-    )
+    tip = _("{wait}: {start} → {end} since first stored").format(
+        wait=w.label, start=format_duration(w.start_ms), end=format_duration(w.end_ms)
+    ) + ("" if w.done else _(" (waiting)"))
     marks = [
         SceneMark("line", wkey, x=x1, y=y, x2=x2, y2=y, cls=cls, role="wait", title=tip),
         SceneMark(
@@ -132,7 +133,7 @@ def _end_marks(g: Grid, end: Mark, *, key: str, y: float) -> list[SceneMark]:
             h=16,
             cls="rq-rt-dlq" if dlq else "rq-rt-dropped",
             role=end.kind,
-            title=f"{end.label} at {format_duration(end.t_ms)} since first stored",
+            title=_("{what} at {time} since first stored").format(what=end.label, time=format_duration(end.t_ms)),
         ),
         SceneMark(
             "text",
@@ -222,14 +223,14 @@ def _bar_marks(
 def _lane_state(vm: TimelineModel, lane: int, n: int, end: Mark | None, pending: Wait | None) -> str:
     """The row's last word: where the message is now."""
     if end is not None:
-        return "→ %DLQ%" if end.kind == "dead_lettered" else "✗ dropped (BROADCASTING)"
+        return "→ %DLQ%" if end.kind == "dead_lettered" else "✗ " + _("dropped (BROADCASTING)")
     if pending is not None:
         return f"waiting {pending.label.split(' · ')[0]}"
     if n == 0:
-        return "stored, not delivered yet"
-    fill, _ = token_fill(vm, lane, n)
+        return _("stored, not delivered yet")
+    fill, _result = token_fill(vm, lane, n)
     if fill == MARKS["consumed_ok"][1]:
-        return f"✓ consumed (delivery {n})"
+        return "✓ " + _("consumed (delivery {n})").format(n=n)
     if fill == MARKS["delivered"][1]:
-        return "in the listener"
-    return f"✗ failed ({n} deliveries)"
+        return _("in the listener")
+    return "✗ " + ngettext("failed ({n} delivery)", "failed ({n} deliveries)", n).format(n=n)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rmqlab import format_duration
 from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
 
 from .palette import OKABE_ITO
 from .retry_grid import HEADER_H, LABEL_PX, LEFT_W, LEGEND_H, RIGHT_PAD, ROW_H, SCOPE, Grid, timeline_grid
@@ -60,7 +61,7 @@ def retry_timeline_scene(vm: TimelineModel) -> Scene:
     for col in range(4):
         items = LEGEND[2 * col : 2 * col + 2]
         marks.extend(legend_marks(items, x=LEFT_W + 170 * col, y=10, key=f"legend{col}", gap=18))
-    title = "deliveries, one column each (not to scale) · under each: time since first stored"
+    title = _("deliveries, one column each (not to scale) · under each: time since first stored")
     marks.append(SceneMark("text", "axis:title", x=LEFT_W, y=top - 12, text=title, cls="rq-muted rq-rt-label"))
     for lane in range(len(vm.lanes)):
         marks.extend(lane_marks(vm, g, lane, y=top + lane * ROW_H + 32))
@@ -68,7 +69,9 @@ def retry_timeline_scene(vm: TimelineModel) -> Scene:
     ay = top + len(vm.lanes) * ROW_H + 10
     marks.extend(_axis_marks(vm, g, ay=ay, bars_top=bars_top, width=width))
     height = int(ay + 40)
-    label = f"Retry timeline: {message_count(len(set(vm.lane_msgs)))}, now {format_duration(vm.now_ms)}"
+    label = _("Retry timeline: {messages}, now {time}").format(
+        messages=message_count(len(set(vm.lane_msgs))), time=format_duration(vm.now_ms)
+    )
     extra = (("now-ms", str(vm.now_ms)), ("position", str(vm.position)), ("lanes", str(len(vm.lanes))))
     return Scene(width, height, tuple(marks), label=label, testid="rq-retry-timeline", css=CSS, extra=extra)
 
@@ -94,7 +97,8 @@ def _axis_marks(vm: TimelineModel, g: Grid, *, ay: float, bars_top: float, width
             )
         )
     marks.append(
-        SceneMark("text", "axis:abs", x=8, y=ay + 4, text="virtual time", cls="rq-muted rq-rt-label", role="axis-title")
+        SceneMark("text", "axis:abs", x=8, y=ay + 4, text=_("virtual time"), cls="rq-muted rq-rt-label",
+                  role="axis-title")
     )
     nx = g.abs_x(vm.now_ms)
     now_title = f"now: {format_duration(vm.now_ms)} (position {vm.position})"

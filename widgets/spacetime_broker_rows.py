@@ -8,6 +8,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rmqlab import EventKind, TraceEvent, format_duration
+from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
 
 from .spacetime_model import ArrowKind, Row
 
@@ -67,7 +69,7 @@ def note(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         detail = f"cleanExpiredMsg: {e.msg_id} consumed longer than consumeTimeout, sent back"
     elif e.kind is EventKind.REBALANCED:
         added, removed = len(d["added"]), len(d["removed"])
-        label = f"rebalance {d['topic']} +{added} −{removed}"
+        label = _("rebalance {topic} +{added} −{removed}").format(topic=d["topic"], added=added, removed=removed)
         detail = f"{d['topic']}: now {', '.join(d['queues']) or 'no queues'}"
     elif e.kind is EventKind.ADMIN:
         label = f"mqadmin {d['command']}"
@@ -80,15 +82,20 @@ def note(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     builder.add(Row.of_event(e, kind, lane, lane, label, detail))
 
 
+LIFECYCLE_WORDS = {"start": N_("start"), "shutdown": N_("shutdown"), "restart": N_("restart")}
+"""A consumer's lifecycle event on its lane (translated where shown; the tooltip keeps the event's name)."""
+
+
 def lifecycle(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     how = e.data["event"]
     if how == "crash":
-        row = Row.of_event(e, ArrowKind.FAULT, lane, lane, "✗ crash", "the consumer process died")
+        row = Row.of_event(e, ArrowKind.FAULT, lane, lane, "✗ " + _("crash"), _("the consumer process died"))
         builder.add(row)
         builder.span_open(lane, "crashed", e.seq)
         return
     builder.span_close(lane, "crashed", e.seq)
-    builder.add(Row.of_event(e, ArrowKind.NOTE, lane, lane, how, f"consumer {how} ({e.data.get('group', '')})"))
+    said = _(LIFECYCLE_WORDS[how]) if how in LIFECYCLE_WORDS else how
+    builder.add(Row.of_event(e, ArrowKind.NOTE, lane, lane, said, f"consumer {how} ({e.data.get('group', '')})"))
 
 
 def fault(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
@@ -117,12 +124,12 @@ def lock(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         return
     target = builder.broker_lane(broker)
     refused = e.kind is EventKind.LOCK_REFUSED
-    verb = {
-        EventKind.LOCK_ACQUIRED: "lock",
-        EventKind.LOCK_RENEWED: "renew",
-        EventKind.LOCK_REFUSED: "lock ✗",
-        EventKind.UNLOCKED: "unlock",
-    }[e.kind]
+    verb = _({
+        EventKind.LOCK_ACQUIRED: N_("lock"),
+        EventKind.LOCK_RENEWED: N_("renew"),
+        EventKind.LOCK_REFUSED: N_("lock ✗"),
+        EventKind.UNLOCKED: N_("unlock"),
+    }[e.kind])
     kind = ArrowKind.LOCK_REFUSED if refused else ArrowKind.LOCK
     # one lockBatchMQ request covers every queue of that broker: one arrow per (client, broker, ms, verb)
     group_key = (lane, target, e.time_ms, verb)
@@ -131,15 +138,16 @@ def lock(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     if queues is not None and queues[0] == last:
         queues[1].append(d["queue"])
         n = len(queues[1])
-        builder.rows[last] = replace(
-            builder.rows[last], label=f"{verb} {n} queues", detail=f"{verb}: {', '.join(queues[1])}"
-        )
+        label = _("{verb} {n} queues").format(verb=verb, n=n)
+        builder.rows[last] = replace(builder.rows[last], label=label, detail=f"{verb}: {', '.join(queues[1])}")
         return
     builder.lock_queues[group_key] = (last + 1, [d["queue"]])
-    builder.add(Row.of_event(e, kind, lane, target, f"{verb} 1 queue", f"{verb}: {d['queue']}"))
+    label = _("{verb} 1 queue").format(verb=verb)
+    builder.add(Row.of_event(e, kind, lane, target, label, f"{verb}: {d['queue']}"))
 
 
 def lock_expired(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     if builder.locks:
         d = e.data
-        builder.add(Row.of_event(e, ArrowKind.NOTE, lane, lane, "lock expired", f"{d['queue']}: trust expired"))
+        said = _("{queue}: trust expired").format(queue=d["queue"])
+        builder.add(Row.of_event(e, ArrowKind.NOTE, lane, lane, _("lock expired"), said))

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from rmqlab import TraceEvent, format_duration
+from rmqlab.core.i18n import gettext as _
+from rmqlab.core.i18n import ngettext
 from rmqlab.lab.report import SUCCESS_STATUSES
 
 from .spacetime_model import ArrowKind, Row, Span
@@ -47,7 +49,9 @@ class ListenerCall:
         return f"{self.ids[0]}{more} r{self.reconsume_times} {results}".rstrip()
 
     def detail(self) -> str:
-        return f"listener called with {', '.join(self.ids)} (reconsume_times={self.reconsume_times}) from {self.queue}"
+        return _("listener called with {msgs} (reconsume_times={times}) from {queue}").format(
+            msgs=", ".join(self.ids), times=self.reconsume_times, queue=self.queue
+        )
 
 
 def send_attempt(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
@@ -56,8 +60,12 @@ def send_attempt(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     topic = d["topic"]
     where = f" → {topic}" if lane.startswith("consumer:") else f" q{d['queue_id']}"
     label = f"{e.msg_id} #{attempt}{where}"
-    detail = f"{d['mode']} send attempt {attempt} of {e.msg_id} to {topic} queue {d['queue_id']} on {d['broker']}"
-    i = builder.add(Row.of_event(e, ArrowKind.SEND, lane, builder.broker_lane(d["broker"]), label, detail))
+    detail = _("{mode} send attempt {attempt} of {msg} to {topic} queue {queue} on {broker}").format(
+        mode=d["mode"], attempt=attempt, msg=e.msg_id, topic=topic, queue=d["queue_id"], broker=d["broker"]
+    )
+    i = builder.add(
+        Row.of_event(e, ArrowKind.SEND, lane, builder.broker_lane(d["broker"]), label, detail)
+    )
     builder.attempts[(e.actor, e.msg_id, attempt)] = i
 
 
@@ -92,7 +100,8 @@ def send_result(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
 
 def send_failed(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
-    label = f"✗ {e.msg_id} send failed ({d['mode']}, {d['attempts']} attempt{'s' if d['attempts'] != 1 else ''})"
+    label = "✗ " + ngettext("{msg} send failed ({mode}, {n} attempt)", "{msg} send failed ({mode}, {n} attempts)",
+                            d["attempts"]).format(msg=e.msg_id, mode=d["mode"], n=d["attempts"])  # fmt: skip
     builder.add(Row.of_event(e, ArrowKind.FAILURE, lane, lane, label, d["error"]))
 
 
@@ -100,8 +109,10 @@ def pulled(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     ids = d["msg_ids"]
     broker = builder.queue_broker.get(d["queue"])
-    label = f"pull {ids[0]}" + (f" +{len(ids) - 1}" if len(ids) > 1 else "")
-    detail = f"pull from {d['queue']}: offsets {list(d['offsets'])} ({', '.join(ids)}), next offset {d['next_offset']}"
+    label = _("pull {msg}").format(msg=ids[0]) + (f" +{len(ids) - 1}" if len(ids) > 1 else "")
+    detail = _("pull from {queue}: offsets {offsets} ({msgs}), next offset {next}").format(
+        queue=d["queue"], offsets=list(d["offsets"]), msgs=", ".join(ids), next=d["next_offset"]
+    )
     src = builder.broker_lane(broker) if broker is not None else lane
     kind = ArrowKind.PULL if broker is not None else ArrowKind.NOTE
     builder.add(Row(e.seq, e.time_ms, kind, src, lane, label, detail, ids[0] if ids else None))
@@ -134,7 +145,7 @@ def consumed(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     ok = status in SUCCESS_STATUSES
     result = f"✗ exception → {status}" if return_type == "EXCEPTION" else ("✓ " if ok else "✗ ") + str(status)
     took = f" after {format_duration(d['took_ms'])}" if d["took_ms"] else ""
-    detail = f"listener returned {status} ({return_type}){took}"
+    detail = _("listener returned {status} ({kind})").format(status=status, kind=return_type) + took
     i = builder.calls.pop((lane, e.msg_id), None)
     failed = return_type == "EXCEPTION"
     if i is not None and i == len(builder.rows) - 1 and builder.rows[i].time_ms == e.time_ms:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rmqlab import format_duration
 from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
 
 from .palette import OKABE_ITO
 from .scene import Mark, Scene, legend_marks, text_width
@@ -110,9 +111,8 @@ def spacetime_scene(vm: SpaceTimeModel, *, max_rows: int | None = None) -> Scene
     for r in rows:
         marks.extend(_row_marks(r, xs, ys[r.seq], width))
     marks.extend(now_marks(vm, now_y=now_y, lanes_right=lanes_right))
-    label = (
-        f"Space-time diagram: {len(vm.lanes)} actors, {len(vm.rows)} events up to "
-        f"{format_duration(vm.now_ms)} (position {vm.position})"
+    label = _("Space-time diagram: {actors} actors, {events} events up to {time} (position {position})").format(
+        actors=len(vm.lanes), events=len(vm.rows), time=format_duration(vm.now_ms), position=vm.position
     )
     extra = (
         ("now-ms", str(vm.now_ms)),
@@ -159,14 +159,14 @@ def _header(vm: SpaceTimeModel, xs: dict[str, float], *, legend_cols: int, top: 
                 role="lane-subtitle",
             )
         )
-    axis_title = "virtual time ↓ · event-indexed: one row per event, not to scale"
+    axis_title = _("virtual time ↓ · event-indexed: one row per event, not to scale")
     marks.append(
         Mark(
             "text",
             "axis:title",
             x=4,
             y=top - 4,
-            text=axis_title if not hidden else f"{axis_title} · ⋮ {hidden} earlier rows",
+            text=axis_title if not hidden else axis_title + " · " + _("⋮ {count} earlier rows").format(count=hidden),
             cls="rq-muted rq-st-label",
             role="axis-title",
         )

@@ -4,7 +4,9 @@
 Per exercise: its id, points, unit, the kind of its answer, the general hint (a pointer at the mechanism that
 never tells the answer), the tag of the right prediction and the explanation sealed under it, and the tag and
 sealed text of each near miss that has a hint (:mod:`rmqlab.course.sealed`). No answer and no explanation is in
-plain text here, nor anywhere in the installed package.
+plain text here, nor anywhere in the installed package. Each exercise also carries its texts in Chinese (``"zh"``:
+the general hint, and the explanation and hints sealed under the same predictions, each language with its own
+stream); :mod:`rmqlab.course.grading` unseals the ones of the current language (:func:`rmqlab.set_language`).
 """
 
 from __future__ import annotations
@@ -14,12 +16,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
 from .answers import Unit
 from .sealed import Kind
 
-__all__ = ["BANK_FILE", "EXERCISES", "SALT", "SealedExercise", "load", "record"]
+__all__ = ["BANK_FILE", "EXERCISES", "SALT", "SealedExercise", "Translation", "load", "record"]
 
 BANK_FILE = Path(__file__).with_name("bank.json")
+
+
+@dataclass(frozen=True)
+class Translation:
+    """An exercise's texts in one more language: ``hint`` plain, ``why`` and each hint sealed (by the tag of the
+    prediction that unlocks it) under the same keys as the English ones."""
+
+    hint: str | None
+    why: str
+    hints: tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True)
@@ -34,6 +48,17 @@ class SealedExercise:
     tag: str
     why: str
     hints: tuple[tuple[str, str], ...]
+    translations: tuple[tuple[str, Translation], ...] = ()
+    """By language (``"zh"``): the general hint, the sealed explanation and the sealed hints in that language."""
+
+    def in_language(self, language: str) -> Translation | None:
+        """This exercise's texts in ``language``, if the bank has them (English is the record itself)."""
+        return next((texts for lang, texts in self.translations if lang == language), None)
+
+    def hint_in(self, language: str) -> str | None:
+        """The general hint in ``language`` (English where the bank has no translation)."""
+        texts = self.in_language(language)
+        return self.hint if texts is None or texts.hint is None else texts.hint
 
     @property
     def lab(self) -> str:
@@ -53,8 +78,14 @@ class SealedExercise:
 
 def _kind_words(kind: Kind) -> str:
     if isinstance(kind, list):
-        return "a list of " + str(len(kind)) + " values: " + ", ".join(_kind_words(k) for k in kind)
-    return {"word": "True, False or None", "number": "a number", "text": "a text in quotes"}[kind]
+        return _("a list of {count} values: {kinds}").format(
+            count=len(kind), kinds=", ".join(_kind_words(k) for k in kind)
+        )
+    return _(_KIND_WORDS[kind])
+
+
+_KIND_WORDS = {"word": N_("True, False or None"), "number": N_("a number"), "text": N_("a text in quotes")}
+"""A kind of answer in words (translated where shown)."""
 
 
 def load(path: Path = BANK_FILE) -> tuple[str, tuple[SealedExercise, ...]]:
@@ -66,7 +97,12 @@ def load(path: Path = BANK_FILE) -> tuple[str, tuple[SealedExercise, ...]]:
 def record(e: dict[str, Any]) -> SealedExercise:
     """One exercise of ``bank.json`` (a dict as :func:`teacher.compile.compile_one` writes it)."""
     hints = tuple((str(t), str(s)) for t, s in e["hints"])
-    return SealedExercise(e["id"], e["points"], e["unit"], e["kind"], e["hint"], e["tag"], e["why"], hints)
+    translations = tuple(
+        (language, Translation(t["hint"], t["why"], tuple((str(h), str(s)) for h, s in t["hints"])))
+        for language, t in sorted(e.get("translations", {}).items())
+    )
+    return SealedExercise(e["id"], e["points"], e["unit"], e["kind"], e["hint"], e["tag"], e["why"], hints,
+                          translations)  # fmt: skip
 
 
 SALT, EXERCISES = load()

@@ -21,14 +21,15 @@ one import line.
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..core.duration import format_duration
 from ..core.errors import ConfigError
-from ..lab.trace_table import DEFAULT_FIELDS, TABLE_WIDTH, Items, show_trace, table, trace_rows
+from ..core.i18n import N_, current_language
+from ..core.i18n import gettext as _
+from ..lab.trace_table import DEFAULT_FIELDS, TABLE_WIDTH, Items, fill, show_trace, table, trace_rows
 from . import bank
 from .answers import UNIT_MS, Unit, same, spellings
 from .bank import SealedExercise
@@ -56,7 +57,8 @@ __all__ = [
 
 Verdict = Literal["right", "hint", "wrong", "none"]
 
-NO_ANSWER = "No prediction yet — replace the `...` in the answer cell with your prediction, run it, then run this cell."
+NO_ANSWER = N_("No prediction yet — replace the `...` in the answer cell with your prediction, run it, then run this "
+              "cell.")
 _NOT_GIVEN: Any = object()
 
 
@@ -109,14 +111,13 @@ def _shown(value: Any, unit: Unit | None) -> str:
 
 
 def _say(text: str) -> None:
-    """Print a verdict wrapped at :data:`TABLE_WIDTH` (between words), paragraph by paragraph.
+    """Print a verdict wrapped at :data:`TABLE_WIDTH` (between words, and between Chinese characters), paragraph by
+    paragraph.
 
     One write, newline included: ``print`` writes the text and the newline separately, and a kernel that
     flushes between the two saves the verdict as two stream outputs.
     """
-    paragraphs = [
-        textwrap.fill(p, TABLE_WIDTH, break_long_words=False, break_on_hyphens=False) for p in text.split("\n\n")
-    ]
+    paragraphs = [fill(p, TABLE_WIDTH) for p in text.split("\n\n")]
     print("\n\n".join(paragraphs) + "\n", end="")
 
 
@@ -132,7 +133,7 @@ def check(exercise_id: str, answer: Any, measured: Any = _NOT_GIVEN) -> None:
     ex = exercise(exercise_id)
     result = _RESULTS.setdefault(exercise_id, _Result("none"))
     if answer is Ellipsis:
-        _say(NO_ANSWER)
+        _say(_(NO_ANSWER))
         return
     result.tries += 1
     result.answers.append(answer)
@@ -142,23 +143,26 @@ def check(exercise_id: str, answer: Any, measured: Any = _NOT_GIVEN) -> None:
         shown = _shown(answer if measured is _NOT_GIVEN else measured, ex.unit)
         note = ""
         if measured is not _NOT_GIVEN and canonical(measured, ex.kind, ex.unit) != canonical(answer, ex.kind, ex.unit):
-            note = " (This run measured another value: the lab above was changed; the course's run gives yours.)"
-        _say(f"Right — {shown}.{note} {text}")
+            note = _(" (This run measured another value: the lab above was changed; the course's run gives yours.)")
+        _say(_("Right — {value}.{note} {explanation}").format(value=shown, note=note, explanation=text))
         return
     if verdict == "unreadable":
         result.verdict = "hint"
-        _say(f"Not quite — you predicted {answer!r}; this exercise expects {ex.kind_words}. Change your prediction "
-             "and run both cells again.")  # fmt: skip
+        _say(_("Not quite — you predicted {answer}; this exercise expects {kind}. Change your prediction and run "
+               "both cells again.").format(answer=repr(answer), kind=ex.kind_words))  # fmt: skip
         return
-    if verdict != "hint" and ex.hint is not None and not result.pointed:
-        verdict, text, result.pointed = "hint", ex.hint, True
+    general = ex.hint_in(current_language())
+    if verdict != "hint" and general is not None and not result.pointed:
+        verdict, text, result.pointed = "hint", general, True
     if verdict == "hint":
         result.verdict = "hint"
-        _say(f"Not quite — you predicted {answer!r}. Hint: {text} Change your prediction and run both cells again.")
+        _say(_("Not quite — you predicted {answer}. Hint: {hint} Change your prediction and run both cells again.")
+             .format(answer=repr(answer), hint=text))  # fmt: skip
         return
     result.verdict = "wrong"
-    _say(f"Not quite — you predicted {answer!r}. Predict again, or run `show_me({exercise_id!r})` to watch the run "
-         "play to the outcome, and read the answer from the mechanism.")  # fmt: skip
+    _say(_("Not quite — you predicted {answer}. Predict again, or run `show_me({exercise})` to watch the run play to "
+           "the outcome, and read the answer from the mechanism.").format(answer=repr(answer),
+                                                                           exercise=repr(exercise_id)))  # fmt: skip
 
 
 def register_show_me(exercise_id: str, action: Callable[[], Any]) -> None:
@@ -183,14 +187,14 @@ def show_me(exercise_id: str) -> Any:
     ex = exercise(exercise_id)
     result = _RESULTS.get(ex.id)
     if result is None or result.tries == 0:
-        _say("Predict first: write your prediction in the answer cell and check it; then show_me plays the run.")
+        _say(_("Predict first: write your prediction in the answer cell and check it; then show_me plays the run."))
         return None
     action = _SHOW_ME.get(ex.id)
     if action is None:
-        _say("Press ▶ Play on this lab's dashboard and watch the run to its end: the outcome this exercise asks "
-             "about happens there. Then predict again and check.")  # fmt: skip
+        _say(_("Press ▶ Play on this lab's dashboard and watch the run to its end: the outcome this exercise asks "
+               "about happens there. Then predict again and check."))  # fmt: skip
         return None
-    _say("Watch the dashboard play the run to the outcome this exercise asks about; then predict again and check.")
+    _say(_("Watch the dashboard play the run to the outcome this exercise asks about; then predict again and check."))
     return action()
 
 
@@ -209,9 +213,15 @@ def assert_right(exercise_id: str) -> None:
 
 
 def _ordinal(n: int) -> str:
-    """``2`` → ``"2nd"``, ``11`` → ``"11th"``, ``22`` → ``"22nd"``."""
+    """``2`` → ``"2nd"``, ``11`` → ``"11th"``, ``22`` → ``"22nd"``; in Chinese the number alone (第 2 次)."""
+    if current_language() != "en":
+        return str(n)
     suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
+
+
+_VERDICT_WORDS = {"none": N_("no prediction yet"), "hint": N_("not quite (hint given)"), "wrong": N_("not quite")}
+"""What :func:`score` says of an exercise not (yet) right, by verdict (translated where printed)."""
 
 
 def score(lab: str) -> None:
@@ -221,18 +231,17 @@ def score(lab: str) -> None:
         result = _RESULTS.get(ex.id)
         possible += ex.points
         if result is None:
-            verdict, got = "not checked yet", 0
+            verdict, got = _("not checked yet"), 0
         elif result.verdict == "right":
-            verdict = "right" if result.tries == 1 else f"right on the {_ordinal(result.tries)} try"
+            later = _("right on the {nth} try").format(nth=_ordinal(result.tries))
+            verdict = _("right") if result.tries == 1 else later
             got = ex.points
         else:
-            verdict = {"none": "no prediction yet", "hint": "not quite (hint given)", "wrong": "not quite"}[
-                result.verdict
-            ]
+            verdict = _(_VERDICT_WORDS[result.verdict])
             got = 0
         total += got
         rows.append([ex.id, f"{got}/{ex.points}", verdict])
     if not rows:
         raise ConfigError("lab", lab, "a lab number with exercises in rmqlab.course.bank, such as '03'")
-    print(table(rows, ["exercise", "points", "verdict"]))
-    print(f"Lab {lab}: {total} of {possible} points")
+    print(table(rows, [_("exercise"), _("points"), _("verdict")]))
+    print(_("Lab {lab}: {total} of {possible} points").format(lab=lab, total=total, possible=possible))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hmac
 from typing import Any, Literal
 
+from ..core.i18n import current_language
 from .bank import EXERCISES, SALT, SealedExercise
 from .sealed import canonical, master_key, tag, unseal
 
@@ -24,18 +25,24 @@ __all__ = ["Judged", "judge", "verify"]
 Judged = Literal["right", "hint", "wrong", "unreadable"]
 
 
-def judge(ex: SealedExercise, answer: Any, salt: str = SALT) -> tuple[Judged, str | None]:
-    """The verdict on ``answer`` for ``ex``, and the text it unlocks (the explanation, a hint, or ``None``)."""
+def judge(
+    ex: SealedExercise, answer: Any, salt: str = SALT, language: str | None = None
+) -> tuple[Judged, str | None]:
+    """The verdict on ``answer`` for ``ex``, and the text it unlocks (the explanation, a hint, or ``None``) in
+    ``language`` (default: the current one, :func:`rmqlab.set_language`; English where the bank has no translation)."""
     spelling = canonical(answer, ex.kind, ex.unit)
     if spelling is None:
         return "unreadable", None
     key = master_key(spelling, salt, ex.id)
     mine = tag(key)
+    lang = language or current_language()
+    texts = ex.in_language(lang)
     if hmac.compare_digest(mine, ex.tag):
-        return "right", unseal(ex.why, key)
+        return "right", unseal(ex.why, key) if texts is None else unseal(texts.why, key, lang)
     for hint_tag, sealed in ex.hints:
         if hmac.compare_digest(mine, hint_tag):
-            return "hint", unseal(sealed, key)
+            translated = None if texts is None else dict(texts.hints).get(hint_tag)
+            return "hint", unseal(sealed, key) if translated is None else unseal(translated, key, lang)
     return "wrong", None
 
 

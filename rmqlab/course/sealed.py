@@ -11,7 +11,8 @@ near miss that has a hint, and each explanation or hint encrypted under a key on
 2. PBKDF2-HMAC-SHA256 of that spelling, salted with the course salt and the exercise id, gives a master key
    (:func:`master_key`);
 3. HMAC(master, ``"tag"``) is the tag compared with the bank's; HMAC(master, ``"key"``) is the key of an
-   HMAC-SHA256 counter-mode stream that XORs the text (:func:`seal`, :func:`unseal`).
+   HMAC-SHA256 counter-mode stream that XORs the text (:func:`seal`, :func:`unseal`); the Chinese text of the
+   same explanation or hint is XORed with its own stream, keyed by HMAC(master, ``"key/zh"``).
 
 What this does not stop: trying values. An answer with few possible values (a boolean, a small count) is found
 by checking each; the hash keeps it from being *read*, the PBKDF2 work only slows a search down. A self-check
@@ -117,19 +118,21 @@ def tag(master: bytes) -> str:
     return hmac.new(master, b"tag", "sha256").hexdigest()
 
 
-def _stream(master: bytes, length: int) -> bytes:
-    key = hmac.new(master, b"key", "sha256").digest()
+def _stream(master: bytes, length: int, language: str) -> bytes:
+    label = b"key" if language == "en" else f"key/{language}".encode()  # one stream per language: never two texts
+    key = hmac.new(master, label, "sha256").digest()  # XORed with the same stream (that would give their XOR away)
     blocks = (hmac.new(key, i.to_bytes(8, "big"), "sha256").digest() for i in range(-(-length // 32)))
     return b"".join(blocks)[:length]
 
 
-def seal(text: str, master: bytes) -> str:
-    """``text`` encrypted under ``master`` (hex). Each master key seals one text, so no nonce is needed."""
+def seal(text: str, master: bytes, language: str = "en") -> str:
+    """``text`` encrypted under ``master`` (hex). Each master key seals one text per language (the stream is
+    derived from the key and the language: ``"en"``, ``"zh"``), so no nonce is needed."""
     data = text.encode()
-    return bytes(a ^ b for a, b in zip(data, _stream(master, len(data)), strict=True)).hex()
+    return bytes(a ^ b for a, b in zip(data, _stream(master, len(data), language), strict=True)).hex()
 
 
-def unseal(sealed: str, master: bytes) -> str:
-    """The text :func:`seal` sealed under ``master``."""
+def unseal(sealed: str, master: bytes, language: str = "en") -> str:
+    """The text :func:`seal` sealed under ``master`` in ``language``."""
     data = bytes.fromhex(sealed)
-    return bytes(a ^ b for a, b in zip(data, _stream(master, len(data)), strict=True)).decode()
+    return bytes(a ^ b for a, b in zip(data, _stream(master, len(data), language), strict=True)).decode()

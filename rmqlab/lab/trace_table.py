@@ -7,14 +7,17 @@ items (never inside one) so a table stays readable in a narrow output area.
 
 from __future__ import annotations
 
+import re
 import textwrap
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..core.duration import format_duration
+from ..core.i18n import gettext as _
 from ..core.trace import EventKind, TraceEvent
 
-__all__ = ["DEFAULT_FIELDS", "TABLE_WIDTH", "Items", "show_trace", "table", "trace_rows"]
+__all__ = ["DEFAULT_FIELDS", "TABLE_WIDTH", "Items", "fill", "show_trace", "table", "trace_rows", "width"]
 
 TABLE_WIDTH = 100
 """Widest line :func:`table` prints before wrapping the last column: narrower than JupyterLab's output area."""
@@ -53,21 +56,57 @@ def _cell(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def _wrap(items: Sequence[str], width: int) -> list[str]:
-    """Greedy line filling of whole items; an item wider than ``width`` is broken between its words.
+def width(text: str) -> int:
+    """How many columns ``text`` takes in a monospaced output area: a Chinese character (East Asian Wide or
+    Fullwidth) takes two, everything else one — so a table with Chinese headers or cells stays aligned."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+_CJK = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f"
+_PIECES = re.compile(rf"\s+|[（《「『“‘]*(?:[{_CJK}]|[^\s{_CJK}]+)[、。，；：！？）》」』”’]*")
+"""What a line may break between: spaces, each Chinese character and each run of other characters (an English word,
+an identifier, a number), each with the punctuation that must not end a line before it or start one after it."""
+
+
+def fill(text: str, columns: int = TABLE_WIDTH) -> str:
+    """``text`` wrapped at ``columns`` (counted by :func:`width`): between words, as :func:`textwrap.fill` does for
+    text without Chinese (and exactly as it does, so English output is unchanged), and also between Chinese
+    characters, which have no spaces between them — never inside an identifier or a number."""
+    if width(text) == len(text):
+        return textwrap.fill(text, columns, break_long_words=False, break_on_hyphens=False)
+    lines: list[str] = []
+    line = ""
+    for piece in _PIECES.findall(" ".join(text.split())):
+        if piece.isspace():
+            piece = " "
+        if line and width(line) + width(piece.rstrip()) > columns:
+            lines.append(line.rstrip())
+            line = "" if piece == " " else piece
+        else:
+            line += piece
+    return "\n".join([*lines, line.rstrip()])
+
+
+def _wrap(items: Sequence[str], columns: int) -> list[str]:
+    """Greedy line filling of whole items; an item wider than ``columns`` is broken between its words.
 
     A long item (a WARNING's ``message=…``) left whole would be wider than the output area, and the browser
     would then wrap it anywhere, mid-word and without the column's indent.
     """
     lines: list[str] = []
     for item in items:
-        if len(item) > width:
-            lines += textwrap.wrap(item, width, break_long_words=False, break_on_hyphens=False)
-        elif lines and len(lines[-1]) + 1 + len(item) <= width:
+        if width(item) > columns:
+            lines += fill(item, columns).split("\n")
+        elif lines and width(lines[-1]) + 1 + width(item) <= columns:
             lines[-1] += " " + item
         else:
             lines.append(item)
     return lines or [""]
+
+
+def _pad(text: str, columns: int) -> str:
+    """``text`` padded with spaces to ``columns`` (by :func:`width`, as ``str.ljust`` does by length)."""
+    return text + " " * (columns - width(text))
 
 
 def table(rows: Iterable[Sequence[Any]], headers: Sequence[str], max_width: int = TABLE_WIDTH) -> str:
@@ -78,20 +117,20 @@ def table(rows: Iterable[Sequence[Any]], headers: Sequence[str], max_width: int 
     """
     raw = [list(row) for row in rows]
     body = [[_cell(v) for v in row] for row in raw]
-    widths = [len(h) for h in headers]
+    widths = [width(h) for h in headers]
     for row in body:
         for i, text in enumerate(row[:-1]):
-            widths[i] = max(widths[i], len(text))
+            widths[i] = max(widths[i], width(text))
     lead = sum(widths[:-1]) + 2 * (len(headers) - 1)
-    last = max([len(headers[-1])] + [len(row[-1]) for row in body])
-    widths[-1] = min(last, max(max_width - lead, len(headers[-1]), 20))
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
+    last = max([width(headers[-1])] + [width(row[-1]) for row in body])
+    widths[-1] = min(last, max(max_width - lead, width(headers[-1]), 20))
+    lines = ["  ".join(_pad(h, w) for h, w in zip(headers, widths, strict=True)).rstrip()]
     lines.append("  ".join("-" * w for w in widths))
     for row, values in zip(body, raw, strict=True):
         tail = values[-1]
         items = list(tail) if isinstance(tail, Items) else row[-1].split(" ")
-        wrapped = _wrap(items, widths[-1]) if len(row[-1]) > widths[-1] else [row[-1]]
-        head = "  ".join(t.ljust(w) for t, w in zip(row[:-1], widths[:-1], strict=True))
+        wrapped = _wrap(items, widths[-1]) if width(row[-1]) > widths[-1] else [row[-1]]
+        head = "  ".join(_pad(t, w) for t, w in zip(row[:-1], widths[:-1], strict=True))
         lines.append((head + "  " + wrapped[0]).rstrip() if head or len(headers) > 1 else wrapped[0])
         lines += [(" " * (lead if len(headers) > 1 else 2) + more).rstrip() for more in wrapped[1:]]
     return "\n".join(lines)
@@ -118,6 +157,6 @@ def show_trace(
     wanted = {EventKind(k) for k in kinds}
     chosen = [e for e in events if (not wanted or e.kind in wanted) and (msg_id is None or e.msg_id == msg_id)]
     shown = chosen if limit is None else chosen[:limit]
-    print(table(trace_rows(shown, fields), ["time", "event", "actor", "msg", "details"]))
+    print(table(trace_rows(shown, fields), [_("time"), _("event"), _("actor"), _("msg"), _("details")]))
     if len(shown) < len(chosen):
-        print(f"… {len(chosen) - len(shown)} more")
+        print(_("… {count} more").format(count=len(chosen) - len(shown)))

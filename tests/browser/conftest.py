@@ -198,6 +198,22 @@ def require_chromium() -> None:
     pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
 
 
+def cjk_fonts() -> list[str]:
+    """The families fontconfig has for Chinese (``fc-list :lang=zh``): Debian's fonts-noto-cjk gives Noto Sans CJK."""
+    if shutil.which("fc-list") is None:
+        return []
+    listed = subprocess.run(["fc-list", ":lang=zh", "family"], capture_output=True, text=True, check=False).stdout
+    return sorted({line.split(",")[0].strip() for line in listed.splitlines() if line.strip()})
+
+
+def require_cjk_font() -> None:
+    """Skip (with the reason) a test that looks at Chinese text when no font can draw it: the page would show empty
+    boxes, which is the machine's lack, not the page's fault."""
+    if not cjk_fonts():
+        pytest.skip("no Chinese font (fc-list :lang=zh is empty): run .ci/browser-setup.sh (apt-get install "
+                    "fonts-noto-cjk) to enable the Chinese screenshots")  # fmt: skip
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     """One headless Debian Chromium for the session, driven by Playwright."""

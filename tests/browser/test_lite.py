@@ -77,8 +77,9 @@ def lite_build(tmp_path_factory: pytest.TempPathFactory) -> Build:
     """The site, built from fresh student copies (downloads cached in build/lite-cache)."""
     work = tmp_path_factory.mktemp("lite")
     student = work / "student-labs"
-    subprocess.run([sys.executable, str(ROOT / "labs" / "make_student.py"), str(ROOT / "labs"), str(student)],
-                   check=True, capture_output=True)  # fmt: skip
+    for labs, copies in ((ROOT / "labs", student), (ROOT / "labs" / "zh", student / "zh")):
+        subprocess.run([sys.executable, str(ROOT / "labs" / "make_student.py"), str(labs), str(copies)],
+                       check=True, capture_output=True)  # fmt: skip
     site = work / "site"
     cache = ROOT / "build" / "lite-cache"
     wheel = rmqlab_wheel(tmp_path_factory)  # the run's one build of it, shared with tests/test_leaks.py
