@@ -62,13 +62,13 @@ def lease_scene(vm: LeaseModel) -> Scene:
     marks = _axis(vm, tx, bottom=y)
     marks.extend(body)
     nx = tx(vm.now_ms)
-    now_title = f"now: {format_duration(vm.now_ms)}"
+    now_title = _("now: {time}").format(time=format_duration(vm.now_ms))
     marks.append(Mark("line", "now", x=nx, y=_TOP - 4, x2=nx, y2=y - 6, cls="rq-now", role="now", title=now_title))
     if not vm.bands:
-        marks.append(Mark("text", "empty", x=8, y=y + 12, text="(no orderly queues)", cls="rq-muted"))
+        marks.append(Mark("text", "empty", x=8, y=y + 12, text=_("(no orderly queues)"), cls="rq-muted"))
         y += 20
     if vm.hidden_retry:
-        hidden = f"{vm.hidden_retry} orderly %RETRY% queue(s) not shown"
+        hidden = _("{n} orderly %RETRY% queue(s) not shown").format(n=vm.hidden_retry)
         marks.append(Mark("text", "hidden", x=8, y=y + 4, text=hidden, cls="rq-muted"))
         y += 14
     y = _legend(marks, vm, colour, y + 8)
@@ -76,7 +76,7 @@ def lease_scene(vm: LeaseModel) -> Scene:
         int(x0 + _AXIS_W + 80),
         int(y),
         tuple(marks),
-        label="orderly lock leases",
+        label=_("orderly lock leases"),
         testid="rq-lease-view",
         css=LEASE_CSS,
         extra=(("now-ms", str(vm.now_ms)), ("bands", str(len(vm.bands)))),
@@ -88,7 +88,7 @@ def _band(body: list[Mark], b: LeaseBand, y: float, tx: Callable[[int], float], 
     trust, the renewal ticks and refusals on them; returns the band's bottom."""
     bid = f"lease:{b.group}:{b.queue}"
     title = f"{b.queue} [{b.group}]"
-    holder = "not locked" if b.holder is None else f"held by {b.holder}"
+    holder = _("not locked") if b.holder is None else _("held by {client}").format(client=b.holder)
     body.append(Mark("text", f"{bid}:title", x=8, y=y + 12, text=title, cls="rq-title", role="lease-title"))
     body.append(Mark("text", f"{bid}:holder", x=8 + text_width(title, 12) + 8, y=y + 12, text=holder, cls="rq-muted"))
     y += 18
@@ -161,9 +161,9 @@ def _lane(lane: LeaseLane, lid: str, y: float, tx: Callable[[int], float], colou
         w = max(tx(s.end_ms) - tx(s.start_ms), 2.0)
         tip = f"{lane.label}: {s.client} {format_duration(s.start_ms)}–{format_duration(s.end_ms)}"
         if s.expired:
-            tip += " (expired: anyone may take it over)"
+            tip = _("{span} (expired: anyone may take it over)").format(span=tip)
         elif s.open:
-            tip += " (still running)"
+            tip = _("{span} (still running)").format(span=tip)
         marks.append(
             Mark(
                 "rect",
