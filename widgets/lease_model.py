@@ -127,7 +127,7 @@ def lease_text(vm: LeaseModel) -> str:
                 )
                 for s in lane.spans
             )
-            lines.append(f"  {lane.label}: {spans or '-'}")
+            lines.append("  " + _("{lane}: {spans}").format(lane=lane.label, spans=spans or "-"))
         renewals = [m for m in b.markers if m.kind == "renewed"]
         if renewals:
             lines.append("  " + _("renewals: {times}").format(times=" ".join(_fmt(m.t_ms) for m in renewals)))
