@@ -29,6 +29,7 @@ from rmqlab.widgets.chart_data import (
 )
 from rmqlab.widgets.charts import deliveries_chart, lag_chart, summary_chart, time_to_dlq_chart
 
+import rmqlab
 from rmqlab import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, Lab, Message, after
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -219,3 +220,47 @@ def test_plotly_is_the_charts_alone() -> None:
                  if re.search(r"^\s*(import|from)\s+plotly", p.read_text(), re.M)]  # fmt: skip
     assert importers == ["charts.py"]
     assert not isinstance(lag_chart(five_messages().run(until="1s")), go.FigureWidget)
+
+
+def english_left(texts: list[str]) -> list[str]:
+    """What reads as English in ``texts`` once RocketMQ's identifiers, ids, names and units are taken out."""
+    kept = re.compile(r"%RETRY%\S*|%DLQ%\S*|TopicTest\S*|maxReconsumeTimes|Broker|broker-a|\bc[g1]\b|M\d{4}|<br>|"
+                      r"\b(ms|s|m|h|t)\b")  # fmt: skip
+    return [text for text in texts if re.search(r"[A-Za-z]{2,}", kept.sub("", text))]
+
+
+def test_every_word_of_the_charts_in_chinese_and_the_data_unchanged() -> None:
+    """``set_language("zh")``: titles, axes, legend names, hover texts and the crash / restart markers in Chinese;
+    the numbers, queues, groups and RocketMQ's identifiers as they are; a caller's own title kept."""
+    lab = demo_lab(fault="consumer_crash", listener="fail_twice", messages=3).run(until="3m")
+    points = [DlqPoint(0, 1, 0, 1), DlqPoint(2, 3, 40_000, 3), DlqPoint(16, 13, None, None)]
+
+    def charts() -> list[go.Figure]:
+        return [lag_chart(lab), summary_chart(lab, log_y=True), deliveries_chart(lab), time_to_dlq_chart(points)]
+
+    english = charts()
+    rmqlab.set_language("zh")
+    try:
+        lag, summary, deliveries, dlq = chinese = charts()
+        own = deliveries_chart(lab, title="My own title").layout.title.text
+    finally:
+        rmqlab.set_language(None)
+    for en, zh in zip(english, chinese, strict=True):
+        assert [(t.x, t.y) for t in zh.data] == [(t.x, t.y) for t in en.data]
+        words = [zh.layout.title.text, zh.layout.xaxis.title.text, zh.layout.yaxis.title.text,
+                 *(t.name for t in zh.data), *(a.text for a in zh.layout.annotations),
+                 *(str(h) for t in zh.data for h in (*(t.hovertext or ()), *(t.text or ())))]  # fmt: skip
+        assert english_left(words) == [], words
+    assert lag.layout.title.text == "各队列的消费堆积（队列最大位点 − 已提交的消费位点）"
+    assert (lag.layout.xaxis.title.text, lag.layout.yaxis.title.text) == ("虚拟时间（s）", "堆积的消息数")
+    assert lag.data[2].name == "cg · TopicTest@broker-a:0（Broker 端的消费位点）"
+    assert lag.data[2].hovertext[1] == "t = 1.020 s<br>队列最大位点 2，已提交的消费位点 2（客户端 2）"
+    assert [t.name for t in summary.data] == ["新存储的消息", "投递次数", "消费成功", "消费失败"]
+    assert summary.layout.yaxis.title.text == "累计次数（对数刻度）"
+    assert [a.text for a in summary.layout.annotations] == ["c1 崩溃", "c1 重启"]
+    assert [t.name for t in deliveries.data] == ["消费成功"] and deliveries.layout.xaxis.title.text == "消息"
+    assert deliveries.data[0].hovertext[0] == "M0001（cg）：投递 3 次，消费成功"
+    assert [t.name for t in dlq.data] == ["进入死信队列", "到运行结束仍未进入死信队列"]
+    assert dlq.data[0].hovertext[1] == "最大重试次数 2：投递 3 次后，于 40 s（40000 ms）进入死信队列"
+    assert (dlq.layout.xaxis.title.text, list(dlq.data[1].text)) == ("maxReconsumeTimes", ["仍在重试"])
+    assert own == "My own title"

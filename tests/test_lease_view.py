@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from itertools import pairwise
 
 from rmqlab.widgets import Controller, Replay, demo_lab, take_snapshot
@@ -15,7 +16,9 @@ from rmqlab.widgets.lease_view import (
     lease_scene,
     lease_text,
 )
+from rmqlab.widgets.scene import text_width
 
+import rmqlab
 from rmqlab import ConsumeOrderlyStatus as O
 from rmqlab import Lab, Message, after
 from rmqlab.snapshot import LabSnapshot
@@ -179,3 +182,41 @@ def test_view_renders_only_on_change_and_says_when_there_is_nothing_orderly():
     svg = orderly.static_html()
     assert 'data-testid="rq-lease-view"' in svg and svg.count('data-role="lease-title"') == 2
     assert "1 orderly %RETRY% queue(s) not shown" in orderly.text
+
+
+def test_the_locks_tab_in_chinese_fits_its_columns_and_keeps_the_identifiers():
+    """``set_language("zh")``: lane labels, holder, moments, tooltips and the text view in Chinese (clients, queues,
+    groups, MessageQueueLock and %RETRY% as they are); each lane label fits the label column and no two texts
+    overlap, measured with the layout's own estimate (a 汉字 is one em)."""
+    snap = when(crash_and_takeover, 110_000)
+    rmqlab.set_language("zh")
+    try:
+        vm = lease_model(snap)
+        scene, text = lease_scene(vm), lease_text(vm)
+        empty = LeaseView()
+        Controller(demo_lab, views=[empty], run_ahead=False).seek(3)
+    finally:
+        rmqlab.set_language(None)
+    assert [lane.label for lane in vm.bands[0].lanes] == [
+        "Broker 锁租约（60 s）", "c1 信任自己的锁（30 s）", "c1 MessageQueueLock", "c1 消费锁",
+        "c2 信任自己的锁（30 s）", "c2 MessageQueueLock", "c2 消费锁",
+    ]  # fmt: skip
+    assert [m.text for m in scene.marks if m.role == "lease-moment-label"] == ["c1 崩溃", "接管 c1 → c2"]
+    assert scene.mark("lease:og:ORD@broker-a:0:holder").text == "由 c2 持有" and scene.label == "顺序消费的锁租约"
+    assert text.splitlines()[0] == "ORD@broker-a:0 [og] 由 c2 持有（租约于 2 m 46 s 到期）"
+    assert "  续期：1 s 21 s 1 m 46 s" in text and "  @30 s c2 锁定被拒（由 c1 持有）" in text
+    assert text.splitlines()[-1] == "（另有 1 个顺序消费的 %RETRY% 队列未显示）"
+    assert empty.text == "（没有顺序消费的队列）"
+    words = [m.text for m in scene.marks if m.text] + [m.title for m in scene.marks if m.title] + text.splitlines()
+    kept = re.compile(
+        r"%RETRY%|ORD@broker-a:0|\[og\]|MessageQueueLock|lock / lockAll|Broker|\bc[12]\b|\b(ms|s|m|h)\b|[✗–→…@]"
+    )
+    assert [w for w in words if re.search(r"[A-Za-z]{2,}", kept.sub("", w))] == []
+    column = scene.mark("axis:label:0").x  # the time axis starts where the label column ends
+    for label in (m for m in scene.marks if m.role == "lease-lane-label"):
+        assert label.x + text_width(label.text) < column - 4, label.text
+    texts = [m for m in scene.marks if m.kind == "text" and m.text and m.role not in ("lease-axis", "legend")]
+    boxes = [(m.x, m.y - 11, m.x + text_width(m.text, 12 if m.cls == "rq-title" else 11), m.y + 2) for m in texts]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            assert not overlaps(a, b), (a, b)

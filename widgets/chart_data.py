@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from rmqlab import EventKind, Lab, MessageQueue, Trace, TraceEvent, parse_duration
+from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
 
 __all__ = [
     "SUCCESS_STATUSES",
@@ -261,15 +263,16 @@ class Marker:
 
 
 SUMMARY_KINDS: tuple[tuple[str, Callable[[TraceEvent], bool]], ...] = (
-    ("new messages stored", lambda e: e.kind == EventKind.STORED
+    (N_("new messages stored"), lambda e: e.kind == EventKind.STORED
         and not str(e.get("topic", "")).startswith(SYSTEM_PREFIXES) and int(e.get("reconsume_times", 0)) == 0),
-    ("deliveries", lambda e: e.kind == EventKind.DELIVERED),
-    ("consumed", lambda e: e.kind == EventKind.CONSUMED and e.get("status") in SUCCESS_STATUSES),
-    ("failed deliveries", lambda e: e.kind == EventKind.CONSUMED and e.get("status") not in SUCCESS_STATUSES),
-    ("dead-lettered", lambda e: e.kind == EventKind.DEAD_LETTERED),
-    ("send failures", lambda e: e.kind == EventKind.SEND_FAILED),
+    (N_("deliveries"), lambda e: e.kind == EventKind.DELIVERED),
+    (N_("consumed"), lambda e: e.kind == EventKind.CONSUMED and e.get("status") in SUCCESS_STATUSES),
+    (N_("failed deliveries"), lambda e: e.kind == EventKind.CONSUMED and e.get("status") not in SUCCESS_STATUSES),
+    (N_("dead-lettered"), lambda e: e.kind == EventKind.DEAD_LETTERED),
+    (N_("send failures"), lambda e: e.kind == EventKind.SEND_FAILED),
 )  # fmt: skip
-"""What :func:`run_summary` counts, by name: the flow in, through the listeners, and out to the DLQ."""
+"""What :func:`run_summary` counts, by name: the flow in, through the listeners, and out to the DLQ (the names stay
+English here, keys a test or a caller may use; :mod:`widgets.charts` shows them translated)."""
 
 
 def run_summary(trace: Trace, *, until_ms: int | None = None, keep_empty: bool = False) -> list[SummarySeries]:
@@ -295,7 +298,8 @@ def run_summary(trace: Trace, *, until_ms: int | None = None, keep_empty: bool =
 
 
 def run_markers(trace: Trace) -> list[Marker]:
-    """Injected faults and consumer crashes, shutdowns and restarts, in time order."""
+    """Injected faults and consumer crashes, shutdowns and restarts, in time order. The labels are in the current
+    language (:func:`rmqlab.set_language`); a fault's name and its target are identifiers, kept as they are."""
     out: list[Marker] = []
     started: set[str] = set()
     for e in trace.of_kind(EventKind.FAULT, EventKind.LIFECYCLE):
@@ -305,8 +309,10 @@ def run_markers(trace: Trace) -> list[Marker]:
             out.append(Marker(e.time_ms, f"{e.get('fault')} {target or who}"))
         elif e.get("event") == "start":
             if e.actor in started:
-                out.append(Marker(e.time_ms, f"{who} restarts"))
+                out.append(Marker(e.time_ms, _("{client} restarts").format(client=who)))
             started.add(e.actor)
-        elif e.get("event") in ("crash", "shutdown"):
-            out.append(Marker(e.time_ms, f"{who} {e.get('event')}"))
+        elif e.get("event") == "crash":
+            out.append(Marker(e.time_ms, _("{client} crash").format(client=who)))
+        elif e.get("event") == "shutdown":
+            out.append(Marker(e.time_ms, _("{client} shutdown").format(client=who)))
     return out

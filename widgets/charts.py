@@ -34,6 +34,8 @@ import plotly.io as pio  # type: ignore[import-untyped]
 from plotly.io._base_renderers import MimetypeRenderer  # type: ignore[import-untyped]
 
 from rmqlab import Lab, Trace, format_duration
+from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
 
 from .chart_data import (
     DlqPoint,
@@ -52,12 +54,20 @@ MARKERS_UP_TO = 40
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star")
 OUTCOME_STYLE = {  # colour, bar pattern: consumed plain green, DLQ red with crosses, dropped purple, in flight orange
-    "consumed": (OKABE_ITO["bluish_green"], ""),
-    "dead-lettered": (OKABE_ITO["vermillion"], "x"),
-    "dropped": (OKABE_ITO["reddish_purple"], "/"),
-    "in flight": (OKABE_ITO["orange"], "."),
-    "waiting": (OKABE_ITO["sky_blue"], "-"),
+    N_("consumed"): (OKABE_ITO["bluish_green"], ""),
+    N_("dead-lettered"): (OKABE_ITO["vermillion"], "x"),
+    N_("dropped"): (OKABE_ITO["reddish_purple"], "/"),
+    N_("in flight"): (OKABE_ITO["orange"], "."),
+    N_("waiting"): (OKABE_ITO["sky_blue"], "-"),
 }
+"""Each outcome of :func:`~widgets.chart_data.deliveries_per_message` (its English name, a key) and its style; the
+legend shows the name in the current language."""
+LAG_TITLE = N_("Consumer lag per queue (max offset − committed offset)")
+DELIVERIES_TITLE = N_("Deliveries per message, and how each ended")
+DLQ_TITLE = N_("Time to the DLQ against maxReconsumeTimes")
+SUMMARY_TITLE = N_("The run at a glance: cumulative counts")
+"""The charts' default titles. Every word a chart shows (titles, axes, legend, hover) is in the language of the
+moment it is drawn (:func:`rmqlab.set_language`); a default title is translated, a caller's own title is kept."""
 
 
 def _template(dark: bool) -> go.layout.Template:
@@ -112,10 +122,11 @@ def _until(run: Lab | Trace, until_ms: int | None) -> int | None:
 
 
 def _figure(title: str, x: str, y: str, theme: ChartTheme) -> go.Figure:
+    """An empty figure in the theme; ``title`` translated when it is one of the default titles (else kept)."""
     if theme not in ("light", "dark"):
         raise ValueError(f"theme={theme!r}: must be 'light' or 'dark'")
     fig = go.Figure()
-    fig.update_layout(template=pio.templates["rmqlab_dark" if theme == "dark" else "rmqlab"], title=title,
+    fig.update_layout(template=pio.templates["rmqlab_dark" if theme == "dark" else "rmqlab"], title=_(title),
                       xaxis_title=x, yaxis_title=y, height=420)  # fmt: skip
     return fig
 
@@ -125,23 +136,25 @@ def _seconds(ms: int) -> float:
 
 
 def lag_chart(run: Lab | Trace, *, until_ms: int | None = None, client: bool = True, theme: ChartTheme = "light",
-              title: str = "Consumer lag per queue (max offset − committed offset)") -> go.Figure:  # fmt: skip
+              title: str = LAG_TITLE) -> go.Figure:  # fmt: skip
     """Lag per group and queue over virtual time (:func:`~widgets.chart_data.consumer_lag`): a solid step line
     for the broker's copy of the offset (``mqadmin consumerProgress``'s Diff), and with ``client`` a dotted one
     for the client's in-memory copy. A queue whose lag stays 0 all run starts hidden (click its legend entry)."""
-    fig = _figure(title, "virtual time (s)", "messages behind", theme)
+    fig = _figure(title, _("virtual time (s)"), _("messages behind"), theme)
+    broker_copy, client_copy = _("{series} (broker's offset)"), _("{series} (client's offset)")
     for i, series in enumerate(consumer_lag(_trace_of(run), until_ms=_until(run, until_ms))):
         xs = [_seconds(p.time_ms) for p in series.points]
         idle = all(p.lag == 0 and p.client_lag == 0 for p in series.points)
         name = f"{series.owner} · {series.queue}"
         colour, symbol = COLOURS[i % len(COLOURS)], SYMBOLS[i % len(SYMBOLS)]
-        hover = [f"t = {format_duration(p.time_ms)}<br>max offset {p.max_offset}, committed {p.committed} "
-                 f"(client {p.client})" for p in series.points]  # fmt: skip
-        fig.add_scatter(x=xs, y=[p.lag for p in series.points], name=f"{name} (broker's offset)", mode=_mode(xs),
+        hover = [_("t = {time}<br>max offset {max_offset}, committed {committed} (client {client})").format(
+            time=format_duration(p.time_ms), max_offset=p.max_offset, committed=p.committed, client=p.client
+        ) for p in series.points]  # fmt: skip
+        fig.add_scatter(x=xs, y=[p.lag for p in series.points], name=broker_copy.format(series=name), mode=_mode(xs),
                         line={"shape": "hv", "color": colour, "width": 2.5}, marker={"symbol": symbol, "size": 7},
                         hovertext=hover, hoverinfo="text+name", visible="legendonly" if idle else True)  # fmt: skip
         if client:
-            fig.add_scatter(x=xs, y=[p.client_lag for p in series.points], name=f"{name} (client's offset)",
+            fig.add_scatter(x=xs, y=[p.client_lag for p in series.points], name=client_copy.format(series=name),
                             mode="lines", line={"shape": "hv", "color": colour, "dash": "dot", "width": 2},
                             hovertext=hover, hoverinfo="text+name", visible="legendonly" if idle else True)  # fmt: skip
     fig.update_yaxes(rangemode="tozero", dtick=1 if _small(fig) else None)
@@ -155,19 +168,21 @@ def _small(fig: go.Figure) -> bool:
 
 
 def deliveries_chart(run: Lab | Trace, *, labels: dict[str, str] | None = None, theme: ChartTheme = "light",
-                     title: str = "Deliveries per message, and how each ended") -> go.Figure:  # fmt: skip
+                     title: str = DELIVERIES_TITLE) -> go.Figure:  # fmt: skip
     """One bar per (message, group) (:func:`~widgets.chart_data.deliveries_per_message`), its height the number
     of times a listener was handed the message, its colour and pattern the outcome."""
     rows = deliveries_per_message(_trace_of(run), labels=labels)
     many = len({r.group for r in rows}) > 1
-    fig = _figure(title, "message" + (" · group" if many else ""), "deliveries", theme)
+    fig = _figure(title, _("message · group") if many else _("message"), _("deliveries"), theme)
+    hover = _("{msg_id} ({group}): {n} deliveries, {outcome}")
     for outcome, (colour, pattern) in OUTCOME_STYLE.items():
         mine = [r for r in rows if r.outcome == outcome]
         if mine:
             fig.add_bar(x=[f"{r.label} · {r.group}" if many else r.label for r in mine],
-                        y=[r.deliveries for r in mine], name=outcome, text=[r.deliveries for r in mine],
+                        y=[r.deliveries for r in mine], name=_(outcome), text=[r.deliveries for r in mine],
                         textposition="outside", marker={"color": colour, "pattern": {"shape": pattern}},
-                        hovertext=[f"{r.msg_id} ({r.group}): {r.deliveries} deliveries, {r.outcome}" for r in mine],
+                        hovertext=[hover.format(msg_id=r.msg_id, group=r.group, n=r.deliveries, outcome=_(r.outcome))
+                                   for r in mine],
                         hoverinfo="text")  # fmt: skip
     order = [f"{r.label} · {r.group}" if many else r.label for r in rows]
     fig.update_xaxes(categoryorder="array", categoryarray=order, type="category")
@@ -176,25 +191,26 @@ def deliveries_chart(run: Lab | Trace, *, labels: dict[str, str] | None = None, 
 
 
 def time_to_dlq_chart(points: Sequence[DlqPoint], *, theme: ChartTheme = "light",
-                      title: str = "Time to the DLQ against maxReconsumeTimes") -> go.Figure:  # fmt: skip
+                      title: str = DLQ_TITLE) -> go.Figure:  # fmt: skip
     """When the message reached ``%DLQ%`` (hours of virtual time) for each ``maxReconsumeTimes`` tried
     (:func:`~widgets.chart_data.time_to_dlq`), each point labelled with its time and number of deliveries."""
     if not points:
         raise ValueError("points=[]: pass what time_to_dlq(...) returned (at least one run)")
-    fig = _figure(title, "maxReconsumeTimes", "virtual time to %DLQ% (hours)", theme)
+    fig = _figure(title, "maxReconsumeTimes", _("virtual time to %DLQ% (hours)"), theme)
     reached = [p for p in points if p.dlq_ms is not None]
     label_from = max((p.dlq_ms or 0) for p in reached) / 25 if reached else 0  # lower ones would overlap: hover
     fig.add_scatter(x=[p.max_reconsume_times for p in reached], y=[(p.dlq_ms or 0) / 3_600_000 for p in reached],
-                    mode="lines+markers+text", name="dead-lettered", line={"color": OKABE_ITO["vermillion"]},
+                    mode="lines+markers+text", name=_("dead-lettered"), line={"color": OKABE_ITO["vermillion"]},
                     marker={"size": 9, "symbol": "x"}, textposition="top left",
                     text=[f"{format_duration(p.dlq_ms or 0)} · {p.deliveries}×" if (p.dlq_ms or 0) >= label_from
                           else "" for p in reached],
-                    hovertext=[f"max {p.max_reconsume_times}: DLQ at {format_duration(p.dlq_ms or 0)} ({p.dlq_ms} ms) "
-                               f"after {p.deliveries} deliveries" for p in reached], hoverinfo="text")  # fmt: skip
+                    hovertext=[_("max {max}: DLQ at {time} ({ms} ms) after {n} deliveries").format(
+                        max=p.max_reconsume_times, time=format_duration(p.dlq_ms or 0), ms=p.dlq_ms, n=p.deliveries
+                    ) for p in reached], hoverinfo="text")  # fmt: skip
     never = [p for p in points if p.dlq_ms is None]
     if never:
         fig.add_scatter(x=[p.max_reconsume_times for p in never], y=[0] * len(never), mode="markers+text",
-                        name="not dead-lettered by the horizon", text=["still retrying"] * len(never),
+                        name=_("not dead-lettered by the horizon"), text=[_("still retrying")] * len(never),
                         marker={"size": 9, "symbol": "circle-open", "color": OKABE_ITO["blue"]})  # fmt: skip
     fig.update_xaxes(tickmode="array", tickvals=[p.max_reconsume_times for p in points])
     fig.update_yaxes(rangemode="tozero")
@@ -203,17 +219,19 @@ def time_to_dlq_chart(points: Sequence[DlqPoint], *, theme: ChartTheme = "light"
 
 
 def summary_chart(run: Lab | Trace, *, until_ms: int | None = None, theme: ChartTheme = "light", log_y: bool = False,
-                  title: str = "The run at a glance: cumulative counts") -> go.Figure:  # fmt: skip
+                  title: str = SUMMARY_TITLE) -> go.Figure:  # fmt: skip
     """Cumulative counts over virtual time (:func:`~widgets.chart_data.run_summary`: new messages stored,
     deliveries, consumed, failed deliveries, dead-lettered, send failures), with a dashed rule at each injected
     fault and consumer crash or restart (:func:`~widgets.chart_data.run_markers`): a storm or a capstone
     scenario in one picture. ``log_y``: a logarithmic count axis, so a count of 2 stays visible beside 600
     (a log axis leaves out the zeros)."""
     trace = _trace_of(run)
-    fig = _figure(title, "virtual time (s)", "events so far" + (" (log scale)" if log_y else ""), theme)
+    counts = _("events so far (log scale)") if log_y else _("events so far")
+    fig = _figure(title, _("virtual time (s)"), counts, theme)
     for i, series in enumerate(run_summary(trace, until_ms=_until(run, until_ms))):
-        fig.add_scatter(x=[_seconds(t) for t, _ in series.points], y=[n for _, n in series.points], name=series.name,
-                        mode=_mode(series.points), line={"shape": "hv", "dash": DASHES[i % len(DASHES)], "width": 2.5},
+        fig.add_scatter(x=[_seconds(t) for t, _n in series.points], y=[n for _t, n in series.points],
+                        name=_(series.name), mode=_mode(series.points),
+                        line={"shape": "hv", "dash": DASHES[i % len(DASHES)], "width": 2.5},
                         marker={"symbol": SYMBOLS[i % len(SYMBOLS)], "size": 7})  # fmt: skip
     for k, marker in enumerate(run_markers(trace)):
         fig.add_vline(x=_seconds(marker.time_ms), line={"dash": "dash", "color": "#888888", "width": 1})

@@ -1,6 +1,8 @@
 """The lease view-model from a snapshot: the trace folded band by band (one band per group and orderly queue),
 then each band's lanes — the broker lease, and per client its trust window, MessageQueueLock and consume lock —
-cut at "now" and completed from the snapshot's lock table and ProcessQueue flags."""
+cut at "now" and completed from the snapshot's lock table and ProcessQueue flags. The lanes' labels and the moments'
+words are in the language of the moment the model is computed (:func:`rmqlab.set_language`); client ids, queues and
+RocketMQ's class names stay as they are."""
 
 from __future__ import annotations
 
@@ -117,7 +119,9 @@ class _Fold:
         prev, new = str(d["previous_holder"]), str(d["new_holder"])
         if b.lease and b.lease[-1][3] is None:
             b.lease[-1][3] = t
-        b.markers.append(LeaseMarker(t, "takeover", new, f"takeover {prev} → {new}"))
+        b.markers.append(
+            LeaseMarker(t, "takeover", new, _("takeover {previous} → {new}").format(previous=prev, new=new))
+        )
 
     def locked(self, e: TraceEvent, client: str) -> None:
         """A lock or renewal: the broker lease goes on (or starts), the client trusts its lock 30 s more."""
@@ -136,7 +140,8 @@ class _Fold:
         else:
             trust.append([t, t + CLIENT_TRUST_MS])
         name = "acquired" if e.kind is EventKind.LOCK_ACQUIRED else "renewed"
-        b.markers.append(LeaseMarker(t, name, client, f"{client} {'locks' if name == 'acquired' else 'renews'}"))
+        text = _("{client} locks") if name == "acquired" else _("{client} renews")
+        b.markers.append(LeaseMarker(t, name, client, text.format(client=client)))
 
     def refused(self, e: TraceEvent, client: str) -> None:
         d, t = e.data, e.time_ms
@@ -144,14 +149,15 @@ class _Fold:
         b.client(client)
         _cut(b.trust.get(client), t)
         holder = d.get("holder")
-        b.markers.append(LeaseMarker(t, "refused", client, f"{client} refused (held by {holder or 'nobody'})"))
+        text = _("{client} refused (held by {holder})") if holder else _("{client} refused (held by nobody)")
+        b.markers.append(LeaseMarker(t, "refused", client, text.format(client=client, holder=holder)))
 
     def unlocked(self, e: TraceEvent, client: str) -> None:
         d, t = e.data, e.time_ms
         b = self.band(d["group"], d["queue"])
         if b.lease and b.lease[-1][3] is None and b.lease[-1][2] == client:
             b.lease[-1][3] = t
-        b.markers.append(LeaseMarker(t, "unlocked", client, f"{client} unlocks"))
+        b.markers.append(LeaseMarker(t, "unlocked", client, _("{client} unlocks").format(client=client)))
 
     def delivered(self, e: TraceEvent, client: str) -> None:
         """A listener call starts: the consume lock is held (once per client, however many calls overlap)."""
@@ -190,9 +196,8 @@ class _Fold:
                 spans[-1][1] = t
             b.open_count[client] = 0
             if event in ("crash", "shutdown"):
-                b.markers.append(
-                    LeaseMarker(t, "crash" if event == "crash" else "shutdown", client, f"{client} {event}")
-                )
+                text = _("{client} crash") if event == "crash" else _("{client} shutdown")
+                b.markers.append(LeaseMarker(t, event, client, text.format(client=client)))
         if event == "start":
             self.group_of[client] = group
 
@@ -234,7 +239,7 @@ def _client_lanes(b: _Band, client: str, pq: ProcessQueueSnap | None, now: int) 
     mq_lock = tuple(LeaseSpan(s, e, client, open=o) for s, e, o in local)
     lanes = [
         LeaseLane("trust", client, _("{client} trusts its lock (30 s)").format(client=client), trust),
-        LeaseLane("mq-lock", client, f"{client} MessageQueueLock", mq_lock),
+        LeaseLane("mq-lock", client, _("{client} MessageQueueLock").format(client=client), mq_lock),
         LeaseLane("consume-lock", client, _("{client} consume lock").format(client=client), consume),
     ]
     return lanes, latest

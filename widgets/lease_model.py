@@ -105,29 +105,35 @@ def _fmt(t: int) -> str:
 
 
 def lease_text(vm: LeaseModel) -> str:
-    """Per band: the holder, each lane's spans, renewals, and the crash / take-over moments."""
+    """Per band: the holder, each lane's spans, renewals, and the crash / take-over moments (in the current
+    language; queues, groups and clients as they are)."""
     lines: list[str] = []
     for b in vm.bands:
-        head = f"{b.queue} [{b.group}]"
+        head = f"{b.queue} [{b.group}] "
         if b.holder is not None and b.lease_ends_ms is not None:
-            state = "expired" if b.lease_ends_ms < vm.now_ms else f"lease ends at {_fmt(b.lease_ends_ms)}"
-            head += f" held by {b.holder} ({state})"
+            if b.lease_ends_ms < vm.now_ms:
+                head += _("held by {client} (expired)").format(client=b.holder)
+            else:
+                head += _("held by {client} (lease ends at {time})").format(client=b.holder, time=_fmt(b.lease_ends_ms))
         else:
-            head += " not locked"
+            head += _("not locked")
         lines.append(head)
+        expired = _("expired {span}")
         for lane in b.lanes:
             spans = ", ".join(
-                f"{'expired ' if s.expired else ''}{s.client + ' ' if lane.kind == 'lease' else ''}"
-                f"{_fmt(s.start_ms)}–{_fmt(s.end_ms)}{'…' if s.open else ''}"
+                (expired if s.expired else "{span}").format(
+                    span=f"{s.client + ' ' if lane.kind == 'lease' else ''}"
+                    f"{_fmt(s.start_ms)}–{_fmt(s.end_ms)}{'…' if s.open else ''}"
+                )
                 for s in lane.spans
             )
-            lines.append(f"  {lane.label}: {spans or '-'}")
+            lines.append("  " + _("{lane}: {spans}").format(lane=lane.label, spans=spans or "-"))
         renewals = [m for m in b.markers if m.kind == "renewed"]
         if renewals:
-            lines.append("  renewals: " + " ".join(_fmt(m.t_ms) for m in renewals))
+            lines.append("  " + _("renewals: {times}").format(times=" ".join(_fmt(m.t_ms) for m in renewals)))
         for m in b.markers:
             if m.kind in ("crash", "shutdown", "takeover", "refused", "unlocked"):
                 lines.append(f"  @{_fmt(m.t_ms)} {m.text}")
     if vm.hidden_retry:
-        lines.append("(" + _("{count} orderly %RETRY% queue(s) not shown").format(count=vm.hidden_retry) + ")")
+        lines.append(_("({n} orderly %RETRY% queue(s) not shown)").format(n=vm.hidden_retry))
     return "\n".join(lines) or _("(no orderly queues)")

@@ -68,7 +68,7 @@ def lease_scene(vm: LeaseModel) -> Scene:
         marks.append(Mark("text", "empty", x=8, y=y + 12, text=_("(no orderly queues)"), cls="rq-muted"))
         y += 20
     if vm.hidden_retry:
-        hidden = _("{count} orderly %RETRY% queue(s) not shown").format(count=vm.hidden_retry)
+        hidden = _("{n} orderly %RETRY% queue(s) not shown").format(n=vm.hidden_retry)
         marks.append(Mark("text", "hidden", x=8, y=y + 4, text=hidden, cls="rq-muted"))
         y += 14
     y = _legend(marks, vm, colour, y + 8)
@@ -161,9 +161,9 @@ def _lane(lane: LeaseLane, lid: str, y: float, tx: Callable[[int], float], colou
         w = max(tx(s.end_ms) - tx(s.start_ms), 2.0)
         tip = f"{lane.label}: {s.client} {format_duration(s.start_ms)}–{format_duration(s.end_ms)}"
         if s.expired:
-            tip += " (expired: anyone may take it over)"
+            tip = _("{span} (expired: anyone may take it over)").format(span=tip)
         elif s.open:
-            tip += " (still running)"
+            tip = _("{span} (still running)").format(span=tip)
         marks.append(
             Mark(
                 "rect",
