@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rmqlab import format_duration
 from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
 
 from .palette import OKABE_ITO
 from .retry_grid import HEADER_H, LABEL_PX, LEFT_W, LEGEND_H, RIGHT_PAD, ROW_H, SCOPE, Grid, timeline_grid
@@ -60,7 +61,7 @@ def retry_timeline_scene(vm: TimelineModel) -> Scene:
     for col in range(4):
         items = LEGEND[2 * col : 2 * col + 2]
         marks.extend(legend_marks(items, x=LEFT_W + 170 * col, y=10, key=f"legend{col}", gap=18))
-    title = "deliveries, one column each (not to scale) · under each: time since first stored"
+    title = _("deliveries, one column each (not to scale) · under each: time since first stored")
     marks.append(SceneMark("text", "axis:title", x=LEFT_W, y=top - 12, text=title, cls="rq-muted rq-rt-label"))
     for lane in range(len(vm.lanes)):
         marks.extend(lane_marks(vm, g, lane, y=top + lane * ROW_H + 32))

@@ -8,11 +8,16 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rmqlab import EventKind, TraceEvent, format_duration
+from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
 
 from .spacetime_model import ArrowKind, Row
 
 if TYPE_CHECKING:
     from .spacetime_rows import RowBuilder
+
+_LIFECYCLE = {"start": N_("start"), "shutting_down": N_("shutting_down")}
+"""What a consumer's lifecycle row says (the trace's ``event`` word, in the current language)."""
 
 __all__ = ["dead_lettered", "delay_delivered", "fault", "lifecycle", "lock", "lock_expired", "note", "scheduled"]
 
@@ -34,7 +39,7 @@ def scheduled(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
 def delay_delivered(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     broker = builder.broker_lane(e.actor.partition(":")[2])
-    label = f"{e.msg_id} due → {d['topic']}"
+    label = _("{msg} due → {topic}").format(msg=e.msg_id, topic=d["topic"])
     detail = (
         f"ScheduleMessageService: delay level {d['level']} due after {format_duration(d['waited_ms'])}; "
         f"{e.msg_id} stored in {d['topic']} queue {d['queue_id']}"
@@ -60,20 +65,20 @@ def note(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         detail = f"SUSPEND_CURRENT_QUEUE_A_MOMENT: {d['queue']} waits, {e.msg_id} is retried locally"
     elif e.kind is EventKind.BROADCAST_DROPPED:
         kind = ArrowKind.FAILURE
-        label = f"✗ {e.msg_id} dropped (BROADCASTING)"
+        label = _("✗ {msg} dropped (BROADCASTING)").format(msg=e.msg_id)
         detail = d["message"]
     elif e.kind is EventKind.CLEAN_EXPIRED:
         label = f"{e.msg_id} cleanExpiredMsg"
         detail = f"cleanExpiredMsg: {e.msg_id} consumed longer than consumeTimeout, sent back"
     elif e.kind is EventKind.REBALANCED:
         added, removed = len(d["added"]), len(d["removed"])
-        label = f"rebalance {d['topic']} +{added} −{removed}"
+        label = _("rebalance {topic} +{added} −{removed}").format(topic=d["topic"], added=added, removed=removed)
         detail = f"{d['topic']}: now {', '.join(d['queues']) or 'no queues'}"
     elif e.kind is EventKind.ADMIN:
         label = f"mqadmin {d['command']}"
         detail = ", ".join(f"{k}={v}" for k, v in d.items())
     elif e.kind is EventKind.RETENTION_DELETED:
-        label = "retention: commit log cleaned"
+        label = _("retention: commit log cleaned")
         detail = ", ".join(f"{k}={v}" for k, v in d.items())
     else:
         return
@@ -83,25 +88,28 @@ def note(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
 def lifecycle(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     how = e.data["event"]
     if how == "crash":
-        row = Row(e.seq, e.time_ms, ArrowKind.FAULT, lane, lane, "✗ crash", "the consumer process died")
+        row = Row(e.seq, e.time_ms, ArrowKind.FAULT, lane, lane, _("✗ crash"), _("the consumer process died"))
         builder.add(row)
         builder.span_open(lane, "crashed", e.seq)
         return
     builder.span_close(lane, "crashed", e.seq)
-    builder.add(Row(e.seq, e.time_ms, ArrowKind.NOTE, lane, lane, how, f"consumer {how} ({e.data.get('group', '')})"))
+    said = _(_LIFECYCLE.get(how, how))
+    builder.add(Row(e.seq, e.time_ms, ArrowKind.NOTE, lane, lane, said, f"consumer {how} ({e.data.get('group', '')})"))
 
 
 def fault(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     fault = d["fault"]
     if fault == "broker_down":
-        builder.add(Row(e.seq, e.time_ms, ArrowKind.FAULT, lane, lane, "✗ broker down", "injected fault: broker down"))
+        builder.add(
+            Row(e.seq, e.time_ms, ArrowKind.FAULT, lane, lane, _("✗ broker down"), _("injected fault: broker down"))
+        )
         builder.span_open(lane, "down", e.seq)
     elif fault == "broker_up":
-        builder.add(Row(e.seq, e.time_ms, ArrowKind.FAULT, lane, lane, "broker up", "the broker is back"))
+        builder.add(Row(e.seq, e.time_ms, ArrowKind.FAULT, lane, lane, _("broker up"), _("the broker is back")))
         builder.span_close(lane, "down", e.seq)
     elif fault in ("partition", "heal"):
-        sign = "✗ partition" if fault == "partition" else "heal"
+        sign = _("✗ partition") if fault == "partition" else _("heal")
         label = f"{sign} {d.get('client', '')} ↮ {lane.partition(':')[2]}"
         builder.add(Row(e.seq, e.time_ms, ArrowKind.FAULT, lane, lane, label, f"network {fault}: {d}"))
     else:
@@ -117,12 +125,14 @@ def lock(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         return
     target = builder.broker_lane(broker)
     refused = e.kind is EventKind.LOCK_REFUSED
-    verb = {
-        EventKind.LOCK_ACQUIRED: "lock",
-        EventKind.LOCK_RENEWED: "renew",
-        EventKind.LOCK_REFUSED: "lock ✗",
-        EventKind.UNLOCKED: "unlock",
-    }[e.kind]
+    verb = _(
+        {
+            EventKind.LOCK_ACQUIRED: N_("lock"),
+            EventKind.LOCK_RENEWED: N_("renew"),
+            EventKind.LOCK_REFUSED: N_("lock ✗"),
+            EventKind.UNLOCKED: N_("unlock"),
+        }[e.kind]
+    )
     kind = ArrowKind.LOCK_REFUSED if refused else ArrowKind.LOCK
     # one lockBatchMQ request covers every queue of that broker: one arrow per (client, broker, ms, verb)
     group_key = (lane, target, e.time_ms, verb)
@@ -132,14 +142,20 @@ def lock(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         queues[1].append(d["queue"])
         n = len(queues[1])
         builder.rows[last] = replace(
-            builder.rows[last], label=f"{verb} {n} queues", detail=f"{verb}: {', '.join(queues[1])}"
+            builder.rows[last],
+            label=_("{verb} {n} queues").format(verb=verb, n=n),
+            detail=f"{verb}: {', '.join(queues[1])}",
         )
         return
     builder.lock_queues[group_key] = (last + 1, [d["queue"]])
-    builder.add(Row(e.seq, e.time_ms, kind, lane, target, f"{verb} 1 queue", f"{verb}: {d['queue']}"))
+    builder.add(
+        Row(e.seq, e.time_ms, kind, lane, target, _("{verb} 1 queue").format(verb=verb), f"{verb}: {d['queue']}")
+    )
 
 
 def lock_expired(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     if builder.locks:
         d = e.data
-        builder.add(Row(e.seq, e.time_ms, ArrowKind.NOTE, lane, lane, "lock expired", f"{d['queue']}: trust expired"))
+        builder.add(
+            Row(e.seq, e.time_ms, ArrowKind.NOTE, lane, lane, _("lock expired"), f"{d['queue']}: trust expired")
+        )

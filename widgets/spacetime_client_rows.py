@@ -8,6 +8,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from rmqlab import TraceEvent, format_duration
+from rmqlab.core.i18n import gettext as _
+from rmqlab.core.i18n import ngettext
 from rmqlab.lab.report import SUCCESS_STATUSES
 
 from .spacetime_model import ArrowKind, Row, Span
@@ -94,7 +96,8 @@ def send_result(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
 
 def send_failed(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
-    label = f"✗ {e.msg_id} send failed ({d['mode']}, {d['attempts']} attempt{'s' if d['attempts'] != 1 else ''})"
+    label = ngettext("✗ {msg} send failed ({mode}, {n} attempt)", "✗ {msg} send failed ({mode}, {n} attempts)",
+                     d["attempts"]).format(msg=e.msg_id, mode=d["mode"], n=d["attempts"])  # fmt: skip
     builder.add(Row(e.seq, e.time_ms, ArrowKind.FAILURE, lane, lane, label, d["error"], e.msg_id))
 
 
@@ -102,7 +105,7 @@ def pulled(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     ids = d["msg_ids"]
     broker = builder.queue_broker.get(d["queue"])
-    label = f"pull {ids[0]}" + (f" +{len(ids) - 1}" if len(ids) > 1 else "")
+    label = _("pull {msg}").format(msg=ids[0]) + (f" +{len(ids) - 1}" if len(ids) > 1 else "")
     detail = f"pull from {d['queue']}: offsets {list(d['offsets'])} ({', '.join(ids)}), next offset {d['next_offset']}"
     src = builder.broker_lane(broker) if broker is not None else lane
     kind = ArrowKind.PULL if broker is not None else ArrowKind.NOTE
@@ -134,8 +137,12 @@ def consumed(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     status, return_type = d["status"], d["return_type"]
     ok = status in SUCCESS_STATUSES
-    result = f"✗ exception → {status}" if return_type == "EXCEPTION" else ("✓ " if ok else "✗ ") + str(status)
-    took = f" after {format_duration(d['took_ms'])}" if d["took_ms"] else ""
+    result = (
+        _("✗ exception → {status}").format(status=status)
+        if return_type == "EXCEPTION"
+        else ("✓ " if ok else "✗ ") + str(status)
+    )
+    took = _(" after {time}").format(time=format_duration(d["took_ms"])) if d["took_ms"] else ""
     detail = f"listener returned {status} ({return_type}){took}"
     i = builder.calls.pop((lane, e.msg_id), None)
     failed = return_type == "EXCEPTION"
@@ -178,7 +185,7 @@ def send_back(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
             ArrowKind.SEND_BACK_FAILED,
             lane,
             broker,
-            f"send-back {e.msg_id} ✗ {d.get('error', 'failed')}",
+            _("send-back {msg} ✗ {error}").format(msg=e.msg_id, error=d.get("error", "failed")),
             f"{detail} failed: {d.get('error', '')}",
             e.msg_id,
         )
@@ -189,14 +196,16 @@ def send_back(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         note = builder.rows[dlq]
         builder.rows[dlq] = replace(note, src=lane, dst=broker, detail=f"{detail} → {note.detail}")
         return
-    label = f"send-back {e.msg_id} r{d['reconsume_times']}"
+    label = _("send-back {msg} r{times}").format(msg=e.msg_id, times=d["reconsume_times"])
     builder.rows.insert(at, Row(e.seq, e.time_ms, ArrowKind.SEND_BACK, lane, broker, label, detail, e.msg_id))
 
 
 def send_back_fallback(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     ok = d["ok"]
-    label = f"{'' if ok else '✗ '}fallback: {e.msg_id} via inner producer (L{d['delay_level']})"
+    label = ("" if ok else "✗ ") + _("fallback: {msg} via inner producer (L{level})").format(
+        msg=e.msg_id, level=d["delay_level"]
+    )
     detail = "sendMessageBack failed; the client sent a new %RETRY% message itself" + (
         "" if ok else f", which failed too: {d.get('error', '')}"
     )
@@ -206,6 +215,6 @@ def send_back_fallback(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
 
 def local_retry(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
-    label = f"{e.msg_id} local retry in {format_duration(d['retry_in_ms'])}"
+    label = _("{msg} local retry in {time}").format(msg=e.msg_id, time=format_duration(d["retry_in_ms"]))
     detail = f"send-back and fallback failed: {e.msg_id} is consumed again locally (submitConsumeRequestLater)"
     builder.add(Row(e.seq, e.time_ms, ArrowKind.NOTE, lane, lane, label, detail, e.msg_id))

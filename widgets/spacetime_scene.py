@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rmqlab import format_duration
 from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
 
 from .palette import OKABE_ITO
 from .scene import Mark, Scene, legend_marks, text_width
@@ -159,7 +160,7 @@ def _header(vm: SpaceTimeModel, xs: dict[str, float], *, legend_cols: int, top: 
                 role="lane-subtitle",
             )
         )
-    axis_title = "virtual time ↓ · event-indexed: one row per event, not to scale"
+    axis_title = _("virtual time ↓ · event-indexed: one row per event, not to scale")
     marks.append(
         Mark(
             "text",
