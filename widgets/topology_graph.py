@@ -13,6 +13,8 @@ import networkx as nx
 
 from rmqlab import EventKind, MessageQueue, TraceEvent
 from rmqlab.common.message import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_TOPIC
+from rmqlab.core.i18n import N_, ngettext
+from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 __all__ = ["KIND_WORD", "LAYERS", "SCHEDULE_NODE", "topology_graph"]
@@ -24,27 +26,37 @@ SCHEDULE_NODE = "schedule"
 """The one node standing for every ``SCHEDULE_TOPIC_XXXX`` queue of every broker."""
 
 KIND_WORD = {
-    "producer": "producer",
-    "topic": "topic",
-    "schedule": "delay levels",
-    "retry": "retry topic",
-    "dlq": "dead-letter topic",
-    "consumer": "consumer",
+    "producer": N_("producer"),
+    "topic": N_("topic"),
+    "schedule": N_("delay levels"),
+    "retry": N_("retry topic"),
+    "dlq": N_("dead-letter topic"),
+    "consumer": N_("consumer"),
 }
-"""A kind in words (the second line of every box, the legend)."""
+"""A kind in words (the second line of every box, the legend), marked for the catalog: shown through ``_()``."""
 
 
 def topology_graph(snap: LabSnapshot) -> nx.DiGraph:
     """Nodes (with ``kind``, ``title``, ``detail``, ``layer``) and edges (``travelled``, ``seqs``) of the snapshot."""
     g = nx.DiGraph()
     for name, group in snap.producers:
-        g.add_node(f"producer:{name}", kind="producer", title=name, detail=f"producer · group {group}", alert=False)
+        g.add_node(
+            f"producer:{name}",
+            kind="producer",
+            title=name,
+            detail=_("producer · group {group}").format(group=group),
+            alert=False,
+        )
     _topic_nodes(g, snap)
     for c in snap.consumers:
-        state = "" if c.running else (" · crashed" if c.crashed else " · stopped")
-        mode = "orderly" if c.orderly else c.message_model.lower()
+        state = "" if c.running else " · " + (_("crashed") if c.crashed else _("stopped"))
+        mode = _("orderly") if c.orderly else c.message_model.lower()
         g.add_node(
-            c.actor, kind="consumer", title=c.client_id, detail=f"consumer · {c.group} · {mode}{state}", alert=c.crashed
+            c.actor,
+            kind="consumer",
+            title=c.client_id,
+            detail=_("consumer · {group} · {mode}").format(group=c.group, mode=mode) + state,
+            alert=c.crashed,
         )
         for topic in c.subscriptions:
             for node in list(g.nodes):
@@ -77,9 +89,11 @@ def _topic_nodes(g: nx.DiGraph, snap: LabSnapshot) -> None:
         entry[2] += 1
         entry[3] += q.max_offset - q.min_offset
         entry[4].add(q.broker)
-    for node, (topic, broker, queues, stored, _) in sorted(business.items()):
+    for node, (topic, broker, queues, stored, _brokers) in sorted(business.items()):
         alert = broker in down
-        detail = f"topic · {queues} queue{'s' * (queues != 1)} · {stored} stored" + (" · broker down" if alert else "")
+        detail = ngettext("topic · {n} queue · {stored} stored", "topic · {n} queues · {stored} stored", queues).format(
+            n=queues, stored=stored
+        ) + (" · " + _("broker down") if alert else "")
         g.add_node(node, kind="topic", title=f"{topic}@{broker}", detail=detail, alert=alert)
     levels: dict[int, int] = {}
     for b in snap.brokers:
@@ -92,13 +106,19 @@ def _topic_nodes(g: nx.DiGraph, snap: LabSnapshot) -> None:
             SCHEDULE_NODE,
             kind="schedule",
             title=SCHEDULE_TOPIC,
-            detail=f"delay levels · {waiting} waiting",
+            detail=_("delay levels · {n} waiting").format(n=waiting),
             alert=False,
         )
     for node, (topic, _broker, _queues, stored, brokers) in sorted(special.items()):
         kind = "retry" if topic.startswith(RETRY_PREFIX) else "dlq"
         where = ", ".join(sorted(brokers))
-        g.add_node(node, kind=kind, title=topic, detail=f"{KIND_WORD[kind]} · {stored} stored · {where}", alert=False)
+        g.add_node(
+            node,
+            kind=kind,
+            title=topic,
+            detail=_("{kind} · {stored} stored · {where}").format(kind=_(KIND_WORD[kind]), stored=stored, where=where),
+            alert=False,
+        )
 
 
 def _topic_node(mq: MessageQueue) -> str:

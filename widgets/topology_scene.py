@@ -3,6 +3,9 @@ two text lines, and the legend under the graph."""
 
 from __future__ import annotations
 
+from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
+
 from .palette import OKABE_ITO
 from .scene import Mark, Scene, legend_marks
 from .topology_graph import KIND_WORD, LAYERS
@@ -24,9 +27,9 @@ _LEGEND_W = 230.0
 _KIND_COL_W = 150.0
 """Width of one column of the node-kind legend."""
 _PATHS = (
-    ("line", "rq-edge", "a path a message can take"),
-    ("line", "rq-edge rq-travelled", "a path a message has taken"),
-    ("line", "rq-edge rq-active", "taken in the last steps"),
+    ("line", "rq-edge", N_("a path a message can take")),
+    ("line", "rq-edge rq-travelled", N_("a path a message has taken")),
+    ("line", "rq-edge rq-active", N_("taken in the last steps")),
 )
 
 
@@ -142,7 +145,13 @@ def _legend(lx: float, ly: float) -> list[Mark]:
         )
         marks.append(
             Mark(
-                "text", f"legend:kind:{kind}:t", x=x + 18, y=y + 4, text=KIND_WORD[kind], cls="rq-muted", role="legend"
+                "text",
+                f"legend:kind:{kind}:t",
+                x=x + 18,
+                y=y + 4,
+                text=_(KIND_WORD[kind]),
+                cls="rq-muted",
+                role="legend",
             )
         )
     return marks
