@@ -62,13 +62,13 @@ def lease_scene(vm: LeaseModel) -> Scene:
     marks = _axis(vm, tx, bottom=y)
     marks.extend(body)
     nx = tx(vm.now_ms)
-    now_title = f"now: {format_duration(vm.now_ms)}"
+    now_title = _("now: {time}").format(time=format_duration(vm.now_ms))
     marks.append(Mark("line", "now", x=nx, y=_TOP - 4, x2=nx, y2=y - 6, cls="rq-now", role="now", title=now_title))
     if not vm.bands:
-        marks.append(Mark("text", "empty", x=8, y=y + 12, text="(no orderly queues)", cls="rq-muted"))
+        marks.append(Mark("text", "empty", x=8, y=y + 12, text=_("(no orderly queues)"), cls="rq-muted"))
         y += 20
     if vm.hidden_retry:
-        hidden = f"{vm.hidden_retry} orderly %RETRY% queue(s) not shown"
+        hidden = _("{n} orderly %RETRY% queue(s) not shown").format(n=vm.hidden_retry)
         marks.append(Mark("text", "hidden", x=8, y=y + 4, text=hidden, cls="rq-muted"))
         y += 14
     y = _legend(marks, vm, colour, y + 8)
