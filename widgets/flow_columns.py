@@ -221,7 +221,9 @@ def outcome_column(cv: Canvas, cols: Columns) -> None:
     out_w = max([out_w] + [text_width(p.note, 11) + 2 * PAD for p in out_places])
     y = cols.cons_bottom + 14
     if out_places:
-        cv.text("col:outcome", ox0 + 44, y + 12, _("outcome"), cls="rq-title")
+        # clear of the "ack" label flow_layout writes 19 px in, beside the arrow down to the trays, in any language
+        ack_right = ox0 + 19 + text_width(_("ack"), 11)
+        cv.text("col:outcome", max(ox0 + 44, ack_right + 3.5), y + 12, _("outcome"), cls="rq-title")
     y += 22
     for p in out_places:
         toks = cols.by_place.get(p.key, [])

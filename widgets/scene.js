@@ -256,7 +256,10 @@ const PLAYER_CSS = `
 .rq-player .rq-score { color: var(--jp-ui-font-color2, #555555); }
 .rq-scene svg:has([data-choice]) text, .rq-scene svg:has([data-choice]) g.rq-token { pointer-events: none; }
 .rq-scene [data-choice] { cursor: pointer; outline: 3px dashed var(--jp-warn-color0, #b34700); outline-offset: 2px; }
-.rq-scene rect[data-choice] { stroke: var(--jp-warn-color0, #b34700) !important; stroke-width: 3 !important; }
+/* a place is highlighted by its own dashed border: an outline 5 px outside it covered the lane label above it */
+.rq-scene rect[data-choice] { outline: none; stroke: var(--jp-warn-color0, #b34700) !important; stroke-width: 3 !important;
+  stroke-dasharray: 6 3 !important; }
+.rq-scene rect[data-choice]:focus-visible { outline: 2px solid var(--jp-brand-color1, #1565c0); outline-offset: -6px; }
 `;
 
 function el(tag, attrs = {}, text = "") {
