@@ -95,10 +95,12 @@ def _axis_marks(vm: TimelineModel, g: Grid, *, ay: float, bars_top: float, width
             )
         )
     marks.append(
-        SceneMark("text", "axis:abs", x=8, y=ay + 4, text="virtual time", cls="rq-muted rq-rt-label", role="axis-title")
+        SceneMark(
+            "text", "axis:abs", x=8, y=ay + 4, text=_("virtual time"), cls="rq-muted rq-rt-label", role="axis-title"
+        )
     )
     nx = g.abs_x(vm.now_ms)
-    now_title = f"now: {format_duration(vm.now_ms)} (position {vm.position})"
+    now_title = _("now: {time} (position {position})").format(time=format_duration(vm.now_ms), position=vm.position)
     marks.append(
         SceneMark("line", "now", x=nx, y=bars_top, x2=nx, y2=ay + 20, cls="rq-rt-now", role="now", title=now_title)
     )

@@ -25,7 +25,9 @@ __all__ = ["dead_lettered", "delay_delivered", "fault", "lifecycle", "lock", "lo
 def scheduled(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     broker = lane.partition(":")[2]
-    target = builder.ensure_lane("schedule:" + broker, "schedule", f"{broker} schedule", "ScheduleMessageService")
+    target = builder.ensure_lane(
+        "schedule:" + broker, "schedule", _("{broker} schedule").format(broker=broker), "ScheduleMessageService"
+    )
     level = d["level"]
     wait = d["due_ms"] - e.time_ms
     label = f"{e.msg_id} L{level} · {format_duration(wait)}"

@@ -167,7 +167,7 @@ def _header(vm: SpaceTimeModel, xs: dict[str, float], *, legend_cols: int, top: 
             "axis:title",
             x=4,
             y=top - 4,
-            text=axis_title if not hidden else f"{axis_title} · ⋮ {hidden} earlier rows",
+            text=axis_title if not hidden else _("{axis} · ⋮ {n} earlier rows").format(axis=axis_title, n=hidden),
             cls="rq-muted rq-st-label",
             role="axis-title",
         )

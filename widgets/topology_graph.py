@@ -22,6 +22,9 @@ __all__ = ["KIND_WORD", "LAYERS", "SCHEDULE_NODE", "topology_graph"]
 LAYERS: tuple[str, ...] = ("producer", "topic", "schedule", "retry", "dlq", "consumer")
 """Node kinds in column order."""
 
+_MODEL_WORD = {"CLUSTERING": N_("clustering"), "BROADCASTING": N_("broadcasting")}
+"""A consumer's message model as its box says it (through ``_()``)."""
+
 SCHEDULE_NODE = "schedule"
 """The one node standing for every ``SCHEDULE_TOPIC_XXXX`` queue of every broker."""
 
@@ -50,7 +53,7 @@ def topology_graph(snap: LabSnapshot) -> nx.DiGraph:
     _topic_nodes(g, snap)
     for c in snap.consumers:
         state = "" if c.running else " · " + (_("crashed") if c.crashed else _("stopped"))
-        mode = _("orderly") if c.orderly else c.message_model.lower()
+        mode = _("orderly") if c.orderly else _(_MODEL_WORD.get(c.message_model, c.message_model.lower()))
         g.add_node(
             c.actor,
             kind="consumer",
