@@ -110,7 +110,7 @@ def _axis_marks(vm: TimelineModel, g: Grid, *, ay: float, bars_top: float, width
             "now:t",
             x=nx,
             y=ay + 31,
-            text=f"now {format_duration(vm.now_ms)}",
+            text=_("now {time}").format(time=format_duration(vm.now_ms)),
             anchor="end" if nx > width / 2 else "start",
             cls="rq-rt-now-text rq-rt-label",
             role="now-label",
