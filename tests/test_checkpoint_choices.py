@@ -107,6 +107,22 @@ def test_each_wrong_place_gets_the_hint_for_that_mistake() -> None:
     assert all("level 3" not in text for right, text in hints.values() if not right)  # a hint never tells
 
 
+@pytest.mark.parametrize(("max_reconsume_times", "allowed"), [(-1, 16), (1, 1)])
+def test_the_group_max_at_the_first_retry_is_the_send_backs_own(max_reconsume_times: int, allowed: int) -> None:
+    """Stopped before the first ``scheduled`` (lab 04b), no send-back is recorded yet: the broker parks the copy
+    before the client records its send-back. The hint reads the max that send-back carries (an unset one, -1, is
+    16 in 4.9.7 ``DefaultMQPushConsumerImpl.getMaxReconsumeTimes``), never "None"."""
+
+    def lab() -> Lab:
+        return demo_lab(listener="fail_all", max_reconsume_times=max_reconsume_times)
+
+    (cp,) = _asked(lab, "2m", Checkpoint(before="scheduled", ask="where"))
+    right, hint = cp.check("queue:%DLQ%cg@broker-a:0")
+    assert not right and hint.startswith(
+        f"Not yet: M0001 has been reconsumed 0 times and the group allows {allowed}; the broker dead-letters"
+    )
+
+
 def test_a_dead_letter_hint_counts_the_tries_from_the_event() -> None:
     """The paused step holds the redelivery too: the hint counts the failing delivery (reconsumed once, max 1)."""
     (cp,) = _asked(failing, "2m", Checkpoint(before="dead_lettered", nth=2, ask="where"))

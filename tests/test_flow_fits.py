@@ -7,10 +7,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
+from rmqlab.widgets.demo import demo_lab
 from rmqlab.widgets.flow_layout import FLOW_CSS, flow_scene
 from rmqlab.widgets.flow_view import flow_view_model
 from rmqlab.widgets.frames import build_run
+from rmqlab.widgets.scene import text_width
 
+import rmqlab
 from rmqlab import ConsumeConcurrentlyStatus, Lab, Message
 
 OUTPUT_AREA_PX = 868
@@ -51,3 +55,45 @@ def test_the_widest_lab_picture_fits_the_output_area() -> None:
 def test_no_text_below_eleven_pixels() -> None:
     sizes = [int(px) for px in re.findall(r"font-size:\s*(\d+)px", FLOW_CSS)]
     assert sizes and min(sizes) >= SMALLEST_TEXT_PX
+
+
+def _text_boxes(scene: Any) -> list[tuple[str, float, float, float, float]]:
+    """(key, left, top, right, bottom) of every text mark, from the same width estimate the layout uses."""
+    boxes = []
+    for m in scene.marks:
+        if m.kind != "text" or not m.text:
+            continue
+        small = "rq-small" in (m.cls or "") or (m.key.startswith("legend") and "rq-muted" in (m.cls or ""))
+        px = 11.0 if small else 12.0
+        w = text_width(m.text, px, bold="rq-title" in (m.cls or ""))
+        left = m.x - (w / 2 if m.anchor == "middle" else w if m.anchor == "end" else 0)
+        boxes.append((m.key, left, m.y - 0.8 * px, left + w, m.y + 0.2 * px))
+    return boxes
+
+
+def _overlaps(scene: Any, gap: float = 3.0) -> list[tuple[str, str]]:
+    """Pairs of texts closer than ``gap`` px (by the estimate): touching counts."""
+    boxes = [(k, left - gap / 2, top, right + gap / 2, bottom) for k, left, top, right, bottom in _text_boxes(scene)]
+    return [(a[0], b[0]) for i, a in enumerate(boxes) for b in boxes[i + 1 :]
+            if a[1] <= b[3] and b[1] <= a[3] and a[2] < b[4] and b[2] < a[4]]  # fmt: skip
+
+
+def failing_lab() -> Lab:
+    """One consumer whose listener fails everything: delay levels, %RETRY%, the ack arrow and the outcome trays."""
+    return demo_lab(listener="fail_first", max_reconsume_times=2)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("make_lab", [tour_lab, failing_lab], ids=["tour", "failing"])
+def test_no_label_overlaps_another_in_either_language(language: str, make_lab: Any) -> None:
+    """Every text of the picture (lane names, slot labels, the "ack" label beside the "outcome" heading, notes) has
+    room of its own at every step, in English and in Chinese (where a 汉字 is about two Latin letters wide), and the
+    Chinese picture still fits the output area."""
+    rmqlab.set_language(language)
+    try:
+        run = build_run(make_lab, horizon="60s")
+        scenes = [flow_scene(flow_view_model(snap)) for snap in run.snapshots]
+    finally:
+        rmqlab.set_language(None)
+    assert [o for s in scenes for o in _overlaps(s)] == []
+    assert max(s.width for s in scenes) <= OUTPUT_AREA_PX

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from rmqlab.widgets.scene import Mark, Scene, SceneView, SceneWidget, legend_marks
+from rmqlab.widgets.scene import Mark, Scene, SceneView, SceneWidget, legend_marks, text_width
 
 
 def small() -> Scene:
@@ -99,3 +99,12 @@ def test_coordinates_round_half_up_like_scene_js() -> None:
     """Math.round in scene.js rounds .x5 up; the static SVG must print the same digits (not banker's rounding)."""
     svg = Scene(10, 10, (Mark("rect", "r", x=0.25, y=0.35, w=2.45, h=1.05),)).to_svg()
     assert 'x="0.3" y="0.4" width="2.5" height="1.1"' in svg
+
+
+def test_a_cjk_character_is_reserved_about_two_latin_letters() -> None:
+    """汉字 and full-width punctuation get 1.1 em each (one em in Noto CJK, plus the Latin classes' slack), about
+    twice a lowercase Latin letter (0.65 em): a Chinese label is laid out as wide as it is drawn."""
+    assert text_width("重试队列", 11) == pytest.approx(4 * 1.1 * 11)
+    assert text_width("（：，）", 10) == pytest.approx(4 * 1.1 * 10)
+    assert text_width("确认", 11) > 2 * text_width("ac", 11) * 0.8
+    assert text_width("%RETRY% 重试队列", 11) == pytest.approx(text_width("%RETRY% ", 11) + 4 * 1.1 * 11)

@@ -121,7 +121,27 @@ def _reconsumed(event: TraceEvent, trace: Sequence[TraceEvent]) -> int:
     return int(delivered[-1].get("reconsume_times") or 0) if delivered else 0
 
 
-def _where_hint(choice: Place, answer: Place, event: TraceEvent, rt: int, most: int | None) -> str:
+DEFAULT_MAX_RECONSUME_TIMES = 16
+"""What a concurrent consumer that leaves ``maxReconsumeTimes`` unset (-1) sends with its send-back (4.9.7
+``DefaultMQPushConsumerImpl.getMaxReconsumeTimes``: -1 means 16), and the broker's own default
+(``SubscriptionGroupConfig.retryMaxTimes``)."""
+
+
+def _max_reconsume_times(event: TraceEvent, trace: Sequence[TraceEvent], step: Sequence[TraceEvent]) -> int:
+    """The group's maxReconsumeTimes as a send-back carried it: ``event``'s own; else the send-back of its message
+    in the paused ``step`` (the broker parks or dead-letters the copy before the client records its send-back);
+    else the last one of the same consumer before, else any; with none, or an unset one (-1), the 4.9.7 default."""
+    most = event.get("max_reconsume_times")
+    if most is None:
+        answered = [e for e in step if e.kind is EventKind.SEND_BACK and e.msg_id == event.msg_id]
+        carried = answered + [e for e in reversed(trace) if e.kind is EventKind.SEND_BACK]
+        sends = [e for e in carried if e.get("max_reconsume_times") is not None]
+        mine = [e for e in sends if e.actor == event.actor or e in answered]
+        most = (mine or sends)[0].get("max_reconsume_times") if sends else None
+    return DEFAULT_MAX_RECONSUME_TIMES if most is None or int(most) < 0 else int(most)
+
+
+def _where_hint(choice: Place, answer: Place, event: TraceEvent, rt: int, most: int) -> str:
     """Why ``choice`` is not where ``event``'s message goes, with the run's numbers (never the answer itself)."""
     msg = event.msg_id or _("the message")
     if answer.kind == "delay":
@@ -168,9 +188,17 @@ def _where_hint(choice: Place, answer: Place, event: TraceEvent, rt: int, most: 
 
 
 def where_offers(
-    event: TraceEvent, before: FlowVM, after: FlowVM, answer: str, now_at: set[str], trace: Sequence[TraceEvent]
+    event: TraceEvent,
+    before: FlowVM,
+    after: FlowVM,
+    answer: str,
+    now_at: set[str],
+    trace: Sequence[TraceEvent],
+    *,
+    step: Sequence[TraceEvent] = (),
 ) -> tuple[Offer, ...]:
-    """The plausible places for ``event``'s message, each with its near-miss hint; ``answer`` among them."""
+    """The plausible places for ``event``'s message, each with its near-miss hint; ``answer`` among them. ``trace``
+    is what happened before ``event``; ``step`` the paused step's events (only read for the group's max)."""
     failed = event.kind in RETRY_PATH or (event.kind is EventKind.CONSUMED and _failure(event))
     retry_path = failed and (before.retry_paths or after.retry_paths)
     places = {p.key: p for p in (*before.places, *after.places)}
@@ -181,9 +209,7 @@ def where_offers(
     came_from = next((f"queue:{e.get('queue')}" for e in reversed(trace)
                       if e.msg_id == event.msg_id and e.kind is EventKind.DELIVERED), "")  # fmt: skip
     rt = _reconsumed(event, trace)
-    most = event.get("max_reconsume_times")
-    if most is None:
-        most = next((e.get("max_reconsume_times") for e in reversed(trace) if e.kind is EventKind.SEND_BACK), None)
+    most = _max_reconsume_times(event, trace, step)
     drawn = {p.key for p in before.places}
     broker = (answer.split(":")[1] if answer.startswith("delay:") else answer.split("@")[-1].split(":")[0])
     if retry_path:

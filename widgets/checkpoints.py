@@ -219,7 +219,7 @@ def _subject(event: TraceEvent) -> str:
 
 
 def _where(
-    event: TraceEvent, before: FlowVM, after: FlowVM, trace: Sequence[TraceEvent]
+    event: TraceEvent, before: FlowVM, after: FlowVM, trace: Sequence[TraceEvent], step: Sequence[TraceEvent] = ()
 ) -> tuple[tuple[Choice, ...], str]:
     if event.msg_id is None:
         raise CheckpointError(
@@ -233,7 +233,7 @@ def _where(
     answer = (moved or tokens)[0].place
     owner = (moved or tokens)[0].owner
     now_at = {t.place for t in before.tokens if t.msg_id == event.msg_id and t.owner == owner}
-    offers = where_offers(event, before, after, answer, now_at, trace)
+    offers = where_offers(event, before, after, answer, now_at, trace, step=step)
     return tuple(Choice(o.key, o.label, o.mark, o.hint) for o in offers), answer
 
 
@@ -314,7 +314,9 @@ def resolve(
             after = next((i for i, p in enumerate(positions) if p > index), len(positions) - 1)
             snap = snapshots[frame]
             if cp.ask == "where":
-                choices, answer = _where(event, flows[frame], flows[after], trace[: event.seq - 1])
+                choices, answer = _where(
+                    event, flows[frame], flows[after], trace[: event.seq - 1], trace[event.seq - 1 : positions[after]]
+                )
             elif cp.ask == "who":
                 choices, answer = _who(event, snap)
             else:

@@ -45,6 +45,12 @@ def detail_words(detail: str) -> str:
     return " · ".join(_(part) if part in DETAIL_WORDS else part for part in detail.split(" · "))
 
 
+
+def _next(countdown: str) -> str:
+    """``next due in 7 s``: what a crowded delay slot writes under its label."""
+    return _("next {countdown}").format(countdown=countdown)
+
+
 def producer_column(cv: Canvas, cols: Columns) -> None:
     """The producers column: one box per producer (and its send-failed tray), tokens in a grid inside."""
     x = PAD
@@ -86,7 +92,7 @@ def _broker_geometry(vm: FlowVM, cols: Columns, brokers: list[str]) -> None:
         for p in cols.places_in.get(f"broker:{b}", []):
             label_w = max(label_w, text_width(p.label))
     # a crowded delay slot writes "next due in …" (11 px) under its label, left of its token grid
-    next_w = max((text_width("next " + t.countdown, 11) + 5 for t in vm.tokens if t.countdown), default=0.0)
+    next_w = max((text_width(_next(t.countdown), 11) + 5 for t in vm.tokens if t.countdown), default=0.0)
     cols.label_w = max(label_w, next_w, text_width("level 18 · 2 h"), 70.0) + 10
     # a delay level lists its tokens one per line with "due in …" beside each: room for it once the run has one
     has_delay = any(p.kind == "delay" for p in vm.places)
@@ -94,7 +100,7 @@ def _broker_geometry(vm: FlowVM, cols: Columns, brokers: list[str]) -> None:
     col_w = cols.label_w + max(tok_w, delay_w) + 2 * PAD + HOP_W
     cols.col_w = max(
         col_w,
-        max((text_width(f"{b} · down") for b in brokers), default=0) + 2 * PAD,
+        max((text_width(_("{broker} · down").format(broker=b)) for b in brokers), default=0) + 2 * PAD,
         text_width("SCHEDULE_TOPIC_XXXX") + 2 * PAD,
     )
     cols.bx0 = cols.prod_right + GAP_SEND
@@ -119,13 +125,13 @@ def broker_columns(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
     for i, b in enumerate(brokers):
         bx = cols.bx0 + i * (col_w + 16)
         cls = "rq-broker" if up[b] else "rq-broker rq-down"
-        title = f"{b} is {'up' if up[b] else 'down'}"
+        title = (_("{broker} is up") if up[b] else _("{broker} is down")).format(broker=b)
         cv.rect(f"broker:{b}", bx, top, col_w, cols.broker_bottom - top, cls, role="broker", title=title)
         cv.text(
             f"broker-label:{b}",
             bx + PAD,
             top + 15,
-            b if up[b] else f"{b} · down",
+            b if up[b] else _("{broker} · down").format(broker=b),
             cls="rq-title" if up[b] else "rq-title rq-down-label",
         )
         for lane, header, kinds in LANES:
@@ -165,7 +171,7 @@ def _broker_slot(cv: Canvas, cols: Columns, p: Place, bx: float, sy: float) -> f
     else:
         place_tokens(cv, toks, tx, sy + 2 + R + 1, SLOT_TOKENS_PER_ROW)
         if p.kind == "delay" and toks:
-            cv.text(f"due:{p.key}", bx + PAD + 5, sy + 28, "next " + toks[0].countdown, cls="rq-muted rq-small")
+            cv.text(f"due:{p.key}", bx + PAD + 5, sy + 28, _next(toks[0].countdown), cls="rq-muted rq-small")
     if p.note:
         cv.text(f"note:{p.key}", bx + PAD + 5, sy + h - 3, p.note, cls="rq-muted rq-small")
     return h
@@ -209,7 +215,7 @@ def consumer_column(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
         for p in pqs:
             toks = cols.by_place.get(p.key, [])
             ph = pq_height(p, len(toks))
-            tip = f"ProcessQueue of {p.label}" + (f": {p.note}" if p.note else "")
+            tip = _("ProcessQueue of {queue}").format(queue=p.label) + (f": {p.note}" if p.note else "")
             cv.rect(f"place:{p.key}", cx0 + PAD, sy, cons_w - 2 * PAD, ph, "rq-pq", title=tip)
             name, _sep, broker = p.label.partition(" · ")  # "TopicTest:0 · broker-a": the broker on a line of its own
             cv.text(f"label:{p.key}", cx0 + PAD + 5, sy + 15, name, title=p.label)
@@ -232,7 +238,9 @@ def outcome_column(cv: Canvas, cols: Columns) -> None:
     out_w = max([out_w] + [text_width(p.note, 11) + 2 * PAD for p in out_places])
     y = cols.cons_bottom + 14
     if out_places:
-        cv.text("col:outcome", ox0 + 44, y + 12, _("outcome"), cls="rq-title")
+        # clear of the "ack" label flow_layout writes 19 px in, beside the arrow down to the trays, in any language
+        ack_right = ox0 + 19 + text_width(_("ack"), 11)
+        cv.text("col:outcome", max(ox0 + 44, ack_right + 3.5), y + 12, _("outcome"), cls="rq-title")
     y += 22
     for p in out_places:
         toks = cols.by_place.get(p.key, [])

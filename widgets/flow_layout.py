@@ -19,7 +19,7 @@ from rmqlab.core.i18n import ngettext
 
 from .flow_canvas import HOP_W, PAD, STEP, Canvas, Columns, R
 from .flow_columns import broker_columns, consumer_column, outcome_column, producer_column
-from .flow_model import NOT_STARTED
+from .flow_model import NOT_STARTED, TOKEN_STATE_WORDS
 from .palette import token_colour
 from .scene import Mark, Scene, legend_marks, text_width
 
@@ -181,9 +181,12 @@ def _tokens(cv: Canvas, vm: FlowVM) -> None:
             cv.marks.append(Mark("circle", f"focus:{t.key}", x=fx, y=fy, r=R + 4, cls="rq-focus", role="focus"))
     for t in vm.tokens:
         tx, ty = cv.token_at[t.key]
-        tip = f"{t.msg_id} · {t.state}" + (f" · {t.owner}" if t.owner else "") + " · " + _(
-            "reconsume times {count}"
-        ).format(count=t.reconsume_times)
+        tip = (
+            f"{t.msg_id} · {_(TOKEN_STATE_WORDS[t.state])}"
+            + (f" · {t.owner}" if t.owner else "")
+            + " · "
+            + _("reconsume times {n}").format(n=t.reconsume_times)
+        )
         if t.countdown:
             tip += f" · {t.countdown}"
         if t.why:

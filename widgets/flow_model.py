@@ -13,11 +13,13 @@ from typing import Literal
 
 from rmqlab import format_duration
 from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
 
 __all__ = [
     "BROADCAST_WHY",
     "NOT_STARTED",
     "NO_COPY_WHY",
+    "TOKEN_STATE_WORDS",
     "ConsumerVM",
     "FlowVM",
     "Place",
@@ -25,6 +27,7 @@ __all__ = [
     "TokenState",
     "TokenVM",
     "countdown",
+    "countdown_time",
     "flow_text",
     "tokens_by_place",
 ]
@@ -32,11 +35,24 @@ __all__ = [
 PlaceKind = Literal["producer", "send_failed", "business", "delay", "retry", "dlq", "process_queue", "done", "dropped"]
 TokenState = Literal["sending", "send_failed", "stored", "pulled", "consuming", "delayed", "dead", "done", "dropped"]
 
+TOKEN_STATE_WORDS: dict[str, str] = {
+    "sending": N_("sending"),
+    "send_failed": N_("send_failed"),
+    "stored": N_("stored"),
+    "pulled": N_("pulled"),
+    "consuming": N_("consuming"),
+    "delayed": N_("delayed"),
+    "dead": N_("dead"),
+    "done": N_("done"),
+    "dropped": N_("dropped"),
+}
+"""A token's state as a token's tooltip says it (through ``_()``; in English the state's own name)."""
+
 NOT_STARTED = N_("not started yet")
 """What a consumer box says before the consumer's first start (not "shut down": it never ran)."""
-BROADCAST_WHY = "BROADCASTING: failed, never retried"
+BROADCAST_WHY = N_("BROADCASTING: failed, never retried")
 """``ConsumeMessageConcurrentlyService.processConsumeResult`` logs and drops a failed broadcast message."""
-NO_COPY_WHY = "send-back stored no copy (retryQueueNums 0)"
+NO_COPY_WHY = N_("send-back stored no copy (retryQueueNums 0)")
 """The broker answered SUCCESS to CONSUMER_SEND_MSG_BACK and stored nothing."""
 
 
@@ -144,11 +160,16 @@ class FlowVM:
 def countdown(ms: int) -> str:
     """``due in 10 s`` / ``due in 7.3 s`` / ``due in 2 m 5 s`` / ``due now``: what a delay slot shows."""
     if ms <= 0:
-        return "due now"
+        return _("due now")
+    return _("due in {time}").format(time=countdown_time(ms))
+
+
+def countdown_time(ms: int) -> str:
+    """The time part of :func:`countdown` (``10 s``, ``7.3 s``, ``2 m 5 s``): a tenth of a second under a minute."""
     if ms < 60_000:
         text = f"{ms / 1000:.1f}"
-        return f"due in {text[:-2] if text.endswith('.0') else text} s"
-    return f"due in {format_duration(ms)}"
+        return f"{text[:-2] if text.endswith('.0') else text} s"
+    return format_duration(ms)
 
 
 def flow_text(vm: FlowVM) -> str:

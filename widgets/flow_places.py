@@ -13,6 +13,7 @@ from typing import Any
 
 from rmqlab import EventKind, TimerKind, format_duration
 from rmqlab.common.message import DLQ_PREFIX, RETRY_PREFIX
+from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import ConsumeQueueSnap, LabSnapshot, OffsetState
 
@@ -28,6 +29,7 @@ from .flow_model import (
     TokenState,
     TokenVM,
     countdown,
+    countdown_time,
 )
 from .palette import token_colour
 
@@ -45,7 +47,11 @@ _PRIORITY: dict[str, int] = {
     "send_failed": 6,
 }
 """Which place wins when a message's owner has several copies (lower first, see :mod:`widgets.flow_view`)."""
-_PQ_WAITS = {TimerKind.SUSPEND: "suspended · again", TimerKind.LOCAL_RETRY: "local retry"}
+_PQ_WAITS = {
+    TimerKind.SUSPEND: (N_("suspended · again in {time}"), N_("suspended · again now")),
+    TimerKind.LOCAL_RETRY: (N_("local retry in {time}"), N_("local retry now")),
+}
+"""What a ProcessQueue waits for: (while the timer runs, when it is due), shown through ``_()``."""
 """Timers that hold a ProcessQueue's messages, and how its box says so."""
 
 
@@ -61,7 +67,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
     _offer_delay_levels(best, snap, seen)
     for owner, msg in sorted(sent_back):  # sent back, and no copy anywhere (also a copy gone by retention)
         if (owner, msg) not in best.winners:
-            best.offer(owner, msg, f"dropped:{owner}", "dropped", facts.last_rt.get(msg, 0), why=NO_COPY_WHY)
+            best.offer(owner, msg, f"dropped:{owner}", "dropped", facts.last_rt.get(msg, 0), why=_(NO_COPY_WHY))
     _offer_at_producers(best, seen, facts)
     tokens = best.tokens(seen.colour_key, snap.now_ms)
     owners_seen = sorted({owner_of(c) for c in snap.consumers} | {t.owner for t in tokens if t.owner})
@@ -139,8 +145,10 @@ def _queue_label(q: ConsumeQueueSnap, many_brokers: bool) -> str:
     return f"{label} · {q.broker}" if many_brokers else label
 
 
-def _until(ms: int) -> str:
-    return countdown(ms).replace("due ", "", 1)
+def _waiting(kind: TimerKind, ms: int) -> str:
+    """``local retry in 5 s`` / ``suspended · again now``, in the current language."""
+    running, due = _PQ_WAITS[kind]
+    return _(running).format(time=countdown_time(ms)) if ms > 0 else _(due)
 
 
 def _producer_and_broker_places(snap: LabSnapshot) -> list[Place]:
@@ -148,13 +156,13 @@ def _producer_and_broker_places(snap: LabSnapshot) -> list[Place]:
     places = [Place(f"producer:{name}", "producer", name, "producers", owner=name) for name, _ in snap.producers]
     for q in snap.queues:
         if q.kind in ("business", "retry", "dlq"):
-            note = "" if q.listed else "not in route"
+            note = "" if q.listed else _("not in route")
             kind: PlaceKind = "retry" if q.kind == "retry" else "dlq" if q.kind == "dlq" else "business"
             places.append(Place("queue:" + q.name, kind, _queue_label(q, False), f"broker:{q.broker}", note=note))
     for b in snap.brokers:
         for level in b.schedule:
             if level.pending:
-                label = f"level {level.level} · {format_duration(level.delay_ms)}"
+                label = _("level {level} · {delay}").format(level=level.level, delay=format_duration(level.delay_ms))
                 places.append(Place(f"delay:{b.name}:{level.level}", "delay", label, f"broker:{b.name}"))
     return places
 
@@ -165,7 +173,7 @@ def _consumer_boxes(snap: LabSnapshot, seen: SnapshotFacts, places: list[Place])
     """(consumer actor, queue) → what its ProcessQueue waits for (orderly suspend, local retry) and how long."""
     for timer in snap.timers:
         if timer.queue is not None and timer.kind in _PQ_WAITS:
-            waits.setdefault((timer.owner, str(timer.queue)), f"{_PQ_WAITS[timer.kind]} {_until(timer.remaining_ms)}")
+            waits.setdefault((timer.owner, str(timer.queue)), _waiting(timer.kind, timer.remaining_ms))
     started = {
         e.actor.split(":", 1)[-1]
         for e in snap.events
@@ -173,8 +181,8 @@ def _consumer_boxes(snap: LabSnapshot, seen: SnapshotFacts, places: list[Place])
     }
     consumers: list[ConsumerVM] = []
     for c in snap.consumers:
-        how = "orderly" if c.orderly else "concurrently"
-        stopped = "crashed" if c.crashed else "shut down" if c.client_id in started else NOT_STARTED
+        how = _("orderly") if c.orderly else _("concurrently")
+        stopped = _("crashed") if c.crashed else _("shut down") if c.client_id in started else _(NOT_STARTED)
         detail = f"{c.message_model} · {how}" if c.running else stopped
         consumers.append(ConsumerVM(c.client_id, c.group, c.running, detail))
         for pq in c.process_queues:
@@ -246,7 +254,7 @@ def _offer_consume_queues(
                     outcome = facts.outcome.get((owner, msg))
                     if outcome == "dropped":
                         rt = facts.delivered_rt.get((owner, msg), rt)
-                        best.offer(owner, msg, f"dropped:{owner}", "dropped", rt, why=BROADCAST_WHY)
+                        best.offer(owner, msg, f"dropped:{owner}", "dropped", rt, why=_(BROADCAST_WHY))
                     elif outcome == "done" or cell.offset < seen.client_offsets.get((owner, q.name), 0):
                         best.offer(owner, msg, f"done:{owner}", "done", facts.delivered_rt.get((owner, msg), rt))
                     else:

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from rmqlab import format_duration
 from rmqlab.core.i18n import gettext as _
-from rmqlab.core.i18n import ngettext
 
 from .retry_grid import LEFT_W, TOKEN_R, Grid
 from .retry_model import MARKS, Mark, TimelineModel, Wait
 from .scene import Mark as SceneMark
 
-__all__ = ["lane_marks", "token_fill"]
+__all__ = ["lane_marks", "token_fill", "wait_label"]
 
 _TICK_CLASS = {MARKS["consumed_failed"][1]: "rq-rt-tick-fail", MARKS["consumed_ok"][1]: "rq-rt-tick-ok"}
 
@@ -22,6 +21,13 @@ def token_fill(vm: TimelineModel, lane: int, n: int) -> tuple[str, str]:
         if m.lane == lane and m.delivery == n and m.kind in ("consumed_ok", "consumed_failed"):
             return MARKS[m.kind][1], m.label
     return MARKS["delivered"][1], _("in the listener")
+
+
+def wait_label(w: Wait) -> str:
+    """``L3 · 10 s`` (the level as ``messageDelayLevel`` numbers it), ``suspend · 1 s`` or ``local · 5 s``, the
+    word in the current language."""
+    head = f"L{w.level}" if w.kind == "delay" else _("suspend") if w.kind == "suspend" else _("local")
+    return f"{head} · {format_duration(w.duration_ms)}"
 
 
 def lane_marks(vm: TimelineModel, g: Grid, lane: int, y: float) -> list[SceneMark]:
@@ -68,9 +74,9 @@ def _wait_marks(vm: TimelineModel, g: Grid, w: Wait, *, key: str, y: float, orig
     x2 = g.col_x(w.after + 1) - TOKEN_R
     cls = "rq-rt-pending" if not w.done else "rq-rt-local" if w.kind != "delay" else "rq-rt-wait"
     wkey = f"{key}:w{w.after}"
-    tip = _("{wait}: {start} → {end} since first stored").format(
-        wait=w.label, start=format_duration(w.start_ms), end=format_duration(w.end_ms)
-    ) + ("" if w.done else _(" (waiting)"))
+    tip = (_("{wait}: {start} → {end} since first stored") if w.done
+           else _("{wait}: {start} → {end} since first stored (waiting)")).format(
+        wait=wait_label(w), start=format_duration(w.start_ms), end=format_duration(w.end_ms))  # fmt: skip
     marks = [
         SceneMark("line", wkey, x=x1, y=y, x2=x2, y2=y, cls=cls, role="wait", title=tip),
         SceneMark(
@@ -78,7 +84,7 @@ def _wait_marks(vm: TimelineModel, g: Grid, w: Wait, *, key: str, y: float, orig
             f"{wkey}:label",
             x=(x1 + x2) / 2,
             y=y - 14 - 12 * (w.after % g.wait_rows),
-            text=w.label,
+            text=wait_label(w),
             anchor="middle",
             cls="rq-rt-label",
             role="wait-label",
@@ -89,7 +95,7 @@ def _wait_marks(vm: TimelineModel, g: Grid, w: Wait, *, key: str, y: float, orig
         return marks
     due_x = g.col_x(w.after + 1)
     left = max(w.end_ms + origin - vm.now_ms, 0)
-    due_title = f"due at {format_duration(w.end_ms + origin)}"
+    due_title = _("due at {time}").format(time=format_duration(w.end_ms + origin))
     marks.append(
         SceneMark("circle", f"{key}:due", x=due_x, y=y, r=TOKEN_R, cls="rq-rt-due", role="due", title=due_title)
     )
@@ -100,14 +106,14 @@ def _wait_marks(vm: TimelineModel, g: Grid, w: Wait, *, key: str, y: float, orig
             x=due_x,
             y=g.since_y(y, w.after + 1),
             anchor="middle",
-            text=f"due in {format_duration(left)}",
+            text=_("due in {time}").format(time=format_duration(left)),
             cls="rq-rt-label",
             role="countdown",
         )
     )
     frac = (vm.now_ms - origin - w.start_ms) / max(w.duration_ms, 1)
     nx = x1 + (x2 - x1) * min(max(frac, 0.0), 1.0)
-    now_title = f"now: {format_duration(vm.now_ms)}"
+    now_title = _("now: {time}").format(time=format_duration(vm.now_ms))
     marks.append(
         SceneMark(
             "line", f"{key}:now", x=nx, y=y - 5, x2=nx, y2=y + 5, cls="rq-rt-now", role="now-cursor", title=now_title
@@ -153,7 +159,9 @@ def _delivery_marks(vm: TimelineModel, g: Grid, m: Mark, *, key: str, y: float, 
     fill, result = token_fill(vm, m.lane, m.delivery)
     x = g.col_x(m.delivery)
     at = format_duration(m.t_ms + origin)
-    tip = f"{m.label}: {result} — {format_duration(m.t_ms)} after first stored, at {at}"
+    tip = _("{what}: {result} — {time} after first stored, at {at}").format(
+        what=m.label, result=result, time=format_duration(m.t_ms), at=at
+    )
     return [
         SceneMark(
             "token",
@@ -191,10 +199,10 @@ def _bar_marks(
     """The proportional bar: the same deliveries (and the end) to scale on the shared absolute axis."""
     marks = [
         SceneMark("line", f"{key}:bar", x=LEFT_W, y=by, x2=LEFT_W + g.plot_w, y2=by, cls="rq-rt-bar", role="bar"),
-        SceneMark("text", f"{key}:bar:t", x=8, y=by + 4, text="to scale ▸", cls="rq-muted rq-rt-label"),
+        SceneMark("text", f"{key}:bar:t", x=8, y=by + 4, text=_("to scale ▸"), cls="rq-muted rq-rt-label"),
     ]
     for m in delivered:
-        fill, _ = token_fill(vm, m.lane, m.delivery)
+        fill, _result = token_fill(vm, m.lane, m.delivery)
         tx = g.abs_x(m.t_ms + origin)
         marks.append(
             SceneMark(
@@ -206,12 +214,12 @@ def _bar_marks(
                 y2=by + 5,
                 cls=_TICK_CLASS.get(fill, "rq-rt-tick"),
                 role="tick",
-                title=f"delivery {m.delivery} at {format_duration(m.t_ms + origin)}",
+                title=_("delivery {n} at {time}").format(n=m.delivery, time=format_duration(m.t_ms + origin)),
             )
         )
     if end is not None:
         tx = g.abs_x(end.t_ms + origin)
-        title = f"{end.label} at {format_duration(end.t_ms + origin)}"
+        title = _("{what} at {time}").format(what=end.label, time=format_duration(end.t_ms + origin))
         marks.append(
             SceneMark(
                 "rect", f"{key}:tend", x=tx - 3, y=by - 3, w=6, h=6, cls="rq-rt-dlq", role="tick-end", title=title
@@ -223,14 +231,14 @@ def _bar_marks(
 def _lane_state(vm: TimelineModel, lane: int, n: int, end: Mark | None, pending: Wait | None) -> str:
     """The row's last word: where the message is now."""
     if end is not None:
-        return "→ %DLQ%" if end.kind == "dead_lettered" else "✗ " + _("dropped (BROADCASTING)")
+        return "→ %DLQ%" if end.kind == "dead_lettered" else _("✗ dropped (BROADCASTING)")
     if pending is not None:
-        return f"waiting {pending.label.split(' · ')[0]}"
+        return _("waiting {level}").format(level=wait_label(pending).split(" · ")[0])
     if n == 0:
         return _("stored, not delivered yet")
     fill, _result = token_fill(vm, lane, n)
     if fill == MARKS["consumed_ok"][1]:
-        return "✓ " + _("consumed (delivery {n})").format(n=n)
+        return _("✓ consumed (delivery {n})").format(n=n)
     if fill == MARKS["delivered"][1]:
         return _("in the listener")
-    return "✗ " + ngettext("failed ({n} delivery)", "failed ({n} deliveries)", n).format(n=n)
+    return _("✗ failed ({n} deliveries)").format(n=n)

@@ -69,9 +69,7 @@ def retry_timeline_scene(vm: TimelineModel) -> Scene:
     ay = top + len(vm.lanes) * ROW_H + 10
     marks.extend(_axis_marks(vm, g, ay=ay, bars_top=bars_top, width=width))
     height = int(ay + 40)
-    label = _("Retry timeline: {messages}, now {time}").format(
-        messages=message_count(len(set(vm.lane_msgs))), time=format_duration(vm.now_ms)
-    )
+    label = f"Retry timeline: {message_count(len(set(vm.lane_msgs)))}, now {format_duration(vm.now_ms)}"
     extra = (("now-ms", str(vm.now_ms)), ("position", str(vm.position)), ("lanes", str(len(vm.lanes))))
     return Scene(width, height, tuple(marks), label=label, testid="rq-retry-timeline", css=CSS, extra=extra)
 
@@ -97,11 +95,12 @@ def _axis_marks(vm: TimelineModel, g: Grid, *, ay: float, bars_top: float, width
             )
         )
     marks.append(
-        SceneMark("text", "axis:abs", x=8, y=ay + 4, text=_("virtual time"), cls="rq-muted rq-rt-label",
-                  role="axis-title")
+        SceneMark(
+            "text", "axis:abs", x=8, y=ay + 4, text=_("virtual time"), cls="rq-muted rq-rt-label", role="axis-title"
+        )
     )
     nx = g.abs_x(vm.now_ms)
-    now_title = f"now: {format_duration(vm.now_ms)} (position {vm.position})"
+    now_title = _("now: {time} (position {position})").format(time=format_duration(vm.now_ms), position=vm.position)
     marks.append(
         SceneMark("line", "now", x=nx, y=bars_top, x2=nx, y2=ay + 20, cls="rq-rt-now", role="now", title=now_title)
     )
@@ -111,7 +110,7 @@ def _axis_marks(vm: TimelineModel, g: Grid, *, ay: float, bars_top: float, width
             "now:t",
             x=nx,
             y=ay + 31,
-            text=f"now {format_duration(vm.now_ms)}",
+            text=_("now {time}").format(time=format_duration(vm.now_ms)),
             anchor="end" if nx > width / 2 else "start",
             cls="rq-rt-now-text rq-rt-label",
             role="now-label",

@@ -270,6 +270,7 @@ const PLAYER_CSS = `
 /* a place on offer: its own border, dashed (an outline around a rect covered the lane's label above it) */
 .rq-scene rect[data-choice] { stroke: var(--jp-warn-color0, #b34700) !important; stroke-width: 3 !important;
   stroke-dasharray: 7 3 !important; }
+.rq-scene rect[data-choice]:focus-visible { outline: 2px solid var(--jp-brand-color1, #1565c0); outline-offset: -6px; }
 `;
 
 function el(tag, attrs = {}, text = "") {

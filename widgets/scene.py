@@ -68,6 +68,11 @@ _MEDIUM = frozenset("ftrI()[] -·")
 _WIDE = frozenset("mwMW@%")
 
 
+CJK_EM = 1.1
+"""A 汉字 or full-width sign: one em in Noto Sans CJK (and the other CJK faces), plus the slack the Latin classes
+carry (theirs are the widest of several faces), so a gap kept between estimated edges is a real gap in Chinese too."""
+
+
 def text_width(text: str, px: float = 11.0, *, bold: bool = False) -> float:
     """A conservative estimate of ``text``'s rendered width at ``px`` pixels in JupyterLab's sans face.
 
@@ -88,8 +93,8 @@ def text_width(text: str, px: float = 11.0, *, bold: bool = False) -> float:
             em += 0.78
         elif ch.isdigit():
             em += 0.73
-        elif unicodedata.east_asian_width(ch) in ("W", "F"):  # 汉字 and full-width punctuation: one em each
-            em += 1.0
+        elif unicodedata.east_asian_width(ch) in ("W", "F"):  # 汉字 and full-width punctuation
+            em += CJK_EM
         elif ord(ch) > 0x2000:  # arrows, ellipsis, math signs
             em += 0.84
         else:

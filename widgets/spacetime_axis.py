@@ -4,6 +4,7 @@ time jumps), the time at the first row of each instant, the breaks, and the now 
 from __future__ import annotations
 
 from rmqlab import format_duration
+from rmqlab.core.i18n import gettext as _
 
 from .scene import Mark
 from .spacetime_model import Row, SpaceTimeModel
@@ -71,10 +72,10 @@ def time_axis(
 
 def now_marks(vm: SpaceTimeModel, *, now_y: float, lanes_right: float) -> list[Mark]:
     """The now line across every lane, "now" over it and the time under it (one line would not fit the axis)."""
-    title = f"now: {format_duration(vm.now_ms)} (position {vm.position})"
+    title = _("now: {time} (position {position})").format(time=format_duration(vm.now_ms), position=vm.position)
     return [
         Mark("line", "now", x=AXIS_W - 6, y=now_y, x2=lanes_right, y2=now_y, cls="rq-st-now", role="now", title=title),
-        Mark("text", "now:label", x=AXIS_W - 13, y=now_y - 4, text="now", anchor="end", cls="rq-st-now-text"),
+        Mark("text", "now:label", x=AXIS_W - 13, y=now_y - 4, text=_("now"), anchor="end", cls="rq-st-now-text"),
         Mark(
             "text",
             "now:t",

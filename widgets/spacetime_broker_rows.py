@@ -16,13 +16,18 @@ from .spacetime_model import ArrowKind, Row
 if TYPE_CHECKING:
     from .spacetime_rows import RowBuilder
 
+_LIFECYCLE = {"start": N_("start"), "shutting_down": N_("shutting_down")}
+"""What a consumer's lifecycle row says (the trace's ``event`` word, in the current language)."""
+
 __all__ = ["dead_lettered", "delay_delivered", "fault", "lifecycle", "lock", "lock_expired", "note", "scheduled"]
 
 
 def scheduled(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     broker = lane.partition(":")[2]
-    target = builder.ensure_lane("schedule:" + broker, "schedule", f"{broker} schedule", "ScheduleMessageService")
+    target = builder.ensure_lane(
+        "schedule:" + broker, "schedule", _("{broker} schedule").format(broker=broker), "ScheduleMessageService"
+    )
     level = d["level"]
     wait = d["due_ms"] - e.time_ms
     label = f"{e.msg_id} L{level} · {format_duration(wait)}"
@@ -36,7 +41,7 @@ def scheduled(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
 def delay_delivered(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     broker = builder.broker_lane(e.actor.partition(":")[2])
-    label = f"{e.msg_id} due → {d['topic']}"
+    label = _("{msg} due → {topic}").format(msg=e.msg_id, topic=d["topic"])
     detail = (
         f"ScheduleMessageService: delay level {d['level']} due after {format_duration(d['waited_ms'])}; "
         f"{e.msg_id} stored in {d['topic']} queue {d['queue_id']}"
@@ -62,7 +67,7 @@ def note(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         detail = f"SUSPEND_CURRENT_QUEUE_A_MOMENT: {d['queue']} waits, {e.msg_id} is retried locally"
     elif e.kind is EventKind.BROADCAST_DROPPED:
         kind = ArrowKind.FAILURE
-        label = f"✗ {e.msg_id} dropped (BROADCASTING)"
+        label = _("✗ {msg} dropped (BROADCASTING)").format(msg=e.msg_id)
         detail = d["message"]
     elif e.kind is EventKind.CLEAN_EXPIRED:
         label = f"{e.msg_id} cleanExpiredMsg"
@@ -75,7 +80,7 @@ def note(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         label = f"mqadmin {d['command']}"
         detail = ", ".join(f"{k}={v}" for k, v in d.items())
     elif e.kind is EventKind.RETENTION_DELETED:
-        label = "retention: commit log cleaned"
+        label = _("retention: commit log cleaned")
         detail = ", ".join(f"{k}={v}" for k, v in d.items())
     else:
         return
@@ -108,7 +113,7 @@ def fault(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         builder.add(Row.of_event(e, ArrowKind.FAULT, lane, lane, "broker up", "the broker is back"))
         builder.span_close(lane, "down", e.seq)
     elif fault in ("partition", "heal"):
-        sign = "✗ partition" if fault == "partition" else "heal"
+        sign = _("✗ partition") if fault == "partition" else _("heal")
         label = f"{sign} {d.get('client', '')} ↮ {lane.partition(':')[2]}"
         builder.add(Row.of_event(e, ArrowKind.FAULT, lane, lane, label, f"network {fault}: {d}"))
     else:

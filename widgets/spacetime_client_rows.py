@@ -199,7 +199,9 @@ def send_back(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
 def send_back_fallback(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     ok = d["ok"]
-    label = f"{'' if ok else '✗ '}fallback: {e.msg_id} via inner producer (L{d['delay_level']})"
+    label = ("" if ok else "✗ ") + _("fallback: {msg} via inner producer (L{level})").format(
+        msg=e.msg_id, level=d["delay_level"]
+    )
     detail = "sendMessageBack failed; the client sent a new %RETRY% message itself" + (
         "" if ok else f", which failed too: {d.get('error', '')}"
     )
@@ -209,6 +211,6 @@ def send_back_fallback(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
 
 def local_retry(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
-    label = f"{e.msg_id} local retry in {format_duration(d['retry_in_ms'])}"
+    label = _("{msg} local retry in {time}").format(msg=e.msg_id, time=format_duration(d["retry_in_ms"]))
     detail = f"send-back and fallback failed: {e.msg_id} is consumed again locally (submitConsumeRequestLater)"
     builder.add(Row.of_event(e, ArrowKind.NOTE, lane, lane, label, detail))

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from rmqlab import EventKind, TraceEvent
+from rmqlab.core.i18n import gettext as _
 from rmqlab.narrate import group_repeats
 from rmqlab.snapshot import LabSnapshot
 
@@ -50,12 +51,16 @@ class RowBuilder:
         self.queue_broker = {q.name: q.broker for q in snap.queues}
         self.lanes: dict[str, Lane] = {}
         for name, group in snap.producers:
-            self.ensure_lane("producer:" + name, "producer", name, f"producer · {group}")
+            self.ensure_lane("producer:" + name, "producer", name, _("producer · {group}").format(group=group))
         for b in snap.brokers:
-            self.ensure_lane("schedule:" + b.name, "schedule", f"{b.name} schedule", "ScheduleMessageService")
+            self.ensure_lane(
+                "schedule:" + b.name, "schedule", _("{broker} schedule").format(broker=b.name), "ScheduleMessageService"
+            )
             self.ensure_lane("broker:" + b.name, "broker", b.name, "broker")
         for c in snap.consumers:
-            self.ensure_lane("consumer:" + c.client_id, "consumer", c.client_id, f"consumer · {c.group}")
+            self.ensure_lane(
+                "consumer:" + c.client_id, "consumer", c.client_id, _("consumer · {group}").format(group=c.group)
+            )
         self.rows: list[Row] = []
         self.spans: list[Span] = []
         self.attempts: dict[tuple[str, str | None, int], int] = {}
@@ -77,7 +82,7 @@ class RowBuilder:
 
     def lane_of(self, actor: str) -> str | None:
         """The lane an event's actor is drawn on (None: the lab itself, e.g. a WARNING)."""
-        kind, _, name = actor.partition(":")
+        kind, _sep, name = actor.partition(":")
         if kind == "producer":
             client = name.split("/", 1)[0]
             if "/" in name and client in self.consumer_ids:
@@ -86,7 +91,9 @@ class RowBuilder:
         if kind == "consumer":
             return self.ensure_lane(actor, "consumer", name, "consumer")
         if kind == "schedule":
-            return self.ensure_lane(actor, "schedule", f"{name} schedule", "ScheduleMessageService")
+            return self.ensure_lane(
+                actor, "schedule", _("{broker} schedule").format(broker=name), "ScheduleMessageService"
+            )
         if actor in self.brokers or (not name and actor != "lab"):
             return self.ensure_lane("broker:" + actor, "broker", actor, "broker")
         return None

@@ -111,8 +111,9 @@ def spacetime_scene(vm: SpaceTimeModel, *, max_rows: int | None = None) -> Scene
     for r in rows:
         marks.extend(_row_marks(r, xs, ys[r.seq], width))
     marks.extend(now_marks(vm, now_y=now_y, lanes_right=lanes_right))
-    label = _("Space-time diagram: {actors} actors, {events} events up to {time} (position {position})").format(
-        actors=len(vm.lanes), events=len(vm.rows), time=format_duration(vm.now_ms), position=vm.position
+    label = (
+        f"Space-time diagram: {len(vm.lanes)} actors, {len(vm.rows)} events up to "
+        f"{format_duration(vm.now_ms)} (position {vm.position})"
     )
     extra = (
         ("now-ms", str(vm.now_ms)),
@@ -166,7 +167,7 @@ def _header(vm: SpaceTimeModel, xs: dict[str, float], *, legend_cols: int, top: 
             "axis:title",
             x=4,
             y=top - 4,
-            text=axis_title if not hidden else axis_title + " · " + _("⋮ {count} earlier rows").format(count=hidden),
+            text=axis_title if not hidden else _("{axis} · ⋮ {n} earlier rows").format(axis=axis_title, n=hidden),
             cls="rq-muted rq-st-label",
             role="axis-title",
         )

@@ -22,6 +22,9 @@ __all__ = ["KIND_WORD", "LAYERS", "SCHEDULE_NODE", "topology_graph"]
 LAYERS: tuple[str, ...] = ("producer", "topic", "schedule", "retry", "dlq", "consumer")
 """Node kinds in column order."""
 
+_MODEL_WORD = {"CLUSTERING": N_("clustering"), "BROADCASTING": N_("broadcasting")}
+"""A consumer's message model as its box says it (through ``_()``)."""
+
 SCHEDULE_NODE = "schedule"
 """The one node standing for every ``SCHEDULE_TOPIC_XXXX`` queue of every broker."""
 
@@ -33,26 +36,31 @@ KIND_WORD = {
     "dlq": N_("dead-letter topic"),
     "consumer": N_("consumer"),
 }
-"""A kind in words (the second line of every box, the legend; translated where shown)."""
-
-
-MODEL_WORDS = {"clustering": N_("clustering"), "broadcasting": N_("broadcasting")}
-"""A consumer's message model on its box (translated where shown)."""
+"""A kind in words (the second line of every box, the legend), marked for the catalog: shown through ``_()``."""
 
 
 def topology_graph(snap: LabSnapshot) -> nx.DiGraph:
     """Nodes (with ``kind``, ``title``, ``detail``, ``layer``) and edges (``travelled``, ``seqs``) of the snapshot."""
     g = nx.DiGraph()
     for name, group in snap.producers:
-        detail = _("producer · group {group}").format(group=group)
-        g.add_node(f"producer:{name}", kind="producer", title=name, detail=detail, alert=False)
+        g.add_node(
+            f"producer:{name}",
+            kind="producer",
+            title=name,
+            detail=_("producer · group {group}").format(group=group),
+            alert=False,
+        )
     _topic_nodes(g, snap)
     for c in snap.consumers:
         state = "" if c.running else " · " + (_("crashed") if c.crashed else _("stopped"))
-        model = c.message_model.lower()
-        mode = _("orderly") if c.orderly else _(MODEL_WORDS[model]) if model in MODEL_WORDS else model
-        detail = _("consumer · {group} · {mode}").format(group=c.group, mode=mode) + state
-        g.add_node(c.actor, kind="consumer", title=c.client_id, detail=detail, alert=c.crashed)
+        mode = _("orderly") if c.orderly else _(_MODEL_WORD.get(c.message_model, c.message_model.lower()))
+        g.add_node(
+            c.actor,
+            kind="consumer",
+            title=c.client_id,
+            detail=_("consumer · {group} · {mode}").format(group=c.group, mode=mode) + state,
+            alert=c.crashed,
+        )
         for topic in c.subscriptions:
             for node in list(g.nodes):
                 title = g.nodes[node]["title"]
@@ -86,8 +94,9 @@ def _topic_nodes(g: nx.DiGraph, snap: LabSnapshot) -> None:
         entry[4].add(q.broker)
     for node, (topic, broker, queues, stored, _brokers) in sorted(business.items()):
         alert = broker in down
-        detail = ngettext("topic · {queues} queue · {stored} stored", "topic · {queues} queues · {stored} stored",
-                          queues).format(queues=queues, stored=stored) + (" · " + _("broker down") if alert else "")
+        detail = ngettext("topic · {n} queue · {stored} stored", "topic · {n} queues · {stored} stored", queues).format(
+            n=queues, stored=stored
+        ) + (" · " + _("broker down") if alert else "")
         g.add_node(node, kind="topic", title=f"{topic}@{broker}", detail=detail, alert=alert)
     levels: dict[int, int] = {}
     for b in snap.brokers:
@@ -100,14 +109,19 @@ def _topic_nodes(g: nx.DiGraph, snap: LabSnapshot) -> None:
             SCHEDULE_NODE,
             kind="schedule",
             title=SCHEDULE_TOPIC,
-            detail=_("delay levels · {waiting} waiting").format(waiting=waiting),
+            detail=_("delay levels · {n} waiting").format(n=waiting),
             alert=False,
         )
     for node, (topic, _broker, _queues, stored, brokers) in sorted(special.items()):
         kind = "retry" if topic.startswith(RETRY_PREFIX) else "dlq"
         where = ", ".join(sorted(brokers))
-        g.add_node(node, kind=kind, title=topic, detail=_("{kind} · {stored} stored · {where}").format(
-            kind=_(KIND_WORD[kind]), stored=stored, where=where), alert=False)  # fmt: skip
+        g.add_node(
+            node,
+            kind=kind,
+            title=topic,
+            detail=_("{kind} · {stored} stored · {where}").format(kind=_(KIND_WORD[kind]), stored=stored, where=where),
+            alert=False,
+        )
 
 
 def _topic_node(mq: MessageQueue) -> str:

@@ -86,7 +86,7 @@ def topology_scene(vm: TopologyModel) -> Scene:
         int(width),
         int(ly + len(_PATHS) * 14 + 4),
         tuple(marks),
-        label=_("topology: producers, topics, delay levels, retry and dead-letter topics, consumers"),
+        label="topology: producers, topics, delay levels, retry and dead-letter topics, consumers",
         testid="rq-topology",
         css=TOPOLOGY_CSS,
         extra=(("scheduled", str(vm.scheduled)), ("nodes", str(len(vm.nodes)))),
@@ -145,7 +145,12 @@ def _legend(lx: float, ly: float) -> list[Mark]:
         )
         marks.append(
             Mark(
-                "text", f"legend:kind:{kind}:t", x=x + 18, y=y + 4, text=_(KIND_WORD[kind]), cls="rq-muted",
+                "text",
+                f"legend:kind:{kind}:t",
+                x=x + 18,
+                y=y + 4,
+                text=_(KIND_WORD[kind]),
+                cls="rq-muted",
                 role="legend",
             )
         )

@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..common.message import RETRY_PREFIX
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
 from ..core.trace import EventKind, TraceEvent
 from .in_flight import waiting_copies
 from .settled import MECHANICS_MS, can_drain, queues_with_running_listener, settlement
@@ -25,10 +27,12 @@ if TYPE_CHECKING:
 
 __all__ = ["account"]
 
-_RETRY_HINT = (
+_RETRY_HINT = N_(
     " (the send-back picked random % retryQueueNums, and a %RETRY% topic is never resized when retryQueueNums"
     " grows; updateTopic on it frees the queue)"
 )
+"""Shown through ``_()``: a violation's detail is what a student reads, in the current language (the invariant's
+name, the fates and the counts are data and stay English)."""
 
 
 def account(
@@ -114,9 +118,18 @@ def account(
                     "accounted",
                     msg_id,
                     ctx.lab.now,
-                    f"stranded for {audience.key} in {mq}: {mq.topic} on {mq.broker_name} lists {read_queues} "
-                    f"read queue(s), so no consumer pulls queue {mq.queue_id}"
-                    + (_RETRY_HINT if mq.topic.startswith(RETRY_PREFIX) else ""),
+                    _(
+                        "stranded for {audience} in {mq}: {topic} on {broker} lists {read_queues} read queue(s), "
+                        "so no consumer pulls queue {queue_id}"
+                    ).format(
+                        audience=audience.key,
+                        mq=mq,
+                        topic=mq.topic,
+                        broker=mq.broker_name,
+                        read_queues=read_queues,
+                        queue_id=mq.queue_id,
+                    )
+                    + (_(_RETRY_HINT) if mq.topic.startswith(RETRY_PREFIX) else ""),
                     ctx.by_msg[msg_id],
                 )
             else:
@@ -126,8 +139,10 @@ def account(
                     "accounted",
                     msg_id,
                     ctx.lab.now,
-                    f"produced to {topic} but neither consumed, dead-lettered, dropped nor in flight "
-                    f"for {audience.key}{cause}",
+                    _(
+                        "produced to {topic} but neither consumed, dead-lettered, dropped nor in flight for {audience}"
+                    ).format(topic=topic, audience=audience.key)
+                    + cause,
                     sorted([*ctx.by_msg[msg_id], *admin], key=lambda e: e.seq),
                 )
             ctx.report.fates[key] = fate
@@ -196,8 +211,10 @@ def _dropped_by_zero_retry_queues(
     if admin is None or admin.data.get("retry_queue_nums") != 0:
         return "", []
     return (
-        f": its send-back at {send_back.time_ms} ms was answered SUCCESS by {broker}, whose updateSubGroup "
-        f"at {admin.time_ms} ms set retry_queue_nums=0 for {group}, so the broker stored no retry copy",
+        _(
+            ": its send-back at {sent} ms was answered SUCCESS by {broker}, whose updateSubGroup at {set} ms set "
+            "retry_queue_nums=0 for {group}, so the broker stored no retry copy"
+        ).format(sent=send_back.time_ms, broker=broker, set=admin.time_ms, group=group),
         [admin],
     )
 

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..core.duration import format_duration
+from ..core.i18n import gettext as _
+from ..core.i18n import ngettext
 from ..core.trace import EventKind, TraceEvent
 from .steps import StepCaption
 
@@ -71,43 +73,43 @@ class RunFates:
         return [m for m in self.retried if m not in self.consumed and m not in self.dead and m not in self.dropped]
 
 
-def _count(n: int, one: str, many: str | None = None) -> str:
-    return f"{n} {one if n == 1 else (many or one + 's')}"
-
-
 def _join(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    """``a``, ``a and b``, ``a, b and c`` (in Chinese ``a，b和c``)."""
+    if len(parts) == 1:
+        return parts[0]
+    return _("{items} and {last}").format(items=_(", ").join(parts[:-1]), last=parts[-1])
 
 
 def run_summary(events: Iterable[TraceEvent], *, now_ms: int | None = None) -> str:
     """One plain sentence: what the run showed, by message fate ("End of the run at 2 m: 3 messages sent, 2
-    consumed, 1 retried (4 deliveries) and still waiting for another try.")."""
+    consumed, 1 retried (4 deliveries) and still waiting for another try."), in the current language."""
     fates = RunFates()
     for event in events:
         fates.feed(event)
     parts = []
     if fates.sent:
-        parts.append(_count(len(fates.sent), "message") + " sent")
+        parts.append(ngettext("{n} message sent", "{n} messages sent", len(fates.sent)).format(n=len(fates.sent)))
     if fates.send_failed:
-        parts.append(f"{len(fates.send_failed)} of them never stored (the send failed)")
+        parts.append(_("{n} of them never stored (the send failed)").format(n=len(fates.send_failed)))
     twice = [m for m, n in fates.copies.items() if n > 1]
     if twice:
-        parts.append(f"{len(twice)} stored more than once (a duplicate)")
+        parts.append(_("{n} stored more than once (a duplicate)").format(n=len(twice)))
     if fates.consumed:
-        parts.append(f"{len(fates.consumed)} consumed")
+        parts.append(_("{n} consumed").format(n=len(fates.consumed)))
     if fates.retried:
         most = max(fates.deliveries.get(m, 0) for m in fates.retried)
-        parts.append(f"{len(fates.retried)} retried" + (f" (up to {most} deliveries)" if most > 1 else ""))
+        retried = _("{n} retried").format(n=len(fates.retried))
+        parts.append(retried + (_(" (up to {most} deliveries)").format(most=most) if most > 1 else ""))
     if fates.dead:
-        parts.append(f"{len(fates.dead)} dead-lettered")
+        parts.append(_("{n} dead-lettered").format(n=len(fates.dead)))
     if fates.dropped:
-        parts.append(f"{len(fates.dropped)} dropped without a retry")
+        parts.append(_("{n} dropped without a retry").format(n=len(fates.dropped)))
     if fates.waiting:
-        parts.append(f"{len(fates.waiting)} still waiting for another try")
-    when = f"End of the run at {format_duration(fates.end_ms if now_ms is None else now_ms)}"
+        parts.append(_("{n} still waiting for another try").format(n=len(fates.waiting)))
+    when = _("End of the run at {time}").format(time=format_duration(fates.end_ms if now_ms is None else now_ms))
     if not parts:
-        return f"{when}: no message moved."
-    return f"{when}: {_join(parts)}."
+        return _("{when}: no message moved.").format(when=when)
+    return _("{when}: {what}.").format(when=when, what=_join(parts))
 
 
 def end_caption(step: StepCaption, events: Iterable[TraceEvent], *, now_ms: int | None = None) -> StepCaption:
