@@ -46,9 +46,9 @@ def test_each_view_button_switches_the_view_on_a_real_click(jupyter: Server, bro
         dash.scroll_into_view_if_needed(timeout=ROUND_TRIP_MS)
         buttons = dash.locator(".rq-view-tabs button")
         expect(buttons).to_have_count(len(SHOWN), timeout=ROUND_TRIP_MS)
-        order = [t.strip() for t in buttons.all_inner_texts()]
-        assert order == list(SHOWN), f"{name}: view buttons {order}"
-        for title in reversed(order):  # from the last: the first is shown on load, so every click must change it
+        # wait on the labels: JupyterLab's windowing may not have laid the row out yet (inner texts then read "")
+        expect(buttons).to_have_text(list(SHOWN), timeout=ROUND_TRIP_MS)
+        for title in reversed(SHOWN):  # from the last: the first is shown on load, so every click must change it
             button = dash.locator(".rq-view-tabs button", has_text=exact(title))
             button.scroll_into_view_if_needed(timeout=ROUND_TRIP_MS)
             button.click()  # Playwright's mouse: move, press, release over the button, as a student's click
