@@ -71,7 +71,8 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
-    Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="ok2 何时开始消费"),
+    Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="ok2 何时开始消费",
+               question="slow（M0002）正在监听器里。ok2（M0003）何时被投递？选择时间。"),
 ])
 dash
 

@@ -119,7 +119,8 @@ from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
                  knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="50s",
-                 checkpoints=[Checkpoint(before="stored", msg_id="M0001", ask="where", optional=True, name="订单 3 发往哪里")])
+                 checkpoints=[Checkpoint(before="stored", msg_id="M0001", ask="where", optional=True, name="订单 3 发往哪里",
+                                         question="订单 3 的第一条事件（M0001）存到哪里？在图中点击那个队列（或按钮）。")])
 dash
 
 # %% [markdown]

@@ -68,7 +68,8 @@ def retry_picture(max_reconsume_times=3):
     return orderly_lab(max_reconsume_times=max_reconsume_times)[0]
 
 dash = Dashboard(retry_picture, knobs={"max_reconsume_times": 3}, horizon="20s", checkpoints=[
-    Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="bad 何时再来"),
+    Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="bad 何时再来",
+               question="bad（M0002）何时再次被投递？选择时间。"),
 ])
 dash
 

@@ -74,7 +74,8 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="30s", checkpoints=[
-    Checkpoint(before="delivered", nth=4, ask="when", optional=True, name="bad-card 何时再来"),
+    Checkpoint(before="delivered", nth=4, ask="when", optional=True, name="bad-card 何时再来",
+               question="bad-card（M0003）何时再次被投递？选择时间。"),
 ])
 dash
 
