@@ -103,12 +103,12 @@ class OffsetStore:
 
     def persist_all(self, mqs: Container[MessageQueue]) -> None:
         """``persistAll(mqs)``: persist every queue still assigned (``mqs``: the ProcessQueue table); forget cached
-        queues that are no longer ours (``unusedMQ``), after the walk, as 4.9.7 does. The walk takes each entry's
-        offset with its queue, as 4.9.7 walks ``offsetTable.entrySet()``."""
+        queues that are no longer ours (``unusedMQ``), after the walk, as 4.9.7 does. Each entry's offset is sent as
+        the walk finds it, as 4.9.7 walks ``offsetTable.entrySet()``."""
         unused = []
-        for mq, offset in self.offset_table.items():
+        for mq in self.offset_table:
             if mq in mqs:
-                self.persist_offset(mq, offset)
+                self.persist_offset(mq, self.offset_table[mq])
             else:
                 unused.append(mq)
         for mq in unused:
