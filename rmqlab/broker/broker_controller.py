@@ -236,7 +236,7 @@ class Broker:
             RequestCode.SEARCH_OFFSET_BY_TIMESTAMP: lambda r: store.get_offset_in_queue_by_time(
                 r.topic, r.queue_id, r.timestamp
             ),
-            RequestCode.QUERY_CONSUMER_OFFSET: self.query_consumer_offset,
+            RequestCode.QUERY_CONSUMER_OFFSET: self.query_consumer_offset_request,
             RequestCode.UPDATE_CONSUMER_OFFSET: self.update_consumer_offset,
             RequestCode.LOCK_BATCH_MQ: self.lock_batch_mq,
             RequestCode.UNLOCK_BATCH_MQ: self.unlock_batch_mq,
@@ -264,15 +264,19 @@ class Broker:
         )
         return ResponseCode.SUCCESS
 
-    def query_consumer_offset(self, request: QueryConsumerOffsetRequest) -> int | MQBrokerException:
-        """``ConsumerManageProcessor.queryConsumerOffset``: the stored offset; else 0 if offset 0 is still kept;
-        else −1."""
+    def query_consumer_offset_request(self, request: QueryConsumerOffsetRequest) -> int | MQBrokerException:
+        """``ConsumerManageProcessor.queryConsumerOffset`` as a client asks it: an injected error, or the offset."""
         if self.faults.query_offset_error is not None:
             return MQBrokerException(self.name, *self.faults.query_offset_error)
-        stored = self.consumer_offset_manager.consumer_offsets.get((request.group, request.topic, request.queue_id))
+        return self.query_consumer_offset(request.group, request.topic, request.queue_id)
+
+    def query_consumer_offset(self, group: str, topic: str, queue_id: int) -> int:
+        """``ConsumerManageProcessor.queryConsumerOffset``: the stored offset; else 0 if offset 0 is still kept;
+        else −1."""
+        stored = self.consumer_offset_manager.consumer_offsets.get((group, topic, queue_id))
         if stored is not None:
             return stored
-        queue = self.message_store.find_consume_queue(request.topic, request.queue_id)
+        queue = self.message_store.find_consume_queue(topic, queue_id)
         if queue is None or queue.min_offset <= 0:
             return 0
         return -1
