@@ -156,3 +156,11 @@ storms: $(STAMP)
 
 interrupt-storms: $(STAMP)
 	nice -n 10 $(PY) -m bench.interrupt_campaign --seeds $(INTERRUPT_SEEDS) --interrupts 30
+
+# The long checks make test only samples, for a nightly job (hours on a shared machine): the property test at its full
+# size (tests/test_properties.py: 300 random clusters; make test runs 75 of them, RMQLAB_FULL_PROPERTIES unset), then
+# the storm campaign above.
+.PHONY: nightly
+nightly: $(STAMP)
+	RMQLAB_FULL_PROPERTIES=1 $(PY) -m pytest -q -p no:cacheprovider tests/test_properties.py
+	$(MAKE) storms

@@ -4,9 +4,10 @@ As in 4.9.7 the broker is an object graph, not one class: it holds a ``DefaultMe
 ConsumeQueues, ``ScheduleMessageService``, ``CleanCommitLogService``), the managers of its tables
 (``TopicConfigManager``, ``SubscriptionGroupManager``, ``ConsumerOffsetManager``, ``ConsumerManager``,
 ``RebalanceLockManager``) and its processors (``SendMessageProcessor``, ``PullMessageProcessor`` with the hold
-service). :meth:`Broker.process_request` is the processor table: every request that arrives through remoting is
-handed to the processor for its request code. The smaller processors (``ClientManageProcessor``,
-``ConsumerManageProcessor``, ``AdminBrokerProcessor``'s lock requests) are a few lines each, here.
+service). :attr:`Broker.processor_table` is the processor table (``registerProcessor``): every request that arrives
+through remoting is handed by :meth:`Broker.process_request` to the processor registered for its request code. The
+smaller processors (``ClientManageProcessor``, ``ConsumerManageProcessor``, ``AdminBrokerProcessor``'s lock
+requests) are a few lines each, here.
 
 The broker registers its topics with the name server it is given (``registerBrokerAll``); it calls nothing above
 itself. Injected faults are one :class:`~rmqlab.broker.broker_faults.BrokerFaults` the parts consult where 4.9.7
@@ -32,6 +33,8 @@ Mirrors: remoting/src/main/java/org/apache/rocketmq/remoting/netty/NettyRemoting
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import Any
 
 from ..common.message import RETRY_PREFIX
 from ..common.message_queue import MessageQueue
@@ -41,9 +44,6 @@ from ..core.trace import EventKind, Trace
 from ..namesrv.route_info_manager import NameServer
 from ..remoting.exceptions import MQBrokerException
 from ..remoting.protocol import (
-    ConsumerSendMsgBackRequest,
-    GetConsumerListByGroupRequest,
-    GetMaxOffsetRequest,
     HeartbeatRequest,
     LockBatchMqRequest,
     LockBatchResult,
@@ -51,8 +51,7 @@ from ..remoting.protocol import (
     PullResult,
     PullStatus,
     QueryConsumerOffsetRequest,
-    SearchOffsetRequest,
-    SendMessageRequest,
+    RequestCode,
     UnlockBatchMqRequest,
     UnregisterClientRequest,
     UpdateConsumerOffsetRequest,
@@ -149,6 +148,8 @@ class Broker:
             faults=self.faults,
             dlq_readable=dlq_readable,
         )
+        self.processor_table = self._register_processors()
+        """The remoting server's ``processorTable``: request code → the processor that answers it."""
         self.message_store.start()
         scheduler.schedule(
             CHANNEL_SCAN_INTERVAL_MS, self._scan_exception_channel, label=TimerLabel(TimerKind.CHANNEL_SCAN, name)
@@ -203,57 +204,71 @@ class Broker:
 
     # ------------------------------------------------------------------ dispatch
     def process_request(self, request: object, opaque: int | None) -> object:
-        """``NettyRemotingServer``'s processor table: hand ``request`` to the processor for its code.
+        """``NettyRemotingAbstract.processRequestCommand``: hand ``request`` to the processor registered for its code
+        (:attr:`processor_table`).
 
         ``opaque`` is the request's number (``None`` for a oneway one); only a held pull keeps it, to answer later.
         """
-        if isinstance(request, SendMessageRequest):
-            return self.send_message_processor.send_message(
-                request.msg, request.reconsume_times, request.max_reconsume_times
-            )
-        if isinstance(request, ConsumerSendMsgBackRequest):
-            return self.send_message_processor.consumer_send_msg_back(
-                request.group, request.commit_log_offset, request.delay_level, request.max_reconsume_times
-            )
-        if isinstance(request, PullMessageRequest):
+        if isinstance(request, PullMessageRequest):  # the one request a processor may hold, so it takes the opaque
             if self.faults.pull_error is not None:
                 return MQBrokerException(self.name, *self.faults.pull_error)
             return self.pull_message_processor.pull_message(request, opaque)
-        if isinstance(request, HeartbeatRequest):
-            self.heartbeat(request)
-            return ResponseCode.SUCCESS
-        if isinstance(request, UnregisterClientRequest):
-            self.consumer_manager.unregister(request.group, request.client_id)
-            return ResponseCode.SUCCESS
-        if isinstance(request, GetConsumerListByGroupRequest):
-            return self.consumer_manager.consumer_ids(request.group)
-        if isinstance(request, GetMaxOffsetRequest):
-            return self.message_store.max_offset(request.topic, request.queue_id)
-        if isinstance(request, SearchOffsetRequest):
-            return self.message_store.get_offset_in_queue_by_time(request.topic, request.queue_id, request.timestamp)
-        if isinstance(request, QueryConsumerOffsetRequest):
-            if self.faults.query_offset_error is not None:
-                return MQBrokerException(self.name, *self.faults.query_offset_error)
-            return self.query_consumer_offset(request.group, request.topic, request.queue_id)
-        if isinstance(request, UpdateConsumerOffsetRequest):
-            self.consumer_offset_manager.commit_offset(
-                request.group, request.topic, request.queue_id, request.offset, request.client
-            )
-            return ResponseCode.SUCCESS
-        if isinstance(request, LockBatchMqRequest):
-            return self.lock_batch_mq(request)
-        if isinstance(request, UnlockBatchMqRequest):
-            return self.unlock_batch_mq(request)
-        raise TypeError(f"broker {self.name} got a request it has no processor for: {request!r}")
+        code: RequestCode | None = getattr(request, "code", None)  # every request class names its code
+        processor = None if code is None else self.processor_table.get(code)
+        if processor is None:
+            raise TypeError(f"broker {self.name} got a request it has no processor for: {request!r}")
+        return processor(request)
+
+    def _register_processors(self) -> dict[RequestCode, Callable[[Any], object]]:
+        """``BrokerController.registerProcessor``: which processor answers each request code (``PULL_MESSAGE`` is
+        dispatched apart, since the pull processor may hold the request: :meth:`process_request`)."""
+        send, clients = self.send_message_processor, self.consumer_manager
+        store = self.message_store
+        return {
+            RequestCode.SEND_MESSAGE: lambda r: send.send_message(r.msg, r.reconsume_times, r.max_reconsume_times),
+            RequestCode.CONSUMER_SEND_MSG_BACK: lambda r: send.consumer_send_msg_back(
+                r.group, r.commit_log_offset, r.delay_level, r.max_reconsume_times
+            ),
+            RequestCode.HEART_BEAT: self.heartbeat,
+            RequestCode.UNREGISTER_CLIENT: self.unregister_client,
+            RequestCode.GET_CONSUMER_LIST_BY_GROUP: lambda r: clients.consumer_ids(r.group),
+            RequestCode.GET_MAX_OFFSET: lambda r: store.max_offset(r.topic, r.queue_id),
+            RequestCode.SEARCH_OFFSET_BY_TIMESTAMP: lambda r: store.get_offset_in_queue_by_time(
+                r.topic, r.queue_id, r.timestamp
+            ),
+            RequestCode.QUERY_CONSUMER_OFFSET: self.query_consumer_offset_request,
+            RequestCode.UPDATE_CONSUMER_OFFSET: self.update_consumer_offset,
+            RequestCode.LOCK_BATCH_MQ: self.lock_batch_mq,
+            RequestCode.UNLOCK_BATCH_MQ: self.unlock_batch_mq,
+        }
 
     # ------------------------------------------------------------------ the small processors
-    def heartbeat(self, request: HeartbeatRequest) -> None:
+    def heartbeat(self, request: HeartbeatRequest) -> ResponseCode:
         """``ClientManageProcessor.heartBeat``: a clustering consumer's group gets its ``%RETRY%`` topic, then the
         consumer is registered (a newcomer makes the broker notify the others)."""
         sub = self.subscription_group_manager.find_subscription_group_config(request.group)
         if request.clustering:
             self.topic_config_manager.create_topic(RETRY_PREFIX + request.group, sub.retry_queue_nums)
         self.consumer_manager.register_consumer(request.group, request.client_id)
+        return ResponseCode.SUCCESS
+
+    def unregister_client(self, request: UnregisterClientRequest) -> ResponseCode:
+        """``ClientManageProcessor.unregisterClient``: the client leaves its group (a clean shutdown)."""
+        self.consumer_manager.unregister(request.group, request.client_id)
+        return ResponseCode.SUCCESS
+
+    def update_consumer_offset(self, request: UpdateConsumerOffsetRequest) -> ResponseCode:
+        """``ConsumerManageProcessor.updateConsumerOffset``: the broker overwrites the group's offset."""
+        self.consumer_offset_manager.commit_offset(
+            request.group, request.topic, request.queue_id, request.offset, request.client
+        )
+        return ResponseCode.SUCCESS
+
+    def query_consumer_offset_request(self, request: QueryConsumerOffsetRequest) -> int | MQBrokerException:
+        """``ConsumerManageProcessor.queryConsumerOffset`` as a client asks it: an injected error, or the offset."""
+        if self.faults.query_offset_error is not None:
+            return MQBrokerException(self.name, *self.faults.query_offset_error)
+        return self.query_consumer_offset(request.group, request.topic, request.queue_id)
 
     def query_consumer_offset(self, group: str, topic: str, queue_id: int) -> int:
         """``ConsumerManageProcessor.queryConsumerOffset``: the stored offset; else 0 if offset 0 is still kept;

@@ -55,13 +55,14 @@ class OffsetStore:
         """``offsetTable``, kept in queue order (topic, broker, queue id): :meth:`persist_all` walks it in that
         fixed order every 5 s without sorting it again (4.9.7's ConcurrentHashMap has an order of its own)."""
 
-    def update_offset(self, mq: MessageQueue, offset: int, increase_only: bool) -> None:
-        """``updateOffset``: concurrent consumers only move forward; orderly ones overwrite."""
+    def update_offset(self, mq: MessageQueue, offset: int, increase_only: bool) -> bool:
+        """``updateOffset``: concurrent consumers only move forward; orderly ones overwrite. ``True`` if the offset in
+        memory changed (an OFFSET_UPDATED event)."""
         old = self.offset_table.get(mq)
         if old is not None and increase_only and offset <= old:
-            return
+            return False
         if old == offset:
-            return
+            return False
         self.offset_table[mq] = offset
         context = self.consumer.context
         context.trace.record(
@@ -73,6 +74,7 @@ class OffsetStore:
             offset=offset,
             previous=old,
         )
+        return True
 
     def read_memory(self, mq: MessageQueue) -> int:
         offset: int = self.offset_table.get(mq, -1)
@@ -90,15 +92,23 @@ class OffsetStore:
         raise NotImplementedError
 
     def persist(self, mq: MessageQueue) -> None:
+        """``persist(mq)``: write the offset in memory for ``mq``, if there is one."""
+        offset = self.offset_table.get(mq)
+        if offset is not None:
+            self.persist_offset(mq, offset)
+
+    def persist_offset(self, mq: MessageQueue, offset: int) -> None:
+        """Write ``offset`` for ``mq`` where this store keeps offsets (the broker, or the local offsets file)."""
         raise NotImplementedError
 
     def persist_all(self, mqs: Container[MessageQueue]) -> None:
         """``persistAll(mqs)``: persist every queue still assigned (``mqs``: the ProcessQueue table); forget cached
-        queues that are no longer ours (``unusedMQ``), after the walk, as 4.9.7 does."""
+        queues that are no longer ours (``unusedMQ``), after the walk, as 4.9.7 does. Each entry's offset is sent as
+        the walk finds it, as 4.9.7 walks ``offsetTable.entrySet()``."""
         unused = []
         for mq in self.offset_table:
             if mq in mqs:
-                self.persist(mq)
+                self.persist_offset(mq, self.offset_table[mq])
             else:
                 unused.append(mq)
         for mq in unused:
@@ -113,19 +123,17 @@ class RemoteBrokerOffsetStore(OffsetStore):
         self._failing: set[MessageQueue] = set()
         """Queues whose last offset update could not be sent (traced once until one gets through)."""
 
-    def persist(self, mq: MessageQueue) -> None:
+    def persist_offset(self, mq: MessageQueue, offset: int) -> None:
         """``updateConsumeOffsetToBroker(mq, offset, oneway=true)``: a request lost in a partition is only logged,
         and the next ``persistAll`` (5 s later) sends the offset again."""
-        offset = self.offset_table.get(mq)
-        if offset is None:
-            return
         consumer = self.consumer
         request = UpdateConsumerOffsetRequest(
             group=consumer.consumer_group, client=consumer.actor, topic=mq.topic, queue_id=mq.queue_id, offset=offset
         )
         error = consumer.context.remoting.invoke_oneway(consumer.client_id, mq.broker_name, request)
         if error is None:
-            self._failing.discard(mq)
+            if self._failing:  # most rounds nothing failed before: no set to look in
+                self._failing.discard(mq)
         elif mq not in self._failing:  # 4.9.7 logs every failed round; the trace tells the first of a run
             self._failing.add(mq)
             consumer.context.trace.record(
@@ -158,10 +166,8 @@ class RemoteBrokerOffsetStore(OffsetStore):
 class LocalFileOffsetStore(OffsetStore):
     """BROADCASTING: every instance keeps its own offsets file (``~/.rocketmq_offsets/<clientId>/<group>``)."""
 
-    def persist(self, mq: MessageQueue) -> None:
-        offset = self.offset_table.get(mq)
-        if offset is None:
-            return
+    def persist_offset(self, mq: MessageQueue, offset: int) -> None:
+        """Write ``offset`` into this instance's offsets file (``LocalFileOffsetStore.persistAll`` writes the file)."""
         consumer = self.consumer
         files = consumer.context.local_offset_files.setdefault((consumer.client_id, consumer.consumer_group), {})
         if files.get(mq) != offset:

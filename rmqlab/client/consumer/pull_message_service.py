@@ -105,8 +105,10 @@ class PullMessageService:
         impl, consumer, flow = self.default_mq_push_consumer_impl, self.default_mq_push_consumer, self.flow_control
         pq, mq = request.pq, request.mq
         delay, kind = 0, TimerKind.PULL
+        # this queue's two kinds of wait, labelled once: a label never changes, so every round's wait shares one
+        labels = {wait: impl._label(wait, mq) for wait in (TimerKind.PULL, TimerKind.PULL_LATER)}
         while True:
-            yield Sleep(delay, impl._label(kind, mq))
+            yield Sleep(delay, labels[kind])
             if pq.dropped:
                 return
             kind = TimerKind.PULL_LATER
@@ -204,10 +206,9 @@ class PullMessageService:
             return True
         asked, request.next_offset = request.next_offset, result.next_begin_offset
         if result.status in (PullStatus.NO_NEW_MSG, PullStatus.NO_MATCHED_MSG):
-            before = impl.offset_store.read_memory(mq)
+            corrected = False
             if pq.msg_count == 0 and not pq.consuming_msg_orderly_tree_map:  # correctTagsOffset
-                impl.offset_store.update_offset(mq, request.next_offset, True)
-            corrected = impl.offset_store.read_memory(mq) != before
+                corrected = impl.offset_store.update_offset(mq, request.next_offset, True)
             # a long poll that found nothing new and changed nothing is left out: one every 15 s per queue
             if result.status is PullStatus.NO_MATCHED_MSG or corrected or request.next_offset != asked:
                 self._record_empty(mq, result, asked, corrected=corrected)
