@@ -28,6 +28,7 @@ import ctypes
 import errno
 import os
 import shutil
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -117,9 +118,21 @@ def confine(hide: Sequence[str], allow: Sequence[str]) -> None:
     hidden = sorted({os.path.realpath(p) for p in [*hide, *ALWAYS_HIDDEN] if os.path.isdir(p)}, key=len)
     wanted = sorted({os.path.realpath(p) for p in [cwd, *allow] if os.path.isdir(p)}, key=len)
     reopen = [p for p in wanted if any(_is_under(p, h) for h in hidden)]
+    if "/" in hidden:
+        raise SandboxUnavailable("the autograde sandbox cannot hide / (a home or course folder at the root)")
     proc = os.open("/proc", os.O_PATH | os.O_DIRECTORY)
-    _enter_user_namespace(proc)
-    _mount("none", "/", None, MS_REC | MS_PRIVATE)  # nothing we mount leaks back into the teacher's namespace
+    try:
+        _enter_user_namespace(proc)
+        _mount("none", "/", None, MS_REC | MS_PRIVATE)  # nothing mounted here leaks back into the teacher's view
+        _cover(hidden, reopen)
+        _enter_user_namespace(proc)  # the mounts above now belong to a more privileged namespace: cannot be undone
+    finally:
+        os.close(proc)
+    os.chdir(cwd)  # the old working directory was the folder *under* the mounts
+
+
+def _cover(hidden: Sequence[str], reopen: Sequence[str]) -> None:
+    """Mount an empty tmpfs on each hidden folder, then bind each folder of ``reopen`` back at its own path."""
     # An O_PATH handle keeps each allowed folder reachable once its path is covered: bound back from /proc/self/fd.
     handles = {path: os.open(path, os.O_PATH | os.O_DIRECTORY) for path in reopen}
     for path in hidden:
@@ -129,31 +142,18 @@ def confine(hide: Sequence[str], allow: Sequence[str]) -> None:
         os.makedirs(path, exist_ok=True)
         _mount(f"/proc/self/fd/{handle}", path, None, MS_BIND | MS_REC)
         os.close(handle)
-    _mount("tmpfs", "/proc", "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0555")  # last: the fds above needed it
-    _enter_user_namespace(proc)  # the mounts above now belong to a more privileged namespace: they cannot be undone
-    os.close(proc)
-    os.chdir(cwd)  # the old working directory was the folder *under* the mounts
+    _mount("tmpfs", "/proc", "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0555")  # last: the handles needed it
 
 
 def check() -> None:
-    """Raise :class:`SandboxUnavailable` unless this machine can confine a kernel: tried in a child process (a
-    process cannot leave a namespace it entered), which hands back its message through a pipe."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read_end)
-        try:
-            confine(hide=[], allow=[])
-        except BaseException as why:  # noqa: BLE001 — any failure, reported to the parent
-            os.write(write_end, str(why).encode())
-            os._exit(1)
-        os._exit(0)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as pipe:
-        message = pipe.read().decode()
-    _, status = os.waitpid(pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SandboxUnavailable(message or "the autograde sandbox failed to start (no message)")
+    """Raise :class:`SandboxUnavailable` unless this machine can confine a kernel: an empty Python program is run in
+    the sandbox, in a new process (a process cannot leave the namespaces it entered, and forking a threaded server
+    is unsafe)."""
+    command = [sys.executable, "-m", "rmqlab.course.sandbox", "--", sys.executable, "-c", ""]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    if done.returncode != 0:
+        message = done.stderr.strip().removeprefix("rmqlab sandbox: ")
+        raise SandboxUnavailable(message or f"the autograde sandbox failed to start (exit code {done.returncode})")
 
 
 def _connection_files(command: list[str], hidden: Sequence[str]) -> dict[int, tuple[str, bytes]]:
@@ -191,7 +191,7 @@ def main(argv: Sequence[str]) -> int:
     moved = _connection_files(command, hide)
     try:
         confine(hide=hide, allow=allow)
-    except SandboxUnavailable as why:
+    except (SandboxUnavailable, OSError) as why:
         print(f"rmqlab sandbox: {why}", file=sys.stderr)
         return 1
     for i, (name, content) in moved.items():
