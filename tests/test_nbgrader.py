@@ -20,10 +20,10 @@ from typing import Any
 
 import nbformat
 import pytest
+from snoop import snooped, snooping
 
 from rmqlab.course.autograde import check_predictions, drop_widget_state, submitted_answer
 from rmqlab.course.exercises import exercises_of
-from snoop import snooped, snooping
 from teacher.compile import answers
 
 ROOT = Path(__file__).resolve().parent.parent
