@@ -166,7 +166,8 @@ def test_a_class_releases_fetches_submits_collects_autogrades_and_returns_feedba
         assert graded.stat().st_size < 100_000 and "widgets" not in nbformat.read(graded, as_version=4).metadata
     home, *hidden = reads  # the autograde sandbox: ada's code found only the path down to her own folder
     found = snooped(nbformat.read(course / "autograded" / "ada" / ASSIGNMENT / LAB, as_version=4))
-    assert found == {home: ["course"], **dict.fromkeys(hidden, "FileNotFoundError")}
+    # the teacher's home shows the path down to ada's folder and the .ipython her kernel made there, in the sandbox
+    assert found == {home: [".ipython", "course"], **dict.fromkeys(hidden, "FileNotFoundError")}
     assert "changed by a submission" not in (course / "source" / ASSIGNMENT / LAB).read_text()
 
     _formgrader(hub, teacher, f"assignment/{ASSIGNMENT}/generate_feedback")

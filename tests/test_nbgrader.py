@@ -151,7 +151,8 @@ def graded(course: Path) -> Path:
     points = {ex.id: ex.points for ex in exercises_of(LAB_ID)}
     assert len(points) >= 3
     first = min(RIGHT)
-    submit(course, "right", RIGHT)
+    reads, writes = snooped_paths(course)  # the right answers also look around the teacher's files
+    submit(course, "right", {**RIGHT, first: snooping(reads, writes, answers()[first])})
     submit(course, "wrong", WRONG)
     submit(course, "blank", {})
     submit(course, "mixed", {**WRONG, first: RIGHT[first]})
@@ -159,8 +160,6 @@ def graded(course: Path) -> Path:
         submit(course, f"cheat_{name}", sources)
     # edit the locked check cells: no hidden test, a printed "Right"
     submit(course, "cheat_locked_cell", WRONG, checks="print('Right — all of it')")
-    submit(course, "snoop", {**RIGHT, first: snooping(snooped_paths(course)[0], snooped_paths(course)[1],
-                                                      answers()[first])})  # fmt: skip
     home = course / "home"  # the teacher's home, with their Jupyter runtime folder (the kernel's connection file)
     home.mkdir()
     (home / "secret.txt").write_text("the teacher's notes")
@@ -173,24 +172,24 @@ def snooped_paths(course: Path) -> tuple[list[str], list[str]]:
     another student's submission, the course and submissions folders) and to change (the solved lab)."""
     source = str(course / "source" / ASSIGNMENT / LAB)
     reads = [course / "home", course / "home" / "secret.txt", course / "gradebook.db",
-             course / "submitted" / "right" / ASSIGNMENT / LAB, course, course / "submitted"]  # fmt: skip
+             course / "submitted" / "wrong" / ASSIGNMENT / LAB, course, course / "submitted"]  # fmt: skip
     return [source, *map(str, reads)], [source]
 
 
 def test_a_submission_finds_nothing_of_the_teachers_and_still_scores(graded: Path) -> None:
-    """The autograde sandbox (rmqlab.course.sandbox): the snooping submission's kernel sees only its own folder
-    (the course folder shows nothing but the path to it) and changes nothing; its right answers score in full."""
-    nb = nbformat.read(graded / "autograded" / "snoop" / ASSIGNMENT / LAB, as_version=4)
+    """The autograde sandbox (rmqlab.course.sandbox): the right submission's kernel, which also snoops, sees only
+    its own folder (the course folder shows nothing but the path to it) and changes nothing; it scores in full."""
+    nb = nbformat.read(graded / "autograded" / "right" / ASSIGNMENT / LAB, as_version=4)
     source, home, secret, gradebook, other, course, submitted = snooped_paths(graded)[0]
     found = snooped(nb)
     assert found.pop(home) in ([], "FileNotFoundError")  # at most an empty folder its libraries made in the sandbox
     assert found == {
         source: "FileNotFoundError", secret: "FileNotFoundError", gradebook: "FileNotFoundError",
-        other: "FileNotFoundError", course: ["submitted"], submitted: ["snoop"],
+        other: "FileNotFoundError", course: ["submitted"], submitted: ["right"],
     }  # fmt: skip
     assert "changed by a submission" not in (graded / "source" / ASSIGNMENT / LAB).read_text()
     points = float(sum(ex.points for ex in exercises_of(LAB_ID)))
-    assert score(graded, "snoop") == (points, points)
+    assert score(graded, "right") == (points, points)
 
 
 def test_right_full_marks_wrong_and_blank_zero_mixed_partial(graded: Path) -> None:
