@@ -157,11 +157,13 @@ def check() -> None:
 
 
 def _connection_files(command: list[str], hidden: Sequence[str]) -> dict[int, tuple[str, bytes]]:
-    """The arguments that name a file in a hidden folder (the kernel's connection file): index → (name, content)."""
+    """The arguments that name a file in a hidden folder by its absolute path (the kernel's connection file, in the
+    teacher's runtime folder): index → (name, content), copied into the sandbox's own /tmp before the kernel starts."""
     found: dict[int, tuple[str, bytes]] = {}
+    folders = [os.path.realpath(h) for h in [*hidden, *ALWAYS_HIDDEN]]
     for i, arg in enumerate(command):
         real = os.path.realpath(arg)
-        if os.path.isfile(real) and any(_is_under(real, os.path.realpath(h)) for h in [*hidden, *ALWAYS_HIDDEN]):
+        if os.path.isabs(arg) and os.path.isfile(real) and any(_is_under(real, folder) for folder in folders):
             found[i] = (os.path.basename(real), Path(real).read_bytes())
     return found
 
