@@ -178,14 +178,15 @@ def snooped_paths(course: Path) -> tuple[list[str], list[str]]:
 
 def test_a_submission_finds_nothing_of_the_teachers_and_still_scores(graded: Path) -> None:
     """The autograde sandbox (rmqlab.course.sandbox): the right submission's kernel, which also snoops, sees only
-    its own folder (the course folder shows nothing but the path to it) and changes nothing; it scores in full."""
+    its own folder (nbgrader runs it in the autograded copy: the course folder shows nothing but the path to it, no
+    submissions) and changes nothing; it scores in full."""
     nb = nbformat.read(graded / "autograded" / "right" / ASSIGNMENT / LAB, as_version=4)
     source, home, secret, gradebook, other, course, submitted = snooped_paths(graded)[0]
     found = snooped(nb)
     assert found.pop(home) in ([], "FileNotFoundError")  # at most an empty folder its libraries made in the sandbox
     assert found == {
         source: "FileNotFoundError", secret: "FileNotFoundError", gradebook: "FileNotFoundError",
-        other: "FileNotFoundError", course: ["submitted"], submitted: ["right"],
+        other: "FileNotFoundError", course: ["autograded"], submitted: "FileNotFoundError",
     }  # fmt: skip
     assert "changed by a submission" not in (graded / "source" / ASSIGNMENT / LAB).read_text()
     points = float(sum(ex.points for ex in exercises_of(LAB_ID)))

@@ -2,11 +2,12 @@
 
 nbgrader 0.9 autogrades with its ``Execute`` preprocessor (nbconvert's ``ExecutePreprocessor``, nbclient underneath):
 it asks a kernel manager for the notebook's kernel (``Execute.kernel_name``, else the notebook's kernelspec, which
-autograde first resets to the one of the teacher's source) and starts the kernelspec's command in the submission's
-folder. :class:`SandboxedExecute` takes that same command and starts it through :mod:`rmqlab.course.sandbox`, told to
-hide the teacher's home, the course directory and nbgrader's exchange. It is used only where
-``labs/nbgrader_config.py`` lists it, in ``Autograde.autograde_preprocessors``: nothing needs installing, no extra
-kernel shows in anyone's launcher, and ``nbgrader validate`` (the teacher checking their own labs) is unchanged.
+autograde first resets to the one of the teacher's source) and starts the kernelspec's command in the folder it
+grades the submission in (its autograded copy). :class:`SandboxedExecute` takes that same command and starts it
+through :mod:`rmqlab.course.sandbox`, told to hide the teacher's home, the course directory and nbgrader's exchange.
+It is used only where ``labs/nbgrader_config.py`` lists it, in ``Autograde.autograde_preprocessors``: nothing needs
+installing, no extra kernel shows in anyone's launcher, and ``nbgrader validate`` (the teacher checking their own
+labs) is unchanged.
 
 Before each submission it checks that this machine can confine a kernel, and stops with
 :class:`rmqlab.course.sandbox.SandboxUnavailable` (which names the setting to change) rather than run a student's
