@@ -17,7 +17,7 @@ starts:
     python -m rmqlab.course.sandbox [--hide PATH ...] [--allow PATH ...] -- python -m ipykernel_launcher -f CONN
     python -m rmqlab.course.sandbox --check     # exit 0 when this machine can confine a kernel
 
-:mod:`rmqlab.course.sandboxed_execute` starts autograde kernels this way. Where the kernel forbids unprivileged user
+:mod:`rmqlab.course.sandboxed_execute` starts autograde kernels this way. Where Linux forbids unprivileged user
 namespaces, confinement fails closed: :class:`SandboxUnavailable` says which setting to change, and the kernel
 never runs unconfined unless the teacher opts out in ``nbgrader_config.py`` (docs/classroom.md).
 """
