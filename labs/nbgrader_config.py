@@ -6,7 +6,10 @@ is the teacher's course directory config and says how the labs are released and 
 * each answer cell reads ``answer_1 = ...  # ← your prediction`` above its ``### BEGIN SOLUTION`` region, so the
   region is replaced by nothing instead of nbgrader's default ``raise NotImplementedError()``
   (``labs/make_student.py`` does the same for ``make student``);
-* autograding runs the notebook, then checks each answer cell *as submitted* outside the student's kernel
+* autograding runs each submission in a kernel that cannot see the teacher's home, the course directory or the
+  exchange (:mod:`rmqlab.course.sandbox`; :class:`rmqlab.course.sandboxed_execute.SandboxedExecute` in place of
+  nbgrader's ``Execute``; where Linux forbids user namespaces it stops with a message saying what to change), then
+  checks each answer cell *as submitted* outside the student's kernel
   (:func:`rmqlab.course.autograde.check_predictions`: code in a notebook cannot patch its way to points), and
   keeps no widget state in the autograded copy (:func:`rmqlab.course.autograde.drop_widget_state`).
 """
@@ -18,7 +21,7 @@ c.ClearSolutions.code_stub = {"python": ""}
 c.CourseDirectory.course_id = os.environ.get("RMQLAB_COURSE_ID", "rmqlab")
 c.Execute.store_widget_state = False
 c.Autograde.autograde_preprocessors = [
-    "nbgrader.preprocessors.Execute",
+    "rmqlab.course.sandboxed_execute.SandboxedExecute",  # nbgrader's Execute, the kernel in the sandbox
     "rmqlab.course.autograde.check_predictions",
     "rmqlab.course.autograde.drop_widget_state",
     "nbgrader.preprocessors.IgnorePattern",

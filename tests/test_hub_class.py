@@ -1,7 +1,9 @@
 """A graded class on a real JupyterHub (127.0.0.1): the teacher releases lab 08 from the Formgrader of their own
 server, two students fetch it from their Assignments list, answer and submit, the teacher collects, autogrades,
 generates and releases feedback, and the students fetch their feedback. The grades are exact: all right scores 3
-of 3; one right and two cheats (rebinding the names the checks use, patching the grading module) scores 1.
+of 3; one right and two cheats (rebinding the names the checks use, patching the grading module) scores 1. The
+right submission also tries to read the teacher's files and another student's submission while it is autograded,
+and finds nothing: the Formgrader's autograde kernels run in the sandbox (``rmqlab.course.sandbox``).
 
 Every server is started as the TLJH plugin starts it (``deploy/tljh/tljh_rmqlab.py``: its exact ``Spawner.args``
 and environment) on the users' environment the plugin installs: ``deploy/jupyter_roles.py hub-student`` and the
@@ -34,6 +36,7 @@ from typing import Any
 import nbformat
 import pytest
 from hubs import Hub, proxy_command, running_hub
+from snoop import snooped, snooping
 from traitlets.config import Config
 
 from teacher.compile import answers
@@ -106,6 +109,16 @@ def _answered(nb: Any, sources: dict[str, str]) -> Any:
     return nb
 
 
+def _snoop_paths(tmp_path: Path) -> tuple[list[str], list[str]]:
+    """What ada's first answer cell tries to read while autograded (the teacher's home and config, the solved lab,
+    the gradebook, bob's collected submission, the exchange's submissions) and to change (the solved lab)."""
+    home = tmp_path / "home" / "teacher"
+    source = home / "course" / "source" / ASSIGNMENT / LAB
+    reads = [home, home / ".jupyter" / "nbgrader_config.py", source, home / "course" / "gradebook.db",
+             home / "course" / "submitted" / "bob" / ASSIGNMENT / LAB, tmp_path / "exchange" / COURSE / "inbound"]
+    return [str(path) for path in reads], [str(source)]  # fmt: skip
+
+
 def _formgrader(hub: Hub, token: str, action: str) -> None:
     status, result = hub.call("POST", f"/user/teacher/formgrader/api/{action}", token, b"")
     assert status == 200 and result["success"], result
@@ -123,7 +136,10 @@ def test_a_class_releases_fetches_submits_collects_autogrades_and_returns_feedba
     assert (tmp_path / "exchange" / COURSE / "outbound" / ASSIGNMENT / LAB).exists()
 
     query = f"?course_id={COURSE}&assignment_id={ASSIGNMENT}"
+    reads, writes = _snoop_paths(tmp_path)
     for name, sources in STUDENTS.items():
+        if name == "ada":  # ada's right answers come with a look around the teacher's files (the sandbox hides them)
+            sources = {**sources, FIRST: snooping(reads, writes, answers()[FIRST])}
         status, listing = hub.call("POST", f"/user/{name}/assignments/fetch{query}", tokens[name], b"")
         assert status == 200 and listing["success"], listing
         path = f"/user/{name}/api/contents/{ASSIGNMENT}/{LAB}"
@@ -148,6 +164,11 @@ def test_a_class_releases_fetches_submits_collects_autogrades_and_returns_feedba
     for name in STUDENTS:
         graded = course / "autograded" / name / ASSIGNMENT / LAB
         assert graded.stat().st_size < 100_000 and "widgets" not in nbformat.read(graded, as_version=4).metadata
+    home, *hidden = reads  # the autograde sandbox: ada's code found only the path down to her own folder
+    found = snooped(nbformat.read(course / "autograded" / "ada" / ASSIGNMENT / LAB, as_version=4))
+    # the teacher's home shows the path down to ada's folder and the .ipython her kernel made there, in the sandbox
+    assert found == {home: [".ipython", "course"], **dict.fromkeys(hidden, "FileNotFoundError")}
+    assert "changed by a submission" not in (course / "source" / ASSIGNMENT / LAB).read_text()
 
     _formgrader(hub, teacher, f"assignment/{ASSIGNMENT}/generate_feedback")
     _formgrader(hub, teacher, f"assignment/{ASSIGNMENT}/release_feedback")

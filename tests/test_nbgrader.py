@@ -20,6 +20,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from snoop import snooped, snooping
 
 from rmqlab.course.autograde import check_predictions, drop_widget_state, submitted_answer
 from rmqlab.course.exercises import exercises_of
@@ -64,10 +65,12 @@ CHEATS: dict[str, dict[str, str]] = {
 }
 
 
-def nbgrader(course: Path, *args: str) -> str:
-    """Run ``nbgrader ARGS`` in the course directory; fail with its log if it fails."""
+def nbgrader(course: Path, *args: str, home: Path | None = None) -> str:
+    """Run ``nbgrader ARGS`` in the course directory (as a teacher whose home is ``home``); fail with its log if it
+    fails."""
     env = {
         **os.environ,
+        **({"HOME": str(home)} if home is not None else {}),
         "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
         # nbgrader runs the `alembic` command of its environment to set up the gradebook
         "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
@@ -148,7 +151,8 @@ def graded(course: Path) -> Path:
     points = {ex.id: ex.points for ex in exercises_of(LAB_ID)}
     assert len(points) >= 3
     first = min(RIGHT)
-    submit(course, "right", RIGHT)
+    reads, writes = snooped_paths(course)  # the right answers also look around the teacher's files
+    submit(course, "right", {**RIGHT, first: snooping(reads, writes, answers()[first])})
     submit(course, "wrong", WRONG)
     submit(course, "blank", {})
     submit(course, "mixed", {**WRONG, first: RIGHT[first]})
@@ -156,8 +160,37 @@ def graded(course: Path) -> Path:
         submit(course, f"cheat_{name}", sources)
     # edit the locked check cells: no hidden test, a printed "Right"
     submit(course, "cheat_locked_cell", WRONG, checks="print('Right — all of it')")
-    nbgrader(course, "autograde", ASSIGNMENT, "--create", "--force")
+    home = course / "home"  # the teacher's home, with their Jupyter runtime folder (the kernel's connection file)
+    home.mkdir()
+    (home / "secret.txt").write_text("the teacher's notes")
+    nbgrader(course, "autograde", ASSIGNMENT, "--create", "--force", home=home)
     return course
+
+
+def snooped_paths(course: Path) -> tuple[list[str], list[str]]:
+    """What the snooping submission tries to read (the teacher's home and notes, the solved lab, the gradebook,
+    another student's submission, the course and submissions folders) and to change (the solved lab)."""
+    source = str(course / "source" / ASSIGNMENT / LAB)
+    reads = [course / "home", course / "home" / "secret.txt", course / "gradebook.db",
+             course / "submitted" / "wrong" / ASSIGNMENT / LAB, course, course / "submitted"]  # fmt: skip
+    return [source, *map(str, reads)], [source]
+
+
+def test_a_submission_finds_nothing_of_the_teachers_and_still_scores(graded: Path) -> None:
+    """The autograde sandbox (rmqlab.course.sandbox): the right submission's kernel, which also snoops, sees only
+    its own folder (nbgrader runs it in the autograded copy: the course folder shows nothing but the path to it, no
+    submissions) and changes nothing; it scores in full."""
+    nb = nbformat.read(graded / "autograded" / "right" / ASSIGNMENT / LAB, as_version=4)
+    source, home, secret, gradebook, other, course, submitted = snooped_paths(graded)[0]
+    found = snooped(nb)
+    assert found.pop(home) in ([], "FileNotFoundError")  # at most an empty folder its libraries made in the sandbox
+    assert found == {
+        source: "FileNotFoundError", secret: "FileNotFoundError", gradebook: "FileNotFoundError",
+        other: "FileNotFoundError", course: ["autograded"], submitted: "FileNotFoundError",
+    }  # fmt: skip
+    assert "changed by a submission" not in (graded / "source" / ASSIGNMENT / LAB).read_text()
+    points = float(sum(ex.points for ex in exercises_of(LAB_ID)))
+    assert score(graded, "right") == (points, points)
 
 
 def test_right_full_marks_wrong_and_blank_zero_mixed_partial(graded: Path) -> None:

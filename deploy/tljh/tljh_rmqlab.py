@@ -17,7 +17,9 @@ TLJH calls these hooks (its ``tljh/hooks.py``):
   Jupyter config wins over the environment's (``JUPYTER_PREFER_ENV_PATH=0``: how a teacher gets the formgrader);
 * ``tljh_new_user_create``: the labs copied into the new student's ``~/labs`` (``deploy/seed_labs.py``); a hub
   admin (the teacher) also gets a teacher's Jupyter and a course directory with the solved labs
-  (``deploy/nbgrader/make_teacher.py``).
+  (``deploy/nbgrader/make_teacher.py``), whose course config autogrades each submission in the sandbox
+  (``rmqlab.course.sandbox``; on Ubuntu 24.04 it needs ``kernel.apparmor_restrict_unprivileged_userns = 0`` or an
+  AppArmor profile: docs/classroom.md says how to check and what to change; the plugin changes no system setting).
 
 It needs only pluggy (TLJH's own plugin library), so the tests load it without TLJH.
 """
