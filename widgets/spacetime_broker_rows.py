@@ -107,10 +107,10 @@ def fault(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     fault = d["fault"]
     if fault == "broker_down":
-        builder.add(Row.of_event(e, ArrowKind.FAULT, lane, lane, "✗ broker down", "injected fault: broker down"))
+        builder.add(Row.of_event(e, ArrowKind.FAULT, lane, lane, "✗ " + _("broker down"), _("injected fault: broker down")))
         builder.span_open(lane, "down", e.seq)
     elif fault == "broker_up":
-        builder.add(Row.of_event(e, ArrowKind.FAULT, lane, lane, "broker up", "the broker is back"))
+        builder.add(Row.of_event(e, ArrowKind.FAULT, lane, lane, _("broker up"), _("the broker is back")))
         builder.span_close(lane, "down", e.seq)
     elif fault in ("partition", "heal"):
         sign = _("✗ partition") if fault == "partition" else _("heal")

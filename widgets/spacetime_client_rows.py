@@ -143,8 +143,12 @@ def consumed(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     status, return_type = d["status"], d["return_type"]
     ok = status in SUCCESS_STATUSES
-    result = f"✗ exception → {status}" if return_type == "EXCEPTION" else ("✓ " if ok else "✗ ") + str(status)
-    took = f" after {format_duration(d['took_ms'])}" if d["took_ms"] else ""
+    result = (
+        _("✗ exception → {status}").format(status=status)
+        if return_type == "EXCEPTION"
+        else ("✓ " if ok else "✗ ") + str(status)
+    )
+    took = _(" after {time}").format(time=format_duration(d["took_ms"])) if d["took_ms"] else ""
     detail = _("listener returned {status} ({kind})").format(status=status, kind=return_type) + took
     i = builder.calls.pop((lane, e.msg_id), None)
     failed = return_type == "EXCEPTION"
@@ -181,7 +185,7 @@ def send_back(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         f"maxReconsumeTimes={d['max_reconsume_times']})"
     )
     if not d["ok"]:
-        label = f"send-back {e.msg_id} ✗ {d.get('error', 'failed')}"
+        label = _("send-back {msg} ✗ {error}").format(msg=e.msg_id, error=d.get("error", "failed"))
         failed = Row.of_event(
             e, ArrowKind.SEND_BACK_FAILED, lane, broker, label, f"{detail} failed: {d.get('error', '')}"
         )
@@ -192,7 +196,7 @@ def send_back(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         note = builder.rows[dlq]
         builder.rows[dlq] = replace(note, src=lane, dst=broker, detail=f"{detail} → {note.detail}")
         return
-    label = f"send-back {e.msg_id} r{d['reconsume_times']}"
+    label = _("send-back {msg} r{times}").format(msg=e.msg_id, times=d["reconsume_times"])
     builder.rows.insert(at, Row.of_event(e, ArrowKind.SEND_BACK, lane, broker, label, detail))
 
 
