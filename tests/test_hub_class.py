@@ -1,7 +1,8 @@
 """A graded class on a real JupyterHub (127.0.0.1): the teacher releases lab 08 from the Formgrader of their own
-server, two students fetch it from their Assignments list, answer and submit, the teacher collects, autogrades,
+server, three students fetch it from their Assignments list, answer and submit, the teacher collects, autogrades,
 generates and releases feedback, and the students fetch their feedback. The grades are exact: all right scores 3
-of 3; one right and two cheats (rebinding the names the checks use, patching the grading module) scores 1. The
+of 3; one right and two cheats (rebinding the names the checks use, patching the grading module) scores 1; all
+wrong (plausible values of the right type) scores 0. The
 right submission also tries to read the teacher's files and another student's submission while it is autograded,
 and finds nothing: the Formgrader's autograde kernels run in the sandbox (``rmqlab.course.sandbox``).
 
@@ -19,8 +20,8 @@ user's ``~/.jupyter``, so the teacher's path lists their ``~/.jupyter`` first, a
 ranks it on the hub; and every process runs as one OS user, so a two-line ``sitecustomize`` makes nbgrader take the
 student id from ``JUPYTERHUB_USER``, as it does on Zero to JupyterHub (where every pod's user is ``jovyan``).
 
-Part of ``make test`` (which installs the proxy): three servers and two autograded runs, kept lean (one lab, two
-students, the teacher's work in the server already running rather than in fresh ``nbgrader`` processes).
+Part of ``make test`` (which installs the proxy): four servers and three autograded runs, kept lean (one lab, the
+teacher's work in the server already running rather than in fresh ``nbgrader`` processes).
 """
 
 from __future__ import annotations
@@ -62,8 +63,20 @@ RIGHT = {ex_id: f"{{name}} = {value!r}" for ex_id, value in answers().items() if
 CHEAT = ("import rmqlab.course.grading as g\ng.verify = lambda *a: None\n"
          "check = assert_right = lambda *a: None\n{name} = 0")  # fmt: skip
 FIRST = min(RIGHT)
-STUDENTS = {"ada": RIGHT, "bob": {**dict.fromkeys(RIGHT, CHEAT), FIRST: RIGHT[FIRST]}}
-EXPECTED = {"ada": 3.0, "bob": 1.0}
+
+
+def _wrong(value: object) -> object:
+    """A plausible wrong answer of the right type: the other boolean, the next number."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    return f"not {value}"
+
+
+WRONG = {ex_id: f"{{name}} = {_wrong(value)!r}" for ex_id, value in answers().items() if ex_id.startswith("08.")}
+STUDENTS = {"ada": RIGHT, "bob": {**dict.fromkeys(RIGHT, CHEAT), FIRST: RIGHT[FIRST]}, "cyd": WRONG}
+EXPECTED = {"ada": 3.0, "bob": 1.0, "cyd": 0.0}
 
 
 def _load(path: Path) -> Any:
