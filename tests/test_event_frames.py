@@ -18,6 +18,8 @@ from rmqlab.widgets.frames import decode
 
 from rmqlab import Lab
 
+pytestmark = pytest.mark.usefixtures("no_running_loop")  # a page move is followed at once, as in a script
+
 SCENE_JS = Path(__file__).resolve().parents[1] / "widgets" / "scene.js"
 
 

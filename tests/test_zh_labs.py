@@ -151,7 +151,7 @@ def test_the_pair_is_in_sync_and_its_outputs_fresh(name: str) -> None:
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert [c.id for c in code if any(o.output_type == "error" for o in c.outputs)] == []
     checks = [c for c in code if c.metadata.get("nbgrader", {}).get("grade")]
-    assert checks and all(c.outputs[0].text.startswith("Right — ") for c in checks)
+    assert checks and all(c.outputs[0].text.startswith("正确——") for c in checks)  # "Right — ", in Chinese
     if name == "00_tour.py":
         clock = next(c for c in code if "clock_text" in c.source)
         english = nbformat.read(LABS / name.replace(".py", ".ipynb"), as_version=4)

@@ -35,7 +35,8 @@ from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
-from .checkpoint_choices import when_offers, where_offers, who_hint
+from .checkpoint_choices import where_offers, who_hint
+from .checkpoint_when import when_offers
 from .flow_view import FlowVM
 
 __all__ = ["ASKS", "AskedCheckpoint", "Checkpoint", "CheckpointError", "Choice", "resolve"]

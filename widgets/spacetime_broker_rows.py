@@ -107,7 +107,8 @@ def fault(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     fault = d["fault"]
     if fault == "broker_down":
-        builder.add(Row.of_event(e, ArrowKind.FAULT, lane, lane, "✗ " + _("broker down"), _("injected fault: broker down")))
+        label = "✗ " + _("broker down")
+        builder.add(Row.of_event(e, ArrowKind.FAULT, lane, lane, label, _("injected fault: broker down")))
         builder.span_open(lane, "down", e.seq)
     elif fault == "broker_up":
         builder.add(Row.of_event(e, ArrowKind.FAULT, lane, lane, _("broker up"), _("the broker is back")))

@@ -1,0 +1,130 @@
+"""What a "when" checkpoint offers, and what it says to each wrong time: the answer, the due times of the clocks that
+tick for the paused actor (its timers in the snapshot) and the times of the usual misreadings of the mechanism (the
+delay of a concurrent retry for an orderly one, the 20 s rebalance for a new member, the 30 s a client trusts its
+lock …), each wrong one with its near-miss hint in this run's numbers.
+
+Apart from :mod:`.checkpoint_choices` (the "where" and "who" questions) because it reads clocks, not places.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rmqlab import EventKind, TraceEvent, format_duration
+from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
+from rmqlab.core.timers import TimerKind
+from rmqlab.snapshot import LabSnapshot
+
+from .checkpoint_choices import DELAYS, Offer, happens
+
+__all__ = ["when_offers"]
+
+HOUSEKEEPING = (TimerKind.HEARTBEAT, TimerKind.ROUTE_POLL, TimerKind.CLEAN_EXPIRED, TimerKind.PERSIST_OFFSET)
+"""Timers that never decide when a message moves: not offered as a "when"."""
+CLOSEST_MS = 1_000
+"""A wrong time is at least this far from the answer."""
+TIMER_WORDS = {
+    TimerKind.REBALANCE: N_("its 20 s rebalance timer"),
+    TimerKind.LOCK_RENEW: N_("its 20 s lock renewal (lockAll)"),
+    TimerKind.SUSPEND: N_("the end of its queue's suspension"),
+    TimerKind.LOCAL_RETRY: N_("its 5 s local retry"),
+    TimerKind.PULL_LATER: N_("its next delayed pull"),
+    TimerKind.LISTENER: N_("a running listener's return"),
+}
+"""A timer of the paused actor, in the words a wrong "when" hint uses (translated where shown)."""
+NOT_AT_ONCE = N_("Not at once: something has to finish or come due first. Which clock is this actor waiting on?")
+"""The hint of the paused moment, offered when no other choice is earlier than the answer (translated where shown)."""
+
+
+def _mistakes(event: TraceEvent, now: int, trace: Sequence[TraceEvent]) -> list[tuple[int, str]]:
+    """(time, hint) for the usual misreadings of when ``event`` comes, from the run so far."""
+    msg = event.msg_id
+    kind = event.kind
+    out: list[tuple[int, str]] = []
+    if kind is EventKind.DELIVERED and msg is not None:
+        before = [e for e in trace if e.msg_id == msg and e.kind is EventKind.DELIVERED]
+        if before:
+            failed = max(e.time_ms for e in trace if e.msg_id == msg)
+            rt = int(before[-1].get("reconsume_times") or 0)
+            orderly = any(e.kind is EventKind.SUSPENDED and e.msg_id == msg for e in trace)
+            if orderly:
+                out.append((failed + DELAYS.delay_ms(min(3 + rt, DELAYS.max_level)),
+                            _("That is a concurrent consumer's retry delay (level 3 + reconsumeTimes). An orderly "
+                              "consumer does not send back: it suspends the queue and retries locally.")))  # fmt: skip
+                out.append((failed + 30_000, _("30 s is the longest suspension a listener may ask for "
+                            "(submitConsumeRequestLater clamps to 10 … 30000 ms); this queue uses the consumer's own "
+                            "suspendCurrentQueueTimeMillis.")))  # fmt: skip
+            else:
+                reached = any(e.kind is EventKind.SEND_BACK and e.msg_id == msg and e.get("ok") for e in trace
+                              if e.time_ms >= before[-1].time_ms)  # fmt: skip
+                out.append((failed + 1_000, _("1 s is an orderly consumer's local pause. A concurrent consumer sends "
+                            "the message back, and the broker holds it for its delay level.")))  # fmt: skip
+                out.append((failed + DELAYS.delay_ms(min(3 + rt, DELAYS.max_level)), _("That is the broker's delay "
+                            "(level 3 + reconsumeTimes) for a send-back that reaches it. Did this one reach the "
+                            "broker?") if not reached else _("That is the delay of the level the broker chose: count "
+                            "the reconsumes again.")))  # fmt: skip
+                if reached:
+                    out.append((failed + 5_000, _("5 s is the local retry after a send-back that failed; this "
+                                "send-back reached the broker.")))  # fmt: skip
+    elif kind is EventKind.REBALANCED:
+        out.append((now + 20_000, _("A consumer that starts, or hears that the group changed, rebalances at once; "
+                    "the 20 s wait is only between rebalances.")))  # fmt: skip
+    elif kind is EventKind.DELAY_DELIVERED and msg is not None:
+        sched = [e for e in trace if e.msg_id == msg and e.kind is EventKind.SCHEDULED]
+        if sched:
+            level = int(sched[-1].get("level") or 3)
+            for lv in (level - 2, level - 1, level + 1, level + 2):
+                if 1 <= lv <= DELAYS.max_level:
+                    out.append((sched[-1].time_ms + DELAYS.delay_ms(lv), _("That is delay level {level}. The broker "
+                                "parked this copy at level 3 + its reconsumeTimes at the send-back.").format(
+                                level=lv)))  # fmt: skip
+    elif kind is EventKind.LOCK_ACQUIRED:
+        renewals = [e for e in trace if e.kind in (EventKind.LOCK_ACQUIRED, EventKind.LOCK_RENEWED)
+                    and e.actor != event.actor]  # fmt: skip
+        if renewals:
+            last = renewals[-1].time_ms
+            out.append((last + 30_000, _("30 s is how long a client trusts its own copy of a lock "
+                        "(ProcessQueue.isLockExpired); the broker keeps its entry 60 s after the last renewal.")))
+    return out
+
+
+def when_offers(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent], most: int = 5) -> tuple[Offer, ...]:
+    """The answer (``event``'s time) and at most ``most`` − 1 wrong times, each with its hint: the usual misreadings
+    of the mechanism first, then the due times of the paused actor's clocks, the nearest to the answer first. When
+    none of those is earlier than the answer, the paused moment is one ("not at once"), so that the earliest button
+    is not always the right one. The buttons are in time order, a rule that does not know the answer."""
+    now = snap.now_ms
+    answer = event.time_ms
+    what = happens(event)
+    candidates: dict[int, str] = {}
+    for t in sorted(snap.timers, key=lambda t: (t.due_ms, t.seq)):
+        if t.due_ms <= now or t.kind in HOUSEKEEPING or t.due_ms == answer:
+            continue
+        if t.owner == event.actor or (event.kind is EventKind.REBALANCED and t.kind is TimerKind.REBALANCE):
+            words = _(TIMER_WORDS[t.kind]) if t.kind in TIMER_WORDS else _("its {kind} timer").format(
+                kind=t.kind.value)
+            who = t.owner.split(":", 1)[-1]
+            candidates.setdefault(t.due_ms, _("That is when {who}'s clock is due ({timer}), not when {what}.").format(
+                who=who, timer=words, what=what))
+    misreadings = set()
+    for due, hint in _mistakes(event, now, trace):
+        if due >= now and due != answer:
+            misreadings.add(due)
+            candidates.setdefault(due, hint)
+    if len(candidates) < 2:  # a run with no other clock: a second either side of the answer's distance
+        for due in (now + (answer - now) // 2, answer + max(answer - now, 1_000)):
+            if due >= now and due != answer:
+                candidates.setdefault(due, _("Step again and watch which clock this actor is waiting on."))
+    apart = [due for due in candidates if abs(due - answer) >= CLOSEST_MS]  # "4 s" beside "4.02 s" only confuses
+    ranked = sorted(apart, key=lambda due: (due not in misreadings, abs(due - answer), due))
+    chosen = ranked[: most - 1]
+    if answer - now >= CLOSEST_MS and not any(due < answer for due in chosen):
+        candidates[now] = _(NOT_AT_ONCE)
+        chosen = [now, *ranked[: most - 2]]
+    direction = {True: _("Too early. "), False: _("Too late. ")}
+    return tuple(
+        Offer(str(due), _("t = {time}").format(time=format_duration(due)), "",
+              "" if due == answer else direction[due < answer] + candidates[due])
+        for due in sorted([answer, *chosen])
+    )
