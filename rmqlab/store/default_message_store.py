@@ -30,7 +30,8 @@ from ..common.message import (
     PROPERTY_RETRY_TOPIC,
     SCHEDULE_TOPIC,
     MessageExt,
-    create_message_id,
+    offset_id,
+    store_host_id,
 )
 from ..core.scheduler import Scheduler
 from ..core.trace import EventKind, Trace
@@ -74,6 +75,8 @@ class DefaultMessageStore:
         """The broker's name: the actor of the store's trace events, and the store host of a stored message."""
         self.address = address
         """``brokerIP1:listenPort``, written into each stored message's ``offsetMsgId``."""
+        self.store_host_id = store_host_id(address)
+        """The first half of every ``offsetMsgId`` this store writes (:func:`create_message_id`), from ``address``."""
         self.scheduler = scheduler
         self.trace = trace
         self.faults = faults
@@ -167,7 +170,7 @@ class DefaultMessageStore:
         msg.store_timestamp = now
         msg.store_host = self.name
         self.commit_log.append(msg)
-        msg.offset_msg_id = create_message_id(self.address, msg.commit_log_offset)
+        msg.offset_msg_id = self.store_host_id + offset_id(msg.commit_log_offset)  # createMessageId
         key = (msg.topic, msg.queue_id)
         queue = self.consume_queues.get(key)
         if queue is None:

@@ -106,9 +106,9 @@ class OffsetStore:
         queues that are no longer ours (``unusedMQ``), after the walk, as 4.9.7 does. Each entry's offset is sent as
         the walk finds it, as 4.9.7 walks ``offsetTable.entrySet()``."""
         unused = []
-        for mq in self.offset_table:
+        for mq, offset in self.offset_table.items():
             if mq in mqs:
-                self.persist_offset(mq, self.offset_table[mq])
+                self.persist_offset(mq, offset)
             else:
                 unused.append(mq)
         for mq in unused:

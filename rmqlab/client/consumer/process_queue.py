@@ -96,7 +96,7 @@ class ProcessQueue:
                 self.msg_count -= 1
                 self.msg_size -= body_length(msg)
         if tree:
-            first_key: int = next(iter(tree))  # firstKey(): a SortedDict iterates its keys in order
+            first_key: int = tree.peekitem(0)[0]  # firstKey(): the lowest offset still cached
             return first_key
         return self.queue_offset_max + 1  # emptied: everything up to the last message put is consumed
 
