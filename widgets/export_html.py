@@ -42,7 +42,7 @@ def standalone_html(view: Any, *, title: str | None = None, theme: Theme = "auto
         name = title or "rmqlab dashboard"
     elif isinstance(view, EventLog):
         view_scene(view)  # the same "nothing drawn yet" error as the pictures
-        body = f'<div data-testid="rq-event-log">{event_log_html(view.vm)}</div>'
+        body = event_log_html(view.vm)  # its own data-testid="rq-event-log"
         name = title or view.title
     else:
         ((name, scene),) = export_scenes(view)
