@@ -16,38 +16,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rmqlab import DEFAULT_MESSAGE_DELAY_LEVEL, DelayLevelTable, EventKind, TraceEvent, format_duration
-from rmqlab.core.i18n import N_, ngettext
 from rmqlab.core.i18n import gettext as _
+from rmqlab.core.i18n import ngettext
 from rmqlab.snapshot import LabSnapshot
 
 from .flow_view import FlowVM, Place
 
-__all__ = ["DELAYS", "Offer", "happens", "where_offers", "who_hint"]
+__all__ = ["DELAYS", "Offer", "where_offers", "who_hint"]
 
 DELAYS = DelayLevelTable(DEFAULT_MESSAGE_DELAY_LEVEL)
 RETRY_PATH = (EventKind.SEND_BACK, EventKind.SCHEDULED, EventKind.DEAD_LETTERED, EventKind.DELAY_DELIVERED)
 """Events on the send-back path: their questions offer delay levels, the retry queue and the DLQ."""
 
-
-
-def happens(event: TraceEvent) -> str:
-    """What ``event`` is, as a clause: ``M0002 is delivered``, ``c2 rebalances``, ``c2 gets the lock``."""
-    msg = event.msg_id or _("the message")
-    who = event.actor.split(":", 1)[-1]
-    words = {
-        EventKind.DELIVERED: N_("{msg} is delivered"),
-        EventKind.DELAY_DELIVERED: N_("{msg} leaves its delay level"),
-        EventKind.REBALANCED: N_("{who} rebalances"),
-        EventKind.LOCK_ACQUIRED: N_("{who} gets the lock"),
-        EventKind.CONSUMED: N_("{msg} is consumed"),
-        EventKind.SEND_BACK: N_("{msg} is sent back"),
-        EventKind.DEAD_LETTERED: N_("{msg} is dead-lettered"),
-        EventKind.STORED: N_("{msg} is stored"),
-        EventKind.SCHEDULED: N_("{msg} is parked at a delay level"),
-    }
-    if event.kind in words:
-        return _(words[event.kind]).format(msg=msg, who=who)
-    return _("the next {kind} happens").format(kind=event.kind.value)
 
 
 @dataclass(frozen=True, slots=True)

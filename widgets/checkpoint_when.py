@@ -16,9 +16,9 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.core.timers import TimerKind
 from rmqlab.snapshot import LabSnapshot
 
-from .checkpoint_choices import DELAYS, Offer, happens
+from .checkpoint_choices import DELAYS, Offer
 
-__all__ = ["when_offers"]
+__all__ = ["happens", "when_offers"]
 
 HOUSEKEEPING = (TimerKind.HEARTBEAT, TimerKind.ROUTE_POLL, TimerKind.CLEAN_EXPIRED, TimerKind.PERSIST_OFFSET)
 """Timers that never decide when a message moves: not offered as a "when"."""
@@ -35,6 +35,27 @@ TIMER_WORDS = {
 """A timer of the paused actor, in the words a wrong "when" hint uses (translated where shown)."""
 NOT_AT_ONCE = N_("Not at once: something has to finish or come due first. Which clock is this actor waiting on?")
 """The hint of the paused moment, offered when no other choice is earlier than the answer (translated where shown)."""
+
+
+def happens(event: TraceEvent) -> str:
+    """What ``event`` is, as a clause: ``M0002 is delivered``, ``c2 rebalances``, ``c2 gets the lock``."""
+    msg = event.msg_id or _("the message")
+    who = event.actor.split(":", 1)[-1]
+    words = {
+        EventKind.DELIVERED: N_("{msg} is delivered"),
+        EventKind.DELAY_DELIVERED: N_("{msg} leaves its delay level"),
+        EventKind.REBALANCED: N_("{who} rebalances"),
+        EventKind.LOCK_ACQUIRED: N_("{who} gets the lock"),
+        EventKind.CONSUMED: N_("{msg} is consumed"),
+        EventKind.SEND_BACK: N_("{msg} is sent back"),
+        EventKind.DEAD_LETTERED: N_("{msg} is dead-lettered"),
+        EventKind.STORED: N_("{msg} is stored"),
+        EventKind.SCHEDULED: N_("{msg} is parked at a delay level"),
+    }
+    if event.kind in words:
+        return _(words[event.kind]).format(msg=msg, who=who)
+    return _("the next {kind} happens").format(kind=event.kind.value)
+
 
 
 def _mistakes(event: TraceEvent, now: int, trace: Sequence[TraceEvent]) -> list[tuple[int, str]]:
