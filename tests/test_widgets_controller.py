@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import subprocess
+from typing import Any
 import sys
 
+import ipywidgets as W
 import pytest
 from rmqlab.widgets import DEMO_KNOB_OPTIONS, DEMO_KNOBS, Controller, Dashboard, Replay, ReplayError, demo_lab
 from rmqlab.widgets.controller import JUMP_KINDS
@@ -206,6 +208,25 @@ def test_dashboard_knobs_rebuild_the_scenario():
     assert [(e.msg_id, e.data["reconsume_times"]) for e in dead] == [("M0001", 3)]
     with pytest.raises(KeyError, match="listener"):
         d.set_knobs(nope=1)
+
+
+def _descendants(widget: Any) -> list[Any]:
+    out = [widget]
+    for child in getattr(widget, "children", ()):
+        out.extend(_descendants(child))
+    return out
+
+
+def test_a_dashboard_without_knobs_shows_no_knobs_and_no_rebuild():
+    """Knobs and Rebuild are what change the run: a picture with no knob shows neither (stop 30's screenshots showed
+    an empty "knobs" box with a Rebuild button under lab 00's and lab 05's pictures); one with knobs shows both."""
+    bare = _descendants(Dashboard(demo_lab, run_ahead=False))
+    assert not any(isinstance(w, W.Button) and w.description == "Rebuild" for w in bare)
+    assert not any(isinstance(w, W.HTML) and w.value == "<b>knobs</b>" for w in bare)
+    knobbed = Dashboard(demo_lab, knobs={"listener": "fail_first"}, run_ahead=False)
+    shown = _descendants(knobbed)
+    assert knobbed.rebuild_button in shown and knobbed.knobs["listener"] in shown
+    assert any(isinstance(w, W.HTML) and w.value == "<b>knobs</b>" for w in shown)
 
 
 def test_dashboard_survives_a_broken_factory():

@@ -219,7 +219,9 @@ class Dashboard(W.VBox):
         faults = self.controller.fault_box
         self.controller.children = tuple(c for c in self.controller.children if c is not faults)
         # wrap: in a narrow output area the knobs go under the fault buttons instead of being cut off
-        below = W.HBox([faults, knob_box], layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
+        # a picture without knobs shows no "knobs" heading and no Rebuild button: nothing there to change
+        shown = [faults, knob_box] if self.knobs else [faults]
+        below = W.HBox(shown, layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
         main = () if self.main_view is None else (_with_legend(self.main_view),)
         self.children = (self.controller, *main, below, tabs, self.debug)
 
