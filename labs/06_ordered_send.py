@@ -110,7 +110,8 @@ def outage_picture(selector="by_order_id", orders=4):
 SELECTORS = {"by_order_id": by_order_id}
 
 # %% [markdown]
-# The picture: orders 3–6 this time, each sending at 1 s, 10 s and 45 s. Step to 10 s and stop there.
+# The picture: orders 3–6 this time, each sending at 1 s, 10 s and 45 s. Step on: at 10 s, after order 3's send
+# fails, the picture stops and asks where order 4's event goes.
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -118,9 +119,11 @@ from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
                  knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="50s",
-                 checkpoints=[Checkpoint(before="stored", msg_id="M0001", ask="where", optional=True, name="where order 3 goes",
-                                         question="Where is order 3's first event (M0001) stored? Click the queue in the "
-                                                  "picture (or a button).")])
+                 checkpoints=[Checkpoint(before="stored", msg_id="M0006", ask="where", optional=True,
+                                         name="where order 4 goes at 10 s",
+                                         question="broker-a is down and order 3's send just failed. Where is order 4's "
+                                                  "10 s event (M0006) stored? Click the queue in the picture (or a "
+                                                  "button).")])
 dash
 
 # %% [markdown]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from rmqlab.widgets import Checkpoint, demo_lab
-from rmqlab.widgets.checkpoints import AskedCheckpoint, CheckpointError
+from rmqlab.widgets.checkpoints import AskedCheckpoint, CheckpointError, Choice
 from rmqlab.widgets.frames import build_run
 
 from rmqlab import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, Lab, Message
@@ -239,3 +239,15 @@ def test_a_lock_checkpoint_can_name_its_queue() -> None:
     assert topic.question == "Which instance takes the lock on TopicTest@broker-a:0 next?"
     with pytest.raises(CheckpointError, match=r"on TopicTest@broker-a:9$"):
         _asked(takeover, "90s", Checkpoint(before="lock_acquired", queue="TopicTest@broker-a:9", ask="who"))
+
+
+def test_a_when_mask_hides_the_time_left_and_the_answers_time_only() -> None:
+    """Paused at 3 s, answer 4 s: "1 s", "1000 ms" and "t = 4 s" are hidden; "11 s", "2.1 s", "level 4" stay."""
+    from rmqlab.widgets.checkpoint_mask import mask_model, when_mask
+
+    mask = when_mask(4_000, 3_000)
+    said = "c1 pauses it for 1 s (waits 1000 ms), back at t = 4 s; not 11 s, 2.1 s or level 4; again in 1 s"
+    assert mask(said) == "c1 pauses it for ? (waits ?), back at t = ?; not 11 s, 2.1 s or level 4; again in ?"
+    note = Choice("k", "suspended · again in 1 s")
+    assert mask_model((note,), mask) == (Choice("k", "suspended · again in ?"),)
+    assert mask_model((note,), None)[0] is note

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import runpy
 from collections.abc import Iterator
 from pathlib import Path
@@ -172,7 +173,9 @@ def test_every_lab_asks_on_its_picture(name: str) -> None:
     for cp in asked:
         keys = [choice.key for choice in cp.choices]
         assert len(keys) >= 2 and cp.answer in keys, (name, cp.name, keys, cp.answer)
-        assert cp.frame >= 0, (name, cp.name)
+        # the student steps the picture first: a checkpoint never asks on the opening frame (event 0), as lab 06's
+        # did before its first send
+        assert cp.frame >= 1, (name, cp.name, cp.frame)
 
 
 def test_the_right_choice_is_not_told_by_its_place() -> None:
@@ -231,3 +234,72 @@ def test_the_structure_checks_can_fail() -> None:
     checks = [i for i, c in enumerate(body) if _is_check(c)]
     assert checks == [0]
     assert not any(_is_picture(c) for c in body[: checks[0]])
+
+
+def _on_screen(dash: Any, frame: int) -> list[str]:
+    """What the paused frame shows in words: its caption lines and every text of the main picture's view-model
+    (places' labels and notes, tokens' countdowns), as the page gets them from the frames."""
+    frames = dash.controller.frames
+    texts = list(frames.captions[frame])
+    vm = frames.models(dash.main_view)[frame]
+    texts += [f"{p.label} {p.note}" for p in vm.places] + [t.countdown for t in vm.tokens if t.countdown]
+    return texts
+
+
+def _says_time(text: str, words: str) -> bool:
+    return re.search(rf"(?<![0-9.,]){re.escape(words)}(?![0-9A-Za-z])", text) is not None
+
+
+def _place_words(key: str) -> list[str]:
+    """How a caption names the place ``key``: ``TopicTest queue 0 on broker-b``, ``%DLQ%cg``, ``delay level 3``."""
+    kind, _, rest = key.partition(":")
+    if kind == "queue":
+        name, _, qid = rest.rpartition(":")
+        topic, _, broker = name.partition("@")
+        return [rest, f"{topic} queue {qid} on {broker}"] + ([topic] if topic.startswith("%DLQ%") else [])
+    if kind == "delay":
+        return [f"level {rest.rpartition(':')[2]}"]
+    return [rest]
+
+
+def test_while_a_checkpoint_waits_nothing_on_screen_states_its_answer() -> None:
+    """Stop 30's screenshots: lab 07a paused on "c1 pauses TopicTest queue 0 on broker-a for 1 s" and "suspended ·
+    again in 1 s" under "When is M0002 delivered next?" (3 s; answer 4 s), lab 09 the same, lab 02b on "local retry
+    in 5 s", lab 03 on "returns in 30 s". At every checkpoint of every lab, the paused frame's caption and picture:
+    for "when", state neither the answer's time nor the time left until it; for "where", no sentence about the
+    message names its answer place; for "who", no sentence has the answer doing the event."""
+    from rmqlab.widgets.checkpoint_when import happens
+    from rmqlab.widgets.flow_model import countdown_time
+
+    from rmqlab import format_duration
+
+    told, asked = [], 0
+    for name in SOURCES:
+        for dash in _dashboards_of(LABS / name):
+            frames = dash.controller.frames
+            for cp in dash.controller.checkpoints:
+                asked += 1
+                texts = _on_screen(dash, cp.frame)
+                if cp.ask == "when":
+                    answer = int(cp.answer)
+                    left = answer - frames.now_ms[cp.frame]
+                    spans = {countdown_time(left), format_duration(left), f"{left} ms", f"{left:,} ms"}
+                    moments = {f"t = {format_duration(answer)}", f"at {format_duration(answer)}", f"{answer} ms"}
+                    told += [(name, cp.name, w, t) for t in texts for w in spans | moments if _says_time(t, w)]
+                    continue
+                sentences = [s for t in texts[:1] for s in re.split(r"(?<=\.) ", t)]
+                if cp.ask == "where":
+                    msg = str(cp.event.msg_id)
+                    told += [(name, cp.name, w, s) for s in sentences if msg in s
+                             for w in _place_words(cp.answer) if w in s]  # fmt: skip
+                else:
+                    told += [(name, cp.name, s) for s in sentences if happens(cp.event) in s]
+    assert asked >= 12
+    assert told == []
+
+
+def test_the_answer_check_finds_a_told_answer() -> None:
+    """The check above is not vacuous: lab 07a's caption as it was, unmasked, states the time left."""
+    plain = "c1 pauses TopicTest queue 0 on broker-a for 1 s, then tries M0002 again there."
+    assert _says_time(plain, "1 s") and not _says_time("for 11 s or 2.1 s", "1 s")
+    assert "TopicTest queue 0 on broker-b" in _place_words("queue:TopicTest@broker-b:0")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import subprocess
-from typing import Any
 import sys
+from typing import Any
 
 import ipywidgets as W
 import pytest

@@ -23,6 +23,7 @@ from rmqlab import Lab, format_duration
 from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
+from .checkpoint_mask import Mask, mask_frames, mask_model
 from .checkpoints import AskedCheckpoint, Checkpoint, resolve
 from .flow_view import FlowVM, flow_view_model
 from .replay import InjectedFault, Replay, RunOutline
@@ -61,6 +62,9 @@ class RunFrames:
     """Every step of the run is a frame (``False``: the run had more than :data:`MAX_FRAMES`)."""
     outline: RunOutline
     checkpoints: tuple[AskedCheckpoint, ...] = ()
+    masks: dict[int, Mask] = field(default_factory=dict)
+    """Per paused frame of a "when" checkpoint: what states its answer, hidden in every view there
+    (:mod:`widgets.checkpoint_mask`)."""
     _models: dict[int, list[Any]] = field(default_factory=dict)
     _scenes: dict[int, list[Scene]] = field(default_factory=dict)
 
@@ -87,7 +91,8 @@ class RunFrames:
         """The view's view-model at every frame (computed once per view)."""
         key = id(view)  # a cache key only, never an order
         if key not in self._models:
-            self._models[key] = [view.model(snap) for snap in self.snapshots]
+            masks = self.masks
+            self._models[key] = [mask_model(view.model(snap), masks.get(i)) for i, snap in enumerate(self.snapshots)]
         return self._models[key]
 
     def scenes(self, view: SceneView) -> list[Scene]:
@@ -158,6 +163,7 @@ def build_run(
             flows=flows,
             captions=captions,
         )
+        frames.masks = mask_frames(frames.checkpoints, times, frames.captions)
     return frames
 
 

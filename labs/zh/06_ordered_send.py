@@ -111,7 +111,8 @@ def outage_picture(selector="by_order_id", orders=4):
 SELECTORS = {"by_order_id": by_order_id}
 
 # %% [markdown]
-# 图：这次是订单 3–6，每个都在 1 s、10 s 和 45 s 发送。单步走到 10 s，停在那里。
+# 图：这次是订单 3–6，每个都在 1 s、10 s 和 45 s 发送。单步往前：到 10 s 订单 3 的发送失败后，图会停下，
+# 问订单 4 的事件存到哪里。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -119,8 +120,10 @@ from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
                  knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="50s",
-                 checkpoints=[Checkpoint(before="stored", msg_id="M0001", ask="where", optional=True, name="订单 3 发往哪里",
-                                         question="订单 3 的第一条事件（M0001）存到哪里？在图中点击那个队列（或按钮）。")])
+                 checkpoints=[Checkpoint(before="stored", msg_id="M0006", ask="where", optional=True,
+                                         name="订单 4 在 10 s 发往哪里",
+                                         question="broker-a 已宕机，订单 3 的发送刚刚失败。订单 4 在 10 s 的事件（M0006）"
+                                                  "存到哪里？在图中点击那个队列（或按钮）。")])
 dash
 
 # %% [markdown]

@@ -1,0 +1,101 @@
+"""While a checkpoint waits, nothing on screen may state its answer: the paused frame's caption and picture, masked.
+
+A "when" checkpoint pauses on the step that sets the clock it asks about, and that step says how long the clock runs:
+lab 07a's caption read "c1 pauses TopicTest queue 0 on broker-a for 1 s, then tries M0002 again there" and its
+ProcessQueue "suspended · again in 1 s" under the question "When is M0002 delivered next?" (paused at 3 s, answer 4 s);
+lab 02b's said "local retry in 5 s", lab 03's "returns in 30 s". Each tells the answer by one addition.
+
+:func:`mask_frames` rewrites, on the paused frame of each "when" checkpoint only, every statement of the remaining
+time (``answer − now``: ``1 s``, ``1000 ms``) and of the answer's own time (``t = 4 s``, ``at 4 s``) as ``?``, in the
+caption and in every view-model's text (:func:`mask_model`: the flow picture's ProcessQueue notes and countdowns, the
+retry timeline's "due in"). The mechanism stays named ("pauses … for ?, then tries M0002 again"), so the student
+reads which clock to look for, not what it says. One step on, the outcome shows everything again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from rmqlab import format_duration
+
+from .checkpoints import AskedCheckpoint
+from .flow_model import countdown_time
+
+__all__ = ["HIDDEN", "Mask", "mask_frames", "mask_model", "mask_text", "when_mask"]
+
+HIDDEN = "?"
+"""What a hidden time reads as."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Mask:
+    """The patterns that state one checkpoint's answer, each replaced by ``keep`` + :data:`HIDDEN`."""
+
+    patterns: tuple[re.Pattern[str], ...]
+
+    def __call__(self, text: str) -> str:
+        for pattern in self.patterns:
+            text = pattern.sub(lambda m: m.group("keep") + HIDDEN, text)
+        return text
+
+
+def _time(words: str, prefix: str = "") -> re.Pattern[str]:
+    """``words`` as a whole time (``1 s`` but not the end of ``11 s`` or ``2.1 s``), after ``prefix`` (kept)."""
+    return re.compile(f"(?P<keep>{prefix})(?<![0-9.,]){re.escape(words)}(?![0-9A-Za-z])")
+
+
+def when_mask(answer_ms: int, now_ms: int) -> Mask:
+    """The mask of a "when" checkpoint answered ``answer_ms`` and paused at ``now_ms``: the time left, however it is
+    written (``1 s``, ``1.0 s``, ``1000 ms``, ``1,000 ms``), and the answer's time after ``t =`` / ``at``."""
+    left = answer_ms - now_ms
+    spans = {countdown_time(left), format_duration(left), f"{left} ms", f"{left:,} ms"}
+    patterns = [_time(words) for words in sorted(spans, key=len, reverse=True)]
+    moments = {format_duration(answer_ms), f"{answer_ms} ms", f"{answer_ms:,} ms"}
+    for words in sorted(moments, key=len, reverse=True):
+        patterns.append(_time(words, prefix=r"t = |\bat |在 ?"))
+    return Mask(tuple(patterns))
+
+
+def mask_text(text: str, mask: Mask | None) -> str:
+    """``text`` with what ``mask`` hides replaced by ``?`` (``mask`` None: unchanged)."""
+    return text if mask is None else mask(text)
+
+
+def mask_model(model: Any, mask: Mask | None) -> Any:
+    """A view-model (frozen dataclasses, tuples and lists of them, strings) with every string passed through ``mask``;
+    the same object when nothing changed (``mask`` None: always)."""
+    if mask is None:
+        return model
+    if isinstance(model, str):
+        return mask(model)
+    if isinstance(model, tuple):
+        items = tuple(mask_model(item, mask) for item in model)
+        return model if all(a is b for a, b in zip(items, model, strict=True)) else items
+    if isinstance(model, list):
+        return [mask_model(item, mask) for item in model]
+    if dataclasses.is_dataclass(model) and not isinstance(model, type):
+        changes = {}
+        for f in dataclasses.fields(model):
+            value = getattr(model, f.name)
+            masked = mask_model(value, mask)
+            if masked is not value:
+                changes[f.name] = masked
+        return dataclasses.replace(model, **changes) if changes else model
+    return model
+
+
+def mask_frames(
+    checkpoints: Sequence[AskedCheckpoint], now_ms: Sequence[int], captions: list[tuple[str, ...]]
+) -> dict[int, Mask]:
+    """Mask the captions of each "when" checkpoint's paused frame in place; return ``{frame: mask}`` for the views."""
+    masks: dict[int, Mask] = {}
+    for cp in checkpoints:
+        if cp.ask != "when":
+            continue
+        mask = when_mask(int(cp.answer), now_ms[cp.frame])
+        masks[cp.frame] = mask
+        captions[cp.frame] = tuple(mask(line) for line in captions[cp.frame])
+    return masks
