@@ -13,7 +13,8 @@ a subclass that records every dashboard the lab builds, so the runs checked are 
 2. **Cause before effect** on the send-back → schedule → retry and send-back → DLQ paths: in the caption, the Events
    tab and the space-time diagram, the consumer's send-back comes before the broker's put it caused; and both
    paths occur across the labs, so the check is not vacuous.
-3. **Repeats grouped.** Every Step lands on something new, and no sentence is said twice in one caption.
+3. **Two short lines.** The plain line fits about two lines of the caption box, the source line too.
+4. **Repeats grouped.** Every Step lands on something new, and no sentence is said twice in one caption.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from rmqlab.widgets.spacetime_view import ArrowKind, spacetime_view_model
 
 from rmqlab import EventKind as K
 from rmqlab import Lab
+from rmqlab.narrate.steps import PLAIN_WIDTH, SOURCE_WIDTH, text_width
 
 LABS = Path(__file__).resolve().parent.parent / "labs"
 SOURCES = sorted(p.name for p in LABS.glob("[0-9][0-9]*_*.py"))
@@ -133,7 +135,7 @@ def test_every_dashboard_of_the_lab_steps_plain_cause_first_and_grouped(
         while c.step_once():
             steps += 1
             landings.append((c.position, c.caption_lines))
-            if not c.at_end:  # 3. a Step lands on something new
+            if not c.at_end:  # 4. a Step lands on something new
                 assert c.stepper is not None
                 fresh = [x for x in c.stepper.captions[previous : c.position] if x.meaningful and x.fresh]
                 assert fresh, f"{source} #{run.index}: step {steps} landed on repeats only"
@@ -144,10 +146,13 @@ def test_every_dashboard_of_the_lab_steps_plain_cause_first_and_grouped(
             if not lines:
                 continue
             assert len(lines) == 2 and lines[1].startswith("in the source: "), (source, position, lines)
+            # two short lines, not four: lab 02b's fallback step read 4 lines of plain text and 3 of source
+            assert text_width(lines[0]) <= PLAIN_WIDTH, (source, run.index, position, lines[0])
+            assert text_width(lines[1]) <= SOURCE_WIDTH, (source, run.index, position, lines[1])
             plain = lines[0]
             assert java_identifiers(plain, names) == [], (source, run.index, position, plain)  # 1.
             sentences = [s for s in re.split(r"(?<=\.) ", plain) if s]
-            assert len(sentences) == len(set(sentences)), (source, position, plain)  # 3. said once
+            assert len(sentences) == len(set(sentences)), (source, position, plain)  # 4. said once
         _check_cause_first(c, source, run.index)
 
 

@@ -14,6 +14,7 @@ from rmqlab.widgets.spacetime_view import ArrowKind, spacetime_view_model
 from rmqlab import EventKind as K
 from rmqlab import Lab, Message
 from rmqlab.narrate import Repeat, narrate, reading_order, step_caption
+from rmqlab.narrate.steps import PLAIN_WIDTH, text_width
 
 
 def _run(**knobs: object) -> Replay:
@@ -49,11 +50,14 @@ def test_cause_before_effect_on_the_send_back_to_dlq_path():
     assert _kinds_at(reading_order(trace), "M0001", 11_000)[-5:] == read
     captions = [c for c in narrate(trace) if c.time_ms == 11_000 and c.msg_id == "M0001" and c.meaningful]
     caption = step_caption(captions[-5:])
+    # two short lines: the most telling sentences that fit, in reading order (the delivery and the store are in
+    # the Events tab)
     assert caption.plain == (
-        "c1 hands M0001 to its listener again: retry 1, its 2nd delivery. c1's listener fails M0001. c1 failed "
-        "M0001 for the 2nd time, its last allowed try, so it goes to the dead-letter topic. broker-a stores M0001 "
-        "in %DLQ%cg queue 0. M0001 is now a dead letter: nobody gets it unless they subscribe to %DLQ%cg."
+        "c1's listener fails M0001. c1 failed M0001 for the 2nd time, its last allowed try, so it goes to the "
+        "dead-letter topic. M0001 is now a dead letter: nobody gets it unless they subscribe to %DLQ%cg. "
+        "(and 2 more: see the Events tab)"
     )
+    assert text_width(caption.plain) <= PLAIN_WIDTH
     assert caption.source.startswith("in the source: SendMessageProcessor.asyncConsumerSendMsgBack: reconsumeTimes 1")
     rows = event_log_model(replay.snapshot(), msg_id="M0001", limit=100).rows
     assert [r.kind for r in rows if r.time_ms == 11_000][-5:] == read

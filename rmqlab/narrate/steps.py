@@ -18,6 +18,7 @@ happened (:attr:`~rmqlab.narrate.narrator.Caption.fresh`).
 from __future__ import annotations
 
 import itertools
+import unicodedata
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -185,6 +186,49 @@ class StepCaption:
 
 MAX_SENTENCES = 5
 """At most this many plain sentences in a step's first line; the rest is counted."""
+PLAIN_WIDTH = 240
+"""The plain line's budget in character cells (a CJK character is two): about two lines of the caption box in
+JupyterLab's output area (13 px text, 868 px). Sentences past it are counted ("and 6 more: see the Events tab"), so
+a busy step's caption stays two short lines instead of the four or seven lab 02b's showed."""
+SOURCE_WIDTH = 280
+"""The "in the source" line's budget (11 px text: about two lines): a longer rule is cut at its last clause that
+fits, and ends "…"."""
+
+
+def text_width(text: str) -> int:
+    """Character cells ``text`` takes: 2 for a wide (CJK) character, else 1."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int]) -> list[str]:
+    """The sentences that fit :data:`PLAIN_WIDTH`, most telling first (``ranks``: lower tells more, see
+    :data:`_KEY_ORDER`; at least one, at most :data:`MAX_SENTENCES`), shown in reading order, then the count of the
+    rest: a dead-letter step keeps the consumer's "failed for the 2nd time … dead-letter topic" and the broker's
+    "now a dead letter" before "hands M0001 to its listener"."""
+
+    def more(count: int) -> list[str]:
+        return [_("(and {count} more: see the Events tab)").format(count=count)] if count else []
+
+    kept: set[int] = set()
+    for i in sorted(range(len(sentences)), key=lambda i: (ranks[i], i)):
+        trial = sorted(kept | {i})
+        words = [sentences[j] for j in trial] + more(len(sentences) - len(trial))
+        if kept and (len(trial) > MAX_SENTENCES or text_width(" ".join(words)) > PLAIN_WIDTH):
+            continue
+        kept.add(i)
+    return [sentences[j] for j in sorted(kept)] + more(len(sentences) - len(kept))
+
+
+def _fit_rule(text: str) -> str:
+    """``text`` cut at its last ``; `` (else ``, ``, else space) that leaves it within :data:`SOURCE_WIDTH`."""
+    if text_width(text) <= SOURCE_WIDTH:
+        return text
+    for mark in ("; ", ", ", " "):
+        cut = len(text)
+        while (cut := text.rfind(mark, 0, cut)) > 0:
+            if text_width(text[:cut]) + 2 <= SOURCE_WIDTH:
+                return text[:cut].rstrip(";,") + " …"
+    return text
 _KEY_ORDER: tuple[EventKind, ...] = (
     K.DEAD_LETTERED,
     K.SEND_BACK,
@@ -226,7 +270,8 @@ C = TypeVar("C", bound=_Captioned)
 def step_caption(captions: Sequence[C]) -> StepCaption:
     """The two-line caption of a step that produced ``captions`` (trace order; pass only the ones to show).
 
-    First line: the plain sentences in reading order, repeats folded into one with their count; second line:
+    First line: the plain sentences in reading order, repeats folded into one with their count, as many as fit
+    :data:`PLAIN_WIDTH` (the most telling first); second line:
     ``in the source:`` and the Java behind the step's most telling event (see :data:`_KEY_ORDER`).
     """
     if not captions:
@@ -234,6 +279,8 @@ def step_caption(captions: Sequence[C]) -> StepCaption:
     ordered = reading_order(captions)
     groups = group_repeats(ordered, key=lambda c: c.plain, closes=lambda c: False)  # said once, with a count
     sentences = []
+    rank = {kind: i for i, kind in enumerate(_KEY_ORDER)}
+    ranks = [rank.get(g.first.kind, len(rank)) for g in groups]
     for g in groups:
         first: C = g.first
         sentences.append(
@@ -241,10 +288,7 @@ def step_caption(captions: Sequence[C]) -> StepCaption:
             if g.count == 1
             else _("{sentence} ({summary}).").format(sentence=first.plain.rstrip(".。"), summary=g.summary)
         )
-    shown = sentences[:MAX_SENTENCES]
-    if len(sentences) > MAX_SENTENCES:
-        shown.append(_("(and {count} more: see the Events tab)").format(count=len(sentences) - MAX_SENTENCES))
     kinds = {c.kind for c in ordered}
     key_kind = next((k for k in _KEY_ORDER if k in kinds), ordered[-1].kind)
     key = next(c for c in ordered if c.kind is key_kind)
-    return StepCaption(" ".join(shown), f"in the source: {key.text}")
+    return StepCaption(" ".join(_fit_sentences(sentences, ranks)), _fit_rule(f"in the source: {key.text}"))
