@@ -528,3 +528,38 @@ def test_a_producers_run_draws_only_the_send_arrow():
     replay.run_to_end()
     arrows = {m.key for m in flow_scene(flow_view_model(replay.snapshot())).marks if m.role == "arrow"}
     assert arrows == {"arrow:send"} | {k for k in arrows if k.startswith("arrow:hop:")}
+
+
+def _flush_timeout_lab(status: str | None) -> Lab:
+    """broker-a stores M0001 (1 s) and M0002 (2 s); with ``status`` it answers that instead of SEND_OK."""
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg")
+    if status is not None:
+        lab.at("1500ms", lab.set_broker_fault, "broker-a", put_status=status)
+    lab.at("1s", p.send, Message("TopicTest", "ok"))
+    lab.at("2s", p.send, Message("TopicTest", "unsafe"))
+    lab.run(until="3s")
+    return lab
+
+
+def test_a_store_answered_flush_disk_timeout_looks_unlike_a_send_ok_store() -> None:
+    """Lab 01b's picture drew FLUSH_DISK_TIMEOUT stores exactly like SEND_OK ones. Now such a token carries its status
+    (view-model), an orange dashed ring and a "!" badge (scene), and the legend says what that means; the SEND_OK
+    store beside it has none of them, and a picture without such a store shows no such legend line."""
+    lab = _flush_timeout_lab("FLUSH_DISK_TIMEOUT")
+    vm = flow_view_model(lab.snapshot())
+    assert [(t.msg_id, t.state, t.put_status) for t in vm.tokens] == [
+        ("M0001", "stored", ""),
+        ("M0002", "stored", "FLUSH_DISK_TIMEOUT"),
+    ]
+    scene = flow_scene(vm)
+    token = {m.key: m for m in scene.marks if m.role == "token"}
+    assert "rq-not-ok" in token["msg::M0002"].cls and "rq-not-ok" not in token["msg::M0001"].cls
+    assert "FLUSH_DISK_TIMEOUT" in token["msg::M0002"].title
+    assert scene.keys("badge") == ("not-ok-badge:msg::M0002",)
+    legend = [m.text for m in scene.marks if m.role == "legend" and m.kind == "text"]
+    assert "stored, but answered FLUSH_DISK_TIMEOUT, not SEND_OK (!)" in legend
+    plain = flow_scene(flow_view_model(_flush_timeout_lab(None).snapshot()))
+    assert plain.keys("badge") == () and not any("not SEND_OK" in m.text for m in plain.marks)

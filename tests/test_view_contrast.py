@@ -51,3 +51,13 @@ def test_black_labels_read_on_every_fill() -> None:
     fills = {*TOKEN_COLOURS, *STATE_STYLE.values(), *HOLDER_COLOURS, OKABE_ITO["yellow"]}
     low = {f: round(contrast_ratio("#000000", f), 2) for f in fills if contrast_ratio("#000000", f) < AA}
     assert low == {}
+
+
+@pytest.mark.parametrize("theme", sorted(JUPYTERLAB_THEMES))
+def test_the_not_send_ok_badge_reads_in_both_themes(theme: str) -> None:
+    """A stored message answered FLUSH_DISK_TIMEOUT & co. carries a black "!" on a warn-orange badge: legible on
+    the badge in both themes (the orange alone is too pale on a light grey slot)."""
+    from rmqlab.widgets.flow_layout import FLOW_CSS
+
+    assert "text.rq-not-ok-mark { fill: #000000" in FLOW_CSS and "--jp-warn-color1" in FLOW_CSS
+    assert contrast_ratio("#000000", JUPYTERLAB_THEMES[theme]["warn-color1"]) >= AA

@@ -27,6 +27,9 @@ class TraceFacts:
     delivered_at: dict[tuple[str, str], tuple[str, int]] = field(default_factory=dict)
     """(client id, msg id) → (queue, offset) of the last delivery."""
     broadcast_dropped: set[str] = field(default_factory=set)
+    not_ok: dict[str, str] = field(default_factory=dict)
+    """msg id → the status of its last send answer when that was not SEND_OK (``FLUSH_DISK_TIMEOUT``,
+    ``FLUSH_SLAVE_TIMEOUT``, ``SLAVE_NOT_AVAILABLE``): stored, but the producer was told it may not be safe."""
     last_rt: dict[str, int] = field(default_factory=dict)
     """msg id → reconsume times of its last delivery (any client)."""
     outcome: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -53,6 +56,12 @@ def trace_facts(events: Iterable[TraceEvent]) -> TraceFacts:
         elif kind is EventKind.SEND_ATTEMPT:
             if msg not in f.sent_topic:
                 f.sent_topic[msg] = (client, data["topic"])
+        elif kind is EventKind.SEND_RESULT:
+            status = str(data.get("outcome", ""))
+            if status in STORED_NOT_OK:
+                f.not_ok[msg] = status
+            elif status == "SUCCESS":
+                f.not_ok.pop(msg, None)
         elif kind is EventKind.SEND_FAILED:
             f.failed.add(msg)
         elif kind is EventKind.BROADCAST_DROPPED:
@@ -63,9 +72,13 @@ def trace_facts(events: Iterable[TraceEvent]) -> TraceFacts:
     return f
 
 
+STORED_NOT_OK = frozenset({"FLUSH_DISK_TIMEOUT", "FLUSH_SLAVE_TIMEOUT", "SLAVE_NOT_AVAILABLE"})
+"""The answers that mean "stored, but not SEND_OK" (MQClientAPIImpl.processSendResponse maps them to a SendStatus
+other than SEND_OK; any other error stored nothing)."""
 _FACT_KINDS = frozenset(
     {
         EventKind.SEND_ATTEMPT,
+        EventKind.SEND_RESULT,
         EventKind.STORED,
         EventKind.SCHEDULED,
         EventKind.SEND_FAILED,

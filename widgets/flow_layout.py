@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rmqlab import format_duration
+from rmqlab.core.i18n import N_, ngettext
 from rmqlab.core.i18n import gettext as _
-from rmqlab.core.i18n import ngettext
 
 from .flow_canvas import HOP_W, PAD, STEP, Canvas, Columns, R
 from .flow_columns import broker_columns, consumer_column, outcome_column, producer_column
@@ -24,10 +24,17 @@ from .palette import token_colour
 from .scene import Mark, Scene, legend_marks, text_width
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .flow_model import FlowVM, Place, TokenVM
 
 __all__ = ["FLOW_CSS", "NOT_STARTED", "STEP", "R", "flow_scene", "token_text"]
 
+
+NOT_OK_TIP = N_("stored, but the producer was told {status}, not SEND_OK")
+"""A stored token's tooltip when its send was answered FLUSH_DISK_TIMEOUT & co."""
+NOT_OK_LEGEND = N_("stored, but answered {status}, not SEND_OK (!)")
+"""The legend line of that glyph (only on a picture that has such a token)."""
 
 FLOW_CSS = """
 $ .rq-col { fill: var(--jp-layout-color1, #fafafa); stroke: var(--jp-border-color2, #c7c7c7); }
@@ -49,6 +56,9 @@ $ .rq-token.rq-done circle { stroke: var(--jp-success-color1, #388e3c); stroke-w
 $ .rq-token.rq-sending circle { stroke: var(--jp-ui-font-color2, #616161); stroke-dasharray: 3 2; }
 $ .rq-token.rq-send_failed circle, $ .rq-token.rq-dropped circle {
   stroke: var(--jp-error-color1, #d32f2f); stroke-width: 1.5; stroke-dasharray: 2 2; fill-opacity: 0.55; }
+$ .rq-token.rq-not-ok circle { stroke: var(--jp-warn-color1, #f57c00); stroke-width: 3; stroke-dasharray: 4 2; }
+$ .rq-not-ok-badge { fill: var(--jp-warn-color1, #f57c00); stroke: none; }
+$ text.rq-not-ok-mark { fill: #000000; font-weight: 700; font-size: 11px; }
 $ .rq-focus { fill: none; stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2.5; opacity: 0.8;
   transition: cx var(--rq-duration, 350ms) ease-in-out, cy var(--rq-duration, 350ms) ease-in-out; }
 $ .rq-cross { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 2; }
@@ -82,8 +92,9 @@ def flow_scene(vm: FlowVM) -> Scene:
     outcome_column(cv, cols)
     _arrows(cv, vm, cols)
     _tokens(cv, vm)
+    not_ok = sorted({t.put_status for t in vm.tokens if t.put_status})
     bottom = max(cols.prod_bottom, cols.broker_bottom, cols.cons_bottom, cols.out_bottom) + 10
-    height, legend_right = _legend(cv, bottom)
+    height, legend_right = _legend(cv, bottom, not_ok)
     width = max(cols.right, legend_right) + PAD
     counts = vm.counts()
     extra = (
@@ -191,11 +202,18 @@ def _tokens(cv: Canvas, vm: FlowVM) -> None:
             tip += f" · {t.countdown}"
         if t.why:
             tip += f" · {t.why}"
+        if t.put_status:
+            tip += " · " + _(NOT_OK_TIP).format(status=t.put_status)
         text = token_text(t.reconsume_times)
-        cls = f"rq-{t.state}" + (" rq-long" if len(text) > 2 else "")
+        cls = f"rq-{t.state}" + (" rq-long" if len(text) > 2 else "") + (" rq-not-ok" if t.put_status else "")
         cv.marks.append(
             Mark("token", t.key, x=tx, y=ty, r=R, text=text, fill=t.colour, cls=cls, role="token", title=tip)
         )
+        if t.put_status:  # stored, but not SEND_OK: an orange dashed ring and an orange "!" badge (black on orange
+            bx, by = tx + R - 1, ty - R + 1  # reads in both themes; the colours alone would not on a grey slot)
+            badge = Mark("circle", f"not-ok-badge:{t.key}", x=bx, y=by, r=7, cls="rq-not-ok-badge", role="badge")
+            cv.marks.append(badge)
+            cv.text(f"not-ok:{t.key}", bx, by + 4, "!", cls="rq-not-ok-mark", anchor="middle")
         if t.state in ("dropped", "send_failed"):
             d = R * 0.8
             cv.marks.append(
@@ -210,15 +228,18 @@ def _tokens(cv: Canvas, vm: FlowVM) -> None:
             )
 
 
-def _legend(cv: Canvas, bottom: float) -> tuple[float, float]:
-    """Two legend columns under everything; returns the scene's height and the legend's right edge."""
+def _legend(cv: Canvas, bottom: float, not_ok: Sequence[str] = ()) -> tuple[float, float]:
+    """Two legend columns under everything; returns the scene's height and the legend's right edge. ``not_ok``: the
+    non-SEND_OK statuses of stored tokens on the picture (their glyph is explained only when there are some)."""
     sample = token_colour("M0001")
-    items_a = (
+    items_a: tuple[tuple[str, str, str], ...] = (
         ("token", sample, _("a message, stored in a queue or pulled into a ProcessQueue")),
         ("token", f"{sample} rq-consuming", _("being consumed (a listener runs on it)")),
         ("token", f"{sample} rq-delayed", _("waiting in a delay level (due in …)")),
         ("token", f"{sample} rq-sending", _("at its producer: sending (crossed: send failed)")),
     )
+    if not_ok:
+        items_a += (("token", f"{sample} rq-not-ok", _(NOT_OK_LEGEND).format(status=", ".join(not_ok))),)
     items_b = (
         ("token", f"{sample} rq-dead", _("in %DLQ% (dead letter)")),
         ("token", f"{sample} rq-done", _("consumed (green ring, in its group's tray)")),

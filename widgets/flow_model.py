@@ -96,6 +96,9 @@ class TokenVM:
     """``due in 7.3 s`` for a delayed token (from the snapshot's ``now`` and the due time), else ``""``."""
     why: str = ""
     """For a dropped token: why RocketMQ dropped it (BROADCASTING failure, or a send-back that stored nothing)."""
+    put_status: str = ""
+    """For a stored token whose send was answered with a status other than SEND_OK (``FLUSH_DISK_TIMEOUT`` …): that
+    status. The broker has the message, but the producer was told it may not be safe (drawn with a "!")."""
 
 
 @dataclass(frozen=True, slots=True)

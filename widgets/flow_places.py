@@ -8,6 +8,7 @@ no copy, the producers. For each (owner, message) the most advanced live place w
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,7 +70,11 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
         if (owner, msg) not in best.winners:
             best.offer(owner, msg, f"dropped:{owner}", "dropped", facts.last_rt.get(msg, 0), why=_(NO_COPY_WHY))
     _offer_at_producers(best, seen, facts)
-    tokens = best.tokens(seen.colour_key, snap.now_ms)
+    tokens = tuple(
+        dataclasses.replace(t, put_status=facts.not_ok[t.msg_id])
+        if t.state == "stored" and t.msg_id in facts.not_ok else t
+        for t in best.tokens(seen.colour_key, snap.now_ms)
+    )
     owners_seen = sorted({owner_of(c) for c in snap.consumers} | {t.owner for t in tokens if t.owner})
     places.extend(_outcome_places(snap, tokens, owners_seen))
     known = {p.key for p in places}

@@ -97,6 +97,7 @@ JUPYTERLAB_THEMES: dict[str, dict[str, str]] = {
         "ui-font-color2": "rgba(0, 0, 0, 0.54)",
         "brand-color1": "#1976d2",
         "error-color1": "#d32f2f",
+        "warn-color1": "#f57c00",
     },
     "dark": {
         "layout-color0": "#111111",
@@ -106,6 +107,7 @@ JUPYTERLAB_THEMES: dict[str, dict[str, str]] = {
         "ui-font-color2": "rgba(255, 255, 255, 0.54)",
         "brand-color1": "#2196f3",
         "error-color1": "#f44336",
+        "warn-color1": "#ff9800",
     },
 }
 """The JupyterLab 4 theme variables the views' CSS uses for text and the backgrounds it sits on (from
