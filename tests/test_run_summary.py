@@ -58,3 +58,21 @@ def test_the_last_step_of_a_dashboard_run_says_it_and_keeps_its_source_line() ->
     while ctl.step_once():
         raw.append(ctl.caption_lines[0])
     assert len(raw) > len(frames) and not any(line.startswith("End of the run") for line in raw)
+
+
+def test_a_failed_fallback_send_of_a_stored_message_does_not_count_as_never_stored() -> None:
+    """Lab 02b: c1 cannot reach broker-a, so its send-back and its own re-send of M0001 to %RETRY%cg fail; M0001 was
+    stored (by pg) and is consumed after a local retry. The end caption read "1 message sent, 1 of them never stored
+    (the send failed), 1 consumed": a message never stored cannot be consumed."""
+    from rmqlab import EventKind as K
+    from rmqlab import TraceEvent
+
+    events = [
+        TraceEvent(1, 1_000, K.SEND_ATTEMPT, "producer:pg", "M0001", {"topic": "TopicTest"}),
+        TraceEvent(2, 1_000, K.STORED, "broker-a", "M0001", {"topic": "TopicTest"}),
+        TraceEvent(3, 2_000, K.SEND_FAILED, "producer:c1/inner", "M0001", {}),
+        TraceEvent(4, 7_000, K.CONSUMED, "consumer:c1", "M0001", {"status": "CONSUME_SUCCESS"}),
+    ]
+    said = run_summary(events, now_ms=40_000)
+    assert "never stored" not in said and "1 consumed" in said
+    assert "1 of them never stored" in run_summary([events[0], events[2]], now_ms=40_000)
