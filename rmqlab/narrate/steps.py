@@ -190,9 +190,9 @@ PLAIN_WIDTH = 240
 """The plain line's budget in character cells (a CJK character is two): about two lines of the caption box in
 JupyterLab's output area (13 px text, 868 px). Sentences past it are counted ("and 6 more: see the Events tab"), so
 a busy step's caption stays two short lines instead of the four or seven lab 02b's showed."""
-SOURCE_WIDTH = 280
-"""The "in the source" line's budget (11 px text: about two lines): a longer rule is cut at its last clause that
-fits, and ends "…"."""
+SOURCE_WIDTH = 220
+"""The "in the source" line's budget (the page draws it at 13 px too: about two lines): a longer rule is cut at its
+last clause that fits, and ends "…"."""
 
 
 def text_width(text: str) -> int:
