@@ -13,7 +13,7 @@ it out, with this run's numbers (``M0001 has been reconsumed 0 times; the DLQ co
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rmqlab import DEFAULT_MESSAGE_DELAY_LEVEL, DelayLevelTable, EventKind, TraceEvent, format_duration
 from rmqlab.core.i18n import gettext as _
@@ -39,6 +39,9 @@ class Offer:
     label: str
     mark: str = ""
     hint: str = ""
+    place: Place | None = None
+    """The place as the picture draws it once it exists (its real name): the paused frame draws a placeholder of it
+    when it is not there yet."""
 
 
 # ---------------------------------------------------------------- where
@@ -205,8 +208,21 @@ def where_offers(
         else:
             label = p.label + (f" ({p.owner})" if p.kind == "process_queue" else "")
         hint = "" if p.key == answer else _where_hint(p, right, event, rt, most)
-        offers.append(Offer(p.key, label, f"place:{p.key}" if p.key in drawn else "", hint))
+        offers.append(Offer(p.key, label, f"place:{p.key}", hint, p if p.key in drawn else _as_drawn(p)))
     return _told_apart(offers)
+
+
+def _as_drawn(p: Place) -> Place:
+    """``p`` under the name the picture gives it once it exists: ``level 4 · 30 s`` in the SCHEDULE_TOPIC_XXXX lane,
+    ``%DLQ%cg:0`` in the %DLQ% lane (a button may say more, e.g. "(dead letters)")."""
+    if p.kind == "delay":
+        lv = int(p.key.rsplit(":", 1)[1])
+        delay = format_duration(DELAYS.delay_ms(lv))
+        return replace(p, label=_("level {level} · {delay}").format(level=lv, delay=delay))
+    if p.kind == "dlq":
+        topic, _at, where = p.key.removeprefix("queue:").partition("@")
+        return replace(p, label=f"{topic}:{where.rsplit(':', 1)[-1]}")
+    return p
 
 
 def _told_apart(offers: list[Offer]) -> tuple[Offer, ...]:
@@ -219,7 +235,7 @@ def _told_apart(offers: list[Offer]) -> tuple[Offer, ...]:
     for o in offers:
         if seen[o.label] > 1 and "@" in o.key and " · " not in o.label:
             broker = o.key.split("@")[-1].split(":")[0]
-            o = Offer(o.key, f"{o.label} · {broker}", o.mark, o.hint)
+            o = replace(o, label=f"{o.label} · {broker}")
         out.append(o)
     return tuple(out)
 

@@ -22,7 +22,7 @@ from typing import Any
 from rmqlab import format_duration
 
 from .checkpoints import AskedCheckpoint
-from .flow_model import countdown_time
+from .flow_model import FlowVM, Place, countdown_time, with_placeholders
 
 __all__ = ["HIDDEN", "Mask", "mask_frames", "mask_model", "mask_text", "when_mask"]
 
@@ -34,7 +34,9 @@ HIDDEN = "?"
 class Mask:
     """The patterns that state one checkpoint's answer, each replaced by ``keep`` + :data:`HIDDEN`."""
 
-    patterns: tuple[re.Pattern[str], ...]
+    patterns: tuple[re.Pattern[str], ...] = ()
+    places: tuple[Place, ...] = ()
+    """A "where" checkpoint's places not there yet: the flow picture draws them as placeholders."""
 
     def __call__(self, text: str) -> str:
         for pattern in self.patterns:
@@ -69,6 +71,8 @@ def mask_model(model: Any, mask: Mask | None) -> Any:
     the same object when nothing changed (``mask`` None: always)."""
     if mask is None:
         return model
+    if isinstance(model, FlowVM) and mask.places:
+        model = with_placeholders(model, mask.places)
     if isinstance(model, str):
         return mask(model)
     if isinstance(model, tuple):
@@ -90,12 +94,17 @@ def mask_model(model: Any, mask: Mask | None) -> Any:
 def mask_frames(
     checkpoints: Sequence[AskedCheckpoint], now_ms: Sequence[int], captions: list[tuple[str, ...]]
 ) -> dict[int, Mask]:
-    """Mask the captions of each "when" checkpoint's paused frame in place; return ``{frame: mask}`` for the views."""
+    """Mask the captions of each "when" checkpoint's paused frame in place; return ``{frame: mask}`` for the views
+    (a "where" checkpoint's adds its placeholders to the flow picture of its paused frame)."""
     masks: dict[int, Mask] = {}
     for cp in checkpoints:
+        if cp.ask == "where" and cp.placeholders:
+            old = masks.get(cp.frame, Mask())
+            masks[cp.frame] = Mask(old.patterns, old.places + cp.placeholders)
         if cp.ask != "when":
             continue
         mask = when_mask(int(cp.answer), now_ms[cp.frame])
-        masks[cp.frame] = mask
+        old = masks.get(cp.frame, Mask())
+        masks[cp.frame] = Mask(old.patterns + mask.patterns, old.places)
         captions[cp.frame] = tuple(mask(line) for line in captions[cp.frame])
     return masks

@@ -37,7 +37,7 @@ from rmqlab.snapshot import LabSnapshot
 
 from .checkpoint_choices import where_offers, who_hint
 from .checkpoint_when import when_offers
-from .flow_view import FlowVM
+from .flow_view import FlowVM, Place
 
 __all__ = ["ASKS", "AskedCheckpoint", "Checkpoint", "CheckpointError", "Choice", "resolve"]
 
@@ -165,6 +165,10 @@ class AskedCheckpoint:
     explain: str
     lab_hint: bool = False
     """The lab gave its own ``hint``: it is shown for every wrong choice."""
+    placeholders: tuple[Place, ...] = ()
+    """A "where" question's places that the paused picture does not draw yet (the ``%DLQ%`` queue before its first
+    dead letter, a delay level not in use), right and wrong alike: the paused frame draws each as a placeholder, so
+    that every answer is a click in the picture (:mod:`widgets.checkpoint_mask`)."""
 
     def check(self, key: str) -> tuple[bool, str]:
         """``(True, explanation)`` for the right choice, ``(False, hint)`` otherwise — the hint for that very choice
@@ -221,7 +225,7 @@ def _subject(event: TraceEvent) -> str:
 
 def _where(
     event: TraceEvent, before: FlowVM, after: FlowVM, trace: Sequence[TraceEvent], step: Sequence[TraceEvent] = ()
-) -> tuple[tuple[Choice, ...], str]:
+) -> tuple[tuple[Choice, ...], str, tuple[Place, ...]]:
     if event.msg_id is None:
         raise CheckpointError(
             f"ask='where' needs an event about a message; {event.kind.value} at seq {event.seq} has none"
@@ -235,7 +239,9 @@ def _where(
     owner = (moved or tokens)[0].owner
     now_at = {t.place for t in before.tokens if t.msg_id == event.msg_id and t.owner == owner}
     offers = where_offers(event, before, after, answer, now_at, trace, step=step)
-    return tuple(Choice(o.key, o.label, o.mark, o.hint) for o in offers), answer
+    drawn = {p.key for p in before.places}
+    missing = tuple(o.place for o in offers if o.place is not None and o.key not in drawn)
+    return tuple(Choice(o.key, o.label, o.mark, o.hint) for o in offers), answer, missing
 
 
 def _who(event: TraceEvent, snap: LabSnapshot) -> tuple[tuple[Choice, ...], str]:
@@ -314,8 +320,9 @@ def resolve(
             frame = frames[-1]
             after = next((i for i, p in enumerate(positions) if p > index), len(positions) - 1)
             snap = snapshots[frame]
+            missing: tuple[Place, ...] = ()
             if cp.ask == "where":
-                choices, answer = _where(
+                choices, answer, missing = _where(
                     event, flows[frame], flows[after], trace[: event.seq - 1], trace[event.seq - 1 : positions[after]]
                 )
             elif cp.ask == "who":
@@ -341,6 +348,7 @@ def resolve(
                 cp.hint or _(HINTS.get(event.kind.value, OTHER_HINT)),
                 explain,
                 lab_hint=bool(cp.hint),
+                placeholders=missing,
             )
         )
     return tuple(out)

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 __all__ = ["broker_columns", "consumer_column", "outcome_column", "producer_column"]
 
 
+NOT_YET = N_("not there yet: nothing was ever written to it")
+"""A checkpoint's placeholder place's tooltip, after its name."""
 DETAIL_WORDS = (N_("concurrently"), N_("orderly"), N_("crashed"), N_("shut down"), NOT_STARTED)
 """The words of a consumer box's second line (``CLUSTERING · concurrently``, ``crashed`` …) that are translated
 where drawn; the message model stays RocketMQ's name."""
@@ -84,6 +86,18 @@ def _slot_height(cols: Columns, p: Place) -> float:
     return max(ROW, grid_height(n, SLOT_TOKENS_PER_ROW)) + note
 
 
+def _in_lane(cols: Columns, broker: str, kinds: tuple[str, ...]) -> list[Place]:
+    """A broker's places in one lane, in drawing order: delay levels by level (a checkpoint's placeholders come
+    after the levels in use in the view-model), the rest as listed."""
+    ps = [p for p in cols.places_in.get(f"broker:{broker}", []) if p.kind in kinds]
+    return sorted(ps, key=lambda p: int(p.key.rsplit(":", 1)[1]) if p.kind == "delay" else 0)
+
+
+def _dim(cls: str, p: Place) -> str:
+    """A place's class, dimmed and dashed when it is a checkpoint's placeholder (not there yet)."""
+    return f"{cls} rq-placeholder" if p.placeholder else cls
+
+
 def _broker_geometry(vm: FlowVM, cols: Columns, brokers: list[str]) -> None:
     """The broker columns' label width and column width, and the lanes' rows (shared by all brokers)."""
     tok_w = SLOT_TOKENS_PER_ROW * STEP
@@ -95,7 +109,7 @@ def _broker_geometry(vm: FlowVM, cols: Columns, brokers: list[str]) -> None:
     next_w = max((text_width(_next(t.countdown), 11) + 5 for t in vm.tokens if t.countdown), default=0.0)
     cols.label_w = max(label_w, next_w, text_width("level 18 · 2 h"), 70.0) + 10
     # a delay level lists its tokens one per line with "due in …" beside each: room for it once the run has one
-    has_delay = any(p.kind == "delay" for p in vm.places)
+    has_delay = any(p.kind == "delay" and not p.placeholder for p in vm.places)  # a placeholder holds no token
     delay_w = R * 2 + 4 + text_width("due in 59.9 s") + 8 if has_delay else 0.0
     col_w = cols.label_w + max(tok_w, delay_w) + 2 * PAD + HOP_W
     cols.col_w = max(
@@ -108,7 +122,7 @@ def _broker_geometry(vm: FlowVM, cols: Columns, brokers: list[str]) -> None:
     for lane, _name, kinds in LANES:
         h = 16.0
         for b in brokers:
-            ps = [p for p in cols.places_in.get(f"broker:{b}", []) if p.kind in kinds]
+            ps = _in_lane(cols, b, kinds)
             hb = 16.0 + (sum(_slot_height(cols, p) + 4 for p in ps) if ps else ROW)
             h = max(h, hb)
         cols.lane_y[lane] = (y, y + h)
@@ -141,7 +155,7 @@ def broker_columns(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
                     Mark("line", f"sep:{b}:{lane}", x=bx + 4, y=y0 - 5, x2=bx + col_w - 4, y2=y0 - 5, cls="rq-lane-sep")
                 )
             cv.text(f"lane:{b}:{lane}", bx + PAD, y0 + 11, _(header), cls="rq-muted")
-            ps = [p for p in cols.places_in.get(f"broker:{b}", []) if p.kind in kinds]
+            ps = _in_lane(cols, b, kinds)
             sy = y0 + 16
             if not ps:
                 empty = _("no delayed message") if lane == "schedule" else _("none yet")
@@ -157,10 +171,10 @@ def _broker_slot(cv: Canvas, cols: Columns, p: Place, bx: float, sy: float) -> f
     A delay level with at most four tokens lists them one per line with their countdowns; a fuller one shows a
     grid and "next due in …" under its label."""
     h = _slot_height(cols, p)
-    cls = "rq-slot rq-stranded" if p.note else "rq-slot"
-    tip = p.label + (f" ({p.note})" if p.note else "")
+    cls = _dim("rq-slot rq-stranded" if p.note else "rq-slot", p)
+    tip = p.label + (f" ({p.note})" if p.note else "") + (f" ({_(NOT_YET)})" if p.placeholder else "")
     cv.rect(f"place:{p.key}", bx + PAD, sy, cols.col_w - 2 * PAD - HOP_W, h, cls, title=tip)
-    cv.text(f"label:{p.key}", bx + PAD + 5, sy + 15, p.label, title=tip)
+    cv.text(f"label:{p.key}", bx + PAD + 5, sy + 15, p.label, cls=_dim("", p).strip(), title=tip)
     toks = cols.by_place.get(p.key, [])
     tx = bx + PAD + cols.label_w + R
     if p.kind == "delay" and len(toks) <= 4:
@@ -216,7 +230,7 @@ def consumer_column(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
             toks = cols.by_place.get(p.key, [])
             ph = pq_height(p, len(toks))
             tip = _("ProcessQueue of {queue}").format(queue=p.label) + (f": {p.note}" if p.note else "")
-            cv.rect(f"place:{p.key}", cx0 + PAD, sy, cons_w - 2 * PAD, ph, "rq-pq", title=tip)
+            cv.rect(f"place:{p.key}", cx0 + PAD, sy, cons_w - 2 * PAD, ph, _dim("rq-pq", p), title=tip)
             name, _sep, broker = p.label.partition(" · ")  # "TopicTest:0 · broker-a": the broker on a line of its own
             cv.text(f"label:{p.key}", cx0 + PAD + 5, sy + 15, name, title=p.label)
             if broker:
@@ -246,8 +260,9 @@ def outcome_column(cv: Canvas, cols: Columns) -> None:
         toks = cols.by_place.get(p.key, [])
         head = 32.0 if p.note else 20.0
         h = head + grid_height(len(toks))
-        cv.rect(f"place:{p.key}", ox0, y, out_w, h, "rq-tray", title=p.label + (f": {p.note}" if p.note else ""))
-        cv.text(f"label:{p.key}", ox0 + 6, y + 14, p.label, cls="rq-muted")
+        tip = p.label + (f": {p.note}" if p.note else "")
+        cv.rect(f"place:{p.key}", ox0, y, out_w, h, _dim("rq-tray", p), title=tip)
+        cv.text(f"label:{p.key}", ox0 + 6, y + 14, p.label, cls=_dim("rq-muted", p))
         if p.note:
             cv.text(f"note:{p.key}", ox0 + 6, y + 27, p.note, cls="rq-muted rq-small")
         place_tokens(cv, toks, ox0 + 6 + R, y + head + R + 1)

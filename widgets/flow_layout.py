@@ -44,6 +44,8 @@ $ .rq-broker.rq-down { stroke: var(--jp-error-color1, #d32f2f); stroke-dasharray
 $ text.rq-down-label { font-weight: 600; }
 $ .rq-slot { fill: var(--jp-layout-color2, #eeeeee); stroke: var(--jp-border-color2, #c7c7c7); }
 $ .rq-slot.rq-stranded { stroke-dasharray: 3 2; }
+$ rect.rq-placeholder { fill: none; pointer-events: all; stroke-dasharray: 4 3; stroke-opacity: 0.7; }
+$ text.rq-placeholder { fill-opacity: 0.6; font-style: italic; }
 $ .rq-tray { fill: none; stroke: var(--jp-border-color1, #9e9e9e); stroke-dasharray: 4 3; }
 $ .rq-pq { fill: var(--jp-layout-color0, #ffffff); stroke: var(--jp-brand-color2, #64b5f6); }
 $ .rq-lane-sep { stroke: var(--jp-border-color2, #c7c7c7); stroke-dasharray: 2 3; }

@@ -7,7 +7,8 @@ snapshot and :mod:`widgets.flow_layout` draws it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -30,6 +31,7 @@ __all__ = [
     "countdown_time",
     "flow_text",
     "tokens_by_place",
+    "with_placeholders",
 ]
 
 PlaceKind = Literal["producer", "send_failed", "business", "delay", "retry", "dlq", "process_queue", "done", "dropped"]
@@ -74,6 +76,10 @@ class Place:
     note: str = ""
     """A short second line: ``not in route`` (a queue the route does not list), what a ProcessQueue waits for
     (``suspended · again in 0.8 s``, ``local retry in 4.2 s``), why a tray's messages were dropped."""
+    placeholder: bool = False
+    """Not there yet: a place a "where" checkpoint offers before anything was ever written to it (the ``%DLQ%``
+    queue before its first dead letter, a delay level not in use), drawn dim and dashed under its real name so
+    that it can be clicked (:func:`with_placeholders`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,3 +211,12 @@ def tokens_by_place(vm: FlowVM) -> Mapping[str, int]:
     for t in vm.tokens:
         out[t.place] = out.get(t.place, 0) + 1
     return out
+
+
+def with_placeholders(vm: FlowVM, places: Sequence[Place]) -> FlowVM:
+    """``vm`` with each of ``places`` it does not draw yet added as a placeholder (the same ``vm`` when it draws them
+    all). A checkpoint's paused frame gets one for every place it offers that is not there yet, right or wrong alike,
+    so that no new outline tells the answer."""
+    have = {p.key for p in vm.places}
+    new = tuple(dataclasses.replace(p, placeholder=True, note="") for p in places if p.key not in have)
+    return dataclasses.replace(vm, places=vm.places + new) if new else vm

@@ -154,8 +154,15 @@ def test_play_runs_to_the_end_after_the_checkpoint(page: Any, saved: tuple[Dashb
     feedback = page.get_by_test_id("rq-feedback")
     assert feedback.inner_text() == f"Not quite. Hint: {cp.check(wrong.key)[1]} Try again, or Show me."  # its own hint
     assert player.get_attribute("data-step") == str(cp.frame)
-    right = next(c for c in cp.choices if c.key == cp.answer)
-    page.get_by_role("button", name=right.label, exact=True).click()
+    # every choice is a place in the picture; the answer (delay level 3, not used yet) is a dim dashed placeholder,
+    # as are the other levels and the DLQ: a click on it answers
+    offered = page.eval_on_selector_all(".rq-scene [data-choice]", "(ns) => ns.map((n) => n.dataset.choice)")
+    assert sorted(set(offered)) == sorted(c.key for c in cp.choices)
+    placeholders = page.eval_on_selector_all(
+        ".rq-scene rect.rq-placeholder[data-choice]", "(ns) => ns.map((n) => n.dataset.choice)"
+    )
+    assert cp.answer in placeholders and len(placeholders) == len(cp.placeholders) >= 2
+    page.locator(f'.rq-scene rect.rq-placeholder[data-choice="{cp.answer}"]').click()
     assert feedback.inner_text() == cp.explain
     page.wait_for_function(
         f"() => document.querySelector('[data-testid=rq-player]').getAttribute('data-step') === '{len(frames) - 1}'",
