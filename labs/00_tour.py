@@ -108,7 +108,7 @@ show_trace(lab.trace, "rebalanced", fields=("topic", "added"))
 # Step, Step back and Jump show the engine's state at that moment.
 #
 # The factory below is this lab's run from the start: c1 alone, a message every 10 s, a second consumer `c2` of
-# the same group joining at 2 s and shutting down cleanly at 45 s. Step through it and watch which consumer owns
+# the same group joining early on and shutting down cleanly at 45 s. Step through it and watch which consumer owns
 # which queue.
 
 # %% tags=["nbval-ignore-output"]
@@ -131,7 +131,8 @@ def tour_lab():
 
 dash = Dashboard(tour_lab, horizon="60s", checkpoints=[
     Checkpoint(before="rebalanced", actor="consumer:c2", ask="when", optional=True, name="c2 gets its queues",
-               question="c2 is added at 2 s. When does it first take a share of the queues?"),
+               question="A second consumer, c2, is about to join group cg. When does c2 get its first queue? "
+                        "Pick the time."),
 ])
 dash
 

@@ -109,7 +109,7 @@ show_trace(lab.trace, "rebalanced", fields=("topic", "added"))
 # “跳转”显示的都是引擎在那一刻的状态。
 #
 # 下面的工厂函数就是本实验从头开始的运行：起初只有 c1，每 10 s 一条消息，同一消费组的第二个 Consumer `c2`
-# 在 2 s 加入、在 45 s 正常关闭。单步走一遍，看看哪个 Consumer 拥有哪个队列（重平衡）。
+# 在运行开始后不久加入、在 45 s 正常关闭。单步走一遍，看看哪个 Consumer 拥有哪个队列（重平衡）。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -131,7 +131,7 @@ def tour_lab():
 
 dash = Dashboard(tour_lab, horizon="60s", checkpoints=[
     Checkpoint(before="rebalanced", actor="consumer:c2", ask="when", optional=True, name="c2 分到队列",
-               question="c2 在 2 s 加入。它什么时候第一次分到一部分队列？"),
+               question="第二个 Consumer c2 即将加入消费组 cg。c2 什么时候分到它的第一个队列？请选时间。"),
 ])
 dash
 
