@@ -75,3 +75,10 @@ def test_no_line_break_between_two_chinese_characters(name: str) -> None:
     for cells in (source.cells, notebook.cells):
         left = [gap for c in cells if c.cell_type == "markdown" for gap in REFLOW.stray_breaks(c.source)]
         assert left == [], f"{name}: run labs/reflow_zh.py"
+
+
+@pytest.mark.parametrize("page", ["README.md", "labs/zh/README.md"])
+def test_no_such_break_in_the_chinese_readmes(page: str) -> None:
+    """The README's 简体中文 section (the docs site's home too) and the Chinese labs' index."""
+    text = (LABS.parent / page).read_text(encoding="utf-8")
+    assert REFLOW.stray_breaks(text) == [], "run REFLOW.reflow on it (labs/reflow_zh.py)"

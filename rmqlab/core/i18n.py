@@ -17,13 +17,18 @@ Where it is used, ``gettext`` is imported as ``_`` (``from rmqlab.core.i18n impo
 
 from __future__ import annotations
 
+import contextlib
 import gettext as _gettext
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from .errors import ConfigError
 
-__all__ = ["ENV_VARIABLE", "LANGUAGES", "N_", "current_language", "gettext", "ngettext", "pgettext", "set_language"]
+__all__ = [
+    "ENV_VARIABLE", "LANGUAGES", "N_", "current_language", "gettext", "ngettext", "pgettext", "set_language",
+    "speaking",
+]  # fmt: skip
 
 DOMAIN = "rmqlab"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale-data"
@@ -43,6 +48,19 @@ def set_language(language: str | None) -> None:
     if language is not None and language not in LANGUAGES:
         raise ConfigError("language", language, "one of " + ", ".join(LANGUAGES))
     _chosen = language
+
+
+@contextlib.contextmanager
+def speaking(language: str) -> Iterator[None]:
+    """Speak ``language`` inside a ``with`` block (``rmqlab labs --lang zh`` says what it did in Chinese), then
+    whatever was chosen before."""
+    global _chosen
+    before = _chosen
+    set_language(language)
+    try:
+        yield
+    finally:
+        _chosen = before
 
 
 def current_language() -> str:
