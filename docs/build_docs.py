@@ -33,6 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 PAGES = {"classroom.md": "A whole class", "state.md": "Reading and setting state", "slides.md": "Slides and charts"}
 """The hand-written pages in docs/, with their titles in the navigation."""
+ZH_PAGES = {"state.md": "读取和设置状态"}
+"""The hand-written pages translated into Chinese (docs/zh/), with their titles in the navigation's 简体中文 part."""
 
 
 REGION = re.compile(r"\n?### BEGIN (SOLUTION|HIDDEN TESTS)\n.*?### END \1\n?", re.S)
@@ -221,12 +223,16 @@ def stage(src: Path) -> dict[str, Any]:
         (src / "labs" / "zh").mkdir()
         static |= {f"zh/{p.name}": static_notebook(p, src / "labs" / "zh" / p.name, up="../../../") for p in zh_labs}
         shutil.copy2(ROOT / "labs" / "zh" / "README.md", src / "labs" / "zh" / "README.md")
+    (src / "zh").mkdir()
+    for name in ZH_PAGES:  # the hand-written pages that have a Chinese translation (docs/zh/)
+        shutil.copy2(ROOT / "docs" / "zh" / name, src / "zh" / name)
     nav: list[Any] = [
         {"Home": "index.md"},
         {"Labs": ([{"About the labs": "labs/README.md"}] if (src / "labs" / "README.md").exists() else [])
          + [{p.stem.replace("_", " "): f"labs/{p.name}"} for p in labs]},
         *([{"简体中文": [{"中文实验目录": "labs/zh/README.md"}]
-                    + [{p.stem.replace("_", " "): f"labs/zh/{p.name}"} for p in zh_labs]}] if zh_labs else []),
+                    + [{p.stem.replace("_", " "): f"labs/zh/{p.name}"} for p in zh_labs]
+                    + [{title: f"zh/{name}"} for name, title in ZH_PAGES.items()]}] if zh_labs else []),
         {"Scenario files": "scenario.md"},
         {"Command line": "cli.md"},
         *({title: name} for name, title in PAGES.items()),

@@ -13,6 +13,7 @@ import json
 import os
 import pwd
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -424,3 +425,46 @@ def test_tljh_new_user_hook_seeds_the_labs_and_makes_an_admin_a_teacher(
     assert (homes[me] / ".jupyter" / "nbgrader_config.py").exists()
     page = json.loads((homes[me] / ".jupyter" / "labconfig" / "page_config.json").read_text())
     assert page["disabledExtensions"]["@jupyter/nbgrader:formgrader"] is False
+
+
+# ------------------------------------------------------------------ the Chinese labs in a hub (issue 35)
+
+
+def _make_student_steps(commands: list[list[str]]) -> list[tuple[str, str]]:
+    """The (source, target) folders of each ``labs/make_student.py`` run among ``commands``."""
+    return [(cmd[-2], cmd[-1]) for cmd in commands if any(a.endswith("make_student.py") for a in cmd)]
+
+
+def _appendix_commands() -> list[list[str]]:
+    """The commands of the image appendix's RUN steps (``&&``-joined, ``\\``-continued), as argument lists."""
+    text = re.sub(r"\\\n", " ", (DEPLOY / "image" / "appendix.Dockerfile").read_text())
+    runs = [line.removeprefix("RUN ") for line in text.splitlines() if line.startswith("RUN ")]
+    return [shlex.split(step) for run in runs for step in run.split("&&")]
+
+
+@pytest.mark.slow
+def test_both_hubs_give_every_student_the_chinese_labs(plugin: ModuleType, tmp_path: Path) -> None:
+    """Zero to JupyterHub's image (its appendix) and The Littlest JupyterHub's install write the Chinese student
+    copy into ``student-labs/zh``, beside the English one, in the folder each hub seeds a new home from (the
+    postStart hook, ``tljh_new_user_create``); run here on a copy of the labs, then seeded into a home as the hubs
+    do: ``~/labs/zh`` holds every Chinese lab, released, and its index."""
+    image = _make_student_steps(_appendix_commands())
+    checkout = tmp_path / "srv" / "rmqlab"
+    commands = plugin.install_commands(checkout, Path(sys.executable), "https://example.org/rmqlab", "v1")
+    littlest = [(str(Path(s).relative_to(checkout)), str(Path(t).relative_to(checkout)))
+                for s, t in _make_student_steps(commands)]  # fmt: skip
+    assert image == littlest == [("labs", "student-labs"), ("labs/zh", "student-labs/zh")]
+    post_start = yaml.safe_load((DEPLOY / "z2jh" / "config.yaml").read_text())["singleuser"]["lifecycleHooks"]
+    assert post_start["postStart"]["exec"]["command"][2] == f"{REPO_DIR}/student-labs" == str(plugin.STUDENT_LABS)
+    (checkout / "labs" / "zh").mkdir(parents=True)  # what make_student reads there: the Chinese notebooks, the index
+    for path in [*(ROOT / "labs" / "zh").glob("*.ipynb"), ROOT / "labs" / "zh" / "README.md"]:
+        shutil.copy2(path, checkout / "labs" / "zh" / path.name)
+    subprocess.run([sys.executable, str(ROOT / "labs" / "make_student.py"), str(checkout / "labs" / "zh"),
+                    str(checkout / "student-labs" / "zh")], check=True, capture_output=True)  # fmt: skip
+    home = tmp_path / "jovyan" / "labs"
+    _load("seed_labs", DEPLOY / "seed_labs.py").seed(checkout / "student-labs", home)
+    chinese = sorted(p.name for p in (ROOT / "labs" / "zh").glob("[0-9][0-9]*_*.ipynb"))
+    assert len(chinese) == 14 and sorted(p.name for p in (home / "zh").glob("*.ipynb")) == chinese
+    assert (home / "zh" / "README.md").read_text() == (ROOT / "labs" / "zh" / "README.md").read_text()
+    tour = (home / "zh" / "00_tour.ipynb").read_text(encoding="utf-8")
+    assert "先预测，再运行" in tour and "### BEGIN SOLUTION" not in tour and "HIDDEN TESTS" not in tour

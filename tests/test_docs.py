@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from html import escape as html_escape
@@ -91,6 +92,19 @@ def test_the_state_page_is_in_the_site_and_linked_from_home(site: Path) -> None:
     html = page(site, "state")
     assert "lab.snapshot()" in html and "committed_offset" in html and "update_consumer_offset" in html
     assert 'href="state/"' in page(site, "")
+
+
+def test_the_state_page_in_chinese_is_in_the_site_beside_the_english_one(site: Path) -> None:
+    """docs/zh/state.md is a page of the site's 简体中文 part, with the same code and names as docs/state.md, and
+    each page links to the other."""
+    html = page(site, "zh/state")
+    assert "读取和设置状态" in html and "lab.snapshot()" in html and "committed_offset" in html
+    assert 'href="../../state/"' in html and 'href="../zh/state/"' in page(site, "state")
+    english, chinese = ((ROOT / "docs" / name).read_text(encoding="utf-8") for name in ("state.md", "zh/state.md"))
+    def code(text: str) -> list[str]:  # every inline code span, fenced blocks aside, spaces normalised
+        return sorted(" ".join(span.split()) for span in re.findall(r"`([^`]+)`", re.sub(r"(?s)```.*?```", "", text)))
+
+    assert code(chinese) == code(english)  # the same names, calls and values
 
 
 def _build_docs() -> Any:

@@ -76,7 +76,9 @@ def test_the_catalogs_are_complete_and_current() -> None:
     with (PO.parent / "rmqlab.mo").open("rb") as f:
         compiled = gettext.GNUTranslations(f)
     for message in po:
-        if message.id and isinstance(message.id, str):
+        if message.id and isinstance(message.id, str) and message.context:  # pgettext("event kind", "consumed")
+            assert compiled.pgettext(message.context, message.id) == message.string
+        elif message.id and isinstance(message.id, str):
             assert compiled.gettext(message.id) == message.string
         elif message.id:
             assert compiled.ngettext(message.id[0], message.id[1], 2) == message.string[0]

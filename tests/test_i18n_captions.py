@@ -65,3 +65,16 @@ def test_every_plain_sentence_of_every_example_is_chinese(path: Path) -> None:
         assert CHINESE.search(c.plain), c.plain
         latin = RUN_NAMES.sub("", c.plain)
         assert not ENGLISH_WORDS.search(latin), c.plain
+
+
+def test_a_chinese_step_caption_has_no_gap_between_its_sentences() -> None:
+    """A step's first line joins its sentences: a space after an English one, none after a Chinese full stop (the
+    tour's first delivery read "…成功。 c1 的…" in JupyterLab)."""
+    from rmqlab.narrate.steps import step_caption
+
+    scenario = load_scenario(ROOT / "examples" / "default_retry_schedule.json")
+    english = [c for c in narrate(scenario.run().trace) if c.plain][:2]
+    assert step_caption(english).plain == f"{english[0].plain} {english[1].plain}"
+    rmqlab.set_language("zh")
+    chinese = [c for c in narrate(scenario.run().trace) if c.plain][:2]
+    assert chinese[0].plain.endswith("。") and step_caption(chinese).plain == chinese[0].plain + chinese[1].plain

@@ -18,7 +18,7 @@ from rmqlab.widgets.replay import _LABELS, FAULT_KINDS
 from rmqlab.widgets.scene import SceneView
 
 import rmqlab
-from rmqlab import Lab
+from rmqlab import EventKind, Lab
 from rmqlab.core import i18n
 
 SCENE_JS = Path(rmqlab.widgets.__file__).with_name("scene.js")
@@ -133,7 +133,8 @@ def test_a_chinese_dashboard_has_no_english_word_left_in_its_chrome() -> None:
         "故障按钮作用的 Broker",
     )  # a name kept
     english_player = {e for e in player_words.__code__.co_consts if isinstance(e, str) and e != player_words.__doc__}
-    assert set(ctl.player.words) == english_player  # every word of the page's player is translated
+    kinds = {f"kind:{kind.value}" for kind in EventKind}  # the Jump box's names of the event kinds
+    assert set(ctl.player.words) == english_player | kinds  # every word of the page's player is translated
     assert ctl.fault_list.value == '<div data-testid="rmq-faults">没有注入故障</div>'
     ctl.step_once()
     # the first Step from Reset (event 0) is the build, at t = 0
@@ -145,8 +146,10 @@ def test_the_pages_player_asks_only_for_words_the_kernel_sends() -> None:
     """scene.js translates with ``tr("English")``: each such text is a key of :func:`player_words` (else it would
     stay English in a Chinese page), and each key is used by the page."""
     rmqlab.set_language("zh")
-    asked = set(re.findall(r'\btr\(\s*"((?:[^"\\]|\\.)*)"', SCENE_JS.read_text(encoding="utf-8")))
-    assert asked == set(player_words())
+    script = SCENE_JS.read_text(encoding="utf-8")
+    asked = set(re.findall(r'\btr\(\s*"((?:[^"\\]|\\.)*)"', script))
+    assert asked == {word for word in player_words() if not word.startswith("kind:")}
+    assert "WORDS[`kind:${kind}`]" in script  # the Jump box names each kind by its "kind:<kind>" word
 
 
 def test_placeholders_and_identifiers_survive_translation() -> None:

@@ -1,8 +1,9 @@
 """Issue 35, item 1: no untranslated message in a Chinese run of the labs. What rmqlab says to a student in a lab,
 driven here directly (no kernel, no browser): every check's verdict of every lab (right, each near miss, a
 prediction of the wrong kind, wrong twice, no prediction, show_me, the score), the tables the labs print, and the
-dashboards' checkpoints (each question, choice label, near-miss hint and explanation) and offset strips on every
-example run (the mechanisms the labs pause on). Each text either contains Chinese, with no English prose left
+dashboards' checkpoints (each question, choice label, near-miss hint and explanation), offset strips, every view's
+hover texts, the Jump box (kernel and page) and the Events tab on every example run (the mechanisms the labs pause
+on); an exported page. Each text either contains Chinese, with no English prose left
 around the identifiers, or is made of identifiers and numbers only (``TopicTest:0 (c1)``, ``M0001``, ``10 s``)."""
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from pathlib import Path
 
 import pytest
 from rmqlab.widgets import Checkpoint, Dashboard
+from rmqlab.widgets.export_html import standalone_html
+from rmqlab.widgets.export_pictures import export_scenes
+from rmqlab.widgets.export_svg import standalone_svg
 from rmqlab.widgets.offset_strip import offset_strip_text
 from rmqlab.widgets.scene import SceneView
 
@@ -141,3 +145,52 @@ def test_every_checkpoint_and_offset_strip_speaks_chinese(name: str) -> None:
         assert CHINESE.search(text) and untranslated(text) == [], (name, text)
     for text in [*labels, *marks, *offset_strip_text(strip.model(ctl.snapshot)).splitlines()]:  # type: ignore[attr-defined]
         assert untranslated(text) == [], (name, text)
+    what_the_dashboard_shows_is_chinese(name, dash)
+
+
+ROCKETMQ_SAYS = re.compile(r"\b[A-Z]\w*Exception\b.*|\b\w*remark=.*|“[^”]*”")
+"""What RocketMQ says in its own words, kept as it says them: an exception and its message (to the end of the text:
+``RemotingTimeoutException: wait response timeout 3000ms``), a broker's remark (``pull_remark=[OVERLOAD]system
+busy, …``), a log line quoted (“BROADCASTING, … drop it”)."""
+
+
+def what_the_dashboard_shows_is_chinese(name: str, dash: Dashboard) -> None:
+    """At the first step, halfway and at the end: every view's hover texts and labels; the Jump box's options in the
+    kernel and the names the page's player gets for every kind its Jump box can offer; the Events tab's filters, and
+    its detail column, which is the events' data (``key=value``, no prose around it)."""
+    ctl = dash.controller
+    assert ctl.frames is not None
+    words = ctl.player.words
+    for kind in ctl.frames.player_json()["jumps"]:  # the page's Jump box: "{kind} ({n})" with the kind's name
+        assert CHINESE.search(words[f"kind:{kind}"]) and words[f"kind:{kind}"].endswith(f" {kind}"), kind
+    assert words["{kind} ({n})"] == "{kind}（{n}）"
+    events = dash.view("Events")
+    filters = (events.msg_filter, events.kind_filter, events.actor_filter)  # type: ignore[attr-defined]
+    assert all(CHINESE.search(f.description) and CHINESE.search(f.tooltip) for f in filters)
+    assert all(CHINESE.search(label) for label, _ in events.kind_filter.options)  # type: ignore[attr-defined]
+    for frame in (0, len(ctl.frames) // 2, len(ctl.frames) - 1):
+        ctl.seek(frame)
+        if frame < len(ctl.frames) - 1:
+            offered = [label for label, kind in ctl.kind_choice.options if kind]
+            assert offered and all(CHINESE.search(label) for label in offered), (name, offered)
+        for view in dash.views:
+            view.update(ctl.snapshot)  # type: ignore[arg-type]
+            if isinstance(view, SceneView) and view.current is not None:
+                marks = view.current.marks
+                for text in [m.title for m in marks if m.title] + [m.text for m in marks if m.text]:
+                    assert untranslated(ROCKETMQ_SAYS.sub(" ", text)) == [], (name, view.title, text)
+        for row in events.vm.rows:  # type: ignore[attr-defined]
+            assert re.fullmatch(r"(\w+=.*)?", row.details) and untranslated(row.repeats) == [], (name, row)
+
+
+def test_an_export_of_a_chinese_dashboard_is_chinese() -> None:
+    """The page ``save_html`` writes: its title, heading, pictures' titles and footer, and ``lang`` (a browser
+    picks its Chinese font by it); the SVG document's name."""
+    dash = Dashboard(lambda: load_scenario(ROOT / "examples" / "default_retry_schedule.json").build(), horizon="1m")
+    page = standalone_html(dash)
+    assert '<html lang="zh-CN">' in page and "<title>rmqlab 仪表盘</title>" in page
+    assert "<footer>由 rmqlab 导出（虚拟时间；同样的种子得到同样的画面）</footer>" in page
+    assert [name for name, _ in export_scenes(dash)][:3] == ["消息流转", "处理队列 ProcessQueue", "时空图"]
+    assert 'aria-label="rmqlab 仪表盘"' in standalone_svg(dash)
+    rmqlab.set_language("en")
+    assert '<html lang="en">' in standalone_html(dash) and "<title>rmqlab dashboard</title>" in standalone_html(dash)

@@ -135,6 +135,26 @@ def _cells(path: Path) -> list[tuple[str, str, dict[str, object]]]:
     return [(c.cell_type, c.source, dict(c.metadata)) for c in nbformat.read(path, as_version=4).cells]
 
 
+def test_labs_in_chinese_says_what_it_wrote_in_chinese(tmp_path: Path) -> None:
+    """``rmqlab labs DIR --lang zh``: the Chinese student copy, and its summary and how to open it in Chinese (through
+    the catalog); the language chosen before is kept afterwards."""
+    from rmqlab.core.i18n import current_language
+
+    mine = tmp_path / "我的实验"
+    code, out, err = run("labs", str(mine), "--lang", "zh")
+    assert (code, err) == (0, "") and current_language() == "en"
+    assert out == (
+        f"已将 {LAB_COUNT} 个学生版 notebook 写入 {mine}\n这样打开它们：  jupyter lab {mine}\n"
+        f"  （或：jupyter notebook {mine}；从 00_tour.ipynb 开始，README.md 列出了每个实验）\n"
+    )
+    assert "先预测，再运行" in (mine / "00_tour.ipynb").read_text(encoding="utf-8")
+    (mine / "00_tour.ipynb").write_text((mine / "00_tour.ipynb").read_text(encoding="utf-8").replace("先预测", "我猜"))
+    assert run("labs", str(mine), "--lang", "zh")[1].splitlines()[:2] == [
+        f"已将 {LAB_COUNT - 1} 个学生版 notebook 写入 {mine}",
+        "保留了你改过的 1 个（00_tour.ipynb）；加 --force 会覆盖它们",
+    ]
+
+
 def test_labs_writes_the_student_copy_make_student_writes(tmp_path: Path) -> None:
     """From the jupytext sources the wheel carries: the same cells and tags as ``make student`` from the notebooks."""
     code, out, err = run("labs", str(tmp_path / "mine"))

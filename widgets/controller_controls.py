@@ -21,6 +21,7 @@ from rmqlab.snapshot import LabSnapshot
 
 from .base import guarded
 from .frames import clock_text
+from .kind_names import jump_label, kind_name
 from .replay import Replay, RunOutline
 from .stepper import Stepper
 
@@ -111,7 +112,7 @@ class KernelControls:
         self.scrubber = W.IntSlider(value=0, min=0, max=1, description=_("position"), tooltip=_("trace position"),
                                     continuous_update=False, layout=W.Layout(width="60%"))  # fmt: skip
         self.kind_choice = W.Dropdown(
-            options=JUMP_KINDS,
+            options=[(kind_name(kind), kind) for kind in JUMP_KINDS],
             value="dead_lettered",
             description=_("next"),
             tooltip=_("event kind to jump to (with the run known ahead: only the kinds still to come, and how many)"),
@@ -188,11 +189,11 @@ class KernelControls:
         """Offer in the Jump box only the kinds still to come, each with how many (all of them if the future is
         not known); keep the student's choice while it is still on offer."""
         if self.outline is None:
-            choices: tuple[tuple[str, str], ...] = tuple((kind, kind) for kind in JUMP_KINDS)
+            choices: tuple[tuple[str, str], ...] = tuple((kind_name(kind), kind) for kind in JUMP_KINDS)
         else:
             ahead = self.outline.ahead(position)
             counts = ((kind, ahead[EventKind(kind)]) for kind in JUMP_KINDS)
-            choices = tuple((f"{kind} ({n})", kind) for kind, n in counts if n)
+            choices = tuple((jump_label(kind, n), kind) for kind, n in counts if n)
         offered = choices or ((_("nothing ahead"), ""),)
         if offered != self.kind_choice.options:
             chosen = self.kind_choice.value

@@ -27,6 +27,7 @@ from .base import guarded
 from .event_table import CURRENT_STYLE, EventTableWidget, event_frames, event_table_html, event_table_json
 from .framed import FramedView
 from .frames import RunFrames
+from .kind_names import kind_name
 
 __all__ = [
     "ALL",
@@ -39,7 +40,8 @@ __all__ = [
     "event_log_text",
 ]
 
-ALL = "(all)"
+ALL = N_("(all)")
+"""A filter's "no filter" value (its label translated; the value stays, as a cell may set it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,19 +158,19 @@ class EventLog(FramedView):
         super().__init__(**kwargs)
         self.limit = limit
         self.msg_filter = W.Text(
-            value="", description="message", placeholder="M0001", tooltip="show only events of this message id"
+            value="", description=_("message"), placeholder="M0001", tooltip=_("show only events of this message id")
         )
         self.kind_filter = W.Dropdown(
-            options=[ALL, *[k.value for k in EventKind]],
+            options=[(_(ALL), ALL), *[(kind_name(k.value), k.value) for k in EventKind]],
             value=ALL,
-            description="kind",
-            tooltip="show only events of this kind",
+            description=_("kind"),
+            tooltip=_("show only events of this kind"),
         )
         self.actor_filter = W.Dropdown(
-            options=[ALL],
+            options=[(_(ALL), ALL)],
             value=ALL,
-            description="actor",
-            tooltip="show only events of this consumer, producer or broker",
+            description=_("actor"),
+            tooltip=_("show only events of this consumer, producer or broker"),
         )
         on_change = guarded(self)(lambda change: self._on_filter())
         for w in (self.msg_filter, self.kind_filter, self.actor_filter):
@@ -189,9 +191,9 @@ class EventLog(FramedView):
         return event_log_text(vm)
 
     def render(self, vm: EventLogModel) -> None:
-        options = (ALL, *vm.actors)
+        options = ((_(ALL), ALL), *((actor, actor) for actor in vm.actors))
         if tuple(self.actor_filter.options) != options:
-            keep = self.actor_filter.value if self.actor_filter.value in options else ALL
+            keep = self.actor_filter.value if self.actor_filter.value in vm.actors else ALL
             with self.actor_filter.hold_trait_notifications():
                 self.actor_filter.options = options
                 self.actor_filter.value = keep

@@ -12,12 +12,15 @@ import os
 from pathlib import Path
 from typing import Any
 
+from rmqlab.core.i18n import current_language
+from rmqlab.core.i18n import gettext as _
+
 from .dashboard import Dashboard
 from .event_log import EventLog, event_log_html
 from .export_pictures import export_scenes, view_scene
 from .export_theme import Theme, theme_css
 
-__all__ = ["PAGE_CSS", "save_html", "standalone_html"]
+__all__ = ["LANG_TAGS", "PAGE_CSS", "save_html", "standalone_html"]
 
 PAGE_CSS = """
 body { margin: 0; padding: 16px; background: var(--jp-layout-color0, #ffffff);
@@ -32,6 +35,9 @@ table.rmq-events th, table.rmq-events td { padding: 1px 6px; text-align: left; v
 footer { margin-top: 12px; color: var(--jp-ui-font-color2, #616161); font-size: 11px; }
 """
 """The page around the pictures: theme background and text colour, the event table's rules."""
+LANG_TAGS = {"en": "en", "zh": "zh-CN"}
+"""The page's ``lang`` in each of rmqlab's languages: a browser picks its Chinese font (Noto Sans CJK SC, not a
+Japanese one) by it."""
 
 
 def standalone_html(view: Any, *, title: str | None = None, theme: Theme = "auto") -> str:
@@ -39,23 +45,24 @@ def standalone_html(view: Any, *, title: str | None = None, theme: Theme = "auto
     css = theme_css(theme, ":root")
     if isinstance(view, Dashboard):
         body = view.static_html()
-        name = title or "rmqlab dashboard"
+        name = title or _("rmqlab dashboard")
     elif isinstance(view, EventLog):
         view_scene(view)  # the same "nothing drawn yet" error as the pictures
         body = event_log_html(view.vm)  # its own data-testid="rq-event-log"
-        name = title or view.title
+        name = title or _(view.title)
     else:
         ((name, scene),) = export_scenes(view)
         name = title or name
         body = scene.to_svg()
+    footer = _("exported from rmqlab (virtual time; the same seed gives the same picture)")
     return (
         "<!DOCTYPE html>\n"
-        f'<html lang="en"><head><meta charset="utf-8"><title>{html.escape(name)}</title>'
+        f'<html lang="{LANG_TAGS[current_language()]}"><head><meta charset="utf-8"><title>{html.escape(name)}</title>'
         '<meta name="color-scheme" content="light dark">'
         f"<style>{css}\n{PAGE_CSS}</style></head>\n"
         f'<body><main data-testid="rq-export" data-theme="{theme}">'
         f"<h1>{html.escape(name)}</h1>\n{body}\n"
-        "<footer>exported from rmqlab (virtual time; the same seed gives the same picture)</footer>"
+        f"<footer>{html.escape(footer)}</footer>"
         "</main></body></html>\n"
     )
 

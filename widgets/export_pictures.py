@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from rmqlab import format_duration
+from rmqlab.core.i18n import gettext as _
 
 from .dashboard import Dashboard
 from .event_log import CURRENT_STYLE, EventLog, EventLogModel
@@ -29,9 +30,9 @@ def export_scenes(view: Any) -> list[tuple[str, Scene]]:
         return [(view.label or view.testid, view)]
     if isinstance(view, Dashboard):
         views = ([view.main_view] if view.main_view is not None else []) + view.tab_views
-        return [(v.title, view_scene(v)) for v in views]
+        return [(_(v.title), view_scene(v)) for v in views]
     if isinstance(view, SceneView | EventLog):
-        return [(view.title, view_scene(view))]
+        return [(_(view.title), view_scene(view))]
     raise TypeError(_wrong_type(view))
 
 
@@ -55,13 +56,14 @@ def view_scene(view: Any) -> Scene:
 
 
 EVENT_COLUMNS = ("#", "time", "kind", "actor", "msg", "details")
+"""The table's columns: each cell's key (``row:<seq>:time``); their headings are these words translated."""
 
 
 def event_log_scene(vm: EventLogModel, *, px: float = 11.0) -> Scene:
     """The event table as a Scene: one text mark per cell (key ``row:<seq>:<column>``, role ``event-row``),
     the current row bold with an outline, as the live table draws it. Columns are as wide as their widest cell
     (:func:`text_width`), so the SVG needs no browser to lay itself out."""
-    header = tuple(EVENT_COLUMNS)
+    header = tuple(_(c) if c != "#" else c for c in EVENT_COLUMNS)
     cells = [(r, (str(r.seq), format_duration(r.time_ms), r.kind, r.actor, r.msg_id, r.details)) for r in vm.rows]
     widths = [
         max([text_width(h, px, bold=True)] + [text_width(c[i], px, bold=r.current) for r, c in cells]) + 12
@@ -71,9 +73,8 @@ def event_log_scene(vm: EventLogModel, *, px: float = 11.0) -> Scene:
     for w in widths[:-1]:
         xs.append(xs[-1] + w)
     row_h, top = 16.0, 18.0
-    marks: list[Mark] = [
-        Mark("text", "summary", x=8, y=top - 4, text=f"{vm.matched} of {vm.total} events", cls="rq-muted")
-    ]
+    summary = _("{matched} of {total} events").format(matched=vm.matched, total=vm.total)
+    marks: list[Mark] = [Mark("text", "summary", x=8, y=top - 4, text=summary, cls="rq-muted")]
     y = top + row_h
     for i, h in enumerate(header):
         marks.append(Mark("text", f"head:{i}", x=xs[i], y=y - 4, text=h, cls="rq-title", role="event-head"))
@@ -92,5 +93,5 @@ def event_log_scene(vm: EventLogModel, *, px: float = 11.0) -> Scene:
         f"stroke: {outline_colour.group(1) if outline_colour else 'currentColor'}; }}"
     )
     width = int(sum(widths) + 16)
-    return Scene(width, int(y + 8), tuple(marks), label=f"event log: {vm.matched} of {vm.total} events",
+    return Scene(width, int(y + 8), tuple(marks), label=f"{_('event log')}: {summary}",
                  testid="rq-event-log", css=css)  # fmt: skip

@@ -13,6 +13,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from rmqlab.core.i18n import gettext as _
+
 from .dashboard import Dashboard
 from .export_pictures import export_scenes
 from .export_theme import Theme, theme_css
@@ -78,7 +80,7 @@ def standalone_svg(view: Any, *, theme: Theme = "auto") -> str:
         "svg.rq-export > text.rq-title { font-weight: 600; }\n"
         f"{BASE_CSS}\n{css}"
     )
-    label = scenes[0][1].label if len(scenes) == 1 else "rmqlab dashboard"
+    label = scenes[0][1].label if len(scenes) == 1 else _("rmqlab dashboard")
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         f'<svg xmlns="http://www.w3.org/2000/svg" class="rq-export" '

@@ -17,12 +17,15 @@ import traitlets
 
 from rmqlab.core.i18n import gettext as _
 
+from .kind_names import kind_words
+
 __all__ = ["PlayerWidget", "player_words"]
 
 
 def player_words() -> dict[str, str]:
     """The page's player's words in the current language, by their English text (``{"Step": "单步", …}``); only
-    those that differ from the English, so an English page carries none (``scene.js`` falls back to its own)."""
+    those that differ from the English, so an English page carries none (``scene.js`` falls back to its own).
+    The event kinds' names in the Jump box come as ``kind:<kind>`` (:func:`widgets.kind_names.kind_names`)."""
     words = {
         "run controls: Space plays or pauses, Left and Right arrows step": _(
             "run controls: Space plays or pauses, Left and Right arrows step"
@@ -60,8 +63,9 @@ def player_words() -> dict[str, str]:
         "Show me": _("Show me"),
         "play the step and see the answer": _("play the step and see the answer"),
         "Not quite. Hint: {hint} Try again, or Show me.": _("Not quite. Hint: {hint} Try again, or Show me."),
+        "{kind} ({n})": _("{kind} ({n})"),
     }
-    return {english: said for english, said in words.items() if said != english}
+    return {english: said for english, said in words.items() if said != english} | kind_words()
 
 
 class PlayerWidget(anywidget.AnyWidget):

@@ -393,7 +393,8 @@ function renderPlayer({ model, el: host }) {
     const opts = [];
     for (const [kind, per] of Object.entries(jumps)) {
       const ahead = per.slice(index + 1).reduce((a, b) => a + b, 0);
-      if (ahead) opts.push([kind, `${kind} (${ahead})`]);
+      // the kind's name in the kernel's language ("kind:<kind>" among the words; English: the kind itself)
+      if (ahead) opts.push([kind, tr("{kind} ({n})", { kind: WORDS[`kind:${kind}`] || kind, n: ahead })]);
     }
     jumpKind.replaceChildren(...opts.map(([v, t]) => { const o = el("option", { value: v }, t); return o; }));
     if (!opts.length) jumpKind.append(el("option", { value: "" }, tr("nothing ahead")));

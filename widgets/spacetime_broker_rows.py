@@ -4,11 +4,12 @@ local notes (suspend, rebalance, admin commands), lifecycle, injected faults and
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rmqlab import EventKind, TraceEvent, format_duration
-from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import N_, ngettext
 from rmqlab.core.i18n import gettext as _
 
 from .spacetime_model import ArrowKind, Row
@@ -31,10 +32,9 @@ def scheduled(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     level = d["level"]
     wait = d["due_ms"] - e.time_ms
     label = f"{e.msg_id} L{level} · {format_duration(wait)}"
-    detail = (
-        f"{e.msg_id} parked in SCHEDULE_TOPIC_XXXX queue {level - 1} (delay level {level}), "
-        f"due at {format_duration(d['due_ms'])}, then to {d['real_topic']}"
-    )
+    detail = _(
+        "{msg} parked in SCHEDULE_TOPIC_XXXX queue {queue} (delay level {level}), due at {due}, then to {topic}"
+    ).format(msg=e.msg_id, queue=level - 1, level=level, due=format_duration(d["due_ms"]), topic=d["real_topic"])
     builder.add(Row.of_event(e, ArrowKind.SCHEDULE, lane, target, label, detail))
 
 
@@ -42,9 +42,10 @@ def delay_delivered(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     broker = builder.broker_lane(e.actor.partition(":")[2])
     label = _("{msg} due → {topic}").format(msg=e.msg_id, topic=d["topic"])
-    detail = (
-        f"ScheduleMessageService: delay level {d['level']} due after {format_duration(d['waited_ms'])}; "
-        f"{e.msg_id} stored in {d['topic']} queue {d['queue_id']}"
+    detail = _(
+        "ScheduleMessageService: delay level {level} due after {waited}; {msg} stored in {topic} queue {queue}"
+    ).format(
+        level=d["level"], waited=format_duration(d["waited_ms"]), msg=e.msg_id, topic=d["topic"], queue=d["queue_id"]
     )
     builder.add(Row.of_event(e, ArrowKind.DUE, lane, broker, label, detail))
 
@@ -52,10 +53,11 @@ def delay_delivered(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
 def dead_lettered(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     label = f"{e.msg_id} → {d['topic']} (r{d['reconsume_times'] - 1})"
-    detail = (
-        f"{e.msg_id} written to {d['topic']} after {d['reconsume_times']} deliveries "
-        f"(original topic {d['original_topic']})"
-    )
+    detail = ngettext(
+        "{msg} written to {topic} after {n} delivery (original topic {original})",
+        "{msg} written to {topic} after {n} deliveries (original topic {original})",
+        d["reconsume_times"],
+    ).format(msg=e.msg_id, topic=d["topic"], n=d["reconsume_times"], original=d["original_topic"])
     builder.add(Row.of_event(e, ArrowKind.DLQ, lane, lane, label, detail))
 
 
@@ -64,18 +66,22 @@ def note(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     kind: ArrowKind = ArrowKind.NOTE
     if e.kind is EventKind.SUSPENDED:
         label = f"{e.msg_id} SUSPEND {format_duration(d['retry_in_ms'])} (r{d['reconsume_times']})"
-        detail = f"SUSPEND_CURRENT_QUEUE_A_MOMENT: {d['queue']} waits, {e.msg_id} is retried locally"
+        detail = _("SUSPEND_CURRENT_QUEUE_A_MOMENT: {queue} waits, {msg} is retried locally").format(
+            queue=d["queue"], msg=e.msg_id
+        )
     elif e.kind is EventKind.BROADCAST_DROPPED:
         kind = ArrowKind.FAILURE
         label = _("✗ {msg} dropped (BROADCASTING)").format(msg=e.msg_id)
-        detail = d["message"]
+        detail = _("BROADCASTING: the failed message is dropped, never retried; RocketMQ logs “{log}”").format(
+            log=d["message"]
+        )
     elif e.kind is EventKind.CLEAN_EXPIRED:
         label = f"{e.msg_id} cleanExpiredMsg"
-        detail = f"cleanExpiredMsg: {e.msg_id} consumed longer than consumeTimeout, sent back"
+        detail = _("cleanExpiredMsg: {msg} consumed longer than consumeTimeout, sent back").format(msg=e.msg_id)
     elif e.kind is EventKind.REBALANCED:
         added, removed = len(d["added"]), len(d["removed"])
         label = _("rebalance {topic} +{added} −{removed}").format(topic=d["topic"], added=added, removed=removed)
-        detail = f"{d['topic']}: now {', '.join(d['queues']) or 'no queues'}"
+        detail = _("{topic}: now {queues}").format(topic=d["topic"], queues=", ".join(d["queues"]) or _("no queues"))
     elif e.kind is EventKind.ADMIN:
         label = f"mqadmin {d['command']}"
         detail = ", ".join(f"{k}={v}" for k, v in d.items())
@@ -100,7 +106,8 @@ def lifecycle(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         return
     builder.span_close(lane, "crashed", e.seq)
     said = _(LIFECYCLE_WORDS[how]) if how in LIFECYCLE_WORDS else how
-    builder.add(Row.of_event(e, ArrowKind.NOTE, lane, lane, said, f"consumer {how} ({e.data.get('group', '')})"))
+    detail = _("consumer {event} ({group})").format(event=said, group=e.data.get("group", ""))
+    builder.add(Row.of_event(e, ArrowKind.NOTE, lane, lane, said, detail))
 
 
 def fault(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
@@ -116,9 +123,16 @@ def fault(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     elif fault in ("partition", "heal"):
         sign = _("✗ partition") if fault == "partition" else _("heal")
         label = f"{sign} {d.get('client', '')} ↮ {lane.partition(':')[2]}"
-        builder.add(Row.of_event(e, ArrowKind.FAULT, lane, lane, label, f"network {fault}: {d}"))
+        said = _("network partition") if fault == "partition" else _("network healed")
+        builder.add(Row.of_event(e, ArrowKind.FAULT, lane, lane, label, f"{said}: {_fields(d)}"))
     else:
-        builder.add(Row.of_event(e, ArrowKind.FAULT, lane, lane, f"fault {fault}", str(dict(d))))
+        label, detail = _("fault {fault}").format(fault=fault), _("injected fault: {data}").format(data=_fields(d))
+        builder.add(Row.of_event(e, ArrowKind.FAULT, lane, lane, label, detail))
+
+
+def _fields(data: Mapping[str, object]) -> str:
+    """An event's data as the Events table shows it (``fault=partition client=c1``): names and values, no prose."""
+    return " ".join(f"{k}={v}" for k, v in data.items())
 
 
 def lock(builder: RowBuilder, e: TraceEvent, lane: str) -> None:

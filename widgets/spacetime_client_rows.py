@@ -74,7 +74,7 @@ def send_result(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     outcome: str = d["outcome"]
     name = outcome.split(":", 1)[0]
     i = builder.attempts.get((e.actor, e.msg_id, d["attempt"]))
-    detail = f"attempt {d['attempt']} of {e.msg_id}: {outcome}"
+    detail = _("attempt {attempt} of {msg}: {outcome}").format(attempt=d["attempt"], msg=e.msg_id, outcome=outcome)
     if i is not None:
         sent = builder.rows[i]
         if name == "RemotingConnectException":  # the request never reached the broker: the arrow stops short
@@ -89,7 +89,8 @@ def send_result(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
             builder.rows[i] = replace(sent, label=f"{sent.label} ✓", detail=f"{sent.detail} — {outcome}")
             return
     if name == "RemotingTimeoutException":
-        kind, label = ArrowKind.RESPONSE_LOST, f"{e.msg_id} #{d['attempt']} ✗ timeout"
+        label = _("{msg} #{attempt} ✗ timeout").format(msg=e.msg_id, attempt=d["attempt"])
+        kind = ArrowKind.RESPONSE_LOST
     elif name in _SEND_OK:
         kind, label = ArrowKind.RESPONSE, f"{e.msg_id} #{d['attempt']} {name}"
     else:
@@ -187,8 +188,9 @@ def send_back(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     if not d["ok"]:
         label = _("send-back {msg} ✗ {error}").format(msg=e.msg_id, error=d.get("error", "failed"))
         failed = Row.of_event(
-            e, ArrowKind.SEND_BACK_FAILED, lane, broker, label, f"{detail} failed: {d.get('error', '')}"
-        )
+            e, ArrowKind.SEND_BACK_FAILED, lane, broker, label,
+            _("{request} failed: {error}").format(request=detail, error=d.get("error", "")),
+        )  # fmt: skip
         builder.rows.insert(at, failed)
         return
     dlq = next((i for i in range(at, len(builder.rows)) if builder.rows[i].kind is ArrowKind.DLQ), None)
@@ -206,9 +208,12 @@ def send_back_fallback(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     label = ("" if ok else "✗ ") + _("fallback: {msg} via inner producer (L{level})").format(
         msg=e.msg_id, level=d["delay_level"]
     )
-    detail = "sendMessageBack failed; the client sent a new %RETRY% message itself" + (
-        "" if ok else f", which failed too: {d.get('error', '')}"
-    )
+    if ok:
+        detail = _("sendMessageBack failed; the client sent a new %RETRY% message itself")
+    else:
+        detail = _(
+            "sendMessageBack failed; the client sent a new %RETRY% message itself, which failed too: {error}"
+        ).format(error=d.get("error", ""))
     kind = ArrowKind.NOTE if ok else ArrowKind.FAILURE
     builder.add(Row.of_event(e, kind, lane, lane, label, detail))
 
@@ -216,5 +221,7 @@ def send_back_fallback(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
 def local_retry(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     label = _("{msg} local retry in {time}").format(msg=e.msg_id, time=format_duration(d["retry_in_ms"]))
-    detail = f"send-back and fallback failed: {e.msg_id} is consumed again locally (submitConsumeRequestLater)"
+    detail = _("send-back and fallback failed: {msg} is consumed again locally (submitConsumeRequestLater)").format(
+        msg=e.msg_id
+    )
     builder.add(Row.of_event(e, ArrowKind.NOTE, lane, lane, label, detail))

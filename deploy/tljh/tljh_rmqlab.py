@@ -7,7 +7,8 @@ TLJH calls these hooks (its ``tljh/hooks.py``):
   (bench/README.md) and an idle culler of one hour, unless the teacher already set them;
 * ``tljh_post_install``: the repository in ``/srv/rmqlab`` (``$RMQLAB_SOURCE`` at ``$RMQLAB_REF``), rmqlab with
   its ``lab`` and ``teacher`` extras in the users' environment, and the student copy of the labs
-  (``labs/make_student.py``: solutions and hidden tests out) in ``/srv/rmqlab/student-labs``; the solved labs,
+  (``labs/make_student.py``: solutions and hidden tests out) in ``/srv/rmqlab/student-labs``, the Chinese ones
+  in its ``zh/``; the solved labs,
   the teacher's sources, the git history, the tests, the benchmarks, the changelog and the examples' recorded
   outputs (all state answers in plain text) readable by root only; every user's Jupyter a hub student's
   (``deploy/jupyter_roles.py hub-student``: the Assignments list, no formgrader); nbgrader's course id and
@@ -104,6 +105,8 @@ def install_commands(checkout: Path, python: Path, source: str, ref: str) -> lis
         [str(python), "-m", "pip", "install", "--upgrade", f"{checkout}[lab,teacher]"],
         [str(python), str(checkout / "labs" / "make_student.py"), "--force", str(checkout / "labs"),
          str(checkout / "student-labs")],
+        [str(python), str(checkout / "labs" / "make_student.py"), "--force", str(checkout / "labs" / "zh"),
+         str(checkout / "student-labs" / "zh")],  # the Chinese labs beside them (issue 35)
         [str(python), str(checkout / "deploy" / "jupyter_roles.py"), "hub-student", str(etc)],
         ["install", "-m", "644", str(checkout / "deploy" / "nbgrader" / "nbgrader_config.py"),
          str(etc / "nbgrader_config.py")],

@@ -22,8 +22,7 @@
 # **目标：** 搭一个两个 Broker 的集群，发送一条消息、消费它，再从 trace（事件记录）里读出发生了什么。
 
 # %% [markdown]
-# rmqlab 在**虚拟毫秒**里运行 RocketMQ 4.9.7 的客户端和 Broker 逻辑：5 小时的重试时间表只需几毫秒的真实时间，
-# 同样的随机种子（seed）总是得到同样的 trace。
+# rmqlab 在**虚拟毫秒**里运行 RocketMQ 4.9.7 的客户端和 Broker 逻辑：5 小时的重试时间表只需几毫秒的真实时间，同样的随机种子（seed）总是得到同样的 trace。
 
 # %%
 from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, format_duration, set_language
@@ -62,8 +61,7 @@ def topology(lab):
 print(topology(lab))
 
 # %% [markdown]
-# Producer 看到的路由是一个扁平的 `MessageQueue(topic, brokerName, queueId)` 列表——
-# 即 `client/.../impl/producer/TopicPublishInfo.java` 中的 `TopicPublishInfo.messageQueueList`。
+# Producer 看到的路由是一个扁平的 `MessageQueue(topic, brokerName, queueId)` 列表——即 `client/.../impl/producer/TopicPublishInfo.java` 中的 `TopicPublishInfo.messageQueueList`。
 
 # %%
 print([str(mq) for mq in queues])
@@ -105,8 +103,7 @@ show_trace(lab.trace, "rebalanced", fields=("topic", "added"))
 # %% [markdown]
 # ## 两个 Consumer 分摊队列
 # 同样的种子和同样的调用总是得到同样的 trace——一个虚拟时钟、一个带种子的随机数生成器、不看真实时间。`Dashboard`
-# （仪表盘）正是建立在这一点上：它调用一个工厂函数得到全新的 Lab，再重放到任意一步，所以“单步”“后退一步”和
-# “跳转”显示的都是引擎在那一刻的状态。
+# （仪表盘）正是建立在这一点上：它调用一个工厂函数得到全新的 Lab，再重放到任意一步，所以“单步”“后退一步”和“跳转”显示的都是引擎在那一刻的状态。
 #
 # 下面的工厂函数就是本实验从头开始的运行：起初只有 c1，每 10 s 一条消息，同一消费组的第二个 Consumer `c2`
 # 在运行开始后不久加入、在 45 s 正常关闭。单步走一遍，看看哪个 Consumer 拥有哪个队列（重平衡）。
@@ -136,8 +133,7 @@ dash = Dashboard(tour_lab, horizon="60s", checkpoints=[
 dash
 
 # %% [markdown]
-# 每个按钮都有一个对应的方法，所以代码单元也能驱动仪表盘。下面这个单元把画面停在 c2 分到队列之前、
-# 画面提出问题的那一刻（向上滚动：仪表盘显示的就是那一刻）。
+# 每个按钮都有一个对应的方法，所以代码单元也能驱动仪表盘。下面这个单元把画面停在 c2 分到队列之前、画面提出问题的那一刻（向上滚动：仪表盘显示的就是那一刻）。
 
 # %%
 dash.controller.goto_checkpoint("c2 分到队列")
@@ -194,8 +190,7 @@ leave_dash
 # %% [markdown]
 # ### 练习 2 — 先预测，再运行
 # c2 在 45 s 正常关闭。一个 Consumer 在上一次重平衡结束 20 s 后再次重平衡（`RebalanceService`：
-# `waitForRunning(20000)`）：c1 上一次重平衡在 42 s，所以下一次应在 62 s。c1 在 46 s 拥有几个 `TopicTest` 队列？
-# 先预测，再在图上单步越过 45 s。
+# `waitForRunning(20000)`）：c1 上一次重平衡在 42 s，所以下一次应在 62 s。c1 在 46 s 拥有几个 `TopicTest` 队列？先预测，再在图上单步越过 45 s。
 
 # %% nbgrader={"grade": false, "grade_id": "ex00_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
@@ -227,9 +222,7 @@ show_trace(lab.trace, "lifecycle", "rebalanced", fields=("event", "topic", "adde
 # %% [markdown]
 # ## 保存你看到的内容
 # 要提交或分享一次运行，在你自己的单元里保存它（`from rmqlab.widgets.export import save_html, save_jsonl,
-# save_png, save_svg`）：`save_html(dash, "tour.html")` 写出一个不需要 Jupyter、任何浏览器都能打开的页面（浅色或
-# 深色）；`save_svg` / `save_png` 保存一张图；`save_jsonl(dash, "tour.jsonl")` 保存到仪表盘当前位置为止的 trace，
-# 每行一个事件，和 `rmqlab run FILE --jsonl OUT` 写出的文件一样。
+# save_png, save_svg`）：`save_html(dash, "tour.html")` 写出一个不需要 Jupyter、任何浏览器都能打开的页面（浅色或深色）；`save_svg` / `save_png` 保存一张图；`save_jsonl(dash, "tour.jsonl")` 保存到仪表盘当前位置为止的 trace，每行一个事件，和 `rmqlab run FILE --jsonl OUT` 写出的文件一样。
 
 # %% [markdown]
 # ## 你的得分

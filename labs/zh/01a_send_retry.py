@@ -19,11 +19,9 @@
 # %% [markdown]
 # # 01a · Producer 发送：哪些失败会重试，重试发往哪里
 #
-# **目标：** 看清每种发送方式下，哪些失败会触发发送重试、每次重试发往哪里。
-# 源码：`client/.../impl/producer/DefaultMQProducerImpl.java`（`sendDefaultImpl`）、
+# **目标：** 看清每种发送方式下，哪些失败会触发发送重试、每次重试发往哪里。源码：`client/.../impl/producer/DefaultMQProducerImpl.java`（`sendDefaultImpl`）、
 # `client/.../impl/producer/TopicPublishInfo.java`（`selectOneMessageQueue`）、`client/.../impl/MQClientAPIImpl.java`
-# （`onExceptionImpl`）、`client/.../producer/DefaultMQProducer.java`（默认值、`retryResponseCodes`）。
-# 下一个，[01b](01b_send_status_timeout.ipynb)：调用方拿回的是什么。
+# （`onExceptionImpl`）、`client/.../producer/DefaultMQProducer.java`（默认值、`retryResponseCodes`）。下一个，[01b](01b_send_status_timeout.ipynb)：调用方拿回的是什么。
 
 # %% [markdown]
 # 默认值：`sendMsgTimeout` = 3000 ms，`retryTimesWhenSendFailed` = 2（同步发送：共 3 次尝试），
@@ -60,8 +58,7 @@ def sends_every_second(lab, producer, *, first=1, count=4, mode="send", topic="T
 
 
 # %% [markdown]
-# 每一节都从它的图开始：一个 `Dashboard`（仪表盘）重放一次小运行。用“单步”（或“播放”）走一遍，在它停下等你的时候
-# 回答这一节的问题，再往前走看答案。它的参数可以改变这次运行（改后点“重建”）。
+# 每一节都从它的图开始：一个 `Dashboard`（仪表盘）重放一次小运行。用“单步”（或“播放”）走一遍，在它停下等你的时候回答这一节的问题，再往前走看答案。它的参数可以改变这次运行（改后点“重建”）。
 
 
 # %% [markdown]
@@ -98,14 +95,11 @@ show_trace(lab.trace, *SEND)
 # %% [markdown]
 # 每个队列是怎么选出来的：路由先列出 `broker-a` 的队列 0–3，再列出 `broker-b` 的队列 0–3（共 8 个队列），
 # `sendWhichQueue` 是一个计数器，每次选择前先自增（`list[++index % 8]`）。预热发送用了下标 1（broker-a 队列 1），
-# m1 的第一次尝试用了下标 2（broker-a 队列 2）。重试时，`selectOneMessageQueue(lastBrokerName)` 不断自增，直到队列
-# 所在的 Broker 不是刚刚失败的那个：下标 3 是 broker-a 队列 3（跳过），下标 4 是 broker-b 队列 0。两次尝试之间
-# 不休眠（“立即重发”）。
+# m1 的第一次尝试用了下标 2（broker-a 队列 2）。重试时，`selectOneMessageQueue(lastBrokerName)` 不断自增，直到队列所在的 Broker 不是刚刚失败的那个：下标 3 是 broker-a 队列 3（跳过），下标 4 是 broker-b 队列 0。两次尝试之间不休眠（“立即重发”）。
 
 # %% [markdown]
 # ### 练习 1 — 先预测，再运行
-# 同样的故障，但这条消息用 `send_oneway` 发送。它有几次尝试？
-# 先预测，再把图的参数 `mode` 设为 `send_oneway`，点“重建”并单步走一遍。
+# 同样的故障，但这条消息用 `send_oneway` 发送。它有几次尝试？先预测，再把图的参数 `mode` 设为 `send_oneway`，点“重建”并单步走一遍。
 
 # %% nbgrader={"grade": false, "grade_id": "ex01a_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
@@ -144,9 +138,7 @@ async_dash
 
 # %% [markdown]
 # ### 练习 2 — 先预测，再运行
-# m1（`M0002`）的第一次尝试发往 broker-a 的一个队列，而 broker-a 已宕机。它的重试发往 broker-b。
-# 重试带的**队列 ID** 和第一次尝试的**相同**吗（`True` 或 `False`）？
-# 先预测，再往前单步，比较两次尝试的队列。
+# m1（`M0002`）的第一次尝试发往 broker-a 的一个队列，而 broker-a 已宕机。它的重试发往 broker-b。重试带的**队列 ID** 和第一次尝试的**相同**吗（`True` 或 `False`）？先预测，再往前单步，比较两次尝试的队列。
 
 # %% nbgrader={"grade": false, "grade_id": "ex01a_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
@@ -172,8 +164,7 @@ grading_01a_2.verify("01a.2", answer_2)
 
 # %% [markdown]
 # > **常见说法 vs. 源码。** “异步发送会在同一个 Broker 上重试。”——对 `send(msg, callback)` 来说，
-# > `MQClientAPIImpl.onExceptionImpl` 会避开失败的 Broker 重新选择，但只取这次选择的 *Broker 名*：它把同一个请求
-# > （连同队列 ID）重新发往新 Broker 的地址。只有 `send(msg, mq, cb)` 和带选择器（selector）的发送才留在同一个
+# > `MQClientAPIImpl.onExceptionImpl` 会避开失败的 Broker 重新选择，但只取这次选择的 *Broker 名*：它把同一个请求（连同队列 ID）重新发往新 Broker 的地址。只有 `send(msg, mq, cb)` 和带选择器（selector）的发送才留在同一个
 # > Broker 上。而且只有*没有*响应的失败才会重试：错误响应直接交给 `onException`。
 
 # %% [markdown]
@@ -214,8 +205,7 @@ show_trace(lab.trace, *SEND)
 
 # %% [markdown]
 # ### 练习 3 — 先预测，再运行
-# 现在 broker-a 应答 SYSTEM_BUSY（code 2）：它的发送线程池满了，这是流控的应答
-# （`[REJECTREQUEST]system busy`、`[TIMEOUT_CLEAN_QUEUE]…`）。这次同步发送尝试了几次？
+# 现在 broker-a 应答 SYSTEM_BUSY（code 2）：它的发送线程池满了，这是流控的应答（`[REJECTREQUEST]system busy`、`[TIMEOUT_CLEAN_QUEUE]…`）。这次同步发送尝试了几次？
 
 # %% nbgrader={"grade": false, "grade_id": "ex01a_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← 你的预测
@@ -252,15 +242,13 @@ lab.run(until="5s")
 show_trace(lab.trace, *SEND)
 
 # %% [markdown]
-# 三次尝试都打到了 broker-a：当路由里的每个队列都属于上一次失败的 Broker 时，`selectOneMessageQueue` 退回到普通的
-# 轮询选择，所以重试只是换到 broker-a 的下一个队列。
+# 三次尝试都打到了 broker-a：当路由里的每个队列都属于上一次失败的 Broker 时，`selectOneMessageQueue` 退回到普通的轮询选择，所以重试只是换到 broker-a 的下一个队列。
 
 # %% [markdown]
 # ## 要点
 # - 一次发送有几次尝试，取决于它的发送方式（同步、异步、单向）和 `retryTimesWhenSendFailed`；
 #   `sendDefaultImpl` 立即依次尝试，没有退避等待。
-# - 重试会选另一个 Broker 上的队列——*前提是这个 Topic 有另一个 Broker*（`selectOneMessageQueue(lastBrokerName)`）；
-#   只在一个 Broker 上的 Topic 只在这个 Broker 的队列间轮换。
+# - 重试会选另一个 Broker 上的队列——*前提是这个 Topic 有另一个 Broker*（`selectOneMessageQueue(lastBrokerName)`）；只在一个 Broker 上的 Topic 只在这个 Broker 的队列间轮换。
 # - Broker 的哪些应答值得重试，是一个固定的集合 `DefaultMQProducer.retryResponseCodes`（4.9.x）：指望重试之前，先读一读它。
 # - 下一个：[01b](01b_send_status_timeout.ipynb)——发送状态、共享的超时、重复消息、慢 Broker。
 

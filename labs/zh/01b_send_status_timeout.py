@@ -55,8 +55,7 @@ def sends_every_second(lab, producer, *, first=1, count=4, mode="send", topic="T
 
 
 # %% [markdown]
-# 每一节都从它的图开始：一个 `Dashboard`（仪表盘）重放一次小运行。用“单步”（或“播放”）走一遍，在它停下等你的时候
-# 回答这一节的问题，再往前走看答案。它的参数可以改变这次运行（改后点“重建”）。
+# 每一节都从它的图开始：一个 `Dashboard`（仪表盘）重放一次小运行。用“单步”（或“播放”）走一遍，在它停下等你的时候回答这一节的问题，再往前走看答案。它的参数可以改变这次运行（改后点“重建”）。
 
 
 # %% [markdown]
@@ -103,8 +102,7 @@ print("调用方拿到：", lab.sends[0].result.send_status.value, "| 异常："
 # `retryAnotherBrokerWhenNotStoreOK`（默认 false）会让 `sendDefaultImpl` 在状态不是 OK 时再试一次。
 #
 # ### 练习 1 — 先预测，再运行
-# 两个 Broker 都应答 FLUSH_DISK_TIMEOUT，Producer 设置了 `retry_another_broker_when_not_store_ok=True`。
-# 集群里一共存下了几份 `M0001`？
+# 两个 Broker 都应答 FLUSH_DISK_TIMEOUT，Producer 设置了 `retry_another_broker_when_not_store_ok=True`。集群里一共存下了几份 `M0001`？
 
 # %% nbgrader={"grade": false, "grade_id": "ex01b_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
@@ -245,8 +243,7 @@ latency_dash
 
 # %% [markdown]
 # ### 练习 4 — 先预测，再运行
-# broker-a 对 1 s 的那次发送在 600 ms 后应答——发送成功——并且从 2 s 起又变快了。Producer 把 broker-a 排除在队列
-# 选择之外，一直到哪个虚拟时间（单位 ms）？
+# broker-a 对 1 s 的那次发送在 600 ms 后应答——发送成功——并且从 2 s 起又变快了。Producer 把 broker-a 排除在队列选择之外，一直到哪个虚拟时间（单位 ms）？
 
 # %% nbgrader={"grade": false, "grade_id": "ex01b_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← 你的预测
@@ -275,18 +272,15 @@ print("打开开关：      ", [e.get("broker") for e in lab.trace.of_kind("send
 print("不打开（默认）：", [e.get("broker") for e in default.trace.of_kind("send_result")])
 
 # %% [markdown]
-# > **常见说法 vs. 源码。** “Producer 只有在一个 Broker 失败之后才会避开它。”——打开 `sendLatencyFaultEnable` 后，
-# > 一次耗时 550 ms 或更久的*成功*发送同样会把它的 Broker 移出（这里是 30 s）；而且这个开关默认是关闭的，所以默认的
-# > Producer 在轮询轮到慢 Broker 时照样发给它。场景文件 `examples/slow_broker_avoided.yaml` 就是这次运行
-# > （`producers[].send_latency_fault_enable`）。
+# > **常见说法 vs. 源码。** “Producer 只有在一个 Broker 失败之后才会避开它。”——打开 `sendLatencyFaultEnable` 后，一次耗时 550 ms 或更久的*成功*发送同样会把它的 Broker 移出（这里是 30 s）；而且这个开关默认是关闭的，所以默认的
+# > Producer 在轮询轮到慢 Broker 时照样发给它。场景文件 `examples/slow_broker_avoided.yaml` 就是这次运行（`producers[].send_latency_fault_enable`）。
 
 # %% [markdown]
 # ## 要点
 # - FLUSH_DISK_TIMEOUT 等作为 `SendResult` 的 `sendStatus` 返回：调用方必须查看它，而 Producer 的设置
 #   `retryAnotherBrokerWhenNotStoreOK` 决定 `sendDefaultImpl` 是否再发一次。
 # - 一次同步发送的所有尝试共用一份 3000 ms 的预算（`sendDefaultImpl` 在每次尝试之前检查它）。
-# - `sendLatencyFaultEnable`（默认关闭）按一个 Broker 上一次尝试的耗时查表，把它排除在队列选择之外一段时间
-#   （`MQFaultStrategy`：`latencyMax` → `notAvailableDuration`）。
+# - `sendLatencyFaultEnable`（默认关闭）按一个 Broker 上一次尝试的耗时查表，把它排除在队列选择之外一段时间（`MQFaultStrategy`：`latencyMax` → `notAvailableDuration`）。
 #
 # ## 你的得分
 # 最后运行这个单元：本实验的每个练习一行，来自你运行过的检查。

@@ -19,8 +19,7 @@
 # %% [markdown]
 # # 02a · 并发消费：消费失败与回传
 #
-# **目标：** 弄清什么算消费失败、失败的消息去了哪里、它得到哪个延迟级别。
-# 源码：`client/.../impl/consumer/ConsumeMessageConcurrentlyService.java`（`ConsumeRequest.run`、`processConsumeResult`）、
+# **目标：** 弄清什么算消费失败、失败的消息去了哪里、它得到哪个延迟级别。源码：`client/.../impl/consumer/ConsumeMessageConcurrentlyService.java`（`ConsumeRequest.run`、`processConsumeResult`）、
 # `DefaultMQPushConsumerImpl.sendMessageBack`、`broker/.../processor/SendMessageProcessor.java`（`asyncConsumerSendMsgBack`）。
 
 # %%
@@ -115,8 +114,7 @@ ack_dash
 
 # %% [markdown]
 # ### 练习 1 — 先预测，再运行
-# 一批 4 条消息（`consume_message_batch_max_size=4`），监听器返回 `CONSUME_SUCCESS`，并设置 `ack_index = 1`。
-# 有几条消息被回传去重试？
+# 一批 4 条消息（`consume_message_batch_max_size=4`），监听器返回 `CONSUME_SUCCESS`，并设置 `ack_index = 1`。有几条消息被回传去重试？
 
 # %% nbgrader={"grade": false, "grade_id": "ex02a_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
@@ -180,8 +178,7 @@ show_trace(lab.trace, "delivered", "send_back", "scheduled", "delay_delivered", 
 
 # %% [markdown]
 # ### 练习 2 — 先预测，再运行
-# 消息在 1 s 发送，前**两次**投递都失败。它的第三次投递在第几秒开始？
-# 先预测，再把图的参数 `failures` 设为 2、`messages` 设为 1，点“重建”，然后“跳转”到各次投递。
+# 消息在 1 s 发送，前**两次**投递都失败。它的第三次投递在第几秒开始？先预测，再把图的参数 `failures` 设为 2、`messages` 设为 1，点“重建”，然后“跳转”到各次投递。
 
 # %% nbgrader={"grade": false, "grade_id": "ex02a_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
@@ -205,8 +202,7 @@ grading_02a_2.verify("02a.2", answer_2)
 
 # %% [markdown]
 # ## 重试次数跟着消息走
-# 上面每次投递的 `reconsume_times` 都在增长。Broker 把它存在哪里？图中的每个消息标记都标上了这个数：单步走到某条
-# 重试消息的第二次投递，停在那里。
+# 上面每次投递的 `reconsume_times` 都在增长。Broker 把它存在哪里？图中的每个消息标记都标上了这个数：单步走到某条重试消息的第二次投递，停在那里。
 
 # %% tags=["nbval-ignore-output"]
 count_dash = Dashboard(failing_lab, knobs={"failures": 1, "messages": 3}, horizon="30s")
@@ -214,8 +210,7 @@ count_dash
 
 # %% [markdown]
 # ### 练习 3 — 先预测，再运行
-# 在第二次投递时，监听器读取 `msgs[0].reconsume_times` 和 `msgs[0].properties.get("RECONSUME_TIME")`。
-# 它读到什么？用一个二元组 `(reconsume_times, property)` 回答。
+# 在第二次投递时，监听器读取 `msgs[0].reconsume_times` 和 `msgs[0].properties.get("RECONSUME_TIME")`。它读到什么？用一个二元组 `(reconsume_times, property)` 回答。
 
 # %% nbgrader={"grade": false, "grade_id": "ex02a_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← 你的预测
@@ -248,18 +243,15 @@ grading_02a_3.verify("02a.3", answer_3)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# > **常见说法 vs. 源码。** “重试次数就是 `RECONSUME_TIME` 属性。”——`reconsumeTimes` 是每条 CommitLog 记录里的一个
-# > 字段（第 13 个字段，由 `CommitLog` 的追加回调写入，读回时放进 `MessageExt.reconsumeTimes`）。
-# > `asyncConsumerSendMsgBack` 用 `reconsumeTimes + 1` 存储新副本，并复制原消息的属性，而属性里没有这个计数；
-# > 定时服务把副本移到 `%RETRY%` 时保留这个字段。这个属性只在客户端自己向 `%RETRY%` Topic 发送消息时才存在：
+# > **常见说法 vs. 源码。** “重试次数就是 `RECONSUME_TIME` 属性。”——`reconsumeTimes` 是每条 CommitLog 记录里的一个字段（第 13 个字段，由 `CommitLog` 的追加回调写入，读回时放进 `MessageExt.reconsumeTimes`）。
+# > `asyncConsumerSendMsgBack` 用 `reconsumeTimes + 1` 存储新副本，并复制原消息的属性，而属性里没有这个计数；定时服务把副本移到 `%RETRY%` 时保留这个字段。这个属性只在客户端自己向 `%RETRY%` Topic 发送消息时才存在：
 # > `sendKernelImpl` 把它移进请求头（实验 02b）。
 
 # %% [markdown]
 # ## 要点
 # - 消费失败 = `RECONSUME_LATER`、null、一个异常，或者 `ackIndex` < size−1；之后的处理完全一样。
 # - 消费失败的消息被回传给 Broker，由 Broker 存一份发往 `%RETRY%<group>`（重试队列）的延迟副本：级别为
-#   3 + `reconsumeTimes`，除非监听器设置了 `delayLevelWhenNextConsume`——而且它可以每次调用单独设置，所以同一条消息的
-#   每次投递都可以选择自己的级别（`examples/listener_per_call.yaml`）。
+#   3 + `reconsumeTimes`，除非监听器设置了 `delayLevelWhenNextConsume`——而且它可以每次调用单独设置，所以同一条消息的每次投递都可以选择自己的级别（`examples/listener_per_call.yaml`）。
 # - 下一个：[02b](02b_send_back_failures.ipynb)——回传本身失败时、慢监听器，以及每个实例各自的上限。
 
 # %% [markdown]

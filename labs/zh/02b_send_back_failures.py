@@ -19,9 +19,7 @@
 # %% [markdown]
 # # 02b · 回传失败、慢监听器与每个实例各自的上限
 #
-# **目标：** 跟踪一条消费失败的消息在 `CONSUMER_SEND_MSG_BACK` 本身失败时的去向，看运行太久的监听器会造成什么，
-# 并弄清由谁的 `maxReconsumeTimes` 说了算。
-# 源码：`client/.../impl/consumer/DefaultMQPushConsumerImpl.java`（`sendMessageBack`）、
+# **目标：** 跟踪一条消费失败的消息在 `CONSUMER_SEND_MSG_BACK` 本身失败时的去向，看运行太久的监听器会造成什么，并弄清由谁的 `maxReconsumeTimes` 说了算。源码：`client/.../impl/consumer/DefaultMQPushConsumerImpl.java`（`sendMessageBack`）、
 # `client/.../impl/consumer/ConsumeMessageConcurrentlyService.java`（`processConsumeResult`、`cleanExpireMsg`）、
 # `client/.../impl/consumer/ProcessQueue.java`（`cleanExpiredMsg`）。
 
@@ -53,8 +51,7 @@ def fails_once(msgs, ctx):
 
 # %% [markdown]
 # ## 一次小运行：Broker 拒绝回传
-# broker-a 对 `CONSUMER_SEND_MSG_BACK` 应答一个错误（`reject_send_back=True`）。`sendMessageBack` 捕获它，自己生产
-# 这条重试消息：一条发往 `%RETRY%cg` 的新消息，由 Consumer 内部的 Producer（`CLIENT_INNER_PRODUCER`）发送，
+# broker-a 对 `CONSUMER_SEND_MSG_BACK` 应答一个错误（`reject_send_back=True`）。`sendMessageBack` 捕获它，自己生产这条重试消息：一条发往 `%RETRY%cg` 的新消息，由 Consumer 内部的 Producer（`CLIENT_INNER_PRODUCER`）发送，
 # `RECONSUME_TIME` = rt + 1，延迟级别 3 + rt。
 
 # %%
@@ -66,11 +63,8 @@ show_trace(lab.trace, "delivered", "send_back", "send_back_fallback", "scheduled
 
 
 # %% [markdown]
-# Broker 为什么会拒绝？`SendMessageProcessor.asyncConsumerSendMsgBack` 在 Broker 不可写时
-# （`the broker[<its IP>] sending message is forbidden`）或 `%RETRY%<group>` 不可写时
-# （`the topic[%RETRY%cg] sending message is forbidden`）应答 NO_PERMISSION（16）；消息已经不在时应答 SYSTEM_ERROR
-# `look message by offset failed, <offset>`；存储失败时应答 SYSTEM_ERROR，附上存储状态（put status）的名字。
-# 客户端对它们一视同仁。这里在 c1 消费期间用 `mqadmin updateBrokerConfig` 把 broker-a 设为只读；trace 记下了应答的
+# Broker 为什么会拒绝？`SendMessageProcessor.asyncConsumerSendMsgBack` 在 Broker 不可写时（`the broker[<its IP>] sending message is forbidden`）或 `%RETRY%<group>` 不可写时（`the topic[%RETRY%cg] sending message is forbidden`）应答 NO_PERMISSION（16）；消息已经不在时应答 SYSTEM_ERROR
+# `look message by offset failed, <offset>`；存储失败时应答 SYSTEM_ERROR，附上存储状态（put status）的名字。客户端对它们一视同仁。这里在 c1 消费期间用 `mqadmin updateBrokerConfig` 把 broker-a 设为只读；trace 记下了应答的
 # code 和 remark（`examples/send_back_no_permission.yaml` 多了第二个 Broker 来接收重试消息）：
 
 # %%
@@ -87,8 +81,7 @@ show_trace(lab.trace, "send_back", fields=("ok", "response_code", "remark"))
 show_trace(lab.trace, "send_back_fallback", "delivered", fields=("ok", "error", "reconsume_times"))
 
 # %% [markdown]
-# 唯一的 Broker 是只读的，所以兜底发送找不到可写的 `%RETRY%cg` 队列（“No route info”），消息在 5 s 后从本地
-# 再来一次——这就是下一节的路径。
+# 唯一的 Broker 是只读的，所以兜底发送找不到可写的 `%RETRY%cg` 队列（“No route info”），消息在 5 s 后从本地再来一次——这就是下一节的路径。
 
 # %% [markdown]
 # ## 两者都失败：5 s 的本地重试
@@ -150,20 +143,17 @@ grading_02b_1.verify("02b.1", answer_1)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# > **常见说法 vs. 源码。** “回传失败，消息就丢了。”——客户端退而自己生产一条 `%RETRY%` 消息；如果这也失败，
-# > 它每 5000 ms 在本地重新消费一次，同时让 offset 保持被钉住。
+# > **常见说法 vs. 源码。** “回传失败，消息就丢了。”——客户端退而自己生产一条 `%RETRY%` 消息；如果这也失败，它每 5000 ms 在本地重新消费一次，同时让 offset 保持被钉住。
 
 # %% [markdown]
 # 同样的 5000 ms 在 `ConsumeMessageConcurrentlyService` 里还出现一次：当消费线程池拒绝一个 `ConsumeRequest`
-# （`submitConsumeRequest` 里的 `RejectedExecutionException`）时，这个消费请求会在 5 s 后重新提交。线程池的队列是
-# 无界的，所以在 4.9.7 里这只会在线程池关闭期间发生。本实验的引擎没有会拒绝任务的线程池，所以这里没有对应的运行。
+# （`submitConsumeRequest` 里的 `RejectedExecutionException`）时，这个消费请求会在 5 s 后重新提交。线程池的队列是无界的，所以在 4.9.7 里这只会在线程池关闭期间发生。本实验的引擎没有会拒绝任务的线程池，所以这里没有对应的运行。
 
 # %% [markdown]
 # ## 运行超过 `consumeTimeout` 的监听器
 # 慢不等于失败：迟到的 `CONSUME_SUCCESS` 仍然是成功（`ConsumeReturnType.TIME_OUT` 只是统计标签）。但每隔
 # `consumeTimeout` 分钟（15 分钟，从 Consumer 启动时算起），`cleanExpireMsg` 查看每个 ProcessQueue 里
-# **offset 最小**的那条消息；如果它开始消费已超过 15 分钟，客户端就把它回传（延迟级别 3），并从 ProcessQueue 中
-# 移除。监听器线程不会被中断。
+# **offset 最小**的那条消息；如果它开始消费已超过 15 分钟，客户端就把它回传（延迟级别 3），并从 ProcessQueue 中移除。监听器线程不会被中断。
 
 # %%
 def slow_first(msgs, ctx):
@@ -212,8 +202,7 @@ grading_02b_2.verify("02b.2", answer_2)
 
 # %% [markdown]
 # 一条消息有两行 `consumed`：第一次调用还在运行时，重试就已经运行了。如果那次慢调用返回的是 `RECONSUME_LATER`，
-# 4.9.7 也会把*那个*结果回传——多出第二份重试副本（`processConsumeResult` 不检查 `cleanExpiredMsg` 是否已经移除了
-# 这条消息）：
+# 4.9.7 也会把*那个*结果回传——多出第二份重试副本（`processConsumeResult` 不检查 `cleanExpiredMsg` 是否已经移除了这条消息）：
 
 # %%
 lab, p, c = one_queue_lab(lambda m, ctx: after("40m", RECONSUME_LATER) if m[0].reconsume_times == 0 else CONSUME_SUCCESS)
@@ -228,8 +217,7 @@ show_trace(lab.trace, "delivered", "clean_expired", "send_back", msg_id="M0001")
 
 # %% [markdown]
 # ## 谁的 `maxReconsumeTimes`？
-# `maxReconsumeTimes` 是 Consumer 实例的设置，不是消费组的设置：每个实例在每个 `CONSUMER_SEND_MSG_BACK` 请求头里
-# 发送自己的值，Broker 拿已存储的 `reconsumeTimes` 和*这个*值比较。消费组 cg 的两个实例，c1 的
+# `maxReconsumeTimes` 是 Consumer 实例的设置，不是消费组的设置：每个实例在每个 `CONSUMER_SEND_MSG_BACK` 请求头里发送自己的值，Broker 拿已存储的 `reconsumeTimes` 和*这个*值比较。消费组 cg 的两个实例，c1 的
 # `max_reconsume_times=1`、c2 的为 3，分布在两个 Broker 上：每个实例拥有一个 Broker 的 TopicTest 队列和那个 Broker 的
 # `%RETRY%cg` 队列（AVG 平均分配），所以每条消息都只由一个实例处理。
 
@@ -277,8 +265,7 @@ hand_over_dash
 
 # %% [markdown]
 # ### 练习 3 — 先预测，再运行
-# 在进入 `%DLQ%cg`（死信队列）之前，这条消息先后由 c1 和 c2 一共投递了几次？
-# 先预测，再在图上单步走到写入死信的那一步。
+# 在进入 `%DLQ%cg`（死信队列）之前，这条消息先后由 c1 和 c2 一共投递了几次？先预测，再在图上单步走到写入死信的那一步。
 
 # %% nbgrader={"grade": false, "grade_id": "ex02b_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← 你的预测
@@ -299,14 +286,11 @@ grading_02b_3.verify("02b.3", answer_3)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# > **常见说法 vs. 源码。** “`maxReconsumeTimes` 是消费组的属性。”——它是每个 `DefaultMQPushConsumer` 的一个字段
-# > （−1 → 16），在每次回传的请求头（`ConsumerSendMsgBackRequestHeader`）里发送，Broker 用的是*当前*发送者说的值
-# > （`asyncConsumerSendMsgBack`）。给同一消费组的每个实例设置相同的值，否则重试次数取决于恰好由哪个实例持有重试队列。
+# > **常见说法 vs. 源码。** “`maxReconsumeTimes` 是消费组的属性。”——它是每个 `DefaultMQPushConsumer` 的一个字段（−1 → 16），在每次回传的请求头（`ConsumerSendMsgBackRequestHeader`）里发送，Broker 用的是*当前*发送者说的值（`asyncConsumerSendMsgBack`）。给同一消费组的每个实例设置相同的值，否则重试次数取决于恰好由哪个实例持有重试队列。
 
 # %% [markdown]
 # ## 要点
-# - 回传可能失败（任何 code：只读的 Broker 或重试 Topic 返回 NO_PERMISSION、SYSTEM_ERROR……）；这时客户端自己还有
-#   两条兜底路径：它自己生产的 `%RETRY%` 消息，以及 5 s 后的本地重试。
+# - 回传可能失败（任何 code：只读的 Broker 或重试 Topic 返回 NO_PERMISSION、SYSTEM_ERROR……）；这时客户端自己还有两条兜底路径：它自己生产的 `%RETRY%` 消息，以及 5 s 后的本地重试。
 # - `consumeTimeout`（15 分钟）由 `cleanExpiredMsg` 每 15 分钟检查一次，不管监听器正在做什么。
 # - `maxReconsumeTimes` 是每个 Consumer 实例的设置，而不只是消费组的设置。
 

@@ -19,8 +19,7 @@
 # %% [markdown]
 # # 03 · 延迟级别与 ScheduleMessageService
 #
-# **目标：** 推导出完整的 16 次重试时间表，并看看超过 16 次重试时会发生什么。
-# 源码：`store/.../config/MessageStoreConfig.java`（`messageDelayLevel`）、`store/.../schedule/ScheduleMessageService.java`、
+# **目标：** 推导出完整的 16 次重试时间表，并看看超过 16 次重试时会发生什么。源码：`store/.../config/MessageStoreConfig.java`（`messageDelayLevel`）、`store/.../schedule/ScheduleMessageService.java`、
 # `store/.../CommitLog.java`（级别上限）。
 
 # %%
@@ -76,8 +75,7 @@ show_trace(lab.trace, "delivered", "scheduled", "delay_delivered")
 # > `3 + reconsumeTimes`。只有监听器设置了 `delayLevelWhenNextConsume`，才会用到级别 1–2。
 
 # %% [markdown]
-# 图：把 `failing_lab` 放进一个带 `max_reconsume_times` 参数的 `Dashboard`（改参数后点“重建”）。播放它，看“重试
-# 时间线”标签页：一条泳道，每次投递、每次等待。停在第三次投递。
+# 图：把 `failing_lab` 放进一个带 `max_reconsume_times` 参数的 `Dashboard`（改参数后点“重建”）。播放它，看“重试时间线”标签页：一条泳道，每次投递、每次等待。停在第三次投递。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -118,8 +116,7 @@ print(len(deliveries), "次投递；死信副本的 reconsume_times =", dlq.get(
 
 # %% [markdown]
 # ## 超过 16 次：`max_reconsume_times=20`
-# Consumer 可以允许超过 16 次重试。上面的级别表在最后一级之后就没有级别了。
-# 下面是 `max_reconsume_times=20` 的图，停在第 16 次重试的回传处：
+# Consumer 可以允许超过 16 次重试。上面的级别表在最后一级之后就没有级别了。下面是 `max_reconsume_times=20` 的图，停在第 16 次重试的回传处：
 
 # %% tags=["nbval-ignore-output"]
 past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 20}, horizon="13h")
@@ -153,8 +150,7 @@ grading_03_2.verify("03.2", answer_2)
 
 # %% [markdown]
 # ### 完整曲线：进入死信队列的时间 vs. `max_reconsume_times`
-# 每个设置运行一次，各自停在它的 `dead_lettered` 事件处。看之前先想：16 次以内，每次重试都比上一次多等一个级别
-# （10 s … 2 h）；超过 16 次后，曲线是什么形状？
+# 每个设置运行一次，各自停在它的 `dead_lettered` 事件处。看之前先想：16 次以内，每次重试都比上一次多等一个级别（10 s … 2 h）；超过 16 次后，曲线是什么形状？
 
 # %%
 from rmqlab.widgets.chart_data import time_to_dlq
@@ -169,8 +165,7 @@ time_to_dlq_chart(time_to_dlq(failing_lab, [0, 2, 4, 8, 12, 16, 18, 20], until="
 # ## Broker 崩溃：暂存的消息保住了，最近的进度未必
 # ScheduleMessageService 为每个级别记住下一条要查看的暂存消息的 offset（位点），并且只在存储启动 10 s 后、之后每
 # 10 s 把这张表写入 `delayOffset.json`（`flushDelayOffsetInterval`）。崩溃会丢掉上次写入后的变化：重启时 `load()`
-# 把文件读回来，`correctDelayOffset` 把它限制在 `SCHEDULE_TOPIC_XXXX` 队列的范围内，各级别的定时器在 1 s 后启动。
-# 下面，“late”（级别 2，5 s）在 5 s 投递，Broker 在 9.999 s 崩溃——在第一次写入之前——并在 12 s 重启。
+# 把文件读回来，`correctDelayOffset` 把它限制在 `SCHEDULE_TOPIC_XXXX` 队列的范围内，各级别的定时器在 1 s 后启动。下面，“late”（级别 2，5 s）在 5 s 投递，Broker 在 9.999 s 崩溃——在第一次写入之前——并在 12 s 重启。
 
 # %%
 def crash_lab(crash_at_ms=9_999, restart_at_ms=12_000):
@@ -199,17 +194,12 @@ crashed = crash_lab().run(until="20s")
 show_crash(crashed)
 
 # %% [markdown]
-# “late”被投递了两次（同一个消息 ID，在 TopicTest 上是新的 offset）：级别 2 越过它的那次推进从未被写入。“later”
-# （10 s）在 Broker 宕机期间到期，在重启 1 s 后到来。暂存的消息一条都没丢；上次写入之后投递过的会再来一次——
-# 至少一次（at-least-once），所以监听器必须幂等。`examples/delay_offset_lost_in_crash.yaml` 是同一次运行的场景文件。
+# “late”被投递了两次（同一个消息 ID，在 TopicTest 上是新的 offset）：级别 2 越过它的那次推进从未被写入。“later”（10 s）在 Broker 宕机期间到期，在重启 1 s 后到来。暂存的消息一条都没丢；上次写入之后投递过的会再来一次——至少一次（at-least-once），所以监听器必须幂等。`examples/delay_offset_lost_in_crash.yaml` 是同一次运行的场景文件。
 #
-# > **常见说法 vs. 源码。** “延迟消息要么只投递一次，要么在崩溃中丢失。”——ScheduleMessageService 从不丢失暂存
-# > 的消息（它在 CommitLog 里），但它的进度只和最后一次 `persist()` 写入 `delayOffset.json` 一样新
-# > （`ScheduleMessageService.start`，`flushDelayOffsetInterval` 10 000 ms）：崩溃把“已投递”变回了“仍在暂存”。
+# > **常见说法 vs. 源码。** “延迟消息要么只投递一次，要么在崩溃中丢失。”——ScheduleMessageService 从不丢失暂存的消息（它在 CommitLog 里），但它的进度只和最后一次 `persist()` 写入 `delayOffset.json` 一样新（`ScheduleMessageService.start`，`flushDelayOffsetInterval` 10 000 ms）：崩溃把“已投递”变回了“仍在暂存”。
 
 # %% [markdown]
-# 图：同一次运行，带 `crash_at_ms` 和 `restart_at_ms` 参数（改后点“重建”）。单步走一遍：Broker 宕机时，暂存的
-# 消息在 `SCHEDULE_TOPIC_XXXX` 里等待；重启那一步的说明会告诉你读回的是哪个级别的 offset。
+# 图：同一次运行，带 `crash_at_ms` 和 `restart_at_ms` 参数（改后点“重建”）。单步走一遍：Broker 宕机时，暂存的消息在 `SCHEDULE_TOPIC_XXXX` 里等待；重启那一步的说明会告诉你读回的是哪个级别的 offset。
 
 # %% tags=["nbval-ignore-output"]
 crash_dash = Dashboard(crash_lab, knobs={"crash_at_ms": 9_999, "restart_at_ms": 12_000}, horizon="20s")

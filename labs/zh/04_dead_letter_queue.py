@@ -18,8 +18,7 @@
 #
 # # 04 · 死信队列
 #
-# **目标：** 知道消息什么时候成为死信、落在哪里、为什么两条回传路径的计数不一样，以及运维人员怎样把一条死信取回来。
-# 源码：`broker/.../processor/SendMessageProcessor.java`（`asyncConsumerSendMsgBack`、`handleRetryAndDLQ`）、
+# **目标：** 知道消息什么时候成为死信、落在哪里、为什么两条回传路径的计数不一样，以及运维人员怎样把一条死信取回来。源码：`broker/.../processor/SendMessageProcessor.java`（`asyncConsumerSendMsgBack`、`handleRetryAndDLQ`）、
 # `client/.../impl/consumer/DefaultMQPushConsumerImpl.java`（`sendMessageBack`）、`common/.../MixAll.java`（`getDLQTopic`）、
 # `broker/.../processor/AbstractSendMessageProcessor.java`（`DLQ_NUMS_PER_GROUP`）、
 # `broker/.../topic/TopicConfigManager.java`（`createTopicInSendMessageBackMethod`）。
@@ -73,8 +72,7 @@ def refund_fails(max_reconsume_times=1, reject_send_back=False, retry_queue_nums
 
 # %% [markdown]
 # ## 一次小运行：`max_reconsume_times=1`
-# 图：三条总是消费失败的退款消息，`max_reconsume_times=1`。参数可以改变这次运行（改后点“重建”）。
-# 单步走过第一条退款消息的各次投递，在它第二次回传之前停下。
+# 图：三条总是消费失败的退款消息，`max_reconsume_times=1`。参数可以改变这次运行（改后点“重建”）。单步走过第一条退款消息的各次投递，在它第二次回传之前停下。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -88,8 +86,7 @@ dash
 
 # %% [markdown]
 # Broker 的规则，在 `asyncConsumerSendMsgBack` 里：当失败消息**已存储的** `reconsumeTimes`
-# `>= maxReconsumeTimes`（来自请求头），或者监听器要求的延迟级别 < 0 时，这份副本不进 `%RETRY%<group>`，而是不带延迟地
-# 进入该消费组的死信 Topic。
+# `>= maxReconsumeTimes`（来自请求头），或者监听器要求的延迟级别 < 0 时，这份副本不进 `%RETRY%<group>`，而是不带延迟地进入该消费组的死信 Topic。
 #
 # ### 练习 1 — 先预测，再运行
 # c1（消费组 cg，`max_reconsume_times=1`）每次投递都失败。它的消息最终落在哪个 Topic（准确的名字），这个 Topic
@@ -121,8 +118,7 @@ grading_04_1.verify("04.1", answer_1)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# 死信 Topic 之前并不存在：该消费组的消息第一次在这个 Broker 上“死掉”时，Broker 才创建它
-# （`createTopicInSendMessageBackMethod`）。
+# 死信 Topic 之前并不存在：该消费组的消息第一次在这个 Broker 上“死掉”时，Broker 才创建它（`createTopicInSendMessageBackMethod`）。
 
 # %% [markdown]
 # ## 每个消费组一个死信 Topic
@@ -153,8 +149,7 @@ two_dash
 
 # %% [markdown]
 # ### 练习 2 — 先预测，再运行
-# 消费组 cg 订阅两个 Topic：`Orders` 和 `Refunds`，`max_reconsume_times=0`（第一次失败就进入死信队列）。
-# 每个 Topic 各有一条消息消费失败。之后 broker-a 上有几个 `%DLQ%` Topic？
+# 消费组 cg 订阅两个 Topic：`Orders` 和 `Refunds`，`max_reconsume_times=0`（第一次失败就进入死信队列）。每个 Topic 各有一条消息消费失败。之后 broker-a 上有几个 `%DLQ%` Topic？
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
@@ -186,10 +181,7 @@ grading_04_2.verify("04.2", answer_2)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# 每条死信都带着 `RETRY_TOPIC` 属性（在第一次回传时设置）：它来自哪个 Topic，重新发送时必须读这个属性。每条死信有
-# 两个 ID。`msg_id` 是客户端的（`UNIQ_KEY`：由 Producer 设置一次，每个监听器看到的都是它）；`offset_msg_id` 是存储的，
-# 由 Broker 的地址和这份副本在 CommitLog 中的 offset 组成（`MessageDecoder.createMessageId`），每存一份副本就是一个新的。
-# 回传时按 offset 从存储里读回失败的消息，把*那份*副本的存储 ID 写进 `ORIGIN_MESSAGE_ID`；之后的每份副本都保留它。
+# 每条死信都带着 `RETRY_TOPIC` 属性（在第一次回传时设置）：它来自哪个 Topic，重新发送时必须读这个属性。每条死信有两个 ID。`msg_id` 是客户端的（`UNIQ_KEY`：由 Producer 设置一次，每个监听器看到的都是它）；`offset_msg_id` 是存储的，由 Broker 的地址和这份副本在 CommitLog 中的 offset 组成（`MessageDecoder.createMessageId`），每存一份副本就是一个新的。回传时按 offset 从存储里读回失败的消息，把*那份*副本的存储 ID 写进 `ORIGIN_MESSAGE_ID`；之后的每份副本都保留它。
 
 # %%
 print(table([[m.msg_id, m.offset_msg_id, m.properties["ORIGIN_MESSAGE_ID"]] for m in dead],
@@ -203,8 +195,7 @@ print(table([[m.msg_id, m.offset_msg_id, m.properties["ORIGIN_MESSAGE_ID"]] for 
 # - **兜底路径**——上面的请求失败了，于是客户端自己向 `%RETRY%<group>` 发送一条消息，它的请求头里已经写着 rt + 1
 #   （`RECONSUME_TIME`），Broker 的 `handleRetryAndDLQ` 拿*这个值*和上限比较。
 #
-# 图：`max_reconsume_times=2` 时的 Broker 路径，两条退款消息。单步走一遍，然后打开参数 `reject_send_back` 并点
-# “重建”——不过要先回答练习 3。
+# 图：`max_reconsume_times=2` 时的 Broker 路径，两条退款消息。单步走一遍，然后打开参数 `reject_send_back` 并点“重建”——不过要先回答练习 3。
 
 # %% tags=["nbval-ignore-output"]
 paths_dash = Dashboard(
@@ -222,8 +213,7 @@ show_trace(lab2.trace, "delivered", "dead_lettered", fields=("reconsume_times", 
 
 # %% [markdown]
 # ### 练习 3 — 先预测，再运行
-# 同一个 Consumer，但 broker-a 拒绝每一个 `CONSUMER_SEND_MSG_BACK`（`reject_send_back=True`），所以每次失败都走兜底
-# 路径。这条消息在成为死信之前被投递了几次？
+# 同一个 Consumer，但 broker-a 拒绝每一个 `CONSUMER_SEND_MSG_BACK`（`reject_send_back=True`），所以每次失败都走兜底路径。这条消息在成为死信之前被投递了几次？
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← 你的预测
@@ -249,16 +239,12 @@ grading_04_3.verify("04.3", answer_3)
 
 # %% [markdown]
 # ## 死信和其他消息保存得一样久
-# 默认没有人订阅死信队列：它就放在那里，而且**不会**比其他消息保存得更久。Broker 的 `CleanCommitLogService` 删除的是
-# 整个 CommitLog *文件*（每个 1 GiB），从不删除单条消息：一个文件的最后一次写入已超过 `fileReservedTime`（72 h），
-# **并且**正好是 `deleteWhen` 的钟点（04:xx）或者磁盘使用率超过 `diskMaxUsedSpaceRatio`（75 %）时，它就会被删除——
-# 磁盘压力更大时，更新的文件也会被删。正在写入的文件不会以这种方式被删除。所以一条死信至少保存 72 h，然后和它所在
-# 文件里的其他一切一起消失，具体时刻取决于它周围的流量：要在三天之内检查死信队列。
+# 默认没有人订阅死信队列：它就放在那里，而且**不会**比其他消息保存得更久。Broker 的 `CleanCommitLogService` 删除的是整个 CommitLog *文件*（每个 1 GiB），从不删除单条消息：一个文件的最后一次写入已超过 `fileReservedTime`（72 h），
+# **并且**正好是 `deleteWhen` 的钟点（04:xx）或者磁盘使用率超过 `diskMaxUsedSpaceRatio`（75 %）时，它就会被删除——磁盘压力更大时，更新的文件也会被删。正在写入的文件不会以这种方式被删除。所以一条死信至少保存 72 h，然后和它所在文件里的其他一切一起消失，具体时刻取决于它周围的流量：要在三天之内检查死信队列。
 
 # %% [markdown]
 # ## 运维人员的重新发送
-# 先修好 bug，然后让一个 Consumer（用它自己的消费组）订阅 `%DLQ%cg`，把每条消息重新生产到它的 `RETRY_TOPIC` 属性
-# 所指的 Topic。
+# 先修好 bug，然后让一个 Consumer（用它自己的消费组）订阅 `%DLQ%cg`，把每条消息重新生产到它的 `RETRY_TOPIC` 属性所指的 Topic。
 
 # %%
 def resend(msgs, ctx):
@@ -276,14 +262,12 @@ lab.run(until="2m")
 show_trace(lab.trace, "delivered", "consumed", fields=("topic", "reconsume_times", "status"))
 
 # %% [markdown]
-# 重新发送的副本是一条全新的消息（新的 `UNIQ_KEY`，`reconsume_times` 为 0）：要按业务 Key 去重（`keys="order-17"`）。
-# 先修复，再重新发送：bug 还在时重新发送，只会得到一条再次死掉的新消息。
+# 重新发送的副本是一条全新的消息（新的 `UNIQ_KEY`，`reconsume_times` 为 0）：要按业务 Key 去重（`keys="order-17"`）。先修复，再重新发送：bug 还在时重新发送，只会得到一条再次死掉的新消息。
 
 # %% [markdown]
 # ## “关掉重试”不等于“直接进死信队列”：`retryQueueNums` = 0
 # 运维人员想让失败的退款消息立即停放在死信队列里，不走重试时间表，于是运行了 `mqadmin updateSubGroup -g cg -q 0`
-# （0 个重试队列；这里是 `lab.update_subscription_group("cg", retry_queue_nums=0)`）。同样的小运行，监听器总是失败。
-# 图：参数 `retry_queue_nums` 为 0，单步走到第一次回传，停在那里。
+# （0 个重试队列；这里是 `lab.update_subscription_group("cg", retry_queue_nums=0)`）。同样的小运行，监听器总是失败。图：参数 `retry_queue_nums` 为 0，单步走到第一次回传，停在那里。
 
 # %% tags=["nbval-ignore-output"]
 off_dash = Dashboard(refund_fails, knobs={"retry_queue_nums": 0, "messages": 5}, horizon="1m")
@@ -317,8 +301,7 @@ grading_04_4.verify("04.4", answer_4)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# Consumer 看到了什么，Broker 又保存了什么？实验自带的不变量检查器（invariant checker）跟踪每条生产出来的消息的最终
-# 去向，并指出原因：
+# Consumer 看到了什么，Broker 又保存了什么？实验自带的不变量检查器（invariant checker）跟踪每条生产出来的消息的最终去向，并指出原因：
 
 # %%
 report = check_invariants(off)
@@ -327,8 +310,7 @@ print(report.violations[0].detail)
 
 # %% [markdown]
 # ## 要点
-# - 当已存储的 reconsumeTimes 达到 `maxReconsumeTimes`（默认 16），或监听器把延迟级别设为 −1 时，Broker 把消息
-#   转入死信队列；这个 Topic 的名字来自 `MixAll.getDLQTopic`，在第一条死信出现时创建。
+# - 当已存储的 reconsumeTimes 达到 `maxReconsumeTimes`（默认 16），或监听器把延迟级别设为 −1 时，Broker 把消息转入死信队列；这个 Topic 的名字来自 `MixAll.getDLQTopic`，在第一条死信出现时创建。
 # - 死信从 4.9.2 起可读（perm 6），默认无人订阅；和其他一切一样，至少 72 h 后随所在的 CommitLog 文件一起删除。
 # - Broker 路径和客户端兜底路径用的是同一条 `>=` 规则：看清各自拿哪个计数来比较。
 # - 在依赖 `retryQueueNums` 为 0 之前，先试一试它会把一条消费失败的消息怎么样。

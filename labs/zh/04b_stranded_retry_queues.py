@@ -19,8 +19,7 @@
 # %% [markdown]
 # # 04b · 搁浅的重试消息：在运行中的消费组上调大 `retryQueueNums`
 #
-# **目标：** 看清为什么事后才调大的重试队列数，会让重试消息对所有 Consumer 都不可见，以及运维人员怎样把它们放出来。
-# 源码：`broker/.../processor/SendMessageProcessor.java`（`asyncConsumerSendMsgBack`）、
+# **目标：** 看清为什么事后才调大的重试队列数，会让重试消息对所有 Consumer 都不可见，以及运维人员怎样把它们放出来。源码：`broker/.../processor/SendMessageProcessor.java`（`asyncConsumerSendMsgBack`）、
 # `broker/.../processor/ClientManageProcessor.java`（`heartBeat`）、`broker/.../topic/TopicConfigManager.java`
 # （`createTopicInSendMessageBackMethod`）、`client/.../impl/consumer/RebalanceService.java`。
 
@@ -74,8 +73,7 @@ dash
 
 # %% [markdown]
 # 来自 Broker 的两个事实：消费组的第一个 Consumer 发送心跳时（`ClientManageProcessor`），Broker 创建
-# `%RETRY%<group>`，队列数为 `retryQueueNums`；每次回传都把重试消息放进这个 Topic 的第 `random % retryQueueNums` 个
-# 队列（`asyncConsumerSendMsgBack`）。这里运维人员在 c1 启动*之后*把 cg 的 `retryQueueNums` 从 1 调到 4
+# `%RETRY%<group>`，队列数为 `retryQueueNums`；每次回传都把重试消息放进这个 Topic 的第 `random % retryQueueNums` 个队列（`asyncConsumerSendMsgBack`）。这里运维人员在 c1 启动*之后*把 cg 的 `retryQueueNums` 从 1 调到 4
 # （`mqadmin updateSubGroup -g cg -q 4`），想把重试消息分散到四个队列上。
 #
 # ### 练习 1 — 先预测，再运行
@@ -103,8 +101,7 @@ grading_04b_1.verify("04b.1", answer_1)
 
 # %% [markdown]
 # 各次回传抽到了队列 0–3（每次都是随机抽取），Broker 把每条重试消息都存进了指定的队列：回传路径从不拿队列 ID 和
-# Topic 的队列数比较。只有队列 0 里的重试消息能被投递；其余的待在没有任何路由列出的队列里，所以没有 Consumer 会去
-# 拉取它们。不变量检查器把它们叫作*搁浅*（stranded）：
+# Topic 的队列数比较。只有队列 0 里的重试消息能被投递；其余的待在没有任何路由列出的队列里，所以没有 Consumer 会去拉取它们。不变量检查器把它们叫作*搁浅*（stranded）：
 
 # %%
 report = check_invariants(lab)
@@ -113,9 +110,7 @@ print(report.violations[0].detail)
 
 # %% [markdown]
 # `mqadmin updateTopic -t %RETRY%cg -r 4 -w 4` 让路由列出这四个队列。Broker 立即向 NameServer 注册新的路由；
-# Consumer 每 30 s 重新读取一次路由（`pollNameServerInterval`，第一次在启动后 10 ms），并且只在重平衡时分配队列，
-# 也就是上一次重平衡的 20 s 之后（`RebalanceService`；这里从它在 0 s 启动起每 20 s 一次，因为没有消费组变化会提前
-# 唤醒它）。
+# Consumer 每 30 s 重新读取一次路由（`pollNameServerInterval`，第一次在启动后 10 ms），并且只在重平衡时分配队列，也就是上一次重平衡的 20 s 之后（`RebalanceService`；这里从它在 0 s 启动起每 20 s 一次，因为没有消费组变化会提前唤醒它）。
 #
 # 图：同一次运行，运维人员在 61 s 执行 `updateTopic`（参数 `update_topic_at_s`）。单步走过 61 s，停在那里。
 
@@ -147,8 +142,7 @@ grading_04b_2.verify("04b.2", answer_2)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# > **常见说法 vs. 源码。** “调大 `retryQueueNums` 就能把重试消息分散到更多队列上。”——`%RETRY%<group>` 保持它在第一次
-# > 心跳时得到的队列数（`createTopicInSendMessageBackMethod` 对已存在的 Topic 原样返回），也没有任何地方拿随机的队列 ID
+# > **常见说法 vs. 源码。** “调大 `retryQueueNums` 就能把重试消息分散到更多队列上。”——`%RETRY%<group>` 保持它在第一次心跳时得到的队列数（`createTopicInSendMessageBackMethod` 对已存在的 Topic 原样返回），也没有任何地方拿随机的队列 ID
 # > 和它比较：重试消息被存进一个没有 Consumer 读取的队列。要在消费组第一次启动之前设置好，或者也对重试 Topic 运行
 # > `updateTopic`——并且要等到一次路由轮询加一次重平衡之后，被放出来的重试消息才会到来。
 

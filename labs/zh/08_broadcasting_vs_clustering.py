@@ -111,8 +111,7 @@ broadcast_dash.controller.jump_to_next("consumed")
 broadcast_dash
 
 # %% [markdown]
-# 每个实例的副本都消费失败了，而每个实例都把它**丢弃**了：在广播模式下，`processConsumeResult` 只记一条日志
-# “BROADCASTING, the message consume failed, drop it”——不回传、不重试、不进死信队列。
+# 每个实例的副本都消费失败了，而每个实例都把它**丢弃**了：在广播模式下，`processConsumeResult` 只记一条日志“BROADCASTING, the message consume failed, drop it”——不回传、不重试、不进死信队列。
 #
 # ### 练习 2 — 先预测，再运行
 # 丢弃之后，c1 为 `TopicTest@broker-a:0`（那条消费失败的消息所在的队列，offset 0）持有的消费位点是多少？

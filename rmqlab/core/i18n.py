@@ -12,18 +12,23 @@ translated, and so are the dashboards' words (buttons, tabs, legends, the clock 
 and the plain first line of each step's caption.
 
 Where it is used, ``gettext`` is imported as ``_`` (``from rmqlab.core.i18n import gettext as _``): Babel extracts
-``_``, ``gettext``, ``ngettext`` and ``N_``; the source folders are ``rmqlab/`` and ``widgets/``.
+``_``, ``gettext``, ``ngettext``, ``pgettext`` and ``N_``; the source folders are ``rmqlab/`` and ``widgets/``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gettext as _gettext
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from .errors import ConfigError
 
-__all__ = ["ENV_VARIABLE", "LANGUAGES", "N_", "current_language", "gettext", "ngettext", "set_language"]
+__all__ = [
+    "ENV_VARIABLE", "LANGUAGES", "N_", "current_language", "gettext", "ngettext", "pgettext", "set_language",
+    "speaking",
+]  # fmt: skip
 
 DOMAIN = "rmqlab"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale-data"
@@ -43,6 +48,19 @@ def set_language(language: str | None) -> None:
     if language is not None and language not in LANGUAGES:
         raise ConfigError("language", language, "one of " + ", ".join(LANGUAGES))
     _chosen = language
+
+
+@contextlib.contextmanager
+def speaking(language: str) -> Iterator[None]:
+    """Speak ``language`` inside a ``with`` block (``rmqlab labs --lang zh`` says what it did in Chinese), then
+    whatever was chosen before."""
+    global _chosen
+    before = _chosen
+    set_language(language)
+    try:
+        yield
+    finally:
+        _chosen = before
 
 
 def current_language() -> str:
@@ -74,6 +92,13 @@ def gettext(message: str) -> str:
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The singular or plural form for ``n``, in the current language."""
     return _catalog().ngettext(singular, plural, n)
+
+
+def pgettext(context: str, message: str) -> str:
+    """``message`` in the current language as it is translated in ``context``: for a word that is said one way in
+    one place and another way elsewhere (``pgettext("event kind", "consumed")``, the trace's kind, is not the
+    legend's "consumed", which means consumed successfully)."""
+    return _catalog().pgettext(context, message)
 
 
 def N_(message: str) -> str:  # gettext's own name for it, which Babel extracts by default

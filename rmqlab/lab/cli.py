@@ -134,15 +134,21 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _labs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import contextlib
+
+    from rmqlab.core.i18n import speaking
+
     from .labs_command import LabsError, how_to_open, write_labs
 
     target = Path(args.dir)
-    try:
-        write_labs(target, lang=args.lang, teacher=args.teacher, colab=args.colab, force=args.force, out=out)
-    except LabsError as exc:
-        err.write(printable(f"rmqlab: error: {exc}\n"))
-        return EXIT_BAD_INPUT
-    out.write(printable(how_to_open(target, colab=args.colab)))
+    # the Chinese labs' user is told in Chinese what was written and how to open it
+    with speaking("zh") if args.lang == "zh" else contextlib.nullcontext():
+        try:
+            write_labs(target, lang=args.lang, teacher=args.teacher, colab=args.colab, force=args.force, out=out)
+        except LabsError as exc:
+            err.write(printable(f"rmqlab: error: {exc}\n"))
+            return EXIT_BAD_INPUT
+        out.write(printable(how_to_open(target, colab=args.colab)))
     return EXIT_OK
 
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import io
+import re
 import shutil
 import sys
 import tempfile
@@ -138,23 +140,42 @@ def write_labs(
         out.write(f"wrote {len(written)} solved notebooks and nbgrader_config.py to {target}\n")
         return written
     make_student = _make_student(sources)
+    said = io.StringIO()
     with tempfile.TemporaryDirectory(prefix="rmqlab-labs-") as tmp:
         _notebooks(sources, Path(tmp), colab=colab)
-        with contextlib.redirect_stdout(out):  # its "wrote 12 student notebooks to DIR"
+        with contextlib.redirect_stdout(said):  # its "wrote 12 student notebooks to DIR"
             status = make_student.main([*(["--force"] if force else []), tmp, str(target)])
+    out.write(_in_language(said.getvalue()))
     if status != 0:
         raise LabsError(f"make_student.py stopped with exit code {status}")
     return sorted(target.glob("[0-9][0-9]*_*.ipynb"))
 
 
+def _in_language(said: str) -> str:
+    """What ``labs/make_student.py`` printed (it runs without rmqlab, so in English), in the current language: its
+    two lines through the catalog, any other as it is."""
+    from rmqlab.core.i18n import gettext as _
+
+    lines = []
+    for line in said.splitlines():
+        if wrote := re.fullmatch(r"wrote (\d+) student notebooks to (.+)", line):
+            line = _("wrote {n} student notebooks to {target}").format(n=wrote[1], target=wrote[2])
+        elif kept := re.fullmatch(r"kept (\d+) you have changed \((.*)\); --force overwrites them", line):
+            line = _("kept {n} you have changed ({names}); --force overwrites them").format(n=kept[1], names=kept[2])
+        lines.append(line + "\n")
+    return "".join(lines)
+
+
 def how_to_open(target: Path, *, colab: bool) -> str:
-    """What to do next, for the person who typed the command."""
+    """What to do next, for the person who typed the command (in the current language)."""
+    from rmqlab.core.i18n import gettext as _
+
     if colab:
-        return (
-            f"Open in Colab: https://colab.research.google.com → File → Upload notebook → a notebook from {target}\n"
+        return _(
+            "Open in Colab: https://colab.research.google.com → File → Upload notebook → a notebook from {target}\n"
             "  (its first cell installs rmqlab there and turns on Colab's widget manager; run the cells in order)\n"
-        )
-    return (
-        f"Open them with:  jupyter lab {target}\n"
-        f"  (or: jupyter notebook {target}; start with 00_tour.ipynb, README.md lists every lab)\n"
-    )
+        ).format(target=target)
+    return _(
+        "Open them with:  jupyter lab {target}\n"
+        "  (or: jupyter notebook {target}; start with 00_tour.ipynb, README.md lists every lab)\n"
+    ).format(target=target)

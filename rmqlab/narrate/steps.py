@@ -291,4 +291,13 @@ def step_caption(captions: Sequence[C]) -> StepCaption:
     kinds = {c.kind for c in ordered}
     key_kind = next((k for k in _KEY_ORDER if k in kinds), ordered[-1].kind)
     key = next(c for c in ordered if c.kind is key_kind)
-    return StepCaption(" ".join(_fit_sentences(sentences, ranks)), _fit_rule(f"in the source: {key.text}"))
+    return StepCaption(_joined(_fit_sentences(sentences, ranks)), _fit_rule(f"in the source: {key.text}"))
+
+
+def _joined(sentences: Sequence[str]) -> str:
+    """The sentences as one line: a space after an English sentence, none after a Chinese one (its full stop is
+    full-width already; a space after it shows as a gap: "成功。 c1 的…")."""
+    line = ""
+    for sentence in sentences:
+        line += sentence if not line or line.endswith(("。", "）", "！", "？", "」")) else " " + sentence
+    return line

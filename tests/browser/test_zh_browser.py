@@ -5,11 +5,13 @@ where the machine has no Chinese font."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 from rmqlab.widgets import Checkpoint, Dashboard, demo_lab
 from rmqlab.widgets.export import save_html
 
@@ -85,3 +87,14 @@ def test_chinese_words_are_drawn_with_a_chinese_font_light_and_dark(page: Any, s
     dark_fill = title.evaluate("t => getComputedStyle(t).fill")
     assert dark_fill != light_fill, "the title is still drawn in the light colours"
     page.screenshot(path=str(screenshot_dir / "zh-dark.png"), full_page=True)
+
+
+def test_the_pages_jump_box_names_the_kinds_in_chinese(page: Any) -> None:
+    """scene.js fills the Jump box in the page from the run's frames: each option is the kind's Chinese name the
+    kernel sent (``kind:<kind>`` among the player's words), the trace's name and how many are still to come."""
+    assert page.locator("html").get_attribute("lang") == "zh-CN"  # save_html's page: the browser's Chinese font
+    options = page.get_by_test_id("rq-player").locator("select option")
+    expect(options.first).to_have_text(re.compile(r"^\S*[\u4e00-\u9fff]+\S* [a-z_]+（\d+）$"))
+    texts = options.all_text_contents()
+    assert {"消费结果 consumed（6）", "进入死信队列 dead_lettered（3）"} <= set(texts)  # the demo's counts at t = 0
+    assert all(re.search(r"[\u4e00-\u9fff].* [a-z_]+（\d+）$", t) for t in texts), texts
