@@ -97,6 +97,27 @@ function listen(run, fn) {
   return () => { BUS.listeners[run] = (BUS.listeners[run] || []).filter((f) => f !== fn); };
 }
 
+// a widget's place in its run (the model's "run" trait): index is the frame the run's player shows (-1: none, the
+// kernel's own picture); onMove() after every move of the player and every change of the run. stop() to forget it.
+function followRun(model, onMove) {
+  const at = { index: -1, stop: null };
+  let unlisten = () => {};
+  function follow() {
+    unlisten();
+    const run = model.get("run");
+    at.index = run && run in BUS.pos ? BUS.pos[run] : -1;
+    unlisten = run ? listen(run, (i) => { at.index = i; onMove(); }) : () => {};
+  }
+  const onRun = () => { follow(); onMove(); };
+  model.on("change:run", onRun);
+  follow();
+  at.stop = () => { unlisten(); model.off("change:run", onRun); };
+  return at;
+}
+
+// how many frames the widget has from its run (0: none yet, e.g. a hidden tab's)
+const frameCount = (model) => (((model.get("frames") || {}).frames) || []).length;
+
 // frames[i] as a whole scene (decoded once, then cached: back and scrub are as fast as step)
 function decoder(encoded) {
   const cache = [];
@@ -140,7 +161,6 @@ function renderScene({ model, el }) {
   root.append(style, svg);
   el.appendChild(root);
   let frame = 0;
-  let index = -1;
   let pending = false;
   let frameOf = decoder(model.get("frames"));
   let defsFor = null; // the svg id the arrow marker was written for
@@ -153,9 +173,11 @@ function renderScene({ model, el }) {
     return root.offsetParent !== null || root.getClientRects().length > 0;
   }
 
+  const at = followRun(model, () => draw());
+
   function draw() {
     const run = model.get("run");
-    const fromFrames = run && index >= 0 ? frameOf(index) : null;
+    const fromFrames = run && at.index >= 0 ? frameOf(at.index) : null;
     const scene = fromFrames || model.get("scene") || {};
     if (!scene.marks) return;
     if (!visible() && frame > 0) { pending = true; return; } // a hidden tab draws when it is shown
@@ -206,39 +228,27 @@ function renderScene({ model, el }) {
     frame += 1;
     root.setAttribute("data-draw-ms", (performance.now() - started).toFixed(1)); // for bench/browser_step_latency
     root.setAttribute("data-frame", String(frame));
-    root.setAttribute("data-step", String(index));
+    root.setAttribute("data-step", String(at.index));
     root.dispatchEvent(new CustomEvent("rq-drawn", { bubbles: true }));
   }
 
-  let unlisten = () => {};
-  function follow() {
-    unlisten();
-    const run = model.get("run");
-    index = run && run in BUS.pos ? BUS.pos[run] : -1;
-    if (run) unlisten = listen(run, (i) => { index = i; draw(); });
-  }
   const onFrames = () => { frameOf = decoder(model.get("frames")); draw(); };
-  const onRun = () => { follow(); draw(); };
   // the kernel's scene is the picture whenever this view has no frame to show: the kernel's own position (index
   // -1), no run, or a hidden tab whose frames have not been sent yet (it follows the kernel, which follows the
   // page: after the page's Reset it shows the reset position's picture, not the one it was first drawn with)
-  const hasFrames = () => (((model.get("frames") || {}).frames) || []).length > 0;
-  const onScene = () => { if (index < 0 || !model.get("run") || !hasFrames()) draw(); };
+  const onScene = () => { if (at.index < 0 || !model.get("run") || !frameCount(model)) draw(); };
   // a hidden tab catches up when it is shown
   const seer = typeof IntersectionObserver !== "undefined"
     ? new IntersectionObserver(() => { if (pending) draw(); }) : null;
   if (seer) seer.observe(root);
   model.on("change:scene", onScene);
   model.on("change:frames", onFrames);
-  model.on("change:run", onRun);
   model.on("change:duration_ms", draw);
-  follow();
   draw();
   return () => {
-    unlisten();
+    at.stop();
     if (seer) seer.disconnect();
-    model.off("change:scene", onScene); model.off("change:frames", onFrames);
-    model.off("change:run", onRun); model.off("change:duration_ms", draw);
+    model.off("change:scene", onScene); model.off("change:frames", onFrames); model.off("change:duration_ms", draw);
   };
 }
 
@@ -573,36 +583,25 @@ function tableNode(table) {
 function renderTable({ model, el: host }) {
   const root = el("div", { class: "rq-table-view" });
   host.appendChild(root);
-  let index = -1;
   let frameOf = decoder(model.get("frames"));
+  const at = followRun(model, () => draw());
   function draw() {
     const run = model.get("run");
-    const table = (run && index >= 0 ? frameOf(index) : null) || model.get("table") || {};
+    const table = (run && at.index >= 0 ? frameOf(at.index) : null) || model.get("table") || {};
     if (!table.marks) return;
     root.replaceChildren(tableNode(table));
-    root.setAttribute("data-step", String(index));
-    root.setAttribute("data-frames", String((((model.get("frames") || {}).frames) || []).length));
+    root.setAttribute("data-step", String(at.index));
+    root.setAttribute("data-frames", String(frameCount(model)));
     root.dispatchEvent(new CustomEvent("rq-drawn", { bubbles: true }));
   }
-  let unlisten = () => {};
-  function follow() {
-    unlisten();
-    const run = model.get("run");
-    index = run && run in BUS.pos ? BUS.pos[run] : -1;
-    if (run) unlisten = listen(run, (i) => { index = i; draw(); });
-  }
-  const hasFrames = () => (((model.get("frames") || {}).frames) || []).length > 0;
-  const onTable = () => { if (index < 0 || !model.get("run") || !hasFrames()) draw(); };
+  const onTable = () => { if (at.index < 0 || !model.get("run") || !frameCount(model)) draw(); };
   const onFrames = () => { frameOf = decoder(model.get("frames")); draw(); };
-  const onRun = () => { follow(); draw(); };
   model.on("change:table", onTable);
   model.on("change:frames", onFrames);
-  model.on("change:run", onRun);
-  follow();
   draw();
   return () => {
-    unlisten();
-    model.off("change:table", onTable); model.off("change:frames", onFrames); model.off("change:run", onRun);
+    at.stop();
+    model.off("change:table", onTable); model.off("change:frames", onFrames);
   };
 }
 
