@@ -24,8 +24,12 @@ def player_words() -> dict[str, str]:
     """The page's player's words in the current language, by their English text (``{"Step": "单步", …}``); only
     those that differ from the English, so an English page carries none (``scene.js`` falls back to its own)."""
     words = {
-        "run controls: Space plays or pauses, Left and Right arrows step": _(
-            "run controls: Space plays or pauses, Left and Right arrows step"
+        (
+            "run controls: Space plays or pauses, Left and Right arrows step, "
+            "Home and End go to the first and last step"
+        ): _(
+            "run controls: Space plays or pauses, Left and Right arrows step, "
+            "Home and End go to the first and last step"
         ),
         "Reset": _("Reset"),
         "back to the start of the run (t = 0)": _("back to the start of the run (t = 0)"),

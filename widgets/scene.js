@@ -306,7 +306,7 @@ function button(label, tip, key) {
 function renderPlayer({ model, el: host }) {
   WORDS = model.get("words") || {};
   const root = el("div", { class: "rq-player", "data-testid": "rq-player", role: "group",
-    "aria-label": tr("run controls: Space plays or pauses, Left and Right arrows step") });
+    "aria-label": tr("run controls: Space plays or pauses, Left and Right arrows step, Home and End go to the first and last step") });
   root.tabIndex = -1;
   const style = el("style"); style.textContent = PLAYER_CSS;
   const reset = button(tr("Reset"), tr("back to the start of the run (t = 0)"), "Home");
@@ -523,6 +523,7 @@ function renderPlayer({ model, el: host }) {
     else if (e.key === "ArrowRight" && t.type !== "range") { e.preventDefault(); step.click(); }
     else if (e.key === "ArrowLeft" && t.type !== "range") { e.preventDefault(); back.click(); }
     else if (e.key === "Home" && t.type !== "range") { e.preventDefault(); reset.click(); }
+    else if (e.key === "End" && t.type !== "range") { e.preventDefault(); setPlaying(false); show(count() - 1); }
   });
 
   const onData = () => { data = model.get("data") || {}; done.clear(); setPlaying(false); showScore(); show(model.get("position") || 0, { fromKernel: true }); };
