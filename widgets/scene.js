@@ -166,10 +166,20 @@ function renderScene({ model, el }) {
   let defsFor = null; // the svg id the arrow marker was written for
   const nodes = new Map();
 
-  // shown (not in a hidden tab); checkVisibility() needs the style only, where offsetParent forced a whole layout of
-  // the page for every hidden picture at every Step (tens of ms in a busy JupyterLab)
+  // shown (not in a hidden tab), as a ResizeObserver last saw it: a hidden tab's picture has no box (0 × 0), and the
+  // observer tells after the page's own layout, when a tab is opened too (then a pending frame is drawn). Asking the
+  // page at every draw instead (checkVisibility(), offsetParent) forced a style recalculation of the whole page once
+  // per picture, per Step and per kernel message: about 10 ms each in lab 03's notebook, most of a Step's time.
+  let shown = false; // until the observer's first report (a picture hidden from the start gets none)
+  const sizer = typeof ResizeObserver !== "undefined"
+    ? new ResizeObserver((entries) => {
+      const box = entries[entries.length - 1].contentRect;
+      shown = box.width > 0 || box.height > 0;
+      if (shown && pending) draw();
+    }) : null;
+  if (sizer) sizer.observe(root);
   function visible() {
-    if (root.checkVisibility) return root.checkVisibility();
+    if (sizer) return shown;
     return root.offsetParent !== null || root.getClientRects().length > 0;
   }
 
@@ -237,17 +247,13 @@ function renderScene({ model, el }) {
   // -1), no run, or a hidden tab whose frames have not been sent yet (it follows the kernel, which follows the
   // page: after the page's Reset it shows the reset position's picture, not the one it was first drawn with)
   const onScene = () => { if (at.index < 0 || !model.get("run") || !frameCount(model)) draw(); };
-  // a hidden tab catches up when it is shown
-  const seer = typeof IntersectionObserver !== "undefined"
-    ? new IntersectionObserver(() => { if (pending) draw(); }) : null;
-  if (seer) seer.observe(root);
   model.on("change:scene", onScene);
   model.on("change:frames", onFrames);
   model.on("change:duration_ms", draw);
   draw();
   return () => {
     at.stop();
-    if (seer) seer.disconnect();
+    if (sizer) sizer.disconnect();
     model.off("change:scene", onScene); model.off("change:frames", onFrames); model.off("change:duration_ms", draw);
   };
 }
