@@ -26,10 +26,10 @@ def player_words() -> dict[str, str]:
     words = {
         (
             "run controls: Space plays or pauses, Left and Right arrows step, "
-            "Home and End go to the first and last step"
+            "Home and End go to the first and last step, J jumps"
         ): _(
             "run controls: Space plays or pauses, Left and Right arrows step, "
-            "Home and End go to the first and last step"
+            "Home and End go to the first and last step, J jumps"
         ),
         "Reset": _("Reset"),
         "back to the start of the run (t = 0)": _("back to the start of the run (t = 0)"),

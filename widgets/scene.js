@@ -312,7 +312,7 @@ function button(label, tip, key) {
 function renderPlayer({ model, el: host }) {
   WORDS = model.get("words") || {};
   const root = el("div", { class: "rq-player", "data-testid": "rq-player", role: "group",
-    "aria-label": tr("run controls: Space plays or pauses, Left and Right arrows step, Home and End go to the first and last step") });
+    "aria-label": tr("run controls: Space plays or pauses, Left and Right arrows step, Home and End go to the first and last step, J jumps") });
   root.tabIndex = -1;
   const style = el("style"); style.textContent = PLAYER_CSS;
   const reset = button(tr("Reset"), tr("back to the start of the run (t = 0)"), "Home");
@@ -326,7 +326,7 @@ function renderPlayer({ model, el: host }) {
     "aria-label": tr("step"), title: tr("scrub through the run's steps") });
   const jumpKind = el("select", { "aria-label": tr("event kind to jump to"),
     title: tr("the kinds still to come, and how many") });
-  const jump = button(tr("Jump"), tr("advance to the next step with an event of the chosen kind"), "");
+  const jump = button(tr("Jump"), tr("advance to the next step with an event of the chosen kind"), "J");
   const clock = el("div", { class: "rq-clock", "data-testid": "rq-clock", role: "timer", "aria-live": "off" });
   const caption = el("div", { class: "rq-caption", "data-testid": "rmq-caption", role: "status", "aria-live": "polite",
     "aria-label": tr("what this step did") });
@@ -530,6 +530,10 @@ function renderPlayer({ model, el: host }) {
     else if (e.key === "ArrowLeft" && t.type !== "range") { e.preventDefault(); back.click(); }
     else if (e.key === "Home" && t.type !== "range") { e.preventDefault(); reset.click(); }
     else if (e.key === "End" && t.type !== "range") { e.preventDefault(); setPlaying(false); show(count() - 1); }
+    else if ((e.key === "j" || e.key === "J") && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      e.preventDefault(); // JupyterLab's command-mode J (select the cell below) honours it
+      if (!jump.disabled) jump.click();
+    }
   });
 
   const onData = () => { data = model.get("data") || {}; done.clear(); setPlaying(false); showScore(); show(model.get("position") || 0, { fromKernel: true }); };

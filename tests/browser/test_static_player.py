@@ -180,7 +180,7 @@ def test_home_and_end_go_to_the_first_and_last_step(page: Any, saved: tuple[Dash
     assert frames is not None
     last = len(frames) - 1
     player = page.get_by_test_id("rq-player")
-    assert "Home and End go to the first and last step" in (player.get_attribute("aria-label") or "")
+    assert "Home and End go to the first and last step, J jumps" in (player.get_attribute("aria-label") or "")
     page.get_by_role("button", name="Step", exact=True).focus()
     page.keyboard.press("End")
     page.wait_for_function(
@@ -194,6 +194,21 @@ def test_home_and_end_go_to_the_first_and_last_step(page: Any, saved: tuple[Dash
     page.wait_for_function("() => document.querySelector('[data-testid=rq-player]').getAttribute('data-step') === '0'")
     assert page.get_by_test_id("rq-clock").inner_text() == frames.clock(0)
     assert page.get_by_role("button", name="Step back", exact=True).is_disabled()
+
+
+def test_j_jumps_to_the_next_step_with_an_event_of_the_chosen_kind(page: Any, saved: tuple[Dashboard, Path]) -> None:
+    frames = saved[0].controller.frames
+    assert frames is not None
+    jump = page.get_by_role("button", name="Jump", exact=True)
+    assert jump.get_attribute("aria-keyshortcuts") == "J" and "(key: J)" in (jump.get_attribute("title") or "")
+    kind = page.get_by_role("combobox", name="event kind to jump to").input_value()
+    expected = next(j for j in range(1, len(frames)) if frames.kinds[j].get(kind))
+    page.get_by_role("button", name="Step", exact=True).focus()
+    page.keyboard.press("j")
+    page.wait_for_function(
+        f"() => document.querySelector('[data-testid=rq-player]').getAttribute('data-step') === '{expected}'"
+    )
+    assert expected > 1 and page.get_by_test_id("rq-clock").inner_text() == frames.clock(expected)
 
 
 def test_an_executed_notebook_exported_to_html_plays_from_disk(browser: Any, tmp_path: Path) -> None:
