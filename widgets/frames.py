@@ -96,10 +96,19 @@ class RunFrames:
         return self._models[key]
 
     def scenes(self, view: SceneView) -> list[Scene]:
-        """The view's scene at every frame (computed once per view, when the view is first shown)."""
+        """The view's scene at every frame (computed once per view, when the view is first shown).
+
+        A frame whose view-model equals the previous frame's shows the previous frame's scene (the same object):
+        a scene is drawn from its view-model alone, and a picture the step did not change (the Locks of a run
+        with no orderly consumer, the Topology between faults) is then neither drawn nor encoded again."""
         key = id(view)
         if key not in self._scenes:
-            self._scenes[key] = [view.scene(vm) for vm in self.models(view)]
+            scenes: list[Scene] = []
+            models = self.models(view)
+            for i, vm in enumerate(models):
+                unchanged = i > 0 and vm == models[i - 1]
+                scenes.append(scenes[-1] if unchanged else view.scene(vm))
+            self._scenes[key] = scenes
         return self._scenes[key]
 
     def player_json(self) -> dict[str, Any]:
@@ -172,7 +181,17 @@ def encode(scenes: Sequence[Scene]) -> dict[str, Any]:
     fields that changed, ``None`` for a field back at its default, which :meth:`Scene.to_json` leaves out),
     ``del`` (keys gone), ``order`` (all keys, only when the drawing order changed) and ``head`` (size, label,
     CSS… only when they changed)."""
-    return encode_json(scene.to_json() for scene in scenes)
+    return encode_json(_scenes_json(scenes))
+
+
+def _scenes_json(scenes: Sequence[Scene]) -> Iterable[dict[str, Any]]:
+    """Each scene's :meth:`Scene.to_json`, converted once when a frame shows the previous frame's scene."""
+    previous: Scene | None = None
+    whole: dict[str, Any] = {}
+    for scene in scenes:
+        if scene is not previous:
+            whole, previous = scene.to_json(), scene
+        yield whole
 
 
 def encode_json(wholes: Iterable[dict[str, Any]]) -> dict[str, Any]:

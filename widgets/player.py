@@ -27,8 +27,12 @@ def player_words() -> dict[str, str]:
     those that differ from the English, so an English page carries none (``scene.js`` falls back to its own).
     The event kinds' names in the Jump box come as ``kind:<kind>`` (:func:`widgets.kind_names.kind_names`)."""
     words = {
-        "run controls: Space plays or pauses, Left and Right arrows step": _(
-            "run controls: Space plays or pauses, Left and Right arrows step"
+        (
+            "run controls: Space plays or pauses, Left and Right arrows step, "
+            "Home and End go to the first and last step, J jumps"
+        ): _(
+            "run controls: Space plays or pauses, Left and Right arrows step, "
+            "Home and End go to the first and last step, J jumps"
         ),
         "Reset": _("Reset"),
         "back to the start of the run (t = 0)": _("back to the start of the run (t = 0)"),

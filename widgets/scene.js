@@ -97,6 +97,27 @@ function listen(run, fn) {
   return () => { BUS.listeners[run] = (BUS.listeners[run] || []).filter((f) => f !== fn); };
 }
 
+// a widget's place in its run (the model's "run" trait): index is the frame the run's player shows (-1: none, the
+// kernel's own picture); onMove() after every move of the player and every change of the run. stop() to forget it.
+function followRun(model, onMove) {
+  const at = { index: -1, stop: null };
+  let unlisten = () => {};
+  function follow() {
+    unlisten();
+    const run = model.get("run");
+    at.index = run && run in BUS.pos ? BUS.pos[run] : -1;
+    unlisten = run ? listen(run, (i) => { at.index = i; onMove(); }) : () => {};
+  }
+  const onRun = () => { follow(); onMove(); };
+  model.on("change:run", onRun);
+  follow();
+  at.stop = () => { unlisten(); model.off("change:run", onRun); };
+  return at;
+}
+
+// how many frames the widget has from its run (0: none yet, e.g. a hidden tab's)
+const frameCount = (model) => (((model.get("frames") || {}).frames) || []).length;
+
 // frames[i] as a whole scene (decoded once, then cached: back and scrub are as fast as step)
 function decoder(encoded) {
   const cache = [];
@@ -140,22 +161,33 @@ function renderScene({ model, el }) {
   root.append(style, svg);
   el.appendChild(root);
   let frame = 0;
-  let index = -1;
   let pending = false;
   let frameOf = decoder(model.get("frames"));
   let defsFor = null; // the svg id the arrow marker was written for
   const nodes = new Map();
 
-  // shown (not in a hidden tab); checkVisibility() needs the style only, where offsetParent forced a whole layout of
-  // the page for every hidden picture at every Step (tens of ms in a busy JupyterLab)
+  // shown (not in a hidden tab), as a ResizeObserver last saw it: a hidden tab's picture has no box (0 × 0), and the
+  // observer tells after the page's own layout, when a tab is opened too (then a pending frame is drawn). Asking the
+  // page at every draw instead (checkVisibility(), offsetParent) forced a style recalculation of the whole page once
+  // per picture, per Step and per kernel message: about 10 ms each in lab 03's notebook, most of a Step's time.
+  let shown = false; // until the observer's first report (a picture hidden from the start gets none)
+  const sizer = typeof ResizeObserver !== "undefined"
+    ? new ResizeObserver((entries) => {
+      const box = entries[entries.length - 1].contentRect;
+      shown = box.width > 0 || box.height > 0;
+      if (shown && pending) draw();
+    }) : null;
+  if (sizer) sizer.observe(root);
   function visible() {
-    if (root.checkVisibility) return root.checkVisibility();
+    if (sizer) return shown;
     return root.offsetParent !== null || root.getClientRects().length > 0;
   }
 
+  const at = followRun(model, () => draw());
+
   function draw() {
     const run = model.get("run");
-    const fromFrames = run && index >= 0 ? frameOf(index) : null;
+    const fromFrames = run && at.index >= 0 ? frameOf(at.index) : null;
     const scene = fromFrames || model.get("scene") || {};
     if (!scene.marks) return;
     if (!visible() && frame > 0) { pending = true; return; } // a hidden tab draws when it is shown
@@ -206,39 +238,23 @@ function renderScene({ model, el }) {
     frame += 1;
     root.setAttribute("data-draw-ms", (performance.now() - started).toFixed(1)); // for bench/browser_step_latency
     root.setAttribute("data-frame", String(frame));
-    root.setAttribute("data-step", String(index));
+    root.setAttribute("data-step", String(at.index));
     root.dispatchEvent(new CustomEvent("rq-drawn", { bubbles: true }));
   }
 
-  let unlisten = () => {};
-  function follow() {
-    unlisten();
-    const run = model.get("run");
-    index = run && run in BUS.pos ? BUS.pos[run] : -1;
-    if (run) unlisten = listen(run, (i) => { index = i; draw(); });
-  }
   const onFrames = () => { frameOf = decoder(model.get("frames")); draw(); };
-  const onRun = () => { follow(); draw(); };
   // the kernel's scene is the picture whenever this view has no frame to show: the kernel's own position (index
   // -1), no run, or a hidden tab whose frames have not been sent yet (it follows the kernel, which follows the
   // page: after the page's Reset it shows the reset position's picture, not the one it was first drawn with)
-  const hasFrames = () => (((model.get("frames") || {}).frames) || []).length > 0;
-  const onScene = () => { if (index < 0 || !model.get("run") || !hasFrames()) draw(); };
-  // a hidden tab catches up when it is shown
-  const seer = typeof IntersectionObserver !== "undefined"
-    ? new IntersectionObserver(() => { if (pending) draw(); }) : null;
-  if (seer) seer.observe(root);
+  const onScene = () => { if (at.index < 0 || !model.get("run") || !frameCount(model)) draw(); };
   model.on("change:scene", onScene);
   model.on("change:frames", onFrames);
-  model.on("change:run", onRun);
   model.on("change:duration_ms", draw);
-  follow();
   draw();
   return () => {
-    unlisten();
-    if (seer) seer.disconnect();
-    model.off("change:scene", onScene); model.off("change:frames", onFrames);
-    model.off("change:run", onRun); model.off("change:duration_ms", draw);
+    at.stop();
+    if (sizer) sizer.disconnect();
+    model.off("change:scene", onScene); model.off("change:frames", onFrames); model.off("change:duration_ms", draw);
   };
 }
 
@@ -296,7 +312,7 @@ function button(label, tip, key) {
 function renderPlayer({ model, el: host }) {
   WORDS = model.get("words") || {};
   const root = el("div", { class: "rq-player", "data-testid": "rq-player", role: "group",
-    "aria-label": tr("run controls: Space plays or pauses, Left and Right arrows step") });
+    "aria-label": tr("run controls: Space plays or pauses, Left and Right arrows step, Home and End go to the first and last step, J jumps") });
   root.tabIndex = -1;
   const style = el("style"); style.textContent = PLAYER_CSS;
   const reset = button(tr("Reset"), tr("back to the start of the run (t = 0)"), "Home");
@@ -310,7 +326,7 @@ function renderPlayer({ model, el: host }) {
     "aria-label": tr("step"), title: tr("scrub through the run's steps") });
   const jumpKind = el("select", { "aria-label": tr("event kind to jump to"),
     title: tr("the kinds still to come, and how many") });
-  const jump = button(tr("Jump"), tr("advance to the next step with an event of the chosen kind"), "");
+  const jump = button(tr("Jump"), tr("advance to the next step with an event of the chosen kind"), "J");
   const clock = el("div", { class: "rq-clock", "data-testid": "rq-clock", role: "timer", "aria-live": "off" });
   const caption = el("div", { class: "rq-caption", "data-testid": "rmq-caption", role: "status", "aria-live": "polite",
     "aria-label": tr("what this step did") });
@@ -514,6 +530,11 @@ function renderPlayer({ model, el: host }) {
     else if (e.key === "ArrowRight" && t.type !== "range") { e.preventDefault(); step.click(); }
     else if (e.key === "ArrowLeft" && t.type !== "range") { e.preventDefault(); back.click(); }
     else if (e.key === "Home" && t.type !== "range") { e.preventDefault(); reset.click(); }
+    else if (e.key === "End" && t.type !== "range") { e.preventDefault(); setPlaying(false); show(count() - 1); }
+    else if ((e.key === "j" || e.key === "J") && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      e.preventDefault(); // JupyterLab's command-mode J (select the cell below) honours it
+      if (!jump.disabled) jump.click();
+    }
   });
 
   const onData = () => { data = model.get("data") || {}; done.clear(); setPlaying(false); showScore(); show(model.get("position") || 0, { fromKernel: true }); };
@@ -574,36 +595,25 @@ function tableNode(table) {
 function renderTable({ model, el: host }) {
   const root = el("div", { class: "rq-table-view" });
   host.appendChild(root);
-  let index = -1;
   let frameOf = decoder(model.get("frames"));
+  const at = followRun(model, () => draw());
   function draw() {
     const run = model.get("run");
-    const table = (run && index >= 0 ? frameOf(index) : null) || model.get("table") || {};
+    const table = (run && at.index >= 0 ? frameOf(at.index) : null) || model.get("table") || {};
     if (!table.marks) return;
     root.replaceChildren(tableNode(table));
-    root.setAttribute("data-step", String(index));
-    root.setAttribute("data-frames", String((((model.get("frames") || {}).frames) || []).length));
+    root.setAttribute("data-step", String(at.index));
+    root.setAttribute("data-frames", String(frameCount(model)));
     root.dispatchEvent(new CustomEvent("rq-drawn", { bubbles: true }));
   }
-  let unlisten = () => {};
-  function follow() {
-    unlisten();
-    const run = model.get("run");
-    index = run && run in BUS.pos ? BUS.pos[run] : -1;
-    if (run) unlisten = listen(run, (i) => { index = i; draw(); });
-  }
-  const hasFrames = () => (((model.get("frames") || {}).frames) || []).length > 0;
-  const onTable = () => { if (index < 0 || !model.get("run") || !hasFrames()) draw(); };
+  const onTable = () => { if (at.index < 0 || !model.get("run") || !frameCount(model)) draw(); };
   const onFrames = () => { frameOf = decoder(model.get("frames")); draw(); };
-  const onRun = () => { follow(); draw(); };
   model.on("change:table", onTable);
   model.on("change:frames", onFrames);
-  model.on("change:run", onRun);
-  follow();
   draw();
   return () => {
-    unlisten();
-    model.off("change:table", onTable); model.off("change:frames", onFrames); model.off("change:run", onRun);
+    at.stop();
+    model.off("change:table", onTable); model.off("change:frames", onFrames);
   };
 }
 

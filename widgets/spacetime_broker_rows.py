@@ -4,7 +4,7 @@ local notes (suspend, rebalance, admin commands), lifecycle, injected faults and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -20,37 +20,45 @@ if TYPE_CHECKING:
 _LIFECYCLE = {"start": N_("start"), "shutting_down": N_("shutting_down")}
 """What a consumer's lifecycle row says (the trace's ``event`` word, in the current language)."""
 
-__all__ = ["dead_lettered", "delay_delivered", "fault", "lifecycle", "lock", "lock_expired", "note", "scheduled"]
+__all__ = ["fault", "hop", "lifecycle", "lock", "lock_expired", "note"]
 
 
-def scheduled(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
-    d = e.data
+def hop(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
+    """A message's hop on the broker side, one arrow each: parked in ``SCHEDULE_TOPIC_XXXX`` (to the broker's
+    schedule lane), due back into its topic (to the broker), or written to the DLQ (on the broker's own lane)."""
+    arrow, target, words = _HOPS[e.kind]
+    label, detail = words(e)
+    builder.add(Row.of_event(e, arrow, lane, target(builder, e, lane), label, detail))
+
+
+def _schedule_lane(builder: RowBuilder, e: TraceEvent, lane: str) -> str:
     broker = lane.partition(":")[2]
-    target = builder.ensure_lane(
-        "schedule:" + broker, "schedule", _("{broker} schedule").format(broker=broker), "ScheduleMessageService"
-    )
-    level = d["level"]
-    wait = d["due_ms"] - e.time_ms
-    label = f"{e.msg_id} L{level} · {format_duration(wait)}"
+    name = _("{broker} schedule").format(broker=broker)
+    return builder.ensure_lane("schedule:" + broker, "schedule", name, "ScheduleMessageService")
+
+
+def _scheduled_words(e: TraceEvent) -> tuple[str, str]:
+    d = e.data
+    level, due = d["level"], d["due_ms"]
+    label = f"{e.msg_id} L{level} · {format_duration(due - e.time_ms)}"
     detail = _(
         "{msg} parked in SCHEDULE_TOPIC_XXXX queue {queue} (delay level {level}), due at {due}, then to {topic}"
-    ).format(msg=e.msg_id, queue=level - 1, level=level, due=format_duration(d["due_ms"]), topic=d["real_topic"])
-    builder.add(Row.of_event(e, ArrowKind.SCHEDULE, lane, target, label, detail))
+    ).format(msg=e.msg_id, queue=level - 1, level=level, due=format_duration(due), topic=d["real_topic"])
+    return label, detail
 
 
-def delay_delivered(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
+def _due_words(e: TraceEvent) -> tuple[str, str]:
     d = e.data
-    broker = builder.broker_lane(e.actor.partition(":")[2])
     label = _("{msg} due → {topic}").format(msg=e.msg_id, topic=d["topic"])
     detail = _(
         "ScheduleMessageService: delay level {level} due after {waited}; {msg} stored in {topic} queue {queue}"
     ).format(
         level=d["level"], waited=format_duration(d["waited_ms"]), msg=e.msg_id, topic=d["topic"], queue=d["queue_id"]
     )
-    builder.add(Row.of_event(e, ArrowKind.DUE, lane, broker, label, detail))
+    return label, detail
 
 
-def dead_lettered(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
+def _dead_letter_words(e: TraceEvent) -> tuple[str, str]:
     d = e.data
     label = f"{e.msg_id} → {d['topic']} (r{d['reconsume_times'] - 1})"
     detail = ngettext(
@@ -58,7 +66,21 @@ def dead_lettered(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         "{msg} written to {topic} after {n} deliveries (original topic {original})",
         d["reconsume_times"],
     ).format(msg=e.msg_id, topic=d["topic"], n=d["reconsume_times"], original=d["original_topic"])
-    builder.add(Row.of_event(e, ArrowKind.DLQ, lane, lane, label, detail))
+    return label, detail
+
+
+_HOPS: dict[
+    EventKind, tuple[ArrowKind, Callable[[RowBuilder, TraceEvent, str], str], Callable[[TraceEvent], tuple[str, str]]]
+] = {
+    EventKind.SCHEDULED: (ArrowKind.SCHEDULE, _schedule_lane, _scheduled_words),
+    EventKind.DELAY_DELIVERED: (
+        ArrowKind.DUE,
+        lambda builder, e, lane: builder.broker_lane(e.actor.partition(":")[2]),
+        _due_words,
+    ),
+    EventKind.DEAD_LETTERED: (ArrowKind.DLQ, lambda builder, e, lane: lane, _dead_letter_words),
+}
+"""Event kind → its arrow, where the arrow goes (from the event's lane), and the row's label and tooltip."""
 
 
 def note(builder: RowBuilder, e: TraceEvent, lane: str) -> None:

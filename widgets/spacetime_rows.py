@@ -14,16 +14,7 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.narrate import group_repeats
 from rmqlab.snapshot import LabSnapshot
 
-from .spacetime_broker_rows import (
-    dead_lettered,
-    delay_delivered,
-    fault,
-    lifecycle,
-    lock,
-    lock_expired,
-    note,
-    scheduled,
-)
+from .spacetime_broker_rows import fault, hop, lifecycle, lock, lock_expired, note
 from .spacetime_client_rows import (
     ListenerCall,
     consumed,
@@ -135,9 +126,9 @@ HANDLERS: dict[EventKind, Callable[[RowBuilder, TraceEvent, str], None]] = {
     EventKind.SEND_BACK: send_back,
     EventKind.SEND_BACK_FALLBACK: send_back_fallback,
     EventKind.LOCAL_RETRY: local_retry,
-    EventKind.SCHEDULED: scheduled,
-    EventKind.DELAY_DELIVERED: delay_delivered,
-    EventKind.DEAD_LETTERED: dead_lettered,
+    EventKind.SCHEDULED: hop,
+    EventKind.DELAY_DELIVERED: hop,
+    EventKind.DEAD_LETTERED: hop,
     EventKind.SUSPENDED: note,
     EventKind.BROADCAST_DROPPED: note,
     EventKind.CLEAN_EXPIRED: note,

@@ -127,6 +127,44 @@ def test_svg_text_is_at_least_11_px_at_the_notebooks_width(opened: tuple[Any, An
     errors.check()
 
 
+def test_a_hidden_tab_skips_the_steps_and_draws_the_current_one_when_shown(
+    opened: tuple[Any, Any, Gate, JsErrors],
+) -> None:
+    """A picture in a hidden tab does not draw the Steps it misses (no style or layout work for it); opened again it
+    draws the frame the run is at, the kernel's scene of that step."""
+    page, panel, _, errors = opened
+    dash = same_dashboard()
+    frames = dash.controller.frames
+    spacetime = dash.view("Space-time")
+    assert frames is not None and isinstance(spacetime, SceneView)
+    scenes = frames.scenes(spacetime)
+    tabs = panel.locator(".rq-view-tabs button")
+    picture = panel.locator(".rq-scene[data-testid=rq-spacetime]")
+    player = panel.get_by_test_id("rq-player")
+    tabs.filter(has_text="Space-time").click()  # its frames come from the kernel now
+    page.wait_for_function("(p) => p.getAttribute('data-step') === '0'", arg=picture.element_handle(), timeout=WAIT_MS)
+    tabs.filter(has_text="Events").click()
+    page.wait_for_function("(p) => !p.checkVisibility()", arg=picture.element_handle(), timeout=WAIT_MS)
+    drawn = picture.get_attribute("data-frame")
+    for k in (1, 2):
+        panel.get_by_role("button", name="Step", exact=True).click()
+        page.wait_for_function(
+            f"(p) => p.getAttribute('data-step') === '{k}'", arg=player.element_handle(), timeout=WAIT_MS
+        )
+    assert (picture.get_attribute("data-step"), picture.get_attribute("data-frame")) == ("0", drawn)
+    tabs.filter(has_text="Space-time").click()
+    page.wait_for_function("(p) => p.getAttribute('data-step') === '2'", arg=picture.element_handle(), timeout=WAIT_MS)
+    keys = picture.evaluate(
+        "(p) => [...p.querySelectorAll('svg [data-key]:not([data-leaving])')]"
+        ".filter(n => !n.parentElement.closest('[data-key]')).map(n => n.getAttribute('data-key'))"
+    )
+    assert keys == list(scenes[2].keys())
+    panel.get_by_role("button", name="Reset", exact=True).click()  # the next test starts at the run's start
+    page.wait_for_function("(p) => p.getAttribute('data-step') === '0'", arg=player.element_handle(), timeout=WAIT_MS)
+    page.wait_for_function(KERNEL_IDLE_JS, timeout=WAIT_MS)
+    errors.check()
+
+
 def test_with_the_kernel_cut_off_step_still_moves_the_picture(
     opened: tuple[Any, Any, Gate, JsErrors], screenshot_dir: Path
 ) -> None:

@@ -181,6 +181,43 @@ def test_keyboard_steps_and_plays(page: Any) -> None:
     assert player.get_attribute("data-step") == "0"
 
 
+def test_home_and_end_go_to_the_first_and_last_step(page: Any, saved: tuple[Dashboard, Path]) -> None:
+    """End shows the run's last frame (its clock and caption), Home the first, from any control of the player."""
+    frames = saved[0].controller.frames
+    assert frames is not None
+    last = len(frames) - 1
+    player = page.get_by_test_id("rq-player")
+    assert "Home and End go to the first and last step, J jumps" in (player.get_attribute("aria-label") or "")
+    page.get_by_role("button", name="Step", exact=True).focus()
+    page.keyboard.press("End")
+    page.wait_for_function(
+        f"() => document.querySelector('[data-testid=rq-player]').getAttribute('data-step') === '{last}'"
+    )
+    assert page.get_by_test_id("rq-clock").inner_text() == frames.clock(last)
+    assert page.get_by_test_id("rmq-caption").first.inner_text().split("\n") == list(frames.captions[last])
+    assert page.get_by_role("button", name="Step", exact=True).is_disabled()  # nothing after the last step
+    page.get_by_role("button", name="Step back", exact=True).focus()
+    page.keyboard.press("Home")
+    page.wait_for_function("() => document.querySelector('[data-testid=rq-player]').getAttribute('data-step') === '0'")
+    assert page.get_by_test_id("rq-clock").inner_text() == frames.clock(0)
+    assert page.get_by_role("button", name="Step back", exact=True).is_disabled()
+
+
+def test_j_jumps_to_the_next_step_with_an_event_of_the_chosen_kind(page: Any, saved: tuple[Dashboard, Path]) -> None:
+    frames = saved[0].controller.frames
+    assert frames is not None
+    jump = page.get_by_role("button", name="Jump", exact=True)
+    assert jump.get_attribute("aria-keyshortcuts") == "J" and "(key: J)" in (jump.get_attribute("title") or "")
+    kind = page.get_by_role("combobox", name="event kind to jump to").input_value()
+    expected = next(j for j in range(1, len(frames)) if frames.kinds[j].get(kind))
+    page.get_by_role("button", name="Step", exact=True).focus()
+    page.keyboard.press("j")
+    page.wait_for_function(
+        f"() => document.querySelector('[data-testid=rq-player]').getAttribute('data-step') === '{expected}'"
+    )
+    assert expected > 1 and page.get_by_test_id("rq-clock").inner_text() == frames.clock(expected)
+
+
 def test_an_executed_notebook_exported_to_html_plays_from_disk(browser: Any, tmp_path: Path) -> None:
     """nbclient runs a dashboard cell (the kernel imports this worktree), save_notebook_html exports it; opened
     from disk with every network request refused, Step moves it (the picture, the clock, the Events table) to the
