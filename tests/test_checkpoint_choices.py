@@ -251,3 +251,14 @@ def test_a_when_mask_hides_the_time_left_and_the_answers_time_only() -> None:
     note = Choice("k", "suspended · again in 1 s")
     assert mask_model((note,), mask) == (Choice("k", "suspended · again in ?"),)
     assert mask_model((note,), None)[0] is note
+
+
+def test_a_when_mask_leaves_kinds_alone_though_they_are_strings() -> None:
+    """A space-time row's kind is a ``StrEnum``: masking the words of a paused frame must keep it a kind (it was
+    turned into a plain ``"note"`` and the space-time picture of lab 03's paused step raised AttributeError)."""
+    from rmqlab.widgets.checkpoint_mask import mask_model, when_mask
+    from rmqlab.widgets.spacetime_model import ArrowKind, Row
+
+    row = Row(1, 0, ArrowKind.NOTE, "consumer:c1", "consumer:c1", "again in 1 s", "consumer start (cg)", None)
+    masked = mask_model((row,), when_mask(4_000, 3_000))[0]
+    assert (type(masked.kind), masked.kind, masked.label) == (ArrowKind, ArrowKind.NOTE, "again in ?")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Sequence
+from enum import Enum
 from typing import Any
 
 from rmqlab import format_duration
@@ -73,6 +74,8 @@ def mask_model(model: Any, mask: Mask | None) -> Any:
         return model
     if isinstance(model, FlowVM) and mask.places:
         model = with_placeholders(model, mask.places)
+    if isinstance(model, Enum):
+        return model  # a kind (ArrowKind is a str too): a name, never words to hide
     if isinstance(model, str):
         return mask(model)
     if isinstance(model, tuple):

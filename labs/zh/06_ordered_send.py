@@ -111,8 +111,7 @@ def outage_picture(selector="by_order_id", orders=4):
 SELECTORS = {"by_order_id": by_order_id}
 
 # %% [markdown]
-# 图：这次是订单 3–6，每个都在 1 s、10 s 和 45 s 发送。单步往前：到 10 s 订单 3 的发送失败后，图会停下，
-# 问订单 4 的事件存到哪里。
+# 图：这次是订单 3–6，每个都在 1 s、10 s 和 45 s 发送。单步往前：到 10 s 订单 3 的发送失败后，图会停下，问订单 4 的事件存到哪里。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
