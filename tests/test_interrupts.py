@@ -111,3 +111,24 @@ def test_an_ignored_sigint_stays_ignored() -> None:
     lab.at(1000, signal.raise_signal, signal.SIGINT)
     lab.run()
     assert (lab.now, signal.getsignal(signal.SIGINT)) == (1000, signal.SIG_IGN)
+
+
+def test_a_walk_of_steps_installs_the_handler_once_and_raises_a_ctrl_c_from_between_two_steps() -> None:
+    """``lab.stepping()`` (a dashboard's frame walk): the handler is the engine's for the whole walk and put back
+    after it, each step leaves it alone, and a Ctrl-C that lands between two steps (in the walker's own code) is
+    raised by the next step, after its event, with nothing lost: the run then ends as one never interrupted."""
+    lab, plain = _storm(5), _storm(5)
+    before = signal.getsignal(signal.SIGINT)
+    walked = 0
+    with pytest.raises(KeyboardInterrupt), lab.stepping():
+        engine_handler = signal.getsignal(signal.SIGINT)
+        while lab.step():
+            walked += 1
+            assert signal.getsignal(signal.SIGINT) is engine_handler
+            if walked == 500:
+                signal.raise_signal(signal.SIGINT)  # the walker's code, between two steps: put off
+    assert engine_handler is not before and signal.getsignal(signal.SIGINT) is before
+    assert walked == 500 and lab.scheduler.steps == 501  # raised by step 501, after its event ran
+    lab.run(until=UNTIL)
+    plain.run(until=UNTIL)
+    assert fingerprint(lab) == fingerprint(plain)

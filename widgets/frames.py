@@ -141,23 +141,24 @@ def build_run(
     trace = replay.lab.trace
     before = 0
     complete = True
-    while True:
-        position = replay.position
-        positions.append(position)
-        times.append(replay.lab.now)
-        captions.append(stepper.caption_lines())
-        snaps.append(replay.snapshot())
-        counts: dict[str, int] = {}
-        for k in range(before if positions[:-1] else position, position):
-            counts[trace[k].kind.value] = counts.get(trace[k].kind.value, 0) + 1
-        kinds.append(counts)
-        before = position
-        if len(positions) >= max_frames:
-            complete = not stepper.step()
-            break
-        if not stepper.step():
-            break
-    replay.run_to_end()
+    with replay.lab.stepping():  # one Ctrl-C handler for the whole walk, not one per step
+        while True:
+            position = replay.position
+            positions.append(position)
+            times.append(replay.lab.now)
+            captions.append(stepper.caption_lines())
+            snaps.append(replay.snapshot())
+            counts: dict[str, int] = {}
+            for k in range(before if positions[:-1] else position, position):
+                counts[trace[k].kind.value] = counts.get(trace[k].kind.value, 0) + 1
+            kinds.append(counts)
+            before = position
+            if len(positions) >= max_frames:
+                complete = not stepper.step()
+                break
+            if not stepper.step():
+                break
+        replay.run_to_end()
     outline = RunOutline(tuple(e.kind for e in replay.lab.trace))
     frames = RunFrames(
         run or f"rq-run-{next(_RUN_IDS)}", positions, times, captions, snaps, kinds, outline.end, complete, outline

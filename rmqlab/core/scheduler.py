@@ -28,7 +28,8 @@ ticking (the 20 s rebalance, a 5 s local retry, a delay level's next delivery â€
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import IntEnum
 from heapq import heappop, heappush
 from itertools import count
@@ -145,6 +146,8 @@ class Scheduler:
         self._user_code = 0
         """How deep the loop is in user code (a listener, a ``lab.at`` action): there a Ctrl-C is raised at once."""
         self._user_code_section = _UserCode(self)
+        self._sigint_held = False
+        """True inside :meth:`handling_interrupts`: the SIGINT handler is installed already."""
 
     def interrupt_after_event(self, exc: BaseException) -> None:
         """Make :meth:`run` / :meth:`step` raise ``exc`` as soon as the current event's callback returns.
@@ -235,11 +238,29 @@ class Scheduler:
             heappop(heap)
         return heap[0][0] if heap else None
 
+    @contextmanager
+    def handling_interrupts(self) -> Iterator[None]:
+        """Let SIGINT reach :meth:`_on_sigint` (a Ctrl-C put off until the current event has returned) for as long as
+        the block lasts. :meth:`run` and :meth:`step` open it themselves; a caller that steps one run many times
+        (a dashboard's frames: tens of thousands of :meth:`step` calls) opens it once around the walk, because
+        installing the handler and putting the old one back at every step cost more than the events themselves.
+        A Ctrl-C that came between two steps of such a walk is raised by the next step, or when the block ends."""
+        if self._sigint_held:
+            yield
+            return
+        with sigint_handled_by(self._on_sigint):
+            self._sigint_held = True
+            try:
+                yield
+            finally:
+                self._sigint_held = False
+        self._raise_interrupt()
+
     def step(self) -> bool:
         """Run the next live event; return ``False`` when the heap is empty."""
         self._refuse_reentry()
         heap = self._heap
-        with sigint_handled_by(self._on_sigint):
+        with self.handling_interrupts():
             while heap:
                 entry = heappop(heap)
                 if entry[3].cancelled:
@@ -269,7 +290,7 @@ class Scheduler:
             raise SimulationError(f"until={until} is before now={self.now}; virtual time only moves forward")
         self._in_loop = True
         try:
-            with sigint_handled_by(self._on_sigint):
+            with self.handling_interrupts():
                 self._run_loop(until)
         finally:
             self._in_loop = False

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from ..broker.broker_controller import PERM_RW, Broker, TopicConfig
@@ -142,6 +143,11 @@ class Lab:
     def step(self) -> bool:
         """Run one heap event; ``False`` when nothing is scheduled."""
         return self.scheduler.step()
+
+    def stepping(self) -> AbstractContextManager[None]:
+        """``with lab.stepping(): while lab.step(): ...``: a Ctrl-C is handled as in :meth:`run` for the whole walk,
+        set up once instead of at every step (a dashboard's frames take tens of thousands of steps)."""
+        return self.scheduler.handling_interrupts()
 
     def snapshot(self, index: TraceIndex | None = None) -> LabSnapshot:
         """Everything a view may show at ``now``, as frozen plain data (see :mod:`rmqlab.snapshot`).
