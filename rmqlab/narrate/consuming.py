@@ -205,7 +205,8 @@ def on_send_back(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
             f"{call} failed ({d.get('error')}); the client falls back to producing a new %RETRY%{group} "
             f"message itself (CLIENT_INNER_PRODUCER)"
         )
-    broker = "the broker (SendMessageProcessor.asyncConsumerSendMsgBack)"
+    call = head  # it reached the broker: the rule it applied says more than the RPC's path
+    broker = "SendMessageProcessor.asyncConsumerSendMsgBack"
     for done in did:
         if done.kind is EventKind.SCHEDULED:
             lvl, due = int(done.get("level", 0)), int(done.get("due_ms", e.time_ms))

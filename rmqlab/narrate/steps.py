@@ -190,9 +190,10 @@ PLAIN_WIDTH = 240
 """The plain line's budget in character cells (a CJK character is two): about two lines of the caption box in
 JupyterLab's output area (13 px text, 868 px). Sentences past it are counted ("and 6 more: see the Events tab"), so
 a busy step's caption stays two short lines instead of the four or seven lab 02b's showed."""
-SOURCE_WIDTH = 220
+SOURCE_WIDTH = 232
 """The "in the source" line's budget (the page draws it at 13 px too: about two lines): a longer rule is cut at its
-last clause that fits, and ends "…"."""
+last clause that fits, and ends "…". The send-back's rule, the step the labs show most, fits whole: "… uses
+3 + reconsumeTimes 0 = level 3, due in 10 s"."""
 
 
 def text_width(text: str) -> int:
