@@ -59,6 +59,13 @@ def found(spelling: str, text: str) -> bool:
 ANSWERS = answers()
 UNITS = {ex.id: ex.unit for ex in EXERCISES}
 SENTENCES = sentences()
+CHINESE = re.compile(r"[\u4e00-\u9fff]")
+SENTENCE_WORDS = [(ex_id, s, frozenset(s.split(" ")[1:-1]), bool(CHINESE.search(s))) for ex_id, s in SENTENCES]
+"""(exercise id, sentence, its inner words, whether it has a Chinese character): a sentence found in a text
+(whitespace runs made one space) has each word but its first and last as a whole word of that text, and a Chinese
+one needs a text with a Chinese character; so :func:`search` looks for a sentence itself only in the texts that
+could hold it: the same findings as searching every text for every sentence, but in one pass over most texts
+instead of one per sentence (the Lite site has 260 M characters)."""
 TELLING = [(ex_id, s, s.lower()) for ex_id, value in ANSWERS.items() for s in telling(value, UNITS[ex_id])]
 """(exercise id, spelling, the spelling in lower case): what :func:`search` looks for, a plain substring search
 first (fast on a large site), the whole-token match only where that finds something."""
@@ -69,8 +76,10 @@ def search(texts: Iterator[tuple[str, str]], answers_in: Callable[[str], bool] =
     ``answers_in(where)``: third-party bundles hold an answer's bare digits by chance, never a teacher's sentence)."""
     leaks = []
     for where, text in texts:
-        flat = " ".join(text.split())
-        leaks += [f"{ex_id}: sentence {s!r} in {where}" for ex_id, s in SENTENCES if s in flat]
+        split = text.split()
+        flat, words, chinese = " ".join(split), set(split), CHINESE.search(text) is not None
+        leaks += [f"{ex_id}: sentence {s!r} in {where}" for ex_id, s, inner, han in SENTENCE_WORDS
+                  if inner <= words and (chinese or not han) and s in flat]  # fmt: skip
         if "### BEGIN SOLUTION" in text and re.search(r"### BEGIN SOLUTION\s*\nanswer_\d+ = ", text):
             leaks.append(f"a solution region in {where}")
         if not answers_in(where):
