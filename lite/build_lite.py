@@ -44,6 +44,10 @@ from typing import Any
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT / "lite") not in sys.path:  # imported as lite.build_lite (the tests): its sibling modules too
+    sys.path.insert(0, str(ROOT / "lite"))
+from lite_bytecode import SITE_PACKAGES, STDLIB, compiled_archives  # noqa: E402
+
 LABEXTENSIONS = Path(sys.prefix) / "share" / "jupyter" / "labextensions"
 KERNEL_EXTENSION = "@jupyterlite/pyodide-kernel-extension"
 PARKED = Path("share") / "rmqlab-lite" / "labextensions"
@@ -167,7 +171,8 @@ def lock_entry(wheel: Path) -> dict[str, Any]:
 
 def pyodide_dist(version: str, cache: Path, wheels: Path, out: Path, preload: list[Path]) -> list[str]:
     """``static/pyodide``: the npm runtime plus micropip and the ``preload`` wheels, and a lock file naming only
-    what is here; returns the names to load at start."""
+    what is here; returns the names to load at start. The standard library and every wheel carry bytecode
+    compiled by this very runtime (``lite_bytecode``: nothing is compiled in the student's browser)."""
     npm = npm_pyodide(version, cache)
     out.mkdir(parents=True)
     for item in npm.iterdir():
@@ -176,6 +181,9 @@ def pyodide_dist(version: str, cache: Path, wheels: Path, out: Path, preload: li
     lock = json.loads((npm / "pyodide-lock.json").read_text())
     entry = dict(lock["packages"]["micropip"])
     micropip = next(wheels.glob(f"micropip-{entry['version']}-py3-none-any.whl"))
+    archives = [(npm / "python_stdlib.zip", STDLIB, True)] + [(w, SITE_PACKAGES, False) for w in [micropip, *preload]]
+    stdlib, micropip, *preload = compiled_archives(archives, npm, cache / "pyc")
+    shutil.copy2(stdlib, out / "python_stdlib.zip")
     shutil.copy2(micropip, out / micropip.name)
     entry.update(file_name=micropip.name, sha256=sha256(micropip), install_dir="site", depends=[])
     lock["packages"] = {"micropip": entry}
