@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tarfile
 import time
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,11 @@ SHIPPED_WITH_THE_KERNEL = ("widgetsnbextension",)
 """The kernel extension's own index has a stub of it (4.0.999); the real one would only add 2 MB."""
 INSTALL_CELL_TAG = "rmqlab-lite-install"
 """The tag of the install cell earlier sites put in front of each lab; one found in a notebook is removed."""
+DEFERRED = ("plotly", "narwhals")
+"""In the lock file but not loaded while the kernel starts: only the charts need them (thousands of files to unpack,
+a large share of the start); ``rmqlab.widgets.site_packages`` loads them in the background from the first
+``rmqlab.widgets`` import on, and an import that needs them waits (a cell's own ``import plotly`` too: the kernel
+loads what a cell imports from the lock file's ``imports``)."""
 KERNEL_WHEELS = ("piplite", "pyodide_kernel", "ipykernel", "widgetsnbextension-4")
 """The kernel extension's own wheels (its ``static/pypi``) that the kernel imports: preloaded with the others."""
 
@@ -162,17 +168,26 @@ def canonical(name: str) -> str:
 
 
 def lock_entry(wheel: Path) -> dict[str, Any]:
-    """A pyodide-lock.json entry for a pure-Python wheel; every package is named at start, so no ``depends``."""
+    """A pyodide-lock.json entry for a pure-Python wheel; no ``depends``: its dependencies are preloaded, or
+    deferred and loaded on import too. A :data:`DEFERRED` package lists its top-level modules as ``imports``."""
     name, version = wheel.name.split("-")[:2]
+    imports = top_level_modules(wheel) if canonical(name) in DEFERRED else []
     return {"name": canonical(name), "version": version, "file_name": wheel.name, "sha256": sha256(wheel),
-            "install_dir": "site", "package_type": "package", "imports": [], "depends": [],
+            "install_dir": "site", "package_type": "package", "imports": imports, "depends": [],
             "unvendored_tests": False}  # fmt: skip
+
+
+def top_level_modules(wheel: Path) -> list[str]:
+    """The importable top-level names of a wheel (its first-level folders and modules)."""
+    with zipfile.ZipFile(wheel) as whl:
+        tops = {name.split("/")[0].removesuffix(".py") for name in whl.namelist()}
+    return sorted(t for t in tops if t.isidentifier())
 
 
 def pyodide_dist(version: str, cache: Path, wheels: Path, out: Path, preload: list[Path]) -> list[str]:
     """``static/pyodide``: the npm runtime plus micropip and the ``preload`` wheels, and a lock file naming only
-    what is here; returns the names to load at start. The standard library and every wheel carry bytecode
-    compiled by this very runtime (``lite_bytecode``: nothing is compiled in the student's browser)."""
+    what is here; returns the names to load at start (all but :data:`DEFERRED`). The standard library and every
+    wheel carry bytecode compiled by this very runtime (``lite_bytecode``: nothing is compiled in the browser)."""
     npm = npm_pyodide(version, cache)
     out.mkdir(parents=True)
     for item in npm.iterdir():
@@ -191,7 +206,7 @@ def pyodide_dist(version: str, cache: Path, wheels: Path, out: Path, preload: li
         shutil.copy2(wheel, out / wheel.name)
         lock["packages"][canonical(wheel.name.split("-")[0])] = lock_entry(wheel)
     (out / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
-    return sorted(lock["packages"])
+    return sorted(name for name in lock["packages"] if name not in DEFERRED)
 
 
 def lab_notebooks(student_labs: Path, dest: Path) -> list[str]:

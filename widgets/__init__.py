@@ -13,6 +13,8 @@ import importlib
 import importlib.util
 from typing import TYPE_CHECKING
 
+from . import site_packages
+
 # what the [lab] extra installs: without it, say so instead of a bare "No module named 'ipywidgets'" (found, not
 # imported: importing them is left to the views that use them)
 for _needed in ("anywidget", "ipywidgets", "networkx"):
@@ -23,6 +25,8 @@ for _needed in ("anywidget", "ipywidgets", "networkx"):
             name=_needed,
         )
 del _needed
+
+site_packages.start()  # in JupyterLite only: the site's packages not loaded at start (plotly) begin loading
 
 if TYPE_CHECKING:
     from rmqlab.snapshot import LabSnapshot, OffsetState, TraceIndex, take_snapshot
