@@ -14,7 +14,9 @@ static site that needs no server beyond one serving files and no network beyond 
   CDN. The kernel settings name them all in ``loadPyodideOptions.packages``: Pyodide loads them in parallel while
   it starts, from the lock file, instead of the kernel installing IPython and its friends one by one through
   piplite (dependency resolution, a request per wheel) and then a first ``%pip install`` cell installing rmqlab.
-  That cut the tour's "ready" time most (bench/lite_ready.py; bench/README.md);
+  That cut the tour's "ready" time most (bench/lite_ready.py; bench/README.md). Every wheel and Pyodide's standard
+  library carry bytecode compiled by this runtime (``lite_bytecode``); plotly and narwhals are in the lock file but
+  loaded after the start (:data:`DEFERRED`);
 - the lab extensions the labs need (the Pyodide kernel, ipywidgets' manager, anywidget, plotly's renderer),
   nothing else from this environment.
 
@@ -48,6 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "lite") not in sys.path:  # imported as lite.build_lite (the tests): its sibling modules too
     sys.path.insert(0, str(ROOT / "lite"))
 from lite_bytecode import SITE_PACKAGES, STDLIB, compiled_archives  # noqa: E402
+from lite_slim import slim_jedi  # noqa: E402
 
 LABEXTENSIONS = Path(sys.prefix) / "share" / "jupyter" / "labextensions"
 KERNEL_EXTENSION = "@jupyterlite/pyodide-kernel-extension"
@@ -273,6 +276,8 @@ def build(student_labs: Path, out: Path, cache: Path, wheel: Path | None = None)
     kernel_wheels = sorted(w for w in (kernel_extension() / "static" / "pypi").glob("*.whl")
                            if w.name.startswith(KERNEL_WHEELS))  # fmt: skip
     preload = [*sorted((src / "pypi").glob("*.whl")), *kernel_wheels]
+    site = {wheel.name.split("-")[0] for wheel in [*preload, *pure.glob("*.whl")]}
+    preload = [slim_jedi(w, site, cache / "slim") if w.name.startswith("jedi-") else w for w in preload]
     packages = pyodide_dist(version, cache, pure, src / "static" / "pyodide", preload)
     names = lab_notebooks(student_labs, src / "files")
     for ext in EXTENSIONS:
