@@ -223,6 +223,10 @@ def test_the_site_carries_its_runtime_and_wheels(lite_site: Site) -> None:
             folder, _, name = module.rpartition("/")
             header = wheel.read(f"{folder}/__pycache__/{name[:-3]}.cpython-314.pyc")[:8]
             assert header == magic + bytes([1, 0, 0, 0]), module
+    with zipfile.ZipFile(pyodide / lock["jedi"]["file_name"]) as wheel:  # lite/lite_slim.py: the site's stubs only
+        stubs = {n.split("/")[4] for n in wheel.namelist() if n.startswith("jedi/third_party/typeshed/stubs/")}
+        assert {"networkx", "Pygments"} <= stubs and "requests" not in stubs
+        assert not any(n.startswith("jedi/third_party/django-stubs/") for n in wheel.namelist())
     wheels = {w.split("-")[0].lower() for w in lite_site.build["wheels"]}
     assert {"rmqlab", "sortedcontainers", "ipywidgets", "anywidget", "networkx", "ipython", "jsonschema", "plotly",
             "narwhals", "nbformat"} <= wheels  # fmt: skip
