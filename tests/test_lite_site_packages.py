@@ -22,8 +22,8 @@ class FakePyodide(types.ModuleType):
     def __init__(self, site: Path, lock: dict[str, list[str]], loaded: set[str]) -> None:
         super().__init__("pyodide_js")
         self.site, self.locked, self.loaded_names, self.calls = site, lock, loaded, []
-        packages = {name: types.SimpleNamespace(imports=imports) for name, imports in lock.items()}
-        self.lockfile = types.SimpleNamespace(packages=types.SimpleNamespace(as_object_map=lambda: packages))
+        packages = {name: {"name": name, "imports": imports} for name, imports in lock.items()}
+        self.lockfile = types.SimpleNamespace(packages=types.SimpleNamespace(to_py=lambda: packages))
         self.loadedPackages = types.SimpleNamespace(object_keys=lambda: sorted(self.loaded_names))
 
     def loadPackage(self, names: list[str]) -> str:

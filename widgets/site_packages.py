@@ -56,9 +56,9 @@ def not_loaded() -> dict[str, str]:
     import pyodide_js
 
     loaded = set(pyodide_js.loadedPackages.object_keys())
-    packages = pyodide_js.lockfile.packages.as_object_map()
-    return {module: name for name in packages if name not in loaded
-            for module in packages[name].imports}  # fmt: skip
+    packages = pyodide_js.lockfile.packages.to_py()  # a few dozen entries: a plain dict of dicts
+    return {module: name for name, entry in packages.items() if name not in loaded
+            for module in entry["imports"]}  # fmt: skip
 
 
 def start() -> None:
