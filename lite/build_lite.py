@@ -14,7 +14,9 @@ static site that needs no server beyond one serving files and no network beyond 
   CDN. The kernel settings name them all in ``loadPyodideOptions.packages``: Pyodide loads them in parallel while
   it starts, from the lock file, instead of the kernel installing IPython and its friends one by one through
   piplite (dependency resolution, a request per wheel) and then a first ``%pip install`` cell installing rmqlab.
-  That cut the tour's "ready" time most (bench/lite_ready.py; bench/README.md);
+  That cut the tour's "ready" time most (bench/lite_ready.py; bench/README.md). Every wheel and Pyodide's standard
+  library carry bytecode compiled by this runtime (``lite_bytecode``); plotly and narwhals are in the lock file but
+  loaded after the start (:data:`DEFERRED`);
 - the lab extensions the labs need (the Pyodide kernel, ipywidgets' manager, anywidget, plotly's renderer),
   nothing else from this environment.
 
@@ -38,12 +40,18 @@ import subprocess
 import sys
 import tarfile
 import time
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT / "lite") not in sys.path:  # imported as lite.build_lite (the tests): its sibling modules too
+    sys.path.insert(0, str(ROOT / "lite"))
+from lite_bytecode import SITE_PACKAGES, STDLIB, compiled_archives  # noqa: E402
+from lite_slim import slim_jedi  # noqa: E402
+
 LABEXTENSIONS = Path(sys.prefix) / "share" / "jupyter" / "labextensions"
 KERNEL_EXTENSION = "@jupyterlite/pyodide-kernel-extension"
 PARKED = Path("share") / "rmqlab-lite" / "labextensions"
@@ -66,6 +74,11 @@ SHIPPED_WITH_THE_KERNEL = ("widgetsnbextension",)
 """The kernel extension's own index has a stub of it (4.0.999); the real one would only add 2 MB."""
 INSTALL_CELL_TAG = "rmqlab-lite-install"
 """The tag of the install cell earlier sites put in front of each lab; one found in a notebook is removed."""
+DEFERRED = ("plotly", "narwhals")
+"""In the lock file but not loaded while the kernel starts: only the charts need them (thousands of files to unpack,
+a large share of the start); ``rmqlab.widgets.site_packages`` loads them in the background from the first
+``rmqlab.widgets`` import on, and an import that needs them waits (a cell's own ``import plotly`` too: the kernel
+loads what a cell imports from the lock file's ``imports``)."""
 KERNEL_WHEELS = ("piplite", "pyodide_kernel", "ipykernel", "widgetsnbextension-4")
 """The kernel extension's own wheels (its ``static/pypi``) that the kernel imports: preloaded with the others."""
 
@@ -158,16 +171,26 @@ def canonical(name: str) -> str:
 
 
 def lock_entry(wheel: Path) -> dict[str, Any]:
-    """A pyodide-lock.json entry for a pure-Python wheel; every package is named at start, so no ``depends``."""
+    """A pyodide-lock.json entry for a pure-Python wheel; no ``depends``: its dependencies are preloaded, or
+    deferred and loaded on import too. A :data:`DEFERRED` package lists its top-level modules as ``imports``."""
     name, version = wheel.name.split("-")[:2]
+    imports = top_level_modules(wheel) if canonical(name) in DEFERRED else []
     return {"name": canonical(name), "version": version, "file_name": wheel.name, "sha256": sha256(wheel),
-            "install_dir": "site", "package_type": "package", "imports": [], "depends": [],
+            "install_dir": "site", "package_type": "package", "imports": imports, "depends": [],
             "unvendored_tests": False}  # fmt: skip
+
+
+def top_level_modules(wheel: Path) -> list[str]:
+    """The importable top-level names of a wheel (its first-level folders and modules)."""
+    with zipfile.ZipFile(wheel) as whl:
+        tops = {name.split("/")[0].removesuffix(".py") for name in whl.namelist()}
+    return sorted(t for t in tops if t.isidentifier())
 
 
 def pyodide_dist(version: str, cache: Path, wheels: Path, out: Path, preload: list[Path]) -> list[str]:
     """``static/pyodide``: the npm runtime plus micropip and the ``preload`` wheels, and a lock file naming only
-    what is here; returns the names to load at start."""
+    what is here; returns the names to load at start (all but :data:`DEFERRED`). The standard library and every
+    wheel carry bytecode compiled by this very runtime (``lite_bytecode``: nothing is compiled in the browser)."""
     npm = npm_pyodide(version, cache)
     out.mkdir(parents=True)
     for item in npm.iterdir():
@@ -176,6 +199,9 @@ def pyodide_dist(version: str, cache: Path, wheels: Path, out: Path, preload: li
     lock = json.loads((npm / "pyodide-lock.json").read_text())
     entry = dict(lock["packages"]["micropip"])
     micropip = next(wheels.glob(f"micropip-{entry['version']}-py3-none-any.whl"))
+    archives = [(npm / "python_stdlib.zip", STDLIB, True)] + [(w, SITE_PACKAGES, False) for w in [micropip, *preload]]
+    stdlib, micropip, *preload = compiled_archives(archives, npm, cache / "pyc")
+    shutil.copy2(stdlib, out / "python_stdlib.zip")
     shutil.copy2(micropip, out / micropip.name)
     entry.update(file_name=micropip.name, sha256=sha256(micropip), install_dir="site", depends=[])
     lock["packages"] = {"micropip": entry}
@@ -183,7 +209,7 @@ def pyodide_dist(version: str, cache: Path, wheels: Path, out: Path, preload: li
         shutil.copy2(wheel, out / wheel.name)
         lock["packages"][canonical(wheel.name.split("-")[0])] = lock_entry(wheel)
     (out / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
-    return sorted(lock["packages"])
+    return sorted(name for name in lock["packages"] if name not in DEFERRED)
 
 
 def lab_notebooks(student_labs: Path, dest: Path) -> list[str]:
@@ -250,6 +276,8 @@ def build(student_labs: Path, out: Path, cache: Path, wheel: Path | None = None)
     kernel_wheels = sorted(w for w in (kernel_extension() / "static" / "pypi").glob("*.whl")
                            if w.name.startswith(KERNEL_WHEELS))  # fmt: skip
     preload = [*sorted((src / "pypi").glob("*.whl")), *kernel_wheels]
+    site = {wheel.name.split("-")[0] for wheel in [*preload, *pure.glob("*.whl")]}
+    preload = [slim_jedi(w, site, cache / "slim") if w.name.startswith("jedi-") else w for w in preload]
     packages = pyodide_dist(version, cache, pure, src / "static" / "pyodide", preload)
     names = lab_notebooks(student_labs, src / "files")
     for ext in EXTENSIONS:

@@ -61,3 +61,15 @@ def test_each_chinese_lab_in_the_site_is_released(name: str, site_files: tuple[P
     assert sum(bool(re.search(r"[\u4e00-\u9fff]", s)) for s in sources if s) > len(nb.cells) // 3
     leaks = search((f"{name} cell {i}", s) for i, s in enumerate(sources))
     assert [leak for leak in leaks if "sentence" in leak or "solution" in leak] == []
+
+
+def test_no_lab_in_the_site_installs_anything(site_files: tuple[Path, list[str]]) -> None:
+    """rmqlab and everything the labs import are in the site's Pyodide, loaded by the kernel itself (issue 35 item
+    2): no lab, English or Chinese, starts with a ``%pip install`` / piplite cell for the student to wait on."""
+    files, names = site_files
+    assert "00_tour.ipynb" in names and "zh/00_tour.ipynb" in names
+    for name in names:
+        nb = nbformat.read(files / name, as_version=4)
+        installs = [c.source for c in nb.cells if c.cell_type == "code"
+                    and re.search(r"%pip|piplite|micropip|pip install", c.source)]  # fmt: skip
+        assert installs == [], name

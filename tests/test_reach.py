@@ -271,6 +271,20 @@ def test_the_lite_kernel_extension_is_parked_out_of_jupyterlabs_path(tmp_path: P
     assert park_kernel_extension(tmp_path / "elsewhere") is None
 
 
+def test_jupyterlab_in_this_environment_does_not_see_the_lite_kernel_extension() -> None:
+    """The console error of issue 35 item 2: with the ``lite`` extra installed (make test installs it, then parks
+    the extension), none of JupyterLab's lab-extension folders holds ``@jupyterlite/pyodide-kernel-extension``, so
+    no JupyterLab page tries to load it; the site builder finds it where it was parked."""
+    from jupyter_core.paths import jupyter_path
+
+    from lite.build_lite import KERNEL_EXTENSION, PARKED
+
+    pytest.importorskip("jupyterlite_pyodide_kernel", reason="the lite extra is not installed")
+    seen = [folder for folder in jupyter_path("labextensions") if (Path(folder) / KERNEL_EXTENSION).exists()]
+    assert seen == [], "run: python lite/build_lite.py --park"
+    assert (Path(sys.prefix) / PARKED / KERNEL_EXTENSION / "package.json").is_file()
+
+
 def test_no_data_folder_looks_like_a_package_to_setuptools() -> None:
     """setuptools warns ("Package would be ignored") about every folder under a package whose name is an identifier
     but which is not in ``packages``: data folders have names that are not identifiers (``locale-data``)."""

@@ -9,32 +9,78 @@ and a plain-text rendering; the
 
 from __future__ import annotations
 
-try:  # what the [lab] extra installs: without it, say so instead of a bare "No module named 'ipywidgets'"
-    import anywidget  # noqa: F401
-    import ipywidgets  # noqa: F401
-    import networkx  # noqa: F401
-except ModuleNotFoundError as missing:
-    raise ModuleNotFoundError(
-        f"rmqlab.widgets (the labs' views) needs {missing.name}, which rmqlab's [lab] extra installs: "
-        "pip install 'rmqlab[lab]'",
-        name=missing.name,
-    ) from missing
+import importlib
+import importlib.util
+from typing import TYPE_CHECKING
 
-from rmqlab.snapshot import LabSnapshot, OffsetState, TraceIndex, take_snapshot
+from . import site_packages
 
-from .animation import save_animation
-from .checkpoints import Checkpoint
-from .controller import Controller
-from .dashboard import Dashboard
-from .demo import DEMO_KNOB_OPTIONS, DEMO_KNOBS, demo_lab
-from .event_log import EventLog
-from .flow_view import FlowView
-from .lease_view import LeaseView
-from .offset_strip import OffsetStripView
-from .replay import Replay, ReplayError
-from .retry_timeline import RetryTimeline
-from .spacetime_view import SpaceTimeView
-from .topology_view import TopologyView
+# what the [lab] extra installs: without it, say so instead of a bare "No module named 'ipywidgets'" (found, not
+# imported: importing them is left to the views that use them)
+for _needed in ("anywidget", "ipywidgets", "networkx"):
+    if importlib.util.find_spec(_needed) is None:
+        raise ModuleNotFoundError(
+            f"rmqlab.widgets (the labs' views) needs {_needed}, which rmqlab's [lab] extra installs: "
+            "pip install 'rmqlab[lab]'",
+            name=_needed,
+        )
+del _needed
+
+site_packages.start()  # in JupyterLite only: the site's packages not loaded at start (plotly) begin loading
+
+if TYPE_CHECKING:
+    from rmqlab.snapshot import LabSnapshot, OffsetState, TraceIndex, take_snapshot
+
+    from .animation import save_animation
+    from .checkpoints import Checkpoint
+    from .controller import Controller
+    from .dashboard import Dashboard
+    from .demo import DEMO_KNOB_OPTIONS, DEMO_KNOBS, demo_lab
+    from .event_log import EventLog
+    from .flow_view import FlowView
+    from .lease_view import LeaseView
+    from .offset_strip import OffsetStripView
+    from .replay import Replay, ReplayError
+    from .retry_timeline import RetryTimeline
+    from .spacetime_view import SpaceTimeView
+    from .topology_view import TopologyView
+
+_EXPORTS = {
+    "rmqlab.snapshot": ("LabSnapshot", "OffsetState", "TraceIndex", "take_snapshot"),
+    ".animation": ("save_animation",),
+    ".checkpoints": ("Checkpoint",),
+    ".controller": ("Controller",),
+    ".dashboard": ("Dashboard",),
+    ".demo": ("DEMO_KNOB_OPTIONS", "DEMO_KNOBS", "demo_lab"),
+    ".event_log": ("EventLog",),
+    ".flow_view": ("FlowView",),
+    ".lease_view": ("LeaseView",),
+    ".offset_strip": ("OffsetStripView",),
+    ".replay": ("Replay", "ReplayError"),
+    ".retry_timeline": ("RetryTimeline",),
+    ".spacetime_view": ("SpaceTimeView",),
+    ".topology_view": ("TopologyView",),
+}
+"""Each public name's module, imported the first time the name is asked for (PEP 562), as ``rmqlab`` does: a lab's
+``from rmqlab.widgets.dashboard import Dashboard`` loads the dashboard's modules, not the GIF export's (Pillow,
+resvg) or every view's. In JupyterLite each module imported costs the student's browser; bench/README.md."""
+
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+
+
+def __getattr__(name: str) -> object:
+    """Import a public name's module the first time the name is asked for, and keep the name."""
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_MODULE_OF[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The public names (loaded or not) and the module's own dunders."""
+    return sorted({*__all__, *(name for name in globals() if name.startswith("__"))})
+
 
 __all__ = [
     "DEMO_KNOBS",

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import zipfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -206,7 +207,26 @@ def test_the_site_carries_its_runtime_and_wheels(lite_site: Site) -> None:
         assert (pyodide / name).is_file(), name
     lock = json.loads((pyodide / "pyodide-lock.json").read_text())["packages"]
     assert all((pyodide / entry["file_name"]).is_file() for entry in lock.values())
-    assert sorted(lock) == sorted(preloaded)
+    # plotly (the charts) is in the lock file but loaded after the start, on import (rmqlab.widgets.site_packages)
+    assert sorted(lock) == sorted([*preloaded, "narwhals", "plotly"])
+    assert (lock["plotly"]["imports"], lock["rmqlab"]["imports"]) == (["_plotly_utils", "plotly"], [])
+    # bytecode compiled by this Pyodide beside every module (lite/lite_bytecode.py): the magic number of the
+    # standard library's, and unchecked-hash pycs (flags 0b01), so the browser compiles nothing
+    with zipfile.ZipFile(pyodide / "python_stdlib.zip") as stdlib:
+        magic = stdlib.read("json/__init__.pyc")[:4]
+        assert {n for n in stdlib.namelist() if n.endswith(".pyc")} == {
+            n + "c" for n in stdlib.namelist() if n.endswith(".py")}  # fmt: skip
+    with zipfile.ZipFile(pyodide / lock["rmqlab"]["file_name"]) as wheel:
+        modules = [n for n in wheel.namelist() if n.endswith(".py")]
+        assert "rmqlab/widgets/dashboard.py" in modules and len(modules) > 200
+        for module in modules:
+            folder, _, name = module.rpartition("/")
+            header = wheel.read(f"{folder}/__pycache__/{name[:-3]}.cpython-314.pyc")[:8]
+            assert header == magic + bytes([1, 0, 0, 0]), module
+    with zipfile.ZipFile(pyodide / lock["jedi"]["file_name"]) as wheel:  # lite/lite_slim.py: the site's stubs only
+        stubs = {n.split("/")[4] for n in wheel.namelist() if n.startswith("jedi/third_party/typeshed/stubs/")}
+        assert {"networkx", "Pygments"} <= stubs and "requests" not in stubs
+        assert not any(n.startswith("jedi/third_party/django-stubs/") for n in wheel.namelist())
     wheels = {w.split("-")[0].lower() for w in lite_site.build["wheels"]}
     assert {"rmqlab", "sortedcontainers", "ipywidgets", "anywidget", "networkx", "ipython", "jsonschema", "plotly",
             "narwhals", "nbformat"} <= wheels  # fmt: skip
