@@ -36,7 +36,8 @@ PAGES = {"classroom.md": "A whole class", "state.md": "Reading and setting state
 """The pages of docs/, with their titles in the navigation: hand-written, or generated (:data:`GENERATED`)."""
 GENERATED = {"java-map.md"}
 """Pages written by a script from the code (``docs/java_map.py``: from the engine's docstrings), kept in English."""
-ZH_PAGES = {"state.md": "读取和设置状态", "slides.md": "幻灯片和图表", "life-of-a-message.md": "一条消息的一生"}
+ZH_PAGES = {"classroom.md": "整个班级", "state.md": "读取和设置状态", "slides.md": "幻灯片和图表",
+            "life-of-a-message.md": "一条消息的一生"}
 """The hand-written pages translated into Chinese (docs/zh/), with their titles in the navigation's 简体中文 part:
 every page of :data:`PAGES` not :data:`GENERATED` (``tests/test_docs_zh.py``)."""
 
