@@ -250,7 +250,8 @@ def stage(src: Path) -> dict[str, Any]:
                   "palette": [{"scheme": "default", "toggle": {"icon": "material/weather-night", "name": "Dark"}},
                               {"scheme": "slate", "toggle": {"icon": "material/weather-sunny", "name": "Light"}}]},
         "plugins": ["search", {"mkdocs-jupyter": {"execute": False, "include_source": True, "ignore_h1_titles": True}}],
-        "markdown_extensions": ["tables", "admonition", {"toc": {"permalink": True}}],
+        "markdown_extensions": ["tables", "admonition", {"toc": {"permalink": True}},
+                                "pymdownx.superfences"],  # a fenced block inside a list item is code too
         "nav": nav,
     }  # fmt: skip
     (src.parent / f"{src.name}.mkdocs.yml").write_text(json.dumps(config, indent=1))  # JSON is YAML
