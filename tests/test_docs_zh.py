@@ -40,6 +40,16 @@ def headings(text: str) -> list[str]:
     return [line.split(" ", 1)[0] for line in FENCE.sub("", text).splitlines() if re.match(r"#{1,6} ", line)]
 
 
+def outline(text: str) -> dict[str, int]:
+    """How many table rows, list items and paragraphs the page has outside code: a twin drops none of them."""
+    lines = FENCE.sub("CODE", text).split("\n")
+    rows = sum(1 for line in lines if line.startswith("|"))
+    items = sum(1 for line in lines if re.match(r"\s*(?:[-*+]|\d+\.) ", line))
+    starts = zip(["", *lines], lines, strict=False)  # each line with the one before it
+    paragraphs = sum(1 for before, line in starts if line.strip() and not before.strip())
+    return {"table rows": rows, "list items": items, "paragraphs": paragraphs}
+
+
 def inline_code(text: str) -> list[str]:
     """Every inline code span outside the fenced blocks, spaces normalised (a span may wrap in the English)."""
     return sorted(" ".join(span.split()) for span in re.findall(r"`([^`]+)`", FENCE.sub("", text)))
@@ -65,6 +75,7 @@ def test_every_hand_written_page_has_a_chinese_twin(name: str) -> None:
     assert twin.is_file(), f"docs/{name} has no Chinese twin docs/zh/{name}"
     chinese = twin.read_text(encoding="utf-8")
     assert headings(chinese) == headings(english)
+    assert outline(chinese) == outline(english)
     assert fenced_blocks(chinese) == fenced_blocks(english)  # code is not translated
     assert inline_code(chinese) == inline_code(english)  # the same names, calls, paths and values
     assert f"](zh/{name})" in english and f"](../{name})" in chinese  # each links to the other
@@ -79,4 +90,6 @@ def test_the_checks_see_a_difference() -> None:
     assert headings(page) == ["#", "##"] and headings(page.replace("## 小节\n", "")) == ["#"]
     assert fenced_blocks(page) == ["```python\nx = 1\n```"] != fenced_blocks(page.replace("x = 1", "x = 2"))
     assert inline_code("`a` and\n`b\nc`") == ["a", "b c"]
+    assert outline(page) == {"table rows": 0, "list items": 0, "paragraphs": 4}
+    assert outline(page + "\n- 一\n- 二\n") == {"table rows": 0, "list items": 2, "paragraphs": 5}
     assert REFLOW.stray_breaks(page) != [] and REFLOW.stray_breaks(REFLOW.reflow(page)) == []
