@@ -31,10 +31,15 @@ import plotly  # type: ignore[import-untyped]  # the whole-run charts' library (
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-PAGES = {"classroom.md": "A whole class", "state.md": "Reading and setting state", "slides.md": "Slides and charts"}
-"""The hand-written pages in docs/, with their titles in the navigation."""
-ZH_PAGES = {"state.md": "读取和设置状态"}
-"""The hand-written pages translated into Chinese (docs/zh/), with their titles in the navigation's 简体中文 part."""
+PAGES = {"classroom.md": "A whole class", "state.md": "Reading and setting state", "slides.md": "Slides and charts",
+         "life-of-a-message.md": "The life of a message", "java-map.md": "rmqlab → RocketMQ 4.9.7"}
+"""The pages of docs/, with their titles in the navigation: hand-written, or generated (:data:`GENERATED`)."""
+GENERATED = {"java-map.md"}
+"""Pages written by a script from the code (``docs/java_map.py``: from the engine's docstrings), kept in English."""
+ZH_PAGES = {"classroom.md": "整个班级", "state.md": "读取和设置状态", "slides.md": "幻灯片和图表",
+            "life-of-a-message.md": "一条消息的一生"}
+"""The hand-written pages translated into Chinese (docs/zh/), with their titles in the navigation's 简体中文 part:
+every page of :data:`PAGES` not :data:`GENERATED` (``tests/test_docs_zh.py``)."""
 
 
 REGION = re.compile(r"\n?### BEGIN (SOLUTION|HIDDEN TESTS)\n.*?### END \1\n?", re.S)
@@ -245,7 +250,8 @@ def stage(src: Path) -> dict[str, Any]:
                   "palette": [{"scheme": "default", "toggle": {"icon": "material/weather-night", "name": "Dark"}},
                               {"scheme": "slate", "toggle": {"icon": "material/weather-sunny", "name": "Light"}}]},
         "plugins": ["search", {"mkdocs-jupyter": {"execute": False, "include_source": True, "ignore_h1_titles": True}}],
-        "markdown_extensions": ["tables", "admonition", {"toc": {"permalink": True}}],
+        "markdown_extensions": ["tables", "admonition", {"toc": {"permalink": True}},
+                                "pymdownx.superfences"],  # a fenced block inside a list item is code too
         "nav": nav,
     }  # fmt: skip
     (src.parent / f"{src.name}.mkdocs.yml").write_text(json.dumps(config, indent=1))  # JSON is YAML

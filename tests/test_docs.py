@@ -107,6 +107,22 @@ def test_the_state_page_in_chinese_is_in_the_site_beside_the_english_one(site: P
     assert code(chinese) == code(english)  # the same names, calls and values
 
 
+@pytest.mark.parametrize("name", ["classroom", "slides", "life-of-a-message"])
+def test_each_chinese_page_is_in_the_site_beside_its_english_twin(site: Path, name: str) -> None:
+    """docs/zh/NAME.md is a page of the 简体中文 part, listed in the navigation, and each twin links to the other
+    (issue 35; the same code and headings: tests/test_docs_zh.py)."""
+    html, english = page(site, f"zh/{name}"), page(site, name)
+    assert f'href="../../{name}/"' in html and f'href="../zh/{name}/"' in english
+    assert f'href="../zh/{name}/"' in page(site, "state")  # the 简体中文 part of the navigation on every page
+    if name == "classroom":  # the z2jh commands are a code block inside a list item, in both languages
+        for text in (html, english):
+            before = text[: text.index("kubectl")]
+            assert "<p><code>bash" not in text and before.endswith('<div class="highlight"><pre><span></span><code>')
+            assert before.rfind("<ul>") > before.rfind("</ul>")  # still in the list, and the list goes on
+    if name == "life-of-a-message":  # the generated map, English only, is a page the Chinese one links to
+        assert 'href="../../java-map/"' in html and "SendMessageProcessor.java" in page(site, "java-map")
+
+
 def _build_docs() -> Any:
     spec = importlib.util.spec_from_file_location("build_docs", ROOT / "docs" / "build_docs.py")
     assert spec is not None and spec.loader is not None
