@@ -21,10 +21,13 @@ def on_lifecycle(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
         retry = (
             _(" and %RETRY%{group}").format(group=d.get("group")) if d.get("message_model") != "BROADCASTING" else ""
         )
+        consuming = {"concurrently": _("consuming concurrently"), "orderly": _("consuming orderly")}.get(
+            str(d.get("mode")), f"consuming {d.get('mode')}"
+        )
         return "DefaultMQPushConsumerImpl.start", _(
-            "{who} joins {group} ({model}, consuming {mode}): it subscribes its topics{retry}, heartbeats, then "
-            "rebalances at once and 20 s after each rebalance"
-        ).format(who=who, group=d.get("group"), model=d.get("message_model"), mode=d.get("mode"), retry=retry)
+            "{who} joins {group} ({model}, {consuming}): it subscribes its topics{retry}, heartbeats, then rebalances "
+            "at once and 20 s after each rebalance"
+        ).format(who=who, group=d.get("group"), model=d.get("message_model"), consuming=consuming, retry=retry)
     if what == "crash":
         return _("Lab: consumer crash"), _(
             "{who} of {group} dies without persisting: its ProcessQueues are gone and what it had not committed is "
