@@ -75,7 +75,8 @@ SOURCE_IDENTIFIERS = re.compile(
 )
 """What the second line may spell in Latin letters: Java's names (classes, ``Class.method``, calls such as
 ``sendMessageBack(M0001, delayLevel 0)``, camelCase fields such as ``reconsumeTimes``, constants), topics and queues,
-the run's names (``c1``, ``broker-a``, ``M0001``), units, Java's ``null``, ``false``, ``true`` and the ``mqadmin`` tool."""
+the run's names (``c1``, ``broker-a``, ``M0001``), units, Java's ``null``, ``false``, ``true`` and
+``mqadmin``."""
 ENGLISH_PROSE = re.compile(r"\b[a-z]{2,}\b")
 """Any lower-case English word left once the identifiers are out (``the``, ``uses``, ``level``, ``due``)."""
 
