@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from rmqlab.widgets import Checkpoint, Dashboard
+from rmqlab.widgets.controller_controls import SOURCE_STYLE
 from rmqlab.widgets.export_html import standalone_html
 from rmqlab.widgets.export_pictures import export_scenes
 from rmqlab.widgets.export_svg import standalone_svg
@@ -176,6 +177,8 @@ def what_the_dashboard_shows_is_chinese(name: str, dash: Dashboard) -> None:
             assert offered and all(CHINESE.search(label) for label in offered), (name, offered)
         source = [line for line in ctl.caption_lines if line.startswith(("源码：", "in the source"))]
         assert all(line.startswith("源码：") and CHINESE.search(line) for line in source), (name, source)
+        quiet = ctl.caption_html.value.count(f'<div style="{SOURCE_STYLE}">源码：')  # drawn quieter, as in English
+        assert quiet == len(source), (name, ctl.caption_html.value)
         for view in dash.views:
             view.update(ctl.snapshot)  # type: ignore[arg-type]
             if isinstance(view, SceneView) and view.current is not None:
