@@ -158,7 +158,7 @@ busy, …``), a log line quoted (“BROADCASTING, … drop it”)."""
 def what_the_dashboard_shows_is_chinese(name: str, dash: Dashboard) -> None:
     """At the first step, halfway and at the end: every view's hover texts and labels; the Jump box's options in the
     kernel and the names the page's player gets for every kind its Jump box can offer; the caption's second line
-("源码：…", each of its rules checked in tests/test_i18n_captions.py); the Events tab's filters, and
+    ("源码：…", each of its rules checked in tests/test_i18n_captions.py); the Events tab's filters, and
     its detail column, which is the events' data (``key=value``, no prose around it)."""
     ctl = dash.controller
     assert ctl.frames is not None
