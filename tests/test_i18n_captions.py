@@ -110,7 +110,7 @@ def test_the_source_line_of_a_send_back_in_both_languages() -> None:
     assert chinese.lines[1] == (
         "源码：ConsumeMessageConcurrentlyService.processConsumeResult：RECONSUME_LATER → "
         "sendMessageBack(M0001, delayLevel 0)；SendMessageProcessor.asyncConsumerSendMsgBack 取 3 + reconsumeTimes "
-        "0 = 延时级别 3，10 s 后到期"
+        "0 = 延迟级别 3，10 s 后到期"
     )
 
 
