@@ -140,3 +140,12 @@ def test_a_chinese_step_caption_has_no_gap_between_its_sentences() -> None:
     rmqlab.set_language("zh")
     chinese = [c for c in narrate(scenario.run().trace) if c.plain][:2]
     assert chinese[0].plain.endswith("。") and step_caption(chinese).plain == chinese[0].plain + chinese[1].plain
+
+
+def test_a_long_chinese_rule_is_cut_at_its_last_clause_that_fits() -> None:
+    """A Chinese rule has no ``; ``: it is cut at its last ``；`` within the line's budget, like an English one."""
+    from rmqlab.narrate.steps import SOURCE_WIDTH, _fit_rule, text_width
+
+    clause = "甲" * 40  # 80 cells
+    cut = _fit_rule("源码：" + "；".join([clause] * 4))
+    assert cut == "源码：" + clause + "；" + clause + " …" and text_width(cut) <= SOURCE_WIDTH
