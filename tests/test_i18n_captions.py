@@ -1,5 +1,7 @@
-"""Issue 35, item 1: the plain first line of each step's caption in Chinese (``rmqlab.set_language("zh")``), with the
-run's own names and numbers; English by default. The second line ("in the source: …") is Java and stays as it is."""
+"""Issue 35, item 1: both lines of each step's caption in Chinese (``rmqlab.set_language("zh")``): the plain first line,
+with the run's own names and numbers, and the second ("in the source: …" → "源码：…"), whose prose is translated around
+RocketMQ's identifiers (``ConsumeMessageConcurrentlyService.processConsumeResult``, ``RECONSUME_LATER``,
+``reconsumeTimes``, ``%RETRY%cg``), which stay as they are; English by default."""
 
 from __future__ import annotations
 
@@ -67,6 +69,66 @@ def test_every_plain_sentence_of_every_example_is_chinese(path: Path) -> None:
         assert not ENGLISH_WORDS.search(latin), c.plain
 
 
+SOURCE_IDENTIFIERS = re.compile(
+    r"%(?:RETRY|DLQ)%[\w-]*|[\w.%-]+@[\w.-]+(?::\d+)?|\b\w+(?:\.\w+)*\([^)]*\)|\b\w+(?:\.\w+)+|\b\w*[A-Z0-9_]\w*\b"
+    r"|\b[a-z]+-[a-z]\b|/inner\b|\b(?:ms|min|s|h|cg|pg|now|null|false|true|mqadmin)\b"
+)
+"""What the second line may spell in Latin letters: Java's names (classes, ``Class.method``, calls such as
+``sendMessageBack(M0001, delayLevel 0)``, camelCase fields such as ``reconsumeTimes``, constants), topics and queues,
+the run's names (``c1``, ``broker-a``, ``M0001``), units, Java's ``null``, ``false``, ``true`` and
+``mqadmin``."""
+ENGLISH_PROSE = re.compile(r"\b[a-z]{2,}\b")
+"""Any lower-case English word left once the identifiers are out (``the``, ``uses``, ``level``, ``due``)."""
+
+
+def data_removed(line: str, data: dict[str, object]) -> str:
+    """``line`` without what it quotes of the event's data (the trace is data, the same in every language): a
+    RocketMQ log line (a WARNING's message), a broker's remark, an error, a group's name (``bg``), an admin command's
+    or a fault's ``key value``. Each is taken out where it stands as a whole (``T`` the topic, not the T of
+    ``sendMsgTimeout``)."""
+    quoted = [f"{key} = {value}" for key, value in data.items()] + [f"{key} {value}" for key, value in data.items()]
+    for words in sorted([*quoted, *(str(value) for value in data.values())], key=len, reverse=True):  # longest first
+        line = re.sub(rf"(?<![\w%@.-]){re.escape(words)}(?![\w@.(-])", " ", line)
+    return EXCEPTION.sub(" ", line)
+
+
+EXCEPTION = re.compile(r"\b[A-Z]\w*Exception\b[^；（）。，]*")
+"""An exception and its message, as RocketMQ words it, up to the Chinese punctuation after it (a send's failure is
+quoted again by the next attempt: ``RemotingConnectException: connect to broker-a failed: broker down``)."""
+
+
+def test_the_source_line_of_a_send_back_in_both_languages() -> None:
+    scenario = load_scenario(ROOT / "examples" / "default_retry_schedule.json")
+    english = next(c for c in narrate(scenario.run().trace) if c.kind.name == "SEND_BACK")
+    assert english.lines[1] == (
+        "in the source: ConsumeMessageConcurrentlyService.processConsumeResult: RECONSUME_LATER → "
+        "sendMessageBack(M0001, delayLevel 0); SendMessageProcessor.asyncConsumerSendMsgBack uses 3 + reconsumeTimes "
+        "0 = level 3, due in 10 s"
+    )
+    rmqlab.set_language("zh")
+    chinese = next(c for c in narrate(scenario.run().trace) if c.kind.name == "SEND_BACK")
+    assert chinese.lines[1] == (
+        "源码：ConsumeMessageConcurrentlyService.processConsumeResult：RECONSUME_LATER → "
+        "sendMessageBack(M0001, delayLevel 0)；SendMessageProcessor.asyncConsumerSendMsgBack 取 3 + reconsumeTimes "
+        "0 = 延迟级别 3，10 s 后到期"
+    )
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_every_source_line_of_every_example_is_chinese(path: Path) -> None:
+    """Each event's second line, in a Chinese run of each example: "源码：", Java's names, and Chinese prose around
+    them — no English word left once the identifiers and the event's own data (a log line RocketMQ prints, a
+    broker's remark) are taken out. A line made only of data (``mqadmin updateTopic``'s settings) needs no Chinese."""
+    rmqlab.set_language("zh")
+    trace = load_scenario(path).run().trace
+    for event, c in zip(trace, narrate(trace), strict=True):
+        line = c.lines[1]
+        assert line.startswith("源码："), line
+        left = SOURCE_IDENTIFIERS.sub(" ", data_removed(line, dict(event.data)))
+        assert not ENGLISH_PROSE.search(left), (line, ENGLISH_PROSE.findall(left))
+        assert CHINESE.search(line.removeprefix("源码：")) or not re.search(r"[a-z]{2,}", left), line
+
+
 def test_a_chinese_step_caption_has_no_gap_between_its_sentences() -> None:
     """A step's first line joins its sentences: a space after an English one, none after a Chinese full stop (the
     tour's first delivery read "…成功。 c1 的…" in JupyterLab)."""
@@ -78,3 +140,12 @@ def test_a_chinese_step_caption_has_no_gap_between_its_sentences() -> None:
     rmqlab.set_language("zh")
     chinese = [c for c in narrate(scenario.run().trace) if c.plain][:2]
     assert chinese[0].plain.endswith("。") and step_caption(chinese).plain == chinese[0].plain + chinese[1].plain
+
+
+def test_a_long_chinese_rule_is_cut_at_its_last_clause_that_fits() -> None:
+    """A Chinese rule has no ``; ``: it is cut at its last ``；`` within the line's budget, like an English one."""
+    from rmqlab.narrate.steps import SOURCE_WIDTH, _fit_rule, text_width
+
+    clause = "甲" * 40  # 80 cells
+    cut = _fit_rule("源码：" + "；".join([clause] * 4))
+    assert cut == "源码：" + clause + "；" + clause + " …" and text_width(cut) <= SOURCE_WIDTH

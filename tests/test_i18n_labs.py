@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from rmqlab.widgets import Checkpoint, Dashboard
+from rmqlab.widgets.controller_controls import SOURCE_STYLE
 from rmqlab.widgets.export_html import standalone_html
 from rmqlab.widgets.export_pictures import export_scenes
 from rmqlab.widgets.export_svg import standalone_svg
@@ -156,7 +157,8 @@ busy, …``), a log line quoted (“BROADCASTING, … drop it”)."""
 
 def what_the_dashboard_shows_is_chinese(name: str, dash: Dashboard) -> None:
     """At the first step, halfway and at the end: every view's hover texts and labels; the Jump box's options in the
-    kernel and the names the page's player gets for every kind its Jump box can offer; the Events tab's filters, and
+    kernel and the names the page's player gets for every kind its Jump box can offer; the caption's second line
+    ("源码：…", each of its rules checked in tests/test_i18n_captions.py); the Events tab's filters, and
     its detail column, which is the events' data (``key=value``, no prose around it)."""
     ctl = dash.controller
     assert ctl.frames is not None
@@ -173,6 +175,10 @@ def what_the_dashboard_shows_is_chinese(name: str, dash: Dashboard) -> None:
         if frame < len(ctl.frames) - 1:
             offered = [label for label, kind in ctl.kind_choice.options if kind]
             assert offered and all(CHINESE.search(label) for label in offered), (name, offered)
+        source = [line for line in ctl.caption_lines if line.startswith(("源码：", "in the source"))]
+        assert all(line.startswith("源码：") and CHINESE.search(line) for line in source), (name, source)
+        quiet = ctl.caption_html.value.count(f'<div style="{SOURCE_STYLE}">源码：')  # drawn quieter, as in English
+        assert quiet == len(source), (name, ctl.caption_html.value)
         for view in dash.views:
             view.update(ctl.snapshot)  # type: ignore[arg-type]
             if isinstance(view, SceneView) and view.current is not None:

@@ -213,9 +213,10 @@ class KernelControls:
 
     def _show_caption(self) -> None:
         self.caption_lines = self._caption_for_position()
+        source = _("in the source: {rule}").format(rule="")  # the second line's start, in the language spoken now
         body = "".join(
             f'<div style="{SOURCE_STYLE}">{html.escape(line)}</div>'
-            if line.startswith("in the source:")
+            if line.startswith(source)
             else f"<div><b>{html.escape(line)}</b></div>"
             for line in self.caption_lines
         )

@@ -9,7 +9,8 @@ The language is, in this order: the last :func:`set_language` call (``rmqlab.set
 ``RMQLAB_LANG`` environment variable (``zh`` or ``en``), else English. The engine's trace and the JSON report are
 data and stay the same in every language; so far the command line's human timeline (its summary and messages) is
 translated, and so are the dashboards' words (buttons, tabs, legends, the clock line, the checkpoints' fixed words)
-and the plain first line of each step's caption.
+and both lines of each step's caption (the plain sentence, and "in the source" with the Java behind it, whose
+identifiers stay as they are).
 
 Where it is used, ``gettext`` is imported as ``_`` (``from rmqlab.core.i18n import gettext as _``): Babel extracts
 ``_``, ``gettext``, ``ngettext``, ``pgettext`` and ``N_``; the source folders are ``rmqlab/`` and ``widgets/``.

@@ -4,6 +4,7 @@ injected faults (:mod:`rmqlab.lab.faults`) and the warnings RocketMQ would only 
 
 from __future__ import annotations
 
+from ..core.i18n import gettext as _
 from ..core.trace import TraceEvent
 from .context import CaptionContext, name_of
 
@@ -17,53 +18,62 @@ def on_lifecycle(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
         ctx.consume_mode[e.actor] = str(d.get("mode", "concurrently"))
         ctx.message_model[e.actor] = str(d.get("message_model", "CLUSTERING"))
         ctx.group_of[e.actor] = str(d.get("group"))
-        retry = " and %RETRY%" + str(d.get("group")) if d.get("message_model") != "BROADCASTING" else ""
-        return "DefaultMQPushConsumerImpl.start", (
-            f"{who} joins {d.get('group')} ({d.get('message_model')}, consuming {d.get('mode')}): it subscribes "
-            f"its topics{retry}, heartbeats, then rebalances at once and 20 s after each rebalance"
+        retry = (
+            _(" and %RETRY%{group}").format(group=d.get("group")) if d.get("message_model") != "BROADCASTING" else ""
         )
+        consuming = {"concurrently": _("consuming concurrently"), "orderly": _("consuming orderly")}.get(
+            str(d.get("mode")), f"consuming {d.get('mode')}"
+        )
+        return "DefaultMQPushConsumerImpl.start", _(
+            "{who} joins {group} ({model}, {consuming}): it subscribes its topics{retry}, heartbeats, then rebalances "
+            "at once and 20 s after each rebalance"
+        ).format(who=who, group=d.get("group"), model=d.get("message_model"), consuming=consuming, retry=retry)
     if what == "crash":
-        return "Lab: consumer crash", (
-            f"{who} of {d.get('group')} dies without persisting: its ProcessQueues are gone and what it had not "
-            f"committed is redelivered from the last persisted offset after a rebalance"
-        )
+        return _("Lab: consumer crash"), _(
+            "{who} of {group} dies without persisting: its ProcessQueues are gone and what it had not committed is "
+            "redelivered from the last persisted offset after a rebalance"
+        ).format(who=who, group=d.get("group"))
     if what == "shutting_down":
-        return "DefaultMQPushConsumerImpl.shutdown", (
-            f"{who} stops taking consume requests and waits up to {d.get('await_ms')} ms for those in flight "
-            f"(awaitTerminationMillisWhenShutdown; as long again for the running ones if time runs out) before it "
-            f"persists its offsets; pulls and rebalances go on meanwhile"
-        )
+        return "DefaultMQPushConsumerImpl.shutdown", _(
+            "{who} stops taking consume requests and waits up to {await_ms} ms for those in flight "
+            "(awaitTerminationMillisWhenShutdown; as long again for the running ones if time runs out) before it "
+            "persists its offsets; pulls and rebalances go on meanwhile"
+        ).format(who=who, await_ms=d.get("await_ms"))
     if what == "shutdown":
-        return "DefaultMQPushConsumerImpl.shutdown", (
-            f"{who} has persisted its offsets (an orderly consumer after releasing its queue locks) and now stops "
-            f"and unregisters from {d.get('group')}"
-        )
-    return "Lab: lifecycle", f"{who}: {what}"
+        return "DefaultMQPushConsumerImpl.shutdown", _(
+            "{who} has persisted its offsets (an orderly consumer after releasing its queue locks) and now stops and "
+            "unregisters from {group}"
+        ).format(who=who, group=d.get("group"))
+    return _("Lab: lifecycle"), f"{who}: {what}"
 
 
 def on_fault(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     d = dict(e.data)
     fault = str(d.pop("fault", "?"))
     if fault == "broker_down":
-        return "Lab.broker_down", (
-            f"{e.actor} stops: connections are refused, held pulls break and the name server withdraws its "
-            f"routes; clients notice at their next request or route poll (30 s)"
-        )
+        return "Lab.broker_down", _(
+            "{broker} stops: connections are refused, held pulls break and the name server withdraws its routes; "
+            "clients notice at their next request or route poll (30 s)"
+        ).format(broker=e.actor)
     if fault == "broker_up":
-        return "Lab.broker_up", (
-            f"{e.actor} is back; clients see it again at their next route poll (30 s) and heartbeat"
-        )
+        return "Lab.broker_up", _(
+            "{broker} is back; clients see it again at their next route poll (30 s) and heartbeat"
+        ).format(broker=e.actor)
     if fault in ("partition", "heal"):
         client = d.get("client")
         if fault == "partition":
-            return "Lab.partition", (
-                f"the link between {client} and {e.actor} is cut: every request fails with RemotingConnectException"
-            )
-        return "Lab.partition(heal=True)", f"the link between {client} and {e.actor} works again"
+            return "Lab.partition", _(
+                "the link between {client} and {broker} is cut: every request fails with RemotingConnectException"
+            ).format(client=client, broker=e.actor)
+        return "Lab.partition(heal=True)", _("the link between {client} and {broker} works again").format(
+            client=client, broker=e.actor
+        )
     settings = ", ".join(f"{k} = {v}" for k, v in d.items())
-    return "Lab.set_broker_fault", f"{e.actor} now misbehaves: {settings}"
+    return "Lab.set_broker_fault", _("{broker} now misbehaves: {settings}").format(broker=e.actor, settings=settings)
 
 
 def on_warning(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     about = f" ({e.msg_id})" if e.msg_id else ""
-    return "WARNING", f"{name_of(e.actor)}{about}: {e.get('message')} — RocketMQ only logs this"
+    return "WARNING", _("{who}{about}: {message} — RocketMQ only logs this").format(
+        who=name_of(e.actor), about=about, message=e.get("message")
+    )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
+from ..core.i18n import gettext as _
 from ..core.trace import EventKind, TraceEvent
 from . import consuming, lab_events, rebalancing, sending, storing
 from .context import CaptionContext
@@ -77,7 +78,7 @@ class Caption:
     @property
     def lines(self) -> tuple[str, str]:
         """The caption as shown: the plain sentence, then ``in the source: …``."""
-        return self.plain, f"in the source: {self.text}"
+        return self.plain, _("in the source: {rule}").format(rule=self.text)
 
     def __str__(self) -> str:
         return self.text
@@ -158,7 +159,7 @@ class Narrator:
             event.time_ms,
             event.kind,
             where,
-            f"{where}: {text}",
+            _("{where}: {rule}").format(where=where, rule=text),
             meaningful,
             plain,
             event.actor,

@@ -6,6 +6,8 @@ the one ``sendMsgTimeout`` budget is left; an answer's says whether ``sendDefaul
 
 from __future__ import annotations
 
+from ..core.i18n import gettext as _
+from ..core.i18n import ngettext
 from ..core.trace import TraceEvent
 from .context import CaptionContext, name_of
 
@@ -34,42 +36,62 @@ def on_send_attempt(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     entry = str(d.get("entry", "sendDefaultImpl"))
     total = _times_total(mode, entry)
     if entry != "sendDefaultImpl" and (attempt == 1 or previous is None):
-        how = "the queue the selector returned" if entry == "sendSelectImpl" else "the queue the caller gave"
+        how = _("the queue the selector returned") if entry == "sendSelectImpl" else _("the queue the caller gave")
         once = (
-            "a re-send only if no response comes (onExceptionImpl, retryTimesWhenSendAsyncFailed)"
+            _("a re-send only if no response comes (onExceptionImpl, retryTimesWhenSendAsyncFailed)")
             if mode == "ASYNC"
-            else "one attempt: it calls sendKernelImpl once, with no retry loop (retryTimesWhenSendFailed does not "
-            "apply)"
+            else _(
+                "one attempt: it calls sendKernelImpl once, with no retry loop (retryTimesWhenSendFailed does not "
+                "apply)"
+            )
         )
-        return f"DefaultMQProducerImpl.{entry}", f"{who} sends {msg} {mode} to {target}, {how}; {once}"
+        return f"DefaultMQProducerImpl.{entry}", _("{who} sends {msg} {mode} to {target}, {how}; {once}").format(
+            who=who, msg=msg, mode=mode, target=target, how=how, once=once
+        )
     if attempt == 1 or previous is None:
-        by = " (CLIENT_INNER_PRODUCER, producing a retry message for its consumer)" if inner else ""
+        by = _(" (CLIENT_INNER_PRODUCER, producing a retry message for its consumer)") if inner else ""
         timeout = d.get("timeout_ms", 3000)
-        named = "sendMsgTimeout" if timeout == 3000 else "its timeout"
+        named = "sendMsgTimeout" if timeout == 3000 else _("its timeout")
         budget = (
-            "fire-and-forget, never retried"
+            _("fire-and-forget, never retried")
             if mode == "ONEWAY"
-            else f"{named} {timeout} ms is one budget for all attempts"
+            else _("{named} {timeout} ms is one budget for all attempts").format(named=named, timeout=timeout)
         )
         return (
             "DefaultMQProducerImpl.sendDefaultImpl",
-            f"{who}{by} sends {msg} {mode}, attempt 1 of up to {total}, to {target}; {budget}",
+            _("{who}{by} sends {msg} {mode}, attempt 1 of up to {total}, to {target}; {budget}").format(
+                who=who, by=by, msg=msg, mode=mode, total=total, target=target, budget=budget
+            ),
         )
     last = str(previous.get("broker"))
     if mode == "ASYNC":
         where = "MQClientAPIImpl.onExceptionImpl"
-        why = f"ASYNC attempt {attempt - 1} to {last} got no response ({outcome}), so the same request is re-sent"
+        why = _("ASYNC attempt {n} to {broker} got no response ({outcome}), so the same request is re-sent").format(
+            n=attempt - 1, broker=last, outcome=outcome
+        )
     else:
         where = "DefaultMQProducerImpl.sendDefaultImpl"
-        why = f"attempt {attempt - 1} to {last} failed ({outcome}); resent at once, no backoff"
+        why = _("attempt {n} to {broker} failed ({outcome}); resent at once, no backoff").format(
+            n=attempt - 1, broker=last, outcome=outcome
+        )
     left = d.get("timeout_ms")
     if left is not None:
-        why += f", with {left} ms of the budget left" if int(left) > 0 else ", but no time is left in the budget"
+        why += (
+            _(", with {left} ms of the budget left").format(left=left)
+            if int(left) > 0
+            else _(", but no time is left in the budget")
+        )
     if d.get("broker") != last:
-        pick = f"selectOneMessageQueue(lastBrokerName={last}) avoids {last} and picks {target}"
+        pick = _("selectOneMessageQueue(lastBrokerName={last}) avoids {last} and picks {target}").format(
+            last=last, target=target
+        )
     else:
-        pick = f"no other broker is eligible, so round robin picks {target} on {last} again"
-    return where, f"{who} retries {msg}, attempt {attempt} of up to {total}: {why}; {pick}"
+        pick = _("no other broker is eligible, so round robin picks {target} on {last} again").format(
+            target=target, last=last
+        )
+    return where, _("{who} retries {msg}, attempt {attempt} of up to {total}: {why}; {pick}").format(
+        who=who, msg=msg, attempt=attempt, total=total, why=why, pick=pick
+    )
 
 
 def _times_total(mode: str, entry: str) -> int:
@@ -93,54 +115,69 @@ def on_send_result(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
         stored = f", offsetMsgId {d.get('offset_msg_id')}" if d.get("offset_msg_id") else ""
         return (
             where,
-            f"{broker} answered SUCCESS → SEND_OK for {msg} (queue {d.get('queue_id')}{stored}); the send is done",
+            _("{broker} answered SUCCESS → SEND_OK for {msg} (queue {queue}{stored}); the send is done").format(
+                broker=broker, msg=msg, queue=d.get("queue_id"), stored=stored
+            ),
         )
     if outcome == "ONEWAY_SENT":
-        return "MQClientAPIImpl.sendMessage", f"{msg} written to the wire ONEWAY; no response, no result, no retry"
+        return "MQClientAPIImpl.sendMessage", _(
+            "{msg} written to the wire ONEWAY; no response, no result, no retry"
+        ).format(msg=msg)
     if outcome in NOT_STORE_OK:
-        return where, (
-            f"{broker} answered {outcome}: the caller gets SendStatus {outcome}, not an exception "
-            "(retried only with retryAnotherBrokerWhenNotStoreOK)"
-        )
+        return where, _(
+            "{broker} answered {outcome}: the caller gets SendStatus {outcome}, not an exception (retried only with "
+            "retryAnotherBrokerWhenNotStoreOK)"
+        ).format(broker=broker, outcome=outcome)
     name = outcome.split(":", 1)[0]
     if name in RETRIED_CODES or name in ("SYSTEM_BUSY", "MESSAGE_ILLEGAL", "SUBSCRIPTION_GROUP_NOT_EXIST"):
         retried = name in RETRIED_CODES and mode == "SYNC" and attempt < _times_total(mode, entry)
         then = (
-            "it is in retryResponseCodes, so sendDefaultImpl tries again"
+            _("it is in retryResponseCodes, so sendDefaultImpl tries again")
             if retried
             else (
-                f"{entry} makes one attempt, so it is not retried"
+                _("{entry} makes one attempt, so it is not retried").format(entry=entry)
                 if entry != "sendDefaultImpl" and mode == "SYNC"
-                else "not in retryResponseCodes in 4.9.x, so it is not retried"
+                else _("not in retryResponseCodes in 4.9.x, so it is not retried")
                 if mode == "SYNC"
-                else "no retry"
+                else _("no retry")
             )
         )
         if mode == "ASYNC":
-            then = "an ASYNC error response is never retried"
-        return where, f"{broker} answered {name} for {msg} (MQBrokerException); {then}"
+            then = _("an ASYNC error response is never retried")
+        return where, _("{broker} answered {name} for {msg} (MQBrokerException); {then}").format(
+            broker=broker, name=name, msg=msg, then=then
+        )
     left = _times_total(mode, entry) - attempt
     if entry != "sendDefaultImpl" and mode != "ASYNC":
-        then = f"{entry} makes one attempt, so the send fails with it"
+        then = _("{entry} makes one attempt, so the send fails with it").format(entry=entry)
     elif mode == "ONEWAY" or left <= 0:
-        then = "no attempt left"
+        then = _("no attempt left")
     else:
-        then = f"up to {left} more attempt{'s' if left > 1 else ''} if the 3000 ms budget allows"
+        then = ngettext(
+            "up to {left} more attempt if the 3000 ms budget allows",
+            "up to {left} more attempts if the 3000 ms budget allows",
+            left,
+        ).format(left=left)
     return (
         f"DefaultMQProducerImpl.{entry}",
-        f"attempt {attempt} of {msg} to {broker} failed with {outcome}; {then}",
+        _("attempt {attempt} of {msg} to {broker} failed with {outcome}; {then}").format(
+            attempt=attempt, msg=msg, broker=broker, outcome=outcome, then=then
+        ),
     )
 
 
 def on_send_failed(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     d, msg = e.data, e.msg_id or "?"
     error, attempts = str(d.get("error")), d.get("attempts")
-    why = " — the 3000 ms sendMsgTimeout budget was spent before another attempt" if "call timeout" in error else ""
+    why = _(" — the 3000 ms sendMsgTimeout budget was spent before another attempt") if "call timeout" in error else ""
     entry = str(ctx.last_attempt.get((e.actor, msg), {}).get("entry", "sendDefaultImpl"))
     if entry != "sendDefaultImpl":
-        why = f" ({entry} makes one attempt)"
+        why = _(" ({entry} makes one attempt)").format(entry=entry)
     return (
         f"DefaultMQProducerImpl.{entry}",
-        f"the {d.get('mode', 'SYNC')} send of {msg} failed after {attempts} attempt"
-        f"{'' if attempts == 1 else 's'}; the application gets {error}{why}",
+        ngettext(
+            "the {mode} send of {msg} failed after {attempts} attempt; the application gets {error}{why}",
+            "the {mode} send of {msg} failed after {attempts} attempts; the application gets {error}{why}",
+            attempts if isinstance(attempts, int) else 2,
+        ).format(mode=d.get("mode", "SYNC"), msg=msg, attempts=attempts, error=error, why=why),
     )

@@ -221,15 +221,18 @@ def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int]) -> list[str]:
 
 
 def _fit_rule(text: str) -> str:
-    """``text`` cut at its last ``; `` (else ``, ``, else space) that leaves it within :data:`SOURCE_WIDTH`."""
+    """``text`` cut at its last ``; `` (else ``, ``, else space; a Chinese rule's ``；`` and ``，`` likewise) that
+    leaves it within :data:`SOURCE_WIDTH`."""
     if text_width(text) <= SOURCE_WIDTH:
         return text
-    for mark in ("; ", ", ", " "):
+    for mark in ("; ", "；", ", ", "，", " "):
         cut = len(text)
         while (cut := text.rfind(mark, 0, cut)) > 0:
             if text_width(text[:cut]) + 2 <= SOURCE_WIDTH:
-                return text[:cut].rstrip(";,") + " …"
+                return text[:cut].rstrip(";,；，") + " …"
     return text
+
+
 _KEY_ORDER: tuple[EventKind, ...] = (
     K.DEAD_LETTERED,
     K.SEND_BACK,
@@ -292,7 +295,9 @@ def step_caption(captions: Sequence[C]) -> StepCaption:
     kinds = {c.kind for c in ordered}
     key_kind = next((k for k in _KEY_ORDER if k in kinds), ordered[-1].kind)
     key = next(c for c in ordered if c.kind is key_kind)
-    return StepCaption(_joined(_fit_sentences(sentences, ranks)), _fit_rule(f"in the source: {key.text}"))
+    return StepCaption(
+        _joined(_fit_sentences(sentences, ranks)), _fit_rule(_("in the source: {rule}").format(rule=key.text))
+    )
 
 
 def _joined(sentences: Sequence[str]) -> str:

@@ -7,6 +7,7 @@ A parked retry's caption works out *why* it got its delay level (3 + reconsumeTi
 
 from __future__ import annotations
 
+from ..core.i18n import gettext as _
 from ..core.trace import TraceEvent
 from .context import CaptionContext, dur
 
@@ -27,23 +28,27 @@ MAX_DELAY_LEVEL = 18
 def on_stored(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     d, msg = e.data, e.msg_id or "?"
     topic = str(d.get("topic"))
-    where = f"{topic}@{e.actor}:{d.get('queue_id')} offset {d.get('queue_offset')}"
+    where = _("{queue} offset {offset}").format(
+        queue=f"{topic}@{e.actor}:{d.get('queue_id')}", offset=d.get("queue_offset")
+    )
     rt = d.get("reconsume_times", 0)
     hop = ctx.last_hop.get(msg)
     if hop is not None and hop[0] == e.time_ms:
-        origin = "the ScheduleMessageService's put"
+        origin = _("the ScheduleMessageService's put")
     elif topic.startswith("%RETRY%"):
-        origin = "a retry copy"
+        origin = _("a retry copy")
     else:
-        origin = "the message"
+        origin = _("the message")
     kind = ""
     if topic.startswith("%RETRY%"):
-        kind = f" (reconsumeTimes {rt}); the group's consumers pull it from there"
+        kind = _(" (reconsumeTimes {rt}); the group's consumers pull it from there").format(rt=rt)
     elif topic.startswith("%DLQ%"):
         kind = f" (reconsumeTimes {rt})"
     else:
-        kind = "; any pull held on that queue (PullRequestHoldService) is answered at once"
-    return "CommitLog.asyncPutMessage", f"{e.actor} appended {msg} ({origin}) to {where}{kind}"
+        kind = _("; any pull held on that queue (PullRequestHoldService) is answered at once")
+    return "CommitLog.asyncPutMessage", _("{broker} appended {msg} ({origin}) to {where}{kind}").format(
+        broker=e.actor, msg=msg, origin=origin, where=where, kind=kind
+    )
 
 
 def _level_reason(ctx: CaptionContext, e: TraceEvent) -> str:
@@ -52,35 +57,45 @@ def _level_reason(ctx: CaptionContext, e: TraceEvent) -> str:
     level, stored_rt = int(d.get("level", 0)), int(d.get("reconsume_times", 0))
     real = str(d.get("real_topic"))
     if real.startswith("%DLQ%"):
-        return (
-            f"4.9.x quirk: handleRetryAndDLQ routed it to {real} but the request's DELAY property survives, "
-            f"so the DLQ copy first waits level {level}"
-        )
+        return _(
+            "4.9.x quirk: handleRetryAndDLQ routed it to {topic} but the request's DELAY property survives, so the "
+            "DLQ copy first waits level {level}"
+        ).format(topic=real, level=level)
     if not real.startswith("%RETRY%"):
-        return f"the producer set the DELAY property to level {level}"
+        return _("the producer set the DELAY property to level {level}").format(level=level)
     if msg in ctx.cleaned:
-        return "cleanExpiredMsg sends back with the fixed delay level 3"
+        return _("cleanExpiredMsg sends back with the fixed delay level 3")
     rt = stored_rt - 1
     default = 3 + rt
     if msg in ctx.inner_send:
-        formula = f"the client's fallback set DELAY = 3 + reconsumeTimes {rt} = {default}"
+        formula = _("the client's fallback set DELAY = 3 + reconsumeTimes {rt} = {sum}").format(rt=rt, sum=default)
     else:
-        formula = f"delayLevel 0 → asyncConsumerSendMsgBack uses 3 + reconsumeTimes {rt} = {default}"
+        formula = _("delayLevel 0 → asyncConsumerSendMsgBack uses 3 + reconsumeTimes {rt} = {sum}").format(
+            rt=rt, sum=default
+        )
     if level == default:
         return formula
     if level == MAX_DELAY_LEVEL and default > MAX_DELAY_LEVEL:
-        return f"{formula}, capped at maxDelayLevel {MAX_DELAY_LEVEL}"
-    return f"the listener's delayLevelWhenNextConsume asked for level {level}"
+        return _("{formula}, capped at maxDelayLevel {max}").format(formula=formula, max=MAX_DELAY_LEVEL)
+    return _("the listener's delayLevelWhenNextConsume asked for level {level}").format(level=level)
 
 
 def on_scheduled(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     d, msg = e.data, e.msg_id or "?"
     level, due = int(d.get("level", 0)), int(d.get("due_ms", e.time_ms))
     ctx.broker_did.setdefault(msg, []).append(e)
-    return "CommitLog.asyncPutMessage", (
-        f"{msg} (reconsumeTimes {d.get('reconsume_times')}) for {d.get('real_topic')} is parked in "
-        f"SCHEDULE_TOPIC_XXXX queue {level - 1} at delay level {level}, due in {dur(due - e.time_ms)} "
-        f"(t = {dur(due)}); why: {_level_reason(ctx, e)}"
+    return "CommitLog.asyncPutMessage", _(
+        "{msg} (reconsumeTimes {rt}) for {topic} is parked in SCHEDULE_TOPIC_XXXX queue {queue} at delay level "
+        "{level}, due in {due_in} (t = {due}); why: {why}"
+    ).format(
+        msg=msg,
+        rt=d.get("reconsume_times"),
+        topic=d.get("real_topic"),
+        queue=level - 1,
+        level=level,
+        due_in=dur(due - e.time_ms),
+        due=dur(due),
+        why=_level_reason(ctx, e),
     )
 
 
@@ -90,9 +105,17 @@ def on_delay_delivered(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     ctx.last_hop[msg] = (e.time_ms, level, str(d.get("topic")))
     return (
         "ScheduleMessageService.DeliverDelayedMessageTimerTask",
-        f"level {level}'s timer (it polls every 100 ms) finds {msg} due after {dur(int(d.get('waited_ms', 0)))} "
-        f"in SCHEDULE_TOPIC_XXXX queue {level - 1}; messageTimeup restores REAL_TOPIC {d.get('topic')} "
-        f"queue {d.get('queue_id')} and puts it back",
+        _(
+            "level {level}'s timer (it polls every 100 ms) finds {msg} due after {waited} in SCHEDULE_TOPIC_XXXX "
+            "queue {queue}; messageTimeup restores REAL_TOPIC {topic} queue {queue_id} and puts it back"
+        ).format(
+            level=level,
+            msg=msg,
+            waited=dur(int(d.get("waited_ms", 0))),
+            queue=level - 1,
+            topic=d.get("topic"),
+            queue_id=d.get("queue_id"),
+        ),
     )
 
 
@@ -102,7 +125,9 @@ def on_dead_lettered(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     stored = int(d.get("reconsume_times", 0))
     ctx.broker_did.setdefault(msg, []).append(e)
     known = ctx.max_reconsume_times.get(group)
-    tail = f"; nobody consumes {topic} unless you subscribe to it (original topic {d.get('original_topic')})"
+    tail = _("; nobody consumes {topic} unless you subscribe to it (original topic {original})").format(
+        topic=topic, original=d.get("original_topic")
+    )
     hop = ctx.last_hop.get(msg)
     if hop is not None and not (hop[0] == e.time_ms and hop[2] == topic):
         hop = None
@@ -110,19 +135,25 @@ def on_dead_lettered(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
         # the client re-sent it to %RETRY% itself (fallback or orderly path): handleRetryAndDLQ, no +1
         where = "SendMessageProcessor.handleRetryAndDLQ"
         limit = f"maxReconsumeTimes {known}" if known is not None else "maxReconsumeTimes"
-        why = f"header reconsumeTimes {stored} ≥ {limit}"
+        why = _("header reconsumeTimes {rt} ≥ {limit}").format(rt=stored, limit=limit)
         if hop is not None:
-            why += f", delivered only now after delay level {hop[1]} (4.9.x quirk)"
-        return where, f"{msg} written to {topic} with reconsumeTimes {stored}: {why}{tail}"
+            why += _(", delivered only now after delay level {level} (4.9.x quirk)").format(level=hop[1])
+        return where, _("{msg} written to {topic} with reconsumeTimes {rt}: {why}{tail}").format(
+            msg=msg, topic=topic, rt=stored, why=why, tail=tail
+        )
     rt = stored - 1
     where = "SendMessageProcessor.asyncConsumerSendMsgBack"
     if known is not None and rt >= known:
         why = f"reconsumeTimes {rt} ≥ maxReconsumeTimes {known}"
     elif known is not None:
-        why = f"delayLevel < 0 (the listener set delayLevelWhenNextConsume −1); reconsumeTimes {rt} < {known}"
+        why = _("delayLevel < 0 (the listener set delayLevelWhenNextConsume −1); reconsumeTimes {rt} < {max}").format(
+            rt=rt, max=known
+        )
     else:
-        why = f"reconsumeTimes {rt} ≥ the consumer's maxReconsumeTimes, or delayLevel < 0"
-    return where, f"{why}, so {msg} goes to {topic} (stored with reconsumeTimes {stored}){tail}"
+        why = _("reconsumeTimes {rt} ≥ the consumer's maxReconsumeTimes, or delayLevel < 0").format(rt=rt)
+    return where, _("{why}, so {msg} goes to {topic} (stored with reconsumeTimes {stored}){tail}").format(
+        why=why, msg=msg, topic=topic, stored=stored, tail=tail
+    )
 
 
 def on_retention_deleted(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
@@ -131,8 +162,10 @@ def on_retention_deleted(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     per = ", ".join(f"{t}: {n}" for t, n in topics.items())
     return (
         "DefaultMessageStore.CleanCommitLogService",
-        f"in the deleteWhen 04:00 window {e.actor} deleted {d.get('count')} messages older than fileReservedTime "
-        f"72 h ({per}); DLQ messages expire like any other",
+        _(
+            "in the deleteWhen 04:00 window {broker} deleted {count} messages older than fileReservedTime 72 h "
+            "({per}); DLQ messages expire like any other"
+        ).format(broker=e.actor, count=d.get("count"), per=per),
     )
 
 
@@ -143,13 +176,17 @@ def on_admin(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
         group = d.pop("group", "?")
         settings = ", ".join(f"{k} {v}" for k, v in d.items())
         note = (
-            "; retryQueueNums 0: every send-back answers SUCCESS and stores nothing"
+            _("; retryQueueNums 0: every send-back answers SUCCESS and stores nothing")
             if d.get("retry_queue_nums") == 0
             else ""
         )
-        return f"mqadmin {command}", f"{e.actor}'s SubscriptionGroupConfig of {group} is now {settings}{note}"
+        return f"mqadmin {command}", _("{broker}'s SubscriptionGroupConfig of {group} is now {settings}{note}").format(
+            broker=e.actor, group=group, settings=settings, note=note
+        )
     if command == "updateTopic":
         topic = d.pop("topic", "?")
         settings = ", ".join(f"{k} {v}" for k, v in d.items())
-        return f"mqadmin {command}", f"{e.actor}'s TopicConfig of {topic} is now {settings}"
+        return f"mqadmin {command}", _("{broker}'s TopicConfig of {topic} is now {settings}").format(
+            broker=e.actor, topic=topic, settings=settings
+        )
     return f"mqadmin {command}", f"{e.actor}: " + ", ".join(f"{k} {v}" for k, v in d.items())
