@@ -132,9 +132,10 @@ def record_consumed(
     """``executeHookAfter``: one CONSUMED event per message of the batch, with the listener's status, the
     ``ConsumeReturnType`` and how long the call took."""
     ctx = consumer.context
+    now = ctx.now  # the whole batch is consumed at one instant, as record_delivered stamps it at one
     for msg in msgs:
         ctx.trace.record(
-            ctx.now,
+            now,
             EventKind.CONSUMED,
             consumer.actor,
             msg.msg_id,

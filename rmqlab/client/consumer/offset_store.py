@@ -18,8 +18,6 @@ from __future__ import annotations
 from collections.abc import Container, Generator
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sortedcontainers import SortedDict
-
 from ...common.message_queue import MessageQueue
 from ...core.process import Rpc
 from ...core.trace import EventKind
@@ -51,9 +49,10 @@ class OffsetStore:
 
     def __init__(self, consumer: OffsetStoreOwner) -> None:
         self.consumer = consumer
-        self.offset_table: SortedDict = SortedDict()  # MessageQueue → offset
-        """``offsetTable``, kept in queue order (topic, broker, queue id): :meth:`persist_all` walks it in that
-        fixed order every 5 s without sorting it again (4.9.7's ConcurrentHashMap has an order of its own)."""
+        self.offset_table: dict[MessageQueue, int] = {}
+        """``offsetTable``: 4.9.7's ``ConcurrentMap<MessageQueue, AtomicLong>``, a hash map. Here a plain dict, in
+        insertion order (never in hash order, so the same seed gives the same trace); :meth:`persist_all` walks it
+        in queue order (topic, broker, queue id)."""
 
     def update_offset(self, mq: MessageQueue, offset: int, increase_only: bool) -> bool:
         """``updateOffset``: concurrent consumers only move forward; orderly ones overwrite. ``True`` if the offset in
@@ -104,11 +103,12 @@ class OffsetStore:
     def persist_all(self, mqs: Container[MessageQueue]) -> None:
         """``persistAll(mqs)``: persist every queue still assigned (``mqs``: the ProcessQueue table); forget cached
         queues that are no longer ours (``unusedMQ``), after the walk, as 4.9.7 does. Each entry's offset is sent as
-        the walk finds it, as 4.9.7 walks ``offsetTable.entrySet()``."""
+        the walk finds it, as 4.9.7 walks ``offsetTable.entrySet()``; the walk goes in queue order (topic, broker,
+        queue id), where ConcurrentHashMap's order is its own, so the trace of a run does not depend on hashes."""
         unused = []
-        for mq, offset in self.offset_table.items():
+        for mq in sorted(self.offset_table):
             if mq in mqs:
-                self.persist_offset(mq, offset)
+                self.persist_offset(mq, self.offset_table[mq])
             else:
                 unused.append(mq)
         for mq in unused:
