@@ -250,13 +250,14 @@ _KEY_ORDER: tuple[EventKind, ...] = (
     K.CONSUMED,
     K.SCHEDULED,
     K.DELAY_DELIVERED,
-    K.REBALANCED,
     K.LIFECYCLE,
+    K.REBALANCED,
     K.SEND_ATTEMPT,
     K.DELIVERED,
 )
 """Which event's rule the second line gives when a step did several things: the first kind here that the step has
-(a send-back says more than the delivery before it; a dead letter more than the send-back)."""
+(a send-back says more than the delivery before it; a dead letter more than the send-back; a consumer that starts
+more than the queues it then gets: the cause first)."""
 
 
 class _Captioned(Readable, Protocol):
