@@ -63,8 +63,8 @@ class RunFrames:
     outline: RunOutline
     checkpoints: tuple[AskedCheckpoint, ...] = ()
     masks: dict[int, Mask] = field(default_factory=dict)
-    """Per paused frame of a "when" checkpoint: what states its answer, hidden in every view there
-    (:mod:`widgets.checkpoint_mask`)."""
+    """Per paused frame of a checkpoint: for a "when", what states its answer, hidden in every view there; for a
+    "where", the places it offers that are not there yet, drawn as placeholders (:mod:`widgets.checkpoint_mask`)."""
     _models: dict[int, list[Any]] = field(default_factory=dict)
     _scenes: dict[int, list[Scene]] = field(default_factory=dict)
 
