@@ -204,6 +204,8 @@ def readme_page(text: str) -> str:
     text = text.replace("](docs/dashboard.png)", "](dashboard.png)")
     for name in PAGES:  # docs/classroom.md is a page of the site
         text = text.replace(f"](docs/{name})", f"]({name})")
+    for name in ZH_PAGES:  # and docs/zh/classroom.md its Chinese twin
+        text = text.replace(f"](docs/zh/{name})", f"](zh/{name})")
     text = re.sub(r"`rmqlab/lab/scenario/scenario.schema.json`", "[the scenario reference](scenario.md)", text)
     return text
 

@@ -94,6 +94,14 @@ def test_the_state_page_is_in_the_site_and_linked_from_home(site: Path) -> None:
     assert 'href="state/"' in page(site, "")
 
 
+def test_the_readmes_chinese_section_links_the_chinese_pages_of_the_site(site: Path) -> None:
+    """The README's 简体中文 section names every Chinese docs page; on the home page each link points at its page."""
+    home = page(site, "")
+    for name in ("classroom", "slides", "life-of-a-message", "state"):
+        assert f"](docs/zh/{name}.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
+        assert f'href="zh/{name}/"' in home, name
+
+
 def test_the_state_page_in_chinese_is_in_the_site_beside_the_english_one(site: Path) -> None:
     """docs/zh/state.md is a page of the site's 简体中文 part, with the same code and names as docs/state.md, and
     each page links to the other."""
