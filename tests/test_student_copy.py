@@ -22,6 +22,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from lab_tools import load_lab_tool
 
 from rmqlab.course.answers import spellings
 from teacher.after import TELLS
@@ -42,17 +43,7 @@ NOTEBOOKS = sorted(p.name for p in LABS.glob("[0-9][0-9]*_*.ipynb"))
 SOLUTION = re.compile(r"### BEGIN SOLUTION\n(answer_\d+) = (.+)\n### END SOLUTION")
 
 
-def _load_tool() -> Any:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("make_student", LABS / "make_student.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-MAKE_STUDENT = _load_tool()
+MAKE_STUDENT = load_lab_tool("make_student.py")
 
 
 @pytest.fixture(scope="module")

@@ -6,17 +6,16 @@ nbval runs their notebooks like the English ones (``pytest --nbval labs`` collec
 from __future__ import annotations
 
 import ast
-import importlib.util
 import io
 import re
 import tokenize
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import nbformat
 import pytest
 from jupytext import read as read_text_notebook  # type: ignore[import-untyped]
+from lab_tools import load_lab_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 LABS = ROOT / "labs"
@@ -24,15 +23,7 @@ ZH = LABS / "zh"
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
 
 
-def _load_sync() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("labs_sync", LABS / "sync.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-SYNC = _load_sync()
+SYNC = load_lab_tool("sync.py")
 SOURCES = [p.name for p in SYNC.zh_sources()]
 
 

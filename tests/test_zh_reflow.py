@@ -3,26 +3,17 @@ it as a space in the middle of a sentence). ``labs/reflow_zh.py`` joins them; th
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 
 import nbformat
 import pytest
 from jupytext import read as read_text_notebook  # type: ignore[import-untyped]
+from lab_tools import load_lab_tool
 
 LABS = Path(__file__).resolve().parents[1] / "labs"
 
 
-def _load_reflow() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("labs_reflow_zh", LABS / "reflow_zh.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-REFLOW = _load_reflow()
+REFLOW = load_lab_tool("reflow_zh.py")
 SOURCES = sorted(p.name for p in (LABS / "zh").glob("[0-9][0-9]*_*.py"))
 
 SAMPLE = """## 标题
