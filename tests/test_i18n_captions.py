@@ -144,8 +144,9 @@ def test_a_chinese_step_caption_has_no_gap_between_its_sentences() -> None:
 
 def test_a_long_chinese_rule_is_cut_at_its_last_clause_that_fits() -> None:
     """A Chinese rule has no ``; ``: it is cut at its last ``；`` within the line's budget, like an English one."""
-    from rmqlab.narrate.steps import SOURCE_WIDTH, _fit_rule, text_width
+    from rmqlab.core.i18n import columns
+    from rmqlab.narrate.steps import SOURCE_WIDTH, _fit_rule
 
     clause = "甲" * 40  # 80 cells
     cut = _fit_rule("源码：" + "；".join([clause] * 4))
-    assert cut == "源码：" + clause + "；" + clause + " …" and text_width(cut) <= SOURCE_WIDTH
+    assert cut == "源码：" + clause + "；" + clause + " …" and columns(cut) <= SOURCE_WIDTH

@@ -35,7 +35,8 @@ from rmqlab.widgets.spacetime_view import ArrowKind, spacetime_view_model
 
 from rmqlab import EventKind as K
 from rmqlab import Lab
-from rmqlab.narrate.steps import PLAIN_WIDTH, SOURCE_WIDTH, text_width
+from rmqlab.core.i18n import columns
+from rmqlab.narrate.steps import PLAIN_WIDTH, SOURCE_WIDTH
 
 LABS = Path(__file__).resolve().parent.parent / "labs"
 SOURCES = sorted(p.name for p in LABS.glob("[0-9][0-9]*_*.py"))
@@ -147,8 +148,8 @@ def test_every_dashboard_of_the_lab_steps_plain_cause_first_and_grouped(
                 continue
             assert len(lines) == 2 and lines[1].startswith("in the source: "), (source, position, lines)
             # two short lines, not four: lab 02b's fallback step read 4 lines of plain text and 3 of source
-            assert text_width(lines[0]) <= PLAIN_WIDTH, (source, run.index, position, lines[0])
-            assert text_width(lines[1]) <= SOURCE_WIDTH, (source, run.index, position, lines[1])
+            assert columns(lines[0]) <= PLAIN_WIDTH, (source, run.index, position, lines[0])
+            assert columns(lines[1]) <= SOURCE_WIDTH, (source, run.index, position, lines[1])
             plain = lines[0]
             assert java_identifiers(plain, names) == [], (source, run.index, position, plain)  # 1.
             sentences = [s for s in re.split(r"(?<=\.) ", plain) if s]

@@ -13,8 +13,9 @@ from rmqlab.widgets.spacetime_view import ArrowKind, spacetime_view_model
 
 from rmqlab import EventKind as K
 from rmqlab import Lab, Message
+from rmqlab.core.i18n import columns
 from rmqlab.narrate import Repeat, narrate, reading_order, step_caption
-from rmqlab.narrate.steps import PLAIN_WIDTH, text_width
+from rmqlab.narrate.steps import PLAIN_WIDTH
 
 
 def _run(**knobs: object) -> Replay:
@@ -57,7 +58,7 @@ def test_cause_before_effect_on_the_send_back_to_dlq_path():
         "dead-letter topic. M0001 is now a dead letter: nobody gets it unless they subscribe to %DLQ%cg. "
         "(and 2 more: see the Events tab)"
     )
-    assert text_width(caption.plain) <= PLAIN_WIDTH
+    assert columns(caption.plain) <= PLAIN_WIDTH
     assert caption.source.startswith("in the source: SendMessageProcessor.asyncConsumerSendMsgBack: reconsumeTimes 1")
     rows = event_log_model(replay.snapshot(), msg_id="M0001", limit=100).rows
     assert [r.kind for r in rows if r.time_ms == 11_000][-5:] == read

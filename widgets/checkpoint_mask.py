@@ -25,7 +25,7 @@ from rmqlab import format_duration
 from .checkpoints import AskedCheckpoint
 from .flow_model import FlowVM, Place, countdown_time, with_placeholders
 
-__all__ = ["HIDDEN", "Mask", "mask_frames", "mask_model", "mask_text", "when_mask"]
+__all__ = ["HIDDEN", "Mask", "mask_frames", "mask_model", "when_mask"]
 
 HIDDEN = "?"
 """What a hidden time reads as."""
@@ -60,11 +60,6 @@ def when_mask(answer_ms: int, now_ms: int) -> Mask:
     for words in sorted(moments, key=len, reverse=True):
         patterns.append(_time(words, prefix=r"t = |\bat |在 ?"))
     return Mask(tuple(patterns))
-
-
-def mask_text(text: str, mask: Mask | None) -> str:
-    """``text`` with what ``mask`` hides replaced by ``?`` (``mask`` None: unchanged)."""
-    return text if mask is None else mask(text)
 
 
 def mask_model(model: Any, mask: Mask | None) -> Any:

@@ -21,13 +21,14 @@ from __future__ import annotations
 import contextlib
 import gettext as _gettext
 import os
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
 from .errors import ConfigError
 
 __all__ = [
-    "ENV_VARIABLE", "LANGUAGES", "N_", "current_language", "gettext", "ngettext", "pgettext", "set_language",
+    "ENV_VARIABLE", "LANGUAGES", "N_", "columns", "current_language", "gettext", "ngettext", "pgettext", "set_language",
     "speaking",
 ]  # fmt: skip
 
@@ -131,3 +132,10 @@ def update_catalogs() -> None:
 
 if __name__ == "__main__":
     update_catalogs()
+
+
+def columns(text: str) -> int:
+    """How many columns ``text`` takes in a monospaced area: a Chinese character (East Asian Wide or Fullwidth)
+    takes two, everything else one — so a table with Chinese cells stays aligned and a caption's budget counts a
+    Chinese line as wide as it looks."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 import textwrap
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..core.duration import format_duration
+from ..core.i18n import columns as width
 from ..core.i18n import gettext as _
 from ..core.trace import EventKind, TraceEvent
 
@@ -54,12 +54,6 @@ def _cell(value: Any) -> str:
     if isinstance(value, list | tuple):
         return ",".join(_cell(v) for v in value)
     return "" if value is None else str(value)
-
-
-def width(text: str) -> int:
-    """How many columns ``text`` takes in a monospaced output area: a Chinese character (East Asian Wide or
-    Fullwidth) takes two, everything else one — so a table with Chinese headers or cells stays aligned."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 _CJK = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f"

@@ -18,12 +18,12 @@ happened (:attr:`~rmqlab.narrate.narrator.Caption.fresh`).
 from __future__ import annotations
 
 import itertools
-import unicodedata
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from ..core.duration import format_duration
+from ..core.i18n import columns
 from ..core.i18n import gettext as _
 from ..core.trace import EventKind, TraceEvent
 
@@ -196,11 +196,6 @@ last clause that fits, and ends "…". The send-back's rule, the step the labs s
 3 + reconsumeTimes 0 = level 3, due in 10 s"."""
 
 
-def text_width(text: str) -> int:
-    """Character cells ``text`` takes: 2 for a wide (CJK) character, else 1."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
 def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int]) -> list[str]:
     """The sentences that fit :data:`PLAIN_WIDTH`, most telling first (``ranks``: lower tells more, see
     :data:`_KEY_ORDER`; at least one, at most :data:`MAX_SENTENCES`), shown in reading order, then the count of the
@@ -214,7 +209,7 @@ def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int]) -> list[str]:
     for i in sorted(range(len(sentences)), key=lambda i: (ranks[i], i)):
         trial = sorted(kept | {i})
         words = [sentences[j] for j in trial] + more(len(sentences) - len(trial))
-        if kept and (len(trial) > MAX_SENTENCES or text_width(" ".join(words)) > PLAIN_WIDTH):
+        if kept and (len(trial) > MAX_SENTENCES or columns(" ".join(words)) > PLAIN_WIDTH):
             continue
         kept.add(i)
     return [sentences[j] for j in sorted(kept)] + more(len(sentences) - len(kept))
@@ -223,12 +218,12 @@ def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int]) -> list[str]:
 def _fit_rule(text: str) -> str:
     """``text`` cut at its last ``; `` (else ``, ``, else space; a Chinese rule's ``；`` and ``，`` likewise) that
     leaves it within :data:`SOURCE_WIDTH`."""
-    if text_width(text) <= SOURCE_WIDTH:
+    if columns(text) <= SOURCE_WIDTH:
         return text
     for mark in ("; ", "；", ", ", "，", " "):
         cut = len(text)
         while (cut := text.rfind(mark, 0, cut)) > 0:
-            if text_width(text[:cut]) + 2 <= SOURCE_WIDTH:
+            if columns(text[:cut]) + 2 <= SOURCE_WIDTH:
                 return text[:cut].rstrip(";,；，") + " …"
     return text
 
@@ -258,6 +253,8 @@ _KEY_ORDER: tuple[EventKind, ...] = (
 """Which event's rule the second line gives when a step did several things: the first kind here that the step has
 (a send-back says more than the delivery before it; a dead letter more than the send-back; a consumer that starts
 more than the queues it then gets: the cause first)."""
+_RANK = {kind: i for i, kind in enumerate(_KEY_ORDER)}
+"""Each kind's place in :data:`_KEY_ORDER`: lower tells more."""
 
 
 class _Captioned(Readable, Protocol):
@@ -284,8 +281,7 @@ def step_caption(captions: Sequence[C]) -> StepCaption:
     ordered = reading_order(captions)
     groups = group_repeats(ordered, key=lambda c: c.plain, closes=lambda c: False)  # said once, with a count
     sentences = []
-    rank = {kind: i for i, kind in enumerate(_KEY_ORDER)}
-    ranks = [rank.get(g.first.kind, len(rank)) for g in groups]
+    ranks = [_RANK.get(g.first.kind, len(_RANK)) for g in groups]
     for g in groups:
         first: C = g.first
         sentences.append(
