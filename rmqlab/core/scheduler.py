@@ -52,23 +52,6 @@ __all__ = [
 ]
 
 
-class _UserCode:
-    """The ``with`` block of :meth:`Scheduler.running_user_code`: counts the scheduler in user code while it runs.
-
-    A plain object with ``__enter__`` / ``__exit__`` rather than ``@contextmanager``, which would build a generator
-    and a wrapper for every listener call; one instance serves all of them, since nesting only moves the count.
-    """
-
-    def __init__(self, scheduler: Scheduler) -> None:
-        self.scheduler = scheduler
-
-    def __enter__(self) -> None:
-        self.scheduler._user_code += 1
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.scheduler._user_code -= 1
-
-
 class ReentrantRunError(SimulationError):
     """``run()`` or ``step()`` was called from inside the loop (a listener or a ``lab.at`` action).
 
@@ -145,7 +128,6 @@ class Scheduler:
         engine's state is consistent."""
         self._user_code = 0
         """How deep the loop is in user code (a listener, a ``lab.at`` action): there a Ctrl-C is raised at once."""
-        self._user_code_section = _UserCode(self)
         self._sigint_held = False
         """True inside :meth:`handling_interrupts`: the SIGINT handler is installed already."""
 
@@ -163,12 +145,16 @@ class Scheduler:
         """True while a listener runs (:meth:`running_user_code`)."""
         return self._user_code > 0
 
-    def running_user_code(self) -> _UserCode:
+    @contextmanager
+    def running_user_code(self) -> Iterator[None]:
         """Mark a call of user code (a listener, a ``lab.at`` action, a send callback): a Ctrl-C while it runs is
         raised in it at once (so a listener stuck in ``while True`` can be stopped), and the engine code around the
-        call catches it (``run_listener``, ``Context.safely``). Used as ``with scheduler.running_user_code():``; the
-        one :class:`_UserCode` of this scheduler serves every call (a listener runs per message)."""
-        return self._user_code_section
+        call catches it (``run_listener``, ``Context.safely``)."""
+        self._user_code += 1
+        try:
+            yield
+        finally:
+            self._user_code -= 1
 
     def _on_sigint(self, signum: int, frame: Any) -> None:
         """The SIGINT handler while the loop runs. A Ctrl-C in engine code would stop a process's generator half-way
