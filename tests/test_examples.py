@@ -40,6 +40,7 @@ def test_every_example_has_a_golden_file():
         "lock_lease_slow_answers",
         "offset_query_failure",
         "offset_replay_after_failed_query",
+        "orderly_shutdown_waits_for_renewal",
         "orderly_suspend",
         "pull_flow_control",
         "retry_queues_raised_late",
@@ -213,6 +214,37 @@ def test_lock_lease_slow_answers_lesson():
     taken = lab.trace.first("lock_expired", queue="ORD@broker-a:0")
     assert (renewed.get("asked_ms"), renewed.time_ms, taken.time_ms) == (41_000, 42_000, 101_500)
     assert check_invariants(lab).ok
+
+
+def test_orderly_shutdown_waits_for_renewal_lesson():
+    """Storm seed 1318, shrunk: o1 is shut down at 41.5 s while its renewal (asked at 41 s) waits for broker-a's
+    answer, 1 s late. lockMQPeriodically and unlockAllMQ share the service's monitor in 4.9.7, so the unlock is
+    sent at 42 s, once the renewal is answered, and o2 takes the queues after o1 has left (the renewals' answers
+    and the unlocks are traced at 42 s in that order). Before, the unlock went out at 41.5 s beside the renewal,
+    whose late answer marked the queues locked again, and the checker reported ``single_lock_holder``."""
+    lab = load_scenario(EXAMPLES / "orderly_shutdown_waits_for_renewal.yaml").run()
+    locks = [
+        (e.time_ms, e.kind.value, e.actor, e.get("queue"), e.get("asked_ms"))
+        for e in lab.trace.events
+        if e.kind.value in ("lock_renewed", "unlocked", "lock_acquired") and 41_000 <= e.time_ms <= 50_000
+    ]
+    assert locks == [
+        (42_000, "lock_renewed", "consumer:o1", "%RETRY%og@broker-a:0", 41_000),
+        (42_000, "lock_renewed", "consumer:o1", "O@broker-a:0", 41_000),
+        (42_000, "unlocked", "consumer:o1", "%RETRY%og@broker-a:0", None),
+        (42_000, "unlocked", "consumer:o1", "O@broker-a:0", None),
+        (45_000, "lock_acquired", "consumer:o2", "%RETRY%og@broker-a:0", 44_000),
+        (48_000, "lock_acquired", "consumer:o2", "O@broker-a:0", 47_000),
+    ]
+    assert lab.trace.first("lifecycle", actor="consumer:o1", event="shutdown").time_ms == 43_000
+    r = report("orderly_shutdown_waits_for_renewal")
+    assert [(d["time_ms"], d["consumer"], d["msg_id"]) for d in r["deliveries"]] == [
+        (10_000, "o1", "M0001"),
+        (50_000, "o2", "M0002"),
+    ]
+    checked = check_invariants(lab)
+    assert checked.ok, str(checked)
+    assert checked.counts["consumed"] == 2
 
 
 def test_slow_broker_lesson():

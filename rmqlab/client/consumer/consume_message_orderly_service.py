@@ -77,6 +77,11 @@ class ConsumeMessageOrderlyService:
         self.mq_locks: dict[MessageQueue, LocalLock] = {}
         self.stopped = False
         """``shutdown`` was called: no new ConsumeRequest, no lock renewal (``lockMQPeriodically`` checks it)."""
+        self.monitor = LocalLock()
+        """The service's own monitor: ``lockMQPeriodically``, ``lockOneMQ`` and ``unlockAllMQ`` are ``synchronized``
+        methods in 4.9.7, so a shutdown's ``unlockAll`` waits for a renewal still waiting for a slow broker's
+        answer, and is sent after it. A crash ends the service with its threads (a restart makes a new one), so a
+        killed holder is never waited for."""
 
     def start(self) -> None:
         """``ConsumeMessageOrderlyService.start``: ``lockAll`` after 1 s, then every 20 s, at a fixed rate on the
@@ -93,9 +98,19 @@ class ConsumeMessageOrderlyService:
             executor.start()
 
     def _lock_mq_periodically(self) -> Generator[Any, Any, None]:
-        """``lockMQPeriodically``: ``lockAll``, unless the service was shut down."""
+        """``lockMQPeriodically`` (``synchronized``): ``lockAll``, unless the service was shut down."""
+        yield from self.monitor.acquire()
         if not self.stopped:
             yield from self.default_mq_push_consumer_impl.rebalance_impl.lock_all()
+        self.monitor.release()
+
+    def unlock_all_mq(self) -> Generator[Any, Any, None]:
+        """``unlockAllMQ`` (``synchronized``), the last step of ``shutdown``: ``unlockAll(false)`` once no renewal
+        or single lock of this service is in flight. Were it sent beside a renewal still waiting for its answer,
+        the broker would release the queues first and the late answer would then mark them locked again."""
+        yield from self.monitor.acquire()
+        yield from self.default_mq_push_consumer_impl.rebalance_impl.unlock_all()
+        self.monitor.release()
 
     def shutdown(self) -> None:
         """``stopped = true`` and ``consumeExecutor.shutdown()``: running listeners finish, queued requests still
@@ -149,12 +164,21 @@ class ConsumeMessageOrderlyService:
 
         def retry() -> Generator[Any, Any, None]:
             yield Sleep(delay_ms, self.default_mq_push_consumer_impl._label(TimerKind.TRY_LOCK_LATER, mq))
+            locked = yield from self.lock_one_mq(mq)
             if self.stopped:  # lockOneMQ asks nothing once stopped, and the resubmit is refused
                 return
-            locked = yield from self.default_mq_push_consumer_impl.rebalance_impl.lock(mq)
             self.submit_consume_request_later(pq, mq, 10 if locked else 3000, "relocked" if locked else "lock_failed")
 
         self.default_mq_push_consumer_impl.processes.spawn(retry())
+
+    def lock_one_mq(self, mq: MessageQueue) -> Generator[Any, Any, bool]:
+        """``lockOneMQ`` (``synchronized``): lock ``mq`` at its broker, unless the service was shut down."""
+        yield from self.monitor.acquire()
+        locked = False
+        if not self.stopped:
+            locked = yield from self.default_mq_push_consumer_impl.rebalance_impl.lock(mq)
+        self.monitor.release()
+        return locked
 
     def _consume(self, pq: ProcessQueue, mq: MessageQueue) -> Generator[Any, Any, None]:
         """``ConsumeRequest.run`` for orderly consumption."""

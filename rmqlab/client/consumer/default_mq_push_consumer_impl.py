@@ -203,8 +203,8 @@ class DefaultMQPushConsumerImpl:
             )  # fmt: skip
             label = self._label(TimerKind.SHUTDOWN_AWAIT)
             yield from shutdown_gracefully(self.consume_service.pool, self.processes, wait, label)
-        if self.consume_orderly and consumer.is_clustering:
-            yield from self.rebalance_impl.unlock_all()
+        if isinstance(self.consume_service, ConsumeMessageOrderlyService) and consumer.is_clustering:
+            yield from self.consume_service.unlock_all_mq()
         self.offset_store.persist_all(self.process_queue_table)
         self._stop("shutdown")
         for broker_name in self.client_instance.broker_names():
