@@ -13,7 +13,8 @@ default (max reconsume times −1 = ``Integer.MAX_VALUE``).
 
 Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/ConsumeMessageOrderlyService.java
     (ConsumeMessageOrderlyService.start, ConsumeMessageOrderlyService.shutdown,
-    ConsumeMessageOrderlyService.lockMQPeriodically, ConsumeMessageOrderlyService.submitConsumeRequest,
+    ConsumeMessageOrderlyService.lockMQPeriodically, ConsumeMessageOrderlyService.unlockAllMQ,
+    ConsumeMessageOrderlyService.lockOneMQ, ConsumeMessageOrderlyService.submitConsumeRequest,
     ConsumeMessageOrderlyService.submitConsumeRequestLater, ConsumeMessageOrderlyService.tryLockLaterAndReconsume,
     ConsumeMessageOrderlyService.processConsumeResult, ConsumeMessageOrderlyService.checkReconsumeTimes,
     ConsumeMessageOrderlyService.sendMessageBack, ConsumeRequest.run)
