@@ -287,3 +287,28 @@ def test_rollback_and_commit_with_auto_commit_off() -> None:
     assert [(t, m) for t, m, _ in delivered(lab)] == [(1000, "M0001"), (2000, "M0001"), (2000, "M0002")]
     update = lab.trace.last(K.OFFSET_UPDATED, queue="ORD@broker-a:0")
     assert (update.time_ms, update.get("offset")) == (2000, 2)  # COMMIT of M0002 commits everything consumed so far
+
+
+def test_a_lock_of_one_queue_waits_for_a_lock_renewal_in_flight() -> None:
+    """``lockOneMQ`` and ``lockMQPeriodically`` are ``synchronized`` on the orderly service in 4.9.7. o1 is cut from
+    broker-a from 0.5 s to 40 s, so its renewals fail and its lock, last had at 0, is no longer trusted after 30 s;
+    broker-a then answers 1 s late. The message pulled at 41 s finds the lock expired: the lock of that one queue
+    asked 100 ms later waits for the renewal asked at 41 s (answered at 42 s) and is sent only then. Before, it
+    went out at 41.1 s beside the renewal and the message was consumed at 42.11 s instead of 43.01 s."""
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.create_topic("ORD", queues=1)
+    producer = lab.add_producer("pg")
+    lab.add_consumer("og", name="o1", subscribe={"ORD": "*"}, orderly=True, listener=lambda msgs, ctx: O.SUCCESS)
+    lab.at("500ms", lab.partition, "o1", "broker-a")
+    lab.at("35s", producer.send, Message("ORD", "a"))
+    lab.at("40s", lab.partition, "o1", "broker-a", heal=True)
+    lab.at("40s", lab.set_broker_fault, "broker-a", response_delay_ms="1s")
+    lab.run(until="50s")
+    batches = [
+        (e.time_ms, e.get("via"), e.get("asked_ms"))
+        for e in lab.trace.of_kind(K.LOCK_BATCH)
+        if e.get("locked") and 40_000 <= e.time_ms <= 50_000
+    ]
+    assert batches == [(42_000, "lockAll", 41_000), (43_000, "lock", 42_000)]
+    assert delivered(lab) == [(43_010, "M0001", 0)]
