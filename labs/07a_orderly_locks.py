@@ -58,7 +58,8 @@ def topic_queue(c, queue_id=0):
 # ## A tiny run: a failing message is retried where it is
 #
 # The picture: `a`, `bad`, `c` on one queue of an orderly consumer, `bad` always failing. Step through the first
-# deliveries of `bad` and stop before `c`; the table under it is the same run.
+# deliveries of `bad` and stop before `c`; the table under it is the same run, up to the picture's question (when
+# `bad` comes back is for you to predict there).
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -76,8 +77,8 @@ dash
 
 # %%
 lab, c = orderly_lab()
-lab.run(until="8s")
-show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsume_times", "retry_in_ms"))
+lab.run(until="3s")
+show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsume_times"))
 
 # %% [markdown]
 # The retry is **local**: same queue, same consumer, after `suspendCurrentQueueTimeMillis` (1000 ms), and `c` waits

@@ -76,6 +76,7 @@ LONG_FIRST = (
     "tests/browser/test_labs_browser.py",  # the other notebooks, ~110-140 s each under load
     "tests/test_determinism_interpreters.py::test_every_lab",
     "tests/test_lab_pictures.py::test_every_picture_is_a_run_worth_playing[03",
+    "tests/test_checkpoint_masks.py",  # every lab with a checkpoint built once, its views compared at each pause
     "tests/test_lab_captions.py::test_both_send_back_paths",
     "tests/test_leaks.py",  # a wheel build, the docs' staging, the student copy
     "tests/browser/",

@@ -136,10 +136,28 @@ def test_a_chinese_step_caption_has_no_gap_between_its_sentences() -> None:
 
     scenario = load_scenario(ROOT / "examples" / "default_retry_schedule.json")
     english = [c for c in narrate(scenario.run().trace) if c.plain][:2]
-    assert step_caption(english).plain == f"{english[0].plain} {english[1].plain}"
+    assert step_caption(english).plain == f"{english[0].plain} (and 1 more: see the Events tab)"
     rmqlab.set_language("zh")
     chinese = [c for c in narrate(scenario.run().trace) if c.plain][:2]
-    assert chinese[0].plain.endswith("。") and step_caption(chinese).plain == chinese[0].plain + chinese[1].plain
+    counted = "（还有 1 条：见“事件”标签页）"
+    assert chinese[0].plain.endswith("。") and step_caption(chinese).plain == chinese[0].plain + counted
+
+
+def test_the_plain_budget_measures_a_chinese_line_as_it_is_shown(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The budget measures the line as :func:`_joined` shows it, with no space after a Chinese full stop: two
+    Chinese sentences that fill it exactly are kept together (measured joined by " ", as they were, the space made
+    them one column too wide and the second was counted instead). With two sentences allowed, as before stop 32."""
+    from rmqlab.core.i18n import columns
+    from rmqlab.narrate import steps
+
+    monkeypatch.setattr(steps, "MAX_SENTENCES", 2)
+    first = "甲" * 49 + "。"
+    second = "乙" * (steps.PLAIN_WIDTH // 2 - 51) + "。"
+    assert columns(first + second) == steps.PLAIN_WIDTH and columns(f"{first} {second}") == steps.PLAIN_WIDTH + 1
+    assert steps._fit_sentences([first, second], [0, 1]) == [first, second]
+    wider = second + "丙"
+    kept = steps._fit_sentences([first, wider], [0, 1])
+    assert kept[0] == first and wider not in kept and len(kept) == 2  # the second is counted
 
 
 def test_a_long_chinese_rule_is_cut_at_its_last_clause_that_fits() -> None:

@@ -13,7 +13,9 @@ a subclass that records every dashboard the lab builds, so the runs checked are 
 2. **Cause before effect** on the send-back → schedule → retry and send-back → DLQ paths: in the caption, the Events
    tab and the space-time diagram, the consumer's send-back comes before the broker's put it caused; and both
    paths occur across the labs, so the check is not vacuous.
-3. **Two short lines.** The plain line fits about two lines of the caption box, the source line too.
+3. **Two short lines.** The plain line is one sentence (and how many other events the step had), wrapped to at most
+   two lines of the caption box at the notebook's default width, in English and in Chinese; the source line fits its
+   budget.
 4. **Repeats grouped.** Every Step lands on something new, and no sentence is said twice in one caption.
 """
 
@@ -31,8 +33,12 @@ import pytest
 from rmqlab.widgets import dashboard as dashboard_module
 from rmqlab.widgets.controller import Controller
 from rmqlab.widgets.event_log import event_log_model
+from rmqlab.widgets.frames import build_run
+from rmqlab.widgets.scene import text_width
 from rmqlab.widgets.spacetime_view import ArrowKind, spacetime_view_model
+from test_flow_fits import OUTPUT_AREA_PX
 
+import rmqlab
 from rmqlab import EventKind as K
 from rmqlab import Lab
 from rmqlab.core.i18n import columns
@@ -150,11 +156,64 @@ def test_every_dashboard_of_the_lab_steps_plain_cause_first_and_grouped(
             # two short lines, not four: lab 02b's fallback step read 4 lines of plain text and 3 of source
             assert columns(lines[0]) <= PLAIN_WIDTH, (source, run.index, position, lines[0])
             assert columns(lines[1]) <= SOURCE_WIDTH, (source, run.index, position, lines[1])
+            assert len(_sentences(lines[0])) == 1 and wrapped_lines(lines[0]) <= 2, (source, run.index, lines[0])
             plain = lines[0]
             assert java_identifiers(plain, names) == [], (source, run.index, position, plain)  # 1.
             sentences = [s for s in re.split(r"(?<=\.) ", plain) if s]
             assert len(sentences) == len(set(sentences)), (source, position, plain)  # 4. said once
         _check_cause_first(c, source, run.index)
+        _check_chinese_plain_lines(run, source)
+
+
+CAPTION_PX = 13
+"""The caption's text size in the page's player (JupyterLab's --jp-ui-font-size1)."""
+CAPTION_BOX_PX = OUTPUT_AREA_PX - 3 - 16
+"""The caption's line width at the notebook's default width: the output area less its 3 px rule and 2 x 8 px padding."""
+COUNTED = re.compile(r"\s*(\(and \d+ more: see the Events tab\)|（还有 \d+ 条：见“事件”标签页）)$")
+
+
+def _sentences(plain: str) -> list[str]:
+    """``plain``'s sentences, the count of the step's other events ("(and 3 more: see the Events tab)") left out."""
+    return [s for s in re.split(r"(?<=[.。])\s*(?=\S)", COUNTED.sub("", plain)) if s]
+
+
+def wrapped_lines(text: str, width: float = CAPTION_BOX_PX, px: float = CAPTION_PX) -> int:
+    """How many lines ``text`` takes wrapped at ``width`` px: English at spaces, Chinese at any character (as a
+    browser breaks them), each word measured with :func:`text_width` (the widest of JupyterLab's sans faces)."""
+    wide = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"  # 汉字 and full-width signs: a line may break after any
+    words = re.findall(rf"[{wide}]|[^\s{wide}]+\s*", text)
+    lines, used = 1, 0.0
+    for word in words:
+        if used and used + text_width(word.rstrip(), px) > width:
+            lines, used = lines + 1, 0.0
+        used += text_width(word, px)
+    return lines
+
+
+def test_the_wrap_measure_counts_lines() -> None:
+    """A stop-31 caption (four sentences, 234 columns: within the old 240-column budget) wraps to three lines; one
+    sentence and its count, two; a Chinese line breaks between characters."""
+    old = ("c1's listener is done with M0001. c1 failed M0003 for the 1st time, so it goes back to the broker and "
+           "returns in 10 s. c1 failed M0004 for the 1st time, so it goes back to the broker and returns in 10 s. "
+           "(and 9 more: see the Events tab)")  # fmt: skip
+    assert columns(old) <= 240 and wrapped_lines(old) == 3 and len(_sentences(old)) == 3
+    now = "c1 failed M0003 for the 1st time, so it goes back to the broker and returns in 10 s."
+    assert wrapped_lines(now) == 1 and wrapped_lines(now + " (and 11 more: see the Events tab)") == 2
+    assert _sentences(now + " (and 11 more: see the Events tab)") == [now]
+    zh = "c1 第 1 次消费 M0001 失败。"
+    assert wrapped_lines("汉" * 100) == 2 and _sentences(zh + "（还有 6 条：见“事件”标签页）") == [zh]
+
+
+def _check_chinese_plain_lines(run: Run, source: str) -> None:
+    """3. in Chinese: the same run's every step (the frames the page plays) says one sentence in at most two lines."""
+    rmqlab.set_language("zh")
+    try:
+        frames = build_run(run.make_lab, horizon=run.horizon)
+    finally:
+        rmqlab.set_language(None)
+    long = [(i, plain) for i, (plain, *_) in enumerate(c for c in frames.captions if c)
+            if len(_sentences(plain)) != 1 or wrapped_lines(plain) > 2]  # fmt: skip
+    assert long == [], (source, run.index, long)
 
 
 def _check_cause_first(c: Controller, source: str, index: int) -> None:
@@ -172,10 +231,11 @@ def _check_cause_first(c: Controller, source: str, index: int) -> None:
         effect = effects[-1]
         c.seek(back.seq)  # the step that recorded the send-back
         plain = c.caption_lines[0]
-        told = f"holds {back.msg_id} for" if effect.kind is K.SCHEDULED else f"{back.msg_id} is now a dead letter"
-        if told in plain:  # a busy step's caption ends "(and 7 more: see the Events tab)": then the Events tab tells
-            cause = plain.find(f"failed {back.msg_id} for the")
-            assert 0 <= cause < plain.index(told), (source, index, plain)
+        # the step's one sentence is the send-back's: the consumer's failure, then what the broker does with it
+        told = "goes back to the broker and returns in" if effect.kind is K.SCHEDULED else "goes to the dead-letter"
+        cause = plain.find(f"failed {back.msg_id} for the")
+        if cause >= 0:  # a step with several send-backs tells of its first one (the Events tab of the others)
+            assert told in plain[cause:], (source, index, plain)
             if effect.kind is K.SCHEDULED:
                 PATHS.scheduled += 1
             else:

@@ -286,15 +286,14 @@ def test_step_moves_by_meaningful_event_and_every_event_by_raw_position():
 
 
 def test_caption_names_the_step_and_is_the_same_on_every_route():
-    """The caption at position 12 is the failure, the send-back and the schedule hop (cause before effect; the
-    delivery before them is counted, not said: the line's budget), in two lines: plain, then the source of the
-    send-back with its rule whole; the same however reached."""
+    """The caption at position 12 is the send-back's one sentence, the failure and what the broker does with it
+    (cause before effect; the delivery, the failure, the store and the schedule hop are counted), in two lines: plain,
+    then the source of the send-back with its rule whole; the same however reached."""
     c = Controller(demo_lab)
     c.play(3)
     assert c.position == 12
     assert c.caption_lines == (
-        "c1's listener fails M0001. c1 failed M0001 for the 1st time, so it goes back to the broker and returns in "
-        "10 s. broker-a holds M0001 for 10 s (delay level 3), then puts it into %RETRY%cg. (and 1 more: see the "
+        "c1 failed M0001 for the 1st time, so it goes back to the broker and returns in 10 s. (and 3 more: see the "
         "Events tab)",
         "in the source: ConsumeMessageConcurrentlyService.processConsumeResult: RECONSUME_LATER → "
         "sendMessageBack(M0001, delayLevel 0); SendMessageProcessor.asyncConsumerSendMsgBack uses 3 + reconsumeTimes "
@@ -311,7 +310,7 @@ def test_caption_names_the_step_and_is_the_same_on_every_route():
     assert (c.position, c.caption) == (12, first)
     c.every_event.value = True  # raw mode adds the bookkeeping sentence of the same step
     plain, source = first.split("\n")
-    assert c.caption_lines == (plain.replace("(and 1 more", "(and 2 more"), source)
+    assert c.caption_lines == (plain.replace("(and 3 more", "(and 4 more"), source)
     c.seek(13)
     assert c.caption_lines[1].startswith("in the source: ConsumerOffsetManager.commitOffset: broker-a now holds")
     assert c.seek_time("10s") == 30 and c.snapshot.now_ms == 10_000  # the first position at or after 10 s

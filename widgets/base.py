@@ -56,6 +56,8 @@ class SnapshotView(W.VBox):
         self.vm: Any = None
         self.text = ""
         self.snapshot: LabSnapshot | None = None
+        self.mask: Callable[[Any], Any] | None = None
+        """The mask :meth:`update` last applied (:meth:`refresh` keeps it)."""
         self.renders = 0
         self.update = guarded(self)(self.update)  # type: ignore[method-assign]
 
@@ -68,10 +70,15 @@ class SnapshotView(W.VBox):
     def to_text(self, vm: Any) -> str:
         raise NotImplementedError
 
-    def update(self, snap: LabSnapshot) -> None:
-        """Recompute the view-model; re-render only if it differs from the last one."""
+    def update(self, snap: LabSnapshot, mask: Callable[[Any], Any] | None = None) -> None:
+        """Recompute the view-model; re-render only if it differs from the last one.
+
+        ``mask``: the view-model as a paused checkpoint shows it (the controller passes the run's mask at a
+        checkpoint's frame, :func:`widgets.checkpoint_mask.mask_model`), so a picture the kernel draws there is the
+        page's frame, "?" and placeholders included; ``None`` elsewhere."""
         self.snapshot = snap
-        vm = self.model(snap)
+        self.mask = mask
+        vm = self.model(snap) if mask is None else mask(self.model(snap))
         if vm == self.vm:
             return
         self.vm = vm
@@ -83,4 +90,4 @@ class SnapshotView(W.VBox):
         """Re-run the model on the last snapshot (after a UI option changed)."""
         if self.snapshot is not None:
             self.vm = None
-            self.update(self.snapshot)
+            self.update(self.snapshot, self.mask)

@@ -8,8 +8,11 @@ lab 02b's said "local retry in 5 s", lab 03's "returns in 30 s". Each tells the 
 :func:`mask_frames` rewrites, on the paused frame of each "when" checkpoint only, every statement of the remaining
 time (``answer − now``: ``1 s``, ``1000 ms``) and of the answer's own time (``t = 4 s``, ``at 4 s``) as ``?``, in the
 caption and in every view-model's text (:func:`mask_model`: the flow picture's ProcessQueue notes and countdowns, the
-retry timeline's "due in"). The mechanism stays named ("pauses … for ?, then tries M0002 again"), so the student
-reads which clock to look for, not what it says. One step on, the outcome shows everything again.
+Events tab's ``retry_in_ms=1000`` / ``due_ms=40000``), and marks the retry timeline's wait that ends at the answer as
+hidden (its length, end and "due in" drawn as ``?``). The mechanism stays named ("pauses … for ?, then tries M0002
+again"), so the student reads which clock to look for, not what it says. One step on, the outcome shows everything
+again. The kernel applies the same mask to what it draws at that position (``SnapshotView.update(snap, mask)``), so a
+hidden tab opened there shows what the page's frame shows.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from rmqlab import format_duration
 
 from .checkpoints import AskedCheckpoint
 from .flow_model import FlowVM, Place, countdown_time, with_placeholders
+from .retry_model import TimelineModel
 
 __all__ = ["HIDDEN", "Mask", "mask_frames", "mask_model", "when_mask"]
 
@@ -38,6 +42,10 @@ class Mask:
     patterns: tuple[re.Pattern[str], ...] = ()
     places: tuple[Place, ...] = ()
     """A "where" checkpoint's places not there yet: the flow picture draws them as placeholders."""
+    answer_ms: int | None = None
+    """A "when" checkpoint's answer: a wait of the retry timeline that ends then is drawn with a hidden end."""
+    now_ms: int = 0
+    """The paused frame's virtual time."""
 
     def __call__(self, text: str) -> str:
         for pattern in self.patterns:
@@ -59,7 +67,11 @@ def when_mask(answer_ms: int, now_ms: int) -> Mask:
     moments = {format_duration(answer_ms), f"{answer_ms} ms", f"{answer_ms:,} ms"}
     for words in sorted(moments, key=len, reverse=True):
         patterns.append(_time(words, prefix=r"t = |\bat |在 ?"))
-    return Mask(tuple(patterns))
+    # the Events tab's details: a field in ms whose value is the time left or the answer (retry_in_ms=1000,
+    # delay_ms=1000, due_ms=40000)
+    for value in sorted({left, answer_ms}, reverse=True):
+        patterns.append(_time(str(value), prefix=r"\b[a-z_]*ms="))
+    return Mask(tuple(patterns), answer_ms=answer_ms, now_ms=now_ms)
 
 
 def mask_model(model: Any, mask: Mask | None) -> Any:
@@ -69,6 +81,8 @@ def mask_model(model: Any, mask: Mask | None) -> Any:
         return model
     if isinstance(model, FlowVM) and mask.places:
         model = with_placeholders(model, mask.places)
+    if isinstance(model, TimelineModel) and mask.answer_ms is not None:
+        model = _hide_waits(model, mask.answer_ms, mask.now_ms)
     if isinstance(model, Enum):
         return model  # a kind (ArrowKind is a str too): a name, never words to hide
     if isinstance(model, str):
@@ -89,6 +103,19 @@ def mask_model(model: Any, mask: Mask | None) -> Any:
     return model
 
 
+def _hide_waits(vm: TimelineModel, answer_ms: int, now_ms: int) -> TimelineModel:
+    """``vm`` with each pending wait that ends at the answer (or lasts the time left) marked hidden: its label,
+    end and countdown would read the answer (lab 03's "L4 · 30 s", "due at 40 s", "due in 30 s")."""
+    left = answer_ms - now_ms
+    waits = tuple(
+        dataclasses.replace(w, hidden=True)
+        if not w.done and not w.hidden and (w.end_ms + vm.origins_ms[w.lane] == answer_ms or w.duration_ms == left)
+        else w
+        for w in vm.waits
+    )
+    return vm if waits == vm.waits else dataclasses.replace(vm, waits=waits)
+
+
 def mask_frames(
     checkpoints: Sequence[AskedCheckpoint], now_ms: Sequence[int], captions: list[tuple[str, ...]]
 ) -> dict[int, Mask]:
@@ -103,6 +130,6 @@ def mask_frames(
             continue
         mask = when_mask(int(cp.answer), now_ms[cp.frame])
         old = masks.get(cp.frame, Mask())
-        masks[cp.frame] = Mask(old.patterns + mask.patterns, old.places)
+        masks[cp.frame] = Mask(old.patterns + mask.patterns, old.places, mask.answer_ms, mask.now_ms)
         captions[cp.frame] = tuple(mask(line) for line in captions[cp.frame])
     return masks

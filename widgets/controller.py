@@ -33,6 +33,7 @@ a factory, the position, and the method twins that move it.
 
 from __future__ import annotations
 
+import functools
 import html
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -44,6 +45,7 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .base import SnapshotView, guarded
+from .checkpoint_mask import mask_model
 from .checkpoints import Checkpoint
 from .controller_controls import CAPTION_STYLE, JUMP_KINDS, SOURCE_STYLE, KernelControls
 from .controller_faults import BROKER_FAULTS, CONSUMER_FAULTS, LINK_FAULTS, FaultPanel
@@ -184,7 +186,8 @@ class Controller(KernelControls, FaultPanel, PageFrames, W.VBox):
         """Add a view; it is drawn at the current position at once."""
         self.views.append(view)
         if self.snapshot is not None:
-            view.update(self.snapshot)
+            mask = self.mask_at(self.snapshot)
+            view.update(self.snapshot, None if mask is None else functools.partial(mask_model, mask=mask))
 
     # ------------------------------------------------------------------ meaningful steps
     def _sync(self) -> None:

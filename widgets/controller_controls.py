@@ -20,6 +20,7 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .base import guarded
+from .checkpoint_mask import Mask
 from .frames import clock_text
 from .kind_names import jump_label, kind_name
 from .replay import Replay, RunOutline
@@ -74,6 +75,7 @@ class KernelControls:
     seek: Callable[[int], int]
     jump_to_next: Callable[[str], bool]
     _show: Callable[[], None]
+    mask_here: Callable[[], Mask | None]
 
     if TYPE_CHECKING:
 
@@ -209,7 +211,9 @@ class KernelControls:
         """The captions of the step that reached the current position (a function of position and toggle)."""
         if self.stepper is None:
             return ()
-        return self.stepper.caption_lines(raw=self.raw_steps)
+        lines = self.stepper.caption_lines(raw=self.raw_steps)
+        mask = self.mask_here()  # a paused "when" checkpoint: the kernel's caption hides its answer as the page's does
+        return lines if mask is None else tuple(mask(line) for line in lines)
 
     def _show_caption(self) -> None:
         self.caption_lines = self._caption_for_position()

@@ -11,12 +11,14 @@ the run are read, answered and scored here.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rmqlab.snapshot import LabSnapshot
 
 from .base import SnapshotView
+from .checkpoint_mask import Mask, mask_model
 from .checkpoints import AskedCheckpoint, Checkpoint
 from .framed import FramedView
 from .frames import RunFrames, build_run
@@ -100,12 +102,15 @@ class PageFrames:
         page is drawn by the page; one without (a hidden tab, a raw step between frames) by the kernel, live."""
         pos = snap.trace_len
         frame = self.frames.index_of(pos, snap.now_ms) if self.frames is not None and not self.raw_steps else -1
+        mask = self.mask_at(snap)
+        masked = None if mask is None else functools.partial(mask_model, mask=mask)
         for view in self.views:
-            # a picture without its frames in the page yet (a hidden tab) is drawn by the kernel, as before
+            # a picture without its frames in the page yet (a hidden tab) is drawn by the kernel, masked at a paused
+            # checkpoint as the page's frame is
             was_live = isinstance(view, FramedView) and view.live
             if isinstance(view, FramedView):
                 view.live = frame < 0 or not view.canvas.frames
-            view.update(snap)
+            view.update(snap, masked)
             if isinstance(view, FramedView) and view.live and not was_live:
                 view.draw_live()
         self._syncing = True
@@ -118,6 +123,22 @@ class PageFrames:
                 self.player.position = frame
         finally:
             self._syncing = False
+
+    def mask_at(self, snap: LabSnapshot) -> Mask | None:
+        """What a checkpoint paused at ``snap``'s position hides or adds (:mod:`widgets.checkpoint_mask`), or
+        ``None``: the same state as the frame's, however it was reached (Step, "every event", a seek), shows the
+        same words and pictures in the kernel as in the page."""
+        if self.frames is None:
+            return None
+        frame = self.frames.index_of(snap.trace_len, snap.now_ms)
+        return self.frames.masks.get(frame) if frame >= 0 else None
+
+    def mask_here(self) -> Mask | None:
+        """:meth:`mask_at` the current position."""
+        if self.replay is None or self.frames is None:
+            return None
+        frame = self.frames.index_of(self.position, self.replay.lab.now)
+        return self.frames.masks.get(frame) if frame >= 0 else None
 
     def send_frames(self, view: SnapshotView) -> None:
         """Send ``view``'s frames to the page now (a hidden tab's, when it is opened)."""

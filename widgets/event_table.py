@@ -25,6 +25,7 @@ import traitlets
 from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
+from .checkpoint_mask import mask_model
 from .frames import encode_json
 
 if TYPE_CHECKING:
@@ -109,8 +110,12 @@ def event_table_html(table: dict[str, Any]) -> str:
 
 def event_frames(frames: RunFrames, model: Callable[[LabSnapshot], EventLogModel]) -> dict[str, Any]:
     """The Events tab's table at every frame of ``frames``' run (``model``: the tab's view-model, with its
-    filters), delta-encoded by row key."""
-    return encode_json(event_table_json(model(snap)) for snap in frames.snapshots)
+    filters), delta-encoded by row key; a checkpoint's paused frame masked as its caption is (a "when"'s
+    ``retry_in_ms=1000`` reads ``retry_in_ms=?``)."""
+    masks = frames.masks
+    return encode_json(
+        event_table_json(mask_model(model(snap), masks.get(i))) for i, snap in enumerate(frames.snapshots)
+    )
 
 
 class EventTableWidget(anywidget.AnyWidget):

@@ -67,16 +67,28 @@ class Wait:
     kind: str = "delay"
     """``delay`` (a level of the schedule), ``suspend`` (orderly SUSPEND_CURRENT_QUEUE_A_MOMENT) or ``local``
     (the client re-consumes after 5 s because send-back and its fallback both failed)."""
+    hidden: bool = False
+    """A "when" checkpoint asks when this wait ends: its length and end read ``?`` (:mod:`widgets.checkpoint_mask`)."""
 
     @property
     def duration_ms(self) -> int:
         return self.end_ms - self.start_ms
 
     @property
+    def length(self) -> str:
+        """``10 s``, or ``?`` while hidden."""
+        return "?" if self.hidden else format_duration(self.duration_ms)
+
+    @property
+    def end(self) -> str:
+        """The end, since the message was first stored: ``40 s``, or ``?`` while hidden."""
+        return "?" if self.hidden else format_duration(self.end_ms)
+
+    @property
     def label(self) -> str:
         """``L3 · 10 s`` — what the student compares with ``messageDelayLevel``."""
         head = f"L{self.level}" if self.kind == "delay" else self.kind
-        return f"{head} · {format_duration(self.duration_ms)}"
+        return f"{head} · {self.length}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +257,7 @@ def retry_timeline_text(vm: TimelineModel) -> str:
                 w.start_ms,
                 1,
                 f"{'wait L' + str(w.level) if w.kind == 'delay' else w.kind} "
-                f"{format_duration(w.start_ms)}→{format_duration(w.end_ms)}{'' if w.done else ' (pending)'}",
+                f"{format_duration(w.start_ms)}→{w.end}{'' if w.done else ' (pending)'}",
             )
             for w in vm.waits
             if w.lane == lane

@@ -27,7 +27,7 @@ def wait_label(w: Wait) -> str:
     """``L3 · 10 s`` (the level as ``messageDelayLevel`` numbers it), ``suspend · 1 s`` or ``local · 5 s``, the
     word in the current language."""
     head = f"L{w.level}" if w.kind == "delay" else _("suspend") if w.kind == "suspend" else _("local")
-    return f"{head} · {format_duration(w.duration_ms)}"
+    return f"{head} · {w.length}"
 
 
 def lane_marks(vm: TimelineModel, g: Grid, lane: int, y: float) -> list[SceneMark]:
@@ -76,7 +76,7 @@ def _wait_marks(vm: TimelineModel, g: Grid, w: Wait, *, key: str, y: float, orig
     wkey = f"{key}:w{w.after}"
     tip = (_("{wait}: {start} → {end} since first stored") if w.done
            else _("{wait}: {start} → {end} since first stored (waiting)")).format(
-        wait=wait_label(w), start=format_duration(w.start_ms), end=format_duration(w.end_ms))  # fmt: skip
+        wait=wait_label(w), start=format_duration(w.start_ms), end=w.end)  # fmt: skip
     marks = [
         SceneMark("line", wkey, x=x1, y=y, x2=x2, y2=y, cls=cls, role="wait", title=tip),
         SceneMark(
@@ -95,7 +95,7 @@ def _wait_marks(vm: TimelineModel, g: Grid, w: Wait, *, key: str, y: float, orig
         return marks
     due_x = g.col_x(w.after + 1)
     left = max(w.end_ms + origin - vm.now_ms, 0)
-    due_title = _("due at {time}").format(time=format_duration(w.end_ms + origin))
+    due_title = _("due at {time}").format(time="?" if w.hidden else format_duration(w.end_ms + origin))
     marks.append(
         SceneMark("circle", f"{key}:due", x=due_x, y=y, r=TOKEN_R, cls="rq-rt-due", role="due", title=due_title)
     )
@@ -106,12 +106,13 @@ def _wait_marks(vm: TimelineModel, g: Grid, w: Wait, *, key: str, y: float, orig
             x=due_x,
             y=g.since_y(y, w.after + 1),
             anchor="middle",
-            text=_("due in {time}").format(time=format_duration(left)),
+            text=_("due in {time}").format(time="?" if w.hidden else format_duration(left)),
             cls="rq-rt-label",
             role="countdown",
         )
     )
-    frac = (vm.now_ms - origin - w.start_ms) / max(w.duration_ms, 1)
+    # a hidden wait's cursor stays at its start: how far along it is would tell its length
+    frac = 0.0 if w.hidden else (vm.now_ms - origin - w.start_ms) / max(w.duration_ms, 1)
     nx = x1 + (x2 - x1) * min(max(frac, 0.0), 1.0)
     now_title = _("now: {time}").format(time=format_duration(vm.now_ms))
     marks.append(

@@ -57,7 +57,7 @@ def topic_queue(c, queue_id=0):
 # ## 一次小运行：消费失败的消息在原地重试
 #
 # 图：`a`、`bad`、`c` 在一个顺序消费 Consumer 的同一个队列上，`bad` 总是消费失败。单步走过 `bad` 的前几次投递，停在
-# `c` 之前；图下面的表格是同一次运行。
+# `c` 之前；图下面的表格是同一次运行，到图中提问的那一刻为止（`bad` 何时再来，由你在图上预测）。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -75,8 +75,8 @@ dash
 
 # %%
 lab, c = orderly_lab()
-lab.run(until="8s")
-show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsume_times", "retry_in_ms"))
+lab.run(until="3s")
+show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsume_times"))
 
 # %% [markdown]
 # 这次重试是**本地**的：同一个队列、同一个 Consumer，在 `suspendCurrentQueueTimeMillis`（1000 ms）之后；而 `c` 在

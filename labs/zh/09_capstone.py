@@ -80,14 +80,14 @@ dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="30s",
 dash
 
 # %% [markdown]
-# 用表格看前十秒：
+# 用表格看这次运行，到图中提问的那一刻为止（bad-card 何时再来，由你在图上预测）：
 
 # %%
-lab = deployed_lab().run(until="10s")
-show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsume_times", "retry_in_ms"))
+lab = deployed_lab().run(until="3s")
+show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsume_times"))
 
 # %% [markdown]
-# 同一个消息 ID，在同一个队列上，每秒一次：这是顺序消费 Consumer 的本地重试（实验 07a）。队列上的其他消息都动不了。
+# 越过这个问题继续播放：同一个消息 ID 在同一个队列上每秒回来一次：这是顺序消费 Consumer 的本地重试（实验 07a）。队列上的其他消息都动不了。
 #
 # ### 练习 1 — 诊断
 # 按部署时的配置运行 10 分钟后，Broker 为 `pay-cg` 在 `Payments` 队列 0 上存储的消费位点是哪个 offset？

@@ -140,15 +140,16 @@ def send_back(ctx: CaptionContext, e: TraceEvent) -> str:
 
 def send_back_fallback(ctx: CaptionContext, e: TraceEvent) -> str:
     msg, who = e.msg_id or "?", name_of(e.actor)
-    if e.data.get("ok"):
-        return _("{who} puts {msg} into the retry topic itself, as a new message.").format(who=who, msg=msg)
+    if e.data.get("ok"):  # said alone as its step's sentence: with its cause (the send-back that failed)
+        said = _("{who} could not send {msg} back, so it puts it into the retry topic itself, as a new message.")
+        return said.format(who=who, msg=msg)
     return _("That failed too, so {who} keeps {msg} and retries it on its own.").format(who=who, msg=msg)
 
 
 def local_retry(ctx: CaptionContext, e: TraceEvent) -> str:
     d = e.data
-    wait = dur(int(d.get("retry_in_ms", 5000)))
-    return _("{who} keeps {msg} in memory and gives it to its listener again in {wait}.").format(
+    wait = dur(int(d.get("retry_in_ms", 5000)))  # its step's one sentence: the cause, then what c1 does
+    return _("{who} could not send {msg} back, so it keeps it and gives it to its listener again in {wait}.").format(
         who=name_of(e.actor), msg=e.msg_id, wait=wait
     )
 
@@ -239,7 +240,7 @@ def unlocked(ctx: CaptionContext, e: TraceEvent) -> str:
 def suspended(ctx: CaptionContext, e: TraceEvent) -> str:
     d = e.data
     wait = dur(int(d.get("retry_in_ms", 0)))
-    return _("{who} pauses {queue} for {wait}, then tries {msg} again there.").format(
+    return _("{msg} failed, so {who} pauses {queue} for {wait}, then tries it again there.").format(
         who=name_of(e.actor), queue=queue_words(d.get("queue")), wait=wait, msg=e.msg_id
     )
 

@@ -184,12 +184,15 @@ class StepCaption:
         return tuple(line for line in (self.plain, self.source) if line)
 
 
-MAX_SENTENCES = 5
-"""At most this many plain sentences in a step's first line; the rest is counted."""
-PLAIN_WIDTH = 240
-"""The plain line's budget in character cells (a CJK character is two): about two lines of the caption box in
-JupyterLab's output area (13 px text, 868 px). Sentences past it are counted ("and 6 more: see the Events tab"), so
-a busy step's caption stays two short lines instead of the four or seven lab 02b's showed."""
+MAX_SENTENCES = 1
+"""One plain sentence per step, as The Secret Lives of Data tells its story: the step's most telling event (the one
+whose rule the second line gives), worded to carry its cause and effect ("c1 failed M0001 for the 2nd time, so it
+goes back to the broker and returns in 30 s"); the other events of the step are counted ("and 3 more: see the Events
+tab"). Up to five sentences wrapped to two and a half lines of the caption box at the notebook's default width."""
+PLAIN_WIDTH = 200
+"""The plain line's budget in character cells (a CJK character is two): two lines of the caption box in JupyterLab's
+output area (13 px text, 868 px; tests/test_lab_captions.py wraps every step's line at that width). A line past it
+keeps its one sentence: the wording is kept short instead (:mod:`rmqlab.narrate.plain_consuming`)."""
 SOURCE_WIDTH = 232
 """The "in the source" line's budget (the page draws it at 13 px too: about two lines): a longer rule is cut at its
 last clause that fits, and ends "…". The send-back's rule, the step the labs show most, fits whole: "… uses
@@ -206,13 +209,20 @@ def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int]) -> list[str]:
         return [_("(and {count} more: see the Events tab)").format(count=count)] if count else []
 
     kept: set[int] = set()
-    for i in sorted(range(len(sentences)), key=lambda i: (ranks[i], i)):
+    for i in _most_telling_first(ranks):
         trial = sorted(kept | {i})
         words = [sentences[j] for j in trial] + more(len(sentences) - len(trial))
-        if kept and (len(trial) > MAX_SENTENCES or columns(" ".join(words)) > PLAIN_WIDTH):
+        if kept and (len(trial) > MAX_SENTENCES or columns(_joined(words)) > PLAIN_WIDTH):
             continue
         kept.add(i)
     return [sentences[j] for j in sorted(kept)] + more(len(sentences) - len(kept))
+
+
+def _most_telling_first(ranks: Sequence[int]) -> list[int]:
+    """Indexes by rank (lower tells more); among a step's sends, the last try first ("pg tries M0001 again (try 2),
+    now on … broker-b" says more than the first try it follows); among other equals, the first."""
+    send = _RANK[K.SEND_ATTEMPT]
+    return sorted(range(len(ranks)), key=lambda i: (ranks[i], -i if ranks[i] == send else i))
 
 
 def _fit_rule(text: str) -> str:
@@ -253,8 +263,25 @@ _KEY_ORDER: tuple[EventKind, ...] = (
 """Which event's rule the second line gives when a step did several things: the first kind here that the step has
 (a send-back says more than the delivery before it; a dead letter more than the send-back; a consumer that starts
 more than the queues it then gets: the cause first)."""
-_RANK = {kind: i for i, kind in enumerate(_KEY_ORDER)}
-"""Each kind's place in :data:`_KEY_ORDER`: lower tells more."""
+_CAUSE_AND_EFFECT_FIRST = frozenset(
+    {K.LOCAL_RETRY, K.SEND_BACK_FALLBACK, K.SEND_BACK, K.DEAD_LETTERED, K.BROADCAST_DROPPED, K.SUSPENDED, K.LIFECYCLE}
+)
+_PLAIN_ORDER: tuple[EventKind, ...] = (
+    K.LOCAL_RETRY,
+    K.SEND_BACK_FALLBACK,
+    K.SEND_BACK,
+    K.DEAD_LETTERED,
+    K.BROADCAST_DROPPED,
+    K.SUSPENDED,
+    K.LIFECYCLE,
+    *(k for k in _KEY_ORDER if k not in _CAUSE_AND_EFFECT_FIRST),
+)
+"""Whose plain sentence a step's first line says: :data:`_KEY_ORDER`, but these first, as their sentence carries the
+step's cause and effect ("c1 failed M0001 for the 2nd time, its last allowed try, so it goes to the dead-letter topic";
+"c1 could not send M0001 back, so it keeps it …"), where the dead letter's own sentence, or a failed send-back's,
+tells only half; and a consumer that starts (LIFECYCLE) is said before the locks and queues it then gets."""
+_RANK = {kind: i for i, kind in enumerate(_PLAIN_ORDER)}
+"""Each kind's place in the first line's order: lower tells more."""
 
 
 class _Captioned(Readable, Protocol):
@@ -272,9 +299,9 @@ C = TypeVar("C", bound=_Captioned)
 def step_caption(captions: Sequence[C]) -> StepCaption:
     """The two-line caption of a step that produced ``captions`` (trace order; pass only the ones to show).
 
-    First line: the plain sentences in reading order, repeats folded into one with their count, as many as fit
-    :data:`PLAIN_WIDTH` (the most telling first); second line:
-    ``in the source:`` and the Java behind the step's most telling event (see :data:`_KEY_ORDER`).
+    First line: the plain sentence of the step's most telling event (:data:`MAX_SENTENCES`, :data:`_PLAIN_ORDER`;
+    repeats folded into one with their count), then how many others the step had; second line: ``in the source:``
+    and the Java behind the step's most telling event (see :data:`_KEY_ORDER`).
     """
     if not captions:
         return StepCaption("", "")
