@@ -186,12 +186,15 @@ def encode(scenes: Sequence[Scene]) -> dict[str, Any]:
 
 
 def _scenes_json(scenes: Sequence[Scene]) -> Iterable[dict[str, Any]]:
-    """Each scene's :meth:`Scene.to_json`, converted once when a frame shows the previous frame's scene."""
+    """Each scene's :meth:`Scene.to_json`, converted once when a frame shows the previous frame's scene, and each
+    mark once in the whole run (a mark equal to one seen before reuses its JSON: the same dict, which
+    :func:`encode_json` then finds unchanged without comparing it field by field)."""
     previous: Scene | None = None
     whole: dict[str, Any] = {}
+    known: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {}
     for scene in scenes:
         if scene is not previous:
-            whole, previous = scene.to_json(), scene
+            whole, previous = scene.to_json(known), scene
         yield whole
 
 
@@ -213,7 +216,11 @@ def encode_json(wholes: Iterable[dict[str, Any]]) -> dict[str, Any]:
         new = [m for k, m in marks.items() if k not in prev_marks]
         if new:
             delta["set"] = new
-        changed = [_changes(prev_marks[k], m) for k, m in marks.items() if k in prev_marks and prev_marks[k] != m]
+        changed = [
+            _changes(prev_marks[k], m)
+            for k, m in marks.items()
+            if k in prev_marks and prev_marks[k] is not m and prev_marks[k] != m
+        ]
         if changed:
             delta["mod"] = changed
         gone = [k for k in prev_order if k not in marks]
