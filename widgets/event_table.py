@@ -25,7 +25,7 @@ import traitlets
 from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
-from .frames import encode_json
+from .frames import encode_json, one_language
 
 if TYPE_CHECKING:
     from .event_log import EventLogModel, EventRowVM
@@ -110,7 +110,8 @@ def event_table_html(table: dict[str, Any]) -> str:
 def event_frames(frames: RunFrames, model: Callable[[LabSnapshot], EventLogModel]) -> dict[str, Any]:
     """The Events tab's table at every frame of ``frames``' run (``model``: the tab's view-model, with its
     filters), delta-encoded by row key."""
-    return encode_json(event_table_json(model(snap)) for snap in frames.snapshots)
+    with one_language():
+        return encode_json(event_table_json(model(snap)) for snap in frames.snapshots)
 
 
 class EventTableWidget(anywidget.AnyWidget):

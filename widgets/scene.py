@@ -350,9 +350,10 @@ class SceneView(FramedView):
         self.children = (self.canvas, self.debug)
 
     def page_frames(self, frames: RunFrames) -> dict[str, Any]:
-        from .frames import encode  # frames imports this module
+        from .frames import encode, one_language  # frames imports this module
 
-        return encode(frames.scenes(self))
+        with one_language():
+            return encode(frames.scenes(self))
 
     def draw_live(self) -> None:
         if self.current is not None:
