@@ -61,12 +61,12 @@ LAB_SETUP = (
     "    lab.add_consumer('cg', subscribe={'TopicTest': '*'}, listener=always_fails, name='c1', **consumer_options)\n"
     "    lab.at(0, p.send, Message('TopicTest', 'poison'))\n"
     "    return lab\n"
-    "past_dash = Dashboard(failing_lab, knobs={'max_reconsume_times': 20}, horizon='13h')\n"
+    "past_dash = Dashboard(failing_lab, knobs={'max_reconsume_times': 20}, horizon='7h')\n"
     "past_dash"
 )
-"""Mode ``lab``: lab 03's ``past_dash`` as the lab builds it (its factory copied; 45 frames over 13 h, the
-largest dashboard's frames, every default view), with its Events tab open, so each Step redraws the main
-picture and the Events table from the frames in the page."""
+"""Mode ``lab``: lab 03's ``past_dash`` as the lab builds it (its factory copied; 39 frames over 7 h, every
+default view), with its Events tab open, so each Step redraws the main picture and the Events table from the
+frames in the page."""
 PING = (
     "ping, pong = W.Button(description='ping'), W.Label('0')\n"
     "ping.on_click(lambda _: setattr(pong, 'value', str(int(pong.value) + 1)))\n"
@@ -293,7 +293,7 @@ def measure(
                     page.locator("button.widget-button", has_text="ping").wait_for(state="attached", timeout=120_000)
                     if lab:  # the Events tab shown: its table moves with every Step too
                         page.locator(".rq-view-tabs button", has_text="Events").click()
-                        page.locator(".rq-table-view[data-frames='45']").wait_for(state="attached", timeout=120_000)
+                        page.locator(".rq-table-view[data-frames='39']").wait_for(state="attached", timeout=120_000)
                         page.locator(".rq-scene[data-testid=rq-flow]").scroll_into_view_if_needed()
                     page.evaluate(CLICK_JS, warmup)
                     page.evaluate(PING_JS, warmup)

@@ -86,6 +86,27 @@ def test_a_page_move_is_followed_by_the_kernel() -> None:
     assert ctl.player.position == 3
 
 
+def test_a_tab_never_opened_is_not_drawn_while_the_kernel_follows_the_page() -> None:
+    """A hidden tab the student never opened gets neither frames nor the kernel's pictures while the page steps
+    (each was a whole scene sent at every Step); opened between frames, it gets the kernel's picture of there."""
+    dash = Dashboard(failing, horizon="2m")
+    ctl = dash.controller
+    hidden = dash.tab_views[2]
+    assert isinstance(hidden, SceneView) and hidden.title == "Retry timeline"
+    sent: list[dict[str, object]] = []
+    hidden.canvas.observe(lambda change: sent.append(change["new"]), names="scene")
+    for frame in (1, 2, 3, 5, 8):
+        ctl.player.position = frame
+    assert sent == [] and not hidden.live
+    assert hidden.current is not None and hidden.vm is not None  # its view-model kept up to date all the same
+    assert ctl.stepper is not None and ctl.frames is not None
+    between = next(p for p in ctl.stepper.known_stops if p not in ctl.frames.positions)  # offset bookkeeping
+    ctl.seek(between)  # a position the page has no frame for
+    assert ctl.player.position == -1 and sent == []
+    dash.tabs.selected_index = 2
+    assert hidden.canvas.frames and hidden.live and sent == [hidden.current.to_json()]
+
+
 def test_checkpoint_answers_are_the_engines_next_state() -> None:
     checkpoints = [
         Checkpoint(before="send_back", ask="where"),

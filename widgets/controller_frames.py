@@ -36,6 +36,7 @@ class PageFrames:
     stepper: Stepper | None
     frames: RunFrames | None
     outline: RunOutline | None
+    snapshot: LabSnapshot | None
     player: PlayerWidget
     views: list[SnapshotView]
     lazy_views: set[int]
@@ -101,15 +102,17 @@ class PageFrames:
         """Hand ``snap`` to every view, and move the page's player to its frame: a picture whose frames are in the
         page is drawn by the page; one without (a hidden tab, a raw step between frames) by the kernel, live."""
         pos = snap.trace_len
-        frame = self.frames.index_of(pos, snap.now_ms) if self.frames is not None and not self.raw_steps else -1
+        frame = self._page_frame(snap)
         mask = self.mask_at(snap)
         masked = None if mask is None else functools.partial(mask_model, mask=mask)
         for view in self.views:
-            # a picture without its frames in the page yet (a hidden tab) is drawn by the kernel, masked at a paused
-            # checkpoint as the page's frame is
+            # the kernel draws a picture the page cannot: at a position that is no frame, or before its frames came,
+            # masked at a paused checkpoint as the page's frame is; a tab never opened yet is not drawn at all
+            # (nothing on screen: it gets its frames, or the kernel's picture, when it is opened, :meth:`send_frames`),
+            # only its view-model kept up to date
             was_live = isinstance(view, FramedView) and view.live
             if isinstance(view, FramedView):
-                view.live = frame < 0 or not view.canvas.frames
+                view.live = id(view) not in self.lazy_views and (frame < 0 or not view.canvas.frames)
             view.update(snap, masked)
             if isinstance(view, FramedView) and view.live and not was_live:
                 view.draw_live()
@@ -140,11 +143,24 @@ class PageFrames:
         frame = self.frames.index_of(self.position, self.replay.lab.now)
         return self.frames.masks.get(frame) if frame >= 0 else None
 
+    def _page_frame(self, snap: LabSnapshot) -> int:
+        """The frame the page shows for ``snap``'s position, or -1 (no frames, a raw step, between frames)."""
+        if self.frames is None or self.raw_steps:
+            return -1
+        return self.frames.index_of(snap.trace_len, snap.now_ms)
+
     def send_frames(self, view: SnapshotView) -> None:
-        """Send ``view``'s frames to the page now (a hidden tab's, when it is opened)."""
+        """Send ``view``'s frames to the page now (a hidden tab's, when it is opened); where the page has no frame
+        for the position shown, the kernel's picture too (a tab never opened was not drawn while hidden)."""
+        opened = id(view) in self.lazy_views
         self.lazy_views.discard(id(view))
-        if self.frames is not None and isinstance(view, FramedView) and not view.canvas.frames:
+        if not isinstance(view, FramedView):
+            return
+        if self.frames is not None and not view.canvas.frames:
             view.send_page_frames(self.frames)
+        if opened and self.snapshot is not None and self._page_frame(self.snapshot) < 0:
+            view.live = True
+            view.draw_live()
 
     @property
     def checkpoints(self) -> tuple[AskedCheckpoint, ...]:

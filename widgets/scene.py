@@ -37,7 +37,9 @@ from .framed import FramedView
 if TYPE_CHECKING:
     from .frames import RunFrames
 
-__all__ = ["BASE_CSS", "Mark", "MarkKind", "Scene", "SceneView", "SceneWidget", "legend_marks", "text_width"]
+__all__ = [
+    "BASE_CSS", "Mark", "MarkKind", "Scene", "SceneView", "SceneWidget", "legend_marks", "mark_json", "text_width",
+]  # fmt: skip
 
 MarkKind = Literal["rect", "circle", "line", "path", "text", "token"]
 
@@ -153,15 +155,23 @@ class Scene:
     extra: tuple[tuple[str, str], ...] = field(default=())
     """Free-form facts a browser test may compare with (rendered as ``data-*`` attributes on the root)."""
 
-    def to_json(self) -> dict[str, Any]:
-        """The scene as plain JSON for the widget's ``scene`` trait (empty fields dropped: smaller messages)."""
+    def to_json(self, known: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] | None = None) -> dict[str, Any]:
+        """The scene as plain JSON for the widget's ``scene`` trait (empty fields dropped: smaller messages).
+
+        ``known``: by key, the last mark converted and its JSON (a run's frames: most marks of a frame are the
+        previous frame's, equal field for field), reused as it is, the same dict (read only, never changed)."""
+        if known is None:
+            return {**self._head_json(), "marks": [mark_json(m) for m in self.marks]}
         marks = []
         for m in self.marks:
-            d: dict[str, Any] = {"kind": m.kind, "key": m.key}
-            for name, default, value in zip(_OPTIONAL, _OPTIONAL_DEFAULTS, _optional_values(m), strict=True):
-                if value != default:
-                    d[name] = value
-            marks.append(d)
+            fields = _all_values(m)
+            seen = known.get(m.key)
+            if seen is None or seen[0] != fields:
+                seen = known[m.key] = (fields, mark_json(m))
+            marks.append(seen[1])
+        return {**self._head_json(), "marks": marks}
+
+    def _head_json(self) -> dict[str, Any]:
         return {
             "width": self.width,
             "height": self.height,
@@ -169,7 +179,6 @@ class Scene:
             "testid": self.testid,
             "css": self.css,
             "extra": dict(self.extra),
-            "marks": marks,
         }
 
     def keys(self, role: str | None = None) -> tuple[str, ...]:
@@ -212,7 +221,17 @@ _OPTIONAL = tuple(f.name for f in fields(Mark) if f.name not in ("kind", "key"))
 _OPTIONAL_DEFAULTS = tuple(asdict(Mark("rect", ""))[name] for name in _OPTIONAL)
 """A mark's default field values: ``to_json`` sends only the fields that differ from these."""
 _optional_values = attrgetter(*_OPTIONAL)
+_all_values = attrgetter("kind", *_OPTIONAL)
 """All optional fields of a mark in one C call (``asdict`` deep-copies and was most of a frame's kernel time)."""
+
+
+def mark_json(m: Mark) -> dict[str, Any]:
+    """One mark as JSON: its kind, key and the fields not at their defaults."""
+    d: dict[str, Any] = {"kind": m.kind, "key": m.key}
+    for name, default, value in zip(_OPTIONAL, _OPTIONAL_DEFAULTS, _optional_values(m), strict=True):
+        if value != default:
+            d[name] = value
+    return d
 
 
 def _svg_id(testid: str) -> str:
@@ -331,9 +350,10 @@ class SceneView(FramedView):
         self.children = (self.canvas, self.debug)
 
     def page_frames(self, frames: RunFrames) -> dict[str, Any]:
-        from .frames import encode  # frames imports this module
+        from .frames import encode, one_language  # frames imports this module
 
-        return encode(frames.scenes(self))
+        with one_language():
+            return encode(frames.scenes(self))
 
     def draw_live(self) -> None:
         if self.current is not None:

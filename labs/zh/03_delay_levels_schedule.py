@@ -116,10 +116,10 @@ print(len(deliveries), "次投递；死信副本的 reconsume_times =", dlq.get(
 
 # %% [markdown]
 # ## 超过 16 次：`max_reconsume_times=20`
-# Consumer 可以允许超过 16 次重试。上面的级别表在最后一级之后就没有级别了。下面是 `max_reconsume_times=20` 的图，停在第 16 次重试的回传处：
+# Consumer 可以允许超过 16 次重试。上面的级别表在最后一级之后就没有级别了。下面是 `max_reconsume_times=20` 的图，停在第 16 次重试的回传处。它只跑到 7 h：足以看到第 17、18 次重试在哪一级等待，但看不到这次运行的结尾——结尾是下面的练习。
 
 # %% tags=["nbval-ignore-output"]
-past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 20}, horizon="13h")
+past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 20}, horizon="7h")
 past_dash.controller.seek_time(sum(levels.delay_ms(3 + k) for k in range(16)))  # 级别 3 … 18 的 16 个延迟
 past_dash
 
