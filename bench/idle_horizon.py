@@ -10,11 +10,13 @@ instruction counts, which do not.
 
     python -m bench.idle_horizon --queues 1024 --hours 1
     python -m bench.idle_horizon --instructions        # callgrind: instructions per virtual minute, 30 s → 90 s
+    python -m bench.idle_horizon --by-kind             # scheduler steps per virtual hour, by what each one is
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import os
 import subprocess
 import sys
@@ -22,6 +24,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from rmqlab import ConsumeConcurrentlyStatus, Lab
 
@@ -55,6 +58,26 @@ def measure(queues: int, hours: float) -> dict[str, float]:
     }
 
 
+def steps_by_kind(queues: int, minutes: int = 1) -> dict[str, float]:
+    """Scheduler steps per virtual hour after the warm-up hour, by the kind of their label (``hold_timeout``,
+    ``pull``, ``persist_offset`` …): what an idle hour is made of. The count wraps this one lab's ``_run_entry``
+    (the measured run is the same run; only its steps are tallied)."""
+    lab = idle_lab(queues)
+    lab.run(until=HOUR)
+    scheduler = lab.scheduler
+    run_entry = scheduler._run_entry
+    kinds: collections.Counter[str] = collections.Counter()
+
+    def counted(entry: tuple[Any, ...]) -> None:
+        label = entry[3].label
+        kinds["unlabelled" if label is None else label.kind.value] += 1
+        run_entry(entry)
+
+    scheduler._run_entry = counted  # type: ignore[method-assign]
+    lab.run(until=HOUR + minutes * 60_000)
+    return {kind: n * 60 / minutes for kind, n in kinds.most_common()}
+
+
 def instructions_per_minute(queues: int, warm_ms: int = 30_000, measured_ms: int = 60_000) -> float:
     """Machine instructions per idle virtual minute, which do not wander with the machine's load: two runs under
     ``valgrind --tool=callgrind`` (to ``warm_ms`` and to ``warm_ms + measured_ms``), the difference per minute.
@@ -79,10 +102,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--queues", type=int, default=1024)
     parser.add_argument("--hours", type=float, default=1.0)
     parser.add_argument("--instructions", action="store_true", help="count instructions under callgrind instead")
+    parser.add_argument("--by-kind", action="store_true", help="scheduler steps per virtual hour by kind instead")
     parser.add_argument("--run-until", type=int, help=argparse.SUPPRESS)  # the callgrind child: run, print nothing
     args = parser.parse_args(argv)
     if args.run_until is not None:
         idle_lab(args.queues).run(until=args.run_until)
+        return 0
+    if args.by_kind:
+        per_hour = steps_by_kind(args.queues)
+        print(f"idle horizon: {args.queues} queues: {sum(per_hour.values()):,.0f} scheduler steps per virtual hour")
+        for kind, n in per_hour.items():
+            print(f"  {kind:<16} {n:>10,.0f}")
         return 0
     if args.instructions:
         per_minute = instructions_per_minute(args.queues)
