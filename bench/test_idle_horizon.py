@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench.idle_horizon import idle_lab, main, measure, steps_by_kind
+from bench.idle_horizon import idle_lab, main, measure, run_child, steps_by_kind, switch_off
+from rmqlab.client.consumer.offset_store import RemoteBrokerOffsetStore
 
 
 def test_an_idle_lab_runs_long_polling_only_and_records_nothing() -> None:
@@ -30,3 +31,18 @@ def test_an_idle_hour_is_long_polls_and_the_periodic_timers() -> None:
     assert per_hour["persist_offset"] == 12 * 60  # persistAll every 5 s
     assert set(per_hour) <= {"hold_timeout", "pull", "persist_offset", "rebalance", "heartbeat", "route_poll",
                              "channel_scan"}  # fmt: skip
+
+
+def test_without_persist_all_no_offset_is_sent_after_20_s(monkeypatch: pytest.MonkeyPatch) -> None:
+    sent: list[int] = []
+    monkeypatch.setattr(RemoteBrokerOffsetStore, "persist_all", RemoteBrokerOffsetStore.persist_all)  # put back after
+    monkeypatch.setattr(
+        RemoteBrokerOffsetStore, "persist_offset", lambda self, mq, offset: sent.append(self.consumer.context.now)
+    )
+    run_child(2, 40_000, "persist_all")
+    assert sorted(set(sent)) == [10_000, 15_000, 20_000]  # persistAll's rounds up to the switch, none after
+
+
+def test_an_unknown_part_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="part='persist'"):
+        switch_off("persist")
