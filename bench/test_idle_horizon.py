@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench.idle_horizon import idle_lab, main, measure
+from bench.idle_horizon import idle_lab, main, measure, run_child, steps_by_kind, switch_off
+from rmqlab.client.consumer.offset_store import RemoteBrokerOffsetStore
 
 
 def test_an_idle_lab_runs_long_polling_only_and_records_nothing() -> None:
@@ -21,3 +22,27 @@ def test_the_callgrind_child_runs_the_idle_lab_to_the_given_time_and_prints_noth
 ) -> None:
     assert main(["--queues", "2", "--run-until", "20000"]) == 0
     assert capsys.readouterr().out == ""
+
+
+def test_an_idle_hour_is_long_polls_and_the_periodic_timers() -> None:
+    per_hour = steps_by_kind(4)
+    # five queues (four of T and the %RETRY% queue), each held 15 s then pulled again: 4 × 60 rounds of 5
+    assert per_hour["hold_timeout"] == per_hour["pull"] == 5 * 4 * 60
+    assert per_hour["persist_offset"] == 12 * 60  # persistAll every 5 s
+    assert set(per_hour) <= {"hold_timeout", "pull", "persist_offset", "rebalance", "heartbeat", "route_poll",
+                             "channel_scan"}  # fmt: skip
+
+
+def test_without_persist_all_no_offset_is_sent_after_20_s(monkeypatch: pytest.MonkeyPatch) -> None:
+    sent: list[int] = []
+    monkeypatch.setattr(RemoteBrokerOffsetStore, "persist_all", RemoteBrokerOffsetStore.persist_all)  # put back after
+    monkeypatch.setattr(
+        RemoteBrokerOffsetStore, "persist_offset", lambda self, mq, offset: sent.append(self.consumer.context.now)
+    )
+    run_child(2, 40_000, "persist_all")
+    assert sorted(set(sent)) == [10_000, 15_000, 20_000]  # persistAll's rounds up to the switch, none after
+
+
+def test_an_unknown_part_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="part='persist'"):
+        switch_off("persist")

@@ -6,6 +6,8 @@ import io
 import itertools
 from pathlib import Path
 
+import pytest
+
 from rmqlab import load_scenario
 from rmqlab.lab.progress import bar, run_with_progress
 
@@ -46,3 +48,21 @@ def test_a_fast_run_or_a_pipe_prints_nothing() -> None:
 
 def test_the_bar_reads_as_a_fraction_of_virtual_time() -> None:
     assert bar(7_200_000, 25_200_000, 12.4) == "[########----------------------]  28% · 2 h of 7 h virtual · 12 s"
+
+
+def test_rmqlab_run_draws_the_bar_on_a_terminal_and_prints_the_same_timeline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI wiring: ``rmqlab run`` hands its stderr to the bar (a run past the threshold on a terminal draws it),
+    and stdout is the same timeline as with stderr piped. The threshold is lowered to 0 s so the test needs no slow
+    run."""
+    from rmqlab.lab import cli, progress
+
+    monkeypatch.setattr(progress, "SHOW_AFTER_S", 0.0)
+    piped_out, piped_err = io.StringIO(), io.StringIO()
+    assert cli.main(["run", str(SCENARIO)], stdout=piped_out, stderr=piped_err) == 0
+    assert piped_err.getvalue() == ""
+    out, err = io.StringIO(), Terminal()
+    assert cli.main(["run", str(SCENARIO)], stdout=out, stderr=err) == 0
+    frames = err.getvalue().split("\r")
+    assert frames[1].startswith("[") and "  1% · " in frames[1]
+    assert "100% · " in frames[-3] and frames[-2].strip() == "" and frames[-1] == ""
+    assert out.getvalue() == piped_out.getvalue()

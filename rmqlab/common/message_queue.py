@@ -6,15 +6,15 @@ Mirrors: common/src/main/java/org/apache/rocketmq/common/message/MessageQueue.ja
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["MessageQueue"]
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class MessageQueue:
+class MessageQueue(NamedTuple):
     """One queue of one topic on one broker; sorts as RocketMQ sorts ``mqAll`` before allocation (``compareTo``:
-    topic, then broker name, then queue id), and is equal to and hashes as any other with the same three fields."""
+    topic, then broker name, then queue id), and is equal to and hashes as any other with the same three fields
+    (``equals``, ``hashCode``): an immutable value made of its three fields, which is what a named tuple is."""
 
     topic: str
     broker_name: str
