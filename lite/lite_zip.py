@@ -61,6 +61,8 @@ def stdlib_with_packages(stdlib: Path, wheels: list[Path], out: Path) -> list[st
                     if top.endswith(".data"):
                         continue
                     if info.filename in seen:
+                        zout.close()
+                        out.with_suffix(".part").unlink()
                         raise SystemExit(f"{archive.name} and {seen[info.filename]} both have {info.filename}")
                     seen[info.filename] = archive.name
                     zout.writestr(info, zin.read(info))
