@@ -6,9 +6,9 @@ or only part of one, because the lab makes them: a partition a teacher injected,
 request with no time left, a fault injected into a broker's answer. The engine words those with the templates here.
 
 The trace keeps them in English: it is data, the same in every language (the goldens compare it byte for byte).
-Whoever shows a trace's text to a person — the captions (``rmqlab.narrate``), the trace table — passes it through
-:func:`translated`, which finds each template's English in the text and puts the template's translation there, with
-the same values. In English that changes nothing.
+Whoever shows a trace's text to a person — the captions (``rmqlab.narrate``), the trace table, a dashboard's Events
+tab — passes it through :func:`translated`, which finds each template's English in the text and puts the template's
+translation there, with the same values. In English that changes nothing.
 """
 
 from __future__ import annotations
