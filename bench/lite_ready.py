@@ -17,6 +17,10 @@ cache, as a student's first visit; ``--warm`` keeps one context, as a second vis
   that holds Step is passed with Show me, and the run's end with Reset, untimed. The frames are in the page, so no
   click waits on the Pyodide kernel (targets of issue 32: median ≤ 16 ms, p95 ≤ 33 ms).
 
+Tour ready and Run All also come with the CPU seconds the browser spent on them (:func:`browser_cpu_s`): on a shared
+machine the wall times of one site swing by 2× between rounds, its CPU seconds much less, so two sites run side by
+side compare by both.
+
 Targets (issue 35): tour ready ≤ 10 s and Run All of lab 03 ≤ 5 s on a quiet machine. bench/README.md has the
 figures; nothing here is a test.
 """
