@@ -9,14 +9,13 @@ static site that needs no server beyond one serving files and no network beyond 
   networkx, plotly and its narwhals, …), all pure Python, resolved for Pyodide's Python; the kernel never falls
   back to PyPI;
 - ``static/pyodide/``: the Pyodide runtime from the npm package ``pyodide`` (the version the kernel extension
-  was built for), with a lock file that lists exactly the packages shipped beside it: micropip and every wheel
-  above, including the kernel's own (piplite, pyodide-kernel, the ipykernel stub), so nothing is fetched from a
-  CDN. The kernel settings name them all in ``loadPyodideOptions.packages``: Pyodide loads them in parallel while
-  it starts, from the lock file, instead of the kernel installing IPython and its friends one by one through
-  piplite (dependency resolution, a request per wheel) and then a first ``%pip install`` cell installing rmqlab.
-  That cut the tour's "ready" time most (bench/lite_ready.py; bench/README.md). Every wheel and Pyodide's standard
-  library carry bytecode compiled by this runtime (``lite_bytecode``); plotly and narwhals are in the lock file but
-  loaded after the start (:data:`DEFERRED`);
+  was built for), so nothing is fetched from a CDN. Every wheel above, the kernel's own included (piplite,
+  pyodide-kernel, the ipykernel stub), is either inside the runtime's standard library zip, imported from there
+  and never unpacked (``lite_zip``), or beside it in a lock file that lists exactly those, named in the kernel
+  settings' ``loadPyodideOptions.packages``: Pyodide loads them while it starts instead of the kernel installing
+  IPython and its friends through piplite and a first ``%pip install`` cell installing rmqlab (bench/README.md).
+  Every module carries bytecode compiled by this runtime (``lite_bytecode``); plotly, narwhals and nbformat are in
+  the lock file but loaded after the start (:data:`DEFERRED`);
 - the lab extensions the labs need (the Pyodide kernel, ipywidgets' manager, anywidget, plotly's renderer),
   nothing else from this environment.
 
@@ -51,6 +50,7 @@ if str(ROOT / "lite") not in sys.path:  # imported as lite.build_lite (the tests
     sys.path.insert(0, str(ROOT / "lite"))
 from lite_bytecode import SITE_PACKAGES, STDLIB, compiled_archives  # noqa: E402
 from lite_slim import slim_jedi  # noqa: E402
+from lite_zip import stdlib_with_packages, zipped  # noqa: E402
 
 LABEXTENSIONS = Path(sys.prefix) / "share" / "jupyter" / "labextensions"
 KERNEL_EXTENSION = "@jupyterlite/pyodide-kernel-extension"
@@ -74,11 +74,11 @@ SHIPPED_WITH_THE_KERNEL = ("widgetsnbextension",)
 """The kernel extension's own index has a stub of it (4.0.999); the real one would only add 2 MB."""
 INSTALL_CELL_TAG = "rmqlab-lite-install"
 """The tag of the install cell earlier sites put in front of each lab; one found in a notebook is removed."""
-DEFERRED = ("plotly", "narwhals")
-"""In the lock file but not loaded while the kernel starts: only the charts need them (thousands of files to unpack,
-a large share of the start); ``rmqlab.widgets.site_packages`` loads them in the background from the first
-``rmqlab.widgets`` import on, and an import that needs them waits (a cell's own ``import plotly`` too: the kernel
-loads what a cell imports from the lock file's ``imports``)."""
+DEFERRED = ("plotly", "narwhals", "nbformat")
+"""In the lock file but not loaded while the kernel starts: only the charts need them (plotly: thousands of files
+to unpack); ``rmqlab.widgets.site_packages`` loads them in the background from the first ``rmqlab.widgets`` import
+on, and an import that needs them waits (a cell's own ``import plotly`` too: the kernel loads what a cell imports
+from the lock file's ``imports``)."""
 KERNEL_WHEELS = ("piplite", "pyodide_kernel", "ipykernel", "widgetsnbextension-4")
 """The kernel extension's own wheels (its ``static/pypi``) that the kernel imports: preloaded with the others."""
 
@@ -188,9 +188,11 @@ def top_level_modules(wheel: Path) -> list[str]:
 
 
 def pyodide_dist(version: str, cache: Path, wheels: Path, out: Path, preload: list[Path]) -> list[str]:
-    """``static/pyodide``: the npm runtime plus micropip and the ``preload`` wheels, and a lock file naming only
-    what is here; returns the names to load at start (all but :data:`DEFERRED`). The standard library and every
-    wheel carry bytecode compiled by this very runtime (``lite_bytecode``: nothing is compiled in the browser)."""
+    """``static/pyodide``: the npm runtime, its standard library's zip with every ``preload`` wheel that imports
+    from a zip added (``lite_zip``: nothing of theirs is unpacked at start), micropip and the other wheels beside it,
+    and a lock file naming only those; returns the names to load at start (all but :data:`DEFERRED`). The standard
+    library and every wheel carry bytecode compiled by this very runtime (``lite_bytecode``: nothing is compiled in
+    the browser)."""
     npm = npm_pyodide(version, cache)
     out.mkdir(parents=True)
     for item in npm.iterdir():
@@ -199,13 +201,17 @@ def pyodide_dist(version: str, cache: Path, wheels: Path, out: Path, preload: li
     lock = json.loads((npm / "pyodide-lock.json").read_text())
     entry = dict(lock["packages"]["micropip"])
     micropip = next(wheels.glob(f"micropip-{entry['version']}-py3-none-any.whl"))
-    archives = [(npm / "python_stdlib.zip", STDLIB, True)] + [(w, SITE_PACKAGES, False) for w in [micropip, *preload]]
-    stdlib, micropip, *preload = compiled_archives(archives, npm, cache / "pyc")
-    shutil.copy2(stdlib, out / "python_stdlib.zip")
+    in_zip = [w for w in preload if zipped(w) and canonical(w.name.split("-")[0]) not in DEFERRED]
+    unpacked = [w for w in preload if w not in in_zip]
+    archives = [(npm / "python_stdlib.zip", STDLIB, True), *[(w, STDLIB, True) for w in in_zip],
+                *[(w, SITE_PACKAGES, False) for w in [micropip, *unpacked]]]  # fmt: skip
+    stdlib, *compiled = compiled_archives(archives, npm, cache / "pyc")
+    stdlib_with_packages(stdlib, compiled[: len(in_zip)], out / "python_stdlib.zip")
+    micropip, *unpacked = compiled[len(in_zip) :]
     shutil.copy2(micropip, out / micropip.name)
     entry.update(file_name=micropip.name, sha256=sha256(micropip), install_dir="site", depends=[])
     lock["packages"] = {"micropip": entry}
-    for wheel in preload:
+    for wheel in unpacked:
         shutil.copy2(wheel, out / wheel.name)
         lock["packages"][canonical(wheel.name.split("-")[0])] = lock_entry(wheel)
     (out / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")

@@ -83,12 +83,19 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _placement(where: str, legacy: bool) -> str:
+    """A short key for where an archive is imported from and its pyc layout (part of its cache folder's name)."""
+    return hashlib.sha256(f"{where}|{legacy}".encode()).hexdigest()[:8]
+
+
 def compiled_archives(archives: list[tuple[Path, str, bool]], pyodide: Path, cache: Path) -> list[Path]:
     """Each (archive, where it is imported from, legacy ``NAME.pyc`` layout) compiled, from ``cache`` if done
-    before (keyed by the archive's and the runtime's hashes)."""
+    before (keyed by the archive's and the runtime's hashes, and by where and how: the same wheel is compiled once
+    for site-packages and once for the standard library's zip, with other file names inside)."""
     pyodide, cache = pyodide.resolve(), cache.resolve()
     runtime = digest(pyodide / "pyodide.asm.wasm")[:8]
-    compiled = [cache / f"{digest(path)[:16]}-{runtime}" / path.name for path, _, _ in archives]
+    compiled = [cache / f"{digest(path)[:16]}-{runtime}-{_placement(where, legacy)}" / path.name
+                for path, where, legacy in archives]  # fmt: skip
     todo = [(job, out) for job, out in zip(archives, compiled, strict=True) if not out.is_file()]
     if not todo:
         return compiled

@@ -13,6 +13,7 @@ import pytest
 
 import rmqlab
 from rmqlab.core import i18n
+from rmqlab.core.reasons import translated
 from rmqlab.lab.scenario import load_scenario
 from rmqlab.narrate import narrate
 from rmqlab.narrate.plain_words import error_words, ids_words, ordinal, queue_words
@@ -87,7 +88,9 @@ def data_removed(line: str, data: dict[str, object]) -> str:
     or a fault's ``key value``. Each is taken out where it stands as a whole (``T`` the topic, not the T of
     ``sendMsgTimeout``)."""
     quoted = [f"{key} = {value}" for key, value in data.items()] + [f"{key} {value}" for key, value in data.items()]
-    for words in sorted([*quoted, *(str(value) for value in data.values())], key=len, reverse=True):  # longest first
+    quoted += [translated(words) for words in quoted]  # data quoted with rmqlab's own failures in Chinese (reasons)
+    values = [str(value) for value in data.values()]
+    for words in sorted([*quoted, *values, *map(translated, values)], key=len, reverse=True):  # longest first
         line = re.sub(rf"(?<![\w%@.-]){re.escape(words)}(?![\w@.(-])", " ", line)
     return EXCEPTION.sub(" ", line)
 

@@ -20,6 +20,7 @@ import ipywidgets as W
 from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
+from rmqlab.core.reasons import translated
 from rmqlab.narrate import group_repeats, is_meaningful, reading_order, signature
 from rmqlab.snapshot import LabSnapshot
 
@@ -79,7 +80,8 @@ class EventLogModel:
 
 
 def _details(e: TraceEvent) -> str:
-    return " ".join(f"{k}={v}" for k, v in e.data.items())
+    """The event's data as ``key=value`` pairs, the failures rmqlab words itself in the reader's language."""
+    return translated(" ".join(f"{k}={v}" for k, v in e.data.items()))
 
 
 def event_log_model(

@@ -1,7 +1,8 @@
-"""In the zero-install site (JupyterLite: Python in the student's browser), the packages only some cells need —
-plotly and its narwhals, for the whole-run charts — are not loaded while the kernel starts: unpacking their
-thousands of files into the browser's memory was a large share of the start (bench/README.md, "The zero-install
-site"). They are in the site all the same (``lite/build_lite.py`` lists them in Pyodide's lock file), and:
+"""In the zero-install site (JupyterLite: Python in the student's browser), the packages only some cells need — plotly,
+its narwhals and the nbformat its renderer asks for, for the whole-run charts — are not loaded while the kernel
+starts: unpacking their thousands of files into the browser's memory was a large share of the start
+(bench/README.md, "The zero-install site"). They are in the site all the same (``lite/build_lite.py`` lists them in
+Pyodide's lock file), and:
 
 - the first import of ``rmqlab.widgets`` starts loading them in the background (:func:`start`), while the student
   reads and steps through the first dashboard;

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.core.i18n import N_, ngettext
 from rmqlab.core.i18n import gettext as _
+from rmqlab.core.reasons import translated
 
 from .spacetime_model import ArrowKind, Row
 
@@ -154,7 +155,7 @@ def fault(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
 
 def _fields(data: Mapping[str, object]) -> str:
     """An event's data as the Events table shows it (``fault=partition client=c1``): names and values, no prose."""
-    return " ".join(f"{k}={v}" for k, v in data.items())
+    return translated(" ".join(f"{k}={v}" for k, v in data.items()))  # rmqlab's own failure texts translated
 
 
 def lock(builder: RowBuilder, e: TraceEvent, lane: str) -> None:

@@ -22,6 +22,7 @@ from ..common.message import (
     dlq_topic,
 )
 from ..common.topic_config import PERM_RW, PERM_WRITE
+from ..core import reasons
 from ..remoting.exceptions import MQBrokerException
 from ..remoting.response_code import ResponseCode
 from ..store.default_message_store import DefaultMessageStore
@@ -95,7 +96,7 @@ class SendMessageProcessor:
         """
         if self.faults.send_error is not None:
             error = self.faults.send_error
-            return MQBrokerException(self.name, error, f"[{error.name}] injected fault")
+            return MQBrokerException(self.name, error, reasons.INJECTED_FAULT.format(code=error.name))
         answer: ResponseCode | None = None
         if self.faults.send_responses:
             answer, remark = self.faults.send_responses.pop(0)
@@ -142,7 +143,7 @@ class SendMessageProcessor:
     ) -> ResponseCode | MQBrokerException:
         """``asyncConsumerSendMsgBack``: re-store the original as a retry (or DLQ) message."""
         if self.faults.reject_send_back:
-            return MQBrokerException(self.name, ResponseCode.SYSTEM_ERROR, "send back rejected (injected fault)")
+            return MQBrokerException(self.name, ResponseCode.SYSTEM_ERROR, reasons.SEND_BACK_REJECTED)
         if self.faults.send_back_error is not None:
             return MQBrokerException(self.name, *self.faults.send_back_error)
         sub = self.groups.find_subscription_group_config(group)

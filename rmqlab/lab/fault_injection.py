@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..broker.broker_controller import PutMessageStatus, parse_response_code, parse_send_responses
+from ..core import reasons
 from ..core.duration import parse_duration
 from ..core.errors import ConfigError
 from ..core.trace import EventKind
@@ -159,6 +160,6 @@ def check_broker_faults(faults: Mapping[str, Any]) -> tuple[dict[str, Any], dict
             raise ConfigError(remark_key, remark, f"only together with a {error} code")
         if values.get(error) is not None:
             code = parse_response_code(values[error], error, allow_success=False)
-            values[error] = (code, f"[{code.name}] injected fault" if remark is None else remark)
+            values[error] = (code, reasons.INJECTED_FAULT.format(code=code.name) if remark is None else remark)
             shown[error] = code.name
     return values, shown

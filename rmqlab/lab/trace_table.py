@@ -15,6 +15,7 @@ from typing import Any
 from ..core.duration import format_duration
 from ..core.i18n import columns as width
 from ..core.i18n import gettext as _
+from ..core.reasons import translated
 from ..core.trace import EventKind, TraceEvent
 
 __all__ = ["DEFAULT_FIELDS", "TABLE_WIDTH", "Items", "fill", "show_trace", "table", "trace_rows", "width"]
@@ -135,7 +136,7 @@ def trace_rows(events: Iterable[TraceEvent], fields: Sequence[str] | None = None
     rows: list[list[Any]] = []
     for event in events:
         keys = fields if fields is not None else DEFAULT_FIELDS.get(event.kind, tuple(event.data))
-        details = Items(f"{k}={_cell(event.data[k])}" for k in keys if k in event.data)
+        details = Items(f"{k}={translated(_cell(event.data[k]))}" for k in keys if k in event.data)
         rows.append([format_duration(event.time_ms), event.kind.value, event.actor, event.msg_id or "", details])
     return rows
 

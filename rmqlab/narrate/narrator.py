@@ -12,6 +12,7 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
 from ..core.i18n import gettext as _
+from ..core.reasons import translated
 from ..core.trace import EventKind, TraceEvent
 from . import consuming, lab_events, rebalancing, sending, storing
 from .context import CaptionContext
@@ -144,6 +145,7 @@ class Narrator:
         """
         plain = PLAIN[event.kind](self._context, event)
         where, text = _CAPTIONS[event.kind](self._context, event)
+        text = translated(text)  # the failures rmqlab words itself, which the rule quotes from the trace
         meaningful = is_meaningful(event)
         key = signature(event)
         group = self._open.get(key)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import Any, Protocol
 
+from ..core import reasons
 from ..core.scheduler import Scheduler, Timer, TimerKind, TimerLabel
 from .exceptions import (
     MQBrokerException,
@@ -151,10 +152,11 @@ class Remoting:
         if broker is None:
             return RemotingConnectException(broker_name, f"the broker[{broker_name}] not exist")
         if not broker.up:
-            return RemotingConnectException(broker_name, f"connect to {broker_name} failed: broker down")
+            return RemotingConnectException(broker_name, reasons.BROKER_DOWN.format(broker=broker_name))
         partitions = self.faults.partitions
         if partitions and (client.split("/", 1)[0], broker_name) in partitions:  # inner producer: same process
-            return RemotingConnectException(broker_name, f"network partition {client} / {broker_name}")
+            cut = reasons.NETWORK_PARTITION.format(client=client, broker=broker_name)
+            return RemotingConnectException(broker_name, cut)
         return None
 
     def invoke(
@@ -171,13 +173,13 @@ class Remoting:
         if failure is not None:
             return None, failure
         if timeout_ms <= 0:
-            return None, RemotingTimeoutException(broker_name, "no time left for the request")
+            return None, RemotingTimeoutException(broker_name, reasons.NO_TIME_LEFT)
         broker = self.brokers[broker_name]
         opaque = next(self._opaques)
         response: Any = broker.process_request(request, opaque)
         if broker.faults.lose_responses:
             broker.connection_reset(client)  # the channel is gone: nothing stays held for it at the broker
-            return None, RemotingException(broker_name, "connection reset before the response arrived")
+            return None, RemotingException(broker_name, reasons.RESET_BEFORE_RESPONSE)
         delay = broker.faults.response_delay_ms
         if delay == 0 and response is not HELD:
             return _answer(response)
@@ -228,7 +230,7 @@ class Remoting:
         self.finish(future)
         lost = self.brokers[future.broker].faults.lose_responses
         if self.reachable(future.client, future.broker) is not None or lost:
-            future.on_answer(None, RemotingException(future.broker, "connection closed before the response arrived"))
+            future.on_answer(None, RemotingException(future.broker, reasons.CLOSED_BEFORE_RESPONSE))
         else:
             future.on_answer(*_answer(response))  # an error answer (NO_PERMISSION to a held pull) is an error
 
@@ -269,7 +271,7 @@ class Remoting:
         future.timer = None
         self.finish(future)
         if self.reachable(future.client, future.broker) is not None:
-            future.on_answer(None, RemotingException(future.broker, "connection closed before the response arrived"))
+            future.on_answer(None, RemotingException(future.broker, reasons.CLOSED_BEFORE_RESPONSE))
         else:
             future.on_answer(*_answer(response))
 
@@ -286,7 +288,7 @@ class Remoting:
         ]  # fmt: skip
         for future in pulls:
             self.finish(future)
-            closed = RemotingConnectException(broker_name, f"connection to {broker_name} closed: broker down")
+            closed = RemotingConnectException(broker_name, reasons.CLOSED_BROKER_DOWN.format(broker=broker_name))
             future.on_answer(None, closed)
 
     def client_closed(self, client_id: str, group: str) -> None:

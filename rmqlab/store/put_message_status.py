@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from ..core import reasons
 from ..core.errors import ConfigError
 from ..remoting.response_code import ResponseCode
 
@@ -84,7 +85,7 @@ def parse_send_responses(value: object) -> list[tuple[ResponseCode, str]]:
         code = parse_response_code(code_value, f"{where}.code" if isinstance(item, dict) else where)
         if remark is not None and not isinstance(remark, str):
             raise ConfigError(f"{where}.remark", remark, "a string (the response's remark)")
-        out.append((code, f"[{code.name}] injected fault" if remark is None else remark))
+        out.append((code, reasons.INJECTED_FAULT.format(code=code.name) if remark is None else remark))
     return out
 
 

@@ -208,8 +208,16 @@ def test_the_site_carries_its_runtime_and_wheels(lite_site: Site) -> None:
     lock = json.loads((pyodide / "pyodide-lock.json").read_text())["packages"]
     assert all((pyodide / entry["file_name"]).is_file() for entry in lock.values())
     # plotly (the charts) is in the lock file but loaded after the start, on import (rmqlab.widgets.site_packages)
-    assert sorted(lock) == sorted([*preloaded, "narwhals", "plotly"])
+    assert sorted(lock) == sorted([*preloaded, "narwhals", "nbformat", "plotly"])
     assert (lock["plotly"]["imports"], lock["rmqlab"]["imports"]) == (["_plotly_utils", "plotly"], [])
+    # the other wheels are imported from the standard library's zip, never unpacked (lite/lite_zip.py): modules,
+    # bytecode and metadata (importlib.metadata finds them: micropip sees them installed)
+    with zipfile.ZipFile(pyodide / "python_stdlib.zip") as stdlib:
+        in_zip = set(stdlib.namelist())
+    for top, dist in (("networkx", "networkx-"), ("traitlets", "traitlets-"), ("ipywidgets", "ipywidgets-")):
+        assert {f"{top}/__init__.py", f"{top}/__init__.pyc"} <= in_zip and top not in lock, top
+        assert any(n.startswith(dist) and n.endswith(".dist-info/METADATA") for n in in_zip), dist
+    assert not any(n.startswith(("rmqlab/", "IPython/", "jedi/", "plotly/")) for n in in_zip)  # these are unpacked
     # bytecode compiled by this Pyodide beside every module (lite/lite_bytecode.py): the magic number of the
     # standard library's, and unchecked-hash pycs (flags 0b01), so the browser compiles nothing
     with zipfile.ZipFile(pyodide / "python_stdlib.zip") as stdlib:
