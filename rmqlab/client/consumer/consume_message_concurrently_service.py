@@ -246,15 +246,13 @@ class ConsumeMessageConcurrentlyService:
             failure["error"] = getattr(error, "name", str(response))
             if isinstance(error, MQBrokerException):  # the broker's answer, as MQBrokerException carries it
                 failure.update(response_code=int(error.code), remark=error.remark)
-        ctx.trace.record(
+        ctx.trace.send_back(
             ctx.now,
-            EventKind.SEND_BACK,
             consumer.actor,
-            msg.msg_id,
+            msg=msg,
             ok=ok,
             broker=broker_name,
             delay_level=delay_level,
-            reconsume_times=msg.reconsume_times,
             max_reconsume_times=max_times,
             **failure,
         )

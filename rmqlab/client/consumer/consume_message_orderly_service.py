@@ -299,15 +299,13 @@ class ConsumeMessageOrderlyService:
         """Orderly ``sendMessageBack``: a new ``%RETRY%`` message with RECONSUME_TIME = rt (4.9.x)."""
         impl, consumer, ctx = self.default_mq_push_consumer_impl, self.default_mq_push_consumer, self.context
         future = yield from send_retry_message(impl, msg, msg.reconsume_times, max_times, orderly=True)
-        ctx.trace.record(
+        ctx.trace.send_back(
             ctx.now,
-            EventKind.SEND_BACK,
             consumer.actor,
-            msg.msg_id,
+            msg=msg,
             ok=future.result is not None,
             broker=future.result.message_queue.broker_name if future.result else None,
             delay_level=3 + msg.reconsume_times,
-            reconsume_times=msg.reconsume_times,
             max_reconsume_times=max_times,
             path="orderly",
             error=future.error,

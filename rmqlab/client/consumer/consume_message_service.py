@@ -117,7 +117,7 @@ def record_delivered(consumer: PushConsumerSettings, mq: MessageQueue, msgs: Seq
     start = ctx.now
     for msg in msgs:
         msg.properties[PROPERTY_CONSUME_START_TIME] = str(start)
-        ctx.record_delivery(consumer.actor, consumer.consumer_group, mq, msg, len(msgs))
+    ctx.trace.delivered(start, consumer.actor, group=consumer.consumer_group, mq=mq, msgs=msgs)
     return start
 
 
@@ -132,19 +132,9 @@ def record_consumed(
     """``executeHookAfter``: one CONSUMED event per message of the batch, with the listener's status, the
     ``ConsumeReturnType`` and how long the call took."""
     ctx = consumer.context
-    now = ctx.now  # the whole batch is consumed at one instant, as record_delivered stamps it at one
-    for msg in msgs:
-        ctx.trace.record(
-            now,
-            EventKind.CONSUMED,
-            consumer.actor,
-            msg.msg_id,
-            status=status,
-            return_type=return_type,
-            took_ms=took_ms,
-            queue=str(mq),
-            queue_offset=msg.queue_offset,
-        )
+    ctx.trace.consumed(
+        ctx.now, consumer.actor, mq=mq, msgs=msgs, status=status, return_type=return_type, took_ms=took_ms
+    )
 
 
 def context_int(consumer: PushConsumerSettings, msg_id: str, name: str, value: Any, default: int) -> int:
