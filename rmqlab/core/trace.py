@@ -148,11 +148,12 @@ class Trace:
         self, time_ms: int, actor: str, *, mq: MessageQueue, msgs: Sequence[MessageExt], status: str,
         return_type: str, took_ms: int,
     ) -> None:  # fmt: skip
-        """``consumeMessageAfter``: one CONSUMED event per message of the batch, with the listener's ``status``, the
-        ``ConsumeReturnType`` and how long the call took."""
+        """``consumeMessageAfter``: one CONSUMED event per message of the batch, with the listener's ``status`` (a
+        ``ConsumeConcurrentlyStatus`` or ``ConsumeOrderlyStatus``), the ``ConsumeReturnType`` and how long the call
+        took."""
         for msg in msgs:
             self.record(
-                time_ms, EventKind.CONSUMED, actor, msg.msg_id, status=status, return_type=return_type,
+                time_ms, EventKind.CONSUMED, actor, msg.msg_id, status=str(status), return_type=return_type,
                 took_ms=took_ms, queue=str(mq), queue_offset=msg.queue_offset,
             )  # fmt: skip
 

@@ -36,7 +36,6 @@ from ...remoting.protocol import ConsumerSendMsgBackRequest
 from ...remoting.response_code import ResponseCode
 from .consume_message_service import (
     context_int,
-    record_consumed,
     record_delivered,
     reset_retry_topic,
     run_listener,
@@ -139,7 +138,9 @@ class ConsumeMessageConcurrentlyService:
                 return_type = "TIME_OUT"
             else:
                 return_type = "SUCCESS" if effective is ConsumeConcurrentlyStatus.CONSUME_SUCCESS else "FAILED"
-        record_consumed(consumer, mq, msgs, effective.value, return_type, took)
+        ctx.trace.consumed(  # executeHookAfter
+            ctx.now, consumer.actor, mq=mq, msgs=msgs, status=effective, return_type=return_type, took_ms=took
+        )
         if pq.dropped:
             ctx.trace.record(
                 ctx.now,

@@ -38,7 +38,6 @@ from ...core.thread_pool import RejectedExecutionException, ThreadPool
 from ...core.trace import EventKind
 from .consume_message_service import (
     context_int,
-    record_consumed,
     record_delivered,
     reset_retry_topic,
     run_listener,
@@ -198,7 +197,10 @@ class ConsumeMessageOrderlyService:
                     finally:
                         pq.consume_lock.release()
                     status = self._normalise(status, msgs)
-                    record_consumed(consumer, mq, msgs, status.value, return_type or status.value, ctx.now - start)
+                    ctx.trace.consumed(  # executeHookAfter
+                        ctx.now, consumer.actor, mq=mq, msgs=msgs, status=status,
+                        return_type=return_type or status.value, took_ms=ctx.now - start,
+                    )  # fmt: skip
                     go_on = yield from self._process_consume_result(msgs, status, context, pq, mq)
                     if not go_on:
                         break
