@@ -163,10 +163,10 @@ def run_listener(impl: PushConsumer, msgs: list[MessageExt], context: Any) -> Ge
     there (:class:`~rmqlab.core.process.ProcessKilled`), before any result is processed, as with a killed JVM.
     """
     consumer = impl.default_mq_push_consumer
+    scheduler = consumer.context.scheduler
     impl.in_listener = True
-    try:
-        with consumer.context.scheduler.running_user_code():  # a Ctrl-C is raised in the listener, caught below
-            outcome = impl.message_listener_inner(list(msgs), context)  # type: ignore[misc]
+    try:  # a Ctrl-C is raised in the listener, caught below
+        outcome = scheduler.call_user_code(impl.message_listener_inner, list(msgs), context)  # type: ignore[arg-type]
     except BaseException as exc:
         escapes = isinstance(exc, ReentrantRunError) or not isinstance(exc, Exception)
         note = "; counted as a failed consume, re-raised after this event" if escapes else ""
