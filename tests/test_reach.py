@@ -247,8 +247,8 @@ def test_schema_prints_the_schema_file_without_loading_the_engine() -> None:
         main(["schema"], stdout=io.StringIO())
         print(sorted(m for m in sys.modules if m.startswith("rmqlab")))
     """)
-    # the parser lists the event kinds for --kind (rmqlab.core.trace); nothing of the engine or the scenario reader
-    modules = "['rmqlab', 'rmqlab.core', 'rmqlab.core.trace', 'rmqlab.lab', 'rmqlab.lab.cli']\n"
+    # the parser lists the event kinds for --kind (rmqlab.core.trace_event); nothing of the engine or scenario reader
+    modules = "['rmqlab', 'rmqlab.core', 'rmqlab.core.trace_event', 'rmqlab.lab', 'rmqlab.lab.cli']\n"
     assert proc.stdout == modules, proc.stderr
 
 

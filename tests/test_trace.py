@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import inspect
 import pickle
 from collections import Counter
+from typing import Any
 
 import pytest
 
 from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import EventKind, Lab, Message, MessageQueue, Trace, TraceEvent
+from rmqlab.core.trace import CountingTrace
 
 
 def _storm(trace: bool) -> Lab:
@@ -56,6 +59,54 @@ def test_a_trace_that_is_off_counts_every_kind_a_trace_that_is_on_records() -> N
         assert recorded[kind] > 0, kind
     # Five poison messages, each delivered 1 + max_reconsume_times = 3 times, end in %DLQ%cg.
     assert recorded[EventKind.DEAD_LETTERED] == 5
+
+
+class _Untouchable:
+    """Stands for a message or a queue that must not be read: any attribute read or ``str()`` fails."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"the counting trace read .{name}")
+
+    def __str__(self) -> str:
+        raise AssertionError("the counting trace formatted a queue")
+
+
+MESSAGE_WAY = {
+    "send_attempt": EventKind.SEND_ATTEMPT,
+    "send_result": EventKind.SEND_RESULT,
+    "stored": EventKind.STORED,
+    "scheduled": EventKind.SCHEDULED,
+    "delay_delivered": EventKind.DELAY_DELIVERED,
+    "dead_lettered": EventKind.DEAD_LETTERED,
+    "pulled": EventKind.PULLED,
+    "delivered": EventKind.DELIVERED,
+    "consumed": EventKind.CONSUMED,
+    "send_back": EventKind.SEND_BACK,
+    "offset_updated": EventKind.OFFSET_UPDATED,
+}
+"""The trace's named methods (one per event of a message's way) and the kind each records."""
+RECORDER = ["self", "time_ms", "actor"]
+"""How a named method's parameters begin (``record`` takes the kind second)."""
+
+
+def test_a_trace_that_is_off_counts_a_message_event_without_building_it() -> None:
+    def recorders(cls: type) -> set[str]:  # the methods called as (time_ms, actor, what the event is about)
+        functions = {name: member for name, member in vars(cls).items() if inspect.isfunction(member)}
+        return {name for name, f in functions.items() if list(inspect.signature(f).parameters)[:3] == RECORDER}
+
+    assert recorders(Trace) == recorders(CountingTrace) == set(MESSAGE_WAY)
+    trace = CountingTrace()
+    batch = [_Untouchable(), _Untouchable()]
+    for name, kind in MESSAGE_WAY.items():
+        method = getattr(trace, name)
+        about: dict[str, Any] = {
+            p: _Untouchable() for p in inspect.signature(method).parameters if p not in ("time_ms", "actor")
+        }
+        if "msgs" in about:
+            about["msgs"] = batch  # a batch of two: one event each
+        method(1000, "consumer:c1", **about)
+        assert trace.counts[kind] == (2 if "msgs" in about and kind is not EventKind.PULLED else 1), name
+    assert len(trace) == 0
 
 
 def test_trace_events_are_read_only_tuples_with_named_fields() -> None:

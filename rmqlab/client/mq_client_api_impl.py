@@ -19,7 +19,7 @@ Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/MQClientAPIImpl.ja
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -174,18 +174,15 @@ class MQClientAPIImpl:
         # what is left of the one budget: sendKernelImpl's ``timeout - costTime``, onExceptionImpl's
         # ``timeoutMillis - cost`` (negative once spent: the request then fails with no time left)
         remaining = call.timeout_ms - (now - call.start_ms)
-        self.context.trace.record(
+        self.context.trace.send_attempt(
             now,
-            EventKind.SEND_ATTEMPT,
             self.actor,
-            future.msg_id,
-            broker=mq.broker_name,
-            queue_id=mq.queue_id,
+            msg_id=future.msg_id,
+            mq=mq,
             attempt=call.times,
-            mode=str(future.mode),  # a StrEnum's str() is its value
-            topic=mq.topic,
+            mode=future.mode,
             timeout_ms=remaining,
-            **({} if call.entry == "sendDefaultImpl" else {"entry": call.entry}),
+            entry=call.entry,
         )
         stored = MessageExt(
             topic=mq.topic,
@@ -212,25 +209,21 @@ class MQClientAPIImpl:
         attempt: int,
         outcome: str,
         not_available_until: int | None = None,
-        **stored: str,
+        offset_msg_id: str | None = None,
     ) -> None:
         """A SEND_RESULT; with latency fault tolerance on, also when the fault table lets the broker back in.
 
-        ``stored``: ``offset_msg_id`` of an answer that stored the message (the store's id, beside the client's).
+        ``offset_msg_id``: of an answer that stored the message (the store's id, beside the client's).
         """
-        details: Mapping[str, object] = stored
-        if not_available_until is not None:
-            details = {"not_available_until": not_available_until, **stored}
-        self.context.trace.record(
+        self.context.trace.send_result(
             self.context.now,
-            EventKind.SEND_RESULT,
             self.actor,
-            call.future.msg_id,
-            broker=mq.broker_name,
-            queue_id=mq.queue_id,
+            msg_id=call.future.msg_id,
+            mq=mq,
             attempt=attempt,
             outcome=outcome,
-            **details,
+            not_available_until=not_available_until,
+            offset_msg_id=offset_msg_id,
         )
 
     # ------------------------------------------------------------------ the outcome reaches the caller

@@ -80,8 +80,7 @@ def store_host_id(store_host: str) -> str:
     """The id's first 16 hex digits: the store host's address and port.
 
     They depend only on the broker's address, so a store works them out once, when it is built, and adds
-    :func:`offset_id` for each message it puts (4.9.7 re-encodes the address into a byte buffer per message;
-    in Python that parsing costs more than the rest of a put).
+    :func:`offset_id` for each message it puts (4.9.7 re-encodes the address into a byte buffer per message).
     """
     host, port = store_host.rsplit(":", 1)
     return (bytes(int(part) for part in host.split(".")) + int(port).to_bytes(4, "big")).hex().upper()

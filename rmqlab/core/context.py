@@ -28,7 +28,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..common.message import MessageExt
 from ..common.message_queue import MessageQueue
 from .name_server_client import NameServerClient
 from .network import ClientNetwork
@@ -82,18 +81,3 @@ class Context:
             self.errors.append(message + "\n" + traceback.format_exc(limit=3))
             self.trace.record(self.now, EventKind.WARNING, "lab", None, message=message)
             return None
-
-    def record_delivery(self, actor: str, group: str, mq: MessageQueue, msg: MessageExt, batch: int) -> None:
-        """A message handed to ``actor``'s listener, in a batch of ``batch`` messages."""
-        self.trace.record(
-            self.now,
-            EventKind.DELIVERED,
-            actor,
-            msg.msg_id,
-            group=group,
-            topic=msg.topic,
-            queue=str(mq),
-            queue_offset=msg.queue_offset,
-            reconsume_times=msg.reconsume_times,
-            batch=batch,
-        )

@@ -65,10 +65,7 @@ class Sleep:
 
 @dataclass(slots=True)
 class Rpc:
-    """Send ``request`` to ``broker`` as ``client`` through remoting; resume with ``(response, error)``.
-
-    Like :class:`Sleep`, a plain slotted dataclass, not a named tuple: a process yields one per request and
-    :meth:`Process._wait` reads it once; building a named tuple costs a second, temporary tuple each time."""
+    """Send ``request`` to ``broker`` as ``client`` through remoting; resume with ``(response, error)``."""
 
     client: str
     broker: str

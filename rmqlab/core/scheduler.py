@@ -142,17 +142,16 @@ class Scheduler:
 
     @property
     def in_user_code(self) -> bool:
-        """True while a listener runs (:meth:`running_user_code`)."""
+        """True while a listener runs (:meth:`call_user_code`)."""
         return self._user_code > 0
 
-    @contextmanager
-    def running_user_code(self) -> Iterator[None]:
-        """Mark a call of user code (a listener, a ``lab.at`` action, a send callback): a Ctrl-C while it runs is
-        raised in it at once (so a listener stuck in ``while True`` can be stopped), and the engine code around the
-        call catches it (``run_listener``, ``Context.safely``)."""
+    def call_user_code(self, action: Callable[..., Any], *args: Any) -> Any:
+        """``action(*args)``, marked as user code (a listener): a Ctrl-C while it runs is raised in it at once (so a
+        listener stuck in ``while True`` can be stopped), and the engine code around the call catches it
+        (``run_listener``). Its result, or what it raised, goes to the caller."""
         self._user_code += 1
         try:
-            yield
+            return action(*args)
         finally:
             self._user_code -= 1
 

@@ -7,155 +7,43 @@ run does not keep a second copy of every payload.
 Read it by what happened, not by position: :meth:`Trace.where` (kind and fields), :meth:`Trace.first`,
 :meth:`Trace.last`, :meth:`Trace.find` and :meth:`Trace.at` (one virtual millisecond).
 
-A :class:`CountingTrace` has the same interface and keeps only per-kind counters (``Lab(trace=False)``,
-for benchmarks of the bare engine).
+Engine code records through the trace's methods: :meth:`Trace.record` for any kind, and one method per event
+of a message's way through the cluster (:meth:`Trace.stored`, :meth:`Trace.delivered` …), which take the message,
+the queue or the batch itself and build the event's details from them. A :class:`CountingTrace`
+(``Lab(trace=False)``, for benchmarks of the bare engine) has the same methods and only counts each kind: it builds
+no details, as 4.9.7 builds no ``SendMessageContext`` or ``ConsumeMessageContext`` when no hook is registered.
 
 Mirrors: logging/src/main/java/org/apache/rocketmq/logging/InternalLogger.java
     (InternalLogger.info, InternalLogger.warn)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/hook/SendMessageHook.java
+    (SendMessageHook.sendMessageBefore, SendMessageHook.sendMessageAfter)
+Mirrors: client/src/main/java/org/apache/rocketmq/client/hook/ConsumeMessageHook.java
+    (ConsumeMessageHook.consumeMessageBefore, ConsumeMessageHook.consumeMessageAfter)
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
-from enum import StrEnum
-from types import MappingProxyType
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..common.message import DLQ_PREFIX, PROPERTY_REAL_TOPIC, PROPERTY_RETRY_TOPIC
+from .trace_event import EventKind, TraceEvent
+
+if TYPE_CHECKING:
+    from ..common.message import MessageExt
+    from ..common.message_queue import MessageQueue
 
 __all__ = ["CountingTrace", "EventKind", "Trace", "TraceEvent"]
-
-
-class EventKind(StrEnum):
-    """Every kind of event the engine records, in RocketMQ's vocabulary."""
-
-    SEND_ATTEMPT = "send_attempt"
-    """A producer attempt to one broker queue (``attempt`` counts from 1)."""
-    SEND_RESULT = "send_result"
-    """Outcome of one attempt: SEND_OK, a non-OK SendStatus, or an exception name."""
-    SEND_FAILED = "send_failed"
-    """The whole send failed; ``error`` is what the application sees."""
-    STORED = "stored"
-    """A broker appended a message to its CommitLog and ConsumeQueue."""
-    SCHEDULED = "scheduled"
-    """A delayed message was parked in ``SCHEDULE_TOPIC_XXXX`` queue ``level - 1``."""
-    DELAY_DELIVERED = "delay_delivered"
-    """The ScheduleMessageService moved a due message back to its real topic."""
-    PULLED = "pulled"
-    """A pull returned messages into a ProcessQueue."""
-    PULL_DEFERRED = "pull_deferred"
-    """``executePullRequestLater``: a queue's next pull waits ``delay_ms`` for a ``reason`` (flow control, paused,
-    not locked, an exception)."""
-    PULL_EMPTY = "pull_empty"
-    """A pull answered without messages: ``status`` NO_MATCHED_MSG or NO_NEW_MSG (``correctTagsOffset``: the
-    offset moves to ``next_offset`` when the ProcessQueue is empty; ``corrected`` says it moved) or OFFSET_ILLEGAL
-    (ProcessQueue dropped, the offset fixed 10 s later). A NO_NEW_MSG that moves nothing (a long poll that waited
-    15 s in vain) is not recorded."""
-    DELIVERED = "delivered"
-    """A listener was called with a message (one event per message of the batch)."""
-    CONSUMED = "consumed"
-    """A listener returned (or raised); ``status`` is the effective status."""
-    SEND_BACK = "send_back"
-    """CONSUMER_SEND_MSG_BACK from a concurrent consumer (``ok`` true/false)."""
-    SEND_BACK_FALLBACK = "send_back_fallback"
-    """The client produced a new ``%RETRY%`` message itself because send-back failed."""
-    LOCAL_RETRY = "local_retry"
-    """Send-back and fallback both failed: re-consume locally after 5000 ms."""
-    DEAD_LETTERED = "dead_lettered"
-    """A message was written to ``%DLQ%<group>``."""
-    BROADCAST_DROPPED = "broadcast_dropped"
-    """BROADCASTING: a failed message is logged and dropped, never retried."""
-    OFFSET_UPDATED = "offset_updated"
-    """The client's offset store moved (committed offset = ProcessQueue low-water mark)."""
-    OFFSET_PERSISTED = "offset_persisted"
-    """A committed offset reached the broker (or the local offset file)."""
-    REBALANCED = "rebalanced"
-    """A consumer's allocation of queues changed."""
-    LOCK_BATCH = "lock_batch"
-    """One LOCK_BATCH_MQ request (``RebalanceImpl.lock`` or ``lockAll``) and its answer: the ``queues`` asked,
-    those ``locked`` and ``refused`` (with their ``holders``), or the ``error`` when the broker could not answer."""
-    LOCK_ACQUIRED = "lock_acquired"
-    LOCK_RENEWED = "lock_renewed"
-    LOCK_REFUSED = "lock_refused"
-    LOCK_EXPIRED = "lock_expired"
-    UNLOCKED = "unlocked"
-    SUSPENDED = "suspended"
-    """Orderly: SUSPEND_CURRENT_QUEUE_A_MOMENT, the queue waits and the message is retried."""
-    CONSUME_REQUEST = "consume_request"
-    """Orderly: a ConsumeRequest for a queue, made for pulled messages (``submitConsumeRequest``, ``delay_ms`` 0, only
-    when the queue is not being consumed already) or scheduled (``submitConsumeRequestLater``: ``delay_ms`` after the
-    10..30000 ms clamp), with its ``reason``."""
-    CLEAN_EXPIRED = "clean_expired"
-    """cleanExpiredMsg sent back a message that has been consuming for longer than consumeTimeout."""
-    RETENTION_DELETED = "retention_deleted"
-    """CleanCommitLogService deleted messages older than ``fileReservedTime`` (72 h) — DLQ ones too."""
-    FAULT = "fault"
-    """An injected fault took effect."""
-    ADMIN = "admin"
-    """An operator changed a broker's configuration (``mqadmin``, e.g. ``updateSubGroup``)."""
-    LIFECYCLE = "lifecycle"
-    """A consumer or producer started, shut down, crashed or restarted."""
-    WARNING = "warning"
-    """Something RocketMQ only logs (e.g. deprecated status) — kept visible for students."""
-
-
-@dataclass(frozen=True, slots=True)
-class TraceEvent:
-    """One thing that happened, at one virtual millisecond, to at most one message.
-
-    Frozen, so a view can never rewrite history; the details are copied into a private dict and handed
-    out read-only through :attr:`data`.
-    """
-
-    seq: int
-    """Position in the trace, from 1."""
-    time_ms: int
-    """Virtual time in ms."""
-    kind: EventKind
-    """What happened."""
-    actor: str
-    """Who did it: a broker name, ``consumer:<id>``, ``producer:<name>`` …"""
-    msg_id: str | None
-    """The message's id, kept across retries (None for events about no message)."""
-    details: Mapping[str, Any] = field(default_factory=dict, repr=False)
-    """The event's details (use :attr:`data` or :meth:`get` to read them)."""
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "details", dict(self.details))
-
-    @property
-    def data(self) -> Mapping[str, Any]:
-        """The event's details, read-only."""
-        return MappingProxyType(self.details)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """Shorthand for ``event.data.get(key, default)``."""
-        return self.details.get(key, default)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A plain JSON-ready dict (keys in a fixed order)."""
-        return {
-            "seq": self.seq,
-            "time_ms": self.time_ms,
-            "kind": self.kind.value,
-            "actor": self.actor,
-            "msg_id": self.msg_id,
-            **self.details,
-        }
-
-    def __repr__(self) -> str:
-        return (
-            f"TraceEvent(seq={self.seq!r}, time_ms={self.time_ms!r}, kind={self.kind!r}, actor={self.actor!r}, "
-            f"msg_id={self.msg_id!r}, data={dict(self.details)!r})"
-        )
 
 
 class Trace:
     """The append-only list of :class:`TraceEvent` every view reads, plus per-kind counters.
 
-    Engine code calls :meth:`record` and nothing else; whether the event is kept or only counted is the
-    trace's business (:class:`CountingTrace`), never a branch at the call site.
+    Engine code calls :meth:`record` or one of the named methods of a message's way (:meth:`stored`,
+    :meth:`delivered` …); whether the event is kept or only counted is the trace's business
+    (:class:`CountingTrace`), never a branch at the call site.
     """
 
     enabled = True
@@ -180,6 +68,109 @@ class Trace:
         """
         self._counts[kind] += 1
         self._events.append(TraceEvent(len(self._events) + 1, time_ms, kind, actor, msg_id, data))
+
+    # ------------------------------------------------------------------ a message's way, one method per event
+    # The producer's attempts (SendMessageHook), the store, the delay service, the pull, the listener's call
+    # (ConsumeMessageHook), the send-back and the offset: each takes what the event is about and builds its details.
+
+    def send_attempt(
+        self, time_ms: int, actor: str, *, msg_id: str, mq: MessageQueue, attempt: int, mode: str, timeout_ms: int,
+        entry: str,
+    ) -> None:  # fmt: skip
+        """SEND_ATTEMPT of ``msg_id`` to ``mq``; ``mode`` is a ``CommunicationMode``, ``entry`` (the method driving
+        the send) is shown when it is not ``sendDefaultImpl``."""
+        via = {} if entry == "sendDefaultImpl" else {"entry": entry}
+        self.record(
+            time_ms, EventKind.SEND_ATTEMPT, actor, msg_id, broker=mq.broker_name, queue_id=mq.queue_id,
+            attempt=attempt, mode=str(mode), topic=mq.topic, timeout_ms=timeout_ms, **via,
+        )  # fmt: skip
+
+    def send_result(
+        self, time_ms: int, actor: str, *, msg_id: str, mq: MessageQueue, attempt: int, outcome: str,
+        not_available_until: int | None, offset_msg_id: str | None,
+    ) -> None:  # fmt: skip
+        """SEND_RESULT of one attempt; ``not_available_until`` when the fault table lets the broker back in,
+        ``offset_msg_id`` when the broker stored the message."""
+        shown: dict[str, Any] = {}
+        if not_available_until is not None:
+            shown["not_available_until"] = not_available_until
+        if offset_msg_id is not None:
+            shown["offset_msg_id"] = offset_msg_id
+        self.record(
+            time_ms, EventKind.SEND_RESULT, actor, msg_id, broker=mq.broker_name, queue_id=mq.queue_id,
+            attempt=attempt, outcome=outcome, **shown,
+        )  # fmt: skip
+
+    def stored(self, time_ms: int, actor: str, *, msg: MessageExt) -> None:
+        """STORED: ``msg`` was appended to the CommitLog and its ConsumeQueue."""
+        self.record(
+            time_ms, EventKind.STORED, actor, msg.msg_id, topic=msg.topic, queue_id=msg.queue_id,
+            queue_offset=msg.queue_offset, reconsume_times=msg.reconsume_times,
+        )  # fmt: skip
+
+    def scheduled(self, time_ms: int, actor: str, *, msg: MessageExt, level: int, due_ms: int) -> None:
+        """SCHEDULED: ``msg`` was parked in ``SCHEDULE_TOPIC_XXXX`` at delay ``level``, due at ``due_ms``."""
+        self.record(
+            time_ms, EventKind.SCHEDULED, actor, msg.msg_id, level=level,
+            real_topic=msg.properties[PROPERTY_REAL_TOPIC], due_ms=due_ms, reconsume_times=msg.reconsume_times,
+        )  # fmt: skip
+
+    def delay_delivered(self, time_ms: int, actor: str, *, msg: MessageExt, level: int, waited_ms: int) -> None:
+        """DELAY_DELIVERED: the copy ``msg`` of a parked message leaves delay ``level`` for its real topic."""
+        self.record(
+            time_ms, EventKind.DELAY_DELIVERED, actor, msg.msg_id, level=level, topic=msg.topic,
+            queue_id=msg.queue_id, waited_ms=waited_ms,
+        )  # fmt: skip
+
+    def dead_lettered(self, time_ms: int, actor: str, *, msg: MessageExt) -> None:
+        """DEAD_LETTERED: ``msg`` was stored in its group's ``%DLQ%`` topic."""
+        self.record(
+            time_ms, EventKind.DEAD_LETTERED, actor, msg.msg_id, group=msg.topic[len(DLQ_PREFIX) :], topic=msg.topic,
+            reconsume_times=msg.reconsume_times, original_topic=msg.properties.get(PROPERTY_RETRY_TOPIC, msg.topic),
+        )  # fmt: skip
+
+    def pulled(self, time_ms: int, actor: str, *, mq: MessageQueue, msgs: list[MessageExt], next_offset: int) -> None:
+        """PULLED: a pull of ``mq`` brought ``msgs`` into its ProcessQueue."""
+        self.record(
+            time_ms, EventKind.PULLED, actor, None, queue=str(mq), offsets=[m.queue_offset for m in msgs],
+            msg_ids=[m.msg_id for m in msgs], next_offset=next_offset,
+        )  # fmt: skip
+
+    def delivered(self, time_ms: int, actor: str, *, group: str, mq: MessageQueue, msgs: Sequence[MessageExt]) -> None:
+        """``consumeMessageBefore``: one DELIVERED event per message of the batch handed to the listener."""
+        for msg in msgs:
+            self.record(
+                time_ms, EventKind.DELIVERED, actor, msg.msg_id, group=group, topic=msg.topic, queue=str(mq),
+                queue_offset=msg.queue_offset, reconsume_times=msg.reconsume_times, batch=len(msgs),
+            )  # fmt: skip
+
+    def consumed(
+        self, time_ms: int, actor: str, *, mq: MessageQueue, msgs: Sequence[MessageExt], status: str,
+        return_type: str, took_ms: int,
+    ) -> None:  # fmt: skip
+        """``consumeMessageAfter``: one CONSUMED event per message of the batch, with the listener's ``status`` (a
+        ``ConsumeConcurrentlyStatus`` or ``ConsumeOrderlyStatus``), the ``ConsumeReturnType`` and how long the call
+        took."""
+        for msg in msgs:
+            self.record(
+                time_ms, EventKind.CONSUMED, actor, msg.msg_id, status=str(status), return_type=return_type,
+                took_ms=took_ms, queue=str(mq), queue_offset=msg.queue_offset,
+            )  # fmt: skip
+
+    def send_back(
+        self, time_ms: int, actor: str, *, msg: MessageExt, ok: bool, broker: str | None, delay_level: int,
+        max_reconsume_times: int, **outcome: Any,
+    ) -> None:  # fmt: skip
+        """SEND_BACK of ``msg`` (``CONSUMER_SEND_MSG_BACK``, or the orderly path's retry message); ``outcome``: what
+        went wrong, or the path."""
+        self.record(
+            time_ms, EventKind.SEND_BACK, actor, msg.msg_id, ok=ok, broker=broker, delay_level=delay_level,
+            reconsume_times=msg.reconsume_times, max_reconsume_times=max_reconsume_times, **outcome,
+        )  # fmt: skip
+
+    def offset_updated(self, time_ms: int, actor: str, *, mq: MessageQueue, offset: int, previous: int | None) -> None:
+        """OFFSET_UPDATED: the client's offset store moved ``mq`` from ``previous`` to ``offset``."""
+        self.record(time_ms, EventKind.OFFSET_UPDATED, actor, None, queue=str(mq), offset=offset, previous=previous)
 
     def __len__(self) -> int:
         return len(self._events)
@@ -288,7 +279,8 @@ class CountingTrace(Trace):
     """A trace that keeps no events, only :attr:`counts` (``Lab(trace=False)``).
 
     Same interface as :class:`Trace`, so the engine records the same way whether a student is watching or a
-    benchmark is timing; readers that need the events check :attr:`enabled`.
+    benchmark is timing; readers that need the events check :attr:`enabled`. Each method counts its kind and
+    builds nothing.
     """
 
     enabled = False
@@ -296,3 +288,49 @@ class CountingTrace(Trace):
     def record(self, time_ms: int, kind: EventKind, actor: str, msg_id: str | None = None, /, **data: Any) -> None:
         """Count the event; keep nothing else."""
         self._counts[kind] += 1
+
+    # the same signatures as Trace's, so a call reads the same whichever trace the lab has
+    def send_attempt(
+        self, time_ms: int, actor: str, *, msg_id: str, mq: MessageQueue, attempt: int, mode: str, timeout_ms: int,
+        entry: str,
+    ) -> None:  # fmt: skip
+        self._counts[EventKind.SEND_ATTEMPT] += 1
+
+    def send_result(
+        self, time_ms: int, actor: str, *, msg_id: str, mq: MessageQueue, attempt: int, outcome: str,
+        not_available_until: int | None, offset_msg_id: str | None,
+    ) -> None:  # fmt: skip
+        self._counts[EventKind.SEND_RESULT] += 1
+
+    def stored(self, time_ms: int, actor: str, *, msg: MessageExt) -> None:
+        self._counts[EventKind.STORED] += 1
+
+    def scheduled(self, time_ms: int, actor: str, *, msg: MessageExt, level: int, due_ms: int) -> None:
+        self._counts[EventKind.SCHEDULED] += 1
+
+    def delay_delivered(self, time_ms: int, actor: str, *, msg: MessageExt, level: int, waited_ms: int) -> None:
+        self._counts[EventKind.DELAY_DELIVERED] += 1
+
+    def dead_lettered(self, time_ms: int, actor: str, *, msg: MessageExt) -> None:
+        self._counts[EventKind.DEAD_LETTERED] += 1
+
+    def pulled(self, time_ms: int, actor: str, *, mq: MessageQueue, msgs: list[MessageExt], next_offset: int) -> None:
+        self._counts[EventKind.PULLED] += 1
+
+    def delivered(self, time_ms: int, actor: str, *, group: str, mq: MessageQueue, msgs: Sequence[MessageExt]) -> None:
+        self._counts[EventKind.DELIVERED] += len(msgs)
+
+    def consumed(
+        self, time_ms: int, actor: str, *, mq: MessageQueue, msgs: Sequence[MessageExt], status: str,
+        return_type: str, took_ms: int,
+    ) -> None:  # fmt: skip
+        self._counts[EventKind.CONSUMED] += len(msgs)
+
+    def send_back(
+        self, time_ms: int, actor: str, *, msg: MessageExt, ok: bool, broker: str | None, delay_level: int,
+        max_reconsume_times: int, **outcome: Any,
+    ) -> None:  # fmt: skip
+        self._counts[EventKind.SEND_BACK] += 1
+
+    def offset_updated(self, time_ms: int, actor: str, *, mq: MessageQueue, offset: int, previous: int | None) -> None:
+        self._counts[EventKind.OFFSET_UPDATED] += 1

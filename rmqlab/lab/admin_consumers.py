@@ -96,8 +96,7 @@ def consume_message_directly(
     context: Any = ConsumeOrderlyContext(mq) if consumer.orderly else ConsumeConcurrentlyContext(mq)
     remark = ""
     try:
-        with consumer.context.scheduler.running_user_code():
-            status = consumer.listener([copy], context)
+        status = consumer.context.scheduler.call_user_code(consumer.listener, [copy], context)
         if isinstance(status, Delayed):  # the call blocks the client's remoting thread; the admin waits for it
             remark, status = status.error or "", None if status.error else status.status
             result = "CR_THROW_EXCEPTION" if remark else None

@@ -92,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     import argparse  # not at the top: `rmqlab --version` answers without it (console_main)
 
     parser = argparse.ArgumentParser(prog="rmqlab", description="Run RocketMQ reliability scenarios in virtual time.")
-    from ..core.trace import EventKind
+    from ..core.trace_event import EventKind
 
     parser.add_argument("--version", action="version", version=f"rmqlab {version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -27,14 +27,13 @@ from ..common.message import (
     PROPERTY_DELAY,
     PROPERTY_REAL_QID,
     PROPERTY_REAL_TOPIC,
-    PROPERTY_RETRY_TOPIC,
     SCHEDULE_TOPIC,
     MessageExt,
     offset_id,
     store_host_id,
 )
 from ..core.scheduler import Scheduler
-from ..core.trace import EventKind, Trace
+from ..core.trace import Trace
 from .clean_commit_log_service import CleanCommitLogService
 from .commit_log import CommitLog, ConsumeQueue, ConsumeQueueEntry
 from .put_message_status import PutMessageStatus
@@ -177,38 +176,11 @@ class DefaultMessageStore:
             queue = self.consume_queues[key] = ConsumeQueue(msg.topic, msg.queue_id)
         msg.queue_offset = queue.append(ConsumeQueueEntry(msg.commit_log_offset, deliver_ts))
         if deliver_ts:
-            self.trace.record(
-                now,
-                EventKind.SCHEDULED,
-                self.name,
-                msg.msg_id,
-                level=level,
-                real_topic=properties[PROPERTY_REAL_TOPIC],
-                due_ms=deliver_ts,
-                reconsume_times=msg.reconsume_times,
-            )
+            self.trace.scheduled(now, self.name, msg=msg, level=level, due_ms=deliver_ts)
             self.schedule_service.on_enqueue(level)
             return self.put_status
-        self.trace.record(
-            now,
-            EventKind.STORED,
-            self.name,
-            msg.msg_id,
-            topic=msg.topic,
-            queue_id=msg.queue_id,
-            queue_offset=msg.queue_offset,
-            reconsume_times=msg.reconsume_times,
-        )
+        self.trace.stored(now, self.name, msg=msg)
         if msg.topic.startswith(DLQ_PREFIX):
-            self.trace.record(
-                now,
-                EventKind.DEAD_LETTERED,
-                self.name,
-                msg.msg_id,
-                group=msg.topic[len(DLQ_PREFIX) :],
-                topic=msg.topic,
-                reconsume_times=msg.reconsume_times,
-                original_topic=properties.get(PROPERTY_RETRY_TOPIC, msg.topic),
-            )
+            self.trace.dead_lettered(now, self.name, msg=msg)
         self.message_arriving_listener(msg.topic, msg.queue_id)
         return self.put_status

@@ -325,16 +325,7 @@ class ScheduleMessageService:
             born_timestamp=stored.born_timestamp,  # msgInner.setBornTimestamp(msgExt.getBornTimestamp())
         )
         now = self.scheduler.now
-        self.broker.trace.record(
-            now,
-            EventKind.DELAY_DELIVERED,
-            self.actor,
-            msg.msg_id,
-            level=level,
-            topic=msg.topic,
-            queue_id=msg.queue_id,
-            waited_ms=now - stored.store_timestamp,
-        )
+        self.broker.trace.delay_delivered(now, self.actor, msg=msg, level=level, waited_ms=now - stored.store_timestamp)
         self.broker.put_message(msg)
 
     def pending(self) -> dict[int, int]:

@@ -36,7 +36,6 @@ from ...remoting.protocol import ConsumerSendMsgBackRequest
 from ...remoting.response_code import ResponseCode
 from .consume_message_service import (
     context_int,
-    record_consumed,
     record_delivered,
     reset_retry_topic,
     run_listener,
@@ -139,7 +138,9 @@ class ConsumeMessageConcurrentlyService:
                 return_type = "TIME_OUT"
             else:
                 return_type = "SUCCESS" if effective is ConsumeConcurrentlyStatus.CONSUME_SUCCESS else "FAILED"
-        record_consumed(consumer, mq, msgs, effective.value, return_type, took)
+        ctx.trace.consumed(  # executeHookAfter
+            ctx.now, consumer.actor, mq=mq, msgs=msgs, status=effective, return_type=return_type, took_ms=took
+        )
         if pq.dropped:
             ctx.trace.record(
                 ctx.now,
@@ -246,15 +247,13 @@ class ConsumeMessageConcurrentlyService:
             failure["error"] = getattr(error, "name", str(response))
             if isinstance(error, MQBrokerException):  # the broker's answer, as MQBrokerException carries it
                 failure.update(response_code=int(error.code), remark=error.remark)
-        ctx.trace.record(
+        ctx.trace.send_back(
             ctx.now,
-            EventKind.SEND_BACK,
             consumer.actor,
-            msg.msg_id,
+            msg=msg,
             ok=ok,
             broker=broker_name,
             delay_level=delay_level,
-            reconsume_times=msg.reconsume_times,
             max_reconsume_times=max_times,
             **failure,
         )

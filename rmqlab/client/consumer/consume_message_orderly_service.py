@@ -39,7 +39,6 @@ from ...core.thread_pool import RejectedExecutionException, ThreadPool
 from ...core.trace import EventKind
 from .consume_message_service import (
     context_int,
-    record_consumed,
     record_delivered,
     reset_retry_topic,
     run_listener,
@@ -223,7 +222,10 @@ class ConsumeMessageOrderlyService:
                     finally:
                         pq.consume_lock.release()
                     status = self._normalise(status, msgs)
-                    record_consumed(consumer, mq, msgs, status.value, return_type or status.value, ctx.now - start)
+                    ctx.trace.consumed(  # executeHookAfter
+                        ctx.now, consumer.actor, mq=mq, msgs=msgs, status=status,
+                        return_type=return_type or status.value, took_ms=ctx.now - start,
+                    )  # fmt: skip
                     go_on = yield from self._process_consume_result(msgs, status, context, pq, mq)
                     if not go_on:
                         break
@@ -324,15 +326,13 @@ class ConsumeMessageOrderlyService:
         """Orderly ``sendMessageBack``: a new ``%RETRY%`` message with RECONSUME_TIME = rt (4.9.x)."""
         impl, consumer, ctx = self.default_mq_push_consumer_impl, self.default_mq_push_consumer, self.context
         future = yield from send_retry_message(impl, msg, msg.reconsume_times, max_times, orderly=True)
-        ctx.trace.record(
+        ctx.trace.send_back(
             ctx.now,
-            EventKind.SEND_BACK,
             consumer.actor,
-            msg.msg_id,
+            msg=msg,
             ok=future.result is not None,
             broker=future.result.message_queue.broker_name if future.result else None,
             delay_level=3 + msg.reconsume_times,
-            reconsume_times=msg.reconsume_times,
             max_reconsume_times=max_times,
             path="orderly",
             error=future.error,

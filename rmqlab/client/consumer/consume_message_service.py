@@ -3,10 +3,11 @@ message a client builds and sends itself.
 
 4.9.7 ``ConsumeMessageConcurrentlyService`` and ``ConsumeMessageOrderlyService`` each have a ``ConsumeRequest``
 whose ``run`` calls the listener inside ``catch (Throwable e)`` after ``resetRetryAndNamespace``, between the impl's
-``executeHookBefore`` and ``executeHookAfter`` (the consume hooks, which the message trace reads: here DELIVERED and
-CONSUMED events); both build a ``%RETRY%<group>`` message and send it with the client's own producer when the broker
-cannot take a send-back (the concurrent fallback) or the message is to be dead-lettered (orderly). Those steps are
-written once, here.
+``executeHookBefore`` and ``executeHookAfter`` (the consume hooks, which the message trace reads: here the trace's
+DELIVERED and CONSUMED events, ``Trace.delivered`` and ``Trace.consumed``, which build nothing when the trace is
+off); both build a ``%RETRY%<group>`` message and send it with the client's own producer when the broker cannot
+take a send-back (the concurrent fallback) or the message is to be dead-lettered (orderly). Those steps are written
+once, here.
 
 Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/ConsumeMessageService.java
     (ConsumeMessageService)
@@ -14,7 +15,7 @@ Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/ConsumeMe
     (ConsumeRequest.run)
 Mirrors: client/src/main/java/org/apache/rocketmq/client/impl/consumer/DefaultMQPushConsumerImpl.java
     (DefaultMQPushConsumerImpl.resetRetryAndNamespace, DefaultMQPushConsumerImpl.sendMessageBack,
-    DefaultMQPushConsumerImpl.executeHookBefore, DefaultMQPushConsumerImpl.executeHookAfter)
+    DefaultMQPushConsumerImpl.executeHookBefore)
 """
 
 from __future__ import annotations
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
 __all__ = [
     "build_retry_message",
     "context_int",
-    "record_consumed",
     "record_delivered",
     "reset_retry_topic",
     "run_listener",
@@ -117,34 +117,8 @@ def record_delivered(consumer: PushConsumerSettings, mq: MessageQueue, msgs: Seq
     start = ctx.now
     for msg in msgs:
         msg.properties[PROPERTY_CONSUME_START_TIME] = str(start)
-        ctx.record_delivery(consumer.actor, consumer.consumer_group, mq, msg, len(msgs))
+    ctx.trace.delivered(start, consumer.actor, group=consumer.consumer_group, mq=mq, msgs=msgs)
     return start
-
-
-def record_consumed(
-    consumer: PushConsumerSettings,
-    mq: MessageQueue,
-    msgs: Sequence[MessageExt],
-    status: str,
-    return_type: str,
-    took_ms: int,
-) -> None:
-    """``executeHookAfter``: one CONSUMED event per message of the batch, with the listener's status, the
-    ``ConsumeReturnType`` and how long the call took."""
-    ctx = consumer.context
-    now = ctx.now  # the whole batch is consumed at one instant, as record_delivered stamps it at one
-    for msg in msgs:
-        ctx.trace.record(
-            now,
-            EventKind.CONSUMED,
-            consumer.actor,
-            msg.msg_id,
-            status=status,
-            return_type=return_type,
-            took_ms=took_ms,
-            queue=str(mq),
-            queue_offset=msg.queue_offset,
-        )
 
 
 def context_int(consumer: PushConsumerSettings, msg_id: str, name: str, value: Any, default: int) -> int:
@@ -189,10 +163,10 @@ def run_listener(impl: PushConsumer, msgs: list[MessageExt], context: Any) -> Ge
     there (:class:`~rmqlab.core.process.ProcessKilled`), before any result is processed, as with a killed JVM.
     """
     consumer = impl.default_mq_push_consumer
+    scheduler = consumer.context.scheduler
     impl.in_listener = True
-    try:
-        with consumer.context.scheduler.running_user_code():  # a Ctrl-C is raised in the listener, caught below
-            outcome = impl.message_listener_inner(list(msgs), context)  # type: ignore[misc]
+    try:  # a Ctrl-C is raised in the listener, caught below
+        outcome = scheduler.call_user_code(impl.message_listener_inner, list(msgs), context)  # type: ignore[arg-type]
     except BaseException as exc:
         escapes = isinstance(exc, ReentrantRunError) or not isinstance(exc, Exception)
         note = "; counted as a failed consume, re-raised after this event" if escapes else ""

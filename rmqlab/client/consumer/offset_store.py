@@ -64,15 +64,7 @@ class OffsetStore:
             return False
         self.offset_table[mq] = offset
         context = self.consumer.context
-        context.trace.record(
-            context.now,
-            EventKind.OFFSET_UPDATED,
-            self.consumer.actor,
-            None,
-            queue=str(mq),
-            offset=offset,
-            previous=old,
-        )
+        context.trace.offset_updated(context.now, self.consumer.actor, mq=mq, offset=offset, previous=old)
         return True
 
     def read_memory(self, mq: MessageQueue) -> int:

@@ -192,15 +192,8 @@ class PullMessageService:
             if pq.dropped:
                 return False
             dispatch = pq.put_message(result.msgs)
-            consumer.context.trace.record(
-                consumer.context.now,
-                EventKind.PULLED,
-                consumer.actor,
-                None,
-                queue=str(mq),
-                offsets=[m.queue_offset for m in result.msgs],
-                msg_ids=[m.msg_id for m in result.msgs],
-                next_offset=result.next_begin_offset,
+            consumer.context.trace.pulled(
+                consumer.context.now, consumer.actor, mq=mq, msgs=result.msgs, next_offset=result.next_begin_offset
             )
             impl.consume_service.submit_consume_request(result.msgs, pq, mq, dispatch)
             return True
