@@ -35,6 +35,8 @@ NO_COUNTERPART = {
     "rmqlab/core/i18n.py": "the labs' languages (gettext catalogs); RocketMQ's own messages are English only",
     "rmqlab/core/scheduler.py": "the virtual clock and event heap: what threads and the wall clock are to the Java",
     "rmqlab/core/loop_guards.py": "the loop's guards against a run that never moves the clock, and a Ctrl-C mid-event",
+    "rmqlab/core/reasons.py": "the failures the lab makes (a partition, a stopped broker, an injected fault) worded "
+    "for translation; RocketMQ's own texts are quoted as it prints them",
 }
 """Engine-side modules with nothing to mirror in RocketMQ, each with the reason shown on the page."""
 TAG = "rocketmq-all-4.9.7"
