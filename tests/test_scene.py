@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from rmqlab.widgets.scene import Mark, Scene, SceneView, SceneWidget, legend_marks, text_width
+from rmqlab.widgets.legend import legend_marks
+from rmqlab.widgets.scene import Mark, Scene, SceneView, SceneWidget, text_width
 
 
 def small() -> Scene:

@@ -20,8 +20,9 @@ from rmqlab.core.i18n import gettext as _
 from .flow_canvas import HOP_W, PAD, STEP, Canvas, Columns, R
 from .flow_columns import broker_columns, consumer_column, outcome_column, producer_column
 from .flow_model import NOT_STARTED, TOKEN_STATE_WORDS
+from .legend import legend_marks
 from .palette import token_colour
-from .scene import Mark, Scene, legend_marks, text_width
+from .scene import Mark, Scene, text_width
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -9,8 +9,9 @@ from rmqlab import format_duration
 from rmqlab.core.i18n import gettext as _
 
 from .lease_model import LeaseBand, LeaseLane, LeaseMarker, LeaseModel
+from .legend import legend_marks
 from .palette import OKABE_ITO
-from .scene import Mark, Scene, legend_marks, text_width
+from .scene import Mark, Scene, text_width
 from .ticks import tick_step, tick_times
 
 __all__ = ["HOLDER_COLOURS", "LEASE_CSS", "lease_scene"]

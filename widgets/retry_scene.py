@@ -7,12 +7,13 @@ from rmqlab import format_duration
 from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 
+from .legend import legend_marks
 from .palette import OKABE_ITO
 from .retry_grid import HEADER_H, LABEL_PX, LEFT_W, LEGEND_H, RIGHT_PAD, ROW_H, SCOPE, Grid, timeline_grid
 from .retry_model import TimelineModel, message_count
 from .retry_rows import lane_marks
 from .scene import Mark as SceneMark
-from .scene import Scene, legend_marks
+from .scene import Scene
 from .ticks import tick_step, tick_times
 
 __all__ = ["CSS", "LEGEND", "retry_timeline_scene"]

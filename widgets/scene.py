@@ -30,15 +30,13 @@ from typing import TYPE_CHECKING, Any, Literal
 import anywidget
 import traitlets
 
-from rmqlab.core.i18n import gettext as _
-
 from .framed import FramedView
 
 if TYPE_CHECKING:
     from .frames import RunFrames
 
 __all__ = [
-    "BASE_CSS", "Mark", "MarkKind", "Scene", "SceneView", "SceneWidget", "legend_marks", "mark_json", "text_width",
+    "BASE_CSS", "Mark", "MarkKind", "Scene", "SceneView", "SceneWidget", "mark_json", "text_width",
 ]  # fmt: skip
 
 MarkKind = Literal["rect", "circle", "line", "path", "text", "token"]
@@ -287,33 +285,6 @@ def _mark_svg(m: Mark, sid: str) -> str:
     if m.kind == "text":
         return f'<text {attrs} x="{_num(m.x)}" y="{_num(m.y)}" text-anchor="{m.anchor}">{title}{esc(m.text)}</text>'
     raise ValueError(f"mark {m.key!r}: kind {m.kind!r} is not one of rect, circle, line, path, text, token")
-
-
-def legend_marks(
-    items: tuple[tuple[str, str, str], ...], *, x: float, y: float, key: str = "legend", gap: float = 14.0
-) -> tuple[Mark, ...]:
-    """A vertical legend: one row per ``(glyph kind, css class or fill, label)``.
-
-    ``glyph kind`` is ``token`` (a small disc in that fill colour), ``rect`` (a swatch of that class) or
-    ``line`` (a stroke of that class). ``style`` may combine a fill and classes (``"#E69F00 rq-done"``:
-    the token as the view draws a consumed message). Every view draws its legend with this, so they all
-    look alike. ``label`` is shown in the current language (a constant marked with ``N_`` is translated here).
-    """
-    marks: list[Mark] = []
-    for i, (glyph, style, label) in enumerate(items):
-        cy = y + i * gap
-        k = f"{key}:{i}"
-        words = style.split()
-        fill = next((w for w in words if w.startswith("#")), "")
-        cls = " ".join(w for w in words if not w.startswith("#"))
-        if glyph == "token":
-            marks.append(Mark("token", f"{k}:g", x=x + 5, y=cy, r=5, fill=fill, cls=cls, role="legend"))
-        elif glyph == "line":
-            marks.append(Mark("line", f"{k}:g", x=x, y=cy, x2=x + 12, y2=cy, cls=cls, stroke=fill, role="legend"))
-        else:
-            marks.append(Mark("rect", f"{k}:g", x=x, y=cy - 5, w=12, h=10, cls=cls, fill=fill, role="legend"))
-        marks.append(Mark("text", f"{k}:t", x=x + 18, y=cy + 4, text=_(label), cls="rq-muted", role="legend"))
-    return tuple(marks)
 
 
 class SceneWidget(anywidget.AnyWidget):

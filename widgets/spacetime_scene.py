@@ -6,8 +6,9 @@ from rmqlab import format_duration
 from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 
+from .legend import legend_marks
 from .palette import OKABE_ITO
-from .scene import Mark, Scene, legend_marks, text_width
+from .scene import Mark, Scene, text_width
 from .spacetime_axis import AXIS_W, now_marks, row_ys, time_axis
 from .spacetime_model import BROKEN, ArrowKind, Row, SpaceTimeModel
 

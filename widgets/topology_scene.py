@@ -6,8 +6,9 @@ from __future__ import annotations
 from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 
+from .legend import legend_marks
 from .palette import OKABE_ITO
-from .scene import Mark, Scene, legend_marks
+from .scene import Mark, Scene
 from .topology_graph import KIND_WORD, LAYERS
 from .topology_layout import PAD
 from .topology_model import TopoEdge, TopologyModel, TopoNode
