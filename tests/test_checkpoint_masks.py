@@ -41,13 +41,17 @@ def _checkpoints(names: list[str], ask: str | None = None) -> Iterator[tuple[str
                     yield name, dash, cp
 
 
+COMING = ("retry_in_ms", "delay_ms", "due_ms", "fix_in_ms", "expires_ms")
+"""The trace's fields that say when something comes next: the ones that can state a "when" answer."""
+
+
 def _told(text: str, *, answer_ms: int, left_ms: int) -> list[str]:
     """How ``text`` states a "when" answer: the time left as written anywhere (``1 s``, ``1000 ms``), the answer's time
     after ``t =`` / ``at``, or either as a field in ms (``retry_in_ms=1000``, ``due_ms=40000``)."""
     spans = {countdown_time(left_ms), format_duration(left_ms), f"{left_ms} ms", f"{left_ms:,} ms"}
     moments = {f"t = {format_duration(answer_ms)}", f"at {format_duration(answer_ms)}", f"{answer_ms} ms"}
     found = [w for w in spans | moments if re.search(rf"(?<![0-9.,]){re.escape(w)}(?![0-9A-Za-z])", text)]
-    found += re.findall(rf"\b\w*ms=(?:{answer_ms}|{left_ms})\b", text)
+    found += re.findall(rf"\b(?:{'|'.join(COMING)})=(?:{answer_ms}|{left_ms})\b", text)
     return found
 
 
@@ -142,3 +146,17 @@ def test_the_retry_timeline_hides_the_wait_a_when_checkpoint_asks_about() -> Non
     assert {"L4 · ?", "due in ?"} <= texts and not {"L4 · 30 s", "due in 30 s"} & texts
     after = {m.text for m in frames.scenes(view)[cp.frame + 1].marks if m.text}
     assert "L4 · 30 s" in after
+
+
+def test_a_paused_when_checkpoint_hides_no_budget_that_equals_its_answer() -> None:
+    """A field that is a budget or a measure, not a time to come (``timeout_ms=3000``, ``took_ms``), is shown as it
+    is at the pause: lab 05's answer is 3 s, and its send attempts read ``timeout_ms=?`` while every earlier caption
+    said "sendMsgTimeout 3000 ms", which told the answer."""
+    hidden, asked = [], 0
+    for name, dash, cp in _checkpoints(WHEN_LABS, "when"):
+        asked += 1
+        frames = dash.controller.frames
+        for r in _page_events(dash, frames, cp.frame)["marks"]:
+            hidden += [(name, r["seq"], f) for f in re.findall(r"\b(\w+_ms)=\?", r["details"]) if f not in COMING]
+    assert asked >= 6
+    assert hidden == []

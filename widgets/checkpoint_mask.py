@@ -53,6 +53,11 @@ class Mask:
         return text
 
 
+WAIT_FIELDS = ("retry_in_ms", "delay_ms", "due_ms", "fix_in_ms", "expires_ms")
+"""The trace's fields that say when something comes next (a retry, a delay's end, an offset's fix, a lease's end):
+the only fields a "when" mask hides."""
+
+
 def _time(words: str, prefix: str = "") -> re.Pattern[str]:
     """``words`` as a whole time (``1 s`` but not the end of ``11 s`` or ``2.1 s``), after ``prefix`` (kept)."""
     return re.compile(f"(?P<keep>{prefix})(?<![0-9.,]){re.escape(words)}(?![0-9A-Za-z])")
@@ -67,10 +72,12 @@ def when_mask(answer_ms: int, now_ms: int) -> Mask:
     moments = {format_duration(answer_ms), f"{answer_ms} ms", f"{answer_ms:,} ms"}
     for words in sorted(moments, key=len, reverse=True):
         patterns.append(_time(words, prefix=r"t = |\bat |在 ?"))
-    # the Events tab's details: a field in ms whose value is the time left or the answer (retry_in_ms=1000,
-    # delay_ms=1000, due_ms=40000)
+    # the Events tab's details: a field saying when something comes next, whose value is the time left or the
+    # answer (retry_in_ms=1000, delay_ms=1000, due_ms=40000); a budget that happens to equal it (timeout_ms=3000)
+    # stays, or its "?" would say that the answer is the budget
+    fields = "|".join(WAIT_FIELDS)
     for value in sorted({left, answer_ms}, reverse=True):
-        patterns.append(_time(str(value), prefix=r"\b[a-z_]*ms="))
+        patterns.append(_time(str(value), prefix=rf"\b(?:{fields})="))
     return Mask(tuple(patterns), answer_ms=answer_ms, now_ms=now_ms)
 
 
