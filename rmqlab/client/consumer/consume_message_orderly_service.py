@@ -100,17 +100,21 @@ class ConsumeMessageOrderlyService:
     def _lock_mq_periodically(self) -> Generator[Any, Any, None]:
         """``lockMQPeriodically`` (``synchronized``): ``lockAll``, unless the service was shut down."""
         yield from self.monitor.acquire()
-        if not self.stopped:
-            yield from self.default_mq_push_consumer_impl.rebalance_impl.lock_all()
-        self.monitor.release()
+        try:
+            if not self.stopped:
+                yield from self.default_mq_push_consumer_impl.rebalance_impl.lock_all()
+        finally:
+            self.monitor.release()
 
     def unlock_all_mq(self) -> Generator[Any, Any, None]:
         """``unlockAllMQ`` (``synchronized``), the last step of ``shutdown``: ``unlockAll(false)`` once no renewal
         or single lock of this service is in flight. Were it sent beside a renewal still waiting for its answer,
         the broker would release the queues first and the late answer would then mark them locked again."""
         yield from self.monitor.acquire()
-        yield from self.default_mq_push_consumer_impl.rebalance_impl.unlock_all()
-        self.monitor.release()
+        try:
+            yield from self.default_mq_push_consumer_impl.rebalance_impl.unlock_all()
+        finally:
+            self.monitor.release()
 
     def shutdown(self) -> None:
         """``stopped = true`` and ``consumeExecutor.shutdown()``: running listeners finish, queued requests still
@@ -174,11 +178,12 @@ class ConsumeMessageOrderlyService:
     def lock_one_mq(self, mq: MessageQueue) -> Generator[Any, Any, bool]:
         """``lockOneMQ`` (``synchronized``): lock ``mq`` at its broker, unless the service was shut down."""
         yield from self.monitor.acquire()
-        locked = False
-        if not self.stopped:
-            locked = yield from self.default_mq_push_consumer_impl.rebalance_impl.lock(mq)
-        self.monitor.release()
-        return locked
+        try:
+            if self.stopped:
+                return False
+            return (yield from self.default_mq_push_consumer_impl.rebalance_impl.lock(mq))
+        finally:
+            self.monitor.release()
 
     def _consume(self, pq: ProcessQueue, mq: MessageQueue) -> Generator[Any, Any, None]:
         """``ConsumeRequest.run`` for orderly consumption."""
