@@ -131,16 +131,16 @@ class PageFrames:
         """What a checkpoint paused at ``snap``'s position hides or adds (:mod:`widgets.checkpoint_mask`), or
         ``None``: the same state as the frame's, however it was reached (Step, "every event", a seek), shows the
         same words and pictures in the kernel as in the page."""
-        if self.frames is None:
-            return None
-        frame = self.frames.index_of(snap.trace_len, snap.now_ms)
-        return self.frames.masks.get(frame) if frame >= 0 else None
+        return self._mask_of(snap.trace_len, snap.now_ms)
 
     def mask_here(self) -> Mask | None:
         """:meth:`mask_at` the current position."""
-        if self.replay is None or self.frames is None:
+        return None if self.replay is None else self._mask_of(self.position, self.replay.lab.now)
+
+    def _mask_of(self, position: int, now_ms: int) -> Mask | None:
+        if self.frames is None:
             return None
-        frame = self.frames.index_of(self.position, self.replay.lab.now)
+        frame = self.frames.index_of(position, now_ms)
         return self.frames.masks.get(frame) if frame >= 0 else None
 
     def _page_frame(self, snap: LabSnapshot) -> int:
