@@ -132,7 +132,11 @@ def tour_lab():
 dash = Dashboard(tour_lab, horizon="60s", checkpoints=[
     Checkpoint(before="rebalanced", actor="consumer:c2", ask="when", optional=True, name="c2 gets its queues",
                question="A second consumer, c2, is about to join group cg. When does c2 get its first queue? "
-                        "Pick the time."),
+                        "Pick the time.",
+               explain="Right: at {time}, the moment c2 starts. DefaultMQPushConsumerImpl.start() heartbeats to both "
+                       "brokers, then calls rebalanceImmediately(): c2 does not wait for RebalanceService's 20 s "
+                       "period. The brokers see a new member of cg and notify c1 (NOTIFY_CONSUMER_IDS_CHANGED), so "
+                       "c1 rebalances at {time} too and lets go of the queues AllocateMessageQueueAveragely now gives c2."),
 ])
 dash
 
@@ -173,6 +177,12 @@ grading_00_1.verify("00.1", answer_1)
 
 # %%
 print(sorted(str(mq) for mq in mine))
+
+# %% [markdown]
+# > **Common belief vs. the source.** "A new consumer gets its queues at the next 20 s rebalance." — c2 got them
+# > the moment it started: `DefaultMQPushConsumerImpl.start()` calls `rebalanceImmediately()`, and the broker's
+# > `NOTIFY_CONSUMER_IDS_CHANGED` wakes the members already there (`ClientRemotingProcessor`). `RebalanceService`'s
+# > 20 s period only catches up with what a notification missed.
 
 # %% [markdown]
 # ## Driving a run

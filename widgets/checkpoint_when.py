@@ -58,6 +58,16 @@ def happens(event: TraceEvent) -> str:
 
 
 
+def _not_yet(event: TraceEvent, snap: LabSnapshot) -> str:
+    """The hint of the paused moment: a consumer that has not started yet cannot act (lab 00's c2, which rebalances
+    at once when it starts: "not at once" was false there); else :data:`NOT_AT_ONCE`."""
+    who = event.actor.removeprefix("consumer:")
+    if event.actor.startswith("consumer:") and not any(c.client_id == who and c.running for c in snap.consumers):
+        return _("{who} is not running yet at {now}: an instance owns no queue and takes no message before it "
+                 "starts.").format(who=who, now=format_duration(snap.now_ms))
+    return _(NOT_AT_ONCE)
+
+
 def _mistakes(event: TraceEvent, now: int, trace: Sequence[TraceEvent]) -> list[tuple[int, str]]:
     """(time, hint) for the usual misreadings of when ``event`` comes, from the run so far."""
     msg = event.msg_id
@@ -77,10 +87,14 @@ def _mistakes(event: TraceEvent, now: int, trace: Sequence[TraceEvent]) -> list[
                             "(submitConsumeRequestLater clamps to 10 … 30000 ms); this queue uses the consumer's own "
                             "suspendCurrentQueueTimeMillis.")))  # fmt: skip
             else:
-                reached = any(e.kind is EventKind.SEND_BACK and e.msg_id == msg and e.get("ok") for e in trace
+                reached = any(e.kind in (EventKind.SEND_BACK, EventKind.SEND_BACK_FALLBACK) and e.msg_id == msg
+                              and e.get("ok") for e in trace
                               if e.time_ms >= before[-1].time_ms)  # fmt: skip
                 out.append((failed + 1_000, _("1 s is an orderly consumer's local pause. A concurrent consumer sends "
-                            "the message back, and the broker holds it for its delay level.")))  # fmt: skip
+                            "the message back, and the broker holds it for its delay level.") if reached else _(
+                            "1 s is an orderly consumer's local pause. This send-back failed, so the concurrent "
+                            "consumer keeps the message and resubmits it itself (submitConsumeRequestLater), after "
+                            "its own fixed wait.")))  # fmt: skip
                 out.append((failed + DELAYS.delay_ms(min(3 + rt, DELAYS.max_level)), _("That is the broker's delay "
                             "(level 3 + reconsumeTimes) for a send-back that reaches it. Did this one reach the "
                             "broker?") if not reached else _("That is the delay of the level the broker chose: count "
@@ -141,7 +155,7 @@ def when_offers(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent
     ranked = sorted(apart, key=lambda due: (due not in misreadings, abs(due - answer), due))
     chosen = ranked[: most - 1]
     if answer - now >= CLOSEST_MS and not any(due < answer for due in chosen):
-        candidates[now] = _(NOT_AT_ONCE)
+        candidates[now] = _not_yet(event, snap)
         chosen = [now, *ranked[: most - 2]]
     direction = {True: _("Too early. "), False: _("Too late. ")}
     return tuple(

@@ -26,8 +26,9 @@ event kind and the run's numbers; a lab may give its own words.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Literal
 
 from rmqlab import EventKind, TraceEvent
@@ -36,10 +37,13 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .checkpoint_choices import where_offers, who_hint
+from .checkpoint_facts import default_hint, run_facts
+from .checkpoint_facts import filled as _filled
+from .checkpoint_facts import subject as _subject
 from .checkpoint_when import when_offers
 from .flow_view import FlowVM, Place
 
-__all__ = ["ASKS", "AskedCheckpoint", "Checkpoint", "CheckpointError", "Choice", "resolve"]
+__all__ = ["ASKS", "AskedCheckpoint", "Checkpoint", "CheckpointError", "Choice", "resolve", "run_facts"]
 
 Ask = Literal["where", "who", "when"]
 ASKS: tuple[str, ...] = ("where", "who", "when")
@@ -103,7 +107,10 @@ class Checkpoint:
     """Only events on this queue (an orderly consumer also locks its group's ``%RETRY%`` queue, first)."""
     question: str = ""
     hint: str = ""
-    explain: str = ""
+    explain: str | Mapping[str, str] = ""
+    """Said after the right answer: the mechanism and its rule, with ``{fields}`` this run fills in
+    (:func:`widgets.checkpoint_facts.run_facts`); or, per answer key, the words of each answer a knob can lead to
+    (an answer not in it gets the default)."""
     name: str = ""
     """What the score summary calls it (default: ``"send_back #1"``)."""
     optional: bool = False
@@ -116,6 +123,8 @@ class Checkpoint:
         if named not in kinds:
             raise ValueError(f"before={self.before!r} is not an event kind; expected one of {kinds}")
         object.__setattr__(self, "before", EventKind(self.before))
+        if not isinstance(self.explain, str):
+            object.__setattr__(self, "explain", MappingProxyType(dict(self.explain)))
         if self.ask not in ASKS:
             raise ValueError(f"ask={self.ask!r}; expected one of {ASKS}")
         if not isinstance(self.nth, int) or isinstance(self.nth, bool) or self.nth < 1:
@@ -212,15 +221,6 @@ def _find(cp: Checkpoint, trace: Sequence[TraceEvent]) -> TraceEvent:
             + (f" on {cp.queue}" if cp.queue else "")
         )
     return found[cp.nth - 1]
-
-
-def _subject(event: TraceEvent) -> str:
-    """Who acts: a consumer's client id, or a broker's name."""
-    actor = event.actor
-    for prefix in ("consumer:", "schedule:", "producer:"):
-        if actor.startswith(prefix):
-            return actor[len(prefix) :]
-    return actor
 
 
 def _where(
@@ -335,17 +335,19 @@ def resolve(
             raise
         right = next(c.label for c in choices if c.key == answer)
         plain = captions[after][0] if captions[after] else ""
-        explain = cp.explain or _("Right: {answer}. ").format(answer=right) + plain
+        facts = run_facts(event, trace[: event.seq - 1], now_ms=snap.now_ms, answer=right)
+        own = cp.explain if isinstance(cp.explain, str) else cp.explain.get(answer, "")
+        explain = _filled(own, facts) or _("Right: {answer}. ").format(answer=right) + plain
         out.append(
             AskedCheckpoint(
                 cp.label,
                 frame,
                 event,
                 cp.ask,
-                cp.question or _question(cp, event),
+                _filled(cp.question, facts) or _question(cp, event),
                 choices,
                 answer,
-                cp.hint or _(HINTS.get(event.kind.value, OTHER_HINT)),
+                _filled(cp.hint, facts) or _(default_hint(event, answer, trace[: event.seq - 1], HINTS, OTHER_HINT)),
                 explain,
                 lab_hint=bool(cp.hint),
                 placeholders=missing,

@@ -128,7 +128,11 @@ def tour_lab():
 
 dash = Dashboard(tour_lab, horizon="60s", checkpoints=[
     Checkpoint(before="rebalanced", actor="consumer:c2", ask="when", optional=True, name="c2 分到队列",
-               question="第二个 Consumer c2 即将加入消费组 cg。c2 什么时候分到它的第一个队列？请选时间。"),
+               question="第二个 Consumer c2 即将加入消费组 cg。c2 什么时候分到它的第一个队列？请选时间。",
+               explain="对：{time}，正是 c2 启动的那一刻。DefaultMQPushConsumerImpl.start() 先向两个 Broker 发心跳，再调用 "
+                       "rebalanceImmediately()：c2 不必等 RebalanceService 的 20 s 周期。Broker 发现 cg 来了新成员，就通知 c1"
+                       "（NOTIFY_CONSUMER_IDS_CHANGED），所以 c1 也在 {time} 重平衡，放下 AllocateMessageQueueAveragely "
+                       "现在分给 c2 的那些队列。"),
 ])
 dash
 
@@ -167,6 +171,11 @@ grading_00_1.verify("00.1", answer_1)
 
 # %%
 print(sorted(str(mq) for mq in mine))
+
+# %% [markdown]
+# > **常见说法 vs. 源码。** “新 Consumer 要等到下一次 20 s 的重平衡才分到队列。”——c2 一启动就分到了：
+# > `DefaultMQPushConsumerImpl.start()` 调用 `rebalanceImmediately()`，Broker 的 `NOTIFY_CONSUMER_IDS_CHANGED`
+# > 唤醒已在组里的成员（`ClientRemotingProcessor`）。`RebalanceService` 的 20 s 周期只是补上通知漏掉的情况。
 
 # %% [markdown]
 # ## 驱动一次运行

@@ -1,0 +1,88 @@
+"""This run's numbers for a checkpoint's own words: a lab writes ``explain="Right: {answer}. … {local_retry_retry_in}
+later …"`` and the picture fills the fields from the run it shows, so that a knob that changes the run (a later heal,
+another ``ackIndex``) never leaves a false number on screen (issue 30: "every hint and explanation true of the run it
+is shown in"). Read by :func:`widgets.checkpoints.resolve`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rmqlab import EventKind, TraceEvent, format_duration
+from rmqlab.core.i18n import N_
+
+__all__ = ["default_hint", "filled", "run_facts", "subject"]
+
+
+def subject(event: TraceEvent) -> str:
+    """Who acts: a consumer's client id, or a broker's name."""
+    actor = event.actor
+    for prefix in ("consumer:", "schedule:", "producer:"):
+        if actor.startswith(prefix):
+            return actor[len(prefix) :]
+    return actor
+
+
+class _Facts(dict[str, str]):
+    """Facts by name; an unknown ``{name}`` stays as it is written."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def run_facts(event: TraceEvent, before: Sequence[TraceEvent], *, now_ms: int, answer: str) -> dict[str, str]:
+    """This run's numbers for a lab's own ``question``, ``hint`` and ``explain``, so that its words stay true when a
+    knob changes the run: ``{answer}`` (the right choice's label), ``{time}`` (the event's), ``{now}`` (the paused
+    clock), ``{msg}``, ``{who}``; the event's data fields (``{reconsume_times}``, ``{level}`` …; a ``…_ms`` field
+    also as a duration without the suffix: ``{due}``, and ``{due_in}`` the wait until it); and of the last event of
+    each kind about the same message (or by the same actor, for an event about none) before it, ``{KIND_at}`` (its
+    time) and ``{KIND_FIELD}`` (its data: ``{send_back_error}``, ``{local_retry_retry_in}``)."""
+    facts = _Facts(answer=answer, time=format_duration(event.time_ms), now=format_duration(now_ms),
+                   msg=event.msg_id or "", who=subject(event))  # fmt: skip
+
+    def add(prefix: str, data: Mapping[str, Any]) -> None:
+        for key, value in dict(data).items():
+            facts[prefix + key] = str(value)
+            if key.endswith("_ms") and isinstance(value, int):
+                facts[prefix + key.removesuffix("_ms")] = format_duration(value)
+
+    same = [e for e in before if (e.msg_id == event.msg_id if event.msg_id else e.actor == event.actor)]
+    for e in same:  # in trace order: the last of each kind wins
+        facts[f"{e.kind.value}_at"] = format_duration(e.time_ms)
+        add(f"{e.kind.value}_", e.data)
+    add("", event.data)
+    due = event.get("due_ms")
+    if isinstance(due, int):
+        facts["due_in"] = format_duration(due - event.time_ms)
+    return facts
+
+
+def filled(text: str, facts: dict[str, str]) -> str:
+    """``text`` with its ``{name}`` fields filled from ``facts`` (text without fields, or with stray braces, as is)."""
+    try:
+        return text.format_map(facts) if "{" in text else text
+    except (ValueError, IndexError, AttributeError):
+        return text
+
+
+def default_hint(
+    event: TraceEvent, answer: str, before: Sequence[TraceEvent], hints: Mapping[str, str], other: str
+) -> str:
+    """The mechanism's hint for ``event``'s kind (``hints``, else ``other``; the caller translates it), unless this
+    run's facts make it false: a send-back that dead-letters is not parked at a delay level; a message whose send-back
+    failed comes back from its own consumer, not from the broker (lab 02b); a retried send avoids the broker of the
+    try before."""
+    kind = event.kind.value
+    if kind == "send_back" and answer.startswith("queue:%DLQ%"):
+        kind = "dead_lettered"
+    mine = [e for e in before if e.msg_id == event.msg_id and e.msg_id is not None]
+    backs = [e for e in mine if e.kind in (EventKind.SEND_BACK, EventKind.SEND_BACK_FALLBACK)]  # the fallback last
+    if kind == "delivered" and backs and not backs[-1].get("ok"):
+        return N_("A send-back that fails leaves the message with its consumer: processConsumeResult resubmits it "
+                 "itself (submitConsumeRequestLater) after a fixed wait; the broker never holds it.")
+    tries = [e for e in mine if e.kind is EventKind.SEND_ATTEMPT]
+    if kind == "stored" and tries and int(tries[-1].get("attempt") or 1) > 1:
+        return N_("A retried send picks its queue with selectOneMessageQueue(lastBrokerName): the round robin moves "
+                 "on, skipping the broker of the try before.")
+    return hints.get(kind, other)
