@@ -124,6 +124,7 @@ class SendFacts:
     """The queue of the producer's send before this one (``TopicTest:1 · broker-a``)."""
     selector: bool = False
     """A MessageQueueSelector picks the queue (``sendSelectImpl``), not the round robin."""
+    producer: str = ""
 
 
 def _send_facts(event: TraceEvent, trace: Sequence[TraceEvent]) -> SendFacts | None:
@@ -148,7 +149,7 @@ def _send_facts(event: TraceEvent, trace: Sequence[TraceEvent]) -> SendFacts | N
     selector = "Select" in str(tries[-1].get("entry") or "")
     if not last:
         return SendFacts(attempt, kept_out=tuple((b, *v) for b, v in sorted(kept.items())), previous=previous,
-                         selector=selector)  # fmt: skip
+                         selector=selector, producer=tries[-1].actor.removeprefix("producer:"))  # fmt: skip
     prev = last[-1]
     return SendFacts(
         attempt, str(prev.get("broker")), f"{tries[-2].get('topic')}:{prev.get('queue_id')} · {prev.get('broker')}"
@@ -182,9 +183,9 @@ def _send_hint(choice: Place, answer: Place, sent: SendFacts | None) -> str:
                  "producer keeps out.")
     if not out and sent.previous and not sent.selector:
         if broker != right:
-            return _("Nothing keeps a broker out of pg's choice here, whatever it answered last: a new send takes "
-                     "the next queue of the round robin after the last send's ({queue}).").format(
-                queue=sent.previous)
+            return _("Nothing keeps a broker out of {producer}'s choice here, whatever it answered last: a new send "
+                     "takes the next queue of the round robin after the last send's ({queue}).").format(
+                producer=sent.producer, queue=sent.previous)
         return _("Not that queue: a new send takes the next queue of the round robin after the last send's "
                  "({queue}).").format(queue=sent.previous)
     return ""
