@@ -85,8 +85,14 @@ def broker_a_dies(mode="send", sends=1):
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
+WHY_B0 = ("Right: {answer}. Try 1 went to TopicTest:2 · broker-a, which is down but still in pg's cached route, and "
+          "failed at once ({send_result_outcome}). The producer tries again at once, inside the same "
+          "{send_attempt_timeout_ms} ms budget, and selectOneMessageQueue(lastBrokerName) moves the round robin on "
+          "from queue 2 while skipping broker-a: queue 3 is broker-a's too, so M0002 lands on the next one, queue 0 "
+          "of broker-b.")
 dash = Dashboard(broker_a_dies, knobs={"mode": "send", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s",
-                 checkpoints=[Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="where M0002 is stored")])
+                 checkpoints=[Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="where M0002 is stored",
+                                         explain={"queue:TopicTest@broker-b:0": WHY_B0})])
 dash
 
 

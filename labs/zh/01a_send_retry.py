@@ -82,8 +82,13 @@ def broker_a_dies(mode="send", sends=1):
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
+WHY_B0 = ("对：{answer}。第 1 次尝试发往 TopicTest:2 · broker-a；它已宕机，却还在 pg 缓存的路由里，于是立刻失败"
+          "（{send_result_outcome}）。Producer 立即再试，仍在同一个 {send_attempt_timeout_ms} ms 的预算之内；"
+          "selectOneMessageQueue(lastBrokerName) 从队列 2 继续轮询并跳过 broker-a：队列 3 也属于 broker-a，"
+          "所以 M0002 落在下一个队列，broker-b 的队列 0。")
 dash = Dashboard(broker_a_dies, knobs={"mode": "send", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s",
-                 checkpoints=[Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="M0002 存在哪里")])
+                 checkpoints=[Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="M0002 存在哪里",
+                                         explain={"queue:TopicTest@broker-b:0": WHY_B0})])
 dash
 
 
