@@ -63,17 +63,20 @@ def sends_every_second(lab, producer, *, first=1, count=4, mode="send", topic="T
 # With `flushDiskType=SYNC_FLUSH` a broker that stored the message but did not flush it in time answers
 # FLUSH_DISK_TIMEOUT (also FLUSH_SLAVE_TIMEOUT, SLAVE_NOT_AVAILABLE). The client turns these into a `SendStatus`.
 #
-# The picture: both brokers store but answer FLUSH_DISK_TIMEOUT. Step through with the switch off, then turn
-# `retry_another_broker_when_not_store_ok` on, Rebuild, and count the stored copies once you have answered
-# exercise 1.
+# The picture: broker-a stores every message but answers FLUSH_DISK_TIMEOUT (the **!** on its tokens); broker-b is
+# healthy. Step to M0001's answer: the run stops there and asks where pg sends the next message. Later, for
+# exercise 1, the knobs turn `retry_another_broker_when_not_store_ok` on and make broker-b answer the same
+# (`broker_b_too`).
 
 
 # %%
-def flush_timeouts(retry_another_broker_when_not_store_ok=False, sends=1):
-    """Both brokers answer FLUSH_DISK_TIMEOUT; ``sends`` SYNC sends from 1 s."""
+def flush_timeouts(retry_another_broker_when_not_store_ok=False, broker_b_too=False, sends=1):
+    """broker-a (and broker-b too, with ``broker_b_too``) stores but answers FLUSH_DISK_TIMEOUT; ``sends`` SYNC sends
+    from 1 s."""
     lab, p = cluster(retry_another_broker_when_not_store_ok=retry_another_broker_when_not_store_ok)
     lab.set_broker_fault("broker-a", put_status="FLUSH_DISK_TIMEOUT")
-    lab.set_broker_fault("broker-b", put_status="FLUSH_DISK_TIMEOUT")
+    if broker_b_too:
+        lab.set_broker_fault("broker-b", put_status="FLUSH_DISK_TIMEOUT")
     sends_every_second(lab, p, count=sends)
     return lab
 
@@ -82,8 +85,19 @@ def flush_timeouts(retry_another_broker_when_not_store_ok=False, sends=1):
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
+WHY_A2 = ("Right: {answer}. M0001's FLUSH_DISK_TIMEOUT came back as its SendResult's sendStatus: the message is "
+          "stored, only not flushed in time. sendDefaultImpl returns it to the caller with no exception and no "
+          "retry (retryAnotherBrokerWhenNotStoreOK is off), and nothing marks broker-a as bad "
+          "(sendLatencyFaultEnable is off too). So {msg} just takes the next queue of the round robin, queue 2 of "
+          "broker-a, and gets the same answer.")
 flush_dash = Dashboard(
-    flush_timeouts, knobs={"retry_another_broker_when_not_store_ok": False, "sends": 8}, horizon="10s"
+    flush_timeouts, knobs={"retry_another_broker_when_not_store_ok": False, "broker_b_too": False, "sends": 8},
+    horizon="10s", checkpoints=[
+        Checkpoint(before="stored", msg_id="M0002", ask="where", name="where M0002 goes after a FLUSH_DISK_TIMEOUT",
+                   question="broker-a stored M0001 but answered FLUSH_DISK_TIMEOUT (the ! on its token). Where is "
+                            "M0002 after the next step? Click the place in the picture (or a button).",
+                   explain={"queue:TopicTest@broker-a:2": WHY_A2}),
+    ],
 )
 flush_dash
 
@@ -241,8 +255,14 @@ def slow_then_fast(**producer_options):
 
 
 # %% tags=["nbval-ignore-output"]
+WHY_B0 = ("Right: {answer}. broker-a answered M0001 in 600 ms: a success, but sendDefaultImpl reports every "
+          "attempt's latency to MQFaultStrategy (updateFaultItem), and 600 ms reaches latencyMax's 550 ms row, so "
+          "broker-a is kept out of the queue choice for that row's notAvailableDuration, however fast it is again "
+          "from 2 s. At {time} selectOneMessageQueue walks the round robin on past broker-a's queues to the first "
+          "queue of a broker still available: queue 0 of broker-b.")
 latency_dash = Dashboard(slow_then_fast, knobs={"send_latency_fault_enable": True}, horizon="40s", checkpoints=[
-    Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="where the 5 s send goes"),
+    Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="where the 5 s send goes",
+               explain={"queue:TopicTest@broker-b:0": WHY_B0}),
 ])
 latency_dash
 

@@ -63,16 +63,18 @@ def sends_every_second(lab, producer, *, first=1, count=4, mode="send", topic="T
 # 在 `flushDiskType=SYNC_FLUSH`（同步刷盘）下，一个 Broker 存下了消息、却没能及时刷盘，就会应答 FLUSH_DISK_TIMEOUT
 # （还有 FLUSH_SLAVE_TIMEOUT、SLAVE_NOT_AVAILABLE）。客户端把它们变成一个 `SendStatus`。
 #
-# 图：两个 Broker 都存下消息，但都应答 FLUSH_DISK_TIMEOUT。先在开关关闭时单步走一遍；回答完练习 1 之后，再打开
-# `retry_another_broker_when_not_store_ok`，点“重建”，数一数存下了几份副本。
+# 图：broker-a 存下每一条消息，却都应答 FLUSH_DISK_TIMEOUT（它的令牌上的 **!**）；broker-b 正常。单步走到 M0001
+# 的应答：运行在那里停下，问你 pg 把下一条消息发到哪里。之后做练习 1 时，用参数打开
+# `retry_another_broker_when_not_store_ok`，并让 broker-b 也这样应答（`broker_b_too`）。
 
 
 # %%
-def flush_timeouts(retry_another_broker_when_not_store_ok=False, sends=1):
-    """两个 Broker 都应答 FLUSH_DISK_TIMEOUT；从 1 s 起 ``sends`` 次同步发送。"""
+def flush_timeouts(retry_another_broker_when_not_store_ok=False, broker_b_too=False, sends=1):
+    """broker-a（``broker_b_too`` 时 broker-b 也一样）存下消息，却应答 FLUSH_DISK_TIMEOUT；从 1 s 起 ``sends`` 次同步发送。"""
     lab, p = cluster(retry_another_broker_when_not_store_ok=retry_another_broker_when_not_store_ok)
     lab.set_broker_fault("broker-a", put_status="FLUSH_DISK_TIMEOUT")
-    lab.set_broker_fault("broker-b", put_status="FLUSH_DISK_TIMEOUT")
+    if broker_b_too:
+        lab.set_broker_fault("broker-b", put_status="FLUSH_DISK_TIMEOUT")
     sends_every_second(lab, p, count=sends)
     return lab
 
@@ -81,8 +83,18 @@ def flush_timeouts(retry_another_broker_when_not_store_ok=False, sends=1):
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
+WHY_A2 = ("对：{answer}。M0001 的 FLUSH_DISK_TIMEOUT 是作为 SendResult 的 sendStatus 返回的：消息已经存下，只是没有及时刷盘。"
+          "sendDefaultImpl 把它交还调用方，不抛异常，也不重试（retryAnotherBrokerWhenNotStoreOK 是关闭的），"
+          "也没有任何东西把 broker-a 记为坏的（sendLatencyFaultEnable 也是关闭的）。所以 {msg} 只是取轮询的下一个队列，"
+          "broker-a 的队列 2，并得到同样的应答。")
 flush_dash = Dashboard(
-    flush_timeouts, knobs={"retry_another_broker_when_not_store_ok": False, "sends": 8}, horizon="10s"
+    flush_timeouts, knobs={"retry_another_broker_when_not_store_ok": False, "broker_b_too": False, "sends": 8},
+    horizon="10s", checkpoints=[
+        Checkpoint(before="stored", msg_id="M0002", ask="where", name="FLUSH_DISK_TIMEOUT 之后 M0002 去了哪里",
+                   question="broker-a 存下了 M0001，却应答 FLUSH_DISK_TIMEOUT（它令牌上的 !）。下一步之后 M0002 在哪里？"
+                            "在图中点击那个位置（或按钮）。",
+                   explain={"queue:TopicTest@broker-a:2": WHY_A2}),
+    ],
 )
 flush_dash
 
@@ -236,8 +248,13 @@ def slow_then_fast(**producer_options):
 
 
 # %% tags=["nbval-ignore-output"]
+WHY_B0 = ("对：{answer}。broker-a 用 600 ms 应答了 M0001：这是一次成功，但 sendDefaultImpl 会把每次尝试的耗时报告给 "
+          "MQFaultStrategy（updateFaultItem），600 ms 达到 latencyMax 中 550 ms 那一档，所以 broker-a 在这一档的 "
+          "notAvailableDuration 内被移出队列选择，哪怕它从 2 s 起又快了。到 {time}，selectOneMessageQueue "
+          "沿轮询越过 broker-a 的队列，落在第一个仍可用的 Broker 的队列上：broker-b 的队列 0。")
 latency_dash = Dashboard(slow_then_fast, knobs={"send_latency_fault_enable": True}, horizon="40s", checkpoints=[
-    Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="5 s 的那次发送去了哪里"),
+    Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="5 s 的那次发送去了哪里",
+               explain={"queue:TopicTest@broker-b:0": WHY_B0}),
 ])
 latency_dash
 
