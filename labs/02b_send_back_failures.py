@@ -120,8 +120,14 @@ def partitioned_lab(heal_at="12s", messages=1):
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
+WHY_LOCAL = ("Right: {answer}. The partition cuts c1 off broker-a, so at {send_back_at} its sendMessageBack failed "
+             "({send_back_error}), and so did the fallback: the copy sent to %RETRY%cg by c1's inner producer. "
+             "processConsumeResult then kept {msg}, raised its reconsumeTimes to {reconsume_times} and resubmitted it "
+             "itself with submitConsumeRequestLater, {local_retry_retry_in} later. No delay level: the broker never "
+             "got the message, so its delay table plays no part.")
 partition_dash = Dashboard(partitioned_lab, knobs={"heal_at": "12s", "messages": 1}, horizon="40s", checkpoints=[
-    Checkpoint(before="delivered", nth=2, ask="when", optional=True, name="when the local retry comes"),
+    Checkpoint(before="delivered", nth=2, ask="when", optional=True, name="when the local retry comes",
+               explain={"7000": WHY_LOCAL}),
 ])
 partition_dash
 

@@ -78,9 +78,14 @@ def refund_fails(max_reconsume_times=1, reject_send_back=False, retry_queue_nums
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
+WHY_DLQ = ("对：{answer}。{msg} 再次失败，reconsumeTimes 为 {reconsume_times}，c1 回传时带上 maxReconsumeTimes "
+           "{max_reconsume_times}。asyncConsumerSendMsgBack 在选延时级别之前先检查 reconsumeTimes >= maxReconsumeTimes，"
+           "所以 Broker 把副本直接写进 %DLQ%cg，没有延时，也不经过 SCHEDULE_TOPIC_XXXX。没有谁订阅死信队列：退款 17 "
+           "现在等人工介入。")
 dash = Dashboard(refund_fails, knobs={"max_reconsume_times": 1, "messages": 3}, horizon="1m", checkpoints=[
     Checkpoint(before="send_back", msg_id="M0001", nth=2, ask="where", optional=True, name="refund 17 重试失败后去了哪里",
-               question="退款 17（M0001）重试失败之后在哪里？在图中点击那个位置（或按钮）。"),
+               question="退款 17（M0001）重试失败之后在哪里？在图中点击那个位置（或按钮）。",
+               explain={"queue:%DLQ%cg@broker-a:0": WHY_DLQ}),
 ])
 dash
 
