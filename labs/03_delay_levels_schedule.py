@@ -65,18 +65,10 @@ def failing_lab(**consumer_options):
 # %% [markdown]
 # ## A tiny run: the first two retries
 
-# %%
-lab = failing_lab()
-lab.run(until="45s")
-show_trace(lab.trace, "delivered", "scheduled", "delay_delivered")
-
-# %% [markdown]
-# > **Common belief vs. the source.** "The retry interval is 1 s, 5 s, 10 s, 30 s …" — the first retry uses level 3 (10 s):
-# > `3 + reconsumeTimes`. Levels 1–2 are only used if the listener sets `delayLevelWhenNextConsume`.
-
 # %% [markdown]
 # The picture: `failing_lab` in a `Dashboard` with a `max_reconsume_times` knob (set it, then Rebuild). Play it and
-# watch the retry timeline (its tab): one lane, every delivery and every wait. Stop at the third delivery.
+# watch the retry timeline (its tab): one lane, every delivery and every wait. It stops twice to ask: where the
+# first retry waits, and when the second one is due.
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -95,6 +87,15 @@ dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", c
     Checkpoint(before="delay_delivered", nth=2, ask="when", optional=True, name="when the second retry is due", explain=WHY_DUE),
 ])
 dash
+
+# %%
+lab = failing_lab()
+lab.run(until="45s")
+show_trace(lab.trace, "delivered", "scheduled", "delay_delivered")
+
+# %% [markdown]
+# > **Common belief vs. the source.** "The retry interval is 1 s, 5 s, 10 s, 30 s …" — the first retry uses level 3 (10 s):
+# > `3 + reconsumeTimes`. Levels 1–2 are only used if the listener sets `delayLevelWhenNextConsume`.
 
 # %% [markdown]
 # ### Exercise 1 — predict, then run

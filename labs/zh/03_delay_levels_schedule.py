@@ -65,17 +65,8 @@ def failing_lab(**consumer_options):
 # %% [markdown]
 # ## 一次小运行：前两次重试
 
-# %%
-lab = failing_lab()
-lab.run(until="45s")
-show_trace(lab.trace, "delivered", "scheduled", "delay_delivered")
-
 # %% [markdown]
-# > **常见说法 vs. 源码。** “重试间隔是 1 s、5 s、10 s、30 s……”——第一次重试用的是级别 3（10 s）：
-# > `3 + reconsumeTimes`。只有监听器设置了 `delayLevelWhenNextConsume`，才会用到级别 1–2。
-
-# %% [markdown]
-# 图：把 `failing_lab` 放进一个带 `max_reconsume_times` 参数的 `Dashboard`（改参数后点“重建”）。播放它，看“重试时间线”标签页：一条泳道，每次投递、每次等待。停在第三次投递。
+# 图：把 `failing_lab` 放进一个带 `max_reconsume_times` 参数的 `Dashboard`（改参数后点“重建”）。播放它，看“重试时间线”标签页：一条泳道，每次投递、每次等待。它会停下来问两次：第一次重试在哪里等待，第二次重试何时到期。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -94,6 +85,15 @@ dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", c
     Checkpoint(before="delay_delivered", nth=2, ask="when", optional=True, name="第二次重试何时到期", explain=WHY_DUE),
 ])
 dash
+
+# %%
+lab = failing_lab()
+lab.run(until="45s")
+show_trace(lab.trace, "delivered", "scheduled", "delay_delivered")
+
+# %% [markdown]
+# > **常见说法 vs. 源码。** “重试间隔是 1 s、5 s、10 s、30 s……”——第一次重试用的是级别 3（10 s）：
+# > `3 + reconsumeTimes`。只有监听器设置了 `delayLevelWhenNextConsume`，才会用到级别 1–2。
 
 # %% [markdown]
 # ### 练习 1 — 先预测，再运行
