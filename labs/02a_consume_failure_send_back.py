@@ -114,7 +114,9 @@ WHY_ACK = ("Right: {answer}. The listener returned CONSUME_SUCCESS for the whole
           "SCHEDULE_TOPIC_XXXX at delay level 3 + reconsumeTimes {reconsume_times} = {scheduled_level}, due at "
           "{scheduled_due}, before it returns on %RETRY%cg.")
 ack_dash = Dashboard(ack_index_lab, knobs={"ack_index": 1, "batch": 4}, horizon="40s", checkpoints=[
-    Checkpoint(before="send_back", ask="where", optional=True, name="where the first unacknowledged message goes", explain=WHY_ACK),
+    Checkpoint(before="send_back", ask="where", optional=True, name="where the first unacknowledged message goes", explain=WHY_ACK,
+               question="The listener returned CONSUME_SUCCESS for the whole batch, with ctx.ack_index set. Where is "
+                        "{msg} after the next step? Click the place in the picture (or a button)."),
 ])
 ack_dash
 

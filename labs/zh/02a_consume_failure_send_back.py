@@ -112,7 +112,9 @@ WHY_ACK = ("对：{answer}。监听器对整批消息返回了 CONSUME_SUCCESS�
           "（asyncConsumerSendMsgBack）把副本放进 SCHEDULE_TOPIC_XXXX 的延时级别 3 + reconsumeTimes {reconsume_times} = "
           "{scheduled_level}，{scheduled_due} 到期，然后回到 %RETRY%cg。")
 ack_dash = Dashboard(ack_index_lab, knobs={"ack_index": 1, "batch": 4}, horizon="40s", checkpoints=[
-    Checkpoint(before="send_back", ask="where", optional=True, name="第一条未确认的消息去了哪里", explain=WHY_ACK),
+    Checkpoint(before="send_back", ask="where", optional=True, name="第一条未确认的消息去了哪里", explain=WHY_ACK,
+               question="监听器对整批消息返回了 CONSUME_SUCCESS，并设置了 ctx.ack_index。下一步之后 {msg} 在哪里？"
+                        "在图中点击那个位置（或按钮）。"),
 ])
 ack_dash
 
