@@ -111,6 +111,16 @@ show_trace(lab.trace, "rebalanced", fields=("topic", "added"))
 # the same group joining early on and shutting down cleanly at 45 s. Step through it and watch which consumer owns
 # which queue.
 
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer, with this run's numbers filled in. Folded: they tell the
+# answers, so open this cell once you have answered.
+WHY_C2 = (
+    "Right: at {time}, the moment c2 starts. DefaultMQPushConsumerImpl.start() heartbeats to both "
+    "brokers, then calls rebalanceImmediately(): c2 does not wait for RebalanceService's 20 s "
+    "period. The brokers see a new member of cg and notify c1 (NOTIFY_CONSUMER_IDS_CHANGED), so "
+    "c1 rebalances at {time} too and lets go of the queues AllocateMessageQueueAveragely now gives c2."
+)
+
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
@@ -133,10 +143,7 @@ dash = Dashboard(tour_lab, horizon="60s", checkpoints=[
     Checkpoint(before="rebalanced", actor="consumer:c2", ask="when", optional=True, name="c2 gets its queues",
                question="A second consumer, c2, is about to join group cg. When does c2 get its first queue? "
                         "Pick the time.",
-               explain="Right: at {time}, the moment c2 starts. DefaultMQPushConsumerImpl.start() heartbeats to both "
-                       "brokers, then calls rebalanceImmediately(): c2 does not wait for RebalanceService's 20 s "
-                       "period. The brokers see a new member of cg and notify c1 (NOTIFY_CONSUMER_IDS_CHANGED), so "
-                       "c1 rebalances at {time} too and lets go of the queues AllocateMessageQueueAveragely now gives c2."),
+               explain=WHY_C2),
 ])
 dash
 

@@ -81,22 +81,30 @@ def flush_timeouts(retry_another_broker_when_not_store_ok=False, broker_b_too=Fa
     return lab
 
 
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer, with this run's numbers filled in. Folded: they tell the
+# answers, so open this cell once you have answered.
+WHY_A2 = {  # by the answer it explains
+    "queue:TopicTest@broker-a:2": (
+        "Right: {answer}. M0001's FLUSH_DISK_TIMEOUT came back as its SendResult's sendStatus: the message is "
+        "stored, only not flushed in time. sendDefaultImpl returns it to the caller with no exception and no "
+        "retry (retryAnotherBrokerWhenNotStoreOK is off), and nothing marks broker-a as bad "
+        "(sendLatencyFaultEnable is off too). So {msg} just takes the next queue of the round robin, queue 2 of "
+        "broker-a, and gets the same answer."
+    ),
+}
+
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
-WHY_A2 = ("Right: {answer}. M0001's FLUSH_DISK_TIMEOUT came back as its SendResult's sendStatus: the message is "
-          "stored, only not flushed in time. sendDefaultImpl returns it to the caller with no exception and no "
-          "retry (retryAnotherBrokerWhenNotStoreOK is off), and nothing marks broker-a as bad "
-          "(sendLatencyFaultEnable is off too). So {msg} just takes the next queue of the round robin, queue 2 of "
-          "broker-a, and gets the same answer.")
 flush_dash = Dashboard(
     flush_timeouts, knobs={"retry_another_broker_when_not_store_ok": False, "broker_b_too": False, "sends": 8},
     horizon="10s", checkpoints=[
         Checkpoint(before="stored", msg_id="M0002", ask="where", name="where M0002 goes after a FLUSH_DISK_TIMEOUT",
                    question="broker-a stored M0001 but answered FLUSH_DISK_TIMEOUT (the ! on its token). Where is "
                             "M0002 after the next step? Click the place in the picture (or a button).",
-                   explain={"queue:TopicTest@broker-a:2": WHY_A2}),
+                   explain=WHY_A2),
     ],
 )
 flush_dash
@@ -254,15 +262,23 @@ def slow_then_fast(**producer_options):
     return lab
 
 
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer, with this run's numbers filled in. Folded: they tell the
+# answers, so open this cell once you have answered.
+WHY_B0 = {  # by the answer it explains
+    "queue:TopicTest@broker-b:0": (
+        "Right: {answer}. broker-a answered M0001 in 600 ms: a success, but sendDefaultImpl reports every "
+        "attempt's latency to MQFaultStrategy (updateFaultItem), and 600 ms reaches latencyMax's 550 ms row, so "
+        "broker-a is kept out of the queue choice for that row's notAvailableDuration, however fast it is again "
+        "from 2 s. At {time} selectOneMessageQueue walks the round robin on past broker-a's queues to the first "
+        "queue of a broker still available: queue 0 of broker-b."
+    ),
+}
+
 # %% tags=["nbval-ignore-output"]
-WHY_B0 = ("Right: {answer}. broker-a answered M0001 in 600 ms: a success, but sendDefaultImpl reports every "
-          "attempt's latency to MQFaultStrategy (updateFaultItem), and 600 ms reaches latencyMax's 550 ms row, so "
-          "broker-a is kept out of the queue choice for that row's notAvailableDuration, however fast it is again "
-          "from 2 s. At {time} selectOneMessageQueue walks the round robin on past broker-a's queues to the first "
-          "queue of a broker still available: queue 0 of broker-b.")
 latency_dash = Dashboard(slow_then_fast, knobs={"send_latency_fault_enable": True}, horizon="40s", checkpoints=[
     Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="where the 5 s send goes",
-               explain={"queue:TopicTest@broker-b:0": WHY_B0}),
+               explain=WHY_B0),
 ])
 latency_dash
 

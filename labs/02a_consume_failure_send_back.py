@@ -104,15 +104,21 @@ def ack_index_lab(ack_index=1, batch=4):
 # The picture: the batch of four, then whatever the listener did not acknowledge. Step to the first `consumed`
 # and stop: that is the listener's answer for the whole batch.
 
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer, with this run's numbers filled in. Folded: they tell the
+# answers, so open this cell once you have answered.
+WHY_ACK = (
+    "Right: {answer}. The listener returned CONSUME_SUCCESS for the whole batch but set ackIndex: "
+    "processConsumeResult counts only the messages at index 0 … ackIndex as consumed and sends back each one "
+    "after it, {msg} first, as if it had failed. The broker (asyncConsumerSendMsgBack) parks the copy in "
+    "SCHEDULE_TOPIC_XXXX at delay level 3 + reconsumeTimes {reconsume_times} = {scheduled_level}, due at "
+    "{scheduled_due}, before it returns on %RETRY%cg."
+)
+
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
-WHY_ACK = ("Right: {answer}. The listener returned CONSUME_SUCCESS for the whole batch but set ackIndex: "
-          "processConsumeResult counts only the messages at index 0 … ackIndex as consumed and sends back each one "
-          "after it, {msg} first, as if it had failed. The broker (asyncConsumerSendMsgBack) parks the copy in "
-          "SCHEDULE_TOPIC_XXXX at delay level 3 + reconsumeTimes {reconsume_times} = {scheduled_level}, due at "
-          "{scheduled_due}, before it returns on %RETRY%cg.")
 ack_dash = Dashboard(ack_index_lab, knobs={"ack_index": 1, "batch": 4}, horizon="40s", checkpoints=[
     Checkpoint(before="send_back", ask="where", optional=True, name="where the first unacknowledged message goes", explain=WHY_ACK,
                question="The listener returned CONSUME_SUCCESS for the whole batch, with ctx.ack_index set. Where is "

@@ -116,18 +116,26 @@ def partitioned_lab(heal_at="12s", messages=1):
 # The picture: the partition at 1.5 s, the failed send-back and fallback, the local retries every 5 s, the heal at
 # 12 s. Step until the partition heals and stop there.
 
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer, with this run's numbers filled in. Folded: they tell the
+# answers, so open this cell once you have answered.
+WHY_LOCAL = {  # by the answer it explains
+    "7000": (
+        "Right: {answer}. The partition cuts c1 off broker-a, so at {send_back_at} its sendMessageBack failed "
+        "({send_back_error}), and so did the fallback: the copy sent to %RETRY%cg by c1's inner producer. "
+        "processConsumeResult then kept {msg}, raised its reconsumeTimes to {reconsume_times} and resubmitted it "
+        "itself with submitConsumeRequestLater, {local_retry_retry_in} later. No delay level: the broker never "
+        "got the message, so its delay table plays no part."
+    ),
+}
+
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
-WHY_LOCAL = ("Right: {answer}. The partition cuts c1 off broker-a, so at {send_back_at} its sendMessageBack failed "
-             "({send_back_error}), and so did the fallback: the copy sent to %RETRY%cg by c1's inner producer. "
-             "processConsumeResult then kept {msg}, raised its reconsumeTimes to {reconsume_times} and resubmitted it "
-             "itself with submitConsumeRequestLater, {local_retry_retry_in} later. No delay level: the broker never "
-             "got the message, so its delay table plays no part.")
 partition_dash = Dashboard(partitioned_lab, knobs={"heal_at": "12s", "messages": 1}, horizon="40s", checkpoints=[
     Checkpoint(before="delivered", nth=2, ask="when", optional=True, name="when the local retry comes",
-               explain={"7000": WHY_LOCAL}),
+               explain=WHY_LOCAL),
 ])
 partition_dash
 

@@ -70,18 +70,26 @@ def failing_lab(**consumer_options):
 # watch the retry timeline (its tab): one lane, every delivery and every wait. It stops twice to ask: where the
 # first retry waits, and when the second one is due.
 
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer, with this run's numbers filled in. Folded: they tell the
+# answers, so open this cell once you have answered.
+WHY_LEVEL = (
+    "Right: {answer}. The consumer's sendMessageBack asks for delayLevel 0, which lets the broker choose: "
+    "asyncConsumerSendMsgBack takes 3 + reconsumeTimes = 3 + {delivered_reconsume_times} = level {level}. The copy "
+    "waits in SCHEDULE_TOPIC_XXXX (one queue per level: queue level − 1) for that level's {due_in}, with its "
+    "real topic, {real_topic}, kept in a property."
+)
+WHY_DUE = (
+    "Right: {answer}. The second failure came at {scheduled_at} with reconsumeTimes "
+    "{send_back_reconsume_times}, so the broker parked the copy at level 3 + {send_back_reconsume_times} = "
+    "{level}, whose delay in messageDelayLevel (1s 5s 10s 30s 1m …) is {waited}: ScheduleMessageService's timer "
+    "for that level moves it to {topic} at {scheduled_at} + {waited} = {time}."
+)
+
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
-WHY_LEVEL = ("Right: {answer}. The consumer's sendMessageBack asks for delayLevel 0, which lets the broker choose: "
-        "asyncConsumerSendMsgBack takes 3 + reconsumeTimes = 3 + {delivered_reconsume_times} = level {level}. The copy "
-        "waits in SCHEDULE_TOPIC_XXXX (one queue per level: queue level − 1) for that level's {due_in}, with its "
-        "real topic, {real_topic}, kept in a property.")
-WHY_DUE = ("Right: {answer}. The second failure came at {scheduled_at} with reconsumeTimes "
-        "{send_back_reconsume_times}, so the broker parked the copy at level 3 + {send_back_reconsume_times} = "
-        "{level}, whose delay in messageDelayLevel (1s 5s 10s 30s 1m …) is {waited}: ScheduleMessageService's timer "
-        "for that level moves it to {topic} at {scheduled_at} + {waited} = {time}.")
 dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", checkpoints=[
     Checkpoint(before="scheduled", ask="where", optional=True, name="the first retry's delay level", explain=WHY_LEVEL),
     Checkpoint(before="delay_delivered", nth=2, ask="when", optional=True, name="when the second retry is due", explain=WHY_DUE),

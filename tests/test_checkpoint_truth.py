@@ -197,3 +197,17 @@ def test_lab_01b_asks_on_its_first_picture_and_faults_only_what_the_caption_name
     flagged = {t.place.split("@")[-1].split(":")[0] for vm in frames.models(first.main_view) for t in vm.tokens
                if t.put_status}  # fmt: skip
     assert flagged == {"broker-a"}
+
+
+def test_no_visible_cell_tells_a_checkpoint_answer() -> None:
+    """The words a lab gives a right answer ("Right: …", the answer keys they belong to) tell the answer: they are
+    only in folded cells (``source_hidden``), not in the Dashboard cell a student reads while the picture asks."""
+    told = []
+    for source in SOURCES:
+        for cell in re.split(r"(?m)^(?=# %%)", source.read_text()):
+            header = cell.split("\n", 1)[0]
+            if re.search(r'"(?:Right: |对：)', cell) and '"source_hidden": true' not in header:
+                told.append((source.name, header))
+            if "Dashboard(" in cell and re.search(r'explain=\{|explain="', cell):
+                told.append((source.name, "an answer key or text in the Dashboard cell"))
+    assert told == []

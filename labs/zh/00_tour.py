@@ -108,6 +108,15 @@ show_trace(lab.trace, "rebalanced", fields=("topic", "added"))
 # 下面的工厂函数就是本实验从头开始的运行：起初只有 c1，每 10 s 一条消息，同一消费组的第二个 Consumer `c2`
 # 在运行开始后不久加入、在 45 s 正常关闭。单步走一遍，看看哪个 Consumer 拥有哪个队列（重平衡）。
 
+# %% jupyter={"source_hidden": true}
+# 答对之后图上显示的话，填入的是这次运行的数字。已折叠：它们会透露答案，答完之后再打开这个单元。
+WHY_C2 = (
+    "对：{time}，正是 c2 启动的那一刻。DefaultMQPushConsumerImpl.start() 先向两个 Broker 发心跳，再调用 "
+    "rebalanceImmediately()：c2 不必等 RebalanceService 的 20 s 周期。Broker 发现 cg 来了新成员，就通知 c1"
+    "（NOTIFY_CONSUMER_IDS_CHANGED），所以 c1 也在 {time} 重平衡，放下 AllocateMessageQueueAveragely "
+    "现在分给 c2 的那些队列。"
+)
+
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
@@ -129,10 +138,7 @@ def tour_lab():
 dash = Dashboard(tour_lab, horizon="60s", checkpoints=[
     Checkpoint(before="rebalanced", actor="consumer:c2", ask="when", optional=True, name="c2 分到队列",
                question="第二个 Consumer c2 即将加入消费组 cg。c2 什么时候分到它的第一个队列？请选时间。",
-               explain="对：{time}，正是 c2 启动的那一刻。DefaultMQPushConsumerImpl.start() 先向两个 Broker 发心跳，再调用 "
-                       "rebalanceImmediately()：c2 不必等 RebalanceService 的 20 s 周期。Broker 发现 cg 来了新成员，就通知 c1"
-                       "（NOTIFY_CONSUMER_IDS_CHANGED），所以 c1 也在 {time} 重平衡，放下 AllocateMessageQueueAveragely "
-                       "现在分给 c2 的那些队列。"),
+               explain=WHY_C2),
 ])
 dash
 

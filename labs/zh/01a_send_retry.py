@@ -78,17 +78,24 @@ def broker_a_dies(mode="send", sends=1):
 # 图：broker-a 在 2 s 宕机（Producer 缓存的路由里仍然有它），然后是八次同步发送。预热消息是 `M0001`，所以 m1 是
 # `M0002`：单步走到 M0002 的第一次尝试失败，看它的重试发往哪里。
 
+# %% jupyter={"source_hidden": true}
+# 答对之后图上显示的话，填入的是这次运行的数字。已折叠：它们会透露答案，答完之后再打开这个单元。
+WHY_B0 = {  # by the answer it explains
+    "queue:TopicTest@broker-b:0": (
+        "对：{answer}。第 1 次尝试发往 TopicTest:2 · broker-a；它已宕机，却还在 pg 缓存的路由里，于是立刻失败"
+        "（{send_result_outcome}）。Producer 立即再试，仍在同一个 {send_attempt_timeout_ms} ms 的预算之内；"
+        "selectOneMessageQueue(lastBrokerName) 从队列 2 继续轮询并跳过 broker-a：队列 3 也属于 broker-a，"
+        "所以 M0002 落在下一个队列，broker-b 的队列 0。"
+    ),
+}
+
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
-WHY_B0 = ("对：{answer}。第 1 次尝试发往 TopicTest:2 · broker-a；它已宕机，却还在 pg 缓存的路由里，于是立刻失败"
-          "（{send_result_outcome}）。Producer 立即再试，仍在同一个 {send_attempt_timeout_ms} ms 的预算之内；"
-          "selectOneMessageQueue(lastBrokerName) 从队列 2 继续轮询并跳过 broker-a：队列 3 也属于 broker-a，"
-          "所以 M0002 落在下一个队列，broker-b 的队列 0。")
 dash = Dashboard(broker_a_dies, knobs={"mode": "send", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s",
                  checkpoints=[Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="M0002 存在哪里",
-                                         explain={"queue:TopicTest@broker-b:0": WHY_B0})])
+                                         explain=WHY_B0)])
 dash
 
 

@@ -79,21 +79,28 @@ def flush_timeouts(retry_another_broker_when_not_store_ok=False, broker_b_too=Fa
     return lab
 
 
+# %% jupyter={"source_hidden": true}
+# 答对之后图上显示的话，填入的是这次运行的数字。已折叠：它们会透露答案，答完之后再打开这个单元。
+WHY_A2 = {  # by the answer it explains
+    "queue:TopicTest@broker-a:2": (
+        "对：{answer}。M0001 的 FLUSH_DISK_TIMEOUT 是作为 SendResult 的 sendStatus 返回的：消息已经存下，只是没有及时刷盘。"
+        "sendDefaultImpl 把它交还调用方，不抛异常，也不重试（retryAnotherBrokerWhenNotStoreOK 是关闭的），"
+        "也没有任何东西把 broker-a 记为坏的（sendLatencyFaultEnable 也是关闭的）。所以 {msg} 只是取轮询的下一个队列，"
+        "broker-a 的队列 2，并得到同样的应答。"
+    ),
+}
+
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
-WHY_A2 = ("对：{answer}。M0001 的 FLUSH_DISK_TIMEOUT 是作为 SendResult 的 sendStatus 返回的：消息已经存下，只是没有及时刷盘。"
-          "sendDefaultImpl 把它交还调用方，不抛异常，也不重试（retryAnotherBrokerWhenNotStoreOK 是关闭的），"
-          "也没有任何东西把 broker-a 记为坏的（sendLatencyFaultEnable 也是关闭的）。所以 {msg} 只是取轮询的下一个队列，"
-          "broker-a 的队列 2，并得到同样的应答。")
 flush_dash = Dashboard(
     flush_timeouts, knobs={"retry_another_broker_when_not_store_ok": False, "broker_b_too": False, "sends": 8},
     horizon="10s", checkpoints=[
         Checkpoint(before="stored", msg_id="M0002", ask="where", name="FLUSH_DISK_TIMEOUT 之后 M0002 去了哪里",
                    question="broker-a 存下了 M0001，却应答 FLUSH_DISK_TIMEOUT（它令牌上的 !）。下一步之后 M0002 在哪里？"
                             "在图中点击那个位置（或按钮）。",
-                   explain={"queue:TopicTest@broker-a:2": WHY_A2}),
+                   explain=WHY_A2),
     ],
 )
 flush_dash
@@ -247,14 +254,21 @@ def slow_then_fast(**producer_options):
     return lab
 
 
+# %% jupyter={"source_hidden": true}
+# 答对之后图上显示的话，填入的是这次运行的数字。已折叠：它们会透露答案，答完之后再打开这个单元。
+WHY_B0 = {  # by the answer it explains
+    "queue:TopicTest@broker-b:0": (
+        "对：{answer}。broker-a 用 600 ms 应答了 M0001：这是一次成功，但 sendDefaultImpl 会把每次尝试的耗时报告给 "
+        "MQFaultStrategy（updateFaultItem），600 ms 达到 latencyMax 中 550 ms 那一档，所以 broker-a 在这一档的 "
+        "notAvailableDuration 内被移出队列选择，哪怕它从 2 s 起又快了。到 {time}，selectOneMessageQueue "
+        "沿轮询越过 broker-a 的队列，落在第一个仍可用的 Broker 的队列上：broker-b 的队列 0。"
+    ),
+}
+
 # %% tags=["nbval-ignore-output"]
-WHY_B0 = ("对：{answer}。broker-a 用 600 ms 应答了 M0001：这是一次成功，但 sendDefaultImpl 会把每次尝试的耗时报告给 "
-          "MQFaultStrategy（updateFaultItem），600 ms 达到 latencyMax 中 550 ms 那一档，所以 broker-a 在这一档的 "
-          "notAvailableDuration 内被移出队列选择，哪怕它从 2 s 起又快了。到 {time}，selectOneMessageQueue "
-          "沿轮询越过 broker-a 的队列，落在第一个仍可用的 Broker 的队列上：broker-b 的队列 0。")
 latency_dash = Dashboard(slow_then_fast, knobs={"send_latency_fault_enable": True}, horizon="40s", checkpoints=[
     Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="5 s 的那次发送去了哪里",
-               explain={"queue:TopicTest@broker-b:0": WHY_B0}),
+               explain=WHY_B0),
 ])
 latency_dash
 

@@ -103,14 +103,19 @@ def ack_index_lab(ack_index=1, batch=4):
 # %% [markdown]
 # 图：四条消息的一批，然后是监听器没有确认的那些。单步走到第一个 `consumed`，停下：这是监听器对整批消息的回答。
 
+# %% jupyter={"source_hidden": true}
+# 答对之后图上显示的话，填入的是这次运行的数字。已折叠：它们会透露答案，答完之后再打开这个单元。
+WHY_ACK = (
+    "对：{answer}。监听器对整批消息返回了 CONSUME_SUCCESS，但设置了 ackIndex：processConsumeResult 只把下标 "
+    "0 … ackIndex 的消息算作消费成功，其后的每一条都像失败一样回传，{msg} 是第一条。Broker"
+    "（asyncConsumerSendMsgBack）把副本放进 SCHEDULE_TOPIC_XXXX 的延时级别 3 + reconsumeTimes {reconsume_times} = "
+    "{scheduled_level}，{scheduled_due} 到期，然后回到 %RETRY%cg。"
+)
+
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
-WHY_ACK = ("对：{answer}。监听器对整批消息返回了 CONSUME_SUCCESS，但设置了 ackIndex：processConsumeResult 只把下标 "
-          "0 … ackIndex 的消息算作消费成功，其后的每一条都像失败一样回传，{msg} 是第一条。Broker"
-          "（asyncConsumerSendMsgBack）把副本放进 SCHEDULE_TOPIC_XXXX 的延时级别 3 + reconsumeTimes {reconsume_times} = "
-          "{scheduled_level}，{scheduled_due} 到期，然后回到 %RETRY%cg。")
 ack_dash = Dashboard(ack_index_lab, knobs={"ack_index": 1, "batch": 4}, horizon="40s", checkpoints=[
     Checkpoint(before="send_back", ask="where", optional=True, name="第一条未确认的消息去了哪里", explain=WHY_ACK,
                question="监听器对整批消息返回了 CONSUME_SUCCESS，并设置了 ctx.ack_index。下一步之后 {msg} 在哪里？"

@@ -109,17 +109,24 @@ def partitioned_lab(heal_at="12s", messages=1):
 # %% [markdown]
 # 图：1.5 s 的网络分区、失败的回传和兜底发送、每 5 s 一次的本地重试、12 s 的恢复。单步走到分区恢复，停在那里。
 
+# %% jupyter={"source_hidden": true}
+# 答对之后图上显示的话，填入的是这次运行的数字。已折叠：它们会透露答案，答完之后再打开这个单元。
+WHY_LOCAL = {  # by the answer it explains
+    "7000": (
+        "对：{answer}。网络分区把 c1 和 broker-a 隔开，所以在 {send_back_at} 它的 sendMessageBack 失败了"
+        "（{send_back_error}），兜底的那一步也失败了：c1 的内部 Producer 把副本发往 %RETRY%cg。processConsumeResult "
+        "于是留下 {msg}，把它的 reconsumeTimes 加到 {reconsume_times}，并用 submitConsumeRequestLater 自己重新提交，"
+        "{local_retry_retry_in} 之后。没有延时级别：Broker 根本没收到这条消息，它的延时表不起作用。"
+    ),
+}
+
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
-WHY_LOCAL = ("对：{answer}。网络分区把 c1 和 broker-a 隔开，所以在 {send_back_at} 它的 sendMessageBack 失败了"
-             "（{send_back_error}），兜底的那一步也失败了：c1 的内部 Producer 把副本发往 %RETRY%cg。processConsumeResult "
-             "于是留下 {msg}，把它的 reconsumeTimes 加到 {reconsume_times}，并用 submitConsumeRequestLater 自己重新提交，"
-             "{local_retry_retry_in} 之后。没有延时级别：Broker 根本没收到这条消息，它的延时表不起作用。")
 partition_dash = Dashboard(partitioned_lab, knobs={"heal_at": "12s", "messages": 1}, horizon="40s", checkpoints=[
     Checkpoint(before="delivered", nth=2, ask="when", optional=True, name="本地重试何时到来",
-               explain={"7000": WHY_LOCAL}),
+               explain=WHY_LOCAL),
 ])
 partition_dash
 

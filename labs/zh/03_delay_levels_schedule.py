@@ -68,18 +68,25 @@ def failing_lab(**consumer_options):
 # %% [markdown]
 # 图：把 `failing_lab` 放进一个带 `max_reconsume_times` 参数的 `Dashboard`（改参数后点“重建”）。播放它，看“重试时间线”标签页：一条泳道，每次投递、每次等待。它会停下来问两次：第一次重试在哪里等待，第二次重试何时到期。
 
+# %% jupyter={"source_hidden": true}
+# 答对之后图上显示的话，填入的是这次运行的数字。已折叠：它们会透露答案，答完之后再打开这个单元。
+WHY_LEVEL = (
+    "对：{answer}。Consumer 的 sendMessageBack 请求 delayLevel 0，也就是让 Broker 来选："
+    "asyncConsumerSendMsgBack 取 3 + reconsumeTimes = 3 + {delivered_reconsume_times} = 级别 {level}。副本在 "
+    "SCHEDULE_TOPIC_XXXX 里（每个级别一个队列：队列号 = 级别 − 1）等这个级别的 {due_in}，它真正的 Topic "
+    "{real_topic} 保存在一个属性里。"
+)
+WHY_DUE = (
+    "对：{answer}。第二次失败发生在 {scheduled_at}，reconsumeTimes 为 {send_back_reconsume_times}，所以 Broker "
+    "把副本放在级别 3 + {send_back_reconsume_times} = {level}，它在 messageDelayLevel（1s 5s 10s 30s 1m …）里的"
+    "延时是 {waited}：ScheduleMessageService 这个级别的定时器在 {scheduled_at} + {waited} = {time} 把它移到 "
+    "{topic}。"
+)
+
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
-WHY_LEVEL = ("对：{answer}。Consumer 的 sendMessageBack 请求 delayLevel 0，也就是让 Broker 来选："
-        "asyncConsumerSendMsgBack 取 3 + reconsumeTimes = 3 + {delivered_reconsume_times} = 级别 {level}。副本在 "
-        "SCHEDULE_TOPIC_XXXX 里（每个级别一个队列：队列号 = 级别 − 1）等这个级别的 {due_in}，它真正的 Topic "
-        "{real_topic} 保存在一个属性里。")
-WHY_DUE = ("对：{answer}。第二次失败发生在 {scheduled_at}，reconsumeTimes 为 {send_back_reconsume_times}，所以 Broker "
-        "把副本放在级别 3 + {send_back_reconsume_times} = {level}，它在 messageDelayLevel（1s 5s 10s 30s 1m …）里的"
-        "延时是 {waited}：ScheduleMessageService 这个级别的定时器在 {scheduled_at} + {waited} = {time} 把它移到 "
-        "{topic}。")
 dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", checkpoints=[
     Checkpoint(before="scheduled", ask="where", optional=True, name="第一次重试的延迟级别", explain=WHY_LEVEL),
     Checkpoint(before="delay_delivered", nth=2, ask="when", optional=True, name="第二次重试何时到期", explain=WHY_DUE),
