@@ -79,12 +79,13 @@ def refund_fails(max_reconsume_times=1, reject_send_back=False, retry_queue_nums
 # %% jupyter={"source_hidden": true}
 # The words the picture says after a right answer, with this run's numbers filled in. Folded: they tell the
 # answers, so open this cell once you have answered.
-WHY_DLQ = {  # by the answer it explains
-    "queue:%DLQ%cg@broker-a:0": (
+WHY_DLQ = {  # by the kind of place it explains
+    "dlq": (
         "Right: {answer}. {msg} failed again with reconsumeTimes {reconsume_times}, and c1 sends maxReconsumeTimes "
         "{max_reconsume_times} with its send-back. asyncConsumerSendMsgBack checks reconsumeTimes >= "
-        "maxReconsumeTimes before it picks a delay level, so the broker writes the copy straight to %DLQ%cg, with no "
-        "delay and no SCHEDULE_TOPIC_XXXX. Nothing subscribes to a DLQ: refund 17 now waits for a person."
+        "maxReconsumeTimes before it picks a delay level, so the broker writes the copy straight to the group's "
+        "dead-letter queue, with no delay and no SCHEDULE_TOPIC_XXXX. Nothing subscribes to a DLQ: refund 17 now "
+        "waits for a person."
     ),
 }
 

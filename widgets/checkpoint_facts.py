@@ -12,7 +12,7 @@ from typing import Any
 from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.core.i18n import N_
 
-__all__ = ["default_hint", "filled", "run_facts", "subject"]
+__all__ = ["answer_kind", "default_hint", "filled", "run_facts", "subject"]
 
 
 def subject(event: TraceEvent) -> str:
@@ -86,3 +86,12 @@ def default_hint(
         return N_("A retried send picks its queue with selectOneMessageQueue(lastBrokerName): the round robin moves "
                  "on, skipping the broker of the try before.")
     return hints.get(kind, other)
+
+
+def answer_kind(key: str) -> str:
+    """The kind of place a "where" answer is (``dlq``, ``delay``, ``retry``, ``business``, ``process_queue``, ``done``
+    …), so that an ``explain`` given per answer can name the kind rather than spell the place."""
+    prefix, _colon, rest = key.partition(":")
+    if prefix == "queue":
+        return "dlq" if rest.startswith("%DLQ%") else "retry" if rest.startswith("%RETRY%") else "business"
+    return {"pq": "process_queue", "delay": "delay"}.get(prefix, prefix)

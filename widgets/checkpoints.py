@@ -37,7 +37,7 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .checkpoint_choices import where_offers, who_hint
-from .checkpoint_facts import default_hint, run_facts
+from .checkpoint_facts import answer_kind, default_hint, run_facts
 from .checkpoint_facts import filled as _filled
 from .checkpoint_facts import subject as _subject
 from .checkpoint_when import when_offers
@@ -109,8 +109,8 @@ class Checkpoint:
     hint: str = ""
     explain: str | Mapping[str, str] = ""
     """Said after the right answer: the mechanism and its rule, with ``{fields}`` this run fills in
-    (:func:`widgets.checkpoint_facts.run_facts`); or, per answer key, the words of each answer a knob can lead to
-    (an answer not in it gets the default)."""
+    (:func:`widgets.checkpoint_facts.run_facts`); or, per answer key (or kind of place: ``"dlq"``, ``"delay"`` …),
+    the words of each answer a knob can lead to (an answer not in it gets the default)."""
     name: str = ""
     """What the score summary calls it (default: ``"send_back #1"``)."""
     optional: bool = False
@@ -336,7 +336,8 @@ def resolve(
         right = next(c.label for c in choices if c.key == answer)
         plain = captions[after][0] if captions[after] else ""
         facts = run_facts(event, trace[: event.seq - 1], now_ms=snap.now_ms, answer=right)
-        own = cp.explain if isinstance(cp.explain, str) else cp.explain.get(answer, "")
+        per = {} if isinstance(cp.explain, str) else cp.explain
+        own = cp.explain if isinstance(cp.explain, str) else per.get(answer, per.get(answer_kind(answer), ""))
         explain = _filled(own, facts) or _("Right: {answer}. ").format(answer=right) + plain
         out.append(
             AskedCheckpoint(

@@ -76,11 +76,11 @@ def refund_fails(max_reconsume_times=1, reject_send_back=False, retry_queue_nums
 
 # %% jupyter={"source_hidden": true}
 # 答对之后图上显示的话，填入的是这次运行的数字。已折叠：它们会透露答案，答完之后再打开这个单元。
-WHY_DLQ = {  # by the answer it explains
-    "queue:%DLQ%cg@broker-a:0": (
+WHY_DLQ = {  # by the kind of place it explains
+    "dlq": (
         "对：{answer}。{msg} 再次失败，reconsumeTimes 为 {reconsume_times}，c1 回传时带上 maxReconsumeTimes "
         "{max_reconsume_times}。asyncConsumerSendMsgBack 在选延时级别之前先检查 reconsumeTimes >= maxReconsumeTimes，"
-        "所以 Broker 把副本直接写进 %DLQ%cg，没有延时，也不经过 SCHEDULE_TOPIC_XXXX。没有谁订阅死信队列：退款 17 "
+        "所以 Broker 把副本直接写进消费组的死信队列，没有延时，也不经过 SCHEDULE_TOPIC_XXXX。没有谁订阅死信队列：退款 17 "
         "现在等人工介入。"
     ),
 }
