@@ -184,10 +184,8 @@ def _send_hint(choice: Place, answer: Place, sent: SendFacts | None) -> str:
     if not out and sent.previous and not sent.selector:
         if broker != right:
             return _("Nothing keeps a broker out of {producer}'s choice here, whatever it answered last: a new send "
-                     "takes the next queue of the round robin after the last send's ({queue}).").format(
-                producer=sent.producer, queue=sent.previous)
-        return _("Not that queue: a new send takes the next queue of the round robin after the last send's "
-                 "({queue}).").format(queue=sent.previous)
+                     "just takes the round robin's next queue.").format(producer=sent.producer)
+        return _("Not that queue: a new send takes the round robin's next queue, one on from the last send's.")
     return ""
 
 
