@@ -91,7 +91,9 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", checkpoints=[
-    Checkpoint(before="scheduled", ask="where", optional=True, name="the first retry's delay level", explain=WHY_LEVEL),
+    Checkpoint(before="scheduled", ask="where", optional=True, name="the first retry's delay level", explain=WHY_LEVEL,
+               question="c1's listener fails every delivery. Where is {msg} after the next step? Click the place "
+                        "in the picture (or a button)."),
     Checkpoint(before="delay_delivered", nth=2, ask="when", optional=True, name="when the second retry is due", explain=WHY_DUE),
 ])
 dash

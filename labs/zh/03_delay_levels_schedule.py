@@ -88,7 +88,8 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", checkpoints=[
-    Checkpoint(before="scheduled", ask="where", optional=True, name="第一次重试的延迟级别", explain=WHY_LEVEL),
+    Checkpoint(before="scheduled", ask="where", optional=True, name="第一次重试的延迟级别", explain=WHY_LEVEL,
+               question="c1 的监听器每次投递都消费失败。下一步之后 {msg} 在哪里？在图中点击那个位置（或按钮）。"),
     Checkpoint(before="delay_delivered", nth=2, ask="when", optional=True, name="第二次重试何时到期", explain=WHY_DUE),
 ])
 dash
