@@ -200,6 +200,10 @@ grading_04_2.verify("04.2", answer_2)
 ### END HIDDEN TESTS
 
 # %% [markdown]
+# > **Common belief vs. the source.** "Each topic has its dead-letter queue." — It is one per consumer group:
+# > `%DLQ%<group>`, with `DLQ_NUMS_PER_GROUP` = 1 queue, which the broker creates at the group's first dead letter
+# > (`SendMessageProcessor.asyncConsumerSendMsgBack`). Nothing subscribes to it: a dead letter waits for a person.
+#
 # Each dead letter carries the `RETRY_TOPIC` property (set at the first send-back): the topic it came from, which a
 # re-send must read. Two ids name each dead letter. `msg_id` is the client's (`UNIQ_KEY`: set once by the producer, the id every
 # listener sees); `offset_msg_id` is the store's, the broker's address and the copy's CommitLog offset
