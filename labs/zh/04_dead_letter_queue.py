@@ -193,9 +193,8 @@ grading_04_2.verify("04.2", answer_2)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# > **常见说法 vs. 源码。** “每个 Topic 都有自己的死信队列。”——死信队列是每个消费组一个：`%DLQ%<group>`，
-# > 只有 `DLQ_NUMS_PER_GROUP` = 1 个队列，由 Broker 在这个消费组出现第一条死信时创建
-# > （`SendMessageProcessor.asyncConsumerSendMsgBack`）。没有谁订阅它：死信等待人工介入。
+# > **常见说法 vs. 源码。** “每个 Topic 都有自己的死信队列。”——死信队列是每个消费组一个：`%DLQ%<group>`，只有 `DLQ_NUMS_PER_GROUP`
+# > = 1 个队列，由 Broker 在这个消费组出现第一条死信时创建（`SendMessageProcessor.asyncConsumerSendMsgBack`）。没有谁订阅它：死信等待人工介入。
 #
 # 每条死信都带着 `RETRY_TOPIC` 属性（在第一次回传时设置）：它来自哪个 Topic，重新发送时必须读这个属性。每条死信有两个 ID。`msg_id` 是客户端的（`UNIQ_KEY`：由 Producer 设置一次，每个监听器看到的都是它）；`offset_msg_id` 是存储的，由 Broker 的地址和这份副本在 CommitLog 中的 offset 组成（`MessageDecoder.createMessageId`），每存一份副本就是一个新的。回传时按 offset 从存储里读回失败的消息，把*那份*副本的存储 ID 写进 `ORIGIN_MESSAGE_ID`；之后的每份副本都保留它。
 
