@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from rmqlab import EventKind, TraceEvent
+from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
@@ -104,6 +104,10 @@ class Checkpoint:
     question: str = ""
     hint: str = ""
     explain: str = ""
+    """A lab's own question, hint and explanation may name the run's values, filled in when the checkpoint resolves
+    (so that the lab's source never states the answer): ``{answer}`` (the right choice as its button reads; explanation
+    only),
+    ``{time}`` (the event's time), ``{msg}`` and the event's fields (``{offset}``, ``{queue}``, ``{queue_id}`` …)."""
     name: str = ""
     """What the score summary calls it (default: ``"send_back #1"``)."""
     optional: bool = False
@@ -293,6 +297,15 @@ def _question(cp: Checkpoint, event: TraceEvent) -> str:
     return _(question).format(msg=msg, who=event.actor.split(":", 1)[-1])
 
 
+def _filled(text: str, event: TraceEvent, **values: str) -> str:
+    """A lab's own ``text`` with the run's values (see :attr:`Checkpoint.explain`); an unknown name is an error."""
+    fields = {**event.data, "msg": event.msg_id or "", "time": format_duration(event.time_ms), **values}
+    try:
+        return text.format_map(fields)
+    except (KeyError, IndexError, ValueError) as exc:
+        raise CheckpointError(f"checkpoint text {text[:60]!r}: {exc!r}; it may name {sorted(fields)}") from exc
+
+
 def resolve(
     checkpoints: Sequence[Checkpoint],
     *,
@@ -335,17 +348,17 @@ def resolve(
             raise
         right = next(c.label for c in choices if c.key == answer)
         plain = captions[after][0] if captions[after] else ""
-        explain = cp.explain or _("Right: {answer}. ").format(answer=right) + plain
+        explain = _filled(cp.explain, event, answer=right) or _("Right: {answer}. ").format(answer=right) + plain
         out.append(
             AskedCheckpoint(
                 cp.label,
                 frame,
                 event,
                 cp.ask,
-                cp.question or _question(cp, event),
+                _filled(cp.question, event) or _question(cp, event),
                 choices,
                 answer,
-                cp.hint or _(HINTS.get(event.kind.value, OTHER_HINT)),
+                _filled(cp.hint, event) or _(HINTS.get(event.kind.value, OTHER_HINT)),
                 explain,
                 lab_hint=bool(cp.hint),
                 placeholders=missing,
