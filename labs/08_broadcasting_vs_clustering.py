@@ -66,7 +66,7 @@ from rmqlab.widgets.dashboard import Dashboard
 
 MODELS = ("CLUSTERING", "BROADCASTING")
 dash = Dashboard(two_consumers_lab, knobs={"model": "CLUSTERING", "messages": 3}, knob_options={"model": MODELS},
-                 horizon="30s", checkpoints=[Checkpoint(before="consumed", ask="where", optional=True, name="where a failure goes")])
+                 horizon="30s")
 dash
 
 # %% [markdown]
@@ -103,20 +103,28 @@ grading_08_1.verify("08.1", answer_1)
 show_trace(lab.trace, "delivered", "consumed", "send_back", "broadcast_dropped", fields=("queue", "reconsume_times", "status"))
 
 # %% [markdown]
-# The picture in BROADCASTING, three messages, stopped at the first failed copy:
+# The picture in BROADCASTING, three messages. Step: it stops just before c1's listener fails its copy of the first
+# one, and asks where that copy goes.
 
 # %% tags=["nbval-ignore-output"]
 broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
-                           knob_options={"model": MODELS}, horizon="30s")
-broadcast_dash.controller.jump_to_next("consumed")
+                           knob_options={"model": MODELS}, horizon="30s", checkpoints=[
+    Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="where c1's failed copy goes",
+               hint="In BROADCASTING, processConsumeResult never sends a failure back to the broker, and c1 does not "
+                    "try it again itself: which place in the picture is for a copy nobody will consume?",
+               explain="Right: {answer}. In BROADCASTING each instance gets its own copy and keeps its own offsets "
+                       "(LocalFileOffsetStore, on the client's disk: the broker keeps none for it). processConsumeResult "
+                       "never calls sendMessageBack there: it logs \"BROADCASTING, the message consume failed, drop it\", "
+                       "so c1's copy gets no %RETRY% topic, no delay level and no dead letter."),
+])
 broadcast_dash
 
 # %% [markdown]
-# Each instance failed its copy, and each **dropped** it: in BROADCASTING, `processConsumeResult` only logs
-# "BROADCASTING, the message consume failed, drop it" — no send-back, no retry, no dead letter.
+# Play on past the question and watch c2's copy too.
 #
 # ### Exercise 2 — predict, then run
-# After the drop, what offset does c1 hold for `TopicTest@broker-a:0`, the queue of the failed message (offset 0)?
+# After c1's copy fails, what offset does c1 hold for `TopicTest@broker-a:0`, the queue of the failed message
+# (offset 0)?
 
 # %% nbgrader={"grade": false, "grade_id": "ex08_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction

@@ -75,12 +75,7 @@ def takeover_lab(crash_at_s=10, c2_start_s=11):
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
-dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s", checkpoints=[
-    Checkpoint(before="lock_acquired", actor="consumer:c2", queue="TopicTest@broker-a:0", ask="who", optional=True,
-               name="接下来谁持有 TopicTest 的队列",
-               explain="答对了：c2。c1 崩溃时没有解锁，所以 Broker 一直把 TopicTest@broker-a:0 租给 c1，"
-                       "直到这份租约到期；c2 在那之后的下一次重平衡时拿到这个队列。"),
-])
+dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s")
 dash.controller.seek_time("11s")
 dash
 
@@ -133,7 +128,18 @@ def moving_queue_lab(listener_seconds=25):
     return lab
 
 # %% tags=["nbval-ignore-output"]
-moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizon="2m")
+moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizon="2m", checkpoints=[
+    Checkpoint(before="lock_acquired", actor="consumer:c2", queue="TopicTest@broker-a:1", ask="when", optional=True,
+               name="c2 何时拿到队列 1 的锁",
+               question="c2 在 10 s 加入，重平衡把 TopicTest 的队列 1 分给了它，而 c1 正在消费这个队列。c2 何时拿到 "
+                        "Broker 上 TopicTest@broker-a:1 的锁？选择时间。",
+               hint="c2 只在重平衡时向 Broker 请求队列锁（lockBatchMQ），从启动起每隔 20 s 一次；只有当没有人持有这个"
+                    "队列未过期的租约时，Broker 才会给它。",
+               explain="答对了：{answer}。c2 只在重平衡时请求锁，从 10 s 启动起每隔 20 s 一次：c1 持有租约时，它在 "
+                       "10 s、30 s、50 s 都被拒绝。c1 的重平衡在 31 s 放下队列 1（它的监听器此时已放开消费锁），并在 "
+                       "20 s 后的 51 s 才在 Broker 上解锁（UNLOCK_DELAY_TIME_MILLS），因为 ProcessQueue 里还缓存着消息；"
+                       "所以 c2 的下一次重平衡，在 {time}，拿到了锁。"),
+])
 moving_dash.controller.seek_time("10.5s")
 moving_dash
 

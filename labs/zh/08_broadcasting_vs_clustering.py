@@ -65,7 +65,7 @@ from rmqlab.widgets.dashboard import Dashboard
 
 MODELS = ("CLUSTERING", "BROADCASTING")
 dash = Dashboard(two_consumers_lab, knobs={"model": "CLUSTERING", "messages": 3}, knob_options={"model": MODELS},
-                 horizon="30s", checkpoints=[Checkpoint(before="consumed", ask="where", optional=True, name="消费失败的消息去哪里")])
+                 horizon="30s")
 dash
 
 # %% [markdown]
@@ -102,19 +102,26 @@ grading_08_1.verify("08.1", answer_1)
 show_trace(lab.trace, "delivered", "consumed", "send_back", "broadcast_dropped", fields=("queue", "reconsume_times", "status"))
 
 # %% [markdown]
-# 广播模式下的图，三条消息，停在第一份消费失败的副本处：
+# 广播模式下的图，三条消息。单步：在 c1 的监听器让第一条消息的副本消费失败之前，图会停下来，问这份副本去哪里。
 
 # %% tags=["nbval-ignore-output"]
 broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
-                           knob_options={"model": MODELS}, horizon="30s")
-broadcast_dash.controller.jump_to_next("consumed")
+                           knob_options={"model": MODELS}, horizon="30s", checkpoints=[
+    Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="c1 消费失败的副本去哪里",
+               hint="广播模式下，processConsumeResult 从不把失败的消息回传给 Broker，c1 自己也不再试：图里哪个位置是"
+                    "给没有人会再消费的副本的？",
+               explain="答对了：{answer}。广播模式下每个实例拿到自己的一份副本，也各自保存自己的消费位点"
+                       "（LocalFileOffsetStore，在客户端的磁盘上：Broker 不为它保存）。processConsumeResult 在这里从不"
+                       "调用 sendMessageBack：它只记一条日志“BROADCASTING, the message consume failed, drop it”，所以 "
+                       "c1 的副本没有 %RETRY% 主题、没有延时级别，也不进死信队列。"),
+])
 broadcast_dash
 
 # %% [markdown]
-# 每个实例的副本都消费失败了，而每个实例都把它**丢弃**了：在广播模式下，`processConsumeResult` 只记一条日志“BROADCASTING, the message consume failed, drop it”——不回传、不重试、不进死信队列。
+# 越过问题继续播放，也看看 c2 的副本。
 #
 # ### 练习 2 — 先预测，再运行
-# 丢弃之后，c1 为 `TopicTest@broker-a:0`（那条消费失败的消息所在的队列，offset 0）持有的消费位点是多少？
+# c1 的副本消费失败之后，c1 为 `TopicTest@broker-a:0`（那条消费失败的消息所在的队列，offset 0）持有的消费位点是多少？
 
 # %% nbgrader={"grade": false, "grade_id": "ex08_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
