@@ -123,7 +123,16 @@ dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
                                          name="where order 4 goes at 10 s",
                                          question="broker-a is down and order 3's send just failed. Where is order 4's "
                                                   "10 s event (M0006) stored? Click the queue in the picture (or a "
-                                                  "button).")])
+                                                  "button).",
+                                         hint="sendSelectImpl sends where the selector says, once: by_order_id "
+                                              "returns mqs[order_id % len(mqs)] over every queue the producer's route "
+                                              "lists now, broker-a's too, until its next route poll (every 30 s).",
+                                         explain="Right: {answer}. At 10 s the producer's route still lists all 8 "
+                                                 "queues, [a0..a3, b0..b3] (it re-reads routes every 30 s), so the "
+                                                 "selector returns mqs[4 % 8] = b0, on broker-b, which is up. Order 3 "
+                                                 "got mqs[3 % 8] = a3 on the broker that is down, and sendSelectImpl "
+                                                 "made its one attempt: no retry on another queue, which would break "
+                                                 "the order's sequence.")])
 dash
 
 # %% [markdown]

@@ -122,7 +122,15 @@ dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
                  checkpoints=[Checkpoint(before="stored", msg_id="M0006", ask="where", optional=True,
                                          name="订单 4 在 10 s 发往哪里",
                                          question="broker-a 已宕机，订单 3 的发送刚刚失败。订单 4 在 10 s 的事件（M0006）"
-                                                  "存到哪里？在图中点击那个队列（或按钮）。")])
+                                                  "存到哪里？在图中点击那个队列（或按钮）。",
+                                         hint="sendSelectImpl 按选择器说的发送，只发一次：by_order_id 在 Producer 的"
+                                              "路由此刻列出的所有队列上返回 mqs[order_id % len(mqs)]，包括 broker-a "
+                                              "的队列，直到它下一次拉取路由（每 30 s 一次）。",
+                                         explain="答对了：{answer}。10 s 时 Producer 的路由仍列出全部 8 个队列 "
+                                                 "[a0..a3, b0..b3]（它每 30 s 重新拉取一次路由），所以选择器返回 "
+                                                 "mqs[4 % 8] = b0，在正常运行的 broker-b 上。订单 3 得到 "
+                                                 "mqs[3 % 8] = a3，在宕机的 Broker 上，而 sendSelectImpl 只尝试一次："
+                                                 "不会换一个队列重试，那会打乱这个订单的顺序。")])
 dash
 
 # %% [markdown]
