@@ -75,7 +75,7 @@ dash = Dashboard(retry_picture, knobs={"max_reconsume_times": 3}, horizon="20s",
                explain="Right: {answer}. bad returned SUSPEND_CURRENT_QUEUE_A_MOMENT at 3 s. An orderly consumer "
                        "never sends a failure back to the broker: processConsumeResult puts it back into the "
                        "ProcessQueue and submitConsumeRequestLater retries the same queue after "
-                       "suspendCurrentQueueTimeMillis, 1000 ms by default. c (M0003) waits behind it: one queue is "
+                       "suspendCurrentQueueTimeMillis, its default: {since}. c (M0003) waits behind it: one queue is "
                        "consumed in order."),
 ])
 dash
@@ -395,7 +395,7 @@ grading_07a_5.verify("07a.5", answer_5)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## Offsets: orderly overwrites, concurrent only moves forward
+# ### Offsets: orderly overwrites, concurrent only moves forward
 # Both services call the offset store's `updateOffset(mq, offset, increaseOnly)`: the concurrent one with
 # `increaseOnly = true` (a late, lower commit is ignored), the orderly one with `false` (the value is replaced). The
 # cell below calls it both ways on the store of the last run's c1 (the queue's offset is 4). On the normal path an

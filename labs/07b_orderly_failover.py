@@ -194,13 +194,25 @@ grading_07b_2.verify("07b.2", answer_2)
 # ## A clean shutdown: locks first, each answer awaited
 # `shutdown()` of an orderly consumer ends its consume service with `unlockAll`: one UNLOCK_BATCH_MQ per broker with
 # all of that broker's queues, and it **waits for each answer** (up to 1 s) before it asks the next broker. Only
-# then are the offsets persisted and the consumer unregistered. Below, broker-a answers every request 4 s late from
-# 7.5 s on, and c1 shuts down at 8 s. Predict: when does the shutdown end — at 8 s, about 9 s, or 12 s?
+# then are the offsets persisted and the consumer unregistered. The picture: broker-a answers every request 4 s late
+# from 7.5 s on (the `response_delay_s` knob), and c1 shuts down at 8 s. Step to 8 s and stop there. Predict: when does
+# the shutdown end — at 8 s, about 9 s, or 12 s?
+
+# %% tags=["nbval-ignore-output"]
+def shutdown_picture(response_delay_s=4):
+    """a … f on one queue from 2 s; broker-a answers every request ``response_delay_s`` late from 7.5 s; c1 shuts down at 8 s."""
+    lab, c1 = orderly_lab(bodies=("a", "b", "c", "d", "e", "f"))
+    lab.at("7.5s", lab.set_broker_fault, "broker-a", response_delay_ms=f"{response_delay_s}s")
+    lab.at("8s", c1.shutdown)
+    return lab
+
+
+shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horizon="15s")
+shutdown_dash
 
 # %%
-lab, c1 = orderly_lab(bodies=("a", "b", "c", "d", "e", "f"))
-lab.at("7.5s", lab.set_broker_fault, "broker-a", response_delay_ms="4s")
-lab.at("8s", c1.shutdown)
+lab = shutdown_picture()
+c1 = lab.consumers["c1"]
 lab.run(until="15s")
 show_trace([e for e in lab.trace if e.time_ms >= 7_500], "unlocked", "warning", "offset_persisted", "lifecycle",
            fields=("queue", "offset", "message", "event"))

@@ -77,10 +77,31 @@ show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=(
 
 # %% [markdown]
 # One instance got the message; its failure went back to the broker and came again 10 s later from `%RETRY%cg`.
+
+# %% [markdown]
+# ## BROADCASTING: every instance, its own copy
+# The picture in BROADCASTING, three messages. Step: it stops just before c1's listener fails its copy of the first
+# one, and asks where that copy goes.
+
+# %% tags=["nbval-ignore-output"]
+broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
+                           knob_options={"model": MODELS}, horizon="30s", checkpoints=[
+    Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="where c1's failed copy goes",
+               hint="In BROADCASTING, processConsumeResult never sends a failure back to the broker, and c1 does not "
+                    "try it again itself: which place in the picture is for a copy nobody will consume?",
+               explain="Right: {answer}. In BROADCASTING each instance gets its own copy and keeps its own offsets "
+                       "(LocalFileOffsetStore, on the client's disk: the broker keeps none for it). processConsumeResult "
+                       "never calls sendMessageBack there, and nothing retries the copy: no %RETRY% topic, no delay "
+                       "level, no dead letter, and c2's copy is untouched."),
+])
+broadcast_dash
+
+# %% [markdown]
+# Play on past the question and watch c2's copy too.
 #
 # ### Exercise 1 — predict, then run
-# In BROADCASTING, how many deliveries of the message happen in total (both consumers, first minute)?
-# Predict, then switch the picture's `model` knob to BROADCASTING, set `messages` to 1, Rebuild and step.
+# In BROADCASTING, how many deliveries of one message happen in total (both consumers, first minute)? Predict,
+# then set this picture's `messages` knob to 1, Rebuild and step.
 
 # %% nbgrader={"grade": false, "grade_id": "ex08_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
@@ -103,25 +124,6 @@ grading_08_1.verify("08.1", answer_1)
 show_trace(lab.trace, "delivered", "consumed", "send_back", "broadcast_dropped", fields=("queue", "reconsume_times", "status"))
 
 # %% [markdown]
-# The picture in BROADCASTING, three messages. Step: it stops just before c1's listener fails its copy of the first
-# one, and asks where that copy goes.
-
-# %% tags=["nbval-ignore-output"]
-broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
-                           knob_options={"model": MODELS}, horizon="30s", checkpoints=[
-    Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="where c1's failed copy goes",
-               hint="In BROADCASTING, processConsumeResult never sends a failure back to the broker, and c1 does not "
-                    "try it again itself: which place in the picture is for a copy nobody will consume?",
-               explain="Right: {answer}. In BROADCASTING each instance gets its own copy and keeps its own offsets "
-                       "(LocalFileOffsetStore, on the client's disk: the broker keeps none for it). processConsumeResult "
-                       "never calls sendMessageBack there: it logs \"BROADCASTING, the message consume failed, drop it\", "
-                       "so c1's copy gets no %RETRY% topic, no delay level and no dead letter."),
-])
-broadcast_dash
-
-# %% [markdown]
-# Play on past the question and watch c2's copy too.
-#
 # ### Exercise 2 — predict, then run
 # After c1's copy fails, what offset does c1 hold for `TopicTest@broker-a:0`, the queue of the failed message
 # (offset 0)?
@@ -168,7 +170,7 @@ grading_08_3.verify("08.3", answer_3)
 print(topics)
 
 # %% [markdown]
-# ## Where the offsets live
+# ### Where the offsets live
 # CLUSTERING keeps one offset per queue for the whole group, on the broker (`RemoteBrokerOffsetStore`).
 # BROADCASTING keeps one per queue **per instance**, in a local file (`LocalFileOffsetStore`,
 # `~/.rocketmq_offsets/<clientId>/<group>/offsets.json`): the broker knows nothing of them.

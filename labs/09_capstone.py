@@ -78,7 +78,7 @@ dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="30s",
                question="When is bad-card (M0003) delivered again? Pick the time.",
                explain="Right: {answer}. bad-card returned SUSPEND_CURRENT_QUEUE_A_MOMENT at 3 s. pay-1 is an orderly "
                        "consumer: it never sends a failure back (no %RETRY% topic, no delay level); it retries the same "
-                       "message on the same queue after suspendCurrentQueueTimeMillis, 1000 ms, and with "
+                       "message on the same queue after suspendCurrentQueueTimeMillis, {since}, and with "
                        "maxReconsumeTimes -1 (Integer.MAX_VALUE) it never stops. p4 and p5 wait behind it."),
 ])
 dash

@@ -108,7 +108,7 @@ def _orderly_retry(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]
     failed = [e for e in trace if e.kind is EventKind.CONSUMED and e.msg_id == cp.event.msg_id
               and e.time_ms < cp.event.time_ms]  # fmt: skip
     pause = cp.event.time_ms - failed[-1].time_ms
-    return [_seconds(failed[-1].time_ms), str(pause)]
+    return [_seconds(failed[-1].time_ms), *time_numbers(pause)]
 
 
 def _lab_09(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
@@ -150,7 +150,7 @@ def _lab_06(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
     # orders 3 and 4 of 8 queues: an order id below 8 is its own index (order 3 → mqs[3 % 8])
     explain = [_seconds(cp.event.time_ms), str(len(mqs)), poll, str(index), str(len(mqs)), str(failed_index),
                str(failed_index), str(len(mqs))]
-    return question + [poll] + explain
+    return [*question, poll, *explain]
 
 
 def _no_numbers(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
@@ -212,13 +212,12 @@ def test_the_number_finder() -> None:
 
 
 def _read_while_it_waits(source: str, name: str) -> str:
-    """The cells a student reads while the picture of checkpoint ``name`` waits: the picture's own cell (without its
-    explanation and hint, shown only after a choice) and the cells after it, up to the next exercise, heading or
-    picture."""
+    """The text a student reads while the picture of checkpoint ``name`` waits: the picture's own cell (its code shows
+    the checkpoint's literal question, hint and explanation: only ``{answer}``-style names are filled in later) and
+    the cells after it, up to the next exercise, heading or picture."""
     cells = source.split("# %%")
     at = next(i for i, c in enumerate(cells) if f'name="{name}"' in c)
-    own = re.sub(r"(explain|hint)=(\"[^\n]*\"\s*)+", "", cells[at], flags=re.S)
-    out = [own]
+    out = [cells[at]]
     for cell in cells[at + 1 :]:
         head = cell.split("### ", 1)[0].split("\n# ## ", 1)[0]
         out.append(head)
@@ -256,7 +255,7 @@ def test_no_lab_states_a_checkpoints_answer_while_it_waits(name: str) -> None:
 def test_the_leak_check_finds_a_stated_answer() -> None:
     """Lab 07a as it was: the Markdown under its picture stated the suspension."""
     old = ('# %% tags=["nbval-ignore-output"]\ndash = Dashboard(f, checkpoints=[Checkpoint(name="when bad comes back", '
-           'explain="Right: {answer}.")])\n# %% [markdown]\n# The retry is local: after '
-           '`suspendCurrentQueueTimeMillis` (1000 ms).\n#\n# ### Exercise 1\n# 4 s')
+           'explain="Right: {answer}. It waits 1000 ms.")])\n# %% [markdown]\n# The retry is local: after '
+           '`suspendCurrentQueueTimeMillis` (1 s).\n#\n# ### Exercise 1\n# 4 s')
     text = _read_while_it_waits(old, "when bad comes back")
-    assert "1000 ms" in text and "Right" not in text and "4 s" not in text
+    assert "1000 ms" in text and "(1 s)" in text and "4 s" not in text

@@ -297,9 +297,12 @@ def _question(cp: Checkpoint, event: TraceEvent) -> str:
     return _(question).format(msg=msg, who=event.actor.split(":", 1)[-1])
 
 
-def _filled(text: str, event: TraceEvent, **values: str) -> str:
+def _filled(text: str, event: TraceEvent, trace: Sequence[TraceEvent], **values: str) -> str:
     """A lab's own ``text`` with the run's values (see :attr:`Checkpoint.explain`); an unknown name is an error."""
-    fields = {**event.data, "msg": event.msg_id or "", "time": format_duration(event.time_ms), **values}
+    about = [e for e in trace[: event.seq - 1] if event.msg_id is not None and e.msg_id == event.msg_id]
+    since = format_duration(event.time_ms - about[-1].time_ms) if about else ""
+    fields = {**event.data, "msg": event.msg_id or "", "time": format_duration(event.time_ms), "since": since,
+              **values}
     try:
         return text.format_map(fields)
     except (KeyError, IndexError, ValueError) as exc:
@@ -348,17 +351,17 @@ def resolve(
             raise
         right = next(c.label for c in choices if c.key == answer)
         plain = captions[after][0] if captions[after] else ""
-        explain = _filled(cp.explain, event, answer=right) or _("Right: {answer}. ").format(answer=right) + plain
+        explain = _filled(cp.explain, event, trace, answer=right) or _("Right: {answer}. ").format(answer=right) + plain
         out.append(
             AskedCheckpoint(
                 cp.label,
                 frame,
                 event,
                 cp.ask,
-                _filled(cp.question, event) or _question(cp, event),
+                _filled(cp.question, event, trace) or _question(cp, event),
                 choices,
                 answer,
-                _filled(cp.hint, event) or _(HINTS.get(event.kind.value, OTHER_HINT)),
+                _filled(cp.hint, event, trace) or _(HINTS.get(event.kind.value, OTHER_HINT)),
                 explain,
                 lab_hint=bool(cp.hint),
                 placeholders=missing,

@@ -190,13 +190,23 @@ grading_07b_2.verify("07b.2", answer_2)
 # ## 干净的关闭：先解锁，每个应答都要等
 # 顺序消费 Consumer 的 `shutdown()` 以 `unlockAll` 结束它的消费服务：每个 Broker 一个 UNLOCK_BATCH_MQ 请求，带上该
 # Broker 的所有队列，并且在请求下一个 Broker 之前**等待每个应答**（最多 1 s）。之后才持久化消费位点、注销
-# Consumer。下面，broker-a 从 7.5 s 起对每个请求都晚 4 s 应答，c1 在 8 s 关闭。预测一下：关闭在什么时候结束——
-# 8 s、大约 9 s，还是 12 s？
+# Consumer。图：broker-a 从 7.5 s 起对每个请求都晚 4 s 应答（参数 `response_delay_s`），c1 在 8 s 关闭。单步走到 8 s，停在那里。预测一下：关闭在什么时候结束——8 s、大约 9 s，还是 12 s？
+
+# %% tags=["nbval-ignore-output"]
+def shutdown_picture(response_delay_s=4):
+    """从 2 s 起 a … f 在一个队列上；broker-a 从 7.5 s 起对每个请求都晚 ``response_delay_s`` 应答；c1 在 8 s 关闭。"""
+    lab, c1 = orderly_lab(bodies=("a", "b", "c", "d", "e", "f"))
+    lab.at("7.5s", lab.set_broker_fault, "broker-a", response_delay_ms=f"{response_delay_s}s")
+    lab.at("8s", c1.shutdown)
+    return lab
+
+
+shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horizon="15s")
+shutdown_dash
 
 # %%
-lab, c1 = orderly_lab(bodies=("a", "b", "c", "d", "e", "f"))
-lab.at("7.5s", lab.set_broker_fault, "broker-a", response_delay_ms="4s")
-lab.at("8s", c1.shutdown)
+lab = shutdown_picture()
+c1 = lab.consumers["c1"]
 lab.run(until="15s")
 show_trace([e for e in lab.trace if e.time_ms >= 7_500], "unlocked", "warning", "offset_persisted", "lifecycle",
            fields=("queue", "offset", "message", "event"))

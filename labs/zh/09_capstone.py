@@ -78,7 +78,7 @@ dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="30s",
                question="bad-card（M0003）何时再次被投递？选择时间。",
                explain="答对了：{answer}。bad-card 在 3 s 返回 SUSPEND_CURRENT_QUEUE_A_MOMENT。pay-1 是顺序消费的 "
                        "Consumer：它从不回传失败的消息（没有 %RETRY% 主题，没有延时级别）；它在 "
-                       "suspendCurrentQueueTimeMillis（1000 ms）之后在同一个队列上重试同一条消息，maxReconsumeTimes 为 "
+                       "suspendCurrentQueueTimeMillis（{since}）之后在同一个队列上重试同一条消息，maxReconsumeTimes 为 "
                        "-1（Integer.MAX_VALUE）时永不停止。p4 和 p5 在它后面等着。"),
 ])
 dash
