@@ -259,3 +259,26 @@ def test_the_leak_check_finds_a_stated_answer() -> None:
            '`suspendCurrentQueueTimeMillis` (1 s).\n#\n# ### Exercise 1\n# 4 s')
     text = _read_while_it_waits(old, "when bad comes back")
     assert "1000 ms" in text and "(1 s)" in text and "4 s" not in text
+
+
+def test_a_labs_texts_are_filled_from_the_run_and_a_wrong_name_is_an_error() -> None:
+    """``{answer}``, ``{time}``, ``{since}`` and the event's fields come from the run; an unknown name fails the
+    build naming the names it may use (never a text shown with a raw ``{...}``)."""
+    from rmqlab.widgets import Checkpoint, demo_lab
+    from rmqlab.widgets.checkpoints import CheckpointError
+    from rmqlab.widgets.frames import build_run
+
+    def failing() -> Any:
+        return demo_lab(listener="fail_all", max_reconsume_times=1)
+
+    asked = Checkpoint(before="delivered", nth=2, ask="when", question="When is {msg} back?",
+                       explain="Right: {answer}, {since} after its failure; at {time} (reconsumeTimes "
+                               "{reconsume_times}).")
+    cp = build_run(failing, horizon="2m", checkpoints=[asked]).checkpoints[0]
+    label = next(c.label for c in cp.choices if c.key == cp.answer)
+    assert cp.question == f"When is {cp.event.msg_id} back?"
+    assert cp.explain.startswith(f"Right: {label}, ") and "{" not in cp.explain
+    assert f"at {format_duration(cp.event.time_ms)} (reconsumeTimes {cp.event.get('reconsume_times')})" in cp.explain
+    with pytest.raises(CheckpointError, match="since"):
+        build_run(failing, horizon="2m", checkpoints=[Checkpoint(before="delivered", nth=2, ask="when",
+                                                                  explain="{nope}")])
