@@ -67,7 +67,17 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(raised_late, horizon="61s", checkpoints=[
-    Checkpoint(before="scheduled", ask="where", optional=True, name="where the first retry waits"),
+    Checkpoint(before="delay_delivered", msg_id="M0001", ask="where", optional=True, name="where M0001's retry lands",
+               question="At M0001's send-back the broker drew queue {queue_id} of %RETRY%cg for it (random % "
+                        "retryQueueNums, now 4). Where is M0001 when its 10 s delay is over? Click the place "
+                        "in the picture (or a button).",
+               hint="ScheduleMessageService moves a copy to the topic and queue id its send-back stored in it "
+                    "(REAL_TOPIC, REAL_QID); neither it nor the send-back compares that queue id with the queues the "
+                    "route lists.",
+               explain="Right: {answer}. The send-back drew queue {queue_id} and the broker stored it in the copy "
+                       "(REAL_QID); when the delay was over ScheduleMessageService wrote M0001 there, unchecked. But "
+                       "%RETRY%cg kept the queue count it was created with at c1's first heartbeat, so no route lists "
+                       "queue {queue_id} and no consumer pulls it: M0001 is stranded."),
 ])
 dash
 
@@ -118,16 +128,16 @@ print(report.violations[0].detail)
 # and assigns queues only at its rebalance, 20 s after the previous one (`RebalanceService`; here every 20 s from its
 # start at 0 s, since no group change wakes it early).
 #
-# The picture: the same run, with the operator's `updateTopic` at 61 s (the `update_topic_at_s` knob). Step past
-# 61 s and stop there.
+# The picture: the same run, with the operator's `updateTopic` at 62 s (the `update_topic_at_s` knob). Step past
+# 62 s and stop there.
 
 # %% tags=["nbval-ignore-output"]
-freed_dash = Dashboard(raised_late, knobs={"update_topic_at_s": 61}, horizon="2m")
+freed_dash = Dashboard(raised_late, knobs={"update_topic_at_s": 62}, horizon="2m")
 freed_dash
 
 # %% [markdown]
 # ### Exercise 2 — predict, then run
-# The operator runs `updateTopic` at 61 s. At which second is the first stranded retry delivered?
+# The operator runs `updateTopic` at 62 s. At which second is the first stranded retry delivered?
 
 # %% nbgrader={"grade": false, "grade_id": "ex04b_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction
@@ -136,6 +146,7 @@ answer_2 = 100
 ### END SOLUTION
 
 # %%
+lab.run(until="62s")
 lab.update_topic("%RETRY%cg", queues=4)
 lab.run(until="3m")
 freed = [e for e in lab.trace.of_kind("delivered") if e.get("reconsume_times") == 1 and not e.get("queue").endswith(":0")]

@@ -63,17 +63,24 @@ def topic_queue(c):
 
 
 # %% [markdown]
-# ## A tiny run: look inside the TreeMap at 10 s
-# The picture: five messages, `slow` second. Its Offsets tab shows the ProcessQueue's TreeMap and both offsets.
-# Step to 10 s and stop there.
+# ## A tiny run: look inside the TreeMap
+# The picture: five messages on one queue, `slow` (offset 1) second; its listener takes 60 s, the others return at
+# once. The ProcessQueues tab under the picture is the queue's TreeMap (offsets in process, done) and the committed
+# offset. Step: the picture stops once `ok2`, `ok3` and `ok4` are done and asks when the committed offset moves.
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
-    Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="when ok2 starts",
-               question="slow (M0002) is in its listener. When is ok2 (M0003) delivered? Pick the time."),
+    Checkpoint(before="offset_updated", queue="TopicTest@broker-a:0", nth=2, ask="when", optional=True,
+               name="when the committed offset moves past slow",
+               question="ok2, ok3 and ok4 (offsets 2–4) are done; slow (M0002) is still in its listener. When does "
+                        "c1's committed offset change next? Pick the time.",
+               explain="Right: {answer}. ProcessQueue.removeMessage returns msgTreeMap.firstKey(), the smallest "
+                       "offset still in the TreeMap, not the highest one done: while slow sat in its 60 s listener, "
+                       "ok2 … ok4 finishing did not move the commit. When slow returned, the map was empty and "
+                       "removeMessage returned queueOffsetMax + 1 = {offset}."),
 ])
 dash
 
@@ -195,6 +202,11 @@ show_trace(lab.trace, "offset_updated", "offset_persisted", "lifecycle", fields=
 # %% [markdown]
 # The last persist before the crash was at 60 s, when the committed offset was still 1; the 5 reached only the
 # client's memory. At-least-once, never at-most-once: make listeners idempotent.
+#
+# > **Common belief vs. the source.** "A consumer acknowledges each message, so its offset is the last message it
+# > finished." — a concurrent consumer commits the *smallest* offset still in flight: `ProcessQueue.removeMessage`
+# > (4.9.7) returns `msgTreeMap.firstKey()`, or `queueOffsetMax + 1` once the TreeMap is empty. One slow message holds
+# > the whole queue's offset back, and a crash re-delivers everything after it.
 
 # %% [markdown]
 # ### The whole run as a chart: consumer lag

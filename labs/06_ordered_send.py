@@ -46,6 +46,25 @@ def ordered_lab():
 
 # %% [markdown]
 # ## A tiny run: two orders, two queues
+# The picture: orders 3 and 5 send an event each second, through the selector above. Watch which queue each
+# order's events go to; the table under it is the first second.
+
+# %% tags=["nbval-ignore-output"]
+from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.dashboard import Dashboard
+
+
+def two_orders(events=4):
+    """Orders 3 and 5 each send ``events`` events, one a second from 1 s, with ``by_order_id``."""
+    lab, p = ordered_lab()
+    for k in range(events):
+        for order_id in (3, 5):
+            lab.at(f"{1 + k}s", p.send_with_selector, Message("TopicTest", f"order {order_id} event {k + 1}"), by_order_id, order_id)
+    return lab
+
+
+tiny_dash = Dashboard(two_orders, knobs={"events": 4}, horizon="6s")
+tiny_dash
 
 # %%
 lab, p = ordered_lab()
@@ -59,7 +78,7 @@ show_trace(lab.trace, "send_attempt", "send_result")
 # goes to the same queue, and one queue is consumed in order — so each order's events are consumed in order.
 
 # %% [markdown]
-# ## When the selector fails
+# ### When the selector fails
 # `sendSelectImpl` calls the application's selector, then sends **once** to the queue it returned. A selector that
 # throws, or returns `null`, ends the send with an `MQClientException` before anything is sent.
 
@@ -114,16 +133,22 @@ SELECTORS = {"by_order_id": by_order_id}
 # fails, the picture stops and asks where order 4's event goes.
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
-from rmqlab.widgets.dashboard import Dashboard
-
 dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
                  knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="50s",
                  checkpoints=[Checkpoint(before="stored", msg_id="M0006", ask="where", optional=True,
                                          name="where order 4 goes at 10 s",
                                          question="broker-a is down and order 3's send just failed. Where is order 4's "
                                                   "10 s event (M0006) stored? Click the queue in the picture (or a "
-                                                  "button).")])
+                                                  "button).",
+                                         hint="sendSelectImpl sends where the selector says, once: by_order_id "
+                                              "returns mqs[order_id % len(mqs)] over every queue the producer's route "
+                                              "lists now, broker-a's too, until its next route poll (every 30 s).",
+                                         explain="Right: {answer}. At 10 s the producer's route still lists all 8 "
+                                                 "queues, [a0..a3, b0..b3] (it re-reads routes every 30 s), so the "
+                                                 "selector returns mqs[4 % 8], on a broker that is up. Order 3 "
+                                                 "got mqs[3 % 8] = a3 on the broker that is down, and sendSelectImpl "
+                                                 "made its one attempt: no retry on another queue, which would break "
+                                                 "the order's sequence.")])
 dash
 
 # %% [markdown]

@@ -71,7 +71,12 @@ def retry_picture(max_reconsume_times=3):
 
 dash = Dashboard(retry_picture, knobs={"max_reconsume_times": 3}, horizon="20s", checkpoints=[
     Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="when bad comes back",
-               question="When is bad (M0002) delivered again? Pick the time."),
+               question="When is bad (M0002) delivered again? Pick the time.",
+               explain="Right: {answer}. bad returned SUSPEND_CURRENT_QUEUE_A_MOMENT at 3 s. An orderly consumer "
+                       "never sends a failure back to the broker: processConsumeResult puts it back into the "
+                       "ProcessQueue and submitConsumeRequestLater retries the same queue after "
+                       "suspendCurrentQueueTimeMillis, its default: {since}. c (M0003) waits behind it: one queue is "
+                       "consumed in order."),
 ])
 dash
 
@@ -81,12 +86,12 @@ lab.run(until="3s")
 show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsume_times"))
 
 # %% [markdown]
-# The retry is **local**: same queue, same consumer, after `suspendCurrentQueueTimeMillis` (1000 ms), and `c` waits
-# behind `bad` — that is what "orderly" costs.
+# The retry is **local**: same queue, same consumer, after the pause `suspendCurrentQueueTimeMillis` (the picture's
+# question), and `c` waits behind `bad` — that is what "orderly" costs.
 #
 # > **Common belief vs. the source.** "Orderly consumers retry 16 times, then dead-letter." —
 # > `ConsumeMessageOrderlyService.getMaxReconsumeTimes` turns the default −1 into `Integer.MAX_VALUE`: the queue
-# > retries every second forever. No `%RETRY%` round trip, no 10 s / 30 s schedule.
+# > retries forever, each time after that pause. No `%RETRY%` round trip, no 10 s / 30 s schedule.
 #
 # ### Exercise 1 — predict, then run
 # With `max_reconsume_times=3`, how many times is `bad` delivered before the queue moves on?
@@ -390,7 +395,7 @@ grading_07a_5.verify("07a.5", answer_5)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## Offsets: orderly overwrites, concurrent only moves forward
+# ### Offsets: orderly overwrites, concurrent only moves forward
 # Both services call the offset store's `updateOffset(mq, offset, increaseOnly)`: the concurrent one with
 # `increaseOnly = true` (a late, lower commit is ignored), the orderly one with `false` (the value is replaced). The
 # cell below calls it both ways on the store of the last run's c1 (the queue's offset is 4). On the normal path an

@@ -77,12 +77,7 @@ def takeover_lab(crash_at_s=10, c2_start_s=11):
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
-dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s", checkpoints=[
-    Checkpoint(before="lock_acquired", actor="consumer:c2", queue="TopicTest@broker-a:0", ask="who", optional=True,
-               name="who holds the TopicTest queue next",
-               explain="Right: c2. c1 crashed without unlocking, so the broker kept TopicTest@broker-a:0 leased to c1 "
-                       "until that lease ran out; c2 takes the queue at its next rebalance after that."),
-])
+dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s")
 dash.controller.seek_time("11s")
 dash
 
@@ -135,7 +130,19 @@ def moving_queue_lab(listener_seconds=25):
     return lab
 
 # %% tags=["nbval-ignore-output"]
-moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizon="2m")
+moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizon="2m", checkpoints=[
+    Checkpoint(before="lock_acquired", actor="consumer:c2", queue="TopicTest@broker-a:1", ask="when", optional=True,
+               name="when c2 gets queue 1's lock",
+               question="c2 joined at 10 s and the rebalance gave it TopicTest queue 1, which c1 was consuming. "
+                        "When does c2 get the broker's lock on TopicTest@broker-a:1? Pick the time.",
+               hint="c2 asks the broker for a queue's lock only when it rebalances (lockBatchMQ), every 20 s after "
+                    "its start; the broker grants it once nobody holds an unexpired lease on the queue.",
+               explain="Right: {answer}. c2 asks for the lock only in its rebalances, 20 s apart from its start at "
+                       "10 s: refused at 10 s, 30 s and 50 s while c1 held the lease. c1's rebalance dropped queue 1 at "
+                       "31 s, once its listener let go of the consume lock, and unlocked it at the broker at 51 s, "
+                       "20 s later (UNLOCK_DELAY_TIME_MILLS) because messages were still cached; so c2's next "
+                       "rebalance, at {time}, gets it."),
+])
 moving_dash.controller.seek_time("10.5s")
 moving_dash
 
@@ -187,13 +194,25 @@ grading_07b_2.verify("07b.2", answer_2)
 # ## A clean shutdown: locks first, each answer awaited
 # `shutdown()` of an orderly consumer ends its consume service with `unlockAll`: one UNLOCK_BATCH_MQ per broker with
 # all of that broker's queues, and it **waits for each answer** (up to 1 s) before it asks the next broker. Only
-# then are the offsets persisted and the consumer unregistered. Below, broker-a answers every request 4 s late from
-# 7.5 s on, and c1 shuts down at 8 s. Predict: when does the shutdown end — at 8 s, about 9 s, or 12 s?
+# then are the offsets persisted and the consumer unregistered. The picture: broker-a answers every request 4 s late
+# from 7.5 s on (the `response_delay_s` knob), and c1 shuts down at 8 s. Step to 8 s and stop there. Predict: when does
+# the shutdown end — at 8 s, about 9 s, or 12 s?
+
+# %% tags=["nbval-ignore-output"]
+def shutdown_picture(response_delay_s=4):
+    """a … f on one queue from 2 s; broker-a answers every request ``response_delay_s`` late from 7.5 s; c1 shuts down at 8 s."""
+    lab, c1 = orderly_lab(bodies=("a", "b", "c", "d", "e", "f"))
+    lab.at("7.5s", lab.set_broker_fault, "broker-a", response_delay_ms=f"{response_delay_s}s")
+    lab.at("8s", c1.shutdown)
+    return lab
+
+
+shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horizon="15s")
+shutdown_dash
 
 # %%
-lab, c1 = orderly_lab(bodies=("a", "b", "c", "d", "e", "f"))
-lab.at("7.5s", lab.set_broker_fault, "broker-a", response_delay_ms="4s")
-lab.at("8s", c1.shutdown)
+lab = shutdown_picture()
+c1 = lab.consumers["c1"]
 lab.run(until="15s")
 show_trace([e for e in lab.trace if e.time_ms >= 7_500], "unlocked", "warning", "offset_persisted", "lifecycle",
            fields=("queue", "offset", "message", "event"))

@@ -66,7 +66,7 @@ from rmqlab.widgets.dashboard import Dashboard
 
 MODELS = ("CLUSTERING", "BROADCASTING")
 dash = Dashboard(two_consumers_lab, knobs={"model": "CLUSTERING", "messages": 3}, knob_options={"model": MODELS},
-                 horizon="30s", checkpoints=[Checkpoint(before="consumed", ask="where", optional=True, name="where a failure goes")])
+                 horizon="30s")
 dash
 
 # %% [markdown]
@@ -77,10 +77,31 @@ show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=(
 
 # %% [markdown]
 # One instance got the message; its failure went back to the broker and came again 10 s later from `%RETRY%cg`.
+
+# %% [markdown]
+# ## BROADCASTING: every instance, its own copy
+# The picture in BROADCASTING, three messages. Step: it stops just before c1's listener fails its copy of the first
+# one, and asks where that copy goes.
+
+# %% tags=["nbval-ignore-output"]
+broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
+                           knob_options={"model": MODELS}, horizon="30s", checkpoints=[
+    Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="where c1's failed copy goes",
+               hint="In BROADCASTING, processConsumeResult never sends a failure back to the broker, and c1 does not "
+                    "try it again itself: which place in the picture is for a copy nobody will consume?",
+               explain="Right: {answer}. In BROADCASTING each instance gets its own copy and keeps its own offsets "
+                       "(LocalFileOffsetStore, on the client's disk: the broker keeps none for it). processConsumeResult "
+                       "never calls sendMessageBack there, and nothing retries the copy: no %RETRY% topic, no delay "
+                       "level, no dead letter, and c2's copy is untouched."),
+])
+broadcast_dash
+
+# %% [markdown]
+# Play on past the question and watch c2's copy too.
 #
 # ### Exercise 1 — predict, then run
-# In BROADCASTING, how many deliveries of the message happen in total (both consumers, first minute)?
-# Predict, then switch the picture's `model` knob to BROADCASTING, set `messages` to 1, Rebuild and step.
+# In BROADCASTING, how many deliveries of one message happen in total (both consumers, first minute)? Predict,
+# then set this picture's `messages` knob to 1, Rebuild and step.
 
 # %% nbgrader={"grade": false, "grade_id": "ex08_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
@@ -103,20 +124,9 @@ grading_08_1.verify("08.1", answer_1)
 show_trace(lab.trace, "delivered", "consumed", "send_back", "broadcast_dropped", fields=("queue", "reconsume_times", "status"))
 
 # %% [markdown]
-# The picture in BROADCASTING, three messages, stopped at the first failed copy:
-
-# %% tags=["nbval-ignore-output"]
-broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
-                           knob_options={"model": MODELS}, horizon="30s")
-broadcast_dash.controller.jump_to_next("consumed")
-broadcast_dash
-
-# %% [markdown]
-# Each instance failed its copy, and each **dropped** it: in BROADCASTING, `processConsumeResult` only logs
-# "BROADCASTING, the message consume failed, drop it" — no send-back, no retry, no dead letter.
-#
 # ### Exercise 2 — predict, then run
-# After the drop, what offset does c1 hold for `TopicTest@broker-a:0`, the queue of the failed message (offset 0)?
+# After c1's copy fails, what offset does c1 hold for `TopicTest@broker-a:0`, the queue of the failed message
+# (offset 0)?
 
 # %% nbgrader={"grade": false, "grade_id": "ex08_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction
@@ -160,7 +170,7 @@ grading_08_3.verify("08.3", answer_3)
 print(topics)
 
 # %% [markdown]
-# ## Where the offsets live
+# ### Where the offsets live
 # CLUSTERING keeps one offset per queue for the whole group, on the broker (`RemoteBrokerOffsetStore`).
 # BROADCASTING keeps one per queue **per instance**, in a local file (`LocalFileOffsetStore`,
 # `~/.rocketmq_offsets/<clientId>/<group>/offsets.json`): the broker knows nothing of them.
@@ -175,6 +185,11 @@ print("offsets of cg stored on broker-a:", {k: v for k, v in lab.brokers["broker
 # - CLUSTERING and BROADCASTING differ in three things: which instances get a message, what
 #   `processConsumeResult` does with a failure, and where the offsets live (`RemoteBrokerOffsetStore` /
 #   `LocalFileOffsetStore`).
+#
+# > **Common belief vs. the source.** "A failed message is retried up to 16 times, then dead-lettered, whatever the
+# > message model." — only in CLUSTERING. In BROADCASTING, 4.9.7's `ConsumeMessageConcurrentlyService.processConsumeResult`
+# > logs "BROADCASTING, the message consume failed, drop it" for each failed message and moves on: no `%RETRY%`,
+# > no delay level, no `%DLQ%`. A broadcasting listener that can fail must retry or park the work itself.
 
 # %% [markdown]
 # ## Your score

@@ -75,7 +75,11 @@ from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="30s", checkpoints=[
     Checkpoint(before="delivered", nth=4, ask="when", optional=True, name="when bad-card comes again",
-               question="When is bad-card (M0003) delivered again? Pick the time."),
+               question="When is bad-card (M0003) delivered again? Pick the time.",
+               explain="Right: {answer}. bad-card returned SUSPEND_CURRENT_QUEUE_A_MOMENT at 3 s. pay-1 is an orderly "
+                       "consumer: it never sends a failure back (no %RETRY% topic, no delay level); it retries the same "
+                       "message on the same queue after suspendCurrentQueueTimeMillis, {since}, and with "
+                       "maxReconsumeTimes -1 (Integer.MAX_VALUE) it never stops. p4 and p5 wait behind it."),
 ])
 dash
 
@@ -87,8 +91,8 @@ lab = deployed_lab().run(until="3s")
 show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsume_times"))
 
 # %% [markdown]
-# Play on past the question: the same message id comes back on one queue, once a second: an orderly consumer's local
-# retry (lab 07a). Nothing else on the queue moves.
+# Play on past the question: the same message id comes back on one queue, again and again: an orderly consumer's
+# local retry (lab 07a). Nothing else on the queue moves.
 #
 # ### Exercise 1 — diagnose
 # After 10 minutes as deployed, which offset has the broker stored for `pay-cg` on `Payments` queue 0?

@@ -12,7 +12,7 @@ from typing import Any
 from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.core.i18n import N_
 
-__all__ = ["answer_kind", "default_hint", "filled", "run_facts", "subject"]
+__all__ = ["answer_kind", "default_hint", "run_facts", "subject"]
 
 
 def subject(event: TraceEvent) -> str:
@@ -24,13 +24,6 @@ def subject(event: TraceEvent) -> str:
     return actor
 
 
-class _Facts(dict[str, str]):
-    """Facts by name; an unknown ``{name}`` stays as it is written."""
-
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
-
-
 def run_facts(event: TraceEvent, before: Sequence[TraceEvent], *, now_ms: int, answer: str) -> dict[str, str]:
     """This run's numbers for a lab's own ``question``, ``hint`` and ``explain``, so that its words stay true when a
     knob changes the run: ``{answer}`` (the right choice's label), ``{time}`` (the event's), ``{now}`` (the paused
@@ -38,7 +31,7 @@ def run_facts(event: TraceEvent, before: Sequence[TraceEvent], *, now_ms: int, a
     also as a duration without the suffix: ``{due}``, and ``{due_in}`` the wait until it); and of the last event of
     each kind about the same message (or by the same actor, for an event about none) before it, ``{KIND_at}`` (its
     time) and ``{KIND_FIELD}`` (its data: ``{send_back_error}``, ``{local_retry_retry_in}``)."""
-    facts = _Facts(answer=answer, time=format_duration(event.time_ms), now=format_duration(now_ms),
+    facts = dict(answer=answer, time=format_duration(event.time_ms), now=format_duration(now_ms),
                    msg=event.msg_id or "", who=subject(event))  # fmt: skip
 
     def add(prefix: str, data: Mapping[str, Any]) -> None:
@@ -52,18 +45,12 @@ def run_facts(event: TraceEvent, before: Sequence[TraceEvent], *, now_ms: int, a
         facts[f"{e.kind.value}_at"] = format_duration(e.time_ms)
         add(f"{e.kind.value}_", e.data)
     add("", event.data)
+    about = [e for e in before if event.msg_id is not None and e.msg_id == event.msg_id]
+    facts["since"] = format_duration(event.time_ms - about[-1].time_ms) if about else ""
     due = event.get("due_ms")
     if isinstance(due, int):
         facts["due_in"] = format_duration(due - event.time_ms)
     return facts
-
-
-def filled(text: str, facts: dict[str, str]) -> str:
-    """``text`` with its ``{name}`` fields filled from ``facts`` (text without fields, or with stray braces, as is)."""
-    try:
-        return text.format_map(facts) if "{" in text else text
-    except (ValueError, IndexError, AttributeError):
-        return text
 
 
 def default_hint(

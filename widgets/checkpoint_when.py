@@ -51,6 +51,7 @@ def happens(event: TraceEvent) -> str:
         EventKind.DEAD_LETTERED: N_("{msg} is dead-lettered"),
         EventKind.STORED: N_("{msg} is stored"),
         EventKind.SCHEDULED: N_("{msg} is parked at a delay level"),
+        EventKind.OFFSET_UPDATED: N_("{who}'s committed offset moves"),
     }
     if event.kind in words:
         return _(words[event.kind]).format(msg=msg, who=who)
@@ -124,6 +125,32 @@ def _mistakes(event: TraceEvent, now: int, trace: Sequence[TraceEvent]) -> list[
     return out
 
 
+PERSIST_CONSUMER_OFFSET_INTERVAL_MS = 5_000
+"""``persistConsumerOffsetInterval``'s 4.9.7 default: how often ``persistAllConsumerOffset`` reports offsets."""
+
+
+def _offset_mistakes(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent]) -> list[tuple[int, str]]:
+    """(time, hint) for the usual misreadings of when a committed offset moves (``ProcessQueue.removeMessage``
+    returns ``msgTreeMap.firstKey()``): "when the last message finished" and "when the broker is told"."""
+    if event.kind is not EventKind.OFFSET_UPDATED:
+        return []
+    queue, held = event.get("queue"), event.get("previous")
+    done = [e for e in trace if e.kind is EventKind.CONSUMED and e.get("queue") == queue
+            and int(e.get("queue_offset") or 0) > int(held or 0)]  # fmt: skip
+    out: list[tuple[int, str]] = []
+    if done:
+        out.append((done[-1].time_ms, _("Offset {last} finished then, but the committed offset is not the highest "
+                    "offset done: removeMessage returns the smallest key still in the ProcessQueue's TreeMap, and "
+                    "offset {held} is still in it.").format(last=done[-1].get("queue_offset"), held=held)))  # fmt: skip
+    persist = [t.due_ms for t in snap.timers if t.kind is TimerKind.PERSIST_OFFSET and t.owner == event.actor]
+    if persist:
+        ticks = -(-(event.time_ms - persist[0]) // PERSIST_CONSUMER_OFFSET_INTERVAL_MS)
+        out.append((persist[0] + max(ticks, 0) * PERSIST_CONSUMER_OFFSET_INTERVAL_MS, _("That is when the broker "
+                    "hears of it (persistAllConsumerOffset, every 5 s); the client's own copy moves first, the moment "
+                    "removeMessage returns a new smallest key.")))  # fmt: skip
+    return out
+
+
 def when_offers(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent], most: int = 5) -> tuple[Offer, ...]:
     """The answer (``event``'s time) and at most ``most`` − 1 wrong times, each with its hint: the usual misreadings
     of the mechanism first, then the due times of the paused actor's clocks, the nearest to the answer first. When
@@ -143,7 +170,7 @@ def when_offers(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent
             candidates.setdefault(t.due_ms, _("That is when {who}'s clock is due ({timer}), not when {what}.").format(
                 who=who, timer=words, what=what))
     misreadings = set()
-    for due, hint in _mistakes(event, now, trace):
+    for due, hint in _mistakes(event, now, trace) + _offset_mistakes(event, snap, trace):
         if due >= now and due != answer:
             misreadings.add(due)
             candidates.setdefault(due, hint)

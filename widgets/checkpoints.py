@@ -38,7 +38,6 @@ from rmqlab.snapshot import LabSnapshot
 
 from .checkpoint_choices import where_offers, who_hint
 from .checkpoint_facts import answer_kind, default_hint, run_facts
-from .checkpoint_facts import filled as _filled
 from .checkpoint_facts import subject as _subject
 from .checkpoint_when import when_offers
 from .flow_view import FlowVM, Place
@@ -108,8 +107,11 @@ class Checkpoint:
     question: str = ""
     hint: str = ""
     explain: str | Mapping[str, str] = ""
-    """Said after the right answer: the mechanism and its rule, with ``{fields}`` this run fills in
-    (:func:`widgets.checkpoint_facts.run_facts`); or, per answer key (or kind of place: ``"dlq"``, ``"delay"`` …),
+    """Said after the right answer: the mechanism and its rule. A lab's own question, hint and explanation may name the
+    run's values, filled in when the checkpoint resolves (so that the lab's source never states the answer; an
+    unknown name is an error listing the known ones): ``{answer}`` (the right choice as its button reads),
+    ``{time}``, ``{since}`` (since the message's event before), ``{msg}`` and the event's fields, and more
+    (:func:`widgets.checkpoint_facts.run_facts`). Or, per answer key (or kind of place: ``"dlq"``, ``"delay"`` …),
     the words of each answer a knob can lead to (an answer not in it gets the default)."""
     name: str = ""
     """What the score summary calls it (default: ``"send_back #1"``)."""
@@ -291,6 +293,16 @@ def _question(cp: Checkpoint, event: TraceEvent) -> str:
         kind = event.kind.value.replace("_", " ")
         return _("When does the next {kind} of {msg} happen? Pick the time.").format(kind=kind, msg=msg)
     return _(question).format(msg=msg, who=event.actor.split(":", 1)[-1])
+
+
+def _filled(text: str, facts: Mapping[str, str]) -> str:
+    """A lab's own ``text`` with the run's values (see :attr:`Checkpoint.explain`); an unknown name is an error."""
+    if "{" not in text:
+        return text
+    try:
+        return text.format_map(facts)
+    except (KeyError, IndexError, ValueError) as exc:
+        raise CheckpointError(f"checkpoint text {text[:60]!r}: {exc!r}; it may name {sorted(facts)}") from exc
 
 
 def resolve(

@@ -66,7 +66,14 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(raised_late, horizon="61s", checkpoints=[
-    Checkpoint(before="scheduled", ask="where", optional=True, name="第一条重试消息在哪里等待"),
+    Checkpoint(before="delay_delivered", msg_id="M0001", ask="where", optional=True, name="M0001 的重试落在哪里",
+               question="M0001 回传时，Broker 为它抽到了 %RETRY%cg 的队列 {queue_id}（random % retryQueueNums，现在是 "
+                        "4）。它 10 s 的延时结束后，M0001 在哪里？在图里点那个位置（或点按钮）。",
+               hint="ScheduleMessageService 把副本移到回传时存进副本的主题和队列号（REAL_TOPIC、REAL_QID）；它和回传"
+                    "都不会拿这个队列号去和路由列出的队列比较。",
+               explain="答对了：{answer}。回传时抽到了队列 {queue_id}，Broker 把它存进副本（REAL_QID）；延时结束时 "
+                       "ScheduleMessageService 不加检查地把 M0001 写到那里。但 %RETRY%cg 保持着它在 c1 第一次心跳时"
+                       "创建的队列数，所以没有路由列出队列 {queue_id}，也没有 Consumer 拉取它：M0001 滞留了。"),
 ])
 dash
 
@@ -112,15 +119,15 @@ print(report.violations[0].detail)
 # `mqadmin updateTopic -t %RETRY%cg -r 4 -w 4` 让路由列出这四个队列。Broker 立即向 NameServer 注册新的路由；
 # Consumer 每 30 s 重新读取一次路由（`pollNameServerInterval`，第一次在启动后 10 ms），并且只在重平衡时分配队列，也就是上一次重平衡的 20 s 之后（`RebalanceService`；这里从它在 0 s 启动起每 20 s 一次，因为没有消费组变化会提前唤醒它）。
 #
-# 图：同一次运行，运维人员在 61 s 执行 `updateTopic`（参数 `update_topic_at_s`）。单步走过 61 s，停在那里。
+# 图：同一次运行，运维人员在 62 s 执行 `updateTopic`（参数 `update_topic_at_s`）。单步走过 62 s，停在那里。
 
 # %% tags=["nbval-ignore-output"]
-freed_dash = Dashboard(raised_late, knobs={"update_topic_at_s": 61}, horizon="2m")
+freed_dash = Dashboard(raised_late, knobs={"update_topic_at_s": 62}, horizon="2m")
 freed_dash
 
 # %% [markdown]
 # ### 练习 2 — 先预测，再运行
-# 运维人员在 61 s 运行 `updateTopic`。第一条搁浅的重试消息在第几秒被投递？
+# 运维人员在 62 s 运行 `updateTopic`。第一条搁浅的重试消息在第几秒被投递？
 
 # %% nbgrader={"grade": false, "grade_id": "ex04b_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
@@ -129,6 +136,7 @@ answer_2 = 100
 ### END SOLUTION
 
 # %%
+lab.run(until="62s")
 lab.update_topic("%RETRY%cg", queues=4)
 lab.run(until="3m")
 freed = [e for e in lab.trace.of_kind("delivered") if e.get("reconsume_times") == 1 and not e.get("queue").endswith(":0")]

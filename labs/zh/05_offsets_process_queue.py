@@ -62,17 +62,23 @@ def topic_queue(c):
 
 
 # %% [markdown]
-# ## 一次小运行：在 10 s 时看看 TreeMap 里面
-# 图：五条消息，`slow` 是第二条。“处理队列 ProcessQueue”标签页显示 ProcessQueue 的 TreeMap 和两份消费位点。单步走到
-# 10 s，停在那里。
+# ## 一次小运行：看看 TreeMap 里面
+# 图：一个队列上的五条消息，`slow`（offset 1）是第二条；它的监听器要 60 s，其余的立即返回。图下的“处理队列
+# ProcessQueue”标签页就是这个队列的 TreeMap（处理中的 offset、已完成的）和消费位点。单步：`ok2`、`ok3`、`ok4`
+# 都完成后，图停下来，问消费位点何时移动。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
-    Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="ok2 何时开始消费",
-               question="slow（M0002）正在监听器里。ok2（M0003）何时被投递？选择时间。"),
+    Checkpoint(before="offset_updated", queue="TopicTest@broker-a:0", nth=2, ask="when", optional=True,
+               name="消费位点何时越过 slow",
+               question="ok2、ok3、ok4（offset 2–4）已完成；slow（M0002）还在监听器里。c1 的消费位点下一次何时变化？"
+                        "选择时间。",
+               explain="答对了：{answer}。ProcessQueue.removeMessage 返回 msgTreeMap.firstKey()，即 TreeMap 里最小的 "
+                       "offset，而不是已完成的最大 offset：slow 还在它 60 s 的监听器里时，ok2 … ok4 完成也没有让消费"
+                       "位点移动。slow 返回时 TreeMap 空了，removeMessage 返回 queueOffsetMax + 1 = {offset}。"),
 ])
 dash
 
@@ -194,6 +200,9 @@ show_trace(lab.trace, "offset_updated", "offset_persisted", "lifecycle", fields=
 # %% [markdown]
 # 崩溃前最后一次持久化在 60 s，那时已提交的消费位点还是
 # 1；5 只到过客户端的内存。至少一次（at-least-once），绝不是至多一次：监听器要做成幂等的。
+#
+# > **常见说法 vs. 源码。** “消费者逐条确认消息，所以它的消费位点就是它最后完成的那条。”——并发消费者提交的是仍在处理中的*最小* offset：`ProcessQueue.removeMessage`（4.9.7）返回 `msgTreeMap.firstKey()`，TreeMap 空了才返回
+# > `queueOffsetMax + 1`。一条慢消息会拖住整个队列的消费位点，崩溃后它之后的消息全部重新投递。
 
 # %% [markdown]
 # ### 整次运行的图表：消费延迟（lag）

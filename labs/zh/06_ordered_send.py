@@ -47,6 +47,24 @@ def ordered_lab():
 
 # %% [markdown]
 # ## 一次小运行：两个订单，两个队列
+# 图：订单 3 和订单 5 每秒各发送一个事件，经过上面的选择器。看每个订单的事件发往哪个队列；图下的表格是第一秒。
+
+# %% tags=["nbval-ignore-output"]
+from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.dashboard import Dashboard
+
+
+def two_orders(events=4):
+    """订单 3 和订单 5 各发送 ``events`` 个事件，从 1 s 起每秒一个，用 ``by_order_id``。"""
+    lab, p = ordered_lab()
+    for k in range(events):
+        for order_id in (3, 5):
+            lab.at(f"{1 + k}s", p.send_with_selector, Message("TopicTest", f"订单 {order_id} 事件 {k + 1}"), by_order_id, order_id)
+    return lab
+
+
+tiny_dash = Dashboard(two_orders, knobs={"events": 4}, horizon="6s")
+tiny_dash
 
 # %%
 lab, p = ordered_lab()
@@ -60,7 +78,7 @@ show_trace(lab.trace, "send_attempt", "send_result")
 # b1。一个订单的每个事件都发往同一个队列，而一个队列是按顺序消费的——所以每个订单的事件都按顺序被消费。
 
 # %% [markdown]
-# ## 选择器出错时
+# ### 选择器出错时
 # `sendSelectImpl` 调用应用的选择器，然后向它返回的队列**只发送一次**。选择器抛出异常或返回 `null`
 # 时，发送在任何东西发出之前就以 `MQClientException` 结束。
 
@@ -114,15 +132,20 @@ SELECTORS = {"by_order_id": by_order_id}
 # 图：这次是订单 3–6，每个都在 1 s、10 s 和 45 s 发送。单步往前：到 10 s 订单 3 的发送失败后，图会停下，问订单 4 的事件存到哪里。
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
-from rmqlab.widgets.dashboard import Dashboard
-
 dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
                  knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="50s",
                  checkpoints=[Checkpoint(before="stored", msg_id="M0006", ask="where", optional=True,
                                          name="订单 4 在 10 s 发往哪里",
                                          question="broker-a 已宕机，订单 3 的发送刚刚失败。订单 4 在 10 s 的事件（M0006）"
-                                                  "存到哪里？在图中点击那个队列（或按钮）。")])
+                                                  "存到哪里？在图中点击那个队列（或按钮）。",
+                                         hint="sendSelectImpl 按选择器说的发送，只发一次：by_order_id 在 Producer 的"
+                                              "路由此刻列出的所有队列上返回 mqs[order_id % len(mqs)]，包括 broker-a "
+                                              "的队列，直到它下一次拉取路由（每 30 s 一次）。",
+                                         explain="答对了：{answer}。10 s 时 Producer 的路由仍列出全部 8 个队列 "
+                                                 "[a0..a3, b0..b3]（它每 30 s 重新拉取一次路由），所以选择器返回 "
+                                                 "mqs[4 % 8]，在一个正常运行的 Broker 上。订单 3 得到 "
+                                                 "mqs[3 % 8] = a3，在宕机的 Broker 上，而 sendSelectImpl 只尝试一次："
+                                                 "不会换一个队列重试，那会打乱这个订单的顺序。")])
 dash
 
 # %% [markdown]

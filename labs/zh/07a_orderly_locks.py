@@ -69,7 +69,11 @@ def retry_picture(max_reconsume_times=3):
 
 dash = Dashboard(retry_picture, knobs={"max_reconsume_times": 3}, horizon="20s", checkpoints=[
     Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="bad 何时再来",
-               question="bad（M0002）何时再次被投递？选择时间。"),
+               question="bad（M0002）何时再次被投递？选择时间。",
+               explain="答对了：{answer}。bad 在 3 s 返回 SUSPEND_CURRENT_QUEUE_A_MOMENT。顺序消费的 Consumer 从不把失败"
+                       "的消息回传给 Broker：processConsumeResult 把它放回 ProcessQueue，submitConsumeRequestLater 在 "
+                       "suspendCurrentQueueTimeMillis（默认值：{since}）之后在同一个队列上重试。c（M0003）在它后面等着："
+                       "一个队列按顺序消费。"),
 ])
 dash
 
@@ -79,12 +83,11 @@ lab.run(until="3s")
 show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsume_times"))
 
 # %% [markdown]
-# 这次重试是**本地**的：同一个队列、同一个 Consumer，在 `suspendCurrentQueueTimeMillis`（1000 ms）之后；而 `c` 在
-# `bad` 后面等着——这就是“顺序”的代价。
+# 这次重试是**本地**的：同一个队列、同一个 Consumer，暂停 `suspendCurrentQueueTimeMillis`（就是图上的问题）之后；而 `c` 在 `bad` 后面等着——这就是“顺序”的代价。
 #
 # > **常见说法 vs. 源码。** “顺序消费的 Consumer 重试 16 次，然后进入死信队列。”——
 # > `ConsumeMessageOrderlyService.getMaxReconsumeTimes` 把默认的 −1 变成
-# > `Integer.MAX_VALUE`：这个队列每秒重试一次，永不停止。不经过 `%RETRY%` 绕一圈，也没有 10 s / 30 s 的时间表。
+# > `Integer.MAX_VALUE`：这个队列永不停止地重试，每次都先暂停那么久。不经过 `%RETRY%` 绕一圈，也没有 10 s / 30 s 的时间表。
 #
 # ### 练习 1 — 先预测，再运行
 # 在 `max_reconsume_times=3` 下，`bad` 被投递几次之后队列才继续往前走？
@@ -391,7 +394,7 @@ grading_07a_5.verify("07a.5", answer_5)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 消费位点：顺序消费会覆盖，并发消费只会前进
+# ### 消费位点：顺序消费会覆盖，并发消费只会前进
 # 两种消费服务都调用 offset store 的 `updateOffset(mq, offset, increaseOnly)`：并发消费用
 # `increaseOnly = true`（迟到的、更小的提交会被忽略），顺序消费用 `false`（直接替换）。下面的单元在上一次运行的 c1 的
 # store 上两种方式各调用一次（这个队列的消费位点是 4）。正常情况下，顺序消费的提交从不后退（它按顺序提交取走的最后一个

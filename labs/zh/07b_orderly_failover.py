@@ -75,12 +75,7 @@ def takeover_lab(crash_at_s=10, c2_start_s=11):
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
-dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s", checkpoints=[
-    Checkpoint(before="lock_acquired", actor="consumer:c2", queue="TopicTest@broker-a:0", ask="who", optional=True,
-               name="接下来谁持有 TopicTest 的队列",
-               explain="答对了：c2。c1 崩溃时没有解锁，所以 Broker 一直把 TopicTest@broker-a:0 租给 c1，"
-                       "直到这份租约到期；c2 在那之后的下一次重平衡时拿到这个队列。"),
-])
+dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s")
 dash.controller.seek_time("11s")
 dash
 
@@ -133,7 +128,18 @@ def moving_queue_lab(listener_seconds=25):
     return lab
 
 # %% tags=["nbval-ignore-output"]
-moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizon="2m")
+moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizon="2m", checkpoints=[
+    Checkpoint(before="lock_acquired", actor="consumer:c2", queue="TopicTest@broker-a:1", ask="when", optional=True,
+               name="c2 何时拿到队列 1 的锁",
+               question="c2 在 10 s 加入，重平衡把 TopicTest 的队列 1 分给了它，而 c1 正在消费这个队列。c2 何时拿到 "
+                        "Broker 上 TopicTest@broker-a:1 的锁？选择时间。",
+               hint="c2 只在重平衡时向 Broker 请求队列锁（lockBatchMQ），从启动起每隔 20 s 一次；只有当没有人持有这个"
+                    "队列未过期的租约时，Broker 才会给它。",
+               explain="答对了：{answer}。c2 只在重平衡时请求锁，从 10 s 启动起每隔 20 s 一次：c1 持有租约时，它在 "
+                       "10 s、30 s、50 s 都被拒绝。c1 的重平衡在 31 s 放下队列 1（它的监听器此时已放开消费锁），并在 "
+                       "20 s 后的 51 s 才在 Broker 上解锁（UNLOCK_DELAY_TIME_MILLS），因为 ProcessQueue 里还缓存着消息；"
+                       "所以 c2 的下一次重平衡，在 {time}，拿到了锁。"),
+])
 moving_dash.controller.seek_time("10.5s")
 moving_dash
 
@@ -184,13 +190,23 @@ grading_07b_2.verify("07b.2", answer_2)
 # ## 干净的关闭：先解锁，每个应答都要等
 # 顺序消费 Consumer 的 `shutdown()` 以 `unlockAll` 结束它的消费服务：每个 Broker 一个 UNLOCK_BATCH_MQ 请求，带上该
 # Broker 的所有队列，并且在请求下一个 Broker 之前**等待每个应答**（最多 1 s）。之后才持久化消费位点、注销
-# Consumer。下面，broker-a 从 7.5 s 起对每个请求都晚 4 s 应答，c1 在 8 s 关闭。预测一下：关闭在什么时候结束——
-# 8 s、大约 9 s，还是 12 s？
+# Consumer。图：broker-a 从 7.5 s 起对每个请求都晚 4 s 应答（参数 `response_delay_s`），c1 在 8 s 关闭。单步走到 8 s，停在那里。预测一下：关闭在什么时候结束——8 s、大约 9 s，还是 12 s？
+
+# %% tags=["nbval-ignore-output"]
+def shutdown_picture(response_delay_s=4):
+    """从 2 s 起 a … f 在一个队列上；broker-a 从 7.5 s 起对每个请求都晚 ``response_delay_s`` 应答；c1 在 8 s 关闭。"""
+    lab, c1 = orderly_lab(bodies=("a", "b", "c", "d", "e", "f"))
+    lab.at("7.5s", lab.set_broker_fault, "broker-a", response_delay_ms=f"{response_delay_s}s")
+    lab.at("8s", c1.shutdown)
+    return lab
+
+
+shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horizon="15s")
+shutdown_dash
 
 # %%
-lab, c1 = orderly_lab(bodies=("a", "b", "c", "d", "e", "f"))
-lab.at("7.5s", lab.set_broker_fault, "broker-a", response_delay_ms="4s")
-lab.at("8s", c1.shutdown)
+lab = shutdown_picture()
+c1 = lab.consumers["c1"]
 lab.run(until="15s")
 show_trace([e for e in lab.trace if e.time_ms >= 7_500], "unlocked", "warning", "offset_persisted", "lifecycle",
            fields=("queue", "offset", "message", "event"))

@@ -65,7 +65,7 @@ from rmqlab.widgets.dashboard import Dashboard
 
 MODELS = ("CLUSTERING", "BROADCASTING")
 dash = Dashboard(two_consumers_lab, knobs={"model": "CLUSTERING", "messages": 3}, knob_options={"model": MODELS},
-                 horizon="30s", checkpoints=[Checkpoint(before="consumed", ask="where", optional=True, name="消费失败的消息去哪里")])
+                 horizon="30s")
 dash
 
 # %% [markdown]
@@ -76,10 +76,29 @@ show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=(
 
 # %% [markdown]
 # 只有一个实例收到了这条消息；它的消费失败被回传给 Broker，10 s 后又从 `%RETRY%cg`（重试队列）再来一次。
+
+# %% [markdown]
+# ## 广播模式 BROADCASTING：每个实例一份副本
+# 广播模式下的图，三条消息。单步：在 c1 的监听器让第一条消息的副本消费失败之前，图会停下来，问这份副本去哪里。
+
+# %% tags=["nbval-ignore-output"]
+broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
+                           knob_options={"model": MODELS}, horizon="30s", checkpoints=[
+    Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="c1 消费失败的副本去哪里",
+               hint="广播模式下，processConsumeResult 从不把失败的消息回传给 Broker，c1 自己也不再试：图里哪个位置是"
+                    "给没有人会再消费的副本的？",
+               explain="答对了：{answer}。广播模式下每个实例拿到自己的一份副本，也各自保存自己的消费位点"
+                       "（LocalFileOffsetStore，在客户端的磁盘上：Broker 不为它保存）。processConsumeResult 在这里从不"
+                       "调用 sendMessageBack，也没有谁再试这份副本：没有 %RETRY% 主题、没有延时级别、不进死信队列，"
+                       "c2 的副本也不受影响。"),
+])
+broadcast_dash
+
+# %% [markdown]
+# 越过问题继续播放，也看看 c2 的副本。
 #
 # ### 练习 1 — 先预测，再运行
-# 在广播模式 BROADCASTING 下，这条消息一共被投递几次（两个 Consumer，第一分钟内）？先预测，再把图的 `model` 参数切换为
-# BROADCASTING，把 `messages` 设为 1，点“重建”并单步走一遍。
+# 在广播模式 BROADCASTING 下，一条消息一共被投递几次（两个 Consumer，第一分钟内）？先预测，再把这张图的 `messages` 参数设为 1，点“重建”并单步走一遍。
 
 # %% nbgrader={"grade": false, "grade_id": "ex08_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
@@ -102,19 +121,8 @@ grading_08_1.verify("08.1", answer_1)
 show_trace(lab.trace, "delivered", "consumed", "send_back", "broadcast_dropped", fields=("queue", "reconsume_times", "status"))
 
 # %% [markdown]
-# 广播模式下的图，三条消息，停在第一份消费失败的副本处：
-
-# %% tags=["nbval-ignore-output"]
-broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
-                           knob_options={"model": MODELS}, horizon="30s")
-broadcast_dash.controller.jump_to_next("consumed")
-broadcast_dash
-
-# %% [markdown]
-# 每个实例的副本都消费失败了，而每个实例都把它**丢弃**了：在广播模式下，`processConsumeResult` 只记一条日志“BROADCASTING, the message consume failed, drop it”——不回传、不重试、不进死信队列。
-#
 # ### 练习 2 — 先预测，再运行
-# 丢弃之后，c1 为 `TopicTest@broker-a:0`（那条消费失败的消息所在的队列，offset 0）持有的消费位点是多少？
+# c1 的副本消费失败之后，c1 为 `TopicTest@broker-a:0`（那条消费失败的消息所在的队列，offset 0）持有的消费位点是多少？
 
 # %% nbgrader={"grade": false, "grade_id": "ex08_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
@@ -158,7 +166,7 @@ grading_08_3.verify("08.3", answer_3)
 print(topics)
 
 # %% [markdown]
-# ## 消费位点存在哪里
+# ### 消费位点存在哪里
 # 集群模式为整个消费组的每个队列保存一个消费位点，存在 Broker
 # 上（`RemoteBrokerOffsetStore`）。广播模式为**每个实例**的每个队列各保存一个，存在本地文件里（`LocalFileOffsetStore`，`~/.rocketmq_offsets/<clientId>/<group>/offsets.json`）：Broker
 # 对它们一无所知。
@@ -172,6 +180,8 @@ print("broker-a 上存储的 cg 的消费位点：", {k: v for k, v in lab.broke
 # ## 要点
 # - 集群模式（CLUSTERING）和广播模式（BROADCASTING）有三处不同：哪些实例收到一条消息、`processConsumeResult`
 #   怎样处理消费失败，以及消费位点存在哪里（`RemoteBrokerOffsetStore` / `LocalFileOffsetStore`）。
+#
+# > **常见说法 vs. 源码。** “消费失败的消息会重试最多 16 次，然后进入死信队列，不管是哪种消费模式。”——只有集群模式如此。广播模式下，4.9.7 的 `ConsumeMessageConcurrentlyService.processConsumeResult` 对每条失败的消息只记一条日志“BROADCASTING, the message consume failed, drop it”就继续往下走：没有 `%RETRY%`，没有延时级别，也没有 `%DLQ%`。可能失败的广播监听器必须自己重试或把工作暂存起来。
 
 # %% [markdown]
 # ## 你的得分

@@ -75,7 +75,11 @@ from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="30s", checkpoints=[
     Checkpoint(before="delivered", nth=4, ask="when", optional=True, name="bad-card 何时再来",
-               question="bad-card（M0003）何时再次被投递？选择时间。"),
+               question="bad-card（M0003）何时再次被投递？选择时间。",
+               explain="答对了：{answer}。bad-card 在 3 s 返回 SUSPEND_CURRENT_QUEUE_A_MOMENT。pay-1 是顺序消费的 "
+                       "Consumer：它从不回传失败的消息（没有 %RETRY% 主题，没有延时级别）；它在 "
+                       "suspendCurrentQueueTimeMillis（{since}）之后在同一个队列上重试同一条消息，maxReconsumeTimes 为 "
+                       "-1（Integer.MAX_VALUE）时永不停止。p4 和 p5 在它后面等着。"),
 ])
 dash
 
@@ -87,7 +91,7 @@ lab = deployed_lab().run(until="3s")
 show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsume_times"))
 
 # %% [markdown]
-# 越过这个问题继续播放：同一个消息 ID 在同一个队列上每秒回来一次：这是顺序消费 Consumer 的本地重试（实验 07a）。队列上的其他消息都动不了。
+# 越过这个问题继续播放：同一个消息 ID 在同一个队列上一次又一次地回来：这是顺序消费 Consumer 的本地重试（实验 07a）。队列上的其他消息都动不了。
 #
 # ### 练习 1 — 诊断
 # 按部署时的配置运行 10 分钟后，Broker 为 `pay-cg` 在 `Payments` 队列 0 上存储的消费位点是哪个 offset？

@@ -1,0 +1,284 @@
+"""The numbers a checkpoint quotes are the run's, and no lab states a checkpoint's answer before it is asked.
+
+Labs 04b, 05, 06, 07a, 07b, 08 and 09 (both languages) give their checkpoints their own question, hint and explanation
+(issue 30: an explanation adds the *why*, with this run's numbers). Stop 32's review found lab 05 saying "c1's listener
+is done with M0003" while the picture showed offset 2 still in process, and lab 07a's Markdown stating the answer of
+its "when" question under the picture. Here, for each such checkpoint:
+
+- every number its texts quote (``60 s``, ``offset 5``, ``queue 3``, ``-1``) is computed again from the run's trace
+  and compared, as a multiset, with the numbers in the text (so a changed scenario or rule fails here, not in class);
+- the lab's source (what a student reads before answering: the checkpoint's own literal texts, every Markdown cell
+  and every code cell) never states the answer: a "when" answer's time, a "where" answer's place.
+
+Runs are headless: each lab's source is executed with ``Dashboard`` recording what it builds (``test_lab_pictures``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_lab_pictures import LABS
+from test_lab_pictures import _dashboards_of as _english_dashboards_of
+
+from rmqlab import EventKind, TraceEvent, format_duration
+
+NUMBER = re.compile(r"(?<![\w%.@:\-/])-?\d+(?:\.\d+)?(?![\w.]*\w)")
+"""A number standing on its own: ``60`` in "60 s", ``5`` in "= 5", ``-1``; not the digits of M0002, ok2, c1,
+%RETRY%cg:3, broker-a, 4.9.7 or lockBatchMQ."""
+
+
+_ZH: dict[str, list[Any]] = {}
+
+
+def _dashboards_of(path: Path) -> list[Any]:
+    """Every Dashboard the lab at ``path`` builds (run once per session); a Chinese lab runs in its own language,
+    which is then set back."""
+    if path.parent.name != "zh":
+        return _english_dashboards_of(path)
+    if path.name not in _ZH:
+        import contextlib
+        import io
+        import runpy
+
+        import rmqlab.widgets.dashboard as dashboard_module
+
+        from rmqlab.core.i18n import current_language, set_language
+
+        built: list[Any] = []
+        original_init = dashboard_module.Dashboard.__init__
+
+        def recording_init(self: Any, *args: Any, **kwargs: Any) -> None:
+            original_init(self, *args, **kwargs)
+            built.append(self)
+
+        was = current_language()
+        try:
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(dashboard_module.Dashboard, "__init__", recording_init)
+                patch.chdir(path.parent)
+                with contextlib.redirect_stdout(io.StringIO()):
+                    runpy.run_path(str(path), run_name="__lab__")
+        finally:
+            set_language(was)
+        _ZH[path.name] = built
+    return _ZH[path.name]
+
+
+def numbers(text: str) -> list[str]:
+    """The standalone numbers of ``text``, sorted (a multiset to compare)."""
+    return sorted(NUMBER.findall(text))
+
+
+def time_numbers(ms: int) -> list[str]:
+    """The numbers of a time as the labs print it: 62000 → "1 m 2 s" → ["1", "2"]."""
+    return numbers(format_duration(ms))
+
+
+def _seconds(ms: int) -> str:
+    return f"{ms / 1000:g}"
+
+
+Facts = Callable[[Any, Any, Sequence[TraceEvent]], list[str]]
+
+
+def _lab_04b(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
+    qid = str(cp.event.get("queue_id"))
+    nums = next(e.get("retry_queue_nums") for e in trace if e.kind is EventKind.ADMIN and e.get("retry_queue_nums"))
+    waited = _seconds(int(cp.event.get("waited_ms")))
+    return [qid, str(nums), waited, qid, qid]  # question, then explanation; the hint quotes none
+
+
+def _lab_05(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
+    held = int(cp.event.get("previous"))
+    queue = cp.event.get("queue")
+    done = sorted(int(e.get("queue_offset")) for e in trace if e.kind is EventKind.CONSUMED
+                  and e.get("queue") == queue and int(e.get("queue_offset")) > held and e.time_ms < cp.event.time_ms)
+    slow = next(e for e in trace if e.kind is EventKind.CONSUMED and e.get("queue_offset") == held
+                and e.get("queue") == queue and e.time_ms == cp.event.time_ms)  # fmt: skip
+    question = [str(done[0]), str(done[-1])]
+    return [*question, _seconds(int(slow.get("took_ms"))), "1", str(cp.event.get("offset"))]
+
+
+def _orderly_retry(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
+    """07a and 09: when a suspended message comes back: its failure's time and the suspension."""
+    failed = [e for e in trace if e.kind is EventKind.CONSUMED and e.msg_id == cp.event.msg_id
+              and e.time_ms < cp.event.time_ms]  # fmt: skip
+    pause = cp.event.time_ms - failed[-1].time_ms
+    return [_seconds(failed[-1].time_ms), *time_numbers(pause)]
+
+
+def _lab_09(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
+    return [*_orderly_retry(dash, cp, trace), str(dash.knob_values()["max_reconsume_times"])]
+
+
+def _lab_07b(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
+    queue = cp.event.get("queue")
+    asks = [e.time_ms for e in trace if e.kind is EventKind.LOCK_BATCH and e.actor == cp.event.actor
+            and e.get("via") == "lock"]  # fmt: skip
+    period = asks[1] - asks[0]
+    refused = [e.time_ms for e in trace if e.kind is EventKind.LOCK_REFUSED and e.actor == cp.event.actor
+               and e.get("queue") == queue]  # fmt: skip
+    dropped = next(e.time_ms for e in trace if e.kind is EventKind.REBALANCED and queue in (e.get("removed") or []))
+    unlocked = next(e.time_ms for e in trace if e.kind is EventKind.UNLOCKED and e.get("queue") == queue)
+    qid = queue.rsplit(":", 1)[1]
+    question = [_seconds(asks[0]), qid]
+    hint = [_seconds(period)]
+    explain = ([_seconds(period), _seconds(asks[0])]
+               + [_seconds(t) for t in refused] + [qid, _seconds(dropped), _seconds(unlocked),
+               _seconds(unlocked - dropped)] + time_numbers(cp.event.time_ms))  # fmt: skip
+    return question + hint + explain
+
+
+def _lab_06(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
+    """Order 4's event goes to mqs[4 % 8] of the route the producer holds at 10 s; order 3's failed on mqs[3 % 8]."""
+    from rmqlab.client.producer.default_mq_producer import POLL_NAME_SERVER_INTERVAL_MS
+
+    lab = dash.controller.replay.make_lab()
+    mqs = sorted((q.broker_name, i) for q in lab.namesrv.route("TopicTest").queue_datas
+                 for i in range(q.write_queue_nums))  # fmt: skip
+    queue_of = {e.msg_id: (e.get("broker"), int(e.get("queue_id"))) for e in trace
+                if e.kind is EventKind.SEND_ATTEMPT}  # fmt: skip
+    index = mqs.index((cp.event.actor, int(cp.event.get("queue_id"))))
+    failed = next(e.msg_id for e in trace if e.kind is EventKind.SEND_FAILED and e.time_ms == cp.event.time_ms)
+    failed_index = mqs.index(queue_of[failed])
+    poll = _seconds(POLL_NAME_SERVER_INTERVAL_MS)
+    question = [str(failed_index), str(index), _seconds(cp.event.time_ms)]
+    # orders 3 and 4 of 8 queues: an order id below 8 is its own index (order 3 → mqs[3 % 8])
+    explain = [_seconds(cp.event.time_ms), str(len(mqs)), poll, str(index), str(len(mqs)), str(failed_index),
+               str(failed_index), str(len(mqs))]
+    return [*question, poll, *explain]
+
+
+def _no_numbers(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
+    return []
+
+
+FACTS: dict[str, Facts] = {
+    "04b_stranded_retry_queues": _lab_04b,
+    "05_offsets_process_queue": _lab_05,
+    "06_ordered_send": _lab_06,
+    "07a_orderly_locks": _orderly_retry,
+    "07b_orderly_failover": _lab_07b,
+    "08_broadcasting_vs_clustering": _no_numbers,
+    "09_capstone": _lab_09,
+}
+"""Per lab whose checkpoints have their own texts: the numbers those texts quote, from the run."""
+SOURCES = [f"{stem}.py" for stem in FACTS] + [f"zh/{stem}.py" for stem in FACTS]
+
+
+def _whole_trace(dash: Any) -> list[TraceEvent]:
+    """The dashboard's run to its end, built afresh from its own factory (the picture itself stays where it is)."""
+    from rmqlab.widgets.replay import Replay
+
+    replay = dash.controller.replay
+    fresh = Replay(replay.make_lab, horizon=replay.horizon_ms, max_idle_steps=replay.max_idle_steps,
+                   faults=replay.faults)
+    fresh.run_to_end()
+    return list(fresh.lab.trace)
+
+
+def _own_texts(cp: Any) -> str:
+    """What the lab wrote for the checkpoint, filled: its question, hint and explanation; the explanation without its
+    leading "Right: <answer>." (the answer's label is the button's, from the run)."""
+    return " ".join((cp.question, cp.hint if cp.lab_hint else "", cp.explain))
+
+
+@pytest.mark.parametrize("name", SOURCES)
+def test_the_numbers_a_checkpoint_quotes_are_the_runs(name: str) -> None:
+    """Every number in a checkpoint's question, own hint and explanation is the run's (a multiset match)."""
+    stem = Path(name).stem
+    asked = 0
+    for dash in _dashboards_of(LABS / name):
+        trace = _whole_trace(dash)
+        for cp in dash.controller.checkpoints:
+            asked += 1
+            answer_label = next(c.label for c in cp.choices if c.key == cp.answer)
+            quoted = numbers(_own_texts(cp).replace(answer_label, " ", 1))
+            expected = FACTS[stem](dash, cp, trace)
+            assert quoted == sorted(expected), (name, cp.name, _own_texts(cp))
+    assert asked >= 1, name
+
+
+def test_the_number_finder() -> None:
+    """Identifiers keep their digits; quantities are found."""
+    assert numbers("slow (M0002) in its 60 s listener, ok2 … ok4; queueOffsetMax + 1 = 5 on %RETRY%cg:3") == [
+        "1", "5", "60"]
+    assert numbers("4.9.7 lockBatchMQ c1 broker-a TopicTest@broker-a:1 maxReconsumeTimes -1") == ["-1"]
+    assert time_numbers(62_000) == ["1", "2"]
+
+
+def _read_while_it_waits(source: str, name: str) -> str:
+    """The text a student reads while the picture of checkpoint ``name`` waits: the picture's own cell (its code shows
+    the checkpoint's literal question, hint and explanation: only ``{answer}``-style names are filled in later) and
+    the cells after it, up to the next exercise, heading or picture."""
+    cells = source.split("# %%")
+    at = next(i for i, c in enumerate(cells) if f'name="{name}"' in c)
+    out = [cells[at]]
+    for cell in cells[at + 1 :]:
+        head = cell.split("### ", 1)[0].split("\n# ## ", 1)[0]
+        out.append(head)
+        if head != cell or "Dashboard(" in cell or "nbgrader" in cell:
+            break
+    return "".join(out)
+
+
+ONCE_A_SECOND = ("every second", "once a second", "每秒")
+
+
+@pytest.mark.parametrize("name", SOURCES)
+def test_no_lab_states_a_checkpoints_answer_while_it_waits(name: str) -> None:
+    """Stop 32: lab 07a's Markdown under the picture said "after suspendCurrentQueueTimeMillis (1000 ms)" and "retries
+    every second" while the picture asked when bad comes back. What a student reads while a checkpoint waits never
+    states its answer: a "when" answer's time or the time left to it (in s or ms), a "where" answer's place."""
+    source = (LABS / name).read_text()
+    said = []
+    for dash in _dashboards_of(LABS / name):
+        frames = dash.controller.frames
+        for cp in dash.controller.checkpoints:
+            text = _read_while_it_waits(source, cp.name)
+            if cp.ask == "when":
+                answer = int(cp.answer)
+                left = answer - frames.now_ms[cp.frame]
+                words = {format_duration(answer), f"{answer / 1000:g} s", f"{answer} ms", f"{left} ms", f"{left:,} ms",
+                         format_duration(left), f"{left / 1000:g} s"} | (set(ONCE_A_SECOND) if left == 1000 else set())
+                said += [(cp.name, w) for w in words if re.search(rf"(?<![\w.,–-]){re.escape(w)}(?![\w])", text)]
+            elif cp.ask == "where":
+                label = next(c.label for c in cp.choices if c.key == cp.answer)
+                said += [(cp.name, label)] if label in text else []
+    assert said == [], (name, said)
+
+
+def test_the_leak_check_finds_a_stated_answer() -> None:
+    """Lab 07a as it was: the Markdown under its picture stated the suspension."""
+    old = ('# %% tags=["nbval-ignore-output"]\ndash = Dashboard(f, checkpoints=[Checkpoint(name="when bad comes back", '
+           'explain="Right: {answer}. It waits 1000 ms.")])\n# %% [markdown]\n# The retry is local: after '
+           '`suspendCurrentQueueTimeMillis` (1 s).\n#\n# ### Exercise 1\n# 4 s')
+    text = _read_while_it_waits(old, "when bad comes back")
+    assert "1000 ms" in text and "(1 s)" in text and "4 s" not in text
+
+
+def test_a_labs_texts_are_filled_from_the_run_and_a_wrong_name_is_an_error() -> None:
+    """``{answer}``, ``{time}``, ``{since}`` and the event's fields come from the run; an unknown name fails the
+    build naming the names it may use (never a text shown with a raw ``{...}``)."""
+    from rmqlab.widgets import Checkpoint, demo_lab
+    from rmqlab.widgets.checkpoints import CheckpointError
+    from rmqlab.widgets.frames import build_run
+
+    def failing() -> Any:
+        return demo_lab(listener="fail_all", max_reconsume_times=1)
+
+    asked = Checkpoint(before="delivered", nth=2, ask="when", question="When is {msg} back?",
+                       explain="Right: {answer}, {since} after its failure; at {time} (reconsumeTimes "
+                               "{reconsume_times}).")
+    cp = build_run(failing, horizon="2m", checkpoints=[asked]).checkpoints[0]
+    label = next(c.label for c in cp.choices if c.key == cp.answer)
+    assert cp.question == f"When is {cp.event.msg_id} back?"
+    assert cp.explain.startswith(f"Right: {label}, ") and "{" not in cp.explain
+    assert f"at {format_duration(cp.event.time_ms)} (reconsumeTimes {cp.event.get('reconsume_times')})" in cp.explain
+    with pytest.raises(CheckpointError, match="since"):
+        build_run(failing, horizon="2m", checkpoints=[Checkpoint(before="delivered", nth=2, ask="when",
+                                                                  explain="{nope}")])
