@@ -314,11 +314,22 @@ class SceneView(FramedView):
     first paint), and it is also what ``_repr_mimebundle_`` offers next to the live widget.
     """
 
+    _current: Scene | None = None  # see :attr:`current`
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.canvas = SceneWidget()
-        self.current: Scene | None = None
         self.children = (self.canvas, self.debug)
+
+    @property
+    def current(self) -> Scene | None:
+        """The picture of the last snapshot (drawn now if the page was drawing it: :meth:`FramedView.catch_up`)."""
+        self.catch_up()
+        return self._current
+
+    @current.setter
+    def current(self, scene: Scene | None) -> None:
+        self._current = scene
 
     def page_frames(self, frames: RunFrames) -> dict[str, Any]:
         from .frames import encode, one_language  # frames imports this module
