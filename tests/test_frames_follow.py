@@ -4,11 +4,13 @@ the frame the page shows, and it recomputes no picture the page draws from its f
 from __future__ import annotations
 
 import asyncio
+import gc
 from typing import Any
 
 import pytest
 from rmqlab.widgets import Dashboard, demo_lab
 from rmqlab.widgets.event_log import EventLog
+from rmqlab.widgets.frames import one_build
 from rmqlab.widgets.scene import SceneView
 
 from rmqlab import Lab
@@ -106,3 +108,26 @@ def test_a_step_the_page_asks_for_starts_from_the_pages_last_position() -> None:
 
     asyncio.run(page())
     assert ctl.position == frames.positions[5]
+
+
+def test_a_build_of_frames_leaves_the_garbage_collector_as_it_found_it() -> None:
+    """The objects there before a build are out of the collector's full passes while it lasts, back afterwards; a
+    process that froze objects itself, or turned the collector off, is left as it is."""
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    with one_build():
+        assert gc.get_freeze_count() > 0  # the test's own objects among them
+    assert gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        with one_build():
+            assert gc.get_freeze_count() == 0
+    finally:
+        gc.enable()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with one_build():
+            pass
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

@@ -332,9 +332,9 @@ class SceneView(FramedView):
         self._current = scene
 
     def page_frames(self, frames: RunFrames) -> dict[str, Any]:
-        from .frames import encode, one_language  # frames imports this module
+        from .frames import encode, one_build  # frames imports this module
 
-        with one_language():
+        with one_build():
             return encode(frames.scenes(self))
 
     def draw_live(self) -> None:
