@@ -9,8 +9,9 @@
 // per frame the new marks, the changed fields of the others, the keys deleted, the order when it changed) draws
 // the frame its run's player shows. The player (kind "player") draws Reset / Back / Step / Play / speed /
 // scrubber / Jump, the clock, the caption (aria-live) and the checkpoints, and moves every scene of its run with
-// no kernel round trip; the kernel learns the position through the `position` trait, once a burst of moves settles. The same code runs in a page with no kernel
-// (mountStatic, for save_html, nbconvert and the docs), over a small stand-in for the widget model.
+// no kernel round trip; the kernel learns the position through the `position` trait, once a burst of moves settles.
+// The same code runs in a page with no kernel (mountStatic, for save_html, nbconvert and the docs), over a small
+// stand-in for the widget model.
 
 const SVG = "http://www.w3.org/2000/svg";
 const TAG = { rect: "rect", circle: "circle", line: "line", path: "path", text: "text", token: "g" };
