@@ -1,10 +1,11 @@
 """The kernel's cost of a Step when the run's frames are in the page (issue 32), next to a Step the kernel draws.
 
 With frames in the page a Step is drawn by ``scene.js`` at once; the kernel only *follows* (the player's
-``position`` trait arrives, :meth:`widgets.controller_frames.PageFrames._follow_player` steps the replay to that
-frame and updates every view's view-model, sending nothing while the page shows frames). That work no longer
-delays the picture, but it is still CPU on a shared machine, so it is measured here, in process CPU time, per
-frame followed, for
+``position`` trait arrives once a burst of moves has settled;
+:meth:`widgets.controller_frames.PageFrames._follow_player` steps the replay to that frame and hands the snapshot to
+the views, which put off their view-models while the page draws them from their frames). That work does not delay
+the picture, but it is still CPU on a shared machine (in JupyterLite, the same two cores as the page), so it is
+measured here, in process CPU time, per frame followed, for
 
 * ``lab03``: lab 03's ``past_dash`` (its factory copied; 39 frames over 7 h, every default view), and
 * ``demo1000``: ``demo_lab(messages=1000, listener="fail_twice")`` (the issue's 1,000-message case; frames capped

@@ -21,7 +21,7 @@ from .base import SnapshotView
 from .checkpoint_mask import Mask, mask_model
 from .checkpoints import AskedCheckpoint, Checkpoint
 from .framed import FramedView
-from .frames import RunFrames, build_run
+from .frames import RunFrames, build_run, one_language
 from .player import PlayerWidget
 from .replay import Replay, RunOutline
 from .stepper import Stepper
@@ -201,7 +201,8 @@ class PageFrames:
         }
 
     def _on_player_position(self, change: dict[str, Any]) -> None:
-        """The page moved: follow it asynchronously (the last of a burst of moves only)."""
+        """The page moved: follow it asynchronously (the last of a burst of moves only: the page itself sends its
+        position once a burst of Steps, a Play or a scrub has settled, and the kernel coalesces what still queues)."""
         if self._syncing or self.frames is None or change["new"] < 0:
             return
         first = self._pending_frame is None
@@ -215,7 +216,11 @@ class PageFrames:
 
     def _follow_player(self) -> None:
         """Reach the page's frame as the frames were built: Step by Step (meaningful steps), from the current frame
-        when it lies before, else from the start, so the state (and its virtual time) is the frame's own."""
+        when it lies before, else from the start, so the state (and its virtual time) is the frame's own.
+
+        Cheap on purpose (the kernel shares the machine with the page, and in JupyterLite its two cores): one
+        Ctrl-C handler and one reading of the language for the whole walk, and the views the page draws from their
+        frames are not recomputed (:meth:`widgets.framed.FramedView.update` defers their view-models until read)."""
         frame, self._pending_frame = self._pending_frame, None
         if frame is None or self.frames is None or self.replay is None or self.stepper is None:
             return
@@ -226,13 +231,16 @@ class PageFrames:
             return
         if here < 0 or here > frame:
             self.replay.rebuild()
-        while self.position < target and self.stepper.step():
-            pass
-        self._show()
+        with one_language(), self.replay.lab.stepping():
+            while self.position < target and self.stepper.step():
+                pass
+            self._show()
 
     def _on_player_msg(self, _widget: Any, content: dict[str, Any], _buffers: Any) -> None:
         """The page asks the kernel to move (past the frames it has, or one raw event)."""
         cmd = content.get("cmd") if isinstance(content, dict) else None
+        if self._pending_frame is not None:  # the page's last position first: the move counts from there
+            self._follow_player()
         if cmd == "step":
             self.step_once()
         elif cmd == "back":

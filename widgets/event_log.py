@@ -11,7 +11,7 @@ for hours is one row, not fifty thousand.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -192,13 +192,22 @@ class EventLog(FramedView):
     def to_text(self, vm: EventLogModel) -> str:
         return event_log_text(vm)
 
-    def render(self, vm: EventLogModel) -> None:
-        options = ((_(ALL), ALL), *((actor, actor) for actor in vm.actors))
+    def update(self, snap: LabSnapshot, mask: Callable[[Any], Any] | None = None) -> None:
+        """As every framed view (the table waits while the page draws it), but the actor filter's choices follow
+        the run at once: they are the kernel's, drawn by no frame."""
+        super().update(snap, mask)
+        self._offer_actors(_actors(snap))
+
+    def _offer_actors(self, actors: tuple[str, ...]) -> None:
+        options = ((_(ALL), ALL), *((actor, actor) for actor in actors))
         if tuple(self.actor_filter.options) != options:
-            keep = self.actor_filter.value if self.actor_filter.value in vm.actors else ALL
+            keep = self.actor_filter.value if self.actor_filter.value in actors else ALL
             with self.actor_filter.hold_trait_notifications():
                 self.actor_filter.options = options
                 self.actor_filter.value = keep
+
+    def render(self, vm: EventLogModel) -> None:
+        self._offer_actors(vm.actors)
         if self.live:
             self.canvas.table = event_table_json(vm)
 

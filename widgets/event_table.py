@@ -26,7 +26,7 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .checkpoint_mask import mask_model
-from .frames import encode_json, one_language
+from .frames import encode_json, one_build
 
 if TYPE_CHECKING:
     from .event_log import EventLogModel, EventRowVM
@@ -113,7 +113,7 @@ def event_frames(frames: RunFrames, model: Callable[[LabSnapshot], EventLogModel
     filters), delta-encoded by row key; a checkpoint's paused frame masked as its caption is (a "when"'s
     ``retry_in_ms=1000`` reads ``retry_in_ms=?``)."""
     masks = frames.masks
-    with one_language():
+    with one_build():
         return encode_json(
             event_table_json(mask_model(model(snap), masks.get(i))) for i, snap in enumerate(frames.snapshots)
         )

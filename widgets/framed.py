@@ -5,15 +5,23 @@ A controller that runs ahead (:mod:`widgets.controller_frames`) sends every such
 into :attr:`FramedView.canvas` itself only while it shows a position that is no frame (:attr:`FramedView.live`).
 The canvas is an anywidget drawn by ``scene.js`` with the traits ``run`` (the run whose player moves it, ``""``:
 none) and ``frames`` (the view's frames, delta-encoded by :func:`widgets.frames.encode_json`).
+
+While the page draws the view (not :attr:`FramedView.live`: it shows a frame, or the view is a tab never opened),
+:meth:`FramedView.update` only remembers the snapshot: the view-model (and a scene view's scene) is computed when
+something reads it (:attr:`vm`, :attr:`text`, :attr:`renders`, a scene's ``current``, or drawing it live), so a
+kernel that follows the page's Steps recomputes nothing nobody looks at.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .base import SnapshotView
+from .base import SnapshotView, guarded
 
 if TYPE_CHECKING:
+    from rmqlab.snapshot import LabSnapshot
+
     from .frames import RunFrames
 
 __all__ = ["FramedView"]
@@ -24,6 +32,11 @@ class FramedView(SnapshotView):
 
     canvas: Any
     """The anywidget that draws the view (traits ``run`` and ``frames``), set by the subclass."""
+    _due: tuple[LabSnapshot, Callable[[Any], Any] | None] | None = None
+    """The snapshot (and mask) of an :meth:`update` put off while the page draws the view (:meth:`catch_up`)."""
+    _vm: Any = None
+    _text = ""
+    _renders = 0
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -32,6 +45,50 @@ class FramedView(SnapshotView):
         while it shows a frame (the page draws it from the canvas's ``frames``)."""
         self.run_frames: RunFrames | None = None
         """The run whose frames the canvas has (set by :meth:`send_page_frames`)."""
+
+    def update(self, snap: LabSnapshot, mask: Callable[[Any], Any] | None = None) -> None:
+        """:meth:`SnapshotView.update` now if the kernel draws the view (:attr:`live`); else only remember ``snap``:
+        the page draws this frame from the frames it has, and the view-model waits until it is read."""
+        self.snapshot, self.mask = snap, mask
+        self._due = (snap, mask)
+        if self.live:
+            self.catch_up()
+
+    def catch_up(self) -> None:
+        """Compute the view-model (and render it) of the last :meth:`update` if it was put off."""
+        due, self._due = self._due, None
+        if due is not None:
+            guarded(self)(super().update)(*due)  # a view-model that fails shows in the view's debug, as live
+
+    @property
+    def vm(self) -> Any:
+        """The view-model of the last snapshot (computed now if :meth:`update` put it off)."""
+        self.catch_up()
+        return self._vm
+
+    @vm.setter
+    def vm(self, value: Any) -> None:
+        self._vm = value
+
+    @property
+    def text(self) -> str:
+        """The plain-text rendering of :attr:`vm`."""
+        self.catch_up()
+        return self._text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._text = value
+
+    @property
+    def renders(self) -> int:
+        """How many times the view-model changed and was rendered."""
+        self.catch_up()
+        return self._renders
+
+    @renders.setter
+    def renders(self, value: int) -> None:
+        self._renders = value
 
     def page_frames(self, frames: RunFrames) -> dict[str, Any]:
         """This view's frames of ``frames``' run, delta-encoded for the page."""

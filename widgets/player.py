@@ -3,9 +3,11 @@
 The kernel sends the run's frames once (:meth:`~widgets.frames.RunFrames.player_json`); every move after that
 happens in the browser (``scene.js``): the player draws the clock and the caption and tells the run's scene
 widgets which frame to show, with no kernel round trip. The kernel learns the position asynchronously through
-:attr:`position` (``-1``: the kernel shows a position that is not a frame, e.g. after a raw step) and the
-checkpoint answers through :attr:`answers`. A message ``{"cmd": "step"}`` / ``{"cmd": "back"}`` asks the kernel
-to move when the page cannot (past the last frame of a run too long to send whole).
+:attr:`position` (``-1``: the kernel shows a position that is not a frame, e.g. after a raw step), told once a burst
+of moves has settled (Steps in a row, a Play, a scrub: one message, so that following it does not take the CPU from
+the page's next Steps), and the checkpoint answers through :attr:`answers`. A message ``{"cmd": "step"}`` /
+``{"cmd": "back"}`` asks the kernel to move when the page cannot (past the last frame of a run too long to send
+whole).
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@
 // per frame the new marks, the changed fields of the others, the keys deleted, the order when it changed) draws
 // the frame its run's player shows. The player (kind "player") draws Reset / Back / Step / Play / speed /
 // scrubber / Jump, the clock, the caption (aria-live) and the checkpoints, and moves every scene of its run with
-// no kernel round trip; the kernel learns the position through the `position` trait. The same code runs in a page with no kernel
-// (mountStatic, for save_html, nbconvert and the docs), over a small stand-in for the widget model.
+// no kernel round trip; the kernel learns the position through the `position` trait, once a burst of moves settles.
+// The same code runs in a page with no kernel (mountStatic, for save_html, nbconvert and the docs), over a small
+// stand-in for the widget model.
 
 const SVG = "http://www.w3.org/2000/svg";
 const TAG = { rect: "rect", circle: "circle", line: "line", path: "path", text: "text", token: "g" };
@@ -259,6 +260,8 @@ function renderScene({ model, el }) {
 }
 
 // ---------------------------------------------------------------- the player
+const QUIET_MS = 300; // the player tells the kernel its position this long after the last move of a burst
+
 const PLAYER_CSS = `
 .rq-player { font-family: var(--jp-ui-font-family, sans-serif); font-size: 13px; color: var(--jp-ui-font-color1, #1f1f1f); }
 .rq-player .rq-row { display: flex; flex-wrap: wrap; gap: 4px; align-items: center; margin: 2px 0; }
@@ -393,7 +396,7 @@ function renderPlayer({ model, el: host }) {
     fillJumps();
     announce(run(), index);
     root.setAttribute("data-step", String(index));
-    if (!fromKernel && model.get("position") !== index) { model.set("position", index); model.save_changes(); }
+    if (!fromKernel) tellKernelSoon();
     const cp = checkpointAt(index);
     if (cp && !ask.hidden && ask.dataset.name === cp.name) return;
     // the explanation of an answered checkpoint stays up while play goes on, until the next question; stepping,
@@ -401,6 +404,19 @@ function renderPlayer({ model, el: host }) {
     const askedAt = Number(ask.dataset.frame);
     if (cp) askCheckpoint(cp);
     else if (ask.dataset.right !== "1" || index < askedAt || (!timer && index > askedAt + 1)) closeAsk();
+  }
+
+  // The kernel follows the page (it walks its run to the frame shown, for the notebook's `controller.position`):
+  // told once a burst of Steps, a Play or a scrub has settled (QUIET_MS after the last move), not at every move,
+  // so its work does not take the CPU from the page's next Steps (in JupyterLite the kernel shares the cores).
+  let tellTimer = null;
+  function tellKernel() {
+    if (tellTimer) { clearTimeout(tellTimer); tellTimer = null; }
+    if (index >= 0 && model.get("position") !== index) { model.set("position", index); model.save_changes(); }
+  }
+  function tellKernelSoon() {
+    if (tellTimer) clearTimeout(tellTimer);
+    tellTimer = setTimeout(tellKernel, QUIET_MS);
   }
 
   function fillJumps() {
@@ -422,7 +438,7 @@ function renderPlayer({ model, el: host }) {
   function forward() {
     if (!ask.hidden && ask.dataset.right !== "1") { setPlaying(false); return false; } // answer first
     if (from() < count() - 1) { show(from() + 1); return true; }
-    if (!data.complete) model.send({ cmd: "step" });
+    if (!data.complete) { tellKernel(); model.send({ cmd: "step" }); } // the kernel steps on from the page's place
     return false;
   }
 
@@ -537,7 +553,7 @@ function renderPlayer({ model, el: host }) {
     }
   });
 
-  const onData = () => { data = model.get("data") || {}; done.clear(); setPlaying(false); showScore(); show(model.get("position") || 0, { fromKernel: true }); };
+  const onData = () => { clearTimeout(tellTimer); tellTimer = null; data = model.get("data") || {}; done.clear(); setPlaying(false); showScore(); show(model.get("position") || 0, { fromKernel: true }); };
   const onPosition = () => { const p = model.get("position"); if (p !== index) show(p, { fromKernel: true }); };
   const onInterval = () => { if (timer) setPlaying(true); };
   model.on("change:data", onData);
@@ -545,6 +561,7 @@ function renderPlayer({ model, el: host }) {
   model.on("change:interval", onInterval);
   onData();
   return () => {
+    try { tellKernel(); } catch (e) { /* the model went with the kernel: nothing to tell */ } // a move not told yet
     setPlaying(false);
     model.off("change:data", onData); model.off("change:position", onPosition); model.off("change:interval", onInterval);
   };

@@ -314,16 +314,27 @@ class SceneView(FramedView):
     first paint), and it is also what ``_repr_mimebundle_`` offers next to the live widget.
     """
 
+    _current: Scene | None = None  # see :attr:`current`
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.canvas = SceneWidget()
-        self.current: Scene | None = None
         self.children = (self.canvas, self.debug)
 
-    def page_frames(self, frames: RunFrames) -> dict[str, Any]:
-        from .frames import encode, one_language  # frames imports this module
+    @property
+    def current(self) -> Scene | None:
+        """The picture of the last snapshot (drawn now if the page was drawing it: :meth:`FramedView.catch_up`)."""
+        self.catch_up()
+        return self._current
 
-        with one_language():
+    @current.setter
+    def current(self, scene: Scene | None) -> None:
+        self._current = scene
+
+    def page_frames(self, frames: RunFrames) -> dict[str, Any]:
+        from .frames import encode, one_build  # frames imports this module
+
+        with one_build():
             return encode(frames.scenes(self))
 
     def draw_live(self) -> None:
