@@ -12,7 +12,46 @@ from typing import Any
 from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.core.i18n import N_
 
-__all__ = ["answer_kind", "default_hint", "run_facts", "subject"]
+__all__ = ["HINTS", "OTHER_HINT", "answer_kind", "default_hint", "run_facts", "subject"]
+
+
+OTHER_HINT = N_("Step through the run again and watch this message.")
+"""The hint of a checkpoint on an event kind :data:`HINTS` has no words for (a constant of its own: Babel does not
+extract a call nested in another call's arguments)."""
+HINTS: dict[str, str] = {
+    "send_back": N_(
+        "A failed message is not retried in place: the consumer sends it back to the broker, which parks "
+        "it in SCHEDULE_TOPIC_XXXX at delay level 3 + reconsumeTimes before it returns on %RETRY%<group>."
+    ),
+    "scheduled": N_(
+        "The broker keeps a retried message in SCHEDULE_TOPIC_XXXX, one queue per delay level; which "
+        "level follows from how many times it was already reconsumed."
+    ),
+    "delay_delivered": N_(
+        "When its delay level's time is up, ScheduleMessageService moves the message to the topic in "
+        "its REAL_TOPIC property: for a retry, %RETRY%<group>."
+    ),
+    "dead_lettered": N_(
+        "Once reconsumeTimes reaches maxReconsumeTimes (16 by default), the broker stores the message "
+        "in %DLQ%<group> instead of scheduling another retry."
+    ),
+    "delivered": N_(
+        "A consumer instance only pulls from the queues the rebalance gave it (AllocateMessageQueue"
+        "Averagely over the sorted client ids and queues)."
+    ),
+    "stored": N_(
+        "The producer picks the queue (round robin, or the MessageQueueSelector) and the broker appends it there."
+    ),
+    "lock_acquired": N_(
+        "An orderly consumer must hold the broker's lock on a queue before it consumes it; a lock "
+        "expires 60 s after its last renewal, then another instance may take it."
+    ),
+    "rebalanced": N_(
+        "Every 20 s, and when the group's members change, each instance recomputes its share of the "
+        "queues from the same sorted lists."
+    ),
+}
+"""A hint about the mechanism, per event kind (used when the checkpoint gives none; shown translated)."""
 
 
 def subject(event: TraceEvent) -> str:

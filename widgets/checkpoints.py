@@ -37,7 +37,7 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .checkpoint_choices import where_offers, who_hint
-from .checkpoint_facts import answer_kind, default_hint, run_facts
+from .checkpoint_facts import HINTS, OTHER_HINT, answer_kind, default_hint, run_facts
 from .checkpoint_facts import subject as _subject
 from .checkpoint_when import when_offers
 from .flow_view import FlowVM, Place
@@ -47,43 +47,6 @@ __all__ = ["ASKS", "AskedCheckpoint", "Checkpoint", "CheckpointError", "Choice",
 Ask = Literal["where", "who", "when"]
 ASKS: tuple[str, ...] = ("where", "who", "when")
 
-OTHER_HINT = N_("Step through the run again and watch this message.")
-"""The hint of a checkpoint on an event kind :data:`HINTS` has no words for (a constant of its own: Babel does not
-extract a call nested in another call's arguments)."""
-HINTS: dict[str, str] = {
-    "send_back": N_(
-        "A failed message is not retried in place: the consumer sends it back to the broker, which parks "
-        "it in SCHEDULE_TOPIC_XXXX at delay level 3 + reconsumeTimes before it returns on %RETRY%<group>."
-    ),
-    "scheduled": N_(
-        "The broker keeps a retried message in SCHEDULE_TOPIC_XXXX, one queue per delay level; which "
-        "level follows from how many times it was already reconsumed."
-    ),
-    "delay_delivered": N_(
-        "When its delay level's time is up, ScheduleMessageService moves the message to the topic in "
-        "its REAL_TOPIC property: for a retry, %RETRY%<group>."
-    ),
-    "dead_lettered": N_(
-        "Once reconsumeTimes reaches maxReconsumeTimes (16 by default), the broker stores the message "
-        "in %DLQ%<group> instead of scheduling another retry."
-    ),
-    "delivered": N_(
-        "A consumer instance only pulls from the queues the rebalance gave it (AllocateMessageQueue"
-        "Averagely over the sorted client ids and queues)."
-    ),
-    "stored": N_(
-        "The producer picks the queue (round robin, or the MessageQueueSelector) and the broker appends it there."
-    ),
-    "lock_acquired": N_(
-        "An orderly consumer must hold the broker's lock on a queue before it consumes it; a lock "
-        "expires 60 s after its last renewal, then another instance may take it."
-    ),
-    "rebalanced": N_(
-        "Every 20 s, and when the group's members change, each instance recomputes its share of the "
-        "queues from the same sorted lists."
-    ),
-}
-"""A hint about the mechanism, per event kind (used when the checkpoint gives none; shown translated)."""
 WHERE_KINDS = ("business", "retry", "delay", "dlq", "process_queue", "done", "dropped")
 """The flow view's place kinds a "where" checkpoint offers as answers."""
 
@@ -305,6 +268,14 @@ def _filled(text: str, facts: Mapping[str, str]) -> str:
         raise CheckpointError(f"checkpoint text {text[:60]!r}: {exc!r}; it may name {sorted(facts)}") from exc
 
 
+def _own_explain(cp: Checkpoint, answer: str) -> str:
+    """The lab's own explanation of the right answer: one for every answer, or the one given for this answer's key
+    (or its kind of place); empty for the default."""
+    if isinstance(cp.explain, str):
+        return cp.explain
+    return cp.explain.get(answer, cp.explain.get(answer_kind(answer), ""))
+
+
 def resolve(
     checkpoints: Sequence[Checkpoint],
     *,
@@ -346,11 +317,9 @@ def resolve(
                 continue
             raise
         right = next(c.label for c in choices if c.key == answer)
-        plain = captions[after][0] if captions[after] else ""
         facts = run_facts(event, trace[: event.seq - 1], now_ms=snap.now_ms, answer=right)
-        per = {} if isinstance(cp.explain, str) else cp.explain
-        own = cp.explain if isinstance(cp.explain, str) else per.get(answer, per.get(answer_kind(answer), ""))
-        explain = _filled(own, facts) or _("Right: {answer}. ").format(answer=right) + plain
+        plain = next(iter(captions[after]), "")
+        explain = _filled(_own_explain(cp, answer), facts) or _("Right: {answer}. ").format(answer=right) + plain
         out.append(
             AskedCheckpoint(
                 cp.label,
