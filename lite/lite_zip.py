@@ -10,9 +10,12 @@ wheel that can be imported from a zip goes into that same zip: its modules with 
 ``.dist-info`` (``importlib.metadata`` reads it there: micropip and piplite see the package installed).
 
 Not every package can be: one that opens its own files by path (``open(os.path.dirname(__file__) / …)``) finds
-nothing inside a zip. Those stay wheels that Pyodide unpacks (:data:`UNPACKED`), as do the ones the kernel's start
-loads by name: the pyodide-kernel's worker installs ``ipython``, ``comm``, ``ipykernel``, ``pyodide-kernel`` and
-``jedi`` with piplite unless they are among the preloaded packages, and loads ``micropip`` and ``piplite`` itself.
+nothing inside a zip; one that reads them with ``importlib.resources`` finds them, but each ``files()`` is a new
+``zipfile.Path`` that reads the whole zip's directory (thousands of names) in Python, so a package that reads a dozen
+files so (jsonschema's metaschemas) is far slower from the zip than unpacked. Those stay wheels that Pyodide unpacks
+(:data:`UNPACKED`), as do the ones the kernel's start loads by name: the pyodide-kernel's worker installs
+``ipython``, ``comm``, ``ipykernel``, ``pyodide-kernel`` and ``jedi`` with piplite unless they are among the
+preloaded packages, and loads ``micropip`` and ``piplite`` itself.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ UNPACKED = {
     "jedi": "reads typeshed's stubs by path (completion)",
     "parso": "reads its grammar files by path (jedi's parser)",
     "plotly": "reads its validators' JSON by path",
+    "jsonschema": "reads its metaschemas with importlib.resources, which from a zip parses the whole zip's directory "
+    "again for each of its dozen files (6 of the 9.7 s importing plotly's renderers, at load 11)",
     "ipython": "the kernel's start installs it unless preloaded by name",
     "comm": "the kernel's start installs it unless preloaded by name",
     "ipykernel": "the kernel's start installs it unless preloaded by name",

@@ -55,3 +55,5 @@ def test_the_packages_that_read_their_own_files_or_that_the_kernel_loads_stay_wh
     assert not zipped(Path("pyodide_kernel-0.8.6-py3-none-any.whl"))  # canonical name: pyodide-kernel
     assert zipped(Path("networkx-3.6.1-py3-none-any.whl")) and zipped(Path("prompt_toolkit-3.0.53-py3-none-any.whl"))
     assert {"rmqlab", "jedi", "parso", "plotly", "ipython", "micropip", "piplite"} <= set(UNPACKED)
+    # reads its metaschemas with importlib.resources: from the zip, the whole zip's directory again for each file
+    assert not zipped(Path("jsonschema-4.17.3-py3-none-any.whl"))
