@@ -1,6 +1,6 @@
 """``lite/lite_zip.py``: the site's wheels that import from a zip go into Pyodide's standard-library zip (modules,
-bytecode, metadata; not their ``.data`` folders); the ones that read their own files by path, or that the kernel's
-start loads by name, stay wheels; a file two archives both have stops the build."""
+bytecode, metadata; not their ``.data`` folders nor their test suites); the ones that read their own files by path,
+or that the kernel's start loads by name, stay wheels; a file two archives both have stops the build."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ def _archive(path: Path, names: list[str]) -> Path:
 def test_the_wheels_join_the_standard_library_without_their_data(tmp_path: Path) -> None:
     stdlib = _archive(tmp_path / "python_stdlib.zip", ["json/__init__.py", "json/__init__.pyc"])
     networkx = ["networkx/__init__.py", "networkx/__init__.pyc", "networkx-3.6.1.dist-info/METADATA",
-                "networkx-3.6.1.data/data/share/x.json"]  # fmt: skip
+                "networkx-3.6.1.data/data/share/x.json", "networkx/tests/test_all.py",
+                "networkx/classes/tests/test_graph.pyc", "networkx/tests.py"]  # fmt: skip
     typing = ["typing_extensions.py", "typing_extensions.pyc", "typing_extensions-4.16.0.dist-info/METADATA"]
     wheels = [_archive(tmp_path / "networkx-3.6.1-py3-none-any.whl", networkx),
               _archive(tmp_path / "typing_extensions-4.16.0-py3-none-any.whl", typing)]  # fmt: skip
@@ -32,7 +33,7 @@ def test_the_wheels_join_the_standard_library_without_their_data(tmp_path: Path)
     assert stdlib_with_packages(stdlib, wheels, out) == ["networkx", "typing_extensions"]
     with zipfile.ZipFile(out) as merged:
         assert merged.namelist() == ["json/__init__.py", "json/__init__.pyc", "networkx/__init__.py",
-                                     "networkx/__init__.pyc", "networkx-3.6.1.dist-info/METADATA",
+                                     "networkx/__init__.pyc", "networkx-3.6.1.dist-info/METADATA", "networkx/tests.py",
                                      "typing_extensions.py", "typing_extensions.pyc",
                                      "typing_extensions-4.16.0.dist-info/METADATA"]  # fmt: skip
         assert merged.read("networkx/__init__.py") == b"# networkx/__init__.py\n"
@@ -55,3 +56,5 @@ def test_the_packages_that_read_their_own_files_or_that_the_kernel_loads_stay_wh
     assert not zipped(Path("pyodide_kernel-0.8.6-py3-none-any.whl"))  # canonical name: pyodide-kernel
     assert zipped(Path("networkx-3.6.1-py3-none-any.whl")) and zipped(Path("prompt_toolkit-3.0.53-py3-none-any.whl"))
     assert {"rmqlab", "jedi", "parso", "plotly", "ipython", "micropip", "piplite"} <= set(UNPACKED)
+    # reads its metaschemas with importlib.resources: from the zip, the whole zip's directory again for each file
+    assert not zipped(Path("jsonschema-4.17.3-py3-none-any.whl"))

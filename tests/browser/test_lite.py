@@ -217,7 +217,8 @@ def test_the_site_carries_its_runtime_and_wheels(lite_site: Site) -> None:
     for top, dist in (("networkx", "networkx-"), ("traitlets", "traitlets-"), ("ipywidgets", "ipywidgets-")):
         assert {f"{top}/__init__.py", f"{top}/__init__.pyc"} <= in_zip and top not in lock, top
         assert any(n.startswith(dist) and n.endswith(".dist-info/METADATA") for n in in_zip), dist
-    assert not any(n.startswith(("rmqlab/", "IPython/", "jedi/", "plotly/")) for n in in_zip)  # these are unpacked
+    assert not any(n.startswith(("rmqlab/", "IPython/", "jedi/", "plotly/", "jsonschema/")) for n in in_zip)  # unpacked
+    assert "jsonschema" in preloaded  # importlib.resources reads its metaschemas: from the zip, slowly (lite_zip)
     # bytecode compiled by this Pyodide beside every module (lite/lite_bytecode.py): the magic number of the
     # standard library's, and unchecked-hash pycs (flags 0b01), so the browser compiles nothing
     with zipfile.ZipFile(pyodide / "python_stdlib.zip") as stdlib:
