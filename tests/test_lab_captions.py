@@ -174,7 +174,8 @@ COUNTED = re.compile(r"\s*(\(and \d+ more: see the Events tab\)|（还有 \d+ �
 
 def _sentences(plain: str) -> list[str]:
     """``plain``'s sentences, the count of the step's other events ("(and 3 more: see the Events tab)") left out."""
-    return [s for s in re.split(r"(?<=[.。])\s*(?=\S)", COUNTED.sub("", plain)) if s]
+    # a sentence ends at "。", or at "." before a space (not inside a time: "cut at 1.500 s")
+    return [s for s in re.split(r"(?<=\.)\s+(?=\S)|(?<=。)\s*(?=\S)", COUNTED.sub("", plain)) if s]
 
 
 def wrapped_lines(text: str, width: float = CAPTION_BOX_PX, px: float = CAPTION_PX) -> int:

@@ -21,7 +21,7 @@ from rmqlab.snapshot import LabSnapshot
 
 from .base import guarded
 from .checkpoint_mask import Mask
-from .frames import clock_text
+from .frames import RunFrames, clock_text
 from .kind_names import jump_label, kind_name
 from .replay import Replay, RunOutline
 from .stepper import Stepper
@@ -66,6 +66,7 @@ class KernelControls:
     snapshot: LabSnapshot | None
     stepper: Stepper | None
     outline: RunOutline | None
+    frames: RunFrames | None
     caption_lines: tuple[str, ...]
     _syncing: bool
     reset: Callable[[], int]
@@ -211,7 +212,15 @@ class KernelControls:
         """The captions of the step that reached the current position (a function of position and toggle)."""
         if self.stepper is None:
             return ()
-        lines = self.stepper.caption_lines(raw=self.raw_steps)
+        frames, frame = self.frames, -1
+        if frames is not None and not self.raw_steps and self.replay is not None:
+            frame = frames.index_of(self.position, self.replay.lab.now)
+        # a frame's caption is the page's (its first knows the run ahead, its last what the run showed)
+        lines = (
+            frames.captions[frame]
+            if frames is not None and frame >= 0
+            else self.stepper.caption_lines(raw=self.raw_steps, last=self.at_end and not self.raw_steps)
+        )
         mask = self.mask_here()  # a paused "when" checkpoint: the kernel's caption hides its answer as the page's does
         return lines if mask is None else tuple(mask(line) for line in lines)
 
