@@ -56,7 +56,7 @@ def test_two_lines_tell_of_one_event_and_the_run_begins_and_ends_in_a_sentence(
             both = [c for c in step if _said(plain, c) and _ruled(rule, c)]
             assert both, (source, run, i, plain, rule, [c.plain for c in step if _ruled(rule, c)])
             steps += 1
-        _check_first_and_last(source, run, frames, list(replay.lab.trace))
+        _check_first_and_last(source, run.index, frames, list(replay.lab.trace))
     assert steps >= 8, f"{source}: only {steps} steps checked"
 
 

@@ -207,8 +207,9 @@ class FaultPanel:
         injected = ""
         if self.faults:
             items = "".join(f"<li>{html.escape(f.label)}</li>" for f in self.faults)
+            named, said = _("injected faults"), _("injected:")
             injected = (
-                f' · <span aria-label="{_("injected faults")}">{_("injected:")} '
+                f' · <span aria-label="{named}">{said} '
                 f'<ul style="display:inline;margin:0;padding-left:1.2em">{items}</ul></span>'
             )
         self.fault_list.value = f'<div data-testid="rmq-faults" role="status">{active}{injected}</div>'

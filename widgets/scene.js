@@ -419,9 +419,22 @@ function renderPlayer({ model, el: host }) {
   }
 
   const from = () => (index < 0 ? Number(model.get("live_near")) || 0 : index);
+  // a checkpoint not answered yet stops every move forward at its question: Step, Play, a scrub, Jump, End
+  // (widgets/checkpoint_gate.py is the kernel's twin)
+  function gate(target) {
+    const here = from();
+    if (target <= here) return target;
+    const waiting = (data.checkpoints || [])
+      .filter((c) => !(done.get(c.name) || {}).right && c.frame >= here && c.frame < target).map((c) => c.frame);
+    return waiting.length ? Math.min(...waiting) : target;
+  }
   function forward() {
     if (!ask.hidden && ask.dataset.right !== "1") { setPlaying(false); return false; } // answer first
-    if (from() < count() - 1) { show(from() + 1); return true; }
+    if (from() < count() - 1) {
+      const next = gate(from() + 1);
+      if (next === from()) { setPlaying(false); show(next); return false; }
+      show(next); return true;
+    }
     if (!data.complete) model.send({ cmd: "step" });
     return false;
   }
@@ -517,11 +530,11 @@ function renderPlayer({ model, el: host }) {
     model.set("interval", Math.round(1000 / Number(speed.value))); model.save_changes();
     if (timer) setPlaying(true);
   };
-  scrub.oninput = () => { setPlaying(false); show(Number(scrub.value)); };
+  scrub.oninput = () => { setPlaying(false); show(gate(Number(scrub.value))); };
   jump.onclick = () => {
     setPlaying(false);
     const per = (data.jumps || {})[jumpKind.value] || [];
-    for (let j = from() + 1; j < per.length; j++) if (per[j]) { show(j); return; }
+    for (let j = from() + 1; j < per.length; j++) if (per[j]) { show(gate(j)); return; }
   };
   root.addEventListener("keydown", (e) => {
     const t = e.target;
@@ -530,7 +543,7 @@ function renderPlayer({ model, el: host }) {
     else if (e.key === "ArrowRight" && t.type !== "range") { e.preventDefault(); step.click(); }
     else if (e.key === "ArrowLeft" && t.type !== "range") { e.preventDefault(); back.click(); }
     else if (e.key === "Home" && t.type !== "range") { e.preventDefault(); reset.click(); }
-    else if (e.key === "End" && t.type !== "range") { e.preventDefault(); setPlaying(false); show(count() - 1); }
+    else if (e.key === "End" && t.type !== "range") { e.preventDefault(); setPlaying(false); show(gate(count() - 1)); }
     else if ((e.key === "j" || e.key === "J") && !e.ctrlKey && !e.metaKey && !e.altKey) {
       e.preventDefault(); // JupyterLab's command-mode J (select the cell below) honours it
       if (!jump.disabled) jump.click();
