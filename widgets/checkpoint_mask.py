@@ -28,6 +28,7 @@ from rmqlab import format_duration
 
 from .checkpoints import AskedCheckpoint
 from .flow_model import FlowVM, Place, countdown_time, with_placeholders
+from .lease_fold import nice_end
 from .lease_model import LeaseModel
 from .retry_model import TimelineModel
 
@@ -130,7 +131,8 @@ def _hide_waits(vm: TimelineModel, answer_ms: int, now_ms: int) -> TimelineModel
 def _hide_lease_future(vm: LeaseModel, now_ms: int) -> LeaseModel:
     """``vm`` cut at the paused clock: a lease or trust window that lasts beyond it is drawn up to now and open (its
     end, ``lastUpdate`` + 60 s or + 30 s, is the instant a "when" about a take-over asks for), the band says "lease
-    ends at ?", and the time axis stops at now (its end was the latest lease end)."""
+    ends at ?", and the time axis ends where it would if nothing lasted beyond now (its end was the latest lease end,
+    rounded)."""
     bands = tuple(
         dataclasses.replace(
             b,
@@ -149,7 +151,7 @@ def _hide_lease_future(vm: LeaseModel, now_ms: int) -> LeaseModel:
         )
         for b in vm.bands
     )
-    return dataclasses.replace(vm, bands=bands, t_end_ms=max(now_ms, 1))
+    return dataclasses.replace(vm, bands=bands, t_end_ms=nice_end(now_ms))
 
 
 def mask_frames(
