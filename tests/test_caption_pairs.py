@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from rmqlab.widgets.controller import Controller
 from rmqlab.widgets.frames import RunFrames
 from rmqlab.widgets.replay import Replay
 from test_lab_captions import SOURCES, _dashboards
@@ -45,12 +44,14 @@ def test_two_lines_tell_of_one_event_and_the_run_begins_and_ends_in_a_sentence(
     runs = _dashboards(source, monkeypatch)
     steps = 0
     for run in runs:
-        frames = Controller(run.make_lab, horizon=run.horizon).frames
+        frames = run.frames  # what the lab's dashboard sent the page
         assert frames is not None and frames.complete, (source, run.index)
         replay = Replay(run.make_lab, horizon=run.horizon)
         replay.run_to_end()
         captions = narrate(replay.lab.trace)
         for i in range(1, len(frames) - 1):
+            if i in frames.masks:  # a paused checkpoint's caption hides its answer ("returns in ?")
+                continue
             plain, rule = frames.captions[i]
             step = captions[frames.positions[i - 1] : frames.positions[i]]
             both = [c for c in step if _said(plain, c) and _ruled(rule, c)]
