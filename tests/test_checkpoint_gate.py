@@ -48,7 +48,7 @@ def test_a_wrong_answer_keeps_it_closed_and_a_right_one_here_or_in_the_page_open
     c.seek(at)
     assert c.answer("first", wrong)[0] is False and c.seek(end) == at
     assert c.answer("first", right)[0] is True
-    assert c.seek(end) == end and c.at_end
+    assert c.seek(end) == end and c.at_end and c.message.value == ""
     page, at, _right, _wrong = _paused()
     page.player.answers = [{"name": "first", "tries": 2, "shown": True}]  # answered (or shown) in the page
     assert page.seek(end) == end

@@ -222,8 +222,11 @@ class Controller(KernelControls, FaultPanel, PageFrames, W.VBox):
         """Where a move from ``here`` to ``target`` stops: at a required checkpoint not yet answered on the way
         (:func:`widgets.checkpoint_gate.gate`), with a note saying why."""
         stop = gate(self.frames, self.answered, here, target)
+        note = html.escape(_("answer the checkpoint first (or Show me in the player)"))
         if stop < target:
-            self.message.value = html.escape(_("answer the checkpoint first (or Show me in the player)"))
+            self.message.value = note
+        elif self.message.value == note:  # answered: the note goes
+            self.message.value = ""
         return stop
 
     def _hold_at_checkpoint(self, here: int) -> None:
