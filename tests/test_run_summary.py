@@ -82,3 +82,17 @@ def test_a_failed_fallback_send_of_a_stored_message_does_not_count_as_never_stor
     said = run_summary(events, now_ms=40_000)
     assert "never stored" not in said and "1 consumed" in said
     assert "1 of them never stored" in run_summary([events[0], events[2]], now_ms=40_000)
+
+
+def test_an_orderly_last_send_back_is_on_its_way_to_the_dlq_not_waiting_for_another_try() -> None:
+    """An orderly consumer past maxReconsumeTimes sends the message back at a delay level whose real topic is
+    %DLQ%: until that delay is over it is on its way to the dead-letter topic (lab 07a's summary read "still waiting
+    for another try"), then dead-lettered."""
+    early = demo_lab(orderly=True, listener="fail_all", max_reconsume_times=1).run(until="30s")
+    assert run_summary(early.trace, now_ms=early.now) == (
+        "End of the run at 30 s: 3 messages sent, 3 retried (up to 2 deliveries), 3 on their way to the dead-letter "
+        "topic and the offsets of 2 queues saved."
+    )
+    late = demo_lab(orderly=True, listener="fail_all", max_reconsume_times=1).run(until="4m")
+    assert "3 dead-lettered" in run_summary(late.trace, now_ms=late.now)
+    assert "on their way" not in run_summary(late.trace, now_ms=late.now)

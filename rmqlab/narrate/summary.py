@@ -43,6 +43,9 @@ class RunFates:
     retried: dict[str, None] = field(default_factory=dict)
     deliveries: dict[str, int] = field(default_factory=dict)
     dead: dict[str, None] = field(default_factory=dict)
+    to_dead: dict[str, None] = field(default_factory=dict)
+    """Parked at a delay level whose real topic is ``%DLQ%``: an orderly consumer's last send-back, a dead letter when
+    its delay is over (``sendMessageBack`` with a level, ``ConsumeMessageOrderlyService.checkReconsumeTimes``)."""
     dropped: dict[str, None] = field(default_factory=dict)
     committed: dict[str, int] = field(default_factory=dict)
     """Per queue, the last consumer offset saved (at the broker, or a broadcasting consumer's local file)."""
@@ -72,6 +75,8 @@ class RunFates:
             self.retried[msg] = None
         elif kind is K.DEAD_LETTERED:
             self.dead[msg] = None
+        elif kind is K.SCHEDULED and str(event.get("real_topic", "")).startswith("%DLQ%"):
+            self.to_dead[msg] = None
         elif kind is K.BROADCAST_DROPPED:
             self.dropped[msg] = None
 
@@ -82,8 +87,9 @@ class RunFates:
 
     @property
     def waiting(self) -> list[str]:
-        """Retried messages with no end yet: not consumed, not dead-lettered, not dropped."""
-        return [m for m in self.retried if m not in self.consumed and m not in self.dead and m not in self.dropped]
+        """Retried messages with no end yet: not consumed, not dead-lettered (nor on the way there), not dropped."""
+        ended = (self.consumed, self.dead, self.dropped, self.to_dead)
+        return [m for m in self.retried if not any(m in fate for fate in ended)]
 
 
 def _join(parts: list[str]) -> str:
@@ -125,6 +131,14 @@ def summary_of(fates: RunFates) -> str:
         parts.append(retried + (_(" (up to {most} deliveries)").format(most=most) if most > 1 else ""))
     if fates.dead:
         parts.append(_("{n} dead-lettered").format(n=len(fates.dead)))
+    on_the_way = [m for m in fates.to_dead if m not in fates.dead]
+    if on_the_way:
+        n = len(on_the_way)
+        parts.append(
+            ngettext("{n} on its way to the dead-letter topic", "{n} on their way to the dead-letter topic", n).format(
+                n=n
+            )
+        )
     if fates.dropped:
         parts.append(_("{n} dropped without a retry").format(n=len(fates.dropped)))
     if fates.waiting:
@@ -158,6 +172,12 @@ def summary_source(captions: Sequence[_Sourced], fates: RunFates) -> str:
         (_("consumed"), frozenset({K.CONSUMED}), fates.consumed, True),
         (_("retried"), RETRY_KINDS, fates.retried, False),
         (_("dead-lettered"), frozenset({K.DEAD_LETTERED}), fates.dead, False),
+        (
+            _("to the dead-letter topic"),
+            frozenset({K.SEND_BACK}),
+            {m: None for m in fates.to_dead if m not in fates.dead},
+            True,
+        ),
         (_("dropped"), frozenset({K.BROADCAST_DROPPED}), fates.dropped, False),
         (_("offsets saved"), frozenset({K.OFFSET_PERSISTED}), None, False),
     )
