@@ -56,7 +56,8 @@ def test_frames_are_the_dashboards_steps(dash: Dashboard, whole_run: list) -> No
         live.controller.step_once()
     live.controller.seek(live.controller.end or 0)
     assert whole_run[-1].position == live.controller.end
-    dead = [f for f in whole_run if any("%DLQ%" in line for line in f.caption)]
+    # the dead-letter step: its plain line says so (its source line is the consumer's send-back rule since stop 33)
+    dead = [f for f in whole_run if any("%DLQ%" in line or "dead-letter topic" in line for line in f.caption)]
     first_dead = live.controller.replay.lab.trace.of_kind(EventKind.DEAD_LETTERED)[0]  # type: ignore[union-attr]
     assert dead[0].time_ms == first_dead.time_ms == 17_141_000  # M0001's 17th failure, sent back at 4 h 45 m 41 s
     assert dead[0].position > first_dead.seq

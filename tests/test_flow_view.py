@@ -563,3 +563,16 @@ def test_a_store_answered_flush_disk_timeout_looks_unlike_a_send_ok_store() -> N
     assert "stored, but answered FLUSH_DISK_TIMEOUT, not SEND_OK (!)" in legend
     plain = flow_scene(flow_view_model(_flush_timeout_lab(None).snapshot()))
     assert plain.keys("badge") == () and not any("not SEND_OK" in m.text for m in plain.marks)
+
+
+def test_an_orderly_last_send_back_waits_at_its_level_for_the_dlq_not_dropped() -> None:
+    """Past maxReconsumeTimes an orderly consumer sends the message back at a delay level whose real topic is
+    %DLQ%cg: the picture parks it at that level for the group (it drew a second, crossed token under "dropped ·
+    send-back stored no copy (retryQueueNums 0)" in lab 07a's last step), and in the DLQ once the delay is over."""
+    early = demo_lab(orderly=True, listener="fail_all", max_reconsume_times=1).run(until="30s")
+    tokens = flow_view_model(early.snapshot()).tokens
+    assert sorted((t.msg_id, t.state, t.owner) for t in tokens) == [
+        ("M0001", "delayed", "cg"), ("M0002", "delayed", "cg"), ("M0003", "delayed", "cg")
+    ]  # fmt: skip
+    late = demo_lab(orderly=True, listener="fail_all", max_reconsume_times=1).run(until="4m")
+    assert {t.state for t in flow_view_model(late.snapshot()).tokens} == {"dead"}

@@ -157,17 +157,18 @@ def test_the_plain_budget_measures_a_chinese_line_as_it_is_shown(monkeypatch: py
     first = "甲" * 49 + "。"
     second = "乙" * (steps.PLAIN_WIDTH // 2 - 51) + "。"
     assert columns(first + second) == steps.PLAIN_WIDTH and columns(f"{first} {second}") == steps.PLAIN_WIDTH + 1
-    assert steps._fit_sentences([first, second], [0, 1]) == [first, second]
+    assert steps._fit_sentences([first, second], [0, 1]) == ([first, second], 0)
     wider = second + "丙"
-    kept = steps._fit_sentences([first, wider], [0, 1])
+    kept, lead = steps._fit_sentences([first, wider], [0, 1])
+    assert lead == 0
     assert kept[0] == first and wider not in kept and len(kept) == 2  # the second is counted
 
 
 def test_a_long_chinese_rule_is_cut_at_its_last_clause_that_fits() -> None:
     """A Chinese rule has no ``; ``: it is cut at its last ``；`` within the line's budget, like an English one."""
     from rmqlab.core.i18n import columns
-    from rmqlab.narrate.steps import SOURCE_WIDTH, _fit_rule
+    from rmqlab.narrate.steps import SOURCE_WIDTH, fit_rule
 
     clause = "甲" * 40  # 80 cells
-    cut = _fit_rule("源码：" + "；".join([clause] * 4))
+    cut = fit_rule("源码：" + "；".join([clause] * 4))
     assert cut == "源码：" + clause + "；" + clause + " …" and columns(cut) <= SOURCE_WIDTH

@@ -135,7 +135,7 @@ def test_a_chinese_dashboard_has_no_english_word_left_in_its_chrome() -> None:
     english_player = {e for e in player_words.__code__.co_consts if isinstance(e, str) and e != player_words.__doc__}
     kinds = {f"kind:{kind.value}" for kind in EventKind}  # the Jump box's names of the event kinds
     assert set(ctl.player.words) == english_player | kinds  # every word of the page's player is translated
-    assert ctl.fault_list.value == '<div data-testid="rmq-faults">没有注入故障</div>'
+    assert ctl.fault_list.value == '<div data-testid="rmq-faults" role="status">没有生效中的故障</div>'
     ctl.step_once()
     # the first Step from Reset (event 0) is the build, at t = 0
     assert ctl.inject("broker_down", "broker-a")

@@ -41,7 +41,7 @@ from test_flow_fits import OUTPUT_AREA_PX
 import rmqlab
 from rmqlab import EventKind as K
 from rmqlab import Lab
-from rmqlab.core.i18n import columns
+from rmqlab.core.i18n import columns, current_language
 from rmqlab.narrate.steps import PLAIN_WIDTH, SOURCE_WIDTH
 
 LABS = Path(__file__).resolve().parent.parent / "labs"
@@ -63,22 +63,38 @@ class Run:
     index: int
     make_lab: Any
     horizon: Any
+    frames: Any = None
+    """The frames the dashboard built (its checkpoints' paused frames masked), as the lab left them."""
+
+
+_BUILT: dict[tuple[str, str], list[Run]] = {}
+"""Each lab's dashboards, by lab and language: executed once for the three test files that read them (this one,
+test_caption_pairs and test_fault_bar), as a lab takes seconds to run."""
 
 
 def _dashboards(source: str, monkeypatch: pytest.MonkeyPatch) -> list[Run]:
     """The dashboards ``labs/<source>`` builds, in the order it builds them."""
+    monkeypatch.chdir(LABS)  # a lab's factories may read files beside it
+    key = (source, current_language())
+    if key not in _BUILT:
+        _BUILT[key] = _run_lab(source)
+    return _BUILT[key]
+
+
+def _run_lab(source: str) -> list[Run]:
     built: list[Run] = []
     real = dashboard_module.Dashboard
 
     class Recording(real):  # type: ignore[misc, valid-type]
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
-            built.append(Run(source, len(built), self.controller.make_lab, self.controller.horizon))
+            c = self.controller
+            built.append(Run(source, len(built), c.make_lab, c.horizon, c.frames))
 
-    monkeypatch.setattr(dashboard_module, "Dashboard", Recording)
-    monkeypatch.chdir(LABS)
-    with contextlib.redirect_stdout(io.StringIO()):
-        runpy.run_path(str(LABS / source), run_name="__lab__")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dashboard_module, "Dashboard", Recording)
+        with contextlib.redirect_stdout(io.StringIO()):
+            runpy.run_path(str(LABS / source), run_name="__lab__")
     return built
 
 
@@ -174,7 +190,8 @@ COUNTED = re.compile(r"\s*(\(and \d+ more: see the Events tab\)|（还有 \d+ �
 
 def _sentences(plain: str) -> list[str]:
     """``plain``'s sentences, the count of the step's other events ("(and 3 more: see the Events tab)") left out."""
-    return [s for s in re.split(r"(?<=[.。])\s*(?=\S)", COUNTED.sub("", plain)) if s]
+    # a sentence ends at "。", or at "." before a space (not inside a time: "cut at 1.500 s")
+    return [s for s in re.split(r"(?<=\.)\s+(?=\S)|(?<=。)\s*(?=\S)", COUNTED.sub("", plain)) if s]
 
 
 def wrapped_lines(text: str, width: float = CAPTION_BOX_PX, px: float = CAPTION_PX) -> int:

@@ -137,15 +137,24 @@ def _dashboards_of(source: Path) -> list[Any]:
 
 
 def _meaningful_steps(dash: Any) -> int:
-    """Steps from Reset to the end with the Step button's method twin (meaningful steps, "every event" off)."""
+    """Steps from Reset to the end with the Step button's method twin (meaningful steps, "every event" off),
+    answering each checkpoint where Step stops at its question, as a student does."""
     controller = dash.controller
     assert controller.ok, controller.errors
     controller.reset()
     steps = 0
-    while controller.step_once():
-        steps += 1
-        assert steps <= MOST_STEPS * 10, "runaway run"
-    return steps
+    while True:
+        if controller.step_once():
+            steps += 1
+            assert steps <= MOST_STEPS * 10, "runaway run"
+            continue
+        assert controller.frames is not None
+        asked = [cp for cp in controller.checkpoints if controller.frames.positions[cp.frame] == controller.position]
+        waiting = [cp for cp in asked if cp.name not in controller.answered]
+        if controller.at_end or not waiting:
+            return steps
+        for cp in waiting:
+            controller.answer(cp.name, cp.answer)
 
 
 @pytest.mark.parametrize("name", SOURCES)

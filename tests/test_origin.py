@@ -78,7 +78,9 @@ def test_reset_lands_on_event_0_and_the_first_step_is_the_build(variant: str) ->
     assert c.frames is not None and (c.frames.positions[0], c.frames.now_ms[0]) == (0, 0)
     assert (c.position, c.snapshot.trace_len, c.snapshot.events) == (0, 0, ())
     assert c.clock_text == f"t = 0 ms · event 0 / {c.end}"
-    assert c.caption_lines == ()
+    # nothing has happened yet: the caption says what the picture shows and what the run will do (issue 30)
+    brokers = len(c.snapshot.brokers)
+    assert c.caption_lines == c.frames.captions[0] and c.caption_lines[0].startswith(f"{brokers} broker")
     assert not any(consumer.running for consumer in c.snapshot.consumers)
     assert c.step_once()
     assert (c.position, c.snapshot.now_ms) == (build_events, 0)

@@ -13,15 +13,16 @@ from rmqlab.narrate import run_summary
 def test_a_run_with_one_message_still_failing() -> None:
     lab = demo_lab(listener="fail_first").run(until="2m")  # fail_first: M0001 always fails, the others succeed
     assert run_summary(lab.trace, now_ms=lab.now) == (
-        "End of the run at 2 m: 3 messages sent, 2 consumed, 1 retried (up to 4 deliveries) and 1 still waiting for "
-        "another try."
+        "End of the run at 2 m: 3 messages sent, 2 consumed, 1 retried (up to 4 deliveries), 1 still waiting for "
+        "another try and the offsets of 3 queues saved."
     )
 
 
 def test_a_run_where_every_message_dies() -> None:
     lab = demo_lab(listener="fail_all", max_reconsume_times=1).run(until="2m")
     assert run_summary(lab.trace, now_ms=lab.now) == (
-        "End of the run at 2 m: 3 messages sent, 3 retried (up to 2 deliveries) and 3 dead-lettered."
+        "End of the run at 2 m: 3 messages sent, 3 retried (up to 2 deliveries), 3 dead-lettered and the offsets of 3 "
+        "queues saved."
     )
 
 
@@ -40,17 +41,22 @@ def test_a_lost_response_shows_as_a_duplicate_and_nothing_moving_says_so() -> No
     assert run_summary([], now_ms=0) == "End of the run at 0 ms: no message moved."
 
 
-def test_the_last_step_of_a_dashboard_run_says_it_and_keeps_its_source_line() -> None:
-    """The run's last Step only saved an offset: its first line is the summary, its second the step's own Java; the
-    steps before keep their own captions, and "every event" mode still shows the bookkeeping as it is."""
+def test_the_last_step_of_a_dashboard_run_says_it_and_names_the_code_of_each_fate() -> None:
+    """The run's last Step only saved an offset: its first line is the summary, its second the code behind each fate
+    the summary counts (not the offset commit the step happened to do, issue 30); the steps before keep their own
+    captions, and "every event" mode still shows the bookkeeping as it is."""
     ctl = Controller(lambda: demo_lab(listener="fail_first"), horizon="2m")
     frames = ctl.frames
     assert frames is not None
     plain, source = frames.captions[-1]
     whole = demo_lab(listener="fail_first").run(until="2m")
     assert plain == run_summary(whole.trace, now_ms=whole.now) and plain.startswith("End of the run at 2 m: 3 messages")
-    assert source.startswith("in the source: ConsumerOffsetManager.commitOffset")
-    assert not any(c and c[0].startswith("End of the run") for c in frames.captions[:-1])  # step 0: no caption
+    assert source.startswith(
+        "in the source: sent: DefaultMQProducerImpl.sendDefaultImpl; consumed: "
+        "ConsumeMessageConcurrentlyService.ConsumeRequest.run; retried: "
+        "ConsumeMessageConcurrentlyService.processConsumeResult"
+    )
+    assert not any(c and c[0].startswith("End of the run") for c in frames.captions[:-1])
     assert re.search(r"\b[A-Z][a-z]+[A-Z]\w+|\w+\.\w+\(", plain) is None  # no Java identifier in the plain line
     ctl.every_event.value = True
     ctl.reset()
@@ -76,3 +82,17 @@ def test_a_failed_fallback_send_of_a_stored_message_does_not_count_as_never_stor
     said = run_summary(events, now_ms=40_000)
     assert "never stored" not in said and "1 consumed" in said
     assert "1 of them never stored" in run_summary([events[0], events[2]], now_ms=40_000)
+
+
+def test_an_orderly_last_send_back_is_on_its_way_to_the_dlq_not_waiting_for_another_try() -> None:
+    """An orderly consumer past maxReconsumeTimes sends the message back at a delay level whose real topic is
+    %DLQ%: until that delay is over it is on its way to the dead-letter topic (lab 07a's summary read "still waiting
+    for another try"), then dead-lettered."""
+    early = demo_lab(orderly=True, listener="fail_all", max_reconsume_times=1).run(until="30s")
+    assert run_summary(early.trace, now_ms=early.now) == (
+        "End of the run at 30 s: 3 messages sent, 3 retried (up to 2 deliveries), 3 on their way to the dead-letter "
+        "topic and the offsets of 2 queues saved."
+    )
+    late = demo_lab(orderly=True, listener="fail_all", max_reconsume_times=1).run(until="4m")
+    assert "3 dead-lettered" in run_summary(late.trace, now_ms=late.now)
+    assert "on their way" not in run_summary(late.trace, now_ms=late.now)

@@ -52,13 +52,16 @@ def test_cause_before_effect_on_the_send_back_to_dlq_path():
     captions = [c for c in narrate(trace) if c.time_ms == 11_000 and c.msg_id == "M0001" and c.meaningful]
     caption = step_caption(captions[-5:])
     # one plain sentence, the consumer's decision and what the broker does with it (the delivery, the failure, the
-    # store and the dead letter itself are in the Events tab); the source line gives the broker's rule
+    # store and the dead letter itself are in the Events tab); the source line gives that same decision's rule (issue
+    # 30: until stop 33 it gave the broker's dead-letter rule under the consumer's sentence)
     assert caption.plain == (
         "c1 failed M0001 for the 2nd time, its last allowed try, so it goes to the dead-letter topic. "
         "(and 4 more: see the Events tab)"
     )
     assert columns(caption.plain) <= PLAIN_WIDTH
-    assert caption.source.startswith("in the source: SendMessageProcessor.asyncConsumerSendMsgBack: reconsumeTimes 1")
+    assert caption.source.startswith(
+        "in the source: ConsumeMessageConcurrentlyService.processConsumeResult: RECONSUME_LATER → sendMessageBack(M0001"
+    )
     rows = event_log_model(replay.snapshot(), msg_id="M0001", limit=100).rows
     assert [r.kind for r in rows if r.time_ms == 11_000][-5:] == read
 

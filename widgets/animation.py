@@ -117,6 +117,9 @@ def _headless_twin(dash: Dashboard, view: str | None) -> tuple[Controller, Scene
     if live.faults:
         twin.load(live.make_lab, faults=live.faults)
     twin.every_event.value = live.raw_steps
+    twin.frames = live.frames  # the page's captions (step 0 knows the run ahead, the last sums it up) and masks
+    twin.answers = [{"name": cp.name, "right": True} for cp in twin.checkpoints]  # an export passes every question
+    twin._show()
     return twin, copy
 
 

@@ -8,11 +8,12 @@ lab 02b's said "local retry in 5 s", lab 03's "returns in 30 s". Each tells the 
 :func:`mask_frames` rewrites, on the paused frame of each "when" checkpoint only, every statement of the remaining
 time (``answer − now``: ``1 s``, ``1000 ms``) and of the answer's own time (``t = 4 s``, ``at 4 s``) as ``?``, in the
 caption and in every view-model's text (:func:`mask_model`: the flow picture's ProcessQueue notes and countdowns, the
-Events tab's ``retry_in_ms=1000`` / ``due_ms=40000``), and marks the retry timeline's wait that ends at the answer as
-hidden (its length, end and "due in" drawn as ``?``). The mechanism stays named ("pauses … for ?, then tries M0002
-again"), so the student reads which clock to look for, not what it says. One step on, the outcome shows everything
-again. The kernel applies the same mask to what it draws at that position (``SnapshotView.update(snap, mask)``), so a
-hidden tab opened there shows what the page's frame shows.
+Events tab's ``retry_in_ms=1000`` / ``due_ms=40000``), marks the retry timeline's wait that ends at the answer as
+hidden (its length, end and "due in" drawn as ``?``), and cuts the Locks tab's leases and trust windows at the paused
+clock (a lease's end, ``lastUpdate`` + 60 s, is when a take-over can happen: "lease ends at ?"). The mechanism stays
+named ("pauses … for ?, then tries M0002 again"), so the student reads which clock to look for, not what it says. One
+step on, the outcome shows everything again. The kernel applies the same mask to what it draws at that position
+(``SnapshotView.update(snap, mask)``), so a hidden tab opened there shows what the page's frame shows.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from rmqlab import format_duration
 
 from .checkpoints import AskedCheckpoint
 from .flow_model import FlowVM, Place, countdown_time, with_placeholders
+from .lease_fold import nice_end
+from .lease_model import LeaseModel
 from .retry_model import TimelineModel
 
 __all__ = ["HIDDEN", "Mask", "mask_frames", "mask_model", "when_mask"]
@@ -90,6 +93,8 @@ def mask_model(model: Any, mask: Mask | None) -> Any:
         model = with_placeholders(model, mask.places)
     if isinstance(model, TimelineModel) and mask.answer_ms is not None:
         model = _hide_waits(model, mask.answer_ms, mask.now_ms)
+    if isinstance(model, LeaseModel) and mask.answer_ms is not None:
+        model = _hide_lease_future(model, mask.now_ms)
     if isinstance(model, Enum):
         return model  # a kind (ArrowKind is a str too): a name, never words to hide
     if isinstance(model, str):
@@ -121,6 +126,32 @@ def _hide_waits(vm: TimelineModel, answer_ms: int, now_ms: int) -> TimelineModel
         for w in vm.waits
     )
     return vm if waits == vm.waits else dataclasses.replace(vm, waits=waits)
+
+
+def _hide_lease_future(vm: LeaseModel, now_ms: int) -> LeaseModel:
+    """``vm`` cut at the paused clock: a lease or trust window that lasts beyond it is drawn up to now and open (its
+    end, ``lastUpdate`` + 60 s or + 30 s, is the instant a "when" about a take-over asks for), the band says "lease
+    ends at ?", and the time axis ends where it would if nothing lasted beyond now (its end was the latest lease end,
+    rounded)."""
+    bands = tuple(
+        dataclasses.replace(
+            b,
+            lanes=tuple(
+                dataclasses.replace(
+                    lane,
+                    spans=tuple(
+                        dataclasses.replace(s, end_ms=now_ms, open=True) if s.end_ms > now_ms else s
+                        for s in lane.spans
+                    ),
+                )
+                for lane in b.lanes
+            ),
+            lease_ends_ms=now_ms if b.lease_ends_ms is not None and b.lease_ends_ms > now_ms else b.lease_ends_ms,
+            ends_hidden=b.lease_ends_ms is not None and b.lease_ends_ms >= now_ms,
+        )
+        for b in vm.bands
+    )
+    return dataclasses.replace(vm, bands=bands, t_end_ms=nice_end(now_ms))
 
 
 def mask_frames(

@@ -45,6 +45,7 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .base import SnapshotView, guarded
+from .checkpoint_gate import gate
 from .checkpoint_mask import mask_model
 from .checkpoints import Checkpoint
 from .controller_controls import CAPTION_STYLE, JUMP_KINDS, SOURCE_STYLE, KernelControls
@@ -212,9 +213,36 @@ class Controller(KernelControls, FaultPanel, PageFrames, W.VBox):
         """The faults injected into the factory's run, in the order they were added."""
         return self.replay.faults if self.replay else ()
 
+    @property
+    def answered(self) -> set[str]:
+        """The checkpoints answered right so far, here (:meth:`answer`) or in the page (``player.answers``)."""
+        return {a["name"] for a in self.answers if a.get("right")} | {a["name"] for a in self.player.answers}
+
+    def _gated(self, here: int, target: int) -> int:
+        """Where a move from ``here`` to ``target`` stops: at a required checkpoint not yet answered on the way
+        (:func:`widgets.checkpoint_gate.gate`), with a note saying why."""
+        stop = gate(self.frames, self.answered, here, target)
+        note = html.escape(_("answer the checkpoint first (or Show me in the player)"))
+        if stop < target:
+            self.message.value = note
+        elif self.message.value == note:  # answered: the note goes
+            self.message.value = ""
+        return stop
+
+    def _hold_at_checkpoint(self, here: int) -> None:
+        """After a move from ``here`` that passed a checkpoint still to answer: back to its question."""
+        assert self.replay is not None
+        stop = self._gated(here, self.position)
+        if stop < self.position:
+            self.replay.seek(stop)
+
     def step_once(self) -> bool:
-        """Advance to the next meaningful position (one raw position with "every event"); ``False`` at the end."""
+        """Advance to the next meaningful position (one raw position with "every event"); ``False`` at the end, or
+        at a checkpoint still to answer."""
         if self.replay is None or self.stepper is None:
+            return False
+        if self._gated(self.position, self.position + 1) == self.position:
+            self._show()
             return False
         moved = self.stepper.step(raw=self.raw_steps)
         self._show()
@@ -237,11 +265,12 @@ class Controller(KernelControls, FaultPanel, PageFrames, W.VBox):
         self._show()
         return self.position
 
-    def seek(self, k: int) -> int:
-        """Go to the first reachable position >= ``k``."""
+    def seek(self, k: int, *, gated: bool = True) -> int:
+        """Go to the first reachable position >= ``k``; a checkpoint still to answer on the way stops it there, unless
+        not ``gated`` (:meth:`goto_checkpoint` goes to a question, passing those before it)."""
         if self.replay is None:
             return 0
-        self.replay.seek(k)
+        self.replay.seek(self._gated(self.position, k) if gated else k)
         self._show()
         return self.position
 
@@ -249,7 +278,9 @@ class Controller(KernelControls, FaultPanel, PageFrames, W.VBox):
         """Go to the first reachable position at or after virtual ``time`` (ms or ``"10s"``), by replay."""
         if self.replay is None:
             return 0
+        here = self.position
         self.replay.seek_time(parse_duration(time, "time"))
+        self._hold_at_checkpoint(here)
         self._show()
         return self.position
 
@@ -281,7 +312,9 @@ class Controller(KernelControls, FaultPanel, PageFrames, W.VBox):
         if self.outline is not None and not self.outline.ahead(self.position)[wanted]:
             found = False
         else:
+            here = self.position
             found = self.replay.jump_to_next(wanted)
+            self._hold_at_checkpoint(here)
             self._show()
         if not found:
             self.message.value = f"no further {html.escape(wanted.value)} event before the horizon"

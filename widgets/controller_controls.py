@@ -20,8 +20,9 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .base import guarded
+from .checkpoint_gate import gate
 from .checkpoint_mask import Mask
-from .frames import clock_text
+from .frames import RunFrames, clock_text
 from .kind_names import jump_label, kind_name
 from .replay import Replay, RunOutline
 from .stepper import Stepper
@@ -66,6 +67,7 @@ class KernelControls:
     snapshot: LabSnapshot | None
     stepper: Stepper | None
     outline: RunOutline | None
+    frames: RunFrames | None
     caption_lines: tuple[str, ...]
     _syncing: bool
     reset: Callable[[], int]
@@ -187,23 +189,31 @@ class KernelControls:
         self.clock.value = f'<span role="status" aria-live="off">{html.escape(self.clock_text)}</span>'
         self._show_caption()
 
+    @property
+    def answered(self) -> set[str]:
+        """The checkpoints answered right so far (the controller knows)."""
+        raise NotImplementedError
+
     def _sync_jump_choices(self, position: int) -> None:
         """Offer in the Jump box only the kinds still to come, each with how many (all of them if the future is
         not known); keep the student's choice while it is still on offer."""
         if self.outline is None:
             choices: tuple[tuple[str, str], ...] = tuple((kind_name(kind), kind) for kind in JUMP_KINDS)
-        else:
-            ahead = self.outline.ahead(position)
+            limit = None
+        else:  # only what a Jump can reach before a question still to answer: its kinds would tell the answer
+            limit = gate(self.frames, self.answered, position, self.outline.end)
+            ahead = self.outline.ahead(position, until=limit)
             counts = ((kind, ahead[EventKind(kind)]) for kind in JUMP_KINDS)
             choices = tuple((jump_label(kind, n), kind) for kind, n in counts if n)
-        offered = choices or ((_("nothing ahead"), ""),)
+        blocked = limit is not None and self.outline is not None and limit < self.outline.end
+        offered = choices or ((_("answer the question first") if blocked else _("nothing ahead"), ""),)
         if offered != self.kind_choice.options:
             chosen = self.kind_choice.value
             self.kind_choice.options = offered  # selects the first option
             if chosen in (value for _, value in choices):
                 self.kind_choice.value = chosen
             elif self.outline is not None and choices:  # the rarest kind ahead: the outcome, not "delivered (599)"
-                ahead = self.outline.ahead(position)
+                ahead = self.outline.ahead(position, until=limit)
                 self.kind_choice.value = min((value for _, value in choices), key=lambda k: ahead[EventKind(k)])
         self.kind_choice.disabled = self.jump_button.disabled = not choices
 
@@ -211,7 +221,15 @@ class KernelControls:
         """The captions of the step that reached the current position (a function of position and toggle)."""
         if self.stepper is None:
             return ()
-        lines = self.stepper.caption_lines(raw=self.raw_steps)
+        frames, frame = self.frames, -1
+        if frames is not None and not self.raw_steps and self.replay is not None:
+            frame = frames.index_of(self.position, self.replay.lab.now)
+        # a frame's caption is the page's (its first knows the run ahead, its last what the run showed)
+        lines = (
+            frames.captions[frame]
+            if frames is not None and frame >= 0
+            else self.stepper.caption_lines(raw=self.raw_steps, last=self.at_end and not self.raw_steps)
+        )
         mask = self.mask_here()  # a paused "when" checkpoint: the kernel's caption hides its answer as the page's does
         return lines if mask is None else tuple(mask(line) for line in lines)
 

@@ -20,8 +20,10 @@ from rmqlab import Lab
 from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
+from .active_faults import fault_windows, faults_text
 from .base import guarded
 from .controller_controls import button
+from .frames import RunFrames
 from .replay import FAULT_KINDS, InjectedFault, Replay, fault_target
 from .stepper import Stepper
 
@@ -42,6 +44,7 @@ class FaultPanel:
     replay: Replay | None
     snapshot: LabSnapshot | None
     stepper: Stepper | None
+    frames: RunFrames | None
     horizon: int | str
     message: W.HTML
     pause: Callable[[], None]
@@ -193,16 +196,21 @@ class FaultPanel:
         self.clear_faults_button.disabled = self.replay is None or not self.faults
 
     def _show_faults(self) -> None:
-        """The list of injected faults beside Clear faults (or "no injected faults")."""
-        faults = self.faults
-        if faults:
-            items = "".join(f"<li>{html.escape(f.label)}</li>" for f in faults)
-            named, injected = _("injected faults"), _("injected:")
-            self.fault_list.value = (
-                f'<div data-testid="rmq-faults" aria-label="{named}">{injected} '
-                f'<ul style="display:inline;margin:0;padding-left:1.2em">{items}</ul></div>'
+        """Beside Clear faults: every fault in force at this step, whatever injected it (a button, the lab's script,
+        a scenario), with its window (:mod:`widgets.active_faults`: the whole run's when it is known ahead); then the
+        faults the buttons injected, which Clear faults forgets."""
+        replay = self.replay
+        if replay is None:
+            return
+        windows = self.frames.faults if self.frames is not None else fault_windows(replay.lab.trace)
+        active = html.escape(faults_text(windows, replay.position))
+        injected = ""
+        if self.faults:
+            items = "".join(f"<li>{html.escape(f.label)}</li>" for f in self.faults)
+            named, said = _("injected faults"), _("injected:")
+            injected = (
+                f' · <span aria-label="{named}">{said} '
+                f'<ul style="display:inline;margin:0;padding-left:1.2em">{items}</ul></span>'
             )
-        else:
-            none = _("no injected faults")
-            self.fault_list.value = f'<div data-testid="rmq-faults">{none}</div>'
+        self.fault_list.value = f'<div data-testid="rmq-faults" role="status">{active}{injected}</div>'
         self._sync_fault_buttons()

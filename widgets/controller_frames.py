@@ -47,7 +47,7 @@ class PageFrames:
     _syncing: bool
     _pending_frame: int | None
     _show: Callable[[], None]
-    seek: Callable[[int], int]
+    seek: Callable[..., int]
     step_once: Callable[[], bool]
     step_back: Callable[[], int]
     reset: Callable[[], int]
@@ -177,7 +177,7 @@ class PageFrames:
     def goto_checkpoint(self, name: str) -> int:
         """Go to the step where checkpoint ``name`` pauses (just before its event); returns the position."""
         assert self.frames is not None
-        return self.seek(self.frames.positions[self.checkpoint(name).frame])
+        return self.seek(self.frames.positions[self.checkpoint(name).frame], gated=False)
 
     def answer(self, name: str, choice: str) -> tuple[bool, str]:
         """Answer checkpoint ``name`` with the key of one of its choices: ``(True, explanation)`` or

@@ -279,13 +279,14 @@ def _offer_consume_queues(
 
 
 def _offer_delay_levels(best: _Placement, snap: LabSnapshot, seen: SnapshotFacts) -> None:
-    """Rule 3: a copy waiting in a ``SCHEDULE_TOPIC_XXXX`` level, for the owner its real topic names."""
+    """Rule 3: a copy waiting in a ``SCHEDULE_TOPIC_XXXX`` level, for the owner its real topic names (``%DLQ%cg``
+    too: an orderly consumer's last send-back waits there for the dead-letter topic; it is not "dropped")."""
     for b in snap.brokers:
         for level in b.schedule:
             for msg, due in level.dues:
                 real, rt = seen.parked.get((b.name, level.level, msg), ("", 0))
-                if real.startswith(RETRY_PREFIX):
-                    owners = [real[len(RETRY_PREFIX) :]]
+                if real.startswith((RETRY_PREFIX, DLQ_PREFIX)):
+                    owners = [real.removeprefix(RETRY_PREFIX).removeprefix(DLQ_PREFIX)]
                 else:
                     owners = list(seen.owners_of_topic.get(real, ())) or [""]
                 for owner in owners:

@@ -26,10 +26,12 @@ from rmqlab.core.i18n import current_language, speaking
 from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
+from .active_faults import FaultWindow, fault_windows
 from .checkpoint_mask import Mask, mask_frames, mask_model
 from .checkpoints import AskedCheckpoint, Checkpoint, resolve
 from .flow_view import FlowVM, flow_view_model
 from .replay import InjectedFault, Replay, RunOutline
+from .run_intro import intro_caption
 from .scene import Scene, SceneView
 from .stepper import Stepper
 
@@ -100,6 +102,8 @@ class RunFrames:
     masks: dict[int, Mask] = field(default_factory=dict)
     """Per paused frame of a checkpoint: for a "when", what states its answer, hidden in every view there; for a
     "where", the places it offers that are not there yet, drawn as placeholders (:mod:`widgets.checkpoint_mask`)."""
+    faults: tuple[FaultWindow, ...] = ()
+    """Every fault of the run (scripted or injected) with its window: the fault bar (:mod:`widgets.active_faults`)."""
     _models: dict[int, list[Any]] = field(default_factory=dict)
     _scenes: dict[int, list[Scene]] = field(default_factory=dict)
 
@@ -205,11 +209,15 @@ def _build_run(
                 break
             if not stepper.step():
                 break
+        if complete:  # the last frame says what the whole run showed (its end is known now)
+            captions[-1] = stepper.caption_lines(last=True)
         replay.run_to_end()
     outline = RunOutline(tuple(e.kind for e in replay.lab.trace))
+    captions[0] = intro_caption(snaps[0], list(replay.lab.trace)).lines  # what the picture shows, what will happen
     frames = RunFrames(
         run or f"rq-run-{next(_RUN_IDS)}", positions, times, captions, snaps, kinds, outline.end, complete, outline
     )
+    frames.faults = fault_windows(replay.lab.trace)
     if checkpoints:
         flows: list[FlowVM] = [flow_view_model(s) for s in snaps]
         frames.checkpoints = resolve(

@@ -15,7 +15,7 @@ from rmqlab.snapshot import BROKER_LEASE_MS, CLIENT_TRUST_MS, LabSnapshot, LockS
 
 from .lease_model import LeaseBand, LeaseLane, LeaseMarker, LeaseModel, LeaseSpan
 
-__all__ = ["lease_model"]
+__all__ = ["lease_model", "nice_end"]
 
 
 def lease_model(snap: LabSnapshot, *, include_retry: bool = False) -> LeaseModel:
@@ -56,8 +56,8 @@ def lease_model(snap: LabSnapshot, *, include_retry: bool = False) -> LeaseModel
             )
         )
     if not bands:  # nothing orderly: the same (time-free) model at every step, so the view is not redrawn
-        return LeaseModel(0, _nice_end(0), (), hidden)
-    return LeaseModel(now, _nice_end(t_end), tuple(bands), hidden, tuple(sorted(all_clients)))
+        return LeaseModel(0, nice_end(0), (), hidden)
+    return LeaseModel(now, nice_end(t_end), tuple(bands), hidden, tuple(sorted(all_clients)))
 
 
 class _Band:
@@ -263,6 +263,6 @@ def _merge(spans: list[tuple[int, int, bool]]) -> list[tuple[int, int, bool]]:
     return out
 
 
-def _nice_end(t: int) -> int:
+def nice_end(t: int) -> int:
     """Round the axis end up to a whole 10 s (at least 60 s, so one broker lease always fits)."""
     return max(60_000, -(-t // 10_000) * 10_000)

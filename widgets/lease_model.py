@@ -75,6 +75,8 @@ class LeaseBand:
     """The current entry's ``lastUpdate + 60 000`` (expired strictly after it)."""
     lanes: tuple[LeaseLane, ...]
     markers: tuple[LeaseMarker, ...]
+    ends_hidden: bool = False
+    """At a paused "when" checkpoint the lease's end is not told ("lease ends at ?"; :mod:`widgets.checkpoint_mask`)."""
 
     def lane(self, kind: str, client: str = "") -> LeaseLane:
         """The lane of this kind (and client); KeyError names the lanes there are."""
@@ -110,7 +112,9 @@ def lease_text(vm: LeaseModel) -> str:
     lines: list[str] = []
     for b in vm.bands:
         head = f"{b.queue} [{b.group}] "
-        if b.holder is not None and b.lease_ends_ms is not None:
+        if b.holder is not None and b.ends_hidden:
+            head += _("held by {client} (lease ends at {time})").format(client=b.holder, time="?")
+        elif b.holder is not None and b.lease_ends_ms is not None:
             if b.lease_ends_ms < vm.now_ms:
                 head += _("held by {client} (expired)").format(client=b.holder)
             else:

@@ -58,6 +58,7 @@ def player_words() -> dict[str, str]:
             "advance to the next step with an event of the chosen kind"
         ),
         "nothing ahead": _("nothing ahead"),
+        "answer the question first": _("answer the question first"),
         "what this step did": _("what this step did"),
         "checkpoint question": _("checkpoint question"),
         "checkpoints: {answered} of {total} answered · {first} right first time": _(

@@ -110,9 +110,11 @@ class RunOutline:
         """The final position."""
         return len(self.kinds)
 
-    def ahead(self, position: int) -> Counter[EventKind]:
-        """How many events of each kind come after ``position`` (events ``position`` … ``end − 1``)."""
-        return Counter(self.kinds[position:])
+    def ahead(self, position: int, until: int | None = None) -> Counter[EventKind]:
+        """How many events of each kind come after ``position`` (events ``position`` … ``end − 1``; or only those
+        before ``until``: a move forward stops at an unanswered checkpoint, so a Jump box lists only what it can
+        reach)."""
+        return Counter(self.kinds[position:until])
 
 
 class ReplayError(RuntimeError):

@@ -423,21 +423,36 @@ function renderPlayer({ model, el: host }) {
     const jumps = data.jumps || {};
     const keep = jumpKind.value;
     const opts = [];
+    // only what a Jump can reach before a question still to answer: the kinds beyond it would tell its answer
+    const limit = gate(count());
     for (const [kind, per] of Object.entries(jumps)) {
-      const ahead = per.slice(index + 1).reduce((a, b) => a + b, 0);
+      const ahead = per.slice(index + 1, limit + 1).reduce((a, b) => a + b, 0);
       // the kind's name in the kernel's language ("kind:<kind>" among the words; English: the kind itself)
       if (ahead) opts.push([kind, tr("{kind} ({n})", { kind: WORDS[`kind:${kind}`] || kind, n: ahead })]);
     }
     jumpKind.replaceChildren(...opts.map(([v, t]) => { const o = el("option", { value: v }, t); return o; }));
-    if (!opts.length) jumpKind.append(el("option", { value: "" }, tr("nothing ahead")));
+    if (!opts.length) jumpKind.append(el("option", { value: "" }, tr(limit < count() ? "answer the question first" : "nothing ahead")));
     if (opts.some(([v]) => v === keep)) jumpKind.value = keep;
     jump.disabled = jumpKind.disabled = !opts.length;
   }
 
   const from = () => (index < 0 ? Number(model.get("live_near")) || 0 : index);
+  // a checkpoint not answered yet stops every move forward at its question: Step, Play, a scrub, Jump, End
+  // (widgets/checkpoint_gate.py is the kernel's twin)
+  function gate(target) {
+    const here = from();
+    if (target <= here) return target;
+    const waiting = (data.checkpoints || [])
+      .filter((c) => !(done.get(c.name) || {}).right && c.frame >= here && c.frame < target).map((c) => c.frame);
+    return waiting.length ? Math.min(...waiting) : target;
+  }
   function forward() {
     if (!ask.hidden && ask.dataset.right !== "1") { setPlaying(false); return false; } // answer first
-    if (from() < count() - 1) { show(from() + 1); return true; }
+    if (from() < count() - 1) {
+      const next = gate(from() + 1);
+      if (next === from()) { setPlaying(false); show(next); return false; }
+      show(next); return true;
+    }
     if (!data.complete) { tellKernel(); model.send({ cmd: "step" }); } // the kernel steps on from the page's place
     return false;
   }
@@ -474,7 +489,7 @@ function renderPlayer({ model, el: host }) {
         state.right = true; ask.dataset.right = "1";
         feedback.className = "rq-feedback rq-right"; feedback.textContent = cp.explain;
         choices.hidden = true; showMe.hidden = true;  // answered: the buttons go, the explanation stays
-        clearChoices(); showScore(); report();
+        clearChoices(); showScore(); report(); fillJumps();
         const wasPlaying = root.dataset.resume === "1";
         if (wasPlaying) setPlaying(true);
       } else {
@@ -533,11 +548,11 @@ function renderPlayer({ model, el: host }) {
     model.set("interval", Math.round(1000 / Number(speed.value))); model.save_changes();
     if (timer) setPlaying(true);
   };
-  scrub.oninput = () => { setPlaying(false); show(Number(scrub.value)); };
+  scrub.oninput = () => { setPlaying(false); show(gate(Number(scrub.value))); };
   jump.onclick = () => {
     setPlaying(false);
     const per = (data.jumps || {})[jumpKind.value] || [];
-    for (let j = from() + 1; j < per.length; j++) if (per[j]) { show(j); return; }
+    for (let j = from() + 1; j < per.length; j++) if (per[j]) { show(gate(j)); return; }
   };
   root.addEventListener("keydown", (e) => {
     const t = e.target;
@@ -546,7 +561,7 @@ function renderPlayer({ model, el: host }) {
     else if (e.key === "ArrowRight" && t.type !== "range") { e.preventDefault(); step.click(); }
     else if (e.key === "ArrowLeft" && t.type !== "range") { e.preventDefault(); back.click(); }
     else if (e.key === "Home" && t.type !== "range") { e.preventDefault(); reset.click(); }
-    else if (e.key === "End" && t.type !== "range") { e.preventDefault(); setPlaying(false); show(count() - 1); }
+    else if (e.key === "End" && t.type !== "range") { e.preventDefault(); setPlaying(false); show(gate(count() - 1)); }
     else if ((e.key === "j" || e.key === "J") && !e.ctrlKey && !e.metaKey && !e.altKey) {
       e.preventDefault(); // JupyterLab's command-mode J (select the cell below) honours it
       if (!jump.disabled) jump.click();

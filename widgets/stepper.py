@@ -8,7 +8,9 @@ the same whichever of them got there.
 meaningful event (:func:`rmqlab.narrate.is_meaningful`: a delivery, a consume result, a send-back, a schedule
 hop, a DLQ write, a lock change, a send, a fault, a rebalance), skipping offset and lock-renewal bookkeeping;
 ``raw=True`` moves one reachable position. The caption of a position is a function of the position and
-``raw`` only, so every route to a position shows the same words.
+``raw`` only, so every route to a position shows the same words. The start says what the picture shows and what
+is about to happen (:func:`widgets.run_intro.intro_caption`); the run's last step, what the whole run showed
+(:func:`rmqlab.narrate.end_caption`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import bisect
 from rmqlab.narrate import Caption, Narrator, end_caption, step_caption
 
 from .replay import Replay
+from .run_intro import intro_caption
 
 __all__ = ["CAPTION_LINES", "Stepper"]
 
@@ -79,9 +82,14 @@ class Stepper:
         self.sync()
         return self.replay.position
 
-    def caption_lines(self, *, raw: bool = False) -> tuple[str, ...]:
-        """The captions of the step that reached the current position (a function of position and ``raw``)."""
+    def caption_lines(self, *, raw: bool = False, last: bool = False) -> tuple[str, ...]:
+        """The captions of the step that reached the current position (a function of position and ``raw``): at the
+        start, the run's introduction (from the trace so far: :mod:`widgets.frames` gives it the whole run's);
+        ``last`` (the run's last step, when its end is known) or a step that only kept books, the run's summary."""
         position = self.replay.position
+        if position == self.replay.start:
+            lab = self.replay.lab
+            return intro_caption(self.replay.snapshot(), [lab.trace[k] for k in range(len(lab.trace))]).lines
         if not self.known_stops:
             return ()
         i = bisect.bisect_left(self.known_stops, position)
@@ -94,7 +102,9 @@ class Stepper:
                 j -= 1
             first = self.known_stops[j] if j >= 0 else 0
             chosen = [c for c in self.captions[first:position] if c.meaningful] or chosen
-            if chosen and not any(c.meaningful for c in chosen):  # the end: only bookkeeping since the last step
+            if chosen and (last or not any(c.meaningful for c in chosen)):  # the end: what the whole run showed
                 lab = self.replay.lab
-                return end_caption(step_caption(chosen), (lab.trace[k] for k in range(position)), now_ms=lab.now).lines
+                events = (lab.trace[k] for k in range(position))
+                said = self.captions[:position]
+                return end_caption(step_caption(chosen), events, now_ms=lab.now, captions=said).lines
         return step_caption(chosen).lines

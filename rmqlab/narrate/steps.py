@@ -33,6 +33,7 @@ __all__ = [
     "StepCaption",
     "burst",
     "close_other_bursts",
+    "fit_rule",
     "group_repeats",
     "reading_order",
     "signature",
@@ -186,9 +187,9 @@ class StepCaption:
 
 MAX_SENTENCES = 1
 """One plain sentence per step, as The Secret Lives of Data tells its story: the step's most telling event (the one
-whose rule the second line gives), worded to carry its cause and effect ("c1 failed M0001 for the 2nd time, so it
-goes back to the broker and returns in 30 s"); the other events of the step are counted ("and 3 more: see the Events
-tab"). Up to five sentences wrapped to two and a half lines of the caption box at the notebook's default width."""
+whose rule the second line gives, :func:`step_caption`), worded to carry its cause and effect ("c1 failed M0001
+for the 2nd time, so it goes back to the broker and returns in 30 s"); the other events of the step are counted ("and
+3 more: see the Events tab")."""
 PLAIN_WIDTH = 200
 """The plain line's budget in character cells (a CJK character is two): two lines of the caption box in JupyterLab's
 output area (13 px text, 868 px; tests/test_lab_captions.py wraps every step's line at that width). A line past it
@@ -199,23 +200,23 @@ last clause that fits, and ends "…". The send-back's rule, the step the labs s
 3 + reconsumeTimes 0 = level 3, due in 10 s"."""
 
 
-def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int]) -> list[str]:
+def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int]) -> tuple[list[str], int]:
     """The sentences that fit :data:`PLAIN_WIDTH`, most telling first (``ranks``: lower tells more, see
-    :data:`_KEY_ORDER`; at least one, at most :data:`MAX_SENTENCES`), shown in reading order, then the count of the
-    rest: a dead-letter step keeps the consumer's "failed for the 2nd time … dead-letter topic" and the broker's
-    "now a dead letter" before "hands M0001 to its listener"."""
+    :data:`_PLAIN_ORDER`; at least one, at most :data:`MAX_SENTENCES`), shown in reading order, then the count of the
+    rest; and the index of the most telling one, whose rule the second line gives (both lines about one event)."""
 
     def more(count: int) -> list[str]:
         return [_("(and {count} more: see the Events tab)").format(count=count)] if count else []
 
-    kept: set[int] = set()
+    kept: list[int] = []
     for i in _most_telling_first(ranks):
-        trial = sorted(kept | {i})
+        trial = sorted({*kept, i})
         words = [sentences[j] for j in trial] + more(len(sentences) - len(trial))
         if kept and (len(trial) > MAX_SENTENCES or columns(_joined(words)) > PLAIN_WIDTH):
             continue
-        kept.add(i)
-    return [sentences[j] for j in sorted(kept)] + more(len(sentences) - len(kept))
+        kept.append(i)
+    shown = sorted(kept)
+    return [sentences[j] for j in shown] + more(len(sentences) - len(kept)), kept[0]
 
 
 def _most_telling_first(ranks: Sequence[int]) -> list[int]:
@@ -225,7 +226,7 @@ def _most_telling_first(ranks: Sequence[int]) -> list[int]:
     return sorted(range(len(ranks)), key=lambda i: (ranks[i], -i if ranks[i] == send else i))
 
 
-def _fit_rule(text: str) -> str:
+def fit_rule(text: str) -> str:
     """``text`` cut at its last ``; `` (else ``, ``, else space; a Chinese rule's ``；`` and ``，`` likewise) that
     leaves it within :data:`SOURCE_WIDTH`."""
     if columns(text) <= SOURCE_WIDTH:
@@ -238,7 +239,7 @@ def _fit_rule(text: str) -> str:
     return text
 
 
-_KEY_ORDER: tuple[EventKind, ...] = (
+_EVENT_ORDER: tuple[EventKind, ...] = (
     K.DEAD_LETTERED,
     K.SEND_BACK,
     K.BROADCAST_DROPPED,
@@ -260,9 +261,8 @@ _KEY_ORDER: tuple[EventKind, ...] = (
     K.SEND_ATTEMPT,
     K.DELIVERED,
 )
-"""Which event's rule the second line gives when a step did several things: the first kind here that the step has
-(a send-back says more than the delivery before it; a dead letter more than the send-back; a consumer that starts
-more than the queues it then gets: the cause first)."""
+"""Which event tells most when a step did several things (a send-back says more than the delivery before it; a dead
+letter more than the send-back), before :data:`_CAUSE_AND_EFFECT_FIRST` moves the causes ahead."""
 _CAUSE_AND_EFFECT_FIRST = frozenset(
     {K.LOCAL_RETRY, K.SEND_BACK_FALLBACK, K.SEND_BACK, K.DEAD_LETTERED, K.BROADCAST_DROPPED, K.SUSPENDED, K.LIFECYCLE}
 )
@@ -274,9 +274,10 @@ _PLAIN_ORDER: tuple[EventKind, ...] = (
     K.BROADCAST_DROPPED,
     K.SUSPENDED,
     K.LIFECYCLE,
-    *(k for k in _KEY_ORDER if k not in _CAUSE_AND_EFFECT_FIRST),
+    *(k for k in _EVENT_ORDER if k not in _CAUSE_AND_EFFECT_FIRST),
 )
-"""Whose plain sentence a step's first line says: :data:`_KEY_ORDER`, but these first, as their sentence carries the
+"""Whose plain sentence a step's first line says, and so whose rule its second line gives: :data:`_EVENT_ORDER`,
+but these first, as their sentence carries the
 step's cause and effect ("c1 failed M0001 for the 2nd time, its last allowed try, so it goes to the dead-letter topic";
 "c1 could not send M0001 back, so it keeps it …"), where the dead letter's own sentence, or a failed send-back's,
 tells only half; and a consumer that starts (LIFECYCLE) is said before the locks and queues it then gets."""
@@ -301,7 +302,7 @@ def step_caption(captions: Sequence[C]) -> StepCaption:
 
     First line: the plain sentence of the step's most telling event (:data:`MAX_SENTENCES`, :data:`_PLAIN_ORDER`;
     repeats folded into one with their count), then how many others the step had; second line: ``in the source:``
-    and the Java behind the step's most telling event (see :data:`_KEY_ORDER`).
+    and the Java behind that same event (the first of its repeats): the two lines never tell of two events.
     """
     if not captions:
         return StepCaption("", "")
@@ -316,12 +317,9 @@ def step_caption(captions: Sequence[C]) -> StepCaption:
             if g.count == 1
             else _("{sentence} ({summary}).").format(sentence=first.plain.rstrip(".。"), summary=g.summary)
         )
-    kinds = {c.kind for c in ordered}
-    key_kind = next((k for k in _KEY_ORDER if k in kinds), ordered[-1].kind)
-    key = next(c for c in ordered if c.kind is key_kind)
-    return StepCaption(
-        _joined(_fit_sentences(sentences, ranks)), _fit_rule(_("in the source: {rule}").format(rule=key.text))
-    )
+    plain, lead = _fit_sentences(sentences, ranks)
+    key: C = groups[lead].first  # the second line is about the first line's event (issue 30: never another one)
+    return StepCaption(_joined(plain), fit_rule(_("in the source: {rule}").format(rule=key.text)))
 
 
 def _joined(sentences: Sequence[str]) -> str:

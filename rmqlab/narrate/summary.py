@@ -4,21 +4,24 @@ A run's last Step often does only bookkeeping (the idle timers run to the horizo
 a lock renewed), and a caption that says "c1's progress … is saved at the broker" is a poor last word. The last
 step says instead what became of the messages: how many were sent, consumed, retried (and how many deliveries the
 most-tried one took), dead-lettered, dropped, stored twice, or are still waiting for another try — this run's
-numbers, no Java identifier (the second line still names the code of the step's own events).
+numbers, no Java identifier — and, when the run committed consumer offsets, how many queues' offsets were saved.
+The second line names the code behind each of those fates (:func:`summary_source`), so both lines are about the
+same thing: the run as a whole, never one unrelated last event (an offset commit under a sentence about retries).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ..core.duration import format_duration
 from ..core.i18n import gettext as _
 from ..core.i18n import ngettext
 from ..core.trace import EventKind, TraceEvent
-from .steps import StepCaption
+from .steps import StepCaption, fit_rule
 
-__all__ = ["RunFates", "end_caption", "run_summary"]
+__all__ = ["RunFates", "end_caption", "run_summary", "summary_of", "summary_source"]
 
 K = EventKind
 SUCCESS_STATUSES = frozenset({"CONSUME_SUCCESS", "SUCCESS", "COMMIT"})
@@ -40,13 +43,21 @@ class RunFates:
     retried: dict[str, None] = field(default_factory=dict)
     deliveries: dict[str, int] = field(default_factory=dict)
     dead: dict[str, None] = field(default_factory=dict)
+    to_dead: dict[str, None] = field(default_factory=dict)
+    """Parked at a delay level whose real topic is ``%DLQ%``: an orderly consumer's last send-back, a dead letter when
+    its delay is over (``sendMessageBack`` with a level, ``ConsumeMessageOrderlyService.checkReconsumeTimes``)."""
     dropped: dict[str, None] = field(default_factory=dict)
+    committed: dict[str, int] = field(default_factory=dict)
+    """Per queue, the last consumer offset saved (at the broker, or a broadcasting consumer's local file)."""
     end_ms: int = 0
 
     def feed(self, event: TraceEvent) -> None:
         """Count one event (events in trace order)."""
         self.end_ms = max(self.end_ms, event.time_ms)
         msg = event.msg_id
+        if event.kind is K.OFFSET_PERSISTED:
+            whose = event.actor if event.get("store") == "local" else event.get("group")  # a group shares one offset
+            self.committed[f"{whose} {event.get('queue')}"] = int(event.get("offset") or 0)
         if msg is None:
             return
         kind = event.kind
@@ -64,13 +75,21 @@ class RunFates:
             self.retried[msg] = None
         elif kind is K.DEAD_LETTERED:
             self.dead[msg] = None
+        elif kind is K.SCHEDULED and str(event.get("real_topic", "")).startswith("%DLQ%"):
+            self.to_dead[msg] = None
         elif kind is K.BROADCAST_DROPPED:
             self.dropped[msg] = None
 
     @property
+    def queues_committed(self) -> int:
+        """How many queues had a consumer offset past 0 saved (progress a restart resumes from)."""
+        return sum(1 for offset in self.committed.values() if offset > 0)
+
+    @property
     def waiting(self) -> list[str]:
-        """Retried messages with no end yet: not consumed, not dead-lettered, not dropped."""
-        return [m for m in self.retried if m not in self.consumed and m not in self.dead and m not in self.dropped]
+        """Retried messages with no end yet: not consumed, not dead-lettered (nor on the way there), not dropped."""
+        ended = (self.consumed, self.dead, self.dropped, self.to_dead)
+        return [m for m in self.retried if not any(m in fate for fate in ended)]
 
 
 def _join(parts: list[str]) -> str:
@@ -86,6 +105,13 @@ def run_summary(events: Iterable[TraceEvent], *, now_ms: int | None = None) -> s
     fates = RunFates()
     for event in events:
         fates.feed(event)
+    if now_ms is not None:
+        fates.end_ms = now_ms
+    return summary_of(fates)
+
+
+def summary_of(fates: RunFates) -> str:
+    """:func:`run_summary` of fates already counted (its time: ``fates.end_ms``)."""
     parts = []
     if fates.sent:
         parts.append(ngettext("{n} message sent", "{n} messages sent", len(fates.sent)).format(n=len(fates.sent)))
@@ -105,17 +131,81 @@ def run_summary(events: Iterable[TraceEvent], *, now_ms: int | None = None) -> s
         parts.append(retried + (_(" (up to {most} deliveries)").format(most=most) if most > 1 else ""))
     if fates.dead:
         parts.append(_("{n} dead-lettered").format(n=len(fates.dead)))
+    on_the_way = [m for m in fates.to_dead if m not in fates.dead]
+    if on_the_way:
+        n = len(on_the_way)
+        parts.append(
+            ngettext("{n} on its way to the dead-letter topic", "{n} on their way to the dead-letter topic", n).format(
+                n=n
+            )
+        )
     if fates.dropped:
         parts.append(_("{n} dropped without a retry").format(n=len(fates.dropped)))
     if fates.waiting:
         parts.append(_("{n} still waiting for another try").format(n=len(fates.waiting)))
-    when = _("End of the run at {time}").format(time=format_duration(fates.end_ms if now_ms is None else now_ms))
+    if parts and fates.queues_committed:
+        n = fates.queues_committed
+        parts.append(ngettext("the offset of {n} queue saved", "the offsets of {n} queues saved", n).format(n=n))
+    when = _("End of the run at {time}").format(time=format_duration(fates.end_ms))
     if not parts:
         return _("{when}: no message moved.").format(when=when)
     return _("{when}: {what}.").format(when=when, what=_join(parts))
 
 
-def end_caption(step: StepCaption, events: Iterable[TraceEvent], *, now_ms: int | None = None) -> StepCaption:
-    """The last step's caption: what the run showed (:func:`run_summary`, at ``now_ms``) instead of the bookkeeping
-    it did; the second line keeps the step's own source."""
-    return StepCaption(run_summary(events, now_ms=now_ms), step.source)
+class _Sourced(Protocol):
+    """What :func:`summary_source` needs of a caption (:class:`~rmqlab.narrate.narrator.Caption` is one)."""
+
+    @property
+    def kind(self) -> EventKind: ...
+    @property
+    def where(self) -> str: ...
+    @property
+    def msg_id(self) -> str | None: ...
+
+
+def summary_source(captions: Sequence[_Sourced], fates: RunFates) -> str:
+    """The summary's second line: for each fate :func:`run_summary` counts, the RocketMQ method that decided it, as
+    this run's captions name it ("in the source: sent: DefaultMQProducerImpl.sendDefaultImpl; retried: …"); a
+    consumed message's is that of its last consume result (its success)."""
+    wanted: tuple[tuple[str, frozenset[EventKind], dict[str, None] | None, bool], ...] = (
+        (_("sent"), frozenset({K.SEND_ATTEMPT}), fates.sent, False),
+        (_("consumed"), frozenset({K.CONSUMED}), fates.consumed, True),
+        (_("retried"), RETRY_KINDS, fates.retried, False),
+        (_("dead-lettered"), frozenset({K.DEAD_LETTERED}), fates.dead, False),
+        (
+            _("to the dead-letter topic"),
+            frozenset({K.SEND_BACK}),
+            {m: None for m in fates.to_dead if m not in fates.dead},
+            True,
+        ),
+        (_("dropped"), frozenset({K.BROADCAST_DROPPED}), fates.dropped, False),
+        (_("offsets saved"), frozenset({K.OFFSET_PERSISTED}), None, False),
+    )
+    parts = []
+    for fate, kinds, messages, last in wanted:
+        if not (fates.queues_committed if messages is None else messages):
+            continue
+        found = [c for c in captions if c.kind in kinds and (messages is None or c.msg_id in messages)]
+        if found:
+            parts.append(_("{fate}: {where}").format(fate=fate, where=found[-1 if last else 0].where))
+    rule = _("; ").join(parts) if parts else _("nothing was sent or consumed")
+    return fit_rule(_("in the source: {rule}").format(rule=rule))
+
+
+def end_caption(
+    step: StepCaption,
+    events: Iterable[TraceEvent],
+    *,
+    now_ms: int | None = None,
+    captions: Sequence[_Sourced] | None = None,
+) -> StepCaption:
+    """The last step's caption: what the run showed (:func:`run_summary`, at ``now_ms``) instead of what its step did;
+    the second line the code behind those fates (:func:`summary_source` of the run's ``captions``), or without
+    them the step's own source."""
+    fates = RunFates()
+    for event in events:
+        fates.feed(event)
+    if now_ms is not None:
+        fates.end_ms = now_ms
+    source = step.source if captions is None else summary_source(captions, fates)
+    return StepCaption(summary_of(fates), source)

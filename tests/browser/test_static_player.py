@@ -181,13 +181,25 @@ def test_keyboard_steps_and_plays(page: Any) -> None:
     assert player.get_attribute("data-step") == "0"
 
 
+def _at_step(page: Any, step: int) -> None:
+    page.wait_for_function(
+        f"() => document.querySelector('[data-testid=rq-player]').getAttribute('data-step') === '{step}'"
+    )
+
+
 def test_home_and_end_go_to_the_first_and_last_step(page: Any, saved: tuple[Dashboard, Path]) -> None:
-    """End shows the run's last frame (its clock and caption), Home the first, from any control of the player."""
+    """End shows the run's last frame (its clock and caption), Home the first, from any control of the player; a
+    checkpoint not answered yet stops End at its question (issue 30), as it stops Step."""
     frames = saved[0].controller.frames
     assert frames is not None
-    last = len(frames) - 1
+    last, cp = len(frames) - 1, frames.checkpoints[0]
     player = page.get_by_test_id("rq-player")
     assert "Home and End go to the first and last step, J jumps" in (player.get_attribute("aria-label") or "")
+    page.get_by_role("button", name="Step", exact=True).focus()
+    page.keyboard.press("End")
+    _at_step(page, cp.frame)
+    assert page.get_by_test_id("rq-checkpoint").is_visible()
+    page.get_by_role("button", name="Show me", exact=True).click()  # answered (shown): End goes on
     page.get_by_role("button", name="Step", exact=True).focus()
     page.keyboard.press("End")
     page.wait_for_function(
@@ -208,14 +220,36 @@ def test_j_jumps_to_the_next_step_with_an_event_of_the_chosen_kind(page: Any, sa
     assert frames is not None
     jump = page.get_by_role("button", name="Jump", exact=True)
     assert jump.get_attribute("aria-keyshortcuts") == "J" and "(key: J)" in (jump.get_attribute("title") or "")
-    kind = page.get_by_role("combobox", name="event kind to jump to").input_value()
-    expected = next(j for j in range(1, len(frames)) if frames.kinds[j].get(kind))
+    box = page.get_by_role("combobox", name="event kind to jump to")
+    offered = box.locator("option").evaluate_all("(os) => os.map((o) => o.value)")
+
+    def first(kind: str) -> int:
+        return next(j for j in range(1, len(frames)) if frames.kinds[j].get(kind))
+
+    kind = max(offered, key=first)  # the kind whose next step is furthest: a Jump, not a Step
+    box.select_option(kind)
+    stop = first(kind)
+    assert stop <= frames.checkpoints[0].frame  # the box offers only what is before the question still to answer
     page.get_by_role("button", name="Step", exact=True).focus()
     page.keyboard.press("j")
-    page.wait_for_function(
-        f"() => document.querySelector('[data-testid=rq-player]').getAttribute('data-step') === '{expected}'"
-    )
-    assert expected > 1 and page.get_by_test_id("rq-clock").inner_text() == frames.clock(expected)
+    _at_step(page, stop)
+    assert stop > 1 and page.get_by_test_id("rq-clock").inner_text() == frames.clock(stop)
+
+
+def test_a_scrub_past_an_unanswered_checkpoint_stops_at_its_question(page: Any, saved: tuple[Dashboard, Path]) -> None:
+    """Dragging the scrubber to the end lands on the checkpoint's question while it waits (before stop 33 it showed
+    the outcome); once answered, the same scrub reaches the end."""
+    frames = saved[0].controller.frames
+    assert frames is not None
+    last, cp = len(frames) - 1, frames.checkpoints[0]
+    scrub = page.get_by_role("slider", name="step", exact=True)
+    scrub.fill(str(last))
+    _at_step(page, cp.frame)
+    assert scrub.input_value() == str(cp.frame) and page.get_by_test_id("rq-checkpoint").is_visible()
+    page.locator(f'.rq-scene [data-choice="{cp.answer}"]').first.click()
+    assert page.get_by_test_id("rq-feedback").inner_text() == cp.explain
+    scrub.fill(str(last))
+    _at_step(page, last)
 
 
 def test_an_executed_notebook_exported_to_html_plays_from_disk(browser: Any, tmp_path: Path) -> None:
@@ -251,3 +285,23 @@ def test_an_executed_notebook_exported_to_html_plays_from_disk(browser: Any, tmp
     events = Dashboard(failing, horizon="2m").view("Events")
     assert page.evaluate(ROWS_JS) == _rows(events.model(frames.snapshots[1]))
     context.close()
+
+
+def test_the_jump_box_lists_only_what_it_can_reach_before_an_unanswered_question(
+    page: Any, saved: tuple[Dashboard, Path]
+) -> None:
+    """The kinds still to come beyond a question would tell its answer ("dead_lettered (1)" before "where does it
+    go?"): the box counts only the steps up to the question, reads "answer the question first" there, and offers the
+    rest once it is answered."""
+    frames = saved[0].controller.frames
+    assert frames is not None
+    last, cp = len(frames) - 1, frames.checkpoints[0]
+    box = page.get_by_role("combobox", name="event kind to jump to")
+    offered = set(box.locator("option").evaluate_all("(os) => os.map((o) => o.value)"))
+    reachable = {kind for j in range(1, cp.frame + 1) for kind, n in frames.kinds[j].items() if n}
+    assert offered == reachable and "dead_lettered" not in offered
+    page.get_by_role("slider", name="step", exact=True).fill(str(last))
+    _at_step(page, cp.frame)
+    assert box.locator("option").all_inner_texts() == ["answer the question first"] and box.is_disabled()
+    page.locator(f'.rq-scene [data-choice="{cp.answer}"]').first.click()
+    assert "dead_lettered" in box.locator("option").evaluate_all("(os) => os.map((o) => o.value)")
