@@ -91,9 +91,9 @@ class PullRequestHoldService:
     def check_hold_request(self) -> None:
         """``checkHoldRequest``: each queue of the table is notified with its current max offset (and no tag)."""
         for key in list(self.pull_request_table):
-            topic, queue_id = key.split(TOPIC_QUEUEID_SEPARATOR)
-            offset = self.store.max_offset(topic, int(queue_id))
-            self.notify_message_arriving(topic, int(queue_id), offset)
+            topic, queue_id_text = key.split(TOPIC_QUEUEID_SEPARATOR)
+            queue_id = int(queue_id_text)
+            self.notify_message_arriving(topic, queue_id, self.store.max_offset(topic, queue_id))
 
     # ------------------------------------------------------------------ holding and answering
     def suspend_pull_request(self, topic: str, queue_id: int, pull_request: PullRequest) -> None:
@@ -124,6 +124,7 @@ class PullRequestHoldService:
         request_list = many.clone_list_and_clear()
         if request_list is None:
             return
+        now = self.scheduler.now  # System.currentTimeMillis(): virtual time stands still during the walk
         replay_list: list[PullRequest] = []
         for request in request_list:
             newest_offset = max_offset
@@ -132,7 +133,7 @@ class PullRequestHoldService:
             if newest_offset > request.pull_from_this_offset and request.is_matched_by_consume_queue(tags_code):
                 self.execute_request_when_wakeup(request)
                 continue
-            if self.scheduler.now >= request.suspend_timestamp + request.timeout_millis:
+            if now >= request.suspend_timestamp + request.timeout_millis:
                 self.execute_request_when_wakeup(request)
                 continue
             replay_list.append(request)
