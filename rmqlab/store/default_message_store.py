@@ -8,7 +8,8 @@ its queue through the ``MessageArrivingListener`` the broker hands it (``NotifyM
 
 Mirrors: store/src/main/java/org/apache/rocketmq/store/DefaultMessageStore.java
     (DefaultMessageStore.putMessage, DefaultMessageStore.getMaxOffsetInQueue,
-    DefaultMessageStore.getOffsetInQueueByTime, DefaultMessageStore.start, DefaultMessageStore.shutdown)
+    DefaultMessageStore.getOffsetInQueueByTime, DefaultMessageStore.start, DefaultMessageStore.shutdown,
+    ReputMessageService.doReput)
 Mirrors: store/src/main/java/org/apache/rocketmq/store/CommitLog.java
     (CommitLog.asyncPutMessage)
 Mirrors: store/src/main/java/org/apache/rocketmq/store/ConsumeQueue.java
