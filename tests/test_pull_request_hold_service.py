@@ -11,14 +11,18 @@ from rmqlab.core.timers import TimerKind
 from rmqlab.remoting.protocol import PullMessageRequest, PullResult, PullStatus
 
 
-def _lab(tags: str = "*") -> tuple[Lab, list[int]]:
+def _lab(tags: str = "*", start: int = 0) -> tuple[Lab, list[int]]:
     """One broker, one queue of T, one consumer; also the times the broker receives a pull of T (a consumer pulls
     again at once when a held pull is answered, so after the first these are the times held pulls were answered)."""
     lab = Lab(seed=1)
     lab.add_broker("broker-a")
     lab.create_topic("T", queues=1)
     lab.add_consumer(
-        "cg", name="c1", subscribe={"T": tags}, listener=lambda m, c: ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+        "cg",
+        name="c1",
+        subscribe={"T": tags},
+        listener=lambda m, c: ConsumeConcurrentlyStatus.CONSUME_SUCCESS,
+        start=start,
     )
     broker = lab.brokers["broker-a"]
     process_request = broker.process_request
@@ -62,6 +66,17 @@ def test_a_message_of_another_tag_leaves_the_pull_held_until_the_next_check() ->
     # beyond its offset (a check matches any tag), processes it again, and the read finds nothing it takes
     assert empty == [(10_000, "NO_MATCHED_MSG", 1)]
     assert pulls_of_t == [0, 10_000]
+
+
+def test_an_arrival_after_the_deadline_answers_the_pull_whatever_its_tag() -> None:
+    lab, pulls_of_t = _lab(tags="a", start=1000)
+    lab.at(17_000, lab.add_producer("pg").send, Message("T", "x", tags="b"))
+    lab.run(until=19_000)
+    # suspended at 1 s, its 15 s are up at 16 s, the next check is at 20 s; the "b" message at 17 s does not match,
+    # but notifyMessageArriving also answers any pull of the queue whose time is up
+    assert pulls_of_t == [1000, 17_000]
+    empty = [(e.time_ms, e.data["status"]) for e in lab.trace.of_kind(EventKind.PULL_EMPTY)]
+    assert empty == [(17_000, "NO_MATCHED_MSG")]
 
 
 def test_a_message_of_a_subscribed_tag_wakes_the_pull_at_once() -> None:
