@@ -1,12 +1,12 @@
 """Idle horizons (issue 34 item 5): CPU time per virtual hour of an idle lab with many queues.
 
 One broker, one topic of ``--queues`` queues (1,024 by default, the scenario schema's largest), one consumer
-holding all of them, nothing sent: all that happens is long polling (each queue's pull held 15 s, answered empty,
-pulled again) and the periodic timers (rebalance 20 s, heartbeats and route polls 30 s, offset persists 5 s, the
-broker's channel scan 10 s). The run is measured after a warm-up hour, for ``--hours`` virtual hours; the figure is
-CPU seconds (``time.process_time``) per virtual hour and per virtual day (×24), with the scheduler steps and trace
-events per hour. On a shared machine CPU seconds wander with the load; bench/README.md also gives callgrind's
-instruction counts, which do not.
+holding all of them, nothing sent: all that happens is long polling (each queue's pull held 15 s, answered empty by
+the broker's 5 s hold check, pulled again) and the periodic timers (rebalance 20 s, heartbeats and route polls 30 s,
+offset persists 5 s, the broker's channel scan 10 s). The run is measured after a warm-up hour, for ``--hours``
+virtual hours; the figure is CPU seconds (``time.process_time``) per virtual hour and per virtual day (×24), with the
+scheduler steps and trace events per hour. On a shared machine CPU seconds wander with the load; bench/README.md also
+gives callgrind's instruction counts, which do not.
 
     python -m bench.idle_horizon --queues 1024 --hours 1
     python -m bench.idle_horizon --instructions        # callgrind: instructions per virtual minute, 30 s → 90 s
@@ -65,7 +65,7 @@ def measure(queues: int, hours: float) -> dict[str, float]:
 
 
 def steps_by_kind(queues: int, minutes: int = 1) -> dict[str, float]:
-    """Scheduler steps per virtual hour after the warm-up hour, by the kind of their label (``hold_timeout``,
+    """Scheduler steps per virtual hour after the warm-up hour, by the kind of their label (``hold_check``,
     ``pull``, ``persist_offset`` …): what an idle hour is made of. The count wraps this one lab's ``_run_entry``
     (the measured run is the same run; only its steps are tallied)."""
     lab = idle_lab(queues)

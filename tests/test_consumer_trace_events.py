@@ -94,8 +94,10 @@ def test_orderly_consume_requests_are_events_with_their_delay() -> None:
 
 def test_empty_pull_answers_and_the_offset_correction_that_follows() -> None:
     """Subscribed to TagA only: both messages are TagB. The broker answers NO_MATCHED_MSG with the next offset
-    past them, correctTagsOffset moves the offset. The held pull that then finds nothing in 15 s (NO_NEW_MSG at
-    17 s) changes nothing and is not recorded: one such answer every 15 s per queue would bury the rest."""
+    past them, correctTagsOffset moves the offset. The second TagB arrives while the pull is held: its tag does not
+    match, so the pull stays held until the hold service's 5 s check answers it (``notifyMessageArriving`` wakes
+    only a pull whose filter matches). The held pull that then finds nothing (NO_NEW_MSG at the 20 s check) changes
+    nothing and is not recorded: one such answer every 15 s per queue would bury the rest."""
     lab = Lab(seed=3)
     lab.add_broker("broker-a")
     lab.create_topic("T", queues=1)
@@ -110,17 +112,17 @@ def test_empty_pull_answers_and_the_offset_correction_that_follows() -> None:
     ]
     assert empty == [
         (1000, "NO_MATCHED_MSG", 0, 1, True),
-        (2000, "NO_MATCHED_MSG", 1, 2, True),
+        (5000, "NO_MATCHED_MSG", 1, 2, True),
     ]
     moved = [(e.time_ms, e.get("offset")) for e in lab.trace.where(K.OFFSET_UPDATED, queue="T@broker-a:0")]
-    assert moved == [(1000, 1), (2000, 2)]
+    assert moved == [(1000, 1), (5000, 2)]
     assert not lab.trace.where(K.DELIVERED)
 
 
 def test_a_no_new_msg_answer_is_recorded_when_correct_tags_offset_moves_the_offset() -> None:
     """A new group whose offset query fails starts at the max offset (1) with no offset in its store: the first
-    held pull answers NO_NEW_MSG 15 s later and correctTagsOffset stores 1; the next one (at 31 s) changes
-    nothing."""
+    held pull (suspended at 1 s) answers NO_NEW_MSG at the broker's first 5 s check 15 s later (20 s) and
+    correctTagsOffset stores 1; the next one (at 35 s) changes nothing."""
     lab = Lab(seed=3)
     lab.add_broker("broker-a")
     lab.create_topic("T", queues=1)
@@ -133,9 +135,9 @@ def test_a_no_new_msg_answer_is_recorded_when_correct_tags_offset_moves_the_offs
         (e.time_ms, e.get("status"), e.get("offset"), e.get("next_offset"), e.get("corrected"))
         for e in lab.trace.where(K.PULL_EMPTY, queue="T@broker-a:0")
     ]
-    assert empty == [(16_000, "NO_NEW_MSG", 1, 1, True)]
+    assert empty == [(20_000, "NO_NEW_MSG", 1, 1, True)]
     assert [(e.time_ms, e.get("offset")) for e in lab.trace.where(K.OFFSET_UPDATED, queue="T@broker-a:0")] == [
-        (16_000, 1)
+        (20_000, 1)
     ]
 
 

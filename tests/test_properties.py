@@ -263,4 +263,4 @@ def test_lost_pull_responses_do_not_fork_the_pull_loop() -> None:
     lab.add_consumer("cg", subscribe={"T": "*"}, listener=ScriptedListener(), name="c1")
     lab.set_broker_fault("broker-a", lose_responses=True)
     lab.run(until=45_000)
-    assert len(lab.brokers["broker-a"].pull_message_processor._held.get(("T", 0), [])) <= 1
+    assert len(lab.brokers["broker-a"].pull_request_hold_service.held_pulls("T", 0)) <= 1

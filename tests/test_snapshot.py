@@ -168,7 +168,7 @@ def test_every_engine_timer_is_labelled(knobs: dict[str, object]) -> None:
     while replay.step_once():
         kinds.update(t.kind for t in replay.snapshot().timers)
     assert TimerKind.OTHER not in kinds
-    assert {TimerKind.REBALANCE, TimerKind.PULL, TimerKind.CONSUME, TimerKind.HOLD_TIMEOUT} <= kinds
+    assert {TimerKind.REBALANCE, TimerKind.PULL, TimerKind.CONSUME, TimerKind.HOLD_CHECK} <= kinds
 
 
 def test_broadcasting_failure_is_dropped_never_acked() -> None:

@@ -137,7 +137,9 @@ class Broker:
             topics=self.topic_config_manager,
             offsets=self.consumer_offset_manager,
         )
-        self.message_store.message_arriving_listener = self.pull_message_processor.notify_message_arriving
+        self.pull_request_hold_service = self.pull_message_processor.pull_request_hold_service
+        """``getPullRequestHoldService()``: long polling's held pulls and their 5 s check."""
+        self.message_store.message_arriving_listener = self.pull_request_hold_service.arriving
         self.send_message_processor = SendMessageProcessor(
             name,
             address,
@@ -151,6 +153,7 @@ class Broker:
         self.processor_table = self._register_processors()
         """The remoting server's ``processorTable``: request code → the processor that answers it."""
         self.message_store.start()
+        self.pull_request_hold_service.start()
         scheduler.schedule(
             CHANNEL_SCAN_INTERVAL_MS, self._scan_exception_channel, label=TimerLabel(TimerKind.CHANNEL_SCAN, name)
         )
@@ -318,7 +321,7 @@ class Broker:
     # ------------------------------------------------------------------ channels (ClientHousekeepingService)
     def connection_reset(self, client: str) -> None:
         """``client``'s channel closed: the pulls held for it can never be answered."""
-        self.pull_message_processor.connection_reset(client)
+        self.pull_request_hold_service.connection_reset(client)
 
     def unregister(self, group: str, client_id: str) -> None:
         """``client_id``'s channel closed: drop it from ``group`` (``onChannelClose`` → ``doChannelCloseEvent``)."""
@@ -338,9 +341,10 @@ class Broker:
         self.up = False
         self.message_store.shutdown()
         self.consumer_manager.consumer_groups.clear()
-        self.pull_message_processor.drop_held_pulls()
+        self.pull_request_hold_service.shutdown()
 
     def come_up(self) -> None:
         """Serve again; the schedule service restarts with its first delay of 1 s."""
         self.up = True
         self.message_store.start(restart=True)
+        self.pull_request_hold_service.start()  # a new broker process: its 5 s checks count from now

@@ -1,13 +1,12 @@
-"""``PullMessageProcessor`` and ``PullRequestHoldService``: reading a queue, and long polling.
+"""``PullMessageProcessor``: reading a queue for a PULL_MESSAGE, or suspending the request (long polling).
 
-A pull that finds nothing new is held up to 15 s and answered as soon as a message arrives
-(``notifyMessageArriving``).
+A pull that finds nothing new is handed to the broker's
+:class:`~rmqlab.broker.pull_request_hold_service.PullRequestHoldService`, which wakes it when a message arrives or
+at its first 5 s check after the 15 s the client allowed; the woken request is processed again as new, without
+being held a second time (``executeRequestWhenWakeup`` → ``processRequest(channel, request, false)``).
 
 Mirrors: broker/src/main/java/org/apache/rocketmq/broker/processor/PullMessageProcessor.java
     (PullMessageProcessor.processRequest, PullMessageProcessor.executeRequestWhenWakeup)
-Mirrors: broker/src/main/java/org/apache/rocketmq/broker/longpolling/PullRequestHoldService.java
-    (PullRequestHoldService.suspendPullRequest, PullRequestHoldService.notifyMessageArriving,
-    PullRequestHoldService.checkHoldRequest)
 Mirrors: store/src/main/java/org/apache/rocketmq/store/DefaultMessageStore.java
     (DefaultMessageStore.getMessage)
 """
@@ -19,7 +18,7 @@ from ..common.message import (
 )
 from ..common.message_queue import MessageQueue
 from ..common.topic_config import PERM_READ
-from ..core.scheduler import Scheduler, TimerKind, TimerLabel
+from ..core.scheduler import Scheduler
 from ..remoting.exceptions import MQBrokerException
 from ..remoting.protocol import (
     PullMessageRequest,
@@ -30,7 +29,8 @@ from ..remoting.remoting import HELD, Remoting
 from ..remoting.response_code import ResponseCode
 from ..store.default_message_store import DefaultMessageStore
 from .consumer_offset_manager import ConsumerOffsetManager
-from .pull_message_types import BROKER_SUSPEND_MAX_TIME_MILLIS, MAX_TRANSFER_COUNT, _HeldPull
+from .pull_message_types import BROKER_SUSPEND_MAX_TIME_MILLIS, PullRequest
+from .pull_request_hold_service import PullRequestHoldService
 from .topic_config_manager import TopicConfigManager
 
 __all__ = [
@@ -38,7 +38,8 @@ __all__ = [
 ]
 
 class PullMessageProcessor:
-    """PULL_MESSAGE and the hold service of one broker: it reads the store, and holds what it cannot answer yet."""
+    """PULL_MESSAGE on one broker: it reads the store, and suspends what it cannot answer yet in the broker's
+    :attr:`pull_request_hold_service`."""
 
     def __init__(
         self,
@@ -56,44 +57,65 @@ class PullMessageProcessor:
         """``getBrokerIP1()`` is its host part: NO_PERMISSION names it."""
         self.scheduler = scheduler
         self.remoting = remoting
-        """Where a held pull is answered (``Remoting.reply``) or forgotten."""
+        """Where a woken pull is answered (``Remoting.reply``)."""
         self.store = store
         self.topics = topics
         self.offsets = offsets
-        self._held: dict[tuple[str, int], list[_HeldPull]] = {}
-        """``PullRequestHoldService.pullRequestTable``: the held pulls of each (topic, queue id)."""
-
+        self.pull_request_hold_service = PullRequestHoldService(
+            broker_name,
+            scheduler,
+            remoting,
+            store=store,
+            execute_request_when_wakeup=self.execute_request_when_wakeup,
+        )
+        """``BrokerController.getPullRequestHoldService()``: made here, as it and this processor call each other;
+        the broker starts and stops it."""
 
     # ------------------------------------------------------------------ pulls (long polling)
-    def pull_message(
-        self, request: PullMessageRequest, opaque: int | None
-    ) -> PullResult | object:
-        """``PullMessageProcessor``: answer now, or hold the request until messages arrive (15 s max).
+    def pull_message(self, request: PullMessageRequest, opaque: int | None) -> PullResult | object:
+        """``processRequest(channel, request, true)``: answer now, or suspend the request (long polling).
 
         Returns the result when answering at once, :data:`~rmqlab.remoting.remoting.HELD` when the request is held: the
         answer then goes through ``Remoting.reply(opaque, …)``, or never if a connection reset drops it
         (``Remoting.forget``). A oneway request (``opaque`` ``None``) is never held.
         """
-        mq, offset, tags = request.mq, request.queue_offset, request.tags
+        return self.process_request(request, opaque, broker_allow_suspend=True)
+
+    def process_request(
+        self, request: PullMessageRequest, opaque: int | None, *, broker_allow_suspend: bool
+    ) -> PullResult | MQBrokerException | object:
+        """``processRequest``: the permission checks, the read, then (``PULL_NOT_FOUND``) the suspension, which only a
+        request as it first comes may get (``brokerAllowSuspend``); a woken request answers "no new message".
+
+        The piggybacked consumer offset is stored only then too (``storeOffsetEnable = brokerAllowSuspend && …``),
+        so a woken request does not store it a second time.
+        """
+        mq, offset = request.mq, request.queue_offset
         forbidden = self._pull_forbidden(mq.topic)
         if forbidden is not None:
             return forbidden  # before the offset commit, as 4.9.7 returns before it
-        if request.commit_offset is not None and request.commit_offset >= 0:
+        if broker_allow_suspend and request.commit_offset is not None and request.commit_offset >= 0:
             self.offsets.commit_offset(
                 request.consumer_group, mq.topic, mq.queue_id, request.commit_offset, request.client
             )
-        result = self._read(mq, offset, tags, request.max_msg_nums)
-        if result.status is PullStatus.NO_NEW_MSG and request.suspend and opaque is not None:
-            held = _HeldPull(request.client, request.consumer_group, mq, offset, tags, opaque)
-            held.timer = self.scheduler.schedule(
-                BROKER_SUSPEND_MAX_TIME_MILLIS,
-                self._hold_timeout,
-                held,
-                label=TimerLabel(TimerKind.HOLD_TIMEOUT, self.name, mq, detail=request.client),
+        result = self._read(mq, offset, request.tags, request.max_msg_nums)
+        if result.status is PullStatus.NO_NEW_MSG and broker_allow_suspend and request.suspend and opaque is not None:
+            held = PullRequest(
+                request_command=request,
+                opaque=opaque,
+                timeout_millis=BROKER_SUSPEND_MAX_TIME_MILLIS,  # the push consumer's suspendTimeoutMillis
+                suspend_timestamp=self.scheduler.now,
+                pull_from_this_offset=offset,
             )
-            self._held.setdefault((mq.topic, mq.queue_id), []).append(held)
+            self.pull_request_hold_service.suspend_pull_request(mq.topic, mq.queue_id, held)
             return HELD
         return result
+
+    def execute_request_when_wakeup(self, held: PullRequest) -> None:
+        """``executeRequestWhenWakeup``: process the held request again as new, without suspending it, and answer
+        the client with what that gives (messages, "no new message", or an error such as NO_PERMISSION)."""
+        answer = self.process_request(held.request_command, held.opaque, broker_allow_suspend=False)
+        self.remoting.reply(held.opaque, answer)
 
     def _pull_forbidden(self, topic: str) -> MQBrokerException | None:
         """4.9.7 ``processRequest``: a broker, then a topic, without the read bit answers NO_PERMISSION, "the
@@ -130,54 +152,3 @@ class PullMessageProcessor:
             msgs.append(stored.copy())
         status = PullStatus.FOUND if msgs else PullStatus.NO_MATCHED_MSG
         return PullResult(status, end, queue.min_offset, queue.max_offset, msgs)
-
-    def _hold_timeout(self, held: _HeldPull) -> None:
-        held.timer = None
-        waiting = self._held.get((held.mq.topic, held.mq.queue_id), [])
-        if held in waiting:
-            waiting.remove(held)
-            forbidden = self._pull_forbidden(held.mq.topic)
-            answer = forbidden or self._read(held.mq, held.offset, held.tags, MAX_TRANSFER_COUNT)
-            self.remoting.reply(held.opaque, answer)
-
-    def notify_message_arriving(self, topic: str, queue_id: int) -> None:
-        """``PullRequestHoldService.notifyMessageArriving``: answer held pulls that now have messages."""
-        waiting = self._held.get((topic, queue_id))
-        if not waiting:
-            return
-        self._held[(topic, queue_id)] = []
-        forbidden = self._pull_forbidden(topic)
-        for held in waiting:
-            result = forbidden or self._read(held.mq, held.offset, held.tags, MAX_TRANSFER_COUNT)
-            if isinstance(result, PullResult) and result.status is PullStatus.NO_NEW_MSG:
-                self._held[(topic, queue_id)].append(held)
-                continue
-            if held.timer is not None:
-                held.timer.cancel()
-                held.timer = None  # the timer's arguments name the held pull: no cycle left for the GC
-            self.remoting.reply(held.opaque, result)
-
-    def connection_reset(self, client: str) -> None:
-        """A client's channel closed: pulls held for it can never be answered, so forget them.
-
-        Nothing is sent to the client. In 4.9.7 it only notices through its response table: the pull's
-        ``ResponseFuture`` expires in ``scanResponseTable`` 30 s + 1 s after it was sent
-        (:meth:`Remoting.forget <rmqlab.remoting.remoting.Remoting.forget>`).
-        """
-        process = client.split("/", 1)[0]
-        for key, waiting in self._held.items():
-            keep = [h for h in waiting if h.client_id.removeprefix("consumer:") != process]
-            for held in waiting:
-                if held not in keep:
-                    if held.timer is not None:
-                        held.timer.cancel()
-                    self.remoting.forget(held.opaque)
-            self._held[key] = keep
-
-    def drop_held_pulls(self) -> None:
-        """The broker went down: every held pull loses its connection (its hold timer is cancelled)."""
-        for waiting in self._held.values():
-            for held in waiting:
-                if held.timer is not None:
-                    held.timer.cancel()
-        self._held.clear()

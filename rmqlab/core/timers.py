@@ -68,8 +68,9 @@ class TimerKind(StrEnum):
     # ---- the broker's services
     DELAY_LEVEL = "delay_level"
     """``ScheduleMessageService``: the next delivery of one delay level's queue (its head message's due tick)."""
-    HOLD_TIMEOUT = "hold_timeout"
-    """Long polling: a held pull is answered (empty) after 15 s."""
+    HOLD_CHECK = "hold_check"
+    """``PullRequestHoldService``: every 5 s from the broker's start, one walk of every held pull, answering those
+    whose queue has messages or whose 15 s are up (one per broker, however many pulls it holds)."""
     CHANNEL_SCAN = "channel_scan"
     """``scanNotActiveChannel`` every 10 s: consumers silent for 120 s leave the group."""
     RETENTION = "retention"
@@ -90,6 +91,7 @@ PERIODIC_TIMER_KINDS = frozenset(
         TimerKind.LOCK_RENEW,
         TimerKind.CLEAN_EXPIRED,
         TimerKind.CHANNEL_SCAN,
+        TimerKind.HOLD_CHECK,
         TimerKind.RETENTION,
     }
 )

@@ -8,7 +8,8 @@ its queue through the ``MessageArrivingListener`` the broker hands it (``NotifyM
 
 Mirrors: store/src/main/java/org/apache/rocketmq/store/DefaultMessageStore.java
     (DefaultMessageStore.putMessage, DefaultMessageStore.getMaxOffsetInQueue,
-    DefaultMessageStore.getOffsetInQueueByTime, DefaultMessageStore.start, DefaultMessageStore.shutdown)
+    DefaultMessageStore.getOffsetInQueueByTime, DefaultMessageStore.start, DefaultMessageStore.shutdown,
+    ReputMessageService.doReput)
 Mirrors: store/src/main/java/org/apache/rocketmq/store/CommitLog.java
     (CommitLog.asyncPutMessage)
 Mirrors: store/src/main/java/org/apache/rocketmq/store/ConsumeQueue.java
@@ -45,8 +46,10 @@ __all__ = [
     "StoreFaults",
 ]
 
-MessageArrivingListener = Callable[[str, int], None]
-"""``MessageArrivingListener.arriving``: called with the topic and queue id of every message stored."""
+MessageArrivingListener = Callable[[str, int, int, str], None]
+"""``MessageArrivingListener.arriving``: called for every message dispatched to its queue, with the topic, the queue
+id, the queue's new max offset (the message's queue offset + 1) and the message's tag (``""`` when untagged: its tags
+code is 0)."""
 
 
 class StoreFaults(Protocol):
@@ -82,8 +85,9 @@ class DefaultMessageStore:
         self.commit_log = CommitLog()
         self.consume_queues: dict[tuple[str, int], ConsumeQueue] = {}
         self.delay_levels = delay_levels
-        self.message_arriving_listener: MessageArrivingListener = lambda topic, queue_id: None
-        """Set by the broker to its hold service's ``notify_message_arriving`` (4.9.7 passes it to the constructor)."""
+        self.message_arriving_listener: MessageArrivingListener = lambda topic, queue_id, logic_offset, tags: None
+        """Set by the broker to its ``NotifyMessageArrivingListener`` (the hold service's ``arriving``; 4.9.7 passes it
+        to the constructor)."""
         self.running = False
         self.schedule_service = ScheduleMessageService(self, scheduler, delay_levels)
         self.clean_commit_log_service = CleanCommitLogService(self)
@@ -182,5 +186,6 @@ class DefaultMessageStore:
         self.trace.stored(now, self.name, msg=msg)
         if msg.topic.startswith(DLQ_PREFIX):
             self.trace.dead_lettered(now, self.name, msg=msg)
-        self.message_arriving_listener(msg.topic, msg.queue_id)
+        # ReputMessageService.doReput: dispatched, then the held pulls of its queue are told (long polling is on)
+        self.message_arriving_listener(msg.topic, msg.queue_id, msg.queue_offset + 1, msg.tags or "")
         return self.put_status
