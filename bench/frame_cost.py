@@ -23,11 +23,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def measure(lab: Path) -> list[dict[str, Any]]:
-    """One row per dashboard the lab builds."""
+def dashboards_of(lab: Path) -> list[Any]:
+    """Every Dashboard the lab's script builds, in order (the script runs with its prints swallowed)."""
     import rmqlab.widgets.dashboard as dashboard_module
-    from rmqlab.widgets.framed import FramedView
-    from rmqlab.widgets.frames import build_run
 
     built: list[Any] = []
     original = dashboard_module.Dashboard.__init__
@@ -42,6 +40,15 @@ def measure(lab: Path) -> list[dict[str, Any]]:
             runpy.run_path(str(lab), run_name="__main__")
     finally:
         dashboard_module.Dashboard.__init__ = original  # type: ignore[method-assign]
+    return built
+
+
+def measure(lab: Path) -> list[dict[str, Any]]:
+    """One row per dashboard the lab builds."""
+    from rmqlab.widgets.framed import FramedView
+    from rmqlab.widgets.frames import build_run
+
+    built = dashboards_of(lab)
     rows = []
     for dash in built:
         ctl = dash.controller

@@ -12,37 +12,23 @@ compare (``--check`` exits 1 and names the dashboards that differ):
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
-import io
 import json
-import runpy
 import sys
 from pathlib import Path
 from typing import Any
+
+from bench.frame_cost import dashboards_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def digests(lab: Path) -> list[str]:
     """The SHA-256 of each dashboard's frames, in the order the lab builds them."""
-    import rmqlab.widgets.dashboard as dashboard_module
     from rmqlab.widgets.framed import FramedView
     from rmqlab.widgets.frames import build_run
 
-    built: list[Any] = []
-    original = dashboard_module.Dashboard.__init__
-
-    def record(self: Any, *args: Any, **kwargs: Any) -> None:
-        original(self, *args, **kwargs)
-        built.append(self)
-
-    dashboard_module.Dashboard.__init__ = record  # type: ignore[method-assign]
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            runpy.run_path(str(lab), run_name="__main__")
-    finally:
-        dashboard_module.Dashboard.__init__ = original  # type: ignore[method-assign]
+    built = dashboards_of(lab)
     out = []
     for dash in built:
         ctl = dash.controller

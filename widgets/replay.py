@@ -127,9 +127,9 @@ class Replay:
     ``horizon`` bounds virtual time: brokers and consumers keep periodic timers forever, so without
     a horizon "step to the next event" after the last message would never end. Steps that append nothing
     but move virtual time on are bounded by the horizon alone: however many queues sit idle (each held pull
-    is answered 15–20 s after it was held), a send scheduled an hour later is still reached. ``max_idle_steps`` bounds only the
-    steps that append nothing *within one virtual millisecond* — a timer that reschedules itself at the same
-    time forever — after which the replay stops there (``at_end``).
+    is answered 15–20 s after it was held), a send scheduled an hour later is still reached. ``max_idle_steps``
+    bounds only the steps that append nothing *within one virtual millisecond* — a timer that reschedules itself at
+    the same time forever — after which the replay stops there (``at_end``).
     """
 
     def __init__(

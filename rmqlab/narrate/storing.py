@@ -45,7 +45,9 @@ def on_stored(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     elif topic.startswith("%DLQ%"):
         kind = f" (reconsumeTimes {rt})"
     else:
-        kind = _("; a pull held on that queue whose subscription takes its tag is answered at once (PullRequestHoldService)")
+        kind = _(
+            "; a pull held on that queue whose subscription takes its tag is answered at once (PullRequestHoldService)"
+        )
     return "CommitLog.asyncPutMessage", _("{broker} appended {msg} ({origin}) to {where}{kind}").format(
         broker=e.actor, msg=msg, origin=origin, where=where, kind=kind
     )
