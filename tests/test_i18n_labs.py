@@ -173,7 +173,7 @@ def what_the_dashboard_shows_is_chinese(name: str, dash: Dashboard) -> None:
     for frame in (0, len(ctl.frames) // 2, len(ctl.frames) - 1):
         ctl.seek(frame)
         if frame < len(ctl.frames) - 1:
-            offered = [label for label, kind in ctl.kind_choice.options if kind]
+            offered = [label for label, _kind in ctl.kind_choice.options]  # kinds, or "answer the question first"
             assert offered and all(CHINESE.search(label) for label in offered), (name, offered)
         source = [line for line in ctl.caption_lines if line.startswith(("源码：", "in the source"))]
         assert all(line.startswith("源码：") and CHINESE.search(line) for line in source), (name, source)

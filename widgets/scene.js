@@ -431,7 +431,7 @@ function renderPlayer({ model, el: host }) {
       if (ahead) opts.push([kind, tr("{kind} ({n})", { kind: WORDS[`kind:${kind}`] || kind, n: ahead })]);
     }
     jumpKind.replaceChildren(...opts.map(([v, t]) => { const o = el("option", { value: v }, t); return o; }));
-    if (!opts.length) jumpKind.append(el("option", { value: "" }, tr(limit < count() ? "answer the question first" : "nothing ahead")));
+    if (!opts.length) jumpKind.append(el("option", { value: "" }, limit < count() ? tr("answer the question first") : tr("nothing ahead")));
     if (opts.some(([v]) => v === keep)) jumpKind.value = keep;
     jump.disabled = jumpKind.disabled = !opts.length;
   }
