@@ -78,17 +78,23 @@ def broker_a_dies(mode="send", sends=1):
 
 # %% [markdown]
 # The picture: broker-a goes down at 2 s (the producer still has it in its cached route), then eight SYNC sends.
-# The warm-up is message `M0001`, so m1 is `M0002`: step until M0002's first attempt fails, and watch where its
-# retry goes.
+# The warm-up is message `M0001`, so m1 is `M0002`. Its tries all happen in one step (a SYNC send retries at once),
+# so the picture stops just before it and its question says how try 1 fails: predict where the retry goes, then
+# step on.
 
 # %% jupyter={"source_hidden": true}
 # The words the picture says after a right answer. Every answer in them ({answer}, {queue_id}, {time} …) is a
 # field the picture fills in from the run it shows: this cell names none.
+ASK_B0 = (
+    "broker-a is down, but pg's cached route still lists it. At the next step pg sends M0002: try 1 goes to "
+    "TopicTest:{send_result_queue_id} · {send_result_broker} and fails at once ({send_result_outcome}). Where is "
+    "M0002 stored? Click the place in the picture (or a button)."
+)
 WHY_B0 = (
     "Right: {answer}. Try 1 went to TopicTest:{send_result_queue_id} · {send_result_broker}, which is down but "
     "still in pg's cached route, and failed at once ({send_result_outcome}). The producer tries again at once, "
-    "inside the same {send_attempt_timeout_ms} ms budget, and selectOneMessageQueue(lastBrokerName) picks the "
-    "queue: it skips every queue of {send_result_broker}, the broker that just failed, so {msg} is stored on "
+    "inside the same {send_attempt_timeout_ms} ms budget, on a broker other than {send_result_broker}, the one "
+    "that just failed: selectOneMessageQueue(lastBrokerName) skips it. So {msg} is stored on "
     "TopicTest:{queue_id} · {who}."
 )
 
@@ -98,7 +104,7 @@ from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(broker_a_dies, knobs={"mode": "send", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s",
                  checkpoints=[Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="where M0002 is stored",
-                                         explain=WHY_B0)])
+                                         question=ASK_B0, explain=WHY_B0)])
 dash
 
 

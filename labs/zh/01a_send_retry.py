@@ -76,14 +76,19 @@ def broker_a_dies(mode="send", sends=1):
 
 # %% [markdown]
 # 图：broker-a 在 2 s 宕机（Producer 缓存的路由里仍然有它），然后是八次同步发送。预热消息是 `M0001`，所以 m1 是
-# `M0002`：单步走到 M0002 的第一次尝试失败，看它的重试发往哪里。
+# `M0002`。它的几次尝试都在同一步里发生（同步发送立即重试），所以图停在这一步之前，由问题告诉你第 1 次尝试怎样失败：预测重试发往哪里，再往前走。
 
 # %% jupyter={"source_hidden": true}
 # 答对之后图上显示的话。其中的答案（{answer}、{queue_id}、{time} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
+ASK_B0 = (
+    "broker-a 已宕机，但 pg 缓存的路由里还有它。下一步 pg 发送 M0002：第 1 次尝试发往 "
+    "TopicTest:{send_result_queue_id} · {send_result_broker}，立刻失败（{send_result_outcome}）。M0002 "
+    "最后存在哪里？在图中点击那个位置（或按钮）。"
+)
 WHY_B0 = (
     "对：{answer}。第 1 次尝试发往 TopicTest:{send_result_queue_id} · {send_result_broker}；它已宕机，却还在 pg "
     "缓存的路由里，于是立刻失败（{send_result_outcome}）。Producer 立即再试，仍在同一个 {send_attempt_timeout_ms} ms "
-    "的预算之内，由 selectOneMessageQueue(lastBrokerName) 选队列：它跳过刚刚失败的 {send_result_broker} 的所有队列，"
+    "的预算之内，换一个 Broker：selectOneMessageQueue(lastBrokerName) 跳过刚刚失败的 {send_result_broker}。"
     "所以 {msg} 存到了 TopicTest:{queue_id} · {who}。"
 )
 
@@ -93,7 +98,7 @@ from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(broker_a_dies, knobs={"mode": "send", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s",
                  checkpoints=[Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="M0002 存在哪里",
-                                         explain=WHY_B0)])
+                                         question=ASK_B0, explain=WHY_B0)])
 dash
 
 
