@@ -108,17 +108,18 @@ show_trace(lab.trace, "rebalanced", fields=("topic", "added"))
 # Step, Step back and Jump show the engine's state at that moment.
 #
 # The factory below is this lab's run from the start: c1 alone, a message every 10 s, a second consumer `c2` of
-# the same group joining early on and shutting down cleanly at 45 s. Step through it and watch which consumer owns
-# which queue.
+# the same group joining early on and shutting down cleanly at 45 s. The picture shows its first 30 s (c2 leaving
+# has its own picture below). Step until it stops with a question: answer it, and Exercise 1 under it, before you
+# step on, and watch which consumer owns which queue.
 
 # %% jupyter={"source_hidden": true}
-# The words the picture says after a right answer, with this run's numbers filled in. Folded: they tell the
-# answers, so open this cell once you have answered.
+# The words the picture says after a right answer. Every answer in them ({answer}, {queue_id}, {time} …) is a
+# field the picture fills in from the run it shows: this cell names none.
 WHY_C2 = (
-    "Right: at {time}, the moment c2 starts. DefaultMQPushConsumerImpl.start() heartbeats to both "
-    "brokers, then calls rebalanceImmediately(): c2 does not wait for RebalanceService's 20 s "
-    "period. The brokers see a new member of cg and notify c1 (NOTIFY_CONSUMER_IDS_CHANGED), so "
-    "c1 rebalances at {time} too and lets go of the queues AllocateMessageQueueAveragely now gives c2."
+    "Right: {answer}. {who} started at {lifecycle_at}: DefaultMQPushConsumerImpl.start() heartbeats to both "
+    "brokers, then calls rebalanceImmediately(), so a new consumer does not wait for RebalanceService's 20 s "
+    "period. The brokers see a new member of cg and notify c1 (NOTIFY_CONSUMER_IDS_CHANGED), so c1 rebalances "
+    "at {time} too and lets go of the queues AllocateMessageQueueAveragely now gives {who}."
 )
 
 # %% tags=["nbval-ignore-output"]
@@ -139,7 +140,7 @@ def tour_lab():
     lab.at("45s", lambda: lab.consumers["c2"].shutdown())
     return lab
 
-dash = Dashboard(tour_lab, horizon="60s", checkpoints=[
+dash = Dashboard(tour_lab, horizon="30s", checkpoints=[
     Checkpoint(before="rebalanced", actor="consumer:c2", ask="when", optional=True, name="c2 gets its queues",
                question="A second consumer, c2, is about to join group cg. When does c2 get its first queue? "
                         "Pick the time.",

@@ -27,7 +27,7 @@
 
 # %% [markdown]
 # Defaults: `sendMsgTimeout` = 3000 ms, `retryTimesWhenSendFailed` = 2 (SYNC: 3 attempts),
-# `retryTimesWhenSendAsyncFailed` = 2, ONEWAY: 1 attempt.
+# `retryTimesWhenSendAsyncFailed` = 2.
 
 # %%
 from rmqlab import Lab, Message
@@ -78,21 +78,25 @@ def broker_a_dies(mode="send", sends=1):
 
 # %% [markdown]
 # The picture: broker-a goes down at 2 s (the producer still has it in its cached route), then eight SYNC sends.
-# The warm-up is message `M0001`, so m1 is `M0002`: step until M0002's first attempt fails, and watch where its
-# retry goes.
+# The warm-up is message `M0001`, so m1 is `M0002`. Its tries all happen in one step (a SYNC send retries at once),
+# so the picture stops just before it and its question says how try 1 fails: predict where the retry goes, then
+# step on.
 
 # %% jupyter={"source_hidden": true}
-# The words the picture says after a right answer, with this run's numbers filled in. Folded: they tell the
-# answers, so open this cell once you have answered.
-WHY_B0 = {  # by the answer it explains
-    "queue:TopicTest@broker-b:0": (
-        "Right: {answer}. Try 1 went to TopicTest:2 · broker-a, which is down but still in pg's cached route, and "
-        "failed at once ({send_result_outcome}). The producer tries again at once, inside the same "
-        "{send_attempt_timeout_ms} ms budget, and selectOneMessageQueue(lastBrokerName) moves the round robin on "
-        "from queue 2 while skipping broker-a: queue 3 is broker-a's too, so M0002 lands on the next one, queue 0 "
-        "of broker-b."
-    ),
-}
+# The words the picture says after a right answer. Every answer in them ({answer}, {queue_id}, {time} …) is a
+# field the picture fills in from the run it shows: this cell names none.
+ASK_B0 = (
+    "broker-a is down, but pg's cached route still lists it. At the next step pg sends M0002: try 1 goes to "
+    "TopicTest:{send_result_queue_id} · {send_result_broker} and fails at once ({send_result_outcome}). Where is "
+    "M0002 stored? Click the place in the picture (or a button)."
+)
+WHY_B0 = (
+    "Right: {answer}. Try 1 went to TopicTest:{send_result_queue_id} · {send_result_broker}, which is down but "
+    "still in pg's cached route, and failed at once ({send_result_outcome}). The producer tries again at once, "
+    "inside the same {send_attempt_timeout_ms} ms budget, on a broker other than {send_result_broker}, the one "
+    "that just failed: selectOneMessageQueue(lastBrokerName) skips it. So {msg} is stored on "
+    "TopicTest:{queue_id} · {who}."
+)
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -100,21 +104,9 @@ from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(broker_a_dies, knobs={"mode": "send", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s",
                  checkpoints=[Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="where M0002 is stored",
-                                         explain=WHY_B0)])
+                                         question=ASK_B0, explain=WHY_B0)])
 dash
 
-
-# %%
-lab = broker_a_dies()
-lab.run(until="5s")
-show_trace(lab.trace, *SEND)
-
-# %% [markdown]
-# Where each queue came from: the route lists `broker-a` queues 0–3, then `broker-b` queues 0–3 (8 queues), and
-# `sendWhichQueue` is a counter that every pick pre-increments (`list[++index % 8]`). The warm-up took index 1
-# (broker-a queue 1), m1's first attempt index 2 (broker-a queue 2). For the retry, `selectOneMessageQueue(lastBrokerName)`
-# keeps incrementing until the queue's broker is not the one that just failed: index 3 is broker-a queue 3 (skipped),
-# index 4 is broker-b queue 0. No sleep between attempts ("resend at once").
 
 # %% [markdown]
 # ### Exercise 1 — predict, then run
@@ -141,6 +133,19 @@ check("01a.1", answer_1, lab.sends[1].attempts)
 import rmqlab.course.grading as grading_01a_1
 grading_01a_1.verify("01a.1", answer_1)
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# **The first picture, as a table** (its question answered): where each queue came from. The route lists `broker-a` queues 0–3, then `broker-b` queues 0–3 (8 queues), and
+# `sendWhichQueue` is a counter that every pick pre-increments (`list[++index % 8]`). The warm-up took index 1
+# (broker-a queue 1), m1's first attempt index 2 (broker-a queue 2). For the retry, `selectOneMessageQueue(lastBrokerName)`
+# keeps incrementing until the queue's broker is not the one that just failed: index 3 is broker-a queue 3 (skipped),
+# index 4 is broker-b queue 0. No sleep between attempts ("resend at once"). And a ONEWAY send gets 1 attempt:
+# `sendDefaultImpl` retries only SYNC sends (`timesTotal` = 1 otherwise).
+
+# %%
+lab = broker_a_dies()
+lab.run(until="5s")
+show_trace(lab.trace, *SEND)
 
 # %% [markdown]
 # ## ASYNC: a retry re-sends the same request

@@ -82,17 +82,15 @@ def flush_timeouts(retry_another_broker_when_not_store_ok=False, broker_b_too=Fa
 
 
 # %% jupyter={"source_hidden": true}
-# The words the picture says after a right answer, with this run's numbers filled in. Folded: they tell the
-# answers, so open this cell once you have answered.
-WHY_A2 = {  # by the answer it explains
-    "queue:TopicTest@broker-a:2": (
-        "Right: {answer}. M0001's FLUSH_DISK_TIMEOUT came back as its SendResult's sendStatus: the message is "
-        "stored, only not flushed in time. sendDefaultImpl returns it to the caller with no exception and no "
-        "retry (retryAnotherBrokerWhenNotStoreOK is off), and nothing marks broker-a as bad "
-        "(sendLatencyFaultEnable is off too). So {msg} just takes the next queue of the round robin, queue 2 of "
-        "broker-a, and gets the same answer."
-    ),
-}
+# The words the picture says after a right answer. Every answer in them ({answer}, {queue_id}, {time} …) is a
+# field the picture fills in from the run it shows: this cell names none.
+WHY_A2 = (
+    "Right: {answer}. M0001's FLUSH_DISK_TIMEOUT came back as its SendResult's sendStatus: the message is "
+    "stored, only not flushed in time. sendDefaultImpl returns such a status to the caller with no exception; it "
+    "sends again only if retryAnotherBrokerWhenNotStoreOK is on, and it keeps a broker out of the queue choice "
+    "only if sendLatencyFaultEnable is on. So {msg} takes the next queue of pg's round robin: "
+    "TopicTest:{queue_id} · {who}."
+)
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -263,17 +261,15 @@ def slow_then_fast(**producer_options):
 
 
 # %% jupyter={"source_hidden": true}
-# The words the picture says after a right answer, with this run's numbers filled in. Folded: they tell the
-# answers, so open this cell once you have answered.
-WHY_B0 = {  # by the answer it explains
-    "queue:TopicTest@broker-b:0": (
-        "Right: {answer}. broker-a answered M0001 in 600 ms: a success, but sendDefaultImpl reports every "
-        "attempt's latency to MQFaultStrategy (updateFaultItem), and 600 ms reaches latencyMax's 550 ms row, so "
-        "broker-a is kept out of the queue choice for that row's notAvailableDuration, however fast it is again "
-        "from 2 s. At {time} selectOneMessageQueue walks the round robin on past broker-a's queues to the first "
-        "queue of a broker still available: queue 0 of broker-b."
-    ),
-}
+# The words the picture says after a right answer. Every answer in them ({answer}, {queue_id}, {time} …) is a
+# field the picture fills in from the run it shows: this cell names none.
+WHY_B0 = (
+    "Right: {answer}. broker-a answered M0001 in 600 ms: a success, but with sendLatencyFaultEnable on, "
+    "sendDefaultImpl reports every attempt's latency to MQFaultStrategy (updateFaultItem), and 600 ms reaches "
+    "latencyMax's 550 ms row, so broker-a is kept out of the queue choice for that row's notAvailableDuration, "
+    "however fast it is again from 2 s. At {time} selectOneMessageQueue walks the round robin on to a queue of a "
+    "broker still available: TopicTest:{queue_id} · {who}."
+)
 
 # %% tags=["nbval-ignore-output"]
 latency_dash = Dashboard(slow_then_fast, knobs={"send_latency_fault_enable": True}, horizon="40s", checkpoints=[

@@ -63,6 +63,29 @@ def raises(msgs, ctx):
 
 
 # %%
+LISTENERS = {"reconsume_later": reconsume_later, "returns_null": returns_null, "raises": raises}
+
+
+def listener_lab(listener="raises"):
+    """One message at 1 s to c1, whose listener is ``listener`` (a name in LISTENERS)."""
+    lab, p, c = one_queue_lab(LISTENERS[listener])
+    lab.at("1s", p.send, Message("TopicTest", "x"))
+    return lab
+
+
+# %% [markdown]
+# The picture: one message, and a listener that throws (the `listener` knob picks one of the three, then Rebuild).
+# Step to its first `consumed` and stop: is the message acknowledged, or sent back? Then step on, and compare the
+# three listeners in the table under it.
+
+# %% tags=["nbval-ignore-output"]
+from rmqlab.widgets.dashboard import Dashboard
+
+listener_dash = Dashboard(listener_lab, knobs={"listener": "raises"}, knob_options={"listener": list(LISTENERS)},
+                          horizon="45s")
+listener_dash
+
+# %%
 rows = []
 for listener in (reconsume_later, returns_null, raises):
     lab, p, c = one_queue_lab(listener)
@@ -105,14 +128,14 @@ def ack_index_lab(ack_index=1, batch=4):
 # and stop: that is the listener's answer for the whole batch.
 
 # %% jupyter={"source_hidden": true}
-# The words the picture says after a right answer, with this run's numbers filled in. Folded: they tell the
-# answers, so open this cell once you have answered.
+# The words the picture says after a right answer. Every answer in them ({answer}, {queue_id}, {time} …) is a
+# field the picture fills in from the run it shows: this cell names none.
 WHY_ACK = (
     "Right: {answer}. The listener returned CONSUME_SUCCESS for the whole batch but set ackIndex: "
-    "processConsumeResult counts only the messages at index 0 … ackIndex as consumed and sends back each one "
-    "after it, {msg} first, as if it had failed. The broker (asyncConsumerSendMsgBack) parks the copy in "
-    "SCHEDULE_TOPIC_XXXX at delay level 3 + reconsumeTimes {reconsume_times} = {scheduled_level}, due at "
-    "{scheduled_due}, before it returns on %RETRY%cg."
+    "processConsumeResult counts only the acknowledged messages as consumed and sends back the rest as if they "
+    "had failed, {msg} first. The broker (asyncConsumerSendMsgBack) parks the copy in SCHEDULE_TOPIC_XXXX at "
+    "delay level 3 + reconsumeTimes {reconsume_times} = {scheduled_level}, due at {scheduled_due}, before it "
+    "returns on %RETRY%cg."
 )
 
 # %% tags=["nbval-ignore-output"]
@@ -122,7 +145,8 @@ from rmqlab.widgets.dashboard import Dashboard
 ack_dash = Dashboard(ack_index_lab, knobs={"ack_index": 1, "batch": 4}, horizon="40s", checkpoints=[
     Checkpoint(before="send_back", ask="where", optional=True, name="where the first unacknowledged message goes", explain=WHY_ACK,
                question="The listener returned CONSUME_SUCCESS for the whole batch, with ctx.ack_index set. Where is "
-                        "{msg} after the next step? Click the place in the picture (or a button)."),
+                        "the first message it did not acknowledge after the next step? Click the place in the "
+                        "picture (or a button)."),
 ])
 ack_dash
 

@@ -117,17 +117,15 @@ def partitioned_lab(heal_at="12s", messages=1):
 # 12 s. Step until the partition heals and stop there.
 
 # %% jupyter={"source_hidden": true}
-# The words the picture says after a right answer, with this run's numbers filled in. Folded: they tell the
-# answers, so open this cell once you have answered.
-WHY_LOCAL = {  # by the answer it explains
-    "7000": (
-        "Right: {answer}. The partition cuts c1 off broker-a, so at {send_back_at} its sendMessageBack failed "
-        "({send_back_error}), and so did the fallback: the copy sent to %RETRY%cg by c1's inner producer. "
-        "processConsumeResult then kept {msg}, raised its reconsumeTimes to {reconsume_times} and resubmitted it "
-        "itself with submitConsumeRequestLater, {local_retry_retry_in} later. No delay level: the broker never "
-        "got the message, so its delay table plays no part."
-    ),
-}
+# The words the picture says after a right answer. Every answer in them ({answer}, {queue_id}, {time} …) is a
+# field the picture fills in from the run it shows: this cell names none.
+WHY_LOCAL = (
+    "Right: {answer}. The partition cuts c1 off broker-a, so at {send_back_at} its sendMessageBack failed "
+    "({send_back_error}), and so did the fallback: the copy sent to %RETRY%cg by c1's inner producer. "
+    "processConsumeResult then kept {msg}, raised its reconsumeTimes to {reconsume_times} and resubmitted it "
+    "itself with submitConsumeRequestLater, {local_retry_retry_in} later. No delay level: the broker never got "
+    "the message, so its delay table plays no part."
+)
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -196,8 +194,8 @@ def slow_lab(messages=1):
 
 
 # %% [markdown]
-# The picture: three messages whose first listener call takes 40 minutes. Step until the first `clean_expired`
-# and stop there.
+# The picture: three messages whose first listener call takes 40 minutes. Step until M0001's first delivery at
+# 1 s and stop there: answer Exercise 2 below while it waits, then step on to the first `clean_expired` and check.
 
 # %% tags=["nbval-ignore-output"]
 slow_dash = Dashboard(slow_lab, knobs={"messages": 3}, horizon="45m")

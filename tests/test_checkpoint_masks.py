@@ -160,3 +160,40 @@ def test_a_paused_when_checkpoint_hides_no_budget_that_equals_its_answer() -> No
             hidden += [(name, r["seq"], f) for f in re.findall(r"\b(\w+_ms)=\?", r["details"]) if f not in COMING]
     assert asked >= 6
     assert hidden == []
+
+
+def _bare(text: str, *, answer_ms: int, left_ms: int) -> list[str]:
+    """A time stated by its number alone, cut from its unit (``"is consumed again in 5000 …"``)."""
+    values = {str(v) for v in (answer_ms, left_ms)} | {f"{v:,}" for v in (answer_ms, left_ms)}
+    return [v for v in values if re.search(rf"(?<![0-9.,]){re.escape(v)}(?= ?…)", text)]
+
+
+def test_both_caption_lines_of_a_paused_when_checkpoint_hide_its_answer() -> None:
+    """At every "when" checkpoint, neither caption line — the plain sentence nor "in the source: …" — states the
+    answer or the time left, on the page's frame and in the kernel's caption once it reached the paused step. Lab 02b's
+    first line read "… again in ?" while its source line, cut to its width before the unit, said "is consumed again in
+    5000 …" (paused at 2 s, answer 7 s)."""
+    leaks, asked = [], 0
+    for name, dash, cp in _checkpoints(WHEN_LABS, "when"):
+        asked += 1
+        frames = dash.controller.frames
+        at = {"answer_ms": int(cp.answer), "left_ms": int(cp.answer) - frames.now_ms[cp.frame]}
+        dash.controller.goto_checkpoint(cp.name)
+        for where, lines in (("page", frames.captions[cp.frame]), ("kernel", dash.controller.caption_lines)):
+            assert len(lines) == 2, (name, cp.name, lines)
+            for line in lines:
+                leaks += [(name, cp.name, where, w) for w in _told(line, **at) + _bare(line, **at)]
+    assert asked >= 6
+    assert leaks == []
+
+
+def test_unmasked_the_cut_source_line_of_lab_02b_tells_the_time_left() -> None:
+    """The check above can fail: lab 02b's "when" step, unmasked, ends its source line with the bare 5000 of the
+    local retry's 5000 ms."""
+    (_, dash, cp), = (c for c in _checkpoints(["02b_send_back_failures.py"], "when"))  # fmt: skip
+    stepper_lines = dash.controller.stepper.caption_lines  # the step's own caption, before any mask
+    dash.controller.goto_checkpoint(cp.name)
+    frames = dash.controller.frames
+    at = {"answer_ms": int(cp.answer), "left_ms": int(cp.answer) - frames.now_ms[cp.frame]}
+    source = stepper_lines()[-1]
+    assert _bare(source, **at) == ["5000"], source

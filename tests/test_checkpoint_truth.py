@@ -211,3 +211,55 @@ def test_no_visible_cell_tells_a_checkpoint_answer() -> None:
             if "Dashboard(" in cell and re.search(r'explain=\{|explain="', cell):
                 told.append((source.name, "an answer key or text in the Dashboard cell"))
     assert told == []
+
+
+ASKED_IN_FOLDS = MINE[:5]
+"""Labs 00–02b, whose checkpoints' words sit in a folded cell before the picture (labs 03 and 04 have their own)."""
+
+
+def _answers(source: Path) -> set[str]:
+    """Each checkpoint's answer as the lab's picture has it: its key (``queue:TopicTest@broker-b:0``, ``7000``) and
+    its button's label in the lab's language (``TopicTest:0 · broker-b``, ``t = 7 s``)."""
+    from test_lab_checkpoint_facts import _dashboards_of as dashboards_in_language
+
+    out = set()
+    for dash in dashboards_in_language(source):
+        for cp in dash.controller.checkpoints:
+            out |= {cp.answer, next(c.label for c in cp.choices if c.key == cp.answer)}
+    return out
+
+
+def _stated(sources: list[str], answers: set[str]) -> list[str]:
+    """The answers that ``sources`` (cells' code and Markdown) state, each as a whole word."""
+    text = "\n".join(sources)
+    return sorted(a for a in answers if re.search(rf"(?<![\w.,:@-]){re.escape(a)}(?![\w])", text))
+
+
+def test_the_student_copy_states_no_checkpoint_answer(tmp_path: Path) -> None:
+    """Issue 30, stop 33 review: labs 00–02b kept each checkpoint's explanation in a folded cell keyed by its answer
+    (``WHY_B0 = {"queue:TopicTest@broker-b:0": …}``, lab 02b's ``"7000"``), which a student opens with one click.
+    No cell of the student copy (``labs/make_student.py``, both languages) states a checkpoint's answer key or the
+    label of its right button: the words name the answer only as ``{answer}``-style fields filled in by the run."""
+    import nbformat
+    from lab_tools import load_lab_tool
+
+    make_student = load_lab_tool("make_student.py")
+    told = []
+    for folder in (LABS, LABS / "zh"):
+        out = tmp_path / folder.name
+        assert make_student.main([str(folder), str(out)]) == 0
+        for name in ASKED_IN_FOLDS:
+            answers = _answers(folder / f"{name}.py")
+            assert answers, name
+            cells = nbformat.read(out / f"{name}.ipynb", as_version=4).cells
+            told += [(folder.name, name, a) for a in _stated([c.source for c in cells], answers)]
+    assert told == []
+
+
+def test_the_answer_search_finds_an_answer_keyed_explanation() -> None:
+    """The check above can fail: lab 01a's folded cell as it was, and lab 02b's, state their answers."""
+    old_01a = 'WHY_B0 = {  # by the answer it explains\n    "queue:TopicTest@broker-b:0": ("Right: {answer}. …"),\n}'
+    old_02b = 'WHY_LOCAL = {\n    "7000": ("Right: {answer}. …"),\n}'
+    answers = {"queue:TopicTest@broker-b:0", "TopicTest:0 · broker-b", "7000", "t = 7 s"}
+    assert _stated([old_01a, old_02b], answers) == ["7000", "queue:TopicTest@broker-b:0"]
+    assert _stated(["TopicTest:0 · broker-b2", "17000 ms", "{answer}"], answers) == []

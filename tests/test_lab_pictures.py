@@ -225,14 +225,20 @@ def test_the_right_choice_is_not_told_by_its_place() -> None:
     assert when and 0 not in when, when
 
 
+DESCRIBED = {("02a_consume_failure_send_back.py", "where the first unacknowledged message goes")}
+"""Checkpoints whose question describes its message instead of naming it, because the id tells an answer: lab 02a's
+"the first message it did not acknowledge" named M0003, which said that ackIndex 1 acknowledges M0001 and M0002 and
+so that 2 of the batch of 4 are sent back (its Exercise 1)."""
+
+
 def test_a_checkpoint_names_the_message_it_asks_about() -> None:
     """The picture labels a token by its id (M0002) while a lab's text calls it by its body (m1, ok2, bad): every
     checkpoint about a message names that id in its question, so the two can be matched (lab 01a's said m1 where
-    the picture asked about M0002)."""
+    the picture asked about M0002), unless the id would tell an answer (:data:`DESCRIBED`)."""
     asked = [(name, cp) for name in SOURCES for dash in _dashboards_of(LABS / name)
              for cp in dash.controller.checkpoints]  # fmt: skip
-    unnamed = [(name, cp.name) for name, cp in asked if cp.event.msg_id and cp.event.msg_id not in cp.question]
-    assert unnamed == []
+    unnamed = {(name, cp.name) for name, cp in asked if cp.event.msg_id and cp.event.msg_id not in cp.question}
+    assert unnamed == DESCRIBED
 
 
 @pytest.mark.parametrize("name", SOURCES)

@@ -6,11 +6,12 @@ ProcessQueue "suspended · again in 1 s" under the question "When is M0002 deliv
 lab 02b's said "local retry in 5 s", lab 03's "returns in 30 s". Each tells the answer by one addition.
 
 :func:`mask_frames` rewrites, on the paused frame of each "when" checkpoint only, every statement of the remaining
-time (``answer − now``: ``1 s``, ``1000 ms``) and of the answer's own time (``t = 4 s``, ``at 4 s``) as ``?``, in the
-caption and in every view-model's text (:func:`mask_model`: the flow picture's ProcessQueue notes and countdowns, the
-Events tab's ``retry_in_ms=1000`` / ``due_ms=40000``), marks the retry timeline's wait that ends at the answer as
-hidden (its length, end and "due in" drawn as ``?``), and cuts the Locks tab's leases and trust windows at the paused
-clock (a lease's end, ``lastUpdate`` + 60 s, is when a take-over can happen: "lease ends at ?"). The mechanism stays
+time (``answer − now``: ``1 s``, ``1000 ms``, or ``5000 …`` where the "in the source" line was cut before its unit)
+and of the answer's own time (``t = 4 s``, ``at 4 s``) as ``?``, in both lines of the caption and in every
+view-model's text (:func:`mask_model`: the flow picture's ProcessQueue notes and countdowns, the Events tab's
+``retry_in_ms=1000`` / ``due_ms=40000``), marks the retry timeline's wait that ends at the answer as hidden (its
+length, end and "due in" drawn as ``?``), and cuts the Locks tab's leases and trust windows at the paused clock (a
+lease's end, ``lastUpdate`` + 60 s, is when a take-over can happen: "lease ends at ?"). The mechanism stays
 named ("pauses … for ?, then tries M0002 again"), so the student reads which clock to look for, not what it says. One
 step on, the outcome shows everything again. The kernel applies the same mask to what it draws at that position
 (``SnapshotView.update(snap, mask)``), so a hidden tab opened there shows what the page's frame shows.
@@ -78,6 +79,11 @@ def when_mask(answer_ms: int, now_ms: int) -> Mask:
     # the Events tab's details: a field saying when something comes next, whose value is the time left or the
     # answer (retry_in_ms=1000, delay_ms=1000, due_ms=40000); a budget that happens to equal it (timeout_ms=3000)
     # stays, or its "?" would say that the answer is the budget
+    # an "in the source" line cut to its width may end a time without its unit ("is consumed again in 5000 …",
+    # rmqlab.narrate.steps.fit_rule cuts at a space): the bare number before the cut says the same
+    for value in sorted({left, answer_ms}, reverse=True):
+        for words in sorted({str(value), f"{value:,}"}, key=len, reverse=True):
+            patterns.append(re.compile(rf"(?P<keep>)(?<![0-9.,]){re.escape(words)}(?= ?…)"))
     fields = "|".join(WAIT_FIELDS)
     for value in sorted({left, answer_ms}, reverse=True):
         patterns.append(_time(str(value), prefix=rf"\b(?:{fields})="))

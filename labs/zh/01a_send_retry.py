@@ -25,7 +25,7 @@
 
 # %% [markdown]
 # 默认值：`sendMsgTimeout` = 3000 ms，`retryTimesWhenSendFailed` = 2（同步发送：共 3 次尝试），
-# `retryTimesWhenSendAsyncFailed` = 2，单向发送（oneway）：1 次尝试。
+# `retryTimesWhenSendAsyncFailed` = 2。
 
 # %%
 from rmqlab import Lab, Message, set_language
@@ -76,18 +76,21 @@ def broker_a_dies(mode="send", sends=1):
 
 # %% [markdown]
 # 图：broker-a 在 2 s 宕机（Producer 缓存的路由里仍然有它），然后是八次同步发送。预热消息是 `M0001`，所以 m1 是
-# `M0002`：单步走到 M0002 的第一次尝试失败，看它的重试发往哪里。
+# `M0002`。它的几次尝试都在同一步里发生（同步发送立即重试），所以图停在这一步之前，由问题告诉你第 1 次尝试怎样失败：预测重试发往哪里，再往前走。
 
 # %% jupyter={"source_hidden": true}
-# 答对之后图上显示的话，填入的是这次运行的数字。已折叠：它们会透露答案，答完之后再打开这个单元。
-WHY_B0 = {  # by the answer it explains
-    "queue:TopicTest@broker-b:0": (
-        "对：{answer}。第 1 次尝试发往 TopicTest:2 · broker-a；它已宕机，却还在 pg 缓存的路由里，于是立刻失败"
-        "（{send_result_outcome}）。Producer 立即再试，仍在同一个 {send_attempt_timeout_ms} ms 的预算之内；"
-        "selectOneMessageQueue(lastBrokerName) 从队列 2 继续轮询并跳过 broker-a：队列 3 也属于 broker-a，"
-        "所以 M0002 落在下一个队列，broker-b 的队列 0。"
-    ),
-}
+# 答对之后图上显示的话。其中的答案（{answer}、{queue_id}、{time} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
+ASK_B0 = (
+    "broker-a 已宕机，但 pg 缓存的路由里还有它。下一步 pg 发送 M0002：第 1 次尝试发往 "
+    "TopicTest:{send_result_queue_id} · {send_result_broker}，立刻失败（{send_result_outcome}）。M0002 "
+    "最后存在哪里？在图中点击那个位置（或按钮）。"
+)
+WHY_B0 = (
+    "对：{answer}。第 1 次尝试发往 TopicTest:{send_result_queue_id} · {send_result_broker}；它已宕机，却还在 pg "
+    "缓存的路由里，于是立刻失败（{send_result_outcome}）。Producer 立即再试，仍在同一个 {send_attempt_timeout_ms} ms "
+    "的预算之内，换一个 Broker：selectOneMessageQueue(lastBrokerName) 跳过刚刚失败的 {send_result_broker}。"
+    "所以 {msg} 存到了 TopicTest:{queue_id} · {who}。"
+)
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -95,19 +98,9 @@ from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(broker_a_dies, knobs={"mode": "send", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s",
                  checkpoints=[Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="M0002 存在哪里",
-                                         explain=WHY_B0)])
+                                         question=ASK_B0, explain=WHY_B0)])
 dash
 
-
-# %%
-lab = broker_a_dies()
-lab.run(until="5s")
-show_trace(lab.trace, *SEND)
-
-# %% [markdown]
-# 每个队列是怎么选出来的：路由先列出 `broker-a` 的队列 0–3，再列出 `broker-b` 的队列 0–3（共 8 个队列），
-# `sendWhichQueue` 是一个计数器，每次选择前先自增（`list[++index % 8]`）。预热发送用了下标 1（broker-a 队列 1），
-# m1 的第一次尝试用了下标 2（broker-a 队列 2）。重试时，`selectOneMessageQueue(lastBrokerName)` 不断自增，直到队列所在的 Broker 不是刚刚失败的那个：下标 3 是 broker-a 队列 3（跳过），下标 4 是 broker-b 队列 0。两次尝试之间不休眠（“立即重发”）。
 
 # %% [markdown]
 # ### 练习 1 — 先预测，再运行
@@ -133,6 +126,16 @@ check("01a.1", answer_1, lab.sends[1].attempts)
 import rmqlab.course.grading as grading_01a_1
 grading_01a_1.verify("01a.1", answer_1)
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# **第一张图，列成表**（它的问题的答案）：每个队列是怎么选出来的。路由先列出 `broker-a` 的队列 0–3，再列出 `broker-b` 的队列 0–3（共 8 个队列），
+# `sendWhichQueue` 是一个计数器，每次选择前先自增（`list[++index % 8]`）。预热发送用了下标 1（broker-a 队列 1），
+# m1 的第一次尝试用了下标 2（broker-a 队列 2）。重试时，`selectOneMessageQueue(lastBrokerName)` 不断自增，直到队列所在的 Broker 不是刚刚失败的那个：下标 3 是 broker-a 队列 3（跳过），下标 4 是 broker-b 队列 0。两次尝试之间不休眠（“立即重发”）。而单向发送（oneway）只有 1 次尝试：`sendDefaultImpl` 只重试同步发送（否则 `timesTotal` = 1）。
+
+# %%
+lab = broker_a_dies()
+lab.run(until="5s")
+show_trace(lab.trace, *SEND)
 
 # %% [markdown]
 # ## 异步发送：重试重发的是同一个请求

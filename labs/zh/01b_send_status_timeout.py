@@ -80,15 +80,13 @@ def flush_timeouts(retry_another_broker_when_not_store_ok=False, broker_b_too=Fa
 
 
 # %% jupyter={"source_hidden": true}
-# 答对之后图上显示的话，填入的是这次运行的数字。已折叠：它们会透露答案，答完之后再打开这个单元。
-WHY_A2 = {  # by the answer it explains
-    "queue:TopicTest@broker-a:2": (
-        "对：{answer}。M0001 的 FLUSH_DISK_TIMEOUT 是作为 SendResult 的 sendStatus 返回的：消息已经存下，只是没有及时刷盘。"
-        "sendDefaultImpl 把它交还调用方，不抛异常，也不重试（retryAnotherBrokerWhenNotStoreOK 是关闭的），"
-        "也没有任何东西把 broker-a 记为坏的（sendLatencyFaultEnable 也是关闭的）。所以 {msg} 只是取轮询的下一个队列，"
-        "broker-a 的队列 2，并得到同样的应答。"
-    ),
-}
+# 答对之后图上显示的话。其中的答案（{answer}、{queue_id}、{time} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
+WHY_A2 = (
+    "对：{answer}。M0001 的 FLUSH_DISK_TIMEOUT 是作为 SendResult 的 sendStatus 返回的：消息已经存下，只是没有及时刷盘。"
+    "sendDefaultImpl 把这样的状态交还调用方，不抛异常；只有 retryAnotherBrokerWhenNotStoreOK 打开时才再发，"
+    "只有 sendLatencyFaultEnable 打开时才把某个 Broker 移出队列选择。所以 {msg} 取 pg 轮询的下一个队列："
+    "TopicTest:{queue_id} · {who}。"
+)
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -255,15 +253,13 @@ def slow_then_fast(**producer_options):
 
 
 # %% jupyter={"source_hidden": true}
-# 答对之后图上显示的话，填入的是这次运行的数字。已折叠：它们会透露答案，答完之后再打开这个单元。
-WHY_B0 = {  # by the answer it explains
-    "queue:TopicTest@broker-b:0": (
-        "对：{answer}。broker-a 用 600 ms 应答了 M0001：这是一次成功，但 sendDefaultImpl 会把每次尝试的耗时报告给 "
-        "MQFaultStrategy（updateFaultItem），600 ms 达到 latencyMax 中 550 ms 那一档，所以 broker-a 在这一档的 "
-        "notAvailableDuration 内被移出队列选择，哪怕它从 2 s 起又快了。到 {time}，selectOneMessageQueue "
-        "沿轮询越过 broker-a 的队列，落在第一个仍可用的 Broker 的队列上：broker-b 的队列 0。"
-    ),
-}
+# 答对之后图上显示的话。其中的答案（{answer}、{queue_id}、{time} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
+WHY_B0 = (
+    "对：{answer}。broker-a 用 600 ms 应答了 M0001：这是一次成功，但 sendLatencyFaultEnable 打开时，sendDefaultImpl "
+    "会把每次尝试的耗时报告给 MQFaultStrategy（updateFaultItem），600 ms 达到 latencyMax 中 550 ms 那一档，所以 "
+    "broker-a 在这一档的 notAvailableDuration 内被移出队列选择，哪怕它从 2 s 起又快了。到 {time}，"
+    "selectOneMessageQueue 沿轮询走到一个仍可用的 Broker 的队列：TopicTest:{queue_id} · {who}。"
+)
 
 # %% tags=["nbval-ignore-output"]
 latency_dash = Dashboard(slow_then_fast, knobs={"send_latency_fault_enable": True}, horizon="40s", checkpoints=[

@@ -63,6 +63,28 @@ def raises(msgs, ctx):
 
 
 # %%
+LISTENERS = {"reconsume_later": reconsume_later, "returns_null": returns_null, "raises": raises}
+
+
+def listener_lab(listener="raises"):
+    """1 s 时给 c1 一条消息，c1 的监听器是 ``listener``（LISTENERS 里的一个名字）。"""
+    lab, p, c = one_queue_lab(LISTENERS[listener])
+    lab.at("1s", p.send, Message("TopicTest", "x"))
+    return lab
+
+
+# %% [markdown]
+# 图：一条消息，和一个会抛异常的监听器（参数 `listener` 选三者之一，改后点“重建”）。单步走到它的第一个 `consumed`
+# 停下：这条消息算确认了，还是被回传？再往前走，然后在下面的表里比较这三种监听器。
+
+# %% tags=["nbval-ignore-output"]
+from rmqlab.widgets.dashboard import Dashboard
+
+listener_dash = Dashboard(listener_lab, knobs={"listener": "raises"}, knob_options={"listener": list(LISTENERS)},
+                          horizon="45s")
+listener_dash
+
+# %%
 rows = []
 for listener in (reconsume_later, returns_null, raises):
     lab, p, c = one_queue_lab(listener)
@@ -104,12 +126,12 @@ def ack_index_lab(ack_index=1, batch=4):
 # 图：四条消息的一批，然后是监听器没有确认的那些。单步走到第一个 `consumed`，停下：这是监听器对整批消息的回答。
 
 # %% jupyter={"source_hidden": true}
-# 答对之后图上显示的话，填入的是这次运行的数字。已折叠：它们会透露答案，答完之后再打开这个单元。
+# 答对之后图上显示的话。其中的答案（{answer}、{queue_id}、{time} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
 WHY_ACK = (
-    "对：{answer}。监听器对整批消息返回了 CONSUME_SUCCESS，但设置了 ackIndex：processConsumeResult 只把下标 "
-    "0 … ackIndex 的消息算作消费成功，其后的每一条都像失败一样回传，{msg} 是第一条。Broker"
-    "（asyncConsumerSendMsgBack）把副本放进 SCHEDULE_TOPIC_XXXX 的延时级别 3 + reconsumeTimes {reconsume_times} = "
-    "{scheduled_level}，{scheduled_due} 到期，然后回到 %RETRY%cg。"
+    "对：{answer}。监听器对整批消息返回了 CONSUME_SUCCESS，但设置了 ackIndex：processConsumeResult 只把确认了的消息"
+    "算作消费成功，其余的都像失败一样回传，{msg} 是第一条。Broker（asyncConsumerSendMsgBack）把副本放进 "
+    "SCHEDULE_TOPIC_XXXX 的延时级别 3 + reconsumeTimes {reconsume_times} = {scheduled_level}，{scheduled_due} 到期，"
+    "然后回到 %RETRY%cg。"
 )
 
 # %% tags=["nbval-ignore-output"]
@@ -118,7 +140,7 @@ from rmqlab.widgets.dashboard import Dashboard
 
 ack_dash = Dashboard(ack_index_lab, knobs={"ack_index": 1, "batch": 4}, horizon="40s", checkpoints=[
     Checkpoint(before="send_back", ask="where", optional=True, name="第一条未确认的消息去了哪里", explain=WHY_ACK,
-               question="监听器对整批消息返回了 CONSUME_SUCCESS，并设置了 ctx.ack_index。下一步之后 {msg} 在哪里？"
+               question="监听器对整批消息返回了 CONSUME_SUCCESS，并设置了 ctx.ack_index。下一步之后，它没有确认的第一条消息在哪里？"
                         "在图中点击那个位置（或按钮）。"),
 ])
 ack_dash

@@ -110,15 +110,13 @@ def partitioned_lab(heal_at="12s", messages=1):
 # 图：1.5 s 的网络分区、失败的回传和兜底发送、每 5 s 一次的本地重试、12 s 的恢复。单步走到分区恢复，停在那里。
 
 # %% jupyter={"source_hidden": true}
-# 答对之后图上显示的话，填入的是这次运行的数字。已折叠：它们会透露答案，答完之后再打开这个单元。
-WHY_LOCAL = {  # by the answer it explains
-    "7000": (
-        "对：{answer}。网络分区把 c1 和 broker-a 隔开，所以在 {send_back_at} 它的 sendMessageBack 失败了"
-        "（{send_back_error}），兜底的那一步也失败了：c1 的内部 Producer 把副本发往 %RETRY%cg。processConsumeResult "
-        "于是留下 {msg}，把它的 reconsumeTimes 加到 {reconsume_times}，并用 submitConsumeRequestLater 自己重新提交，"
-        "{local_retry_retry_in} 之后。没有延时级别：Broker 根本没收到这条消息，它的延时表不起作用。"
-    ),
-}
+# 答对之后图上显示的话。其中的答案（{answer}、{queue_id}、{time} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
+WHY_LOCAL = (
+    "对：{answer}。网络分区把 c1 和 broker-a 隔开，所以在 {send_back_at} 它的 sendMessageBack 失败了"
+    "（{send_back_error}），兜底的那一步也失败了：c1 的内部 Producer 把副本发往 %RETRY%cg。processConsumeResult "
+    "于是留下 {msg}，把它的 reconsumeTimes 加到 {reconsume_times}，并用 submitConsumeRequestLater 自己重新提交，"
+    "{local_retry_retry_in} 之后。没有延时级别：Broker 根本没收到这条消息，它的延时表不起作用。"
+)
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -182,7 +180,7 @@ def slow_lab(messages=1):
 
 
 # %% [markdown]
-# 图：三条消息，它们的第一次监听器调用都耗时 40 分钟。单步走到第一个 `clean_expired`，停在那里。
+# 图：三条消息，它们的第一次监听器调用都耗时 40 分钟。单步走到 M0001 在 1 s 的第一次投递就停下：趁它停着先回答下面的练习 2，再单步走到第一个 `clean_expired` 核对。
 
 # %% tags=["nbval-ignore-output"]
 slow_dash = Dashboard(slow_lab, knobs={"messages": 3}, horizon="45m")
