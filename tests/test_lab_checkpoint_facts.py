@@ -112,10 +112,19 @@ def _orderly_retry(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]
 
 
 def _lab_09(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
-    return [*_orderly_retry(dash, cp, trace), str(dash.knob_values()["max_reconsume_times"])]
+    """Where bad-card waits: the suspension it pauses for; when pay-1 gives up on it: the max, in the question and the
+    explanation."""
+    if cp.ask == "where":
+        return _orderly_retry(dash, cp, trace)[1:]
+    return [str(cp.event.get("max_reconsume_times"))] * 2
 
 
 def _lab_07b(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
+    if cp.event.kind is EventKind.LIFECYCLE:  # when c1's shutdown ends: its unlock, then the request's timeout
+        mine = [e for e in trace if e.actor == cp.event.actor and e.time_ms <= cp.event.time_ms]
+        unlocked = [e.time_ms for e in mine if e.kind is EventKind.UNLOCKED][-1]
+        timed_out = [e.time_ms for e in mine if e.kind is EventKind.WARNING][-1]
+        return [_seconds(unlocked), _seconds(timed_out)]
     queue = cp.event.get("queue")
     asks = [e.time_ms for e in trace if e.kind is EventKind.LOCK_BATCH and e.actor == cp.event.actor
             and e.get("via") == "lock"]  # fmt: skip
