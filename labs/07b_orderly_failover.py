@@ -195,8 +195,8 @@ grading_07b_2.verify("07b.2", answer_2)
 # `shutdown()` of an orderly consumer ends its consume service with `unlockAll`: one UNLOCK_BATCH_MQ per broker with
 # all of that broker's queues, and it **waits for each answer** (up to 1 s) before it asks the next broker. Only
 # then are the offsets persisted and the consumer unregistered. The picture: broker-a answers every request 4 s late
-# from 7.5 s on (the `response_delay_s` knob), and c1 shuts down at 8 s. Step to 8 s and stop there. Predict: when does
-# the shutdown end — at 8 s, about 9 s, or 12 s?
+# from 7.5 s on (the `response_delay_s` knob), and c1 shuts down at 8 s. Play it: it stops just before the shutdown
+# ends and asks you when that is.
 
 # %% tags=["nbval-ignore-output"]
 def shutdown_picture(response_delay_s=4):
@@ -207,8 +207,22 @@ def shutdown_picture(response_delay_s=4):
     return lab
 
 
-shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horizon="15s")
+shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horizon="15s", checkpoints=[
+    Checkpoint(before="lifecycle", actor="consumer:c1", nth=2, ask="when", optional=True,
+               name="when c1's shutdown ends",
+               question="c1 called shutdown(), and broker-a now answers every request late. When does c1's shutdown "
+                        "end (offsets persisted, consumer stopped)? Pick the time.",
+               hint="unlockAll sends one UNLOCK_BATCH_MQ per broker and waits for its answer, but only up to the "
+                    "request's timeout; the offsets are persisted after that wait, whatever its outcome.",
+               explain="Right: {answer}. c1 asked broker-a to unlock its queues at {unlocked_at}. The broker released "
+                       "the leases at once, but its answer was late, so the client gave up when the request timed out "
+                       "({warning_at}, RemotingTimeoutException, only logged), then persisted its offsets and "
+                       "stopped. Its ProcessQueues stay marked locked."),
+])
 shutdown_dash
+
+# %% [markdown]
+# ### The shutdown as a table
 
 # %%
 lab = shutdown_picture()

@@ -190,7 +190,7 @@ grading_07b_2.verify("07b.2", answer_2)
 # ## 干净的关闭：先解锁，每个应答都要等
 # 顺序消费 Consumer 的 `shutdown()` 以 `unlockAll` 结束它的消费服务：每个 Broker 一个 UNLOCK_BATCH_MQ 请求，带上该
 # Broker 的所有队列，并且在请求下一个 Broker 之前**等待每个应答**（最多 1 s）。之后才持久化消费位点、注销
-# Consumer。图：broker-a 从 7.5 s 起对每个请求都晚 4 s 应答（参数 `response_delay_s`），c1 在 8 s 关闭。单步走到 8 s，停在那里。预测一下：关闭在什么时候结束——8 s、大约 9 s，还是 12 s？
+# Consumer。图：broker-a 从 7.5 s 起对每个请求都晚 4 s 应答（参数 `response_delay_s`），c1 在 8 s 关闭。播放它：在关闭结束之前，图会停下来问你关闭在什么时候结束。
 
 # %% tags=["nbval-ignore-output"]
 def shutdown_picture(response_delay_s=4):
@@ -201,8 +201,21 @@ def shutdown_picture(response_delay_s=4):
     return lab
 
 
-shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horizon="15s")
+shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horizon="15s", checkpoints=[
+    Checkpoint(before="lifecycle", actor="consumer:c1", nth=2, ask="when", optional=True,
+               name="c1 的关闭何时结束",
+               question="c1 调用了 shutdown()，而 broker-a 现在对每个请求都应答得很晚。c1 的关闭什么时候结束（消费位点"
+                        "已持久化，Consumer 已停止）？选择时间。",
+               hint="unlockAll 对每个 Broker 发一个 UNLOCK_BATCH_MQ 并等待它的应答，但最多只等到请求超时；不管结果"
+                    "如何，等完之后才持久化消费位点。",
+               explain="答对了：{answer}。c1 在 {unlocked_at} 请求 broker-a 解锁它的队列。Broker 立刻释放了租约，但"
+                       "应答来晚了，所以客户端在请求超时时放弃（{warning_at}，RemotingTimeoutException，只记进日志），"
+                       "然后持久化消费位点并停止。它的 ProcessQueue 仍被标记为已锁定。"),
+])
 shutdown_dash
+
+# %% [markdown]
+# ### 用表格看这次关闭
 
 # %%
 lab = shutdown_picture()
