@@ -86,6 +86,8 @@ Facts = Callable[[Any, Any, Sequence[TraceEvent]], list[str]]
 
 
 def _lab_04b(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
+    if cp.event.kind is EventKind.DELIVERED:  # when M0001 is freed: no numbers quoted
+        return []
     qid = str(cp.event.get("queue_id"))
     nums = next(e.get("retry_queue_nums") for e in trace if e.kind is EventKind.ADMIN and e.get("retry_queue_nums"))
     waited = _seconds(int(cp.event.get("waited_ms")))
