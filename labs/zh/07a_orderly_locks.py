@@ -57,8 +57,7 @@ def topic_queue(c, queue_id=0):
 # ## 一次小运行：消费失败的消息在原地重试
 #
 # 图：`a`、`bad`、`c` 在一个顺序消费 Consumer 的同一个队列上，`bad` 总是消费失败。单步走过 `bad` 的前几次投递，停在
-# `c` 之前；图下面的表格是同一次运行，到图中第一个提问的那一刻为止（`bad` 何时再来，由你在图上预测）。它的第二个问题
-# 就是练习 1 的问题：队列何时继续往前走。
+# `c` 之前；图下面的表格是同一次运行，到图中第一个提问的那一刻为止（`bad` 何时再来，由你在图上预测）。它的第二个问题就是练习 1 的问题：队列何时继续往前走。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -153,8 +152,7 @@ pause_dash
 
 # %% [markdown]
 # ### 练习 2 — 先预测，再运行
-# 上面的图停在 `bad` 第一次消费失败处（在 3 s 投递），`max_reconsume_times=3`；继续单步时它会问这个问题。c1 在
-# 第几秒把它回传到 `%RETRY%cg`（它去往死信队列的路上）？
+# 上面的图停在 `bad` 第一次消费失败处（在 3 s 投递），`max_reconsume_times=3`；继续单步时它会问这个问题。c1 在第几秒把它回传到 `%RETRY%cg`（它去往死信队列的路上）？
 
 # %% nbgrader={"grade": false, "grade_id": "ex07a_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
