@@ -130,7 +130,8 @@ SELECTORS = {"by_order_id": by_order_id}
 
 # %% [markdown]
 # The picture: orders 3–6 this time, each sending at 1 s, 10 s and 45 s. Step on: at 10 s, after order 3's send
-# fails, the picture stops and asks where order 4's event goes.
+# fails, the picture stops and asks where order 4's event goes; later, after the route poll, where order 3's last
+# event goes (Exercise 2's question).
 
 # %% tags=["nbval-ignore-output"]
 dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
@@ -148,7 +149,19 @@ dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
                                                  "selector returns mqs[4 % 8], on a broker that is up. Order 3 "
                                                  "got mqs[3 % 8] = a3 on the broker that is down, and sendSelectImpl "
                                                  "made its one attempt: no retry on another queue, which would break "
-                                                 "the order's sequence.")])
+                                                 "the order's sequence."),
+                              Checkpoint(before="stored", msg_id="M0009", ask="where", optional=True,
+                                         name="where order 3 goes after the route poll",
+                                         question="The producer has re-read the route, and broker-a's queues are gone "
+                                                  "from it. Where is order 3's last event ({msg}) stored? Click the "
+                                                  "queue in the picture (or a button).",
+                                         hint="by_order_id returns mqs[order_id % len(mqs)] over the queues the "
+                                              "producer's route lists now: how many are left, and which is the "
+                                              "order's?",
+                                         explain="Right: {answer}. After the route poll the producer's list holds "
+                                                 "only broker-b's queues, and by_order_id computes its index over the "
+                                                 "list it has now: the order moved to another broker's queue, so its "
+                                                 "events no longer share one queue.")])
 dash
 
 # %% [markdown]
@@ -284,11 +297,12 @@ print([str(mq) for mq in ALL_QUEUES])
 SELECTORS["strict_by_order_id"] = strict_by_order_id
 
 # %% [markdown]
-# The picture: the outage again, with the `selector` knob at `strict_by_order_id`. Stop at 10 s.
+# The picture: the outage again, with the `selector` knob at `strict_by_order_id`, stopped at 10 s. It runs to 40 s:
+# what the sends at 45 s do is Exercise 4's question.
 
 # %% tags=["nbval-ignore-output"]
 strict_dash = Dashboard(outage_picture, knobs={"selector": "strict_by_order_id", "orders": 4},
-                        knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="50s")
+                        knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="40s")
 strict_dash.controller.seek_time("10s")
 strict_dash
 
