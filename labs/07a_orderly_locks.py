@@ -388,7 +388,7 @@ yield_dash = Dashboard(yield_lab, knobs={"consume_thread_min": 1}, horizon="4m",
     Checkpoint(before="delivered", queue="TopicTest@broker-a:1", ask="when", optional=True,
                name="when the other queue gets the thread",
                question="c1 has one consume thread, busy with the first queue. When does the other queue's first "
-                        "message start? Pick the time.",
+                        "message ({msg}) start? Pick the time.",
                hint="A ConsumeRequest keeps its queue while it has messages, and checks before each batch how long "
                     "it has run: it yields only past MAX_TIME_CONSUME_CONTINUOUSLY.",
                explain="Right: {answer}. The single thread kept the first queue's ConsumeRequest while it had "

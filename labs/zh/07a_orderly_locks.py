@@ -383,7 +383,7 @@ def yield_lab(consume_thread_min=1):
 yield_dash = Dashboard(yield_lab, knobs={"consume_thread_min": 1}, horizon="4m", checkpoints=[
     Checkpoint(before="delivered", queue="TopicTest@broker-a:1", ask="when", optional=True,
                name="另一个队列何时拿到线程",
-               question="c1 只有一个消费线程，正忙着第一个队列。另一个队列的第一条消息何时开始消费？选择时间。",
+               question="c1 只有一个消费线程，正忙着第一个队列。另一个队列的第一条消息（{msg}）何时开始消费？选择时间。",
                hint="只要队列还有消息，ConsumeRequest 就一直占着它，并在每一批之前检查自己已经运行了多久：只有超过 "
                     "MAX_TIME_CONSUME_CONTINUOUSLY 才让出线程。",
                explain="答对了：{answer}。唯一的线程一直被第一个队列的 ConsumeRequest 占着，只要它还有消息。每一批之前"
