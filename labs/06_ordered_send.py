@@ -24,7 +24,7 @@
 # `docs/en/Concept.md` (Normal / Strictly Ordered Message).
 
 # %%
-from rmqlab import Lab, Message
+from rmqlab import ConsumeOrderlyStatus, Lab, Message
 from rmqlab.course.exercises import assert_right, check, score, show_trace
 
 SEED = 7
@@ -46,24 +46,35 @@ def ordered_lab():
 
 # %% [markdown]
 # ## A tiny run: two orders, two queues
-# The picture: orders 3 and 5 send an event each second, through the selector above. Watch which queue each
-# order's events go to; the table under it is the first second.
+# The picture: orders 3 and 5 send an event each second, through the selector above, each message carrying its
+# order as its key (`keys`, the sharding key); an orderly consumer, c1, starts after the last send. Tokens are
+# coloured by order: watch which queue each order's events go to, then c1 consume each queue in order. The table
+# under it is the first second.
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 
+def in_order(msgs, ctx):
+    """An orderly listener that takes every event."""
+    return ConsumeOrderlyStatus.SUCCESS
+
+
 def two_orders(events=4):
-    """Orders 3 and 5 each send ``events`` events, one a second from 1 s, with ``by_order_id``."""
+    """Orders 3 and 5 each send ``events`` events (key: the order), one a second from 1 s, with ``by_order_id``;
+    the orderly consumer c1 starts half a second after the last send."""
     lab, p = ordered_lab()
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=in_order, orderly=True, name="c1",
+                     start=f"{events + 1}.5s")
     for k in range(events):
         for order_id in (3, 5):
-            lab.at(f"{1 + k}s", p.send_with_selector, Message("TopicTest", f"order {order_id} event {k + 1}"), by_order_id, order_id)
+            event = Message("TopicTest", f"order {order_id} event {k + 1}", keys=f"order {order_id}")
+            lab.at(f"{1 + k}s", p.send_with_selector, event, by_order_id, order_id)
     return lab
 
 
-tiny_dash = Dashboard(two_orders, knobs={"events": 4}, horizon="6s")
+tiny_dash = Dashboard(two_orders, knobs={"events": 4}, horizon="8s")
 tiny_dash
 
 # %%

@@ -24,7 +24,7 @@
 # / Strictly Ordered Message，普通顺序消息 / 严格顺序消息）。
 
 # %%
-from rmqlab import Lab, Message, set_language
+from rmqlab import ConsumeOrderlyStatus, Lab, Message, set_language
 from rmqlab.course.exercises import assert_right, check, score, show_trace
 
 set_language("zh")  # 仪表盘的按钮、图例和每一步的说明都用简体中文
@@ -47,23 +47,32 @@ def ordered_lab():
 
 # %% [markdown]
 # ## 一次小运行：两个订单，两个队列
-# 图：订单 3 和订单 5 每秒各发送一个事件，经过上面的选择器。看每个订单的事件发往哪个队列；图下的表格是第一秒。
+# 图：订单 3 和订单 5 每秒各发送一个事件，经过上面的选择器，每条消息都以它的订单作为键（`keys`，即分片键）；最后一次发送之后，顺序消费的 Consumer c1 启动。消息按订单着色：看每个订单的事件发往哪个队列，再看 c1 按顺序消费每个队列。图下的表格是第一秒。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 
+def in_order(msgs, ctx):
+    """顺序消费的监听器，接受每个事件。"""
+    return ConsumeOrderlyStatus.SUCCESS
+
+
 def two_orders(events=4):
-    """订单 3 和订单 5 各发送 ``events`` 个事件，从 1 s 起每秒一个，用 ``by_order_id``。"""
+    """订单 3 和订单 5 各发送 ``events`` 个事件（键：订单），从 1 s 起每秒一个，用 ``by_order_id``；
+    顺序消费的 Consumer c1 在最后一次发送半秒之后启动。"""
     lab, p = ordered_lab()
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=in_order, orderly=True, name="c1",
+                     start=f"{events + 1}.5s")
     for k in range(events):
         for order_id in (3, 5):
-            lab.at(f"{1 + k}s", p.send_with_selector, Message("TopicTest", f"订单 {order_id} 事件 {k + 1}"), by_order_id, order_id)
+            event = Message("TopicTest", f"订单 {order_id} 事件 {k + 1}", keys=f"订单 {order_id}")
+            lab.at(f"{1 + k}s", p.send_with_selector, event, by_order_id, order_id)
     return lab
 
 
-tiny_dash = Dashboard(two_orders, knobs={"events": 4}, horizon="6s")
+tiny_dash = Dashboard(two_orders, knobs={"events": 4}, horizon="8s")
 tiny_dash
 
 # %%
