@@ -67,8 +67,9 @@ def failing_lab(**consumer_options):
 
 # %% [markdown]
 # The picture: `failing_lab` in a `Dashboard` with a `max_reconsume_times` knob (set it, then Rebuild). Play it and
-# watch the retry timeline (its tab): one lane, every delivery and every wait. It stops twice to ask: where the
-# first retry waits, and when the second one is due.
+# watch the retry timeline (its tab): one lane, every delivery and every wait. It stops three times to ask: where the
+# first retry waits, when the second one is due, and when the message reaches the DLQ (Exercise 1's question:
+# answer it in the picture, then write your answer in the exercise below).
 
 # %% jupyter={"source_hidden": true}
 # The words the picture says after a right answer, with this run's numbers filled in. Folded: they tell the
@@ -85,6 +86,12 @@ WHY_DUE = (
     "{level}, whose delay in messageDelayLevel (1s 5s 10s 30s 1m …) is {waited}: ScheduleMessageService's timer "
     "for that level moves it to {topic} at {scheduled_at} + {waited} = {time}."
 )
+WHY_DLQ = (
+    "Right: {answer}. The last delivery carried reconsumeTimes {delivered_reconsume_times}, which had reached "
+    "maxReconsumeTimes (−1 means 16 for a concurrent consumer): when it failed too, the broker wrote the copy to "
+    "{topic} instead of parking it. Until then every retry waited its level, 3 + reconsumeTimes (10 s, 30 s, 1 m … "
+    "2 h): the sum of those waits is {time}."
+)
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -95,6 +102,8 @@ dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", c
                question="c1's listener fails every delivery. Where is {msg} after the next step? Click the place "
                         "in the picture (or a button)."),
     Checkpoint(before="delay_delivered", nth=2, ask="when", optional=True, name="when the second retry is due", explain=WHY_DUE),
+    Checkpoint(before="dead_lettered", ask="when", optional=True, name="when the message reaches the DLQ",
+               explain=WHY_DLQ, question="c1 keeps failing {msg}. When does the broker write it to the DLQ?"),
 ])
 dash
 

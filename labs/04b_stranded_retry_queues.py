@@ -128,11 +128,19 @@ print(report.violations[0].detail)
 # and assigns queues only at its rebalance, 20 s after the previous one (`RebalanceService`; here every 20 s from its
 # start at 0 s, since no group change wakes it early).
 #
-# The picture: the same run, with the operator's `updateTopic` at 62 s (the `update_topic_at_s` knob). Step past
-# 62 s and stop there.
+# The picture: the same run, with the operator's `updateTopic` at 62 s (the `update_topic_at_s` knob). Play it: it
+# stops before the stranded M0001 is delivered and asks when that is (Exercise 2's question).
 
 # %% tags=["nbval-ignore-output"]
-freed_dash = Dashboard(raised_late, knobs={"update_topic_at_s": 62}, horizon="2m")
+freed_dash = Dashboard(raised_late, knobs={"update_topic_at_s": 62}, horizon="2m", checkpoints=[
+    Checkpoint(before="delivered", msg_id="M0001", nth=2, ask="when", optional=True, name="when M0001 is freed",
+               question="The operator's updateTopic has listed all the queues of %RETRY%cg. When is the stranded "
+                        "M0001 delivered at last? Pick the time.",
+               hint="The name server has the new route at once, but c1 reads routes only at its route poll "
+                    "(pollNameServerInterval) and takes a new queue only at its next rebalance (RebalanceService).",
+               explain="Right: {answer}. The name server had the new route at once; c1 read it at its next route "
+                       "poll, and took the new queues at its next rebalance (RebalanceService, on its own period from "
+                       "c1's start): only then did it pull M0001's queue.")])
 freed_dash
 
 # %% [markdown]

@@ -135,10 +135,19 @@ print(offsets_over_time(["1.5s", "5.5s", "30s", "62s", "66s"]))
 # %% [markdown]
 # Read the table row by row: when does each copy change, and what holds the client's copy back?
 #
-# The picture: the same run with a crash at 30 s and a restart at 40 s (the knobs), stopped at the crash.
+# The picture: the same run with a crash at 30 s and a restart at 40 s (the knobs), stopped at the crash. Step on: it
+# stops after the restart and asks what becomes of `slow`.
 
 # %% tags=["nbval-ignore-output"]
-crash_dash = Dashboard(crash_lab, knobs={"crash_at_s": 30, "restart_at_s": 40}, horizon="2m")
+crash_dash = Dashboard(crash_lab, knobs={"crash_at_s": 30, "restart_at_s": 40}, horizon="2m", checkpoints=[
+    Checkpoint(before="delivered", msg_id="M0002", nth=2, ask="where", optional=True, name="what becomes of slow",
+               question="c1 crashed while slow ({msg}) was in its listener, and has restarted. Where is slow after "
+                        "the next step? Click the place in the picture (or a button).",
+               hint="A restarted consumer starts each queue from the offset the broker holds for its group; what "
+                    "had the client committed, and sent, while slow was running?",
+               explain="Right: {answer}. The restarted c1 starts from the offset the broker had persisted for cg, "
+                       "and that offset was still slow's: the client's commit could not pass slow while its listener "
+                       "ran. So slow is delivered again: at-least-once.")])
 crash_dash.controller.seek_time("30s")
 crash_dash
 

@@ -24,7 +24,7 @@
 # `docs/en/Concept.md` (Normal / Strictly Ordered Message).
 
 # %%
-from rmqlab import Lab, Message
+from rmqlab import ConsumeOrderlyStatus, Lab, Message
 from rmqlab.course.exercises import assert_right, check, score, show_trace
 
 SEED = 7
@@ -46,24 +46,35 @@ def ordered_lab():
 
 # %% [markdown]
 # ## A tiny run: two orders, two queues
-# The picture: orders 3 and 5 send an event each second, through the selector above. Watch which queue each
-# order's events go to; the table under it is the first second.
+# The picture: orders 3 and 5 send an event each second, through the selector above, each message carrying its
+# order as its key (`keys`, the sharding key); an orderly consumer, c1, starts after the last send. Tokens are
+# coloured by order: watch which queue each order's events go to, then c1 consume each queue in order. The table
+# under it is the first second.
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 
+def in_order(msgs, ctx):
+    """An orderly listener that takes every event."""
+    return ConsumeOrderlyStatus.SUCCESS
+
+
 def two_orders(events=4):
-    """Orders 3 and 5 each send ``events`` events, one a second from 1 s, with ``by_order_id``."""
+    """Orders 3 and 5 each send ``events`` events (key: the order), one a second from 1 s, with ``by_order_id``;
+    the orderly consumer c1 starts half a second after the last send."""
     lab, p = ordered_lab()
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=in_order, orderly=True, name="c1",
+                     start=f"{events + 1}.5s")
     for k in range(events):
         for order_id in (3, 5):
-            lab.at(f"{1 + k}s", p.send_with_selector, Message("TopicTest", f"order {order_id} event {k + 1}"), by_order_id, order_id)
+            event = Message("TopicTest", f"order {order_id} event {k + 1}", keys=f"order {order_id}")
+            lab.at(f"{1 + k}s", p.send_with_selector, event, by_order_id, order_id)
     return lab
 
 
-tiny_dash = Dashboard(two_orders, knobs={"events": 4}, horizon="6s")
+tiny_dash = Dashboard(two_orders, knobs={"events": 4}, horizon="8s")
 tiny_dash
 
 # %%
@@ -130,7 +141,8 @@ SELECTORS = {"by_order_id": by_order_id}
 
 # %% [markdown]
 # The picture: orders 3–6 this time, each sending at 1 s, 10 s and 45 s. Step on: at 10 s, after order 3's send
-# fails, the picture stops and asks where order 4's event goes.
+# fails, the picture stops and asks where order 4's event goes; later, after the route poll, where order 3's last
+# event goes (Exercise 2's question).
 
 # %% tags=["nbval-ignore-output"]
 dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
@@ -148,7 +160,19 @@ dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
                                                  "selector returns mqs[4 % 8], on a broker that is up. Order 3 "
                                                  "got mqs[3 % 8] = a3 on the broker that is down, and sendSelectImpl "
                                                  "made its one attempt: no retry on another queue, which would break "
-                                                 "the order's sequence.")])
+                                                 "the order's sequence."),
+                              Checkpoint(before="stored", msg_id="M0009", ask="where", optional=True,
+                                         name="where order 3 goes after the route poll",
+                                         question="The producer has re-read the route, and broker-a's queues are gone "
+                                                  "from it. Where is order 3's last event ({msg}) stored? Click the "
+                                                  "queue in the picture (or a button).",
+                                         hint="by_order_id returns mqs[order_id % len(mqs)] over the queues the "
+                                              "producer's route lists now: how many are left, and which is the "
+                                              "order's?",
+                                         explain="Right: {answer}. After the route poll the producer's list holds "
+                                                 "only broker-b's queues, and by_order_id computes its index over the "
+                                                 "list it has now: the order moved to another broker's queue, so its "
+                                                 "events no longer share one queue.")])
 dash
 
 # %% [markdown]
@@ -284,11 +308,12 @@ print([str(mq) for mq in ALL_QUEUES])
 SELECTORS["strict_by_order_id"] = strict_by_order_id
 
 # %% [markdown]
-# The picture: the outage again, with the `selector` knob at `strict_by_order_id`. Stop at 10 s.
+# The picture: the outage again, with the `selector` knob at `strict_by_order_id`, stopped at 10 s. It runs to 40 s:
+# what the sends at 45 s do is Exercise 4's question.
 
 # %% tags=["nbval-ignore-output"]
 strict_dash = Dashboard(outage_picture, knobs={"selector": "strict_by_order_id", "orders": 4},
-                        knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="50s")
+                        knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="40s")
 strict_dash.controller.seek_time("10s")
 strict_dash
 

@@ -58,8 +58,8 @@ def topic_queue(c, queue_id=0):
 # ## A tiny run: a failing message is retried where it is
 #
 # The picture: `a`, `bad`, `c` on one queue of an orderly consumer, `bad` always failing. Step through the first
-# deliveries of `bad` and stop before `c`; the table under it is the same run, up to the picture's question (when
-# `bad` comes back is for you to predict there).
+# deliveries of `bad` and stop before `c`; the table under it is the same run, up to the picture's first question
+# (when `bad` comes back is for you to predict there). Its second question is Exercise 1's: when the queue moves on.
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -77,6 +77,15 @@ dash = Dashboard(retry_picture, knobs={"max_reconsume_times": 3}, horizon="20s",
                        "ProcessQueue and submitConsumeRequestLater retries the same queue after "
                        "suspendCurrentQueueTimeMillis, its default: {since}. c (M0003) waits behind it: one queue is "
                        "consumed in order."),
+    Checkpoint(before="send_back", ask="when", optional=True, name="when c1 gives up on bad",
+               question="max_reconsume_times is {max_reconsume_times}. When does c1 stop retrying bad ({msg}) and "
+                        "send it back to the broker? Pick the time.",
+               hint="Each suspension counts one more reconsume; checkReconsumeTimes sends the message back once its "
+                    "reconsumeTimes has reached the max.",
+               explain="Right: {answer}. Each suspension counted one more reconsume and paused the queue "
+                       "{suspended_retry_in}. When bad failed with reconsumeTimes at the max ({max_reconsume_times}), "
+                       "checkReconsumeTimes stopped retrying it locally: it sent bad back to %RETRY%cg (on its way to "
+                       "the DLQ) and committed it, and c went next."),
 ])
 dash
 
@@ -136,14 +145,21 @@ def pause_picture(max_reconsume_times=3):
 
 
 # %% tags=["nbval-ignore-output"]
-pause_dash = Dashboard(pause_picture, knobs={"max_reconsume_times": 3}, horizon="2m")
+pause_dash = Dashboard(pause_picture, knobs={"max_reconsume_times": 3}, horizon="2m", checkpoints=[
+    Checkpoint(before="send_back", ask="when", optional=True, name="when the two-minute pauses end",
+               question="bad asks for a two-minute pause at each failure, and max_reconsume_times is "
+                        "{max_reconsume_times}. When does c1 send bad ({msg}) back to %RETRY%cg? Pick the time.",
+               hint="submitConsumeRequestLater clamps the pause a listener asks for before it schedules the retry.",
+               explain="Right: {answer}. submitConsumeRequestLater clamped every requested pause: each of bad's "
+                       "suspensions lasted {suspended_retry_in}, not two minutes. After the last one bad failed with "
+                       "reconsumeTimes at the max ({max_reconsume_times}), and checkReconsumeTimes sent it back.")])
 pause_dash.controller.jump_to_next("suspended")
 pause_dash
 
 # %% [markdown]
 # ### Exercise 2 — predict, then run
-# The picture above stands at `bad`'s first failure (delivered at 3 s), with `max_reconsume_times=3`. At which second
-# does c1 send it back to `%RETRY%cg` (on its way to the DLQ)? Predict, then step on.
+# The picture above stands at `bad`'s first failure (delivered at 3 s), with `max_reconsume_times=3`, and asks this
+# question when you step on. At which second does c1 send it back to `%RETRY%cg` (on its way to the DLQ)?
 
 # %% nbgrader={"grade": false, "grade_id": "ex07a_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction
@@ -344,7 +360,7 @@ grading_07a_4.verify("07a.4", answer_4)
 # A `ConsumeRequest` keeps consuming its queue while there are messages — but before each batch it checks how long
 # it has run, and past `MAX_TIME_CONSUME_CONTINUOUSLY` (60 s) it gives the thread back and resubmits itself 10 ms
 # later. Here c1 has **one** consume thread (`consume_thread_min=1`), two queues with 4 messages each, and every
-# message takes 25 s. The picture: step to the first delivery and stop there.
+# message takes 25 s. The picture: play it; it stops before the other queue's first delivery and asks when that is.
 
 
 # %%
@@ -368,7 +384,17 @@ def yield_lab(consume_thread_min=1):
 
 
 # %% tags=["nbval-ignore-output"]
-yield_dash = Dashboard(yield_lab, knobs={"consume_thread_min": 1}, horizon="4m")
+yield_dash = Dashboard(yield_lab, knobs={"consume_thread_min": 1}, horizon="4m", checkpoints=[
+    Checkpoint(before="delivered", queue="TopicTest@broker-a:1", ask="when", optional=True,
+               name="when the other queue gets the thread",
+               question="c1 has one consume thread, busy with the first queue. When does the other queue's first "
+                        "message ({msg}) start? Pick the time.",
+               hint="A ConsumeRequest keeps its queue while it has messages, and checks before each batch how long "
+                    "it has run: it yields only past MAX_TIME_CONSUME_CONTINUOUSLY.",
+               explain="Right: {answer}. The single thread kept the first queue's ConsumeRequest while it had "
+                       "messages. Before each batch the request checks how long it has run; only once past "
+                       "MAX_TIME_CONSUME_CONTINUOUSLY did it give the thread back and resubmit itself, and the other "
+                       "queue's request ran.")])
 yield_dash
 
 # %% [markdown]

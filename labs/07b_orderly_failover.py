@@ -59,8 +59,8 @@ def topic_queue(c, queue_id=0):
 # An orderly consumer holds its queue's broker lock as a lease in `RebalanceLockManager`, renewed by `lockAll` every
 # 20 s (lab 07a). A consumer that crashes never unlocks: its lease stays until it expires.
 #
-# The picture: c1 consumes `a`, `bad`, `c` and crashes at 10 s; c2 starts at 11 s. Open its Locks tab, step to c2's
-# start and stop there.
+# The picture: c1 consumes `a`, `bad`, `c` and crashes at 10 s; c2 starts at 11 s. Open its Locks tab and play
+# on from c2's start: it stops to ask when c2 gets the queue's lock (Exercise 1's question).
 
 
 # %%
@@ -77,7 +77,16 @@ def takeover_lab(crash_at_s=10, c2_start_s=11):
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
-dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s")
+dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s", checkpoints=[
+    Checkpoint(before="lock_acquired", actor="consumer:c2", queue="TopicTest@broker-a:0", ask="when", optional=True,
+               name="when c2 takes the crashed c1's queue",
+               question="c1 crashed holding the lock on TopicTest@broker-a:0, and c2 has started. When does c2 get "
+                        "that lock? Pick the time.",
+               hint="A crashed consumer never unlocks: its lease in RebalanceLockManager lasts until it expires, "
+                    "rebalanceLockMaxLiveTime after c1's last lockBatchMQ; c2 asks only when it rebalances.",
+               explain="Right: {answer}. c1's lease stayed until it expired (rebalanceLockMaxLiveTime after its last "
+                       "renewal), and until then the broker refused c2 at each of its rebalances. c2's first "
+                       "rebalance after the expiry took the lock: the first time it asked with no live lease.")])
 dash.controller.seek_time("11s")
 dash
 
@@ -142,6 +151,15 @@ moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizo
                        "31 s, once its listener let go of the consume lock, and unlocked it at the broker at 51 s, "
                        "20 s later (UNLOCK_DELAY_TIME_MILLS) because messages were still cached; so c2's next "
                        "rebalance, at {time}, gets it."),
+    Checkpoint(before="delivered", msg_id="M0001", nth=2, ask="where", optional=True, name="where M0001 is next",
+               question="c1's listener finished M0001 with SUCCESS after the rebalance had marked queue 1's "
+                        "ProcessQueue dropped, and c2 now holds the queue's lock. Where is M0001 after the next step? "
+                        "Click the place in the picture (or a button).",
+               hint="A result is committed only for a ProcessQueue that is not dropped; a new owner starts from the "
+                    "offset the old one persisted when it let the queue go.",
+               explain="Right: {answer}. The rebalance persisted queue 1's offset when c2 joined, before c1 had "
+                       "finished M0001, and marked the ProcessQueue dropped, so c1's SUCCESS was never committed. c2 "
+                       "starts from that persisted offset and gets M0001 again: at-least-once, even in order."),
 ])
 moving_dash.controller.seek_time("10.5s")
 moving_dash
@@ -195,8 +213,8 @@ grading_07b_2.verify("07b.2", answer_2)
 # `shutdown()` of an orderly consumer ends its consume service with `unlockAll`: one UNLOCK_BATCH_MQ per broker with
 # all of that broker's queues, and it **waits for each answer** (up to 1 s) before it asks the next broker. Only
 # then are the offsets persisted and the consumer unregistered. The picture: broker-a answers every request 4 s late
-# from 7.5 s on (the `response_delay_s` knob), and c1 shuts down at 8 s. Step to 8 s and stop there. Predict: when does
-# the shutdown end — at 8 s, about 9 s, or 12 s?
+# from 7.5 s on (the `response_delay_s` knob), and c1 shuts down at 8 s. Play it: it stops just before the shutdown
+# ends and asks you when that is.
 
 # %% tags=["nbval-ignore-output"]
 def shutdown_picture(response_delay_s=4):
@@ -207,8 +225,22 @@ def shutdown_picture(response_delay_s=4):
     return lab
 
 
-shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horizon="15s")
+shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horizon="15s", checkpoints=[
+    Checkpoint(before="lifecycle", actor="consumer:c1", nth=2, ask="when", optional=True,
+               name="when c1's shutdown ends",
+               question="c1 called shutdown(), and broker-a now answers every request late. When does c1's shutdown "
+                        "end (offsets persisted, consumer stopped)? Pick the time.",
+               hint="unlockAll sends one UNLOCK_BATCH_MQ per broker and waits for its answer, but only up to the "
+                    "request's timeout; the offsets are persisted after that wait, whatever its outcome.",
+               explain="Right: {answer}. c1 asked broker-a to unlock its queues at {unlocked_at}. The broker released "
+                       "the leases at once, but its answer was late, so the client gave up when the request timed out "
+                       "({warning_at}, RemotingTimeoutException, only logged), then persisted its offsets and "
+                       "stopped. Its ProcessQueues stay marked locked."),
+])
 shutdown_dash
+
+# %% [markdown]
+# ### The shutdown as a table
 
 # %%
 lab = shutdown_picture()
@@ -231,7 +263,7 @@ print("c1's ProcessQueues still marked locked:", sorted(str(mq) for mq, pq in c1
 # everything consumed so far) and `ROLLBACK` puts every uncommitted message back.
 #
 # The picture: five messages `a` … `e`, the listener below (auto-commit off, `COMMIT` for `c`). Its Offsets tab
-# shows the committed offset. Step to `c`'s delivery and stop there.
+# shows the committed offset. Play: it stops before the committed offset first moves and asks when that is.
 
 # %%
 def commit_on_c(msgs, ctx):
@@ -246,7 +278,15 @@ def commit_picture(messages=5):
 
 
 # %% tags=["nbval-ignore-output"]
-commit_dash = Dashboard(commit_picture, knobs={"messages": 5}, horizon="20s")
+commit_dash = Dashboard(commit_picture, knobs={"messages": 5}, horizon="20s", checkpoints=[
+    Checkpoint(before="offset_updated", actor="consumer:c1", ask="when", optional=True,
+               name="when c1's offset first moves",
+               question="Auto-commit is off: the listener returns COMMIT for c and SUCCESS for the others. When does "
+                        "c1's committed offset first move? Pick the time.",
+               hint="With autoCommit false, SUCCESS does not commit: ProcessQueue.commit() runs only on COMMIT.",
+               explain="Right: {answer}. With auto-commit off, SUCCESS only takes a message out of the way (it stays "
+                       "in consumingMsgOrderlyTreeMap, uncommitted). The COMMIT returned for c commits everything "
+                       "consumed so far, so the offset jumps past c at once.")])
 commit_dash
 
 # %% [markdown]

@@ -80,15 +80,17 @@ show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=(
 
 # %% [markdown]
 # ## BROADCASTING: every instance, its own copy
-# The picture in BROADCASTING, three messages. Step: it stops just before c1's listener fails its copy of the first
-# one, and asks where that copy goes.
+# The picture in BROADCASTING, three messages. Step: it stops just before c1's listener returns RECONSUME_LATER for its
+# copy of the first one, and asks where that copy goes. Exercises 1 and 3 below follow from your answer.
 
 # %% tags=["nbval-ignore-output"]
 broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
                            knob_options={"model": MODELS}, horizon="30s", checkpoints=[
     Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="where c1's failed copy goes",
-               hint="In BROADCASTING, processConsumeResult never sends a failure back to the broker, and c1 does not "
-                    "try it again itself: which place in the picture is for a copy nobody will consume?",
+               question="c1's listener returns RECONSUME_LATER for its copy of {msg}. The group is in BROADCASTING. "
+                        "Where is that copy after the next step? Click the place in the picture (or a button).",
+               hint="processConsumeResult switches on the message model, and only its CLUSTERING branch calls "
+                    "sendMessageBack. Which of these places could the copy reach without the broker's help?",
                explain="Right: {answer}. In BROADCASTING each instance gets its own copy and keeps its own offsets "
                        "(LocalFileOffsetStore, on the client's disk: the broker keeps none for it). processConsumeResult "
                        "never calls sendMessageBack there, and nothing retries the copy: no %RETRY% topic, no delay "

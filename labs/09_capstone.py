@@ -74,17 +74,23 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="30s", checkpoints=[
-    Checkpoint(before="delivered", nth=4, ask="when", optional=True, name="when bad-card comes again",
-               question="When is bad-card (M0003) delivered again? Pick the time.",
-               explain="Right: {answer}. bad-card returned SUSPEND_CURRENT_QUEUE_A_MOMENT at 3 s. pay-1 is an orderly "
-                       "consumer: it never sends a failure back (no %RETRY% topic, no delay level); it retries the same "
-                       "message on the same queue after suspendCurrentQueueTimeMillis, {since}, and with "
-                       "maxReconsumeTimes -1 (Integer.MAX_VALUE) it never stops. p4 and p5 wait behind it."),
+    Checkpoint(before="delivered", nth=4, ask="where", optional=True, name="where bad-card waits",
+               question="pay-1's listener returned SUSPEND_CURRENT_QUEUE_A_MOMENT for bad-card ({msg}). Where is "
+                        "bad-card when it is delivered again: back on the broker's queue, still with pay-1, or counted "
+                        "as consumed? Click the place in the picture (or a button).",
+               hint="SUSPEND_CURRENT_QUEUE_A_MOMENT is not a send-back: look at what the orderly service's "
+                    "processConsumeResult does with the message (checkReconsumeTimes, then "
+                    "makeMessageToConsumeAgain) and whether the committed offset moves.",
+               explain="Right: {answer}. pay-1 is an orderly consumer: a suspension puts bad-card back into its own "
+                       "ProcessQueue (makeMessageToConsumeAgain) and the queue pauses {since} before the same message "
+                       "is taken again. Nothing goes to the broker (no %RETRY% topic, no delay level, no DLQ) and the "
+                       "committed offset stays in front of bad-card: this queue is the blocked one, and the payments "
+                       "behind bad-card wait for it."),
 ])
 dash
 
 # %% [markdown]
-# The run as a table, up to the picture's question (when bad-card comes again is for you to predict there):
+# The run as a table, up to the picture's question (where bad-card waits is for you to predict there):
 
 # %%
 lab = deployed_lab().run(until="3s")
@@ -155,10 +161,26 @@ grading_09_2.verify("09.2", answer_2)
 # %% [markdown]
 # ## What the fix does to the order
 # With that setting the queue moves on. But these payments were sent to one queue *because their order matters*.
-# The picture with `max_reconsume_times=5`, stopped when `bad-card` is first delivered:
+# The picture with `max_reconsume_times=5`, stopped when `bad-card` is first delivered. Play on: it stops to ask when
+# pay-1 gives up on `bad-card` — before the queue moves on, which is Exercise 3's question.
+
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer (folded: they tell the answer; open once you have answered).
+WHY_GIVE_UP = (
+    "Right: {answer}. Every suspension counts one more reconsume. When bad-card failed with reconsumeTimes at "
+    "maxReconsumeTimes ({max_reconsume_times}), checkReconsumeTimes stopped retrying it locally: it sent bad-card back "
+    "to the broker (sendMessageBack, which dead-letters a message at its max) and committed its offset, so the queue "
+    "is no longer blocked."
+)
 
 # %% tags=["nbval-ignore-output"]
-fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": 5}, horizon="1m")
+fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": 5}, horizon="1m", checkpoints=[
+    Checkpoint(before="send_back", ask="when", optional=True, name="when pay-1 gives up on bad-card",
+               question="With max_reconsume_times = {max_reconsume_times}, when does pay-1 stop retrying bad-card "
+                        "({msg}) and hand it to the broker? Pick the time.", explain=WHY_GIVE_UP,
+               hint="An orderly consumer retries a suspended message itself, once per suspendCurrentQueueTimeMillis, "
+                    "until its reconsumeTimes reaches the max: count bad-card's deliveries."),
+])
 fixed_dash.controller.seek_time("3s")
 fixed_dash
 

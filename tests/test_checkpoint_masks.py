@@ -98,11 +98,13 @@ def test_with_masking_off_the_events_tab_tells_the_answer() -> None:
         unmasked = dataclasses.replace(frames, masks={})
         at = {"answer_ms": int(cp.answer), "left_ms": int(cp.answer) - frames.now_ms[cp.frame]}
         where = {"now_ms": frames.now_ms[cp.frame], "position": frames.positions[cp.frame]}
-        if _row_leaks(_page_events(dash, unmasked, cp.frame), **at, **where):
+        page_tells = bool(_row_leaks(_page_events(dash, unmasked, cp.frame), **at, **where))
+        if page_tells:
             told.add(name)
-        # the kernel's own table, before the kernel knew the mask, said the same
+        # the kernel's own table, before the kernel knew the mask, said the same (per checkpoint: a lab may ask
+        # several "when" questions, not all of which the unmasked table answers)
         bare = event_table_json(event_log_model(frames.snapshots[cp.frame]))
-        assert bool(_row_leaks(bare, **at, **where)) == (name in told), (name, cp.name)
+        assert bool(_row_leaks(bare, **at, **where)) == page_tells, (name, cp.name)
     assert {"07a_orderly_locks.py", "02b_send_back_failures.py", "03_delay_levels_schedule.py"} <= told
 
 
@@ -139,7 +141,8 @@ def test_unmasked_the_kernels_pictures_differ_from_the_pages() -> None:
 def test_the_retry_timeline_hides_the_wait_a_when_checkpoint_asks_about() -> None:
     """Lab 03 paused before the second retry leaves its delay level (10 s; answer 40 s): the Retries tab names the
     level it waits at, not for how long ("L4 · ?", "due in ?"); one step on, the outcome shows it again."""
-    (_, dash, cp), = (c for c in _checkpoints(["03_delay_levels_schedule.py"], "when"))  # fmt: skip
+    _, dash, cp = next(c for c in _checkpoints(["03_delay_levels_schedule.py"], "when")
+                       if c[2].event.kind.value == "delay_delivered")  # the first "when" (the DLQ's comes later)
     frames = dash.controller.frames
     view = next(v for v in dash.views if type(v).__name__ == "RetryTimeline")
     texts = {m.text for m in frames.scenes(view)[cp.frame].marks if m.text}

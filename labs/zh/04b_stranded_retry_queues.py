@@ -119,10 +119,16 @@ print(report.violations[0].detail)
 # `mqadmin updateTopic -t %RETRY%cg -r 4 -w 4` 让路由列出这四个队列。Broker 立即向 NameServer 注册新的路由；
 # Consumer 每 30 s 重新读取一次路由（`pollNameServerInterval`，第一次在启动后 10 ms），并且只在重平衡时分配队列，也就是上一次重平衡的 20 s 之后（`RebalanceService`；这里从它在 0 s 启动起每 20 s 一次，因为没有消费组变化会提前唤醒它）。
 #
-# 图：同一次运行，运维人员在 62 s 执行 `updateTopic`（参数 `update_topic_at_s`）。单步走过 62 s，停在那里。
+# 图：同一次运行，运维人员在 62 s 执行 `updateTopic`（参数 `update_topic_at_s`）。播放它：在搁浅的 M0001 被投递之前，图会停下来问那是什么时候（练习 2 的问题）。
 
 # %% tags=["nbval-ignore-output"]
-freed_dash = Dashboard(raised_late, knobs={"update_topic_at_s": 62}, horizon="2m")
+freed_dash = Dashboard(raised_late, knobs={"update_topic_at_s": 62}, horizon="2m", checkpoints=[
+    Checkpoint(before="delivered", msg_id="M0001", nth=2, ask="when", optional=True, name="M0001 何时被解救",
+               question="运维人员的 updateTopic 已经列出了 %RETRY%cg 的全部队列。搁浅的 M0001 最终何时被投递？选择时间。",
+               hint="NameServer 立刻就有了新路由，但 c1 只在轮询路由时（pollNameServerInterval）读取它，并且只在下一次"
+                    "重平衡时（RebalanceService）接手新队列。",
+               explain="答对了：{answer}。NameServer 立刻就有了新路由；c1 在下一次轮询路由时读到它，又在下一次重平衡时"
+                       "（RebalanceService，从 c1 启动起按自己的周期）接手新队列：直到那时它才拉取 M0001 所在的队列。")])
 freed_dash
 
 # %% [markdown]

@@ -134,10 +134,17 @@ print(offsets_over_time(["1.5s", "5.5s", "30s", "62s", "66s"]))
 # %% [markdown]
 # 逐行读这张表：每份副本在什么时候变化？是什么拖住了客户端的那份？
 #
-# 图：同一次运行，在 30 s 崩溃、40 s 重启（参数），停在崩溃处。
+# 图：同一次运行，在 30 s 崩溃、40 s 重启（参数），停在崩溃处。继续单步：重启之后它会停下来，问 `slow` 会怎样。
 
 # %% tags=["nbval-ignore-output"]
-crash_dash = Dashboard(crash_lab, knobs={"crash_at_s": 30, "restart_at_s": 40}, horizon="2m")
+crash_dash = Dashboard(crash_lab, knobs={"crash_at_s": 30, "restart_at_s": 40}, horizon="2m", checkpoints=[
+    Checkpoint(before="delivered", msg_id="M0002", nth=2, ask="where", optional=True, name="slow 会怎样",
+               question="c1 在 slow（{msg}）还在监听器里时崩溃了，现在已经重启。下一步之后 slow 在哪里？在图中点击那个"
+                        "位置（或按钮）。",
+               hint="重启的 Consumer 从 Broker 为它的消费者组保存的消费位点开始消费每个队列；slow 运行期间，客户端提交了"
+                    "什么、又上报了什么？",
+               explain="答对了：{answer}。重启后的 c1 从 Broker 为 cg 持久化的消费位点开始，而这个消费位点仍停在 slow："
+                       "slow 的监听器运行期间，客户端的提交无法越过它。所以 slow 被再次投递：至少一次。")])
 crash_dash.controller.seek_time("30s")
 crash_dash
 

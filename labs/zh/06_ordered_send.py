@@ -24,7 +24,7 @@
 # / Strictly Ordered Message，普通顺序消息 / 严格顺序消息）。
 
 # %%
-from rmqlab import Lab, Message, set_language
+from rmqlab import ConsumeOrderlyStatus, Lab, Message, set_language
 from rmqlab.course.exercises import assert_right, check, score, show_trace
 
 set_language("zh")  # 仪表盘的按钮、图例和每一步的说明都用简体中文
@@ -47,23 +47,32 @@ def ordered_lab():
 
 # %% [markdown]
 # ## 一次小运行：两个订单，两个队列
-# 图：订单 3 和订单 5 每秒各发送一个事件，经过上面的选择器。看每个订单的事件发往哪个队列；图下的表格是第一秒。
+# 图：订单 3 和订单 5 每秒各发送一个事件，经过上面的选择器，每条消息都以它的订单作为键（`keys`，即分片键）；最后一次发送之后，顺序消费的 Consumer c1 启动。消息按订单着色：看每个订单的事件发往哪个队列，再看 c1 按顺序消费每个队列。图下的表格是第一秒。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 
+def in_order(msgs, ctx):
+    """顺序消费的监听器，接受每个事件。"""
+    return ConsumeOrderlyStatus.SUCCESS
+
+
 def two_orders(events=4):
-    """订单 3 和订单 5 各发送 ``events`` 个事件，从 1 s 起每秒一个，用 ``by_order_id``。"""
+    """订单 3 和订单 5 各发送 ``events`` 个事件（键：订单），从 1 s 起每秒一个，用 ``by_order_id``；
+    顺序消费的 Consumer c1 在最后一次发送半秒之后启动。"""
     lab, p = ordered_lab()
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=in_order, orderly=True, name="c1",
+                     start=f"{events + 1}.5s")
     for k in range(events):
         for order_id in (3, 5):
-            lab.at(f"{1 + k}s", p.send_with_selector, Message("TopicTest", f"订单 {order_id} 事件 {k + 1}"), by_order_id, order_id)
+            event = Message("TopicTest", f"订单 {order_id} 事件 {k + 1}", keys=f"订单 {order_id}")
+            lab.at(f"{1 + k}s", p.send_with_selector, event, by_order_id, order_id)
     return lab
 
 
-tiny_dash = Dashboard(two_orders, knobs={"events": 4}, horizon="6s")
+tiny_dash = Dashboard(two_orders, knobs={"events": 4}, horizon="8s")
 tiny_dash
 
 # %%
@@ -129,7 +138,7 @@ def outage_picture(selector="by_order_id", orders=4):
 SELECTORS = {"by_order_id": by_order_id}
 
 # %% [markdown]
-# 图：这次是订单 3–6，每个都在 1 s、10 s 和 45 s 发送。单步往前：到 10 s 订单 3 的发送失败后，图会停下，问订单 4 的事件存到哪里。
+# 图：这次是订单 3–6，每个都在 1 s、10 s 和 45 s 发送。单步往前：到 10 s 订单 3 的发送失败后，图会停下，问订单 4 的事件存到哪里；之后，在拉取路由之后，再问订单 3 的最后一个事件发往哪里（练习 2 的问题）。
 
 # %% tags=["nbval-ignore-output"]
 dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
@@ -145,7 +154,16 @@ dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
                                                  "[a0..a3, b0..b3]（它每 30 s 重新拉取一次路由），所以选择器返回 "
                                                  "mqs[4 % 8]，在一个正常运行的 Broker 上。订单 3 得到 "
                                                  "mqs[3 % 8] = a3，在宕机的 Broker 上，而 sendSelectImpl 只尝试一次："
-                                                 "不会换一个队列重试，那会打乱这个订单的顺序。")])
+                                                 "不会换一个队列重试，那会打乱这个订单的顺序。"),
+                              Checkpoint(before="stored", msg_id="M0009", ask="where", optional=True,
+                                         name="拉取路由之后订单 3 发往哪里",
+                                         question="Producer 已经重新拉取了路由，broker-a 的队列已不在其中。订单 3 的最后"
+                                                  "一个事件（{msg}）存到哪里？在图中点击那个队列（或按钮）。",
+                                         hint="by_order_id 在 Producer 的路由此刻列出的队列上返回 "
+                                              "mqs[order_id % len(mqs)]：还剩几个队列，哪一个是这个订单的？",
+                                         explain="答对了：{answer}。拉取路由之后，Producer 的列表里只有 broker-b 的队列，"
+                                                 "而 by_order_id 在它此刻的列表上计算下标：这个订单换到了另一个 Broker "
+                                                 "的队列上，它的事件不再在同一个队列里。")])
 dash
 
 # %% [markdown]
@@ -278,11 +296,11 @@ print([str(mq) for mq in ALL_QUEUES])
 SELECTORS["strict_by_order_id"] = strict_by_order_id
 
 # %% [markdown]
-# 图：还是这次宕机，把 `selector` 参数设为 `strict_by_order_id`。停在 10 s。
+# 图：还是这次宕机，把 `selector` 参数设为 `strict_by_order_id`，停在 10 s。它只运行到 40 s：45 s 的发送会怎样，是练习 4 的问题。
 
 # %% tags=["nbval-ignore-output"]
 strict_dash = Dashboard(outage_picture, knobs={"selector": "strict_by_order_id", "orders": 4},
-                        knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="50s")
+                        knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="40s")
 strict_dash.controller.seek_time("10s")
 strict_dash
 

@@ -57,7 +57,7 @@ def topic_queue(c, queue_id=0):
 # ## 一次小运行：消费失败的消息在原地重试
 #
 # 图：`a`、`bad`、`c` 在一个顺序消费 Consumer 的同一个队列上，`bad` 总是消费失败。单步走过 `bad` 的前几次投递，停在
-# `c` 之前；图下面的表格是同一次运行，到图中提问的那一刻为止（`bad` 何时再来，由你在图上预测）。
+# `c` 之前；图下面的表格是同一次运行，到图中第一个提问的那一刻为止（`bad` 何时再来，由你在图上预测）。它的第二个问题就是练习 1 的问题：队列何时继续往前走。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -74,6 +74,13 @@ dash = Dashboard(retry_picture, knobs={"max_reconsume_times": 3}, horizon="20s",
                        "的消息回传给 Broker：processConsumeResult 把它放回 ProcessQueue，submitConsumeRequestLater 在 "
                        "suspendCurrentQueueTimeMillis（默认值：{since}）之后在同一个队列上重试。c（M0003）在它后面等着："
                        "一个队列按顺序消费。"),
+    Checkpoint(before="send_back", ask="when", optional=True, name="c1 何时放弃 bad",
+               question="max_reconsume_times 为 {max_reconsume_times}。c1 何时不再重试 bad（{msg}），把它回传给 Broker？"
+                        "选择时间。",
+               hint="每次挂起都让重试次数加一；reconsumeTimes 达到最大重试次数后，checkReconsumeTimes 就把消息回传。",
+               explain="答对了：{answer}。每次挂起都让重试次数加一，并让队列暂停 {suspended_retry_in}。bad 在 "
+                       "reconsumeTimes 达到最大值（{max_reconsume_times}）时又一次消费失败，checkReconsumeTimes 就不再"
+                       "在本地重试：它把 bad 回传到 %RETRY%cg（在去死信队列的路上）并提交，然后轮到 c。"),
 ])
 dash
 
@@ -132,14 +139,20 @@ def pause_picture(max_reconsume_times=3):
 
 
 # %% tags=["nbval-ignore-output"]
-pause_dash = Dashboard(pause_picture, knobs={"max_reconsume_times": 3}, horizon="2m")
+pause_dash = Dashboard(pause_picture, knobs={"max_reconsume_times": 3}, horizon="2m", checkpoints=[
+    Checkpoint(before="send_back", ask="when", optional=True, name="两分钟的暂停何时结束",
+               question="bad 每次消费失败都请求暂停两分钟，max_reconsume_times 为 {max_reconsume_times}。c1 何时把 "
+                        "bad（{msg}）回传到 %RETRY%cg？选择时间。",
+               hint="submitConsumeRequestLater 在安排重试之前，会先限制监听器请求的暂停时间。",
+               explain="答对了：{answer}。submitConsumeRequestLater 限制了每次请求的暂停：bad 的每次挂起只持续 "
+                       "{suspended_retry_in}，而不是两分钟。最后一次之后 bad 在 reconsumeTimes 达到最大值"
+                       "（{max_reconsume_times}）时又一次消费失败，checkReconsumeTimes 就把它回传。")])
 pause_dash.controller.jump_to_next("suspended")
 pause_dash
 
 # %% [markdown]
 # ### 练习 2 — 先预测，再运行
-# 上面的图停在 `bad` 第一次消费失败处（在 3 s 投递），`max_reconsume_times=3`。c1 在第几秒把它回传到
-# `%RETRY%cg`（它去往死信队列的路上）？先预测，再继续单步。
+# 上面的图停在 `bad` 第一次消费失败处（在 3 s 投递），`max_reconsume_times=3`；继续单步时它会问这个问题。c1 在第几秒把它回传到 `%RETRY%cg`（它去往死信队列的路上）？
 
 # %% nbgrader={"grade": false, "grade_id": "ex07a_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
@@ -343,7 +356,7 @@ grading_07a_4.verify("07a.4", answer_4)
 # 只要还有消息，一个 `ConsumeRequest` 就会一直消费它的队列——但在每一批之前，它会检查自己已经运行了多久，超过
 # `MAX_TIME_CONSUME_CONTINUOUSLY`（60 s）就把线程让出来，10 ms 后重新提交自己。这里
 # c1 只有**一个**消费线程（`consume_thread_min=1`），两个队列各有 4 条消息，每条消息要消费
-# 25 s。图：单步走到第一次投递，停在那里。
+# 25 s。图：播放它；在另一个队列第一次投递之前，它会停下来问那是什么时候。
 
 
 # %%
@@ -367,7 +380,15 @@ def yield_lab(consume_thread_min=1):
 
 
 # %% tags=["nbval-ignore-output"]
-yield_dash = Dashboard(yield_lab, knobs={"consume_thread_min": 1}, horizon="4m")
+yield_dash = Dashboard(yield_lab, knobs={"consume_thread_min": 1}, horizon="4m", checkpoints=[
+    Checkpoint(before="delivered", queue="TopicTest@broker-a:1", ask="when", optional=True,
+               name="另一个队列何时拿到线程",
+               question="c1 只有一个消费线程，正忙着第一个队列。另一个队列的第一条消息（{msg}）何时开始消费？选择时间。",
+               hint="只要队列还有消息，ConsumeRequest 就一直占着它，并在每一批之前检查自己已经运行了多久：只有超过 "
+                    "MAX_TIME_CONSUME_CONTINUOUSLY 才让出线程。",
+               explain="答对了：{answer}。唯一的线程一直被第一个队列的 ConsumeRequest 占着，只要它还有消息。每一批之前"
+                       "这个请求都检查自己运行了多久；只有超过 MAX_TIME_CONSUME_CONTINUOUSLY 之后，它才让出线程并重新"
+                       "提交自己，另一个队列的请求才得以运行。")])
 yield_dash
 
 # %% [markdown]

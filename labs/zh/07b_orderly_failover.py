@@ -58,7 +58,8 @@ def topic_queue(c, queue_id=0):
 # 顺序消费的 Consumer 以租约的形式持有队列的 Broker 消息队列锁（在 `RebalanceLockManager` 里），由 `lockAll` 每 20 s
 # 续期一次（实验 07a）。崩溃的 Consumer 从不解锁：它的租约一直保留到过期。
 #
-# 图：c1 消费 `a`、`bad`、`c`，在 10 s 崩溃；c2 在 11 s 启动。打开“锁”标签页，单步走到 c2 启动，停在那里。
+# 图：c1 消费 `a`、`bad`、`c`，在 10 s 崩溃；c2 在 11 s 启动。打开“锁”标签页，从 c2 启动处继续播放：图会停下来问 c2
+# 何时拿到队列的锁（练习 1 的问题）。
 
 
 # %%
@@ -75,7 +76,15 @@ def takeover_lab(crash_at_s=10, c2_start_s=11):
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
-dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s")
+dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s", checkpoints=[
+    Checkpoint(before="lock_acquired", actor="consumer:c2", queue="TopicTest@broker-a:0", ask="when", optional=True,
+               name="c2 何时接管崩溃的 c1 的队列",
+               question="c1 崩溃时持有 TopicTest@broker-a:0 的锁，c2 已经启动。c2 何时拿到这把锁？选择时间。",
+               hint="崩溃的 Consumer 从不解锁：它在 RebalanceLockManager 里的租约一直保留到过期，即 c1 最后一次 "
+                    "lockBatchMQ 之后 rebalanceLockMaxLiveTime；c2 只在重平衡时请求锁。",
+               explain="答对了：{answer}。c1 的租约一直保留到过期（最后一次续期之后 rebalanceLockMaxLiveTime），在此之前"
+                       "c2 每次重平衡时请求都被 Broker 拒绝。租约过期后 c2 的第一次重平衡拿到了锁：这是它第一次在没有"
+                       "未过期租约时请求。")])
 dash.controller.seek_time("11s")
 dash
 
@@ -139,6 +148,14 @@ moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizo
                        "10 s、30 s、50 s 都被拒绝。c1 的重平衡在 31 s 放下队列 1（它的监听器此时已放开消费锁），并在 "
                        "20 s 后的 51 s 才在 Broker 上解锁（UNLOCK_DELAY_TIME_MILLS），因为 ProcessQueue 里还缓存着消息；"
                        "所以 c2 的下一次重平衡，在 {time}，拿到了锁。"),
+    Checkpoint(before="delivered", msg_id="M0001", nth=2, ask="where", optional=True, name="M0001 接下来在哪里",
+               question="重平衡已把队列 1 的 ProcessQueue 标记为 dropped 之后，c1 的监听器才以 SUCCESS 处理完 M0001；"
+                        "现在 c2 持有这个队列的锁。下一步之后 M0001 在哪里？在图中点击那个位置（或按钮）。",
+               hint="只有没被 dropped 的 ProcessQueue 才会提交消费结果；新的持有者从旧持有者放下队列时持久化的消费"
+                    "位点开始。",
+               explain="答对了：{answer}。c2 加入时，重平衡在 c1 处理完 M0001 之前就持久化了队列 1 的消费位点，并把"
+                       "ProcessQueue 标记为 dropped，所以 c1 的 SUCCESS 从未被提交。c2 从那个持久化的消费位点开始，"
+                       "再次拿到 M0001：即使是顺序消费，也是至少一次。"),
 ])
 moving_dash.controller.seek_time("10.5s")
 moving_dash
@@ -190,7 +207,7 @@ grading_07b_2.verify("07b.2", answer_2)
 # ## 干净的关闭：先解锁，每个应答都要等
 # 顺序消费 Consumer 的 `shutdown()` 以 `unlockAll` 结束它的消费服务：每个 Broker 一个 UNLOCK_BATCH_MQ 请求，带上该
 # Broker 的所有队列，并且在请求下一个 Broker 之前**等待每个应答**（最多 1 s）。之后才持久化消费位点、注销
-# Consumer。图：broker-a 从 7.5 s 起对每个请求都晚 4 s 应答（参数 `response_delay_s`），c1 在 8 s 关闭。单步走到 8 s，停在那里。预测一下：关闭在什么时候结束——8 s、大约 9 s，还是 12 s？
+# Consumer。图：broker-a 从 7.5 s 起对每个请求都晚 4 s 应答（参数 `response_delay_s`），c1 在 8 s 关闭。播放它：在关闭结束之前，图会停下来问你关闭在什么时候结束。
 
 # %% tags=["nbval-ignore-output"]
 def shutdown_picture(response_delay_s=4):
@@ -201,8 +218,21 @@ def shutdown_picture(response_delay_s=4):
     return lab
 
 
-shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horizon="15s")
+shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horizon="15s", checkpoints=[
+    Checkpoint(before="lifecycle", actor="consumer:c1", nth=2, ask="when", optional=True,
+               name="c1 的关闭何时结束",
+               question="c1 调用了 shutdown()，而 broker-a 现在对每个请求都应答得很晚。c1 的关闭什么时候结束（消费位点"
+                        "已持久化，Consumer 已停止）？选择时间。",
+               hint="unlockAll 对每个 Broker 发一个 UNLOCK_BATCH_MQ 并等待它的应答，但最多只等到请求超时；不管结果"
+                    "如何，等完之后才持久化消费位点。",
+               explain="答对了：{answer}。c1 在 {unlocked_at} 请求 broker-a 解锁它的队列。Broker 立刻释放了租约，但"
+                       "应答来晚了，所以客户端在请求超时时放弃（{warning_at}，RemotingTimeoutException，只记进日志），"
+                       "然后持久化消费位点并停止。它的 ProcessQueue 仍被标记为已锁定。"),
+])
 shutdown_dash
+
+# %% [markdown]
+# ### 用表格看这次关闭
 
 # %%
 lab = shutdown_picture()
@@ -224,7 +254,7 @@ print("c1 仍被标记为已锁定的 ProcessQueue：", sorted(str(mq) for mq, p
 # 时才前进（到目前为止消费过的全部），而 `ROLLBACK` 把每条未提交的消息放回去。
 #
 # 图：五条消息 `a` … `e`，监听器如下（关闭自动提交，对 `c` 返回 `COMMIT`）。“处理队列
-# ProcessQueue”标签页显示已提交的消费位点。单步走到 `c` 的投递，停在那里。
+# ProcessQueue”标签页显示已提交的消费位点。播放：在已提交的消费位点第一次前进之前，图会停下来问那是什么时候。
 
 # %%
 def commit_on_c(msgs, ctx):
@@ -239,7 +269,14 @@ def commit_picture(messages=5):
 
 
 # %% tags=["nbval-ignore-output"]
-commit_dash = Dashboard(commit_picture, knobs={"messages": 5}, horizon="20s")
+commit_dash = Dashboard(commit_picture, knobs={"messages": 5}, horizon="20s", checkpoints=[
+    Checkpoint(before="offset_updated", actor="consumer:c1", ask="when", optional=True,
+               name="c1 的消费位点何时第一次前进",
+               question="自动提交已关闭：监听器对 c 返回 COMMIT，对其他消息返回 SUCCESS。c1 已提交的消费位点何时第一次"
+                        "前进？选择时间。",
+               hint="autoCommit 为 false 时，SUCCESS 不会提交：只有 COMMIT 才会调用 ProcessQueue.commit()。",
+               explain="答对了：{answer}。关闭自动提交后，SUCCESS 只是把消息挪开（它留在 consumingMsgOrderlyTreeMap "
+                       "里，未提交）。对 c 返回的 COMMIT 提交到目前为止消费过的全部消息，所以消费位点一下子越过 c。")])
 commit_dash
 
 # %% [markdown]

@@ -79,14 +79,16 @@ show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=(
 
 # %% [markdown]
 # ## 广播模式 BROADCASTING：每个实例一份副本
-# 广播模式下的图，三条消息。单步：在 c1 的监听器让第一条消息的副本消费失败之前，图会停下来，问这份副本去哪里。
+# 广播模式下的图，三条消息。单步：在 c1 的监听器对第一条消息的副本返回 RECONSUME_LATER 之前，图会停下来，问这份副本去哪里。下面的练习 1 和练习 3 都由你的回答推出。
 
 # %% tags=["nbval-ignore-output"]
 broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
                            knob_options={"model": MODELS}, horizon="30s", checkpoints=[
     Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="c1 消费失败的副本去哪里",
-               hint="广播模式下，processConsumeResult 从不把失败的消息回传给 Broker，c1 自己也不再试：图里哪个位置是"
-                    "给没有人会再消费的副本的？",
+               question="c1 的监听器对它那份 {msg} 返回 RECONSUME_LATER。消费者组处于广播模式。下一步之后这份副本在"
+                        "哪里？在图中点击那个位置（或按钮）。",
+               hint="processConsumeResult 按消息模式分支，只有集群模式的分支会调用 sendMessageBack。没有 Broker 的"
+                    "参与，这份副本能到达下面哪个位置？",
                explain="答对了：{answer}。广播模式下每个实例拿到自己的一份副本，也各自保存自己的消费位点"
                        "（LocalFileOffsetStore，在客户端的磁盘上：Broker 不为它保存）。processConsumeResult 在这里从不"
                        "调用 sendMessageBack，也没有谁再试这份副本：没有 %RETRY% 主题、没有延时级别、不进死信队列，"

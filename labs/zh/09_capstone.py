@@ -74,17 +74,20 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="30s", checkpoints=[
-    Checkpoint(before="delivered", nth=4, ask="when", optional=True, name="bad-card 何时再来",
-               question="bad-card（M0003）何时再次被投递？选择时间。",
-               explain="答对了：{answer}。bad-card 在 3 s 返回 SUSPEND_CURRENT_QUEUE_A_MOMENT。pay-1 是顺序消费的 "
-                       "Consumer：它从不回传失败的消息（没有 %RETRY% 主题，没有延时级别）；它在 "
-                       "suspendCurrentQueueTimeMillis（{since}）之后在同一个队列上重试同一条消息，maxReconsumeTimes 为 "
-                       "-1（Integer.MAX_VALUE）时永不停止。p4 和 p5 在它后面等着。"),
+    Checkpoint(before="delivered", nth=4, ask="where", optional=True, name="bad-card 在哪里等待",
+               question="pay-1 的监听器对 bad-card（{msg}）返回了 SUSPEND_CURRENT_QUEUE_A_MOMENT。bad-card 再次被投递时"
+                        "在哪里：回到 Broker 的队列上，仍在 pay-1 手里，还是算作已消费？在图中点击那个位置（或按钮）。",
+               hint="SUSPEND_CURRENT_QUEUE_A_MOMENT 不是回传：看看顺序消费服务的 processConsumeResult 怎么处理这条"
+                    "消息（checkReconsumeTimes，然后 makeMessageToConsumeAgain），以及消费位点有没有前进。",
+               explain="答对了：{answer}。pay-1 是顺序消费的 Consumer：暂时挂起消费会把 bad-card 放回它自己的处理队列"
+                       "（makeMessageToConsumeAgain），队列暂停 {since} 后再取同一条消息。什么都没有交给 Broker（没有 "
+                       "%RETRY% 主题，没有延时级别，不进死信队列），消费位点停在 bad-card 前面：被堵住的就是这个队列，"
+                       "bad-card 后面的支付都在等它。"),
 ])
 dash
 
 # %% [markdown]
-# 用表格看这次运行，到图中提问的那一刻为止（bad-card 何时再来，由你在图上预测）：
+# 用表格看这次运行，到图中提问的那一刻为止（bad-card 在哪里等待，由你在图上预测）：
 
 # %%
 lab = deployed_lab().run(until="3s")
@@ -154,10 +157,25 @@ grading_09_2.verify("09.2", answer_2)
 # %% [markdown]
 # ## 这个修法对顺序做了什么
 # 有了这个设置，队列继续往前走了。可是这些支付之所以发到同一个队列，**正是因为它们的顺序很重要**。下面是
-# `max_reconsume_times=5` 的图，停在 `bad-card` 第一次被投递时：
+# `max_reconsume_times=5` 的图，停在 `bad-card` 第一次被投递时。继续播放：它会停下来问 pay-1 何时放弃
+# `bad-card`——在队列继续往前走之前，那正是练习 3 的问题。
+
+# %% jupyter={"source_hidden": true}
+# 答对之后图上显示的话（已折叠：它们会透露答案，答完之后再打开）。
+WHY_GIVE_UP = (
+    "答对了：{answer}。每次挂起都让重试次数加一。bad-card 在 reconsumeTimes 达到 maxReconsumeTimes"
+    "（{max_reconsume_times}）时又一次消费失败，checkReconsumeTimes 就不再在本地重试：它把 bad-card 回传给 Broker"
+    "（sendMessageBack，达到最大重试次数的消息由 Broker 放进死信队列），并提交它的消费位点，队列不再被堵住。"
+)
 
 # %% tags=["nbval-ignore-output"]
-fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": 5}, horizon="1m")
+fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": 5}, horizon="1m", checkpoints=[
+    Checkpoint(before="send_back", ask="when", optional=True, name="pay-1 何时放弃 bad-card",
+               question="max_reconsume_times = {max_reconsume_times} 时，pay-1 何时不再重试 bad-card（{msg}），把它"
+                        "交给 Broker？选择时间。", explain=WHY_GIVE_UP,
+               hint="顺序消费的 Consumer 自己重试被挂起的消息，每隔 suspendCurrentQueueTimeMillis 一次，直到 "
+                    "reconsumeTimes 达到最大重试次数：数一数 bad-card 被投递了几次。"),
+])
 fixed_dash.controller.seek_time("3s")
 fixed_dash
 
