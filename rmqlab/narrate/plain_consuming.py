@@ -218,6 +218,16 @@ def rebalanced(ctx: CaptionContext, e: TraceEvent) -> str:
         return _("{who} now reads no queue of {topic}.").format(who=who, topic=d.get("topic"))
     ids = ", ".join(str(q).rpartition(":")[2] for q in queues)
     brokers = sorted({str(q).partition("@")[2].rpartition(":")[0] for q in queues})
+    if len(brokers) > 1:  # "0, 1, 0, 1 on broker-a, broker-b" said which broker has which queue only by position
+        where = _("; ").join(
+            _("{ids} on {broker}").format(
+                ids=", ".join(str(q).rpartition(":")[2] for q in queues if f"@{broker}:" in str(q)), broker=broker
+            )
+            for broker in brokers
+        )
+        return _("{who} now reads {count} queues of {topic} ({where}).").format(
+            who=who, count=len(queues), topic=d.get("topic"), where=where
+        )
     return ngettext(
         "{who} now reads {count} queue of {topic} ({ids} on {brokers}).",
         "{who} now reads {count} queues of {topic} ({ids} on {brokers}).",
