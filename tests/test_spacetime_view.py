@@ -223,7 +223,8 @@ def _flush_timeout_lab(response_delay_ms: int = 0) -> Lab:
 
 def test_a_stored_send_answered_flush_disk_timeout_is_drawn_stored_not_failed() -> None:
     """Issue 30: FLUSH_DISK_TIMEOUT (like FLUSH_SLAVE_TIMEOUT, SLAVE_NOT_AVAILABLE) means the broker stored the
-    message; lab 01b drew it as "✗ FLUSH_DISK_TIMEOUT" in the failed style. It is drawn as stored (✓) with its status."""
+    message; lab 01b drew it as "✗ FLUSH_DISK_TIMEOUT" in the failed style. It is drawn as stored (✓), with its
+    status."""
     at_once = spacetime_view_model(_flush_timeout_lab().run(until="5s").snapshot())
     (send,) = [r for r in at_once.rows if r.msg_id == "M0001"]
     assert (send.kind, send.label, send.failed) == (ArrowKind.SEND, "M0001 #1 q0 ✓ FLUSH_DISK_TIMEOUT", False)
