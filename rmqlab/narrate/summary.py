@@ -173,6 +173,7 @@ def summary_of(fates: RunFates) -> str:
             ngettext("{n} on its way to the dead-letter topic", "{n} on their way to the dead-letter topic", n).format(
                 n=n
             )
+            + deliveries(on_the_way)
         )
     if fates.lost:
         parts.append(_("{n} lost (sent back to a group with no retry queue)").format(n=len(fates.lost)))
