@@ -180,7 +180,7 @@ WHERE = {
     K.UNLOCKED: "RebalanceImpl.unlockAll",  # no removal before it: the shutdown's unlockAll
     K.SUSPENDED: "ConsumeMessageOrderlyService.processConsumeResult",
     K.CONSUME_REQUEST: "ConsumeMessageOrderlyService.submitConsumeRequestLater",
-    K.CLEAN_EXPIRED: "ConsumeMessageConcurrentlyService.cleanExpiredMsg",
+    K.CLEAN_EXPIRED: "ProcessQueue.cleanExpiredMsg",
     K.RETENTION_DELETED: "DefaultMessageStore.CleanCommitLogService",
     K.FAULT: "Lab.broker_down",
     K.ADMIN: "mqadmin updateSubGroup",
@@ -366,7 +366,10 @@ def test_clean_expired_sends_back_with_level_3() -> None:
     [clean] = captions_of(lab, K.CLEAN_EXPIRED)
     assert "has been consuming for 29 m 59 s > consumeTimeout 15 min" in clean
     [back] = captions_of(lab, K.SEND_BACK)
-    assert back.startswith("ConsumeMessageConcurrentlyService.cleanExpiredMsg: sendMessageBack(M0001, delayLevel 3)")
+    assert back.startswith(
+        "ProcessQueue.cleanExpiredMsg: consuming for 29 m 59 s > consumeTimeout 15 min → sendMessageBack(M0001, "
+        "delayLevel 3)"
+    )
     assert back.endswith("keeps delay level 3, due in 10 s")
     assert caption_of(lab, K.SCHEDULED).endswith("why: cleanExpiredMsg sends back with the fixed delay level 3")
 

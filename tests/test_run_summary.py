@@ -6,6 +6,7 @@ import re
 
 from rmqlab.widgets import Controller, demo_lab
 
+from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import Lab, Message
 from rmqlab.narrate import run_summary
 
@@ -13,16 +14,16 @@ from rmqlab.narrate import run_summary
 def test_a_run_with_one_message_still_failing() -> None:
     lab = demo_lab(listener="fail_first").run(until="2m")  # fail_first: M0001 always fails, the others succeed
     assert run_summary(lab.trace, now_ms=lab.now) == (
-        "End of the run at 2 m: 3 messages sent, 2 consumed, 1 retried (up to 4 deliveries), 1 still waiting for "
-        "another try and the offsets of 3 queues saved."
+        "End of the run at 2 m: 3 messages sent, 2 consumed, 1 still waiting for another try (up to 4 deliveries) "
+        "and the offsets of 3 queues saved."
     )
 
 
 def test_a_run_where_every_message_dies() -> None:
     lab = demo_lab(listener="fail_all", max_reconsume_times=1).run(until="2m")
     assert run_summary(lab.trace, now_ms=lab.now) == (
-        "End of the run at 2 m: 3 messages sent, 3 retried (up to 2 deliveries), 3 dead-lettered and the offsets of 3 "
-        "queues saved."
+        "End of the run at 2 m: 3 messages sent, 3 dead-lettered (up to 2 deliveries) and the offsets of 3 queues "
+        "saved."
     )
 
 
@@ -90,9 +91,78 @@ def test_an_orderly_last_send_back_is_on_its_way_to_the_dlq_not_waiting_for_anot
     for another try"), then dead-lettered."""
     early = demo_lab(orderly=True, listener="fail_all", max_reconsume_times=1).run(until="30s")
     assert run_summary(early.trace, now_ms=early.now) == (
-        "End of the run at 30 s: 3 messages sent, 3 retried (up to 2 deliveries), 3 on their way to the dead-letter "
-        "topic and the offsets of 2 queues saved."
+        "End of the run at 30 s: 3 messages sent, 3 on their way to the dead-letter topic (up to 2 deliveries) and the "
+        "offsets of 2 queues saved."
     )
     late = demo_lab(orderly=True, listener="fail_all", max_reconsume_times=1).run(until="4m")
     assert "3 dead-lettered" in run_summary(late.trace, now_ms=late.now)
     assert "on their way" not in run_summary(late.trace, now_ms=late.now)
+
+
+def _failing_lab(max_reconsume_times: int = 16, retry_queue_nums: int | None = None) -> Lab:
+    """Lab 04's tiny run: one queue, c1 of cg always fails, one message a second from 1 s."""
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=lambda m, c: C.RECONSUME_LATER, name="c1",
+                     max_reconsume_times=max_reconsume_times)  # fmt: skip
+    if retry_queue_nums is not None:
+        lab.update_subscription_group("cg", retry_queue_nums=retry_queue_nums)
+    for i in range(3):
+        lab.at(f"{i + 1}s", p.send, Message("TopicTest", f"m{i}"))
+    return lab
+
+
+def test_each_message_is_counted_once_by_its_fate() -> None:
+    """Issue 30: with retryQueueNums 0 the broker answers the send-back SUCCESS and stores nothing (4.9.7
+    SendMessageProcessor.asyncConsumerSendMsgBack): the messages are lost, not "retried, still waiting for another
+    try"; a message that goes to the DLQ at its first send-back was never retried; a message consumed after a retry
+    is counted once, as consumed."""
+    lost = _failing_lab(retry_queue_nums=0).run(until="1m")
+    assert run_summary(lost.trace, now_ms=lost.now) == (
+        "End of the run at 1 m: 3 messages sent, 3 lost (sent back to a group with no retry queue) and the offset of "
+        "1 queue saved."
+    )
+    at_once = _failing_lab(max_reconsume_times=0).run(until="1m")
+    assert run_summary(at_once.trace, now_ms=at_once.now) == (
+        "End of the run at 1 m: 3 messages sent, 3 dead-lettered and the offset of 1 queue saved."
+    )
+    again = demo_lab(listener="fail_twice").run(until="2m")
+    said = run_summary(again.trace, now_ms=again.now)
+    assert said.startswith("End of the run at 2 m: 3 messages sent, 3 consumed (3 of them after a retry, up to 3 ")
+    assert "retried" not in said and "waiting" not in said
+
+
+def test_stored_sends_that_were_not_send_ok_are_said() -> None:
+    """Lab 01b: broker-a stores but answers FLUSH_DISK_TIMEOUT; the summary says so (its plain words, and the status
+    in the source line)."""
+    lab = flush_timeouts().run(until="5s")
+    assert run_summary(lab.trace, now_ms=lab.now) == (
+        "End of the run at 5 s: 2 messages sent and 2 stored but not flushed to disk in time."
+    )
+    frames = Controller(flush_timeouts, horizon="10s").frames
+    assert frames is not None
+    source = frames.captions[-1][1]
+    assert "not SEND_OK: MQClientAPIImpl.processSendResponse (FLUSH_DISK_TIMEOUT × 2)" in source
+
+
+def flush_timeouts() -> Lab:
+    """Lab 01b's first run, small: broker-a stores M0001 and M0002 (at 1 s, 2 s) but answers FLUSH_DISK_TIMEOUT."""
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg")
+    lab.set_broker_fault("broker-a", put_status="FLUSH_DISK_TIMEOUT")
+    for i in range(2):
+        lab.at(f"{i + 1}s", p.send, Message("TopicTest", f"m{i}"))
+    return lab
+
+
+def test_the_last_steps_summary_is_at_the_time_its_clock_shows() -> None:
+    """Lab 01b's last caption read "End of the run at 10 s" under "t = 8 s": finding the end ran the clock on to the
+    horizon after the frame's clock was read. The summary's time is the clock of the frame it is shown on."""
+    frames = Controller(flush_timeouts, horizon="10s").frames
+    assert frames is not None
+    assert frames.now_ms[-1] == 2_000
+    assert frames.captions[-1][0].startswith("End of the run at 2 s: ")

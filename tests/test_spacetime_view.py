@@ -14,7 +14,7 @@ from rmqlab.widgets.spacetime_view import (
 )
 from view_checks import example_snapshot, overlapping_texts, texts_outside
 
-from rmqlab import EventKind
+from rmqlab import EventKind, Lab, Message
 from rmqlab.snapshot import LabSnapshot
 
 DEFAULT_WAITS_S = [10, 30, 60, 120, 180, 240, 300, 360, 420, 480, 540, 600, 1200, 1800, 3600, 7200]
@@ -208,3 +208,31 @@ def test_view_draws_a_scene_per_position() -> None:
     assert view.current is not None and len(view.current.keys("pull")) > len(first.keys("pull"))
     assert view.text.splitlines()[-1].endswith(f"now (position {c.position})")
     assert view.errors == []
+
+
+def _flush_timeout_lab(response_delay_ms: int = 0) -> Lab:
+    """Lab 01b's first picture, small: broker-a stores M0001 but answers FLUSH_DISK_TIMEOUT (after a delay)."""
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg")
+    lab.set_broker_fault("broker-a", put_status="FLUSH_DISK_TIMEOUT", response_delay_ms=response_delay_ms)
+    lab.at("1s", p.send, Message("TopicTest", "m0"))
+    return lab
+
+
+def test_a_stored_send_answered_flush_disk_timeout_is_drawn_stored_not_failed() -> None:
+    """Issue 30: FLUSH_DISK_TIMEOUT (like FLUSH_SLAVE_TIMEOUT, SLAVE_NOT_AVAILABLE) means the broker stored the
+    message; lab 01b drew it as "✗ FLUSH_DISK_TIMEOUT" in the failed style. It is drawn as stored (✓), with its
+    status."""
+    at_once = spacetime_view_model(_flush_timeout_lab().run(until="5s").snapshot())
+    (send,) = [r for r in at_once.rows if r.msg_id == "M0001"]
+    assert (send.kind, send.label, send.failed) == (ArrowKind.SEND, "M0001 #1 q0 ✓ FLUSH_DISK_TIMEOUT", False)
+    assert send.detail.endswith("stored; FLUSH_DISK_TIMEOUT: the broker could not make it as safe as asked in time")
+    late = spacetime_view_model(_flush_timeout_lab(response_delay_ms=500).run(until="5s").snapshot())
+    rows = [(r.kind, r.label, r.failed) for r in late.rows if r.msg_id == "M0001"]
+    assert rows == [
+        (ArrowKind.SEND, "M0001 #1 q0", False),
+        (ArrowKind.RESPONSE, "M0001 #1 ✓ FLUSH_DISK_TIMEOUT", False),
+    ]
+    assert not any("✗" in r.label for r in late.rows if r.msg_id == "M0001")

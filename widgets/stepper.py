@@ -82,10 +82,13 @@ class Stepper:
         self.sync()
         return self.replay.position
 
-    def caption_lines(self, *, raw: bool = False, last: bool = False) -> tuple[str, ...]:
+    def caption_lines(self, *, raw: bool = False, last: bool = False, now_ms: int | None = None) -> tuple[str, ...]:
         """The captions of the step that reached the current position (a function of position and ``raw``): at the
         start, the run's introduction (from the trace so far: :mod:`widgets.frames` gives it the whole run's);
-        ``last`` (the run's last step, when its end is known) or a step that only kept books, the run's summary."""
+        ``last`` (the run's last step, when its end is known) or a step that only kept books, the run's summary, at
+        ``now_ms``: the clock the step is shown with (default: the Lab's clock now; :mod:`widgets.frames` gives its
+        frame's, as finding the end may have run the idle timers on: lab 01b read "End of the run at 10 s" under
+        "t = 8 s")."""
         position = self.replay.position
         if position == self.replay.start:
             lab = self.replay.lab
@@ -106,5 +109,6 @@ class Stepper:
                 lab = self.replay.lab
                 events = (lab.trace[k] for k in range(position))
                 said = self.captions[:position]
-                return end_caption(step_caption(chosen), events, now_ms=lab.now, captions=said).lines
+                when = lab.now if now_ms is None else now_ms
+                return end_caption(step_caption(chosen), events, now_ms=when, captions=said).lines
         return step_caption(chosen).lines

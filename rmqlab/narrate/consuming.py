@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from ..core.i18n import gettext as _
 from ..core.trace import EventKind, TraceEvent
 from .context import CaptionContext, dur, name_of
+from .send_back_reason import cause_rule, note_consumed, note_delivered, note_sent_back, send_back_reason
 
 __all__ = [
     "LOCAL_RETRY_MS",
@@ -132,6 +133,7 @@ def on_consume_request(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
 
 def on_delivered(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     d, msg, who = e.data, e.msg_id or "?", name_of(e.actor)
+    note_delivered(ctx, e)
     rt, queue = int(d.get("reconsume_times", 0)), str(d.get("queue"))
     service = _service(ctx, e.actor)
     batch = _(" (batch of {size})").format(size=d.get("batch")) if int(d.get("batch", 1)) > 1 else ""
@@ -158,9 +160,10 @@ def on_delivered(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
 def on_consumed(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     d, msg, who = e.data, e.msg_id or "?", name_of(e.actor)
     status, how, took = str(d.get("status")), str(d.get("return_type")), int(d.get("took_ms", 0))
+    note_consumed(ctx, e)
     ctx.broker_did.pop(msg, None)
     ctx.inner_send.discard(msg)
-    ctx.cleaned.discard(msg)
+    ctx.cleaned.pop(msg, None)
     ctx.last_hop.pop(msg, None)
     took_text = _(" after {took}").format(took=dur(took)) if took else ""
     returned = _("the listener returned {status}").format(status=status)
@@ -217,18 +220,11 @@ def on_send_back(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
             "reconsumeTimes {rt} ≥ maxReconsumeTimes {max} → sendMessageBack produces {msg} to %RETRY%{group} with "
             "RECONSUME_TIME {rt}; the broker's handleRetryAndDLQ routes it to %DLQ%{group} and the queue moves on"
         ).format(rt=rt, max=max_times, msg=msg, group=group)
-    cleaned = msg in ctx.cleaned
-    ctx.cleaned.discard(msg)
-    where = (
-        "ConsumeMessageConcurrentlyService.cleanExpiredMsg"
-        if cleaned
-        else "ConsumeMessageConcurrentlyService.processConsumeResult"
-    )
-    head = (
-        f"sendMessageBack({msg}, delayLevel {level})"
-        if cleaned
-        else f"RECONSUME_LATER → sendMessageBack({msg}, delayLevel {level})"
-    )
+    reason = send_back_reason(ctx, e)
+    note_sent_back(ctx, e)
+    cleaned = ctx.cleaned.pop(msg, None) is not None
+    where = "ProcessQueue.cleanExpiredMsg" if cleaned else "ConsumeMessageConcurrentlyService.processConsumeResult"
+    head = cause_rule(reason, msg, level)
     call = _("{call} via MQClientAPIImpl.consumerSendMessageBack to {broker}").format(call=head, broker=d.get("broker"))
     if not d.get("ok"):
         return where, _(
@@ -308,10 +304,10 @@ def on_broadcast_dropped(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
 
 def on_clean_expired(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     d, msg = e.data, e.msg_id or "?"
-    ctx.cleaned.add(msg)
+    ctx.cleaned[msg] = int(d.get("consuming_for_ms", 0))
     ctx.broker_did.pop(msg, None)
     return (
-        "ConsumeMessageConcurrentlyService.cleanExpiredMsg",
+        "ProcessQueue.cleanExpiredMsg",
         _(
             "{msg} at offset {offset} of {queue} has been consuming for {took} > consumeTimeout 15 min, so it is "
             "sent back with delay level 3 and removed; the listener thread is not interrupted"

@@ -37,8 +37,8 @@ class CaptionContext:
     """Msg → SCHEDULED / DEAD_LETTERED events since it was consumed."""
     inner_send: set[str] = field(default_factory=set)
     """Msgs the client itself re-sent to %RETRY% since they were consumed."""
-    cleaned: set[str] = field(default_factory=set)
-    """Msgs cleanExpiredMsg is sending back."""
+    cleaned: dict[str, int] = field(default_factory=dict)
+    """Msg → how long it had been consuming when cleanExpiredMsg sent it back (ms)."""
     last_hop: dict[str, tuple[int, int, str]] = field(default_factory=dict)
     """Msg → (time, level, topic) of its last DELAY_DELIVERED."""
     removed_at: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -47,6 +47,14 @@ class CaptionContext:
     """Queue → (time, previous holder) of a lock takeover."""
     delivery_rt: dict[str, int] = field(default_factory=dict)
     """Msg → reconsumeTimes of its latest delivery (the plain line counts failures: "for the 2nd time")."""
+    batch_of: dict[str, list[str]] = field(default_factory=dict)
+    """Msg → the ids of the batch its latest delivery handed to the listener, in order (one list per batch)."""
+    open_batch: dict[str, tuple[list[str], int]] = field(default_factory=dict)
+    """Consumer actor → the batch its DELIVERED events are filling and that batch's size."""
+    consume_result: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Msg → (status, return type) of its latest consume result: why a send-back that follows happened."""
+    sent_back: set[str] = field(default_factory=set)
+    """Msgs sent back since they were consumed (the first of a batch's says where ``ackIndex`` was)."""
 
 
 def name_of(actor: str) -> str:

@@ -70,6 +70,8 @@ class Caption:
     msg_id: str | None = None
     group: int = -1
     fresh: bool = True
+    topic: str = ""
+    """The topic a REBALANCED event is about (a step leads with a business topic's, not ``%RETRY%``'s); else ``""``."""
 
     @property
     def source(self) -> str:
@@ -168,6 +170,7 @@ class Narrator:
             event.msg_id,
             group,
             fresh,
+            str(event.get("topic") or "") if event.kind is K.REBALANCED else "",
         )
 
 

@@ -9,6 +9,7 @@ from ..core.i18n import ngettext
 from ..core.trace import EventKind, TraceEvent
 from .context import CaptionContext, dur, name_of
 from .plain_words import error_words, ids_words, ordinal, queue_words
+from .send_back_reason import cause_words, send_back_reason
 
 __all__ = [
     "broadcast_dropped",
@@ -113,6 +114,9 @@ def send_back(ctx: CaptionContext, e: TraceEvent) -> str:
         return _("{who} could not send {msg} back to {broker} ({why}), so it tries another way.").format(
             who=who, msg=msg, broker=d.get("broker"), why=why
         )
+    cause = cause_words(send_back_reason(ctx, e), ctx, e)
+    if cause:  # not a plain RECONSUME_LATER: an exception, a null, the ack index, the consume timeout
+        return _send_back_because(ctx, e, cause, group)
     for done in ctx.broker_did.get(msg, []):
         if done.kind is EventKind.SCHEDULED:
             wait = dur(int(done.get("due_ms", done.time_ms)) - done.time_ms)
@@ -136,6 +140,30 @@ def send_back(ctx: CaptionContext, e: TraceEvent) -> str:
     return _(
         "{who} failed {msg} for the {nth} time and sends it back, but {group} has no retry queue: {msg} is lost."
     ).format(who=who, msg=msg, nth=nth, group=group)
+
+
+def _send_back_because(ctx: CaptionContext, e: TraceEvent, cause: str, group: str) -> str:
+    """A send-back's sentence when its cause is not a plain failure: the cause, then what the broker did."""
+    msg, level = e.msg_id or "?", e.data.get("delay_level")
+    for done in ctx.broker_did.get(msg, []):
+        if done.kind is EventKind.SCHEDULED:
+            wait = dur(int(done.get("due_ms", done.time_ms)) - done.time_ms)
+            return _("{cause}, so {msg} goes back to the broker and returns in {wait}.").format(
+                cause=cause, msg=msg, wait=wait
+            )
+        if done.kind is EventKind.DEAD_LETTERED and isinstance(level, int) and level < 0:
+            return _(
+                "{cause}, and the listener asked for no more retries, so {msg} goes to the dead-letter topic."
+            ).format(cause=cause, msg=msg)
+        if done.kind is EventKind.DEAD_LETTERED:
+            return _("{cause}; {msg} has had its last allowed try, so it goes to the dead-letter topic.").format(
+                cause=cause, msg=msg
+            )
+    if group == "?":
+        return _("{cause}, so {msg} goes back to the broker.").format(cause=cause, msg=msg)
+    return _("{cause}, so {msg} is sent back, but {group} has no retry queue: {msg} is lost.").format(
+        cause=cause, msg=msg, group=group
+    )
 
 
 def send_back_fallback(ctx: CaptionContext, e: TraceEvent) -> str:
@@ -190,6 +218,16 @@ def rebalanced(ctx: CaptionContext, e: TraceEvent) -> str:
         return _("{who} now reads no queue of {topic}.").format(who=who, topic=d.get("topic"))
     ids = ", ".join(str(q).rpartition(":")[2] for q in queues)
     brokers = sorted({str(q).partition("@")[2].rpartition(":")[0] for q in queues})
+    if len(brokers) > 1:  # "0, 1, 0, 1 on broker-a, broker-b" said which broker has which queue only by position
+        where = _("; ").join(
+            _("{ids} on {broker}").format(
+                ids=", ".join(str(q).rpartition(":")[2] for q in queues if f"@{broker}:" in str(q)), broker=broker
+            )
+            for broker in brokers
+        )
+        return _("{who} now reads {count} queues of {topic} ({where}).").format(
+            who=who, count=len(queues), topic=d.get("topic"), where=where
+        )
     return ngettext(
         "{who} now reads {count} queue of {topic} ({ids} on {brokers}).",
         "{who} now reads {count} queues of {topic} ({ids} on {brokers}).",

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..core.duration import format_duration
+from ..core.i18n import N_, ngettext
 from ..core.i18n import gettext as _
-from ..core.i18n import ngettext
 from ..core.trace import EventKind, TraceEvent
 from .steps import StepCaption, fit_rule
 
@@ -29,6 +29,14 @@ SUCCESS_STATUSES = frozenset({"CONSUME_SUCCESS", "SUCCESS", "COMMIT"})
 RETRY_KINDS = frozenset({K.SEND_BACK, K.SEND_BACK_FALLBACK, K.LOCAL_RETRY, K.SUSPENDED})
 """A message failed and will be tried again: sent back, re-sent by the client, retried locally, or suspended."""
 SYSTEM_TOPICS = ("%RETRY%", "%DLQ%", "SCHEDULE_TOPIC", "RMQ_SYS")
+STORED_NOT_OK = ("FLUSH_DISK_TIMEOUT", "FLUSH_SLAVE_TIMEOUT", "SLAVE_NOT_AVAILABLE")
+"""Send statuses of a message the broker stored, but did not make safe as asked (4.9.7 ``SendStatus``)."""
+UNSAFE_WORDS = {
+    "FLUSH_DISK_TIMEOUT": N_("{n} stored but not flushed to disk in time"),
+    "FLUSH_SLAVE_TIMEOUT": N_("{n} stored but not copied to the slave in time"),
+    "SLAVE_NOT_AVAILABLE": N_("{n} stored with no slave to copy them to"),
+}
+"""How the summary's plain line says each of :data:`STORED_NOT_OK` (no status name: that is the source line's)."""
 
 
 @dataclass
@@ -47,6 +55,13 @@ class RunFates:
     """Parked at a delay level whose real topic is ``%DLQ%``: an orderly consumer's last send-back, a dead letter when
     its delay is over (``sendMessageBack`` with a level, ``ConsumeMessageOrderlyService.checkReconsumeTimes``)."""
     dropped: dict[str, None] = field(default_factory=dict)
+    lost: dict[str, None] = field(default_factory=dict)
+    """Sent back, answered SUCCESS, and stored nowhere: the group has no retry queue (4.9.7
+    ``SendMessageProcessor.asyncConsumerSendMsgBack`` returns SUCCESS at once when ``retryQueueNums`` is 0)."""
+    unsafe: dict[str, dict[str, None]] = field(default_factory=dict)
+    """Send status (other than SEND_OK) → the messages stored with it (``FLUSH_DISK_TIMEOUT`` …)."""
+    reacted: set[str] = field(default_factory=set)
+    """Messages the broker parked, stored or dead-lettered since their last consume result (before their send-back)."""
     committed: dict[str, int] = field(default_factory=dict)
     """Per queue, the last consumer offset saved (at the broker, or a broadcasting consumer's local file)."""
     end_ms: int = 0
@@ -65,18 +80,27 @@ class RunFates:
             self.sent[msg] = None
         elif kind is K.SEND_FAILED:
             self.send_failed[msg] = None
+        elif kind is K.SEND_RESULT and str(event.get("outcome")) in STORED_NOT_OK:
+            self.unsafe.setdefault(str(event.get("outcome")), {})[msg] = None
         elif kind is K.STORED and not str(event.get("topic", "")).startswith(SYSTEM_TOPICS):
             self.copies[msg] = self.copies.get(msg, 0) + 1
         elif kind is K.DELIVERED:
             self.deliveries[msg] = self.deliveries.get(msg, 0) + 1
-        elif kind is K.CONSUMED and str(event.get("status")) in SUCCESS_STATUSES:
-            self.consumed[msg] = None
+        elif kind is K.CONSUMED:
+            self.reacted.discard(msg)
+            if str(event.get("status")) in SUCCESS_STATUSES:
+                self.consumed[msg] = None
+        elif kind in (K.STORED, K.SCHEDULED, K.DEAD_LETTERED):
+            self.reacted.add(msg)
+            if kind is K.DEAD_LETTERED:
+                self.dead[msg] = None
+            elif kind is K.SCHEDULED and str(event.get("real_topic", "")).startswith("%DLQ%"):
+                self.to_dead[msg] = None
+        elif kind is K.SEND_BACK and event.get("ok") and event.get("path") != "orderly" and msg not in self.reacted:
+            self.lost[msg] = None  # the broker answered SUCCESS and stored nothing
         elif kind in RETRY_KINDS:
-            self.retried[msg] = None
-        elif kind is K.DEAD_LETTERED:
-            self.dead[msg] = None
-        elif kind is K.SCHEDULED and str(event.get("real_topic", "")).startswith("%DLQ%"):
-            self.to_dead[msg] = None
+            if kind is not K.SEND_BACK or not ({msg} & (self.dead.keys() | self.to_dead.keys())):
+                self.retried[msg] = None  # a send-back straight to the DLQ is no retry
         elif kind is K.BROADCAST_DROPPED:
             self.dropped[msg] = None
 
@@ -87,9 +111,13 @@ class RunFates:
 
     @property
     def waiting(self) -> list[str]:
-        """Retried messages with no end yet: not consumed, not dead-lettered (nor on the way there), not dropped."""
-        ended = (self.consumed, self.dead, self.dropped, self.to_dead)
+        """Retried messages with no end yet: not consumed, not dead-lettered (nor on the way there), not dropped, not
+        lost."""
+        ended = (self.consumed, self.dead, self.dropped, self.to_dead, self.lost)
         return [m for m in self.retried if not any(m in fate for fate in ended)]
+
+    def most_deliveries(self, messages: Iterable[str]) -> int:
+        return max((self.deliveries.get(m, 0) for m in messages), default=0)
 
 
 def _join(parts: list[str]) -> str:
@@ -123,14 +151,21 @@ def summary_of(fates: RunFates) -> str:
     twice = [m for m, n in fates.copies.items() if n > 1]
     if twice:
         parts.append(_("{n} stored more than once (a duplicate)").format(n=len(twice)))
-    if fates.consumed:
-        parts.append(_("{n} consumed").format(n=len(fates.consumed)))
-    if fates.retried:
-        most = max(fates.deliveries.get(m, 0) for m in fates.retried)
-        retried = _("{n} retried").format(n=len(fates.retried))
-        parts.append(retried + (_(" (up to {most} deliveries)").format(most=most) if most > 1 else ""))
+
+    def deliveries(messages: Iterable[str]) -> str:
+        most = fates.most_deliveries(messages)
+        return _(" (up to {most} deliveries)").format(most=most) if most > 1 else ""
+
+    if fates.consumed:  # each message is counted once, by its fate: consumed (after a retry or not), dead …
+        consumed = _("{n} consumed").format(n=len(fates.consumed))
+        again = [m for m in fates.consumed if m in fates.retried]
+        if again:
+            consumed += _(" ({n} of them after a retry, up to {most} deliveries)").format(
+                n=len(again), most=fates.most_deliveries(again)
+            )
+        parts.append(consumed)
     if fates.dead:
-        parts.append(_("{n} dead-lettered").format(n=len(fates.dead)))
+        parts.append(_("{n} dead-lettered").format(n=len(fates.dead)) + deliveries(fates.dead))
     on_the_way = [m for m in fates.to_dead if m not in fates.dead]
     if on_the_way:
         n = len(on_the_way)
@@ -138,11 +173,16 @@ def summary_of(fates: RunFates) -> str:
             ngettext("{n} on its way to the dead-letter topic", "{n} on their way to the dead-letter topic", n).format(
                 n=n
             )
+            + deliveries(on_the_way)
         )
+    if fates.lost:
+        parts.append(_("{n} lost (sent back to a group with no retry queue)").format(n=len(fates.lost)))
     if fates.dropped:
         parts.append(_("{n} dropped without a retry").format(n=len(fates.dropped)))
     if fates.waiting:
-        parts.append(_("{n} still waiting for another try").format(n=len(fates.waiting)))
+        parts.append(_("{n} still waiting for another try").format(n=len(fates.waiting)) + deliveries(fates.waiting))
+    for status, messages in fates.unsafe.items():
+        parts.append(_(UNSAFE_WORDS[status]).format(n=len(messages)))
     if parts and fates.queues_committed:
         n = fates.queues_committed
         parts.append(ngettext("the offset of {n} queue saved", "the offsets of {n} queues saved", n).format(n=n))
@@ -170,7 +210,12 @@ def summary_source(captions: Sequence[_Sourced], fates: RunFates) -> str:
     wanted: tuple[tuple[str, frozenset[EventKind], dict[str, None] | None, bool], ...] = (
         (_("sent"), frozenset({K.SEND_ATTEMPT}), fates.sent, False),
         (_("consumed"), frozenset({K.CONSUMED}), fates.consumed, True),
-        (_("retried"), RETRY_KINDS, fates.retried, False),
+        (
+            _("retried"),
+            RETRY_KINDS,
+            {m: None for m in fates.retried if m in fates.consumed or m in fates.waiting},
+            False,
+        ),
         (_("dead-lettered"), frozenset({K.DEAD_LETTERED}), fates.dead, False),
         (
             _("to the dead-letter topic"),
@@ -178,7 +223,9 @@ def summary_source(captions: Sequence[_Sourced], fates: RunFates) -> str:
             {m: None for m in fates.to_dead if m not in fates.dead},
             True,
         ),
+        (_("lost"), frozenset({K.SEND_BACK}), fates.lost, True),
         (_("dropped"), frozenset({K.BROADCAST_DROPPED}), fates.dropped, False),
+        (_("not SEND_OK"), frozenset({K.SEND_RESULT}), {m: None for ms in fates.unsafe.values() for m in ms}, False),
         (_("offsets saved"), frozenset({K.OFFSET_PERSISTED}), None, False),
     )
     parts = []
@@ -186,8 +233,14 @@ def summary_source(captions: Sequence[_Sourced], fates: RunFates) -> str:
         if not (fates.queues_committed if messages is None else messages):
             continue
         found = [c for c in captions if c.kind in kinds and (messages is None or c.msg_id in messages)]
-        if found:
-            parts.append(_("{fate}: {where}").format(fate=fate, where=found[-1 if last else 0].where))
+        if not found:
+            continue
+        where = found[-1 if last else 0].where
+        if messages is fates.lost:  # the broker decided it, answering the send-back
+            where = "SendMessageProcessor.asyncConsumerSendMsgBack (retryQueueNums 0)"
+        elif kinds == {K.SEND_RESULT}:
+            where += " (" + ", ".join(f"{status} × {len(ms)}" for status, ms in fates.unsafe.items()) + ")"
+        parts.append(_("{fate}: {where}").format(fate=fate, where=where))
     rule = _("; ").join(parts) if parts else _("nothing was sent or consumed")
     return fit_rule(_("in the source: {rule}").format(rule=rule))
 
