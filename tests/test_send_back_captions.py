@@ -116,7 +116,7 @@ def test_the_reasons_in_chinese() -> None:
         expired = _backs(_one_queue(lambda m, c: HANG).run(until="31m"))["M0001"].plain
     finally:
         rmqlab.set_language(None)
-    assert ack == "c1 只确认到 M0002（ackIndex 为 1），所以 M0003 被回传给 Broker，10 s 后重新投递。"
+    assert ack == "c1 只确认到 M0002（确认序号为 1），所以 M0003 被回传给 Broker，10 s 后重新投递。"
     assert expired == (
         "M0001 已在 c1 的监听器里待了 29 m 59 s，超过 15 min 的消费超时，所以 M0001 被回传给 Broker，10 s 后重新投递。"
     )
