@@ -178,6 +178,31 @@ def test_a_failed_selector_send_is_not_retried_in_its_caption():
     assert failed.plain == "pg gives up on M0002 after 1 try: the broker could not be reached."
 
 
+def test_a_selector_that_returns_null_sends_nothing_and_its_caption_says_so():
+    """Lab 06: the strict selector returns None; sendSelectImpl throws "select message queue return null." before
+    any attempt (DefaultMQProducerImpl 4.9.7, sendSelectImpl): the caption names sendSelectImpl, not sendDefaultImpl,
+    and says nothing was sent (until stop 34: "after 0 tries: an error")."""
+
+    def lab() -> Lab:
+        lab = Lab(seed=1)
+        lab.add_broker("broker-a")
+        lab.create_topic("TopicTest", queues=2)
+        producer = lab.add_producer("pg")
+        lab.at("1s", producer.send_with_selector, Message("TopicTest", "x"), lambda mqs, msg, arg: None, None)
+        return lab
+
+    replay = Replay(lab, horizon="3s")
+    replay.run_to_end()
+    assert not replay.lab.trace.of_kind(K.SEND_ATTEMPT)
+    failed = next(c for c in narrate(replay.lab.trace) if c.kind is K.SEND_FAILED)
+    assert failed.where == "DefaultMQProducerImpl.sendSelectImpl"
+    assert failed.text == (
+        "DefaultMQProducerImpl.sendSelectImpl: the SYNC send of M0001 failed before any attempt: the selector "
+        "returned no queue; the application gets MQClientException: select message queue return null."
+    )
+    assert failed.plain == "pg's selector found no queue for M0001: nothing was sent."
+
+
 def test_clock_shows_exact_ms_only_when_it_rounds():
     c = Controller(demo_lab)
     assert c.clock_text.startswith("t = 0 ms · event 0 / ")

@@ -47,6 +47,7 @@ from .plain_consuming import (
     unlocked,
 )
 from .plain_words import error_words, ordinal, queue_words
+from .sending import selector_failed
 
 __all__ = ["PLAIN", "error_words", "ordinal", "queue_words"]
 
@@ -97,6 +98,13 @@ def _send_result(ctx: CaptionContext, e: TraceEvent) -> str:
 def _send_failed(ctx: CaptionContext, e: TraceEvent) -> str:
     d, msg = e.data, e.msg_id or "?"
     attempts = int(d.get("attempts") or 0)
+    if selector_failed(e):  # sendSelectImpl threw before any attempt
+        words = (
+            _("{who}'s selector found no queue for {msg}: nothing was sent.")
+            if "return null" in str(d.get("error"))
+            else _("{who}'s selector failed for {msg}: nothing was sent.")
+        )
+        return words.format(who=name_of(e.actor), msg=msg)
     tries = ngettext("{count} try", "{count} tries", attempts).format(count=attempts)
     return _("{who} gives up on {msg} after {tries}: {why}.").format(
         who=name_of(e.actor), msg=msg, tries=tries, why=error_words(d.get("error"))
