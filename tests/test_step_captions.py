@@ -203,6 +203,43 @@ def test_a_selector_that_returns_null_sends_nothing_and_its_caption_says_so():
     assert failed.plain == "pg's selector found no queue for M0001: nothing was sent."
 
 
+def test_orderly_captions_follow_the_listeners_auto_commit():
+    """ConsumeMessageOrderlyService.processConsumeResult (4.9.7): with autoCommit off SUCCESS commits nothing and
+    only COMMIT calls commit(); COMMIT and ROLLBACK are deprecated (logged as illegal, treated as SUCCESS) only with
+    autoCommit on. Until stop 34 every caption read as if autoCommit were on (lab 07b)."""
+    from rmqlab.client.consumer.listener import ConsumeOrderlyStatus as O
+
+    def run(auto_commit: bool) -> list:
+        lab = Lab(seed=1)
+        lab.add_broker("broker-a")
+        lab.create_topic("ORD", queues=1)
+        producer = lab.add_producer("pg")
+
+        def listener(msgs, ctx):  # type: ignore[no-untyped-def]
+            ctx.auto_commit = auto_commit
+            return O.COMMIT if msgs[0].body == "b" else O.SUCCESS
+
+        lab.add_consumer("og", subscribe={"ORD": "*"}, listener=listener, orderly=True)
+        lab.at("1s", producer.send, Message("ORD", "a"))
+        lab.at("1s", producer.send, Message("ORD", "b"))
+        lab.run(until="5s")
+        return [c for c in narrate(lab.trace) if c.kind is K.CONSUMED]
+
+    off = {c.msg_id: c.text for c in run(auto_commit=False)}
+    where = "ConsumeMessageOrderlyService.processConsumeResult: "
+    assert off["M0001"] == where + (
+        "the listener returned SUCCESS for M0001; autoCommit is off, so SUCCESS commits nothing: the offset stays "
+        "until a COMMIT"
+    )
+    assert off["M0002"] == where + (
+        "the listener returned COMMIT for M0002; autoCommit is off, so COMMIT calls commit(), which makes the offset "
+        "lastKey + 1"
+    )
+    on = {c.msg_id: c.text for c in run(auto_commit=True)}
+    assert on["M0001"] == where + "the listener returned SUCCESS for M0001; commit() makes the offset lastKey + 1"
+    assert on["M0002"] == where + "the listener returned deprecated COMMIT for M0002"
+
+
 def test_clock_shows_exact_ms_only_when_it_rounds():
     c = Controller(demo_lab)
     assert c.clock_text.startswith("t = 0 ms · event 0 / ")

@@ -230,6 +230,7 @@ class ConsumeMessageOrderlyService:
                     ctx.trace.consumed(  # executeHookAfter
                         ctx.now, consumer.actor, mq=mq, msgs=msgs, status=status,
                         return_type=return_type or status.value, took_ms=ctx.now - start,
+                        auto_commit=context.auto_commit,
                     )  # fmt: skip
                     go_on = yield from self._process_consume_result(msgs, status, context, pq, mq)
                     if not go_on:
