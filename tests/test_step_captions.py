@@ -240,6 +240,91 @@ def test_orderly_captions_follow_the_listeners_auto_commit():
     assert on["M0002"] == where + "the listener returned deprecated COMMIT for M0002"
 
 
+def test_an_orderly_message_failing_again_and_again_is_one_step():
+    """An orderly listener that always fails: M0001 is delivered from the same queue offset and suspended for 1 s
+    again and again, one reconsumeTimes higher each time (ConsumeMessageOrderlyService.checkReconsumeTimes, 4.9.7;
+    maxReconsumeTimes -1 = Integer.MAX_VALUE for orderly). Until stop 34 every repeat was its own Step (labs 07a,
+    07b, 09: 21-27 of them); now a Step lands on the first pause and the rest are counted."""
+
+    def lab() -> Lab:
+        from rmqlab.client.consumer.listener import ConsumeOrderlyStatus as O
+
+        lab = Lab(seed=1)
+        lab.add_broker("broker-a")
+        lab.create_topic("ORD", queues=1)
+        producer = lab.add_producer("pg")
+        lab.add_consumer("og", subscribe={"ORD": "*"}, listener=lambda msgs, ctx: O.SUSPEND_CURRENT_QUEUE_A_MOMENT,
+                         orderly=True)  # fmt: skip
+        lab.at("1s", producer.send, Message("ORD", "x"))
+        return lab
+
+    c = Controller(lab, horizon="30s")
+    landings = []
+    while c.step_once():
+        landings.append((c.replay.lab.now, c.caption_lines[0]))
+    pauses = [(t, line) for t, line in landings if "pauses" in line]
+    assert len(pauses) == 1  # the first pause; every later one is a repeat
+    assert len(c.replay.lab.trace.of_kind(K.SUSPENDED)) == 30  # 1 s … 30 s
+    assert len(landings) <= 6, landings
+    suspended = [c for c in narrate(c.replay.lab.trace) if c.kind is K.SUSPENDED]
+    assert [x.fresh for x in suspended] == [True] + [False] * 29
+    caption = step_caption(suspended)
+    assert caption.plain == (
+        "M0001 failed, so og-1 pauses ORD queue 0 on broker-a for 1 s, then tries it again there "
+        "(× 30, every 1 s, 1 s – 30 s)."
+    )
+    vm = event_log_model(c.replay.snapshot(), limit=50)
+    row = next(r for r in vm.rows if r.kind == "suspended")
+    assert (row.count, row.repeats) == (30, "× 30, every 1 s")
+
+
+def test_a_loop_of_sends_in_one_millisecond_is_one_step():
+    """A producer sending 10 messages in a loop at 2 s (lab 07a's cut link sends 15): each send, store and answer is
+    its own scheduler step, but they repeat one another but for the message. Until stop 34 each was a Step; now the
+    first lands and the caption counts the rest, naming the messages."""
+
+    def lab() -> Lab:
+        lab = Lab(seed=1)
+        lab.add_broker("broker-a")
+        lab.create_topic("TopicTest", queues=1)
+        producer = lab.add_producer("pg")
+        for i in range(10):
+            lab.at("2s", producer.send, Message("TopicTest", f"m{i}"))
+        return lab
+
+    c = Controller(lab, horizon="5s")
+    lines = []
+    while c.step_once():
+        lines.append(c.caption_lines[0])
+    assert len(lines) == 2, lines  # the first send; then the end
+    attempts = [x for x in narrate(c.replay.lab.trace) if x.kind is K.SEND_ATTEMPT]
+    assert [x.fresh for x in attempts] == [True] + [False] * 9
+    assert step_caption(attempts).plain == (
+        "pg sends M0001 to TopicTest queue 0 on broker-a (× 10, at 2 s: M0001, M0002, M0003 and 7 more)."
+    )
+
+
+def test_a_take_over_leads_with_the_business_topic_not_its_retry_queue():
+    """Lab 07b at 71 s: c2 takes both of c1's locks, %RETRY%cg's first (rebalance order). The caption led with the
+    retry queue and hid TopicTest's take-over in "(and 7 more)"; the business topic's lock leads now, and the
+    second line gives that same lock's rule."""
+    from rmqlab.narrate import Caption
+
+    def lock(seq: int, queue: str) -> Caption:
+        return Caption(
+            seq, 71_000, K.LOCK_ACQUIRED, "RebalanceImpl.lock", f"RebalanceImpl.lock: c2 locks {queue}@broker-a:0",
+            True, f"c2 gets the lock on {queue} queue 0 on broker-a: now only c2 reads it, in order.", "consumer:c2",
+            None, seq,
+        )  # fmt: skip
+
+    caption = step_caption([lock(1, "%RETRY%cg"), lock(2, "TopicTest")])
+    assert caption.plain == (
+        "c2 gets the lock on TopicTest queue 0 on broker-a: now only c2 reads it, in order. "
+        "(and 1 more: see the Events tab)"
+    )
+    assert caption.source == "in the source: RebalanceImpl.lock: c2 locks TopicTest@broker-a:0"
+
+
 def test_clock_shows_exact_ms_only_when_it_rounds():
     c = Controller(demo_lab)
     assert c.clock_text.startswith("t = 0 ms · event 0 / ")

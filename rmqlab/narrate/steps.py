@@ -26,6 +26,7 @@ from ..core.duration import format_duration
 from ..core.i18n import columns
 from ..core.i18n import gettext as _
 from ..core.trace import EventKind, TraceEvent
+from .plain_words import ids_words
 
 __all__ = [
     "REACTION_KINDS",
@@ -96,9 +97,32 @@ def reading_order(items: Sequence[T]) -> list[T]:
     return out
 
 
+COUNTERS: dict[EventKind, frozenset[str]] = {
+    K.DELIVERED: frozenset({"reconsume_times"}),
+    K.SUSPENDED: frozenset({"reconsume_times"}),
+}
+"""Fields that count the repeats themselves: an orderly message that fails again is delivered from the same queue
+offset and suspended again, one reconsumeTimes higher each time (ConsumeMessageOrderlyService.checkReconsumeTimes),
+and that count is what the group's "× 21" says."""
+BATCH_KINDS: dict[EventKind, frozenset[str]] = {
+    K.SEND_ATTEMPT: frozenset(),
+    K.SEND_RESULT: frozenset({"offset_msg_id"}),
+    K.STORED: frozenset({"queue_offset"}),
+}
+"""A producer sending many messages in one millisecond (a loop of ``send``) makes the same send, stored, answered
+once per message: in that millisecond they repeat whatever the message (its id, its queue offset), as one burst."""
+
+
 def signature(event: TraceEvent) -> Hashable:
-    """Two events are repeats of each other when this is equal: everything but the time and the seq."""
-    return (event.kind, event.actor, event.msg_id, repr(sorted(event.data.items())))
+    """Two events are repeats of each other when this is equal: everything but the time, the seq and the fields
+    that count the repeats (:data:`COUNTERS`); and, for the sends of one millisecond (:data:`BATCH_KINDS`), the
+    message."""
+    if event.kind in BATCH_KINDS:
+        data = {k: v for k, v in event.data.items() if k not in BATCH_KINDS[event.kind]}
+        return (event.kind, event.actor, event.time_ms, repr(sorted(data.items())))
+    skip = COUNTERS.get(event.kind, frozenset())
+    data = {k: v for k, v in event.data.items() if k not in skip}
+    return (event.kind, event.actor, event.msg_id, repr(sorted(data.items())))
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,9 +156,14 @@ class Repeat:
 
 def burst(item: object) -> Hashable:
     """What a run of items started together shares: the millisecond, the kind and who did it (three queues'
-    offset commits failing at once; a lock refused for two queues). A new item closes every open group but those
-    of its own burst, which may repeat together."""
+    offset commits failing at once; a lock refused for two queues); for the trace events of messages, the millisecond
+    (a batch of M0001–M0003 delivered, failed and suspended again; messages sent, stored and answered). A new item
+    closes every open group but those of its own burst, which may repeat together."""
     who = getattr(item, "actor", None) or getattr(item, "src", None)
+    if isinstance(item, TraceEvent) and item.msg_id is not None:
+        # what messages went through in one millisecond (sent, stored, answered; a batch delivered, failed and
+        # paused) repeats together
+        return (item.time_ms, "messages")
     return (getattr(item, "time_ms", None), getattr(item, "kind", None), who)
 
 
@@ -200,7 +229,9 @@ last clause that fits, and ends "…". The send-back's rule, the step the labs s
 3 + reconsumeTimes 0 = level 3, due in 10 s"."""
 
 
-def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int]) -> tuple[list[str], int]:
+def _fit_sentences(
+    sentences: Sequence[str], ranks: Sequence[int], minor: Sequence[bool] = ()
+) -> tuple[list[str], int]:
     """The sentences that fit :data:`PLAIN_WIDTH`, most telling first (``ranks``: lower tells more, see
     :data:`_PLAIN_ORDER`; at least one, at most :data:`MAX_SENTENCES`), shown in reading order, then the count of the
     rest; and the index of the most telling one, whose rule the second line gives (both lines about one event)."""
@@ -209,7 +240,7 @@ def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int]) -> tuple[list
         return [_("(and {count} more: see the Events tab)").format(count=count)] if count else []
 
     kept: list[int] = []
-    for i in _most_telling_first(ranks):
+    for i in _most_telling_first(ranks, minor):
         trial = sorted({*kept, i})
         words = [sentences[j] for j in trial] + more(len(sentences) - len(trial))
         if kept and (len(trial) > MAX_SENTENCES or columns(_joined(words)) > PLAIN_WIDTH):
@@ -219,11 +250,14 @@ def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int]) -> tuple[list
     return [sentences[j] for j in shown] + more(len(sentences) - len(kept)), kept[0]
 
 
-def _most_telling_first(ranks: Sequence[int]) -> list[int]:
+def _most_telling_first(ranks: Sequence[int], minor: Sequence[bool] = ()) -> list[int]:
     """Indexes by rank (lower tells more); among a step's sends, the last try first ("pg tries M0001 again (try 2),
-    now on … broker-b" says more than the first try it follows); among other equals, the first."""
+    now on … broker-b" says more than the first try it follows); among other equals, one that is not ``minor`` (a
+    lock of a ``%RETRY%`` queue: c2 taking over TopicTest is the story, its retry queue goes with it), then the
+    first."""
     send = _RANK[K.SEND_ATTEMPT]
-    return sorted(range(len(ranks)), key=lambda i: (ranks[i], -i if ranks[i] == send else i))
+    side = list(minor) or [False] * len(ranks)
+    return sorted(range(len(ranks)), key=lambda i: (ranks[i], (0, -i) if ranks[i] == send else (int(side[i]), i)))
 
 
 def fit_rule(text: str) -> str:
@@ -281,11 +315,15 @@ but these first, as their sentence carries the
 step's cause and effect ("c1 failed M0001 for the 2nd time, its last allowed try, so it goes to the dead-letter topic";
 "c1 could not send M0001 back, so it keeps it …"), where the dead letter's own sentence, or a failed send-back's,
 tells only half; and a consumer that starts (LIFECYCLE) is said before the locks and queues it then gets."""
+LOCK_KINDS = frozenset({K.LOCK_ACQUIRED, K.LOCK_EXPIRED, K.LOCK_REFUSED, K.UNLOCKED})
+"""Lock results: when a step has several, the business topic's leads, not its ``%RETRY%`` queue's."""
 _RANK = {kind: i for i, kind in enumerate(_PLAIN_ORDER)}
 """Each kind's place in the first line's order: lower tells more."""
 
 
 class _Captioned(Readable, Protocol):
+    @property
+    def seq(self) -> int: ...
     @property
     def plain(self) -> str: ...
     @property
@@ -307,19 +345,37 @@ def step_caption(captions: Sequence[C]) -> StepCaption:
     if not captions:
         return StepCaption("", "")
     ordered = reading_order(captions)
-    groups = group_repeats(ordered, key=lambda c: c.plain, closes=lambda c: False)  # said once, with a count
+    keys = _repeat_keys(ordered)
+    groups = group_repeats(ordered, key=lambda c: keys[c.seq], closes=lambda c: False)  # said once, with a count
     sentences = []
     ranks = [_RANK.get(g.first.kind, len(_RANK)) for g in groups]
     for g in groups:
         first: C = g.first
+        ids = sorted({c.msg_id for c in ordered if keys[c.seq] == keys[first.seq] and c.msg_id})
+        summary = g.summary if len(ids) < 2 else f"{g.summary}: {ids_words(ids)}"  # one send of many messages
         sentences.append(
             first.plain
             if g.count == 1
-            else _("{sentence} ({summary}).").format(sentence=first.plain.rstrip(".。"), summary=g.summary)
+            else _("{sentence} ({summary}).").format(sentence=first.plain.rstrip(".。"), summary=summary)
         )
-    plain, lead = _fit_sentences(sentences, ranks)
+    minor = [g.first.kind in LOCK_KINDS and "%RETRY%" in g.first.plain for g in groups]
+    plain, lead = _fit_sentences(sentences, ranks, minor)
     key: C = groups[lead].first  # the second line is about the first line's event (issue 30: never another one)
     return StepCaption(_joined(plain), fit_rule(_("in the source: {rule}").format(rule=key.text)))
+
+
+def _repeat_keys(captions: Sequence[C]) -> dict[int, int]:
+    """Seq → the seq of the first caption it is said with: the same plain sentence, or a repeat of the same event
+    (:attr:`~rmqlab.narrate.narrator.Caption.group`: the sends of one millisecond, whose sentences differ only in
+    the message; an orderly message failing again)."""
+    keys: dict[int, int] = {}
+    by_plain: dict[str, int] = {}
+    by_group: dict[int, int] = {}
+    for c in captions:
+        key = by_plain.get(c.plain, by_group.get(c.group, c.seq))
+        keys[c.seq] = by_plain.setdefault(c.plain, key)
+        by_group.setdefault(c.group, key)
+    return keys
 
 
 def _joined(sentences: Sequence[str]) -> str:
