@@ -325,6 +325,38 @@ def test_a_take_over_leads_with_the_business_topic_not_its_retry_queue():
     assert caption.source == "in the source: RebalanceImpl.lock: c2 locks TopicTest@broker-a:0"
 
 
+def test_orderly_warnings_are_said_in_plain_words():
+    """Lab 07a's cut link: c1's lock renewals (lockBatchMQ), offset saves (updateConsumeOffsetToBroker) fail, and its
+    lease (ProcessQueue.REBALANCE_LOCK_MAX_LIVE_TIME, 30 s) runs out. Each read "c1 runs into a problem with
+    %RETRY%cg queue 0 … that RocketMQ only writes to its log"; now the plain line says what failed, and names the
+    business topic's queue before the retry queue."""
+    from rmqlab import after
+    from rmqlab.client.consumer.listener import ConsumeOrderlyStatus as O
+
+    def lab() -> Lab:
+        lab = Lab(seed=1)
+        lab.add_broker("broker-a")
+        lab.create_topic("TopicTest", queues=1)
+        producer = lab.add_producer("pg")
+        slow = lambda msgs, ctx: after(7000, O.SUCCESS)  # noqa: E731  # each message takes 7 s, as in lab 07a
+        lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=slow, orderly=True)
+        for i in range(15):
+            lab.at("2s", producer.send, Message("TopicTest", f"m{i}"))
+        lab.at("25s", lab.partition, "cg-1", "broker-a")
+        return lab
+
+    replay = Replay(lab, horizon="75s")
+    replay.run_to_end()
+    plain = {c.plain for c in narrate(replay.lab.trace) if c.kind is K.WARNING}
+    assert "cg-1 could not get or renew its lock on TopicTest queue 0 on broker-a and 1 more queue (the broker could " \
+        "not be reached)." in plain  # fmt: skip
+    assert "cg-1 could not save its position 3 in TopicTest queue 0 on broker-a (the broker could not be reached); " \
+        "it sends it again at its next save." in plain  # fmt: skip
+    assert "cg-1's lock on TopicTest queue 0 on broker-a ran out (not renewed for 30 s), so it stops consuming it " \
+        "until it locks it again." in plain  # fmt: skip
+    assert not [line for line in plain if "only writes to its log" in line]
+
+
 def test_clock_shows_exact_ms_only_when_it_rounds():
     c = Controller(demo_lab)
     assert c.clock_text.startswith("t = 0 ms · event 0 / ")
