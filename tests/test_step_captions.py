@@ -357,6 +357,42 @@ def test_orderly_warnings_are_said_in_plain_words():
     assert not [line for line in plain if "only writes to its log" in line]
 
 
+def test_the_60_s_yield_is_a_yield_not_a_suspension():
+    """ConsumeMessageOrderlyService.ConsumeRequest.run (4.9.7): past MAX_TIME_CONSUME_CONTINUOUSLY (60 s) a request
+    gives the thread back and resubmits itself 10 ms later. Its timer was the suspension's, so the picture read
+    "suspended · again in 0 s"; it is a yield now, in the picture and in the caption."""
+    from rmqlab.widgets.flow_places import _waiting
+
+    from rmqlab import after
+    from rmqlab.client.consumer.listener import ConsumeOrderlyStatus as O
+    from rmqlab.core.timers import TimerKind
+
+    def lab() -> Lab:
+        lab = Lab(seed=1)
+        lab.add_broker("broker-a")
+        lab.create_topic("TopicTest", queues=1)
+        producer = lab.add_producer("pg")
+        slow = lambda msgs, ctx: after(25_000, O.SUCCESS)  # noqa: E731
+        lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=slow, orderly=True)
+        for i in range(4):
+            lab.at("1s", producer.send, Message("TopicTest", f"m{i}"))
+        return lab
+
+    replay = Replay(lab, horizon="2m")
+    replay.run_to_end()
+    request = replay.lab.trace.first(K.CONSUME_REQUEST, reason="continuous_60s")
+    assert request.time_ms == 76_000  # three 25 s listener calls from 1 s: 75 s > 60 s
+    said = next(c for c in narrate(replay.lab.trace) if c.seq == request.seq)
+    assert said.plain == (
+        "cg-1 has consumed TopicTest queue 0 on broker-a for over 60 s in a row, so it gives the thread back to its "
+        "other queues and goes on with this one in 10 ms."
+    )
+    replay.seek(request.seq)
+    timers = [t for t in replay.snapshot().timers if t.queue is not None and str(t.queue) == "TopicTest@broker-a:0"]
+    assert [t.kind for t in timers] == [TimerKind.CONSUME_YIELD]
+    assert _waiting(TimerKind.CONSUME_YIELD, 10) == "60 s in a row: thread given back, resubmitted"
+
+
 def test_clock_shows_exact_ms_only_when_it_rounds():
     c = Controller(demo_lab)
     assert c.clock_text.startswith("t = 0 ms · event 0 / ")

@@ -157,7 +157,8 @@ class ConsumeMessageOrderlyService:
             return
         delay = clamp_suspend(delay_ms, self.default_mq_push_consumer.suspend_current_queue_time_millis)
         self._record_request(mq, delay, reason, requested_delay_ms=delay_ms)
-        self.default_mq_push_consumer_impl.schedule(delay, TimerKind.SUSPEND, self._submit_later, pq, mq, queue=mq)
+        kind = TimerKind.CONSUME_YIELD if reason == "continuous_60s" else TimerKind.SUSPEND
+        self.default_mq_push_consumer_impl.schedule(delay, kind, self._submit_later, pq, mq, queue=mq)
 
     def _submit_later(self, pq: ProcessQueue, mq: MessageQueue) -> None:
         if not self.stopped:  # the request announced by submit_consume_request_later's event
