@@ -302,6 +302,12 @@ def test_a_loop_of_sends_in_one_millisecond_is_one_step():
     assert step_caption(attempts).plain == (
         "pg sends M0001 to TopicTest queue 0 on broker-a (× 10, at 2 s: M0001, M0002, M0003 and 7 more)."
     )
+    rows = event_log_model(c.replay.snapshot(), limit=10).rows
+    assert [(r.kind, r.msg_id, r.count) for r in rows] == [
+        ("send_attempt", "M0001 – M0010", 10),
+        ("stored", "M0001 – M0010", 10),
+        ("send_result", "M0001 – M0010", 10),
+    ]
 
 
 def test_a_take_over_leads_with_the_business_topic_not_its_retry_queue():

@@ -22,6 +22,7 @@ __all__ = ["BATCH_KINDS", "COUNTERS", "Repeat", "burst", "close_other_bursts", "
 
 K = EventKind
 
+
 class Timed(Protocol):
     """What :func:`group_repeats` needs of an item: its virtual time."""
 

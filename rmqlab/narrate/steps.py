@@ -64,7 +64,6 @@ class Readable(Protocol):
 T = TypeVar("T", bound=Readable)
 
 
-
 def reading_order(items: Sequence[T]) -> list[T]:
     """``items`` (in trace order) with every send-back moved in front of the broker's reaction to it.
 
@@ -85,7 +84,6 @@ def reading_order(items: Sequence[T]) -> list[T]:
         if j < i:
             out.insert(j, out.pop(i))
     return out
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,9 +113,7 @@ last clause that fits, and ends "…". The send-back's rule, the step the labs s
 3 + reconsumeTimes 0 = level 3, due in 10 s"."""
 
 
-def _fit_sentences(
-    sentences: Sequence[str], ranks: Sequence[int], minor: Sequence[bool] = ()
-) -> tuple[list[str], int]:
+def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int], minor: Sequence[bool] = ()) -> tuple[list[str], int]:
     """The sentences that fit :data:`PLAIN_WIDTH`, most telling first (``ranks``: lower tells more, see
     :data:`_PLAIN_ORDER`; at least one, at most :data:`MAX_SENTENCES`), shown in reading order, then the count of the
     rest; and the index of the most telling one, whose rule the second line gives (both lines about one event)."""
