@@ -178,6 +178,227 @@ def test_a_failed_selector_send_is_not_retried_in_its_caption():
     assert failed.plain == "pg gives up on M0002 after 1 try: the broker could not be reached."
 
 
+def test_a_selector_that_returns_null_sends_nothing_and_its_caption_says_so():
+    """Lab 06: the strict selector returns None; sendSelectImpl throws "select message queue return null." before
+    any attempt (DefaultMQProducerImpl 4.9.7, sendSelectImpl): the caption names sendSelectImpl, not sendDefaultImpl,
+    and says nothing was sent (until stop 34: "after 0 tries: an error")."""
+
+    def lab() -> Lab:
+        lab = Lab(seed=1)
+        lab.add_broker("broker-a")
+        lab.create_topic("TopicTest", queues=2)
+        producer = lab.add_producer("pg")
+        lab.at("1s", producer.send_with_selector, Message("TopicTest", "x"), lambda mqs, msg, arg: None, None)
+        return lab
+
+    replay = Replay(lab, horizon="3s")
+    replay.run_to_end()
+    assert not replay.lab.trace.of_kind(K.SEND_ATTEMPT)
+    failed = next(c for c in narrate(replay.lab.trace) if c.kind is K.SEND_FAILED)
+    assert failed.where == "DefaultMQProducerImpl.sendSelectImpl"
+    assert failed.text == (
+        "DefaultMQProducerImpl.sendSelectImpl: the SYNC send of M0001 failed before any attempt: the selector "
+        "returned no queue; the application gets MQClientException: select message queue return null."
+    )
+    assert failed.plain == "pg's selector found no queue for M0001: nothing was sent."
+
+
+def test_orderly_captions_follow_the_listeners_auto_commit():
+    """ConsumeMessageOrderlyService.processConsumeResult (4.9.7): with autoCommit off SUCCESS commits nothing and
+    only COMMIT calls commit(); COMMIT and ROLLBACK are deprecated (logged as illegal, treated as SUCCESS) only with
+    autoCommit on. Until stop 34 every caption read as if autoCommit were on (lab 07b)."""
+    from rmqlab.client.consumer.listener import ConsumeOrderlyStatus as O
+
+    def run(auto_commit: bool) -> list:
+        lab = Lab(seed=1)
+        lab.add_broker("broker-a")
+        lab.create_topic("ORD", queues=1)
+        producer = lab.add_producer("pg")
+
+        def listener(msgs, ctx):  # type: ignore[no-untyped-def]
+            ctx.auto_commit = auto_commit
+            return O.COMMIT if msgs[0].body == "b" else O.SUCCESS
+
+        lab.add_consumer("og", subscribe={"ORD": "*"}, listener=listener, orderly=True)
+        lab.at("1s", producer.send, Message("ORD", "a"))
+        lab.at("1s", producer.send, Message("ORD", "b"))
+        lab.run(until="5s")
+        return [c for c in narrate(lab.trace) if c.kind is K.CONSUMED]
+
+    off = {c.msg_id: c.text for c in run(auto_commit=False)}
+    where = "ConsumeMessageOrderlyService.processConsumeResult: "
+    assert off["M0001"] == where + (
+        "the listener returned SUCCESS for M0001; autoCommit is off, so SUCCESS commits nothing: the offset stays "
+        "until a COMMIT"
+    )
+    assert off["M0002"] == where + (
+        "the listener returned COMMIT for M0002; autoCommit is off, so COMMIT calls commit(), which makes the offset "
+        "lastKey + 1"
+    )
+    on = {c.msg_id: c.text for c in run(auto_commit=True)}
+    assert on["M0001"] == where + "the listener returned SUCCESS for M0001; commit() makes the offset lastKey + 1"
+    assert on["M0002"] == where + "the listener returned deprecated COMMIT for M0002"
+
+
+def test_an_orderly_message_failing_again_and_again_is_one_step():
+    """An orderly listener that always fails: M0001 is delivered from the same queue offset and suspended for 1 s
+    again and again, one reconsumeTimes higher each time (ConsumeMessageOrderlyService.checkReconsumeTimes, 4.9.7;
+    maxReconsumeTimes -1 = Integer.MAX_VALUE for orderly). Until stop 34 every repeat was its own Step (labs 07a,
+    07b, 09: 21-27 of them); now a Step lands on the first pause and the rest are counted."""
+
+    def lab() -> Lab:
+        from rmqlab.client.consumer.listener import ConsumeOrderlyStatus as O
+
+        lab = Lab(seed=1)
+        lab.add_broker("broker-a")
+        lab.create_topic("ORD", queues=1)
+        producer = lab.add_producer("pg")
+        lab.add_consumer("og", subscribe={"ORD": "*"}, listener=lambda msgs, ctx: O.SUSPEND_CURRENT_QUEUE_A_MOMENT,
+                         orderly=True)  # fmt: skip
+        lab.at("1s", producer.send, Message("ORD", "x"))
+        return lab
+
+    c = Controller(lab, horizon="30s")
+    landings = []
+    while c.step_once():
+        landings.append((c.replay.lab.now, c.caption_lines[0]))
+    pauses = [(t, line) for t, line in landings if "pauses" in line]
+    assert len(pauses) == 1  # the first pause; every later one is a repeat
+    assert len(c.replay.lab.trace.of_kind(K.SUSPENDED)) == 30  # 1 s … 30 s
+    assert len(landings) <= 6, landings
+    suspended = [c for c in narrate(c.replay.lab.trace) if c.kind is K.SUSPENDED]
+    assert [x.fresh for x in suspended] == [True] + [False] * 29
+    caption = step_caption(suspended)
+    assert caption.plain == (
+        "M0001 failed, so og-1 pauses ORD queue 0 on broker-a for 1 s, then tries it again there "
+        "(× 30, every 1 s, 1 s – 30 s)."
+    )
+    vm = event_log_model(c.replay.snapshot(), limit=50)
+    row = next(r for r in vm.rows if r.kind == "suspended")
+    assert (row.count, row.repeats) == (30, "× 30, every 1 s")
+
+
+def test_a_loop_of_sends_in_one_millisecond_is_one_step():
+    """A producer sending 10 messages in a loop at 2 s (lab 07a's cut link sends 15): each send, store and answer is
+    its own scheduler step, but they repeat one another but for the message. Until stop 34 each was a Step; now the
+    first lands and the caption counts the rest, naming the messages."""
+
+    def lab() -> Lab:
+        lab = Lab(seed=1)
+        lab.add_broker("broker-a")
+        lab.create_topic("TopicTest", queues=1)
+        producer = lab.add_producer("pg")
+        for i in range(10):
+            lab.at("2s", producer.send, Message("TopicTest", f"m{i}"))
+        return lab
+
+    c = Controller(lab, horizon="5s")
+    lines = []
+    while c.step_once():
+        lines.append(c.caption_lines[0])
+    assert len(lines) == 2, lines  # the first send; then the end
+    attempts = [x for x in narrate(c.replay.lab.trace) if x.kind is K.SEND_ATTEMPT]
+    assert [x.fresh for x in attempts] == [True] + [False] * 9
+    assert step_caption(attempts).plain == (
+        "pg sends M0001 to TopicTest queue 0 on broker-a (× 10, at 2 s: M0001, M0002, M0003 and 7 more)."
+    )
+    rows = event_log_model(c.replay.snapshot(), limit=10).rows
+    assert [(r.kind, r.msg_id, r.count) for r in rows] == [
+        ("send_attempt", "M0001 – M0010", 10),
+        ("stored", "M0001 – M0010", 10),
+        ("send_result", "M0001 – M0010", 10),
+    ]
+
+
+def test_a_take_over_leads_with_the_business_topic_not_its_retry_queue():
+    """Lab 07b at 71 s: c2 takes both of c1's locks, %RETRY%cg's first (rebalance order). The caption led with the
+    retry queue and hid TopicTest's take-over in "(and 7 more)"; the business topic's lock leads now, and the
+    second line gives that same lock's rule."""
+    from rmqlab.narrate import Caption
+
+    def lock(seq: int, queue: str) -> Caption:
+        return Caption(
+            seq, 71_000, K.LOCK_ACQUIRED, "RebalanceImpl.lock", f"RebalanceImpl.lock: c2 locks {queue}@broker-a:0",
+            True, f"c2 gets the lock on {queue} queue 0 on broker-a: now only c2 reads it, in order.", "consumer:c2",
+            None, seq,
+        )  # fmt: skip
+
+    caption = step_caption([lock(1, "%RETRY%cg"), lock(2, "TopicTest")])
+    assert caption.plain == (
+        "c2 gets the lock on TopicTest queue 0 on broker-a: now only c2 reads it, in order. "
+        "(and 1 more: see the Events tab)"
+    )
+    assert caption.source == "in the source: RebalanceImpl.lock: c2 locks TopicTest@broker-a:0"
+
+
+def test_orderly_warnings_are_said_in_plain_words():
+    """Lab 07a's cut link: c1's lock renewals (lockBatchMQ), offset saves (updateConsumeOffsetToBroker) fail, and its
+    lease (ProcessQueue.REBALANCE_LOCK_MAX_LIVE_TIME, 30 s) runs out. Each read "c1 runs into a problem with
+    %RETRY%cg queue 0 … that RocketMQ only writes to its log"; now the plain line says what failed, and names the
+    business topic's queue before the retry queue."""
+    from rmqlab import after
+    from rmqlab.client.consumer.listener import ConsumeOrderlyStatus as O
+
+    def lab() -> Lab:
+        lab = Lab(seed=1)
+        lab.add_broker("broker-a")
+        lab.create_topic("TopicTest", queues=1)
+        producer = lab.add_producer("pg")
+        slow = lambda msgs, ctx: after(7000, O.SUCCESS)  # noqa: E731  # each message takes 7 s, as in lab 07a
+        lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=slow, orderly=True)
+        for i in range(15):
+            lab.at("2s", producer.send, Message("TopicTest", f"m{i}"))
+        lab.at("25s", lab.partition, "cg-1", "broker-a")
+        return lab
+
+    replay = Replay(lab, horizon="75s")
+    replay.run_to_end()
+    plain = {c.plain for c in narrate(replay.lab.trace) if c.kind is K.WARNING}
+    assert "cg-1 could not get or renew its lock on TopicTest queue 0 on broker-a and 1 more queue (the broker could " \
+        "not be reached)." in plain  # fmt: skip
+    assert "cg-1 could not save its position 3 in TopicTest queue 0 on broker-a (the broker could not be reached); " \
+        "it sends it again at its next save." in plain  # fmt: skip
+    assert "cg-1's lock on TopicTest queue 0 on broker-a ran out (not renewed for 30 s), so it stops consuming it " \
+        "until it locks it again." in plain  # fmt: skip
+    assert not [line for line in plain if "only writes to its log" in line]
+
+
+def test_the_60_s_yield_is_a_yield_not_a_suspension():
+    """ConsumeMessageOrderlyService.ConsumeRequest.run (4.9.7): past MAX_TIME_CONSUME_CONTINUOUSLY (60 s) a request
+    gives the thread back and resubmits itself 10 ms later. Its timer was the suspension's, so the picture read
+    "suspended · again in 0 s"; it is a yield now, in the picture and in the caption."""
+    from rmqlab.widgets.flow_places import _waiting
+
+    from rmqlab import after
+    from rmqlab.client.consumer.listener import ConsumeOrderlyStatus as O
+    from rmqlab.core.timers import TimerKind
+
+    def lab() -> Lab:
+        lab = Lab(seed=1)
+        lab.add_broker("broker-a")
+        lab.create_topic("TopicTest", queues=1)
+        producer = lab.add_producer("pg")
+        slow = lambda msgs, ctx: after(25_000, O.SUCCESS)  # noqa: E731
+        lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=slow, orderly=True)
+        for i in range(4):
+            lab.at("1s", producer.send, Message("TopicTest", f"m{i}"))
+        return lab
+
+    replay = Replay(lab, horizon="2m")
+    replay.run_to_end()
+    request = replay.lab.trace.first(K.CONSUME_REQUEST, reason="continuous_60s")
+    assert request.time_ms == 76_000  # three 25 s listener calls from 1 s: 75 s > 60 s
+    said = next(c for c in narrate(replay.lab.trace) if c.seq == request.seq)
+    assert said.plain == (
+        "cg-1 has consumed TopicTest queue 0 on broker-a for over 60 s in a row, so it gives the thread back to its "
+        "other queues and goes on with this one in 10 ms."
+    )
+    replay.seek(request.seq)
+    timers = [t for t in replay.snapshot().timers if t.queue is not None and str(t.queue) == "TopicTest@broker-a:0"]
+    assert [t.kind for t in timers] == [TimerKind.CONSUME_YIELD]
+    assert _waiting(TimerKind.CONSUME_YIELD, 10) == "60 s in a row: thread given back, resubmitted"
+
+
 def test_clock_shows_exact_ms_only_when_it_rounds():
     c = Controller(demo_lab)
     assert c.clock_text.startswith("t = 0 ms · event 0 / ")

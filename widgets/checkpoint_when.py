@@ -31,6 +31,7 @@ TIMER_WORDS = {
     TimerKind.LOCAL_RETRY: N_("its 5 s local retry"),
     TimerKind.PULL_LATER: N_("its next delayed pull"),
     TimerKind.LISTENER: N_("a running listener's return"),
+    TimerKind.CONSUME_YIELD: N_("its return after giving the thread back (60 s in a row)"),
 }
 """A timer of the paused actor, in the words a wrong "when" hint uses (translated where shown)."""
 NOT_AT_ONCE = N_("Not at once: something has to finish or come due first. Which clock is this actor waiting on?")

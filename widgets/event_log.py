@@ -109,7 +109,7 @@ def event_log_model(
             g.first_ms,
             g.first.kind.value,
             g.first.actor,
-            g.first.msg_id or "",
+            _messages(g.first, g.last),
             _details(g.first),
             last in (g.first.seq, g.last.seq),
             g.count,
@@ -120,6 +120,14 @@ def event_log_model(
     )
     actors = _actors(snap)
     return EventLogModel(rows, len(matched), len(snap.events), actors)
+
+
+def _messages(first: TraceEvent, last: TraceEvent) -> str:
+    """A row's message: its first event's, or ``M0001 – M0010`` for a group of sends of one millisecond, which
+    repeat one another but for the message (:data:`rmqlab.narrate.repeats.BATCH_KINDS`)."""
+    if first.msg_id and last.msg_id and last.msg_id != first.msg_id:
+        return f"{first.msg_id} – {last.msg_id}"
+    return first.msg_id or ""
 
 
 def _actors(snap: LabSnapshot) -> tuple[str, ...]:

@@ -51,6 +51,10 @@ _PRIORITY: dict[str, int] = {
 _PQ_WAITS = {
     TimerKind.SUSPEND: (N_("suspended · again in {time}"), N_("suspended · again now")),
     TimerKind.LOCAL_RETRY: (N_("local retry in {time}"), N_("local retry now")),
+    TimerKind.CONSUME_YIELD: (  # 10 ms: no countdown to show ("again in 0 s" read as a suspension)
+        N_("60 s in a row: thread given back, resubmitted"),
+        N_("60 s in a row: thread given back, resubmitted"),
+    ),
 }
 """What a ProcessQueue waits for: (while the timer runs, when it is due), shown through ``_()``."""
 """Timers that hold a ProcessQueue's messages, and how its box says so."""
@@ -72,7 +76,8 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
     _offer_at_producers(best, seen, facts)
     tokens = tuple(
         dataclasses.replace(t, put_status=facts.not_ok[t.msg_id])
-        if t.state == "stored" and t.msg_id in facts.not_ok else t
+        if t.state == "stored" and t.msg_id in facts.not_ok
+        else t
         for t in best.tokens(seen.colour_key, snap.now_ms)
     )
     owners_seen = sorted({owner_of(c) for c in snap.consumers} | {t.owner for t in tokens if t.owner})

@@ -48,6 +48,10 @@ class TimerKind(StrEnum):
     SUSPEND = "suspend"
     """Orderly ``submitConsumeRequestLater``: a suspended queue is consumed again after
     ``suspendCurrentQueueTimeMillis`` (1 s; 10 ms to continue, 3 s when relocking failed)."""
+    CONSUME_YIELD = "consume_yield"
+    """Orderly ``ConsumeRequest.run``: a request that has consumed one queue for more than
+    ``MAX_TIME_CONSUME_CONTINUOUSLY`` (60 s) gives its thread back and resubmits itself 10 ms later
+    (``submitConsumeRequestLater``), so the other queues get the thread: a yield, not a suspension."""
     TRY_LOCK_LATER = "try_lock_later"
     """Orderly ``tryLockLaterAndReconsume``: ask the broker lock again, then resubmit."""
     CONSUME_LOCK_WAIT = "consume_lock_wait"

@@ -146,15 +146,17 @@ class Trace:
 
     def consumed(
         self, time_ms: int, actor: str, *, mq: MessageQueue, msgs: Sequence[MessageExt], status: str,
-        return_type: str, took_ms: int,
+        return_type: str, took_ms: int, auto_commit: bool = True,
     ) -> None:  # fmt: skip
         """``consumeMessageAfter``: one CONSUMED event per message of the batch, with the listener's ``status`` (a
         ``ConsumeConcurrentlyStatus`` or ``ConsumeOrderlyStatus``), the ``ConsumeReturnType`` and how long the call
-        took."""
+        took; ``auto_commit=False`` (an orderly listener that turned ``ConsumeOrderlyContext.autoCommit`` off) is
+        recorded, as it decides what the status does, and the default is left out (traces stay as they were)."""
+        manual = {} if auto_commit else {"auto_commit": False}
         for msg in msgs:
             self.record(
                 time_ms, EventKind.CONSUMED, actor, msg.msg_id, status=str(status), return_type=return_type,
-                took_ms=took_ms, queue=str(mq), queue_offset=msg.queue_offset,
+                took_ms=took_ms, queue=str(mq), queue_offset=msg.queue_offset, **manual,
             )  # fmt: skip
 
     def send_back(
@@ -322,7 +324,7 @@ class CountingTrace(Trace):
 
     def consumed(
         self, time_ms: int, actor: str, *, mq: MessageQueue, msgs: Sequence[MessageExt], status: str,
-        return_type: str, took_ms: int,
+        return_type: str, took_ms: int, auto_commit: bool = True,
     ) -> None:  # fmt: skip
         self._counts[EventKind.CONSUMED] += len(msgs)
 

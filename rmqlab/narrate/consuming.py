@@ -192,7 +192,17 @@ def on_consumed(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
         return where, _("{cause} for {msg} in {who}{took}; checkReconsumeTimes decides: retry here, or DLQ").format(
             cause=cause, msg=msg, who=who, took=took_text
         )
-    if status in ("COMMIT", "ROLLBACK"):
+    if d.get("auto_commit") is False:  # processConsumeResult's second switch: the listener commits by hand
+        manual = {
+            "SUCCESS": _("autoCommit is off, so SUCCESS commits nothing: the offset stays until a COMMIT"),
+            "COMMIT": _("autoCommit is off, so COMMIT calls commit(), which makes the offset lastKey + 1"),
+            "ROLLBACK": _("autoCommit is off, so rollback() puts every uncommitted message back to be consumed again"),
+        }.get(status)
+        if manual:
+            return where, _("{returned} for {msg}{took}; {then}").format(
+                returned=returned, msg=msg, took=took_text, then=manual
+            )
+    if status in ("COMMIT", "ROLLBACK"):  # autoCommit on: logged as illegal, then handled as SUCCESS
         return where, _("the listener returned deprecated {status} for {msg}{took}").format(
             status=status, msg=msg, took=took_text
         )

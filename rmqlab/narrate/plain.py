@@ -47,6 +47,7 @@ from .plain_consuming import (
     unlocked,
 )
 from .plain_words import error_words, ordinal, queue_words
+from .sending import selector_failed
 
 __all__ = ["PLAIN", "error_words", "ordinal", "queue_words"]
 
@@ -97,6 +98,13 @@ def _send_result(ctx: CaptionContext, e: TraceEvent) -> str:
 def _send_failed(ctx: CaptionContext, e: TraceEvent) -> str:
     d, msg = e.data, e.msg_id or "?"
     attempts = int(d.get("attempts") or 0)
+    if selector_failed(e):  # sendSelectImpl threw before any attempt
+        words = (
+            _("{who}'s selector found no queue for {msg}: nothing was sent.")
+            if "return null" in str(d.get("error"))
+            else _("{who}'s selector failed for {msg}: nothing was sent.")
+        )
+        return words.format(who=name_of(e.actor), msg=msg)
     tries = ngettext("{count} try", "{count} tries", attempts).format(count=attempts)
     return _("{who} gives up on {msg} after {tries}: {why}.").format(
         who=name_of(e.actor), msg=msg, tries=tries, why=error_words(d.get("error"))
@@ -187,6 +195,9 @@ _QUEUE = re.compile(r"\S+@[\w.-]+:\d+")
 
 
 def _warning(ctx: CaptionContext, e: TraceEvent) -> str:
+    said = _orderly_warning(e)
+    if said:
+        return said
     queue = _QUEUE.search(str(e.get("message") or ""))
     about = (
         _(" with {msg}").format(msg=e.msg_id)
@@ -198,6 +209,49 @@ def _warning(ctx: CaptionContext, e: TraceEvent) -> str:
     return _("{who} runs into a problem{about} that RocketMQ only writes to its log.").format(
         who=name_of(e.actor), about=about
     )
+
+
+def _orderly_warning(e: TraceEvent) -> str:
+    """The warnings a cut link gives an orderly consumer, in plain words ("" for any other): a lock request that
+    failed (RebalanceImpl.lockAll / lock: lockBatchMQ), an unlock that failed, an offset not saved
+    (updateConsumeOffsetToBroker), a lease that ran out (ProcessQueue.isLockExpired: 30 s,
+    REBALANCE_LOCK_MAX_LIVE_TIME) and a queue still being consumed when rebalance would give it up
+    (RebalancePushImpl.removeUnnecessaryMessageQueue: "maybe hanged for a while")."""
+    text, who = str(e.get("message") or ""), name_of(e.actor)
+    queues = sorted(_QUEUE.findall(text), key=lambda q: (q.startswith("%RETRY%"), q))  # the business topic first
+    if not queues:
+        return ""
+    queue = queue_words(queues[0])
+    more = ngettext(" and {count} more queue", " and {count} more queues", len(queues) - 1).format(
+        count=len(queues) - 1
+    ) if len(queues) > 1 else ""  # fmt: skip
+    why = error_words(text)
+    if text.startswith("lockBatchMQ exception"):
+        return _("{who} could not get or renew its lock on {queue}{more} ({why}).").format(
+            who=who, queue=queue, more=more, why=why
+        )
+    if text.startswith("unlockBatchMQ exception"):
+        return _(
+            "{who} could not give back its lock on {queue}{more} ({why}): the broker keeps it until it expires."
+        ).format(who=who, queue=queue, more=more, why=why)
+    if text.startswith("updateConsumeOffsetToBroker exception"):
+        offset = re.search(r" offset (\d+)", text)
+        return _(
+            "{who} could not save its position {offset} in {queue} ({why}); it sends it again at its next save."
+        ).format(who=who, offset=offset.group(1) if offset else "?", queue=queue, why=why)
+    if text.endswith("lock is expired; try to lock again later"):
+        return _(
+            "{who}'s lock on {queue} ran out (not renewed for 30 s), so it stops consuming it until it locks it again."
+        ).format(who=who, queue=queue)
+    if text.endswith("lock is lost; try to lock again later"):
+        return _("{who} no longer holds the lock on {queue}, so it stops consuming it until it locks it again.").format(
+            who=who, queue=queue
+        )
+    if "mq is consuming, so can not unlock it" in text:
+        return _(
+            "{who} is still consuming {queue}, so it cannot give it up yet: it keeps it until the next rebalance."
+        ).format(who=who, queue=queue)
+    return ""
 
 
 PLAIN: dict[EventKind, Callable[[CaptionContext, TraceEvent], str]] = {

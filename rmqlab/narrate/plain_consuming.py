@@ -286,6 +286,11 @@ def suspended(ctx: CaptionContext, e: TraceEvent) -> str:
 def consume_request(ctx: CaptionContext, e: TraceEvent) -> str:
     d = e.data
     delay = int(d.get("delay_ms", 0))
+    if d.get("reason") == "continuous_60s":  # MAX_TIME_CONSUME_CONTINUOUSLY: a yield, not a suspension
+        return _(
+            "{who} has consumed {queue} for over 60 s in a row, so it gives the thread back to its other queues and "
+            "goes on with this one in {wait}."
+        ).format(who=name_of(e.actor), queue=queue_words(d.get("queue")), wait=dur(delay))
     later = _(" in {wait}").format(wait=dur(delay)) if delay else ""
     return _("{who} schedules its listener for {queue}{later}.").format(
         who=name_of(e.actor), queue=queue_words(d.get("queue")), later=later

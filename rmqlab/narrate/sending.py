@@ -11,7 +11,17 @@ from ..core.i18n import ngettext
 from ..core.trace import TraceEvent
 from .context import CaptionContext, name_of
 
-__all__ = ["NOT_STORE_OK", "RETRIED_CODES", "SEND_TIMES_TOTAL", "on_send_attempt", "on_send_failed", "on_send_result"]
+__all__ = [
+    "NOT_STORE_OK",
+    "RETRIED_CODES",
+    "SELECTOR_ERRORS",
+    "SEND_TIMES_TOTAL",
+    "on_send_attempt",
+    "on_send_failed",
+    "on_send_result",
+    "selector_failed",
+    "send_entry",
+]
 
 SEND_TIMES_TOTAL = {"SYNC": 3, "ASYNC": 3, "ONEWAY": 1}
 """Attempts a plain send may make: SYNC 1 + retryTimesWhenSendFailed 2, ASYNC 1 +
@@ -166,11 +176,38 @@ def on_send_result(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     )
 
 
+SELECTOR_ERRORS = ("select message queue return null", "select message queue threw exception", "selector returned")
+"""sendSelectImpl's own failures, thrown before any attempt (DefaultMQProducerImpl 4.9.7: "select message queue
+return null." / "… threw exception."; rmqlab's check that the queue is one of the route's)."""
+
+
+def send_entry(ctx: CaptionContext, e: TraceEvent) -> str:
+    """The DefaultMQProducerImpl method that failed ``e`` (a SEND_FAILED): its attempt's entry, else
+    sendSelectImpl when the selector's own check failed (no attempt was made), else sendDefaultImpl."""
+    entry = ctx.last_attempt.get((e.actor, e.msg_id or "?"), {}).get("entry")
+    if entry is not None:
+        return str(entry)
+    return "sendSelectImpl" if selector_failed(e) else "sendDefaultImpl"
+
+
+def selector_failed(e: TraceEvent) -> bool:
+    """Whether the send failed in the selector (sendSelectImpl), before any attempt."""
+    return any(needle in str(e.data.get("error")) for needle in SELECTOR_ERRORS)
+
+
 def on_send_failed(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     d, msg = e.data, e.msg_id or "?"
     error, attempts = str(d.get("error")), d.get("attempts")
     why = _(" — the 3000 ms sendMsgTimeout budget was spent before another attempt") if "call timeout" in error else ""
-    entry = str(ctx.last_attempt.get((e.actor, msg), {}).get("entry", "sendDefaultImpl"))
+    entry = send_entry(ctx, e)
+    if selector_failed(e):
+        what = _("the selector returned no queue") if "return null" in error else _("the selector failed")
+        return (
+            f"DefaultMQProducerImpl.{entry}",
+            _("the {mode} send of {msg} failed before any attempt: {what}; the application gets {error}").format(
+                mode=d.get("mode", "SYNC"), msg=msg, what=what, error=error
+            ),
+        )
     if entry != "sendDefaultImpl":
         why = _(" ({entry} makes one attempt)").format(entry=entry)
     return (

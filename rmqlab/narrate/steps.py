@@ -9,23 +9,23 @@ events: :func:`reading_order` moves each send-back in front of the broker's reac
 lists events (the caption of a step, the Events tab, the space-time diagram) reads them in that order.
 
 **Repeats.** A broker that is down makes a consumer retry its pulls every second for hours: thousands of
-identical events. :func:`signature` says when two events are the same (kind, actor, message and every detail:
-only the time differs), :func:`group_repeats` folds them into one :class:`Repeat` ("× 50,386, every 1 s,
-15 s – 14 h"), and the narrator marks each caption ``fresh`` or not, so a Step lands only where something new
-happened (:attr:`~rmqlab.narrate.narrator.Caption.fresh`).
+identical events. :func:`~rmqlab.narrate.repeats.signature` says when two events are the same (kind, actor, message
+and every detail but the time and a count of the repeats), :func:`~rmqlab.narrate.repeats.group_repeats` folds them
+into one :class:`Repeat` ("× 50,386, every 1 s, 15 s – 14 h"), and the narrator marks each caption ``fresh`` or not,
+so a Step lands only where something new happened (:attr:`~rmqlab.narrate.narrator.Caption.fresh`).
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
-from ..core.duration import format_duration
 from ..core.i18n import columns
 from ..core.i18n import gettext as _
-from ..core.trace import EventKind, TraceEvent
+from ..core.trace import EventKind
+from .plain_words import ids_words
+from .repeats import Repeat, burst, close_other_bursts, group_repeats, signature
 
 __all__ = [
     "REACTION_KINDS",
@@ -64,16 +64,6 @@ class Readable(Protocol):
 T = TypeVar("T", bound=Readable)
 
 
-class Timed(Protocol):
-    """What :func:`group_repeats` needs of an item: its virtual time."""
-
-    @property
-    def time_ms(self) -> int: ...
-
-
-G = TypeVar("G", bound=Timed)
-
-
 def reading_order(items: Sequence[T]) -> list[T]:
     """``items`` (in trace order) with every send-back moved in front of the broker's reaction to it.
 
@@ -94,83 +84,6 @@ def reading_order(items: Sequence[T]) -> list[T]:
         if j < i:
             out.insert(j, out.pop(i))
     return out
-
-
-def signature(event: TraceEvent) -> Hashable:
-    """Two events are repeats of each other when this is equal: everything but the time and the seq."""
-    return (event.kind, event.actor, event.msg_id, repr(sorted(event.data.items())))
-
-
-@dataclass(frozen=True, slots=True)
-class Repeat:
-    """One event, or a run of identical ones folded together."""
-
-    first: Any
-    """The first item of the group (a TraceEvent, a Caption, a row: whatever was grouped)."""
-    last: Any
-    """Its last item (the first again for a single event)."""
-    count: int
-    first_ms: int
-    last_ms: int
-    every_ms: int | None
-    """The gap between repeats when it is always the same; None when it varies (or for a single event)."""
-
-    @property
-    def summary(self) -> str:
-        """``""`` for a single event; ``× 50,386, every 1 s, 15 s – 14 h`` for a group."""
-        if self.count == 1:
-            return ""
-        every = _(", every {gap}").format(gap=format_duration(self.every_ms)) if self.every_ms else ""
-        start = "0 s" if self.first_ms == 0 and self.last_ms >= 1000 else format_duration(self.first_ms)
-        span = (
-            f"{start} – {format_duration(self.last_ms)}"
-            if self.last_ms != self.first_ms
-            else _("at {time}").format(time=format_duration(self.first_ms))
-        )
-        return f"× {self.count:,}{every}, {span}"
-
-
-def burst(item: object) -> Hashable:
-    """What a run of items started together shares: the millisecond, the kind and who did it (three queues'
-    offset commits failing at once; a lock refused for two queues). A new item closes every open group but those
-    of its own burst, which may repeat together."""
-    who = getattr(item, "actor", None) or getattr(item, "src", None)
-    return (getattr(item, "time_ms", None), getattr(item, "kind", None), who)
-
-
-def group_repeats(
-    items: Sequence[G], *, key: Callable[[G], Hashable], closes: Callable[[G], bool] = lambda item: True
-) -> list[Repeat]:
-    """Fold repeats: an item whose ``key`` equals that of an *open* group joins it (even if other groups'
-    items come between, as two queues' failing pulls alternate); any other item starts a group, and if
-    ``closes(item)`` it first closes the open groups not of its own :func:`burst` (something new happened: a
-    later identical event is news again). Groups are listed where their first item was."""
-    groups: list[list[G]] = []
-    open_groups: dict[Hashable, int] = {}
-    for item in items:
-        k = key(item)
-        at = open_groups.get(k)
-        if at is not None:
-            groups[at].append(item)
-            continue
-        if closes(item):
-            close_other_bursts(open_groups, burst(item), lambda i: burst(groups[i][0]))
-        open_groups[k] = len(groups)
-        groups.append([item])
-    return [_repeat(g) for g in groups]
-
-
-def close_other_bursts(open_groups: dict[Hashable, int], keep: Hashable, burst_of: Callable[[int], Hashable]) -> None:
-    """Forget the open groups whose burst (``burst_of`` their index) is not ``keep``."""
-    for k in [k for k, at in open_groups.items() if burst_of(at) != keep]:
-        del open_groups[k]
-
-
-def _repeat(group: list[G]) -> Repeat:
-    times = [item.time_ms for item in group]
-    gaps = {b - a for a, b in itertools.pairwise(times)}
-    every = gaps.pop() if len(gaps) == 1 else None
-    return Repeat(group[0], group[-1], len(group), times[0], times[-1], every)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +113,7 @@ last clause that fits, and ends "…". The send-back's rule, the step the labs s
 3 + reconsumeTimes 0 = level 3, due in 10 s"."""
 
 
-def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int]) -> tuple[list[str], int]:
+def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int], minor: Sequence[bool] = ()) -> tuple[list[str], int]:
     """The sentences that fit :data:`PLAIN_WIDTH`, most telling first (``ranks``: lower tells more, see
     :data:`_PLAIN_ORDER`; at least one, at most :data:`MAX_SENTENCES`), shown in reading order, then the count of the
     rest; and the index of the most telling one, whose rule the second line gives (both lines about one event)."""
@@ -209,7 +122,7 @@ def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int]) -> tuple[list
         return [_("(and {count} more: see the Events tab)").format(count=count)] if count else []
 
     kept: list[int] = []
-    for i in _most_telling_first(ranks):
+    for i in _most_telling_first(ranks, minor):
         trial = sorted({*kept, i})
         words = [sentences[j] for j in trial] + more(len(sentences) - len(trial))
         if kept and (len(trial) > MAX_SENTENCES or columns(_joined(words)) > PLAIN_WIDTH):
@@ -219,11 +132,14 @@ def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int]) -> tuple[list
     return [sentences[j] for j in shown] + more(len(sentences) - len(kept)), kept[0]
 
 
-def _most_telling_first(ranks: Sequence[int]) -> list[int]:
+def _most_telling_first(ranks: Sequence[int], minor: Sequence[bool] = ()) -> list[int]:
     """Indexes by rank (lower tells more); among a step's sends, the last try first ("pg tries M0001 again (try 2),
-    now on … broker-b" says more than the first try it follows); among other equals, the first."""
+    now on … broker-b" says more than the first try it follows); among other equals, one that is not ``minor`` (a
+    lock of a ``%RETRY%`` queue: c2 taking over TopicTest is the story, its retry queue goes with it), then the
+    first."""
     send = _rank_of(K.SEND_ATTEMPT, "")
-    return sorted(range(len(ranks)), key=lambda i: (ranks[i], -i if ranks[i] == send else i))
+    side = list(minor) or [False] * len(ranks)
+    return sorted(range(len(ranks)), key=lambda i: (ranks[i], (0, -i) if ranks[i] == send else (int(side[i]), i)))
 
 
 def _rank_of(kind: EventKind, topic: str) -> int:
@@ -288,11 +204,15 @@ but these first, as their sentence carries the
 step's cause and effect ("c1 failed M0001 for the 2nd time, its last allowed try, so it goes to the dead-letter topic";
 "c1 could not send M0001 back, so it keeps it …"), where the dead letter's own sentence, or a failed send-back's,
 tells only half; and a consumer that starts (LIFECYCLE) is said before the locks and queues it then gets."""
+LOCK_KINDS = frozenset({K.LOCK_ACQUIRED, K.LOCK_EXPIRED, K.LOCK_REFUSED, K.UNLOCKED})
+"""Lock results: when a step has several, the business topic's leads, not its ``%RETRY%`` queue's."""
 _RANK = {kind: i for i, kind in enumerate(_PLAIN_ORDER)}
 """Each kind's place in the first line's order: lower tells more."""
 
 
 class _Captioned(Readable, Protocol):
+    @property
+    def seq(self) -> int: ...
     @property
     def plain(self) -> str: ...
     @property
@@ -314,19 +234,37 @@ def step_caption(captions: Sequence[C]) -> StepCaption:
     if not captions:
         return StepCaption("", "")
     ordered = reading_order(captions)
-    groups = group_repeats(ordered, key=lambda c: c.plain, closes=lambda c: False)  # said once, with a count
+    keys = _repeat_keys(ordered)
+    groups = group_repeats(ordered, key=lambda c: keys[c.seq], closes=lambda c: False)  # said once, with a count
     sentences = []
     ranks = [_rank_of(g.first.kind, getattr(g.first, "topic", "")) for g in groups]
     for g in groups:
         first: C = g.first
+        ids = sorted({c.msg_id for c in ordered if keys[c.seq] == keys[first.seq] and c.msg_id})
+        summary = g.summary if len(ids) < 2 else f"{g.summary}: {ids_words(ids)}"  # one send of many messages
         sentences.append(
             first.plain
             if g.count == 1
-            else _("{sentence} ({summary}).").format(sentence=first.plain.rstrip(".。"), summary=g.summary)
+            else _("{sentence} ({summary}).").format(sentence=first.plain.rstrip(".。"), summary=summary)
         )
-    plain, lead = _fit_sentences(sentences, ranks)
+    minor = [g.first.kind in LOCK_KINDS and "%RETRY%" in g.first.plain for g in groups]
+    plain, lead = _fit_sentences(sentences, ranks, minor)
     key: C = groups[lead].first  # the second line is about the first line's event (issue 30: never another one)
     return StepCaption(_joined(plain), fit_rule(_("in the source: {rule}").format(rule=key.text)))
+
+
+def _repeat_keys(captions: Sequence[C]) -> dict[int, int]:
+    """Seq → the seq of the first caption it is said with: the same plain sentence, or a repeat of the same event
+    (:attr:`~rmqlab.narrate.narrator.Caption.group`: the sends of one millisecond, whose sentences differ only in
+    the message; an orderly message failing again)."""
+    keys: dict[int, int] = {}
+    by_plain: dict[str, int] = {}
+    by_group: dict[int, int] = {}
+    for c in captions:
+        key = by_plain.get(c.plain, by_group.get(c.group, c.seq))
+        keys[c.seq] = by_plain.setdefault(c.plain, key)
+        by_group.setdefault(c.group, key)
+    return keys
 
 
 def _joined(sentences: Sequence[str]) -> str:

@@ -157,7 +157,8 @@ class ConsumeMessageOrderlyService:
             return
         delay = clamp_suspend(delay_ms, self.default_mq_push_consumer.suspend_current_queue_time_millis)
         self._record_request(mq, delay, reason, requested_delay_ms=delay_ms)
-        self.default_mq_push_consumer_impl.schedule(delay, TimerKind.SUSPEND, self._submit_later, pq, mq, queue=mq)
+        kind = TimerKind.CONSUME_YIELD if reason == "continuous_60s" else TimerKind.SUSPEND
+        self.default_mq_push_consumer_impl.schedule(delay, kind, self._submit_later, pq, mq, queue=mq)
 
     def _submit_later(self, pq: ProcessQueue, mq: MessageQueue) -> None:
         if not self.stopped:  # the request announced by submit_consume_request_later's event
@@ -230,6 +231,7 @@ class ConsumeMessageOrderlyService:
                     ctx.trace.consumed(  # executeHookAfter
                         ctx.now, consumer.actor, mq=mq, msgs=msgs, status=status,
                         return_type=return_type or status.value, took_ms=ctx.now - start,
+                        auto_commit=context.auto_commit,
                     )  # fmt: skip
                     go_on = yield from self._process_consume_result(msgs, status, context, pq, mq)
                     if not go_on:
