@@ -360,13 +360,13 @@ def fails_with_bad(msgs, ctx):
 
 
 def batch_lab(batch=3, max_reconsume_times=2):
-    """a, bad, c, d waiting when c1 starts at 2 s; batches of ``batch``; the listener fails any batch with bad."""
+    """a, bad, c, d sent at 1.0–1.3 s and waiting when c1 starts at 2 s; batches of ``batch``; the listener fails any batch with bad."""
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
     lab.create_topic("TopicTest", queues=1)
     p = lab.add_producer("pg")
-    for body in ("a", "bad", "c", "d"):
-        lab.at("1s", p.send, Message("TopicTest", body))
+    for k, body in enumerate(("a", "bad", "c", "d")):
+        lab.at(f"{1000 + 100 * k}ms", p.send, Message("TopicTest", body))
     lab.add_consumer(
         "cg", subscribe={"TopicTest": "*"}, listener=fails_with_bad, orderly=True, name="c1", start="2s",
         consume_from_where="CONSUME_FROM_FIRST_OFFSET", consume_message_batch_max_size=batch,
