@@ -66,7 +66,8 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 def retry_picture(max_reconsume_times=3):
-    """``orderly_lab()`` as a Dashboard factory: a, bad, c from 2 s; bad always suspends."""
+    """``orderly_lab()`` as a Dashboard factory: a, bad and c one a second (as orderly_lab sends them);
+    bad always suspends."""
     return orderly_lab(max_reconsume_times=max_reconsume_times)[0]
 
 dash = Dashboard(retry_picture, knobs={"max_reconsume_times": 3}, horizon="20s", checkpoints=[

@@ -64,7 +64,7 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 def retry_picture(max_reconsume_times=3):
-    """把 ``orderly_lab()`` 用作 Dashboard 的工厂函数：从 2 s 起发送 a、bad、c；bad 总是要求挂起。"""
+    """把 ``orderly_lab()`` 用作 Dashboard 的工厂函数：按 orderly_lab 的节奏每秒发送 a、bad、c 各一条；bad 总是要求挂起。"""
     return orderly_lab(max_reconsume_times=max_reconsume_times)[0]
 
 dash = Dashboard(retry_picture, knobs={"max_reconsume_times": 3}, horizon="20s", checkpoints=[

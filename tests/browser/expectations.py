@@ -300,7 +300,7 @@ def expect_controller(index: int, cell: int, controller: Controller) -> Dashboar
         "with its frames in the page"
     )
     on_load, on_load_scenes = frame_of(controller), scenes_of(controller)
-    after_load_step = frame_of(controller) if controller.step_once() else None
+    after_load_step = frame_of(controller) if _step_answering(controller) else None  # a question on load: answered
     controller.reset()
     frames, reset_scenes = [frame_of(controller)], scenes_of(controller)
     for n in range(MAX_STEPS):
