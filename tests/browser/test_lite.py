@@ -53,9 +53,12 @@ OUTPUTS_JS = """() => {
 KERNEL_IDLE_JS = """() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
   return !!(w && w.sessionContext && w.sessionContext.session && w.sessionContext.kernelDisplayStatus === 'idle'); }"""
 ALL_NUMBERED_JS = """() => {
-  const p = [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')];
-  return p.length > 0 && p.every(e => /\\[\\d+\\]/.test(e.textContent));
+  const nb = window.jupyterapp.shell.currentWidget.content;
+  const code = nb.widgets.filter(c => c.model.type === 'code');
+  return code.length > 0 && code.every(c => c.model.executionCount !== null);
 }"""
+"""Every code cell has an execution count, read from the model: a folded cell (``source_hidden``, where a lab keeps a
+checkpoint's words) draws no "[n]" prompt, and JupyterLab's windowing may not draw far cells."""
 
 
 @dataclass
