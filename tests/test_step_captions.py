@@ -320,7 +320,7 @@ def test_a_take_over_leads_with_the_business_topic_not_its_retry_queue():
         return Caption(
             seq, 71_000, K.LOCK_ACQUIRED, "RebalanceImpl.lock", f"RebalanceImpl.lock: c2 locks {queue}@broker-a:0",
             True, f"c2 gets the lock on {queue} queue 0 on broker-a: now only c2 reads it, in order.", "consumer:c2",
-            None, seq,
+            None, seq, topic=queue,
         )  # fmt: skip
 
     caption = step_caption([lock(1, "%RETRY%cg"), lock(2, "TopicTest")])

@@ -71,7 +71,8 @@ class Caption:
     group: int = -1
     fresh: bool = True
     topic: str = ""
-    """The topic a REBALANCED event is about (a step leads with a business topic's, not ``%RETRY%``'s); else ``""``."""
+    """The topic a rebalance or lock result is about (a step leads with a business topic's, not ``%RETRY%``'s: c2
+    taking over TopicTest is the story, its retry queue goes with it); else ``""``."""
 
     @property
     def source(self) -> str:
@@ -170,8 +171,21 @@ class Narrator:
             event.msg_id,
             group,
             fresh,
-            str(event.get("topic") or "") if event.kind is K.REBALANCED else "",
+            _topic_of(event),
         )
+
+
+LOCK_KINDS = frozenset({K.LOCK_ACQUIRED, K.LOCK_EXPIRED, K.LOCK_REFUSED, K.UNLOCKED})
+"""Lock results, each about one queue (``TopicTest@broker-a:0``)."""
+
+
+def _topic_of(event: TraceEvent) -> str:
+    """The topic a REBALANCED event or a lock result is about (:attr:`Caption.topic`)."""
+    if event.kind is K.REBALANCED:
+        return str(event.get("topic") or "")
+    if event.kind in LOCK_KINDS:
+        return str(event.get("queue") or "").partition("@")[0]
+    return ""
 
 
 def narrate(events: Iterable[TraceEvent]) -> list[Caption]:

@@ -113,7 +113,7 @@ last clause that fits, and ends "…". The send-back's rule, the step the labs s
 3 + reconsumeTimes 0 = level 3, due in 10 s"."""
 
 
-def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int], minor: Sequence[bool] = ()) -> tuple[list[str], int]:
+def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int]) -> tuple[list[str], int]:
     """The sentences that fit :data:`PLAIN_WIDTH`, most telling first (``ranks``: lower tells more, see
     :data:`_PLAIN_ORDER`; at least one, at most :data:`MAX_SENTENCES`), shown in reading order, then the count of the
     rest; and the index of the most telling one, whose rule the second line gives (both lines about one event)."""
@@ -122,7 +122,7 @@ def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int], minor: Sequen
         return [_("(and {count} more: see the Events tab)").format(count=count)] if count else []
 
     kept: list[int] = []
-    for i in _most_telling_first(ranks, minor):
+    for i in _most_telling_first(ranks):
         trial = sorted({*kept, i})
         words = [sentences[j] for j in trial] + more(len(sentences) - len(trial))
         if kept and (len(trial) > MAX_SENTENCES or columns(_joined(words)) > PLAIN_WIDTH):
@@ -132,14 +132,11 @@ def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int], minor: Sequen
     return [sentences[j] for j in shown] + more(len(sentences) - len(kept)), kept[0]
 
 
-def _most_telling_first(ranks: Sequence[int], minor: Sequence[bool] = ()) -> list[int]:
+def _most_telling_first(ranks: Sequence[int]) -> list[int]:
     """Indexes by rank (lower tells more); among a step's sends, the last try first ("pg tries M0001 again (try 2),
-    now on … broker-b" says more than the first try it follows); among other equals, one that is not ``minor`` (a
-    lock of a ``%RETRY%`` queue: c2 taking over TopicTest is the story, its retry queue goes with it), then the
-    first."""
+    now on … broker-b" says more than the first try it follows); among other equals, the first."""
     send = _rank_of(K.SEND_ATTEMPT, "")
-    side = list(minor) or [False] * len(ranks)
-    return sorted(range(len(ranks)), key=lambda i: (ranks[i], (0, -i) if ranks[i] == send else (int(side[i]), i)))
+    return sorted(range(len(ranks)), key=lambda i: (ranks[i], -i if ranks[i] == send else i))
 
 
 def _rank_of(kind: EventKind, topic: str) -> int:
@@ -204,8 +201,6 @@ but these first, as their sentence carries the
 step's cause and effect ("c1 failed M0001 for the 2nd time, its last allowed try, so it goes to the dead-letter topic";
 "c1 could not send M0001 back, so it keeps it …"), where the dead letter's own sentence, or a failed send-back's,
 tells only half; and a consumer that starts (LIFECYCLE) is said before the locks and queues it then gets."""
-LOCK_KINDS = frozenset({K.LOCK_ACQUIRED, K.LOCK_EXPIRED, K.LOCK_REFUSED, K.UNLOCKED})
-"""Lock results: when a step has several, the business topic's leads, not its ``%RETRY%`` queue's."""
 _RANK = {kind: i for i, kind in enumerate(_PLAIN_ORDER)}
 """Each kind's place in the first line's order: lower tells more."""
 
@@ -247,8 +242,7 @@ def step_caption(captions: Sequence[C]) -> StepCaption:
             if g.count == 1
             else _("{sentence} ({summary}).").format(sentence=first.plain.rstrip(".。"), summary=summary)
         )
-    minor = [g.first.kind in LOCK_KINDS and "%RETRY%" in g.first.plain for g in groups]
-    plain, lead = _fit_sentences(sentences, ranks, minor)
+    plain, lead = _fit_sentences(sentences, ranks)
     key: C = groups[lead].first  # the second line is about the first line's event (issue 30: never another one)
     return StepCaption(_joined(plain), fit_rule(_("in the source: {rule}").format(rule=key.text)))
 
