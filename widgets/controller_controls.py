@@ -197,15 +197,15 @@ class KernelControls:
     def _sync_jump_choices(self, position: int) -> None:
         """Offer in the Jump box only the kinds still to come, each with how many (all of them if the future is
         not known); keep the student's choice while it is still on offer."""
+        limit, blocked = None, False
         if self.outline is None:
             choices: tuple[tuple[str, str], ...] = tuple((kind_name(kind), kind) for kind in JUMP_KINDS)
-            limit = None
         else:  # only what a Jump can reach before a question still to answer: its kinds would tell the answer
             limit = gate(self.frames, self.answered, position, self.outline.end)
+            blocked = limit < self.outline.end
             ahead = self.outline.ahead(position, until=limit)
             counts = ((kind, ahead[EventKind(kind)]) for kind in JUMP_KINDS)
             choices = tuple((jump_label(kind, n), kind) for kind, n in counts if n)
-        blocked = limit is not None and self.outline is not None and limit < self.outline.end
         offered = choices or ((_("answer the question first") if blocked else _("nothing ahead"), ""),)
         if offered != self.kind_choice.options:
             chosen = self.kind_choice.value
