@@ -10,10 +10,11 @@ being plain ``go.Figure`` s, and for a mime bundle that is the same bytes every 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import plotly.graph_objects as go
-import plotly.io as pio
 import pytest
 from rmqlab.widgets import demo_lab
 from rmqlab.widgets.chart_data import (
@@ -96,7 +97,7 @@ def test_lag_is_max_offset_minus_the_brokers_offset() -> None:
 def test_lag_chart_draws_both_copies_and_hides_idle_queues() -> None:
     lab = five_messages().run(until="2m")
     fig = lag_chart(lab)
-    assert type(fig) is go.Figure
+    assert isinstance(fig, go.Figure) and not isinstance(fig, go.FigureWidget)
     names = [t.name for t in fig.data]
     assert names == [
         "cg · %RETRY%cg@broker-a:0 (broker's offset)", "cg · %RETRY%cg@broker-a:0 (client's offset)",
@@ -194,17 +195,30 @@ def test_run_summary_and_markers_of_a_consumer_crash() -> None:
 
 
 def test_output_is_the_same_bytes_every_time() -> None:
-    """The "rmqlab" renderer: plotly JSON plus HTML whose div id is the figure's hash, never plotly's uuid."""
-    assert pio.renderers.default == "rmqlab"
+    """A chart shows plotly JSON plus HTML whose div id is the figure's hash, never plotly's uuid."""
     lab = five_messages().run(until="2m")
-    first, second = (pio.renderers["rmqlab"].to_mimebundle(lag_chart(lab).to_dict()) for _ in range(2))
+    first, second = (lag_chart(lab)._repr_mimebundle_() for _ in range(2))
     assert first == second
     assert sorted(first) == ["application/vnd.plotly.v1+json", "text/html"]
     ids = re.findall(r'<div id="([^"]+)"', first["text/html"])
     assert len(ids) == 1 and re.fullmatch(r"rmqlab-chart-[0-9a-f]{12}", ids[0])
     assert first["application/vnd.plotly.v1+json"]["data"][2]["y"] == [0, 1, 2, 3, 4, 4, 0, 0]
-    other = pio.renderers["rmqlab"].to_mimebundle(lag_chart(lab, theme="dark").to_dict())
+    other = lag_chart(lab, theme="dark")._repr_mimebundle_()
     assert re.findall(r'<div id="([^"]+)"', other["text/html"]) != ids
+
+
+def test_a_chart_leaves_plotlys_renderers_alone() -> None:
+    """Drawing a chart neither changes plotly's default renderer nor imports its renderer registry (which pulls in
+    nbformat and jsonschema's URI grammar, a second and a half in every kernel)."""
+    script = (
+        "import sys\n"
+        "from rmqlab.widgets import demo_lab\n"
+        "from rmqlab.widgets.charts import lag_chart\n"
+        "lag_chart(demo_lab(messages=2).run(until='1m'))._repr_mimebundle_()\n"
+        "print(sorted(m for m in ('plotly.io._renderers', 'nbformat', 'jsonschema') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
 
 
 def test_bad_arguments() -> None:

@@ -11,11 +11,12 @@ glance::
     summary_chart(lab)                               # cumulative flow, with faults and crashes marked
 
 The figures are plain ``go.Figure`` s (no FigureWidget, no kernel round trip), so they render in JupyterLab,
-Voila and JupyterLite (plotly's own renderer extension) and, as HTML, in nbconvert and the docs site. Importing
-this module registers a renderer, ``"rmqlab"`` (made the default), whose output is the same in every run: the
-plotly JSON for JupyterLab, and HTML whose ``div`` id is a hash of the figure (plotly picks a random one), so
-nbval compares chart outputs like any other. The HTML loads plotly.js from its CDN; ``docs/build_docs.py``
-serves a local copy instead.
+Voila and JupyterLite (plotly's own renderer extension) and, as HTML, in nbconvert and the docs site. Each is a
+:class:`RunChart`, a ``go.Figure`` that shows itself the same way in every run: the plotly JSON for JupyterLab, and
+HTML whose ``div`` id is a hash of the figure (plotly picks a random one), so nbval compares chart outputs like any
+other. It builds that output itself rather than through plotly's renderer registry, which imports nbformat and,
+through jsonschema, a URI grammar that takes a second and a half to build in every kernel that draws a chart. The
+HTML loads plotly.js from its CDN; ``docs/build_docs.py`` serves a local copy instead.
 
 Colours: Okabe–Ito (colour-blind safe), and never colour alone: each line also has its own dash and marker,
 each bar outcome its own pattern. Two templates: ``rmqlab`` (a white card, readable on a light or a dark
@@ -31,7 +32,6 @@ from typing import Any, Literal
 
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 import plotly.io as pio  # type: ignore[import-untyped]
-from plotly.io._base_renderers import MimetypeRenderer  # type: ignore[import-untyped]
 
 from rmqlab import Lab, Trace, format_duration
 from rmqlab.core.i18n import N_
@@ -92,20 +92,28 @@ pio.templates["rmqlab"] = _template(dark=False)
 pio.templates["rmqlab_dark"] = _template(dark=True)
 
 
-class RmqlabRenderer(MimetypeRenderer):  # type: ignore[misc]
+def chart_bundle(fig_dict: dict[str, Any]) -> dict[str, Any]:
     """plotly's JSON (JupyterLab, Voila, JupyterLite draw it) plus HTML for pages without the extension
     (nbconvert, the docs site), both the same bytes for the same figure."""
-
-    def to_mimebundle(self, fig_dict: dict[str, Any]) -> dict[str, Any]:
-        data = json.loads(pio.to_json(fig_dict, validate=False))
-        digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:12]
-        page = pio.to_html(fig_dict, include_plotlyjs="cdn", full_html=False, div_id=f"rmqlab-chart-{digest}",
-                           default_width="100%", default_height=420, validate=False)  # fmt: skip
-        return {"application/vnd.plotly.v1+json": {**data, "config": {"displaylogo": False}}, "text/html": page}
+    data = json.loads(pio.to_json(fig_dict, validate=False))
+    digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:12]
+    page = pio.to_html(fig_dict, include_plotlyjs="cdn", full_html=False, div_id=f"rmqlab-chart-{digest}",
+                       default_width="100%", default_height=420, validate=False)  # fmt: skip
+    return {"application/vnd.plotly.v1+json": {**data, "config": {"displaylogo": False}}, "text/html": page}
 
 
-pio.renderers["rmqlab"] = RmqlabRenderer()
-pio.renderers.default = "rmqlab"
+class RunChart(go.Figure):  # type: ignore[misc]
+    """A plain ``go.Figure`` (every plotly method works on it) that a notebook shows as :func:`chart_bundle`.
+
+    Only display changes: ``fig.show()`` still goes through plotly's renderers, as for any figure."""
+
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None, **kwargs: object) -> dict[str, Any]:
+        return chart_bundle(self.to_dict())
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self._repr_mimebundle_(), raw=True)  # type: ignore[no-untyped-call]
 
 
 def _trace_of(run: Lab | Trace) -> Trace:
@@ -125,7 +133,7 @@ def _figure(title: str, x: str, y: str, theme: ChartTheme) -> go.Figure:
     """An empty figure in the theme; ``title`` translated when it is one of the default titles (else kept)."""
     if theme not in ("light", "dark"):
         raise ValueError(f"theme={theme!r}: must be 'light' or 'dark'")
-    fig = go.Figure()
+    fig = RunChart()
     fig.update_layout(template=pio.templates["rmqlab_dark" if theme == "dark" else "rmqlab"], title=_(title),
                       xaxis_title=x, yaxis_title=y, height=420)  # fmt: skip
     return fig
