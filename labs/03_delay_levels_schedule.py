@@ -114,7 +114,8 @@ show_trace(lab.trace, "delivered", "scheduled", "delay_delivered")
 
 # %% [markdown]
 # > **Common belief vs. the source.** "The retry interval is 1 s, 5 s, 10 s, 30 s …" — the first retry uses level 3 (10 s):
-# > `3 + reconsumeTimes`. Levels 1–2 are only used if the listener sets `delayLevelWhenNextConsume`.
+# > `3 + reconsumeTimes`. A retry uses levels 1–2 only if the listener sets `delayLevelWhenNextConsume` (a
+# > producer's own delayed message may use any level).
 
 # %% [markdown]
 # ### Exercise 1 — predict, then run

@@ -108,7 +108,7 @@ show_trace(lab.trace, "delivered", "scheduled", "delay_delivered")
 
 # %% [markdown]
 # > **常见说法 vs. 源码。** “重试间隔是 1 s、5 s、10 s、30 s……”——第一次重试用的是级别 3（10 s）：
-# > `3 + reconsumeTimes`。只有监听器设置了 `delayLevelWhenNextConsume`，才会用到级别 1–2。
+# > `3 + reconsumeTimes`。重试只有在监听器设置了 `delayLevelWhenNextConsume` 时才会用到级别 1–2（生产者自己发送的延迟消息可以用任何级别）。
 
 # %% [markdown]
 # ### 练习 1 — 先预测，再运行
