@@ -210,7 +210,7 @@ def _build_run(
             if not stepper.step():
                 break
         if complete:  # the last frame says what the whole run showed (its end is known now)
-            captions[-1] = stepper.caption_lines(last=True, now_ms=times[-1])  # the time its clock shows
+            captions[-1] = stepper.caption_lines(last=True, now_ms=times[-1], state=snaps[-1])  # what its frame shows
         replay.run_to_end()
     outline = RunOutline(tuple(e.kind for e in replay.lab.trace))
     captions[0] = intro_caption(snaps[0], list(replay.lab.trace)).lines  # what the picture shows, what will happen
