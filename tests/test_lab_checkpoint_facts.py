@@ -1,9 +1,9 @@
 """The numbers a checkpoint quotes are the run's, and no lab states a checkpoint's answer before it is asked.
 
-Labs 02a, 04b, 05, 06, 07a, 07b, 08 and 09 (both languages) give their checkpoints their own question, hint and explanation
-(issue 30: an explanation adds the *why*, with this run's numbers). Stop 32's review found lab 05 saying "c1's listener
-is done with M0003" while the picture showed offset 2 still in process, and lab 07a's Markdown stating the answer of
-its "when" question under the picture. Here, for each such checkpoint:
+Labs 02a, 04b, 05, 06, 07a, 07b, 08 and 09 (both languages) give their checkpoints their own question, hint and
+explanation (issue 30: an explanation adds the *why*, with this run's numbers). Stop 32's review found lab 05 saying
+"c1's listener is done with M0003" while the picture showed offset 2 still in process, and lab 07a's Markdown stating
+the answer of its "when" question under the picture. Here, for each such checkpoint:
 
 - every number its texts quote (``60 s``, ``offset 5``, ``queue 3``, ``-1``) is computed again from the run's trace
   and compared, as a multiset, with the numbers in the text (so a changed scenario or rule fails here, not in class);

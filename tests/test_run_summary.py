@@ -191,7 +191,8 @@ def _takeover() -> Lab:
 def test_a_message_pulled_behind_one_being_retried_is_counted_where_it_waits() -> None:
     """Lab 07b: 3 sent, M0001 consumed, M0002 suspended again and again by c2; M0003, pulled by c2 behind it, has no
     consume result. The summary counted it nowhere ("3 sent, 1 consumed, 1 still waiting"); it says where it waits,
-    named from the engine's state at the frame's clock (c2's ProcessQueue of the queue), and its source line the pull."""
+    named from the engine's state at the frame's clock (c2's ProcessQueue of the queue), and its source line the
+    pull."""
     frames = Controller(_takeover, horizon="90s").frames
     assert frames is not None
     plain, source = frames.captions[-1]

@@ -28,7 +28,7 @@ from rmqlab.snapshot import LabSnapshot
 
 from .active_faults import FaultWindow, fault_windows
 from .checkpoint_mask import Mask, mask_frames, mask_model
-from .checkpoints import AskedCheckpoint, Checkpoint, resolve
+from .checkpoints import AskedCheckpoint, Checkpoint, cuts_of, resolve
 from .flow_view import FlowVM, flow_view_model
 from .replay import InjectedFault, Replay, RunOutline
 from .run_intro import intro_caption
@@ -186,7 +186,7 @@ def _build_run(
     max_frames: int,
     run: str | None,
 ) -> RunFrames:
-    replay = Replay(make_lab, horizon=horizon, faults=faults)
+    replay = Replay(make_lab, horizon=horizon, faults=faults, cuts=cuts_of(checkpoints))
     stepper = Stepper(replay)
     positions, times, captions, snaps, kinds = [], [], [], [], []
     trace = replay.lab.trace

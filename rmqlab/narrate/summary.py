@@ -133,9 +133,9 @@ class RunFates:
             if queue.topic.startswith(SYSTEM_TOPICS):
                 continue
             for cell in queue.cells:
-                msg = cell.msg_id
-                if msg is not None and msg not in ended and msg not in self.held:
-                    self.at_broker[msg] = None
+                stored = cell.msg_id
+                if stored is not None and stored not in ended and stored not in self.held:
+                    self.at_broker[stored] = None
 
     def counted(self) -> dict[str, list[str]]:
         """The messages the summary counts, under the fate it counts each by (a message both consumed and
