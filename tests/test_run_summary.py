@@ -198,7 +198,7 @@ def test_a_message_pulled_behind_one_being_retried_is_counted_where_it_waits() -
     plain, source = frames.captions[-1]
     assert plain == (
         "End of the run at 1 m 30 s: 3 messages sent, 1 consumed, 1 still waiting for another try (up to 27 "
-        "deliveries), 1 pulled by c2 from TopicTest@broker-a:0 but not consumed yet and the offset of 1 queue saved."
+        "deliveries), 1 pulled by c2 (TopicTest@broker-a:0), not consumed and the offset of 1 queue saved."
     )
     assert "pulled: DefaultMQPushConsumerImpl.pullMessage" in source
     held = [pq for c in frames.snapshots[-1].consumers if c.client_id == "c2" for pq in c.process_queues]

@@ -244,7 +244,7 @@ def summary_of(fates: RunFates) -> str:
         holders[holder] = holders.get(holder, 0) + 1
     for (consumer, queue), n in holders.items():
         parts.append(
-            _("{n} pulled by {consumer} from {queue} but not consumed yet").format(n=n, consumer=consumer, queue=queue)
+            _("{n} pulled by {consumer} ({queue}), not consumed").format(n=n, consumer=consumer, queue=queue)
         )
     if fates.at_broker:
         stored = _("{n} stored at the broker, not pulled yet") if fates.consumers else _("{n} stored (no consumer)")
