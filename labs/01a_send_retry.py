@@ -78,24 +78,27 @@ def broker_a_dies(mode="send", sends=1):
 
 # %% [markdown]
 # The picture: broker-a goes down at 2 s (the producer still has it in its cached route), then eight SYNC sends.
-# The warm-up is message `M0001`, so m1 is `M0002`. Its tries all happen in one step (a SYNC send retries at once),
-# so the picture stops just before it and its question says how try 1 fails: predict where the retry goes, then
-# step on.
+# The warm-up is message `M0001`, so m1 is `M0002`. Its tries all happen in the same millisecond (a SYNC send
+# retries at once, in one scheduler step), and the picture stops between them: try 1 has just failed (see the
+# caption and the Events tab), try 2 is next. Predict where try 2 goes, then step on.
 
 # %% jupyter={"source_hidden": true}
-# The words the picture says after a right answer. Every answer in them ({answer}, {queue_id}, {time} …) is a
-# field the picture fills in from the run it shows: this cell names none.
+# The words the picture says. Every answer in them ({answer}, {queue_id}, {broker} …) is a field the picture fills
+# in from the run it shows: this cell names none.
 ASK_B0 = (
-    "broker-a is down, but pg's cached route still lists it. At the next step pg sends M0002: try 1 goes to "
-    "TopicTest:{send_result_queue_id} · {send_result_broker} and fails at once ({send_result_outcome}). Where is "
-    "M0002 stored? Click the place in the picture (or a button)."
+    "pg's try 1 of M0002 has just failed (the caption says where it went, the Events tab why). Where does try 2 "
+    "go? Click the queue in the picture (or a button)."
+)
+HINT_B0 = (
+    "A SYNC send retries at once, inside one sendMsgTimeout budget, and picks the next queue with "
+    "selectOneMessageQueue(lastBrokerName): the round robin moves on, skipping the broker of the try before."
 )
 WHY_B0 = (
     "Right: {answer}. Try 1 went to TopicTest:{send_result_queue_id} · {send_result_broker}, which is down but "
     "still in pg's cached route, and failed at once ({send_result_outcome}). The producer tries again at once, "
-    "inside the same {send_attempt_timeout_ms} ms budget, on a broker other than {send_result_broker}, the one "
-    "that just failed: selectOneMessageQueue(lastBrokerName) skips it. So {msg} is stored on "
-    "TopicTest:{queue_id} · {who}."
+    "inside the same {timeout_ms} ms budget, on a broker other than {send_result_broker}, the one that just "
+    "failed: selectOneMessageQueue(lastBrokerName) skips it. So try {attempt} goes to TopicTest:{queue_id} · "
+    "{broker}, where {msg} is stored."
 )
 
 # %% tags=["nbval-ignore-output"]
@@ -103,8 +106,9 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(broker_a_dies, knobs={"mode": "send", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s",
-                 checkpoints=[Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="where M0002 is stored",
-                                         question=ASK_B0, explain=WHY_B0)])
+                 checkpoints=[Checkpoint(before="send_attempt", msg_id="M0002", nth=2, inside_step=True, ask="where",
+                                         optional=True, name="where M0002's second try goes", question=ASK_B0,
+                                         hint=HINT_B0, explain=WHY_B0)])
 dash
 
 

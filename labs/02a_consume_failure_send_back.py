@@ -75,14 +75,35 @@ def listener_lab(listener="raises"):
 
 # %% [markdown]
 # The picture: one message, and a listener that throws (the `listener` knob picks one of the three, then Rebuild).
-# Step to its first `consumed` and stop: is the message acknowledged, or sent back? Then step on, and compare the
-# three listeners in the table under it.
+# Step: the run stops before the listener's answer to ask where the message is after it — acknowledged, or
+# somewhere else? Then step on, and compare the three listeners in the table under it.
+
+# %% jupyter={"source_hidden": true}
+# The words the picture says. Every answer in them ({answer}, {scheduled_level} …) is a field the picture fills in
+# from the run it shows: this cell names none.
+HINT_THROWS = (
+    "An exception is not an answer: ConsumeRequest.run catches it and is left with a null status, which it counts "
+    "as RECONSUME_LATER, like a listener that returns null or asks for a retry. processConsumeResult then decides "
+    "by that status, and the delay level follows from reconsumeTimes."
+)
+WHY_THROWS = (
+    "Right: {answer}. The listener's answer ({consumed_return_type}) counts as RECONSUME_LATER, so "
+    "processConsumeResult did not acknowledge {msg}: it sent it back to the broker (sendMessageBack). The broker "
+    "(asyncConsumerSendMsgBack) parks the copy in SCHEDULE_TOPIC_XXXX at delay level 3 + reconsumeTimes "
+    "{reconsume_times} = {scheduled_level}, due at {scheduled_due}, before it returns on %RETRY%cg."
+)
 
 # %% tags=["nbval-ignore-output"]
+from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 listener_dash = Dashboard(listener_lab, knobs={"listener": "raises"}, knob_options={"listener": list(LISTENERS)},
-                          horizon="45s")
+                          horizon="45s", checkpoints=[
+    Checkpoint(before="send_back", ask="where", optional=True, name="where a message whose listener failed goes",
+               hint=HINT_THROWS, explain=WHY_THROWS,
+               question="In the next step c1's listener answers {msg} with return type {consumed_return_type}. "
+                        "Where is {msg} after that step? Click the place in the picture (or a button)."),
+])
 listener_dash
 
 # %%

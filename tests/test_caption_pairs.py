@@ -18,7 +18,8 @@ from rmqlab.widgets.replay import Replay
 from test_lab_captions import SOURCES, _dashboards
 
 from rmqlab.core.trace import TraceEvent
-from rmqlab.narrate import Caption, narrate
+from rmqlab.narrate import Caption, count_fates, narrate
+from rmqlab.narrate.summary import SYSTEM_TOPICS, summary_of
 
 SOURCE = "in the source: "
 COUNT = re.compile(r"\s*\(and \d+ more: see the Events tab\)$")
@@ -58,6 +59,7 @@ def test_two_lines_tell_of_one_event_and_the_run_begins_and_ends_in_a_sentence(
             assert both, (source, run, i, plain, rule, [c.plain for c in step if _ruled(rule, c)])
             steps += 1
         _check_first_and_last(source, run.index, frames, list(replay.lab.trace))
+        _check_every_message_counted_once(source, run.index, frames, list(replay.lab.trace))
     assert steps >= 8, f"{source}: only {steps} steps checked"
 
 
@@ -75,3 +77,18 @@ def _check_first_and_last(source: str, index: int, frames: RunFrames, trace: lis
     assert (f"{len(sent)} message" in end) == bool(sent), (source, run, end)
     # the second line gives the code of the summary's fates, not one last event's rule
     assert end_rule.startswith(SOURCE + ("sent: " if sent else "")), (source, run, end_rule)
+
+
+def _check_every_message_counted_once(source: str, index: int, frames: RunFrames, trace: list[TraceEvent]) -> None:
+    """The last step counts each message the engine holds on its topic at that frame's clock exactly once, by one
+    fate (issue 30: lab 07b's M0003, pulled by c2 behind the M0002 it retries, was counted nowhere; lab 01a's stored
+    messages, with no consumer in the run, neither): the fates are disjoint, their sum is the number of messages sent
+    and stored per the engine's state (the frame's snapshot), and the plain line is the summary of those fates."""
+    end = len(frames) - 1
+    state = frames.snapshots[end]
+    stored = {c.msg_id for q in state.queues if not q.topic.startswith(SYSTEM_TOPICS) for c in q.cells if c.msg_id}
+    fates = count_fates(trace[: frames.positions[end]], now_ms=frames.now_ms[end], state=state)
+    counted = fates.counted()
+    total = sum(len(messages) for messages in counted.values())
+    assert total == len(stored) and {m for ms in counted.values() for m in ms} == stored, (source, index, counted)
+    assert frames.captions[end][0] == summary_of(fates), (source, index)

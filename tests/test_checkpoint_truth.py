@@ -263,3 +263,21 @@ def test_the_answer_search_finds_an_answer_keyed_explanation() -> None:
     answers = {"queue:TopicTest@broker-b:0", "TopicTest:0 · broker-b", "7000", "t = 7 s"}
     assert _stated([old_01a, old_02b], answers) == ["7000", "queue:TopicTest@broker-b:0"]
     assert _stated(["TopicTest:0 · broker-b2", "17000 ms", "{answer}"], answers) == []
+
+
+def test_lab_02a_asks_on_its_first_picture_where_the_failed_message_goes() -> None:
+    """Lab 02a's first picture (the listener that throws) asked nothing: its section's question ("acknowledged, or
+    sent back?") was asked in cells only. It now pauses before the first send-back and asks where M0001 is after the
+    listener's answer: parked at the delay level the broker picks (3 + reconsumeTimes 0), not consumed, not in the
+    queue; the hint is the lab's own (the exception counts as RECONSUME_LATER), the explanation the run's level and
+    due time, and the paused frame's caption names neither."""
+    first = _dashboards_of(LABS / "02a_consume_failure_send_back.py")[0]
+    (cp,) = first.controller.checkpoints
+    assert (cp.event.kind.value, cp.event.msg_id, cp.ask, cp.answer) == ("send_back", "M0001", "where",
+                                                                        "delay:broker-a:3")  # fmt: skip
+    scheduled = next(e for e in trace_of(first) if e.kind.value == "scheduled" and e.msg_id == "M0001")
+    assert scheduled.get("level") == 3 and cp.lab_hint and "RECONSUME_LATER" in cp.hint
+    assert "EXCEPTION" in cp.question and {"done:cg", "pq:c1:TopicTest@broker-a:0"} <= {c.key for c in cp.choices}
+    assert "= 3, due at 11 s" in cp.explain and scheduled.get("due_ms") == 11_000
+    paused = " ".join(first.controller.frames.captions[cp.frame])
+    assert "10 s" not in paused and "level" not in paused and "goes back" not in paused

@@ -1,9 +1,9 @@
 """The numbers a checkpoint quotes are the run's, and no lab states a checkpoint's answer before it is asked.
 
-Labs 04b, 05, 06, 07a, 07b, 08 and 09 (both languages) give their checkpoints their own question, hint and explanation
-(issue 30: an explanation adds the *why*, with this run's numbers). Stop 32's review found lab 05 saying "c1's listener
-is done with M0003" while the picture showed offset 2 still in process, and lab 07a's Markdown stating the answer of
-its "when" question under the picture. Here, for each such checkpoint:
+Labs 02a, 04b, 05, 06, 07a, 07b, 08 and 09 (both languages) give their checkpoints their own question, hint and
+explanation (issue 30: an explanation adds the *why*, with this run's numbers). Stop 32's review found lab 05 saying
+"c1's listener is done with M0003" while the picture showed offset 2 still in process, and lab 07a's Markdown stating
+the answer of its "when" question under the picture. Here, for each such checkpoint:
 
 - every number its texts quote (``60 s``, ``offset 5``, ``queue 3``, ``-1``) is computed again from the run's trace
   and compared, as a multiset, with the numbers in the text (so a changed scenario or rule fails here, not in class);
@@ -83,6 +83,16 @@ def _seconds(ms: int) -> str:
 
 
 Facts = Callable[[Any, Any, Sequence[TraceEvent]], list[str]]
+
+
+def _lab_02a(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
+    """Where a failed (or unacknowledged) message goes: the rule's 3 of "3 + reconsumeTimes", its reconsumeTimes, the
+    level it is parked at and when that level is due, in the explanation; the question and hint quote none."""
+    assert cp.event.kind is EventKind.SEND_BACK, cp.name
+    parked = [e for e in trace if e.kind is EventKind.SCHEDULED and e.msg_id == cp.event.msg_id
+              and e.seq < cp.event.seq][-1]  # the broker parks the copy before the send-back's answer returns
+    level, due = parked.get("level"), int(parked.get("due_ms"))
+    return ["3", str(cp.event.get("reconsume_times")), str(level), *time_numbers(due)]
 
 
 def _lab_04b(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
@@ -189,6 +199,7 @@ def _no_numbers(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
 
 
 FACTS: dict[str, Facts] = {
+    "02a_consume_failure_send_back": _lab_02a,
     "04b_stranded_retry_queues": _lab_04b,
     "05_offsets_process_queue": _lab_05,
     "06_ordered_send": _lab_06,

@@ -166,3 +166,50 @@ def test_the_last_steps_summary_is_at_the_time_its_clock_shows() -> None:
     assert frames is not None
     assert frames.now_ms[-1] == 2_000
     assert frames.captions[-1][0].startswith("End of the run at 2 s: ")
+
+
+def _takeover() -> Lab:
+    """Lab 07b's first picture: orderly c1 consumes a, suspends on bad (forever), pulls c, crashes at 10 s; c2 of the
+    same group starts at 11 s and takes the queue's lock when c1's lease expires."""
+    from rmqlab import ConsumeOrderlyStatus as O
+
+    def bad_suspends(msgs: list[Message], ctx: object) -> O:
+        return O.SUSPEND_CURRENT_QUEUE_A_MOMENT if msgs[0].body == "bad" else O.SUCCESS
+
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg", send_which_queue_start=0)
+    c1 = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=bad_suspends, orderly=True, name="c1")
+    for i, body in enumerate(("a", "bad", "c")):
+        lab.at(f"{2 + i}s", p.send, Message("TopicTest", body))
+    lab.at("10s", c1.crash)
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=bad_suspends, orderly=True, name="c2", start="11s")
+    return lab
+
+
+def test_a_message_pulled_behind_one_being_retried_is_counted_where_it_waits() -> None:
+    """Lab 07b: 3 sent, M0001 consumed, M0002 suspended again and again by c2; M0003, pulled by c2 behind it, has no
+    consume result. The summary counted it nowhere ("3 sent, 1 consumed, 1 still waiting"); it says where it waits,
+    named from the engine's state at the frame's clock (c2's ProcessQueue of the queue), and its source line the
+    pull."""
+    frames = Controller(_takeover, horizon="90s").frames
+    assert frames is not None
+    plain, source = frames.captions[-1]
+    assert plain == (
+        "End of the run at 1 m 30 s: 3 messages sent, 1 consumed, 1 still waiting for another try (up to 27 "
+        "deliveries), 1 pulled by c2 (TopicTest@broker-a:0), not consumed and the offset of 1 queue saved."
+    )
+    assert "pulled: DefaultMQPushConsumerImpl.pullMessage" in source
+    held = [pq for c in frames.snapshots[-1].consumers if c.client_id == "c2" for pq in c.process_queues]
+    assert [(pq.queue, pq.msg_tree_ids) for pq in held if pq.msg_tree_ids] == [
+        ("TopicTest@broker-a:0", ("M0002", "M0003"))  # the engine's state the caption reads
+    ]
+
+
+def test_a_run_with_no_consumer_says_its_messages_are_stored() -> None:
+    """Lab 01a/01b/06's producer-only runs: the stored messages are counted (stored, no consumer), not left out."""
+    lab = flush_timeouts().run(until="5s")
+    assert run_summary(lab.trace, now_ms=lab.now, state=lab.snapshot()) == (
+        "End of the run at 5 s: 2 messages sent, 2 stored (no consumer) and 2 stored but not flushed to disk in time."
+    )

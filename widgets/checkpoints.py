@@ -42,7 +42,7 @@ from .checkpoint_facts import subject as _subject
 from .checkpoint_when import when_offers
 from .flow_view import FlowVM, Place
 
-__all__ = ["ASKS", "AskedCheckpoint", "Checkpoint", "CheckpointError", "Choice", "resolve", "run_facts"]
+__all__ = ["ASKS", "AskedCheckpoint", "Checkpoint", "CheckpointError", "Choice", "cuts_of", "resolve", "run_facts"]
 
 Ask = Literal["where", "who", "when"]
 ASKS: tuple[str, ...] = ("where", "who", "when")
@@ -81,6 +81,10 @@ class Checkpoint:
     optional: bool = False
     """Ask nothing, rather than fail, on a run without this event: for a picture whose knobs can change the
     mechanism (e.g. ``max_reconsume_times=0`` leaves no second send-back to pause before)."""
+    inside_step: bool = False
+    """Pause right before the event even when the engine appends it in the same scheduler step as the events before
+    it (a SYNC send's try 2, right after try 1 failed at once): the replay cuts that step there, with the engine's
+    state at that point (:mod:`widgets.replay_cuts`). Off, the pause is before the whole step."""
 
     def __post_init__(self) -> None:
         kinds = sorted(k.value for k in EventKind)
@@ -94,6 +98,8 @@ class Checkpoint:
             raise ValueError(f"ask={self.ask!r}; expected one of {ASKS}")
         if not isinstance(self.nth, int) or isinstance(self.nth, bool) or self.nth < 1:
             raise ValueError(f"nth={self.nth!r}; expected an int >= 1")
+        if not isinstance(self.inside_step, bool):
+            raise ValueError(f"inside_step={self.inside_step!r}; expected True or False")
 
     @property
     def label(self) -> str:
@@ -107,6 +113,11 @@ class Checkpoint:
             and (self.actor is None or event.actor == self.actor)
             and (self.queue is None or event.get("queue") == self.queue)
         )
+
+
+def cuts_of(checkpoints: Sequence[Checkpoint]) -> tuple[Checkpoint, ...]:
+    """The checkpoints that pause inside a scheduler step (:attr:`Checkpoint.inside_step`): the replay's cuts."""
+    return tuple(cp for cp in checkpoints if cp.inside_step)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,8 +179,13 @@ class AskedCheckpoint:
             "ask": self.ask,
             "question": self.question,
             "choices": [
-                {"key": c.key, "label": c.label, "mark": c.mark, "hint": self.hint_for(c.key) if c.key != self.answer
-                 else ""} for c in self.choices
+                {
+                    "key": c.key,
+                    "label": c.label,
+                    "mark": c.mark,
+                    "hint": self.hint_for(c.key) if c.key != self.answer else "",
+                }
+                for c in self.choices
             ],
             "answer": self.answer,
             "hint": self.hint,
@@ -182,7 +198,8 @@ def _find(cp: Checkpoint, trace: Sequence[TraceEvent]) -> TraceEvent:
     if len(found) < cp.nth:
         raise CheckpointError(
             f"checkpoint {cp.label!r}: before={EventKind(cp.before).value!r} nth={cp.nth} but this run has "
-            f"{len(found)} such event(s)" + (f" about {cp.msg_id}" if cp.msg_id else "")
+            f"{len(found)} such event(s)"
+            + (f" about {cp.msg_id}" if cp.msg_id else "")
             + (f" on {cp.queue}" if cp.queue else "")
         )
     return found[cp.nth - 1]

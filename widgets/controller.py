@@ -47,7 +47,7 @@ from rmqlab.snapshot import LabSnapshot
 from .base import SnapshotView, guarded
 from .checkpoint_gate import gate
 from .checkpoint_mask import mask_model
-from .checkpoints import Checkpoint
+from .checkpoints import Checkpoint, cuts_of
 from .controller_controls import CAPTION_STYLE, JUMP_KINDS, SOURCE_STYLE, KernelControls
 from .controller_faults import BROKER_FAULTS, CONSUMER_FAULTS, LINK_FAULTS, FaultPanel
 from .controller_frames import PageFrames
@@ -139,7 +139,7 @@ class Controller(KernelControls, FaultPanel, PageFrames, W.VBox):
         self.pause()
         self.make_lab = make_lab
         try:
-            self.replay = Replay(make_lab, horizon=self.horizon, faults=faults)
+            self.replay = Replay(make_lab, horizon=self.horizon, faults=faults, cuts=cuts_of(self.checkpoint_specs))
             self.stepper = Stepper(self.replay)
             self._build_frames()
         except ReplayError as exc:

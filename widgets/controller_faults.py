@@ -22,6 +22,7 @@ from rmqlab.snapshot import LabSnapshot
 
 from .active_faults import fault_windows, faults_text
 from .base import guarded
+from .checkpoints import Checkpoint, cuts_of
 from .controller_controls import button
 from .frames import RunFrames
 from .replay import FAULT_KINDS, InjectedFault, Replay, fault_target
@@ -46,6 +47,7 @@ class FaultPanel:
     stepper: Stepper | None
     frames: RunFrames | None
     horizon: int | str
+    checkpoint_specs: tuple[Checkpoint, ...]
     message: W.HTML
     pause: Callable[[], None]
     _build_frames: Callable[[], None]
@@ -135,7 +137,7 @@ class FaultPanel:
     def _rebuild_with(self, faults: tuple[InjectedFault, ...], go: Callable[[Replay], int]) -> None:
         assert self.make_lab is not None
         self.pause()
-        replay = Replay(self.make_lab, horizon=self.horizon, faults=faults)
+        replay = Replay(self.make_lab, horizon=self.horizon, faults=faults, cuts=cuts_of(self.checkpoint_specs))
         go(replay)
         self.replay = replay
         self.stepper = Stepper(replay)

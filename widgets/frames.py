@@ -28,7 +28,7 @@ from rmqlab.snapshot import LabSnapshot
 
 from .active_faults import FaultWindow, fault_windows
 from .checkpoint_mask import Mask, mask_frames, mask_model
-from .checkpoints import AskedCheckpoint, Checkpoint, resolve
+from .checkpoints import AskedCheckpoint, Checkpoint, cuts_of, resolve
 from .flow_view import FlowVM, flow_view_model
 from .replay import InjectedFault, Replay, RunOutline
 from .run_intro import intro_caption
@@ -186,7 +186,7 @@ def _build_run(
     max_frames: int,
     run: str | None,
 ) -> RunFrames:
-    replay = Replay(make_lab, horizon=horizon, faults=faults)
+    replay = Replay(make_lab, horizon=horizon, faults=faults, cuts=cuts_of(checkpoints))
     stepper = Stepper(replay)
     positions, times, captions, snaps, kinds = [], [], [], [], []
     trace = replay.lab.trace
@@ -210,7 +210,7 @@ def _build_run(
             if not stepper.step():
                 break
         if complete:  # the last frame says what the whole run showed (its end is known now)
-            captions[-1] = stepper.caption_lines(last=True, now_ms=times[-1])  # the time its clock shows
+            captions[-1] = stepper.caption_lines(last=True, now_ms=times[-1], state=snaps[-1])  # what its frame shows
         replay.run_to_end()
     outline = RunOutline(tuple(e.kind for e in replay.lab.trace))
     captions[0] = intro_caption(snaps[0], list(replay.lab.trace)).lines  # what the picture shows, what will happen

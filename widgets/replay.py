@@ -27,7 +27,7 @@ from __future__ import annotations
 import bisect
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from rmqlab import EventKind, Lab, format_duration, parse_duration
@@ -37,6 +37,7 @@ from rmqlab.lab import faults as fault_registry
 from rmqlab.snapshot import LabSnapshot, TraceIndex, take_snapshot
 
 from .origin import origin_snapshot
+from .replay_cuts import Cut, StepCuts
 
 __all__ = ["FAULT_KINDS", "InjectedFault", "Replay", "ReplayError", "RunOutline", "fault_target"]
 
@@ -139,8 +140,15 @@ class Replay:
         horizon: int | str = "6h",
         max_idle_steps: int = 200_000,
         faults: Iterable[InjectedFault] = (),
+        cuts: Sequence[Cut] = (),
     ) -> None:
         self.make_lab = make_lab
+        self.cuts = StepCuts(cuts, lambda: take_snapshot(self.lab, self.index))
+        """Positions inside a scheduler step to stop at too (a checkpoint's event that is not its step's first)."""
+        self._held: int | None = None
+        """A position cut inside the last step, shown while the Lab is already at that step's end."""
+        self._ahead: list[int] = []
+        """The rest of the last step's positions (its other cuts, then its end), not shown yet."""
         self.horizon_ms = parse_duration(horizon, "horizon")
         self.max_idle_steps = max_idle_steps
         self.faults: tuple[InjectedFault, ...] = tuple(faults)
@@ -155,6 +163,7 @@ class Replay:
         self.start = 0
         self._stops: list[int] = []
         self.at_end = False
+        self.cuts.attach(self.lab)
         self._start_at_origin()
 
     def _start_at_origin(self) -> None:
@@ -164,6 +173,7 @@ class Replay:
         self.start = 0 if self._at_origin else len(self.lab.trace)
         self._stops = [self.start]
         self.at_end = False
+        self._held, self._ahead = None, []
 
     # ------------------------------------------------------------------ building
     def _build(self) -> Lab:
@@ -193,12 +203,16 @@ class Replay:
         """A fresh Lab from the factory, at its initial position."""
         lab = self._build()
         self.lab, self.index = lab, TraceIndex()
+        self.cuts.attach(lab)
         self._start_at_origin()
 
     # ------------------------------------------------------------------ position
     @property
     def position(self) -> int:
-        """Number of trace events so far (0 before the build's events: :attr:`origin`)."""
+        """Number of trace events so far (0 before the build's events: :attr:`origin`; at a cut inside a step, the
+        events before it)."""
+        if self._held is not None:
+            return self._held
         return 0 if self._at_origin else len(self.lab.trace)
 
     @property
@@ -219,6 +233,11 @@ class Replay:
         """Run scheduler steps until the trace grows; ``False`` at the horizon, or after ``max_idle_steps`` steps
         that appended nothing without virtual time moving on."""
         lab, before = self.lab, len(self.lab.trace)
+        if self._ahead:  # the rest of a step already run: its next cut, or its end
+            nxt = self._ahead.pop(0)
+            self._held = nxt if self._ahead else None
+            self._stops.append(nxt)
+            return True
         if self._at_origin:  # the first step: what the build recorded
             self._at_origin = False
             self._stops.append(before)
@@ -229,9 +248,12 @@ class Replay:
             if when is None or when > self.horizon_ms:
                 self.at_end = True
                 return False
-            lab.step()
+            inside = self.cuts.run_step(lab)
             if len(lab.trace) > before:
-                self._stops.append(len(lab.trace))
+                if inside:  # stop at its first cut; the others, then its end, are the next positions
+                    self._ahead = [*inside[1:], len(lab.trace)]
+                    self._held = inside[0]
+                self._stops.append(self.position)
                 return True
             if lab.now != now:
                 now, idle = lab.now, 0
@@ -295,6 +317,8 @@ class Replay:
         """The current state as immutable plain data."""
         if self._at_origin and self.origin is not None:
             return self.origin
+        if self._held is not None:
+            return self.cuts.snapshots[self._held]
         return take_snapshot(self.lab, self.index)
 
     def end_position(self) -> int:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import bisect
 
 from rmqlab.narrate import Caption, Narrator, end_caption, step_caption
+from rmqlab.snapshot import LabSnapshot
 
 from .replay import Replay
 from .run_intro import intro_caption
@@ -82,13 +83,16 @@ class Stepper:
         self.sync()
         return self.replay.position
 
-    def caption_lines(self, *, raw: bool = False, last: bool = False, now_ms: int | None = None) -> tuple[str, ...]:
+    def caption_lines(
+        self, *, raw: bool = False, last: bool = False, now_ms: int | None = None, state: LabSnapshot | None = None
+    ) -> tuple[str, ...]:
         """The captions of the step that reached the current position (a function of position and ``raw``): at the
         start, the run's introduction (from the trace so far: :mod:`widgets.frames` gives it the whole run's);
         ``last`` (the run's last step, when its end is known) or a step that only kept books, the run's summary, at
         ``now_ms``: the clock the step is shown with (default: the Lab's clock now; :mod:`widgets.frames` gives its
         frame's, as finding the end may have run the idle timers on: lab 01b read "End of the run at 10 s" under
-        "t = 8 s")."""
+        "t = 8 s"), and the engine's ``state`` the summary places unfinished messages in (default: the snapshot
+        now; :mod:`widgets.frames` gives its last frame's)."""
         position = self.replay.position
         if position == self.replay.start:
             lab = self.replay.lab
@@ -110,5 +114,6 @@ class Stepper:
                 events = (lab.trace[k] for k in range(position))
                 said = self.captions[:position]
                 when = lab.now if now_ms is None else now_ms
-                return end_caption(step_caption(chosen), events, now_ms=when, captions=said).lines
+                where = self.replay.snapshot() if state is None else state
+                return end_caption(step_caption(chosen), events, now_ms=when, captions=said, state=where).lines
         return step_caption(chosen).lines

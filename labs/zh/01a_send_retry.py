@@ -76,20 +76,23 @@ def broker_a_dies(mode="send", sends=1):
 
 # %% [markdown]
 # 图：broker-a 在 2 s 宕机（Producer 缓存的路由里仍然有它），然后是八次同步发送。预热消息是 `M0001`，所以 m1 是
-# `M0002`。它的几次尝试都在同一步里发生（同步发送立即重试），所以图停在这一步之前，由问题告诉你第 1 次尝试怎样失败：预测重试发往哪里，再往前走。
+# `M0002`。它的几次尝试都在同一毫秒里发生（同步发送立即重试，在一个调度步里），图停在两次尝试之间：第 1 次尝试刚刚失败（见说明文字和“事件”标签页），接下来是第 2 次。预测第 2 次尝试发往哪里，再往前走。
 
 # %% jupyter={"source_hidden": true}
-# 答对之后图上显示的话。其中的答案（{answer}、{queue_id}、{time} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
+# 图上显示的话。其中的答案（{answer}、{queue_id}、{broker} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
 ASK_B0 = (
-    "broker-a 已宕机，但 pg 缓存的路由里还有它。下一步 pg 发送 M0002：第 1 次尝试发往 "
-    "TopicTest:{send_result_queue_id} · {send_result_broker}，立刻失败（{send_result_outcome}）。M0002 "
-    "最后存在哪里？在图中点击那个位置（或按钮）。"
+    "pg 对 M0002 的第 1 次尝试刚刚失败（说明文字写明它发往哪里，“事件”标签页写明为什么失败）。第 2 次尝试发往哪里？"
+    "在图中点击那个队列（或按钮）。"
+)
+HINT_B0 = (
+    "同步发送立即重试，共用一个 sendMsgTimeout 预算，并用 selectOneMessageQueue(lastBrokerName) 选下一个队列："
+    "轮询继续前进，跳过上一次尝试的 Broker。"
 )
 WHY_B0 = (
     "对：{answer}。第 1 次尝试发往 TopicTest:{send_result_queue_id} · {send_result_broker}；它已宕机，却还在 pg "
-    "缓存的路由里，于是立刻失败（{send_result_outcome}）。Producer 立即再试，仍在同一个 {send_attempt_timeout_ms} ms "
+    "缓存的路由里，于是立刻失败（{send_result_outcome}）。Producer 立即再试，仍在同一个 {timeout_ms} ms "
     "的预算之内，换一个 Broker：selectOneMessageQueue(lastBrokerName) 跳过刚刚失败的 {send_result_broker}。"
-    "所以 {msg} 存到了 TopicTest:{queue_id} · {who}。"
+    "所以第 {attempt} 次尝试发往 TopicTest:{queue_id} · {broker}，{msg} 存在那里。"
 )
 
 # %% tags=["nbval-ignore-output"]
@@ -97,8 +100,9 @@ from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(broker_a_dies, knobs={"mode": "send", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s",
-                 checkpoints=[Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="M0002 存在哪里",
-                                         question=ASK_B0, explain=WHY_B0)])
+                 checkpoints=[Checkpoint(before="send_attempt", msg_id="M0002", nth=2, inside_step=True, ask="where",
+                                         optional=True, name="M0002 的第 2 次尝试发往哪里", question=ASK_B0,
+                                         hint=HINT_B0, explain=WHY_B0)])
 dash
 
 

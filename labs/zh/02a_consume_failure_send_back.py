@@ -74,14 +74,31 @@ def listener_lab(listener="raises"):
 
 
 # %% [markdown]
-# 图：一条消息，和一个会抛异常的监听器（参数 `listener` 选三者之一，改后点“重建”）。单步走到它的第一个 `consumed`
-# 停下：这条消息算确认了，还是被回传？再往前走，然后在下面的表里比较这三种监听器。
+# 图：一条消息，和一个会抛异常的监听器（参数 `listener` 选三者之一，改后点“重建”）。单步前进：监听器回答之前，运行会停下来问这条消息在它回答之后在哪里——算确认了，还是去了别处？再往前走，然后在下面的表里比较这三种监听器。
+
+# %% jupyter={"source_hidden": true}
+# 图上显示的话。其中的答案（{answer}、{scheduled_level} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
+HINT_THROWS = (
+    "异常不是回答：ConsumeRequest.run 捕获它，手里只剩一个 null 状态，并把它算作 RECONSUME_LATER，和返回 null 或请求"
+    "重试的监听器一样。processConsumeResult 再按这个状态决定，延时级别由 reconsumeTimes 决定。"
+)
+WHY_THROWS = (
+    "对：{answer}。监听器的回答（{consumed_return_type}）算作 RECONSUME_LATER，所以 processConsumeResult 没有确认 "
+    "{msg}：而是把它回传给 Broker（sendMessageBack）。Broker（asyncConsumerSendMsgBack）把副本放进 SCHEDULE_TOPIC_XXXX "
+    "的延时级别 3 + reconsumeTimes {reconsume_times} = {scheduled_level}，{scheduled_due} 到期，然后回到 %RETRY%cg。"
+)
 
 # %% tags=["nbval-ignore-output"]
+from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
 listener_dash = Dashboard(listener_lab, knobs={"listener": "raises"}, knob_options={"listener": list(LISTENERS)},
-                          horizon="45s")
+                          horizon="45s", checkpoints=[
+    Checkpoint(before="send_back", ask="where", optional=True, name="监听器失败的消息去了哪里",
+               hint=HINT_THROWS, explain=WHY_THROWS,
+               question="下一步里 c1 的监听器对 {msg} 给出回答，返回类型为 {consumed_return_type}。这一步之后，{msg} "
+                        "在哪里？在图中点击那个位置（或按钮）。"),
+])
 listener_dash
 
 # %%

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..common.message import DLQ_PREFIX, PROPERTY_REAL_TOPIC, PROPERTY_RETRY_TOPIC
@@ -53,6 +53,13 @@ class Trace:
         self._events: list[TraceEvent] = []
         self._counts: Counter[EventKind] = Counter()
         """Events of each kind so far."""
+        self._reader: Callable[[TraceEvent], None] | None = None
+
+    def watch(self, reader: Callable[[TraceEvent], None] | None) -> None:
+        """Call ``reader`` with each event just before it is appended (``None``: stop). A reader's hook, like 4.9.7's
+        ``SendMessageHook.sendMessageBefore``: the dashboard keeps the engine's state between two events of one
+        scheduler step (a SYNC send's failed try and its retry). It only reads: the run is the same with or without."""
+        self._reader = reader
 
     @property
     def counts(self) -> Counter[EventKind]:
@@ -67,7 +74,10 @@ class Trace:
         included.
         """
         self._counts[kind] += 1
-        self._events.append(TraceEvent(len(self._events) + 1, time_ms, kind, actor, msg_id, data))
+        event = TraceEvent(len(self._events) + 1, time_ms, kind, actor, msg_id, data)
+        if self._reader is not None:
+            self._reader(event)
+        self._events.append(event)
 
     # ------------------------------------------------------------------ a message's way, one method per event
     # The producer's attempts (SendMessageHook), the store, the delay service, the pull, the listener's call

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from .narrator import BOOKKEEPING_KINDS, MEANINGFUL_KINDS, Caption, Narrator, caption, is_meaningful, narrate
 from .steps import Repeat, StepCaption, group_repeats, reading_order, signature, step_caption
-from .summary import RunFates, end_caption, run_summary
+from .summary import RunFates, count_fates, end_caption, run_summary
 
 __all__ = [
     "BOOKKEEPING_KINDS",
@@ -47,6 +47,7 @@ __all__ = [
     "RunFates",
     "StepCaption",
     "caption",
+    "count_fates",
     "end_caption",
     "group_repeats",
     "is_meaningful",

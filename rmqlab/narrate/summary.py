@@ -3,8 +3,11 @@
 A run's last Step often does only bookkeeping (the idle timers run to the horizon: an offset saved at the broker,
 a lock renewed), and a caption that says "c1's progress … is saved at the broker" is a poor last word. The last
 step says instead what became of the messages: how many were sent, consumed, retried (and how many deliveries the
-most-tried one took), dead-lettered, dropped, stored twice, or are still waiting for another try — this run's
-numbers, no Java identifier — and, when the run committed consumer offsets, how many queues' offsets were saved.
+most-tried one took), dead-lettered, dropped, stored twice, still waiting for another try, pulled by a consumer
+and not consumed yet, or stored at the broker and not pulled — this run's numbers, no Java identifier — and, when
+the run committed consumer offsets, how many queues' offsets were saved. Each message stored is counted once, by
+one fate: the last two are read from the engine's state at the frame's clock (:meth:`RunFates.see`), as the trace
+does not say which ProcessQueue still holds a message after a crash or a rebalance.
 The second line names the code behind each of those fates (:func:`summary_source`), so both lines are about the
 same thing: the run as a whole, never one unrelated last event (an offset commit under a sentence about retries).
 """
@@ -19,9 +22,10 @@ from ..core.duration import format_duration
 from ..core.i18n import N_, ngettext
 from ..core.i18n import gettext as _
 from ..core.trace import EventKind, TraceEvent
+from .engine_state import EngineState
 from .steps import StepCaption, fit_rule
 
-__all__ = ["RunFates", "end_caption", "run_summary", "summary_of", "summary_source"]
+__all__ = ["EngineState", "RunFates", "count_fates", "end_caption", "run_summary", "summary_of", "summary_source"]
 
 K = EventKind
 SUCCESS_STATUSES = frozenset({"CONSUME_SUCCESS", "SUCCESS", "COMMIT"})
@@ -64,6 +68,13 @@ class RunFates:
     """Messages the broker parked, stored or dead-lettered since their last consume result (before their send-back)."""
     committed: dict[str, int] = field(default_factory=dict)
     """Per queue, the last consumer offset saved (at the broker, or a broadcasting consumer's local file)."""
+    held: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Pulled and not consumed yet, with no other fate: message → (the consumer, the queue) whose ProcessQueue holds
+    it at the frame's clock (behind a message its orderly consumer retries, or waiting for a consume thread)."""
+    at_broker: dict[str, None] = field(default_factory=dict)
+    """Stored on its topic at the broker, with no other fate and in no running consumer's ProcessQueue."""
+    consumers: int = 0
+    """Running consumers at the frame's clock (none: the run only sends; its stored messages wait for nobody)."""
     end_ms: int = 0
 
     def feed(self, event: TraceEvent) -> None:
@@ -104,6 +115,42 @@ class RunFates:
         elif kind is K.BROADCAST_DROPPED:
             self.dropped[msg] = None
 
+    def see(self, state: EngineState) -> None:
+        """Give the messages stored with no fate yet their place in the engine's ``state`` (after every event is
+        fed): held in a running consumer's live ProcessQueue (4.9.7 ``ProcessQueue.msgTreeMap``, or
+        ``consumingMsgOrderlyTreeMap`` while an orderly listener has it), else stored at the broker, not pulled."""
+        ended = {*self.consumed, *self.dead, *self.to_dead, *self.lost, *self.dropped, *self.waiting}
+        running = [c for c in state.consumers if c.running]
+        self.consumers = len(running)
+        for consumer in running:
+            for pq in consumer.process_queues:
+                if pq.dropped:  # a queue the consumer gave up: its messages are pulled again by the next owner
+                    continue
+                for msg in (*pq.consuming_ids, *pq.msg_tree_ids):
+                    if msg not in ended:
+                        self.held.setdefault(msg, (consumer.client_id, pq.queue))
+        for queue in state.queues:
+            if queue.topic.startswith(SYSTEM_TOPICS):
+                continue
+            for cell in queue.cells:
+                stored = cell.msg_id
+                if stored is not None and stored not in ended and stored not in self.held:
+                    self.at_broker[stored] = None
+
+    def counted(self) -> dict[str, list[str]]:
+        """The messages the summary counts, under the fate it counts each by (a message both consumed and
+        dead-lettered, a duplicate, under both)."""
+        return {
+            "consumed": list(self.consumed),
+            "dead-lettered": list(self.dead),
+            "on its way to the dead-letter topic": [m for m in self.to_dead if m not in self.dead],
+            "lost": list(self.lost),
+            "dropped": list(self.dropped),
+            "still waiting for another try": self.waiting,
+            "pulled, not consumed yet": list(self.held),
+            "stored, not pulled": list(self.at_broker),
+        }
+
     @property
     def queues_committed(self) -> int:
         """How many queues had a consumer offset past 0 saved (progress a restart resumes from)."""
@@ -127,15 +174,26 @@ def _join(parts: list[str]) -> str:
     return _("{items} and {last}").format(items=_(", ").join(parts[:-1]), last=parts[-1])
 
 
-def run_summary(events: Iterable[TraceEvent], *, now_ms: int | None = None) -> str:
+def run_summary(events: Iterable[TraceEvent], *, now_ms: int | None = None, state: EngineState | None = None) -> str:
     """One plain sentence: what the run showed, by message fate ("End of the run at 2 m: 3 messages sent, 2
-    consumed, 1 retried (4 deliveries) and still waiting for another try."), in the current language."""
+    consumed, 1 retried (4 deliveries) and still waiting for another try."), in the current language; with the
+    engine's ``state`` at ``now_ms`` (a snapshot), the messages pulled and not consumed yet, or stored and not
+    pulled, too (:meth:`RunFates.see`)."""
+    return summary_of(count_fates(events, now_ms=now_ms, state=state))
+
+
+def count_fates(
+    events: Iterable[TraceEvent], *, now_ms: int | None = None, state: EngineState | None = None
+) -> RunFates:
+    """The fates of ``events`` (in trace order), at ``now_ms``, placed in ``state`` when given."""
     fates = RunFates()
     for event in events:
         fates.feed(event)
     if now_ms is not None:
         fates.end_ms = now_ms
-    return summary_of(fates)
+    if state is not None:
+        fates.see(state)
+    return fates
 
 
 def summary_of(fates: RunFates) -> str:
@@ -181,6 +239,16 @@ def summary_of(fates: RunFates) -> str:
         parts.append(_("{n} dropped without a retry").format(n=len(fates.dropped)))
     if fates.waiting:
         parts.append(_("{n} still waiting for another try").format(n=len(fates.waiting)) + deliveries(fates.waiting))
+    holders: dict[tuple[str, str], int] = {}
+    for holder in fates.held.values():
+        holders[holder] = holders.get(holder, 0) + 1
+    for (consumer, queue), n in holders.items():
+        parts.append(
+            _("{n} pulled by {consumer} ({queue}), not consumed").format(n=n, consumer=consumer, queue=queue)
+        )
+    if fates.at_broker:
+        stored = _("{n} stored at the broker, not pulled yet") if fates.consumers else _("{n} stored (no consumer)")
+        parts.append(stored.format(n=len(fates.at_broker)))
     for status, messages in fates.unsafe.items():
         parts.append(_(UNSAFE_WORDS[status]).format(n=len(messages)))
     if parts and fates.queues_committed:
@@ -225,6 +293,8 @@ def summary_source(captions: Sequence[_Sourced], fates: RunFates) -> str:
         ),
         (_("lost"), frozenset({K.SEND_BACK}), fates.lost, True),
         (_("dropped"), frozenset({K.BROADCAST_DROPPED}), fates.dropped, False),
+        (_("pulled"), frozenset({K.PULLED}), {m: None for m in fates.held}, True),
+        (_("stored"), frozenset({K.STORED}), fates.at_broker, False),
         (_("not SEND_OK"), frozenset({K.SEND_RESULT}), {m: None for ms in fates.unsafe.values() for m in ms}, False),
         (_("offsets saved"), frozenset({K.OFFSET_PERSISTED}), None, False),
     )
@@ -232,7 +302,12 @@ def summary_source(captions: Sequence[_Sourced], fates: RunFates) -> str:
     for fate, kinds, messages, last in wanted:
         if not (fates.queues_committed if messages is None else messages):
             continue
-        found = [c for c in captions if c.kind in kinds and (messages is None or c.msg_id in messages)]
+        found = [
+            c
+            for c in captions
+            if c.kind in kinds
+            and (messages is None or c.msg_id in messages or (c.msg_id is None and c.kind is K.PULLED))
+        ]  # a pull brings several messages: its event names none
         if not found:
             continue
         where = found[-1 if last else 0].where
@@ -251,14 +326,11 @@ def end_caption(
     *,
     now_ms: int | None = None,
     captions: Sequence[_Sourced] | None = None,
+    state: EngineState | None = None,
 ) -> StepCaption:
-    """The last step's caption: what the run showed (:func:`run_summary`, at ``now_ms``) instead of what its step did;
-    the second line the code behind those fates (:func:`summary_source` of the run's ``captions``), or without
-    them the step's own source."""
-    fates = RunFates()
-    for event in events:
-        fates.feed(event)
-    if now_ms is not None:
-        fates.end_ms = now_ms
+    """The last step's caption: what the run showed (:func:`run_summary`, at ``now_ms``, in the engine's ``state``
+    there) instead of what its step did; the second line the code behind those fates (:func:`summary_source` of the
+    run's ``captions``), or without them the step's own source."""
+    fates = count_fates(events, now_ms=now_ms, state=state)
     source = step.source if captions is None else summary_source(captions, fates)
     return StepCaption(summary_of(fates), source)
