@@ -74,6 +74,7 @@ from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
     Checkpoint(before="offset_updated", queue="TopicTest@broker-a:0", nth=2, ask="when", optional=True,
+               hides=("committed_offset",),
                name="when the committed offset moves past slow",
                question="ok2, ok3 and ok4 (offsets 2–4) are done; slow (M0002) is still in its listener. When does "
                         "c1's committed offset change next? Pick the time.",

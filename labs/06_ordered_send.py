@@ -248,10 +248,22 @@ def slow_a_lab(events=4):
 
 
 # %% [markdown]
-# The picture: order 3's events to slow broker-a. Step to the first attempt and stop there.
+# The picture: order 3's events to slow broker-a. Step: it stops before the first send and asks where the event is
+# once the producer is done with it.
 
 # %% tags=["nbval-ignore-output"]
-slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s")
+slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s", checkpoints=[
+    Checkpoint(before="send_attempt", msg_id="M0001", ask="where", optional=True, name="stored anyway?",
+               question="pg is about to send order 3's first event ({msg}) to a3 on broker-a, which now answers 5 s "
+                        "late; pg gives up waiting after 3000 ms. Where is {msg} once the send is over? Click the "
+                        "place in the picture (or a button).",
+               explain={"business": "Right: {answer}. broker-a appended {msg} the moment the request arrived; only "
+                                    "its answer was late. pg gave up after 3000 ms (RemotingTimeoutException), which "
+                                    "says nothing about the store: the timeout is the producer's clock, not the "
+                                    "broker's. An application that sends it again adds a duplicate.",
+                        "send_failed": "Right: {answer}. The request never reached a broker that could store it: "
+                                       "nothing was stored, and sendSelectImpl's one attempt failed."}),
+])
 slow_dash
 
 # %% [markdown]

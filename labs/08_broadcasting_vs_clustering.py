@@ -61,6 +61,7 @@ def two_consumers(model):
 # BROADCASTING (then Rebuild). Step through in CLUSTERING first: who gets each message, and where its retry goes.
 
 # %% tags=["nbval-ignore-output"]
+from rmqlab.widgets.checkpoint_whether import owns
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
@@ -80,12 +81,24 @@ show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=(
 
 # %% [markdown]
 # ## BROADCASTING: every instance, its own copy
-# The picture in BROADCASTING, three messages. Step: it stops just before c1's listener returns RECONSUME_LATER for its
-# copy of the first one, and asks where that copy goes. Exercises 1 and 3 below follow from your answer.
+# The picture in BROADCASTING, three messages. It opens on a yes/no question: does c1 subscribe the retry topic?
+# Then Step: it stops just before c1's listener returns RECONSUME_LATER for its copy of the first one, and asks where
+# that copy goes. Exercises 1 and 3 below follow from your answers.
 
 # %% tags=["nbval-ignore-output"]
 broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
                            knob_options={"model": MODELS}, horizon="30s", checkpoints=[
+    Checkpoint(before="rebalanced", actor="consumer:c1", ask="whether", name="whether c1 subscribes %RETRY%cg",
+               holds=lambda trace, snap: owns(snap, "c1", "%RETRY%cg"),
+               question="c1 is about to start and rebalance for the first time. Does it subscribe its group's "
+                        "retry topic, %RETRY%cg (will it take one of its queues)? Mind the group's message model.",
+               hint="Where does a retry topic's message come from? Look at what processConsumeResult does with a "
+                    "failure in this message model, and at DefaultMQPushConsumerImpl.copySubscription.",
+               explain={"no": "Right: {answer}. copySubscription adds %RETRY%<group> only in CLUSTERING: a "
+                              "BROADCASTING consumer never sends a message back, so nothing would ever arrive "
+                              "there. c1 rebalances TopicTest alone.",
+                        "yes": "Right: {answer}. In CLUSTERING copySubscription also subscribes %RETRY%<group>, "
+                               "where the group's sent-back messages return."}),
     Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="where c1's failed copy goes",
                question="c1's listener returns RECONSUME_LATER for its copy of {msg}. The group is in BROADCASTING. "
                         "Where is that copy after the next step? Click the place in the picture (or a button).",

@@ -13,7 +13,9 @@ A lab declares them on its dashboard::
 ``"delivered"``, ``"lock_acquired"``, ``"rebalanced"``); ``nth`` counts events of that kind (from 1), only those
 about ``msg_id``, by ``actor`` and on ``queue`` (``"TopicTest@broker-a:0"``) when given. ``ask`` is ``"where"``
 (click the place the message is next: a queue, a delay level, the DLQ, a ProcessQueue, a tray), ``"who"`` (which
-consumer instance or broker acts) or ``"when"`` (at what virtual time). Playing or stepping onto the step that
+consumer instance or broker acts), ``"when"`` (at what virtual time) or ``"whether"`` (yes or no, answered by the
+run through the lab's predicate ``holds``: :mod:`widgets.checkpoint_whether`). ``hides`` names a value the question
+asks about that the views would show (the committed offset): "?" up to the pause (:mod:`widgets.checkpoint_hide`). Playing or stepping onto the step that
 holds the event stops on the step before it (for "when", on the last step whose clock is earlier than the event, so
 that the paused clock does not read the answer), the question appears in the picture, and only the right answer (or
 "show me") lets the run go on.
@@ -32,20 +34,22 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from rmqlab import EventKind, TraceEvent
-from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .checkpoint_choices import where_offers, who_hint
-from .checkpoint_facts import HINTS, OTHER_HINT, answer_kind, default_hint, run_facts
+from .checkpoint_facts import HINTS, OTHER_HINT, answer_kind, default_hint, default_question, run_facts
 from .checkpoint_facts import subject as _subject
+from .checkpoint_hide import HIDEABLE, Hidden
+from .checkpoint_sends import send_end
 from .checkpoint_when import when_offers
+from .checkpoint_whether import Holds, whether_answer, whether_offers
 from .flow_view import FlowVM, Place
 
 __all__ = ["ASKS", "AskedCheckpoint", "Checkpoint", "CheckpointError", "Choice", "resolve", "run_facts"]
 
-Ask = Literal["where", "who", "when"]
-ASKS: tuple[str, ...] = ("where", "who", "when")
+Ask = Literal["where", "who", "when", "whether"]
+ASKS: tuple[str, ...] = ("where", "who", "when", "whether")
 
 WHERE_KINDS = ("business", "retry", "delay", "dlq", "process_queue", "done", "dropped")
 """The flow view's place kinds a "where" checkpoint offers as answers."""
@@ -81,6 +85,13 @@ class Checkpoint:
     optional: bool = False
     """Ask nothing, rather than fail, on a run without this event: for a picture whose knobs can change the
     mechanism (e.g. ``max_reconsume_times=0`` leaves no second send-back to pause before)."""
+    hides: tuple[str, ...] = ()
+    """What the question asks about that the views would show before it is answered (:data:`HIDEABLE`:
+    ``"committed_offset"``, of ``queue`` or every queue, as consumer ``actor`` or every instance holds it): "?" in
+    every view from the run's start to the pause (:mod:`widgets.checkpoint_hide`)."""
+    holds: Holds | None = None
+    """``ask="whether"``: the predicate the run answers, ``(trace, snapshot) -> bool``
+    (:mod:`widgets.checkpoint_whether`)."""
 
     def __post_init__(self) -> None:
         kinds = sorted(k.value for k in EventKind)
@@ -94,6 +105,13 @@ class Checkpoint:
             raise ValueError(f"ask={self.ask!r}; expected one of {ASKS}")
         if not isinstance(self.nth, int) or isinstance(self.nth, bool) or self.nth < 1:
             raise ValueError(f"nth={self.nth!r}; expected an int >= 1")
+        hides = (self.hides,) if isinstance(self.hides, str) else tuple(self.hides)
+        if any(h not in HIDEABLE for h in hides):
+            raise ValueError(f"hides={self.hides!r}; expected some of {HIDEABLE}")
+        object.__setattr__(self, "hides", hides)
+        if (self.ask == "whether") != (self.holds is not None) or (self.ask == "whether" and not self.question):
+            raise ValueError(f"checkpoint {self.label!r}: ask='whether' goes with holds= (a predicate) and its own "
+                             f"question=, and only it; got ask={self.ask!r}, holds={self.holds!r}")
 
     @property
     def label(self) -> str:
@@ -143,6 +161,8 @@ class AskedCheckpoint:
     """A "where" question's places that the paused picture does not draw yet (the ``%DLQ%`` queue before its first
     dead letter, a delay level not in use), right and wrong alike: the paused frame draws each as a placeholder, so
     that every answer is a click in the picture (:mod:`widgets.checkpoint_mask`)."""
+    hidden: tuple[Hidden, ...] = ()
+    """The values the question asks about, hidden up to the pause (:mod:`widgets.checkpoint_hide`)."""
 
     def check(self, key: str) -> tuple[bool, str]:
         """``(True, explanation)`` for the right choice, ``(False, hint)`` otherwise — the hint for that very choice
@@ -225,39 +245,6 @@ def _when(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent]) -> 
     return tuple(Choice(o.key, o.label, o.mark, o.hint) for o in offers), str(event.time_ms)
 
 
-WHEN_QUESTIONS = {
-    EventKind.DELIVERED: N_("When is {msg} delivered next? Pick the time."),
-    EventKind.DELAY_DELIVERED: N_("When does {msg} leave its delay level? Pick the time."),
-    EventKind.REBALANCED: N_("When does {who} rebalance? Pick the time."),
-    EventKind.LOCK_ACQUIRED: N_("When does {who} get the lock? Pick the time."),
-    EventKind.CONSUMED: N_("When is {msg} consumed next? Pick the time."),
-    EventKind.SEND_BACK: N_("When is {msg} sent back next? Pick the time."),
-    EventKind.DEAD_LETTERED: N_("When is {msg} dead-lettered? Pick the time."),
-    EventKind.STORED: N_("When is {msg} stored next? Pick the time."),
-    EventKind.SCHEDULED: N_("When is {msg} parked at a delay level next? Pick the time."),
-}
-"""A 'when' question per event kind, whole sentences so that each translates as one (a clause glued into a
-frame does not survive a language whose word order differs)."""
-
-
-def _question(cp: Checkpoint, event: TraceEvent) -> str:
-    msg = event.msg_id or _("it")
-    if cp.ask == "where":
-        return _("Where is {msg} after the next step? Click the place in the picture (or a button).").format(msg=msg)
-    if cp.ask == "who":
-        if event.kind.value == "delivered":
-            return _("Which instance gets {msg} next?").format(msg=msg)
-        if event.kind.value == "lock_acquired":
-            queue = event.get("queue", _("the queue"))
-            return _("Which instance takes the lock on {queue} next?").format(queue=queue)
-        return _("Which instance acts next?")
-    question = WHEN_QUESTIONS.get(event.kind)
-    if question is None:
-        kind = event.kind.value.replace("_", " ")
-        return _("When does the next {kind} of {msg} happen? Pick the time.").format(kind=kind, msg=msg)
-    return _(question).format(msg=msg, who=event.actor.split(":", 1)[-1])
-
-
 def _filled(text: str, facts: Mapping[str, str]) -> str:
     """A lab's own ``text`` with the run's values (see :attr:`Checkpoint.explain`); an unknown name is an error."""
     if "{" not in text:
@@ -301,7 +288,8 @@ def resolve(
             if cp.ask == "when":  # a clock that already reads the answer tells it: pause before that moment
                 frames = [i for i in frames if snapshots[i].now_ms < event.time_ms] or frames
             frame = frames[-1]
-            after = next((i for i, p in enumerate(positions) if p > index), len(positions) - 1)
+            ends = send_end(event, trace) if cp.ask == "where" else index  # a send: once it is over
+            after = next((i for i, p in enumerate(positions) if p > ends), len(positions) - 1)
             snap = snapshots[frame]
             missing: tuple[Place, ...] = ()
             if cp.ask == "where":
@@ -310,6 +298,9 @@ def resolve(
                 )
             elif cp.ask == "who":
                 choices, answer = _who(event, snap)
+            elif cp.ask == "whether":
+                choices = tuple(Choice(o.key, o.label) for o in whether_offers())
+                answer = whether_answer(cp.holds, trace[: positions[after]], snapshots[after], cp.label)
             else:
                 choices, answer = _when(event, snap, trace[: positions[frame]])
         except CheckpointError:
@@ -326,13 +317,14 @@ def resolve(
                 frame,
                 event,
                 cp.ask,
-                _filled(cp.question, facts) or _question(cp, event),
+                _filled(cp.question, facts) or default_question(cp.ask, event),
                 choices,
                 answer,
                 _filled(cp.hint, facts) or _(default_hint(event, answer, trace[: event.seq - 1], HINTS, OTHER_HINT)),
                 explain,
                 lab_hint=bool(cp.hint),
                 placeholders=missing,
+                hidden=tuple(Hidden(h, cp.queue, _subject(event) if cp.actor else None) for h in cp.hides),
             )
         )
     return tuple(out)

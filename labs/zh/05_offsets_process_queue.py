@@ -73,6 +73,7 @@ from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
     Checkpoint(before="offset_updated", queue="TopicTest@broker-a:0", nth=2, ask="when", optional=True,
+               hides=("committed_offset",),
                name="消费位点何时越过 slow",
                question="ok2、ok3、ok4（offset 2–4）已完成；slow（M0002）还在监听器里。c1 的消费位点下一次何时变化？"
                         "选择时间。",

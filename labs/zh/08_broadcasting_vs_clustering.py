@@ -60,6 +60,7 @@ def two_consumers(model):
 # 之间切换（改后点“重建”）。先在 CLUSTERING 下单步走一遍：每条消息由谁收到，它的重试又去了哪里。
 
 # %% tags=["nbval-ignore-output"]
+from rmqlab.widgets.checkpoint_whether import owns
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
@@ -79,11 +80,21 @@ show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=(
 
 # %% [markdown]
 # ## 广播模式 BROADCASTING：每个实例一份副本
-# 广播模式下的图，三条消息。单步：在 c1 的监听器对第一条消息的副本返回 RECONSUME_LATER 之前，图会停下来，问这份副本去哪里。下面的练习 1 和练习 3 都由你的回答推出。
+# 广播模式下的图，三条消息。它一打开就问一个是非题：c1 订阅重试主题吗？然后单步：在 c1 的监听器对第一条消息的副本返回 RECONSUME_LATER 之前，图会停下来，问这份副本去哪里。下面的练习 1 和练习 3 都由你的回答推出。
 
 # %% tags=["nbval-ignore-output"]
 broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
                            knob_options={"model": MODELS}, horizon="30s", checkpoints=[
+    Checkpoint(before="rebalanced", actor="consumer:c1", ask="whether", name="c1 是否订阅 %RETRY%cg",
+               holds=lambda trace, snap: owns(snap, "c1", "%RETRY%cg"),
+               question="c1 即将启动并第一次重平衡。它会订阅本组的重试主题 %RETRY%cg 吗（会分到它的队列吗）？"
+                        "注意消费者组的消息模式。",
+               hint="重试主题里的消息从哪里来？看看在这种消息模式下 processConsumeResult 如何处理消费失败，再看 "
+                    "DefaultMQPushConsumerImpl.copySubscription。",
+               explain={"no": "答对了：{answer}。copySubscription 只在集群模式下加上 %RETRY%<group>：广播模式的 "
+                              "Consumer 从不回传消息，那里永远不会有消息到达。c1 只对 TopicTest 做重平衡。",
+                        "yes": "答对了：{answer}。集群模式下 copySubscription 还会订阅 %RETRY%<group>，本组回传的消息"
+                               "从那里回来。"}),
     Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="c1 消费失败的副本去哪里",
                question="c1 的监听器对它那份 {msg} 返回 RECONSUME_LATER。消费者组处于广播模式。下一步之后这份副本在"
                         "哪里？在图中点击那个位置（或按钮）。",
