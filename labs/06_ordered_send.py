@@ -251,18 +251,24 @@ def slow_a_lab(events=4):
 # The picture: order 3's events to slow broker-a. Step: it stops before the first send and asks where the event is
 # once the producer is done with it.
 
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer. Every answer in them ({answer}, {msg} …) is a field the
+# picture fills in from the run it shows: this cell names none.
+WHY_SLOW = {  # by the kind of place the engine puts the message in: a queue, or the producer's failed send
+    "business": "Right: {answer}. broker-a appended {msg} the moment the request arrived; only its answer was late. "
+                "pg gave up after 3000 ms (RemotingTimeoutException), which says nothing about the store: the timeout "
+                "is the producer's clock, not the broker's. An application that sends it again adds a duplicate.",
+    "send_failed": "Right: {answer}. The request never reached a broker that could store it: nothing was stored, "
+                   "and sendSelectImpl's one attempt failed.",
+}
+
 # %% tags=["nbval-ignore-output"]
 slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s", checkpoints=[
     Checkpoint(before="send_attempt", msg_id="M0001", ask="where", optional=True, name="stored anyway?",
                question="pg is about to send order 3's first event ({msg}) to a3 on broker-a, which now answers 5 s "
                         "late; pg gives up waiting after 3000 ms. Where is {msg} once the send is over? Click the "
                         "place in the picture (or a button).",
-               explain={"business": "Right: {answer}. broker-a appended {msg} the moment the request arrived; only "
-                                    "its answer was late. pg gave up after 3000 ms (RemotingTimeoutException), which "
-                                    "says nothing about the store: the timeout is the producer's clock, not the "
-                                    "broker's. An application that sends it again adds a duplicate.",
-                        "send_failed": "Right: {answer}. The request never reached a broker that could store it: "
-                                       "nothing was stored, and sendSelectImpl's one attempt failed."}),
+               explain=WHY_SLOW),
 ])
 slow_dash
 

@@ -22,7 +22,6 @@ from rmqlab.widgets.frames import RunFrames, decode
 from rmqlab.widgets.offset_strip import OffsetStripView
 from test_lab_pictures import LABS, _dashboards_of
 
-
 QUEUE = "TopicTest@broker-a:0"
 
 
@@ -48,7 +47,8 @@ def _told(dash: Any, frames: RunFrames, i: int) -> list[str]:
     for row in frames.models(strip)[i].rows:
         if row.queue != QUEUE:
             continue
-        told += [f"pointer {p.label}" for p in row.pointers if not p.hidden or p.offset >= 0 or re.search(r"\d", p.label)]
+        told += [f"pointer {p.label}" for p in row.pointers
+                 if not p.hidden or p.offset >= 0 or re.search(r"\d", p.label)]  # fmt: skip
         told += [f"hole at {c.offset}" for c in row.cells if c.hole]
     texts = {m.text for m in frames.scenes(strip)[i].marks if m.text}
     told += [t for t in texts if re.fullmatch(r"(committed|broker|local file) \d+", t)]
@@ -57,7 +57,8 @@ def _told(dash: Any, frames: RunFrames, i: int) -> list[str]:
         if r["kind"].startswith("offset_") and f"queue={QUEUE}" in r["details"]:
             told += [f"row {r['seq']}: {m}" for m in re.findall(r"\b(?:offset|previous)=\d+", r["details"])]
     for line in frames.captions[i]:
-        told += [f"caption: {m.group(0)}" for p in offset_patterns() for m in p.finditer(line) if m.group(0)[-1].isdigit()]
+        found = [m.group(0) for p in offset_patterns() for m in p.finditer(line)]
+        told += [f"caption: {m}" for m in found if m[-1].isdigit()]
     return told
 
 
@@ -102,11 +103,14 @@ def test_the_kernel_hides_it_at_every_step_before_the_question() -> None:
 def test_hide_strip_names_the_hidden_pointer_without_its_place() -> None:
     """A hidden pointer keeps its name and reads "?" (the orderly commit() too), at no offset."""
     from rmqlab.widgets.offset_model import OffsetStripModel, StripCell, StripPointer, StripRow
+
     from rmqlab.snapshot import OffsetState
 
-    row = StripRow("c1", "cg", QUEUE, True, False, True, 0, 3, (StripCell(0, "M1", OffsetState.ACKED, hole=True),),
-                   (StripPointer("committed", 2, "committed 2", "why"), StripPointer("commit()", 3,
-                    "commit() = lastKey + 1 = 3", "why"), StripPointer("next", 4, "next 4", "why")), (), ())  # fmt: skip
+    cell = StripCell(0, "M1", OffsetState.ACKED, hole=True)
+    pointers = (StripPointer("committed", 2, "committed 2", "why"),
+                StripPointer("commit()", 3, "commit() = lastKey + 1 = 3", "why"),
+                StripPointer("next", 4, "next 4", "why"))
+    row = StripRow("c1", "cg", QUEUE, True, False, True, 0, 3, (cell,), pointers, (), ())
     vm = hide_strip(OffsetStripModel(0, (row,)), (Hidden("committed_offset", QUEUE),))
     got = {p.name: (p.label, p.offset, p.hidden) for p in vm.rows[0].pointers}
     assert got == {"committed": ("committed ?", -1, True), "commit()": ("commit() = ?", -1, True),

@@ -26,6 +26,8 @@ from .flow_view import FlowVM, Place
 __all__ = ["DELAYS", "Offer", "where_offers", "who_hint"]
 
 DELAYS = DelayLevelTable(DEFAULT_MESSAGE_DELAY_LEVEL)
+PLACE_ORDER = ("business", "retry", "delay", "dlq", "process_queue", "done", "dropped", "send_failed")
+"""The kinds of place a "where" question offers, in the order of its buttons."""
 RETRY_PATH = (EventKind.SEND_BACK, EventKind.SCHEDULED, EventKind.DEAD_LETTERED, EventKind.DELAY_DELIVERED)
 """Events on the send-back path: their questions offer delay levels, the retry queue and the DLQ."""
 
@@ -203,15 +205,13 @@ def where_offers(
         broker = came_from.split("@")[-1].split(":")[0] or broker
         key = f"delay:{broker}:{3 + rt}"
         places.setdefault(key, Place(key, "delay", _("level {level}").format(level=3 + rt), f"broker:{broker}"))
-    fails = failed_place(event, trace)  # a send: "send fails, not stored", next to its producer
-    if fails is not None:
-        places[fails.key] = fails
+    fails = failed_place(event, trace)  # a send: "send fails, not stored" next to its producer, and its topic's queues
+    places.update({fails.key: fails} if fails is not None else {})
     offers = []
-    order = {k: i for i, k in enumerate(("business", "retry", "delay", "dlq", "process_queue", "done", "dropped",
-                                         "send_failed"))}  # fmt: skip
+    order = {k: i for i, k in enumerate(PLACE_ORDER)}
     right = places[answer]
     for p in sorted(places.values(), key=lambda p: (order.get(p.kind, 9), p.key)):
-        ours = fails is not None and p.key == fails.key
+        ours = fails is not None and (p.key == fails.key or (p.kind, _topic(p.key)) == ("business", event.get("topic")))
         if not ours and ((p.key != answer and p.kind not in order) or not _plausible(
             p, answer=answer, now_at=now_at, came_from=came_from, group=group, retry_path=retry_path
         )):

@@ -13,7 +13,9 @@ from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 
-__all__ = ["HINTS", "OTHER_HINT", "WHEN_QUESTIONS", "answer_kind", "default_hint", "default_question", "run_facts", "subject"]
+__all__ = [
+    "HINTS", "OTHER_HINT", "WHEN_QUESTIONS", "answer_kind", "default_hint", "default_question", "run_facts", "subject",
+]  # fmt: skip
 
 
 OTHER_HINT = N_("Step through the run again and watch this message.")

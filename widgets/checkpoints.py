@@ -15,10 +15,10 @@ about ``msg_id``, by ``actor`` and on ``queue`` (``"TopicTest@broker-a:0"``) whe
 (click the place the message is next: a queue, a delay level, the DLQ, a ProcessQueue, a tray), ``"who"`` (which
 consumer instance or broker acts), ``"when"`` (at what virtual time) or ``"whether"`` (yes or no, answered by the
 run through the lab's predicate ``holds``: :mod:`widgets.checkpoint_whether`). ``hides`` names a value the question
-asks about that the views would show (the committed offset): "?" up to the pause (:mod:`widgets.checkpoint_hide`). Playing or stepping onto the step that
-holds the event stops on the step before it (for "when", on the last step whose clock is earlier than the event, so
-that the paused clock does not read the answer), the question appears in the picture, and only the right answer (or
-"show me") lets the run go on.
+asks about that the views would show (the committed offset): "?" up to the pause (:mod:`widgets.checkpoint_hide`).
+Playing or stepping onto the step that holds the event stops on the step before it (for "when", on the last step
+whose clock is earlier than the event, so that the paused clock does not read the answer), the question appears in
+the picture, and only the right answer (or "show me") lets the run go on.
 
 **The answers come from the run, never from the lab's text**: :func:`resolve` reads the engine's trace and the
 message-flow view-model of the step after the event (where the message's token is then), so a checkpoint stays
@@ -263,6 +263,30 @@ def _own_explain(cp: Checkpoint, answer: str) -> str:
     return cp.explain.get(answer, cp.explain.get(answer_kind(answer), ""))
 
 
+def _asked(
+    cp: Checkpoint,
+    event: TraceEvent,
+    at: tuple[int, int],
+    trace: Sequence[TraceEvent],
+    positions: Sequence[int],
+    snapshots: Sequence[LabSnapshot],
+    flows: Sequence[FlowVM],
+) -> tuple[tuple[Choice, ...], str, tuple[Place, ...]]:
+    """What ``cp`` offers, its answer from the run, and the places the paused frame draws as placeholders; ``at`` is
+    (the paused frame, the frame that shows the outcome)."""
+    frame, after = at
+    if cp.ask == "where":
+        return _where(
+            event, flows[frame], flows[after], trace[: event.seq - 1], trace[event.seq - 1 : positions[after]]
+        )
+    if cp.ask == "who":
+        return (*_who(event, snapshots[frame]), ())
+    if cp.ask == "whether":
+        answer = whether_answer(cp.holds, trace[: positions[after]], snapshots[after], cp.label)
+        return tuple(Choice(o.key, o.label) for o in whether_offers()), answer, ()
+    return (*_when(event, snapshots[frame], trace[: positions[frame]]), ())
+
+
 def resolve(
     checkpoints: Sequence[Checkpoint],
     *,
@@ -291,18 +315,7 @@ def resolve(
             ends = send_end(event, trace) if cp.ask == "where" else index  # a send: once it is over
             after = next((i for i, p in enumerate(positions) if p > ends), len(positions) - 1)
             snap = snapshots[frame]
-            missing: tuple[Place, ...] = ()
-            if cp.ask == "where":
-                choices, answer, missing = _where(
-                    event, flows[frame], flows[after], trace[: event.seq - 1], trace[event.seq - 1 : positions[after]]
-                )
-            elif cp.ask == "who":
-                choices, answer = _who(event, snap)
-            elif cp.ask == "whether":
-                choices = tuple(Choice(o.key, o.label) for o in whether_offers())
-                answer = whether_answer(cp.holds, trace[: positions[after]], snapshots[after], cp.label)
-            else:
-                choices, answer = _when(event, snap, trace[: positions[frame]])
+            choices, answer, missing = _asked(cp, event, (frame, after), trace, positions, snapshots, flows)
         except CheckpointError:
             if cp.optional:
                 continue

@@ -64,8 +64,16 @@ def topic_queue(c):
 # %% [markdown]
 # ## 一次小运行：看看 TreeMap 里面
 # 图：一个队列上的五条消息，`slow`（offset 1）是第二条；它的监听器要 60 s，其余的立即返回。图下的“处理队列
-# ProcessQueue”标签页就是这个队列的 TreeMap（处理中的 offset、已完成的）和消费位点。单步：`ok2`、`ok3`、`ok4`
+# ProcessQueue”标签页就是这个队列的 TreeMap（处理中的 offset、已完成的）和消费位点（回答问题之前显示为 ?）。单步：`ok2`、`ok3`、`ok4`
 # 都完成后，图停下来，问消费位点何时移动。
+
+# %% jupyter={"source_hidden": true}
+# 答对之后图上显示的话。其中的答案（{answer} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
+WHY_COMMIT = (
+    "答对了：{answer}。ProcessQueue.removeMessage 返回 msgTreeMap.firstKey()，即 TreeMap 里最小的 offset，而不是已完成"
+    "的最大 offset：slow 还在它 60 s 的监听器里时，ok2 … ok4 完成也没有让消费位点移动。slow 返回时 TreeMap 空了，"
+    "removeMessage 返回 queueOffsetMax + 1 = {offset}。"
+)
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -73,13 +81,11 @@ from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
     Checkpoint(before="offset_updated", queue="TopicTest@broker-a:0", nth=2, ask="when", optional=True,
-               hides=("committed_offset",),
+               hides=("committed_offset",),  # 回答之前，处理队列标签页显示“消费位点 ?”
                name="消费位点何时越过 slow",
                question="ok2、ok3、ok4（offset 2–4）已完成；slow（M0002）还在监听器里。c1 的消费位点下一次何时变化？"
                         "选择时间。",
-               explain="答对了：{answer}。ProcessQueue.removeMessage 返回 msgTreeMap.firstKey()，即 TreeMap 里最小的 "
-                       "offset，而不是已完成的最大 offset：slow 还在它 60 s 的监听器里时，ok2 … ok4 完成也没有让消费"
-                       "位点移动。slow 返回时 TreeMap 空了，removeMessage 返回 queueOffsetMax + 1 = {offset}。"),
+               explain=WHY_COMMIT),
 ])
 dash
 
