@@ -189,7 +189,7 @@ show_trace(lab.trace, "delivered", "lifecycle", fields=("queue_offset", "event")
 
 # %% [markdown]
 # ### Exercise 3 — predict, then run
-# A fresh run; this time the consumer crashes at **63 s** — `slow` finished at 62 s, so all five messages are
+# A fresh run; this time the consumer crashes at **63 s**, after `slow` has returned: all five messages are
 # consumed and the client holds offset 5. From which offset does the restarted consumer pull?
 # Predict, then set the picture's knobs to a crash at 63 s and a restart at 70 s, Rebuild, and step past 70 s.
 
@@ -238,9 +238,9 @@ lab, c = five_messages()
 lag_chart(lab.run(until="2m"))
 
 # %% [markdown]
-# Both climb to 4 while `slow` pins the commit at 1. The client's copy drops to 0 at 62 s, when `slow` returns;
-# the broker's at 65 s, the next persist tick: for those 3 s the broker counts 4 messages as unconsumed that
-# are done, and a crash would deliver them again.
+# Read the two lines: what holds both up while `slow` runs, and when does each drop to 0? The broker's drops at
+# the next persist tick after the client's: between the two the broker counts as unconsumed messages that are done,
+# and a crash then would deliver them again.
 #
 # ## Key points
 # - The committed offset comes from `ProcessQueue.removeMessage`, read off `msgTreeMap`; `consumeConcurrentlyMaxSpan`

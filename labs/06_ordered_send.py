@@ -298,8 +298,8 @@ grading_06_3.verify("06.3", answer_3)
 show_trace(lab.trace, "send_attempt", "stored", "send_result", "send_failed")
 
 # %% [markdown]
-# A timeout says nothing about whether the broker stored the message. An application that re-sends it adds a
-# duplicate of order 3's event — in order, so consumers of ordered streams need idempotence too.
+# Read the trace: when did the broker act on M0001, and when did pg give up? What does a timeout tell the
+# application about the store, and what would sending the event again do to order 3's stream?
 
 # %% [markdown]
 # ## Normal and strict ordering
@@ -308,7 +308,7 @@ show_trace(lab.trace, "send_attempt", "stored", "send_result", "send_failed")
 # - **Normal Ordered Message** — messages received from the *same queue* are in order; messages from different
 #   queues may not be. That is what `by_order_id` gives: it hashes over the queues the route has *now*, so when the
 #   list changes an order moves to another queue. Sends keep working, but order 3's events are now split across
-#   `broker-a:3` and `broker-b:3`, and a consumer may see the late one before the early one is consumed.
+#   two brokers' queues, and a consumer may see the late one before the early one is consumed.
 # - **Strictly Ordered Message** — every message is received in the order stored. (`docs/en/Feature.md` calls the
 #   two flavours *global* — one queue for the topic — and *partitioned* — in order per sharding key.) Strict means an
 #   order never moves: the selector keeps the full queue list and picks from it, and when that queue is missing it

@@ -211,8 +211,8 @@ print("offsets of cg stored on broker-a:", {k: v for k, v in lab.brokers["broker
 #
 # > **Common belief vs. the source.** "A failed message is retried up to 16 times, then dead-lettered, whatever the
 # > message model." — only in CLUSTERING. In BROADCASTING, 4.9.7's `ConsumeMessageConcurrentlyService.processConsumeResult`
-# > logs "BROADCASTING, the message consume failed, drop it" for each failed message and moves on: no `%RETRY%`,
-# > no delay level, no `%DLQ%`. A broadcasting listener that can fail must retry or park the work itself.
+# > logs "BROADCASTING, the message consume failed, drop it" for each failed message and moves on: nothing is sent
+# > back, delayed or dead-lettered. A broadcasting listener that can fail must retry or park the work itself.
 
 # %% [markdown]
 # ## Your score

@@ -13,6 +13,7 @@ View-model level: the labs' own dashboards (``test_lab_pictures``) and small run
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -181,3 +182,40 @@ def test_owns_names_the_consumers_there_are() -> None:
     assert owns(frames.snapshots[-1], "c1", "TopicTest") and not owns(frames.snapshots[0], "c1", "TopicTest")
     with pytest.raises(KeyError, match="the run has \\['c1'\\]"):
         owns(frames.snapshots[-1], "c9", "TopicTest")
+
+
+# ---------------------------------------------------------------- the student copy
+
+
+def test_the_student_copy_of_labs_05_06_08_states_none_of_these_answers(tmp_path: Path) -> None:
+    """The student copy (``labs/make_student.py``, both languages) states no answer of these labs' checkpoints: no
+    answer key or right label, no "when" answer in seconds (lab 05's Exercise 3 said "`slow` finished at 62 s" and
+    its chart note "pins the commit at 1"; lab 06's note under 06.3 said a re-send "adds a duplicate"), and no
+    "Right: no" / "Right: yes" of a yes/no question."""
+    import nbformat
+    from lab_tools import load_lab_tool
+    from test_checkpoint_truth import _stated
+    from test_lab_checkpoint_facts import _dashboards_of as dashboards_in_language
+
+    make_student = load_lab_tool("make_student.py")
+    told = []
+    for folder in (LABS, LABS / "zh"):
+        out = tmp_path / folder.name
+        assert make_student.main([str(folder), str(out)]) == 0
+        for stem in ("05_offsets_process_queue", "06_ordered_send", "08_broadcasting_vs_clustering"):
+            answers: set[str] = set()
+            for dash in dashboards_in_language(folder / f"{stem}.py"):
+                for cp in dash.controller.checkpoints:
+                    label = next(c.label for c in cp.choices if c.key == cp.answer)
+                    if cp.ask == "whether":
+                        answers |= {f"Right: {label}", f"答对了：{label}"}
+                    else:
+                        answers |= {cp.answer, label}
+                    if cp.ask == "when":
+                        answers.add(f"{int(cp.answer) / 1000:g} s")
+            cells = nbformat.read(out / f"{stem}.ipynb", as_version=4).cells
+            told += [(folder.name, stem, a) for a in _stated([c.source for c in cells], answers)]
+            told += [(folder.name, stem, "commit at 1") for c in cells if "commit at 1" in c.source]
+            told += [(folder.name, stem, "adds a duplicate") for c in cells
+                     if c.cell_type == "markdown" and "adds a" in c.source]  # fmt: skip
+    assert told == []

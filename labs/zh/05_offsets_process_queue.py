@@ -184,8 +184,8 @@ show_trace(lab.trace, "delivered", "lifecycle", fields=("queue_offset", "event")
 
 # %% [markdown]
 # ### 练习 3 — 先预测，再运行
-# 重新运行一次；这次 Consumer 在 **63 s** 崩溃——`slow` 在 62 s
-# 已经完成，所以五条消息都消费完了，客户端持有的消费位点是 5。重启后的 Consumer 从哪个 offset
+# 重新运行一次；这次 Consumer 在 **63 s** 崩溃，此时 `slow`
+# 已经返回：五条消息都消费完了，客户端持有的消费位点是 5。重启后的 Consumer 从哪个 offset
 # 开始拉取？先预测，再把图的参数设为 63 s 崩溃、70 s 重启，点“重建”，单步走过 70 s。
 
 # %% nbgrader={"grade": false, "grade_id": "ex05_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
@@ -232,8 +232,7 @@ lab, c = five_messages()
 lag_chart(lab.run(until="2m"))
 
 # %% [markdown]
-# 在 `slow` 把提交钉在 1 的时候，两条曲线都升到 4。客户端那份在 62 s `slow` 返回时降到 0；Broker 那份在
-# 65 s，即下一次持久化的时刻：这 3 s 里，Broker 把 4 条已经消费完的消息算作未消费，此时崩溃就会再次投递它们。
+# 读这两条曲线：`slow` 运行时是什么让两条都降不下来？各自何时降到 0？Broker 那条在客户端那条之后的下一次持久化时刻才降：这两个时刻之间，Broker 把已经消费完的消息算作未消费，此时崩溃就会再次投递它们。
 #
 # ## 要点
 # - 已提交的消费位点来自 `ProcessQueue.removeMessage`，从 `msgTreeMap`

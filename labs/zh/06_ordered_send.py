@@ -284,8 +284,8 @@ grading_06_3.verify("06.3", answer_3)
 show_trace(lab.trace, "send_attempt", "stored", "send_result", "send_failed")
 
 # %% [markdown]
-# 超时并不说明 Broker 有没有存下这条消息。应用如果重新发送，就会给订单
-# 3 的事件多加一个重复——而且是按顺序的，所以顺序消息的消费者同样需要幂等。
+# 读上面的轨迹：Broker 何时处理了 M0001，pg 又是何时放弃的？超时能告诉应用存储的什么情况？再发送一次这个事件，会给订单
+# 3 的事件流带来什么？
 
 # %% [markdown]
 # ## 普通顺序与严格顺序
@@ -294,7 +294,7 @@ show_trace(lab.trace, "send_attempt", "stored", "send_result", "send_failed")
 # - **普通顺序消息（Normal Ordered
 #   Message）**——从**同一个队列**收到的消息是有序的；来自不同队列的消息则未必。`by_order_id`
 #   给的就是这种：它在路由**当前**的队列上取哈希，所以列表一变，订单就换到另一个队列。发送照常进行，但订单
-#   3 的事件现在分散在 `broker-a:3` 和 `broker-b:3` 上，Consumer 可能在早的那条被消费之前就看到晚的那条。
+#   3 的事件现在分散在两个 Broker 的队列上，Consumer 可能在早的那条被消费之前就看到晚的那条。
 # - **严格顺序消息（Strictly Ordered Message）**——每条消息都按存储的顺序被接收。（`docs/en/Feature.md`
 #   把这两种称为**全局**顺序——整个 Topic 只有一个队列——和**分区**顺序——按分区键（sharding
 #   key）有序。）严格意味着订单永远不换队列：选择器保留完整的队列列表并从中挑选，当那个队列不在路由里时，它宁可拒绝也不换队列。

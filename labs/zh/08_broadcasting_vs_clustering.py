@@ -201,7 +201,7 @@ print("broker-a 上存储的 cg 的消费位点：", {k: v for k, v in lab.broke
 # - 集群模式（CLUSTERING）和广播模式（BROADCASTING）有三处不同：哪些实例收到一条消息、`processConsumeResult`
 #   怎样处理消费失败，以及消费位点存在哪里（`RemoteBrokerOffsetStore` / `LocalFileOffsetStore`）。
 #
-# > **常见说法 vs. 源码。** “消费失败的消息会重试最多 16 次，然后进入死信队列，不管是哪种消费模式。”——只有集群模式如此。广播模式下，4.9.7 的 `ConsumeMessageConcurrentlyService.processConsumeResult` 对每条失败的消息只记一条日志“BROADCASTING, the message consume failed, drop it”就继续往下走：没有 `%RETRY%`，没有延时级别，也没有 `%DLQ%`。可能失败的广播监听器必须自己重试或把工作暂存起来。
+# > **常见说法 vs. 源码。** “消费失败的消息会重试最多 16 次，然后进入死信队列，不管是哪种消费模式。”——只有集群模式如此。广播模式下，4.9.7 的 `ConsumeMessageConcurrentlyService.processConsumeResult` 对每条失败的消息只记一条日志“BROADCASTING, the message consume failed, drop it”就继续往下走：既不回传，也不延时，更不进死信队列。可能失败的广播监听器必须自己重试或把工作暂存起来。
 
 # %% [markdown]
 # ## 你的得分
