@@ -300,8 +300,7 @@ show_trace(lab.trace, "send_attempt", "stored", "send_result", "send_failed")
 # %% [markdown]
 # Read the trace: when did the broker act on M0001, and when did pg give up? What does a timeout tell the
 # application about the store, and what would sending the event again do to order 3's stream?
-
-# %% [markdown]
+#
 # ## Normal and strict ordering
 # RocketMQ's documentation (`docs/en/Concept.md`) names two guarantees:
 #

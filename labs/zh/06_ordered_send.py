@@ -286,8 +286,7 @@ show_trace(lab.trace, "send_attempt", "stored", "send_result", "send_failed")
 # %% [markdown]
 # 读上面的轨迹：Broker 何时处理了 M0001，pg 又是何时放弃的？超时能告诉应用存储的什么情况？再发送一次这个事件，会给订单
 # 3 的事件流带来什么？
-
-# %% [markdown]
+#
 # ## 普通顺序与严格顺序
 # RocketMQ 的文档（`docs/en/Concept.md`）给出了两种保证：
 #
