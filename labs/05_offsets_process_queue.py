@@ -66,7 +66,17 @@ def topic_queue(c):
 # ## A tiny run: look inside the TreeMap
 # The picture: five messages on one queue, `slow` (offset 1) second; its listener takes 60 s, the others return at
 # once. The ProcessQueues tab under the picture is the queue's TreeMap (offsets in process, done) and the committed
-# offset. Step: the picture stops once `ok2`, `ok3` and `ok4` are done and asks when the committed offset moves.
+# offset, which reads "?" until you answer the question. Step: the picture stops once `ok2`, `ok3` and `ok4` are done
+# and asks when the committed offset moves.
+
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer. Every answer in them ({answer}, {offset} …) is a field the
+# picture fills in from the run it shows: this cell names none.
+WHY_COMMIT = (
+    "Right: {answer}. ProcessQueue.removeMessage returns msgTreeMap.firstKey(), the smallest offset still in the "
+    "TreeMap, not the highest one done: while slow sat in its 60 s listener, ok2 … ok4 finishing did not move the "
+    "commit. When slow returned, the map was empty and removeMessage returned queueOffsetMax + 1 = {offset}."
+)
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -74,13 +84,11 @@ from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
     Checkpoint(before="offset_updated", queue="TopicTest@broker-a:0", nth=2, ask="when", optional=True,
+               hides=("committed_offset",),  # the ProcessQueues tab shows "committed ?" until it is answered
                name="when the committed offset moves past slow",
                question="ok2, ok3 and ok4 (offsets 2–4) are done; slow (M0002) is still in its listener. When does "
                         "c1's committed offset change next? Pick the time.",
-               explain="Right: {answer}. ProcessQueue.removeMessage returns msgTreeMap.firstKey(), the smallest "
-                       "offset still in the TreeMap, not the highest one done: while slow sat in its 60 s listener, "
-                       "ok2 … ok4 finishing did not move the commit. When slow returned, the map was empty and "
-                       "removeMessage returned queueOffsetMax + 1 = {offset}."),
+               explain=WHY_COMMIT),
 ])
 dash
 
@@ -181,7 +189,7 @@ show_trace(lab.trace, "delivered", "lifecycle", fields=("queue_offset", "event")
 
 # %% [markdown]
 # ### Exercise 3 — predict, then run
-# A fresh run; this time the consumer crashes at **63 s** — `slow` finished at 62 s, so all five messages are
+# A fresh run; this time the consumer crashes at **63 s**, after `slow` has returned: all five messages are
 # consumed and the client holds offset 5. From which offset does the restarted consumer pull?
 # Predict, then set the picture's knobs to a crash at 63 s and a restart at 70 s, Rebuild, and step past 70 s.
 
@@ -230,9 +238,9 @@ lab, c = five_messages()
 lag_chart(lab.run(until="2m"))
 
 # %% [markdown]
-# Both climb to 4 while `slow` pins the commit at 1. The client's copy drops to 0 at 62 s, when `slow` returns;
-# the broker's at 65 s, the next persist tick: for those 3 s the broker counts 4 messages as unconsumed that
-# are done, and a crash would deliver them again.
+# Read the two lines: what holds both up while `slow` runs, and when does each drop to 0? The broker's drops at
+# the next persist tick after the client's: between the two the broker counts as unconsumed messages that are done,
+# and a crash then would deliver them again.
 #
 # ## Key points
 # - The committed offset comes from `ProcessQueue.removeMessage`, read off `msgTreeMap`; `consumeConcurrentlyMaxSpan`

@@ -248,10 +248,28 @@ def slow_a_lab(events=4):
 
 
 # %% [markdown]
-# The picture: order 3's events to slow broker-a. Step to the first attempt and stop there.
+# The picture: order 3's events to slow broker-a. Step: it stops before the first send and asks where the event is
+# once the producer is done with it.
+
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer. Every answer in them ({answer}, {msg} …) is a field the
+# picture fills in from the run it shows: this cell names none.
+WHY_SLOW = {  # by the kind of place the engine puts the message in: a queue, or the producer's failed send
+    "business": "Right: {answer}. broker-a appended {msg} the moment the request arrived; only its answer was late. "
+                "pg gave up after 3000 ms (RemotingTimeoutException), which says nothing about the store: the timeout "
+                "is the producer's clock, not the broker's. An application that sends it again adds a duplicate.",
+    "send_failed": "Right: {answer}. The request never reached a broker that could store it: nothing was stored, "
+                   "and sendSelectImpl's one attempt failed.",
+}
 
 # %% tags=["nbval-ignore-output"]
-slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s")
+slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s", checkpoints=[
+    Checkpoint(before="send_attempt", msg_id="M0001", ask="where", optional=True, name="stored anyway?",
+               question="pg is about to send order 3's first event ({msg}) to a3 on broker-a, which now answers 5 s "
+                        "late; pg gives up waiting after 3000 ms. Where is {msg} once the send is over? Click the "
+                        "place in the picture (or a button).",
+               explain=WHY_SLOW),
+])
 slow_dash
 
 # %% [markdown]
@@ -280,17 +298,16 @@ grading_06_3.verify("06.3", answer_3)
 show_trace(lab.trace, "send_attempt", "stored", "send_result", "send_failed")
 
 # %% [markdown]
-# A timeout says nothing about whether the broker stored the message. An application that re-sends it adds a
-# duplicate of order 3's event — in order, so consumers of ordered streams need idempotence too.
-
-# %% [markdown]
+# Read the trace: when did the broker act on M0001, and when did pg give up? What does a timeout tell the
+# application about the store, and what would sending the event again do to order 3's stream?
+#
 # ## Normal and strict ordering
 # RocketMQ's documentation (`docs/en/Concept.md`) names two guarantees:
 #
 # - **Normal Ordered Message** — messages received from the *same queue* are in order; messages from different
 #   queues may not be. That is what `by_order_id` gives: it hashes over the queues the route has *now*, so when the
 #   list changes an order moves to another queue. Sends keep working, but order 3's events are now split across
-#   `broker-a:3` and `broker-b:3`, and a consumer may see the late one before the early one is consumed.
+#   two brokers' queues, and a consumer may see the late one before the early one is consumed.
 # - **Strictly Ordered Message** — every message is received in the order stored. (`docs/en/Feature.md` calls the
 #   two flavours *global* — one queue for the topic — and *partitioned* — in order per sharding key.) Strict means an
 #   order never moves: the selector keeps the full queue list and picks from it, and when that queue is missing it

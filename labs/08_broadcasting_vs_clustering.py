@@ -61,6 +61,7 @@ def two_consumers(model):
 # BROADCASTING (then Rebuild). Step through in CLUSTERING first: who gets each message, and where its retry goes.
 
 # %% tags=["nbval-ignore-output"]
+from rmqlab.widgets.checkpoint_whether import owns
 from rmqlab.widgets.checkpoints import Checkpoint
 from rmqlab.widgets.dashboard import Dashboard
 
@@ -80,21 +81,41 @@ show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=(
 
 # %% [markdown]
 # ## BROADCASTING: every instance, its own copy
-# The picture in BROADCASTING, three messages. Step: it stops just before c1's listener returns RECONSUME_LATER for its
-# copy of the first one, and asks where that copy goes. Exercises 1 and 3 below follow from your answer.
+# The picture in BROADCASTING, three messages. It opens on a yes/no question: does c1 subscribe the retry topic?
+# Then Step: it stops just before c1's listener returns RECONSUME_LATER for its copy of the first one, and asks where
+# that copy goes. Exercises 1 and 3 below follow from your answers.
+
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer. Every answer in them ({answer} …) is a field the
+# picture fills in from the run it shows: this cell names none.
+WHY_RETRY_TOPIC = (
+    "Right: {answer}. Whether a push consumer subscribes %RETRY%<group> is decided once, when it starts, by "
+    "DefaultMQPushConsumerImpl.copySubscription, from the group's message model: the retry topic is where the broker "
+    "returns the group's sent-back messages, so a consumer subscribes it exactly when its processConsumeResult sends "
+    "failures back."
+)
+WHY_DROPPED = (
+    "Right: {answer}. In BROADCASTING each instance gets its own copy and keeps its own offsets (LocalFileOffsetStore, "
+    "on the client's disk: the broker keeps none for it). processConsumeResult never calls sendMessageBack there, and "
+    "nothing retries the copy: no delay level, no dead letter, and c2's copy is untouched."
+)
 
 # %% tags=["nbval-ignore-output"]
 broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
                            knob_options={"model": MODELS}, horizon="30s", checkpoints=[
+    Checkpoint(before="rebalanced", actor="consumer:c1", ask="whether", name="whether c1 subscribes %RETRY%cg",
+               holds=lambda trace, snap: owns(snap, "c1", "%RETRY%cg"),
+               question="c1 is about to start and rebalance for the first time. Does it subscribe its group's "
+                        "retry topic, %RETRY%cg (will it take one of its queues)? Mind the group's message model.",
+               hint="Where does a retry topic's message come from? Look at what processConsumeResult does with a "
+                    "failure in this message model, and at DefaultMQPushConsumerImpl.copySubscription.",
+               explain=WHY_RETRY_TOPIC),
     Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="where c1's failed copy goes",
                question="c1's listener returns RECONSUME_LATER for its copy of {msg}. The group is in BROADCASTING. "
                         "Where is that copy after the next step? Click the place in the picture (or a button).",
                hint="processConsumeResult switches on the message model, and only its CLUSTERING branch calls "
                     "sendMessageBack. Which of these places could the copy reach without the broker's help?",
-               explain="Right: {answer}. In BROADCASTING each instance gets its own copy and keeps its own offsets "
-                       "(LocalFileOffsetStore, on the client's disk: the broker keeps none for it). processConsumeResult "
-                       "never calls sendMessageBack there, and nothing retries the copy: no %RETRY% topic, no delay "
-                       "level, no dead letter, and c2's copy is untouched."),
+               explain=WHY_DROPPED),
 ])
 broadcast_dash
 
@@ -190,8 +211,8 @@ print("offsets of cg stored on broker-a:", {k: v for k, v in lab.brokers["broker
 #
 # > **Common belief vs. the source.** "A failed message is retried up to 16 times, then dead-lettered, whatever the
 # > message model." — only in CLUSTERING. In BROADCASTING, 4.9.7's `ConsumeMessageConcurrentlyService.processConsumeResult`
-# > logs "BROADCASTING, the message consume failed, drop it" for each failed message and moves on: no `%RETRY%`,
-# > no delay level, no `%DLQ%`. A broadcasting listener that can fail must retry or park the work itself.
+# > logs "BROADCASTING, the message consume failed, drop it" for each failed message and moves on: nothing is sent
+# > back, delayed or dead-lettered. A broadcasting listener that can fail must retry or park the work itself.
 
 # %% [markdown]
 # ## Your score

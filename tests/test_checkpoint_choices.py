@@ -132,11 +132,13 @@ def test_a_dead_letter_hint_counts_the_tries_from_the_event() -> None:
 
 
 def test_a_send_offers_the_queues_of_its_topic_and_no_retry_places() -> None:
-    """Lab 06's question (where order 3 is stored): the topic's eight queues on both brokers; no delay level, DLQ,
-    retry queue or tray — they do not exist for a send."""
+    """Lab 06's question (where order 3 is stored): the topic's eight queues on both brokers and, next to the
+    producer, "send fails, not stored"; no delay level, DLQ, retry queue or tray — they do not exist for a send."""
     (cp,) = _asked(ordered_send, "10s", Checkpoint(before="stored", msg_id="M0004", ask="where"))
     assert cp.answer == "queue:TopicTest@broker-a:3"
-    assert [c.key for c in cp.choices] == [f"queue:TopicTest@broker-{b}:{q}" for b in "ab" for q in range(4)]
+    queues = [f"queue:TopicTest@broker-{b}:{q}" for b in "ab" for q in range(4)]
+    assert [c.key for c in cp.choices] == [*queues, "failed:pg"]
+    assert cp.choices[-1].label == "send fails, not stored"
     assert [c.label for c in cp.choices][3:5] == ["TopicTest:3 · broker-a", "TopicTest:0 · broker-b"]  # told apart
     assert "Look at the broker" in cp.check("queue:TopicTest@broker-b:3")[1]
     assert "Look at the queue number" in cp.check("queue:TopicTest@broker-a:0")[1]

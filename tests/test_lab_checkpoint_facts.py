@@ -173,7 +173,13 @@ def _lab_07b(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
 
 
 def _lab_06(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
-    """Order 4's event goes to mqs[4 % 8] of the route the producer holds at 10 s; order 3's failed on mqs[3 % 8]."""
+    """Order 4's event goes to mqs[4 % 8] of the route the producer holds at 10 s; order 3's failed on mqs[3 % 8].
+    Stored anyway: order 3 (its queue, a3), the broker's delay and the send's timeout (question and explanation)."""
+    if cp.event.kind is EventKind.SEND_ATTEMPT:
+        delay = next(e.get("response_delay_ms") for e in trace if e.kind is EventKind.FAULT
+                     and e.get("response_delay_ms"))  # fmt: skip
+        timeout = str(cp.event.get("timeout_ms"))
+        return [str(cp.event.get("queue_id")), _seconds(int(delay)), timeout, timeout]
     if cp.event.time_ms > 30_000:  # where order 3 goes after the route poll: the question names order 3
         return ["3"]
     from rmqlab.client.producer.default_mq_producer import POLL_NAME_SERVER_INTERVAL_MS

@@ -20,11 +20,14 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.core.i18n import ngettext
 from rmqlab.snapshot import LabSnapshot
 
+from .checkpoint_sends import SENDS, SendFacts, failed_hint, failed_place, send_facts, send_hint
 from .flow_view import FlowVM, Place
 
 __all__ = ["DELAYS", "Offer", "where_offers", "who_hint"]
 
 DELAYS = DelayLevelTable(DEFAULT_MESSAGE_DELAY_LEVEL)
+PLACE_ORDER = ("business", "retry", "delay", "dlq", "process_queue", "done", "dropped", "send_failed")
+"""The kinds of place a "where" question offers, in the order of its buttons."""
 RETRY_PATH = (EventKind.SEND_BACK, EventKind.SCHEDULED, EventKind.DEAD_LETTERED, EventKind.DELAY_DELIVERED)
 """Events on the send-back path: their questions offer delay levels, the retry queue and the DLQ."""
 
@@ -108,87 +111,6 @@ def _max_reconsume_times(event: TraceEvent, trace: Sequence[TraceEvent], step: S
     return DEFAULT_MAX_RECONSUME_TIMES if most is None or int(most) < 0 else int(most)
 
 
-@dataclass(frozen=True, slots=True)
-class SendFacts:
-    """What decided the queue of the send a "stored" checkpoint pauses before, read from the run: the try number,
-    the broker and queue of the try before it and how that try ended (a retry skips that broker:
-    ``TopicPublishInfo.selectOneMessageQueue(lastBrokerName)``), and the brokers the producer keeps out of its choice
-    (``MQFaultStrategy`` with sendLatencyFaultEnable: broker → (latency ms, answered at, out until))."""
-
-    attempt: int
-    last_broker: str = ""
-    last_queue: str = ""
-    last_outcome: str = ""
-    kept_out: tuple[tuple[str, int, int, int], ...] = ()
-    previous: str = ""
-    """The queue of the producer's send before this one (``TopicTest:1 · broker-a``)."""
-    selector: bool = False
-    """A MessageQueueSelector picks the queue (``sendSelectImpl``), not the round robin."""
-    producer: str = ""
-
-
-def _send_facts(event: TraceEvent, trace: Sequence[TraceEvent]) -> SendFacts | None:
-    """The :class:`SendFacts` of ``event`` (a store) from the sends before it; None when no send led to it."""
-    tries = [e for e in trace if e.kind is EventKind.SEND_ATTEMPT and e.msg_id == event.msg_id]
-    if not tries:
-        return None
-    attempt = int(tries[-1].get("attempt") or 1)
-    results = [e for e in trace if e.kind is EventKind.SEND_RESULT and e.actor == tries[-1].actor]
-    last = [e for e in results if e.msg_id == event.msg_id and int(e.get("attempt") or 0) == attempt - 1]
-    began = {(e.msg_id, e.get("attempt")): e.time_ms for e in trace
-             if e.kind is EventKind.SEND_ATTEMPT and e.actor == tries[-1].actor}  # fmt: skip
-    kept: dict[str, tuple[int, int, int]] = {}
-    for r in results:  # the last answer of each broker decides whether it is kept out now
-        broker, until = str(r.get("broker")), int(r.get("not_available_until") or 0)
-        kept.pop(broker, None)
-        if until > event.time_ms:
-            kept[broker] = (r.time_ms - began.get((r.msg_id, r.get("attempt")), r.time_ms), r.time_ms, until)
-    picked = [e for e in trace if e.kind is EventKind.SEND_ATTEMPT and e.actor == tries[-1].actor
-              and e.msg_id != event.msg_id]  # fmt: skip
-    previous = f"{picked[-1].get('topic')}:{picked[-1].get('queue_id')} · {picked[-1].get('broker')}" if picked else ""
-    selector = "Select" in str(tries[-1].get("entry") or "")
-    if not last:
-        return SendFacts(attempt, kept_out=tuple((b, *v) for b, v in sorted(kept.items())), previous=previous,
-                         selector=selector, producer=tries[-1].actor.removeprefix("producer:"))  # fmt: skip
-    prev = last[-1]
-    return SendFacts(
-        attempt, str(prev.get("broker")), f"{tries[-2].get('topic')}:{prev.get('queue_id')} · {prev.get('broker')}"
-        if len(tries) >= 2 else str(prev.get("broker")),
-        str(prev.get("outcome")).split(":")[0], tuple((b, *v) for b, v in sorted(kept.items())),
-    )
-
-
-def _send_hint(choice: Place, answer: Place, sent: SendFacts | None) -> str:
-    """The near-miss hint of a queue for a send, from what decided it in this run ("" when nothing special did: a
-    plain round robin, or a selector)."""
-    if sent is None:
-        return ""
-    broker = choice.key.split("@")[-1].split(":")[0]
-    right = answer.key.split("@")[-1].split(":")[0]
-    if sent.last_broker:
-        if broker == sent.last_broker:
-            return _("Try {n} comes after try {m} on {broker} ended in {outcome}: a retry calls "
-                     "selectOneMessageQueue(lastBrokerName), which skips {broker}'s queues.").format(
-                n=sent.attempt, m=sent.attempt - 1, broker=broker, outcome=sent.last_outcome)
-        return _("Not that queue: the round robin moves on one queue at a time from the last try's queue ({queue}) "
-                 "and takes the first one not on {broker}.").format(queue=sent.last_queue, broker=sent.last_broker)
-    out = {b: (lat, at, until) for b, lat, at, until in sent.kept_out}
-    if broker in out and broker != right:
-        lat, at, _until = out[broker]
-        return _("{broker} took {latency} to answer at {at}: with sendLatencyFaultEnable, MQFaultStrategy keeps a "
-                 "slow broker out of the producer's choice for a while, however fast it is again.").format(
-            broker=broker, latency=format_duration(lat), at=format_duration(at))
-    if out and broker == right:
-        return _("Not that queue: the round robin moves on one queue per send, past the queues of a broker the "
-                 "producer keeps out.")
-    if not out and sent.previous and not sent.selector:
-        if broker != right:
-            return _("Nothing keeps a broker out of {producer}'s choice here, whatever it answered last: a new send "
-                     "just takes the round robin's next queue.").format(producer=sent.producer)
-        return _("Not that queue: a new send takes the round robin's next queue, one on from the last send's.")
-    return ""
-
-
 def _where_hint(
     choice: Place, answer: Place, event: TraceEvent, rt: int, most: int, sent: SendFacts | None = None
 ) -> str:
@@ -223,8 +145,10 @@ def _where_hint(
                      "processConsumeResult drops a failure.")
         return _("In BROADCASTING a failure is not sent back: processConsumeResult drops it (no retry queue, no "
                  "delay level, no DLQ).")
-    if answer.kind in ("business", "retry") and event.kind is EventKind.STORED:
-        said = _send_hint(choice, answer, sent)
+    if event.kind in SENDS and "send_failed" in (choice.kind, answer.kind):
+        return failed_hint(choice, answer)
+    if answer.kind in ("business", "retry") and event.kind in SENDS:
+        said = send_hint(choice, answer, sent)
         if said:
             return said
         if choice.key.split("@")[-1].split(":")[0] != answer.key.split("@")[-1].split(":")[0]:
@@ -263,7 +187,7 @@ def where_offers(
                       if e.msg_id == event.msg_id and e.kind is EventKind.DELIVERED), "")  # fmt: skip
     rt = _reconsumed(event, trace)
     most = _max_reconsume_times(event, trace, step)
-    sent = _send_facts(event, trace) if event.kind is EventKind.STORED else None
+    sent = send_facts(event, trace) if event.kind is EventKind.STORED else None
     drawn = {p.key for p in before.places}
     broker = (answer.split(":")[1] if answer.startswith("delay:") else answer.split("@")[-1].split(":")[0])
     if retry_path:
@@ -281,13 +205,16 @@ def where_offers(
         broker = came_from.split("@")[-1].split(":")[0] or broker
         key = f"delay:{broker}:{3 + rt}"
         places.setdefault(key, Place(key, "delay", _("level {level}").format(level=3 + rt), f"broker:{broker}"))
+    fails = failed_place(event, trace)  # a send: "send fails, not stored" next to its producer, and its topic's queues
+    places.update({fails.key: fails} if fails is not None else {})
     offers = []
-    order = {k: i for i, k in enumerate(("business", "retry", "delay", "dlq", "process_queue", "done", "dropped"))}
+    order = {k: i for i, k in enumerate(PLACE_ORDER)}
     right = places[answer]
     for p in sorted(places.values(), key=lambda p: (order.get(p.kind, 9), p.key)):
-        if (p.key != answer and p.kind not in order) or not _plausible(
+        ours = fails is not None and (p.key == fails.key or (p.kind, _topic(p.key)) == ("business", event.get("topic")))
+        if not ours and ((p.key != answer and p.kind not in order) or not _plausible(
             p, answer=answer, now_at=now_at, came_from=came_from, group=group, retry_path=retry_path
-        ):
+        )):
             continue
         if p.kind == "delay":
             lv = int(p.key.rsplit(":", 1)[1])

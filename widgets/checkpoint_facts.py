@@ -11,8 +11,11 @@ from typing import Any
 
 from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
 
-__all__ = ["HINTS", "OTHER_HINT", "answer_kind", "default_hint", "run_facts", "subject"]
+__all__ = [
+    "HINTS", "OTHER_HINT", "WHEN_QUESTIONS", "answer_kind", "default_hint", "default_question", "run_facts", "subject",
+]  # fmt: skip
 
 
 OTHER_HINT = N_("Step through the run again and watch this message.")
@@ -120,4 +123,38 @@ def answer_kind(key: str) -> str:
     prefix, _colon, rest = key.partition(":")
     if prefix == "queue":
         return "dlq" if rest.startswith("%DLQ%") else "retry" if rest.startswith("%RETRY%") else "business"
-    return {"pq": "process_queue", "delay": "delay"}.get(prefix, prefix)
+    return {"pq": "process_queue", "delay": "delay", "failed": "send_failed"}.get(prefix, prefix)
+
+
+WHEN_QUESTIONS = {
+    EventKind.DELIVERED: N_("When is {msg} delivered next? Pick the time."),
+    EventKind.DELAY_DELIVERED: N_("When does {msg} leave its delay level? Pick the time."),
+    EventKind.REBALANCED: N_("When does {who} rebalance? Pick the time."),
+    EventKind.LOCK_ACQUIRED: N_("When does {who} get the lock? Pick the time."),
+    EventKind.CONSUMED: N_("When is {msg} consumed next? Pick the time."),
+    EventKind.SEND_BACK: N_("When is {msg} sent back next? Pick the time."),
+    EventKind.DEAD_LETTERED: N_("When is {msg} dead-lettered? Pick the time."),
+    EventKind.STORED: N_("When is {msg} stored next? Pick the time."),
+    EventKind.SCHEDULED: N_("When is {msg} parked at a delay level next? Pick the time."),
+}
+"""A 'when' question per event kind, whole sentences so that each translates as one (a clause glued into a
+frame does not survive a language whose word order differs)."""
+
+
+def default_question(ask: str, event: TraceEvent) -> str:
+    """The question a checkpoint asks when its lab gives none (a "whether" always has its own)."""
+    msg = event.msg_id or _("it")
+    if ask == "where":
+        return _("Where is {msg} after the next step? Click the place in the picture (or a button).").format(msg=msg)
+    if ask == "who":
+        if event.kind.value == "delivered":
+            return _("Which instance gets {msg} next?").format(msg=msg)
+        if event.kind.value == "lock_acquired":
+            queue = event.get("queue", _("the queue"))
+            return _("Which instance takes the lock on {queue} next?").format(queue=queue)
+        return _("Which instance acts next?")
+    question = WHEN_QUESTIONS.get(event.kind)
+    if question is None:
+        kind = event.kind.value.replace("_", " ")
+        return _("When does the next {kind} of {msg} happen? Pick the time.").format(kind=kind, msg=msg)
+    return _(question).format(msg=msg, who=event.actor.split(":", 1)[-1])

@@ -27,6 +27,7 @@ from typing import Any
 
 from rmqlab import format_duration
 
+from .checkpoint_hide import Hidden, hide_view, offset_patterns
 from .checkpoints import AskedCheckpoint
 from .flow_model import FlowVM, Place, countdown_time, with_placeholders
 from .lease_fold import nice_end
@@ -50,6 +51,8 @@ class Mask:
     """A "when" checkpoint's answer: a wait of the retry timeline that ends then is drawn with a hidden end."""
     now_ms: int = 0
     """The paused frame's virtual time."""
+    hidden: tuple[Hidden, ...] = ()
+    """Values a checkpoint asks about, hidden up to its pause (:mod:`widgets.checkpoint_hide`)."""
 
     def __call__(self, text: str) -> str:
         for pattern in self.patterns:
@@ -101,6 +104,8 @@ def mask_model(model: Any, mask: Mask | None) -> Any:
         model = _hide_waits(model, mask.answer_ms, mask.now_ms)
     if isinstance(model, LeaseModel) and mask.answer_ms is not None:
         model = _hide_lease_future(model, mask.now_ms)
+    if mask.hidden:
+        model = hide_view(model, mask.hidden)
     if isinstance(model, Enum):
         return model  # a kind (ArrowKind is a str too): a name, never words to hide
     if isinstance(model, str):
@@ -160,20 +165,33 @@ def _hide_lease_future(vm: LeaseModel, now_ms: int) -> LeaseModel:
     return dataclasses.replace(vm, bands=bands, t_end_ms=nice_end(now_ms))
 
 
+def _merged(old: Mask | None, new: Mask) -> Mask:
+    """Two checkpoints' masks on one frame, as one."""
+    if old is None:
+        return new
+    answer_ms = new.answer_ms if new.answer_ms is not None else old.answer_ms
+    now_ms = new.now_ms if new.answer_ms is not None else old.now_ms
+    return Mask(old.patterns + new.patterns, old.places + new.places, answer_ms, now_ms, old.hidden + new.hidden)
+
+
 def mask_frames(
     checkpoints: Sequence[AskedCheckpoint], now_ms: Sequence[int], captions: list[tuple[str, ...]]
 ) -> dict[int, Mask]:
-    """Mask the captions of each "when" checkpoint's paused frame in place; return ``{frame: mask}`` for the views
-    (a "where" checkpoint's adds its placeholders to the flow picture of its paused frame)."""
+    """Mask the captions of each "when" checkpoint's paused frame in place, and of every frame up to the pause of a
+    checkpoint that hides a value; return ``{frame: mask}`` for the views (a "where" checkpoint's adds its
+    placeholders to the flow picture of its paused frame)."""
     masks: dict[int, Mask] = {}
     for cp in checkpoints:
+        if cp.hidden:  # every frame a student can see before answering
+            hide = Mask(offset_patterns(), hidden=cp.hidden)
+            for frame in range(cp.frame + 1):
+                masks[frame] = _merged(masks.get(frame), hide)
+                captions[frame] = tuple(hide(line) for line in captions[frame])
         if cp.ask == "where" and cp.placeholders:
-            old = masks.get(cp.frame, Mask())
-            masks[cp.frame] = Mask(old.patterns, old.places + cp.placeholders)
+            masks[cp.frame] = _merged(masks.get(cp.frame), Mask(places=cp.placeholders))
         if cp.ask != "when":
             continue
         mask = when_mask(int(cp.answer), now_ms[cp.frame])
-        old = masks.get(cp.frame, Mask())
-        masks[cp.frame] = Mask(old.patterns + mask.patterns, old.places, mask.answer_ms, mask.now_ms)
+        masks[cp.frame] = _merged(masks.get(cp.frame), mask)
         captions[cp.frame] = tuple(mask(line) for line in captions[cp.frame])
     return masks

@@ -13,10 +13,12 @@ A lab declares them on its dashboard::
 ``"delivered"``, ``"lock_acquired"``, ``"rebalanced"``); ``nth`` counts events of that kind (from 1), only those
 about ``msg_id``, by ``actor`` and on ``queue`` (``"TopicTest@broker-a:0"``) when given. ``ask`` is ``"where"``
 (click the place the message is next: a queue, a delay level, the DLQ, a ProcessQueue, a tray), ``"who"`` (which
-consumer instance or broker acts) or ``"when"`` (at what virtual time). Playing or stepping onto the step that
-holds the event stops on the step before it (for "when", on the last step whose clock is earlier than the event, so
-that the paused clock does not read the answer), the question appears in the picture, and only the right answer (or
-"show me") lets the run go on.
+consumer instance or broker acts), ``"when"`` (at what virtual time) or ``"whether"`` (yes or no, answered by the
+run through the lab's predicate ``holds``: :mod:`widgets.checkpoint_whether`). ``hides`` names a value the question
+asks about that the views would show (the committed offset): "?" up to the pause (:mod:`widgets.checkpoint_hide`).
+Playing or stepping onto the step that holds the event stops on the step before it (for "when", on the last step
+whose clock is earlier than the event, so that the paused clock does not read the answer), the question appears in
+the picture, and only the right answer (or "show me") lets the run go on.
 
 **The answers come from the run, never from the lab's text**: :func:`resolve` reads the engine's trace and the
 message-flow view-model of the step after the event (where the message's token is then), so a checkpoint stays
@@ -32,20 +34,22 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from rmqlab import EventKind, TraceEvent
-from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .checkpoint_choices import where_offers, who_hint
-from .checkpoint_facts import HINTS, OTHER_HINT, answer_kind, default_hint, run_facts
+from .checkpoint_facts import HINTS, OTHER_HINT, answer_kind, default_hint, default_question, run_facts
 from .checkpoint_facts import subject as _subject
+from .checkpoint_hide import HIDEABLE, Hidden
+from .checkpoint_sends import send_end
 from .checkpoint_when import when_offers
+from .checkpoint_whether import Holds, whether_answer, whether_offers
 from .flow_view import FlowVM, Place
 
 __all__ = ["ASKS", "AskedCheckpoint", "Checkpoint", "CheckpointError", "Choice", "cuts_of", "resolve", "run_facts"]
 
-Ask = Literal["where", "who", "when"]
-ASKS: tuple[str, ...] = ("where", "who", "when")
+Ask = Literal["where", "who", "when", "whether"]
+ASKS: tuple[str, ...] = ("where", "who", "when", "whether")
 
 WHERE_KINDS = ("business", "retry", "delay", "dlq", "process_queue", "done", "dropped")
 """The flow view's place kinds a "where" checkpoint offers as answers."""
@@ -85,6 +89,13 @@ class Checkpoint:
     """Pause right before the event even when the engine appends it in the same scheduler step as the events before
     it (a SYNC send's try 2, right after try 1 failed at once): the replay cuts that step there, with the engine's
     state at that point (:mod:`widgets.replay_cuts`). Off, the pause is before the whole step."""
+    hides: tuple[str, ...] = ()
+    """What the question asks about that the views would show before it is answered (:data:`HIDEABLE`:
+    ``"committed_offset"``, of ``queue`` or every queue, as consumer ``actor`` or every instance holds it): "?" in
+    every view from the run's start to the pause (:mod:`widgets.checkpoint_hide`)."""
+    holds: Holds | None = None
+    """``ask="whether"``: the predicate the run answers, ``(trace, snapshot) -> bool``
+    (:mod:`widgets.checkpoint_whether`)."""
 
     def __post_init__(self) -> None:
         kinds = sorted(k.value for k in EventKind)
@@ -100,6 +111,13 @@ class Checkpoint:
             raise ValueError(f"nth={self.nth!r}; expected an int >= 1")
         if not isinstance(self.inside_step, bool):
             raise ValueError(f"inside_step={self.inside_step!r}; expected True or False")
+        hides = (self.hides,) if isinstance(self.hides, str) else tuple(self.hides)
+        if any(h not in HIDEABLE for h in hides):
+            raise ValueError(f"hides={self.hides!r}; expected some of {HIDEABLE}")
+        object.__setattr__(self, "hides", hides)
+        if (self.ask == "whether") != (self.holds is not None) or (self.ask == "whether" and not self.question):
+            raise ValueError(f"checkpoint {self.label!r}: ask='whether' goes with holds= (a predicate) and its own "
+                             f"question=, and only it; got ask={self.ask!r}, holds={self.holds!r}")
 
     @property
     def label(self) -> str:
@@ -154,6 +172,8 @@ class AskedCheckpoint:
     """A "where" question's places that the paused picture does not draw yet (the ``%DLQ%`` queue before its first
     dead letter, a delay level not in use), right and wrong alike: the paused frame draws each as a placeholder, so
     that every answer is a click in the picture (:mod:`widgets.checkpoint_mask`)."""
+    hidden: tuple[Hidden, ...] = ()
+    """The values the question asks about, hidden up to the pause (:mod:`widgets.checkpoint_hide`)."""
 
     def check(self, key: str) -> tuple[bool, str]:
         """``(True, explanation)`` for the right choice, ``(False, hint)`` otherwise — the hint for that very choice
@@ -242,39 +262,6 @@ def _when(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent]) -> 
     return tuple(Choice(o.key, o.label, o.mark, o.hint) for o in offers), str(event.time_ms)
 
 
-WHEN_QUESTIONS = {
-    EventKind.DELIVERED: N_("When is {msg} delivered next? Pick the time."),
-    EventKind.DELAY_DELIVERED: N_("When does {msg} leave its delay level? Pick the time."),
-    EventKind.REBALANCED: N_("When does {who} rebalance? Pick the time."),
-    EventKind.LOCK_ACQUIRED: N_("When does {who} get the lock? Pick the time."),
-    EventKind.CONSUMED: N_("When is {msg} consumed next? Pick the time."),
-    EventKind.SEND_BACK: N_("When is {msg} sent back next? Pick the time."),
-    EventKind.DEAD_LETTERED: N_("When is {msg} dead-lettered? Pick the time."),
-    EventKind.STORED: N_("When is {msg} stored next? Pick the time."),
-    EventKind.SCHEDULED: N_("When is {msg} parked at a delay level next? Pick the time."),
-}
-"""A 'when' question per event kind, whole sentences so that each translates as one (a clause glued into a
-frame does not survive a language whose word order differs)."""
-
-
-def _question(cp: Checkpoint, event: TraceEvent) -> str:
-    msg = event.msg_id or _("it")
-    if cp.ask == "where":
-        return _("Where is {msg} after the next step? Click the place in the picture (or a button).").format(msg=msg)
-    if cp.ask == "who":
-        if event.kind.value == "delivered":
-            return _("Which instance gets {msg} next?").format(msg=msg)
-        if event.kind.value == "lock_acquired":
-            queue = event.get("queue", _("the queue"))
-            return _("Which instance takes the lock on {queue} next?").format(queue=queue)
-        return _("Which instance acts next?")
-    question = WHEN_QUESTIONS.get(event.kind)
-    if question is None:
-        kind = event.kind.value.replace("_", " ")
-        return _("When does the next {kind} of {msg} happen? Pick the time.").format(kind=kind, msg=msg)
-    return _(question).format(msg=msg, who=event.actor.split(":", 1)[-1])
-
-
 def _filled(text: str, facts: Mapping[str, str]) -> str:
     """A lab's own ``text`` with the run's values (see :attr:`Checkpoint.explain`); an unknown name is an error."""
     if "{" not in text:
@@ -291,6 +278,30 @@ def _own_explain(cp: Checkpoint, answer: str) -> str:
     if isinstance(cp.explain, str):
         return cp.explain
     return cp.explain.get(answer, cp.explain.get(answer_kind(answer), ""))
+
+
+def _asked(
+    cp: Checkpoint,
+    event: TraceEvent,
+    at: tuple[int, int],
+    trace: Sequence[TraceEvent],
+    positions: Sequence[int],
+    snapshots: Sequence[LabSnapshot],
+    flows: Sequence[FlowVM],
+) -> tuple[tuple[Choice, ...], str, tuple[Place, ...]]:
+    """What ``cp`` offers, its answer from the run, and the places the paused frame draws as placeholders; ``at`` is
+    (the paused frame, the frame that shows the outcome)."""
+    frame, after = at
+    if cp.ask == "where":
+        return _where(
+            event, flows[frame], flows[after], trace[: event.seq - 1], trace[event.seq - 1 : positions[after]]
+        )
+    if cp.ask == "who":
+        return (*_who(event, snapshots[frame]), ())
+    if cp.ask == "whether":
+        answer = whether_answer(cp.holds, trace[: positions[after]], snapshots[after], cp.label)
+        return tuple(Choice(o.key, o.label) for o in whether_offers()), answer, ()
+    return (*_when(event, snapshots[frame], trace[: positions[frame]]), ())
 
 
 def resolve(
@@ -318,17 +329,10 @@ def resolve(
             if cp.ask == "when":  # a clock that already reads the answer tells it: pause before that moment
                 frames = [i for i in frames if snapshots[i].now_ms < event.time_ms] or frames
             frame = frames[-1]
-            after = next((i for i, p in enumerate(positions) if p > index), len(positions) - 1)
+            ends = send_end(event, trace) if cp.ask == "where" else index  # a send: once it is over
+            after = next((i for i, p in enumerate(positions) if p > ends), len(positions) - 1)
             snap = snapshots[frame]
-            missing: tuple[Place, ...] = ()
-            if cp.ask == "where":
-                choices, answer, missing = _where(
-                    event, flows[frame], flows[after], trace[: event.seq - 1], trace[event.seq - 1 : positions[after]]
-                )
-            elif cp.ask == "who":
-                choices, answer = _who(event, snap)
-            else:
-                choices, answer = _when(event, snap, trace[: positions[frame]])
+            choices, answer, missing = _asked(cp, event, (frame, after), trace, positions, snapshots, flows)
         except CheckpointError:
             if cp.optional:
                 continue
@@ -343,13 +347,14 @@ def resolve(
                 frame,
                 event,
                 cp.ask,
-                _filled(cp.question, facts) or _question(cp, event),
+                _filled(cp.question, facts) or default_question(cp.ask, event),
                 choices,
                 answer,
                 _filled(cp.hint, facts) or _(default_hint(event, answer, trace[: event.seq - 1], HINTS, OTHER_HINT)),
                 explain,
                 lab_hint=bool(cp.hint),
                 placeholders=missing,
+                hidden=tuple(Hidden(h, cp.queue, _subject(event) if cp.actor else None) for h in cp.hides),
             )
         )
     return tuple(out)

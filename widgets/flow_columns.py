@@ -68,7 +68,7 @@ def producer_column(cv: Canvas, cols: Columns) -> None:
         toks = cols.by_place.get(p.key, [])
         per = max(1, int((prod_w - 2 * PAD) // STEP))
         h = 18 + grid_height(len(toks), per)
-        cls = "rq-tray" if p.kind == "send_failed" else "rq-box"
+        cls = _dim("rq-tray" if p.kind == "send_failed" else "rq-box", p)
         cv.rect(f"place:{p.key}", x, y, prod_w, h, cls, title=p.label)
         cv.text(f"label:{p.key}", x + 6, y + 13, p.label, cls="rq-muted" if p.kind == "send_failed" else "")
         place_tokens(cv, toks, x + 6 + R, y + 18 + R + 2, per)

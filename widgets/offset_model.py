@@ -44,6 +44,9 @@ class StripPointer:
     label: str
     why: str
     """The Java behind the pointer (the arrow's tooltip)."""
+    hidden: bool = False
+    """A checkpoint asks about this offset: its label reads "?" and no arrow shows its place
+    (:mod:`widgets.checkpoint_hide`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +110,7 @@ def offset_strip_text(vm: OffsetStripModel) -> str:
         if r.orderly:
             facts.append(f"consuming={_fmt_keys(r.consuming_keys)}")
         for p in r.pointers:
-            facts.append(f"{p.name}={p.offset}")
+            facts.append(f"{p.name}=?" if p.hidden else f"{p.name}={p.offset}")
         line += " | " + " ".join(facts)
         if r.holes:
             line += " | " + _("holes") + " " + " ".join(str(o) for o in r.holes)

@@ -238,6 +238,13 @@ def _pointers_under(
     for p in sorted(r.pointers, key=lambda p: (-p.offset, p.name)):
         px = bx(max(min(p.offset, r.cells[-1].offset + 1), first))
         ty = ay + 8
+        if p.hidden:  # a checkpoint asks about it: its label says "?", and no arrow says where it is
+            label = Mark("text", f"{rid}:ptr:{p.name}:label", x=px, y=ty, text=p.label, cls="rq-pointer",
+                         title=p.why, role="strip-pointer-label")  # fmt: skip
+            marks.append(label)
+            width = max(width, px + text_width(p.label, 11) + 8)
+            ay += _POINTER_ROW
+            continue
         marks.append(
             Mark(
                 "line",

@@ -64,8 +64,16 @@ def topic_queue(c):
 # %% [markdown]
 # ## 一次小运行：看看 TreeMap 里面
 # 图：一个队列上的五条消息，`slow`（offset 1）是第二条；它的监听器要 60 s，其余的立即返回。图下的“处理队列
-# ProcessQueue”标签页就是这个队列的 TreeMap（处理中的 offset、已完成的）和消费位点。单步：`ok2`、`ok3`、`ok4`
+# ProcessQueue”标签页就是这个队列的 TreeMap（处理中的 offset、已完成的）和消费位点（回答问题之前显示为 ?）。单步：`ok2`、`ok3`、`ok4`
 # 都完成后，图停下来，问消费位点何时移动。
+
+# %% jupyter={"source_hidden": true}
+# 答对之后图上显示的话。其中的答案（{answer} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
+WHY_COMMIT = (
+    "答对了：{answer}。ProcessQueue.removeMessage 返回 msgTreeMap.firstKey()，即 TreeMap 里最小的 offset，而不是已完成"
+    "的最大 offset：slow 还在它 60 s 的监听器里时，ok2 … ok4 完成也没有让消费位点移动。slow 返回时 TreeMap 空了，"
+    "removeMessage 返回 queueOffsetMax + 1 = {offset}。"
+)
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint
@@ -73,12 +81,11 @@ from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
     Checkpoint(before="offset_updated", queue="TopicTest@broker-a:0", nth=2, ask="when", optional=True,
+               hides=("committed_offset",),  # 回答之前，处理队列标签页显示“消费位点 ?”
                name="消费位点何时越过 slow",
                question="ok2、ok3、ok4（offset 2–4）已完成；slow（M0002）还在监听器里。c1 的消费位点下一次何时变化？"
                         "选择时间。",
-               explain="答对了：{answer}。ProcessQueue.removeMessage 返回 msgTreeMap.firstKey()，即 TreeMap 里最小的 "
-                       "offset，而不是已完成的最大 offset：slow 还在它 60 s 的监听器里时，ok2 … ok4 完成也没有让消费"
-                       "位点移动。slow 返回时 TreeMap 空了，removeMessage 返回 queueOffsetMax + 1 = {offset}。"),
+               explain=WHY_COMMIT),
 ])
 dash
 
@@ -177,8 +184,8 @@ show_trace(lab.trace, "delivered", "lifecycle", fields=("queue_offset", "event")
 
 # %% [markdown]
 # ### 练习 3 — 先预测，再运行
-# 重新运行一次；这次 Consumer 在 **63 s** 崩溃——`slow` 在 62 s
-# 已经完成，所以五条消息都消费完了，客户端持有的消费位点是 5。重启后的 Consumer 从哪个 offset
+# 重新运行一次；这次 Consumer 在 **63 s** 崩溃，此时 `slow`
+# 已经返回：五条消息都消费完了，客户端持有的消费位点是 5。重启后的 Consumer 从哪个 offset
 # 开始拉取？先预测，再把图的参数设为 63 s 崩溃、70 s 重启，点“重建”，单步走过 70 s。
 
 # %% nbgrader={"grade": false, "grade_id": "ex05_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
@@ -225,8 +232,7 @@ lab, c = five_messages()
 lag_chart(lab.run(until="2m"))
 
 # %% [markdown]
-# 在 `slow` 把提交钉在 1 的时候，两条曲线都升到 4。客户端那份在 62 s `slow` 返回时降到 0；Broker 那份在
-# 65 s，即下一次持久化的时刻：这 3 s 里，Broker 把 4 条已经消费完的消息算作未消费，此时崩溃就会再次投递它们。
+# 读这两条曲线：`slow` 运行时是什么让两条都降不下来？各自何时降到 0？Broker 那条在客户端那条之后的下一次持久化时刻才降：这两个时刻之间，Broker 把已经消费完的消息算作未消费，此时崩溃就会再次投递它们。
 #
 # ## 要点
 # - 已提交的消费位点来自 `ProcessQueue.removeMessage`，从 `msgTreeMap`

@@ -237,10 +237,25 @@ def slow_a_lab(events=4):
 
 
 # %% [markdown]
-# 图：订单 3 的事件发往变慢的 broker-a。单步走到第一次发送尝试，停在那里。
+# 图：订单 3 的事件发往变慢的 broker-a。单步：它停在第一次发送之前，问 Producer 处理完之后这个事件在哪里。
+
+# %% jupyter={"source_hidden": true}
+# 答对之后图上显示的话。其中的答案（{answer} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
+WHY_SLOW = {  # 按引擎把消息放进的位置种类：一个队列，或 Producer 发送失败
+    "business": "答对了：{answer}。请求一到，broker-a 就追加了 {msg}；晚的只是它的响应。pg 在 3000 ms 后放弃"
+                "（RemotingTimeoutException），这与是否存储无关：超时是 Producer 的时钟，不是 Broker 的。应用若再发送"
+                "一次，就会多出一条重复消息。",
+    "send_failed": "答对了：{answer}。请求没有到达能存储它的 Broker：什么都没有存储，sendSelectImpl 唯一的一次尝试"
+                   "失败了。",
+}
 
 # %% tags=["nbval-ignore-output"]
-slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s")
+slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s", checkpoints=[
+    Checkpoint(before="send_attempt", msg_id="M0001", ask="where", optional=True, name="到底存没存",
+               question="pg 即将把订单 3 的第一个事件（{msg}）发往 broker-a 上的 a3，而 broker-a 现在要晚 5 s 才响应；"
+                        "pg 等待 3000 ms 后放弃。发送结束后 {msg} 在哪里？在图中点击那个位置（或点按钮）。",
+               explain=WHY_SLOW),
+])
 slow_dash
 
 # %% [markdown]
@@ -269,17 +284,16 @@ grading_06_3.verify("06.3", answer_3)
 show_trace(lab.trace, "send_attempt", "stored", "send_result", "send_failed")
 
 # %% [markdown]
-# 超时并不说明 Broker 有没有存下这条消息。应用如果重新发送，就会给订单
-# 3 的事件多加一个重复——而且是按顺序的，所以顺序消息的消费者同样需要幂等。
-
-# %% [markdown]
+# 读上面的轨迹：Broker 何时处理了 M0001，pg 又是何时放弃的？超时能告诉应用存储的什么情况？再发送一次这个事件，会给订单
+# 3 的事件流带来什么？
+#
 # ## 普通顺序与严格顺序
 # RocketMQ 的文档（`docs/en/Concept.md`）给出了两种保证：
 #
 # - **普通顺序消息（Normal Ordered
 #   Message）**——从**同一个队列**收到的消息是有序的；来自不同队列的消息则未必。`by_order_id`
 #   给的就是这种：它在路由**当前**的队列上取哈希，所以列表一变，订单就换到另一个队列。发送照常进行，但订单
-#   3 的事件现在分散在 `broker-a:3` 和 `broker-b:3` 上，Consumer 可能在早的那条被消费之前就看到晚的那条。
+#   3 的事件现在分散在两个 Broker 的队列上，Consumer 可能在早的那条被消费之前就看到晚的那条。
 # - **严格顺序消息（Strictly Ordered Message）**——每条消息都按存储的顺序被接收。（`docs/en/Feature.md`
 #   把这两种称为**全局**顺序——整个 Topic 只有一个队列——和**分区**顺序——按分区键（sharding
 #   key）有序。）严格意味着订单永远不换队列：选择器保留完整的队列列表并从中挑选，当那个队列不在路由里时，它宁可拒绝也不换队列。
