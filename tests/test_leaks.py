@@ -42,6 +42,8 @@ def test_the_search_finds_what_it_looks_for() -> None:
     assert _search(iter([("x", f"Prose. {sentence} More prose.")])) == [f"{ex_id}: sentence {sentence!r} in x"]
     assert any("4 h 45 m 40 s" in leak for leak in _search(iter([("x", "it ends at 4 h 45 m 40 s")])))
     assert _search(iter([("x", "a\n### BEGIN SOLUTION\nanswer_1 = 3\n")])) == ["a solution region in x"]
+    cp_id, cp_sentence = next(found for found in SENTENCES if found[0].startswith("checkpoint "))  # a checkpoint's
+    assert _search(iter([("x", f"Prose. {cp_sentence} More prose.")])) == [f"{cp_id}: sentence {cp_sentence!r} in x"]
     assert telling(4, None) == [] and telling(True, None) == [] and "17 140" in telling(17140, "s")
     assert telling(100, "s") == [] and telling(("%DLQ%cg", 1), None) == [] and telling(["TopicTest@b:3"], None)
 

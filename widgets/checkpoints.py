@@ -39,10 +39,12 @@ from rmqlab.snapshot import LabSnapshot
 from .checkpoint_choices import where_offers, who_hint
 from .checkpoint_facts import HINTS, OTHER_HINT, answer_kind, default_hint, run_facts
 from .checkpoint_facts import subject as _subject
+from .checkpoint_sealed import SealedWhy, opened, sealed_explanation
 from .checkpoint_when import when_offers
 from .flow_view import FlowVM, Place
 
-__all__ = ["ASKS", "AskedCheckpoint", "Checkpoint", "CheckpointError", "Choice", "cuts_of", "resolve", "run_facts"]
+__all__ = ["ASKS", "AskedCheckpoint", "Checkpoint", "CheckpointError", "Choice", "cuts_of", "resolve", "run_facts",
+           "sealed_explanation"]
 
 Ask = Literal["where", "who", "when"]
 ASKS: tuple[str, ...] = ("where", "who", "when")
@@ -69,8 +71,10 @@ class Checkpoint:
     """Only events on this queue (an orderly consumer also locks its group's ``%RETRY%`` queue, first)."""
     question: str = ""
     hint: str = ""
-    explain: str | Mapping[str, str] = ""
-    """Said after the right answer: the mechanism and its rule. A lab's own question, hint and explanation may name the
+    explain: str | Mapping[str, str] | SealedWhy = ""
+    """Said after the right answer: the mechanism and its rule. A lab's explanation tells the answer, so it lives in
+    the teacher's sources, sealed under the answer: ``explain=sealed_explanation("03.level")``
+    (:mod:`rmqlab.widgets.checkpoint_sealed`). A lab's own question, hint and explanation may name the
     run's values, filled in when the checkpoint resolves (so that the lab's source never states the answer; an
     unknown name is an error listing the known ones): ``{answer}`` (the right choice as its button reads),
     ``{time}``, ``{since}`` (since the message's event before), ``{msg}`` and the event's fields, and more
@@ -92,7 +96,7 @@ class Checkpoint:
         if named not in kinds:
             raise ValueError(f"before={self.before!r} is not an event kind; expected one of {kinds}")
         object.__setattr__(self, "before", EventKind(self.before))
-        if not isinstance(self.explain, str):
+        if not isinstance(self.explain, str | SealedWhy):
             object.__setattr__(self, "explain", MappingProxyType(dict(self.explain)))
         if self.ask not in ASKS:
             raise ValueError(f"ask={self.ask!r}; expected one of {ASKS}")
@@ -154,6 +158,11 @@ class AskedCheckpoint:
     """A "where" question's places that the paused picture does not draw yet (the ``%DLQ%`` queue before its first
     dead letter, a delay level not in use), right and wrong alike: the paused frame draws each as a placeholder, so
     that every answer is a click in the picture (:mod:`widgets.checkpoint_mask`)."""
+    sealed: str = ""
+    """The id of the bank's explanation the lab named (``explain=sealed_explanation(id)``), or ""."""
+    opened: bool = True
+    """Whether that explanation opened: ``False`` when the run's knobs led to another answer than the one it is
+    sealed under (``explain`` is then the short form)."""
 
     def check(self, key: str) -> tuple[bool, str]:
         """``(True, explanation)`` for the right choice, ``(False, hint)`` otherwise — the hint for that very choice
@@ -290,6 +299,7 @@ def _own_explain(cp: Checkpoint, answer: str) -> str:
     (or its kind of place); empty for the default."""
     if isinstance(cp.explain, str):
         return cp.explain
+    assert not isinstance(cp.explain, SealedWhy)  # opened by resolve
     return cp.explain.get(answer, cp.explain.get(answer_kind(answer), ""))
 
 
@@ -336,7 +346,12 @@ def resolve(
         right = next(c.label for c in choices if c.key == answer)
         facts = run_facts(event, trace[: event.seq - 1], now_ms=snap.now_ms, answer=right)
         plain = next(iter(captions[after]), "")
-        explain = _filled(_own_explain(cp, answer), facts) or _("Right: {answer}. ").format(answer=right) + plain
+        is_open = True
+        if isinstance(cp.explain, SealedWhy):
+            own, is_open = opened(cp.explain, answer, right)
+        else:
+            own = _own_explain(cp, answer)
+        explain = _filled(own, facts) or _("Right: {answer}. ").format(answer=right) + plain
         out.append(
             AskedCheckpoint(
                 cp.label,
@@ -350,6 +365,8 @@ def resolve(
                 explain,
                 lab_hint=bool(cp.hint),
                 placeholders=missing,
+                sealed=cp.explain.id if isinstance(cp.explain, SealedWhy) else "",
+                opened=is_open,
             )
         )
     return tuple(out)
