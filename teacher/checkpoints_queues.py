@@ -81,4 +81,17 @@ QUEUE_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         why="Right: {answer}. Every suspension counts one more reconsume. When bad-card failed with reconsumeTimes at maxReconsumeTimes ({max_reconsume_times}), checkReconsumeTimes stopped retrying it locally: it sent bad-card back to the broker (sendMessageBack, which dead-letters a message at its max) and committed its offset, so the queue is no longer blocked.",
         zh="答对了：{answer}。每次挂起都让重试次数加一。bad-card 在 reconsumeTimes 达到 maxReconsumeTimes（{max_reconsume_times}）时又一次消费失败，checkReconsumeTimes 就不再在本地重试：它把 bad-card 回传给 Broker（sendMessageBack，达到最大重试次数的消息由 Broker 放进死信队列），并提交它的消费位点，队列不再被堵住。",
     ),
+    # 05
+    CheckpointWhy(
+        id="05.offset-past-slow",
+        answer="62000",
+        why="Right: {answer}. ProcessQueue.removeMessage returns msgTreeMap.firstKey(), the smallest offset still in the TreeMap, not the highest one done: while slow sat in its 60 s listener, ok2 … ok4 finishing did not move the commit. When slow returned, the map was empty and removeMessage returned queueOffsetMax + 1 = {offset}.",
+        zh="答对了：{answer}。ProcessQueue.removeMessage 返回 msgTreeMap.firstKey()，即 TreeMap 里最小的 offset，而不是已完成的最大 offset：slow 还在它 60 s 的监听器里时，ok2 … ok4 完成也没有让消费位点移动。slow 返回时 TreeMap 空了，removeMessage 返回 queueOffsetMax + 1 = {offset}。",
+    ),
+    CheckpointWhy(
+        id="05.slow-after-restart",
+        answer="pq:c1:TopicTest@broker-a:0",
+        why="Right: {answer}. The restarted c1 starts from the offset the broker had persisted for cg, and that offset was still slow's: the client's commit could not pass slow while its listener ran. So slow is delivered again: at-least-once.",
+        zh="答对了：{answer}。重启后的 c1 从 Broker 为 cg 持久化的消费位点开始，而这个消费位点仍停在 slow：slow 的监听器运行期间，客户端的提交无法越过它。所以 slow 被再次投递：至少一次。",
+    ),
 )
