@@ -94,4 +94,17 @@ QUEUE_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         why="Right: {answer}. The restarted c1 starts from the offset the broker had persisted for cg, and that offset was still slow's: the client's commit could not pass slow while its listener ran. So slow is delivered again: at-least-once.",
         zh="答对了：{answer}。重启后的 c1 从 Broker 为 cg 持久化的消费位点开始，而这个消费位点仍停在 slow：slow 的监听器运行期间，客户端的提交无法越过它。所以 slow 被再次投递：至少一次。",
     ),
+    # 06
+    CheckpointWhy(
+        id="06.order-4-at-10s",
+        answer="queue:TopicTest@broker-b:0",
+        why="Right: {answer}. At 10 s the producer's route still lists all 8 queues, [a0..a3, b0..b3] (it re-reads routes every 30 s), so the selector returns mqs[4 % 8], on a broker that is up. Order 3 got mqs[3 % 8] = a3 on the broker that is down, and sendSelectImpl made its one attempt: no retry on another queue, which would break the order's sequence.",
+        zh="答对了：{answer}。10 s 时 Producer 的路由仍列出全部 8 个队列 [a0..a3, b0..b3]（它每 30 s 重新拉取一次路由），所以选择器返回 mqs[4 % 8]，在一个正常运行的 Broker 上。订单 3 得到 mqs[3 % 8] = a3，在宕机的 Broker 上，而 sendSelectImpl 只尝试一次：不会换一个队列重试，那会打乱这个订单的顺序。",
+    ),
+    CheckpointWhy(
+        id="06.order-3-after-poll",
+        answer="queue:TopicTest@broker-b:3",
+        why="Right: {answer}. After the route poll the producer's list holds only broker-b's queues, and by_order_id computes its index over the list it has now: the order moved to another broker's queue, so its events no longer share one queue.",
+        zh="答对了：{answer}。拉取路由之后，Producer 的列表里只有 broker-b 的队列，而 by_order_id 在它此刻的列表上计算下标：这个订单换到了另一个 Broker 的队列上，它的事件不再在同一个队列里。",
+    ),
 )
