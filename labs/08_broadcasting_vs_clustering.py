@@ -61,7 +61,7 @@ def two_consumers(model):
 # BROADCASTING (then Rebuild). Step through in CLUSTERING first: who gets each message, and where its retry goes.
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 MODELS = ("CLUSTERING", "BROADCASTING")
@@ -91,10 +91,7 @@ broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "m
                         "Where is that copy after the next step? Click the place in the picture (or a button).",
                hint="processConsumeResult switches on the message model, and only its CLUSTERING branch calls "
                     "sendMessageBack. Which of these places could the copy reach without the broker's help?",
-               explain="Right: {answer}. In BROADCASTING each instance gets its own copy and keeps its own offsets "
-                       "(LocalFileOffsetStore, on the client's disk: the broker keeps none for it). processConsumeResult "
-                       "never calls sendMessageBack there, and nothing retries the copy: no %RETRY% topic, no delay "
-                       "level, no dead letter, and c2's copy is untouched."),
+               explain=sealed_explanation("08.failed-copy")),
 ])
 broadcast_dash
 

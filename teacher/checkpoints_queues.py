@@ -107,4 +107,11 @@ QUEUE_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         why="Right: {answer}. After the route poll the producer's list holds only broker-b's queues, and by_order_id computes its index over the list it has now: the order moved to another broker's queue, so its events no longer share one queue.",
         zh="答对了：{answer}。拉取路由之后，Producer 的列表里只有 broker-b 的队列，而 by_order_id 在它此刻的列表上计算下标：这个订单换到了另一个 Broker 的队列上，它的事件不再在同一个队列里。",
     ),
+    # 08
+    CheckpointWhy(
+        id="08.failed-copy",
+        answer="dropped:c1",
+        why="Right: {answer}. In BROADCASTING each instance gets its own copy and keeps its own offsets (LocalFileOffsetStore, on the client's disk: the broker keeps none for it). processConsumeResult never calls sendMessageBack there, and nothing retries the copy: no %RETRY% topic, no delay level, no dead letter, and c2's copy is untouched.",
+        zh="答对了：{answer}。广播模式下每个实例拿到自己的一份副本，也各自保存自己的消费位点（LocalFileOffsetStore，在客户端的磁盘上：Broker 不为它保存）。processConsumeResult 在这里从不调用 sendMessageBack，也没有谁再试这份副本：没有 %RETRY% 主题、没有延时级别、不进死信队列，c2 的副本也不受影响。",
+    ),
 )

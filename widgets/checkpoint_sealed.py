@@ -16,6 +16,7 @@ the picture's first settings. Hints stay in the lab: they point at the mechanism
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rmqlab.core.errors import ConfigError
@@ -23,7 +24,9 @@ from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 from rmqlab.course.explanations import find, open_explanation
 
-__all__ = ["OTHER_SETTINGS", "SealedWhy", "opened", "sealed_explanation"]
+from .checkpoint_facts import answer_kind
+
+__all__ = ["OTHER_SETTINGS", "SealedWhy", "opened", "own_explanation", "sealed_explanation"]
 
 OTHER_SETTINGS = N_(
     "Right: {answer}. The full explanation is written for the picture's first settings (the knobs as the lab set them)."
@@ -55,3 +58,14 @@ def opened(why: SealedWhy, answer: str, label: str) -> tuple[str, bool]:
     if text is None:
         return _(OTHER_SETTINGS).format(answer=label), False
     return text, True
+
+
+def own_explanation(explain: str | Mapping[str, str] | SealedWhy, answer: str, label: str) -> tuple[str, bool]:
+    """A checkpoint's own explanation of the right answer ``answer`` (its fields not filled yet) and whether it
+    opened: the bank's (:func:`opened`), the lab's text, or the one a lab gave for this answer's key (or its kind of
+    place: ``"dlq"``, ``"delay"`` …); "" for the default."""
+    if isinstance(explain, SealedWhy):
+        return opened(explain, answer, label)
+    if isinstance(explain, str):
+        return explain, True
+    return explain.get(answer, explain.get(answer_kind(answer), "")), True

@@ -37,9 +37,9 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .checkpoint_choices import where_offers, who_hint
-from .checkpoint_facts import HINTS, OTHER_HINT, answer_kind, default_hint, run_facts
+from .checkpoint_facts import HINTS, OTHER_HINT, default_hint, run_facts
 from .checkpoint_facts import subject as _subject
-from .checkpoint_sealed import SealedWhy, opened, sealed_explanation
+from .checkpoint_sealed import SealedWhy, own_explanation, sealed_explanation
 from .checkpoint_when import when_offers
 from .flow_view import FlowVM, Place
 
@@ -294,15 +294,6 @@ def _filled(text: str, facts: Mapping[str, str]) -> str:
         raise CheckpointError(f"checkpoint text {text[:60]!r}: {exc!r}; it may name {sorted(facts)}") from exc
 
 
-def _own_explain(cp: Checkpoint, answer: str) -> str:
-    """The lab's own explanation of the right answer: one for every answer, or the one given for this answer's key
-    (or its kind of place); empty for the default."""
-    if isinstance(cp.explain, str):
-        return cp.explain
-    assert not isinstance(cp.explain, SealedWhy)  # opened by resolve
-    return cp.explain.get(answer, cp.explain.get(answer_kind(answer), ""))
-
-
 def resolve(
     checkpoints: Sequence[Checkpoint],
     *,
@@ -346,11 +337,7 @@ def resolve(
         right = next(c.label for c in choices if c.key == answer)
         facts = run_facts(event, trace[: event.seq - 1], now_ms=snap.now_ms, answer=right)
         plain = next(iter(captions[after]), "")
-        is_open = True
-        if isinstance(cp.explain, SealedWhy):
-            own, is_open = opened(cp.explain, answer, right)
-        else:
-            own = _own_explain(cp, answer)
+        own, is_open = own_explanation(cp.explain, answer, right)
         explain = _filled(own, facts) or _("Right: {answer}. ").format(answer=right) + plain
         out.append(
             AskedCheckpoint(

@@ -60,7 +60,7 @@ def two_consumers(model):
 # 之间切换（改后点“重建”）。先在 CLUSTERING 下单步走一遍：每条消息由谁收到，它的重试又去了哪里。
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 MODELS = ("CLUSTERING", "BROADCASTING")
@@ -89,10 +89,7 @@ broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "m
                         "哪里？在图中点击那个位置（或按钮）。",
                hint="processConsumeResult 按消息模式分支，只有集群模式的分支会调用 sendMessageBack。没有 Broker 的"
                     "参与，这份副本能到达下面哪个位置？",
-               explain="答对了：{answer}。广播模式下每个实例拿到自己的一份副本，也各自保存自己的消费位点"
-                       "（LocalFileOffsetStore，在客户端的磁盘上：Broker 不为它保存）。processConsumeResult 在这里从不"
-                       "调用 sendMessageBack，也没有谁再试这份副本：没有 %RETRY% 主题、没有延时级别、不进死信队列，"
-                       "c2 的副本也不受影响。"),
+               explain=sealed_explanation("08.failed-copy")),
 ])
 broadcast_dash
 
