@@ -112,18 +112,8 @@ show_trace(lab.trace, "rebalanced", fields=("topic", "added"))
 # has its own picture below). Step until it stops with a question: answer it, and Exercise 1 under it, before you
 # step on, and watch which consumer owns which queue.
 
-# %% jupyter={"source_hidden": true}
-# The words the picture says after a right answer. Every answer in them ({answer}, {queue_id}, {time} …) is a
-# field the picture fills in from the run it shows: this cell names none.
-WHY_C2 = (
-    "Right: {answer}. {who} started at {lifecycle_at}: DefaultMQPushConsumerImpl.start() heartbeats to both "
-    "brokers, then calls rebalanceImmediately(), so a new consumer does not wait for RebalanceService's 20 s "
-    "period. The brokers see a new member of cg and notify c1 (NOTIFY_CONSUMER_IDS_CHANGED), so c1 rebalances "
-    "at {time} too and lets go of the queues AllocateMessageQueueAveragely now gives {who}."
-)
-
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 def tour_lab():
@@ -144,7 +134,7 @@ dash = Dashboard(tour_lab, horizon="30s", checkpoints=[
     Checkpoint(before="rebalanced", actor="consumer:c2", ask="when", optional=True, name="c2 gets its queues",
                question="A second consumer, c2, is about to join group cg. When does c2 get its first queue? "
                         "Pick the time.",
-               explain=WHY_C2),
+               explain=sealed_explanation("00.c2-gets-queues")),
 ])
 dash
 

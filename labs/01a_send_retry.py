@@ -93,22 +93,15 @@ HINT_B0 = (
     "A SYNC send retries at once, inside one sendMsgTimeout budget, and picks the next queue with "
     "selectOneMessageQueue(lastBrokerName): the round robin moves on, skipping the broker of the try before."
 )
-WHY_B0 = (
-    "Right: {answer}. Try 1 went to TopicTest:{send_result_queue_id} · {send_result_broker}, which is down but "
-    "still in pg's cached route, and failed at once ({send_result_outcome}). The producer tries again at once, "
-    "inside the same {timeout_ms} ms budget, on a broker other than {send_result_broker}, the one that just "
-    "failed: selectOneMessageQueue(lastBrokerName) skips it. So try {attempt} goes to TopicTest:{queue_id} · "
-    "{broker}, where {msg} is stored."
-)
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(broker_a_dies, knobs={"mode": "send", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s",
                  checkpoints=[Checkpoint(before="send_attempt", msg_id="M0002", nth=2, inside_step=True, ask="where",
                                          optional=True, name="where M0002's second try goes", question=ASK_B0,
-                                         hint=HINT_B0, explain=WHY_B0)])
+                                         hint=HINT_B0, explain=sealed_explanation("01a.second-try"))])
 dash
 
 

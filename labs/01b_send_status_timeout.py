@@ -81,19 +81,8 @@ def flush_timeouts(retry_another_broker_when_not_store_ok=False, broker_b_too=Fa
     return lab
 
 
-# %% jupyter={"source_hidden": true}
-# The words the picture says after a right answer. Every answer in them ({answer}, {queue_id}, {time} …) is a
-# field the picture fills in from the run it shows: this cell names none.
-WHY_A2 = (
-    "Right: {answer}. M0001's FLUSH_DISK_TIMEOUT came back as its SendResult's sendStatus: the message is "
-    "stored, only not flushed in time. sendDefaultImpl returns such a status to the caller with no exception; it "
-    "sends again only if retryAnotherBrokerWhenNotStoreOK is on, and it keeps a broker out of the queue choice "
-    "only if sendLatencyFaultEnable is on. So {msg} takes the next queue of pg's round robin: "
-    "TopicTest:{queue_id} · {who}."
-)
-
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 flush_dash = Dashboard(
@@ -102,7 +91,7 @@ flush_dash = Dashboard(
         Checkpoint(before="stored", msg_id="M0002", ask="where", name="where M0002 goes after a FLUSH_DISK_TIMEOUT",
                    question="broker-a stored M0001 but answered FLUSH_DISK_TIMEOUT (the ! on its token). Where is "
                             "M0002 after the next step? Click the place in the picture (or a button).",
-                   explain=WHY_A2),
+                   explain=sealed_explanation("01b.after-flush-timeout")),
     ],
 )
 flush_dash
@@ -260,21 +249,10 @@ def slow_then_fast(**producer_options):
     return lab
 
 
-# %% jupyter={"source_hidden": true}
-# The words the picture says after a right answer. Every answer in them ({answer}, {queue_id}, {time} …) is a
-# field the picture fills in from the run it shows: this cell names none.
-WHY_B0 = (
-    "Right: {answer}. broker-a answered M0001 in 600 ms: a success, but with sendLatencyFaultEnable on, "
-    "sendDefaultImpl reports every attempt's latency to MQFaultStrategy (updateFaultItem), and 600 ms reaches "
-    "latencyMax's 550 ms row, so broker-a is kept out of the queue choice for that row's notAvailableDuration, "
-    "however fast it is again from 2 s. At {time} selectOneMessageQueue walks the round robin on to a queue of a "
-    "broker still available: TopicTest:{queue_id} · {who}."
-)
-
 # %% tags=["nbval-ignore-output"]
 latency_dash = Dashboard(slow_then_fast, knobs={"send_latency_fault_enable": True}, horizon="40s", checkpoints=[
     Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="where the 5 s send goes",
-               explain=WHY_B0),
+               explain=sealed_explanation("01b.five-second-send")),
 ])
 latency_dash
 

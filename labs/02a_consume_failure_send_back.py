@@ -86,21 +86,15 @@ HINT_THROWS = (
     "as RECONSUME_LATER, like a listener that returns null or asks for a retry. processConsumeResult then decides "
     "by that status, and the delay level follows from reconsumeTimes."
 )
-WHY_THROWS = (
-    "Right: {answer}. The listener's answer ({consumed_return_type}) counts as RECONSUME_LATER, so "
-    "processConsumeResult did not acknowledge {msg}: it sent it back to the broker (sendMessageBack). The broker "
-    "(asyncConsumerSendMsgBack) parks the copy in SCHEDULE_TOPIC_XXXX at delay level 3 + reconsumeTimes "
-    "{reconsume_times} = {scheduled_level}, due at {scheduled_due}, before it returns on %RETRY%cg."
-)
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 listener_dash = Dashboard(listener_lab, knobs={"listener": "raises"}, knob_options={"listener": list(LISTENERS)},
                           horizon="45s", checkpoints=[
     Checkpoint(before="send_back", ask="where", optional=True, name="where a message whose listener failed goes",
-               hint=HINT_THROWS, explain=WHY_THROWS,
+               hint=HINT_THROWS, explain=sealed_explanation("02a.listener-throws"),
                question="In the next step c1's listener answers {msg} with return type {consumed_return_type}. "
                         "Where is {msg} after that step? Click the place in the picture (or a button)."),
 ])
@@ -148,23 +142,12 @@ def ack_index_lab(ack_index=1, batch=4):
 # The picture: the batch of four, then whatever the listener did not acknowledge. Step to the first `consumed`
 # and stop: that is the listener's answer for the whole batch.
 
-# %% jupyter={"source_hidden": true}
-# The words the picture says after a right answer. Every answer in them ({answer}, {queue_id}, {time} …) is a
-# field the picture fills in from the run it shows: this cell names none.
-WHY_ACK = (
-    "Right: {answer}. The listener returned CONSUME_SUCCESS for the whole batch but set ackIndex: "
-    "processConsumeResult counts only the acknowledged messages as consumed and sends back the rest as if they "
-    "had failed, {msg} first. The broker (asyncConsumerSendMsgBack) parks the copy in SCHEDULE_TOPIC_XXXX at "
-    "delay level 3 + reconsumeTimes {reconsume_times} = {scheduled_level}, due at {scheduled_due}, before it "
-    "returns on %RETRY%cg."
-)
-
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 ack_dash = Dashboard(ack_index_lab, knobs={"ack_index": 1, "batch": 4}, horizon="40s", checkpoints=[
-    Checkpoint(before="send_back", ask="where", optional=True, name="where the first unacknowledged message goes", explain=WHY_ACK,
+    Checkpoint(before="send_back", ask="where", optional=True, name="where the first unacknowledged message goes", explain=sealed_explanation("02a.unacknowledged"),
                question="The listener returned CONSUME_SUCCESS for the whole batch, with ctx.ack_index set. Where is "
                         "the first message it did not acknowledge after the next step? Click the place in the "
                         "picture (or a button)."),

@@ -116,24 +116,13 @@ def partitioned_lab(heal_at="12s", messages=1):
 # The picture: the partition at 1.5 s, the failed send-back and fallback, the local retries every 5 s, the heal at
 # 12 s. Step until the partition heals and stop there.
 
-# %% jupyter={"source_hidden": true}
-# The words the picture says after a right answer. Every answer in them ({answer}, {queue_id}, {time} …) is a
-# field the picture fills in from the run it shows: this cell names none.
-WHY_LOCAL = (
-    "Right: {answer}. The partition cuts c1 off broker-a, so at {send_back_at} its sendMessageBack failed "
-    "({send_back_error}), and so did the fallback: the copy sent to %RETRY%cg by c1's inner producer. "
-    "processConsumeResult then kept {msg}, raised its reconsumeTimes to {reconsume_times} and resubmitted it "
-    "itself with submitConsumeRequestLater, {local_retry_retry_in} later. No delay level: the broker never got "
-    "the message, so its delay table plays no part."
-)
-
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 partition_dash = Dashboard(partitioned_lab, knobs={"heal_at": "12s", "messages": 1}, horizon="40s", checkpoints=[
     Checkpoint(before="delivered", nth=2, ask="when", optional=True, name="when the local retry comes",
-               explain=WHY_LOCAL),
+               explain=sealed_explanation("02b.local-retry")),
 ])
 partition_dash
 

@@ -71,39 +71,17 @@ def failing_lab(**consumer_options):
 # first retry waits, when the second one is due, and when the message reaches the DLQ (Exercise 1's question:
 # answer it in the picture, then write your answer in the exercise below).
 
-# %% jupyter={"source_hidden": true}
-# The words the picture says after a right answer, with this run's numbers filled in. Folded: they tell the
-# answers, so open this cell once you have answered.
-WHY_LEVEL = (
-    "Right: {answer}. The consumer's sendMessageBack asks for delayLevel 0, which lets the broker choose: "
-    "asyncConsumerSendMsgBack takes 3 + reconsumeTimes = 3 + {delivered_reconsume_times} = level {level}. The copy "
-    "waits in SCHEDULE_TOPIC_XXXX (one queue per level: queue level − 1) for that level's {due_in}, with its "
-    "real topic, {real_topic}, kept in a property."
-)
-WHY_DUE = (
-    "Right: {answer}. The second failure came at {scheduled_at} with reconsumeTimes "
-    "{send_back_reconsume_times}, so the broker parked the copy at level 3 + {send_back_reconsume_times} = "
-    "{level}, whose delay in messageDelayLevel (1s 5s 10s 30s 1m …) is {waited}: ScheduleMessageService's timer "
-    "for that level moves it to {topic} at {scheduled_at} + {waited} = {time}."
-)
-WHY_DLQ = (
-    "Right: {answer}. The last delivery carried reconsumeTimes {delivered_reconsume_times}, which had reached "
-    "maxReconsumeTimes (−1 means 16 for a concurrent consumer): when it failed too, the broker wrote the copy to "
-    "{topic} instead of parking it. Until then every retry waited its level, 3 + reconsumeTimes (10 s, 30 s, 1 m … "
-    "2 h): the sum of those waits is {time}."
-)
-
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", checkpoints=[
-    Checkpoint(before="scheduled", ask="where", optional=True, name="the first retry's delay level", explain=WHY_LEVEL,
+    Checkpoint(before="scheduled", ask="where", optional=True, name="the first retry's delay level", explain=sealed_explanation("03.level"),
                question="c1's listener fails every delivery. Where is {msg} after the next step? Click the place "
                         "in the picture (or a button)."),
-    Checkpoint(before="delay_delivered", nth=2, ask="when", optional=True, name="when the second retry is due", explain=WHY_DUE),
+    Checkpoint(before="delay_delivered", nth=2, ask="when", optional=True, name="when the second retry is due", explain=sealed_explanation("03.second-due")),
     Checkpoint(before="dead_lettered", ask="when", optional=True, name="when the message reaches the DLQ",
-               explain=WHY_DLQ, question="c1 keeps failing {msg}. When does the broker write it to the DLQ?"),
+               explain=sealed_explanation("03.dlq-time"), question="c1 keeps failing {msg}. When does the broker write it to the DLQ?"),
 ])
 dash
 

@@ -76,27 +76,14 @@ def refund_fails(max_reconsume_times=1, reject_send_back=False, retry_queue_nums
 # The picture: three refunds that always fail, with `max_reconsume_times=1`. Knobs change the run (then Rebuild).
 # Step through the first refund's deliveries and stop before its second send-back.
 
-# %% jupyter={"source_hidden": true}
-# The words the picture says after a right answer, with this run's numbers filled in. Folded: they tell the
-# answers, so open this cell once you have answered.
-WHY_DLQ = {  # by the kind of place it explains
-    "dlq": (
-        "Right: {answer}. {msg} failed again with reconsumeTimes {reconsume_times}, and c1 sends maxReconsumeTimes "
-        "{max_reconsume_times} with its send-back. asyncConsumerSendMsgBack checks reconsumeTimes >= "
-        "maxReconsumeTimes before it picks a delay level, so the broker writes the copy straight to the group's "
-        "dead-letter queue, with no delay and no SCHEDULE_TOPIC_XXXX. Nothing subscribes to a DLQ: refund 17 now "
-        "waits for a person."
-    ),
-}
-
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(refund_fails, knobs={"max_reconsume_times": 1, "messages": 3}, horizon="1m", checkpoints=[
     Checkpoint(before="send_back", msg_id="M0001", nth=2, ask="where", optional=True, name="where refund 17 goes after its retry fails",
                question="Where is refund 17 (M0001) after its retry fails? Click the place in the picture (or a button).",
-               explain=WHY_DLQ),
+               explain=sealed_explanation("04.refund-17")),
 ])
 dash
 

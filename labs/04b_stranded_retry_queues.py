@@ -63,7 +63,7 @@ def raised_late(update_topic_at_s=0):
 # first send-back and stop there.
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(raised_late, horizon="61s", checkpoints=[
@@ -74,10 +74,7 @@ dash = Dashboard(raised_late, horizon="61s", checkpoints=[
                hint="ScheduleMessageService moves a copy to the topic and queue id its send-back stored in it "
                     "(REAL_TOPIC, REAL_QID); neither it nor the send-back compares that queue id with the queues the "
                     "route lists.",
-               explain="Right: {answer}. The send-back drew queue {queue_id} and the broker stored it in the copy "
-                       "(REAL_QID); when the delay was over ScheduleMessageService wrote M0001 there, unchecked. But "
-                       "%RETRY%cg kept the queue count it was created with at c1's first heartbeat, so no route lists "
-                       "queue {queue_id} and no consumer pulls it: M0001 is stranded."),
+               explain=sealed_explanation("04b.retry-lands")),
 ])
 dash
 
@@ -138,9 +135,7 @@ freed_dash = Dashboard(raised_late, knobs={"update_topic_at_s": 62}, horizon="2m
                         "M0001 delivered at last? Pick the time.",
                hint="The name server has the new route at once, but c1 reads routes only at its route poll "
                     "(pollNameServerInterval) and takes a new queue only at its next rebalance (RebalanceService).",
-               explain="Right: {answer}. The name server had the new route at once; c1 read it at its next route "
-                       "poll, and took the new queues at its next rebalance (RebalanceService, on its own period from "
-                       "c1's start): only then did it pull M0001's queue.")])
+               explain=sealed_explanation("04b.freed"))])
 freed_dash
 
 # %% [markdown]

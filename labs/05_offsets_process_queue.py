@@ -69,17 +69,8 @@ def topic_queue(c):
 # offset, which reads "?" until you answer the question. Step: the picture stops once `ok2`, `ok3` and `ok4` are done
 # and asks when the committed offset moves.
 
-# %% jupyter={"source_hidden": true}
-# The words the picture says after a right answer. Every answer in them ({answer}, {offset} …) is a field the
-# picture fills in from the run it shows: this cell names none.
-WHY_COMMIT = (
-    "Right: {answer}. ProcessQueue.removeMessage returns msgTreeMap.firstKey(), the smallest offset still in the "
-    "TreeMap, not the highest one done: while slow sat in its 60 s listener, ok2 … ok4 finishing did not move the "
-    "commit. When slow returned, the map was empty and removeMessage returned queueOffsetMax + 1 = {offset}."
-)
-
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
@@ -88,7 +79,7 @@ dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
                name="when the committed offset moves past slow",
                question="ok2, ok3 and ok4 (offsets 2–4) are done; slow (M0002) is still in its listener. When does "
                         "c1's committed offset change next? Pick the time.",
-               explain=WHY_COMMIT),
+               explain=sealed_explanation("05.offset-past-slow")),
 ])
 dash
 
@@ -153,9 +144,7 @@ crash_dash = Dashboard(crash_lab, knobs={"crash_at_s": 30, "restart_at_s": 40}, 
                         "the next step? Click the place in the picture (or a button).",
                hint="A restarted consumer starts each queue from the offset the broker holds for its group; what "
                     "had the client committed, and sent, while slow was running?",
-               explain="Right: {answer}. The restarted c1 starts from the offset the broker had persisted for cg, "
-                       "and that offset was still slow's: the client's commit could not pass slow while its listener "
-                       "ran. So slow is delivered again: at-least-once.")])
+               explain=sealed_explanation("05.slow-after-restart"))])
 crash_dash.controller.seek_time("30s")
 crash_dash
 

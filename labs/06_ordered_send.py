@@ -52,7 +52,7 @@ def ordered_lab():
 # under it is the first second.
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 
@@ -155,12 +155,7 @@ dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
                                          hint="sendSelectImpl sends where the selector says, once: by_order_id "
                                               "returns mqs[order_id % len(mqs)] over every queue the producer's route "
                                               "lists now, broker-a's too, until its next route poll (every 30 s).",
-                                         explain="Right: {answer}. At 10 s the producer's route still lists all 8 "
-                                                 "queues, [a0..a3, b0..b3] (it re-reads routes every 30 s), so the "
-                                                 "selector returns mqs[4 % 8], on a broker that is up. Order 3 "
-                                                 "got mqs[3 % 8] = a3 on the broker that is down, and sendSelectImpl "
-                                                 "made its one attempt: no retry on another queue, which would break "
-                                                 "the order's sequence."),
+                                         explain=sealed_explanation("06.order-4-at-10s")),
                               Checkpoint(before="stored", msg_id="M0009", ask="where", optional=True,
                                          name="where order 3 goes after the route poll",
                                          question="The producer has re-read the route, and broker-a's queues are gone "
@@ -169,10 +164,7 @@ dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
                                          hint="by_order_id returns mqs[order_id % len(mqs)] over the queues the "
                                               "producer's route lists now: how many are left, and which is the "
                                               "order's?",
-                                         explain="Right: {answer}. After the route poll the producer's list holds "
-                                                 "only broker-b's queues, and by_order_id computes its index over the "
-                                                 "list it has now: the order moved to another broker's queue, so its "
-                                                 "events no longer share one queue.")])
+                                         explain=sealed_explanation("06.order-3-after-poll"))])
 dash
 
 # %% [markdown]
@@ -251,24 +243,13 @@ def slow_a_lab(events=4):
 # The picture: order 3's events to slow broker-a. Step: it stops before the first send and asks where the event is
 # once the producer is done with it.
 
-# %% jupyter={"source_hidden": true}
-# The words the picture says after a right answer. Every answer in them ({answer}, {msg} …) is a field the
-# picture fills in from the run it shows: this cell names none.
-WHY_SLOW = {  # by the kind of place the engine puts the message in: a queue, or the producer's failed send
-    "business": "Right: {answer}. broker-a appended {msg} the moment the request arrived; only its answer was late. "
-                "pg gave up after 3000 ms (RemotingTimeoutException), which says nothing about the store: the timeout "
-                "is the producer's clock, not the broker's. An application that sends it again adds a duplicate.",
-    "send_failed": "Right: {answer}. The request never reached a broker that could store it: nothing was stored, "
-                   "and sendSelectImpl's one attempt failed.",
-}
-
 # %% tags=["nbval-ignore-output"]
 slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s", checkpoints=[
     Checkpoint(before="send_attempt", msg_id="M0001", ask="where", optional=True, name="stored anyway?",
                question="pg is about to send order 3's first event ({msg}) to a3 on broker-a, which now answers 5 s "
                         "late; pg gives up waiting after 3000 ms. Where is {msg} once the send is over? Click the "
                         "place in the picture (or a button).",
-               explain=WHY_SLOW),
+               explain=sealed_explanation("06.stored-anyway")),
 ])
 slow_dash
 

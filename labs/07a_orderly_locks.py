@@ -62,7 +62,7 @@ def topic_queue(c, queue_id=0):
 # (when `bad` comes back is for you to predict there). Its second question is Exercise 1's: when the queue moves on.
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 def retry_picture(max_reconsume_times=3):
@@ -73,20 +73,13 @@ def retry_picture(max_reconsume_times=3):
 dash = Dashboard(retry_picture, knobs={"max_reconsume_times": 3}, horizon="20s", checkpoints=[
     Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="when bad comes back",
                question="When is bad (M0002) delivered again? Pick the time.",
-               explain="Right: {answer}. bad returned SUSPEND_CURRENT_QUEUE_A_MOMENT at 3 s. An orderly consumer "
-                       "never sends a failure back to the broker: processConsumeResult puts it back into the "
-                       "ProcessQueue and submitConsumeRequestLater retries the same queue after "
-                       "suspendCurrentQueueTimeMillis, its default: {since}. c (M0003) waits behind it: one queue is "
-                       "consumed in order."),
+               explain=sealed_explanation("07a.bad-comes-back")),
     Checkpoint(before="send_back", ask="when", optional=True, name="when c1 gives up on bad",
                question="max_reconsume_times is {max_reconsume_times}. When does c1 stop retrying bad ({msg}) and "
                         "send it back to the broker? Pick the time.",
                hint="Each suspension counts one more reconsume; checkReconsumeTimes sends the message back once its "
                     "reconsumeTimes has reached the max.",
-               explain="Right: {answer}. Each suspension counted one more reconsume and paused the queue "
-                       "{suspended_retry_in}. When bad failed with reconsumeTimes at the max ({max_reconsume_times}), "
-                       "checkReconsumeTimes stopped retrying it locally: it sent bad back to %RETRY%cg (on its way to "
-                       "the DLQ) and committed it, and c went next."),
+               explain=sealed_explanation("07a.gives-up")),
 ])
 dash
 
@@ -151,9 +144,7 @@ pause_dash = Dashboard(pause_picture, knobs={"max_reconsume_times": 3}, horizon=
                question="bad asks for a two-minute pause at each failure, and max_reconsume_times is "
                         "{max_reconsume_times}. When does c1 send bad ({msg}) back to %RETRY%cg? Pick the time.",
                hint="submitConsumeRequestLater clamps the pause a listener asks for before it schedules the retry.",
-               explain="Right: {answer}. submitConsumeRequestLater clamped every requested pause: each of bad's "
-                       "suspensions lasted {suspended_retry_in}, not two minutes. After the last one bad failed with "
-                       "reconsumeTimes at the max ({max_reconsume_times}), and checkReconsumeTimes sent it back.")])
+               explain=sealed_explanation("07a.pauses-end"))])
 pause_dash.controller.jump_to_next("suspended")
 pause_dash
 
@@ -392,10 +383,7 @@ yield_dash = Dashboard(yield_lab, knobs={"consume_thread_min": 1}, horizon="4m",
                         "message ({msg}) start? Pick the time.",
                hint="A ConsumeRequest keeps its queue while it has messages, and checks before each batch how long "
                     "it has run: it yields only past MAX_TIME_CONSUME_CONTINUOUSLY.",
-               explain="Right: {answer}. The single thread kept the first queue's ConsumeRequest while it had "
-                       "messages. Before each batch the request checks how long it has run; only once past "
-                       "MAX_TIME_CONSUME_CONTINUOUSLY did it give the thread back and resubmit itself, and the other "
-                       "queue's request ran.")])
+               explain=sealed_explanation("07a.other-queue"))])
 yield_dash
 
 # %% [markdown]

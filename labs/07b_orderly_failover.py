@@ -74,7 +74,7 @@ def takeover_lab(crash_at_s=10, c2_start_s=11):
 
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s", checkpoints=[
@@ -84,9 +84,7 @@ dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horiz
                         "that lock? Pick the time.",
                hint="A crashed consumer never unlocks: its lease in RebalanceLockManager lasts until it expires, "
                     "rebalanceLockMaxLiveTime after c1's last lockBatchMQ; c2 asks only when it rebalances.",
-               explain="Right: {answer}. c1's lease stayed until it expired (rebalanceLockMaxLiveTime after its last "
-                       "renewal), and until then the broker refused c2 at each of its rebalances. c2's first "
-                       "rebalance after the expiry took the lock: the first time it asked with no live lease.")])
+               explain=sealed_explanation("07b.takes-crashed-queue"))])
 dash.controller.seek_time("11s")
 dash
 
@@ -146,20 +144,14 @@ moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizo
                         "When does c2 get the broker's lock on TopicTest@broker-a:1? Pick the time.",
                hint="c2 asks the broker for a queue's lock only when it rebalances (lockBatchMQ), every 20 s after "
                     "its start; the broker grants it once nobody holds an unexpired lease on the queue.",
-               explain="Right: {answer}. c2 asks for the lock only in its rebalances, 20 s apart from its start at "
-                       "10 s: refused at 10 s, 30 s and 50 s while c1 held the lease. c1's rebalance dropped queue 1 at "
-                       "31 s, once its listener let go of the consume lock, and unlocked it at the broker at 51 s, "
-                       "20 s later (UNLOCK_DELAY_TIME_MILLS) because messages were still cached; so c2's next "
-                       "rebalance, at {time}, gets it."),
+               explain=sealed_explanation("07b.queue-1-lock")),
     Checkpoint(before="delivered", msg_id="M0001", nth=2, ask="where", optional=True, name="where M0001 is next",
                question="c1's listener finished M0001 with SUCCESS after the rebalance had marked queue 1's "
                         "ProcessQueue dropped, and c2 now holds the queue's lock. Where is M0001 after the next step? "
                         "Click the place in the picture (or a button).",
                hint="A result is committed only for a ProcessQueue that is not dropped; a new owner starts from the "
                     "offset the old one persisted when it let the queue go.",
-               explain="Right: {answer}. The rebalance persisted queue 1's offset when c2 joined, before c1 had "
-                       "finished M0001, and marked the ProcessQueue dropped, so c1's SUCCESS was never committed. c2 "
-                       "starts from that persisted offset and gets M0001 again: at-least-once, even in order."),
+               explain=sealed_explanation("07b.where-m0001")),
 ])
 moving_dash.controller.seek_time("10.5s")
 moving_dash
@@ -232,10 +224,7 @@ shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horiz
                         "end (offsets persisted, consumer stopped)? Pick the time.",
                hint="unlockAll sends one UNLOCK_BATCH_MQ per broker and waits for its answer, but only up to the "
                     "request's timeout; the offsets are persisted after that wait, whatever its outcome.",
-               explain="Right: {answer}. c1 asked broker-a to unlock its queues at {unlocked_at}. The broker released "
-                       "the leases at once, but its answer was late, so the client gave up when the request timed out "
-                       "({warning_at}, RemotingTimeoutException, only logged), then persisted its offsets and "
-                       "stopped. Its ProcessQueues stay marked locked."),
+               explain=sealed_explanation("07b.shutdown-ends")),
 ])
 shutdown_dash
 
@@ -284,9 +273,7 @@ commit_dash = Dashboard(commit_picture, knobs={"messages": 5}, horizon="20s", ch
                question="Auto-commit is off: the listener returns COMMIT for c and SUCCESS for the others. When does "
                         "c1's committed offset first move? Pick the time.",
                hint="With autoCommit false, SUCCESS does not commit: ProcessQueue.commit() runs only on COMMIT.",
-               explain="Right: {answer}. With auto-commit off, SUCCESS only takes a message out of the way (it stays "
-                       "in consumingMsgOrderlyTreeMap, uncommitted). The COMMIT returned for c commits everything "
-                       "consumed so far, so the offset jumps past c at once.")])
+               explain=sealed_explanation("07b.offset-moves"))])
 commit_dash
 
 # %% [markdown]

@@ -62,7 +62,7 @@ def two_consumers(model):
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoint_whether import owns
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 MODELS = ("CLUSTERING", "BROADCASTING")
@@ -85,21 +85,6 @@ show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=(
 # Then Step: it stops just before c1's listener returns RECONSUME_LATER for its copy of the first one, and asks where
 # that copy goes. Exercises 1 and 3 below follow from your answers.
 
-# %% jupyter={"source_hidden": true}
-# The words the picture says after a right answer. Every answer in them ({answer} …) is a field the
-# picture fills in from the run it shows: this cell names none.
-WHY_RETRY_TOPIC = (
-    "Right: {answer}. Whether a push consumer subscribes %RETRY%<group> is decided once, when it starts, by "
-    "DefaultMQPushConsumerImpl.copySubscription, from the group's message model: the retry topic is where the broker "
-    "returns the group's sent-back messages, so a consumer subscribes it exactly when its processConsumeResult sends "
-    "failures back."
-)
-WHY_DROPPED = (
-    "Right: {answer}. In BROADCASTING each instance gets its own copy and keeps its own offsets (LocalFileOffsetStore, "
-    "on the client's disk: the broker keeps none for it). processConsumeResult never calls sendMessageBack there, and "
-    "nothing retries the copy: no delay level, no dead letter, and c2's copy is untouched."
-)
-
 # %% tags=["nbval-ignore-output"]
 broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
                            knob_options={"model": MODELS}, horizon="30s", checkpoints=[
@@ -109,13 +94,13 @@ broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "m
                         "retry topic, %RETRY%cg (will it take one of its queues)? Mind the group's message model.",
                hint="Where does a retry topic's message come from? Look at what processConsumeResult does with a "
                     "failure in this message model, and at DefaultMQPushConsumerImpl.copySubscription.",
-               explain=WHY_RETRY_TOPIC),
+               explain=sealed_explanation("08.retry-topic")),
     Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="where c1's failed copy goes",
                question="c1's listener returns RECONSUME_LATER for its copy of {msg}. The group is in BROADCASTING. "
                         "Where is that copy after the next step? Click the place in the picture (or a button).",
                hint="processConsumeResult switches on the message model, and only its CLUSTERING branch calls "
                     "sendMessageBack. Which of these places could the copy reach without the broker's help?",
-               explain=WHY_DROPPED),
+               explain=sealed_explanation("08.failed-copy")),
 ])
 broadcast_dash
 

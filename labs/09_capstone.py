@@ -70,7 +70,7 @@ def succeeded(lab):
 # The picture: the system as deployed, its first 30 seconds. Play it and watch queue 0 of `Payments`.
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="30s", checkpoints=[
@@ -81,11 +81,7 @@ dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="30s",
                hint="SUSPEND_CURRENT_QUEUE_A_MOMENT is not a send-back: look at what the orderly service's "
                     "processConsumeResult does with the message (checkReconsumeTimes, then "
                     "makeMessageToConsumeAgain) and whether the committed offset moves.",
-               explain="Right: {answer}. pay-1 is an orderly consumer: a suspension puts bad-card back into its own "
-                       "ProcessQueue (makeMessageToConsumeAgain) and the queue pauses {since} before the same message "
-                       "is taken again. Nothing goes to the broker (no %RETRY% topic, no delay level, no DLQ) and the "
-                       "committed offset stays in front of bad-card: this queue is the blocked one, and the payments "
-                       "behind bad-card wait for it."),
+               explain=sealed_explanation("09.bad-card-waits")),
 ])
 dash
 
@@ -164,20 +160,11 @@ grading_09_2.verify("09.2", answer_2)
 # The picture with `max_reconsume_times=5`, stopped when `bad-card` is first delivered. Play on: it stops to ask when
 # pay-1 gives up on `bad-card` — before the queue moves on, which is Exercise 3's question.
 
-# %% jupyter={"source_hidden": true}
-# The words the picture says after a right answer (folded: they tell the answer; open once you have answered).
-WHY_GIVE_UP = (
-    "Right: {answer}. Every suspension counts one more reconsume. When bad-card failed with reconsumeTimes at "
-    "maxReconsumeTimes ({max_reconsume_times}), checkReconsumeTimes stopped retrying it locally: it sent bad-card back "
-    "to the broker (sendMessageBack, which dead-letters a message at its max) and committed its offset, so the queue "
-    "is no longer blocked."
-)
-
 # %% tags=["nbval-ignore-output"]
 fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": 5}, horizon="1m", checkpoints=[
     Checkpoint(before="send_back", ask="when", optional=True, name="when pay-1 gives up on bad-card",
                question="With max_reconsume_times = {max_reconsume_times}, when does pay-1 stop retrying bad-card "
-                        "({msg}) and hand it to the broker? Pick the time.", explain=WHY_GIVE_UP,
+                        "({msg}) and hand it to the broker? Pick the time.", explain=sealed_explanation("09.gives-up"),
                hint="An orderly consumer retries a suspended message itself, once per suspendCurrentQueueTimeMillis, "
                     "until its reconsumeTimes reaches the max: count bad-card's deliveries."),
 ])

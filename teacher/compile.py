@@ -2,10 +2,12 @@
 
 Reads the answers from the solved labs (each answer cell's ``### BEGIN SOLUTION`` region in ``labs/NN_x.py``) and
 the explanations and hints from :mod:`teacher.bank_queues` and :mod:`teacher.bank_retry` (and what a right
-prediction reveals after them, :mod:`teacher.after`; their Chinese, :mod:`teacher.bank_zh`), then writes
+prediction reveals after them, :mod:`teacher.after`; their Chinese, :mod:`teacher.bank_zh`) and the explanations of
+the checkpoints on the labs' pictures (:mod:`teacher.checkpoints_retry`, :mod:`teacher.checkpoints_queues`), then writes
 ``rmqlab/course/bank.json``: per exercise its id, points, unit, the kind of its answer (a number, a word, a text,
 a sequence), the general hint, the tag of the right prediction with the explanation sealed under it, and the tag
-and sealed text of each near miss that has a hint (:mod:`rmqlab.course.sealed`). The output is deterministic (the
+and sealed text of each near miss that has a hint (:mod:`rmqlab.course.sealed`); per checkpoint explanation, the tag
+of its right answer and its texts sealed under it (:mod:`rmqlab.course.explanations`). The output is deterministic (the
 salt is the course's and the exercise id), so it is committed, and ``tests/test_sealed_bank.py`` checks that it is
 what these sources compile to. Run it after changing an answer, an explanation or a hint.
 """
@@ -20,13 +22,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from rmqlab.course.explanations import explanation_key
 from rmqlab.course.sealed import canonical, kind_of, master_key, seal, tag
 
 from .after import AFTER
 from .bank_queues import QUEUE_EXERCISES, TOUR_EXERCISES
 from .bank_retry import RETRY_EXERCISES
 from .bank_zh import ZH
-from .declare import Exercise, Translated
+from .checkpoints_queues import QUEUE_CHECKPOINTS
+from .checkpoints_retry import RETRY_CHECKPOINTS
+from .declare import CheckpointWhy, Exercise, Translated
 
 ROOT = Path(__file__).resolve().parent.parent
 LABS = ROOT / "labs"
@@ -38,6 +43,9 @@ EXERCISES: tuple[Exercise, ...] = tuple(
     for ex in (*TOUR_EXERCISES, *RETRY_EXERCISES, *QUEUE_EXERCISES)
 )
 """Every exercise, lab by lab: 00 (the tour), the retry labs 01–04b, the queue labs 05–09."""
+CHECKPOINTS: tuple[CheckpointWhy, ...] = (*RETRY_CHECKPOINTS, *QUEUE_CHECKPOINTS)
+"""Every checkpoint explanation of the labs' pictures, lab by lab (:mod:`teacher.checkpoints_retry`, 00–04b, and
+:mod:`teacher.checkpoints_queues`, 05–09)."""
 
 _ANSWER = re.compile(
     r'"grade_id": "ex(?P<lab>\d\d[a-z]?)_(?P<k>\d+)_answer"[^\n]*\nanswer_(?P=k) = \.\.\.[^\n]*\n'
@@ -100,6 +108,16 @@ def compile_one(ex: Exercise, expected: Any, salt: str = SALT, zh: Translated | 
     return out
 
 
+def compile_checkpoint(why: CheckpointWhy, salt: str = SALT) -> dict[str, Any]:
+    """One checkpoint explanation as the student's bank holds it: the tag of its right answer and its English and
+    Chinese sealed under it (:mod:`rmqlab.course.explanations`)."""
+    key = explanation_key(why.answer, why.id, salt)
+    if key is None:
+        raise ValueError(f"checkpoint explanation {why.id}: its answer {why.answer!r} is not a choice's key")
+    return {"id": why.id, "tag": tag(key), "why": seal(why.why, key),
+            "translations": {"zh": seal(why.zh, key, "zh")}}  # fmt: skip
+
+
 def compile_bank(labs: Path = LABS, salt: str = SALT) -> str:
     """The text of ``bank.json`` for these sources."""
     found = answers(labs)
@@ -116,7 +134,11 @@ def compile_bank(labs: Path = LABS, salt: str = SALT) -> str:
             f"teacher/bank_zh.py and the bank disagree: translations of no exercise {sorted(set(ZH) - declared)}, "
             f"exercises without a translation {sorted(declared - set(ZH))}"
         )
-    bank = {"salt": salt, "exercises": [compile_one(ex, found[ex.id], salt, ZH[ex.id]) for ex in EXERCISES]}
+    ids = [why.id for why in CHECKPOINTS]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"a checkpoint explanation id is declared twice in teacher/checkpoints_*.py: {sorted(ids)}")
+    bank = {"salt": salt, "exercises": [compile_one(ex, found[ex.id], salt, ZH[ex.id]) for ex in EXERCISES],
+            "checkpoints": [compile_checkpoint(why, salt) for why in CHECKPOINTS]}  # fmt: skip
     return json.dumps(bank, indent=1, ensure_ascii=False) + "\n"
 
 
@@ -132,7 +154,7 @@ def main(argv: list[str]) -> int:
         print("usage: python -m teacher.compile [--check]", file=sys.stderr)
         return 2
     OUT.write_text(text)
-    print(f"wrote {OUT} ({len(EXERCISES)} exercises)")
+    print(f"wrote {OUT} ({len(EXERCISES)} exercises, {len(CHECKPOINTS)} checkpoint explanations)")
     return 0
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from rmqlab.core.errors import ConfigError
 from rmqlab.course.answers import UNIT_MS, Unit
 
-__all__ = ["MS_HINT", "Exercise", "Hint", "Translated"]
+__all__ = ["MS_HINT", "CheckpointWhy", "Exercise", "Hint", "Translated"]
 
 _EXERCISE_ID = re.compile(r"^(\d\d[a-z]?)\.(\d+)$")
 """``NN.k`` or ``NNa.k``: a lab split in two (02a, 02b) keeps its number and gets a letter."""
@@ -136,3 +136,39 @@ class Exercise:
                 f", after {'absent' if theirs[2] else 'given'}; the English has {shape[0]} hints, hint "
                 f"{'absent' if shape[1] else 'given'}, after {'absent' if shape[2] else 'given'}"
             )
+
+
+_CHECKPOINT_ID = re.compile(r"^\d\d[a-z]?\.[a-z0-9]+(?:-[a-z0-9]+)*$")
+"""``NN.words-with-hyphens`` (``"07b.where-m0001"``): the lab, a dot, a name that stays when the lab is edited."""
+
+
+@dataclass(frozen=True)
+class CheckpointWhy:
+    """The explanation a checkpoint on a lab's picture shows after the right answer, as the teacher declares it.
+
+    A lab refers to it by ``id`` (``Checkpoint(..., explain=sealed_explanation("03.level"))``); ``python -m
+    teacher.compile`` seals ``why`` and ``zh`` under ``answer`` (:mod:`rmqlab.course.explanations`), so the text is
+    in no lab and no installed module. ``answer`` is the key of the right choice (``"delay:broker-a:3"``,
+    ``"queue:%DLQ%cg@broker-a:0"``, ``"c2"``, ``"17140000"``) at the picture's first settings (the knobs the lab
+    gives its Dashboard); ``tests/test_checkpoint_sealed.py`` runs each lab's pictures and checks that the engine
+    gives that very answer. The texts may name the run's values (``{answer}``, ``{time}``, ``{msg}`` …,
+    :func:`rmqlab.widgets.checkpoint_facts.run_facts`), filled in when the picture opens them.
+    """
+
+    id: str
+    answer: str
+    why: str
+    zh: str
+
+    def __post_init__(self) -> None:
+        if not _CHECKPOINT_ID.match(self.id):
+            raise ConfigError("id", self.id, "'NN.name': the lab (two digits and an optional letter), a dot, a name "
+                              "of lower-case letters, digits and hyphens ('07b.where-m0001')")  # fmt: skip
+        for field, text in (("answer", self.answer), ("why", self.why), ("zh", self.zh)):
+            if not text.strip():
+                raise ConfigError(field, text, f"a non-empty text for checkpoint explanation {self.id}")
+
+    @property
+    def lab(self) -> str:
+        """The lab (``"07b"`` for ``"07b.where-m0001"``)."""
+        return self.id.split(".")[0]

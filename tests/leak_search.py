@@ -1,7 +1,8 @@
 """The leak search of tests/test_leaks.py and tests/browser/test_lite.py: what a student must never read in plain text.
 
 Searched for: every sentence of six words or more of every explanation, near-miss hint and revealed box (the
-teacher's texts, in ``teacher/``, which must appear nowhere a student can read), and every sentence of twelve
+teacher's texts, in ``teacher/``, which must appear nowhere a student can read; the explanations of the labs'
+checkpoints too, :mod:`teacher.checkpoints_retry` and :mod:`teacher.checkpoints_queues`), and every sentence of twelve
 characters or more of their Chinese (``teacher/bank_zh.py``), the solutions (``### BEGIN
 SOLUTION`` regions), and each answer's telling spellings (numbers of four digits or more, every spelling of a
 duration, answers written as texts of eight characters or more).
@@ -17,10 +18,14 @@ from typing import Any
 
 from rmqlab.course.answers import spellings
 from teacher.bank_zh import ZH
-from teacher.compile import EXERCISES, answers
+from teacher.compile import CHECKPOINTS, EXERCISES, answers
 
 ARCHIVES = (".whl", ".zip")
 """Files searched member by member, unpacked (a wheel's modules, Pyodide's zipped standard library)."""
+
+
+FIELD = re.compile(r"\{\w+\}")
+"""A field of a checkpoint's text, filled from the run (``{answer}``)."""
 
 
 def sentences() -> list[tuple[str, str]]:
@@ -37,6 +42,12 @@ def sentences() -> list[tuple[str, str]]:
             for sentence in re.split(r"(?<=[。？！])|\n+", text):
                 if len(sentence.strip()) >= 12:
                     found.append((ex.id, " ".join(sentence.split())))
+    for why in CHECKPOINTS:  # the checkpoints' explanations, as the teacher wrote them (fields unfilled), without
+        # their fields in the count: "答对了：{answer}。" is the catalog's own short form, not an explanation
+        found += [(f"checkpoint {why.id}", s.strip()) for s in re.split(r"(?<=[.?!])\s+|\n+", why.why)
+                  if len(FIELD.sub("", s).split()) >= 6]  # fmt: skip
+        found += [(f"checkpoint {why.id}", " ".join(s.split())) for s in re.split(r"(?<=[。？！])|\n+", why.zh)
+                  if len(FIELD.sub("", s).strip()) >= 12]  # fmt: skip
     return found
 
 

@@ -27,7 +27,7 @@ from lab_tools import load_lab_tool
 from rmqlab.course.answers import spellings
 from teacher.after import TELLS
 from teacher.bank_zh import ZH
-from teacher.compile import EXERCISES
+from teacher.compile import CHECKPOINTS, EXERCISES
 from teacher.declare import MS_HINT, Exercise
 
 _BY_ID = {ex.id: ex for ex in EXERCISES}
@@ -149,10 +149,12 @@ def test_the_leak_finder_finds_leaks() -> None:
 
 
 def test_no_explanation_or_hint_in_the_copy(student_dir: Path) -> None:
-    """The bank's explanations and hints are nowhere in the student copy; outputs are all cleared."""
+    """The bank's explanations and hints, and its checkpoint explanations, are nowhere in the student copy (nor any
+    sentence of them: ``tests/test_leaks.py``); outputs are all cleared."""
     texts = [ex.why for ex in EXERCISES] + [h.text for ex in EXERCISES for h in ex.hints]
     texts += [ex.hint for ex in EXERCISES if ex.hint is not None]
     texts += [t for zh in ZH.values() for t in (zh.why, *zh.hints, zh.hint) if t is not None]  # and their Chinese
+    texts += [t for why in CHECKPOINTS for t in (why.why, why.zh)]  # the checkpoints' explanations, both languages
     for name in NOTEBOOKS:
         nb = nbformat.read(student_dir / name, as_version=4)
         body = "\n".join(c.source for c in nb.cells)
@@ -353,3 +355,47 @@ def test_student_copy_runs_all_without_predictions(name: str, student_dir: Path)
 def _printed(cell: Any) -> str:
     """What a cell printed: its stream outputs joined (a busy kernel may send one print in several)."""
     return "".join(o.text for o in cell.outputs if o.output_type == "stream")
+
+
+def _readable(source: str) -> str:
+    """A cell's text as a student reads it, with each Python string as the parser joins its pieces (a lab writes a
+    long text as ``"…both "`` / ``"brokers…"``, which a search of the raw source would miss)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # a Markdown cell, or a magic
+        return " ".join(source.split())
+    texts = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return " ".join(" ".join(t.split()) for t in [source, *texts])
+
+
+def checkpoint_leaks(texts: list[tuple[str, str]]) -> list[str]:
+    """Each sentence of a checkpoint's explanation (English or Chinese, as ``tests/leak_search.py`` cuts them) found
+    in ``(where, readable text)`` pairs."""
+    from leak_search import SENTENCES
+
+    mine = [(i, s) for i, s in SENTENCES if i.startswith("checkpoint ")]
+    return [f"{i}: {s!r} in {where}" for where, text in texts for i, s in mine if s in text]
+
+
+def test_the_checkpoint_leak_search_finds_an_explanation_split_over_lines() -> None:
+    """The search above can fail: lab 00's folded cell as it was, its text in four string pieces."""
+    why = next(w for w in CHECKPOINTS if w.id == "00.c2-gets-queues")
+    pieces = [why.why[i : i + 70] for i in range(0, len(why.why), 70)]
+    cell = "WHY_C2 = (\n" + "".join(f"    {p!r}\n" for p in pieces) + ")\n"
+    assert len(checkpoint_leaks([("old 00", _readable(cell))])) >= 2
+    zh = next(w for w in CHECKPOINTS if w.id == "00.c2-gets-queues").zh
+    assert checkpoint_leaks([("old zh 00", _readable(f"WHY = ({zh[:40]!r}\n {zh[40:]!r})"))])
+
+
+def test_no_checkpoint_explanation_in_either_languages_copy(tmp_path: Path) -> None:
+    """Stop 34's review read checkpoint answers in the student copy ("gets M0001 again", "made its one attempt"):
+    no sentence of any checkpoint's explanation is in any cell of the student copy, English or Chinese (the
+    explanations are sealed in the bank; a lab names them by id)."""
+    texts = []
+    for folder in (LABS, LABS / "zh"):
+        out = tmp_path / folder.name
+        assert MAKE_STUDENT.main([str(folder), str(out)]) == 0
+        for path in sorted(out.glob("*.ipynb")):
+            nb = nbformat.read(path, as_version=4)
+            texts += [(f"{folder.name}/{path.name} cell {c.id}", _readable(c.source)) for c in nb.cells]
+    assert texts and checkpoint_leaks(texts) == []

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from rmqlab.snapshot import LabSnapshot, OffsetState, TraceIndex, take_snapshot
 
     from .animation import save_animation
-    from .checkpoints import Checkpoint
+    from .checkpoints import Checkpoint, sealed_explanation
     from .controller import Controller
     from .dashboard import Dashboard
     from .demo import DEMO_KNOB_OPTIONS, DEMO_KNOBS, demo_lab
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "rmqlab.snapshot": ("LabSnapshot", "OffsetState", "TraceIndex", "take_snapshot"),
     ".animation": ("save_animation",),
-    ".checkpoints": ("Checkpoint",),
+    ".checkpoints": ("Checkpoint", "sealed_explanation"),
     ".controller": ("Controller",),
     ".dashboard": ("Dashboard",),
     ".demo": ("DEMO_KNOB_OPTIONS", "DEMO_KNOBS", "demo_lab"),
@@ -102,5 +102,6 @@ __all__ = [
     "TraceIndex",
     "demo_lab",
     "save_animation",
+    "sealed_explanation",
     "take_snapshot",
 ]

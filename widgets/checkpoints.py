@@ -38,15 +38,17 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .checkpoint_choices import where_offers, who_hint
-from .checkpoint_facts import HINTS, OTHER_HINT, answer_kind, default_hint, default_question, run_facts
+from .checkpoint_facts import HINTS, OTHER_HINT, default_hint, default_question, run_facts
 from .checkpoint_facts import subject as _subject
 from .checkpoint_hide import HIDEABLE, Hidden
+from .checkpoint_sealed import SealedWhy, own_explanation, sealed_explanation
 from .checkpoint_sends import send_end
 from .checkpoint_when import when_offers
 from .checkpoint_whether import Holds, whether_answer, whether_offers
 from .flow_view import FlowVM, Place
 
-__all__ = ["ASKS", "AskedCheckpoint", "Checkpoint", "CheckpointError", "Choice", "cuts_of", "resolve", "run_facts"]
+__all__ = ["ASKS", "AskedCheckpoint", "Checkpoint", "CheckpointError", "Choice", "cuts_of", "resolve", "run_facts",
+           "sealed_explanation"]
 
 Ask = Literal["where", "who", "when", "whether"]
 ASKS: tuple[str, ...] = ("where", "who", "when", "whether")
@@ -73,22 +75,21 @@ class Checkpoint:
     """Only events on this queue (an orderly consumer also locks its group's ``%RETRY%`` queue, first)."""
     question: str = ""
     hint: str = ""
-    explain: str | Mapping[str, str] = ""
-    """Said after the right answer: the mechanism and its rule. A lab's own question, hint and explanation may name the
-    run's values, filled in when the checkpoint resolves (so that the lab's source never states the answer; an
-    unknown name is an error listing the known ones): ``{answer}`` (the right choice as its button reads),
-    ``{time}``, ``{since}`` (since the message's event before), ``{msg}`` and the event's fields, and more
-    (:func:`widgets.checkpoint_facts.run_facts`). Or, per answer key (or kind of place: ``"dlq"``, ``"delay"`` …),
-    the words of each answer a knob can lead to (an answer not in it gets the default)."""
+    explain: str | Mapping[str, str] | SealedWhy = ""
+    """Said after the right answer: the mechanism and its rule. It tells the answer, so a lab's lives in the teacher's
+    sources, sealed under the answer: ``explain=sealed_explanation("03.level")`` (:mod:`widgets.checkpoint_sealed`).
+    Question, hint and explanation may name the run's values, filled in when the checkpoint resolves (an unknown name
+    is an error listing the known ones): ``{answer}`` (the right button's words), ``{time}``, ``{since}``, ``{msg}``,
+    the event's fields and more (:func:`widgets.checkpoint_facts.run_facts`). Or a text per answer key (or kind of
+    place: ``"dlq"``, ``"delay"`` …) for the answers a knob can lead to (others get the default)."""
     name: str = ""
     """What the score summary calls it (default: ``"send_back #1"``)."""
     optional: bool = False
     """Ask nothing, rather than fail, on a run without this event: for a picture whose knobs can change the
     mechanism (e.g. ``max_reconsume_times=0`` leaves no second send-back to pause before)."""
     inside_step: bool = False
-    """Pause right before the event even when the engine appends it in the same scheduler step as the events before
-    it (a SYNC send's try 2, right after try 1 failed at once): the replay cuts that step there, with the engine's
-    state at that point (:mod:`widgets.replay_cuts`). Off, the pause is before the whole step."""
+    """Pause right before the event even inside one scheduler step (a SYNC send's try 2 after try 1 failed at once):
+    the replay cuts the step there, with the engine's state then (:mod:`widgets.replay_cuts`)."""
     hides: tuple[str, ...] = ()
     """What the question asks about that the views would show before it is answered (:data:`HIDEABLE`:
     ``"committed_offset"``, of ``queue`` or every queue, as consumer ``actor`` or every instance holds it): "?" in
@@ -103,7 +104,7 @@ class Checkpoint:
         if named not in kinds:
             raise ValueError(f"before={self.before!r} is not an event kind; expected one of {kinds}")
         object.__setattr__(self, "before", EventKind(self.before))
-        if not isinstance(self.explain, str):
+        if not isinstance(self.explain, str | SealedWhy):
             object.__setattr__(self, "explain", MappingProxyType(dict(self.explain)))
         if self.ask not in ASKS:
             raise ValueError(f"ask={self.ask!r}; expected one of {ASKS}")
@@ -174,6 +175,10 @@ class AskedCheckpoint:
     that every answer is a click in the picture (:mod:`widgets.checkpoint_mask`)."""
     hidden: tuple[Hidden, ...] = ()
     """The values the question asks about, hidden up to the pause (:mod:`widgets.checkpoint_hide`)."""
+    sealed: str = ""
+    """The bank's explanation id the lab named (``sealed_explanation(id)``), or ""."""
+    opened: bool = True
+    """False when the knobs led to another answer than the sealed one (``explain`` is then the short form)."""
 
     def check(self, key: str) -> tuple[bool, str]:
         """``(True, explanation)`` for the right choice, ``(False, hint)`` otherwise — the hint for that very choice
@@ -272,14 +277,6 @@ def _filled(text: str, facts: Mapping[str, str]) -> str:
         raise CheckpointError(f"checkpoint text {text[:60]!r}: {exc!r}; it may name {sorted(facts)}") from exc
 
 
-def _own_explain(cp: Checkpoint, answer: str) -> str:
-    """The lab's own explanation of the right answer: one for every answer, or the one given for this answer's key
-    (or its kind of place); empty for the default."""
-    if isinstance(cp.explain, str):
-        return cp.explain
-    return cp.explain.get(answer, cp.explain.get(answer_kind(answer), ""))
-
-
 def _asked(
     cp: Checkpoint,
     event: TraceEvent,
@@ -340,7 +337,8 @@ def resolve(
         right = next(c.label for c in choices if c.key == answer)
         facts = run_facts(event, trace[: event.seq - 1], now_ms=snap.now_ms, answer=right)
         plain = next(iter(captions[after]), "")
-        explain = _filled(_own_explain(cp, answer), facts) or _("Right: {answer}. ").format(answer=right) + plain
+        own, is_open = own_explanation(cp.explain, answer, right)
+        explain = _filled(own, facts) or _("Right: {answer}. ").format(answer=right) + plain
         out.append(
             AskedCheckpoint(
                 cp.label,
@@ -355,6 +353,8 @@ def resolve(
                 lab_hint=bool(cp.hint),
                 placeholders=missing,
                 hidden=tuple(Hidden(h, cp.queue, _subject(event) if cp.actor else None) for h in cp.hides),
+                sealed=cp.explain.id if isinstance(cp.explain, SealedWhy) else "",
+                opened=is_open,
             )
         )
     return tuple(out)

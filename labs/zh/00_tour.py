@@ -108,17 +108,8 @@ show_trace(lab.trace, "rebalanced", fields=("topic", "added"))
 # 下面的工厂函数就是本实验从头开始的运行：起初只有 c1，每 10 s 一条消息，同一消费组的第二个 Consumer `c2`
 # 在运行开始后不久加入、在 45 s 正常关闭。图只显示前 30 s（c2 离开有下面它自己的图）。单步走到图停下提问：先回答它和它下面的练习 1，再往前走，看看哪个 Consumer 拥有哪个队列（重平衡）。
 
-# %% jupyter={"source_hidden": true}
-# 答对之后图上显示的话。其中的答案（{answer}、{queue_id}、{time} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
-WHY_C2 = (
-    "对：{answer}。{who} 在 {lifecycle_at} 启动：DefaultMQPushConsumerImpl.start() 先向两个 Broker 发心跳，再调用 "
-    "rebalanceImmediately()，所以新的 Consumer 不必等 RebalanceService 的 20 s 周期。Broker 发现 cg 来了新成员，"
-    "就通知 c1（NOTIFY_CONSUMER_IDS_CHANGED），所以 c1 也在 {time} 重平衡，放下 AllocateMessageQueueAveragely "
-    "现在分给 {who} 的那些队列。"
-)
-
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 def tour_lab():
@@ -138,7 +129,7 @@ def tour_lab():
 dash = Dashboard(tour_lab, horizon="30s", checkpoints=[
     Checkpoint(before="rebalanced", actor="consumer:c2", ask="when", optional=True, name="c2 分到队列",
                question="第二个 Consumer c2 即将加入消费组 cg。c2 什么时候分到它的第一个队列？请选时间。",
-               explain=WHY_C2),
+               explain=sealed_explanation("00.c2-gets-queues")),
 ])
 dash
 

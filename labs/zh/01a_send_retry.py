@@ -88,21 +88,15 @@ HINT_B0 = (
     "同步发送立即重试，共用一个 sendMsgTimeout 预算，并用 selectOneMessageQueue(lastBrokerName) 选下一个队列："
     "轮询继续前进，跳过上一次尝试的 Broker。"
 )
-WHY_B0 = (
-    "对：{answer}。第 1 次尝试发往 TopicTest:{send_result_queue_id} · {send_result_broker}；它已宕机，却还在 pg "
-    "缓存的路由里，于是立刻失败（{send_result_outcome}）。Producer 立即再试，仍在同一个 {timeout_ms} ms "
-    "的预算之内，换一个 Broker：selectOneMessageQueue(lastBrokerName) 跳过刚刚失败的 {send_result_broker}。"
-    "所以第 {attempt} 次尝试发往 TopicTest:{queue_id} · {broker}，{msg} 存在那里。"
-)
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(broker_a_dies, knobs={"mode": "send", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s",
                  checkpoints=[Checkpoint(before="send_attempt", msg_id="M0002", nth=2, inside_step=True, ask="where",
                                          optional=True, name="M0002 的第 2 次尝试发往哪里", question=ASK_B0,
-                                         hint=HINT_B0, explain=WHY_B0)])
+                                         hint=HINT_B0, explain=sealed_explanation("01a.second-try"))])
 dash
 
 

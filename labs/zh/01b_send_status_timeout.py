@@ -79,17 +79,8 @@ def flush_timeouts(retry_another_broker_when_not_store_ok=False, broker_b_too=Fa
     return lab
 
 
-# %% jupyter={"source_hidden": true}
-# 答对之后图上显示的话。其中的答案（{answer}、{queue_id}、{time} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
-WHY_A2 = (
-    "对：{answer}。M0001 的 FLUSH_DISK_TIMEOUT 是作为 SendResult 的 sendStatus 返回的：消息已经存下，只是没有及时刷盘。"
-    "sendDefaultImpl 把这样的状态交还调用方，不抛异常；只有 retryAnotherBrokerWhenNotStoreOK 打开时才再发，"
-    "只有 sendLatencyFaultEnable 打开时才把某个 Broker 移出队列选择。所以 {msg} 取 pg 轮询的下一个队列："
-    "TopicTest:{queue_id} · {who}。"
-)
-
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 flush_dash = Dashboard(
@@ -98,7 +89,7 @@ flush_dash = Dashboard(
         Checkpoint(before="stored", msg_id="M0002", ask="where", name="FLUSH_DISK_TIMEOUT 之后 M0002 去了哪里",
                    question="broker-a 存下了 M0001，却应答 FLUSH_DISK_TIMEOUT（它令牌上的 !）。下一步之后 M0002 在哪里？"
                             "在图中点击那个位置（或按钮）。",
-                   explain=WHY_A2),
+                   explain=sealed_explanation("01b.after-flush-timeout")),
     ],
 )
 flush_dash
@@ -252,19 +243,10 @@ def slow_then_fast(**producer_options):
     return lab
 
 
-# %% jupyter={"source_hidden": true}
-# 答对之后图上显示的话。其中的答案（{answer}、{queue_id}、{time} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
-WHY_B0 = (
-    "对：{answer}。broker-a 用 600 ms 应答了 M0001：这是一次成功，但 sendLatencyFaultEnable 打开时，sendDefaultImpl "
-    "会把每次尝试的耗时报告给 MQFaultStrategy（updateFaultItem），600 ms 达到 latencyMax 中 550 ms 那一档，所以 "
-    "broker-a 在这一档的 notAvailableDuration 内被移出队列选择，哪怕它从 2 s 起又快了。到 {time}，"
-    "selectOneMessageQueue 沿轮询走到一个仍可用的 Broker 的队列：TopicTest:{queue_id} · {who}。"
-)
-
 # %% tags=["nbval-ignore-output"]
 latency_dash = Dashboard(slow_then_fast, knobs={"send_latency_fault_enable": True}, horizon="40s", checkpoints=[
     Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="5 s 的那次发送去了哪里",
-               explain=WHY_B0),
+               explain=sealed_explanation("01b.five-second-send")),
 ])
 latency_dash
 

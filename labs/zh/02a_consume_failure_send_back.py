@@ -82,20 +82,15 @@ HINT_THROWS = (
     "异常不是回答：ConsumeRequest.run 捕获它，手里只剩一个 null 状态，并把它算作 RECONSUME_LATER，和返回 null 或请求"
     "重试的监听器一样。processConsumeResult 再按这个状态决定，延时级别由 reconsumeTimes 决定。"
 )
-WHY_THROWS = (
-    "对：{answer}。监听器的回答（{consumed_return_type}）算作 RECONSUME_LATER，所以 processConsumeResult 没有确认 "
-    "{msg}：而是把它回传给 Broker（sendMessageBack）。Broker（asyncConsumerSendMsgBack）把副本放进 SCHEDULE_TOPIC_XXXX "
-    "的延时级别 3 + reconsumeTimes {reconsume_times} = {scheduled_level}，{scheduled_due} 到期，然后回到 %RETRY%cg。"
-)
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 listener_dash = Dashboard(listener_lab, knobs={"listener": "raises"}, knob_options={"listener": list(LISTENERS)},
                           horizon="45s", checkpoints=[
     Checkpoint(before="send_back", ask="where", optional=True, name="监听器失败的消息去了哪里",
-               hint=HINT_THROWS, explain=WHY_THROWS,
+               hint=HINT_THROWS, explain=sealed_explanation("02a.listener-throws"),
                question="下一步里 c1 的监听器对 {msg} 给出回答，返回类型为 {consumed_return_type}。这一步之后，{msg} "
                         "在哪里？在图中点击那个位置（或按钮）。"),
 ])
@@ -142,21 +137,12 @@ def ack_index_lab(ack_index=1, batch=4):
 # %% [markdown]
 # 图：四条消息的一批，然后是监听器没有确认的那些。单步走到第一个 `consumed`，停下：这是监听器对整批消息的回答。
 
-# %% jupyter={"source_hidden": true}
-# 答对之后图上显示的话。其中的答案（{answer}、{queue_id}、{time} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
-WHY_ACK = (
-    "对：{answer}。监听器对整批消息返回了 CONSUME_SUCCESS，但设置了 ackIndex：processConsumeResult 只把确认了的消息"
-    "算作消费成功，其余的都像失败一样回传，{msg} 是第一条。Broker（asyncConsumerSendMsgBack）把副本放进 "
-    "SCHEDULE_TOPIC_XXXX 的延时级别 3 + reconsumeTimes {reconsume_times} = {scheduled_level}，{scheduled_due} 到期，"
-    "然后回到 %RETRY%cg。"
-)
-
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 ack_dash = Dashboard(ack_index_lab, knobs={"ack_index": 1, "batch": 4}, horizon="40s", checkpoints=[
-    Checkpoint(before="send_back", ask="where", optional=True, name="第一条未确认的消息去了哪里", explain=WHY_ACK,
+    Checkpoint(before="send_back", ask="where", optional=True, name="第一条未确认的消息去了哪里", explain=sealed_explanation("02a.unacknowledged"),
                question="监听器对整批消息返回了 CONSUME_SUCCESS，并设置了 ctx.ack_index。下一步之后，它没有确认的第一条消息在哪里？"
                         "在图中点击那个位置（或按钮）。"),
 ])

@@ -109,22 +109,13 @@ def partitioned_lab(heal_at="12s", messages=1):
 # %% [markdown]
 # 图：1.5 s 的网络分区、失败的回传和兜底发送、每 5 s 一次的本地重试、12 s 的恢复。单步走到分区恢复，停在那里。
 
-# %% jupyter={"source_hidden": true}
-# 答对之后图上显示的话。其中的答案（{answer}、{queue_id}、{time} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
-WHY_LOCAL = (
-    "对：{answer}。网络分区把 c1 和 broker-a 隔开，所以在 {send_back_at} 它的 sendMessageBack 失败了"
-    "（{send_back_error}），兜底的那一步也失败了：c1 的内部 Producer 把副本发往 %RETRY%cg。processConsumeResult "
-    "于是留下 {msg}，把它的 reconsumeTimes 加到 {reconsume_times}，并用 submitConsumeRequestLater 自己重新提交，"
-    "{local_retry_retry_in} 之后。没有延时级别：Broker 根本没收到这条消息，它的延时表不起作用。"
-)
-
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 partition_dash = Dashboard(partitioned_lab, knobs={"heal_at": "12s", "messages": 1}, horizon="40s", checkpoints=[
     Checkpoint(before="delivered", nth=2, ask="when", optional=True, name="本地重试何时到来",
-               explain=WHY_LOCAL),
+               explain=sealed_explanation("02b.local-retry")),
 ])
 partition_dash
 

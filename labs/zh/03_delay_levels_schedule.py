@@ -68,35 +68,15 @@ def failing_lab(**consumer_options):
 # %% [markdown]
 # 图：把 `failing_lab` 放进一个带 `max_reconsume_times` 参数的 `Dashboard`（改参数后点“重建”）。播放它，看“重试时间线”标签页：一条泳道，每次投递、每次等待。它会停下来问三次：第一次重试在哪里等待，第二次重试何时到期，消息何时进入死信队列（这是练习 1 的问题：先在图上回答，再把答案写进下面的练习）。
 
-# %% jupyter={"source_hidden": true}
-# 答对之后图上显示的话，填入的是这次运行的数字。已折叠：它们会透露答案，答完之后再打开这个单元。
-WHY_LEVEL = (
-    "对：{answer}。Consumer 的 sendMessageBack 请求 delayLevel 0，也就是让 Broker 来选："
-    "asyncConsumerSendMsgBack 取 3 + reconsumeTimes = 3 + {delivered_reconsume_times} = 级别 {level}。副本在 "
-    "SCHEDULE_TOPIC_XXXX 里（每个级别一个队列：队列号 = 级别 − 1）等这个级别的 {due_in}，它真正的 Topic "
-    "{real_topic} 保存在一个属性里。"
-)
-WHY_DUE = (
-    "对：{answer}。第二次失败发生在 {scheduled_at}，reconsumeTimes 为 {send_back_reconsume_times}，所以 Broker "
-    "把副本放在级别 3 + {send_back_reconsume_times} = {level}，它在 messageDelayLevel（1s 5s 10s 30s 1m …）里的"
-    "延时是 {waited}：ScheduleMessageService 这个级别的定时器在 {scheduled_at} + {waited} = {time} 把它移到 "
-    "{topic}。"
-)
-WHY_DLQ = (
-    "对：{answer}。最后一次投递的 reconsumeTimes 是 {delivered_reconsume_times}，已经达到 maxReconsumeTimes"
-    "（−1 对并发消费者表示 16）：这次也消费失败，Broker 就把副本写进 {topic}，不再放进延时队列。在此之前，每次"
-    "重试都等它的级别 3 + reconsumeTimes（10 s、30 s、1 m … 2 h）：这些等待加起来就是 {time}。"
-)
-
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", checkpoints=[
-    Checkpoint(before="scheduled", ask="where", optional=True, name="第一次重试的延迟级别", explain=WHY_LEVEL,
+    Checkpoint(before="scheduled", ask="where", optional=True, name="第一次重试的延迟级别", explain=sealed_explanation("03.level"),
                question="c1 的监听器每次投递都消费失败。下一步之后 {msg} 在哪里？在图中点击那个位置（或按钮）。"),
-    Checkpoint(before="delay_delivered", nth=2, ask="when", optional=True, name="第二次重试何时到期", explain=WHY_DUE),
-    Checkpoint(before="dead_lettered", ask="when", optional=True, name="消息何时进入死信队列", explain=WHY_DLQ,
+    Checkpoint(before="delay_delivered", nth=2, ask="when", optional=True, name="第二次重试何时到期", explain=sealed_explanation("03.second-due")),
+    Checkpoint(before="dead_lettered", ask="when", optional=True, name="消息何时进入死信队列", explain=sealed_explanation("03.dlq-time"),
                question="c1 一直消费 {msg} 失败。Broker 什么时候把它写进死信队列？"),
 ])
 dash

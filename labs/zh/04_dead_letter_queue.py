@@ -74,25 +74,14 @@ def refund_fails(max_reconsume_times=1, reject_send_back=False, retry_queue_nums
 # ## 一次小运行：`max_reconsume_times=1`
 # 图：三条总是消费失败的退款消息，`max_reconsume_times=1`。参数可以改变这次运行（改后点“重建”）。单步走过第一条退款消息的各次投递，在它第二次回传之前停下。
 
-# %% jupyter={"source_hidden": true}
-# 答对之后图上显示的话，填入的是这次运行的数字。已折叠：它们会透露答案，答完之后再打开这个单元。
-WHY_DLQ = {  # by the kind of place it explains
-    "dlq": (
-        "对：{answer}。{msg} 再次失败，reconsumeTimes 为 {reconsume_times}，c1 回传时带上 maxReconsumeTimes "
-        "{max_reconsume_times}。asyncConsumerSendMsgBack 在选延时级别之前先检查 reconsumeTimes >= maxReconsumeTimes，"
-        "所以 Broker 把副本直接写进消费组的死信队列，没有延时，也不经过 SCHEDULE_TOPIC_XXXX。没有谁订阅死信队列：退款 17 "
-        "现在等人工介入。"
-    ),
-}
-
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(refund_fails, knobs={"max_reconsume_times": 1, "messages": 3}, horizon="1m", checkpoints=[
     Checkpoint(before="send_back", msg_id="M0001", nth=2, ask="where", optional=True, name="refund 17 重试失败后去了哪里",
                question="退款 17（M0001）重试失败之后在哪里？在图中点击那个位置（或按钮）。",
-               explain=WHY_DLQ),
+               explain=sealed_explanation("04.refund-17")),
 ])
 dash
 

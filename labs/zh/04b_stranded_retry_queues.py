@@ -62,7 +62,7 @@ def raised_late(update_topic_at_s=0):
 # 图：c1 启动，运维人员把 `retryQueueNums` 调到 4，四条消息在 1 s 各失败一次。单步走到第一次回传，停在那里。
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(raised_late, horizon="61s", checkpoints=[
@@ -71,9 +71,7 @@ dash = Dashboard(raised_late, horizon="61s", checkpoints=[
                         "4）。它 10 s 的延时结束后，M0001 在哪里？在图里点那个位置（或点按钮）。",
                hint="ScheduleMessageService 把副本移到回传时存进副本的主题和队列号（REAL_TOPIC、REAL_QID）；它和回传"
                     "都不会拿这个队列号去和路由列出的队列比较。",
-               explain="答对了：{answer}。回传时抽到了队列 {queue_id}，Broker 把它存进副本（REAL_QID）；延时结束时 "
-                       "ScheduleMessageService 不加检查地把 M0001 写到那里。但 %RETRY%cg 保持着它在 c1 第一次心跳时"
-                       "创建的队列数，所以没有路由列出队列 {queue_id}，也没有 Consumer 拉取它：M0001 滞留了。"),
+               explain=sealed_explanation("04b.retry-lands")),
 ])
 dash
 
@@ -127,8 +125,7 @@ freed_dash = Dashboard(raised_late, knobs={"update_topic_at_s": 62}, horizon="2m
                question="运维人员的 updateTopic 已经列出了 %RETRY%cg 的全部队列。搁浅的 M0001 最终何时被投递？选择时间。",
                hint="NameServer 立刻就有了新路由，但 c1 只在轮询路由时（pollNameServerInterval）读取它，并且只在下一次"
                     "重平衡时（RebalanceService）接手新队列。",
-               explain="答对了：{answer}。NameServer 立刻就有了新路由；c1 在下一次轮询路由时读到它，又在下一次重平衡时"
-                       "（RebalanceService，从 c1 启动起按自己的周期）接手新队列：直到那时它才拉取 M0001 所在的队列。")])
+               explain=sealed_explanation("04b.freed"))])
 freed_dash
 
 # %% [markdown]

@@ -67,16 +67,8 @@ def topic_queue(c):
 # ProcessQueue”标签页就是这个队列的 TreeMap（处理中的 offset、已完成的）和消费位点（回答问题之前显示为 ?）。单步：`ok2`、`ok3`、`ok4`
 # 都完成后，图停下来，问消费位点何时移动。
 
-# %% jupyter={"source_hidden": true}
-# 答对之后图上显示的话。其中的答案（{answer} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
-WHY_COMMIT = (
-    "答对了：{answer}。ProcessQueue.removeMessage 返回 msgTreeMap.firstKey()，即 TreeMap 里最小的 offset，而不是已完成"
-    "的最大 offset：slow 还在它 60 s 的监听器里时，ok2 … ok4 完成也没有让消费位点移动。slow 返回时 TreeMap 空了，"
-    "removeMessage 返回 queueOffsetMax + 1 = {offset}。"
-)
-
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
@@ -85,7 +77,7 @@ dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
                name="消费位点何时越过 slow",
                question="ok2、ok3、ok4（offset 2–4）已完成；slow（M0002）还在监听器里。c1 的消费位点下一次何时变化？"
                         "选择时间。",
-               explain=WHY_COMMIT),
+               explain=sealed_explanation("05.offset-past-slow")),
 ])
 dash
 
@@ -150,8 +142,7 @@ crash_dash = Dashboard(crash_lab, knobs={"crash_at_s": 30, "restart_at_s": 40}, 
                         "位置（或按钮）。",
                hint="重启的 Consumer 从 Broker 为它的消费者组保存的消费位点开始消费每个队列；slow 运行期间，客户端提交了"
                     "什么、又上报了什么？",
-               explain="答对了：{answer}。重启后的 c1 从 Broker 为 cg 持久化的消费位点开始，而这个消费位点仍停在 slow："
-                       "slow 的监听器运行期间，客户端的提交无法越过它。所以 slow 被再次投递：至少一次。")])
+               explain=sealed_explanation("05.slow-after-restart"))])
 crash_dash.controller.seek_time("30s")
 crash_dash
 

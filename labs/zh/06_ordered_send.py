@@ -50,7 +50,7 @@ def ordered_lab():
 # 图：订单 3 和订单 5 每秒各发送一个事件，经过上面的选择器，每条消息都以它的订单作为键（`keys`，即分片键）；最后一次发送之后，顺序消费的 Consumer c1 启动。消息按订单着色：看每个订单的事件发往哪个队列，再看 c1 按顺序消费每个队列。图下的表格是第一秒。
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 
@@ -150,20 +150,14 @@ dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
                                          hint="sendSelectImpl 按选择器说的发送，只发一次：by_order_id 在 Producer 的"
                                               "路由此刻列出的所有队列上返回 mqs[order_id % len(mqs)]，包括 broker-a "
                                               "的队列，直到它下一次拉取路由（每 30 s 一次）。",
-                                         explain="答对了：{answer}。10 s 时 Producer 的路由仍列出全部 8 个队列 "
-                                                 "[a0..a3, b0..b3]（它每 30 s 重新拉取一次路由），所以选择器返回 "
-                                                 "mqs[4 % 8]，在一个正常运行的 Broker 上。订单 3 得到 "
-                                                 "mqs[3 % 8] = a3，在宕机的 Broker 上，而 sendSelectImpl 只尝试一次："
-                                                 "不会换一个队列重试，那会打乱这个订单的顺序。"),
+                                         explain=sealed_explanation("06.order-4-at-10s")),
                               Checkpoint(before="stored", msg_id="M0009", ask="where", optional=True,
                                          name="拉取路由之后订单 3 发往哪里",
                                          question="Producer 已经重新拉取了路由，broker-a 的队列已不在其中。订单 3 的最后"
                                                   "一个事件（{msg}）存到哪里？在图中点击那个队列（或按钮）。",
                                          hint="by_order_id 在 Producer 的路由此刻列出的队列上返回 "
                                               "mqs[order_id % len(mqs)]：还剩几个队列，哪一个是这个订单的？",
-                                         explain="答对了：{answer}。拉取路由之后，Producer 的列表里只有 broker-b 的队列，"
-                                                 "而 by_order_id 在它此刻的列表上计算下标：这个订单换到了另一个 Broker "
-                                                 "的队列上，它的事件不再在同一个队列里。")])
+                                         explain=sealed_explanation("06.order-3-after-poll"))])
 dash
 
 # %% [markdown]
@@ -239,22 +233,12 @@ def slow_a_lab(events=4):
 # %% [markdown]
 # 图：订单 3 的事件发往变慢的 broker-a。单步：它停在第一次发送之前，问 Producer 处理完之后这个事件在哪里。
 
-# %% jupyter={"source_hidden": true}
-# 答对之后图上显示的话。其中的答案（{answer} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
-WHY_SLOW = {  # 按引擎把消息放进的位置种类：一个队列，或 Producer 发送失败
-    "business": "答对了：{answer}。请求一到，broker-a 就追加了 {msg}；晚的只是它的响应。pg 在 3000 ms 后放弃"
-                "（RemotingTimeoutException），这与是否存储无关：超时是 Producer 的时钟，不是 Broker 的。应用若再发送"
-                "一次，就会多出一条重复消息。",
-    "send_failed": "答对了：{answer}。请求没有到达能存储它的 Broker：什么都没有存储，sendSelectImpl 唯一的一次尝试"
-                   "失败了。",
-}
-
 # %% tags=["nbval-ignore-output"]
 slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s", checkpoints=[
     Checkpoint(before="send_attempt", msg_id="M0001", ask="where", optional=True, name="到底存没存",
                question="pg 即将把订单 3 的第一个事件（{msg}）发往 broker-a 上的 a3，而 broker-a 现在要晚 5 s 才响应；"
                         "pg 等待 3000 ms 后放弃。发送结束后 {msg} 在哪里？在图中点击那个位置（或点按钮）。",
-               explain=WHY_SLOW),
+               explain=sealed_explanation("06.stored-anyway")),
 ])
 slow_dash
 

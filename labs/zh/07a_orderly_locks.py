@@ -60,7 +60,7 @@ def topic_queue(c, queue_id=0):
 # `c` 之前；图下面的表格是同一次运行，到图中第一个提问的那一刻为止（`bad` 何时再来，由你在图上预测）。它的第二个问题就是练习 1 的问题：队列何时继续往前走。
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 def retry_picture(max_reconsume_times=3):
@@ -70,17 +70,12 @@ def retry_picture(max_reconsume_times=3):
 dash = Dashboard(retry_picture, knobs={"max_reconsume_times": 3}, horizon="20s", checkpoints=[
     Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="bad 何时再来",
                question="bad（M0002）何时再次被投递？选择时间。",
-               explain="答对了：{answer}。bad 在 3 s 返回 SUSPEND_CURRENT_QUEUE_A_MOMENT。顺序消费的 Consumer 从不把失败"
-                       "的消息回传给 Broker：processConsumeResult 把它放回 ProcessQueue，submitConsumeRequestLater 在 "
-                       "suspendCurrentQueueTimeMillis（默认值：{since}）之后在同一个队列上重试。c（M0003）在它后面等着："
-                       "一个队列按顺序消费。"),
+               explain=sealed_explanation("07a.bad-comes-back")),
     Checkpoint(before="send_back", ask="when", optional=True, name="c1 何时放弃 bad",
                question="max_reconsume_times 为 {max_reconsume_times}。c1 何时不再重试 bad（{msg}），把它回传给 Broker？"
                         "选择时间。",
                hint="每次挂起都让重试次数加一；reconsumeTimes 达到最大重试次数后，checkReconsumeTimes 就把消息回传。",
-               explain="答对了：{answer}。每次挂起都让重试次数加一，并让队列暂停 {suspended_retry_in}。bad 在 "
-                       "reconsumeTimes 达到最大值（{max_reconsume_times}）时又一次消费失败，checkReconsumeTimes 就不再"
-                       "在本地重试：它把 bad 回传到 %RETRY%cg（在去死信队列的路上）并提交，然后轮到 c。"),
+               explain=sealed_explanation("07a.gives-up")),
 ])
 dash
 
@@ -144,9 +139,7 @@ pause_dash = Dashboard(pause_picture, knobs={"max_reconsume_times": 3}, horizon=
                question="bad 每次消费失败都请求暂停两分钟，max_reconsume_times 为 {max_reconsume_times}。c1 何时把 "
                         "bad（{msg}）回传到 %RETRY%cg？选择时间。",
                hint="submitConsumeRequestLater 在安排重试之前，会先限制监听器请求的暂停时间。",
-               explain="答对了：{answer}。submitConsumeRequestLater 限制了每次请求的暂停：bad 的每次挂起只持续 "
-                       "{suspended_retry_in}，而不是两分钟。最后一次之后 bad 在 reconsumeTimes 达到最大值"
-                       "（{max_reconsume_times}）时又一次消费失败，checkReconsumeTimes 就把它回传。")])
+               explain=sealed_explanation("07a.pauses-end"))])
 pause_dash.controller.jump_to_next("suspended")
 pause_dash
 
@@ -386,9 +379,7 @@ yield_dash = Dashboard(yield_lab, knobs={"consume_thread_min": 1}, horizon="4m",
                question="c1 只有一个消费线程，正忙着第一个队列。另一个队列的第一条消息（{msg}）何时开始消费？选择时间。",
                hint="只要队列还有消息，ConsumeRequest 就一直占着它，并在每一批之前检查自己已经运行了多久：只有超过 "
                     "MAX_TIME_CONSUME_CONTINUOUSLY 才让出线程。",
-               explain="答对了：{answer}。唯一的线程一直被第一个队列的 ConsumeRequest 占着，只要它还有消息。每一批之前"
-                       "这个请求都检查自己运行了多久；只有超过 MAX_TIME_CONSUME_CONTINUOUSLY 之后，它才让出线程并重新"
-                       "提交自己，另一个队列的请求才得以运行。")])
+               explain=sealed_explanation("07a.other-queue"))])
 yield_dash
 
 # %% [markdown]

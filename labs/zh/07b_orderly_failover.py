@@ -73,7 +73,7 @@ def takeover_lab(crash_at_s=10, c2_start_s=11):
 
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s", checkpoints=[
@@ -82,9 +82,7 @@ dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horiz
                question="c1 崩溃时持有 TopicTest@broker-a:0 的锁，c2 已经启动。c2 何时拿到这把锁？选择时间。",
                hint="崩溃的 Consumer 从不解锁：它在 RebalanceLockManager 里的租约一直保留到过期，即 c1 最后一次 "
                     "lockBatchMQ 之后 rebalanceLockMaxLiveTime；c2 只在重平衡时请求锁。",
-               explain="答对了：{answer}。c1 的租约一直保留到过期（最后一次续期之后 rebalanceLockMaxLiveTime），在此之前"
-                       "c2 每次重平衡时请求都被 Broker 拒绝。租约过期后 c2 的第一次重平衡拿到了锁：这是它第一次在没有"
-                       "未过期租约时请求。")])
+               explain=sealed_explanation("07b.takes-crashed-queue"))])
 dash.controller.seek_time("11s")
 dash
 
@@ -144,18 +142,13 @@ moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizo
                         "Broker 上 TopicTest@broker-a:1 的锁？选择时间。",
                hint="c2 只在重平衡时向 Broker 请求队列锁（lockBatchMQ），从启动起每隔 20 s 一次；只有当没有人持有这个"
                     "队列未过期的租约时，Broker 才会给它。",
-               explain="答对了：{answer}。c2 只在重平衡时请求锁，从 10 s 启动起每隔 20 s 一次：c1 持有租约时，它在 "
-                       "10 s、30 s、50 s 都被拒绝。c1 的重平衡在 31 s 放下队列 1（它的监听器此时已放开消费锁），并在 "
-                       "20 s 后的 51 s 才在 Broker 上解锁（UNLOCK_DELAY_TIME_MILLS），因为 ProcessQueue 里还缓存着消息；"
-                       "所以 c2 的下一次重平衡，在 {time}，拿到了锁。"),
+               explain=sealed_explanation("07b.queue-1-lock")),
     Checkpoint(before="delivered", msg_id="M0001", nth=2, ask="where", optional=True, name="M0001 接下来在哪里",
                question="重平衡已把队列 1 的 ProcessQueue 标记为 dropped 之后，c1 的监听器才以 SUCCESS 处理完 M0001；"
                         "现在 c2 持有这个队列的锁。下一步之后 M0001 在哪里？在图中点击那个位置（或按钮）。",
                hint="只有没被 dropped 的 ProcessQueue 才会提交消费结果；新的持有者从旧持有者放下队列时持久化的消费"
                     "位点开始。",
-               explain="答对了：{answer}。c2 加入时，重平衡在 c1 处理完 M0001 之前就持久化了队列 1 的消费位点，并把"
-                       "ProcessQueue 标记为 dropped，所以 c1 的 SUCCESS 从未被提交。c2 从那个持久化的消费位点开始，"
-                       "再次拿到 M0001：即使是顺序消费，也是至少一次。"),
+               explain=sealed_explanation("07b.where-m0001")),
 ])
 moving_dash.controller.seek_time("10.5s")
 moving_dash
@@ -225,9 +218,7 @@ shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horiz
                         "已持久化，Consumer 已停止）？选择时间。",
                hint="unlockAll 对每个 Broker 发一个 UNLOCK_BATCH_MQ 并等待它的应答，但最多只等到请求超时；不管结果"
                     "如何，等完之后才持久化消费位点。",
-               explain="答对了：{answer}。c1 在 {unlocked_at} 请求 broker-a 解锁它的队列。Broker 立刻释放了租约，但"
-                       "应答来晚了，所以客户端在请求超时时放弃（{warning_at}，RemotingTimeoutException，只记进日志），"
-                       "然后持久化消费位点并停止。它的 ProcessQueue 仍被标记为已锁定。"),
+               explain=sealed_explanation("07b.shutdown-ends")),
 ])
 shutdown_dash
 
@@ -275,8 +266,7 @@ commit_dash = Dashboard(commit_picture, knobs={"messages": 5}, horizon="20s", ch
                question="自动提交已关闭：监听器对 c 返回 COMMIT，对其他消息返回 SUCCESS。c1 已提交的消费位点何时第一次"
                         "前进？选择时间。",
                hint="autoCommit 为 false 时，SUCCESS 不会提交：只有 COMMIT 才会调用 ProcessQueue.commit()。",
-               explain="答对了：{answer}。关闭自动提交后，SUCCESS 只是把消息挪开（它留在 consumingMsgOrderlyTreeMap "
-                       "里，未提交）。对 c 返回的 COMMIT 提交到目前为止消费过的全部消息，所以消费位点一下子越过 c。")])
+               explain=sealed_explanation("07b.offset-moves"))])
 commit_dash
 
 # %% [markdown]

@@ -61,7 +61,7 @@ def two_consumers(model):
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoint_whether import owns
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 MODELS = ("CLUSTERING", "BROADCASTING")
@@ -82,19 +82,6 @@ show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=(
 # ## 广播模式 BROADCASTING：每个实例一份副本
 # 广播模式下的图，三条消息。它一打开就问一个是非题：c1 订阅重试主题吗？然后单步：在 c1 的监听器对第一条消息的副本返回 RECONSUME_LATER 之前，图会停下来，问这份副本去哪里。下面的练习 1 和练习 3 都由你的回答推出。
 
-# %% jupyter={"source_hidden": true}
-# 答对之后图上显示的话。其中的答案（{answer} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
-WHY_RETRY_TOPIC = (
-    "答对了：{answer}。Push Consumer 是否订阅 %RETRY%<group>，在它启动时由 DefaultMQPushConsumerImpl.copySubscription "
-    "按消费者组的消息模式一次决定：重试主题是 Broker 送回本组回传消息的地方，所以只有 processConsumeResult 会把消费"
-    "失败回传的 Consumer 才订阅它。"
-)
-WHY_DROPPED = (
-    "答对了：{answer}。广播模式下每个实例拿到自己的一份副本，也各自保存自己的消费位点（LocalFileOffsetStore，在客户端"
-    "的磁盘上：Broker 不为它保存）。processConsumeResult 在这里从不调用 sendMessageBack，也没有谁再试这份副本：没有延时"
-    "级别、不进死信队列，c2 的副本也不受影响。"
-)
-
 # %% tags=["nbval-ignore-output"]
 broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
                            knob_options={"model": MODELS}, horizon="30s", checkpoints=[
@@ -104,13 +91,13 @@ broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "m
                         "注意消费者组的消息模式。",
                hint="重试主题里的消息从哪里来？看看在这种消息模式下 processConsumeResult 如何处理消费失败，再看 "
                     "DefaultMQPushConsumerImpl.copySubscription。",
-               explain=WHY_RETRY_TOPIC),
+               explain=sealed_explanation("08.retry-topic")),
     Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="c1 消费失败的副本去哪里",
                question="c1 的监听器对它那份 {msg} 返回 RECONSUME_LATER。消费者组处于广播模式。下一步之后这份副本在"
                         "哪里？在图中点击那个位置（或按钮）。",
                hint="processConsumeResult 按消息模式分支，只有集群模式的分支会调用 sendMessageBack。没有 Broker 的"
                     "参与，这份副本能到达下面哪个位置？",
-               explain=WHY_DROPPED),
+               explain=sealed_explanation("08.failed-copy")),
 ])
 broadcast_dash
 

@@ -70,7 +70,7 @@ def succeeded(lab):
 # 图：部署时的系统，它的前 30 秒。播放它，盯住 `Payments` 的队列 0。
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="30s", checkpoints=[
@@ -79,10 +79,7 @@ dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="30s",
                         "在哪里：回到 Broker 的队列上，仍在 pay-1 手里，还是算作已消费？在图中点击那个位置（或按钮）。",
                hint="SUSPEND_CURRENT_QUEUE_A_MOMENT 不是回传：看看顺序消费服务的 processConsumeResult 怎么处理这条"
                     "消息（checkReconsumeTimes，然后 makeMessageToConsumeAgain），以及消费位点有没有前进。",
-               explain="答对了：{answer}。pay-1 是顺序消费的 Consumer：暂时挂起消费会把 bad-card 放回它自己的处理队列"
-                       "（makeMessageToConsumeAgain），队列暂停 {since} 后再取同一条消息。什么都没有交给 Broker（没有 "
-                       "%RETRY% 主题，没有延时级别，不进死信队列），消费位点停在 bad-card 前面：被堵住的就是这个队列，"
-                       "bad-card 后面的支付都在等它。"),
+               explain=sealed_explanation("09.bad-card-waits")),
 ])
 dash
 
@@ -160,19 +157,11 @@ grading_09_2.verify("09.2", answer_2)
 # `max_reconsume_times=5` 的图，停在 `bad-card` 第一次被投递时。继续播放：它会停下来问 pay-1 何时放弃
 # `bad-card`——在队列继续往前走之前，那正是练习 3 的问题。
 
-# %% jupyter={"source_hidden": true}
-# 答对之后图上显示的话（已折叠：它们会透露答案，答完之后再打开）。
-WHY_GIVE_UP = (
-    "答对了：{answer}。每次挂起都让重试次数加一。bad-card 在 reconsumeTimes 达到 maxReconsumeTimes"
-    "（{max_reconsume_times}）时又一次消费失败，checkReconsumeTimes 就不再在本地重试：它把 bad-card 回传给 Broker"
-    "（sendMessageBack，达到最大重试次数的消息由 Broker 放进死信队列），并提交它的消费位点，队列不再被堵住。"
-)
-
 # %% tags=["nbval-ignore-output"]
 fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": 5}, horizon="1m", checkpoints=[
     Checkpoint(before="send_back", ask="when", optional=True, name="pay-1 何时放弃 bad-card",
                question="max_reconsume_times = {max_reconsume_times} 时，pay-1 何时不再重试 bad-card（{msg}），把它"
-                        "交给 Broker？选择时间。", explain=WHY_GIVE_UP,
+                        "交给 Broker？选择时间。", explain=sealed_explanation("09.gives-up"),
                hint="顺序消费的 Consumer 自己重试被挂起的消息，每隔 suspendCurrentQueueTimeMillis 一次，直到 "
                     "reconsumeTimes 达到最大重试次数：数一数 bad-card 被投递了几次。"),
 ])

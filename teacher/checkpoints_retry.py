@@ -1,0 +1,101 @@
+# ruff: noqa: E501 — explanations are prose, one per line as the student reads them.
+"""The explanations of the checkpoints on the pictures of the tour and the retry labs (00, 01a, 01b, 02a, 02b, 03,
+04, 04b), in English and Simplified Chinese, each with the right answer at its picture's first settings.
+
+Teacher-only (never installed, never in a student copy): ``python -m teacher.compile`` seals each text under its
+answer into ``rmqlab/course/bank.json``; a lab names it by id (``explain=sealed_explanation("03.level")``).
+``tests/test_checkpoint_sealed.py`` runs every lab's pictures and checks each ``answer`` is the engine's.
+"""
+
+from __future__ import annotations
+
+from .declare import CheckpointWhy
+
+RETRY_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
+    # 00
+    CheckpointWhy(
+        id="00.c2-gets-queues",
+        answer="2000",
+        why="Right: {answer}. {who} started at {lifecycle_at}: DefaultMQPushConsumerImpl.start() heartbeats to both brokers, then calls rebalanceImmediately(), so a new consumer does not wait for RebalanceService's 20 s period. The brokers see a new member of cg and notify c1 (NOTIFY_CONSUMER_IDS_CHANGED), so c1 rebalances at {time} too and lets go of the queues AllocateMessageQueueAveragely now gives {who}.",
+        zh="对：{answer}。{who} 在 {lifecycle_at} 启动：DefaultMQPushConsumerImpl.start() 先向两个 Broker 发心跳，再调用 rebalanceImmediately()，所以新的 Consumer 不必等 RebalanceService 的 20 s 周期。Broker 发现 cg 来了新成员，就通知 c1（NOTIFY_CONSUMER_IDS_CHANGED），所以 c1 也在 {time} 重平衡，放下 AllocateMessageQueueAveragely 现在分给 {who} 的那些队列。",
+    ),
+    # 01a
+    CheckpointWhy(
+        id="01a.second-try",
+        answer="queue:TopicTest@broker-b:0",
+        why="Right: {answer}. Try 1 went to TopicTest:{send_result_queue_id} · {send_result_broker}, which is down but still in pg's cached route, and failed at once ({send_result_outcome}). The producer tries again at once, inside the same {timeout_ms} ms budget, on a broker other than {send_result_broker}, the one that just failed: selectOneMessageQueue(lastBrokerName) skips it. So try {attempt} goes to TopicTest:{queue_id} · {broker}, where {msg} is stored.",
+        zh="对：{answer}。第 1 次尝试发往 TopicTest:{send_result_queue_id} · {send_result_broker}；它已宕机，却还在 pg 缓存的路由里，于是立刻失败（{send_result_outcome}）。Producer 立即再试，仍在同一个 {timeout_ms} ms 的预算之内，换一个 Broker：selectOneMessageQueue(lastBrokerName) 跳过刚刚失败的 {send_result_broker}。所以第 {attempt} 次尝试发往 TopicTest:{queue_id} · {broker}，{msg} 存在那里。",
+    ),
+    # 01b
+    CheckpointWhy(
+        id="01b.after-flush-timeout",
+        answer="queue:TopicTest@broker-a:2",
+        why="Right: {answer}. M0001's FLUSH_DISK_TIMEOUT came back as its SendResult's sendStatus: the message is stored, only not flushed in time. sendDefaultImpl returns such a status to the caller with no exception; it sends again only if retryAnotherBrokerWhenNotStoreOK is on, and it keeps a broker out of the queue choice only if sendLatencyFaultEnable is on. So {msg} takes the next queue of pg's round robin: TopicTest:{queue_id} · {who}.",
+        zh="对：{answer}。M0001 的 FLUSH_DISK_TIMEOUT 是作为 SendResult 的 sendStatus 返回的：消息已经存下，只是没有及时刷盘。sendDefaultImpl 把这样的状态交还调用方，不抛异常；只有 retryAnotherBrokerWhenNotStoreOK 打开时才再发，只有 sendLatencyFaultEnable 打开时才把某个 Broker 移出队列选择。所以 {msg} 取 pg 轮询的下一个队列：TopicTest:{queue_id} · {who}。",
+    ),
+    CheckpointWhy(
+        id="01b.five-second-send",
+        answer="queue:TopicTest@broker-b:0",
+        why="Right: {answer}. broker-a answered M0001 in 600 ms: a success, but with sendLatencyFaultEnable on, sendDefaultImpl reports every attempt's latency to MQFaultStrategy (updateFaultItem), and 600 ms reaches latencyMax's 550 ms row, so broker-a is kept out of the queue choice for that row's notAvailableDuration, however fast it is again from 2 s. At {time} selectOneMessageQueue walks the round robin on to a queue of a broker still available: TopicTest:{queue_id} · {who}.",
+        zh="对：{answer}。broker-a 用 600 ms 应答了 M0001：这是一次成功，但 sendLatencyFaultEnable 打开时，sendDefaultImpl 会把每次尝试的耗时报告给 MQFaultStrategy（updateFaultItem），600 ms 达到 latencyMax 中 550 ms 那一档，所以 broker-a 在这一档的 notAvailableDuration 内被移出队列选择，哪怕它从 2 s 起又快了。到 {time}，selectOneMessageQueue 沿轮询走到一个仍可用的 Broker 的队列：TopicTest:{queue_id} · {who}。",
+    ),
+    # 02a
+    CheckpointWhy(
+        id="02a.listener-throws",
+        answer="delay:broker-a:3",
+        why="Right: {answer}. The listener's answer ({consumed_return_type}) counts as RECONSUME_LATER, so processConsumeResult did not acknowledge {msg}: it sent it back to the broker (sendMessageBack). The broker (asyncConsumerSendMsgBack) parks the copy in SCHEDULE_TOPIC_XXXX at delay level 3 + reconsumeTimes {reconsume_times} = {scheduled_level}, due at {scheduled_due}, before it returns on %RETRY%cg.",
+        zh="对：{answer}。监听器的回答（{consumed_return_type}）算作 RECONSUME_LATER，所以 processConsumeResult 没有确认 {msg}：而是把它回传给 Broker（sendMessageBack）。Broker（asyncConsumerSendMsgBack）把副本放进 SCHEDULE_TOPIC_XXXX 的延时级别 3 + reconsumeTimes {reconsume_times} = {scheduled_level}，{scheduled_due} 到期，然后回到 %RETRY%cg。",
+    ),
+    CheckpointWhy(
+        id="02a.unacknowledged",
+        answer="delay:broker-a:3",
+        why="Right: {answer}. The listener returned CONSUME_SUCCESS for the whole batch but set ackIndex: processConsumeResult counts only the acknowledged messages as consumed and sends back the rest as if they had failed, {msg} first. The broker (asyncConsumerSendMsgBack) parks the copy in SCHEDULE_TOPIC_XXXX at delay level 3 + reconsumeTimes {reconsume_times} = {scheduled_level}, due at {scheduled_due}, before it returns on %RETRY%cg.",
+        zh="对：{answer}。监听器对整批消息返回了 CONSUME_SUCCESS，但设置了 ackIndex：processConsumeResult 只把确认了的消息算作消费成功，其余的都像失败一样回传，{msg} 是第一条。Broker（asyncConsumerSendMsgBack）把副本放进 SCHEDULE_TOPIC_XXXX 的延时级别 3 + reconsumeTimes {reconsume_times} = {scheduled_level}，{scheduled_due} 到期，然后回到 %RETRY%cg。",
+    ),
+    # 02b
+    CheckpointWhy(
+        id="02b.local-retry",
+        answer="7000",
+        why="Right: {answer}. The partition cuts c1 off broker-a, so at {send_back_at} its sendMessageBack failed ({send_back_error}), and so did the fallback: the copy sent to %RETRY%cg by c1's inner producer. processConsumeResult then kept {msg}, raised its reconsumeTimes to {reconsume_times} and resubmitted it itself with submitConsumeRequestLater, {local_retry_retry_in} later. No delay level: the broker never got the message, so its delay table plays no part.",
+        zh="对：{answer}。网络分区把 c1 和 broker-a 隔开，所以在 {send_back_at} 它的 sendMessageBack 失败了（{send_back_error}），兜底的那一步也失败了：c1 的内部 Producer 把副本发往 %RETRY%cg。processConsumeResult 于是留下 {msg}，把它的 reconsumeTimes 加到 {reconsume_times}，并用 submitConsumeRequestLater 自己重新提交，{local_retry_retry_in} 之后。没有延时级别：Broker 根本没收到这条消息，它的延时表不起作用。",
+    ),
+    # 03
+    CheckpointWhy(
+        id="03.level",
+        answer="delay:broker-a:3",
+        why="Right: {answer}. The consumer's sendMessageBack asks for delayLevel 0, which lets the broker choose: asyncConsumerSendMsgBack takes 3 + reconsumeTimes = 3 + {delivered_reconsume_times} = level {level}. The copy waits in SCHEDULE_TOPIC_XXXX (one queue per level: queue level − 1) for that level's {due_in}, with its real topic, {real_topic}, kept in a property.",
+        zh="对：{answer}。Consumer 的 sendMessageBack 请求 delayLevel 0，也就是让 Broker 来选：asyncConsumerSendMsgBack 取 3 + reconsumeTimes = 3 + {delivered_reconsume_times} = 级别 {level}。副本在 SCHEDULE_TOPIC_XXXX 里（每个级别一个队列：队列号 = 级别 − 1）等这个级别的 {due_in}，它真正的 Topic {real_topic} 保存在一个属性里。",
+    ),
+    CheckpointWhy(
+        id="03.second-due",
+        answer="40000",
+        why="Right: {answer}. The second failure came at {scheduled_at} with reconsumeTimes {send_back_reconsume_times}, so the broker parked the copy at level 3 + {send_back_reconsume_times} = {level}, whose delay in messageDelayLevel (1s 5s 10s 30s 1m …) is {waited}: ScheduleMessageService's timer for that level moves it to {topic} at {scheduled_at} + {waited} = {time}.",
+        zh="对：{answer}。第二次失败发生在 {scheduled_at}，reconsumeTimes 为 {send_back_reconsume_times}，所以 Broker 把副本放在级别 3 + {send_back_reconsume_times} = {level}，它在 messageDelayLevel（1s 5s 10s 30s 1m …）里的延时是 {waited}：ScheduleMessageService 这个级别的定时器在 {scheduled_at} + {waited} = {time} 把它移到 {topic}。",
+    ),
+    CheckpointWhy(
+        id="03.dlq-time",
+        answer="17140000",
+        why="Right: {answer}. The last delivery carried reconsumeTimes {delivered_reconsume_times}, which had reached maxReconsumeTimes (−1 means 16 for a concurrent consumer): when it failed too, the broker wrote the copy to {topic} instead of parking it. Until then every retry waited its level, 3 + reconsumeTimes (10 s, 30 s, 1 m … 2 h): the sum of those waits is {time}.",
+        zh="对：{answer}。最后一次投递的 reconsumeTimes 是 {delivered_reconsume_times}，已经达到 maxReconsumeTimes（−1 对并发消费者表示 16）：这次也消费失败，Broker 就把副本写进 {topic}，不再放进延时队列。在此之前，每次重试都等它的级别 3 + reconsumeTimes（10 s、30 s、1 m … 2 h）：这些等待加起来就是 {time}。",
+    ),
+    # 04
+    CheckpointWhy(
+        id="04.refund-17",
+        answer="queue:%DLQ%cg@broker-a:0",
+        why="Right: {answer}. {msg} failed again with reconsumeTimes {reconsume_times}, and c1 sends maxReconsumeTimes {max_reconsume_times} with its send-back. asyncConsumerSendMsgBack checks reconsumeTimes >= maxReconsumeTimes before it picks a delay level, so the broker writes the copy straight to the group's dead-letter queue, with no delay and no SCHEDULE_TOPIC_XXXX. Nothing subscribes to a DLQ: refund 17 now waits for a person.",
+        zh="对：{answer}。{msg} 再次失败，reconsumeTimes 为 {reconsume_times}，c1 回传时带上 maxReconsumeTimes {max_reconsume_times}。asyncConsumerSendMsgBack 在选延时级别之前先检查 reconsumeTimes >= maxReconsumeTimes，所以 Broker 把副本直接写进消费组的死信队列，没有延时，也不经过 SCHEDULE_TOPIC_XXXX。没有谁订阅死信队列：退款 17 现在等人工介入。",
+    ),
+    # 04b
+    CheckpointWhy(
+        id="04b.retry-lands",
+        answer="queue:%RETRY%cg@broker-a:3",
+        why="Right: {answer}. The send-back drew queue {queue_id} and the broker stored it in the copy (REAL_QID); when the delay was over ScheduleMessageService wrote M0001 there, unchecked. But %RETRY%cg kept the queue count it was created with at c1's first heartbeat, so no route lists queue {queue_id} and no consumer pulls it: M0001 is stranded.",
+        zh="答对了：{answer}。回传时抽到了队列 {queue_id}，Broker 把它存进副本（REAL_QID）；延时结束时 ScheduleMessageService 不加检查地把 M0001 写到那里。但 %RETRY%cg 保持着它在 c1 第一次心跳时创建的队列数，所以没有路由列出队列 {queue_id}，也没有 Consumer 拉取它：M0001 滞留了。",
+    ),
+    CheckpointWhy(
+        id="04b.freed",
+        answer="100000",
+        why="Right: {answer}. The name server had the new route at once; c1 read it at its next route poll, and took the new queues at its next rebalance (RebalanceService, on its own period from c1's start): only then did it pull M0001's queue.",
+        zh="答对了：{answer}。NameServer 立刻就有了新路由；c1 在下一次轮询路由时读到它，又在下一次重平衡时（RebalanceService，从 c1 启动起按自己的周期）接手新队列：直到那时它才拉取 M0001 所在的队列。",
+    ),
+)
