@@ -1,8 +1,9 @@
 """``PullRequestHoldService``: the broker's long polling, one service thread per broker.
 
 A pull that finds nothing new is suspended here (:meth:`PullRequestHoldService.suspend_pull_request`), in a table
-keyed by its queue: ``topic@queueId`` in 4.9.7, a ``(topic, queue id)`` pair here. It is answered in one of two ways, both by processing the request again as new
-(``PullMessageProcessor.executeRequestWhenWakeup``, which does not hold it a second time):
+keyed by its queue: ``topic@queueId`` in 4.9.7, a ``(topic, queue id)`` pair here. It is answered in one of two
+ways, both by processing the request again as new (``PullMessageProcessor.executeRequestWhenWakeup``, which does not
+hold it a second time):
 
 * a message is stored in its queue: the store's ``ReputMessageService`` calls the ``NotifyMessageArrivingListener``,
   which calls :meth:`~PullRequestHoldService.notify_message_arriving` with the queue's new max offset and the
@@ -111,9 +112,7 @@ class PullRequestHoldService:
         """``buildKey``: ``topic@queueId`` in 4.9.7, a string Java can hash; a Python pair hashes as it is."""
         return (topic, queue_id)
 
-    def notify_message_arriving(
-        self, topic: str, queue_id: int, max_offset: int, tags_code: str | None = None
-    ) -> None:
+    def notify_message_arriving(self, topic: str, queue_id: int, max_offset: int, tags_code: str | None = None) -> None:
         """``notifyMessageArriving``: answer the pulls held on the queue that can be answered now
         (:meth:`answer_ready`), if any is held there."""
         many = self.pull_request_table.get(self.build_key(topic, queue_id))
