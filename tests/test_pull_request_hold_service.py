@@ -93,7 +93,7 @@ def test_one_check_thread_per_broker_and_the_pulls_held_by_queue() -> None:
     checks = lab.snapshot().timers_of(TimerKind.HOLD_CHECK)
     assert [(t.owner, t.due_ms) for t in checks] == [("broker-a", 10_000)]
     hold = lab.brokers["broker-a"].pull_request_hold_service
-    assert list(hold.pull_request_table) == ["%RETRY%cg@0", "T@0"]  # topic@queueId, in the order first used
+    assert list(hold.pull_request_table) == [("%RETRY%cg", 0), ("T", 0)]  # (topic, queue id), in the order first used
     held = hold.held_pulls("T", 0)
     assert [(p.suspend_timestamp, p.timeout_millis, p.pull_from_this_offset) for p in held] == [(0, 15_000, 0)]
 

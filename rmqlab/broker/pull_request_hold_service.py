@@ -1,8 +1,9 @@
 """``PullRequestHoldService``: the broker's long polling, one service thread per broker.
 
 A pull that finds nothing new is suspended here (:meth:`PullRequestHoldService.suspend_pull_request`), in a table
-keyed ``topic@queueId``. It is answered in one of two ways, both by processing the request again as new
-(``PullMessageProcessor.executeRequestWhenWakeup``, which does not hold it a second time):
+keyed by its queue: ``topic@queueId`` in 4.9.7, a ``(topic, queue id)`` pair here. It is answered in one of two
+ways, both by processing the request again as new (``PullMessageProcessor.executeRequestWhenWakeup``, which does not
+hold it a second time):
 
 * a message is stored in its queue: the store's ``ReputMessageService`` calls the ``NotifyMessageArrivingListener``,
   which calls :meth:`~PullRequestHoldService.notify_message_arriving` with the queue's new max offset and the
@@ -34,10 +35,10 @@ from ..remoting.remoting import Remoting
 from ..store.default_message_store import DefaultMessageStore
 from .pull_message_types import HOLD_CHECK_INTERVAL_MS, ManyPullRequest, PullRequest
 
-__all__ = ["TOPIC_QUEUEID_SEPARATOR", "PullRequestHoldService"]
+__all__ = ["PullRequestHoldService"]
 
-TOPIC_QUEUEID_SEPARATOR = "@"
-"""Between the topic and the queue id in a table key (no topic name may contain it)."""
+QueueKey = tuple[str, int]
+"""A table key: (topic, queue id)."""
 
 
 class PullRequestHoldService:
@@ -60,8 +61,8 @@ class PullRequestHoldService:
         """``getMessageStore()``: each check reads a queue's max offset from it."""
         self.execute_request_when_wakeup = execute_request_when_wakeup
         """``getPullMessageProcessor().executeRequestWhenWakeup``: process a held request again, and answer it."""
-        self.pull_request_table: dict[str, ManyPullRequest] = {}
-        """``pullRequestTable``: ``topic@queueId`` → the pulls held on that queue."""
+        self.pull_request_table: dict[QueueKey, ManyPullRequest] = {}
+        """``pullRequestTable``: (topic, queue id) → the pulls held on that queue."""
         network: Network = remoting
         self.processes = ProcessGroup(scheduler, network, broker_name)
         """The service thread, while the broker runs (a crash kills it with its pending wait)."""
@@ -89,11 +90,13 @@ class PullRequestHoldService:
             self.check_hold_request()
 
     def check_hold_request(self) -> None:
-        """``checkHoldRequest``: each queue of the table is notified with its current max offset (and no tag)."""
-        for key in list(self.pull_request_table):
-            topic, queue_id_text = key.split(TOPIC_QUEUEID_SEPARATOR)
-            queue_id = int(queue_id_text)
-            self.notify_message_arriving(topic, queue_id, self.store.max_offset(topic, queue_id))
+        """``checkHoldRequest``: each queue of the table is notified with its current max offset (and no tag).
+
+        4.9.7 splits each ``topic@queueId`` key back into its two parts and ``notifyMessageArriving`` builds it again
+        to look the pulls up; a pair needs neither, and the walk hands on the pulls it already has.
+        """
+        for (topic, queue_id), many in list(self.pull_request_table.items()):
+            self.answer_ready(many, topic, queue_id, max_offset=self.store.max_offset(topic, queue_id), tags_code=None)
 
     # ------------------------------------------------------------------ holding and answering
     def suspend_pull_request(self, topic: str, queue_id: int, pull_request: PullRequest) -> None:
@@ -105,22 +108,26 @@ class PullRequestHoldService:
         many.add_pull_request(pull_request)
 
     @staticmethod
-    def build_key(topic: str, queue_id: int) -> str:
-        """``buildKey``: ``topic@queueId``."""
-        return f"{topic}{TOPIC_QUEUEID_SEPARATOR}{queue_id}"
+    def build_key(topic: str, queue_id: int) -> QueueKey:
+        """``buildKey``: ``topic@queueId`` in 4.9.7, a string Java can hash; a Python pair hashes as it is."""
+        return (topic, queue_id)
 
-    def notify_message_arriving(
-        self, topic: str, queue_id: int, max_offset: int, tags_code: str | None = None
+    def notify_message_arriving(self, topic: str, queue_id: int, max_offset: int, tags_code: str | None = None) -> None:
+        """``notifyMessageArriving``: answer the pulls held on the queue that can be answered now
+        (:meth:`answer_ready`), if any is held there."""
+        many = self.pull_request_table.get(self.build_key(topic, queue_id))
+        if many is not None:
+            self.answer_ready(many, topic, queue_id, max_offset=max_offset, tags_code=tags_code)
+
+    def answer_ready(
+        self, many: ManyPullRequest, topic: str, queue_id: int, *, max_offset: int, tags_code: str | None
     ) -> None:
-        """``notifyMessageArriving``: answer the pulls held on the queue that can be answered now.
+        """``notifyMessageArriving``'s walk of one queue's held pulls (``many``): answer those that can be answered.
 
         ``max_offset`` is the queue's max offset (the stored message's offset + 1 when one arrives); ``tags_code``
         the arriving message's tag, ``None`` in a check. A pull is answered if the queue has something beyond its
         offset and its subscription takes the tag, or if its suspend time is up; the others are put back.
         """
-        many = self.pull_request_table.get(self.build_key(topic, queue_id))
-        if many is None:
-            return
         request_list = many.clone_list_and_clear()
         if request_list is None:
             return
