@@ -65,6 +65,7 @@ def test_the_last_step_of_a_dashboard_run_says_it_and_names_the_code_of_each_fat
     while ctl.step_once():
         raw.append(ctl.caption_lines[0])
     assert len(raw) > len(frames) and not any(line.startswith("End of the run") for line in raw)
+    assert ctl.caption_lines[0] == plain  # a Step past the last event says what the run showed, as Step's end does
 
 
 def test_a_failed_fallback_send_of_a_stored_message_does_not_count_as_never_stored() -> None:
@@ -164,8 +165,9 @@ def test_the_last_steps_summary_is_at_the_time_its_clock_shows() -> None:
     horizon after the frame's clock was read. The summary's time is the clock of the frame it is shown on."""
     frames = Controller(flush_timeouts, horizon="10s").frames
     assert frames is not None
-    assert frames.now_ms[-1] == 2_000
-    assert frames.captions[-1][0].startswith("End of the run at 2 s: ")
+    assert frames.now_ms[-1] == 10_000 and frames.clock(len(frames) - 1).startswith("t = 10 s ")  # the run's end
+    assert frames.captions[-1][0].startswith("End of the run at 10 s: ")
+    assert frames.now_ms[-2] == 2_000 and not frames.captions[-2][0].startswith("End of the run")  # the last event
 
 
 def _takeover() -> Lab:
