@@ -128,10 +128,12 @@ class RunFates:
             self.dropped_by.setdefault(event.actor.partition(":")[2], {})[msg] = None
 
     def _delivered(self, event: TraceEvent, msg: str) -> None:
-        """A delivery of ``msg``: a second one to the same group (instance, in BROADCASTING) with no retry of it in
-        between is a re-delivery."""
+        """A delivery of ``msg``: a second one of the same stored copy (queue and offset) to the same group (instance,
+        in BROADCASTING) with no retry of it in between is a re-delivery (a duplicate's other copy is not: the summary
+        counts it as stored more than once)."""
         group = str(event.get("group"))
-        whose = (event.actor if event.actor in self._broadcasting else group, msg)
+        owner = event.actor if event.actor in self._broadcasting else group
+        whose = (f"{owner} {event.get('queue')} {event.get('queue_offset')}", msg)
         first, to = self._first_delivery.setdefault(whose, (event.time_ms, event.actor))
         count = self._since_retry[whose] = self._since_retry.get(whose, 0) + 1
         if count > 1:
