@@ -27,6 +27,7 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .active_faults import FaultWindow, fault_windows
+from .checkpoint_lead import pause_caption
 from .checkpoint_mask import Mask, mask_frames, mask_model
 from .checkpoints import AskedCheckpoint, Checkpoint, cuts_of, resolve
 from .flow_view import FlowVM, flow_view_model
@@ -244,9 +245,8 @@ def _build_run(
             captions=captions,
         )
         for cp in frames.checkpoints:  # a pause speaks of what its question is about (its event's actor, message)
-            about = stepper.caption_about(positions[cp.frame], cp.event) if cp.frame > 0 else ()
-            if about:
-                captions[cp.frame] = about
+            about = pause_caption(stepper, cp, positions[cp.frame]) if cp.frame > 0 else ()
+            captions[cp.frame] = about or captions[cp.frame]
         frames.masks = mask_frames(frames.checkpoints, times, frames.captions)
     if summary is not None:  # after the checkpoints: none pauses on it
         position, now, lines, snap = summary
