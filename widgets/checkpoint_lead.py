@@ -10,11 +10,22 @@ caption it had.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .checkpoint_when import happens
 from .checkpoints import AskedCheckpoint
 from .stepper import Stepper
 
-__all__ = ["pause_caption"]
+__all__ = ["lead_pauses", "pause_caption"]
+
+
+def lead_pauses(
+    stepper: Stepper, checkpoints: Sequence[AskedCheckpoint], positions: Sequence[int], captions: list[tuple[str, ...]]
+) -> None:
+    """Give each checkpoint's paused frame (its index into ``positions`` and ``captions``) :func:`pause_caption`."""
+    for cp in checkpoints:
+        about = pause_caption(stepper, cp, positions[cp.frame]) if cp.frame > 0 else ()
+        captions[cp.frame] = about or captions[cp.frame]
 
 
 def pause_caption(stepper: Stepper, checkpoint: AskedCheckpoint, position: int) -> tuple[str, ...]:

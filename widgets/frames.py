@@ -27,7 +27,7 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .active_faults import FaultWindow, fault_windows
-from .checkpoint_lead import pause_caption
+from .checkpoint_lead import lead_pauses
 from .checkpoint_mask import Mask, mask_frames, mask_model
 from .checkpoints import AskedCheckpoint, Checkpoint, cuts_of, resolve
 from .flow_view import FlowVM, flow_view_model
@@ -221,12 +221,7 @@ def _build_run(
                 break
             if not stepper.step():
                 break
-        summary: tuple[int, int, tuple[str, ...], LabSnapshot] | None = None
-        if complete and len(positions) > 1 and stepper.shows_events():  # the end gets a frame of its own
-            now, snap = replay.lab.now, replay.snapshot()
-            summary = (replay.position, now, stepper.caption_lines(last=True, now_ms=now, state=snap), snap)
-        elif complete:  # the last frame only kept books: it says what the whole run showed (its end is known now)
-            captions[-1] = stepper.caption_lines(last=True, now_ms=times[-1], state=snaps[-1])  # what its frame shows
+        summary = _end(stepper, captions, times, snaps) if complete else None
         replay.run_to_end()
     outline = RunOutline(tuple(e.kind for e in replay.lab.trace))
     captions[0] = intro_caption(snaps[0], list(replay.lab.trace)).lines  # what the picture shows, what will happen
@@ -244,9 +239,7 @@ def _build_run(
             flows=flows,
             captions=captions,
         )
-        for cp in frames.checkpoints:  # a pause speaks of what its question is about (its event's actor, message)
-            about = pause_caption(stepper, cp, positions[cp.frame]) if cp.frame > 0 else ()
-            captions[cp.frame] = about or captions[cp.frame]
+        lead_pauses(stepper, frames.checkpoints, positions, captions)  # a pause speaks of what its question is about
         frames.masks = mask_frames(frames.checkpoints, times, frames.captions)
     if summary is not None:  # after the checkpoints: none pauses on it
         position, now, lines, snap = summary
@@ -257,6 +250,20 @@ def _build_run(
         frames.kinds.append({})
         frames.summary_frame = True
     return frames
+
+
+def _end(
+    stepper: Stepper, captions: list[tuple[str, ...]], times: list[int], snaps: list[LabSnapshot]
+) -> tuple[int, int, tuple[str, ...], LabSnapshot] | None:
+    """The run's end, once the walk found it: a frame of its own (position, clock, summary, state) when the last step
+    holds events, so their caption stays; else ``None``, and the last frame, which only kept books, says the summary
+    at its own clock and state."""
+    replay = stepper.replay
+    if len(captions) > 1 and stepper.shows_events():
+        now, snap = replay.lab.now, replay.snapshot()
+        return replay.position, now, stepper.caption_lines(last=True, now_ms=now, state=snap), snap
+    captions[-1] = stepper.caption_lines(last=True, now_ms=times[-1], state=snaps[-1])
+    return None
 
 
 def encode(scenes: Sequence[Scene]) -> dict[str, Any]:
