@@ -22,7 +22,7 @@ from rmqlab.narrate import Caption, count_fates, narrate
 from rmqlab.narrate.summary import SYSTEM_TOPICS, summary_of
 
 SOURCE = "in the source: "
-COUNT = re.compile(r"\s*\(and \d+ more: see the Events tab\)$")
+COUNT = re.compile(r"\s*\(and \d+ more: (?:[^()]* consumed, )?see the Events tab\)$")  # what the rest consumed
 REPEATS = re.compile(r" \(× [\d,]+[^)]*\)\.$")
 
 

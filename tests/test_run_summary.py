@@ -65,6 +65,7 @@ def test_the_last_step_of_a_dashboard_run_says_it_and_names_the_code_of_each_fat
     while ctl.step_once():
         raw.append(ctl.caption_lines[0])
     assert len(raw) > len(frames) and not any(line.startswith("End of the run") for line in raw)
+    assert ctl.caption_lines[0] == plain  # a Step past the last event says what the run showed, as Step's end does
 
 
 def test_a_failed_fallback_send_of_a_stored_message_does_not_count_as_never_stored() -> None:
@@ -164,8 +165,9 @@ def test_the_last_steps_summary_is_at_the_time_its_clock_shows() -> None:
     horizon after the frame's clock was read. The summary's time is the clock of the frame it is shown on."""
     frames = Controller(flush_timeouts, horizon="10s").frames
     assert frames is not None
-    assert frames.now_ms[-1] == 2_000
-    assert frames.captions[-1][0].startswith("End of the run at 2 s: ")
+    assert frames.now_ms[-1] == 10_000 and frames.clock(len(frames) - 1).startswith("t = 10 s ")  # the run's end
+    assert frames.captions[-1][0].startswith("End of the run at 10 s: ")
+    assert frames.now_ms[-2] == 2_000 and not frames.captions[-2][0].startswith("End of the run")  # the last event
 
 
 def _takeover() -> Lab:
@@ -198,8 +200,8 @@ def test_a_message_pulled_behind_one_being_retried_is_counted_where_it_waits() -
     plain, source = frames.captions[-1]
     assert plain == (
         "End of the run at 1 m 30 s: 3 messages sent, 1 consumed, 1 still waiting for another try (up to 27 "
-        "deliveries), 1 pulled by c2 (TopicTest@broker-a:0), not consumed and the offset of 1 queue saved."
-    )
+        "deliveries), M0003 waits behind M0002 in c2 and the offset of 1 queue saved."
+    )  # stop 34: "1 pulled by c2 (…), not consumed" did not say that it waits behind the message c2 retries
     assert "pulled: DefaultMQPushConsumerImpl.pullMessage" in source
     held = [pq for c in frames.snapshots[-1].consumers if c.client_id == "c2" for pq in c.process_queues]
     assert [(pq.queue, pq.msg_tree_ids) for pq in held if pq.msg_tree_ids] == [
@@ -213,3 +215,46 @@ def test_a_run_with_no_consumer_says_its_messages_are_stored() -> None:
     assert run_summary(lab.trace, now_ms=lab.now, state=lab.snapshot()) == (
         "End of the run at 5 s: 2 messages sent, 2 stored (no consumer) and 2 stored but not flushed to disk in time."
     )
+
+
+def _last_caption(lab: str, index: int) -> str:
+    """The last caption of the ``index``-th dashboard lab ``lab`` builds (the lab's own run, stepped headless)."""
+    import pytest
+    from test_lab_captions import _dashboards
+
+    with pytest.MonkeyPatch.context() as patch:
+        frames = _dashboards(lab, patch)[index].frames
+    assert frames is not None and frames.complete
+    return str(frames.captions[-1][0])
+
+
+def test_retried_messages_in_retry_queues_no_route_lists_are_stranded_not_waiting() -> None:
+    """Lab 04b's first picture: %RETRY%cg was written with 4 queues and read with 1; M0001, M0002 and M0004 went to
+    queues 2 and 3, which no route lists: no consumer will pull them until the topic is updated. The summary said
+    "3 still waiting for another try" (stop 34's review); the queue's listing is read from the engine's state."""
+    end = _last_caption("04b_stranded_retry_queues.py", 0)
+    assert "3 stranded in retry queues no route lists, so never pulled" in end
+    assert "waiting for another try" not in end
+
+
+def test_messages_delivered_again_after_a_restart_are_counted() -> None:
+    """Lab 05's crash picture: c1 crashes at 30 s before its offset past M0001 is saved and restarts at 40 s; M0002
+    (still in its slow listener at the crash) and M0003–M0005 are delivered again. "5 consumed" hid it."""
+    end = _last_caption("05_offsets_process_queue.py", 1)
+    assert "5 consumed (4 of them delivered twice: again after a restart)" in end
+    lab = demo_lab().run(until="2m")  # nobody restarts: nothing is delivered twice
+    assert "twice" not in run_summary(lab.trace, now_ms=lab.now)
+
+
+def test_broadcasting_counts_each_instances_dropped_copy() -> None:
+    """Lab 08's BROADCASTING picture: c1 and c2 each fail and drop their own copy of the 3 messages: 6 copies were
+    dropped, 3 by each (the summary read "3 dropped" beside 6 crossed tokens)."""
+    end = _last_caption("08_broadcasting_vs_clustering.py", 1)
+    assert "3 messages sent, 6 copies dropped without a retry (3 by c1 and 3 by c2)" in end
+
+
+def test_messages_waiting_behind_a_suspended_one_are_named() -> None:
+    """Lab 09's first picture: pay-1 suspends M0003 again and again; M0004 and M0005, pulled behind it in the same
+    orderly ProcessQueue, wait for it (named from the engine's state, not "2 pulled by pay-1 … not consumed")."""
+    end = _last_caption("09_capstone.py", 0)
+    assert "1 still waiting for another try (up to 28 deliveries), M0004 and M0005 wait behind M0003 in pay-1" in end

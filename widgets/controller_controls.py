@@ -223,12 +223,12 @@ class KernelControls:
             return ()
         frames, frame = self.frames, -1
         if frames is not None and not self.raw_steps and self.replay is not None:
-            frame = frames.index_of(self.position, self.replay.lab.now)
+            frame = frames.index_of(self.position, self.replay.lab.now, ended=self.replay.at_end)
         # a frame's caption is the page's (its first knows the run ahead, its last what the run showed)
         lines = (
             frames.captions[frame]
             if frames is not None and frame >= 0
-            else self.stepper.caption_lines(raw=self.raw_steps, last=self.at_end and not self.raw_steps)
+            else self.stepper.caption_lines(raw=self.raw_steps, last=self.at_end)
         )
         mask = self.mask_here()  # a paused "when" checkpoint: the kernel's caption hides its answer as the page's does
         return lines if mask is None else tuple(mask(line) for line in lines)

@@ -127,6 +127,11 @@ class PageFrames:
         finally:
             self._syncing = False
 
+    @property
+    def _ended(self) -> bool:
+        """The replay found that nothing follows the current position (a Step past the run's last event)."""
+        return self.replay is not None and self.replay.at_end
+
     def mask_at(self, snap: LabSnapshot) -> Mask | None:
         """What a checkpoint paused at ``snap``'s position hides or adds (:mod:`widgets.checkpoint_mask`), or
         ``None``: the same state as the frame's, however it was reached (Step, "every event", a seek), shows the
@@ -140,14 +145,14 @@ class PageFrames:
     def _mask_of(self, position: int, now_ms: int) -> Mask | None:
         if self.frames is None:
             return None
-        frame = self.frames.index_of(position, now_ms)
+        frame = self.frames.index_of(position, now_ms, ended=self._ended)
         return self.frames.masks.get(frame) if frame >= 0 else None
 
     def _page_frame(self, snap: LabSnapshot) -> int:
         """The frame the page shows for ``snap``'s position, or -1 (no frames, a raw step, between frames)."""
         if self.frames is None or self.raw_steps:
             return -1
-        return self.frames.index_of(snap.trace_len, snap.now_ms)
+        return self.frames.index_of(snap.trace_len, snap.now_ms, ended=self._ended)
 
     def send_frames(self, view: SnapshotView) -> None:
         """Send ``view``'s frames to the page now (a hidden tab's, when it is opened); where the page has no frame
@@ -226,13 +231,14 @@ class PageFrames:
             return
         frame = min(frame, len(self.frames) - 1)
         target = self.frames.positions[frame]
-        here = self.frames.index_of(self.position, self.replay.lab.now)
+        here = self.frames.index_of(self.position, self.replay.lab.now, ended=self._ended)
         if here == frame:
             return
         if here < 0 or here > frame:
             self.replay.rebuild()
+        end = self.frames.summary_frame and frame == len(self.frames) - 1  # one Step more: past the last event
         with one_language(), self.replay.lab.stepping():
-            while self.position < target and self.stepper.step():
+            while (self.position < target or (end and not self.replay.at_end)) and self.stepper.step():
                 pass
             self._show()
 

@@ -247,7 +247,10 @@ class Dashboard(W.VBox):
         frames = self.controller.frames
         if frames is not None:
             snap = self.controller.snapshot
-            at = frames.index_of(self.controller.position, snap.now_ms if snap else None)
+            replay = self.controller.replay
+            at = frames.index_of(
+                self.controller.position, snap.now_ms if snap else None, ended=replay is not None and replay.at_end
+            )
             fallback = f"<div>{self.controller.clock.value}</div>{self.controller.caption_html.value}"
             live = (self.controller.clock_text, self.controller.caption_lines)
             near = frames.near(self.controller.position)

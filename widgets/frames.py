@@ -27,6 +27,7 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .active_faults import FaultWindow, fault_windows
+from .checkpoint_lead import lead_pauses
 from .checkpoint_mask import Mask, mask_frames, mask_model
 from .checkpoints import AskedCheckpoint, Checkpoint, cuts_of, resolve
 from .flow_view import FlowVM, flow_view_model
@@ -102,6 +103,11 @@ class RunFrames:
     masks: dict[int, Mask] = field(default_factory=dict)
     """Per paused frame of a checkpoint: for a "when", what states its answer, hidden in every view there; for a
     "where", the places it offers that are not there yet, drawn as placeholders (:mod:`widgets.checkpoint_mask`)."""
+    summary_frame: bool = False
+    """The last frame is the run's end, after its last event: the same position as the frame before, reached by one
+    more Step (the replay then knows nothing follows), showing what the whole run showed — so the last event's own
+    caption is not replaced by the summary (lab 07b's last step: the unlock timing out, the offsets persisted, c1
+    stopped). A run whose last step only kept books shows the summary on that step instead."""
     faults: tuple[FaultWindow, ...] = ()
     """Every fault of the run (scripted or injected) with its window: the fault bar (:mod:`widgets.active_faults`)."""
     _models: dict[int, list[Any]] = field(default_factory=dict)
@@ -113,14 +119,20 @@ class RunFrames:
     def clock(self, i: int) -> str:
         return clock_text(self.now_ms[i], self.positions[i], self.end, self.complete and i == len(self) - 1)
 
-    def index_of(self, position: int, now_ms: int | None = None) -> int:
+    def index_of(self, position: int, now_ms: int | None = None, *, ended: bool = False) -> int:
         """The frame at ``position`` (and virtual time ``now_ms``, when given), or -1 when no frame is there (a raw
-        step, a jump between frames, or the last position reached by a seek before the run's idle end)."""
-        try:
-            i = self.positions.index(position)
-        except ValueError:
+        step, a jump between frames, or the last position reached by a seek before the run's idle end). At the
+        last event's position, ``ended`` (the replay found that nothing follows) is the summary frame, if the run
+        has one (:attr:`summary_frame`), else the event's frame."""
+        found = [
+            i for i, p in enumerate(self.positions) if p == position and (now_ms is None or self.now_ms[i] == now_ms)
+        ]
+        if not found:
             return -1
-        return i if now_ms is None or self.now_ms[i] == now_ms else -1
+        summary = len(self) - 1 if self.summary_frame else -1
+        if ended and summary in found:
+            return summary
+        return next((i for i in found if i != summary), found[0])
 
     def near(self, position: int) -> int:
         """The last frame at or before ``position`` (where Step and Back count from when no frame is shown)."""
@@ -209,8 +221,7 @@ def _build_run(
                 break
             if not stepper.step():
                 break
-        if complete:  # the last frame says what the whole run showed (its end is known now)
-            captions[-1] = stepper.caption_lines(last=True, now_ms=times[-1], state=snaps[-1])  # what its frame shows
+        summary = _end(stepper, captions, times, snaps) if complete else None
         replay.run_to_end()
     outline = RunOutline(tuple(e.kind for e in replay.lab.trace))
     captions[0] = intro_caption(snaps[0], list(replay.lab.trace)).lines  # what the picture shows, what will happen
@@ -228,8 +239,31 @@ def _build_run(
             flows=flows,
             captions=captions,
         )
+        lead_pauses(stepper, frames.checkpoints, positions, captions)  # a pause speaks of what its question is about
         frames.masks = mask_frames(frames.checkpoints, times, frames.captions)
+    if summary is not None:  # after the checkpoints: none pauses on it
+        position, now, lines, snap = summary
+        frames.positions.append(position)
+        frames.now_ms.append(now)
+        frames.captions.append(lines)
+        frames.snapshots.append(snap)
+        frames.kinds.append({})
+        frames.summary_frame = True
     return frames
+
+
+def _end(
+    stepper: Stepper, captions: list[tuple[str, ...]], times: list[int], snaps: list[LabSnapshot]
+) -> tuple[int, int, tuple[str, ...], LabSnapshot] | None:
+    """The run's end, once the walk found it: a frame of its own (position, clock, summary, state) when the last step
+    holds events, so their caption stays; else ``None``, and the last frame, which only kept books, says the summary
+    at its own clock and state."""
+    replay = stepper.replay
+    if len(captions) > 1 and stepper.shows_events():
+        now, snap = replay.lab.now, replay.snapshot()
+        return replay.position, now, stepper.caption_lines(last=True, now_ms=now, state=snap), snap
+    captions[-1] = stepper.caption_lines(last=True, now_ms=times[-1], state=snaps[-1])
+    return None
 
 
 def encode(scenes: Sequence[Scene]) -> dict[str, Any]:

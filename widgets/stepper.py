@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import bisect
 
-from rmqlab.narrate import Caption, Narrator, end_caption, step_caption
+from rmqlab.narrate import Caption, Narrator, StepCaption, end_caption, step_caption
+from rmqlab.narrate.steps import Subject
 from rmqlab.snapshot import LabSnapshot
 
 from .replay import Replay
@@ -71,9 +72,20 @@ class Stepper:
         self.sync()
         return moved
 
+    def shows_events(self) -> bool:
+        """The step that reached the current position appended something meaningful (not only bookkeeping)."""
+        i = bisect.bisect_left(self.known_stops, self.replay.position)
+        stops = self.known_stops
+        return 0 < i < len(stops) and stops[i] == self.replay.position and self.stop_is_meaningful(i)
+
     def back(self, *, raw: bool = False) -> int:
-        """Back to the previous meaningful position (``raw``: the previous one), by rebuild and replay."""
-        if raw:
+        """Back to the previous meaningful position (``raw``: the previous one), by rebuild and replay; from the
+        run's end (a Step past its last event, whose caption is the summary), back to that last event."""
+        if not raw and self.replay.at_end and self.shows_events():
+            position = self.replay.position
+            self.replay.rebuild()
+            self.replay.seek(position)
+        elif raw:
             self.replay.step_back()
         else:
             i = bisect.bisect_left(self.known_stops, self.replay.position) - 1
@@ -102,18 +114,42 @@ class Stepper:
         i = bisect.bisect_left(self.known_stops, position)
         if i >= len(self.known_stops) or self.known_stops[i] != position:
             return ()
-        chosen = [self.captions[k] for k in self.segment(i)]
-        if not raw:
-            j = i - 1
-            while j >= 0 and not self.stop_is_meaningful(j):
-                j -= 1
-            first = self.known_stops[j] if j >= 0 else 0
-            chosen = [c for c in self.captions[first:position] if c.meaningful] or chosen
-            if chosen and (last or not any(c.meaningful for c in chosen)):  # the end: what the whole run showed
-                lab = self.replay.lab
-                events = (lab.trace[k] for k in range(position))
-                said = self.captions[:position]
-                when = lab.now if now_ms is None else now_ms
-                where = self.replay.snapshot() if state is None else state
-                return end_caption(step_caption(chosen), events, now_ms=when, captions=said, state=where).lines
+        chosen = self._chosen(i, raw=raw)
+        if raw and last and self.replay.at_end:  # "every event": a Step past the last event shows the summary too
+            return self._summary(step_caption(chosen), position, now_ms, state)
+        if not raw and chosen and (last or not any(c.meaningful for c in chosen)):  # the end: what the run showed
+            return self._summary(step_caption(chosen), position, now_ms, state)
         return step_caption(chosen).lines
+
+    def _chosen(self, i: int, *, raw: bool = False) -> list[Caption]:
+        """The captions a caption of known stop ``i`` tells: its step's (``raw``), or every meaningful one since the
+        last stop a Step lands on (the bookkeeping steps it passed add none)."""
+        chosen = [self.captions[k] for k in self.segment(i)]
+        if raw:
+            return chosen
+        j = i - 1
+        while j >= 0 and not self.stop_is_meaningful(j):
+            j -= 1
+        first = self.known_stops[j] if j >= 0 else 0
+        return [c for c in self.captions[first : self.known_stops[i]] if c.meaningful] or chosen
+
+    def caption_about(self, position: int, subject: Subject) -> tuple[str, ...]:
+        """The caption of the Step that reached ``position`` (a known stop), leading with ``subject``'s events after
+        the mechanism's: a checkpoint's pause speaks of what its question is about
+        (:func:`~rmqlab.narrate.step_caption`).
+        """
+        i = bisect.bisect_left(self.known_stops, position)
+        if not 0 < i < len(self.known_stops) or self.known_stops[i] != position:
+            return ()
+        return step_caption(self._chosen(i), subject).lines
+
+    def _summary(
+        self, step: StepCaption, position: int, now_ms: int | None, state: LabSnapshot | None
+    ) -> tuple[str, ...]:
+        """What the whole run showed, up to ``position`` (:func:`rmqlab.narrate.end_caption`)."""
+        lab = self.replay.lab
+        events = (lab.trace[k] for k in range(position))
+        said = self.captions[:position]
+        when = lab.now if now_ms is None else now_ms
+        where = self.replay.snapshot() if state is None else state
+        return end_caption(step, events, now_ms=when, captions=said, state=where).lines

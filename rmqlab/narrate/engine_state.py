@@ -45,6 +45,10 @@ class _Queue(Protocol):
     def topic(self) -> str: ...
     @property
     def cells(self) -> Sequence[_Cell]: ...
+    @property
+    def listed(self) -> bool:
+        """Whether the topic's route lists the queue (a queue id past ``readQueueNums`` is never pulled)."""
+        ...
 
 
 class EngineState(Protocol):

@@ -19,7 +19,10 @@ from .context import CaptionContext
 from .plain import PLAIN
 from .steps import burst, close_other_bursts, signature
 
-__all__ = ["BOOKKEEPING_KINDS", "MEANINGFUL_KINDS", "Caption", "Narrator", "caption", "is_meaningful", "narrate"]
+__all__ = [
+    "BOOKKEEPING_KINDS", "MEANINGFUL_KINDS", "Caption", "Narrator", "caption", "is_meaningful", "is_offset_jump",
+    "narrate",
+]  # fmt: skip
 
 K = EventKind
 
@@ -41,10 +44,24 @@ MEANINGFUL_KINDS: frozenset[EventKind] = frozenset(EventKind) - BOOKKEEPING_KIND
 
 
 def is_meaningful(event: TraceEvent) -> bool:
-    """Whether ``event`` is a step worth stopping at (not offset/lock bookkeeping, not an empty pull)."""
+    """Whether ``event`` is a step worth stopping at (not offset/lock bookkeeping, not an empty pull). Two kinds of
+    bookkeeping tell a mechanism when they do something unusual, and are meaningful then: a consumer offset that
+    jumps past more than one message (the slow message that held it back is done: lab 05 at 62 s, 1 → 5), and an
+    orderly ConsumeRequest that gives its thread back after 60 s of one queue (``MAX_TIME_CONSUME_CONTINUOUSLY``)."""
     if event.kind is K.PULLED:
         return bool(event.get("offsets"))
+    if event.kind is K.OFFSET_UPDATED:
+        return is_offset_jump(event)
+    if event.kind is K.CONSUME_REQUEST:
+        return bool(event.get("reason") == "continuous_60s")
     return event.kind in MEANINGFUL_KINDS
+
+
+def is_offset_jump(event: TraceEvent) -> bool:
+    """An OFFSET_UPDATED that moves the offset on by more than one message (``ProcessQueue.removeMessage`` returns
+    the smallest key still in flight: when the slowest message finishes, the offset jumps past the others)."""
+    previous, offset = event.get("previous"), event.get("offset")
+    return isinstance(previous, int) and isinstance(offset, int) and previous >= 0 and offset - previous > 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +87,8 @@ class Caption:
     msg_id: str | None = None
     group: int = -1
     fresh: bool = True
+    outcome: str = ""
+    """A consume result's status (``CONSUME_SUCCESS``, ``RECONSUME_LATER`` …); else ``""``."""
     topic: str = ""
     """The topic a rebalance or lock result is about (a step leads with a business topic's, not ``%RETRY%``'s: c2
     taking over TopicTest is the story, its retry queue goes with it); else ``""``."""
@@ -171,7 +190,8 @@ class Narrator:
             event.msg_id,
             group,
             fresh,
-            _topic_of(event),
+            outcome=str(event.get("status") or "") if event.kind is K.CONSUMED else "",
+            topic=_topic_of(event),
         )
 
 

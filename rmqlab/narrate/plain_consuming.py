@@ -197,6 +197,10 @@ def broadcast_dropped(ctx: CaptionContext, e: TraceEvent) -> str:
 
 def offset_updated(ctx: CaptionContext, e: TraceEvent) -> str:
     d = e.data
+    previous, offset = d.get("previous"), d.get("offset")
+    if isinstance(previous, int) and isinstance(offset, int) and previous >= 0 and offset - previous > 1:
+        jump = _("{who}'s offset on {queue} jumps from {previous} to {offset}: every message before it is done.")
+        return jump.format(who=name_of(e.actor), queue=queue_words(d.get("queue")), previous=previous, offset=offset)
     return _("{who} has finished {queue} up to position {offset}.").format(
         who=name_of(e.actor), queue=queue_words(d.get("queue")), offset=d.get("offset")
     )

@@ -24,6 +24,7 @@ from typing import Protocol, TypeVar
 from ..core.i18n import columns
 from ..core.i18n import gettext as _
 from ..core.trace import EventKind
+from .fates import SUCCESS_STATUSES
 from .plain_words import ids_words
 from .repeats import Repeat, burst, close_other_bursts, group_repeats, signature
 
@@ -113,37 +114,89 @@ last clause that fits, and ends "…". The send-back's rule, the step the labs s
 3 + reconsumeTimes 0 = level 3, due in 10 s"."""
 
 
-def _fit_sentences(sentences: Sequence[str], ranks: Sequence[int]) -> tuple[list[str], int]:
+def _fit_sentences(
+    sentences: Sequence[str], ranks: Sequence[int], done: Sequence[str | None] = (), about: Sequence[str | None] = ()
+) -> tuple[list[str], int]:
     """The sentences that fit :data:`PLAIN_WIDTH`, most telling first (``ranks``: lower tells more, see
     :data:`_PLAIN_ORDER`; at least one, at most :data:`MAX_SENTENCES`), shown in reading order, then the count of the
-    rest; and the index of the most telling one, whose rule the second line gives (both lines about one event)."""
+    rest, naming the messages the rest consumed (``done``: per sentence, the message it says was consumed; ``about``:
+    the message each is about, not named again) when they
+    fit: lab 09's step hid M0004 and M0005, consumed at last behind a message gone to the dead-letter topic, in
+    "(and 10 more)"; and the index of the most telling one, whose rule the second line gives (both lines about one
+    event)."""
 
-    def more(count: int) -> list[str]:
-        return [_("(and {count} more: see the Events tab)").format(count=count)] if count else []
+    def more(shown: list[int]) -> list[str]:
+        count = len(sentences) - len(shown)
+        if not count:
+            return []
+        led = {about[j] for j in shown if j < len(about)}  # a message the line already speaks of
+        named = list(dict.fromkeys(m for j, m in enumerate(done) if m and j not in shown and m not in led))
+        if named:
+            text = _("(and {count} more: {ids} consumed, see the Events tab)").format(count=count, ids=ids_words(named))
+            if columns(_joined([*(sentences[j] for j in shown), text])) <= PLAIN_WIDTH:
+                return [text]
+        return [_("(and {count} more: see the Events tab)").format(count=count)]
 
     kept: list[int] = []
     for i in _most_telling_first(ranks):
         trial = sorted({*kept, i})
-        words = [sentences[j] for j in trial] + more(len(sentences) - len(trial))
+        words = [sentences[j] for j in trial] + more(trial)
         if kept and (len(trial) > MAX_SENTENCES or columns(_joined(words)) > PLAIN_WIDTH):
             continue
         kept.append(i)
     shown = sorted(kept)
-    return [sentences[j] for j in shown] + more(len(sentences) - len(kept)), kept[0]
+    return [sentences[j] for j in shown] + more(shown), kept[0]
 
 
 def _most_telling_first(ranks: Sequence[int]) -> list[int]:
     """Indexes by rank (lower tells more); among a step's sends, the last try first ("pg tries M0001 again (try 2),
     now on … broker-b" says more than the first try it follows); among other equals, the first."""
-    send = _rank_of(K.SEND_ATTEMPT, "")
-    return sorted(range(len(ranks)), key=lambda i: (ranks[i], -i if ranks[i] == send else i))
+    send = 4 * _RANK[K.SEND_ATTEMPT]
+    return sorted(range(len(ranks)), key=lambda i: (ranks[i], -i if ranks[i] % _TIER == send else i))
 
 
-def _rank_of(kind: EventKind, topic: str) -> int:
-    """How telling an event of ``kind`` is (lower tells more, :data:`_PLAIN_ORDER`); among a step's rebalance results,
-    a business topic's before the retry topic's: lab 00's step at 2 s led with "c1 now reads 1 queue of %RETRY%cg"
+class Subject(Protocol):
+    """What a step's caption may be asked to lead with: a checkpoint's event (its actor and its message)."""
+
+    @property
+    def actor(self) -> str: ...
+    @property
+    def msg_id(self) -> str | None: ...
+
+
+class _Ranked(Subject, Protocol):
+    @property
+    def kind(self) -> EventKind: ...
+    @property
+    def meaningful(self) -> bool: ...
+
+
+def _rank(caption: _Ranked, subject: Subject | None = None) -> int:
+    """How telling ``caption`` is (lower tells more), in tiers (:data:`_PLAIN_ORDER`): a retry decision, a fault, a
+    lifecycle or lock change, an orderly ConsumeRequest giving its thread back; then, at a checkpoint's pause, the
+    events of its ``subject`` (its actor's, then its message's: lab 08's pause led with "pg sends M0001" while the
+    question is about c1's copy); then an offset that jumps; then the consumers' other results; sends and deliveries
+    last; bookkeeping (an offset moved by one, a ConsumeRequest scheduled) least. Among a step's rebalance results, a
+    business topic's before the retry topic's: lab 00's step at 2 s led with "c1 now reads 1 queue of %RETRY%cg"
     while the TopicTest hand-over it is about was "(and 1 more)"."""
-    return 2 * _RANK.get(kind, len(_RANK)) + (1 if topic.startswith("%RETRY%") else 0)
+    kind = caption.kind
+    place = _RANK.get(kind, len(_RANK))
+    if kind in _TELLING_WHEN_MEANINGFUL and not caption.meaningful:
+        place = len(_RANK)
+    rank = 4 * place + (1 if str(getattr(caption, "topic", "")).startswith("%RETRY%") else 0)
+    if subject is None or place < _RANK[K.OFFSET_UPDATED]:
+        return rank
+    client = subject.actor.startswith(("consumer:", "producer:"))  # a broker's events are everybody's
+    if client and caption.actor == subject.actor:
+        return _TIER - 2 * _TIER // 3 + rank
+    if caption.msg_id is not None and caption.msg_id == subject.msg_id:
+        return _TIER - _TIER // 3 + rank
+    return _TIER + rank
+
+
+_TIER = 3_000
+"""At a checkpoint's pause, the ranks after the mechanism's tier: the subject's actor's events, its message's, then
+the rest (each in :data:`_PLAIN_ORDER` within its tier)."""
 
 
 def fit_rule(text: str) -> str:
@@ -194,13 +247,19 @@ _PLAIN_ORDER: tuple[EventKind, ...] = (
     K.BROADCAST_DROPPED,
     K.SUSPENDED,
     K.LIFECYCLE,
-    *(k for k in _EVENT_ORDER if k not in _CAUSE_AND_EFFECT_FIRST),
+    K.CONSUME_REQUEST,
+    *(k for k in _EVENT_ORDER[: _EVENT_ORDER.index(K.CONSUMED)] if k not in _CAUSE_AND_EFFECT_FIRST),
+    K.OFFSET_UPDATED,
+    *(k for k in _EVENT_ORDER[_EVENT_ORDER.index(K.CONSUMED) :] if k not in _CAUSE_AND_EFFECT_FIRST),
 )
 """Whose plain sentence a step's first line says, and so whose rule its second line gives: :data:`_EVENT_ORDER`,
 but these first, as their sentence carries the
 step's cause and effect ("c1 failed M0001 for the 2nd time, its last allowed try, so it goes to the dead-letter topic";
 "c1 could not send M0001 back, so it keeps it …"), where the dead letter's own sentence, or a failed send-back's,
 tells only half; and a consumer that starts (LIFECYCLE) is said before the locks and queues it then gets."""
+_TELLING_WHEN_MEANINGFUL = frozenset({K.CONSUME_REQUEST, K.OFFSET_UPDATED})
+"""Bookkeeping kinds placed in :data:`_PLAIN_ORDER` for their meaningful events only (``is_meaningful``: an orderly
+ConsumeRequest that yields its thread after 60 s, an offset that jumps past several messages)."""
 _RANK = {kind: i for i, kind in enumerate(_PLAIN_ORDER)}
 """Each kind's place in the first line's order: lower tells more."""
 
@@ -208,6 +267,10 @@ _RANK = {kind: i for i, kind in enumerate(_PLAIN_ORDER)}
 class _Captioned(Readable, Protocol):
     @property
     def seq(self) -> int: ...
+    @property
+    def actor(self) -> str: ...
+    @property
+    def meaningful(self) -> bool: ...
     @property
     def plain(self) -> str: ...
     @property
@@ -219,10 +282,11 @@ class _Captioned(Readable, Protocol):
 C = TypeVar("C", bound=_Captioned)
 
 
-def step_caption(captions: Sequence[C]) -> StepCaption:
+def step_caption(captions: Sequence[C], subject: Subject | None = None) -> StepCaption:
     """The two-line caption of a step that produced ``captions`` (trace order; pass only the ones to show).
 
-    First line: the plain sentence of the step's most telling event (:data:`MAX_SENTENCES`, :data:`_PLAIN_ORDER`;
+    First line: the plain sentence of the step's most telling event (:data:`MAX_SENTENCES`, :func:`_rank`: at a
+    checkpoint's pause, ``subject`` is its event, whose actor's and message's events lead after the mechanism's;
     repeats folded into one with their count), then how many others the step had; second line: ``in the source:``
     and the Java behind that same event (the first of its repeats): the two lines never tell of two events.
     """
@@ -232,7 +296,11 @@ def step_caption(captions: Sequence[C]) -> StepCaption:
     keys = _repeat_keys(ordered)
     groups = group_repeats(ordered, key=lambda c: keys[c.seq], closes=lambda c: False)  # said once, with a count
     sentences = []
-    ranks = [_rank_of(g.first.kind, getattr(g.first, "topic", "")) for g in groups]
+    ranks = [_rank(g.first, subject) for g in groups]
+    done = [
+        g.first.msg_id if g.first.kind is K.CONSUMED and getattr(g.first, "outcome", "") in SUCCESS_STATUSES else None
+        for g in groups
+    ]
     for g in groups:
         first: C = g.first
         ids = sorted({c.msg_id for c in ordered if keys[c.seq] == keys[first.seq] and c.msg_id})
@@ -242,7 +310,7 @@ def step_caption(captions: Sequence[C]) -> StepCaption:
             if g.count == 1
             else _("{sentence} ({summary}).").format(sentence=first.plain.rstrip(".。"), summary=summary)
         )
-    plain, lead = _fit_sentences(sentences, ranks)
+    plain, lead = _fit_sentences(sentences, ranks, done, [g.first.msg_id for g in groups])
     key: C = groups[lead].first  # the second line is about the first line's event (issue 30: never another one)
     return StepCaption(_joined(plain), fit_rule(_("in the source: {rule}").format(rule=key.text)))
 

@@ -15,156 +15,29 @@ same thing: the run as a whole, never one unrelated last event (an offset commit
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..core.duration import format_duration
-from ..core.i18n import N_, ngettext
+from ..core.i18n import N_, columns, ngettext
 from ..core.i18n import gettext as _
 from ..core.trace import EventKind, TraceEvent
 from .engine_state import EngineState
-from .steps import StepCaption, fit_rule
+from .fates import RETRY_KINDS, STORED_NOT_OK, SUCCESS_STATUSES, SYSTEM_TOPICS, RunFates
+from .plain_words import ids_words
+from .steps import PLAIN_WIDTH, StepCaption, fit_rule
 
-__all__ = ["EngineState", "RunFates", "count_fates", "end_caption", "run_summary", "summary_of", "summary_source"]
+__all__ = [
+    "RETRY_KINDS", "STORED_NOT_OK", "SUCCESS_STATUSES", "SYSTEM_TOPICS", "EngineState", "RunFates", "count_fates",
+    "end_caption", "run_summary", "summary_of", "summary_source",
+]  # fmt: skip
 
 K = EventKind
-SUCCESS_STATUSES = frozenset({"CONSUME_SUCCESS", "SUCCESS", "COMMIT"})
-"""Consume results that acknowledge a message (concurrent, orderly, orderly with autoCommit off)."""
-RETRY_KINDS = frozenset({K.SEND_BACK, K.SEND_BACK_FALLBACK, K.LOCAL_RETRY, K.SUSPENDED})
-"""A message failed and will be tried again: sent back, re-sent by the client, retried locally, or suspended."""
-SYSTEM_TOPICS = ("%RETRY%", "%DLQ%", "SCHEDULE_TOPIC", "RMQ_SYS")
-STORED_NOT_OK = ("FLUSH_DISK_TIMEOUT", "FLUSH_SLAVE_TIMEOUT", "SLAVE_NOT_AVAILABLE")
-"""Send statuses of a message the broker stored, but did not make safe as asked (4.9.7 ``SendStatus``)."""
 UNSAFE_WORDS = {
     "FLUSH_DISK_TIMEOUT": N_("{n} stored but not flushed to disk in time"),
     "FLUSH_SLAVE_TIMEOUT": N_("{n} stored but not copied to the slave in time"),
     "SLAVE_NOT_AVAILABLE": N_("{n} stored with no slave to copy them to"),
 }
 """How the summary's plain line says each of :data:`STORED_NOT_OK` (no status name: that is the source line's)."""
-
-
-@dataclass
-class RunFates:
-    """The messages of a run by what became of them (message ids, in the order first seen)."""
-
-    sent: dict[str, None] = field(default_factory=dict)
-    send_failed: dict[str, None] = field(default_factory=dict)
-    copies: dict[str, int] = field(default_factory=dict)
-    """Stored copies per message on its own (non-system) topic: two means a duplicate."""
-    consumed: dict[str, None] = field(default_factory=dict)
-    retried: dict[str, None] = field(default_factory=dict)
-    deliveries: dict[str, int] = field(default_factory=dict)
-    dead: dict[str, None] = field(default_factory=dict)
-    to_dead: dict[str, None] = field(default_factory=dict)
-    """Parked at a delay level whose real topic is ``%DLQ%``: an orderly consumer's last send-back, a dead letter when
-    its delay is over (``sendMessageBack`` with a level, ``ConsumeMessageOrderlyService.checkReconsumeTimes``)."""
-    dropped: dict[str, None] = field(default_factory=dict)
-    lost: dict[str, None] = field(default_factory=dict)
-    """Sent back, answered SUCCESS, and stored nowhere: the group has no retry queue (4.9.7
-    ``SendMessageProcessor.asyncConsumerSendMsgBack`` returns SUCCESS at once when ``retryQueueNums`` is 0)."""
-    unsafe: dict[str, dict[str, None]] = field(default_factory=dict)
-    """Send status (other than SEND_OK) → the messages stored with it (``FLUSH_DISK_TIMEOUT`` …)."""
-    reacted: set[str] = field(default_factory=set)
-    """Messages the broker parked, stored or dead-lettered since their last consume result (before their send-back)."""
-    committed: dict[str, int] = field(default_factory=dict)
-    """Per queue, the last consumer offset saved (at the broker, or a broadcasting consumer's local file)."""
-    held: dict[str, tuple[str, str]] = field(default_factory=dict)
-    """Pulled and not consumed yet, with no other fate: message → (the consumer, the queue) whose ProcessQueue holds
-    it at the frame's clock (behind a message its orderly consumer retries, or waiting for a consume thread)."""
-    at_broker: dict[str, None] = field(default_factory=dict)
-    """Stored on its topic at the broker, with no other fate and in no running consumer's ProcessQueue."""
-    consumers: int = 0
-    """Running consumers at the frame's clock (none: the run only sends; its stored messages wait for nobody)."""
-    end_ms: int = 0
-
-    def feed(self, event: TraceEvent) -> None:
-        """Count one event (events in trace order)."""
-        self.end_ms = max(self.end_ms, event.time_ms)
-        msg = event.msg_id
-        if event.kind is K.OFFSET_PERSISTED:
-            whose = event.actor if event.get("store") == "local" else event.get("group")  # a group shares one offset
-            self.committed[f"{whose} {event.get('queue')}"] = int(event.get("offset") or 0)
-        if msg is None:
-            return
-        kind = event.kind
-        if kind is K.SEND_ATTEMPT:
-            self.sent[msg] = None
-        elif kind is K.SEND_FAILED:
-            self.send_failed[msg] = None
-        elif kind is K.SEND_RESULT and str(event.get("outcome")) in STORED_NOT_OK:
-            self.unsafe.setdefault(str(event.get("outcome")), {})[msg] = None
-        elif kind is K.STORED and not str(event.get("topic", "")).startswith(SYSTEM_TOPICS):
-            self.copies[msg] = self.copies.get(msg, 0) + 1
-        elif kind is K.DELIVERED:
-            self.deliveries[msg] = self.deliveries.get(msg, 0) + 1
-        elif kind is K.CONSUMED:
-            self.reacted.discard(msg)
-            if str(event.get("status")) in SUCCESS_STATUSES:
-                self.consumed[msg] = None
-        elif kind in (K.STORED, K.SCHEDULED, K.DEAD_LETTERED):
-            self.reacted.add(msg)
-            if kind is K.DEAD_LETTERED:
-                self.dead[msg] = None
-            elif kind is K.SCHEDULED and str(event.get("real_topic", "")).startswith("%DLQ%"):
-                self.to_dead[msg] = None
-        elif kind is K.SEND_BACK and event.get("ok") and event.get("path") != "orderly" and msg not in self.reacted:
-            self.lost[msg] = None  # the broker answered SUCCESS and stored nothing
-        elif kind in RETRY_KINDS:
-            if kind is not K.SEND_BACK or not ({msg} & (self.dead.keys() | self.to_dead.keys())):
-                self.retried[msg] = None  # a send-back straight to the DLQ is no retry
-        elif kind is K.BROADCAST_DROPPED:
-            self.dropped[msg] = None
-
-    def see(self, state: EngineState) -> None:
-        """Give the messages stored with no fate yet their place in the engine's ``state`` (after every event is
-        fed): held in a running consumer's live ProcessQueue (4.9.7 ``ProcessQueue.msgTreeMap``, or
-        ``consumingMsgOrderlyTreeMap`` while an orderly listener has it), else stored at the broker, not pulled."""
-        ended = {*self.consumed, *self.dead, *self.to_dead, *self.lost, *self.dropped, *self.waiting}
-        running = [c for c in state.consumers if c.running]
-        self.consumers = len(running)
-        for consumer in running:
-            for pq in consumer.process_queues:
-                if pq.dropped:  # a queue the consumer gave up: its messages are pulled again by the next owner
-                    continue
-                for msg in (*pq.consuming_ids, *pq.msg_tree_ids):
-                    if msg not in ended:
-                        self.held.setdefault(msg, (consumer.client_id, pq.queue))
-        for queue in state.queues:
-            if queue.topic.startswith(SYSTEM_TOPICS):
-                continue
-            for cell in queue.cells:
-                stored = cell.msg_id
-                if stored is not None and stored not in ended and stored not in self.held:
-                    self.at_broker[stored] = None
-
-    def counted(self) -> dict[str, list[str]]:
-        """The messages the summary counts, under the fate it counts each by (a message both consumed and
-        dead-lettered, a duplicate, under both)."""
-        return {
-            "consumed": list(self.consumed),
-            "dead-lettered": list(self.dead),
-            "on its way to the dead-letter topic": [m for m in self.to_dead if m not in self.dead],
-            "lost": list(self.lost),
-            "dropped": list(self.dropped),
-            "still waiting for another try": self.waiting,
-            "pulled, not consumed yet": list(self.held),
-            "stored, not pulled": list(self.at_broker),
-        }
-
-    @property
-    def queues_committed(self) -> int:
-        """How many queues had a consumer offset past 0 saved (progress a restart resumes from)."""
-        return sum(1 for offset in self.committed.values() if offset > 0)
-
-    @property
-    def waiting(self) -> list[str]:
-        """Retried messages with no end yet: not consumed, not dead-lettered (nor on the way there), not dropped, not
-        lost."""
-        ended = (self.consumed, self.dead, self.dropped, self.to_dead, self.lost)
-        return [m for m in self.retried if not any(m in fate for fate in ended)]
-
-    def most_deliveries(self, messages: Iterable[str]) -> int:
-        return max((self.deliveries.get(m, 0) for m in messages), default=0)
 
 
 def _join(parts: list[str]) -> str:
@@ -215,13 +88,7 @@ def summary_of(fates: RunFates) -> str:
         return _(" (up to {most} deliveries)").format(most=most) if most > 1 else ""
 
     if fates.consumed:  # each message is counted once, by its fate: consumed (after a retry or not), dead …
-        consumed = _("{n} consumed").format(n=len(fates.consumed))
-        again = [m for m in fates.consumed if m in fates.retried]
-        if again:
-            consumed += _(" ({n} of them after a retry, up to {most} deliveries)").format(
-                n=len(again), most=fates.most_deliveries(again)
-            )
-        parts.append(consumed)
+        parts.append(_("{n} consumed").format(n=len(fates.consumed)) + _consumed_details(fates))
     if fates.dead:
         parts.append(_("{n} dead-lettered").format(n=len(fates.dead)) + deliveries(fates.dead))
     on_the_way = [m for m in fates.to_dead if m not in fates.dead]
@@ -236,28 +103,94 @@ def summary_of(fates: RunFates) -> str:
     if fates.lost:
         parts.append(_("{n} lost (sent back to a group with no retry queue)").format(n=len(fates.lost)))
     if fates.dropped:
-        parts.append(_("{n} dropped without a retry").format(n=len(fates.dropped)))
-    if fates.waiting:
-        parts.append(_("{n} still waiting for another try").format(n=len(fates.waiting)) + deliveries(fates.waiting))
-    holders: dict[tuple[str, str], int] = {}
-    for holder in fates.held.values():
-        holders[holder] = holders.get(holder, 0) + 1
-    for (consumer, queue), n in holders.items():
+        parts.append(_dropped_words(fates))
+    waiting = [m for m in fates.waiting if m not in fates.stranded]
+    if waiting:
+        parts.append(_("{n} still waiting for another try").format(n=len(waiting)) + deliveries(waiting))
+    if fates.stranded:
+        n = len(fates.stranded)
         parts.append(
-            _("{n} pulled by {consumer} ({queue}), not consumed").format(n=n, consumer=consumer, queue=queue)
+            ngettext(
+                "{n} stranded in a retry queue no route lists, so never pulled",
+                "{n} stranded in retry queues no route lists, so never pulled",
+                n,
+            ).format(n=n)
         )
+    parts.extend(_held_words(fates))
     if fates.at_broker:
         stored = _("{n} stored at the broker, not pulled yet") if fates.consumers else _("{n} stored (no consumer)")
         parts.append(stored.format(n=len(fates.at_broker)))
     for status, messages in fates.unsafe.items():
         parts.append(_(UNSAFE_WORDS[status]).format(n=len(messages)))
-    if parts and fates.queues_committed:
-        n = fates.queues_committed
-        parts.append(ngettext("the offset of {n} queue saved", "the offsets of {n} queues saved", n).format(n=n))
     when = _("End of the run at {time}").format(time=format_duration(fates.end_ms))
     if not parts:
         return _("{when}: no message moved.").format(when=when)
-    return _("{when}: {what}.").format(when=when, what=_join(parts))
+    said = _("{when}: {what}.").format(when=when, what=_join(parts))
+    if fates.queues_committed:  # the offsets saved, when the line has room for them (the fates come first)
+        n = fates.queues_committed
+        saved = ngettext("the offset of {n} queue saved", "the offsets of {n} queues saved", n).format(n=n)
+        longer = _("{when}: {what}.").format(when=when, what=_join([*parts, saved]))
+        if columns(longer) <= PLAIN_WIDTH or columns(said) > PLAIN_WIDTH:
+            said = longer
+    return said
+
+
+def _consumed_details(fates: RunFates) -> str:
+    """What the consumed count leaves out: how many were consumed after a retry, how many were delivered again with
+    no retry (a consumer that restarted before its offset was saved: lab 05's "5 consumed" hid 4 delivered twice)."""
+    said = ""
+    again = [m for m in fates.consumed if m in fates.retried]
+    if again:
+        said += _(" ({n} of them after a retry, up to {most} deliveries)").format(
+            n=len(again), most=fates.most_deliveries(again)
+        )
+    twice = [m for m in fates.consumed if m in fates.redelivered]
+    if twice:
+        most = max(fates.redelivered[m] for m in twice)
+        if most > 2:
+            words = _(" ({n} of them delivered more than once, up to {most} times)")
+        elif all(m in fates.after_restart for m in twice):
+            words = _(" ({n} of them delivered twice: again after a restart)")
+        elif all(m in fates.taken_over for m in twice):
+            words = _(" ({n} of them delivered twice: again to the consumer that took the queue over)")
+        else:
+            words = _(" ({n} of them delivered twice)")
+        said += words.format(n=len(twice), most=most)
+    return said
+
+
+def _dropped_words(fates: RunFates) -> str:
+    """BROADCASTING drops each instance's own copy: "6 copies dropped without a retry (3 by c1 and 3 by c2)" when
+    more than one instance dropped a message, else how many messages were dropped."""
+    copies = sum(len(messages) for messages in fates.dropped_by.values())
+    if copies <= len(fates.dropped):
+        return _("{n} dropped without a retry").format(n=len(fates.dropped))
+    by = [_("{n} by {consumer}").format(n=len(ms), consumer=who) for who, ms in sorted(fates.dropped_by.items())]
+    return _("{n} copies dropped without a retry ({by})").format(n=copies, by=_join(by))
+
+
+def _held_words(fates: RunFates) -> list[str]:
+    """The messages pulled and not consumed, per ProcessQueue: those waiting behind a message being retried named
+    ("M0004 and M0005 wait behind M0003 in pay-1": an orderly queue hands out nothing past it), the others counted."""
+    holders: dict[tuple[str, str], list[str]] = {}
+    for msg, holder in fates.held.items():
+        holders.setdefault(holder, []).append(msg)
+    parts = []
+    for (consumer, queue), messages in holders.items():
+        head = fates.behind.get((consumer, queue))
+        n = len(messages)
+        if head is not None:
+            words = ngettext("{ids} waits behind {head} in {consumer}", "{ids} wait behind {head} in {consumer}", n)
+            parts.append(words.format(ids=_join_ids(messages), head=head, consumer=consumer))
+        else:
+            words = _("{n} pulled by {consumer} ({queue}), not consumed")
+            parts.append(words.format(n=n, consumer=consumer, queue=queue))
+    return parts
+
+
+def _join_ids(ids: list[str]) -> str:
+    """``M0004``, ``M0004 and M0005``, else :func:`ids_words` (three, then how many more)."""
+    return _join(ids) if len(ids) <= 3 else ids_words(ids)
 
 
 class _Sourced(Protocol):
