@@ -92,17 +92,18 @@ dash
 
 # %% [markdown]
 # ### Exercise 1 — predict, then run
-# c1 **crashes** at 10 s (it never unlocks) and c2 of the same group starts at 11 s; c2 asks for locks at each of
-# its rebalances (at its start, then 20 s after each). At which second does c2 first get the `TopicTest` queue lock?
+# The picture's c2 starts at 11 s. Here c1 again **crashes** at 10 s (it never unlocks), but c2 of the same group
+# starts later, at **25 s**; c2 asks for locks at each of its rebalances (at its start, then 20 s after each). At which
+# second does c2 first get the `TopicTest` queue lock?
 
 # %% nbgrader={"grade": false, "grade_id": "ex07b_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_1 = 71
+answer_1 = 65
 ### END SOLUTION
 
 # %%
-lab = takeover_lab().run(until="90s")
+lab = takeover_lab(c2_start_s=25).run(until="90s")
 got = [e for e in lab.trace.of_kind("lock_acquired") if e.actor == "consumer:c2" and e.get("queue") == "TopicTest@broker-a:0"]
 show_trace(lab.trace, "lock_acquired", "lock_refused", "lock_expired", "lifecycle", fields=("queue", "holder", "previous_holder", "event"))
 
@@ -151,9 +152,9 @@ moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizo
                        "31 s, once its listener let go of the consume lock, and unlocked it at the broker at 51 s, "
                        "20 s later (UNLOCK_DELAY_TIME_MILLS) because messages were still cached; so c2's next "
                        "rebalance, at {time}, gets it."),
-    Checkpoint(before="delivered", msg_id="M0001", nth=2, ask="where", optional=True, name="where M0001 is next",
+    Checkpoint(before="delivered", msg_id="M0001", nth=2, pause_before="pulled", ask="where", optional=True, name="where M0001 is next",
                question="c1's listener finished M0001 with SUCCESS after the rebalance had marked queue 1's "
-                        "ProcessQueue dropped, and c2 now holds the queue's lock. Where is M0001 after the next step? "
+                        "ProcessQueue dropped, and c2 now holds the queue's lock. Where is M0001 after c2's next pull? "
                         "Click the place in the picture (or a button).",
                hint="A result is committed only for a ProcessQueue that is not dropped; a new owner starts from the "
                     "offset the old one persisted when it let the queue go.",
@@ -262,8 +263,8 @@ print("c1's ProcessQueues still marked locked:", sorted(str(mq) for mq, pq in c1
 # With `ctx.auto_commit = False`, `SUCCESS` only moves messages out of the way; the offset moves on `COMMIT` (up to
 # everything consumed so far) and `ROLLBACK` puts every uncommitted message back.
 #
-# The picture: five messages `a` … `e`, the listener below (auto-commit off, `COMMIT` for `c`). Its Offsets tab
-# shows the committed offset. Play: it stops before the committed offset first moves and asks when that is.
+# The picture: five messages `a` … `e`, the listener below (auto-commit off, `COMMIT` for `c`). Its ProcessQueues
+# tab shows the committed offset. Play: it stops before the committed offset first moves and asks when that is.
 
 # %%
 def commit_on_c(msgs, ctx):
@@ -350,7 +351,8 @@ show_trace(lab.trace, "delivered", "consumed", "warning", "offset_updated", fiel
 # ## A batch fails as a whole
 # With `consume_message_batch_max_size=3` the listener gets up to three messages at once and returns one status for
 # all of them. `makeMessageToConsumeAgain` puts the **whole** batch back, and `checkReconsumeTimes` counts a try for
-# every message in it. The picture: step to the first failed batch and stop there.
+# every message in it. The picture: play it; it stops before the first batch reaches the listener and asks where `a`,
+# which the listener has nothing against, is once that batch has failed.
 
 
 # %%
@@ -375,8 +377,26 @@ def batch_lab(batch=3, max_reconsume_times=2):
     return lab
 
 
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer. Every answer in them ({answer}, {reconsume_times} …) is a field
+# the picture fills in from the run it shows: this cell names none.
+WHY_BATCH = (
+    "Right: {answer}. The listener returned one status for the whole batch, and processConsumeResult handles the "
+    "batch, not the message: makeMessageToConsumeAgain put every message of it back into the ProcessQueue, {msg} "
+    "included, and checkReconsumeTimes counted a try for each (reconsumeTimes {reconsume_times})."
+)
+
 # %% tags=["nbval-ignore-output"]
-batch_dash = Dashboard(batch_lab, knobs={"batch": 3, "max_reconsume_times": 2}, horizon="10s")
+batch_dash = Dashboard(batch_lab, knobs={"batch": 3, "max_reconsume_times": 2}, horizon="10s", checkpoints=[
+    Checkpoint(before="suspended", msg_id="M0001", pause_before="delivered", ask="where", optional=True,
+               name="where a is after its batch fails",
+               question="c1 is about to hand a ({msg}), bad and c to the listener as one batch; the listener fails "
+                        "any batch that holds bad. Where is a after the batch fails? Click the place in the picture "
+                        "(or a button).",
+               hint="A listener returns one ConsumeOrderlyStatus for its whole batch, and processConsumeResult acts "
+                    "on the batch it handed out, not on each message.",
+               explain=WHY_BATCH),
+])
 batch_dash
 
 # %% [markdown]

@@ -151,6 +151,8 @@ def _lab_07b(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
         unlocked = [e.time_ms for e in mine if e.kind is EventKind.UNLOCKED][-1]
         timed_out = [e.time_ms for e in mine if e.kind is EventKind.WARNING][-1]
         return [_seconds(unlocked), _seconds(timed_out)]
+    if cp.event.kind is EventKind.SUSPENDED:  # where a is after its batch fails: the try counted for it
+        return [str(cp.event.get("reconsume_times"))]
     if cp.event.kind is EventKind.DELIVERED:  # M0001's second delivery: the queue it moved on, in both texts
         return [str(cp.event.get("queue")).rsplit(":", 1)[1]] * 2
     if cp.event.kind is not EventKind.LOCK_ACQUIRED or "crash_at_s" in dash.knob_values():

@@ -12,7 +12,7 @@ from typing import Any
 from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.core.i18n import N_
 
-__all__ = ["HINTS", "OTHER_HINT", "answer_kind", "default_hint", "run_facts", "subject"]
+__all__ = ["HINTS", "OTHER_HINT", "answer_kind", "default_hint", "first_before", "run_facts", "subject"]
 
 
 OTHER_HINT = N_("Step through the run again and watch this message.")
@@ -112,6 +112,17 @@ def default_hint(
         return N_("A retried send picks its queue with selectOneMessageQueue(lastBrokerName): the round robin moves "
                  "on, skipping the broker of the try before.")
     return hints.get(kind, other)
+
+
+def first_before(kind: EventKind, event: TraceEvent, trace: Sequence[TraceEvent]) -> TraceEvent | None:
+    """The first event of ``kind`` by ``event``'s actor (on ``event``'s queue and about its message, when both name
+    one) before ``event``: where a checkpoint with ``pause_before`` pauses (before the step holding it)."""
+    queue = event.get("queue")
+    for e in trace[: event.seq - 1]:
+        if (e.kind is kind and e.actor == event.actor and (e.msg_id is None or e.msg_id == event.msg_id)
+                and (queue is None or e.get("queue") in (None, queue))):  # fmt: skip
+            return e
+    return None
 
 
 def answer_kind(key: str) -> str:

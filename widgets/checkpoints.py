@@ -37,7 +37,7 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .checkpoint_choices import where_offers, who_hint
-from .checkpoint_facts import HINTS, OTHER_HINT, answer_kind, default_hint, run_facts
+from .checkpoint_facts import HINTS, OTHER_HINT, answer_kind, default_hint, first_before, run_facts
 from .checkpoint_facts import subject as _subject
 from .checkpoint_when import when_offers
 from .flow_view import FlowVM, Place
@@ -85,6 +85,9 @@ class Checkpoint:
     """Pause right before the event even when the engine appends it in the same scheduler step as the events before
     it (a SYNC send's try 2, right after try 1 failed at once): the replay cuts that step there, with the engine's
     state at that point (:mod:`widgets.replay_cuts`). Off, the pause is before the whole step."""
+    pause_before: EventKind | str | None = None
+    """Pause before the step of the first such event by the same actor (``checkpoint_facts.first_before``) when a step
+    in between draws the answer: ``"delivered"`` (the suspension's "again in 30 s"), ``"pulled"`` (the new owner's)."""
 
     def __post_init__(self) -> None:
         kinds = sorted(k.value for k in EventKind)
@@ -100,6 +103,10 @@ class Checkpoint:
             raise ValueError(f"nth={self.nth!r}; expected an int >= 1")
         if not isinstance(self.inside_step, bool):
             raise ValueError(f"inside_step={self.inside_step!r}; expected True or False")
+        if self.pause_before is not None:
+            if str(getattr(self.pause_before, "value", self.pause_before)) not in kinds:
+                raise ValueError(f"pause_before={self.pause_before!r} is not an event kind; expected one of {kinds}")
+            object.__setattr__(self, "pause_before", EventKind(self.pause_before))
 
     @property
     def label(self) -> str:
@@ -315,6 +322,13 @@ def resolve(
                 raise CheckpointError(
                     f"checkpoint {cp.label!r}: its event (seq {event.seq}) happens before the run's first step"
                 )
+            if cp.pause_before is not None:  # a step in between would draw the answer: pause before it
+                earlier = first_before(EventKind(cp.pause_before), event, trace)
+                frames = [i for i in frames if earlier is not None and positions[i] < earlier.seq]
+                if not frames:
+                    earlier_kind = EventKind(cp.pause_before).value
+                    raise CheckpointError(f"checkpoint {cp.label!r}: no {earlier_kind} by {event.actor} after the "
+                                          "run's first step and before its event")
             if cp.ask == "when":  # a clock that already reads the answer tells it: pause before that moment
                 frames = [i for i in frames if snapshots[i].now_ms < event.time_ms] or frames
             frame = frames[-1]

@@ -90,17 +90,17 @@ dash
 
 # %% [markdown]
 # ### 练习 1 — 先预测，再运行
-# c1 在 10 s **崩溃**（它从不解锁），同一消费组的 c2 在 11 s 启动；c2 在每次重平衡时请求锁（启动时一次，之后每隔 20 s
-# 一次）。c2 在第几秒第一次拿到 `TopicTest` 队列的锁？
+# 图里的 c2 在 11 s 启动。这里 c1 同样在 10 s **崩溃**（它从不解锁），但同一消费组的 c2 晚一些，在 **25 s** 启动；c2
+# 在每次重平衡时请求锁（启动时一次，之后每隔 20 s 一次）。c2 在第几秒第一次拿到 `TopicTest` 队列的锁？
 
 # %% nbgrader={"grade": false, "grade_id": "ex07b_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_1 = 71
+answer_1 = 65
 ### END SOLUTION
 
 # %%
-lab = takeover_lab().run(until="90s")
+lab = takeover_lab(c2_start_s=25).run(until="90s")
 got = [e for e in lab.trace.of_kind("lock_acquired") if e.actor == "consumer:c2" and e.get("queue") == "TopicTest@broker-a:0"]
 show_trace(lab.trace, "lock_acquired", "lock_refused", "lock_expired", "lifecycle", fields=("queue", "holder", "previous_holder", "event"))
 
@@ -148,9 +148,9 @@ moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizo
                        "10 s、30 s、50 s 都被拒绝。c1 的重平衡在 31 s 放下队列 1（它的监听器此时已放开消费锁），并在 "
                        "20 s 后的 51 s 才在 Broker 上解锁（UNLOCK_DELAY_TIME_MILLS），因为 ProcessQueue 里还缓存着消息；"
                        "所以 c2 的下一次重平衡，在 {time}，拿到了锁。"),
-    Checkpoint(before="delivered", msg_id="M0001", nth=2, ask="where", optional=True, name="M0001 接下来在哪里",
+    Checkpoint(before="delivered", msg_id="M0001", nth=2, pause_before="pulled", ask="where", optional=True, name="M0001 接下来在哪里",
                question="重平衡已把队列 1 的 ProcessQueue 标记为 dropped 之后，c1 的监听器才以 SUCCESS 处理完 M0001；"
-                        "现在 c2 持有这个队列的锁。下一步之后 M0001 在哪里？在图中点击那个位置（或按钮）。",
+                        "现在 c2 持有这个队列的锁。c2 下一次拉取之后 M0001 在哪里？在图中点击那个位置（或按钮）。",
                hint="只有没被 dropped 的 ProcessQueue 才会提交消费结果；新的持有者从旧持有者放下队列时持久化的消费"
                     "位点开始。",
                explain="答对了：{answer}。c2 加入时，重平衡在 c1 处理完 M0001 之前就持久化了队列 1 的消费位点，并把"
@@ -339,7 +339,8 @@ show_trace(lab.trace, "delivered", "consumed", "warning", "offset_updated", fiel
 # ## 一批消息作为整体失败
 # 设置 `consume_message_batch_max_size=3`
 # 后，监听器一次最多拿到三条消息，并为它们返回同一个状态。`makeMessageToConsumeAgain`
-# 把**整批**消息放回去，`checkReconsumeTimes` 为其中每条消息都记一次重试。图：单步走到第一批消费失败处，停在那里。
+# 把**整批**消息放回去，`checkReconsumeTimes` 为其中每条消息都记一次重试。图：播放它；在第一批消息交给监听器之前，
+# 图会停下来问：监听器对 `a` 本身并无意见，这一批失败之后 `a` 在哪里。
 
 
 # %%
@@ -364,8 +365,25 @@ def batch_lab(batch=3, max_reconsume_times=2):
     return lab
 
 
+# %% jupyter={"source_hidden": true}
+# 答对之后图上显示的话。其中的每个答案（{answer}、{reconsume_times} …）都是图根据它展示的那次运行填进去的字段：
+# 这个单元格一个也没写出来。
+WHY_BATCH = (
+    "答对了：{answer}。监听器为整批消息返回一个状态，processConsumeResult 处理的是这一批，而不是单条消息："
+    "makeMessageToConsumeAgain 把这一批的每条消息都放回了 ProcessQueue，{msg} 也在其中；checkReconsumeTimes 为每条"
+    "都记了一次重试（reconsumeTimes {reconsume_times}）。"
+)
+
 # %% tags=["nbval-ignore-output"]
-batch_dash = Dashboard(batch_lab, knobs={"batch": 3, "max_reconsume_times": 2}, horizon="10s")
+batch_dash = Dashboard(batch_lab, knobs={"batch": 3, "max_reconsume_times": 2}, horizon="10s", checkpoints=[
+    Checkpoint(before="suspended", msg_id="M0001", pause_before="delivered", ask="where", optional=True,
+               name="这一批失败后 a 在哪里",
+               question="c1 正要把 a（{msg}）、bad 和 c 作为一批交给监听器；任何含有 bad 的批次都会被监听器判为失败。"
+                        "这一批失败之后 a 在哪里？在图中点击那个位置（或按钮）。",
+               hint="监听器为它的整批消息返回一个 ConsumeOrderlyStatus，processConsumeResult 针对它交出去的这一批"
+                    "处理，而不是逐条处理。",
+               explain=WHY_BATCH),
+])
 batch_dash
 
 # %% [markdown]
