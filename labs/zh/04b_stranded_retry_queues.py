@@ -133,8 +133,7 @@ freed_dash
 
 # %% [markdown]
 # ### 练习 2 — 先预测，再运行
-# 图中的运维人员在 62 s 运行了 `updateTopic`。这次运维人员晚一些：在 **125 s** 运行 `updateTopic`（同样搁浅的重试消息，
-# 同样的定时器）。第一条搁浅的重试消息在第几秒被投递？
+# 图中的运维人员在 62 s 运行了 `updateTopic`。这次运维人员晚一些：在 **125 s** 运行 `updateTopic`（同样搁浅的重试消息，同样的定时器）。第一条搁浅的重试消息在第几秒被投递？
 
 # %% nbgrader={"grade": false, "grade_id": "ex04b_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测

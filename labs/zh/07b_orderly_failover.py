@@ -339,8 +339,7 @@ show_trace(lab.trace, "delivered", "consumed", "warning", "offset_updated", fiel
 # ## 一批消息作为整体失败
 # 设置 `consume_message_batch_max_size=3`
 # 后，监听器一次最多拿到三条消息，并为它们返回同一个状态。`makeMessageToConsumeAgain`
-# 把**整批**消息放回去，`checkReconsumeTimes` 为其中每条消息都记一次重试。图：播放它；在第一批消息交给监听器之前，
-# 图会停下来问：监听器对 `a` 本身并无意见，这一批失败之后 `a` 在哪里。
+# 把**整批**消息放回去，`checkReconsumeTimes` 为其中每条消息都记一次重试。图：播放它；在第一批消息交给监听器之前，图会停下来问：监听器对 `a` 本身并无意见，这一批失败之后 `a` 在哪里。
 
 
 # %%
