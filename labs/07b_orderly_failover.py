@@ -139,6 +139,15 @@ def moving_queue_lab(listener_seconds=25):
     lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=slow, orderly=True, name="c2", start="10s")
     return lab
 
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer. Every answer in them ({answer}, {msg} …) is a field the picture
+# fills in from the run it shows: this cell names none.
+WHY_M0001 = (
+    "Right: {answer}. The rebalance persisted queue 1's offset when c2 joined, before c1 had finished {msg}, and "
+    "marked the ProcessQueue dropped, so c1's SUCCESS was never committed. c2 reads queue 1 from that persisted "
+    "offset on: at-least-once, even in order."
+)
+
 # %% tags=["nbval-ignore-output"]
 moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizon="2m", checkpoints=[
     Checkpoint(before="lock_acquired", actor="consumer:c2", queue="TopicTest@broker-a:1", ask="when", optional=True,
@@ -158,9 +167,7 @@ moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizo
                         "Click the place in the picture (or a button).",
                hint="A result is committed only for a ProcessQueue that is not dropped; a new owner starts from the "
                     "offset the old one persisted when it let the queue go.",
-               explain="Right: {answer}. The rebalance persisted queue 1's offset when c2 joined, before c1 had "
-                       "finished M0001, and marked the ProcessQueue dropped, so c1's SUCCESS was never committed. c2 "
-                       "starts from that persisted offset and gets M0001 again: at-least-once, even in order."),
+               explain=WHY_M0001),
 ])
 moving_dash.controller.seek_time("10.5s")
 moving_dash
@@ -278,6 +285,14 @@ def commit_picture(messages=5):
     return orderly_lab(commit_on_c, bodies=tuple("abcdefgh"[:messages]))[0]
 
 
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer, filled in from the run ({answer}, {offset}): this cell names none.
+WHY_COMMIT = (
+    "Right: {answer}. With auto-commit off, SUCCESS only takes a message out of the way (it stays in "
+    "consumingMsgOrderlyTreeMap, uncommitted). The COMMIT returned for c commits everything consumed so far: the "
+    "offset moves to {offset} at once."
+)
+
 # %% tags=["nbval-ignore-output"]
 commit_dash = Dashboard(commit_picture, knobs={"messages": 5}, horizon="20s", checkpoints=[
     Checkpoint(before="offset_updated", actor="consumer:c1", ask="when", optional=True,
@@ -285,9 +300,7 @@ commit_dash = Dashboard(commit_picture, knobs={"messages": 5}, horizon="20s", ch
                question="Auto-commit is off: the listener returns COMMIT for c and SUCCESS for the others. When does "
                         "c1's committed offset first move? Pick the time.",
                hint="With autoCommit false, SUCCESS does not commit: ProcessQueue.commit() runs only on COMMIT.",
-               explain="Right: {answer}. With auto-commit off, SUCCESS only takes a message out of the way (it stays "
-                       "in consumingMsgOrderlyTreeMap, uncommitted). The COMMIT returned for c commits everything "
-                       "consumed so far, so the offset jumps past c at once.")])
+               explain=WHY_COMMIT)])
 commit_dash
 
 # %% [markdown]

@@ -136,6 +136,13 @@ def moving_queue_lab(listener_seconds=25):
     lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=slow, orderly=True, name="c2", start="10s")
     return lab
 
+# %% jupyter={"source_hidden": true}
+# 答对之后图上显示的话。其中的每个答案（{answer}、{msg} …）都是图根据它展示的那次运行填进去的字段：这个单元格一个也没写出来。
+WHY_M0001 = (
+    "答对了：{answer}。c2 加入时，重平衡在 c1 处理完 {msg} 之前就持久化了队列 1 的消费位点，并把 ProcessQueue 标记为 "
+    "dropped，所以 c1 的 SUCCESS 从未被提交。c2 从那个持久化的消费位点起读队列 1：即使是顺序消费，也是至少一次。"
+)
+
 # %% tags=["nbval-ignore-output"]
 moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizon="2m", checkpoints=[
     Checkpoint(before="lock_acquired", actor="consumer:c2", queue="TopicTest@broker-a:1", ask="when", optional=True,
@@ -153,9 +160,7 @@ moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizo
                         "现在 c2 持有这个队列的锁。c2 下一次拉取之后 M0001 在哪里？在图中点击那个位置（或按钮）。",
                hint="只有没被 dropped 的 ProcessQueue 才会提交消费结果；新的持有者从旧持有者放下队列时持久化的消费"
                     "位点开始。",
-               explain="答对了：{answer}。c2 加入时，重平衡在 c1 处理完 M0001 之前就持久化了队列 1 的消费位点，并把"
-                       "ProcessQueue 标记为 dropped，所以 c1 的 SUCCESS 从未被提交。c2 从那个持久化的消费位点开始，"
-                       "再次拿到 M0001：即使是顺序消费，也是至少一次。"),
+               explain=WHY_M0001),
 ])
 moving_dash.controller.seek_time("10.5s")
 moving_dash
@@ -268,6 +273,13 @@ def commit_picture(messages=5):
     return orderly_lab(commit_on_c, bodies=tuple("abcdefgh"[:messages]))[0]
 
 
+# %% jupyter={"source_hidden": true}
+# 答对之后图上显示的话，由那次运行填入（{answer}、{offset}）：这个单元格一个也没写出来。
+WHY_COMMIT = (
+    "答对了：{answer}。关闭自动提交后，SUCCESS 只是把消息挪开（它留在 consumingMsgOrderlyTreeMap 里，未提交）。对 c 返回的 "
+    "COMMIT 提交到目前为止消费过的全部消息：消费位点一下子移到 {offset}。"
+)
+
 # %% tags=["nbval-ignore-output"]
 commit_dash = Dashboard(commit_picture, knobs={"messages": 5}, horizon="20s", checkpoints=[
     Checkpoint(before="offset_updated", actor="consumer:c1", ask="when", optional=True,
@@ -275,8 +287,7 @@ commit_dash = Dashboard(commit_picture, knobs={"messages": 5}, horizon="20s", ch
                question="自动提交已关闭：监听器对 c 返回 COMMIT，对其他消息返回 SUCCESS。c1 已提交的消费位点何时第一次"
                         "前进？选择时间。",
                hint="autoCommit 为 false 时，SUCCESS 不会提交：只有 COMMIT 才会调用 ProcessQueue.commit()。",
-               explain="答对了：{answer}。关闭自动提交后，SUCCESS 只是把消息挪开（它留在 consumingMsgOrderlyTreeMap "
-                       "里，未提交）。对 c 返回的 COMMIT 提交到目前为止消费过的全部消息，所以消费位点一下子越过 c。")])
+               explain=WHY_COMMIT)])
 commit_dash
 
 # %% [markdown]
