@@ -247,10 +247,8 @@ shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horiz
 ])
 shutdown_dash
 
-# %% [markdown]
-# ### The shutdown as a table
-
 # %%
+# the shutdown as a table
 lab = shutdown_picture()
 c1 = lab.consumers["c1"]
 lab.run(until="15s")
@@ -260,8 +258,8 @@ print("c1's ProcessQueues still marked locked:", sorted(str(mq) for mq, pq in c1
 
 # %% [markdown]
 # The broker acted on the unlock at once (the `unlocked` events at 8 s are recorded when the broker releases the
-# leases), but its answer never came within the 1,000 ms timeout: at 9.001 s the client gives up
-# (`RemotingTimeoutException`), and only then persists and stops. RocketMQ merely logs the failure, so c1's ProcessQueues stay *marked* locked although the broker no
+# leases), but its answer never came within the request's 1,000 ms timeout: the client gives up when it runs out
+# (`RemotingTimeoutException`, the `warning` row), and only then persists and stops. RocketMQ merely logs the failure, so c1's ProcessQueues stay *marked* locked although the broker no
 # longer holds the lease for it. A broker that answered in time would have had them marked unlocked, and the
 # shutdown would have ended at 8 s.
 
@@ -349,16 +347,15 @@ show_trace(lab.trace, "delivered", "consumed", "offset_updated", fields=("queue_
 # %% [markdown]
 # With the default `auto_commit = True`, the two statuses are deprecated: `COMMIT` and `ROLLBACK` are logged as
 # illegal and treated as `SUCCESS` — a `ROLLBACK` commits.
+#
+# > **Common belief vs. the source.** "Return `ROLLBACK` to retry." — `ConsumeMessageOrderlyService.processConsumeResult`
+# > rolls back only when the listener turned `autoCommit` off; otherwise it commits. Return
+# > `SUSPEND_CURRENT_QUEUE_A_MOMENT` to retry.
 
 # %%
 lab, c = orderly_lab(lambda msgs, ctx: ConsumeOrderlyStatus.ROLLBACK, bodies=("a",))
 lab.run(until="10s")
 show_trace(lab.trace, "delivered", "consumed", "warning", "offset_updated", fields=("status", "offset", "message"))
-
-# %% [markdown]
-# > **Common belief vs. the source.** "Return `ROLLBACK` to retry." — `ConsumeMessageOrderlyService.processConsumeResult`
-# > rolls back only when the listener turned `autoCommit` off; otherwise it commits. Return
-# > `SUSPEND_CURRENT_QUEUE_A_MOMENT` to retry.
 
 # %% [markdown]
 # ## A batch fails as a whole

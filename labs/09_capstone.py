@@ -125,9 +125,9 @@ show_trace(lab.trace, "offset_updated", "offset_persisted", "dead_lettered", fie
 print("succeeded:", succeeded(lab))
 
 # %% [markdown]
-# The orderly commit is the last offset of a successful batch + 1 (`ProcessQueue.commit`), so it stops in front of
-# `bad-card`: p4 and p5 wait behind it forever, and with the default max reconsume times (−1 → `Integer.MAX_VALUE`
-# for orderly consumers) nothing ever reaches `%DLQ%pay-cg`.
+# The orderly commit is the last offset of a successful batch + 1 (`ProcessQueue.commit`): the table shows where it
+# stopped, and the payments behind `bad-card` wait there forever. With the default max reconsume times (−1 →
+# `Integer.MAX_VALUE` for orderly consumers) nothing ever reaches `%DLQ%pay-cg`.
 #
 # ### Exercise 2 — try the configuration fix
 # Choose a `max_reconsume_times` so that `bad-card` gets **6 deliveries** and then goes to the DLQ.

@@ -236,10 +236,8 @@ shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horiz
 ])
 shutdown_dash
 
-# %% [markdown]
-# ### 用表格看这次关闭
-
 # %%
+# 用表格看这次关闭
 lab = shutdown_picture()
 c1 = lab.consumers["c1"]
 lab.run(until="15s")
@@ -249,7 +247,7 @@ print("c1 仍被标记为已锁定的 ProcessQueue：", sorted(str(mq) for mq, p
 
 # %% [markdown]
 # Broker 立刻执行了解锁（8 s 的 `unlocked` 事件是在 Broker 释放租约时记录的），但它的应答没能在 1,000 ms
-# 的超时之内到达：在 9.001 s 客户端放弃（`RemotingTimeoutException`），然后才持久化并停止。RocketMQ
+# 的超时之内到达：超时一到客户端就放弃（`RemotingTimeoutException`，即 `warning` 那一行），然后才持久化并停止。RocketMQ
 # 只是把这次失败记进日志，所以 c1 的 ProcessQueue 仍然**被标记为**已锁定，尽管 Broker 已经不再为它保留租约。如果
 # Broker 按时应答，它们会被标记为已解锁，关闭也会在 8 s 结束。
 
@@ -336,15 +334,14 @@ show_trace(lab.trace, "delivered", "consumed", "offset_updated", fields=("queue_
 # %% [markdown]
 # 在默认的 `auto_commit = True` 下，这两个状态已经废弃：`COMMIT` 和 `ROLLBACK` 会被记为非法（illegal）并当作 `SUCCESS`
 # 处理——`ROLLBACK` 反而提交了。
+#
+# > **常见说法 vs. 源码。** “返回 `ROLLBACK` 就能重试。”——`ConsumeMessageOrderlyService.processConsumeResult`
+# > 只有在监听器关闭了 `autoCommit` 时才回滚；否则它会提交。要重试，请返回 `SUSPEND_CURRENT_QUEUE_A_MOMENT`。
 
 # %%
 lab, c = orderly_lab(lambda msgs, ctx: ConsumeOrderlyStatus.ROLLBACK, bodies=("a",))
 lab.run(until="10s")
 show_trace(lab.trace, "delivered", "consumed", "warning", "offset_updated", fields=("status", "offset", "message"))
-
-# %% [markdown]
-# > **常见说法 vs. 源码。** “返回 `ROLLBACK` 就能重试。”——`ConsumeMessageOrderlyService.processConsumeResult`
-# > 只有在监听器关闭了 `autoCommit` 时才回滚；否则它会提交。要重试，请返回 `SUSPEND_CURRENT_QUEUE_A_MOMENT`。
 
 # %% [markdown]
 # ## 一批消息作为整体失败

@@ -121,8 +121,8 @@ show_trace(lab.trace, "offset_updated", "offset_persisted", "dead_lettered", fie
 print("消费成功的：", succeeded(lab))
 
 # %% [markdown]
-# 顺序消费提交的是一批成功消息的最后一个 offset + 1（`ProcessQueue.commit`），所以它停在 `bad-card` 前面：p4 和
-# p5 永远排在它后面等着；而在默认的最大重试次数下（−1 → 顺序消费时为 `Integer.MAX_VALUE`），没有任何消息会进入
+# 顺序消费提交的是一批成功消息的最后一个 offset + 1（`ProcessQueue.commit`）：表格显示了它停在哪里，排在 `bad-card`
+# 后面的支付永远在那里等着。在默认的最大重试次数下（−1 → 顺序消费时为 `Integer.MAX_VALUE`），没有任何消息会进入
 # `%DLQ%pay-cg`。
 #
 # ### 练习 2 — 试试靠配置来修
