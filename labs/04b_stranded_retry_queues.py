@@ -140,18 +140,19 @@ freed_dash
 
 # %% [markdown]
 # ### Exercise 2 — predict, then run
-# The operator runs `updateTopic` at 62 s. At which second is the first stranded retry delivered?
+# The picture's operator ran `updateTopic` at 62 s. In this run the operator is later: `updateTopic` at **125 s**
+# (the same stranded retries, the same timers). At which second is the first stranded retry delivered?
 
 # %% nbgrader={"grade": false, "grade_id": "ex04b_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_2 = 100
+answer_2 = 160
 ### END SOLUTION
 
 # %%
-lab.run(until="62s")
+lab.run(until="125s")
 lab.update_topic("%RETRY%cg", queues=4)
-lab.run(until="3m")
+lab.run(until="4m")
 freed = [e for e in lab.trace.of_kind("delivered") if e.get("reconsume_times") == 1 and not e.get("queue").endswith(":0")]
 show_trace(freed, fields=("queue", "reconsume_times"))
 

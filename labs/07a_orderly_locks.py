@@ -73,6 +73,9 @@ def retry_picture(max_reconsume_times=3):
 dash = Dashboard(retry_picture, knobs={"max_reconsume_times": 3}, horizon="20s", checkpoints=[
     Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="when bad comes back",
                question="When is bad (M0002) delivered again? Pick the time.",
+               hint="An orderly consumer does not send a failed message back to the broker: processConsumeResult "
+                    "keeps it in the ProcessQueue and submitConsumeRequestLater resubmits the same queue after "
+                    "suspendCurrentQueueTimeMillis. Which value does this consumer use?",
                explain=sealed_explanation("07a.bad-comes-back")),
     Checkpoint(before="send_back", ask="when", optional=True, name="when c1 gives up on bad",
                question="max_reconsume_times is {max_reconsume_times}. When does c1 stop retrying bad ({msg}) and "
@@ -140,27 +143,27 @@ def pause_picture(max_reconsume_times=3):
 
 # %% tags=["nbval-ignore-output"]
 pause_dash = Dashboard(pause_picture, knobs={"max_reconsume_times": 3}, horizon="2m", checkpoints=[
-    Checkpoint(before="send_back", ask="when", optional=True, name="when the two-minute pauses end",
+    Checkpoint(before="send_back", pause_before="delivered", ask="when", optional=True, name="when the two-minute pauses end",
                question="bad asks for a two-minute pause at each failure, and max_reconsume_times is "
                         "{max_reconsume_times}. When does c1 send bad ({msg}) back to %RETRY%cg? Pick the time.",
                hint="submitConsumeRequestLater clamps the pause a listener asks for before it schedules the retry.",
                explain=sealed_explanation("07a.pauses-end"))])
-pause_dash.controller.jump_to_next("suspended")
 pause_dash
 
 # %% [markdown]
 # ### Exercise 2 — predict, then run
-# The picture above stands at `bad`'s first failure (delivered at 3 s), with `max_reconsume_times=3`, and asks this
-# question when you step on. At which second does c1 send it back to `%RETRY%cg` (on its way to the DLQ)?
+# The picture asks when c1 sends `bad` back with `max_reconsume_times=3`. The same listener (a two-minute pause asked
+# at each failure, `bad` first delivered at 3 s), but `max_reconsume_times=5`: at which second does c1 send `bad`
+# back to `%RETRY%cg` (on its way to the DLQ)?
 
 # %% nbgrader={"grade": false, "grade_id": "ex07a_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_2 = 93
+answer_2 = 153
 ### END SOLUTION
 
 # %%
-lab, c = orderly_lab(pause_two_minutes, max_reconsume_times=3)
+lab, c = orderly_lab(pause_two_minutes, max_reconsume_times=5)
 lab.run(until="5m")
 sent_back = lab.trace.of_kind("send_back")[0]
 show_trace(lab.trace, "delivered", "suspended", "send_back", fields=("reconsume_times", "retry_in_ms"))
@@ -314,6 +317,8 @@ cut_dash
 
 # %% [markdown]
 # ### Exercise 4 — predict, then run
+# The run described above, not the picture's: **60 messages of 2 s each** (the picture's knobs `listener_seconds`
+# and `messages` stand at 7 and 15; set them to 2 and 60 and Rebuild to watch this run once you have predicted).
 # At which second does c1 deliver its **last** message before the link heals at 70 s?
 
 # %% nbgrader={"grade": false, "grade_id": "ex07a_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}

@@ -90,17 +90,18 @@ dash
 
 # %% [markdown]
 # ### Exercise 1 — predict, then run
-# c1 **crashes** at 10 s (it never unlocks) and c2 of the same group starts at 11 s; c2 asks for locks at each of
-# its rebalances (at its start, then 20 s after each). At which second does c2 first get the `TopicTest` queue lock?
+# The picture's c2 starts at 11 s. Here c1 again **crashes** at 10 s (it never unlocks), but c2 of the same group
+# starts later, at **25 s**; c2 asks for locks at each of its rebalances (at its start, then 20 s after each). At which
+# second does c2 first get the `TopicTest` queue lock?
 
 # %% nbgrader={"grade": false, "grade_id": "ex07b_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_1 = 71
+answer_1 = 65
 ### END SOLUTION
 
 # %%
-lab = takeover_lab().run(until="90s")
+lab = takeover_lab(c2_start_s=25).run(until="90s")
 got = [e for e in lab.trace.of_kind("lock_acquired") if e.actor == "consumer:c2" and e.get("queue") == "TopicTest@broker-a:0"]
 show_trace(lab.trace, "lock_acquired", "lock_refused", "lock_expired", "lifecycle", fields=("queue", "holder", "previous_holder", "event"))
 
@@ -145,9 +146,9 @@ moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizo
                hint="c2 asks the broker for a queue's lock only when it rebalances (lockBatchMQ), every 20 s after "
                     "its start; the broker grants it once nobody holds an unexpired lease on the queue.",
                explain=sealed_explanation("07b.queue-1-lock")),
-    Checkpoint(before="delivered", msg_id="M0001", nth=2, ask="where", optional=True, name="where M0001 is next",
+    Checkpoint(before="delivered", msg_id="M0001", nth=2, pause_before="pulled", ask="where", optional=True, name="where M0001 is next",
                question="c1's listener finished M0001 with SUCCESS after the rebalance had marked queue 1's "
-                        "ProcessQueue dropped, and c2 now holds the queue's lock. Where is M0001 after the next step? "
+                        "ProcessQueue dropped, and c2 now holds the queue's lock. Where is M0001 after c2's next pull? "
                         "Click the place in the picture (or a button).",
                hint="A result is committed only for a ProcessQueue that is not dropped; a new owner starts from the "
                     "offset the old one persisted when it let the queue go.",
@@ -228,10 +229,8 @@ shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horiz
 ])
 shutdown_dash
 
-# %% [markdown]
-# ### The shutdown as a table
-
 # %%
+# the shutdown as a table
 lab = shutdown_picture()
 c1 = lab.consumers["c1"]
 lab.run(until="15s")
@@ -241,8 +240,8 @@ print("c1's ProcessQueues still marked locked:", sorted(str(mq) for mq, pq in c1
 
 # %% [markdown]
 # The broker acted on the unlock at once (the `unlocked` events at 8 s are recorded when the broker releases the
-# leases), but its answer never came within the 1,000 ms timeout: at 9.001 s the client gives up
-# (`RemotingTimeoutException`), and only then persists and stops. RocketMQ merely logs the failure, so c1's ProcessQueues stay *marked* locked although the broker no
+# leases), but its answer never came within the request's 1,000 ms timeout: the client gives up when it runs out
+# (`RemotingTimeoutException`, the `warning` row), and only then persists and stops. RocketMQ merely logs the failure, so c1's ProcessQueues stay *marked* locked although the broker no
 # longer holds the lease for it. A broker that answered in time would have had them marked unlocked, and the
 # shutdown would have ended at 8 s.
 
@@ -251,8 +250,8 @@ print("c1's ProcessQueues still marked locked:", sorted(str(mq) for mq, pq in c1
 # With `ctx.auto_commit = False`, `SUCCESS` only moves messages out of the way; the offset moves on `COMMIT` (up to
 # everything consumed so far) and `ROLLBACK` puts every uncommitted message back.
 #
-# The picture: five messages `a` … `e`, the listener below (auto-commit off, `COMMIT` for `c`). Its Offsets tab
-# shows the committed offset. Play: it stops before the committed offset first moves and asks when that is.
+# The picture: five messages `a` … `e`, the listener below (auto-commit off, `COMMIT` for `c`). Its ProcessQueues
+# tab shows the committed offset. Play: it stops before the committed offset first moves and asks when that is.
 
 # %%
 def commit_on_c(msgs, ctx):
@@ -322,6 +321,10 @@ show_trace(lab.trace, "delivered", "consumed", "offset_updated", fields=("queue_
 # %% [markdown]
 # With the default `auto_commit = True`, the two statuses are deprecated: `COMMIT` and `ROLLBACK` are logged as
 # illegal and treated as `SUCCESS` — a `ROLLBACK` commits.
+#
+# > **Common belief vs. the source.** "Return `ROLLBACK` to retry." — `ConsumeMessageOrderlyService.processConsumeResult`
+# > rolls back only when the listener turned `autoCommit` off; otherwise it commits. Return
+# > `SUSPEND_CURRENT_QUEUE_A_MOMENT` to retry.
 
 # %%
 lab, c = orderly_lab(lambda msgs, ctx: ConsumeOrderlyStatus.ROLLBACK, bodies=("a",))
@@ -329,15 +332,11 @@ lab.run(until="10s")
 show_trace(lab.trace, "delivered", "consumed", "warning", "offset_updated", fields=("status", "offset", "message"))
 
 # %% [markdown]
-# > **Common belief vs. the source.** "Return `ROLLBACK` to retry." — `ConsumeMessageOrderlyService.processConsumeResult`
-# > rolls back only when the listener turned `autoCommit` off; otherwise it commits. Return
-# > `SUSPEND_CURRENT_QUEUE_A_MOMENT` to retry.
-
-# %% [markdown]
 # ## A batch fails as a whole
 # With `consume_message_batch_max_size=3` the listener gets up to three messages at once and returns one status for
 # all of them. `makeMessageToConsumeAgain` puts the **whole** batch back, and `checkReconsumeTimes` counts a try for
-# every message in it. The picture: step to the first failed batch and stop there.
+# every message in it. The picture: play it; it stops before the first batch reaches the listener and asks where `a`,
+# which the listener has nothing against, is once that batch has failed.
 
 
 # %%
@@ -363,7 +362,16 @@ def batch_lab(batch=3, max_reconsume_times=2):
 
 
 # %% tags=["nbval-ignore-output"]
-batch_dash = Dashboard(batch_lab, knobs={"batch": 3, "max_reconsume_times": 2}, horizon="10s")
+batch_dash = Dashboard(batch_lab, knobs={"batch": 3, "max_reconsume_times": 2}, horizon="10s", checkpoints=[
+    Checkpoint(before="suspended", msg_id="M0001", pause_before="delivered", ask="where", optional=True,
+               name="where a is after its batch fails",
+               question="c1 is about to hand a ({msg}), bad and c to the listener as one batch; the listener fails "
+                        "any batch that holds bad. Where is a after the batch fails? Click the place in the picture "
+                        "(or a button).",
+               hint="A listener returns one ConsumeOrderlyStatus for its whole batch, and processConsumeResult acts "
+                    "on the batch it handed out, not on each message.",
+               explain=sealed_explanation("07b.batch-a")),
+])
 batch_dash
 
 # %% [markdown]

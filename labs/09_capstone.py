@@ -66,7 +66,7 @@ def succeeded(lab):
 
 
 # %% [markdown]
-# ## A tiny look first: the first ten seconds
+# ## A tiny look first: the first 30 seconds
 # The picture: the system as deployed, its first 30 seconds. Play it and watch queue 0 of `Payments`.
 
 # %% tags=["nbval-ignore-output"]
@@ -74,10 +74,11 @@ from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="30s", checkpoints=[
-    Checkpoint(before="delivered", nth=4, ask="where", optional=True, name="where bad-card waits",
-               question="pay-1's listener returned SUSPEND_CURRENT_QUEUE_A_MOMENT for bad-card ({msg}). Where is "
-                        "bad-card when it is delivered again: back on the broker's queue, still with pay-1, or counted "
-                        "as consumed? Click the place in the picture (or a button).",
+    Checkpoint(before="delivered", nth=4, pause_before="delivered", ask="where", optional=True, name="where bad-card waits",
+               question="pay-1 has just pulled bad-card ({msg}), and its listener will return "
+                        "SUSPEND_CURRENT_QUEUE_A_MOMENT for it. Where is bad-card when it is delivered again: back on "
+                        "the broker's queue, still with pay-1, or counted as consumed? Click the place in the picture "
+                        "(or a button).",
                hint="SUSPEND_CURRENT_QUEUE_A_MOMENT is not a send-back: look at what the orderly service's "
                     "processConsumeResult does with the message (checkReconsumeTimes, then "
                     "makeMessageToConsumeAgain) and whether the committed offset moves.",
@@ -89,7 +90,7 @@ dash
 # The run as a table, up to the picture's question (where bad-card waits is for you to predict there):
 
 # %%
-lab = deployed_lab().run(until="3s")
+lab = deployed_lab().run(until="2.5s")
 show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsume_times"))
 
 # %% [markdown]
@@ -121,9 +122,9 @@ show_trace(lab.trace, "offset_updated", "offset_persisted", "dead_lettered", fie
 print("succeeded:", succeeded(lab))
 
 # %% [markdown]
-# The orderly commit is the last offset of a successful batch + 1 (`ProcessQueue.commit`), so it stops in front of
-# `bad-card`: p4 and p5 wait behind it forever, and with the default max reconsume times (−1 → `Integer.MAX_VALUE`
-# for orderly consumers) nothing ever reaches `%DLQ%pay-cg`.
+# The orderly commit is the last offset of a successful batch + 1 (`ProcessQueue.commit`): the table shows where it
+# stopped, and the payments behind `bad-card` wait there forever. With the default max reconsume times (−1 →
+# `Integer.MAX_VALUE` for orderly consumers) nothing ever reaches `%DLQ%pay-cg`.
 #
 # ### Exercise 2 — try the configuration fix
 # Choose a `max_reconsume_times` so that `bad-card` gets **6 deliveries** and then goes to the DLQ.
@@ -157,11 +158,12 @@ grading_09_2.verify("09.2", answer_2)
 # %% [markdown]
 # ## What the fix does to the order
 # With that setting the queue moves on. But these payments were sent to one queue *because their order matters*.
-# The picture with `max_reconsume_times=5`, stopped when `bad-card` is first delivered. Play on: it stops to ask when
+# The picture with the setting you found (`needed`, from Exercise 2's check), stopped when `bad-card` is first
+# delivered. Play on: it stops to ask when
 # pay-1 gives up on `bad-card` — before the queue moves on, which is Exercise 3's question.
 
 # %% tags=["nbval-ignore-output"]
-fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": 5}, horizon="1m", checkpoints=[
+fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": needed}, horizon="1m", checkpoints=[
     Checkpoint(before="send_back", ask="when", optional=True, name="when pay-1 gives up on bad-card",
                question="With max_reconsume_times = {max_reconsume_times}, when does pay-1 stop retrying bad-card "
                         "({msg}) and hand it to the broker? Pick the time.", explain=sealed_explanation("09.gives-up"),
@@ -197,8 +199,9 @@ grading_09_3.verify("09.3", answer_3)
 show_trace(fixed.trace, "consumed", "send_back", "dead_lettered", fields=("queue_offset", "status", "topic"))
 
 # %% [markdown]
-# p4 and p5 ran while the third payment was on its way to `%DLQ%pay-cg`. If they belong to the same account, the stream was
-# processed out of order: a refund before the charge it refunds, a balance computed without a payment. Re-sending
+# Compare the order in which the listener completed the payments with the order they were sent in, and where the
+# third one went. If they belong to the same account and one overtook another, the stream was processed out of
+# order: a refund before the charge it refunds, a balance computed without a payment. Re-sending
 # the dead letter later (lab 04) makes it *last*, not third.
 #
 # So the fix is not only configuration. The configuration (`max_reconsume_times`) bounds how long one message can
@@ -214,7 +217,7 @@ show_trace(fixed.trace, "consumed", "send_back", "dead_lettered", fields=("queue
 # %% [markdown]
 # ### The whole run in two charts
 # Before you look: as deployed, what do the cumulative *deliveries* and *consumed* counts do after 3 s? And with
-# `max_reconsume_times=5`, how many deliveries does each payment get in 10 minutes, and how does each end?
+# the setting you found, how many deliveries does each payment get in 10 minutes, and how does each end?
 
 # %%
 from rmqlab.widgets.charts import deliveries_chart, summary_chart
@@ -222,12 +225,13 @@ from rmqlab.widgets.charts import deliveries_chart, summary_chart
 summary_chart(deployed(), log_y=True, title="As deployed: deliveries climb, nothing more is consumed")
 
 # %%
-fixed_run = deployed(max_reconsume_times=5)
-deliveries_chart(fixed_run, labels=body_of(fixed_run), title="max_reconsume_times=5: deliveries per payment")
+fixed_run = deployed(max_reconsume_times=needed)
+deliveries_chart(fixed_run, labels=body_of(fixed_run), title=f"max_reconsume_times={needed}: deliveries per payment")
 
 # %% [markdown]
 # As deployed, deliveries climb by one a second (598 in 10 minutes; the count axis is logarithmic) while
-# *consumed* stays at 2: the signature of a blocked orderly queue. With the fix, bad-card gets its 6 deliveries and reaches the DLQ — and p4 and p5 are consumed before it.
+# *consumed* stays at 2: the signature of a blocked orderly queue. With the fix, bad-card gets its 6 deliveries and
+# reaches the DLQ; the chart shows when each payment behind it is consumed.
 #
 # ## Key points
 # - Read the trace: the same message id at a fixed 1 s interval on one queue = an orderly local retry loop; the

@@ -123,13 +123,13 @@ QUEUE_EXERCISES: tuple[Exercise, ...] = (
     ),
     Exercise(
         "07a.2",
-        "submitConsumeRequestLater clamps the 120 000 ms request to 30 000 ms: deliveries at 3, 33, 63 and 93 s "
-        "(rt 0 … 3), and at rt 3 ≥ 3 checkReconsumeTimes sends it back.",
+        "submitConsumeRequestLater clamps the 120 000 ms request to 30 000 ms: deliveries at 3, 33, 63, 93, 123 and "
+        "153 s (rt 0 … 5), and at rt 5 ≥ 5 checkReconsumeTimes sends it back.",
         unit="s",
         hints=(
-            Hint("The listener's 2 minutes are not used as is: submitConsumeRequestLater bounds them.", equals=(363,)),
-            Hint("The listener's value replaces the consumer's 1000 ms for that pause.", equals=(6, 7)),
-            Hint("Off by one pause: max_reconsume_times=3 means four deliveries, so three pauses.", off_by=(30,)),
+            Hint("The listener's 2 minutes are not used as is: submitConsumeRequestLater bounds them.", equals=(603,)),
+            Hint("The listener's value replaces the consumer's 1000 ms for that pause.", equals=(8, 9)),
+            Hint("Off by one pause: max_reconsume_times=5 means six deliveries, so five pauses.", off_by=(30,)),
         ),
         hint="Work out the pause the queue really gets, then count the pauses until rt reaches the max.",
     ),
@@ -173,16 +173,16 @@ QUEUE_EXERCISES: tuple[Exercise, ...] = (
     # 07b · orderly consumption: failure, take-over and shutdown
     Exercise(
         "07b.1",
-        "c1 last renewed at 1 s, so the broker entry is expired after 61 s; c2 retries at its rebalances (11 + 20 k s): 71 s.",
+        "c1 last renewed at 1 s, so the broker entry is expired after 61 s; c2 retries at its rebalances (25 + 20 k s): 65 s.",
         unit="s",
         hints=(
             Hint(
                 "The broker keeps a lock entry for 60 s after the last renewal, not 30 s (that is the client's own expiry).",
-                off_by=(30,),
+                equals=(45,),
             ),
             Hint(
-                "The lease is right, but c2 only asks for locks at its rebalances: 20 s apart, from its start at 11 s.",
-                off_by=(10,),
+                "The lease is right, but c2 only asks for locks at its rebalances: 20 s apart, from its start at 25 s.",
+                equals=(61, 62),
             ),
         ),
         hint="The broker keeps c1's entry until 60 s after its last renewal, and c2 only asks at its own rebalances.",

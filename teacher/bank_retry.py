@@ -273,17 +273,17 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
     ),
     Exercise(
         "04b.2",
-        "The broker's route changed at 61 s; c1's next name-server poll (every 30 s from 10 ms) sees it at 90 s, and its "
-        "next rebalance (every 20 s from 0 s) takes the new queues at 100 s.",
+        "The route changed at 125 s; c1's next name-server poll (every 30 s from 10 ms) sees it at 150 s, and its "
+        "next rebalance (every 20 s from 0 s) takes the new queues at 160 s.",
         unit="s",
         hints=(
             Hint(
                 "The broker changed at once, but the consumer learns routes from the name server, every 30 s.",
-                equals=(61, 62),
+                equals=(125, 126),
             ),
             Hint(
-                "At 90 s the consumer knows the new route, but it assigns queues only at its rebalance, every 20 s.",
-                equals=(90, 91),
+                "At 150 s the consumer knows the new route, but it assigns queues only at its rebalance, every 20 s.",
+                equals=(150, 151),
             ),
         ),
         hint="The consumer re-reads routes every 30 s and assigns queues at its rebalance, every 20 s.",

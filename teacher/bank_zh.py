@@ -178,11 +178,11 @@ ZH: dict[str, Translated] = {
                  after="要点：%RETRY%<group> 只在消费组第一次发心跳时创建一次，用的是那一刻的 retryQueueNums；回传用的是当前的设置，所以超出该 Topic 队列数的队列会被存储，却永远不会被拉取。",
     ),
     "04b.2": Translated(
-        "Broker 的路由在 61 s 时变了；c1 下一次轮询 NameServer（从 10 ms 起每 30 s 一次）在 90 s 时看到它，而它的下一次重平衡（从 0 s 起每 20 s 一次）在 100 s 时接管新队列。",
+        "路由在 125 s 时变了；c1 下一次轮询 NameServer（从 10 ms 起每 30 s 一次）在 150 s 时看到它，而它的下一次重平衡（从 0 s 起每 20 s 一次）在 160 s 时接管新队列。",
         hint="消费者每 30 s 重新读取路由，并在重平衡时分配队列，每 20 s 一次。",
         hints=(
             "Broker 立即就变了，但消费者从 NameServer 获知路由，每 30 s 一次。",
-            "到 90 s 消费者已知道新路由，但它只在重平衡时分配队列，每 20 s 一次。",
+            "到 150 s 消费者已知道新路由，但它只在重平衡时分配队列，每 20 s 一次。",
         ),
                  after="要点：对 %RETRY%<group> 执行 updateTopic 后，搁浅的队列会在消费者下一次拉取路由并重平衡之后被释放。",
     ),
@@ -236,12 +236,12 @@ ZH: dict[str, Translated] = {
         after="超过 max 后，checkReconsumeTimes 以 delayLevel = 3 + reconsumeTimes 把消息发往 %RETRY%cg，Broker 看到请求头中 reconsumeTimes ≥ max，把它转到 %DLQ%cg。它要等那段延迟之后才到达（这里是级别 6 = 2 min）：在 4.9.7 中 SendMessageProcessor.asyncSendMessage 为死信队列设置延迟级别 0，然后又用请求的属性替换消息的属性，而请求的属性仍带着客户端的级别（5.0 修复了这一点）。",
     ),
     "07a.2": Translated(
-        "submitConsumeRequestLater 把请求的 120 000 ms 截到 30 000 ms：投递发生在 3、33、63 和 93 s（rt 0 … 3），到 rt 3 ≥ 3 时 checkReconsumeTimes 把它回传。",
+        "submitConsumeRequestLater 把请求的 120 000 ms 截到 30 000 ms：投递发生在 3、33、63、93、123 和 153 s（rt 0 … 5），到 rt 5 ≥ 5 时 checkReconsumeTimes 把它回传。",
         hint="先算出队列实际暂停的时长，再数到 rt 达到 max 需要暂停几次。",
         hints=(
             "监听器的 2 分钟不会照原样使用：submitConsumeRequestLater 会限制它。",
             "监听器给的值会在那次暂停中取代消费者的 1000 ms。",
-            "差了一次暂停：max_reconsume_times=3 意味着四次投递，也就是三次暂停。",
+            "差了一次暂停：max_reconsume_times=5 意味着六次投递，也就是五次暂停。",
         ),
     ),
     "07a.3": Translated(
@@ -270,11 +270,11 @@ ZH: dict[str, Translated] = {
         ),
     ),
     "07b.1": Translated(
-        "c1 最后一次续锁在 1 s，所以 Broker 上的锁在 61 s 后过期；c2 在它的重平衡时重试（11 + 20 k s）：71 s。",
+        "c1 最后一次续锁在 1 s，所以 Broker 上的锁在 61 s 后过期；c2 在它的重平衡时重试（25 + 20 k s）：65 s。",
         hint="Broker 保留 c1 的锁直到它最后一次续锁后 60 s，而 c2 只在它自己的重平衡时请求加锁。",
         hints=(
             "Broker 在最后一次续锁后保留锁 60 s，而不是 30 s（那是客户端自己的过期时间）。",
-            "租约是对的，但 c2 只在重平衡时请求加锁：间隔 20 s，从它 11 s 启动时算起。",
+            "租约是对的，但 c2 只在重平衡时请求加锁：间隔 20 s，从它 25 s 启动时算起。",
         ),
         after="常见说法与源码对照：“Broker 的锁 30 s 后过期。”——RebalanceLockManager 在最后一次续锁后保留锁 60 s；30 s 是 ProcessQueue 对客户端信任自己副本多久的限制。\n\n要点：崩溃的持有者在 Broker 上的租约在最后一次续锁后持续 60 s；下一个所有者在那之后的第一次重平衡时拿到这个队列。",
     ),

@@ -68,6 +68,12 @@ QUEUE_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         why="Right: {answer}. With auto-commit off, SUCCESS only takes a message out of the way (it stays in consumingMsgOrderlyTreeMap, uncommitted). The COMMIT returned for c commits everything consumed so far, so the offset jumps past c at once.",
         zh="答对了：{answer}。关闭自动提交后，SUCCESS 只是把消息挪开（它留在 consumingMsgOrderlyTreeMap 里，未提交）。对 c 返回的 COMMIT 提交到目前为止消费过的全部消息，所以消费位点一下子越过 c。",
     ),
+    CheckpointWhy(
+        id="07b.batch-a",
+        answer="pq:c1:TopicTest@broker-a:0",
+        why="Right: {answer}. The listener returned one status for the whole batch, and processConsumeResult handles the batch, not the message: makeMessageToConsumeAgain put every message of it back into the ProcessQueue, {msg} included, and checkReconsumeTimes counted a try for each (reconsumeTimes {reconsume_times}).",
+        zh="答对了：{answer}。监听器为整批消息返回一个状态，processConsumeResult 处理的是这一批，而不是单条消息：makeMessageToConsumeAgain 把这一批的每条消息都放回了 ProcessQueue，{msg} 也在其中；checkReconsumeTimes 为每条都记了一次重试（reconsumeTimes {reconsume_times}）。",
+    ),
     # 09
     CheckpointWhy(
         id="09.bad-card-waits",

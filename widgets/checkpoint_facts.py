@@ -14,7 +14,8 @@ from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 
 __all__ = [
-    "HINTS", "OTHER_HINT", "WHEN_QUESTIONS", "answer_kind", "default_hint", "default_question", "run_facts", "subject",
+    "HINTS", "OTHER_HINT", "WHEN_QUESTIONS", "answer_kind", "default_hint", "default_question", "first_before",
+    "run_facts", "subject",
 ]  # fmt: skip
 
 
@@ -115,6 +116,17 @@ def default_hint(
         return N_("A retried send picks its queue with selectOneMessageQueue(lastBrokerName): the round robin moves "
                  "on, skipping the broker of the try before.")
     return hints.get(kind, other)
+
+
+def first_before(kind: EventKind, event: TraceEvent, trace: Sequence[TraceEvent]) -> TraceEvent | None:
+    """The first event of ``kind`` by ``event``'s actor (on ``event``'s queue and about its message, when both name
+    one) before ``event``: where a checkpoint with ``pause_before`` pauses (before the step holding it)."""
+    queue = event.get("queue")
+    for e in trace[: event.seq - 1]:
+        if (e.kind is kind and e.actor == event.actor and (e.msg_id is None or e.msg_id == event.msg_id)
+                and (queue is None or e.get("queue") in (None, queue))):  # fmt: skip
+            return e
+    return None
 
 
 def answer_kind(key: str) -> str:

@@ -37,13 +37,12 @@ from rmqlab import EventKind, TraceEvent
 from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
-from .checkpoint_choices import where_offers, who_hint
-from .checkpoint_facts import HINTS, OTHER_HINT, default_hint, default_question, run_facts
+from .checkpoint_facts import HINTS, OTHER_HINT, default_hint, default_question, first_before, run_facts
 from .checkpoint_facts import subject as _subject
 from .checkpoint_hide import HIDEABLE, Hidden
+from .checkpoint_offers import CheckpointError, Choice, when_choices, where_choices, who_choices
 from .checkpoint_sealed import SealedWhy, own_explanation, sealed_explanation
 from .checkpoint_sends import send_end
-from .checkpoint_when import when_offers
 from .checkpoint_whether import Holds, whether_answer, whether_offers
 from .flow_view import FlowVM, Place
 
@@ -55,10 +54,6 @@ ASKS: tuple[str, ...] = ("where", "who", "when", "whether")
 
 WHERE_KINDS = ("business", "retry", "delay", "dlq", "process_queue", "done", "dropped")
 """The flow view's place kinds a "where" checkpoint offers as answers."""
-
-
-class CheckpointError(ValueError):
-    """A checkpoint that does not fit the run (no such event, no message to follow)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +92,9 @@ class Checkpoint:
     holds: Holds | None = None
     """``ask="whether"``: the predicate the run answers, ``(trace, snapshot) -> bool``
     (:mod:`widgets.checkpoint_whether`)."""
+    pause_before: EventKind | str | None = None
+    """Pause before the step of the first such event by the same actor (``checkpoint_facts.first_before``) when a step
+    in between draws the answer: ``"delivered"`` (the suspension's "again in 30 s"), ``"pulled"`` (the new owner's)."""
 
     def __post_init__(self) -> None:
         kinds = sorted(k.value for k in EventKind)
@@ -119,6 +117,10 @@ class Checkpoint:
         if (self.ask == "whether") != (self.holds is not None) or (self.ask == "whether" and not self.question):
             raise ValueError(f"checkpoint {self.label!r}: ask='whether' goes with holds= (a predicate) and its own "
                              f"question=, and only it; got ask={self.ask!r}, holds={self.holds!r}")
+        if self.pause_before is not None:
+            if str(getattr(self.pause_before, "value", self.pause_before)) not in kinds:
+                raise ValueError(f"pause_before={self.pause_before!r} is not an event kind; expected one of {kinds}")
+            object.__setattr__(self, "pause_before", EventKind(self.pause_before))
 
     @property
     def label(self) -> str:
@@ -137,19 +139,6 @@ class Checkpoint:
 def cuts_of(checkpoints: Sequence[Checkpoint]) -> tuple[Checkpoint, ...]:
     """The checkpoints that pause inside a scheduler step (:attr:`Checkpoint.inside_step`): the replay's cuts."""
     return tuple(cp for cp in checkpoints if cp.inside_step)
-
-
-@dataclass(frozen=True, slots=True)
-class Choice:
-    """One answer on offer: ``key`` identifies it, ``label`` is what the student reads, ``mark`` the key of the
-    main picture's mark it stands for ("" when the picture does not draw it at the paused step)."""
-
-    key: str
-    label: str
-    mark: str = ""
-    hint: str = ""
-    """The near-miss hint for this choice when it is wrong: what picking it means and the rule that rules it out
-    (:mod:`rmqlab.widgets.checkpoint_choices`); "" falls back to the checkpoint's hint."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,43 +219,6 @@ def _find(cp: Checkpoint, trace: Sequence[TraceEvent]) -> TraceEvent:
     return found[cp.nth - 1]
 
 
-def _where(
-    event: TraceEvent, before: FlowVM, after: FlowVM, trace: Sequence[TraceEvent], step: Sequence[TraceEvent] = ()
-) -> tuple[tuple[Choice, ...], str, tuple[Place, ...]]:
-    if event.msg_id is None:
-        raise CheckpointError(
-            f"ask='where' needs an event about a message; {event.kind.value} at seq {event.seq} has none"
-        )
-    tokens = [t for t in after.tokens if t.msg_id == event.msg_id]
-    if not tokens:
-        raise CheckpointError(f"ask='where': message {event.msg_id} is not drawn after {event.kind.value}")
-    was = {t.key: t.place for t in before.tokens}
-    moved = [t for t in tokens if was.get(t.key) != t.place]
-    answer = (moved or tokens)[0].place
-    owner = (moved or tokens)[0].owner
-    now_at = {t.place for t in before.tokens if t.msg_id == event.msg_id and t.owner == owner}
-    offers = where_offers(event, before, after, answer, now_at, trace, step=step)
-    drawn = {p.key for p in before.places}
-    missing = tuple(o.place for o in offers if o.place is not None and o.key not in drawn)
-    return tuple(Choice(o.key, o.label, o.mark, o.hint) for o in offers), answer, missing
-
-
-def _who(event: TraceEvent, snap: LabSnapshot) -> tuple[tuple[Choice, ...], str]:
-    answer = _subject(event)
-    consumers = sorted(c.client_id for c in snap.consumers)
-    brokers = sorted(b.name for b in snap.brokers)
-    if answer in consumers:
-        return tuple(Choice(c, c, f"consumer:{c}", who_hint(c, snap, event)) for c in consumers), answer
-    if answer in brokers:
-        return tuple(Choice(b, b, f"broker:{b}", who_hint(b, snap, event)) for b in brokers), answer
-    raise CheckpointError(f"ask='who': {event.kind.value} at seq {event.seq} is by {event.actor!r}, not an instance")
-
-
-def _when(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent]) -> tuple[tuple[Choice, ...], str]:
-    offers = when_offers(event, snap, trace)
-    return tuple(Choice(o.key, o.label, o.mark, o.hint) for o in offers), str(event.time_ms)
-
-
 def _filled(text: str, facts: Mapping[str, str]) -> str:
     """A lab's own ``text`` with the run's values (see :attr:`Checkpoint.explain`); an unknown name is an error."""
     if "{" not in text:
@@ -290,15 +242,15 @@ def _asked(
     (the paused frame, the frame that shows the outcome)."""
     frame, after = at
     if cp.ask == "where":
-        return _where(
+        return where_choices(
             event, flows[frame], flows[after], trace[: event.seq - 1], trace[event.seq - 1 : positions[after]]
         )
     if cp.ask == "who":
-        return (*_who(event, snapshots[frame]), ())
+        return (*who_choices(event, snapshots[frame]), ())
     if cp.ask == "whether":
         answer = whether_answer(cp.holds, trace[: positions[after]], snapshots[after], cp.label)
         return tuple(Choice(o.key, o.label) for o in whether_offers()), answer, ()
-    return (*_when(event, snapshots[frame], trace[: positions[frame]]), ())
+    return (*when_choices(event, snapshots[frame], trace[: positions[frame]]), ())
 
 
 def resolve(
@@ -323,6 +275,13 @@ def resolve(
                 raise CheckpointError(
                     f"checkpoint {cp.label!r}: its event (seq {event.seq}) happens before the run's first step"
                 )
+            if cp.pause_before is not None:  # a step in between would draw the answer: pause before it
+                earlier = first_before(EventKind(cp.pause_before), event, trace)
+                frames = [i for i in frames if earlier is not None and positions[i] < earlier.seq]
+                if not frames:
+                    earlier_kind = EventKind(cp.pause_before).value
+                    raise CheckpointError(f"checkpoint {cp.label!r}: no {earlier_kind} by {event.actor} after the "
+                                          "run's first step and before its event")
             if cp.ask == "when":  # a clock that already reads the answer tells it: pause before that moment
                 frames = [i for i in frames if snapshots[i].now_ms < event.time_ms] or frames
             frame = frames[-1]

@@ -130,18 +130,18 @@ freed_dash
 
 # %% [markdown]
 # ### 练习 2 — 先预测，再运行
-# 运维人员在 62 s 运行 `updateTopic`。第一条搁浅的重试消息在第几秒被投递？
+# 图中的运维人员在 62 s 运行了 `updateTopic`。这次运维人员晚一些：在 **125 s** 运行 `updateTopic`（同样搁浅的重试消息，同样的定时器）。第一条搁浅的重试消息在第几秒被投递？
 
 # %% nbgrader={"grade": false, "grade_id": "ex04b_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_2 = 100
+answer_2 = 160
 ### END SOLUTION
 
 # %%
-lab.run(until="62s")
+lab.run(until="125s")
 lab.update_topic("%RETRY%cg", queues=4)
-lab.run(until="3m")
+lab.run(until="4m")
 freed = [e for e in lab.trace.of_kind("delivered") if e.get("reconsume_times") == 1 and not e.get("queue").endswith(":0")]
 show_trace(freed, fields=("queue", "reconsume_times"))
 

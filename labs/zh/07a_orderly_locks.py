@@ -70,6 +70,9 @@ def retry_picture(max_reconsume_times=3):
 dash = Dashboard(retry_picture, knobs={"max_reconsume_times": 3}, horizon="20s", checkpoints=[
     Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="bad 何时再来",
                question="bad（M0002）何时再次被投递？选择时间。",
+               hint="顺序消费的 Consumer 不把失败的消息回传给 Broker：processConsumeResult 把它留在 ProcessQueue 里，"
+                    "submitConsumeRequestLater 在 suspendCurrentQueueTimeMillis 之后重新提交同一个队列。这个 Consumer "
+                    "用的是哪个值？",
                explain=sealed_explanation("07a.bad-comes-back")),
     Checkpoint(before="send_back", ask="when", optional=True, name="c1 何时放弃 bad",
                question="max_reconsume_times 为 {max_reconsume_times}。c1 何时不再重试 bad（{msg}），把它回传给 Broker？"
@@ -135,26 +138,26 @@ def pause_picture(max_reconsume_times=3):
 
 # %% tags=["nbval-ignore-output"]
 pause_dash = Dashboard(pause_picture, knobs={"max_reconsume_times": 3}, horizon="2m", checkpoints=[
-    Checkpoint(before="send_back", ask="when", optional=True, name="两分钟的暂停何时结束",
+    Checkpoint(before="send_back", pause_before="delivered", ask="when", optional=True, name="两分钟的暂停何时结束",
                question="bad 每次消费失败都请求暂停两分钟，max_reconsume_times 为 {max_reconsume_times}。c1 何时把 "
                         "bad（{msg}）回传到 %RETRY%cg？选择时间。",
                hint="submitConsumeRequestLater 在安排重试之前，会先限制监听器请求的暂停时间。",
                explain=sealed_explanation("07a.pauses-end"))])
-pause_dash.controller.jump_to_next("suspended")
 pause_dash
 
 # %% [markdown]
 # ### 练习 2 — 先预测，再运行
-# 上面的图停在 `bad` 第一次消费失败处（在 3 s 投递），`max_reconsume_times=3`；继续单步时它会问这个问题。c1 在第几秒把它回传到 `%RETRY%cg`（它去往死信队列的路上）？
+# 图问的是 `max_reconsume_times=3` 时 c1 何时把 `bad` 回传。同一个监听器（每次失败都请求暂停两分钟，`bad` 在 3 s
+# 第一次投递），但 `max_reconsume_times=5`：c1 在第几秒把 `bad` 回传到 `%RETRY%cg`（它去往死信队列的路上）？
 
 # %% nbgrader={"grade": false, "grade_id": "ex07a_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_2 = 93
+answer_2 = 153
 ### END SOLUTION
 
 # %%
-lab, c = orderly_lab(pause_two_minutes, max_reconsume_times=3)
+lab, c = orderly_lab(pause_two_minutes, max_reconsume_times=5)
 lab.run(until="5m")
 sent_back = lab.trace.of_kind("send_back")[0]
 show_trace(lab.trace, "delivered", "suspended", "send_back", fields=("reconsume_times", "retry_in_ms"))
@@ -312,7 +315,8 @@ cut_dash
 
 # %% [markdown]
 # ### 练习 4 — 先预测，再运行
-# 在 70 s 网络恢复之前，c1 在第几秒投递它的**最后一条**消息？
+# 这里问的是上面描述的那次运行，而不是图里的：**60 条消息，每条 2 s**（图的参数 `listener_seconds` 和 `messages` 是 7
+# 和 15；预测之后想看这次运行，就把它们设为 2 和 60，再点 Rebuild）。在 70 s 网络恢复之前，c1 在第几秒投递它的**最后一条**消息？
 
 # %% nbgrader={"grade": false, "grade_id": "ex07a_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← 你的预测

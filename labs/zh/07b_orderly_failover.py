@@ -88,17 +88,17 @@ dash
 
 # %% [markdown]
 # ### 练习 1 — 先预测，再运行
-# c1 在 10 s **崩溃**（它从不解锁），同一消费组的 c2 在 11 s 启动；c2 在每次重平衡时请求锁（启动时一次，之后每隔 20 s
-# 一次）。c2 在第几秒第一次拿到 `TopicTest` 队列的锁？
+# 图里的 c2 在 11 s 启动。这里 c1 同样在 10 s **崩溃**（它从不解锁），但同一消费组的 c2 晚一些，在 **25 s** 启动；c2
+# 在每次重平衡时请求锁（启动时一次，之后每隔 20 s 一次）。c2 在第几秒第一次拿到 `TopicTest` 队列的锁？
 
 # %% nbgrader={"grade": false, "grade_id": "ex07b_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_1 = 71
+answer_1 = 65
 ### END SOLUTION
 
 # %%
-lab = takeover_lab().run(until="90s")
+lab = takeover_lab(c2_start_s=25).run(until="90s")
 got = [e for e in lab.trace.of_kind("lock_acquired") if e.actor == "consumer:c2" and e.get("queue") == "TopicTest@broker-a:0"]
 show_trace(lab.trace, "lock_acquired", "lock_refused", "lock_expired", "lifecycle", fields=("queue", "holder", "previous_holder", "event"))
 
@@ -143,9 +143,9 @@ moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizo
                hint="c2 只在重平衡时向 Broker 请求队列锁（lockBatchMQ），从启动起每隔 20 s 一次；只有当没有人持有这个"
                     "队列未过期的租约时，Broker 才会给它。",
                explain=sealed_explanation("07b.queue-1-lock")),
-    Checkpoint(before="delivered", msg_id="M0001", nth=2, ask="where", optional=True, name="M0001 接下来在哪里",
+    Checkpoint(before="delivered", msg_id="M0001", nth=2, pause_before="pulled", ask="where", optional=True, name="M0001 接下来在哪里",
                question="重平衡已把队列 1 的 ProcessQueue 标记为 dropped 之后，c1 的监听器才以 SUCCESS 处理完 M0001；"
-                        "现在 c2 持有这个队列的锁。下一步之后 M0001 在哪里？在图中点击那个位置（或按钮）。",
+                        "现在 c2 持有这个队列的锁。c2 下一次拉取之后 M0001 在哪里？在图中点击那个位置（或按钮）。",
                hint="只有没被 dropped 的 ProcessQueue 才会提交消费结果；新的持有者从旧持有者放下队列时持久化的消费"
                     "位点开始。",
                explain=sealed_explanation("07b.where-m0001")),
@@ -222,10 +222,8 @@ shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horiz
 ])
 shutdown_dash
 
-# %% [markdown]
-# ### 用表格看这次关闭
-
 # %%
+# 用表格看这次关闭
 lab = shutdown_picture()
 c1 = lab.consumers["c1"]
 lab.run(until="15s")
@@ -235,7 +233,7 @@ print("c1 仍被标记为已锁定的 ProcessQueue：", sorted(str(mq) for mq, p
 
 # %% [markdown]
 # Broker 立刻执行了解锁（8 s 的 `unlocked` 事件是在 Broker 释放租约时记录的），但它的应答没能在 1,000 ms
-# 的超时之内到达：在 9.001 s 客户端放弃（`RemotingTimeoutException`），然后才持久化并停止。RocketMQ
+# 的超时之内到达：超时一到客户端就放弃（`RemotingTimeoutException`，即 `warning` 那一行），然后才持久化并停止。RocketMQ
 # 只是把这次失败记进日志，所以 c1 的 ProcessQueue 仍然**被标记为**已锁定，尽管 Broker 已经不再为它保留租约。如果
 # Broker 按时应答，它们会被标记为已解锁，关闭也会在 8 s 结束。
 
@@ -315,6 +313,9 @@ show_trace(lab.trace, "delivered", "consumed", "offset_updated", fields=("queue_
 # %% [markdown]
 # 在默认的 `auto_commit = True` 下，这两个状态已经废弃：`COMMIT` 和 `ROLLBACK` 会被记为非法（illegal）并当作 `SUCCESS`
 # 处理——`ROLLBACK` 反而提交了。
+#
+# > **常见说法 vs. 源码。** “返回 `ROLLBACK` 就能重试。”——`ConsumeMessageOrderlyService.processConsumeResult`
+# > 只有在监听器关闭了 `autoCommit` 时才回滚；否则它会提交。要重试，请返回 `SUSPEND_CURRENT_QUEUE_A_MOMENT`。
 
 # %%
 lab, c = orderly_lab(lambda msgs, ctx: ConsumeOrderlyStatus.ROLLBACK, bodies=("a",))
@@ -322,14 +323,10 @@ lab.run(until="10s")
 show_trace(lab.trace, "delivered", "consumed", "warning", "offset_updated", fields=("status", "offset", "message"))
 
 # %% [markdown]
-# > **常见说法 vs. 源码。** “返回 `ROLLBACK` 就能重试。”——`ConsumeMessageOrderlyService.processConsumeResult`
-# > 只有在监听器关闭了 `autoCommit` 时才回滚；否则它会提交。要重试，请返回 `SUSPEND_CURRENT_QUEUE_A_MOMENT`。
-
-# %% [markdown]
 # ## 一批消息作为整体失败
 # 设置 `consume_message_batch_max_size=3`
 # 后，监听器一次最多拿到三条消息，并为它们返回同一个状态。`makeMessageToConsumeAgain`
-# 把**整批**消息放回去，`checkReconsumeTimes` 为其中每条消息都记一次重试。图：单步走到第一批消费失败处，停在那里。
+# 把**整批**消息放回去，`checkReconsumeTimes` 为其中每条消息都记一次重试。图：播放它；在第一批消息交给监听器之前，图会停下来问：监听器对 `a` 本身并无意见，这一批失败之后 `a` 在哪里。
 
 
 # %%
@@ -355,7 +352,15 @@ def batch_lab(batch=3, max_reconsume_times=2):
 
 
 # %% tags=["nbval-ignore-output"]
-batch_dash = Dashboard(batch_lab, knobs={"batch": 3, "max_reconsume_times": 2}, horizon="10s")
+batch_dash = Dashboard(batch_lab, knobs={"batch": 3, "max_reconsume_times": 2}, horizon="10s", checkpoints=[
+    Checkpoint(before="suspended", msg_id="M0001", pause_before="delivered", ask="where", optional=True,
+               name="这一批失败后 a 在哪里",
+               question="c1 正要把 a（{msg}）、bad 和 c 作为一批交给监听器；任何含有 bad 的批次都会被监听器判为失败。"
+                        "这一批失败之后 a 在哪里？在图中点击那个位置（或按钮）。",
+               hint="监听器为它的整批消息返回一个 ConsumeOrderlyStatus，processConsumeResult 针对它交出去的这一批"
+                    "处理，而不是逐条处理。",
+               explain=sealed_explanation("07b.batch-a")),
+])
 batch_dash
 
 # %% [markdown]

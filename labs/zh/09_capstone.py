@@ -66,7 +66,7 @@ def succeeded(lab):
 
 
 # %% [markdown]
-# ## 先小小地看一眼：前十秒
+# ## 先小小地看一眼：前 30 秒
 # 图：部署时的系统，它的前 30 秒。播放它，盯住 `Payments` 的队列 0。
 
 # %% tags=["nbval-ignore-output"]
@@ -74,9 +74,10 @@ from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": -1}, horizon="30s", checkpoints=[
-    Checkpoint(before="delivered", nth=4, ask="where", optional=True, name="bad-card 在哪里等待",
-               question="pay-1 的监听器对 bad-card（{msg}）返回了 SUSPEND_CURRENT_QUEUE_A_MOMENT。bad-card 再次被投递时"
-                        "在哪里：回到 Broker 的队列上，仍在 pay-1 手里，还是算作已消费？在图中点击那个位置（或按钮）。",
+    Checkpoint(before="delivered", nth=4, pause_before="delivered", ask="where", optional=True, name="bad-card 在哪里等待",
+               question="pay-1 刚拉取了 bad-card（{msg}），它的监听器将对它返回 SUSPEND_CURRENT_QUEUE_A_MOMENT。bad-card "
+                        "再次被投递时在哪里：回到 Broker 的队列上，仍在 pay-1 手里，还是算作已消费？在图中点击那个位置"
+                        "（或按钮）。",
                hint="SUSPEND_CURRENT_QUEUE_A_MOMENT 不是回传：看看顺序消费服务的 processConsumeResult 怎么处理这条"
                     "消息（checkReconsumeTimes，然后 makeMessageToConsumeAgain），以及消费位点有没有前进。",
                explain=sealed_explanation("09.bad-card-waits")),
@@ -87,7 +88,7 @@ dash
 # 用表格看这次运行，到图中提问的那一刻为止（bad-card 在哪里等待，由你在图上预测）：
 
 # %%
-lab = deployed_lab().run(until="3s")
+lab = deployed_lab().run(until="2.5s")
 show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsume_times"))
 
 # %% [markdown]
@@ -118,8 +119,8 @@ show_trace(lab.trace, "offset_updated", "offset_persisted", "dead_lettered", fie
 print("消费成功的：", succeeded(lab))
 
 # %% [markdown]
-# 顺序消费提交的是一批成功消息的最后一个 offset + 1（`ProcessQueue.commit`），所以它停在 `bad-card` 前面：p4 和
-# p5 永远排在它后面等着；而在默认的最大重试次数下（−1 → 顺序消费时为 `Integer.MAX_VALUE`），没有任何消息会进入
+# 顺序消费提交的是一批成功消息的最后一个 offset + 1（`ProcessQueue.commit`）：表格显示了它停在哪里，排在 `bad-card`
+# 后面的支付永远在那里等着。在默认的最大重试次数下（−1 → 顺序消费时为 `Integer.MAX_VALUE`），没有任何消息会进入
 # `%DLQ%pay-cg`。
 #
 # ### 练习 2 — 试试靠配置来修
@@ -153,12 +154,11 @@ grading_09_2.verify("09.2", answer_2)
 
 # %% [markdown]
 # ## 这个修法对顺序做了什么
-# 有了这个设置，队列继续往前走了。可是这些支付之所以发到同一个队列，**正是因为它们的顺序很重要**。下面是
-# `max_reconsume_times=5` 的图，停在 `bad-card` 第一次被投递时。继续播放：它会停下来问 pay-1 何时放弃
+# 有了这个设置，队列继续往前走了。可是这些支付之所以发到同一个队列，**正是因为它们的顺序很重要**。下面是用你找到的设置（`needed`，来自练习 2 的检查）画的图，停在 `bad-card` 第一次被投递时。继续播放：它会停下来问 pay-1 何时放弃
 # `bad-card`——在队列继续往前走之前，那正是练习 3 的问题。
 
 # %% tags=["nbval-ignore-output"]
-fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": 5}, horizon="1m", checkpoints=[
+fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": needed}, horizon="1m", checkpoints=[
     Checkpoint(before="send_back", ask="when", optional=True, name="pay-1 何时放弃 bad-card",
                question="max_reconsume_times = {max_reconsume_times} 时，pay-1 何时不再重试 bad-card（{msg}），把它"
                         "交给 Broker？选择时间。", explain=sealed_explanation("09.gives-up"),
@@ -193,8 +193,7 @@ grading_09_3.verify("09.3", answer_3)
 show_trace(fixed.trace, "consumed", "send_back", "dead_lettered", fields=("queue_offset", "status", "topic"))
 
 # %% [markdown]
-# 在第三笔支付去往 `%DLQ%pay-cg` 的路上，p4 和
-# p5 已经处理了。如果它们属于同一个账户，这条消息流就被乱序处理了：退款先于它所退的那笔扣款，余额的计算漏掉了一笔支付。事后再把死信重新发送（实验
+# 把监听器完成这些支付的顺序和它们被发送的顺序比一比，再看看第三笔去了哪里。如果它们属于同一个账户，而其中一笔越过了另一笔，这条消息流就被乱序处理了：退款先于它所退的那笔扣款，余额的计算漏掉了一笔支付。事后再把死信重新发送（实验
 # 04）会让它排在**最后**，而不是第三。
 #
 # 所以修法不只是配置。配置（`max_reconsume_times`）限定了一条消息能把队列堵多久；代码必须决定一笔永远不会成功的支付**意味着什么**——把它记为已拒绝并返回
@@ -206,7 +205,7 @@ show_trace(fixed.trace, "consumed", "send_back", "dead_lettered", fields=("queue
 
 # %% [markdown]
 # ### 用两张图表看整次运行
-# 看之前先想：按部署时的配置，累计的**投递**数和**消费**数在 3 s 之后会怎样？在 `max_reconsume_times=5` 下，每笔支付在
+# 看之前先想：按部署时的配置，累计的**投递**数和**消费**数在 3 s 之后会怎样？在你找到的设置下，每笔支付在
 # 10 分钟内被投递几次，各自又是怎么结束的？
 
 # %%
@@ -215,12 +214,12 @@ from rmqlab.widgets.charts import deliveries_chart, summary_chart
 summary_chart(deployed(), log_y=True, title="按部署时的配置：投递数一路上涨，再没有消息被消费")
 
 # %%
-fixed_run = deployed(max_reconsume_times=5)
-deliveries_chart(fixed_run, labels=body_of(fixed_run), title="max_reconsume_times=5：每笔支付的投递次数")
+fixed_run = deployed(max_reconsume_times=needed)
+deliveries_chart(fixed_run, labels=body_of(fixed_run), title=f"max_reconsume_times={needed}：每笔支付的投递次数")
 
 # %% [markdown]
 # 按部署时的配置，投递数每秒加一（10 分钟 598 次；计数轴是对数刻度），而**已消费**停在
-# 2：这就是顺序队列被堵住的特征。修了之后，bad-card 被投递 6 次后进入死信队列——而 p4 和 p5 在它之前就被消费了。
+# 2：这就是顺序队列被堵住的特征。修了之后，bad-card 被投递 6 次后进入死信队列；图表显示了排在它后面的每笔支付何时被消费。
 #
 # ## 要点
 # - 读 trace：同一个消息 ID 在同一个队列上以固定的 1 s
