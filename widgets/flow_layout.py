@@ -65,6 +65,10 @@ $ text.rq-not-ok-mark { fill: #000000; font-weight: 700; font-size: 11px; }
 $ .rq-focus { fill: none; stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2.5; opacity: 0.8;
   transition: cx var(--rq-duration, 350ms) ease-in-out, cy var(--rq-duration, 350ms) ease-in-out; }
 $ .rq-cross { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 2; }
+$ .rq-cut-link { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 2; }
+$ text.rq-cut { fill: var(--jp-error-color1, #d32f2f); font-weight: 600; }
+$ .rq-lock { fill: var(--jp-warn-color1, #f57c00); stroke: none; }
+$ .rq-lock-shackle { fill: none; stroke: var(--jp-warn-color1, #f57c00); stroke-width: 1.6; }
 """.replace("$", '[data-testid="rq-flow"]')
 """The view's own classes, scoped to its root (``$`` stands for the root selector)."""
 
@@ -94,6 +98,7 @@ def flow_scene(vm: FlowVM) -> Scene:
     consumer_column(cv, vm, cols)
     outcome_column(cv, cols)
     _arrows(cv, vm, cols)
+    _cut_links(cv, vm, cols)
     _tokens(cv, vm)
     not_ok = sorted({t.put_status for t in vm.tokens if t.put_status})
     bottom = max(cols.prod_bottom, cols.broker_bottom, cols.cons_bottom, cols.out_bottom) + 10
@@ -184,6 +189,27 @@ def _arrows(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
                 role="arrow",
                 title=_("ScheduleMessageService: a due message goes back to its real topic"),
             )
+        )
+
+
+def _cut_links(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
+    """A partitioned link (``lab.partition``): a dashed red line from the brokers to the instance's box, crossed
+    near the brokers, level with the box's top edge (above the lanes' arrows and their labels)."""
+    for client, broker in vm.cut_links:
+        top = cols.consumer_y.get(client)
+        if top is None:
+            continue
+        y, x1, x2 = top + 3, cols.brokers_right + 2, cols.cx0
+        tip = _("link between {client} and {broker} cut (network partition)").format(client=client, broker=broker)
+        cv.marks.append(
+            Mark("line", f"cut-link:{client}:{broker}", x=x1, y=y, x2=x2, y2=y, cls="rq-cut-link", dash="5 3",
+                 role="cut-link", title=tip)
+        )  # fmt: skip
+        mx = x1 + 12  # clear of the centred arrow labels
+        a, b, up, down = f"{mx - 5:.1f}", f"{mx + 5:.1f}", f"{y - 5:.1f}", f"{y + 5:.1f}"
+        cross = f"M {a} {up} L {b} {down} M {a} {down} L {b} {up}"
+        cv.marks.append(
+            Mark("path", f"cut-cross:{client}:{broker}", d=cross, cls="rq-cross", role="cut-link", title=tip)
         )
 
 
