@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rmqlab.widgets.lease_fold import lease_model
 from rmqlab.widgets.lease_scene import lease_scene
+
 from tests.test_flow_clocks import cut_off_lab
 
 
