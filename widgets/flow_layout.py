@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from .flow_model import FlowVM, Place, TokenVM
 
-__all__ = ["FLOW_CSS", "NOT_STARTED", "STEP", "R", "flow_scene", "token_text"]
+__all__ = ["FLOW_CSS", "NOT_STARTED", "STEP", "R", "flow_scene", "token_label", "token_text"]
 
 
 NOT_OK_TIP = N_("stored, but the producer was told {status}, not SEND_OK")
@@ -73,9 +73,17 @@ $ .rq-lock-shackle { fill: none; stroke: var(--jp-warn-color1, #f57c00); stroke-
 """The view's own classes, scoped to its root (``$`` stands for the root selector)."""
 
 
+def token_label(msg_id: str) -> str:
+    """What a token says: which message it is, the number its id ends with (``M0001`` → ``1``, ``M0598`` → ``598``;
+    ``1k`` beyond 999, as :func:`token_text`), so that a question naming M0001 finds its token whatever the colours
+    (six colour-blind-safe fills repeat within seven messages); an id without digits, its first two characters."""
+    digits = len(msg_id) - len(msg_id.rstrip("0123456789"))
+    return token_text(int(msg_id[-digits:])) if digits else msg_id[:2]
+
+
 def token_text(reconsume_times: int) -> str:
-    """What a token says: its reconsume times, fitted into the circle (``7``, ``42``, ``137``; ``1k``, ``12k`` beyond
-    999: at most three characters; three in regular weight, the ``rq-long`` class, so the
+    """A number fitted into a token or its badge (its message's number; its reconsume times): ``7``, ``42``, ``137``;
+    ``1k``, ``12k`` beyond 999: at most three characters; three in regular weight, the ``rq-long`` class, so the
     disc holds them at the 11 px label size). The tooltip keeps the exact number."""
     if reconsume_times < 1000:
         return str(reconsume_times)
@@ -135,8 +143,8 @@ def _titles(cv: Canvas, vm: FlowVM) -> None:
         PAD,
         title_y + 15,
         _(
-            "one token per message per consumer group (per instance in BROADCASTING); "
-            "{colour_note}; number = reconsume times"
+            "a token per message and group (BROADCASTING: per instance); "
+            "{colour_note}; 1 = M0001; badge = reconsume times"
         ).format(colour_note=vm.colour_note),
         cls="rq-muted rq-small",
     )
@@ -233,10 +241,13 @@ def _tokens(cv: Canvas, vm: FlowVM) -> None:
             tip += f" · {t.why}"
         if t.put_status:
             tip += " · " + _(NOT_OK_TIP).format(status=t.put_status)
-        text = token_text(t.reconsume_times)
+        text = token_label(t.msg_id)
         cls = f"rq-{t.state}" + (" rq-long" if len(text) > 2 else "") + (" rq-not-ok" if t.put_status else "")
+        badge = token_text(t.reconsume_times) if t.reconsume_times else ""
         cv.marks.append(
-            Mark("token", t.key, x=tx, y=ty, r=R, text=text, fill=t.colour, cls=cls, role="token", title=tip)
+            Mark(
+                "token", t.key, x=tx, y=ty, r=R, text=text, fill=t.colour, cls=cls, role="token", title=tip, badge=badge
+            )
         )
         if t.put_status:  # stored, but not SEND_OK: an orange dashed ring and an orange "!" badge (black on orange
             bx, by = tx + R - 1, ty - R + 1  # reads in both themes; the colours alone would not on a grey slot)

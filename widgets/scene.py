@@ -59,6 +59,8 @@ BASE_CSS = """
   dominant-baseline: central; pointer-events: none; }
 .rq-scene .rq-token.rq-dropped circle { stroke: var(--jp-error-color1, #d32f2f); stroke-dasharray: 2 2; }
 .rq-scene g.rq-token { transition: transform var(--rq-duration, 350ms) ease-in-out, opacity 200ms; }
+.rq-scene .rq-token .rq-badge rect { fill: #1f1f1f; stroke: #ffffff; stroke-width: 1; }
+.rq-scene .rq-token .rq-badge text { fill: #ffffff; font-size: 11px; font-weight: 600; }
 @media (prefers-reduced-motion: reduce) { .rq-scene * { transition: none !important; } }
 """
 """The theme-aware classes every view may use; a view adds its own rules through ``Scene.css``."""
@@ -112,7 +114,7 @@ class Mark:
     """One keyed drawing element. Only the fields its ``kind`` uses matter; the rest stay at defaults.
 
     ``rect``: x, y, w, h · ``circle``: x, y (centre), r · ``line``: x, y → x2, y2 · ``path``: d ·
-    ``text``: x, y (baseline), text, anchor · ``token``: x, y (centre), r, text (the label inside the disc).
+    ``text``: x, y (baseline), text, anchor · ``token``: x, y (centre), r, text (the label inside the disc), badge.
     ``arrow`` puts an arrow head on a line or path; ``title`` becomes a hover tooltip.
     """
 
@@ -135,6 +137,9 @@ class Mark:
     role: str = ""
     arrow: bool = False
     dash: str = ""
+    badge: str = ""
+    """``token`` only: a small dark label on the disc's lower right that travels with it (the flow picture's
+    reconsume times)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,7 +271,7 @@ def _mark_svg(m: Mark, sid: str) -> str:
         label = f"<text>{esc(m.text)}</text>" if m.text else ""
         return (
             f'<g class="{esc(cls)}" {common} transform="translate({_num(m.x)},{_num(m.y)})">{title}'
-            f'<circle r="{_num(m.r)}"{fill}/>{label}</g>'
+            f'<circle r="{_num(m.r)}"{fill}/>{label}{_badge_svg(m)}</g>'
         )
     attrs = f'class="{esc(m.cls)}" {common}' if m.cls else common
     if style:
@@ -285,6 +290,23 @@ def _mark_svg(m: Mark, sid: str) -> str:
     if m.kind == "text":
         return f'<text {attrs} x="{_num(m.x)}" y="{_num(m.y)}" text-anchor="{m.anchor}">{title}{esc(m.text)}</text>'
     raise ValueError(f"mark {m.key!r}: kind {m.kind!r} is not one of rect, circle, line, path, text, token")
+
+
+def badge_box(m: Mark) -> tuple[float, float, float, float]:
+    """A token's badge rectangle (x, y, w, h), relative to the token's centre: on the disc's lower right edge, as wide
+    as its text at 11 px (scene.js draws the same box)."""
+    w = max(13.0, len(m.badge) * 7.0 + 5.0)
+    return m.r * 0.35, m.r * 0.3, w, 13.0
+
+
+def _badge_svg(m: Mark) -> str:
+    if not m.badge:
+        return ""
+    x, y, w, h = badge_box(m)
+    return (
+        f'<g class="rq-badge"><rect x="{_num(x)}" y="{_num(y)}" width="{_num(w)}" height="{_num(h)}" rx="3"/>'
+        f'<text x="{_num(x + w / 2)}" y="{_num(y + h / 2)}">{html.escape(m.badge)}</text></g>'
+    )
 
 
 class SceneWidget(anywidget.AnyWidget):
