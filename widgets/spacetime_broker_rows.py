@@ -167,14 +167,12 @@ def lock(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         return
     target = builder.broker_lane(broker)
     refused = e.kind is EventKind.LOCK_REFUSED
-    verb = _(
-        {
-            EventKind.LOCK_ACQUIRED: N_("lock"),
-            EventKind.LOCK_RENEWED: N_("renew"),
-            EventKind.LOCK_REFUSED: N_("lock ✗"),
-            EventKind.UNLOCKED: N_("unlock"),
-        }[e.kind]
-    )
+    verb = _({
+        EventKind.LOCK_ACQUIRED: N_("lock"),
+        EventKind.LOCK_RENEWED: N_("renew"),
+        EventKind.LOCK_REFUSED: N_("lock ✗"),
+        EventKind.UNLOCKED: N_("unlock"),
+    }[e.kind])
     kind = ArrowKind.LOCK_REFUSED if refused else ArrowKind.LOCK
     # one lockBatchMQ request covers every queue of that broker: one arrow per (client, broker, ms, verb)
     group_key = (lane, target, e.time_ms, verb)
