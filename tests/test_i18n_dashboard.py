@@ -49,7 +49,7 @@ def test_english_by_default_and_nothing_sent_for_it() -> None:
     dash = Dashboard(failing, horizon="2m", checkpoints=CHECKPOINTS)
     ctl = dash.controller
     assert [label for label, _ in dash.tabs.buttons.options] == [
-        "ProcessQueues", "Space-time", "Retry timeline", "Topology", "Locks", "Events"]  # fmt: skip
+        "ProcessQueues", "Space-time", "Retry timeline", "Topology", "Events"]  # fmt: skip
     assert (ctl.reset_button.description, ctl.step_button.description, ctl.jump_button.description) == (
         "Reset", "Step", "Jump")  # fmt: skip
     # nothing but the Jump box's plain names of the kinds (the page's player has the trace's kind names only)
@@ -72,7 +72,7 @@ def test_chinese_dashboard_words() -> None:
     dash = Dashboard(failing, horizon="2m", checkpoints=CHECKPOINTS)
     ctl = dash.controller
     assert [label for label, _ in dash.tabs.buttons.options] == [
-        "处理队列 ProcessQueue", "时空图", "重试时间线", "拓扑", "锁", "事件"]  # fmt: skip
+        "处理队列 ProcessQueue", "时空图", "重试时间线", "拓扑", "事件"]  # fmt: skip
     assert dash.tabs.buttons.tooltips[0] == "显示“处理队列 ProcessQueue”视图"
     assert dash.view("Message flow") is dash.main_view  # titles stay the views' English names in code
     assert dash.rebuild_button.description == "重建"
