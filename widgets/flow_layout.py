@@ -243,10 +243,10 @@ def _tokens(cv: Canvas, vm: FlowVM) -> None:
             tip += " · " + _(NOT_OK_TIP).format(status=t.put_status)
         text = token_label(t.msg_id)
         cls = f"rq-{t.state}" + (" rq-long" if len(text) > 2 else "") + (" rq-not-ok" if t.put_status else "")
-        badge = token_text(t.reconsume_times) if t.reconsume_times else ""
+        times = token_text(t.reconsume_times) if t.reconsume_times else ""
         cv.marks.append(
             Mark(
-                "token", t.key, x=tx, y=ty, r=R, text=text, fill=t.colour, cls=cls, role="token", title=tip, badge=badge
+                "token", t.key, x=tx, y=ty, r=R, text=text, fill=t.colour, cls=cls, role="token", title=tip, badge=times
             )
         )
         if t.put_status:  # stored, but not SEND_OK: an orange dashed ring and an orange "!" badge (black on orange
