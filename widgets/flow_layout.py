@@ -65,6 +65,8 @@ $ text.rq-not-ok-mark { fill: #000000; font-weight: 700; font-size: 11px; }
 $ .rq-focus { fill: none; stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2.5; opacity: 0.8;
   transition: cx var(--rq-duration, 350ms) ease-in-out, cy var(--rq-duration, 350ms) ease-in-out; }
 $ .rq-cross { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 2; }
+$ .rq-token .rq-badge rect { fill: #1f1f1f; stroke: #ffffff; stroke-width: 1; }
+$ .rq-token .rq-badge text { fill: #ffffff; font-size: 11px; font-weight: 600; }
 $ .rq-cut-link { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 2; }
 $ text.rq-cut { fill: var(--jp-error-color1, #d32f2f); font-weight: 600; }
 $ .rq-lock { fill: var(--jp-warn-color1, #f57c00); stroke: none; }

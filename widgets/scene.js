@@ -54,7 +54,7 @@ function apply(node, m, sid) {
       t.textContent = m.text;
     } else if (t) t.remove();
     let b = node.querySelector(":scope > g.rq-badge");
-    if (m.badge) {  // Mark.badge: the same box as scene.py's badge_box
+    if (m.badge) {  // Mark.badge: the same box as scene_badge.py's badge_box
       if (!b) {
         b = document.createElementNS(SVG, "g"); b.setAttribute("class", "rq-badge");
         b.appendChild(document.createElementNS(SVG, "rect")); b.appendChild(document.createElementNS(SVG, "text"));

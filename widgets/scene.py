@@ -31,13 +31,12 @@ import anywidget
 import traitlets
 
 from .framed import FramedView
+from .scene_badge import badge_svg
 
 if TYPE_CHECKING:
     from .frames import RunFrames
 
-__all__ = [
-    "BASE_CSS", "Mark", "MarkKind", "Scene", "SceneView", "SceneWidget", "mark_json", "text_width",
-]  # fmt: skip
+__all__ = ["BASE_CSS", "Mark", "MarkKind", "Scene", "SceneView", "SceneWidget", "mark_json", "text_width"]
 
 MarkKind = Literal["rect", "circle", "line", "path", "text", "token"]
 
@@ -59,8 +58,6 @@ BASE_CSS = """
   dominant-baseline: central; pointer-events: none; }
 .rq-scene .rq-token.rq-dropped circle { stroke: var(--jp-error-color1, #d32f2f); stroke-dasharray: 2 2; }
 .rq-scene g.rq-token { transition: transform var(--rq-duration, 350ms) ease-in-out, opacity 200ms; }
-.rq-scene .rq-token .rq-badge rect { fill: #1f1f1f; stroke: #ffffff; stroke-width: 1; }
-.rq-scene .rq-token .rq-badge text { fill: #ffffff; font-size: 11px; font-weight: 600; }
 @media (prefers-reduced-motion: reduce) { .rq-scene * { transition: none !important; } }
 """
 """The theme-aware classes every view may use; a view adds its own rules through ``Scene.css``."""
@@ -137,9 +134,7 @@ class Mark:
     role: str = ""
     arrow: bool = False
     dash: str = ""
-    badge: str = ""
-    """``token`` only: a small dark label on the disc's lower right that travels with it (the flow picture's
-    reconsume times)."""
+    badge: str = ""  # token only: a small dark label on the disc, travelling with it (widgets.scene_badge)
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,7 +266,7 @@ def _mark_svg(m: Mark, sid: str) -> str:
         label = f"<text>{esc(m.text)}</text>" if m.text else ""
         return (
             f'<g class="{esc(cls)}" {common} transform="translate({_num(m.x)},{_num(m.y)})">{title}'
-            f'<circle r="{_num(m.r)}"{fill}/>{label}{_badge_svg(m)}</g>'
+            f'<circle r="{_num(m.r)}"{fill}/>{label}{badge_svg(m)}</g>'
         )
     attrs = f'class="{esc(m.cls)}" {common}' if m.cls else common
     if style:
@@ -290,23 +285,6 @@ def _mark_svg(m: Mark, sid: str) -> str:
     if m.kind == "text":
         return f'<text {attrs} x="{_num(m.x)}" y="{_num(m.y)}" text-anchor="{m.anchor}">{title}{esc(m.text)}</text>'
     raise ValueError(f"mark {m.key!r}: kind {m.kind!r} is not one of rect, circle, line, path, text, token")
-
-
-def badge_box(m: Mark) -> tuple[float, float, float, float]:
-    """A token's badge rectangle (x, y, w, h), relative to the token's centre: on the disc's lower right edge, as wide
-    as its text at 11 px (scene.js draws the same box)."""
-    w = max(13.0, len(m.badge) * 7.0 + 5.0)
-    return m.r * 0.35, m.r * 0.3, w, 13.0
-
-
-def _badge_svg(m: Mark) -> str:
-    if not m.badge:
-        return ""
-    x, y, w, h = badge_box(m)
-    return (
-        f'<g class="rq-badge"><rect x="{_num(x)}" y="{_num(y)}" width="{_num(w)}" height="{_num(h)}" rx="3"/>'
-        f'<text x="{_num(x + w / 2)}" y="{_num(y + h / 2)}">{html.escape(m.badge)}</text></g>'
-    )
 
 
 class SceneWidget(anywidget.AnyWidget):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import networkx as nx
+
 from rmqlab.snapshot import LabSnapshot
 
 from .scene import text_width
@@ -69,16 +71,20 @@ FIT_W = 860
 """JupyterLab's output area (868 px with the file browser open), less a margin: wider, the boxes' details wrap."""
 
 
-def topology_model(snap: LabSnapshot, *, window: int = 12) -> TopologyModel:
-    """The laid-out graph: node boxes and edge routes in px, edges travelled so far and in the last ``window``."""
-    g = topology_graph(snap)
+Layout = tuple[dict[str, tuple[float, float]], dict[tuple[str, str], list[str]], list[float], float, float, float]
+
+
+def _fit_layout(g: nx.DiGraph) -> Layout:
+    """Box widths and the layout (positions, waypoints, column widths, total width, box height, column gap): one-line
+    details, or, when that is wider than :data:`FIT_W`, each detail on two lines and narrower gaps (never smaller
+    text)."""
     box_h, col_gap = BOX_H, COL_GAP
     for _, data in g.nodes(data=True):
         data["lines"] = (data["detail"],)
         data["w"] = max(text_width(data["title"], 12, bold=True), text_width(data["detail"], 11)) + 20
     pos, chains, widths = layout(g) if len(g) else ({}, {}, [0.0])
     width = PAD * 2 + sum(widths) + (len(widths) - 1) * col_gap
-    if width > FIT_W:  # too wide for the output area: details on two lines, narrower gaps (never smaller text)
+    if width > FIT_W:
         box_h, col_gap = BOX_H_TWO_LINES, COL_GAP_NARROW
         for _, data in g.nodes(data=True):
             first, sep, rest = data["detail"].partition(" · ")
@@ -87,6 +93,13 @@ def topology_model(snap: LabSnapshot, *, window: int = 12) -> TopologyModel:
             data["w"] = max(texts) + 16  # the text starts 10 px in: 6 px to spare on the right
         pos, chains, widths = layout(g, box_h, col_gap)
         width = PAD * 2 + sum(widths) + (len(widths) - 1) * col_gap
+    return pos, chains, widths, width, box_h, col_gap
+
+
+def topology_model(snap: LabSnapshot, *, window: int = 12) -> TopologyModel:
+    """The laid-out graph: node boxes and edge routes in px, edges travelled so far and in the last ``window``."""
+    g = topology_graph(snap)
+    pos, chains, widths, width, box_h, col_gap = _fit_layout(g)
     recent = {e.seq for e in snap.events[-window:]} if window else set()
     nodes = tuple(
         TopoNode(
