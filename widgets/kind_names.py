@@ -87,7 +87,7 @@ def jump_names() -> dict[str, str]:
         "lock_expired": pgettext("jump to", "an expired lock taken over"),
         "unlocked": pgettext("jump to", "a queue unlocked"),
         "suspended": pgettext("jump to", "a queue suspended"),
-        "consume_request": pgettext("jump to", "an orderly queue consumed (again)"),
+        "consume_request": pgettext("jump to", "an orderly queue handed to a consume thread"),
         "clean_expired": pgettext("jump to", "an expired message cleaned"),
         "retention_deleted": pgettext("jump to", "files deleted by retention"),
         "fault": pgettext("jump to", "a fault"),
