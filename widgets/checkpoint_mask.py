@@ -28,6 +28,7 @@ from typing import Any
 from rmqlab import format_duration
 
 from .checkpoints import AskedCheckpoint
+from .flow_clocks import hide_clock_times
 from .flow_model import FlowVM, Place, countdown_time, with_placeholders
 from .lease_fold import nice_end
 from .lease_model import LeaseModel
@@ -98,7 +99,7 @@ def mask_model(model: Any, mask: Mask | None) -> Any:
     if isinstance(model, FlowVM) and mask.places:
         model = with_placeholders(model, mask.places)
     if isinstance(model, FlowVM) and mask.answer_ms is not None:
-        model = _hide_clocks(model)
+        model = hide_clock_times(model)
     if isinstance(model, TimelineModel) and mask.answer_ms is not None:
         model = _hide_waits(model, mask.answer_ms, mask.now_ms)
     if isinstance(model, LeaseModel) and mask.answer_ms is not None:
@@ -134,17 +135,6 @@ def _hide_waits(vm: TimelineModel, answer_ms: int, now_ms: int) -> TimelineModel
         for w in vm.waits
     )
     return vm if waits == vm.waits else dataclasses.replace(vm, waits=waits)
-
-
-def _hide_clocks(vm: FlowVM) -> FlowVM:
-    """``vm`` with every consumer clock's time drawn as "?" ("rebalance in ?", "yields after t = ?"), as the Locks tab
-    draws "lease ends at ?": any of them may be the clock the question asks about, and hiding only that one would
-    point at it."""
-    consumers = tuple(
-        dataclasses.replace(c, clocks=tuple(dataclasses.replace(k, time=HIDDEN) if k.time else k for k in c.clocks))
-        for c in vm.consumers
-    )
-    return dataclasses.replace(vm, consumers=consumers)
 
 
 def _hide_lease_future(vm: LeaseModel, now_ms: int) -> LeaseModel:

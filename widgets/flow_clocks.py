@@ -29,7 +29,13 @@ from rmqlab.snapshot import ConsumerSnap, LabSnapshot
 
 from .flow_model import ClockVM, FlowVM, countdown_time
 
-__all__ = ["CLOCK_WORDS", "MAX_TIME_CONSUME_CONTINUOUSLY_MS", "consumer_clocks", "with_consumer_state"]
+__all__ = [
+    "CLOCK_WORDS",
+    "MAX_TIME_CONSUME_CONTINUOUSLY_MS",
+    "consumer_clocks",
+    "hide_clock_times",
+    "with_consumer_state",
+]
 
 MAX_TIME_CONSUME_CONTINUOUSLY_MS = 60_000
 """``ConsumeMessageOrderlyService.MAX_TIME_CONSUME_CONTINUOUSLY`` (a constant of the client, not a lab's knob)."""
@@ -94,3 +100,24 @@ def with_consumer_state(vm: FlowVM, snap: LabSnapshot) -> FlowVM:
         dataclasses.replace(p, locked=True) if p.kind == "process_queue" and p.key in held else p for p in vm.places
     )
     return dataclasses.replace(vm, consumers=consumers, places=places, cut_links=snap.partitions)
+
+
+def hide_clock_times(vm: FlowVM) -> FlowVM:
+    """``vm`` as a paused "when" checkpoint shows it: every clock's time drawn as "?" ("rebalance in ?", "yields after
+    t = ?"), as the Locks tab draws "lease ends at ?" (any of them may be the clock the question asks about, and
+    hiding only that one would point at it), in a fixed order (soonest first would tell which fires first)."""
+    hidden = "?"
+    order = list(CLOCK_WORDS)
+    consumers = tuple(
+        dataclasses.replace(
+            c,
+            clocks=tuple(
+                sorted(
+                    (dataclasses.replace(k, time=hidden) if k.time else k for k in c.clocks),
+                    key=lambda k: (k.kind != "shutdown", order.index(k.kind) if k.kind in order else len(order)),
+                )
+            ),
+        )
+        for c in vm.consumers
+    )
+    return dataclasses.replace(vm, consumers=consumers)
