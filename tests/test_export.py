@@ -43,7 +43,8 @@ from rmqlab.lab.scenario import load_scenario
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SVG = "{http://www.w3.org/2000/svg}"
-TITLES = ("Message flow", "ProcessQueues", "Space-time", "Retry timeline", "Topology", "Locks", "Events")
+TITLES = ("Message flow", "ProcessQueues", "Space-time", "Retry timeline", "Topology", "Events")
+"""The demo's views (no orderly consumer: no Locks tab)."""
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +121,8 @@ def test_flow_svg_tokens_are_the_view_models_tokens(dash: Dashboard, tmp_path: P
     assert sorted(tokens) == sorted(t.key for t in view.vm.tokens) and len(tokens) == 2
     for t in view.vm.tokens:
         g = tokens[t.key]
-        assert g.findtext(f"{SVG}text") == str(t.reconsume_times)
+        assert g.findtext(f"{SVG}text") == t.msg_id.removeprefix("M").lstrip("0")  # which message: M0001 → 1
+        assert g.findtext(f"{SVG}g/{SVG}text") == str(t.reconsume_times)  # its badge
         assert g.find(f"{SVG}circle").get("style") == f"fill:{t.colour}"  # type: ignore[union-attr]
     assert {t.msg_id: (t.state, t.reconsume_times) for t in view.vm.tokens} == {
         "M0001": ("dead", 17), "M0002": ("dead", 17)}  # fmt: skip

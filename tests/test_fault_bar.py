@@ -9,7 +9,7 @@ the snapshot, its non-default fault settings, a crashed consumer), and on a smal
 from __future__ import annotations
 
 import pytest
-from rmqlab.widgets.active_faults import fault_windows, faults_text
+from rmqlab.widgets.active_faults import fault_windows, fault_words, faults_text
 from rmqlab.widgets.controller import Controller
 from test_lab_captions import _dashboards
 
@@ -34,7 +34,8 @@ def test_every_scripted_fault_in_force_is_listed_at_every_step(source: str, monk
                 for setting, value in broker.faults:
                     if value in (None, False, 0, "PUT_OK"):  # the setting's default: no fault
                         continue
-                    assert f"{broker.name}: {setting} = " in bar, (source, run.index, snap.now_ms, setting, bar)
+                    words = fault_words(broker.name, setting, value)
+                    assert words in bar and " = " not in bar, (source, run.index, snap.now_ms, setting, bar)
             for consumer in snap.consumers:
                 assert (f"{consumer.client_id} crashed" in bar) == consumer.crashed, (source, snap.now_ms, bar)
             assert ("no active faults" in bar) == ("active faults:" not in bar)
@@ -79,4 +80,19 @@ def test_a_run_not_known_ahead_gives_the_start_only_and_settings_turned_off_end_
     lab.at("3s", lab.set_broker_fault, "broker-a", put_status="PUT_OK")
     lab.run(until="5s")
     (window,) = fault_windows(lab.trace)
-    assert (window.label, window.start_ms, window.end_ms) == ("broker-a: put_status = FLUSH_DISK_TIMEOUT", 0, 3000)
+    label = "broker-a's store answers every put FLUSH_DISK_TIMEOUT"
+    assert (window.label, window.start_ms, window.end_ms) == (label, 0, 3000)
+
+
+def test_a_broker_setting_is_said_in_plain_words_not_its_parameter_name() -> None:
+    """Labs 06 and 07b slow broker-a down: the bar read "broker-a: response_delay_ms = 5000"."""
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.at("1s", lab.set_broker_fault, "broker-a", response_delay_ms="5s", lose_responses=False)
+    lab.at("2s", lab.set_broker_fault, "broker-a", reject_send_back=True, send_error="SYSTEM_BUSY")
+    lab.run(until="3s")
+    assert [w.label for w in fault_windows(lab.trace)] == [
+        "broker-a answers 5 s late",
+        "broker-a refuses every send-back",
+        "broker-a answers every send SYSTEM_BUSY",
+    ]

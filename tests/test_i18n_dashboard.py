@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 from rmqlab.widgets import Checkpoint, Dashboard, demo_lab
+from rmqlab.widgets.kind_names import jump_names
 from rmqlab.widgets.player import player_words
 from rmqlab.widgets.replay import _LABELS, FAULT_KINDS
 from rmqlab.widgets.scene import SceneView
@@ -48,10 +49,12 @@ def test_english_by_default_and_nothing_sent_for_it() -> None:
     dash = Dashboard(failing, horizon="2m", checkpoints=CHECKPOINTS)
     ctl = dash.controller
     assert [label for label, _ in dash.tabs.buttons.options] == [
-        "ProcessQueues", "Space-time", "Retry timeline", "Topology", "Locks", "Events"]  # fmt: skip
+        "ProcessQueues", "Space-time", "Retry timeline", "Topology", "Events"]  # fmt: skip
     assert (ctl.reset_button.description, ctl.step_button.description, ctl.jump_button.description) == (
         "Reset", "Step", "Jump")  # fmt: skip
-    assert ctl.player.words == {} and '"words":{' not in dash.static_html()
+    # nothing but the Jump box's plain names of the kinds (the page's player has the trace's kind names only)
+    assert set(ctl.player.words) == {f"kind:{kind}" for kind in jump_names()}
+    assert ctl.player.words["kind:lifecycle"] == "a consumer starts, crashes or stops"
     assert ctl.clock_text == "t = 0 ms · event 0 / 64"
     assert (
         ctl.frames is not None and ctl.frames.clock(len(ctl.frames) - 1) == "t = 2 m (120000 ms) · event 64 / 64 · end"
@@ -69,7 +72,7 @@ def test_chinese_dashboard_words() -> None:
     dash = Dashboard(failing, horizon="2m", checkpoints=CHECKPOINTS)
     ctl = dash.controller
     assert [label for label, _ in dash.tabs.buttons.options] == [
-        "处理队列 ProcessQueue", "时空图", "重试时间线", "拓扑", "锁", "事件"]  # fmt: skip
+        "处理队列 ProcessQueue", "时空图", "重试时间线", "拓扑", "事件"]  # fmt: skip
     assert dash.tabs.buttons.tooltips[0] == "显示“处理队列 ProcessQueue”视图"
     assert dash.view("Message flow") is dash.main_view  # titles stay the views' English names in code
     assert dash.rebuild_button.description == "重建"

@@ -20,6 +20,7 @@ from rmqlab.widgets.controller_controls import SOURCE_STYLE
 from rmqlab.widgets.export_html import standalone_html
 from rmqlab.widgets.export_pictures import export_scenes
 from rmqlab.widgets.export_svg import standalone_svg
+from rmqlab.widgets.kind_names import jump_names
 from rmqlab.widgets.offset_strip import offset_strip_text
 from rmqlab.widgets.scene import SceneView
 
@@ -43,8 +44,10 @@ IDENTIFIERS = re.compile(
 and dotted names (``pq.locked``),
 names with a capital, digit or underscore (``TopicTest``, ``M0001``, ``RECONSUME_LATER``, ``c1``), brokers
 (``broker-a``), units, the labs' short names and ``key=value`` data (``committed=0``)."""
-ENGLISH = re.compile(r"[A-Za-z]{2,}(?:[ ,;:]+[A-Za-z]{2,})+|\b(?:the|and|of|to|is|are|you|your|not|yet|again|"
-                     r"level|queue|message|offset|stored|dropped|committed|locked|hint|right|quite)\b")
+ENGLISH = re.compile(
+    r"[A-Za-z]{2,}(?:[ ,;:]+[A-Za-z]{2,})+|\b(?:the|and|of|to|is|are|you|your|not|yet|again|"
+    r"level|queue|message|offset|stored|dropped|committed|locked|hint|right|quite)\b"
+)
 """English left in a text: two Latin words or more in a row (prose: a lone word between Chinese ones is an
 identifier, ``opaque``, ``timeout``), or one of the words a dashboard or a check would show untranslated."""
 LABS = sorted({ex.lab for ex in EXERCISES})
@@ -163,8 +166,9 @@ def what_the_dashboard_shows_is_chinese(name: str, dash: Dashboard) -> None:
     ctl = dash.controller
     assert ctl.frames is not None
     words = ctl.player.words
-    for kind in ctl.frames.player_json()["jumps"]:  # the page's Jump box: "{kind} ({n})" with the kind's name
-        assert CHINESE.search(words[f"kind:{kind}"]) and words[f"kind:{kind}"].endswith(f" {kind}"), kind
+    names = jump_names()
+    for kind in ctl.frames.player_json()["jumps"]:  # the page's Jump box: "{kind} ({n})" in plain Chinese words
+        assert CHINESE.search(words[f"kind:{kind}"]) and words[f"kind:{kind}"] == names[kind], kind
     assert words["{kind} ({n})"] == "{kind}（{n}）"
     events = dash.view("Events")
     filters = (events.msg_filter, events.kind_filter, events.actor_filter)  # type: ignore[attr-defined]

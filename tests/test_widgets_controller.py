@@ -113,27 +113,28 @@ def test_buttons_and_widgets_drive_the_same_methods():
 
 
 def test_the_jump_box_offers_only_what_is_still_to_come():
-    """Run ahead, the Jump box lists the kinds still to come with their counts and keeps the student's choice."""
+    """Run ahead, the Jump box lists the kinds still to come, in plain words, with their counts and keeps the
+    student's choice (the trace's own kind names, ``consume_request (2)``, read as jargon)."""
     c = Controller(demo_lab)
     offered = dict((value, label) for label, value in c.kind_choice.options)
     assert offered == {
-        "dead_lettered": "dead_lettered (1)",
-        "send_back": "send_back (17)",
-        "delivered": "delivered (19)",
-        "consumed": "consumed (19)",
-        "scheduled": "scheduled (16)",
-        "delay_delivered": "delay_delivered (16)",
-        "rebalanced": "rebalanced (2)",  # from event 0, c1's first rebalances are still to come
+        "dead_lettered": "a dead letter (%DLQ%) (1)",
+        "send_back": "a message sent back (17)",
+        "delivered": "a listener starts (19)",
+        "consumed": "a listener returns (19)",
+        "scheduled": "a message parked in a delay level (16)",
+        "delay_delivered": "a delay over (back to %RETRY%) (16)",
+        "rebalanced": "a rebalance (2)",  # from event 0, c1's first rebalances are still to come
     }
     c.kind_choice.value = "send_back"
     assert c.jump_to_next("send_back")
     assert c.kind_choice.value == "send_back"
-    assert ("send_back (16)", "send_back") in c.kind_choice.options
+    assert ("a message sent back (16)", "send_back") in c.kind_choice.options
     c.seek(c.end or 0)
     assert c.kind_choice.options == (("nothing ahead", ""),)
     assert c.kind_choice.disabled and c.jump_button.disabled
     c.reset()
-    assert not c.jump_button.disabled and ("dead_lettered (1)", "dead_lettered") in c.kind_choice.options
+    assert not c.jump_button.disabled and ("a dead letter (%DLQ%) (1)", "dead_lettered") in c.kind_choice.options
 
 
 def test_without_run_ahead_the_jump_box_offers_every_kind():
@@ -444,9 +445,10 @@ def test_default_views_put_the_message_flow_above_the_tabs():
     assert d.rebuild_button in below.children[1].children
     assert [tabs.get_title(i) for i in range(len(tabs.pages))] == [v.title for v in d.views[1:]]
     assert [label for label, _ in tabs.buttons.options] == [v.title for v in d.views[1:]]
-    tabs.selected_index = 4  # a click on "Locks"
-    assert tabs.get_title(4) == "Locks"
-    assert [page.layout.display for page in tabs.pages] == ["none"] * 4 + ["", "none"]  # only Locks is shown
+    assert "Locks" not in [v.title for v in d.views]  # the demo has no orderly consumer: nothing to lock
+    tabs.selected_index = 3  # a click on "Topology"
+    assert tabs.get_title(3) == "Topology"
+    assert [page.layout.display for page in tabs.pages] == ["none"] * 3 + ["", "none"]  # only Topology is shown
     assert d.view("ProcessQueues") is d.tab_views[0]
     with pytest.raises(KeyError, match="'Nope'; have \\['Message flow'"):
         d.view("Nope")
@@ -466,8 +468,7 @@ def test_scene_views_draw_a_legend_and_the_dashboard_shows_text_legends():
         "Space-time",
         "Retry timeline",
         "Topology",
-        "Locks",
-    ]
+    ]  # no Locks: the demo has no orderly consumer
     for v in scenes:
         assert v.current is not None and v.current.keys(role="legend"), v.title
 

@@ -14,13 +14,40 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rmqlab.core.duration import format_duration
+from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 from rmqlab.core.trace import EventKind, TraceEvent
 
-__all__ = ["FaultWindow", "active_at", "fault_windows", "faults_text"]
+__all__ = ["SETTING_WORDS", "FaultWindow", "active_at", "fault_windows", "fault_words", "faults_text"]
 
 OFF_VALUES: tuple[object, ...] = (None, False, 0, "", "PUT_OK", [], ())
 """A broker setting with one of these values is a fault turned off (``set_broker_fault(send_error=None)``)."""
+
+
+SETTING_WORDS: dict[str, str] = {
+    "response_delay_ms": N_("{broker} answers {value} late"),
+    "lose_responses": N_("{broker} loses every response"),
+    "put_status": N_("{broker}'s store answers every put {value}"),
+    "reject_send_back": N_("{broker} refuses every send-back"),
+    "send_error": N_("{broker} answers every send {value}"),
+    "send_responses": N_("{broker} answers the next sends: {value}"),
+    "send_back_error": N_("{broker} answers every send-back {value}"),
+    "query_offset_error": N_("{broker} answers every offset query {value}"),
+    "pull_error": N_("{broker} answers every pull {value}"),
+}
+"""A broker fault setting (``set_broker_fault``) in plain words; ``{value}`` is a time, a status or a code name."""
+
+
+def fault_words(broker: str, setting: str, value: object) -> str:
+    """``broker-a answers 5 s late`` for ``response_delay_ms = 5000``; an unknown setting as ``setting = value``."""
+    if setting == "response_delay_ms" and isinstance(value, int):
+        value = format_duration(value)
+    elif isinstance(value, list | tuple):
+        value = ", ".join(str(v) for v in value)
+    words = SETTING_WORDS.get(setting)
+    if words is None:
+        return _("{broker}: {setting} = {value}").format(broker=broker, setting=setting, value=value)
+    return _(words).format(broker=broker, value=value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +93,7 @@ def _opens_and_closes(e: TraceEvent) -> Iterable[tuple[tuple[str, ...], str | No
         for setting, value in e.data.items():
             if setting == "fault":
                 continue
-            label = _("{broker}: {setting} = {value}").format(broker=e.actor, setting=setting, value=value)
+            label = fault_words(e.actor, setting, value)
             yield ("setting", e.actor, setting), (None if value in OFF_VALUES else label)
 
 

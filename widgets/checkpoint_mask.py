@@ -29,6 +29,7 @@ from rmqlab import format_duration
 
 from .checkpoint_hide import Hidden, hide_view, offset_patterns
 from .checkpoints import AskedCheckpoint
+from .flow_clocks import hide_clock_times
 from .flow_model import FlowVM, Place, countdown_time, with_placeholders
 from .lease_fold import nice_end
 from .lease_model import LeaseModel
@@ -100,6 +101,8 @@ def mask_model(model: Any, mask: Mask | None) -> Any:
         return model
     if isinstance(model, FlowVM) and mask.places:
         model = with_placeholders(model, mask.places)
+    if isinstance(model, FlowVM) and mask.answer_ms is not None:
+        model = hide_clock_times(model)
     if isinstance(model, TimelineModel) and mask.answer_ms is not None:
         model = _hide_waits(model, mask.answer_ms, mask.now_ms)
     if isinstance(model, LeaseModel) and mask.answer_ms is not None:

@@ -23,7 +23,7 @@ from .base import guarded
 from .checkpoint_gate import gate
 from .checkpoint_mask import Mask
 from .frames import RunFrames, clock_text
-from .kind_names import jump_label, kind_name
+from .kind_names import jump_label, jump_names
 from .replay import Replay, RunOutline
 from .stepper import Stepper
 
@@ -116,7 +116,7 @@ class KernelControls:
         self.scrubber = W.IntSlider(value=0, min=0, max=1, description=_("position"), tooltip=_("trace position"),
                                     continuous_update=False, layout=W.Layout(width="60%"))  # fmt: skip
         self.kind_choice = W.Dropdown(
-            options=[(kind_name(kind), kind) for kind in JUMP_KINDS],
+            options=[(jump_names().get(kind, kind), kind) for kind in JUMP_KINDS],
             value="dead_lettered",
             description=_("next"),
             tooltip=_("event kind to jump to (with the run known ahead: only the kinds still to come, and how many)"),
@@ -199,7 +199,8 @@ class KernelControls:
         not known); keep the student's choice while it is still on offer."""
         limit, blocked = None, False
         if self.outline is None:
-            choices: tuple[tuple[str, str], ...] = tuple((kind_name(kind), kind) for kind in JUMP_KINDS)
+            names = jump_names()
+            choices: tuple[tuple[str, str], ...] = tuple((names.get(kind, kind), kind) for kind in JUMP_KINDS)
         else:  # only what a Jump can reach before a question still to answer: its kinds would tell the answer
             limit = gate(self.frames, self.answered, position, self.outline.end)
             blocked = limit < self.outline.end

@@ -68,6 +68,14 @@ __all__ = ["Checkpoint", "Dashboard", "ViewTabs", "default_views", "knob_widget"
 LEGEND_STYLE = "color:var(--jp-ui-font-color2, #555);font-size:var(--jp-ui-font-size0, 11px);margin:2px 0 6px"
 
 
+def _has_orderly_consumer(controller: Controller) -> bool:
+    """Whether the run has an orderly consumer at any step (its whole run when known ahead, else its first step): only
+    orderly consumption takes broker locks, so a run without one has nothing for the Locks tab."""
+    frames = controller.frames
+    snaps = frames.snapshots if frames is not None else ([controller.snapshot] if controller.snapshot else [])
+    return any(c.orderly for snap in snaps for c in snap.consumers)
+
+
 def default_views() -> list[SnapshotView]:
     """The views of every lab's dashboard, the main picture first — the one place to change them.
 
@@ -194,13 +202,15 @@ class Dashboard(W.VBox):
             tooltip=_("rebuild the scenario with these knobs and rerun from t = 0"),
         )
         self.rebuild_button.on_click(guarded(self)(lambda _: self.rebuild()))
-        self.views = list(default_views() if views is None else views)
-        mains = [v for v in self.views if v.main]
-        self.main_view: SnapshotView | None = mains[0] if mains else None
-        self.tab_views = [v for v in self.views if v is not self.main_view]
         self.controller = Controller(
             self._factory(), views=(), horizon=horizon, run_ahead=run_ahead, checkpoints=checkpoints
         )
+        self.views = list(default_views() if views is None else views)
+        if views is None and not _has_orderly_consumer(self.controller):  # no lock to show: no Locks tab
+            self.views = [v for v in self.views if not isinstance(v, LeaseView)]
+        mains = [v for v in self.views if v.main]
+        self.main_view: SnapshotView | None = mains[0] if mains else None
+        self.tab_views = [v for v in self.views if v is not self.main_view]
         # only the main picture and the first tab get their frames at once; a hidden tab's come when it is opened
         self.controller.lazy_views = {id(v) for v in self.tab_views[1:]}
         for view in self.views:

@@ -111,6 +111,8 @@ class Columns:
     cx0: float = 0.0
     cons_w: float = 0.0
     cons_bottom: float = 0.0
+    consumer_y: dict[str, float] = field(default_factory=dict)
+    """The top of each consumer instance's box."""
     out_bottom: float = 0.0
     right: float = 0.0
 

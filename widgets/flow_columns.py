@@ -47,7 +47,6 @@ def detail_words(detail: str) -> str:
     return " · ".join(_(part) if part in DETAIL_WORDS else part for part in detail.split(" · "))
 
 
-
 def _next(countdown: str) -> str:
     """``next due in 7 s``: what a crowded delay slot writes under its label."""
     return _("next {countdown}").format(countdown=countdown)
@@ -202,6 +201,7 @@ def consumer_column(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
         else text_width(_("consumer instances"), 12),
         max((text_width(f"{c.client_id} · {c.group}", 12) + 2 * PAD for c in vm.consumers), default=0),
         max((text_width(detail_words(c.detail), 11) + 2 * PAD for c in vm.consumers), default=0),
+        max((text_width(line, 11) + 2 * PAD for c in vm.consumers for line in _box_lines(vm, c.client_id)), default=0),
     )
     y = cols.top
     cv.text("col:consumers", cx0, y + 12, _("consumer instances"), cls="rq-title")
@@ -212,12 +212,15 @@ def consumer_column(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
     for c in vm.consumers:
         pqs = [p for p in pq_places if p.owner == c.client_id]
         inner = sum(pq_height(p, len(cols.by_place.get(p.key, []))) + 4 for p in pqs) if pqs else ROW
-        h = 34 + inner + 4
+        lines = _box_lines(vm, c.client_id)
+        h = 34 + CLOCK_LINE * len(lines) + inner + 4
+        cols.consumer_y[c.client_id] = y
         title = f"{c.client_id} ({c.group}): {detail_words(c.detail)}"
         cv.rect(f"consumer:{c.client_id}", cx0, y, cons_w, h, "rq-box", role="consumer", title=title)
         cv.text(f"consumer-label:{c.client_id}", cx0 + PAD, y + 14, f"{c.client_id} · {c.group}", cls="rq-title")
         cv.text(f"consumer-detail:{c.client_id}", cx0 + PAD, y + 27, detail_words(c.detail), cls="rq-muted rq-small")
-        sy = y + 34
+        _clock_lines(cv, vm, c.client_id, cx0 + PAD, y + 27)
+        sy = y + 34 + CLOCK_LINE * len(lines)
         if not pqs:
             cv.text(
                 f"empty:{c.client_id}",
@@ -235,12 +238,49 @@ def consumer_column(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
             cv.text(f"label:{p.key}", cx0 + PAD + 5, sy + 15, name, title=p.label)
             if broker:
                 cv.text(f"broker:{p.key}", cx0 + PAD + 5, sy + 27, broker, cls="rq-muted rq-small")
+            if p.locked:
+                _lock_badge(cv, p.key, cx0 + PAD + 5 + (text_width(broker, 11) + 4 if broker else 0), sy + 18)
             if p.note:
                 cv.text(f"note:{p.key}", cx0 + PAD + 5, sy + ph - 5, p.note, cls="rq-muted rq-small")
             place_tokens(cv, toks, cx0 + PAD + pq_label_w + R, sy + 2 + R + 1, SLOT_TOKENS_PER_ROW)
             sy += ph + 4
         y += h + 8
     cols.cons_bottom = y
+
+
+CLOCK_LINE = 13.0
+"""One line of a consumer box's clocks (11 px text)."""
+LINK_CUT = N_("link to {broker} cut")
+LOCK_TIP = N_("{client} holds the broker lock of this queue (lease live)")
+
+
+def _box_lines(vm: FlowVM, client_id: str) -> list[str]:
+    """The lines under a consumer box's name: its cut links, then its clocks (:mod:`widgets.flow_clocks`)."""
+    cuts = [_(LINK_CUT).format(broker=b) for c, b in vm.cut_links if c == client_id]
+    box = next((c for c in vm.consumers if c.client_id == client_id), None)
+    return cuts + ([k.text for k in box.clocks] if box is not None else [])
+
+
+def _clock_lines(cv: Canvas, vm: FlowVM, client_id: str, x: float, y: float) -> None:
+    """The cut links and the clocks, one 11 px line each, under the box's second line (baseline ``y``)."""
+    for _c, b in (link for link in vm.cut_links if link[0] == client_id):
+        y += CLOCK_LINE
+        cv.text(f"cut:{client_id}:{b}", x, y, _(LINK_CUT).format(broker=b), cls="rq-small rq-cut")
+    box = next((c for c in vm.consumers if c.client_id == client_id), None)
+    seen: dict[str, int] = {}
+    for k in box.clocks if box is not None else ():
+        n = seen[k.kind] = seen.get(k.kind, -1) + 1
+        y += CLOCK_LINE
+        cv.text(f"clock:{client_id}:{k.kind}:{n}", x, y, k.text, cls="rq-muted rq-small rq-clock", title=k.text)
+
+
+def _lock_badge(cv: Canvas, key: str, x: float, y: float) -> None:
+    """A padlock 10 px wide, its shackle from ``y``: the instance holds this queue's broker lock."""
+    owner = key.split(":", 2)[1]
+    tip = _(LOCK_TIP).format(client=owner)
+    d = f"M {x + 2:.1f} {y + 5:.1f} v -2 a 3 3 0 0 1 6 0 v 2"
+    cv.marks.append(Mark("path", f"lock-shackle:{key}", d=d, cls="rq-lock-shackle", role="lock", title=tip))
+    cv.rect(f"lock:{key}", x, y + 5, 10, 7, "rq-lock", role="lock", title=tip)
 
 
 def outcome_column(cv: Canvas, cols: Columns) -> None:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from .flow_model import FlowVM, Place, TokenVM
 
-__all__ = ["FLOW_CSS", "NOT_STARTED", "STEP", "R", "flow_scene", "token_text"]
+__all__ = ["FLOW_CSS", "NOT_STARTED", "STEP", "R", "flow_scene", "token_label", "token_text"]
 
 
 NOT_OK_TIP = N_("stored, but the producer was told {status}, not SEND_OK")
@@ -65,13 +65,27 @@ $ text.rq-not-ok-mark { fill: #000000; font-weight: 700; font-size: 11px; }
 $ .rq-focus { fill: none; stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2.5; opacity: 0.8;
   transition: cx var(--rq-duration, 350ms) ease-in-out, cy var(--rq-duration, 350ms) ease-in-out; }
 $ .rq-cross { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 2; }
+$ .rq-token .rq-badge rect { fill: #1f1f1f; stroke: #ffffff; stroke-width: 1; }
+$ .rq-token .rq-badge text { fill: #ffffff; font-size: 11px; font-weight: 600; }
+$ .rq-cut-link { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 2; }
+$ text.rq-cut { fill: var(--jp-error-color1, #d32f2f); font-weight: 600; }
+$ .rq-lock { fill: var(--jp-warn-color1, #f57c00); stroke: none; }
+$ .rq-lock-shackle { fill: none; stroke: var(--jp-warn-color1, #f57c00); stroke-width: 1.6; }
 """.replace("$", '[data-testid="rq-flow"]')
 """The view's own classes, scoped to its root (``$`` stands for the root selector)."""
 
 
+def token_label(msg_id: str) -> str:
+    """What a token says: which message it is, the number its id ends with (``M0001`` → ``1``, ``M0598`` → ``598``;
+    ``1k`` beyond 999, as :func:`token_text`), so that a question naming M0001 finds its token whatever the colours
+    (six colour-blind-safe fills repeat within seven messages); an id without digits, its first two characters."""
+    digits = len(msg_id) - len(msg_id.rstrip("0123456789"))
+    return token_text(int(msg_id[-digits:])) if digits else msg_id[:2]
+
+
 def token_text(reconsume_times: int) -> str:
-    """What a token says: its reconsume times, fitted into the circle (``7``, ``42``, ``137``; ``1k``, ``12k`` beyond
-    999: at most three characters; three in regular weight, the ``rq-long`` class, so the
+    """A number fitted into a token or its badge (its message's number; its reconsume times): ``7``, ``42``, ``137``;
+    ``1k``, ``12k`` beyond 999: at most three characters; three in regular weight, the ``rq-long`` class, so the
     disc holds them at the 11 px label size). The tooltip keeps the exact number."""
     if reconsume_times < 1000:
         return str(reconsume_times)
@@ -94,6 +108,7 @@ def flow_scene(vm: FlowVM) -> Scene:
     consumer_column(cv, vm, cols)
     outcome_column(cv, cols)
     _arrows(cv, vm, cols)
+    _cut_links(cv, vm, cols)
     _tokens(cv, vm)
     not_ok = sorted({t.put_status for t in vm.tokens if t.put_status})
     bottom = max(cols.prod_bottom, cols.broker_bottom, cols.cons_bottom, cols.out_bottom) + 10
@@ -130,8 +145,8 @@ def _titles(cv: Canvas, vm: FlowVM) -> None:
         PAD,
         title_y + 15,
         _(
-            "one token per message per consumer group (per instance in BROADCASTING); "
-            "{colour_note}; number = reconsume times"
+            "a token per message and group (BROADCASTING: per instance); "
+            "{colour_note}; 1 = M0001; badge = reconsume times"
         ).format(colour_note=vm.colour_note),
         cls="rq-muted rq-small",
     )
@@ -187,6 +202,27 @@ def _arrows(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
         )
 
 
+def _cut_links(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
+    """A partitioned link (``lab.partition``): a dashed red line from the brokers to the instance's box, crossed
+    near the brokers, level with the box's top edge (above the lanes' arrows and their labels)."""
+    for client, broker in vm.cut_links:
+        top = cols.consumer_y.get(client)
+        if top is None:
+            continue
+        y, x1, x2 = top + 3, cols.brokers_right + 2, cols.cx0
+        tip = _("link between {client} and {broker} cut (network partition)").format(client=client, broker=broker)
+        cv.marks.append(
+            Mark("line", f"cut-link:{client}:{broker}", x=x1, y=y, x2=x2, y2=y, cls="rq-cut-link", dash="5 3",
+                 role="cut-link", title=tip)
+        )  # fmt: skip
+        mx = x1 + 12  # clear of the centred arrow labels
+        a, b, up, down = f"{mx - 5:.1f}", f"{mx + 5:.1f}", f"{y - 5:.1f}", f"{y + 5:.1f}"
+        cross = f"M {a} {up} L {b} {down} M {a} {down} L {b} {up}"
+        cv.marks.append(
+            Mark("path", f"cut-cross:{client}:{broker}", d=cross, cls="rq-cross", role="cut-link", title=tip)
+        )
+
+
 def _tokens(cv: Canvas, vm: FlowVM) -> None:
     """A halo on the message the latest event is about, then the tokens on top, crosses on dropped ones."""
     for t in vm.tokens:
@@ -207,10 +243,13 @@ def _tokens(cv: Canvas, vm: FlowVM) -> None:
             tip += f" · {t.why}"
         if t.put_status:
             tip += " · " + _(NOT_OK_TIP).format(status=t.put_status)
-        text = token_text(t.reconsume_times)
+        text = token_label(t.msg_id)
         cls = f"rq-{t.state}" + (" rq-long" if len(text) > 2 else "") + (" rq-not-ok" if t.put_status else "")
+        times = token_text(t.reconsume_times) if t.reconsume_times else ""
         cv.marks.append(
-            Mark("token", t.key, x=tx, y=ty, r=R, text=text, fill=t.colour, cls=cls, role="token", title=tip)
+            Mark(
+                "token", t.key, x=tx, y=ty, r=R, text=text, fill=t.colour, cls=cls, role="token", title=tip, badge=times
+            )
         )
         if t.put_status:  # stored, but not SEND_OK: an orange dashed ring and an orange "!" badge (black on orange
             bx, by = tx + R - 1, ty - R + 1  # reads in both themes; the colours alone would not on a grey slot)

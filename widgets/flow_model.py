@@ -21,6 +21,7 @@ __all__ = [
     "NOT_STARTED",
     "NO_COPY_WHY",
     "TOKEN_STATE_WORDS",
+    "ClockVM",
     "ConsumerVM",
     "FlowVM",
     "Place",
@@ -76,6 +77,8 @@ class Place:
     note: str = ""
     """A short second line: ``not in route`` (a queue the route does not list), what a ProcessQueue waits for
     (``suspended · again in 0.8 s``, ``local retry in 4.2 s``), why a tray's messages were dropped."""
+    locked: bool = False
+    """A ProcessQueue whose broker lock its instance holds, lease live (``RebalanceLockManager``): a lock badge."""
     placeholder: bool = False
     """Not there yet: a place a "where" checkpoint offers before anything was ever written to it (the ``%DLQ%``
     queue before its first dead letter, a delay level not in use), drawn dim and dashed under its real name so
@@ -108,6 +111,25 @@ class TokenVM:
 
 
 @dataclass(frozen=True, slots=True)
+class ClockVM:
+    """One pending clock of a consumer (:mod:`widgets.flow_clocks`): ``rebalance in 18 s``."""
+
+    kind: str
+    """The timer kind (``rebalance``, ``route_poll`` …), or ``yield`` / ``request`` / ``shutdown``."""
+    words: str
+    """Its words in the current language, ``{time}`` where the time goes."""
+    time: str
+    """The time (a countdown, or a moment); ``?`` at a paused "when" checkpoint."""
+    due_ms: int | None
+    """When it fires (None: a state, such as shutting down)."""
+
+    @property
+    def text(self) -> str:
+        """What the box says."""
+        return self.words.replace("{time}", self.time)
+
+
+@dataclass(frozen=True, slots=True)
 class ConsumerVM:
     """One consumer instance (client id) and what its box says."""
 
@@ -116,6 +138,8 @@ class ConsumerVM:
     running: bool
     detail: str
     """``CLUSTERING · concurrently`` / ``BROADCASTING`` / ``orderly`` …, or ``crashed`` / ``shut down``."""
+    clocks: tuple[ClockVM, ...] = ()
+    """Its pending clocks, soonest first (a running instance's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +163,9 @@ class FlowVM:
     retry_paths: bool = True
     """Draw the send-back, retry-pull and dead-letter arrows: False when every consumer is BROADCASTING, which
     drops a failed message instead (ConsumeMessageConcurrentlyService.processConsumeResult) and uses none of them."""
+
+    cut_links: tuple[tuple[str, str], ...] = ()
+    """Partitioned links (client id, broker name): drawn cut."""
 
     def place(self, key: str) -> Place:
         """The place with this key (KeyError names a few known ones)."""

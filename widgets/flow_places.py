@@ -18,6 +18,7 @@ from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import ConsumeQueueSnap, LabSnapshot, OffsetState
 
+from .flow_clocks import with_consumer_state
 from .flow_facts import SnapshotFacts, TraceFacts, owner_of, trace_facts
 from .flow_model import (
     BROADCAST_WHY,
@@ -87,7 +88,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
         if t.place not in known:
             raise ValueError(f"token {t.key} is in place {t.place!r}, which the view-model does not draw")
     note = _("colour = sharding key (else message id)") if seen.ordered else _("colour = message id")
-    return FlowVM(
+    vm = FlowVM(
         now_ms=snap.now_ms,
         position=snap.trace_len,
         brokers=tuple((b.name, b.up) for b in snap.brokers),
@@ -101,6 +102,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
         focus=next((e.msg_id for e in reversed(snap.events) if e.msg_id is not None), ""),
         retry_paths=not snap.consumers or any(c.message_model != "BROADCASTING" for c in snap.consumers),
     )
+    return with_consumer_state(vm, snap)
 
 
 @dataclass(slots=True)

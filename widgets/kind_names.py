@@ -1,5 +1,9 @@
 """The trace's event kinds as a person reads them in a box: the Jump box and the Events tab's kind filter.
 
+The Jump box names each kind in plain words (:func:`jump_names`: "a listener returns", not ``consumed``; "a
+consumer starts, crashes or stops", not ``lifecycle``), the way a student thinks of the moment to jump to; the
+Events tab's filter keeps the trace's names, which its table prints (below).
+
 A kind is the trace's own name (``consumed``, ``dead_lettered``), the same in every language: the Events table and
 ``show_trace`` print it, a cell passes it to ``jump_to_next``. In English the boxes show it bare; in Chinese they put
 the Chinese term before it (``消费结果 consumed``), so the student reads the box and still learns the name the table
@@ -12,7 +16,7 @@ from __future__ import annotations
 from rmqlab.core.i18n import gettext as _
 from rmqlab.core.i18n import pgettext
 
-__all__ = ["jump_label", "kind_name", "kind_names", "kind_words"]
+__all__ = ["jump_label", "jump_names", "kind_name", "kind_names", "kind_words"]
 
 
 def kind_names() -> dict[str, str]:
@@ -54,17 +58,56 @@ def kind_names() -> dict[str, str]:
     }
 
 
+def jump_names() -> dict[str, str]:
+    """Each event kind as the Jump box says it: what happens, in plain words, in the current language."""
+    return {
+        "send_attempt": pgettext("jump to", "a send attempt"),
+        "send_result": pgettext("jump to", "a send answered"),
+        "send_failed": pgettext("jump to", "a send failed"),
+        "stored": pgettext("jump to", "a message stored"),
+        "scheduled": pgettext("jump to", "a message parked in a delay level"),
+        "delay_delivered": pgettext("jump to", "a delay over (back to %RETRY%)"),
+        "pulled": pgettext("jump to", "messages pulled"),
+        "pull_deferred": pgettext("jump to", "a pull put off"),
+        "pull_empty": pgettext("jump to", "a pull that found nothing"),
+        "delivered": pgettext("jump to", "a listener starts"),
+        "consumed": pgettext("jump to", "a listener returns"),
+        "send_back": pgettext("jump to", "a message sent back"),
+        "send_back_fallback": pgettext("jump to", "a failed send-back resent by the client"),
+        "local_retry": pgettext("jump to", "a local retry"),
+        "dead_lettered": pgettext("jump to", "a dead letter (%DLQ%)"),
+        "broadcast_dropped": pgettext("jump to", "a broadcast message dropped"),
+        "offset_updated": pgettext("jump to", "an offset updated in memory"),
+        "offset_persisted": pgettext("jump to", "offsets persisted"),
+        "rebalanced": pgettext("jump to", "a rebalance"),
+        "lock_batch": pgettext("jump to", "a lock request"),
+        "lock_acquired": pgettext("jump to", "a queue lock taken"),
+        "lock_renewed": pgettext("jump to", "a queue lock renewed"),
+        "lock_refused": pgettext("jump to", "a queue lock refused"),
+        "lock_expired": pgettext("jump to", "an expired lock taken over"),
+        "unlocked": pgettext("jump to", "a queue unlocked"),
+        "suspended": pgettext("jump to", "a queue suspended"),
+        "consume_request": pgettext("jump to", "an orderly queue handed to a consume thread"),
+        "clean_expired": pgettext("jump to", "an expired message cleaned"),
+        "retention_deleted": pgettext("jump to", "files deleted by retention"),
+        "fault": pgettext("jump to", "a fault"),
+        "admin": pgettext("jump to", "an admin command"),
+        "lifecycle": pgettext("jump to", "a consumer starts, crashes or stops"),
+        "warning": pgettext("jump to", "a warning"),
+    }
+
+
 def kind_name(kind: str) -> str:
     """``kind``'s name in a box (:func:`kind_names`; a kind it does not know stays as it is)."""
     return kind_names().get(kind, kind)
 
 
 def jump_label(kind: str, ahead: int) -> str:
-    """The Jump box's option for ``kind`` with ``ahead`` such events still to come: ``consumed (3)``."""
-    return _("{kind} ({n})").format(kind=kind_name(kind), n=ahead)
+    """The Jump box's option for ``kind`` with ``ahead`` such events still to come: ``a listener returns (3)``."""
+    return _("{kind} ({n})").format(kind=jump_names().get(kind, kind), n=ahead)
 
 
 def kind_words() -> dict[str, str]:
-    """The names the page's player needs for its Jump box, keyed ``kind:<kind>`` among its words (only those that
-    differ from the kind: none in English)."""
-    return {f"kind:{kind}": name for kind, name in kind_names().items() if name != kind}
+    """The names the page's player needs for its Jump box, keyed ``kind:<kind>`` among its words: the same plain
+    words as the kernel's (:func:`jump_names`)."""
+    return {f"kind:{kind}": name for kind, name in jump_names().items()}

@@ -103,6 +103,8 @@ class _Fold:
             self.locked(e, client)
         elif kind is EventKind.LOCK_REFUSED:
             self.refused(e, client)
+        elif kind is EventKind.LOCK_BATCH and e.data.get("error"):
+            self.failed(e, client)
         elif kind is EventKind.UNLOCKED:
             self.unlocked(e, client)
         elif kind is EventKind.DELIVERED and client in self.orderly:
@@ -151,6 +153,21 @@ class _Fold:
         holder = d.get("holder")
         text = _("{client} refused (held by {holder})") if holder else _("{client} refused (held by nobody)")
         b.markers.append(LeaseMarker(t, "refused", client, text.format(client=client, holder=holder)))
+
+    def failed(self, e: TraceEvent, client: str) -> None:
+        """A lockBatchMQ with no answer (cut link, broker down, timeout): nothing was extended; the client only logs it
+        (``RebalanceImpl.lockAll``), and its trust runs out 30 s after the last success."""
+        d, t = e.data, e.time_ms
+        words = (
+            _("{client}'s renewal failed ({error})")
+            if d.get("via") == "lockAll"
+            else _("{client}'s lock failed ({error})")
+        )
+        text = words.format(client=client, error=d["error"])
+        for queue in d.get("queues", ()):
+            b = self.band(str(d["group"]), str(queue))
+            b.client(client)
+            b.markers.append(LeaseMarker(t, "failed", client, text))
 
     def unlocked(self, e: TraceEvent, client: str) -> None:
         d, t = e.data, e.time_ms

@@ -55,7 +55,8 @@ class LeaseLane:
 
 @dataclass(frozen=True, slots=True)
 class LeaseMarker:
-    """A moment on a band: ``acquired`` / ``renewed`` / ``refused`` / ``takeover`` / ``unlocked`` / ``crash``."""
+    """A moment on a band: ``acquired`` / ``renewed`` / ``failed`` (no answer) / ``refused`` / ``takeover`` /
+    ``unlocked`` / ``crash``."""
 
     t_ms: int
     kind: str

@@ -28,6 +28,7 @@ LEASE_CSS = """
 .rq-scene .rq-span.rq-trust { fill-opacity: 0.35; }
 .rq-scene .rq-span.rq-open { stroke: var(--jp-ui-font-color1, #1f1f1f); stroke-dasharray: 2 2; }
 .rq-scene .rq-tick { stroke: var(--jp-ui-font-color1, #1f1f1f); stroke-width: 1.5; }
+.rq-scene .rq-tick.rq-failed { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 2; stroke-dasharray: 3 2; }
 .rq-scene .rq-crash { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 2; }
 .rq-scene text.rq-crash-text { fill: var(--jp-error-color1, #d32f2f); font-weight: 600; }
 .rq-scene text.rq-refused { fill: var(--jp-error-color1, #d32f2f); font-weight: 700; font-size: 11px; }
@@ -207,6 +208,12 @@ def _markers(b: LeaseBand, bid: str, lane_y: dict[tuple[str, str], float], tx: C
             marks.append(
                 Mark("line", mid, x=mx, y=lease_y - 3, x2=mx, y2=y2, cls="rq-tick", title=title, role=f"lease-{m.kind}")
             )
+        elif m.kind == "failed":  # a lockAll that got no answer: a red dashed tick, the lease not extended
+            y2 = lease_y + _LANE_H + 3
+            marks.append(
+                Mark("line", mid, x=mx, y=lease_y - 3, x2=mx, y2=y2, cls="rq-tick rq-failed", title=title,
+                     role="lease-failed")
+            )  # fmt: skip
         elif m.kind == "refused":
             ty = lane_y.get(("trust", m.client), lease_y)
             marks.append(
@@ -272,6 +279,7 @@ def _legend(marks: list[Mark], vm: LeaseModel, colour: dict[str, str], y: float)
     items += [
         ("rect", "rq-span rq-expired", _("lease expired (anyone may take it over)")),
         ("line", "rq-tick", _("lock / lockAll renewal (every 20 s)")),
+        ("line", "rq-tick rq-failed", _("lock / renewal failed (no answer: nothing extended)")),
         ("line", "rq-crash", _("crash / take-over")),
         ("line", "rq-now", _("now")),
     ]

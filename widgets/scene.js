@@ -53,6 +53,19 @@ function apply(node, m, sid) {
       if (!t) { t = document.createElementNS(SVG, "text"); node.appendChild(t); }
       t.textContent = m.text;
     } else if (t) t.remove();
+    let b = node.querySelector(":scope > g.rq-badge");
+    if (m.badge) {  // Mark.badge: the same box as scene_badge.py's badge_box
+      if (!b) {
+        b = document.createElementNS(SVG, "g"); b.setAttribute("class", "rq-badge");
+        b.appendChild(document.createElementNS(SVG, "rect")); b.appendChild(document.createElementNS(SVG, "text"));
+        node.appendChild(b);
+      }
+      const w = Math.max(13, m.badge.length * 7 + 5), h = 13, x = m.r * 0.35, y = m.r * 0.3;
+      const r = b.querySelector("rect"), bt = b.querySelector("text");
+      r.setAttribute("x", fmt(x)); r.setAttribute("y", fmt(y)); r.setAttribute("rx", "3");
+      r.setAttribute("width", fmt(w)); r.setAttribute("height", fmt(h));
+      bt.setAttribute("x", fmt(x + w / 2)); bt.setAttribute("y", fmt(y + h / 2)); bt.textContent = m.badge;
+    } else if (b) b.remove();
     setTitle(node, m.title);
     return;
   }

@@ -31,13 +31,12 @@ import anywidget
 import traitlets
 
 from .framed import FramedView
+from .scene_badge import badge_svg
 
 if TYPE_CHECKING:
     from .frames import RunFrames
 
-__all__ = [
-    "BASE_CSS", "Mark", "MarkKind", "Scene", "SceneView", "SceneWidget", "mark_json", "text_width",
-]  # fmt: skip
+__all__ = ["BASE_CSS", "Mark", "MarkKind", "Scene", "SceneView", "SceneWidget", "mark_json", "text_width"]
 
 MarkKind = Literal["rect", "circle", "line", "path", "text", "token"]
 
@@ -112,7 +111,7 @@ class Mark:
     """One keyed drawing element. Only the fields its ``kind`` uses matter; the rest stay at defaults.
 
     ``rect``: x, y, w, h · ``circle``: x, y (centre), r · ``line``: x, y → x2, y2 · ``path``: d ·
-    ``text``: x, y (baseline), text, anchor · ``token``: x, y (centre), r, text (the label inside the disc).
+    ``text``: x, y (baseline), text, anchor · ``token``: x, y (centre), r, text (the label inside the disc), badge.
     ``arrow`` puts an arrow head on a line or path; ``title`` becomes a hover tooltip.
     """
 
@@ -135,6 +134,7 @@ class Mark:
     role: str = ""
     arrow: bool = False
     dash: str = ""
+    badge: str = ""  # token only: a small dark label on the disc, travelling with it (widgets.scene_badge)
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,7 +266,7 @@ def _mark_svg(m: Mark, sid: str) -> str:
         label = f"<text>{esc(m.text)}</text>" if m.text else ""
         return (
             f'<g class="{esc(cls)}" {common} transform="translate({_num(m.x)},{_num(m.y)})">{title}'
-            f'<circle r="{_num(m.r)}"{fill}/>{label}</g>'
+            f'<circle r="{_num(m.r)}"{fill}/>{label}{badge_svg(m)}</g>'
         )
     attrs = f'class="{esc(m.cls)}" {common}' if m.cls else common
     if style:

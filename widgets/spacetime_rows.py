@@ -149,13 +149,16 @@ HANDLERS: dict[EventKind, Callable[[RowBuilder, TraceEvent, str], None]] = {
 def spacetime_view_model(snap: LabSnapshot, *, locks: bool = True) -> SpaceTimeModel:
     """The space-time diagram of everything in ``snap.events`` (the trace up to the controller's position).
 
-    ``locks=False`` leaves out lock requests and renewals (an orderly run renews every 20 s).
+    ``locks=False`` leaves out lock requests and renewals (an orderly run renews every 20 s). A broker's
+    ``ScheduleMessageService`` lane is drawn from its first event on (a run without delays never needs its width).
     """
     b = RowBuilder(snap, locks)
     for e in snap.events:
         b.fold(e)
     rows = _fold_repeats(b.rows, b.spans)
-    return SpaceTimeModel(tuple(b.lanes.values()), rows, tuple(b.spans), snap.now_ms, snap.trace_len)
+    used = {r.src for r in rows} | {r.dst for r in rows} | {s.lane for s in b.spans}
+    lanes = tuple(lane for lane in b.lanes.values() if lane.kind != "schedule" or lane.id in used)
+    return SpaceTimeModel(lanes, rows, tuple(b.spans), snap.now_ms, snap.trace_len)
 
 
 def _fold_repeats(rows: list[Row], spans: list[Span]) -> tuple[Row, ...]:

@@ -15,6 +15,20 @@ from .spacetime_model import BROKEN, ArrowKind, Row, SpaceTimeModel
 __all__ = ["CSS", "LEGEND", "spacetime_scene"]
 
 LANE_W = 172
+"""A lane's width when the picture has room for it."""
+MIN_LANE_W = 96
+FIT_W = 860
+"""The width every lane fits in (JupyterLab's output area is 868 px with the file browser open): with more lanes than
+fit at :data:`LANE_W`, each is narrower (down to :data:`MIN_LANE_W`), their titles and labels cut with an ellipsis."""
+LEGEND_X = 8
+LEGEND_COL_W = 168
+
+
+def lane_width(lanes: int) -> float:
+    """How wide each of ``lanes`` lanes is drawn: :data:`LANE_W`, or less, so that all of them fit :data:`FIT_W`."""
+    return min(LANE_W, max(MIN_LANE_W, (FIT_W - 24 - AXIS_W) / max(lanes, 1)))
+
+
 LEGEND_H = 52
 HEADER_H = 40
 FONT_PX = 11
@@ -96,21 +110,22 @@ def _dot_class(r: Row) -> str:
 
 def spacetime_scene(vm: SpaceTimeModel, *, max_rows: int | None = None) -> Scene:
     """The diagram as a Scene: the last ``max_rows`` rows (all when None) above the "now" line."""
-    xs = {lane.id: AXIS_W + LANE_W * (i + 0.5) for i, lane in enumerate(vm.lanes)}
-    lanes_right = AXIS_W + LANE_W * len(vm.lanes)
+    lane_w = lane_width(len(vm.lanes))
+    xs = {lane.id: AXIS_W + lane_w * (i + 0.5) for i, lane in enumerate(vm.lanes)}
+    lanes_right = AXIS_W + lane_w * len(vm.lanes)
     legend_cols = (len(LEGEND) + 1) // 2
-    width = int(max(lanes_right + 24, AXIS_W + legend_cols * 168))
+    width = int(max(lanes_right + 24, LEGEND_X + legend_cols * LEGEND_COL_W))
     rows = vm.rows if max_rows is None or len(vm.rows) <= max_rows else vm.rows[-max_rows:]
     hidden = len(vm.rows) - len(rows)
     top = LEGEND_H + HEADER_H + 10
-    marks = _header(vm, xs, legend_cols=legend_cols, top=top, hidden=hidden)
+    marks = _header(vm, xs, legend_cols=legend_cols, top=top, hidden=hidden, lane_w=lane_w)
     ys, breaks, now_y = row_ys(vm, rows, top)
     bottom = now_y + 18
     height = int(bottom + 8)
     marks.extend(_lifelines_and_spans(vm, xs, ys, top=top, bottom=bottom, now_y=now_y))
     marks.extend(time_axis(rows, ys, breaks, top=top, bottom=bottom))
     for r in rows:
-        marks.extend(_row_marks(r, xs, ys[r.seq], width))
+        marks.extend(_row_marks(r, xs, ys[r.seq], width, lane_w))
     marks.extend(now_marks(vm, now_y=now_y, lanes_right=lanes_right))
     label = (
         f"Space-time diagram: {len(vm.lanes)} actors, {len(vm.rows)} events up to "
@@ -126,16 +141,18 @@ def spacetime_scene(vm: SpaceTimeModel, *, max_rows: int | None = None) -> Scene
     return Scene(width, height, tuple(marks), label=label, testid="rq-spacetime", css=CSS, extra=extra)
 
 
-def _header(vm: SpaceTimeModel, xs: dict[str, float], *, legend_cols: int, top: float, hidden: int) -> list[Mark]:
+def _header(
+    vm: SpaceTimeModel, xs: dict[str, float], *, legend_cols: int, top: float, hidden: int, lane_w: float
+) -> list[Mark]:
     """The legend strip, a title and subtitle over each lane, and the time axis' title."""
     marks: list[Mark] = []
     for col in range(legend_cols):
         items = LEGEND[2 * col : 2 * col + 2]
-        marks.extend(legend_marks(items, x=AXIS_W + 168 * col, y=12, key=f"legend{col}", gap=18))
+        marks.extend(legend_marks(items, x=LEGEND_X + LEGEND_COL_W * col, y=12, key=f"legend{col}", gap=18))
     head_y = LEGEND_H + 14
     for lane in vm.lanes:
         x = xs[lane.id]
-        title = _fit(lane.title, LANE_W - 8, 12)
+        title = _fit(lane.title, lane_w - 8, 12)
         marks.append(
             Mark(
                 "text",
@@ -155,7 +172,7 @@ def _header(vm: SpaceTimeModel, xs: dict[str, float], *, legend_cols: int, top: 
                 f"lane:{lane.id}:sub",
                 x=x,
                 y=head_y + 14,
-                text=_fit(lane.subtitle, LANE_W - 8, LABEL_PX),
+                text=_fit(lane.subtitle, lane_w - 8, LABEL_PX),
                 anchor="middle",
                 cls="rq-muted rq-st-label",
                 role="lane-subtitle",
@@ -210,15 +227,15 @@ def _lifelines_and_spans(
     return marks
 
 
-def _row_marks(r: Row, xs: dict[str, float], y: float, width: float) -> list[Mark]:
+def _row_marks(r: Row, xs: dict[str, float], y: float, width: float, lane_w: float) -> list[Mark]:
     """One row: an arrow between two lanes, or a dot on one lane, each with its label."""
     text_cls = "rq-st-label" + (" rq-st-fail-text" if r.failed else "")
     if r.is_arrow and r.src != r.dst:
-        return _arrow_marks(r, xs, y, width, text_cls)
-    return _dot_marks(r, xs[r.src], y, width, text_cls)
+        return _arrow_marks(r, xs, y, width, text_cls, lane_w)
+    return _dot_marks(r, xs[r.src], y, width, text_cls, lane_w)
 
 
-def _arrow_marks(r: Row, xs: dict[str, float], y: float, width: float, text_cls: str) -> list[Mark]:
+def _arrow_marks(r: Row, xs: dict[str, float], y: float, width: float, text_cls: str, lane_w: float) -> list[Mark]:
     """An arrow ``src`` → ``dst`` (a broken one stops at 60 % under a ✗), its label centred over it."""
     key = f"row:{r.seq}"
     x1, x2 = xs[r.src], xs[r.dst]
@@ -243,7 +260,7 @@ def _arrow_marks(r: Row, xs: dict[str, float], y: float, width: float, text_cls:
         cross = f"M{end - 4:.1f},{y - 4:.1f} l8,8 M{end - 4:.1f},{y + 4:.1f} l8,-8"
         marks.append(Mark("path", f"{key}:x", d=cross, cls="rq-st-cross", role="broken"))
     lo, hi = min(x1, x2), max(x1, x2)
-    room = max(hi - lo - 8, 2 * LANE_W - 24)  # the row holds nothing else: a label may outgrow a short arrow
+    room = max(hi - lo - 8, 2 * lane_w - 24)  # the row holds nothing else: a label may outgrow a short arrow
     text = _fit(r.label, room, LABEL_PX)
     w = text_width(text, LABEL_PX)
     mid = min(max((lo + hi) / 2, AXIS_W + w / 2 + 2), width - w / 2 - 2)
@@ -263,12 +280,12 @@ def _arrow_marks(r: Row, xs: dict[str, float], y: float, width: float, text_cls:
     return marks
 
 
-def _dot_marks(r: Row, x: float, y: float, width: float, text_cls: str) -> list[Mark]:
+def _dot_marks(r: Row, x: float, y: float, width: float, text_cls: str, lane_w: float) -> list[Mark]:
     """A dot on one lane, its label right of the line, or left for the last lane (room in the picture either
     way)."""
     key = f"row:{r.seq}"
     marks = [Mark("circle", key, x=x, y=y, r=4, cls=f"rq-st-dot {_dot_class(r)}", role=r.kind.value, title=r.detail)]
-    text = _fit(r.label, LANE_W * 2 - 24, LABEL_PX)
+    text = _fit(r.label, lane_w * 2 - 24, LABEL_PX)
     right = x + 9 + text_width(text, LABEL_PX) <= width - 2
     marks.append(
         Mark(

@@ -9,11 +9,14 @@ from itertools import pairwise
 
 import networkx as nx
 
-__all__ = ["BOX_H", "COL_GAP", "PAD", "EdgeRouter", "layout"]
+__all__ = ["BOX_H", "BOX_H_TWO_LINES", "COL_GAP", "COL_GAP_NARROW", "PAD", "EdgeRouter", "layout"]
 
 BOX_H = 34.0
 ROW_GAP = 16.0
 COL_GAP = 56.0
+BOX_H_TWO_LINES = 46.0
+"""A box whose detail is on two lines (a graph too wide for the output area with one-line details)."""
+COL_GAP_NARROW = 36.0
 PAD = 12.0
 
 
@@ -51,7 +54,9 @@ def _order_layers(g: nx.DiGraph, chains: Mapping[tuple[str, str], list[str]]) ->
     return layers
 
 
-def layout(g: nx.DiGraph) -> tuple[dict[str, tuple[float, float]], dict[tuple[str, str], list[str]], list[float]]:
+def layout(
+    g: nx.DiGraph, box_h: float = BOX_H, col_gap: float = COL_GAP
+) -> tuple[dict[str, tuple[float, float]], dict[tuple[str, str], list[str]], list[float]]:
     """Centres of nodes and waypoints, the waypoints of each forward edge, and each column's width.
 
     Columns are as wide as their widest box (a grid with uneven columns); rows are centred per column.
@@ -63,14 +68,14 @@ def layout(g: nx.DiGraph) -> tuple[dict[str, tuple[float, float]], dict[tuple[st
         chains[(a, b)] = [f"~{a}>{b}#{k}" for k in range(la + 1, lb)]
     layers = _order_layers(g, chains)
     widths = [max(g.nodes[n]["w"] for n in g.nodes if g.nodes[n]["layer"] == layer) for layer in sorted(layers)]
-    lefts = [PAD + sum(widths[:i]) + i * COL_GAP for i in range(len(widths))]
-    pitch_y = BOX_H + ROW_GAP
+    lefts = [PAD + sum(widths[:i]) + i * col_gap for i in range(len(widths))]
+    pitch_y = box_h + ROW_GAP
     tallest = max((len(v) for v in layers.values()), default=1)
     pos: dict[str, tuple[float, float]] = {}
     for layer, names in layers.items():
         top = (tallest - len(names)) / 2
         for i, n in enumerate(names):
-            pos[n] = (lefts[layer] + widths[layer] / 2, PAD + BOX_H / 2 + (top + i) * pitch_y)
+            pos[n] = (lefts[layer] + widths[layer] / 2, PAD + box_h / 2 + (top + i) * pitch_y)
     return pos, chains, widths
 
 
@@ -83,11 +88,14 @@ class EdgeRouter:
         pos: dict[str, tuple[float, float]],
         chains: dict[tuple[str, str], list[str]],
         widths: list[float],
+        box_h: float = BOX_H,
+        col_gap: float = COL_GAP,
     ) -> None:
         self.pos, self.chains, self.widths = pos, chains, widths
+        self.box_h, self.col_gap = box_h, col_gap
         self.layer = {n: g.nodes[n]["layer"] for n in g.nodes}
         self.half = {n: g.nodes[n]["w"] / 2 for n in g.nodes}
-        self.bottom = max((y + BOX_H / 2 for _, y in pos.values()), default=PAD)
+        self.bottom = max((y + box_h / 2 for _, y in pos.values()), default=PAD)
         self.lowest_box: dict[int, float] = {}
         """layer → the y of its lowest box: a send-back into a target with nothing under it enters from below."""
         for n in g.nodes:
@@ -115,8 +123,8 @@ class EdgeRouter:
         it spans more than one gap, up the gap right of the target, into the target's right side."""
         (ax, ay), (bx, by) = self.pos[a], self.pos[b]
         off = 6.0 * back
-        gx_src = self.col_edge(a, -1) - COL_GAP / 2 + off
-        gx_tgt = self.col_edge(b, 1) + COL_GAP / 2 - off
+        gx_src = self.col_edge(a, -1) - self.col_gap / 2 + off
+        gx_tgt = self.col_edge(b, 1) + self.col_gap / 2 - off
         sy, ty = ay + 7, by + 7
         points = [(ax - self.half[a], sy), (gx_src, sy)]
         spans_gaps = self.layer[a] - self.layer[b] > 1
@@ -126,7 +134,7 @@ class EdgeRouter:
         if spans_gaps and by >= self.lowest_box[self.layer[b]]:
             entry = bx + self.half[b] - 14 - off
             points[-1] = (entry, lane)
-            points.append((entry, by + BOX_H / 2))
+            points.append((entry, by + self.box_h / 2))
         else:
             points += [(gx_tgt if spans_gaps else gx_src, ty), (bx + self.half[b], ty)]
         return points

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import networkx as nx
+
 from rmqlab.snapshot import LabSnapshot
 
 from .scene import text_width
 from .topology_graph import LAYERS, topology_graph
-from .topology_layout import BOX_H, COL_GAP, PAD, EdgeRouter, layout
+from .topology_layout import BOX_H, BOX_H_TWO_LINES, COL_GAP, COL_GAP_NARROW, PAD, EdgeRouter, layout
 
 __all__ = ["TopoEdge", "TopoNode", "TopologyModel", "topology_model", "topology_text"]
 
@@ -28,6 +30,8 @@ class TopoNode:
     h: float = 0.0
     alert: bool = False
     """Something is wrong here (a broker down, a crashed instance): drawn with an error outline."""
+    lines: tuple[str, ...] = ()
+    """The detail as drawn: one line, or two (its first part, then the rest) when one-line boxes were too wide."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,13 +67,39 @@ class TopologyModel:
         raise KeyError(f"no node {node_id!r}; have {[n.id for n in self.nodes]}")
 
 
+FIT_W = 860
+"""JupyterLab's output area (868 px with the file browser open), less a margin: wider, the boxes' details wrap."""
+
+
+Layout = tuple[dict[str, tuple[float, float]], dict[tuple[str, str], list[str]], list[float], float, float, float]
+
+
+def _fit_layout(g: nx.DiGraph) -> Layout:
+    """Box widths and the layout (positions, waypoints, column widths, total width, box height, column gap): one-line
+    details, or, when that is wider than :data:`FIT_W`, each detail on two lines and narrower gaps (never smaller
+    text)."""
+    box_h, col_gap = BOX_H, COL_GAP
+    for _, data in g.nodes(data=True):
+        data["lines"] = (data["detail"],)
+        data["w"] = max(text_width(data["title"], 12, bold=True), text_width(data["detail"], 11)) + 20
+    pos, chains, widths = layout(g) if len(g) else ({}, {}, [0.0])
+    width = PAD * 2 + sum(widths) + (len(widths) - 1) * col_gap
+    if width > FIT_W:
+        box_h, col_gap = BOX_H_TWO_LINES, COL_GAP_NARROW
+        for _, data in g.nodes(data=True):
+            first, sep, rest = data["detail"].partition(" · ")
+            data["lines"] = (first, rest) if sep else (first,)
+            texts = [text_width(data["title"], 12, bold=True)] + [text_width(line, 11) for line in data["lines"]]
+            data["w"] = max(texts) + 16  # the text starts 10 px in: 6 px to spare on the right
+        pos, chains, widths = layout(g, box_h, col_gap)
+        width = PAD * 2 + sum(widths) + (len(widths) - 1) * col_gap
+    return pos, chains, widths, width, box_h, col_gap
+
+
 def topology_model(snap: LabSnapshot, *, window: int = 12) -> TopologyModel:
     """The laid-out graph: node boxes and edge routes in px, edges travelled so far and in the last ``window``."""
     g = topology_graph(snap)
-    for _, data in g.nodes(data=True):
-        data["w"] = max(text_width(data["title"], 12), text_width(data["detail"], 11)) + 20
-    pos, chains, widths = layout(g) if len(g) else ({}, {}, [0.0])
-    width = PAD * 2 + sum(widths) + (len(widths) - 1) * COL_GAP
+    pos, chains, widths, width, box_h, col_gap = _fit_layout(g)
     recent = {e.seq for e in snap.events[-window:]} if window else set()
     nodes = tuple(
         TopoNode(
@@ -80,12 +110,13 @@ def topology_model(snap: LabSnapshot, *, window: int = 12) -> TopologyModel:
             round(pos[n][0], 1),
             round(pos[n][1], 1),
             round(d["w"], 1),
-            BOX_H,
+            box_h,
             bool(d["alert"]),
+            d["lines"],
         )
         for n, d in sorted(g.nodes(data=True), key=lambda item: (item[1]["layer"], pos[item[0]][1]))
     )
-    router = EdgeRouter(g, pos, chains, widths)
+    router = EdgeRouter(g, pos, chains, widths, box_h, col_gap)
     edges = []
     back = 0
     for a, b in sorted(g.edges):

@@ -129,7 +129,10 @@ def _node_marks(n: TopoNode) -> list[Mark]:
             Mark("text", f"node:{n.id}:{part}", x=left + 10, y=top + dy, text=text, cls=text_cls, role="topology-label")
             for part, dy, text, text_cls in (
                 ("title", 14, n.title, "rq-node-title"),
-                ("detail", 27, n.detail, "rq-muted rq-node-detail"),
+                *(
+                    ("detail" if k == 0 else f"detail{k + 1}", 27 + 13 * k, line, "rq-muted rq-node-detail")
+                    for k, line in enumerate(n.lines or (n.detail,))
+                ),
             )
         ),
     ]

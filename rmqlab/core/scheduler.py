@@ -315,6 +315,12 @@ class Scheduler:
         """Number of heap entries (including cancelled ones not yet skipped)."""
         return len(self._heap)
 
+    def due_time(self, timer: Timer) -> int | None:
+        """When ``timer`` will run (None once it ran or was cancelled): for views, which name what a timer is for."""
+        if timer.cancelled:
+            return None
+        return next((t for t, _, _, entry in self._heap if entry is timer), None)
+
     def timers(self) -> list[tuple[int, Priority, int, TimerLabel | None]]:
         """Every live entry as (time, priority, seq, label), in the order the loop will run them (for views)."""
         return [(t, Priority(p), seq, timer.label) for t, p, seq, timer in sorted(self._heap) if not timer.cancelled]

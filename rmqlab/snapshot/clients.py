@@ -12,7 +12,7 @@ from ..client.consumer.process_queue import REBALANCE_LOCK_MAX_LIVE_TIME_MS
 from ..common.message_queue import MessageQueue
 from ..core.scheduler import Priority, TimerKind
 
-__all__ = ["CLIENT_TRUST_MS", "ConsumerSnap", "ProcessQueueSnap", "TimerSnap"]
+__all__ = ["CLIENT_TRUST_MS", "ConsumerSnap", "ProcessQueueSnap", "RequestSnap", "TimerSnap"]
 
 
 CLIENT_TRUST_MS = REBALANCE_LOCK_MAX_LIVE_TIME_MS
@@ -91,6 +91,13 @@ class ConsumerSnap:
     local_offsets: tuple[tuple[MessageQueue, int], ...] = ()
     """BROADCASTING: this instance's offset file (``~/.rocketmq_offsets``), what a restart resumes from; sorted."""
 
+    shutting_down: bool = False
+    """``shutdown`` was called and has not finished: the consume service stopped taking requests, the pool's await,
+    ``unlockAllMQ`` and the last persist are still to come."""
+    begin_times: tuple[tuple[MessageQueue, int], ...] = ()
+    """Orderly: each queue whose ``ConsumeRequest`` is in its consume loop now, with the loop's ``beginTime`` (it yields
+    the thread after ``MAX_TIME_CONSUME_CONTINUOUSLY``); sorted."""
+
     @property
     def actor(self) -> str:
         """How the trace names this instance (``consumer:<client id>``)."""
@@ -123,3 +130,19 @@ class TimerSnap:
     seq: int = 0
     """The scheduler's sequence number: unique, stable across equal runs, the tie-break at equal times; 0 for a
     task that waits its turn on a client's scheduled thread (the thread itself waits for the first one due)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RequestSnap:
+    """A request sent and not answered yet: an entry of the client's ``responseTable`` (``ResponseFuture``)."""
+
+    client: str
+    """The client id that sent it (an inner producer's is ``<client id>/…``)."""
+    broker: str
+    code: str
+    """Its ``RequestCode`` name (``UNLOCK_BATCH_MQ``, ``PULL_MESSAGE`` …)."""
+    begin_ms: int
+    timeout_ms: int
+    gives_up_ms: int | None = None
+    """When the client stops waiting (its timeout timer, or ``scanResponseTable``'s expiry), None when the answer
+    will come first."""

@@ -18,7 +18,7 @@ from ..core.scheduler import Priority, TimerKind, TimerLabel
 from ..core.trace import TraceEvent
 from .brokers import BrokerSnap, LockSnap, ScheduleLevelSnap
 from .cells import audiences_of, queue_snaps
-from .clients import ConsumerSnap, ProcessQueueSnap, TimerSnap
+from .clients import ConsumerSnap, ProcessQueueSnap, RequestSnap, TimerSnap
 from .queues import ConsumeQueueSnap
 from .trace_index import TraceIndex, client_groups
 
@@ -55,6 +55,10 @@ class LabSnapshot:
     """Trace actor → client group, for :func:`flow_edge` on recent events."""
     timers: tuple[TimerSnap, ...] = field(default=())
     """Every pending timer, in the order they will fire (time, priority, seq); a stopped consumer's are gone."""
+    partitions: tuple[tuple[str, str], ...] = field(default=())
+    """Cut links (``lab.partition``): (client id, broker name), sorted."""
+    requests: tuple[RequestSnap, ...] = field(default=())
+    """Requests waiting for an answer (the ``responseTable``), in send order."""
 
     @classmethod
     def of(cls, lab: LabState, index: TraceIndex | None = None) -> LabSnapshot:
@@ -186,7 +190,34 @@ def _consumer_snap(lab: LabState, c: DefaultMQPushConsumer) -> ConsumerSnap:
         busy_threads=pool.busy if pool is not None else 0,
         waiting_requests=len(pool.waiting) if pool is not None else 0,
         local_offsets=tuple(sorted(lab.local_offset_files.get((c.client_id, c.consumer_group), {}).items())),
+        shutting_down=c.running and service is not None and service.stopped,
+        begin_times=tuple(sorted(service.begin_times.items()))
+        if c.running and isinstance(service, ConsumeMessageOrderlyService)
+        else (),
     )
+
+
+def _request_snaps(lab: LabState) -> tuple[RequestSnap, ...]:
+    """The ``responseTable``: each request still waiting, what it is and when its client gives up on it."""
+    out = []
+    for opaque in sorted(lab.remoting.response_table):
+        future = lab.remoting.response_table[opaque]
+        code = getattr(future.request, "code", None)
+        gives_up = None
+        timer = future.timer
+        if timer is not None and timer.label is not None and timer.label.kind is TimerKind.REQUEST_TIMEOUT:
+            gives_up = lab.scheduler.due_time(timer)
+        out.append(
+            RequestSnap(
+                client=future.client,
+                broker=future.broker,
+                code=code.name if code is not None else type(future.request).__name__,
+                begin_ms=future.begin_ms,
+                timeout_ms=future.timeout_ms,
+                gives_up_ms=gives_up,
+            )
+        )
+    return tuple(out)
 
 
 def _lock_snaps(b: Broker, index: TraceIndex, now: int) -> tuple[LockSnap, ...]:
@@ -301,4 +332,6 @@ def take_snapshot(lab: LabState, index: TraceIndex | None = None) -> LabSnapshot
         flows=tuple(sorted(index.flows)),
         groups=tuple(sorted(client_groups(lab).items())),
         timers=timers,
+        partitions=tuple(sorted(lab.remoting.faults.partitions)),
+        requests=_request_snaps(lab),
     )

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ..common.message_queue import MessageQueue
     from ..core.scheduler import Scheduler
     from ..core.trace import Trace
+    from ..remoting.remoting import Remoting
     from ..store.schedule_message_service import DelayLevelTable
 
 __all__ = ["LabState"]
@@ -37,6 +38,10 @@ class LabState(Protocol):
     @property
     def scheduler(self) -> Scheduler:
         """The clock and its timers (``lab.snapshot().timers``)."""
+
+    @property
+    def remoting(self) -> Remoting:
+        """The network: its partitions and the requests waiting for an answer."""
 
     @property
     def brokers(self) -> Mapping[str, Broker]:

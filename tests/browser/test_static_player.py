@@ -93,7 +93,7 @@ def test_svg_text_is_at_least_11_px_on_screen(page: Any) -> None:
     docs' content (700 px) draws every text of every picture at 11 px or more (a wide picture scrolls instead)."""
     page.set_viewport_size({"width": 700, "height": 900})
     sizes = page.evaluate(TEXT_PX_JS)
-    assert len(sizes) > 100
+    assert len(sizes) > 80  # every picture of the page (no Locks tab: the demo has no orderly consumer)
     assert [(key, round(px, 1)) for key, px in sizes if px < 10.95] == []
 
 

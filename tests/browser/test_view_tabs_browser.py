@@ -44,17 +44,19 @@ def test_each_view_button_switches_the_view_on_a_real_click(jupyter: Server, bro
     try:
         dash = lab.panel.locator(DASHBOARD).last
         dash.scroll_into_view_if_needed(timeout=ROUND_TRIP_MS)
+        # lab 05 has no orderly consumer: no lock to show, no Locks tab (widgets.dashboard._has_orderly_consumer)
+        shown = {title: sel for title, sel in SHOWN.items() if title != "Locks" or name.startswith("07a")}
         buttons = dash.locator(".rq-view-tabs button")
-        expect(buttons).to_have_count(len(SHOWN), timeout=ROUND_TRIP_MS)
+        expect(buttons).to_have_count(len(shown), timeout=ROUND_TRIP_MS)
         # wait on the labels: JupyterLab's windowing may not have laid the row out yet (inner texts then read "")
-        expect(buttons).to_have_text(list(SHOWN), timeout=ROUND_TRIP_MS)
-        for title in reversed(SHOWN):  # from the last: the first is shown on load, so every click must change it
+        expect(buttons).to_have_text(list(shown), timeout=ROUND_TRIP_MS)
+        for title in reversed(shown):  # from the last: the first is shown on load, so every click must change it
             button = dash.locator(".rq-view-tabs button", has_text=exact(title))
             button.scroll_into_view_if_needed(timeout=ROUND_TRIP_MS)
             button.click()  # Playwright's mouse: move, press, release over the button, as a student's click
             expect(button).to_have_class(ACTIVE, timeout=ROUND_TRIP_MS)
-            expect(dash.locator(SHOWN[title]).first).to_be_visible(timeout=ROUND_TRIP_MS)
-            for other, selector in SHOWN.items():
+            expect(dash.locator(shown[title]).first).to_be_visible(timeout=ROUND_TRIP_MS)
+            for other, selector in shown.items():
                 if other != title:
                     expect(dash.locator(selector).first).to_be_hidden(timeout=ROUND_TRIP_MS)
         lab.check_clean()

@@ -75,6 +75,9 @@ class ConsumeMessageOrderlyService:
             self.context.scheduler, self.context.remoting, self.default_mq_push_consumer.consume_thread_min
         )
         self.mq_locks: dict[MessageQueue, LocalLock] = {}
+        self.begin_times: dict[MessageQueue, int] = {}
+        """``ConsumeRequest.run``'s ``beginTime`` of each queue whose request is in its consume loop now: the request
+        yields its thread once it has run longer than ``MAX_TIME_CONSUME_CONTINUOUSLY`` (read by views only)."""
         self.stopped = False
         """``shutdown`` was called: no new ConsumeRequest, no lock renewal (``lockMQPeriodically`` checks it)."""
         self.monitor = LocalLock()
@@ -196,7 +199,7 @@ class ConsumeMessageOrderlyService:
         try:
             clustering = consumer.is_clustering
             if not clustering or (pq.locked and not pq.is_lock_expired(ctx.now)):
-                begin = ctx.now
+                begin = self.begin_times[mq] = ctx.now
                 while True:
                     if pq.dropped:
                         break
@@ -239,6 +242,7 @@ class ConsumeMessageOrderlyService:
             elif not pq.dropped:
                 self.try_lock_later_and_reconsume(pq, mq, 100)
         finally:
+            self.begin_times.pop(mq, None)
             local.release()
 
     def _normalise(self, status: Any, msgs: list[MessageExt]) -> ConsumeOrderlyStatus:
