@@ -118,9 +118,10 @@ class Checkpoint:
             raise ValueError(f"checkpoint {self.label!r}: ask='whether' goes with holds= (a predicate) and its own "
                              f"question=, and only it; got ask={self.ask!r}, holds={self.holds!r}")
         if self.pause_before is not None:
-            if str(getattr(self.pause_before, "value", self.pause_before)) not in kinds:
+            pause_kind = self.pause_before.value if isinstance(self.pause_before, EventKind) else str(self.pause_before)
+            if pause_kind not in kinds:
                 raise ValueError(f"pause_before={self.pause_before!r} is not an event kind; expected one of {kinds}")
-            object.__setattr__(self, "pause_before", EventKind(self.pause_before))
+            object.__setattr__(self, "pause_before", EventKind(pause_kind))
 
     @property
     def label(self) -> str:
@@ -253,6 +254,31 @@ def _asked(
     return (*when_choices(event, snapshots[frame], trace[: positions[frame]]), ())
 
 
+def _paused_frame(
+    cp: Checkpoint,
+    event: TraceEvent,
+    trace: Sequence[TraceEvent],
+    positions: Sequence[int],
+    snapshots: Sequence[LabSnapshot],
+) -> int:
+    """The frame ``cp`` pauses at: the last one before its event (or before the earlier ``pause_before`` event whose
+    step would draw the answer), and for a "when" question one whose clock does not read the answer yet."""
+    frames = [i for i, p in enumerate(positions) if p <= event.seq - 1]
+    if not frames:
+        raise CheckpointError(
+            f"checkpoint {cp.label!r}: its event (seq {event.seq}) happens before the run's first step"
+        )
+    if cp.pause_before is not None:  # a step in between would draw the answer: pause before it
+        earlier = first_before(EventKind(cp.pause_before), event, trace)
+        frames = [i for i in frames if earlier is not None and positions[i] < earlier.seq]
+        if not frames:
+            raise CheckpointError(f"checkpoint {cp.label!r}: no {EventKind(cp.pause_before).value} by {event.actor} "
+                                  "after the run's first step and before its event")
+    if cp.ask == "when":  # a clock that already reads the answer tells it: pause before that moment
+        frames = [i for i in frames if snapshots[i].now_ms < event.time_ms] or frames
+    return frames[-1]
+
+
 def resolve(
     checkpoints: Sequence[Checkpoint],
     *,
@@ -270,21 +296,7 @@ def resolve(
         try:
             event = _find(cp, trace)
             index = event.seq - 1  # events 0 … position − 1 have happened at a position
-            frames = [i for i, p in enumerate(positions) if p <= index]
-            if not frames:
-                raise CheckpointError(
-                    f"checkpoint {cp.label!r}: its event (seq {event.seq}) happens before the run's first step"
-                )
-            if cp.pause_before is not None:  # a step in between would draw the answer: pause before it
-                earlier = first_before(EventKind(cp.pause_before), event, trace)
-                frames = [i for i in frames if earlier is not None and positions[i] < earlier.seq]
-                if not frames:
-                    earlier_kind = EventKind(cp.pause_before).value
-                    raise CheckpointError(f"checkpoint {cp.label!r}: no {earlier_kind} by {event.actor} after the "
-                                          "run's first step and before its event")
-            if cp.ask == "when":  # a clock that already reads the answer tells it: pause before that moment
-                frames = [i for i in frames if snapshots[i].now_ms < event.time_ms] or frames
-            frame = frames[-1]
+            frame = _paused_frame(cp, event, trace, positions, snapshots)
             ends = send_end(event, trace) if cp.ask == "where" else index  # a send: once it is over
             after = next((i for i, p in enumerate(positions) if p > ends), len(positions) - 1)
             snap = snapshots[frame]
