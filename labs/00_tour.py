@@ -204,11 +204,26 @@ print(format_duration(lab.now), "—", len(lab.trace), "events so far")
 
 # %% [markdown]
 # ## When c2 leaves
-# The picture again, stopped just before c2 shuts down at 45 s.
+# The picture again, to 60 s. Step on: it stops before c2 shuts down and asks when c1 takes back the queues c2
+# held.
+
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer: fields filled in from the run ({answer}, {time} …), no answer.
+WHY_C1_BACK = (
+    "Right: {answer}. A clean shutdown() unregisters c2 from both brokers (unregisterClient), and each broker "
+    "tells the members left in cg (NOTIFY_CONSUMER_IDS_CHANGED). c1's ClientRemotingProcessor wakes its "
+    "RebalanceService at once, so c1 rebalances at {time}, not at its next 20 s period."
+)
 
 # %% tags=["nbval-ignore-output"]
-leave_dash = Dashboard(tour_lab, horizon="60s")
-leave_dash.controller.seek_time("44s")
+leave_dash = Dashboard(tour_lab, horizon="60s", checkpoints=[
+    Checkpoint(before="rebalanced", actor="consumer:c1", nth=5, ask="when", optional=True,
+               name="c1 takes c2's queues back",
+               question="c2 is about to shut down cleanly. When does c1 rebalance and take its queues? Pick the time.",
+               hint="Who tells c1 that c2 left, and does c1 wait for its 20 s period after that?",
+               explain=WHY_C1_BACK),
+])
+leave_dash.controller.goto_checkpoint("c1 takes c2's queues back")
 leave_dash
 
 # %% [markdown]

@@ -154,7 +154,7 @@ grading_01b_1.verify("01b.1", answer_1)
 # `sendMsgTimeout` is **one budget for all attempts**, checked before each attempt. broker-a now answers after 4 s.
 #
 # The picture: eight sends, one every 5 s; the round robin takes broker-a's and broker-b's queues in turn.
-# Step to the first attempt on broker-a and stop there.
+# Step on: the run stops after the first attempt on broker-a and asks when pg gives up on it.
 
 
 # %%
@@ -167,8 +167,23 @@ def slow_broker_a(response_delay_ms=4000, sends=1):
     return lab
 
 
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer: fields filled in from the run ({answer}, {time} …), no answer.
+WHY_BUDGET = (
+    "Right: {answer}. sendDefaultImpl gives the attempt what is left of the {send_attempt_timeout_ms} ms sendMsgTimeout as its "
+    "remoting timeout; broker-a's answer comes later than that, so invokeSync throws "
+    "RemotingTimeoutException at {time}. Before another attempt sendDefaultImpl checks the budget again: it is "
+    "spent, so it throws RemotingTooMuchRequestException (\"sendDefaultImpl call timeout\") to the caller."
+)
+
 # %% tags=["nbval-ignore-output"]
-slow_dash = Dashboard(slow_broker_a, knobs={"response_delay_ms": 4000, "sends": 8}, horizon="45s")
+slow_dash = Dashboard(slow_broker_a, knobs={"response_delay_ms": 4000, "sends": 8}, horizon="45s", checkpoints=[
+    Checkpoint(before="send_failed", msg_id="M0001", ask="when", optional=True, name="when pg gives up on M0001",
+               question="broker-a has M0001 and is slow to answer. When does the caller of send() get an error? "
+                        "Pick the time.",
+               hint="One sendMsgTimeout covers every attempt of a SYNC send, counted from the call.",
+               explain=WHY_BUDGET),
+])
 slow_dash
 
 # %% [markdown]
@@ -197,7 +212,8 @@ grading_01b_2.verify("01b.2", answer_2)
 
 # %% [markdown]
 # ## A lost response after the store makes a duplicate
-# The picture: broker-a stores, and its answers never arrive. Step to m1's first `stored` and stop.
+# The picture: broker-a stores, and its answers never arrive. Step on: the run stops inside m1's send, right after
+# broker-a's answer was lost, and asks which broker gets M0001 next.
 
 
 # %%
@@ -209,8 +225,25 @@ def lost_responses(sends=1):
     return lab
 
 
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer: fields filled in from the run ({answer}, {queue_id} …), no answer.
+WHY_LOST = (
+    "Right: {answer}. broker-a had stored M0001, but the connection dropped before its answer: to the producer "
+    "that is a RemotingException with no response, the same as a broker that never got the message. "
+    "sendDefaultImpl retries it at once on another broker (selectOneMessageQueue(lastBrokerName)), so try "
+    "{attempt} stores {msg} again on {broker}: nothing tells the producer the first copy exists."
+)
+
 # %% tags=["nbval-ignore-output"]
-lost_dash = Dashboard(lost_responses, knobs={"sends": 8}, horizon="10s")
+lost_dash = Dashboard(lost_responses, knobs={"sends": 8}, horizon="10s", checkpoints=[
+    Checkpoint(before="send_attempt", msg_id="M0001", nth=2, inside_step=True, ask="who", optional=True,
+               name="which broker M0001 goes to after a lost answer",
+               question="broker-a stored M0001, then its answer was lost on the way back. Which broker gets M0001 "
+                        "next? Click it in the picture (or a button).",
+               hint="The producer only sees that no answer came: what does sendDefaultImpl do with a failure "
+                    "without a response?",
+               explain=WHY_LOST),
+])
 lost_dash
 
 # %% [markdown]
@@ -238,15 +271,9 @@ grading_01b_3.verify("01b.3", answer_3)
 
 # %% [markdown]
 # ## Sidelining a slow broker: latency fault tolerance
-# Off by default (`sendLatencyFaultEnable` = false). With `send_latency_fault_enable=True` the producer's
-# `MQFaultStrategy` rates a broker after **every** attempt: the attempt's latency is looked up in
-# `latencyMax` = 50, 100, 550, 1000, 2000, 3000, 15000 ms (the largest entry not above it) and the same row of
-# `notAvailableDuration` = 0, 0, 30 s, 60 s, 120 s, 180 s, 600 s says how long the broker stays out of the queue
-# choice, counted from the end of the attempt; a failed attempt counts as 30 000 ms. `selectOneMessageQueue` then
-# walks the round robin past the queues of brokers that are out (when every broker is out, `pickOneAtLeast` takes
-# the least bad one). Source: `client/.../latency/MQFaultStrategy.java`, `LatencyFaultToleranceImpl.java`.
-#
-# The picture, with the switch on. Step through the first send (600 ms on broker-a) and stop there.
+# Off by default (`sendLatencyFaultEnable` = false). The picture, with `send_latency_fault_enable=True`: broker-a
+# answers the send at 1 s after 600 ms (a success), then is fast again. Step on: it stops before the 5 s send and
+# asks where it goes.
 
 
 # %%
@@ -282,6 +309,14 @@ latency_dash
 # ### Exercise 4 — predict, then run
 # broker-a answers the send at 1 s after 600 ms — a success — and is fast again from 2 s. Until what virtual time,
 # in ms, does the producer keep broker-a out of its queue choice?
+
+# %% [markdown]
+# **The rule.** With `send_latency_fault_enable=True` the producer's `MQFaultStrategy` rates a broker after **every** attempt: the attempt's latency is looked up in
+# `latencyMax` = 50, 100, 550, 1000, 2000, 3000, 15000 ms (the largest entry not above it) and the same row of
+# `notAvailableDuration` = 0, 0, 30 s, 60 s, 120 s, 180 s, 600 s says how long the broker stays out of the queue
+# choice, counted from the end of the attempt; a failed attempt counts as 30 000 ms. `selectOneMessageQueue` then
+# walks the round robin past the queues of brokers that are out (when every broker is out, `pickOneAtLeast` takes
+# the least bad one). Source: `client/.../latency/MQFaultStrategy.java`, `LatencyFaultToleranceImpl.java`.
 
 # %% nbgrader={"grade": false, "grade_id": "ex01b_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← your prediction

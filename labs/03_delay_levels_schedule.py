@@ -68,8 +68,8 @@ def failing_lab(**consumer_options):
 # %% [markdown]
 # The picture: `failing_lab` in a `Dashboard` with a `max_reconsume_times` knob (set it, then Rebuild). Play it and
 # watch the retry timeline (its tab): one lane, every delivery and every wait. It stops three times to ask: where the
-# first retry waits, when the second one is due, and when the message reaches the DLQ (Exercise 1's question:
-# answer it in the picture, then write your answer in the exercise below).
+# first retry waits, when the second one is due, and when the message reaches the DLQ. Exercise 1 then asks the same
+# about a consumer that allows fewer retries.
 
 # %% jupyter={"source_hidden": true}
 # The words the picture says after a right answer, with this run's numbers filled in. Folded: they tell the
@@ -119,18 +119,18 @@ show_trace(lab.trace, "delivered", "scheduled", "delay_delivered")
 
 # %% [markdown]
 # ### Exercise 1 — predict, then run
-# With the default `maxReconsumeTimes` (−1 → 16 for concurrent consumers), at which virtual second does the
-# message reach the DLQ?
+# The same always-failing listener, but c1 allows `max_reconsume_times=5` (the picture's knob; the picture above
+# ran the default, −1 → 16 for concurrent consumers). At which virtual second does the message reach the DLQ?
 
 # %% nbgrader={"grade": false, "grade_id": "ex03_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_1 = 17140
+answer_1 = 400
 ### END SOLUTION
 
 # %%
-lab = failing_lab()
-lab.run(until="6h")
+lab = failing_lab(max_reconsume_times=5)
+lab.run(until="1h")
 deliveries = lab.trace.of_kind("delivered")
 print(table([[d.get("reconsume_times"), d.time_ms // 1000] for d in deliveries], ["reconsume_times", "delivered at (s)"]))
 dlq = lab.trace.of_kind("dead_lettered")[0]

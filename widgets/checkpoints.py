@@ -227,7 +227,8 @@ def _where(
 
 
 def _who(event: TraceEvent, snap: LabSnapshot) -> tuple[tuple[Choice, ...], str]:
-    answer = _subject(event)
+    sent = event.kind is EventKind.SEND_ATTEMPT  # a send attempt's "who" is the broker it goes to, not the producer
+    answer = str(event.get("broker")) if sent else _subject(event)
     consumers = sorted(c.client_id for c in snap.consumers)
     brokers = sorted(b.name for b in snap.brokers)
     if answer in consumers:

@@ -66,7 +66,7 @@ def failing_lab(**consumer_options):
 # ## 一次小运行：前两次重试
 
 # %% [markdown]
-# 图：把 `failing_lab` 放进一个带 `max_reconsume_times` 参数的 `Dashboard`（改参数后点“重建”）。播放它，看“重试时间线”标签页：一条泳道，每次投递、每次等待。它会停下来问三次：第一次重试在哪里等待，第二次重试何时到期，消息何时进入死信队列（这是练习 1 的问题：先在图上回答，再把答案写进下面的练习）。
+# 图：把 `failing_lab` 放进一个带 `max_reconsume_times` 参数的 `Dashboard`（改参数后点“重建”）。播放它，看“重试时间线”标签页：一条泳道，每次投递、每次等待。它会停下来问三次：第一次重试在哪里等待，第二次重试何时到期，消息何时进入死信队列。练习 1 再问同一件事，换成一个允许更少重试的 Consumer。
 
 # %% jupyter={"source_hidden": true}
 # 答对之后图上显示的话，填入的是这次运行的数字。已折叠：它们会透露答案，答完之后再打开这个单元。
@@ -112,17 +112,17 @@ show_trace(lab.trace, "delivered", "scheduled", "delay_delivered")
 
 # %% [markdown]
 # ### 练习 1 — 先预测，再运行
-# 在默认的 `maxReconsumeTimes`（−1 → 并发消费时为 16）下，消息在第几秒（虚拟时间）进入死信队列？
+# 同样一直失败的监听器，但 c1 设置 `max_reconsume_times=5`（图上的参数；上面的图跑的是默认值 −1 → 并发消费时为 16）。消息在第几秒（虚拟时间）进入死信队列？
 
 # %% nbgrader={"grade": false, "grade_id": "ex03_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_1 = 17140
+answer_1 = 400
 ### END SOLUTION
 
 # %%
-lab = failing_lab()
-lab.run(until="6h")
+lab = failing_lab(max_reconsume_times=5)
+lab.run(until="1h")
 deliveries = lab.trace.of_kind("delivered")
 print(table([[d.get("reconsume_times"), d.time_ms // 1000] for d in deliveries], ["reconsume_times", "delivered at (s)"]))
 dlq = lab.trace.of_kind("dead_lettered")[0]
