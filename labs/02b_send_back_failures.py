@@ -194,11 +194,28 @@ def slow_lab(messages=1):
 
 
 # %% [markdown]
-# The picture: three messages whose first listener call takes 40 minutes. Step until M0001's first delivery at
-# 1 s and stop there: answer Exercise 2 below while it waits, then step on to the first `clean_expired` and check.
+# The picture: three messages whose first listener call takes 40 minutes. Step on: it stops while the three calls
+# run and asks where M0001 is next. Answer Exercise 2 below while it waits, then step on and check.
+
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer: fields filled in from the run ({answer}, {time} …), no answer.
+WHY_EXPIRED = (
+    "Right: {answer}. The listener is still running, but a pass of ConsumeMessageConcurrentlyService's "
+    "cleanExpireMsg (one every consumeTimeout, counted from the consumer's start) finds M0001, the lowest offset "
+    "of its ProcessQueue, started more than consumeTimeout (15 min) ago: ProcessQueue.cleanExpiredMsg sends it back with delay level 3 and removes it from the "
+    "ProcessQueue. The listener thread is not interrupted: its late result still counts."
+)
 
 # %% tags=["nbval-ignore-output"]
-slow_dash = Dashboard(slow_lab, knobs={"messages": 3}, horizon="45m")
+slow_dash = Dashboard(slow_lab, knobs={"messages": 3}, horizon="45m", checkpoints=[
+    Checkpoint(before="clean_expired", msg_id="M0001", ask="where", optional=True,
+               name="where a message whose listener runs too long goes",
+               question="c1's listener has been working on M0001 since it was delivered, and will take 40 minutes. "
+                        "Where is M0001 after the next step? Click the place in the picture (or a button).",
+               hint="Slowness is not a failure, but the client checks, every consumeTimeout, how long the oldest "
+                    "message of each ProcessQueue has been consuming.",
+               explain=WHY_EXPIRED),
+])
 slow_dash
 
 
@@ -244,10 +261,8 @@ show_trace(lab.trace, "delivered", "clean_expired", "send_back", msg_id="M0001")
 
 # %% [markdown]
 # ## Whose `maxReconsumeTimes`?
-# `maxReconsumeTimes` is a consumer-instance setting, not a group setting: each instance sends its own value in every
-# `CONSUMER_SEND_MSG_BACK` header, and the broker compares the stored `reconsumeTimes` with *that* value. Two instances
-# of group cg, c1 with `max_reconsume_times=1` and c2 with 3, on two brokers: each owns one broker's TopicTest queue
-# and that broker's `%RETRY%cg` queue (AVG allocation), so each message stays with one instance.
+# Two instances of one group can be given different limits. Which one counts for a message that moves from one to
+# the other?
 
 # %%
 def always_fails(msgs, ctx):
@@ -255,19 +270,6 @@ def always_fails(msgs, ctx):
     return RECONSUME_LATER
 
 
-lab = Lab(seed=SEED)
-lab.add_broker("broker-a")
-lab.add_broker("broker-b")
-lab.create_topic("TopicTest", queues=1)
-p = lab.add_producer("pg", send_which_queue_start=0)
-lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c1", max_reconsume_times=1)
-lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c2", max_reconsume_times=3)
-lab.at("5s", p.send, Message("TopicTest", "lands on broker-b"))
-lab.at("5s", p.send, Message("TopicTest", "lands on broker-a"))
-lab.run(until="10m")
-show_trace(lab.trace, "delivered", "dead_lettered", fields=("queue", "reconsume_times"))
-
-# %%
 def hand_over_lab(first_max=5, second_max=1, hand_over_at="20s"):
     """One queue; c1 (max ``first_max``) alone, failing; at ``hand_over_at`` c1 shuts down and c2 (max ``second_max``) starts."""
     lab = Lab(seed=SEED)
@@ -285,10 +287,24 @@ def hand_over_lab(first_max=5, second_max=1, hand_over_at="20s"):
 
 # %% [markdown]
 # The picture: c1 (max 5) consumes alone and fails every delivery; at 20 s it shuts down cleanly and c2 (max 1)
-# starts and takes over both queues, `%RETRY%cg`'s too. Step until c2 has started, and stop there.
+# starts. Step on: it stops before the message's next delivery and asks which instance gets it.
+
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer: fields filled in from the run ({answer}, {time} …), no answer.
+WHY_HAND_OVER = (
+    "Right: {answer}. c1's clean shutdown unregistered it, so c2, the only instance of cg left, got every queue of "
+    "the group at its rebalance, %RETRY%cg's too. The copy c1 sent back waits at its delay level in the broker, "
+    "not in c1: when it is due it lands on %RETRY%cg, and c2 pulls it at {time}."
+)
 
 # %% tags=["nbval-ignore-output"]
-hand_over_dash = Dashboard(hand_over_lab, knobs={"first_max": 5, "second_max": 1}, horizon="2m")
+hand_over_dash = Dashboard(hand_over_lab, knobs={"first_max": 5, "second_max": 1}, horizon="2m", checkpoints=[
+    Checkpoint(before="delivered", nth=3, ask="who", optional=True, name="who gets the message after the hand-over",
+               question="c1 has failed the message twice and shut down; c2 has started. Which instance gets the "
+                        "message next?",
+               hint="A sent-back copy waits in the broker, and returns on %RETRY%cg: who reads that queue now?",
+               explain=WHY_HAND_OVER),
+])
 hand_over_dash
 
 # %% [markdown]
@@ -313,6 +329,27 @@ check("02b.3", answer_3, deliveries)
 import rmqlab.course.grading as grading_02b_3
 grading_02b_3.verify("02b.3", answer_3)
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# **Why.** `maxReconsumeTimes` is a setting of each consumer instance, not of the group: each instance sends its own
+# value in every `CONSUMER_SEND_MSG_BACK` header, and the broker compares the stored `reconsumeTimes` with *that*
+# value. A second run shows it side by side: c1 with `max_reconsume_times=1` and c2 with 3, on two brokers; each owns
+# one broker's TopicTest queue and that broker's `%RETRY%cg` queue (AVG allocation), so each message stays with one
+# instance.
+
+# %%
+lab = Lab(seed=SEED)
+lab.add_broker("broker-a")
+lab.add_broker("broker-b")
+lab.create_topic("TopicTest", queues=1)
+p = lab.add_producer("pg", send_which_queue_start=0)
+lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c1", max_reconsume_times=1)
+lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c2", max_reconsume_times=3)
+lab.at("5s", p.send, Message("TopicTest", "lands on broker-b"))
+lab.at("5s", p.send, Message("TopicTest", "lands on broker-a"))
+lab.run(until="10m")
+show_trace(lab.trace, "delivered", "dead_lettered", fields=("queue", "reconsume_times"))
+
 
 # %% [markdown]
 # > **Common belief vs. the source.** "`maxReconsumeTimes` is a property of the consumer group." — It is a field of

@@ -180,10 +180,25 @@ def slow_lab(messages=1):
 
 
 # %% [markdown]
-# 图：三条消息，它们的第一次监听器调用都耗时 40 分钟。单步走到 M0001 在 1 s 的第一次投递就停下：趁它停着先回答下面的练习 2，再单步走到第一个 `clean_expired` 核对。
+# 图：三条消息，它们的第一次监听器调用都耗时 40 分钟。往前单步：它停在这三次调用运行期间，问 M0001 接下来在哪里。趁它停着先回答下面的练习 2，再往前单步核对。
+
+# %% jupyter={"source_hidden": true}
+# 答对后图上显示的话：字段由运行填入（{answer}、{time} …），这里不写答案。
+WHY_EXPIRED = (
+    "对：{answer}。监听器还在运行，但 ConsumeMessageConcurrentlyService 的 cleanExpireMsg（从 Consumer 启动起每隔 "
+    "consumeTimeout 执行一次）发现 M0001——它的 ProcessQueue 中位点最小的消息——开始消费已超过 consumeTimeout"
+    "（15 min）：ProcessQueue.cleanExpiredMsg 以延时级别 3 把它回传，并把它从 ProcessQueue 中移除。监听器线程不会被"
+    "打断：它迟到的结果照样算数。"
+)
 
 # %% tags=["nbval-ignore-output"]
-slow_dash = Dashboard(slow_lab, knobs={"messages": 3}, horizon="45m")
+slow_dash = Dashboard(slow_lab, knobs={"messages": 3}, horizon="45m", checkpoints=[
+    Checkpoint(before="clean_expired", msg_id="M0001", ask="where", optional=True,
+               name="监听器运行太久的消息去哪里",
+               question="c1 的监听器从 M0001 投递起就在处理它，要花 40 分钟。下一步之后 M0001 在哪里？请在图上点击那个位置（或点按钮）。",
+               hint="慢不是失败，但客户端每隔 consumeTimeout 检查一次：每个 ProcessQueue 中最老的消息已经消费了多久。",
+               explain=WHY_EXPIRED),
+])
 slow_dash
 
 
@@ -227,9 +242,7 @@ show_trace(lab.trace, "delivered", "clean_expired", "send_back", msg_id="M0001")
 
 # %% [markdown]
 # ## 谁的 `maxReconsumeTimes`？
-# `maxReconsumeTimes` 是 Consumer 实例的设置，不是消费组的设置：每个实例在每个 `CONSUMER_SEND_MSG_BACK` 请求头里发送自己的值，Broker 拿已存储的 `reconsumeTimes` 和*这个*值比较。消费组 cg 的两个实例，c1 的
-# `max_reconsume_times=1`、c2 的为 3，分布在两个 Broker 上：每个实例拥有一个 Broker 的 TopicTest 队列和那个 Broker 的
-# `%RETRY%cg` 队列（AVG 平均分配），所以每条消息都只由一个实例处理。
+# 同一个消费组的两个实例可以设置不同的上限。一条消息从一个实例转到另一个实例时，算谁的？
 
 # %%
 def always_fails(msgs, ctx):
@@ -237,19 +250,6 @@ def always_fails(msgs, ctx):
     return RECONSUME_LATER
 
 
-lab = Lab(seed=SEED)
-lab.add_broker("broker-a")
-lab.add_broker("broker-b")
-lab.create_topic("TopicTest", queues=1)
-p = lab.add_producer("pg", send_which_queue_start=0)
-lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c1", max_reconsume_times=1)
-lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c2", max_reconsume_times=3)
-lab.at("5s", p.send, Message("TopicTest", "lands on broker-b"))
-lab.at("5s", p.send, Message("TopicTest", "lands on broker-a"))
-lab.run(until="10m")
-show_trace(lab.trace, "delivered", "dead_lettered", fields=("queue", "reconsume_times"))
-
-# %%
 def hand_over_lab(first_max=5, second_max=1, hand_over_at="20s"):
     """一个队列；c1（上限 ``first_max``）单独消费并一直失败；在 ``hand_over_at`` c1 关闭，c2（上限 ``second_max``）启动。"""
     lab = Lab(seed=SEED)
@@ -266,11 +266,23 @@ def hand_over_lab(first_max=5, second_max=1, hand_over_at="20s"):
 
 
 # %% [markdown]
-# 图：c1（上限 5）单独消费，每次投递都失败；20 s 时它正常关闭，c2（上限 1）启动并接管两个队列，包括 `%RETRY%cg`
-# 的那个。单步走到 c2 启动之后，停在那里。
+# 图：c1（上限 5）单独消费，每次投递都失败；20 s 时它正常关闭，c2（上限 1）启动。往前单步：它停在这条消息的下一次投递之前，问哪个实例拿到它。
+
+# %% jupyter={"source_hidden": true}
+# 答对后图上显示的话：字段由运行填入（{answer}、{time} …），这里不写答案。
+WHY_HAND_OVER = (
+    "对：{answer}。c1 正常关闭时注销了自己，所以 cg 里只剩下的实例 c2 在重平衡时拿到了这个消费组的全部队列，"
+    "包括 %RETRY%cg 的。c1 回传的副本在 Broker 里按它的延时级别等待，不在 c1 里：到期后它落到 %RETRY%cg，"
+    "c2 在 {time} 把它拉走。"
+)
 
 # %% tags=["nbval-ignore-output"]
-hand_over_dash = Dashboard(hand_over_lab, knobs={"first_max": 5, "second_max": 1}, horizon="2m")
+hand_over_dash = Dashboard(hand_over_lab, knobs={"first_max": 5, "second_max": 1}, horizon="2m", checkpoints=[
+    Checkpoint(before="delivered", nth=3, ask="who", optional=True, name="交接之后谁拿到这条消息",
+               question="c1 已经两次消费失败并关闭；c2 已经启动。下一次拿到这条消息的是哪个实例？",
+               hint="回传的副本在 Broker 里等待，然后回到 %RETRY%cg：现在谁读这个队列？",
+               explain=WHY_HAND_OVER),
+])
 hand_over_dash
 
 # %% [markdown]
@@ -294,6 +306,25 @@ check("02b.3", answer_3, deliveries)
 import rmqlab.course.grading as grading_02b_3
 grading_02b_3.verify("02b.3", answer_3)
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# **原因。** `maxReconsumeTimes` 是 Consumer 实例的设置，不是消费组的设置：每个实例在每个 `CONSUMER_SEND_MSG_BACK` 请求头里发送自己的值，Broker 拿已存储的 `reconsumeTimes` 和*这个*值比较。另一次运行把两者放在一起：消费组 cg 的两个实例，c1 的
+# `max_reconsume_times=1`、c2 的为 3，分布在两个 Broker 上：每个实例拥有一个 Broker 的 TopicTest 队列和那个 Broker 的
+# `%RETRY%cg` 队列（AVG 平均分配），所以每条消息都只由一个实例处理。
+
+# %%
+lab = Lab(seed=SEED)
+lab.add_broker("broker-a")
+lab.add_broker("broker-b")
+lab.create_topic("TopicTest", queues=1)
+p = lab.add_producer("pg", send_which_queue_start=0)
+lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c1", max_reconsume_times=1)
+lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c2", max_reconsume_times=3)
+lab.at("5s", p.send, Message("TopicTest", "lands on broker-b"))
+lab.at("5s", p.send, Message("TopicTest", "lands on broker-a"))
+lab.run(until="10m")
+show_trace(lab.trace, "delivered", "dead_lettered", fields=("queue", "reconsume_times"))
+
 
 # %% [markdown]
 # > **常见说法 vs. 源码。** “`maxReconsumeTimes` 是消费组的属性。”——它是每个 `DefaultMQPushConsumer` 的一个字段（−1 → 16），在每次回传的请求头（`ConsumerSendMsgBackRequestHeader`）里发送，Broker 用的是*当前*发送者说的值（`asyncConsumerSendMsgBack`）。给同一消费组的每个实例设置相同的值，否则重试次数取决于恰好由哪个实例持有重试队列。
