@@ -52,9 +52,49 @@ def fails_once(msgs, ctx):
 
 # %% [markdown]
 # ## A tiny run: the broker refuses the send-back
-# broker-a answers `CONSUMER_SEND_MSG_BACK` with an error (`reject_send_back=True`). `sendMessageBack` catches it and
-# produces the retry itself: a new message to `%RETRY%cg`, sent by the consumer's internal producer
-# (`CLIENT_INNER_PRODUCER`), with `RECONSUME_TIME` = rt + 1 and delay level 3 + rt.
+# c1's listener fails each message once, and broker-a answers every `CONSUMER_SEND_MSG_BACK` with an error
+# (`reject_send_back=True`). Is the failed message lost? The picture: three messages. Step on: it stops after c1's
+# first failure and asks where M0001 goes.
+
+# %%
+def refused_lab(messages=3):
+    """broker-a refuses every send-back; ``messages`` messages, one per second from 1 s, each failing once."""
+    lab, p, c = one_queue_lab(fails_once)
+    lab.set_broker_fault("broker-a", reject_send_back=True)
+    for k in range(messages):
+        lab.at(f"{1 + k}s", p.send, Message("TopicTest", f"x{k + 1}"))
+    return lab
+
+
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer: fields filled in from the run ({answer}, {level} …), no answer.
+WHY_REFUSED = (
+    "Right: {answer}. broker-a refused the send-back ({send_back_error}, code {send_back_response_code}). "
+    "DefaultMQPushConsumerImpl.sendMessageBack catches it and produces the retry itself: a new message to "
+    "%RETRY%cg, sent by the consumer's internal producer (CLIENT_INNER_PRODUCER), with RECONSUME_TIME = "
+    "{send_back_reconsume_times} + 1 and delay level 3 + {send_back_reconsume_times} = {level}. The broker "
+    "stores it like any delayed message: parked at that level, due at {due}."
+)
+
+# %% tags=["nbval-ignore-output"]
+from rmqlab.widgets.checkpoints import Checkpoint
+from rmqlab.widgets.dashboard import Dashboard
+
+refused_dash = Dashboard(refused_lab, knobs={"messages": 3}, horizon="30s", checkpoints=[
+    Checkpoint(before="scheduled", msg_id="M0001", ask="where", optional=True,
+               name="where M0001 goes when the broker refuses the send-back",
+               question="c1's listener is about to fail M0001, and broker-a refuses every send-back. Where is M0001 "
+                        "after the next step? Click the place in the picture (or a button).",
+               hint="A refused send-back is an exception in the client: what does sendMessageBack do when "
+                    "CONSUMER_SEND_MSG_BACK fails?",
+               explain=WHY_REFUSED),
+])
+refused_dash
+
+# %% [markdown]
+# The same run as a table (one message): `sendMessageBack` catches the error answer and produces the retry itself,
+# a new message to `%RETRY%cg` sent by the consumer's internal producer (`CLIENT_INNER_PRODUCER`), with
+# `RECONSUME_TIME` = rt + 1 and delay level 3 + rt.
 
 # %%
 lab, p, c = one_queue_lab(fails_once)
@@ -94,6 +134,9 @@ show_trace(lab.trace, "send_back_fallback", "delivered", fields=("ok", "error", 
 # Now the link c1 ↔ broker-a breaks while the listener runs: the send-back **and** the fallback (a SYNC send, 3
 # attempts) fail. `processConsumeResult` adds 1 to the message's `reconsumeTimes` *in memory*, keeps it in the
 # ProcessQueue (its offset stays pinned) and submits it again locally after 5000 ms.
+#
+# The picture: the partition at 1.5 s, the failed send-back and fallback, the local retries every 5 s, the heal at
+# 12 s. Step until the partition heals and stop there.
 
 # %%
 def partitioned_lab(heal_at="12s", messages=1):
@@ -112,10 +155,6 @@ def partitioned_lab(heal_at="12s", messages=1):
     return lab
 
 
-# %% [markdown]
-# The picture: the partition at 1.5 s, the failed send-back and fallback, the local retries every 5 s, the heal at
-# 12 s. Step until the partition heals and stop there.
-
 # %% jupyter={"source_hidden": true}
 # The words the picture says after a right answer. Every answer in them ({answer}, {queue_id}, {time} …) is a
 # field the picture fills in from the run it shows: this cell names none.
@@ -128,9 +167,6 @@ WHY_LOCAL = (
 )
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint
-from rmqlab.widgets.dashboard import Dashboard
-
 partition_dash = Dashboard(partitioned_lab, knobs={"heal_at": "12s", "messages": 1}, horizon="40s", checkpoints=[
     Checkpoint(before="delivered", nth=2, ask="when", optional=True, name="when the local retry comes",
                explain=WHY_LOCAL),
@@ -165,8 +201,7 @@ grading_02b_1.verify("02b.1", answer_1)
 # %% [markdown]
 # > **Common belief vs. the source.** "A failed send-back loses the message." — The client falls back to producing a
 # > `%RETRY%` message; if that fails too it re-consumes locally every 5000 ms, keeping the offset pinned.
-
-# %% [markdown]
+#
 # The same 5000 ms appears once more in `ConsumeMessageConcurrentlyService`: when the consume thread pool rejects a
 # `ConsumeRequest` (`RejectedExecutionException` in `submitConsumeRequest`), the request is submitted again 5 s later.
 # The pool's queue is unbounded, so in 4.9.7 that happens only while the pool is shutting down. This lab's engine has
@@ -178,6 +213,9 @@ grading_02b_1.verify("02b.1", answer_1)
 # statistics label). But every `consumeTimeout` minutes (15, from the consumer's start) `cleanExpireMsg` looks at the
 # **lowest-offset** message of each ProcessQueue; if it started more than 15 minutes ago, the client sends it back
 # (delay level 3) and removes it from the ProcessQueue. The listener thread is not interrupted.
+#
+# The picture: three messages whose first listener call takes 40 minutes. Step on: it stops while the three calls
+# run and asks where M0001 is next. Answer Exercise 2 below while it waits, then step on and check.
 
 # %%
 def slow_first(msgs, ctx):
@@ -192,10 +230,6 @@ def slow_lab(messages=1):
         lab.at(f"{1 + k}s", p.send, Message("TopicTest", "x" if k == 0 else f"x{k + 1}"))
     return lab
 
-
-# %% [markdown]
-# The picture: three messages whose first listener call takes 40 minutes. Step on: it stops while the three calls
-# run and asks where M0001 is next. Answer Exercise 2 below while it waits, then step on and check.
 
 # %% jupyter={"source_hidden": true}
 # The words the picture says after a right answer: fields filled in from the run ({answer}, {time} …), no answer.
@@ -263,6 +297,9 @@ show_trace(lab.trace, "delivered", "clean_expired", "send_back", msg_id="M0001")
 # ## Whose `maxReconsumeTimes`?
 # Two instances of one group can be given different limits. Which one counts for a message that moves from one to
 # the other?
+#
+# The picture: c1 (max 5) consumes alone and fails every delivery; at 20 s it shuts down cleanly and c2 (max 1)
+# starts. Step on: it stops before the message's next delivery and asks which instance gets it.
 
 # %%
 def always_fails(msgs, ctx):
@@ -284,10 +321,6 @@ def hand_over_lab(first_max=5, second_max=1, hand_over_at="20s"):
                                                   name="c2", max_reconsume_times=second_max))
     return lab
 
-
-# %% [markdown]
-# The picture: c1 (max 5) consumes alone and fails every delivery; at 20 s it shuts down cleanly and c2 (max 1)
-# starts. Step on: it stops before the message's next delivery and asks which instance gets it.
 
 # %% jupyter={"source_hidden": true}
 # The words the picture says after a right answer: fields filled in from the run ({answer}, {time} …), no answer.
@@ -336,6 +369,11 @@ grading_02b_3.verify("02b.3", answer_3)
 # value. A second run shows it side by side: c1 with `max_reconsume_times=1` and c2 with 3, on two brokers; each owns
 # one broker's TopicTest queue and that broker's `%RETRY%cg` queue (AVG allocation), so each message stays with one
 # instance.
+#
+# > **Common belief vs. the source.** "`maxReconsumeTimes` is a property of the consumer group." — It is a field of
+# > each `DefaultMQPushConsumer` (−1 → 16), sent in each send-back header (`ConsumerSendMsgBackRequestHeader`), and the
+# > broker uses whatever the *current* sender says (`asyncConsumerSendMsgBack`). Give every instance of a group the same
+# > value, or retries depend on which instance happens to hold the retry queue.
 
 # %%
 lab = Lab(seed=SEED)
@@ -352,19 +390,12 @@ show_trace(lab.trace, "delivered", "dead_lettered", fields=("queue", "reconsume_
 
 
 # %% [markdown]
-# > **Common belief vs. the source.** "`maxReconsumeTimes` is a property of the consumer group." — It is a field of
-# > each `DefaultMQPushConsumer` (−1 → 16), sent in each send-back header (`ConsumerSendMsgBackRequestHeader`), and the
-# > broker uses whatever the *current* sender says (`asyncConsumerSendMsgBack`). Give every instance of a group the same
-# > value, or retries depend on which instance happens to hold the retry queue.
-
-# %% [markdown]
 # ## Key points
 # - A send-back can fail (any code: NO_PERMISSION for a read-only broker or retry topic, SYSTEM_ERROR …); the client
 #   then has two fallbacks of its own, the `%RETRY%` message it produces itself and a local retry after 5 s.
 # - `consumeTimeout` (15 min) is checked by `cleanExpiredMsg` every 15 min, whatever the listener is doing.
 # - `maxReconsumeTimes` is a setting of each consumer instance, not only of the group.
-
-# %% [markdown]
+#
 # ## Your score
 # Run this cell last: one line per exercise of this lab, from the checks you ran.
 
