@@ -309,8 +309,7 @@ latency_dash
 # ### Exercise 4 — predict, then run
 # broker-a answers the send at 1 s after 600 ms — a success — and is fast again from 2 s. Until what virtual time,
 # in ms, does the producer keep broker-a out of its queue choice?
-
-# %% [markdown]
+#
 # **The rule.** With `send_latency_fault_enable=True` the producer's `MQFaultStrategy` rates a broker after **every** attempt: the attempt's latency is looked up in
 # `latencyMax` = 50, 100, 550, 1000, 2000, 3000, 15000 ms (the largest entry not above it) and the same row of
 # `notAvailableDuration` = 0, 0, 30 s, 60 s, 120 s, 180 s, 600 s says how long the broker stays out of the queue

@@ -294,8 +294,7 @@ latency_dash
 # %% [markdown]
 # ### 练习 4 — 先预测，再运行
 # broker-a 对 1 s 的那次发送在 600 ms 后应答——发送成功——并且从 2 s 起又变快了。Producer 把 broker-a 排除在队列选择之外，一直到哪个虚拟时间（单位 ms）？
-
-# %% [markdown]
+#
 # **规则。** 设置 `send_latency_fault_enable=True` 后，Producer 的 `MQFaultStrategy`
 # 在**每一次**尝试之后给 Broker 打分：用这次尝试的耗时去查 `latencyMax` = 50、100、550、1000、2000、3000、15000 ms
 # （取不超过它的最大一项），`notAvailableDuration` = 0、0、30 s、60 s、120 s、180 s、600 s 的同一行给出这个 Broker
