@@ -139,7 +139,7 @@ grading_04_1.verify("04.1", answer_1)
 # time one of the group's messages dies, on that broker.
 
 # %% [markdown]
-# ## One dead-letter topic per group
+# ## Two topics, one group: how many dead-letter topics?
 
 
 # %%
@@ -159,10 +159,26 @@ def two_topics_lab(per_topic=3):
 
 
 # %% [markdown]
-# The picture: orders and refunds that all fail, in one group. Step to the first dead letter and stop there.
+# The picture: orders and refunds that all fail, in one group whose c1 allows no retry. Step on: it stops before the
+# first failed order goes anywhere and asks where.
+
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer: fields filled in from the run ({answer}, {msg} …), no answer.
+WHY_FIRST_DEAD = (
+    "Right: {answer}. c1 sends maxReconsumeTimes {max_reconsume_times} with its send-back, and the failed "
+    "delivery carried reconsumeTimes {reconsume_times}: {reconsume_times} >= {max_reconsume_times}, so asyncConsumerSendMsgBack writes the copy straight to the dead-letter "
+    "topic, with no delay level and no SCHEDULE_TOPIC_XXXX."
+)
 
 # %% tags=["nbval-ignore-output"]
-two_dash = Dashboard(two_topics_lab, knobs={"per_topic": 3}, horizon="10s")
+two_dash = Dashboard(two_topics_lab, knobs={"per_topic": 3}, horizon="10s", checkpoints=[
+    Checkpoint(before="send_back", msg_id="M0001", ask="where", optional=True,
+               name="where the first failed order goes",
+               question="c1 is about to fail order 5 (M0001), and c1 allows no retry. Where is M0001 after the next "
+                        "step? Click the place in the picture (or a button).",
+               hint="c1's own maxReconsumeTimes is checked against the count stored with the message.",
+               explain=WHY_FIRST_DEAD),
+])
 two_dash
 
 # %% [markdown]
@@ -267,7 +283,7 @@ grading_04_3.verify("04.3", answer_3)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## A dead letter is kept as long as any message
+# ## How long is a dead letter kept?
 # Nobody subscribes to a DLQ by default: it just sits there, and it is **not** kept longer than other messages. The
 # broker's `CleanCommitLogService` deletes whole CommitLog *files* (1 GiB each), never single messages: a file is
 # deleted when its last write is more than `fileReservedTime` (72 h) ago **and** it is the `deleteWhen` hour (04:xx)
@@ -301,19 +317,40 @@ show_trace(lab.trace, "delivered", "consumed", fields=("topic", "reconsume_times
 # dies again.
 
 # %% [markdown]
-# ## "Retries off" is not "straight to the DLQ": `retryQueueNums` = 0
+# ## `retryQueueNums` = 0: where does a failed message go?
 # An operator wants failed refunds parked in the DLQ at once, without the retry schedule, and runs
 # `mqadmin updateSubGroup -g cg -q 0` (0 retry queues; here `lab.update_subscription_group("cg", retry_queue_nums=0)`).
-# Same tiny run, a listener that always fails. The picture, with the `retry_queue_nums` knob at 0: step to the first
-# send-back and stop there.
+# Same tiny run, a listener that always fails. The picture, with the `retry_queue_nums` knob at 0: step on; it stops
+# before c1's first send-back and asks where the refund goes.
+
+# %% jupyter={"source_hidden": true}
+# The words the picture says after a right answer: fields filled in from the run ({answer}, {msg} …), no answer.
+WHY_OFF = {  # by the kind of place it explains
+    "dropped": (
+        "Right: {answer}. asyncConsumerSendMsgBack looks at the group's retryQueueNums before anything else: with "
+        "none it answers SUCCESS and stores nothing, not in %RETRY%cg, not in the DLQ. c1 reads that SUCCESS "
+        "(delay level {delay_level} asked, reconsumeTimes {reconsume_times}) as a send-back that worked and moves "
+        "its offset past {msg}."
+    ),
+}
 
 # %% tags=["nbval-ignore-output"]
-off_dash = Dashboard(refund_fails, knobs={"retry_queue_nums": 0, "messages": 5}, horizon="1m")
+off_dash = Dashboard(refund_fails, knobs={"retry_queue_nums": 0, "messages": 5}, horizon="1m", checkpoints=[
+    Checkpoint(before="send_back", msg_id="M0001", ask="where", optional=True,
+               name="where a refund goes without retry queues",
+               question="cg now has no retry queue, and c1 is about to fail refund 17 (M0001). Where is M0001 after "
+                        "the next step? Click the place in the picture (or a button).",
+               hint="What does the broker check first when a send-back arrives: the group's retry queues, or the "
+                    "DLQ rule?",
+               explain=WHY_OFF),
+])
 off_dash
 
 # %% [markdown]
 # ### Exercise 4 — predict, then run
-# Where does the failed message end up? Answer with a topic name, or `None` for nowhere.
+# Another listener of the same run gives up at once: it sets `ctx.delay_level_when_next_consume = -1`, which with a
+# retry queue sends the failed message straight to the DLQ. With `retryQueueNums` = 0, where does the failed message
+# end up? Answer with a topic name, or `None` for nowhere.
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← your prediction
@@ -322,7 +359,13 @@ answer_4 = None
 ### END SOLUTION
 
 # %%
-off, off_p, _ = refund_lab(always_fails)
+def gives_up(msgs, ctx):
+    """Fail, and ask for no retry: delay level -1 means "dead-letter it now"."""
+    ctx.delay_level_when_next_consume = -1
+    return RECONSUME_LATER
+
+
+off, off_p, _ = refund_lab(gives_up)
 off.update_subscription_group("cg", retry_queue_nums=0)
 off.at("1s", off_p.send, Message("TopicTest", "refund 18", keys="order-18"))
 off.run(until="1h")

@@ -269,7 +269,8 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
     ),
     Exercise(
         "04.4",
-        "With retryQueueNums <= 0 the broker answers the send-back SUCCESS and stores nothing: no retry, no DLQ.",
+        "With retryQueueNums <= 0 asyncConsumerSendMsgBack answers the send-back SUCCESS and stores nothing before it "
+        "looks at the DLQ rule, so even delay level -1 (dead-letter now) changes nothing: no retry, no DLQ.",
         hint="asyncConsumerSendMsgBack checks retryQueueNums before it looks at the DLQ rule.",
     ),
     # 04b · stranded retry queues

@@ -169,7 +169,7 @@ ZH: dict[str, Translated] = {
         after="4.9.7 源码怎么说：在 Broker 路径上，asyncConsumerSendMsgBack 对存储的次数检查 msgExt.getReconsumeTimes() >= maxReconsumeTimes，然后以次数 + 1 存储新副本。在回退路径上，DefaultMQPushConsumerImpl.sendMessageBack 以 RECONSUME_TIME = 次数 + 1 构造重试消息，sendKernelImpl 把它放进请求头，handleRetryAndDLQ 对请求头中的值检查 reconsumeTimes >= maxReconsumeTimes，存储时不再 + 1。同样是 >=，但一边已经加过了：回退路径早一次投递进入死信，次数也少一。trace 还显示了 4.9.x 的第二个细节：handleRetryAndDLQ 把延迟级别设为 0，但请求自己的属性（带着客户端的 DELAY = 3 + 次数）之后又被放回消息上，所以这条死信先在 SCHEDULE_TOPIC_XXXX 中等待（真实 Topic 为 %DLQ%cg）。RocketMQ 5.0 把检查改为 >，并把延迟改为 −1。\n\n要点：客户端回退路径比 Broker 路径早一次投递进入死信队列（4.9.x）。",
     ),
     "04.4": Translated(
-        "retryQueueNums <= 0 时，Broker 对回传应答 SUCCESS，却什么也不存：没有重试，也没有死信。",
+        "retryQueueNums <= 0 时，asyncConsumerSendMsgBack 在查看死信规则之前就对回传应答 SUCCESS，却什么也不存，所以即使延时级别为 -1（立即进入死信）也无济于事：没有重试，也没有死信。",
         hint="asyncConsumerSendMsgBack 在查看死信规则之前先检查 retryQueueNums。",
         after="消费者看到 ok=True，便推进了消费位点；客户端里没有任何迹象表明消息丢了。\n\n常见说法与源码对照：“retryQueueNums 为 0 可以安全地关闭重试。”——asyncConsumerSendMsgBack 还没看死信规则就返回了 SUCCESS，所以每条失败的消息都被悄悄丢弃。要立即进入死信，请保留一个重试队列，并让监听器设置 ctx.delay_level_when_next_consume = -1（或给消费者设置 max_reconsume_times=0）。\n\n要点：retryQueueNums 为 0 不会进入死信队列：失败的消息被丢弃，客户端里没有任何痕迹。",
     ),

@@ -194,6 +194,7 @@ def _where_hint(
 ) -> str:
     """Why ``choice`` is not where ``event``'s message goes, with the run's numbers (never the answer itself)."""
     msg = event.msg_id or _("the message")
+    who = event.actor.split(":", 1)[-1]  # maxReconsumeTimes is the sending instance's own, not the group's (02b)
     if answer.kind == "delay":
         if choice.kind == "delay":
             return _("The broker picks the level as 3 + reconsumeTimes; {msg} has been reconsumed {times} so far."
@@ -202,18 +203,18 @@ def _where_hint(
             return _("Not yet: the copy first waits in SCHEDULE_TOPIC_XXXX at a delay level; it reaches {place} "
                      "only when that delay is over.").format(place=choice.label)
         if choice.kind == "dlq":
-            return _("Not yet: {msg} has been reconsumed {times} and the group allows {most}; the broker "
-                     "dead-letters only when reconsumeTimes reaches the max, and parks it in SCHEDULE_TOPIC_XXXX "
-                     "first.").format(msg=msg, times=_times(rt), most=most)
+            return _("Not yet: {msg} has been reconsumed {times} and {who}'s own maxReconsumeTimes is {most}; the "
+                     "broker dead-letters only when reconsumeTimes reaches it, and parks the copy in "
+                     "SCHEDULE_TOPIC_XXXX first.").format(msg=msg, times=_times(rt), who=who, most=most)
         if choice.kind == "done":
             return _("RECONSUME_LATER is not an acknowledgement: the consumer sends the message back to the broker.")
         return _("A concurrent consumer does not retry in place: sendMessageBack hands the message back to the "
                  "broker, which stores a new copy to be delivered later.")
     if answer.kind == "dlq":
         if choice.kind in ("delay", "retry"):
-            return _("{msg} has already been reconsumed {times}, and the group allows {most}: the broker stops "
-                     "scheduling retries once reconsumeTimes reaches maxReconsumeTimes.").format(
-                msg=msg, times=_times(rt), most=most)
+            return _("{msg} has already been reconsumed {times}, and {who}'s own maxReconsumeTimes is {most}: the "
+                     "broker stops scheduling retries once reconsumeTimes reaches the max the sender gives.").format(
+                msg=msg, times=_times(rt), who=who, most=most)
         if choice.kind == "done":
             return _("A failure is never an acknowledgement in CLUSTERING: the message goes back to the broker.")
         return _("The consumer does not keep a failed message: it sends it back, and the broker decides its fate.")
@@ -266,6 +267,8 @@ def where_offers(
     sent = _send_facts(event, trace) if event.kind is EventKind.STORED else None
     drawn = {p.key for p in before.places}
     broker = (answer.split(":")[1] if answer.startswith("delay:") else answer.split("@")[-1].split(":")[0])
+    if "@" not in answer and not answer.startswith("delay:"):  # "dropped:cg", "done:cg": the broker it came from
+        broker = came_from.split("@")[-1].split(":")[0] or broker
     if retry_path:
         level = int(answer.rsplit(":", 1)[1]) if answer.startswith("delay:") else 3 + rt
         window = range(max(1, level - 2), min(DELAYS.max_level, level + 2) + 1)
