@@ -271,9 +271,8 @@ grading_02a_2.verify("02a.2", answer_2)
 # %% jupyter={"source_hidden": true}
 # The words the picture says after a right answer: fields filled in from the run ({answer}, {level} …), no answer.
 WHY_COUNT = (
-    "Right: {answer}. The retry c1 just failed carried reconsumeTimes {reconsume_times}: the broker wrote that "
-    "count into the copy it stored on %RETRY%cg (asyncConsumerSendMsgBack counts, not the client), and "
-    "sendMessageBack hands it back. So the broker parks this failure at delay level 3 + {reconsume_times} = "
+    "Right: {answer}. The broker wrote the retry's count into the copy it stored on %RETRY%cg "
+    "(asyncConsumerSendMsgBack counts, not the client), and sendMessageBack hands it back with the failure. So the broker parks this failure at delay level 3 + {reconsume_times} = "
     "{scheduled_level}, due at {scheduled_due}: one level later than the first failure's."
 )
 

@@ -236,15 +236,16 @@ def slow_lab(messages=1):
 WHY_EXPIRED = (
     "Right: {answer}. The listener is still running, but a pass of ConsumeMessageConcurrentlyService's "
     "cleanExpireMsg (one every consumeTimeout, counted from the consumer's start) finds M0001, the lowest offset "
-    "of its ProcessQueue, started more than consumeTimeout (15 min) ago: ProcessQueue.cleanExpiredMsg sends it back with delay level 3 and removes it from the "
-    "ProcessQueue. The listener thread is not interrupted: its late result still counts."
+    "of its ProcessQueue, started more than consumeTimeout ago: ProcessQueue.cleanExpiredMsg sends it back with "
+    "delay level 3 and removes it from the ProcessQueue. The listener thread is not interrupted: its late result "
+    "still counts."
 )
 
 # %% tags=["nbval-ignore-output"]
 slow_dash = Dashboard(slow_lab, knobs={"messages": 3}, horizon="45m", checkpoints=[
     Checkpoint(before="clean_expired", msg_id="M0001", ask="where", optional=True,
                name="where a message whose listener runs too long goes",
-               question="c1's listener has been working on M0001 since it was delivered, and will take 40 minutes. "
+               question="c1's listener has been working on M0001 since it was delivered, and will take 40 m. "
                         "Where is M0001 after the next step? Click the place in the picture (or a button).",
                hint="Slowness is not a failure, but the client checks, every consumeTimeout, how long the oldest "
                     "message of each ProcessQueue has been consuming.",
@@ -325,8 +326,8 @@ def hand_over_lab(first_max=5, second_max=1, hand_over_at="20s"):
 # %% jupyter={"source_hidden": true}
 # The words the picture says after a right answer: fields filled in from the run ({answer}, {time} …), no answer.
 WHY_HAND_OVER = (
-    "Right: {answer}. c1's clean shutdown unregistered it, so c2, the only instance of cg left, got every queue of "
-    "the group at its rebalance, %RETRY%cg's too. The copy c1 sent back waits at its delay level in the broker, "
+    "Right: {answer}. c1's clean shutdown unregistered it (unregisterClient), so c2, the only instance of cg left, "
+    "got every queue of the group at its rebalance (AllocateMessageQueueAveragely), %RETRY%cg's too. The copy c1 sent back waits at its delay level in the broker, "
     "not in c1: when it is due it lands on %RETRY%cg, and c2 pulls it at {time}."
 )
 

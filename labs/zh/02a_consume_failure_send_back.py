@@ -257,8 +257,8 @@ grading_02a_2.verify("02a.2", answer_2)
 # %% jupyter={"source_hidden": true}
 # 答对后图上显示的话：字段由运行填入（{answer}、{level} …），这里不写答案。
 WHY_COUNT = (
-    "对：{answer}。c1 刚刚失败的这次重试带着 reconsumeTimes {reconsume_times}：这个数是 Broker 存进 %RETRY%cg "
-    "的副本时写进去的（计数的是 asyncConsumerSendMsgBack，不是客户端），sendMessageBack 又把它交回去。所以 Broker "
+    "对：{answer}。重试的次数是 Broker 存进 %RETRY%cg 的副本时写进去的（计数的是 asyncConsumerSendMsgBack，"
+    "不是客户端），sendMessageBack 随失败把它交回去。所以 Broker "
     "把这次失败放在延时级别 3 + {reconsume_times} = {scheduled_level}，{scheduled_due} 到期：比第一次失败晚一级。"
 )
 

@@ -216,16 +216,16 @@ def slow_lab(messages=1):
 # 答对后图上显示的话：字段由运行填入（{answer}、{time} …），这里不写答案。
 WHY_EXPIRED = (
     "对：{answer}。监听器还在运行，但 ConsumeMessageConcurrentlyService 的 cleanExpireMsg（从 Consumer 启动起每隔 "
-    "consumeTimeout 执行一次）发现 M0001——它的 ProcessQueue 中位点最小的消息——开始消费已超过 consumeTimeout"
-    "（15 min）：ProcessQueue.cleanExpiredMsg 以延时级别 3 把它回传，并把它从 ProcessQueue 中移除。监听器线程不会被"
-    "打断：它迟到的结果照样算数。"
+    "consumeTimeout 执行一次）发现 M0001——它的 ProcessQueue 中位点最小的消息——开始消费已超过 consumeTimeout："
+    "ProcessQueue.cleanExpiredMsg 以延时级别 3 把它回传，并把它从 ProcessQueue 中移除。监听器线程不会被打断：它迟到的"
+    "结果照样算数。"
 )
 
 # %% tags=["nbval-ignore-output"]
 slow_dash = Dashboard(slow_lab, knobs={"messages": 3}, horizon="45m", checkpoints=[
     Checkpoint(before="clean_expired", msg_id="M0001", ask="where", optional=True,
                name="监听器运行太久的消息去哪里",
-               question="c1 的监听器从 M0001 投递起就在处理它，要花 40 分钟。下一步之后 M0001 在哪里？请在图上点击那个位置（或点按钮）。",
+               question="c1 的监听器从 M0001 投递起就在处理它，要花 40 m。下一步之后 M0001 在哪里？请在图上点击那个位置（或点按钮）。",
                hint="慢不是失败，但客户端每隔 consumeTimeout 检查一次：每个 ProcessQueue 中最老的消息已经消费了多久。",
                explain=WHY_EXPIRED),
 ])
@@ -300,7 +300,8 @@ def hand_over_lab(first_max=5, second_max=1, hand_over_at="20s"):
 # %% jupyter={"source_hidden": true}
 # 答对后图上显示的话：字段由运行填入（{answer}、{time} …），这里不写答案。
 WHY_HAND_OVER = (
-    "对：{answer}。c1 正常关闭时注销了自己，所以 cg 里只剩下的实例 c2 在重平衡时拿到了这个消费组的全部队列，"
+    "对：{answer}。c1 正常关闭时注销了自己（unregisterClient），所以 cg 里只剩下的实例 c2 在重平衡时"
+    "（AllocateMessageQueueAveragely）拿到了这个消费组的全部队列，"
     "包括 %RETRY%cg 的。c1 回传的副本在 Broker 里按它的延时级别等待，不在 c1 里：到期后它落到 %RETRY%cg，"
     "c2 在 {time} 把它拉走。"
 )
