@@ -108,6 +108,12 @@ def _max_reconsume_times(event: TraceEvent, trace: Sequence[TraceEvent], step: S
     return DEFAULT_MAX_RECONSUME_TIMES if most is None or int(most) < 0 else int(most)
 
 
+def _sender(event: TraceEvent, trace: Sequence[TraceEvent], step: Sequence[TraceEvent]) -> str:
+    """The consumer instance whose send-back carries the max (its own setting, not the group's: lab 02b)."""
+    backs = [e for e in (event, *step, *reversed(trace)) if e.kind is EventKind.SEND_BACK and e.msg_id == event.msg_id]
+    return backs[0].actor.split(":", 1)[-1] if backs else _("the consumer")
+
+
 @dataclass(frozen=True, slots=True)
 class SendFacts:
     """What decided the queue of the send a "stored" checkpoint pauses before, read from the run: the try number,
@@ -190,11 +196,10 @@ def _send_hint(choice: Place, answer: Place, sent: SendFacts | None) -> str:
 
 
 def _where_hint(
-    choice: Place, answer: Place, event: TraceEvent, rt: int, most: int, sent: SendFacts | None = None
+    choice: Place, answer: Place, event: TraceEvent, rt: int, most: int, sent: SendFacts | None = None, who: str = ""
 ) -> str:
     """Why ``choice`` is not where ``event``'s message goes, with the run's numbers (never the answer itself)."""
     msg = event.msg_id or _("the message")
-    who = event.actor.split(":", 1)[-1]  # maxReconsumeTimes is the sending instance's own, not the group's (02b)
     if answer.kind == "delay":
         if choice.kind == "delay":
             return _("The broker picks the level as 3 + reconsumeTimes; {msg} has been reconsumed {times} so far."
@@ -263,7 +268,7 @@ def where_offers(
     came_from = next((f"queue:{e.get('queue')}" for e in reversed(trace)
                       if e.msg_id == event.msg_id and e.kind is EventKind.DELIVERED), "")  # fmt: skip
     rt = _reconsumed(event, trace)
-    most = _max_reconsume_times(event, trace, step)
+    most, who = _max_reconsume_times(event, trace, step), _sender(event, trace, step)
     sent = _send_facts(event, trace) if event.kind is EventKind.STORED else None
     drawn = {p.key for p in before.places}
     broker = (answer.split(":")[1] if answer.startswith("delay:") else answer.split("@")[-1].split(":")[0])
@@ -297,7 +302,7 @@ def where_offers(
             label = _("delay level {level} · {delay}").format(level=lv, delay=format_duration(DELAYS.delay_ms(lv)))
         else:
             label = p.label + (f" ({p.owner})" if p.kind == "process_queue" else "")
-        hint = "" if p.key == answer else _where_hint(p, right, event, rt, most, sent)
+        hint = "" if p.key == answer else _where_hint(p, right, event, rt, most, sent, who)
         offers.append(Offer(p.key, label, f"place:{p.key}", hint, p if p.key in drawn else _as_drawn(p)))
     return _told_apart(offers)
 
