@@ -243,7 +243,7 @@ WHY_EXPIRED = (
 
 # %% tags=["nbval-ignore-output"]
 slow_dash = Dashboard(slow_lab, knobs={"messages": 3}, horizon="45m", checkpoints=[
-    Checkpoint(before="clean_expired", msg_id="M0001", ask="where", optional=True,
+    Checkpoint(before="send_back", msg_id="M0001", ask="where", optional=True,
                name="where a message whose listener runs too long goes",
                question="c1's listener has been working on M0001 since it was delivered, and will take 40 m. "
                         "Where is M0001 after the next step? Click the place in the picture (or a button).",
@@ -334,8 +334,8 @@ WHY_HAND_OVER = (
 # %% tags=["nbval-ignore-output"]
 hand_over_dash = Dashboard(hand_over_lab, knobs={"first_max": 5, "second_max": 1}, horizon="2m", checkpoints=[
     Checkpoint(before="delivered", nth=3, ask="who", optional=True, name="who gets the message after the hand-over",
-               question="c1 has failed the message twice and shut down; c2 has started. Which instance gets the "
-                        "message next?",
+               question="c1 has failed M0001 twice and shut down; c2 has started. Which instance gets M0001 "
+                        "next?",
                hint="A sent-back copy waits in the broker, and returns on %RETRY%cg: who reads that queue now?",
                explain=WHY_HAND_OVER),
 ])

@@ -223,7 +223,7 @@ WHY_EXPIRED = (
 
 # %% tags=["nbval-ignore-output"]
 slow_dash = Dashboard(slow_lab, knobs={"messages": 3}, horizon="45m", checkpoints=[
-    Checkpoint(before="clean_expired", msg_id="M0001", ask="where", optional=True,
+    Checkpoint(before="send_back", msg_id="M0001", ask="where", optional=True,
                name="监听器运行太久的消息去哪里",
                question="c1 的监听器从 M0001 投递起就在处理它，要花 40 m。下一步之后 M0001 在哪里？请在图上点击那个位置（或点按钮）。",
                hint="慢不是失败，但客户端每隔 consumeTimeout 检查一次：每个 ProcessQueue 中最老的消息已经消费了多久。",
@@ -309,7 +309,7 @@ WHY_HAND_OVER = (
 # %% tags=["nbval-ignore-output"]
 hand_over_dash = Dashboard(hand_over_lab, knobs={"first_max": 5, "second_max": 1}, horizon="2m", checkpoints=[
     Checkpoint(before="delivered", nth=3, ask="who", optional=True, name="交接之后谁拿到这条消息",
-               question="c1 已经两次消费失败并关闭；c2 已经启动。下一次拿到这条消息的是哪个实例？",
+               question="c1 已经两次消费 M0001 失败并关闭；c2 已经启动。下一次拿到 M0001 的是哪个实例？",
                hint="回传的副本在 Broker 里等待，然后回到 %RETRY%cg：现在谁读这个队列？",
                explain=WHY_HAND_OVER),
 ])
