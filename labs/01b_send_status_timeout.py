@@ -18,8 +18,8 @@
 #
 # # 01b · Producer send: statuses, the shared timeout, duplicates and slow brokers
 #
-# **Goal:** see what the caller gets back — a status that is not an exception, a timeout that is not retried, a
-# duplicate after a lost response — and how a producer can sidestep a slow broker. Lab
+# **Goal:** see what the caller gets back when a broker answers a status, answers late or never answers, and how a
+# producer can sidestep a slow broker. Lab
 # [01a](01a_send_retry.ipynb) has where a retry goes. Source: `DefaultMQProducerImpl.sendDefaultImpl`,
 # `client/.../latency/MQFaultStrategy.java`, `LatencyFaultToleranceImpl.java`, `DefaultMQProducer.java`.
 #
@@ -211,7 +211,7 @@ grading_01b_2.verify("01b.2", answer_2)
 # Notice the `stored` row: the broker **did** store the message; only the response was late.
 
 # %% [markdown]
-# ## A lost response after the store makes a duplicate
+# ## A lost response after the store: how many copies?
 # The picture: broker-a stores, and its answers never arrive. Step on: the run stops inside m1's send, right after
 # broker-a's answer was lost, and asks which broker gets M0001 next.
 

@@ -340,7 +340,11 @@ show_trace(lab.trace, "delivered", "consumed", fields=("topic", "reconsume_times
 
 # %% jupyter={"source_hidden": true}
 # The words the picture says after a right answer: fields filled in from the run ({answer}, {msg} …), no answer.
-WHY_OFF = {  # by the kind of place it explains
+WHY_OFF = {  # by the kind of place it explains (the retry_queue_nums knob changes which)
+    "delay": (
+        "Right: {answer}. cg has a retry queue again, so asyncConsumerSendMsgBack re-stores {msg} for %RETRY%cg at "
+        "delay level 3 + reconsumeTimes {reconsume_times}, parked in SCHEDULE_TOPIC_XXXX first."
+    ),
     "dropped": (
         "Right: {answer}. asyncConsumerSendMsgBack looks at the group's retryQueueNums before anything else: with "
         "none it answers SUCCESS and stores nothing, not in %RETRY%cg, not in the DLQ. c1 reads that SUCCESS "

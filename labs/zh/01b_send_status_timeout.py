@@ -18,8 +18,8 @@
 #
 # # 01b · Producer 发送：发送状态、共享的超时、重复消息与慢 Broker
 #
-# **目标：** 看调用方拿回的是什么——一个不是异常的状态、一个不会重试的超时、一次响应丢失之后的重复消息——以及
-# Producer 怎样绕开一个慢 Broker。重试发往哪里见实验 [01a](01a_send_retry.ipynb)。源码：
+# **目标：** 看 Broker 应答一个状态、应答太晚或者根本不应答时，调用方拿回的是什么，以及 Producer 怎样绕开一个慢
+# Broker。重试发往哪里见实验 [01a](01a_send_retry.ipynb)。源码：
 # `DefaultMQProducerImpl.sendDefaultImpl`、`client/.../latency/MQFaultStrategy.java`、`LatencyFaultToleranceImpl.java`、
 # `DefaultMQProducer.java`。
 #
@@ -204,7 +204,7 @@ grading_01b_2.verify("01b.2", answer_2)
 # 注意 `stored` 这一行：Broker **确实**存下了消息，只是响应来晚了。
 
 # %% [markdown]
-# ## 存储之后响应丢失，就会产生重复消息
+# ## 存储之后响应丢失：会存下几份？
 # 图：broker-a 存下消息，但它的应答永远到不了。往前单步：运行停在 m1 的发送当中，就在 broker-a 的应答丢失之后，问下一个收到 M0001 的是哪个 Broker。
 
 

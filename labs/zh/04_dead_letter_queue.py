@@ -314,7 +314,11 @@ show_trace(lab.trace, "delivered", "consumed", fields=("topic", "reconsume_times
 
 # %% jupyter={"source_hidden": true}
 # 答对后图上显示的话：字段由运行填入（{answer}、{msg} …），这里不写答案。
-WHY_OFF = {  # 按它解释的位置种类
+WHY_OFF = {  # 按它解释的位置种类（参数 retry_queue_nums 决定是哪一种）
+    "delay": (
+        "对：{answer}。cg 又有了重试队列，所以 asyncConsumerSendMsgBack 为 %RETRY%cg 重新存储 {msg}，延时级别为 "
+        "3 + reconsumeTimes {reconsume_times}，先放在 SCHEDULE_TOPIC_XXXX 中。"
+    ),
     "dropped": (
         "对：{answer}。asyncConsumerSendMsgBack 最先看的是消费组的 retryQueueNums：一个重试队列都没有时，它应答 "
         "SUCCESS，却什么也不存，既不进 %RETRY%cg，也不进死信队列。c1 把这个 SUCCESS（请求的延时级别 {delay_level}，"
