@@ -19,9 +19,8 @@
 # # 01b · Producer send: statuses, the shared timeout, duplicates and slow brokers
 #
 # **Goal:** see what the caller gets back when a broker answers a status, answers late or never answers, and how a
-# producer can sidestep a slow broker. Lab
-# [01a](01a_send_retry.ipynb) has where a retry goes. Source: `DefaultMQProducerImpl.sendDefaultImpl`,
-# `client/.../latency/MQFaultStrategy.java`, `LatencyFaultToleranceImpl.java`, `DefaultMQProducer.java`.
+# producer can sidestep a slow broker. Lab [01a](01a_send_retry.ipynb) has where a retry goes. Source:
+# `DefaultMQProducerImpl.sendDefaultImpl`, `client/.../latency/MQFaultStrategy.java`, `LatencyFaultToleranceImpl.java`, `DefaultMQProducer.java`.
 #
 # Defaults: `sendMsgTimeout` = 3000 ms, `retryTimesWhenSendFailed` = 2 (SYNC: 3 attempts),
 # `retryTimesWhenSendAsyncFailed` = 2, ONEWAY: 1 attempt.
