@@ -279,28 +279,8 @@ grading_04_3.verify("04.3", answer_3)
 
 # %% [markdown]
 # ## How long is a dead letter kept?
-# Nobody subscribes to a DLQ by default: it just sits there. For how long? The picture: refund 17 is dead-lettered at
-# 1 s (c1 allows no retry), refunds 18 and 19 are consumed, c1 stops at 10 s, and one more refund comes at 77 h.
-# Play it (the days go by in a few steps) and watch what the broker does with the dead letter, and with what else.
-
-# %% tags=["nbval-ignore-output"]
-def kept_lab(messages=3):
-    """refund 17 always fails (c1 allows no retry); the other refunds succeed; c1 stops at 10 s; one more at 77 h."""
-    lab, p, c = refund_lab(lambda msgs, ctx: RECONSUME_LATER if msgs[0].keys == "order-17" else CONSUME_SUCCESS,
-                           max_reconsume_times=0)
-    for k in range(messages):
-        lab.at(f"{1 + k}s", p.send, Message("TopicTest", f"refund {17 + k}", keys=f"order-{17 + k}"))
-    lab.at("10s", c.shutdown)
-    lab.at("77h", p.send, Message("TopicTest", f"refund {17 + messages}", keys=f"order-{17 + messages}"))
-    return lab
-
-
-kept_dash = Dashboard(kept_lab, knobs={"messages": 3}, horizon="78h")
-kept_dash
-
-# %% [markdown]
-# **The evidence.** A dead letter is **not** kept longer than other messages. The broker's `CleanCommitLogService`
-# deletes whole CommitLog *files* (1 GiB each), never single messages (rmqlab deletes message by message): a file is
+# Nobody subscribes to a DLQ by default: it just sits there, and it is **not** kept longer than other messages. The
+# broker's `CleanCommitLogService` deletes whole CommitLog *files* (1 GiB each), never single messages: a file is
 # deleted when its last write is more than `fileReservedTime` (72 h) ago **and** it is the `deleteWhen` hour (04:xx)
 # or the disk is fuller than `diskMaxUsedSpaceRatio` (75 %) — under heavier disk pressure even younger files go. The
 # file being written is never deleted this way. So a dead letter survives at least 72 h, and then disappears together

@@ -264,25 +264,7 @@ grading_04_3.verify("04.3", answer_3)
 
 # %% [markdown]
 # ## 死信保存多久？
-# 默认没有人订阅死信队列：它就放在那里。放多久？图：refund 17 在 1 s 进入死信队列（c1 不允许重试），refund 18 和 19 被消费，c1 在 10 s 停止，77 h 时又来一条退款消息。播放它（几天在几步里过去），看 Broker 怎样处理这条死信，以及同时处理了什么。
-
-# %% tags=["nbval-ignore-output"]
-def kept_lab(messages=3):
-    """refund 17 总是失败（c1 不允许重试）；其他退款消息成功；c1 在 10 s 停止；77 h 时再来一条。"""
-    lab, p, c = refund_lab(lambda msgs, ctx: RECONSUME_LATER if msgs[0].keys == "order-17" else CONSUME_SUCCESS,
-                           max_reconsume_times=0)
-    for k in range(messages):
-        lab.at(f"{1 + k}s", p.send, Message("TopicTest", f"refund {17 + k}", keys=f"order-{17 + k}"))
-    lab.at("10s", c.shutdown)
-    lab.at("77h", p.send, Message("TopicTest", f"refund {17 + messages}", keys=f"order-{17 + messages}"))
-    return lab
-
-
-kept_dash = Dashboard(kept_lab, knobs={"messages": 3}, horizon="78h")
-kept_dash
-
-# %% [markdown]
-# **证据。** 死信**不会**比其他消息保存得更久。Broker 的 `CleanCommitLogService` 删除的是整个 CommitLog *文件*（每个 1 GiB），从不删除单条消息（rmqlab 按消息逐条删除）：一个文件的最后一次写入已超过 `fileReservedTime`（72 h），
+# 默认没有人订阅死信队列：它就放在那里，而且**不会**比其他消息保存得更久。Broker 的 `CleanCommitLogService` 删除的是整个 CommitLog *文件*（每个 1 GiB），从不删除单条消息：一个文件的最后一次写入已超过 `fileReservedTime`（72 h），
 # **并且**正好是 `deleteWhen` 的钟点（04:xx）或者磁盘使用率超过 `diskMaxUsedSpaceRatio`（75 %）时，它就会被删除——磁盘压力更大时，更新的文件也会被删。正在写入的文件不会以这种方式被删除。所以一条死信至少保存 72 h，然后和它所在文件里的其他一切一起消失，具体时刻取决于它周围的流量：要在三天之内检查死信队列。
 
 # %% [markdown]
