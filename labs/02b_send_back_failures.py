@@ -300,7 +300,7 @@ show_trace(lab.trace, "delivered", "clean_expired", "send_back", msg_id="M0001")
 # the other?
 #
 # The picture: c1 (max 5) consumes alone and fails every delivery; at 20 s it shuts down cleanly and c2 (max 1)
-# starts. Step on: it stops before the message's next delivery and asks which instance gets it.
+# starts. Step on: it stops before the message's wait is over and asks where it goes then.
 
 # %%
 def always_fails(msgs, ctx):
@@ -333,9 +333,10 @@ WHY_HAND_OVER = (
 
 # %% tags=["nbval-ignore-output"]
 hand_over_dash = Dashboard(hand_over_lab, knobs={"first_max": 5, "second_max": 1}, horizon="2m", checkpoints=[
-    Checkpoint(before="delivered", nth=3, ask="who", optional=True, name="who gets the message after the hand-over",
-               question="c1 has failed M0001 twice and shut down; c2 has started. Which instance gets M0001 "
-                        "next?",
+    Checkpoint(before="delay_delivered", msg_id="M0001", nth=2, ask="where", optional=True,
+               name="where the message goes after the hand-over",
+               question="c1 has failed M0001 twice and shut down; c2 has started. Where is M0001 after the next "
+                        "step? Click the place in the picture (or a button).",
                hint="A sent-back copy waits in the broker, and returns on %RETRY%cg: who reads that queue now?",
                explain=WHY_HAND_OVER),
 ])

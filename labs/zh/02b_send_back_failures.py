@@ -274,7 +274,7 @@ show_trace(lab.trace, "delivered", "clean_expired", "send_back", msg_id="M0001")
 # ## 谁的 `maxReconsumeTimes`？
 # 同一个消费组的两个实例可以设置不同的上限。一条消息从一个实例转到另一个实例时，算谁的？
 #
-# 图：c1（上限 5）单独消费，每次投递都失败；20 s 时它正常关闭，c2（上限 1）启动。往前单步：它停在这条消息的下一次投递之前，问哪个实例拿到它。
+# 图：c1（上限 5）单独消费，每次投递都失败；20 s 时它正常关闭，c2（上限 1）启动。往前单步：它停在这条消息的等待结束之前，问它接下来去哪里。
 
 # %%
 def always_fails(msgs, ctx):
@@ -308,8 +308,10 @@ WHY_HAND_OVER = (
 
 # %% tags=["nbval-ignore-output"]
 hand_over_dash = Dashboard(hand_over_lab, knobs={"first_max": 5, "second_max": 1}, horizon="2m", checkpoints=[
-    Checkpoint(before="delivered", nth=3, ask="who", optional=True, name="交接之后谁拿到这条消息",
-               question="c1 已经两次消费 M0001 失败并关闭；c2 已经启动。下一次拿到 M0001 的是哪个实例？",
+    Checkpoint(before="delay_delivered", msg_id="M0001", nth=2, ask="where", optional=True,
+               name="交接之后这条消息去哪里",
+               question="c1 已经两次消费 M0001 失败并关闭；c2 已经启动。下一步之后 M0001 在哪里？"
+                        "请在图上点击那个位置（或点按钮）。",
                hint="回传的副本在 Broker 里等待，然后回到 %RETRY%cg：现在谁读这个队列？",
                explain=WHY_HAND_OVER),
 ])
