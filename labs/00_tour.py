@@ -194,11 +194,18 @@ print(format_duration(lab.now), "—", len(lab.trace), "events so far")
 
 # %% [markdown]
 # ## When c2 leaves
-# The picture again, stopped just before c2 shuts down at 45 s.
+# The picture again, to 60 s. Step on: it stops before c2 shuts down and asks when c1 takes back the queues c2
+# held.
 
 # %% tags=["nbval-ignore-output"]
-leave_dash = Dashboard(tour_lab, horizon="60s")
-leave_dash.controller.seek_time("44s")
+leave_dash = Dashboard(tour_lab, horizon="60s", checkpoints=[
+    Checkpoint(before="rebalanced", actor="consumer:c1", nth=5, ask="when", optional=True,
+               name="c1 takes c2's queues back",
+               question="c2 is about to shut down cleanly. When does c1 rebalance and take its queues? Pick the time.",
+               hint="Who tells c1 that c2 left, and does c1 wait for its 20 s period after that?",
+               explain=sealed_explanation("00.c1-back")),
+])
+leave_dash.controller.goto_checkpoint("c1 takes c2's queues back")
 leave_dash
 
 # %% [markdown]

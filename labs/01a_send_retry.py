@@ -145,33 +145,43 @@ lab.run(until="5s")
 show_trace(lab.trace, *SEND)
 
 # %% [markdown]
-# ## ASYNC: a retry re-sends the same request
+# ## ASYNC: where does a retry go?
 # `send(msg, callback)` retries only *no-response* failures, inside `MQClientAPIImpl`, and asks
-# `selectOneMessageQueue(failedBroker)` which broker to try next. The picture: the tiny run sent with `send_async`,
-# paused at m1's (M0002's) first attempt.
+# `selectOneMessageQueue(failedBroker)` which broker to try next. The picture: the tiny run sent with `send_async`.
+# Step on: it stops after m1's (M0002's) first attempt failed and asks where the second one goes.
 
 # %% tags=["nbval-ignore-output"]
 async_dash = Dashboard(
-    broker_a_dies, knobs={"mode": "send_async", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s"
+    broker_a_dies, knobs={"mode": "send_async", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s",
+    checkpoints=[Checkpoint(before="send_attempt", msg_id="M0002", nth=2, inside_step=True, ask="where",
+                            optional=True, name="where M0002's async retry goes",
+                            question="pg's ASYNC try 1 of M0002 has just failed. Where does try 2 go? Click the "
+                                     "queue in the picture (or a button).",
+                            hint="The ASYNC retry is made in MQClientAPIImpl.onExceptionImpl, not in "
+                                 "sendDefaultImpl's loop: what does it take from selectOneMessageQueue's answer, "
+                                 "and what does it re-send?",
+                            explain=sealed_explanation("01a.async-retry"))],
 )
-async_dash.controller.jump_to_next("send_attempt")
-async_dash.controller.jump_to_next("send_attempt")
 async_dash
 
 # %% [markdown]
 # ### Exercise 2 — predict, then run
-# m1 (`M0002`) made its first attempt to a queue of broker-a, which is down. Its retry goes to broker-b.
-# Does the retry carry the **same queue id** as the first attempt (`True` or `False`)?
-# Predict, then step on and compare the two attempts' queues.
+# Another run of the same mechanism: the producer's round robin starts one queue further
+# (`send_which_queue_start=1`), so m1's first ASYNC attempt goes to broker-a queue 3, and broker-a is down.
+# Its retry goes to broker-b. On which **queue id** of broker-b?
 
 # %% nbgrader={"grade": false, "grade_id": "ex01a_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_2 = True
+answer_2 = 3
 ### END SOLUTION
 
 # %%
-lab, p = cluster()
+lab = Lab(seed=SEED)
+lab.add_broker("broker-a")
+lab.add_broker("broker-b")
+lab.create_topic("TopicTest")
+p = lab.add_producer("pg", send_which_queue_start=1)
 lab.at("1s", p.send, Message("TopicTest", "warm-up"))
 lab.at("2s", lab.broker_down, "broker-a")
 lab.at("3s", p.send_async, Message("TopicTest", "async"))
@@ -180,7 +190,7 @@ show_trace(lab.trace, *SEND, msg_id="M0002")
 attempts = {e.get("attempt"): e for e in lab.trace.of_kind("send_attempt") if e.msg_id == "M0002"}
 
 # %% nbgrader={"grade": true, "grade_id": "ex01a_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("01a.2", answer_2, attempts[2].get("queue_id") == attempts[1].get("queue_id"))
+check("01a.2", answer_2, attempts[2].get("queue_id"))
 ### BEGIN HIDDEN TESTS
 import rmqlab.course.grading as grading_01a_2
 grading_01a_2.verify("01a.2", answer_2)

@@ -18,10 +18,9 @@
 #
 # # 01b · Producer send: statuses, the shared timeout, duplicates and slow brokers
 #
-# **Goal:** see what the caller gets back — a status that is not an exception, a timeout that is not retried, a
-# duplicate after a lost response — and how a producer can sidestep a slow broker. Lab
-# [01a](01a_send_retry.ipynb) has where a retry goes. Source: `DefaultMQProducerImpl.sendDefaultImpl`,
-# `client/.../latency/MQFaultStrategy.java`, `LatencyFaultToleranceImpl.java`, `DefaultMQProducer.java`.
+# **Goal:** see what the caller gets back when a broker answers a status, answers late or never answers, and how a
+# producer can sidestep a slow broker. Lab [01a](01a_send_retry.ipynb) has where a retry goes. Source:
+# `DefaultMQProducerImpl.sendDefaultImpl`, `client/.../latency/MQFaultStrategy.java`, `LatencyFaultToleranceImpl.java`, `DefaultMQProducer.java`.
 #
 # Defaults: `sendMsgTimeout` = 3000 ms, `retryTimesWhenSendFailed` = 2 (SYNC: 3 attempts),
 # `retryTimesWhenSendAsyncFailed` = 2, ONEWAY: 1 attempt.
@@ -143,7 +142,7 @@ grading_01b_1.verify("01b.1", answer_1)
 # `sendMsgTimeout` is **one budget for all attempts**, checked before each attempt. broker-a now answers after 4 s.
 #
 # The picture: eight sends, one every 5 s; the round robin takes broker-a's and broker-b's queues in turn.
-# Step to the first attempt on broker-a and stop there.
+# Step on: the run stops after the first attempt on broker-a and asks when pg gives up on it.
 
 
 # %%
@@ -157,7 +156,13 @@ def slow_broker_a(response_delay_ms=4000, sends=1):
 
 
 # %% tags=["nbval-ignore-output"]
-slow_dash = Dashboard(slow_broker_a, knobs={"response_delay_ms": 4000, "sends": 8}, horizon="45s")
+slow_dash = Dashboard(slow_broker_a, knobs={"response_delay_ms": 4000, "sends": 8}, horizon="45s", checkpoints=[
+    Checkpoint(before="send_failed", msg_id="M0001", ask="when", optional=True, name="when pg gives up on M0001",
+               question="broker-a has M0001 and is slow to answer. When does the caller of send() get an error? "
+                        "Pick the time.",
+               hint="One sendMsgTimeout covers every attempt of a SYNC send, counted from the call.",
+               explain=sealed_explanation("01b.budget")),
+])
 slow_dash
 
 # %% [markdown]
@@ -185,8 +190,9 @@ grading_01b_2.verify("01b.2", answer_2)
 # Notice the `stored` row: the broker **did** store the message; only the response was late.
 
 # %% [markdown]
-# ## A lost response after the store makes a duplicate
-# The picture: broker-a stores, and its answers never arrive. Step to m1's first `stored` and stop.
+# ## A lost response after the store: how many copies?
+# The picture: broker-a stores, and its answers never arrive. Step on: the run stops inside m1's send, right after
+# broker-a's answer was lost, and asks which broker gets M0001 next.
 
 
 # %%
@@ -199,7 +205,15 @@ def lost_responses(sends=1):
 
 
 # %% tags=["nbval-ignore-output"]
-lost_dash = Dashboard(lost_responses, knobs={"sends": 8}, horizon="10s")
+lost_dash = Dashboard(lost_responses, knobs={"sends": 8}, horizon="10s", checkpoints=[
+    Checkpoint(before="send_attempt", msg_id="M0001", nth=2, inside_step=True, ask="who", optional=True,
+               name="which broker M0001 goes to after a lost answer",
+               question="broker-a stored M0001, then its answer was lost on the way back. Which broker gets M0001 "
+                        "next? Click it in the picture (or a button).",
+               hint="The producer only sees that no answer came: what does sendDefaultImpl do with a failure "
+                    "without a response?",
+               explain=sealed_explanation("01b.lost")),
+])
 lost_dash
 
 # %% [markdown]
@@ -227,15 +241,9 @@ grading_01b_3.verify("01b.3", answer_3)
 
 # %% [markdown]
 # ## Sidelining a slow broker: latency fault tolerance
-# Off by default (`sendLatencyFaultEnable` = false). With `send_latency_fault_enable=True` the producer's
-# `MQFaultStrategy` rates a broker after **every** attempt: the attempt's latency is looked up in
-# `latencyMax` = 50, 100, 550, 1000, 2000, 3000, 15000 ms (the largest entry not above it) and the same row of
-# `notAvailableDuration` = 0, 0, 30 s, 60 s, 120 s, 180 s, 600 s says how long the broker stays out of the queue
-# choice, counted from the end of the attempt; a failed attempt counts as 30 000 ms. `selectOneMessageQueue` then
-# walks the round robin past the queues of brokers that are out (when every broker is out, `pickOneAtLeast` takes
-# the least bad one). Source: `client/.../latency/MQFaultStrategy.java`, `LatencyFaultToleranceImpl.java`.
-#
-# The picture, with the switch on. Step through the first send (600 ms on broker-a) and stop there.
+# Off by default (`sendLatencyFaultEnable` = false). The picture, with `send_latency_fault_enable=True`: broker-a
+# answers the send at 1 s after 600 ms (a success), then is fast again. Step on: it stops before the 5 s send and
+# asks where it goes.
 
 
 # %%
@@ -260,6 +268,13 @@ latency_dash
 # ### Exercise 4 — predict, then run
 # broker-a answers the send at 1 s after 600 ms — a success — and is fast again from 2 s. Until what virtual time,
 # in ms, does the producer keep broker-a out of its queue choice?
+#
+# **The rule.** With `send_latency_fault_enable=True` the producer's `MQFaultStrategy` rates a broker after **every** attempt: the attempt's latency is looked up in
+# `latencyMax` = 50, 100, 550, 1000, 2000, 3000, 15000 ms (the largest entry not above it) and the same row of
+# `notAvailableDuration` = 0, 0, 30 s, 60 s, 120 s, 180 s, 600 s says how long the broker stays out of the queue
+# choice, counted from the end of the attempt; a failed attempt counts as 30 000 ms. `selectOneMessageQueue` then
+# walks the round robin past the queues of brokers that are out (when every broker is out, `pickOneAtLeast` takes
+# the least bad one). Source: `client/.../latency/MQFaultStrategy.java`, `LatencyFaultToleranceImpl.java`.
 
 # %% nbgrader={"grade": false, "grade_id": "ex01b_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← your prediction

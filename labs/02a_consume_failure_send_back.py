@@ -247,11 +247,19 @@ grading_02a_2.verify("02a.2", answer_2)
 
 # %% [markdown]
 # ## The retry count travels with the message
-# Each delivery above showed a growing `reconsume_times`. Where does the broker keep it? The picture numbers each
-# token with it: step to a retry's second delivery and stop there.
+# Each delivery above showed a growing `reconsume_times`. Where does the broker keep it? The picture: one message
+# that fails three times (each token is numbered with its count). Step on: it stops when c1 fails M0001 a second
+# time and asks where the message goes.
 
 # %% tags=["nbval-ignore-output"]
-count_dash = Dashboard(failing_lab, knobs={"failures": 1, "messages": 3}, horizon="30s")
+count_dash = Dashboard(failing_lab, knobs={"failures": 3, "messages": 1}, horizon="3m", checkpoints=[
+    Checkpoint(before="send_back", msg_id="M0001", nth=2, ask="where", optional=True,
+               name="where M0001 goes after its retry fails",
+               question="c1 fails M0001 again, on its first retry. Where is M0001 after the next step? Click the "
+                        "place in the picture (or a button).",
+               hint="The broker picks the delay level from the count stored with the message it re-stores.",
+               explain=sealed_explanation("02a.count")),
+])
 count_dash
 
 # %% [markdown]

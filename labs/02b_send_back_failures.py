@@ -52,9 +52,39 @@ def fails_once(msgs, ctx):
 
 # %% [markdown]
 # ## A tiny run: the broker refuses the send-back
-# broker-a answers `CONSUMER_SEND_MSG_BACK` with an error (`reject_send_back=True`). `sendMessageBack` catches it and
-# produces the retry itself: a new message to `%RETRY%cg`, sent by the consumer's internal producer
-# (`CLIENT_INNER_PRODUCER`), with `RECONSUME_TIME` = rt + 1 and delay level 3 + rt.
+# c1's listener fails each message once, and broker-a answers every `CONSUMER_SEND_MSG_BACK` with an error
+# (`reject_send_back=True`). Is the failed message lost? The picture: three messages. Step on: it stops after c1's
+# first failure and asks where M0001 goes.
+
+# %%
+def refused_lab(messages=3):
+    """broker-a refuses every send-back; ``messages`` messages, one per second from 1 s, each failing once."""
+    lab, p, c = one_queue_lab(fails_once)
+    lab.set_broker_fault("broker-a", reject_send_back=True)
+    for k in range(messages):
+        lab.at(f"{1 + k}s", p.send, Message("TopicTest", f"x{k + 1}"))
+    return lab
+
+
+# %% tags=["nbval-ignore-output"]
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
+from rmqlab.widgets.dashboard import Dashboard
+
+refused_dash = Dashboard(refused_lab, knobs={"messages": 3}, horizon="30s", checkpoints=[
+    Checkpoint(before="scheduled", msg_id="M0001", ask="where", optional=True,
+               name="where M0001 goes when the broker refuses the send-back",
+               question="c1's listener is about to fail M0001, and broker-a refuses every send-back. Where is M0001 "
+                        "after the next step? Click the place in the picture (or a button).",
+               hint="A refused send-back is an exception in the client: what does sendMessageBack do when "
+                    "CONSUMER_SEND_MSG_BACK fails?",
+               explain=sealed_explanation("02b.refused")),
+])
+refused_dash
+
+# %% [markdown]
+# The same run as a table (one message): `sendMessageBack` catches the error answer and produces the retry itself,
+# a new message to `%RETRY%cg` sent by the consumer's internal producer (`CLIENT_INNER_PRODUCER`), with
+# `RECONSUME_TIME` = rt + 1 and delay level 3 + rt.
 
 # %%
 lab, p, c = one_queue_lab(fails_once)
@@ -94,6 +124,9 @@ show_trace(lab.trace, "send_back_fallback", "delivered", fields=("ok", "error", 
 # Now the link c1 ↔ broker-a breaks while the listener runs: the send-back **and** the fallback (a SYNC send, 3
 # attempts) fail. `processConsumeResult` adds 1 to the message's `reconsumeTimes` *in memory*, keeps it in the
 # ProcessQueue (its offset stays pinned) and submits it again locally after 5000 ms.
+#
+# The picture: the partition at 1.5 s, the failed send-back and fallback, the local retries every 5 s, the heal at
+# 12 s. Step until the partition heals and stop there.
 
 # %%
 def partitioned_lab(heal_at="12s", messages=1):
@@ -112,14 +145,7 @@ def partitioned_lab(heal_at="12s", messages=1):
     return lab
 
 
-# %% [markdown]
-# The picture: the partition at 1.5 s, the failed send-back and fallback, the local retries every 5 s, the heal at
-# 12 s. Step until the partition heals and stop there.
-
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
-from rmqlab.widgets.dashboard import Dashboard
-
 partition_dash = Dashboard(partitioned_lab, knobs={"heal_at": "12s", "messages": 1}, horizon="40s", checkpoints=[
     Checkpoint(before="delivered", nth=2, ask="when", optional=True, name="when the local retry comes",
                explain=sealed_explanation("02b.local-retry")),
@@ -154,8 +180,7 @@ grading_02b_1.verify("02b.1", answer_1)
 # %% [markdown]
 # > **Common belief vs. the source.** "A failed send-back loses the message." — The client falls back to producing a
 # > `%RETRY%` message; if that fails too it re-consumes locally every 5000 ms, keeping the offset pinned.
-
-# %% [markdown]
+#
 # The same 5000 ms appears once more in `ConsumeMessageConcurrentlyService`: when the consume thread pool rejects a
 # `ConsumeRequest` (`RejectedExecutionException` in `submitConsumeRequest`), the request is submitted again 5 s later.
 # The pool's queue is unbounded, so in 4.9.7 that happens only while the pool is shutting down. This lab's engine has
@@ -167,6 +192,9 @@ grading_02b_1.verify("02b.1", answer_1)
 # statistics label). But every `consumeTimeout` minutes (15, from the consumer's start) `cleanExpireMsg` looks at the
 # **lowest-offset** message of each ProcessQueue; if it started more than 15 minutes ago, the client sends it back
 # (delay level 3) and removes it from the ProcessQueue. The listener thread is not interrupted.
+#
+# The picture: three messages whose first listener call takes 40 minutes. Step on: it stops while the three calls
+# run and asks where M0001 is next. Answer Exercise 2 below while it waits, then step on and check.
 
 # %%
 def slow_first(msgs, ctx):
@@ -182,12 +210,16 @@ def slow_lab(messages=1):
     return lab
 
 
-# %% [markdown]
-# The picture: three messages whose first listener call takes 40 minutes. Step until M0001's first delivery at
-# 1 s and stop there: answer Exercise 2 below while it waits, then step on to the first `clean_expired` and check.
-
 # %% tags=["nbval-ignore-output"]
-slow_dash = Dashboard(slow_lab, knobs={"messages": 3}, horizon="45m")
+slow_dash = Dashboard(slow_lab, knobs={"messages": 3}, horizon="45m", checkpoints=[
+    Checkpoint(before="send_back", msg_id="M0001", ask="where", optional=True,
+               name="where a message whose listener runs too long goes",
+               question="c1's listener has been working on M0001 since it was delivered, and will take 40 m. "
+                        "Where is M0001 after the next step? Click the place in the picture (or a button).",
+               hint="Slowness is not a failure, but the client checks, every consumeTimeout, how long the oldest "
+                    "message of each ProcessQueue has been consuming.",
+               explain=sealed_explanation("02b.expired")),
+])
 slow_dash
 
 
@@ -233,10 +265,11 @@ show_trace(lab.trace, "delivered", "clean_expired", "send_back", msg_id="M0001")
 
 # %% [markdown]
 # ## Whose `maxReconsumeTimes`?
-# `maxReconsumeTimes` is a consumer-instance setting, not a group setting: each instance sends its own value in every
-# `CONSUMER_SEND_MSG_BACK` header, and the broker compares the stored `reconsumeTimes` with *that* value. Two instances
-# of group cg, c1 with `max_reconsume_times=1` and c2 with 3, on two brokers: each owns one broker's TopicTest queue
-# and that broker's `%RETRY%cg` queue (AVG allocation), so each message stays with one instance.
+# Two instances of one group can be given different limits. Which one counts for a message that moves from one to
+# the other?
+#
+# The picture: c1 (max 5) consumes alone and fails every delivery; at 20 s it shuts down cleanly and c2 (max 1)
+# starts. Step on: it stops before the message's wait is over and asks where it goes then.
 
 # %%
 def always_fails(msgs, ctx):
@@ -244,19 +277,6 @@ def always_fails(msgs, ctx):
     return RECONSUME_LATER
 
 
-lab = Lab(seed=SEED)
-lab.add_broker("broker-a")
-lab.add_broker("broker-b")
-lab.create_topic("TopicTest", queues=1)
-p = lab.add_producer("pg", send_which_queue_start=0)
-lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c1", max_reconsume_times=1)
-lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c2", max_reconsume_times=3)
-lab.at("5s", p.send, Message("TopicTest", "lands on broker-b"))
-lab.at("5s", p.send, Message("TopicTest", "lands on broker-a"))
-lab.run(until="10m")
-show_trace(lab.trace, "delivered", "dead_lettered", fields=("queue", "reconsume_times"))
-
-# %%
 def hand_over_lab(first_max=5, second_max=1, hand_over_at="20s"):
     """One queue; c1 (max ``first_max``) alone, failing; at ``hand_over_at`` c1 shuts down and c2 (max ``second_max``) starts."""
     lab = Lab(seed=SEED)
@@ -272,12 +292,15 @@ def hand_over_lab(first_max=5, second_max=1, hand_over_at="20s"):
     return lab
 
 
-# %% [markdown]
-# The picture: c1 (max 5) consumes alone and fails every delivery; at 20 s it shuts down cleanly and c2 (max 1)
-# starts and takes over both queues, `%RETRY%cg`'s too. Step until c2 has started, and stop there.
-
 # %% tags=["nbval-ignore-output"]
-hand_over_dash = Dashboard(hand_over_lab, knobs={"first_max": 5, "second_max": 1}, horizon="2m")
+hand_over_dash = Dashboard(hand_over_lab, knobs={"first_max": 5, "second_max": 1}, horizon="2m", checkpoints=[
+    Checkpoint(before="delay_delivered", msg_id="M0001", nth=2, ask="where", optional=True,
+               name="where the message goes after the hand-over",
+               question="c1 has failed M0001 twice and shut down; c2 has started. Where is M0001 after the next "
+                        "step? Click the place in the picture (or a button).",
+               hint="A sent-back copy waits in the broker, and returns on %RETRY%cg: who reads that queue now?",
+               explain=sealed_explanation("02b.hand-over")),
+])
 hand_over_dash
 
 # %% [markdown]
@@ -304,10 +327,30 @@ grading_02b_3.verify("02b.3", answer_3)
 ### END HIDDEN TESTS
 
 # %% [markdown]
+# **Why.** `maxReconsumeTimes` is a setting of each consumer instance, not of the group: each instance sends its own
+# value in every `CONSUMER_SEND_MSG_BACK` header, and the broker compares the stored `reconsumeTimes` with *that*
+# value. A second run shows it side by side: c1 with `max_reconsume_times=1` and c2 with 3, on two brokers; each owns
+# one broker's TopicTest queue and that broker's `%RETRY%cg` queue (AVG allocation), so each message stays with one
+# instance.
+#
 # > **Common belief vs. the source.** "`maxReconsumeTimes` is a property of the consumer group." — It is a field of
 # > each `DefaultMQPushConsumer` (−1 → 16), sent in each send-back header (`ConsumerSendMsgBackRequestHeader`), and the
 # > broker uses whatever the *current* sender says (`asyncConsumerSendMsgBack`). Give every instance of a group the same
 # > value, or retries depend on which instance happens to hold the retry queue.
+
+# %%
+lab = Lab(seed=SEED)
+lab.add_broker("broker-a")
+lab.add_broker("broker-b")
+lab.create_topic("TopicTest", queues=1)
+p = lab.add_producer("pg", send_which_queue_start=0)
+lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c1", max_reconsume_times=1)
+lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c2", max_reconsume_times=3)
+lab.at("5s", p.send, Message("TopicTest", "lands on broker-b"))
+lab.at("5s", p.send, Message("TopicTest", "lands on broker-a"))
+lab.run(until="10m")
+show_trace(lab.trace, "delivered", "dead_lettered", fields=("queue", "reconsume_times"))
+
 
 # %% [markdown]
 # ## Key points
@@ -315,8 +358,7 @@ grading_02b_3.verify("02b.3", answer_3)
 #   then has two fallbacks of its own, the `%RETRY%` message it produces itself and a local retry after 5 s.
 # - `consumeTimeout` (15 min) is checked by `cleanExpiredMsg` every 15 min, whatever the listener is doing.
 # - `maxReconsumeTimes` is a setting of each consumer instance, not only of the group.
-
-# %% [markdown]
+#
 # ## Your score
 # Run this cell last: one line per exercise of this lab, from the checks you ran.
 

@@ -68,8 +68,8 @@ def failing_lab(**consumer_options):
 # %% [markdown]
 # The picture: `failing_lab` in a `Dashboard` with a `max_reconsume_times` knob (set it, then Rebuild). Play it and
 # watch the retry timeline (its tab): one lane, every delivery and every wait. It stops three times to ask: where the
-# first retry waits, when the second one is due, and when the message reaches the DLQ (Exercise 1's question:
-# answer it in the picture, then write your answer in the exercise below).
+# first retry waits, when the second one is due, and when the message reaches the DLQ. Exercise 1 then asks the same
+# about a consumer that allows fewer retries.
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
@@ -97,18 +97,18 @@ show_trace(lab.trace, "delivered", "scheduled", "delay_delivered")
 
 # %% [markdown]
 # ### Exercise 1 — predict, then run
-# With the default `maxReconsumeTimes` (−1 → 16 for concurrent consumers), at which virtual second does the
-# message reach the DLQ?
+# The same always-failing listener, but c1 allows `max_reconsume_times=5` (the picture's knob; the picture above
+# ran the default, −1 → 16 for concurrent consumers). At which virtual second does the message reach the DLQ?
 
 # %% nbgrader={"grade": false, "grade_id": "ex03_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_1 = 17140
+answer_1 = 400
 ### END SOLUTION
 
 # %%
-lab = failing_lab()
-lab.run(until="6h")
+lab = failing_lab(max_reconsume_times=5)
+lab.run(until="1h")
 deliveries = lab.trace.of_kind("delivered")
 print(table([[d.get("reconsume_times"), d.time_ms // 1000] for d in deliveries], ["reconsume_times", "delivered at (s)"]))
 dlq = lab.trace.of_kind("dead_lettered")[0]
@@ -175,12 +175,11 @@ time_to_dlq_chart(time_to_dlq(failing_lab, [0, 2, 4, 8, 12, 16, 18, 20], until="
 # Up to 16 the curve bends upwards: every retry waits a longer level. Past 16 it is a straight line, 2 h per
 # extra retry — the level stays capped at 18 (`maxDelayLevel`) while `reconsumeTimes` keeps counting.
 #
-# ## A broker crash: parked messages survive, recent progress may not
-# The ScheduleMessageService keeps, per level, the offset of the next parked message to look at, and writes that
-# table to `delayOffset.json` only 10 s after the store starts, then every 10 s (`flushDelayOffsetInterval`). A
-# crash loses what changed since the last write: at the restart `load()` reads the file back, `correctDelayOffset`
-# clamps it to the `SCHEDULE_TOPIC_XXXX` queue, and the level timers start 1 s later. Below, "late" (level 2, 5 s)
-# is delivered at 5 s, the broker crashes at 9.999 s — before the first write — and restarts at 12 s.
+# ## A broker crash: what becomes of the parked messages?
+# The broker keeps parked messages in the CommitLog. What does a crash do to them, and to the one it has just
+# delivered? The picture: "late" (level 2, 5 s) and "later" (level 3, 10 s) sent at 0; broker-a crashes at 9.999 s and
+# restarts at 12 s (knobs `crash_at_ms`, `restart_at_ms`, then Rebuild). Step on: it stops after the restart and asks
+# where "late" (M0001), consumed at 5 s, is next.
 
 # %%
 def crash_lab(crash_at_ms=9_999, restart_at_ms=12_000):
@@ -205,27 +204,15 @@ def show_crash(lab):
                 if e.kind.value in ("delay_delivered", "delivered", "fault") or e.actor == "schedule:broker-a"])
 
 
-crashed = crash_lab().run(until="20s")
-show_crash(crashed)
-
-# %% [markdown]
-# "late" is delivered twice (the same message id, a new offset on TopicTest): level 2's move past it was never
-# written. "later" (10 s) fell due while the broker was down and comes 1 s after the restart. Nothing parked is
-# lost; what was delivered since the last write comes again — at-least-once, so listeners must be idempotent.
-# `examples/delay_offset_lost_in_crash.yaml` is the same run as a scenario file.
-#
-# > **Common belief vs. the source.** "A delayed message is either delivered once or lost in a crash." — the
-# > ScheduleMessageService never loses a parked message (it lives in the CommitLog), but its progress is only as
-# > recent as the last `persist()` of `delayOffset.json` (`ScheduleMessageService.start`, `flushDelayOffsetInterval`
-# > 10 000 ms): the crash turns "delivered" back into "still parked".
-
-# %% [markdown]
-# The picture: the same run with `crash_at_ms` and `restart_at_ms` knobs (then Rebuild). Step through: the parked
-# tokens wait in `SCHEDULE_TOPIC_XXXX` while the broker is down, and the caption of the restart says which level's
-# offset was read back.
-
 # %% tags=["nbval-ignore-output"]
-crash_dash = Dashboard(crash_lab, knobs={"crash_at_ms": 9_999, "restart_at_ms": 12_000}, horizon="20s")
+crash_dash = Dashboard(crash_lab, knobs={"crash_at_ms": 9_999, "restart_at_ms": 12_000}, horizon="20s", checkpoints=[
+    Checkpoint(before="delay_delivered", msg_id="M0001", nth=2, ask="where", optional=True,
+               name="where late goes after the restart",
+               question='"late" (M0001) was consumed before the crash, and broker-a is back up. Where is M0001 after '
+                        'the next step? Click the place in the picture (or a button).',
+               hint="What does the ScheduleMessageService read back at its restart, and when was it last written?",
+               explain=sealed_explanation("03.crash")),
+])
 crash_dash
 
 # %% [markdown]
@@ -251,6 +238,29 @@ check("03.3", answer_3, len(late_deliveries))
 import rmqlab.course.grading as grading_03_3
 grading_03_3.verify("03.3", answer_3)
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# **The evidence.** The ScheduleMessageService keeps, per level, the offset of the next parked message to look at,
+# and writes that table to `delayOffset.json` only 10 s after the store starts, then every 10 s
+# (`flushDelayOffsetInterval`). A crash loses what changed since the last write: at the restart `load()` reads the
+# file back, `correctDelayOffset` clamps it to the `SCHEDULE_TOPIC_XXXX` queue, and the level timers start 1 s later.
+# In the picture's run, "late" (level 2, 5 s) is delivered at 5 s, the broker crashes at 9.999 s — before the first
+# write — and restarts at 12 s:
+
+# %%
+crashed = crash_lab().run(until="20s")
+show_crash(crashed)
+
+# %% [markdown]
+# "late" is delivered twice (the same message id, a new offset on TopicTest): level 2's move past it was never
+# written. "later" (10 s) fell due while the broker was down and comes 1 s after the restart. Nothing parked is
+# lost; what was delivered since the last write comes again — at-least-once, so listeners must be idempotent.
+# `examples/delay_offset_lost_in_crash.yaml` is the same run as a scenario file.
+#
+# > **Common belief vs. the source.** "A delayed message is either delivered once or lost in a crash." — the
+# > ScheduleMessageService never loses a parked message (it lives in the CommitLog), but its progress is only as
+# > recent as the last `persist()` of `delayOffset.json` (`ScheduleMessageService.start`, `flushDelayOffsetInterval`
+# > 10 000 ms): the crash turns "delivered" back into "still parked".
 
 # %%
 show_crash(later_crash)

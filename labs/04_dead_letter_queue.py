@@ -33,7 +33,6 @@ CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
 RECONSUME_LATER = ConsumeConcurrentlyStatus.RECONSUME_LATER
 SEED = 7
 
-# %%
 bug_fixed = False
 
 
@@ -69,7 +68,6 @@ def refund_fails(max_reconsume_times=1, reject_send_back=False, retry_queue_nums
     for k in range(messages):
         lab.at(f"{1 + k}s", p.send, Message("TopicTest", f"refund {17 + k}", keys=f"order-{17 + k}"))
     return lab
-
 
 # %% [markdown]
 # ## A tiny run: `max_reconsume_times=1`
@@ -126,8 +124,9 @@ grading_04_1.verify("04.1", answer_1)
 # time one of the group's messages dies, on that broker.
 
 # %% [markdown]
-# ## One dead-letter topic per group
-
+# ## Two topics, one group: how many dead-letter topics?
+# The picture: orders and refunds that all fail, in one group whose c1 allows no retry. Step on: it stops before the
+# first failed order goes anywhere and asks where.
 
 # %%
 def two_topics_lab(per_topic=3):
@@ -145,11 +144,15 @@ def two_topics_lab(per_topic=3):
     return lab
 
 
-# %% [markdown]
-# The picture: orders and refunds that all fail, in one group. Step to the first dead letter and stop there.
-
 # %% tags=["nbval-ignore-output"]
-two_dash = Dashboard(two_topics_lab, knobs={"per_topic": 3}, horizon="10s")
+two_dash = Dashboard(two_topics_lab, knobs={"per_topic": 3}, horizon="10s", checkpoints=[
+    Checkpoint(before="send_back", msg_id="M0001", ask="where", optional=True,
+               name="where the first failed order goes",
+               question="c1 is about to fail order 5 (M0001), and c1 allows no retry. Where is M0001 after the next "
+                        "step? Click the place in the picture (or a button).",
+               hint="c1's own maxReconsumeTimes is checked against the count stored with the message.",
+               explain=sealed_explanation("04.first-dead")),
+])
 two_dash
 
 # %% [markdown]
@@ -254,7 +257,7 @@ grading_04_3.verify("04.3", answer_3)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## A dead letter is kept as long as any message
+# ## How long is a dead letter kept?
 # Nobody subscribes to a DLQ by default: it just sits there, and it is **not** kept longer than other messages. The
 # broker's `CleanCommitLogService` deletes whole CommitLog *files* (1 GiB each), never single messages: a file is
 # deleted when its last write is more than `fileReservedTime` (72 h) ago **and** it is the `deleteWhen` hour (04:xx)
@@ -288,19 +291,29 @@ show_trace(lab.trace, "delivered", "consumed", fields=("topic", "reconsume_times
 # dies again.
 
 # %% [markdown]
-# ## "Retries off" is not "straight to the DLQ": `retryQueueNums` = 0
+# ## `retryQueueNums` = 0: where does a failed message go?
 # An operator wants failed refunds parked in the DLQ at once, without the retry schedule, and runs
 # `mqadmin updateSubGroup -g cg -q 0` (0 retry queues; here `lab.update_subscription_group("cg", retry_queue_nums=0)`).
-# Same tiny run, a listener that always fails. The picture, with the `retry_queue_nums` knob at 0: step to the first
-# send-back and stop there.
+# Same tiny run, a listener that always fails. The picture, with the `retry_queue_nums` knob at 0: step on; it stops
+# before c1's first send-back and asks where the refund goes.
 
 # %% tags=["nbval-ignore-output"]
-off_dash = Dashboard(refund_fails, knobs={"retry_queue_nums": 0, "messages": 5}, horizon="1m")
+off_dash = Dashboard(refund_fails, knobs={"retry_queue_nums": 0, "messages": 5}, horizon="1m", checkpoints=[
+    Checkpoint(before="send_back", msg_id="M0001", ask="where", optional=True,
+               name="where a refund goes without retry queues",
+               question="cg now has no retry queue, and c1 is about to fail refund 17 (M0001). Where is M0001 after "
+                        "the next step? Click the place in the picture (or a button).",
+               hint="What does the broker check first when a send-back arrives: the group's retry queues, or the "
+                    "DLQ rule?",
+               explain=sealed_explanation("04.off")),
+])
 off_dash
 
 # %% [markdown]
 # ### Exercise 4 — predict, then run
-# Where does the failed message end up? Answer with a topic name, or `None` for nowhere.
+# Another listener of the same run gives up at once: it sets `ctx.delay_level_when_next_consume = -1`, which with a
+# retry queue sends the failed message straight to the DLQ. With `retryQueueNums` = 0, where does the failed message
+# end up? Answer with a topic name, or `None` for nowhere.
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← your prediction
@@ -309,7 +322,13 @@ answer_4 = None
 ### END SOLUTION
 
 # %%
-off, off_p, _ = refund_lab(always_fails)
+def gives_up(msgs, ctx):
+    """Fail, and ask for no retry: delay level -1 means "dead-letter it now"."""
+    ctx.delay_level_when_next_consume = -1
+    return RECONSUME_LATER
+
+
+off, off_p, _ = refund_lab(gives_up)
 off.update_subscription_group("cg", retry_queue_nums=0)
 off.at("1s", off_p.send, Message("TopicTest", "refund 18", keys="order-18"))
 off.run(until="1h")

@@ -24,13 +24,18 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
         "01a.2",
         "MQClientAPIImpl.onExceptionImpl asks selectOneMessageQueue(broker-a) for a broker to avoid the failed one, "
         "keeps only the broker name of that pick and re-sends the same RemotingCommand (a new opaque, the same "
-        "header) to broker-b's address: the queue id chosen for the first attempt travels with the retry.",
+        "header) to broker-b's address: the queue id chosen for the first attempt, 3, travels with the retry.",
         hints=(
             Hint(
                 "A SYNC retry goes through sendDefaultImpl's loop and picks a new queue. The ASYNC retry is made in "
                 "MQClientAPIImpl.onExceptionImpl: what does it take from selectOneMessageQueue's answer, and what "
                 "does it re-send?",
-                equals=(False,),
+                equals=(0, 1),
+            ),
+            Hint(
+                "That is the picture's run. This producer's round robin starts one queue further: which queue did "
+                "m1's first attempt use, and what does the ASYNC retry keep of it?",
+                equals=(2,),
             ),
         ),
         hint="Read what MQClientAPIImpl.onExceptionImpl re-sends, and what it takes from selectOneMessageQueue's answer.",
@@ -182,19 +187,23 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
     # 03 · delay levels
     Exercise(
         "03.1",
-        "Levels 3..18 sum to 17 140 s = 4 h 45 min 40 s; the 17th failure (rt 16 ≥ 16) goes to %DLQ%cg.",
+        "Levels 3..7 (10 s, 30 s, 1 m, 2 m, 3 m) sum to 400 s; the 6th failure (rt 5 ≥ 5) goes to %DLQ%cg.",
         unit="s",
         hints=(
             Hint(
                 "The first retry does not use level 1: the broker stores it with level 3 + reconsumeTimes.",
-                equals=(6341, 12941),
+                equals=(106, 226),
             ),
             Hint(
-                "Off by one delay level: 16 retries wait on 16 levels, the first of them level 3.",
-                off_by=(7200, 10, 1800),
+                "Off by one delay level: 5 retries wait on 5 levels, the first of them level 3.",
+                off_by=(180, 240, 10),
+            ),
+            Hint(
+                "That is the default's schedule (−1 → 16 retries). This consumer allows 5.",
+                equals=(17140,),
             ),
         ),
-        hint="Sum the delays of the levels the 16 retries use, starting at level 3.",
+        hint="Sum the delays of the levels the 5 retries use, starting at level 3.",
     ),
     Exercise(
         "03.2",
@@ -260,7 +269,8 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
     ),
     Exercise(
         "04.4",
-        "With retryQueueNums <= 0 the broker answers the send-back SUCCESS and stores nothing: no retry, no DLQ.",
+        "With retryQueueNums <= 0 asyncConsumerSendMsgBack answers the send-back SUCCESS and stores nothing before it "
+        "looks at the DLQ rule, so even delay level -1 (dead-letter now) changes nothing: no retry, no DLQ.",
         hint="asyncConsumerSendMsgBack checks retryQueueNums before it looks at the DLQ rule.",
     ),
     # 04b · stranded retry queues

@@ -33,10 +33,11 @@ ZH: dict[str, Translated] = {
                  after="要点：SYNC 共做 1 + retryTimesWhenSendFailed 次尝试，中间不退避；ONEWAY 只尝试一次。",
     ),
     "01a.2": Translated(
-        "MQClientAPIImpl.onExceptionImpl 调用 selectOneMessageQueue(broker-a) 选一个 Broker 以避开失败的那个，只保留所选队列的 Broker 名，然后把同一个 RemotingCommand（新的 opaque，相同的请求头）重新发往 broker-b 的地址：第一次尝试选中的队列 id 随重试一起发出。",
+        "MQClientAPIImpl.onExceptionImpl 调用 selectOneMessageQueue(broker-a) 选一个 Broker 以避开失败的那个，只保留所选队列的 Broker 名，然后把同一个 RemotingCommand（新的 opaque，相同的请求头）重新发往 broker-b 的地址：第一次尝试选中的队列 id（3）随重试一起发出。",
         hint="读一读 MQClientAPIImpl.onExceptionImpl 重新发送了什么，以及它从 selectOneMessageQueue 的返回值里取了什么。",
         hints=(
             "SYNC 的重试经过 sendDefaultImpl 的循环，会选一个新队列。ASYNC 的重试是在 MQClientAPIImpl.onExceptionImpl 中发起的：它从 selectOneMessageQueue 的返回值里取了什么，又重新发送了什么？",
+            "那是图上那次运行。这个 Producer 的轮询从后一个队列开始：m1 的第一次尝试用了哪个队列？ASYNC 的重试保留了它的什么？",
         ),
                  after="要点：ASYNC 只重试没有收到应答的失败，重新发送的是同一个请求。",
     ),
@@ -122,13 +123,14 @@ ZH: dict[str, Translated] = {
     ),
     # 03 · delay levels and the schedule
     "03.1": Translated(
-        "级别 3..18 的延迟之和为 17 140 s = 4 h 45 min 40 s；第 17 次失败（rt 16 ≥ 16）进入 %DLQ%cg。",
-        hint="把 16 次重试用到的各延迟级别的延迟加起来，从级别 3 开始。",
+        "级别 3..7（10 s、30 s、1 m、2 m、3 m）的延迟之和为 400 s；第 6 次失败（rt 5 ≥ 5）进入 %DLQ%cg。",
+        hint="把 5 次重试用到的各延迟级别的延迟加起来，从级别 3 开始。",
         hints=(
             "第一次重试不用级别 1：Broker 以级别 3 + reconsumeTimes 存储它。",
-            "差了一个延迟级别：16 次重试在 16 个级别上等待，第一个是级别 3。",
+            "差了一个延迟级别：5 次重试在 5 个级别上等待，第一个是级别 3。",
+            "这是默认值的时间表（−1 → 16 次重试）。这个 Consumer 只允许 5 次。",
         ),
-        after="常见说法与源码对照：“重试总共约 4 h 46 min。”——延迟恰好是 17 140 s，共投递 17 次，死信队列中的副本带着 reconsumeTimes 17。\n\n要点：16 次重试 = 17 次投递，最后一次在依次经过级别 3 到 18 的延迟之后。",
+        after="常见说法与源码对照：“重试总共约 4 h 46 min。”——那是默认的 16 次重试（17 140 s）。maxReconsumeTimes 为 5 时，同一条规则给出级别 3 到 7 上的 5 次重试：恰好 400 s，共投递 6 次。\n\n要点：N 次重试 = N + 1 次投递，最后一次在依次经过级别 3 到 N + 2 的延迟之后；默认的 16 次重试 = 17 次投递。",
     ),
     "03.2": Translated(
         "消费者的 20 随每个回传请求头发出（从不被截到 16）：投递 21 次。第 1–16 次重试等待级别 3..18（17 140 s）；第 17–20 次重试本需要级别 19–22，但 CommitLog 把级别截到 maxDelayLevel 18（2 h）：17 140 + 4 × 7 200 = 45 940 s。",
@@ -167,7 +169,7 @@ ZH: dict[str, Translated] = {
         after="4.9.7 源码怎么说：在 Broker 路径上，asyncConsumerSendMsgBack 对存储的次数检查 msgExt.getReconsumeTimes() >= maxReconsumeTimes，然后以次数 + 1 存储新副本。在回退路径上，DefaultMQPushConsumerImpl.sendMessageBack 以 RECONSUME_TIME = 次数 + 1 构造重试消息，sendKernelImpl 把它放进请求头，handleRetryAndDLQ 对请求头中的值检查 reconsumeTimes >= maxReconsumeTimes，存储时不再 + 1。同样是 >=，但一边已经加过了：回退路径早一次投递进入死信，次数也少一。trace 还显示了 4.9.x 的第二个细节：handleRetryAndDLQ 把延迟级别设为 0，但请求自己的属性（带着客户端的 DELAY = 3 + 次数）之后又被放回消息上，所以这条死信先在 SCHEDULE_TOPIC_XXXX 中等待（真实 Topic 为 %DLQ%cg）。RocketMQ 5.0 把检查改为 >，并把延迟改为 −1。\n\n要点：客户端回退路径比 Broker 路径早一次投递进入死信队列（4.9.x）。",
     ),
     "04.4": Translated(
-        "retryQueueNums <= 0 时，Broker 对回传应答 SUCCESS，却什么也不存：没有重试，也没有死信。",
+        "retryQueueNums <= 0 时，asyncConsumerSendMsgBack 在查看死信规则之前就对回传应答 SUCCESS，却什么也不存，所以即使延时级别为 -1（立即进入死信）也无济于事：没有重试，也没有死信。",
         hint="asyncConsumerSendMsgBack 在查看死信规则之前先检查 retryQueueNums。",
         after="消费者看到 ok=True，便推进了消费位点；客户端里没有任何迹象表明消息丢了。\n\n常见说法与源码对照：“retryQueueNums 为 0 可以安全地关闭重试。”——asyncConsumerSendMsgBack 还没看死信规则就返回了 SUCCESS，所以每条失败的消息都被悄悄丢弃。要立即进入死信，请保留一个重试队列，并让监听器设置 ctx.delay_level_when_next_consume = -1（或给消费者设置 max_reconsume_times=0）。\n\n要点：retryQueueNums 为 0 不会进入死信队列：失败的消息被丢弃，客户端里没有任何痕迹。",
     ),

@@ -19,12 +19,24 @@ RETRY_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         why="Right: {answer}. {who} started at {lifecycle_at}: DefaultMQPushConsumerImpl.start() heartbeats to both brokers, then calls rebalanceImmediately(), so a new consumer does not wait for RebalanceService's 20 s period. The brokers see a new member of cg and notify c1 (NOTIFY_CONSUMER_IDS_CHANGED), so c1 rebalances at {time} too and lets go of the queues AllocateMessageQueueAveragely now gives {who}.",
         zh="对：{answer}。{who} 在 {lifecycle_at} 启动：DefaultMQPushConsumerImpl.start() 先向两个 Broker 发心跳，再调用 rebalanceImmediately()，所以新的 Consumer 不必等 RebalanceService 的 20 s 周期。Broker 发现 cg 来了新成员，就通知 c1（NOTIFY_CONSUMER_IDS_CHANGED），所以 c1 也在 {time} 重平衡，放下 AllocateMessageQueueAveragely 现在分给 {who} 的那些队列。",
     ),
+    CheckpointWhy(
+        id="00.c1-back",
+        answer="45000",
+        why="Right: {answer}. A clean shutdown() unregisters c2 from both brokers (unregisterClient), and each broker tells the members left in cg (NOTIFY_CONSUMER_IDS_CHANGED). c1's ClientRemotingProcessor wakes its RebalanceService at once, so c1 rebalances at {time}, not at its next 20 s period.",
+        zh="对：{answer}。正常的 shutdown() 会让 c2 从两个 Broker 注销（unregisterClient），每个 Broker 再通知 cg 里剩下的成员（NOTIFY_CONSUMER_IDS_CHANGED）。c1 的 ClientRemotingProcessor 立即唤醒它的 RebalanceService，所以 c1 在 {time} 就重平衡，不等下一个 20 s 周期。",
+    ),
     # 01a
     CheckpointWhy(
         id="01a.second-try",
         answer="queue:TopicTest@broker-b:0",
         why="Right: {answer}. Try 1 went to TopicTest:{send_result_queue_id} · {send_result_broker}, which is down but still in pg's cached route, and failed at once ({send_result_outcome}). The producer tries again at once, inside the same {timeout_ms} ms budget, on a broker other than {send_result_broker}, the one that just failed: selectOneMessageQueue(lastBrokerName) skips it. So try {attempt} goes to TopicTest:{queue_id} · {broker}, where {msg} is stored.",
         zh="对：{answer}。第 1 次尝试发往 TopicTest:{send_result_queue_id} · {send_result_broker}；它已宕机，却还在 pg 缓存的路由里，于是立刻失败（{send_result_outcome}）。Producer 立即再试，仍在同一个 {timeout_ms} ms 的预算之内，换一个 Broker：selectOneMessageQueue(lastBrokerName) 跳过刚刚失败的 {send_result_broker}。所以第 {attempt} 次尝试发往 TopicTest:{queue_id} · {broker}，{msg} 存在那里。",
+    ),
+    CheckpointWhy(
+        id="01a.async-retry",
+        answer="queue:TopicTest@broker-b:2",
+        why="Right: {answer}. Try 1 went to TopicTest:{send_result_queue_id} · {send_result_broker}, which is down. An ASYNC send is not retried by sendDefaultImpl's loop: MQClientAPIImpl.onExceptionImpl asks selectOneMessageQueue({send_result_broker}) for a broker to avoid the failed one, keeps only that pick's broker name and re-sends the same request (its header, queue id {queue_id} included) to {broker}.",
+        zh="对：{answer}。第 1 次尝试发往 TopicTest:{send_result_queue_id} · {send_result_broker}，它已宕机。ASYNC 发送不由 sendDefaultImpl 的循环重试：MQClientAPIImpl.onExceptionImpl 调用 selectOneMessageQueue({send_result_broker}) 选一个 Broker 以避开失败的那个，只保留所选队列的 Broker 名，然后把同一个请求（请求头不变，队列 id {queue_id} 也在其中）重新发往 {broker}。",
     ),
     # 01b
     CheckpointWhy(
@@ -39,6 +51,18 @@ RETRY_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         why="Right: {answer}. broker-a answered M0001 in 600 ms: a success, but with sendLatencyFaultEnable on, sendDefaultImpl reports every attempt's latency to MQFaultStrategy (updateFaultItem), and 600 ms reaches latencyMax's 550 ms row, so broker-a is kept out of the queue choice for that row's notAvailableDuration, however fast it is again from 2 s. At {time} selectOneMessageQueue walks the round robin on to a queue of a broker still available: TopicTest:{queue_id} · {who}.",
         zh="对：{answer}。broker-a 用 600 ms 应答了 M0001：这是一次成功，但 sendLatencyFaultEnable 打开时，sendDefaultImpl 会把每次尝试的耗时报告给 MQFaultStrategy（updateFaultItem），600 ms 达到 latencyMax 中 550 ms 那一档，所以 broker-a 在这一档的 notAvailableDuration 内被移出队列选择，哪怕它从 2 s 起又快了。到 {time}，selectOneMessageQueue 沿轮询走到一个仍可用的 Broker 的队列：TopicTest:{queue_id} · {who}。",
     ),
+    CheckpointWhy(
+        id="01b.budget",
+        answer="4001",
+        why="Right: {answer}. sendDefaultImpl gives the attempt what is left of the {send_attempt_timeout_ms} ms sendMsgTimeout as its remoting timeout; broker-a's answer comes later than that, so invokeSync throws RemotingTimeoutException at {time}. Before another attempt sendDefaultImpl checks the budget again: it is spent, so it throws RemotingTooMuchRequestException (\"sendDefaultImpl call timeout\") to the caller.",
+        zh="对：{answer}。sendDefaultImpl 把 {send_attempt_timeout_ms} ms 的 sendMsgTimeout 剩下的部分作为这次尝试的 remoting 超时；broker-a 的应答比这更晚，所以 invokeSync 在 {time} 抛出 RemotingTimeoutException。再次尝试之前 sendDefaultImpl 又检查预算：预算已经用完，于是向调用方抛出 RemotingTooMuchRequestException（\"sendDefaultImpl call timeout\"）。",
+    ),
+    CheckpointWhy(
+        id="01b.lost",
+        answer="broker-b",
+        why="Right: {answer}. broker-a had stored M0001, but the connection dropped before its answer: to the producer that is a RemotingException with no response, the same as a broker that never got the message. sendDefaultImpl retries it at once on another broker (selectOneMessageQueue(lastBrokerName)), so try {attempt} stores {msg} again on {broker}: nothing tells the producer the first copy exists.",
+        zh="对：{answer}。broker-a 已经存下 M0001，但连接在它应答之前断开：对 Producer 来说，这是一次没有响应的 RemotingException，和 Broker 根本没收到消息一样。sendDefaultImpl 立即在另一个 Broker 上重试（selectOneMessageQueue(lastBrokerName)），所以第 {attempt} 次尝试在 {broker} 上又存了一份 {msg}：没有任何东西告诉 Producer 第一份已经存在。",
+    ),
     # 02a
     CheckpointWhy(
         id="02a.listener-throws",
@@ -52,12 +76,36 @@ RETRY_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         why="Right: {answer}. The listener returned CONSUME_SUCCESS for the whole batch but set ackIndex: processConsumeResult counts only the acknowledged messages as consumed and sends back the rest as if they had failed, {msg} first. The broker (asyncConsumerSendMsgBack) parks the copy in SCHEDULE_TOPIC_XXXX at delay level 3 + reconsumeTimes {reconsume_times} = {scheduled_level}, due at {scheduled_due}, before it returns on %RETRY%cg.",
         zh="对：{answer}。监听器对整批消息返回了 CONSUME_SUCCESS，但设置了 ackIndex：processConsumeResult 只把确认了的消息算作消费成功，其余的都像失败一样回传，{msg} 是第一条。Broker（asyncConsumerSendMsgBack）把副本放进 SCHEDULE_TOPIC_XXXX 的延时级别 3 + reconsumeTimes {reconsume_times} = {scheduled_level}，{scheduled_due} 到期，然后回到 %RETRY%cg。",
     ),
+    CheckpointWhy(
+        id="02a.count",
+        answer="delay:broker-a:4",
+        why="Right: {answer}. The broker wrote the retry's count into the copy it stored on %RETRY%cg (asyncConsumerSendMsgBack counts, not the client), and sendMessageBack hands it back with the failure. So the broker parks this failure at delay level 3 + {reconsume_times} = {scheduled_level}, due at {scheduled_due}: one level later than the first failure's.",
+        zh="对：{answer}。重试的次数是 Broker 存进 %RETRY%cg 的副本时写进去的（计数的是 asyncConsumerSendMsgBack，不是客户端），sendMessageBack 随失败把它交回去。所以 Broker 把这次失败放在延时级别 3 + {reconsume_times} = {scheduled_level}，{scheduled_due} 到期：比第一次失败晚一级。",
+    ),
     # 02b
     CheckpointWhy(
         id="02b.local-retry",
         answer="7000",
         why="Right: {answer}. The partition cuts c1 off broker-a, so at {send_back_at} its sendMessageBack failed ({send_back_error}), and so did the fallback: the copy sent to %RETRY%cg by c1's inner producer. processConsumeResult then kept {msg}, raised its reconsumeTimes to {reconsume_times} and resubmitted it itself with submitConsumeRequestLater, {local_retry_retry_in} later. No delay level: the broker never got the message, so its delay table plays no part.",
         zh="对：{answer}。网络分区把 c1 和 broker-a 隔开，所以在 {send_back_at} 它的 sendMessageBack 失败了（{send_back_error}），兜底的那一步也失败了：c1 的内部 Producer 把副本发往 %RETRY%cg。processConsumeResult 于是留下 {msg}，把它的 reconsumeTimes 加到 {reconsume_times}，并用 submitConsumeRequestLater 自己重新提交，{local_retry_retry_in} 之后。没有延时级别：Broker 根本没收到这条消息，它的延时表不起作用。",
+    ),
+    CheckpointWhy(
+        id="02b.expired",
+        answer="delay:broker-a:3",
+        why="Right: {answer}. The listener is still running, but a pass of ConsumeMessageConcurrentlyService's cleanExpireMsg (one every consumeTimeout, counted from the consumer's start) finds M0001, the lowest offset of its ProcessQueue, started more than consumeTimeout ago: ProcessQueue.cleanExpiredMsg sends it back with delay level 3 and removes it from the ProcessQueue. The listener thread is not interrupted: its late result still counts.",
+        zh="对：{answer}。监听器还在运行，但 ConsumeMessageConcurrentlyService 的 cleanExpireMsg（从 Consumer 启动起每隔 consumeTimeout 执行一次）发现 M0001——它的 ProcessQueue 中位点最小的消息——开始消费已超过 consumeTimeout：ProcessQueue.cleanExpiredMsg 以延时级别 3 把它回传，并把它从 ProcessQueue 中移除。监听器线程不会被打断：它迟到的结果照样算数。",
+    ),
+    CheckpointWhy(
+        id="02b.hand-over",
+        answer="pq:c2:%RETRY%cg@broker-a:0",
+        why="Right: {answer}. c1's clean shutdown unregistered it (unregisterClient), so c2, the only instance of cg left, got every queue of the group at its rebalance (AllocateMessageQueueAveragely), %RETRY%cg's too. The copy c1 sent back waits at its delay level in the broker, not in c1: when it is due it lands on %RETRY%cg, and c2 pulls it at {time}.",
+        zh="对：{answer}。c1 正常关闭时注销了自己（unregisterClient），所以 cg 里只剩下的实例 c2 在重平衡时（AllocateMessageQueueAveragely）拿到了这个消费组的全部队列，包括 %RETRY%cg 的。c1 回传的副本在 Broker 里按它的延时级别等待，不在 c1 里：到期后它落到 %RETRY%cg，c2 在 {time} 把它拉走。",
+    ),
+    CheckpointWhy(
+        id="02b.refused",
+        answer="delay:broker-a:3",
+        why="Right: {answer}. broker-a refused the send-back ({send_back_error}, code {send_back_response_code}). DefaultMQPushConsumerImpl.sendMessageBack catches it and produces the retry itself: a new message to %RETRY%cg, sent by the consumer's internal producer (CLIENT_INNER_PRODUCER), with RECONSUME_TIME = {send_back_reconsume_times} + 1 and delay level 3 + {send_back_reconsume_times} = {level}. The broker stores it like any delayed message: parked at that level, due at {due}.",
+        zh="对：{answer}。broker-a 拒绝了回传（{send_back_error}，code {send_back_response_code}）。DefaultMQPushConsumerImpl.sendMessageBack 捕获它，自己生产这条重试消息：一条发往 %RETRY%cg 的新消息，由 Consumer 内部的 Producer（CLIENT_INNER_PRODUCER）发送，RECONSUME_TIME = {send_back_reconsume_times} + 1，延时级别 3 + {send_back_reconsume_times} = {level}。Broker 像存储任何延时消息一样存储它：放在这个级别，{due} 到期。",
     ),
     # 03
     CheckpointWhy(
@@ -78,12 +126,30 @@ RETRY_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         why="Right: {answer}. The last delivery carried reconsumeTimes {delivered_reconsume_times}, which had reached maxReconsumeTimes (−1 means 16 for a concurrent consumer): when it failed too, the broker wrote the copy to {topic} instead of parking it. Until then every retry waited its level, 3 + reconsumeTimes (10 s, 30 s, 1 m … 2 h): the sum of those waits is {time}.",
         zh="对：{answer}。最后一次投递的 reconsumeTimes 是 {delivered_reconsume_times}，已经达到 maxReconsumeTimes（−1 对并发消费者表示 16）：这次也消费失败，Broker 就把副本写进 {topic}，不再放进延时队列。在此之前，每次重试都等它的级别 3 + reconsumeTimes（10 s、30 s、1 m … 2 h）：这些等待加起来就是 {time}。",
     ),
+    CheckpointWhy(
+        id="03.crash",
+        answer="pq:c1:TopicTest@broker-a:0",
+        why="Right: {answer}. Level 2 moved M0001 to TopicTest at {delay_delivered_at}, but ScheduleMessageService writes its per-level offsets to delayOffset.json only 10 s after the store starts, then every 10 s (flushDelayOffsetInterval), and the crash came before the first write. At the restart load() reads level 2's old offset back, so at {time} the level's timer moves M0001 to TopicTest once more, and c1 gets it again.",
+        zh="对：{answer}。级别 2 在 {delay_delivered_at} 把 M0001 移入 TopicTest，但 ScheduleMessageService 只在存储启动 10 s 后、之后每 10 s 把各级别的位点写入 delayOffset.json（flushDelayOffsetInterval），而崩溃发生在第一次写入之前。重启时 load() 读回级别 2 的旧位点，所以在 {time} 这个级别的定时器再次把 M0001 移入 TopicTest，c1 又收到它一次。",
+    ),
     # 04
     CheckpointWhy(
         id="04.refund-17",
         answer="queue:%DLQ%cg@broker-a:0",
         why="Right: {answer}. {msg} failed again with reconsumeTimes {reconsume_times}, and c1 sends maxReconsumeTimes {max_reconsume_times} with its send-back. asyncConsumerSendMsgBack checks reconsumeTimes >= maxReconsumeTimes before it picks a delay level, so the broker writes the copy straight to the group's dead-letter queue, with no delay and no SCHEDULE_TOPIC_XXXX. Nothing subscribes to a DLQ: refund 17 now waits for a person.",
         zh="对：{answer}。{msg} 再次失败，reconsumeTimes 为 {reconsume_times}，c1 回传时带上 maxReconsumeTimes {max_reconsume_times}。asyncConsumerSendMsgBack 在选延时级别之前先检查 reconsumeTimes >= maxReconsumeTimes，所以 Broker 把副本直接写进消费组的死信队列，没有延时，也不经过 SCHEDULE_TOPIC_XXXX。没有谁订阅死信队列：退款 17 现在等人工介入。",
+    ),
+    CheckpointWhy(
+        id="04.first-dead",
+        answer="queue:%DLQ%cg@broker-a:0",
+        why="Right: {answer}. c1 sends maxReconsumeTimes {max_reconsume_times} with its send-back, and the failed delivery carried reconsumeTimes {reconsume_times}: {reconsume_times} >= {max_reconsume_times}, so asyncConsumerSendMsgBack writes the copy straight to the dead-letter topic, with no delay level and no SCHEDULE_TOPIC_XXXX.",
+        zh="对：{answer}。c1 在回传时带上 maxReconsumeTimes {max_reconsume_times}，而失败的这次投递带着 reconsumeTimes {reconsume_times}：{reconsume_times} >= {max_reconsume_times}，所以 asyncConsumerSendMsgBack 直接把副本写入死信 Topic，不经过延时级别，也不进 SCHEDULE_TOPIC_XXXX。",
+    ),
+    CheckpointWhy(
+        id="04.off",
+        answer="dropped:cg",
+        why="Right: {answer}. asyncConsumerSendMsgBack looks at the group's retryQueueNums before anything else: with none it answers SUCCESS and stores nothing, not in %RETRY%cg, not in the DLQ. c1 reads that SUCCESS (delay level {delay_level} asked, reconsumeTimes {reconsume_times}) as a send-back that worked and moves its offset past {msg}.",
+        zh="对：{answer}。asyncConsumerSendMsgBack 最先看的是消费组的 retryQueueNums：一个重试队列都没有时，它应答 SUCCESS，却什么也不存，既不进 %RETRY%cg，也不进死信队列。c1 把这个 SUCCESS（请求的延时级别 {delay_level}，reconsumeTimes {reconsume_times}）当作一次成功的回传，把消费位点推进到 {msg} 之后。",
     ),
     # 04b
     CheckpointWhy(

@@ -116,14 +116,14 @@ def test_same_rejects_what_means_something_else(answer: object, expected: object
 
 def test_check_returns_nothing_and_reveals_only_after_a_prediction(capsys: pytest.CaptureFixture[str]) -> None:
     """``...`` gets a reminder with no value and no explanation; a right answer gets both."""
-    assert check("03.1", ..., 17140) is None  # type: ignore[func-returns-value]
+    assert check("03.1", ..., 400) is None  # type: ignore[func-returns-value]
     out = capsys.readouterr().out
     assert out.startswith("No prediction yet — replace the `...`")
-    assert "17140" not in out and WHY["03.1"][:40] not in out.replace("\n", " ")
-    check("03.1", "4h45m40s", 17140)
+    assert "400" not in out and WHY["03.1"][:40] not in out.replace("\n", " ")
+    check("03.1", "6m40s", 400)
     out = lines(capsys)
     assert "" in out  # the revealed common-belief box is its own paragraph
-    assert " ".join(line for line in out if line) == f"Right — 17140 s (4 h 45 m 40 s). {WHY['03.1']}".replace(
+    assert " ".join(line for line in out if line) == f"Right — 400 s (6 m 40 s). {WHY['03.1']}".replace(
         "\n\n", " "
     )
 

@@ -111,8 +111,14 @@ def _max_reconsume_times(event: TraceEvent, trace: Sequence[TraceEvent], step: S
     return DEFAULT_MAX_RECONSUME_TIMES if most is None or int(most) < 0 else int(most)
 
 
+def _sender(event: TraceEvent, trace: Sequence[TraceEvent], step: Sequence[TraceEvent]) -> str:
+    """The consumer instance whose send-back carries the max (its own setting, not the group's: lab 02b)."""
+    backs = [e for e in (event, *step, *reversed(trace)) if e.kind is EventKind.SEND_BACK and e.msg_id == event.msg_id]
+    return backs[0].actor.split(":", 1)[-1] if backs else _("the consumer")
+
+
 def _where_hint(
-    choice: Place, answer: Place, event: TraceEvent, rt: int, most: int, sent: SendFacts | None = None
+    choice: Place, answer: Place, event: TraceEvent, rt: int, most: int, sent: SendFacts | None = None, who: str = ""
 ) -> str:
     """Why ``choice`` is not where ``event``'s message goes, with the run's numbers (never the answer itself)."""
     msg = event.msg_id or _("the message")
@@ -124,18 +130,18 @@ def _where_hint(
             return _("Not yet: the copy first waits in SCHEDULE_TOPIC_XXXX at a delay level; it reaches {place} "
                      "only when that delay is over.").format(place=choice.label)
         if choice.kind == "dlq":
-            return _("Not yet: {msg} has been reconsumed {times} and the group allows {most}; the broker "
-                     "dead-letters only when reconsumeTimes reaches the max, and parks it in SCHEDULE_TOPIC_XXXX "
-                     "first.").format(msg=msg, times=_times(rt), most=most)
+            return _("Not yet: {msg} has been reconsumed {times} and {who}'s own maxReconsumeTimes is {most}; the "
+                     "broker dead-letters only when reconsumeTimes reaches it, and parks the copy in "
+                     "SCHEDULE_TOPIC_XXXX first.").format(msg=msg, times=_times(rt), who=who, most=most)
         if choice.kind == "done":
             return _("RECONSUME_LATER is not an acknowledgement: the consumer sends the message back to the broker.")
         return _("A concurrent consumer does not retry in place: sendMessageBack hands the message back to the "
                  "broker, which stores a new copy to be delivered later.")
     if answer.kind == "dlq":
         if choice.kind in ("delay", "retry"):
-            return _("{msg} has already been reconsumed {times}, and the group allows {most}: the broker stops "
-                     "scheduling retries once reconsumeTimes reaches maxReconsumeTimes.").format(
-                msg=msg, times=_times(rt), most=most)
+            return _("{msg} has already been reconsumed {times}, and {who}'s own maxReconsumeTimes is {most}: the "
+                     "broker stops scheduling retries once reconsumeTimes reaches the max the sender gives.").format(
+                msg=msg, times=_times(rt), who=who, most=most)
         if choice.kind == "done":
             return _("A failure is never an acknowledgement in CLUSTERING: the message goes back to the broker.")
         return _("The consumer does not keep a failed message: it sends it back, and the broker decides its fate.")
@@ -186,10 +192,12 @@ def where_offers(
     came_from = next((f"queue:{e.get('queue')}" for e in reversed(trace)
                       if e.msg_id == event.msg_id and e.kind is EventKind.DELIVERED), "")  # fmt: skip
     rt = _reconsumed(event, trace)
-    most = _max_reconsume_times(event, trace, step)
+    most, who = _max_reconsume_times(event, trace, step), _sender(event, trace, step)
     sent = send_facts(event, trace) if event.kind is EventKind.STORED else None
     drawn = {p.key for p in before.places}
     broker = (answer.split(":")[1] if answer.startswith("delay:") else answer.split("@")[-1].split(":")[0])
+    if "@" not in answer and not answer.startswith("delay:"):  # "dropped:cg", "done:cg": the broker it came from
+        broker = came_from.split("@")[-1].split(":")[0] or broker
     if retry_path:
         level = int(answer.rsplit(":", 1)[1]) if answer.startswith("delay:") else 3 + rt
         window = range(max(1, level - 2), min(DELAYS.max_level, level + 2) + 1)
@@ -221,7 +229,7 @@ def where_offers(
             label = _("delay level {level} · {delay}").format(level=lv, delay=format_duration(DELAYS.delay_ms(lv)))
         else:
             label = p.label + (f" ({p.owner})" if p.kind == "process_queue" else "")
-        hint = "" if p.key == answer else _where_hint(p, right, event, rt, most, sent)
+        hint = "" if p.key == answer else _where_hint(p, right, event, rt, most, sent, who)
         offers.append(Offer(p.key, label, f"place:{p.key}", hint, p if p.key in drawn else _as_drawn(p)))
     return _told_apart(offers)
 

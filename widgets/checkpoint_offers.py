@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rmqlab import TraceEvent
+from rmqlab import EventKind, TraceEvent
 from rmqlab.snapshot import LabSnapshot
 
 from .checkpoint_choices import where_offers, who_hint
@@ -57,7 +57,8 @@ def where_choices(
 
 
 def who_choices(event: TraceEvent, snap: LabSnapshot) -> tuple[tuple[Choice, ...], str]:
-    answer = subject(event)
+    sent = event.kind is EventKind.SEND_ATTEMPT  # a send attempt's "who" is the broker it goes to, not the producer
+    answer = str(event.get("broker")) if sent else subject(event)
     consumers = sorted(c.client_id for c in snap.consumers)
     brokers = sorted(b.name for b in snap.brokers)
     if answer in consumers:

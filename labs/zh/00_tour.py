@@ -186,11 +186,17 @@ print(format_duration(lab.now), "—", len(lab.trace), "个事件")
 
 # %% [markdown]
 # ## c2 离开时
-# 再看一次这张图，停在 c2 于 45 s 关闭之前。
+# 再看一次这张图，一直到 60 s。单步往前：它停在 c2 关闭之前，问 c1 什么时候收回 c2 持有的队列。
 
 # %% tags=["nbval-ignore-output"]
-leave_dash = Dashboard(tour_lab, horizon="60s")
-leave_dash.controller.seek_time("44s")
+leave_dash = Dashboard(tour_lab, horizon="60s", checkpoints=[
+    Checkpoint(before="rebalanced", actor="consumer:c1", nth=5, ask="when", optional=True,
+               name="c1 收回 c2 的队列",
+               question="c2 即将正常关闭。c1 什么时候重平衡、接手这些队列？请选时间。",
+               hint="谁告诉 c1 c2 已经离开？c1 收到之后还会等它的 20 s 周期吗？",
+               explain=sealed_explanation("00.c1-back")),
+])
+leave_dash.controller.goto_checkpoint("c1 收回 c2 的队列")
 leave_dash
 
 # %% [markdown]

@@ -136,31 +136,41 @@ lab.run(until="5s")
 show_trace(lab.trace, *SEND)
 
 # %% [markdown]
-# ## 异步发送：重试重发的是同一个请求
+# ## 异步发送：重试发往哪里？
 # `send(msg, callback)` 只重试*没有响应*的失败，重试在 `MQClientAPIImpl` 内部进行，并用
-# `selectOneMessageQueue(failedBroker)` 决定下一次试哪个 Broker。图：用 `send_async` 发送的同一次小运行，停在 m1
-# （M0002）的第一次尝试处。
+# `selectOneMessageQueue(failedBroker)` 决定下一次试哪个 Broker。图：用 `send_async` 发送的同一次小运行。往前单步：它停在
+# m1（M0002）的第一次尝试失败之后，问第二次尝试发往哪里。
 
 # %% tags=["nbval-ignore-output"]
 async_dash = Dashboard(
-    broker_a_dies, knobs={"mode": "send_async", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s"
+    broker_a_dies, knobs={"mode": "send_async", "sends": 8}, knob_options={"mode": SEND_MODES}, horizon="12s",
+    checkpoints=[Checkpoint(before="send_attempt", msg_id="M0002", nth=2, inside_step=True, ask="where",
+                            optional=True, name="M0002 的异步重试发往哪里",
+                            question="pg 对 M0002 的 ASYNC 第 1 次尝试刚刚失败。第 2 次尝试发往哪里？请在图上点击那个队列"
+                                     "（或点按钮）。",
+                            hint="ASYNC 的重试是在 MQClientAPIImpl.onExceptionImpl 中发起的，不在 sendDefaultImpl 的循环里："
+                                 "它从 selectOneMessageQueue 的返回值里取了什么，又重新发送了什么？",
+                            explain=sealed_explanation("01a.async-retry"))],
 )
-async_dash.controller.jump_to_next("send_attempt")
-async_dash.controller.jump_to_next("send_attempt")
 async_dash
 
 # %% [markdown]
 # ### 练习 2 — 先预测，再运行
-# m1（`M0002`）的第一次尝试发往 broker-a 的一个队列，而 broker-a 已宕机。它的重试发往 broker-b。重试带的**队列 ID** 和第一次尝试的**相同**吗（`True` 或 `False`）？先预测，再往前单步，比较两次尝试的队列。
+# 同一机制的另一次运行：Producer 的轮询从后一个队列开始（`send_which_queue_start=1`），所以 m1 的第一次 ASYNC
+# 尝试发往 broker-a 的队列 3，而 broker-a 已宕机。它的重试发往 broker-b。发往 broker-b 的哪个**队列 ID**？
 
 # %% nbgrader={"grade": false, "grade_id": "ex01a_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_2 = True
+answer_2 = 3
 ### END SOLUTION
 
 # %%
-lab, p = cluster()
+lab = Lab(seed=SEED)
+lab.add_broker("broker-a")
+lab.add_broker("broker-b")
+lab.create_topic("TopicTest")
+p = lab.add_producer("pg", send_which_queue_start=1)
 lab.at("1s", p.send, Message("TopicTest", "warm-up"))
 lab.at("2s", lab.broker_down, "broker-a")
 lab.at("3s", p.send_async, Message("TopicTest", "async"))
@@ -169,7 +179,7 @@ show_trace(lab.trace, *SEND, msg_id="M0002")
 attempts = {e.get("attempt"): e for e in lab.trace.of_kind("send_attempt") if e.msg_id == "M0002"}
 
 # %% nbgrader={"grade": true, "grade_id": "ex01a_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("01a.2", answer_2, attempts[2].get("queue_id") == attempts[1].get("queue_id"))
+check("01a.2", answer_2, attempts[2].get("queue_id"))
 ### BEGIN HIDDEN TESTS
 import rmqlab.course.grading as grading_01a_2
 grading_01a_2.verify("01a.2", answer_2)

@@ -18,8 +18,8 @@
 #
 # # 01b · Producer 发送：发送状态、共享的超时、重复消息与慢 Broker
 #
-# **目标：** 看调用方拿回的是什么——一个不是异常的状态、一个不会重试的超时、一次响应丢失之后的重复消息——以及
-# Producer 怎样绕开一个慢 Broker。重试发往哪里见实验 [01a](01a_send_retry.ipynb)。源码：
+# **目标：** 看 Broker 应答一个状态、应答太晚或者根本不应答时，调用方拿回的是什么，以及 Producer 怎样绕开一个慢
+# Broker。重试发往哪里见实验 [01a](01a_send_retry.ipynb)。源码：
 # `DefaultMQProducerImpl.sendDefaultImpl`、`client/.../latency/MQFaultStrategy.java`、`LatencyFaultToleranceImpl.java`、
 # `DefaultMQProducer.java`。
 #
@@ -139,7 +139,7 @@ grading_01b_1.verify("01b.1", answer_1)
 # ## 共享的发送超时
 # `sendMsgTimeout` 是**所有尝试共用的一份预算**，在每次尝试之前检查。现在 broker-a 要 4 s 之后才应答。
 #
-# 图：八次发送，每 5 s 一次；轮询依次轮到 broker-a 和 broker-b 的队列。单步走到第一次发往 broker-a 的尝试，停在那里。
+# 图：八次发送，每 5 s 一次；轮询依次轮到 broker-a 和 broker-b 的队列。往前单步：运行停在第一次发往 broker-a 的尝试之后，问 pg 什么时候放弃它。
 
 
 # %%
@@ -153,7 +153,12 @@ def slow_broker_a(response_delay_ms=4000, sends=1):
 
 
 # %% tags=["nbval-ignore-output"]
-slow_dash = Dashboard(slow_broker_a, knobs={"response_delay_ms": 4000, "sends": 8}, horizon="45s")
+slow_dash = Dashboard(slow_broker_a, knobs={"response_delay_ms": 4000, "sends": 8}, horizon="45s", checkpoints=[
+    Checkpoint(before="send_failed", msg_id="M0001", ask="when", optional=True, name="pg 何时放弃 M0001",
+               question="broker-a 收到了 M0001，但应答很慢。send() 的调用方什么时候得到错误？请选时间。",
+               hint="一次 SYNC 发送的所有尝试共用一个 sendMsgTimeout，从调用开始算。",
+               explain=sealed_explanation("01b.budget")),
+])
 slow_dash
 
 # %% [markdown]
@@ -181,8 +186,8 @@ grading_01b_2.verify("01b.2", answer_2)
 # 注意 `stored` 这一行：Broker **确实**存下了消息，只是响应来晚了。
 
 # %% [markdown]
-# ## 存储之后响应丢失，就会产生重复消息
-# 图：broker-a 存下消息，但它的应答永远到不了。单步走到 m1 的第一个 `stored`，停在那里。
+# ## 存储之后响应丢失：会存下几份？
+# 图：broker-a 存下消息，但它的应答永远到不了。往前单步：运行停在 m1 的发送当中，就在 broker-a 的应答丢失之后，问下一个收到 M0001 的是哪个 Broker。
 
 
 # %%
@@ -195,7 +200,14 @@ def lost_responses(sends=1):
 
 
 # %% tags=["nbval-ignore-output"]
-lost_dash = Dashboard(lost_responses, knobs={"sends": 8}, horizon="10s")
+lost_dash = Dashboard(lost_responses, knobs={"sends": 8}, horizon="10s", checkpoints=[
+    Checkpoint(before="send_attempt", msg_id="M0001", nth=2, inside_step=True, ask="who", optional=True,
+               name="应答丢失后 M0001 发往哪个 Broker",
+               question="broker-a 存下了 M0001，然后它的应答在回程中丢失。下一个收到 M0001 的是哪个 Broker？"
+                        "请在图上点击它（或点按钮）。",
+               hint="Producer 只看到没有应答：sendDefaultImpl 如何处理一次没有响应的失败？",
+               explain=sealed_explanation("01b.lost")),
+])
 lost_dash
 
 # %% [markdown]
@@ -222,14 +234,7 @@ grading_01b_3.verify("01b.3", answer_3)
 
 # %% [markdown]
 # ## 把慢 Broker 暂时移出：延迟故障容错（latency fault tolerance）
-# 默认关闭（`sendLatencyFaultEnable` = false）。设置 `send_latency_fault_enable=True` 后，Producer 的 `MQFaultStrategy`
-# 在**每一次**尝试之后给 Broker 打分：用这次尝试的耗时去查 `latencyMax` = 50、100、550、1000、2000、3000、15000 ms
-# （取不超过它的最大一项），`notAvailableDuration` = 0、0、30 s、60 s、120 s、180 s、600 s 的同一行给出这个 Broker
-# 被排除在队列选择之外多久，从这次尝试结束时算起；一次失败的尝试按 30 000 ms 计。之后 `selectOneMessageQueue`
-# 沿着轮询跳过被排除的 Broker 的队列（所有 Broker 都被排除时，`pickOneAtLeast` 取最不坏的那个）。源码：
-# `client/.../latency/MQFaultStrategy.java`、`LatencyFaultToleranceImpl.java`。
-#
-# 图：开关已打开。单步走完第一次发送（在 broker-a 上耗时 600 ms），停在那里。
+# 默认关闭（`sendLatencyFaultEnable` = false）。图：`send_latency_fault_enable=True`，broker-a 对 1 s 的那次发送在 600 ms 后应答（发送成功），之后又变快。往前单步：它停在 5 s 的那次发送之前，问它发往哪里。
 
 
 # %%
@@ -253,6 +258,13 @@ latency_dash
 # %% [markdown]
 # ### 练习 4 — 先预测，再运行
 # broker-a 对 1 s 的那次发送在 600 ms 后应答——发送成功——并且从 2 s 起又变快了。Producer 把 broker-a 排除在队列选择之外，一直到哪个虚拟时间（单位 ms）？
+#
+# **规则。** 设置 `send_latency_fault_enable=True` 后，Producer 的 `MQFaultStrategy`
+# 在**每一次**尝试之后给 Broker 打分：用这次尝试的耗时去查 `latencyMax` = 50、100、550、1000、2000、3000、15000 ms
+# （取不超过它的最大一项），`notAvailableDuration` = 0、0、30 s、60 s、120 s、180 s、600 s 的同一行给出这个 Broker
+# 被排除在队列选择之外多久，从这次尝试结束时算起；一次失败的尝试按 30 000 ms 计。之后 `selectOneMessageQueue`
+# 沿着轮询跳过被排除的 Broker 的队列（所有 Broker 都被排除时，`pickOneAtLeast` 取最不坏的那个）。源码：
+# `client/.../latency/MQFaultStrategy.java`、`LatencyFaultToleranceImpl.java`。
 
 # %% nbgrader={"grade": false, "grade_id": "ex01b_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← 你的预测

@@ -238,10 +238,16 @@ grading_02a_2.verify("02a.2", answer_2)
 
 # %% [markdown]
 # ## 重试次数跟着消息走
-# 上面每次投递的 `reconsume_times` 都在增长。Broker 把它存在哪里？图中的每个消息标记都标上了这个数：单步走到某条重试消息的第二次投递，停在那里。
+# 上面每次投递的 `reconsume_times` 都在增长。Broker 把它存在哪里？图：一条失败三次的消息（每个消息标记都标上了这个数）。往前单步：它停在 c1 第二次消费 M0001 失败时，问这条消息去哪里。
 
 # %% tags=["nbval-ignore-output"]
-count_dash = Dashboard(failing_lab, knobs={"failures": 1, "messages": 3}, horizon="30s")
+count_dash = Dashboard(failing_lab, knobs={"failures": 3, "messages": 1}, horizon="3m", checkpoints=[
+    Checkpoint(before="send_back", msg_id="M0001", nth=2, ask="where", optional=True,
+               name="M0001 的重试失败后去哪里",
+               question="c1 在第一次重试时又消费 M0001 失败。下一步之后 M0001 在哪里？请在图上点击那个位置（或点按钮）。",
+               hint="Broker 根据它重新存储的消息里带着的次数来选延时级别。",
+               explain=sealed_explanation("02a.count")),
+])
 count_dash
 
 # %% [markdown]

@@ -51,8 +51,34 @@ def fails_once(msgs, ctx):
 
 # %% [markdown]
 # ## 一次小运行：Broker 拒绝回传
-# broker-a 对 `CONSUMER_SEND_MSG_BACK` 应答一个错误（`reject_send_back=True`）。`sendMessageBack` 捕获它，自己生产这条重试消息：一条发往 `%RETRY%cg` 的新消息，由 Consumer 内部的 Producer（`CLIENT_INNER_PRODUCER`）发送，
-# `RECONSUME_TIME` = rt + 1，延迟级别 3 + rt。
+# c1 的监听器让每条消息失败一次，而 broker-a 对每个 `CONSUMER_SEND_MSG_BACK` 都应答一个错误（`reject_send_back=True`）。失败的消息会丢吗？图：三条消息。往前单步：它停在 c1 第一次失败之前，问 M0001 去哪里。
+
+# %%
+def refused_lab(messages=3):
+    """broker-a 拒绝每一次回传；从 1 s 起每秒一条，共 ``messages`` 条消息，每条失败一次。"""
+    lab, p, c = one_queue_lab(fails_once)
+    lab.set_broker_fault("broker-a", reject_send_back=True)
+    for k in range(messages):
+        lab.at(f"{1 + k}s", p.send, Message("TopicTest", f"x{k + 1}"))
+    return lab
+
+
+# %% tags=["nbval-ignore-output"]
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
+from rmqlab.widgets.dashboard import Dashboard
+
+refused_dash = Dashboard(refused_lab, knobs={"messages": 3}, horizon="30s", checkpoints=[
+    Checkpoint(before="scheduled", msg_id="M0001", ask="where", optional=True,
+               name="Broker 拒绝回传时 M0001 去哪里",
+               question="c1 的监听器即将让 M0001 失败，而 broker-a 拒绝每一次回传。下一步之后 M0001 在哪里？"
+                        "请在图上点击那个位置（或点按钮）。",
+               hint="被拒绝的回传在客户端是一个异常：CONSUMER_SEND_MSG_BACK 失败时，sendMessageBack 会怎么做？",
+               explain=sealed_explanation("02b.refused")),
+])
+refused_dash
+
+# %% [markdown]
+# 同一次运行的表格（一条消息）：`sendMessageBack` 捕获这个错误应答，自己生产这条重试消息：一条发往 `%RETRY%cg` 的新消息，由 Consumer 内部的 Producer（`CLIENT_INNER_PRODUCER`）发送，`RECONSUME_TIME` = rt + 1，延迟级别 3 + rt。
 
 # %%
 lab, p, c = one_queue_lab(fails_once)
@@ -88,6 +114,8 @@ show_trace(lab.trace, "send_back_fallback", "delivered", fields=("ok", "error", 
 # 现在在监听器运行期间，c1 ↔ broker-a 之间的链路断开：回传**和**兜底发送（一次同步发送，3 次尝试）都失败。
 # `processConsumeResult` 在*内存里*给消息的 `reconsumeTimes` 加 1，把它留在 ProcessQueue（处理队列）里（它的 offset
 # 保持被钉住，消费位点无法前进），并在 5000 ms 后在本地重新提交。
+#
+# 图：1.5 s 的网络分区、失败的回传和兜底发送、每 5 s 一次的本地重试、12 s 的恢复。单步走到分区恢复，停在那里。
 
 # %%
 def partitioned_lab(heal_at="12s", messages=1):
@@ -106,13 +134,7 @@ def partitioned_lab(heal_at="12s", messages=1):
     return lab
 
 
-# %% [markdown]
-# 图：1.5 s 的网络分区、失败的回传和兜底发送、每 5 s 一次的本地重试、12 s 的恢复。单步走到分区恢复，停在那里。
-
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
-from rmqlab.widgets.dashboard import Dashboard
-
 partition_dash = Dashboard(partitioned_lab, knobs={"heal_at": "12s", "messages": 1}, horizon="40s", checkpoints=[
     Checkpoint(before="delivered", nth=2, ask="when", optional=True, name="本地重试何时到来",
                explain=sealed_explanation("02b.local-retry")),
@@ -145,8 +167,7 @@ grading_02b_1.verify("02b.1", answer_1)
 
 # %% [markdown]
 # > **常见说法 vs. 源码。** “回传失败，消息就丢了。”——客户端退而自己生产一条 `%RETRY%` 消息；如果这也失败，它每 5000 ms 在本地重新消费一次，同时让 offset 保持被钉住。
-
-# %% [markdown]
+#
 # 同样的 5000 ms 在 `ConsumeMessageConcurrentlyService` 里还出现一次：当消费线程池拒绝一个 `ConsumeRequest`
 # （`submitConsumeRequest` 里的 `RejectedExecutionException`）时，这个消费请求会在 5 s 后重新提交。线程池的队列是无界的，所以在 4.9.7 里这只会在线程池关闭期间发生。本实验的引擎没有会拒绝任务的线程池，所以这里没有对应的运行。
 
@@ -155,6 +176,8 @@ grading_02b_1.verify("02b.1", answer_1)
 # 慢不等于失败：迟到的 `CONSUME_SUCCESS` 仍然是成功（`ConsumeReturnType.TIME_OUT` 只是统计标签）。但每隔
 # `consumeTimeout` 分钟（15 分钟，从 Consumer 启动时算起），`cleanExpireMsg` 查看每个 ProcessQueue 里
 # **offset 最小**的那条消息；如果它开始消费已超过 15 分钟，客户端就把它回传（延迟级别 3），并从 ProcessQueue 中移除。监听器线程不会被中断。
+#
+# 图：三条消息，它们的第一次监听器调用都耗时 40 分钟。往前单步：它停在这三次调用运行期间，问 M0001 接下来在哪里。趁它停着先回答下面的练习 2，再往前单步核对。
 
 # %%
 def slow_first(msgs, ctx):
@@ -170,11 +193,14 @@ def slow_lab(messages=1):
     return lab
 
 
-# %% [markdown]
-# 图：三条消息，它们的第一次监听器调用都耗时 40 分钟。单步走到 M0001 在 1 s 的第一次投递就停下：趁它停着先回答下面的练习 2，再单步走到第一个 `clean_expired` 核对。
-
 # %% tags=["nbval-ignore-output"]
-slow_dash = Dashboard(slow_lab, knobs={"messages": 3}, horizon="45m")
+slow_dash = Dashboard(slow_lab, knobs={"messages": 3}, horizon="45m", checkpoints=[
+    Checkpoint(before="send_back", msg_id="M0001", ask="where", optional=True,
+               name="监听器运行太久的消息去哪里",
+               question="c1 的监听器从 M0001 投递起就在处理它，要花 40 m。下一步之后 M0001 在哪里？请在图上点击那个位置（或点按钮）。",
+               hint="慢不是失败，但客户端每隔 consumeTimeout 检查一次：每个 ProcessQueue 中最老的消息已经消费了多久。",
+               explain=sealed_explanation("02b.expired")),
+])
 slow_dash
 
 
@@ -218,9 +244,9 @@ show_trace(lab.trace, "delivered", "clean_expired", "send_back", msg_id="M0001")
 
 # %% [markdown]
 # ## 谁的 `maxReconsumeTimes`？
-# `maxReconsumeTimes` 是 Consumer 实例的设置，不是消费组的设置：每个实例在每个 `CONSUMER_SEND_MSG_BACK` 请求头里发送自己的值，Broker 拿已存储的 `reconsumeTimes` 和*这个*值比较。消费组 cg 的两个实例，c1 的
-# `max_reconsume_times=1`、c2 的为 3，分布在两个 Broker 上：每个实例拥有一个 Broker 的 TopicTest 队列和那个 Broker 的
-# `%RETRY%cg` 队列（AVG 平均分配），所以每条消息都只由一个实例处理。
+# 同一个消费组的两个实例可以设置不同的上限。一条消息从一个实例转到另一个实例时，算谁的？
+#
+# 图：c1（上限 5）单独消费，每次投递都失败；20 s 时它正常关闭，c2（上限 1）启动。往前单步：它停在这条消息的等待结束之前，问它接下来去哪里。
 
 # %%
 def always_fails(msgs, ctx):
@@ -228,19 +254,6 @@ def always_fails(msgs, ctx):
     return RECONSUME_LATER
 
 
-lab = Lab(seed=SEED)
-lab.add_broker("broker-a")
-lab.add_broker("broker-b")
-lab.create_topic("TopicTest", queues=1)
-p = lab.add_producer("pg", send_which_queue_start=0)
-lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c1", max_reconsume_times=1)
-lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c2", max_reconsume_times=3)
-lab.at("5s", p.send, Message("TopicTest", "lands on broker-b"))
-lab.at("5s", p.send, Message("TopicTest", "lands on broker-a"))
-lab.run(until="10m")
-show_trace(lab.trace, "delivered", "dead_lettered", fields=("queue", "reconsume_times"))
-
-# %%
 def hand_over_lab(first_max=5, second_max=1, hand_over_at="20s"):
     """一个队列；c1（上限 ``first_max``）单独消费并一直失败；在 ``hand_over_at`` c1 关闭，c2（上限 ``second_max``）启动。"""
     lab = Lab(seed=SEED)
@@ -256,12 +269,15 @@ def hand_over_lab(first_max=5, second_max=1, hand_over_at="20s"):
     return lab
 
 
-# %% [markdown]
-# 图：c1（上限 5）单独消费，每次投递都失败；20 s 时它正常关闭，c2（上限 1）启动并接管两个队列，包括 `%RETRY%cg`
-# 的那个。单步走到 c2 启动之后，停在那里。
-
 # %% tags=["nbval-ignore-output"]
-hand_over_dash = Dashboard(hand_over_lab, knobs={"first_max": 5, "second_max": 1}, horizon="2m")
+hand_over_dash = Dashboard(hand_over_lab, knobs={"first_max": 5, "second_max": 1}, horizon="2m", checkpoints=[
+    Checkpoint(before="delay_delivered", msg_id="M0001", nth=2, ask="where", optional=True,
+               name="交接之后这条消息去哪里",
+               question="c1 已经两次消费 M0001 失败并关闭；c2 已经启动。下一步之后 M0001 在哪里？"
+                        "请在图上点击那个位置（或点按钮）。",
+               hint="回传的副本在 Broker 里等待，然后回到 %RETRY%cg：现在谁读这个队列？",
+               explain=sealed_explanation("02b.hand-over")),
+])
 hand_over_dash
 
 # %% [markdown]
@@ -287,15 +303,32 @@ grading_02b_3.verify("02b.3", answer_3)
 ### END HIDDEN TESTS
 
 # %% [markdown]
+# **原因。** `maxReconsumeTimes` 是 Consumer 实例的设置，不是消费组的设置：每个实例在每个 `CONSUMER_SEND_MSG_BACK` 请求头里发送自己的值，Broker 拿已存储的 `reconsumeTimes` 和*这个*值比较。另一次运行把两者放在一起：消费组 cg 的两个实例，c1 的
+# `max_reconsume_times=1`、c2 的为 3，分布在两个 Broker 上：每个实例拥有一个 Broker 的 TopicTest 队列和那个 Broker 的
+# `%RETRY%cg` 队列（AVG 平均分配），所以每条消息都只由一个实例处理。
+#
 # > **常见说法 vs. 源码。** “`maxReconsumeTimes` 是消费组的属性。”——它是每个 `DefaultMQPushConsumer` 的一个字段（−1 → 16），在每次回传的请求头（`ConsumerSendMsgBackRequestHeader`）里发送，Broker 用的是*当前*发送者说的值（`asyncConsumerSendMsgBack`）。给同一消费组的每个实例设置相同的值，否则重试次数取决于恰好由哪个实例持有重试队列。
+
+# %%
+lab = Lab(seed=SEED)
+lab.add_broker("broker-a")
+lab.add_broker("broker-b")
+lab.create_topic("TopicTest", queues=1)
+p = lab.add_producer("pg", send_which_queue_start=0)
+lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c1", max_reconsume_times=1)
+lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_fails, name="c2", max_reconsume_times=3)
+lab.at("5s", p.send, Message("TopicTest", "lands on broker-b"))
+lab.at("5s", p.send, Message("TopicTest", "lands on broker-a"))
+lab.run(until="10m")
+show_trace(lab.trace, "delivered", "dead_lettered", fields=("queue", "reconsume_times"))
+
 
 # %% [markdown]
 # ## 要点
 # - 回传可能失败（任何 code：只读的 Broker 或重试 Topic 返回 NO_PERMISSION、SYSTEM_ERROR……）；这时客户端自己还有两条兜底路径：它自己生产的 `%RETRY%` 消息，以及 5 s 后的本地重试。
 # - `consumeTimeout`（15 分钟）由 `cleanExpiredMsg` 每 15 分钟检查一次，不管监听器正在做什么。
 # - `maxReconsumeTimes` 是每个 Consumer 实例的设置，而不只是消费组的设置。
-
-# %% [markdown]
+#
 # ## 你的得分
 # 最后运行这个单元：本实验的每个练习一行，来自你运行过的检查。
 

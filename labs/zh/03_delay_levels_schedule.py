@@ -66,7 +66,7 @@ def failing_lab(**consumer_options):
 # ## 一次小运行：前两次重试
 
 # %% [markdown]
-# 图：把 `failing_lab` 放进一个带 `max_reconsume_times` 参数的 `Dashboard`（改参数后点“重建”）。播放它，看“重试时间线”标签页：一条泳道，每次投递、每次等待。它会停下来问三次：第一次重试在哪里等待，第二次重试何时到期，消息何时进入死信队列（这是练习 1 的问题：先在图上回答，再把答案写进下面的练习）。
+# 图：把 `failing_lab` 放进一个带 `max_reconsume_times` 参数的 `Dashboard`（改参数后点“重建”）。播放它，看“重试时间线”标签页：一条泳道，每次投递、每次等待。它会停下来问三次：第一次重试在哪里等待，第二次重试何时到期，消息何时进入死信队列。练习 1 再问同一件事，换成一个允许更少重试的 Consumer。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
@@ -92,17 +92,17 @@ show_trace(lab.trace, "delivered", "scheduled", "delay_delivered")
 
 # %% [markdown]
 # ### 练习 1 — 先预测，再运行
-# 在默认的 `maxReconsumeTimes`（−1 → 并发消费时为 16）下，消息在第几秒（虚拟时间）进入死信队列？
+# 同样一直失败的监听器，但 c1 设置 `max_reconsume_times=5`（图上的参数；上面的图跑的是默认值 −1 → 并发消费时为 16）。消息在第几秒（虚拟时间）进入死信队列？
 
 # %% nbgrader={"grade": false, "grade_id": "ex03_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_1 = 17140
+answer_1 = 400
 ### END SOLUTION
 
 # %%
-lab = failing_lab()
-lab.run(until="6h")
+lab = failing_lab(max_reconsume_times=5)
+lab.run(until="1h")
 deliveries = lab.trace.of_kind("delivered")
 print(table([[d.get("reconsume_times"), d.time_ms // 1000] for d in deliveries], ["reconsume_times", "delivered at (s)"]))
 dlq = lab.trace.of_kind("dead_lettered")[0]
@@ -165,10 +165,8 @@ time_to_dlq_chart(time_to_dlq(failing_lab, [0, 2, 4, 8, 12, 16, 18, 20], until="
 # 16 次以内曲线向上弯：每次重试等待的级别都更长。超过 16 次后是一条直线，每多一次重试多 2 h——级别封顶在 18
 # （`maxDelayLevel`），而 `reconsumeTimes` 继续计数。
 #
-# ## Broker 崩溃：暂存的消息保住了，最近的进度未必
-# ScheduleMessageService 为每个级别记住下一条要查看的暂存消息的 offset（位点），并且只在存储启动 10 s 后、之后每
-# 10 s 把这张表写入 `delayOffset.json`（`flushDelayOffsetInterval`）。崩溃会丢掉上次写入后的变化：重启时 `load()`
-# 把文件读回来，`correctDelayOffset` 把它限制在 `SCHEDULE_TOPIC_XXXX` 队列的范围内，各级别的定时器在 1 s 后启动。下面，“late”（级别 2，5 s）在 5 s 投递，Broker 在 9.999 s 崩溃——在第一次写入之前——并在 12 s 重启。
+# ## Broker 崩溃：暂存的消息会怎样？
+# Broker 把暂存的消息保存在 CommitLog 里。崩溃对它们、对刚刚投递出去的那条消息有什么影响？图：“late”（级别 2，5 s）和“later”（级别 3，10 s）在 0 时发送；broker-a 在 9.999 s 崩溃，在 12 s 重启（参数 `crash_at_ms`、`restart_at_ms`，改后点“重建”）。往前单步：它停在重启之后，问 5 s 时已被消费的“late”（M0001）接下来在哪里。
 
 # %%
 def crash_lab(crash_at_ms=9_999, restart_at_ms=12_000):
@@ -193,19 +191,15 @@ def show_crash(lab):
                 if e.kind.value in ("delay_delivered", "delivered", "fault") or e.actor == "schedule:broker-a"])
 
 
-crashed = crash_lab().run(until="20s")
-show_crash(crashed)
-
-# %% [markdown]
-# “late”被投递了两次（同一个消息 ID，在 TopicTest 上是新的 offset）：级别 2 越过它的那次推进从未被写入。“later”（10 s）在 Broker 宕机期间到期，在重启 1 s 后到来。暂存的消息一条都没丢；上次写入之后投递过的会再来一次——至少一次（at-least-once），所以监听器必须幂等。`examples/delay_offset_lost_in_crash.yaml` 是同一次运行的场景文件。
-#
-# > **常见说法 vs. 源码。** “延迟消息要么只投递一次，要么在崩溃中丢失。”——ScheduleMessageService 从不丢失暂存的消息（它在 CommitLog 里），但它的进度只和最后一次 `persist()` 写入 `delayOffset.json` 一样新（`ScheduleMessageService.start`，`flushDelayOffsetInterval` 10 000 ms）：崩溃把“已投递”变回了“仍在暂存”。
-
-# %% [markdown]
-# 图：同一次运行，带 `crash_at_ms` 和 `restart_at_ms` 参数（改后点“重建”）。单步走一遍：Broker 宕机时，暂存的消息在 `SCHEDULE_TOPIC_XXXX` 里等待；重启那一步的说明会告诉你读回的是哪个级别的 offset。
-
 # %% tags=["nbval-ignore-output"]
-crash_dash = Dashboard(crash_lab, knobs={"crash_at_ms": 9_999, "restart_at_ms": 12_000}, horizon="20s")
+crash_dash = Dashboard(crash_lab, knobs={"crash_at_ms": 9_999, "restart_at_ms": 12_000}, horizon="20s", checkpoints=[
+    Checkpoint(before="delay_delivered", msg_id="M0001", nth=2, ask="where", optional=True,
+               name="重启后 late 去哪里",
+               question="“late”（M0001）在崩溃前已被消费，broker-a 已恢复运行。下一步之后 M0001 在哪里？"
+                        "请在图上点击那个位置（或点按钮）。",
+               hint="ScheduleMessageService 重启时读回了什么？它上一次是什么时候写入的？",
+               explain=sealed_explanation("03.crash")),
+])
 crash_dash
 
 # %% [markdown]
@@ -231,6 +225,20 @@ import rmqlab.course.grading as grading_03_3
 grading_03_3.verify("03.3", answer_3)
 ### END HIDDEN TESTS
 
+# %% [markdown]
+# **证据。** ScheduleMessageService 为每个级别记住下一条要查看的暂存消息的位点，并且只在存储启动 10 s 后、之后每
+# 10 s 把这张表写入 `delayOffset.json`（`flushDelayOffsetInterval`）。崩溃会丢掉上次写入后的变化：重启时 `load()`
+# 把文件读回来，`correctDelayOffset` 把它限制在 `SCHEDULE_TOPIC_XXXX` 队列的范围内，各级别的定时器在 1 s 后启动。在图上的这次运行里，“late”（级别 2，5 s）在 5 s 投递，Broker 在 9.999 s 崩溃——在第一次写入之前——并在 12 s 重启：
+
+# %%
+crashed = crash_lab().run(until="20s")
+show_crash(crashed)
+
+# %% [markdown]
+# “late”被投递了两次（同一个消息 ID，在 TopicTest 上是新的位点）：级别 2 越过它的那次推进从未被写入。“later”（10 s）在 Broker 宕机期间到期，在重启 1 s 后到来。暂存的消息一条都没丢；上次写入之后投递过的会再来一次——至少一次（at-least-once），所以监听器必须幂等。`examples/delay_offset_lost_in_crash.yaml` 是同一次运行的场景文件。
+#
+# > **常见说法 vs. 源码。** “延迟消息要么只投递一次，要么在崩溃中丢失。”——ScheduleMessageService 从不丢失暂存的消息（它在 CommitLog 里），但它的进度只和最后一次 `persist()` 写入 `delayOffset.json` 一样新（`ScheduleMessageService.start`，`flushDelayOffsetInterval` 10 000 ms）：崩溃把“已投递”变回了“仍在暂存”。
+
 # %%
 show_crash(later_crash)
 
@@ -245,7 +253,7 @@ show_crash(later_crash)
 # - 一条消息总共重试多久，取决于 `maxReconsumeTimes` 和这张表：逐级把延迟加起来，并且数投递次数，而不只是重试次数。
 # - 监听器可以每次调用选择级别（`delayLevelWhenNextConsume`）：场景文件里一次投递写作
 #   `{return: RECONSUME_LATER, delay_level_when_next_consume: 5}`（`examples/listener_per_call.yaml`）。
-# - 延迟 offset 每 10 s 写入一次 `delayOffset.json`：Broker 崩溃之后，把崩溃时间和上次写入的时间比一比。
+# - 延时位点每 10 s 写入一次 `delayOffset.json`：Broker 崩溃之后，把崩溃时间和上次写入的时间比一比。
 
 # %% [markdown]
 # ## 你的得分

@@ -32,7 +32,6 @@ CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
 RECONSUME_LATER = ConsumeConcurrentlyStatus.RECONSUME_LATER
 SEED = 7
 
-# %%
 bug_fixed = False
 
 
@@ -68,7 +67,6 @@ def refund_fails(max_reconsume_times=1, reject_send_back=False, retry_queue_nums
     for k in range(messages):
         lab.at(f"{1 + k}s", p.send, Message("TopicTest", f"refund {17 + k}", keys=f"order-{17 + k}"))
     return lab
-
 
 # %% [markdown]
 # ## 一次小运行：`max_reconsume_times=1`
@@ -122,8 +120,8 @@ grading_04_1.verify("04.1", answer_1)
 # 死信 Topic 之前并不存在：该消费组的消息第一次在这个 Broker 上“死掉”时，Broker 才创建它（`createTopicInSendMessageBackMethod`）。
 
 # %% [markdown]
-# ## 每个消费组一个死信 Topic
-
+# ## 两个 Topic、一个消费组：有几个死信 Topic？
+# 图：同一个消费组里全部失败的订单和退款消息，组里的 c1 不允许重试。往前单步：它停在第一条失败的订单去任何地方之前，问它去哪里。
 
 # %%
 def two_topics_lab(per_topic=3):
@@ -141,11 +139,15 @@ def two_topics_lab(per_topic=3):
     return lab
 
 
-# %% [markdown]
-# 图：同一个消费组里全部失败的订单和退款消息。单步走到第一条死信，停在那里。
-
 # %% tags=["nbval-ignore-output"]
-two_dash = Dashboard(two_topics_lab, knobs={"per_topic": 3}, horizon="10s")
+two_dash = Dashboard(two_topics_lab, knobs={"per_topic": 3}, horizon="10s", checkpoints=[
+    Checkpoint(before="send_back", msg_id="M0001", ask="where", optional=True,
+               name="第一条失败的订单去哪里",
+               question="c1 即将让 order 5（M0001）失败，而 c1 不允许重试。下一步之后 M0001 在哪里？"
+                        "请在图上点击那个位置（或点按钮）。",
+               hint="Broker 拿 c1 自己的 maxReconsumeTimes 和消息里存着的次数比较。",
+               explain=sealed_explanation("04.first-dead")),
+])
 two_dash
 
 # %% [markdown]
@@ -242,7 +244,7 @@ grading_04_3.verify("04.3", answer_3)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 死信和其他消息保存得一样久
+# ## 死信保存多久？
 # 默认没有人订阅死信队列：它就放在那里，而且**不会**比其他消息保存得更久。Broker 的 `CleanCommitLogService` 删除的是整个 CommitLog *文件*（每个 1 GiB），从不删除单条消息：一个文件的最后一次写入已超过 `fileReservedTime`（72 h），
 # **并且**正好是 `deleteWhen` 的钟点（04:xx）或者磁盘使用率超过 `diskMaxUsedSpaceRatio`（75 %）时，它就会被删除——磁盘压力更大时，更新的文件也会被删。正在写入的文件不会以这种方式被删除。所以一条死信至少保存 72 h，然后和它所在文件里的其他一切一起消失，具体时刻取决于它周围的流量：要在三天之内检查死信队列。
 
@@ -269,17 +271,24 @@ show_trace(lab.trace, "delivered", "consumed", fields=("topic", "reconsume_times
 # 重新发送的副本是一条全新的消息（新的 `UNIQ_KEY`，`reconsume_times` 为 0）：要按业务 Key 去重（`keys="order-17"`）。先修复，再重新发送：bug 还在时重新发送，只会得到一条再次死掉的新消息。
 
 # %% [markdown]
-# ## “关掉重试”不等于“直接进死信队列”：`retryQueueNums` = 0
+# ## `retryQueueNums` = 0：失败的消息去哪里？
 # 运维人员想让失败的退款消息立即停放在死信队列里，不走重试时间表，于是运行了 `mqadmin updateSubGroup -g cg -q 0`
-# （0 个重试队列；这里是 `lab.update_subscription_group("cg", retry_queue_nums=0)`）。同样的小运行，监听器总是失败。图：参数 `retry_queue_nums` 为 0，单步走到第一次回传，停在那里。
+# （0 个重试队列；这里是 `lab.update_subscription_group("cg", retry_queue_nums=0)`）。同样的小运行，监听器总是失败。图：参数 `retry_queue_nums` 为 0。往前单步：它停在 c1 的第一次回传之前，问这条退款消息去哪里。
 
 # %% tags=["nbval-ignore-output"]
-off_dash = Dashboard(refund_fails, knobs={"retry_queue_nums": 0, "messages": 5}, horizon="1m")
+off_dash = Dashboard(refund_fails, knobs={"retry_queue_nums": 0, "messages": 5}, horizon="1m", checkpoints=[
+    Checkpoint(before="send_back", msg_id="M0001", ask="where", optional=True,
+               name="没有重试队列时退款消息去哪里",
+               question="cg 现在没有重试队列，c1 即将让 refund 17（M0001）失败。下一步之后 M0001 在哪里？"
+                        "请在图上点击那个位置（或点按钮）。",
+               hint="回传到达时 Broker 先检查什么：消费组的重试队列，还是死信规则？",
+               explain=sealed_explanation("04.off")),
+])
 off_dash
 
 # %% [markdown]
 # ### 练习 4 — 先预测，再运行
-# 这条消费失败的消息最终落在哪里？用一个 Topic 名回答，如果哪里都不在，就回答 `None`。
+# 同一次运行里换一个监听器，它立即放弃：设置 `ctx.delay_level_when_next_consume = -1`，有重试队列时这会让失败的消息直接进入死信队列。`retryQueueNums` = 0 时，这条消费失败的消息最终落在哪里？用一个 Topic 名回答，如果哪里都不在，就回答 `None`。
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← 你的预测
@@ -288,7 +297,13 @@ answer_4 = None
 ### END SOLUTION
 
 # %%
-off, off_p, _ = refund_lab(always_fails)
+def gives_up(msgs, ctx):
+    """失败，并要求不再重试：延时级别 -1 表示“立即进入死信”。"""
+    ctx.delay_level_when_next_consume = -1
+    return RECONSUME_LATER
+
+
+off, off_p, _ = refund_lab(gives_up)
 off.update_subscription_group("cg", retry_queue_nums=0)
 off.at("1s", off_p.send, Message("TopicTest", "refund 18", keys="order-18"))
 off.run(until="1h")
