@@ -20,25 +20,25 @@ def _frames(lab: str, index: int, monkeypatch: pytest.MonkeyPatch):  # type: ign
     return frames
 
 
-def _paused(lab: str, index: int, monkeypatch: pytest.MonkeyPatch) -> str:
+def _paused(lab: str, index: int, monkeypatch: pytest.MonkeyPatch, question: int = 0) -> str:
     frames = _frames(lab, index, monkeypatch)
-    return str(frames.captions[frames.checkpoints[0].frame][0])
+    return str(frames.captions[frames.checkpoints[question].frame][0])
 
 
 def test_a_pause_leads_with_what_its_question_is_about_unless_that_tells_the_answer(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Lab 09's first pause (before bad-card's first delivery) asks where bad-card (M0003) will wait: it led with
-    "pay-producer sends M0004", now with pay-1 fetching bad-card itself; lab 02a's pause asks about c1's M0001. Lab
-    08's BROADCASTING pause asks where c1's failed copy of M0001 goes (answer: it stays with c1, dropped): "c1 fetches
-    M0001" would name the answer with the message, so that pause keeps "pg sends M0001" (tests/test_lab_pictures.py:
-    a pause never says its answer)."""
+    """Lab 09's first pause (before bad-card's first delivery) asks where bad-card (M0003) will wait: it led with "pay-
+    producer sends M0004", now with pay-1 fetching bad-card itself; lab 02a's pause asks about c1's M0001. Lab 08's
+    BROADCASTING picture (its second question) asks where c1's failed copy of M0001 goes (answer: it stays with c1,
+    dropped): "c1 fetches M0001" would name the answer with the message, so that pause keeps "pg sends M0001"
+    (tests/test_lab_pictures.py: a pause never says its answer)."""
     paused = _paused("09_capstone.py", 0, monkeypatch)
     assert paused.startswith("pay-1 fetches M0003 from Payments queue 0 on broker-a.")
     assert _paused("02a_consume_failure_send_back.py", 0, monkeypatch).startswith(
         "c1 fetches M0001 from TopicTest queue 0 on broker-a."
     )
-    assert _paused("08_broadcasting_vs_clustering.py", 1, monkeypatch).startswith("pg sends M0001")
+    assert _paused("08_broadcasting_vs_clustering.py", 1, monkeypatch, question=1).startswith("pg sends M0001")
 
 
 def test_an_offset_that_jumps_leads_its_step(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -170,6 +170,16 @@ def _where_hint(
     return ""
 
 
+def _answer_broker(answer: str, came_from: str) -> str:
+    """The broker of a "where" answer: a delay level's or a queue's, and for "dropped:cg" / "done:cg" the broker of
+    the queue the message was delivered from (``came_from``)."""
+    if answer.startswith("delay:"):
+        return answer.split(":")[1]
+    if "@" in answer:
+        return answer.split("@")[-1].split(":")[0]
+    return came_from.split("@")[-1].split(":")[0] or answer.split(":")[0]
+
+
 def where_offers(
     event: TraceEvent,
     before: FlowVM,
@@ -195,9 +205,7 @@ def where_offers(
     most, who = _max_reconsume_times(event, trace, step), _sender(event, trace, step)
     sent = send_facts(event, trace) if event.kind is EventKind.STORED else None
     drawn = {p.key for p in before.places}
-    broker = (answer.split(":")[1] if answer.startswith("delay:") else answer.split("@")[-1].split(":")[0])
-    if "@" not in answer and not answer.startswith("delay:"):  # "dropped:cg", "done:cg": the broker it came from
-        broker = came_from.split("@")[-1].split(":")[0] or broker
+    broker = _answer_broker(answer, came_from)
     if retry_path:
         level = int(answer.rsplit(":", 1)[1]) if answer.startswith("delay:") else 3 + rt
         window = range(max(1, level - 2), min(DELAYS.max_level, level + 2) + 1)
