@@ -8,8 +8,11 @@ A run whose last step only kept books (an offset persisted) shows the summary on
 
 from __future__ import annotations
 
+import pytest
 from rmqlab.widgets import Controller, demo_lab
 from test_run_summary import flush_timeouts
+
+pytestmark = pytest.mark.usefixtures("no_running_loop")  # a page move is followed at once, as in a script
 
 
 def test_the_last_event_keeps_its_caption_and_the_summary_comes_one_step_later() -> None:

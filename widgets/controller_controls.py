@@ -256,7 +256,13 @@ class KernelControls:
 
     @property
     def clock_text(self) -> str:
-        """The clock readout as plain text."""
+        """The clock readout as plain text: the page's for a frame (whose `` · end`` is the last frame's alone, the
+        summary after the last event), else computed here."""
         if self.snapshot is None:
             return _("no scenario")
+        frames = self.frames
+        if frames is not None and not self.raw_steps and self.replay is not None:
+            frame = frames.index_of(self.position, self.replay.lab.now, ended=self.replay.at_end)
+            if frame >= 0:
+                return frames.clock(frame)
         return clock_text(self.snapshot.now_ms, self.position, self.end, self.at_end)
