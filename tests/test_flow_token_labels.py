@@ -3,20 +3,14 @@ repeat within seven messages, and lab 07a's question names M0001 among eight tok
 
 from __future__ import annotations
 
-from typing import Any
-
 from rmqlab.widgets.flow_layout import flow_scene
 from rmqlab.widgets.flow_view import flow_view_model
 
-from rmqlab import ConsumeConcurrentlyStatus, Lab, Message
+from rmqlab import Lab, Message
+from tests.listeners import fails_once
 
 
 def eight_messages_failing_once() -> Lab:
-    def fails_once(msgs: list[Any], ctx: Any) -> ConsumeConcurrentlyStatus:
-        if msgs[0].reconsume_times == 0:
-            return ConsumeConcurrentlyStatus.RECONSUME_LATER
-        return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
-
     lab = Lab(seed=7)
     lab.add_broker("broker-a")
     lab.create_topic("TopicTest", queues=1)

@@ -10,17 +10,13 @@ from rmqlab.widgets.frames import build_run
 from rmqlab.widgets.spacetime_rows import spacetime_view_model
 from rmqlab.widgets.spacetime_scene import spacetime_scene
 
-from rmqlab import ConsumeConcurrentlyStatus, Lab, Message
+from rmqlab import Lab, Message
+from tests.listeners import fails_once
 from tests.test_flow_fits import OUTPUT_AREA_PX, tour_lab
 
 
 def two_consumers_lab(model: str) -> Lab:
     """Lab 08's picture: c1 and c2 of cg in ``model``, three messages that fail once."""
-
-    def fails_once(msgs: list[Any], ctx: Any) -> ConsumeConcurrentlyStatus:
-        if msgs[0].reconsume_times == 0:
-            return ConsumeConcurrentlyStatus.RECONSUME_LATER
-        return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
 
     lab = Lab(seed=7)
     lab.add_broker("broker-a")

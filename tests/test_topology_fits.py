@@ -4,23 +4,17 @@ wide with one-line details puts each box's detail on two lines and narrows the g
 
 from __future__ import annotations
 
-from typing import Any
-
 from rmqlab.widgets.scene import text_width
 from rmqlab.widgets.topology_model import topology_model
 from rmqlab.widgets.topology_scene import topology_scene
 
-from rmqlab import ConsumeConcurrentlyStatus, Lab, Message
+from rmqlab import Lab, Message
+from tests.listeners import fails_once
 from tests.test_flow_fits import OUTPUT_AREA_PX
 
 
 def raised_late() -> Lab:
     """Lab 04b's second picture: retryQueueNums raised to 4, four messages fail once, %RETRY%cg widened at 62 s."""
-
-    def fails_once(msgs: list[Any], ctx: Any) -> ConsumeConcurrentlyStatus:
-        if msgs[0].reconsume_times == 0:
-            return ConsumeConcurrentlyStatus.RECONSUME_LATER
-        return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
 
     lab = Lab(seed=7)
     lab.add_broker("broker-a")
