@@ -218,13 +218,18 @@ class KernelControls:
                 self.kind_choice.value = min((value for _, value in choices), key=lambda k: ahead[EventKind(k)])
         self.kind_choice.disabled = self.jump_button.disabled = not choices
 
+    def _frame_here(self) -> int:
+        """The page's frame at the current position (the summary frame once the replay found nothing follows the last
+        event), or -1: no frames, a raw step, or between frames. The caption and the clock read it alike."""
+        if self.frames is None or self.raw_steps or self.replay is None:
+            return -1
+        return self.frames.index_of(self.position, self.replay.lab.now, ended=self.replay.at_end)
+
     def _caption_for_position(self) -> tuple[str, ...]:
         """The captions of the step that reached the current position (a function of position and toggle)."""
         if self.stepper is None:
             return ()
-        frames, frame = self.frames, -1
-        if frames is not None and not self.raw_steps and self.replay is not None:
-            frame = frames.index_of(self.position, self.replay.lab.now, ended=self.replay.at_end)
+        frames, frame = self.frames, self._frame_here()
         # a frame's caption is the page's (its first knows the run ahead, its last what the run showed)
         lines = (
             frames.captions[frame]
@@ -260,9 +265,7 @@ class KernelControls:
         summary after the last event), else computed here."""
         if self.snapshot is None:
             return _("no scenario")
-        frames = self.frames
-        if frames is not None and not self.raw_steps and self.replay is not None:
-            frame = frames.index_of(self.position, self.replay.lab.now, ended=self.replay.at_end)
-            if frame >= 0:
-                return frames.clock(frame)
+        frame = self._frame_here()
+        if self.frames is not None and frame >= 0:
+            return self.frames.clock(frame)
         return clock_text(self.snapshot.now_ms, self.position, self.end, self.at_end)
