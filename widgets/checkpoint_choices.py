@@ -20,7 +20,7 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.core.i18n import ngettext
 from rmqlab.snapshot import LabSnapshot
 
-from .checkpoint_sends import SENDS, SendFacts, failed_hint, failed_place, send_facts, send_hint
+from .checkpoint_sends import SENDS, SendFacts, broker_of, failed_hint, failed_place, send_facts, send_hint
 from .flow_view import FlowVM, Place
 
 __all__ = ["DELAYS", "Offer", "where_offers", "who_hint"]
@@ -157,7 +157,7 @@ def _where_hint(
         said = send_hint(choice, answer, sent)
         if said:
             return said
-        if choice.key.split("@")[-1].split(":")[0] != answer.key.split("@")[-1].split(":")[0]:
+        if broker_of(choice.key) != broker_of(answer.key):
             return _("Look at the broker: the producer picks among the queues of the route it may use now — a "
                      "broker sidelined by sendLatencyFaultEnable, or a selector's rule, can rule one out.")
         return _("Look at the queue number: the round robin moves one queue on from the producer's last send, and "
@@ -176,8 +176,8 @@ def _answer_broker(answer: str, came_from: str) -> str:
     if answer.startswith("delay:"):
         return answer.split(":")[1]
     if "@" in answer:
-        return answer.split("@")[-1].split(":")[0]
-    return came_from.split("@")[-1].split(":")[0] or answer.split(":")[0]
+        return broker_of(answer)
+    return broker_of(came_from) or answer.split(":")[0]
 
 
 def where_offers(
@@ -218,7 +218,7 @@ def where_offers(
             label = _("%DLQ%{group}:0 (dead letters)").format(group=group)
             places.setdefault(dlq, Place(dlq, "dlq", label, f"broker:{broker}"))
     elif failed:  # BROADCASTING drops it: still offer the retry it does not make (the lab's misconception)
-        broker = came_from.split("@")[-1].split(":")[0] or broker
+        broker = broker_of(came_from) or broker
         key = f"delay:{broker}:{3 + rt}"
         places.setdefault(key, Place(key, "delay", _("level {level}").format(level=3 + rt), f"broker:{broker}"))
     fails = failed_place(event, trace)  # a send: "send fails, not stored" next to its producer, and its topic's queues
@@ -264,7 +264,7 @@ def _told_apart(offers: list[Offer]) -> tuple[Offer, ...]:
     out = []
     for o in offers:
         if seen[o.label] > 1 and "@" in o.key and " · " not in o.label:
-            broker = o.key.split("@")[-1].split(":")[0]
+            broker = broker_of(o.key)
             o = replace(o, label=f"{o.label} · {broker}")
         out.append(o)
     return tuple(out)

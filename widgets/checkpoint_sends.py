@@ -19,7 +19,7 @@ from rmqlab.core.i18n import gettext as _
 
 from .flow_view import Place
 
-__all__ = ["SENDS", "SendFacts", "failed_hint", "failed_place", "send_end", "send_facts", "send_hint"]
+__all__ = ["SENDS", "SendFacts", "broker_of", "failed_hint", "failed_place", "send_end", "send_facts", "send_hint"]
 
 SENDS = (EventKind.STORED, EventKind.SEND_ATTEMPT)
 """The events whose "where" question is about a send."""
@@ -50,10 +50,15 @@ def failed_place(event: TraceEvent, trace: Sequence[TraceEvent]) -> Place | None
     return Place(f"failed:{producer}", "send_failed", _("send fails, not stored"), "producers", owner=producer)
 
 
+def broker_of(key: str) -> str:
+    """The broker of a queue's place key (``queue:TopicTest@broker-b:0`` → ``broker-b``)."""
+    return key.split("@")[-1].split(":")[0]
+
+
 def failed_hint(choice: Place, answer: Place) -> str:
     """The near-miss hint of a send question's wrong choice when the send fails or the message is stored."""
     if choice.kind == "send_failed":
-        broker = answer.key.split("@")[-1].split(":")[0]
+        broker = broker_of(answer.key)
         return _("The request reaches {broker}, which is up, and the broker appends the message as the request "
                  "arrives. Whatever the producer hears back later, or gives up waiting for, does not undo the "
                  "store.").format(broker=broker)
@@ -116,8 +121,8 @@ def send_hint(choice: Place, answer: Place, sent: SendFacts | None) -> str:
     plain round robin, or a selector)."""
     if sent is None:
         return ""
-    broker = choice.key.split("@")[-1].split(":")[0]
-    right = answer.key.split("@")[-1].split(":")[0]
+    broker = broker_of(choice.key)
+    right = broker_of(answer.key)
     if sent.last_broker:
         if broker == sent.last_broker:
             return _("Try {n} comes after try {m} on {broker} ended in {outcome}: a retry calls "
