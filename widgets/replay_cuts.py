@@ -41,6 +41,8 @@ class StepCuts:
         """Per cut: how many matching events so far."""
         self._step_start: int | None = None
         """The trace length when the scheduler step being run began (``None``: no step is running)."""
+        self._cut_in_step: list[int] = []
+        """The positions cut inside the scheduler step being run (or the last one), in the order they came."""
         self.snapshots: dict[int, LabSnapshot] = {}
         """Position (trace length) inside a step → the engine's state there."""
 
@@ -48,18 +50,23 @@ class StepCuts:
         """Watch ``lab``'s trace (a fresh Lab: the counts start again)."""
         self._seen = [0] * len(self.cuts)
         self._step_start = None
+        self._cut_in_step = []
         self.snapshots = {}
         if self.cuts:
             lab.trace.watch(lambda event: self._before(event, lab))
 
     def run_step(self, lab: Lab) -> list[int]:
-        """Run one scheduler step of ``lab``; returns the positions cut inside it, in order."""
-        self._step_start = len(lab.trace)
+        """Run one scheduler step of ``lab``; returns the positions cut inside it, in order (the trace only grows, so
+        the order they came in)."""
+        if not self.cuts:  # nothing to watch for: the step as it is
+            lab.step()
+            return []
+        self._step_start, self._cut_in_step = len(lab.trace), []
         try:
             lab.step()
         finally:
-            start, self._step_start = self._step_start, None
-        return sorted(p for p in self.snapshots if start < p < len(lab.trace))
+            self._step_start = None
+        return self._cut_in_step
 
     def _before(self, event: TraceEvent, lab: Lab) -> None:
         for i, cut in enumerate(self.cuts):
@@ -70,3 +77,4 @@ class StepCuts:
             inside = self._step_start is not None and position > self._step_start
             if self._seen[i] == cut.nth and inside and position not in self.snapshots:
                 self.snapshots[position] = self._snapshot()
+                self._cut_in_step.append(position)

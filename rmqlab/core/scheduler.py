@@ -242,24 +242,35 @@ class Scheduler:
         self._raise_interrupt()
 
     def step(self) -> bool:
-        """Run the next live event; return ``False`` when the heap is empty."""
+        """Run the next live event; return ``False`` when the heap is empty.
+
+        Inside :meth:`handling_interrupts` (a walk of many steps, :meth:`Lab.stepping`) the SIGINT handler is already
+        there and the step runs at once; alone, it sets the handler up for this one step."""
         self._refuse_reentry()
-        heap = self._heap
-        with self.handling_interrupts():
-            while heap:
-                entry = heappop(heap)
-                if entry[3].cancelled:
-                    continue
-                self._in_loop = True
-                try:
-                    self._run_entry(entry)
-                finally:
-                    self._in_loop = False
-                break
-            else:
-                return False
+        if self._sigint_held:
+            ran = self._run_next()
+        else:
+            with self.handling_interrupts():
+                ran = self._run_next()
+        if not ran:
+            return False
         self._raise_interrupt()
         return True
+
+    def _run_next(self) -> bool:
+        """Pop the cancelled entries on top of the heap and run the first live one; ``False`` when none is left."""
+        heap = self._heap
+        while heap:
+            entry = heappop(heap)
+            if entry[3].cancelled:
+                continue
+            self._in_loop = True
+            try:
+                self._run_entry(entry)
+            finally:
+                self._in_loop = False
+            return True
+        return False
 
     def run(self, until: int | None = None) -> None:
         """Run events up to and including ``until`` (all of them when ``None``), then set the clock.

@@ -139,6 +139,8 @@ def _fit_sentences(
 
     kept: list[int] = []
     for i in _most_telling_first(ranks):
+        if len(kept) == MAX_SENTENCES:  # full: no other sentence can join
+            break
         trial = sorted({*kept, i})
         words = [sentences[j] for j in trial] + more(trial)
         if kept and (len(trial) > MAX_SENTENCES or columns(_joined(words)) > PLAIN_WIDTH):
