@@ -11,7 +11,9 @@ from rmqlab.widgets.spacetime_view import (
     spacetime_scene,
     spacetime_text,
     spacetime_view_model,
+    spacetime_view_models,
 )
+from rmqlab.widgets.frames import build_run
 from view_checks import example_snapshot, overlapping_texts, texts_outside
 
 from rmqlab import EventKind, Lab, Message
@@ -236,3 +238,28 @@ def test_a_stored_send_answered_flush_disk_timeout_is_drawn_stored_not_failed() 
         (ArrowKind.RESPONSE, "M0001 #1 ✓ FLUSH_DISK_TIMEOUT", False),
     ]
     assert not any("✗" in r.label for r in late.rows if r.msg_id == "M0001")
+
+
+def _late_cast(orderly: bool) -> Lab:
+    """demo_lab, and a producer that only appears at 1.5 s, when it sends: the diagram's cast changes mid-run."""
+    lab = demo_lab(messages=2, orderly=orderly)
+
+    def late() -> None:
+        lab.add_producer("pg-late").send(Message("TopicTest", "late"))
+
+    lab.at(1500, late)
+    return lab
+
+
+@pytest.mark.parametrize("orderly", [False, True])
+@pytest.mark.parametrize("locks", [True, False])
+def test_a_run_folded_once_is_each_frame_folded_alone(orderly: bool, locks: bool) -> None:
+    """A run's frames fold each event once (spacetime_view_models), and draw what folding each frame's trace from
+    its start draws, also across a producer that appears mid-run and when a trace is not the one before's going
+    on (the fold starts again there)."""
+    snaps = build_run(lambda: _late_cast(orderly), horizon="40s").snapshots
+    assert len(snaps) > 5
+    assert snaps[1].producers != snaps[-1].producers
+    assert spacetime_view_models(snaps, locks=locks) == [spacetime_view_model(s, locks=locks) for s in snaps]
+    backwards = snaps[::-1]  # no frame's trace goes on from the one before: each is folded from its start
+    assert spacetime_view_models(backwards, locks=locks) == [spacetime_view_model(s, locks=locks) for s in backwards]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import ipywidgets as W
@@ -63,6 +63,11 @@ class SnapshotView(W.VBox):
 
     def model(self, snap: LabSnapshot) -> Any:
         raise NotImplementedError
+
+    def models(self, snaps: Sequence[LabSnapshot]) -> list[Any]:
+        """:meth:`model` of each snapshot of a run, in order (a run's frames, :class:`~widgets.frames.RunFrames`).
+        A view whose model folds the trace from its start gives its own, which folds each event once."""
+        return [self.model(snap) for snap in snaps]
 
     def render(self, vm: Any) -> None:
         raise NotImplementedError

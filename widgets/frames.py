@@ -143,7 +143,7 @@ class RunFrames:
         key = id(view)  # a cache key only, never an order
         if key not in self._models:
             masks = self.masks
-            self._models[key] = [mask_model(view.model(snap), masks.get(i)) for i, snap in enumerate(self.snapshots)]
+            self._models[key] = [mask_model(vm, masks.get(i)) for i, vm in enumerate(view.models(self.snapshots))]
         return self._models[key]
 
     def scenes(self, view: SceneView) -> list[Scene]:

@@ -6,7 +6,7 @@ listener calls, :mod:`widgets.spacetime_broker_rows` for the broker's and the la
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from rmqlab import EventKind, TraceEvent
@@ -29,7 +29,7 @@ from .spacetime_client_rows import (
 )
 from .spacetime_model import Lane, Row, SpaceTimeModel, Span
 
-__all__ = ["HANDLERS", "RowBuilder", "spacetime_view_model"]
+__all__ = ["HANDLERS", "RowBuilder", "spacetime_view_model", "spacetime_view_models"]
 
 
 class RowBuilder:
@@ -37,6 +37,8 @@ class RowBuilder:
 
     def __init__(self, snap: LabSnapshot, locks: bool) -> None:
         self.locks = locks
+        self.cast = _cast(snap)
+        """What it read of the snapshot it began with (:func:`spacetime_view_models` goes on only while it holds)."""
         self.consumer_ids = {c.client_id for c in snap.consumers}
         self.brokers = {b.name for b in snap.brokers}
         self.queue_broker = {q.name: q.broker for q in snap.queues}
@@ -155,6 +157,40 @@ def spacetime_view_model(snap: LabSnapshot, *, locks: bool = True) -> SpaceTimeM
     b = RowBuilder(snap, locks)
     for e in snap.events:
         b.fold(e)
+    return _model_of(b, snap)
+
+
+def spacetime_view_models(snaps: Sequence[LabSnapshot], *, locks: bool = True) -> list[SpaceTimeModel]:
+    """:func:`spacetime_view_model` of each snapshot of a run, in order, folding each event once: a snapshot's trace
+    is the one before's and what came after it, so one :class:`RowBuilder` goes on from where it stopped. It starts
+    again when the trace is not a continuation, or when the cast the builder began with changed (the clients and
+    brokers it lays its first lanes out for, the queues it finds a broker for)."""
+    out = []
+    b: RowBuilder | None = None
+    folded: tuple[TraceEvent, ...] = ()
+    for snap in snaps:
+        events = snap.events
+        if b is None or _cast(snap) != b.cast or events[: len(folded)] != folded:
+            b, folded = RowBuilder(snap, locks), ()
+        for e in events[len(folded) :]:
+            b.fold(e)
+        folded = events
+        out.append(_model_of(b, snap))
+    return out
+
+
+def _cast(snap: LabSnapshot) -> tuple[object, ...]:
+    """What :class:`RowBuilder` reads of a snapshot besides its trace."""
+    return (
+        snap.producers,
+        tuple(b.name for b in snap.brokers),
+        tuple((c.client_id, c.group) for c in snap.consumers),
+        tuple((q.name, q.broker) for q in snap.queues),
+    )
+
+
+def _model_of(b: RowBuilder, snap: LabSnapshot) -> SpaceTimeModel:
+    """The diagram of what ``b`` folded so far, at ``snap``'s time (lanes without a row or span left out)."""
     rows = _fold_repeats(b.rows, b.spans)
     used = {r.src for r in rows} | {r.dst for r in rows} | {s.lane for s in b.spans}
     lanes = tuple(lane for lane in b.lanes.values() if lane.kind != "schedule" or lane.id in used)

@@ -34,6 +34,7 @@ The parts: :mod:`~widgets.spacetime_model` (the view-model and its text), :mod:`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rmqlab.core.i18n import N_
@@ -41,7 +42,7 @@ from rmqlab.snapshot import LabSnapshot
 
 from .scene import Scene, SceneView
 from .spacetime_model import ArrowKind, Lane, Row, SpaceTimeModel, Span, spacetime_text
-from .spacetime_rows import spacetime_view_model
+from .spacetime_rows import spacetime_view_model, spacetime_view_models
 from .spacetime_scene import spacetime_scene
 
 __all__ = [
@@ -68,6 +69,9 @@ class SpaceTimeView(SceneView):
 
     def model(self, snap: LabSnapshot) -> SpaceTimeModel:
         return spacetime_view_model(snap, locks=self.locks)
+
+    def models(self, snaps: Sequence[LabSnapshot]) -> list[SpaceTimeModel]:
+        return spacetime_view_models(snaps, locks=self.locks)
 
     def scene(self, vm: SpaceTimeModel) -> Scene:
         return spacetime_scene(vm, max_rows=self.max_rows)

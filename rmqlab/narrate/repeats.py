@@ -111,6 +111,8 @@ def group_repeats(
     ``closes(item)`` it first closes the open groups not of its own :func:`burst` (something new happened: a
     later identical event is news again). Groups are listed where their first item was."""
     groups: list[list[G]] = []
+    bursts: list[Hashable] = []
+    """Per group: the burst of its first item (found once, not at every item that closes groups)."""
     open_groups: dict[Hashable, int] = {}
     for item in items:
         k = key(item)
@@ -118,10 +120,12 @@ def group_repeats(
         if at is not None:
             groups[at].append(item)
             continue
+        started = burst(item)
         if closes(item):
-            close_other_bursts(open_groups, burst(item), lambda i: burst(groups[i][0]))
+            close_other_bursts(open_groups, started, bursts.__getitem__)
         open_groups[k] = len(groups)
         groups.append([item])
+        bursts.append(started)
     return [_repeat(g) for g in groups]
 
 
