@@ -67,7 +67,7 @@ def _row_leaks(table: dict[str, Any], *, answer_ms: int, left_ms: int, now_ms: i
 
 def _page_events(dash: Any, frames: RunFrames, frame: int) -> dict[str, Any]:
     events = next(v for v in dash.views if isinstance(v, EventLog))
-    return decode(event_frames(frames, events.model), frame)
+    return decode(event_frames(frames, events.models), frame)
 
 
 def test_the_events_tab_at_a_paused_when_checkpoint_tells_nothing_of_the_answer() -> None:

@@ -11,7 +11,7 @@ for hours is one row, not fifty thousand.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,10 +85,17 @@ def _details(e: TraceEvent) -> str:
 
 
 def event_log_model(
-    snap: LabSnapshot, *, msg_id: str = "", kind: str = ALL, actor: str = ALL, limit: int = 15
+    snap: LabSnapshot,
+    *,
+    msg_id: str = "",
+    kind: str = ALL,
+    actor: str = ALL,
+    limit: int = 15,
+    repeat_key: Callable[[TraceEvent], Hashable] = signature,
 ) -> EventLogModel:
     """The last ``limit`` rows of the events matching all filters (empty / ``ALL`` = no filter), in reading order
-    with repeats folded (``matched`` counts events, not rows)."""
+    with repeats folded (``matched`` counts events, not rows; ``repeat_key``: an event's
+    :func:`~rmqlab.narrate.signature`, or where a run's frames keep it, :meth:`EventLog.models`)."""
     wanted_kind = None if kind == ALL else EventKind(kind)
     events = reading_order(snap.events)
     if not msg_id and wanted_kind is None and actor == ALL:
@@ -102,7 +109,7 @@ def event_log_model(
             and (actor == ALL or e.actor == actor)
         ]
     last = snap.events[-1].seq if snap.events else 0
-    groups = group_repeats(matched, key=signature, closes=is_meaningful) if limit else []
+    groups = group_repeats(matched, key=repeat_key, closes=is_meaningful) if limit else []
     rows = tuple(
         EventRowVM(
             g.first.seq,
@@ -188,14 +195,28 @@ class EventLog(FramedView):
         self.canvas = EventTableWidget()
         self.children = (W.HBox([self.msg_filter, self.kind_filter, self.actor_filter]), self.canvas, self.debug)
 
-    def model(self, snap: LabSnapshot) -> EventLogModel:
+    def model(self, snap: LabSnapshot, repeat_key: Callable[[TraceEvent], Hashable] = signature) -> EventLogModel:
         return event_log_model(
             snap,
             msg_id=self.msg_filter.value.strip(),
             kind=self.kind_filter.value,
             actor=self.actor_filter.value,
             limit=self.limit,
+            repeat_key=repeat_key,
         )
+
+    def models(self, snaps: Sequence[LabSnapshot]) -> list[EventLogModel]:
+        """A run's frames, whose traces are one trace growing: each event's signature is found once, not again at
+        every frame that lists it (most of a frame's cost)."""
+        found: dict[int, Hashable] = {}
+        """Event seq → its signature."""
+
+        def signature_once(e: TraceEvent) -> Hashable:
+            if e.seq not in found:
+                found[e.seq] = signature(e)
+            return found[e.seq]
+
+        return [self.model(snap, signature_once) for snap in snaps]
 
     def to_text(self, vm: EventLogModel) -> str:
         return event_log_text(vm)
@@ -224,7 +245,7 @@ class EventLog(FramedView):
             self.canvas.table = event_table_json(self.vm)
 
     def page_frames(self, frames: RunFrames) -> dict[str, Any]:
-        return event_frames(frames, self.model)
+        return event_frames(frames, self.models)
 
     def static_html(self) -> str:
         """The table now, as HTML ("" before the first snapshot)."""

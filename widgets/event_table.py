@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import html
 import pathlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anywidget
@@ -108,14 +108,14 @@ def event_table_html(table: dict[str, Any]) -> str:
     )
 
 
-def event_frames(frames: RunFrames, model: Callable[[LabSnapshot], EventLogModel]) -> dict[str, Any]:
-    """The Events tab's table at every frame of ``frames``' run (``model``: the tab's view-model, with its
-    filters), delta-encoded by row key; a checkpoint's paused frame masked as its caption is (a "when"'s
-    ``retry_in_ms=1000`` reads ``retry_in_ms=?``)."""
+def event_frames(frames: RunFrames, models: Callable[[Sequence[LabSnapshot]], list[EventLogModel]]) -> dict[str, Any]:
+    """The Events tab's table at every frame of ``frames``' run (``models``: the tab's view-models of the run's
+    snapshots, with its filters), delta-encoded by row key; a checkpoint's paused frame masked as its caption is (a
+    "when"'s ``retry_in_ms=1000`` reads ``retry_in_ms=?``)."""
     masks = frames.masks
     with one_build():
         return encode_json(
-            event_table_json(mask_model(model(snap), masks.get(i))) for i, snap in enumerate(frames.snapshots)
+            event_table_json(mask_model(vm, masks.get(i))) for i, vm in enumerate(models(frames.snapshots))
         )
 
 
