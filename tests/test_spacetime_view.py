@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from rmqlab.widgets import Controller, demo_lab
+from rmqlab.widgets.frames import build_run
 from rmqlab.widgets.scene import Mark, Scene
 from rmqlab.widgets.spacetime_view import (
     ArrowKind,
@@ -13,7 +14,6 @@ from rmqlab.widgets.spacetime_view import (
     spacetime_view_model,
     spacetime_view_models,
 )
-from rmqlab.widgets.frames import build_run
 from view_checks import example_snapshot, overlapping_texts, texts_outside
 
 from rmqlab import EventKind, Lab, Message
