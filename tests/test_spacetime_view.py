@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from rmqlab.widgets import Controller, demo_lab
 from rmqlab.widgets.frames import build_run
@@ -263,3 +265,14 @@ def test_a_run_folded_once_is_each_frame_folded_alone(orderly: bool, locks: bool
     assert spacetime_view_models(snaps, locks=locks) == [spacetime_view_model(s, locks=locks) for s in snaps]
     backwards = snaps[::-1]  # no frame's trace goes on from the one before: each is folded from its start
     assert spacetime_view_models(backwards, locks=locks) == [spacetime_view_model(s, locks=locks) for s in backwards]
+
+
+def test_a_fold_starts_again_where_a_queue_it_drew_is_not_there_any_more() -> None:
+    """The fold goes on with a snapshot only if it finds each queue drawn so far on the same broker: without the
+    queues c1 pulled from, the same trace draws those pulls as notes on c1's line, not as arrows from broker-a."""
+    last = build_run(lambda: _late_cast(False), horizon="40s").snapshots[-1]
+    pulled_from = {e.data["queue"] for e in last.events if e.kind is EventKind.PULLED}
+    gone = replace(last, queues=tuple(q for q in last.queues if q.name not in pulled_from))
+    assert pulled_from and len(gone.queues) < len(last.queues)
+    assert spacetime_view_models([last, gone]) == [spacetime_view_model(last), spacetime_view_model(gone)]
+    assert spacetime_view_model(gone) != spacetime_view_model(last)

@@ -162,7 +162,7 @@ def lock(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     if not builder.locks:
         return
     d = e.data
-    broker = builder.queue_broker.get(d["queue"])
+    broker = builder.broker_of(d["queue"])
     if broker is None:
         return
     target = builder.broker_lane(broker)

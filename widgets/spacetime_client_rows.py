@@ -120,7 +120,7 @@ def send_failed(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
 def pulled(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
     d = e.data
     ids = d["msg_ids"]
-    broker = builder.queue_broker.get(d["queue"])
+    broker = builder.broker_of(d["queue"])
     label = _("pull {msg}").format(msg=ids[0]) + (f" +{len(ids) - 1}" if len(ids) > 1 else "")
     detail = _("pull from {queue}: offsets {offsets} ({msgs}), next offset {next}").format(
         queue=d["queue"], offsets=list(d["offsets"]), msgs=", ".join(ids), next=d["next_offset"]

@@ -38,10 +38,12 @@ class RowBuilder:
     def __init__(self, snap: LabSnapshot, locks: bool) -> None:
         self.locks = locks
         self.cast = _cast(snap)
-        """What it read of the snapshot it began with (:func:`spacetime_view_models` goes on only while it holds)."""
+        """The clients and brokers of the snapshot it began with: its first lanes (:meth:`carry_on`)."""
         self.consumer_ids = {c.client_id for c in snap.consumers}
         self.brokers = {b.name for b in snap.brokers}
         self.queue_broker = {q.name: q.broker for q in snap.queues}
+        self.queues_read: dict[str, str | None] = {}
+        """Every queue an event was drawn for → the broker found for it (None: not in the snapshot)."""
         self.lanes: dict[str, Lane] = {}
         for name, group in snap.producers:
             self.ensure_lane("producer:" + name, "producer", name, _("producer · {group}").format(group=group))
@@ -90,6 +92,20 @@ class RowBuilder:
         if actor in self.brokers or (not name and actor != "lab"):
             return self.ensure_lane("broker:" + actor, "broker", actor, "broker")
         return None
+
+    def broker_of(self, queue: str) -> str | None:
+        """The broker that holds ``queue`` in the snapshot (None: it is not there), remembered for :meth:`carry_on`."""
+        broker = self.queues_read[queue] = self.queue_broker.get(queue)
+        return broker
+
+    def carry_on(self, snap: LabSnapshot) -> bool:
+        """Go on folding ``snap``'s later events here, if that draws what a builder folding its whole trace would:
+        the same clients and brokers, and each queue drawn so far found on the same broker in ``snap``."""
+        queues = {q.name: q.broker for q in snap.queues}
+        if _cast(snap) != self.cast or any(queues.get(q) != b for q, b in self.queues_read.items()):
+            return False
+        self.queue_broker = queues
+        return True
 
     def broker_lane(self, broker: str) -> str:
         return self.ensure_lane("broker:" + broker, "broker", broker, "broker")
@@ -163,14 +179,14 @@ def spacetime_view_model(snap: LabSnapshot, *, locks: bool = True) -> SpaceTimeM
 def spacetime_view_models(snaps: Sequence[LabSnapshot], *, locks: bool = True) -> list[SpaceTimeModel]:
     """:func:`spacetime_view_model` of each snapshot of a run, in order, folding each event once: a snapshot's trace
     is the one before's and what came after it, so one :class:`RowBuilder` goes on from where it stopped. It starts
-    again when the trace is not a continuation, or when the cast the builder began with changed (the clients and
-    brokers it lays its first lanes out for, the queues it finds a broker for)."""
+    again when the trace is not a continuation, or when the snapshot would have drawn the events so far otherwise
+    (:meth:`RowBuilder.carry_on`: a client that joined, a queue gone)."""
     out = []
     b: RowBuilder | None = None
     folded: tuple[TraceEvent, ...] = ()
     for snap in snaps:
         events = snap.events
-        if b is None or _cast(snap) != b.cast or events[: len(folded)] != folded:
+        if b is None or events[: len(folded)] != folded or not b.carry_on(snap):
             b, folded = RowBuilder(snap, locks), ()
         for e in events[len(folded) :]:
             b.fold(e)
@@ -180,13 +196,8 @@ def spacetime_view_models(snaps: Sequence[LabSnapshot], *, locks: bool = True) -
 
 
 def _cast(snap: LabSnapshot) -> tuple[object, ...]:
-    """What :class:`RowBuilder` reads of a snapshot besides its trace."""
-    return (
-        snap.producers,
-        tuple(b.name for b in snap.brokers),
-        tuple((c.client_id, c.group) for c in snap.consumers),
-        tuple((q.name, q.broker) for q in snap.queues),
-    )
+    """The clients and brokers :class:`RowBuilder` lays its first lanes out for."""
+    return (snap.producers, tuple(b.name for b in snap.brokers), tuple((c.client_id, c.group) for c in snap.consumers))
 
 
 def _model_of(b: RowBuilder, snap: LabSnapshot) -> SpaceTimeModel:
