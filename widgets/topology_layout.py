@@ -9,7 +9,7 @@ from itertools import pairwise
 
 import networkx as nx
 
-__all__ = ["BOX_H", "BOX_H_TWO_LINES", "COL_GAP", "COL_GAP_NARROW", "PAD", "EdgeRouter", "layout"]
+__all__ = ["BOX_H", "BOX_H_TWO_LINES", "COL_GAP", "COL_GAP_NARROW", "PAD", "EdgeRouter", "column_widths", "layout"]
 
 BOX_H = 34.0
 ROW_GAP = 16.0
@@ -54,6 +54,12 @@ def _order_layers(g: nx.DiGraph, chains: Mapping[tuple[str, str], list[str]]) ->
     return layers
 
 
+def column_widths(g: nx.DiGraph) -> list[float]:
+    """Each column's width, left to right: its widest box (a waypoint's column always holds a box too)."""
+    layers = sorted({layer for _, layer in g.nodes(data="layer")})
+    return [max(g.nodes[n]["w"] for n in g.nodes if g.nodes[n]["layer"] == layer) for layer in layers]
+
+
 def layout(
     g: nx.DiGraph, box_h: float = BOX_H, col_gap: float = COL_GAP
 ) -> tuple[dict[str, tuple[float, float]], dict[tuple[str, str], list[str]], list[float]]:
@@ -67,7 +73,7 @@ def layout(
         la, lb = g.nodes[a]["layer"], g.nodes[b]["layer"]
         chains[(a, b)] = [f"~{a}>{b}#{k}" for k in range(la + 1, lb)]
     layers = _order_layers(g, chains)
-    widths = [max(g.nodes[n]["w"] for n in g.nodes if g.nodes[n]["layer"] == layer) for layer in sorted(layers)]
+    widths = column_widths(g)
     lefts = [PAD + sum(widths[:i]) + i * col_gap for i in range(len(widths))]
     pitch_y = box_h + ROW_GAP
     tallest = max((len(v) for v in layers.values()), default=1)

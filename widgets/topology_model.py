@@ -11,7 +11,7 @@ from rmqlab.snapshot import LabSnapshot
 
 from .scene import text_width
 from .topology_graph import LAYERS, topology_graph
-from .topology_layout import BOX_H, BOX_H_TWO_LINES, COL_GAP, COL_GAP_NARROW, PAD, EdgeRouter, layout
+from .topology_layout import BOX_H, BOX_H_TWO_LINES, COL_GAP, COL_GAP_NARROW, PAD, EdgeRouter, column_widths, layout
 
 __all__ = ["TopoEdge", "TopoNode", "TopologyModel", "topology_model", "topology_text"]
 
@@ -76,23 +76,22 @@ Layout = tuple[dict[str, tuple[float, float]], dict[tuple[str, str], list[str]],
 
 def _fit_layout(g: nx.DiGraph) -> Layout:
     """Box widths and the layout (positions, waypoints, column widths, total width, box height, column gap): one-line
-    details, or, when that is wider than :data:`FIT_W`, each detail on two lines and narrower gaps (never smaller
-    text)."""
+    details, or, when their columns are wider than :data:`FIT_W`, each detail on two lines and narrower gaps (never
+    smaller text). The widths decide which, before the one layout."""
     box_h, col_gap = BOX_H, COL_GAP
     for _, data in g.nodes(data=True):
         data["lines"] = (data["detail"],)
         data["w"] = max(text_width(data["title"], 12, bold=True), text_width(data["detail"], 11)) + 20
-    pos, chains, widths = layout(g) if len(g) else ({}, {}, [0.0])
-    width = PAD * 2 + sum(widths) + (len(widths) - 1) * col_gap
-    if width > FIT_W:
+    widths = column_widths(g) if len(g) else [0.0]
+    if PAD * 2 + sum(widths) + (len(widths) - 1) * col_gap > FIT_W:
         box_h, col_gap = BOX_H_TWO_LINES, COL_GAP_NARROW
         for _, data in g.nodes(data=True):
             first, sep, rest = data["detail"].partition(" · ")
             data["lines"] = (first, rest) if sep else (first,)
             texts = [text_width(data["title"], 12, bold=True)] + [text_width(line, 11) for line in data["lines"]]
             data["w"] = max(texts) + 16  # the text starts 10 px in: 6 px to spare on the right
-        pos, chains, widths = layout(g, box_h, col_gap)
-        width = PAD * 2 + sum(widths) + (len(widths) - 1) * col_gap
+    pos, chains, widths = layout(g, box_h, col_gap) if len(g) else ({}, {}, [0.0])
+    width = PAD * 2 + sum(widths) + (len(widths) - 1) * col_gap
     return pos, chains, widths, width, box_h, col_gap
 
 
