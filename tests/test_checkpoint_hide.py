@@ -53,7 +53,7 @@ def _told(dash: Any, frames: RunFrames, i: int) -> list[str]:
     texts = {m.text for m in frames.scenes(strip)[i].marks if m.text}
     told += [t for t in texts if re.fullmatch(r"(committed|broker|local file) \d+", t)]
     events = next(v for v in dash.views if isinstance(v, EventLog))
-    for r in decode(event_frames(frames, events.model), i)["marks"]:
+    for r in decode(event_frames(frames, events.models), i)["marks"]:
         if r["kind"].startswith("offset_") and f"queue={QUEUE}" in r["details"]:
             told += [f"row {r['seq']}: {m}" for m in re.findall(r"\b(?:offset|previous)=\d+", r["details"])]
     for line in frames.captions[i]:
