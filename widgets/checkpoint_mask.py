@@ -54,11 +54,17 @@ class Mask:
     """The paused frame's virtual time."""
     hidden: tuple[Hidden, ...] = ()
     """Values a checkpoint asks about, hidden up to its pause (:mod:`widgets.checkpoint_hide`)."""
+    done: dict[str, str] = dataclasses.field(default_factory=dict, compare=False, repr=False)
+    """Each text masked so far → what it reads masked: a mask covers every string of every view on its frames (lab
+    05's, up to 12 frames), most of them the same from frame to frame, and its patterns are slow to try."""
 
     def __call__(self, text: str) -> str:
-        for pattern in self.patterns:
-            text = pattern.sub(lambda m: m.group("keep") + HIDDEN, text)
-        return text
+        if text not in self.done:
+            masked = text
+            for pattern in self.patterns:
+                masked = pattern.sub(lambda m: m.group("keep") + HIDDEN, masked)
+            self.done[text] = masked
+        return self.done[text]
 
 
 WAIT_FIELDS = ("retry_in_ms", "delay_ms", "due_ms", "fix_in_ms", "expires_ms")
@@ -107,7 +113,7 @@ def mask_model(model: Any, mask: Mask | None) -> Any:
         model = _hide_waits(model, mask.answer_ms, mask.now_ms)
     if isinstance(model, LeaseModel) and mask.answer_ms is not None:
         model = _hide_lease_future(model, mask.now_ms)
-    if mask.hidden:
+    if mask.hidden and dataclasses.is_dataclass(model):  # a view-model, not one of its strings or tuples
         model = hide_view(model, mask.hidden)
     if isinstance(model, Enum):
         return model  # a kind (ArrowKind is a str too): a name, never words to hide
