@@ -59,7 +59,8 @@ def test_a_duplicate_delivered_twice_ends_as_two_consumed_tokens_with_a_copy_bad
     keys = {m.key for m in scene.marks}
     second = next(t for t in done if t.copy == 2)
     assert second.key == f"msg:cg:{msg}:copy2" and f"copy-badge:{second.key}" in keys
-    assert any(m.text == "copy 2: the same message stored a second time (a duplicate)" for m in scene.marks)
+    assert any(m.text == "#2: the same message stored a second time (copy 2, a duplicate)" for m in scene.marks)
+    assert next(m.text for m in scene.marks if m.key == f"copy:{second.key}") == "#2"
 
 
 def _tries(snap: LabSnapshot) -> dict[tuple[str, str, int], str]:

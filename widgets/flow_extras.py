@@ -16,15 +16,15 @@ from .scene import Mark, text_width
 
 __all__ = ["COPY_TIP", "EXTRA_CSS", "copy_badge", "cross", "extra_legend", "ghosts"]
 
-COPY_BADGE = N_("copy {n}")
+COPY_BADGE = N_("#{n}")
 COPY_TIP = N_("copy {n}: the broker stored this message id again (a duplicate)")
-COPY_LEGEND = N_("copy 2: the same message stored a second time (a duplicate)")
+COPY_LEGEND = N_("#2: the same message stored a second time (copy 2, a duplicate)")
 GHOST_TIP = N_("try {n} failed here: {error}")
 GHOST_LEGEND = N_("faded, crossed: a send try that failed on this queue")
 """A stored copy's badge and a failed try's ghost (:mod:`widgets.flow_copies`); their legend lines only on a picture
 that has one."""
 EXTRA_CSS = """
-$ .rq-token.rq-ghost { opacity: 0.45; }
+$ .rq-token.rq-ghost { opacity: 0.6; }
 $ .rq-copy-badge { fill: var(--jp-brand-color1, #1976d2); stroke: #ffffff; stroke-width: 1; }
 $ text.rq-copy-mark { fill: #ffffff; font-size: 11px; font-weight: 600; }
 """.replace("$", '[data-testid="rq-flow"]')
@@ -47,7 +47,8 @@ def cross(cv: Canvas, key: str, tx: float, ty: float) -> None:
 
 
 def copy_badge(cv: Canvas, t: TokenVM, tx: float, ty: float) -> None:
-    """A blue "copy 2" pill across the token's foot: the same message id stored a second time."""
+    """A blue "#2" pill across the token's foot (narrower than the gap to the next token): the same message id
+    stored a second time."""
     words = _(COPY_BADGE).format(n=t.copy)
     w = text_width(words, 11) + 8
     cv.marks.append(Mark("rect", f"copy-badge:{t.key}", x=tx - w / 2, y=ty + R - 6, w=w, h=13, cls="rq-copy-badge",
