@@ -31,7 +31,9 @@ __all__ = ["copy_numbers", "failed_try_ghosts"]
 def copy_numbers(snap: LabSnapshot) -> dict[tuple[str, int], int]:
     """(queue name, offset) → copy number (2, 3 …) of each business-queue cell whose message id is stored more than
     once, numbered by store time (then queue, then offset, so equal times still give one order); a message stored
-    once has no entry (it is copy 1)."""
+    once has no entry (it is copy 1). And (msg id, -1) → how many business queues' copies it has: a producer's
+    delayed message parked again after it was delivered (lab 03's crash: the schedule service's offset rolled back)
+    is the next copy, drawn apart from the one consumed."""
     cells: dict[str, list[tuple[int, str, int]]] = {}
     for q in snap.queues:
         if q.kind != "business":
@@ -40,7 +42,8 @@ def copy_numbers(snap: LabSnapshot) -> dict[tuple[str, int], int]:
             if cell.msg_id is not None:
                 cells.setdefault(cell.msg_id, []).append((cell.store_ms, q.name, cell.offset))
     numbers: dict[tuple[str, int], int] = {}
-    for stored in cells.values():
+    for msg, stored in cells.items():
+        numbers[(msg, -1)] = len(stored)  # how many times it is stored (a parked copy due again is one more)
         for n, (_store_ms, queue, offset) in enumerate(sorted(stored), start=1):
             if n > 1:
                 numbers[(queue, offset)] = n

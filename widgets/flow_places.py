@@ -130,10 +130,11 @@ class _Placement:
         due: int | None = None,
         why: str = "",
         stored_at: tuple[str, int] | None = None,
+        copy: int = 1,
     ) -> None:
         """Offer a place; ``stored_at`` (queue name, offset) names the business-queue copy it is of, if any."""
         rank = _PRIORITY[state]
-        copy = self.copies.get(stored_at, 1) if stored_at is not None else 1
+        copy = self.copies.get(stored_at, 1) if stored_at is not None else copy
         old = self.winners.get((owner, msg, copy))
         if old is None or rank < old[0]:
             self.winners[(owner, msg, copy)] = (rank, place, state, rt, offset, due, why)
@@ -303,12 +304,14 @@ def _offer_delay_levels(best: _Placement, snap: LabSnapshot, seen: SnapshotFacts
         for level in b.schedule:
             for msg, due in level.dues:
                 real, rt = seen.parked.get((b.name, level.level, msg), ("", 0))
+                copy = 1
                 if real.startswith((RETRY_PREFIX, DLQ_PREFIX)):
                     owners = [real.removeprefix(RETRY_PREFIX).removeprefix(DLQ_PREFIX)]
-                else:
+                else:  # a producer's delayed message: parked again after a delivery, it is the next copy
                     owners = list(seen.owners_of_topic.get(real, ())) or [""]
+                    copy = best.copies.get((msg, -1), 0) + 1
                 for owner in owners:
-                    best.offer(owner, msg, f"delay:{b.name}:{level.level}", "delayed", rt, due=due)
+                    best.offer(owner, msg, f"delay:{b.name}:{level.level}", "delayed", rt, due=due, copy=copy)
 
 
 def _offer_at_producers(best: _Placement, seen: SnapshotFacts, facts: TraceFacts) -> None:
