@@ -79,15 +79,16 @@ def broker_a_dies(mode="send", sends=1):
 # %% [markdown]
 # The picture: broker-a goes down at 2 s (the producer still has it in its cached route), then eight SYNC sends.
 # The warm-up is message `M0001`, so m1 is `M0002`. Its tries all happen in the same millisecond (a SYNC send
-# retries at once, in one scheduler step), and the picture stops between them: try 1 has just failed (see the
-# caption and the Events tab), try 2 is next. Predict where try 2 goes, then step on.
+# retries at once, in one scheduler step), and the picture stops between them: try 1 has just failed (the crossed,
+# faded ghost on the queue it was sent to; the Events tab says why), try 2 is next. Predict where try 2 goes, then
+# step on.
 
 # %% jupyter={"source_hidden": true}
 # The words the picture says. Every answer in them ({answer}, {queue_id}, {broker} …) is a field the picture fills
 # in from the run it shows: this cell names none.
 ASK_B0 = (
-    "pg's try 1 of M0002 has just failed (the caption says where it went, the Events tab why). Where does try 2 "
-    "go? Click the queue in the picture (or a button)."
+    "pg's try 1 of M0002 has just failed (the crossed ghost marks where it went, the Events tab why). Where does "
+    "try 2 go? Click the queue in the picture (or a button)."
 )
 HINT_B0 = (
     "A SYNC send retries at once, inside one sendMsgTimeout budget, and picks the next queue with "

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 import pytest
-from rmqlab.widgets.checkpoint_hide import Hidden, hide_strip, offset_patterns
+from rmqlab.widgets.checkpoint_hide import SHOWN_IN, Hidden, hide_strip, offset_patterns
 from rmqlab.widgets.event_log import EventLog
 from rmqlab.widgets.event_table import event_frames
 from rmqlab.widgets.frames import RunFrames, decode
@@ -126,3 +126,15 @@ def test_a_checkpoint_hides_only_what_it_knows(bad: Any) -> None:
 
     with pytest.raises(ValueError, match="hides="):
         Checkpoint(before="delivered", hides=bad)
+
+
+def test_a_question_about_a_hidden_value_names_the_tab_that_shows_it() -> None:
+    """Lab 05's question hides the committed offset, which the ProcessQueues tab shows: the page is told that tab (in
+    the player's data), the tab is one of the dashboard's, and a checkpoint naming no tab sends no ``tab`` key."""
+    dash, cp = _lab05()
+    assert SHOWN_IN["committed_offset"] == OffsetStripView.title == cp.tab
+    assert cp.tab in dash.tabs.titles
+    sent = {c["name"]: c for c in dash.controller.frames.player_json()["checkpoints"]}
+    assert sent[cp.name]["tab"] == "ProcessQueues"
+    assert [c.get("tab") for name, c in sent.items() if name != cp.name] == [None] * (len(sent) - 1)
+    assert dataclasses.replace(cp, tab="").to_json().keys() == sent[cp.name].keys() - {"tab"}

@@ -152,3 +152,24 @@ def test_clocks_are_eleven_pixels_and_overlap_nothing(language: str, make_lab: A
     assert _overlaps(scene) == []
     box = next(m for m in scene.marks if m.key == "consumer:c1")
     assert all(box.y < m.y < box.y + box.h and m.x > box.x for m in clocks)
+
+
+@pytest.mark.parametrize(
+    "language,now,hidden", [("en", "route poll now", "route poll in ?"), ("zh", "现在拉取路由", "? 后拉取路由")]
+)
+def test_a_clock_due_at_the_frame_reads_now_and_its_time_stays_hidden_at_a_when_pause(
+    language: str, now: str, hidden: str
+) -> None:
+    """A timer due within the countdown's rounding reads "now", not "in 0 s"; masked, it reads "in ?" like the
+    others (a "now" would tell the time the question hides)."""
+    rmqlab.set_language(language)
+    try:
+        lab = cut_off_lab()
+        vm, texts = _clocks(lab, "30s")
+        due = next(t for t in lab.snapshot().timers_of(owner="consumer:c1") if t.kind.value == "route_poll")
+        masked = [k.text for k in mask_model(vm, when_mask(answer_ms=40_000, now_ms=30_000)).consumers[0].clocks]
+    finally:
+        rmqlab.set_language(None)
+    assert due.remaining_ms < 50 and texts[0] == now
+    assert masked[0] == hidden
+    assert sum(t.endswith(("now", "现在拉取路由")) for t in texts) == 1  # the others are still counted down

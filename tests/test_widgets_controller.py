@@ -438,11 +438,14 @@ def test_default_views_put_the_message_flow_above_the_tabs():
     assert [v.title for v in views if v.main] == ["Message flow"]
     d = Dashboard(demo_lab, knobs=DEMO_KNOBS, knob_options=DEMO_KNOB_OPTIONS)
     assert isinstance(d.main_view, FlowView) and d.main_view in d.views
-    controller, main, below, tabs, debug = d.children
+    controller, main, tabs, below, debug = d.children
     assert controller is d.controller and main is d.main_view and tabs is d.tabs and debug is d.debug
-    # the picture right under the caption and the checkpoint's question; the fault buttons and knobs under it
+    # the picture right under the caption and the checkpoint's question, the tabs under it (one screen together);
+    # what changes the run (fault buttons, knobs, the "every event" toggle) under the tabs
     assert d.controller.fault_box not in d.controller.children and below.children[0] is d.controller.fault_box
     assert d.rebuild_button in below.children[1].children
+    assert below.children[2] is d.controller.every_event_box and d.controller.every_event_box not in controller.children
+    assert "rq-dashboard" in d._dom_classes  # the page's player finds a question's tab inside it
     assert [tabs.get_title(i) for i in range(len(tabs.pages))] == [v.title for v in d.views[1:]]
     assert [label for label, _ in tabs.buttons.options] == [v.title for v in d.views[1:]]
     assert "Locks" not in [v.title for v in d.views]  # the demo has no orderly consumer: nothing to lock
@@ -521,8 +524,8 @@ def test_every_control_is_labelled_for_keyboard_and_screen_reader_users():
     order = list(c.children)
     assert order.index(c.buttons) < order.index(c.clock) < order.index(c.caption_html)
     # in a dashboard the picture comes right under the caption (and a checkpoint's question), the faults after it
-    assert [type(w).__name__ for w in d.children[:3]] == ["Controller", "FlowView", "HBox"]
-    assert d.children[2].children[0] is c.fault_box
+    assert [type(w).__name__ for w in d.children[:4]] == ["Controller", "FlowView", "ViewTabs", "HBox"]
+    assert d.children[3].children[0] is c.fault_box
 
 
 def test_restart_consumer_button_starts_a_crashed_consumer_again():

@@ -32,10 +32,12 @@ if TYPE_CHECKING:  # the views import the checkpoints, which name what they hide
     from .event_log import EventLogModel, EventRowVM
     from .offset_model import OffsetStripModel, StripPointer, StripRow
 
-__all__ = ["HIDEABLE", "Hidden", "hide_rows", "hide_strip", "hide_view", "offset_patterns"]
+__all__ = ["HIDEABLE", "SHOWN_IN", "Hidden", "hide_rows", "hide_strip", "hide_view", "offset_patterns"]
 
 HIDEABLE = ("committed_offset",)
 """What a checkpoint may declare it asks about (``Checkpoint.hides``)."""
+SHOWN_IN = {"committed_offset": "ProcessQueues"}
+"""The tab (a view's title) that shows each hideable value: the page opens it when the question is asked."""
 HIDDEN = "?"
 OFFSET_KINDS = ("offset_updated", "offset_persisted")
 """The events whose rows state a committed offset."""

@@ -39,7 +39,7 @@ from rmqlab.snapshot import LabSnapshot
 
 from .checkpoint_facts import HINTS, OTHER_HINT, default_hint, default_question, first_before, run_facts
 from .checkpoint_facts import subject as _subject
-from .checkpoint_hide import HIDEABLE, Hidden
+from .checkpoint_hide import HIDEABLE, SHOWN_IN, Hidden
 from .checkpoint_offers import CheckpointError, Choice, when_choices, where_choices, who_choices
 from .checkpoint_sealed import SealedWhy, own_explanation, sealed_explanation
 from .checkpoint_sends import send_end
@@ -89,6 +89,9 @@ class Checkpoint:
     """What the question asks about that the views would show before it is answered (:data:`HIDEABLE`:
     ``"committed_offset"``, of ``queue`` or every queue, as consumer ``actor`` or every instance holds it): "?" in
     every view from the run's start to the pause (:mod:`widgets.checkpoint_hide`)."""
+    tab: str = ""
+    """The tab (a view's title, ``"ProcessQueues"``) the question is about: the page opens it when it asks. Default:
+    the tab that shows what it ``hides``."""
     holds: Holds | None = None
     """``ask="whether"``: the predicate the run answers, ``(trace, snapshot) -> bool``
     (:mod:`widgets.checkpoint_whether`)."""
@@ -169,6 +172,8 @@ class AskedCheckpoint:
     """The bank's explanation id the lab named (``sealed_explanation(id)``), or ""."""
     opened: bool = True
     """False when the knobs led to another answer than the sealed one (``explain`` is then the short form)."""
+    tab: str = ""
+    """The view's title the question is about (:attr:`Checkpoint.tab`), or ""."""
 
     def check(self, key: str) -> tuple[bool, str]:
         """``(True, explanation)`` for the right choice, ``(False, hint)`` otherwise — the hint for that very choice
@@ -205,6 +210,7 @@ class AskedCheckpoint:
             "answer": self.answer,
             "hint": self.hint,
             "explain": self.explain,
+            **({"tab": _(self.tab)} if self.tab else {}),  # as the tab's button reads it
         }
 
 
@@ -326,6 +332,7 @@ def resolve(
                 hidden=tuple(Hidden(h, cp.queue, _subject(event) if cp.actor else None) for h in cp.hides),
                 sealed=cp.explain.id if isinstance(cp.explain, SealedWhy) else "",
                 opened=is_open,
+                tab=cp.tab or next((SHOWN_IN[h] for h in cp.hides if h in SHOWN_IN), ""),
             )
         )
     return tuple(out)

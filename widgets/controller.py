@@ -123,10 +123,12 @@ class Controller(KernelControls, FaultPanel, PageFrames, W.VBox):
         # run ahead: the page's player (scene.js) draws Reset … Jump, the clock, the caption and the checkpoints
         # over the run's frames; the ipywidgets twins stay for notebooks and tests that drive the kernel's run.
         # Not run ahead (no frames): the ipywidgets controls, each move a kernel round trip.
+        self.every_event_box = W.HBox([self.every_event]) if run_ahead else None
+        """The kernel's "every event" toggle beside the page's player (a Dashboard moves it under its picture)."""
         kernel_controls = (
             (self.buttons, W.HBox([self.scrubber, self.kind_choice, self.jump_button]), self.clock, self.caption_html)
-            if not run_ahead
-            else (self.player, W.HBox([self.every_event]))
+            if self.every_event_box is None
+            else (self.player, self.every_event_box)
         )
         return (*kernel_controls, self.message, self.fault_box, self.debug)
 

@@ -7,9 +7,12 @@ a factory that raises shows its error in the controller and the old views stay a
 
 Layout, in DOM order (which is also the keyboard's tab order): the controller (buttons, scrubber,
 clock, caption, a checkpoint's question), then the **main picture** — the view whose ``main``
-is true, the message flow by default — right under the question it asks about, then the fault buttons beside the
-knobs (what changes the run), then the other views in tabs. A view's ``legend`` text, when
-it has one, is shown under it; the scene views draw their legend inside their picture.
+is true, the message flow by default — right under the question it asks about, then the other views in tabs, then
+the fault buttons beside the knobs (what changes the run). Controls, caption, question, picture and the tab a question
+is about fit one 1300 × 1000 JupyterLab window together (tests/browser/test_fold_browser.py); a checkpoint that
+names a tab (``Checkpoint(tab=…)``, or the tab of what it ``hides``) has the page open that tab when it asks.
+A view's ``legend`` text, when it has one, is shown under it; the scene views draw their legend inside their
+picture.
 
 What every lab shows is :func:`default_views`: change the list there, in one place.
 
@@ -224,16 +227,23 @@ class Dashboard(W.VBox):
             [W.HTML("<b>" + _("knobs") + "</b>"), *self.knobs.values(), self.rebuild_button],
             layout=W.Layout(min_width="18em", flex="0 1 auto"),
         )
-        # the picture right under the caption and the checkpoint's question (a question whose picture is below the
-        # fold, under the fault buttons and the knobs, is answered blind); what changes the run comes after it
-        faults = self.controller.fault_box
-        self.controller.children = tuple(c for c in self.controller.children if c is not faults)
-        # wrap: in a narrow output area the knobs go under the fault buttons instead of being cut off
-        # a picture without knobs shows no "knobs" heading and no Rebuild button: nothing there to change
-        shown = [faults, knob_box] if self.knobs else [faults]
-        below = W.HBox(shown, layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
-        main = () if self.main_view is None else (_with_legend(self.main_view),)
-        self.children = (self.controller, *main, below, tabs, self.debug)
+        self.add_class("rq-dashboard")  # the page's player finds the tab a checkpoint asks about inside it
+        self.children = (self.controller, *self._main(), tabs, self._below(knob_box), self.debug)
+
+    def _main(self) -> tuple[W.Widget, ...]:
+        """The main picture (with its legend), or nothing."""
+        return () if self.main_view is None else (_with_legend(self.main_view),)
+
+    def _below(self, knob_box: W.Widget) -> W.HBox:
+        """What changes the run (fault buttons, the "every event" toggle, knobs), moved out of the controller to
+        under the tabs: the player, the caption, a checkpoint's question, the picture and the tab the question is
+        about must fit one screen together (a 1300 × 1000 JupyterLab window; issue #30's fold), and a question whose
+        picture or tab is below the fold is answered blind. Wrapped: in a narrow output area the knobs go under the
+        fault buttons instead of being cut off; a picture without knobs shows no "knobs" heading and no Rebuild."""
+        faults, toggle = self.controller.fault_box, self.controller.every_event_box
+        self.controller.children = tuple(c for c in self.controller.children if c is not faults and c is not toggle)
+        shown = [faults, *([knob_box] if self.knobs else []), *([toggle] if toggle is not None else [])]
+        return W.HBox(shown, layout=W.Layout(flex_flow="row wrap", align_items="flex-start"))
 
     def _on_tab(self, change: dict[str, Any]) -> None:
         """A tab opened: send its frames now (once per build)."""

@@ -49,6 +49,14 @@ CLOCK_WORDS: dict[str, str] = {
     "request": N_("{code} waiting, gives up at {time}"),
 }
 """Each clock's words (``{time}`` is a countdown, or a moment after "t =" / "at")."""
+NOW_WORDS: dict[str, str] = {
+    TimerKind.ROUTE_POLL.value: N_("route poll now"),
+    TimerKind.REBALANCE.value: N_("rebalance now"),
+    TimerKind.PERSIST_OFFSET.value: N_("offset persist now"),
+    TimerKind.LOCK_RENEW.value: N_("lock renewal now"),
+}
+"""A countdown's words when it is due at the frame's moment (it would read "in 0 s"; a run's last frame often ends
+on one): "route poll in 0 s" read as if the timer had been forgotten."""
 SHUTTING_DOWN = N_("shutting down")
 
 
@@ -68,7 +76,9 @@ def consumer_clocks(snap: LabSnapshot, c: ConsumerSnap) -> tuple[ClockVM, ...]:
             continue  # lockMQPeriodically does nothing once the service is stopped
         if t.owner == c.actor and kind in CLOCK_WORDS and kind not in seen:
             seen.add(kind)
-            clocks.append(ClockVM(kind, _(CLOCK_WORDS[kind]), _in(t.remaining_ms), t.due_ms))
+            time = _in(t.remaining_ms)
+            words = _(NOW_WORDS[kind]) if time == _in(0) else _(CLOCK_WORDS[kind])  # "in 0 s": due within 50 ms
+            clocks.append(ClockVM(kind, words, time, t.due_ms))
     for mq, begin in c.begin_times:
         due = begin + MAX_TIME_CONSUME_CONTINUOUSLY_MS
         words = _(CLOCK_WORDS["yield"]).replace("{queue}", f"{mq.topic}:{mq.queue_id}")
@@ -102,6 +112,11 @@ def with_consumer_state(vm: FlowVM, snap: LabSnapshot) -> FlowVM:
     return dataclasses.replace(vm, consumers=consumers, places=places, cut_links=snap.partitions)
 
 
+def _masked_words(clock: ClockVM) -> str:
+    """The clock's words with a place for its hidden time ("route poll now" would tell the time it hides)."""
+    return _(CLOCK_WORDS[clock.kind]) if clock.kind in NOW_WORDS else clock.words
+
+
 def hide_clock_times(vm: FlowVM) -> FlowVM:
     """``vm`` as a paused "when" checkpoint shows it: every clock's time drawn as "?" ("rebalance in ?", "yields after
     t = ?"), as the Locks tab draws "lease ends at ?" (any of them may be the clock the question asks about, and
@@ -113,7 +128,7 @@ def hide_clock_times(vm: FlowVM) -> FlowVM:
             c,
             clocks=tuple(
                 sorted(
-                    (dataclasses.replace(k, time=hidden) if k.time else k for k in c.clocks),
+                    (dataclasses.replace(k, words=_masked_words(k), time=hidden) if k.time else k for k in c.clocks),
                     key=lambda k: (k.kind != "shutdown", order.index(k.kind) if k.kind in order else len(order)),
                 )
             ),

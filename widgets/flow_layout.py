@@ -19,6 +19,7 @@ from rmqlab.core.i18n import gettext as _
 
 from .flow_canvas import HOP_W, PAD, STEP, Canvas, Columns, R
 from .flow_columns import broker_columns, consumer_column, outcome_column, producer_column
+from .flow_extras import COPY_TIP, EXTRA_CSS, copy_badge, cross, extra_legend, ghosts
 from .flow_model import NOT_STARTED, TOKEN_STATE_WORDS
 from .legend import legend_marks
 from .palette import token_colour
@@ -96,7 +97,7 @@ def flow_scene(vm: FlowVM) -> Scene:
     """Lay the view-model out as a :class:`Scene` (deterministic: same view-model, same marks)."""
     cv = Canvas()
     by_place: dict[str, list[TokenVM]] = {}
-    for t in vm.tokens:
+    for t in (*vm.tokens, *vm.ghosts):  # a failed try's ghost after the tokens of its queue
         by_place.setdefault(t.place, []).append(t)
     places_in: dict[str, list[Place]] = {}
     for p in vm.places:
@@ -110,9 +111,11 @@ def flow_scene(vm: FlowVM) -> Scene:
     _arrows(cv, vm, cols)
     _cut_links(cv, vm, cols)
     _tokens(cv, vm)
+    ghosts(cv, vm, token_label)
     not_ok = sorted({t.put_status for t in vm.tokens if t.put_status})
     bottom = max(cols.prod_bottom, cols.broker_bottom, cols.cons_bottom, cols.out_bottom) + 10
-    height, legend_right = _legend(cv, bottom, not_ok)
+    extra_lines = extra_legend(vm)
+    height, legend_right = _legend(cv, bottom, not_ok, extra_lines)
     width = max(cols.right, legend_right) + PAD
     counts = vm.counts()
     extra = (
@@ -129,7 +132,7 @@ def flow_scene(vm: FlowVM) -> Scene:
             time=format_duration(vm.now_ms), count=len(vm.tokens)
         ),
         testid="rq-flow",
-        css=FLOW_CSS,
+        css=FLOW_CSS + (EXTRA_CSS if extra_lines else ""),  # only a picture with a copy or a ghost restyles
         extra=extra,
     )
 
@@ -243,6 +246,8 @@ def _tokens(cv: Canvas, vm: FlowVM) -> None:
             tip += f" · {t.why}"
         if t.put_status:
             tip += " · " + _(NOT_OK_TIP).format(status=t.put_status)
+        if t.copy > 1:
+            tip += " · " + _(COPY_TIP).format(n=t.copy)
         text = token_label(t.msg_id)
         cls = f"rq-{t.state}" + (" rq-long" if len(text) > 2 else "") + (" rq-not-ok" if t.put_status else "")
         times = token_text(t.reconsume_times) if t.reconsume_times else ""
@@ -256,21 +261,15 @@ def _tokens(cv: Canvas, vm: FlowVM) -> None:
             badge = Mark("circle", f"not-ok-badge:{t.key}", x=bx, y=by, r=7, cls="rq-not-ok-badge", role="badge")
             cv.marks.append(badge)
             cv.text(f"not-ok:{t.key}", bx, by + 4, "!", cls="rq-not-ok-mark", anchor="middle")
+        if t.copy > 1:
+            copy_badge(cv, t, tx, ty)
         if t.state in ("dropped", "send_failed"):
-            d = R * 0.8
-            cv.marks.append(
-                Mark(
-                    "path",
-                    f"cross:{t.key}",
-                    d=f"M{tx - d:.1f},{ty - d:.1f} L{tx + d:.1f},{ty + d:.1f} "
-                    f"M{tx - d:.1f},{ty + d:.1f} L{tx + d:.1f},{ty - d:.1f}",
-                    cls="rq-cross",
-                    role="cross",
-                )
-            )
+            cross(cv, t.key, tx, ty)
 
 
-def _legend(cv: Canvas, bottom: float, not_ok: Sequence[str] = ()) -> tuple[float, float]:
+def _legend(
+    cv: Canvas, bottom: float, not_ok: Sequence[str] = (), extra: Sequence[tuple[str, str, str]] = ()
+) -> tuple[float, float]:
     """Two legend columns under everything; returns the scene's height and the legend's right edge. ``not_ok``: the
     non-SEND_OK statuses of stored tokens on the picture (their glyph is explained only when there are some)."""
     sample = token_colour("M0001")
@@ -282,6 +281,7 @@ def _legend(cv: Canvas, bottom: float, not_ok: Sequence[str] = ()) -> tuple[floa
     )
     if not_ok:
         items_a += (("token", f"{sample} rq-not-ok", _(NOT_OK_LEGEND).format(status=", ".join(not_ok))),)
+    items_a += tuple(extra)
     items_b = (
         ("token", f"{sample} rq-dead", _("in %DLQ% (dead letter)")),
         ("token", f"{sample} rq-done", _("consumed (green ring, in its group's tray)")),

@@ -108,6 +108,9 @@ class TokenVM:
     put_status: str = ""
     """For a stored token whose send was answered with a status other than SEND_OK (``FLUSH_DISK_TIMEOUT`` …): that
     status. The broker has the message, but the producer was told it may not be safe (drawn with a "!")."""
+    copy: int = 1
+    """Which stored copy of the message this is (2: the broker stored the same message id a second time, drawn with
+    a "copy 2" badge: :mod:`widgets.flow_copies`); for a failed try's ghost, the try's number."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +169,9 @@ class FlowVM:
 
     cut_links: tuple[tuple[str, str], ...] = ()
     """Partitioned links (client id, broker name): drawn cut."""
+    ghosts: tuple[TokenVM, ...] = ()
+    """Send tries that failed at this moment, each a faded crossed ghost on the queue it was sent to (not a message
+    anywhere: not in :attr:`tokens`, not counted; :func:`widgets.flow_copies.failed_try_ghosts`)."""
 
     def place(self, key: str) -> Place:
         """The place with this key (KeyError names a few known ones)."""

@@ -19,6 +19,7 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import ConsumeQueueSnap, LabSnapshot, OffsetState
 
 from .flow_clocks import with_consumer_state
+from .flow_copies import copy_numbers, failed_try_ghosts
 from .flow_facts import SnapshotFacts, TraceFacts, owner_of, trace_facts
 from .flow_model import (
     BROADCAST_WHY,
@@ -67,12 +68,12 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
     seen = SnapshotFacts.of(snap)
     places = _producer_and_broker_places(snap)
     consumers = _consumer_boxes(snap, seen, places)
-    best = _Placement()
+    best = _Placement(copies=copy_numbers(snap))
     _offer_process_queues(best, snap, seen, facts)
     sent_back = _offer_consume_queues(best, snap, seen, facts)
     _offer_delay_levels(best, snap, seen)
     for owner, msg in sorted(sent_back):  # sent back, and no copy anywhere (also a copy gone by retention)
-        if (owner, msg) not in best.winners:
+        if (owner, msg, 1) not in best.winners:
             best.offer(owner, msg, f"dropped:{owner}", "dropped", facts.last_rt.get(msg, 0), why=_(NO_COPY_WHY))
     _offer_at_producers(best, seen, facts)
     tokens = tuple(
@@ -101,18 +102,22 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
         owners=tuple(owners_seen),
         focus=next((e.msg_id for e in reversed(snap.events) if e.msg_id is not None), ""),
         retry_paths=not snap.consumers or any(c.message_model != "BROADCASTING" for c in snap.consumers),
+        ghosts=tuple(g for g in failed_try_ghosts(snap, seen.colour_key) if g.place in known),
     )
     return with_consumer_state(vm, snap)
 
 
 @dataclass(slots=True)
 class _Placement:
-    """The winning copy so far for each (owner, msg id): an offer wins over an earlier one only if it ranks lower."""
+    """The winning copy so far for each (owner, msg id, stored copy): an offer wins over an earlier one only if it
+    ranks lower."""
 
-    winners: dict[tuple[str, str], tuple[int, str, TokenState, int, int | None, int | None, str]] = field(
+    copies: dict[tuple[str, int], int] = field(default_factory=dict)
+    """(queue name, offset) → copy number of a message stored twice (:func:`widgets.flow_copies.copy_numbers`)."""
+    winners: dict[tuple[str, str, int], tuple[int, str, TokenState, int, int | None, int | None, str]] = field(
         default_factory=dict
     )
-    """(owner, msg id) → (priority, place, state, reconsume times, offset, due, why)."""
+    """(owner, msg id, copy) → (priority, place, state, reconsume times, offset, due, why)."""
 
     def offer(
         self,
@@ -124,17 +129,21 @@ class _Placement:
         offset: int | None = None,
         due: int | None = None,
         why: str = "",
+        stored_at: tuple[str, int] | None = None,
+        copy: int = 1,
     ) -> None:
+        """Offer a place; ``stored_at`` (queue name, offset) names the business-queue copy it is of, if any."""
         rank = _PRIORITY[state]
-        old = self.winners.get((owner, msg))
+        copy = self.copies.get(stored_at, 1) if stored_at is not None else copy
+        old = self.winners.get((owner, msg, copy))
         if old is None or rank < old[0]:
-            self.winners[(owner, msg)] = (rank, place, state, rt, offset, due, why)
+            self.winners[(owner, msg, copy)] = (rank, place, state, rt, offset, due, why)
 
     def tokens(self, colour_key: dict[str, str], now: int) -> tuple[TokenVM, ...]:
         """One token per winner, coloured by sharding key or msg id, in drawing order."""
         made = (
             TokenVM(
-                key=f"msg:{owner}:{msg}",
+                key=f"msg:{owner}:{msg}" + (f":copy{copy}" if copy > 1 else ""),
                 msg_id=msg,
                 owner=owner,
                 place=place,
@@ -146,8 +155,9 @@ class _Placement:
                 due_ms=due,
                 countdown="" if due is None else countdown(due - now),
                 why=why,
+                copy=copy,
             )
-            for (owner, msg), (_, place, state, rt, offset, due, why) in self.winners.items()
+            for (owner, msg, copy), (_, place, state, rt, offset, due, why) in self.winners.items()
         )
         return tuple(sorted(made, key=_token_order))
 
@@ -232,7 +242,8 @@ def _offer_process_queues(best: _Placement, snap: LabSnapshot, seen: SnapshotFac
                 if facts.delivered_at.get((c.client_id, pq_cell.msg_id)) == (pq.queue, off):
                     # the client's own count: an orderly suspend or a local retry raises it without a new copy
                     rt = max(rt, facts.delivered_rt[(c.client_id, pq_cell.msg_id)])
-                best.offer(owner, pq_cell.msg_id, f"pq:{c.client_id}:{pq.queue}", state, rt, off)
+                at = (pq.queue, off)
+                best.offer(owner, pq_cell.msg_id, f"pq:{c.client_id}:{pq.queue}", state, rt, off, stored_at=at)
 
 
 def _offer_consume_queues(
@@ -259,8 +270,9 @@ def _offer_consume_queues(
             if msg is None:
                 continue
             rt = cell.reconsume_times
+            at = (q.name, cell.offset)
             if not owners:
-                best.offer("", msg, place, "stored", rt, cell.offset)
+                best.offer("", msg, place, "stored", rt, cell.offset, stored_at=at)
             for owner in owners:
                 if owner in seen.broadcasting:
                     outcome = facts.outcome.get((owner, msg))
@@ -274,14 +286,14 @@ def _offer_consume_queues(
                     continue
                 st = cell.state_for(owner)
                 if st is OffsetState.ACKED:
-                    best.offer(owner, msg, f"done:{owner}", "done", rt)
+                    best.offer(owner, msg, f"done:{owner}", "done", rt, stored_at=at)
                 elif st is OffsetState.DROPPED:
                     why = BROADCAST_WHY if msg in facts.broadcast_dropped else NO_COPY_WHY
-                    best.offer(owner, msg, f"dropped:{owner}", "dropped", rt, why=why)
+                    best.offer(owner, msg, f"dropped:{owner}", "dropped", rt, why=why, stored_at=at)
                 elif st is OffsetState.SENT_BACK:
                     sent_back.add((owner, msg))
                 else:  # STORED, or PULLED/CONSUMING by a ProcessQueue drawn above (that offer wins)
-                    best.offer(owner, msg, place, "stored", rt, cell.offset)
+                    best.offer(owner, msg, place, "stored", rt, cell.offset, stored_at=at)
     return sent_back
 
 
@@ -292,12 +304,14 @@ def _offer_delay_levels(best: _Placement, snap: LabSnapshot, seen: SnapshotFacts
         for level in b.schedule:
             for msg, due in level.dues:
                 real, rt = seen.parked.get((b.name, level.level, msg), ("", 0))
+                copy = 1
                 if real.startswith((RETRY_PREFIX, DLQ_PREFIX)):
                     owners = [real.removeprefix(RETRY_PREFIX).removeprefix(DLQ_PREFIX)]
-                else:
+                else:  # a producer's delayed message: parked again after a delivery, it is the next copy
                     owners = list(seen.owners_of_topic.get(real, ())) or [""]
+                    copy = best.copies.get((msg, -1), 0) + 1
                 for owner in owners:
-                    best.offer(owner, msg, f"delay:{b.name}:{level.level}", "delayed", rt, due=due)
+                    best.offer(owner, msg, f"delay:{b.name}:{level.level}", "delayed", rt, due=due, copy=copy)
 
 
 def _offer_at_producers(best: _Placement, seen: SnapshotFacts, facts: TraceFacts) -> None:
@@ -337,4 +351,5 @@ def _token_order(t: TokenVM) -> tuple[Any, ...]:
         t.offset if t.offset is not None else -1,
         t.msg_id,
         t.owner,
+        t.copy,
     )

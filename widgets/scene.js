@@ -286,12 +286,14 @@ const PLAYER_CSS = `
 .rq-player button:disabled { opacity: .55; cursor: default; }
 .rq-player input[type=range].rq-scrub { flex: 1 1 14em; min-width: 10em; }
 .rq-player .rq-clock { font-variant-numeric: tabular-nums; }
+.rq-player .rq-status { display: flex; flex-wrap: wrap; gap: 2px 1.5em; align-items: baseline; }
 .rq-player .rq-caption { border-left: 3px solid var(--jp-brand-color1, #1565c0); padding: 2px 8px; margin: 2px 0;
   line-height: 1.4; min-height: 2.8em; }
-.rq-player .rq-ask { border: 2px solid var(--jp-warn-color0, #b34700); border-radius: 4px; padding: 6px 8px;
-  margin: 4px 0; background: var(--jp-layout-color1, #ffffff); }
+.rq-player .rq-ask { border: 2px solid var(--jp-warn-color0, #b34700); border-radius: 4px; padding: 4px 8px;
+  margin: 2px 0; background: var(--jp-layout-color1, #ffffff); }
+.rq-player .rq-ask button { min-height: 24px; padding: 1px 8px; }
 .rq-player .rq-ask[hidden], .rq-player .rq-row[hidden] { display: none; }
-.rq-player .rq-ask .rq-q { font-weight: 600; margin-bottom: 4px; }
+.rq-player .rq-ask .rq-q { font-weight: 600; margin-bottom: 2px; }
 .rq-player .rq-ask .rq-feedback { margin-top: 4px; }
 .rq-player .rq-ask .rq-wrong { color: var(--jp-error-color1, #b71c1c); }
 .rq-player .rq-ask .rq-right { color: var(--jp-success-color1, #1b5e20); }
@@ -350,13 +352,13 @@ function renderPlayer({ model, el: host }) {
     "aria-label": tr("checkpoint question") });
   ask.hidden = true;
   const score = el("div", { class: "rq-score", "data-testid": "rq-score", "aria-live": "polite" });
-  root.append(style,
-    Object.assign(el("div", { class: "rq-row" }), {}), clock, caption, ask, score);
-  const row1 = root.children[1];
-  row1.append(reset, back, step, play, speed, speedOut);
-  const row2 = el("div", { class: "rq-row" });
-  row2.append(scrub, jumpKind, jump);
-  row1.after(row2);
+  // compact (issue #30's fold): one row of controls (it wraps when narrow), the clock and the score on one line,
+  // then the caption and the question, so that the picture and the tab a question is about fit the screen under them
+  const row = el("div", { class: "rq-row" });
+  row.append(reset, back, step, play, speed, speedOut, scrub, jumpKind, jump);
+  const status = el("div", { class: "rq-status" });
+  status.append(clock, score);
+  root.append(style, row, status, caption, ask);
   host.appendChild(root);
 
   let data = model.get("data") || {};
@@ -523,7 +525,9 @@ function renderPlayer({ model, el: host }) {
       choices.hidden = true; showMe.hidden = true;
       clearChoices(); showScore(); report(); forward();
     };
-    ask.replaceChildren(q, choices, showMe, feedback);
+    choices.append(showMe);  // on the answers' line: hidden with them once answered
+    ask.replaceChildren(q, choices, feedback);
+    openTab(cp.tab);
     // the places in the picture: every scene of this run that draws the choice's mark
     requestAnimationFrame(() => {
       for (const c of cp.choices) {
@@ -538,6 +542,14 @@ function renderPlayer({ model, el: host }) {
         }
       }
     });
+  }
+
+  // the tab the question is about (lab 05: ProcessQueues, whose committed offset it asks about), opened as a click
+  // on its button does, so that the kernel's tabs follow and a tab whose frames are not sent yet gets them
+  function openTab(title) {
+    const dash = title ? host.closest(".rq-dashboard") : null;
+    const tab = dash && [...dash.querySelectorAll(".rq-view-tabs button")].find((b) => b.textContent.trim() === title);
+    if (tab && !tab.classList.contains("mod-active")) tab.click();
   }
 
   function report() {

@@ -90,6 +90,8 @@ class CheckpointStop:
     hint: str
     """What the page says to the ``wrong`` choice (its own near-miss hint)."""
     explain: str
+    tab: str = ""
+    """The tab the question is about (the page opens it when it asks), or ""."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,7 +271,7 @@ def checkpoint_stops(controller: Controller) -> tuple[CheckpointStop, ...]:
     for cp in sorted(controller.checkpoints, key=lambda c: c.frame):
         wrong = next((c.key for c in cp.choices if c.key != cp.answer), None)
         hint = cp.check(wrong)[1] if wrong is not None else cp.hint  # the near-miss hint of that very choice
-        stops.append(CheckpointStop(cp.name, cp.frame, cp.question, cp.answer, wrong, hint, cp.explain))
+        stops.append(CheckpointStop(cp.name, cp.frame, cp.question, cp.answer, wrong, hint, cp.explain, cp.tab))
     return tuple(stops)
 
 

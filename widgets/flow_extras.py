@@ -1,0 +1,79 @@
+"""The marks only some message-flow pictures have (:mod:`widgets.flow_copies` says when): the "copy 2" badge of a
+message stored a second time, a failed send try's faded crossed ghost on the queue it was sent to, their legend
+lines; and the red cross that dropped and failed tokens share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rmqlab.core.i18n import N_
+from rmqlab.core.i18n import gettext as _
+
+from .flow_canvas import Canvas, R
+from .flow_model import FlowVM, TokenVM
+from .palette import token_colour
+from .scene import Mark, text_width
+
+__all__ = ["COPY_TIP", "EXTRA_CSS", "copy_badge", "cross", "extra_legend", "ghosts"]
+
+COPY_BADGE = N_("#{n}")
+COPY_TIP = N_("copy {n}: the broker stored this message id again (a duplicate)")
+COPY_LEGEND = N_("#2: the same message stored a second time (copy 2, a duplicate)")
+GHOST_TIP = N_("try {n} failed here: {error}")
+GHOST_LEGEND = N_("faded, crossed: a send try that failed on this queue")
+"""A stored copy's badge and a failed try's ghost (:mod:`widgets.flow_copies`); their legend lines only on a picture
+that has one."""
+EXTRA_CSS = """
+$ .rq-token.rq-ghost { opacity: 0.6; }
+$ .rq-copy-badge { fill: var(--jp-brand-color1, #1976d2); stroke: #ffffff; stroke-width: 1; }
+$ text.rq-copy-mark { fill: #ffffff; font-size: 11px; font-weight: 600; }
+""".replace("$", '[data-testid="rq-flow"]')
+"""Their classes, added to the flow's stylesheet only on a picture that has one (the others keep their bytes)."""
+
+
+def cross(cv: Canvas, key: str, tx: float, ty: float) -> None:
+    """A red cross over a token: dropped, a send that failed, a failed try's ghost."""
+    d = R * 0.8
+    cv.marks.append(
+        Mark(
+            "path",
+            f"cross:{key}",
+            d=f"M{tx - d:.1f},{ty - d:.1f} L{tx + d:.1f},{ty + d:.1f} "
+            f"M{tx - d:.1f},{ty + d:.1f} L{tx + d:.1f},{ty - d:.1f}",
+            cls="rq-cross",
+            role="cross",
+        )
+    )
+
+
+def copy_badge(cv: Canvas, t: TokenVM, tx: float, ty: float) -> None:
+    """A blue "#2" pill across the token's foot (narrower than the gap to the next token): the same message id
+    stored a second time."""
+    words = _(COPY_BADGE).format(n=t.copy)
+    w = text_width(words, 11) + 8
+    cv.marks.append(Mark("rect", f"copy-badge:{t.key}", x=tx - w / 2, y=ty + R - 6, w=w, h=13, cls="rq-copy-badge",
+                         role="badge"))  # fmt: skip
+    cv.text(f"copy:{t.key}", tx, ty + R + 4, words, cls="rq-copy-mark", anchor="middle")
+
+
+def ghosts(cv: Canvas, vm: FlowVM, label: Callable[[str], str]) -> None:
+    """Each failed try: its message's token, faded and crossed, on the queue it was sent to (role ``ghost``, so a
+    count of tokens counts messages only)."""
+    for g in vm.ghosts:
+        gx, gy = cv.token_at[g.key]
+        tip = f"{g.msg_id} · " + _(GHOST_TIP).format(n=g.copy, error=g.why)
+        text = label(g.msg_id)
+        cv.marks.append(Mark("token", g.key, x=gx, y=gy, r=R, text=text, fill=g.colour, cls="rq-send_failed rq-ghost",
+                             role="ghost", title=tip))  # fmt: skip
+        cross(cv, g.key, gx, gy)
+
+
+def extra_legend(vm: FlowVM) -> tuple[tuple[str, str, str], ...]:
+    """Legend lines for the marks only some pictures have: a stored copy's badge, a failed try's ghost."""
+    sample = token_colour("M0001")
+    lines: tuple[tuple[str, str, str], ...] = ()
+    if any(t.copy > 1 for t in vm.tokens):
+        lines += (("token", sample, _(COPY_LEGEND)),)
+    if vm.ghosts:
+        lines += (("token", f"{sample} rq-send_failed rq-ghost", _(GHOST_LEGEND)),)
+    return lines
