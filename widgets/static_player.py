@@ -25,6 +25,7 @@ from .event_log import EventLog
 from .event_table import TABLE_CSS, event_table_html, event_table_json
 from .framed import FramedView
 from .frames import RunFrames
+from .page_seal import seal_player, seal_tail, unlock_keys
 from .player import player_words
 from .scene import BASE_CSS, SceneView
 
@@ -94,12 +95,14 @@ def static_player_html(
                 stays = _("This picture stays at this step here: the run is too long to embed it.")
                 parts.append(f"<p><i>{stays}</i></p>")
                 continue
-            traits = {"run": run, "frames": encoded, **now}
+            traits = {"run": run, "frames": seal_tail(encoded, frames.checkpoints, view.title), **now}
             scenes.append({"id": scene_id, "traits": traits})
         else:
             parts.append(f"<pre>{html.escape(view.text)}</pre>")
-    player = {"kind": "player", "data": {**frames.player_json(), "run": run}, "position": frame, "interval": 200,
-              "answers": [], "live_clock": live[0], "live_caption": list(live[1]), "live_near": near,
+    data = seal_player(frames.player_json(), frames.checkpoints)  # no answer in the page (widgets/page_seal.py)
+    player = {"kind": "player", "data": {**data, "run": run}, "position": frame, "interval": 200, "answers": [],
+              "unlocked": unlock_keys(frames.checkpoints, frame if frame >= 0 else near),
+              "live_clock": live[0], "live_caption": list(live[1]), "live_near": near,
               **({"words": words} if (words := player_words()) else {})}  # fmt: skip
     payload = json.dumps({"player": player, "scenes": scenes}, separators=(",", ":")).replace("</", "<\\/")
     parts.append(

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 from rmqlab.widgets import Checkpoint, Dashboard, demo_lab
 from rmqlab.widgets.event_log import EventLogModel
 from rmqlab.widgets.export import save_html
@@ -152,7 +153,8 @@ def test_play_runs_to_the_end_after_the_checkpoint(page: Any, saved: tuple[Dashb
     wrong = next(c for c in cp.choices if c.key != cp.answer and c.mark)
     page.locator(f'.rq-scene [data-choice="{wrong.key}"]').first.click()
     feedback = page.get_by_test_id("rq-feedback")
-    assert feedback.inner_text() == f"Not quite. Hint: {cp.check(wrong.key)[1]} Try again, or Show me."  # its own hint
+    # its own hint (the page opens the choice's sealed box: a Web Crypto promise, so wait for it)
+    expect(feedback).to_have_text(f"Not quite. Hint: {cp.check(wrong.key)[1]} Try again, or Show me.")
     assert player.get_attribute("data-step") == str(cp.frame)
     # every choice is a place in the picture; the answer (delay level 3, not used yet) is a dim dashed placeholder,
     # as are the other levels and the DLQ: a click on it answers
@@ -163,7 +165,7 @@ def test_play_runs_to_the_end_after_the_checkpoint(page: Any, saved: tuple[Dashb
     )
     assert cp.answer in placeholders and len(placeholders) == len(cp.placeholders) >= 2
     page.locator(f'.rq-scene rect.rq-placeholder[data-choice="{cp.answer}"]').click()
-    assert feedback.inner_text() == cp.explain
+    expect(feedback).to_have_text(cp.explain)
     page.wait_for_function(
         f"() => document.querySelector('[data-testid=rq-player]').getAttribute('data-step') === '{len(frames) - 1}'",
         timeout=30_000,
@@ -200,6 +202,7 @@ def test_home_and_end_go_to_the_first_and_last_step(page: Any, saved: tuple[Dash
     _at_step(page, cp.frame)
     assert page.get_by_test_id("rq-checkpoint").is_visible()
     page.get_by_role("button", name="Show me", exact=True).click()  # answered (shown): End goes on
+    expect(page.get_by_test_id("rq-feedback")).to_have_text(cp.explain)  # once the page found the right box
     page.get_by_role("button", name="Step", exact=True).focus()
     page.keyboard.press("End")
     page.wait_for_function(
@@ -247,7 +250,7 @@ def test_a_scrub_past_an_unanswered_checkpoint_stops_at_its_question(page: Any, 
     _at_step(page, cp.frame)
     assert scrub.input_value() == str(cp.frame) and page.get_by_test_id("rq-checkpoint").is_visible()
     page.locator(f'.rq-scene [data-choice="{cp.answer}"]').first.click()
-    assert page.get_by_test_id("rq-feedback").inner_text() == cp.explain
+    expect(page.get_by_test_id("rq-feedback")).to_have_text(cp.explain)
     scrub.fill(str(last))
     _at_step(page, last)
 
@@ -304,4 +307,5 @@ def test_the_jump_box_lists_only_what_it_can_reach_before_an_unanswered_question
     _at_step(page, cp.frame)
     assert box.locator("option").all_inner_texts() == ["answer the question first"] and box.is_disabled()
     page.locator(f'.rq-scene [data-choice="{cp.answer}"]').first.click()
+    expect(page.get_by_test_id("rq-feedback")).to_have_text(cp.explain)
     assert "dead_lettered" in box.locator("option").evaluate_all("(os) => os.map((o) => o.value)")
