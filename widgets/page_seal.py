@@ -22,6 +22,7 @@ and two different texts never share a stream. What this does not stop: trying th
 
 from __future__ import annotations
 
+import base64
 import functools
 import hashlib
 import hmac
@@ -29,11 +30,13 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from rmqlab.course.sealed import _pbkdf2
+
 if TYPE_CHECKING:  # checkpoints imports the views, which import this module
     from .checkpoints import AskedCheckpoint
 
-__all__ = ["ITERATIONS", "PAGE_SALT", "seal_box", "seal_player", "seal_tail", "sealed_checkpoint", "segment_key",
-           "unlock_keys"]
+__all__ = ["ITERATIONS", "PAGE_SALT", "choice_keys", "open_box", "seal_box", "seal_player", "seal_tail",
+           "sealed_checkpoint", "segment_key", "unlock_keys"]
 
 PAGE_SALT = "rmqlab-page-1"
 ITERATIONS = 100
@@ -43,6 +46,8 @@ build (and Pyodide's hmac-only PBKDF2) cheap."""
 
 def _stream(key: bytes, nonce: str, length: int) -> bytes:
     """HMAC-SHA256(key, "stream/<nonce>" ‖ counter) blocks: PBKDF2 with one round, as ``deriveBits`` gives it."""
+    if not length:
+        return b""
     salt = f"stream/{nonce}".encode()
     fast = getattr(hashlib, "pbkdf2_hmac", None)
     if fast is not None:
@@ -51,24 +56,27 @@ def _stream(key: bytes, nonce: str, length: int) -> bytes:
     return b"".join(blocks)[:length]
 
 
+def _xor(data: bytes, stream: bytes) -> bytes:
+    return (int.from_bytes(data, "big") ^ int.from_bytes(stream, "big")).to_bytes(len(data), "big")
+
+
 def seal_box(key: bytes, text: str) -> dict[str, str]:
-    """``text`` sealed under ``key``: ``{"nonce", "data"}`` (hex); the nonce is its HMAC under the key."""
+    """``text`` sealed under ``key``: ``{"nonce"}`` (hex: its HMAC under the key) and ``{"data"}`` (base64)."""
     data = text.encode()
     nonce = hmac.new(key, data, "sha256").hexdigest()[:32]
-    stream = _stream(key, nonce, len(data)) if data else b""
-    return {"nonce": nonce, "data": bytes(a ^ b for a, b in zip(data, stream, strict=True)).hex()}
+    return {"nonce": nonce, "data": base64.b64encode(_xor(data, _stream(key, nonce, len(data)))).decode()}
 
 
 def open_box(key: bytes, box: dict[str, str]) -> str:
     """The text :func:`seal_box` sealed (what ``scene.js`` does in the page; for tests)."""
-    data = bytes.fromhex(box["data"])
-    stream = _stream(key, box["nonce"], len(data)) if data else b""
-    return bytes(a ^ b for a, b in zip(data, stream, strict=True)).decode()
+    data = base64.b64decode(box["data"])
+    return _xor(data, _stream(key, box["nonce"], len(data))).decode()
 
 
 @functools.lru_cache(maxsize=4096)
 def _master(name: str, frame: int, choice: str) -> bytes:
-    return hashlib.pbkdf2_hmac("sha256", choice.encode(), f"{PAGE_SALT}/{name}/{frame}".encode(), ITERATIONS)
+    # sealed._pbkdf2: hashlib's, or the same by hmac in a Pyodide without OpenSSL
+    return _pbkdf2(choice.encode(), f"{PAGE_SALT}/{name}/{frame}".encode(), ITERATIONS)
 
 
 def choice_keys(cp: AskedCheckpoint, choice: str) -> tuple[bytes, bytes]:

@@ -71,7 +71,6 @@ def player_words() -> dict[str, str]:
         "play the step and see the answer": _("play the step and see the answer"),
         "Not quite. Hint: {hint} Try again, or Show me.": _("Not quite. Hint: {hint} Try again, or Show me."),
         "{kind} ({n})": _("{kind} ({n})"),
-        "checking…": _("checking…"),
         "This page cannot check answers or play past a question: the browser offers no Web Crypto here (open the "
         "page from disk, over https or on localhost).": _(
             "This page cannot check answers or play past a question: the browser offers no Web Crypto here (open the "

@@ -131,7 +131,7 @@ async function hmacOf(secret, text) {
   return new Uint8Array(await crypt().sign("HMAC", key, utf8.encode(text)));
 }
 async function openBox(key, box) {
-  const data = unhex(box.data);
+  const data = Uint8Array.from(atob(box.data), (ch) => ch.charCodeAt(0));
   if (!data.length) return "";
   const stream = await pbkdf2(key, utf8.encode(`stream/${box.nonce}`), 1, data.length);
   return new TextDecoder().decode(data.map((b, i) => b ^ stream[i]));
@@ -159,7 +159,9 @@ async function openSegments(run, sealed) {
     const key = (BUS.keys[run] || {})[seg.cp];
     if (!key || !crypt()) break;
     const id = `${seg.cp}/${seg.nonce}`;
-    if (!BUS.opened.has(id)) BUS.opened.set(id, JSON.parse(await openBox(key, seg))[1]);
+    if (!BUS.opened.has(id)) {
+      try { BUS.opened.set(id, JSON.parse(await openBox(key, seg))[1]); } catch (e) { break; } // a key of an older build
+    }
     out.push(BUS.opened.get(id));
   }
   return out;
@@ -204,7 +206,11 @@ function followRun(model, onMove) {
 }
 
 // how many frames the widget has from its run (0: none yet, e.g. a hidden tab's)
-const frameCount = (model) => (((model.get("frames") || {}).frames) || []).length;
+// (the sealed ones too: widgets/page_seal.py)
+const frameCount = (model) => {
+  const encoded = model.get("frames") || {};
+  return (encoded.frames || []).length + (encoded.sealed || []).reduce((n, seg) => n + seg.n, 0);
+};
 
 // frames[i] as a whole scene (decoded once, then cached: back and scrub are as fast as step)
 function decoder(encoded) {

@@ -133,6 +133,9 @@ def test_steps_show_the_kernels_scene_and_caption(page: Any, saved: tuple[Dashbo
         assert caption.split("\n") == list(frames.captions[k])
         assert page.get_by_test_id("rq-clock").inner_text() == frames.clock(k)
         testid = scenes[k].testid
+        # past the question the pictures open their sealed frames themselves (a Web Crypto promise each)
+        for drawn in (f"[data-testid={testid}]", ".rq-table-view"):
+            expect(page.locator(drawn).first).to_have_attribute("data-step", expect_step)
         assert page.evaluate(MARKS_JS, testid) == _expected(scenes[k].to_json()), k
         # the Events table moved with it, with no kernel: the rows of the kernel's view-model at that step
         table = page.get_by_test_id("rq-event-log")
