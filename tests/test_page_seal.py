@@ -131,3 +131,20 @@ def test_the_live_players_state_states_no_answer() -> None:
     assert ctl.player.unlocked == {}
     ctl.seek(frames.positions[cp.frame + 1], gated=False)
     assert ctl.player.unlocked == {cp.name: segment_key(cp).hex()}
+
+
+def test_no_lab_notebook_holds_a_sealed_explanation_in_its_outputs() -> None:
+    """The executed labs (en + zh) are what the docs site shows, dashboards as static players: no fixed part of any
+    declared checkpoint explanation is in them (a part with a run value in it is checked above, filled)."""
+    from teacher.compile import CHECKPOINTS
+
+    notebooks = {p: p.read_text(encoding="utf-8") for p in sorted(LABS.glob("**/[0-9][0-9]*_*.ipynb"))}
+    assert len(notebooks) >= 28
+    for why in CHECKPOINTS:
+        for text in (why.why, why.zh):
+            for sentence in _sentences(text):
+                for part in re.split(r"\{[^}]*\}", sentence):  # a telling part: five words, or fifteen characters
+                    if len(re.findall(r"[A-Za-z]{2,}", part)) >= 5 or len(re.findall(r"[\u4e00-\u9fff]", part)) >= 15:
+                        escaped = json.dumps(part.strip(), ensure_ascii=False)[1:-1]  # as a notebook's JSON holds it
+                        leaks = [p.name for p, body in notebooks.items() if part.strip() in body or escaped in body]
+                        assert not leaks, (why.id, part, leaks)
