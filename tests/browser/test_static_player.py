@@ -312,3 +312,30 @@ def test_the_jump_box_lists_only_what_it_can_reach_before_an_unanswered_question
     page.locator(f'.rq-scene [data-choice="{cp.answer}"]').first.click()
     expect(page.get_by_test_id("rq-feedback")).to_have_text(cp.explain)
     assert "dead_lettered" in box.locator("option").evaluate_all("(os) => os.map((o) => o.value)")
+
+
+def test_a_page_without_web_crypto_says_it_cannot_check_and_tells_nothing(
+    browser: Any, saved: tuple[Dashboard, Path]
+) -> None:
+    """The answers are sealed (widgets/page_seal.py): a browser with no SubtleCrypto cannot open them, and says
+    so plainly on a click and on Show me, instead of failing silently or playing on."""
+    frames = saved[0].controller.frames
+    assert frames is not None
+    cp = frames.checkpoints[0]
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    page.add_init_script("Object.defineProperty(globalThis.crypto, 'subtle', { value: undefined })")
+    page.goto(saved[1].as_uri())
+    page.get_by_role("slider", name="step", exact=True).fill(str(len(frames) - 1))
+    _at_step(page, cp.frame)
+    said = ("This page cannot check answers or play past a question: the browser offers no Web Crypto here (open "
+            "the page from disk, over https or on localhost).")  # fmt: skip
+    feedback = page.get_by_test_id("rq-feedback")
+    page.locator(f'.rq-scene [data-choice="{cp.answer}"]').first.click()
+    expect(feedback).to_have_text(said)
+    page.get_by_role("button", name="Show me", exact=True).click()
+    expect(feedback).to_have_text(said)
+    page.get_by_role("button", name="Step", exact=True).click()
+    assert page.get_by_test_id("rq-player").get_attribute("data-step") == str(cp.frame)
+    assert page.get_by_test_id("rq-clock").inner_text() == frames.clock(cp.frame)
+    context.close()
