@@ -27,6 +27,7 @@ import functools
 import hashlib
 import hmac
 import json
+import zlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -60,17 +61,23 @@ def _xor(data: bytes, stream: bytes) -> bytes:
     return (int.from_bytes(data, "big") ^ int.from_bytes(stream, "big")).to_bytes(len(data), "big")
 
 
-def seal_box(key: bytes, text: str) -> dict[str, str]:
-    """``text`` sealed under ``key``: ``{"nonce"}`` (hex: its HMAC under the key) and ``{"data"}`` (base64)."""
+def seal_box(key: bytes, text: str, *, packed: bool = False) -> dict[str, Any]:
+    """``text`` sealed under ``key``: ``{"nonce"}`` (hex: its HMAC under the key) and ``{"data"}`` (base64);
+    ``packed``: zlib-compressed first (``"z": 1``; the page inflates it with a DecompressionStream): frames are
+    repetitive JSON, and a notebook keeps its pictures' frames in its outputs."""
     data = text.encode()
     nonce = hmac.new(key, data, "sha256").hexdigest()[:32]
-    return {"nonce": nonce, "data": base64.b64encode(_xor(data, _stream(key, nonce, len(data)))).decode()}
+    if packed:
+        data = zlib.compress(data, 6)
+    sealed = base64.b64encode(_xor(data, _stream(key, nonce, len(data)))).decode()
+    return {"nonce": nonce, "data": sealed, **({"z": 1} if packed else {})}
 
 
-def open_box(key: bytes, box: dict[str, str]) -> str:
+def open_box(key: bytes, box: dict[str, Any]) -> str:
     """The text :func:`seal_box` sealed (what ``scene.js`` does in the page; for tests)."""
     data = base64.b64decode(box["data"])
-    return _xor(data, _stream(key, box["nonce"], len(data))).decode()
+    plain = _xor(data, _stream(key, box["nonce"], len(data)))
+    return (zlib.decompress(plain) if box.get("z") else plain).decode()
 
 
 @functools.lru_cache(maxsize=4096)
@@ -126,7 +133,8 @@ def seal_tail(encoded: dict[str, Any], checkpoints: Sequence[AskedCheckpoint], l
         return encoded
     cuts = _cuts(checkpoints, len(frames))
     sealed = [
-        {"cp": cp.name, "n": stop - start, **seal_box(segment_key(cp), json.dumps([label, frames[start:stop]]))}
+        {"cp": cp.name, "n": stop - start,
+         **seal_box(segment_key(cp), json.dumps([label, frames[start:stop]]), packed=True)}
         for cp, start, stop in cuts
     ]
     return {**encoded, "frames": frames[: cuts[0][1]], "sealed": sealed}
@@ -145,7 +153,8 @@ def seal_player(data: dict[str, Any], checkpoints: Sequence[AskedCheckpoint]) ->
         return {"clocks": data["clocks"][start:stop], "captions": data["captions"][start:stop], "jumps": jumps}
 
     sealed = [
-        {"cp": cp.name, "n": stop - start, **seal_box(segment_key(cp), json.dumps(["player", part(start, stop)]))}
+        {"cp": cp.name, "n": stop - start,
+         **seal_box(segment_key(cp), json.dumps(["player", part(start, stop)]), packed=True)}
         for cp, start, stop in cuts
     ]
     return {**data, **part(0, cuts[0][1]), "checkpoints": [sealed_checkpoint(c) for c in checkpoints],

@@ -134,7 +134,10 @@ async function openBox(key, box) {
   const data = Uint8Array.from(atob(box.data), (ch) => ch.charCodeAt(0));
   if (!data.length) return "";
   const stream = await pbkdf2(key, utf8.encode(`stream/${box.nonce}`), 1, data.length);
-  return new TextDecoder().decode(data.map((b, i) => b ^ stream[i]));
+  const plain = data.map((b, i) => b ^ stream[i]);
+  if (!box.z) return new TextDecoder().decode(plain);
+  // frames come zlib-compressed ("deflate" in the Compression Streams API)
+  return new Response(new Blob([plain]).stream().pipeThrough(new DecompressionStream("deflate"))).text();
 }
 // a choice's two keys for its checkpoint: [box key, frames key]
 async function choiceKeys(cp, choiceKey) {
