@@ -141,6 +141,8 @@ def test_no_lab_notebook_holds_a_sealed_explanation_in_its_outputs() -> None:
 
     notebooks = {p: p.read_text(encoding="utf-8") for p in sorted(LABS.glob("**/[0-9][0-9]*_*.ipynb"))}
     assert len(notebooks) >= 28
+    for path, body in notebooks.items():  # no player saved past a question: no frames key in any page
+        assert body.count('\\"unlocked\\":{') == body.count('\\"unlocked\\":{}') > 0 or "rqlabMount" not in body, path
     for why in CHECKPOINTS:
         for text in (why.why, why.zh):
             for sentence in _sentences(text):
@@ -149,3 +151,17 @@ def test_no_lab_notebook_holds_a_sealed_explanation_in_its_outputs() -> None:
                         escaped = json.dumps(part.strip(), ensure_ascii=False)[1:-1]  # as a notebook's JSON holds it
                         leaks = [p.name for p, body in notebooks.items() if part.strip() in body or escaped in body]
                         assert not leaks, (why.id, part, leaks)
+
+
+def test_without_openssl_the_boxes_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Pyodide without OpenSSL has no ``hashlib.pbkdf2_hmac``: the hmac-only stream and keys give the same boxes
+    (the page, with Web Crypto, opens either)."""
+    import hashlib
+
+    from rmqlab.widgets import page_seal
+
+    key, text = b"k" * 32, "M0001 goes to delay level 3 · 10 s " * 9
+    with_openssl = page_seal.seal_box(key, text, packed=True), page_seal.seal_box(key, text)
+    monkeypatch.delattr(hashlib, "pbkdf2_hmac")
+    assert (page_seal.seal_box(key, text, packed=True), page_seal.seal_box(key, text)) == with_openssl
+    assert page_seal.open_box(key, with_openssl[0]) == text
