@@ -6,6 +6,8 @@ without JavaScript sees), the frames of every picture (:func:`widgets.frames.enc
 one ``<script type="module">``, which mounts the same player and the same scene drawing the live widgets use.
 Step, Back, Play, scrub, Jump and the checkpoints then work in a page opened from disk, and the picture at step
 k is the live widget's at step k (the same frames, decoded by the same code). No network, no file beside it.
+The checkpoints' answers, explanations and hints, and the frames past each question, are in the page sealed
+(:mod:`widgets.page_seal`): the page opens them with the choice a student clicks.
 """
 
 from __future__ import annotations
