@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 import rmqlab.course.bank as bank
+import rmqlab.course.grading as grading
 from rmqlab.core.errors import ConfigError
 from rmqlab.core.trace import EventKind, TraceEvent
 from rmqlab.course.bank import SALT, record
@@ -65,6 +66,7 @@ def fresh() -> Iterator[None]:
 def test_bank(monkeypatch: pytest.MonkeyPatch) -> None:
     sealed = tuple(record(compile_one(ex, TEST_ANSWERS[ex.id], SALT)) for ex in TEST_BANK)
     monkeypatch.setattr(bank, "EXERCISES", (*bank.EXERCISES, *sealed))
+    monkeypatch.setattr(grading, "EXERCISES", bank.EXERCISES)  # what verify (the hidden test) reads
 
 
 def lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
@@ -273,12 +275,78 @@ def test_score_lists_every_exercise_of_the_lab(test_bank: None, capsys: pytest.C
 
 
 def test_score_counts_tries_in_english(test_bank: None, capsys: pytest.CaptureFixture[str]) -> None:
-    for _ in range(10):
+    for _ in range(2):
         check("98.3", False, True)
     check("98.3", True, True)
     capsys.readouterr()
     score("98")
-    assert lines(capsys)[4] == "98.3      1/1     right on the 11th try"
+    assert lines(capsys)[4] == "98.3      1/1     right on the 3rd try"
+
+
+def test_after_three_wrong_predictions_the_self_check_says_neither_right_nor_wrong(
+    test_bank: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A loop of checks over candidates (issue 30): the 4th prediction, right or not, gets no verdict — the count,
+    the general hint and show_me — so the loop finds nothing; the answer cell is still graded as submitted."""
+    for guess in (1, 2, 3):
+        check("98.2", guess, 4)
+    capsys.readouterr()
+    said = []
+    for guess in (5, 4, 6):  # 4 is right: no verdict either
+        check("98.2", guess, 4)
+        said.append(" ".join(lines(capsys)))
+    assert said == [
+        f"This is prediction {n} judged for '98.2' in this kernel: after 3, the self-check no longer says whether a "
+        "prediction is right, so trying values in a loop finds nothing. Your answer cell is graded as you submit it. "
+        "Work it out from the run (`show_me('98.2')` plays it), or ask your teacher."
+        for n in (4, 5, 6)
+    ]
+    check("98.4", "a", "%RETRY%cg"), check("98.4", "b", "%RETRY%cg"), check("98.4", "c", "%RETRY%cg")
+    capsys.readouterr()
+    check("98.4", "%RETRY%cg", "%RETRY%cg")
+    assert "Hint: Where does the broker put a failed message? Work it out" in " ".join(lines(capsys))
+    score("98")
+    rows = [row.split()[:2] for row in lines(capsys) if row.startswith(("98.2", "98.4"))]
+    assert rows == [["98.2", "0/2"], ["98.4", "0/1"]]
+    verify("98.2", 4)  # the grade: the answer as submitted, right
+
+
+def test_a_loop_over_judge_itself_is_counted_and_the_check_says_so(
+    test_bank: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Calling the bank's judge in a loop (not check) finds a small answer; every call is counted, the next check
+    says how many and gives no verdict, and the hidden test writes the count into the check cell's output."""
+    found = [v for v in range(10) if grading.judge(exercise("98.2"), v)[0] == "right"]
+    assert found == [4]
+    check("98.2", 4, 4)
+    assert " ".join(lines(capsys)).startswith("This is prediction 11 judged for '98.2' in this kernel: after 3,")
+    verify("98.2", 4)  # still full points: the final answer is right
+    assert lines(capsys) == [
+        "Exercise 98.2: 11 predictions were judged in this kernel before this test (the self-check judges 3); the "
+        "points come from the answer cell as submitted."
+    ]
+    verify("98.3", True)  # an exercise judged once: nothing written
+    assert lines(capsys) == []
+
+
+def test_rebinding_or_an_object_equal_to_everything_still_scores_nothing_after_a_loop(test_bank: None) -> None:
+    """The hidden test reads the answer itself, from the grading module: a rebound ``check``/``judge`` in the
+    notebook's namespace or a value equal to everything is no right answer, before or after the count runs out."""
+
+    class Anything:
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = object.__hash__
+
+    for guess in range(5):
+        check("98.2", guess, 4)
+    cell: dict[str, object] = {}  # a student's cell rebinds the names it sees
+    exec("from rmqlab.course.grading import judge, verify\njudge = verify = lambda *_: ('right', '')", cell)
+    with pytest.raises(AssertionError, match="unreadable"):
+        grading.verify("98.2", Anything())
+    with pytest.raises(AssertionError, match=r"wrong|hint"):
+        grading.verify("98.2", 7)
 
 
 def test_bad_ids_and_declarations_name_the_parameter() -> None:

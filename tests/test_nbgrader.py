@@ -65,6 +65,16 @@ CHEATS: dict[str, dict[str, str]] = {
 }
 
 
+LOOP_CALLS = 9
+LOOPED = {
+    ex_id: "from rmqlab.course.exercises import exercise\nfrom rmqlab.course.grading import judge\n"
+    f"found = [judge(exercise({ex_id!r}), {value}) for _ in range({LOOP_CALLS})]\n{{name}} = {value}"
+    for ex_id, value in RIGHT.items()
+}
+"""A loop over the bank left in the answer cells (here it judges the right value again and again), then the right
+literal: full points, and the count in each check cell's output."""
+
+
 def nbgrader(course: Path, *args: str, home: Path | None = None) -> str:
     """Run ``nbgrader ARGS`` in the course directory (as a teacher whose home is ``home``); fail with its log if it
     fails."""
@@ -160,6 +170,7 @@ def graded(course: Path) -> Path:
         submit(course, f"cheat_{name}", sources)
     # edit the locked check cells: no hidden test, a printed "Right"
     submit(course, "cheat_locked_cell", WRONG, checks="print('Right — all of it')")
+    submit(course, "looped", LOOPED)
     home = course / "home"  # the teacher's home, with their Jupyter runtime folder (the kernel's connection file)
     home.mkdir()
     (home / "secret.txt").write_text("the teacher's notes")
@@ -206,6 +217,21 @@ def test_right_full_marks_wrong_and_blank_zero_mixed_partial(graded: Path) -> No
 def test_every_cheat_scores_zero(graded: Path, cheat: str) -> None:
     points = float(sum(ex.points for ex in exercises_of(LAB_ID)))
     assert score(graded, f"cheat_{cheat}") == (0.0, points)
+
+
+def test_a_loop_over_the_bank_scores_its_final_answer_and_shows_in_the_check_cells(graded: Path) -> None:
+    """A submission that judged each exercise in a loop before its check: the points of its final answers, and each
+    check cell of the autograded copy says how many predictions the kernel judged (the loop's, then the check's,
+    which gave no verdict)."""
+    points = float(sum(ex.points for ex in exercises_of(LAB_ID)))
+    assert score(graded, "looped") == (points, points)
+    nb = nbformat.read(graded / "autograded" / "looped" / ASSIGNMENT / LAB, as_version=4)
+    for ex in exercises_of(LAB_ID):
+        (cell,) = [c for c in nb.cells if _grade_id(c) == ex.grade_id]
+        text = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+        assert f"This is prediction {LOOP_CALLS + 1} judged for {ex.id!r} in this kernel" in " ".join(text.split())
+        assert (f"Exercise {ex.id}: {LOOP_CALLS + 1} predictions were judged in this kernel before this test (the "
+                "self-check judges 3); the points come from the answer cell as submitted.") in " ".join(text.split())
 
 
 def test_the_patched_kernel_passes_its_own_test_but_not_the_graders(graded: Path) -> None:

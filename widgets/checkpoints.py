@@ -192,7 +192,8 @@ class AskedCheckpoint:
         return self.hint if self.lab_hint else (own or self.hint)
 
     def to_json(self) -> dict[str, Any]:
-        """Plain JSON for the page (the browser checks answers itself, with no kernel)."""
+        """Plain JSON, answer and texts included: the kernel's record. The page never gets it: it gets
+        :func:`widgets.page_seal.sealed_checkpoint` (the answer and the texts sealed under the right choice)."""
         return {
             "name": self.name,
             "frame": self.frame,

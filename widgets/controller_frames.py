@@ -22,6 +22,7 @@ from .checkpoint_mask import Mask, mask_model
 from .checkpoints import AskedCheckpoint, Checkpoint
 from .framed import FramedView
 from .frames import RunFrames, build_run, one_language
+from .page_seal import seal_player, unlock_keys
 from .player import PlayerWidget
 from .replay import Replay, RunOutline
 from .stepper import Stepper
@@ -93,8 +94,9 @@ class PageFrames:
         self._syncing = True
         try:
             with self.player.hold_sync():
-                self.player.data = self.frames.player_json()
+                self.player.data = seal_player(self.frames.player_json(), self.frames.checkpoints)
                 self.player.answers = []
+                self.player.unlocked = {}
         finally:
             self._syncing = False
 
@@ -123,6 +125,8 @@ class PageFrames:
                     self.player.live_near = self.frames.near(pos) if self.frames is not None else 0
                     self.player.live_clock = self.clock_text
                     self.player.live_caption = list(self.caption_lines)
+                if self.frames is not None and frame >= 0:  # the keys of the frames up to it (it moved there itself)
+                    self.player.unlocked = unlock_keys(self.frames.checkpoints, frame)
                 self.player.position = frame
         finally:
             self._syncing = False

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .base import SnapshotView, guarded
+from .page_seal import seal_tail
 
 if TYPE_CHECKING:
     from rmqlab.snapshot import LabSnapshot
@@ -102,7 +103,8 @@ class FramedView(SnapshotView):
         """Give the page this view's frames of ``frames``' run (once per build, or when the tab is first opened)."""
         self.run_frames = frames
         with self.canvas.hold_sync():
-            self.canvas.frames = self.page_frames(frames)
+            # past the first checkpoint's pause, sealed under its right answer (widgets/page_seal.py)
+            self.canvas.frames = seal_tail(self.page_frames(frames), frames.checkpoints, self.title)
             self.canvas.run = frames.run
 
     def clear_page_frames(self, run: str = "") -> None:

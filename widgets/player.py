@@ -71,6 +71,11 @@ def player_words() -> dict[str, str]:
         "play the step and see the answer": _("play the step and see the answer"),
         "Not quite. Hint: {hint} Try again, or Show me.": _("Not quite. Hint: {hint} Try again, or Show me."),
         "{kind} ({n})": _("{kind} ({n})"),
+        "This page cannot check answers or play past a question: the browser offers no Web Crypto here (open the "
+        "page from disk, over https or on localhost).": _(
+            "This page cannot check answers or play past a question: the browser offers no Web Crypto here (open the "
+            "page from disk, over https or on localhost)."
+        ),
     }
     return {english: said for english, said in words.items() if said != english} | kind_words()
 
@@ -93,6 +98,10 @@ class PlayerWidget(anywidget.AnyWidget):
     """Milliseconds per step while playing."""
     answers = traitlets.List(traitlets.Dict()).tag(sync=True)
     """One entry per checkpoint answered in the page: ``{"name", "tries", "shown"}``."""
+    unlocked = traitlets.Dict().tag(sync=True)
+    """The frames keys (hex, by checkpoint name) of the checkpoints the kernel moved the run past itself: the page
+    opens the frames sealed under them (:func:`widgets.page_seal.unlock_keys`); those the student answers it opens
+    with the answer."""
     words = traitlets.Dict().tag(sync=True)
     """The player's words in the language of its making (:func:`player_words`; empty in English)."""
 

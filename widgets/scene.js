@@ -100,6 +100,9 @@ function svgId(testid) {
 
 // ---------------------------------------------------------------- the bus between a run's player and scenes
 const BUS = (globalThis.__rqlab = globalThis.__rqlab || { pos: {}, listeners: {} });
+BUS.keys = BUS.keys || {};
+BUS.unlocks = BUS.unlocks || [];
+BUS.opened = BUS.opened || new Map(); // segment id -> its frames, opened once
 
 function announce(run, index) {
   BUS.pos[run] = index;
@@ -109,6 +112,82 @@ function announce(run, index) {
 function listen(run, fn) {
   (BUS.listeners[run] = BUS.listeners[run] || []).push(fn);
   return () => { BUS.listeners[run] = (BUS.listeners[run] || []).filter((f) => f !== fn); };
+}
+
+// ---------------------------------------------------------------- sealed boxes (widgets/page_seal.py)
+// A checkpoint's answer, explanation and hints, and the frames past its pause, come sealed: a choice's key opens
+// its own box, and only the right one's gives the key of the frames that follow. Web Crypto (SubtleCrypto) does the
+// work: PBKDF2-HMAC-SHA256 for the keys, the same with one round for the stream a box is XORed with.
+const crypt = () => (globalThis.crypto && globalThis.crypto.subtle) || null;
+const utf8 = new TextEncoder();
+const unhex = (h) => new Uint8Array((h.match(/../g) || []).map((x) => parseInt(x, 16)));
+async function pbkdf2(secret, salt, iterations, bytes) {
+  const key = await crypt().importKey("raw", secret, "PBKDF2", false, ["deriveBits"]);
+  const bits = await crypt().deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations }, key, bytes * 8);
+  return new Uint8Array(bits);
+}
+async function hmacOf(secret, text) {
+  const key = await crypt().importKey("raw", secret, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return new Uint8Array(await crypt().sign("HMAC", key, utf8.encode(text)));
+}
+async function openBox(key, box) {
+  const data = Uint8Array.from(atob(box.data), (ch) => ch.charCodeAt(0));
+  if (!data.length) return "";
+  const stream = await pbkdf2(key, utf8.encode(`stream/${box.nonce}`), 1, data.length);
+  const plain = data.map((b, i) => b ^ stream[i]);
+  if (!box.z) return new TextDecoder().decode(plain);
+  // frames come zlib-compressed ("deflate" in the Compression Streams API)
+  return new Response(new Blob([plain]).stream().pipeThrough(new DecompressionStream("deflate"))).text();
+}
+// a choice's two keys for its checkpoint: [box key, frames key]
+async function choiceKeys(cp, choiceKey) {
+  const master = await pbkdf2(utf8.encode(choiceKey), utf8.encode(cp.salt), cp.iterations, 32);
+  return [await hmacOf(master, "box"), await hmacOf(master, "frames")];
+}
+// the frames keys the page holds, by run and checkpoint name; unlock() tells those who wait for them
+function unlock(run, name, key) {
+  const keys = (BUS.keys[run] = BUS.keys[run] || {});
+  if (keys[name]) return;
+  keys[name] = key;
+  for (const fn of BUS.unlocks) fn(run);
+}
+function onUnlock(fn) {
+  BUS.unlocks.push(fn);
+  return () => { BUS.unlocks = BUS.unlocks.filter((f) => f !== fn); };
+}
+// the sealed segments of `sealed` (in order) that the keys of `run` open, up to the first one they do not
+async function openSegments(run, sealed) {
+  const out = [];
+  for (const seg of sealed || []) {
+    const key = (BUS.keys[run] || {})[seg.cp];
+    if (!key || !crypt()) break;
+    const id = `${seg.cp}/${seg.nonce}`;
+    if (!BUS.opened.has(id)) {
+      try { BUS.opened.set(id, JSON.parse(await openBox(key, seg))[1]); } catch (e) { break; } // a key of an older build
+    }
+    out.push(BUS.opened.get(id));
+  }
+  return out;
+}
+// a picture's frames with every segment its run's keys open appended (a segment holds frame deltas)
+// (done(frames) now with the plain ones, then again if keys open more); it returns a function that stops it
+function openedFrames(model, done) {
+  const plain = () => { const e = model.get("frames") || {}; return { ...e, more: (e.sealed || []).length > 0 }; };
+  const reopen = (run) => {
+    const encoded = model.get("frames") || {};
+    if (!(encoded.sealed || []).length || (run && run !== model.get("run"))) return;
+    openSegments(model.get("run"), encoded.sealed).then((segs) => {
+      if (model.get("frames") !== encoded || !segs.length) return; // new frames came meanwhile, or nothing opened
+      done({ ...encoded, frames: (encoded.frames || []).concat(...segs), more: segs.length < encoded.sealed.length });
+    });
+  };
+  const fresh = () => { done(plain()); reopen(); };
+  model.on("change:frames", fresh);
+  model.on("change:run", fresh);
+  const stop = onUnlock(reopen);
+  done(plain());
+  reopen();
+  return () => { stop(); model.off("change:frames", fresh); model.off("change:run", fresh); };
 }
 
 // a widget's place in its run (the model's "run" trait): index is the frame the run's player shows (-1: none, the
@@ -130,14 +209,18 @@ function followRun(model, onMove) {
 }
 
 // how many frames the widget has from its run (0: none yet, e.g. a hidden tab's)
-const frameCount = (model) => (((model.get("frames") || {}).frames) || []).length;
+// (the sealed ones too: widgets/page_seal.py)
+const frameCount = (model) => {
+  const encoded = model.get("frames") || {};
+  return (encoded.frames || []).length + (encoded.sealed || []).reduce((n, seg) => n + seg.n, 0);
+};
 
 // frames[i] as a whole scene (decoded once, then cached: back and scrub are as fast as step)
 function decoder(encoded) {
   const cache = [];
   return function frame(i) {
     const list = (encoded && encoded.frames) || [];
-    if (!list.length) return null;
+    if (!list.length || (encoded.more && i >= list.length)) return null; // sealed still: not a frame to show yet
     i = Math.max(0, Math.min(i, list.length - 1));
     for (let k = cache.length; k <= i; k++) {
       const prev = k ? cache[k - 1] : { head: {}, marks: new Map(), order: [] };
@@ -176,7 +259,7 @@ function renderScene({ model, el }) {
   el.appendChild(root);
   let frame = 0;
   let pending = false;
-  let frameOf = decoder(model.get("frames"));
+  let frameOf = () => null;
   let defsFor = null; // the svg id the arrow marker was written for
   const nodes = new Map();
 
@@ -202,6 +285,7 @@ function renderScene({ model, el }) {
   function draw() {
     const run = model.get("run");
     const fromFrames = run && at.index >= 0 ? frameOf(at.index) : null;
+    if (run && at.index >= 0 && !fromFrames && frameCount(model)) { pending = true; return; } // sealed: when opened
     const scene = fromFrames || model.get("scene") || {};
     if (!scene.marks) return;
     if (!visible() && frame > 0) { pending = true; return; } // a hidden tab draws when it is shown
@@ -256,19 +340,17 @@ function renderScene({ model, el }) {
     root.dispatchEvent(new CustomEvent("rq-drawn", { bubbles: true }));
   }
 
-  const onFrames = () => { frameOf = decoder(model.get("frames")); draw(); };
+  const stopFrames = openedFrames(model, (encoded) => { frameOf = decoder(encoded); draw(); });
   // the kernel's scene is the picture whenever this view has no frame to show: the kernel's own position (index
   // -1), no run, or a hidden tab whose frames have not been sent yet (it follows the kernel, which follows the
   // page: after the page's Reset it shows the reset position's picture, not the one it was first drawn with)
   const onScene = () => { if (at.index < 0 || !model.get("run") || !frameCount(model)) draw(); };
   model.on("change:scene", onScene);
-  model.on("change:frames", onFrames);
   model.on("change:duration_ms", draw);
-  draw();
   return () => {
-    at.stop();
+    at.stop(); stopFrames();
     if (sizer) sizer.disconnect();
-    model.off("change:scene", onScene); model.off("change:frames", onFrames); model.off("change:duration_ms", draw);
+    model.off("change:scene", onScene); model.off("change:duration_ms", draw);
   };
 }
 
@@ -327,6 +409,22 @@ function button(label, tip, key) {
   return b;
 }
 
+// the player's data with the opened segments appended: clocks, captions and Jump counts per frame
+function mergePlayer(base, segs) {
+  const parts = [base, ...segs];
+  const total = parts.reduce((n, p) => n + (p.clocks || []).length, 0);
+  const jumps = {};
+  let at = 0;
+  for (const p of parts) {
+    for (const [kind, per] of Object.entries(p.jumps || {})) {
+      jumps[kind] = jumps[kind] || new Array(total).fill(0);
+      per.forEach((n, j) => { jumps[kind][at + j] = n; });
+    }
+    at += (p.clocks || []).length;
+  }
+  return { ...base, clocks: parts.flatMap((p) => p.clocks || []), captions: parts.flatMap((p) => p.captions || []), jumps };
+}
+
 function renderPlayer({ model, el: host }) {
   WORDS = model.get("words") || {};
   const root = el("div", { class: "rq-player", "data-testid": "rq-player", role: "group",
@@ -361,7 +459,9 @@ function renderPlayer({ model, el: host }) {
   root.append(style, row, status, caption, ask);
   host.appendChild(root);
 
-  let data = model.get("data") || {};
+  let plain = model.get("data") || {}; // as sent: past the first question, sealed (widgets/page_seal.py)
+  let data = mergePlayer(plain, []); // with every segment opened so far
+  let wanted = null; // a frame asked for (by the kernel) before its segment was opened
   let index = 0;
   let timer = null;
   const done = new Map(); // checkpoint name -> {tries, shown, right}
@@ -387,9 +487,21 @@ function renderPlayer({ model, el: host }) {
       { answered: answered.length, total: cps.length, first });
   }
 
+  // open the segments the run's keys open (the checkpoints answered, or passed by the kernel), then show a frame
+  // the kernel asked for meanwhile
+  async function reopenData() {
+    const from = plain;
+    const segs = await openSegments(run(), from.sealed);
+    if (from !== plain) return;
+    data = mergePlayer(plain, segs);
+    if (wanted !== null && wanted < data.clocks.length) { const w = wanted; wanted = null; show(w, { fromKernel: true }); }
+    else if (index >= 0) fillJumps();
+  }
+
   function show(i, { fromKernel = false } = {}) {
     const n = count();
     if (!n) return;
+    if (i >= data.clocks.length) { wanted = i; return; } // sealed still: shown once its key came
     if (i < 0) { // the kernel shows a position that is not a frame
       index = -1;
       back.disabled = false;
@@ -498,19 +610,35 @@ function renderPlayer({ model, el: host }) {
     const choices = el("div", { class: "rq-row", role: "group", "aria-label": tr("answers") });
     const feedback = el("div", { class: "rq-feedback", "data-testid": "rq-feedback", role: "status" });
     const showMe = button(tr("Show me"), tr("play the step and see the answer"), "");
-    const answerWith = (key) => {
+    let busy = false;
+    // a choice's box, opened with its key: {right, text}; a right one opens the frames past the question too
+    const opened = async (key) => {
+      const c = cp.choices.find((x) => x.key === key);
+      const [boxKey, framesKey] = await choiceKeys(cp, key);
+      const got = JSON.parse(await openBox(boxKey, c.box));
+      if (got.right) { unlock(run(), cp.name, framesKey); await reopenData(); }
+      return got;
+    };
+    const noCrypto = () => {
+      feedback.className = "rq-feedback rq-wrong";
+      feedback.textContent = tr("This page cannot check answers or play past a question: the browser offers no Web Crypto here (open the page from disk, over https or on localhost).");
+    };
+    const answerWith = async (key) => {
+      if (!crypt()) { noCrypto(); return; }
+      if (busy || state.right) return;
+      busy = true;
+      const got = await opened(key).finally(() => { busy = false; });
       state.tries += 1;
-      if (key === cp.answer) {
+      if (got.right) {
         state.right = true; ask.dataset.right = "1";
-        feedback.className = "rq-feedback rq-right"; feedback.textContent = cp.explain;
+        feedback.className = "rq-feedback rq-right"; feedback.textContent = got.text;
         choices.hidden = true; showMe.hidden = true;  // answered: the buttons go, the explanation stays
         clearChoices(); showScore(); report(); fillJumps();
         const wasPlaying = root.dataset.resume === "1";
         if (wasPlaying) setPlaying(true);
       } else {
-        feedback.className = "rq-feedback rq-wrong";
-        const hint = (cp.choices.find((c) => c.key === key) || {}).hint || cp.hint;  // the near-miss hint of this choice
-        feedback.textContent = tr("Not quite. Hint: {hint} Try again, or Show me.", { hint: hint });
+        feedback.className = "rq-feedback rq-wrong";  // the near-miss hint of this choice
+        feedback.textContent = tr("Not quite. Hint: {hint} Try again, or Show me.", { hint: got.text });
       }
     };
     for (const c of cp.choices) {
@@ -519,9 +647,16 @@ function renderPlayer({ model, el: host }) {
       b.onclick = () => answerWith(c.key);
       choices.append(b);
     }
-    showMe.onclick = () => {
+    showMe.onclick = async () => {  // the page finds the right choice as a student would: box by box
+      if (!crypt()) { noCrypto(); return; }
+      if (busy || state.right) return;
+      busy = true;
+      let text = "";
+      try {
+        for (const c of cp.choices) { const got = await opened(c.key); if (got.right) { text = got.text; break; } }
+      } finally { busy = false; }
       state.shown = true; state.right = true; ask.dataset.right = "1";
-      feedback.className = "rq-feedback"; feedback.textContent = cp.explain;
+      feedback.className = "rq-feedback"; feedback.textContent = text;
       choices.hidden = true; showMe.hidden = true;
       clearChoices(); showScore(); report(); forward();
     };
@@ -593,17 +728,29 @@ function renderPlayer({ model, el: host }) {
     }
   });
 
-  const onData = () => { clearTimeout(tellTimer); tellTimer = null; data = model.get("data") || {}; done.clear(); setPlaying(false); showScore(); show(model.get("position") || 0, { fromKernel: true }); };
+  const onUnlocked = () => {  // the kernel moved past questions itself: their keys
+    for (const [name, hex] of Object.entries(model.get("unlocked") || {})) unlock(run(), name, unhex(hex));
+    reopenData();
+  };
+  const onData = () => {
+    clearTimeout(tellTimer); tellTimer = null;
+    plain = model.get("data") || {}; data = mergePlayer(plain, []); wanted = null;
+    BUS.keys[run()] = {}; // a new build: its answers (and keys) may differ
+    done.clear(); setPlaying(false); showScore(); show(model.get("position") || 0, { fromKernel: true });
+    onUnlocked();
+  };
   const onPosition = () => { const p = model.get("position"); if (p !== index) show(p, { fromKernel: true }); };
   const onInterval = () => { if (timer) setPlaying(true); };
   model.on("change:data", onData);
   model.on("change:position", onPosition);
   model.on("change:interval", onInterval);
+  model.on("change:unlocked", onUnlocked);
   onData();
   return () => {
     try { tellKernel(); } catch (e) { /* the model went with the kernel: nothing to tell */ } // a move not told yet
     setPlaying(false);
     model.off("change:data", onData); model.off("change:position", onPosition); model.off("change:interval", onInterval);
+    model.off("change:unlocked", onUnlocked);
   };
 }
 
@@ -652,11 +799,13 @@ function tableNode(table) {
 function renderTable({ model, el: host }) {
   const root = el("div", { class: "rq-table-view" });
   host.appendChild(root);
-  let frameOf = decoder(model.get("frames"));
+  let frameOf = () => null;
   const at = followRun(model, () => draw());
   function draw() {
     const run = model.get("run");
-    const table = (run && at.index >= 0 ? frameOf(at.index) : null) || model.get("table") || {};
+    const fromFrames = run && at.index >= 0 ? frameOf(at.index) : null;
+    if (run && at.index >= 0 && !fromFrames && frameCount(model)) return; // sealed: drawn when opened
+    const table = fromFrames || model.get("table") || {};
     if (!table.marks) return;
     root.replaceChildren(tableNode(table));
     root.setAttribute("data-step", String(at.index));
@@ -664,13 +813,11 @@ function renderTable({ model, el: host }) {
     root.dispatchEvent(new CustomEvent("rq-drawn", { bubbles: true }));
   }
   const onTable = () => { if (at.index < 0 || !model.get("run") || !frameCount(model)) draw(); };
-  const onFrames = () => { frameOf = decoder(model.get("frames")); draw(); };
+  const stopFrames = openedFrames(model, (encoded) => { frameOf = decoder(encoded); draw(); });
   model.on("change:table", onTable);
-  model.on("change:frames", onFrames);
-  draw();
   return () => {
-    at.stop();
-    model.off("change:table", onTable); model.off("change:frames", onFrames);
+    at.stop(); stopFrames();
+    model.off("change:table", onTable);
   };
 }
 

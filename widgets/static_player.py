@@ -6,6 +6,8 @@ without JavaScript sees), the frames of every picture (:func:`widgets.frames.enc
 one ``<script type="module">``, which mounts the same player and the same scene drawing the live widgets use.
 Step, Back, Play, scrub, Jump and the checkpoints then work in a page opened from disk, and the picture at step
 k is the live widget's at step k (the same frames, decoded by the same code). No network, no file beside it.
+The checkpoints' answers, explanations and hints, and the frames past each question, are in the page sealed
+(:mod:`widgets.page_seal`): the page opens them with the choice a student clicks.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from .event_log import EventLog
 from .event_table import TABLE_CSS, event_table_html, event_table_json
 from .framed import FramedView
 from .frames import RunFrames
+from .page_seal import seal_player, seal_tail, unlock_keys
 from .player import player_words
 from .scene import BASE_CSS, SceneView
 
@@ -94,12 +97,14 @@ def static_player_html(
                 stays = _("This picture stays at this step here: the run is too long to embed it.")
                 parts.append(f"<p><i>{stays}</i></p>")
                 continue
-            traits = {"run": run, "frames": encoded, **now}
+            traits = {"run": run, "frames": seal_tail(encoded, frames.checkpoints, view.title), **now}
             scenes.append({"id": scene_id, "traits": traits})
         else:
             parts.append(f"<pre>{html.escape(view.text)}</pre>")
-    player = {"kind": "player", "data": {**frames.player_json(), "run": run}, "position": frame, "interval": 200,
-              "answers": [], "live_clock": live[0], "live_caption": list(live[1]), "live_near": near,
+    data = seal_player(frames.player_json(), frames.checkpoints)  # no answer in the page (widgets/page_seal.py)
+    player = {"kind": "player", "data": {**data, "run": run}, "position": frame, "interval": 200, "answers": [],
+              "unlocked": unlock_keys(frames.checkpoints, frame if frame >= 0 else near),
+              "live_clock": live[0], "live_caption": list(live[1]), "live_near": near,
               **({"words": words} if (words := player_words()) else {})}  # fmt: skip
     payload = json.dumps({"player": player, "scenes": scenes}, separators=(",", ":")).replace("</", "<\\/")
     parts.append(

@@ -33,7 +33,7 @@ from ..lab.trace_table import DEFAULT_FIELDS, TABLE_WIDTH, Items, fill, show_tra
 from . import bank
 from .answers import UNIT_MS, Unit, same, spellings
 from .bank import SealedExercise
-from .grading import judge
+from .grading import FREE_JUDGEMENTS, JUDGED, judge
 from .sealed import canonical
 
 __all__ = [
@@ -57,6 +57,13 @@ __all__ = [
 
 Verdict = Literal["right", "hint", "wrong", "none"]
 
+WITHHELD = N_(
+    "This is prediction {n} judged for {exercise} in this kernel: after {free}, the self-check no longer says whether "
+    "a prediction is right, so trying values in a loop finds nothing. Your answer cell is graded as you submit it. "
+    "{hint}Work it out from the run (`show_me({exercise})` plays it), or ask your teacher."
+)
+"""What a check says once :data:`~rmqlab.course.grading.FREE_JUDGEMENTS` predictions were judged for an exercise
+in this kernel (by ``check`` or by ``judge`` itself) and none was right."""
 NO_ANSWER = N_("No prediction yet — replace the `...` in the answer cell with your prediction, run it, then run this "
               "cell.")
 _NOT_GIVEN: Any = object()
@@ -99,9 +106,11 @@ def exercises_of(lab: str) -> list[SealedExercise]:
 
 
 def reset() -> None:
-    """Forget every verdict and every registered ``show_me`` (what a kernel restart does); tests use it."""
+    """Forget every verdict, every judgement counted and every registered ``show_me`` (what a kernel restart does);
+    tests use it."""
     _RESULTS.clear()
     _SHOW_ME.clear()
+    JUDGED.clear()
 
 
 def _shown(value: Any, unit: Unit | None) -> str:
@@ -137,6 +146,10 @@ def check(exercise_id: str, answer: Any, measured: Any = _NOT_GIVEN) -> None:
         return
     result.tries += 1
     result.answers.append(answer)
+    judged_enough = JUDGED[ex.id] >= FREE_JUDGEMENTS and result.verdict != "right"
+    if judged_enough and canonical(answer, ex.kind, ex.unit) is not None:
+        _withhold(ex, result)
+        return
     verdict, text = judge(ex, answer)
     if verdict == "right":
         result.verdict = "right"
@@ -163,6 +176,15 @@ def check(exercise_id: str, answer: Any, measured: Any = _NOT_GIVEN) -> None:
     _say(_("Not quite — you predicted {answer}. Predict again, or run `show_me({exercise})` to watch the run play to "
            "the outcome, and read the answer from the mechanism.").format(answer=repr(answer),
                                                                            exercise=repr(exercise_id)))  # fmt: skip
+
+
+def _withhold(ex: SealedExercise, result: _Result) -> None:
+    """No verdict: :data:`WITHHELD`, with the exercise's general hint; the prediction is counted as judged."""
+    JUDGED[ex.id] += 1
+    result.verdict = "hint" if result.verdict == "hint" else "wrong"
+    general = ex.hint_in(current_language())
+    hint = _("Hint: {hint} ").format(hint=general) if general else ""
+    _say(_(WITHHELD).format(n=JUDGED[ex.id], exercise=repr(ex.id), free=FREE_JUDGEMENTS, hint=hint))
 
 
 def register_show_me(exercise_id: str, action: Callable[[], Any]) -> None:

@@ -216,6 +216,8 @@ def _num(v: float) -> str:
 def test_a_checkpoint_asks_and_answers_in_the_picture(
     opened: tuple[Any, Any, Gate, JsErrors], screenshot_dir: Path
 ) -> None:
+    from playwright.sync_api import expect
+
     page, panel, _, errors = opened
     dash = same_dashboard()
     (cp,) = dash.controller.checkpoints
@@ -227,12 +229,12 @@ def test_a_checkpoint_asks_and_answers_in_the_picture(
     page.screenshot(path=str(screenshot_dir / "frames-checkpoint-asked-light.png"))
     wrong = next(c for c in cp.choices if c.key != cp.answer)
     ask.get_by_role("button", name=wrong.label, exact=True).click()
-    assert panel.get_by_test_id("rq-feedback").inner_text().startswith("Not quite. Hint:")
+    expect(panel.get_by_test_id("rq-feedback")).to_contain_text("Not quite. Hint:")
     right = next(c for c in cp.choices if c.key == cp.answer)
     place = panel.locator(f'.rq-scene [data-choice="{right.key}"]')
     assert place.count() >= 1, f"{right.key} is no place in the picture"  # a placeholder until its first write
     place.first.click()
-    assert panel.get_by_test_id("rq-feedback").inner_text() == cp.explain
+    expect(panel.get_by_test_id("rq-feedback")).to_have_text(cp.explain)
     page.screenshot(path=str(screenshot_dir / "frames-checkpoint-answered-light.png"))
     page.evaluate("window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})")
     page.wait_for_timeout(1500)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 from rmqlab.widgets import Checkpoint, Dashboard, demo_lab
 from rmqlab.widgets.event_log import EventLogModel
 from rmqlab.widgets.export import save_html
@@ -132,6 +133,9 @@ def test_steps_show_the_kernels_scene_and_caption(page: Any, saved: tuple[Dashbo
         assert caption.split("\n") == list(frames.captions[k])
         assert page.get_by_test_id("rq-clock").inner_text() == frames.clock(k)
         testid = scenes[k].testid
+        # past the question the pictures open their sealed frames themselves (a Web Crypto promise each)
+        for drawn in (f"[data-testid={testid}]", ".rq-table-view"):
+            expect(page.locator(drawn).first).to_have_attribute("data-step", expect_step)
         assert page.evaluate(MARKS_JS, testid) == _expected(scenes[k].to_json()), k
         # the Events table moved with it, with no kernel: the rows of the kernel's view-model at that step
         table = page.get_by_test_id("rq-event-log")
@@ -152,7 +156,8 @@ def test_play_runs_to_the_end_after_the_checkpoint(page: Any, saved: tuple[Dashb
     wrong = next(c for c in cp.choices if c.key != cp.answer and c.mark)
     page.locator(f'.rq-scene [data-choice="{wrong.key}"]').first.click()
     feedback = page.get_by_test_id("rq-feedback")
-    assert feedback.inner_text() == f"Not quite. Hint: {cp.check(wrong.key)[1]} Try again, or Show me."  # its own hint
+    # its own hint (the page opens the choice's sealed box: a Web Crypto promise, so wait for it)
+    expect(feedback).to_have_text(f"Not quite. Hint: {cp.check(wrong.key)[1]} Try again, or Show me.")
     assert player.get_attribute("data-step") == str(cp.frame)
     # every choice is a place in the picture; the answer (delay level 3, not used yet) is a dim dashed placeholder,
     # as are the other levels and the DLQ: a click on it answers
@@ -163,7 +168,7 @@ def test_play_runs_to_the_end_after_the_checkpoint(page: Any, saved: tuple[Dashb
     )
     assert cp.answer in placeholders and len(placeholders) == len(cp.placeholders) >= 2
     page.locator(f'.rq-scene rect.rq-placeholder[data-choice="{cp.answer}"]').click()
-    assert feedback.inner_text() == cp.explain
+    expect(feedback).to_have_text(cp.explain)
     page.wait_for_function(
         f"() => document.querySelector('[data-testid=rq-player]').getAttribute('data-step') === '{len(frames) - 1}'",
         timeout=30_000,
@@ -200,6 +205,7 @@ def test_home_and_end_go_to_the_first_and_last_step(page: Any, saved: tuple[Dash
     _at_step(page, cp.frame)
     assert page.get_by_test_id("rq-checkpoint").is_visible()
     page.get_by_role("button", name="Show me", exact=True).click()  # answered (shown): End goes on
+    expect(page.get_by_test_id("rq-feedback")).to_have_text(cp.explain)  # once the page found the right box
     page.get_by_role("button", name="Step", exact=True).focus()
     page.keyboard.press("End")
     page.wait_for_function(
@@ -247,7 +253,7 @@ def test_a_scrub_past_an_unanswered_checkpoint_stops_at_its_question(page: Any, 
     _at_step(page, cp.frame)
     assert scrub.input_value() == str(cp.frame) and page.get_by_test_id("rq-checkpoint").is_visible()
     page.locator(f'.rq-scene [data-choice="{cp.answer}"]').first.click()
-    assert page.get_by_test_id("rq-feedback").inner_text() == cp.explain
+    expect(page.get_by_test_id("rq-feedback")).to_have_text(cp.explain)
     scrub.fill(str(last))
     _at_step(page, last)
 
@@ -304,4 +310,32 @@ def test_the_jump_box_lists_only_what_it_can_reach_before_an_unanswered_question
     _at_step(page, cp.frame)
     assert box.locator("option").all_inner_texts() == ["answer the question first"] and box.is_disabled()
     page.locator(f'.rq-scene [data-choice="{cp.answer}"]').first.click()
+    expect(page.get_by_test_id("rq-feedback")).to_have_text(cp.explain)
     assert "dead_lettered" in box.locator("option").evaluate_all("(os) => os.map((o) => o.value)")
+
+
+def test_a_page_without_web_crypto_says_it_cannot_check_and_tells_nothing(
+    browser: Any, saved: tuple[Dashboard, Path]
+) -> None:
+    """The answers are sealed (widgets/page_seal.py): a browser with no SubtleCrypto cannot open them, and says
+    so plainly on a click and on Show me, instead of failing silently or playing on."""
+    frames = saved[0].controller.frames
+    assert frames is not None
+    cp = frames.checkpoints[0]
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    page.add_init_script("Object.defineProperty(globalThis.crypto, 'subtle', { value: undefined })")
+    page.goto(saved[1].as_uri())
+    page.get_by_role("slider", name="step", exact=True).fill(str(len(frames) - 1))
+    _at_step(page, cp.frame)
+    said = ("This page cannot check answers or play past a question: the browser offers no Web Crypto here (open "
+            "the page from disk, over https or on localhost).")  # fmt: skip
+    feedback = page.get_by_test_id("rq-feedback")
+    page.locator(f'.rq-scene [data-choice="{cp.answer}"]').first.click()
+    expect(feedback).to_have_text(said)
+    page.get_by_role("button", name="Show me", exact=True).click()
+    expect(feedback).to_have_text(said)
+    page.get_by_role("button", name="Step", exact=True).click()
+    assert page.get_by_test_id("rq-player").get_attribute("data-step") == str(cp.frame)
+    assert page.get_by_test_id("rq-clock").inner_text() == frames.clock(cp.frame)
+    context.close()
