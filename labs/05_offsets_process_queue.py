@@ -139,7 +139,8 @@ print(offsets_over_time(["1.5s", "5.5s", "30s", "62s", "66s"]))
 
 # %% tags=["nbval-ignore-output"]
 crash_dash = Dashboard(crash_lab, knobs={"crash_at_s": 30, "restart_at_s": 40}, horizon="2m", checkpoints=[
-    Checkpoint(before="delivered", msg_id="M0002", nth=2, ask="where", optional=True, name="what becomes of slow",
+    Checkpoint(before="delivered", msg_id="M0002", nth=2, pause_before="pulled", ask="where", optional=True,
+               name="what becomes of slow",
                question="c1 crashed while slow ({msg}) was in its listener, and has restarted. Where is slow after "
                         "the next step? Click the place in the picture (or a button).",
                hint="A restarted consumer starts each queue from the offset the broker holds for its group; what "

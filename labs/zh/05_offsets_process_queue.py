@@ -137,7 +137,8 @@ print(offsets_over_time(["1.5s", "5.5s", "30s", "62s", "66s"]))
 
 # %% tags=["nbval-ignore-output"]
 crash_dash = Dashboard(crash_lab, knobs={"crash_at_s": 30, "restart_at_s": 40}, horizon="2m", checkpoints=[
-    Checkpoint(before="delivered", msg_id="M0002", nth=2, ask="where", optional=True, name="slow 会怎样",
+    Checkpoint(before="delivered", msg_id="M0002", nth=2, pause_before="pulled", ask="where", optional=True,
+               name="slow 会怎样",
                question="c1 在 slow（{msg}）还在监听器里时崩溃了，现在已经重启。下一步之后 slow 在哪里？在图中点击那个"
                         "位置（或按钮）。",
                hint="重启的 Consumer 从 Broker 为它的消费者组保存的消费位点开始消费每个队列；slow 运行期间，客户端提交了"
