@@ -35,13 +35,13 @@ def by_order_id(mqs, msg, order_id):
     """The classic selector: order_id % len(mqs), over the queues the route has now."""
     return mqs[order_id % len(mqs)]
 
-def ordered_lab():
+def ordered_lab(**producer_options):
     """Two brokers × 4 queues of TopicTest, one producer."""
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
     lab.add_broker("broker-b")
     lab.create_topic("TopicTest")
-    return lab, lab.add_producer("pg")
+    return lab, lab.add_producer("pg", **producer_options)
 
 
 # %% [markdown]
@@ -114,12 +114,12 @@ show_trace(lab.trace, "send_attempt", "send_failed")
 # every 30 s (`pollNameServerInterval`), so at 10 s it still sees broker-a's queues.
 
 # %%
-def outage_lab(selector=by_order_id, orders=(3, 5)):
+def outage_lab(selector=by_order_id, orders=(3, 5), **producer_options):
     """``orders`` (3 and 5) send at 1 s, 10 s and 45 s with `selector`; broker-a goes down at 5 s.
 
     Returns the lab and {order id: [its sends' futures, in time order]}.
     """
-    lab, p = ordered_lab()
+    lab, p = ordered_lab(**producer_options)
     sends = {order_id: [] for order_id in orders}
 
     def send(order_id, t):
@@ -169,7 +169,8 @@ dash
 
 # %% [markdown]
 # ### Exercise 1 — predict, then run
-# How many attempts does order 3's send at 10 s make?
+# The same outage, but pg is built with `retry_times_when_send_failed=5` (the default is 2). How many attempts does
+# order 3's selector send at 10 s make?
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
@@ -178,7 +179,7 @@ answer_1 = 1
 ### END SOLUTION
 
 # %%
-lab, sends = outage_lab()
+lab, sends = outage_lab(retry_times_when_send_failed=5)
 lab.run(until="20s")
 at_10s = sends[3][1]
 
@@ -197,18 +198,20 @@ show_trace(lab.trace, "send_attempt", "send_failed")
 # behind a different queue's messages.
 #
 # ### Exercise 2 — predict, then run
-# After the route refresh at 30 s the list has only broker-b's 4 queues. Which queue does order 3's event at 45 s
-# go to? Answer like `"TopicTest@broker-b:0"`.
+# After the route refresh at 30 s the list has only broker-b's 4 queues. The picture asks about order 3; here order
+# **9** sends at 1 s, 10 s and 45 s, with the same selector. Which queue does order 9's event at 45 s go to? Answer
+# like `"TopicTest@broker-b:0"`.
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_2 = "TopicTest@broker-b:3"
+answer_2 = "TopicTest@broker-b:1"
 ### END SOLUTION
 
 # %%
+lab, sends = outage_lab(orders=(9,))
 lab.run(until="50s")
-late = next(e for e in lab.trace.of_kind("send_attempt") if e.msg_id == sends[3][2].msg_id)
+late = next(e for e in lab.trace.of_kind("send_attempt") if e.msg_id == sends[9][2].msg_id)
 where = f"TopicTest@{late.get('broker')}:{late.get('queue_id')}"
 
 # %% nbgrader={"grade": true, "grade_id": "ex06_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -255,21 +258,26 @@ slow_dash
 
 # %% [markdown]
 # ### Exercise 3 — predict, then run
-# Order 3's next event goes to a3. The producer gives up after 3000 ms with `RemotingTimeoutException`. Is the
-# message in broker-a's queue 3 anyway? (`True` / `False`)
+# Order 3 sends 2 events to slow broker-a's queue 3 (a3), at 2 s and 6 s, and pg gives up on each after 3000 ms with
+# `RemotingTimeoutException`. The application then sends each event once more, at 12 s and 16 s, to the same queue
+# (those time out too). How many messages does a3 hold at 30 s?
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_3 = True
+answer_3 = 4
 ### END SOLUTION
 
 # %%
-lab = slow_a_lab(events=1).run(until="10s")
-stored = [e for e in lab.trace.of_kind("stored") if e.msg_id == "M0001"]
+lab = slow_a_lab(events=2)
+p = lab.producers["pg"]
+for t, k in (("12s", 1), ("16s", 2)):  # the application sends each timed-out event again
+    lab.at(t, p.send_with_selector, Message("TopicTest", f"order 3 event {k}"), by_order_id, 3)
+lab.run(until="30s")
+in_a3 = [e for e in lab.trace.of_kind("stored") if e.actor == "broker-a" and e.get("queue_id") == 3]
 
 # %% nbgrader={"grade": true, "grade_id": "ex06_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("06.3", answer_3, bool(stored))
+check("06.3", answer_3, len(in_a3))
 ### BEGIN HIDDEN TESTS
 import rmqlab.course.grading as grading_06_3
 grading_06_3.verify("06.3", answer_3)

@@ -100,16 +100,17 @@ show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsu
 # > retries forever, each time after that pause. No `%RETRY%` round trip, no 10 s / 30 s schedule.
 #
 # ### Exercise 1 — predict, then run
-# With `max_reconsume_times=3`, how many times is `bad` delivered before the queue moves on?
+# The picture ran with `max_reconsume_times=3`. With `max_reconsume_times=1` (the same a, bad, c), how many times is
+# `bad` delivered before the queue moves on? Predict, then set the picture's knob to 1, Rebuild and step.
 
 # %% nbgrader={"grade": false, "grade_id": "ex07a_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_1 = 4
+answer_1 = 2
 ### END SOLUTION
 
 # %%
-lab, c = orderly_lab(max_reconsume_times=3)
+lab, c = orderly_lab(max_reconsume_times=1)
 lab.run(until="3m")
 bad = [e for e in lab.trace.of_kind("delivered") if e.msg_id == "M0002"]
 show_trace(lab.trace, "delivered", "send_back", "scheduled", "dead_lettered", fields=("queue_offset", "reconsume_times", "level", "topic"))
@@ -365,8 +366,10 @@ def twenty_five_seconds(msgs, ctx):
     """Every message takes 25 s, then succeeds."""
     return after("25s", SUCCESS)
 
-def yield_lab(consume_thread_min=1):
-    """Two queues, 8 messages at 1 s; c1 orderly, ``consume_thread_min`` threads, every message 25 s, from 2 s."""
+def yield_lab(consume_thread_min=1, listener_seconds=25):
+    """Two queues, 8 messages at 1 s; c1 orderly, ``consume_thread_min`` threads, every message ``listener_seconds``
+    (25 s), from 2 s."""
+    listener = twenty_five_seconds if listener_seconds == 25 else (lambda msgs, ctx: after(listener_seconds * 1000, SUCCESS))
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
     lab.create_topic("TopicTest", queues=2)
@@ -374,14 +377,14 @@ def yield_lab(consume_thread_min=1):
     for i in range(8):
         lab.at("1s", p.send, Message("TopicTest", f"m{i}"))
     lab.add_consumer(
-        "cg", subscribe={"TopicTest": "*"}, listener=twenty_five_seconds, orderly=True, name="c1",
+        "cg", subscribe={"TopicTest": "*"}, listener=listener, orderly=True, name="c1",
         consume_thread_min=consume_thread_min, start="2s", consume_from_where="CONSUME_FROM_FIRST_OFFSET",
     )
     return lab
 
 
 # %% tags=["nbval-ignore-output"]
-yield_dash = Dashboard(yield_lab, knobs={"consume_thread_min": 1}, horizon="4m", checkpoints=[
+yield_dash = Dashboard(yield_lab, knobs={"consume_thread_min": 1, "listener_seconds": 25}, horizon="4m", checkpoints=[
     Checkpoint(before="delivered", queue="TopicTest@broker-a:1", ask="when", optional=True,
                name="when the other queue gets the thread",
                question="c1 has one consume thread, busy with the first queue. When does the other queue's first "
@@ -393,16 +396,17 @@ yield_dash
 
 # %% [markdown]
 # ### Exercise 5 — predict, then run
-# How many messages of the first queue does c1 consume before the other queue's first message starts?
+# The picture's messages take 25 s each. Now every message takes **40 s** (the picture's `listener_seconds` knob):
+# how many messages of the first queue does c1 consume before the other queue's first message starts?
 
 # %% nbgrader={"grade": false, "grade_id": "ex07a_5_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_5 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_5 = 3
+answer_5 = 2
 ### END SOLUTION
 
 # %%
-lab = yield_lab().run(until="5m")
+lab = yield_lab(listener_seconds=40).run(until="5m")
 order = [e.get("queue") for e in lab.trace.of_kind("delivered")]
 before_switch = order.index(next(q for q in order if q != order[0]))
 show_trace(lab.trace, "delivered", fields=("queue", "queue_offset"))

@@ -31,12 +31,13 @@ CAPTION_LINES = 2
 """A step's caption is two lines: the plain sentence, then "in the source: …" (:func:`rmqlab.narrate.step_caption`)."""
 
 
-DELIVERY_STEPS = 30
+DELIVERY_STEPS = 8
 """A delivery that repeats an earlier one (an orderly message delivered again after each suspension, the same queue
 offset one reconsumeTimes higher) still gets its own step, up to this many times in a row; only the repeats after
 those fold into one step. The labs ask students to count such deliveries ("how many times is bad delivered?", "when
-does pay-1 give up?"): lab 07a's steps jumped from 4 s to 6 s with bad's 5 s delivery inside "(and 8 more)". A
-failing pull repeated every second for hours still folds at once: it is not a delivery."""
+does pay-1 give up?"): lab 07a's steps jumped from 4 s to 6 s with bad's 5 s delivery inside "(and 8 more)". Eight
+cover the labs' limits (max_reconsume_times up to 7) without bringing back stop 34's 21-27 steps of one unlimited
+local retry loop. A failing pull repeated every second for hours still folds at once: it is not a delivery."""
 
 
 class Stepper:

@@ -36,13 +36,13 @@ def by_order_id(mqs, msg, order_id):
     """经典的选择器：order_id % len(mqs)，在路由当前有的队列上取模。"""
     return mqs[order_id % len(mqs)]
 
-def ordered_lab():
+def ordered_lab(**producer_options):
     """两个 Broker × TopicTest 的 4 个队列，一个 Producer。"""
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
     lab.add_broker("broker-b")
     lab.create_topic("TopicTest")
-    return lab, lab.add_producer("pg")
+    return lab, lab.add_producer("pg", **producer_options)
 
 
 # %% [markdown]
@@ -112,12 +112,12 @@ show_trace(lab.trace, "send_attempt", "send_failed")
 # 刷新一次路由（`pollNameServerInterval`），所以在 10 s 时它仍然看得到 broker-a 的队列。
 
 # %%
-def outage_lab(selector=by_order_id, orders=(3, 5)):
+def outage_lab(selector=by_order_id, orders=(3, 5), **producer_options):
     """``orders``（3 和 5）用 `selector` 在 1 s、10 s 和 45 s 发送；broker-a 在 5 s 宕机。
 
     返回 lab 和 {订单号: [它各次发送的 future，按时间顺序]}。
     """
-    lab, p = ordered_lab()
+    lab, p = ordered_lab(**producer_options)
     sends = {order_id: [] for order_id in orders}
 
     def send(order_id, t):
@@ -162,7 +162,8 @@ dash
 
 # %% [markdown]
 # ### 练习 1 — 先预测，再运行
-# 订单 3 在 10 s 的那次发送尝试了几次？
+# 同样的宕机，但 pg 创建时设置了 `retry_times_when_send_failed=5`（默认是 2）。订单 3 在 10 s 的那次选择器发送尝试了
+# 几次？
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
@@ -171,7 +172,7 @@ answer_1 = 1
 ### END SOLUTION
 
 # %%
-lab, sends = outage_lab()
+lab, sends = outage_lab(retry_times_when_send_failed=5)
 lab.run(until="20s")
 at_10s = sends[3][1]
 
@@ -189,18 +190,19 @@ show_trace(lab.trace, "send_attempt", "send_failed")
 # 没有重试循环：连接错误直接交给调用方。换一个队列重试，会把订单 3 的事件排到另一个队列的消息后面。
 #
 # ### 练习 2 — 先预测，再运行
-# 30 s 的路由刷新之后，列表里只剩 broker-b 的 4 个队列。订单 3 在 45 s 的事件发往哪个队列？按 `"TopicTest@broker-b:0"`
-# 的格式回答。
+# 30 s 的路由刷新之后，列表里只剩 broker-b 的 4 个队列。图问的是订单 3；这里是订单 **9** 用同一个选择器在 1 s、10 s
+# 和 45 s 发送。订单 9 在 45 s 的事件发往哪个队列？按 `"TopicTest@broker-b:0"` 的格式回答。
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_2 = "TopicTest@broker-b:3"
+answer_2 = "TopicTest@broker-b:1"
 ### END SOLUTION
 
 # %%
+lab, sends = outage_lab(orders=(9,))
 lab.run(until="50s")
-late = next(e for e in lab.trace.of_kind("send_attempt") if e.msg_id == sends[3][2].msg_id)
+late = next(e for e in lab.trace.of_kind("send_attempt") if e.msg_id == sends[9][2].msg_id)
 where = f"TopicTest@{late.get('broker')}:{late.get('queue_id')}"
 
 # %% nbgrader={"grade": true, "grade_id": "ex06_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -244,21 +246,26 @@ slow_dash
 
 # %% [markdown]
 # ### 练习 3 — 先预测，再运行
-# 订单 3 的下一个事件发往 a3。Producer 在 3000 ms 后以 `RemotingTimeoutException` 放弃。这条消息到底在不在 broker-a
-# 的队列 3 里？（`True` / `False`）
+# 订单 3 在 2 s 和 6 s 向变慢的 broker-a 的队列 3（a3）发送 2 个事件，pg 每次都在 3000 ms 后以
+# `RemotingTimeoutException` 放弃。随后应用在 12 s 和 16 s 把每个事件再发送一次，发往同一个队列（也都超时）。30 s 时 a3
+# 里有几条消息？
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_3 = True
+answer_3 = 4
 ### END SOLUTION
 
 # %%
-lab = slow_a_lab(events=1).run(until="10s")
-stored = [e for e in lab.trace.of_kind("stored") if e.msg_id == "M0001"]
+lab = slow_a_lab(events=2)
+p = lab.producers["pg"]
+for t, k in (("12s", 1), ("16s", 2)):  # 应用把每个超时的事件再发送一次
+    lab.at(t, p.send_with_selector, Message("TopicTest", f"订单 3 的事件 {k}"), by_order_id, 3)
+lab.run(until="30s")
+in_a3 = [e for e in lab.trace.of_kind("stored") if e.actor == "broker-a" and e.get("queue_id") == 3]
 
 # %% nbgrader={"grade": true, "grade_id": "ex06_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("06.3", answer_3, bool(stored))
+check("06.3", answer_3, len(in_a3))
 ### BEGIN HIDDEN TESTS
 import rmqlab.course.grading as grading_06_3
 grading_06_3.verify("06.3", answer_3)

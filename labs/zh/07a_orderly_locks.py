@@ -95,16 +95,17 @@ show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsu
 # > `Integer.MAX_VALUE`：这个队列永不停止地重试，每次都先暂停那么久。不经过 `%RETRY%` 绕一圈，也没有 10 s / 30 s 的时间表。
 #
 # ### 练习 1 — 先预测，再运行
-# 在 `max_reconsume_times=3` 下，`bad` 被投递几次之后队列才继续往前走？
+# 图中用的是 `max_reconsume_times=3`。在 `max_reconsume_times=1` 下（同样是 a、bad、c），`bad` 被投递几次之后队列才
+# 继续往前走？先预测，再把图的参数设为 1，点“重建”并单步。
 
 # %% nbgrader={"grade": false, "grade_id": "ex07a_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_1 = 4
+answer_1 = 2
 ### END SOLUTION
 
 # %%
-lab, c = orderly_lab(max_reconsume_times=3)
+lab, c = orderly_lab(max_reconsume_times=1)
 lab.run(until="3m")
 bad = [e for e in lab.trace.of_kind("delivered") if e.msg_id == "M0002"]
 show_trace(lab.trace, "delivered", "send_back", "scheduled", "dead_lettered", fields=("queue_offset", "reconsume_times", "level", "topic"))
@@ -361,8 +362,10 @@ def twenty_five_seconds(msgs, ctx):
     """每条消息都要 25 s，然后消费成功。"""
     return after("25s", SUCCESS)
 
-def yield_lab(consume_thread_min=1):
-    """两个队列，在 1 s 发送 8 条消息；c1 顺序消费，``consume_thread_min`` 个线程，每条消息 25 s，从 2 s 开始。"""
+def yield_lab(consume_thread_min=1, listener_seconds=25):
+    """两个队列，在 1 s 发送 8 条消息；c1 顺序消费，``consume_thread_min`` 个线程，每条消息 ``listener_seconds``
+    （25 s），从 2 s 开始。"""
+    listener = twenty_five_seconds if listener_seconds == 25 else (lambda msgs, ctx: after(listener_seconds * 1000, SUCCESS))
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
     lab.create_topic("TopicTest", queues=2)
@@ -370,14 +373,14 @@ def yield_lab(consume_thread_min=1):
     for i in range(8):
         lab.at("1s", p.send, Message("TopicTest", f"m{i}"))
     lab.add_consumer(
-        "cg", subscribe={"TopicTest": "*"}, listener=twenty_five_seconds, orderly=True, name="c1",
+        "cg", subscribe={"TopicTest": "*"}, listener=listener, orderly=True, name="c1",
         consume_thread_min=consume_thread_min, start="2s", consume_from_where="CONSUME_FROM_FIRST_OFFSET",
     )
     return lab
 
 
 # %% tags=["nbval-ignore-output"]
-yield_dash = Dashboard(yield_lab, knobs={"consume_thread_min": 1}, horizon="4m", checkpoints=[
+yield_dash = Dashboard(yield_lab, knobs={"consume_thread_min": 1, "listener_seconds": 25}, horizon="4m", checkpoints=[
     Checkpoint(before="delivered", queue="TopicTest@broker-a:1", ask="when", optional=True,
                name="另一个队列何时拿到线程",
                question="c1 只有一个消费线程，正忙着第一个队列。另一个队列的第一条消息（{msg}）何时开始消费？选择时间。",
@@ -388,16 +391,17 @@ yield_dash
 
 # %% [markdown]
 # ### 练习 5 — 先预测，再运行
-# 在另一个队列的第一条消息开始之前，c1 消费了第一个队列的几条消息？
+# 图中每条消息要 25 s。现在每条消息要 **40 s**（图的 `listener_seconds` 参数）：在另一个队列的第一条消息开始之前，
+# c1 消费了第一个队列的几条消息？
 
 # %% nbgrader={"grade": false, "grade_id": "ex07a_5_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_5 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_5 = 3
+answer_5 = 2
 ### END SOLUTION
 
 # %%
-lab = yield_lab().run(until="5m")
+lab = yield_lab(listener_seconds=40).run(until="5m")
 order = [e.get("queue") for e in lab.trace.of_kind("delivered")]
 before_switch = order.index(next(q for q in order if q != order[0]))
 show_trace(lab.trace, "delivered", fields=("queue", "queue_offset"))
