@@ -48,8 +48,8 @@ def ordered_lab(**producer_options):
 # ## A tiny run: two orders, two queues
 # The picture: orders 3 and 5 send an event each second, through the selector above, each message carrying its
 # order as its key (`keys`, the sharding key); an orderly consumer, c1, starts after the last send. Tokens are
-# coloured by order: watch which queue each order's events go to, then c1 consume each queue in order. The table
-# under it is the first second.
+# coloured by order: watch which queue each order's events go to, then c1 consume each queue in order. Step: it
+# stops before order 5's first event is stored and asks where. The table under it is the first second.
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
@@ -74,7 +74,13 @@ def two_orders(events=4):
     return lab
 
 
-tiny_dash = Dashboard(two_orders, knobs={"events": 4}, horizon="8s")
+tiny_dash = Dashboard(two_orders, knobs={"events": 4}, horizon="8s", checkpoints=[
+    Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="where order 5's first event goes",
+               question="Order 3's first event (M0001) went to a3, queue 3 of broker-a. Where is order 5's first "
+                        "event ({msg}) stored? Click the queue in the picture (or a button).",
+               hint="by_order_id returns mqs[order_id % len(mqs)] over the route's queue list, in order: broker-a's "
+                    "four queues, then broker-b's.",
+               explain=sealed_explanation("06.order-5-first"))])
 tiny_dash
 
 # %%
@@ -114,8 +120,8 @@ show_trace(lab.trace, "send_attempt", "send_failed")
 # every 30 s (`pollNameServerInterval`), so at 10 s it still sees broker-a's queues.
 
 # %%
-def outage_lab(selector=by_order_id, orders=(3, 5), **producer_options):
-    """``orders`` (3 and 5) send at 1 s, 10 s and 45 s with `selector`; broker-a goes down at 5 s.
+def outage_lab(selector=by_order_id, orders=(3, 5), down_at="5s", **producer_options):
+    """``orders`` (3 and 5) send at 1 s, 10 s and 45 s with `selector`; broker-a goes down at ``down_at`` (5 s).
 
     Returns the lab and {order id: [its sends' futures, in time order]}.
     """
@@ -128,7 +134,7 @@ def outage_lab(selector=by_order_id, orders=(3, 5), **producer_options):
     for t in ("1s", "10s", "45s"):
         for order_id in orders:
             lab.at(t, send, order_id, t)
-    lab.at("5s", lab.broker_down, "broker-a")
+    lab.at(down_at, lab.broker_down, "broker-a")
     return lab, sends
 
 
@@ -314,27 +320,36 @@ print([str(mq) for mq in ALL_QUEUES])
 SELECTORS["strict_by_order_id"] = strict_by_order_id
 
 # %% [markdown]
-# The picture: the outage again, with the `selector` knob at `strict_by_order_id`, stopped at 10 s. It runs to 40 s:
-# what the sends at 45 s do is Exercise 4's question.
+# The picture: the outage again, with the `selector` knob at `strict_by_order_id`, stopped at 10 s. Step on: after
+# the route poll it stops before order 3's 45 s send and asks whether that event is stored anywhere.
 
 # %% tags=["nbval-ignore-output"]
 strict_dash = Dashboard(outage_picture, knobs={"selector": "strict_by_order_id", "orders": 4},
-                        knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="40s")
+                        knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="50s", checkpoints=[
+    Checkpoint(before="send_failed", msg_id="M0009", ask="whether", optional=True,
+               name="whether order 3's 45 s event is stored",
+               holds=lambda trace, snap: any(e.kind.value == "stored" and e.msg_id == "M0009" for e in trace),
+               question="The producer's route poll at 30 s dropped broker-a's queues. Order 3 now sends its 45 s event "
+                        "(M0009) with strict_by_order_id. Is M0009 stored anywhere?",
+               hint="strict_by_order_id picks from the topic's full queue list, never from the live one, and it "
+                    "returns None when that queue is not in the route: what does sendSelectImpl do with None?",
+               explain=sealed_explanation("06.strict-refuses"))])
 strict_dash.controller.seek_time("10s")
 strict_dash
 
 # %% [markdown]
 # ### Exercise 4 — predict, then run
-# The same outage with `strict_by_order_id`. How many of order 3's three events are stored?
+# The picture's broker-a goes down at 5 s. The same sends with `strict_by_order_id`, but broker-a goes down at
+# **0.5 s**, before the first sends. How many of order 3's three events are stored?
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_4 = 1
+answer_4 = 0
 ### END SOLUTION
 
 # %%
-lab, sends = outage_lab(strict_by_order_id)
+lab, sends = outage_lab(strict_by_order_id, down_at="500ms")
 lab.run(until="50s")
 order_3_ids = {future.msg_id for future in sends[3]}
 order_3 = [e for e in lab.trace.of_kind("stored") if e.msg_id in order_3_ids]

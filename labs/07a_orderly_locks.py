@@ -201,7 +201,8 @@ print(table([[ms, pause_of(ms)] for ms in (0, 5, 500, 60_000)], ["requested ms",
 #    broker while a listener is mid-batch.
 #
 # Below, each message takes 5 s, so we can stop the clock while `a` is inside the listener (2 s → 7 s).
-# The picture's Locks tab draws the broker lease; the `message_model` knob switches CLUSTERING / BROADCASTING.
+# The picture's Locks tab draws the broker lease; the `message_model` knob switches CLUSTERING / BROADCASTING. Step
+# on from 4 s: it stops to ask when c1 renews its broker lock next.
 
 # %%
 def five_seconds(msgs, ctx):
@@ -232,7 +233,14 @@ def locks_picture(message_model="CLUSTERING", messages=6):
 
 # %% tags=["nbval-ignore-output"]
 locks_dash = Dashboard(locks_picture, knobs={"message_model": "CLUSTERING", "messages": 6},
-                       knob_options={"message_model": ["CLUSTERING", "BROADCASTING"]}, horizon="45s")
+                       knob_options={"message_model": ["CLUSTERING", "BROADCASTING"]}, horizon="45s", checkpoints=[
+    Checkpoint(before="lock_renewed", actor="consumer:c1", queue="TopicTest@broker-a:0", nth=2, ask="when",
+               optional=True, name="when c1 renews its broker lock",
+               question="c1 locked TopicTest@broker-a:0 at the broker when it started and renewed the lease at 1 s. "
+                        "When does it renew it next? Pick the time.",
+               hint="The lease is not renewed per message: RebalanceService's lockAll runs on its own timer, whether "
+                    "or not c1 is consuming.",
+               explain=sealed_explanation("07a.lock-renewed"))])
 locks_dash.controller.seek_time("4s")
 locks_dash
 
@@ -290,8 +298,9 @@ grading_07a_3.verify("07a.3", answer_3)
 # but only until `ProcessQueue.isLockExpired()` — 30 s (`REBALANCE_LOCK_MAX_LIVE_TIME`) after it. Here c1 has 60
 # messages of 2 s each in its ProcessQueue when it is cut off from broker-a at 25 s; its last renewal was at 21 s.
 #
-# The picture: the same cut and heal, with fewer, slower messages (15 of 7 s each; the knobs change them). Open the
-# Locks tab, step to 25 s and stop there.
+# The picture: the same cut and heal, with fewer, slower messages (15 of 7 s each; the knobs change them). It opens
+# at 25 s, the cut. Open the Locks tab and step on: it stops to ask when c1 finds its lock expired and stops taking
+# messages.
 
 # %%
 def two_seconds(msgs, ctx):
@@ -312,7 +321,14 @@ def cut_off_lab(listener_seconds=2, messages=60):
 
 # %% tags=["nbval-ignore-output"]
 cut_dash = Dashboard(lambda listener_seconds, messages: cut_off_lab(listener_seconds, messages)[0],
-                     knobs={"listener_seconds": 7, "messages": 15}, horizon="75s")
+                     knobs={"listener_seconds": 7, "messages": 15}, horizon="75s", checkpoints=[
+    Checkpoint(before="warning", actor="consumer:c1", nth=4, ask="when", optional=True,
+               name="when c1 stops consuming after the cut",
+               question="c1 was cut off from broker-a at 25 s; its last successful lock was at 21 s, and each message "
+                        "takes 7 s. When does c1 find its lock expired and stop taking messages? Pick the time.",
+               hint="ProcessQueue.isLockExpired() is checked before each message is taken, not on a timer: count 30 s "
+                    "from the last successful lock, then find the next check.",
+               explain=sealed_explanation("07a.stops-consuming"))])
 cut_dash.controller.seek_time("25s")
 cut_dash
 

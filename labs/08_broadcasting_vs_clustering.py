@@ -59,7 +59,8 @@ def two_consumers(model):
 # %% [markdown]
 # ## A tiny run: CLUSTERING (the default)
 # The picture: three messages to group cg (c1 and c2), each failing once. The `model` knob switches CLUSTERING /
-# BROADCASTING (then Rebuild). Step through in CLUSTERING first: who gets each message, and where its retry goes.
+# BROADCASTING (then Rebuild). Step through in CLUSTERING first: who gets each message, and where its retry goes. It
+# stops before c1's listener returns RECONSUME_LATER for the first one, and asks where that message goes.
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoint_whether import owns
@@ -68,7 +69,13 @@ from rmqlab.widgets.dashboard import Dashboard
 
 MODELS = ("CLUSTERING", "BROADCASTING")
 dash = Dashboard(two_consumers_lab, knobs={"model": "CLUSTERING", "messages": 3}, knob_options={"model": MODELS},
-                 horizon="30s")
+                 horizon="30s", checkpoints=[
+    Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="where c1's failure goes",
+               question="c1's listener returns RECONSUME_LATER for {msg}. The group is in CLUSTERING. Where is {msg} "
+                        "after the next step? Click the place in the picture (or a button).",
+               hint="In CLUSTERING processConsumeResult sends a failed message back to the broker "
+                    "(sendMessageBack), with a delay level that grows with its reconsumeTimes.",
+               explain=sealed_explanation("08.clustering-send-back"))])
 dash
 
 # %% [markdown]

@@ -110,13 +110,15 @@ QUEUE_EXERCISES: tuple[Exercise, ...] = (
     ),
     Exercise(
         "06.4",
-        "Only the 1 s event was stored: at 10 s a3's broker was down (one attempt, failed), at 45 s a3 was not in the route "
-        "and the selector returned null. Strict order trades availability for order.",
+        "None: broker-a was down before pg first read the route (at its first send, 1 s), and the name server had already "
+        "dropped a down broker's queues, so the route never listed a3; the strict selector returned null for all three "
+        "sends and nothing was sent. Strict order trades availability for order.",
         hints=(
             Hint(
-                "The strict selector never moves order 3 to another queue. Which of the three sends find a3 reachable?",
+                "The strict selector never moves order 3 to another queue. Which of the three sends find a3 in the route?",
                 equals=(3, 2),
             ),
+            Hint("That is the picture's count, where broker-a was still up at the 1 s send. What did the route list at 1 s here?", equals=(1,)),
         ),
         hint="The strict selector never picks another queue: a send happens only when order 3's own queue is reachable.",
     ),
