@@ -158,9 +158,10 @@ def test_every_dashboard_of_the_lab_steps_plain_cause_first_and_grouped(
         while c.step_once():
             steps += 1
             landings.append((c.position, c.caption_lines))
-            if not c.at_end:  # 4. a Step lands on something new
+            if not c.at_end:  # 4. a Step lands on something new, or on a delivery a student may count (repeat or not)
                 assert c.stepper is not None
-                fresh = [x for x in c.stepper.captions[previous : c.position] if x.meaningful and x.fresh]
+                fresh = [k for k in range(previous, c.position) if c.stepper.captions[k].meaningful
+                         and (c.stepper.captions[k].fresh or c.stepper.counted_delivery(k))]  # fmt: skip
                 assert fresh, f"{source} #{run.index}: step {steps} landed on repeats only"
             previous = c.position
             assert steps <= 2000, f"{source} #{run.index}: more than 2000 steps"

@@ -47,7 +47,7 @@ def ordered_lab(**producer_options):
 
 # %% [markdown]
 # ## 一次小运行：两个订单，两个队列
-# 图：订单 3 和订单 5 每秒各发送一个事件，经过上面的选择器，每条消息都以它的订单作为键（`keys`，即分片键）；最后一次发送之后，顺序消费的 Consumer c1 启动。消息按订单着色：看每个订单的事件发往哪个队列，再看 c1 按顺序消费每个队列。图下的表格是第一秒。
+# 图：订单 3 和订单 5 每秒各发送一个事件，经过上面的选择器，每条消息都以它的订单作为键（`keys`，即分片键）；最后一次发送之后，顺序消费的 Consumer c1 启动。消息按订单着色：看每个订单的事件发往哪个队列，再看 c1 按顺序消费每个队列。单步：在订单 5 的第一个事件被存储之前，图会停下问它存到哪里。图下的表格是第一秒。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
@@ -72,7 +72,13 @@ def two_orders(events=4):
     return lab
 
 
-tiny_dash = Dashboard(two_orders, knobs={"events": 4}, horizon="8s")
+tiny_dash = Dashboard(two_orders, knobs={"events": 4}, horizon="8s", checkpoints=[
+    Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="订单 5 的第一个事件发往哪里",
+               question="订单 3 的第一个事件（M0001）去了 a3，即 broker-a 的队列 3。订单 5 的第一个事件（{msg}）存到哪里？"
+                        "在图中点击那个队列（或按钮）。",
+               hint="by_order_id 在路由的队列列表上返回 mqs[order_id % len(mqs)]，列表的顺序是：先 broker-a 的四个队列，"
+                    "再 broker-b 的。",
+               explain=sealed_explanation("06.order-5-first"))])
 tiny_dash
 
 # %%
@@ -113,7 +119,7 @@ show_trace(lab.trace, "send_attempt", "send_failed")
 
 # %%
 def outage_lab(selector=by_order_id, orders=(3, 5), down_at="5s", **producer_options):
-    """``orders``（3 和 5）用 `selector` 在 1 s、10 s 和 45 s 发送；broker-a 在 5 s 宕机。
+    """``orders``（3 和 5）用 `selector` 在 1 s、10 s 和 45 s 发送；broker-a 在 ``down_at``（5 s）宕机。
 
     返回 lab 和 {订单号: [它各次发送的 future，按时间顺序]}。
     """
@@ -301,17 +307,27 @@ print([str(mq) for mq in ALL_QUEUES])
 SELECTORS["strict_by_order_id"] = strict_by_order_id
 
 # %% [markdown]
-# 图：还是这次宕机，把 `selector` 参数设为 `strict_by_order_id`，停在 10 s。它只运行到 40 s：45 s 的发送会怎样，是练习 4 的问题。
+# 图：还是这次宕机，把 `selector` 参数设为 `strict_by_order_id`，停在 10 s。继续单步：拉取路由之后，在订单 3 的 45 s
+# 发送之前，图会停下问这个事件有没有被存到任何地方。
 
 # %% tags=["nbval-ignore-output"]
 strict_dash = Dashboard(outage_picture, knobs={"selector": "strict_by_order_id", "orders": 4},
-                        knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="50s")
+                        knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="50s", checkpoints=[
+    Checkpoint(before="send_failed", msg_id="M0009", ask="whether", optional=True,
+               name="订单 3 在 45 s 的事件是否被存储",
+               holds=lambda trace, snap: any(e.kind.value == "stored" and e.msg_id == "M0009" for e in trace),
+               question="Producer 在 30 s 拉取路由后，broker-a 的队列已不在其中。订单 3 现在用 strict_by_order_id 发送它 "
+                        "45 s 的事件（M0009）。M0009 会被存到任何地方吗？",
+               hint="strict_by_order_id 从 Topic 的完整队列列表中选，从不从当前的列表中选；那个队列不在路由中时它返回 "
+                    "None：sendSelectImpl 拿到 None 会怎么做？",
+               explain=sealed_explanation("06.strict-refuses"))])
 strict_dash.controller.seek_time("10s")
 strict_dash
 
 # %% [markdown]
 # ### 练习 4 — 先预测，再运行
-# 同样的宕机，使用 `strict_by_order_id`。订单 3 的三个事件中有几个被存储？
+# 图中的 broker-a 在 5 s 宕机。同样的发送，使用 `strict_by_order_id`，但 broker-a 在 **0.5 s**、第一次发送之前就宕机。
+# 订单 3 的三个事件中有几个被存储？
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← 你的预测

@@ -197,7 +197,8 @@ print(table([[ms, pause_of(ms)] for ms in (0, 5, 500, 60_000)], ["requested ms",
 #    上释放这个队列。
 #
 # 下面每条消息要消费 5 s，所以我们可以在 `a` 还在监听器里时（2 s → 7 s）让时钟停下。图的“锁”标签页画出 Broker
-# 上的租约；`message_model` 参数在 CLUSTERING / BROADCASTING 之间切换。
+# 上的租约；`message_model` 参数在 CLUSTERING / BROADCASTING 之间切换。从 4 s 继续单步：图会停下问 c1 下一次何时续期
+# 它的 Broker 锁。
 #
 # `lock_table` 打印的表里：broker lock = Broker 消息队列锁（租约的持有者和剩余时间，none = 没有），c1 trusts
 # it = c1 是否认为这把锁仍然有效（yes / no），MessageQueueLock = Consumer 消息队列锁，consume
@@ -232,7 +233,12 @@ def locks_picture(message_model="CLUSTERING", messages=6):
 
 # %% tags=["nbval-ignore-output"]
 locks_dash = Dashboard(locks_picture, knobs={"message_model": "CLUSTERING", "messages": 6},
-                       knob_options={"message_model": ["CLUSTERING", "BROADCASTING"]}, horizon="45s")
+                       knob_options={"message_model": ["CLUSTERING", "BROADCASTING"]}, horizon="45s", checkpoints=[
+    Checkpoint(before="lock_renewed", actor="consumer:c1", queue="TopicTest@broker-a:0", nth=2, ask="when",
+               optional=True, name="c1 何时续期它的 Broker 锁",
+               question="c1 启动时在 Broker 上锁住了 TopicTest@broker-a:0，并在 1 s 续期了租约。它下一次何时续期？选择时间。",
+               hint="租约不是按消息续期的：RebalanceService 的 lockAll 按自己的定时器运行，不管 c1 是否在消费。",
+               explain=sealed_explanation("07a.lock-renewed"))])
 locks_dash.controller.seek_time("4s")
 locks_dash
 
@@ -289,7 +295,8 @@ grading_07a_3.verify("07a.3", answer_3)
 # 为止——也就是那次成功之后 30 s（`REBALANCE_LOCK_MAX_LIVE_TIME`）。这里 c1 的 ProcessQueue 里有 60 条每条 2 s
 # 的消息，它在 25 s 与 broker-a 断开网络；它最后一次续期在 21 s。
 #
-# 图：同样的断开与恢复，但消息更少、更慢（15 条，每条 7 s；可以用参数改）。打开“锁”标签页，单步走到 25 s，停在那里。
+# 图：同样的断开与恢复，但消息更少、更慢（15 条，每条 7 s；可以用参数改）。它在 25 s（断开的时刻）打开。打开“锁”
+# 标签页继续单步：图会停下问 c1 何时发现锁已过期、不再取消息。
 
 # %%
 def two_seconds(msgs, ctx):
@@ -310,7 +317,14 @@ def cut_off_lab(listener_seconds=2, messages=60):
 
 # %% tags=["nbval-ignore-output"]
 cut_dash = Dashboard(lambda listener_seconds, messages: cut_off_lab(listener_seconds, messages)[0],
-                     knobs={"listener_seconds": 7, "messages": 15}, horizon="75s")
+                     knobs={"listener_seconds": 7, "messages": 15}, horizon="75s", checkpoints=[
+    Checkpoint(before="warning", actor="consumer:c1", nth=4, ask="when", optional=True,
+               name="断开后 c1 何时停止消费",
+               question="c1 在 25 s 与 broker-a 断开；它最后一次成功加锁是在 21 s，每条消息要 7 s。c1 何时发现锁已过期、"
+                        "不再取消息？选择时间。",
+               hint="ProcessQueue.isLockExpired() 在取每条消息之前检查，而不是按定时器：从最后一次成功加锁算起 30 s，"
+                    "再找下一次检查。",
+               explain=sealed_explanation("07a.stops-consuming"))])
 cut_dash.controller.seek_time("25s")
 cut_dash
 

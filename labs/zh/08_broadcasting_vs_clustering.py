@@ -58,7 +58,8 @@ def two_consumers(model):
 # %% [markdown]
 # ## 一次小运行：集群模式 CLUSTERING（默认）
 # 图：三条消息发给消费组 cg（c1 和 c2），每条都消费失败一次。`model` 参数在 CLUSTERING / BROADCASTING
-# 之间切换（改后点“重建”）。先在 CLUSTERING 下单步走一遍：每条消息由谁收到，它的重试又去了哪里。
+# 之间切换（改后点“重建”）。先在 CLUSTERING 下单步走一遍：每条消息由谁收到，它的重试又去了哪里。在 c1 的监听器为第一条
+# 消息返回 RECONSUME_LATER 之前，图会停下问这条消息去哪里。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoint_whether import owns
@@ -67,7 +68,13 @@ from rmqlab.widgets.dashboard import Dashboard
 
 MODELS = ("CLUSTERING", "BROADCASTING")
 dash = Dashboard(two_consumers_lab, knobs={"model": "CLUSTERING", "messages": 3}, knob_options={"model": MODELS},
-                 horizon="30s")
+                 horizon="30s", checkpoints=[
+    Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="c1 消费失败的消息去哪里",
+               question="c1 的监听器对 {msg} 返回 RECONSUME_LATER。消费组处于集群模式。下一步之后 {msg} 在哪里？在图中点击"
+                        "那个位置（或按钮）。",
+               hint="集群模式下 processConsumeResult 把消费失败的消息回传给 Broker（sendMessageBack），延时级别随它的 "
+                    "reconsumeTimes 增长。",
+               explain=sealed_explanation("08.clustering-send-back"))])
 dash
 
 # %% [markdown]
@@ -81,7 +88,7 @@ show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=(
 
 # %% [markdown]
 # ## 广播模式 BROADCASTING：每个实例一份副本
-# 广播模式下的图，三条消息。它一打开就问一个是非题：c1 订阅重试主题吗？然后单步：在 c1 的监听器对第一条消息的副本返回 RECONSUME_LATER 之前，图会停下来，问这份副本去哪里。下面的练习 1 和练习 3 都由你的回答推出。
+# 广播模式下的图，三条消息。它一打开就问一个是非题：c1 订阅重试主题吗？然后单步：在 c1 的监听器对第一条消息的副本返回 RECONSUME_LATER 之前，图会停下来，问这份副本去哪里。下面的练习 1 和练习 3 在别的运行上问同样的两条规则。
 
 # %% tags=["nbval-ignore-output"]
 broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
