@@ -223,8 +223,9 @@ def shutdown_picture(response_delay_s=4):
 shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horizon="15s", checkpoints=[
     Checkpoint(before="lifecycle", actor="consumer:c1", nth=2, ask="when", optional=True,
                name="when c1's shutdown ends",
-               question="c1 called shutdown(), and broker-a now answers every request late. When does c1's shutdown "
-                        "end (offsets persisted, consumer stopped)? Pick the time.",
+               question="c1's shutdown() has begun with unlockAll: it is giving back its locks on broker-a, which now "
+                        "answers every request late. When does c1's shutdown end (offsets persisted, consumer "
+                        "stopped)? Pick the time.",
                hint="unlockAll sends one UNLOCK_BATCH_MQ per broker and waits for its answer, but only up to the "
                     "request's timeout; the offsets are persisted after that wait, whatever its outcome.",
                explain=sealed_explanation("07b.shutdown-ends")),

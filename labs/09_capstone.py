@@ -67,7 +67,8 @@ def succeeded(lab):
 
 # %% [markdown]
 # ## A tiny look first: the first 30 seconds
-# The picture: the system as deployed, its first 30 seconds. Play it and watch queue 0 of `Payments`.
+# The picture: the system as deployed, its first 30 seconds. Play it and watch queue 0 of `Payments`. Its tokens carry
+# message ids, in the order the payments are sent: M0001 = p1, M0002 = p2, M0003 = bad-card, M0004 = p4, M0005 = p5.
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation

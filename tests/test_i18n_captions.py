@@ -42,7 +42,7 @@ def test_the_shared_words() -> None:
         "2nd", "TopicTest queue 0 on broker-a", "the broker said it is too busy", "a, b, c and 2 more")  # fmt: skip
     rmqlab.set_language("zh")
     assert (ordinal(2), queue_words("TopicTest@broker-a:0"), error_words("SYSTEM_BUSY"), ids_words(list("abcde"))) == (
-        "2", "broker-a 上 TopicTest 的队列 0", "Broker 说它太忙了", "a, b, c 等另外 2 条")  # fmt: skip
+        "2", "broker-a 上 TopicTest 的队列 0", "Broker 说它太忙了", "a, b, c 以及另外 2 条")  # fmt: skip
 
 
 def test_a_failing_message_in_both_languages() -> None:

@@ -168,8 +168,7 @@ dash
 
 # %% [markdown]
 # ### 练习 1 — 先预测，再运行
-# 同样的宕机，但 pg 创建时设置了 `retry_times_when_send_failed=5`（默认是 2）。订单 3 在 10 s 的那次选择器发送尝试了
-# 几次？
+# 同样的宕机，但 pg 创建时设置了 `retry_times_when_send_failed=5`（默认是 2）。订单 3 在 10 s 的那次选择器发送尝试了几次？
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
@@ -326,8 +325,7 @@ strict_dash
 
 # %% [markdown]
 # ### 练习 4 — 先预测，再运行
-# 图中的 broker-a 在 5 s 宕机。同样的发送，使用 `strict_by_order_id`，但 broker-a 在 **0.5 s**、第一次发送之前就宕机。
-# 订单 3 的三个事件中有几个被存储？
+# 图中的 broker-a 在 5 s 宕机。同样的发送，使用 `strict_by_order_id`，但 broker-a 在 **0.5 s**、第一次发送之前就宕机。订单 3 的三个事件中有几个被存储？
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← 你的预测

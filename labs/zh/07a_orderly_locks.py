@@ -95,8 +95,7 @@ show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsu
 # > `Integer.MAX_VALUE`：这个队列永不停止地重试，每次都先暂停那么久。不经过 `%RETRY%` 绕一圈，也没有 10 s / 30 s 的时间表。
 #
 # ### 练习 1 — 先预测，再运行
-# 图中用的是 `max_reconsume_times=3`。在 `max_reconsume_times=1` 下（同样是 a、bad、c），`bad` 被投递几次之后队列才
-# 继续往前走？先预测，再把图的参数设为 1，点“重建”并单步。
+# 图中用的是 `max_reconsume_times=3`。在 `max_reconsume_times=1` 下（同样是 a、bad、c），`bad` 被投递几次之后队列才继续往前走？先预测，再把图的参数设为 1，点“重建”并单步。
 
 # %% nbgrader={"grade": false, "grade_id": "ex07a_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
@@ -197,8 +196,7 @@ print(table([[ms, pause_of(ms)] for ms in (0, 5, 500, 60_000)], ["requested ms",
 #    上释放这个队列。
 #
 # 下面每条消息要消费 5 s，所以我们可以在 `a` 还在监听器里时（2 s → 7 s）让时钟停下。图的“锁”标签页画出 Broker
-# 上的租约；`message_model` 参数在 CLUSTERING / BROADCASTING 之间切换。从 4 s 继续单步：图会停下问 c1 下一次何时续期
-# 它的 Broker 锁。
+# 上的租约；`message_model` 参数在 CLUSTERING / BROADCASTING 之间切换。从 4 s 继续单步：图会停下问 c1 下一次何时续期它的 Broker 锁。
 #
 # `lock_table` 打印的表里：broker lock = Broker 消息队列锁（租约的持有者和剩余时间，none = 没有），c1 trusts
 # it = c1 是否认为这把锁仍然有效（yes / no），MessageQueueLock = Consumer 消息队列锁，consume
@@ -295,8 +293,7 @@ grading_07a_3.verify("07a.3", answer_3)
 # 为止——也就是那次成功之后 30 s（`REBALANCE_LOCK_MAX_LIVE_TIME`）。这里 c1 的 ProcessQueue 里有 60 条每条 2 s
 # 的消息，它在 25 s 与 broker-a 断开网络；它最后一次续期在 21 s。
 #
-# 图：同样的断开与恢复，但消息更少、更慢（15 条，每条 7 s；可以用参数改）。它在 25 s（断开的时刻）打开。打开“锁”
-# 标签页继续单步：图会停下问 c1 何时发现锁已过期、不再取消息。
+# 图：同样的断开与恢复，但消息更少、更慢（15 条，每条 7 s；可以用参数改）。它在 25 s（断开的时刻）打开。打开“锁”标签页继续单步：图会停下问 c1 何时发现锁已过期、不再取消息。
 
 # %%
 def two_seconds(msgs, ctx):

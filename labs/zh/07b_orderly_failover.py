@@ -216,8 +216,8 @@ def shutdown_picture(response_delay_s=4):
 shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horizon="15s", checkpoints=[
     Checkpoint(before="lifecycle", actor="consumer:c1", nth=2, ask="when", optional=True,
                name="c1 的关闭何时结束",
-               question="c1 调用了 shutdown()，而 broker-a 现在对每个请求都应答得很晚。c1 的关闭什么时候结束（消费位点"
-                        "已持久化，Consumer 已停止）？选择时间。",
+               question="c1 的 shutdown() 已经以 unlockAll 开始：它正在归还它在 broker-a 上的锁，而 broker-a 现在对每个"
+                        "请求都应答得很晚。c1 的关闭什么时候结束（消费位点已持久化，Consumer 已停止）？选择时间。",
                hint="unlockAll 对每个 Broker 发一个 UNLOCK_BATCH_MQ 并等待它的应答，但最多只等到请求超时；不管结果"
                     "如何，等完之后才持久化消费位点。",
                explain=sealed_explanation("07b.shutdown-ends")),

@@ -58,8 +58,7 @@ def two_consumers(model):
 # %% [markdown]
 # ## 一次小运行：集群模式 CLUSTERING（默认）
 # 图：三条消息发给消费组 cg（c1 和 c2），每条都消费失败一次。`model` 参数在 CLUSTERING / BROADCASTING
-# 之间切换（改后点“重建”）。先在 CLUSTERING 下单步走一遍：每条消息由谁收到，它的重试又去了哪里。在 c1 的监听器为第一条
-# 消息返回 RECONSUME_LATER 之前，图会停下问这条消息去哪里。
+# 之间切换（改后点“重建”）。先在 CLUSTERING 下单步走一遍：每条消息由谁收到，它的重试又去了哪里。在 c1 的监听器为第一条消息返回 RECONSUME_LATER 之前，图会停下问这条消息去哪里。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoint_whether import owns
@@ -113,8 +112,7 @@ broadcast_dash
 # 越过问题继续播放，也看看 c2 的副本。
 #
 # ### 练习 1 — 先预测，再运行
-# 图中有两个实例。广播模式 BROADCASTING 下有**三个**实例（c1、c2、c3）和一条消息，它在每个实例的第一次投递都消费失败，
-# 第一分钟内一共投递几次？
+# 图中有两个实例。广播模式 BROADCASTING 下有**三个**实例（c1、c2、c3）和一条消息，它在每个实例的第一次投递都消费失败，第一分钟内一共投递几次？
 
 # %% nbgrader={"grade": false, "grade_id": "ex08_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测

@@ -67,7 +67,8 @@ def succeeded(lab):
 
 # %% [markdown]
 # ## 先小小地看一眼：前 30 秒
-# 图：部署时的系统，它的前 30 秒。播放它，盯住 `Payments` 的队列 0。
+# 图：部署时的系统，它的前 30 秒。播放它，盯住 `Payments` 的队列 0。图中的令牌标的是消息 ID，按支付发送的顺序：
+# M0001 = p1，M0002 = p2，M0003 = bad-card，M0004 = p4，M0005 = p5。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
@@ -170,8 +171,7 @@ fixed_dash
 
 # %% [markdown]
 # ### 练习 3 — 先预测，再运行
-# 图中放的是部署时的消息流。换一天的消息流，用你在练习 2 中找到的设置：`p1`、`bad-card`、`p3`、`bad-card`、`p5`（两笔
-# 支付的卡有问题），在第 1..5 s 发到同一个队列。列出监听器在第一分钟内处理成功的支付，按完成的顺序排列。按
+# 图中放的是部署时的消息流。换一天的消息流，用你在练习 2 中找到的设置：`p1`、`bad-card`、`p3`、`bad-card`、`p5`（两笔支付的卡有问题），在第 1..5 s 发到同一个队列。列出监听器在第一分钟内处理成功的支付，按完成的顺序排列。按
 # `["p1", "p2"]` 的格式回答。
 
 # %% nbgrader={"grade": false, "grade_id": "ex09_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
