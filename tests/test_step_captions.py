@@ -9,8 +9,8 @@ from rmqlab.widgets.controller import Controller
 from rmqlab.widgets.demo import demo_lab
 from rmqlab.widgets.event_log import event_log_html, event_log_model
 from rmqlab.widgets.replay import Replay
-from rmqlab.widgets.stepper import DELIVERY_STEPS
 from rmqlab.widgets.spacetime_view import ArrowKind, spacetime_view_model
+from rmqlab.widgets.stepper import DELIVERY_STEPS
 
 from rmqlab import EventKind as K
 from rmqlab import Lab, Message

@@ -76,7 +76,8 @@ class Stepper:
         """A step lands here: something meaningful and new happened (not a repeat of an event still repeating, which
         the caption counts instead: "pull failed × 16,800, every 3 s"), or one of a message's first
         :data:`DELIVERY_STEPS` deliveries, repeat or not."""
-        return any(self.captions[k].meaningful and (self.captions[k].fresh or self.counted_delivery(k)) for k in self.segment(i))
+        told = self.captions
+        return any(told[k].meaningful and (told[k].fresh or self.counted_delivery(k)) for k in self.segment(i))
 
     def counted_delivery(self, k: int) -> bool:
         """Caption ``k`` is a repeated delivery that still gets its own step (:data:`DELIVERY_STEPS`)."""
