@@ -30,12 +30,12 @@ def test_a_captions_first_line_is_plain_and_its_second_names_the_source():
     lab = _run().lab
     captions = {c.seq: c for c in narrate(lab.trace)}
     back = captions[lab.trace.first(K.SEND_BACK, msg_id="M0001").seq]
-    assert back.plain == "c1 failed M0001 for the 1st time, so it goes back to the broker and returns in 10 s."
+    assert back.plain == "c1 failed M0001 for the 1st time, so it goes back to the broker: into %RETRY%cg in 10 s."
     assert back.lines[1].startswith(
         "in the source: ConsumeMessageConcurrentlyService.processConsumeResult: RECONSUME_LATER → sendMessageBack"
     )
     second = [c for c in captions.values() if c.kind is K.SEND_BACK and c.msg_id == "M0001"][1]
-    assert second.plain == "c1 failed M0001 for the 2nd time, so it goes back to the broker and returns in 30 s."
+    assert second.plain == "c1 failed M0001 for the 2nd time, so it goes back to the broker: into %RETRY%cg in 30 s."
 
 
 def _kinds_at(items: list, msg_id: str, time_ms: int) -> list[str]:
