@@ -255,7 +255,7 @@ print(lock_table(lab, c))
 
 # %% [markdown]
 # The two local locks are held only while c1 consumes; the broker lock is a lease that stays (renewed by `lockAll`
-# at 1 s, 21 s, 41 s …) whether or not there is anything to consume.
+# on its own timer) whether or not there is anything to consume.
 #
 # ### Exercise 3 — predict, then run
 # The same consumer in **BROADCASTING** mode, stopped at 4 s while `a` is in the listener. How many of the three locks
@@ -324,8 +324,8 @@ cut_dash = Dashboard(lambda listener_seconds, messages: cut_off_lab(listener_sec
                      knobs={"listener_seconds": 7, "messages": 15}, horizon="75s", checkpoints=[
     Checkpoint(before="warning", actor="consumer:c1", nth=4, ask="when", optional=True,
                name="when c1 stops consuming after the cut",
-               question="c1 was cut off from broker-a at 25 s; its last successful lock was at 21 s, and each message "
-                        "takes 7 s. When does c1 find its lock expired and stop taking messages? Pick the time.",
+               question="c1 was cut off from broker-a at 25 s; its last successful lock was at 21 s. When does c1 find "
+                        "its lock expired and stop taking messages? Pick the time.",
                hint="ProcessQueue.isLockExpired() is checked before each message is taken, not on a timer: count 30 s "
                     "from the last successful lock, then find the next check.",
                explain=sealed_explanation("07a.stops-consuming"))])

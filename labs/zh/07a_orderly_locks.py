@@ -250,8 +250,7 @@ print(format_duration(lab.now), "—— 三条消息都已消费")
 print(lock_table(lab, c))
 
 # %% [markdown]
-# 两把本地锁只在 c1 消费时才持有；Broker 上的锁是一份租约，不管有没有东西要消费都一直保持（由 `lockAll` 在
-# 1 s、21 s、41 s……续期）。
+# 两把本地锁只在 c1 消费时才持有；Broker 上的锁是一份租约，不管有没有东西要消费都一直保持（由 `lockAll` 按它自己的定时器续期）。
 #
 # ### 练习 3 — 先预测，再运行
 # 同一个 Consumer，改为**广播模式 BROADCASTING**，停在 4 s，此时 `a` 在监听器里。c1 在 `TopicTest@broker-a:0`
@@ -317,8 +316,8 @@ cut_dash = Dashboard(lambda listener_seconds, messages: cut_off_lab(listener_sec
                      knobs={"listener_seconds": 7, "messages": 15}, horizon="75s", checkpoints=[
     Checkpoint(before="warning", actor="consumer:c1", nth=4, ask="when", optional=True,
                name="断开后 c1 何时停止消费",
-               question="c1 在 25 s 与 broker-a 断开；它最后一次成功加锁是在 21 s，每条消息要 7 s。c1 何时发现锁已过期、"
-                        "不再取消息？选择时间。",
+               question="c1 在 25 s 与 broker-a 断开；它最后一次成功加锁是在 21 s。c1 何时发现锁已过期、不再取消息？"
+                        "选择时间。",
                hint="ProcessQueue.isLockExpired() 在取每条消息之前检查，而不是按定时器：从最后一次成功加锁算起 30 s，"
                     "再找下一次检查。",
                explain=sealed_explanation("07a.stops-consuming"))])
