@@ -39,8 +39,9 @@ def fails_once(msgs, ctx):
     return RECONSUME_LATER if msgs[0].reconsume_times == 0 else CONSUME_SUCCESS
 
 
-def raised_late(update_topic_at_s=0):
-    """c1 of group cg starts; then an operator raises cg's retryQueueNums from 1 to 4; four messages fail once at 1 s.
+def raised_late(update_topic_at_s=0, retry_queue_nums_at_start=1):
+    """c1 of group cg starts; at 0.5 s an operator raises cg's retryQueueNums from 1 (or
+    ``retry_queue_nums_at_start``, set before c1 starts) to 4; four messages fail once at 1 s.
 
     ``update_topic_at_s`` > 0: the operator also runs ``updateTopic -t %RETRY%cg -r 4 -w 4`` at that second.
     """
@@ -48,8 +49,10 @@ def raised_late(update_topic_at_s=0):
     lab.add_broker("broker-a")
     lab.create_topic("TopicTest", queues=1)
     p = lab.add_producer("pg")
+    if retry_queue_nums_at_start != 1:
+        lab.update_subscription_group("cg", retry_queue_nums=retry_queue_nums_at_start)
     lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=fails_once, name="c1")
-    lab.update_subscription_group("cg", retry_queue_nums=4)
+    lab.at("500ms", lab.update_subscription_group, "cg", retry_queue_nums=4)
     for i in range(4):
         lab.at("1s", p.send, Message("TopicTest", f"x{i}"))
     if update_topic_at_s > 0:
@@ -86,19 +89,23 @@ dash
 # (`mqadmin updateSubGroup -g cg -q 4`), to spread the retries over four queues.
 #
 # ### Exercise 1 — predict, then run
-# After the update, how many read queues does the route of `%RETRY%cg` list?
+# Another group history: the operator had set cg's `retryQueueNums` to **2** before c1 first started
+# (`mqadmin updateSubGroup -g cg -q 2`), and raises it to 4 at 0.5 s as above. After that update, how many read queues
+# does the route of `%RETRY%cg` list?
 
 # %% nbgrader={"grade": false, "grade_id": "ex04b_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_1 = 1
+answer_1 = 2
 ### END SOLUTION
 
 # %%
-lab = raised_late()
+other = raised_late(retry_queue_nums_at_start=2)
+other.run(until="61s")
+route = other.namesrv.route("%RETRY%cg")
+show_trace(other.trace, "admin", "stored", fields=("command", "retry_queue_nums", "topic", "queue_id"))
+lab = raised_late()  # the picture's run again: retryQueueNums 1 at c1's start
 lab.run(until="61s")
-route = lab.namesrv.route("%RETRY%cg")
-show_trace(lab.trace, "admin", "stored", fields=("command", "retry_queue_nums", "topic", "queue_id"))
 print("route of %RETRY%cg:", [(q.broker_name, q.read_queue_nums, q.write_queue_nums) for q in route.queue_datas])
 
 # %% nbgrader={"grade": true, "grade_id": "ex04b_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}

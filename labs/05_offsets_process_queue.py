@@ -37,15 +37,16 @@ def listener(msgs, ctx):
     """Message 'slow' takes 60 s; every other one is instant."""
     return after("60s", CONSUME_SUCCESS) if msgs[0].body == "slow" else CONSUME_SUCCESS
 
-def five_messages():
-    """One queue; ok0, slow, ok2, ok3, ok4 sent at 1..5 s."""
+def five_messages(slow_at=1):
+    """One queue; five messages sent at 1..5 s, the one at offset ``slow_at`` (default: ok0, slow, ok2, ok3, ok4)
+    is ``slow``, the others ``ok<offset>``."""
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
     lab.create_topic("TopicTest", queues=1)
     p = lab.add_producer("pg")
     c = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=listener, name="c1")
-    for i, body in enumerate(["ok0", "slow", "ok2", "ok3", "ok4"]):
-        lab.at(f"{1 + i}s", p.send, Message("TopicTest", body))
+    for i in range(5):
+        lab.at(f"{1 + i}s", p.send, Message("TopicTest", "slow" if i == slow_at else f"ok{i}"))
     return lab, c
 
 def crash_lab(crash_at_s=0, restart_at_s=0):
@@ -93,16 +94,21 @@ print("msg_tree_map keys:", list(pq.msg_tree_map.keys()))
 # Offsets 2, 3 and 4 are done and gone from the map; offset 1 (`slow`) is still in it, its listener running.
 #
 # ### Exercise 1 — predict, then run
-# Which offset does the consumer hold as committed for this queue at 10 s?
+# Another order of the same five messages: `slow` is sent **fourth** (`ok0`, `ok1`, `ok2`, `slow`, `ok4`, so `slow`
+# has offset 3). Which offset does the consumer hold as committed for this queue at 10 s?
 
 # %% nbgrader={"grade": false, "grade_id": "ex05_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_1 = 1
+answer_1 = 3
 ### END SOLUTION
 
 # %%
+lab, c = five_messages(slow_at=3)
+lab.run(until="10s")
+mq, pq = topic_queue(c)
 committed = c.offset_store.offset_table[mq]
+print("msg_tree_map keys:", list(pq.msg_tree_map.keys()))
 
 # %% nbgrader={"grade": true, "grade_id": "ex05_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("05.1", answer_1, committed)
@@ -139,7 +145,8 @@ print(offsets_over_time(["1.5s", "5.5s", "30s", "62s", "66s"]))
 
 # %% tags=["nbval-ignore-output"]
 crash_dash = Dashboard(crash_lab, knobs={"crash_at_s": 30, "restart_at_s": 40}, horizon="2m", checkpoints=[
-    Checkpoint(before="delivered", msg_id="M0002", nth=2, ask="where", optional=True, name="what becomes of slow",
+    Checkpoint(before="delivered", msg_id="M0002", nth=2, pause_before="pulled", ask="where", optional=True,
+               name="what becomes of slow",
                question="c1 crashed while slow ({msg}) was in its listener, and has restarted. Where is slow after "
                         "the next step? Click the place in the picture (or a button).",
                hint="A restarted consumer starts each queue from the offset the broker holds for its group; what "
@@ -150,17 +157,18 @@ crash_dash
 
 # %% [markdown]
 # ### Exercise 2 — predict, then run
-# The consumer crashes at 30 s (slow is still running) and restarts at 40 s from the broker's offset. How many
-# messages are delivered a **second** time after the restart?
+# The picture's crash and restart (30 s, 40 s), but `slow` is sent **third** this time (`ok0`, `ok1`, `slow`, `ok3`,
+# `ok4`: `slow` has offset 2). The consumer restarts from the broker's offset. How many messages are delivered a
+# **second** time after the restart?
 
 # %% nbgrader={"grade": false, "grade_id": "ex05_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_2 = 4
+answer_2 = 3
 ### END SOLUTION
 
 # %%
-lab, c = five_messages()
+lab, c = five_messages(slow_at=2)
 lab.at("30s", c.crash)
 lab.at("40s", c.start)
 lab.run(until="2m")

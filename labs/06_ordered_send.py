@@ -35,21 +35,21 @@ def by_order_id(mqs, msg, order_id):
     """The classic selector: order_id % len(mqs), over the queues the route has now."""
     return mqs[order_id % len(mqs)]
 
-def ordered_lab():
+def ordered_lab(**producer_options):
     """Two brokers × 4 queues of TopicTest, one producer."""
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
     lab.add_broker("broker-b")
     lab.create_topic("TopicTest")
-    return lab, lab.add_producer("pg")
+    return lab, lab.add_producer("pg", **producer_options)
 
 
 # %% [markdown]
 # ## A tiny run: two orders, two queues
 # The picture: orders 3 and 5 send an event each second, through the selector above, each message carrying its
 # order as its key (`keys`, the sharding key); an orderly consumer, c1, starts after the last send. Tokens are
-# coloured by order: watch which queue each order's events go to, then c1 consume each queue in order. The table
-# under it is the first second.
+# coloured by order: watch which queue each order's events go to, then c1 consume each queue in order. Step: it
+# stops before order 5's first event is stored and asks where. The table under it is the first second.
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
@@ -74,7 +74,13 @@ def two_orders(events=4):
     return lab
 
 
-tiny_dash = Dashboard(two_orders, knobs={"events": 4}, horizon="8s")
+tiny_dash = Dashboard(two_orders, knobs={"events": 4}, horizon="8s", checkpoints=[
+    Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="where order 5's first event goes",
+               question="Order 3's first event (M0001) went to a3, queue 3 of broker-a. Where is order 5's first "
+                        "event ({msg}) stored? Click the queue in the picture (or a button).",
+               hint="by_order_id returns mqs[order_id % len(mqs)] over the route's queue list, in order: broker-a's "
+                    "four queues, then broker-b's.",
+               explain=sealed_explanation("06.order-5-first"))])
 tiny_dash
 
 # %%
@@ -114,12 +120,12 @@ show_trace(lab.trace, "send_attempt", "send_failed")
 # every 30 s (`pollNameServerInterval`), so at 10 s it still sees broker-a's queues.
 
 # %%
-def outage_lab(selector=by_order_id, orders=(3, 5)):
-    """``orders`` (3 and 5) send at 1 s, 10 s and 45 s with `selector`; broker-a goes down at 5 s.
+def outage_lab(selector=by_order_id, orders=(3, 5), down_at="5s", **producer_options):
+    """``orders`` (3 and 5) send at 1 s, 10 s and 45 s with `selector`; broker-a goes down at ``down_at`` (5 s).
 
     Returns the lab and {order id: [its sends' futures, in time order]}.
     """
-    lab, p = ordered_lab()
+    lab, p = ordered_lab(**producer_options)
     sends = {order_id: [] for order_id in orders}
 
     def send(order_id, t):
@@ -128,7 +134,7 @@ def outage_lab(selector=by_order_id, orders=(3, 5)):
     for t in ("1s", "10s", "45s"):
         for order_id in orders:
             lab.at(t, send, order_id, t)
-    lab.at("5s", lab.broker_down, "broker-a")
+    lab.at(down_at, lab.broker_down, "broker-a")
     return lab, sends
 
 
@@ -169,7 +175,8 @@ dash
 
 # %% [markdown]
 # ### Exercise 1 — predict, then run
-# How many attempts does order 3's send at 10 s make?
+# The same outage, but pg is built with `retry_times_when_send_failed=5` (the default is 2). How many attempts does
+# order 3's selector send at 10 s make?
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
@@ -178,7 +185,7 @@ answer_1 = 1
 ### END SOLUTION
 
 # %%
-lab, sends = outage_lab()
+lab, sends = outage_lab(retry_times_when_send_failed=5)
 lab.run(until="20s")
 at_10s = sends[3][1]
 
@@ -197,18 +204,20 @@ show_trace(lab.trace, "send_attempt", "send_failed")
 # behind a different queue's messages.
 #
 # ### Exercise 2 — predict, then run
-# After the route refresh at 30 s the list has only broker-b's 4 queues. Which queue does order 3's event at 45 s
-# go to? Answer like `"TopicTest@broker-b:0"`.
+# After the route refresh at 30 s the list has only broker-b's 4 queues. The picture asks about order 3; here order
+# **9** sends at 1 s, 10 s and 45 s, with the same selector. Which queue does order 9's event at 45 s go to? Answer
+# like `"TopicTest@broker-b:0"`.
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_2 = "TopicTest@broker-b:3"
+answer_2 = "TopicTest@broker-b:1"
 ### END SOLUTION
 
 # %%
+lab, sends = outage_lab(orders=(9,))
 lab.run(until="50s")
-late = next(e for e in lab.trace.of_kind("send_attempt") if e.msg_id == sends[3][2].msg_id)
+late = next(e for e in lab.trace.of_kind("send_attempt") if e.msg_id == sends[9][2].msg_id)
 where = f"TopicTest@{late.get('broker')}:{late.get('queue_id')}"
 
 # %% nbgrader={"grade": true, "grade_id": "ex06_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -255,21 +264,26 @@ slow_dash
 
 # %% [markdown]
 # ### Exercise 3 — predict, then run
-# Order 3's next event goes to a3. The producer gives up after 3000 ms with `RemotingTimeoutException`. Is the
-# message in broker-a's queue 3 anyway? (`True` / `False`)
+# Order 3 sends 2 events to slow broker-a's queue 3 (a3), at 2 s and 6 s, and pg gives up on each after 3000 ms with
+# `RemotingTimeoutException`. The application then sends each event once more, at 12 s and 16 s, to the same queue
+# (those time out too). How many messages does a3 hold at 30 s?
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_3 = True
+answer_3 = 4
 ### END SOLUTION
 
 # %%
-lab = slow_a_lab(events=1).run(until="10s")
-stored = [e for e in lab.trace.of_kind("stored") if e.msg_id == "M0001"]
+lab = slow_a_lab(events=2)
+p = lab.producers["pg"]
+for t, k in (("12s", 1), ("16s", 2)):  # the application sends each timed-out event again
+    lab.at(t, p.send_with_selector, Message("TopicTest", f"order 3 event {k}"), by_order_id, 3)
+lab.run(until="30s")
+in_a3 = [e for e in lab.trace.of_kind("stored") if e.actor == "broker-a" and e.get("queue_id") == 3]
 
 # %% nbgrader={"grade": true, "grade_id": "ex06_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("06.3", answer_3, bool(stored))
+check("06.3", answer_3, len(in_a3))
 ### BEGIN HIDDEN TESTS
 import rmqlab.course.grading as grading_06_3
 grading_06_3.verify("06.3", answer_3)
@@ -306,27 +320,36 @@ print([str(mq) for mq in ALL_QUEUES])
 SELECTORS["strict_by_order_id"] = strict_by_order_id
 
 # %% [markdown]
-# The picture: the outage again, with the `selector` knob at `strict_by_order_id`, stopped at 10 s. It runs to 40 s:
-# what the sends at 45 s do is Exercise 4's question.
+# The picture: the outage again, with the `selector` knob at `strict_by_order_id`, stopped at 10 s. Step on: after
+# the route poll it stops before order 3's 45 s send and asks whether that event is stored anywhere.
 
 # %% tags=["nbval-ignore-output"]
 strict_dash = Dashboard(outage_picture, knobs={"selector": "strict_by_order_id", "orders": 4},
-                        knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="40s")
+                        knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="50s", checkpoints=[
+    Checkpoint(before="send_failed", msg_id="M0009", ask="whether", optional=True,
+               name="whether order 3's 45 s event is stored",
+               holds=lambda trace, snap: any(e.kind.value == "stored" and e.msg_id == "M0009" for e in trace),
+               question="The producer's route poll at 30 s dropped broker-a's queues. Order 3 now sends its 45 s event "
+                        "(M0009) with strict_by_order_id. Is M0009 stored anywhere?",
+               hint="strict_by_order_id picks from the topic's full queue list, never from the live one, and it "
+                    "returns None when that queue is not in the route: what does sendSelectImpl do with None?",
+               explain=sealed_explanation("06.strict-refuses"))])
 strict_dash.controller.seek_time("10s")
 strict_dash
 
 # %% [markdown]
 # ### Exercise 4 — predict, then run
-# The same outage with `strict_by_order_id`. How many of order 3's three events are stored?
+# The picture's broker-a goes down at 5 s. The same sends with `strict_by_order_id`, but broker-a goes down at
+# **0.5 s**, before the first sends. How many of order 3's three events are stored?
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_4 = 1
+answer_4 = 0
 ### END SOLUTION
 
 # %%
-lab, sends = outage_lab(strict_by_order_id)
+lab, sends = outage_lab(strict_by_order_id, down_at="500ms")
 lab.run(until="50s")
 order_3_ids = {future.msg_id for future in sends[3]}
 order_3 = [e for e in lab.trace.of_kind("stored") if e.msg_id in order_3_ids]

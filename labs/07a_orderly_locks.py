@@ -100,16 +100,17 @@ show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsu
 # > retries forever, each time after that pause. No `%RETRY%` round trip, no 10 s / 30 s schedule.
 #
 # ### Exercise 1 — predict, then run
-# With `max_reconsume_times=3`, how many times is `bad` delivered before the queue moves on?
+# The picture ran with `max_reconsume_times=3`. With `max_reconsume_times=1` (the same a, bad, c), how many times is
+# `bad` delivered before the queue moves on? Predict, then set the picture's knob to 1, Rebuild and step.
 
 # %% nbgrader={"grade": false, "grade_id": "ex07a_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_1 = 4
+answer_1 = 2
 ### END SOLUTION
 
 # %%
-lab, c = orderly_lab(max_reconsume_times=3)
+lab, c = orderly_lab(max_reconsume_times=1)
 lab.run(until="3m")
 bad = [e for e in lab.trace.of_kind("delivered") if e.msg_id == "M0002"]
 show_trace(lab.trace, "delivered", "send_back", "scheduled", "dead_lettered", fields=("queue_offset", "reconsume_times", "level", "topic"))
@@ -200,7 +201,8 @@ print(table([[ms, pause_of(ms)] for ms in (0, 5, 500, 60_000)], ["requested ms",
 #    broker while a listener is mid-batch.
 #
 # Below, each message takes 5 s, so we can stop the clock while `a` is inside the listener (2 s → 7 s).
-# The picture's Locks tab draws the broker lease; the `message_model` knob switches CLUSTERING / BROADCASTING.
+# The picture's Locks tab draws the broker lease; the `message_model` knob switches CLUSTERING / BROADCASTING. Step
+# on from 4 s: it stops to ask when c1 renews its broker lock next.
 
 # %%
 def five_seconds(msgs, ctx):
@@ -231,7 +233,14 @@ def locks_picture(message_model="CLUSTERING", messages=6):
 
 # %% tags=["nbval-ignore-output"]
 locks_dash = Dashboard(locks_picture, knobs={"message_model": "CLUSTERING", "messages": 6},
-                       knob_options={"message_model": ["CLUSTERING", "BROADCASTING"]}, horizon="45s")
+                       knob_options={"message_model": ["CLUSTERING", "BROADCASTING"]}, horizon="45s", checkpoints=[
+    Checkpoint(before="lock_renewed", actor="consumer:c1", queue="TopicTest@broker-a:0", nth=2, ask="when",
+               optional=True, name="when c1 renews its broker lock",
+               question="c1 locked TopicTest@broker-a:0 at the broker when it started and renewed the lease at 1 s. "
+                        "When does it renew it next? Pick the time.",
+               hint="The lease is not renewed per message: RebalanceService's lockAll runs on its own timer, whether "
+                    "or not c1 is consuming.",
+               explain=sealed_explanation("07a.lock-renewed"))])
 locks_dash.controller.seek_time("4s")
 locks_dash
 
@@ -246,7 +255,7 @@ print(lock_table(lab, c))
 
 # %% [markdown]
 # The two local locks are held only while c1 consumes; the broker lock is a lease that stays (renewed by `lockAll`
-# at 1 s, 21 s, 41 s …) whether or not there is anything to consume.
+# on its own timer) whether or not there is anything to consume.
 #
 # ### Exercise 3 — predict, then run
 # The same consumer in **BROADCASTING** mode, stopped at 4 s while `a` is in the listener. How many of the three locks
@@ -289,8 +298,9 @@ grading_07a_3.verify("07a.3", answer_3)
 # but only until `ProcessQueue.isLockExpired()` — 30 s (`REBALANCE_LOCK_MAX_LIVE_TIME`) after it. Here c1 has 60
 # messages of 2 s each in its ProcessQueue when it is cut off from broker-a at 25 s; its last renewal was at 21 s.
 #
-# The picture: the same cut and heal, with fewer, slower messages (15 of 7 s each; the knobs change them). Open the
-# Locks tab, step to 25 s and stop there.
+# The picture: the same cut and heal, with fewer, slower messages (15 of 7 s each; the knobs change them). It opens
+# at 25 s, the cut. Open the Locks tab and step on: it stops to ask when c1 finds its lock expired and stops taking
+# messages.
 
 # %%
 def two_seconds(msgs, ctx):
@@ -311,7 +321,14 @@ def cut_off_lab(listener_seconds=2, messages=60):
 
 # %% tags=["nbval-ignore-output"]
 cut_dash = Dashboard(lambda listener_seconds, messages: cut_off_lab(listener_seconds, messages)[0],
-                     knobs={"listener_seconds": 7, "messages": 15}, horizon="75s")
+                     knobs={"listener_seconds": 7, "messages": 15}, horizon="75s", checkpoints=[
+    Checkpoint(before="warning", actor="consumer:c1", nth=4, ask="when", optional=True,
+               name="when c1 stops consuming after the cut",
+               question="c1 was cut off from broker-a at 25 s; its last successful lock was at 21 s. When does c1 find "
+                        "its lock expired and stop taking messages? Pick the time.",
+               hint="ProcessQueue.isLockExpired() is checked before each message is taken, not on a timer: count 30 s "
+                    "from the last successful lock, then find the next check.",
+               explain=sealed_explanation("07a.stops-consuming"))])
 cut_dash.controller.seek_time("25s")
 cut_dash
 
@@ -365,8 +382,10 @@ def twenty_five_seconds(msgs, ctx):
     """Every message takes 25 s, then succeeds."""
     return after("25s", SUCCESS)
 
-def yield_lab(consume_thread_min=1):
-    """Two queues, 8 messages at 1 s; c1 orderly, ``consume_thread_min`` threads, every message 25 s, from 2 s."""
+def yield_lab(consume_thread_min=1, listener_seconds=25):
+    """Two queues, 8 messages at 1 s; c1 orderly, ``consume_thread_min`` threads, every message ``listener_seconds``
+    (25 s), from 2 s."""
+    listener = twenty_five_seconds if listener_seconds == 25 else (lambda msgs, ctx: after(listener_seconds * 1000, SUCCESS))
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
     lab.create_topic("TopicTest", queues=2)
@@ -374,14 +393,14 @@ def yield_lab(consume_thread_min=1):
     for i in range(8):
         lab.at("1s", p.send, Message("TopicTest", f"m{i}"))
     lab.add_consumer(
-        "cg", subscribe={"TopicTest": "*"}, listener=twenty_five_seconds, orderly=True, name="c1",
+        "cg", subscribe={"TopicTest": "*"}, listener=listener, orderly=True, name="c1",
         consume_thread_min=consume_thread_min, start="2s", consume_from_where="CONSUME_FROM_FIRST_OFFSET",
     )
     return lab
 
 
 # %% tags=["nbval-ignore-output"]
-yield_dash = Dashboard(yield_lab, knobs={"consume_thread_min": 1}, horizon="4m", checkpoints=[
+yield_dash = Dashboard(yield_lab, knobs={"consume_thread_min": 1, "listener_seconds": 25}, horizon="4m", checkpoints=[
     Checkpoint(before="delivered", queue="TopicTest@broker-a:1", ask="when", optional=True,
                name="when the other queue gets the thread",
                question="c1 has one consume thread, busy with the first queue. When does the other queue's first "
@@ -393,16 +412,17 @@ yield_dash
 
 # %% [markdown]
 # ### Exercise 5 — predict, then run
-# How many messages of the first queue does c1 consume before the other queue's first message starts?
+# The picture's messages take 25 s each. Now every message takes **40 s** (the picture's `listener_seconds` knob):
+# how many messages of the first queue does c1 consume before the other queue's first message starts?
 
 # %% nbgrader={"grade": false, "grade_id": "ex07a_5_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_5 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_5 = 3
+answer_5 = 2
 ### END SOLUTION
 
 # %%
-lab = yield_lab().run(until="5m")
+lab = yield_lab(listener_seconds=40).run(until="5m")
 order = [e.get("queue") for e in lab.trace.of_kind("delivered")]
 before_switch = order.index(next(q for q in order if q != order[0]))
 show_trace(lab.trace, "delivered", fields=("queue", "queue_offset"))

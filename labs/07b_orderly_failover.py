@@ -170,16 +170,18 @@ print("11.5 s: removal attempts that found the consume lock held:", pq.try_unloc
 
 # %% [markdown]
 # ### Exercise 2 — predict, then run
-# `M0001` is the message c1 is consuming on queue 1 when c2 joins. How many times is `M0001` delivered in all (c1
-# and c2 together) by the end of the run?
+# The picture's listener calls take 25 s. Now each takes **5 s** (the picture's `listener_seconds` knob): `M0001`,
+# queue 1's first message, reaches c1 at 2 s, and c2 still joins at 10 s. How many times is `M0001` delivered in all
+# (c1 and c2 together) by the end of the run?
 
 # %% nbgrader={"grade": false, "grade_id": "ex07b_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_2 = 2
+answer_2 = 1
 ### END SOLUTION
 
 # %%
+lab = moving_queue_lab(listener_seconds=5)
 lab.run(until="2m")
 m0001 = [e for e in lab.trace.of_kind("delivered") if e.msg_id == "M0001"]
 QUEUE_1 = "TopicTest@broker-a:1"
@@ -221,8 +223,9 @@ def shutdown_picture(response_delay_s=4):
 shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horizon="15s", checkpoints=[
     Checkpoint(before="lifecycle", actor="consumer:c1", nth=2, ask="when", optional=True,
                name="when c1's shutdown ends",
-               question="c1 called shutdown(), and broker-a now answers every request late. When does c1's shutdown "
-                        "end (offsets persisted, consumer stopped)? Pick the time.",
+               question="c1's shutdown() has begun with unlockAll: it is giving back its locks on broker-a, which now "
+                        "answers every request late. When does c1's shutdown end (offsets persisted, consumer "
+                        "stopped)? Pick the time.",
                hint="unlockAll sends one UNLOCK_BATCH_MQ per broker and waits for its answer, but only up to the "
                     "request's timeout; the offsets are persisted after that wait, whatever its outcome.",
                explain=sealed_explanation("07b.shutdown-ends")),
@@ -255,9 +258,11 @@ print("c1's ProcessQueues still marked locked:", sorted(str(mq) for mq, pq in c1
 
 # %%
 def commit_on_c(msgs, ctx):
-    """Manual commit: COMMIT after 'c', SUCCESS (no commit) otherwise."""
+    """Manual commit: COMMIT after the message ``commit_on_c.commits`` ('c'), SUCCESS (no commit) otherwise."""
     ctx.auto_commit = False
-    return ConsumeOrderlyStatus.COMMIT if msgs[0].body == "c" else SUCCESS
+    return ConsumeOrderlyStatus.COMMIT if msgs[0].body == commit_on_c.commits else SUCCESS
+
+commit_on_c.commits = "c"
 
 
 def commit_picture(messages=5):
@@ -277,20 +282,22 @@ commit_dash
 
 # %% [markdown]
 # ### Exercise 3 — predict, then run
-# Five messages `a` … `e`; the listener turns auto-commit off and returns `COMMIT` for `c`, `SUCCESS` for the others.
-# What offset does c1 hold for the queue at the end?
+# Five messages `a` … `e` with auto-commit off, as in the picture, but the listener returns `COMMIT` for **`d`**
+# (`SUCCESS` for the others). What offset does c1 hold for the queue at the end?
 
 # %% nbgrader={"grade": false, "grade_id": "ex07b_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_3 = 3
+answer_3 = 4
 ### END SOLUTION
 
 # %%
+commit_on_c.commits = "d"
 lab, c = orderly_lab(commit_on_c, bodies=("a", "b", "c", "d", "e"))
 lab.run(until="20s")
 mq, pq = topic_queue(c)
 held_offset = c.offset_store.offset_table[mq]
+commit_on_c.commits = "c"  # the picture's listener again
 show_trace(lab.trace, "consumed", "offset_updated", fields=("queue_offset", "status", "offset"))
 print("still uncommitted (consumingMsgOrderlyTreeMap):", list(pq.consuming_msg_orderly_tree_map))
 
@@ -376,17 +383,18 @@ batch_dash
 
 # %% [markdown]
 # ### Exercise 4 — predict, then run
-# `a`, `bad`, `c`, `d` are waiting when c1 starts (batches of 3, `max_reconsume_times=2`); the listener fails any
-# batch containing `bad`. How many messages end up in `%DLQ%cg`?
+# The picture's batches hold 3 messages. Now `consume_message_batch_max_size=2` (the picture's `batch` knob): `a`,
+# `bad`, `c`, `d` are waiting when c1 starts, `max_reconsume_times=2`, and the listener fails any batch containing
+# `bad`. How many messages end up in `%DLQ%cg`?
 
 # %% nbgrader={"grade": false, "grade_id": "ex07b_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_4 = 3
+answer_4 = 2
 ### END SOLUTION
 
 # %%
-lab = batch_lab().run(until="3m")
+lab = batch_lab(batch=2).run(until="3m")
 dead = lab.trace.of_kind("dead_lettered")
 show_trace(lab.trace, "delivered", "send_back", "dead_lettered", fields=("queue_offset", "reconsume_times", "batch", "topic"))
 

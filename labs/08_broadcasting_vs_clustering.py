@@ -38,14 +38,15 @@ def fails_once(msgs, ctx):
     """Fail the first delivery, succeed on a retry."""
     return RECONSUME_LATER if msgs[0].reconsume_times == 0 else CONSUME_SUCCESS
 
-def two_consumers_lab(model="CLUSTERING", messages=1):
-    """One broker, 2 queues, consumers c1 and c2 of group cg in the given message model; ``messages`` from 1 s."""
+def two_consumers_lab(model="CLUSTERING", messages=1, instances=2, listener=fails_once):
+    """One broker, 2 queues, ``instances`` consumers c1, c2 … of group cg in the given message model, each with
+    ``listener`` (``fails_once``); ``messages`` from 1 s."""
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
     lab.create_topic("TopicTest", queues=2)
     p = lab.add_producer("pg")
-    for name in ("c1", "c2"):
-        lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=fails_once, name=name, message_model=model)
+    for k in range(instances):
+        lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=listener, name=f"c{k + 1}", message_model=model)
     for k in range(messages):
         lab.at(f"{1 + 2 * k}s", p.send, Message("TopicTest", "config changed" if k == 0 else f"config changed ({k + 1})"))
     return lab
@@ -58,7 +59,8 @@ def two_consumers(model):
 # %% [markdown]
 # ## A tiny run: CLUSTERING (the default)
 # The picture: three messages to group cg (c1 and c2), each failing once. The `model` knob switches CLUSTERING /
-# BROADCASTING (then Rebuild). Step through in CLUSTERING first: who gets each message, and where its retry goes.
+# BROADCASTING (then Rebuild). Step through in CLUSTERING first: who gets each message, and where its retry goes. It
+# stops before c1's listener returns RECONSUME_LATER for the first one, and asks where that message goes.
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoint_whether import owns
@@ -67,7 +69,13 @@ from rmqlab.widgets.dashboard import Dashboard
 
 MODELS = ("CLUSTERING", "BROADCASTING")
 dash = Dashboard(two_consumers_lab, knobs={"model": "CLUSTERING", "messages": 3}, knob_options={"model": MODELS},
-                 horizon="30s")
+                 horizon="30s", checkpoints=[
+    Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="where c1's failure goes",
+               question="c1's listener returns RECONSUME_LATER for {msg}. The group is in CLUSTERING. Where is {msg} "
+                        "after the next step? Click the place in the picture (or a button).",
+               hint="In CLUSTERING processConsumeResult sends a failed message back to the broker "
+                    "(sendMessageBack), with a delay level that grows with its reconsumeTimes.",
+               explain=sealed_explanation("08.clustering-send-back"))])
 dash
 
 # %% [markdown]
@@ -83,7 +91,7 @@ show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=(
 # ## BROADCASTING: every instance, its own copy
 # The picture in BROADCASTING, three messages. It opens on a yes/no question: does c1 subscribe the retry topic?
 # Then Step: it stops just before c1's listener returns RECONSUME_LATER for its copy of the first one, and asks where
-# that copy goes. Exercises 1 and 3 below follow from your answers.
+# that copy goes. Exercises 1 and 3 below ask the same two rules about other runs.
 
 # %% tags=["nbval-ignore-output"]
 broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
@@ -108,18 +116,19 @@ broadcast_dash
 # Play on past the question and watch c2's copy too.
 #
 # ### Exercise 1 — predict, then run
-# In BROADCASTING, how many deliveries of one message happen in total (both consumers, first minute)? Predict,
-# then set this picture's `messages` knob to 1, Rebuild and step.
+# The picture has two instances. In BROADCASTING with **three** instances (c1, c2, c3) and one message, which fails
+# at its first delivery everywhere, how many deliveries happen in total in the first minute?
 
 # %% nbgrader={"grade": false, "grade_id": "ex08_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_1 = 2
+answer_1 = 3
 ### END SOLUTION
 
 # %%
+three = two_consumers_lab("BROADCASTING", instances=3).run(until="1m")
+deliveries = three.trace.of_kind("delivered")
 lab = two_consumers("BROADCASTING")
-deliveries = lab.trace.of_kind("delivered")
 
 # %% nbgrader={"grade": true, "grade_id": "ex08_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("08.1", answer_1, len(deliveries))
@@ -156,16 +165,18 @@ grading_08_2.verify("08.2", answer_2)
 
 # %% [markdown]
 # ### Exercise 3 — predict, then run
-# Does a BROADCASTING consumer subscribe `%RETRY%cg`? (`True` / `False`)
+# A CLUSTERING group whose listener never fails, so that nothing is ever sent back: does c1 subscribe `%RETRY%cg`?
+# (`True` / `False`)
 
 # %% nbgrader={"grade": false, "grade_id": "ex08_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_3 = False
+answer_3 = True
 ### END SOLUTION
 
 # %%
-topics = sorted({e.get("topic") for e in lab.trace.of_kind("rebalanced")})
+never_fails = two_consumers_lab("CLUSTERING", listener=lambda msgs, ctx: CONSUME_SUCCESS).run(until="1m")
+topics = sorted({e.get("topic") for e in never_fails.trace.of_kind("rebalanced") if e.actor == "consumer:c1"})
 
 # %% nbgrader={"grade": true, "grade_id": "ex08_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("08.3", answer_3, "%RETRY%cg" in topics)

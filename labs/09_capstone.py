@@ -40,14 +40,14 @@ def payments(msgs, ctx):
         return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT
     return ConsumeOrderlyStatus.SUCCESS
 
-def deployed_lab(**consumer_options):
-    """One queue, an orderly consumer, five payments at 1..5 s, the third one poisoned."""
+def deployed_lab(bodies=("p1", "p2", "bad-card", "p4", "p5"), **consumer_options):
+    """One queue, an orderly consumer, five payments ``bodies`` at 1..5 s (as deployed: the third one poisoned)."""
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
     lab.create_topic("Payments", queues=1)
     p = lab.add_producer("pay-producer")
     lab.add_consumer("pay-cg", subscribe={"Payments": "*"}, listener=payments, orderly=True, name="pay-1", **consumer_options)
-    for i, body in enumerate(["p1", "p2", "bad-card", "p4", "p5"]):
+    for i, body in enumerate(bodies):
         lab.at(f"{1 + i}s", p.send, Message("Payments", body))
     return lab
 
@@ -67,7 +67,8 @@ def succeeded(lab):
 
 # %% [markdown]
 # ## A tiny look first: the first 30 seconds
-# The picture: the system as deployed, its first 30 seconds. Play it and watch queue 0 of `Payments`.
+# The picture: the system as deployed, its first 30 seconds. Play it and watch queue 0 of `Payments`. Its tokens carry
+# message ids, in the order the payments are sent: M0001 = p1, M0002 = p2, M0003 = bad-card, M0004 = p4, M0005 = p5.
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
@@ -175,18 +176,20 @@ fixed_dash
 
 # %% [markdown]
 # ### Exercise 3 — predict, then run
-# With the setting you found in exercise 2, list the payments the listener completes in the first minute, in the order it
-# completes them. Answer like `["p1", "p2"]`.
+# The picture plays the deployed stream. Another day's stream, with the setting you found in exercise 2: `p1`,
+# `bad-card`, `p3`, `bad-card`, `p5` (two payments with a bad card), sent at 1..5 s to the same queue. List the
+# payments the listener completes in the first minute, in the order it completes them. Answer like `["p1", "p2"]`.
 
 # %% nbgrader={"grade": false, "grade_id": "ex09_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_3 = ["p1", "p2", "p4", "p5"]
+answer_3 = ["p1", "p3", "p5"]
 ### END SOLUTION
 
 # %%
+another_day = deployed_lab(("p1", "bad-card", "p3", "bad-card", "p5"), max_reconsume_times=needed).run(until="1m")
+done = succeeded(another_day)
 fixed = deployed_lab(max_reconsume_times=needed).run(until="1m")
-done = succeeded(fixed)
 
 # %% nbgrader={"grade": true, "grade_id": "ex09_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("09.3", answer_3, done)

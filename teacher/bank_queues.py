@@ -42,18 +42,23 @@ QUEUE_EXERCISES: tuple[Exercise, ...] = (
     # 05 · offsets
     Exercise(
         "05.1",
-        "removeMessage returns the smallest key still in msgTreeMap: a low-water mark, pinned by the slow message.",
-        hints=(Hint("That is 'the last consumed message + 1'. Which offset is still in msgTreeMap?", equals=(5, 4)),),
+        "removeMessage returns the smallest key still in msgTreeMap: a low-water mark, pinned by the slow message at offset 3 while ok4 is done.",
+        hints=(
+            Hint("That is 'the last consumed message + 1'. Which offset is still in msgTreeMap?", equals=(5, 4)),
+            Hint("That was slow's offset in the picture's run. Which offset does slow have in this one?", equals=(1,)),
+        ),
         hint="Look at what ProcessQueue.removeMessage returns while the map still holds a message.",
     ),
     Exercise(
         "05.2",
-        "Restart from the persisted low-water mark 1: slow, ok2, ok3 and ok4 are consumed again.",
+        "The committed offset stayed at slow's, 2, and the pulls and the persist timer carried it to the broker; the restart "
+        "begins there: slow, ok3 and ok4 are consumed again.",
         hints=(
             Hint(
-                "The broker's offset is where the restart begins, and the slow message pinned it; count every offset from there.",
-                equals=(1, 0),
+                "The broker's offset is where the restart begins, and the slow message pinned it; count every offset from there, slow's included.",
+                equals=(2, 1, 0),
             ),
+            Hint("That counts from offset 1, as in the picture's run. Where does slow sit in this one?", equals=(4,)),
         ),
         hint="A restarted consumer starts from the offset the broker has; everything from there is delivered again.",
     ),
@@ -72,47 +77,55 @@ QUEUE_EXERCISES: tuple[Exercise, ...] = (
     # 06 · ordered send
     Exercise(
         "06.1",
-        "sendSelectImpl makes a single attempt: no retry loop, the connection error reaches the caller.",
+        "sendSelectImpl makes a single attempt whatever retryTimesWhenSendFailed says: no retry loop, the connection error "
+        "reaches the caller.",
         hints=(
             Hint(
                 "retryTimesWhenSendFailed belongs to sendDefaultImpl's loop. Does the selector path have that loop?",
-                equals=(3, 2),
+                equals=(6, 5, 3, 2),
             ),
         ),
         hint="Compare sendSelectImpl with sendDefaultImpl: which one has a retry loop?",
     ),
     Exercise(
         "06.2",
-        "The selector hashes over the live list: 3 % 4 = 3 on broker-b's four queues, so order 3 moved from a3 to b3.",
+        "The selector hashes over the live list: 9 % 4 = 1 on broker-b's four queues, so order 9 moved from a1 (9 % 8) to b1.",
         hints=(
             Hint(
                 "The selector is called with the route's queue list as it is now, not as it was at 1 s.",
-                equals=("TopicTest@broker-a:3",),
+                equals=("TopicTest@broker-a:1",),
             ),
+            Hint("That is where order 3 went. Work out 9 modulo the number of queues the route lists now.", equals=("TopicTest@broker-b:3",)),
         ),
         hint="The selector runs again for every send, over the route's queue list at that moment.",
     ),
     Exercise(
         "06.3",
-        "The request reached broker-a and was stored; only the response was late. A timeout says nothing about storage: a re-send is a duplicate.",
+        "Each request reached broker-a and was stored; only the responses were late. A timeout says nothing about storage: "
+        "the two re-sends are two duplicates, 4 messages for 2 events.",
+        hints=(
+            Hint("A timeout is the producer giving up waiting; it does not reach back into the broker. Was each request stored?", equals=(0, 2)),
+        ),
         hint="A timeout is the producer giving up waiting; it does not reach back into the broker.",
     ),
     Exercise(
         "06.4",
-        "Only the 1 s event was stored: at 10 s a3's broker was down (one attempt, failed), at 45 s a3 was not in the route "
-        "and the selector returned null. Strict order trades availability for order.",
+        "None: broker-a was down before pg first read the route (at its first send, 1 s), and the name server had already "
+        "dropped a down broker's queues, so the route never listed a3; the strict selector returned null for all three "
+        "sends and nothing was sent. Strict order trades availability for order.",
         hints=(
             Hint(
-                "The strict selector never moves order 3 to another queue. Which of the three sends find a3 reachable?",
+                "The strict selector never moves order 3 to another queue. Which of the three sends find a3 in the route?",
                 equals=(3, 2),
             ),
+            Hint("That is the picture's count, where broker-a was still up at the 1 s send. What did the route list at 1 s here?", equals=(1,)),
         ),
         hint="The strict selector never picks another queue: a send happens only when order 3's own queue is reachable.",
     ),
     # 07a · orderly consumption: local retries and the three locks
     Exercise(
         "07a.1",
-        "rt 0..3 are local tries; at rt 3 ≥ 3 the client sends it to %RETRY%cg and the broker diverts it to %DLQ%cg.",
+        "rt 0 and 1 are local tries; at rt 1 ≥ 1 the client sends it to %RETRY%cg and the broker diverts it to %DLQ%cg.",
         hints=(
             Hint(
                 "Off by one delivery: max_reconsume_times counts re-deliveries; the first delivery is not one of them.",
@@ -162,11 +175,12 @@ QUEUE_EXERCISES: tuple[Exercise, ...] = (
     ),
     Exercise(
         "07a.5",
-        "Before each batch the loop checks the time since it began: 0, 25 and 50 s are not past 60 s; at 75 s it is, so the "
+        "Before each batch the loop checks the time since it began: 0 and 40 s are not past 60 s; at 80 s it is, so the "
         "request resubmits itself 10 ms later and the waiting request for the other queue gets the thread.",
         hints=(
-            Hint("The 60 s check runs before each message is taken, and 50 s is not more than 60 s.", equals=(2,)),
+            Hint("The 60 s check runs before each message is taken, and 40 s is not more than 60 s.", equals=(1,)),
             Hint("With one thread and no yield the first queue would keep it; MAX_TIME_CONSUME_CONTINUOUSLY is 60 s.", equals=(4,)),
+            Hint("That is the picture's count, with 25 s messages. Redo the check before each message with 40 s ones.", equals=(3,)),
         ),
         hint="Before each message the loop compares the time since it began with MAX_TIME_CONSUME_CONTINUOUSLY (60 s).",
     ),
@@ -189,40 +203,45 @@ QUEUE_EXERCISES: tuple[Exercise, ...] = (
     ),
     Exercise(
         "07b.2",
-        "c1 finished M0001 after its ProcessQueue was dropped, so processConsumeResult skipped the commit; the broker still had "
-        "offset 0 for queue 1 and c2 started there. Two deliveries.",
+        "c1 finished M0001 at 7 s, before c2 joined: processConsumeResult committed it in a ProcessQueue not yet dropped, and "
+        "the rebalance at 10 s persisted that offset before letting the queue go. c2 started after M0001. One delivery: the "
+        "duplicate in the picture came from a listener still running when its queue moved.",
         hints=(
             Hint(
-                "Orderly keeps order, not exactly-once. Did c1's commit of M0001 reach the broker before c2 started?",
-                equals=(1,),
+                "That is the picture's count, where M0001 was still in c1's 25 s listener at 10 s. Where is it at 10 s here?",
+                equals=(2,),
             ),
         ),
         hint="processConsumeResult commits only if the ProcessQueue is not dropped. Where did c2 start reading?",
     ),
     Exercise(
         "07b.3",
-        "With autoCommit off, SUCCESS commits nothing; COMMIT commits everything taken so far (up to c, offset 2): 2 + 1 = 3. "
-        "d and e stay in consumingMsgOrderlyTreeMap, uncommitted.",
+        "With autoCommit off, SUCCESS commits nothing; COMMIT commits everything taken so far (up to d, offset 3): 3 + 1 = 4. "
+        "e stays in consumingMsgOrderlyTreeMap, uncommitted.",
         hints=(
             Hint("With auto-commit off, SUCCESS does not move the offset. Which status does?", equals=(5,)),
-            Hint("The committed offset is the next one to consume: the last committed offset + 1.", equals=(2,)),
+            Hint("The committed offset is the next one to consume: the last committed offset + 1.", equals=(3,)),
         ),
         hint="With auto-commit off only COMMIT moves the offset, and commit() returns the last committed offset + 1.",
     ),
     Exercise(
         "07b.4",
-        "The batch a, bad, c fails as a whole: every message gets rt + 1, and at rt 2 ≥ 2 checkReconsumeTimes sends each of "
-        "the three to %RETRY%cg, and the broker to %DLQ%cg. d, in the next batch, succeeds.",
+        "The batch a, bad fails as a whole: both messages get rt + 1, and at rt 2 ≥ 2 checkReconsumeTimes sends each of the "
+        "two to %RETRY%cg, and the broker to %DLQ%cg. c and d, the next batch, succeed.",
         hints=(
             Hint("The listener returns one status for the whole batch. Which messages share bad's batch?", equals=(1,)),
+            Hint("That is the picture's batch of 3. With batches of 2, which messages share bad's?", equals=(3,)),
         ),
         hint="The whole batch gets the batch's status, and checkReconsumeTimes judges each message in it.",
     ),
     # 08 · broadcasting
     Exercise(
         "08.1",
-        "Every instance gets every message once; a failure is logged and dropped, never retried.",
-        hints=(Hint("Each instance gets its own copy; now, is a failed copy retried in BROADCASTING?", equals=(4,)),),
+        "Every instance gets every message once, 3 copies for 3 instances; a failure is logged and dropped, never retried.",
+        hints=(
+            Hint("Each instance gets its own copy; now, is a failed copy retried in BROADCASTING?", equals=(6,)),
+            Hint("In BROADCASTING the group does not share a message: how many instances get their own copy?", equals=(1,)),
+        ),
         hint="Every instance gets its own copy. What does processConsumeResult do with a failure in BROADCASTING?",
     ),
     Exercise(
@@ -233,7 +252,8 @@ QUEUE_EXERCISES: tuple[Exercise, ...] = (
     ),
     Exercise(
         "08.3",
-        "copySubscription adds the retry topic only in CLUSTERING; BROADCASTING has no retry at all.",
+        "copySubscription subscribes the retry topic at the consumer's start, from the message model alone: every CLUSTERING "
+        "consumer has it, whether or not anything ever fails; BROADCASTING has no retry at all.",
         hint="Look at DefaultMQPushConsumerImpl.copySubscription's switch on the message model.",
     ),
     # 09 · capstone
@@ -263,12 +283,12 @@ QUEUE_EXERCISES: tuple[Exercise, ...] = (
     ),
     Exercise(
         "09.3",
-        "Once bad-card is sent back past the max, the queue commits past it and p4, p5 run at once: the ordered stream goes "
-        "on without its third payment.",
+        "Each bad-card blocks the queue for its 6 deliveries, then is sent back past the max and the queue commits past it: "
+        "p3 runs after the first, p5 after the second, and the ordered stream goes on without its second and fourth payments.",
         hints=(
             Hint(
-                "Dead-lettering does not hold the queue: what happens to p4 and p5 the moment bad-card leaves?",
-                equals=(["p1", "p2"], ["p1", "p2", "bad-card", "p4", "p5"]),
+                "Dead-lettering does not hold the queue: what happens to the payments behind a bad-card the moment it leaves?",
+                equals=(["p1"], ["p1", "bad-card", "p3", "bad-card", "p5"], ["p1", "p3"]),
             ),
         ),
         hint="Once bad-card is sent back, nothing holds the queue any more.",

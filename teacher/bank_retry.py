@@ -276,9 +276,12 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
     # 04b · stranded retry queues
     Exercise(
         "04b.1",
-        "%RETRY%cg was made with 1 queue at c1's first heartbeat; createTopicInSendMessageBackMethod returns the existing "
-        "topic as is, so updateSubGroup never resizes it.",
-        hints=(Hint("updateSubGroup changes the group's config, not a topic that already exists.", equals=(4,)),),
+        "%RETRY%cg was made with 2 queues at c1's first heartbeat, the retryQueueNums of that moment; "
+        "createTopicInSendMessageBackMethod returns the existing topic as is, so the later updateSubGroup never resizes it.",
+        hints=(
+            Hint("updateSubGroup changes the group's config, not a topic that already exists.", equals=(4,)),
+            Hint("The picture's topic got 1 queue because that was the group's setting when c1 first heartbeated. What was it here?", equals=(1,)),
+        ),
         hint="createTopicInSendMessageBackMethod returns an existing topic unchanged.",
     ),
     Exercise(

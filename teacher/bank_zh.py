@@ -174,9 +174,12 @@ ZH: dict[str, Translated] = {
         after="消费者看到 ok=True，便推进了消费位点；客户端里没有任何迹象表明消息丢了。\n\n常见说法与源码对照：“retryQueueNums 为 0 可以安全地关闭重试。”——asyncConsumerSendMsgBack 还没看死信规则就返回了 SUCCESS，所以每条失败的消息都被悄悄丢弃。要立即进入死信，请保留一个重试队列，并让监听器设置 ctx.delay_level_when_next_consume = -1（或给消费者设置 max_reconsume_times=0）。\n\n要点：retryQueueNums 为 0 不会进入死信队列：失败的消息被丢弃，客户端里没有任何痕迹。",
     ),
     "04b.1": Translated(
-        "%RETRY%cg 在 c1 第一次心跳时以 1 个队列创建；createTopicInSendMessageBackMethod 原样返回已有的 Topic，所以 updateSubGroup 从不改变它的大小。",
+        "%RETRY%cg 在 c1 第一次心跳时以 2 个队列创建，用的是那一刻的 retryQueueNums；createTopicInSendMessageBackMethod 原样返回已有的 Topic，所以之后的 updateSubGroup 从不改变它的大小。",
         hint="createTopicInSendMessageBackMethod 原样返回已存在的 Topic。",
-        hints=("updateSubGroup 改的是消费组的配置，而不是一个已经存在的 Topic。",),
+        hints=(
+            "updateSubGroup 改的是消费组的配置，而不是一个已经存在的 Topic。",
+            "图中的 Topic 只有 1 个队列，因为 c1 第一次发心跳时消费组的设置就是 1。这里那时的设置是多少？",
+        ),
                  after="要点：%RETRY%<group> 只在消费组第一次发心跳时创建一次，用的是那一刻的 retryQueueNums；回传用的是当前的设置，所以超出该 Topic 队列数的队列会被存储，却永远不会被拉取。",
     ),
     "04b.2": Translated(
@@ -190,15 +193,21 @@ ZH: dict[str, Translated] = {
     ),
     # 05 · offsets and the process queue
     "05.1": Translated(
-        "removeMessage 返回 msgTreeMap 中仍在的最小的 Key：一个低水位，被那条慢消息钉住。",
+        "removeMessage 返回 msgTreeMap 中仍在的最小的 Key：一个低水位，ok4 完成了，它仍被位点 3 上的那条慢消息钉住。",
         hint="看一看当 map 中仍有消息时 ProcessQueue.removeMessage 返回什么。",
-        hints=("这是“最后消费的消息 + 1”。哪个偏移量还在 msgTreeMap 中？",),
+        hints=(
+            "这是“最后消费的消息 + 1”。哪个位点还在 msgTreeMap 中？",
+            "那是图中那次运行里 slow 的位点。这一次 slow 的位点是多少？",
+        ),
                 after="常见说法与源码对照：“消费位点就是最后一条被消费的消息。”——ProcessQueue.removeMessage 返回 msgTreeMap 中仍在的最小 key（map 为空时返回最大偏移量 + 1）：一个低水位线。\n\n要点：消费位点是 msgTreeMap 中最小的 key：一条慢消息就能把它钉住。",
     ),
     "05.2": Translated(
-        "从持久化的低水位 1 重启：slow、ok2、ok3 和 ok4 被再次消费。",
+        "已提交的消费位点停在 slow 的位点 2，拉取请求和持久化定时器把它带到了 Broker；重启从那里开始：slow、ok3 和 ok4 被再次消费。",
         hint="重启的消费者从 Broker 保存的消费位点开始；从那里起的一切都会被再次投递。",
-        hints=("Broker 的消费位点就是重启开始的地方，而那条慢消息钉住了它；从那里数每一个偏移量。",),
+        hints=(
+            "Broker 的消费位点就是重启开始的地方，而那条慢消息钉住了它；从那里数每一个位点，slow 自己的也算。",
+            "这是从位点 1 数起的，和图中那次运行一样。这一次 slow 在哪个位点？",
+        ),
                 after="要点：两种方式下，重启都会重新消费：监听器必须幂等。",
     ),
     "05.3": Translated(
@@ -209,33 +218,40 @@ ZH: dict[str, Translated] = {
     ),
     # 06 · ordered send
     "06.1": Translated(
-        "sendSelectImpl 只尝试一次：没有重试循环，连接错误直接到达调用方。",
+        "不管 retryTimesWhenSendFailed 是多少，sendSelectImpl 都只尝试一次：没有重试循环，连接错误直接到达调用方。",
         hint="比较 sendSelectImpl 与 sendDefaultImpl：哪一个有重试循环？",
         hints=("retryTimesWhenSendFailed 属于 sendDefaultImpl 的循环。选择器这条路径有这个循环吗？",),
                 after="要点：选择器发送只在选择器选中的队列上尝试一次；选择器的异常、null 和超时都会交给调用方。",
     ),
     "06.2": Translated(
-        "选择器对当前的列表取模：在 broker-b 的四个队列上 3 % 4 = 3，所以 order 3 从 a3 移到了 b3。",
+        "选择器对当前的列表取模：在 broker-b 的四个队列上 9 % 4 = 1，所以订单 9 从 a1（9 % 8）移到了 b1。",
         hint="每次发送都会重新运行选择器，用的是那一刻路由中的队列列表。",
-        hints=("调用选择器时传入的是路由现在的队列列表，而不是 1 s 时的。",),
+        hints=(
+            "调用选择器时传入的是路由现在的队列列表，而不是 1 s 时的。",
+            "那是订单 3 去的地方。用 9 对路由现在列出的队列数取模。",
+        ),
     ),
     "06.3": Translated(
-        "请求到达了 broker-a 并被存储；迟到的只是应答。超时说明不了是否存储：再发一次就是重复消息。",
+        "每个请求都到达了 broker-a 并被存储；迟到的只是应答。超时说明不了是否存储：两次重发就是两条重复消息，2 个事件存了 4 条消息。",
         hint="超时是生产者放弃等待；它不会回到 Broker 里去撤销什么。",
+        hints=("超时是生产者放弃等待；它不会回到 Broker 里去撤销什么。每个请求都被存储了吗？",),
                 after="要点：超时的发送可能已经被存储：再次发送就是一条重复消息。",
     ),
     "06.4": Translated(
-        "只有 1 s 的那条被存储了：10 s 时 a3 的 Broker 宕机（一次尝试，失败），45 s 时 a3 不在路由中，选择器返回 null。严格顺序以可用性换取顺序。",
-        hint="严格的选择器从不选别的队列：只有 order 3 自己的队列可达时才会发送。",
-        hints=("严格的选择器从不把 order 3 移到别的队列。三次发送中哪几次发现 a3 可达？",),
+        "一条也没有：pg 第一次读取路由（在它第一次发送时，1 s）之前 broker-a 就宕机了，NameServer 已经去掉了宕机 Broker 的队列，所以路由从未列出 a3；严格的选择器对三次发送都返回 null，什么也没有发出去。严格顺序以可用性换取顺序。",
+        hint="严格的选择器从不选别的队列：只有订单 3 自己的队列可达时才会发送。",
+        hints=(
+            "严格的选择器从不把订单 3 移到别的队列。三次发送中哪几次在路由里找到了 a3？",
+            "这是图中的数目，那里 1 s 发送时 broker-a 还在运行。这里 1 s 时路由列出了什么？",
+        ),
                 after="要点：严格顺序保持有序，但在队列消失期间不可用。",
     ),
     # 07a · orderly consumption: local retries, suspension, the three locks; 07b · failover
     "07a.1": Translated(
-        "rt 0..3 是本地重试；到 rt 3 ≥ 3 时客户端把它发往 %RETRY%cg，Broker 把它转到 %DLQ%cg。",
+        "rt 0 和 1 是本地重试；到 rt 1 ≥ 1 时客户端把它发往 %RETRY%cg，Broker 把它转到 %DLQ%cg。",
         hint="max_reconsume_times 计的是重新投递的次数；rt 达到 max 时消息被回传。",
         hints=("差了一次投递：max_reconsume_times 计的是重新投递，第一次投递不算在内。",),
-        after="超过 max 后，checkReconsumeTimes 以 delayLevel = 3 + reconsumeTimes 把消息发往 %RETRY%cg，Broker 看到请求头中 reconsumeTimes ≥ max，把它转到 %DLQ%cg。它要等那段延迟之后才到达（这里是级别 6 = 2 min）：在 4.9.7 中 SendMessageProcessor.asyncSendMessage 为死信队列设置延迟级别 0，然后又用请求的属性替换消息的属性，而请求的属性仍带着客户端的级别（5.0 修复了这一点）。",
+        after="超过 max 后，checkReconsumeTimes 以 delayLevel = 3 + reconsumeTimes 把消息发往 %RETRY%cg，Broker 看到请求头中 reconsumeTimes ≥ max，把它转到 %DLQ%cg。它要等那段延迟之后才到达（这里是级别 4 = 30 s）：在 4.9.7 中 SendMessageProcessor.asyncSendMessage 为死信队列设置延迟级别 0，然后又用请求的属性替换消息的属性，而请求的属性仍带着客户端的级别（5.0 修复了这一点）。",
     ),
     "07a.2": Translated(
         "submitConsumeRequestLater 把请求的 120 000 ms 截到 30 000 ms：投递发生在 3、33、63、93、123 和 153 s（rt 0 … 5），到 rt 5 ≥ 5 时 checkReconsumeTimes 把它回传。",
@@ -264,11 +280,12 @@ ZH: dict[str, Translated] = {
         ),
     ),
     "07a.5": Translated(
-        "每批消息之前，循环检查从开始到现在的时间：0、25 和 50 s 都没超过 60 s；到 75 s 超过了，于是这个请求在 10 ms 后重新提交自己，另一个队列正在等待的请求得到线程。",
+        "每批消息之前，循环检查从开始到现在的时间：0 和 40 s 都没超过 60 s；到 80 s 超过了，于是这个请求在 10 ms 后重新提交自己，另一个队列正在等待的请求得到线程。",
         hint="每条消息之前，循环把从开始到现在的时间与 MAX_TIME_CONSUME_CONTINUOUSLY（60 s）比较。",
         hints=(
-            "60 s 的检查在取每条消息之前运行，而 50 s 并不超过 60 s。",
+            "60 s 的检查在取每条消息之前运行，而 40 s 并不超过 60 s。",
             "只有一个线程且不让出时，第一个队列会一直占着它；MAX_TIME_CONSUME_CONTINUOUSLY 是 60 s。",
+            "这是图中 25 s 一条消息时的条数。用 40 s 一条的消息，在每条消息之前再检查一遍。",
         ),
     ),
     "07b.1": Translated(
@@ -281,13 +298,13 @@ ZH: dict[str, Translated] = {
         after="常见说法与源码对照：“Broker 的锁 30 s 后过期。”——RebalanceLockManager 在最后一次续锁后保留锁 60 s；30 s 是 ProcessQueue 对客户端信任自己副本多久的限制。\n\n要点：崩溃的持有者在 Broker 上的租约在最后一次续锁后持续 60 s；下一个所有者在那之后的第一次重平衡时拿到这个队列。",
     ),
     "07b.2": Translated(
-        "c1 在它的 ProcessQueue 被丢弃之后才处理完 M0001，所以 processConsumeResult 跳过了提交；Broker 上队列 1 的消费位点仍是 0，c2 从那里开始。投递两次。",
+        "c1 在 7 s、c2 加入之前就处理完了 M0001：processConsumeResult 在尚未被丢弃的 ProcessQueue 中提交了它，10 s 的重平衡在放下队列之前持久化了这个消费位点。c2 从 M0001 之后开始。投递一次：图中的重复消费来自队列迁移时仍在运行的监听器。",
         hint="processConsumeResult 只在 ProcessQueue 没有被丢弃时才提交。c2 从哪里开始读？",
-        hints=("顺序消费保证顺序，而不是恰好一次。c1 对 M0001 的提交在 c2 开始之前到达 Broker 了吗？",),
+        hints=("这是图中的次数，那里 10 s 时 M0001 还在 c1 25 s 的监听器里。这里 10 s 时它在哪里？",),
         after="顺序消费保持一个队列内的顺序；它并不让一个队列的迁移变成恰好一次。\n\n要点：它正在处理的消息可能被下一个所有者再消费一次。",
     ),
     "07b.3": Translated(
-        "关闭 autoCommit 时，SUCCESS 什么也不提交；COMMIT 提交到目前为止取出的全部（直到 c，偏移量 2）：2 + 1 = 3。d 和 e 留在 consumingMsgOrderlyTreeMap 中，未提交。",
+        "关闭 autoCommit 时，SUCCESS 什么也不提交；COMMIT 提交到目前为止取出的全部（直到 d，位点 3）：3 + 1 = 4。e 留在 consumingMsgOrderlyTreeMap 中，未提交。",
         hint="关闭自动提交时只有 COMMIT 推进消费位点，commit() 返回最后提交的偏移量 + 1。",
         hints=(
             "关闭自动提交时，SUCCESS 不推进消费位点。哪个状态会？",
@@ -295,16 +312,22 @@ ZH: dict[str, Translated] = {
         ),
     ),
     "07b.4": Translated(
-        "a、bad、c 这一批整体失败：每条消息的 rt 都 + 1，到 rt 2 ≥ 2 时 checkReconsumeTimes 把三条都发往 %RETRY%cg，Broker 再把它们转到 %DLQ%cg。下一批中的 d 消费成功。",
+        "a、bad 这一批整体失败：两条消息的 rt 都 + 1，到 rt 2 ≥ 2 时 checkReconsumeTimes 把两条都发往 %RETRY%cg，Broker 再把它们转到 %DLQ%cg。下一批 c 和 d 消费成功。",
         hint="整批消息得到这一批的状态，checkReconsumeTimes 逐条判断其中的每条消息。",
-        hints=("监听器为整批消息返回一个状态。哪些消息和 bad 在同一批？",),
+        hints=(
+            "监听器为整批消息返回一个状态。哪些消息和 bad 在同一批？",
+            "这是图中每批 3 条时的数目。每批 2 条时，哪些消息和 bad 在同一批？",
+        ),
         after="a 和 c 自己从没失败过，却和 bad 一起被重试，又和它一起进入死信。批量消费时，一条毒消息会拖垮它的邻居。\n\n要点：失败的一批消息作为一个整体被重试——也作为一个整体进入死信队列。",
     ),
     # 08 · broadcasting vs clustering
     "08.1": Translated(
-        "每个实例都收到每条消息一次；失败只会被记录并丢弃，从不重试。",
+        "每个实例都收到每条消息一次，3 个实例 3 份副本；失败只会被记录并丢弃，从不重试。",
         hint="每个实例都得到自己的副本。广播模式下 processConsumeResult 如何处理失败？",
-        hints=("每个实例都得到自己的副本；那么，广播模式下失败的副本会重试吗？",),
+        hints=(
+            "每个实例都得到自己的副本；那么，广播模式下失败的副本会重试吗？",
+            "广播模式下消费组不分摊消息：有几个实例各自得到一份副本？",
+        ),
                 after="要点：广播模式把每条消息投递给每一个实例。",
     ),
     "08.2": Translated(
@@ -314,7 +337,7 @@ ZH: dict[str, Translated] = {
         after="消费位点越过失败的消息，和越过消费成功的消息完全一样：重启后不会再看到它。这就是“丢弃”的含义。\n\n常见说法与源码对照：“失败的消息总会被重试。”——只在集群模式下如此。广播模式下 ConsumeMessageConcurrentlyService.processConsumeResult 丢弃失败。\n\n要点：广播模式下，失败的消息被丢弃，消费位点越过它。",
     ),
     "08.3": Translated(
-        "copySubscription 只在集群模式下加入重试 Topic；广播模式根本没有重试。",
+        "copySubscription 在 Consumer 启动时只按消息模式订阅重试 Topic：集群模式的 Consumer 都订阅它，不管有没有消息失败过；广播模式根本没有重试。",
         hint="看一看 DefaultMQPushConsumerImpl.copySubscription 对消息模式的 switch。",
                 after="要点：只有集群模式会把失败的消息发往 %RETRY%<group>；广播模式把消费位点保存在每个实例的本地文件里。",
     ),
@@ -334,9 +357,9 @@ ZH: dict[str, Translated] = {
         hints=("差了一次：max_reconsume_times 计的是重新投递，第一次投递不是重新投递。",),
     ),
     "09.3": Translated(
-        "bad-card 超过 max 被回传后，队列越过它提交，p4、p5 立即运行：有序的流程缺了第三笔支付继续进行。",
+        "每个 bad-card 都把队列堵住 6 次投递，然后超过 max 被回传，队列越过它提交：第一个之后 p3 运行，第二个之后 p5 运行，有序的流程缺了第二和第四笔支付继续进行。",
         hint="bad-card 一旦被回传，就没有什么再挡住这个队列。",
-        hints=("进入死信并不会挡住队列：bad-card 离开的那一刻，p4 和 p5 会怎样？",),
+        hints=("进入死信并不会挡住队列：bad-card 离开的那一刻，它后面的支付会怎样？",),
                 after="要点：max_reconsume_times 让队列不再阻塞，代价是顺序：进入死信队列的消息离开了这条消息流。",
     ),
 }

@@ -32,6 +32,18 @@ QUEUE_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         zh="答对了：{answer}。submitConsumeRequestLater 限制了每次请求的暂停：bad 的每次挂起只持续 {suspended_retry_in}，而不是两分钟。最后一次之后 bad 在 reconsumeTimes 达到最大值（{max_reconsume_times}）时又一次消费失败，checkReconsumeTimes 就把它回传。",
     ),
     CheckpointWhy(
+        id="07a.lock-renewed",
+        answer="21000",
+        why="Right: {answer}. The broker lease is not tied to consuming: RebalanceService's lockAll renews every lock c1 holds every 20 s (from its first run at 1 s), whether a listener is running or not, and each renewal gives the lease 60 s more at the broker. The two local locks (MessageQueueLock and the consume lock) come and go with each ConsumeRequest and listener call instead.",
+        zh="答对了：{answer}。Broker 租约与消费无关：RebalanceService 的 lockAll 每 20 s（从 1 s 第一次运行起）为 c1 持有的每把锁续期一次，不管有没有监听器在运行，每次续期都让租约在 Broker 上再延长 60 s。两把本地锁（MessageQueueLock 和消费锁）则随每个 ConsumeRequest 和每次监听器调用而加上、放开。",
+    ),
+    CheckpointWhy(
+        id="07a.stops-consuming",
+        answer="58000",
+        why="Right: {answer}. After the cut every renewal failed, so c1's copy of the lock dated from 21 s. The consume loop checks ProcessQueue.isLockExpired() before it takes each message: at 51 s exactly 30 s had passed, not more, so that message ran; the next check, when it finished, found the lock expired, and tryLockLaterAndReconsume asked the broker again, about every 3 s, until the link healed.",
+        zh="答对了：{answer}。链路切断后每次续期都失败了，所以 c1 手里的锁停在 21 s。消费循环在取每条消息之前检查 ProcessQueue.isLockExpired()：51 s 时恰好过了 30 s，没有超过，所以那条消息照常运行；它处理完后的下一次检查发现锁已过期，tryLockLaterAndReconsume 就大约每 3 s 向 Broker 重新请求一次，直到链路恢复。",
+    ),
+    CheckpointWhy(
         id="07a.other-queue",
         answer="77000",
         why="Right: {answer}. The single thread kept the first queue's ConsumeRequest while it had messages. Before each batch the request checks how long it has run; only once past MAX_TIME_CONSUME_CONTINUOUSLY did it give the thread back and resubmit itself, and the other queue's request ran.",
@@ -114,12 +126,30 @@ QUEUE_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         zh="答对了：{answer}。拉取路由之后，Producer 的列表里只有 broker-b 的队列，而 by_order_id 在它此刻的列表上计算下标：这个订单换到了另一个 Broker 的队列上，它的事件不再在同一个队列里。",
     ),
     CheckpointWhy(
+        id="06.order-5-first",
+        answer="queue:TopicTest@broker-b:1",
+        why="Right: {answer}. by_order_id returns mqs[order_id % len(mqs)] over the route's queue list, broker-a's four queues then broker-b's: 5 % 8 = 5, the second queue of broker-b. Every later event of order 5 gets the same index while the list stays the same, so one queue holds the order's events in sequence.",
+        zh="答对了：{answer}。by_order_id 在路由的队列列表上返回 mqs[order_id % len(mqs)]，列表先是 broker-a 的四个队列，再是 broker-b 的：5 % 8 = 5，即 broker-b 的第二个队列。只要列表不变，订单 5 之后的每个事件都得到同一个下标，所以这个订单的事件按顺序落在同一个队列里。",
+    ),
+    CheckpointWhy(
+        id="06.strict-refuses",
+        answer="no",
+        why="Right: {answer}. strict_by_order_id still wants a3 (3 % 8 over the topic's full list), and a3 is no longer in the route, so it returns None; sendSelectImpl then throws MQClientException (\"select message queue return null\") before anything is sent. The order stays in one queue, at the cost of refusing the send while that queue is gone.",
+        zh="答对了：{answer}。strict_by_order_id 仍然要 a3（在 Topic 的完整列表上 3 % 8），而 a3 已不在路由中，所以它返回 None；sendSelectImpl 随即在发送任何东西之前抛出 MQClientException（“select message queue return null”）。订单留在一个队列里，代价是这个队列不在时拒绝发送。",
+    ),
+    CheckpointWhy(
         id="06.stored-anyway",
         answer="queue:TopicTest@broker-a:3",
         why="Right: {answer}. broker-a appended {msg} the moment the request arrived; only its answer was late. pg gave up after 3000 ms (RemotingTimeoutException), which says nothing about the store: the timeout is the producer's clock, not the broker's. An application that sends it again adds a duplicate.",
         zh="答对了：{answer}。请求一到，broker-a 就追加了 {msg}；晚的只是它的响应。pg 在 3000 ms 后放弃（RemotingTimeoutException），这与是否存储无关：超时是 Producer 的时钟，不是 Broker 的。应用若再发送一次，就会多出一条重复消息。",
     ),
     # 08
+    CheckpointWhy(
+        id="08.clustering-send-back",
+        answer="delay:broker-a:3",
+        why="Right: {answer}. In CLUSTERING processConsumeResult sends a failed message back to the broker (sendMessageBack, delayLevel 0: the broker uses 3 + reconsumeTimes). The broker parks the copy in SCHEDULE_TOPIC_XXXX at that level; when the delay is over it moves to %RETRY%cg, which the group's consumers subscribe, and whoever owns that queue gets it again.",
+        zh="答对了：{answer}。集群模式下 processConsumeResult 把消费失败的消息回传给 Broker（sendMessageBack，delayLevel 0：Broker 用 3 + reconsumeTimes）。Broker 把这份副本按这个级别放进 SCHEDULE_TOPIC_XXXX；延时结束后它被移到 %RETRY%cg，消费组的 Consumer 都订阅了这个 Topic，谁拥有那个队列，谁就再次收到它。",
+    ),
     CheckpointWhy(
         id="08.retry-topic",
         answer="no",

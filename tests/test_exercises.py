@@ -227,10 +227,10 @@ def test_milliseconds_for_seconds_gets_a_unit_hint(test_bank: None, capsys: pyte
 
 
 def test_verdict_lines_wrap_between_words(capsys: pytest.CaptureFixture[str]) -> None:
-    check("07a.1", 4, 4)
+    check("07a.1", 2, 2)
     out = lines(capsys)
     assert len(out) >= 2 and all(len(line) <= 100 for line in out)
-    assert " ".join(" ".join(out).split()) == " ".join(f"Right — 4. {WHY['07a.1']}".split())  # with its revealed box
+    assert " ".join(" ".join(out).split()) == " ".join(f"Right — 2. {WHY['07a.1']}".split())  # with its revealed box
 
 
 def test_assert_right_raises_for_the_autograder_only_when_not_right(test_bank: None) -> None:

@@ -42,7 +42,7 @@ def test_the_shared_words() -> None:
         "2nd", "TopicTest queue 0 on broker-a", "the broker said it is too busy", "a, b, c and 2 more")  # fmt: skip
     rmqlab.set_language("zh")
     assert (ordinal(2), queue_words("TopicTest@broker-a:0"), error_words("SYSTEM_BUSY"), ids_words(list("abcde"))) == (
-        "2", "broker-a 上 TopicTest 的队列 0", "Broker 说它太忙了", "a, b, c 等另外 2 条")  # fmt: skip
+        "2", "broker-a 上 TopicTest 的队列 0", "Broker 说它太忙了", "a, b, c 以及另外 2 条")  # fmt: skip
 
 
 def test_a_failing_message_in_both_languages() -> None:
@@ -51,8 +51,8 @@ def test_a_failing_message_in_both_languages() -> None:
     rmqlab.set_language("zh")
     chinese = [c.plain for c in narrate(scenario.run().trace)]
     assert len(chinese) == len(english)
-    back = english.index("c1 failed M0001 for the 1st time, so it goes back to the broker and returns in 10 s.")
-    assert chinese[back] == "c1 第 1 次消费 M0001 失败，所以它被回传给 Broker，10 s 后重新投递。"
+    back = english.index("c1 failed M0001 for the 1st time, so it goes back to the broker: into %RETRY%cg in 10 s.")
+    assert chinese[back] == "c1 第 1 次消费 M0001 失败，所以它被回传给 Broker：10 s 后进入 %RETRY%cg。"
     assert "M0001 现在成了死信：除非订阅 %DLQ%cg，否则没有人会收到它。" in chinese
     assert any(line.startswith("c1 再次把 M0001 交给监听器：第 16 次重试，第 17 次投递") for line in chinese)
 

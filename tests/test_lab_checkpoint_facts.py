@@ -125,9 +125,33 @@ def _orderly_retry(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]
     return [_seconds(failed[-1].time_ms), *time_numbers(pause)]
 
 
+def _lab_07a_locks(cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
+    """When c1 renews its broker lock: the renewal before (question, explanation), lockAll's period and the broker's
+    lease (explanation). When c1 stops consuming after the cut: the cut and the last renewal (question), the client's
+    trust (hint), then the last renewal, the last check that passed, the trust and the lock retries' spacing."""
+    from rmqlab.broker.rebalance_lock_manager import BROKER_LOCK_MAX_LIVE_TIME_MS
+    from rmqlab.client.consumer.process_queue import REBALANCE_LOCK_MAX_LIVE_TIME_MS
+
+    mine = [e for e in trace if e.actor == cp.event.actor]
+    renewed = [e.time_ms for e in mine if e.kind is EventKind.LOCK_RENEWED and e.get("queue") == "TopicTest@broker-a:0"]
+    if cp.event.kind is EventKind.LOCK_RENEWED:
+        return [_seconds(renewed[0]), _seconds(renewed[1] - renewed[0]), _seconds(renewed[0]),
+                _seconds(BROKER_LOCK_MAX_LIVE_TIME_MS)]  # fmt: skip
+    cut = [e.time_ms for e in trace if e.kind is EventKind.FAULT and e.time_ms < cp.event.time_ms][-1]
+    last = [t for t in renewed if t < cut][-1]
+    trust = _seconds(REBALANCE_LOCK_MAX_LIVE_TIME_MS)
+    checked = [e.time_ms for e in mine if e.kind is EventKind.DELIVERED and e.time_ms < cp.event.time_ms][-1]
+    retries = [e.time_ms for e in mine if e.kind is EventKind.WARNING and e.time_ms > cp.event.time_ms
+               and str(e.get("message")).startswith("lockBatchMQ exception, TopicTest")]  # lockOneMQ: this queue only
+    spacing = str(round((retries[1] - retries[0]) / 1000))
+    return [_seconds(cut), _seconds(last), trust, _seconds(last), _seconds(checked), trust, spacing]
+
+
 def _lab_07a(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
     """When bad comes back; when c1 gives up on it (the max, twice, and the suspension before); when the other queue
-    gets the one thread (no numbers)."""
+    gets the one thread (no numbers); the lock questions (:func:`_lab_07a_locks`)."""
+    if cp.event.kind in (EventKind.LOCK_RENEWED, EventKind.WARNING):
+        return _lab_07a_locks(cp, trace)
     if cp.event.kind is EventKind.SEND_BACK:
         pause = [e.get("retry_in_ms") for e in trace if e.kind is EventKind.SUSPENDED and e.msg_id == cp.event.msg_id
                  and e.time_ms < cp.event.time_ms][-1]  # fmt: skip
@@ -184,19 +208,27 @@ def _lab_06(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
                      and e.get("response_delay_ms"))  # fmt: skip
         timeout = str(cp.event.get("timeout_ms"))
         return [str(cp.event.get("queue_id")), _seconds(int(delay)), timeout, timeout]
-    if cp.event.time_ms > 30_000:  # where order 3 goes after the route poll: the question names order 3
+    if cp.event.time_ms > 30_000 and cp.ask == "where":  # where order 3 goes after the route poll: "order 3"
         return ["3"]
     from rmqlab.client.producer.default_mq_producer import POLL_NAME_SERVER_INTERVAL_MS
 
     lab = dash.controller.replay.make_lab()
     mqs = sorted((q.broker_name, i) for q in lab.namesrv.route("TopicTest").queue_datas
                  for i in range(q.write_queue_nums))  # fmt: skip
+    poll = _seconds(POLL_NAME_SERVER_INTERVAL_MS)
+    if cp.ask == "whether":  # strict order 3 at 45 s: the poll, the order and the send's time; 3 % 8 (explanation)
+        wanted = next(mqs.index((e.get("broker"), int(e.get("queue_id")))) for e in trace
+                      if e.kind is EventKind.SEND_ATTEMPT and e.get("broker") == "broker-a")  # fmt: skip
+        return [poll, str(wanted), _seconds(cp.event.time_ms), str(wanted), str(len(mqs))]
+    if cp.event.time_ms < 2_000:  # the tiny run: order 3's first event's queue (its order, its queue id), order 5
+        first = next(e for e in trace if e.kind is EventKind.SEND_ATTEMPT)
+        index = mqs.index((cp.event.actor, int(cp.event.get("queue_id"))))
+        return [str(first.get("queue_id"))] * 2 + [str(index)] * 2 + [str(len(mqs)), str(index), str(index)]
     queue_of = {e.msg_id: (e.get("broker"), int(e.get("queue_id"))) for e in trace
                 if e.kind is EventKind.SEND_ATTEMPT}  # fmt: skip
     index = mqs.index((cp.event.actor, int(cp.event.get("queue_id"))))
     failed = next(e.msg_id for e in trace if e.kind is EventKind.SEND_FAILED and e.time_ms == cp.event.time_ms)
     failed_index = mqs.index(queue_of[failed])
-    poll = _seconds(POLL_NAME_SERVER_INTERVAL_MS)
     question = [str(failed_index), str(index), _seconds(cp.event.time_ms)]
     # orders 3 and 4 of 8 queues: an order id below 8 is its own index (order 3 → mqs[3 % 8])
     explain = [_seconds(cp.event.time_ms), str(len(mqs)), poll, str(index), str(len(mqs)), str(failed_index),
@@ -208,6 +240,14 @@ def _no_numbers(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
     return []
 
 
+def _lab_08(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
+    """CLUSTERING's send-back: the client's delayLevel 0 and the level the broker picks (explanation); the
+    BROADCASTING questions quote no number."""
+    if not cp.answer.startswith("delay:"):
+        return []
+    return ["0", cp.answer.rsplit(":", 1)[1]]
+
+
 FACTS: dict[str, Facts] = {
     "02a_consume_failure_send_back": _lab_02a,
     "04b_stranded_retry_queues": _lab_04b,
@@ -215,7 +255,7 @@ FACTS: dict[str, Facts] = {
     "06_ordered_send": _lab_06,
     "07a_orderly_locks": _lab_07a,
     "07b_orderly_failover": _lab_07b,
-    "08_broadcasting_vs_clustering": _no_numbers,
+    "08_broadcasting_vs_clustering": _lab_08,
     "09_capstone": _lab_09,
 }
 """Per lab whose checkpoints have their own texts: the numbers those texts quote, from the run."""

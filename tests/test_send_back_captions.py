@@ -55,7 +55,7 @@ def test_a_send_back_after_consume_success_says_the_ack_index_not_a_failure() ->
     assert sorted(backs) == ["M0003", "M0004"]
     for msg in ("M0003", "M0004"):
         assert backs[msg].plain == (
-            f"c1 acknowledged only up to M0002 (ack index 1), so {msg} goes back to the broker and returns in 10 s."
+            f"c1 acknowledged only up to M0002 (ack index 1), so {msg} goes back to the broker: into %RETRY%cg in 10 s."
         )
         assert backs[msg].text == (
             f"ConsumeMessageConcurrentlyService.processConsumeResult: ackIndex 1 of 4 → sendMessageBack({msg}, "
@@ -66,8 +66,8 @@ def test_a_send_back_after_consume_success_says_the_ack_index_not_a_failure() ->
     assert step_caption(step).plain.startswith("c1 acknowledged only up to M0002 (ack index 1), so M0003 goes back")
     none = _backs(_acks(-1))
     assert none["M0001"].plain == (
-        "c1's listener succeeded but acknowledged none of its batch (ack index -1), so M0001 goes back to the broker "
-        "and returns in 10 s."
+        "c1's listener succeeded but acknowledged none of its batch (ack index -1), so M0001 goes back to the broker: "
+        "into %RETRY%cg in 10 s."
     )
 
 
@@ -76,7 +76,7 @@ def test_a_send_back_by_clean_expired_msg_says_the_consume_timeout_not_a_failure
     back = _backs(lab)["M0001"]
     assert back.plain == (
         "M0001 has been in c1's listener for 29 m 59 s, longer than its 15 min consume timeout, so M0001 goes back "
-        "to the broker and returns in 10 s."
+        "to the broker: into %RETRY%cg in 10 s."
     )
     assert back.text.startswith(
         "ProcessQueue.cleanExpiredMsg: consuming for 29 m 59 s > consumeTimeout 15 min → sendMessageBack(M0001, "
@@ -91,8 +91,8 @@ def _raises(msgs: list[Any], ctx: Any) -> C:
 def test_a_send_back_after_an_exception_or_a_null_says_which() -> None:
     threw = _backs(_one_queue(_raises).run(until="5s"))["M0001"]
     assert threw.plain == (
-        "c1's listener threw an exception on M0001 (its 1st failure), so M0001 goes back to the broker and returns "
-        "in 10 s."
+        "c1's listener threw an exception on M0001 (its 1st failure), so M0001 goes back to the broker: into "
+        "%RETRY%cg in 10 s."
     )
     assert threw.text.startswith(
         "ConsumeMessageConcurrentlyService.processConsumeResult: the listener threw, counted as RECONSUME_LATER → "
@@ -100,12 +100,12 @@ def test_a_send_back_after_an_exception_or_a_null_says_which() -> None:
     )
     null = _backs(_one_queue(lambda m, c: None).run(until="5s"))["M0001"]
     assert null.plain == (
-        "c1's listener returned no result for M0001 (its 1st failure), so M0001 goes back to the broker and returns "
-        "in 10 s."
+        "c1's listener returned no result for M0001 (its 1st failure), so M0001 goes back to the broker: into "
+        "%RETRY%cg in 10 s."
     )
     assert "the listener returned null, counted as RECONSUME_LATER → sendMessageBack(M0001" in null.text
     later = _backs(_one_queue(lambda m, c: C.RECONSUME_LATER).run(until="5s"))["M0001"]
-    assert later.plain == "c1 failed M0001 for the 1st time, so it goes back to the broker and returns in 10 s."
+    assert later.plain == "c1 failed M0001 for the 1st time, so it goes back to the broker: into %RETRY%cg in 10 s."
     assert "RECONSUME_LATER → sendMessageBack(M0001, delayLevel 0)" in later.text
 
 
@@ -116,8 +116,9 @@ def test_the_reasons_in_chinese() -> None:
         expired = _backs(_one_queue(lambda m, c: HANG).run(until="31m"))["M0001"].plain
     finally:
         rmqlab.set_language(None)
-    assert ack == "c1 只确认到 M0002（确认序号为 1），所以 M0003 被回传给 Broker，10 s 后重新投递。"
+    assert ack == "c1 只确认到 M0002（确认序号为 1），所以 M0003 被回传给 Broker：10 s 后进入 %RETRY%cg。"
     assert expired == (
-        "M0001 已在 c1 的监听器里待了 29 m 59 s，超过 15 min 的消费超时，所以 M0001 被回传给 Broker，10 s 后重新投递。"
+        "M0001 已在 c1 的监听器里待了 29 m 59 s，超过 15 min 的消费超时，所以 M0001 被回传给 Broker："
+        "10 s 后进入 %RETRY%cg。"
     )
     assert "失败" not in ack + expired

@@ -294,7 +294,7 @@ def test_caption_names_the_step_and_is_the_same_on_every_route():
     c.play(3)
     assert c.position == 12
     assert c.caption_lines == (
-        "c1 failed M0001 for the 1st time, so it goes back to the broker and returns in 10 s. (and 3 more: see the "
+        "c1 failed M0001 for the 1st time, so it goes back to the broker: into %RETRY%cg in 10 s. (and 3 more: see the "
         "Events tab)",
         "in the source: ConsumeMessageConcurrentlyService.processConsumeResult: RECONSUME_LATER → "
         "sendMessageBack(M0001, delayLevel 0); SendMessageProcessor.asyncConsumerSendMsgBack uses 3 + reconsumeTimes "

@@ -120,9 +120,13 @@ def default_hint(
 
 def first_before(kind: EventKind, event: TraceEvent, trace: Sequence[TraceEvent]) -> TraceEvent | None:
     """The first event of ``kind`` by ``event``'s actor (on ``event``'s queue and about its message, when both name
-    one) before ``event``: where a checkpoint with ``pause_before`` pauses (before the step holding it)."""
+    one) before ``event`` and since the actor last started (a restarted consumer pulls again: it is the pull after
+    the restart that draws the answer, not the first one of the run): where a checkpoint with ``pause_before`` pauses
+    (before the step holding it)."""
     queue = event.get("queue")
-    for e in trace[: event.seq - 1]:
+    before = trace[: event.seq - 1]
+    starts = [i for i, e in enumerate(before) if e.kind is EventKind.LIFECYCLE and e.actor == event.actor]
+    for e in before[starts[-1] + 1 if starts else 0:]:
         if (e.kind is kind and e.actor == event.actor and (e.msg_id is None or e.msg_id == event.msg_id)
                 and (queue is None or e.get("queue") in (None, queue))):  # fmt: skip
             return e

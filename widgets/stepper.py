@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 
+from rmqlab import EventKind
 from rmqlab.narrate import Caption, Narrator, StepCaption, end_caption, step_caption
 from rmqlab.narrate.steps import Subject
 from rmqlab.snapshot import LabSnapshot
@@ -24,10 +25,19 @@ from rmqlab.snapshot import LabSnapshot
 from .replay import Replay
 from .run_intro import intro_caption
 
-__all__ = ["CAPTION_LINES", "Stepper"]
+__all__ = ["CAPTION_LINES", "DELIVERY_STEPS", "Stepper"]
 
 CAPTION_LINES = 2
 """A step's caption is two lines: the plain sentence, then "in the source: …" (:func:`rmqlab.narrate.step_caption`)."""
+
+
+DELIVERY_STEPS = 8
+"""A delivery that repeats an earlier one (an orderly message delivered again after each suspension, the same queue
+offset one reconsumeTimes higher) still gets its own step, up to this many times in a row; only the repeats after
+those fold into one step. The labs ask students to count such deliveries ("how many times is bad delivered?", "when
+does pay-1 give up?"): lab 07a's steps jumped from 4 s to 6 s with bad's 5 s delivery inside "(and 8 more)". Eight
+cover the labs' limits (max_reconsume_times up to 7) without bringing back stop 34's 21-27 steps of one unlimited
+local retry loop. A failing pull repeated every second for hours still folds at once: it is not a delivery."""
 
 
 class Stepper:
@@ -38,6 +48,9 @@ class Stepper:
         self._narrator = Narrator()
         self.captions: list[Caption] = []
         """One per trace event seen so far (same factory + faults → same run)."""
+        self._repeat_of: list[int] = []
+        """Per caption: how many earlier events of its repeat group there are (0: it starts its group)."""
+        self._group_sizes: dict[int, int] = {}
         self.known_stops: list[int] = []
         """The longest list of reachable positions seen so far."""
         self.sync()
@@ -46,7 +59,10 @@ class Stepper:
         """Caption every new trace event and remember every reachable position seen."""
         trace = self.replay.lab.trace
         for k in range(len(self.captions), self.replay.position):
-            self.captions.append(self._narrator.feed(trace[k]))
+            caption = self._narrator.feed(trace[k])
+            self.captions.append(caption)
+            self._repeat_of.append(self._group_sizes.get(caption.group, 0))
+            self._group_sizes[caption.group] = self._repeat_of[-1] + 1
         count = self.replay.stop_count
         if count > len(self.known_stops):
             self.known_stops.extend(self.replay.stops_since(len(self.known_stops)))
@@ -58,8 +74,14 @@ class Stepper:
 
     def stop_is_meaningful(self, i: int) -> bool:
         """A step lands here: something meaningful and new happened (not a repeat of an event still repeating, which
-        the caption counts instead: "pull failed × 16,800, every 3 s")."""
-        return any(self.captions[k].meaningful and self.captions[k].fresh for k in self.segment(i))
+        the caption counts instead: "pull failed × 16,800, every 3 s"), or one of a message's first
+        :data:`DELIVERY_STEPS` deliveries, repeat or not."""
+        told = self.captions
+        return any(told[k].meaningful and (told[k].fresh or self.counted_delivery(k)) for k in self.segment(i))
+
+    def counted_delivery(self, k: int) -> bool:
+        """Caption ``k`` is a repeated delivery that still gets its own step (:data:`DELIVERY_STEPS`)."""
+        return self.captions[k].kind is EventKind.DELIVERED and self._repeat_of[k] < DELIVERY_STEPS
 
     def step(self, *, raw: bool = False) -> bool:
         """Advance to the next meaningful position (``raw``: one reachable position); ``False`` at the end."""

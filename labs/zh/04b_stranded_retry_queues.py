@@ -39,8 +39,9 @@ def fails_once(msgs, ctx):
     return RECONSUME_LATER if msgs[0].reconsume_times == 0 else CONSUME_SUCCESS
 
 
-def raised_late(update_topic_at_s=0):
-    """消费组 cg 的 c1 启动；然后运维人员把 cg 的 retryQueueNums 从 1 调到 4；四条消息在 1 s 各失败一次。
+def raised_late(update_topic_at_s=0, retry_queue_nums_at_start=1):
+    """消费组 cg 的 c1 启动；运维人员在 0.5 s 把 cg 的 retryQueueNums 从 1（或 c1 启动前设置的
+    ``retry_queue_nums_at_start``）调到 4；四条消息在 1 s 各失败一次。
 
     ``update_topic_at_s`` > 0：运维人员还在那一秒运行 ``updateTopic -t %RETRY%cg -r 4 -w 4``。
     """
@@ -48,8 +49,10 @@ def raised_late(update_topic_at_s=0):
     lab.add_broker("broker-a")
     lab.create_topic("TopicTest", queues=1)
     p = lab.add_producer("pg")
+    if retry_queue_nums_at_start != 1:
+        lab.update_subscription_group("cg", retry_queue_nums=retry_queue_nums_at_start)
     lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=fails_once, name="c1")
-    lab.update_subscription_group("cg", retry_queue_nums=4)
+    lab.at("500ms", lab.update_subscription_group, "cg", retry_queue_nums=4)
     for i in range(4):
         lab.at("1s", p.send, Message("TopicTest", f"x{i}"))
     if update_topic_at_s > 0:
@@ -82,19 +85,22 @@ dash
 # （`mqadmin updateSubGroup -g cg -q 4`），想把重试消息分散到四个队列上。
 #
 # ### 练习 1 — 先预测，再运行
-# 更新之后，`%RETRY%cg` 的路由列出了几个读队列？
+# 换一段消费组的历史：运维人员在 c1 第一次启动**之前**就把 cg 的 `retryQueueNums` 设成了 **2**（`mqadmin updateSubGroup -g
+# cg -q 2`），然后和上面一样在 0.5 s 调到 4。这次更新之后，`%RETRY%cg` 的路由列出了几个读队列？
 
 # %% nbgrader={"grade": false, "grade_id": "ex04b_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_1 = 1
+answer_1 = 2
 ### END SOLUTION
 
 # %%
-lab = raised_late()
+other = raised_late(retry_queue_nums_at_start=2)
+other.run(until="61s")
+route = other.namesrv.route("%RETRY%cg")
+show_trace(other.trace, "admin", "stored", fields=("command", "retry_queue_nums", "topic", "queue_id"))
+lab = raised_late()  # 再跑一遍图中的运行：c1 启动时 retryQueueNums 是 1
 lab.run(until="61s")
-route = lab.namesrv.route("%RETRY%cg")
-show_trace(lab.trace, "admin", "stored", fields=("command", "retry_queue_nums", "topic", "queue_id"))
 print("%RETRY%cg 的路由：", [(q.broker_name, q.read_queue_nums, q.write_queue_nums) for q in route.queue_datas])
 
 # %% nbgrader={"grade": true, "grade_id": "ex04b_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}

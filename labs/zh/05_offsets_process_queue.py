@@ -36,15 +36,16 @@ def listener(msgs, ctx):
     """消息“slow”要消费 60 s；其余的都立即完成。"""
     return after("60s", CONSUME_SUCCESS) if msgs[0].body == "slow" else CONSUME_SUCCESS
 
-def five_messages():
-    """一个队列；ok0、slow、ok2、ok3、ok4 在第 1..5 s 发送。"""
+def five_messages(slow_at=1):
+    """一个队列；五条消息在第 1..5 s 发送，位点 ``slow_at`` 上的那条是 ``slow``，其余是 ``ok<位点>``（默认：ok0、slow、
+    ok2、ok3、ok4）。"""
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
     lab.create_topic("TopicTest", queues=1)
     p = lab.add_producer("pg")
     c = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=listener, name="c1")
-    for i, body in enumerate(["ok0", "slow", "ok2", "ok3", "ok4"]):
-        lab.at(f"{1 + i}s", p.send, Message("TopicTest", body))
+    for i in range(5):
+        lab.at(f"{1 + i}s", p.send, Message("TopicTest", "slow" if i == slow_at else f"ok{i}"))
     return lab, c
 
 def crash_lab(crash_at_s=0, restart_at_s=0):
@@ -75,7 +76,7 @@ dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
     Checkpoint(before="offset_updated", queue="TopicTest@broker-a:0", nth=2, ask="when", optional=True,
                hides=("committed_offset",),  # 回答之前，处理队列标签页显示“消费位点 ?”
                name="消费位点何时越过 slow",
-               question="ok2、ok3、ok4（offset 2–4）已完成；slow（M0002）还在监听器里。c1 的消费位点下一次何时变化？"
+               question="ok2、ok3、ok4（位点 2–4）已完成；slow（M0002）还在监听器里。c1 的消费位点下一次何时变化？"
                         "选择时间。",
                explain=sealed_explanation("05.offset-past-slow")),
 ])
@@ -91,16 +92,21 @@ print("msg_tree_map 的键：", list(pq.msg_tree_map.keys()))
 # offset 2、3、4 已经消费完，从 map 里移除了；offset 1（`slow`）还在里面，它的监听器仍在运行。
 #
 # ### 练习 1 — 先预测，再运行
-# 在 10 s 时，Consumer 为这个队列记下的已提交消费位点是哪个 offset？
+# 同样五条消息换一个顺序：`slow` **第四个**发送（`ok0`、`ok1`、`ok2`、`slow`、`ok4`，`slow` 的位点是 3）。在 10 s 时，
+# Consumer 为这个队列记下的已提交消费位点是多少？
 
 # %% nbgrader={"grade": false, "grade_id": "ex05_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_1 = 1
+answer_1 = 3
 ### END SOLUTION
 
 # %%
+lab, c = five_messages(slow_at=3)
+lab.run(until="10s")
+mq, pq = topic_queue(c)
 committed = c.offset_store.offset_table[mq]
+print("msg_tree_map 的键：", list(pq.msg_tree_map.keys()))
 
 # %% nbgrader={"grade": true, "grade_id": "ex05_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("05.1", answer_1, committed)
@@ -137,7 +143,8 @@ print(offsets_over_time(["1.5s", "5.5s", "30s", "62s", "66s"]))
 
 # %% tags=["nbval-ignore-output"]
 crash_dash = Dashboard(crash_lab, knobs={"crash_at_s": 30, "restart_at_s": 40}, horizon="2m", checkpoints=[
-    Checkpoint(before="delivered", msg_id="M0002", nth=2, ask="where", optional=True, name="slow 会怎样",
+    Checkpoint(before="delivered", msg_id="M0002", nth=2, pause_before="pulled", ask="where", optional=True,
+               name="slow 会怎样",
                question="c1 在 slow（{msg}）还在监听器里时崩溃了，现在已经重启。下一步之后 slow 在哪里？在图中点击那个"
                         "位置（或按钮）。",
                hint="重启的 Consumer 从 Broker 为它的消费者组保存的消费位点开始消费每个队列；slow 运行期间，客户端提交了"
@@ -148,16 +155,17 @@ crash_dash
 
 # %% [markdown]
 # ### 练习 2 — 先预测，再运行
-# Consumer 在 30 s 崩溃（slow 仍在运行），在 40 s 从 Broker 的消费位点重启。重启后有多少条消息被**第二次**投递？
+# 与图中一样在 30 s 崩溃、40 s 重启，但这次 `slow` **第三个**发送（`ok0`、`ok1`、`slow`、`ok3`、`ok4`：`slow` 的位点是
+# 2）。Consumer 从 Broker 的消费位点重启。重启后有多少条消息被**第二次**投递？
 
 # %% nbgrader={"grade": false, "grade_id": "ex05_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_2 = 4
+answer_2 = 3
 ### END SOLUTION
 
 # %%
-lab, c = five_messages()
+lab, c = five_messages(slow_at=2)
 lab.at("30s", c.crash)
 lab.at("40s", c.start)
 lab.run(until="2m")

@@ -36,18 +36,18 @@ def by_order_id(mqs, msg, order_id):
     """经典的选择器：order_id % len(mqs)，在路由当前有的队列上取模。"""
     return mqs[order_id % len(mqs)]
 
-def ordered_lab():
+def ordered_lab(**producer_options):
     """两个 Broker × TopicTest 的 4 个队列，一个 Producer。"""
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
     lab.add_broker("broker-b")
     lab.create_topic("TopicTest")
-    return lab, lab.add_producer("pg")
+    return lab, lab.add_producer("pg", **producer_options)
 
 
 # %% [markdown]
 # ## 一次小运行：两个订单，两个队列
-# 图：订单 3 和订单 5 每秒各发送一个事件，经过上面的选择器，每条消息都以它的订单作为键（`keys`，即分片键）；最后一次发送之后，顺序消费的 Consumer c1 启动。消息按订单着色：看每个订单的事件发往哪个队列，再看 c1 按顺序消费每个队列。图下的表格是第一秒。
+# 图：订单 3 和订单 5 每秒各发送一个事件，经过上面的选择器，每条消息都以它的订单作为键（`keys`，即分片键）；最后一次发送之后，顺序消费的 Consumer c1 启动。消息按订单着色：看每个订单的事件发往哪个队列，再看 c1 按顺序消费每个队列。单步：在订单 5 的第一个事件被存储之前，图会停下问它存到哪里。图下的表格是第一秒。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
@@ -72,7 +72,13 @@ def two_orders(events=4):
     return lab
 
 
-tiny_dash = Dashboard(two_orders, knobs={"events": 4}, horizon="8s")
+tiny_dash = Dashboard(two_orders, knobs={"events": 4}, horizon="8s", checkpoints=[
+    Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="订单 5 的第一个事件发往哪里",
+               question="订单 3 的第一个事件（M0001）去了 a3，即 broker-a 的队列 3。订单 5 的第一个事件（{msg}）存到哪里？"
+                        "在图中点击那个队列（或按钮）。",
+               hint="by_order_id 在路由的队列列表上返回 mqs[order_id % len(mqs)]，列表的顺序是：先 broker-a 的四个队列，"
+                    "再 broker-b 的。",
+               explain=sealed_explanation("06.order-5-first"))])
 tiny_dash
 
 # %%
@@ -112,12 +118,12 @@ show_trace(lab.trace, "send_attempt", "send_failed")
 # 刷新一次路由（`pollNameServerInterval`），所以在 10 s 时它仍然看得到 broker-a 的队列。
 
 # %%
-def outage_lab(selector=by_order_id, orders=(3, 5)):
-    """``orders``（3 和 5）用 `selector` 在 1 s、10 s 和 45 s 发送；broker-a 在 5 s 宕机。
+def outage_lab(selector=by_order_id, orders=(3, 5), down_at="5s", **producer_options):
+    """``orders``（3 和 5）用 `selector` 在 1 s、10 s 和 45 s 发送；broker-a 在 ``down_at``（5 s）宕机。
 
     返回 lab 和 {订单号: [它各次发送的 future，按时间顺序]}。
     """
-    lab, p = ordered_lab()
+    lab, p = ordered_lab(**producer_options)
     sends = {order_id: [] for order_id in orders}
 
     def send(order_id, t):
@@ -126,7 +132,7 @@ def outage_lab(selector=by_order_id, orders=(3, 5)):
     for t in ("1s", "10s", "45s"):
         for order_id in orders:
             lab.at(t, send, order_id, t)
-    lab.at("5s", lab.broker_down, "broker-a")
+    lab.at(down_at, lab.broker_down, "broker-a")
     return lab, sends
 
 
@@ -162,7 +168,7 @@ dash
 
 # %% [markdown]
 # ### 练习 1 — 先预测，再运行
-# 订单 3 在 10 s 的那次发送尝试了几次？
+# 同样的宕机，但 pg 创建时设置了 `retry_times_when_send_failed=5`（默认是 2）。订单 3 在 10 s 的那次选择器发送尝试了几次？
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
@@ -171,7 +177,7 @@ answer_1 = 1
 ### END SOLUTION
 
 # %%
-lab, sends = outage_lab()
+lab, sends = outage_lab(retry_times_when_send_failed=5)
 lab.run(until="20s")
 at_10s = sends[3][1]
 
@@ -189,18 +195,19 @@ show_trace(lab.trace, "send_attempt", "send_failed")
 # 没有重试循环：连接错误直接交给调用方。换一个队列重试，会把订单 3 的事件排到另一个队列的消息后面。
 #
 # ### 练习 2 — 先预测，再运行
-# 30 s 的路由刷新之后，列表里只剩 broker-b 的 4 个队列。订单 3 在 45 s 的事件发往哪个队列？按 `"TopicTest@broker-b:0"`
-# 的格式回答。
+# 30 s 的路由刷新之后，列表里只剩 broker-b 的 4 个队列。图问的是订单 3；这里是订单 **9** 用同一个选择器在 1 s、10 s
+# 和 45 s 发送。订单 9 在 45 s 的事件发往哪个队列？按 `"TopicTest@broker-b:0"` 的格式回答。
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_2 = "TopicTest@broker-b:3"
+answer_2 = "TopicTest@broker-b:1"
 ### END SOLUTION
 
 # %%
+lab, sends = outage_lab(orders=(9,))
 lab.run(until="50s")
-late = next(e for e in lab.trace.of_kind("send_attempt") if e.msg_id == sends[3][2].msg_id)
+late = next(e for e in lab.trace.of_kind("send_attempt") if e.msg_id == sends[9][2].msg_id)
 where = f"TopicTest@{late.get('broker')}:{late.get('queue_id')}"
 
 # %% nbgrader={"grade": true, "grade_id": "ex06_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -244,21 +251,26 @@ slow_dash
 
 # %% [markdown]
 # ### 练习 3 — 先预测，再运行
-# 订单 3 的下一个事件发往 a3。Producer 在 3000 ms 后以 `RemotingTimeoutException` 放弃。这条消息到底在不在 broker-a
-# 的队列 3 里？（`True` / `False`）
+# 订单 3 在 2 s 和 6 s 向变慢的 broker-a 的队列 3（a3）发送 2 个事件，pg 每次都在 3000 ms 后以
+# `RemotingTimeoutException` 放弃。随后应用在 12 s 和 16 s 把每个事件再发送一次，发往同一个队列（也都超时）。30 s 时 a3
+# 里有几条消息？
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_3 = True
+answer_3 = 4
 ### END SOLUTION
 
 # %%
-lab = slow_a_lab(events=1).run(until="10s")
-stored = [e for e in lab.trace.of_kind("stored") if e.msg_id == "M0001"]
+lab = slow_a_lab(events=2)
+p = lab.producers["pg"]
+for t, k in (("12s", 1), ("16s", 2)):  # 应用把每个超时的事件再发送一次
+    lab.at(t, p.send_with_selector, Message("TopicTest", f"订单 3 的事件 {k}"), by_order_id, 3)
+lab.run(until="30s")
+in_a3 = [e for e in lab.trace.of_kind("stored") if e.actor == "broker-a" and e.get("queue_id") == 3]
 
 # %% nbgrader={"grade": true, "grade_id": "ex06_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("06.3", answer_3, bool(stored))
+check("06.3", answer_3, len(in_a3))
 ### BEGIN HIDDEN TESTS
 import rmqlab.course.grading as grading_06_3
 grading_06_3.verify("06.3", answer_3)
@@ -294,26 +306,35 @@ print([str(mq) for mq in ALL_QUEUES])
 SELECTORS["strict_by_order_id"] = strict_by_order_id
 
 # %% [markdown]
-# 图：还是这次宕机，把 `selector` 参数设为 `strict_by_order_id`，停在 10 s。它只运行到 40 s：45 s 的发送会怎样，是练习 4 的问题。
+# 图：还是这次宕机，把 `selector` 参数设为 `strict_by_order_id`，停在 10 s。继续单步：拉取路由之后，在订单 3 的 45 s
+# 发送之前，图会停下问这个事件有没有被存到任何地方。
 
 # %% tags=["nbval-ignore-output"]
 strict_dash = Dashboard(outage_picture, knobs={"selector": "strict_by_order_id", "orders": 4},
-                        knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="40s")
+                        knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="50s", checkpoints=[
+    Checkpoint(before="send_failed", msg_id="M0009", ask="whether", optional=True,
+               name="订单 3 在 45 s 的事件是否被存储",
+               holds=lambda trace, snap: any(e.kind.value == "stored" and e.msg_id == "M0009" for e in trace),
+               question="Producer 在 30 s 拉取路由后，broker-a 的队列已不在其中。订单 3 现在用 strict_by_order_id 发送它 "
+                        "45 s 的事件（M0009）。M0009 会被存到任何地方吗？",
+               hint="strict_by_order_id 从 Topic 的完整队列列表中选，从不从当前的列表中选；那个队列不在路由中时它返回 "
+                    "None：sendSelectImpl 拿到 None 会怎么做？",
+               explain=sealed_explanation("06.strict-refuses"))])
 strict_dash.controller.seek_time("10s")
 strict_dash
 
 # %% [markdown]
 # ### 练习 4 — 先预测，再运行
-# 同样的宕机，使用 `strict_by_order_id`。订单 3 的三个事件中有几个被存储？
+# 图中的 broker-a 在 5 s 宕机。同样的发送，使用 `strict_by_order_id`，但 broker-a 在 **0.5 s**、第一次发送之前就宕机。订单 3 的三个事件中有几个被存储？
 
 # %% nbgrader={"grade": false, "grade_id": "ex06_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_4 = 1
+answer_4 = 0
 ### END SOLUTION
 
 # %%
-lab, sends = outage_lab(strict_by_order_id)
+lab, sends = outage_lab(strict_by_order_id, down_at="500ms")
 lab.run(until="50s")
 order_3_ids = {future.msg_id for future in sends[3]}
 order_3 = [e for e in lab.trace.of_kind("stored") if e.msg_id in order_3_ids]

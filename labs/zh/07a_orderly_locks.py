@@ -95,16 +95,16 @@ show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsu
 # > `Integer.MAX_VALUE`：这个队列永不停止地重试，每次都先暂停那么久。不经过 `%RETRY%` 绕一圈，也没有 10 s / 30 s 的时间表。
 #
 # ### 练习 1 — 先预测，再运行
-# 在 `max_reconsume_times=3` 下，`bad` 被投递几次之后队列才继续往前走？
+# 图中用的是 `max_reconsume_times=3`。在 `max_reconsume_times=1` 下（同样是 a、bad、c），`bad` 被投递几次之后队列才继续往前走？先预测，再把图的参数设为 1，点“重建”并单步。
 
 # %% nbgrader={"grade": false, "grade_id": "ex07a_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_1 = 4
+answer_1 = 2
 ### END SOLUTION
 
 # %%
-lab, c = orderly_lab(max_reconsume_times=3)
+lab, c = orderly_lab(max_reconsume_times=1)
 lab.run(until="3m")
 bad = [e for e in lab.trace.of_kind("delivered") if e.msg_id == "M0002"]
 show_trace(lab.trace, "delivered", "send_back", "scheduled", "dead_lettered", fields=("queue_offset", "reconsume_times", "level", "topic"))
@@ -196,7 +196,7 @@ print(table([[ms, pause_of(ms)] for ms in (0, 5, 500, 60_000)], ["requested ms",
 #    上释放这个队列。
 #
 # 下面每条消息要消费 5 s，所以我们可以在 `a` 还在监听器里时（2 s → 7 s）让时钟停下。图的“锁”标签页画出 Broker
-# 上的租约；`message_model` 参数在 CLUSTERING / BROADCASTING 之间切换。
+# 上的租约；`message_model` 参数在 CLUSTERING / BROADCASTING 之间切换。从 4 s 继续单步：图会停下问 c1 下一次何时续期它的 Broker 锁。
 #
 # `lock_table` 打印的表里：broker lock = Broker 消息队列锁（租约的持有者和剩余时间，none = 没有），c1 trusts
 # it = c1 是否认为这把锁仍然有效（yes / no），MessageQueueLock = Consumer 消息队列锁，consume
@@ -231,7 +231,12 @@ def locks_picture(message_model="CLUSTERING", messages=6):
 
 # %% tags=["nbval-ignore-output"]
 locks_dash = Dashboard(locks_picture, knobs={"message_model": "CLUSTERING", "messages": 6},
-                       knob_options={"message_model": ["CLUSTERING", "BROADCASTING"]}, horizon="45s")
+                       knob_options={"message_model": ["CLUSTERING", "BROADCASTING"]}, horizon="45s", checkpoints=[
+    Checkpoint(before="lock_renewed", actor="consumer:c1", queue="TopicTest@broker-a:0", nth=2, ask="when",
+               optional=True, name="c1 何时续期它的 Broker 锁",
+               question="c1 启动时在 Broker 上锁住了 TopicTest@broker-a:0，并在 1 s 续期了租约。它下一次何时续期？选择时间。",
+               hint="租约不是按消息续期的：RebalanceService 的 lockAll 按自己的定时器运行，不管 c1 是否在消费。",
+               explain=sealed_explanation("07a.lock-renewed"))])
 locks_dash.controller.seek_time("4s")
 locks_dash
 
@@ -245,8 +250,7 @@ print(format_duration(lab.now), "—— 三条消息都已消费")
 print(lock_table(lab, c))
 
 # %% [markdown]
-# 两把本地锁只在 c1 消费时才持有；Broker 上的锁是一份租约，不管有没有东西要消费都一直保持（由 `lockAll` 在
-# 1 s、21 s、41 s……续期）。
+# 两把本地锁只在 c1 消费时才持有；Broker 上的锁是一份租约，不管有没有东西要消费都一直保持（由 `lockAll` 按它自己的定时器续期）。
 #
 # ### 练习 3 — 先预测，再运行
 # 同一个 Consumer，改为**广播模式 BROADCASTING**，停在 4 s，此时 `a` 在监听器里。c1 在 `TopicTest@broker-a:0`
@@ -288,7 +292,7 @@ grading_07a_3.verify("07a.3", answer_3)
 # 为止——也就是那次成功之后 30 s（`REBALANCE_LOCK_MAX_LIVE_TIME`）。这里 c1 的 ProcessQueue 里有 60 条每条 2 s
 # 的消息，它在 25 s 与 broker-a 断开网络；它最后一次续期在 21 s。
 #
-# 图：同样的断开与恢复，但消息更少、更慢（15 条，每条 7 s；可以用参数改）。打开“锁”标签页，单步走到 25 s，停在那里。
+# 图：同样的断开与恢复，但消息更少、更慢（15 条，每条 7 s；可以用参数改）。它在 25 s（断开的时刻）打开。打开“锁”标签页继续单步：图会停下问 c1 何时发现锁已过期、不再取消息。
 
 # %%
 def two_seconds(msgs, ctx):
@@ -309,7 +313,14 @@ def cut_off_lab(listener_seconds=2, messages=60):
 
 # %% tags=["nbval-ignore-output"]
 cut_dash = Dashboard(lambda listener_seconds, messages: cut_off_lab(listener_seconds, messages)[0],
-                     knobs={"listener_seconds": 7, "messages": 15}, horizon="75s")
+                     knobs={"listener_seconds": 7, "messages": 15}, horizon="75s", checkpoints=[
+    Checkpoint(before="warning", actor="consumer:c1", nth=4, ask="when", optional=True,
+               name="断开后 c1 何时停止消费",
+               question="c1 在 25 s 与 broker-a 断开；它最后一次成功加锁是在 21 s。c1 何时发现锁已过期、不再取消息？"
+                        "选择时间。",
+               hint="ProcessQueue.isLockExpired() 在取每条消息之前检查，而不是按定时器：从最后一次成功加锁算起 30 s，"
+                    "再找下一次检查。",
+               explain=sealed_explanation("07a.stops-consuming"))])
 cut_dash.controller.seek_time("25s")
 cut_dash
 
@@ -361,8 +372,10 @@ def twenty_five_seconds(msgs, ctx):
     """每条消息都要 25 s，然后消费成功。"""
     return after("25s", SUCCESS)
 
-def yield_lab(consume_thread_min=1):
-    """两个队列，在 1 s 发送 8 条消息；c1 顺序消费，``consume_thread_min`` 个线程，每条消息 25 s，从 2 s 开始。"""
+def yield_lab(consume_thread_min=1, listener_seconds=25):
+    """两个队列，在 1 s 发送 8 条消息；c1 顺序消费，``consume_thread_min`` 个线程，每条消息 ``listener_seconds``
+    （25 s），从 2 s 开始。"""
+    listener = twenty_five_seconds if listener_seconds == 25 else (lambda msgs, ctx: after(listener_seconds * 1000, SUCCESS))
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
     lab.create_topic("TopicTest", queues=2)
@@ -370,14 +383,14 @@ def yield_lab(consume_thread_min=1):
     for i in range(8):
         lab.at("1s", p.send, Message("TopicTest", f"m{i}"))
     lab.add_consumer(
-        "cg", subscribe={"TopicTest": "*"}, listener=twenty_five_seconds, orderly=True, name="c1",
+        "cg", subscribe={"TopicTest": "*"}, listener=listener, orderly=True, name="c1",
         consume_thread_min=consume_thread_min, start="2s", consume_from_where="CONSUME_FROM_FIRST_OFFSET",
     )
     return lab
 
 
 # %% tags=["nbval-ignore-output"]
-yield_dash = Dashboard(yield_lab, knobs={"consume_thread_min": 1}, horizon="4m", checkpoints=[
+yield_dash = Dashboard(yield_lab, knobs={"consume_thread_min": 1, "listener_seconds": 25}, horizon="4m", checkpoints=[
     Checkpoint(before="delivered", queue="TopicTest@broker-a:1", ask="when", optional=True,
                name="另一个队列何时拿到线程",
                question="c1 只有一个消费线程，正忙着第一个队列。另一个队列的第一条消息（{msg}）何时开始消费？选择时间。",
@@ -388,16 +401,17 @@ yield_dash
 
 # %% [markdown]
 # ### 练习 5 — 先预测，再运行
-# 在另一个队列的第一条消息开始之前，c1 消费了第一个队列的几条消息？
+# 图中每条消息要 25 s。现在每条消息要 **40 s**（图的 `listener_seconds` 参数）：在另一个队列的第一条消息开始之前，
+# c1 消费了第一个队列的几条消息？
 
 # %% nbgrader={"grade": false, "grade_id": "ex07a_5_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_5 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_5 = 3
+answer_5 = 2
 ### END SOLUTION
 
 # %%
-lab = yield_lab().run(until="5m")
+lab = yield_lab(listener_seconds=40).run(until="5m")
 order = [e.get("queue") for e in lab.trace.of_kind("delivered")]
 before_switch = order.index(next(q for q in order if q != order[0]))
 show_trace(lab.trace, "delivered", fields=("queue", "queue_offset"))

@@ -166,15 +166,17 @@ print("11.5 s：发现消费锁被占用的移除尝试次数：", pq.try_unlock
 
 # %% [markdown]
 # ### 练习 2 — 先预测，再运行
-# `M0001` 是 c2 加入时 c1 正在队列 1 上消费的消息。到运行结束，`M0001` 一共被投递几次（c1 和 c2 合计）？
+# 图中每次监听器调用要 25 s。现在每次只要 **5 s**（图的 `listener_seconds` 参数）：队列 1 的第一条消息 `M0001` 在 2 s
+# 到达 c1，c2 仍在 10 s 加入。到运行结束，`M0001` 一共被投递几次（c1 和 c2 合计）？
 
 # %% nbgrader={"grade": false, "grade_id": "ex07b_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_2 = 2
+answer_2 = 1
 ### END SOLUTION
 
 # %%
+lab = moving_queue_lab(listener_seconds=5)
 lab.run(until="2m")
 m0001 = [e for e in lab.trace.of_kind("delivered") if e.msg_id == "M0001"]
 QUEUE_1 = "TopicTest@broker-a:1"
@@ -214,8 +216,8 @@ def shutdown_picture(response_delay_s=4):
 shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horizon="15s", checkpoints=[
     Checkpoint(before="lifecycle", actor="consumer:c1", nth=2, ask="when", optional=True,
                name="c1 的关闭何时结束",
-               question="c1 调用了 shutdown()，而 broker-a 现在对每个请求都应答得很晚。c1 的关闭什么时候结束（消费位点"
-                        "已持久化，Consumer 已停止）？选择时间。",
+               question="c1 的 shutdown() 已经以 unlockAll 开始：它正在归还它在 broker-a 上的锁，而 broker-a 现在对每个"
+                        "请求都应答得很晚。c1 的关闭什么时候结束（消费位点已持久化，Consumer 已停止）？选择时间。",
                hint="unlockAll 对每个 Broker 发一个 UNLOCK_BATCH_MQ 并等待它的应答，但最多只等到请求超时；不管结果"
                     "如何，等完之后才持久化消费位点。",
                explain=sealed_explanation("07b.shutdown-ends")),
@@ -247,9 +249,11 @@ print("c1 仍被标记为已锁定的 ProcessQueue：", sorted(str(mq) for mq, p
 
 # %%
 def commit_on_c(msgs, ctx):
-    """手动提交：“c”之后 COMMIT，其余返回 SUCCESS（不提交）。"""
+    """手动提交：消息 ``commit_on_c.commits``（“c”）之后 COMMIT，其余返回 SUCCESS（不提交）。"""
     ctx.auto_commit = False
-    return ConsumeOrderlyStatus.COMMIT if msgs[0].body == "c" else SUCCESS
+    return ConsumeOrderlyStatus.COMMIT if msgs[0].body == commit_on_c.commits else SUCCESS
+
+commit_on_c.commits = "c"
 
 
 def commit_picture(messages=5):
@@ -269,20 +273,22 @@ commit_dash
 
 # %% [markdown]
 # ### 练习 3 — 先预测，再运行
-# 五条消息 `a` … `e`；监听器关闭了自动提交，对 `c` 返回 `COMMIT`，对其他消息返回 `SUCCESS`。最后
+# 和图中一样是五条消息 `a` … `e`、关闭自动提交，但监听器对 **`d`** 返回 `COMMIT`（对其他消息返回 `SUCCESS`）。最后
 # c1 为这个队列持有的消费位点是多少？
 
 # %% nbgrader={"grade": false, "grade_id": "ex07b_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_3 = 3
+answer_3 = 4
 ### END SOLUTION
 
 # %%
+commit_on_c.commits = "d"
 lab, c = orderly_lab(commit_on_c, bodies=("a", "b", "c", "d", "e"))
 lab.run(until="20s")
 mq, pq = topic_queue(c)
 held_offset = c.offset_store.offset_table[mq]
+commit_on_c.commits = "c"  # 恢复图中的监听器
 show_trace(lab.trace, "consumed", "offset_updated", fields=("queue_offset", "status", "offset"))
 print("仍未提交的（consumingMsgOrderlyTreeMap）：", list(pq.consuming_msg_orderly_tree_map))
 
@@ -365,17 +371,17 @@ batch_dash
 
 # %% [markdown]
 # ### 练习 4 — 先预测，再运行
-# c1 启动时 `a`、`bad`、`c`、`d` 已在等待（每批 3 条，`max_reconsume_times=2`）；监听器让任何含有 `bad`
-# 的批次消费失败。最后有几条消息进入 `%DLQ%cg`？
+# 图中每批 3 条。现在 `consume_message_batch_max_size=2`（图的 `batch` 参数）：c1 启动时 `a`、`bad`、`c`、`d` 已在等待，
+# `max_reconsume_times=2`，监听器让任何含有 `bad` 的批次消费失败。最后有几条消息进入 `%DLQ%cg`？
 
 # %% nbgrader={"grade": false, "grade_id": "ex07b_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_4 = 3
+answer_4 = 2
 ### END SOLUTION
 
 # %%
-lab = batch_lab().run(until="3m")
+lab = batch_lab(batch=2).run(until="3m")
 dead = lab.trace.of_kind("dead_lettered")
 show_trace(lab.trace, "delivered", "send_back", "dead_lettered", fields=("queue_offset", "reconsume_times", "batch", "topic"))
 

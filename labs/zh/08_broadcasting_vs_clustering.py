@@ -37,14 +37,15 @@ def fails_once(msgs, ctx):
     """第一次投递消费失败，重试时消费成功。"""
     return RECONSUME_LATER if msgs[0].reconsume_times == 0 else CONSUME_SUCCESS
 
-def two_consumers_lab(model="CLUSTERING", messages=1):
-    """一个 Broker、2 个队列，消费组 cg 的 Consumer c1 和 c2 使用给定的消息模型；从 1 s 起发送 ``messages`` 条消息。"""
+def two_consumers_lab(model="CLUSTERING", messages=1, instances=2, listener=fails_once):
+    """一个 Broker、2 个队列，消费组 cg 的 ``instances`` 个 Consumer c1、c2……使用给定的消息模型，监听器都是
+    ``listener``（``fails_once``）；从 1 s 起发送 ``messages`` 条消息。"""
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
     lab.create_topic("TopicTest", queues=2)
     p = lab.add_producer("pg")
-    for name in ("c1", "c2"):
-        lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=fails_once, name=name, message_model=model)
+    for k in range(instances):
+        lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=listener, name=f"c{k + 1}", message_model=model)
     for k in range(messages):
         lab.at(f"{1 + 2 * k}s", p.send, Message("TopicTest", "配置已变更" if k == 0 else f"配置已变更 ({k + 1})"))
     return lab
@@ -57,7 +58,7 @@ def two_consumers(model):
 # %% [markdown]
 # ## 一次小运行：集群模式 CLUSTERING（默认）
 # 图：三条消息发给消费组 cg（c1 和 c2），每条都消费失败一次。`model` 参数在 CLUSTERING / BROADCASTING
-# 之间切换（改后点“重建”）。先在 CLUSTERING 下单步走一遍：每条消息由谁收到，它的重试又去了哪里。
+# 之间切换（改后点“重建”）。先在 CLUSTERING 下单步走一遍：每条消息由谁收到，它的重试又去了哪里。在 c1 的监听器为第一条消息返回 RECONSUME_LATER 之前，图会停下问这条消息去哪里。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoint_whether import owns
@@ -66,7 +67,13 @@ from rmqlab.widgets.dashboard import Dashboard
 
 MODELS = ("CLUSTERING", "BROADCASTING")
 dash = Dashboard(two_consumers_lab, knobs={"model": "CLUSTERING", "messages": 3}, knob_options={"model": MODELS},
-                 horizon="30s")
+                 horizon="30s", checkpoints=[
+    Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="c1 消费失败的消息去哪里",
+               question="c1 的监听器对 {msg} 返回 RECONSUME_LATER。消费组处于集群模式。下一步之后 {msg} 在哪里？在图中点击"
+                        "那个位置（或按钮）。",
+               hint="集群模式下 processConsumeResult 把消费失败的消息回传给 Broker（sendMessageBack），延时级别随它的 "
+                    "reconsumeTimes 增长。",
+               explain=sealed_explanation("08.clustering-send-back"))])
 dash
 
 # %% [markdown]
@@ -80,7 +87,7 @@ show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=(
 
 # %% [markdown]
 # ## 广播模式 BROADCASTING：每个实例一份副本
-# 广播模式下的图，三条消息。它一打开就问一个是非题：c1 订阅重试主题吗？然后单步：在 c1 的监听器对第一条消息的副本返回 RECONSUME_LATER 之前，图会停下来，问这份副本去哪里。下面的练习 1 和练习 3 都由你的回答推出。
+# 广播模式下的图，三条消息。它一打开就问一个是非题：c1 订阅重试主题吗？然后单步：在 c1 的监听器对第一条消息的副本返回 RECONSUME_LATER 之前，图会停下来，问这份副本去哪里。下面的练习 1 和练习 3 在别的运行上问同样的两条规则。
 
 # %% tags=["nbval-ignore-output"]
 broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
@@ -105,17 +112,18 @@ broadcast_dash
 # 越过问题继续播放，也看看 c2 的副本。
 #
 # ### 练习 1 — 先预测，再运行
-# 在广播模式 BROADCASTING 下，一条消息一共被投递几次（两个 Consumer，第一分钟内）？先预测，再把这张图的 `messages` 参数设为 1，点“重建”并单步走一遍。
+# 图中有两个实例。广播模式 BROADCASTING 下有**三个**实例（c1、c2、c3）和一条消息，它在每个实例的第一次投递都消费失败，第一分钟内一共投递几次？
 
 # %% nbgrader={"grade": false, "grade_id": "ex08_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_1 = 2
+answer_1 = 3
 ### END SOLUTION
 
 # %%
+three = two_consumers_lab("BROADCASTING", instances=3).run(until="1m")
+deliveries = three.trace.of_kind("delivered")
 lab = two_consumers("BROADCASTING")
-deliveries = lab.trace.of_kind("delivered")
 
 # %% nbgrader={"grade": true, "grade_id": "ex08_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("08.1", answer_1, len(deliveries))
@@ -151,16 +159,17 @@ grading_08_2.verify("08.2", answer_2)
 
 # %% [markdown]
 # ### 练习 3 — 先预测，再运行
-# 广播模式的 Consumer 会订阅 `%RETRY%cg` 吗？（`True` / `False`）
+# 一个集群模式的消费组，它的监听器从不失败，所以从来没有消息被回传：c1 会订阅 `%RETRY%cg` 吗？（`True` / `False`）
 
 # %% nbgrader={"grade": false, "grade_id": "ex08_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_3 = False
+answer_3 = True
 ### END SOLUTION
 
 # %%
-topics = sorted({e.get("topic") for e in lab.trace.of_kind("rebalanced")})
+never_fails = two_consumers_lab("CLUSTERING", listener=lambda msgs, ctx: CONSUME_SUCCESS).run(until="1m")
+topics = sorted({e.get("topic") for e in never_fails.trace.of_kind("rebalanced") if e.actor == "consumer:c1"})
 
 # %% nbgrader={"grade": true, "grade_id": "ex08_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("08.3", answer_3, "%RETRY%cg" in topics)

@@ -40,14 +40,14 @@ def payments(msgs, ctx):
         return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT
     return ConsumeOrderlyStatus.SUCCESS
 
-def deployed_lab(**consumer_options):
-    """一个队列，一个顺序消费的 Consumer，在第 1..5 s 发送五笔支付，第三笔是“毒消息”。"""
+def deployed_lab(bodies=("p1", "p2", "bad-card", "p4", "p5"), **consumer_options):
+    """一个队列，一个顺序消费的 Consumer，在第 1..5 s 发送五笔支付 ``bodies``（部署时：第三笔是“毒消息”）。"""
     lab = Lab(seed=SEED)
     lab.add_broker("broker-a")
     lab.create_topic("Payments", queues=1)
     p = lab.add_producer("pay-producer")
     lab.add_consumer("pay-cg", subscribe={"Payments": "*"}, listener=payments, orderly=True, name="pay-1", **consumer_options)
-    for i, body in enumerate(["p1", "p2", "bad-card", "p4", "p5"]):
+    for i, body in enumerate(bodies):
         lab.at(f"{1 + i}s", p.send, Message("Payments", body))
     return lab
 
@@ -67,7 +67,8 @@ def succeeded(lab):
 
 # %% [markdown]
 # ## 先小小地看一眼：前 30 秒
-# 图：部署时的系统，它的前 30 秒。播放它，盯住 `Payments` 的队列 0。
+# 图：部署时的系统，它的前 30 秒。播放它，盯住 `Payments` 的队列 0。图中的令牌标的是消息 ID，按支付发送的顺序：
+# M0001 = p1，M0002 = p2，M0003 = bad-card，M0004 = p4，M0005 = p5。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
@@ -170,17 +171,19 @@ fixed_dash
 
 # %% [markdown]
 # ### 练习 3 — 先预测，再运行
-# 用你在练习 2 中找到的设置，列出监听器在第一分钟内处理成功的支付，按完成的顺序排列。按 `["p1", "p2"]` 的格式回答。
+# 图中放的是部署时的消息流。换一天的消息流，用你在练习 2 中找到的设置：`p1`、`bad-card`、`p3`、`bad-card`、`p5`（两笔支付的卡有问题），在第 1..5 s 发到同一个队列。列出监听器在第一分钟内处理成功的支付，按完成的顺序排列。按
+# `["p1", "p2"]` 的格式回答。
 
 # %% nbgrader={"grade": false, "grade_id": "ex09_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_3 = ["p1", "p2", "p4", "p5"]
+answer_3 = ["p1", "p3", "p5"]
 ### END SOLUTION
 
 # %%
+another_day = deployed_lab(("p1", "bad-card", "p3", "bad-card", "p5"), max_reconsume_times=needed).run(until="1m")
+done = succeeded(another_day)
 fixed = deployed_lab(max_reconsume_times=needed).run(until="1m")
-done = succeeded(fixed)
 
 # %% nbgrader={"grade": true, "grade_id": "ex09_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("09.3", answer_3, done)

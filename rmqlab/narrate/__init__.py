@@ -1,7 +1,7 @@
 """Captions: one sentence per trace event saying what happened, why, and where in RocketMQ 4.9.7.
 
 A caption has two lines. The first is one plain sentence a beginner understands, with this run's numbers
-and no Java identifier ("c1 failed M0001 for the 2nd time, so it goes back to the broker and returns in
+and no Java identifier ("c1 failed M0001 for the 2nd time, so it goes back to the broker: into %RETRY%cg in
 30 s", :mod:`~rmqlab.narrate.plain`). The second, "in the source", is for the code: a student stepping through
 a run should not have to decode ``send_back ok=True delay_level=0``; it says
 "ConsumeMessageConcurrentlyService.processConsumeResult: RECONSUME_LATER → sendMessageBack(delayLevel 0) …;

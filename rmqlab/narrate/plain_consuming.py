@@ -120,9 +120,10 @@ def send_back(ctx: CaptionContext, e: TraceEvent) -> str:
     for done in ctx.broker_did.get(msg, []):
         if done.kind is EventKind.SCHEDULED:
             wait = dur(int(done.get("due_ms", done.time_ms)) - done.time_ms)
+            topic = done.get("real_topic") or f"%RETRY%{group}"  # where it is due; a stranded queue is never pulled
             return _(
-                "{who} failed {msg} for the {nth} time, so it goes back to the broker and returns in {wait}."
-            ).format(who=who, msg=msg, nth=nth, wait=wait)
+                "{who} failed {msg} for the {nth} time, so it goes back to the broker: into {topic} in {wait}."
+            ).format(who=who, msg=msg, nth=nth, wait=wait, topic=topic)
         if done.kind is EventKind.DEAD_LETTERED:
             level = d.get("delay_level")
             if isinstance(level, int) and level < 0:
@@ -148,8 +149,9 @@ def _send_back_because(ctx: CaptionContext, e: TraceEvent, cause: str, group: st
     for done in ctx.broker_did.get(msg, []):
         if done.kind is EventKind.SCHEDULED:
             wait = dur(int(done.get("due_ms", done.time_ms)) - done.time_ms)
-            return _("{cause}, so {msg} goes back to the broker and returns in {wait}.").format(
-                cause=cause, msg=msg, wait=wait
+            topic = done.get("real_topic") or f"%RETRY%{group}"
+            return _("{cause}, so {msg} goes back to the broker: into {topic} in {wait}.").format(
+                cause=cause, msg=msg, wait=wait, topic=topic
             )
         if done.kind is EventKind.DEAD_LETTERED and isinstance(level, int) and level < 0:
             return _(

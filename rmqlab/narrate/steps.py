@@ -102,8 +102,8 @@ class StepCaption:
 MAX_SENTENCES = 1
 """One plain sentence per step, as The Secret Lives of Data tells its story: the step's most telling event (the one
 whose rule the second line gives, :func:`step_caption`), worded to carry its cause and effect ("c1 failed M0001
-for the 2nd time, so it goes back to the broker and returns in 30 s"); the other events of the step are counted ("and
-3 more: see the Events tab")."""
+for the 2nd time, so it goes back to the broker: into %RETRY%cg in 30 s"); the other events of the step are counted
+("and 3 more: see the Events tab")."""
 PLAIN_WIDTH = 200
 """The plain line's budget in character cells (a CJK character is two): two lines of the caption box in JupyterLab's
 output area (13 px text, 868 px; tests/test_lab_captions.py wraps every step's line at that width). A line past it
