@@ -138,3 +138,8 @@ def test_a_question_about_a_hidden_value_names_the_tab_that_shows_it() -> None:
     assert sent[cp.name]["tab"] == "ProcessQueues"
     assert [c.get("tab") for name, c in sent.items() if name != cp.name] == [None] * (len(sent) - 1)
     assert dataclasses.replace(cp, tab="").to_json().keys() == sent[cp.name].keys() - {"tab"}
+    # what the page itself gets (sealed: no answer, no texts) still names the tab, which the page opens as it asks
+    from rmqlab.widgets.page_seal import sealed_checkpoint
+
+    asked = next(c for c in dash.controller.frames.checkpoints if c.name == cp.name)
+    assert sealed_checkpoint(asked)["tab"] == "ProcessQueues"

@@ -114,6 +114,7 @@ def sealed_checkpoint(cp: AskedCheckpoint) -> dict[str, Any]:
             {"key": c.key, "label": c.label, "mark": c.mark, "box": seal_box(choice_keys(cp, c.key)[0], text)}
             for c, text in zip(cp.choices, padded, strict=True)
         ],
+        **({"tab": cp.to_json()["tab"]} if cp.tab else {}),  # the tab the question is about, opened as it asks
     }
 
 
