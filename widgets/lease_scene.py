@@ -43,8 +43,9 @@ _LANE_GAP = 3
 _TOP = 22
 
 
-_TICK_STEPS_MS = (5_000, 10_000, 20_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000)
-"""The axis' tick spacings (20 s: the lockAll period); at most 10 intervals over the axis."""
+_TICK_STEPS_MS = (1_000, 2_000, 5_000, 10_000, 20_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000)
+"""The axis' tick spacings (20 s: the lockAll period); at most 10 intervals over the axis (1 s and 2 s only on a
+run shorter than 20 s: an axis that ends with the run)."""
 
 
 def lease_scene(vm: LeaseModel) -> Scene:
@@ -59,7 +60,7 @@ def lease_scene(vm: LeaseModel) -> Scene:
     y = float(_TOP)
     body: list[Mark] = []
     for b in vm.bands:
-        y = _band(body, b, y, tx, colour) + 10
+        y = _band(body, b, y, tx, colour, vm.t_end_ms) + 10
     # the axis on top, with a grid through every band, and the "now" cursor
     marks = _axis(vm, tx, bottom=y)
     marks.extend(body)
@@ -85,7 +86,9 @@ def lease_scene(vm: LeaseModel) -> Scene:
     )
 
 
-def _band(body: list[Mark], b: LeaseBand, y: float, tx: Callable[[int], float], colour: dict[str, str]) -> float:
+def _band(
+    body: list[Mark], b: LeaseBand, y: float, tx: Callable[[int], float], colour: dict[str, str], t_end: int
+) -> float:
     """One queue's band from ``y``: title and holder, rows for worded moments, one lane per lease / lock /
     trust, the renewal ticks and refusals on them; returns the band's bottom."""
     bid = f"lease:{b.group}:{b.queue}"
@@ -101,6 +104,7 @@ def _band(body: list[Mark], b: LeaseBand, y: float, tx: Callable[[int], float], 
     for lane in b.lanes:
         lane_y[(lane.kind, lane.client)] = y
         body.extend(_lane(lane, f"{bid}:{lane.kind}:{lane.client}", y, tx, colour))
+        body.extend(_beyond(lane, f"{bid}:{lane.kind}:{lane.client}", y, tx, t_end))
         y += _LANE_H + _LANE_GAP
     body.extend(_markers(b, bid, lane_y, tx))
     for m, row in placed:
@@ -191,6 +195,23 @@ def _lane(lane: LeaseLane, lid: str, y: float, tx: Callable[[int], float], colou
                 role="lease-holder",
             )
             marks.append(who)
+    return marks
+
+
+def _beyond(lane: LeaseLane, lid: str, y: float, tx: Callable[[int], float], t_end: int) -> list[Mark]:
+    """A span that outlives the axis (the run ended first) is cut at the edge (``tx`` clamps there): "→ 1 m 6 s"
+    right of it says when it would end."""
+    marks: list[Mark] = []
+    for i, s in enumerate(lane.spans):
+        if s.end_ms > t_end:
+            edge, when = tx(s.end_ms), format_duration(s.end_ms)
+            tip = _("{lane}: {client} until {time}, after the run's end").format(
+                lane=lane.label, client=s.client, time=when
+            )
+            marks.append(
+                Mark("text", f"{lid}:beyond:{i}", x=edge + 3, y=y + 11, text=f"→ {when}", cls="rq-muted",
+                     role="lease-beyond", title=tip)
+            )  # fmt: skip
     return marks
 
 
