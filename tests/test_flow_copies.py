@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 from rmqlab.widgets.flow_layout import flow_scene
-from test_lab_pictures import LABS, _dashboards_of
 from test_flow_view import assert_cross_leaves_the_number
+from test_lab_pictures import LABS, _dashboards_of
 
 from rmqlab import EventKind
 from rmqlab.snapshot import LabSnapshot

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rmqlab import EventKind, TraceEvent
-from rmqlab.core.i18n import gettext as _
 from rmqlab.common.message import RETRY_PREFIX
+from rmqlab.core.i18n import gettext as _
 from rmqlab.lab.report import SUCCESS_STATUSES
 from rmqlab.snapshot import ConsumeQueueSnap, ConsumerSnap, LabSnapshot, OffsetState, ProcessQueueSnap, copy_group
 
