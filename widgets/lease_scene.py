@@ -33,6 +33,7 @@ LEASE_CSS = """
 .rq-scene text.rq-crash-text { fill: var(--jp-error-color1, #d32f2f); font-weight: 600; }
 .rq-scene text.rq-refused { fill: var(--jp-error-color1, #d32f2f); font-weight: 700; font-size: 11px; }
 .rq-scene text.rq-holder { font-size: 11px; font-weight: 600; fill: #000000; }
+.rq-scene .rq-beyond { fill: var(--jp-ui-font-color1, #1f1f1f); }
 .rq-scene .rq-grid { stroke: var(--jp-border-color2, #e0e0e0); stroke-dasharray: 1 3; }
 """
 
@@ -199,8 +200,8 @@ def _lane(lane: LeaseLane, lid: str, y: float, tx: Callable[[int], float], colou
 
 
 def _beyond(lane: LeaseLane, lid: str, y: float, tx: Callable[[int], float], t_end: int) -> list[Mark]:
-    """A span that outlives the axis (the run ended first) is cut at the edge (``tx`` clamps there): "→ 1 m 6 s"
-    right of it says when it would end."""
+    """A span that outlives the axis (the run ended first) is cut at the edge (``tx`` clamps there), with an arrowhead
+    just past it; its tooltip says when it would end (a label there was cut off by the notebook's width)."""
     marks: list[Mark] = []
     for i, s in enumerate(lane.spans):
         if s.end_ms > t_end:
@@ -208,10 +209,8 @@ def _beyond(lane: LeaseLane, lid: str, y: float, tx: Callable[[int], float], t_e
             tip = _("{lane}: {client} until {time}, after the run's end").format(
                 lane=lane.label, client=s.client, time=when
             )
-            marks.append(
-                Mark("text", f"{lid}:beyond:{i}", x=edge + 3, y=y + 11, text=f"→ {when}", cls="rq-muted",
-                     role="lease-beyond", title=tip)
-            )  # fmt: skip
+            d = f"M{edge + 1:.1f},{y + 2:.1f} l6,{_LANE_H / 2 - 2:.1f} l-6,{_LANE_H / 2 - 2:.1f} z"
+            marks.append(Mark("path", f"{lid}:beyond:{i}", d=d, cls="rq-beyond", role="lease-beyond", title=tip))
     return marks
 
 
@@ -309,4 +308,11 @@ def _legend(marks: list[Mark], vm: LeaseModel, colour: dict[str, str], y: float)
     marks.append(Mark("text", "legend:refused", x=13, y=ry, text="✗", cls="rq-refused", anchor="middle", role="legend"))
     refused = _("lock refused (another live holder)")
     marks.append(Mark("text", "legend:refused:t", x=26, y=ry, text=refused, cls="rq-muted", role="legend"))
-    return y + (len(items) + 1) * 14 + 8
+    if not any(s.end_ms > vm.t_end_ms for b in vm.bands for lane in b.lanes for s in lane.spans):
+        return y + (len(items) + 1) * 14 + 8
+    ry += 14  # a span cut at the run's end: its arrowhead explained
+    d = f"M10,{ry - 9:.1f} l6,{_LANE_H / 2 - 2:.1f} l-6,{_LANE_H / 2 - 2:.1f} z"  # the lanes' own arrowhead
+    marks.append(Mark("path", "legend:beyond", d=d, cls="rq-beyond", role="legend"))
+    beyond = _("lasts past the run's end (its end in the tooltip)")
+    marks.append(Mark("text", "legend:beyond:t", x=26, y=ry, text=beyond, cls="rq-muted", role="legend"))
+    return y + (len(items) + 2) * 14 + 8
