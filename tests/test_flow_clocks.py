@@ -134,7 +134,7 @@ def test_a_broker_queue_names_the_holder_its_lock_table_names_through_the_take_o
     scene = flow_scene(flow_view_model(lab.snapshot()))
     marks = {m.key: m for m in scene.marks}
     assert marks["lock:queue:TopicTest@broker-a:0"].role == "lock"
-    assert marks["lock-owner:queue:TopicTest@broker-a:0"].text == "c2"
+    assert marks["owner:queue:TopicTest@broker-a:0"].text == "c2"
     assert _overlaps(scene) == []
     concurrent = Lab(seed=7)
     concurrent.add_broker("broker-a")

@@ -190,7 +190,7 @@ def _broker_slot(cv: Canvas, cols: Columns, p: Place, bx: float, sy: float) -> f
     if p.lock_owner:  # the broker's side of an orderly lock, under the queue's name
         tip = _(BROKER_LOCK_EXPIRED_TIP if p.lock_expired else BROKER_LOCK_TIP).format(client=p.lock_owner)
         _lock_badge(cv, p.key, bx + PAD + 5, sy + 18, tip=tip, expired=p.lock_expired)  # its tooltip on the body only
-        cv.text(f"lock-owner:{p.key}", round(bx + PAD + 19, 1), sy + 28, p.lock_owner, cls="rq-small rq-lock-owner")
+        cv.text(f"owner:{p.key}", round(bx + PAD + 19, 1), sy + 28, p.lock_owner, cls="rq-small rq-lock-owner")
     return h
 
 
@@ -281,13 +281,16 @@ def _clock_lines(cv: Canvas, vm: FlowVM, client_id: str, x: float, y: float) -> 
 
 
 def _lock_badge(cv: Canvas, key: str, x: float, y: float, *, tip: str = "", expired: bool = False) -> None:
-    """A padlock 10 px wide, its shackle from ``y``: the instance holds this queue's broker lock (or, on a broker
+    """A padlock 10 px wide, its shackle from ``y``, one path (shackle band and body; each mark is sent again in every
+    frame that moves it: lab 07a's notebook neared 1 MB): the instance holds this queue's broker lock (or, on a broker
     queue, the broker's table names a holder: hollow once its lease expired)."""
-    shackle_tip = "" if tip else _(LOCK_TIP).format(client=key.split(":", 2)[1])  # a broker queue's: on the body
-    tip = tip or shackle_tip  # only (each frame that moves it sends its marks again: lab 07a's notebook neared 1 MB)
-    d = f"M {x + 2:.1f} {y + 5:.1f} v -2 a 3 3 0 0 1 6 0 v 2"
-    cv.marks.append(Mark("path", f"lock-shackle:{key}", d=d, cls="rq-lock-shackle", role="lock", title=shackle_tip))
-    cv.rect(f"lock:{key}", x, y + 5, 10, 7, "rq-lock rq-lock-expired" if expired else "rq-lock", role="lock", title=tip)
+    tip = tip or _(LOCK_TIP).format(client=key.split(":", 2)[1])
+    d = (
+        f"M{x + 1:.1f},{y + 5:.1f} v-1.5 a4,4 0 0 1 8,0 v1.5 h-1.6 v-1.5 a2.4,2.4 0 0 0 -4.8,0 v1.5 z "
+        f"M{x:.1f},{y + 5:.1f} h10 v7 h-10 z"
+    )
+    cv.marks.append(Mark("path", f"lock:{key}", d=d, cls="rq-lock rq-lock-expired" if expired else "rq-lock",
+                         role="lock", title=tip))  # fmt: skip
 
 
 def outcome_column(cv: Canvas, cols: Columns) -> None:
