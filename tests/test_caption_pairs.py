@@ -22,7 +22,8 @@ from rmqlab.narrate import Caption, count_fates, narrate
 from rmqlab.narrate.summary import SYSTEM_TOPICS, summary_of
 
 SOURCE = "in the source: "
-COUNT = re.compile(r"\s*\(and \d+ more: (?:[^()]* consumed, )?see the Events tab\)$")  # what the rest consumed
+COUNT = re.compile(r"\s*\(and \d+ more: (?:[^()]* (?:consumed|stored|delivered), )?see the Events tab\)$")  # what the
+# rest consumed, or the second copy it stored / delivered
 REPEATS = re.compile(r" \(× [\d,]+[^)]*\)\.$")
 
 

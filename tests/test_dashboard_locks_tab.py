@@ -3,9 +3,11 @@ ConsumeMessageOrderlyService locks queues at the broker). Labs with concurrent c
 
 from __future__ import annotations
 
+import re
+
 from rmqlab.widgets import Dashboard, demo_lab
 
-from rmqlab import ConsumeOrderlyStatus, Lab, Message
+from rmqlab import ConsumeOrderlyStatus, Lab, Message, format_duration
 
 
 def orderly_lab() -> Lab:
@@ -33,3 +35,35 @@ def test_no_locks_tab_without_an_orderly_consumer() -> None:
 def test_a_locks_tab_with_an_orderly_consumer_run_ahead_or_not() -> None:
     assert "Locks" in _tabs(Dashboard(orderly_lab, horizon="30s"))
     assert "Locks" in _tabs(Dashboard(orderly_lab, horizon="30s", run_ahead=False))
+
+
+def test_the_locks_axis_ends_where_the_run_ends_and_a_longer_lease_is_cut_at_the_edge() -> None:
+    """A 6.5 s run (lab 06's tiny run): every frame's axis ends at the run's last clock, not at the 60 s lease
+    rounded up; the lease lasting past it is drawn to the edge, with an arrowhead right of it whose tooltip says when
+    it ends, explained in the legend."""
+    dash = Dashboard(orderly_lab, horizon="6500ms")
+    view = next(v for v in dash.views if v.title == "Locks")
+    frames = dash.controller.frames
+    assert frames is not None
+    end = frames.snapshots[-1].now_ms
+    assert 0 < end <= 6_500
+    models = frames.models(view)
+    assert {vm.t_end_ms for vm in models} == {end}
+    last = models[-1]
+    (lease,) = [lane for lane in last.bands[0].lanes if lane.kind == "lease"]
+    assert lease.spans[-1].end_ms > end  # the broker entry lives on 60 s after its last renewal
+    scene = view.scene(last)
+    ends = {m.key: m for m in scene.marks}
+    axis = ends["axis"]
+    right = axis.x2
+    for m in scene.marks:
+        if m.kind == "rect" and (m.role or "").startswith("lease-"):
+            assert m.x + m.w <= right + 0.01, m.key  # nothing drawn past the axis
+    beyond = [m for m in scene.marks if m.role == "lease-beyond"]
+    tip = f"broker lease (60 s): c1 until {format_duration(lease.spans[-1].end_ms)}, after the run's end"
+    assert tip in [m.title for m in beyond]
+    for m in beyond:  # the arrowhead starts past the edge and is at most 7 px wide
+        xs = [float(v) for v in re.findall(r"M([\d.]+),", m.d)]
+        assert xs and all(right < x <= right + 2 for x in xs), m.d
+    assert "lasts past the run's end (its end in the tooltip)" in [m.text for m in scene.marks if m.role == "legend"]
+    assert max(t for t in (int(k.split(":")[-1]) for k in ends if k.startswith("axis:label:"))) <= end

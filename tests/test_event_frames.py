@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -155,3 +156,14 @@ def test_scene_js_decodes_the_kernels_rows_without_a_browser(tmp_path: Path) -> 
         ]
         assert page["rows"] == expected, k
     assert any(row["repeats"] for page in drawn for row in page["rows"])  # folded rows were compared too
+
+
+def test_only_the_details_column_wraps() -> None:
+    """The table's rules, in the notebook, in a static page and in an exported page: cells 1–5 (#, time, kind, actor,
+    msg) never wrap (an actor read "schedule:broker-/a" over two lines); the details do."""
+    from rmqlab.widgets.event_table import TABLE_CSS
+    from rmqlab.widgets.export_html import PAGE_CSS
+
+    for css in (TABLE_CSS, PAGE_CSS):
+        (rule,) = re.findall(r"table\.rmq-events td:nth-child\(-n\+(\d)\) \{ white-space: nowrap; \}", css)
+        assert int(rule) == event_table_json(EventLogModel((), 0, 0, ()))["headers"].index("details")

@@ -109,6 +109,41 @@ def test_a_lock_badge_only_where_this_instance_holds_a_live_broker_lease() -> No
     ]
 
 
+def _broker_lock(lab: Lab, until: str) -> tuple[str, bool]:
+    lab.run(until=until)
+    (queue,) = [p for p in flow_view_model(lab.snapshot()).places if p.key == "queue:TopicTest@broker-a:0"]
+    return queue.lock_owner, queue.lock_expired
+
+
+def test_a_broker_queue_names_the_holder_its_lock_table_names_through_the_take_over() -> None:
+    """Lab 07b's take-over on the picture: the broker's queue names c1 while c1 runs, still c1 after its crash (the
+    lease is live: c2 is refused), c1 with a hollow padlock once the lease expired, then c2 — the broker's own table
+    at each moment, drawn as a padlock and the client under the queue's name, overlapping nothing."""
+    whole = takeover_lab()
+    whole.run(until="2m")
+    took = next(e.time_ms for e in whole.trace if e.kind.value == "lock_acquired" and e.actor == "consumer:c2")
+    lab = takeover_lab()
+    assert _broker_lock(lab, "5s") == ("c1", False)
+    lease = lab.snapshot().lock("cg", "TopicTest@broker-a:0")
+    assert lease is not None
+    assert _broker_lock(lab, "30s") == ("c1", False)
+    assert took > lease.expires_ms
+    between = lease.expires_ms + 1 + (took - lease.expires_ms - 1) // 2
+    assert _broker_lock(lab, f"{between}ms") == ("c1", True)
+    assert _broker_lock(lab, f"{took}ms") == ("c2", False)
+    scene = flow_scene(flow_view_model(lab.snapshot()))
+    marks = {m.key: m for m in scene.marks}
+    assert marks["lock:queue:TopicTest@broker-a:0"].role == "lock"
+    assert marks["owner:queue:TopicTest@broker-a:0"].text == "c2"
+    assert _overlaps(scene) == []
+    concurrent = Lab(seed=7)
+    concurrent.add_broker("broker-a")
+    concurrent.create_topic("TopicTest", queues=1)
+    concurrent.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=lambda m, c: "CONSUME_SUCCESS", name="c1")
+    concurrent.run(until="10s")
+    assert all(not p.lock_owner for p in flow_view_model(concurrent.snapshot()).places)  # no orderly consumer
+
+
 def test_a_cut_link_is_drawn_while_the_partition_lasts() -> None:
     lab = cut_off_lab()
     vm, _texts = _clocks(lab, "20s")

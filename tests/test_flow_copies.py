@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from rmqlab.widgets.flow_layout import flow_scene
+from test_flow_view import assert_cross_leaves_the_number
 from test_lab_pictures import LABS, _dashboards_of
 
 from rmqlab import EventKind
@@ -100,6 +101,7 @@ def test_a_failed_try_is_a_crossed_ghost_on_its_queue_at_that_moment_only(lab: s
         roles = {m.key: m.role for m in scene.marks}
         for key in want:
             assert roles[key] == "ghost" and roles[f"cross:{key}"] == "cross"
+            assert_cross_leaves_the_number(scene, key)
             assert "rq-ghost" in next(m.cls for m in scene.marks if m.key == key)
         assert sum(r == "token" for r in roles.values()) == len(vm.tokens)
         seen += bool(want)

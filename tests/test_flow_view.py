@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import math
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -195,6 +197,23 @@ def test_broadcasting_failure_is_dropped_for_that_instance_only() -> None:
     assert "rq-dropped" in scene.mark("msg:c1:M0001").cls
     assert scene.mark("cross:msg:c1:M0001").role == "cross"
     assert "cross:msg:c2:M0001" not in set(scene.keys())
+    assert_cross_leaves_the_number(scene, "msg:c1:M0001")
+
+
+def assert_cross_leaves_the_number(scene: Scene, key: str) -> None:
+    """A crossed token's number stays readable: the cross is four arms, one per diagonal, none of them entering the
+    box of its label (half its estimated width × half the 11 px em, around the token's centre), all reaching the
+    ring (it still reads as crossed)."""
+    token, cross = scene.mark(key), scene.mark(f"cross:{key}")
+    half_w, half_h = text_width(token.text, 11, bold=True) / 2, 11 / 2
+    points = [tuple(map(float, xy.split(","))) for xy in re.findall(r"[-\d.]+,[-\d.]+", cross.d)]
+    arms = list(zip(points[::2], points[1::2], strict=True))
+    assert len(arms) == 4 and token.text
+    for (x1, y1), (x2, y2) in arms:
+        for k in range(11):  # along the arm
+            x, y = x1 + (x2 - x1) * k / 10 - token.x, y1 + (y2 - y1) * k / 10 - token.y
+            assert abs(x) > half_w or abs(y) > half_h, (key, token.text, x, y)
+        assert math.hypot(x2 - token.x, y2 - token.y) >= token.r * 0.8  # out to the ring: it still reads as crossed
 
 
 def test_retry_queue_nums_0_send_back_is_dropped_not_consumed() -> None:

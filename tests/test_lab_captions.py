@@ -186,9 +186,9 @@ CAPTION_PX = 13
 """The caption's text size in the page's player (JupyterLab's --jp-ui-font-size1)."""
 CAPTION_BOX_PX = OUTPUT_AREA_PX - 3 - 16
 """The caption's line width at the notebook's default width: the output area less its 3 px rule and 2 x 8 px padding."""
-COUNTED = re.compile(  # the count of a step's other events, naming what they consumed or not
-    r"\s*(\(and \d+ more: (?:[^()]* consumed, )?see the Events tab\)"
-    r"|（还有 \d+ 条：(?:[^（）]*已消费，)?见“事件”标签页）)$"
+COUNTED = re.compile(  # the count of a step's other events, naming what they consumed (or a second copy) or not
+    r"\s*(\(and \d+ more: (?:[^()]* (?:consumed|stored|delivered), )?see the Events tab\)"
+    r"|（还有 \d+ 条：(?:[^（）]*(?:已消费|已存储|已投递)，)?见“事件”标签页）)$"
 )
 
 

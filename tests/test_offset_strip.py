@@ -256,3 +256,31 @@ def test_a_send_back_parked_in_a_delay_level_is_sent_back_not_dropped() -> None:
     lab.run(until="2s")
     (row,) = [r for r in offset_strip_model(take_snapshot(lab)).rows if r.queue == "TopicTest@broker-a:0"]
     assert [(c.offset, c.state) for c in row.cells] == [(0, OffsetState.SENT_BACK)]
+
+
+def test_business_queues_come_first_and_empty_retry_queues_are_one_note() -> None:
+    """Lab 05 at 10 s: c1's only strip is TopicTest:0 (its %RETRY%cg:0 never held a message: one note line after the
+    strips, not a strip listed first); once a send-back stores a retry copy, the retry queue gets its strip, after
+    the business queue."""
+    snap = when(lab05, 10_000)
+    vm = offset_strip_model(snap)
+    assert [r.queue for r in vm.rows] == ["TopicTest@broker-a:0"]
+    assert vm.quiet == (("c1", "%RETRY%cg@broker-a:0"),)
+    scene = offset_strip_scene(vm)
+    (note,) = [m for m in scene.marks if m.role == "strip-quiet"]
+    assert note.text == "empty %RETRY% ProcessQueues (nothing sent back yet): c1 %RETRY%cg@broker-a:0"
+    titles = [m for m in scene.marks if m.role == "strip-title"]
+    assert [m.text for m in titles] == ["c1 · TopicTest@broker-a:0"] and note.y > titles[0].y
+    assert offset_strip_text(vm).splitlines()[-1] == note.text
+
+    def sends_back() -> Lab:
+        lab = Lab(seed=1)
+        lab.add_broker("broker-a")
+        lab.create_topic("TopicTest", queues=1)
+        lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=lambda m, c: S.RECONSUME_LATER, name="c1")
+        lab.at("1s", lab.add_producer("pg").send, Message("TopicTest", "x"))
+        return lab
+
+    later = offset_strip_model(when(sends_back, 30_000))
+    assert [r.queue for r in later.rows] == ["TopicTest@broker-a:0", "%RETRY%cg@broker-a:0"]
+    assert later.quiet == ()

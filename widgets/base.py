@@ -69,6 +69,11 @@ class SnapshotView(W.VBox):
         A view whose model folds the trace from its start gives its own, which folds each event once."""
         return [self.model(snap) for snap in snaps]
 
+    def run_ends_at(self, end_ms: int | None) -> None:
+        """The controller built a run whose last frame's clock is ``end_ms`` (None: no frames, a step-by-step run).
+        A view whose time axis ends with the run keeps it (:class:`~widgets.lease_view.LeaseView`), so the kernel's
+        picture and the page's frames share one axis; the others ignore it."""
+
     def render(self, vm: Any) -> None:
         raise NotImplementedError
 

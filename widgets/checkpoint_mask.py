@@ -152,7 +152,7 @@ def _hide_lease_future(vm: LeaseModel, now_ms: int) -> LeaseModel:
     """``vm`` cut at the paused clock: a lease or trust window that lasts beyond it is drawn up to now and open (its
     end, ``lastUpdate`` + 60 s or + 30 s, is the instant a "when" about a take-over asks for), the band says "lease
     ends at ?", and the time axis ends where it would if nothing lasted beyond now (its end was the latest lease end,
-    rounded)."""
+    rounded; an axis that ends with the run stays: it tells nothing about the leases)."""
     bands = tuple(
         dataclasses.replace(
             b,
@@ -171,7 +171,7 @@ def _hide_lease_future(vm: LeaseModel, now_ms: int) -> LeaseModel:
         )
         for b in vm.bands
     )
-    return dataclasses.replace(vm, bands=bands, t_end_ms=nice_end(now_ms))
+    return dataclasses.replace(vm, bands=bands, t_end_ms=vm.t_end_ms if vm.run_end else nice_end(now_ms))
 
 
 def _merged(old: Mask | None, new: Mask) -> Mask:

@@ -188,6 +188,7 @@ class Controller(KernelControls, FaultPanel, PageFrames, W.VBox):
     def attach(self, view: SnapshotView) -> None:
         """Add a view; it is drawn at the current position at once."""
         self.views.append(view)
+        view.run_ends_at(self.run_end_ms)
         if self.snapshot is not None:
             mask = self.mask_at(self.snapshot)
             view.update(self.snapshot, None if mask is None else functools.partial(mask_model, mask=mask))

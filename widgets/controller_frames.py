@@ -73,6 +73,7 @@ class PageFrames:
             self.frames, self.outline = None, None
             self.player.data = {}
             for view in self.views:
+                view.run_ends_at(None)
                 if isinstance(view, FramedView):
                     view.live = True
                     view.clear_page_frames()
@@ -87,6 +88,7 @@ class PageFrames:
         )
         self.outline = self.frames.outline
         for view in self.views:
+            view.run_ends_at(self.run_end_ms)
             if isinstance(view, FramedView):
                 view.clear_page_frames(self.frames.run)
                 if id(view) not in self.lazy_views:
@@ -157,6 +159,11 @@ class PageFrames:
         if self.frames is None or self.raw_steps:
             return -1
         return self.frames.index_of(snap.trace_len, snap.now_ms, ended=self._ended)
+
+    @property
+    def run_end_ms(self) -> int | None:
+        """The clock of the run's last frame (None: no frames)."""
+        return self.frames.snapshots[-1].now_ms if self.frames is not None and self.frames.snapshots else None
 
     def send_frames(self, view: SnapshotView) -> None:
         """Send ``view``'s frames to the page now (a hidden tab's, when it is opened); where the page has no frame

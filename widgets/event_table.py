@@ -50,8 +50,10 @@ TABLE_CSS = """
 .rq-table table.rmq-events { border-collapse: collapse; }
 .rq-table table.rmq-events th, .rq-table table.rmq-events td { padding: 1px 6px; text-align: left;
   vertical-align: top; border-bottom: 1px solid var(--jp-border-color2, #e0e0e0); }
+.rq-table table.rmq-events td:nth-child(-n+5) { white-space: nowrap; }
 """
-"""The table's rules, in the notebook (the widget's stylesheet) and in a static page."""
+"""The table's rules, in the notebook (the widget's stylesheet) and in a static page. Only the details wrap: #,
+time, kind, actor and msg never do (an actor read "schedule:broker-/a" over two lines)."""
 
 
 def _headers() -> list[str]:

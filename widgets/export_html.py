@@ -32,6 +32,7 @@ pre { white-space: pre-wrap; }
 table.rmq-events { border-collapse: collapse; }
 table.rmq-events th, table.rmq-events td { padding: 1px 6px; text-align: left; vertical-align: top;
   border-bottom: 1px solid var(--jp-border-color2, #e0e0e0); }
+table.rmq-events td:nth-child(-n+5) { white-space: nowrap; }
 footer { margin-top: 12px; color: var(--jp-ui-font-color2, #616161); font-size: 11px; }
 """
 """The page around the pictures: theme background and text colour, the event table's rules."""

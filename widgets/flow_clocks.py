@@ -12,7 +12,8 @@ at the frame (never from a lab's constants):
 * each request of the consumer still waiting for an answer whose timeout is armed (``UNLOCK_BATCH_MQ waiting, gives
   up at 9.001 s``: ``NettyRemotingAbstract.invokeSyncImpl``), and a consumer shutting down.
 
-A ProcessQueue whose broker lock this instance holds, lease live (``RebalanceLockManager``), gets a lock badge; a
+A ProcessQueue whose broker lock this instance holds, lease live (``RebalanceLockManager``), gets a lock badge, and a
+broker queue names the client its broker's lock table names (a hollow padlock once the lease expired); a
 partitioned link (``lab.partition``) is drawn cut. At a paused "when" checkpoint every clock's time is drawn as "?"
 (:func:`widgets.checkpoint_mask.mask_model`), as the Locks tab draws "lease ends at ?": the mechanism stays named,
 the time it would tell is hidden.
@@ -25,9 +26,9 @@ import dataclasses
 from rmqlab import TimerKind, format_duration
 from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
-from rmqlab.snapshot import ConsumerSnap, LabSnapshot
+from rmqlab.snapshot import ConsumerSnap, LabSnapshot, LockSnap
 
-from .flow_model import ClockVM, FlowVM, countdown_time
+from .flow_model import ClockVM, FlowVM, Place, countdown_time
 
 __all__ = [
     "CLOCK_WORDS",
@@ -109,7 +110,24 @@ def with_consumer_state(vm: FlowVM, snap: LabSnapshot) -> FlowVM:
     places = tuple(
         dataclasses.replace(p, locked=True) if p.kind == "process_queue" and p.key in held else p for p in vm.places
     )
-    return dataclasses.replace(vm, consumers=consumers, places=places, cut_links=snap.partitions)
+    return dataclasses.replace(vm, consumers=consumers, places=_broker_locks(places, snap), cut_links=snap.partitions)
+
+
+def _broker_locks(places: tuple[Place, ...], snap: LabSnapshot) -> tuple[Place, ...]:
+    """Each broker queue with the owner its broker's lock table names (``RebalanceLockManager.mqLockTable``, per
+    group; by group name), so the picture answers "who holds the lock now" next to the Locks tab's timeline."""
+    locks = sorted(snap.locks(), key=lambda lock: (lock.queue, lock.group))
+    by_queue: dict[str, list[LockSnap]] = {}
+    for lock in locks:
+        by_queue.setdefault(f"queue:{lock.queue}", []).append(lock)
+    out = []
+    for p in places:
+        held = by_queue.get(p.key) if p.kind in ("business", "retry") else None
+        if held:
+            owner = held[0].client if len(held) == 1 else ", ".join(f"{lock.group}: {lock.client}" for lock in held)
+            p = dataclasses.replace(p, lock_owner=owner, lock_expired=all(lock.expired for lock in held))
+        out.append(p)
+    return tuple(out)
 
 
 def _masked_words(clock: ClockVM) -> str:

@@ -31,19 +31,20 @@ $ text.rq-copy-mark { fill: #ffffff; font-size: 11px; font-weight: 600; }
 """Their classes, added to the flow's stylesheet only on a picture that has one (the others keep their bytes)."""
 
 
+CROSS_FROM = 6.5
+"""Where a cross' arms start, along each diagonal from the token's centre: beyond a label's half height (11 px
+text), so no arm meets the number."""
+
+
 def cross(cv: Canvas, key: str, tx: float, ty: float) -> None:
-    """A red cross over a token: dropped, a send that failed, a failed try's ghost."""
-    d = R * 0.8
-    cv.marks.append(
-        Mark(
-            "path",
-            f"cross:{key}",
-            d=f"M{tx - d:.1f},{ty - d:.1f} L{tx + d:.1f},{ty + d:.1f} "
-            f"M{tx - d:.1f},{ty + d:.1f} L{tx + d:.1f},{ty - d:.1f}",
-            cls="rq-cross",
-            role="cross",
-        )
+    """A red cross over a token (dropped, a send that failed, a failed try's ghost), open in the middle: its four
+    arms run from just outside the label to just past the ring, so the message number stays readable."""
+    lo, hi = CROSS_FROM, R * 0.8 + 2
+    arms = " ".join(
+        f"M{tx + sx * lo:.1f},{ty + sy * lo:.1f} L{tx + sx * hi:.1f},{ty + sy * hi:.1f}"
+        for sx, sy in ((-1, -1), (1, 1), (-1, 1), (1, -1))
     )
+    cv.marks.append(Mark("path", f"cross:{key}", d=arms, cls="rq-cross", role="cross"))
 
 
 def copy_badge(cv: Canvas, t: TokenVM, tx: float, ty: float) -> None:

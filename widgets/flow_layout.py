@@ -71,7 +71,9 @@ $ .rq-token .rq-badge text { fill: #ffffff; font-size: 11px; font-weight: 600; }
 $ .rq-cut-link { stroke: var(--jp-error-color1, #d32f2f); stroke-width: 2; }
 $ text.rq-cut { fill: var(--jp-error-color1, #d32f2f); font-weight: 600; }
 $ .rq-lock { fill: var(--jp-warn-color1, #f57c00); stroke: none; }
-$ .rq-lock-shackle { fill: none; stroke: var(--jp-warn-color1, #f57c00); stroke-width: 1.6; }
+$ .rq-lock.rq-lock-expired { fill: none; stroke: var(--jp-warn-color1, #f57c00); stroke-width: 1.2;
+  stroke-dasharray: 2 1; }
+$ text.rq-lock-owner { font-weight: 600; }
 """.replace("$", '[data-testid="rq-flow"]')
 """The view's own classes, scoped to its root (``$`` stands for the root selector)."""
 

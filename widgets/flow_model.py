@@ -79,6 +79,11 @@ class Place:
     (``suspended · again in 0.8 s``, ``local retry in 4.2 s``), why a tray's messages were dropped."""
     locked: bool = False
     """A ProcessQueue whose broker lock its instance holds, lease live (``RebalanceLockManager``): a lock badge."""
+    lock_owner: str = ""
+    """A broker queue an orderly consumer locked: the client the broker's ``RebalanceLockManager`` table names for it
+    (``c1``; ``cg: c1, og: c2`` when several groups lock it), drawn under the queue's name with a padlock."""
+    lock_expired: bool = False
+    """That entry is past its 60 s (``lockMaxLiveTime``): the next client that asks takes it over (a hollow padlock)."""
     placeholder: bool = False
     """Not there yet: a place a "where" checkpoint offers before anything was ever written to it (the ``%DLQ%``
     queue before its first dead letter, a delay level not in use), drawn dim and dashed under its real name so

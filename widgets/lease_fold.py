@@ -18,8 +18,11 @@ from .lease_model import LeaseBand, LeaseLane, LeaseMarker, LeaseModel, LeaseSpa
 __all__ = ["lease_model", "nice_end"]
 
 
-def lease_model(snap: LabSnapshot, *, include_retry: bool = False) -> LeaseModel:
-    """One :class:`LeaseBand` per (group, orderly queue) seen in the lock table or the trace, by group and queue."""
+def lease_model(snap: LabSnapshot, *, include_retry: bool = False, run_end_ms: int | None = None) -> LeaseModel:
+    """One :class:`LeaseBand` per (group, orderly queue) seen in the lock table or the trace, by group and queue.
+
+    ``run_end_ms``: where the run ends (its last frame's clock); the axis then ends there, at every step, instead
+    of at the latest lease end rounded up (None: a snapshot with no run around it)."""
     now = snap.now_ms
     fold = _Fold({c.client_id for c in snap.consumers if c.orderly})
     for e in snap.events:
@@ -56,8 +59,13 @@ def lease_model(snap: LabSnapshot, *, include_retry: bool = False) -> LeaseModel
             )
         )
     if not bands:  # nothing orderly: the same (time-free) model at every step, so the view is not redrawn
+        if run_end_ms is not None:
+            return LeaseModel(0, max(run_end_ms, 1_000), (), hidden, run_end=True)
         return LeaseModel(0, nice_end(0), (), hidden)
-    return LeaseModel(now, nice_end(t_end), tuple(bands), hidden, tuple(sorted(all_clients)))
+    clients = tuple(sorted(all_clients))
+    if run_end_ms is not None and run_end_ms >= now:
+        return LeaseModel(now, max(run_end_ms, 1_000), tuple(bands), hidden, clients, run_end=True)
+    return LeaseModel(now, nice_end(t_end), tuple(bands), hidden, clients)
 
 
 class _Band:

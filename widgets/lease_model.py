@@ -101,6 +101,10 @@ class LeaseModel:
     """Orderly ``%RETRY%`` queues left out (``include_retry=False``); they are locked like any other."""
     clients: tuple[str, ...] = field(default=())
     """Every client drawn, in order (their colours)."""
+    run_end: bool = False
+    """The axis ends where the run does (a run's frames, :meth:`widgets.lease_view.LeaseView.models`): a lease or
+    trust window that would outlive the run is drawn cut at the edge, with an arrow and its end, never a minute of
+    empty axis past the last step (06's 6.5 s run drew its 60 s leases on a 1 m 10 s axis)."""
 
 
 def _fmt(t: int) -> str:

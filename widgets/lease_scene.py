@@ -33,6 +33,7 @@ LEASE_CSS = """
 .rq-scene text.rq-crash-text { fill: var(--jp-error-color1, #d32f2f); font-weight: 600; }
 .rq-scene text.rq-refused { fill: var(--jp-error-color1, #d32f2f); font-weight: 700; font-size: 11px; }
 .rq-scene text.rq-holder { font-size: 11px; font-weight: 600; fill: #000000; }
+.rq-scene .rq-beyond { fill: var(--jp-ui-font-color1, #1f1f1f); }
 .rq-scene .rq-grid { stroke: var(--jp-border-color2, #e0e0e0); stroke-dasharray: 1 3; }
 """
 
@@ -43,8 +44,9 @@ _LANE_GAP = 3
 _TOP = 22
 
 
-_TICK_STEPS_MS = (5_000, 10_000, 20_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000)
-"""The axis' tick spacings (20 s: the lockAll period); at most 10 intervals over the axis."""
+_TICK_STEPS_MS = (1_000, 2_000, 5_000, 10_000, 20_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000)
+"""The axis' tick spacings (20 s: the lockAll period); at most 10 intervals over the axis (1 s and 2 s only on a
+run shorter than 20 s: an axis that ends with the run)."""
 
 
 def lease_scene(vm: LeaseModel) -> Scene:
@@ -59,7 +61,7 @@ def lease_scene(vm: LeaseModel) -> Scene:
     y = float(_TOP)
     body: list[Mark] = []
     for b in vm.bands:
-        y = _band(body, b, y, tx, colour) + 10
+        y = _band(body, b, y, tx, colour, vm.t_end_ms) + 10
     # the axis on top, with a grid through every band, and the "now" cursor
     marks = _axis(vm, tx, bottom=y)
     marks.extend(body)
@@ -85,7 +87,9 @@ def lease_scene(vm: LeaseModel) -> Scene:
     )
 
 
-def _band(body: list[Mark], b: LeaseBand, y: float, tx: Callable[[int], float], colour: dict[str, str]) -> float:
+def _band(
+    body: list[Mark], b: LeaseBand, y: float, tx: Callable[[int], float], colour: dict[str, str], t_end: int
+) -> float:
     """One queue's band from ``y``: title and holder, rows for worded moments, one lane per lease / lock /
     trust, the renewal ticks and refusals on them; returns the band's bottom."""
     bid = f"lease:{b.group}:{b.queue}"
@@ -101,6 +105,7 @@ def _band(body: list[Mark], b: LeaseBand, y: float, tx: Callable[[int], float], 
     for lane in b.lanes:
         lane_y[(lane.kind, lane.client)] = y
         body.extend(_lane(lane, f"{bid}:{lane.kind}:{lane.client}", y, tx, colour))
+        body.extend(_beyond(lane, f"{bid}:{lane.kind}:{lane.client}", y, tx, t_end))
         y += _LANE_H + _LANE_GAP
     body.extend(_markers(b, bid, lane_y, tx))
     for m, row in placed:
@@ -191,6 +196,21 @@ def _lane(lane: LeaseLane, lid: str, y: float, tx: Callable[[int], float], colou
                 role="lease-holder",
             )
             marks.append(who)
+    return marks
+
+
+def _beyond(lane: LeaseLane, lid: str, y: float, tx: Callable[[int], float], t_end: int) -> list[Mark]:
+    """A span that outlives the axis (the run ended first) is cut at the edge (``tx`` clamps there), with an arrowhead
+    just past it; its tooltip says when it would end (a label there was cut off by the notebook's width)."""
+    marks: list[Mark] = []
+    for i, s in enumerate(lane.spans):
+        if s.end_ms > t_end:
+            edge, when = tx(s.end_ms), format_duration(s.end_ms)
+            tip = _("{lane}: {client} until {time}, after the run's end").format(
+                lane=lane.label, client=s.client, time=when
+            )
+            d = f"M{edge + 1:.1f},{y + 2:.1f} l6,{_LANE_H / 2 - 2:.1f} l-6,{_LANE_H / 2 - 2:.1f} z"
+            marks.append(Mark("path", f"{lid}:beyond:{i}", d=d, cls="rq-beyond", role="lease-beyond", title=tip))
     return marks
 
 
@@ -288,4 +308,11 @@ def _legend(marks: list[Mark], vm: LeaseModel, colour: dict[str, str], y: float)
     marks.append(Mark("text", "legend:refused", x=13, y=ry, text="✗", cls="rq-refused", anchor="middle", role="legend"))
     refused = _("lock refused (another live holder)")
     marks.append(Mark("text", "legend:refused:t", x=26, y=ry, text=refused, cls="rq-muted", role="legend"))
-    return y + (len(items) + 1) * 14 + 8
+    if not any(s.end_ms > vm.t_end_ms for b in vm.bands for lane in b.lanes for s in lane.spans):
+        return y + (len(items) + 1) * 14 + 8
+    ry += 14  # a span cut at the run's end: its arrowhead explained
+    d = f"M10,{ry - 9:.1f} l6,{_LANE_H / 2 - 2:.1f} l-6,{_LANE_H / 2 - 2:.1f} z"  # the lanes' own arrowhead
+    marks.append(Mark("path", "legend:beyond", d=d, cls="rq-beyond", role="legend"))
+    beyond = _("lasts past the run's end (its end in the tooltip)")
+    marks.append(Mark("text", "legend:beyond:t", x=26, y=ry, text=beyond, cls="rq-muted", role="legend"))
+    return y + (len(items) + 2) * 14 + 8

@@ -23,6 +23,7 @@ into bands) and :mod:`~widgets.lease_scene` (the picture).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rmqlab.core.i18n import N_
@@ -67,9 +68,20 @@ class LeaseView(SceneView):
     def __init__(self, *, include_retry: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.include_retry = include_retry
+        self.run_end_ms: int | None = None
+        """Where the run of the frames last built ends (:meth:`run_ends_at`, :meth:`models`): the axis ends there."""
 
     def model(self, snap: LabSnapshot) -> LeaseModel:
-        return lease_model(snap, include_retry=self.include_retry)
+        run_end = self.run_end_ms if self.run_end_ms is not None and snap.now_ms <= self.run_end_ms else None
+        return lease_model(snap, include_retry=self.include_retry, run_end_ms=run_end)
+
+    def run_ends_at(self, end_ms: int | None) -> None:
+        self.run_end_ms = end_ms
+
+    def models(self, snaps: Sequence[LabSnapshot]) -> list[LeaseModel]:
+        """A run's frames: one axis for all of them, ending where the run ends (its last frame's clock)."""
+        self.run_end_ms = snaps[-1].now_ms if snaps else None
+        return [self.model(snap) for snap in snaps]
 
     def to_text(self, vm: LeaseModel) -> str:
         return lease_text(vm)

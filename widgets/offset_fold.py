@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rmqlab import EventKind, TraceEvent
+from rmqlab.common.message import RETRY_PREFIX
 from rmqlab.core.i18n import gettext as _
 from rmqlab.lab.report import SUCCESS_STATUSES
 from rmqlab.snapshot import ConsumeQueueSnap, ConsumerSnap, LabSnapshot, OffsetState, ProcessQueueSnap, copy_group
@@ -17,7 +18,9 @@ __all__ = ["offset_strip_model"]
 
 
 def offset_strip_model(snap: LabSnapshot, *, include_empty: bool = True, max_cells: int = 48) -> OffsetStripModel:
-    """One :class:`StripRow` per (running consumer instance, ProcessQueue), in client id then queue order.
+    """One :class:`StripRow` per (running consumer instance, ProcessQueue), in client id order, each instance's
+    business queues first, then its ``%RETRY%`` queues (queue order within each). A ``%RETRY%`` queue that never held a
+    message gets no strip: it is listed in :attr:`OffsetStripModel.quiet` (one note line).
 
     ``include_empty=False`` leaves out ProcessQueues of queues that never held a message.
     ``max_cells`` bounds the cells per strip (a long queue shows a window starting just below the
@@ -30,17 +33,21 @@ def offset_strip_model(snap: LabSnapshot, *, include_empty: bool = True, max_cel
     queues: dict[str, ConsumeQueueSnap] = {q.name: q for q in snap.queues}
     rows: list[StripRow] = []
     gone: list[tuple[str, str]] = []
+    quiet: list[tuple[str, str]] = []
     for c in snap.consumers:
         if not c.running:
             gone.append((c.client_id, _("crash") if c.crashed else how.get(c.client_id) or _("not started")))
             continue
-        for pq in c.process_queues:
+        for pq in sorted(c.process_queues, key=lambda pq: pq.queue.startswith(RETRY_PREFIX)):  # stable: queue order
             q = queues.get(pq.queue)
             lo, hi = (q.min_offset, q.max_offset) if q is not None else (0, 0)
             if not include_empty and hi == lo:
                 continue
+            if hi == lo and pq.queue.startswith(RETRY_PREFIX) and not pq.msg_tree_keys:
+                quiet.append((c.client_id, pq.queue))
+                continue
             rows.append(_strip_row(c, pq, q, facts, max_cells))
-    return OffsetStripModel(snap.now_ms, tuple(rows), tuple(gone))
+    return OffsetStripModel(snap.now_ms, tuple(rows), tuple(gone), tuple(quiet))
 
 
 def _instance_facts(events: Iterable[TraceEvent]) -> dict[tuple[str, str, int], OffsetState]:

@@ -90,6 +90,16 @@ class OffsetStripModel:
     rows: tuple[StripRow, ...]
     gone: tuple[tuple[str, str], ...] = ()
     """(client id, why) of consumers that are not running: ``crash`` / ``shutdown`` / ``not started``."""
+    quiet: tuple[tuple[str, str], ...] = ()
+    """(client id, queue) of ``%RETRY%`` ProcessQueues whose queue never held a message: not a strip each (the
+    first strip listed was an empty retry queue, above the business queue a question asked about), one note line
+    after the strips."""
+
+
+def quiet_note(quiet: tuple[tuple[str, str], ...]) -> str:
+    """The note for the empty ``%RETRY%`` ProcessQueues: ``c1 %RETRY%cg@broker-a:0; c2 %RETRY%cg@broker-a:0``."""
+    listed = "; ".join(f"{client} {queue}" for client, queue in quiet)
+    return _("empty %RETRY% ProcessQueues (nothing sent back yet): {queues}").format(queues=listed)
 
 
 def _fmt_keys(keys: tuple[int, ...]) -> str:
@@ -117,6 +127,8 @@ def offset_strip_text(vm: OffsetStripModel) -> str:
         if r.dropped:
             line += " (" + _("dropped") + ")"
         lines.append(line)
+    if vm.quiet:
+        lines.append(quiet_note(vm.quiet))
     for client, why in vm.gone:
         lines.append(_("{client}: no ProcessQueues ({why})").format(client=client, why=why))
     return "\n".join(lines) or _("(no ProcessQueues)")

@@ -9,7 +9,7 @@ from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import OffsetState
 
-from .offset_model import OffsetStripModel, StripRow
+from .offset_model import OffsetStripModel, StripRow, quiet_note
 from .palette import STATE_GLYPH, STATE_STYLE
 from .scene import Mark, Scene, text_width
 
@@ -80,6 +80,11 @@ def offset_strip_scene(vm: OffsetStripModel) -> Scene:
     for r in vm.rows:
         width = max(width, _strip(marks, r, y))
         y += _row_height(r)
+    if vm.quiet:
+        note = quiet_note(vm.quiet)
+        marks.append(Mark("text", "quiet", x=_LEFT, y=y + 11, text=note, cls="rq-muted", role="strip-quiet"))
+        width = max(width, _LEFT + text_width(note) + 8)
+        y += 18
     for client, why in vm.gone:
         gone = _("{client}: no ProcessQueues ({why})").format(client=client, why=why)
         marks.append(Mark("text", f"gone:{client}", x=_LEFT, y=y + 11, text=gone, cls="rq-muted", role="strip-gone"))

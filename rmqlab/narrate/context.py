@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.duration import format_duration
-from ..core.trace import TraceEvent
+from ..core.trace import EventKind, TraceEvent
 
-__all__ = ["CaptionContext", "dur", "name_of"]
+__all__ = ["CaptionContext", "copy_number", "dur", "name_of", "remember_copy"]
 
 
 @dataclass(slots=True)
@@ -55,6 +55,37 @@ class CaptionContext:
     """Msg → (status, return type) of its latest consume result: why a send-back that follows happened."""
     sent_back: set[str] = field(default_factory=set)
     """Msgs sent back since they were consumed (the first of a batch's says where ``ackIndex`` was)."""
+    stored_copies: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    """Msg → the (queue, offset) of each copy a broker stored of it in a business topic, in store order: a second one
+    is a duplicate under the same id (a SYNC try whose answer was lost and was sent again; a delay offset rolled back
+    by a broker crash), and the plain line says "a second copy"."""
+
+
+_NOT_BUSINESS = ("%RETRY%", "%DLQ%", "SCHEDULE_TOPIC_XXXX")
+"""Topics whose stored messages are a message's later life, not a copy of it (``MixAll.RETRY_GROUP_TOPIC_PREFIX``,
+``DLQ_GROUP_TOPIC_PREFIX``, ``TopicValidator.RMQ_SYS_SCHEDULE_TOPIC``)."""
+
+
+def copy_number(ctx: CaptionContext, e: TraceEvent) -> int:
+    """Which copy of its message ``e`` is about (1 for the first, 2 for a second copy …), from the context before it:
+    a STORED in a business topic or the DELAY_DELIVERED that is about to store one is the next copy; a DELIVERED is
+    the copy stored at its queue and offset; any other event, 1."""
+    msg, d = e.msg_id or "", e.data
+    stored = ctx.stored_copies.get(msg, [])
+    if e.kind in (EventKind.STORED, EventKind.DELAY_DELIVERED):
+        return len(stored) + 1 if not str(d.get("topic", "")).startswith(_NOT_BUSINESS) else 1
+    if e.kind is EventKind.DELIVERED:
+        at = (str(d.get("queue", "")), d.get("queue_offset"))
+        return next((n for n, copy in enumerate(stored, start=1) if copy == at), 1)
+    return 1
+
+
+def remember_copy(ctx: CaptionContext, e: TraceEvent) -> None:
+    """After ``e``'s captions: a STORED in a business topic is one more copy of its message."""
+    d = e.data
+    if e.kind is EventKind.STORED and e.msg_id and not str(d.get("topic", "")).startswith(_NOT_BUSINESS):
+        queue = f"{d.get('topic')}@{e.actor}:{d.get('queue_id')}"
+        ctx.stored_copies.setdefault(e.msg_id, []).append((queue, int(d.get("queue_offset", -1))))
 
 
 def name_of(actor: str) -> str:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from ..core.i18n import gettext as _
 from ..core.trace import TraceEvent
-from .context import CaptionContext, name_of
+from .context import CaptionContext, dur, name_of
 
-__all__ = ["on_fault", "on_lifecycle", "on_warning"]
+__all__ = ["PERSIST_EVERY_MS", "on_fault", "on_lifecycle", "on_warning"]
 
 
 def on_lifecycle(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
@@ -72,8 +72,16 @@ def on_fault(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     return "Lab.set_broker_fault", _("{broker} now misbehaves: {settings}").format(broker=e.actor, settings=settings)
 
 
+PERSIST_EVERY_MS = 5_000
+"""``MQClientInstance``'s ``persistConsumerOffsetInterval`` (``ClientConfig``, 5000 ms; the engine's
+``PERSIST_CONSUMER_OFFSET_INTERVAL_MS``): how soon an offset whose update was lost is sent again."""
+
+
 def on_warning(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
-    about = f" ({e.msg_id})" if e.msg_id else ""
-    return "WARNING", _("{who}{about}: {message} — RocketMQ only logs this").format(
-        who=name_of(e.actor), about=about, message=e.get("message")
+    about, message = f" ({e.msg_id})" if e.msg_id else "", str(e.get("message"))
+    rule = _("{who}{about}: {message} — RocketMQ only logs this").format(
+        who=name_of(e.actor), about=about, message=message
     )
+    if message.startswith("updateConsumeOffsetToBroker exception"):  # RemoteBrokerOffsetStore.persistAll's log
+        rule += _("; it is sent again at the next persistAll ({every})").format(every=dur(PERSIST_EVERY_MS))
+    return "WARNING", rule

@@ -15,7 +15,7 @@ from ..core.i18n import gettext as _
 from ..core.reasons import translated
 from ..core.trace import EventKind, TraceEvent
 from . import consuming, lab_events, rebalancing, sending, storing
-from .context import CaptionContext
+from .context import CaptionContext, copy_number, remember_copy
 from .plain import PLAIN
 from .steps import burst, close_other_bursts, signature
 
@@ -92,6 +92,9 @@ class Caption:
     topic: str = ""
     """The topic a rebalance or lock result is about (a step leads with a business topic's, not ``%RETRY%``'s: c2
     taking over TopicTest is the story, its retry queue goes with it); else ``""``."""
+    copy: int = 1
+    """Which stored copy of its message a STORED / DELAY_DELIVERED / DELIVERED is about (2: a duplicate under the same
+    id; :func:`~rmqlab.narrate.context.copy_number`): a step that hides it among "and 2 more" still names it."""
 
     @property
     def source(self) -> str:
@@ -165,8 +168,10 @@ class Narrator:
         The plain sentence is made first, from the context as it was before this event (a send-back's
         sentence needs what the broker just did, which its source caption then forgets).
         """
+        copy = copy_number(self._context, event)
         plain = PLAIN[event.kind](self._context, event)
         where, text = _CAPTIONS[event.kind](self._context, event)
+        remember_copy(self._context, event)
         text = translated(text)  # the failures rmqlab words itself, which the rule quotes from the trace
         meaningful = is_meaningful(event)
         key = signature(event)
@@ -192,6 +197,7 @@ class Narrator:
             fresh,
             outcome=str(event.get("status") or "") if event.kind is K.CONSUMED else "",
             topic=_topic_of(event),
+            copy=copy,
         )
 
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from ..core.i18n import gettext as _
 from ..core.i18n import ngettext
 from ..core.trace import EventKind, TraceEvent
-from .context import CaptionContext, dur, name_of
+from .context import CaptionContext, copy_number, dur, name_of
 from .plain_consuming import (
     broadcast_dropped,
     consume_request,
@@ -46,7 +46,7 @@ from .plain_consuming import (
     suspended,
     unlocked,
 )
-from .plain_words import error_words, ordinal, queue_words
+from .plain_words import copy_words, error_words, ordinal, queue_words
 from .sending import selector_failed
 
 __all__ = ["PLAIN", "error_words", "ordinal", "queue_words"]
@@ -122,6 +122,12 @@ def _stored(ctx: CaptionContext, e: TraceEvent) -> str:
         return _("{broker} stores {msg} in {topic} queue {queue_id}.").format(
             broker=e.actor, msg=msg, topic=topic, queue_id=d.get("queue_id")
         )
+    copy = copy_number(ctx, e)
+    if copy > 1:  # the same id stored again: a duplicate (the picture's "#2" badge)
+        return _("{broker} stores {copy} in {topic} queue {queue_id} at position {offset}.").format(
+            broker=e.actor, copy=copy_words(msg, copy), topic=topic, queue_id=d.get("queue_id"),
+            offset=d.get("queue_offset"),
+        )  # fmt: skip
     return _("{broker} stores {msg} in {topic} queue {queue_id} at position {offset}.").format(
         broker=e.actor, msg=msg, topic=topic, queue_id=d.get("queue_id"), offset=d.get("queue_offset")
     )
@@ -139,9 +145,13 @@ def _scheduled(ctx: CaptionContext, e: TraceEvent) -> str:
 
 def _delay_delivered(ctx: CaptionContext, e: TraceEvent) -> str:
     d, msg = e.data, e.msg_id or "?"
-    broker = name_of(e.actor)
+    broker, wait, copy = name_of(e.actor), dur(int(d.get("waited_ms", 0))), copy_number(ctx, e)
+    if copy > 1:  # the level delivers a message it delivered before (its offset was rolled back)
+        return _("{msg}'s {wait} wait is over: {broker} moves {copy} into {topic}.").format(
+            msg=msg, wait=wait, broker=broker, copy=copy_words(msg, copy), topic=d.get("topic")
+        )
     return _("{msg}'s {wait} wait is over: {broker} moves it into {topic}.").format(
-        msg=msg, wait=dur(int(d.get("waited_ms", 0))), broker=broker, topic=d.get("topic")
+        msg=msg, wait=wait, broker=broker, topic=d.get("topic")
     )
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from ..core.i18n import gettext as _
 from ..core.i18n import ngettext
 from ..core.trace import EventKind, TraceEvent
-from .context import CaptionContext, dur, name_of
-from .plain_words import error_words, ids_words, ordinal, queue_words
+from .context import CaptionContext, copy_number, dur, name_of
+from .plain_words import copy_words, error_words, ids_words, ordinal, queue_words
 from .send_back_reason import cause_words, send_back_reason
 
 __all__ = [
@@ -76,6 +76,11 @@ def delivered(ctx: CaptionContext, e: TraceEvent) -> str:
     if rt:
         return _("{who} hands {msg} to its listener again: retry {rt}, its {nth} delivery.").format(
             who=who, msg=msg, rt=rt, nth=ordinal(rt + 1)
+        )
+    copy = copy_number(ctx, e)
+    if copy > 1:  # a duplicate under the same id: the listener sees this message id again
+        return _("{who} hands {copy} to its listener (the application's code).").format(
+            who=who, copy=copy_words(msg, copy)
         )
     return _("{who} hands {msg} to its listener (the application's code).").format(who=who, msg=msg)
 

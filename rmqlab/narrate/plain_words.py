@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from ..core.i18n import N_
 from ..core.i18n import gettext as _
 
-__all__ = ["error_words", "ids_words", "ordinal", "queue_words"]
+__all__ = ["copy_words", "error_words", "ids_words", "ordinal", "queue_words"]
 
 
 def ordinal(n: int) -> str:
@@ -57,3 +57,8 @@ def ids_words(ids: Sequence[str]) -> str:
         return _("nothing")
     shown = ", ".join(ids[:3])
     return shown + (_(" and {count} more").format(count=len(ids) - 3) if len(ids) > 3 else "")
+
+
+def copy_words(msg: str, n: int) -> str:
+    """Copy ``n`` (2 or more) of ``msg``: ``a second copy of M0001``, ``copy 3 of M0001`` (the picture's "#2" badge)."""
+    return _("a second copy of {msg}").format(msg=msg) if n == 2 else _("copy {n} of {msg}").format(n=n, msg=msg)

@@ -25,7 +25,7 @@ from ..core.i18n import columns
 from ..core.i18n import gettext as _
 from ..core.trace import EventKind
 from .fates import SUCCESS_STATUSES
-from .plain_words import ids_words
+from .plain_words import copy_words, ids_words
 from .repeats import Repeat, burst, close_other_bursts, group_repeats, signature
 
 __all__ = [
@@ -115,20 +115,29 @@ last clause that fits, and ends "…". The send-back's rule, the step the labs s
 
 
 def _fit_sentences(
-    sentences: Sequence[str], ranks: Sequence[int], done: Sequence[str | None] = (), about: Sequence[str | None] = ()
+    sentences: Sequence[str],
+    ranks: Sequence[int],
+    done: Sequence[str | None] = (),
+    about: Sequence[str | None] = (),
+    copies: Sequence[str] = (),
 ) -> tuple[list[str], int]:
     """The sentences that fit :data:`PLAIN_WIDTH`, most telling first (``ranks``: lower tells more, see
     :data:`_PLAIN_ORDER`; at least one, at most :data:`MAX_SENTENCES`), shown in reading order, then the count of the
     rest, naming the messages the rest consumed (``done``: per sentence, the message it says was consumed; ``about``:
     the message each is about, not named again) when they
     fit: lab 09's step hid M0004 and M0005, consumed at last behind a message gone to the dead-letter topic, in
-    "(and 10 more)"; and the index of the most telling one, whose rule the second line gives (both lines about one
-    event)."""
+    "(and 10 more)"; a sentence about a second stored copy (``copies``: its words, "a second copy of M0001 stored", or
+    "") is named first (lab 01b's step led with the try that stored it); and the index of the most telling one,
+    whose rule the second line gives (both lines about one event)."""
 
     def more(shown: list[int]) -> list[str]:
         count = len(sentences) - len(shown)
         if not count:
             return []
+        told = {about[j] for j in shown if j < len(copies) and copies[j]}  # the line itself is about that copy
+        said = list(dict.fromkeys(c for j, c in enumerate(copies) if c and j not in shown and about[j] not in told))
+        if said:  # a duplicate stored or delivered at this step is named, never only counted (the "#2" badge)
+            return [_("(and {count} more: {copies}, see the Events tab)").format(count=count, copies="; ".join(said))]
         led = {about[j] for j in shown if j < len(about)}  # a message the line already speaks of
         named = list(dict.fromkeys(m for j, m in enumerate(done) if m and j not in shown and m not in led))
         if named:
@@ -312,9 +321,20 @@ def step_caption(captions: Sequence[C], subject: Subject | None = None) -> StepC
             if g.count == 1
             else _("{sentence} ({summary}).").format(sentence=first.plain.rstrip(".。"), summary=summary)
         )
-    plain, lead = _fit_sentences(sentences, ranks, done, [g.first.msg_id for g in groups])
+    copies = [_copy_said(g.first) for g in groups]
+    plain, lead = _fit_sentences(sentences, ranks, done, [g.first.msg_id for g in groups], copies)
     key: C = groups[lead].first  # the second line is about the first line's event (issue 30: never another one)
     return StepCaption(_joined(plain), fit_rule(_("in the source: {rule}").format(rule=key.text)))
+
+
+def _copy_said(caption: _Captioned) -> str:
+    """A second (or later) stored copy's words when ``caption`` stores or delivers one ("a second copy of M0001
+    stored"), else ""."""
+    copy = int(getattr(caption, "copy", 1))
+    if copy < 2 or caption.kind not in (K.STORED, K.DELAY_DELIVERED, K.DELIVERED):
+        return ""
+    words = copy_words(caption.msg_id or "?", copy)
+    return (_("{copy} delivered") if caption.kind is K.DELIVERED else _("{copy} stored")).format(copy=words)
 
 
 def _repeat_keys(captions: Sequence[C]) -> dict[int, int]:

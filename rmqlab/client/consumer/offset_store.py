@@ -133,8 +133,9 @@ class RemoteBrokerOffsetStore(OffsetStore):
                 EventKind.WARNING,
                 consumer.actor,
                 None,
-                message=f"updateConsumeOffsetToBroker exception, {mq} offset {offset}: {error.name}; sent again at the "
-                "next persistAll",
+                # the Java's own log line (persistAll: log.error("updateConsumeOffsetToBroker exception, " + mq, e)),
+                # with the offset and the error; what happens next is the narration's to say, in the reader's language
+                message=f"updateConsumeOffsetToBroker exception, {mq} offset {offset}: {error.name}",
             )
 
     def read_offset_from_store(self, mq: MessageQueue) -> Generator[Any, Any, int]:
