@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..broker.broker_faults import BrokerFaults
 from ..client.consumer.consume_message_orderly_service import ConsumeMessageOrderlyService
 from ..client.consumer.process_queue import REBALANCE_LOCK_MAX_LIVE_TIME_MS
 from ..common.message import SCHEDULE_TOPIC
@@ -28,7 +29,22 @@ if TYPE_CHECKING:
     from ..client.consumer.process_queue import ProcessQueue
     from .lab_state import LabState
 
-__all__ = ["LabSnapshot", "take_snapshot"]
+__all__ = ["HEALTHY_BROKER", "LabSnapshot", "fault_fields", "take_snapshot"]
+
+
+def fault_fields(faults: BrokerFaults) -> tuple[tuple[str, object], ...]:
+    """A broker's injected faults as :attr:`BrokerSnap.faults` lists them (``BrokerFaults()``: a healthy broker's,
+    what the run's first picture shows of a broker whose fault the factory set: ``widgets.origin``)."""
+    return (
+        ("response_delay_ms", faults.response_delay_ms),
+        ("lose_responses", faults.lose_responses),
+        ("put_status", faults.put_status.value),
+        ("reject_send_back", faults.reject_send_back),
+    )
+
+
+HEALTHY_BROKER = fault_fields(BrokerFaults())
+"""The faults of a broker with none injected."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,12 +320,7 @@ def take_snapshot(lab: LabState, index: TraceIndex | None = None) -> LabSnapshot
     queues: list[ConsumeQueueSnap] = []
     for bname in sorted(lab.brokers):
         b = lab.brokers[bname]
-        faults = (
-            ("response_delay_ms", b.faults.response_delay_ms),
-            ("lose_responses", b.faults.lose_responses),
-            ("put_status", b.faults.put_status.value),
-            ("reject_send_back", b.faults.reject_send_back),
-        )
+        faults = fault_fields(b.faults)
         members = tuple((group, tuple(sorted(b.consumer_groups[group]))) for group in sorted(b.consumer_groups))
         offsets = tuple(
             sorted(
