@@ -23,6 +23,7 @@ from .base import guarded
 from .checkpoint_gate import gate
 from .checkpoint_mask import Mask
 from .frames import RunFrames, clock_text
+from .jump_default import HOUSEKEEPING, default_kind, lesson_kind
 from .kind_names import jump_label, jump_names
 from .replay import Replay, RunOutline
 from .stepper import Stepper
@@ -211,12 +212,17 @@ class KernelControls:
         if offered != self.kind_choice.options:
             chosen = self.kind_choice.value
             self.kind_choice.options = offered  # selects the first option
-            if chosen in (value for _, value in choices):
+            if chosen in (value for _, value in choices) and chosen not in HOUSEKEEPING:
                 self.kind_choice.value = chosen
-            elif self.outline is not None and choices:  # the rarest kind ahead: the outcome, not "delivered (599)"
+            elif self.outline is not None and choices:  # the lesson's kind (widgets.jump_default), never bookkeeping
                 ahead = self.outline.ahead(position, until=limit)
-                self.kind_choice.value = min((value for _, value in choices), key=lambda k: ahead[EventKind(k)])
+                offered = {value: ahead[EventKind(value)] for _, value in choices}
+                self.kind_choice.value = default_kind(offered, self.lesson_kind())
         self.kind_choice.disabled = self.jump_button.disabled = not choices
+
+    def lesson_kind(self) -> str:
+        """The kind the Jump box opens on (:func:`widgets.jump_default.lesson_kind`)."""
+        return "" if self.frames is None else lesson_kind(self.frames.checkpoints, self.frames.kinds)
 
     def _frame_here(self) -> int:
         """The page's frame at the current position (the summary frame once the replay found nothing follows the last

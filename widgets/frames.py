@@ -31,6 +31,7 @@ from .checkpoint_lead import lead_pauses
 from .checkpoint_mask import Mask, mask_frames, mask_model
 from .checkpoints import AskedCheckpoint, Checkpoint, cuts_of, resolve
 from .flow_view import FlowVM, flow_view_model
+from .jump_default import HOUSEKEEPING, lesson_kind
 from .replay import InjectedFault, Replay, RunOutline
 from .run_intro import intro_caption
 from .scene import Scene, SceneView
@@ -171,6 +172,9 @@ class RunFrames:
             "clocks": [self.clock(i) for i in range(len(self))],
             "captions": [list(c) for c in self.captions],
             "jumps": {k: [per.get(k, 0) for per in self.kinds] for k in kinds},
+            # the kind the Jump box opens on, and the kinds it offers last (widgets.jump_default)
+            "jump_main": lesson_kind(self.checkpoints, self.kinds),
+            "housekeeping": list(HOUSEKEEPING),
             "checkpoints": [c.to_json() for c in self.checkpoints],
             "complete": self.complete,
         }

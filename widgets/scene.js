@@ -463,6 +463,7 @@ function renderPlayer({ model, el: host }) {
   let data = mergePlayer(plain, []); // with every segment opened so far
   let wanted = null; // a frame asked for (by the kernel) before its segment was opened
   let index = 0;
+  let picked = ""; // the Jump kind the student chose (kept while it is ahead)
   let timer = null;
   const done = new Map(); // checkpoint name -> {tries, shown, right}
   const count = () => (data.positions || []).length;
@@ -548,7 +549,6 @@ function renderPlayer({ model, el: host }) {
 
   function fillJumps() {
     const jumps = data.jumps || {};
-    const keep = jumpKind.value;
     const opts = [];
     // only what a Jump can reach before a question still to answer: the kinds beyond it would tell its answer
     const limit = gate(count());
@@ -559,8 +559,17 @@ function renderPlayer({ model, el: host }) {
     }
     jumpKind.replaceChildren(...opts.map(([v, t]) => { const o = el("option", { value: v }, t); return o; }));
     if (!opts.length) jumpKind.append(el("option", { value: "" }, limit < count() ? tr("answer the question first") : tr("nothing ahead")));
-    if (opts.some(([v]) => v === keep)) jumpKind.value = keep;
+    // the student's own pick stays while it is ahead; else the lesson's kind, never bookkeeping (widgets/jump_default.py)
+    if (opts.some(([v]) => v === picked)) jumpKind.value = picked;
+    else if (opts.length) jumpKind.value = defaultKind(opts.map(([v]) => v), limit);
     jump.disabled = jumpKind.disabled = !opts.length;
+  }
+  function defaultKind(kinds, limit) {
+    if (kinds.includes(data.jump_main)) return data.jump_main;
+    const chores = new Set(data.housekeeping || []);
+    const n = (k) => data.jumps[k].slice(index + 1, limit + 1).reduce((a, b) => a + b, 0);
+    const rarest = (ks) => ks.slice().sort((a, b) => n(a) - n(b) || (a < b ? -1 : a > b ? 1 : 0))[0];
+    return rarest(kinds.filter((k) => !chores.has(k))) || rarest(kinds);
   }
 
   const from = () => (index < 0 ? Number(model.get("live_near")) || 0 : index);
@@ -709,6 +718,7 @@ function renderPlayer({ model, el: host }) {
     if (timer) setPlaying(true);
   };
   scrub.oninput = () => { setPlaying(false); show(gate(Number(scrub.value))); };
+  jumpKind.onchange = () => { picked = jumpKind.value; };
   jump.onclick = () => {
     setPlaying(false);
     const per = (data.jumps || {})[jumpKind.value] || [];
