@@ -181,8 +181,12 @@ def slow_listener_lab() -> Lab:
     lab.add_broker("broker-a")
     lab.create_topic("TopicTest", queues=1)
     p = lab.add_producer("pg")
-    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, name="c1",
-                     listener=lambda m, c: after(30 * 60_000, rmqlab.ConsumeConcurrentlyStatus.CONSUME_SUCCESS))
+    lab.add_consumer(
+        "cg",
+        subscribe={"TopicTest": "*"},
+        name="c1",
+        listener=lambda m, c: after(30 * 60_000, rmqlab.ConsumeConcurrentlyStatus.CONSUME_SUCCESS),
+    )
     lab.at("1s", p.send, Message("TopicTest", "slow"))
     return lab
 

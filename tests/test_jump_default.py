@@ -56,6 +56,7 @@ def test_a_kind_still_to_come_at_the_first_pause_is_not_sent_to_the_page() -> No
         ({"offset_persisted": 1, "delivered": 9}, "", "delivered"),
     ],
 )
-def test_the_default_prefers_the_lesson_then_the_rarest_real_kind(ahead: dict[str, int], lesson: str,
-                                                                   picked: str) -> None:
+def test_the_default_prefers_the_lesson_then_the_rarest_real_kind(
+    ahead: dict[str, int], lesson: str, picked: str
+) -> None:
     assert default_kind(ahead, lesson) == picked

@@ -3,12 +3,12 @@
 Lab 03's Jump box read "offsets persisted (17)" (revA item 15): the page kept the last kind it had offered, and at
 the run's end only the consumer's 5 s ``persistAll`` was left; back at the start it stayed there, so a student's
 first Jump went to bookkeeping instead of the next send-back. The box now opens on the *lesson's kind*: the kind of
-the event the run's first checkpoint pauses before when the run already showed that kind (lab 04 pauses before
-refund 17's 2nd ``send_back``), or, in a run with no checkpoint, the rarest kind of the run that is not housekeeping
-(the outcome: ``dead_lettered`` rather than ``delivered``). When that kind is not ahead any more, the rarest non-housekeeping kind
-ahead; housekeeping (offsets, rebalances, lifecycle, empty pulls) only when nothing else is ahead. A kind the
-student picks is kept while it is ahead (the page tracks that; the kernel's box keeps any offered kind that is not
-housekeeping).
+the event the run's first checkpoint pauses before, when the run already showed that kind (lab 04 pauses before
+refund 17's 2nd ``send_back``), or, in a run with no checkpoint, the rarest kind of the run that is not
+housekeeping (the outcome: ``dead_lettered`` rather than ``delivered``). When that kind is not ahead any more, the
+rarest non-housekeeping kind ahead; housekeeping (offsets, rebalances, lifecycle, empty pulls) only when nothing
+else is ahead. A kind the student picks is kept while it is ahead (the page tracks that; the kernel's box keeps
+any offered kind that is not housekeeping).
 
 Mirrors no 4.9.7 class: it chooses among the trace's kinds (``rmqlab.core.trace_event.EventKind``).
 """
