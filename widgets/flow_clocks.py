@@ -140,4 +140,5 @@ def hide_clock_times(vm: FlowVM) -> FlowVM:
         )
         for c in vm.consumers
     )
-    return dataclasses.replace(vm, consumers=consumers)
+    kept_out = tuple((b, dataclasses.replace(k, time=hidden), tip) for b, k, tip in vm.kept_out)
+    return dataclasses.replace(vm, consumers=consumers, kept_out=kept_out)

@@ -19,7 +19,7 @@ from ..core.scheduler import Priority, TimerKind, TimerLabel
 from ..core.trace import TraceEvent
 from .brokers import BrokerSnap, LockSnap, ScheduleLevelSnap
 from .cells import audiences_of, queue_snaps
-from .clients import ConsumerSnap, ProcessQueueSnap, RequestSnap, TimerSnap
+from .clients import ConsumerSnap, FaultItemSnap, ProcessQueueSnap, RequestSnap, TimerSnap
 from .queues import ConsumeQueueSnap
 from .trace_index import TraceIndex, client_groups
 
@@ -75,6 +75,8 @@ class LabSnapshot:
     """Cut links (``lab.partition``): (client id, broker name), sorted."""
     requests: tuple[RequestSnap, ...] = field(default=())
     """Requests waiting for an answer (the ``responseTable``), in send order."""
+    kept_out: tuple[FaultItemSnap, ...] = field(default=())
+    """Brokers a producer's latency fault tolerance keeps out of its queue choice now, by producer and broker."""
 
     @classmethod
     def of(cls, lab: LabState, index: TraceIndex | None = None) -> LabSnapshot:
@@ -213,6 +215,22 @@ def _consumer_snap(lab: LabState, c: DefaultMQPushConsumer) -> ConsumerSnap:
     )
 
 
+def _kept_out(lab: LabState, now: int) -> tuple[FaultItemSnap, ...]:
+    """Each producer's fault table (``MQFaultStrategy.latencyFaultTolerance``), only the items not available at
+    ``now`` (``FaultItem.isAvailable``: ``now - startTimestamp >= 0``); empty when the strategy is off."""
+    out = []
+    for name in sorted(lab.producers):
+        strategy = lab.producers[name].fault_strategy
+        if not strategy.send_latency_fault_enable:
+            continue
+        table = strategy.latency_fault_tolerance.fault_item_table
+        for broker in sorted(table):
+            item = table[broker]
+            if not item.is_available(now):
+                out.append(FaultItemSnap(name, broker, item.current_latency, item.start_timestamp))
+    return tuple(out)
+
+
 def _request_snaps(lab: LabState) -> tuple[RequestSnap, ...]:
     """The ``responseTable``: each request still waiting, what it is and when its client gives up on it."""
     out = []
@@ -345,4 +363,5 @@ def take_snapshot(lab: LabState, index: TraceIndex | None = None) -> LabSnapshot
         timers=timers,
         partitions=tuple(sorted(lab.remoting.faults.partitions)),
         requests=_request_snaps(lab),
+        kept_out=_kept_out(lab, now),
     )
