@@ -20,6 +20,7 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .base import guarded
+from .checkpoint_answered import answered_here
 from .checkpoint_gate import gate
 from .checkpoint_mask import Mask
 from .frames import RunFrames, clock_text
@@ -236,6 +237,9 @@ class KernelControls:
         if self.stepper is None:
             return ()
         frames, frame = self.frames, self._frame_here()
+        done = answered_here(frames, frame, self.answered)
+        if done is not None:  # a paused frame whose question is answered says what it hid (widgets.checkpoint_answered)
+            return done.caption
         # a frame's caption is the page's (its first knows the run ahead, its last what the run showed)
         lines = (
             frames.captions[frame]
