@@ -234,14 +234,8 @@ def _build_run(
     frames.faults = fault_windows(replay.lab.trace)
     if checkpoints:
         flows: list[FlowVM] = [flow_view_model(s) for s in snaps]
-        frames.checkpoints = resolve(
-            checkpoints,
-            trace=list(replay.lab.trace),
-            positions=positions,
-            snapshots=snaps,
-            flows=flows,
-            captions=captions,
-        )
+        frames.checkpoints = resolve(checkpoints, trace=list(replay.lab.trace), positions=positions, snapshots=snaps,
+                                     flows=flows, captions=captions)  # fmt: skip
         lead_pauses(stepper, frames.checkpoints, positions, captions)  # a pause speaks of what its question is about
         plain = {cp.frame: captions[cp.frame] for cp in frames.checkpoints}
         frames.masks = mask_frames(frames.checkpoints, times, frames.captions)
