@@ -72,9 +72,8 @@ def _whole(view: Any, frames: RunFrames, frame: int) -> dict[str, Any]:
     from .event_table import event_table_json
 
     vm = mask_model(view.model(frames.snapshots[frame]), frames.answered[frame].mask)
-    if isinstance(view, EventLog):
-        return event_table_json(vm)
-    return view.scene(vm).to_json({})
+    whole: dict[str, Any] = event_table_json(vm) if isinstance(view, EventLog) else view.scene(vm).to_json({})
+    return whole
 
 
 def answer_fixes(view: Any, frames: RunFrames, encoded: dict[str, Any]) -> dict[int, tuple[dict[str, Any], ...]]:

@@ -217,8 +217,8 @@ class KernelControls:
                 self.kind_choice.value = chosen
             elif self.outline is not None and choices:  # the lesson's kind (widgets.jump_default), never bookkeeping
                 ahead = self.outline.ahead(position, until=limit)
-                offered = {value: ahead[EventKind(value)] for _, value in choices}
-                self.kind_choice.value = default_kind(offered, self.lesson_kind())
+                left = {value: ahead[EventKind(value)] for _, value in choices}
+                self.kind_choice.value = default_kind(left, self.lesson_kind())
         self.kind_choice.disabled = self.jump_button.disabled = not choices
 
     def lesson_kind(self) -> str:
