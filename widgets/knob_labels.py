@@ -2,7 +2,7 @@
 
 The knobs read ``retry_another_broker_when_not_store_ok``, ``broker_b_too``, ``max_reconsume_times`` (revA item 18):
 identifiers, in the English and the Chinese lab alike. Each knob now shows a plain label ("retry another broker
-when not stored OK", "重试其他 Broker（未存储成功时）") and, in a smaller second line and in its tooltip, the keyword
+when not stored OK", "未存储成功时换 Broker 重试") and, smaller after it and in its tooltip, the keyword
 itself, which the lab's text names and ``dash.rebuild(max_reconsume_times=2)`` takes: the knob's name (the key of
 ``Dashboard.knobs``) stays that keyword. A knob the table below does not know reads its keyword with spaces.
 
@@ -65,5 +65,10 @@ def knob_label(name: str) -> str:
 
 
 def knob_description(name: str) -> str:
-    """The knob's description as HTML: its plain label, and its keyword on a second, quieter line."""
-    return f'{html.escape(knob_label(name))}<br><span style="{KEYWORD_STYLE}">{html.escape(name)}</span>'
+    """The knob's description as HTML: its plain label, then its keyword, smaller and quieter, when it reads
+    otherwise ("messages" is its own keyword). On the same line: an ipywidgets label is one line high, a second
+    line was cut off (and ``<br>`` is ignored there: it read "messagesmessages")."""
+    label = html.escape(knob_label(name))
+    if knob_label(name) == name.replace("_", " "):
+        return label
+    return f'{label} <span style="{KEYWORD_STYLE}">{html.escape(name)}</span>'
