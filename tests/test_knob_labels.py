@@ -44,7 +44,8 @@ def test_the_knob_shows_its_label_and_its_keyword(language: str, label: str) -> 
     if language == "en":  # the label is the keyword in words: said once
         assert knob.description == label
     else:
-        assert knob.description.startswith(label + " <span") and knob.description.endswith(">max_reconsume_times</span>")
+        assert knob.description.startswith(label + " <span")
+        assert knob.description.endswith(">max_reconsume_times</span>")
     assert "max_reconsume_times" in knob.tooltip and label in knob.tooltip
     dash.set_knobs(max_reconsume_times=2)
     assert dash.knob_values() == {"max_reconsume_times": 2}
