@@ -120,10 +120,10 @@ def _broker_geometry(vm: FlowVM, cols: Columns, brokers: list[str]) -> None:
         col_w,
         max((text_width(_("{broker} · down").format(broker=b)) for b in brokers), default=0) + 2 * PAD,
         text_width("SCHEDULE_TOPIC_XXXX") + 2 * PAD,
-        max((text_width(k.text, 11) for _b, k, _tip in vm.kept_out), default=0) + 2 * PAD,
+        max((text_width(line, 11) for _b, k, _tip in vm.kept_out for line in k.text.split("\n")), default=0) + 2 * PAD,
     )
     cols.bx0 = cols.prod_right + GAP_SEND
-    kept = [sum(1 for k in vm.kept_out if k[0] == b) for b in brokers]
+    kept = [sum(k.text.count("\n") + 1 for name, k, _tip in vm.kept_out if name == b) for b in brokers]
     y = cols.top + 22 + CLOCK_LINE * max(kept, default=0)  # room for the kept-out clocks under the names
     for lane, _name, kinds in LANES:
         h = 16.0
@@ -154,9 +154,9 @@ def broker_columns(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
             b if up[b] else _("{broker} · down").format(broker=b),
             cls="rq-title" if up[b] else "rq-title rq-down-label",
         )
-        kept = [(k, tip) for name, k, tip in vm.kept_out if name == b]
-        for n, (k, tip) in enumerate(kept):
-            cv.text(f"kept-out:{b}:{n}", bx + PAD, top + 15 + CLOCK_LINE * (n + 1), k.text,
+        lines = [(line, tip) for name, k, tip in vm.kept_out if name == b for line in k.text.split("\n")]
+        for n, (line, tip) in enumerate(lines):
+            cv.text(f"kept-out:{b}:{n}", bx + PAD, top + 15 + CLOCK_LINE * (n + 1), line,
                     cls="rq-muted rq-small rq-clock rq-kept-out", title=tip)  # fmt: skip
         for lane, header, kinds in LANES:
             y0 = cols.lane_y[lane][0]

@@ -5,7 +5,7 @@ updateFaultItem``): the attempt's latency, looked up in ``latencyMax``, gives a 
 which ``selectOneMessageQueue`` walks past that broker's queues. Lab 01b's latency picture sent M0001 to a broker-a
 that answered after 600 ms, so broker-a was out of pg's choice until 31.6 s, and M0002 at 5 s went to broker-b;
 nothing in the picture said why (revA item 4): the student had to remember a number from the text. Each broker box
-now lists, under its name, "out of pg's choice until t = 31.6 s" while the engine's fault item says so
+now lists, under its name, "out of pg's choice / until t = 31.600 s" while the engine's fault item says so
 (:attr:`rmqlab.snapshot.LabSnapshot.kept_out`), its tooltip naming the rule; at a paused "when" checkpoint its time
 reads "?" as the consumers' clocks do (:func:`widgets.flow_clocks.hide_clock_times`).
 
@@ -24,9 +24,11 @@ from rmqlab.snapshot import LabSnapshot
 
 from .flow_model import ClockVM, FlowVM
 
-__all__ = ["KEPT_OUT", "KEPT_OUT_TIP", "with_kept_out"]
+__all__ = ["KEPT_OUT", "KEPT_OUT_TIP", "KEPT_UNTIL", "with_kept_out"]
 
-KEPT_OUT = N_("out of {producer}'s choice until t = {time}")
+KEPT_OUT = N_("out of {producer}'s choice")
+KEPT_UNTIL = N_("until t = {time}")
+"""The clock's two lines (one would widen both broker columns by 60 px: lab 01b's picture then overflowed)."""
 KEPT_OUT_TIP = N_(
     "MQFaultStrategy: the latency of {producer}'s last attempt on {broker} sets its notAvailableDuration; "
     "until then selectOneMessageQueue walks past {broker}'s queues"
@@ -39,8 +41,8 @@ def with_kept_out(vm: FlowVM, snap: LabSnapshot) -> FlowVM:
     kept = tuple(
         (
             item.broker,
-            ClockVM("kept_out", _(KEPT_OUT).replace("{producer}", item.producer), format_duration(item.until_ms),
-                    item.until_ms),
+            ClockVM("kept_out", _(KEPT_OUT).replace("{producer}", item.producer) + "\n" + _(KEPT_UNTIL),
+                    format_duration(item.until_ms), item.until_ms),
             _(KEPT_OUT_TIP).format(producer=item.producer, broker=item.broker),
         )
         for item in snap.kept_out
