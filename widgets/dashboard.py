@@ -108,7 +108,7 @@ def knob_widget(name: str, default: Any, options: Sequence[Any] | None = None) -
     if options is not None:
         return W.Dropdown(options=list(options), value=default, style=style, **named)
     if isinstance(default, bool):
-        return W.Checkbox(value=default, indent=False, **named)
+        return W.Checkbox(value=default, indent=False, layout=W.Layout(width="auto"), **named)  # not cut at 300 px
     if isinstance(default, int):
         return W.IntText(value=default, style=style, **named)
     if isinstance(default, float):
