@@ -208,3 +208,33 @@ def test_a_clock_due_at_the_frame_reads_now_and_its_time_stays_hidden_at_a_when_
     assert due.remaining_ms < 50 and texts[0] == now
     assert masked[0] == hidden
     assert sum(t.endswith(("now", "现在拉取路由")) for t in texts) == 1  # the others are still counted down
+
+
+def slow_listener_lab() -> Lab:
+    """Lab 02b's slow-listener picture, in small: c1 (concurrently) spends 30 min on M0001, sent at 1 s."""
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg")
+    lab.add_consumer(
+        "cg",
+        subscribe={"TopicTest": "*"},
+        name="c1",
+        listener=lambda m, c: after(30 * 60_000, rmqlab.ConsumeConcurrentlyStatus.CONSUME_SUCCESS),
+    )
+    lab.at("1s", p.send, Message("TopicTest", "slow"))
+    return lab
+
+
+def test_a_concurrent_consumer_shows_its_expired_message_scan() -> None:
+    """cleanExpireMsg runs every consumeTimeout (15) minutes: the scan that takes the slow message back (revA 6)."""
+    lab = slow_listener_lab()
+    vm, texts = _clocks(lab, "2s")
+    scan = next(k for k in vm.consumers[0].clocks if k.kind == "clean_expired")
+    timers = lab.snapshot().timers_of(owner="consumer:c1")
+    assert scan.due_ms in {t.due_ms for t in timers if t.kind.value == "clean_expired"} and scan.due_ms == 15 * 60_000
+    assert "expiry scan in 14 m 58 s" in texts and texts[-1] == "expiry scan in 14 m 58 s"  # soonest first: the last
+    vm, texts = _clocks(lab, "16m")
+    assert "expiry scan in 14 m" in texts  # the next period, counted from the first scan
+    masked = mask_model(vm, when_mask(answer_ms=30 * 60_000, now_ms=16 * 60_000))
+    assert "expiry scan in ?" in [k.text for k in masked.consumers[0].clocks]

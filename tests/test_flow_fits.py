@@ -97,3 +97,36 @@ def test_no_label_overlaps_another_in_either_language(language: str, make_lab: A
         rmqlab.set_language(None)
     assert [o for s in scenes for o in _overlaps(s)] == []
     assert max(s.width for s in scenes) <= OUTPUT_AREA_PX
+
+
+def _circles(scene: Any) -> list[tuple[str, float, float, float]]:
+    """(key, x, y, outer radius) of every token, focus ring and badge circle (a ring's stroke counted)."""
+    out = []
+    for m in scene.marks:
+        if m.kind in ("token", "circle") and m.r:
+            out.append((m.key, m.x, m.y, m.r + (1.5 if m.key.startswith("focus:") else 0.5)))
+    return out
+
+
+def _covers(circle: tuple[str, float, float, float], box: tuple[str, float, float, float, float]) -> bool:
+    """Whether the circle reaches into the text's box (the box's nearest point is inside it)."""
+    _key, cx, cy, r = circle
+    _k, left, top, right, bottom = box
+    nx, ny = min(max(cx, left), right), min(max(cy, top), bottom)
+    return (nx - cx) ** 2 + (ny - cy) ** 2 < r * r
+
+
+def test_no_token_or_its_focus_ring_covers_a_due_label() -> None:
+    """A delayed token's "due in …" sits beside it, clear of its ring and badge (revA 17: 02b's "due in 25 s")."""
+    run = build_run(failing_lab, horizon="60s")
+    scenes = [flow_scene(flow_view_model(snap)) for snap in run.snapshots]
+    checked = hit = 0
+    for scene in scenes:
+        circles = _circles(scene)
+        for box in _text_boxes(scene):
+            if not box[0].startswith("due:"):
+                continue
+            checked += 1
+            hit += any(c[0].startswith("focus:") for c in circles)
+            assert [c[0] for c in circles if _covers(c, box)] == [], (box, scene.label)
+    assert checked and hit  # due labels were drawn, some beside a token that wore the focus ring

@@ -99,3 +99,42 @@ def test_the_dashboard_opens_on_event_0_and_the_page_resets_there() -> None:
     dash.controller.seek(dash.controller.end or 0)
     player.position = 0  # the page's Reset: the kernel follows to the start, before the consumers start
     assert (dash.controller.position, dash.controller.snapshot.trace_len) == (0, 0)
+
+
+def set_up_while_building() -> Lab:
+    """Lab 04's last picture and 02b's first, in small: a broker fault and an admin command recorded while building."""
+    lab = built("concurrently", start=True)
+    lab.set_broker_fault("broker-a", reject_send_back=True)
+    lab.update_subscription_group("cg", retry_queue_nums=0)
+    return lab
+
+
+def test_a_broker_set_up_while_building_is_part_of_the_build_and_reset_lands_on_event_0() -> None:
+    build = set_up_while_building().trace
+    assert {e.kind for e in build} >= {EventKind.FAULT, EventKind.ADMIN}
+    c = Controller(set_up_while_building, horizon="5s")
+    assert c.frames is not None and c.frames.positions[0] == 0
+    assert c.clock_text == f"t = 0 ms · event 0 / {c.end}"
+    healthy = dict(take_snapshot(built("concurrently", start=False)).brokers[0].faults)
+    assert dict(c.snapshot.brokers[0].faults) == healthy  # the fault is not set yet: the first step sets it
+    assert c.step_once() and c.position == len(build)
+    assert dict(c.snapshot.brokers[0].faults)["reject_send_back"] is True
+    c.seek(c.end or 0)
+    assert c.reset() == 0 and c.clock_text == f"t = 0 ms · event 0 / {c.end}"
+
+
+def test_a_broker_set_up_without_consumers_starts_at_event_0_too() -> None:
+    def faulty_cluster() -> Lab:
+        lab = Lab(seed=7)
+        lab.add_broker("broker-a")
+        lab.add_broker("broker-b")
+        lab.create_topic("TopicTest")
+        p = lab.add_producer("pg")
+        lab.set_broker_fault("broker-a", put_status="FLUSH_DISK_TIMEOUT")
+        lab.at("1s", p.send, Message("TopicTest", "x"))
+        return lab
+
+    replay = Replay(faulty_cluster)
+    assert replay.origin is not None and replay.position == 0
+    faults = {b.name: dict(b.faults) for b in replay.origin.brokers}
+    assert faults["broker-a"] == faults["broker-b"] != {}

@@ -20,9 +20,11 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .base import guarded
+from .checkpoint_answered import answered_here
 from .checkpoint_gate import gate
 from .checkpoint_mask import Mask
 from .frames import RunFrames, clock_text
+from .jump_default import HOUSEKEEPING, default_kind, lesson_kind
 from .kind_names import jump_label, jump_names
 from .replay import Replay, RunOutline
 from .stepper import Stepper
@@ -211,12 +213,17 @@ class KernelControls:
         if offered != self.kind_choice.options:
             chosen = self.kind_choice.value
             self.kind_choice.options = offered  # selects the first option
-            if chosen in (value for _, value in choices):
+            if chosen in (value for _, value in choices) and chosen not in HOUSEKEEPING:
                 self.kind_choice.value = chosen
-            elif self.outline is not None and choices:  # the rarest kind ahead: the outcome, not "delivered (599)"
+            elif self.outline is not None and choices:  # the lesson's kind (widgets.jump_default), never bookkeeping
                 ahead = self.outline.ahead(position, until=limit)
-                self.kind_choice.value = min((value for _, value in choices), key=lambda k: ahead[EventKind(k)])
+                left = {value: ahead[EventKind(value)] for _, value in choices}
+                self.kind_choice.value = default_kind(left, self.lesson_kind())
         self.kind_choice.disabled = self.jump_button.disabled = not choices
+
+    def lesson_kind(self) -> str:
+        """The kind the Jump box opens on (:func:`widgets.jump_default.lesson_kind`)."""
+        return "" if self.frames is None else lesson_kind(self.frames.checkpoints, self.frames.kinds)
 
     def _frame_here(self) -> int:
         """The page's frame at the current position (the summary frame once the replay found nothing follows the last
@@ -230,6 +237,9 @@ class KernelControls:
         if self.stepper is None:
             return ()
         frames, frame = self.frames, self._frame_here()
+        done = answered_here(frames, frame, self.answered)
+        if done is not None:  # a paused frame whose question is answered says what it hid (widgets.checkpoint_answered)
+            return done.caption
         # a frame's caption is the page's (its first knows the run ahead, its last what the run showed)
         lines = (
             frames.captions[frame]

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from rmqlab.snapshot import LabSnapshot
 
 from .base import SnapshotView
+from .checkpoint_answered import answered_here
 from .checkpoint_mask import Mask, mask_model
 from .checkpoints import AskedCheckpoint, Checkpoint
 from .framed import FramedView
@@ -65,6 +66,9 @@ class PageFrames:
         @property
         def clock_text(self) -> str: ...
 
+        @property
+        def answered(self) -> set[str]: ...
+
     # ------------------------------------------------------------------ frames in the page
     def _build_frames(self) -> None:
         """Compute the run's frames once and send them to the page (the outline comes with them)."""
@@ -96,7 +100,8 @@ class PageFrames:
         self._syncing = True
         try:
             with self.player.hold_sync():
-                self.player.data = seal_player(self.frames.player_json(), self.frames.checkpoints)
+                said = {f: a.caption for f, a in self.frames.answered.items()}
+                self.player.data = seal_player(self.frames.player_json(), self.frames.checkpoints, said)
                 self.player.answers = []
                 self.player.unlocked = {}
         finally:
@@ -152,7 +157,10 @@ class PageFrames:
         if self.frames is None:
             return None
         frame = self.frames.index_of(position, now_ms, ended=self._ended)
-        return self.frames.masks.get(frame) if frame >= 0 else None
+        if frame < 0:
+            return None
+        done = answered_here(self.frames, frame, self.answered)  # answered: only a later question's values stay hidden
+        return done.mask if done is not None else self.frames.masks.get(frame)
 
     def _page_frame(self, snap: LabSnapshot) -> int:
         """The frame the page shows for ``snap``'s position, or -1 (no frames, a raw step, between frames)."""
@@ -201,6 +209,8 @@ class PageFrames:
         cp = self.checkpoint(name)
         right, text = cp.check(choice)
         self.answers.append({"name": name, "choice": choice, "right": right})
+        if right and self.replay is not None:
+            self._show()  # the paused frame now says what it hid (widgets.checkpoint_answered)
         return right, text
 
     @property

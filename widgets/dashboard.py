@@ -58,6 +58,7 @@ from .checkpoints import Checkpoint
 from .controller import Controller
 from .event_log import EventLog
 from .flow_view import FlowView
+from .knob_labels import knob_description, knob_label
 from .lease_view import LeaseView
 from .offset_strip import OffsetStripView
 from .retry_timeline import RetryTimeline
@@ -99,18 +100,20 @@ def default_views() -> list[SnapshotView]:
 
 
 def knob_widget(name: str, default: Any, options: Sequence[Any] | None = None) -> W.ValueWidget:
-    """The input widget for one knob (its ``description`` is the knob name, its tooltip says so)."""
-    tip = _("scenario knob {name!r}: changes take effect on Rebuild").format(name=name)
+    """The input widget for one knob: its plain label, its keyword under it and in its tooltip
+    (:mod:`widgets.knob_labels`); the widget's name stays the keyword a lab passes."""
+    tip = _("{label} ({name}): changes take effect on Rebuild").format(label=knob_label(name), name=name)
+    named = {"description": knob_description(name), "description_allow_html": True, "tooltip": tip}
     style = {"description_width": "initial"}
     if options is not None:
-        return W.Dropdown(options=list(options), value=default, description=name, tooltip=tip, style=style)
+        return W.Dropdown(options=list(options), value=default, style=style, **named)
     if isinstance(default, bool):
-        return W.Checkbox(value=default, description=name, tooltip=tip, indent=False)
+        return W.Checkbox(value=default, indent=False, layout=W.Layout(width="auto"), **named)  # not cut at 300 px
     if isinstance(default, int):
-        return W.IntText(value=default, description=name, tooltip=tip, style=style)
+        return W.IntText(value=default, style=style, **named)
     if isinstance(default, float):
-        return W.FloatText(value=default, description=name, tooltip=tip, style=style)
-    return W.Text(value=str(default), description=name, tooltip=tip, style=style)
+        return W.FloatText(value=default, style=style, **named)
+    return W.Text(value=str(default), style=style, **named)
 
 
 def _with_legend(view: SnapshotView) -> W.Widget:

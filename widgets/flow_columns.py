@@ -42,6 +42,11 @@ DETAIL_WORDS = (N_("concurrently"), N_("orderly"), N_("crashed"), N_("shut down"
 where drawn; the message model stays RocketMQ's name."""
 
 
+DUE_DX = R + 8
+"""From a delayed token's centre to its "due in …": clear of the focus ring (``R + 4``, 2.5 px stroke) the token
+of the latest event wears, which hid the "d" of "due in 25 s" in lab 02b (revA item 17), and of its badge."""
+
+
 def detail_words(detail: str) -> str:
     """A consumer box's second line in the current language."""
     return " · ".join(_(part) if part in DETAIL_WORDS else part for part in detail.split(" · "))
@@ -109,15 +114,17 @@ def _broker_geometry(vm: FlowVM, cols: Columns, brokers: list[str]) -> None:
     cols.label_w = max(label_w, next_w, text_width("level 18 · 2 h"), 70.0) + 10
     # a delay level lists its tokens one per line with "due in …" beside each: room for it once the run has one
     has_delay = any(p.kind == "delay" and not p.placeholder for p in vm.places)  # a placeholder holds no token
-    delay_w = R * 2 + 4 + text_width("due in 59.9 s") + 8 if has_delay else 0.0
+    delay_w = R + DUE_DX + text_width("due in 59.9 s") + 8 if has_delay else 0.0
     col_w = cols.label_w + max(tok_w, delay_w) + 2 * PAD + HOP_W
     cols.col_w = max(
         col_w,
         max((text_width(_("{broker} · down").format(broker=b)) for b in brokers), default=0) + 2 * PAD,
         text_width("SCHEDULE_TOPIC_XXXX") + 2 * PAD,
+        max((text_width(line, 11) for _b, k, _tip in vm.kept_out for line in k.text.split("\n")), default=0) + 2 * PAD,
     )
     cols.bx0 = cols.prod_right + GAP_SEND
-    y = cols.top + 22
+    kept = [sum(k.text.count("\n") + 1 for name, k, _tip in vm.kept_out if name == b) for b in brokers]
+    y = cols.top + 22 + CLOCK_LINE * max(kept, default=0)  # room for the kept-out clocks under the names
     for lane, _name, kinds in LANES:
         h = 16.0
         for b in brokers:
@@ -147,6 +154,10 @@ def broker_columns(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
             b if up[b] else _("{broker} · down").format(broker=b),
             cls="rq-title" if up[b] else "rq-title rq-down-label",
         )
+        lines = [(line, tip) for name, k, tip in vm.kept_out if name == b for line in k.text.split("\n")]
+        for n, (line, tip) in enumerate(lines):
+            cv.text(f"kept-out:{b}:{n}", bx + PAD, top + 15 + CLOCK_LINE * (n + 1), line,
+                    cls="rq-muted rq-small rq-clock rq-kept-out", title=tip)  # fmt: skip
         for lane, header, kinds in LANES:
             y0 = cols.lane_y[lane][0]
             if lane != "business":
@@ -180,7 +191,7 @@ def _broker_slot(cv: Canvas, cols: Columns, p: Place, bx: float, sy: float) -> f
         for j, t in enumerate(toks):
             cy = sy + 2 + R + 1 + j * STEP
             cv.token_at[t.key] = (tx, cy)
-            cv.text(f"due:{t.key}", tx + R + 5, cy + 4, t.countdown, cls="rq-muted rq-small")
+            cv.text(f"due:{t.key}", tx + DUE_DX, cy + 4, t.countdown, cls="rq-muted rq-small")
     else:
         place_tokens(cv, toks, tx, sy + 2 + R + 1, SLOT_TOKENS_PER_ROW)
         if p.kind == "delay" and toks:

@@ -174,6 +174,9 @@ class FlowVM:
 
     cut_links: tuple[tuple[str, str], ...] = ()
     """Partitioned links (client id, broker name): drawn cut."""
+    kept_out: tuple[tuple[str, ClockVM, str], ...] = ()
+    """(broker, clock, tooltip): a producer keeps the broker out of its queue choice until the clock's time
+    (:mod:`widgets.flow_kept_out`)."""
     ghosts: tuple[TokenVM, ...] = ()
     """Send tries that failed at this moment, each a faded crossed ghost on the queue it was sent to (not a message
     anywhere: not in :attr:`tokens`, not counted; :func:`widgets.flow_copies.failed_try_ghosts`)."""

@@ -101,10 +101,14 @@ class FramedView(SnapshotView):
 
     def send_page_frames(self, frames: RunFrames) -> None:
         """Give the page this view's frames of ``frames``' run (once per build, or when the tab is first opened)."""
+        from .checkpoint_answered import answer_fixes  # it imports the checkpoints, which import the views
+
         self.run_frames = frames
         with self.canvas.hold_sync():
             # past the first checkpoint's pause, sealed under its right answer (widgets/page_seal.py)
-            self.canvas.frames = seal_tail(self.page_frames(frames), frames.checkpoints, self.title)
+            encoded = self.page_frames(frames)
+            fixes = answer_fixes(self, frames, encoded) if frames.checkpoints else None  # the pauses, answered
+            self.canvas.frames = seal_tail(encoded, frames.checkpoints, self.title, fixes)
             self.canvas.run = frames.run
 
     def clear_page_frames(self, run: str = "") -> None:

@@ -27,22 +27,21 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .active_faults import FaultWindow, fault_windows
+from .checkpoint_answered import Answered, answered_frames
 from .checkpoint_lead import lead_pauses
 from .checkpoint_mask import Mask, mask_frames, mask_model
 from .checkpoints import AskedCheckpoint, Checkpoint, cuts_of, resolve
 from .flow_view import FlowVM, flow_view_model
+from .jump_default import HOUSEKEEPING, lesson_kind
 from .replay import InjectedFault, Replay, RunOutline
 from .run_intro import intro_caption
 from .scene import Scene, SceneView
 from .stepper import Stepper
 
-__all__ = [
-    "MAX_FRAMES", "RunFrames", "build_run", "clock_text", "decode", "encode", "encode_json", "one_build",
-    "one_language",
-]  # fmt: skip
+__all__ = ["MAX_FRAMES", "RunFrames", "build_run", "clock_text", "decode", "encode", "encode_json", "one_build",
+           "one_language"]  # fmt: skip
 
-MAX_FRAMES = 120
-"""At most this many frames go to the page; past them Step asks the kernel (a run too long to watch)."""
+MAX_FRAMES = 120  # at most this many frames go to the page; past them Step asks the kernel (a run too long to watch)
 _RUN_IDS = itertools.count(1)
 
 
@@ -93,8 +92,7 @@ class RunFrames:
     now_ms: list[int]
     captions: list[tuple[str, ...]]
     snapshots: list[LabSnapshot]
-    kinds: list[dict[str, int]]
-    """Per frame: how many events of each kind its step appended (for Jump)."""
+    kinds: list[dict[str, int]]  # per frame: how many events of each kind its step appended (for Jump)
     end: int
     complete: bool
     """Every step of the run is a frame (``False``: the run had more than :data:`MAX_FRAMES`)."""
@@ -103,6 +101,8 @@ class RunFrames:
     masks: dict[int, Mask] = field(default_factory=dict)
     """Per paused frame of a checkpoint: for a "when", what states its answer, hidden in every view there; for a
     "where", the places it offers that are not there yet, drawn as placeholders (:mod:`widgets.checkpoint_mask`)."""
+    answered: dict[int, Answered] = field(default_factory=dict)
+    """Per masked paused frame: how it reads once answered (:mod:`widgets.checkpoint_answered`)."""
     summary_frame: bool = False
     """The last frame is the run's end, after its last event: the same position as the frame before, reached by one
     more Step (the replay then knows nothing follows), showing what the whole run showed — so the last event's own
@@ -171,6 +171,9 @@ class RunFrames:
             "clocks": [self.clock(i) for i in range(len(self))],
             "captions": [list(c) for c in self.captions],
             "jumps": {k: [per.get(k, 0) for per in self.kinds] for k in kinds},
+            # the kind the Jump box opens on, and the kinds it offers last (widgets.jump_default)
+            "jump_main": lesson_kind(self.checkpoints, self.kinds),
+            "housekeeping": list(HOUSEKEEPING),
             "checkpoints": [c.to_json() for c in self.checkpoints],
             "complete": self.complete,
         }
@@ -231,16 +234,12 @@ def _build_run(
     frames.faults = fault_windows(replay.lab.trace)
     if checkpoints:
         flows: list[FlowVM] = [flow_view_model(s) for s in snaps]
-        frames.checkpoints = resolve(
-            checkpoints,
-            trace=list(replay.lab.trace),
-            positions=positions,
-            snapshots=snaps,
-            flows=flows,
-            captions=captions,
-        )
+        frames.checkpoints = resolve(checkpoints, trace=list(replay.lab.trace), positions=positions, snapshots=snaps,
+                                     flows=flows, captions=captions)  # fmt: skip
         lead_pauses(stepper, frames.checkpoints, positions, captions)  # a pause speaks of what its question is about
+        plain = {cp.frame: captions[cp.frame] for cp in frames.checkpoints}
         frames.masks = mask_frames(frames.checkpoints, times, frames.captions)
+        frames.answered = answered_frames(frames.checkpoints, plain, frames.masks)
     if summary is not None:  # after the checkpoints: none pauses on it
         position, now, lines, snap = summary
         frames.positions.append(position)

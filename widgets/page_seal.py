@@ -126,32 +126,47 @@ def _cuts(checkpoints: Sequence[AskedCheckpoint], length: int) -> list[tuple[Ask
             zip(ordered, stops, strict=True)]  # fmt: skip
 
 
-def seal_tail(encoded: dict[str, Any], checkpoints: Sequence[AskedCheckpoint], label: str) -> dict[str, Any]:
+def seal_tail(
+    encoded: dict[str, Any],
+    checkpoints: Sequence[AskedCheckpoint],
+    label: str,
+    fixes: dict[int, tuple[dict[str, Any], ...]] | None = None,
+) -> dict[str, Any]:
     """A picture's page frames (``{"frames": [...]}``) with every frame past the first pause sealed, segment by
-    segment, under the key of the checkpoint before it (``label`` keeps two pictures' texts apart)."""
+    segment, under the key of the checkpoint before it (``label`` keeps two pictures' texts apart). ``fixes``: per
+    paused frame, the deltas to its answered picture and back (:func:`widgets.checkpoint_answered.answer_fixes`);
+    they open with the segment after it, which then says ``"fix": 1`` (``scene.js`` shows the first delta at the
+    pause)."""
     frames = encoded.get("frames") or []
     if not checkpoints or not frames:
         return encoded
     cuts = _cuts(checkpoints, len(frames))
-    sealed = [
-        {"cp": cp.name, "n": stop - start,
-         **seal_box(segment_key(cp), json.dumps([label, frames[start:stop]]), packed=True)}
-        for cp, start, stop in cuts
-    ]
-    return {**encoded, "frames": frames[: cuts[0][1]], "sealed": sealed}
+    fixes = fixes or {}
+    sealed = []
+    for cp, start, stop in cuts:
+        fix = list(fixes.get(start - 1, ())) if stop > start else []  # an empty segment's pause is the next one's
+        sealed.append({"cp": cp.name, "n": stop - start, **({"fix": 1} if fix else {}),
+                       **seal_box(segment_key(cp), json.dumps([label, fix + frames[start:stop]]), packed=True)})
+    return {**encoded, "frames": frames[: cuts[0][1]], "sealed": sealed}  # fmt: skip
 
 
-def seal_player(data: dict[str, Any], checkpoints: Sequence[AskedCheckpoint]) -> dict[str, Any]:
+def seal_player(
+    data: dict[str, Any], checkpoints: Sequence[AskedCheckpoint], answered: dict[int, tuple[str, ...]] | None = None
+) -> dict[str, Any]:
     """The player's data (:meth:`~widgets.frames.RunFrames.player_json`) with its clocks, captions and Jump counts
     past the first pause sealed as :func:`seal_tail` seals a picture's, and its checkpoints as
-    :func:`sealed_checkpoint` gives them."""
+    :func:`sealed_checkpoint` gives them; ``answered``: per paused frame, its caption once answered, sealed with the
+    segment after it (:mod:`widgets.checkpoint_answered`)."""
     if not checkpoints:
         return data
     cuts = _cuts(checkpoints, len(data["positions"]))
+    answered = answered or {}
 
     def part(start: int, stop: int) -> dict[str, Any]:
         jumps = {k: per[start:stop] for k, per in data["jumps"].items() if any(per[start:stop])}
-        return {"clocks": data["clocks"][start:stop], "captions": data["captions"][start:stop], "jumps": jumps}
+        done = answered.get(start - 1) if stop > start else None  # the pause before, answered: its caption
+        return {"clocks": data["clocks"][start:stop], "captions": data["captions"][start:stop], "jumps": jumps,
+                **({"answer": {"frame": start - 1, "caption": list(done)}} if done is not None else {})}  # fmt: skip
 
     sealed = [
         {"cp": cp.name, "n": stop - start,

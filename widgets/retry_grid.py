@@ -34,11 +34,13 @@ HEADER_H = 30
 ROW_H = 96
 RIGHT_PAD = 24
 """Room right of the last column for its half of a time label."""
-TARGET_W = 960
-"""The width a long schedule is squeezed into (17 deliveries fit; labels then alternate between two lines)."""
+TARGET_W = 868
+"""The width a long schedule is squeezed into: JupyterLab's output area at 1300 px with the file browser open
+(``tests/test_flow_fits.OUTPUT_AREA_PX``). It was 960, and lab 03's 17 deliveries were cut at delivery 17 and
+"L18 · 2 h" (revA item 16)."""
 TOKEN_R = 9
 LABEL_PX = 11
-MIN_STEP, MAX_STEP = 40, 112
+MIN_STEP, MAX_STEP = 30, 112
 SCOPE = '[data-testid="rq-retry-timeline"]'
 
 
@@ -52,6 +54,10 @@ class Grid:
     since_rows: int
     plot_w: float
     span_ms: int
+    since_every: int = 1
+    """Every how many columns a "time since first stored" label is written (counted back from the row's last
+    column, which always has one): labels wider than two columns would otherwise collide, or (on a third line)
+    cross the to-scale bar under them. A thinned column's time stays in its token's tooltip."""
 
     def abs_x(self, t_ms: int) -> float:
         """Where virtual time ``t_ms`` sits on the absolute (to-scale) axis."""
@@ -61,22 +67,26 @@ class Grid:
         """The centre of delivery ``n``'s column."""
         return LEFT_W + self.step * (n - 0.5)
 
-    def since_y(self, y: float, n: int) -> float:
+    def since_shown(self, n: int, last: int) -> bool:
+        """Whether column ``n`` of a row whose last column is ``last`` has its label (see :attr:`since_every`)."""
+        return (last - n) % self.since_every == 0
+
+    def since_y(self, y: float, n: int, last: int) -> float:
         """The baseline of column ``n``'s "time since first stored" label (two staggered lines when crowded)."""
-        return y + 21 + 12 * (n % self.since_rows)
+        return y + 21 + 12 * (((last - n) // self.since_every) % self.since_rows)
 
 
 def timeline_grid(vm: TimelineModel) -> Grid:
     """As wide as TARGET_W allows; a label wider than one column alternates between two lines (two columns of
-    room), or three when two would make the picture wider than TARGET_W (a long schedule at the 11 px labels)."""
+    room); a "since" label wider than that is written every few columns only (:attr:`Grid.since_every`)."""
     columns = max((vm.deliveries(i) + 1 for i in range(len(vm.lanes))), default=1)
     widest_wait = max((text_width(w.label, LABEL_PX) for w in vm.waits), default=0.0)
     widest_since = max((text_width(format_duration(m.t_ms), LABEL_PX) for m in vm.marks), default=0.0)
     fit = (TARGET_W - LEFT_W - RIGHT_PAD) / columns
-    lines = 2 if max(widest_wait, widest_since) / 2 + 3 <= max(fit, MIN_STEP) else 3
-    step = min(max(fit, MIN_STEP, widest_wait / lines + 3, widest_since / lines + 3), MAX_STEP)
+    step = min(max(fit, MIN_STEP, min(widest_wait / 2 + 3, fit), min(widest_since / 2 + 3, fit)), MAX_STEP)
 
     def rows(widest: float) -> int:
-        return max(1, min(lines, math.ceil(widest / (step - 6))))
+        return 1 if widest + 6 <= step else 2
 
-    return Grid(step, rows(widest_wait), rows(widest_since), columns * step, max(vm.now_ms, 1))
+    every = max(1, math.ceil((widest_since + 6) / (2 * step)))
+    return Grid(step, rows(widest_wait), rows(widest_since), columns * step, max(vm.now_ms, 1), every)

@@ -56,13 +56,14 @@ def lane_marks(vm: TimelineModel, g: Grid, lane: int, y: float) -> list[SceneMar
         ),
         SceneMark("text", f"{key}:state", x=8, y=y + 32, text=state, cls="rq-rt-label", role="lane-state"),
     ]
+    last = end.delivery if end is not None else pending.after + 1 if pending is not None else n  # labelled always
     for w in waits:
         marks.extend(_wait_marks(vm, g, w, key=key, y=y, origin=origin))
     if end is not None:
         marks.extend(_end_marks(g, end, key=key, y=y))
     delivered = [m for m in lane_marks if m.kind == "delivered"]
     for m in delivered:
-        marks.extend(_delivery_marks(vm, g, m, key=key, y=y, origin=origin))
+        marks.extend(_delivery_marks(vm, g, m, key=key, y=y, origin=origin, last=last))
     marks.extend(_bar_marks(vm, g, delivered, end, key=key, by=y + 46, origin=origin))
     return marks
 
@@ -104,7 +105,7 @@ def _wait_marks(vm: TimelineModel, g: Grid, w: Wait, *, key: str, y: float, orig
             "text",
             f"{key}:due:t",
             x=due_x,
-            y=g.since_y(y, w.after + 1),
+            y=g.since_y(y, w.after + 1, w.after + 1),
             anchor="middle",
             text=_("due in {time}").format(time="?" if w.hidden else format_duration(left)),
             cls="rq-rt-label",
@@ -151,11 +152,13 @@ def _end_marks(g: Grid, end: Mark, *, key: str, y: float) -> list[SceneMark]:
             anchor="middle",
             cls="rq-rt-dlq-text" if dlq else "rq-rt-label",
         ),
-        _since_mark(g, f"{key}:end:since", end.delivery, x=ex, y=y, t_ms=end.t_ms, title=end.label),
+        *_since_mark(g, f"{key}:end:since", (end.delivery, end.delivery), x=ex, y=y, t_ms=end.t_ms, title=end.label),
     ]
 
 
-def _delivery_marks(vm: TimelineModel, g: Grid, m: Mark, *, key: str, y: float, origin: int) -> list[SceneMark]:
+def _delivery_marks(
+    vm: TimelineModel, g: Grid, m: Mark, *, key: str, y: float, origin: int, last: int
+) -> list[SceneMark]:
     """Delivery ``m``: a numbered token in its result's colour, its time since first stored under it."""
     fill, result = token_fill(vm, m.lane, m.delivery)
     x = g.col_x(m.delivery)
@@ -175,23 +178,29 @@ def _delivery_marks(vm: TimelineModel, g: Grid, m: Mark, *, key: str, y: float, 
             role="delivery",
             title=tip,
         ),
-        _since_mark(g, f"{key}:d{m.delivery}:since", m.delivery, x=x, y=y, t_ms=m.t_ms, title=tip),
+        *_since_mark(g, f"{key}:d{m.delivery}:since", (m.delivery, last), x=x, y=y, t_ms=m.t_ms, title=tip),
     ]
 
 
-def _since_mark(g: Grid, key: str, n: int, *, x: float, y: float, t_ms: int, title: str) -> SceneMark:
-    """Column ``n``'s label under the row: the time since the message was first stored."""
-    return SceneMark(
+def _since_mark(
+    g: Grid, key: str, at: tuple[int, int], *, x: float, y: float, t_ms: int, title: str
+) -> list[SceneMark]:
+    """Column ``n``'s label under the row (``at`` = ``(n, the row's last column)``): the time since the message was
+    first stored; none where the grid thins the labels out."""
+    n, last = at
+    if not g.since_shown(n, last):
+        return []
+    return [SceneMark(
         "text",
         key,
         x=x,
-        y=g.since_y(y, n),
+        y=g.since_y(y, n, last),
         anchor="middle",
         text=format_duration(t_ms),
         cls="rq-rt-label",
         role="since",
         title=title,
-    )
+    )]  # fmt: skip
 
 
 def _bar_marks(

@@ -178,7 +178,7 @@ function openedFrames(model, done) {
     if (!(encoded.sealed || []).length || (run && run !== model.get("run"))) return;
     openSegments(model.get("run"), encoded.sealed).then((segs) => {
       if (model.get("frames") !== encoded || !segs.length) return; // new frames came meanwhile, or nothing opened
-      done({ ...encoded, frames: (encoded.frames || []).concat(...segs), more: segs.length < encoded.sealed.length });
+      done({ ...withAnswers(encoded, segs), more: segs.length < encoded.sealed.length });
     });
   };
   const fresh = () => { done(plain()); reopen(); };
@@ -188,6 +188,18 @@ function openedFrames(model, done) {
   done(plain());
   reopen();
   return () => { stop(); model.off("change:frames", fresh); model.off("change:run", fresh); };
+}
+
+// the frames with the opened segments appended, and which of them each step shows: a segment marked "fix" starts
+// with its pause answered and the way back (widgets/checkpoint_answered.py): the step of the pause shows the first
+function withAnswers(encoded, segs) {
+  const frames = (encoded.frames || []).slice();
+  const skip = new Set();
+  segs.forEach((seg, j) => {
+    if (encoded.sealed[j].fix) { skip.add(frames.length - 1); skip.add(frames.length + 1); }
+    frames.push(...seg);
+  });
+  return { ...encoded, frames, index: skip.size ? frames.map((_, k) => k).filter((k) => !skip.has(k)) : null };
 }
 
 // a widget's place in its run (the model's "run" trait): index is the frame the run's player shows (-1: none, the
@@ -220,8 +232,11 @@ function decoder(encoded) {
   const cache = [];
   return function frame(i) {
     const list = (encoded && encoded.frames) || [];
-    if (!list.length || (encoded.more && i >= list.length)) return null; // sealed still: not a frame to show yet
-    i = Math.max(0, Math.min(i, list.length - 1));
+    const steps = (encoded && encoded.index) || null; // step → frame, when an answered pause replaces its frame
+    const n = steps ? steps.length : list.length;
+    if (!list.length || (encoded.more && i >= n)) return null; // sealed still: not a frame to show yet
+    i = Math.max(0, Math.min(i, n - 1));
+    if (steps) i = steps[i];
     for (let k = cache.length; k <= i; k++) {
       const prev = k ? cache[k - 1] : { head: {}, marks: new Map(), order: [] };
       const d = list[k];
@@ -422,7 +437,9 @@ function mergePlayer(base, segs) {
     }
     at += (p.clocks || []).length;
   }
-  return { ...base, clocks: parts.flatMap((p) => p.clocks || []), captions: parts.flatMap((p) => p.captions || []), jumps };
+  const captions = parts.flatMap((p) => p.captions || []);
+  for (const p of segs) if (p.answer) captions[p.answer.frame] = p.answer.caption; // the pause, answered
+  return { ...base, clocks: parts.flatMap((p) => p.clocks || []), captions, jumps };
 }
 
 function renderPlayer({ model, el: host }) {
@@ -463,6 +480,7 @@ function renderPlayer({ model, el: host }) {
   let data = mergePlayer(plain, []); // with every segment opened so far
   let wanted = null; // a frame asked for (by the kernel) before its segment was opened
   let index = 0;
+  let picked = ""; // the Jump kind the student chose (kept while it is ahead)
   let timer = null;
   const done = new Map(); // checkpoint name -> {tries, shown, right}
   const count = () => (data.positions || []).length;
@@ -495,7 +513,10 @@ function renderPlayer({ model, el: host }) {
     if (from !== plain) return;
     data = mergePlayer(plain, segs);
     if (wanted !== null && wanted < data.clocks.length) { const w = wanted; wanted = null; show(w, { fromKernel: true }); }
-    else if (index >= 0) fillJumps();
+    else if (index >= 0) { // an answered pause now says what it hid
+      caption.replaceChildren(...data.captions[index].map((t) => el("div", {}, t)));
+      fillJumps();
+    }
   }
 
   function show(i, { fromKernel = false } = {}) {
@@ -548,7 +569,6 @@ function renderPlayer({ model, el: host }) {
 
   function fillJumps() {
     const jumps = data.jumps || {};
-    const keep = jumpKind.value;
     const opts = [];
     // only what a Jump can reach before a question still to answer: the kinds beyond it would tell its answer
     const limit = gate(count());
@@ -559,8 +579,17 @@ function renderPlayer({ model, el: host }) {
     }
     jumpKind.replaceChildren(...opts.map(([v, t]) => { const o = el("option", { value: v }, t); return o; }));
     if (!opts.length) jumpKind.append(el("option", { value: "" }, limit < count() ? tr("answer the question first") : tr("nothing ahead")));
-    if (opts.some(([v]) => v === keep)) jumpKind.value = keep;
+    // the student's own pick stays while it is ahead; else the lesson's kind, never bookkeeping (widgets/jump_default.py)
+    if (opts.some(([v]) => v === picked)) jumpKind.value = picked;
+    else if (opts.length) jumpKind.value = defaultKind(opts.map(([v]) => v), limit);
     jump.disabled = jumpKind.disabled = !opts.length;
+  }
+  function defaultKind(kinds, limit) {
+    if (kinds.includes(data.jump_main)) return data.jump_main;
+    const chores = new Set(data.housekeeping || []);
+    const n = (k) => data.jumps[k].slice(index + 1, limit + 1).reduce((a, b) => a + b, 0);
+    const rarest = (ks) => ks.slice().sort((a, b) => n(a) - n(b) || (a < b ? -1 : a > b ? 1 : 0))[0];
+    return rarest(kinds.filter((k) => !chores.has(k))) || rarest(kinds);
   }
 
   const from = () => (index < 0 ? Number(model.get("live_near")) || 0 : index);
@@ -709,6 +738,7 @@ function renderPlayer({ model, el: host }) {
     if (timer) setPlaying(true);
   };
   scrub.oninput = () => { setPlaying(false); show(gate(Number(scrub.value))); };
+  jumpKind.onchange = () => { picked = jumpKind.value; };
   jump.onclick = () => {
     setPlaying(false);
     const per = (data.jumps || {})[jumpKind.value] || [];

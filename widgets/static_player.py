@@ -23,6 +23,7 @@ from typing import Any
 from rmqlab.core.i18n import gettext as _
 
 from .base import SnapshotView
+from .checkpoint_answered import answer_fixes
 from .event_log import EventLog
 from .event_table import TABLE_CSS, event_table_html, event_table_json
 from .framed import FramedView
@@ -97,11 +98,13 @@ def static_player_html(
                 stays = _("This picture stays at this step here: the run is too long to embed it.")
                 parts.append(f"<p><i>{stays}</i></p>")
                 continue
-            traits = {"run": run, "frames": seal_tail(encoded, frames.checkpoints, view.title), **now}
+            sealed = seal_tail(encoded, frames.checkpoints, view.title, answer_fixes(view, frames, encoded))
+            traits = {"run": run, "frames": sealed, **now}
             scenes.append({"id": scene_id, "traits": traits})
         else:
             parts.append(f"<pre>{html.escape(view.text)}</pre>")
-    data = seal_player(frames.player_json(), frames.checkpoints)  # no answer in the page (widgets/page_seal.py)
+    said = {f: a.caption for f, a in frames.answered.items()}
+    data = seal_player(frames.player_json(), frames.checkpoints, said)  # no answer in the page (widgets/page_seal.py)
     player = {"kind": "player", "data": {**data, "run": run}, "position": frame, "interval": 200, "answers": [],
               "unlocked": unlock_keys(frames.checkpoints, frame if frame >= 0 else near),
               "live_clock": live[0], "live_caption": list(live[1]), "live_near": near,

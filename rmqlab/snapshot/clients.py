@@ -146,3 +146,17 @@ class RequestSnap:
     gives_up_ms: int | None = None
     """When the client stops waiting (its timeout timer, or ``scanResponseTable``'s expiry), None when the answer
     will come first."""
+
+
+@dataclass(frozen=True, slots=True)
+class FaultItemSnap:
+    """A broker a producer's ``MQFaultStrategy`` keeps out of its queue choice: a ``FaultItem`` of its
+    ``LatencyFaultToleranceImpl`` whose ``startTimestamp`` is still ahead (``isAvailable`` is false until then)."""
+
+    producer: str
+    """The producer's name (``pg``)."""
+    broker: str
+    latency_ms: int
+    """``currentLatency``: the last attempt's latency (30 000 for a failed one)."""
+    until_ms: int
+    """``startTimestamp``: the end of the attempt + ``notAvailableDuration`` for its latency."""

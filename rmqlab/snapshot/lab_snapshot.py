@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..broker.broker_faults import BrokerFaults
 from ..client.consumer.consume_message_orderly_service import ConsumeMessageOrderlyService
 from ..client.consumer.process_queue import REBALANCE_LOCK_MAX_LIVE_TIME_MS
 from ..common.message import SCHEDULE_TOPIC
@@ -18,7 +19,7 @@ from ..core.scheduler import Priority, TimerKind, TimerLabel
 from ..core.trace import TraceEvent
 from .brokers import BrokerSnap, LockSnap, ScheduleLevelSnap
 from .cells import audiences_of, queue_snaps
-from .clients import ConsumerSnap, ProcessQueueSnap, RequestSnap, TimerSnap
+from .clients import ConsumerSnap, FaultItemSnap, ProcessQueueSnap, RequestSnap, TimerSnap
 from .queues import ConsumeQueueSnap
 from .trace_index import TraceIndex, client_groups
 
@@ -28,7 +29,22 @@ if TYPE_CHECKING:
     from ..client.consumer.process_queue import ProcessQueue
     from .lab_state import LabState
 
-__all__ = ["LabSnapshot", "take_snapshot"]
+__all__ = ["HEALTHY_BROKER", "LabSnapshot", "fault_fields", "take_snapshot"]
+
+
+def fault_fields(faults: BrokerFaults) -> tuple[tuple[str, object], ...]:
+    """A broker's injected faults as :attr:`BrokerSnap.faults` lists them (``BrokerFaults()``: a healthy broker's,
+    what the run's first picture shows of a broker whose fault the factory set: ``widgets.origin``)."""
+    return (
+        ("response_delay_ms", faults.response_delay_ms),
+        ("lose_responses", faults.lose_responses),
+        ("put_status", faults.put_status.value),
+        ("reject_send_back", faults.reject_send_back),
+    )
+
+
+HEALTHY_BROKER = fault_fields(BrokerFaults())
+"""The faults of a broker with none injected."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +75,8 @@ class LabSnapshot:
     """Cut links (``lab.partition``): (client id, broker name), sorted."""
     requests: tuple[RequestSnap, ...] = field(default=())
     """Requests waiting for an answer (the ``responseTable``), in send order."""
+    kept_out: tuple[FaultItemSnap, ...] = field(default=())
+    """Brokers a producer's latency fault tolerance keeps out of its queue choice now, by producer and broker."""
 
     @classmethod
     def of(cls, lab: LabState, index: TraceIndex | None = None) -> LabSnapshot:
@@ -197,6 +215,22 @@ def _consumer_snap(lab: LabState, c: DefaultMQPushConsumer) -> ConsumerSnap:
     )
 
 
+def _kept_out(lab: LabState, now: int) -> tuple[FaultItemSnap, ...]:
+    """Each producer's fault table (``MQFaultStrategy.latencyFaultTolerance``), only the items not available at
+    ``now`` (``FaultItem.isAvailable``: ``now - startTimestamp >= 0``); empty when the strategy is off."""
+    out = []
+    for name in sorted(lab.producers):
+        strategy = lab.producers[name].fault_strategy
+        if not strategy.send_latency_fault_enable:
+            continue
+        table = strategy.latency_fault_tolerance.fault_item_table
+        for broker in sorted(table):
+            item = table[broker]
+            if not item.is_available(now):
+                out.append(FaultItemSnap(name, broker, item.current_latency, item.start_timestamp))
+    return tuple(out)
+
+
 def _request_snaps(lab: LabState) -> tuple[RequestSnap, ...]:
     """The ``responseTable``: each request still waiting, what it is and when its client gives up on it."""
     out = []
@@ -304,12 +338,7 @@ def take_snapshot(lab: LabState, index: TraceIndex | None = None) -> LabSnapshot
     queues: list[ConsumeQueueSnap] = []
     for bname in sorted(lab.brokers):
         b = lab.brokers[bname]
-        faults = (
-            ("response_delay_ms", b.faults.response_delay_ms),
-            ("lose_responses", b.faults.lose_responses),
-            ("put_status", b.faults.put_status.value),
-            ("reject_send_back", b.faults.reject_send_back),
-        )
+        faults = fault_fields(b.faults)
         members = tuple((group, tuple(sorted(b.consumer_groups[group]))) for group in sorted(b.consumer_groups))
         offsets = tuple(
             sorted(
@@ -334,4 +363,5 @@ def take_snapshot(lab: LabState, index: TraceIndex | None = None) -> LabSnapshot
         timers=timers,
         partitions=tuple(sorted(lab.remoting.faults.partitions)),
         requests=_request_snaps(lab),
+        kept_out=_kept_out(lab, now),
     )
