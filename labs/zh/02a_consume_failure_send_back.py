@@ -92,7 +92,7 @@ listener_dash = Dashboard(listener_lab, knobs={"listener": "raises"}, knob_optio
     Checkpoint(before="send_back", ask="where", optional=True, name="监听器失败的消息去了哪里",
                hint=HINT_THROWS, explain=sealed_explanation("02a.listener-throws"),
                question="下一步里 c1 的监听器对 {msg} 给出回答，返回类型为 {consumed_return_type}。这一步之后，{msg} "
-                        "在哪里？在图中点击那个位置（或按钮）。"),
+                        "在哪里？请在图上点击那个位置（或点按钮）。"),
 ])
 listener_dash
 
@@ -144,7 +144,7 @@ from rmqlab.widgets.dashboard import Dashboard
 ack_dash = Dashboard(ack_index_lab, knobs={"ack_index": 1, "batch": 4}, horizon="40s", checkpoints=[
     Checkpoint(before="send_back", ask="where", optional=True, name="第一条未确认的消息去了哪里", explain=sealed_explanation("02a.unacknowledged"),
                question="监听器对整批消息返回了 CONSUME_SUCCESS，并设置了 ctx.ack_index。下一步之后，它没有确认的第一条消息在哪里？"
-                        "在图中点击那个位置（或按钮）。"),
+                        "请在图上点击那个位置（或点按钮）。"),
 ])
 ack_dash
 

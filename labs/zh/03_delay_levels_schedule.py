@@ -74,7 +74,7 @@ from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", checkpoints=[
     Checkpoint(before="scheduled", ask="where", optional=True, name="第一次重试的延迟级别", explain=sealed_explanation("03.level"),
-               question="c1 的监听器每次投递都消费失败。下一步之后 {msg} 在哪里？在图中点击那个位置（或按钮）。"),
+               question="c1 的监听器每次投递都消费失败。下一步之后 {msg} 在哪里？请在图上点击那个位置（或点按钮）。"),
     Checkpoint(before="delay_delivered", nth=2, ask="when", optional=True, name="第二次重试何时到期", explain=sealed_explanation("03.second-due")),
     Checkpoint(before="dead_lettered", ask="when", optional=True, name="消息何时进入死信队列", explain=sealed_explanation("03.dlq-time"),
                question="c1 一直消费 {msg} 失败。Broker 什么时候把它写进死信队列？"),

@@ -78,7 +78,7 @@ from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(refund_fails, knobs={"max_reconsume_times": 1, "messages": 3}, horizon="1m", checkpoints=[
     Checkpoint(before="send_back", msg_id="M0001", nth=2, ask="where", optional=True, name="refund 17 重试失败后去了哪里",
-               question="退款 17（M0001）重试失败之后在哪里？在图中点击那个位置（或按钮）。",
+               question="退款 17（M0001）重试失败之后在哪里？请在图上点击那个位置（或点按钮）。",
                explain=sealed_explanation("04.refund-17")),
 ])
 dash
