@@ -206,10 +206,10 @@ def show_crash(lab):
 
 # %% tags=["nbval-ignore-output"]
 crash_dash = Dashboard(crash_lab, knobs={"crash_at_ms": 9_999, "restart_at_ms": 12_000}, horizon="20s", checkpoints=[
-    Checkpoint(before="delay_delivered", msg_id="M0001", nth=2, ask="where", optional=True,
+    Checkpoint(before="delay_delivered", msg_id="M0001", nth=2, ask="where", optional=True, pause_before="warning",
                name="where late goes after the restart",
-               question='"late" (M0001) was consumed before the crash, and broker-a is back up. Where is M0001 after '
-                        'the next step? Click the place in the picture (or a button).',
+               question='"late" (M0001) was consumed at 5 s, before the crash. broker-a restarts at 12 s: where is '
+                        'M0001 a second later? Click the place in the picture (or a button).',
                hint="What does the ScheduleMessageService read back at its restart, and when was it last written?",
                explain=sealed_explanation("03.crash")),
 ])

@@ -193,9 +193,9 @@ def show_crash(lab):
 
 # %% tags=["nbval-ignore-output"]
 crash_dash = Dashboard(crash_lab, knobs={"crash_at_ms": 9_999, "restart_at_ms": 12_000}, horizon="20s", checkpoints=[
-    Checkpoint(before="delay_delivered", msg_id="M0001", nth=2, ask="where", optional=True,
+    Checkpoint(before="delay_delivered", msg_id="M0001", nth=2, ask="where", optional=True, pause_before="warning",
                name="重启后 late 去哪里",
-               question="“late”（M0001）在崩溃前已被消费，broker-a 已恢复运行。下一步之后 M0001 在哪里？"
+               question="“late”（M0001）在 5 s 已被消费，那时还没崩溃。broker-a 在 12 s 重启：一秒之后 M0001 在哪里？"
                         "请在图上点击那个位置（或点按钮）。",
                hint="ScheduleMessageService 重启时读回了什么？它上一次是什么时候写入的？",
                explain=sealed_explanation("03.crash")),
