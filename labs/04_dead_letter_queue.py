@@ -91,24 +91,30 @@ dash
 # group's dead-letter topic instead of `%RETRY%<group>`, with no delay.
 #
 # ### Exercise 1 — predict, then run
-# c1 (group cg, `max_reconsume_times=1`) fails on every delivery. What is the exact name of the topic its message ends
-# up in, and how many queues does that topic have? Answer as `("name", queues)`.
+# Another run: c1 of group `pay` consumes `Orders`, a topic with **4** queues, with `max_reconsume_times=1`, and fails
+# every delivery; one order is sent to each queue. What is the exact name of the topic they end up in, and how many
+# queues does that topic have? Answer as `("name", queues)`.
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_1 = ("%DLQ%cg", 1)
+answer_1 = ("%DLQ%pay", 1)
 ### END SOLUTION
 
 # %%
-lab, p, c = refund_lab(business)
-broker = lab.brokers["broker-a"]
+pay = Lab(seed=SEED)
+pay.add_broker("broker-a")
+pay.create_topic("Orders", queues=4)
+pay_p = pay.add_producer("pg")
+pay.add_consumer("pay", subscribe={"Orders": "*"}, listener=always_fails, name="c1", max_reconsume_times=1)
+for k in range(4):
+    pay.at(f"{1 + k}s", pay_p.send, Message("Orders", f"order {k + 1}"))
+broker = pay.brokers["broker-a"]
 print("topics before:", sorted(broker.topic_config))
-lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
-lab.run(until="1m")
+pay.run(until="1m")
 print("topics after: ", sorted(broker.topic_config))
-show_trace(lab.trace, "delivered", "send_back", "dead_lettered", msg_id="M0001")
-dlq_name = lab.trace.of_kind("dead_lettered")[0].get("topic")
+show_trace(pay.trace, "dead_lettered", fields=("topic", "queue_id", "reconsume_times"))
+dlq_name = pay.trace.of_kind("dead_lettered")[0].get("topic")
 cfg = broker.topic_config[dlq_name]
 print(dlq_name, "read/write queues:", cfg.read_queue_nums, cfg.write_queue_nums, "perm:", cfg.perm)
 
@@ -157,13 +163,14 @@ two_dash
 
 # %% [markdown]
 # ### Exercise 2 — predict, then run
-# Group cg subscribes two topics, `Orders` and `Refunds`, with `max_reconsume_times=0` (the first failure dead-letters).
-# One message of each fails. How many `%DLQ%` topics exist on broker-a afterwards?
+# Another run: **two** groups, `billing` and `audit`, each subscribe `Orders` and `Refunds` with
+# `max_reconsume_times=0` (the first failure dead-letters), and both listeners always fail. One message is sent to each
+# topic (each group gets both). How many `%DLQ%` topics exist on broker-a afterwards?
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_2 = 1
+answer_2 = 2
 ### END SOLUTION
 
 # %%
@@ -172,7 +179,9 @@ two.add_broker("broker-a")
 two.create_topic("Orders", queues=1)
 two.create_topic("Refunds", queues=1)
 two_p = two.add_producer("pg")
-two.add_consumer("cg", subscribe={"Orders": "*", "Refunds": "*"}, listener=always_fails, name="c1", max_reconsume_times=0)
+for group in ("billing", "audit"):
+    two.add_consumer(group, subscribe={"Orders": "*", "Refunds": "*"}, listener=always_fails, name=f"c-{group}",
+                     max_reconsume_times=0)
 two.at("1s", two_p.send, Message("Orders", "order 5"))
 two.at("2s", two_p.send, Message("Refunds", "refund 9"))
 two.run(until="1m")
@@ -279,6 +288,9 @@ def resend(msgs, ctx):
 
 
 # %%
+lab, p, c = refund_lab(business)
+lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
+lab.run(until="1m")  # refund 17 fails twice and is dead-lettered to %DLQ%cg
 bug_fixed = True
 ops = lab.add_consumer("dlq-ops", subscribe={"%DLQ%cg": "*"}, listener=resend, name="ops1",
                        consume_from_where="CONSUME_FROM_FIRST_OFFSET")
@@ -311,9 +323,10 @@ off_dash
 
 # %% [markdown]
 # ### Exercise 4 — predict, then run
-# Another listener of the same run gives up at once: it sets `ctx.delay_level_when_next_consume = -1`, which with a
-# retry queue sends the failed message straight to the DLQ. With `retryQueueNums` = 0, where does the failed message
-# end up? Answer with a topic name, or `None` for nowhere.
+# Another run: the operator's `updateSubGroup -q 0` comes later, at **5 s**. Refund 18 is sent at 1 s to c1
+# (`max_reconsume_times=1`, a listener that always fails): its first send-back still finds a retry queue, and its retry
+# comes at 11 s, with its retries used up. Where does refund 18 end up? Answer with a topic name, or `None` for
+# nowhere.
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← your prediction
@@ -322,20 +335,17 @@ answer_4 = None
 ### END SOLUTION
 
 # %%
-def gives_up(msgs, ctx):
-    """Fail, and ask for no retry: delay level -1 means "dead-letter it now"."""
-    ctx.delay_level_when_next_consume = -1
-    return RECONSUME_LATER
-
-
-off, off_p, _ = refund_lab(gives_up)
-off.update_subscription_group("cg", retry_queue_nums=0)
+off, off_p, _ = refund_lab(always_fails, max_reconsume_times=1)
 off.at("1s", off_p.send, Message("TopicTest", "refund 18", keys="order-18"))
+off.at("5s", off.update_subscription_group, "cg", retry_queue_nums=0)
 off.run(until="1h")
-show_trace(off.trace, "admin", "delivered", "send_back", "stored", "dead_lettered")
-stored = [m.topic for m in off.brokers["broker-a"].commit_log.live()]
-ended_in = next((topic for topic in stored if topic != "TopicTest"), None)
-print("topics stored on broker-a:", stored)
+show_trace(off.trace, "admin", "delivered", "send_back", "scheduled", "dead_lettered")
+last_back = off.trace.where("send_back", msg_id="M0001")[-1]
+fates = [e for e in off.trace.where("scheduled", "dead_lettered", msg_id="M0001")
+         if e.get("reconsume_times") == last_back.get("reconsume_times") + 1]
+ended_in = (fates[-1].get("real_topic") or fates[-1].get("topic")) if fates else None
+print("topics stored on broker-a:", sorted({m.topic for m in off.brokers["broker-a"].commit_log.live()}))
+print("after refund 18's last send-back:", ended_in)
 
 # %% nbgrader={"grade": true, "grade_id": "ex04_4", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("04.4", answer_4, ended_in)

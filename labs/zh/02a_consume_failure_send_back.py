@@ -214,23 +214,23 @@ show_trace(lab.trace, "delivered", "send_back", "scheduled", "delay_delivered", 
 
 # %% [markdown]
 # ### 练习 2 — 先预测，再运行
-# 消息在 1 s 发送，前**两次**投递都失败。它的第三次投递在第几秒开始？先预测，再把图的参数 `failures` 设为 2、`messages` 设为 1，点“重建”，然后“跳转”到各次投递。
+# 本实验最上面的图里，一条消息每次投递都失败：它的第三次投递在 41 s。现在消息在 1 s 发送，前**三次**投递都失败。它的**第四次**投递在第几秒开始？先预测，再运行下面的单元格（下一节的图也演示这次运行）。
 
 # %% nbgrader={"grade": false, "grade_id": "ex02a_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_2 = 41
+answer_2 = 101
 ### END SOLUTION
 
 # %%
-lab, p, c = one_queue_lab(lambda m, ctx: RECONSUME_LATER if m[0].reconsume_times < 2 else CONSUME_SUCCESS)
+lab, p, c = one_queue_lab(lambda m, ctx: RECONSUME_LATER if m[0].reconsume_times < 3 else CONSUME_SUCCESS)
 lab.at("1s", p.send, Message("TopicTest", "x"))
-lab.run(until="2m")
+lab.run(until="3m")
 show_trace(lab.trace, "delivered", "send_back", "scheduled", msg_id="M0001")
-third = lab.trace.of_kind("delivered")[2]
+fourth = lab.trace.of_kind("delivered")[3]
 
 # %% nbgrader={"grade": true, "grade_id": "ex02a_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("02a.2", answer_2, third.time_ms // 1000)
+check("02a.2", answer_2, fourth.time_ms // 1000)
 ### BEGIN HIDDEN TESTS
 import rmqlab.course.grading as grading_02a_2
 grading_02a_2.verify("02a.2", answer_2)

@@ -88,24 +88,29 @@ dash
 # `>= maxReconsumeTimes`（来自请求头），或者监听器要求的延迟级别 < 0 时，这份副本不进 `%RETRY%<group>`，而是不带延迟地进入该消费组的死信 Topic。
 #
 # ### 练习 1 — 先预测，再运行
-# c1（消费组 cg，`max_reconsume_times=1`）每次投递都失败。它的消息最终落在哪个 Topic（准确的名字），这个 Topic
-# 有几个队列？用 `("name", queues)` 回答。
+# 另一次运行：消费组 `pay` 的 c1 消费 `Orders`，这个 Topic 有 **4** 个队列；c1 的 `max_reconsume_times=1`，每次投递都失败，
+# 每个队列各发一条订单。它们最终落在哪个 Topic（准确的名字），这个 Topic 有几个队列？用 `("name", queues)` 回答。
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_1 = ("%DLQ%cg", 1)
+answer_1 = ("%DLQ%pay", 1)
 ### END SOLUTION
 
 # %%
-lab, p, c = refund_lab(business)
-broker = lab.brokers["broker-a"]
+pay = Lab(seed=SEED)
+pay.add_broker("broker-a")
+pay.create_topic("Orders", queues=4)
+pay_p = pay.add_producer("pg")
+pay.add_consumer("pay", subscribe={"Orders": "*"}, listener=always_fails, name="c1", max_reconsume_times=1)
+for k in range(4):
+    pay.at(f"{1 + k}s", pay_p.send, Message("Orders", f"order {k + 1}"))
+broker = pay.brokers["broker-a"]
 print("之前的 Topic：", sorted(broker.topic_config))
-lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
-lab.run(until="1m")
+pay.run(until="1m")
 print("之后的 Topic：", sorted(broker.topic_config))
-show_trace(lab.trace, "delivered", "send_back", "dead_lettered", msg_id="M0001")
-dlq_name = lab.trace.of_kind("dead_lettered")[0].get("topic")
+show_trace(pay.trace, "dead_lettered", fields=("topic", "queue_id", "reconsume_times"))
+dlq_name = pay.trace.of_kind("dead_lettered")[0].get("topic")
 cfg = broker.topic_config[dlq_name]
 print(dlq_name, "读/写队列数：", cfg.read_queue_nums, cfg.write_queue_nums, "perm：", cfg.perm)
 
@@ -152,12 +157,12 @@ two_dash
 
 # %% [markdown]
 # ### 练习 2 — 先预测，再运行
-# 消费组 cg 订阅两个 Topic：`Orders` 和 `Refunds`，`max_reconsume_times=0`（第一次失败就进入死信队列）。每个 Topic 各有一条消息消费失败。之后 broker-a 上有几个 `%DLQ%` Topic？
+# 另一次运行：**两个**消费组 `billing` 和 `audit` 都订阅 `Orders` 和 `Refunds`，都是 `max_reconsume_times=0`（第一次失败就进入死信队列），监听器都总是失败。每个 Topic 各发一条消息（每个消费组都会收到它们）。之后 broker-a 上有几个 `%DLQ%` Topic？
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_2 = 1
+answer_2 = 2
 ### END SOLUTION
 
 # %%
@@ -166,7 +171,9 @@ two.add_broker("broker-a")
 two.create_topic("Orders", queues=1)
 two.create_topic("Refunds", queues=1)
 two_p = two.add_producer("pg")
-two.add_consumer("cg", subscribe={"Orders": "*", "Refunds": "*"}, listener=always_fails, name="c1", max_reconsume_times=0)
+for group in ("billing", "audit"):
+    two.add_consumer(group, subscribe={"Orders": "*", "Refunds": "*"}, listener=always_fails, name=f"c-{group}",
+                     max_reconsume_times=0)
 two.at("1s", two_p.send, Message("Orders", "order 5"))
 two.at("2s", two_p.send, Message("Refunds", "refund 9"))
 two.run(until="1m")
@@ -261,6 +268,9 @@ def resend(msgs, ctx):
 
 
 # %%
+lab, p, c = refund_lab(business)
+lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
+lab.run(until="1m")  # 退款 17 失败两次，进入 %DLQ%cg
 bug_fixed = True
 ops = lab.add_consumer("dlq-ops", subscribe={"%DLQ%cg": "*"}, listener=resend, name="ops1",
                        consume_from_where="CONSUME_FROM_FIRST_OFFSET")
@@ -288,7 +298,7 @@ off_dash
 
 # %% [markdown]
 # ### 练习 4 — 先预测，再运行
-# 同一次运行里换一个监听器，它立即放弃：设置 `ctx.delay_level_when_next_consume = -1`，有重试队列时这会让失败的消息直接进入死信队列。`retryQueueNums` = 0 时，这条消费失败的消息最终落在哪里？用一个 Topic 名回答，如果哪里都不在，就回答 `None`。
+# 另一次运行：运维人员的 `updateSubGroup -q 0` 来得晚一些，在 **5 s**。退款 18 在 1 s 发送，c1 的 `max_reconsume_times=1`，监听器总是失败：它第一次回传时 cg 还有重试队列，重试在 11 s 到来，那时重试次数已经用完。退款 18 最终落在哪里？用一个 Topic 名回答，如果哪里都不在，就回答 `None`。
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← 你的预测
@@ -297,20 +307,17 @@ answer_4 = None
 ### END SOLUTION
 
 # %%
-def gives_up(msgs, ctx):
-    """失败，并要求不再重试：延时级别 -1 表示“立即进入死信”。"""
-    ctx.delay_level_when_next_consume = -1
-    return RECONSUME_LATER
-
-
-off, off_p, _ = refund_lab(gives_up)
-off.update_subscription_group("cg", retry_queue_nums=0)
+off, off_p, _ = refund_lab(always_fails, max_reconsume_times=1)
 off.at("1s", off_p.send, Message("TopicTest", "refund 18", keys="order-18"))
+off.at("5s", off.update_subscription_group, "cg", retry_queue_nums=0)
 off.run(until="1h")
-show_trace(off.trace, "admin", "delivered", "send_back", "stored", "dead_lettered")
-stored = [m.topic for m in off.brokers["broker-a"].commit_log.live()]
-ended_in = next((topic for topic in stored if topic != "TopicTest"), None)
-print("broker-a 上存储的 Topic：", stored)
+show_trace(off.trace, "admin", "delivered", "send_back", "scheduled", "dead_lettered")
+last_back = off.trace.where("send_back", msg_id="M0001")[-1]
+fates = [e for e in off.trace.where("scheduled", "dead_lettered", msg_id="M0001")
+         if e.get("reconsume_times") == last_back.get("reconsume_times") + 1]
+ended_in = (fates[-1].get("real_topic") or fates[-1].get("topic")) if fates else None
+print("broker-a 上存储的 Topic：", sorted({m.topic for m in off.brokers["broker-a"].commit_log.live()}))
+print("退款 18 回传之后的去向：", ended_in)
 
 # %% nbgrader={"grade": true, "grade_id": "ex04_4", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("04.4", answer_4, ended_in)
