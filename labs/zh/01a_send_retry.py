@@ -216,6 +216,13 @@ answers_dash = Dashboard(
     knobs={"send_error": "SYSTEM_ERROR", "sends": 8},
     knob_options={"send_error": ["SYSTEM_ERROR", "SYSTEM_BUSY"]},
     horizon="10s",
+    checkpoints=[
+        Checkpoint(before="send_attempt", msg_id="M0001", nth=2, inside_step=True, ask="where", optional=True,
+                   name="错误应答之后 M0001 去哪里",
+                   question="broker-a 用一个错误码应答了 pg 对 M0001 的第 1 次尝试。下一步之后 M0001 在哪里：存到了某处，"
+                            "还是失败了？请在图上点击那个位置（或点按钮）。",
+                   explain=sealed_explanation("01a.error-retried")),
+    ],
 )
 answers_dash
 

@@ -122,7 +122,12 @@ print(len(deliveries), "次投递；死信副本的 reconsume_times =", dlq.get(
 # Consumer 可以允许超过 16 次重试。上面的级别表在最后一级之后就没有级别了。下面是 `max_reconsume_times=20` 的图，停在第 16 次重试的回传处。它只跑到 7 h：足以看到第 17、18 次重试在哪一级等待，但看不到这次运行的结尾——结尾是下面的练习。
 
 # %% tags=["nbval-ignore-output"]
-past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 20}, horizon="7h")
+past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 20}, horizon="7h", checkpoints=[
+    Checkpoint(before="scheduled", msg_id="M0001", nth=17, ask="where", optional=True, name="第 17 次重试等在哪里",
+               question="c1 第 17 次消费 M0001 失败：reconsumeTimes 已是 16，而 3 + 1"
+                        "6 = 19，超出了表的最后一级。下一步之后 M0001 在哪里？请在图上点击那个位置（或点按钮）。",
+               explain=sealed_explanation("03.past-16")),
+])
 past_dash.controller.seek_time(sum(levels.delay_ms(3 + k) for k in range(16)))  # 级别 3 … 18 的 16 个延迟
 past_dash
 
