@@ -25,6 +25,12 @@ RETRY_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         why="Right: {answer}. A clean shutdown() unregisters c2 from both brokers (unregisterClient), and each broker tells the members left in cg (NOTIFY_CONSUMER_IDS_CHANGED). c1's ClientRemotingProcessor wakes its RebalanceService at once, so c1 rebalances at {time}, not at its next 20 s period.",
         zh="对：{answer}。正常的 shutdown() 会让 c2 从两个 Broker 注销（unregisterClient），每个 Broker 再通知 cg 里剩下的成员（NOTIFY_CONSUMER_IDS_CHANGED）。c1 的 ClientRemotingProcessor 立即唤醒它的 RebalanceService，所以 c1 在 {time} 就重平衡，不等下一个 20 s 周期。",
     ),
+    CheckpointWhy(
+        id="00.round-robin",
+        answer="queue:TopicTest@broker-a:2",
+        why="Right: {answer}. With no failure to avoid, the producer picks a queue round-robin: TopicPublishInfo.selectOneMessageQueue() takes the topic's next queue (sendWhichQueue.incrementAndGet() modulo the 8 queues of its route, in the name server's order), so each send goes to the queue after the previous send's, and {msg} goes to {answer}. A new producer's counter starts at a random number, which is why the first send's queue is not queue 0.",
+        zh="对：{answer}。没有要避开的失败时，Producer 轮询选择队列：TopicPublishInfo.selectOneMessageQueue() 取这个 Topic 的下一个队列（sendWhichQueue.incrementAndGet() 对路由里的 8 个队列取模，按 NameServer 给出的顺序），所以每次发送都发往上一次发送之后的那个队列，{msg} 就发往 {answer}。新 Producer 的计数器从一个随机数开始，所以第一次发送的队列不是队列 0。",
+    ),
     # 01a
     CheckpointWhy(
         id="01a.second-try",
