@@ -284,6 +284,45 @@ grading_04_3.verify("04.3", answer_3)
 # ## The operator's re-send
 # Fix the bug, then subscribe a consumer (own group) to `%DLQ%cg` and produce each message again to the topic named
 # by its `RETRY_TOPIC` property.
+#
+# The picture: refund 17 is dead-lettered at 11 s; at 30 s the bug is fixed and the operator's consumer ops1 (group
+# dlq-ops) reads `%DLQ%cg` from the first offset and re-sends. Step: it stops before the re-sent copy is delivered
+# and asks who gets it.
+
+# %% tags=["nbval-ignore-output"]
+def resend_lab(fix_at="30s"):
+    """Refund 17 at 1 s; c1 (max_reconsume_times=1) fails it until ``fix_at``, when ops1 starts re-sending."""
+    fixed = []
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg")
+    fails_until_fixed = lambda msgs, ctx: CONSUME_SUCCESS if fixed else RECONSUME_LATER  # noqa: E731
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=fails_until_fixed, name="c1", max_reconsume_times=1)
+    lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
+
+    def resend_each(msgs, ctx):
+        """Re-produce each dead letter to its original topic."""
+        for m in msgs:
+            p.send(Message(m.properties["RETRY_TOPIC"], m.body, keys=m.keys))
+        return CONSUME_SUCCESS
+
+    def fix_and_resend():
+        fixed.append(True)
+        lab.add_consumer("dlq-ops", subscribe={"%DLQ%cg": "*"}, listener=resend_each, name="ops1",
+                         consume_from_where="CONSUME_FROM_FIRST_OFFSET")
+
+    lab.at(fix_at, fix_and_resend)
+    return lab
+
+
+resend_dash = Dashboard(resend_lab, horizon="40s", checkpoints=[
+    Checkpoint(before="delivered", msg_id="M0002", ask="who", optional=True, name="who gets the re-sent copy",
+               question="ops1 produced refund 17 again to the topic its RETRY_TOPIC names (a new message"
+                        ", M0002). Who consumes the re-sent copy? Click it in the picture (or a button).",
+               explain=sealed_explanation("04.resend-who")),
+])
+resend_dash
 
 # %%
 def resend(msgs, ctx):

@@ -181,6 +181,12 @@ RETRY_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         why="Right: {answer}. On the broker path asyncConsumerSendMsgBack compares the stored reconsumeTimes with c1's maxReconsumeTimes (2): the first failure (0) waits level 3 (10 s), the second (1) level 4 (30 s), and the third delivery's failure (2 ≥ 2) is written to {topic} at once, with no delay: 1 s + 10 s + 30 s = {time}.",
         zh="对：{answer}。在 Broker 路径上，asyncConsumerSendMsgBack 拿存储的 reconsumeTimes 与 c1 的 maxReconsumeTimes（2）比较：第一次失败（0）等级别 3（10 s），第二次（1）等级别 4（30 s），第三次投递失败时（2 ≥ 2）立即写进 {topic}，不再延时：1 s + 10 s + 30 s = {time}。",
     ),
+    CheckpointWhy(
+        id="04.resend-who",
+        answer="c1",
+        why="Right: {answer}. ops1 only reads %DLQ%cg: its listener produces a brand-new message to the topic the dead letter's RETRY_TOPIC property names, TopicTest, with a new id ({msg}) and reconsumeTimes 0. TopicTest belongs to group cg, so c1, the business consumer, pulls it like any new message, and with the bug fixed it consumes it at {time}. ops1 never sees the copy, and nothing in {msg} says it was once a dead letter: deduplicate on a business key (order-17).",
+        zh="对：{answer}。ops1 只读 %DLQ%cg：它的监听器向死信的 RETRY_TOPIC 属性所指的 Topic（TopicTest）生产一条全新的消息，ID 是新的（{msg}），reconsumeTimes 为 0。TopicTest 属于消费组 cg，所以业务 Consumer c1 像拉取任何新消息一样拉取它；bug 已修好，它在 {time} 消费成功。ops1 从未见过这份副本，{msg} 里也没有任何东西说明它曾是死信：要按业务键（order-17）去重。",
+    ),
     # 04b
     CheckpointWhy(
         id="04b.retry-lands",

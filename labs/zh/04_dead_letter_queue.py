@@ -264,6 +264,44 @@ grading_04_3.verify("04.3", answer_3)
 # %% [markdown]
 # ## 运维人员的重新发送
 # 先修好 bug，然后让一个 Consumer（用它自己的消费组）订阅 `%DLQ%cg`，把每条消息重新生产到它的 `RETRY_TOPIC` 属性所指的 Topic。
+#
+# 图：退款 17 在 11 s 进入死信队列；30 s 时 bug 修好了，运维的 Consumer ops1（消费组 dlq-ops）从第一个 offset 开始读
+# `%DLQ%cg`，把死信重新发送。往前单步：它在重新发送的副本被投递之前停下，问谁会收到它。
+
+# %% tags=["nbval-ignore-output"]
+def resend_lab(fix_at="30s"):
+    """退款 17 在 1 s 发送，c1（max_reconsume_times=1）在 ``fix_at`` 之前一直失败；那时 ops1 开始重新发送死信。"""
+    fixed = []
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg")
+    fails_until_fixed = lambda msgs, ctx: CONSUME_SUCCESS if fixed else RECONSUME_LATER  # noqa: E731
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=fails_until_fixed, name="c1", max_reconsume_times=1)
+    lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
+
+    def resend_each(msgs, ctx):
+        """把死信重新生产到它原来的 Topic。"""
+        for m in msgs:
+            p.send(Message(m.properties["RETRY_TOPIC"], m.body, keys=m.keys))
+        return CONSUME_SUCCESS
+
+    def fix_and_resend():
+        fixed.append(True)
+        lab.add_consumer("dlq-ops", subscribe={"%DLQ%cg": "*"}, listener=resend_each, name="ops1",
+                         consume_from_where="CONSUME_FROM_FIRST_OFFSET")
+
+    lab.at(fix_at, fix_and_resend)
+    return lab
+
+
+resend_dash = Dashboard(resend_lab, horizon="40s", checkpoints=[
+    Checkpoint(before="delivered", msg_id="M0002", ask="who", optional=True, name="谁收到重新发送的副本",
+               question="ops1 把退款 17 重新生产到它的 RETRY_TOPIC 所指的 Topi"
+                        "c（新消息 M0002）。谁消费这份重新发送的副本？请在图上点击它（或点按钮）。",
+               explain=sealed_explanation("04.resend-who")),
+])
+resend_dash
 
 # %%
 def resend(msgs, ctx):
