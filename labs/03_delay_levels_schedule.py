@@ -132,8 +132,9 @@ print(len(deliveries), "deliveries; DLQ copy reconsume_times =", dlq.get("recons
 # %% tags=["nbval-ignore-output"]
 past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 20}, horizon="7h", checkpoints=[
     Checkpoint(before="scheduled", msg_id="M0001", nth=17, ask="where", optional=True, name="where the 17th retry waits",
-               question="c1 is about to fail M0001 for the 17th time: its reconsumeTimes is 16, and 3 + 16 = 19, past the ta"
-                        "ble's last level. Where is M0001 after the next step? Click the place in the picture (or a button).",
+               question="c1 is about to fail M0001 for the 17th time, with reconsumeTimes 16: 3 + reconsumeTimes is "
+                        "past the table's last level. Where is M0001 after the next step? Click the place in the "
+                        "picture (or a button).",
                explain=sealed_explanation("03.past-16")),
 ])
 past_dash.controller.seek_time(sum(levels.delay_ms(3 + k) for k in range(16)))  # the 16 delays of levels 3 … 18

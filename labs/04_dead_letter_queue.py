@@ -229,8 +229,8 @@ paths_dash = Dashboard(
     refund_fails, knobs={"max_reconsume_times": 2, "reject_send_back": False, "messages": 2}, horizon="2m",
     checkpoints=[
         Checkpoint(before="dead_lettered", msg_id="M0001", ask="when", optional=True, name="when refund 17 is dead-lettered",
-                   question="c1 allows 2 retries (max_reconsume_times=2) and fails refund 17 ev"
-                            "ery time. When does the broker write it to %DLQ%cg? Pick the time.",
+                   question="c1 allows 2 retries (max_reconsume_times=2) and fails refund 17 every time. When does "
+                            "the broker write it to %DLQ%cg? Pick the time.",
                    explain=sealed_explanation("04.broker-path-dlq")),
     ],
 )
@@ -318,8 +318,8 @@ def resend_lab(fix_at="30s"):
 
 resend_dash = Dashboard(resend_lab, horizon="40s", checkpoints=[
     Checkpoint(before="delivered", msg_id="M0002", ask="who", optional=True, name="who gets the re-sent copy",
-               question="ops1 produced refund 17 again to the topic its RETRY_TOPIC names (a new message"
-                        ", M0002). Who consumes the re-sent copy? Click it in the picture (or a button).",
+               question="ops1 produced refund 17 again to the topic its RETRY_TOPIC names (a new message, M0002). "
+                        "Who consumes the re-sent copy? Click it in the picture (or a button).",
                explain=sealed_explanation("04.resend-who")),
 ])
 resend_dash

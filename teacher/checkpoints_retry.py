@@ -153,8 +153,8 @@ RETRY_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
     CheckpointWhy(
         id="03.past-16",
         answer="delay:broker-a:18",
-        why="Right: {answer}. The 17th failure is sent back with reconsumeTimes {delivered_reconsume_times}, still below c1's maxReconsumeTimes, so the broker schedules one more retry at 3 + {delivered_reconsume_times}. There is no level 19: asyncConsumerSendMsgBack caps the level at the table's last one (maxDelayLevel, 18), so every retry past the 16th waits the same 2 h.",
-        zh="对：{answer}。第 17 次失败回传时 reconsumeTimes 为 {delivered_reconsume_times}，仍小于 c1 的 maxReconsumeTimes，所以 Broker 在 3 + {delivered_reconsume_times} 再安排一次重试。没有级别 19：asyncConsumerSendMsgBack 把级别限制在表中最后一级（maxDelayLevel，18），所以第 16 次之后的每次重试都等同样的 2 h。",
+        why="Right: {answer}. The 17th failure is sent back with reconsumeTimes {delivered_reconsume_times}, still below c1's maxReconsumeTimes, so the broker schedules one more retry at 3 + {delivered_reconsume_times}. There is no level past 18: asyncConsumerSendMsgBack caps the level at the table's last one (maxDelayLevel, 18), so every retry past the 16th waits the same 2 h.",
+        zh="对：{answer}。第 17 次失败回传时 reconsumeTimes 为 {delivered_reconsume_times}，仍小于 c1 的 maxReconsumeTimes，所以 Broker 在 3 + {delivered_reconsume_times} 再安排一次重试。没有比 18 更高的级别：asyncConsumerSendMsgBack 把级别限制在表中最后一级（maxDelayLevel，18），所以第 16 次之后的每次重试都等同样的 2 h。",
     ),
     # 04
     CheckpointWhy(
@@ -184,8 +184,8 @@ RETRY_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
     CheckpointWhy(
         id="04.resend-who",
         answer="c1",
-        why="Right: {answer}. ops1 only reads %DLQ%cg: its listener produces a brand-new message to the topic the dead letter's RETRY_TOPIC property names, TopicTest, with a new id ({msg}) and reconsumeTimes 0. TopicTest belongs to group cg, so c1, the business consumer, pulls it like any new message, and with the bug fixed it consumes it at {time}. ops1 never sees the copy, and nothing in {msg} says it was once a dead letter: deduplicate on a business key (order-17).",
-        zh="对：{answer}。ops1 只读 %DLQ%cg：它的监听器向死信的 RETRY_TOPIC 属性所指的 Topic（TopicTest）生产一条全新的消息，ID 是新的（{msg}），reconsumeTimes 为 0。TopicTest 属于消费组 cg，所以业务 Consumer c1 像拉取任何新消息一样拉取它；bug 已修好，它在 {time} 消费成功。ops1 从未见过这份副本，{msg} 里也没有任何东西说明它曾是死信：要按业务键（order-17）去重。",
+        why="Right: {answer}. ops1 only reads %DLQ%cg: its listener produces a brand-new message to the topic the dead letter's RETRY_TOPIC property names, TopicTest, with a new id ({msg}) and reconsumeTimes 0. TopicTest belongs to group cg, so c1, the business consumer, pulls it like any new message, and with the bug fixed it consumes it at {time}. ops1 never sees the copy, and nothing in {msg} says it was once a dead letter: deduplicate on a business key (the message's keys).",
+        zh="对：{answer}。ops1 只读 %DLQ%cg：它的监听器向死信的 RETRY_TOPIC 属性所指的 Topic（TopicTest）生产一条全新的消息，ID 是新的（{msg}），reconsumeTimes 为 0。TopicTest 属于消费组 cg，所以业务 Consumer c1 像拉取任何新消息一样拉取它；bug 已修好，它在 {time} 消费成功。ops1 从未见过这份副本，{msg} 里也没有任何东西说明它曾是死信：要按业务键（消息的 keys）去重。",
     ),
     # 04b
     CheckpointWhy(

@@ -165,7 +165,7 @@ def test_a_failed_send_back_is_never_called_a_delay_level() -> None:
 def test_an_instance_that_has_not_started_is_not_told_not_at_once() -> None:
     """Lab 00: paused at 1 s, c2 starts at 2 s and rebalances at once (start → rebalanceImmediately). The paused
     moment's choice says c2 is not running yet, not "not at once"."""
-    (_, dash, cp), *_ = [(lab, d, cp) for lab, d, cp in _asked() if lab == "labs/00_tour"]
+    (_, dash, cp), *_ = [(lab, d, cp) for lab, d, cp in _asked() if lab == "labs/00_tour" and cp.ask == "when"]
     now = str(dash.controller.frames.now_ms[cp.frame])
     assert cp.answer == "2000" and now == "1000"
     said = cp.hint_for(now)

@@ -124,8 +124,8 @@ print(len(deliveries), "次投递；死信副本的 reconsume_times =", dlq.get(
 # %% tags=["nbval-ignore-output"]
 past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 20}, horizon="7h", checkpoints=[
     Checkpoint(before="scheduled", msg_id="M0001", nth=17, ask="where", optional=True, name="第 17 次重试等在哪里",
-               question="c1 第 17 次消费 M0001 失败：reconsumeTimes 已是 16，而 3 + 1"
-                        "6 = 19，超出了表的最后一级。下一步之后 M0001 在哪里？请在图上点击那个位置（或点按钮）。",
+               question="c1 即将第 17 次消费 M0001 失败，reconsumeTimes 为 16：3 + reconsumeTimes 已超出表的最后一级。"
+                        "下一步之后 M0001 在哪里？请在图上点击那个位置（或点按钮）。",
                explain=sealed_explanation("03.past-16")),
 ])
 past_dash.controller.seek_time(sum(levels.delay_ms(3 + k) for k in range(16)))  # 级别 3 … 18 的 16 个延迟

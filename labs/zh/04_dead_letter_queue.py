@@ -215,8 +215,8 @@ paths_dash = Dashboard(
     refund_fails, knobs={"max_reconsume_times": 2, "reject_send_back": False, "messages": 2}, horizon="2m",
     checkpoints=[
         Checkpoint(before="dead_lettered", msg_id="M0001", ask="when", optional=True, name="退款 17 何时进入死信队列",
-                   question="c1 允许 2 次重试（max_reconsume_times=2），每次都消"
-                            "费退款 17 失败。Broker 什么时候把它写进 %DLQ%cg？请选择时刻。",
+                   question="c1 允许 2 次重试（max_reconsume_times=2），每次都消费退款 17 失败。"
+                            "Broker 什么时候把它写进 %DLQ%cg？请选择时刻。",
                    explain=sealed_explanation("04.broker-path-dlq")),
     ],
 )
@@ -297,8 +297,8 @@ def resend_lab(fix_at="30s"):
 
 resend_dash = Dashboard(resend_lab, horizon="40s", checkpoints=[
     Checkpoint(before="delivered", msg_id="M0002", ask="who", optional=True, name="谁收到重新发送的副本",
-               question="ops1 把退款 17 重新生产到它的 RETRY_TOPIC 所指的 Topi"
-                        "c（新消息 M0002）。谁消费这份重新发送的副本？请在图上点击它（或点按钮）。",
+               question="ops1 把退款 17 重新生产到它的 RETRY_TOPIC 所指的 Topic（新消息 M0002）。"
+                        "谁消费这份重新发送的副本？请在图上点击它（或点按钮）。",
                explain=sealed_explanation("04.resend-who")),
 ])
 resend_dash
