@@ -235,6 +235,8 @@ answers_dash = Dashboard(
                    name="where M0001 goes after an error answer",
                    question="broker-a answered pg's try 1 of M0001 with an error code. Where is M0001 after the next "
                             "step: stored somewhere, or failed? Click the place in the picture (or a button).",
+                   hint="An error answer throws MQBrokerException in the client. Is SYSTEM_ERROR one of "
+                        "DefaultMQProducer.retryResponseCodes, and which broker does a retry avoid?",
                    explain=sealed_explanation("01a.error-retried")),
     ],
 )

@@ -207,6 +207,8 @@ retry_dash = Dashboard(failing_lab, knobs={"failures": 1, "messages": 3}, horizo
     Checkpoint(before="delay_delivered", msg_id="M0001", ask="where", optional=True, name="where M0001 goes when its wait is over",
                question="c1 failed M0001 once, and the broker parked it at a delay level. Its wait ends in the "
                         "next step: where is M0001 then? Click the place in the picture (or a button).",
+               hint="The copy waits in SCHEDULE_TOPIC_XXXX with its real topic kept in a property: where does the "
+                    "ScheduleMessageService put it when its wait is over, and who pulls from there?",
                explain=sealed_explanation("02a.back-on-retry")),
 ])
 retry_dash

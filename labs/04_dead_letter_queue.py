@@ -317,7 +317,8 @@ def resend_lab(fix_at="30s"):
 
 
 resend_dash = Dashboard(resend_lab, horizon="40s", checkpoints=[
-    Checkpoint(before="delivered", msg_id="M0002", ask="who", optional=True, name="who gets the re-sent copy",
+    Checkpoint(before="pulled", actor="consumer:c1", nth=3, inside_step=True, ask="who", optional=True,
+               name="who gets the re-sent copy",
                question="ops1 produced refund 17 again to the topic its RETRY_TOPIC names (a new message, M0002). "
                         "Who consumes the re-sent copy? Click it in the picture (or a button).",
                explain=sealed_explanation("04.resend-who")),

@@ -149,8 +149,8 @@ def _dead_letter_mistakes(event: TraceEvent, now: int, trace: Sequence[TraceEven
     rt, most = int(backs[-1].get("reconsume_times") or 0), int(backs[-1].get("max_reconsume_times") or 16)
     who = backs[-1].actor.split(":", 1)[-1]
     after = DELAYS.delay_ms(min(level + 1, DELAYS.max_level))
-    out = [(now, _("Not yet: {msg} had been reconsumed {rt} times at this send-back, below maxReconsumeTimes "
-                   "{most}, so the broker parked it for one more retry at level {level}.").format(
+    out = [(now, _("Not yet: at this send-back {msg}'s reconsumeTimes was {rt}, below maxReconsumeTimes {most}, "
+                   "so the broker parked it for one more retry at level {level}.").format(
                        rt=rt, most=most, msg=msg, level=level))]  # fmt: skip
     if level > 1:
         out.append((sched[-1].time_ms + DELAYS.delay_ms(level - 1), _("That is delay level {lv}, the previous wait. "

@@ -221,6 +221,8 @@ answers_dash = Dashboard(
                    name="错误应答之后 M0001 去哪里",
                    question="broker-a 用一个错误码应答了 pg 对 M0001 的第 1 次尝试。下一步之后 M0001 在哪里：存到了某处，"
                             "还是失败了？请在图上点击那个位置（或点按钮）。",
+                   hint="错误应答在客户端抛出 MQBrokerException。SYSTEM_ERROR 在 DefaultMQProducer.retryResponseCodes 里吗？"
+                        "重试会避开哪个 Broker？",
                    explain=sealed_explanation("01a.error-retried")),
     ],
 )

@@ -200,6 +200,8 @@ retry_dash = Dashboard(failing_lab, knobs={"failures": 1, "messages": 3}, horizo
     Checkpoint(before="delay_delivered", msg_id="M0001", ask="where", optional=True, name="等待结束后 M0001 去哪里",
                question="c1 的监听器第一次消费 M0001 失败，Broker 把它放在一个延迟级别上。下一步它的等待结束："
                         "那时它在哪里？请在图上点击那个位置（或点按钮）。",
+               hint="副本在 SCHEDULE_TOPIC_XXXX 里等待，它真正的 Topic 保存在一个属性里：等待结束时 ScheduleMessageService "
+                    "把它放到哪里？又是谁从那里拉取？",
                explain=sealed_explanation("02a.back-on-retry")),
 ])
 retry_dash

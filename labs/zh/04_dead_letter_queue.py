@@ -295,7 +295,8 @@ def resend_lab(fix_at="30s"):
 
 
 resend_dash = Dashboard(resend_lab, horizon="40s", checkpoints=[
-    Checkpoint(before="delivered", msg_id="M0002", ask="who", optional=True, name="谁收到重新发送的副本",
+    Checkpoint(before="pulled", actor="consumer:c1", nth=3, inside_step=True, ask="who", optional=True,
+               name="谁收到重新发送的副本",
                question="ops1 把退款 17 重新生产到它的 RETRY_TOPIC 所指的 Topic（新消息 M0002）。"
                         "谁消费这份重新发送的副本？请在图上点击它（或点按钮）。",
                explain=sealed_explanation("04.resend-who")),
