@@ -303,8 +303,8 @@ def resend_lab(fix_at="30s"):
 
     def resend_each(msgs, ctx):
         """Re-produce each dead letter to its original topic."""
-        for m in msgs:
-            p.send(Message(m.properties["RETRY_TOPIC"], m.body, keys=m.keys))
+        for m in msgs:  # the operator's tool sends a second later
+            lab.at(lab.now + 1_000, p.send, Message(m.properties["RETRY_TOPIC"], m.body, keys=m.keys))
         return CONSUME_SUCCESS
 
     def fix_and_resend():
@@ -317,10 +317,11 @@ def resend_lab(fix_at="30s"):
 
 
 resend_dash = Dashboard(resend_lab, horizon="40s", checkpoints=[
-    Checkpoint(before="pulled", actor="consumer:c1", nth=3, inside_step=True, ask="who", optional=True,
+    Checkpoint(before="delivered", msg_id="M0002", ask="who", optional=True,
                name="who gets the re-sent copy",
-               question="ops1 produced refund 17 again to the topic its RETRY_TOPIC names (a new message, M0002). "
-                        "Who consumes the re-sent copy? Click it in the picture (or a button).",
+               question="ops1 has read refund 17 from %DLQ%cg; a second later its tool produces it again to the topic "
+                        "its RETRY_TOPIC names, as a new message (M0002). Who consumes that copy? Click it in the "
+                        "picture (or a button).",
                explain=sealed_explanation("04.resend-who")),
 ])
 resend_dash

@@ -281,8 +281,8 @@ def resend_lab(fix_at="30s"):
 
     def resend_each(msgs, ctx):
         """把死信重新生产到它原来的 Topic。"""
-        for m in msgs:
-            p.send(Message(m.properties["RETRY_TOPIC"], m.body, keys=m.keys))
+        for m in msgs:  # the operator's tool sends a second later
+            lab.at(lab.now + 1_000, p.send, Message(m.properties["RETRY_TOPIC"], m.body, keys=m.keys))
         return CONSUME_SUCCESS
 
     def fix_and_resend():
@@ -295,10 +295,10 @@ def resend_lab(fix_at="30s"):
 
 
 resend_dash = Dashboard(resend_lab, horizon="40s", checkpoints=[
-    Checkpoint(before="pulled", actor="consumer:c1", nth=3, inside_step=True, ask="who", optional=True,
+    Checkpoint(before="delivered", msg_id="M0002", ask="who", optional=True,
                name="谁收到重新发送的副本",
-               question="ops1 把退款 17 重新生产到它的 RETRY_TOPIC 所指的 Topic（新消息 M0002）。"
-                        "谁消费这份重新发送的副本？请在图上点击它（或点按钮）。",
+               question="ops1 已从 %DLQ%cg 读出退款 17；一秒之后，它的工具把它重新生产到 RETRY_TOPIC 所指的 Topic，"
+                        "成为一条新消息（M0002）。谁消费这份副本？请在图上点击它（或点按钮）。",
                explain=sealed_explanation("04.resend-who")),
 ])
 resend_dash
