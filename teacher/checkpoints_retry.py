@@ -183,9 +183,9 @@ RETRY_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
     ),
     CheckpointWhy(
         id="04.resend-who",
-        answer="c1",
-        why="Right: {answer}. ops1 only reads %DLQ%cg: its listener produces a brand-new message to the topic the dead letter's RETRY_TOPIC property names, TopicTest, with a new id (M0002) and reconsumeTimes 0. TopicTest belongs to group cg, so c1, the business consumer, pulls it like any new message, and with the bug fixed it consumes it at once, at {time}. ops1 never sees the copy, and nothing in M0002 says it was once a dead letter: deduplicate on a business key (the message's keys).",
-        zh="对：{answer}。ops1 只读 %DLQ%cg：它的监听器向死信的 RETRY_TOPIC 属性所指的 Topic（TopicTest）生产一条全新的消息，ID 是新的（M0002），reconsumeTimes 为 0。TopicTest 属于消费组 cg，所以业务 Consumer c1 像拉取任何新消息一样拉取它；bug 已修好，它在 {time} 消费成功。ops1 从未见过这份副本，M0002 里也没有任何东西说明它曾是死信：要按业务键（消息的 keys）去重。",
+        answer="no",
+        why="Right: {answer}. ops1 only reads %DLQ%cg: its tool produces a brand-new message to the topic the dead letter's RETRY_TOPIC property names, TopicTest, with a new id (M0002) and reconsumeTimes 0. TopicTest belongs to group cg, so c1, the business consumer, pulls it like any new message, and with the bug fixed it consumes it at once, at {time}. ops1 never sees the copy, and nothing in M0002 says it was once a dead letter: deduplicate on a business key (the message's keys).",
+        zh="对：{answer}。ops1 只读 %DLQ%cg：它的工具向死信的 RETRY_TOPIC 属性所指的 Topic（TopicTest）生产一条全新的消息，ID 是新的（M0002），reconsumeTimes 为 0。TopicTest 属于消费组 cg，所以业务 Consumer c1 像拉取任何新消息一样拉取它；bug 已修好，它在 {time} 消费成功。ops1 从未见过这份副本，M0002 里也没有任何东西说明它曾是死信：要按业务键（消息的 keys）去重。",
     ),
     # 04b
     CheckpointWhy(

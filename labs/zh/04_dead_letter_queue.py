@@ -265,7 +265,7 @@ grading_04_3.verify("04.3", answer_3)
 # 先修好 bug，然后让一个 Consumer（用它自己的消费组）订阅 `%DLQ%cg`，把每条消息重新生产到它的 `RETRY_TOPIC` 属性所指的 Topic。
 #
 # 图：退款 17 在 11 s 进入死信队列；30 s 时 bug 修好了，运维的 Consumer ops1（消费组 dlq-ops）从第一个 offset 开始读
-# `%DLQ%cg`，把死信重新发送。往前单步：它在重新发送的副本被投递之前停下，问谁会收到它。
+# `%DLQ%cg`，把死信重新发送。往前单步：它在副本被重新发送之前停下，问 ops1 会不会收到它。
 
 # %% tags=["nbval-ignore-output"]
 def resend_lab(fix_at="30s"):
@@ -294,11 +294,16 @@ def resend_lab(fix_at="30s"):
     return lab
 
 
+def ops1_pulls_the_copy(trace, snap):
+    """ops1 是否拉取了重新发送的副本（M0002），以运行为准。"""
+    return any(e.kind.value == "pulled" and e.actor == "consumer:ops1" and "M0002" in e.get("msg_ids", []) for e in trace)
+
+
 resend_dash = Dashboard(resend_lab, horizon="40s", checkpoints=[
-    Checkpoint(before="delivered", msg_id="M0002", ask="who", optional=True,
-               name="谁收到重新发送的副本",
+    Checkpoint(before="send_attempt", msg_id="M0002", ask="whether", optional=True, holds=ops1_pulls_the_copy,
+               name="ops1 是否收到重新发送的副本",
                question="ops1 已从 %DLQ%cg 读出退款 17；一秒之后，它的工具把它重新生产到 RETRY_TOPIC 所指的 Topic，"
-                        "成为一条新消息（M0002）。谁消费这份副本？请在图上点击它（或点按钮）。",
+                        "成为一条新消息（M0002）。ops1 会收到这份副本吗？",
                explain=sealed_explanation("04.resend-who")),
 ])
 resend_dash
