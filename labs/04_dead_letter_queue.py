@@ -326,6 +326,8 @@ resend_dash = Dashboard(resend_lab, horizon="40s", checkpoints=[
                name="whether ops1 gets the re-sent copy",
                question="ops1 has read refund 17 from %DLQ%cg; a second later its tool produces it again to the topic "
                         "its RETRY_TOPIC names, as a new message (M0002). Does ops1 get that copy?",
+               hint="Which topic does ops1's group read, and to which topic does the tool send the copy? Who reads "
+                    "that one?",
                explain=sealed_explanation("04.resend-who")),
 ])
 resend_dash

@@ -304,6 +304,7 @@ resend_dash = Dashboard(resend_lab, horizon="40s", checkpoints=[
                name="ops1 是否收到重新发送的副本",
                question="ops1 已从 %DLQ%cg 读出退款 17；一秒之后，它的工具把它重新生产到 RETRY_TOPIC 所指的 Topic，"
                         "成为一条新消息（M0002）。ops1 会收到这份副本吗？",
+               hint="ops1 的消费组读哪个 Topic？工具把副本发到哪个 Topic？又是谁读那个 Topic？",
                explain=sealed_explanation("04.resend-who")),
 ])
 resend_dash
