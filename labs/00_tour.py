@@ -78,6 +78,37 @@ def always_ok(msgs, ctx):
     return CONSUME_SUCCESS
 
 
+# %% [markdown]
+# The picture: the same cluster (two brokers, TopicTest with 4 queues on each), pg sending one message a second, and
+# c1 starting only at 4 s. Step: it stops before pg sends M0002 and asks which queue it goes to. Then watch which
+# topics c1 subscribes when it starts (the next section).
+
+# %% tags=["nbval-ignore-output"]
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
+from rmqlab.widgets.dashboard import Dashboard
+
+
+def tiny_lab(messages=3, consumer_at="4s"):
+    """This cluster, pg sending ``messages`` messages one a second from 1 s, and c1 starting at ``consumer_at``."""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.add_broker("broker-b")
+    lab.create_topic("TopicTest", queues=4)
+    producer = lab.add_producer("pg")
+    for k in range(messages):
+        lab.at(f"{1 + k}s", producer.send, Message("TopicTest", f"hello {k + 1}", tags="TagA"))
+    lab.at(consumer_at, lambda: lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_ok, name="c1"))
+    return lab
+
+
+tiny_dash = Dashboard(tiny_lab, knobs={"messages": 3}, horizon="10s", checkpoints=[
+    Checkpoint(before="send_attempt", msg_id="M0002", ask="where", optional=True, name="which queue M0002 goes to",
+               question="pg sent M0001 to a queue at 1 s. A second later it sends M0002: where is M0002 stored? "
+                        "Click the queue in the picture (or a button).",
+               explain=sealed_explanation("00.round-robin")),
+])
+tiny_dash
+
 # %%
 producer = lab.add_producer("pg")
 consumer = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_ok, name="c1")

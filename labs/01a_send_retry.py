@@ -230,6 +230,15 @@ answers_dash = Dashboard(
     knobs={"send_error": "SYSTEM_ERROR", "sends": 8},
     knob_options={"send_error": ["SYSTEM_ERROR", "SYSTEM_BUSY"]},
     horizon="10s",
+    checkpoints=[
+        Checkpoint(before="send_attempt", msg_id="M0001", nth=2, inside_step=True, ask="where", optional=True,
+                   name="where M0001 goes after an error answer",
+                   question="broker-a answered pg's try 1 of M0001 with an error code. Where is M0001 after the next "
+                            "step: stored somewhere, or failed? Click the place in the picture (or a button).",
+                   hint="An error answer throws MQBrokerException in the client. Is SYSTEM_ERROR one of "
+                        "DefaultMQProducer.retryResponseCodes, and which broker does a retry avoid?",
+                   explain=sealed_explanation("01a.error-retried")),
+    ],
 )
 answers_dash
 

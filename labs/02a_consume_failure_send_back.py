@@ -203,7 +203,14 @@ def fails_once_lab():
 # `SCHEDULE_TOPIC_XXXX` to `%RETRY%cg` and back to c1.
 
 # %% tags=["nbval-ignore-output"]
-retry_dash = Dashboard(failing_lab, knobs={"failures": 1, "messages": 3}, horizon="30s")
+retry_dash = Dashboard(failing_lab, knobs={"failures": 1, "messages": 3}, horizon="30s", checkpoints=[
+    Checkpoint(before="delay_delivered", msg_id="M0001", ask="where", optional=True, name="where M0001 goes when its wait is over",
+               question="c1 failed M0001 once, and the broker parked it at a delay level. Its wait ends in the "
+                        "next step: where is M0001 then? Click the place in the picture (or a button).",
+               hint="The copy waits in SCHEDULE_TOPIC_XXXX with its real topic kept in a property: where does the "
+                    "ScheduleMessageService put it when its wait is over, and who pulls from there?",
+               explain=sealed_explanation("02a.back-on-retry")),
+])
 retry_dash
 
 
@@ -222,24 +229,25 @@ show_trace(lab.trace, "delivered", "send_back", "scheduled", "delay_delivered", 
 
 # %% [markdown]
 # ### Exercise 2 — predict, then run
-# The message is sent at 1 s and fails on its first **two** deliveries. At which second does its third delivery start?
-# Predict, then set the picture's `failures` knob to 2 and `messages` to 1, Rebuild, and Jump to the deliveries.
+# The picture at the top of this lab failed one message on every delivery: its third delivery came at 41 s. Now the
+# message is sent at 1 s and fails on its first **three** deliveries. At which second does its **fourth** delivery
+# start? Predict, then run the cell below (the next section's picture plays this run too).
 
 # %% nbgrader={"grade": false, "grade_id": "ex02a_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_2 = 41
+answer_2 = 101
 ### END SOLUTION
 
 # %%
-lab, p, c = one_queue_lab(lambda m, ctx: RECONSUME_LATER if m[0].reconsume_times < 2 else CONSUME_SUCCESS)
+lab, p, c = one_queue_lab(lambda m, ctx: RECONSUME_LATER if m[0].reconsume_times < 3 else CONSUME_SUCCESS)
 lab.at("1s", p.send, Message("TopicTest", "x"))
-lab.run(until="2m")
+lab.run(until="3m")
 show_trace(lab.trace, "delivered", "send_back", "scheduled", msg_id="M0001")
-third = lab.trace.of_kind("delivered")[2]
+fourth = lab.trace.of_kind("delivered")[3]
 
 # %% nbgrader={"grade": true, "grade_id": "ex02a_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("02a.2", answer_2, third.time_ms // 1000)
+check("02a.2", answer_2, fourth.time_ms // 1000)
 ### BEGIN HIDDEN TESTS
 import rmqlab.course.grading as grading_02a_2
 grading_02a_2.verify("02a.2", answer_2)

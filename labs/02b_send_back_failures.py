@@ -296,8 +296,9 @@ def hand_over_lab(first_max=5, second_max=1, hand_over_at="20s"):
 hand_over_dash = Dashboard(hand_over_lab, knobs={"first_max": 5, "second_max": 1}, horizon="2m", checkpoints=[
     Checkpoint(before="delay_delivered", msg_id="M0001", nth=2, ask="where", optional=True,
                name="where the message goes after the hand-over",
-               question="c1 has failed M0001 twice and shut down; c2 has started. Where is M0001 after the next "
-                        "step? Click the place in the picture (or a button).",
+               question="c1 has failed M0001 twice and shut down; c2 has started. In the next step M0001's wait "
+                        "ends: broker-a puts it on %RETRY%cg:0 and it is pulled at once. Whose listener holds it then? "
+                        "Click that place in the picture (or a button).",
                hint="A sent-back copy waits in the broker, and returns on %RETRY%cg: who reads that queue now?",
                explain=sealed_explanation("02b.hand-over")),
 ])

@@ -130,7 +130,13 @@ print(len(deliveries), "deliveries; DLQ copy reconsume_times =", dlq.get("recons
 # see at which level the 17th and 18th retries wait, not to the end of the run, which is the exercise below.
 
 # %% tags=["nbval-ignore-output"]
-past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 20}, horizon="7h")
+past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 20}, horizon="7h", checkpoints=[
+    Checkpoint(before="scheduled", msg_id="M0001", nth=17, ask="where", optional=True, name="where the 17th retry waits",
+               question="c1 is about to fail M0001 for the 17th time, with reconsumeTimes 16: 3 + reconsumeTimes is "
+                        "past the table's last level. Where is M0001 after the next step? Click the place in the "
+                        "picture (or a button).",
+               explain=sealed_explanation("03.past-16")),
+])
 past_dash.controller.seek_time(sum(levels.delay_ms(3 + k) for k in range(16)))  # the 16 delays of levels 3 … 18
 past_dash
 
@@ -206,10 +212,10 @@ def show_crash(lab):
 
 # %% tags=["nbval-ignore-output"]
 crash_dash = Dashboard(crash_lab, knobs={"crash_at_ms": 9_999, "restart_at_ms": 12_000}, horizon="20s", checkpoints=[
-    Checkpoint(before="delay_delivered", msg_id="M0001", nth=2, ask="where", optional=True,
+    Checkpoint(before="delay_delivered", msg_id="M0001", nth=2, ask="where", optional=True, pause_before="warning",
                name="where late goes after the restart",
-               question='"late" (M0001) was consumed before the crash, and broker-a is back up. Where is M0001 after '
-                        'the next step? Click the place in the picture (or a button).',
+               question='"late" (M0001) was consumed at 5 s, before the crash. broker-a restarts at 12 s: where is '
+                        'M0001 a second later? Click the place in the picture (or a button).',
                hint="What does the ScheduleMessageService read back at its restart, and when was it last written?",
                explain=sealed_explanation("03.crash")),
 ])

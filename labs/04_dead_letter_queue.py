@@ -91,24 +91,30 @@ dash
 # group's dead-letter topic instead of `%RETRY%<group>`, with no delay.
 #
 # ### Exercise 1 — predict, then run
-# c1 (group cg, `max_reconsume_times=1`) fails on every delivery. What is the exact name of the topic its message ends
-# up in, and how many queues does that topic have? Answer as `("name", queues)`.
+# Another run: c1 of group `pay` consumes `Orders`, a topic with **4** queues, with `max_reconsume_times=1`, and fails
+# every delivery; one order is sent to each queue. What is the exact name of the topic they end up in, and how many
+# queues does that topic have? Answer as `("name", queues)`.
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_1 = ("%DLQ%cg", 1)
+answer_1 = ("%DLQ%pay", 1)
 ### END SOLUTION
 
 # %%
-lab, p, c = refund_lab(business)
-broker = lab.brokers["broker-a"]
+pay = Lab(seed=SEED)
+pay.add_broker("broker-a")
+pay.create_topic("Orders", queues=4)
+pay_p = pay.add_producer("pg")
+pay.add_consumer("pay", subscribe={"Orders": "*"}, listener=always_fails, name="c1", max_reconsume_times=1)
+for k in range(4):
+    pay.at(f"{1 + k}s", pay_p.send, Message("Orders", f"order {k + 1}"))
+broker = pay.brokers["broker-a"]
 print("topics before:", sorted(broker.topic_config))
-lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
-lab.run(until="1m")
+pay.run(until="1m")
 print("topics after: ", sorted(broker.topic_config))
-show_trace(lab.trace, "delivered", "send_back", "dead_lettered", msg_id="M0001")
-dlq_name = lab.trace.of_kind("dead_lettered")[0].get("topic")
+show_trace(pay.trace, "dead_lettered", fields=("topic", "queue_id", "reconsume_times"))
+dlq_name = pay.trace.of_kind("dead_lettered")[0].get("topic")
 cfg = broker.topic_config[dlq_name]
 print(dlq_name, "read/write queues:", cfg.read_queue_nums, cfg.write_queue_nums, "perm:", cfg.perm)
 
@@ -157,13 +163,14 @@ two_dash
 
 # %% [markdown]
 # ### Exercise 2 — predict, then run
-# Group cg subscribes two topics, `Orders` and `Refunds`, with `max_reconsume_times=0` (the first failure dead-letters).
-# One message of each fails. How many `%DLQ%` topics exist on broker-a afterwards?
+# Another run: **two** groups, `billing` and `audit`, each subscribe `Orders` and `Refunds` with
+# `max_reconsume_times=0` (the first failure dead-letters), and both listeners always fail. One message is sent to each
+# topic (each group gets both). How many `%DLQ%` topics exist on broker-a afterwards?
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_2 = 1
+answer_2 = 2
 ### END SOLUTION
 
 # %%
@@ -172,7 +179,9 @@ two.add_broker("broker-a")
 two.create_topic("Orders", queues=1)
 two.create_topic("Refunds", queues=1)
 two_p = two.add_producer("pg")
-two.add_consumer("cg", subscribe={"Orders": "*", "Refunds": "*"}, listener=always_fails, name="c1", max_reconsume_times=0)
+for group in ("billing", "audit"):
+    two.add_consumer(group, subscribe={"Orders": "*", "Refunds": "*"}, listener=always_fails, name=f"c-{group}",
+                     max_reconsume_times=0)
 two.at("1s", two_p.send, Message("Orders", "order 5"))
 two.at("2s", two_p.send, Message("Refunds", "refund 9"))
 two.run(until="1m")
@@ -217,7 +226,13 @@ print(table([[m.msg_id, m.offset_msg_id, m.properties["ORIGIN_MESSAGE_ID"]] for 
 
 # %% tags=["nbval-ignore-output"]
 paths_dash = Dashboard(
-    refund_fails, knobs={"max_reconsume_times": 2, "reject_send_back": False, "messages": 2}, horizon="2m"
+    refund_fails, knobs={"max_reconsume_times": 2, "reject_send_back": False, "messages": 2}, horizon="2m",
+    checkpoints=[
+        Checkpoint(before="dead_lettered", msg_id="M0001", ask="when", optional=True, name="when refund 17 is dead-lettered",
+                   question="c1 allows 2 retries (max_reconsume_times=2) and fails refund 17 every time. When does "
+                            "the broker write it to %DLQ%cg? Pick the time.",
+                   explain=sealed_explanation("04.broker-path-dlq")),
+    ],
 )
 paths_dash
 
@@ -269,6 +284,53 @@ grading_04_3.verify("04.3", answer_3)
 # ## The operator's re-send
 # Fix the bug, then subscribe a consumer (own group) to `%DLQ%cg` and produce each message again to the topic named
 # by its `RETRY_TOPIC` property.
+#
+# The picture: refund 17 is dead-lettered at 11 s; at 30 s the bug is fixed and the operator's consumer ops1 (group
+# dlq-ops) reads `%DLQ%cg` from the first offset and re-sends. Step: it stops before the copy is sent again
+# and asks whether ops1 gets it.
+
+# %% tags=["nbval-ignore-output"]
+def resend_lab(fix_at="30s"):
+    """Refund 17 at 1 s; c1 (max_reconsume_times=1) fails it until ``fix_at``, when ops1 starts re-sending."""
+    fixed = []
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg")
+    fails_until_fixed = lambda msgs, ctx: CONSUME_SUCCESS if fixed else RECONSUME_LATER  # noqa: E731
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=fails_until_fixed, name="c1", max_reconsume_times=1)
+    lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
+
+    def resend_each(msgs, ctx):
+        """Re-produce each dead letter to its original topic."""
+        for m in msgs:  # the operator's tool sends a second later
+            lab.at(lab.now + 1_000, p.send, Message(m.properties["RETRY_TOPIC"], m.body, keys=m.keys))
+        return CONSUME_SUCCESS
+
+    def fix_and_resend():
+        fixed.append(True)
+        lab.add_consumer("dlq-ops", subscribe={"%DLQ%cg": "*"}, listener=resend_each, name="ops1",
+                         consume_from_where="CONSUME_FROM_FIRST_OFFSET")
+
+    lab.at(fix_at, fix_and_resend)
+    return lab
+
+
+def ops1_pulls_the_copy(trace, snap):
+    """Whether ops1 fetches the re-sent copy (M0002), as the run did."""
+    return any(e.kind.value == "pulled" and e.actor == "consumer:ops1" and "M0002" in e.get("msg_ids", []) for e in trace)
+
+
+resend_dash = Dashboard(resend_lab, horizon="40s", checkpoints=[
+    Checkpoint(before="send_attempt", msg_id="M0002", ask="whether", optional=True, holds=ops1_pulls_the_copy,
+               name="whether ops1 gets the re-sent copy",
+               question="ops1 has read refund 17 from %DLQ%cg; a second later its tool produces it again to the topic "
+                        "its RETRY_TOPIC names, as a new message (M0002). Does ops1 get that copy?",
+               hint="Which topic does ops1's group read, and to which topic does the tool send the copy? Who reads "
+                    "that one?",
+               explain=sealed_explanation("04.resend-who")),
+])
+resend_dash
 
 # %%
 def resend(msgs, ctx):
@@ -279,6 +341,9 @@ def resend(msgs, ctx):
 
 
 # %%
+lab, p, c = refund_lab(business)
+lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
+lab.run(until="1m")  # refund 17 fails twice and is dead-lettered to %DLQ%cg
 bug_fixed = True
 ops = lab.add_consumer("dlq-ops", subscribe={"%DLQ%cg": "*"}, listener=resend, name="ops1",
                        consume_from_where="CONSUME_FROM_FIRST_OFFSET")
@@ -311,9 +376,10 @@ off_dash
 
 # %% [markdown]
 # ### Exercise 4 — predict, then run
-# Another listener of the same run gives up at once: it sets `ctx.delay_level_when_next_consume = -1`, which with a
-# retry queue sends the failed message straight to the DLQ. With `retryQueueNums` = 0, where does the failed message
-# end up? Answer with a topic name, or `None` for nowhere.
+# Another run: the operator's `updateSubGroup -q 0` comes later, at **5 s**. Refund 18 is sent at 1 s to c1
+# (`max_reconsume_times=1`, a listener that always fails): its first send-back still finds a retry queue, and its retry
+# comes at 11 s, with its retries used up. Where does refund 18 end up? Answer with a topic name, or `None` for
+# nowhere.
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← your prediction
@@ -322,20 +388,17 @@ answer_4 = None
 ### END SOLUTION
 
 # %%
-def gives_up(msgs, ctx):
-    """Fail, and ask for no retry: delay level -1 means "dead-letter it now"."""
-    ctx.delay_level_when_next_consume = -1
-    return RECONSUME_LATER
-
-
-off, off_p, _ = refund_lab(gives_up)
-off.update_subscription_group("cg", retry_queue_nums=0)
+off, off_p, _ = refund_lab(always_fails, max_reconsume_times=1)
 off.at("1s", off_p.send, Message("TopicTest", "refund 18", keys="order-18"))
+off.at("5s", off.update_subscription_group, "cg", retry_queue_nums=0)
 off.run(until="1h")
-show_trace(off.trace, "admin", "delivered", "send_back", "stored", "dead_lettered")
-stored = [m.topic for m in off.brokers["broker-a"].commit_log.live()]
-ended_in = next((topic for topic in stored if topic != "TopicTest"), None)
-print("topics stored on broker-a:", stored)
+show_trace(off.trace, "admin", "delivered", "send_back", "scheduled", "dead_lettered")
+last_back = off.trace.where("send_back", msg_id="M0001")[-1]
+fates = [e for e in off.trace.where("scheduled", "dead_lettered", msg_id="M0001")
+         if e.get("reconsume_times") == last_back.get("reconsume_times") + 1]
+ended_in = (fates[-1].get("real_topic") or fates[-1].get("topic")) if fates else None
+print("topics stored on broker-a:", sorted({m.topic for m in off.brokers["broker-a"].commit_log.live()}))
+print("after refund 18's last send-back:", ended_in)
 
 # %% nbgrader={"grade": true, "grade_id": "ex04_4", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("04.4", answer_4, ended_in)

@@ -112,13 +112,16 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
     ),
     Exercise(
         "02a.2",
-        "The first failure (stored rt 0) waits level 3 = 10 s, the second (rt 1) level 4 = 30 s: 1 + 10 + 30 = 41 s.",
+        "The first failure (stored rt 0) waits level 3 = 10 s, the second (rt 1) level 4 = 30 s, the third (rt 2) "
+        "level 5 = 1 m: 1 + 10 + 30 + 60 = 101 s.",
         unit="s",
         hints=(
-            Hint("The level grows with each retry: the broker picks 3 + the *stored* reconsumeTimes.", equals=(21,)),
+            Hint("The level grows with each retry: the broker picks 3 + the *stored* reconsumeTimes.", equals=(31, 21)),
             Hint(
-                "The first retry does not use level 1: the broker adds 3 to the stored reconsumeTimes.", equals=(7, 6)
+                "The first retry does not use level 1: the broker adds 3 to the stored reconsumeTimes.",
+                equals=(17, 16, 7),
             ),
+            Hint("That is the third delivery. Three failures mean three waits before the fourth.", equals=(41,)),
         ),
         hint="Each failure is stored with level 3 + its stored reconsumeTimes; add up the waits from the send at 1 s.",
     ),
@@ -244,14 +247,24 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
     # 04 · dead-letter queue
     Exercise(
         "04.1",
-        "MixAll.getDLQTopic = '%DLQ%' + group; DLQ_NUMS_PER_GROUP = 1.",
+        "MixAll.getDLQTopic = '%DLQ%' + group, here %DLQ%pay; DLQ_NUMS_PER_GROUP = 1, whatever the failed topic's "
+        "queue count.",
+        hints=(
+            Hint("The name is built from the consumer group, not from the topic the message came from.",
+                 equals=(("%DLQ%Orders", 1), ("%DLQ%Orders", 4))),
+            Hint("The DLQ's queue count is a constant per group (DLQ_NUMS_PER_GROUP), not the failed topic's.",
+                 equals=(("%DLQ%pay", 4),)),
+        ),
         hint="MixAll.getDLQTopic builds the name; DLQ_NUMS_PER_GROUP is the queue count.",
     ),
     Exercise(
         "04.2",
-        "The dead-letter topic is named after the consumer group only (%DLQ%cg): both topics' dead letters share it, told "
-        "apart by their RETRY_TOPIC property.",
-        hints=(Hint("Look at what MixAll.getDLQTopic is given: a topic, or a group?", equals=(2,)),),
+        "The dead-letter topic is named after the consumer group only: %DLQ%billing and %DLQ%audit, each shared by both "
+        "topics' dead letters of its group, told apart by their RETRY_TOPIC property.",
+        hints=(
+            Hint("Look at what MixAll.getDLQTopic is given: a topic, or a group? Count those.", equals=(4,)),
+            Hint("One dead-letter topic serves every topic of a group, but each group has its own.", equals=(1,)),
+        ),
         hint="Which name does MixAll.getDLQTopic build, and from what?",
     ),
     Exercise(
@@ -269,8 +282,15 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
     ),
     Exercise(
         "04.4",
-        "With retryQueueNums <= 0 asyncConsumerSendMsgBack answers the send-back SUCCESS and stores nothing before it "
-        "looks at the DLQ rule, so even delay level -1 (dead-letter now) changes nothing: no retry, no DLQ.",
+        "The copy parked before 5 s came back on %RETRY%cg at 11 s and failed again, with its retries used up. But by "
+        "then retryQueueNums was 0, and asyncConsumerSendMsgBack answers such a send-back SUCCESS and stores nothing "
+        "before it looks at the DLQ rule: no retry, no DLQ.",
+        hints=(
+            Hint("Its retries were used up, so the DLQ rule would send it there. Which does asyncConsumerSendMsgBack "
+                 "check first: the group's retry queues, or the DLQ rule?", equals=("%DLQ%cg",)),
+            Hint("The parked copy did come back on %RETRY%cg at 11 s. Follow its second send-back.",
+                 equals=("%RETRY%cg", "SCHEDULE_TOPIC_XXXX")),
+        ),
         hint="asyncConsumerSendMsgBack checks retryQueueNums before it looks at the DLQ rule.",
     ),
     # 04b · stranded retry queues

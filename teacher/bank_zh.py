@@ -84,11 +84,13 @@ ZH: dict[str, Translated] = {
         hints=("ack_index 是最后一条确认消息的下标，从 0 开始计数。",),
     ),
     "02a.2": Translated(
-        "第一次失败（存储的 rt 为 0）等待级别 3 = 10 s，第二次（rt 1）等待级别 4 = 30 s：1 + 10 + 30 = 41 s。",
+        "第一次失败（存储的 rt 为 0）等待级别 3 = 10 s，第二次（rt 1）等待级别 4 = 30 s，第三次（rt 2）等待级别 5 = 1 m："
+        "1 + 10 + 30 + 60 = 101 s。",
         hint="每次失败都以级别 3 + 它存储的 reconsumeTimes 存储；从 1 s 的发送开始把等待时间加起来。",
         hints=(
             "级别随每次重试增长：Broker 选的是 3 + *存储的* reconsumeTimes。",
             "第一次重试不用级别 1：Broker 在存储的 reconsumeTimes 上加 3。",
+            "那是第三次投递。三次失败意味着第四次投递之前有三段等待。",
         ),
     ),
     "02a.3": Translated(
@@ -152,14 +154,21 @@ ZH: dict[str, Translated] = {
     ),
     # 04 · the dead-letter queue; 04b · stranded retry queues
     "04.1": Translated(
-        "MixAll.getDLQTopic = '%DLQ%' + group；DLQ_NUMS_PER_GROUP = 1。",
+        "MixAll.getDLQTopic = '%DLQ%' + group，这里是 %DLQ%pay；DLQ_NUMS_PER_GROUP = 1，与失败消息所在 Topic 的队列数无关。",
         hint="MixAll.getDLQTopic 构造这个名字；DLQ_NUMS_PER_GROUP 是队列数。",
+        hints=(
+            "名字由消费组构造，而不是由消息原来的 Topic 构造。",
+            "死信 Topic 的队列数是每个消费组的常量（DLQ_NUMS_PER_GROUP），不是失败消息所在 Topic 的队列数。",
+        ),
         after="常见说法与源码对照：“死信队列是 %DLQ%group@group。”——topic@group 是 Broker 统计键的格式；Topic 是 MixAll.getDLQTopic(group)。而“死信消息不能被消费（perm 2）”只在 4.9.1 及以前成立：4.9.2+ 创建的死信队列可读可写（perm 6）。\n\n要点：死信 Topic 是 %DLQ%<group>，只有一个队列。",
     ),
     "04.2": Translated(
-        "死信 Topic 只以消费组命名（%DLQ%cg）：两个 Topic 的死信共用它，靠各自的 RETRY_TOPIC 属性区分。",
+        "死信 Topic 只以消费组命名：%DLQ%billing 和 %DLQ%audit，各自由本组两个 Topic 的死信共用，靠 RETRY_TOPIC 属性区分。",
         hint="MixAll.getDLQTopic 构造的是哪个名字，用什么构造？",
-        hints=("看看传给 MixAll.getDLQTopic 的是什么：一个 Topic，还是一个消费组？",),
+        hints=(
+            "看看传给 MixAll.getDLQTopic 的是什么：一个 Topic，还是一个消费组？数一数它们。",
+            "一个死信 Topic 服务一个消费组的所有 Topic，但每个消费组都有自己的。",
+        ),
         after="常见说法与源码对照：“每个 Topic 都有自己的死信队列。”——名字只由消费组构造，而且只有一个队列：这个消费组消费的所有 Topic 共用它。\n\n要点：一个死信 Topic，由消费组的所有 Topic 共用。",
     ),
     "04.3": Translated(
@@ -169,8 +178,12 @@ ZH: dict[str, Translated] = {
         after="4.9.7 源码怎么说：在 Broker 路径上，asyncConsumerSendMsgBack 对存储的次数检查 msgExt.getReconsumeTimes() >= maxReconsumeTimes，然后以次数 + 1 存储新副本。在回退路径上，DefaultMQPushConsumerImpl.sendMessageBack 以 RECONSUME_TIME = 次数 + 1 构造重试消息，sendKernelImpl 把它放进请求头，handleRetryAndDLQ 对请求头中的值检查 reconsumeTimes >= maxReconsumeTimes，存储时不再 + 1。同样是 >=，但一边已经加过了：回退路径早一次投递进入死信，次数也少一。trace 还显示了 4.9.x 的第二个细节：handleRetryAndDLQ 把延迟级别设为 0，但请求自己的属性（带着客户端的 DELAY = 3 + 次数）之后又被放回消息上，所以这条死信先在 SCHEDULE_TOPIC_XXXX 中等待（真实 Topic 为 %DLQ%cg）。RocketMQ 5.0 把检查改为 >，并把延迟改为 −1。\n\n要点：客户端回退路径比 Broker 路径早一次投递进入死信队列（4.9.x）。",
     ),
     "04.4": Translated(
-        "retryQueueNums <= 0 时，asyncConsumerSendMsgBack 在查看死信规则之前就对回传应答 SUCCESS，却什么也不存，所以即使延时级别为 -1（立即进入死信）也无济于事：没有重试，也没有死信。",
+        "5 s 之前放下的副本在 11 s 回到 %RETRY%cg，再次失败，重试次数已经用完。但那时 retryQueueNums 已是 0，asyncConsumerSendMsgBack 在查看死信规则之前就对这次回传应答 SUCCESS，却什么也不存：没有重试，也没有死信。",
         hint="asyncConsumerSendMsgBack 在查看死信规则之前先检查 retryQueueNums。",
+        hints=(
+            "它的重试次数用完了，所以死信规则会把它送进死信队列。asyncConsumerSendMsgBack 先检查哪一个：消费组的重试队列，还是死信规则？",
+            "放下的副本确实在 11 s 回到了 %RETRY%cg。跟着它的第二次回传看。",
+        ),
         after="消费者看到 ok=True，便推进了消费位点；客户端里没有任何迹象表明消息丢了。\n\n常见说法与源码对照：“retryQueueNums 为 0 可以安全地关闭重试。”——asyncConsumerSendMsgBack 还没看死信规则就返回了 SUCCESS，所以每条失败的消息都被悄悄丢弃。要立即进入死信，请保留一个重试队列，并让监听器设置 ctx.delay_level_when_next_consume = -1（或给消费者设置 max_reconsume_times=0）。\n\n要点：retryQueueNums 为 0 不会进入死信队列：失败的消息被丢弃，客户端里没有任何痕迹。",
     ),
     "04b.1": Translated(

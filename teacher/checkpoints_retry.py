@@ -25,6 +25,12 @@ RETRY_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         why="Right: {answer}. A clean shutdown() unregisters c2 from both brokers (unregisterClient), and each broker tells the members left in cg (NOTIFY_CONSUMER_IDS_CHANGED). c1's ClientRemotingProcessor wakes its RebalanceService at once, so c1 rebalances at {time}, not at its next 20 s period.",
         zh="对：{answer}。正常的 shutdown() 会让 c2 从两个 Broker 注销（unregisterClient），每个 Broker 再通知 cg 里剩下的成员（NOTIFY_CONSUMER_IDS_CHANGED）。c1 的 ClientRemotingProcessor 立即唤醒它的 RebalanceService，所以 c1 在 {time} 就重平衡，不等下一个 20 s 周期。",
     ),
+    CheckpointWhy(
+        id="00.round-robin",
+        answer="queue:TopicTest@broker-a:2",
+        why="Right: {answer}. With no failure to avoid, the producer picks a queue round-robin: TopicPublishInfo.selectOneMessageQueue() takes the topic's next queue (sendWhichQueue.incrementAndGet() modulo the 8 queues of its route, in the name server's order), so each send goes to the queue after the previous send's, and {msg} goes to {answer}. A new producer's counter starts at a random number, which is why the first send's queue is not queue 0.",
+        zh="对：{answer}。没有要避开的失败时，Producer 轮询选择队列：TopicPublishInfo.selectOneMessageQueue() 取这个 Topic 的下一个队列（sendWhichQueue.incrementAndGet() 对路由里的 8 个队列取模，按 NameServer 给出的顺序），所以每次发送都发往上一次发送之后的那个队列，{msg} 就发往 {answer}。新 Producer 的计数器从一个随机数开始，所以第一次发送的队列不是队列 0。",
+    ),
     # 01a
     CheckpointWhy(
         id="01a.second-try",
@@ -37,6 +43,12 @@ RETRY_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         answer="queue:TopicTest@broker-b:2",
         why="Right: {answer}. Try 1 went to TopicTest:{send_result_queue_id} · {send_result_broker}, which is down. An ASYNC send is not retried by sendDefaultImpl's loop: MQClientAPIImpl.onExceptionImpl asks selectOneMessageQueue({send_result_broker}) for a broker to avoid the failed one, keeps only that pick's broker name and re-sends the same request (its header, queue id {queue_id} included) to {broker}.",
         zh="对：{answer}。第 1 次尝试发往 TopicTest:{send_result_queue_id} · {send_result_broker}，它已宕机。ASYNC 发送不由 sendDefaultImpl 的循环重试：MQClientAPIImpl.onExceptionImpl 调用 selectOneMessageQueue({send_result_broker}) 选一个 Broker 以避开失败的那个，只保留所选队列的 Broker 名，然后把同一个请求（请求头不变，队列 id {queue_id} 也在其中）重新发往 {broker}。",
+    ),
+    CheckpointWhy(
+        id="01a.error-retried",
+        answer="queue:TopicTest@broker-b:0",
+        why="Right: {answer}. broker-a answered try 1 with an error code (SYSTEM_ERROR), so the client throws MQBrokerException. sendDefaultImpl retries it only because that code is in DefaultMQProducer.retryResponseCodes; the retry, at once and inside the same {timeout_ms} ms budget, avoids the broker that just failed (selectOneMessageQueue(lastBrokerName)), so try {attempt} goes to TopicTest:{queue_id} · {broker}, which stores {msg}.",
+        zh="对：{answer}。broker-a 用一个错误码（SYSTEM_ERROR）应答了第 1 次尝试，客户端因此抛出 MQBrokerException。sendDefaultImpl 重试它，只因为这个码在 DefaultMQProducer.retryResponseCodes 里；重试立即进行，仍在同一个 {timeout_ms} ms 的预算之内，并避开刚刚失败的 Broker（selectOneMessageQueue(lastBrokerName)），所以第 {attempt} 次尝试发往 TopicTest:{queue_id} · {broker}，{msg} 存在那里。",
     ),
     # 01b
     CheckpointWhy(
@@ -81,6 +93,12 @@ RETRY_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         answer="delay:broker-a:4",
         why="Right: {answer}. The broker wrote the retry's count into the copy it stored on %RETRY%cg (asyncConsumerSendMsgBack counts, not the client), and sendMessageBack hands it back with the failure. So the broker parks this failure at delay level 3 + {reconsume_times} = {scheduled_level}, due at {scheduled_due}: one level later than the first failure's.",
         zh="对：{answer}。重试的次数是 Broker 存进 %RETRY%cg 的副本时写进去的（计数的是 asyncConsumerSendMsgBack，不是客户端），sendMessageBack 随失败把它交回去。所以 Broker 把这次失败放在延时级别 3 + {reconsume_times} = {scheduled_level}，{scheduled_due} 到期：比第一次失败晚一级。",
+    ),
+    CheckpointWhy(
+        id="02a.back-on-retry",
+        answer="pq:c1:%RETRY%cg@broker-a:0",
+        why="Right: {answer}. The copy the broker parked at the send-back waited in SCHEDULE_TOPIC_XXXX with its real topic, %RETRY%cg, kept in a property. When its {waited} were over, ScheduleMessageService put it back on {topic}, not on TopicTest, and c1, which subscribed %RETRY%cg by itself when it started (CLUSTERING), pulled it from there.",
+        zh="对：{answer}。Broker 在回传时放下的副本在 SCHEDULE_TOPIC_XXXX 里等待，它真正的 Topic %RETRY%cg 保存在一个属性里。{waited} 到了之后，ScheduleMessageService 把它放回 {topic}，而不是 TopicTest；c1 在启动时（CLUSTERING）已自动订阅 %RETRY%cg，于是从那里把它拉走。",
     ),
     # 02b
     CheckpointWhy(
@@ -132,6 +150,12 @@ RETRY_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         why="Right: {answer}. Level 2 moved M0001 to TopicTest at {delay_delivered_at}, but ScheduleMessageService writes its per-level offsets to delayOffset.json only 10 s after the store starts, then every 10 s (flushDelayOffsetInterval), and the crash came before the first write. At the restart load() reads level 2's old offset back, so at {time} the level's timer moves M0001 to TopicTest once more, and c1 gets it again.",
         zh="对：{answer}。级别 2 在 {delay_delivered_at} 把 M0001 移入 TopicTest，但 ScheduleMessageService 只在存储启动 10 s 后、之后每 10 s 把各级别的位点写入 delayOffset.json（flushDelayOffsetInterval），而崩溃发生在第一次写入之前。重启时 load() 读回级别 2 的旧位点，所以在 {time} 这个级别的定时器再次把 M0001 移入 TopicTest，c1 又收到它一次。",
     ),
+    CheckpointWhy(
+        id="03.past-16",
+        answer="delay:broker-a:18",
+        why="Right: {answer}. The 17th failure is sent back with reconsumeTimes {delivered_reconsume_times}, still below c1's maxReconsumeTimes, so the broker schedules one more retry at 3 + {delivered_reconsume_times}. There is no level past 18: asyncConsumerSendMsgBack caps the level at the table's last one (maxDelayLevel, 18), so every retry past the 16th waits the same 2 h.",
+        zh="对：{answer}。第 17 次失败回传时 reconsumeTimes 为 {delivered_reconsume_times}，仍小于 c1 的 maxReconsumeTimes，所以 Broker 在 3 + {delivered_reconsume_times} 再安排一次重试。没有比 18 更高的级别：asyncConsumerSendMsgBack 把级别限制在表中最后一级（maxDelayLevel，18），所以第 16 次之后的每次重试都等同样的 2 h。",
+    ),
     # 04
     CheckpointWhy(
         id="04.refund-17",
@@ -150,6 +174,18 @@ RETRY_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         answer="dropped:cg",
         why="Right: {answer}. asyncConsumerSendMsgBack looks at the group's retryQueueNums before anything else: with none it answers SUCCESS and stores nothing, not in %RETRY%cg, not in the DLQ. c1 reads that SUCCESS (delay level {delay_level} asked, reconsumeTimes {reconsume_times}) as a send-back that worked and moves its offset past {msg}.",
         zh="对：{answer}。asyncConsumerSendMsgBack 最先看的是消费组的 retryQueueNums：一个重试队列都没有时，它应答 SUCCESS，却什么也不存，既不进 %RETRY%cg，也不进死信队列。c1 把这个 SUCCESS（请求的延时级别 {delay_level}，reconsumeTimes {reconsume_times}）当作一次成功的回传，把消费位点推进到 {msg} 之后。",
+    ),
+    CheckpointWhy(
+        id="04.broker-path-dlq",
+        answer="41000",
+        why="Right: {answer}. On the broker path asyncConsumerSendMsgBack compares the stored reconsumeTimes with c1's maxReconsumeTimes (2): the first failure (0) waits level 3 (10 s), the second (1) level 4 (30 s), and the third delivery's failure (2 ≥ 2) is written to {topic} at once, with no delay: 1 s + 10 s + 30 s = {time}.",
+        zh="对：{answer}。在 Broker 路径上，asyncConsumerSendMsgBack 拿存储的 reconsumeTimes 与 c1 的 maxReconsumeTimes（2）比较：第一次失败（0）等级别 3（10 s），第二次（1）等级别 4（30 s），第三次投递失败时（2 ≥ 2）立即写进 {topic}，不再延时：1 s + 10 s + 30 s = {time}。",
+    ),
+    CheckpointWhy(
+        id="04.resend-who",
+        answer="no",
+        why="Right: {answer}. ops1 only reads %DLQ%cg: its tool produces a brand-new message to the topic the dead letter's RETRY_TOPIC property names, TopicTest, with a new id (M0002) and reconsumeTimes 0. TopicTest belongs to group cg, so c1, the business consumer, pulls it like any new message, and with the bug fixed it consumes it at once, at {time}. ops1 never sees the copy, and nothing in M0002 says it was once a dead letter: deduplicate on a business key (the message's keys).",
+        zh="对：{answer}。ops1 只读 %DLQ%cg：它的工具向死信的 RETRY_TOPIC 属性所指的 Topic（TopicTest）生产一条全新的消息，ID 是新的（M0002），reconsumeTimes 为 0。TopicTest 属于消费组 cg，所以业务 Consumer c1 像拉取任何新消息一样拉取它；bug 已修好，它在 {time} 消费成功。ops1 从未见过这份副本，M0002 里也没有任何东西说明它曾是死信：要按业务键（消息的 keys）去重。",
     ),
     # 04b
     CheckpointWhy(

@@ -265,3 +265,24 @@ def test_a_when_mask_leaves_kinds_alone_though_they_are_strings() -> None:
     row = Row(1, 0, ArrowKind.NOTE, "consumer:c1", "consumer:c1", "again in 1 s", "consumer start (cg)", None)
     masked = mask_model((row,), when_mask(4_000, 3_000))[0]
     assert (type(masked.kind), masked.kind, masked.label) == (ArrowKind, ArrowKind.NOTE, "again in ?")
+
+
+def test_a_dead_letter_when_offers_the_retry_counts_a_learner_gets_wrong() -> None:
+    """Lab 03's question (when does the broker write the always-failing M0001 to the DLQ, asked at its 16th failure,
+    parked at level 18 until 4 h 45 m 40 s): the wrong times are retry mistakes — now (one retry fewer), the level-17
+    wait, one retry more (+2 h) and 18 retries for 16 (+4 h) — never a broker's housekeeping clock."""
+    def always_fails() -> Lab:
+        return demo_lab(listener="fail_all")
+
+    (cp,) = _asked(always_fails, "10h", Checkpoint(before="dead_lettered", ask="when"))
+    answer = int(cp.answer)
+    times = [int(c.key) for c in cp.choices]
+    hour = 3_600_000
+    assert times[1:] == [answer - hour, answer, answer + 2 * hour, answer + 4 * hour]
+    assert 0 <= times[0] - (answer - 2 * hour) < 1_000  # the paused moment: the 16th failure, just after its send-back
+    hints = [cp.check(str(t))[1] for t in times if t != answer]
+    assert hints[0].startswith("Too early. Not yet: at this send-back M0001's reconsumeTimes was 15, below")
+    assert hints[1].startswith("Too early. That is delay level 17, the previous wait.")
+    assert hints[2].startswith("Too late. One retry too many:")
+    assert hints[3].startswith("Too late. That counts two retries more than c1 allows: its maxReconsumeTimes is 16")
+    assert not any("clock is due" in h for h in hints)

@@ -165,7 +165,7 @@ def test_a_failed_send_back_is_never_called_a_delay_level() -> None:
 def test_an_instance_that_has_not_started_is_not_told_not_at_once() -> None:
     """Lab 00: paused at 1 s, c2 starts at 2 s and rebalances at once (start → rebalanceImmediately). The paused
     moment's choice says c2 is not running yet, not "not at once"."""
-    (_, dash, cp), *_ = [(lab, d, cp) for lab, d, cp in _asked() if lab == "labs/00_tour"]
+    (_, dash, cp), *_ = [(lab, d, cp) for lab, d, cp in _asked() if lab == "labs/00_tour" and cp.ask == "when"]
     now = str(dash.controller.frames.now_ms[cp.frame])
     assert cp.answer == "2000" and now == "1000"
     said = cp.hint_for(now)
@@ -284,3 +284,14 @@ def test_lab_02a_asks_on_its_first_picture_where_the_failed_message_goes() -> No
     assert "= 3, due at 11 s" in cp.explain and scheduled.get("due_ms") == 11_000
     paused = " ".join(first.controller.frames.captions[cp.frame])
     assert "10 s" not in paused and "level" not in paused and "goes back" not in paused
+
+
+def test_lab_03_asks_where_late_goes_before_the_restart_shows_it() -> None:
+    """revA: the crash question was asked after the picture drew M0001 back at "level 2 · due now". It now pauses
+    before broker-a restarts (12 s), while the answer (c1 gets M0001 again) is a step away."""
+    asked = [(d, cp) for lab, d, cp in _asked() if lab.endswith("03_delay_levels_schedule") and cp.ask == "where"
+             and cp.event.kind.value == "delay_delivered" and cp.event.msg_id == "M0001"]  # fmt: skip
+    assert len(asked) == 2  # English and Chinese
+    for dash, cp in asked:
+        assert dash.controller.frames.now_ms[cp.frame] < 12_000 <= cp.event.time_ms
+        assert cp.answer == "pq:c1:TopicTest@broker-a:0"

@@ -87,7 +87,10 @@ Facts = Callable[[Any, Any, Sequence[TraceEvent]], list[str]]
 
 def _lab_02a(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
     """Where a failed (or unacknowledged) message goes: the rule's 3 of "3 + reconsumeTimes", its reconsumeTimes, the
-    level it is parked at and when that level is due, in the explanation; the question and hint quote none."""
+    level it is parked at and when that level is due, in the explanation; the question and hint quote none. Where the
+    copy comes back when its wait is over: the wait, in the explanation."""
+    if cp.event.kind is EventKind.DELAY_DELIVERED:
+        return time_numbers(int(cp.event.get("waited_ms")))
     assert cp.event.kind is EventKind.SEND_BACK, cp.name
     parked = [e for e in trace if e.kind is EventKind.SCHEDULED and e.msg_id == cp.event.msg_id
               and e.seq < cp.event.seq][-1]  # the broker parks the copy before the send-back's answer returns

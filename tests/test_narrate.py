@@ -397,3 +397,23 @@ def test_a_send_back_narrated_without_its_history_claims_nothing_about_storage()
     assert "dropped" not in alone
     earlier = [e for e in lab.trace if e.seq < first.seq]
     assert caption(first, earlier).endswith("uses 3 + reconsumeTimes 0 = level 3, due in 10 s")
+
+
+def test_a_broker_fault_is_said_by_its_effect_and_its_end_by_the_return_to_normal() -> None:
+    """01b's latency run: 600 ms late from 0 s, back to fast at 2 s. The second change ends the fault, so its
+    first line must not say that broker-a starts to misbehave, and neither line's first names a setting."""
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.create_topic("T", queues=1)
+    lab.set_broker_fault("broker-a", response_delay_ms=600)
+    lab.at("2s", lab.set_broker_fault, "broker-a", response_delay_ms=0)
+    lab.at("3s", lab.set_broker_fault, "broker-a", lose_responses=True, put_status="FLUSH_DISK_TIMEOUT")
+    lab.run(until="4s")
+    faults = [c for c in narrate(lab.trace) if c.kind is K.FAULT]
+    assert [c.plain for c in faults] == [
+        "broker-a starts to misbehave: it answers every request 600 ms late.",
+        "broker-a answers at once again.",
+        "broker-a starts to misbehave: it loses every answer on the way back, "
+        "reports a store problem for every message.",
+    ]
+    assert "response_delay_ms = 0" in faults[1].text and "misbehave" not in faults[1].text

@@ -407,3 +407,20 @@ def test_clock_shows_exact_ms_only_when_it_rounds():
     assert c.clock_text.startswith("t = 0 ms · event 0 / ")
     c.play(2)  # the build (at t = 0), then the first send
     assert c.clock_text.startswith("t = 1 s (1000 ms) · event ")
+
+
+def test_a_step_whose_send_try_failed_or_came_back_not_ok_leads_with_that():
+    """Lab 01a's and 01b's pauses led with "pg sends M…" while the failure the question names was "(and 1 more)": a
+    try that failed (the broker down; its answer lost) or was stored with another status than SEND_OK leads."""
+    for fault in ({"send_error": "SYSTEM_BUSY"}, {"lose_responses": True}, {"put_status": "FLUSH_DISK_TIMEOUT"}):
+        lab = Lab(seed=7)
+        lab.add_broker("broker-a")
+        lab.create_topic("TopicTest", queues=1)
+        lab.set_broker_fault("broker-a", **fault)
+        lab.at("1s", lab.add_producer("pg").send, Message("TopicTest", "x"))
+        lab.run(until="2s")
+        tried = [c for c in narrate(lab.trace) if c.kind in (K.SEND_ATTEMPT, K.STORED, K.SEND_RESULT)][:3]
+        result = next(c for c in tried if c.kind is K.SEND_RESULT)
+        line = step_caption(tried).plain
+        assert line.startswith(result.plain), line
+        assert "pg sends M0001" not in line, line

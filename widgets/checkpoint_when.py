@@ -32,6 +32,13 @@ TIMER_WORDS = {
     TimerKind.PULL_LATER: N_("its next delayed pull"),
     TimerKind.LISTENER: N_("a running listener's return"),
     TimerKind.CONSUME_YIELD: N_("its return after giving the thread back (60 s in a row)"),
+    TimerKind.TRY_LOCK_LATER: N_("its next try for the queue lock"),
+    TimerKind.DELAY_LEVEL: N_("a delay level's next delivery"),
+    TimerKind.HOLD_CHECK: N_("its 5 s check of held pulls"),
+    TimerKind.CHANNEL_SCAN: N_("its 10 s scan for silent consumers"),
+    TimerKind.RETENTION: N_("its 04:00 deletion of old files"),
+    TimerKind.RESPONSE: N_("a response on its way back"),
+    TimerKind.REQUEST_TIMEOUT: N_("a request's timeout"),
 }
 """A timer of the paused actor, in the words a wrong "when" hint uses (translated where shown)."""
 NOT_AT_ONCE = N_("Not at once: something has to finish or come due first. Which clock is this actor waiting on?")
@@ -126,6 +133,38 @@ def _mistakes(event: TraceEvent, now: int, trace: Sequence[TraceEvent]) -> list[
     return out
 
 
+def _dead_letter_mistakes(event: TraceEvent, now: int, trace: Sequence[TraceEvent]) -> list[tuple[int, str]]:
+    """(time, hint) for the usual misreadings of when a failing message reaches the DLQ, from its last send-back
+    (``SendMessageProcessor.asyncConsumerSendMsgBack``: ``reconsumeTimes >= maxReconsumeTimes`` → %DLQ%, else level
+    3 + reconsumeTimes): one retry fewer (now), the previous level's wait, one retry more, and 18 retries for 16."""
+    msg = event.msg_id
+    if event.kind is not EventKind.DEAD_LETTERED or msg is None:
+        return []
+    sched = [e for e in trace if e.msg_id == msg and e.kind is EventKind.SCHEDULED and e.time_ms <= now]
+    backs = [e for e in trace if e.msg_id == msg and e.kind is EventKind.SEND_BACK and e.get("ok")
+             and e.time_ms <= now]  # fmt: skip
+    if not sched or not backs:
+        return []
+    level, due = int(sched[-1].get("level") or 3), int(sched[-1].get("due_ms") or now)
+    rt, most = int(backs[-1].get("reconsume_times") or 0), int(backs[-1].get("max_reconsume_times") or 16)
+    who = backs[-1].actor.split(":", 1)[-1]
+    after = DELAYS.delay_ms(min(level + 1, DELAYS.max_level))
+    out = [(now, _("Not yet: at this send-back {msg}'s reconsumeTimes was {rt}, below maxReconsumeTimes {most}, "
+                   "so the broker parked it for one more retry at level {level}.").format(
+                       rt=rt, most=most, msg=msg, level=level))]  # fmt: skip
+    if level > 1:
+        out.append((sched[-1].time_ms + DELAYS.delay_ms(level - 1), _("That is delay level {lv}, the previous wait. "
+                    "The broker parked this copy at level 3 + reconsumeTimes = {level} (at most 18).").format(
+                        lv=level - 1, level=level)))  # fmt: skip
+    out.append((due + after, _("One retry too many: the next failure is sent back with reconsumeTimes {most}, "
+                "which reaches maxReconsumeTimes {most}, so the broker writes it to the DLQ at once instead of "
+                "scheduling it again.").format(most=most)))  # fmt: skip
+    out.append((due + after + DELAYS.delay_ms(min(level + 2, DELAYS.max_level)), _("That counts two retries more "
+                "than {who} allows: its maxReconsumeTimes is {most} (−1 means 16). The 18 of the delay table is the "
+                "number of levels, not of retries.").format(who=who, most=most)))  # fmt: skip
+    return out
+
+
 PERSIST_CONSUMER_OFFSET_INTERVAL_MS = 5_000
 """``persistConsumerOffsetInterval``'s 4.9.7 default: how often ``persistAllConsumerOffset`` reports offsets."""
 
@@ -171,7 +210,8 @@ def when_offers(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent
             candidates.setdefault(t.due_ms, _("That is when {who}'s clock is due ({timer}), not when {what}.").format(
                 who=who, timer=words, what=what))
     misreadings = set()
-    for due, hint in _mistakes(event, now, trace) + _offset_mistakes(event, snap, trace):
+    mistakes = _mistakes(event, now, trace) + _offset_mistakes(event, snap, trace)
+    for due, hint in mistakes + _dead_letter_mistakes(event, now, trace):
         if due >= now and due != answer:
             misreadings.add(due)
             candidates.setdefault(due, hint)

@@ -77,6 +77,36 @@ def always_ok(msgs, ctx):
     return CONSUME_SUCCESS
 
 
+# %% [markdown]
+# 图：同样的集群（两个 Broker，TopicTest 每个 Broker 4 个队列），pg 每秒发一条消息，c1 在 4 s 才启动。往前单步：它在
+# pg 发送 M0002 之前停下，问它会被发到哪个队列。然后看 c1 启动时订阅了哪些 Topic（下一节）。
+
+# %% tags=["nbval-ignore-output"]
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
+from rmqlab.widgets.dashboard import Dashboard
+
+
+def tiny_lab(messages=3, consumer_at="4s"):
+    """这个集群，pg 从 1 s 起每秒发一条消息（共 ``messages`` 条），c1 在 ``consumer_at`` 启动。"""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.add_broker("broker-b")
+    lab.create_topic("TopicTest", queues=4)
+    producer = lab.add_producer("pg")
+    for k in range(messages):
+        lab.at(f"{1 + k}s", producer.send, Message("TopicTest", f"hello {k + 1}", tags="TagA"))
+    lab.at(consumer_at, lambda: lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_ok, name="c1"))
+    return lab
+
+
+tiny_dash = Dashboard(tiny_lab, knobs={"messages": 3}, horizon="10s", checkpoints=[
+    Checkpoint(before="send_attempt", msg_id="M0002", ask="where", optional=True, name="M0002 发到哪个队列",
+               question="pg 在 1 s 把 M0001 发到了一个队列。一秒之后它发送 M0002：M0002 存到哪里？"
+                        "请在图上点击那个队列（或点按钮）。",
+               explain=sealed_explanation("00.round-robin")),
+])
+tiny_dash
+
 # %%
 producer = lab.add_producer("pg")
 consumer = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_ok, name="c1")

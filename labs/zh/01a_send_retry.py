@@ -82,7 +82,7 @@ def broker_a_dies(mode="send", sends=1):
 # 图上显示的话。其中的答案（{answer}、{queue_id}、{broker} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
 ASK_B0 = (
     "pg 对 M0002 的第 1 次尝试刚刚失败（打叉的影子标出它发往哪里，“事件”标签页写明为什么失败）。第 2 次尝试发往哪里？"
-    "在图中点击那个队列（或按钮）。"
+    "请在图上点击那个队列（或点按钮）。"
 )
 HINT_B0 = (
     "同步发送立即重试，共用一个 sendMsgTimeout 预算，并用 selectOneMessageQueue(lastBrokerName) 选下一个队列："
@@ -216,6 +216,15 @@ answers_dash = Dashboard(
     knobs={"send_error": "SYSTEM_ERROR", "sends": 8},
     knob_options={"send_error": ["SYSTEM_ERROR", "SYSTEM_BUSY"]},
     horizon="10s",
+    checkpoints=[
+        Checkpoint(before="send_attempt", msg_id="M0001", nth=2, inside_step=True, ask="where", optional=True,
+                   name="错误应答之后 M0001 去哪里",
+                   question="broker-a 用一个错误码应答了 pg 对 M0001 的第 1 次尝试。下一步之后 M0001 在哪里：存到了某处，"
+                            "还是失败了？请在图上点击那个位置（或点按钮）。",
+                   hint="错误应答在客户端抛出 MQBrokerException。SYSTEM_ERROR 在 DefaultMQProducer.retryResponseCodes 里吗？"
+                        "重试会避开哪个 Broker？",
+                   explain=sealed_explanation("01a.error-retried")),
+    ],
 )
 answers_dash
 

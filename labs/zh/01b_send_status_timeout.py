@@ -88,7 +88,7 @@ flush_dash = Dashboard(
     horizon="10s", checkpoints=[
         Checkpoint(before="stored", msg_id="M0002", ask="where", name="FLUSH_DISK_TIMEOUT 之后 M0002 去了哪里",
                    question="broker-a 存下了 M0001，却应答 FLUSH_DISK_TIMEOUT（它令牌上的 !）。下一步之后 M0002 在哪里？"
-                            "在图中点击那个位置（或按钮）。",
+                            "请在图上点击那个位置（或点按钮）。",
                    explain=sealed_explanation("01b.after-flush-timeout")),
     ],
 )

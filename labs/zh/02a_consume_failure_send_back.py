@@ -92,7 +92,7 @@ listener_dash = Dashboard(listener_lab, knobs={"listener": "raises"}, knob_optio
     Checkpoint(before="send_back", ask="where", optional=True, name="监听器失败的消息去了哪里",
                hint=HINT_THROWS, explain=sealed_explanation("02a.listener-throws"),
                question="下一步里 c1 的监听器对 {msg} 给出回答，返回类型为 {consumed_return_type}。这一步之后，{msg} "
-                        "在哪里？在图中点击那个位置（或按钮）。"),
+                        "在哪里？请在图上点击那个位置（或点按钮）。"),
 ])
 listener_dash
 
@@ -144,7 +144,7 @@ from rmqlab.widgets.dashboard import Dashboard
 ack_dash = Dashboard(ack_index_lab, knobs={"ack_index": 1, "batch": 4}, horizon="40s", checkpoints=[
     Checkpoint(before="send_back", ask="where", optional=True, name="第一条未确认的消息去了哪里", explain=sealed_explanation("02a.unacknowledged"),
                question="监听器对整批消息返回了 CONSUME_SUCCESS，并设置了 ctx.ack_index。下一步之后，它没有确认的第一条消息在哪里？"
-                        "在图中点击那个位置（或按钮）。"),
+                        "请在图上点击那个位置（或点按钮）。"),
 ])
 ack_dash
 
@@ -196,7 +196,14 @@ def fails_once_lab():
 # `%RETRY%cg`，再回到 c1。
 
 # %% tags=["nbval-ignore-output"]
-retry_dash = Dashboard(failing_lab, knobs={"failures": 1, "messages": 3}, horizon="30s")
+retry_dash = Dashboard(failing_lab, knobs={"failures": 1, "messages": 3}, horizon="30s", checkpoints=[
+    Checkpoint(before="delay_delivered", msg_id="M0001", ask="where", optional=True, name="等待结束后 M0001 去哪里",
+               question="c1 的监听器第一次消费 M0001 失败，Broker 把它放在一个延迟级别上。下一步它的等待结束："
+                        "那时它在哪里？请在图上点击那个位置（或点按钮）。",
+               hint="副本在 SCHEDULE_TOPIC_XXXX 里等待，它真正的 Topic 保存在一个属性里：等待结束时 ScheduleMessageService "
+                    "把它放到哪里？又是谁从那里拉取？",
+               explain=sealed_explanation("02a.back-on-retry")),
+])
 retry_dash
 
 
@@ -214,23 +221,23 @@ show_trace(lab.trace, "delivered", "send_back", "scheduled", "delay_delivered", 
 
 # %% [markdown]
 # ### 练习 2 — 先预测，再运行
-# 消息在 1 s 发送，前**两次**投递都失败。它的第三次投递在第几秒开始？先预测，再把图的参数 `failures` 设为 2、`messages` 设为 1，点“重建”，然后“跳转”到各次投递。
+# 本实验最上面的图里，一条消息每次投递都失败：它的第三次投递在 41 s。现在消息在 1 s 发送，前**三次**投递都失败。它的**第四次**投递在第几秒开始？先预测，再运行下面的单元格（下一节的图也演示这次运行）。
 
 # %% nbgrader={"grade": false, "grade_id": "ex02a_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_2 = 41
+answer_2 = 101
 ### END SOLUTION
 
 # %%
-lab, p, c = one_queue_lab(lambda m, ctx: RECONSUME_LATER if m[0].reconsume_times < 2 else CONSUME_SUCCESS)
+lab, p, c = one_queue_lab(lambda m, ctx: RECONSUME_LATER if m[0].reconsume_times < 3 else CONSUME_SUCCESS)
 lab.at("1s", p.send, Message("TopicTest", "x"))
-lab.run(until="2m")
+lab.run(until="3m")
 show_trace(lab.trace, "delivered", "send_back", "scheduled", msg_id="M0001")
-third = lab.trace.of_kind("delivered")[2]
+fourth = lab.trace.of_kind("delivered")[3]
 
 # %% nbgrader={"grade": true, "grade_id": "ex02a_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("02a.2", answer_2, third.time_ms // 1000)
+check("02a.2", answer_2, fourth.time_ms // 1000)
 ### BEGIN HIDDEN TESTS
 import rmqlab.course.grading as grading_02a_2
 grading_02a_2.verify("02a.2", answer_2)

@@ -273,8 +273,8 @@ def hand_over_lab(first_max=5, second_max=1, hand_over_at="20s"):
 hand_over_dash = Dashboard(hand_over_lab, knobs={"first_max": 5, "second_max": 1}, horizon="2m", checkpoints=[
     Checkpoint(before="delay_delivered", msg_id="M0001", nth=2, ask="where", optional=True,
                name="交接之后这条消息去哪里",
-               question="c1 已经两次消费 M0001 失败并关闭；c2 已经启动。下一步之后 M0001 在哪里？"
-                        "请在图上点击那个位置（或点按钮）。",
+               question="c1 已经两次消费 M0001 失败并关闭；c2 已经启动。下一步 M0001 的等待结束：broker-a 把它放到 "
+                        "%RETRY%cg:0，它随即被拉走。那时它在谁的监听器里？请在图上点击那个位置（或点按钮）。",
                hint="回传的副本在 Broker 里等待，然后回到 %RETRY%cg：现在谁读这个队列？",
                explain=sealed_explanation("02b.hand-over")),
 ])

@@ -74,7 +74,7 @@ from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", checkpoints=[
     Checkpoint(before="scheduled", ask="where", optional=True, name="第一次重试的延迟级别", explain=sealed_explanation("03.level"),
-               question="c1 的监听器每次投递都消费失败。下一步之后 {msg} 在哪里？在图中点击那个位置（或按钮）。"),
+               question="c1 的监听器每次投递都消费失败。下一步之后 {msg} 在哪里？请在图上点击那个位置（或点按钮）。"),
     Checkpoint(before="delay_delivered", nth=2, ask="when", optional=True, name="第二次重试何时到期", explain=sealed_explanation("03.second-due")),
     Checkpoint(before="dead_lettered", ask="when", optional=True, name="消息何时进入死信队列", explain=sealed_explanation("03.dlq-time"),
                question="c1 一直消费 {msg} 失败。Broker 什么时候把它写进死信队列？"),
@@ -122,7 +122,12 @@ print(len(deliveries), "次投递；死信副本的 reconsume_times =", dlq.get(
 # Consumer 可以允许超过 16 次重试。上面的级别表在最后一级之后就没有级别了。下面是 `max_reconsume_times=20` 的图，停在第 16 次重试的回传处。它只跑到 7 h：足以看到第 17、18 次重试在哪一级等待，但看不到这次运行的结尾——结尾是下面的练习。
 
 # %% tags=["nbval-ignore-output"]
-past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 20}, horizon="7h")
+past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 20}, horizon="7h", checkpoints=[
+    Checkpoint(before="scheduled", msg_id="M0001", nth=17, ask="where", optional=True, name="第 17 次重试等在哪里",
+               question="c1 即将第 17 次消费 M0001 失败，reconsumeTimes 为 16：3 + reconsumeTimes 已超出表的最后一级。"
+                        "下一步之后 M0001 在哪里？请在图上点击那个位置（或点按钮）。",
+               explain=sealed_explanation("03.past-16")),
+])
 past_dash.controller.seek_time(sum(levels.delay_ms(3 + k) for k in range(16)))  # 级别 3 … 18 的 16 个延迟
 past_dash
 
@@ -193,9 +198,9 @@ def show_crash(lab):
 
 # %% tags=["nbval-ignore-output"]
 crash_dash = Dashboard(crash_lab, knobs={"crash_at_ms": 9_999, "restart_at_ms": 12_000}, horizon="20s", checkpoints=[
-    Checkpoint(before="delay_delivered", msg_id="M0001", nth=2, ask="where", optional=True,
+    Checkpoint(before="delay_delivered", msg_id="M0001", nth=2, ask="where", optional=True, pause_before="warning",
                name="重启后 late 去哪里",
-               question="“late”（M0001）在崩溃前已被消费，broker-a 已恢复运行。下一步之后 M0001 在哪里？"
+               question="“late”（M0001）在 5 s 已被消费，那时还没崩溃。broker-a 在 12 s 重启：一秒之后 M0001 在哪里？"
                         "请在图上点击那个位置（或点按钮）。",
                hint="ScheduleMessageService 重启时读回了什么？它上一次是什么时候写入的？",
                explain=sealed_explanation("03.crash")),

@@ -78,7 +78,7 @@ from rmqlab.widgets.dashboard import Dashboard
 
 dash = Dashboard(refund_fails, knobs={"max_reconsume_times": 1, "messages": 3}, horizon="1m", checkpoints=[
     Checkpoint(before="send_back", msg_id="M0001", nth=2, ask="where", optional=True, name="refund 17 重试失败后去了哪里",
-               question="退款 17（M0001）重试失败之后在哪里？在图中点击那个位置（或按钮）。",
+               question="退款 17（M0001）重试失败之后在哪里？请在图上点击那个位置（或点按钮）。",
                explain=sealed_explanation("04.refund-17")),
 ])
 dash
@@ -88,24 +88,28 @@ dash
 # `>= maxReconsumeTimes`（来自请求头），或者监听器要求的延迟级别 < 0 时，这份副本不进 `%RETRY%<group>`，而是不带延迟地进入该消费组的死信 Topic。
 #
 # ### 练习 1 — 先预测，再运行
-# c1（消费组 cg，`max_reconsume_times=1`）每次投递都失败。它的消息最终落在哪个 Topic（准确的名字），这个 Topic
-# 有几个队列？用 `("name", queues)` 回答。
+# 另一次运行：消费组 `pay` 的 c1 消费 `Orders`，这个 Topic 有 **4** 个队列；c1 的 `max_reconsume_times=1`，每次投递都失败，每个队列各发一条订单。它们最终落在哪个 Topic（准确的名字），这个 Topic 有几个队列？用 `("name", queues)` 回答。
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_1 = ("%DLQ%cg", 1)
+answer_1 = ("%DLQ%pay", 1)
 ### END SOLUTION
 
 # %%
-lab, p, c = refund_lab(business)
-broker = lab.brokers["broker-a"]
+pay = Lab(seed=SEED)
+pay.add_broker("broker-a")
+pay.create_topic("Orders", queues=4)
+pay_p = pay.add_producer("pg")
+pay.add_consumer("pay", subscribe={"Orders": "*"}, listener=always_fails, name="c1", max_reconsume_times=1)
+for k in range(4):
+    pay.at(f"{1 + k}s", pay_p.send, Message("Orders", f"order {k + 1}"))
+broker = pay.brokers["broker-a"]
 print("之前的 Topic：", sorted(broker.topic_config))
-lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
-lab.run(until="1m")
+pay.run(until="1m")
 print("之后的 Topic：", sorted(broker.topic_config))
-show_trace(lab.trace, "delivered", "send_back", "dead_lettered", msg_id="M0001")
-dlq_name = lab.trace.of_kind("dead_lettered")[0].get("topic")
+show_trace(pay.trace, "dead_lettered", fields=("topic", "queue_id", "reconsume_times"))
+dlq_name = pay.trace.of_kind("dead_lettered")[0].get("topic")
 cfg = broker.topic_config[dlq_name]
 print(dlq_name, "读/写队列数：", cfg.read_queue_nums, cfg.write_queue_nums, "perm：", cfg.perm)
 
@@ -152,12 +156,12 @@ two_dash
 
 # %% [markdown]
 # ### 练习 2 — 先预测，再运行
-# 消费组 cg 订阅两个 Topic：`Orders` 和 `Refunds`，`max_reconsume_times=0`（第一次失败就进入死信队列）。每个 Topic 各有一条消息消费失败。之后 broker-a 上有几个 `%DLQ%` Topic？
+# 另一次运行：**两个**消费组 `billing` 和 `audit` 都订阅 `Orders` 和 `Refunds`，都是 `max_reconsume_times=0`（第一次失败就进入死信队列），监听器都总是失败。每个 Topic 各发一条消息（每个消费组都会收到它们）。之后 broker-a 上有几个 `%DLQ%` Topic？
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_2 = 1
+answer_2 = 2
 ### END SOLUTION
 
 # %%
@@ -166,7 +170,9 @@ two.add_broker("broker-a")
 two.create_topic("Orders", queues=1)
 two.create_topic("Refunds", queues=1)
 two_p = two.add_producer("pg")
-two.add_consumer("cg", subscribe={"Orders": "*", "Refunds": "*"}, listener=always_fails, name="c1", max_reconsume_times=0)
+for group in ("billing", "audit"):
+    two.add_consumer(group, subscribe={"Orders": "*", "Refunds": "*"}, listener=always_fails, name=f"c-{group}",
+                     max_reconsume_times=0)
 two.at("1s", two_p.send, Message("Orders", "order 5"))
 two.at("2s", two_p.send, Message("Refunds", "refund 9"))
 two.run(until="1m")
@@ -205,7 +211,13 @@ print(table([[m.msg_id, m.offset_msg_id, m.properties["ORIGIN_MESSAGE_ID"]] for 
 
 # %% tags=["nbval-ignore-output"]
 paths_dash = Dashboard(
-    refund_fails, knobs={"max_reconsume_times": 2, "reject_send_back": False, "messages": 2}, horizon="2m"
+    refund_fails, knobs={"max_reconsume_times": 2, "reject_send_back": False, "messages": 2}, horizon="2m",
+    checkpoints=[
+        Checkpoint(before="dead_lettered", msg_id="M0001", ask="when", optional=True, name="退款 17 何时进入死信队列",
+                   question="c1 允许 2 次重试（max_reconsume_times=2），每次都消费退款 17 失败。"
+                            "Broker 什么时候把它写进 %DLQ%cg？请选择时刻。",
+                   explain=sealed_explanation("04.broker-path-dlq")),
+    ],
 )
 paths_dash
 
@@ -251,6 +263,51 @@ grading_04_3.verify("04.3", answer_3)
 # %% [markdown]
 # ## 运维人员的重新发送
 # 先修好 bug，然后让一个 Consumer（用它自己的消费组）订阅 `%DLQ%cg`，把每条消息重新生产到它的 `RETRY_TOPIC` 属性所指的 Topic。
+#
+# 图：退款 17 在 11 s 进入死信队列；30 s 时 bug 修好了，运维的 Consumer ops1（消费组 dlq-ops）从第一个 offset 开始读
+# `%DLQ%cg`，把死信重新发送。往前单步：它在副本被重新发送之前停下，问 ops1 会不会收到它。
+
+# %% tags=["nbval-ignore-output"]
+def resend_lab(fix_at="30s"):
+    """退款 17 在 1 s 发送，c1（max_reconsume_times=1）在 ``fix_at`` 之前一直失败；那时 ops1 开始重新发送死信。"""
+    fixed = []
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg")
+    fails_until_fixed = lambda msgs, ctx: CONSUME_SUCCESS if fixed else RECONSUME_LATER  # noqa: E731
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=fails_until_fixed, name="c1", max_reconsume_times=1)
+    lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
+
+    def resend_each(msgs, ctx):
+        """把死信重新生产到它原来的 Topic。"""
+        for m in msgs:  # the operator's tool sends a second later
+            lab.at(lab.now + 1_000, p.send, Message(m.properties["RETRY_TOPIC"], m.body, keys=m.keys))
+        return CONSUME_SUCCESS
+
+    def fix_and_resend():
+        fixed.append(True)
+        lab.add_consumer("dlq-ops", subscribe={"%DLQ%cg": "*"}, listener=resend_each, name="ops1",
+                         consume_from_where="CONSUME_FROM_FIRST_OFFSET")
+
+    lab.at(fix_at, fix_and_resend)
+    return lab
+
+
+def ops1_pulls_the_copy(trace, snap):
+    """ops1 是否拉取了重新发送的副本（M0002），以运行为准。"""
+    return any(e.kind.value == "pulled" and e.actor == "consumer:ops1" and "M0002" in e.get("msg_ids", []) for e in trace)
+
+
+resend_dash = Dashboard(resend_lab, horizon="40s", checkpoints=[
+    Checkpoint(before="send_attempt", msg_id="M0002", ask="whether", optional=True, holds=ops1_pulls_the_copy,
+               name="ops1 是否收到重新发送的副本",
+               question="ops1 已从 %DLQ%cg 读出退款 17；一秒之后，它的工具把它重新生产到 RETRY_TOPIC 所指的 Topic，"
+                        "成为一条新消息（M0002）。ops1 会收到这份副本吗？",
+               hint="ops1 的消费组读哪个 Topic？工具把副本发到哪个 Topic？又是谁读那个 Topic？",
+               explain=sealed_explanation("04.resend-who")),
+])
+resend_dash
 
 # %%
 def resend(msgs, ctx):
@@ -261,6 +318,9 @@ def resend(msgs, ctx):
 
 
 # %%
+lab, p, c = refund_lab(business)
+lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
+lab.run(until="1m")  # 退款 17 失败两次，进入 %DLQ%cg
 bug_fixed = True
 ops = lab.add_consumer("dlq-ops", subscribe={"%DLQ%cg": "*"}, listener=resend, name="ops1",
                        consume_from_where="CONSUME_FROM_FIRST_OFFSET")
@@ -288,7 +348,7 @@ off_dash
 
 # %% [markdown]
 # ### 练习 4 — 先预测，再运行
-# 同一次运行里换一个监听器，它立即放弃：设置 `ctx.delay_level_when_next_consume = -1`，有重试队列时这会让失败的消息直接进入死信队列。`retryQueueNums` = 0 时，这条消费失败的消息最终落在哪里？用一个 Topic 名回答，如果哪里都不在，就回答 `None`。
+# 另一次运行：运维人员的 `updateSubGroup -q 0` 来得晚一些，在 **5 s**。退款 18 在 1 s 发送，c1 的 `max_reconsume_times=1`，监听器总是失败：它第一次回传时 cg 还有重试队列，重试在 11 s 到来，那时重试次数已经用完。退款 18 最终落在哪里？用一个 Topic 名回答，如果哪里都不在，就回答 `None`。
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← 你的预测
@@ -297,20 +357,17 @@ answer_4 = None
 ### END SOLUTION
 
 # %%
-def gives_up(msgs, ctx):
-    """失败，并要求不再重试：延时级别 -1 表示“立即进入死信”。"""
-    ctx.delay_level_when_next_consume = -1
-    return RECONSUME_LATER
-
-
-off, off_p, _ = refund_lab(gives_up)
-off.update_subscription_group("cg", retry_queue_nums=0)
+off, off_p, _ = refund_lab(always_fails, max_reconsume_times=1)
 off.at("1s", off_p.send, Message("TopicTest", "refund 18", keys="order-18"))
+off.at("5s", off.update_subscription_group, "cg", retry_queue_nums=0)
 off.run(until="1h")
-show_trace(off.trace, "admin", "delivered", "send_back", "stored", "dead_lettered")
-stored = [m.topic for m in off.brokers["broker-a"].commit_log.live()]
-ended_in = next((topic for topic in stored if topic != "TopicTest"), None)
-print("broker-a 上存储的 Topic：", stored)
+show_trace(off.trace, "admin", "delivered", "send_back", "scheduled", "dead_lettered")
+last_back = off.trace.where("send_back", msg_id="M0001")[-1]
+fates = [e for e in off.trace.where("scheduled", "dead_lettered", msg_id="M0001")
+         if e.get("reconsume_times") == last_back.get("reconsume_times") + 1]
+ended_in = (fates[-1].get("real_topic") or fates[-1].get("topic")) if fates else None
+print("broker-a 上存储的 Topic：", sorted({m.topic for m in off.brokers["broker-a"].commit_log.live()}))
+print("退款 18 回传之后的去向：", ended_in)
 
 # %% nbgrader={"grade": true, "grade_id": "ex04_4", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 check("04.4", answer_4, ended_in)

@@ -69,7 +69,9 @@ def on_fault(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
             client=client, broker=e.actor
         )
     settings = ", ".join(f"{k} = {v}" for k, v in d.items())
-    return "Lab.set_broker_fault", _("{broker} now misbehaves: {settings}").format(broker=e.actor, settings=settings)
+    return "Lab.set_broker_fault", _("{broker}'s injected faults are now: {settings}").format(
+        broker=e.actor, settings=settings
+    )
 
 
 PERSIST_EVERY_MS = 5_000

@@ -88,7 +88,8 @@ class Caption:
     group: int = -1
     fresh: bool = True
     outcome: str = ""
-    """A consume result's status (``CONSUME_SUCCESS``, ``RECONSUME_LATER`` …); else ``""``."""
+    """A consume result's status (``CONSUME_SUCCESS``, ``RECONSUME_LATER`` …), a send try's outcome (``SUCCESS``,
+    ``FLUSH_DISK_TIMEOUT``, an exception); else ``""``."""
     topic: str = ""
     """The topic a rebalance or lock result is about (a step leads with a business topic's, not ``%RETRY%``'s: c2
     taking over TopicTest is the story, its retry queue goes with it); else ``""``."""
@@ -195,10 +196,19 @@ class Narrator:
             event.msg_id,
             group,
             fresh,
-            outcome=str(event.get("status") or "") if event.kind is K.CONSUMED else "",
+            outcome=_outcome_of(event),
             topic=_topic_of(event),
             copy=copy,
         )
+
+
+def _outcome_of(event: TraceEvent) -> str:
+    """What :attr:`Caption.outcome` holds: a consume result's status, or a send try's outcome."""
+    if event.kind is K.CONSUMED:
+        return str(event.get("status") or "")
+    if event.kind is K.SEND_RESULT:
+        return str(event.get("outcome") or "")
+    return ""
 
 
 LOCK_KINDS = frozenset({K.LOCK_ACQUIRED, K.LOCK_EXPIRED, K.LOCK_REFUSED, K.UNLOCKED})

@@ -182,7 +182,43 @@ def _fault(ctx: CaptionContext, e: TraceEvent) -> str:
         return _("The network between {client} and {broker} works again.").format(
             client=d.get("client"), broker=e.actor
         )
-    return _("{broker} starts to misbehave ({fault}).").format(broker=e.actor, fault=fault)
+    return _broker_fault(e)
+
+
+def _fault_effect(key: str, value: object) -> tuple[bool, str]:
+    """``(still faulty, what the student sees)`` for one ``set_broker_fault`` setting, worded by its effect.
+
+    The status and code names stay in the source line: a first line names no constant."""
+    n = len(value) if isinstance(value, list) else 0
+    late = _("answers every request {wait} late").format(wait=dur(int(value))) if isinstance(value, int) else ""
+    effects: dict[str, tuple[bool, str]] = {
+        "response_delay_ms": (bool(value), late),
+        "lose_responses": (bool(value), _("loses every answer on the way back")),
+        "put_status": (value != "PUT_OK", _("reports a store problem for every message")),
+        "reject_send_back": (bool(value), _("refuses every send-back")),
+        "send_error": (value is not None, _("refuses every send")),
+        "send_responses": (
+            bool(n),
+            ngettext("gives the next send a scripted answer", "gives the next {n} sends scripted answers", n).format(
+                n=n
+            ),
+        ),
+        "send_back_error": (value is not None, _("refuses every send-back")),
+        "query_offset_error": (value is not None, _("fails every offset query")),
+        "pull_error": (value is not None, _("fails every pull")),
+    }
+    return effects.get(key, (True, ""))
+
+
+def _broker_fault(e: TraceEvent) -> str:
+    """A fault setting said by what it does: "answers 600 ms late", or, once every setting is back, "fast again"."""
+    said = [_fault_effect(k, v) for k, v in e.data.items() if k != "fault"]
+    faulty = [words for bad, words in said if bad and words]
+    if not faulty and set(e.data) == {"fault", "response_delay_ms"}:
+        return _("{broker} answers at once again.").format(broker=e.actor)
+    if not faulty:
+        return _("{broker} works normally again.").format(broker=e.actor)
+    return _("{broker} starts to misbehave: it {effects}.").format(broker=e.actor, effects=_(", ").join(faulty))
 
 
 def _admin(ctx: CaptionContext, e: TraceEvent) -> str:

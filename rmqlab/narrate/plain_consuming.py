@@ -73,6 +73,11 @@ def delivered(ctx: CaptionContext, e: TraceEvent) -> str:
     d, msg, who = e.data, e.msg_id or "?", name_of(e.actor)
     rt = int(d.get("reconsume_times", 0))
     ctx.delivery_rt[msg] = rt
+    dlq = str(d.get("queue", "")).split("@", 1)[0]
+    if dlq.startswith("%DLQ%"):  # a dead letter read by a subscriber of the DLQ (lab 04's operator): not a retry
+        return _("{who} reads the dead letter {msg} from {topic} and hands it to its listener.").format(
+            who=who, msg=msg, topic=dlq
+        )
     if rt:
         return _("{who} hands {msg} to its listener again: retry {rt}, its {nth} delivery.").format(
             who=who, msg=msg, rt=rt, nth=ordinal(rt + 1)

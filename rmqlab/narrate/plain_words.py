@@ -35,6 +35,7 @@ def error_words(error: object) -> str:
     text = str(error)
     for needle, words in (
         ("Connect", N_("the broker could not be reached")),
+        ("reset before the response", N_("its answer was lost on the way back")),
         ("Timeout", N_("no answer came in time")),
         ("call timeout", N_("the time allowed for the send ran out")),
         ("SYSTEM_BUSY", N_("the broker said it is too busy")),

@@ -187,11 +187,15 @@ def _rank(caption: _Ranked, subject: Subject | None = None) -> int:
     lifecycle or lock change, an orderly ConsumeRequest giving its thread back; then, at a checkpoint's pause, the
     events of its ``subject`` (its actor's, then its message's: lab 08's pause led with "pg sends M0001" while the
     question is about c1's copy); then an offset that jumps; then the consumers' other results; sends and deliveries
-    last; bookkeeping (an offset moved by one, a ConsumeRequest scheduled) least. Among a step's rebalance results, a
+    last (but a send try that failed, or was stored with a status other than SEND_OK, with the failures: lab 01a's
+    pause led with "pg sends M0002" while its failure was "(and 1 more)"); bookkeeping (an offset moved by one, a
+    ConsumeRequest scheduled) least. Among a step's rebalance results, a
     business topic's before the retry topic's: lab 00's step at 2 s led with "c1 now reads 1 queue of %RETRY%cg"
     while the TopicTest hand-over it is about was "(and 1 more)"."""
     kind = caption.kind
     place = _RANK.get(kind, len(_RANK))
+    if kind is K.SEND_RESULT and getattr(caption, "outcome", "SUCCESS") not in ("", "SUCCESS"):
+        place = _RANK[K.SEND_FAILED]  # a failed try or a stored-but-not-OK status is what its step is about
     if kind in _TELLING_WHEN_MEANINGFUL and not caption.meaningful:
         place = len(_RANK)
     rank = 4 * place + (1 if str(getattr(caption, "topic", "")).startswith("%RETRY%") else 0)
