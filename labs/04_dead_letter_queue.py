@@ -229,7 +229,7 @@ paths_dash = Dashboard(
     refund_fails, knobs={"max_reconsume_times": 2, "reject_send_back": False, "messages": 2}, horizon="2m",
     checkpoints=[
         Checkpoint(before="dead_lettered", msg_id="M0001", ask="when", optional=True, name="when refund 17 is dead-lettered",
-                   question="c1 allows 2 retries (max_reconsume_times=2) and fails refund 17 every time. When does "
+                   question="c1 allows 2 retries (max_reconsume_times=2) and fails refund 17 (M0001) every time. When does "
                             "the broker write it to %DLQ%cg? Pick the time.",
                    explain=sealed_explanation("04.broker-path-dlq")),
     ],

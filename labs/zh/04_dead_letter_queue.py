@@ -214,7 +214,7 @@ paths_dash = Dashboard(
     refund_fails, knobs={"max_reconsume_times": 2, "reject_send_back": False, "messages": 2}, horizon="2m",
     checkpoints=[
         Checkpoint(before="dead_lettered", msg_id="M0001", ask="when", optional=True, name="退款 17 何时进入死信队列",
-                   question="c1 允许 2 次重试（max_reconsume_times=2），每次都消费退款 17 失败。"
+                   question="c1 允许 2 次重试（max_reconsume_times=2），每次都消费退款 17（M0001）失败。"
                             "Broker 什么时候把它写进 %DLQ%cg？请选择时刻。",
                    explain=sealed_explanation("04.broker-path-dlq")),
     ],
