@@ -7,16 +7,15 @@ consumer instances, in layers (columns); edges for subscriptions and for every h
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import networkx as nx
 
 from rmqlab import EventKind, MessageQueue, TraceEvent
 from rmqlab.common.message import DLQ_PREFIX, RETRY_PREFIX, SCHEDULE_TOPIC
 from rmqlab.core.i18n import N_, ngettext
 from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
-
-if TYPE_CHECKING:
-    import networkx as nx
 
 __all__ = ["KIND_WORD", "LAYERS", "SCHEDULE_NODE", "topology_graph"]
 
@@ -42,8 +41,6 @@ KIND_WORD = {
 
 def topology_graph(snap: LabSnapshot) -> nx.DiGraph:
     """Nodes (with ``kind``, ``title``, ``detail``, ``layer``) and edges (``travelled``, ``seqs``) of the snapshot."""
-    import networkx as nx  # networkx loads when a topology is first drawn, not with the dashboard (the tab opens later)
-
     g = nx.DiGraph()
     for name, group in snap.producers:
         g.add_node(

@@ -6,11 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from itertools import pairwise
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import networkx as nx
-
+import networkx as nx
 
 __all__ = ["BOX_H", "BOX_H_TWO_LINES", "COL_GAP", "COL_GAP_NARROW", "PAD", "EdgeRouter", "column_widths", "layout"]
 
@@ -25,8 +22,6 @@ PAD = 12.0
 
 def _order_layers(g: nx.DiGraph, chains: Mapping[tuple[str, str], list[str]]) -> dict[int, list[str]]:
     """Each layer's nodes and waypoints in top-to-bottom order: by name, then barycentre sweeps."""
-    import networkx as nx  # networkx loads when a topology is first drawn, not with the dashboard (the tab opens later)
-
     h = nx.Graph()
     layer_of: dict[str, int] = {}
     for node, data in g.nodes(data=True):

@@ -4,16 +4,14 @@ and which in the last ``window`` events, and the plain text the labs print."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+
+import networkx as nx
 
 from rmqlab.snapshot import LabSnapshot
 
 from .scene import text_width
 from .topology_graph import LAYERS, topology_graph
 from .topology_layout import BOX_H, BOX_H_TWO_LINES, COL_GAP, COL_GAP_NARROW, PAD, EdgeRouter, column_widths, layout
-
-if TYPE_CHECKING:
-    import networkx as nx
 
 __all__ = ["TopoEdge", "TopoNode", "TopologyModel", "topology_model", "topology_text"]
 
