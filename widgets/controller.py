@@ -51,7 +51,6 @@ from .checkpoints import Checkpoint, cuts_of
 from .controller_controls import CAPTION_STYLE, JUMP_KINDS, SOURCE_STYLE, KernelControls
 from .controller_faults import BROKER_FAULTS, CONSUMER_FAULTS, LINK_FAULTS, FaultPanel
 from .controller_frames import PageFrames
-from .framed import FramedView
 from .frames import RunFrames
 from .player import PlayerWidget
 from .replay import InjectedFault, Replay, ReplayError, RunOutline
@@ -187,13 +186,8 @@ class Controller(KernelControls, FaultPanel, PageFrames, W.VBox):
             self._sync_fault_buttons()
 
     def attach(self, view: SnapshotView) -> None:
-        """Add a view; it is drawn at the current position at once: by the kernel, or by the page when the view has
-        the frame's picture (send its frames first), or not at all while it is a tab never opened (in
-        :attr:`lazy_views`: its view-model waits until it is read or the tab opens), as :meth:`_show_views` does."""
+        """Add a view; it is drawn at the current position at once."""
         self.views.append(view)
-        if isinstance(view, FramedView) and self.snapshot is not None:
-            shown_by_page = self._page_frame(self.snapshot) >= 0 and bool(view.canvas.frames)
-            view.live = id(view) not in self.lazy_views and not shown_by_page
         if self.snapshot is not None:
             mask = self.mask_at(self.snapshot)
             view.update(self.snapshot, None if mask is None else functools.partial(mask_model, mask=mask))

@@ -216,10 +216,10 @@ class Dashboard(W.VBox):
         self.tab_views = [v for v in self.views if v is not self.main_view]
         # only the main picture and the first tab get their frames at once; a hidden tab's come when it is opened
         self.controller.lazy_views = {id(v) for v in self.tab_views[1:]}
-        for view in self.views:  # a shown view's frames first: then the page draws it, not the kernel as well
+        for view in self.views:
+            self.controller.attach(view)
             if id(view) not in self.controller.lazy_views:
                 self.controller.send_frames(view)
-            self.controller.attach(view)
         tabs = ViewTabs([_with_legend(v) for v in self.tab_views], [v.title for v in self.tab_views])
         tabs.buttons.observe(guarded(self)(self._on_tab), names="index")
         self.tabs = tabs
