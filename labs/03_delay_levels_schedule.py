@@ -124,13 +124,13 @@ grading_03_1.verify("03.1", answer_1)
 print(len(deliveries), "deliveries; DLQ copy reconsume_times =", dlq.get("reconsume_times"))
 
 # %% [markdown]
-# ## Past 16: `max_reconsume_times=20`
+# ## Past 16: `max_reconsume_times=18`
 # A consumer may allow more than 16 retries. The levels table above has no level beyond the last one.
-# The picture with `max_reconsume_times=20`, stopped at the 16th retry's send-back. It runs to 7 h: far enough to
+# The picture with `max_reconsume_times=18`, stopped at the 16th retry's send-back. It runs to 7 h: far enough to
 # see at which level the 17th and 18th retries wait, not to the end of the run, which is the exercise below.
 
 # %% tags=["nbval-ignore-output"]
-past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 20}, horizon="7h", checkpoints=[
+past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 18}, horizon="7h", checkpoints=[
     Checkpoint(before="scheduled", msg_id="M0001", nth=17, ask="where", optional=True, name="where the 17th retry waits",
                question="c1 is about to fail M0001 for the 17th time, with reconsumeTimes 16: 3 + reconsumeTimes is "
                         "past the table's last level. Where is M0001 after the next step? Click the place in the "
@@ -142,18 +142,18 @@ past_dash
 
 # %% [markdown]
 # ### Exercise 2 — predict, then run
-# The same always-failing consumer, with `max_reconsume_times=20`. At which virtual second does the message reach
+# The same always-failing consumer, with `max_reconsume_times=18`. At which virtual second does the message reach
 # the DLQ?
 
 # %% nbgrader={"grade": false, "grade_id": "ex03_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_2 = 45940
+answer_2 = 31540
 ### END SOLUTION
 
 # %%
-lab = failing_lab(max_reconsume_times=20)
-lab.run(until="14h")
+lab = failing_lab(max_reconsume_times=18)
+lab.run(until="9h")
 late = [e for e in lab.trace.of_kind("scheduled") if e.get("reconsume_times") >= 16]
 print(table([[e.get("reconsume_times"), e.get("level"), format_duration(e.time_ms)] for e in late], ["rt", "level", "scheduled at"]))
 dlq = lab.trace.of_kind("dead_lettered")[0]
@@ -175,7 +175,7 @@ grading_03_2.verify("03.2", answer_2)
 from rmqlab.widgets.chart_data import time_to_dlq
 from rmqlab.widgets.charts import time_to_dlq_chart
 
-time_to_dlq_chart(time_to_dlq(failing_lab, [0, 2, 4, 8, 12, 16, 18, 20], until="1d"))
+time_to_dlq_chart(time_to_dlq(failing_lab, [0, 2, 4, 8, 12, 16, 17, 18], until="1d"))
 
 # %% [markdown]
 # Up to 16 the curve bends upwards: every retry waits a longer level. Past 16 it is a straight line, 2 h per

@@ -49,7 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "lite") not in sys.path:  # imported as lite.build_lite (the tests): its sibling modules too
     sys.path.insert(0, str(ROOT / "lite"))
 from lite_bytecode import SITE_PACKAGES, STDLIB, compiled_archives  # noqa: E402
-from lite_slim import slim_jedi  # noqa: E402
+from lite_slim import slim_jedi, slim_plotly  # noqa: E402
 from lite_zip import stdlib_with_packages, zipped  # noqa: E402
 
 LABEXTENSIONS = Path(sys.prefix) / "share" / "jupyter" / "labextensions"
@@ -284,6 +284,7 @@ def build(student_labs: Path, out: Path, cache: Path, wheel: Path | None = None)
     preload = [*sorted((src / "pypi").glob("*.whl")), *kernel_wheels]
     site = {wheel.name.split("-")[0] for wheel in [*preload, *pure.glob("*.whl")]}
     preload = [slim_jedi(w, site, cache / "slim") if w.name.startswith("jedi-") else w for w in preload]
+    preload = [slim_plotly(w, cache / "slim") if w.name.startswith("plotly-") else w for w in preload]
     packages = pyodide_dist(version, cache, pure, src / "static" / "pyodide", preload)
     names = lab_notebooks(student_labs, src / "files")
     for ext in EXTENSIONS:

@@ -210,9 +210,9 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
     ),
     Exercise(
         "03.2",
-        "The consumer's 20 travels in every send-back header (never capped at 16): 21 deliveries. Retries 1–16 wait levels "
-        "3..18 (17 140 s); retries 17–20 would need levels 19–22, but CommitLog caps the level at maxDelayLevel 18 "
-        "(2 h): 17 140 + 4 × 7 200 = 45 940 s.",
+        "The consumer's 18 travels in every send-back header (never capped at 16): 19 deliveries. Retries 1–16 wait levels "
+        "3..18 (17 140 s); retries 17–18 would need levels 19–20, but CommitLog caps the level at maxDelayLevel 18 "
+        "(2 h): 17 140 + 2 × 7 200 = 31 540 s.",
         unit="s",
         hints=(
             Hint(
@@ -221,8 +221,8 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
                 equals=(17140,),
             ),
             Hint(
-                "Off by one 2 h wait: count the failing deliveries past the 16th retry — reconsume_times 16, 17, 18 and "
-                "19 each wait the capped level.",
+                "Off by one 2 h wait: count the failing deliveries past the 16th retry — reconsume_times 16 and 17 each "
+                "wait the capped level.",
                 off_by=(7200,),
             ),
         ),

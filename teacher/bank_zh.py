@@ -135,13 +135,13 @@ ZH: dict[str, Translated] = {
         after="常见说法与源码对照：“重试总共约 4 h 46 min。”——那是默认的 16 次重试（17 140 s）。maxReconsumeTimes 为 5 时，同一条规则给出级别 3 到 7 上的 5 次重试：恰好 400 s，共投递 6 次。\n\n要点：N 次重试 = N + 1 次投递，最后一次在依次经过级别 3 到 N + 2 的延迟之后；默认的 16 次重试 = 17 次投递。",
     ),
     "03.2": Translated(
-        "消费者的 20 随每个回传请求头发出（从不被截到 16）：投递 21 次。第 1–16 次重试等待级别 3..18（17 140 s）；第 17–20 次重试本需要级别 19–22，但 CommitLog 把级别截到 maxDelayLevel 18（2 h）：17 140 + 4 × 7 200 = 45 940 s。",
+        "消费者的 18 随每个回传请求头发出（从不被截到 16）：投递 19 次。第 1–16 次重试等待级别 3..18（17 140 s）；第 17–18 次重试本需要级别 19–20，但 CommitLog 把级别截到 maxDelayLevel 18（2 h）：17 140 + 2 × 7 200 = 31 540 s。",
         hint="消费者的 maxReconsumeTimes 随每次回传发出；CommitLog 截断的只是延迟级别。",
         hints=(
             "这是默认的重试时间表。maxReconsumeTimes 不会被截到 16：消费者的值随每次回传发出，Broker 就用它。",
-            "差了一次 2 h 的等待：数一数第 16 次重试之后失败的投递——reconsume_times 为 16、17、18 和 19 的每一次都等待被截断后的级别。",
+            "差了一次 2 h 的等待：数一数第 16 次重试之后失败的投递——reconsume_times 为 16 和 17 的两次都等待被截断后的级别。",
         ),
-        after="常见说法与源码对照：“maxReconsumeTimes > 16 会被当作 16。”——配置的值随每个回传请求头发出；被截断的只有延迟级别，由 CommitLog 截到 maxDelayLevel。max 20 → 投递 21 次，从第 16 次起每次重试间隔 2 h。\n\n要点：延迟级别最高截到 18（2 h）：更多的重试每次都等 2 h。",
+        after="常见说法与源码对照：“maxReconsumeTimes > 16 会被当作 16。”——配置的值随每个回传请求头发出；被截断的只有延迟级别，由 CommitLog 截到 maxDelayLevel。max 18 → 投递 19 次，从第 16 次起每次重试间隔 2 h。\n\n要点：延迟级别最高截到 18（2 h）：更多的重试每次都等 2 h。",
     ),
     "03.3": Translated(
         "delayOffset.json 第一次写入是在存储启动后 10 s（ScheduleMessageService.start：按 flushDelayOffsetInterval 固定频率持久化，10 000 ms）。10 s 的那次写入已经记下级别 2 越过 \"late\"（5 s 时投递）的偏移量，所以重启时的 load() 读回它，\"late\" 不会再次投递：一次。只有最后一次写入之后的进度会被重放。",

@@ -267,8 +267,9 @@ class Replay:
         """Go to the first reachable position >= ``k`` (or the end); returns the position reached."""
         if k < self.position:
             self.rebuild()
-        while self.position < k and self._advance():
-            pass
+        with self.lab.stepping():  # one Ctrl-C handler for the walk, not one per scheduler step
+            while self.position < k and self._advance():
+                pass
         return self.position
 
     def step_once(self) -> bool:
@@ -285,32 +286,36 @@ class Replay:
         """Go to the first reachable position whose virtual time is >= ``time_ms`` (or the end)."""
         if self.position > self.start:
             self.rebuild()
-        while self.lab.now < time_ms and self._advance():
-            pass
+        with self.lab.stepping():  # hours of virtual time are tens of thousands of steps: one handler for them all
+            while self.lab.now < time_ms and self._advance():
+                pass
         return self.position
 
     def seek_fired(self, i: int) -> int:
         """From the start, the first reachable position after fault ``i`` was applied (or the end)."""
         self.rebuild()
-        while i not in self.fired and self._advance():
-            pass
+        with self.lab.stepping():
+            while i not in self.fired and self._advance():
+                pass
         return self.position
 
     def jump_to_next(self, kind: EventKind | str) -> bool:
         """Step until an event of ``kind`` is appended; ``False`` (at the end) if none comes."""
         wanted = EventKind(kind)
         trace = self.lab.trace
-        while True:
-            seen = self.position
-            if not self._advance():
-                return False
-            if any(trace[i].kind is wanted for i in range(seen, self.position)):
-                return True
+        with self.lab.stepping():
+            while True:
+                seen = self.position
+                if not self._advance():
+                    return False
+                if any(trace[i].kind is wanted for i in range(seen, self.position)):
+                    return True
 
     def run_to_end(self) -> int:
         """Step to the horizon; returns the final position."""
-        while self._advance():
-            pass
+        with self.lab.stepping():
+            while self._advance():
+                pass
         return self.position
 
     def snapshot(self) -> LabSnapshot:

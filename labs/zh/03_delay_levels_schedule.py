@@ -118,11 +118,11 @@ grading_03_1.verify("03.1", answer_1)
 print(len(deliveries), "次投递；死信副本的 reconsume_times =", dlq.get("reconsume_times"))
 
 # %% [markdown]
-# ## 超过 16 次：`max_reconsume_times=20`
-# Consumer 可以允许超过 16 次重试。上面的级别表在最后一级之后就没有级别了。下面是 `max_reconsume_times=20` 的图，停在第 16 次重试的回传处。它只跑到 7 h：足以看到第 17、18 次重试在哪一级等待，但看不到这次运行的结尾——结尾是下面的练习。
+# ## 超过 16 次：`max_reconsume_times=18`
+# Consumer 可以允许超过 16 次重试。上面的级别表在最后一级之后就没有级别了。下面是 `max_reconsume_times=18` 的图，停在第 16 次重试的回传处。它只跑到 7 h：足以看到第 17、18 次重试在哪一级等待，但看不到这次运行的结尾——结尾是下面的练习。
 
 # %% tags=["nbval-ignore-output"]
-past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 20}, horizon="7h", checkpoints=[
+past_dash = Dashboard(failing_lab, knobs={"max_reconsume_times": 18}, horizon="7h", checkpoints=[
     Checkpoint(before="scheduled", msg_id="M0001", nth=17, ask="where", optional=True, name="第 17 次重试等在哪里",
                question="c1 即将第 17 次消费 M0001 失败，reconsumeTimes 为 16：3 + reconsumeTimes 已超出表的最后一级。"
                         "下一步之后 M0001 在哪里？请在图上点击那个位置（或点按钮）。",
@@ -133,17 +133,17 @@ past_dash
 
 # %% [markdown]
 # ### 练习 2 — 先预测，再运行
-# 同一个总是消费失败的 Consumer，`max_reconsume_times=20`。消息在第几秒（虚拟时间）进入死信队列？
+# 同一个总是消费失败的 Consumer，`max_reconsume_times=18`。消息在第几秒（虚拟时间）进入死信队列？
 
 # %% nbgrader={"grade": false, "grade_id": "ex03_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_2 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_2 = 45940
+answer_2 = 31540
 ### END SOLUTION
 
 # %%
-lab = failing_lab(max_reconsume_times=20)
-lab.run(until="14h")
+lab = failing_lab(max_reconsume_times=18)
+lab.run(until="9h")
 late = [e for e in lab.trace.of_kind("scheduled") if e.get("reconsume_times") >= 16]
 print(table([[e.get("reconsume_times"), e.get("level"), format_duration(e.time_ms)] for e in late], ["rt", "level", "scheduled at"]))
 dlq = lab.trace.of_kind("dead_lettered")[0]
@@ -164,7 +164,7 @@ grading_03_2.verify("03.2", answer_2)
 from rmqlab.widgets.chart_data import time_to_dlq
 from rmqlab.widgets.charts import time_to_dlq_chart
 
-time_to_dlq_chart(time_to_dlq(failing_lab, [0, 2, 4, 8, 12, 16, 18, 20], until="1d"))
+time_to_dlq_chart(time_to_dlq(failing_lab, [0, 2, 4, 8, 12, 16, 17, 18], until="1d"))
 
 # %% [markdown]
 # 16 次以内曲线向上弯：每次重试等待的级别都更长。超过 16 次后是一条直线，每多一次重试多 2 h——级别封顶在 18
