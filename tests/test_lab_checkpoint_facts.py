@@ -34,12 +34,12 @@ NUMBER = re.compile(r"(?<![\w%.@:\-/])-?\d+(?:\.\d+)?(?![\w.]*\w)")
 _ZH: dict[str, list[Any]] = {}
 
 
-def _dashboards_of(path: Path) -> list[Any]:
-    """Every Dashboard the lab at ``path`` builds (run once per session); a Chinese lab runs in its own language,
-    which is then set back."""
+def _dashboards_of(path: Path, *, fresh: bool = False) -> list[Any]:
+    """Every Dashboard the lab at ``path`` builds (run once per session, or its own run when ``fresh``); a Chinese
+    lab runs in its own language, which is then set back."""
     if path.parent.name != "zh":
-        return _english_dashboards_of(path)
-    if path.name not in _ZH:
+        return _english_dashboards_of(path, fresh=fresh)
+    if path.name not in _ZH or fresh:
         import contextlib
         import io
         import runpy
@@ -64,6 +64,8 @@ def _dashboards_of(path: Path) -> list[Any]:
                     runpy.run_path(str(path), run_name="__lab__")
         finally:
             set_language(was)
+        if fresh:
+            return built
         _ZH[path.name] = built
     return _ZH[path.name]
 

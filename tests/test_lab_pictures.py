@@ -110,12 +110,13 @@ _LEFT_AT: dict[str, list[int]] = {}
 """Where each dashboard of a lab stands when the lab's cells have all run (what the student finds)."""
 
 
-def _dashboards_of(source: Path) -> list[Any]:
+def _dashboards_of(source: Path, *, fresh: bool = False) -> list[Any]:
     """Run a lab's source top to bottom (output swallowed) and return every Dashboard it built, in order.
 
-    Each lab runs once per test session: the step-count and the checkpoint tests share its dashboards.
+    Each lab runs once per test session: the step-count and the checkpoint tests share its dashboards, and step and
+    answer them. ``fresh``: a run of its own, as the lab left it (for a test of what a page holds before any move).
     """
-    if source.name in _BUILT:
+    if source.name in _BUILT and not fresh:
         return _BUILT[source.name]
     import rmqlab.widgets.dashboard as dashboard_module
 
@@ -131,8 +132,9 @@ def _dashboards_of(source: Path) -> list[Any]:
         patch.chdir(LABS)
         with contextlib.redirect_stdout(io.StringIO()):
             runpy.run_path(str(source), run_name="__lab__")
-    _BUILT[source.name] = built
-    _LEFT_AT[source.name] = [dash.controller.position for dash in built]
+    if not fresh:
+        _BUILT[source.name] = built
+        _LEFT_AT[source.name] = [dash.controller.position for dash in built]
     return built
 
 

@@ -27,8 +27,9 @@ PAYLOAD = re.compile(r'rqlabMountStatic\("[^"]+", (\{.*\})\);</script>', re.S)
 
 
 def _asking(name: str) -> list[Any]:
-    """Lab ``name``'s dashboards that ask a checkpoint."""
-    return [d for d in _dashboards_of(LABS / name) if d.controller.checkpoints]
+    """Lab ``name``'s dashboards that ask a checkpoint, from a run of their own: the session's shared ones are
+    stepped and answered by other tests, and a dashboard moved past a question rightly hands the page its key."""
+    return [d for d in _dashboards_of(LABS / name, fresh=True) if d.controller.checkpoints]
 
 
 def _sentences(text: str) -> list[str]:
