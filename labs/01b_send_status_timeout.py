@@ -247,10 +247,10 @@ grading_01b_3.verify("01b.3", answer_3)
 
 
 # %%
-def slow_then_fast(**producer_options):
-    """broker-a answers after 600 ms until 2 s; one send at 1 s, then one every 5 s from 5 s to 35 s (not run yet)."""
+def slow_then_fast(delay_ms=600, **producer_options):
+    """broker-a answers after ``delay_ms`` until 2 s; one send at 1 s, then one every 5 s from 5 s to 35 s (not run yet)."""
     lab, p = cluster(**producer_options)
-    lab.set_broker_fault("broker-a", response_delay_ms=600)
+    lab.set_broker_fault("broker-a", response_delay_ms=delay_ms)
     lab.at("2s", lab.set_broker_fault, "broker-a", response_delay_ms=0)
     for t in ("1s", "5s", "10s", "15s", "20s", "25s", "30s", "35s"):
         lab.at(t, p.send, Message("TopicTest", f"sent at {t}"))
@@ -266,8 +266,8 @@ latency_dash
 
 # %% [markdown]
 # ### Exercise 4 — predict, then run
-# broker-a answers the send at 1 s after 600 ms — a success — and is fast again from 2 s. Until what virtual time,
-# in ms, does the producer keep broker-a out of its queue choice?
+# The picture's broker-a answered after 600 ms. Now it answers the send at 1 s after **1,200 ms** — a success — and is
+# fast again from 2 s. Until what virtual time, in ms, does the producer keep broker-a out of its queue choice?
 #
 # **The rule.** With `send_latency_fault_enable=True` the producer's `MQFaultStrategy` rates a broker after **every** attempt: the attempt's latency is looked up in
 # `latencyMax` = 50, 100, 550, 1000, 2000, 3000, 15000 ms (the largest entry not above it) and the same row of
@@ -279,11 +279,11 @@ latency_dash
 # %% nbgrader={"grade": false, "grade_id": "ex01b_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_4 = 31_600
+answer_4 = 62_200
 ### END SOLUTION
 
 # %%
-lab = slow_then_fast(send_latency_fault_enable=True).run(until="40s")
+lab = slow_then_fast(delay_ms=1200, send_latency_fault_enable=True).run(until="40s")
 show_trace(lab.trace, "send_result", fields=("broker", "queue_id", "not_available_until"))
 out_until = lab.trace.first("send_result", msg_id="M0001").get("not_available_until")
 

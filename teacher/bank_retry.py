@@ -81,27 +81,31 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
     ),
     Exercise(
         "01b.4",
-        "The 600 ms answer came back at 1 600 ms; 600 ms falls in latencyMax's 550 row, so notAvailableDuration is 30 000 ms from then: 31 600 ms. The sends at 5–30 s walk past broker-a's queues; the one at 35 s is the first to use it again.",
+        "The 1 200 ms answer came back at 2 200 ms; 1 200 ms falls in latencyMax's 1000 row, so notAvailableDuration is 60 000 ms from then: 62 200 ms. Every send of the run, 5–35 s, walks past broker-a's queues.",
         unit="ms",
         hints=(
             Hint(
                 "That is how long broker-a stays out, not until when: from which moment is it counted?",
-                equals=(30_000,),
+                equals=(60_000,),
             ),
             Hint(
-                "updateFaultItem runs when the attempt ends, after the 600 ms answer, not when the send starts.",
-                equals=(31_000,),
+                "updateFaultItem runs when the attempt ends, after the 1 200 ms answer, not when the send starts.",
+                equals=(61_000,),
             ),
             Hint(
-                "600 ms is below 1000 in latencyMax: which row of the table is the largest entry not above it?",
-                equals=(61_600, 61_000),
+                "1 200 ms is above 1000 in latencyMax: which row of the table is the largest entry not above it?",
+                equals=(32_200, 31_000, 122_200, 121_000),
+            ),
+            Hint(
+                "That is the picture's 600 ms answer: look the new latency up in the table.",
+                equals=(31_600,),
             ),
             Hint(
                 "A success is rated too: the attempt's latency, not its outcome, picks the duration.",
-                equals=(0, 1000, 1600),
+                equals=(0, 1000, 2200),
             ),
         ),
-        hint="Look 600 ms up in latencyMax (the largest entry not above it) and add that row's notAvailableDuration to the time the attempt ended.",
+        hint="Look 1 200 ms up in latencyMax (the largest entry not above it) and add that row's notAvailableDuration to the time the attempt ended.",
     ),
     # 02a · concurrent consumption: failure and send-back
     Exercise(

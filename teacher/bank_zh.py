@@ -67,12 +67,13 @@ ZH: dict[str, Translated] = {
         after="两份副本带着同一个 id M0001（UNIQ_KEY）：消费者据此（或根据业务键）去重，做到幂等。\n\n要点：应答丢失之后的重试会存下一条重复消息。",
     ),
     "01b.4": Translated(
-        "600 ms 的应答在 1 600 ms 时返回；600 ms 落在 latencyMax 的 550 那一行，所以 notAvailableDuration 是从那时起的 30 000 ms：31 600 ms。5–30 s 的发送都绕过了 broker-a 的队列；35 s 的那次是第一次重新使用它。",
-        hint="在 latencyMax 中查 600 ms（不超过它的最大条目），把那一行的 notAvailableDuration 加到这次尝试结束的时刻上。",
+        "1 200 ms 的应答在 2 200 ms 时返回；1 200 ms 落在 latencyMax 的 1000 那一行，所以 notAvailableDuration 是从那时起的 60 000 ms：62 200 ms。这次运行中 5–35 s 的每次发送都绕过了 broker-a 的队列。",
+        hint="在 latencyMax 中查 1 200 ms（不超过它的最大条目），把那一行的 notAvailableDuration 加到这次尝试结束的时刻上。",
         hints=(
             "这是 broker-a 被规避的时长，而不是规避到何时：它从哪一刻开始计算？",
-            "updateFaultItem 在尝试结束时运行，也就是 600 ms 的应答之后，而不是发送开始时。",
-            "600 ms 小于 latencyMax 中的 1000：不超过它的最大条目是表中的哪一行？",
+            "updateFaultItem 在尝试结束时运行，也就是 1 200 ms 的应答之后，而不是发送开始时。",
+            "1 200 ms 大于 latencyMax 中的 1000：不超过它的最大条目是表中的哪一行？",
+            "这是图中 600 ms 应答的结果：用新的延迟去查表。",
             "成功的发送也会被评估：决定时长的是这次尝试的延迟，而不是它的结果。",
         ),
                  after="要点：最后一次尝试的延迟决定 sendLatencyFaultEnable 规避这个 Broker 多久：成功但耗时 550 ms 及以上：30 s；失败：600 s。",

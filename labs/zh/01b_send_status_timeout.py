@@ -238,10 +238,10 @@ grading_01b_3.verify("01b.3", answer_3)
 
 
 # %%
-def slow_then_fast(**producer_options):
-    """broker-a 在 2 s 之前要 600 ms 才应答；1 s 发送一次，然后从 5 s 到 35 s 每 5 s 一次（尚未运行）。"""
+def slow_then_fast(delay_ms=600, **producer_options):
+    """broker-a 在 2 s 之前要 ``delay_ms`` 才应答；1 s 发送一次，然后从 5 s 到 35 s 每 5 s 一次（尚未运行）。"""
     lab, p = cluster(**producer_options)
-    lab.set_broker_fault("broker-a", response_delay_ms=600)
+    lab.set_broker_fault("broker-a", response_delay_ms=delay_ms)
     lab.at("2s", lab.set_broker_fault, "broker-a", response_delay_ms=0)
     for t in ("1s", "5s", "10s", "15s", "20s", "25s", "30s", "35s"):
         lab.at(t, p.send, Message("TopicTest", f"sent at {t}"))
@@ -257,7 +257,8 @@ latency_dash
 
 # %% [markdown]
 # ### 练习 4 — 先预测，再运行
-# broker-a 对 1 s 的那次发送在 600 ms 后应答——发送成功——并且从 2 s 起又变快了。Producer 把 broker-a 排除在队列选择之外，一直到哪个虚拟时间（单位 ms）？
+# 图中的 broker-a 在 600 ms 后应答。现在它对 1 s 的那次发送在 **1 200 ms** 后应答——发送成功——并且从 2 s 起又变快了。
+# Producer 把 broker-a 排除在队列选择之外，一直到哪个虚拟时间（单位 ms）？
 #
 # **规则。** 设置 `send_latency_fault_enable=True` 后，Producer 的 `MQFaultStrategy`
 # 在**每一次**尝试之后给 Broker 打分：用这次尝试的耗时去查 `latencyMax` = 50、100、550、1000、2000、3000、15000 ms
@@ -269,11 +270,11 @@ latency_dash
 # %% nbgrader={"grade": false, "grade_id": "ex01b_4_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_4 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_4 = 31_600
+answer_4 = 62_200
 ### END SOLUTION
 
 # %%
-lab = slow_then_fast(send_latency_fault_enable=True).run(until="40s")
+lab = slow_then_fast(delay_ms=1200, send_latency_fault_enable=True).run(until="40s")
 show_trace(lab.trace, "send_result", fields=("broker", "queue_id", "not_available_until"))
 out_until = lab.trace.first("send_result", msg_id="M0001").get("not_available_until")
 
