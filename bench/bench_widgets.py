@@ -111,7 +111,8 @@ def build_one(path: Path, profile: bool = False) -> dict[str, Any]:
             if profiler is not None and not calls:
                 profiler.disable()
             calls.append(
-                {"wall": time.perf_counter() - w0, "cpu": time.process_time() - c0, "args": args, "kwargs": kwargs}
+                {"wall": time.perf_counter() - w0, "cpu": time.process_time() - c0, "args": args, "kwargs": kwargs,
+                 "built": self}
             )
 
     cls.__init__ = timed_init  # type: ignore[method-assign]
@@ -134,7 +135,7 @@ def build_one(path: Path, profile: bool = False) -> dict[str, Any]:
     t0 = time.perf_counter()
     cls(*calls[0]["args"], **calls[0]["kwargs"])
     result["again_s"] = time.perf_counter() - t0
-    result["views"] = [type(v).__name__ for v in ns["dash"].views] if "dash" in ns else []
+    result["views"] = [type(v).__name__ for v in calls[0]["built"].views]  # the first Dashboard, whatever its name
     if profiler is not None:
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(25)

@@ -91,14 +91,14 @@ dash
 # group's dead-letter topic instead of `%RETRY%<group>`, with no delay.
 #
 # ### Exercise 1 — predict, then run
-# Another run: c1 of group `pay` consumes `Orders`, a topic with **4** queues, with `max_reconsume_times=1`, and fails
+# Another run: c1 of group `invoices` consumes `Orders`, a topic with **4** queues, with `max_reconsume_times=1`, and fails
 # every delivery; one order is sent to each queue. What is the exact name of the topic they end up in, and how many
 # queues does that topic have? Answer as `("name", queues)`.
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← your prediction
 ### BEGIN SOLUTION
-answer_1 = ("%DLQ%pay", 1)
+answer_1 = ("%DLQ%invoices", 1)
 ### END SOLUTION
 
 # %%
@@ -106,7 +106,7 @@ pay = Lab(seed=SEED)
 pay.add_broker("broker-a")
 pay.create_topic("Orders", queues=4)
 pay_p = pay.add_producer("pg")
-pay.add_consumer("pay", subscribe={"Orders": "*"}, listener=always_fails, name="c1", max_reconsume_times=1)
+pay.add_consumer("invoices", subscribe={"Orders": "*"}, listener=always_fails, name="c1", max_reconsume_times=1)
 for k in range(4):
     pay.at(f"{1 + k}s", pay_p.send, Message("Orders", f"order {k + 1}"))
 broker = pay.brokers["broker-a"]

@@ -104,7 +104,7 @@ QUEUE_EXERCISES: tuple[Exercise, ...] = (
         "Each request reached broker-a and was stored; only the responses were late. A timeout says nothing about storage: "
         "the two re-sends are two duplicates, 4 messages for 2 events.",
         hints=(
-            Hint("A timeout is the producer giving up waiting; it does not reach back into the broker. Was each request stored?", equals=(0, 2)),
+            Hint("Count what the broker stored, not what the producer heard back: was each timed-out request stored?", equals=(0, 2)),
         ),
         hint="A timeout is the producer giving up waiting; it does not reach back into the broker.",
     ),

@@ -251,13 +251,13 @@ RETRY_EXERCISES: tuple[Exercise, ...] = (
     # 04 · dead-letter queue
     Exercise(
         "04.1",
-        "MixAll.getDLQTopic = '%DLQ%' + group, here %DLQ%pay; DLQ_NUMS_PER_GROUP = 1, whatever the failed topic's "
+        "MixAll.getDLQTopic = '%DLQ%' + group, here %DLQ%invoices; DLQ_NUMS_PER_GROUP = 1, whatever the failed topic's "
         "queue count.",
         hints=(
             Hint("The name is built from the consumer group, not from the topic the message came from.",
                  equals=(("%DLQ%Orders", 1), ("%DLQ%Orders", 4))),
             Hint("The DLQ's queue count is a constant per group (DLQ_NUMS_PER_GROUP), not the failed topic's.",
-                 equals=(("%DLQ%pay", 4),)),
+                 equals=(("%DLQ%invoices", 4),)),
         ),
         hint="MixAll.getDLQTopic builds the name; DLQ_NUMS_PER_GROUP is the queue count.",
     ),

@@ -155,7 +155,7 @@ ZH: dict[str, Translated] = {
     ),
     # 04 · the dead-letter queue; 04b · stranded retry queues
     "04.1": Translated(
-        "MixAll.getDLQTopic = '%DLQ%' + group，这里是 %DLQ%pay；DLQ_NUMS_PER_GROUP = 1，与失败消息所在 Topic 的队列数无关。",
+        "MixAll.getDLQTopic = '%DLQ%' + group，这里是 %DLQ%invoices；DLQ_NUMS_PER_GROUP = 1，与失败消息所在 Topic 的队列数无关。",
         hint="MixAll.getDLQTopic 构造这个名字；DLQ_NUMS_PER_GROUP 是队列数。",
         hints=(
             "名字由消费组构造，而不是由消息原来的 Topic 构造。",
@@ -248,7 +248,7 @@ ZH: dict[str, Translated] = {
     "06.3": Translated(
         "每个请求都到达了 broker-a 并被存储；迟到的只是应答。超时说明不了是否存储：两次重发就是两条重复消息，2 个事件存了 4 条消息。",
         hint="超时是生产者放弃等待；它不会回到 Broker 里去撤销什么。",
-        hints=("超时是生产者放弃等待；它不会回到 Broker 里去撤销什么。每个请求都被存储了吗？",),
+        hints=("数一数 Broker 存下了什么，而不是生产者收到了什么应答：每个超时的请求都被存储了吗？",),
                 after="要点：超时的发送可能已经被存储：再次发送就是一条重复消息。",
     ),
     "06.4": Translated(

@@ -88,12 +88,12 @@ dash
 # `>= maxReconsumeTimes`（来自请求头），或者监听器要求的延迟级别 < 0 时，这份副本不进 `%RETRY%<group>`，而是不带延迟地进入该消费组的死信 Topic。
 #
 # ### 练习 1 — 先预测，再运行
-# 另一次运行：消费组 `pay` 的 c1 消费 `Orders`，这个 Topic 有 **4** 个队列；c1 的 `max_reconsume_times=1`，每次投递都失败，每个队列各发一条订单。它们最终落在哪个 Topic（准确的名字），这个 Topic 有几个队列？用 `("name", queues)` 回答。
+# 另一次运行：消费组 `invoices` 的 c1 消费 `Orders`，这个 Topic 有 **4** 个队列；c1 的 `max_reconsume_times=1`，每次投递都失败，每个队列各发一条订单。它们最终落在哪个 Topic（准确的名字），这个 Topic 有几个队列？用 `("name", queues)` 回答。
 
 # %% nbgrader={"grade": false, "grade_id": "ex04_1_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_1 = ...  # ← 你的预测
 ### BEGIN SOLUTION
-answer_1 = ("%DLQ%pay", 1)
+answer_1 = ("%DLQ%invoices", 1)
 ### END SOLUTION
 
 # %%
@@ -101,7 +101,7 @@ pay = Lab(seed=SEED)
 pay.add_broker("broker-a")
 pay.create_topic("Orders", queues=4)
 pay_p = pay.add_producer("pg")
-pay.add_consumer("pay", subscribe={"Orders": "*"}, listener=always_fails, name="c1", max_reconsume_times=1)
+pay.add_consumer("invoices", subscribe={"Orders": "*"}, listener=always_fails, name="c1", max_reconsume_times=1)
 for k in range(4):
     pay.at(f"{1 + k}s", pay_p.send, Message("Orders", f"order {k + 1}"))
 broker = pay.brokers["broker-a"]
