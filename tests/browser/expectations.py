@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import functools
 import io
 import itertools
@@ -73,6 +74,9 @@ class Frame:
     """FlowView token key → the place it is drawn in, for the tokens in engine-countable states."""
     engine_counts: dict[str, int]
     """Messages the engine's live objects hold per place (``pq:…``, ``delay:…``, ``queue:%DLQ%…``)."""
+    answered: Frame | None = None
+    """At a checkpoint's pause: the same frame once its question is answered (its masked values said, which may
+    move the picture's marks: a clock's text sets its box's width), as a page that answered it draws it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,9 +279,10 @@ def checkpoint_stops(controller: Controller) -> tuple[CheckpointStop, ...]:
     return tuple(stops)
 
 
-def _step_answering(controller: Controller) -> bool:
+def _step_answering(controller: Controller, noted: list[Frame] | None = None) -> bool:
     """Step; a checkpoint asked where the Step stops is answered first, as the browser test answers it in the page
-    (an unanswered checkpoint holds every move forward, in the kernel as in the page)."""
+    (an unanswered checkpoint holds every move forward, in the kernel as in the page). ``noted``: the frames noted
+    so far, the last of them this pause's: it gets its :attr:`Frame.answered`."""
     if controller.step_once():
         return True
     assert controller.frames is not None
@@ -287,6 +292,8 @@ def _step_answering(controller: Controller) -> bool:
     if not asked:
         return False
     controller.answer(asked[0].name, asked[0].answer)
+    if noted and noted[-1].position == here:
+        noted[-1] = dataclasses.replace(noted[-1], answered=frame_of(controller))
     return controller.step_once()
 
 
@@ -306,7 +313,7 @@ def expect_controller(index: int, cell: int, controller: Controller) -> Dashboar
     controller.reset()
     frames, reset_scenes = [frame_of(controller)], scenes_of(controller)
     for n in range(MAX_STEPS):
-        if not _step_answering(controller):
+        if not _step_answering(controller, frames):
             break
         frames.append(frame_of(controller))
         travelled = frames[0].tokens is None or any(moved(a, b) for a, b in itertools.pairwise(frames))

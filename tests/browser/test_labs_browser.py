@@ -193,15 +193,17 @@ def _reset(dash: DashboardOnPage) -> None:
     dash.expect_frame(dash.expected.frames[0])
 
 
-def _step(lab: OpenLab, dash: DashboardOnPage, frame: int) -> None:
+def _step(lab: OpenLab, dash: DashboardOnPage, frame: int, *, answered: bool = False) -> None:
     """From ``frame - 1``, Step to ``frame``: a checkpoint asked on ``frame - 1`` holds the Step until answered (the
-    click made while it is asked must not move the picture: the frame reached after the answer proves it)."""
+    click made while it is asked must not move the picture: the frame reached after the answer proves it).
+    ``answered``: every question was answered before, so a pause shows its answered picture."""
     cp = lab.asked(dash, frame - 1)
     if cp is not None:
         dash.button("Step").click()  # held: "answer first"
         lab.answer(dash, cp)
     dash.button("Step").click()
-    dash.expect_frame(dash.expected.frames[frame])
+    expected = dash.expected.frames[frame]
+    dash.expect_frame(expected.answered or expected if answered else expected)
 
 
 def test_reset_and_steps_match_the_kernel(lab: OpenLab) -> None:
@@ -265,7 +267,7 @@ def test_play_advances_and_pause_stops(lab: OpenLab) -> None:
         _reset(dash)
         first = dash.frame_number()
         for n in range(1, min(3, len(exp.frames))):
-            _step(lab, dash, n)
+            _step(lab, dash, n, answered=bool(waiting))
             assert dash.frame_number() == first + n, f"{lab.name}: frames drawn after Pause besides the Steps"
     lab.check_clean()
 
