@@ -33,9 +33,20 @@ WHEN_LABS = [name for name in SOURCES if 'ask="when"' in (LABS / name).read_text
 ASKING_LABS = [name for name in SOURCES if "Checkpoint(before=" in (LABS / name).read_text()]
 
 
+_OWN: dict[str, list[Any]] = {}
+
+
+def _own_dashboards(name: str) -> list[Any]:
+    """Lab ``name``'s dashboards from a run of this module's own, built once: the session's shared ones are stepped
+    and answered by other tests, and a pause answered draws what it hid (widgets/checkpoint_answered.py)."""
+    if name not in _OWN:
+        _OWN[name] = _dashboards_of(LABS / name, fresh=True)
+    return _OWN[name]
+
+
 def _checkpoints(names: list[str], ask: str | None = None) -> Iterator[tuple[str, Any, AskedCheckpoint]]:
     for name in names:
-        for dash in _dashboards_of(LABS / name):
+        for dash in _own_dashboards(name):
             for cp in dash.controller.checkpoints:
                 if ask is None or cp.ask == ask:
                     yield name, dash, cp
