@@ -32,6 +32,22 @@ def test_no_locks_tab_without_an_orderly_consumer() -> None:
     assert _tabs(dash) == ["ProcessQueues", "Space-time", "Retry timeline", "Topology", "Events"]
 
 
+def producers_only_lab() -> Lab:
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=2)
+    p = lab.add_producer("pg")
+    lab.at("1s", p.send, Message("TopicTest", "a"))
+    return lab
+
+
+def test_no_process_queues_tab_in_a_run_with_no_consumer() -> None:
+    """ProcessQueues are a consumer's: a run of producers only (lab 01a's, 06's pictures) showed a tab reading
+    "(no ProcessQueues)"; a run with a consumer keeps it."""
+    assert _tabs(Dashboard(producers_only_lab, horizon="10s")) == ["Space-time", "Retry timeline", "Topology", "Events"]
+    assert "ProcessQueues" in _tabs(Dashboard(orderly_lab, horizon="10s"))
+
+
 def test_a_locks_tab_with_an_orderly_consumer_run_ahead_or_not() -> None:
     assert "Locks" in _tabs(Dashboard(orderly_lab, horizon="30s"))
     assert "Locks" in _tabs(Dashboard(orderly_lab, horizon="30s", run_ahead=False))

@@ -72,12 +72,22 @@ __all__ = ["Checkpoint", "Dashboard", "ViewTabs", "default_views", "knob_widget"
 LEGEND_STYLE = "color:var(--jp-ui-font-color2, #555);font-size:var(--jp-ui-font-size0, 11px);margin:2px 0 6px"
 
 
-def _has_orderly_consumer(controller: Controller) -> bool:
-    """Whether the run has an orderly consumer at any step (its whole run when known ahead, else its first step): only
-    orderly consumption takes broker locks, so a run without one has nothing for the Locks tab."""
+def _run_snapshots(controller: Controller) -> list[Any]:
+    """The run's snapshots: its whole run when known ahead, else its first step."""
     frames = controller.frames
-    snaps = frames.snapshots if frames is not None else ([controller.snapshot] if controller.snapshot else [])
-    return any(c.orderly for snap in snaps for c in snap.consumers)
+    return list(frames.snapshots) if frames is not None else ([controller.snapshot] if controller.snapshot else [])
+
+
+def _has_orderly_consumer(controller: Controller) -> bool:
+    """Whether the run has an orderly consumer at any step: only orderly consumption takes broker locks, so a run
+    without one has nothing for the Locks tab."""
+    return any(c.orderly for snap in _run_snapshots(controller) for c in snap.consumers)
+
+
+def _has_consumer(controller: Controller) -> bool:
+    """Whether the run has a consumer at any step: ProcessQueues are a consumer's, so a run of producers only (lab
+    01a's, 06's) has nothing for the ProcessQueues tab."""
+    return any(snap.consumers for snap in _run_snapshots(controller))
 
 
 def default_views() -> list[SnapshotView]:
@@ -214,6 +224,8 @@ class Dashboard(W.VBox):
         self.views = list(default_views() if views is None else views)
         if views is None and not _has_orderly_consumer(self.controller):  # no lock to show: no Locks tab
             self.views = [v for v in self.views if not isinstance(v, LeaseView)]
+        if views is None and not _has_consumer(self.controller):  # no consumer: no ProcessQueues tab
+            self.views = [v for v in self.views if not isinstance(v, OffsetStripView)]
         mains = [v for v in self.views if v.main]
         self.main_view: SnapshotView | None = mains[0] if mains else None
         self.tab_views = [v for v in self.views if v is not self.main_view]
