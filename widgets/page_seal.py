@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import base64
 import functools
-import hashlib
 import hmac
 import json
 import zlib
@@ -49,12 +48,7 @@ def _stream(key: bytes, nonce: str, length: int) -> bytes:
     """HMAC-SHA256(key, "stream/<nonce>" ‖ counter) blocks: PBKDF2 with one round, as ``deriveBits`` gives it."""
     if not length:
         return b""
-    salt = f"stream/{nonce}".encode()
-    fast = vars(hashlib).get("pbkdf2_hmac")  # None in a Pyodide without OpenSSL (looked up now: tests take it away)
-    if fast is not None:
-        return bytes(fast("sha256", key, salt, 1, dklen=length))
-    blocks = (hmac.new(key, salt + i.to_bytes(4, "big"), "sha256").digest() for i in range(1, -(-length // 32) + 1))
-    return b"".join(blocks)[:length]
+    return _pbkdf2(key, f"stream/{nonce}".encode(), 1, length)  # hashlib's, or by hmac in a Pyodide without OpenSSL
 
 
 def _xor(data: bytes, stream: bytes) -> bytes:

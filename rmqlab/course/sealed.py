@@ -85,19 +85,21 @@ def canonical(value: Any, kind: Kind, unit: Unit | None = None) -> str | None:
     raise ValueError(f"kind={kind!r} is not allowed: expected 'word', 'number', 'text' or a list of kinds")
 
 
-def _pbkdf2(secret: bytes, salt: bytes, iterations: int) -> bytes:
-    """PBKDF2-HMAC-SHA256, 32 bytes: ``hashlib``'s when it has one (OpenSSL), else the same function by ``hmac``."""
+def _pbkdf2(secret: bytes, salt: bytes, iterations: int, length: int = 32) -> bytes:
+    """PBKDF2-HMAC-SHA256, ``length`` bytes: ``hashlib``'s when it has one (OpenSSL; looked up at each call, so a test
+    can take it away), else the same function by ``hmac``, block by block."""
     fast = getattr(hashlib, "pbkdf2_hmac", None)
     if fast is not None:
-        return bytes(fast("sha256", secret, salt, iterations))
-    return _pbkdf2_by_hmac(secret, salt, iterations)
+        return bytes(fast("sha256", secret, salt, iterations, dklen=length))
+    blocks = (_pbkdf2_by_hmac(secret, salt, iterations, index) for index in range(1, -(-length // 32) + 1))
+    return b"".join(blocks)[:length]
 
 
-def _pbkdf2_by_hmac(secret: bytes, salt: bytes, iterations: int) -> bytes:
-    """RFC 8018 PBKDF2 with HMAC-SHA256, one 32-byte block (for a Python built without OpenSSL)."""
+def _pbkdf2_by_hmac(secret: bytes, salt: bytes, iterations: int, index: int = 1) -> bytes:
+    """RFC 8018 PBKDF2 with HMAC-SHA256, its 32-byte block number ``index`` (for a Python built without OpenSSL)."""
     mac = hmac.new(secret, digestmod="sha256")
     block = mac.copy()
-    block.update(salt + b"\x00\x00\x00\x01")
+    block.update(salt + index.to_bytes(4, "big"))
     u = block.digest()
     out = int.from_bytes(u, "big")
     for _ in range(iterations - 1):
