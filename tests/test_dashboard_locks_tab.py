@@ -41,11 +41,11 @@ def producers_only_lab() -> Lab:
     return lab
 
 
-def test_no_process_queues_tab_in_a_run_with_no_consumer() -> None:
-    """ProcessQueues are a consumer's: a run of producers only (lab 01a's, 06's pictures) showed a tab reading
-    "(no ProcessQueues)"; a run with a consumer keeps it."""
-    assert _tabs(Dashboard(producers_only_lab, horizon="10s")) == ["Space-time", "Retry timeline", "Topology", "Events"]
-    assert "ProcessQueues" in _tabs(Dashboard(orderly_lab, horizon="10s"))
+def test_no_process_queues_or_retry_timeline_tab_in_a_run_with_no_consumer() -> None:
+    """ProcessQueues and deliveries are a consumer's: a run of producers only (lab 01a's, 06's pictures) showed a tab
+    reading "(no ProcessQueues)" and an empty retry timeline; a run with a consumer keeps both."""
+    assert _tabs(Dashboard(producers_only_lab, horizon="10s")) == ["Space-time", "Topology", "Events"]
+    assert {"ProcessQueues", "Retry timeline"} <= set(_tabs(Dashboard(orderly_lab, horizon="10s")))
 
 
 def test_a_locks_tab_with_an_orderly_consumer_run_ahead_or_not() -> None:

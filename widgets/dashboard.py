@@ -85,8 +85,8 @@ def _has_orderly_consumer(controller: Controller) -> bool:
 
 
 def _has_consumer(controller: Controller) -> bool:
-    """Whether the run has a consumer at any step: ProcessQueues are a consumer's, so a run of producers only (lab
-    01a's, 06's) has nothing for the ProcessQueues tab."""
+    """Whether the run has a consumer at any step: ProcessQueues and deliveries are a consumer's, so a run of
+    producers only (lab 01a's, 06's) has nothing for the ProcessQueues tab or the Retry timeline."""
     return any(snap.consumers for snap in _run_snapshots(controller))
 
 
@@ -224,8 +224,8 @@ class Dashboard(W.VBox):
         self.views = list(default_views() if views is None else views)
         if views is None and not _has_orderly_consumer(self.controller):  # no lock to show: no Locks tab
             self.views = [v for v in self.views if not isinstance(v, LeaseView)]
-        if views is None and not _has_consumer(self.controller):  # no consumer: no ProcessQueues tab
-            self.views = [v for v in self.views if not isinstance(v, OffsetStripView)]
+        if views is None and not _has_consumer(self.controller):  # no consumer: no ProcessQueues, no deliveries
+            self.views = [v for v in self.views if not isinstance(v, OffsetStripView | RetryTimeline)]
         mains = [v for v in self.views if v.main]
         self.main_view: SnapshotView | None = mains[0] if mains else None
         self.tab_views = [v for v in self.views if v is not self.main_view]
