@@ -80,10 +80,10 @@ dash = Dashboard(raised_late, horizon="61s", checkpoints=[
     Checkpoint(before="delivered", msg_id="M0003", nth=2, ask="whether", optional=True, holds=pulls_where_m0001_is,
                name="whether c1 pulls M0001's queue",
                question="The 10 s are over: each retry is now in the queue of %RETRY%cg its send-back drew at random "
-                        "(random % retryQueueNums, now 4), and c1 is about to get M0003 again. Find M0001 in the "
-                        "picture. Does c1 pull the queue M0001 is in?",
-               hint="c1 pulls only the queues its rebalance gave it, drawn in its lane. Which queues of %RETRY%cg "
-                    "does the route list, and did the send-back check the drawn queue against them?",
+                        "(random % retryQueueNums, now 4), and c1 is about to consume M0003 again. Find M0001 in "
+                        "the picture. Does c1 pull the queue M0001 is in?",
+               hint="c1 pulls only the queues its rebalance gave it, drawn in its lane, and its rebalance shares out "
+                    "the queues the route lists. Which queues of %RETRY%cg does the route list?",
                explain=sealed_explanation("04b.retry-lands")),
 ])
 dash

@@ -34,8 +34,8 @@ RETRY_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
     CheckpointWhy(
         id="00.who-gets-second",
         answer="c1",
-        why="Right: {answer}. pg picks queues round-robin, so {msg} went to the queue after M0001's: {queue}. Since c2 joined at 2 s, AllocateMessageQueueAveragely gives each consumer of cg four of TopicTest's 8 queues (the queues in each lane), and in CLUSTERING only a queue's owner pulls it. {answer} owns {queue}, so {answer} gets {msg}; the other consumer never sees it.",
-        zh="对：{answer}。pg 轮询选择队列，所以 {msg} 发往 M0001 所在队列的下一个：{queue}。c2 在 2 s 加入之后，AllocateMessageQueueAveragely 把 TopicTest 的 8 个队列分给 cg 的两个 Consumer，每个 4 个（各自通道里的那些队列）；在集群模式下只有队列的持有者拉取它。{queue} 归 {answer}，所以 {answer} 收到 {msg}；另一个 Consumer 根本看不到它。",
+        why="Right: {answer}. pg picks queues round-robin, so {msg} went to the queue after M0001's: TopicTest:{send_attempt_queue_id} · {send_attempt_broker}. Since c2 joined at 2 s, AllocateMessageQueueAveragely gives each consumer of cg four of TopicTest's 8 queues (the queues in each lane), and in CLUSTERING only a queue's owner pulls it. {answer} owns TopicTest:{send_attempt_queue_id} · {send_attempt_broker}, so {answer} gets {msg}; the other consumer never sees it.",
+        zh="对：{answer}。pg 轮询选择队列，所以 {msg} 发往 M0001 所在队列的下一个：TopicTest:{send_attempt_queue_id} · {send_attempt_broker}。c2 在 2 s 加入之后，AllocateMessageQueueAveragely 把 TopicTest 的 8 个队列分给 cg 的两个 Consumer，每个 4 个（各自通道里的那些队列）；在集群模式下只有队列的持有者拉取它。TopicTest:{send_attempt_queue_id} · {send_attempt_broker} 归 {answer}，所以 {answer} 收到 {msg}；另一个 Consumer 根本看不到它。",
     ),
     # 01a
     CheckpointWhy(

@@ -79,9 +79,9 @@ dash = Dashboard(raised_late, horizon="61s", checkpoints=[
     Checkpoint(before="delivered", msg_id="M0003", nth=2, ask="whether", optional=True, holds=pulls_where_m0001_is,
                name="c1 是否拉取 M0001 所在的队列",
                question="10 s 到了：每条重试现在都在它回传时随机抽到的 %RETRY%cg 队列里（random % retryQueueNums，"
-                        "现在是 4），c1 马上要再次收到 M0003。在图里找到 M0001。c1 会拉取 M0001 所在的队列吗？",
-               hint="c1 只拉取重平衡分给它的队列，就是它通道里画出的那些。路由列出了 %RETRY%cg 的哪些队列？回传时"
-                    "有没有拿抽到的队列去和它们比较？",
+                        "现在是 4），c1 马上要再次消费 M0003。在图里找到 M0001。c1 会拉取 M0001 所在的队列吗？",
+               hint="c1 只拉取重平衡分给它的队列，就是它通道里画出的那些；重平衡分配的是路由列出的队列。路由列出了 "
+                    "%RETRY%cg 的哪些队列？",
                explain=sealed_explanation("04b.retry-lands")),
 ])
 dash
