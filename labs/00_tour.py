@@ -28,6 +28,8 @@
 # %%
 from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, format_duration
 from rmqlab.course.exercises import assert_right, check, score, show_trace, table
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
+from rmqlab.widgets.dashboard import Dashboard
 
 CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
 RECONSUME_LATER = ConsumeConcurrentlyStatus.RECONSUME_LATER
@@ -35,57 +37,16 @@ SEED = 7
 
 # %% [markdown]
 # ## `Lab`: the cluster
-# A `Lab` holds the clock, the name server, the brokers and the clients (`rmqlab/lab/lab.py`).
+# The picture first. A `Lab` holds the clock, the name server, the brokers and the clients (`rmqlab/lab/lab.py`).
+# This one: two brokers, TopicTest with 4 queues on each, pg sending one message a second from 1 s, and c1 starting
+# only at 4 s. c1's listener returns a status, exactly like `MessageListenerConcurrently.consumeMessage`: here always
+# success. The picture opens on its **Topology** tab: each broker, its topics and their queues. Step: it stops before
+# pg sends M0002 and asks which queue it goes to. Then watch which topics c1 subscribes when it starts.
 
-# %%
-lab = Lab(seed=SEED)
-lab.add_broker("broker-a")
-lab.add_broker("broker-b")
-queues = lab.create_topic("TopicTest", queues=4)
-
-
-# %% [markdown]
-# The topology as text: each broker, its topics, read/write queue counts and `perm` (6 = read+write).
-
-# %%
-def topology(lab):
-    """One row per (broker, topic): queue counts and permission bits."""
-    rows = []
-    for name, broker in sorted(lab.brokers.items()):
-        for topic, cfg in sorted(broker.topic_config.items()):
-            rows.append([name, topic, cfg.read_queue_nums, cfg.write_queue_nums, cfg.perm])
-    return table(rows, ["broker", "topic", "read", "write", "perm"])
-
-
-# %%
-print(topology(lab))
-
-# %% [markdown]
-# The producer sees the route as a flat list of `MessageQueue(topic, brokerName, queueId)` —
-# `TopicPublishInfo.messageQueueList` in `client/.../impl/producer/TopicPublishInfo.java`.
-
-# %%
-print([str(mq) for mq in queues])
-
-
-# %% [markdown]
-# ## A tiny run: one message
-# A consumer's listener returns a status, exactly like `MessageListenerConcurrently.consumeMessage`.
-
-# %%
+# %% tags=["nbval-ignore-output"]
 def always_ok(msgs, ctx):
     """Consume successfully."""
     return CONSUME_SUCCESS
-
-
-# %% [markdown]
-# The picture: the same cluster (two brokers, TopicTest with 4 queues on each), pg sending one message a second, and
-# c1 starting only at 4 s. Step: it stops before pg sends M0002 and asks which queue it goes to. Then watch which
-# topics c1 subscribes when it starts (the next section).
-
-# %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
-from rmqlab.widgets.dashboard import Dashboard
 
 
 def tiny_lab(messages=3, consumer_at="4s"):
@@ -107,7 +68,44 @@ tiny_dash = Dashboard(tiny_lab, knobs={"messages": 3}, horizon="10s", checkpoint
                         "Click the queue in the picture (or a button).",
                explain=sealed_explanation("00.round-robin")),
 ])
+tiny_dash.tabs.selected_index = tiny_dash.tabs.titles.index("Topology")
 tiny_dash
+
+# %% [markdown]
+# Under the picture, the same cluster built cell by cell. The Topology tab as text: each broker, its topics, read/write
+# queue counts and `perm` (6 = read+write).
+
+# %%
+lab = Lab(seed=SEED)
+lab.add_broker("broker-a")
+lab.add_broker("broker-b")
+queues = lab.create_topic("TopicTest", queues=4)
+
+
+# %%
+def topology(lab):
+    """One row per (broker, topic): queue counts and permission bits."""
+    rows = []
+    for name, broker in sorted(lab.brokers.items()):
+        for topic, cfg in sorted(broker.topic_config.items()):
+            rows.append([name, topic, cfg.read_queue_nums, cfg.write_queue_nums, cfg.perm])
+    return table(rows, ["broker", "topic", "read", "write", "perm"])
+
+
+# %%
+print(topology(lab))
+
+# %% [markdown]
+# The producer sees the route as a flat list of `MessageQueue(topic, brokerName, queueId)` —
+# `TopicPublishInfo.messageQueueList` in `client/.../impl/producer/TopicPublishInfo.java`. The picture's queues, in
+# the order pg's round-robin walks them.
+
+# %%
+print([str(mq) for mq in queues])
+
+# %% [markdown]
+# ### The tiny run, cell by cell
+# The same clients on this lab: pg, and c1 started at once. pg sends one message at 1 s.
 
 # %%
 producer = lab.add_producer("pg")
@@ -144,9 +142,6 @@ show_trace(lab.trace, "rebalanced", fields=("topic", "added"))
 # step on, and watch which consumer owns which queue.
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
-from rmqlab.widgets.dashboard import Dashboard
-
 def tour_lab():
     """This lab's run as a factory: TopicTest × 4 queues on each broker, c1, c2 from 2 s to 45 s, one message / 10 s."""
     lab = Lab(seed=SEED)
@@ -215,13 +210,45 @@ print(sorted(str(mq) for mq in mine))
 
 # %% [markdown]
 # ## Driving a run
-# `lab.at(time, action, *args)` schedules an action; `lab.run(until=...)` advances virtual time;
-# `lab.step()` runs one event and `lab.scheduler.peek()` shows the next one.
+# The picture first: this lab's cells as a factory (c1 from 0 s, pg's "hello" at 1 s, c2 from 2 s), plus the send the
+# next cell schedules, `lab.at("31s", ...)`: M0002, "second". Its buttons are the methods a cell calls. **Step** is
+# `lab.step()`, repeated until something worth seeing has happened (tick *every event* and one Step is one
+# `lab.step()`). **Play** is `lab.run(until="32s")`, drawn as it goes. `lab.scheduler.peek()` is the time of the
+# event the next Step runs. Step: it stops before M0002 reaches a consumer and asks which one.
+
+# %% tags=["nbval-ignore-output"]
+def driving_lab():
+    """This lab's cells as a factory: c1 from 0 s, "hello" at 1 s, c2 from 2 s, and "second" (M0002) at 31 s."""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.add_broker("broker-b")
+    lab.create_topic("TopicTest", queues=4)
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_ok, name="c1")
+    lab.at("1s", producer.send, Message("TopicTest", "hello", tags="TagA", keys="k1"))
+    lab.at("2s", lambda: lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_ok, name="c2"))
+    lab.at("31s", producer.send, Message("TopicTest", "second"))
+    return lab
+
+
+drive_dash = Dashboard(driving_lab, horizon="32s", checkpoints=[
+    Checkpoint(before="delivered", msg_id="M0002", ask="who", pause_before="pulled", optional=True,
+               name="who gets M0002",
+               question="pg sent M0001 at 1 s. At 31 s it sends M0002 (\"second\"). Which consumer of cg gets M0002? "
+                        "Pick who.",
+               hint="Which queue does pg's round-robin pick after M0001's, and whose lane holds that queue now?",
+               explain=sealed_explanation("00.who-gets-second")),
+])
+drive_dash
 
 # %%
 lab.at("31s", producer.send, Message("TopicTest", "second"))
+print("next event at", format_duration(lab.scheduler.peek()))
 lab.run(until="32s")
 print(format_duration(lab.now), "—", len(lab.trace), "events so far")
+
+# %%
+show_trace(lab.trace, msg_id="M0002")
 
 # %% [markdown]
 # ## When c2 leaves

@@ -62,21 +62,28 @@ def raised_late(update_topic_at_s=0, retry_queue_nums_at_start=1):
 
 # %% [markdown]
 # ## A tiny run: four messages fail once
-# The picture: c1 starts, the operator raises `retryQueueNums` to 4, and four messages fail once at 1 s. Step to the
-# first send-back and stop there.
+# The picture: c1 starts, the operator raises `retryQueueNums` to 4, and four messages fail once at 1 s. Step until
+# the retries are back from their 10 s delay: it stops there and asks about M0001.
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
+def pulls_where_m0001_is(trace, snap):
+    """Whether c1 holds a ProcessQueue for the queue M0001 was last stored in."""
+    stored = [e for e in trace if e.kind.value == "stored" and e.msg_id == "M0001"][-1]
+    where = f"{stored.data['topic']}@{stored.actor}:{stored.data['queue_id']}"
+    return any(pq.queue == where for c in snap.consumers if c.client_id == "c1" for pq in c.process_queues)
+
+
 dash = Dashboard(raised_late, horizon="61s", checkpoints=[
-    Checkpoint(before="delay_delivered", msg_id="M0001", ask="where", optional=True, name="where M0001's retry lands",
-               question="At M0001's send-back the broker drew queue {queue_id} of %RETRY%cg for it (random % "
-                        "retryQueueNums, now 4). Where is M0001 when its 10 s delay is over? Click the place "
-                        "in the picture (or a button).",
-               hint="ScheduleMessageService moves a copy to the topic and queue id its send-back stored in it "
-                    "(REAL_TOPIC, REAL_QID); neither it nor the send-back compares that queue id with the queues the "
-                    "route lists.",
+    Checkpoint(before="delivered", msg_id="M0003", nth=2, ask="whether", optional=True, holds=pulls_where_m0001_is,
+               name="whether c1 pulls M0001's queue",
+               question="The 10 s are over: each retry is now in the queue of %RETRY%cg its send-back drew at random "
+                        "(random % retryQueueNums, now 4), and c1 is about to consume M0003 again. Find M0001 in "
+                        "the picture. Does c1 pull the queue M0001 is in?",
+               hint="c1 pulls only the queues its rebalance gave it, drawn in its lane, and its rebalance shares out "
+                    "the queues the route lists. Which queues of %RETRY%cg does the route list?",
                explain=sealed_explanation("04b.retry-lands")),
 ])
 dash

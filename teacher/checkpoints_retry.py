@@ -31,6 +31,12 @@ RETRY_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         why="Right: {answer}. With no failure to avoid, the producer picks a queue round-robin: TopicPublishInfo.selectOneMessageQueue() takes the topic's next queue (sendWhichQueue.incrementAndGet() modulo the 8 queues of its route, in the name server's order), so each send goes to the queue after the previous send's, and {msg} goes to {answer}. A new producer's counter starts at a random number, which is why the first send's queue is not queue 0.",
         zh="对：{answer}。没有要避开的失败时，Producer 轮询选择队列：TopicPublishInfo.selectOneMessageQueue() 取这个 Topic 的下一个队列（sendWhichQueue.incrementAndGet() 对路由里的 8 个队列取模，按 NameServer 给出的顺序），所以每次发送都发往上一次发送之后的那个队列，{msg} 就发往 {answer}。新 Producer 的计数器从一个随机数开始，所以第一次发送的队列不是队列 0。",
     ),
+    CheckpointWhy(
+        id="00.who-gets-second",
+        answer="c1",
+        why="Right: {answer}. pg picks queues round-robin, so {msg} went to the queue after M0001's: TopicTest:{send_attempt_queue_id} · {send_attempt_broker}. Since c2 joined at 2 s, AllocateMessageQueueAveragely gives each consumer of cg four of TopicTest's 8 queues (the queues in each lane), and in CLUSTERING only a queue's owner pulls it. {answer} owns TopicTest:{send_attempt_queue_id} · {send_attempt_broker}, so {answer} gets {msg}; the other consumer never sees it.",
+        zh="对：{answer}。pg 轮询选择队列，所以 {msg} 发往 M0001 所在队列的下一个：TopicTest:{send_attempt_queue_id} · {send_attempt_broker}。c2 在 2 s 加入之后，AllocateMessageQueueAveragely 把 TopicTest 的 8 个队列分给 cg 的两个 Consumer，每个 4 个（各自通道里的那些队列）；在集群模式下只有队列的持有者拉取它。TopicTest:{send_attempt_queue_id} · {send_attempt_broker} 归 {answer}，所以 {answer} 收到 {msg}；另一个 Consumer 根本看不到它。",
+    ),
     # 01a
     CheckpointWhy(
         id="01a.second-try",
@@ -190,9 +196,9 @@ RETRY_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
     # 04b
     CheckpointWhy(
         id="04b.retry-lands",
-        answer="queue:%RETRY%cg@broker-a:3",
-        why="Right: {answer}. The send-back drew queue {queue_id} and the broker stored it in the copy (REAL_QID); when the delay was over ScheduleMessageService wrote M0001 there, unchecked. But %RETRY%cg kept the queue count it was created with at c1's first heartbeat, so no route lists queue {queue_id} and no consumer pulls it: M0001 is stranded.",
-        zh="答对了：{answer}。回传时抽到了队列 {queue_id}，Broker 把它存进副本（REAL_QID）；延时结束时 ScheduleMessageService 不加检查地把 M0001 写到那里。但 %RETRY%cg 保持着它在 c1 第一次心跳时创建的队列数，所以没有路由列出队列 {queue_id}，也没有 Consumer 拉取它：M0001 滞留了。",
+        answer="no",
+        why="Right: {answer}. Each send-back drew a queue of %RETRY%cg at random (random % retryQueueNums, now 4) and stored it in the copy (REAL_QID); when the 10 s were over, ScheduleMessageService wrote M0001 there, unchecked. But %RETRY%cg kept the one queue it was created with at c1's first heartbeat: its route lists queue 0 only, so c1's rebalance gave it a ProcessQueue for queue 0 only. Nothing pulls the queue M0001 is in: M0001 is stranded, while M0003, which drew queue 0, is consumed at {time}.",
+        zh="答对了：{answer}。每次回传都随机抽取 %RETRY%cg 的一个队列（random % retryQueueNums，现在是 4），并把它存进副本（REAL_QID）；10 s 到了，ScheduleMessageService 不加检查地把 M0001 写到那里。但 %RETRY%cg 保持着它在 c1 第一次心跳时创建的那一个队列：它的路由只列出队列 0，所以 c1 的重平衡只给了它队列 0 的 ProcessQueue。没有谁拉取 M0001 所在的队列：M0001 滞留了；而抽到队列 0 的 M0003 在 {time} 被消费。",
     ),
     CheckpointWhy(
         id="04b.freed",

@@ -101,6 +101,15 @@ def _lab_02a(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
 
 
 def _lab_04b(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
+    if cp.ask == "whether":  # does c1 pull the queue M0001 is in
+        nums = next(e.get("retry_queue_nums") for e in trace if e.kind is EventKind.ADMIN and e.get("retry_queue_nums"))
+        waited = _seconds(int(next(e for e in trace if e.kind is EventKind.DELAY_DELIVERED
+                                   and e.msg_id == "M0001").get("waited_ms")))  # fmt: skip
+        held = next(e.get("queues") for e in trace if e.kind is EventKind.REBALANCED and e.get("topic") == "%RETRY%cg")
+        listed = [q.rpartition(":")[2] for q in held]  # the route's queues: c1's first rebalance took them all
+        drew = str(cp.event.get("queue")).rpartition(":")[2]  # M0003's queue
+        question = [waited, str(nums)]
+        return [*question, str(nums), waited, *listed, *listed, drew, *time_numbers(cp.event.time_ms)]
     if cp.event.kind is EventKind.DELIVERED:  # when M0001 is freed: no numbers quoted
         return []
     qid = str(cp.event.get("queue_id"))

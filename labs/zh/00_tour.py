@@ -27,6 +27,8 @@
 # %%
 from rmqlab import ConsumeConcurrentlyStatus, Lab, Message, format_duration, set_language
 from rmqlab.course.exercises import assert_right, check, score, show_trace, table
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
+from rmqlab.widgets.dashboard import Dashboard
 
 set_language("zh")  # 仪表盘的按钮、图例和每一步的说明都用简体中文
 CONSUME_SUCCESS = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
@@ -35,55 +37,12 @@ SEED = 7
 
 # %% [markdown]
 # ## `Lab`：集群
-# 一个 `Lab` 持有时钟、NameServer、各个 Broker 和客户端（`rmqlab/lab/lab.py`）。
+# 先看图。一个 `Lab` 持有时钟、NameServer、各个 Broker 和客户端（`rmqlab/lab/lab.py`）。这一个有两个 Broker，TopicTest 在每个 Broker 上 4 个队列，pg 从 1 s 起每秒发一条消息，c1 到 4 s 才启动。c1 的监听器返回一个状态，和 `MessageListenerConcurrently.consumeMessage` 完全一样：这里总是成功。图打开时显示它的**拓扑**标签页：每个 Broker、它的 Topic 和队列。往前单步：它在 pg 发送 M0002 之前停下，问它会被发到哪个队列。然后看 c1 启动时订阅了哪些 Topic。
 
-# %%
-lab = Lab(seed=SEED)
-lab.add_broker("broker-a")
-lab.add_broker("broker-b")
-queues = lab.create_topic("TopicTest", queues=4)
-
-
-# %% [markdown]
-# 用文本表示的拓扑：每个 Broker、它的 Topic、读/写队列数和 `perm`（6 = 可读 + 可写）。
-
-# %%
-def topology(lab):
-    """每个 (Broker, Topic) 一行：队列数和权限位。"""
-    rows = []
-    for name, broker in sorted(lab.brokers.items()):
-        for topic, cfg in sorted(broker.topic_config.items()):
-            rows.append([name, topic, cfg.read_queue_nums, cfg.write_queue_nums, cfg.perm])
-    return table(rows, ["broker", "topic", "read", "write", "perm"])
-
-
-# %%
-print(topology(lab))
-
-# %% [markdown]
-# Producer 看到的路由是一个扁平的 `MessageQueue(topic, brokerName, queueId)` 列表——即 `client/.../impl/producer/TopicPublishInfo.java` 中的 `TopicPublishInfo.messageQueueList`。
-
-# %%
-print([str(mq) for mq in queues])
-
-
-# %% [markdown]
-# ## 一次小运行：一条消息
-# Consumer 的监听器返回一个状态，和 `MessageListenerConcurrently.consumeMessage` 完全一样。
-
-# %%
+# %% tags=["nbval-ignore-output"]
 def always_ok(msgs, ctx):
     """总是消费成功。"""
     return CONSUME_SUCCESS
-
-
-# %% [markdown]
-# 图：同样的集群（两个 Broker，TopicTest 每个 Broker 4 个队列），pg 每秒发一条消息，c1 在 4 s 才启动。往前单步：它在
-# pg 发送 M0002 之前停下，问它会被发到哪个队列。然后看 c1 启动时订阅了哪些 Topic（下一节）。
-
-# %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
-from rmqlab.widgets.dashboard import Dashboard
 
 
 def tiny_lab(messages=3, consumer_at="4s"):
@@ -105,7 +64,41 @@ tiny_dash = Dashboard(tiny_lab, knobs={"messages": 3}, horizon="10s", checkpoint
                         "请在图上点击那个队列（或点按钮）。",
                explain=sealed_explanation("00.round-robin")),
 ])
+tiny_dash.tabs.selected_index = tiny_dash.tabs.titles.index("Topology")
 tiny_dash
+
+# %% [markdown]
+# 图的下面，用一个个单元格搭起同样的集群。拓扑标签页的文本形式：每个 Broker、它的 Topic、读/写队列数和 `perm`（6 = 可读 + 可写）。
+
+# %%
+lab = Lab(seed=SEED)
+lab.add_broker("broker-a")
+lab.add_broker("broker-b")
+queues = lab.create_topic("TopicTest", queues=4)
+
+
+# %%
+def topology(lab):
+    """每个 (Broker, Topic) 一行：队列数和权限位。"""
+    rows = []
+    for name, broker in sorted(lab.brokers.items()):
+        for topic, cfg in sorted(broker.topic_config.items()):
+            rows.append([name, topic, cfg.read_queue_nums, cfg.write_queue_nums, cfg.perm])
+    return table(rows, ["broker", "topic", "read", "write", "perm"])
+
+
+# %%
+print(topology(lab))
+
+# %% [markdown]
+# Producer 看到的路由是一个扁平的 `MessageQueue(topic, brokerName, queueId)` 列表——即 `client/.../impl/producer/TopicPublishInfo.java` 中的 `TopicPublishInfo.messageQueueList`。也就是图里的队列，按 pg 轮询经过它们的顺序排列。
+
+# %%
+print([str(mq) for mq in queues])
+
+# %% [markdown]
+# ### 一个个单元格地走一遍这次小运行
+# 在这个 Lab 上放同样的客户端：pg，以及立即启动的 c1。pg 在 1 s 发一条消息。
 
 # %%
 producer = lab.add_producer("pg")
@@ -139,9 +132,6 @@ show_trace(lab.trace, "rebalanced", fields=("topic", "added"))
 # 在运行开始后不久加入、在 45 s 正常关闭。图只显示前 30 s（c2 离开有下面它自己的图）。单步走到图停下提问：先回答它和它下面的练习 1，再往前走，看看哪个 Consumer 拥有哪个队列（重平衡）。
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
-from rmqlab.widgets.dashboard import Dashboard
-
 def tour_lab():
     """本实验的运行（工厂函数）：每个 Broker 上 TopicTest × 4 个队列，c1，c2 从 2 s 到 45 s，每 10 s 一条消息。"""
     lab = Lab(seed=SEED)
@@ -206,13 +196,41 @@ print(sorted(str(mq) for mq in mine))
 
 # %% [markdown]
 # ## 驱动一次运行
-# `lab.at(time, action, *args)` 安排一个动作；`lab.run(until=...)` 推进虚拟时间；
-# `lab.step()` 执行一个事件，`lab.scheduler.peek()` 显示下一个事件。
+# 先看图：本实验的单元格写成一个工厂函数（c1 从 0 s 起，pg 在 1 s 发 "hello"，c2 从 2 s 起），再加上下一个单元格用 `lab.at("31s", ...)` 安排的发送：M0002，"second"。图上的按钮就是单元格调用的方法。**单步**就是 `lab.step()`，一直重复到发生了值得看的事为止（勾选“每个事件”，一次单步就是一次 `lab.step()`）。**播放**就是边运行边画出来的 `lab.run(until="32s")`。`lab.scheduler.peek()` 是下一次单步要执行的事件的时间。往前单步：它在 M0002 到达某个 Consumer 之前停下，问是哪一个。
+
+# %% tags=["nbval-ignore-output"]
+def driving_lab():
+    """本实验的单元格写成的工厂函数：c1 从 0 s 起，1 s 发 "hello"，c2 从 2 s 起，31 s 发 "second"（M0002）。"""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.add_broker("broker-b")
+    lab.create_topic("TopicTest", queues=4)
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_ok, name="c1")
+    lab.at("1s", producer.send, Message("TopicTest", "hello", tags="TagA", keys="k1"))
+    lab.at("2s", lambda: lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=always_ok, name="c2"))
+    lab.at("31s", producer.send, Message("TopicTest", "second"))
+    return lab
+
+
+drive_dash = Dashboard(driving_lab, horizon="32s", checkpoints=[
+    Checkpoint(before="delivered", msg_id="M0002", ask="who", pause_before="pulled", optional=True,
+               name="谁收到 M0002",
+               question="pg 在 1 s 发送了 M0001。31 s 时它发送 M0002（\"second\"）。cg 的哪个 Consumer 收到 M0002？"
+                        "请选出是谁。",
+               hint="pg 的轮询在 M0001 所在队列之后选哪个队列？现在哪个 Consumer 的通道里有那个队列？",
+               explain=sealed_explanation("00.who-gets-second")),
+])
+drive_dash
 
 # %%
 lab.at("31s", producer.send, Message("TopicTest", "second"))
+print("下一个事件在", format_duration(lab.scheduler.peek()))
 lab.run(until="32s")
 print(format_duration(lab.now), "—", len(lab.trace), "个事件")
+
+# %%
+show_trace(lab.trace, msg_id="M0002")
 
 # %% [markdown]
 # ## c2 离开时

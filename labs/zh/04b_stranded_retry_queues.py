@@ -62,18 +62,26 @@ def raised_late(update_topic_at_s=0, retry_queue_nums_at_start=1):
 
 # %% [markdown]
 # ## 一次小运行：四条消息各失败一次
-# 图：c1 启动，运维人员把 `retryQueueNums` 调到 4，四条消息在 1 s 各失败一次。单步走到第一次回传，停在那里。
+# 图：c1 启动，运维人员把 `retryQueueNums` 调到 4，四条消息在 1 s 各失败一次。单步往前，直到这些重试的 10 s 延时结束：它停在那里，问一个关于 M0001 的问题。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
+def pulls_where_m0001_is(trace, snap):
+    """c1 是否持有 M0001 最后存入的那个队列的 ProcessQueue。"""
+    stored = [e for e in trace if e.kind.value == "stored" and e.msg_id == "M0001"][-1]
+    where = f"{stored.data['topic']}@{stored.actor}:{stored.data['queue_id']}"
+    return any(pq.queue == where for c in snap.consumers if c.client_id == "c1" for pq in c.process_queues)
+
+
 dash = Dashboard(raised_late, horizon="61s", checkpoints=[
-    Checkpoint(before="delay_delivered", msg_id="M0001", ask="where", optional=True, name="M0001 的重试落在哪里",
-               question="M0001 回传时，Broker 为它抽到了 %RETRY%cg 的队列 {queue_id}（random % retryQueueNums，现在是 "
-                        "4）。它 10 s 的延时结束后，M0001 在哪里？在图里点那个位置（或点按钮）。",
-               hint="ScheduleMessageService 把副本移到回传时存进副本的主题和队列号（REAL_TOPIC、REAL_QID）；它和回传"
-                    "都不会拿这个队列号去和路由列出的队列比较。",
+    Checkpoint(before="delivered", msg_id="M0003", nth=2, ask="whether", optional=True, holds=pulls_where_m0001_is,
+               name="c1 是否拉取 M0001 所在的队列",
+               question="10 s 到了：每条重试现在都在它回传时随机抽到的 %RETRY%cg 队列里（random % retryQueueNums，"
+                        "现在是 4），c1 马上要再次消费 M0003。在图里找到 M0001。c1 会拉取 M0001 所在的队列吗？",
+               hint="c1 只拉取重平衡分给它的队列，就是它通道里画出的那些；重平衡分配的是路由列出的队列。路由列出了 "
+                    "%RETRY%cg 的哪些队列？",
                explain=sealed_explanation("04b.retry-lands")),
 ])
 dash
