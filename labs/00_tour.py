@@ -62,13 +62,12 @@ def tiny_lab(messages=3, consumer_at="4s"):
     return lab
 
 
-tiny_dash = Dashboard(tiny_lab, knobs={"messages": 3}, horizon="10s", checkpoints=[
+tiny_dash = Dashboard(tiny_lab, knobs={"messages": 3}, horizon="10s", tab="Topology", checkpoints=[
     Checkpoint(before="send_attempt", msg_id="M0002", ask="where", optional=True, name="which queue M0002 goes to",
                question="pg sent M0001 to a queue at 1 s. A second later it sends M0002: where is M0002 stored? "
                         "Click the queue in the picture (or a button).",
                explain=sealed_explanation("00.round-robin")),
 ])
-tiny_dash.tabs.selected_index = tiny_dash.tabs.titles.index("Topology")
 tiny_dash
 
 # %% [markdown]

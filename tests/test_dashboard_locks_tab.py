@@ -83,3 +83,18 @@ def test_the_locks_axis_ends_where_the_run_ends_and_a_longer_lease_is_cut_at_the
         assert xs and all(right < x <= right + 2 for x in xs), m.d
     assert "lasts past the run's end (its end in the tooltip)" in [m.text for m in scene.marks if m.role == "legend"]
     assert max(t for t in (int(k.split(":")[-1]) for k in ends if k.startswith("axis:label:"))) <= end
+
+
+def test_a_dashboard_opens_on_the_tab_it_names_and_an_unknown_tab_is_refused() -> None:
+    """Lab 00's cluster section is about the Topology view: its picture opens there."""
+    dash = Dashboard(producers_only_lab, horizon="10s", tab="Topology")
+    assert dash.tabs.get_title(dash.tabs.selected_index) == "Topology"
+    assert Dashboard(producers_only_lab, horizon="10s").tabs.selected_index == 0
+    try:
+        Dashboard(producers_only_lab, horizon="10s", tab="Locks")
+    except ValueError as error:
+        assert str(error) == (
+            "tab='Locks' is not a tab of this dashboard; expected one of ['Space-time', 'Topology', 'Events']"
+        )
+    else:
+        raise AssertionError("an unknown tab was accepted")

@@ -194,7 +194,10 @@ class ViewTabs(W.VBox):
 
 
 class Dashboard(W.VBox):
-    """Controller + caption + main picture + tabs of views + knobs (see :func:`default_views`)."""
+    """Controller + caption + main picture + tabs of views + knobs (see :func:`default_views`).
+
+    ``tab``: the tab open when the picture is shown (a view's title, e.g. ``"Topology"``), for a section whose text
+    is about that view; default the first. A checkpoint still opens its own tab when it asks."""
 
     def __init__(
         self,
@@ -206,6 +209,7 @@ class Dashboard(W.VBox):
         run_ahead: bool = True,
         views: Sequence[SnapshotView] | None = None,
         checkpoints: Sequence[Checkpoint] = (),
+        tab: str = "",
     ) -> None:
         super().__init__()
         self.make_lab = make_lab
@@ -238,6 +242,10 @@ class Dashboard(W.VBox):
         tabs = ViewTabs([_with_legend(v) for v in self.tab_views], [v.title for v in self.tab_views])
         tabs.buttons.observe(guarded(self)(self._on_tab), names="index")
         self.tabs = tabs
+        if tab:  # the tab a section's text is about, open from the start (lab 00's cluster: Topology)
+            if tab not in tabs.titles:
+                raise ValueError(f"tab={tab!r} is not a tab of this dashboard; expected one of {list(tabs.titles)}")
+            tabs.selected_index = tabs.titles.index(tab)
         knob_box = W.VBox(
             [W.HTML("<b>" + _("knobs") + "</b>"), *self.knobs.values(), self.rebuild_button],
             layout=W.Layout(min_width="18em", flex="0 1 auto"),

@@ -58,13 +58,12 @@ def tiny_lab(messages=3, consumer_at="4s"):
     return lab
 
 
-tiny_dash = Dashboard(tiny_lab, knobs={"messages": 3}, horizon="10s", checkpoints=[
+tiny_dash = Dashboard(tiny_lab, knobs={"messages": 3}, horizon="10s", tab="Topology", checkpoints=[
     Checkpoint(before="send_attempt", msg_id="M0002", ask="where", optional=True, name="M0002 发到哪个队列",
                question="pg 在 1 s 把 M0001 发到了一个队列。一秒之后它发送 M0002：M0002 存到哪里？"
                         "请在图上点击那个队列（或点按钮）。",
                explain=sealed_explanation("00.round-robin")),
 ])
-tiny_dash.tabs.selected_index = tiny_dash.tabs.titles.index("Topology")
 tiny_dash
 
 # %% [markdown]
