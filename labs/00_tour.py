@@ -122,9 +122,11 @@ show_trace(lab.trace, msg_id="M0001")
 # Message ids are `M0001`, `M0002`, … in send order; the id (RocketMQ's `UNIQ_KEY`) is kept across retries.
 
 # %% [markdown]
-# ## Starting the consumer made the consumer subscribe a second topic
-# In CLUSTERING mode a consumer also subscribes `%RETRY%<group>`: `DefaultMQPushConsumerImpl.start()` calls its
-# `copySubscription()`, which copies the subscriptions into the `RebalanceImpl` and adds the retry topic.
+# ### Starting the consumer made it subscribe a second topic
+# Step the picture above to 4 s: when c1 starts, its box lists `%RETRY%cg:0` beside TopicTest's queues. In
+# CLUSTERING mode a consumer also subscribes `%RETRY%<group>`: `DefaultMQPushConsumerImpl.start()` calls its
+# `copySubscription()`, which copies the subscriptions into the `RebalanceImpl` and adds the retry topic. The trace
+# says the same:
 
 # %%
 show_trace(lab.trace, "rebalanced", fields=("topic", "added"))

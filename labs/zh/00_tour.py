@@ -115,9 +115,9 @@ show_trace(lab.trace, msg_id="M0001")
 # 消息 ID 按发送顺序是 `M0001`、`M0002`……；这个 ID（RocketMQ 的 `UNIQ_KEY`）在重试时保持不变。
 
 # %% [markdown]
-# ## 启动 Consumer 时，它还订阅了第二个 Topic
-# 在集群模式（CLUSTERING）下，Consumer 还会订阅 `%RETRY%<group>`（重试队列）：`DefaultMQPushConsumerImpl.start()`
-# 调用 `copySubscription()`，把订阅关系复制进 `RebalanceImpl`，并加上重试 Topic。
+# ### 启动 Consumer 时，它还订阅了第二个 Topic
+# 把上面的图单步走到 4 s：c1 启动时，它的方框里除了 TopicTest 的队列，还列出了 `%RETRY%cg:0`。在集群模式（CLUSTERING）下，Consumer 还会订阅 `%RETRY%<group>`（重试队列）：`DefaultMQPushConsumerImpl.start()` 调用
+# `copySubscription()`，把订阅关系复制进 `RebalanceImpl`，并加上重试 Topic。轨迹里也是这样：
 
 # %%
 show_trace(lab.trace, "rebalanced", fields=("topic", "added"))
