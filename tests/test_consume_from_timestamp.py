@@ -119,8 +119,8 @@ def test_after_retention_the_group_starts_near_the_timestamp() -> None:
     (day 2) makes "old" no longer the newest entry, which retention never deletes (the file being written)."""
     lab = _one_queue_lab()
     day3 = 3 * DAY_MS
-    sends = [(0, "old"), (2 * DAY_MS, "later"), (day3 + 5 * 3_600_000, "first"), (day3 + 5 * 3_600_000 + 600_000, "second")]
-    _store(lab, sends)
+    five = day3 + 5 * 3_600_000
+    _store(lab, [(0, "old"), (2 * DAY_MS, "later"), (five, "first"), (five + 600_000, "second")])
     lab.add_consumer(
         "cg",
         subscribe={"T": "*"},
