@@ -273,7 +273,8 @@ grading_04_3.verify("04.3", answer_3)
 
 # %% [markdown]
 # ## How long is a dead letter kept?
-# Nobody subscribes to a DLQ by default: a dead letter just sits there. For how long?
+# Nobody subscribes to a DLQ by default: a dead letter just sits there. For how long? broker-a keeps RocketMQ's
+# defaults: `fileReservedTime` 72 (hours) and `deleteWhen` "04" (the hour of the day it deletes old files in).
 #
 # The picture: c1 allows no retry (`max_reconsume_times=0`), so refunds 17 and 18 are dead-lettered at 1 s and 2 s;
 # order 19 follows at 2 m and is consumed; at 3 m c1 and pg stop, and broker-a stays quiet for three days (virtual

@@ -257,7 +257,7 @@ grading_04_3.verify("04.3", answer_3)
 
 # %% [markdown]
 # ## 死信保存多久？
-# 默认没有人订阅死信队列：死信就放在那里。能放多久？
+# 默认没有人订阅死信队列：死信就放在那里。能放多久？broker-a 使用 RocketMQ 的默认值：`fileReservedTime` 72（小时），`deleteWhen` "04"（每天删除过期文件的钟点）。
 #
 # 图：c1 不允许重试（`max_reconsume_times=0`），所以退款 17 和 18 分别在 1 s 和 2 s 进入死信队列；订单 19 在 2 m 到达并消费成功；3 m 时 c1 和 pg 停止，broker-a 安静地过了三天（虚拟时间 0 是午夜；每条消息代表一个 CommitLog 文件）。往前单步：它在 broker-a 删除任何东西之前停下。
 
