@@ -273,12 +273,44 @@ grading_04_3.verify("04.3", answer_3)
 
 # %% [markdown]
 # ## How long is a dead letter kept?
-# Nobody subscribes to a DLQ by default: it just sits there, and it is **not** kept longer than other messages. The
-# broker's `CleanCommitLogService` deletes whole CommitLog *files* (1 GiB each), never single messages: a file is
-# deleted when its last write is more than `fileReservedTime` (72 h) ago **and** it is the `deleteWhen` hour (04:xx)
-# or the disk is fuller than `diskMaxUsedSpaceRatio` (75 %) — under heavier disk pressure even younger files go. The
-# file being written is never deleted this way. So a dead letter survives at least 72 h, and then disappears together
-# with everything else in its file, at a moment that depends on the traffic around it: inspect a DLQ within three days.
+# Nobody subscribes to a DLQ by default: a dead letter just sits there. For how long? broker-a keeps RocketMQ's
+# defaults: `fileReservedTime` 72 (hours) and `deleteWhen` "04" (the hour of the day it deletes old files in).
+#
+# The picture: c1 allows no retry (`max_reconsume_times=0`), so refunds 17 and 18 are dead-lettered at 1 s and 2 s;
+# order 19 follows at 2 m and is consumed; at 3 m c1 and pg stop, and broker-a stays quiet for three days (virtual
+# time 0 is midnight; each message stands for a CommitLog file). Step: it stops before broker-a deletes anything.
+
+# %% tags=["nbval-ignore-output"]
+def refunds_fail(msgs, ctx):
+    """Refunds fail, orders succeed."""
+    return RECONSUME_LATER if msgs[0].body.startswith("refund") else CONSUME_SUCCESS
+
+
+def kept_lab():
+    """Refunds 17 and 18 (1 s, 2 s) are dead-lettered at once; order 19 at 2 m succeeds; c1 and pg stop at 3 m."""
+    lab, p, c = refund_lab(refunds_fail, max_reconsume_times=0)
+    lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
+    lab.at("2s", p.send, Message("TopicTest", "refund 18", keys="order-18"))
+    lab.at("2m", p.send, Message("TopicTest", "order 19", keys="order-19"))
+    lab.at("3m", c.shutdown)
+    lab.at("3m", p.shutdown)
+    return lab
+
+
+kept_dash = Dashboard(kept_lab, horizon="78h", checkpoints=[
+    Checkpoint(before="retention_deleted", ask="when", optional=True, name="when refund 17's dead letter is deleted",
+               question="Nobody reads %DLQ%cg. When does broker-a delete refund 17's dead letter (M0001), stored at 1 s? "
+                        "Pick the time.",
+               explain=sealed_explanation("04.dlq-kept")),
+])
+kept_dash
+
+# %% [markdown]
+# > **Common belief vs. the source.** "The DLQ keeps a message until someone deals with it." — A dead letter is an
+# > ordinary CommitLog entry, not kept longer. `CleanCommitLogService` deletes whole CommitLog *files* (1 GiB each) whose
+# > last write is `fileReservedTime` (72 h) old, in the `deleteWhen` hour (04:xx), or sooner when the disk is fuller
+# > than `diskMaxUsedSpaceRatio` (75 %). The file being written is never deleted this way
+# > (`MappedFileQueue.deleteExpiredFileByTime`): here order 19 stands for it and stays. Inspect a DLQ within three days.
 
 # %% [markdown]
 # ## The operator's re-send

@@ -193,6 +193,12 @@ RETRY_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         why="Right: {answer}. ops1 only reads %DLQ%cg: its tool produces a brand-new message to the topic the dead letter's RETRY_TOPIC property names, TopicTest, with a new id (M0002) and reconsumeTimes 0. TopicTest belongs to group cg, so c1, the business consumer, pulls it like any new message, and with the bug fixed it consumes it at once, at {time}. ops1 never sees the copy, and nothing in M0002 says it was once a dead letter: deduplicate on a business key (the message's keys).",
         zh="对：{answer}。ops1 只读 %DLQ%cg：它的工具向死信的 RETRY_TOPIC 属性所指的 Topic（TopicTest）生产一条全新的消息，ID 是新的（M0002），reconsumeTimes 为 0。TopicTest 属于消费组 cg，所以业务 Consumer c1 像拉取任何新消息一样拉取它；bug 已修好，它在 {time} 消费成功。ops1 从未见过这份副本，M0002 里也没有任何东西说明它曾是死信：要按业务键（消息的 keys）去重。",
     ),
+    CheckpointWhy(
+        id="04.dlq-kept",
+        answer="273600000",
+        why="Right: {answer}. Refund 17's dead letter is an ordinary CommitLog entry, stored at 1 s. CleanCommitLogService deletes a file only in the deleteWhen hour (04:00 to 04:59, every 10 s), and only once its last write is fileReservedTime (72 h) old. At 04:00 on days 0, 1 and 2 the dead letter was younger than that; it turned 72 h old just after midnight on day 3, so the next window, {time}, deletes it, refund 18's dead letter and both refunds' first copies in TopicTest: {count} entries. Order 19 is just as old but stays: the newest entry stands for the file being written, which MappedFileQueue.deleteExpiredFileByTime never deletes.",
+        zh="对：{answer}。退款 17 的死信是一条普通的 CommitLog 记录，在 1 s 存储。CleanCommitLogService 只在 deleteWhen 的钟点（04:00 到 04:59，每 10 s 一次）删除文件，而且只删最后一次写入已满 fileReservedTime（72 h）的文件。第 0、1、2 天的 04:00，这条死信都还不满 72 h；它在第 3 天零点刚过时满 72 h，所以下一个窗口 {time} 把它删除，连同退款 18 的死信和两笔退款在 TopicTest 里的第一份副本：共 {count} 条。订单 19 一样老，却留了下来：最新的一条代表正在写入的文件，MappedFileQueue.deleteExpiredFileByTime 从不删除它。",
+    ),
     # 04b
     CheckpointWhy(
         id="04b.retry-lands",

@@ -6,8 +6,9 @@ level, and the "Right:" texts repeated the caption. Read from the checkpoints as
 answer, the run's trace), never from cell positions:
 
 - every number a question, hint or explanation quotes (a duration, a count, a level, a queue) is a number of the
-  run: an event's time or data, a time between two of its events, or one of RocketMQ's own constants that the text
-  names (the delay table, ``latencyMax``, the 20 s rebalance period …);
+  run: an event's time or data, a time between two of its events (or a 04:00 deletion window of a run that long),
+  or one of RocketMQ's own constants that the text names (the delay table, ``latencyMax``, the 20 s rebalance
+  period, ``fileReservedTime`` …);
 - a message whose send-back failed is never said to be held by the broker at a delay level;
 - an instance that has not started is never told "not at once";
 - a right answer's explanation gives the mechanism (a source name and this run's numbers), not the caption again.
@@ -38,13 +39,16 @@ CONSTANT_MS = {
     5_000,  # ConsumeMessageConcurrentlyService.submitConsumeRequestLater
     30_000, 60_000,  # route poll; a client's lock trust; the broker's lock lease
     1_000,  # an orderly consumer's default suspendCurrentQueueTimeMillis
+    72 * 3_600_000, 24 * 3_600_000,  # fileReservedTime; deleteWhen's hour comes once a day (CleanCommitLogService)
 }
 """Durations RocketMQ 4.9.7 fixes in its source, which a hint may name as the rule (not as this run's number)."""
 CONSTANT_INTS = {3, 16, 18}
 """Delay level 3 + reconsumeTimes; maxReconsumeTimes -1 → 16; the 18 delay levels."""
-UNITS = {"h": 3_600_000, "m": 60_000, "s": 1_000, "ms": 1, "秒": 1_000, "分": 60_000}
-RANK = {"h": 0, "m": 1, "分": 1, "s": 2, "秒": 2, "ms": 3}
-DURATION = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?(ms|h|m|s|秒|分)(?![A-Za-z])")
+DAY_MS, DELETE_WHEN_MS = 86_400_000, 4 * 3_600_000
+"""deleteWhen "04": a run past 04:00 has the broker's deletion windows among its clock times."""
+UNITS = {"d": 86_400_000, "h": 3_600_000, "m": 60_000, "s": 1_000, "ms": 1, "秒": 1_000, "分": 60_000}
+RANK = {"d": -1, "h": 0, "m": 1, "分": 1, "s": 2, "秒": 2, "ms": 3}
+DURATION = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?(ms|d|h|m|s|秒|分)(?![A-Za-z])")
 
 
 def durations_in(text: str) -> list[int]:
@@ -65,15 +69,17 @@ def durations_in(text: str) -> list[int]:
 
 def integers_in(text: str) -> list[int]:
     """The bare integers ``text`` quotes, without its durations, message ids (M0002), queue names (TopicTest:2) and
-    message bodies (lab 04's "refund 17", a name)."""
+    message bodies (lab 04's "refund 17", "Order 19": names)."""
     text = DURATION.sub(" ", text)
-    text = re.sub(r"\bM\d{4}\b|[\w%\-]+:\d+|\b\d+(?:st|nd|rd|th)\b|(?:refund|退款) \d+", " ", text)
+    text = re.sub(r"\bM\d{4}\b|[\w%\-]+:\d+|\b\d+(?:st|nd|rd|th)\b|(?:[Rr]efund|[Oo]rder|退款|订单) \d+", " ", text)
     return [int(n) for n in re.findall(r"(?<![\w.])\d+(?![\w.])", text)]
 
 
 def run_numbers(trace: list[TraceEvent]) -> tuple[set[int], set[int]]:
     """(durations in ms, integers) of a run: its events' times and the times between them, their data's numbers."""
-    times = sorted({e.time_ms for e in trace})
+    horizon = max((e.time_ms for e in trace), default=0)
+    windows = {day * DAY_MS + DELETE_WHEN_MS for day in range(horizon // DAY_MS + 1)}  # CleanCommitLogService runs
+    times = sorted({e.time_ms for e in trace} | (windows if horizon > DELETE_WHEN_MS else set()))
     spans = set(times) | {b - a for i, a in enumerate(times) for b in times[i + 1 :]}
     ints: set[int] = set(CONSTANT_INTS)
     for e in trace:

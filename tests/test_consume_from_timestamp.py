@@ -115,10 +115,12 @@ def test_the_default_timestamp_is_half_an_hour_before_the_consumer_is_made() -> 
 
 def test_after_retention_the_group_starts_near_the_timestamp() -> None:
     """Offset 0 deleted by retention (day 3, 04:00): the broker has no offset for a new group (QUERY_NOT_FOUND),
-    with no fault at all. 05:06 is nearer 05:10 than 05:00: "second" (offset 2) is the first delivered."""
+    with no fault at all. 05:06 is nearer 05:10 than 05:00: "second" (offset 3) is the first delivered. "later"
+    (day 2) makes "old" no longer the newest entry, which retention never deletes (the file being written)."""
     lab = _one_queue_lab()
     day3 = 3 * DAY_MS
-    _store(lab, [(0, "old"), (day3 + 5 * 3_600_000, "first"), (day3 + 5 * 3_600_000 + 600_000, "second")])
+    five = day3 + 5 * 3_600_000
+    _store(lab, [(0, "old"), (2 * DAY_MS, "later"), (five, "first"), (five + 600_000, "second")])
     lab.add_consumer(
         "cg",
         subscribe={"T": "*"},
@@ -128,7 +130,7 @@ def test_after_retention_the_group_starts_near_the_timestamp() -> None:
         consume_timestamp="20000104050600",
     )
     lab.run(until=day3 + 6 * 3_600_000 + 5000)
-    assert [(e.time_ms - day3, e.get("queue_offset")) for e in lab.trace.where(K.DELIVERED)] == [(6 * 3_600_000, 2)]
+    assert [(e.time_ms - day3, e.get("queue_offset")) for e in lab.trace.where(K.DELIVERED)] == [(6 * 3_600_000, 3)]
 
 
 def test_an_orderly_first_pull_whose_search_fails_is_retried_1000_ms_later_with_nothing_delivered() -> None:

@@ -275,23 +275,60 @@ def test_retry_queue_owned_by_first_consumer_in_sorted_order(lab: Lab) -> None:
 def test_dlq_messages_expire_after_72_h_like_any_other() -> None:
     """Misconception: the DLQ keeps messages forever. Retention is 72 h for every CommitLog entry, at 04:00.
 
-    One queue for ``T``: the 100 h are almost all idle long polling, whose cost grows with the queues polled."""
+    One queue for ``T``: the 100 h are almost all idle long polling, whose cost grows with the queues polled. A
+    second message at 03:00 on day 3 is later traffic: the newest entry (the file being written) is never deleted."""
     lab = Lab(seed=7)
     lab.add_broker("broker-a")
     lab.create_topic("T", queues=1)
     producer = lab.add_producer("pg")
     lab.add_consumer("cg", subscribe={"T": "*"}, listener=always(C.RECONSUME_LATER), max_reconsume_times=0)
     lab.at("1h", producer.send, Message("T", "x"))
+    lab.at("75h", producer.send, Message("T", "later"))
     lab.run(until="100h")
     broker = lab.brokers["broker-a"]
-    assert lab.snapshot().queue("%DLQ%cg@broker-a:0").max_offset == 1
     (deleted,) = lab.trace.of_kind(K.RETENTION_DELETED)
     # stored at 01:00 on day 0 → older than 72 h from 01:00 on day 3 → deleted at the next 04:00 window
     assert deleted.time_ms == 3 * 86_400_000 + 4 * 3_600_000
     assert deleted.get("topics") == {"%DLQ%cg": 1, "T": 1}
     dlq = lab.snapshot().queue("%DLQ%cg@broker-a:0")
-    assert (dlq.min_offset, dlq.max_offset) == (1, 1)
-    assert broker.commit_log.live() == []
+    assert (dlq.min_offset, dlq.max_offset) == (1, 2)
+    assert [(m.topic, m.body) for m in broker.commit_log.live()] == [("T", "later"), ("%DLQ%cg", "later")]
+
+
+def test_a_quiet_broker_keeps_its_last_message_past_72_h() -> None:
+    """MappedFileQueue.deleteExpiredFileByTime never deletes the last file (the one being written): a broker that
+    stored one message and nothing after keeps it, however old; the entry before it goes at the 04:00 window."""
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("T", queues=1)
+    producer = lab.add_producer("pg")
+    lab.at("1h", producer.send, Message("T", "first"))
+    lab.at("2h", producer.send, Message("T", "last"))
+    lab.run(until="7d")
+    broker = lab.brokers["broker-a"]
+    assert [(e.time_ms, e.get("count")) for e in lab.trace.of_kind(K.RETENTION_DELETED)] == [
+        (3 * 86_400_000 + 4 * 3_600_000, 1)
+    ]
+    assert [m.body for m in broker.commit_log.live()] == ["last"]
+    assert (broker.commit_log.min_offset, broker.commit_log.max_offset) == (1, 2)
+
+
+def test_a_message_is_deleted_at_the_first_tick_when_it_is_exactly_72_h_old() -> None:
+    """``System.currentTimeMillis() >= liveMaxTimestamp``: stored at 04:00:10 on day 0, gone at 04:00:10 on day 3
+    (the service's 10 s tick), not one tick later."""
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("T", queues=1)
+    producer = lab.add_producer("pg")
+    stored = 4 * 3_600_000 + 10_000
+    lab.at(stored, producer.send, Message("T", "on the tick"))
+    lab.at(stored + 1000, producer.send, Message("T", "newest"))
+    lab.run(until=3 * 86_400_000 + 5 * 3_600_000)
+    assert [e.time_ms for e in lab.trace.of_kind(K.STORED)] == [stored, stored + 1000]
+    assert [(e.time_ms, e.get("count")) for e in lab.trace.of_kind(K.RETENTION_DELETED)] == [
+        (3 * 86_400_000 + stored, 1)
+    ]
+    assert [m.body for m in lab.brokers["broker-a"].commit_log.live()] == ["newest"]
 
 
 def test_a_restarted_broker_with_no_heartbeats_yet_does_not_empty_the_allocation(lab2: Lab) -> None:

@@ -36,7 +36,9 @@ def test_orderly_first_pull_whose_max_offset_query_fails_is_retried_1000_ms_late
     """No committed offset and offset 0 gone (retention), CONSUME_FROM_LAST_OFFSET: the first pull asks for the
     max offset again; that request times out, so the pull waits 1 s, and then starts from the max offset *then*,
     past a message stored meanwhile (it used to pull from the rebalance's offset and deliver it)."""
-    t0 = 3 * DAY_MS + 5 * 3_600_000  # the 3 messages sent at 0 were deleted at day 3, 04:00
+    # offsets 0 and 1 of the 3 messages sent at 0 were deleted at day 3, 04:00; offset 2, the newest, stands for
+    # the file being written, which retention keeps (MappedFileQueue.deleteExpiredFileByTime)
+    t0 = 3 * DAY_MS + 5 * 3_600_000
     lab, producer = _orderly(start=t0)
     for i in range(3):
         lab.at(0, producer.send, Message("ORD", f"old-{i}"))
@@ -56,6 +58,7 @@ def test_orderly_first_pull_whose_max_offset_query_fails_is_retried_1000_ms_late
     ]
     assert pulled == [(10_000, [4])]  # retried at 7901: query, max offset 4 (8101), held pull answered at 10 000
     assert [(e.time_ms - t0, e.get("queue_offset")) for e in lab.trace.of_kind(K.DELIVERED)] == [(10_000, 4)]
+    assert [(e.time_ms, e.get("count")) for e in lab.trace.of_kind(K.RETENTION_DELETED)] == [(t0 - 3_600_000, 2)]
 
 
 def test_orderly_first_pull_after_a_failed_offset_query_goes_out_at_offset_minus_1() -> None:

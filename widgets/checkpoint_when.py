@@ -60,6 +60,7 @@ def happens(event: TraceEvent) -> str:
         EventKind.STORED: N_("{msg} is stored"),
         EventKind.SCHEDULED: N_("{msg} is parked at a delay level"),
         EventKind.OFFSET_UPDATED: N_("{who}'s committed offset moves"),
+        EventKind.RETENTION_DELETED: N_("{who} deletes old CommitLog files"),
     }
     if event.kind in words:
         return _(words[event.kind]).format(msg=msg, who=who)
@@ -165,6 +166,40 @@ def _dead_letter_mistakes(event: TraceEvent, now: int, trace: Sequence[TraceEven
     return out
 
 
+DAY_MS = 86_400_000
+DELETE_WHEN_MS = 4 * 3_600_000
+"""``deleteWhen`` "04": the hour ``CleanCommitLogService`` deletes in (virtual time 0 is midnight of day 0)."""
+FILE_RESERVED_TIME_MS = 72 * 3_600_000
+"""``fileReservedTime``'s 4.9.7 default (``MessageStoreConfig``): 72 h after a file's last write."""
+
+
+def _retention_mistakes(event: TraceEvent, now: int, trace: Sequence[TraceEvent]) -> list[tuple[int, str]]:
+    """(time, hint) for the usual misreadings of when ``CleanCommitLogService`` deletes the first dead letter (a
+    file goes once its last write is ``fileReservedTime`` old, and only in the ``deleteWhen`` hour 04:xx): 72 h after
+    it was stored, at any hour; the first 04:00 (``deleteWhen`` read as a deadline); the last 04:00 while it was
+    younger than 72 h; a day later ("the DLQ keeps it longer")."""
+    dead = [e for e in trace if e.kind is EventKind.DEAD_LETTERED and e.time_ms <= now]
+    if event.kind is not EventKind.RETENTION_DELETED or not dead:
+        return []
+    stored, msg = dead[0].time_ms, dead[0].msg_id
+    out = [(stored + FILE_RESERVED_TIME_MS, _("That is when {msg}'s dead letter turns fileReservedTime 72 h old, "
+            "but CleanCommitLogService deletes only in the deleteWhen hour (04:00 to 04:59): an old file waits for "
+            "the next 04:00.").format(msg=msg))]  # fmt: skip
+    windows = [day * DAY_MS + DELETE_WHEN_MS for day in range(event.time_ms // DAY_MS + 2)]
+    younger = [w for w in windows if now <= w < stored + FILE_RESERVED_TIME_MS]
+    if younger and younger[0] == windows[0]:
+        out.append((younger[0], _("deleteWhen 04 is the hour the deletion runs, not a deadline: at this 04:00 the dead "
+                    "letter is {age} old, and a file goes only once its last write is 72 h old.").format(
+                        age=format_duration(younger[0] - stored))))  # fmt: skip
+    if younger[1:]:
+        out.append((younger[-1], _("At this 04:00 the dead letter is {age} old, younger than fileReservedTime 72 h: "
+                    "the window passes it by, and the next is 24 h later.").format(
+                        age=format_duration(younger[-1] - stored))))  # fmt: skip
+    out.append((windows[-1], _("A dead letter is not kept longer than other messages: a 04:00 window a day earlier "
+                "already finds it past fileReservedTime 72 h, and deletes it like any other entry.")))  # fmt: skip
+    return out
+
+
 PERSIST_CONSUMER_OFFSET_INTERVAL_MS = 5_000
 """``persistConsumerOffsetInterval``'s 4.9.7 default: how often ``persistAllConsumerOffset`` reports offsets."""
 
@@ -199,7 +234,8 @@ def when_offers(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent
     now = snap.now_ms
     answer = event.time_ms
     what = happens(event)
-    candidates: dict[int, str] = {}
+    retention = [(due, hint) for due, hint in _retention_mistakes(event, now, trace) if due >= now and due != answer]
+    candidates: dict[int, str] = dict(retention)  # the broker's own 04:00 clock: the retention hint, not the clock's
     for t in sorted(snap.timers, key=lambda t: (t.due_ms, t.seq)):
         if t.due_ms <= now or t.kind in HOUSEKEEPING or t.due_ms == answer:
             continue
@@ -211,7 +247,7 @@ def when_offers(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent
                 who=who, timer=words, what=what))
     misreadings = set()
     mistakes = _mistakes(event, now, trace) + _offset_mistakes(event, snap, trace)
-    for due, hint in mistakes + _dead_letter_mistakes(event, now, trace):
+    for due, hint in mistakes + _dead_letter_mistakes(event, now, trace) + retention:
         if due >= now and due != answer:
             misreadings.add(due)
             candidates.setdefault(due, hint)

@@ -84,7 +84,7 @@ def producer_column(cv: Canvas, cols: Columns) -> None:
 def _slot_height(cols: Columns, p: Place) -> float:
     """A broker queue's slot: its tokens (a short delay level lists them one per line), plus a note line."""
     n = len(cols.by_place.get(p.key, []))
-    note = 12 if p.note else 0  # "not in route" gets a line of its own under the queue's name
+    note = 12 if p.note or p.deleted else 0  # "not in route" gets a line of its own under the queue's name
     if p.kind == "delay" and n <= 4:
         return max(ROW, n * STEP + 4) + note
     return max(ROW, grid_height(n, SLOT_TOKENS_PER_ROW)) + note
@@ -198,6 +198,9 @@ def _broker_slot(cv: Canvas, cols: Columns, p: Place, bx: float, sy: float) -> f
             cv.text(f"due:{p.key}", bx + PAD + 5, sy + 28, _next(toks[0].countdown), cls="rq-muted rq-small")
     if p.note:
         cv.text(f"note:{p.key}", bx + PAD + 5, sy + h - 3, p.note, cls="rq-muted rq-small")
+    elif p.deleted:
+        cv.text(f"note:{p.key}", bx + PAD + 5, sy + h - 3, _(DELETED).format(count=p.deleted), cls="rq-muted rq-small",
+                title=_(DELETED_TIP).format(count=p.deleted))
     if p.lock_owner:  # the broker's side of an orderly lock, under the queue's name
         tip = _(BROKER_LOCK_EXPIRED_TIP if p.lock_expired else BROKER_LOCK_TIP).format(client=p.lock_owner)
         _lock_badge(cv, p.key, bx + PAD + 5, sy + 18, tip=tip, expired=p.lock_expired)  # its tooltip on the body only
@@ -268,6 +271,9 @@ CLOCK_LINE = 13.0
 LINK_CUT = N_("link to {broker} cut")
 LOCK_TIP = N_("{client} holds the broker lock of this queue (lease live)")
 BROKER_LOCK_TIP = N_("broker lock: {client} (lease live)")
+DELETED = N_("{count} deleted by retention")
+DELETED_TIP = N_("CleanCommitLogService deleted the CommitLog files under this queue's first {count} entries "
+                 "(fileReservedTime 72 h, in the deleteWhen hour 04:xx); it starts at offset {count} now")
 BROKER_LOCK_EXPIRED_TIP = N_("broker lock: still {client}, lease expired (the next to ask takes it over)")
 
 

@@ -84,6 +84,9 @@ class Place:
     (``c1``; ``cg: c1, og: c2`` when several groups lock it), drawn under the queue's name with a padlock."""
     lock_expired: bool = False
     """That entry is past its 60 s (``lockMaxLiveTime``): the next client that asks takes it over (a hollow padlock)."""
+    deleted: int = 0
+    """Entries at this queue's head that retention deleted (its ConsumeQueue's min offset, which only
+    CleanCommitLogService moves): "2 deleted by retention" under its name, the tokens gone."""
     placeholder: bool = False
     """Not there yet: a place a "where" checkpoint offers before anything was ever written to it (the ``%DLQ%``
     queue before its first dead letter, a delay level not in use), drawn dim and dashed under its real name so

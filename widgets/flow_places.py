@@ -181,7 +181,8 @@ def _producer_and_broker_places(snap: LabSnapshot) -> list[Place]:
         if q.kind in ("business", "retry", "dlq"):
             note = "" if q.listed else _("not in route")
             kind: PlaceKind = "retry" if q.kind == "retry" else "dlq" if q.kind == "dlq" else "business"
-            places.append(Place("queue:" + q.name, kind, _queue_label(q, False), f"broker:{q.broker}", note=note))
+            label = _queue_label(q, False)
+            places.append(Place("queue:" + q.name, kind, label, f"broker:{q.broker}", note=note, deleted=q.min_offset))
     for b in snap.brokers:
         for level in b.schedule:
             if level.pending:

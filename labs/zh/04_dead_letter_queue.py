@@ -257,8 +257,36 @@ grading_04_3.verify("04.3", answer_3)
 
 # %% [markdown]
 # ## 死信保存多久？
-# 默认没有人订阅死信队列：它就放在那里，而且**不会**比其他消息保存得更久。Broker 的 `CleanCommitLogService` 删除的是整个 CommitLog *文件*（每个 1 GiB），从不删除单条消息：一个文件的最后一次写入已超过 `fileReservedTime`（72 h），
-# **并且**正好是 `deleteWhen` 的钟点（04:xx）或者磁盘使用率超过 `diskMaxUsedSpaceRatio`（75 %）时，它就会被删除——磁盘压力更大时，更新的文件也会被删。正在写入的文件不会以这种方式被删除。所以一条死信至少保存 72 h，然后和它所在文件里的其他一切一起消失，具体时刻取决于它周围的流量：要在三天之内检查死信队列。
+# 默认没有人订阅死信队列：死信就放在那里。能放多久？broker-a 使用 RocketMQ 的默认值：`fileReservedTime` 72（小时），`deleteWhen` "04"（每天删除过期文件的钟点）。
+#
+# 图：c1 不允许重试（`max_reconsume_times=0`），所以退款 17 和 18 分别在 1 s 和 2 s 进入死信队列；订单 19 在 2 m 到达并消费成功；3 m 时 c1 和 pg 停止，broker-a 安静地过了三天（虚拟时间 0 是午夜；每条消息代表一个 CommitLog 文件）。往前单步：它在 broker-a 删除任何东西之前停下。
+
+# %% tags=["nbval-ignore-output"]
+def refunds_fail(msgs, ctx):
+    """退款失败，订单成功。"""
+    return RECONSUME_LATER if msgs[0].body.startswith("refund") else CONSUME_SUCCESS
+
+
+def kept_lab():
+    """退款 17 和 18（1 s、2 s）立即进入死信队列；订单 19 在 2 m 消费成功；c1 和 pg 在 3 m 停止。"""
+    lab, p, c = refund_lab(refunds_fail, max_reconsume_times=0)
+    lab.at("1s", p.send, Message("TopicTest", "refund 17", keys="order-17"))
+    lab.at("2s", p.send, Message("TopicTest", "refund 18", keys="order-18"))
+    lab.at("2m", p.send, Message("TopicTest", "order 19", keys="order-19"))
+    lab.at("3m", c.shutdown)
+    lab.at("3m", p.shutdown)
+    return lab
+
+
+kept_dash = Dashboard(kept_lab, horizon="78h", checkpoints=[
+    Checkpoint(before="retention_deleted", ask="when", optional=True, name="退款 17 的死信何时被删除",
+               question="没有人读 %DLQ%cg。退款 17 的死信（M0001）在 1 s 存储，broker-a 什么时候删除它？请选择时刻。",
+               explain=sealed_explanation("04.dlq-kept")),
+])
+kept_dash
+
+# %% [markdown]
+# > **常见说法 vs. 源码。** “死信队列会一直保存消息，直到有人处理。”——死信是一条普通的 CommitLog 记录，不会保存得更久。`CleanCommitLogService` 删除的是整个 CommitLog *文件*（每个 1 GiB）：最后一次写入已满 `fileReservedTime`（72 h）的文件，在 `deleteWhen` 的钟点（04:xx）被删除；磁盘使用率超过 `diskMaxUsedSpaceRatio`（75 %）时还会更早。正在写入的文件不会以这种方式被删除（`MappedFileQueue.deleteExpiredFileByTime`）：这里订单 19 代表它，所以留了下来。要在三天之内检查死信队列。
 
 # %% [markdown]
 # ## 运维人员的重新发送

@@ -80,7 +80,8 @@ class EventKind(StrEnum):
     CLEAN_EXPIRED = "clean_expired"
     """cleanExpiredMsg sent back a message that has been consuming for longer than consumeTimeout."""
     RETENTION_DELETED = "retention_deleted"
-    """CleanCommitLogService deleted messages older than ``fileReservedTime`` (72 h) — DLQ ones too."""
+    """CleanCommitLogService deleted messages ``fileReservedTime`` (72 h) old or more — DLQ ones too, never the
+    newest (the file being written)."""
     FAULT = "fault"
     """An injected fault took effect."""
     ADMIN = "admin"

@@ -164,7 +164,12 @@ def _clean_expired(ctx: CaptionContext, e: TraceEvent) -> str:
 
 
 def _retention_deleted(ctx: CaptionContext, e: TraceEvent) -> str:
-    return _("{broker} deletes {count} messages older than 72 h, dead letters included.").format(
+    topics = e.get("topics") or {}
+    dead = sum(n for topic, n in topics.items() if str(topic).startswith("%DLQ%"))
+    if dead:
+        return _("{broker} deletes {count} messages stored 72 h ago or more, {dead} of them dead letters; its newest "
+                 "message stays.").format(broker=e.actor, count=e.get("count"), dead=dead)  # fmt: skip
+    return _("{broker} deletes {count} messages stored 72 h ago or more; its newest message stays.").format(
         broker=e.actor, count=e.get("count")
     )
 

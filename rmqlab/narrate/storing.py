@@ -165,8 +165,9 @@ def on_retention_deleted(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     return (
         "DefaultMessageStore.CleanCommitLogService",
         _(
-            "in the deleteWhen 04:00 window {broker} deleted {count} messages older than fileReservedTime 72 h "
-            "({per}); DLQ messages expire like any other"
+            "in the deleteWhen 04:00 window {broker} deleted {count} messages stored fileReservedTime 72 h ago or "
+            "more ({per}); DLQ messages expire like any other. The newest one stays: it stands for the file being "
+            "written, which MappedFileQueue.deleteExpiredFileByTime never deletes"
         ).format(broker=e.actor, count=d.get("count"), per=per),
     )
 

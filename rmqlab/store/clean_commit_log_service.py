@@ -1,8 +1,9 @@
 """``DefaultMessageStore.CleanCommitLogService``: messages older than ``fileReservedTime`` (72 h) are deleted in
-the 04:00 window, dead letters included.
+the 04:00 window, dead letters included; the file being written (here: the newest message) is kept.
 
 Mirrors: store/src/main/java/org/apache/rocketmq/store/DefaultMessageStore.java
-    (CleanCommitLogService.deleteExpiredFiles, CleanCommitLogService.isTimeToDelete)
+    (CleanCommitLogService.deleteExpiredFiles, CleanCommitLogService.isTimeToDelete) and
+    store/src/main/java/org/apache/rocketmq/store/MappedFileQueue.java (deleteExpiredFileByTime)
 """
 
 from __future__ import annotations
@@ -58,10 +59,16 @@ class CleanCommitLogService:
         return start if start >= now else start + DAY_MS
 
     def _clean_commit_log(self) -> None:
-        """``CleanCommitLogService``: during the 04:xx hour, every 10 s, delete messages older than 72 h.
+        """``CleanCommitLogService``: during the 04:xx hour, every 10 s, delete messages at least 72 h old.
 
         RocketMQ deletes whole 1 GiB files; a lab-sized CommitLog is far smaller, so each message stands for its
         own file. Retry, schedule and DLQ messages are ordinary entries: a DLQ message is *not* kept longer.
+
+        The newest entry stands for the file being written, which is never deleted by age: 4.9.7's
+        ``MappedFileQueue.deleteExpiredFileByTime`` stops one short of the last file (``int mfsLength = mfs.length
+        - 1; for (int i = 0; i < mfsLength; i++)``, MappedFileQueue.java l. 359-363), so a quiet broker keeps its
+        last message. A file goes once ``System.currentTimeMillis() >= liveMaxTimestamp`` (l. 365-366): stored at
+        the cutoff or before.
         """
         store = self.store
         now = store.scheduler.now
@@ -70,9 +77,9 @@ class CleanCommitLogService:
             log = store.commit_log
             first = log.min_offset
             end = first
-            while end < log.max_offset:
+            while end < log.max_offset - 1:  # the newest entry: the file being written
                 msg = log.get(end)
-                if msg is not None and msg.store_timestamp >= cutoff:
+                if msg is not None and msg.store_timestamp > cutoff:
                     break
                 end += 1
             if end > first:
