@@ -127,7 +127,7 @@ grading_07b_1.verify("07b.1", answer_1)
 # The whole rebalance waits in step 2: it is one thread (`RebalanceService`), so c1's other queues wait with it.
 #
 # The picture: watch c1 keep queue 1 while its listener runs, and the broker lease pass to c2 after c1 lets go.
-# The `listener_seconds` knob changes how long each listener call takes (then Rebuild). It stands at 10.5 s.
+# The `listener_seconds` knob changes how long each listener call takes (then Rebuild). The picture opens at 10.5 s.
 
 # %%
 def moving_queue_lab(listener_seconds=25):
@@ -309,34 +309,53 @@ grading_07b_3.verify("07b.3", answer_3)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# `ROLLBACK` with auto-commit off: `a` returned `SUCCESS`, then `b` rolls back once — both come back.
+# ### `ROLLBACK`: every uncommitted message comes back
+# The picture: `a`, `b`, `c` with auto-commit off (the `auto_commit` knob); the listener returns `SUCCESS` for `a`
+# and `c`, and `ROLLBACK` for `b` on its first call (`COMMIT` after that). Step: it stops before the listener's
+# `ROLLBACK` for `b` and asks where `b` is after it.
 
-# %%
-def rollback_b_once(msgs, ctx):
-    """Manual commit; 'b' rolls back on its first call, then commits."""
-    ctx.auto_commit = False
-    if msgs[0].body == "b":
-        rollback_b_once.calls += 1
-        return ConsumeOrderlyStatus.ROLLBACK if rollback_b_once.calls == 1 else ConsumeOrderlyStatus.COMMIT
-    return SUCCESS
+# %% tags=["nbval-ignore-output"]
+def rollback_picture(auto_commit=False):
+    """a, b, c from 2 s; the listener sets ``ctx.auto_commit``, rolls 'b' back on its first call, then commits it."""
+    calls = []
 
-rollback_b_once.calls = 0
-lab, c = orderly_lab(rollback_b_once, bodies=("a", "b", "c"))
-lab.run(until="10s")
-show_trace(lab.trace, "delivered", "consumed", "offset_updated", fields=("queue_offset", "status", "offset"))
+    def rollback_b_once(msgs, ctx):
+        """'b' rolls back on its first call, then commits; the others succeed."""
+        ctx.auto_commit = auto_commit
+        if msgs[0].body == "b":
+            calls.append(msgs[0].msg_id)
+            return ConsumeOrderlyStatus.ROLLBACK if len(calls) == 1 else ConsumeOrderlyStatus.COMMIT
+        return SUCCESS
+
+    return orderly_lab(rollback_b_once, bodies=("a", "b", "c"))[0]
+
+
+rollback_dash = Dashboard(rollback_picture, knobs={"auto_commit": False}, horizon="10s", checkpoints=[
+    Checkpoint(before="consumed", msg_id="M0002", ask="where", optional=True, name="where b is after its ROLLBACK",
+               question="Auto-commit is off, a returned SUCCESS, and the listener now "
+                        "returns ROLLBACK for b ({msg}). Where is b after that? Click the place in the picture (or a "
+                        "button).",
+               hint="An orderly consumer does not send a failed message back to the broker. With autoCommit false, "
+                    "ROLLBACK is ProcessQueue.rollback(): what does it do with the messages taken since the last "
+                    "commit?",
+               explain=sealed_explanation("07b.rollback-b"))])
+rollback_dash
 
 # %% [markdown]
-# With the default `auto_commit = True`, the two statuses are deprecated: `COMMIT` and `ROLLBACK` are logged as
-# illegal and treated as `SUCCESS` — a `ROLLBACK` commits.
+# `ROLLBACK` puts every uncommitted message back into the ProcessQueue (`ProcessQueue.rollback`): `a`, which had
+# returned `SUCCESS` but was not committed, is delivered again with `b`. Now set the picture's `auto_commit` knob
+# to `True` and Rebuild: with the default `auto_commit = True` the two statuses are deprecated: `COMMIT` and
+# `ROLLBACK` are logged as illegal and treated as `SUCCESS` — a `ROLLBACK` commits.
 #
 # > **Common belief vs. the source.** "Return `ROLLBACK` to retry." — `ConsumeMessageOrderlyService.processConsumeResult`
 # > rolls back only when the listener turned `autoCommit` off; otherwise it commits. Return
 # > `SUSPEND_CURRENT_QUEUE_A_MOMENT` to retry.
 
 # %%
-lab, c = orderly_lab(lambda msgs, ctx: ConsumeOrderlyStatus.ROLLBACK, bodies=("a",))
-lab.run(until="10s")
-show_trace(lab.trace, "delivered", "consumed", "warning", "offset_updated", fields=("status", "offset", "message"))
+for auto_commit in (False, True):  # the picture's two runs, as tables
+    print("auto_commit =", auto_commit)
+    show_trace(rollback_picture(auto_commit).run(until="10s").trace, "delivered", "consumed", "warning",
+               "offset_updated", fields=("queue_offset", "status", "offset", "message"))
 
 # %% [markdown]
 # ## A batch fails as a whole

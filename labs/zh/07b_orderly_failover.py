@@ -124,7 +124,7 @@ grading_07b_1.verify("07b.1", answer_1)
 # 整个重平衡都在第 2 步里等着：它只有一个线程（`RebalanceService`），所以 c1 的其他队列也跟着等。
 #
 # 图：看 c1 在监听器运行期间一直保留队列 1，在 c1 放手之后 Broker 上的租约转给 c2。`listener_seconds`
-# 参数改变每次监听器调用的耗时（改后点“重建”）。图停在 10.5 s。
+# 参数改变每次监听器调用的耗时（改后点“重建”）。图从 10.5 s 开始。
 
 # %%
 def moving_queue_lab(listener_seconds=25):
@@ -300,33 +300,45 @@ grading_07b_3.verify("07b.3", answer_3)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# 关闭自动提交时的 `ROLLBACK`：`a` 返回了 `SUCCESS`，然后 `b` 回滚一次——两条都回来了。
+# ### `ROLLBACK`：每条未提交的消息都回来
+# 图：`a`、`b`、`c`，关闭自动提交（`auto_commit` 参数）；监听器对 `a` 和 `c` 返回 `SUCCESS`，对 `b` 第一次调用返回 `ROLLBACK`（之后返回 `COMMIT`）。单步：它停在监听器为 `b` 返回 `ROLLBACK` 之前，问这之后 `b` 在哪里。
 
-# %%
-def rollback_b_once(msgs, ctx):
-    """手动提交；“b”第一次调用时回滚，之后提交。"""
-    ctx.auto_commit = False
-    if msgs[0].body == "b":
-        rollback_b_once.calls += 1
-        return ConsumeOrderlyStatus.ROLLBACK if rollback_b_once.calls == 1 else ConsumeOrderlyStatus.COMMIT
-    return SUCCESS
+# %% tags=["nbval-ignore-output"]
+def rollback_picture(auto_commit=False):
+    """a、b、c 从 2 s 起；监听器设置 ``ctx.auto_commit``，“b”第一次调用时回滚，之后提交。"""
+    calls = []
 
-rollback_b_once.calls = 0
-lab, c = orderly_lab(rollback_b_once, bodies=("a", "b", "c"))
-lab.run(until="10s")
-show_trace(lab.trace, "delivered", "consumed", "offset_updated", fields=("queue_offset", "status", "offset"))
+    def rollback_b_once(msgs, ctx):
+        """“b”第一次调用时回滚，之后提交；其他消息成功。"""
+        ctx.auto_commit = auto_commit
+        if msgs[0].body == "b":
+            calls.append(msgs[0].msg_id)
+            return ConsumeOrderlyStatus.ROLLBACK if len(calls) == 1 else ConsumeOrderlyStatus.COMMIT
+        return SUCCESS
+
+    return orderly_lab(rollback_b_once, bodies=("a", "b", "c"))[0]
+
+
+rollback_dash = Dashboard(rollback_picture, knobs={"auto_commit": False}, horizon="10s", checkpoints=[
+    Checkpoint(before="consumed", msg_id="M0002", ask="where", optional=True, name="b 回滚之后在哪里",
+               question="自动提交已关闭，a 返回了 SUCCESS，监听器现在对 b（{msg}）返回 "
+                        "ROLLBACK。这之后 b 在哪里？在图中点击那个位置（或点按钮）。",
+               hint="顺序消费的 Consumer 不会把失败的消息回传给 Broker。autoCommit 为 false 时，ROLLBACK 就是 "
+                    "ProcessQueue.rollback()：它怎么处理上次提交以来取走的消息？",
+               explain=sealed_explanation("07b.rollback-b"))])
+rollback_dash
 
 # %% [markdown]
-# 在默认的 `auto_commit = True` 下，这两个状态已经废弃：`COMMIT` 和 `ROLLBACK` 会被记为非法（illegal）并当作 `SUCCESS`
-# 处理——`ROLLBACK` 反而提交了。
+# `ROLLBACK` 把每条未提交的消息放回 ProcessQueue（`ProcessQueue.rollback`）：`a` 虽然返回了 `SUCCESS`，但没有提交，于是和 `b` 一起再次投递。现在把图的 `auto_commit` 参数设为 `True` 并点“重建”：在默认的 `auto_commit = True` 下，这两个状态已经废弃：`COMMIT` 和 `ROLLBACK` 会被记为非法（illegal）并当作 `SUCCESS` 处理——`ROLLBACK` 反而提交了。
 #
 # > **常见说法 vs. 源码。** “返回 `ROLLBACK` 就能重试。”——`ConsumeMessageOrderlyService.processConsumeResult`
 # > 只有在监听器关闭了 `autoCommit` 时才回滚；否则它会提交。要重试，请返回 `SUSPEND_CURRENT_QUEUE_A_MOMENT`。
 
 # %%
-lab, c = orderly_lab(lambda msgs, ctx: ConsumeOrderlyStatus.ROLLBACK, bodies=("a",))
-lab.run(until="10s")
-show_trace(lab.trace, "delivered", "consumed", "warning", "offset_updated", fields=("status", "offset", "message"))
+for auto_commit in (False, True):  # 图的两次运行，以表格列出
+    print("auto_commit =", auto_commit)
+    show_trace(rollback_picture(auto_commit).run(until="10s").trace, "delivered", "consumed", "warning",
+               "offset_updated", fields=("queue_offset", "status", "offset", "message"))
 
 # %% [markdown]
 # ## 一批消息作为整体失败
