@@ -251,39 +251,55 @@ print("c1's ProcessQueues still marked locked:", sorted(str(mq) for mq, pq in c1
 # %% [markdown]
 # ## `autoCommit = false`: the listener decides when to commit
 # With `ctx.auto_commit = False`, `SUCCESS` only moves messages out of the way; the offset moves on `COMMIT` (up to
-# everything consumed so far) and `ROLLBACK` puts every uncommitted message back.
+# everything consumed so far), and the listener may also return `ROLLBACK`.
 #
-# The picture: five messages `a` … `e`, the listener below (auto-commit off, `COMMIT` for `c`). Its ProcessQueues
-# tab shows the committed offset. Play: it stops before the committed offset first moves and asks when that is.
+# The picture: five messages `a` … `e`, the listener below (auto-commit off, the `auto_commit` knob; `ROLLBACK` for
+# `b` the first time, `COMMIT` for `c`). Its ProcessQueues tab shows the committed offset. Play: it stops before
+# the listener's `ROLLBACK` and asks where `b` is after it, then before the committed offset first moves and asks
+# when that is.
 
 # %%
-def commit_on_c(msgs, ctx):
-    """Manual commit: COMMIT after the message ``commit_on_c.commits`` ('c'), SUCCESS (no commit) otherwise."""
-    ctx.auto_commit = False
-    return ConsumeOrderlyStatus.COMMIT if msgs[0].body == commit_on_c.commits else SUCCESS
+def manual_commit(commits="c", auto_commit=False):
+    """A listener that sets ``ctx.auto_commit``: ROLLBACK for 'b' on its first call, COMMIT for ``commits``, SUCCESS
+    otherwise."""
+    rolled_back = []
 
-commit_on_c.commits = "c"
+    def listener(msgs, ctx):
+        ctx.auto_commit = auto_commit
+        if msgs[0].body == "b" and not rolled_back:
+            rolled_back.append(msgs[0].msg_id)
+            return ConsumeOrderlyStatus.ROLLBACK
+        return ConsumeOrderlyStatus.COMMIT if msgs[0].body == commits else SUCCESS
+
+    return listener
 
 
-def commit_picture(messages=5):
-    """``messages`` messages a, b, c, … on one queue, consumed by ``commit_on_c``."""
-    return orderly_lab(commit_on_c, bodies=tuple("abcdefgh"[:messages]))[0]
+def commit_picture(messages=5, auto_commit=False):
+    """``messages`` messages a, b, c, … on one queue, consumed by ``manual_commit()``."""
+    return orderly_lab(manual_commit(auto_commit=auto_commit), bodies=tuple("abcdefgh"[:messages]))[0]
 
 
 # %% tags=["nbval-ignore-output"]
-commit_dash = Dashboard(commit_picture, knobs={"messages": 5}, horizon="20s", checkpoints=[
+commit_dash = Dashboard(commit_picture, knobs={"messages": 5, "auto_commit": False}, horizon="20s", checkpoints=[
+    Checkpoint(before="consumed", msg_id="M0002", ask="where", optional=True, name="where b is after its ROLLBACK",
+               question="Auto-commit is off, a returned SUCCESS, and the listener now returns ROLLBACK for b ({msg}). "
+                        "Where is b after that? Click the place in the picture (or a button).",
+               hint="An orderly consumer does not send a failed message back to the broker. With autoCommit false, "
+                    "ROLLBACK is ProcessQueue.rollback(): what does it do with the messages taken since the last "
+                    "commit?",
+               explain=sealed_explanation("07b.rollback-b")),
     Checkpoint(before="offset_updated", actor="consumer:c1", ask="when", optional=True,
                name="when c1's offset first moves",
-               question="Auto-commit is off: the listener returns COMMIT for c and SUCCESS for the others. When does "
-                        "c1's committed offset first move? Pick the time.",
+               question="Auto-commit is off: the listener returns COMMIT for c and SUCCESS for the others (b rolled "
+                        "back once). When does c1's committed offset first move? Pick the time.",
                hint="With autoCommit false, SUCCESS does not commit: ProcessQueue.commit() runs only on COMMIT.",
                explain=sealed_explanation("07b.offset-moves"))])
 commit_dash
 
 # %% [markdown]
 # ### Exercise 3 — predict, then run
-# Five messages `a` … `e` with auto-commit off, as in the picture, but the listener returns `COMMIT` for **`d`**
-# (`SUCCESS` for the others). What offset does c1 hold for the queue at the end?
+# Five messages `a` … `e` with auto-commit off, as in the picture (`b` rolled back once), but the listener returns
+# `COMMIT` for **`d`** (`SUCCESS` for the others). What offset does c1 hold for the queue at the end?
 
 # %% nbgrader={"grade": false, "grade_id": "ex07b_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← your prediction
@@ -292,12 +308,10 @@ answer_3 = 4
 ### END SOLUTION
 
 # %%
-commit_on_c.commits = "d"
-lab, c = orderly_lab(commit_on_c, bodies=("a", "b", "c", "d", "e"))
+lab, c = orderly_lab(manual_commit(commits="d"), bodies=("a", "b", "c", "d", "e"))
 lab.run(until="20s")
 mq, pq = topic_queue(c)
 held_offset = c.offset_store.offset_table[mq]
-commit_on_c.commits = "c"  # the picture's listener again
 show_trace(lab.trace, "consumed", "offset_updated", fields=("queue_offset", "status", "offset"))
 print("still uncommitted (consumingMsgOrderlyTreeMap):", list(pq.consuming_msg_orderly_tree_map))
 
@@ -307,39 +321,6 @@ check("07b.3", answer_3, held_offset)
 import rmqlab.course.grading as grading_07b_3
 grading_07b_3.verify("07b.3", answer_3)
 ### END HIDDEN TESTS
-
-# %% [markdown]
-# ### `ROLLBACK`: every uncommitted message comes back
-# The picture: `a`, `b`, `c` with auto-commit off (the `auto_commit` knob); the listener returns `SUCCESS` for `a`
-# and `c`, and `ROLLBACK` for `b` on its first call (`COMMIT` after that). Step: it stops before the listener's
-# `ROLLBACK` for `b` and asks where `b` is after it.
-
-# %% tags=["nbval-ignore-output"]
-def rollback_picture(auto_commit=False):
-    """a, b, c from 2 s; the listener sets ``ctx.auto_commit``, rolls 'b' back on its first call, then commits it."""
-    calls = []
-
-    def rollback_b_once(msgs, ctx):
-        """'b' rolls back on its first call, then commits; the others succeed."""
-        ctx.auto_commit = auto_commit
-        if msgs[0].body == "b":
-            calls.append(msgs[0].msg_id)
-            return ConsumeOrderlyStatus.ROLLBACK if len(calls) == 1 else ConsumeOrderlyStatus.COMMIT
-        return SUCCESS
-
-    return orderly_lab(rollback_b_once, bodies=("a", "b", "c"))[0]
-
-
-rollback_dash = Dashboard(rollback_picture, knobs={"auto_commit": False}, horizon="10s", checkpoints=[
-    Checkpoint(before="consumed", msg_id="M0002", ask="where", optional=True, name="where b is after its ROLLBACK",
-               question="Auto-commit is off, a returned SUCCESS, and the listener now "
-                        "returns ROLLBACK for b ({msg}). Where is b after that? Click the place in the picture (or a "
-                        "button).",
-               hint="An orderly consumer does not send a failed message back to the broker. With autoCommit false, "
-                    "ROLLBACK is ProcessQueue.rollback(): what does it do with the messages taken since the last "
-                    "commit?",
-               explain=sealed_explanation("07b.rollback-b"))])
-rollback_dash
 
 # %% [markdown]
 # `ROLLBACK` puts every uncommitted message back into the ProcessQueue (`ProcessQueue.rollback`): `a`, which had
@@ -352,10 +333,10 @@ rollback_dash
 # > `SUSPEND_CURRENT_QUEUE_A_MOMENT` to retry.
 
 # %%
-for auto_commit in (False, True):  # the picture's two runs, as tables
+for auto_commit in (False, True):  # the picture's run with the knob both ways, as tables
     print("auto_commit =", auto_commit)
-    show_trace(rollback_picture(auto_commit).run(until="10s").trace, "delivered", "consumed", "warning",
-               "offset_updated", fields=("queue_offset", "status", "offset", "message"))
+    show_trace(commit_picture(messages=3, auto_commit=auto_commit).run(until="10s").trace, "delivered", "consumed",
+               "warning", "offset_updated", fields=("queue_offset", "status", "offset", "message"))
 
 # %% [markdown]
 # ## A batch fails as a whole

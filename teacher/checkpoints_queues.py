@@ -165,8 +165,8 @@ QUEUE_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
     CheckpointWhy(
         id="08.offsets-local",
         answer="no",
-        why="Right: {answer}. In BROADCASTING, DefaultMQPushConsumerImpl.start() gives each instance a LocalFileOffsetStore, and its persistAll writes the offsets to a file of that instance (~/.rocketmq_offsets/<clientId>/<group>/offsets.json), never to the broker. Each instance keeps its own offset per queue, as the ProcessQueues tab shows under each of c1's and c2's queues. In CLUSTERING the group shares one offset per queue in the broker's consumerOffset table (RemoteBrokerOffsetStore).",
-        zh="答对了：{answer}。广播模式下，DefaultMQPushConsumerImpl.start() 给每个实例一个 LocalFileOffsetStore，它的 persistAll 把消费位点写进这个实例自己的文件（~/.rocketmq_offsets/<clientId>/<group>/offsets.json），从不写到 Broker。每个实例为每个队列各自保存一个消费位点，就像“处理队列”标签页在 c1 和 c2 各自的队列下画出的那样。集群模式下，整个消费组在 Broker 的 consumerOffset 表里为每个队列共用一个消费位点（RemoteBrokerOffsetStore）。",
+        why="Right: {answer}. In BROADCASTING, DefaultMQPushConsumerImpl.start() gives each instance a LocalFileOffsetStore, and its persistAll writes the offsets to a local file of that very instance, never to the broker. Each instance keeps its own offset per queue, as the ProcessQueues tab shows under each of c1's and c2's queues. In CLUSTERING the group shares one offset per queue in the broker's consumerOffset table (RemoteBrokerOffsetStore).",
+        zh="答对了：{answer}。广播模式下，DefaultMQPushConsumerImpl.start() 给每个实例一个 LocalFileOffsetStore，它的 persistAll 把消费位点写进这个实例自己的本地文件，从不写到 Broker。每个实例为每个队列各自保存一个消费位点，就像“处理队列”标签页在 c1 和 c2 各自的队列下画出的那样。集群模式下，整个消费组在 Broker 的 consumerOffset 表里为每个队列共用一个消费位点（RemoteBrokerOffsetStore）。",
     ),
     CheckpointWhy(
         id="08.retry-topic",
