@@ -213,9 +213,11 @@ def _lab_06(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
                      and e.get("response_delay_ms"))  # fmt: skip
         timeout = str(cp.event.get("timeout_ms"))
         return [str(cp.event.get("queue_id")), _seconds(int(delay)), timeout, timeout, timeout]  # the hint's too
-    if cp.event.kind is EventKind.SEND_FAILED and "selector" not in dash.knob_values():  # the failing selectors: order 3 (question), 0 attempts (explanation)
-        order = next(e.get("queue_id") for e in trace if e.kind is EventKind.SEND_ATTEMPT and e.get("broker") == "broker-a")
-        return [str(order), str(cp.event.get("attempts"))]  # by_order_id puts order 3 in a3: 3 % 8
+    if cp.event.kind is EventKind.SEND_FAILED and "selector" not in dash.knob_values():
+        # the failing selectors: order 3 (question; by_order_id later puts it in a3, 3 % 8), 0 attempts (explanation)
+        order = next(e.get("queue_id") for e in trace
+                     if e.kind is EventKind.SEND_ATTEMPT and e.get("broker") == "broker-a")  # fmt: skip
+        return [str(order), str(cp.event.get("attempts"))]
     if cp.event.time_ms > 30_000 and cp.ask == "where":  # where order 3 goes after the route poll: "order 3"
         return ["3"]
     from rmqlab.client.producer.default_mq_producer import POLL_NAME_SERVER_INTERVAL_MS
