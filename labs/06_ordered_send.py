@@ -96,10 +96,12 @@ show_trace(lab.trace, "send_attempt", "send_result")
 
 # %% [markdown]
 # ### When the selector fails
-# `sendSelectImpl` calls the application's selector, then sends **once** to the queue it returned. A selector that
-# throws, or returns `null`, ends the send with an `MQClientException` before anything is sent.
+# The selector is the application's code, and it can fail: throw, or find no queue. The picture: order 5 sends at
+# 1 s, 4 s, 7 s and 8 s with `by_order_id`; order 3 sends at 2 s with a selector that throws (`throws`), at 3 s with one that
+# returns `None` (`returns_none`), then twice with `by_order_id` (5 s, 6 s). Step: it stops before order 3's first
+# send is over and asks whether that event reaches a broker at all.
 
-# %%
+# %% tags=["nbval-ignore-output"]
 def throws(mqs, msg, order_id):
     """A selector with a bug."""
     raise KeyError(order_id)
@@ -108,13 +110,36 @@ def returns_none(mqs, msg, order_id):
     """A selector that finds no queue for this order."""
     return None
 
-lab, p = ordered_lab()
-lab.at("1s", p.send_with_selector, Message("TopicTest", "order 3 created"), throws, 3)
-lab.at("2s", p.send_with_selector, Message("TopicTest", "order 3 paid"), returns_none, 3)
-_ = lab.run(until="3s")
-show_trace(lab.trace, "send_attempt", "send_failed")
+def failing_selectors(events=4):
+    """Order 5 (``by_order_id``) at 1 s, 4 s, 7 s and 8 s; order 3's ``events`` events: ``throws`` at 2 s, ``returns_none``
+    at 3 s, then ``by_order_id``, one a second from 5 s."""
+    lab, p = ordered_lab()
+    for t in ("1s", "4s", "7s", "8s"):
+        lab.at(t, p.send_with_selector, Message("TopicTest", f"order 5 @ {t}"), by_order_id, 5)
+    for k, (t, selector) in enumerate((("2s", throws), ("3s", returns_none))):
+        if k < events:
+            lab.at(t, p.send_with_selector, Message("TopicTest", f"order 3 event {k + 1}"), selector, 3)
+    for k in range(2, events):
+        lab.at(f"{3 + k}s", p.send_with_selector, Message("TopicTest", f"order 3 event {k + 1}"), by_order_id, 3)
+    return lab
+
+
+failing_dash = Dashboard(failing_selectors, knobs={"events": 4}, horizon="10s", checkpoints=[
+    Checkpoint(before="send_failed", msg_id="M0002", ask="whether", optional=True,
+               name="whether a refused event reaches a broker",
+               holds=lambda trace, snap: any(e.kind.value == "send_attempt" and e.msg_id == "M0002" for e in trace),
+               question="pg sends an event of order 3 (M0002) with a selector that throws KeyError. Does any request "
+                        "for M0002 reach a broker?",
+               hint="sendSelectImpl asks the selector for a queue before it sends anything: with no queue, what "
+                    "could it send, and to whom?",
+               explain=sealed_explanation("06.selector-throws"))])
+failing_dash
 
 # %% [markdown]
+# `sendSelectImpl` calls the application's selector first. A selector that throws, or returns `null`, ends the send
+# with an `MQClientException` before anything is sent: M0002 and M0003 sit crossed in pg's "send failed" tray,
+# refused before sending (the Space-time tab: "0 attempts"), and order 3's events go to no queue at all.
+#
 # ## A broker outage
 # broker-a goes down at 5 s; orders 3 and 5 send events at 1 s, 10 s and 45 s. The producer refreshes its route
 # every 30 s (`pollNameServerInterval`), so at 10 s it still sees broker-a's queues.
@@ -158,9 +183,9 @@ dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
                                          question="broker-a is down and order 3's send just failed. Where is order 4's "
                                                   "10 s event (M0006) stored? Click the queue in the picture (or a "
                                                   "button).",
-                                         hint="sendSelectImpl sends where the selector says, once: by_order_id "
-                                              "returns mqs[order_id % len(mqs)] over every queue the producer's route "
-                                              "lists now, broker-a's too, until its next route poll (every 30 s).",
+                                         hint="sendSelectImpl sends where the selector says: by_order_id returns "
+                                              "mqs[order_id % len(mqs)] over every queue the producer's route lists "
+                                              "now, broker-a's too, until its next route poll (every 30 s).",
                                          explain=sealed_explanation("06.order-4-at-10s")),
                               Checkpoint(before="stored", msg_id="M0009", ask="where", optional=True,
                                          name="where order 3 goes after the route poll",
@@ -249,8 +274,8 @@ def slow_a_lab(events=4):
 
 
 # %% [markdown]
-# The picture: order 3's events to slow broker-a. Step: it stops before the first send and asks where the event is
-# once the producer is done with it.
+# The picture: order 3's events to broker-a, which says "answers 5 s late" under its name from 1 s on. Step: it
+# stops before the first send and asks where the event is once the producer is done with it.
 
 # %% tags=["nbval-ignore-output"]
 slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s", checkpoints=[
@@ -258,6 +283,9 @@ slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s", checkpoint
                question="pg is about to send order 3's first event ({msg}) to a3 on broker-a, which now answers 5 s "
                         "late; pg gives up waiting after 3000 ms. Where is {msg} once the send is over? Click the "
                         "place in the picture (or a button).",
+               hint="sendSelectImpl makes one attempt, on the queue the selector picked, and waits for its answer "
+                    "for 3000 ms at most (sendMsgTimeout). When does broker-a act on the request: when it arrives, "
+                    "or when its late answer leaves?",
                explain=sealed_explanation("06.stored-anyway")),
 ])
 slow_dash

@@ -435,8 +435,8 @@ grading_07a_5.verify("07a.5", answer_5)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Offsets: orderly overwrites, concurrent only moves forward
-# Both services call the offset store's `updateOffset(mq, offset, increaseOnly)`: the concurrent one with
+# **c1's offsets, last: orderly overwrites, concurrent only moves forward.** The picture's ProcessQueues tab shows
+# the offset c1 commits for each queue as it consumes. Both services call the offset store's `updateOffset(mq, offset, increaseOnly)`: the concurrent one with
 # `increaseOnly = true` (a late, lower commit is ignored), the orderly one with `false` (the value is replaced). The
 # cell below calls it both ways on the store of the last run's c1 (the queue's offset is 4). On the normal path an
 # orderly commit never goes backwards (it commits the last offset it took, in order); the overwrite matters when

@@ -127,7 +127,7 @@ grading_07b_1.verify("07b.1", answer_1)
 # The whole rebalance waits in step 2: it is one thread (`RebalanceService`), so c1's other queues wait with it.
 #
 # The picture: watch c1 keep queue 1 while its listener runs, and the broker lease pass to c2 after c1 lets go.
-# The `listener_seconds` knob changes how long each listener call takes (then Rebuild). It stands at 10.5 s.
+# The `listener_seconds` knob changes how long each listener call takes (then Rebuild). The picture opens at 10.5 s.
 
 # %%
 def moving_queue_lab(listener_seconds=25):
@@ -251,39 +251,55 @@ print("c1's ProcessQueues still marked locked:", sorted(str(mq) for mq, pq in c1
 # %% [markdown]
 # ## `autoCommit = false`: the listener decides when to commit
 # With `ctx.auto_commit = False`, `SUCCESS` only moves messages out of the way; the offset moves on `COMMIT` (up to
-# everything consumed so far) and `ROLLBACK` puts every uncommitted message back.
+# everything consumed so far), and the listener may also return `ROLLBACK`.
 #
-# The picture: five messages `a` … `e`, the listener below (auto-commit off, `COMMIT` for `c`). Its ProcessQueues
-# tab shows the committed offset. Play: it stops before the committed offset first moves and asks when that is.
+# The picture: five messages `a` … `e`, the listener below (auto-commit off, the `auto_commit` knob; `ROLLBACK` for
+# `b` the first time, `COMMIT` for `c`). Its ProcessQueues tab shows the committed offset. Play: it stops before
+# the listener's `ROLLBACK` and asks where `b` is after it, then before the committed offset first moves and asks
+# when that is.
 
 # %%
-def commit_on_c(msgs, ctx):
-    """Manual commit: COMMIT after the message ``commit_on_c.commits`` ('c'), SUCCESS (no commit) otherwise."""
-    ctx.auto_commit = False
-    return ConsumeOrderlyStatus.COMMIT if msgs[0].body == commit_on_c.commits else SUCCESS
+def manual_commit(commits="c", auto_commit=False):
+    """A listener that sets ``ctx.auto_commit``: ROLLBACK for 'b' on its first call, COMMIT for ``commits``, SUCCESS
+    otherwise."""
+    rolled_back = []
 
-commit_on_c.commits = "c"
+    def listener(msgs, ctx):
+        ctx.auto_commit = auto_commit
+        if msgs[0].body == "b" and not rolled_back:
+            rolled_back.append(msgs[0].msg_id)
+            return ConsumeOrderlyStatus.ROLLBACK
+        return ConsumeOrderlyStatus.COMMIT if msgs[0].body == commits else SUCCESS
+
+    return listener
 
 
-def commit_picture(messages=5):
-    """``messages`` messages a, b, c, … on one queue, consumed by ``commit_on_c``."""
-    return orderly_lab(commit_on_c, bodies=tuple("abcdefgh"[:messages]))[0]
+def commit_picture(messages=5, auto_commit=False):
+    """``messages`` messages a, b, c, … on one queue, consumed by ``manual_commit()``."""
+    return orderly_lab(manual_commit(auto_commit=auto_commit), bodies=tuple("abcdefgh"[:messages]))[0]
 
 
 # %% tags=["nbval-ignore-output"]
-commit_dash = Dashboard(commit_picture, knobs={"messages": 5}, horizon="20s", checkpoints=[
+commit_dash = Dashboard(commit_picture, knobs={"messages": 5, "auto_commit": False}, horizon="20s", checkpoints=[
+    Checkpoint(before="consumed", msg_id="M0002", ask="where", optional=True, name="where b is after its ROLLBACK",
+               question="Auto-commit is off, a returned SUCCESS, and the listener now returns ROLLBACK for b ({msg}). "
+                        "Where is b after that? Click the place in the picture (or a button).",
+               hint="An orderly consumer does not send a failed message back to the broker. With autoCommit false, "
+                    "ROLLBACK is ProcessQueue.rollback(): what does it do with the messages taken since the last "
+                    "commit?",
+               explain=sealed_explanation("07b.rollback-b")),
     Checkpoint(before="offset_updated", actor="consumer:c1", ask="when", optional=True,
                name="when c1's offset first moves",
-               question="Auto-commit is off: the listener returns COMMIT for c and SUCCESS for the others. When does "
-                        "c1's committed offset first move? Pick the time.",
+               question="Auto-commit is off: the listener returns COMMIT for c and SUCCESS for the others (b rolled "
+                        "back once). When does c1's committed offset first move? Pick the time.",
                hint="With autoCommit false, SUCCESS does not commit: ProcessQueue.commit() runs only on COMMIT.",
                explain=sealed_explanation("07b.offset-moves"))])
 commit_dash
 
 # %% [markdown]
 # ### Exercise 3 — predict, then run
-# Five messages `a` … `e` with auto-commit off, as in the picture, but the listener returns `COMMIT` for **`d`**
-# (`SUCCESS` for the others). What offset does c1 hold for the queue at the end?
+# Five messages `a` … `e` with auto-commit off, as in the picture (`b` rolled back once), but the listener returns
+# `COMMIT` for **`d`** (`SUCCESS` for the others). What offset does c1 hold for the queue at the end?
 
 # %% nbgrader={"grade": false, "grade_id": "ex07b_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← your prediction
@@ -292,12 +308,10 @@ answer_3 = 4
 ### END SOLUTION
 
 # %%
-commit_on_c.commits = "d"
-lab, c = orderly_lab(commit_on_c, bodies=("a", "b", "c", "d", "e"))
+lab, c = orderly_lab(manual_commit(commits="d"), bodies=("a", "b", "c", "d", "e"))
 lab.run(until="20s")
 mq, pq = topic_queue(c)
 held_offset = c.offset_store.offset_table[mq]
-commit_on_c.commits = "c"  # the picture's listener again
 show_trace(lab.trace, "consumed", "offset_updated", fields=("queue_offset", "status", "offset"))
 print("still uncommitted (consumingMsgOrderlyTreeMap):", list(pq.consuming_msg_orderly_tree_map))
 
@@ -309,34 +323,20 @@ grading_07b_3.verify("07b.3", answer_3)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# `ROLLBACK` with auto-commit off: `a` returned `SUCCESS`, then `b` rolls back once — both come back.
-
-# %%
-def rollback_b_once(msgs, ctx):
-    """Manual commit; 'b' rolls back on its first call, then commits."""
-    ctx.auto_commit = False
-    if msgs[0].body == "b":
-        rollback_b_once.calls += 1
-        return ConsumeOrderlyStatus.ROLLBACK if rollback_b_once.calls == 1 else ConsumeOrderlyStatus.COMMIT
-    return SUCCESS
-
-rollback_b_once.calls = 0
-lab, c = orderly_lab(rollback_b_once, bodies=("a", "b", "c"))
-lab.run(until="10s")
-show_trace(lab.trace, "delivered", "consumed", "offset_updated", fields=("queue_offset", "status", "offset"))
-
-# %% [markdown]
-# With the default `auto_commit = True`, the two statuses are deprecated: `COMMIT` and `ROLLBACK` are logged as
-# illegal and treated as `SUCCESS` — a `ROLLBACK` commits.
+# `ROLLBACK` puts every uncommitted message back into the ProcessQueue (`ProcessQueue.rollback`): `a`, which had
+# returned `SUCCESS` but was not committed, is delivered again with `b`. Now set the picture's `auto_commit` knob
+# to `True` and Rebuild: with the default `auto_commit = True` the two statuses are deprecated: `COMMIT` and
+# `ROLLBACK` are logged as illegal and treated as `SUCCESS` — a `ROLLBACK` commits.
 #
 # > **Common belief vs. the source.** "Return `ROLLBACK` to retry." — `ConsumeMessageOrderlyService.processConsumeResult`
 # > rolls back only when the listener turned `autoCommit` off; otherwise it commits. Return
 # > `SUSPEND_CURRENT_QUEUE_A_MOMENT` to retry.
 
 # %%
-lab, c = orderly_lab(lambda msgs, ctx: ConsumeOrderlyStatus.ROLLBACK, bodies=("a",))
-lab.run(until="10s")
-show_trace(lab.trace, "delivered", "consumed", "warning", "offset_updated", fields=("status", "offset", "message"))
+for auto_commit in (False, True):  # the picture's run with the knob both ways, as tables
+    print("auto_commit =", auto_commit)
+    show_trace(commit_picture(messages=3, auto_commit=auto_commit).run(until="10s").trace, "delivered", "consumed",
+               "warning", "offset_updated", fields=("queue_offset", "status", "offset", "message"))
 
 # %% [markdown]
 # ## A batch fails as a whole

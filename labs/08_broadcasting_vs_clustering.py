@@ -189,10 +189,38 @@ grading_08_3.verify("08.3", answer_3)
 print(topics)
 
 # %% [markdown]
-# ### Where the offsets live
+# ## Where the offsets live
+# The picture: the same group with a listener that never fails, three messages, in BROADCASTING (the `model` knob).
+# Its ProcessQueues tab draws each instance's queues and, under each, the offset that instance keeps. Step: it stops
+# before c1 first saves its offsets and asks whether broker-a will then know them.
+
+# %% tags=["nbval-ignore-output"]
+def offsets_picture(model="BROADCASTING", messages=3):
+    """``messages`` messages to c1 and c2 of cg in ``model``; the listener never fails."""
+    return two_consumers_lab(model, messages=messages, listener=lambda msgs, ctx: CONSUME_SUCCESS)
+
+
+def broker_knows_cg(trace, snap):
+    """Whether broker-a's consumerOffset table holds an offset of group cg."""
+    return any(group == "cg" for b in snap.brokers for group, mq, offset in b.committed_offsets)
+
+
+offsets_dash = Dashboard(offsets_picture, knobs={"model": "BROADCASTING", "messages": 3},
+                         knob_options={"model": MODELS}, horizon="12s", checkpoints=[
+    Checkpoint(before="offset_persisted", actor="consumer:c1", ask="whether", optional=True, tab="ProcessQueues",
+               name="whether broker-a learns c1's offsets", holds=broker_knows_cg,
+               question="c1 is about to save its consumer offsets (persistAll). Mind the group's message model: "
+                        "will broker-a hold an offset of cg afterwards?",
+               hint="Which OffsetStore does DefaultMQPushConsumerImpl.start() create for this message model, and "
+                    "where does its persistAll write?",
+               explain=sealed_explanation("08.offsets-local"))])
+offsets_dash
+
+# %% [markdown]
 # CLUSTERING keeps one offset per queue for the whole group, on the broker (`RemoteBrokerOffsetStore`).
 # BROADCASTING keeps one per queue **per instance**, in a local file (`LocalFileOffsetStore`,
-# `~/.rocketmq_offsets/<clientId>/<group>/offsets.json`): the broker knows nothing of them.
+# `~/.rocketmq_offsets/<clientId>/<group>/offsets.json`): the broker knows nothing of them. Switch the knob to
+# CLUSTERING and Rebuild to see the group's one offset per queue. As a table, from Exercise 2's run:
 
 # %%
 rows = [[client, group, str(mq), offset] for (client, group), offsets in sorted(lab.local_offset_files.items()) for mq, offset in sorted(offsets.items())]

@@ -75,6 +75,12 @@ QUEUE_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         zh="答对了：{answer}。c1 在 {unlocked_at} 请求 broker-a 解锁它的队列。Broker 立刻释放了租约，但应答来晚了，所以客户端在请求超时时放弃（{warning_at}，RemotingTimeoutException，只记进日志），然后持久化消费位点并停止。它的 ProcessQueue 仍被标记为已锁定。",
     ),
     CheckpointWhy(
+        id="07b.rollback-b",
+        answer="pq:c1:TopicTest@broker-a:0",
+        why="Right: {answer}. With autoCommit false, processConsumeResult answers ROLLBACK with ProcessQueue.rollback(): every message taken since the last commit (consumingMsgOrderlyTreeMap) goes back into msgTreeMap, a too, though its listener call returned SUCCESS. Nothing is sent back to the broker and the offset does not move; the queue is resubmitted after the suspend time, and a and b are delivered again, in order.",
+        zh="答对了：{answer}。关闭自动提交后，processConsumeResult 对 ROLLBACK 调用 ProcessQueue.rollback()：上次提交以来取走的每条消息（consumingMsgOrderlyTreeMap）都回到 msgTreeMap，a 也一样，尽管它的监听器调用返回了 SUCCESS。没有任何消息回传给 Broker，消费位点也不动；暂停时间过后这个队列被重新提交，a 和 b 按顺序再次投递。",
+    ),
+    CheckpointWhy(
         id="07b.offset-moves",
         answer="4000",
         why="Right: {answer}. With auto-commit off, SUCCESS only takes a message out of the way (it stays in consumingMsgOrderlyTreeMap, uncommitted). The COMMIT returned for c commits everything consumed so far, so the offset jumps past c at once.",
@@ -132,6 +138,12 @@ QUEUE_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         zh="答对了：{answer}。by_order_id 在路由的队列列表上返回 mqs[order_id % len(mqs)]，列表先是 broker-a 的四个队列，再是 broker-b 的：5 % 8 = 5，即 broker-b 的第二个队列。只要列表不变，订单 5 之后的每个事件都得到同一个下标，所以这个订单的事件按顺序落在同一个队列里。",
     ),
     CheckpointWhy(
+        id="06.selector-throws",
+        answer="no",
+        why="Right: {answer}. sendSelectImpl calls the selector before anything else; a selector that throws (or returns null) ends the send with MQClientException (\"select message queue threw exception\"), and no request is ever made: M0002 is crossed in pg's \"send failed\" tray with 0 attempts. The application gets the exception, and the event is its to send again or give up.",
+        zh="答对了：{answer}。sendSelectImpl 先调用选择器；选择器抛出异常（或返回 null）时，发送以 MQClientException（“select message queue threw exception”）结束，根本不会发出请求：M0002 以 0 次尝试打叉留在 pg 的“发送失败”区。应用收到这个异常，这个事件是重发还是放弃，由应用决定。",
+    ),
+    CheckpointWhy(
         id="06.strict-refuses",
         answer="no",
         why="Right: {answer}. strict_by_order_id still wants a3 (3 % 8 over the topic's full list), and a3 is no longer in the route, so it returns None; sendSelectImpl then throws MQClientException (\"select message queue return null\") before anything is sent. The order stays in one queue, at the cost of refusing the send while that queue is gone.",
@@ -149,6 +161,12 @@ QUEUE_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         answer="delay:broker-a:3",
         why="Right: {answer}. In CLUSTERING processConsumeResult sends a failed message back to the broker (sendMessageBack, delayLevel 0: the broker uses 3 + reconsumeTimes). The broker parks the copy in SCHEDULE_TOPIC_XXXX at that level; when the delay is over it moves to %RETRY%cg, which the group's consumers subscribe, and whoever owns that queue gets it again.",
         zh="答对了：{answer}。集群模式下 processConsumeResult 把消费失败的消息回传给 Broker（sendMessageBack，delayLevel 0：Broker 用 3 + reconsumeTimes）。Broker 把这份副本按这个级别放进 SCHEDULE_TOPIC_XXXX；延时结束后它被移到 %RETRY%cg，消费组的 Consumer 都订阅了这个 Topic，谁拥有那个队列，谁就再次收到它。",
+    ),
+    CheckpointWhy(
+        id="08.offsets-local",
+        answer="no",
+        why="Right: {answer}. In BROADCASTING, DefaultMQPushConsumerImpl.start() gives each instance a LocalFileOffsetStore, and its persistAll writes the offsets to a local file of that very instance, never to the broker. Each instance keeps its own offset per queue, as the ProcessQueues tab shows under each of c1's and c2's queues. In CLUSTERING the group shares one offset per queue in the broker's consumerOffset table (RemoteBrokerOffsetStore).",
+        zh="答对了：{answer}。广播模式下，DefaultMQPushConsumerImpl.start() 给每个实例一个 LocalFileOffsetStore，它的 persistAll 把消费位点写进这个实例自己的本地文件，从不写到 Broker。每个实例为每个队列各自保存一个消费位点，就像“处理队列”标签页在 c1 和 c2 各自的队列下画出的那样。集群模式下，整个消费组在 Broker 的 consumerOffset 表里为每个队列共用一个消费位点（RemoteBrokerOffsetStore）。",
     ),
     CheckpointWhy(
         id="08.retry-topic",

@@ -189,7 +189,7 @@ def _lab_07b(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
         unlocked = [e.time_ms for e in mine if e.kind is EventKind.UNLOCKED][-1]
         timed_out = [e.time_ms for e in mine if e.kind is EventKind.WARNING][-1]
         return [_seconds(unlocked), _seconds(timed_out)]
-    if cp.event.kind is EventKind.OFFSET_UPDATED:  # the first manual commit: its texts quote no number
+    if cp.event.kind in (EventKind.OFFSET_UPDATED, EventKind.CONSUMED):  # manual commit, ROLLBACK: no number
         return []
     if cp.event.kind is EventKind.SUSPENDED:  # where a is after its batch fails: the try counted for it
         return [str(cp.event.get("reconsume_times"))]
@@ -221,7 +221,12 @@ def _lab_06(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
         delay = next(e.get("response_delay_ms") for e in trace if e.kind is EventKind.FAULT
                      and e.get("response_delay_ms"))  # fmt: skip
         timeout = str(cp.event.get("timeout_ms"))
-        return [str(cp.event.get("queue_id")), _seconds(int(delay)), timeout, timeout]
+        return [str(cp.event.get("queue_id")), _seconds(int(delay)), timeout, timeout, timeout]  # the hint's too
+    if cp.event.kind is EventKind.SEND_FAILED and "selector" not in dash.knob_values():
+        # the failing selectors: order 3 (question; by_order_id later puts it in a3, 3 % 8), 0 attempts (explanation)
+        order = next(e.get("queue_id") for e in trace
+                     if e.kind is EventKind.SEND_ATTEMPT and e.get("broker") == "broker-a")  # fmt: skip
+        return [str(order), str(cp.event.get("attempts"))]
     if cp.event.time_ms > 30_000 and cp.ask == "where":  # where order 3 goes after the route poll: "order 3"
         return ["3"]
     from rmqlab.client.producer.default_mq_producer import POLL_NAME_SERVER_INTERVAL_MS

@@ -14,16 +14,16 @@ from rmqlab.narrate import run_summary
 def test_a_run_with_one_message_still_failing() -> None:
     lab = demo_lab(listener="fail_first").run(until="2m")  # fail_first: M0001 always fails, the others succeed
     assert run_summary(lab.trace, now_ms=lab.now) == (
-        "End of the run at 2 m: 3 messages sent, 2 consumed, 1 still waiting for another try (up to 4 deliveries) "
-        "and the offsets of 3 queues saved."
+        "End of the run at 2 m: 3 messages sent, 2 consumed and 1 still waiting for another try (up to 4 deliveries)"
+        "; the offsets of 3 queues were saved."
     )
 
 
 def test_a_run_where_every_message_dies() -> None:
     lab = demo_lab(listener="fail_all", max_reconsume_times=1).run(until="2m")
     assert run_summary(lab.trace, now_ms=lab.now) == (
-        "End of the run at 2 m: 3 messages sent, 3 dead-lettered (up to 2 deliveries) and the offsets of 3 queues "
-        "saved."
+        "End of the run at 2 m: 3 messages sent and 3 dead-lettered (up to 2 deliveries); the offsets of 3 queues "
+        "were saved."
     )
 
 
@@ -92,8 +92,8 @@ def test_an_orderly_last_send_back_is_on_its_way_to_the_dlq_not_waiting_for_anot
     for another try"), then dead-lettered."""
     early = demo_lab(orderly=True, listener="fail_all", max_reconsume_times=1).run(until="30s")
     assert run_summary(early.trace, now_ms=early.now) == (
-        "End of the run at 30 s: 3 messages sent, 3 on their way to the dead-letter topic (up to 2 deliveries) and the "
-        "offsets of 2 queues saved."
+        "End of the run at 30 s: 3 messages sent and 3 on their way to the dead-letter topic (up to 2 deliveries); the "
+        "offsets of 2 queues were saved."
     )
     late = demo_lab(orderly=True, listener="fail_all", max_reconsume_times=1).run(until="4m")
     assert "3 dead-lettered" in run_summary(late.trace, now_ms=late.now)
@@ -122,16 +122,16 @@ def test_each_message_is_counted_once_by_its_fate() -> None:
     is counted once, as consumed."""
     lost = _failing_lab(retry_queue_nums=0).run(until="1m")
     assert run_summary(lost.trace, now_ms=lost.now) == (
-        "End of the run at 1 m: 3 messages sent, 3 lost (sent back to a group with no retry queue) and the offset of "
-        "1 queue saved."
+        "End of the run at 1 m: 3 messages sent and 3 lost (sent back to a group with no retry queue); the offset of "
+        "1 queue was saved."
     )
     at_once = _failing_lab(max_reconsume_times=0).run(until="1m")
     assert run_summary(at_once.trace, now_ms=at_once.now) == (
-        "End of the run at 1 m: 3 messages sent, 3 dead-lettered and the offset of 1 queue saved."
+        "End of the run at 1 m: 3 messages sent and 3 dead-lettered; the offset of 1 queue was saved."
     )
     again = demo_lab(listener="fail_twice").run(until="2m")
     said = run_summary(again.trace, now_ms=again.now)
-    assert said.startswith("End of the run at 2 m: 3 messages sent, 3 consumed (3 of them after a retry, up to 3 ")
+    assert said.startswith("End of the run at 2 m: 3 messages sent and 3 consumed (3 of them after a retry, up to 3 ")
     assert "retried" not in said and "waiting" not in said
 
 
@@ -200,7 +200,7 @@ def test_a_message_pulled_behind_one_being_retried_is_counted_where_it_waits() -
     plain, source = frames.captions[-1]
     assert plain == (
         "End of the run at 1 m 30 s: 3 messages sent, 1 consumed, 1 still waiting for another try (up to 27 "
-        "deliveries), M0003 waits behind M0002 in c2 and the offset of 1 queue saved."
+        "deliveries) and M0003 waits behind M0002 in c2; the offset of 1 queue was saved."
     )  # stop 34: "1 pulled by c2 (…), not consumed" did not say that it waits behind the message c2 retries
     assert "pulled: DefaultMQPushConsumerImpl.pullMessage" in source
     held = [pq for c in frames.snapshots[-1].consumers if c.client_id == "c2" for pq in c.process_queues]
@@ -233,7 +233,7 @@ def test_retried_messages_in_retry_queues_no_route_lists_are_stranded_not_waitin
     queues 2 and 3, which no route lists: no consumer will pull them until the topic is updated. The summary said
     "3 still waiting for another try" (stop 34's review); the queue's listing is read from the engine's state."""
     end = _last_caption("04b_stranded_retry_queues.py", 0)
-    assert "3 stranded in retry queues no route lists, so never pulled" in end
+    assert end.endswith(" and 3 never pulled, stranded in retry queues that no route lists.")
     assert "waiting for another try" not in end
 
 
@@ -250,11 +250,30 @@ def test_broadcasting_counts_each_instances_dropped_copy() -> None:
     """Lab 08's BROADCASTING picture: c1 and c2 each fail and drop their own copy of the 3 messages: 6 copies were
     dropped, 3 by each (the summary read "3 dropped" beside 6 crossed tokens)."""
     end = _last_caption("08_broadcasting_vs_clustering.py", 1)
-    assert "3 messages sent, 6 copies dropped without a retry (3 by c1 and 3 by c2)" in end
+    assert "3 messages sent and 6 copies dropped without a retry (3 by c1 and 3 by c2)" in end
 
 
 def test_messages_waiting_behind_a_suspended_one_are_named() -> None:
     """Lab 09's first picture: pay-1 suspends M0003 again and again; M0004 and M0005, pulled behind it in the same
     orderly ProcessQueue, wait for it (named from the engine's state, not "2 pulled by pay-1 … not consumed")."""
     end = _last_caption("09_capstone.py", 0)
-    assert "1 still waiting for another try (up to 28 deliveries), M0004 and M0005 wait behind M0003 in pay-1" in end
+    assert "1 still waiting for another try (up to 28 deliveries) and M0004 and M0005 wait behind M0003 in pay-1" in end
+
+
+def test_a_send_the_selector_refused_is_counted_apart_from_the_sent() -> None:
+    """Lab 06's strict picture: 12 messages, M0009 refused by strict_by_order_id (null: MQClientException before any
+    send), M0005's one attempt failed, 10 stored. The summary read "11 messages sent, 2 of them never stored … and
+    10 stored", which does not add up (revD defect 4)."""
+    end = _last_caption("06_ordered_send.py", 4)
+    assert end == (
+        "End of the run at 50 s: 12 messages, 1 refused before sending (the selector gave no queue), 1 sent and "
+        "never stored (the send failed) and 10 stored (no consumer)."
+    )
+
+
+def test_messages_pulled_and_not_consumed_and_the_saved_offsets_read_as_a_sentence() -> None:
+    """Lab 07a's cut-link picture ended "7 pulled by c1 (TopicTest@broker-a:0), not consumed and the offset of 1
+    queue saved" (revD): the pulled messages say where from, and the offsets saved are a clause of their own."""
+    end = _last_caption("07a_orderly_locks.py", 3)
+    said = r"\d+ pulled by c1 from TopicTest@broker-a:0 but not consumed; the offset of 1 queue was saved\.$"
+    assert re.search(said, end)

@@ -14,13 +14,16 @@ from .flow_model import FlowVM, TokenVM
 from .palette import token_colour
 from .scene import Mark, text_width
 
-__all__ = ["COPY_TIP", "EXTRA_CSS", "copy_badge", "cross", "extra_legend", "ghosts"]
+__all__ = ["COPY_TIP", "EXTRA_CSS", "REFUSED", "copy_badge", "cross", "cross_legend", "extra_legend", "ghosts"]
 
 COPY_BADGE = N_("#{n}")
 COPY_TIP = N_("copy {n}: the broker stored this message id again (a duplicate)")
 COPY_LEGEND = N_("#2: the same message stored a second time (copy 2, a duplicate)")
 GHOST_TIP = N_("try {n} failed here: {error}")
 GHOST_LEGEND = N_("faded, crossed: a send try that failed on this queue")
+REFUSED = N_("refused before sending: the selector gave no queue")
+"""A send that failed before any attempt (sendSelectImpl: the selector returned null or threw): its token's
+tooltip, in the producer's "send failed" tray, and its legend line."""
 """A stored copy's badge and a failed try's ghost (:mod:`widgets.flow_copies`); their legend lines only on a picture
 that has one."""
 EXTRA_CSS = """
@@ -77,4 +80,15 @@ def extra_legend(vm: FlowVM) -> tuple[tuple[str, str, str], ...]:
         lines += (("token", sample, _(COPY_LEGEND)),)
     if vm.ghosts:
         lines += (("token", f"{sample} rq-send_failed rq-ghost", _(GHOST_LEGEND)),)
+    if any(t.state == "send_failed" and t.why == _(REFUSED) for t in vm.tokens):
+        lines += (("token", f"{sample} rq-send_failed rq-refused", _(REFUSED)),)
     return lines
+
+
+def cross_legend(cv: Canvas, items: tuple[tuple[str, str, str], ...], x: float, y: float) -> None:
+    """The cross on the refused send's legend sample (the token it explains is crossed too)."""
+    for i, (_glyph, style, _label) in enumerate(items):
+        if "rq-refused" in style:
+            lx, ly, d = x + 5, y + i * 14, 4.0
+            arms = f"M{lx - d},{ly - d} L{lx + d},{ly + d} M{lx - d},{ly + d} L{lx + d},{ly - d}"
+            cv.marks.append(Mark("path", f"legend-a:cross{i}", d=arms, cls="rq-cross", role="legend"))

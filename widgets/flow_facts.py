@@ -22,6 +22,9 @@ class TraceFacts:
     """msg id → (producer name, topic) of its first send attempt."""
     stored: set[str] = field(default_factory=set)
     failed: set[str] = field(default_factory=set)
+    refused: dict[str, str] = field(default_factory=dict)
+    """msg id → its producer, for a send that failed before any attempt (sendSelectImpl: the selector returned no
+    queue, or threw): nothing was sent, so no send attempt names the message."""
     delivered_rt: dict[tuple[str, str], int] = field(default_factory=dict)
     """(client id, msg id) → reconsume times of the client's copy (last delivery, suspend or local retry)."""
     delivered_at: dict[tuple[str, str], tuple[str, int]] = field(default_factory=dict)
@@ -64,6 +67,8 @@ def trace_facts(events: Iterable[TraceEvent]) -> TraceFacts:
                 f.not_ok.pop(msg, None)
         elif kind is EventKind.SEND_FAILED:
             f.failed.add(msg)
+            if data.get("attempts") == 0 and msg not in f.sent_topic:
+                f.refused[msg] = client
         elif kind is EventKind.BROADCAST_DROPPED:
             f.outcome[(client, msg)] = "dropped"
             f.broadcast_dropped.add(msg)

@@ -9,6 +9,10 @@ now lists, under its name, "out of pg's choice / until t = 31.600 s" while the e
 (:attr:`rmqlab.snapshot.LabSnapshot.kept_out`), its tooltip naming the rule; at a paused "when" checkpoint its time
 reads "?" as the consumers' clocks do (:func:`widgets.flow_clocks.hide_clock_times`).
 
+A broker told to answer late (``set_broker_fault(response_delay_ms=…)``) gets a line there too, "answers 5 s late":
+lab 06's slow-broker question said so while the picture drew nothing of it (revD defect 8). Its words hold no
+``{time}``, so a paused "when" checkpoint, which hides clock times, leaves the fault readable.
+
 Mirrors: client/src/main/java/org/apache/rocketmq/client/latency/MQFaultStrategy.java (updateFaultItem,
 selectOneMessageQueue) and LatencyFaultToleranceImpl.java (FaultItem.isAvailable).
 """
@@ -24,7 +28,7 @@ from rmqlab.snapshot import LabSnapshot
 
 from .flow_model import ClockVM, FlowVM
 
-__all__ = ["KEPT_OUT", "KEPT_OUT_TIP", "KEPT_UNTIL", "with_kept_out"]
+__all__ = ["KEPT_OUT", "KEPT_OUT_TIP", "KEPT_UNTIL", "SLOW", "SLOW_TIP", "with_kept_out"]
 
 KEPT_OUT = N_("out of {producer}'s choice")
 KEPT_UNTIL = N_("until t = {time}")
@@ -33,6 +37,9 @@ KEPT_OUT_TIP = N_(
     "MQFaultStrategy: the latency of {producer}'s last attempt on {broker} sets its notAvailableDuration; "
     "until then selectOneMessageQueue walks past {broker}'s queues"
 )
+
+SLOW = N_("answers {time} late")
+SLOW_TIP = N_("an injected fault: {broker} acts on each request at once, and its answer leaves {time} later")
 
 
 def with_kept_out(vm: FlowVM, snap: LabSnapshot) -> FlowVM:
@@ -47,4 +54,11 @@ def with_kept_out(vm: FlowVM, snap: LabSnapshot) -> FlowVM:
         )
         for item in snap.kept_out
     )  # fmt: skip
-    return dataclasses.replace(vm, kept_out=kept) if kept else vm
+    slow = tuple(
+        (b.name, ClockVM("slow", _(SLOW).format(time=format_duration(value)), "", None),
+         _(SLOW_TIP).format(broker=b.name, time=format_duration(value)))
+        for b in snap.brokers
+        for setting, value in b.faults
+        if setting == "response_delay_ms" and isinstance(value, int) and value > 0 and b.up
+    )  # fmt: skip
+    return dataclasses.replace(vm, kept_out=kept + slow) if kept or slow else vm

@@ -19,7 +19,7 @@ from rmqlab.core.i18n import gettext as _
 
 from .flow_canvas import HOP_W, PAD, STEP, Canvas, Columns, R
 from .flow_columns import broker_columns, consumer_column, outcome_column, producer_column
-from .flow_extras import COPY_TIP, EXTRA_CSS, copy_badge, cross, extra_legend, ghosts
+from .flow_extras import COPY_TIP, EXTRA_CSS, copy_badge, cross, cross_legend, extra_legend, ghosts
 from .flow_model import NOT_STARTED, TOKEN_STATE_WORDS
 from .legend import legend_marks
 from .palette import token_colour
@@ -293,6 +293,7 @@ def _legend(
     )
     lx2 = PAD + max(text_width(label) for _, _, label in items_a) + 40
     cv.marks.extend(legend_marks(items_a, x=PAD, y=bottom + 8, key="legend-a"))
+    cross_legend(cv, items_a, PAD, bottom + 8)
     cv.marks.extend(legend_marks(items_b, x=lx2, y=bottom + 8, key="legend-b"))
     for i, (_glyph, style, _label) in enumerate(items_b):
         if "rq-dropped" in style:

@@ -20,6 +20,7 @@ from rmqlab.snapshot import ConsumeQueueSnap, LabSnapshot, OffsetState
 
 from .flow_clocks import with_consumer_state
 from .flow_copies import copy_numbers, failed_try_ghosts
+from .flow_extras import REFUSED
 from .flow_facts import SnapshotFacts, TraceFacts, owner_of, trace_facts
 from .flow_kept_out import with_kept_out
 from .flow_model import (
@@ -325,6 +326,8 @@ def _offer_at_producers(best: _Placement, seen: SnapshotFacts, facts: TraceFacts
         place = f"failed:{producer}" if state == "send_failed" else f"producer:{producer}"
         for owner in seen.owners_of_topic.get(topic, ()) or [""]:
             best.offer(owner, msg, place, state, 0)
+    for msg, producer in facts.refused.items():  # no topic (nothing was sent): one token, for no group
+        best.offer("", msg, f"failed:{producer}", "send_failed", 0, why=_(REFUSED))
 
 
 def _outcome_places(snap: LabSnapshot, tokens: tuple[TokenVM, ...], owners_seen: list[str]) -> list[Place]:

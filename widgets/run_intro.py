@@ -87,7 +87,8 @@ def intro_caption(snap: LabSnapshot, events: Sequence[TraceEvent]) -> StepCaptio
     consumers: dict[str, TraceEvent] = {}
     faults: list[TraceEvent] = []
     for e in events:
-        if e.kind is K.SEND_ATTEMPT and e.msg_id and e.actor.startswith("producer:"):
+        if e.kind in (K.SEND_ATTEMPT, K.SEND_FAILED) and e.msg_id and e.actor.startswith("producer:"):
+            # a send the selector refused makes no attempt, and the application sent it all the same (lab 06)
             if not str(e.get("topic", "")).startswith(SYSTEM_TOPICS):
                 senders.setdefault(_name(e.actor), {})[e.msg_id] = None
         elif e.kind is K.LIFECYCLE and e.get("event") == "start":

@@ -94,10 +94,9 @@ show_trace(lab.trace, "send_attempt", "send_result")
 
 # %% [markdown]
 # ### 选择器出错时
-# `sendSelectImpl` 调用应用的选择器，然后向它返回的队列**只发送一次**。选择器抛出异常或返回 `null`
-# 时，发送在任何东西发出之前就以 `MQClientException` 结束。
+# 选择器是应用自己的代码，它也会出错：抛出异常，或者找不到队列。图：订单 5 在 1 s、4 s、7 s 和 8 s 用 `by_order_id` 发送；订单 3 在 2 s 用一个会抛出异常的选择器（`throws`）发送，在 3 s 用一个返回 `None` 的选择器（`returns_none`）发送，之后再用 `by_order_id` 发送两次（5 s、6 s）。单步：在订单 3 的第一次发送结束之前，图会停下问这个事件到底有没有到达 Broker。
 
-# %%
+# %% tags=["nbval-ignore-output"]
 def throws(mqs, msg, order_id):
     """一个有 bug 的选择器。"""
     raise KeyError(order_id)
@@ -106,13 +105,33 @@ def returns_none(mqs, msg, order_id):
     """一个为这个订单找不到队列的选择器。"""
     return None
 
-lab, p = ordered_lab()
-lab.at("1s", p.send_with_selector, Message("TopicTest", "订单 3 已创建"), throws, 3)
-lab.at("2s", p.send_with_selector, Message("TopicTest", "订单 3 已支付"), returns_none, 3)
-_ = lab.run(until="3s")
-show_trace(lab.trace, "send_attempt", "send_failed")
+def failing_selectors(events=4):
+    """订单 5（``by_order_id``）在 1 s、4 s、7 s 和 8 s 发送；订单 3 的 ``events`` 个事件：2 s 用 ``throws``，3 s 用
+    ``returns_none``，之后用 ``by_order_id``，从 5 s 起每秒一个。"""
+    lab, p = ordered_lab()
+    for t in ("1s", "4s", "7s", "8s"):
+        lab.at(t, p.send_with_selector, Message("TopicTest", f"订单 5 @ {t}"), by_order_id, 5)
+    for k, (t, selector) in enumerate((("2s", throws), ("3s", returns_none))):
+        if k < events:
+            lab.at(t, p.send_with_selector, Message("TopicTest", f"订单 3 的事件 {k + 1}"), selector, 3)
+    for k in range(2, events):
+        lab.at(f"{3 + k}s", p.send_with_selector, Message("TopicTest", f"订单 3 的事件 {k + 1}"), by_order_id, 3)
+    return lab
+
+
+failing_dash = Dashboard(failing_selectors, knobs={"events": 4}, horizon="10s", checkpoints=[
+    Checkpoint(before="send_failed", msg_id="M0002", ask="whether", optional=True,
+               name="被拒绝的事件是否到达 Broker",
+               holds=lambda trace, snap: any(e.kind.value == "send_attempt" and e.msg_id == "M0002" for e in trace),
+               question="pg 用一个会抛出 KeyError 的选择器发送订单 3 的一个事件（M0002）。关于 M0002 的请求，有没有"
+                        "任何一个到达 Broker？",
+               hint="sendSelectImpl 在发送任何东西之前先向选择器要一个队列：没有队列，它能发送什么，又能发给谁？",
+               explain=sealed_explanation("06.selector-throws"))])
+failing_dash
 
 # %% [markdown]
+# `sendSelectImpl` 先调用应用的选择器。选择器抛出异常或返回 `null` 时，发送在任何东西发出之前就以 `MQClientException` 结束：M0002 和 M0003 打着叉留在 pg 的“发送失败”区，发送前就被拒绝（“时空图”标签页：“尝试 0 次”），订单 3 的这两个事件没有进入任何队列。
+#
 # ## Broker 宕机
 # broker-a 在 5 s 宕机；订单 3 和 5 在 1 s、10 s 和 45 s 发送事件。Producer 每 30 s
 # 刷新一次路由（`pollNameServerInterval`），所以在 10 s 时它仍然看得到 broker-a 的队列。
@@ -153,7 +172,7 @@ dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
                                          name="订单 4 在 10 s 发往哪里",
                                          question="broker-a 已宕机，订单 3 的发送刚刚失败。订单 4 在 10 s 的事件（M0006）"
                                                   "存到哪里？在图中点击那个队列（或按钮）。",
-                                         hint="sendSelectImpl 按选择器说的发送，只发一次：by_order_id 在 Producer 的"
+                                         hint="sendSelectImpl 按选择器说的发送：by_order_id 在 Producer 的"
                                               "路由此刻列出的所有队列上返回 mqs[order_id % len(mqs)]，包括 broker-a "
                                               "的队列，直到它下一次拉取路由（每 30 s 一次）。",
                                          explain=sealed_explanation("06.order-4-at-10s")),
@@ -238,13 +257,15 @@ def slow_a_lab(events=4):
 
 
 # %% [markdown]
-# 图：订单 3 的事件发往变慢的 broker-a。单步：它停在第一次发送之前，问 Producer 处理完之后这个事件在哪里。
+# 图：订单 3 的事件发往 broker-a，从 1 s 起它的名字下面写着“晚 5 s 应答”。单步：它停在第一次发送之前，问 Producer 处理完之后这个事件在哪里。
 
 # %% tags=["nbval-ignore-output"]
 slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s", checkpoints=[
     Checkpoint(before="send_attempt", msg_id="M0001", ask="where", optional=True, name="到底存没存",
                question="pg 即将把订单 3 的第一个事件（{msg}）发往 broker-a 上的 a3，而 broker-a 现在要晚 5 s 才响应；"
                         "pg 等待 3000 ms 后放弃。发送结束后 {msg} 在哪里？在图中点击那个位置（或点按钮）。",
+               hint="sendSelectImpl 只尝试一次，发往选择器选中的队列，并最多等它的应答 3000 ms（sendMsgTimeout）。"
+                    "broker-a 是在请求到达时处理它，还是在它迟到的应答发出时？",
                explain=sealed_explanation("06.stored-anyway")),
 ])
 slow_dash

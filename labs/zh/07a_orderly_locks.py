@@ -424,8 +424,7 @@ grading_07a_5.verify("07a.5", answer_5)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### 消费位点：顺序消费会覆盖，并发消费只会前进
-# 两种消费服务都调用 offset store 的 `updateOffset(mq, offset, increaseOnly)`：并发消费用
+# **最后说说 c1 的消费位点：顺序消费会覆盖，并发消费只会前进。** 图中的“处理队列”标签页显示 c1 边消费边为每个队列提交的消费位点。两种消费服务都调用 offset store 的 `updateOffset(mq, offset, increaseOnly)`：并发消费用
 # `increaseOnly = true`（迟到的、更小的提交会被忽略），顺序消费用 `false`（直接替换）。下面的单元在上一次运行的 c1 的
 # store 上两种方式各调用一次（这个队列的消费位点是 4）。正常情况下，顺序消费的提交从不后退（它按顺序提交取走的最后一个
 # offset）；覆盖只在别人移动了消费位点时才有意义，比如管理员重置消费位点——rmqlab 没有模拟这一点。

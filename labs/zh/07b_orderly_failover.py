@@ -124,7 +124,7 @@ grading_07b_1.verify("07b.1", answer_1)
 # 整个重平衡都在第 2 步里等着：它只有一个线程（`RebalanceService`），所以 c1 的其他队列也跟着等。
 #
 # 图：看 c1 在监听器运行期间一直保留队列 1，在 c1 放手之后 Broker 上的租约转给 c2。`listener_seconds`
-# 参数改变每次监听器调用的耗时（改后点“重建”）。图停在 10.5 s。
+# 参数改变每次监听器调用的耗时（改后点“重建”）。图从 10.5 s 开始。
 
 # %%
 def moving_queue_lab(listener_seconds=25):
@@ -242,38 +242,51 @@ print("c1 仍被标记为已锁定的 ProcessQueue：", sorted(str(mq) for mq, p
 # %% [markdown]
 # ## `autoCommit = false`：由监听器决定何时提交
 # 设置 `ctx.auto_commit = False` 后，`SUCCESS` 只是把消息挪开；消费位点在 `COMMIT`
-# 时才前进（到目前为止消费过的全部），而 `ROLLBACK` 把每条未提交的消息放回去。
+# 时才前进（到目前为止消费过的全部），监听器也可以返回 `ROLLBACK`。
 #
-# 图：五条消息 `a` … `e`，监听器如下（关闭自动提交，对 `c` 返回 `COMMIT`）。“处理队列
-# ProcessQueue”标签页显示已提交的消费位点。播放：在已提交的消费位点第一次前进之前，图会停下来问那是什么时候。
+# 图：五条消息 `a` … `e`，监听器如下（关闭自动提交，即 `auto_commit` 参数；`b` 第一次返回 `ROLLBACK`，`c` 返回 `COMMIT`）。“处理队列
+# ProcessQueue”标签页显示已提交的消费位点。播放：它先停在监听器返回 `ROLLBACK` 之前，问这之后 `b` 在哪里；再停在已提交的消费位点第一次前进之前，问那是什么时候。
 
 # %%
-def commit_on_c(msgs, ctx):
-    """手动提交：消息 ``commit_on_c.commits``（“c”）之后 COMMIT，其余返回 SUCCESS（不提交）。"""
-    ctx.auto_commit = False
-    return ConsumeOrderlyStatus.COMMIT if msgs[0].body == commit_on_c.commits else SUCCESS
+def manual_commit(commits="c", auto_commit=False):
+    """一个设置 ``ctx.auto_commit`` 的监听器：“b”第一次调用时返回 ROLLBACK，``commits`` 返回 COMMIT，其余返回
+    SUCCESS。"""
+    rolled_back = []
 
-commit_on_c.commits = "c"
+    def listener(msgs, ctx):
+        ctx.auto_commit = auto_commit
+        if msgs[0].body == "b" and not rolled_back:
+            rolled_back.append(msgs[0].msg_id)
+            return ConsumeOrderlyStatus.ROLLBACK
+        return ConsumeOrderlyStatus.COMMIT if msgs[0].body == commits else SUCCESS
+
+    return listener
 
 
-def commit_picture(messages=5):
-    """一个队列上的 ``messages`` 条消息 a、b、c……，由 ``commit_on_c`` 消费。"""
-    return orderly_lab(commit_on_c, bodies=tuple("abcdefgh"[:messages]))[0]
+def commit_picture(messages=5, auto_commit=False):
+    """一个队列上的 ``messages`` 条消息 a、b、c……，由 ``manual_commit()`` 消费。"""
+    return orderly_lab(manual_commit(auto_commit=auto_commit), bodies=tuple("abcdefgh"[:messages]))[0]
 
 
 # %% tags=["nbval-ignore-output"]
-commit_dash = Dashboard(commit_picture, knobs={"messages": 5}, horizon="20s", checkpoints=[
+commit_dash = Dashboard(commit_picture, knobs={"messages": 5, "auto_commit": False}, horizon="20s", checkpoints=[
+    Checkpoint(before="consumed", msg_id="M0002", ask="where", optional=True, name="b 回滚之后在哪里",
+               question="自动提交已关闭，a 返回了 SUCCESS，监听器现在对 b（{msg}）返回 ROLLBACK。这之后 b 在哪里？"
+                        "在图中点击那个位置（或点按钮）。",
+               hint="顺序消费的 Consumer 不会把失败的消息回传给 Broker。autoCommit 为 false 时，ROLLBACK 就是 "
+                    "ProcessQueue.rollback()：它怎么处理上次提交以来取走的消息？",
+               explain=sealed_explanation("07b.rollback-b")),
     Checkpoint(before="offset_updated", actor="consumer:c1", ask="when", optional=True,
                name="c1 的消费位点何时第一次前进",
-               question="自动提交已关闭：监听器对 c 返回 COMMIT，对其他消息返回 SUCCESS。c1 已提交的消费位点何时第一次"
-                        "前进？选择时间。",
+               question="自动提交已关闭：监听器对 c 返回 COMMIT，对其他消息返回 SUCCESS（b 回滚过一次）。c1 已提交的"
+                        "消费位点何时第一次前进？选择时间。",
                hint="autoCommit 为 false 时，SUCCESS 不会提交：只有 COMMIT 才会调用 ProcessQueue.commit()。",
                explain=sealed_explanation("07b.offset-moves"))])
 commit_dash
 
 # %% [markdown]
 # ### 练习 3 — 先预测，再运行
-# 和图中一样是五条消息 `a` … `e`、关闭自动提交，但监听器对 **`d`** 返回 `COMMIT`（对其他消息返回 `SUCCESS`）。最后
+# 和图中一样是五条消息 `a` … `e`、关闭自动提交（`b` 回滚过一次），但监听器对 **`d`** 返回 `COMMIT`（对其他消息返回 `SUCCESS`）。最后
 # c1 为这个队列持有的消费位点是多少？
 
 # %% nbgrader={"grade": false, "grade_id": "ex07b_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
@@ -283,12 +296,10 @@ answer_3 = 4
 ### END SOLUTION
 
 # %%
-commit_on_c.commits = "d"
-lab, c = orderly_lab(commit_on_c, bodies=("a", "b", "c", "d", "e"))
+lab, c = orderly_lab(manual_commit(commits="d"), bodies=("a", "b", "c", "d", "e"))
 lab.run(until="20s")
 mq, pq = topic_queue(c)
 held_offset = c.offset_store.offset_table[mq]
-commit_on_c.commits = "c"  # 恢复图中的监听器
 show_trace(lab.trace, "consumed", "offset_updated", fields=("queue_offset", "status", "offset"))
 print("仍未提交的（consumingMsgOrderlyTreeMap）：", list(pq.consuming_msg_orderly_tree_map))
 
@@ -300,33 +311,16 @@ grading_07b_3.verify("07b.3", answer_3)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# 关闭自动提交时的 `ROLLBACK`：`a` 返回了 `SUCCESS`，然后 `b` 回滚一次——两条都回来了。
-
-# %%
-def rollback_b_once(msgs, ctx):
-    """手动提交；“b”第一次调用时回滚，之后提交。"""
-    ctx.auto_commit = False
-    if msgs[0].body == "b":
-        rollback_b_once.calls += 1
-        return ConsumeOrderlyStatus.ROLLBACK if rollback_b_once.calls == 1 else ConsumeOrderlyStatus.COMMIT
-    return SUCCESS
-
-rollback_b_once.calls = 0
-lab, c = orderly_lab(rollback_b_once, bodies=("a", "b", "c"))
-lab.run(until="10s")
-show_trace(lab.trace, "delivered", "consumed", "offset_updated", fields=("queue_offset", "status", "offset"))
-
-# %% [markdown]
-# 在默认的 `auto_commit = True` 下，这两个状态已经废弃：`COMMIT` 和 `ROLLBACK` 会被记为非法（illegal）并当作 `SUCCESS`
-# 处理——`ROLLBACK` 反而提交了。
+# `ROLLBACK` 把每条未提交的消息放回 ProcessQueue（`ProcessQueue.rollback`）：`a` 虽然返回了 `SUCCESS`，但没有提交，于是和 `b` 一起再次投递。现在把图的 `auto_commit` 参数设为 `True` 并点“重建”：在默认的 `auto_commit = True` 下，这两个状态已经废弃：`COMMIT` 和 `ROLLBACK` 会被记为非法（illegal）并当作 `SUCCESS` 处理——`ROLLBACK` 反而提交了。
 #
 # > **常见说法 vs. 源码。** “返回 `ROLLBACK` 就能重试。”——`ConsumeMessageOrderlyService.processConsumeResult`
 # > 只有在监听器关闭了 `autoCommit` 时才回滚；否则它会提交。要重试，请返回 `SUSPEND_CURRENT_QUEUE_A_MOMENT`。
 
 # %%
-lab, c = orderly_lab(lambda msgs, ctx: ConsumeOrderlyStatus.ROLLBACK, bodies=("a",))
-lab.run(until="10s")
-show_trace(lab.trace, "delivered", "consumed", "warning", "offset_updated", fields=("status", "offset", "message"))
+for auto_commit in (False, True):  # 图中的运行，参数取两种值，以表格列出
+    print("auto_commit =", auto_commit)
+    show_trace(commit_picture(messages=3, auto_commit=auto_commit).run(until="10s").trace, "delivered", "consumed",
+               "warning", "offset_updated", fields=("queue_offset", "status", "offset", "message"))
 
 # %% [markdown]
 # ## 一批消息作为整体失败

@@ -182,10 +182,35 @@ grading_08_3.verify("08.3", answer_3)
 print(topics)
 
 # %% [markdown]
-# ### 消费位点存在哪里
+# ## 消费位点存在哪里
+# 图：同一个消费组，监听器从不失败，三条消息，广播模式（`model` 参数）。它的“处理队列”标签页画出每个实例的队列，每个队列下面是这个实例保存的消费位点。单步：它停在 c1 第一次保存消费位点之前，问 broker-a 之后会不会知道它们。
+
+# %% tags=["nbval-ignore-output"]
+def offsets_picture(model="BROADCASTING", messages=3):
+    """``messages`` 条消息发给 ``model`` 模式下 cg 的 c1 和 c2；监听器从不失败。"""
+    return two_consumers_lab(model, messages=messages, listener=lambda msgs, ctx: CONSUME_SUCCESS)
+
+
+def broker_knows_cg(trace, snap):
+    """broker-a 的 consumerOffset 表里是否有消费组 cg 的消费位点。"""
+    return any(group == "cg" for b in snap.brokers for group, mq, offset in b.committed_offsets)
+
+
+offsets_dash = Dashboard(offsets_picture, knobs={"model": "BROADCASTING", "messages": 3},
+                         knob_options={"model": MODELS}, horizon="12s", checkpoints=[
+    Checkpoint(before="offset_persisted", actor="consumer:c1", ask="whether", optional=True, tab="ProcessQueues",
+               name="broker-a 是否得知 c1 的消费位点", holds=broker_knows_cg,
+               question="c1 即将保存它的消费位点（persistAll）。注意消费组的消息模式：之后 broker-a 会保存 cg 的"
+                        "消费位点吗？",
+               hint="在这种消息模式下，DefaultMQPushConsumerImpl.start() 创建的是哪种 OffsetStore？它的 persistAll "
+                    "写到哪里？",
+               explain=sealed_explanation("08.offsets-local"))])
+offsets_dash
+
+# %% [markdown]
 # 集群模式为整个消费组的每个队列保存一个消费位点，存在 Broker
 # 上（`RemoteBrokerOffsetStore`）。广播模式为**每个实例**的每个队列各保存一个，存在本地文件里（`LocalFileOffsetStore`，`~/.rocketmq_offsets/<clientId>/<group>/offsets.json`）：Broker
-# 对它们一无所知。
+# 对它们一无所知。把参数切换到 CLUSTERING 并点“重建”，看消费组每个队列唯一的消费位点。下面是练习 2 那次运行的表格：
 
 # %%
 rows = [[client, group, str(mq), offset] for (client, group), offsets in sorted(lab.local_offset_files.items()) for mq, offset in sorted(offsets.items())]

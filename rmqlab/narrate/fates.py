@@ -34,6 +34,9 @@ class RunFates:
 
     sent: dict[str, None] = field(default_factory=dict)
     send_failed: dict[str, None] = field(default_factory=dict)
+    refused: dict[str, None] = field(default_factory=dict)
+    """Failed before any attempt, so never sent: ``sendSelectImpl``'s selector returned null or threw (4.9.7
+    ``DefaultMQProducerImpl.sendSelectImpl`` throws MQClientException before it calls ``sendKernelImpl``)."""
     copies: dict[str, int] = field(default_factory=dict)
     """Stored copies per message on its own (non-system) topic: two means a duplicate."""
     consumed: dict[str, None] = field(default_factory=dict)
@@ -100,6 +103,8 @@ class RunFates:
             self.sent[msg] = None
         elif kind is K.SEND_FAILED:
             self.send_failed[msg] = None
+            if event.get("attempts") == 0 and msg not in self.sent:
+                self.refused[msg] = None
         elif kind is K.SEND_RESULT and str(event.get("outcome")) in STORED_NOT_OK:
             self.unsafe.setdefault(str(event.get("outcome")), {})[msg] = None
         elif kind is K.STORED and not str(event.get("topic", "")).startswith(SYSTEM_TOPICS):

@@ -72,13 +72,19 @@ def count_fates(
 def summary_of(fates: RunFates) -> str:
     """:func:`run_summary` of fates already counted (its time: ``fates.end_ms``)."""
     parts = []
-    if fates.sent:
-        parts.append(ngettext("{n} message sent", "{n} messages sent", len(fates.sent)).format(n=len(fates.sent)))
     # a failed send of a message stored by another send (a client's fallback re-send of a retry, a retry of its
     # own) did not lose it: lab 02b's one message, consumed, read "1 of them never stored"
-    never_stored = [m for m in fates.send_failed if m not in fates.copies]
-    if never_stored:
-        parts.append(_("{n} of them never stored (the send failed)").format(n=len(never_stored)))
+    never_stored = [m for m in fates.send_failed if m not in fates.copies and m not in fates.refused]
+    if fates.refused:  # lab 06's strict run read "11 messages sent, 2 of them never stored": one was never sent
+        n = len(fates.sent) + len(fates.refused)
+        parts.append(ngettext("{n} message", "{n} messages", n).format(n=n))
+        parts.append(_("{n} refused before sending (the selector gave no queue)").format(n=len(fates.refused)))
+        if never_stored:
+            parts.append(_("{n} sent and never stored (the send failed)").format(n=len(never_stored)))
+    elif fates.sent:
+        parts.append(ngettext("{n} message sent", "{n} messages sent", len(fates.sent)).format(n=len(fates.sent)))
+        if never_stored:
+            parts.append(_("{n} of them never stored (the send failed)").format(n=len(never_stored)))
     twice = [m for m, n in fates.copies.items() if n > 1]
     if twice:
         parts.append(_("{n} stored more than once (a duplicate)").format(n=len(twice)))
@@ -111,8 +117,8 @@ def summary_of(fates: RunFates) -> str:
         n = len(fates.stranded)
         parts.append(
             ngettext(
-                "{n} stranded in a retry queue no route lists, so never pulled",
-                "{n} stranded in retry queues no route lists, so never pulled",
+                "{n} never pulled, stranded in a retry queue that no route lists",
+                "{n} never pulled, stranded in retry queues that no route lists",
                 n,
             ).format(n=n)
         )
@@ -128,8 +134,8 @@ def summary_of(fates: RunFates) -> str:
     said = _("{when}: {what}.").format(when=when, what=_join(parts))
     if fates.queues_committed:  # the offsets saved, when the line has room for them (the fates come first)
         n = fates.queues_committed
-        saved = ngettext("the offset of {n} queue saved", "the offsets of {n} queues saved", n).format(n=n)
-        longer = _("{when}: {what}.").format(when=when, what=_join([*parts, saved]))
+        saved = ngettext("the offset of {n} queue was saved", "the offsets of {n} queues were saved", n).format(n=n)
+        longer = _("{when}: {what}; {saved}.").format(when=when, what=_join(parts), saved=saved)
         if columns(longer) <= PLAIN_WIDTH or columns(said) > PLAIN_WIDTH:
             said = longer
     return said
@@ -183,7 +189,7 @@ def _held_words(fates: RunFates) -> list[str]:
             words = ngettext("{ids} waits behind {head} in {consumer}", "{ids} wait behind {head} in {consumer}", n)
             parts.append(words.format(ids=_join_ids(messages), head=head, consumer=consumer))
         else:
-            words = _("{n} pulled by {consumer} ({queue}), not consumed")
+            words = _("{n} pulled by {consumer} from {queue} but not consumed")
             parts.append(words.format(n=n, consumer=consumer, queue=queue))
     return parts
 
@@ -210,6 +216,7 @@ def summary_source(captions: Sequence[_Sourced], fates: RunFates) -> str:
     consumed message's is that of its last consume result (its success)."""
     wanted: tuple[tuple[str, frozenset[EventKind], dict[str, None] | None, bool], ...] = (
         (_("sent"), frozenset({K.SEND_ATTEMPT}), fates.sent, False),
+        (_("refused"), frozenset({K.SEND_FAILED}), fates.refused, False),
         (_("consumed"), frozenset({K.CONSUMED}), fates.consumed, True),
         (
             _("retried"),
