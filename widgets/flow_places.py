@@ -35,6 +35,7 @@ from .flow_model import (
     countdown,
     countdown_time,
 )
+from .flow_uncommitted import with_uncommitted
 from .palette import token_colour
 
 __all__ = ["flow_view_model"]
@@ -105,7 +106,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
         retry_paths=not snap.consumers or any(c.message_model != "BROADCASTING" for c in snap.consumers),
         ghosts=tuple(g for g in failed_try_ghosts(snap, seen.colour_key) if g.place in known),
     )
-    return with_kept_out(with_consumer_state(vm, snap), snap)
+    return with_uncommitted(with_kept_out(with_consumer_state(vm, snap), snap), snap)
 
 
 @dataclass(slots=True)
