@@ -97,6 +97,7 @@ def test_a_tray_answer_is_told_by_the_sentence_that_puts_the_message_there_in_ei
 
     from rmqlab.core.i18n import speaking
 
-    assert _place_words("dropped:c1") == ["drops the failed"] and _place_words("done:cg") == ["'s listener is done with"]
+    assert _place_words("dropped:c1") == ["drops the failed"]
+    assert _place_words("done:cg") == ["'s listener is done with"]
     with speaking("zh"):
         assert _place_words("dropped:c1") == ["丢弃了消费失败的"] and _place_words("done:cg") == ["的监听器消费"]
