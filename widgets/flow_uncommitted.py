@@ -47,7 +47,8 @@ UNCOMMITTED_TIP = N_(
 )
 UNCOMMITTED_LEGEND = N_("consumed, not committed (dashed ring): the queue's next owner delivers it again")
 UNCOMMITTED_CSS = """
-$ .rq-token.rq-done.rq-uncommitted circle { stroke-dasharray: 3 2; stroke-width: 2.5; }
+$ .rq-token.rq-done.rq-uncommitted circle { stroke: var(--jp-ui-font-color1, #1f1f1f); stroke-dasharray: 3 2;
+  stroke-width: 2.5; }
 """.replace("$", '[data-testid="rq-flow"]')
 """Added to the flow's stylesheet only on a picture that has such a token (the others keep their bytes)."""
 
