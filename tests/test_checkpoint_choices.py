@@ -13,7 +13,7 @@ from rmqlab.widgets import Checkpoint, demo_lab
 from rmqlab.widgets.checkpoints import AskedCheckpoint, CheckpointError, Choice
 from rmqlab.widgets.frames import build_run
 
-from rmqlab import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, Lab, Message
+from rmqlab import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, Lab, Message, after
 
 
 def _asked(make_lab: Any, horizon: str, *checkpoints: Checkpoint) -> tuple[AskedCheckpoint, ...]:
@@ -286,3 +286,40 @@ def test_a_dead_letter_when_offers_the_retry_counts_a_learner_gets_wrong() -> No
     assert hints[2].startswith("Too late. One retry too many:")
     assert hints[3].startswith("Too late. That counts two retries more than c1 allows: its maxReconsumeTimes is 16")
     assert not any("clock is due" in h for h in hints)
+
+
+def crashed_while_slow() -> Lab:
+    """Lab 05's crash run: ok0, slow (60 s listener), ok2–ok4 at 1..5 s; c1 crashes at 30 s and restarts at 40 s."""
+    lab = Lab(seed=1)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    producer = lab.add_producer("pg")
+
+    def listener(msgs: Any, ctx: Any) -> Any:
+        return after("60s", ConsumeConcurrentlyStatus.CONSUME_SUCCESS) if msgs[0].body == "slow" else (
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS)  # fmt: skip
+
+    c1 = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=listener, name="c1")
+    for i, body in enumerate(["ok0", "slow", "ok2", "ok3", "ok4"]):
+        lab.at(f"{1 + i}s", producer.send, Message("TopicTest", body))
+    lab.at("30s", c1.crash)
+    lab.at("40s", c1.start)
+    return lab
+
+
+@pytest.mark.parametrize(
+    ("language", "stored", "pulled"),
+    [("en", "broker-a's queue TopicTest:0", "c1's ProcessQueue TopicTest:0"),
+     ("zh", "broker-a 的队列 TopicTest:0", "c1 的 ProcessQueue TopicTest:0")],
+)  # fmt: skip
+def test_a_stored_queue_and_a_consumers_process_queue_of_it_read_apart(language: str, stored: str, pulled: str) -> None:
+    """revD 6: lab 05's crash question offered "TopicTest:0" and "TopicTest:0 (c1)", one place to a student's eye."""
+    from rmqlab.core.i18n import speaking
+
+    ask = Checkpoint(before="delivered", msg_id="M0002", nth=2, pause_before="pulled", ask="where")
+    with speaking(language):
+        (cp,) = _asked(crashed_while_slow, "2m", ask)
+    labels = {c.key: c.label for c in cp.choices}
+    assert labels["queue:TopicTest@broker-a:0"] == stored
+    assert labels["pq:c1:TopicTest@broker-a:0"] == pulled
+    assert cp.answer == "pq:c1:TopicTest@broker-a:0"

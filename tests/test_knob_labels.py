@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import pathlib
+import re
 
 import pytest
 from rmqlab.widgets import Dashboard, demo_lab
@@ -60,3 +61,19 @@ def test_a_label_in_other_words_shows_the_keyword_after_it() -> None:
 def test_an_unknown_knob_reads_its_keyword_with_spaces_and_a_plain_one_once() -> None:
     assert knob_label("hand_over_at") == "hand over at"
     assert knob_description("messages") == "messages" and knob_description("hand_over_at") == "hand over at"
+
+
+def test_a_knob_row_is_as_wide_as_label_and_input_and_its_input_keeps_7_digits() -> None:
+    """revD 1: ipywidgets' fixed 300 px row left "listener time per message (s) listener_seconds" a 10 px IntText.
+    Every text or dropdown knob is ``width: auto`` with the ``rq-knob`` class, and the page's CSS keeps its input at
+    least 6.5 em (the browser test measures it: tests/browser/test_knobs_browser.py)."""
+    from rmqlab.widgets.dashboard import knob_widget
+
+    knobs = [knob_widget("listener_seconds", 25), knob_widget("response_delay_s", 2.5), knob_widget("selector", "a"),
+             knob_widget("mode", "SYNC", options=["SYNC", "ASYNC"])]  # fmt: skip
+    for knob in knobs:
+        assert knob.layout.width == "auto" and "rq-knob" in knob._dom_classes, knob
+    css = (ROOT / "widgets" / "scene.js").read_text().split("const PLAYER_CSS = `", 1)[1].split("`", 1)[0]
+    rule = re.search(r"\.rq-knob\.widget-inline-hbox > input,[^{]*\{([^}]*)\}", css)
+    assert rule is not None and "min-width: 6.5em" in rule.group(1), css
+    assert re.search(r"\.rq-knob\.widget-inline-hbox > label \{[^}]*white-space: normal", css)  # the label wraps

@@ -302,6 +302,8 @@ def _place_words(key: str) -> list[str]:
         return [rest, f"{topic} queue {qid} on {broker}"] + ([topic] if topic.startswith("%DLQ%") else [])
     if kind == "delay":
         return [f"level {rest.rpartition(':')[2]}"]
+    if kind in ("done", "dropped"):  # a tray: the sentence that puts the message there, not its owner's name
+        return {"done": ["listener is done with"], "dropped": ["drops the failed"]}[kind]
     return [rest]
 
 

@@ -292,6 +292,25 @@ def test_orderly_suspend_says_the_queue_waits_the_suspend_time() -> None:
     assert "ConsumeMessageOrderlyService.ConsumeRequest.run" in caption_of(lab, K.DELIVERED, "M0001")
 
 
+def test_orderly_suspend_says_the_count_checkReconsumeTimes_compared_then_the_new_one() -> None:
+    """checkReconsumeTimes tests ``reconsumeTimes >= max`` before it adds one (4.9.7): with max 3 the last suspend
+    compared 2 (below 3) and left 3; "is now 3, still below maxReconsumeTimes" contradicted the numbers."""
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=lambda msgs, ctx: O.SUSPEND_CURRENT_QUEUE_A_MOMENT,
+                     orderly=True, name="c1", max_reconsume_times=3)  # fmt: skip
+    lab.at("1s", producer.send, Message("TopicTest", "bad"))
+    lab.run("30s")
+    suspends = lab.trace.where(K.SUSPENDED, msg_id="M0001")
+    assert [e.data["reconsume_times"] for e in suspends] == [1, 2, 3]
+    assert {e.data["max_reconsume_times"] for e in suspends} == {3}
+    last = captions_of(lab, K.SUSPENDED, "M0001")[-1]
+    assert "reconsumeTimes of M0001 was 2, below maxReconsumeTimes 3, so it is tried again (now 3)" in last
+    assert "still below" not in last and "is now 3" not in last
+
+
 def test_retry_queue_nums_zero_send_back_is_a_silent_drop() -> None:
     lab = Lab(seed=1)
     lab.add_broker("broker-a")

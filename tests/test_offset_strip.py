@@ -254,8 +254,14 @@ def test_a_send_back_parked_in_a_delay_level_is_sent_back_not_dropped() -> None:
     lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=lambda m, c: S.RECONSUME_LATER, name="c1")
     lab.at("1s", producer.send, Message("TopicTest", "fails"))
     lab.run(until="2s")
-    (row,) = [r for r in offset_strip_model(take_snapshot(lab)).rows if r.queue == "TopicTest@broker-a:0"]
+    vm = offset_strip_model(take_snapshot(lab))
+    (row,) = [r for r in vm.rows if r.queue == "TopicTest@broker-a:0"]
     assert [(c.offset, c.state) for c in row.cells] == [(0, OffsetState.SENT_BACK)]
+    # the retry ProcessQueue is still empty, though a copy was sent back: the note says what is true (revD)
+    assert vm.quiet == (("c1", "%RETRY%cg@broker-a:0"),) and lab.trace.where(EventKind.SEND_BACK)
+    assert offset_strip_text(vm).splitlines()[-1] == (
+        "empty %RETRY% ProcessQueues (no retry copy has reached them yet): c1 %RETRY%cg@broker-a:0"
+    )
 
 
 def test_business_queues_come_first_and_empty_retry_queues_are_one_note() -> None:
@@ -268,7 +274,7 @@ def test_business_queues_come_first_and_empty_retry_queues_are_one_note() -> Non
     assert vm.quiet == (("c1", "%RETRY%cg@broker-a:0"),)
     scene = offset_strip_scene(vm)
     (note,) = [m for m in scene.marks if m.role == "strip-quiet"]
-    assert note.text == "empty %RETRY% ProcessQueues (nothing sent back yet): c1 %RETRY%cg@broker-a:0"
+    assert note.text == "empty %RETRY% ProcessQueues (no retry copy has reached them yet): c1 %RETRY%cg@broker-a:0"
     titles = [m for m in scene.marks if m.role == "strip-title"]
     assert [m.text for m in titles] == ["c1 · TopicTest@broker-a:0"] and note.y > titles[0].y
     assert offset_strip_text(vm).splitlines()[-1] == note.text

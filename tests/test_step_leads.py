@@ -30,15 +30,17 @@ def test_a_pause_leads_with_what_its_question_is_about_unless_that_tells_the_ans
 ) -> None:
     """Lab 09's first pause (before bad-card's first delivery) asks where bad-card (M0003) will wait: it led with "pay-
     producer sends M0004", now with pay-1 fetching bad-card itself; lab 02a's pause asks about c1's M0001. Lab 08's
-    BROADCASTING picture (its second question) asks where c1's failed copy of M0001 goes (answer: it stays with c1,
-    dropped): "c1 fetches M0001" would name the answer with the message, so that pause keeps "pg sends M0001"
-    (tests/test_lab_pictures.py: a pause never says its answer)."""
+    BROADCASTING picture (its second question) asks where c1's failed copy of M0001 goes (answer: c1 drops it): it
+    kept "pg sends M0001" (revD), as if "c1 fetches M0001" named the answer, the "dropped · c1" tray, by naming c1;
+    only "c1 drops the failed M0001" does (tests/test_lab_pictures.py: a pause never says its answer)."""
     paused = _paused("09_capstone.py", 0, monkeypatch)
     assert paused.startswith("pay-1 fetches M0003 from Payments queue 0 on broker-a.")
     assert _paused("02a_consume_failure_send_back.py", 0, monkeypatch).startswith(
         "c1 fetches M0001 from TopicTest queue 0 on broker-a."
     )
-    assert _paused("08_broadcasting_vs_clustering.py", 1, monkeypatch, question=1).startswith("pg sends M0001")
+    assert _paused("08_broadcasting_vs_clustering.py", 1, monkeypatch, question=1).startswith(
+        "c1 fetches M0001 from TopicTest queue 0 on broker-a."
+    )
 
 
 def test_an_offset_that_jumps_leads_its_step(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -86,3 +88,16 @@ def test_without_a_subject_a_send_still_leads_a_plain_send_step() -> None:
     captions = [c for c in narrate(lab.trace) if c.meaningful and c.time_ms == 1_000]
     sends = [c for c in captions if c.kind.value in ("send_attempt", "stored", "pulled", "send_result")]
     assert step_caption(sends).plain.startswith("pg sends M0001")
+
+
+def test_a_tray_answer_is_told_by_the_sentence_that_puts_the_message_there_in_either_language() -> None:
+    """The pause's guard (widgets.checkpoint_lead): a "consumed · cg" or "dropped · c1" answer is said by the plain
+    sentence that puts the message there, in the caption's language, not by the owner's name alone."""
+    from rmqlab.widgets.checkpoint_lead import _place_words
+
+    from rmqlab.core.i18n import speaking
+
+    assert _place_words("dropped:c1") == ["drops the failed"]
+    assert _place_words("done:cg") == ["'s listener is done with"]
+    with speaking("zh"):
+        assert _place_words("dropped:c1") == ["丢弃了消费失败的"] and _place_words("done:cg") == ["的监听器消费"]

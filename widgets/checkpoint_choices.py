@@ -232,14 +232,34 @@ def where_offers(
             p, answer=answer, now_at=now_at, came_from=came_from, group=group, retry_path=retry_path
         )):
             continue
-        if p.kind == "delay":
-            lv = int(p.key.rsplit(":", 1)[1])
-            label = _("delay level {level} · {delay}").format(level=lv, delay=format_duration(DELAYS.delay_ms(lv)))
-        else:
-            label = p.label + (f" ({p.owner})" if p.kind == "process_queue" else "")
         hint = "" if p.key == answer else _where_hint(p, right, event, rt, most, sent, who)
-        offers.append(Offer(p.key, label, f"place:{p.key}", hint, p if p.key in drawn else _as_drawn(p)))
-    return _told_apart(offers)
+        offers.append(Offer(p.key, _button(p), f"place:{p.key}", hint, p if p.key in drawn else _as_drawn(p)))
+    return _told_apart(_stored_or_pulled(offers))
+
+
+def _button(p: Place) -> str:
+    """What a place's button reads: a delay level with its delay, a ProcessQueue with its owner ("c1's ProcessQueue
+    TopicTest:0"), any other place its name in the picture."""
+    if p.kind == "delay":
+        lv = int(p.key.rsplit(":", 1)[1])
+        return _("delay level {level} · {delay}").format(level=lv, delay=format_duration(DELAYS.delay_ms(lv)))
+    if p.kind == "process_queue":
+        return _("{who}'s ProcessQueue {queue}").format(who=p.owner, queue=p.label)
+    return p.label
+
+
+def _stored_or_pulled(offers: list[Offer]) -> list[Offer]:
+    """A broker's queue offered beside a consumer's ProcessQueue of it says whose it is: "broker-a's queue
+    TopicTest:0" and "c1's ProcessQueue TopicTest:0" (both were "TopicTest:0", one with " (c1)": revD 6, a student
+    clicked the broker's, thinking "it is still in the queue")."""
+    pulled = {o.key.split(":", 2)[2] for o in offers if o.key.startswith("pq:")}
+    out = []
+    for o in offers:
+        queue = o.key.removeprefix("queue:")
+        if o.key.startswith("queue:") and queue in pulled:
+            o = replace(o, label=_("{broker}'s queue {queue}").format(broker=broker_of(o.key), queue=o.label))
+        out.append(o)
+    return out
 
 
 def _as_drawn(p: Place) -> Place:

@@ -5,12 +5,16 @@ A step's caption leads with its most telling event (:func:`rmqlab.narrate.step_c
 own consumer and message come right after the mechanism's events (lab 08 paused on "pg sends M0001" while asking
 about c1's copy). A pause must not say its answer, though (``tests/test_lab_pictures.py``): when the sentence that
 would lead names the message with the place it goes ("where"), or says the event happen ("who"), the frame keeps the
-caption it had.
+caption it had. A tray ("consumed · cg", "dropped · c1") is said by the sentence that puts the message there, not by
+its owner's name: lab 08's BROADCASTING pause kept "pg sends M0001" because "c1 fetches M0001" names c1.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+from rmqlab.core.i18n import gettext
+from rmqlab.narrate.plain_consuming import DONE_WITH, DROPS_FAILED
 
 from .checkpoint_when import happens
 from .checkpoints import AskedCheckpoint
@@ -56,4 +60,12 @@ def _place_words(key: str) -> list[str]:
         return [rest, f"{topic} queue {qid} on {broker}", topic]
     if kind == "delay":
         return [f"level {rest.rpartition(':')[2]}"]
+    if kind in _TRAY_SENTENCES:  # a tray is named by its owner, which any line about that consumer names too:
+        said = gettext(_TRAY_SENTENCES[kind])  # what tells is the sentence that puts the message there (revD: lab 08's
+        return [said.split("{who}", 1)[-1].split("{msg}", 1)[0].strip()]  # pause kept "pg sends M0001")
     return [rest]
+
+
+_TRAY_SENTENCES = {"done": DONE_WITH, "dropped": DROPS_FAILED}
+"""The plain sentence that puts a message in a group's "consumed" tray or an instance's "dropped" one; the words
+between its consumer and its message ("'s listener is done with", "drops the failed") say the answer."""

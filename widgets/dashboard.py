@@ -111,19 +111,29 @@ def default_views() -> list[SnapshotView]:
 
 def knob_widget(name: str, default: Any, options: Sequence[Any] | None = None) -> W.ValueWidget:
     """The input widget for one knob: its plain label, its keyword under it and in its tooltip
-    (:mod:`widgets.knob_labels`); the widget's name stays the keyword a lab passes."""
+    (:mod:`widgets.knob_labels`); the widget's name stays the keyword a lab passes.
+
+    Not ipywidgets' fixed 300 px row: a label of 302 px ("listener time per message (s) listener_seconds") left
+    its IntText 10 px, no digit showing (revD 1). The row is as wide as label and input (``width: auto``), and the
+    ``rq-knob`` class lets the player's CSS (``scene.js``, ``PLAYER_CSS``) keep the input at least 6.5 em wide
+    (seven digits) and wrap the label instead when the row is narrow."""
     tip = _("{label} ({name}): changes take effect on Rebuild").format(label=knob_label(name), name=name)
     named = {"description": knob_description(name), "description_allow_html": True, "tooltip": tip}
     style = {"description_width": "initial"}
+    if isinstance(default, bool) and options is None:
+        widget: W.ValueWidget = W.Checkbox(value=default, indent=False, layout=W.Layout(width="auto"), **named)
+        return widget  # not cut at 300 px
+    sized = {"style": style, "layout": W.Layout(width="auto", max_width="100%"), **named}
     if options is not None:
-        return W.Dropdown(options=list(options), value=default, style=style, **named)
-    if isinstance(default, bool):
-        return W.Checkbox(value=default, indent=False, layout=W.Layout(width="auto"), **named)  # not cut at 300 px
-    if isinstance(default, int):
-        return W.IntText(value=default, style=style, **named)
-    if isinstance(default, float):
-        return W.FloatText(value=default, style=style, **named)
-    return W.Text(value=str(default), style=style, **named)
+        widget = W.Dropdown(options=list(options), value=default, **sized)
+    elif isinstance(default, int):
+        widget = W.IntText(value=default, **sized)
+    elif isinstance(default, float):
+        widget = W.FloatText(value=default, **sized)
+    else:
+        widget = W.Text(value=str(default), **sized)
+    widget.add_class("rq-knob")
+    return widget
 
 
 def _with_legend(view: SnapshotView) -> W.Widget:

@@ -11,6 +11,7 @@ from rmqlab.core.i18n import gettext as _
 
 from .flow_canvas import Canvas, R
 from .flow_model import FlowVM, TokenVM
+from .flow_uncommitted import UNCOMMITTED_LEGEND
 from .palette import token_colour
 from .scene import Mark, text_width
 
@@ -73,7 +74,8 @@ def ghosts(cv: Canvas, vm: FlowVM, label: Callable[[str], str]) -> None:
 
 
 def extra_legend(vm: FlowVM) -> tuple[tuple[str, str, str], ...]:
-    """Legend lines for the marks only some pictures have: a stored copy's badge, a failed try's ghost."""
+    """Legend lines for the marks only some pictures have: a stored copy's badge, a failed try's ghost, a consumed
+    message its queue's next owner delivers again (:mod:`widgets.flow_uncommitted`)."""
     sample = token_colour("M0001")
     lines: tuple[tuple[str, str, str], ...] = ()
     if any(t.copy > 1 for t in vm.tokens):
@@ -82,6 +84,8 @@ def extra_legend(vm: FlowVM) -> tuple[tuple[str, str, str], ...]:
         lines += (("token", f"{sample} rq-send_failed rq-ghost", _(GHOST_LEGEND)),)
     if any(t.state == "send_failed" and t.why == _(REFUSED) for t in vm.tokens):
         lines += (("token", f"{sample} rq-send_failed rq-refused", _(REFUSED)),)
+    if any(t.uncommitted for t in vm.tokens):
+        lines += (("token", f"{sample} rq-done rq-uncommitted", _(UNCOMMITTED_LEGEND)),)
     return lines
 
 

@@ -21,6 +21,7 @@ from .flow_canvas import HOP_W, PAD, STEP, Canvas, Columns, R
 from .flow_columns import broker_columns, consumer_column, outcome_column, producer_column
 from .flow_extras import COPY_TIP, EXTRA_CSS, copy_badge, cross, cross_legend, extra_legend, ghosts
 from .flow_model import NOT_STARTED, TOKEN_STATE_WORDS
+from .flow_uncommitted import UNCOMMITTED_CSS
 from .legend import legend_marks
 from .palette import token_colour
 from .scene import Mark, Scene, text_width
@@ -117,6 +118,7 @@ def flow_scene(vm: FlowVM) -> Scene:
     not_ok = sorted({t.put_status for t in vm.tokens if t.put_status})
     bottom = max(cols.prod_bottom, cols.broker_bottom, cols.cons_bottom, cols.out_bottom) + 10
     extra_lines = extra_legend(vm)
+    uncommitted = any(t.uncommitted for t in vm.tokens)
     height, legend_right = _legend(cv, bottom, not_ok, extra_lines)
     width = max(cols.right, legend_right) + PAD
     counts = vm.counts()
@@ -134,7 +136,7 @@ def flow_scene(vm: FlowVM) -> Scene:
             time=format_duration(vm.now_ms), count=len(vm.tokens)
         ),
         testid="rq-flow",
-        css=FLOW_CSS + (EXTRA_CSS if extra_lines else ""),  # only a picture with a copy or a ghost restyles
+        css=FLOW_CSS + (EXTRA_CSS if extra_lines else "") + (UNCOMMITTED_CSS if uncommitted else ""),  # only if drawn
         extra=extra,
     )
 
@@ -250,8 +252,10 @@ def _tokens(cv: Canvas, vm: FlowVM) -> None:
             tip += " · " + _(NOT_OK_TIP).format(status=t.put_status)
         if t.copy > 1:
             tip += " · " + _(COPY_TIP).format(n=t.copy)
+        tip += f" · {t.uncommitted}" if t.uncommitted else ""
         text = token_label(t.msg_id)
         cls = f"rq-{t.state}" + (" rq-long" if len(text) > 2 else "") + (" rq-not-ok" if t.put_status else "")
+        cls += " rq-uncommitted" if t.uncommitted else ""
         times = token_text(t.reconsume_times) if t.reconsume_times else ""
         cv.marks.append(
             Mark(

@@ -119,6 +119,9 @@ class TokenVM:
     copy: int = 1
     """Which stored copy of the message this is (2: the broker stored the same message id a second time, drawn with
     a "copy 2" badge: :mod:`widgets.flow_copies`); for a failed try's ghost, the try's number."""
+    uncommitted: str = ""
+    """For a token in its group's tray: why its queue's next owner delivers it again (the broker's offset is not past
+    it and its consumer no longer holds the queue: :mod:`widgets.flow_uncommitted`), drawn with a dashed ring."""
 
 
 @dataclass(frozen=True, slots=True)

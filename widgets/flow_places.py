@@ -8,8 +8,7 @@ no copy, the producers. For each (owner, message) the most advanced live place w
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rmqlab import EventKind, TimerKind, format_duration
@@ -36,6 +35,7 @@ from .flow_model import (
     countdown,
     countdown_time,
 )
+from .flow_uncommitted import with_uncommitted
 from .palette import token_colour
 
 __all__ = ["flow_view_model"]
@@ -79,7 +79,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
             best.offer(owner, msg, f"dropped:{owner}", "dropped", facts.last_rt.get(msg, 0), why=_(NO_COPY_WHY))
     _offer_at_producers(best, seen, facts)
     tokens = tuple(
-        dataclasses.replace(t, put_status=facts.not_ok[t.msg_id])
+        replace(t, put_status=facts.not_ok[t.msg_id])
         if t.state == "stored" and t.msg_id in facts.not_ok
         else t
         for t in best.tokens(seen.colour_key, snap.now_ms)
@@ -106,7 +106,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
         retry_paths=not snap.consumers or any(c.message_model != "BROADCASTING" for c in snap.consumers),
         ghosts=tuple(g for g in failed_try_ghosts(snap, seen.colour_key) if g.place in known),
     )
-    return with_kept_out(with_consumer_state(vm, snap), snap)
+    return with_uncommitted(with_kept_out(with_consumer_state(vm, snap), snap), snap)
 
 
 @dataclass(slots=True)

@@ -99,7 +99,7 @@ class OffsetStripModel:
 def quiet_note(quiet: tuple[tuple[str, str], ...]) -> str:
     """The note for the empty ``%RETRY%`` ProcessQueues: ``c1 %RETRY%cg@broker-a:0; c2 %RETRY%cg@broker-a:0``."""
     listed = "; ".join(f"{client} {queue}" for client, queue in quiet)
-    return _("empty %RETRY% ProcessQueues (nothing sent back yet): {queues}").format(queues=listed)
+    return _("empty %RETRY% ProcessQueues (no retry copy has reached them yet): {queues}").format(queues=listed)
 
 
 def _fmt_keys(keys: tuple[int, ...]) -> str:

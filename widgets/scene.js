@@ -382,6 +382,13 @@ const PLAYER_CSS = `
 .rq-scene [data-choice]:focus-visible { outline: 2px solid var(--jp-brand-color1, #1565c0); outline-offset: 2px; }
 .rq-player button:disabled { opacity: .55; cursor: default; }
 .rq-player input[type=range].rq-scrub { flex: 1 1 14em; min-width: 10em; }
+.rq-player .rq-row select { flex: 0 0 13em; width: 13em; min-width: 0; }
+.rq-player .rq-speed { display: inline-block; min-width: 2.6em; }
+.rq-dashboard .rq-knob.widget-inline-hbox { height: auto; min-height: var(--jp-widgets-inline-height, 28px); }
+.rq-dashboard .rq-knob.widget-inline-hbox > label { white-space: normal; flex: 0 1 auto; min-width: 0;
+  line-height: 1.3; align-self: center; }
+.rq-dashboard .rq-knob.widget-inline-hbox > input, .rq-dashboard .rq-knob.widget-inline-hbox > select {
+  flex: 1 0 6.5em; min-width: 6.5em; }
 .rq-player .rq-clock { font-variant-numeric: tabular-nums; }
 .rq-player .rq-status { display: flex; flex-wrap: wrap; gap: 2px 1.5em; align-items: baseline; }
 .rq-player .rq-caption { border-left: 3px solid var(--jp-brand-color1, #1565c0); padding: 2px 8px; margin: 2px 0;
@@ -454,7 +461,7 @@ function renderPlayer({ model, el: host }) {
   const play = button(tr("Play"), tr("play one step per tick; Pause stops"), "Space");
   const speed = el("input", { type: "range", min: "1", max: "20", value: "5", "aria-label": tr("steps per second"),
     title: tr("playback speed: steps per second") });
-  const speedOut = el("span", { "aria-hidden": "true" }, "5/s");
+  const speedOut = el("span", { class: "rq-speed", "aria-hidden": "true" }, "5/s");
   const scrub = el("input", { type: "range", class: "rq-scrub", min: "0", max: "0", value: "0",
     "aria-label": tr("step"), title: tr("scrub through the run's steps") });
   const jumpKind = el("select", { "aria-label": tr("event kind to jump to"),

@@ -328,12 +328,26 @@ def on_clean_expired(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
 
 
 def on_suspended(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
+    """checkReconsumeTimes compares ``msg.getReconsumeTimes() >= getMaxReconsumeTimes()`` BEFORE it adds one: the
+    event carries the count after the increment, so the caption says the count that was compared (one less) and the
+    max it was compared with (a trace without ``max_reconsume_times`` leaves the max out)."""
     d, msg = e.data, e.msg_id or "?"
-    return (
-        "ConsumeMessageOrderlyService.processConsumeResult",
-        _(
-            "SUSPEND_CURRENT_QUEUE_A_MOMENT: reconsumeTimes of {msg} is now {rt}, still below maxReconsumeTimes, so "
-            "makeMessageToConsumeAgain puts it back and {queue} waits {delay} ms (suspendCurrentQueueTimeMillis, "
-            "submitConsumeRequestLater); no broker round trip, nothing behind it is consumed"
-        ).format(msg=msg, rt=d.get("reconsume_times"), queue=d.get("queue"), delay=d.get("retry_in_ms")),
-    )
+    now, max_times = int(d.get("reconsume_times", 0)), d.get("max_reconsume_times")
+    where = "ConsumeMessageOrderlyService.processConsumeResult"
+    then = _(
+        "makeMessageToConsumeAgain puts it back and {queue} waits {delay} ms (suspendCurrentQueueTimeMillis, "
+        "submitConsumeRequestLater); no broker round trip, nothing behind it is consumed"
+    ).format(queue=d.get("queue"), delay=d.get("retry_in_ms"))
+    if max_times is None:
+        head = _("SUSPEND_CURRENT_QUEUE_A_MOMENT: reconsumeTimes of {msg} is now {rt}").format(msg=msg, rt=now)
+    elif now - 1 < int(max_times):
+        head = _(
+            "SUSPEND_CURRENT_QUEUE_A_MOMENT: reconsumeTimes of {msg} was {was}, below maxReconsumeTimes {max}, "
+            "so it is tried again (now {rt})"
+        ).format(msg=msg, was=now - 1, max=max_times, rt=now)
+    else:  # at the max, but its sendMessageBack to %RETRY% failed: suspended and counted all the same
+        head = _(
+            "SUSPEND_CURRENT_QUEUE_A_MOMENT: reconsumeTimes of {msg} was {was}, not below maxReconsumeTimes {max}, "
+            "but its send-back failed, so it stays and is counted (now {rt})"
+        ).format(msg=msg, was=now - 1, max=max_times, rt=now)
+    return where, head + _("; ") + then

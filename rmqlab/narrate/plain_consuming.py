@@ -4,14 +4,16 @@ queue locks (the rules of :mod:`~rmqlab.narrate.plain` hold: no Java identifier,
 
 from __future__ import annotations
 
+from ..core.i18n import N_, ngettext
 from ..core.i18n import gettext as _
-from ..core.i18n import ngettext
 from ..core.trace import EventKind, TraceEvent
 from .context import CaptionContext, copy_number, dur, name_of
 from .plain_words import copy_words, error_words, ids_words, ordinal, queue_words
 from .send_back_reason import cause_words, send_back_reason
 
 __all__ = [
+    "DONE_WITH",
+    "DROPS_FAILED",
     "broadcast_dropped",
     "consume_request",
     "consumed",
@@ -90,11 +92,17 @@ def delivered(ctx: CaptionContext, e: TraceEvent) -> str:
     return _("{who} hands {msg} to its listener (the application's code).").format(who=who, msg=msg)
 
 
+DONE_WITH = N_("{who}'s listener is done with {msg}.")
+DROPS_FAILED = N_("{who} drops the failed {msg}: broadcasting never retries a message.")
+"""The sentences that put a message in its group's "consumed" tray and in a BROADCASTING instance's "dropped" one:
+a checkpoint's pause never leads with them when they are its answer (:mod:`widgets.checkpoint_lead`)."""
+
+
 def consumed(ctx: CaptionContext, e: TraceEvent) -> str:
     d, msg, who = e.data, e.msg_id or "?", name_of(e.actor)
     status = str(d.get("status"))
     if status in ("CONSUME_SUCCESS", "SUCCESS", "COMMIT"):
-        return _("{who}'s listener is done with {msg}.").format(who=who, msg=msg)
+        return _(DONE_WITH).format(who=who, msg=msg)
     if ctx.message_model.get(e.actor) == "BROADCASTING":
         return _("{who}'s listener fails {msg}.").format(who=who, msg=msg)  # the drop that follows says why
     if status == "SUSPEND_CURRENT_QUEUE_A_MOMENT":
@@ -202,7 +210,7 @@ def dead_lettered(ctx: CaptionContext, e: TraceEvent) -> str:
 
 
 def broadcast_dropped(ctx: CaptionContext, e: TraceEvent) -> str:
-    return _("{who} drops the failed {msg}: broadcasting never retries a message.").format(
+    return _(DROPS_FAILED).format(
         who=name_of(e.actor), msg=e.msg_id
     )
 

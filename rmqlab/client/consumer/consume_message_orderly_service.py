@@ -302,6 +302,7 @@ class ConsumeMessageOrderlyService:
                         queue=str(mq),
                         retry_in_ms=suspend_ms,
                         reconsume_times=msg.reconsume_times,
+                        max_reconsume_times=impl.effective_max_reconsume_times(),  # what checkReconsumeTimes compared
                     )
                 self.submit_consume_request_later(pq, mq, context.suspend_current_queue_time_millis, "suspend")
                 go_on = False
