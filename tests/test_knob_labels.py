@@ -67,7 +67,7 @@ def test_a_knob_row_is_as_wide_as_label_and_input_and_its_input_keeps_7_digits()
     """revD 1: ipywidgets' fixed 300 px row left "listener time per message (s) listener_seconds" a 10 px IntText.
     Every text or dropdown knob is ``width: auto`` with the ``rq-knob`` class, and the page's CSS keeps its input at
     least 6.5 em (the browser test measures it: tests/browser/test_knobs_browser.py)."""
-    from rmqlab.widgets.dashboard import knob_widget
+    from rmqlab.widgets.knob_labels import knob_widget
 
     knobs = [knob_widget("listener_seconds", 25), knob_widget("response_delay_s", 2.5), knob_widget("selector", "a"),
              knob_widget("mode", "SYNC", options=["SYNC", "ASYNC"])]  # fmt: skip

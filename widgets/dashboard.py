@@ -58,7 +58,7 @@ from .checkpoints import Checkpoint
 from .controller import Controller
 from .event_log import EventLog
 from .flow_view import FlowView
-from .knob_labels import knob_description, knob_label
+from .knob_labels import knob_widget
 from .lease_view import LeaseView
 from .offset_strip import OffsetStripView
 from .retry_timeline import RetryTimeline
@@ -107,33 +107,6 @@ def default_views() -> list[SnapshotView]:
         LeaseView(),
         EventLog(),
     ]
-
-
-def knob_widget(name: str, default: Any, options: Sequence[Any] | None = None) -> W.ValueWidget:
-    """The input widget for one knob: its plain label, its keyword under it and in its tooltip
-    (:mod:`widgets.knob_labels`); the widget's name stays the keyword a lab passes.
-
-    Not ipywidgets' fixed 300 px row: a label of 302 px ("listener time per message (s) listener_seconds") left
-    its IntText 10 px, no digit showing (revD 1). The row is as wide as label and input (``width: auto``), and the
-    ``rq-knob`` class lets the player's CSS (``scene.js``, ``PLAYER_CSS``) keep the input at least 6.5 em wide
-    (seven digits) and wrap the label instead when the row is narrow."""
-    tip = _("{label} ({name}): changes take effect on Rebuild").format(label=knob_label(name), name=name)
-    named = {"description": knob_description(name), "description_allow_html": True, "tooltip": tip}
-    style = {"description_width": "initial"}
-    if isinstance(default, bool) and options is None:
-        widget: W.ValueWidget = W.Checkbox(value=default, indent=False, layout=W.Layout(width="auto"), **named)
-        return widget  # not cut at 300 px
-    sized = {"style": style, "layout": W.Layout(width="auto", max_width="100%"), **named}
-    if options is not None:
-        widget = W.Dropdown(options=list(options), value=default, **sized)
-    elif isinstance(default, int):
-        widget = W.IntText(value=default, **sized)
-    elif isinstance(default, float):
-        widget = W.FloatText(value=default, **sized)
-    else:
-        widget = W.Text(value=str(default), **sized)
-    widget.add_class("rq-knob")
-    return widget
 
 
 def _with_legend(view: SnapshotView) -> W.Widget:

@@ -13,14 +13,19 @@ Mirrors no 4.9.7 class: the knobs are the labs' factories' parameters (several a
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
+from typing import Any
+
+import ipywidgets as W
 
 from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 
-__all__ = ["KNOB_LABELS", "knob_description", "knob_label"]
+__all__ = ["KNOB_LABELS", "knob_description", "knob_label", "knob_widget"]
 
 KNOB_LABELS: dict[str, str] = {
     "ack_index": N_("ackIndex (last consumed in the batch)"),
+    "auto_commit": N_("commit on SUCCESS (autoCommit)"),
     "batch": N_("messages per batch"),
     "broker_b_too": N_("broker-b answers the same"),
     "c2_start_s": N_("c2 starts at (s)"),
@@ -72,3 +77,30 @@ def knob_description(name: str) -> str:
     if knob_label(name) == name.replace("_", " "):
         return label
     return f'{label} <span style="{KEYWORD_STYLE}">{html.escape(name)}</span>'
+
+
+def knob_widget(name: str, default: Any, options: Sequence[Any] | None = None) -> W.ValueWidget:
+    """The input widget for one knob: its plain label, its keyword under it and in its tooltip
+    (:mod:`widgets.knob_labels`); the widget's name stays the keyword a lab passes.
+
+    Not ipywidgets' fixed 300 px row: a label of 302 px ("listener time per message (s) listener_seconds") left
+    its IntText 10 px, no digit showing (revD 1). The row is as wide as label and input (``width: auto``), and the
+    ``rq-knob`` class lets the player's CSS (``scene.js``, ``PLAYER_CSS``) keep the input at least 6.5 em wide
+    (seven digits) and wrap the label instead when the row is narrow."""
+    tip = _("{label} ({name}): changes take effect on Rebuild").format(label=knob_label(name), name=name)
+    named = {"description": knob_description(name), "description_allow_html": True, "tooltip": tip}
+    style = {"description_width": "initial"}
+    if isinstance(default, bool) and options is None:
+        widget: W.ValueWidget = W.Checkbox(value=default, indent=False, layout=W.Layout(width="auto"), **named)
+        return widget  # not cut at 300 px
+    sized = {"style": style, "layout": W.Layout(width="auto", max_width="100%"), **named}
+    if options is not None:
+        widget = W.Dropdown(options=list(options), value=default, **sized)
+    elif isinstance(default, int):
+        widget = W.IntText(value=default, **sized)
+    elif isinstance(default, float):
+        widget = W.FloatText(value=default, **sized)
+    else:
+        widget = W.Text(value=str(default), **sized)
+    widget.add_class("rq-knob")
+    return widget
