@@ -64,6 +64,14 @@ def succeeded(lab):
     bodies = body_of(lab)
     return [bodies[e.msg_id] for e in lab.trace.of_kind("consumed") if e.get("status") == "SUCCESS"]
 
+def judged_right(exercise_id):
+    """Whether this kernel's last check of ``exercise_id`` said it is right (``assert_right`` raises if not)."""
+    try:
+        assert_right(exercise_id)
+    except AssertionError:
+        return False
+    return True
+
 
 # %% [markdown]
 # ## A tiny look first: the first 30 seconds
@@ -164,15 +172,6 @@ grading_09_2.verify("09.2", answer_2)
 # on, which is Exercise 3's question.
 
 # %% tags=["nbval-ignore-output"]
-def judged_right(exercise_id):
-    """Whether this kernel's last check of ``exercise_id`` said it is right (``assert_right`` raises if not)."""
-    try:
-        assert_right(exercise_id)
-    except AssertionError:
-        return False
-    return True
-
-
 fixed_dash = None  # the picture needs Exercise 2's setting: built from your answer once it is right, never before
 if judged_right("09.2"):
     fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": answer_2}, horizon="1m", checkpoints=[
@@ -186,8 +185,8 @@ if judged_right("09.2"):
     ])
     fixed_dash.controller.seek_time("3s")
 else:
-    print("This picture runs with your setting: answer Exercise 2 first (run its check until it says Right), then "
-          "run this cell again.")
+    print("Answer Exercise 2 first: this picture runs with your setting once its check says Right.\n"
+          "Then run this cell again.")
 fixed_dash
 
 # %% [markdown]

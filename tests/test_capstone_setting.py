@@ -91,7 +91,7 @@ def test_a_wrong_setting_does_not_build_the_picture(tmp_path: Path) -> None:
     cells = _run_student_copy(tmp_path, "", wrong)
     picture = _picture(cells)
     assert not any(WIDGET in o.get("data", {}) for o in picture.outputs)
-    assert "answer Exercise 2 first" in _printed(picture)
+    assert "Answer Exercise 2 first" in _printed(picture)
     assert _printed(cells[-1]).strip() == "None"
 
 

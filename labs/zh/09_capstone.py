@@ -64,6 +64,14 @@ def succeeded(lab):
     bodies = body_of(lab)
     return [bodies[e.msg_id] for e in lab.trace.of_kind("consumed") if e.get("status") == "SUCCESS"]
 
+def judged_right(exercise_id):
+    """本内核中 ``exercise_id`` 的最近一次检查是否答对（没答对时 ``assert_right`` 抛出异常）。"""
+    try:
+        assert_right(exercise_id)
+    except AssertionError:
+        return False
+    return True
+
 
 # %% [markdown]
 # ## 先小小地看一眼：前 30 秒
@@ -159,15 +167,6 @@ grading_09_2.verify("09.2", answer_2)
 # `bad-card`——在队列继续往前走之前，那正是练习 3 的问题。
 
 # %% tags=["nbval-ignore-output"]
-def judged_right(exercise_id):
-    """本内核中 ``exercise_id`` 的最近一次检查是否答对（没答对时 ``assert_right`` 抛出异常）。"""
-    try:
-        assert_right(exercise_id)
-    except AssertionError:
-        return False
-    return True
-
-
 fixed_dash = None  # 这张图需要练习 2 的设置：你的答案答对之后才用它来画，之前绝不画
 if judged_right("09.2"):
     fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": answer_2}, horizon="1m", checkpoints=[
@@ -179,7 +178,7 @@ if judged_right("09.2"):
     ])
     fixed_dash.controller.seek_time("3s")
 else:
-    print("这张图用你的设置运行：先完成练习 2（运行它的检查，直到显示“正确”），再运行这个单元格。")
+    print("先完成练习 2：它的检查显示“正确”之后，这张图才用你的设置运行。\n然后再运行这个单元格。")
 fixed_dash
 
 # %% [markdown]
