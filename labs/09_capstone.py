@@ -176,8 +176,8 @@ fixed_dash = None  # the picture needs Exercise 2's setting: built from your ans
 if judged_right("09.2"):
     fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": answer_2}, horizon="1m", checkpoints=[
         Checkpoint(before="send_back", ask="when", optional=True, name="when pay-1 gives up on bad-card",
-                   question="With max_reconsume_times = {max_reconsume_times}, when does pay-1 stop retrying bad-card "
-                            "({msg}) and hand it to the broker? Pick the time.",
+                   question="With the setting you found above, when does pay-1 stop retrying bad-card ({msg}) and "
+                            "hand it to the broker? Pick the time.",
                    explain=sealed_explanation("09.gives-up"),
                    hint="An orderly consumer retries a suspended message itself, once per "
                         "suspendCurrentQueueTimeMillis, until its reconsumeTimes reaches the max: count bad-card's "

@@ -103,3 +103,13 @@ def test_the_right_setting_builds_the_picture_with_it(tmp_path: Path) -> None:
     assert any(WIDGET in o.get("data", {}) for o in picture.outputs)
     assert _printed(picture) == ""
     assert _printed(cells[-1]).strip() == str(right)
+
+
+@pytest.mark.parametrize("folder", ["", "zh"])
+def test_the_solved_labs_outputs_state_no_setting_either(folder: str) -> None:
+    """The documentation site shows each lab's saved outputs (run solved) under a blank answer cell
+    (``docs/build_docs.py``): the fix picture's question says "the setting you found above", not its value, and the
+    chart's title names Exercise 2, so no output below the answer cell states the setting there either."""
+    cells = list(nbformat.read(LABS / folder / f"{STEM}.ipynb", as_version=4).cells)
+    assert any(WIDGET in o.get("data", {}) for o in _picture(cells).outputs)  # solved: the picture is there
+    assert _stated_after_the_answer_cell([*cells, nbformat.v4.new_code_cell("")]) == []

@@ -186,11 +186,12 @@ def _lab_07a(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
 
 
 def _lab_09(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
-    """Where bad-card waits: the suspension it pauses for; when pay-1 gives up on it: the max, in the question and the
-    explanation."""
+    """Where bad-card waits: the suspension it pauses for; when pay-1 gives up on it: the max, in the explanation only
+    (the question says "the setting you found above": the picture is built from that answer, and a page that shows
+    the solved lab's outputs would state it)."""
     if cp.ask == "where":
         return _orderly_retry(dash, cp, trace)[1:]
-    return [str(cp.event.get("max_reconsume_times"))] * 2
+    return [str(cp.event.get("max_reconsume_times"))]
 
 
 def _lab_07b(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:

@@ -171,8 +171,8 @@ fixed_dash = None  # 这张图需要练习 2 的设置：你的答案答对之�
 if judged_right("09.2"):
     fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": answer_2}, horizon="1m", checkpoints=[
         Checkpoint(before="send_back", ask="when", optional=True, name="pay-1 何时放弃 bad-card",
-                   question="max_reconsume_times = {max_reconsume_times} 时，pay-1 何时不再重试 bad-card（{msg}），"
-                            "把它交给 Broker？选择时间。", explain=sealed_explanation("09.gives-up"),
+                   question="用你在上面找到的设置，pay-1 何时不再重试 bad-card（{msg}），把它交给 Broker？选择时间。",
+                   explain=sealed_explanation("09.gives-up"),
                    hint="顺序消费的 Consumer 自己重试被挂起的消息，每隔 suspendCurrentQueueTimeMillis 一次，直到 "
                         "reconsumeTimes 达到最大重试次数：数一数 bad-card 被投递了几次。"),
     ])
