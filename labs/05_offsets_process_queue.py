@@ -66,9 +66,10 @@ def topic_queue(c):
 # %% [markdown]
 # ## A tiny run: look inside the TreeMap
 # The picture: five messages on one queue, `slow` (offset 1) second; its listener takes 60 s, the others return at
-# once. The ProcessQueues tab under the picture is the queue's TreeMap (offsets in process, done) and the committed
-# offset, which reads "?" until you answer the question. Step: the picture stops once `ok2`, `ok3` and `ok4` are done
-# and asks when the committed offset moves.
+# once. Its tokens carry message ids in the order sent: M0001 = `ok0` (offset 0), M0002 = `slow` (offset 1),
+# M0003–M0005 = `ok2` … `ok4` (offsets 2–4). The ProcessQueues tab under the picture is the queue's TreeMap (offsets
+# in process, done) and the committed offset, which reads "?" until you answer the question. Step: the picture stops
+# once M0003–M0005 are done and asks when the committed offset moves.
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
@@ -78,7 +79,7 @@ dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
     Checkpoint(before="offset_updated", queue="TopicTest@broker-a:0", nth=2, ask="when", optional=True,
                hides=("committed_offset",),  # the ProcessQueues tab shows "committed ?" until it is answered
                name="when the committed offset moves past slow",
-               question="ok2, ok3 and ok4 (offsets 2–4) are done; slow (M0002) is still in its listener. When does "
+               question="M0003–M0005 (offsets 2–4) are done; slow (M0002) is still in its listener. When does "
                         "c1's committed offset change next? Pick the time.",
                explain=sealed_explanation("05.offset-past-slow")),
 ])
@@ -119,9 +120,26 @@ grading_05_1.verify("05.1", answer_1)
 
 # %% [markdown]
 # ## Two copies of the offset: the client's and the broker's
-# The number above lives in the consumer's memory (`RemoteBrokerOffsetStore.offsetTable`). The broker learns it two
-# ways: piggy-backed on each pull request, and from `persistAllConsumerOffset`, which runs 10 s after start and then
-# every 5 s (`persistConsumerOffsetInterval`). A table of both, through the run:
+# The committed offset above lives in the consumer's memory (`RemoteBrokerOffsetStore.offsetTable`). The broker keeps
+# its own copy for the group, and a consumer that restarts resumes from the broker's. The picture: the crash-free run
+# again, open on its ProcessQueues tab, whose strip marks both copies under the queue: "committed" (the client's) and
+# "broker" (broker-a's). Step or Play: it stops when slow (M0002) returns and the client's copy moves, and asks when
+# the broker's copy follows.
+
+# %% tags=["nbval-ignore-output"]
+copies_dash = Dashboard(crash_lab, horizon="2m", tab="ProcessQueues", checkpoints=[
+    Checkpoint(before="offset_persisted", queue="TopicTest@broker-a:0", nth=2, ask="when", optional=True,
+               name="when the broker's copy follows",
+               question="slow (M0002) has returned, and the strip's \"committed\" mark (c1's copy) has jumped to "
+                        "{offset}; its \"broker\" mark (broker-a's copy) has not moved. When does broker-a's copy "
+                        "change? Pick the time.",
+               hint="The broker learns c1's offset only when c1 tells it: on a pull request (c1's last one is held at "
+                    "the broker: nothing new to pull) or from c1's persistAllConsumerOffset timer. Watch c1's clocks.",
+               explain=sealed_explanation("05.broker-copy-follows"))])
+copies_dash
+
+# %% [markdown]
+# The same run as a table, at five moments: the TreeMap's keys and both copies.
 
 # %%
 def offsets_over_time(times):
@@ -133,12 +151,14 @@ def offsets_over_time(times):
         mq, pq = topic_queue(c)
         broker = lab.brokers["broker-a"].query_consumer_offset("cg", "TopicTest", 0)
         rows.append([t, list(pq.msg_tree_map.keys()), c.offset_store.offset_table.get(mq), broker])
-    return table(rows, ["time", "msg_tree_map keys", "client (committed)", "broker (persisted)"])
+    return table(rows, ["virtual time", "msg_tree_map keys", "client (committed)", "broker (persisted)"])
 
 print(offsets_over_time(["1.5s", "5.5s", "30s", "62s", "66s"]))
 
 # %% [markdown]
-# Read the table row by row: when does each copy change, and what holds the client's copy back?
+# The client's copy moves when `removeMessage` says so; the broker's only when the client tells it: piggy-backed on
+# each pull request, and from `persistAllConsumerOffset`, which runs 10 s after start and then every 5 s
+# (`persistConsumerOffsetInterval`). Between the two a crash loses the client's copy.
 #
 # The picture: the same run with a crash at 30 s and a restart at 40 s (the knobs), stopped at the crash. Step on: it
 # stops after the restart and asks what becomes of `slow`.

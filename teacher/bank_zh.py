@@ -208,12 +208,12 @@ ZH: dict[str, Translated] = {
     # 05 · offsets and the process queue
     "05.1": Translated(
         "removeMessage 返回 msgTreeMap 中仍在的最小的 Key：一个低水位，ok4 完成了，它仍被位点 3 上的那条慢消息钉住。",
-        hint="看一看当 map 中仍有消息时 ProcessQueue.removeMessage 返回什么。",
+        hint="看一看当 msgTreeMap 中仍有消息时 ProcessQueue.removeMessage 返回什么。",
         hints=(
             "这是“最后消费的消息 + 1”。哪个位点还在 msgTreeMap 中？",
             "那是图中那次运行里 slow 的位点。这一次 slow 的位点是多少？",
         ),
-                after="常见说法与源码对照：“消费位点就是最后一条被消费的消息。”——ProcessQueue.removeMessage 返回 msgTreeMap 中仍在的最小 key（map 为空时返回最大偏移量 + 1）：一个低水位线。\n\n要点：消费位点是 msgTreeMap 中最小的 key：一条慢消息就能把它钉住。",
+                after="常见说法与源码对照：“消费位点就是最后一条被消费的消息。”——ProcessQueue.removeMessage 返回 msgTreeMap 中仍在的最小 Key（TreeMap 为空时返回最大位点 + 1）：一个低水位线。\n\n要点：消费位点是 msgTreeMap 中最小的 Key：一条慢消息就能把它钉住。",
     ),
     "05.2": Translated(
         "已提交的消费位点停在 slow 的位点 2，拉取请求和持久化定时器把它带到了 Broker；重启从那里开始：slow、ok3 和 ok4 被再次消费。",
@@ -228,7 +228,7 @@ ZH: dict[str, Translated] = {
         "62 s 时客户端内存里的位点跳到了 5，但持久化定时器（10 s，之后每 5 s）最后一次运行是在 60 s，那时是 1；也没有哪次拉取带上 5。重启从 Broker 读到 1。",
         hint="有两份副本：客户端内存里的和 Broker 的。哪一份能在崩溃后留下，它又是何时写入的？",
         hints=("这是客户端内存中的消费位点。重启的消费者读的是哪一份，它最后一次写入是在何时？",),
-        after="slow 运行期间，两份副本都是 1。它在 62 s 结束时 map 清空，客户端跳到 5——但 Broker 一直保持 1，直到下一次持久化。这个间隙是崩溃造成消息重复的第二种方式。\n\n要点：Broker 只从拉取请求和定时持久化中得知消费位点：崩溃会丢掉它尚未收到的部分。",
+        after="slow 运行期间，两份副本都是 1。它在 62 s 结束时 TreeMap 清空，客户端跳到 5——但 Broker 一直保持 1，直到下一次持久化。这个间隙是崩溃造成消息重复的第二种方式。\n\n要点：Broker 只从拉取请求和定时持久化中得知消费位点：崩溃会丢掉它尚未收到的部分。",
     ),
     # 06 · ordered send
     "06.1": Translated(

@@ -109,8 +109,14 @@ QUEUE_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
     CheckpointWhy(
         id="05.offset-past-slow",
         answer="62000",
-        why="Right: {answer}. ProcessQueue.removeMessage returns msgTreeMap.firstKey(), the smallest offset still in the TreeMap, not the highest one done: while slow sat in its 60 s listener, ok2 … ok4 finishing did not move the commit. When slow returned, the map was empty and removeMessage returned queueOffsetMax + 1 = {offset}.",
-        zh="答对了：{answer}。ProcessQueue.removeMessage 返回 msgTreeMap.firstKey()，即 TreeMap 里最小的 offset，而不是已完成的最大 offset：slow 还在它 60 s 的监听器里时，ok2 … ok4 完成也没有让消费位点移动。slow 返回时 TreeMap 空了，removeMessage 返回 queueOffsetMax + 1 = {offset}。",
+        why="Right: {answer}. ProcessQueue.removeMessage returns msgTreeMap.firstKey(), the smallest offset still in the TreeMap, not the highest one done: while slow sat in its 60 s listener, M0003 … M0005 finishing did not move the commit. When slow returned, the map was empty and removeMessage returned queueOffsetMax + 1 = {offset}.",
+        zh="答对了：{answer}。ProcessQueue.removeMessage 返回 msgTreeMap.firstKey()，即 TreeMap 里最小的位点，而不是已完成的最大位点：slow 还在它 60 s 的监听器里时，M0003 … M0005 完成也没有让消费位点移动。slow 返回时 TreeMap 空了，removeMessage 返回 queueOffsetMax + 1 = {offset}。",
+    ),
+    CheckpointWhy(
+        id="05.broker-copy-follows",
+        answer="65000",
+        why="Right: {answer}. The client's copy moved the moment slow left the TreeMap; the broker's moves only when c1 tells it. A pull request carries c1's commitOffset, but c1's last pull was held at broker-a (long polling: nothing new to pull) and had carried the old offset. So broker-a learned {offset} from MQClientInstance's persistAllConsumerOffset, c1's timer every 5 s (persistConsumerOffsetInterval, first run 10 s after start). Until then a crash of c1 would lose its copy: the restarted consumer resumes from the broker's.",
+        zh="答对了：{answer}。slow 一离开 TreeMap，客户端那份就变了；Broker 那份只有 c1 告诉它时才变。拉取请求会捎带 c1 的 commitOffset，但 c1 的上一次拉取被 broker-a 挂起了（长轮询：没有新消息可拉），它捎带的还是旧位点。所以 broker-a 是从 MQClientInstance 的 persistAllConsumerOffset 得知 {offset} 的：这是 c1 每 5 s 一次的定时任务（persistConsumerOffsetInterval，启动 10 s 后第一次运行）。在那之前 c1 崩溃就会丢掉它那份：重启的 Consumer 从 Broker 那份继续。",
     ),
     CheckpointWhy(
         id="05.slow-after-restart",

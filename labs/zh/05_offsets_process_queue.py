@@ -19,7 +19,7 @@
 # %% [markdown]
 # # 05 · 消费位点与 ProcessQueue 的 TreeMap
 #
-# **目标：** 看清并发消费的 Consumer 提交的是哪个 offset（仍在处理中的**最小** offset）、Broker
+# **目标：** 看清并发消费的 Consumer 提交的是哪个消费位点（仍在处理中的**最小**位点）、Broker
 # 什么时候得知它，以及此时崩溃的代价。源码：`client/.../impl/consumer/ProcessQueue.java`（`removeMessage`）、`client/.../consumer/store/RemoteBrokerOffsetStore.java`、`client/.../impl/factory/MQClientInstance.java`。
 
 # %%
@@ -64,8 +64,9 @@ def topic_queue(c):
 
 # %% [markdown]
 # ## 一次小运行：看看 TreeMap 里面
-# 图：一个队列上的五条消息，`slow`（offset 1）是第二条；它的监听器要 60 s，其余的立即返回。图下的“处理队列
-# ProcessQueue”标签页就是这个队列的 TreeMap（处理中的 offset、已完成的）和消费位点（回答问题之前显示为 ?）。单步：`ok2`、`ok3`、`ok4`
+# 图：一个队列上的五条消息，`slow`（位点 1）是第二条；它的监听器要 60 s，其余的立即返回。图中的令牌按发送顺序标着消息
+# ID：M0001 = `ok0`（位点 0），M0002 = `slow`（位点 1），M0003–M0005 = `ok2` … `ok4`（位点 2–4）。图下的“处理队列
+# ProcessQueue”标签页就是这个队列的 TreeMap（处理中的位点、已完成的）和消费位点（回答问题之前显示为 ?）。单步：M0003–M0005
 # 都完成后，图停下来，问消费位点何时移动。
 
 # %% tags=["nbval-ignore-output"]
@@ -76,7 +77,7 @@ dash = Dashboard(crash_lab, horizon="2m", checkpoints=[
     Checkpoint(before="offset_updated", queue="TopicTest@broker-a:0", nth=2, ask="when", optional=True,
                hides=("committed_offset",),  # 回答之前，处理队列标签页显示“消费位点 ?”
                name="消费位点何时越过 slow",
-               question="ok2、ok3、ok4（位点 2–4）已完成；slow（M0002）还在监听器里。c1 的消费位点下一次何时变化？"
+               question="M0003–M0005（位点 2–4）已完成；slow（M0002）还在监听器里。c1 的消费位点下一次何时变化？"
                         "选择时间。",
                explain=sealed_explanation("05.offset-past-slow")),
 ])
@@ -89,7 +90,7 @@ mq, pq = topic_queue(c)
 print("msg_tree_map 的键：", list(pq.msg_tree_map.keys()))
 
 # %% [markdown]
-# offset 2、3、4 已经消费完，从 map 里移除了；offset 1（`slow`）还在里面，它的监听器仍在运行。
+# 位点 2、3、4 已经消费完，从 TreeMap 里移除了；位点 1（`slow`）还在里面，它的监听器仍在运行。
 #
 # ### 练习 1 — 先预测，再运行
 # 同样五条消息换一个顺序：`slow` **第四个**发送（`ok0`、`ok1`、`ok2`、`slow`、`ok4`，`slow` 的位点是 3）。在 10 s 时，
@@ -117,10 +118,23 @@ grading_05_1.verify("05.1", answer_1)
 
 # %% [markdown]
 # ## 消费位点的两份副本：客户端的和 Broker 的
-# 上面的数字在 Consumer 的内存里（`RemoteBrokerOffsetStore.offsetTable`）。Broker
-# 通过两条途径得知它：随每次拉取请求捎带上报，以及 `persistAllConsumerOffset`——它在启动 10 s 后运行，之后每 5 s
-# 一次（`persistConsumerOffsetInterval`）。下面是整个运行过程中两份副本的表（client = 客户端已提交的，broker = Broker
-# 已持久化的）：
+# 上面的消费位点在 Consumer 的内存里（`RemoteBrokerOffsetStore.offsetTable`）。Broker 为消费组另存一份，重启的
+# Consumer 从 Broker 那份继续。图：同一次没有崩溃的运行，打开在“处理队列 ProcessQueue”标签页，它的条带在队列下面标出两份副本：“已提交”（客户端的）和“Broker”（broker-a 的）。单步或播放：`slow`（M0002）返回、客户端那份移动时，图停下来，问 Broker
+# 那份何时跟上。
+
+# %% tags=["nbval-ignore-output"]
+copies_dash = Dashboard(crash_lab, horizon="2m", tab="ProcessQueues", checkpoints=[
+    Checkpoint(before="offset_persisted", queue="TopicTest@broker-a:0", nth=2, ask="when", optional=True,
+               name="Broker 那份何时跟上",
+               question="slow（M0002）已经返回，条带上的“已提交”标记（c1 那份）跳到了 {offset}；“Broker”标记"
+                        "（broker-a 那份）没有动。broker-a 那份何时变化？选择时间。",
+               hint="Broker 只有在 c1 告诉它时才知道 c1 的消费位点：通过拉取请求（c1 的上一次拉取被 Broker 挂起了：没有"
+                    "新消息可拉），或通过 c1 的 persistAllConsumerOffset 定时任务。看 c1 的时钟。",
+               explain=sealed_explanation("05.broker-copy-follows"))])
+copies_dash
+
+# %% [markdown]
+# 同一次运行的表，取五个时刻：TreeMap 的键和两份副本。
 
 # %%
 def offsets_over_time(times):
@@ -132,12 +146,13 @@ def offsets_over_time(times):
         mq, pq = topic_queue(c)
         broker = lab.brokers["broker-a"].query_consumer_offset("cg", "TopicTest", 0)
         rows.append([t, list(pq.msg_tree_map.keys()), c.offset_store.offset_table.get(mq), broker])
-    return table(rows, ["time", "msg_tree_map keys", "client (committed)", "broker (persisted)"])
+    return table(rows, ["虚拟时间", "msg_tree_map 的键", "客户端（已提交）", "Broker（已持久化）"])
 
 print(offsets_over_time(["1.5s", "5.5s", "30s", "62s", "66s"]))
 
 # %% [markdown]
-# 逐行读这张表：每份副本在什么时候变化？是什么拖住了客户端的那份？
+# 客户端那份在 `removeMessage` 决定时移动；Broker 那份只在客户端告诉它时移动：随每次拉取请求捎带上报，以及
+# `persistAllConsumerOffset`——它在启动 10 s 后运行，之后每 5 s 一次（`persistConsumerOffsetInterval`）。两者之间崩溃，客户端那份就丢了。
 #
 # 图：同一次运行，在 30 s 崩溃、40 s 重启（参数），停在崩溃处。继续单步：重启之后它会停下来，问 `slow` 会怎样。
 
@@ -184,8 +199,7 @@ show_trace(lab.trace, "delivered", "lifecycle", fields=("queue_offset", "event")
 # %% [markdown]
 # ### 练习 3 — 先预测，再运行
 # 重新运行一次；这次 Consumer 在 **63 s** 崩溃，此时 `slow`
-# 已经返回：五条消息都消费完了，客户端持有的消费位点是 5。重启后的 Consumer 从哪个 offset
-# 开始拉取？先预测，再把图的参数设为 63 s 崩溃、70 s 重启，点“重建”，单步走过 70 s。
+# 已经返回：五条消息都消费完了，客户端持有的消费位点是 5。重启后的 Consumer 从哪个位点开始拉取？先预测，再把图的参数设为 63 s 崩溃、70 s 重启，点“重建”，单步走过 70 s。
 
 # %% nbgrader={"grade": false, "grade_id": "ex05_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
 answer_3 = ...  # ← 你的预测
@@ -212,14 +226,14 @@ show_trace(lab.trace, "offset_updated", "offset_persisted", "lifecycle", fields=
 
 # %% [markdown]
 # 崩溃前最后一次持久化在 60 s，那时已提交的消费位点还是
-# 1；5 只到过客户端的内存。至少一次（at-least-once），绝不是至多一次：监听器要做成幂等的。
+# 1；5 只存在于客户端内存里。至少一次，绝不是至多一次：监听器要做成幂等的。
 #
-# > **常见说法 vs. 源码。** “消费者逐条确认消息，所以它的消费位点就是它最后完成的那条。”——并发消费者提交的是仍在处理中的*最小* offset：`ProcessQueue.removeMessage`（4.9.7）返回 `msgTreeMap.firstKey()`，TreeMap 空了才返回
+# > **常见说法 vs. 源码。** “消费者逐条确认消息，所以它的消费位点就是它最后完成的那条。”——并发消费者提交的是仍在处理中的*最小*位点：`ProcessQueue.removeMessage`（4.9.7）返回 `msgTreeMap.firstKey()`，TreeMap 空了才返回
 # > `queueOffsetMax + 1`。一条慢消息会拖住整个队列的消费位点，崩溃后它之后的消息全部重新投递。
 
 # %% [markdown]
-# ### 整次运行的图表：消费延迟（lag）
-# `mqadmin consumerProgress` 报告一个消费组每个队列的延迟：队列的最大 offset 减去 **Broker**
+# ### 整次运行的图表：消费延迟
+# `mqadmin consumerProgress` 报告一个消费组每个队列的延迟：队列的最大位点减去 **Broker**
 # 持有的消费位点（`ConsumeStats`：brokerOffset −
 # consumerOffset）。看之前先想：在没有崩溃的运行里，这个延迟什么时候降到
 # 0？按客户端自己那份消费位点算的延迟又是什么时候？
@@ -235,7 +249,7 @@ lag_chart(lab.run(until="2m"))
 #
 # ## 要点
 # - 已提交的消费位点来自 `ProcessQueue.removeMessage`，从 `msgTreeMap`
-#   中读出；`consumeConcurrentlyMaxSpan`（2000）通过暂停拉取，限制这个 map 能拉开多大的跨度。
+#   中读出；`consumeConcurrentlyMaxSpan`（2000）通过暂停拉取，限制这个 TreeMap 能拉开多大的跨度。
 # - 拉取只会暂停，从不丢弃：当一个 ProcessQueue 缓存的消息超过 `pullThresholdForQueue`（1000）条、消息体超过
 #   `pullThresholdSizeForQueue`（100 MiB），或跨度超过 `consumeConcurrentlyMaxSpan` 时，`pullMessage`
 #   把该队列的下一次拉取推迟 50 ms。每次推迟都是一个带原因的 `pull_deferred`
@@ -244,9 +258,8 @@ lag_chart(lab.run(until="2m"))
 #   `removeMessage`：两份副本，在不同的时刻更新。监听器必须幂等。干净的 `shutdown()`
 #   会丢弃监听器仍在做的事（`awaitTerminationMillisWhenShutdown` 为 0）；设置了
 #   `await_termination_millis_when_shutdown` 时，它会等这么久，并持久化它们已完成的部分。
-# - 一个使用 `CONSUME_FROM_LAST_OFFSET` 的新消费组不会跳过新队列里已有的消息：只要 offset 0 还在队列里，Broker 就回答
-#   0（`queryConsumerOffset`），所以在启动前一毫秒发送的消息也会被消费。只有查询消费位点失败时，它才从看到的最大
-#   offset 开始（`examples/start_order_same_ms.yaml`，其中场景的 `start_order` 把启动排在发送之后）。
+# - 一个使用 `CONSUME_FROM_LAST_OFFSET` 的新消费组不会跳过新队列里已有的消息：只要位点 0 还在队列里，Broker 就回答
+#   0（`queryConsumerOffset`），所以在启动前一毫秒发送的消息也会被消费。只有查询消费位点失败时，它才从看到的最大位点开始（`examples/start_order_same_ms.yaml`，其中场景的 `start_order` 把启动排在发送之后）。
 # - `CONSUME_FROM_TIMESTAMP` 同理；在它生效时，从存储时间**最接近** `consume_timestamp`
 #   的消息开始（二分查找，而不是“之后的第一条”）：`examples/consume_from_timestamp.yaml`。
 

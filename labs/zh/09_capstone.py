@@ -64,6 +64,14 @@ def succeeded(lab):
     bodies = body_of(lab)
     return [bodies[e.msg_id] for e in lab.trace.of_kind("consumed") if e.get("status") == "SUCCESS"]
 
+def judged_right(exercise_id):
+    """本内核中 ``exercise_id`` 的最近一次检查是否答对（没答对时 ``assert_right`` 抛出异常）。"""
+    try:
+        assert_right(exercise_id)
+    except AssertionError:
+        return False
+    return True
+
 
 # %% [markdown]
 # ## 先小小地看一眼：前 30 秒
@@ -155,18 +163,22 @@ grading_09_2.verify("09.2", answer_2)
 
 # %% [markdown]
 # ## 这个修法对顺序做了什么
-# 有了这个设置，队列继续往前走了。可是这些支付之所以发到同一个队列，**正是因为它们的顺序很重要**。下面是用你找到的设置（`needed`，来自练习 2 的检查）画的图，停在 `bad-card` 第一次被投递时。继续播放：它会停下来问 pay-1 何时放弃
+# 有了这个设置，队列继续往前走了。可是这些支付之所以发到同一个队列，**正是因为它们的顺序很重要**。下面的图用你在练习 2 中的设置（`answer_2`，在它的检查说答对之后）运行，停在 `bad-card` 第一次被投递时。继续播放：它会停下来问 pay-1 何时放弃
 # `bad-card`——在队列继续往前走之前，那正是练习 3 的问题。
 
 # %% tags=["nbval-ignore-output"]
-fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": needed}, horizon="1m", checkpoints=[
-    Checkpoint(before="send_back", ask="when", optional=True, name="pay-1 何时放弃 bad-card",
-               question="max_reconsume_times = {max_reconsume_times} 时，pay-1 何时不再重试 bad-card（{msg}），把它"
-                        "交给 Broker？选择时间。", explain=sealed_explanation("09.gives-up"),
-               hint="顺序消费的 Consumer 自己重试被挂起的消息，每隔 suspendCurrentQueueTimeMillis 一次，直到 "
-                    "reconsumeTimes 达到最大重试次数：数一数 bad-card 被投递了几次。"),
-])
-fixed_dash.controller.seek_time("3s")
+fixed_dash = None  # 这张图需要练习 2 的设置：你的答案答对之后才用它来画，之前绝不画
+if judged_right("09.2"):
+    fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": answer_2}, horizon="1m", checkpoints=[
+        Checkpoint(before="send_back", ask="when", optional=True, name="pay-1 何时放弃 bad-card",
+                   question="用你在上面找到的设置，pay-1 何时不再重试 bad-card（{msg}），把它交给 Broker？选择时间。",
+                   explain=sealed_explanation("09.gives-up"),
+                   hint="顺序消费的 Consumer 自己重试被挂起的消息，每隔 suspendCurrentQueueTimeMillis 一次，直到 "
+                        "reconsumeTimes 达到最大重试次数：数一数 bad-card 被投递了几次。"),
+    ])
+    fixed_dash.controller.seek_time("3s")
+else:
+    print("先完成练习 2：它的检查显示“正确”之后，这张图才用你的设置运行。\n然后再运行这个单元格。")
 fixed_dash
 
 # %% [markdown]
@@ -218,7 +230,7 @@ summary_chart(deployed(), log_y=True, title="按部署时的配置：投递数�
 
 # %%
 fixed_run = deployed(max_reconsume_times=needed)
-deliveries_chart(fixed_run, labels=body_of(fixed_run), title=f"max_reconsume_times={needed}：每笔支付的投递次数")
+deliveries_chart(fixed_run, labels=body_of(fixed_run), title="用练习 2 的设置：每笔支付的投递次数")
 
 # %% [markdown]
 # 按部署时的配置，投递数每秒加一（10 分钟 598 次；计数轴是对数刻度），而**已消费**停在
