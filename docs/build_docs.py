@@ -46,12 +46,20 @@ REGION = re.compile(r"\n?### BEGIN (SOLUTION|HIDDEN TESTS)\n.*?### END \1\n?", r
 """A solution or hidden-test region: a public page must not show it (issue 31)."""
 
 
+NEEDS_ANSWER = "needs-answer"
+"""The tag of a cell whose output is built from the student's judged answer (lab 09's fix picture runs with the
+setting Exercise 2 asks for): the page, whose answer cells are blank, shows it without its outputs."""
+
+
 def _as_released(cell: Any) -> None:
-    """The page shows a lab as a student gets it, not solved: no solution region, no hidden test, and no verdict
-    (a check's "Right — …" states the answer and its explanation; the score lists the verdicts)."""
+    """The page shows a lab as a student gets it, not solved: no solution region, no hidden test, no verdict
+    (a check's "Right — …" states the answer and its explanation; the score lists the verdicts), and no output
+    built from an answer (:data:`NEEDS_ANSWER`)."""
     cell.source = REGION.sub("\n", cell.source).rstrip()
     grading = cell.get("metadata", {}).get("nbgrader", {})
     if grading.get("grade") or (cell.cell_type == "code" and cell.source.startswith("score(")):
+        cell.outputs = []
+    if NEEDS_ANSWER in cell.get("metadata", {}).get("tags", []):  # drawn from a judged answer: blank above it here
         cell.outputs = []
 
 

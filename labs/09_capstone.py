@@ -171,7 +171,7 @@ grading_09_2.verify("09.2", answer_2)
 # `bad-card` is first delivered. Play on: it stops to ask when pay-1 gives up on `bad-card` — before the queue moves
 # on, which is Exercise 3's question.
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output", "needs-answer"]
 fixed_dash = None  # the picture needs Exercise 2's setting: built from your answer once it is right, never before
 if judged_right("09.2"):
     fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": answer_2}, horizon="1m", checkpoints=[

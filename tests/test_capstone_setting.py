@@ -13,6 +13,7 @@ with a wrong one and with the right one (read from the solved lab's solution reg
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from pathlib import Path
@@ -24,6 +25,10 @@ from lab_tools import load_lab_tool
 
 LABS = Path(__file__).resolve().parent.parent / "labs"
 MAKE_STUDENT = load_lab_tool("make_student.py")
+_DOCS_SPEC = importlib.util.spec_from_file_location("build_docs", LABS.parent / "docs" / "build_docs.py")
+assert _DOCS_SPEC is not None and _DOCS_SPEC.loader is not None
+BUILD_DOCS = importlib.util.module_from_spec(_DOCS_SPEC)
+_DOCS_SPEC.loader.exec_module(BUILD_DOCS)
 STEM = "09_capstone"
 SETTING = re.compile(r"max_reconsume_times\W{0,4}(?:=|:)\W{0,4}(\d+)")
 """A setting stated: ``max_reconsume_times = 5``, ``max_reconsume_times=5``, ``"max_reconsume_times": 5``."""
@@ -108,8 +113,13 @@ def test_the_right_setting_builds_the_picture_with_it(tmp_path: Path) -> None:
 @pytest.mark.parametrize("folder", ["", "zh"])
 def test_the_solved_labs_outputs_state_no_setting_either(folder: str) -> None:
     """The documentation site shows each lab's saved outputs (run solved) under a blank answer cell
-    (``docs/build_docs.py``): the fix picture's question says "the setting you found above", not its value, and the
-    chart's title names Exercise 2, so no output below the answer cell states the setting there either."""
+    (``docs/build_docs.py``): the fix picture, drawn from the judged answer, is shown without its outputs there (its
+    Events table and captions state the setting: the orderly suspend's maxReconsumeTimes), its question says "the
+    setting you found above", and the chart's title names Exercise 2, so no output below the answer cell states the
+    setting on the page."""
     cells = list(nbformat.read(LABS / folder / f"{STEM}.ipynb", as_version=4).cells)
     assert any(WIDGET in o.get("data", {}) for o in _picture(cells).outputs)  # solved: the picture is there
+    for cell in cells:  # ... and the page shows the lab as released: the picture drawn from the answer is not
+        BUILD_DOCS._as_released(cell)
+    assert not _picture(cells).outputs
     assert _stated_after_the_answer_cell([*cells, nbformat.v4.new_code_cell("")]) == []

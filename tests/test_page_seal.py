@@ -49,8 +49,9 @@ def test_a_static_page_states_no_answer(name: str) -> None:
         first = min(cp.frame for cp in frames.checkpoints)
         for cp in frames.checkpoints:
             assert cp.opened or not cp.sealed
+            labels = " ".join(c.label for c in cp.choices)  # the buttons' words are the page's, right one too
             for sentence in _sentences(cp.explain):
-                assert sentence not in page, (cp.name, sentence)
+                assert sentence in labels or sentence not in page, (cp.name, sentence)
             for c in cp.choices:
                 if c.key != cp.answer:
                     for sentence in _sentences(cp.hint_for(c.key)):

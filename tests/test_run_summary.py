@@ -277,3 +277,20 @@ def test_messages_pulled_and_not_consumed_and_the_saved_offsets_read_as_a_senten
     end = _last_caption("07a_orderly_locks.py", 3)
     said = r"\d+ pulled by c1 from TopicTest@broker-a:0 but not consumed; the offset of 1 queue was saved\.$"
     assert re.search(said, end)
+
+
+def test_a_dead_letter_retention_deleted_is_still_dead_lettered_and_said_deleted() -> None:
+    """Lab 04's 72 h picture: refund 17's dead letter and its first copy go at 3 d 4 h; order 19, the newest entry
+    (the file being written), stays. The end caption counts refund 17 by its fate and says it is gone."""
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("T", queues=1)
+    producer = lab.add_producer("pg")
+    lab.add_consumer("cg", subscribe={"T": "*"}, listener=lambda m, c: C.RECONSUME_LATER, max_reconsume_times=0)
+    lab.at("1s", producer.send, Message("T", "refund 17"))
+    lab.at("2m", producer.send, Message("T", "order 19"))
+    lab.run(until="78h")
+    assert run_summary(lab.trace, now_ms=lab.now, state=lab.snapshot()) == (
+        "End of the run at 3 d 6 h: 2 messages sent, 2 dead-lettered and 1 since deleted by retention (stored 72 h "
+        "before or more); the offset of 1 queue was saved."
+    )

@@ -166,7 +166,7 @@ grading_09_2.verify("09.2", answer_2)
 # 有了这个设置，队列继续往前走了。可是这些支付之所以发到同一个队列，**正是因为它们的顺序很重要**。下面的图用你在练习 2 中的设置（`answer_2`，在它的检查说答对之后）运行，停在 `bad-card` 第一次被投递时。继续播放：它会停下来问 pay-1 何时放弃
 # `bad-card`——在队列继续往前走之前，那正是练习 3 的问题。
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output", "needs-answer"]
 fixed_dash = None  # 这张图需要练习 2 的设置：你的答案答对之后才用它来画，之前绝不画
 if judged_right("09.2"):
     fixed_dash = Dashboard(deployed_lab, knobs={"max_reconsume_times": answer_2}, horizon="1m", checkpoints=[

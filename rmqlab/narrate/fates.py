@@ -77,6 +77,10 @@ class RunFates:
     ``readQueueNums``): no consumer pulls it until the topic is updated (4.9.7 ``TopicConfig.readQueueNums``)."""
     at_broker: dict[str, None] = field(default_factory=dict)
     """Stored on its topic at the broker, with no other fate and in no running consumer's ProcessQueue."""
+    expired: dict[str, None] = field(default_factory=dict)
+    """Stored, and in no queue any more: retention deleted every copy (4.9.7 ``CleanCommitLogService`` deletes
+    CommitLog files 72 h old, dead letters too; the consume queues are trimmed to match). Counted under their fate
+    too (consumed, dead-lettered …): this says what the broker still holds."""
     consumers: int = 0
     """Running consumers at the frame's clock (none: the run only sends; its stored messages wait for nobody)."""
     end_ms: int = 0
@@ -84,6 +88,7 @@ class RunFates:
     _since_retry: dict[tuple[str, str], int] = field(default_factory=dict)
     _broadcasting: set[str] = field(default_factory=set)
     _starts: dict[str, list[int]] = field(default_factory=dict)
+    _retention: bool = False
 
     def feed(self, event: TraceEvent) -> None:
         """Count one event (events in trace order)."""
@@ -92,6 +97,8 @@ class RunFates:
         if event.kind is K.OFFSET_PERSISTED:
             whose = event.actor if event.get("store") == "local" else event.get("group")  # a group shares one offset
             self.committed[f"{whose} {event.get('queue')}"] = int(event.get("offset") or 0)
+        elif event.kind is K.RETENTION_DELETED:
+            self._retention = True
         elif event.kind is K.LIFECYCLE and event.get("event") == "start":
             if event.get("message_model") == "BROADCASTING":
                 self._broadcasting.add(event.actor)
@@ -181,6 +188,9 @@ class RunFates:
                 stored = cell.msg_id
                 if stored is not None and stored not in ended and stored not in self.held:
                     self.at_broker[stored] = None
+        if self._retention:
+            kept = {cell.msg_id for queue in state.queues for cell in queue.cells}
+            self.expired = {m: None for m in self.copies if m not in kept}
 
     def counted(self) -> dict[str, list[str]]:
         """The messages the summary counts, under the fate it counts each by (a message both consumed and

@@ -122,6 +122,8 @@ def summary_of(fates: RunFates) -> str:
                 n,
             ).format(n=n)
         )
+    if fates.expired:  # lab 04's retention picture: its dead letters are gone at the end, still dead-lettered
+        parts.append(_("{n} since deleted by retention (stored 72 h before or more)").format(n=len(fates.expired)))
     parts.extend(_held_words(fates))
     if fates.at_broker:
         stored = _("{n} stored at the broker, not pulled yet") if fates.consumers else _("{n} stored (no consumer)")

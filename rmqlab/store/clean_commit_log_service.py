@@ -2,8 +2,9 @@
 the 04:00 window, dead letters included; the file being written (here: the newest message) is kept.
 
 Mirrors: store/src/main/java/org/apache/rocketmq/store/DefaultMessageStore.java
-    (CleanCommitLogService.deleteExpiredFiles, CleanCommitLogService.isTimeToDelete) and
-    store/src/main/java/org/apache/rocketmq/store/MappedFileQueue.java (deleteExpiredFileByTime)
+    (CleanCommitLogService.deleteExpiredFiles, CleanCommitLogService.isTimeToDelete)
+Mirrors: store/src/main/java/org/apache/rocketmq/store/MappedFileQueue.java
+    (MappedFileQueue.deleteExpiredFileByTime)
 """
 
 from __future__ import annotations
