@@ -118,7 +118,8 @@ def test_a_move_after_the_restart_says_the_levels_delay_and_that_the_restart_mad
         "它把 M0001 的第二份副本移入 TopicTest。"
     )
     assert zh[2] == (
-        "M0002 的 10 s 等待（延时级别 3）在 10 s 已经结束；broker-a 在 12 s 才重启，所以现在才把它移入 TopicTest，晚了 3 s。"
+        "M0002 的 10 s 等待（延时级别 3）在 10 s 已经结束；broker-a 在 12 s 才重启，"
+        "所以现在才把它移入 TopicTest，晚了 3 s。"
     )
 
 
