@@ -26,6 +26,7 @@ from .flow_canvas import (
     place_tokens,
     pq_height,
 )
+from .flow_delay_offsets import LINE_H, delay_offset_lines, draw_delay_offsets
 from .flow_model import NOT_STARTED
 from .scene import Mark, text_width
 
@@ -121,6 +122,7 @@ def _broker_geometry(vm: FlowVM, cols: Columns, brokers: list[str]) -> None:
         max((text_width(_("{broker} · down").format(broker=b)) for b in brokers), default=0) + 2 * PAD,
         text_width("SCHEDULE_TOPIC_XXXX") + 2 * PAD,
         max((text_width(line, 11) for _b, k, _tip in vm.kept_out for line in k.text.split("\n")), default=0) + 2 * PAD,
+        max((text_width(line, 11) for _b, lines, _tip in vm.delay_offsets for line in lines), default=0) + 2 * PAD,
     )
     cols.bx0 = cols.prod_right + GAP_SEND
     kept = [sum(k.text.count("\n") + 1 for name, k, _tip in vm.kept_out if name == b) for b in brokers]
@@ -130,6 +132,8 @@ def _broker_geometry(vm: FlowVM, cols: Columns, brokers: list[str]) -> None:
         for b in brokers:
             ps = _in_lane(cols, b, kinds)
             hb = 16.0 + (sum(_slot_height(cols, p) + 4 for p in ps) if ps else ROW)
+            if lane == "schedule" and delay_offset_lines(vm, b):  # delayOffset.json under the lane's name
+                hb += len(delay_offset_lines(vm, b)) * LINE_H + 4
             h = max(h, hb)
         cols.lane_y[lane] = (y, y + h)
         y += h + 10
@@ -167,6 +171,8 @@ def broker_columns(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
             cv.text(f"lane:{b}:{lane}", bx + PAD, y0 + 11, _(header), cls="rq-muted")
             ps = _in_lane(cols, b, kinds)
             sy = y0 + 16
+            if lane == "schedule":
+                sy += draw_delay_offsets(cv, vm, b, bx + PAD, sy)
             if not ps:
                 empty = _("no delayed message") if lane == "schedule" else _("none yet")
                 cv.text(f"empty:{b}:{lane}", bx + PAD + 8, sy + 15, empty, cls="rq-muted rq-small")

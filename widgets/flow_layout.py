@@ -19,6 +19,7 @@ from rmqlab.core.i18n import gettext as _
 
 from .flow_canvas import HOP_W, PAD, STEP, Canvas, Columns, R
 from .flow_columns import broker_columns, consumer_column, outcome_column, producer_column
+from .flow_delay_offsets import delay_offset_legend
 from .flow_extras import COPY_TIP, EXTRA_CSS, copy_badge, cross, extra_legend, ghosts
 from .flow_model import NOT_STARTED, TOKEN_STATE_WORDS
 from .legend import legend_marks
@@ -116,7 +117,7 @@ def flow_scene(vm: FlowVM) -> Scene:
     ghosts(cv, vm, token_label)
     not_ok = sorted({t.put_status for t in vm.tokens if t.put_status})
     bottom = max(cols.prod_bottom, cols.broker_bottom, cols.cons_bottom, cols.out_bottom) + 10
-    extra_lines = extra_legend(vm)
+    extra_lines = extra_legend(vm) + delay_offset_legend(vm)
     height, legend_right = _legend(cv, bottom, not_ok, extra_lines)
     width = max(cols.right, legend_right) + PAD
     counts = vm.counts()

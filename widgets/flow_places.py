@@ -20,6 +20,7 @@ from rmqlab.snapshot import ConsumeQueueSnap, LabSnapshot, OffsetState
 
 from .flow_clocks import with_consumer_state
 from .flow_copies import copy_numbers, failed_try_ghosts
+from .flow_delay_offsets import with_delay_offsets
 from .flow_facts import SnapshotFacts, TraceFacts, owner_of, trace_facts
 from .flow_kept_out import with_kept_out
 from .flow_model import (
@@ -105,7 +106,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
         retry_paths=not snap.consumers or any(c.message_model != "BROADCASTING" for c in snap.consumers),
         ghosts=tuple(g for g in failed_try_ghosts(snap, seen.colour_key) if g.place in known),
     )
-    return with_kept_out(with_consumer_state(vm, snap), snap)
+    return with_delay_offsets(with_kept_out(with_consumer_state(vm, snap), snap), snap)
 
 
 @dataclass(slots=True)
