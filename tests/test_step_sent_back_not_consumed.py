@@ -4,8 +4,9 @@ consumed while the picture parked it at level 3, revC defect 4)."""
 
 from __future__ import annotations
 
-from rmqlab import ConsumeConcurrentlyStatus, Lab, Message
 from rmqlab.widgets.controller import Controller
+
+from rmqlab import ConsumeConcurrentlyStatus, Lab, Message
 
 
 def ack_index_lab() -> Lab:
