@@ -20,6 +20,7 @@ from rmqlab.snapshot import ConsumeQueueSnap, LabSnapshot, OffsetState
 
 from .flow_clocks import with_consumer_state
 from .flow_copies import copy_numbers, failed_try_ghosts
+from .flow_dead_letters import offer_dead_letters
 from .flow_delay_offsets import with_delay_offsets
 from .flow_facts import SnapshotFacts, TraceFacts, owner_of, trace_facts
 from .flow_kept_out import with_kept_out
@@ -259,10 +260,7 @@ def _offer_consume_queues(
             continue
         place = "queue:" + q.name
         if q.kind == "dlq":
-            owner = q.topic[len(DLQ_PREFIX) :]
-            for cell in q.cells:
-                if cell.msg_id is not None:
-                    best.offer(owner, cell.msg_id, place, "dead", cell.reconsume_times, cell.offset)
+            offer_dead_letters(best, q, seen.owners_of_topic.get(q.topic, ()))
             continue
         owners = list(seen.owners_of_topic.get(q.topic, ()))
         if q.kind == "retry" and q.topic[len(RETRY_PREFIX) :] not in owners:
