@@ -4,9 +4,10 @@ defect 5: the tray stayed empty and the end read "1 consumed")."""
 
 from __future__ import annotations
 
-from rmqlab import ConsumeConcurrentlyStatus, Lab, Message
 from rmqlab.widgets.controller import Controller
 from rmqlab.widgets.flow_view import flow_view_model
+
+from rmqlab import ConsumeConcurrentlyStatus, Lab, Message
 
 OK, LATER = ConsumeConcurrentlyStatus.CONSUME_SUCCESS, ConsumeConcurrentlyStatus.RECONSUME_LATER
 
