@@ -52,3 +52,18 @@ def test_the_end_caption_counts_the_dead_letter_read_by_the_operator() -> None:
         "End of the run at 40 s: 2 messages sent, 1 consumed, 1 dead-lettered (up to 3 deliveries), 1 read from the "
         "dead-letter topic by ops1 and the offsets of 3 queues saved."
     )
+
+
+def test_a_retry_queue_of_a_group_with_retry_queue_nums_0_says_it_is_not_used() -> None:
+    """Lab 04's retryQueueNums = 0: %RETRY%cg:0 exists (made at c1's first heartbeat, before updateSubGroup), but no
+    send-back is stored there: the picture says so instead of drawing it as the group's retry queue."""
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=lambda msgs, ctx: LATER, name="c1")
+    lab.update_subscription_group("cg", retry_queue_nums=0)
+    snap = lab.run(until="1s").snapshot()
+    assert snap.brokers[0].retry_queue_nums == (("cg", 0),)
+    assert flow_view_model(snap).place("queue:%RETRY%cg@broker-a:0").note == "retryQueueNums 0: not used"
+    used = resend_lab().run(until="2s").snapshot()
+    assert flow_view_model(used).place("queue:%RETRY%cg@broker-a:0").note == ""

@@ -67,7 +67,9 @@ def _plausible(p: Place, *, answer: str, now_at: set[str], came_from: str, group
         return _topic("queue:" + p.key.split(":", 2)[2]) == _topic("queue:" + answer.split(":", 2)[2])
     if not retry_path:
         return p.kind in ("done", "dropped", "delay") and (p.kind == "delay" or p.key.endswith(f":{group}"))
-    return p.kind == "delay" or p.key in (f"queue:%RETRY%{group}@{p.key.split('@')[-1]}", f"done:{group}") or (
+    return p.kind == "delay" or p.key in (
+        f"queue:%RETRY%{group}@{p.key.split('@')[-1]}", f"done:{group}", f"dropped:{group}"
+    ) or (
         p.kind == "dlq" and _topic(p.key) == f"%DLQ%{group}"
     )
 
@@ -118,10 +120,17 @@ def _sender(event: TraceEvent, trace: Sequence[TraceEvent], step: Sequence[Trace
 
 
 def _where_hint(
-    choice: Place, answer: Place, event: TraceEvent, rt: int, most: int, sent: SendFacts | None = None, who: str = ""
+    choice: Place, answer: Place, event: TraceEvent, rt: int, most: int, sent: SendFacts | None = None, who: str = "",
+    clustering: bool = False,
 ) -> str:
     """Why ``choice`` is not where ``event``'s message goes, with the run's numbers (never the answer itself)."""
     msg = event.msg_id or _("the message")
+    if choice.kind == "dropped" and answer.kind in ("delay", "dlq", "retry"):
+        return _("Nothing is dropped here: the group has a retry queue, so the broker stores the send-back "
+                 "(SCHEDULE_TOPIC_XXXX, %RETRY% or %DLQ%).")
+    if answer.kind == "dropped" and clustering:
+        return _("Look at the group's retryQueueNums: the broker stores a send-back only in a retry queue the group "
+                 "has, and answers the client either way.")
     if answer.kind == "delay":
         if choice.kind == "delay":
             return _("The broker picks the level as 3 + reconsumeTimes; {msg} has been reconsumed {times} so far."
@@ -217,6 +226,11 @@ def where_offers(
         if group:
             label = _("%DLQ%{group}:0 (dead letters)").format(group=group)
             places.setdefault(dlq, Place(dlq, "dlq", label, f"broker:{broker}"))
+            # always on offer (a group with no retry queue loses the message): only in the run that drops it, the
+            # new button gave the answer away (lab 04's retryQueueNums = 0, revC defect 6)
+            dropped = Place(f"dropped:{group}", "dropped", _("dropped · {owner}").format(owner=group), "outcome",
+                            owner=group)  # fmt: skip
+            places.setdefault(dropped.key, dropped)
     elif failed:  # BROADCASTING drops it: still offer the retry it does not make (the lab's misconception)
         broker = broker_of(came_from) or broker
         key = f"delay:{broker}:{3 + rt}"
@@ -237,7 +251,7 @@ def where_offers(
             label = _("delay level {level} · {delay}").format(level=lv, delay=format_duration(DELAYS.delay_ms(lv)))
         else:
             label = p.label + (f" ({p.owner})" if p.kind == "process_queue" else "")
-        hint = "" if p.key == answer else _where_hint(p, right, event, rt, most, sent, who)
+        hint = "" if p.key == answer else _where_hint(p, right, event, rt, most, sent, who, retry_path)
         offers.append(Offer(p.key, label, f"place:{p.key}", hint, p if p.key in drawn else _as_drawn(p)))
     return _told_apart(offers)
 

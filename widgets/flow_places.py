@@ -20,7 +20,7 @@ from rmqlab.snapshot import ConsumeQueueSnap, LabSnapshot, OffsetState
 
 from .flow_clocks import with_consumer_state
 from .flow_copies import copy_numbers, failed_try_ghosts
-from .flow_dead_letters import offer_dead_letters
+from .flow_dead_letters import offer_dead_letters, retry_unused
 from .flow_delay_offsets import with_delay_offsets
 from .flow_facts import SnapshotFacts, TraceFacts, owner_of, trace_facts
 from .flow_kept_out import with_kept_out
@@ -181,7 +181,7 @@ def _producer_and_broker_places(snap: LabSnapshot) -> list[Place]:
     places = [Place(f"producer:{name}", "producer", name, "producers", owner=name) for name, _ in snap.producers]
     for q in snap.queues:
         if q.kind in ("business", "retry", "dlq"):
-            note = "" if q.listed else _("not in route")
+            note = retry_unused(snap, q) or ("" if q.listed else _("not in route"))
             kind: PlaceKind = "retry" if q.kind == "retry" else "dlq" if q.kind == "dlq" else "business"
             places.append(Place("queue:" + q.name, kind, _queue_label(q, False), f"broker:{q.broker}", note=note))
     for b in snap.brokers:

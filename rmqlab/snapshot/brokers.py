@@ -96,3 +96,6 @@ class BrokerSnap:
     """Every (group, queue, offset) in the broker's ``consumerOffset.json``, sorted by group and queue."""
     delay_offsets: DelayOffsetSnap | None = None
     """The schedule service's live and saved (``delayOffset.json``) offsets."""
+    retry_queue_nums: tuple[tuple[str, int], ...] = ()
+    """Group → its ``SubscriptionGroupConfig.retryQueueNums`` on this broker, for the groups it has a config of, sorted:
+    0 means a send-back is answered SUCCESS and stored nowhere, whatever ``%RETRY%`` topic exists."""
