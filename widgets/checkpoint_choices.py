@@ -216,21 +216,7 @@ def where_offers(
     drawn = {p.key for p in before.places}
     broker = _answer_broker(answer, came_from)
     if retry_path:
-        level = int(answer.rsplit(":", 1)[1]) if answer.startswith("delay:") else 3 + rt
-        window = range(max(1, level - 2), min(DELAYS.max_level, level + 2) + 1)
-        places = {k: p for k, p in places.items() if p.kind != "delay" or int(k.rsplit(":", 1)[1]) in window}
-        for lv in window:
-            key = f"delay:{broker}:{lv}"
-            places.setdefault(key, Place(key, "delay", _("level {level}").format(level=lv), f"broker:{broker}"))
-        dlq = f"queue:%DLQ%{group}@{broker}:0"
-        if group:
-            label = _("%DLQ%{group}:0 (dead letters)").format(group=group)
-            places.setdefault(dlq, Place(dlq, "dlq", label, f"broker:{broker}"))
-            # always on offer (a group with no retry queue loses the message): only in the run that drops it, the
-            # new button gave the answer away (lab 04's retryQueueNums = 0, revC defect 6)
-            dropped = Place(f"dropped:{group}", "dropped", _("dropped · {owner}").format(owner=group), "outcome",
-                            owner=group)  # fmt: skip
-            places.setdefault(dropped.key, dropped)
+        places = _retry_path_places(places, answer, rt, broker, group)
     elif failed:  # BROADCASTING drops it: still offer the retry it does not make (the lab's misconception)
         broker = broker_of(came_from) or broker
         key = f"delay:{broker}:{3 + rt}"
@@ -254,6 +240,25 @@ def where_offers(
         hint = "" if p.key == answer else _where_hint(p, right, event, rt, most, sent, who, retry_path)
         offers.append(Offer(p.key, label, f"place:{p.key}", hint, p if p.key in drawn else _as_drawn(p)))
     return _told_apart(offers)
+
+
+def _retry_path_places(places: dict[str, Place], answer: str, rt: int, broker: str, group: str) -> dict[str, Place]:
+    """``places`` with a failed message's retry path: delay levels 3 + reconsumeTimes ± 2 (the others left out), the
+    group's DLQ, and its "dropped" tray, always on offer (a group with no retry queue loses the message): offered
+    only in the run that drops it, the new button gave the answer away (lab 04's retryQueueNums = 0)."""
+    level = int(answer.rsplit(":", 1)[1]) if answer.startswith("delay:") else 3 + rt
+    window = range(max(1, level - 2), min(DELAYS.max_level, level + 2) + 1)
+    places = {k: p for k, p in places.items() if p.kind != "delay" or int(k.rsplit(":", 1)[1]) in window}
+    for lv in window:
+        key = f"delay:{broker}:{lv}"
+        places.setdefault(key, Place(key, "delay", _("level {level}").format(level=lv), f"broker:{broker}"))
+    if group:
+        dlq = f"queue:%DLQ%{group}@{broker}:0"
+        label = _("%DLQ%{group}:0 (dead letters)").format(group=group)
+        places.setdefault(dlq, Place(dlq, "dlq", label, f"broker:{broker}"))
+        dropped = _("dropped · {owner}").format(owner=group)
+        places.setdefault(f"dropped:{group}", Place(f"dropped:{group}", "dropped", dropped, "outcome", owner=group))
+    return places
 
 
 def _as_drawn(p: Place) -> Place:

@@ -361,7 +361,9 @@ def take_snapshot(lab: LabState, index: TraceIndex | None = None) -> LabSnapshot
         locks, schedule = _lock_snaps(b, index, now), _schedule_snaps(b, index, timers)
         groups = b.subscription_group_manager.subscription_groups
         retry_nums = tuple(sorted((g, config.retry_queue_nums) for g, config in groups.items()))
-        brokers.append(BrokerSnap(bname, b.up, locks, schedule, faults, members, offsets, _delay_offsets(b), retry_nums))
+        brokers.append(
+            BrokerSnap(bname, b.up, locks, schedule, faults, members, offsets, _delay_offsets(b), retry_nums)
+        )
         queues.extend(queue_snaps(b, index, audiences))
     producers = tuple(sorted((name, p.producer_group) for name, p in lab.producers.items()))
     return LabSnapshot(
