@@ -33,12 +33,13 @@ from .flow_clocks import hide_clock_times
 from .flow_model import FlowVM, Place, countdown_time, with_placeholders
 from .lease_fold import nice_end
 from .lease_model import LeaseModel
+from .masked_words import HIDDEN_WORDS, hidden_words
 from .retry_model import TimelineModel
 
 __all__ = ["HIDDEN", "Mask", "mask_frames", "mask_model", "when_mask"]
 
-HIDDEN = "?"
-"""What a hidden time reads as."""
+HIDDEN = HIDDEN_WORDS
+"""What a hidden time reads as (:func:`widgets.masked_words.hidden_words`: words, in the current language)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -62,7 +63,7 @@ class Mask:
         if text not in self.done:
             masked = text
             for pattern in self.patterns:
-                masked = pattern.sub(lambda m: m.group("keep") + HIDDEN, masked)
+                masked = pattern.sub(lambda m: m.group("keep") + hidden_words(), masked)
             self.done[text] = masked
         return self.done[text]
 
