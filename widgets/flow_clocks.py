@@ -160,4 +160,5 @@ def hide_clock_times(vm: FlowVM) -> FlowVM:
         for c in vm.consumers
     )
     kept_out = tuple((b, dataclasses.replace(k, time=hidden), tip) for b, k, tip in vm.kept_out)
-    return dataclasses.replace(vm, consumers=consumers, kept_out=kept_out)
+    budgets = tuple((p, dataclasses.replace(k, time=hidden), tip) for p, k, tip in vm.send_budgets)
+    return dataclasses.replace(vm, consumers=consumers, kept_out=kept_out, send_budgets=budgets)

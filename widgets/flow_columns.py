@@ -28,6 +28,7 @@ from .flow_canvas import (
 )
 from .flow_delay_offsets import LINE_H, delay_offset_lines, draw_delay_offsets
 from .flow_model import NOT_STARTED
+from .flow_send_budget import budget_lines, budget_width
 from .scene import Mark, text_width
 
 if TYPE_CHECKING:
@@ -58,13 +59,14 @@ def _next(countdown: str) -> str:
     return _("next {countdown}").format(countdown=countdown)
 
 
-def producer_column(cv: Canvas, cols: Columns) -> None:
+def producer_column(cv: Canvas, cols: Columns, vm: FlowVM) -> None:
     """The producers column: one box per producer (and its send-failed tray), tokens in a grid inside."""
     x = PAD
     places = cols.places_in.get("producers", [])
     prod_w = max(
         TOKENS_PER_ROW * STEP * 0.5 + 2 * PAD,
         max(text_width(s) for s in [p.label for p in places] + [_("producers")]) + 2 * PAD,
+        budget_width(vm) + 12 + 2,
     )
     y = cols.top
     cv.text("col:producers", x, y + 12, _("producers"), cls="rq-title")
@@ -72,11 +74,16 @@ def producer_column(cv: Canvas, cols: Columns) -> None:
     for p in places:
         toks = cols.by_place.get(p.key, [])
         per = max(1, int((prod_w - 2 * PAD) // STEP))
-        h = 18 + grid_height(len(toks), per)
+        budgets = budget_lines(vm, p.owner) if p.kind == "producer" else []
+        top = 18 + CLOCK_LINE * len(budgets)  # the send budget's clock under the producer's name
+        h = top + grid_height(len(toks), per)
         cls = _dim("rq-tray" if p.kind == "send_failed" else "rq-box", p)
         cv.rect(f"place:{p.key}", x, y, prod_w, h, cls, title=p.label)
         cv.text(f"label:{p.key}", x + 6, y + 13, p.label, cls="rq-muted" if p.kind == "send_failed" else "")
-        place_tokens(cv, toks, x + 6 + R, y + 18 + R + 2, per)
+        for n, (line, tip) in enumerate(budgets):
+            cv.text(f"send-budget:{p.owner}:{n}", x + 6, y + 13 + CLOCK_LINE * (n + 1), line,
+                    cls="rq-muted rq-small rq-clock", title=tip)  # fmt: skip
+        place_tokens(cv, toks, x + 6 + R, y + top + R + 2, per)
         y += h + 8
     cols.prod_bottom = y
     cols.prod_right = x + prod_w

@@ -107,7 +107,7 @@ def flow_scene(vm: FlowVM) -> Scene:
         places_in.setdefault(p.column, []).append(p)
     cols = Columns(by_place=by_place, places_in=places_in, top=44.0)
     _titles(cv, vm)
-    producer_column(cv, cols)
+    producer_column(cv, cols, vm)
     broker_columns(cv, vm, cols)
     consumer_column(cv, vm, cols)
     outcome_column(cv, cols)

@@ -24,6 +24,7 @@ from .flow_dead_letters import offer_dead_letters, retry_unused
 from .flow_delay_offsets import with_delay_offsets
 from .flow_facts import SnapshotFacts, TraceFacts, owner_of, trace_facts
 from .flow_kept_out import with_kept_out
+from .flow_send_budget import with_send_budgets
 from .flow_model import (
     BROADCAST_WHY,
     NO_COPY_WHY,
@@ -107,7 +108,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
         retry_paths=not snap.consumers or any(c.message_model != "BROADCASTING" for c in snap.consumers),
         ghosts=tuple(g for g in failed_try_ghosts(snap, seen.colour_key) if g.place in known),
     )
-    return with_delay_offsets(with_kept_out(with_consumer_state(vm, snap), snap), snap)
+    return with_send_budgets(with_delay_offsets(with_kept_out(with_consumer_state(vm, snap), snap), snap), snap)
 
 
 @dataclass(slots=True)

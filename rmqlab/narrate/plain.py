@@ -49,7 +49,7 @@ from .plain_consuming import (
 from .plain_words import copy_words, error_words, ordinal, queue_words
 from .sending import selector_failed
 
-__all__ = ["PLAIN", "error_words", "ordinal", "queue_words"]
+__all__ = ["PLAIN", "error_words", "fault_effects", "fault_sentence", "ordinal", "queue_words"]
 
 K = EventKind
 
@@ -223,6 +223,18 @@ def _fault_effect(key: str, value: object) -> tuple[bool, str]:
         "pull_error": (value is not None, _("fails every pull")),
     }
     return effects.get(key, (True, ""))
+
+
+def fault_effects(e: TraceEvent) -> str:
+    """A ``set_broker_fault`` event's effects, short ("answers every request 4 s late"); "" once none is left: what
+    the space-time view writes beside the fault, instead of the raw ``fault broker_fault``."""
+    said = [_fault_effect(k, v) for k, v in e.data.items() if k != "fault"]
+    return _(", ").join(words for bad, words in said if bad and words)
+
+
+def fault_sentence(e: TraceEvent) -> str:
+    """A ``set_broker_fault`` event as the caption's first line says it (its tooltip in the space-time view)."""
+    return _broker_fault(e)
 
 
 def _broker_fault(e: TraceEvent) -> str:
