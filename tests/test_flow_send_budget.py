@@ -4,9 +4,10 @@ on screen, revC defect 1): sendDefaultImpl's beginTimestampFirst + sendMsgTimeou
 
 from __future__ import annotations
 
-from rmqlab import Lab, Message
 from rmqlab.widgets.checkpoint_mask import mask_model, when_mask
 from rmqlab.widgets.flow_view import flow_scene, flow_view_model
+
+from rmqlab import Lab, Message
 
 
 def slow_broker_a(until: str) -> Lab:

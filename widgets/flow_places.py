@@ -24,7 +24,6 @@ from .flow_dead_letters import offer_dead_letters, retry_unused
 from .flow_delay_offsets import with_delay_offsets
 from .flow_facts import SnapshotFacts, TraceFacts, owner_of, trace_facts
 from .flow_kept_out import with_kept_out
-from .flow_send_budget import with_send_budgets
 from .flow_model import (
     BROADCAST_WHY,
     NO_COPY_WHY,
@@ -38,6 +37,7 @@ from .flow_model import (
     countdown,
     countdown_time,
 )
+from .flow_send_budget import with_send_budgets
 from .palette import token_colour
 
 __all__ = ["flow_view_model"]
