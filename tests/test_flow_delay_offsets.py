@@ -52,11 +52,11 @@ def test_the_snapshot_holds_the_live_and_saved_offsets_without_catching_the_serv
 @pytest.mark.parametrize(
     ("until", "lines"),
     [
-        (5_500, ["delayOffset.json, saved every 10 s: never saved yet, next at 10 s",
+        (5_500, ["delayOffset.json, saved every 10 s", "last save: never · next: at 10 s",
                  "level 2: saved none · in memory 1", "level 3: saved none · in memory 0"]),
-        (10_000, ["delayOffset.json, saved every 10 s: never saved yet, none while the broker is down",
+        (10_000, ["delayOffset.json, saved every 10 s", "last save: never · next: none while down",
                   "level 2: saved none · in memory 1 (lost in the crash)", "level 3: saved none · in memory 0"]),
-        (12_500, ["delayOffset.json, saved every 10 s: never saved yet, next at 22 s",
+        (12_500, ["delayOffset.json, saved every 10 s", "last save: never · next: at 22 s",
                   "level 2: saved none · in memory 0", "level 3: saved none · in memory 0"]),
     ],
 )  # fmt: skip
@@ -66,7 +66,8 @@ def test_the_crash_picture_draws_delay_offset_json_under_the_schedule_topic(unti
 
 def test_a_later_crash_loses_only_what_changed_since_the_write_at_10_s() -> None:
     assert _lines(crash_lab(11_000, crash_at_ms=10_500)) == [
-        "delayOffset.json, saved every 10 s: saved at 10 s, none while the broker is down",
+        "delayOffset.json, saved every 10 s",
+        "last save: at 10 s · next: none while down",
         "level 2: saved 1 · in memory 1",
         "level 3: saved none · in memory 1 (lost in the crash)",
     ]
@@ -88,7 +89,18 @@ def test_the_lines_are_chinese_in_the_chinese_lab() -> None:
     finally:
         rmqlab.set_language(None)
     assert lines == [
-        "delayOffset.json，每 10 s 保存一次：尚未保存过，Broker 宕机期间不保存",
+        "delayOffset.json，每 10 s 保存一次",
+        "上次保存：从未 · 下次：宕机期间不保存",
         "级别 2：已保存 无 · 内存中 1（随宕机丢失）",
         "级别 3：已保存 无 · 内存中 0",
     ]
+
+
+def test_a_crash_run_without_a_delayed_message_draws_no_file() -> None:
+    """Lab 01a's broker-a goes down too, but nothing waits in a delay level: the file matters to nothing there."""
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    lab.at("1s", lab.add_producer("pg").send, Message("TopicTest", "m"))
+    lab.at("2s", lab.broker_down, "broker-a")
+    assert _lines(lab.run(until="3s")) == []

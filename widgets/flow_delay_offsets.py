@@ -30,11 +30,12 @@ from .flow_model import FlowVM
 
 __all__ = ["DELAY_FILE_LEGEND", "DELAY_FILE_TIP", "delay_offset_legend", "draw_delay_offsets", "with_delay_offsets"]
 
-FILE_LINE = N_("delayOffset.json, saved every {every}: {last}, {next}")
-LAST_NEVER = N_("never saved yet")
-LAST_AT = N_("saved at {time}")
-NEXT_AT = N_("next at {time}")
-NEXT_DOWN = N_("none while the broker is down")
+FILE_LINE = N_("delayOffset.json, saved every {every}")
+SAVES_LINE = N_("last save: {last} · next: {next}")
+LAST_NEVER = N_("never")
+LAST_AT = N_("at {time}")
+NEXT_AT = N_("at {time}")
+NEXT_DOWN = N_("none while down")
 LEVEL_LINE = N_("level {level}: saved {saved} · in memory {live}")
 LEVEL_LOST = N_("level {level}: saved {saved} · in memory {live} (lost in the crash)")
 NONE_SAVED = N_("none")
@@ -59,13 +60,14 @@ def _has_crash(snap: LabSnapshot) -> bool:
 
 
 def _lines(offsets: DelayOffsetSnap, up: bool, levels: tuple[int, ...]) -> tuple[str, ...]:
-    """The file's line, then one per level (those in use: parked, delivered or saved), in level order."""
+    """The file's two lines (its period; its last and next save), then one per level (those in use: parked, delivered
+    or saved), in level order."""
     every = format_duration(offsets.interval_ms)
     last = _(LAST_NEVER) if offsets.written_ms is None else _(LAST_AT).format(time=format_duration(offsets.written_ms))
     following = _(NEXT_DOWN) if offsets.next_write_ms is None else _(NEXT_AT).format(
         time=format_duration(offsets.next_write_ms)
     )
-    out = [_(FILE_LINE).format(every=every, last=last, next=following)]
+    out = [_(FILE_LINE).format(every=every), _(SAVES_LINE).format(last=last, next=following)]
     saved, live = dict(offsets.saved), dict(offsets.live)
     for level in levels:
         saved_words = str(saved[level]) if level in saved else _(NONE_SAVED)
@@ -84,9 +86,11 @@ def with_delay_offsets(vm: FlowVM, snap: LabSnapshot) -> FlowVM:
         if b.delay_offsets is None:
             continue
         used = {s.level for s in b.schedule} | {lv for lv, _o in b.delay_offsets.live + b.delay_offsets.saved}
+        if not used:  # no delayed message on this broker yet: nothing the file would matter for (lab 01a's crash)
+            continue
         tip = _(DELAY_FILE_TIP).format(every=format_duration(b.delay_offsets.interval_ms))
         found.append((b.name, _lines(b.delay_offsets, b.up, tuple(sorted(used))), tip))
-    return dataclasses.replace(vm, delay_offsets=tuple(found))
+    return dataclasses.replace(vm, delay_offsets=tuple(found)) if found else vm
 
 
 def delay_offset_lines(vm: FlowVM, broker: str) -> tuple[str, ...]:
