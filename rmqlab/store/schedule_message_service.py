@@ -199,10 +199,9 @@ class ScheduleMessageService:
         service has not caught up with yet (the table has not changed since such a tick, or it would have: every
         change catches up first). A stopped service writes nothing (next write None)."""
         tick = self._last_persist_tick() if self.running else -1
+        saved, written = dict(self.persisted), self.persisted_at
         if tick > self._persisted_tick:  # a persist ran since the last change: it wrote the table as it is
             saved, written = dict(self.offset_table), tick
-        else:
-            saved, written = dict(self.persisted), self.persisted_at
         if not self.running:
             return saved, written, None
         first = self._started_at + self.FIRST_PERSIST_DELAY
