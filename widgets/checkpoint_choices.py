@@ -216,7 +216,7 @@ def where_offers(
     drawn = {p.key for p in before.places}
     broker = _answer_broker(answer, came_from)
     if retry_path:
-        places = _retry_path_places(places, answer, rt, broker, group)
+        places = _retry_path_places(places, answer, rt, broker, group, event.kind is not EventKind.DELAY_DELIVERED)
     elif failed:  # BROADCASTING drops it: still offer the retry it does not make (the lab's misconception)
         broker = broker_of(came_from) or broker
         key = f"delay:{broker}:{3 + rt}"
@@ -242,10 +242,13 @@ def where_offers(
     return _told_apart(offers)
 
 
-def _retry_path_places(places: dict[str, Place], answer: str, rt: int, broker: str, group: str) -> dict[str, Place]:
+def _retry_path_places(
+    places: dict[str, Place], answer: str, rt: int, broker: str, group: str, may_drop: bool
+) -> dict[str, Place]:
     """``places`` with a failed message's retry path: delay levels 3 + reconsumeTimes ± 2 (the others left out), the
-    group's DLQ, and its "dropped" tray, always on offer (a group with no retry queue loses the message): offered
-    only in the run that drops it, the new button gave the answer away (lab 04's retryQueueNums = 0)."""
+    group's DLQ, and, when the step may drop it (a send-back; not a delay level's move), its "dropped" tray, always
+    on offer (a group with no retry queue loses the message): offered only in the run that drops it, the new button
+    gave the answer away (lab 04's retryQueueNums = 0)."""
     level = int(answer.rsplit(":", 1)[1]) if answer.startswith("delay:") else 3 + rt
     window = range(max(1, level - 2), min(DELAYS.max_level, level + 2) + 1)
     places = {k: p for k, p in places.items() if p.kind != "delay" or int(k.rsplit(":", 1)[1]) in window}
@@ -256,6 +259,7 @@ def _retry_path_places(places: dict[str, Place], answer: str, rt: int, broker: s
         dlq = f"queue:%DLQ%{group}@{broker}:0"
         label = _("%DLQ%{group}:0 (dead letters)").format(group=group)
         places.setdefault(dlq, Place(dlq, "dlq", label, f"broker:{broker}"))
+    if group and may_drop:
         dropped = _("dropped · {owner}").format(owner=group)
         places.setdefault(f"dropped:{group}", Place(f"dropped:{group}", "dropped", dropped, "outcome", owner=group))
     return places
