@@ -25,7 +25,8 @@ from .scene import text_width
 
 __all__ = ["SEND_CODES", "SEND_TIP", "SEND_WAITING", "budget_lines", "budget_width", "with_send_budgets"]
 
-SEND_WAITING = N_("send waiting, gives up at t = {time}")
+SEND_WAITING = N_("send waiting;\ngives up at\nt = {time}")
+"""Three short lines, so the producers column stays narrow (a masked time reads "t = … (your question)")."""
 SEND_TIP = N_(
     "sendDefaultImpl: every attempt of this send shares one sendMsgTimeout, counted from the first attempt "
     "(beginTimestampFirst); this request waits for what is left of it, {left} ms"
@@ -47,10 +48,11 @@ def with_send_budgets(vm: FlowVM, snap: LabSnapshot) -> FlowVM:
 
 
 def budget_lines(vm: FlowVM, producer: str) -> list[tuple[str, str]]:
-    """(text, tooltip) of the send clocks drawn under ``producer``'s name."""
-    return [(clock.text, tip) for name, clock, tip in vm.send_budgets if name == producer]
+    """(text, tooltip) of the send clocks' lines drawn under ``producer``'s name."""
+    return [(line, tip) for name, clock, tip in vm.send_budgets if name == producer for line in clock.text.split("\n")]
 
 
 def budget_width(vm: FlowVM) -> float:
-    """The widest send clock's text (11 px), for the producers column's width."""
-    return max((text_width(clock.text, 11) for _name, clock, _tip in vm.send_budgets), default=0.0)
+    """The widest line of the send clocks (11 px), for the producers column's width."""
+    lines = [line for _name, clock, _tip in vm.send_budgets for line in clock.text.split("\n")]
+    return max((text_width(line, 11) for line in lines), default=0.0)
