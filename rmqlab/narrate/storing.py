@@ -103,28 +103,31 @@ def on_scheduled(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
 
 
 def on_delay_delivered(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
+    """The level's timer moves a due message back; after a broker restart, why it is late or a second time first
+    (the rule is cut to its width: the restart's part must survive the cut)."""
     d, msg = e.data, e.msg_id or "?"
     level = int(d.get("level", 0))
     delay, due, restart = level_wait(ctx, e)
     copy = copy_number(ctx, e)
     ctx.last_hop[msg] = (e.time_ms, level, str(d.get("topic")))
-    rule = _(
+    where = "ScheduleMessageService.DeliverDelayedMessageTimerTask"
+    if restart is not None and copy > 1:
+        return where, _(
+            "load() at the restart ({restart}) read level {level}'s offset from delayOffset.json, saved before {msg} "
+            "left: the timer moves {msg} again, to {topic} queue {queue_id}"
+        ).format(restart=dur(restart), level=level, msg=msg, topic=d.get("topic"), queue_id=d.get("queue_id"))
+    if restart is not None:
+        return where, _(
+            "due at {due}, {msg} is {late} late: the broker restarted at {restart} and start() arms each level's "
+            "timer FIRST_DELAY_TIME (1 s) later; messageTimeup puts it back on {topic} queue {queue_id}"
+        ).format(due=dur(due), msg=msg, late=dur(e.time_ms - due), restart=dur(restart), topic=d.get("topic"),
+                 queue_id=d.get("queue_id"))  # fmt: skip
+    return where, _(
         "level {level}'s timer (it polls every 100 ms) finds {msg} due after {waited} in SCHEDULE_TOPIC_XXXX "
         "queue {queue}; messageTimeup restores REAL_TOPIC {topic} queue {queue_id} and puts it back"
     ).format(
         level=level, msg=msg, waited=dur(delay), queue=level - 1, topic=d.get("topic"), queue_id=d.get("queue_id")
     )
-    if restart is not None and copy > 1:
-        rule += _(
-            "; again: at the restart ({restart}) load() read level {level}'s offset from delayOffset.json, written "
-            "only every flushDelayOffsetInterval (10 s), from before {msg} left"
-        ).format(restart=dur(restart), level=level, msg=msg)
-    elif restart is not None:
-        rule += _(
-            "; due at {due}, it is {late} late: the broker restarted at {restart} and start() arms each level's timer "
-            "FIRST_DELAY_TIME (1 s) later"
-        ).format(due=dur(due), late=dur(e.time_ms - due), restart=dur(restart))
-    return "ScheduleMessageService.DeliverDelayedMessageTimerTask", rule
 
 
 def on_dead_lettered(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
