@@ -37,7 +37,7 @@ def test_the_kernel_unmasks_the_paused_frame_once_answered() -> None:
     asked = c.caption_lines
     flow = dash.main_view.current
     assert any("… (your question)" in line for line in asked) and flow is not None
-    assert any((m.text or "").endswith(" … (your question)") for m in flow.marks if m.key.startswith("clock:"))
+    assert any((m.text or "").endswith(" (hidden)") for m in flow.marks if m.key.startswith("clock:"))
     assert c.frames is not None and cp.frame in c.frames.answered
     c.answer("again", cp.answer)
     said = c.caption_lines
@@ -76,7 +76,7 @@ def test_the_page_gets_the_answered_pause_sealed_with_the_frames_after_it() -> N
     page = {"frames": tail["frames"] + deltas}
     answered = decode(page, cp.frame + 1)
     masked = decode(encoded, cp.frame)
-    assert answered != masked and "(your question)" not in " ".join(m.get("text", "") for m in answered["marks"] if
+    assert answered != masked and "(hidden)" not in " ".join(m.get("text", "") for m in answered["marks"] if
                                                                     m["key"].startswith("clock:"))  # fmt: skip
     assert frames.answered[cp.frame].mask is None  # no later question hides anything: the picture, unmasked
     assert answered == view.scene(view.model(frames.snapshots[cp.frame])).to_json({})

@@ -261,7 +261,7 @@ def test_a_when_mask_hides_the_time_left_and_the_answers_time_only() -> None:
         "2.1 s or level 4; again in … (your question)"
     )
     note = Choice("k", "suspended · again in 1 s")
-    assert mask_model((note,), mask) == (Choice("k", "suspended · again in … (your question)"),)
+    assert mask_model((note,), mask) == (Choice("k", "suspended · again in (hidden)"),)
     assert mask_model((note,), None)[0] is note
 
 
@@ -273,7 +273,7 @@ def test_a_when_mask_leaves_kinds_alone_though_they_are_strings() -> None:
 
     row = Row(1, 0, ArrowKind.NOTE, "consumer:c1", "consumer:c1", "again in 1 s", "consumer start (cg)", None)
     masked = mask_model((row,), when_mask(4_000, 3_000))[0]
-    assert (type(masked.kind), masked.kind, masked.label) == (ArrowKind, ArrowKind.NOTE, "again in … (your question)")
+    assert (type(masked.kind), masked.kind, masked.label) == (ArrowKind, ArrowKind.NOTE, "again in (hidden)")
 
 
 def test_a_dead_letter_when_offers_the_retry_counts_a_learner_gets_wrong() -> None:

@@ -39,7 +39,7 @@ def test_the_producer_shows_when_it_gives_up_while_its_send_waits() -> None:
 def test_a_when_pause_hides_the_time_of_the_send_budget() -> None:
     vm = flow_view_model(slow_broker_a("1500ms").snapshot())
     masked = mask_model(vm, when_mask(answer_ms=4001, now_ms=1500))
-    assert [text for text, _tip in _budget(masked)] == ["send waiting;", "gives up at", "t = … (your question)"]
+    assert [text for text, _tip in _budget(masked)] == ["send waiting;", "gives up at", "t = (hidden)"]
     assert "4.001" not in flow_scene(masked).to_svg()
 
 

@@ -32,7 +32,7 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import ConsumerSnap, LabSnapshot, LockSnap
 
 from .flow_model import ClockVM, FlowVM, Place, countdown_time
-from .masked_words import hidden_words
+from .masked_words import hidden_short
 
 __all__ = [
     "CLOCK_WORDS",
@@ -145,7 +145,7 @@ def hide_clock_times(vm: FlowVM) -> FlowVM:
     """``vm`` as a paused "when" checkpoint shows it: every clock's time drawn as "?" ("rebalance in ?", "yields after
     t = ?"), as the Locks tab draws "lease ends at ?" (any of them may be the clock the question asks about, and
     hiding only that one would point at it), in a fixed order (soonest first would tell which fires first)."""
-    hidden = hidden_words()
+    hidden = hidden_short()
     order = list(CLOCK_WORDS)
     consumers = tuple(
         dataclasses.replace(
