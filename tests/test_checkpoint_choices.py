@@ -108,7 +108,7 @@ def test_each_wrong_place_gets_the_hint_for_that_mistake() -> None:
     assert hints["pq:c1:TopicTest@broker-a:0"][1].startswith("A concurrent consumer does not retry in place")
     assert hints["dropped:cg"][1] == (
         "Nothing is dropped here: the group has a retry queue, so the broker stores the send-back "
-        "(SCHEDULE_TOPIC_XXXX, %RETRY% or %DLQ%).")  # fmt: skip
+        "(at a delay level, in the retry topic or in the dead-letter topic).")  # fmt: skip
     assert len({text for right, text in hints.values() if not right}) == 6  # six mistakes, six different hints
     assert all("level 3" not in text for right, text in hints.values() if not right)  # a hint never tells
 

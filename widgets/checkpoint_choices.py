@@ -127,7 +127,7 @@ def _where_hint(
     msg = event.msg_id or _("the message")
     if choice.kind == "dropped" and answer.kind in ("delay", "dlq", "retry"):
         return _("Nothing is dropped here: the group has a retry queue, so the broker stores the send-back "
-                 "(SCHEDULE_TOPIC_XXXX, %RETRY% or %DLQ%).")
+                 "(at a delay level, in the retry topic or in the dead-letter topic).")
     if answer.kind == "dropped" and clustering:
         return _("Look at the group's retryQueueNums: the broker stores a send-back only in a retry queue the group "
                  "has, and answers the client either way.")
