@@ -260,6 +260,9 @@ def slow_then_fast(delay_ms=600, **producer_options):
 # %% tags=["nbval-ignore-output"]
 latency_dash = Dashboard(slow_then_fast, knobs={"send_latency_fault_enable": True}, horizon="40s", checkpoints=[
     Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="where the 5 s send goes",
+               question="pg has sendLatencyFaultEnable on. broker-a answered the 1 s send (M0001) only after 600 ms, "
+                        "and is fast again since 2 s. Where does the 5 s send (M0002) go? Click the queue in the "
+                        "picture (or a button).",
                explain=sealed_explanation("01b.five-second-send")),
 ])
 latency_dash

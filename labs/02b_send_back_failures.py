@@ -148,6 +148,8 @@ def partitioned_lab(heal_at="12s", messages=1):
 # %% tags=["nbval-ignore-output"]
 partition_dash = Dashboard(partitioned_lab, knobs={"heal_at": "12s", "messages": 1}, horizon="40s", checkpoints=[
     Checkpoint(before="delivered", nth=2, ask="when", optional=True, name="when the local retry comes",
+               question="The link c1 ↔ broker-a is cut: c1's send-back of {msg} failed, and so did its fallback send. "
+                        "When does c1's listener get {msg} again? Pick the time.",
                explain=sealed_explanation("02b.local-retry")),
 ])
 partition_dash

@@ -79,7 +79,9 @@ dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", c
     Checkpoint(before="scheduled", ask="where", optional=True, name="the first retry's delay level", explain=sealed_explanation("03.level"),
                question="c1's listener fails every delivery. Where is {msg} after the next step? Click the place "
                         "in the picture (or a button)."),
-    Checkpoint(before="delay_delivered", nth=2, ask="when", optional=True, name="when the second retry is due", explain=sealed_explanation("03.second-due")),
+    Checkpoint(before="delay_delivered", nth=2, ask="when", optional=True, name="when the second retry is due", explain=sealed_explanation("03.second-due"),
+               question="c1 has failed {msg} a second time, and the broker parked the new copy at a delay level again. "
+                        "When does {msg} leave that level? Pick the time."),
     Checkpoint(before="dead_lettered", ask="when", optional=True, name="when the message reaches the DLQ",
                explain=sealed_explanation("03.dlq-time"), question="c1 keeps failing {msg}. When does the broker write it to the DLQ?"),
 ])

@@ -145,7 +145,7 @@ ZH: dict[str, Translated] = {
         after="常见说法与源码对照：“maxReconsumeTimes > 16 会被当作 16。”——配置的值随每个回传请求头发出；被截断的只有延迟级别，由 CommitLog 截到 maxDelayLevel。max 18 → 投递 19 次，从第 16 次起每次重试间隔 2 h。\n\n要点：延迟级别最高截到 18（2 h）：更多的重试每次都等 2 h。",
     ),
     "03.3": Translated(
-        "delayOffset.json 第一次写入是在存储启动后 10 s（ScheduleMessageService.start：按 flushDelayOffsetInterval 固定频率持久化，10 000 ms）。10 s 的那次写入已经记下级别 2 越过 \"late\"（5 s 时投递）的偏移量，所以重启时的 load() 读回它，\"late\" 不会再次投递：一次。只有最后一次写入之后的进度会被重放。",
+        "delayOffset.json 第一次写入是在存储启动后 10 s（ScheduleMessageService.start：按 flushDelayOffsetInterval 固定频率持久化，10 000 ms）。10 s 的那次写入已经记下级别 2 越过“late”（5 s 时投递）的位点，所以重启时的 load() 读回它，“late”不会再次投递：一次。只有最后一次写入之后的进度会被重放。",
         hint="找出 delayOffset.json 何时写入（flushDelayOffsetInterval），再与崩溃时刻比较。",
         hints=(
             "两次是 9.999 s 那次崩溃的结果，那时还没有任何写入。在 9.999 s 与 10.5 s 之间，ScheduleMessageService 写了一次 delayOffset.json：它为级别 2 记下了什么？",

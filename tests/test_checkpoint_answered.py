@@ -36,12 +36,12 @@ def test_the_kernel_unmasks_the_paused_frame_once_answered() -> None:
     c.goto_checkpoint("again")
     asked = c.caption_lines
     flow = dash.main_view.current
-    assert any("?" in line for line in asked) and flow is not None
-    assert any((m.text or "").endswith(" ?") for m in flow.marks if m.key.startswith("clock:"))
+    assert any("… (your question)" in line for line in asked) and flow is not None
+    assert any((m.text or "").endswith(" (hidden)") for m in flow.marks if m.key.startswith("clock:"))
     assert c.frames is not None and cp.frame in c.frames.answered
     c.answer("again", cp.answer)
     said = c.caption_lines
-    assert said == c.frames.answered[cp.frame].caption and not any(line.endswith("?") for line in said)
+    assert said == c.frames.answered[cp.frame].caption and not any("(your question)" in line for line in said)
     assert [a for a in said if a not in asked]  # the hidden time is back in the words
     clocks = [m.text or "" for m in dash.main_view.current.marks if m.key.startswith("clock:")]
     assert clocks and not any(t.endswith(" ?") for t in clocks)
@@ -76,8 +76,8 @@ def test_the_page_gets_the_answered_pause_sealed_with_the_frames_after_it() -> N
     page = {"frames": tail["frames"] + deltas}
     answered = decode(page, cp.frame + 1)
     masked = decode(encoded, cp.frame)
-    assert answered != masked and "?" not in " ".join(m.get("text", "") for m in answered["marks"] if
-                                                         m["key"].startswith("clock:"))  # fmt: skip
+    assert answered != masked and "(hidden)" not in " ".join(m.get("text", "") for m in answered["marks"] if
+                                                                    m["key"].startswith("clock:"))  # fmt: skip
     assert frames.answered[cp.frame].mask is None  # no later question hides anything: the picture, unmasked
     assert answered == view.scene(view.model(frames.snapshots[cp.frame])).to_json({})
     for k in range(cp.frame + 1, len(encoded["frames"])):

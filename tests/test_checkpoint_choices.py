@@ -74,7 +74,9 @@ def orderly_suspend() -> Lab:
 
 def test_a_send_back_offers_the_retry_path_of_its_group_only() -> None:
     """Where a failed message goes: the queue it came from, its group's retry queue, delay levels 1-5 around level 3
-    (3 + reconsumeTimes 0), its group's DLQ, the ProcessQueue it is in, the group's consumed tray; nothing else."""
+    (3 + reconsumeTimes 0), its group's DLQ, the ProcessQueue it is in, the group's consumed and dropped trays
+    (dropped always: offered only in the run that drops, it gave lab 04's retryQueueNums = 0 answer away); nothing
+    else."""
     (cp,) = _asked(failing, "2m", Checkpoint(before="send_back", ask="where"))
     assert [c.key for c in cp.choices] == [
         "queue:TopicTest@broker-a:0",
@@ -83,6 +85,7 @@ def test_a_send_back_offers_the_retry_path_of_its_group_only() -> None:
         "queue:%DLQ%cg@broker-a:0",
         "pq:c1:TopicTest@broker-a:0",
         "done:cg",
+        "dropped:cg",
     ]  # fmt: skip
     assert cp.answer == "delay:broker-a:3"
     assert [c.label for c in cp.choices if c.key.startswith("delay:")][:3] == [
@@ -103,7 +106,10 @@ def test_each_wrong_place_gets_the_hint_for_that_mistake() -> None:
         "The broker picks the level as 3 + reconsumeTimes; M0001 has been reconsumed 0 times so far.")
     assert hints["done:cg"][1].startswith("RECONSUME_LATER is not an acknowledgement")
     assert hints["pq:c1:TopicTest@broker-a:0"][1].startswith("A concurrent consumer does not retry in place")
-    assert len({text for right, text in hints.values() if not right}) == 5  # five mistakes, five different hints
+    assert hints["dropped:cg"][1] == (
+        "Nothing is dropped here: the group has a retry queue, so the broker stores the send-back "
+        "(at a delay level, in the retry topic or in the dead-letter topic).")  # fmt: skip
+    assert len({text for right, text in hints.values() if not right}) == 6  # six mistakes, six different hints
     assert all("level 3" not in text for right, text in hints.values() if not right)  # a hint never tells
 
 
@@ -250,9 +256,12 @@ def test_a_when_mask_hides_the_time_left_and_the_answers_time_only() -> None:
 
     mask = when_mask(4_000, 3_000)
     said = "c1 pauses it for 1 s (waits 1000 ms), back at t = 4 s; not 11 s, 2.1 s or level 4; again in 1 s"
-    assert mask(said) == "c1 pauses it for ? (waits ?), back at t = ?; not 11 s, 2.1 s or level 4; again in ?"
+    assert mask(said) == (
+        "c1 pauses it for … (your question) (waits … (your question)), back at t = … (your question); not 11 s, "
+        "2.1 s or level 4; again in … (your question)"
+    )
     note = Choice("k", "suspended · again in 1 s")
-    assert mask_model((note,), mask) == (Choice("k", "suspended · again in ?"),)
+    assert mask_model((note,), mask) == (Choice("k", "suspended · again in (hidden)"),)
     assert mask_model((note,), None)[0] is note
 
 
@@ -264,7 +273,7 @@ def test_a_when_mask_leaves_kinds_alone_though_they_are_strings() -> None:
 
     row = Row(1, 0, ArrowKind.NOTE, "consumer:c1", "consumer:c1", "again in 1 s", "consumer start (cg)", None)
     masked = mask_model((row,), when_mask(4_000, 3_000))[0]
-    assert (type(masked.kind), masked.kind, masked.label) == (ArrowKind, ArrowKind.NOTE, "again in ?")
+    assert (type(masked.kind), masked.kind, masked.label) == (ArrowKind, ArrowKind.NOTE, "again in (hidden)")
 
 
 def test_a_dead_letter_when_offers_the_retry_counts_a_learner_gets_wrong() -> None:

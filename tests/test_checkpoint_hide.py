@@ -101,7 +101,7 @@ def test_the_kernel_hides_it_at_every_step_before_the_question() -> None:
 
 
 def test_hide_strip_names_the_hidden_pointer_without_its_place() -> None:
-    """A hidden pointer keeps its name and reads "?" (the orderly commit() too), at no offset."""
+    """A hidden pointer keeps its name and reads "(hidden)" (the orderly commit() too), at no offset."""
     from rmqlab.widgets.offset_model import OffsetStripModel, StripCell, StripPointer, StripRow
 
     from rmqlab.snapshot import OffsetState
@@ -113,7 +113,8 @@ def test_hide_strip_names_the_hidden_pointer_without_its_place() -> None:
     row = StripRow("c1", "cg", QUEUE, True, False, True, 0, 3, (cell,), pointers, (), ())
     vm = hide_strip(OffsetStripModel(0, (row,)), (Hidden("committed_offset", QUEUE),))
     got = {p.name: (p.label, p.offset, p.hidden) for p in vm.rows[0].pointers}
-    assert got == {"committed": ("committed ?", -1, True), "commit()": ("commit() = ?", -1, True),
+    assert got == {"committed": ("committed (hidden)", -1, True),
+                   "commit()": ("commit() = (hidden)", -1, True),
                    "next": ("next 4", 4, False)}  # fmt: skip
     assert not vm.rows[0].cells[0].hole
     other = hide_strip(OffsetStripModel(0, (row,)), (Hidden("committed_offset", "TopicTest@broker-b:0"),))

@@ -51,7 +51,10 @@ def test_the_second_store_and_delivery_of_one_id_say_a_second_copy_in_english_an
     en = _copies("en")
     assert en[("stored", 1)] == "broker-a stores M0001 in TopicTest queue 0 at position 0."
     assert en[("stored", 2)] == "broker-a stores a second copy of M0001 in TopicTest queue 0 at position 1."
-    assert en[("delay_delivered", 2)].endswith("broker-a moves a second copy of M0001 into TopicTest.")
+    assert en[("delay_delivered", 2)] == (
+        "M0001's 5 s wait (level 2) was over at 5 s, but broker-a's restart at 12 s read back an older offset: "
+        "it moves a second copy of M0001 into TopicTest."
+    )
     assert en[("delivered", 1)] == "c1 hands M0001 to its listener (the application's code)."
     assert en[("delivered", 2)] == "c1 hands a second copy of M0001 to its listener (the application's code)."
     zh = _copies("zh")
@@ -75,6 +78,51 @@ def test_a_step_that_counts_a_second_copy_names_it(language: str, hidden: str) -
     plains = [plain for plain, _rule in frames.captions]
     assert sum(p.endswith(hidden) for p in plains) == 1, plains
     assert not any("M0002" in p and ("second copy" in p or "第二份副本" in p) for p in plains)
+
+
+def _moves(language: str) -> list[tuple[int, str, str]]:
+    """(time, plain line, source line) of every move out of a delay level in the crash run."""
+    rmqlab.set_language(language)
+    trace = load_scenario(CRASH).run().trace
+    return [(c.time_ms, c.plain, c.text) for c in narrate(trace) if c.kind is EventKind.DELAY_DELIVERED]
+
+
+def test_a_move_after_the_restart_says_the_levels_delay_and_that_the_restart_made_it_late() -> None:
+    """The 13 s since storing are not a wait: level 2 waits 5 s and level 3 10 s; the restart at 12 s (and
+    ``FIRST_DELAY_TIME``, 1 s) is why both come at 13 s, M0001 a second time (``load()`` read an old offset)."""
+    first, again, late = _moves("en")
+    assert first[:2] == (5_000, "M0001's 5 s wait is over: broker-a moves it into TopicTest.")
+    assert again[:2] == (
+        13_000,
+        "M0001's 5 s wait (level 2) was over at 5 s, but broker-a's restart at 12 s read back an older offset: "
+        "it moves a second copy of M0001 into TopicTest.",
+    )
+    assert again[2] == (
+        "ScheduleMessageService.DeliverDelayedMessageTimerTask: load() at the restart (12 s) read level 2's offset "
+        "from delayOffset.json, saved before M0001 left: the timer moves M0001 again, to TopicTest queue 0"
+    )
+    assert late[:2] == (
+        13_000,
+        "M0002's 10 s wait (level 3) was over at 10 s; broker-a restarted at 12 s, so it moves it into TopicTest "
+        "only now, 3 s late.",
+    )
+    assert late[2] == (
+        "ScheduleMessageService.DeliverDelayedMessageTimerTask: due at 10 s, M0002 is 3 s late: the broker restarted "
+        "at 12 s and start() arms each level's timer FIRST_DELAY_TIME (1 s) later; messageTimeup puts it back on "
+        "TopicTest queue 0"
+    )
+    assert first[2].endswith("finds M0001 due after 5 s in SCHEDULE_TOPIC_XXXX queue 1; messageTimeup restores "
+                             "REAL_TOPIC TopicTest queue 0 and puts it back")
+    assert not any("13 s" in plain or "after 13 s" in rule for _t, plain, rule in (first, again, late))
+    zh = [plain for _t, plain, _rule in _moves("zh")]
+    assert zh[1] == (
+        "M0001 的 5 s 等待（延时级别 2）在 5 s 已经结束，但 broker-a 在 12 s 重启时读回了更早的位点："
+        "它把 M0001 的第二份副本移入 TopicTest。"
+    )
+    assert zh[2] == (
+        "M0002 的 10 s 等待（延时级别 3）在 10 s 已经结束；broker-a 在 12 s 才重启，"
+        "所以现在才把它移入 TopicTest，晚了 3 s。"
+    )
 
 
 def test_a_lost_offset_update_is_the_java_log_line_and_the_narration_says_it_is_sent_again() -> None:

@@ -42,6 +42,11 @@ class _NoStrings(ast.NodeTransformer):
         if isinstance(node.func, ast.Name) and node.func.id == "print":
             node.args = [ast.Constant("") if isinstance(a, ast.Constant) and isinstance(a.value, str) else a
                          for a in node.args]  # fmt: skip
+        if isinstance(node.func, ast.Name) and node.func.id == "table" and len(node.args) > 1:
+            headers = node.args[1]  # a printed table's headers are prose too ("level" → "级别"), even one word
+            if isinstance(headers, ast.List):
+                headers.elts = [ast.Constant("") if isinstance(e, ast.Constant) and isinstance(e.value, str) else e
+                                for e in headers.elts]  # fmt: skip
         return node
 
 

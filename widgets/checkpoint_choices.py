@@ -67,7 +67,9 @@ def _plausible(p: Place, *, answer: str, now_at: set[str], came_from: str, group
         return _topic("queue:" + p.key.split(":", 2)[2]) == _topic("queue:" + answer.split(":", 2)[2])
     if not retry_path:
         return p.kind in ("done", "dropped", "delay") and (p.kind == "delay" or p.key.endswith(f":{group}"))
-    return p.kind == "delay" or p.key in (f"queue:%RETRY%{group}@{p.key.split('@')[-1]}", f"done:{group}") or (
+    return p.kind == "delay" or p.key in (
+        f"queue:%RETRY%{group}@{p.key.split('@')[-1]}", f"done:{group}", f"dropped:{group}"
+    ) or (
         p.kind == "dlq" and _topic(p.key) == f"%DLQ%{group}"
     )
 
@@ -118,10 +120,17 @@ def _sender(event: TraceEvent, trace: Sequence[TraceEvent], step: Sequence[Trace
 
 
 def _where_hint(
-    choice: Place, answer: Place, event: TraceEvent, rt: int, most: int, sent: SendFacts | None = None, who: str = ""
+    choice: Place, answer: Place, event: TraceEvent, rt: int, most: int, sent: SendFacts | None = None, who: str = "",
+    clustering: bool = False,
 ) -> str:
     """Why ``choice`` is not where ``event``'s message goes, with the run's numbers (never the answer itself)."""
     msg = event.msg_id or _("the message")
+    if choice.kind == "dropped" and answer.kind in ("delay", "dlq", "retry"):
+        return _("Nothing is dropped here: the group has a retry queue, so the broker stores the send-back "
+                 "(at a delay level, in the retry topic or in the dead-letter topic).")
+    if answer.kind == "dropped" and clustering:
+        return _("Look at the group's retryQueueNums: the broker stores a send-back only in a retry queue the group "
+                 "has, and answers the client either way.")
     if answer.kind == "delay":
         if choice.kind == "delay":
             return _("The broker picks the level as 3 + reconsumeTimes; {msg} has been reconsumed {times} so far."
@@ -207,16 +216,7 @@ def where_offers(
     drawn = {p.key for p in before.places}
     broker = _answer_broker(answer, came_from)
     if retry_path:
-        level = int(answer.rsplit(":", 1)[1]) if answer.startswith("delay:") else 3 + rt
-        window = range(max(1, level - 2), min(DELAYS.max_level, level + 2) + 1)
-        places = {k: p for k, p in places.items() if p.kind != "delay" or int(k.rsplit(":", 1)[1]) in window}
-        for lv in window:
-            key = f"delay:{broker}:{lv}"
-            places.setdefault(key, Place(key, "delay", _("level {level}").format(level=lv), f"broker:{broker}"))
-        dlq = f"queue:%DLQ%{group}@{broker}:0"
-        if group:
-            label = _("%DLQ%{group}:0 (dead letters)").format(group=group)
-            places.setdefault(dlq, Place(dlq, "dlq", label, f"broker:{broker}"))
+        places = _retry_path_places(places, answer, rt, broker, group, event.kind is not EventKind.DELAY_DELIVERED)
     elif failed:  # BROADCASTING drops it: still offer the retry it does not make (the lab's misconception)
         broker = broker_of(came_from) or broker
         key = f"delay:{broker}:{3 + rt}"
@@ -232,7 +232,7 @@ def where_offers(
             p, answer=answer, now_at=now_at, came_from=came_from, group=group, retry_path=retry_path
         )):
             continue
-        hint = "" if p.key == answer else _where_hint(p, right, event, rt, most, sent, who)
+        hint = "" if p.key == answer else _where_hint(p, right, event, rt, most, sent, who, retry_path)
         offers.append(Offer(p.key, _button(p), f"place:{p.key}", hint, p if p.key in drawn else _as_drawn(p)))
     return _told_apart(_stored_or_pulled(offers))
 
@@ -260,6 +260,29 @@ def _stored_or_pulled(offers: list[Offer]) -> list[Offer]:
             o = replace(o, label=_("{broker}'s queue {queue}").format(broker=broker_of(o.key), queue=o.label))
         out.append(o)
     return out
+
+
+def _retry_path_places(
+    places: dict[str, Place], answer: str, rt: int, broker: str, group: str, may_drop: bool
+) -> dict[str, Place]:
+    """``places`` with a failed message's retry path: delay levels 3 + reconsumeTimes ± 2 (the others left out), the
+    group's DLQ, and, when the step may drop it (a send-back; not a delay level's move), its "dropped" tray, always
+    on offer (a group with no retry queue loses the message): offered only in the run that drops it, the new button
+    gave the answer away (lab 04's retryQueueNums = 0)."""
+    level = int(answer.rsplit(":", 1)[1]) if answer.startswith("delay:") else 3 + rt
+    window = range(max(1, level - 2), min(DELAYS.max_level, level + 2) + 1)
+    places = {k: p for k, p in places.items() if p.kind != "delay" or int(k.rsplit(":", 1)[1]) in window}
+    for lv in window:
+        key = f"delay:{broker}:{lv}"
+        places.setdefault(key, Place(key, "delay", _("level {level}").format(level=lv), f"broker:{broker}"))
+    if group:
+        dlq = f"queue:%DLQ%{group}@{broker}:0"
+        label = _("%DLQ%{group}:0 (dead letters)").format(group=group)
+        places.setdefault(dlq, Place(dlq, "dlq", label, f"broker:{broker}"))
+    if group and may_drop:
+        dropped = _("dropped · {owner}").format(owner=group)
+        places.setdefault(f"dropped:{group}", Place(f"dropped:{group}", "dropped", dropped, "outcome", owner=group))
+    return places
 
 
 def _as_drawn(p: Place) -> Place:

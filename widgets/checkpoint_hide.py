@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 from rmqlab.core.i18n import gettext as _
 
+from .masked_words import HIDDEN_SHORT, hidden_short
+
 if TYPE_CHECKING:  # the views import the checkpoints, which name what they hide
     from .event_log import EventLogModel, EventRowVM
     from .offset_model import OffsetStripModel, StripPointer, StripRow
@@ -38,7 +40,8 @@ HIDEABLE = ("committed_offset",)
 """What a checkpoint may declare it asks about (``Checkpoint.hides``)."""
 SHOWN_IN = {"committed_offset": "ProcessQueues"}
 """The tab (a view's title) that shows each hideable value: the page opens it when the question is asked."""
-HIDDEN = "?"
+HIDDEN = HIDDEN_SHORT
+"""A hidden offset's words (:func:`widgets.masked_words.hidden_short`)."""
 OFFSET_KINDS = ("offset_updated", "offset_persisted")
 """The events whose rows state a committed offset."""
 OFFSET_POINTERS = ("committed", "broker", "commit()", "low-water")
@@ -72,7 +75,8 @@ class Hidden:
 
 def _hidden_pointer(p: StripPointer) -> StripPointer:
     """``p`` saying nothing of its offset: "committed ?" (the number gone from its label, its place -1: not drawn)."""
-    label = "commit() = ?" if p.name == "commit()" else re.sub(r"(?<![\w.])\d+(?![\w.])", HIDDEN, p.label)
+    hidden = hidden_short()
+    label = f"commit() = {hidden}" if p.name == "commit()" else re.sub(r"(?<![\w.])\d+(?![\w.])", hidden, p.label)
     return dataclasses.replace(p, offset=-1, label=label, hidden=True)
 
 
@@ -96,7 +100,7 @@ def _row_hidden(r: EventRowVM, hidden: tuple[Hidden, ...]) -> EventRowVM:
     consumer = r.actor.removeprefix("consumer:") if r.actor.startswith("consumer:") else None
     if queue is None or not any(h.covers(queue.group(1), consumer) for h in hidden):
         return r
-    details = re.sub(r"\b(offset|previous)=-?\d+", rf"\1={HIDDEN}", r.details)
+    details = re.sub(r"\b(offset|previous)=-?\d+", lambda m: f"{m.group(1)}={hidden_short()}", r.details)
     return dataclasses.replace(r, details=details)
 
 

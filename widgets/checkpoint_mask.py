@@ -33,12 +33,14 @@ from .flow_clocks import hide_clock_times
 from .flow_model import FlowVM, Place, countdown_time, with_placeholders
 from .lease_fold import nice_end
 from .lease_model import LeaseModel
+from .masked_words import HIDDEN_WORDS, hidden_short, hidden_words
 from .retry_model import TimelineModel
 
 __all__ = ["HIDDEN", "Mask", "mask_frames", "mask_model", "when_mask"]
 
-HIDDEN = "?"
-"""What a hidden time reads as."""
+HIDDEN = HIDDEN_WORDS
+"""What a hidden time reads as in a caption (:func:`widgets.masked_words.hidden_words`: words, in the current
+language); a view's text says :func:`widgets.masked_words.hidden_short`."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -58,13 +60,16 @@ class Mask:
     """Each text masked so far → what it reads masked: a mask covers every string of every view on its frames (lab
     05's, up to 12 frames), most of them the same from frame to frame, and its patterns are slow to try."""
 
-    def __call__(self, text: str) -> str:
-        if text not in self.done:
-            masked = text
+    def __call__(self, text: str, *, short: bool = False) -> str:
+        """``text`` with what states the answer replaced: by "… (your question)" in a caption line, by the short
+        "(hidden)" in a view's text (``short``), laid out for the time it replaces."""
+        key = ("short:" if short else "long:") + text
+        if key not in self.done:
+            masked, words = text, hidden_short() if short else hidden_words()
             for pattern in self.patterns:
-                masked = pattern.sub(lambda m: m.group("keep") + HIDDEN, masked)
-            self.done[text] = masked
-        return self.done[text]
+                masked = pattern.sub(lambda m: m.group("keep") + words, masked)
+            self.done[key] = masked
+        return self.done[key]
 
 
 WAIT_FIELDS = ("retry_in_ms", "delay_ms", "due_ms", "fix_in_ms", "expires_ms")
@@ -118,7 +123,7 @@ def mask_model(model: Any, mask: Mask | None) -> Any:
     if isinstance(model, Enum):
         return model  # a kind (ArrowKind is a str too): a name, never words to hide
     if isinstance(model, str):
-        return mask(model)
+        return mask(model, short=True)
     if isinstance(model, tuple):
         items = tuple(mask_model(item, mask) for item in model)
         return model if all(a is b for a, b in zip(items, model, strict=True)) else items

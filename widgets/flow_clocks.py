@@ -32,6 +32,7 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import ConsumerSnap, LabSnapshot, LockSnap
 
 from .flow_model import ClockVM, FlowVM, Place, countdown_time
+from .masked_words import hidden_short
 
 __all__ = [
     "CLOCK_WORDS",
@@ -144,7 +145,7 @@ def hide_clock_times(vm: FlowVM) -> FlowVM:
     """``vm`` as a paused "when" checkpoint shows it: every clock's time drawn as "?" ("rebalance in ?", "yields after
     t = ?"), as the Locks tab draws "lease ends at ?" (any of them may be the clock the question asks about, and
     hiding only that one would point at it), in a fixed order (soonest first would tell which fires first)."""
-    hidden = "?"
+    hidden = hidden_short()
     order = list(CLOCK_WORDS)
     consumers = tuple(
         dataclasses.replace(
@@ -159,4 +160,5 @@ def hide_clock_times(vm: FlowVM) -> FlowVM:
         for c in vm.consumers
     )
     kept_out = tuple((b, dataclasses.replace(k, time=hidden), tip) for b, k, tip in vm.kept_out)
-    return dataclasses.replace(vm, consumers=consumers, kept_out=kept_out)
+    budgets = tuple((p, dataclasses.replace(k, time=hidden), tip) for p, k, tip in vm.send_budgets)
+    return dataclasses.replace(vm, consumers=consumers, kept_out=kept_out, send_budgets=budgets)

@@ -26,7 +26,9 @@ from .flow_canvas import (
     place_tokens,
     pq_height,
 )
+from .flow_delay_offsets import LINE_H, delay_offset_lines, draw_delay_offsets
 from .flow_model import NOT_STARTED
+from .flow_send_budget import budget_lines, budget_width
 from .scene import Mark, text_width
 
 if TYPE_CHECKING:
@@ -57,13 +59,14 @@ def _next(countdown: str) -> str:
     return _("next {countdown}").format(countdown=countdown)
 
 
-def producer_column(cv: Canvas, cols: Columns) -> None:
+def producer_column(cv: Canvas, cols: Columns, vm: FlowVM) -> None:
     """The producers column: one box per producer (and its send-failed tray), tokens in a grid inside."""
     x = PAD
     places = cols.places_in.get("producers", [])
     prod_w = max(
         TOKENS_PER_ROW * STEP * 0.5 + 2 * PAD,
         max(text_width(s) for s in [p.label for p in places] + [_("producers")]) + 2 * PAD,
+        budget_width(vm) + 12 + 2,
     )
     y = cols.top
     cv.text("col:producers", x, y + 12, _("producers"), cls="rq-title")
@@ -71,11 +74,16 @@ def producer_column(cv: Canvas, cols: Columns) -> None:
     for p in places:
         toks = cols.by_place.get(p.key, [])
         per = max(1, int((prod_w - 2 * PAD) // STEP))
-        h = 18 + grid_height(len(toks), per)
+        budgets = budget_lines(vm, p.owner) if p.kind == "producer" else []
+        top = 18 + CLOCK_LINE * len(budgets)  # the send budget's clock under the producer's name
+        h = top + grid_height(len(toks), per)
         cls = _dim("rq-tray" if p.kind == "send_failed" else "rq-box", p)
         cv.rect(f"place:{p.key}", x, y, prod_w, h, cls, title=p.label)
         cv.text(f"label:{p.key}", x + 6, y + 13, p.label, cls="rq-muted" if p.kind == "send_failed" else "")
-        place_tokens(cv, toks, x + 6 + R, y + 18 + R + 2, per)
+        for n, (line, tip) in enumerate(budgets):
+            cv.text(f"send-budget:{p.owner}:{n}", x + 6, y + 13 + CLOCK_LINE * (n + 1), line,
+                    cls="rq-muted rq-small rq-clock", title=tip)  # fmt: skip
+        place_tokens(cv, toks, x + 6 + R, y + top + R + 2, per)
         y += h + 8
     cols.prod_bottom = y
     cols.prod_right = x + prod_w
@@ -121,6 +129,7 @@ def _broker_geometry(vm: FlowVM, cols: Columns, brokers: list[str]) -> None:
         max((text_width(_("{broker} · down").format(broker=b)) for b in brokers), default=0) + 2 * PAD,
         text_width("SCHEDULE_TOPIC_XXXX") + 2 * PAD,
         max((text_width(line, 11) for _b, k, _tip in vm.kept_out for line in k.text.split("\n")), default=0) + 2 * PAD,
+        max((text_width(line, 11) for _b, lines, _tip in vm.delay_offsets for line in lines), default=0) + 2 * PAD,
     )
     cols.bx0 = cols.prod_right + GAP_SEND
     kept = [sum(k.text.count("\n") + 1 for name, k, _tip in vm.kept_out if name == b) for b in brokers]
@@ -130,6 +139,8 @@ def _broker_geometry(vm: FlowVM, cols: Columns, brokers: list[str]) -> None:
         for b in brokers:
             ps = _in_lane(cols, b, kinds)
             hb = 16.0 + (sum(_slot_height(cols, p) + 4 for p in ps) if ps else ROW)
+            if lane == "schedule" and delay_offset_lines(vm, b):  # delayOffset.json under the lane's name
+                hb += len(delay_offset_lines(vm, b)) * LINE_H + 4
             h = max(h, hb)
         cols.lane_y[lane] = (y, y + h)
         y += h + 10
@@ -167,6 +178,8 @@ def broker_columns(cv: Canvas, vm: FlowVM, cols: Columns) -> None:
             cv.text(f"lane:{b}:{lane}", bx + PAD, y0 + 11, _(header), cls="rq-muted")
             ps = _in_lane(cols, b, kinds)
             sy = y0 + 16
+            if lane == "schedule":
+                sy += draw_delay_offsets(cv, vm, b, bx + PAD, sy)
             if not ps:
                 empty = _("no delayed message") if lane == "schedule" else _("none yet")
                 cv.text(f"empty:{b}:{lane}", bx + PAD + 8, sy + 15, empty, cls="rq-muted rq-small")

@@ -19,6 +19,7 @@ from rmqlab.core.i18n import gettext as _
 
 from .flow_canvas import HOP_W, PAD, STEP, Canvas, Columns, R
 from .flow_columns import broker_columns, consumer_column, outcome_column, producer_column
+from .flow_delay_offsets import delay_offset_legend
 from .flow_extras import COPY_TIP, EXTRA_CSS, copy_badge, cross, cross_legend, extra_legend, ghosts
 from .flow_model import NOT_STARTED, TOKEN_STATE_WORDS
 from .flow_uncommitted import UNCOMMITTED_CSS
@@ -107,7 +108,7 @@ def flow_scene(vm: FlowVM) -> Scene:
         places_in.setdefault(p.column, []).append(p)
     cols = Columns(by_place=by_place, places_in=places_in, top=44.0)
     _titles(cv, vm)
-    producer_column(cv, cols)
+    producer_column(cv, cols, vm)
     broker_columns(cv, vm, cols)
     consumer_column(cv, vm, cols)
     outcome_column(cv, cols)
@@ -117,7 +118,7 @@ def flow_scene(vm: FlowVM) -> Scene:
     ghosts(cv, vm, token_label)
     not_ok = sorted({t.put_status for t in vm.tokens if t.put_status})
     bottom = max(cols.prod_bottom, cols.broker_bottom, cols.cons_bottom, cols.out_bottom) + 10
-    extra_lines = extra_legend(vm)
+    extra_lines = extra_legend(vm) + delay_offset_legend(vm)
     uncommitted = any(t.uncommitted for t in vm.tokens)
     height, legend_right = _legend(cv, bottom, not_ok, extra_lines)
     width = max(cols.right, legend_right) + PAD

@@ -183,6 +183,12 @@ class FlowVM:
     kept_out: tuple[tuple[str, ClockVM, str], ...] = ()
     """(broker, clock, tooltip): a producer keeps the broker out of its queue choice until the clock's time
     (:mod:`widgets.flow_kept_out`)."""
+    send_budgets: tuple[tuple[str, ClockVM, str], ...] = ()
+    """(producer, clock, tooltip): a send waiting for its answer, and when the producer gives up on it
+    (:mod:`widgets.flow_send_budget`)."""
+    delay_offsets: tuple[tuple[str, tuple[str, ...], str], ...] = ()
+    """(broker, lines, tooltip): ``delayOffset.json`` against the levels' offsets in memory, drawn under
+    ``SCHEDULE_TOPIC_XXXX`` in a run with a broker crash (:mod:`widgets.flow_delay_offsets`)."""
     ghosts: tuple[TokenVM, ...] = ()
     """Send tries that failed at this moment, each a faded crossed ghost on the queue it was sent to (not a message
     anywhere: not in :attr:`tokens`, not counted; :func:`widgets.flow_copies.failed_try_ghosts`)."""

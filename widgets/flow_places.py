@@ -19,6 +19,8 @@ from rmqlab.snapshot import ConsumeQueueSnap, LabSnapshot, OffsetState
 
 from .flow_clocks import with_consumer_state
 from .flow_copies import copy_numbers, failed_try_ghosts
+from .flow_dead_letters import offer_dead_letters, retry_unused
+from .flow_delay_offsets import with_delay_offsets
 from .flow_extras import REFUSED
 from .flow_facts import SnapshotFacts, TraceFacts, owner_of, trace_facts
 from .flow_kept_out import with_kept_out
@@ -35,6 +37,7 @@ from .flow_model import (
     countdown,
     countdown_time,
 )
+from .flow_send_budget import with_send_budgets
 from .flow_uncommitted import with_uncommitted
 from .palette import token_colour
 
@@ -60,8 +63,7 @@ _PQ_WAITS = {
         N_("60 s in a row: thread given back, resubmitted"),
     ),
 }
-"""What a ProcessQueue waits for: (while the timer runs, when it is due), shown through ``_()``."""
-"""Timers that hold a ProcessQueue's messages, and how its box says so."""
+"""Timers that hold a ProcessQueue's messages, and what its box says: (while the timer runs, when it is due)."""
 
 
 def flow_view_model(snap: LabSnapshot) -> FlowVM:
@@ -79,9 +81,7 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
             best.offer(owner, msg, f"dropped:{owner}", "dropped", facts.last_rt.get(msg, 0), why=_(NO_COPY_WHY))
     _offer_at_producers(best, seen, facts)
     tokens = tuple(
-        replace(t, put_status=facts.not_ok[t.msg_id])
-        if t.state == "stored" and t.msg_id in facts.not_ok
-        else t
+        replace(t, put_status=facts.not_ok[t.msg_id]) if t.state == "stored" and t.msg_id in facts.not_ok else t
         for t in best.tokens(seen.colour_key, snap.now_ms)
     )
     owners_seen = sorted({owner_of(c) for c in snap.consumers} | {t.owner for t in tokens if t.owner})
@@ -106,7 +106,9 @@ def flow_view_model(snap: LabSnapshot) -> FlowVM:
         retry_paths=not snap.consumers or any(c.message_model != "BROADCASTING" for c in snap.consumers),
         ghosts=tuple(g for g in failed_try_ghosts(snap, seen.colour_key) if g.place in known),
     )
-    return with_uncommitted(with_kept_out(with_consumer_state(vm, snap), snap), snap)
+    for finish in (with_consumer_state, with_kept_out, with_uncommitted, with_delay_offsets, with_send_budgets):
+        vm = finish(vm, snap)  # what each consumer waits for, then the marks that read the whole picture
+    return vm
 
 
 @dataclass(slots=True)
@@ -180,7 +182,7 @@ def _producer_and_broker_places(snap: LabSnapshot) -> list[Place]:
     places = [Place(f"producer:{name}", "producer", name, "producers", owner=name) for name, _ in snap.producers]
     for q in snap.queues:
         if q.kind in ("business", "retry", "dlq"):
-            note = "" if q.listed else _("not in route")
+            note = retry_unused(snap, q) or ("" if q.listed else _("not in route"))
             kind: PlaceKind = "retry" if q.kind == "retry" else "dlq" if q.kind == "dlq" else "business"
             label = _queue_label(q, False)
             places.append(Place("queue:" + q.name, kind, label, f"broker:{q.broker}", note=note, deleted=q.min_offset))
@@ -260,10 +262,7 @@ def _offer_consume_queues(
             continue
         place = "queue:" + q.name
         if q.kind == "dlq":
-            owner = q.topic[len(DLQ_PREFIX) :]
-            for cell in q.cells:
-                if cell.msg_id is not None:
-                    best.offer(owner, cell.msg_id, place, "dead", cell.reconsume_times, cell.offset)
+            offer_dead_letters(best, q, seen.owners_of_topic.get(q.topic, ()))
             continue
         owners = list(seen.owners_of_topic.get(q.topic, ()))
         if q.kind == "retry" and q.topic[len(RETRY_PREFIX) :] not in owners:

@@ -13,6 +13,8 @@ from rmqlab import format_duration
 from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import BROKER_LEASE_MS, CLIENT_TRUST_MS
 
+from .masked_words import hidden_short
+
 __all__ = [
     "BROKER_LEASE_MS",
     "CLIENT_TRUST_MS",
@@ -118,7 +120,7 @@ def lease_text(vm: LeaseModel) -> str:
     for b in vm.bands:
         head = f"{b.queue} [{b.group}] "
         if b.holder is not None and b.ends_hidden:
-            head += _("held by {client} (lease ends at {time})").format(client=b.holder, time="?")
+            head += _("held by {client} (lease ends at {time})").format(client=b.holder, time=hidden_short())
         elif b.holder is not None and b.lease_ends_ms is not None:
             if b.lease_ends_ms < vm.now_ms:
                 head += _("held by {client} (expired)").format(client=b.holder)

@@ -14,6 +14,7 @@ from rmqlab.core.i18n import ngettext
 from rmqlab.lab.report import SUCCESS_STATUSES
 from rmqlab.snapshot import LabSnapshot
 
+from .masked_words import hidden_short
 from .palette import OKABE_ITO
 
 __all__ = [
@@ -77,12 +78,12 @@ class Wait:
     @property
     def length(self) -> str:
         """``10 s``, or ``?`` while hidden."""
-        return "?" if self.hidden else format_duration(self.duration_ms)
+        return hidden_short() if self.hidden else format_duration(self.duration_ms)
 
     @property
     def end(self) -> str:
         """The end, since the message was first stored: ``40 s``, or ``?`` while hidden."""
-        return "?" if self.hidden else format_duration(self.end_ms)
+        return hidden_short() if self.hidden else format_duration(self.end_ms)
 
     @property
     def label(self) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rmqlab import format_duration
 from rmqlab.core.i18n import gettext as _
 
+from .masked_words import hidden_short
 from .retry_grid import LEFT_W, TOKEN_R, Grid
 from .retry_model import MARKS, Mark, TimelineModel, Wait
 from .scene import Mark as SceneMark
@@ -96,7 +97,7 @@ def _wait_marks(vm: TimelineModel, g: Grid, w: Wait, *, key: str, y: float, orig
         return marks
     due_x = g.col_x(w.after + 1)
     left = max(w.end_ms + origin - vm.now_ms, 0)
-    due_title = _("due at {time}").format(time="?" if w.hidden else format_duration(w.end_ms + origin))
+    due_title = _("due at {time}").format(time=hidden_short() if w.hidden else format_duration(w.end_ms + origin))
     marks.append(
         SceneMark("circle", f"{key}:due", x=due_x, y=y, r=TOKEN_R, cls="rq-rt-due", role="due", title=due_title)
     )
@@ -107,7 +108,7 @@ def _wait_marks(vm: TimelineModel, g: Grid, w: Wait, *, key: str, y: float, orig
             x=due_x,
             y=g.since_y(y, w.after + 1, w.after + 1),
             anchor="middle",
-            text=_("due in {time}").format(time="?" if w.hidden else format_duration(left)),
+            text=_("due in {time}").format(time=hidden_short() if w.hidden else format_duration(left)),
             cls="rq-rt-label",
             role="countdown",
         )

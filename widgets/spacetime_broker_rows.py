@@ -12,6 +12,7 @@ from rmqlab import EventKind, TraceEvent, format_duration
 from rmqlab.core.i18n import N_, ngettext
 from rmqlab.core.i18n import gettext as _
 from rmqlab.core.reasons import translated
+from rmqlab.narrate.plain import fault_effects, fault_sentence
 
 from .spacetime_model import ArrowKind, Row
 
@@ -148,9 +149,10 @@ def fault(builder: RowBuilder, e: TraceEvent, lane: str) -> None:
         label = f"{sign} {d.get('client', '')} ↮ {lane.partition(':')[2]}"
         said = _("network partition") if fault == "partition" else _("network healed")
         builder.add(Row.of_event(e, ArrowKind.FAULT, lane, lane, label, f"{said}: {_fields(d)}"))
-    else:
-        label, detail = _("fault {fault}").format(fault=fault), _("injected fault: {data}").format(data=_fields(d))
-        builder.add(Row.of_event(e, ArrowKind.FAULT, lane, lane, label, detail))
+    else:  # set_broker_fault: what it does ("answers every request 4 s late"), not its raw id
+        effects = fault_effects(e)
+        label = "⚠ " + effects if effects else _("works normally again")
+        builder.add(Row.of_event(e, ArrowKind.FAULT, lane, lane, label, f"{fault_sentence(e)} ({_fields(d)})"))
 
 
 def _fields(data: Mapping[str, object]) -> str:

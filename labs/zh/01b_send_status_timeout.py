@@ -251,6 +251,8 @@ def slow_then_fast(delay_ms=600, **producer_options):
 # %% tags=["nbval-ignore-output"]
 latency_dash = Dashboard(slow_then_fast, knobs={"send_latency_fault_enable": True}, horizon="40s", checkpoints=[
     Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="5 s 的那次发送去了哪里",
+               question="pg 打开了 sendLatencyFaultEnable。broker-a 对 1 s 的那次发送（M0001）过了 600 ms 才应答，"
+                        "从 2 s 起又恢复了快速。5 s 的那次发送（M0002）去了哪里？请在图上点击那个队列（或点按钮）。",
                explain=sealed_explanation("01b.five-second-send")),
 ])
 latency_dash

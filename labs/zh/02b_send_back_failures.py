@@ -137,6 +137,8 @@ def partitioned_lab(heal_at="12s", messages=1):
 # %% tags=["nbval-ignore-output"]
 partition_dash = Dashboard(partitioned_lab, knobs={"heal_at": "12s", "messages": 1}, horizon="40s", checkpoints=[
     Checkpoint(before="delivered", nth=2, ask="when", optional=True, name="本地重试何时到来",
+               question="c1 ↔ broker-a 的链路断了：c1 对 {msg} 的回传失败了，它的兜底发送也失败了。"
+                        "c1 的监听器什么时候再次拿到 {msg}？请选时间。",
                explain=sealed_explanation("02b.local-retry")),
 ])
 partition_dash

@@ -39,7 +39,7 @@ SEED = 7
 from rmqlab import DelayLevelTable
 
 levels = DelayLevelTable()
-print(table([[lv, format_duration(levels.delay_ms(lv))] for lv in range(1, levels.max_level + 1)], ["level", "delay"]))
+print(table([[lv, format_duration(levels.delay_ms(lv))] for lv in range(1, levels.max_level + 1)], ["级别", "延迟"]))
 
 
 # %% [markdown]
@@ -75,7 +75,8 @@ from rmqlab.widgets.dashboard import Dashboard
 dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", checkpoints=[
     Checkpoint(before="scheduled", ask="where", optional=True, name="第一次重试的延迟级别", explain=sealed_explanation("03.level"),
                question="c1 的监听器每次投递都消费失败。下一步之后 {msg} 在哪里？请在图上点击那个位置（或点按钮）。"),
-    Checkpoint(before="delay_delivered", nth=2, ask="when", optional=True, name="第二次重试何时到期", explain=sealed_explanation("03.second-due")),
+    Checkpoint(before="delay_delivered", nth=2, ask="when", optional=True, name="第二次重试何时到期", explain=sealed_explanation("03.second-due"),
+               question="c1 第二次消费 {msg} 失败，Broker 又把新副本放进了一个延时级别。{msg} 什么时候离开这个级别？请选时间。"),
     Checkpoint(before="dead_lettered", ask="when", optional=True, name="消息何时进入死信队列", explain=sealed_explanation("03.dlq-time"),
                question="c1 一直消费 {msg} 失败。Broker 什么时候把它写进死信队列？"),
 ])
@@ -104,7 +105,7 @@ answer_1 = 400
 lab = failing_lab(max_reconsume_times=5)
 lab.run(until="1h")
 deliveries = lab.trace.of_kind("delivered")
-print(table([[d.get("reconsume_times"), d.time_ms // 1000] for d in deliveries], ["reconsume_times", "delivered at (s)"]))
+print(table([[d.get("reconsume_times"), d.time_ms // 1000] for d in deliveries], ["reconsume_times", "投递时间 (s)"]))
 dlq = lab.trace.of_kind("dead_lettered")[0]
 
 # %% nbgrader={"grade": true, "grade_id": "ex03_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -145,7 +146,7 @@ answer_2 = 31540
 lab = failing_lab(max_reconsume_times=18)
 lab.run(until="9h")
 late = [e for e in lab.trace.of_kind("scheduled") if e.get("reconsume_times") >= 16]
-print(table([[e.get("reconsume_times"), e.get("level"), format_duration(e.time_ms)] for e in late], ["rt", "level", "scheduled at"]))
+print(table([[e.get("reconsume_times"), e.get("level"), format_duration(e.time_ms)] for e in late], ["reconsume_times", "级别", "调度时间"]))
 dlq = lab.trace.of_kind("dead_lettered")[0]
 print(len(lab.trace.of_kind("delivered")), "次投递")
 

@@ -14,7 +14,7 @@ from typing import Any
 from ..core.duration import format_duration
 from ..core.trace import EventKind, TraceEvent
 
-__all__ = ["CaptionContext", "copy_number", "dur", "name_of", "remember_copy"]
+__all__ = ["CaptionContext", "copy_number", "dur", "level_wait", "name_of", "remember_copy"]
 
 
 @dataclass(slots=True)
@@ -39,6 +39,11 @@ class CaptionContext:
     """Msgs the client itself re-sent to %RETRY% since they were consumed."""
     cleaned: dict[str, int] = field(default_factory=dict)
     """Msg → how long it had been consuming when cleanExpiredMsg sent it back (ms)."""
+    parked: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Msg → (time it was parked, its due time ``deliverTimestamp``) of its latest SCHEDULED: a delivery's caption
+    says the level's delay (due − parked), not the time since storing, which a broker restart stretches."""
+    restarted_at: dict[str, int] = field(default_factory=dict)
+    """Broker → the time it last came back up (``broker_up``): a delivery after it may be late or a second copy."""
     last_hop: dict[str, tuple[int, int, str]] = field(default_factory=dict)
     """Msg → (time, level, topic) of its last DELAY_DELIVERED."""
     removed_at: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -86,6 +91,19 @@ def remember_copy(ctx: CaptionContext, e: TraceEvent) -> None:
     if e.kind is EventKind.STORED and e.msg_id and not str(d.get("topic", "")).startswith(_NOT_BUSINESS):
         queue = f"{d.get('topic')}@{e.actor}:{d.get('queue_id')}"
         ctx.stored_copies.setdefault(e.msg_id, []).append((queue, int(d.get("queue_offset", -1))))
+
+
+def level_wait(ctx: CaptionContext, e: TraceEvent) -> tuple[int, int, int | None]:
+    """``(the level's delay, the due time, the restart)`` of a DELAY_DELIVERED ``e``, from its message's SCHEDULED.
+
+    The delay is ``deliverTimestamp − storeTimestamp`` (the level's), not the event's ``waited_ms`` (now − stored),
+    which a broker that was down stretches. The restart is the time its broker came back up, when that was at or
+    after the due time (the restart is why the delivery is late, or, with an offset read back from
+    ``delayOffset.json``, why it comes a second time); else ``None``. Without a SCHEDULED, the wait is all we know."""
+    waited = int(e.data.get("waited_ms", 0))
+    parked_at, due = ctx.parked.get(e.msg_id or "", (e.time_ms - waited, e.time_ms))
+    restart = ctx.restarted_at.get(name_of(e.actor))
+    return due - parked_at, due, restart if restart is not None and restart >= due else None
 
 
 def name_of(actor: str) -> str:

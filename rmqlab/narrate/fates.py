@@ -43,6 +43,9 @@ class RunFates:
     retried: dict[str, None] = field(default_factory=dict)
     deliveries: dict[str, int] = field(default_factory=dict)
     dead: dict[str, None] = field(default_factory=dict)
+    read_from_dlq: dict[str, dict[str, None]] = field(default_factory=dict)
+    """Consumer → the dead letters it consumed from a ``%DLQ%`` topic (lab 04's operator ops1): still dead letters of
+    their group, and read by another one; the end caption counts them apart."""
     to_dead: dict[str, None] = field(default_factory=dict)
     """Parked at a delay level whose real topic is ``%DLQ%``: an orderly consumer's last send-back, a dead letter when
     its delay is over (``sendMessageBack`` with a level, ``ConsumeMessageOrderlyService.checkReconsumeTimes``)."""
@@ -124,6 +127,8 @@ class RunFates:
             read_from_dlq = str(event.get("queue", "")).startswith("%DLQ%")  # lab 04's operator: still a dead letter
             if str(event.get("status")) in SUCCESS_STATUSES and not read_from_dlq:
                 self.consumed[msg] = None
+            elif str(event.get("status")) in SUCCESS_STATUSES:
+                self.read_from_dlq.setdefault(event.actor.partition(":")[2], {})[msg] = None
         elif kind in (K.STORED, K.SCHEDULED, K.DEAD_LETTERED):
             self.reacted.add(msg)
             if kind is K.DEAD_LETTERED:

@@ -56,6 +56,7 @@ def on_fault(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
             "clients notice at their next request or route poll (30 s)"
         ).format(broker=e.actor)
     if fault == "broker_up":
+        ctx.restarted_at[e.actor] = e.time_ms
         return "Lab.broker_up", _(
             "{broker} is back; clients see it again at their next route poll (30 s) and heartbeat"
         ).format(broker=e.actor)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from ..core.i18n import gettext as _
 from ..core.i18n import ngettext
 from ..core.trace import EventKind, TraceEvent
-from .context import CaptionContext, copy_number, dur, name_of
+from .context import CaptionContext, copy_number, dur, level_wait, name_of
 from .plain_consuming import (
     broadcast_dropped,
     consume_request,
@@ -49,7 +49,7 @@ from .plain_consuming import (
 from .plain_words import copy_words, error_words, ordinal, queue_words
 from .sending import selector_failed
 
-__all__ = ["PLAIN", "error_words", "ordinal", "queue_words"]
+__all__ = ["PLAIN", "error_words", "fault_effects", "fault_sentence", "ordinal", "queue_words"]
 
 K = EventKind
 
@@ -144,14 +144,29 @@ def _scheduled(ctx: CaptionContext, e: TraceEvent) -> str:
 
 
 def _delay_delivered(ctx: CaptionContext, e: TraceEvent) -> str:
+    """The level's delay, said as such; a delivery a broker restart made late (or made a second time) says so."""
     d, msg = e.data, e.msg_id or "?"
-    broker, wait, copy = name_of(e.actor), dur(int(d.get("waited_ms", 0))), copy_number(ctx, e)
+    broker, copy, level = name_of(e.actor), copy_number(ctx, e), d.get("level")
+    delay, due, restart = level_wait(ctx, e)
+    wait, topic = dur(delay), d.get("topic")
+    if restart is not None and copy > 1:  # load() read back an offset from before this message left
+        return _(
+            "{msg}'s {wait} wait (level {level}) was over at {due}, but {broker}'s restart at {restart} read back an "
+            "older offset: it moves {copy} into {topic}."
+        ).format(msg=msg, wait=wait, level=level, due=dur(due), broker=broker, restart=dur(restart),
+                 copy=copy_words(msg, copy), topic=topic)  # fmt: skip
+    if restart is not None:
+        return _(
+            "{msg}'s {wait} wait (level {level}) was over at {due}; {broker} restarted at {restart}, so it moves it "
+            "into {topic} only now, {late} late."
+        ).format(msg=msg, wait=wait, level=level, due=dur(due), broker=broker, restart=dur(restart), topic=topic,
+                 late=dur(e.time_ms - due))  # fmt: skip
     if copy > 1:  # the level delivers a message it delivered before (its offset was rolled back)
         return _("{msg}'s {wait} wait is over: {broker} moves {copy} into {topic}.").format(
-            msg=msg, wait=wait, broker=broker, copy=copy_words(msg, copy), topic=d.get("topic")
+            msg=msg, wait=wait, broker=broker, copy=copy_words(msg, copy), topic=topic
         )
     return _("{msg}'s {wait} wait is over: {broker} moves it into {topic}.").format(
-        msg=msg, wait=wait, broker=broker, topic=d.get("topic")
+        msg=msg, wait=wait, broker=broker, topic=topic
     )
 
 
@@ -213,6 +228,18 @@ def _fault_effect(key: str, value: object) -> tuple[bool, str]:
         "pull_error": (value is not None, _("fails every pull")),
     }
     return effects.get(key, (True, ""))
+
+
+def fault_effects(e: TraceEvent) -> str:
+    """A ``set_broker_fault`` event's effects, short ("answers every request 4 s late"); "" once none is left: what
+    the space-time view writes beside the fault, instead of the raw ``fault broker_fault``."""
+    said = [_fault_effect(k, v) for k, v in e.data.items() if k != "fault"]
+    return _(", ").join(words for bad, words in said if bad and words)
+
+
+def fault_sentence(e: TraceEvent) -> str:
+    """A ``set_broker_fault`` event as the caption's first line says it (its tooltip in the space-time view)."""
+    return _broker_fault(e)
 
 
 def _broker_fault(e: TraceEvent) -> str:

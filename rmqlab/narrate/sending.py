@@ -158,6 +158,8 @@ def on_send_result(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
             broker=broker, name=name, msg=msg, then=then
         )
     left = _times_total(mode, entry) - attempt
+    if mode == "ASYNC":  # no response: the callback path, not sendDefaultImpl's loop
+        return "MQClientAPIImpl.sendMessageAsync → onExceptionImpl", _async_failed(attempt, msg, broker, outcome, left)
     if entry != "sendDefaultImpl" and mode != "ASYNC":
         then = _("{entry} makes one attempt, so the send fails with it").format(entry=entry)
     elif mode == "ONEWAY" or left <= 0:
@@ -173,6 +175,24 @@ def on_send_result(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
         _("attempt {attempt} of {msg} to {broker} failed with {outcome}; {then}").format(
             attempt=attempt, msg=msg, broker=broker, outcome=outcome, then=then
         ),
+    )
+
+
+def _async_failed(attempt: int, msg: str, broker: object, outcome: str, left: int) -> str:
+    """An ASYNC try that got no response: ``onExceptionImpl`` re-sends it (``retryTimesWhenSendAsyncFailed``, 2) to
+    the queue ``selectOneMessageQueue(lastBrokerName)`` picks, or hands the error to the SendCallback."""
+    if left <= 0:
+        then = _("no re-send left: the SendCallback's onException gets the error")
+    else:
+        then = ngettext(
+            "onExceptionImpl re-sends it up to {left} more time (retryTimesWhenSendAsyncFailed), to another broker "
+            "if one is eligible",
+            "onExceptionImpl re-sends it up to {left} more times (retryTimesWhenSendAsyncFailed), to another broker "
+            "if one is eligible",
+            left,
+        ).format(left=left)
+    return _("ASYNC attempt {attempt} of {msg} to {broker} got no response ({outcome}); {then}").format(
+        attempt=attempt, msg=msg, broker=broker, outcome=outcome, then=then
     )
 
 

@@ -312,8 +312,14 @@ def step_caption(captions: Sequence[C], subject: Subject | None = None) -> StepC
     groups = group_repeats(ordered, key=lambda c: keys[c.seq], closes=lambda c: False)  # said once, with a count
     sentences = []
     ranks = [_rank(g.first, subject) for g in groups]
+    # a batch's CONSUME_SUCCESS covers only up to ackIndex: a message the same step sends back was not consumed
+    # (lab 02a's "M0004 consumed" while the picture parked it at level 3)
+    back = {c.msg_id for c in ordered if c.kind in (K.SEND_BACK, K.SEND_BACK_FALLBACK)}
     done = [
-        g.first.msg_id if g.first.kind is K.CONSUMED and getattr(g.first, "outcome", "") in SUCCESS_STATUSES else None
+        g.first.msg_id
+        if g.first.kind is K.CONSUMED and getattr(g.first, "outcome", "") in SUCCESS_STATUSES
+        and g.first.msg_id not in back
+        else None
         for g in groups
     ]
     for g in groups:

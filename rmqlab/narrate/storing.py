@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..core.i18n import gettext as _
 from ..core.trace import TraceEvent
-from .context import CaptionContext, dur
+from .context import CaptionContext, copy_number, dur, level_wait
 
 __all__ = [
     "MAX_DELAY_LEVEL",
@@ -86,6 +86,7 @@ def on_scheduled(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
     d, msg = e.data, e.msg_id or "?"
     level, due = int(d.get("level", 0)), int(d.get("due_ms", e.time_ms))
     ctx.broker_did.setdefault(msg, []).append(e)
+    ctx.parked[msg] = (e.time_ms, due)
     return "CommitLog.asyncPutMessage", _(
         "{msg} (reconsumeTimes {rt}) for {topic} is parked in SCHEDULE_TOPIC_XXXX queue {queue} at delay level "
         "{level}, due in {due_in} (t = {due}); why: {why}"
@@ -102,22 +103,30 @@ def on_scheduled(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
 
 
 def on_delay_delivered(ctx: CaptionContext, e: TraceEvent) -> tuple[str, str]:
+    """The level's timer moves a due message back; after a broker restart, why it is late or a second time first
+    (the rule is cut to its width: the restart's part must survive the cut)."""
     d, msg = e.data, e.msg_id or "?"
     level = int(d.get("level", 0))
+    delay, due, restart = level_wait(ctx, e)
+    copy = copy_number(ctx, e)
     ctx.last_hop[msg] = (e.time_ms, level, str(d.get("topic")))
-    return (
-        "ScheduleMessageService.DeliverDelayedMessageTimerTask",
-        _(
-            "level {level}'s timer (it polls every 100 ms) finds {msg} due after {waited} in SCHEDULE_TOPIC_XXXX "
-            "queue {queue}; messageTimeup restores REAL_TOPIC {topic} queue {queue_id} and puts it back"
-        ).format(
-            level=level,
-            msg=msg,
-            waited=dur(int(d.get("waited_ms", 0))),
-            queue=level - 1,
-            topic=d.get("topic"),
-            queue_id=d.get("queue_id"),
-        ),
+    where = "ScheduleMessageService.DeliverDelayedMessageTimerTask"
+    if restart is not None and copy > 1:
+        return where, _(
+            "load() at the restart ({restart}) read level {level}'s offset from delayOffset.json, saved before {msg} "
+            "left: the timer moves {msg} again, to {topic} queue {queue_id}"
+        ).format(restart=dur(restart), level=level, msg=msg, topic=d.get("topic"), queue_id=d.get("queue_id"))
+    if restart is not None:
+        return where, _(
+            "due at {due}, {msg} is {late} late: the broker restarted at {restart} and start() arms each level's "
+            "timer FIRST_DELAY_TIME (1 s) later; messageTimeup puts it back on {topic} queue {queue_id}"
+        ).format(due=dur(due), msg=msg, late=dur(e.time_ms - due), restart=dur(restart), topic=d.get("topic"),
+                 queue_id=d.get("queue_id"))  # fmt: skip
+    return where, _(
+        "level {level}'s timer (it polls every 100 ms) finds {msg} due after {waited} in SCHEDULE_TOPIC_XXXX "
+        "queue {queue}; messageTimeup restores REAL_TOPIC {topic} queue {queue_id} and puts it back"
+    ).format(
+        level=level, msg=msg, waited=dur(delay), queue=level - 1, topic=d.get("topic"), queue_id=d.get("queue_id")
     )
 
 

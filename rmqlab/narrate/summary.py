@@ -97,6 +97,8 @@ def summary_of(fates: RunFates) -> str:
         parts.append(_("{n} consumed").format(n=len(fates.consumed)) + _consumed_details(fates))
     if fates.dead:
         parts.append(_("{n} dead-lettered").format(n=len(fates.dead)) + deliveries(fates.dead))
+    for reader, letters in fates.read_from_dlq.items():  # lab 04's operator: "1 read from the DLQ by ops1"
+        parts.append(_("{n} read from the dead-letter topic by {who}").format(n=len(letters), who=reader))
     on_the_way = [m for m in fates.to_dead if m not in fates.dead]
     if on_the_way:
         n = len(on_the_way)

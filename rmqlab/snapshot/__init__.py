@@ -23,7 +23,7 @@ states), :mod:`~rmqlab.snapshot.brokers` (locks, schedule levels), :mod:`~rmqlab
 
 from __future__ import annotations
 
-from .brokers import BROKER_LEASE_MS, BrokerSnap, LockSnap, ScheduleLevelSnap
+from .brokers import BROKER_LEASE_MS, BrokerSnap, DelayOffsetSnap, LockSnap, ScheduleLevelSnap
 from .clients import CLIENT_TRUST_MS, ConsumerSnap, FaultItemSnap, ProcessQueueSnap, RequestSnap, TimerSnap
 from .lab_snapshot import LabSnapshot, take_snapshot
 from .queues import BROADCAST_SUMMARY_ORDER, SCHEDULE_GROUP, ConsumeQueueSnap, OffsetState, QueueCell, queue_kind
@@ -37,6 +37,7 @@ __all__ = [
     "BrokerSnap",
     "ConsumeQueueSnap",
     "ConsumerSnap",
+    "DelayOffsetSnap",
     "FaultItemSnap",
     "LabSnapshot",
     "LockSnap",

@@ -10,7 +10,7 @@ from ..broker.rebalance_lock_manager import BROKER_LOCK_MAX_LIVE_TIME_MS
 from ..common.message import SCHEDULE_TOPIC
 from ..common.message_queue import MessageQueue
 
-__all__ = ["BROKER_LEASE_MS", "BrokerSnap", "LockSnap", "ScheduleLevelSnap"]
+__all__ = ["BROKER_LEASE_MS", "BrokerSnap", "DelayOffsetSnap", "LockSnap", "ScheduleLevelSnap"]
 
 
 BROKER_LEASE_MS = BROKER_LOCK_MAX_LIVE_TIME_MS
@@ -34,6 +34,24 @@ class ScheduleLevelSnap:
     def mq(self) -> MessageQueue:
         """``SCHEDULE_TOPIC_XXXX@broker:level-1``."""
         return MessageQueue(SCHEDULE_TOPIC, self.broker, self.level - 1)
+
+
+@dataclass(frozen=True, slots=True)
+class DelayOffsetSnap:
+    """A broker's ``ScheduleMessageService`` progress: each level's next offset in memory (``offsetTable``) and as
+    ``delayOffset.json`` last saved it (``ConfigManager.persist``, every ``flushDelayOffsetInterval``, 10 s; read back
+    by ``load()`` at a restart). A level whose live offset is past its saved one delivers again after a crash."""
+
+    live: tuple[tuple[int, int], ...]
+    """(level, next offset to deliver) in memory, by level (levels that have delivered or been loaded)."""
+    saved: tuple[tuple[int, int], ...]
+    """(level, offset) in ``delayOffset.json``, by level; empty before the first write (no file)."""
+    written_ms: int | None
+    """When the file was last written; None: never."""
+    next_write_ms: int | None
+    """When the next write comes; None while the broker is down."""
+    interval_ms: int = 10_000
+    """``flushDelayOffsetInterval``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,3 +94,8 @@ class BrokerSnap:
     """Group → client ids the broker knows from heartbeats (what ``findConsumerIdList`` answers), sorted."""
     committed_offsets: tuple[tuple[str, MessageQueue, int], ...] = ()
     """Every (group, queue, offset) in the broker's ``consumerOffset.json``, sorted by group and queue."""
+    delay_offsets: DelayOffsetSnap | None = None
+    """The schedule service's live and saved (``delayOffset.json``) offsets."""
+    retry_queue_nums: tuple[tuple[str, int], ...] = ()
+    """Group → its ``SubscriptionGroupConfig.retryQueueNums`` on this broker, for the groups it has a config of, sorted:
+    0 means a send-back is answered SUCCESS and stored nowhere, whatever ``%RETRY%`` topic exists."""

@@ -17,7 +17,7 @@ from ..common.message import SCHEDULE_TOPIC
 from ..common.message_queue import MessageQueue
 from ..core.scheduler import Priority, TimerKind, TimerLabel
 from ..core.trace import TraceEvent
-from .brokers import BrokerSnap, LockSnap, ScheduleLevelSnap
+from .brokers import BrokerSnap, DelayOffsetSnap, LockSnap, ScheduleLevelSnap
 from .cells import audiences_of, queue_snaps
 from .clients import ConsumerSnap, FaultItemSnap, ProcessQueueSnap, RequestSnap, TimerSnap
 from .queues import ConsumeQueueSnap
@@ -324,6 +324,19 @@ def _schedule_snaps(b: Broker, index: TraceIndex, timers: tuple[TimerSnap, ...])
     return tuple(levels)
 
 
+def _delay_offsets(b: Broker) -> DelayOffsetSnap:
+    """``ScheduleMessageService.offsetTable`` against ``delayOffset.json`` (read-only: nothing is caught up)."""
+    service = b.schedule_service
+    saved, written, following = service.delay_offset_file()
+    return DelayOffsetSnap(
+        live=tuple(sorted(service.offset_table.items())),
+        saved=tuple(sorted(saved.items())),
+        written_ms=written,
+        next_write_ms=following,
+        interval_ms=service.flush_delay_offset_interval,
+    )
+
+
 def take_snapshot(lab: LabState, index: TraceIndex | None = None) -> LabSnapshot:
     """Copy the Lab's state at ``lab.now`` into frozen plain data (``index`` is caught up first)."""
     if index is None:
@@ -346,7 +359,11 @@ def take_snapshot(lab: LabState, index: TraceIndex | None = None) -> LabSnapshot
             )
         )
         locks, schedule = _lock_snaps(b, index, now), _schedule_snaps(b, index, timers)
-        brokers.append(BrokerSnap(bname, b.up, locks, schedule, faults, members, offsets))
+        groups = b.subscription_group_manager.subscription_groups
+        retry_nums = tuple(sorted((g, config.retry_queue_nums) for g, config in groups.items()))
+        brokers.append(
+            BrokerSnap(bname, b.up, locks, schedule, faults, members, offsets, _delay_offsets(b), retry_nums)
+        )
         queues.extend(queue_snaps(b, index, audiences))
     producers = tuple(sorted((name, p.producer_group) for name, p in lab.producers.items()))
     return LabSnapshot(

@@ -131,6 +131,8 @@ class ScheduleMessageService:
         """In memory: level → next ConsumeQueue offset of ``SCHEDULE_TOPIC_XXXX`` queue ``level - 1`` to deliver."""
         self.persisted: dict[int, int] = {}
         """``delayOffset.json`` as last written (empty until the first persist: a fresh store has no file)."""
+        self.persisted_at: int | None = None
+        """When ``persisted`` was written (None: never); the file survives a crash, so this does too."""
         self._started_at = 0
         self._persisted_tick = -1
         self._timers: dict[int, Timer] = {}
@@ -188,6 +190,24 @@ class ScheduleMessageService:
         if tick > self._persisted_tick:
             self._persisted_tick = tick
             self.persisted = dict(self.offset_table)
+            self.persisted_at = tick
+
+    def delay_offset_file(self) -> tuple[dict[int, int], int | None, int | None]:
+        """``(delayOffset.json's offsets, when it was last written, when the next write comes)``, read-only.
+
+        For views: the file as ``persist`` left it at the last fixed-rate tick, without applying the ticks the
+        service has not caught up with yet (the table has not changed since such a tick, or it would have: every
+        change catches up first). A stopped service writes nothing (next write None)."""
+        tick = self._last_persist_tick() if self.running else -1
+        saved, written = dict(self.persisted), self.persisted_at
+        if tick > self._persisted_tick:  # a persist ran since the last change: it wrote the table as it is
+            saved, written = dict(self.offset_table), tick
+        if not self.running:
+            return saved, written, None
+        first = self._started_at + self.FIRST_PERSIST_DELAY
+        now = self.scheduler.now
+        following = first if now < first else tick + self.flush_delay_offset_interval
+        return saved, written, following
 
     def _load(self) -> None:
         """``load``: read ``delayOffset.json`` into the table, then ``correctDelayOffset``; traced when it matters."""
