@@ -49,8 +49,8 @@ def test_the_end_caption_counts_the_dead_letter_read_by_the_operator() -> None:
     frames = Controller(resend_lab, horizon=40_000).frames
     assert frames is not None
     assert frames.captions[-1][0] == (
-        "End of the run at 40 s: 2 messages sent, 1 consumed, 1 dead-lettered (up to 3 deliveries), 1 read from the "
-        "dead-letter topic by ops1 and the offsets of 3 queues saved."
+        "End of the run at 40 s: 2 messages sent, 1 consumed, 1 dead-lettered (up to 3 deliveries) and 1 read from "
+        "the dead-letter topic by ops1; the offsets of 3 queues were saved."
     )
 
 

@@ -18,7 +18,8 @@ A factory that sets up its brokers while building records that too: ``lab.set_br
 ``lab.update_subscription_group(...)`` an ``admin`` one (lab 04's ``retry_queue_nums=0``). Those runs used to open on
 "event 1" or "event 4" (revA item 14): Reset never reached event 0. Such a setting is part of the build as a
 consumer's start is: the origin is the Lab before it too, its brokers with no fault yet (the first Step applies it,
-and its caption says so); a subscription group's settings are not drawn, so nothing else changes.
+and its caption says so); the started groups' subscription-group settings (``retryQueueNums``, drawn on an unused
+retry queue) are the start's too, so the origin has none.
 """
 
 from __future__ import annotations
@@ -97,6 +98,7 @@ def origin_snapshot(built: LabSnapshot) -> LabSnapshot | None:
             members=tuple(
                 (group, kept) for group, members in b.members if (kept := tuple(m for m in members if m not in ids))
             ),
+            retry_queue_nums=tuple((g, n) for g, n in b.retry_queue_nums if g not in groups - kept_groups),
         )
         for b in built.brokers
     )
