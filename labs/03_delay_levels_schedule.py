@@ -32,19 +32,7 @@ RECONSUME_LATER = ConsumeConcurrentlyStatus.RECONSUME_LATER
 SEED = 7
 
 # %% [markdown]
-# ## The delay levels
-# `messageDelayLevel = "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h"`; level = position + 1.
-
-# %%
-from rmqlab import DelayLevelTable
-
-levels = DelayLevelTable()
-print(table([[lv, format_duration(levels.delay_ms(lv))] for lv in range(1, levels.max_level + 1)], ["level", "delay"]))
-
-
-# %% [markdown]
-# A failed message with stored `reconsumeTimes` = k is re-stored with level **3 + k** (broker, `SendMessageProcessor`),
-# parked in `SCHEDULE_TOPIC_XXXX` queue `level − 1`, and moved to `%RETRY%<group>` when due.
+# ## A tiny run: the first two retries
 
 # %%
 def always_fails(msgs, ctx):
@@ -61,9 +49,6 @@ def failing_lab(**consumer_options):
     lab.at(0, p.send, Message("TopicTest", "poison"))
     return lab
 
-
-# %% [markdown]
-# ## A tiny run: the first two retries
 
 # %% [markdown]
 # The picture: `failing_lab` in a `Dashboard` with a `max_reconsume_times` knob (set it, then Rebuild). Play it and
@@ -86,6 +71,22 @@ dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", c
                explain=sealed_explanation("03.dlq-time"), question="c1 keeps failing {msg}. When does the broker write it to the DLQ?"),
 ])
 dash
+
+# %% [markdown]
+# ### The delay levels behind the picture
+# The picture's `SCHEDULE_TOPIC_XXXX` box parks each copy at one of the broker's delay levels (one queue per level):
+# `messageDelayLevel = "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h"`; level = position + 1.
+
+# %%
+from rmqlab import DelayLevelTable
+
+levels = DelayLevelTable()
+print(table([[lv, format_duration(levels.delay_ms(lv))] for lv in range(1, levels.max_level + 1)], ["level", "delay"]))
+
+
+# %% [markdown]
+# A failed message with stored `reconsumeTimes` = k is re-stored with level **3 + k** (broker, `SendMessageProcessor`),
+# parked in `SCHEDULE_TOPIC_XXXX` queue `level − 1`, and moved to `%RETRY%<group>` when due.
 
 # %%
 lab = failing_lab()

@@ -32,19 +32,7 @@ RECONSUME_LATER = ConsumeConcurrentlyStatus.RECONSUME_LATER
 SEED = 7
 
 # %% [markdown]
-# ## 延迟级别
-# `messageDelayLevel = "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h"`；级别 = 位置 + 1。
-
-# %%
-from rmqlab import DelayLevelTable
-
-levels = DelayLevelTable()
-print(table([[lv, format_duration(levels.delay_ms(lv))] for lv in range(1, levels.max_level + 1)], ["级别", "延迟"]))
-
-
-# %% [markdown]
-# 一条消费失败的消息，若已存储的 `reconsumeTimes` = k，就会以级别 **3 + k** 重新存储（Broker 的
-# `SendMessageProcessor`），暂存在 `SCHEDULE_TOPIC_XXXX` 的队列 `level − 1` 中，到期后移入 `%RETRY%<group>`（重试队列）。
+# ## 一次小运行：前两次重试
 
 # %%
 def always_fails(msgs, ctx):
@@ -63,9 +51,6 @@ def failing_lab(**consumer_options):
 
 
 # %% [markdown]
-# ## 一次小运行：前两次重试
-
-# %% [markdown]
 # 图：把 `failing_lab` 放进一个带 `max_reconsume_times` 参数的 `Dashboard`（改参数后点“重建”）。播放它，看“重试时间线”标签页：一条泳道，每次投递、每次等待。它会停下来问三次：第一次重试在哪里等待，第二次重试何时到期，消息何时进入死信队列。练习 1 再问同一件事，换成一个允许更少重试的 Consumer。
 
 # %% tags=["nbval-ignore-output"]
@@ -81,6 +66,22 @@ dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", c
                question="c1 一直消费 {msg} 失败。Broker 什么时候把它写进死信队列？"),
 ])
 dash
+
+# %% [markdown]
+# ### 图背后的延迟级别
+# 图中的 `SCHEDULE_TOPIC_XXXX` 方框把每个副本暂存在 Broker 的某个延迟级别上（每个级别一个队列）：
+# `messageDelayLevel = "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h"`；级别 = 位置 + 1。
+
+# %%
+from rmqlab import DelayLevelTable
+
+levels = DelayLevelTable()
+print(table([[lv, format_duration(levels.delay_ms(lv))] for lv in range(1, levels.max_level + 1)], ["级别", "延迟"]))
+
+
+# %% [markdown]
+# 一条消费失败的消息，若已存储的 `reconsumeTimes` = k，就会以级别 **3 + k** 重新存储（Broker 的
+# `SendMessageProcessor`），暂存在 `SCHEDULE_TOPIC_XXXX` 的队列 `level − 1` 中，到期后移入 `%RETRY%<group>`（重试队列）。
 
 # %%
 lab = failing_lab()
