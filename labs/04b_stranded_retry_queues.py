@@ -134,13 +134,10 @@ print(table([[msg, fate] for (_, msg), fate in sorted(report.fates.items())], ["
 print(report.violations[0].detail)
 
 # %% [markdown]
-# `mqadmin updateTopic -t %RETRY%cg -r 4 -w 4` lists the four queues. The broker registers the new route with the
-# name server at once; the consumer re-reads routes every 30 s (`pollNameServerInterval`, first poll 10 ms after start)
-# and assigns queues only at its rebalance, 20 s after the previous one (`RebalanceService`; here every 20 s from its
-# start at 0 s, since no group change wakes it early).
-#
-# The picture: the same run, with the operator's `updateTopic` at 62 s (the `update_topic_at_s` knob). Play it: it
-# stops before the stranded M0001 is delivered and asks when that is (Exercise 2's question).
+# ## The operator's fix: updateTopic
+# `mqadmin updateTopic -t %RETRY%cg -r 4 -w 4` lists the four queues. The picture: the same run, with the operator's
+# `updateTopic` at 62 s (the `update_topic_at_s` knob). Play it: it stops before the stranded M0001 is delivered and
+# asks when that is (Exercise 2's question).
 
 # %% tags=["nbval-ignore-output"]
 freed_dash = Dashboard(raised_late, knobs={"update_topic_at_s": 62}, horizon="2m", checkpoints=[
@@ -153,6 +150,10 @@ freed_dash = Dashboard(raised_late, knobs={"update_topic_at_s": 62}, horizon="2m
 freed_dash
 
 # %% [markdown]
+# The broker registers the new route with the name server at once; the consumer re-reads routes every 30 s
+# (`pollNameServerInterval`, first poll 10 ms after start) and assigns queues only at its rebalance, 20 s after the
+# previous one (`RebalanceService`; here every 20 s from its start at 0 s, since no group change wakes it early).
+#
 # ### Exercise 2 — predict, then run
 # The picture's operator ran `updateTopic` at 62 s. In this run the operator is later: `updateTopic` at **125 s**
 # (the same stranded retries, the same timers). At which second is the first stranded retry delivered?

@@ -134,12 +134,14 @@ copies_dash = Dashboard(crash_lab, horizon="2m", tab="ProcessQueues", checkpoint
                         "{offset}; its \"broker\" mark (broker-a's copy) has not moved. When does broker-a's copy "
                         "change? Pick the time.",
                hint="The broker learns c1's offset only when c1 tells it: on a pull request (c1's last one is held at "
-                    "the broker: nothing new to pull) or from c1's persistAllConsumerOffset timer. Watch c1's clocks.",
+                    "the broker: nothing new to pull) or from c1's persistAllConsumerOffset timer, which first ran 10 s after c1's "
+                    "start (at 10 s) and runs every 5 s after that (persistConsumerOffsetInterval).",
                explain=sealed_explanation("05.broker-copy-follows"))])
 copies_dash
 
 # %% [markdown]
-# The same run as a table, at five moments: the TreeMap's keys and both copies.
+# The same run as a table, up to the picture's question (at 30 s `slow` is still in its listener): the TreeMap's keys
+# and both copies.
 
 # %%
 def offsets_over_time(times):
@@ -153,22 +155,24 @@ def offsets_over_time(times):
         rows.append([t, list(pq.msg_tree_map.keys()), c.offset_store.offset_table.get(mq), broker])
     return table(rows, ["virtual time", "msg_tree_map keys", "client (committed)", "broker (persisted)"])
 
-print(offsets_over_time(["1.5s", "5.5s", "30s", "62s", "66s"]))
+print(offsets_over_time(["1.5s", "5.5s", "30s"]))
 
 # %% [markdown]
 # The client's copy moves when `removeMessage` says so; the broker's only when the client tells it: piggy-backed on
 # each pull request, and from `persistAllConsumerOffset`, which runs 10 s after start and then every 5 s
 # (`persistConsumerOffsetInterval`). Between the two a crash loses the client's copy.
-#
+
+# %% [markdown]
+# ## A crash between the two copies
 # The picture: the same run with a crash at 30 s and a restart at 40 s (the knobs), stopped at the crash. Step on: it
-# stops after the restart and asks what becomes of `slow`.
+# stops after the restart and asks where `slow` is delivered next.
 
 # %% tags=["nbval-ignore-output"]
 crash_dash = Dashboard(crash_lab, knobs={"crash_at_s": 30, "restart_at_s": 40}, horizon="2m", checkpoints=[
     Checkpoint(before="delivered", msg_id="M0002", nth=2, pause_before="pulled", ask="where", optional=True,
                name="what becomes of slow",
-               question="c1 crashed while slow ({msg}) was in its listener, and has restarted. Where is slow after "
-                        "the next step? Click the place in the picture (or a button).",
+               question="c1 crashed while slow ({msg}) was in its listener, and has restarted. Where is slow delivered "
+                        "next? Click the place in the picture (or a button).",
                hint="A restarted consumer starts each queue from the offset the broker holds for its group; what "
                     "had the client committed, and sent, while slow was running?",
                explain=sealed_explanation("05.slow-after-restart"))])
@@ -232,10 +236,12 @@ grading_05_3.verify("05.3", answer_3)
 
 # %%
 show_trace(lab.trace, "offset_updated", "offset_persisted", "lifecycle", fields=("queue", "offset", "event"))
+print(offsets_over_time(["62s", "66s"]))  # the crash-free run after slow returns: both copies reach 5
 
 # %% [markdown]
 # The last persist before the crash was at 60 s, when the committed offset was still 1; the 5 reached only the
-# client's memory. At-least-once, never at-most-once: make listeners idempotent.
+# client's memory. In the crash-free run (the table above, at 62 s and 66 s) the client's copy reaches 5 when `slow` returns at 62 s,
+# and the broker's at the next persist tick. At-least-once, never at-most-once: make listeners idempotent.
 #
 # > **Common belief vs. the source.** "A consumer acknowledges each message, so its offset is the last message it
 # > finished." — a concurrent consumer commits the *smallest* offset still in flight: `ProcessQueue.removeMessage`

@@ -60,7 +60,7 @@ def two_consumers(model):
 # ## A tiny run: CLUSTERING (the default)
 # The picture: three messages to group cg (c1 and c2), each failing once. The `model` knob switches CLUSTERING /
 # BROADCASTING (then Rebuild). Step through in CLUSTERING first: who gets each message, and where its retry goes. It
-# stops before c1's listener returns RECONSUME_LATER for the first one, and asks where that message goes.
+# stops when c1 has pulled the first one (its listener will return RECONSUME_LATER), and asks where that message goes.
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoint_whether import owns
@@ -71,27 +71,24 @@ MODELS = ("CLUSTERING", "BROADCASTING")
 dash = Dashboard(two_consumers_lab, knobs={"model": "CLUSTERING", "messages": 3}, knob_options={"model": MODELS},
                  horizon="30s", checkpoints=[
     Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="where c1's failure goes",
-               question="c1's listener returns RECONSUME_LATER for {msg}. The group is in CLUSTERING. Where is {msg} "
-                        "after the next step? Click the place in the picture (or a button).",
+               question="c1 has just pulled {msg}, and its listener will return RECONSUME_LATER for it. The group "
+                        "is in CLUSTERING. Where is {msg} after the next step? Click the place in the picture (or a button).",
                hint="In CLUSTERING processConsumeResult sends a failed message back to the broker "
                     "(sendMessageBack), with a delay level that grows with its reconsumeTimes.",
                explain=sealed_explanation("08.clustering-send-back"))])
 dash
 
 # %% [markdown]
-# One message as a table:
+# One message as a table, up to the picture's question: who got it.
 
 # %%
-show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=("queue", "reconsume_times", "ok"))
-
-# %% [markdown]
-# One instance got the message; its failure went back to the broker and came again 10 s later from `%RETRY%cg`.
+show_trace(two_consumers_lab("CLUSTERING").run(until="1s").trace, "delivered", fields=("queue", "reconsume_times"))
 
 # %% [markdown]
 # ## BROADCASTING: every instance, its own copy
 # The picture in BROADCASTING, three messages. It opens on a yes/no question: does c1 subscribe the retry topic?
-# Then Step: it stops just before c1's listener returns RECONSUME_LATER for its copy of the first one, and asks where
-# that copy goes. Exercises 1 and 3 below ask the same two rules about other runs.
+# Then Step: it stops when c1 has pulled its copy of the first one (its listener will return RECONSUME_LATER), and
+# asks where that copy goes. Exercises 1 and 3 below ask the same two rules about other runs.
 
 # %% tags=["nbval-ignore-output"]
 broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
@@ -104,7 +101,8 @@ broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "m
                     "failure in this message model, and at DefaultMQPushConsumerImpl.copySubscription.",
                explain=sealed_explanation("08.retry-topic")),
     Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="where c1's failed copy goes",
-               question="c1's listener returns RECONSUME_LATER for its copy of {msg}. The group is in BROADCASTING. "
+               question="c1 has just pulled its copy of {msg}, and its listener will return RECONSUME_LATER for it. "
+                        "The group is in BROADCASTING. "
                         "Where is that copy after the next step? Click the place in the picture (or a button).",
                hint="processConsumeResult switches on the message model, and only its CLUSTERING branch calls "
                     "sendMessageBack. Which of these places could the copy reach without the broker's help?",
@@ -141,52 +139,11 @@ grading_08_1.verify("08.1", answer_1)
 show_trace(lab.trace, "delivered", "consumed", "send_back", "broadcast_dropped", fields=("queue", "reconsume_times", "status"))
 
 # %% [markdown]
-# ### Exercise 2 — predict, then run
-# After c1's copy fails, what offset does c1 hold for `TopicTest@broker-a:0`, the queue of the failed message
-# (offset 0)?
-
-# %% nbgrader={"grade": false, "grade_id": "ex08_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
-answer_2 = ...  # ← your prediction
-### BEGIN SOLUTION
-answer_2 = 1
-### END SOLUTION
+# The tiny run's first message in CLUSTERING, for comparison: one instance got the message; its failure went
+# back to the broker and came again 10 s later from `%RETRY%cg`.
 
 # %%
-c1 = lab.consumers["c1"]
-queue_0 = next(mq for mq in c1.offset_store.offset_table if str(mq) == "TopicTest@broker-a:0")
-after_drop = c1.offset_store.offset_table[queue_0]
-
-# %% nbgrader={"grade": true, "grade_id": "ex08_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("08.2", answer_2, after_drop)
-### BEGIN HIDDEN TESTS
-import rmqlab.course.grading as grading_08_2
-grading_08_2.verify("08.2", answer_2)
-### END HIDDEN TESTS
-
-# %% [markdown]
-# ### Exercise 3 — predict, then run
-# A CLUSTERING group whose listener never fails, so that nothing is ever sent back: does c1 subscribe `%RETRY%cg`?
-# (`True` / `False`)
-
-# %% nbgrader={"grade": false, "grade_id": "ex08_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
-answer_3 = ...  # ← your prediction
-### BEGIN SOLUTION
-answer_3 = True
-### END SOLUTION
-
-# %%
-never_fails = two_consumers_lab("CLUSTERING", listener=lambda msgs, ctx: CONSUME_SUCCESS).run(until="1m")
-topics = sorted({e.get("topic") for e in never_fails.trace.of_kind("rebalanced") if e.actor == "consumer:c1"})
-
-# %% nbgrader={"grade": true, "grade_id": "ex08_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("08.3", answer_3, "%RETRY%cg" in topics)
-### BEGIN HIDDEN TESTS
-import rmqlab.course.grading as grading_08_3
-grading_08_3.verify("08.3", answer_3)
-### END HIDDEN TESTS
-
-# %%
-print(topics)
+show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=("queue", "reconsume_times", "ok"))
 
 # %% [markdown]
 # ## Where the offsets live
@@ -217,7 +174,30 @@ offsets_dash = Dashboard(offsets_picture, knobs={"model": "BROADCASTING", "messa
 offsets_dash
 
 # %% [markdown]
-# CLUSTERING keeps one offset per queue for the whole group, on the broker (`RemoteBrokerOffsetStore`).
+# ### Exercise 2 — predict, then run
+# Back to Exercise 1's run with two instances (BROADCASTING): after c1's copy fails, what offset does c1 hold for `TopicTest@broker-a:0`, the queue of the failed message
+# (offset 0)?
+
+# %% nbgrader={"grade": false, "grade_id": "ex08_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_2 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_2 = 1
+### END SOLUTION
+
+# %%
+c1 = lab.consumers["c1"]
+queue_0 = next(mq for mq in c1.offset_store.offset_table if str(mq) == "TopicTest@broker-a:0")
+after_drop = c1.offset_store.offset_table[queue_0]
+
+# %% nbgrader={"grade": true, "grade_id": "ex08_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("08.2", answer_2, after_drop)
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_08_2
+grading_08_2.verify("08.2", answer_2)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The offsets picture's answer: CLUSTERING keeps one offset per queue for the whole group, on the broker (`RemoteBrokerOffsetStore`).
 # BROADCASTING keeps one per queue **per instance**, in a local file (`LocalFileOffsetStore`,
 # `~/.rocketmq_offsets/<clientId>/<group>/offsets.json`): the broker knows nothing of them. Switch the knob to
 # CLUSTERING and Rebuild to see the group's one offset per queue. As a table, from Exercise 2's run:
@@ -226,6 +206,31 @@ offsets_dash
 rows = [[client, group, str(mq), offset] for (client, group), offsets in sorted(lab.local_offset_files.items()) for mq, offset in sorted(offsets.items())]
 print(table(rows, ["instance", "group", "queue", "offset in its local file"]))
 print("offsets of cg stored on broker-a:", {k: v for k, v in lab.brokers["broker-a"].consumer_offsets.items() if k[0] == "cg"})
+
+# %% [markdown]
+# ### Exercise 3 — predict, then run
+# Back to the retry topic, in the other message model: a CLUSTERING group whose listener never fails, so that nothing is ever sent back: does c1 subscribe `%RETRY%cg`?
+# (`True` / `False`)
+
+# %% nbgrader={"grade": false, "grade_id": "ex08_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_3 = ...  # ← your prediction
+### BEGIN SOLUTION
+answer_3 = True
+### END SOLUTION
+
+# %%
+never_fails = two_consumers_lab("CLUSTERING", listener=lambda msgs, ctx: CONSUME_SUCCESS).run(until="1m")
+topics = sorted({e.get("topic") for e in never_fails.trace.of_kind("rebalanced") if e.actor == "consumer:c1"})
+
+# %% nbgrader={"grade": true, "grade_id": "ex08_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("08.3", answer_3, "%RETRY%cg" in topics)
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_08_3
+grading_08_3.verify("08.3", answer_3)
+### END HIDDEN TESTS
+
+# %%
+print(topics)
 
 # %% [markdown]
 # ## Key points

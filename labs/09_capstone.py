@@ -103,8 +103,7 @@ lab = deployed_lab().run(until="2.5s")
 show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsume_times"))
 
 # %% [markdown]
-# Play on past the question: the same message id comes back on one queue, again and again: an orderly consumer's
-# local retry (lab 07a). Nothing else on the queue moves.
+# Answer the picture's question, then play on past it and watch queue 0 of `Payments` until 30 s.
 #
 # ### Exercise 1 — diagnose
 # After 10 minutes as deployed, which offset has the broker stored for `pay-cg` on `Payments` queue 0?
@@ -131,7 +130,9 @@ show_trace(lab.trace, "offset_updated", "offset_persisted", "dead_lettered", fie
 print("succeeded:", succeeded(lab))
 
 # %% [markdown]
-# The orderly commit is the last offset of a successful batch + 1 (`ProcessQueue.commit`): the table shows where it
+# What the picture showed past its question: the same message id comes back on one queue, again and again: an orderly
+# consumer's local retry (lab 07a). Nothing else on the queue moves. The orderly commit is the last offset of a
+# successful batch + 1 (`ProcessQueue.commit`): the table shows where it
 # stopped, and the payments behind `bad-card` wait there forever. With the default max reconsume times (−1 →
 # `Integer.MAX_VALUE` for orderly consumers) nothing ever reaches `%DLQ%pay-cg`.
 #

@@ -128,10 +128,8 @@ print(table([[msg, fate] for (_, msg), fate in sorted(report.fates.items())], ["
 print(report.violations[0].detail)
 
 # %% [markdown]
-# `mqadmin updateTopic -t %RETRY%cg -r 4 -w 4` 让路由列出这四个队列。Broker 立即向 NameServer 注册新的路由；
-# Consumer 每 30 s 重新读取一次路由（`pollNameServerInterval`，第一次在启动后 10 ms），并且只在重平衡时分配队列，也就是上一次重平衡的 20 s 之后（`RebalanceService`；这里从它在 0 s 启动起每 20 s 一次，因为没有消费组变化会提前唤醒它）。
-#
-# 图：同一次运行，运维人员在 62 s 执行 `updateTopic`（参数 `update_topic_at_s`）。播放它：在搁浅的 M0001 被投递之前，图会停下来问那是什么时候（练习 2 的问题）。
+# ## 运维人员的修复：updateTopic
+# `mqadmin updateTopic -t %RETRY%cg -r 4 -w 4` 让路由列出这四个队列。图：同一次运行，运维人员在 62 s 执行 `updateTopic`（参数 `update_topic_at_s`）。播放它：在搁浅的 M0001 被投递之前，图会停下来问那是什么时候（练习 2 的问题）。
 
 # %% tags=["nbval-ignore-output"]
 freed_dash = Dashboard(raised_late, knobs={"update_topic_at_s": 62}, horizon="2m", checkpoints=[
@@ -143,6 +141,8 @@ freed_dash = Dashboard(raised_late, knobs={"update_topic_at_s": 62}, horizon="2m
 freed_dash
 
 # %% [markdown]
+# Broker 立即向 NameServer 注册新的路由；Consumer 每 30 s 重新读取一次路由（`pollNameServerInterval`，第一次在启动后 10 ms），并且只在重平衡时分配队列，也就是上一次重平衡的 20 s 之后（`RebalanceService`；这里从它在 0 s 启动起每 20 s 一次，因为没有消费组变化会提前唤醒它）。
+#
 # ### 练习 2 — 先预测，再运行
 # 图中的运维人员在 62 s 运行了 `updateTopic`。这次运维人员晚一些：在 **125 s** 运行 `updateTopic`（同样搁浅的重试消息，同样的定时器）。第一条搁浅的重试消息在第几秒被投递？
 

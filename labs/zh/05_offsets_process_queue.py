@@ -129,12 +129,13 @@ copies_dash = Dashboard(crash_lab, horizon="2m", tab="ProcessQueues", checkpoint
                question="slow（M0002）已经返回，条带上的“已提交”标记（c1 那份）跳到了 {offset}；“Broker”标记"
                         "（broker-a 那份）没有动。broker-a 那份何时变化？选择时间。",
                hint="Broker 只有在 c1 告诉它时才知道 c1 的消费位点：通过拉取请求（c1 的上一次拉取被 Broker 挂起了：没有"
-                    "新消息可拉），或通过 c1 的 persistAllConsumerOffset 定时任务。看 c1 的时钟。",
+                    "新消息可拉），或通过 c1 的 persistAllConsumerOffset 定时任务：它在 c1 启动 10 s 后（即 10 s 时）第一次运行，"
+                    "之后每 5 s 一次（persistConsumerOffsetInterval）。",
                explain=sealed_explanation("05.broker-copy-follows"))])
 copies_dash
 
 # %% [markdown]
-# 同一次运行的表，取五个时刻：TreeMap 的键和两份副本。
+# 同一次运行的表，截至图中的问题（30 s 时 `slow` 还在监听器里）：TreeMap 的键和两份副本。
 
 # %%
 def offsets_over_time(times):
@@ -148,19 +149,21 @@ def offsets_over_time(times):
         rows.append([t, list(pq.msg_tree_map.keys()), c.offset_store.offset_table.get(mq), broker])
     return table(rows, ["虚拟时间", "msg_tree_map 的键", "客户端（已提交）", "Broker（已持久化）"])
 
-print(offsets_over_time(["1.5s", "5.5s", "30s", "62s", "66s"]))
+print(offsets_over_time(["1.5s", "5.5s", "30s"]))
 
 # %% [markdown]
 # 客户端那份在 `removeMessage` 决定时移动；Broker 那份只在客户端告诉它时移动：随每次拉取请求捎带上报，以及
 # `persistAllConsumerOffset`——它在启动 10 s 后运行，之后每 5 s 一次（`persistConsumerOffsetInterval`）。两者之间崩溃，客户端那份就丢了。
-#
-# 图：同一次运行，在 30 s 崩溃、40 s 重启（参数），停在崩溃处。继续单步：重启之后它会停下来，问 `slow` 会怎样。
+
+# %% [markdown]
+# ## 两份副本之间的一次崩溃
+# 图：同一次运行，在 30 s 崩溃、40 s 重启（参数），停在崩溃处。继续单步：重启之后它会停下来，问 `slow` 下一次被投递到哪里。
 
 # %% tags=["nbval-ignore-output"]
 crash_dash = Dashboard(crash_lab, knobs={"crash_at_s": 30, "restart_at_s": 40}, horizon="2m", checkpoints=[
     Checkpoint(before="delivered", msg_id="M0002", nth=2, pause_before="pulled", ask="where", optional=True,
                name="slow 会怎样",
-               question="c1 在 slow（{msg}）还在监听器里时崩溃了，现在已经重启。下一步之后 slow 在哪里？在图中点击那个"
+               question="c1 在 slow（{msg}）还在监听器里时崩溃了，现在已经重启。slow 下一次被投递到哪里？在图中点击那个"
                         "位置（或按钮）。",
                hint="重启的 Consumer 从 Broker 为它的消费者组保存的消费位点开始消费每个队列；slow 运行期间，客户端提交了"
                     "什么、又上报了什么？",
@@ -223,10 +226,11 @@ grading_05_3.verify("05.3", answer_3)
 
 # %%
 show_trace(lab.trace, "offset_updated", "offset_persisted", "lifecycle", fields=("queue", "offset", "event"))
+print(offsets_over_time(["62s", "66s"]))  # 没有崩溃的那次运行在 slow 返回之后：两份副本都到 5
 
 # %% [markdown]
 # 崩溃前最后一次持久化在 60 s，那时已提交的消费位点还是
-# 1；5 只存在于客户端内存里。至少一次，绝不是至多一次：监听器要做成幂等的。
+# 1；5 只存在于客户端内存里。在没有崩溃的那次运行中（上面 62 s 和 66 s 的表），`slow` 在 62 s 返回时客户端那份到达 5，Broker 那份在下一次持久化时到达。至少一次，绝不是至多一次：监听器要做成幂等的。
 #
 # > **常见说法 vs. 源码。** “消费者逐条确认消息，所以它的消费位点就是它最后完成的那条。”——并发消费者提交的是仍在处理中的*最小*位点：`ProcessQueue.removeMessage`（4.9.7）返回 `msgTreeMap.firstKey()`，TreeMap 空了才返回
 # > `queueOffsetMax + 1`。一条慢消息会拖住整个队列的消费位点，崩溃后它之后的消息全部重新投递。

@@ -58,7 +58,7 @@ def two_consumers(model):
 # %% [markdown]
 # ## 一次小运行：集群模式 CLUSTERING（默认）
 # 图：三条消息发给消费组 cg（c1 和 c2），每条都消费失败一次。`model` 参数在 CLUSTERING / BROADCASTING
-# 之间切换（改后点“重建”）。先在 CLUSTERING 下单步走一遍：每条消息由谁收到，它的重试又去了哪里。在 c1 的监听器为第一条消息返回 RECONSUME_LATER 之前，图会停下问这条消息去哪里。
+# 之间切换（改后点“重建”）。先在 CLUSTERING 下单步走一遍：每条消息由谁收到，它的重试又去了哪里。c1 拉取了第一条消息时（它的监听器将返回 RECONSUME_LATER），图会停下问这条消息去哪里。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoint_whether import owns
@@ -69,25 +69,22 @@ MODELS = ("CLUSTERING", "BROADCASTING")
 dash = Dashboard(two_consumers_lab, knobs={"model": "CLUSTERING", "messages": 3}, knob_options={"model": MODELS},
                  horizon="30s", checkpoints=[
     Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="c1 消费失败的消息去哪里",
-               question="c1 的监听器对 {msg} 返回 RECONSUME_LATER。消费组处于集群模式。下一步之后 {msg} 在哪里？在图中点击"
-                        "那个位置（或按钮）。",
+               question="c1 刚拉取了 {msg}，它的监听器将对它返回 RECONSUME_LATER。消费组处于集群模式。"
+                        "下一步之后 {msg} 在哪里？在图中点击那个位置（或按钮）。",
                hint="集群模式下 processConsumeResult 把消费失败的消息回传给 Broker（sendMessageBack），延时级别随它的 "
                     "reconsumeTimes 增长。",
                explain=sealed_explanation("08.clustering-send-back"))])
 dash
 
 # %% [markdown]
-# 一条消息，用表格看：
+# 一条消息，用表格看，截至图中的问题：谁收到了它。
 
 # %%
-show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=("queue", "reconsume_times", "ok"))
-
-# %% [markdown]
-# 只有一个实例收到了这条消息；它的消费失败被回传给 Broker，10 s 后又从 `%RETRY%cg`（重试队列）再来一次。
+show_trace(two_consumers_lab("CLUSTERING").run(until="1s").trace, "delivered", fields=("queue", "reconsume_times"))
 
 # %% [markdown]
 # ## 广播模式 BROADCASTING：每个实例一份副本
-# 广播模式下的图，三条消息。它一打开就问一个是非题：c1 订阅重试主题吗？然后单步：在 c1 的监听器对第一条消息的副本返回 RECONSUME_LATER 之前，图会停下来，问这份副本去哪里。下面的练习 1 和练习 3 在别的运行上问同样的两条规则。
+# 广播模式下的图，三条消息。它一打开就问一个是非题：c1 订阅重试主题吗？然后单步：c1 拉取了它那份第一条消息时（它的监听器将返回 RECONSUME_LATER），图会停下来，问这份副本去哪里。下面的练习 1 和练习 3 在别的运行上问同样的两条规则。
 
 # %% tags=["nbval-ignore-output"]
 broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "messages": 3},
@@ -100,8 +97,8 @@ broadcast_dash = Dashboard(two_consumers_lab, knobs={"model": "BROADCASTING", "m
                     "DefaultMQPushConsumerImpl.copySubscription。",
                explain=sealed_explanation("08.retry-topic")),
     Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="c1 消费失败的副本去哪里",
-               question="c1 的监听器对它那份 {msg} 返回 RECONSUME_LATER。消费者组处于广播模式。下一步之后这份副本在"
-                        "哪里？在图中点击那个位置（或按钮）。",
+               question="c1 刚拉取了它那份 {msg}，它的监听器将对它返回 RECONSUME_LATER。"
+                        "消费者组处于广播模式。下一步之后这份副本在哪里？在图中点击那个位置（或按钮）。",
                hint="processConsumeResult 按消息模式分支，只有集群模式的分支会调用 sendMessageBack。没有 Broker 的"
                     "参与，这份副本能到达下面哪个位置？",
                explain=sealed_explanation("08.failed-copy")),
@@ -136,50 +133,10 @@ grading_08_1.verify("08.1", answer_1)
 show_trace(lab.trace, "delivered", "consumed", "send_back", "broadcast_dropped", fields=("queue", "reconsume_times", "status"))
 
 # %% [markdown]
-# ### 练习 2 — 先预测，再运行
-# c1 的副本消费失败之后，c1 为 `TopicTest@broker-a:0`（那条消费失败的消息所在的队列，offset 0）持有的消费位点是多少？
-
-# %% nbgrader={"grade": false, "grade_id": "ex08_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
-answer_2 = ...  # ← 你的预测
-### BEGIN SOLUTION
-answer_2 = 1
-### END SOLUTION
+# 作为对比，小运行的第一条消息在集群模式下：只有一个实例收到了这条消息；它的消费失败被回传给 Broker，10 s 后又从 `%RETRY%cg`（重试队列）再来一次。
 
 # %%
-c1 = lab.consumers["c1"]
-queue_0 = next(mq for mq in c1.offset_store.offset_table if str(mq) == "TopicTest@broker-a:0")
-after_drop = c1.offset_store.offset_table[queue_0]
-
-# %% nbgrader={"grade": true, "grade_id": "ex08_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("08.2", answer_2, after_drop)
-### BEGIN HIDDEN TESTS
-import rmqlab.course.grading as grading_08_2
-grading_08_2.verify("08.2", answer_2)
-### END HIDDEN TESTS
-
-# %% [markdown]
-# ### 练习 3 — 先预测，再运行
-# 一个集群模式的消费组，它的监听器从不失败，所以从来没有消息被回传：c1 会订阅 `%RETRY%cg` 吗？（`True` / `False`）
-
-# %% nbgrader={"grade": false, "grade_id": "ex08_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
-answer_3 = ...  # ← 你的预测
-### BEGIN SOLUTION
-answer_3 = True
-### END SOLUTION
-
-# %%
-never_fails = two_consumers_lab("CLUSTERING", listener=lambda msgs, ctx: CONSUME_SUCCESS).run(until="1m")
-topics = sorted({e.get("topic") for e in never_fails.trace.of_kind("rebalanced") if e.actor == "consumer:c1"})
-
-# %% nbgrader={"grade": true, "grade_id": "ex08_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-check("08.3", answer_3, "%RETRY%cg" in topics)
-### BEGIN HIDDEN TESTS
-import rmqlab.course.grading as grading_08_3
-grading_08_3.verify("08.3", answer_3)
-### END HIDDEN TESTS
-
-# %%
-print(topics)
+show_trace(two_consumers("CLUSTERING").trace, "delivered", "send_back", fields=("queue", "reconsume_times", "ok"))
 
 # %% [markdown]
 # ## 消费位点存在哪里
@@ -208,7 +165,29 @@ offsets_dash = Dashboard(offsets_picture, knobs={"model": "BROADCASTING", "messa
 offsets_dash
 
 # %% [markdown]
-# 集群模式为整个消费组的每个队列保存一个消费位点，存在 Broker
+# ### 练习 2 — 先预测，再运行
+# 回到练习 1 那次有两个实例的运行（广播模式）：c1 的副本消费失败之后，c1 为 `TopicTest@broker-a:0`（那条消费失败的消息所在的队列，offset 0）持有的消费位点是多少？
+
+# %% nbgrader={"grade": false, "grade_id": "ex08_2_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_2 = ...  # ← 你的预测
+### BEGIN SOLUTION
+answer_2 = 1
+### END SOLUTION
+
+# %%
+c1 = lab.consumers["c1"]
+queue_0 = next(mq for mq in c1.offset_store.offset_table if str(mq) == "TopicTest@broker-a:0")
+after_drop = c1.offset_store.offset_table[queue_0]
+
+# %% nbgrader={"grade": true, "grade_id": "ex08_2", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("08.2", answer_2, after_drop)
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_08_2
+grading_08_2.verify("08.2", answer_2)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# 消费位点那张图的答案：集群模式为整个消费组的每个队列保存一个消费位点，存在 Broker
 # 上（`RemoteBrokerOffsetStore`）。广播模式为**每个实例**的每个队列各保存一个，存在本地文件里（`LocalFileOffsetStore`，`~/.rocketmq_offsets/<clientId>/<group>/offsets.json`）：Broker
 # 对它们一无所知。把参数切换到 CLUSTERING 并点“重建”，看消费组每个队列唯一的消费位点。下面是练习 2 那次运行的表格：
 
@@ -216,6 +195,30 @@ offsets_dash
 rows = [[client, group, str(mq), offset] for (client, group), offsets in sorted(lab.local_offset_files.items()) for mq, offset in sorted(offsets.items())]
 print(table(rows, ["instance", "group", "queue", "offset in its local file"]))
 print("broker-a 上存储的 cg 的消费位点：", {k: v for k, v in lab.brokers["broker-a"].consumer_offsets.items() if k[0] == "cg"})
+
+# %% [markdown]
+# ### 练习 3 — 先预测，再运行
+# 回到重试主题，换成另一种消息模型：一个集群模式的消费组，它的监听器从不失败，所以从来没有消息被回传：c1 会订阅 `%RETRY%cg` 吗？（`True` / `False`）
+
+# %% nbgrader={"grade": false, "grade_id": "ex08_3_answer", "locked": false, "schema_version": 3, "solution": true, "task": false}
+answer_3 = ...  # ← 你的预测
+### BEGIN SOLUTION
+answer_3 = True
+### END SOLUTION
+
+# %%
+never_fails = two_consumers_lab("CLUSTERING", listener=lambda msgs, ctx: CONSUME_SUCCESS).run(until="1m")
+topics = sorted({e.get("topic") for e in never_fails.trace.of_kind("rebalanced") if e.actor == "consumer:c1"})
+
+# %% nbgrader={"grade": true, "grade_id": "ex08_3", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+check("08.3", answer_3, "%RETRY%cg" in topics)
+### BEGIN HIDDEN TESTS
+import rmqlab.course.grading as grading_08_3
+grading_08_3.verify("08.3", answer_3)
+### END HIDDEN TESTS
+
+# %%
+print(topics)
 
 # %% [markdown]
 # ## 要点

@@ -101,7 +101,7 @@ lab = deployed_lab().run(until="2.5s")
 show_trace(lab.trace, "delivered", "suspended", fields=("queue_offset", "reconsume_times"))
 
 # %% [markdown]
-# 越过这个问题继续播放：同一个消息 ID 在同一个队列上一次又一次地回来：这是顺序消费 Consumer 的本地重试（实验 07a）。队列上的其他消息都动不了。
+# 先回答图中的问题，再越过它继续播放，看 `Payments` 的队列 0，直到 30 s。
 #
 # ### 练习 1 — 诊断
 # 按部署时的配置运行 10 分钟后，Broker 为 `pay-cg` 在 `Payments` 队列 0 上存储的消费位点是哪个 offset？
@@ -128,7 +128,7 @@ show_trace(lab.trace, "offset_updated", "offset_persisted", "dead_lettered", fie
 print("消费成功的：", succeeded(lab))
 
 # %% [markdown]
-# 顺序消费提交的是一批成功消息的最后一个 offset + 1（`ProcessQueue.commit`）：表格显示了它停在哪里，排在 `bad-card`
+# 图中越过问题之后显示的是：同一个消息 ID 在同一个队列上一次又一次地回来：这是顺序消费 Consumer 的本地重试（实验 07a）。队列上的其他消息都动不了。顺序消费提交的是一批成功消息的最后一个 offset + 1（`ProcessQueue.commit`）：表格显示了它停在哪里，排在 `bad-card`
 # 后面的支付永远在那里等着。在默认的最大重试次数下（−1 → 顺序消费时为 `Integer.MAX_VALUE`），没有任何消息会进入
 # `%DLQ%pay-cg`。
 #
