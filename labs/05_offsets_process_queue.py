@@ -135,7 +135,7 @@ copies_dash = Dashboard(crash_lab, horizon="2m", tab="ProcessQueues", checkpoint
                         "change? Pick the time.",
                hint="The broker learns c1's offset only when c1 tells it: on a pull request (c1's last one is held at "
                     "the broker: nothing new to pull) or from c1's persistAllConsumerOffset timer, which first ran 10 s after c1's "
-                    "start (at 10 s) and runs every 5 s after that (persistConsumerOffsetInterval).",
+                    "start and runs every 5 s after that (persistConsumerOffsetInterval).",
                explain=sealed_explanation("05.broker-copy-follows"))])
 copies_dash
 

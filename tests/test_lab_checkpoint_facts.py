@@ -122,15 +122,15 @@ def _lab_05(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
     if cp.event.kind is EventKind.DELIVERED:  # what becomes of slow after the restart: no numbers quoted
         return []
     if cp.event.kind is EventKind.OFFSET_PERSISTED:  # when the broker's copy follows: the offset (question and
-        # explanation), persistAllConsumerOffset's period and first delay (explanation); the hint quotes none
+        # explanation), persistAllConsumerOffset's period and first delay (explanation, and the hint's schedule)
         from rmqlab.client.mq_client_instance import (
             PERSIST_CONSUMER_OFFSET_FIRST_DELAY_MS,
             PERSIST_CONSUMER_OFFSET_INTERVAL_MS,
         )
 
         offset = str(cp.event.get("offset"))
-        return [offset, offset, _seconds(PERSIST_CONSUMER_OFFSET_INTERVAL_MS),
-                _seconds(PERSIST_CONSUMER_OFFSET_FIRST_DELAY_MS)]
+        return [offset, offset] + 2 * [_seconds(PERSIST_CONSUMER_OFFSET_INTERVAL_MS),
+                                       _seconds(PERSIST_CONSUMER_OFFSET_FIRST_DELAY_MS)]
     held = int(cp.event.get("previous"))
     queue = cp.event.get("queue")
     done = sorted(int(e.get("queue_offset")) for e in trace if e.kind is EventKind.CONSUMED

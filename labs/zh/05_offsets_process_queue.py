@@ -129,7 +129,7 @@ copies_dash = Dashboard(crash_lab, horizon="2m", tab="ProcessQueues", checkpoint
                question="slow（M0002）已经返回，条带上的“已提交”标记（c1 那份）跳到了 {offset}；“Broker”标记"
                         "（broker-a 那份）没有动。broker-a 那份何时变化？选择时间。",
                hint="Broker 只有在 c1 告诉它时才知道 c1 的消费位点：通过拉取请求（c1 的上一次拉取被 Broker 挂起了：没有"
-                    "新消息可拉），或通过 c1 的 persistAllConsumerOffset 定时任务：它在 c1 启动 10 s 后（即 10 s 时）第一次运行，"
+                    "新消息可拉），或通过 c1 的 persistAllConsumerOffset 定时任务：它在 c1 启动 10 s 后第一次运行，"
                     "之后每 5 s 一次（persistConsumerOffsetInterval）。",
                explain=sealed_explanation("05.broker-copy-follows"))])
 copies_dash
