@@ -281,7 +281,8 @@ def commit_picture(messages=5, auto_commit=False):
 
 # %% tags=["nbval-ignore-output"]
 commit_dash = Dashboard(commit_picture, knobs={"messages": 5, "auto_commit": False}, horizon="20s", checkpoints=[
-    Checkpoint(before="consumed", msg_id="M0002", ask="where", optional=True, name="where b is after its ROLLBACK",
+    Checkpoint(before="consumed", msg_id="M0002", inside_step=True, ask="where", optional=True,
+               name="where b is after its ROLLBACK",
                question="Auto-commit is off, a returned SUCCESS, and the listener now returns ROLLBACK for b ({msg}). "
                         "Where is b after that? Click the place in the picture (or a button).",
                hint="An orderly consumer does not send a failed message back to the broker. With autoCommit false, "

@@ -270,7 +270,8 @@ def commit_picture(messages=5, auto_commit=False):
 
 # %% tags=["nbval-ignore-output"]
 commit_dash = Dashboard(commit_picture, knobs={"messages": 5, "auto_commit": False}, horizon="20s", checkpoints=[
-    Checkpoint(before="consumed", msg_id="M0002", ask="where", optional=True, name="b 回滚之后在哪里",
+    Checkpoint(before="consumed", msg_id="M0002", inside_step=True, ask="where", optional=True,
+               name="b 回滚之后在哪里",
                question="自动提交已关闭，a 返回了 SUCCESS，监听器现在对 b（{msg}）返回 ROLLBACK。这之后 b 在哪里？"
                         "在图中点击那个位置（或点按钮）。",
                hint="顺序消费的 Consumer 不会把失败的消息回传给 Broker。autoCommit 为 false 时，ROLLBACK 就是 "
