@@ -278,8 +278,8 @@ locks_dash
 # 3. the **ProcessQueue consume lock** — held around each listener call: rebalance cannot release the queue at the
 #    broker while a listener is mid-batch.
 #
-# The picture's `message_model` knob switches CLUSTERING / BROADCASTING. The table is the picture's own run, at 4 s
-# and at 20 s, both before its question.
+# The picture's `message_model` knob switches CLUSTERING / BROADCASTING. The table is the picture's own run, while `a`
+# is in the listener and at 20 s, both before its question.
 
 # %%
 lab = locks_picture()

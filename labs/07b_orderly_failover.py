@@ -192,8 +192,9 @@ moving_dash
 #
 # 1. persists the queue's offset to the broker and forgets it;
 # 2. marks the ProcessQueue dropped and waits up to 1 s for its consume lock (`tryLock(1000 ms)`) — the listener
-#    holds it for 17 s more, so at 11 s the rebalance gives up ("[WRONG]mq is consuming, so can not unlock it"), the
-#    queue stays in c1's table and the removal is tried again at c1's next rebalance, 20 s after this one ended;
+#    holds it until its call ends, so at 11 s the rebalance gives up ("[WRONG]mq is consuming, so can not unlock
+#    it"), the queue stays in c1's table and the removal is tried again at c1's next rebalance, 20 s after this one
+#    ended;
 # 3. once it gets the lock, unlocks the queue at the broker — 20 s later (`UNLOCK_DELAY_TIME_MILLS`) if messages are
 #    still cached in the ProcessQueue, so their in-flight work can drain.
 #
@@ -347,7 +348,6 @@ for auto_commit in (False, True):  # the picture's run with the knob both ways, 
 # With `consume_message_batch_max_size=3` (`batch_lab`) the listener gets up to three messages at once and returns one
 # status for all of them. Play the picture: it stops before the first batch reaches the listener and asks where `a`,
 # which the listener has nothing against, is once that batch has failed.
-
 
 # %% tags=["nbval-ignore-output"]
 batch_dash = Dashboard(batch_lab, knobs={"batch": 3, "max_reconsume_times": 2}, horizon="10s", checkpoints=[

@@ -230,7 +230,7 @@ grading_07a_2.verify("07a.2", answer_2)
 ### END HIDDEN TESTS
 
 # %%
-# 范围的另一端：每个请求的值实际得到的暂停时间
+# 范围的另一端：每个请求的值实际得到的暂停时间（requested ms = 监听器要求的毫秒数，paused ms = 实际暂停的毫秒数）
 def pause_of(requested):
     """监听器要求暂停 `requested` ms 时，bad 第一次挂起的 retry_in_ms。"""
     def listener(msgs, ctx):
@@ -241,9 +241,6 @@ def pause_of(requested):
     return lab.trace.of_kind("suspended")[0].get("retry_in_ms")
 
 print(table([[ms, pause_of(ms)] for ms in (0, 5, 500, 60_000)], ["requested ms", "paused ms"]))
-
-# %% [markdown]
-# （requested ms = 监听器要求的毫秒数，paused ms = 实际暂停的毫秒数。）
 
 # %% [markdown]
 # ## 三把锁
@@ -271,8 +268,8 @@ locks_dash
 # 3. **消息处理队列消费锁**（本地锁）——在每次调用监听器的前后持有：监听器处理一批消息到一半时，重平衡不能在 Broker
 #    上释放这个队列。
 #
-# 图的 `message_model` 参数在 CLUSTERING / BROADCASTING 之间切换。下面的表格就是图自己的那次运行，在 4 s 和
-# 20 s，都在图的提问之前。
+# 图的 `message_model` 参数在 CLUSTERING / BROADCASTING 之间切换。下面的表格就是图自己的那次运行，在 `a`
+# 还在监听器里时和 20 s，都在图的提问之前。
 #
 # `lock_table` 打印的表里：broker lock = Broker 消息队列锁（租约的持有者和剩余时间，none = 没有），c1 trusts
 # it = c1 是否认为这把锁仍然有效（yes / no），MessageQueueLock = Consumer 消息队列锁，consume

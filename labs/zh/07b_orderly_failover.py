@@ -186,8 +186,8 @@ moving_dash
 # `RebalancePushImpl.removeUnnecessaryMessageQueue` 把这个队列从 c1 那里移走：
 #
 # 1. 把这个队列的消费位点持久化到 Broker，然后忘掉它；
-# 2. 把 ProcessQueue 标记为已丢弃（dropped），并最多等 1 s 去拿它的消费锁（`tryLock(1000 ms)`）——监听器还要再持有它
-#    17 s，所以在 11 s 重平衡放弃了（“[WRONG]mq is consuming, so can not unlock it”），队列留在 c1 的表里，在
+# 2. 把 ProcessQueue 标记为已丢弃（dropped），并最多等 1 s 去拿它的消费锁（`tryLock(1000 ms)`）——监听器要一直持有它，直到这次调用结束，所以在 11 s
+#    重平衡放弃了（“[WRONG]mq is consuming, so can not unlock it”），队列留在 c1 的表里，在
 #    c1 的下一次重平衡（这一次结束后 20 s）时再尝试移除；
 # 3. 一旦拿到锁，就在 Broker 上解锁这个队列——如果 ProcessQueue 里还缓存着消息，就推迟
 #    20 s（`UNLOCK_DELAY_TIME_MILLS`），让正在处理的消息处理完。
