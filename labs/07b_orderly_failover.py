@@ -269,11 +269,12 @@ shutdown_dash
 # `shutdown()` of an orderly consumer ends its consume service with `unlockAll`: one UNLOCK_BATCH_MQ per broker with
 # all of that broker's queues, and it **waits for each answer** (up to 1 s, the request's timeout) before it asks
 # the next broker. Only then are the offsets persisted and the consumer unregistered. The table is the picture's run
-# up to its question (9 s): the broker acted on the unlock at once (the `unlocked` rows at 8 s are recorded when it
-# releases the leases), and c1 is still waiting for its answer. When c1 stops waiting is the picture's question.
+# up to its question (it waits at 8 s): the broker acted on the unlock at once (the `unlocked` rows at 8 s are
+# recorded when it releases the leases), and c1 is still waiting for its answer. When c1 stops waiting is the
+# picture's question.
 
 # %%
-lab = shutdown_picture().run(until="9s")
+lab = shutdown_picture().run(until="8.5s")
 show_trace([e for e in lab.trace if e.time_ms >= 7_500], "unlocked", "warning", "offset_persisted", "lifecycle",
            fields=("queue", "offset", "message", "event"))
 
