@@ -279,12 +279,12 @@ locks_dash
 #    broker while a listener is mid-batch.
 #
 # The picture's `message_model` knob switches CLUSTERING / BROADCASTING. The table is the picture's own run, while `a`
-# is in the listener and at 20 s, both before its question.
+# is in the listener and where the picture asks (17 s).
 
 # %%
 lab = locks_picture()
 c = lab.consumers["c1"]
-for until in ("4s", "20s"):
+for until in ("4s", "17s"):
     lab.run(until=until)
     inside = [e.msg_id for e in lab.trace.of_kind("delivered", "consumed")][-1:]
     print(format_duration(lab.now), "— in the listener:", inside, "· consumed so far:", len(lab.trace.of_kind("consumed")))

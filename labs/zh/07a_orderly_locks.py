@@ -269,7 +269,7 @@ locks_dash
 #    上释放这个队列。
 #
 # 图的 `message_model` 参数在 CLUSTERING / BROADCASTING 之间切换。下面的表格就是图自己的那次运行，在 `a`
-# 还在监听器里时和 20 s，都在图的提问之前。
+# 还在监听器里时和图提问的那一刻（17 s）。
 #
 # `lock_table` 打印的表里：broker lock = Broker 消息队列锁（租约的持有者和剩余时间，none = 没有），c1 trusts
 # it = c1 是否认为这把锁仍然有效（yes / no），MessageQueueLock = Consumer 消息队列锁，consume
@@ -278,7 +278,7 @@ locks_dash
 # %%
 lab = locks_picture()
 c = lab.consumers["c1"]
-for until in ("4s", "20s"):
+for until in ("4s", "17s"):
     lab.run(until=until)
     inside = [e.msg_id for e in lab.trace.of_kind("delivered", "consumed")][-1:]
     print(format_duration(lab.now), "—— 监听器里：", inside, "· 已消费：", len(lab.trace.of_kind("consumed")))
