@@ -50,3 +50,36 @@ def test_the_scenarios_are_defined_before_the_first_section(name: str) -> None:
     later_defs = [c.source.split("(")[0] for c in cells[first:] if c.cell_type == "code" and "Dashboard(" in c.source
                   and "\ndef " in "\n" + c.source]  # fmt: skip
     assert later_defs == []
+
+
+def _outputs_while_it_waits(notebook: Path, name: str) -> str:
+    """The printed outputs of the cells after the picture that asks checkpoint ``name``, up to the next exercise,
+    heading or picture: what a Run All shows under the picture while it waits."""
+    import nbformat
+
+    cells = nbformat.read(notebook, as_version=4).cells
+    at = next(i for i, c in enumerate(cells) if f'name="{name}"' in c.source)
+    out = []
+    for cell in cells[at + 1 :]:
+        if "### " in cell.source or "\n## " in "\n" + cell.source or "Dashboard(" in cell.source:
+            break
+        out += [o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream"]
+    return "".join(out)
+
+
+@pytest.mark.parametrize("name", SOURCES)
+def test_no_table_under_a_picture_prints_its_when_answer(name: str) -> None:
+    """revF defect 2: 07b's shutdown table printed ``9.001 s lifecycle event=shutdown`` under the picture asking when
+    the shutdown ends. The tables under a picture stop at its question: no output there holds a "when" answer."""
+    from test_lab_checkpoint_facts import _dashboards_of
+
+    from rmqlab import format_duration
+
+    notebook = (LABS / name).with_suffix(".ipynb")
+    said = []
+    for dash in _dashboards_of(LABS / name):
+        for cp in dash.controller.checkpoints:
+            if cp.ask == "when":
+                shown = _outputs_while_it_waits(notebook, cp.name)
+                said += [(cp.name, format_duration(int(cp.answer)))] if format_duration(int(cp.answer)) in shown else []
+    assert said == []
