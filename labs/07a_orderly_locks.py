@@ -27,6 +27,8 @@
 # %%
 from rmqlab import ConsumeOrderlyStatus, Lab, Message, after, format_duration
 from rmqlab.course.exercises import assert_right, check, score, show_trace, table
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
+from rmqlab.widgets.dashboard import Dashboard
 
 SUCCESS = ConsumeOrderlyStatus.SUCCESS
 SUSPEND = ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT
@@ -54,6 +56,86 @@ def topic_queue(c, queue_id=0):
     return next((mq, pq) for mq, pq in c.process_queue_table.items() if mq.topic == "TopicTest" and mq.queue_id == queue_id)
 
 
+# %%
+# The scenarios of the pictures and exercises below (each section names the one it runs).
+def retry_picture(max_reconsume_times=3):
+    """``orderly_lab()`` as a Dashboard factory: a, bad and c one a second (as orderly_lab sends them);
+    bad always suspends."""
+    return orderly_lab(max_reconsume_times=max_reconsume_times)[0]
+
+def pause_two_minutes(msgs, ctx):
+    """'bad' fails and asks the queue to pause for 120 000 ms."""
+    if msgs[0].body == "bad":
+        ctx.suspend_current_queue_time_millis = 120_000
+        return SUSPEND
+    return SUCCESS
+
+
+def pause_picture(max_reconsume_times=3):
+    """a, bad, c with ``pause_two_minutes`` as the listener."""
+    return orderly_lab(pause_two_minutes, max_reconsume_times=max_reconsume_times)[0]
+
+def five_seconds(msgs, ctx):
+    """Every message takes 5 s, then succeeds."""
+    return after("5s", SUCCESS)
+
+def lock_table(lab, c):
+    """The three locks of c's TopicTest queues, as they stand right now."""
+    rows = []
+    for mq, pq in sorted(c.process_queue_table.items()):
+        if mq.topic != "TopicTest":
+            continue
+        lease = lab.brokers[mq.broker_name].lock_manager.holder(c.consumer_group, mq)
+        local = c.consume_service.mq_locks.get(mq)
+        rows.append([
+            str(mq),
+            f"{lease[0]}, {format_duration(lease[1])} left" if lease else "none",
+            "yes" if pq.locked and not pq.is_lock_expired(lab.now) else "no",
+            "held" if local is not None and local.held else "free",
+            "held" if pq.consume_lock.held else "free",
+        ])
+    return table(rows, ["queue", "broker lock", "c1 trusts it", "MessageQueueLock", "consume lock"])
+
+def locks_picture(message_model="CLUSTERING", messages=6):
+    """``messages`` messages of 5 s each on one queue of an orderly consumer in ``message_model``."""
+    return orderly_lab(five_seconds, bodies=tuple("abcdefgh"[:messages]), message_model=message_model)[0]
+
+def two_seconds(msgs, ctx):
+    """Every message takes 2 s, then succeeds."""
+    return after("2s", SUCCESS)
+
+def cut_off_lab(listener_seconds=2, messages=60):
+    """``messages`` messages at 2 s, each taking ``listener_seconds``; c1's link to broker-a is cut at 25 s, healed at 70 s."""
+    listener = two_seconds if listener_seconds == 2 else (lambda msgs, ctx: after(listener_seconds * 1000, SUCCESS))
+    lab, c = orderly_lab(listener, bodies=())
+    p = lab.producers["pg"]
+    for i in range(messages):
+        lab.at("2s", p.send, Message("TopicTest", f"m{i}"))
+    lab.at("25s", lab.partition, "c1", "broker-a")
+    lab.at("70s", lab.partition, "c1", "broker-a", heal=True)
+    return lab, c
+
+def twenty_five_seconds(msgs, ctx):
+    """Every message takes 25 s, then succeeds."""
+    return after("25s", SUCCESS)
+
+def yield_lab(consume_thread_min=1, listener_seconds=25):
+    """Two queues, 8 messages at 1 s; c1 orderly, ``consume_thread_min`` threads, every message ``listener_seconds``
+    (25 s), from 2 s."""
+    listener = twenty_five_seconds if listener_seconds == 25 else (lambda msgs, ctx: after(listener_seconds * 1000, SUCCESS))
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=2)
+    p = lab.add_producer("pg", send_which_queue_start=0)
+    for i in range(8):
+        lab.at("1s", p.send, Message("TopicTest", f"m{i}"))
+    lab.add_consumer(
+        "cg", subscribe={"TopicTest": "*"}, listener=listener, orderly=True, name="c1",
+        consume_thread_min=consume_thread_min, start="2s", consume_from_where="CONSUME_FROM_FIRST_OFFSET",
+    )
+    return lab
+
+
 # %% [markdown]
 # ## A tiny run: a failing message is retried where it is
 #
@@ -62,14 +144,6 @@ def topic_queue(c, queue_id=0):
 # (when `bad` comes back is for you to predict there). Its second question is Exercise 1's: when the queue moves on.
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
-from rmqlab.widgets.dashboard import Dashboard
-
-def retry_picture(max_reconsume_times=3):
-    """``orderly_lab()`` as a Dashboard factory: a, bad and c one a second (as orderly_lab sends them);
-    bad always suspends."""
-    return orderly_lab(max_reconsume_times=max_reconsume_times)[0]
-
 dash = Dashboard(retry_picture, knobs={"max_reconsume_times": 3}, horizon="20s", checkpoints=[
     Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="when bad comes back",
                question="When is bad (M0002) delivered again? Pick the time.",
@@ -125,22 +199,8 @@ grading_07a_1.verify("07a.1", answer_1)
 # %% [markdown]
 # ## The suspend time is clamped
 # A listener may ask for its own pause: `ctx.suspend_current_queue_time_millis` (−1 = the consumer's setting).
-# `submitConsumeRequestLater` clamps whatever it gets to **10 … 30000 ms**. The listener below asks for a 2-minute
-# pause each time `bad` fails.
-
-# %%
-def pause_two_minutes(msgs, ctx):
-    """'bad' fails and asks the queue to pause for 120 000 ms."""
-    if msgs[0].body == "bad":
-        ctx.suspend_current_queue_time_millis = 120_000
-        return SUSPEND
-    return SUCCESS
-
-
-def pause_picture(max_reconsume_times=3):
-    """a, bad, c with ``pause_two_minutes`` as the listener."""
-    return orderly_lab(pause_two_minutes, max_reconsume_times=max_reconsume_times)[0]
-
+# `submitConsumeRequestLater` clamps whatever it gets to **10 … 30000 ms**. In the picture (`pause_picture`) the
+# listener `pause_two_minutes` asks for a 2-minute pause each time `bad` fails.
 
 # %% tags=["nbval-ignore-output"]
 pause_dash = Dashboard(pause_picture, knobs={"max_reconsume_times": 3}, horizon="2m", checkpoints=[
@@ -191,45 +251,9 @@ print(table([[ms, pause_of(ms)] for ms in (0, 5, 500, 60_000)], ["requested ms",
 
 # %% [markdown]
 # ## The three locks
-# An orderly consumer takes three locks on a queue, at three scopes:
-#
-# 1. the **broker queue lock** — a lease in the broker's `RebalanceLockManager`, taken with `lockBatchMQ`:
-#    only its holder may consume the queue;
-# 2. the **local queue lock** — `MessageQueueLock`'s object for the queue, held for the whole consume loop of one
-#    `ConsumeRequest`: at most one thread of this consumer works on the queue;
-# 3. the **ProcessQueue consume lock** — held around each listener call: rebalance cannot release the queue at the
-#    broker while a listener is mid-batch.
-#
-# Below, each message takes 5 s, so we can stop the clock while `a` is inside the listener (2 s → 7 s).
-# The picture's Locks tab draws the broker lease; the `message_model` knob switches CLUSTERING / BROADCASTING. Step
-# on from 4 s: it stops to ask when c1 renews its broker lock next.
-
-# %%
-def five_seconds(msgs, ctx):
-    """Every message takes 5 s, then succeeds."""
-    return after("5s", SUCCESS)
-
-def lock_table(lab, c):
-    """The three locks of c's TopicTest queues, as they stand right now."""
-    rows = []
-    for mq, pq in sorted(c.process_queue_table.items()):
-        if mq.topic != "TopicTest":
-            continue
-        lease = lab.brokers[mq.broker_name].lock_manager.holder(c.consumer_group, mq)
-        local = c.consume_service.mq_locks.get(mq)
-        rows.append([
-            str(mq),
-            f"{lease[0]}, {format_duration(lease[1])} left" if lease else "none",
-            "yes" if pq.locked and not pq.is_lock_expired(lab.now) else "no",
-            "held" if local is not None and local.held else "free",
-            "held" if pq.consume_lock.held else "free",
-        ])
-    return table(rows, ["queue", "broker lock", "c1 trusts it", "MessageQueueLock", "consume lock"])
-
-def locks_picture(message_model="CLUSTERING", messages=6):
-    """``messages`` messages of 5 s each on one queue of an orderly consumer in ``message_model``."""
-    return orderly_lab(five_seconds, bodies=tuple("abcdefgh"[:messages]), message_model=message_model)[0]
-
+# An orderly consumer takes three locks on a queue. The picture (`locks_picture`): six messages of 5 s each, so we
+# can stop the clock while `a` is inside the listener (2 s → 7 s); step on from 4 s: it stops to ask when c1 renews
+# its broker lock next.
 
 # %% tags=["nbval-ignore-output"]
 locks_dash = Dashboard(locks_picture, knobs={"message_model": "CLUSTERING", "messages": 6},
@@ -244,18 +268,32 @@ locks_dash = Dashboard(locks_picture, knobs={"message_model": "CLUSTERING", "mes
 locks_dash.controller.seek_time("4s")
 locks_dash
 
+# %% [markdown]
+# The three locks, at three scopes (the picture's Locks tab draws them):
+#
+# 1. the **broker queue lock** — a lease in the broker's `RebalanceLockManager`, taken with `lockBatchMQ`:
+#    only its holder may consume the queue;
+# 2. the **local queue lock** — `MessageQueueLock`'s object for the queue, held for the whole consume loop of one
+#    `ConsumeRequest`: at most one thread of this consumer works on the queue;
+# 3. the **ProcessQueue consume lock** — held around each listener call: rebalance cannot release the queue at the
+#    broker while a listener is mid-batch.
+#
+# The picture's `message_model` knob switches CLUSTERING / BROADCASTING. The table is the picture's own run, while `a`
+# is in the listener and where the picture asks (17 s).
+
 # %%
-lab, c = orderly_lab(five_seconds)
-lab.run(until="4s")
-print(format_duration(lab.now), "— a is inside the listener")
-print(lock_table(lab, c))
-lab.run(until="20s")
-print(format_duration(lab.now), "— all three messages consumed")
-print(lock_table(lab, c))
+lab = locks_picture()
+c = lab.consumers["c1"]
+for until in ("4s", "17s"):
+    lab.run(until=until)
+    inside = [e.msg_id for e in lab.trace.of_kind("delivered", "consumed")][-1:]
+    print(format_duration(lab.now), "— in the listener:", inside, "· consumed so far:", len(lab.trace.of_kind("consumed")))
+    print(lock_table(lab, c))
 
 # %% [markdown]
-# The two local locks are held only while c1 consumes; the broker lock is a lease that stays (renewed by `lockAll`
-# on its own timer) whether or not there is anything to consume.
+# The two local locks are held only while c1 consumes: step the picture past its last message (32 s) to see them
+# free. The broker lock is a lease that stays (renewed by `lockAll` on its own timer) whether or not there is
+# anything to consume.
 #
 # ### Exercise 3 — predict, then run
 # The same consumer in **BROADCASTING** mode, stopped at 4 s while `a` is in the listener. How many of the three locks
@@ -294,30 +332,8 @@ grading_07a_3.verify("07a.3", answer_3)
 
 # %% [markdown]
 # ## The client trusts its broker lock for 30 s
-# `lockAll` renews the lease every 20 s. If renewing fails, c1 keeps consuming on the strength of its last success,
-# but only until `ProcessQueue.isLockExpired()` — 30 s (`REBALANCE_LOCK_MAX_LIVE_TIME`) after it. Here c1 has 60
-# messages of 2 s each in its ProcessQueue when it is cut off from broker-a at 25 s; its last renewal was at 21 s.
-#
-# The picture: the same cut and heal, with fewer, slower messages (15 of 7 s each; the knobs change them). It opens
-# at 25 s, the cut. Open the Locks tab and step on: it stops to ask when c1 finds its lock expired and stops taking
-# messages.
-
-# %%
-def two_seconds(msgs, ctx):
-    """Every message takes 2 s, then succeeds."""
-    return after("2s", SUCCESS)
-
-def cut_off_lab(listener_seconds=2, messages=60):
-    """``messages`` messages at 2 s, each taking ``listener_seconds``; c1's link to broker-a is cut at 25 s, healed at 70 s."""
-    listener = two_seconds if listener_seconds == 2 else (lambda msgs, ctx: after(listener_seconds * 1000, SUCCESS))
-    lab, c = orderly_lab(listener, bodies=())
-    p = lab.producers["pg"]
-    for i in range(messages):
-        lab.at("2s", p.send, Message("TopicTest", f"m{i}"))
-    lab.at("25s", lab.partition, "c1", "broker-a")
-    lab.at("70s", lab.partition, "c1", "broker-a", heal=True)
-    return lab, c
-
+# The picture (`cut_off_lab`, 15 messages of 7 s each) opens at 25 s, when c1 is cut off from broker-a; its last
+# lock renewal was at 21 s. Open the Locks tab and step on: it stops to ask when c1 finds its lock expired.
 
 # %% tags=["nbval-ignore-output"]
 cut_dash = Dashboard(lambda listener_seconds, messages: cut_off_lab(listener_seconds, messages)[0],
@@ -333,6 +349,10 @@ cut_dash.controller.seek_time("25s")
 cut_dash
 
 # %% [markdown]
+# `lockAll` renews the lease every 20 s. If renewing fails, c1 keeps consuming on the strength of its last success,
+# but only until `ProcessQueue.isLockExpired()` — 30 s (`REBALANCE_LOCK_MAX_LIVE_TIME`) after it. The exercise's run
+# has 60 messages of 2 s each in c1's ProcessQueue at the cut (the picture's knobs change them).
+#
 # ### Exercise 4 — predict, then run
 # The run described above, not the picture's: **60 messages of 2 s each** (the picture's knobs `listener_seconds`
 # and `messages` stand at 7 and 15; set them to 2 and 60 and Rebuild to watch this run once you have predicted).
@@ -371,33 +391,8 @@ grading_07a_4.verify("07a.4", answer_4)
 
 # %% [markdown]
 # ## One queue may not hog a thread: the 60 s yield
-# A `ConsumeRequest` keeps consuming its queue while there are messages — but before each batch it checks how long
-# it has run, and past `MAX_TIME_CONSUME_CONTINUOUSLY` (60 s) it gives the thread back and resubmits itself 10 ms
-# later. Here c1 has **one** consume thread (`consume_thread_min=1`), two queues with 4 messages each, and every
-# message takes 25 s. The picture: play it; it stops before the other queue's first delivery and asks when that is.
-
-
-# %%
-def twenty_five_seconds(msgs, ctx):
-    """Every message takes 25 s, then succeeds."""
-    return after("25s", SUCCESS)
-
-def yield_lab(consume_thread_min=1, listener_seconds=25):
-    """Two queues, 8 messages at 1 s; c1 orderly, ``consume_thread_min`` threads, every message ``listener_seconds``
-    (25 s), from 2 s."""
-    listener = twenty_five_seconds if listener_seconds == 25 else (lambda msgs, ctx: after(listener_seconds * 1000, SUCCESS))
-    lab = Lab(seed=SEED)
-    lab.add_broker("broker-a")
-    lab.create_topic("TopicTest", queues=2)
-    p = lab.add_producer("pg", send_which_queue_start=0)
-    for i in range(8):
-        lab.at("1s", p.send, Message("TopicTest", f"m{i}"))
-    lab.add_consumer(
-        "cg", subscribe={"TopicTest": "*"}, listener=listener, orderly=True, name="c1",
-        consume_thread_min=consume_thread_min, start="2s", consume_from_where="CONSUME_FROM_FIRST_OFFSET",
-    )
-    return lab
-
+# The picture (`yield_lab`): c1 has **one** consume thread (`consume_thread_min=1`), two queues with 4 messages each,
+# and every message takes 25 s. Play it: it stops before the other queue's first delivery and asks when that is.
 
 # %% tags=["nbval-ignore-output"]
 yield_dash = Dashboard(yield_lab, knobs={"consume_thread_min": 1, "listener_seconds": 25}, horizon="4m", checkpoints=[
@@ -411,6 +406,10 @@ yield_dash = Dashboard(yield_lab, knobs={"consume_thread_min": 1, "listener_seco
 yield_dash
 
 # %% [markdown]
+# A `ConsumeRequest` keeps consuming its queue while there are messages — but before each batch it checks how long
+# it has run, and past `MAX_TIME_CONSUME_CONTINUOUSLY` (60 s) it gives the thread back and resubmits itself 10 ms
+# later.
+#
 # ### Exercise 5 — predict, then run
 # The picture's messages take 25 s each. Now every message takes **40 s** (the picture's `listener_seconds` knob):
 # how many messages of the first queue does c1 consume before the other queue's first message starts?

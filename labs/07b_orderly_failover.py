@@ -27,6 +27,8 @@
 # %%
 from rmqlab import ConsumeOrderlyStatus, Lab, Message, after, format_duration
 from rmqlab.course.exercises import assert_right, check, score, show_trace, table
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
+from rmqlab.widgets.dashboard import Dashboard
 
 SUCCESS = ConsumeOrderlyStatus.SUCCESS
 SUSPEND = ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT
@@ -54,16 +56,8 @@ def topic_queue(c, queue_id=0):
     return next((mq, pq) for mq, pq in c.process_queue_table.items() if mq.topic == "TopicTest" and mq.queue_id == queue_id)
 
 
-# %% [markdown]
-# ## A crashed holder: who takes the queue, and when
-# An orderly consumer holds its queue's broker lock as a lease in `RebalanceLockManager`, renewed by `lockAll` every
-# 20 s (lab 07a). A consumer that crashes never unlocks: its lease stays until it expires.
-#
-# The picture: c1 consumes `a`, `bad`, `c` and crashes at 10 s; c2 starts at 11 s. Open its Locks tab and play
-# on from c2's start: it stops to ask when c2 gets the queue's lock (Exercise 1's question).
-
-
 # %%
+# The scenarios of the pictures and exercises below (each section names the one it runs).
 def takeover_lab(crash_at_s=10, c2_start_s=11):
     """a, bad, c from 2 s on one queue; c1 crashes at ``crash_at_s``, c2 of the same group starts at ``c2_start_s``."""
     lab, c = orderly_lab()
@@ -72,11 +66,67 @@ def takeover_lab(crash_at_s=10, c2_start_s=11):
                      start=f"{c2_start_s}s")
     return lab
 
+def moving_queue_lab(listener_seconds=25):
+    """Two queues, four messages from 2 s; c1 consumes them orderly, c2 joins at 10 s."""
+    slow = lambda msgs, ctx: after(listener_seconds * 1000, SUCCESS)  # noqa: E731
+    lab, c1 = orderly_lab(slow, bodies=("m0", "m1", "m2", "m3"), queues=2)
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=slow, orderly=True, name="c2", start="10s")
+    return lab
+
+def shutdown_picture(response_delay_s=4):
+    """a … f on one queue from 2 s; broker-a answers every request ``response_delay_s`` late from 7.5 s; c1 shuts down at 8 s."""
+    lab, c1 = orderly_lab(bodies=("a", "b", "c", "d", "e", "f"))
+    lab.at("7.5s", lab.set_broker_fault, "broker-a", response_delay_ms=f"{response_delay_s}s")
+    lab.at("8s", c1.shutdown)
+    return lab
+
+def manual_commit(commits="c", auto_commit=False):
+    """A listener that sets ``ctx.auto_commit``: ROLLBACK for 'b' on its first call, COMMIT for ``commits``, SUCCESS
+    otherwise."""
+    rolled_back = []
+
+    def listener(msgs, ctx):
+        ctx.auto_commit = auto_commit
+        if msgs[0].body == "b" and not rolled_back:
+            rolled_back.append(msgs[0].msg_id)
+            return ConsumeOrderlyStatus.ROLLBACK
+        return ConsumeOrderlyStatus.COMMIT if msgs[0].body == commits else SUCCESS
+
+    return listener
+
+
+def commit_picture(messages=5, auto_commit=False):
+    """``messages`` messages a, b, c, … on one queue, consumed by ``manual_commit()``."""
+    return orderly_lab(manual_commit(auto_commit=auto_commit), bodies=tuple("abcdefgh"[:messages]))[0]
+
+def fails_with_bad(msgs, ctx):
+    """One status for the batch: SUSPEND if any message is 'bad'."""
+    return SUSPEND if any(m.body == "bad" for m in msgs) else SUCCESS
+
+
+def batch_lab(batch=3, max_reconsume_times=2):
+    """a, bad, c, d sent at 1.0–1.3 s and waiting when c1 starts at 2 s; batches of ``batch``; the listener fails any batch with bad."""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg")
+    for k, body in enumerate(("a", "bad", "c", "d")):
+        lab.at(f"{1000 + 100 * k}ms", p.send, Message("TopicTest", body))
+    lab.add_consumer(
+        "cg", subscribe={"TopicTest": "*"}, listener=fails_with_bad, orderly=True, name="c1", start="2s",
+        consume_from_where="CONSUME_FROM_FIRST_OFFSET", consume_message_batch_max_size=batch,
+        max_reconsume_times=max_reconsume_times,
+    )
+    return lab
+
+
+# %% [markdown]
+# ## A crashed holder: who takes the queue, and when
+# A crashed consumer never unlocks: its broker lock, a lease in `RebalanceLockManager` renewed by `lockAll` every
+# 20 s (lab 07a), stays until it expires. The picture (`takeover_lab`): c1 crashes at 10 s and c2 starts at 11 s; open
+# its Locks tab and play on: it stops to ask when c2 gets the queue's lock (Exercise 1's question).
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
-from rmqlab.widgets.dashboard import Dashboard
-
 dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s", checkpoints=[
     Checkpoint(before="lock_acquired", actor="consumer:c2", queue="TopicTest@broker-a:0", ask="when", optional=True,
                name="when c2 takes the crashed c1's queue",
@@ -114,28 +164,8 @@ grading_07b_1.verify("07b.1", answer_1)
 
 # %% [markdown]
 # ## When a queue moves to another consumer
-# c2 joins at 10 s and the average allocation gives it queue 1 — while c1 is 8 s into a 25 s listener call on it.
-# `RebalancePushImpl.removeUnnecessaryMessageQueue` then:
-#
-# 1. persists the queue's offset to the broker and forgets it;
-# 2. marks the ProcessQueue dropped and waits up to 1 s for its consume lock (`tryLock(1000 ms)`) — the listener
-#    holds it for 17 s more, so at 11 s the rebalance gives up ("[WRONG]mq is consuming, so can not unlock it"), the
-#    queue stays in c1's table and the removal is tried again at c1's next rebalance, 20 s after this one ended;
-# 3. once it gets the lock, unlocks the queue at the broker — 20 s later (`UNLOCK_DELAY_TIME_MILLS`) if messages are
-#    still cached in the ProcessQueue, so their in-flight work can drain.
-#
-# The whole rebalance waits in step 2: it is one thread (`RebalanceService`), so c1's other queues wait with it.
-#
-# The picture: watch c1 keep queue 1 while its listener runs, and the broker lease pass to c2 after c1 lets go.
-# The `listener_seconds` knob changes how long each listener call takes (then Rebuild). The picture opens at 10.5 s.
-
-# %%
-def moving_queue_lab(listener_seconds=25):
-    """Two queues, four messages from 2 s; c1 consumes them orderly, c2 joins at 10 s."""
-    slow = lambda msgs, ctx: after(listener_seconds * 1000, SUCCESS)  # noqa: E731
-    lab, c1 = orderly_lab(slow, bodies=("m0", "m1", "m2", "m3"), queues=2)
-    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=slow, orderly=True, name="c2", start="10s")
-    return lab
+# c2 joins at 10 s and the average allocation gives it queue 1 — while c1 is 8 s into a 25 s listener call on it
+# (`moving_queue_lab`). Watch c1 keep queue 1 while its listener runs, and the broker lease pass to c2 after c1 lets go.
 
 # %% tags=["nbval-ignore-output"]
 moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizon="2m", checkpoints=[
@@ -156,6 +186,20 @@ moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizo
 ])
 moving_dash.controller.seek_time("10.5s")
 moving_dash
+
+# %% [markdown]
+# `RebalancePushImpl.removeUnnecessaryMessageQueue` moves the queue away from c1:
+#
+# 1. persists the queue's offset to the broker and forgets it;
+# 2. marks the ProcessQueue dropped and waits up to 1 s for its consume lock (`tryLock(1000 ms)`) — the listener
+#    holds it until its call ends, so at 11 s the rebalance gives up ("[WRONG]mq is consuming, so can not unlock
+#    it"), the queue stays in c1's table and the removal is tried again at c1's next rebalance, 20 s after this one
+#    ended;
+# 3. once it gets the lock, unlocks the queue at the broker — 20 s later (`UNLOCK_DELAY_TIME_MILLS`) if messages are
+#    still cached in the ProcessQueue, so their in-flight work can drain.
+#
+# The whole rebalance waits in step 2: it is one thread (`RebalanceService`), so c1's other queues wait with it.
+# The picture's `listener_seconds` knob changes how long each listener call takes (then Rebuild).
 
 # %%
 lab = moving_queue_lab()
@@ -205,21 +249,10 @@ grading_07b_2.verify("07b.2", answer_2)
 
 # %% [markdown]
 # ## A clean shutdown: locks first, each answer awaited
-# `shutdown()` of an orderly consumer ends its consume service with `unlockAll`: one UNLOCK_BATCH_MQ per broker with
-# all of that broker's queues, and it **waits for each answer** (up to 1 s) before it asks the next broker. Only
-# then are the offsets persisted and the consumer unregistered. The picture: broker-a answers every request 4 s late
-# from 7.5 s on (the `response_delay_s` knob), and c1 shuts down at 8 s. Play it: it stops just before the shutdown
-# ends and asks you when that is.
+# The picture (`shutdown_picture`): broker-a answers every request 4 s late from 7.5 s on (the `response_delay_s`
+# knob), and c1 shuts down at 8 s. Play it: it stops just before the shutdown ends and asks you when that is.
 
 # %% tags=["nbval-ignore-output"]
-def shutdown_picture(response_delay_s=4):
-    """a … f on one queue from 2 s; broker-a answers every request ``response_delay_s`` late from 7.5 s; c1 shuts down at 8 s."""
-    lab, c1 = orderly_lab(bodies=("a", "b", "c", "d", "e", "f"))
-    lab.at("7.5s", lab.set_broker_fault, "broker-a", response_delay_ms=f"{response_delay_s}s")
-    lab.at("8s", c1.shutdown)
-    return lab
-
-
 shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horizon="15s", checkpoints=[
     Checkpoint(before="lifecycle", actor="consumer:c1", nth=2, ask="when", optional=True,
                name="when c1's shutdown ends",
@@ -232,56 +265,29 @@ shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horiz
 ])
 shutdown_dash
 
+# %% [markdown]
+# `shutdown()` of an orderly consumer ends its consume service with `unlockAll`: one UNLOCK_BATCH_MQ per broker with
+# all of that broker's queues, and it **waits for each answer** (up to 1 s, the request's timeout) before it asks
+# the next broker. Only then are the offsets persisted and the consumer unregistered. The table is the picture's run
+# up to its question (it waits at 8 s): the broker acted on the unlock at once (the `unlocked` rows at 8 s are
+# recorded when it releases the leases), and c1 is still waiting for its answer. When c1 stops waiting is the
+# picture's question.
+
 # %%
-# the shutdown as a table
-lab = shutdown_picture()
-c1 = lab.consumers["c1"]
-lab.run(until="15s")
+lab = shutdown_picture().run(until="8.5s")
 show_trace([e for e in lab.trace if e.time_ms >= 7_500], "unlocked", "warning", "offset_persisted", "lifecycle",
            fields=("queue", "offset", "message", "event"))
-print("c1's ProcessQueues still marked locked:", sorted(str(mq) for mq, pq in c1.process_queue_table.items() if pq.locked))
-
-# %% [markdown]
-# The broker acted on the unlock at once (the `unlocked` events at 8 s are recorded when the broker releases the
-# leases), but its answer never came within the request's 1,000 ms timeout: the client gives up when it runs out
-# (`RemotingTimeoutException`, the `warning` row), and only then persists and stops. RocketMQ merely logs the failure, so c1's ProcessQueues stay *marked* locked although the broker no
-# longer holds the lease for it. A broker that answered in time would have had them marked unlocked, and the
-# shutdown would have ended at 8 s.
 
 # %% [markdown]
 # ## `autoCommit = false`: the listener decides when to commit
 # With `ctx.auto_commit = False`, `SUCCESS` only moves messages out of the way; the offset moves on `COMMIT` (up to
-# everything consumed so far), and the listener may also return `ROLLBACK`.
-#
-# The picture: five messages `a` … `e`, the listener below (auto-commit off, the `auto_commit` knob; `ROLLBACK` for
-# `b` the first time, `COMMIT` for `c`). Its ProcessQueues tab shows the committed offset. Play: it stops before
-# the listener's `ROLLBACK` and asks where `b` is after it, then before the committed offset first moves and asks
-# when that is.
-
-# %%
-def manual_commit(commits="c", auto_commit=False):
-    """A listener that sets ``ctx.auto_commit``: ROLLBACK for 'b' on its first call, COMMIT for ``commits``, SUCCESS
-    otherwise."""
-    rolled_back = []
-
-    def listener(msgs, ctx):
-        ctx.auto_commit = auto_commit
-        if msgs[0].body == "b" and not rolled_back:
-            rolled_back.append(msgs[0].msg_id)
-            return ConsumeOrderlyStatus.ROLLBACK
-        return ConsumeOrderlyStatus.COMMIT if msgs[0].body == commits else SUCCESS
-
-    return listener
-
-
-def commit_picture(messages=5, auto_commit=False):
-    """``messages`` messages a, b, c, … on one queue, consumed by ``manual_commit()``."""
-    return orderly_lab(manual_commit(auto_commit=auto_commit), bodies=tuple("abcdefgh"[:messages]))[0]
-
+# everything consumed so far), and the listener may also return `ROLLBACK`. The picture (`commit_picture`): `a` … `e`
+# with `manual_commit()`, `ROLLBACK` for `b` the first time and `COMMIT` for `c`; play it and answer its two questions.
 
 # %% tags=["nbval-ignore-output"]
 commit_dash = Dashboard(commit_picture, knobs={"messages": 5, "auto_commit": False}, horizon="20s", checkpoints=[
-    Checkpoint(before="consumed", msg_id="M0002", ask="where", optional=True, name="where b is after its ROLLBACK",
+    Checkpoint(before="consumed", msg_id="M0002", inside_step=True, ask="where", optional=True,
+               name="where b is after its ROLLBACK",
                question="Auto-commit is off, a returned SUCCESS, and the listener now returns ROLLBACK for b ({msg}). "
                         "Where is b after that? Click the place in the picture (or a button).",
                hint="An orderly consumer does not send a failed message back to the broker. With autoCommit false, "
@@ -340,33 +346,9 @@ for auto_commit in (False, True):  # the picture's run with the knob both ways, 
 
 # %% [markdown]
 # ## A batch fails as a whole
-# With `consume_message_batch_max_size=3` the listener gets up to three messages at once and returns one status for
-# all of them. `makeMessageToConsumeAgain` puts the **whole** batch back, and `checkReconsumeTimes` counts a try for
-# every message in it. The picture: play it; it stops before the first batch reaches the listener and asks where `a`,
+# With `consume_message_batch_max_size=3` (`batch_lab`) the listener gets up to three messages at once and returns one
+# status for all of them. Play the picture: it stops before the first batch reaches the listener and asks where `a`,
 # which the listener has nothing against, is once that batch has failed.
-
-
-# %%
-def fails_with_bad(msgs, ctx):
-    """One status for the batch: SUSPEND if any message is 'bad'."""
-    return SUSPEND if any(m.body == "bad" for m in msgs) else SUCCESS
-
-
-def batch_lab(batch=3, max_reconsume_times=2):
-    """a, bad, c, d sent at 1.0–1.3 s and waiting when c1 starts at 2 s; batches of ``batch``; the listener fails any batch with bad."""
-    lab = Lab(seed=SEED)
-    lab.add_broker("broker-a")
-    lab.create_topic("TopicTest", queues=1)
-    p = lab.add_producer("pg")
-    for k, body in enumerate(("a", "bad", "c", "d")):
-        lab.at(f"{1000 + 100 * k}ms", p.send, Message("TopicTest", body))
-    lab.add_consumer(
-        "cg", subscribe={"TopicTest": "*"}, listener=fails_with_bad, orderly=True, name="c1", start="2s",
-        consume_from_where="CONSUME_FROM_FIRST_OFFSET", consume_message_batch_max_size=batch,
-        max_reconsume_times=max_reconsume_times,
-    )
-    return lab
-
 
 # %% tags=["nbval-ignore-output"]
 batch_dash = Dashboard(batch_lab, knobs={"batch": 3, "max_reconsume_times": 2}, horizon="10s", checkpoints=[
@@ -412,13 +394,15 @@ grading_07b_4.verify("07b.4", answer_4)
 # - A queue leaves a consumer only between listener calls (`removeUnnecessaryMessageQueue` waits for the consume
 #   lock).
 # - A clean shutdown unlocks first (`unlockAll`, one request per broker, each answer awaited up to 1 s), then
-#   persists the offsets: a slow broker delays the final persist.
+#   persists the offsets: a slow broker delays the final persist, and a late answer is only logged
+#   (`RemotingTimeoutException`): the ProcessQueues stay marked locked.
 # - Every lock request is a `lock_batch` event (queues asked, granted, refused with their holder, or the error of an
 #   unreachable broker), every ConsumeRequest a `consume_request` event with its delay (`submitConsumeRequestLater`):
 #   `lab.trace.where("lock_batch")`. A queue whose first start offset cannot be computed is pulled again 1000 ms
 #   later, and one not pulled for 120 s is dropped and re-created by the next rebalance.
 # - `autoCommit = false` gives the listener `COMMIT` / `ROLLBACK`; with the default they mean `SUCCESS`.
-# - The listener returns one status for a whole batch.
+# - The listener returns one status for a whole batch: `makeMessageToConsumeAgain` puts all of it back, and
+#   `checkReconsumeTimes` counts a try for every message in it.
 #
 # ## Your score
 # Run this cell last: one line per exercise of this lab, from the checks you ran.

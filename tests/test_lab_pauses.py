@@ -107,3 +107,16 @@ def test_07a_asks_when_bad_goes_back_before_any_pause_is_drawn(lang: str) -> Non
     assert [e for e in trace if e.kind is EventKind.SUSPENDED] == []
     assert _suspension_notes(flow) == []
     assert "30 s" not in caption and "30000" not in caption
+
+
+@pytest.mark.parametrize("lang", BOTH)
+def test_07b_asks_where_b_goes_once_the_listener_has_it(lang: str) -> None:
+    """The ROLLBACK question says "the listener now returns ROLLBACK for b": the picture pauses with b handed to the
+    listener (revF defect 3: it paused at the pull, b drawn as only pulled, caption "c1 fetches M0002")."""
+    dash, cp = _asked(f"{lang}07b_orderly_failover.py", "commit_picture", lambda cp: cp.ask == "where")
+    trace, flow, caption = _paused(dash, cp)
+    assert (cp.event.kind, cp.event.msg_id, cp.answer) == (EventKind.CONSUMED, "M0002", "pq:c1:TopicTest@broker-a:0")
+    assert trace[-1].kind is EventKind.DELIVERED and trace[-1].msg_id == "M0002"
+    assert [e for e in trace if e.kind is EventKind.CONSUMED and e.msg_id == "M0002"] == []
+    assert [str(t.state) for t in flow.tokens if t.msg_id == "M0002"] == ["consuming"]
+    assert "M0002" in caption and "fetches" not in caption and "拉取" not in caption

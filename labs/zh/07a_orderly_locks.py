@@ -25,6 +25,8 @@
 # %%
 from rmqlab import ConsumeOrderlyStatus, Lab, Message, after, format_duration, set_language
 from rmqlab.course.exercises import assert_right, check, score, show_trace, table
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
+from rmqlab.widgets.dashboard import Dashboard
 
 set_language("zh")  # 仪表盘的按钮、图例和每一步的说明都用简体中文
 SUCCESS = ConsumeOrderlyStatus.SUCCESS
@@ -53,6 +55,85 @@ def topic_queue(c, queue_id=0):
     return next((mq, pq) for mq, pq in c.process_queue_table.items() if mq.topic == "TopicTest" and mq.queue_id == queue_id)
 
 
+# %%
+# 下面各个图和练习用到的场景（每一节都会说出它运行的是哪一个）。
+def retry_picture(max_reconsume_times=3):
+    """把 ``orderly_lab()`` 用作 Dashboard 的工厂函数：按 orderly_lab 的节奏每秒发送 a、bad、c 各一条；bad 总是要求挂起。"""
+    return orderly_lab(max_reconsume_times=max_reconsume_times)[0]
+
+def pause_two_minutes(msgs, ctx):
+    """“bad”消费失败，并要求队列暂停 120 000 ms。"""
+    if msgs[0].body == "bad":
+        ctx.suspend_current_queue_time_millis = 120_000
+        return SUSPEND
+    return SUCCESS
+
+
+def pause_picture(max_reconsume_times=3):
+    """a、bad、c，监听器是 ``pause_two_minutes``。"""
+    return orderly_lab(pause_two_minutes, max_reconsume_times=max_reconsume_times)[0]
+
+def five_seconds(msgs, ctx):
+    """每条消息都要 5 s，然后消费成功。"""
+    return after("5s", SUCCESS)
+
+def lock_table(lab, c):
+    """c 在 TopicTest 各队列上的三把锁，此刻的状态。"""
+    rows = []
+    for mq, pq in sorted(c.process_queue_table.items()):
+        if mq.topic != "TopicTest":
+            continue
+        lease = lab.brokers[mq.broker_name].lock_manager.holder(c.consumer_group, mq)
+        local = c.consume_service.mq_locks.get(mq)
+        rows.append([
+            str(mq),
+            f"{lease[0]}, {format_duration(lease[1])} left" if lease else "none",
+            "yes" if pq.locked and not pq.is_lock_expired(lab.now) else "no",
+            "held" if local is not None and local.held else "free",
+            "held" if pq.consume_lock.held else "free",
+        ])
+    return table(rows, ["queue", "broker lock", "c1 trusts it", "MessageQueueLock", "consume lock"])
+
+def locks_picture(message_model="CLUSTERING", messages=6):
+    """一个顺序消费 Consumer 的一个队列上有 ``messages`` 条消息，每条 5 s，消息模型为 ``message_model``。"""
+    return orderly_lab(five_seconds, bodies=tuple("abcdefgh"[:messages]), message_model=message_model)[0]
+
+def two_seconds(msgs, ctx):
+    """每条消息都要 2 s，然后消费成功。"""
+    return after("2s", SUCCESS)
+
+def cut_off_lab(listener_seconds=2, messages=60):
+    """在 2 s 发送 ``messages`` 条消息，每条消费 ``listener_seconds`` 秒；c1 到 broker-a 的网络在 25 s 断开，70 s 恢复。"""
+    listener = two_seconds if listener_seconds == 2 else (lambda msgs, ctx: after(listener_seconds * 1000, SUCCESS))
+    lab, c = orderly_lab(listener, bodies=())
+    p = lab.producers["pg"]
+    for i in range(messages):
+        lab.at("2s", p.send, Message("TopicTest", f"m{i}"))
+    lab.at("25s", lab.partition, "c1", "broker-a")
+    lab.at("70s", lab.partition, "c1", "broker-a", heal=True)
+    return lab, c
+
+def twenty_five_seconds(msgs, ctx):
+    """每条消息都要 25 s，然后消费成功。"""
+    return after("25s", SUCCESS)
+
+def yield_lab(consume_thread_min=1, listener_seconds=25):
+    """两个队列，在 1 s 发送 8 条消息；c1 顺序消费，``consume_thread_min`` 个线程，每条消息 ``listener_seconds``
+    （25 s），从 2 s 开始。"""
+    listener = twenty_five_seconds if listener_seconds == 25 else (lambda msgs, ctx: after(listener_seconds * 1000, SUCCESS))
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=2)
+    p = lab.add_producer("pg", send_which_queue_start=0)
+    for i in range(8):
+        lab.at("1s", p.send, Message("TopicTest", f"m{i}"))
+    lab.add_consumer(
+        "cg", subscribe={"TopicTest": "*"}, listener=listener, orderly=True, name="c1",
+        consume_thread_min=consume_thread_min, start="2s", consume_from_where="CONSUME_FROM_FIRST_OFFSET",
+    )
+    return lab
+
+
 # %% [markdown]
 # ## 一次小运行：消费失败的消息在原地重试
 #
@@ -60,13 +141,6 @@ def topic_queue(c, queue_id=0):
 # `c` 之前；图下面的表格是同一次运行，到图中第一个提问的那一刻为止（`bad` 何时再来，由你在图上预测）。它的第二个问题就是练习 1 的问题：队列何时继续往前走。
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
-from rmqlab.widgets.dashboard import Dashboard
-
-def retry_picture(max_reconsume_times=3):
-    """把 ``orderly_lab()`` 用作 Dashboard 的工厂函数：按 orderly_lab 的节奏每秒发送 a、bad、c 各一条；bad 总是要求挂起。"""
-    return orderly_lab(max_reconsume_times=max_reconsume_times)[0]
-
 dash = Dashboard(retry_picture, knobs={"max_reconsume_times": 3}, horizon="20s", checkpoints=[
     Checkpoint(before="delivered", nth=3, ask="when", optional=True, name="bad 何时再来",
                question="bad（M0002）何时再次被投递？选择时间。",
@@ -119,22 +193,8 @@ grading_07a_1.verify("07a.1", answer_1)
 # %% [markdown]
 # ## 挂起时间会被限制在一个范围内
 # 监听器可以自己要求暂停多久：`ctx.suspend_current_queue_time_millis`（−1 = 用 Consumer
-# 的设置）。`submitConsumeRequestLater` 把收到的值限制在 **10 … 30000 ms** 之间。下面的监听器在 `bad`
-# 每次消费失败时都要求暂停 2 分钟。
-
-# %%
-def pause_two_minutes(msgs, ctx):
-    """“bad”消费失败，并要求队列暂停 120 000 ms。"""
-    if msgs[0].body == "bad":
-        ctx.suspend_current_queue_time_millis = 120_000
-        return SUSPEND
-    return SUCCESS
-
-
-def pause_picture(max_reconsume_times=3):
-    """a、bad、c，监听器是 ``pause_two_minutes``。"""
-    return orderly_lab(pause_two_minutes, max_reconsume_times=max_reconsume_times)[0]
-
+# 的设置）。`submitConsumeRequestLater` 把收到的值限制在 **10 … 30000 ms** 之间。图（`pause_picture`）里的监听器
+# `pause_two_minutes` 在 `bad` 每次消费失败时都要求暂停 2 分钟。
 
 # %% tags=["nbval-ignore-output"]
 pause_dash = Dashboard(pause_picture, knobs={"max_reconsume_times": 3}, horizon="2m", checkpoints=[
@@ -170,7 +230,7 @@ grading_07a_2.verify("07a.2", answer_2)
 ### END HIDDEN TESTS
 
 # %%
-# 范围的另一端：每个请求的值实际得到的暂停时间
+# 范围的另一端：每个请求的值实际得到的暂停时间（requested ms = 监听器要求的毫秒数，paused ms = 实际暂停的毫秒数）
 def pause_of(requested):
     """监听器要求暂停 `requested` ms 时，bad 第一次挂起的 retry_in_ms。"""
     def listener(msgs, ctx):
@@ -183,51 +243,9 @@ def pause_of(requested):
 print(table([[ms, pause_of(ms)] for ms in (0, 5, 500, 60_000)], ["requested ms", "paused ms"]))
 
 # %% [markdown]
-# （requested ms = 监听器要求的毫秒数，paused ms = 实际暂停的毫秒数。）
-#
 # ## 三把锁
-# 顺序消费的 Consumer 在一个队列上要拿三把锁，作用范围各不相同：
-#
-# 1. **Broker 消息队列锁**（分布式锁）——Broker 的 `RebalanceLockManager` 里的一份租约，用 `lockBatchMQ`
-#    获取：只有持有者才能消费这个队列；
-# 2. **Consumer 消息队列锁**（本地锁）——`MessageQueueLock` 里这个队列对应的对象，在一个 `ConsumeRequest`
-#    的整个消费循环期间持有：这个 Consumer 最多只有一个线程在处理这个队列；
-# 3. **消息处理队列消费锁**（本地锁）——在每次调用监听器的前后持有：监听器处理一批消息到一半时，重平衡不能在 Broker
-#    上释放这个队列。
-#
-# 下面每条消息要消费 5 s，所以我们可以在 `a` 还在监听器里时（2 s → 7 s）让时钟停下。图的“锁”标签页画出 Broker
-# 上的租约；`message_model` 参数在 CLUSTERING / BROADCASTING 之间切换。从 4 s 继续单步：图会停下问 c1 下一次何时续期它的 Broker 锁。
-#
-# `lock_table` 打印的表里：broker lock = Broker 消息队列锁（租约的持有者和剩余时间，none = 没有），c1 trusts
-# it = c1 是否认为这把锁仍然有效（yes / no），MessageQueueLock = Consumer 消息队列锁，consume
-# lock = 消息处理队列消费锁（held = 持有，free = 空闲）。
-
-# %%
-def five_seconds(msgs, ctx):
-    """每条消息都要 5 s，然后消费成功。"""
-    return after("5s", SUCCESS)
-
-def lock_table(lab, c):
-    """c 在 TopicTest 各队列上的三把锁，此刻的状态。"""
-    rows = []
-    for mq, pq in sorted(c.process_queue_table.items()):
-        if mq.topic != "TopicTest":
-            continue
-        lease = lab.brokers[mq.broker_name].lock_manager.holder(c.consumer_group, mq)
-        local = c.consume_service.mq_locks.get(mq)
-        rows.append([
-            str(mq),
-            f"{lease[0]}, {format_duration(lease[1])} left" if lease else "none",
-            "yes" if pq.locked and not pq.is_lock_expired(lab.now) else "no",
-            "held" if local is not None and local.held else "free",
-            "held" if pq.consume_lock.held else "free",
-        ])
-    return table(rows, ["queue", "broker lock", "c1 trusts it", "MessageQueueLock", "consume lock"])
-
-def locks_picture(message_model="CLUSTERING", messages=6):
-    """一个顺序消费 Consumer 的一个队列上有 ``messages`` 条消息，每条 5 s，消息模型为 ``message_model``。"""
-    return orderly_lab(five_seconds, bodies=tuple("abcdefgh"[:messages]), message_model=message_model)[0]
-
+# 顺序消费的 Consumer 在一个队列上要拿三把锁。图（`locks_picture`）：六条消息，每条 5 s，所以我们可以在 `a`
+# 还在监听器里时（2 s → 7 s）让时钟停下；从 4 s 继续单步：图会停下问 c1 下一次何时续期它的 Broker 锁。
 
 # %% tags=["nbval-ignore-output"]
 locks_dash = Dashboard(locks_picture, knobs={"message_model": "CLUSTERING", "messages": 6},
@@ -240,17 +258,34 @@ locks_dash = Dashboard(locks_picture, knobs={"message_model": "CLUSTERING", "mes
 locks_dash.controller.seek_time("4s")
 locks_dash
 
+# %% [markdown]
+# 三把锁，作用范围各不相同（图的“锁”标签页把它们画出来）：
+#
+# 1. **Broker 消息队列锁**（分布式锁）——Broker 的 `RebalanceLockManager` 里的一份租约，用 `lockBatchMQ`
+#    获取：只有持有者才能消费这个队列；
+# 2. **Consumer 消息队列锁**（本地锁）——`MessageQueueLock` 里这个队列对应的对象，在一个 `ConsumeRequest`
+#    的整个消费循环期间持有：这个 Consumer 最多只有一个线程在处理这个队列；
+# 3. **消息处理队列消费锁**（本地锁）——在每次调用监听器的前后持有：监听器处理一批消息到一半时，重平衡不能在 Broker
+#    上释放这个队列。
+#
+# 图的 `message_model` 参数在 CLUSTERING / BROADCASTING 之间切换。下面的表格就是图自己的那次运行，在 `a`
+# 还在监听器里时和图提问的那一刻（17 s）。
+#
+# `lock_table` 打印的表里：broker lock = Broker 消息队列锁（租约的持有者和剩余时间，none = 没有），c1 trusts
+# it = c1 是否认为这把锁仍然有效（yes / no），MessageQueueLock = Consumer 消息队列锁，consume
+# lock = 消息处理队列消费锁（held = 持有，free = 空闲）。
+
 # %%
-lab, c = orderly_lab(five_seconds)
-lab.run(until="4s")
-print(format_duration(lab.now), "—— a 正在监听器里")
-print(lock_table(lab, c))
-lab.run(until="20s")
-print(format_duration(lab.now), "—— 三条消息都已消费")
-print(lock_table(lab, c))
+lab = locks_picture()
+c = lab.consumers["c1"]
+for until in ("4s", "17s"):
+    lab.run(until=until)
+    inside = [e.msg_id for e in lab.trace.of_kind("delivered", "consumed")][-1:]
+    print(format_duration(lab.now), "—— 监听器里：", inside, "· 已消费：", len(lab.trace.of_kind("consumed")))
+    print(lock_table(lab, c))
 
 # %% [markdown]
-# 两把本地锁只在 c1 消费时才持有；Broker 上的锁是一份租约，不管有没有东西要消费都一直保持（由 `lockAll` 按它自己的定时器续期）。
+# 两把本地锁只在 c1 消费时才持有：把图单步到最后一条消息之后（32 s），就能看到它们空闲。Broker 上的锁是一份租约，不管有没有东西要消费都一直保持（由 `lockAll` 按它自己的定时器续期）。
 #
 # ### 练习 3 — 先预测，再运行
 # 同一个 Consumer，改为**广播模式 BROADCASTING**，停在 4 s，此时 `a` 在监听器里。c1 在 `TopicTest@broker-a:0`
@@ -288,28 +323,7 @@ grading_07a_3.verify("07a.3", answer_3)
 
 # %% [markdown]
 # ## 客户端对 Broker 上的锁信任 30 s
-# `lockAll` 每 20 s 续期一次租约。续期失败时，c1 凭上一次成功继续消费，但只到 `ProcessQueue.isLockExpired()`
-# 为止——也就是那次成功之后 30 s（`REBALANCE_LOCK_MAX_LIVE_TIME`）。这里 c1 的 ProcessQueue 里有 60 条每条 2 s
-# 的消息，它在 25 s 与 broker-a 断开网络；它最后一次续期在 21 s。
-#
-# 图：同样的断开与恢复，但消息更少、更慢（15 条，每条 7 s；可以用参数改）。它在 25 s（断开的时刻）打开。打开“锁”标签页继续单步：图会停下问 c1 何时发现锁已过期、不再取消息。
-
-# %%
-def two_seconds(msgs, ctx):
-    """每条消息都要 2 s，然后消费成功。"""
-    return after("2s", SUCCESS)
-
-def cut_off_lab(listener_seconds=2, messages=60):
-    """在 2 s 发送 ``messages`` 条消息，每条消费 ``listener_seconds`` 秒；c1 到 broker-a 的网络在 25 s 断开，70 s 恢复。"""
-    listener = two_seconds if listener_seconds == 2 else (lambda msgs, ctx: after(listener_seconds * 1000, SUCCESS))
-    lab, c = orderly_lab(listener, bodies=())
-    p = lab.producers["pg"]
-    for i in range(messages):
-        lab.at("2s", p.send, Message("TopicTest", f"m{i}"))
-    lab.at("25s", lab.partition, "c1", "broker-a")
-    lab.at("70s", lab.partition, "c1", "broker-a", heal=True)
-    return lab, c
-
+# 图（`cut_off_lab`，15 条消息，每条 7 s）在 25 s 打开，这时 c1 与 broker-a 断开网络；它最后一次续期在 21 s。打开“锁”标签页继续单步：图会停下问 c1 何时发现锁已过期。
 
 # %% tags=["nbval-ignore-output"]
 cut_dash = Dashboard(lambda listener_seconds, messages: cut_off_lab(listener_seconds, messages)[0],
@@ -325,6 +339,10 @@ cut_dash.controller.seek_time("25s")
 cut_dash
 
 # %% [markdown]
+# `lockAll` 每 20 s 续期一次租约。续期失败时，c1 凭上一次成功继续消费，但只到 `ProcessQueue.isLockExpired()`
+# 为止——也就是那次成功之后 30 s（`REBALANCE_LOCK_MAX_LIVE_TIME`）。练习的那次运行里，断开时 c1 的 ProcessQueue
+# 里有 60 条每条 2 s 的消息（图的参数可以改它们）。
+#
 # ### 练习 4 — 先预测，再运行
 # 这里问的是上面描述的那次运行，而不是图里的：**60 条消息，每条 2 s**（图的参数 `listener_seconds` 和 `messages` 是 7
 # 和 15；预测之后想看这次运行，就把它们设为 2 和 60，再点 Rebuild）。在 70 s 网络恢复之前，c1 在第几秒投递它的**最后一条**消息？
@@ -361,33 +379,8 @@ grading_07a_4.verify("07a.4", answer_4)
 
 # %% [markdown]
 # ## 一个队列不能一直占着线程：60 s 让出
-# 只要还有消息，一个 `ConsumeRequest` 就会一直消费它的队列——但在每一批之前，它会检查自己已经运行了多久，超过
-# `MAX_TIME_CONSUME_CONTINUOUSLY`（60 s）就把线程让出来，10 ms 后重新提交自己。这里
-# c1 只有**一个**消费线程（`consume_thread_min=1`），两个队列各有 4 条消息，每条消息要消费
-# 25 s。图：播放它；在另一个队列第一次投递之前，它会停下来问那是什么时候。
-
-
-# %%
-def twenty_five_seconds(msgs, ctx):
-    """每条消息都要 25 s，然后消费成功。"""
-    return after("25s", SUCCESS)
-
-def yield_lab(consume_thread_min=1, listener_seconds=25):
-    """两个队列，在 1 s 发送 8 条消息；c1 顺序消费，``consume_thread_min`` 个线程，每条消息 ``listener_seconds``
-    （25 s），从 2 s 开始。"""
-    listener = twenty_five_seconds if listener_seconds == 25 else (lambda msgs, ctx: after(listener_seconds * 1000, SUCCESS))
-    lab = Lab(seed=SEED)
-    lab.add_broker("broker-a")
-    lab.create_topic("TopicTest", queues=2)
-    p = lab.add_producer("pg", send_which_queue_start=0)
-    for i in range(8):
-        lab.at("1s", p.send, Message("TopicTest", f"m{i}"))
-    lab.add_consumer(
-        "cg", subscribe={"TopicTest": "*"}, listener=listener, orderly=True, name="c1",
-        consume_thread_min=consume_thread_min, start="2s", consume_from_where="CONSUME_FROM_FIRST_OFFSET",
-    )
-    return lab
-
+# 图（`yield_lab`）：c1 只有**一个**消费线程（`consume_thread_min=1`），两个队列各有 4 条消息，每条消息要消费
+# 25 s。播放它：在另一个队列第一次投递之前，它会停下来问那是什么时候。
 
 # %% tags=["nbval-ignore-output"]
 yield_dash = Dashboard(yield_lab, knobs={"consume_thread_min": 1, "listener_seconds": 25}, horizon="4m", checkpoints=[
@@ -400,6 +393,9 @@ yield_dash = Dashboard(yield_lab, knobs={"consume_thread_min": 1, "listener_seco
 yield_dash
 
 # %% [markdown]
+# 只要还有消息，一个 `ConsumeRequest` 就会一直消费它的队列——但在每一批之前，它会检查自己已经运行了多久，超过
+# `MAX_TIME_CONSUME_CONTINUOUSLY`（60 s）就把线程让出来，10 ms 后重新提交自己。
+#
 # ### 练习 5 — 先预测，再运行
 # 图中每条消息要 25 s。现在每条消息要 **40 s**（图的 `listener_seconds` 参数）：在另一个队列的第一条消息开始之前，
 # c1 消费了第一个队列的几条消息？

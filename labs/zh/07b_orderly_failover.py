@@ -25,6 +25,8 @@
 # %%
 from rmqlab import ConsumeOrderlyStatus, Lab, Message, after, format_duration, set_language
 from rmqlab.course.exercises import assert_right, check, score, show_trace, table
+from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
+from rmqlab.widgets.dashboard import Dashboard
 
 set_language("zh")  # 仪表盘的按钮、图例和每一步的说明都用简体中文
 SUCCESS = ConsumeOrderlyStatus.SUCCESS
@@ -53,16 +55,8 @@ def topic_queue(c, queue_id=0):
     return next((mq, pq) for mq, pq in c.process_queue_table.items() if mq.topic == "TopicTest" and mq.queue_id == queue_id)
 
 
-# %% [markdown]
-# ## 持有者崩溃：谁接管队列，什么时候
-# 顺序消费的 Consumer 以租约的形式持有队列的 Broker 消息队列锁（在 `RebalanceLockManager` 里），由 `lockAll` 每 20 s
-# 续期一次（实验 07a）。崩溃的 Consumer 从不解锁：它的租约一直保留到过期。
-#
-# 图：c1 消费 `a`、`bad`、`c`，在 10 s 崩溃；c2 在 11 s 启动。打开“锁”标签页，从 c2 启动处继续播放：图会停下来问 c2
-# 何时拿到队列的锁（练习 1 的问题）。
-
-
 # %%
+# 下面各个图和练习用到的场景（每一节都会说出它运行的是哪一个）。
 def takeover_lab(crash_at_s=10, c2_start_s=11):
     """从 2 s 起在一个队列上发送 a、bad、c；c1 在 ``crash_at_s`` 崩溃，同一消费组的 c2 在 ``c2_start_s`` 启动。"""
     lab, c = orderly_lab()
@@ -71,11 +65,66 @@ def takeover_lab(crash_at_s=10, c2_start_s=11):
                      start=f"{c2_start_s}s")
     return lab
 
+def moving_queue_lab(listener_seconds=25):
+    """两个队列，从 2 s 起发送四条消息；c1 顺序消费它们，c2 在 10 s 加入。"""
+    slow = lambda msgs, ctx: after(listener_seconds * 1000, SUCCESS)  # noqa: E731
+    lab, c1 = orderly_lab(slow, bodies=("m0", "m1", "m2", "m3"), queues=2)
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=slow, orderly=True, name="c2", start="10s")
+    return lab
+
+def shutdown_picture(response_delay_s=4):
+    """从 2 s 起 a … f 在一个队列上；broker-a 从 7.5 s 起对每个请求都晚 ``response_delay_s`` 应答；c1 在 8 s 关闭。"""
+    lab, c1 = orderly_lab(bodies=("a", "b", "c", "d", "e", "f"))
+    lab.at("7.5s", lab.set_broker_fault, "broker-a", response_delay_ms=f"{response_delay_s}s")
+    lab.at("8s", c1.shutdown)
+    return lab
+
+def manual_commit(commits="c", auto_commit=False):
+    """一个设置 ``ctx.auto_commit`` 的监听器：“b”第一次调用时返回 ROLLBACK，``commits`` 返回 COMMIT，其余返回
+    SUCCESS。"""
+    rolled_back = []
+
+    def listener(msgs, ctx):
+        ctx.auto_commit = auto_commit
+        if msgs[0].body == "b" and not rolled_back:
+            rolled_back.append(msgs[0].msg_id)
+            return ConsumeOrderlyStatus.ROLLBACK
+        return ConsumeOrderlyStatus.COMMIT if msgs[0].body == commits else SUCCESS
+
+    return listener
+
+
+def commit_picture(messages=5, auto_commit=False):
+    """一个队列上的 ``messages`` 条消息 a、b、c……，由 ``manual_commit()`` 消费。"""
+    return orderly_lab(manual_commit(auto_commit=auto_commit), bodies=tuple("abcdefgh"[:messages]))[0]
+
+def fails_with_bad(msgs, ctx):
+    """整批一个状态：只要有一条消息是“bad”就返回 SUSPEND。"""
+    return SUSPEND if any(m.body == "bad" for m in msgs) else SUCCESS
+
+
+def batch_lab(batch=3, max_reconsume_times=2):
+    """a、bad、c、d 在 1.0–1.3 s 发出，c1 在 2 s 启动时它们已在等待；每批 ``batch`` 条；含 bad 的批次都会被监听器判为失败。"""
+    lab = Lab(seed=SEED)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg")
+    for k, body in enumerate(("a", "bad", "c", "d")):
+        lab.at(f"{1000 + 100 * k}ms", p.send, Message("TopicTest", body))
+    lab.add_consumer(
+        "cg", subscribe={"TopicTest": "*"}, listener=fails_with_bad, orderly=True, name="c1", start="2s",
+        consume_from_where="CONSUME_FROM_FIRST_OFFSET", consume_message_batch_max_size=batch,
+        max_reconsume_times=max_reconsume_times,
+    )
+    return lab
+
+
+# %% [markdown]
+# ## 持有者崩溃：谁接管队列，什么时候
+# 崩溃的 Consumer 从不解锁：它的 Broker 消息队列锁是 `RebalanceLockManager` 里的一份租约，由 `lockAll` 每 20 s
+# 续期一次（实验 07a），一直保留到过期。图（`takeover_lab`）：c1 在 10 s 崩溃，c2 在 11 s 启动；打开“锁”标签页继续播放：图会停下来问 c2 何时拿到队列的锁（练习 1 的问题）。
 
 # %% tags=["nbval-ignore-output"]
-from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
-from rmqlab.widgets.dashboard import Dashboard
-
 dash = Dashboard(takeover_lab, knobs={"crash_at_s": 10, "c2_start_s": 11}, horizon="90s", checkpoints=[
     Checkpoint(before="lock_acquired", actor="consumer:c2", queue="TopicTest@broker-a:0", ask="when", optional=True,
                name="c2 何时接管崩溃的 c1 的队列",
@@ -111,28 +160,8 @@ grading_07b_1.verify("07b.1", answer_1)
 
 # %% [markdown]
 # ## 队列被分给另一个 Consumer 时
-# c2 在 10 s 加入，平均分配策略把队列 1 分给了它——而这时 c1 在这个队列上的一次 25 s 的监听器调用才进行了 8 s。接着
-# `RebalancePushImpl.removeUnnecessaryMessageQueue`：
-#
-# 1. 把这个队列的消费位点持久化到 Broker，然后忘掉它；
-# 2. 把 ProcessQueue 标记为已丢弃（dropped），并最多等 1 s 去拿它的消费锁（`tryLock(1000 ms)`）——监听器还要再持有它
-#    17 s，所以在 11 s 重平衡放弃了（“[WRONG]mq is consuming, so can not unlock it”），队列留在 c1 的表里，在
-#    c1 的下一次重平衡（这一次结束后 20 s）时再尝试移除；
-# 3. 一旦拿到锁，就在 Broker 上解锁这个队列——如果 ProcessQueue 里还缓存着消息，就推迟
-#    20 s（`UNLOCK_DELAY_TIME_MILLS`），让正在处理的消息处理完。
-#
-# 整个重平衡都在第 2 步里等着：它只有一个线程（`RebalanceService`），所以 c1 的其他队列也跟着等。
-#
-# 图：看 c1 在监听器运行期间一直保留队列 1，在 c1 放手之后 Broker 上的租约转给 c2。`listener_seconds`
-# 参数改变每次监听器调用的耗时（改后点“重建”）。图从 10.5 s 开始。
-
-# %%
-def moving_queue_lab(listener_seconds=25):
-    """两个队列，从 2 s 起发送四条消息；c1 顺序消费它们，c2 在 10 s 加入。"""
-    slow = lambda msgs, ctx: after(listener_seconds * 1000, SUCCESS)  # noqa: E731
-    lab, c1 = orderly_lab(slow, bodies=("m0", "m1", "m2", "m3"), queues=2)
-    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=slow, orderly=True, name="c2", start="10s")
-    return lab
+# c2 在 10 s 加入，平均分配策略把队列 1 分给了它——而这时 c1 在这个队列上的一次 25 s 的监听器调用才进行了 8 s
+# （`moving_queue_lab`）。看 c1 在监听器运行期间一直保留队列 1，在 c1 放手之后 Broker 上的租约转给 c2。
 
 # %% tags=["nbval-ignore-output"]
 moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizon="2m", checkpoints=[
@@ -152,6 +181,19 @@ moving_dash = Dashboard(moving_queue_lab, knobs={"listener_seconds": 25}, horizo
 ])
 moving_dash.controller.seek_time("10.5s")
 moving_dash
+
+# %% [markdown]
+# `RebalancePushImpl.removeUnnecessaryMessageQueue` 把这个队列从 c1 那里移走：
+#
+# 1. 把这个队列的消费位点持久化到 Broker，然后忘掉它；
+# 2. 把 ProcessQueue 标记为已丢弃（dropped），并最多等 1 s 去拿它的消费锁（`tryLock(1000 ms)`）——监听器要一直持有它，直到这次调用结束，所以在 11 s
+#    重平衡放弃了（“[WRONG]mq is consuming, so can not unlock it”），队列留在 c1 的表里，在
+#    c1 的下一次重平衡（这一次结束后 20 s）时再尝试移除；
+# 3. 一旦拿到锁，就在 Broker 上解锁这个队列——如果 ProcessQueue 里还缓存着消息，就推迟
+#    20 s（`UNLOCK_DELAY_TIME_MILLS`），让正在处理的消息处理完。
+#
+# 整个重平衡都在第 2 步里等着：它只有一个线程（`RebalanceService`），所以 c1 的其他队列也跟着等。图的
+# `listener_seconds` 参数改变每次监听器调用的耗时（改后点“重建”）。
 
 # %%
 lab = moving_queue_lab()
@@ -200,19 +242,10 @@ grading_07b_2.verify("07b.2", answer_2)
 
 # %% [markdown]
 # ## 干净的关闭：先解锁，每个应答都要等
-# 顺序消费 Consumer 的 `shutdown()` 以 `unlockAll` 结束它的消费服务：每个 Broker 一个 UNLOCK_BATCH_MQ 请求，带上该
-# Broker 的所有队列，并且在请求下一个 Broker 之前**等待每个应答**（最多 1 s）。之后才持久化消费位点、注销
-# Consumer。图：broker-a 从 7.5 s 起对每个请求都晚 4 s 应答（参数 `response_delay_s`），c1 在 8 s 关闭。播放它：在关闭结束之前，图会停下来问你关闭在什么时候结束。
+# 图（`shutdown_picture`）：broker-a 从 7.5 s 起对每个请求都晚 4 s 应答（参数 `response_delay_s`），c1 在 8 s
+# 关闭。播放它：在关闭结束之前，图会停下来问你关闭在什么时候结束。
 
 # %% tags=["nbval-ignore-output"]
-def shutdown_picture(response_delay_s=4):
-    """从 2 s 起 a … f 在一个队列上；broker-a 从 7.5 s 起对每个请求都晚 ``response_delay_s`` 应答；c1 在 8 s 关闭。"""
-    lab, c1 = orderly_lab(bodies=("a", "b", "c", "d", "e", "f"))
-    lab.at("7.5s", lab.set_broker_fault, "broker-a", response_delay_ms=f"{response_delay_s}s")
-    lab.at("8s", c1.shutdown)
-    return lab
-
-
 shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horizon="15s", checkpoints=[
     Checkpoint(before="lifecycle", actor="consumer:c1", nth=2, ask="when", optional=True,
                name="c1 的关闭何时结束",
@@ -224,53 +257,27 @@ shutdown_dash = Dashboard(shutdown_picture, knobs={"response_delay_s": 4}, horiz
 ])
 shutdown_dash
 
+# %% [markdown]
+# 顺序消费 Consumer 的 `shutdown()` 以 `unlockAll` 结束它的消费服务：每个 Broker 一个 UNLOCK_BATCH_MQ 请求，带上该
+# Broker 的所有队列，并且在请求下一个 Broker 之前**等待每个应答**（最多 1 s，即请求的超时）。之后才持久化消费位点、注销
+# Consumer。下面的表格是图的那次运行，到图的提问（它停在 8 s）为止：Broker 立刻执行了解锁（8 s 的 `unlocked`
+# 事件是在 Broker 释放租约时记录的），而 c1 还在等它的应答。c1 什么时候不再等，就是图的问题。
+
 # %%
-# 用表格看这次关闭
-lab = shutdown_picture()
-c1 = lab.consumers["c1"]
-lab.run(until="15s")
+lab = shutdown_picture().run(until="8.5s")
 show_trace([e for e in lab.trace if e.time_ms >= 7_500], "unlocked", "warning", "offset_persisted", "lifecycle",
            fields=("queue", "offset", "message", "event"))
-print("c1 仍被标记为已锁定的 ProcessQueue：", sorted(str(mq) for mq, pq in c1.process_queue_table.items() if pq.locked))
-
-# %% [markdown]
-# Broker 立刻执行了解锁（8 s 的 `unlocked` 事件是在 Broker 释放租约时记录的），但它的应答没能在 1,000 ms
-# 的超时之内到达：超时一到客户端就放弃（`RemotingTimeoutException`，即 `warning` 那一行），然后才持久化并停止。RocketMQ
-# 只是把这次失败记进日志，所以 c1 的 ProcessQueue 仍然**被标记为**已锁定，尽管 Broker 已经不再为它保留租约。如果
-# Broker 按时应答，它们会被标记为已解锁，关闭也会在 8 s 结束。
 
 # %% [markdown]
 # ## `autoCommit = false`：由监听器决定何时提交
 # 设置 `ctx.auto_commit = False` 后，`SUCCESS` 只是把消息挪开；消费位点在 `COMMIT`
-# 时才前进（到目前为止消费过的全部），监听器也可以返回 `ROLLBACK`。
-#
-# 图：五条消息 `a` … `e`，监听器如下（关闭自动提交，即 `auto_commit` 参数；`b` 第一次返回 `ROLLBACK`，`c` 返回 `COMMIT`）。“处理队列
-# ProcessQueue”标签页显示已提交的消费位点。播放：它先停在监听器返回 `ROLLBACK` 之前，问这之后 `b` 在哪里；再停在已提交的消费位点第一次前进之前，问那是什么时候。
-
-# %%
-def manual_commit(commits="c", auto_commit=False):
-    """一个设置 ``ctx.auto_commit`` 的监听器：“b”第一次调用时返回 ROLLBACK，``commits`` 返回 COMMIT，其余返回
-    SUCCESS。"""
-    rolled_back = []
-
-    def listener(msgs, ctx):
-        ctx.auto_commit = auto_commit
-        if msgs[0].body == "b" and not rolled_back:
-            rolled_back.append(msgs[0].msg_id)
-            return ConsumeOrderlyStatus.ROLLBACK
-        return ConsumeOrderlyStatus.COMMIT if msgs[0].body == commits else SUCCESS
-
-    return listener
-
-
-def commit_picture(messages=5, auto_commit=False):
-    """一个队列上的 ``messages`` 条消息 a、b、c……，由 ``manual_commit()`` 消费。"""
-    return orderly_lab(manual_commit(auto_commit=auto_commit), bodies=tuple("abcdefgh"[:messages]))[0]
-
+# 时才前进（到目前为止消费过的全部），监听器也可以返回 `ROLLBACK`。图（`commit_picture`）：`a` … `e` 由 `manual_commit()`
+# 消费，`b` 第一次返回 `ROLLBACK`，`c` 返回 `COMMIT`；播放它，回答它的两个问题。
 
 # %% tags=["nbval-ignore-output"]
 commit_dash = Dashboard(commit_picture, knobs={"messages": 5, "auto_commit": False}, horizon="20s", checkpoints=[
-    Checkpoint(before="consumed", msg_id="M0002", ask="where", optional=True, name="b 回滚之后在哪里",
+    Checkpoint(before="consumed", msg_id="M0002", inside_step=True, ask="where", optional=True,
+               name="b 回滚之后在哪里",
                question="自动提交已关闭，a 返回了 SUCCESS，监听器现在对 b（{msg}）返回 ROLLBACK。这之后 b 在哪里？"
                         "在图中点击那个位置（或点按钮）。",
                hint="顺序消费的 Consumer 不会把失败的消息回传给 Broker。autoCommit 为 false 时，ROLLBACK 就是 "
@@ -324,32 +331,7 @@ for auto_commit in (False, True):  # 图中的运行，参数取两种值，以�
 
 # %% [markdown]
 # ## 一批消息作为整体失败
-# 设置 `consume_message_batch_max_size=3`
-# 后，监听器一次最多拿到三条消息，并为它们返回同一个状态。`makeMessageToConsumeAgain`
-# 把**整批**消息放回去，`checkReconsumeTimes` 为其中每条消息都记一次重试。图：播放它；在第一批消息交给监听器之前，图会停下来问：监听器对 `a` 本身并无意见，这一批失败之后 `a` 在哪里。
-
-
-# %%
-def fails_with_bad(msgs, ctx):
-    """整批一个状态：只要有一条消息是“bad”就返回 SUSPEND。"""
-    return SUSPEND if any(m.body == "bad" for m in msgs) else SUCCESS
-
-
-def batch_lab(batch=3, max_reconsume_times=2):
-    """a、bad、c、d 在 1.0–1.3 s 发出，c1 在 2 s 启动时它们已在等待；每批 ``batch`` 条；含 bad 的批次都会被监听器判为失败。"""
-    lab = Lab(seed=SEED)
-    lab.add_broker("broker-a")
-    lab.create_topic("TopicTest", queues=1)
-    p = lab.add_producer("pg")
-    for k, body in enumerate(("a", "bad", "c", "d")):
-        lab.at(f"{1000 + 100 * k}ms", p.send, Message("TopicTest", body))
-    lab.add_consumer(
-        "cg", subscribe={"TopicTest": "*"}, listener=fails_with_bad, orderly=True, name="c1", start="2s",
-        consume_from_where="CONSUME_FROM_FIRST_OFFSET", consume_message_batch_max_size=batch,
-        max_reconsume_times=max_reconsume_times,
-    )
-    return lab
-
+# 设置 `consume_message_batch_max_size=3`（`batch_lab`）后，监听器一次最多拿到三条消息，并为它们返回同一个状态。播放图：在第一批消息交给监听器之前，图会停下来问：监听器对 `a` 本身并无意见，这一批失败之后 `a` 在哪里。
 
 # %% tags=["nbval-ignore-output"]
 batch_dash = Dashboard(batch_lab, knobs={"batch": 3, "max_reconsume_times": 2}, horizon="10s", checkpoints=[
@@ -392,13 +374,14 @@ grading_07b_4.verify("07b.4", answer_4)
 #   上（`RebalanceLockManager`）的租约自己到期，而另一个实例只在它自己的重平衡时才请求这个队列。
 # - 队列只会在两次监听器调用之间离开一个 Consumer（`removeUnnecessaryMessageQueue` 会等待消费锁）。
 # - 干净的关闭先解锁（`unlockAll`，每个 Broker 一个请求，每个应答最多等 1 s），再持久化消费位点：变慢的 Broker
-#   会推迟最后那次持久化。
+#   会推迟最后那次持久化；迟到的应答只被记进日志（`RemotingTimeoutException`）：ProcessQueue 仍被标记为已锁定。
 # - 每次请求锁都是一个 `lock_batch` 事件（请求了哪些队列、哪些获准、哪些被拒绝及其持有者，或 Broker
 #   连不上时的错误），每个 ConsumeRequest 都是一个带延迟的 `consume_request`
 #   事件（`submitConsumeRequestLater`）：`lab.trace.where("lock_batch")`。首次起始消费位点算不出来的队列会在 1000 ms
 #   后重新拉取；120 s 没有被拉取的队列会被丢弃，由下一次重平衡重新创建。
 # - `autoCommit = false` 让监听器可以用 `COMMIT` / `ROLLBACK`；在默认设置下它们都等于 `SUCCESS`。
-# - 监听器为一整批消息返回一个状态。
+# - 监听器为一整批消息返回一个状态：`makeMessageToConsumeAgain` 把整批放回去，`checkReconsumeTimes`
+#   为其中每条消息都记一次重试。
 #
 # ## 你的得分
 # 最后运行这个单元：本实验的每个练习一行，来自你运行过的检查。
