@@ -62,8 +62,12 @@ def outage_lab(selector=by_order_id, orders=(3, 5), down_at="5s", **producer_opt
     return lab, sends
 
 def outage_picture(selector="by_order_id", orders=4):
-    """``outage_lab`` as a Dashboard factory: orders 3, 4, … (``orders`` of them), the selector named by ``selector``."""
-    return outage_lab(SELECTORS[selector], orders=tuple(range(3, 3 + orders)))[0]
+    """``outage_lab`` as a Dashboard factory: orders 3, 4, … (``orders`` of them), the selector named by ``selector``;
+    an orderly consumer, c1, starts after the last sends (so the picture colours by order, as the tiny run does)."""
+    lab = outage_lab(SELECTORS[selector], orders=tuple(range(3, 3 + orders)))[0]
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=lambda msgs, ctx: ConsumeOrderlyStatus.SUCCESS,
+                     orderly=True, name="c1", start="46s")
+    return lab
 
 def slow_a_lab(events=4):
     """broker-a answers after 5 s from 1 s on; order 3 (→ a3) sends ``events`` events, one every 4 s from 2 s."""
@@ -182,7 +186,9 @@ failing_dash
 # %% [markdown]
 # ## A broker outage
 # broker-a goes down at 5 s while orders 3–6 send at 1 s, 10 s and 45 s (`outage_lab`, keyed by order); pg re-reads
-# its route every 30 s (`pollNameServerInterval`). Step: it stops at 10 s, then again before the 45 s sends.
+# its route every 30 s (`pollNameServerInterval`). Step: it stops at 10 s, then again before the 45 s
+# sends; the orderly consumer c1 starts at 46 s.
+
 # %% tags=["nbval-ignore-output"]
 dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
                  knob_options={"selector": ["by_order_id", "strict_by_order_id"]}, horizon="50s",

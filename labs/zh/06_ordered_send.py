@@ -63,8 +63,12 @@ def outage_lab(selector=by_order_id, orders=(3, 5), down_at="5s", **producer_opt
     return lab, sends
 
 def outage_picture(selector="by_order_id", orders=4):
-    """把 ``outage_lab`` 用作 Dashboard 的工厂函数：订单 3、4……（共 ``orders`` 个），选择器由 ``selector`` 指定。"""
-    return outage_lab(SELECTORS[selector], orders=tuple(range(3, 3 + orders)))[0]
+    """把 ``outage_lab`` 用作 Dashboard 的工厂函数：订单 3、4……（共 ``orders`` 个），选择器由 ``selector`` 指定；
+    顺序消费的 Consumer c1 在最后一批发送之后启动（于是图和小运行一样按订单着色）。"""
+    lab = outage_lab(SELECTORS[selector], orders=tuple(range(3, 3 + orders)))[0]
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=lambda msgs, ctx: ConsumeOrderlyStatus.SUCCESS,
+                     orderly=True, name="c1", start="46s")
+    return lab
 
 def slow_a_lab(events=4):
     """从 1 s 起 broker-a 在 5 s 后才响应；订单 3（→ a3）从 2 s 起每 4 s 发送一个事件，共 ``events`` 个。"""
@@ -172,7 +176,7 @@ failing_dash
 
 # %% [markdown]
 # ## Broker 宕机
-# 订单 3–6 在 1 s、10 s 和 45 s 发送时，broker-a 在 5 s 宕机（`outage_lab`，以订单为键）；pg 每 30 s 重新拉取一次路由（`pollNameServerInterval`）。单步：图停在 10 s，之后在 45 s 的发送之前再停一次。
+# 订单 3–6 在 1 s、10 s 和 45 s 发送时，broker-a 在 5 s 宕机（`outage_lab`，以订单为键）；pg 每 30 s 重新拉取一次路由（`pollNameServerInterval`）。单步：图停在 10 s，之后在 45 s 的发送之前再停一次；顺序消费的 Consumer c1 在 46 s 启动。
 
 # %% tags=["nbval-ignore-output"]
 dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
