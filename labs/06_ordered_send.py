@@ -61,13 +61,17 @@ def outage_lab(selector=by_order_id, orders=(3, 5), down_at="5s", **producer_opt
     lab.at(down_at, lab.broker_down, "broker-a")
     return lab, sends
 
+def with_orderly_consumer(lab, start):
+    """An orderly consumer, c1, of TopicTest started at ``start``, after the picture's sends: with one, the picture
+    colours each token by its key (its order), as in the tiny run."""
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=lambda msgs, ctx: ConsumeOrderlyStatus.SUCCESS,
+                     orderly=True, name="c1", start=start)
+    return lab
+
 def outage_picture(selector="by_order_id", orders=4):
     """``outage_lab`` as a Dashboard factory: orders 3, 4, … (``orders`` of them), the selector named by ``selector``;
-    an orderly consumer, c1, starts after the last sends (so the picture colours by order, as the tiny run does)."""
-    lab = outage_lab(SELECTORS[selector], orders=tuple(range(3, 3 + orders)))[0]
-    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=lambda msgs, ctx: ConsumeOrderlyStatus.SUCCESS,
-                     orderly=True, name="c1", start="46s")
-    return lab
+    c1 starts at 46 s."""
+    return with_orderly_consumer(outage_lab(SELECTORS[selector], orders=tuple(range(3, 3 + orders)))[0], "46s")
 
 def slow_a_lab(events=4):
     """broker-a answers after 5 s from 1 s on; order 3 (→ a3) sends ``events`` events, one every 4 s from 2 s."""
@@ -77,6 +81,10 @@ def slow_a_lab(events=4):
         event = Message("TopicTest", f"order 3 event {k + 1}", keys="order 3")
         lab.at(f"{2 + 4 * k}s", p.send_with_selector, event, by_order_id, 3)
     return lab
+
+def slow_picture(events=4):
+    """``slow_a_lab`` as a Dashboard factory, with c1 starting at 20 s."""
+    return with_orderly_consumer(slow_a_lab(events), "20s")
 
 ALL_QUEUES = sorted(ordered_lab()[0].namesrv.route("TopicTest").write_queues())
 
@@ -143,8 +151,8 @@ show_trace(lab.trace, "send_attempt", "send_result", msg_id="M0001")
 # ### When the selector fails
 # The selector is the application's code, and it can fail: throw, or find no queue. The picture: order 5 sends at
 # 1 s, 4 s, 7 s and 8 s with `by_order_id`; order 3 sends at 2 s with a selector that throws (`throws`), at 3 s with one that
-# returns `None` (`returns_none`), then twice with `by_order_id` (5 s, 6 s). Step: it stops before order 3's first
-# send is over and asks whether that event reaches a broker at all.
+# returns `None` (`returns_none`), then twice with `by_order_id` (5 s, 6 s); c1 starts at 8.5 s. Step: it stops
+# before order 3's first send is over and asks whether that event reaches a broker at all.
 
 # %% tags=["nbval-ignore-output"]
 def throws(mqs, msg, order_id):
@@ -165,7 +173,7 @@ def failing_selectors(events=4):
         t, selector = (("2s", throws), ("3s", returns_none))[k] if k < 2 else (f"{3 + k}s", by_order_id)
         event = Message("TopicTest", f"order 3 event {k + 1}", keys="order 3")
         lab.at(t, p.send_with_selector, event, selector, 3)
-    return lab
+    return with_orderly_consumer(lab, "8.5s")
 
 
 failing_dash = Dashboard(failing_selectors, knobs={"events": 4}, horizon="10s", checkpoints=[
@@ -275,11 +283,11 @@ show_trace(lab.trace, "send_attempt", "send_failed", fields=("broker", "queue_id
 # %% [markdown]
 # ## A slow broker: the timeout
 # The third selector-send error is a timeout: from 1 s broker-a answers every request 5 s late ("answers 5 s late"
-# under its name; `slow_a_lab`), and order 3's events go to its a3. Step: it stops before the first send and asks
-# where the event is once the producer is done with it.
+# under its name; `slow_a_lab`), and order 3's events go to its a3; c1 starts at 20 s. Step: it stops before the
+# first send and asks where the event is once the producer is done with it.
 
 # %% tags=["nbval-ignore-output"]
-slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s", checkpoints=[
+slow_dash = Dashboard(slow_picture, knobs={"events": 4}, horizon="25s", checkpoints=[
     Checkpoint(before="send_attempt", msg_id="M0001", ask="where", optional=True, name="stored anyway?",
                question="pg is about to send order 3's first event ({msg}) to a3 on broker-a, which now answers 5 s "
                         "late; pg gives up waiting after 3000 ms. Where is {msg} once the send is over? Click the "

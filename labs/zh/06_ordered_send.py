@@ -62,13 +62,17 @@ def outage_lab(selector=by_order_id, orders=(3, 5), down_at="5s", **producer_opt
     lab.at(down_at, lab.broker_down, "broker-a")
     return lab, sends
 
-def outage_picture(selector="by_order_id", orders=4):
-    """把 ``outage_lab`` 用作 Dashboard 的工厂函数：订单 3、4……（共 ``orders`` 个），选择器由 ``selector`` 指定；
-    顺序消费的 Consumer c1 在最后一批发送之后启动（于是图和小运行一样按订单着色）。"""
-    lab = outage_lab(SELECTORS[selector], orders=tuple(range(3, 3 + orders)))[0]
+def with_orderly_consumer(lab, start):
+    """顺序消费的 Consumer c1 订阅 TopicTest，在 ``start`` 启动，晚于图中的发送：有了它，图按每条消息的键（它的订单）着色，
+    和小运行一样。"""
     lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=lambda msgs, ctx: ConsumeOrderlyStatus.SUCCESS,
-                     orderly=True, name="c1", start="46s")
+                     orderly=True, name="c1", start=start)
     return lab
+
+def outage_picture(selector="by_order_id", orders=4):
+    """把 ``outage_lab`` 用作 Dashboard 的工厂函数：订单 3、4……（共 ``orders`` 个），选择器由 ``selector`` 指定；c1
+    在 46 s 启动。"""
+    return with_orderly_consumer(outage_lab(SELECTORS[selector], orders=tuple(range(3, 3 + orders)))[0], "46s")
 
 def slow_a_lab(events=4):
     """从 1 s 起 broker-a 在 5 s 后才响应；订单 3（→ a3）从 2 s 起每 4 s 发送一个事件，共 ``events`` 个。"""
@@ -78,6 +82,10 @@ def slow_a_lab(events=4):
         event = Message("TopicTest", f"订单 3 的事件 {k + 1}", keys="订单 3")
         lab.at(f"{2 + 4 * k}s", p.send_with_selector, event, by_order_id, 3)
     return lab
+
+def slow_picture(events=4):
+    """把 ``slow_a_lab`` 用作 Dashboard 的工厂函数，c1 在 20 s 启动。"""
+    return with_orderly_consumer(slow_a_lab(events), "20s")
 
 ALL_QUEUES = sorted(ordered_lab()[0].namesrv.route("TopicTest").write_queues())
 
@@ -137,7 +145,7 @@ show_trace(lab.trace, "send_attempt", "send_result", msg_id="M0001")
 
 # %% [markdown]
 # ### 选择器出错时
-# 选择器是应用自己的代码，它也会出错：抛出异常，或者找不到队列。图：订单 5 在 1 s、4 s、7 s 和 8 s 用 `by_order_id` 发送；订单 3 在 2 s 用一个会抛出异常的选择器（`throws`）发送，在 3 s 用一个返回 `None` 的选择器（`returns_none`）发送，之后再用 `by_order_id` 发送两次（5 s、6 s）。单步：在订单 3 的第一次发送结束之前，图会停下问这个事件到底有没有到达 Broker。
+# 选择器是应用自己的代码，它也会出错：抛出异常，或者找不到队列。图：订单 5 在 1 s、4 s、7 s 和 8 s 用 `by_order_id` 发送；订单 3 在 2 s 用一个会抛出异常的选择器（`throws`）发送，在 3 s 用一个返回 `None` 的选择器（`returns_none`）发送，之后再用 `by_order_id` 发送两次（5 s、6 s）；c1 在 8.5 s 启动。单步：在订单 3 的第一次发送结束之前，图会停下问这个事件到底有没有到达 Broker。
 
 # %% tags=["nbval-ignore-output"]
 def throws(mqs, msg, order_id):
@@ -158,7 +166,7 @@ def failing_selectors(events=4):
         t, selector = (("2s", throws), ("3s", returns_none))[k] if k < 2 else (f"{3 + k}s", by_order_id)
         event = Message("TopicTest", f"订单 3 的事件 {k + 1}", keys="订单 3")
         lab.at(t, p.send_with_selector, event, selector, 3)
-    return lab
+    return with_orderly_consumer(lab, "8.5s")
 
 
 failing_dash = Dashboard(failing_selectors, knobs={"events": 4}, horizon="10s", checkpoints=[
@@ -256,10 +264,10 @@ show_trace(lab.trace, "send_attempt", "send_failed", fields=("broker", "queue_id
 
 # %% [markdown]
 # ## Broker 变慢：超时
-# 选择器发送的第三种错误是超时：从 1 s 起 broker-a 对每个请求都晚 5 s 应答（它名字下面写着“晚 5 s 应答”；`slow_a_lab`），订单 3 的事件发往它的 a3。单步：它停在第一次发送之前，问 Producer 处理完之后这个事件在哪里。
+# 选择器发送的第三种错误是超时：从 1 s 起 broker-a 对每个请求都晚 5 s 应答（它名字下面写着“晚 5 s 应答”；`slow_a_lab`），订单 3 的事件发往它的 a3；c1 在 20 s 启动。单步：它停在第一次发送之前，问 Producer 处理完之后这个事件在哪里。
 
 # %% tags=["nbval-ignore-output"]
-slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s", checkpoints=[
+slow_dash = Dashboard(slow_picture, knobs={"events": 4}, horizon="25s", checkpoints=[
     Checkpoint(before="send_attempt", msg_id="M0001", ask="where", optional=True, name="到底存没存",
                question="pg 即将把订单 3 的第一个事件（{msg}）发往 broker-a 上的 a3，而 broker-a 现在要晚 5 s 才响应；"
                         "pg 等待 3000 ms 后放弃。发送结束后 {msg} 在哪里？在图中点击那个位置（或点按钮）。",
