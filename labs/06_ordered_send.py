@@ -82,10 +82,6 @@ def slow_a_lab(events=4):
         lab.at(f"{2 + 4 * k}s", p.send_with_selector, event, by_order_id, 3)
     return lab
 
-def slow_picture(events=4):
-    """``slow_a_lab`` as a Dashboard factory, with c1 starting at 20 s."""
-    return with_orderly_consumer(slow_a_lab(events), "20s")
-
 ALL_QUEUES = sorted(ordered_lab()[0].namesrv.route("TopicTest").write_queues())
 
 def strict_by_order_id(mqs, msg, order_id):
@@ -283,11 +279,11 @@ show_trace(lab.trace, "send_attempt", "send_failed", fields=("broker", "queue_id
 # %% [markdown]
 # ## A slow broker: the timeout
 # The third selector-send error is a timeout: from 1 s broker-a answers every request 5 s late ("answers 5 s late"
-# under its name; `slow_a_lab`), and order 3's events go to its a3; c1 starts at 20 s. Step: it stops before the
-# first send and asks where the event is once the producer is done with it.
+# under its name; `slow_a_lab`), and order 3's events go to its a3. Step: it stops before the first send and asks
+# where the event is once the producer is done with it.
 
 # %% tags=["nbval-ignore-output"]
-slow_dash = Dashboard(slow_picture, knobs={"events": 4}, horizon="25s", checkpoints=[
+slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s", checkpoints=[
     Checkpoint(before="send_attempt", msg_id="M0001", ask="where", optional=True, name="stored anyway?",
                question="pg is about to send order 3's first event ({msg}) to a3 on broker-a, which now answers 5 s "
                         "late; pg gives up waiting after 3000 ms. Where is {msg} once the send is over? Click the "

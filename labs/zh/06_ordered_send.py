@@ -83,10 +83,6 @@ def slow_a_lab(events=4):
         lab.at(f"{2 + 4 * k}s", p.send_with_selector, event, by_order_id, 3)
     return lab
 
-def slow_picture(events=4):
-    """把 ``slow_a_lab`` 用作 Dashboard 的工厂函数，c1 在 20 s 启动。"""
-    return with_orderly_consumer(slow_a_lab(events), "20s")
-
 ALL_QUEUES = sorted(ordered_lab()[0].namesrv.route("TopicTest").write_queues())
 
 def strict_by_order_id(mqs, msg, order_id):
@@ -264,10 +260,10 @@ show_trace(lab.trace, "send_attempt", "send_failed", fields=("broker", "queue_id
 
 # %% [markdown]
 # ## Broker 变慢：超时
-# 选择器发送的第三种错误是超时：从 1 s 起 broker-a 对每个请求都晚 5 s 应答（它名字下面写着“晚 5 s 应答”；`slow_a_lab`），订单 3 的事件发往它的 a3；c1 在 20 s 启动。单步：它停在第一次发送之前，问 Producer 处理完之后这个事件在哪里。
+# 选择器发送的第三种错误是超时：从 1 s 起 broker-a 对每个请求都晚 5 s 应答（它名字下面写着“晚 5 s 应答”；`slow_a_lab`），订单 3 的事件发往它的 a3。单步：它停在第一次发送之前，问 Producer 处理完之后这个事件在哪里。
 
 # %% tags=["nbval-ignore-output"]
-slow_dash = Dashboard(slow_picture, knobs={"events": 4}, horizon="25s", checkpoints=[
+slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s", checkpoints=[
     Checkpoint(before="send_attempt", msg_id="M0001", ask="where", optional=True, name="到底存没存",
                question="pg 即将把订单 3 的第一个事件（{msg}）发往 broker-a 上的 a3，而 broker-a 现在要晚 5 s 才响应；"
                         "pg 等待 3000 ms 后放弃。发送结束后 {msg} 在哪里？在图中点击那个位置（或点按钮）。",
