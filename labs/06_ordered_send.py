@@ -31,6 +31,7 @@ SEED = 7
 
 
 # %%
+# The lab's scenarios, one function each; every section below runs one of them. Read each when its picture asks.
 def by_order_id(mqs, msg, order_id):
     """The classic selector: order_id % len(mqs), over the queues the route has now."""
     return mqs[order_id % len(mqs)]
@@ -44,12 +45,60 @@ def ordered_lab(**producer_options):
     return lab, lab.add_producer("pg", **producer_options)
 
 
+def outage_lab(selector=by_order_id, orders=(3, 5), down_at="5s", **producer_options):
+    """``orders`` (3 and 5) send at 1 s, 10 s and 45 s with `selector`, each event keyed by its order; broker-a goes
+    down at ``down_at`` (5 s). Returns the lab and {order id: [its sends' futures, in time order]}."""
+    lab, p = ordered_lab(**producer_options)
+    sends = {order_id: [] for order_id in orders}
+
+    def send(order_id, t):
+        event = Message("TopicTest", f"order {order_id} @ {t}", keys=f"order {order_id}")
+        sends[order_id].append(p.send_with_selector(event, selector, order_id))
+
+    for t in ("1s", "10s", "45s"):
+        for order_id in orders:
+            lab.at(t, send, order_id, t)
+    lab.at(down_at, lab.broker_down, "broker-a")
+    return lab, sends
+
+def with_orderly_consumer(lab, start):
+    """An orderly consumer, c1, of TopicTest started at ``start``, after the picture's sends: with one, the picture
+    colours each token by its key (its order), as in the tiny run."""
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=lambda msgs, ctx: ConsumeOrderlyStatus.SUCCESS,
+                     orderly=True, name="c1", start=start)
+    return lab
+
+def outage_picture(selector="by_order_id", orders=4):
+    """``outage_lab`` as a Dashboard factory: orders 3, 4, … (``orders`` of them), the selector named by ``selector``;
+    c1 starts at 46 s."""
+    return with_orderly_consumer(outage_lab(SELECTORS[selector], orders=tuple(range(3, 3 + orders)))[0], "46s")
+
+def slow_a_lab(events=4):
+    """broker-a answers after 5 s from 1 s on; order 3 (→ a3) sends ``events`` events, one every 4 s from 2 s."""
+    lab, p = ordered_lab()
+    lab.at("1s", lab.set_broker_fault, "broker-a", response_delay_ms="5s")
+    for k in range(events):
+        event = Message("TopicTest", f"order 3 event {k + 1}", keys="order 3")
+        lab.at(f"{2 + 4 * k}s", p.send_with_selector, event, by_order_id, 3)
+    return lab
+
+ALL_QUEUES = sorted(ordered_lab()[0].namesrv.route("TopicTest").write_queues())
+
+def strict_by_order_id(mqs, msg, order_id):
+    """order_id % 8 over the topic's full queue list; None (no send) while that queue is not in the route."""
+    wanted = ALL_QUEUES[order_id % len(ALL_QUEUES)]
+    return wanted if wanted in mqs else None
+
+SELECTORS = {"by_order_id": by_order_id, "strict_by_order_id": strict_by_order_id}
+
+
 # %% [markdown]
 # ## A tiny run: two orders, two queues
 # The picture: orders 3 and 5 send an event each second, through the selector above, each message carrying its
 # order as its key (`keys`, the sharding key); an orderly consumer, c1, starts after the last send. Tokens are
 # coloured by order: watch which queue each order's events go to, then c1 consume each queue in order. Step: it
-# stops before order 5's first event is stored and asks where. The table under it is the first second.
+# stops before order 5's first event is stored and asks where. The table under it is order 3's first send, the
+# picture's first step (order 5's is the question).
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
@@ -88,18 +137,18 @@ lab, p = ordered_lab()
 for order_id in (3, 5):
     lab.at("1s", p.send_with_selector, Message("TopicTest", f"order {order_id} created"), by_order_id, order_id)
 _ = lab.run(until="2s")
-show_trace(lab.trace, "send_attempt", "send_result")
+show_trace(lab.trace, "send_attempt", "send_result", msg_id="M0001")
 
 # %% [markdown]
-# The selector sees the route's 8 queues `[a0..a3, b0..b3]`: order 3 → a3, order 5 → b1. Every event of an order
+# The selector sees the route's 8 queues `[a0..a3, b0..b3]`: order 3 → a3 (3 % 8 = 3). Every event of an order
 # goes to the same queue, and one queue is consumed in order — so each order's events are consumed in order.
 
 # %% [markdown]
 # ### When the selector fails
 # The selector is the application's code, and it can fail: throw, or find no queue. The picture: order 5 sends at
 # 1 s, 4 s, 7 s and 8 s with `by_order_id`; order 3 sends at 2 s with a selector that throws (`throws`), at 3 s with one that
-# returns `None` (`returns_none`), then twice with `by_order_id` (5 s, 6 s). Step: it stops before order 3's first
-# send is over and asks whether that event reaches a broker at all.
+# returns `None` (`returns_none`), then twice with `by_order_id` (5 s, 6 s); c1 starts at 8.5 s. Step: it stops
+# before order 3's first send is over and asks whether that event reaches a broker at all.
 
 # %% tags=["nbval-ignore-output"]
 def throws(mqs, msg, order_id):
@@ -115,13 +164,12 @@ def failing_selectors(events=4):
     at 3 s, then ``by_order_id``, one a second from 5 s."""
     lab, p = ordered_lab()
     for t in ("1s", "4s", "7s", "8s"):
-        lab.at(t, p.send_with_selector, Message("TopicTest", f"order 5 @ {t}"), by_order_id, 5)
-    for k, (t, selector) in enumerate((("2s", throws), ("3s", returns_none))):
-        if k < events:
-            lab.at(t, p.send_with_selector, Message("TopicTest", f"order 3 event {k + 1}"), selector, 3)
-    for k in range(2, events):
-        lab.at(f"{3 + k}s", p.send_with_selector, Message("TopicTest", f"order 3 event {k + 1}"), by_order_id, 3)
-    return lab
+        lab.at(t, p.send_with_selector, Message("TopicTest", f"order 5 @ {t}", keys="order 5"), by_order_id, 5)
+    for k in range(events):
+        t, selector = (("2s", throws), ("3s", returns_none))[k] if k < 2 else (f"{3 + k}s", by_order_id)
+        event = Message("TopicTest", f"order 3 event {k + 1}", keys="order 3")
+        lab.at(t, p.send_with_selector, event, selector, 3)
+    return with_orderly_consumer(lab, "8.5s")
 
 
 failing_dash = Dashboard(failing_selectors, knobs={"events": 4}, horizon="10s", checkpoints=[
@@ -136,44 +184,14 @@ failing_dash = Dashboard(failing_selectors, knobs={"events": 4}, horizon="10s", 
 failing_dash
 
 # %% [markdown]
-# `sendSelectImpl` calls the application's selector first. A selector that throws, or returns `null`, ends the send
-# with an `MQClientException` before anything is sent: M0002 and M0003 sit crossed in pg's "send failed" tray,
-# refused before sending (the Space-time tab: "0 attempts"), and order 3's events go to no queue at all.
-#
-# ## A broker outage
-# broker-a goes down at 5 s; orders 3 and 5 send events at 1 s, 10 s and 45 s. The producer refreshes its route
-# every 30 s (`pollNameServerInterval`), so at 10 s it still sees broker-a's queues.
-
-# %%
-def outage_lab(selector=by_order_id, orders=(3, 5), down_at="5s", **producer_options):
-    """``orders`` (3 and 5) send at 1 s, 10 s and 45 s with `selector`; broker-a goes down at ``down_at`` (5 s).
-
-    Returns the lab and {order id: [its sends' futures, in time order]}.
-    """
-    lab, p = ordered_lab(**producer_options)
-    sends = {order_id: [] for order_id in orders}
-
-    def send(order_id, t):
-        sends[order_id].append(p.send_with_selector(Message("TopicTest", f"order {order_id} @ {t}"), selector, order_id))
-
-    for t in ("1s", "10s", "45s"):
-        for order_id in orders:
-            lab.at(t, send, order_id, t)
-    lab.at(down_at, lab.broker_down, "broker-a")
-    return lab, sends
-
-
-def outage_picture(selector="by_order_id", orders=4):
-    """``outage_lab`` as a Dashboard factory: orders 3, 4, … (``orders`` of them), the selector named by ``selector``."""
-    return outage_lab(SELECTORS[selector], orders=tuple(range(3, 3 + orders)))[0]
-
-
-SELECTORS = {"by_order_id": by_order_id}
+# `sendSelectImpl` calls the application's selector first: step on past the question to see what a selector that
+# throws, or one that returns `null`, leaves of order 3's send (the Space-time tab counts its attempts).
 
 # %% [markdown]
-# The picture: orders 3–6 this time, each sending at 1 s, 10 s and 45 s. Step on: at 10 s, after order 3's send
-# fails, the picture stops and asks where order 4's event goes; later, after the route poll, where order 3's last
-# event goes (Exercise 2's question).
+# ## A broker outage
+# broker-a goes down at 5 s while orders 3–6 send at 1 s, 10 s and 45 s (`outage_lab`, keyed by order); pg re-reads
+# its route every 30 s (`pollNameServerInterval`). Step: it stops at 10 s, then again before the 45 s
+# sends; the orderly consumer c1 starts at 46 s.
 
 # %% tags=["nbval-ignore-output"]
 dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
@@ -189,12 +207,13 @@ dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
                                          explain=sealed_explanation("06.order-4-at-10s")),
                               Checkpoint(before="stored", msg_id="M0009", ask="where", optional=True,
                                          name="where order 3 goes after the route poll",
-                                         question="The producer has re-read the route, and broker-a's queues are gone "
-                                                  "from it. Where is order 3's last event ({msg}) stored? Click the "
-                                                  "queue in the picture (or a button).",
+                                         question="At 10 s pg's route still lists broker-a's queues; its next "
+                                                  "route poll, at 30 s, will find broker-a gone and drop them. At "
+                                                  "45 s order 3 sends its last event ({msg}). Where will it be "
+                                                  "stored? Click the queue in the picture (or a button).",
                                          hint="by_order_id returns mqs[order_id % len(mqs)] over the queues the "
-                                              "producer's route lists now: how many are left, and which is the "
-                                              "order's?",
+                                              "producer's route lists at the time of the send: after the 30 s poll, "
+                                              "how many are left, and which is the order's?",
                                          explain=sealed_explanation("06.order-3-after-poll"))])
 dash
 
@@ -226,7 +245,9 @@ show_trace(lab.trace, "send_attempt", "send_failed")
 
 # %% [markdown]
 # No retry loop: the connection error reaches the caller. A retry on another queue would put order 3's event
-# behind a different queue's messages.
+# behind a different queue's messages. A selector that throws, or returns `null`, fails the same way, only earlier:
+# `MQClientException` before any request — "When the selector fails" leaves M0002 and M0003 crossed in pg's "send
+# failed" tray with 0 attempts, and order 3's events in no queue at all.
 #
 # ### Exercise 2 — predict, then run
 # After the route refresh at 30 s the list has only broker-b's 4 queues. The picture asks about order 3; here order
@@ -257,25 +278,9 @@ show_trace(lab.trace, "send_attempt", "send_failed", fields=("broker", "queue_id
 
 # %% [markdown]
 # ## A slow broker: the timeout
-# The third selector-send error is a timeout. The send has one budget (`sendMsgTimeout`, 3000 ms): if choosing the
-# queue already used it up, `sendSelectImpl` throws "sendSelectImpl call timeout" without sending (rmqlab's
-# selectors take no virtual time, so that case cannot occur here). More often the answer is late — below, every
-# response from broker-a takes 5 s to come back.
-
-
-# %%
-def slow_a_lab(events=4):
-    """broker-a answers after 5 s from 1 s on; order 3 (→ a3) sends ``events`` events, one every 4 s from 2 s."""
-    lab, p = ordered_lab()
-    lab.at("1s", lab.set_broker_fault, "broker-a", response_delay_ms="5s")
-    for k in range(events):
-        lab.at(f"{2 + 4 * k}s", p.send_with_selector, Message("TopicTest", f"order 3 event {k + 1}"), by_order_id, 3)
-    return lab
-
-
-# %% [markdown]
-# The picture: order 3's events to broker-a, which says "answers 5 s late" under its name from 1 s on. Step: it
-# stops before the first send and asks where the event is once the producer is done with it.
+# The third selector-send error is a timeout: from 1 s broker-a answers every request 5 s late ("answers 5 s late"
+# under its name; `slow_a_lab`), and order 3's events go to its a3. Step: it stops before the first send and asks
+# where the event is once the producer is done with it.
 
 # %% tags=["nbval-ignore-output"]
 slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s", checkpoints=[
@@ -291,6 +296,10 @@ slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s", checkpoint
 slow_dash
 
 # %% [markdown]
+# The send has one budget (`sendMsgTimeout`, 3000 ms): if choosing the queue already used it up, `sendSelectImpl`
+# throws "sendSelectImpl call timeout" without sending (rmqlab's selectors take no virtual time, so that case cannot
+# occur here). More often, as in the picture, the answer is late.
+#
 # ### Exercise 3 — predict, then run
 # Order 3 sends 2 events to slow broker-a's queue 3 (a3), at 2 s and 6 s, and pg gives up on each after 3000 ms with
 # `RemotingTimeoutException`. The application then sends each event once more, at 12 s and 16 s, to the same queue
@@ -325,31 +334,8 @@ show_trace(lab.trace, "send_attempt", "stored", "send_result", "send_failed")
 # application about the store, and what would sending the event again do to order 3's stream?
 #
 # ## Normal and strict ordering
-# RocketMQ's documentation (`docs/en/Concept.md`) names two guarantees:
-#
-# - **Normal Ordered Message** — messages received from the *same queue* are in order; messages from different
-#   queues may not be. That is what `by_order_id` gives: it hashes over the queues the route has *now*, so when the
-#   list changes an order moves to another queue. Sends keep working, but order 3's events are now split across
-#   two brokers' queues, and a consumer may see the late one before the early one is consumed.
-# - **Strictly Ordered Message** — every message is received in the order stored. (`docs/en/Feature.md` calls the
-#   two flavours *global* — one queue for the topic — and *partitioned* — in order per sharding key.) Strict means an
-#   order never moves: the selector keeps the full queue list and picks from it, and when that queue is missing it
-#   refuses rather than move.
-
-# %%
-ALL_QUEUES = sorted(ordered_lab()[0].namesrv.route("TopicTest").write_queues())
-
-def strict_by_order_id(mqs, msg, order_id):
-    """order_id % 8 over the topic's full queue list; None (no send) while that queue is not in the route."""
-    wanted = ALL_QUEUES[order_id % len(ALL_QUEUES)]
-    return wanted if wanted in mqs else None
-
-print([str(mq) for mq in ALL_QUEUES])
-SELECTORS["strict_by_order_id"] = strict_by_order_id
-
-# %% [markdown]
-# The picture: the outage again, with the `selector` knob at `strict_by_order_id`, stopped at 10 s. Step on: after
-# the route poll it stops before order 3's 45 s send and asks whether that event is stored anywhere.
+# RocketMQ's documentation names two ordering guarantees, *normal* and *strict*. The picture: the outage again with
+# `strict_by_order_id`, which picks from the topic's full queue list, never the live one; it stops at 10 s.
 
 # %% tags=["nbval-ignore-output"]
 strict_dash = Dashboard(outage_picture, knobs={"selector": "strict_by_order_id", "orders": 4},
@@ -357,8 +343,9 @@ strict_dash = Dashboard(outage_picture, knobs={"selector": "strict_by_order_id",
     Checkpoint(before="send_failed", msg_id="M0009", ask="whether", optional=True,
                name="whether order 3's 45 s event is stored",
                holds=lambda trace, snap: any(e.kind.value == "stored" and e.msg_id == "M0009" for e in trace),
-               question="The producer's route poll at 30 s dropped broker-a's queues. Order 3 now sends its 45 s event "
-                        "(M0009) with strict_by_order_id. Is M0009 stored anywhere?",
+               question="At 10 s pg's route still lists broker-a's queues; its route poll at 30 s will drop them. At "
+                        "45 s order 3 sends its last event (M0009) with strict_by_order_id. Will M0009 be stored "
+                        "anywhere?",
                hint="strict_by_order_id picks from the topic's full queue list, never from the live one, and it "
                     "returns None when that queue is not in the route: what does sendSelectImpl do with None?",
                explain=sealed_explanation("06.strict-refuses"))])
@@ -393,6 +380,17 @@ grading_06_4.verify("06.4", answer_4)
 show_trace(lab.trace, "send_attempt", "stored", "send_failed", fields=("broker", "queue_id", "error"))
 
 # %% [markdown]
+# RocketMQ's documentation (`docs/en/Concept.md`) names two guarantees:
+#
+# - **Normal Ordered Message** — messages received from the *same queue* are in order; messages from different
+#   queues may not be. That is what `by_order_id` gives: it hashes over the queues the route has *now*, so when the
+#   list changes an order moves to another queue. Sends keep working, but order 3's events are now split across
+#   two brokers' queues, and a consumer may see the late one before the early one is consumed.
+# - **Strictly Ordered Message** — every message is received in the order stored. (`docs/en/Feature.md` calls the
+#   two flavours *global* — one queue for the topic — and *partitioned* — in order per sharding key.) Strict means an
+#   order never moves: the selector keeps the full queue list and picks from it, and when that queue is missing it
+#   refuses rather than move.
+#
 # Strict order costs availability: while broker-a is down, order 3 cannot be sent at all (order 5, on broker-b, is
 # unaffected). Normal order keeps sending and gives up order across the outage. Which one a system needs is a
 # business decision; RocketMQ's selector API lets the application choose.

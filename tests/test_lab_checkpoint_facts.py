@@ -238,18 +238,20 @@ def _lab_06(dash: Any, cp: Any, trace: Sequence[TraceEvent]) -> list[str]:
         order = next(e.get("queue_id") for e in trace
                      if e.kind is EventKind.SEND_ATTEMPT and e.get("broker") == "broker-a")  # fmt: skip
         return [str(order), str(cp.event.get("attempts"))]
-    if cp.event.time_ms > 30_000 and cp.ask == "where":  # where order 3 goes after the route poll: "order 3"
-        return ["3"]
     from rmqlab.client.producer.default_mq_producer import POLL_NAME_SERVER_INTERVAL_MS
 
+    poll = _seconds(POLL_NAME_SERVER_INTERVAL_MS)
+    # the 45 s questions pause at the picture's last step before the send (10 s) and say what the poll will do
+    paused = _seconds(trace[dash.controller.frames.positions[cp.frame] - 1].time_ms)
+    if cp.event.time_ms > 30_000 and cp.ask == "where":  # order 3 after the route poll: paused, poll ×2, order, send
+        return [paused, poll, "3", _seconds(cp.event.time_ms), poll]
     lab = dash.controller.replay.make_lab()
     mqs = sorted((q.broker_name, i) for q in lab.namesrv.route("TopicTest").queue_datas
                  for i in range(q.write_queue_nums))  # fmt: skip
-    poll = _seconds(POLL_NAME_SERVER_INTERVAL_MS)
-    if cp.ask == "whether":  # strict order 3 at 45 s: the poll, the order and the send's time; 3 % 8 (explanation)
+    if cp.ask == "whether":  # strict order 3 at 45 s: the pause, the poll, the order and the send's time; 3 % 8
         wanted = next(mqs.index((e.get("broker"), int(e.get("queue_id")))) for e in trace
                       if e.kind is EventKind.SEND_ATTEMPT and e.get("broker") == "broker-a")  # fmt: skip
-        return [poll, str(wanted), _seconds(cp.event.time_ms), str(wanted), str(len(mqs))]
+        return [paused, poll, str(wanted), _seconds(cp.event.time_ms), str(wanted), str(len(mqs))]
     if cp.event.time_ms < 2_000:  # the tiny run: order 3's first event's queue (its order, its queue id), order 5
         first = next(e for e in trace if e.kind is EventKind.SEND_ATTEMPT)
         index = mqs.index((cp.event.actor, int(cp.event.get("queue_id"))))

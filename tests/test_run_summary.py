@@ -263,11 +263,12 @@ def test_messages_waiting_behind_a_suspended_one_are_named() -> None:
 def test_a_send_the_selector_refused_is_counted_apart_from_the_sent() -> None:
     """Lab 06's strict picture: 12 messages, M0009 refused by strict_by_order_id (null: MQClientException before any
     send), M0005's one attempt failed, 10 stored. The summary read "11 messages sent, 2 of them never stored … and
-    10 stored", which does not add up (revD defect 4)."""
+    10 stored", which does not add up (revD defect 4). Its orderly consumer c1, started at 46 s, consumes broker-b's 9;
+    M0001 stays on broker-a, which is down."""
     end = _last_caption("06_ordered_send.py", 4)
     assert end == (
         "End of the run at 50 s: 12 messages, 1 refused before sending (the selector gave no queue), 1 sent and "
-        "never stored (the send failed) and 10 stored (no consumer)."
+        "never stored (the send failed), 9 consumed and 1 stored at the broker, not pulled yet."
     )
 
 

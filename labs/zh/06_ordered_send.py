@@ -32,6 +32,7 @@ SEED = 7
 
 
 # %%
+# 本实验的各个场景，每个一个函数；下面每一节运行其中一个。等它的图提问时再读它。
 def by_order_id(mqs, msg, order_id):
     """经典的选择器：order_id % len(mqs)，在路由当前有的队列上取模。"""
     return mqs[order_id % len(mqs)]
@@ -45,9 +46,56 @@ def ordered_lab(**producer_options):
     return lab, lab.add_producer("pg", **producer_options)
 
 
+def outage_lab(selector=by_order_id, orders=(3, 5), down_at="5s", **producer_options):
+    """``orders``（3 和 5）用 `selector` 在 1 s、10 s 和 45 s 发送，每个事件以它的订单为键；broker-a 在 ``down_at``
+    （5 s）宕机。返回 lab 和 {订单号: [它各次发送的 future，按时间顺序]}。"""
+    lab, p = ordered_lab(**producer_options)
+    sends = {order_id: [] for order_id in orders}
+
+    def send(order_id, t):
+        event = Message("TopicTest", f"订单 {order_id} @ {t}", keys=f"订单 {order_id}")
+        sends[order_id].append(p.send_with_selector(event, selector, order_id))
+
+    for t in ("1s", "10s", "45s"):
+        for order_id in orders:
+            lab.at(t, send, order_id, t)
+    lab.at(down_at, lab.broker_down, "broker-a")
+    return lab, sends
+
+def with_orderly_consumer(lab, start):
+    """顺序消费的 Consumer c1 订阅 TopicTest，在 ``start`` 启动，晚于图中的发送：有了它，图按每条消息的键（它的订单）着色，
+    和小运行一样。"""
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=lambda msgs, ctx: ConsumeOrderlyStatus.SUCCESS,
+                     orderly=True, name="c1", start=start)
+    return lab
+
+def outage_picture(selector="by_order_id", orders=4):
+    """把 ``outage_lab`` 用作 Dashboard 的工厂函数：订单 3、4……（共 ``orders`` 个），选择器由 ``selector`` 指定；c1
+    在 46 s 启动。"""
+    return with_orderly_consumer(outage_lab(SELECTORS[selector], orders=tuple(range(3, 3 + orders)))[0], "46s")
+
+def slow_a_lab(events=4):
+    """从 1 s 起 broker-a 在 5 s 后才响应；订单 3（→ a3）从 2 s 起每 4 s 发送一个事件，共 ``events`` 个。"""
+    lab, p = ordered_lab()
+    lab.at("1s", lab.set_broker_fault, "broker-a", response_delay_ms="5s")
+    for k in range(events):
+        event = Message("TopicTest", f"订单 3 的事件 {k + 1}", keys="订单 3")
+        lab.at(f"{2 + 4 * k}s", p.send_with_selector, event, by_order_id, 3)
+    return lab
+
+ALL_QUEUES = sorted(ordered_lab()[0].namesrv.route("TopicTest").write_queues())
+
+def strict_by_order_id(mqs, msg, order_id):
+    """在 Topic 的完整队列列表上取 order_id % 8；那个队列不在路由里时返回 None（不发送）。"""
+    wanted = ALL_QUEUES[order_id % len(ALL_QUEUES)]
+    return wanted if wanted in mqs else None
+
+SELECTORS = {"by_order_id": by_order_id, "strict_by_order_id": strict_by_order_id}
+
+
 # %% [markdown]
 # ## 一次小运行：两个订单，两个队列
-# 图：订单 3 和订单 5 每秒各发送一个事件，经过上面的选择器，每条消息都以它的订单作为键（`keys`，即分片键）；最后一次发送之后，顺序消费的 Consumer c1 启动。消息按订单着色：看每个订单的事件发往哪个队列，再看 c1 按顺序消费每个队列。单步：在订单 5 的第一个事件被存储之前，图会停下问它存到哪里。图下的表格是第一秒。
+# 图：订单 3 和订单 5 每秒各发送一个事件，经过上面的选择器，每条消息都以它的订单作为键（`keys`，即分片键）；最后一次发送之后，顺序消费的 Consumer c1 启动。消息按订单着色：看每个订单的事件发往哪个队列，再看 c1 按顺序消费每个队列。单步：在订单 5 的第一个事件被存储之前，图会停下问它存到哪里。图下的表格是订单 3 的第一次发送，即图的第一步（订单 5 的那次就是问题）。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
@@ -86,15 +134,14 @@ lab, p = ordered_lab()
 for order_id in (3, 5):
     lab.at("1s", p.send_with_selector, Message("TopicTest", f"订单 {order_id} 已创建"), by_order_id, order_id)
 _ = lab.run(until="2s")
-show_trace(lab.trace, "send_attempt", "send_result")
+show_trace(lab.trace, "send_attempt", "send_result", msg_id="M0001")
 
 # %% [markdown]
-# 选择器看到路由里的 8 个队列 `[a0..a3, b0..b3]`：订单 3 → a3，订单 5 →
-# b1。一个订单的每个事件都发往同一个队列，而一个队列是按顺序消费的——所以每个订单的事件都按顺序被消费。
+# 选择器看到路由里的 8 个队列 `[a0..a3, b0..b3]`：订单 3 → a3（3 % 8 = 3）。一个订单的每个事件都发往同一个队列，而一个队列是按顺序消费的——所以每个订单的事件都按顺序被消费。
 
 # %% [markdown]
 # ### 选择器出错时
-# 选择器是应用自己的代码，它也会出错：抛出异常，或者找不到队列。图：订单 5 在 1 s、4 s、7 s 和 8 s 用 `by_order_id` 发送；订单 3 在 2 s 用一个会抛出异常的选择器（`throws`）发送，在 3 s 用一个返回 `None` 的选择器（`returns_none`）发送，之后再用 `by_order_id` 发送两次（5 s、6 s）。单步：在订单 3 的第一次发送结束之前，图会停下问这个事件到底有没有到达 Broker。
+# 选择器是应用自己的代码，它也会出错：抛出异常，或者找不到队列。图：订单 5 在 1 s、4 s、7 s 和 8 s 用 `by_order_id` 发送；订单 3 在 2 s 用一个会抛出异常的选择器（`throws`）发送，在 3 s 用一个返回 `None` 的选择器（`returns_none`）发送，之后再用 `by_order_id` 发送两次（5 s、6 s）；c1 在 8.5 s 启动。单步：在订单 3 的第一次发送结束之前，图会停下问这个事件到底有没有到达 Broker。
 
 # %% tags=["nbval-ignore-output"]
 def throws(mqs, msg, order_id):
@@ -110,13 +157,12 @@ def failing_selectors(events=4):
     ``returns_none``，之后用 ``by_order_id``，从 5 s 起每秒一个。"""
     lab, p = ordered_lab()
     for t in ("1s", "4s", "7s", "8s"):
-        lab.at(t, p.send_with_selector, Message("TopicTest", f"订单 5 @ {t}"), by_order_id, 5)
-    for k, (t, selector) in enumerate((("2s", throws), ("3s", returns_none))):
-        if k < events:
-            lab.at(t, p.send_with_selector, Message("TopicTest", f"订单 3 的事件 {k + 1}"), selector, 3)
-    for k in range(2, events):
-        lab.at(f"{3 + k}s", p.send_with_selector, Message("TopicTest", f"订单 3 的事件 {k + 1}"), by_order_id, 3)
-    return lab
+        lab.at(t, p.send_with_selector, Message("TopicTest", f"订单 5 @ {t}", keys="订单 5"), by_order_id, 5)
+    for k in range(events):
+        t, selector = (("2s", throws), ("3s", returns_none))[k] if k < 2 else (f"{3 + k}s", by_order_id)
+        event = Message("TopicTest", f"订单 3 的事件 {k + 1}", keys="订单 3")
+        lab.at(t, p.send_with_selector, event, selector, 3)
+    return with_orderly_consumer(lab, "8.5s")
 
 
 failing_dash = Dashboard(failing_selectors, knobs={"events": 4}, horizon="10s", checkpoints=[
@@ -130,40 +176,11 @@ failing_dash = Dashboard(failing_selectors, knobs={"events": 4}, horizon="10s", 
 failing_dash
 
 # %% [markdown]
-# `sendSelectImpl` 先调用应用的选择器。选择器抛出异常或返回 `null` 时，发送在任何东西发出之前就以 `MQClientException` 结束：M0002 和 M0003 打着叉留在 pg 的“发送失败”区，发送前就被拒绝（“时空图”标签页：“尝试 0 次”），订单 3 的这两个事件没有进入任何队列。
-#
-# ## Broker 宕机
-# broker-a 在 5 s 宕机；订单 3 和 5 在 1 s、10 s 和 45 s 发送事件。Producer 每 30 s
-# 刷新一次路由（`pollNameServerInterval`），所以在 10 s 时它仍然看得到 broker-a 的队列。
-
-# %%
-def outage_lab(selector=by_order_id, orders=(3, 5), down_at="5s", **producer_options):
-    """``orders``（3 和 5）用 `selector` 在 1 s、10 s 和 45 s 发送；broker-a 在 ``down_at``（5 s）宕机。
-
-    返回 lab 和 {订单号: [它各次发送的 future，按时间顺序]}。
-    """
-    lab, p = ordered_lab(**producer_options)
-    sends = {order_id: [] for order_id in orders}
-
-    def send(order_id, t):
-        sends[order_id].append(p.send_with_selector(Message("TopicTest", f"订单 {order_id} @ {t}"), selector, order_id))
-
-    for t in ("1s", "10s", "45s"):
-        for order_id in orders:
-            lab.at(t, send, order_id, t)
-    lab.at(down_at, lab.broker_down, "broker-a")
-    return lab, sends
-
-
-def outage_picture(selector="by_order_id", orders=4):
-    """把 ``outage_lab`` 用作 Dashboard 的工厂函数：订单 3、4……（共 ``orders`` 个），选择器由 ``selector`` 指定。"""
-    return outage_lab(SELECTORS[selector], orders=tuple(range(3, 3 + orders)))[0]
-
-
-SELECTORS = {"by_order_id": by_order_id}
+# `sendSelectImpl` 先调用应用的选择器：单步越过这个问题，看一个抛出异常的选择器、一个返回 `null` 的选择器，会让订单 3 的发送留下什么（“时空图”标签页数出它的尝试次数）。
 
 # %% [markdown]
-# 图：这次是订单 3–6，每个都在 1 s、10 s 和 45 s 发送。单步往前：到 10 s 订单 3 的发送失败后，图会停下，问订单 4 的事件存到哪里；之后，在拉取路由之后，再问订单 3 的最后一个事件发往哪里（练习 2 的问题）。
+# ## Broker 宕机
+# 订单 3–6 在 1 s、10 s 和 45 s 发送时，broker-a 在 5 s 宕机（`outage_lab`，以订单为键）；pg 每 30 s 重新拉取一次路由（`pollNameServerInterval`）。单步：图停在 10 s，之后在 45 s 的发送之前再停一次；顺序消费的 Consumer c1 在 46 s 启动。
 
 # %% tags=["nbval-ignore-output"]
 dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
@@ -178,10 +195,12 @@ dash = Dashboard(outage_picture, knobs={"selector": "by_order_id", "orders": 4},
                                          explain=sealed_explanation("06.order-4-at-10s")),
                               Checkpoint(before="stored", msg_id="M0009", ask="where", optional=True,
                                          name="拉取路由之后订单 3 发往哪里",
-                                         question="Producer 已经重新拉取了路由，broker-a 的队列已不在其中。订单 3 的最后"
-                                                  "一个事件（{msg}）存到哪里？在图中点击那个队列（或按钮）。",
-                                         hint="by_order_id 在 Producer 的路由此刻列出的队列上返回 "
-                                              "mqs[order_id % len(mqs)]：还剩几个队列，哪一个是这个订单的？",
+                                         question="10 s 时 pg 的路由仍列出 broker-a 的队列；它下一次拉取路由在 30 s，"
+                                                  "那时会发现 broker-a 已宕机，把这些队列去掉。订单 3 在 45 s 发送它的"
+                                                  "最后一个事件（{msg}）。它将存到哪里？在图中点击那个队列（或按钮）。",
+                                         hint="by_order_id 在发送那一刻 Producer 的路由列出的队列上返回 "
+                                              "mqs[order_id % len(mqs)]：30 s 拉取路由之后，还剩几个队列，哪一个是这个"
+                                              "订单的？",
                                          explain=sealed_explanation("06.order-3-after-poll"))])
 dash
 
@@ -211,7 +230,7 @@ grading_06_1.verify("06.1", answer_1)
 show_trace(lab.trace, "send_attempt", "send_failed")
 
 # %% [markdown]
-# 没有重试循环：连接错误直接交给调用方。换一个队列重试，会把订单 3 的事件排到另一个队列的消息后面。
+# 没有重试循环：连接错误直接交给调用方。换一个队列重试，会把订单 3 的事件排到另一个队列的消息后面。抛出异常或返回 `null` 的选择器也是这样失败，只是更早：在任何请求之前就抛出 `MQClientException`——“选择器出错时”那张图里，M0002 和 M0003 打着叉留在 pg 的“发送失败”区，尝试 0 次，订单 3 的这两个事件没有进入任何队列。
 #
 # ### 练习 2 — 先预测，再运行
 # 30 s 的路由刷新之后，列表里只剩 broker-b 的 4 个队列。图问的是订单 3；这里是订单 **9** 用同一个选择器在 1 s、10 s
@@ -241,23 +260,7 @@ show_trace(lab.trace, "send_attempt", "send_failed", fields=("broker", "queue_id
 
 # %% [markdown]
 # ## Broker 变慢：超时
-# 选择器发送的第三种错误是超时。一次发送只有一份时间预算（`sendMsgTimeout`，3000 ms）：如果选择队列就已经把它用完，`sendSelectImpl`
-# 不发送，直接抛出 "sendSelectImpl call timeout"（rmqlab
-# 的选择器不占用虚拟时间，所以这里不会出现这种情况）。更常见的是响应来晚了——下面，broker-a 的每个响应都要 5 s 才回来。
-
-
-# %%
-def slow_a_lab(events=4):
-    """从 1 s 起 broker-a 在 5 s 后才响应；订单 3（→ a3）从 2 s 起每 4 s 发送一个事件，共 ``events`` 个。"""
-    lab, p = ordered_lab()
-    lab.at("1s", lab.set_broker_fault, "broker-a", response_delay_ms="5s")
-    for k in range(events):
-        lab.at(f"{2 + 4 * k}s", p.send_with_selector, Message("TopicTest", f"订单 3 的事件 {k + 1}"), by_order_id, 3)
-    return lab
-
-
-# %% [markdown]
-# 图：订单 3 的事件发往 broker-a，从 1 s 起它的名字下面写着“晚 5 s 应答”。单步：它停在第一次发送之前，问 Producer 处理完之后这个事件在哪里。
+# 选择器发送的第三种错误是超时：从 1 s 起 broker-a 对每个请求都晚 5 s 应答（它名字下面写着“晚 5 s 应答”；`slow_a_lab`），订单 3 的事件发往它的 a3。单步：它停在第一次发送之前，问 Producer 处理完之后这个事件在哪里。
 
 # %% tags=["nbval-ignore-output"]
 slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s", checkpoints=[
@@ -271,6 +274,8 @@ slow_dash = Dashboard(slow_a_lab, knobs={"events": 4}, horizon="25s", checkpoint
 slow_dash
 
 # %% [markdown]
+# 一次发送只有一份时间预算（`sendMsgTimeout`，3000 ms）：如果选择队列就已经把它用完，`sendSelectImpl` 不发送，直接抛出 "sendSelectImpl call timeout"（rmqlab 的选择器不占用虚拟时间，所以这里不会出现这种情况）。更常见的是像图中那样，响应来晚了。
+#
 # ### 练习 3 — 先预测，再运行
 # 订单 3 在 2 s 和 6 s 向变慢的 broker-a 的队列 3（a3）发送 2 个事件，pg 每次都在 3000 ms 后以
 # `RemotingTimeoutException` 放弃。随后应用在 12 s 和 16 s 把每个事件再发送一次，发往同一个队列（也都超时）。30 s 时 a3
@@ -305,30 +310,7 @@ show_trace(lab.trace, "send_attempt", "stored", "send_result", "send_failed")
 # 3 的事件流带来什么？
 #
 # ## 普通顺序与严格顺序
-# RocketMQ 的文档（`docs/en/Concept.md`）给出了两种保证：
-#
-# - **普通顺序消息（Normal Ordered
-#   Message）**——从**同一个队列**收到的消息是有序的；来自不同队列的消息则未必。`by_order_id`
-#   给的就是这种：它在路由**当前**的队列上取哈希，所以列表一变，订单就换到另一个队列。发送照常进行，但订单
-#   3 的事件现在分散在两个 Broker 的队列上，Consumer 可能在早的那条被消费之前就看到晚的那条。
-# - **严格顺序消息（Strictly Ordered Message）**——每条消息都按存储的顺序被接收。（`docs/en/Feature.md`
-#   把这两种称为**全局**顺序——整个 Topic 只有一个队列——和**分区**顺序——按分区键（sharding
-#   key）有序。）严格意味着订单永远不换队列：选择器保留完整的队列列表并从中挑选，当那个队列不在路由里时，它宁可拒绝也不换队列。
-
-# %%
-ALL_QUEUES = sorted(ordered_lab()[0].namesrv.route("TopicTest").write_queues())
-
-def strict_by_order_id(mqs, msg, order_id):
-    """在 Topic 的完整队列列表上取 order_id % 8；那个队列不在路由里时返回 None（不发送）。"""
-    wanted = ALL_QUEUES[order_id % len(ALL_QUEUES)]
-    return wanted if wanted in mqs else None
-
-print([str(mq) for mq in ALL_QUEUES])
-SELECTORS["strict_by_order_id"] = strict_by_order_id
-
-# %% [markdown]
-# 图：还是这次宕机，把 `selector` 参数设为 `strict_by_order_id`，停在 10 s。继续单步：拉取路由之后，在订单 3 的 45 s
-# 发送之前，图会停下问这个事件有没有被存到任何地方。
+# RocketMQ 的文档给出了两种顺序保证：**普通**顺序和**严格**顺序。图：还是这次宕机，换成 `strict_by_order_id`，它从 Topic 的完整队列列表中选，从不从当前的列表中选；图停在 10 s。
 
 # %% tags=["nbval-ignore-output"]
 strict_dash = Dashboard(outage_picture, knobs={"selector": "strict_by_order_id", "orders": 4},
@@ -336,8 +318,8 @@ strict_dash = Dashboard(outage_picture, knobs={"selector": "strict_by_order_id",
     Checkpoint(before="send_failed", msg_id="M0009", ask="whether", optional=True,
                name="订单 3 在 45 s 的事件是否被存储",
                holds=lambda trace, snap: any(e.kind.value == "stored" and e.msg_id == "M0009" for e in trace),
-               question="Producer 在 30 s 拉取路由后，broker-a 的队列已不在其中。订单 3 现在用 strict_by_order_id 发送它 "
-                        "45 s 的事件（M0009）。M0009 会被存到任何地方吗？",
+               question="10 s 时 pg 的路由仍列出 broker-a 的队列；它在 30 s 拉取路由时会把这些队列去掉。订单 3 在 45 s "
+                        "用 strict_by_order_id 发送它的最后一个事件（M0009）。M0009 会被存到任何地方吗？",
                hint="strict_by_order_id 从 Topic 的完整队列列表中选，从不从当前的列表中选；那个队列不在路由中时它返回 "
                     "None：sendSelectImpl 拿到 None 会怎么做？",
                explain=sealed_explanation("06.strict-refuses"))])
@@ -371,6 +353,16 @@ grading_06_4.verify("06.4", answer_4)
 show_trace(lab.trace, "send_attempt", "stored", "send_failed", fields=("broker", "queue_id", "error"))
 
 # %% [markdown]
+# RocketMQ 的文档（`docs/en/Concept.md`）给出了两种保证：
+#
+# - **普通顺序消息（Normal Ordered
+#   Message）**——从**同一个队列**收到的消息是有序的；来自不同队列的消息则未必。`by_order_id`
+#   给的就是这种：它在路由**当前**的队列上取哈希，所以列表一变，订单就换到另一个队列。发送照常进行，但订单
+#   3 的事件现在分散在两个 Broker 的队列上，Consumer 可能在早的那条被消费之前就看到晚的那条。
+# - **严格顺序消息（Strictly Ordered Message）**——每条消息都按存储的顺序被接收。（`docs/en/Feature.md`
+#   把这两种称为**全局**顺序——整个 Topic 只有一个队列——和**分区**顺序——按分区键（sharding
+#   key）有序。）严格意味着订单永远不换队列：选择器保留完整的队列列表并从中挑选，当那个队列不在路由里时，它宁可拒绝也不换队列。
+#
 # 严格顺序以可用性为代价：broker-a 宕机期间，订单 3 完全发不出去（订单 5 在 broker-b
 # 上，不受影响）。普通顺序照常发送，但在宕机前后放弃了顺序。系统需要哪一种是业务上的决定；RocketMQ 的选择器 API
 # 让应用自己选。
