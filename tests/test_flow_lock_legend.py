@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from rmqlab.core.i18n import speaking
 from rmqlab.widgets import demo_lab
 from rmqlab.widgets.flow_layout import flow_scene
 from rmqlab.widgets.flow_view import flow_view_model
 from rmqlab.widgets.frames import build_run
 
 from rmqlab import ConsumeOrderlyStatus, Lab, Message
+from rmqlab.core.i18n import speaking
 
 LIVE = "padlock: the queue's broker lock, held by the name beside it"
 EXPIRED = "hollow padlock: that lock's lease expired at the broker"
