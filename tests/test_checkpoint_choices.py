@@ -6,6 +6,7 @@ the tests read the choices, the per-choice near-miss hints (:meth:`AskedCheckpoi
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -388,3 +389,31 @@ def test_an_orderly_failure_past_its_max_still_offers_the_send_back_path() -> No
     assert cp.answer == "delay:broker-a:6"
     assert {"queue:%RETRY%cg@broker-a:0", "queue:%DLQ%cg@broker-a:0", "delay:broker-a:4", "delay:broker-a:8"} <= set(
         keys)
+
+
+def slow_unlock_shutdown() -> Lab:
+    """Lab 07b's clean shutdown: a … f on one queue of an orderly c1 from 2 s; broker-a answers 4 s late from 7.5 s;
+    c1 shuts down at 8 s and waits for unlockAll's answer up to its 1,000 ms timeout (it ends at 9.001 s)."""
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg", send_which_queue_start=0)
+    c1 = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=lambda msgs, ctx: ConsumeOrderlyStatus.SUCCESS,
+                          orderly=True, name="c1")  # fmt: skip
+    for i, body in enumerate("abcdef"):
+        lab.at(f"{2 + i}s", p.send, Message("TopicTest", body))
+    lab.at("7.5s", lab.set_broker_fault, "broker-a", response_delay_ms="4s")
+    lab.at("8s", c1.shutdown)
+    return lab
+
+
+def test_when_choices_share_the_precision_the_answer_needs() -> None:
+    """07b's shutdown ends at 9.001 s: its choices read "t = 8 s | 9.001 s | 20 s | 21 s", the right one the only
+    non-round one (revF 10). Every choice now reads to the millisecond when one needs it."""
+    (cp,) = _asked(slow_unlock_shutdown, "15s", Checkpoint(before="lifecycle", actor="consumer:c1", nth=2, ask="when"))
+    assert cp.answer == "9001"
+    labels = [c.label for c in cp.choices]
+    assert all(re.fullmatch(r"t = (\d+ m )?\d+\.\d{3} s", label) for label in labels), labels
+    assert [c.label for c in cp.choices if c.key == cp.answer] == ["t = 9.001 s"]
+    (round_cp,) = _asked(orderly_suspend, "20s", Checkpoint(before="delivered", nth=3, ask="when"))
+    assert all(not re.search(r"\.\d{3} s", c.label) for c in round_cp.choices)  # round times stay round
