@@ -6,6 +6,7 @@ the tests read the choices, the per-choice near-miss hints (:meth:`AskedCheckpoi
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -332,3 +333,87 @@ def test_a_stored_queue_and_a_consumers_process_queue_of_it_read_apart(language:
     assert labels["queue:TopicTest@broker-a:0"] == stored
     assert labels["pq:c1:TopicTest@broker-a:0"] == pulled
     assert cp.answer == "pq:c1:TopicTest@broker-a:0"
+
+
+def rollback_b() -> Lab:
+    """Lab 07b's autoCommit run: a … e on one queue of an orderly consumer with autoCommit off; the listener returns
+    ROLLBACK for b the first time, COMMIT for c, SUCCESS otherwise."""
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg", send_which_queue_start=0)
+    rolled: list[str] = []
+
+    def listener(msgs: Any, ctx: Any) -> ConsumeOrderlyStatus:
+        ctx.auto_commit = False
+        if msgs[0].body == "b" and not rolled:
+            rolled.append(msgs[0].msg_id)
+            return ConsumeOrderlyStatus.ROLLBACK
+        return ConsumeOrderlyStatus.COMMIT if msgs[0].body == "c" else ConsumeOrderlyStatus.SUCCESS
+
+    lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=listener, orderly=True, name="c1")
+    for i, body in enumerate("abcde"):
+        lab.at(f"{2 + i}s", p.send, Message("TopicTest", body))
+    return lab
+
+
+ORDERLY_LOCAL = ["queue:TopicTest@broker-a:0", "pq:c1:TopicTest@broker-a:0", "done:cg", "dropped:cg"]
+
+
+@pytest.mark.parametrize(("make_lab", "msg_id", "nth", "status"), [
+    (rollback_b, "M0002", 1, "ROLLBACK"),
+    (orderly_suspend, "M0002", 1, "SUSPEND_CURRENT_QUEUE_A_MOMENT"),
+    (orderly_suspend, "M0002", 3, "SUSPEND_CURRENT_QUEUE_A_MOMENT"),
+])  # fmt: skip
+def test_an_orderly_failure_short_of_its_max_offers_no_retry_place(make_lab: Any, msg_id: str, nth: int,
+                                                                   status: str) -> None:
+    """An orderly consumer keeps what it fails (ProcessQueue.rollback, makeMessageToConsumeAgain) until reconsumeTimes
+    passes maxReconsumeTimes: no delay level, %RETRY% or %DLQ% on offer (revF 4: 07b offered 11 places, 7 of them
+    impossible), and each wrong place its own hint."""
+    (cp,) = _asked(make_lab, "30s", Checkpoint(before="consumed", msg_id=msg_id, nth=nth, ask="where"))
+    assert (cp.event.get("status"), cp.answer) == (status, "pq:c1:TopicTest@broker-a:0")
+    assert [c.key for c in cp.choices] == ORDERLY_LOCAL
+    hints = {key: cp.check(key)[1] for key in ORDERLY_LOCAL if key != cp.answer}
+    assert hints["queue:TopicTest@broker-a:0"] == (
+        f"{status} is the client's own business: an orderly consumer hands nothing back to the broker's queue until "
+        "reconsumeTimes passes maxReconsumeTimes (checkReconsumeTimes).")  # fmt: skip
+    assert hints["done:cg"].startswith(f"{status} is not a success")
+    assert hints["dropped:cg"].startswith("An orderly consumer drops no message it failed")
+
+
+def test_an_orderly_failure_past_its_max_still_offers_the_send_back_path() -> None:
+    """The 4th suspend of 07a's bad (maxReconsumeTimes 3) is sent back (checkReconsumeTimes → sendMessageBack): its
+    question offers the delay levels around 3 + reconsumeTimes, %RETRY%cg and %DLQ%cg."""
+    (cp,) = _asked(orderly_suspend, "30s", Checkpoint(before="consumed", msg_id="M0002", nth=4, ask="where"))
+    keys = [c.key for c in cp.choices]
+    assert cp.answer == "delay:broker-a:6"
+    assert {"queue:%RETRY%cg@broker-a:0", "queue:%DLQ%cg@broker-a:0", "delay:broker-a:4", "delay:broker-a:8"} <= set(
+        keys)
+
+
+def slow_unlock_shutdown() -> Lab:
+    """Lab 07b's clean shutdown: a … f on one queue of an orderly c1 from 2 s; broker-a answers 4 s late from 7.5 s;
+    c1 shuts down at 8 s and waits for unlockAll's answer up to its 1,000 ms timeout (it ends at 9.001 s)."""
+    lab = Lab(seed=7)
+    lab.add_broker("broker-a")
+    lab.create_topic("TopicTest", queues=1)
+    p = lab.add_producer("pg", send_which_queue_start=0)
+    c1 = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=lambda msgs, ctx: ConsumeOrderlyStatus.SUCCESS,
+                          orderly=True, name="c1")  # fmt: skip
+    for i, body in enumerate("abcdef"):
+        lab.at(f"{2 + i}s", p.send, Message("TopicTest", body))
+    lab.at("7.5s", lab.set_broker_fault, "broker-a", response_delay_ms="4s")
+    lab.at("8s", c1.shutdown)
+    return lab
+
+
+def test_when_choices_share_the_precision_the_answer_needs() -> None:
+    """07b's shutdown ends at 9.001 s: its choices read "t = 8 s | 9.001 s | 20 s | 21 s", the right one the only
+    non-round one (revF 10). Every choice now reads to the millisecond when one needs it."""
+    (cp,) = _asked(slow_unlock_shutdown, "15s", Checkpoint(before="lifecycle", actor="consumer:c1", nth=2, ask="when"))
+    assert cp.answer == "9001"
+    labels = [c.label for c in cp.choices]
+    assert all(re.fullmatch(r"t = (\d+ m )?\d+\.\d{3} s", label) for label in labels), labels
+    assert [c.label for c in cp.choices if c.key == cp.answer] == ["t = 9.001 s"]
+    (round_cp,) = _asked(orderly_suspend, "20s", Checkpoint(before="delivered", nth=3, ask="when"))
+    assert all(not re.search(r"\.\d{3} s", c.label) for c in round_cp.choices)  # round times stay round

@@ -8,6 +8,7 @@ from rmqlab.widgets import Controller, demo_lab
 
 from rmqlab import ConsumeConcurrentlyStatus as C
 from rmqlab import Lab, Message
+from rmqlab.core.i18n import speaking
 from rmqlab.narrate import run_summary
 
 
@@ -295,3 +296,20 @@ def test_a_dead_letter_retention_deleted_is_still_dead_lettered_and_said_deleted
         "End of the run at 3 d 6 h: 2 messages sent, 2 dead-lettered and 1 since deleted by retention (stored 72 h "
         "before or more); the offset of 1 queue was saved."
     )
+
+
+def test_broadcasting_counts_each_instances_consumed_copy() -> None:
+    """Lab 08's "Where the offsets live": c1 and c2 each consume their own copy of the 3 messages, 6 tokens in two
+    "consumed" trays: the end caption read "3 messages sent and 3 consumed" (revF 7). A clustering run still counts
+    messages."""
+    end = _last_caption("08_broadcasting_vs_clustering.py", 2)
+    assert "3 messages sent and 6 copies consumed (3 by c1 and 3 by c2)" in end
+    lab = demo_lab().run(until="2m")  # one CLUSTERING consumer: each message once
+    assert "copies" not in run_summary(lab.trace, now_ms=lab.now)
+
+
+def test_broadcasting_copies_consumed_read_in_chinese() -> None:
+    """The per-instance count in Chinese says consumed, not dropped (the dropped words' "{consumer} 丢弃 {n} 份")."""
+    with speaking("zh"):
+        end = _last_caption("08_broadcasting_vs_clustering.py", 2)
+    assert "6 份副本被消费（c1 消费 3 份，c2 消费 3 份）" in end, end

@@ -20,6 +20,7 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.core.i18n import ngettext
 from rmqlab.snapshot import LabSnapshot
 
+from .checkpoint_orderly import ORDERLY_KINDS, keeps_it_local, local_hint
 from .checkpoint_sends import SENDS, SendFacts, broker_of, failed_hint, failed_place, send_facts, send_hint
 from .flow_view import FlowVM, Place
 
@@ -201,7 +202,8 @@ def where_offers(
 ) -> tuple[Offer, ...]:
     """The plausible places for ``event``'s message, each with its near-miss hint; ``answer`` among them. ``trace``
     is what happened before ``event``; ``step`` the paused step's events (only read for the group's max)."""
-    failed = event.kind in RETRY_PATH or (event.kind is EventKind.CONSUMED and _failure(event))
+    local = keeps_it_local(event, step)  # an orderly consumer keeps what it fails, short of its max
+    failed = not local and (event.kind in RETRY_PATH or (event.kind is EventKind.CONSUMED and _failure(event)))
     retry_path = failed and (before.retry_paths or after.retry_paths)
     places = {p.key: p for p in (*before.places, *after.places)}
     tokens = [t for t in before.tokens if t.msg_id == event.msg_id]
@@ -221,6 +223,10 @@ def where_offers(
         broker = broker_of(came_from) or broker
         key = f"delay:{broker}:{3 + rt}"
         places.setdefault(key, Place(key, "delay", _("level {level}").format(level=3 + rt), f"broker:{broker}"))
+    if local and group:
+        tray = _("dropped · {owner}").format(owner=group)
+        dropped = Place(f"dropped:{group}", "dropped", tray, "outcome", owner=group)
+        places.setdefault(dropped.key, dropped)
     fails = failed_place(event, trace)  # a send: "send fails, not stored" next to its producer, and its topic's queues
     places.update({fails.key: fails} if fails is not None else {})
     offers = []
@@ -230,9 +236,10 @@ def where_offers(
         ours = fails is not None and (p.key == fails.key or (p.kind, _topic(p.key)) == ("business", event.get("topic")))
         if not ours and ((p.key != answer and p.kind not in order) or not _plausible(
             p, answer=answer, now_at=now_at, came_from=came_from, group=group, retry_path=retry_path
-        )):
+        ) or (local and p.kind not in ORDERLY_KINDS)):
             continue
-        hint = "" if p.key == answer else _where_hint(p, right, event, rt, most, sent, who, retry_path)
+        hint = "" if p.key == answer else (
+            local and local_hint(p, right, event)) or _where_hint(p, right, event, rt, most, sent, who, retry_path)
         offers.append(Offer(p.key, _button(p), f"place:{p.key}", hint, p if p.key in drawn else _as_drawn(p)))
     return _told_apart(_stored_or_pulled(offers))
 

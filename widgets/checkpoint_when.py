@@ -262,8 +262,20 @@ def when_offers(event: TraceEvent, snap: LabSnapshot, trace: Sequence[TraceEvent
         candidates[now] = _not_yet(event, snap)
         chosen = [now, *ranked[: most - 2]]
     direction = {True: _("Too early. "), False: _("Too late. ")}
+    offered = sorted([answer, *chosen])
+    precise = any(due % 1000 for due in offered)  # one needs milliseconds: all read so (revF 10)
     return tuple(
-        Offer(str(due), _("t = {time}").format(time=format_duration(due)), "",
+        Offer(str(due), _("t = {time}").format(time=to_the_ms(due) if precise else format_duration(due)), "",
               "" if due == answer else direction[due < answer] + candidates[due])
-        for due in sorted([answer, *chosen])
+        for due in offered
     )
+
+
+def to_the_ms(ms: int) -> str:
+    """``ms`` to the millisecond, as :func:`rmqlab.format_duration` writes a time that needs it: ``8.000 s``,
+    ``1 m 5.000 s``. When one choice is ``9.001 s``, the others read ``8.000 s`` and ``20.000 s``, not ``8 s`` and
+    ``20 s``: the only non-round button was the right one (07b's shutdown question)."""
+    if ms < 60_000:
+        return f"{ms // 1000}.{ms % 1000:03d} s"
+    minutes = format_duration(ms - ms % 60_000)
+    return f"{minutes} {ms % 60_000 // 1000}.{ms % 1000:03d} s"

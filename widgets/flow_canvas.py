@@ -78,8 +78,9 @@ class Canvas:
 
 
 def pq_height(p: Place, n: int) -> float:
-    """A ProcessQueue row: its tokens, plus a line for what it waits for (suspend, local retry)."""
-    return max(ROW, grid_height(n, SLOT_TOKENS_PER_ROW)) + (12 if p.note else 0)
+    """A ProcessQueue row: its tokens, plus a line for what it waits for (suspend, local retry), below the last row's
+    reconsume badges (12 px drew lab 07a's "suspended · again in …" across token 2's badge)."""
+    return max(ROW, grid_height(n, SLOT_TOKENS_PER_ROW)) + (16 if p.note else 0)
 
 
 def grid_height(n: int, per_row: int = TOKENS_PER_ROW) -> float:

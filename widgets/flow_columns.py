@@ -310,7 +310,8 @@ def _clock_lines(cv: Canvas, vm: FlowVM, client_id: str, x: float, y: float) -> 
         cv.text(f"clock:{client_id}:{k.kind}:{n}", x, y, k.text, cls="rq-muted rq-small rq-clock", title=k.text)
 
 
-def _lock_badge(cv: Canvas, key: str, x: float, y: float, *, tip: str = "", expired: bool = False) -> None:
+def _lock_badge(cv: Canvas, key: str, x: float, y: float, *, tip: str = "", expired: bool = False, role: str = "lock"
+                ) -> None:
     """A padlock 10 px wide, its shackle from ``y``, one path (shackle band and body; each mark is sent again in every
     frame that moves it: lab 07a's notebook neared 1 MB): the instance holds this queue's broker lock (or, on a broker
     queue, the broker's table names a holder: hollow once its lease expired)."""
@@ -320,7 +321,7 @@ def _lock_badge(cv: Canvas, key: str, x: float, y: float, *, tip: str = "", expi
         f"M{x:.1f},{y + 5:.1f} h10 v7 h-10 z"
     )
     cv.marks.append(Mark("path", f"lock:{key}", d=d, cls="rq-lock rq-lock-expired" if expired else "rq-lock",
-                         role="lock", title=tip))  # fmt: skip
+                         role=role, title=tip))  # fmt: skip
 
 
 def outcome_column(cv: Canvas, cols: Columns) -> None:

@@ -21,6 +21,7 @@ from .flow_canvas import HOP_W, PAD, STEP, Canvas, Columns, R
 from .flow_columns import broker_columns, consumer_column, outcome_column, producer_column
 from .flow_delay_offsets import delay_offset_legend
 from .flow_extras import COPY_TIP, EXTRA_CSS, copy_badge, cross, cross_legend, extra_legend, ghosts
+from .flow_lock_legend import lock_legend, lock_samples
 from .flow_model import NOT_STARTED, TOKEN_STATE_WORDS
 from .flow_uncommitted import UNCOMMITTED_CSS
 from .legend import legend_marks
@@ -76,6 +77,7 @@ $ .rq-lock { fill: var(--jp-warn-color1, #f57c00); stroke: none; }
 $ .rq-lock.rq-lock-expired { fill: none; stroke: var(--jp-warn-color1, #f57c00); stroke-width: 1.2;
   stroke-dasharray: 2 1; }
 $ text.rq-lock-owner { font-weight: 600; }
+.rq-scene$ svg { max-width: 100%; }
 """.replace("$", '[data-testid="rq-flow"]')
 """The view's own classes, scoped to its root (``$`` stands for the root selector)."""
 
@@ -118,7 +120,7 @@ def flow_scene(vm: FlowVM) -> Scene:
     ghosts(cv, vm, token_label)
     not_ok = sorted({t.put_status for t in vm.tokens if t.put_status})
     bottom = max(cols.prod_bottom, cols.broker_bottom, cols.cons_bottom, cols.out_bottom) + 10
-    extra_lines = extra_legend(vm) + delay_offset_legend(vm)
+    extra_lines = extra_legend(vm) + delay_offset_legend(vm) + lock_legend(vm)
     uncommitted = any(t.uncommitted for t in vm.tokens)
     height, legend_right = _legend(cv, bottom, not_ok, extra_lines)
     width = max(cols.right, legend_right) + PAD
@@ -299,6 +301,7 @@ def _legend(
     lx2 = PAD + max(text_width(label) for _, _, label in items_a) + 40
     cv.marks.extend(legend_marks(items_a, x=PAD, y=bottom + 8, key="legend-a"))
     cross_legend(cv, items_a, PAD, bottom + 8)
+    lock_samples(cv, items_a, PAD, bottom + 8)
     cv.marks.extend(legend_marks(items_b, x=lx2, y=bottom + 8, key="legend-b"))
     for i, (_glyph, style, _label) in enumerate(items_b):
         if "rq-dropped" in style:

@@ -28,6 +28,8 @@ def legend_marks(
         cls = " ".join(w for w in words if not w.startswith("#"))
         if glyph == "token":
             marks.append(Mark("token", f"{k}:g", x=x + 5, y=cy, r=5, fill=fill, cls=cls, role="legend"))
+        elif glyph == "none":  # the caller draws it (the flow picture's padlock: widgets.flow_lock_legend)
+            pass
         elif glyph == "line":
             marks.append(Mark("line", f"{k}:g", x=x, y=cy, x2=x + 12, y2=cy, cls=cls, stroke=fill, role="legend"))
         else:

@@ -37,7 +37,7 @@ def row_ys(
         prev_t = r.time_ms
     last_y = y if rows else top
     now_gap = GAP_H if rows and vm.now_ms != prev_t else 0
-    return ys, breaks, last_y + (ROW_H if rows else ROW_H * 0.5) + now_gap
+    return ys, breaks, last_y + ROW_H + now_gap  # no row yet: a row's height under the axis title, "now" clear of it
 
 
 def time_axis(

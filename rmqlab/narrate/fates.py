@@ -49,6 +49,9 @@ class RunFates:
     to_dead: dict[str, None] = field(default_factory=dict)
     """Parked at a delay level whose real topic is ``%DLQ%``: an orderly consumer's last send-back, a dead letter when
     its delay is over (``sendMessageBack`` with a level, ``ConsumeMessageOrderlyService.checkReconsumeTimes``)."""
+    consumed_by: dict[str, dict[str, None]] = field(default_factory=dict)
+    """BROADCASTING: consumer → the messages it consumed (each instance consumes its own copy: 4.9.7
+    ``RebalancePushImpl`` gives every instance every queue, and ``LocalFileOffsetStore`` keeps its own offset)."""
     dropped: dict[str, None] = field(default_factory=dict)
     dropped_by: dict[str, dict[str, None]] = field(default_factory=dict)
     """BROADCASTING: consumer → the messages it dropped (each instance consumes, and drops, its own copy)."""
@@ -127,6 +130,8 @@ class RunFates:
             read_from_dlq = str(event.get("queue", "")).startswith("%DLQ%")  # lab 04's operator: still a dead letter
             if str(event.get("status")) in SUCCESS_STATUSES and not read_from_dlq:
                 self.consumed[msg] = None
+                if event.actor in self._broadcasting:
+                    self.consumed_by.setdefault(event.actor.partition(":")[2], {})[msg] = None
             elif str(event.get("status")) in SUCCESS_STATUSES:
                 self.read_from_dlq.setdefault(event.actor.partition(":")[2], {})[msg] = None
         elif kind in (K.STORED, K.SCHEDULED, K.DEAD_LETTERED):

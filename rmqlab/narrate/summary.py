@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from ..core.duration import format_duration
-from ..core.i18n import N_, columns, ngettext
+from ..core.i18n import N_, columns, ngettext, pgettext
 from ..core.i18n import gettext as _
 from ..core.trace import EventKind, TraceEvent
 from .engine_state import EngineState
@@ -94,7 +94,7 @@ def summary_of(fates: RunFates) -> str:
         return _(" (up to {most} deliveries)").format(most=most) if most > 1 else ""
 
     if fates.consumed:  # each message is counted once, by its fate: consumed (after a retry or not), dead …
-        parts.append(_("{n} consumed").format(n=len(fates.consumed)) + _consumed_details(fates))
+        parts.append(_consumed_words(fates) + _consumed_details(fates))
     if fates.dead:
         parts.append(_("{n} dead-lettered").format(n=len(fates.dead)) + deliveries(fates.dead))
     for reader, letters in fates.read_from_dlq.items():  # lab 04's operator: "1 read from the DLQ by ops1"
@@ -143,6 +143,17 @@ def summary_of(fates: RunFates) -> str:
         if columns(longer) <= PLAIN_WIDTH or columns(said) > PLAIN_WIDTH:
             said = longer
     return said
+
+
+def _consumed_words(fates: RunFates) -> str:
+    """BROADCASTING consumes each instance's own copy: "6 copies consumed (3 by c1 and 3 by c2)" when more than one
+    instance consumed a message (lab 08's end caption read "3 consumed" beside 6 tokens), else "3 consumed"."""
+    copies = sum(len(messages) for messages in fates.consumed_by.values())
+    if copies <= len(fates.consumed):
+        return _("{n} consumed").format(n=len(fates.consumed))
+    by = [pgettext("copies consumed", "{n} by {consumer}").format(n=len(ms), consumer=who)
+          for who, ms in sorted(fates.consumed_by.items())]  # fmt: skip
+    return _("{n} copies consumed ({by})").format(n=copies, by=_join(by))
 
 
 def _consumed_details(fates: RunFates) -> str:
