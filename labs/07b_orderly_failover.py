@@ -290,9 +290,6 @@ commit_dash = Dashboard(commit_picture, knobs={"messages": 5, "auto_commit": Fal
                name="where b is after its ROLLBACK",
                question="Auto-commit is off, a returned SUCCESS, and the listener now returns ROLLBACK for b ({msg}). "
                         "Where is b after that? Click the place in the picture (or a button).",
-               hint="An orderly consumer does not send a failed message back to the broker. With autoCommit false, "
-                    "ROLLBACK is ProcessQueue.rollback(): what does it do with the messages taken since the last "
-                    "commit?",
                explain=sealed_explanation("07b.rollback-b")),
     Checkpoint(before="offset_updated", actor="consumer:c1", ask="when", optional=True,
                name="when c1's offset first moves",

@@ -280,8 +280,6 @@ commit_dash = Dashboard(commit_picture, knobs={"messages": 5, "auto_commit": Fal
                name="b 回滚之后在哪里",
                question="自动提交已关闭，a 返回了 SUCCESS，监听器现在对 b（{msg}）返回 ROLLBACK。这之后 b 在哪里？"
                         "在图中点击那个位置（或点按钮）。",
-               hint="顺序消费的 Consumer 不会把失败的消息回传给 Broker。autoCommit 为 false 时，ROLLBACK 就是 "
-                    "ProcessQueue.rollback()：它怎么处理上次提交以来取走的消息？",
                explain=sealed_explanation("07b.rollback-b")),
     Checkpoint(before="offset_updated", actor="consumer:c1", ask="when", optional=True,
                name="c1 的消费位点何时第一次前进",
