@@ -258,6 +258,31 @@ def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         stop_server(server)
 
 
+FIRST_KERNEL_MS = 90_000
+"""How long a page may wait for its first kernel (a cold JupyterLab on a loaded 2-core machine)."""
+RUN_ALL_MS = 120_000
+ALL_NUMBERED_JS = """() => {
+  const p = [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')];
+  return p.length > 0 && p.every(e => /\\[\\d+\\]/.test(e.textContent));
+}"""
+KERNEL_IDLE_JS = "() => window.jupyterapp.shell.currentWidget.sessionContext.kernelDisplayStatus === 'idle'"
+
+
+def run_all_in_jupyterlab(page: Any, jupyter: Server, notebook: str) -> Any:
+    """Open ``notebook`` in JupyterLab, wait for its kernel, Run All, and wait until every code cell has run and the
+    kernel is idle again (state, not time): the notebook's panel."""
+    from playwright.sync_api import expect
+
+    page.goto(jupyter.url(f"/lab/tree/{notebook}", "reset"))
+    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    expect(panel.locator(".jp-Toolbar-kernelName")).not_to_have_text("No Kernel", timeout=FIRST_KERNEL_MS)
+    expect(page.locator("#jp-main-statusbar")).to_contain_text("| Idle", timeout=FIRST_KERNEL_MS)
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(ALL_NUMBERED_JS, timeout=RUN_ALL_MS)
+    page.wait_for_function(KERNEL_IDLE_JS, timeout=RUN_ALL_MS)
+    return panel
+
+
 class JsErrors:
     """Console errors and uncaught page errors of one page, minus noise we know to be harmless."""
 

@@ -29,6 +29,7 @@ from .conftest import (
     JsErrors,
     Server,
     require_chromium,
+    run_all_in_jupyterlab,
     start_voila,
     stop_server,
 )
@@ -41,8 +42,6 @@ START = 12
 VOILA_AT = 33
 """Where the Voila copy starts: three tokens (one just back from level 3, two consumed)."""
 STEPS = 8
-FIRST_KERNEL_MS = 90_000
-RUN_ALL_MS = 120_000
 ROUND_TRIP_MS = 20_000
 PAGE_MS = 120_000
 LABEXTENSION_NOISE = re.compile(r"#RUNTIME-012|Shared module @jupyterlab/\S+ doesn't exist in shared scope")
@@ -51,11 +50,6 @@ lab-extension): module federation logs these while loading them. They are not th
 
 TOKENS_JS = """(root) => Object.fromEntries([...root.querySelectorAll('g[data-role=token]:not([data-leaving])')]
   .map(g => [g.getAttribute('data-key'), g.getAttribute('transform')]))"""
-ALL_NUMBERED_JS = """() => {
-  const p = [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')];
-  return p.length > 0 && p.every(e => /\\[\\d+\\]/.test(e.textContent));
-}"""
-KERNEL_IDLE_JS = "() => window.jupyterapp.shell.currentWidget.sessionContext.kernelDisplayStatus === 'idle'"
 
 
 def write_notebook(path: Path, start: int) -> None:
@@ -116,13 +110,7 @@ def flow_page(jupyter: Server, browser: Any) -> Iterator[tuple[Any, Any, JsError
     page = context.new_page()
     errors = JsErrors(page)
     try:
-        page.goto(jupyter.url(f"/lab/tree/{NOTEBOOK}", "reset"))
-        panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
-        expect(panel.locator(".jp-Toolbar-kernelName")).not_to_have_text("No Kernel", timeout=FIRST_KERNEL_MS)
-        expect(page.locator("#jp-main-statusbar")).to_contain_text("| Idle", timeout=FIRST_KERNEL_MS)
-        page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        page.wait_for_function(ALL_NUMBERED_JS, timeout=RUN_ALL_MS)
-        page.wait_for_function(KERNEL_IDLE_JS, timeout=RUN_ALL_MS)
+        panel = run_all_in_jupyterlab(page, jupyter, NOTEBOOK)
         root = panel.locator(".rq-scene[data-testid=rq-flow]")
         root.scroll_into_view_if_needed(timeout=ROUND_TRIP_MS)
         expect(root).to_have_attribute("data-position", str(START), timeout=ROUND_TRIP_MS)

@@ -13,13 +13,11 @@ import pytest
 from rmqlab.widgets import Checkpoint, Dashboard, demo_lab
 from rmqlab.widgets.scene import SceneView
 
-from .conftest import VIEWPORT, JsErrors, Server
+from .conftest import KERNEL_IDLE_JS, VIEWPORT, JsErrors, Server, run_all_in_jupyterlab
 
 pytestmark = pytest.mark.browser
 
 NOTEBOOK = "frames_check.ipynb"
-FIRST_KERNEL_MS = 90_000
-RUN_ALL_MS = 120_000
 WAIT_MS = 20_000
 SETUP = (
     "from rmqlab.widgets import Checkpoint, Dashboard, demo_lab\n"
@@ -27,11 +25,6 @@ SETUP = (
     "                 checkpoints=[Checkpoint(before='send_back', nth=2, ask='where')])\n"
     "dash"
 )
-ALL_NUMBERED_JS = """() => {
-  const p = [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')];
-  return p.length > 0 && p.every(e => /\\[\\d+\\]/.test(e.textContent));
-}"""
-KERNEL_IDLE_JS = "() => window.jupyterapp.shell.currentWidget.sessionContext.kernelDisplayStatus === 'idle'"
 TOKENS_JS = """(root) => Object.fromEntries([...root.querySelectorAll('g[data-role=token]:not([data-leaving])')]
   .map(g => [g.getAttribute('data-key'), g.getAttribute('transform')]))"""
 
@@ -85,13 +78,7 @@ def opened(jupyter: Server, browser: Any) -> Iterator[tuple[Any, Any, Gate, JsEr
     page.route_web_socket("**/api/kernels/**", gate.handle)
     errors = JsErrors(page)
     try:
-        page.goto(jupyter.url(f"/lab/tree/{NOTEBOOK}", "reset"))
-        panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
-        expect(panel.locator(".jp-Toolbar-kernelName")).not_to_have_text("No Kernel", timeout=FIRST_KERNEL_MS)
-        expect(page.locator("#jp-main-statusbar")).to_contain_text("| Idle", timeout=FIRST_KERNEL_MS)
-        page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        page.wait_for_function(ALL_NUMBERED_JS, timeout=RUN_ALL_MS)
-        page.wait_for_function(KERNEL_IDLE_JS, timeout=RUN_ALL_MS)
+        panel = run_all_in_jupyterlab(page, jupyter, NOTEBOOK)
         player = panel.get_by_test_id("rq-player")
         player.scroll_into_view_if_needed(timeout=WAIT_MS)
         expect(player).to_have_attribute("data-step", "0", timeout=WAIT_MS)

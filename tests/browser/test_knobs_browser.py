@@ -15,13 +15,11 @@ from typing import Any
 import nbformat
 import pytest
 
-from .conftest import VIEWPORT, JsErrors, Server
+from .conftest import VIEWPORT, JsErrors, Server, run_all_in_jupyterlab
 
 pytestmark = pytest.mark.browser
 
 NOTEBOOK = "knobs_check.ipynb"
-FIRST_KERNEL_MS = 90_000
-RUN_ALL_MS = 120_000
 WAIT_MS = 20_000
 SETUP = (
     "from rmqlab.widgets import Checkpoint, Dashboard, demo_lab\n"
@@ -36,11 +34,6 @@ KNOBS_JS = """(rebuild) => [...rebuild.parentElement.querySelectorAll('.widget-i
   .filter(h => h.querySelector('label') && h.querySelector('input[type=number],input[type=text],select'))
   .map(h => [h.querySelector('label').textContent,
              Math.round(h.querySelector('input,select').getBoundingClientRect().width)])"""
-ALL_NUMBERED_JS = """() => {
-  const p = [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')];
-  return p.length > 0 && p.every(e => /\\[\\d+\\]/.test(e.textContent));
-}"""
-KERNEL_IDLE_JS = "() => window.jupyterapp.shell.currentWidget.sessionContext.kernelDisplayStatus === 'idle'"
 
 
 @pytest.fixture(scope="module")
@@ -54,13 +47,7 @@ def opened(jupyter: Server, browser: Any) -> Iterator[tuple[Any, Any, JsErrors]]
     page = context.new_page()
     errors = JsErrors(page)
     try:
-        page.goto(jupyter.url(f"/lab/tree/{NOTEBOOK}", "reset"))
-        panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
-        expect(panel.locator(".jp-Toolbar-kernelName")).not_to_have_text("No Kernel", timeout=FIRST_KERNEL_MS)
-        expect(page.locator("#jp-main-statusbar")).to_contain_text("| Idle", timeout=FIRST_KERNEL_MS)
-        page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        page.wait_for_function(ALL_NUMBERED_JS, timeout=RUN_ALL_MS)
-        page.wait_for_function(KERNEL_IDLE_JS, timeout=RUN_ALL_MS)
+        panel = run_all_in_jupyterlab(page, jupyter, NOTEBOOK)
         player = panel.get_by_test_id("rq-player")
         expect(player).to_have_attribute("data-step", "0", timeout=WAIT_MS)
         yield page, panel, errors
