@@ -80,7 +80,7 @@ def listener_lab(listener="raises"):
 # 图上显示的话。其中的答案（{answer}、{scheduled_level} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
 HINT_THROWS = (
     "异常不是回答：ConsumeRequest.run 捕获它，手里只剩一个 null 状态，并把它算作 RECONSUME_LATER，和返回 null 或请求"
-    "重试的监听器一样。processConsumeResult 再按这个状态决定，延时级别由 reconsumeTimes 决定。"
+    "重试的监听器一样。processConsumeResult 再按这个状态决定，延迟级别由 reconsumeTimes 决定。"
 )
 
 # %% tags=["nbval-ignore-output"]
@@ -252,7 +252,7 @@ count_dash = Dashboard(failing_lab, knobs={"failures": 3, "messages": 1}, horizo
     Checkpoint(before="send_back", msg_id="M0001", nth=2, ask="where", optional=True,
                name="M0001 的重试失败后去哪里",
                question="c1 在第一次重试时又消费 M0001 失败。下一步之后 M0001 在哪里？请在图上点击那个位置（或点按钮）。",
-               hint="Broker 根据它重新存储的消息里带着的次数来选延时级别。",
+               hint="Broker 根据它重新存储的消息里带着的次数来选延迟级别。",
                explain=sealed_explanation("02a.count")),
 ])
 count_dash
