@@ -11,8 +11,7 @@ from rmqlab.widgets.flow_layout import flow_scene
 from rmqlab.widgets.flow_view import flow_view_model
 
 import rmqlab
-from rmqlab import format_duration
-from rmqlab import Lab, Message
+from rmqlab import Lab, Message, format_duration
 from tests.test_flow_fits import OUTPUT_AREA_PX, _overlaps
 
 

@@ -127,10 +127,9 @@ def offset_patterns() -> tuple[re.Pattern[str], ...]:
 def hide_view(model: Any, hidden: tuple[Hidden, ...]) -> Any:
     """``model`` with what ``hidden`` names unsaid, when it is a view-model that shows it (else ``model``)."""
     from .event_log import EventLogModel  # imported here: the views' modules import the checkpoints'
-    from .offset_model import OffsetStripModel
-
     from .flow_kept_out import hide_kept_out, hide_kept_out_rows
     from .flow_model import FlowVM
+    from .offset_model import OffsetStripModel
 
     if any(h.what == "kept_out_until" for h in hidden):  # lab 01b's "where does the 5 s send go"
         if isinstance(model, FlowVM):

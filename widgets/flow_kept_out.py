@@ -12,8 +12,9 @@ reads "?" as the consumers' clocks do (:func:`widgets.flow_clocks.hide_clock_tim
 While a question waits, the time can be its answer: lab 01b asks where the 5 s send goes while broker-a's box read
 "until t = 31.600 s" (revE defect 2), which says broker-b, and half of its exercise 4. A checkpoint that declares
 ``hides=("kept_out_until",)`` (:mod:`widgets.checkpoint_hide`) gets "until t = (hidden)" on every frame up to its
-pause (:func:`hide_kept_out`; the Events tab's ``not_available_until=`` too, :func:`hide_kept_out_rows`; the short words of :mod:`widgets.masked_words`, as "gives up at (hidden)"); the line
-"out of pg's choice" stays, as the mechanism the student should weigh.
+pause (:func:`hide_kept_out`; the Events tab's ``not_available_until=`` too, :func:`hide_kept_out_rows`), in the
+short words of :mod:`widgets.masked_words`, as "gives up at (hidden)"; the line "out of pg's choice" stays, as the
+mechanism the student should weigh.
 
 A broker told to answer late (``set_broker_fault(response_delay_ms=…)``) gets a line there too, "answers 5 s late":
 lab 06's slow-broker question said so while the picture drew nothing of it (revD defect 8). Its words hold no
@@ -40,7 +41,16 @@ from .masked_words import hidden_short
 if TYPE_CHECKING:  # the Events tab's module imports the checkpoints', which import this one
     from .event_log import EventLogModel
 
-__all__ = ["KEPT_OUT", "KEPT_OUT_TIP", "KEPT_UNTIL", "SLOW", "SLOW_TIP", "hide_kept_out", "hide_kept_out_rows", "with_kept_out"]
+__all__ = [
+    "KEPT_OUT",
+    "KEPT_OUT_TIP",
+    "KEPT_UNTIL",
+    "SLOW",
+    "SLOW_TIP",
+    "hide_kept_out",
+    "hide_kept_out_rows",
+    "with_kept_out",
+]
 
 KEPT_OUT = N_("out of {producer}'s choice")
 KEPT_UNTIL = N_("until t = {time}")
