@@ -275,7 +275,7 @@ grading_01a_3.verify("01a.3", answer_3)
 # %% [markdown]
 # The rule behind both runs: an error code throws `MQBrokerException` in the client, and `sendDefaultImpl` retries it
 # only if the code is in `DefaultMQProducer.retryResponseCodes`: TOPIC_NOT_EXIST, SERVICE_NOT_AVAILABLE, SYSTEM_ERROR,
-# NO_PERMISSION, NO_BUYER_ID, NOT_IN_CURRENT_UNIT. SYSTEM_ERROR is one of them; SYSTEM_BUSY is not.
+# NO_PERMISSION, NO_BUYER_ID, NOT_IN_CURRENT_UNIT.
 #
 # "Another broker" needs another broker. `Solo` lives on broker-a only; broker-a answers SYSTEM_ERROR:
 

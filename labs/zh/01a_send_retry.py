@@ -260,7 +260,7 @@ grading_01a_3.verify("01a.3", answer_3)
 # %% [markdown]
 # 两次运行背后的规则：错误码会在客户端抛出 `MQBrokerException`，只有当这个错误码在 `DefaultMQProducer.retryResponseCodes`
 # 里时，`sendDefaultImpl` 才会重试：TOPIC_NOT_EXIST、SERVICE_NOT_AVAILABLE、SYSTEM_ERROR、NO_PERMISSION、
-# NO_BUYER_ID、NOT_IN_CURRENT_UNIT。SYSTEM_ERROR 在其中；SYSTEM_BUSY 不在。
+# NO_BUYER_ID、NOT_IN_CURRENT_UNIT。
 #
 # “换一个 Broker”得先有另一个 Broker。`Solo` 只在 broker-a 上；broker-a 应答 SYSTEM_ERROR：
 
