@@ -206,9 +206,7 @@ grading_01a_2.verify("01a.2", answer_2)
 
 # %% [markdown]
 # ## Which broker answers are retried
-# A broker that answers with an error code throws `MQBrokerException` in the client. `sendDefaultImpl` retries it only
-# if the code is in `DefaultMQProducer.retryResponseCodes`: TOPIC_NOT_EXIST, SERVICE_NOT_AVAILABLE, SYSTEM_ERROR,
-# NO_PERMISSION, NO_BUYER_ID, NOT_IN_CURRENT_UNIT.
+# Here broker-a stores nothing: it answers every send with an error code. Does pg try again?
 
 
 # %%
@@ -275,6 +273,10 @@ grading_01a_3.verify("01a.3", answer_3)
 ### END HIDDEN TESTS
 
 # %% [markdown]
+# The rule behind both runs: an error code throws `MQBrokerException` in the client, and `sendDefaultImpl` retries it
+# only if the code is in `DefaultMQProducer.retryResponseCodes`: TOPIC_NOT_EXIST, SERVICE_NOT_AVAILABLE, SYSTEM_ERROR,
+# NO_PERMISSION, NO_BUYER_ID, NOT_IN_CURRENT_UNIT.
+#
 # "Another broker" needs another broker. `Solo` lives on broker-a only; broker-a answers SYSTEM_ERROR:
 
 # %%

@@ -138,8 +138,8 @@ grading_01b_1.verify("01b.1", answer_1)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## The shared send timeout
-# `sendMsgTimeout` is **one budget for all attempts**, checked before each attempt. broker-a now answers after 4 s.
+# ## A slow broker and the send timeout
+# broker-a now answers after 4 s; pg's `sendMsgTimeout` is 3000 ms.
 #
 # The picture: eight sends, one every 5 s; the round robin takes broker-a's and broker-b's queues in turn.
 # Step on: the run stops after the first attempt on broker-a and asks when pg gives up on it.
@@ -187,7 +187,9 @@ grading_01b_2.verify("01b.2", answer_2)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# Notice the `stored` row: the broker **did** store the message; only the response was late.
+# `sendMsgTimeout` is **one budget for all attempts**, counted from the call and checked before each attempt: the
+# one attempt on broker-a spent it, so no retry went to broker-b. Notice the `stored` row: the broker **did** store
+# the message; only the response was late.
 
 # %% [markdown]
 # ## A lost response after the store: how many copies?
@@ -263,6 +265,7 @@ latency_dash = Dashboard(slow_then_fast, knobs={"send_latency_fault_enable": Tru
                question="pg has sendLatencyFaultEnable on. broker-a answered the 1 s send (M0001) only after 600 ms, "
                         "and is fast again since 2 s. Where does the 5 s send (M0002) go? Click the queue in the "
                         "picture (or a button).",
+               hides=("kept_out_until",),
                explain=sealed_explanation("01b.five-second-send")),
 ])
 latency_dash

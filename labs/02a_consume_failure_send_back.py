@@ -199,16 +199,17 @@ def fails_once_lab():
 
 
 # %% [markdown]
-# The picture: three messages, each failing once. Step and follow M0001 (its colour) from `TopicTest` through
-# `SCHEDULE_TOPIC_XXXX` to `%RETRY%cg` and back to c1.
+# The picture: three messages, each failing once. Step and follow M0001 (its colour): where is it when its wait
+# ends?
 
 # %% tags=["nbval-ignore-output"]
 retry_dash = Dashboard(failing_lab, knobs={"failures": 1, "messages": 3}, horizon="30s", checkpoints=[
     Checkpoint(before="delay_delivered", msg_id="M0001", ask="where", optional=True, name="where M0001 goes when its wait is over",
-               question="c1 failed M0001 once, and the broker parked it at a delay level. Its wait ends in the "
-                        "next step: where is M0001 then? Click the place in the picture (or a button).",
-               hint="The copy waits in SCHEDULE_TOPIC_XXXX with its real topic kept in a property: where does the "
-                    "ScheduleMessageService put it when its wait is over, and who pulls from there?",
+               question="c1 failed M0001 once, and the broker parked it at a delay level. In the next step its "
+                        "wait ends: broker-a puts it on %RETRY%cg:0 and it is pulled at once. Whose ProcessQueue "
+                        "holds it then? Click the place in the picture (or a button).",
+               hint="%RETRY%cg is a topic of its own: which consumer subscribed it, and when? Its ProcessQueue "
+                    "for %RETRY%cg:0 is where the pulled message waits.",
                explain=sealed_explanation("02a.back-on-retry")),
 ])
 retry_dash
@@ -220,8 +221,9 @@ lab.run(until="20s")
 show_trace(lab.trace, "delivered", "send_back", "scheduled", "delay_delivered", msg_id="M0001")
 
 # %% [markdown]
-# The broker stored the retry in `SCHEDULE_TOPIC_XXXX` with a delay level, and the ScheduleMessageService moved it to
-# `%RETRY%cg` when it was due. c1 subscribed `%RETRY%cg` by itself at start (CLUSTERING); the listener still sees
+# M0001's path: from `TopicTest` through `SCHEDULE_TOPIC_XXXX` to `%RETRY%cg` and back to c1. The broker stored the
+# retry in `SCHEDULE_TOPIC_XXXX` with a delay level, and the ScheduleMessageService moved it to `%RETRY%cg` when it
+# was due. c1 subscribed `%RETRY%cg` by itself at start (CLUSTERING); the listener still sees
 # `topic=TopicTest` (`resetRetryAndNamespace`).
 #
 # The listener left `ctx.delay_level_when_next_consume` at 0, so the broker picked the level:

@@ -117,16 +117,16 @@ show_trace(lab.trace, "send_back_fallback", "delivered", fields=("ok", "error", 
 
 # %% [markdown]
 # The only broker is read-only, so the fallback finds no writable `%RETRY%cg` queue ("No route info") and the
-# message comes back locally 5 s later — the next section's path.
+# message comes back locally — the next section's path.
 
 # %% [markdown]
-# ## Both fail: the 5 s local retry
+# ## Both fail: what does c1 do with the message?
 # Now the link c1 ↔ broker-a breaks while the listener runs: the send-back **and** the fallback (a SYNC send, 3
-# attempts) fail. `processConsumeResult` adds 1 to the message's `reconsumeTimes` *in memory*, keeps it in the
-# ProcessQueue (its offset stays pinned) and submits it again locally after 5000 ms.
+# attempts) fail. `processConsumeResult` adds 1 to the message's `reconsumeTimes` *in memory* and keeps it in the
+# ProcessQueue (its offset stays pinned).
 #
-# The picture: the partition at 1.5 s, the failed send-back and fallback, the local retries every 5 s, the heal at
-# 12 s. Step until the partition heals and stop there.
+# The picture: the partition at 1.5 s, the failed send-back and fallback, the heal at 12 s. Step on: the run stops
+# before c1's listener gets the message again and asks when.
 
 # %%
 def partitioned_lab(heal_at="12s", messages=1):
@@ -154,6 +154,9 @@ partition_dash = Dashboard(partitioned_lab, knobs={"heal_at": "12s", "messages":
 ])
 partition_dash
 
+# %% [markdown]
+# What the picture showed: c1 submits the message again itself, **5000 ms** later (`submitConsumeRequestLater`),
+# and again after each failed try, until a send-back gets through after the heal.
 
 # %% [markdown]
 # ### Exercise 1 — predict, then run

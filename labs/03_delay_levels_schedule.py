@@ -60,7 +60,7 @@ def failing_lab(**consumer_options):
 from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
-dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", checkpoints=[
+dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", tab="Retry timeline", checkpoints=[
     Checkpoint(before="scheduled", ask="where", optional=True, name="the first retry's delay level", explain=sealed_explanation("03.level"),
                question="c1's listener fails every delivery. Where is {msg} after the next step? Click the place "
                         "in the picture (or a button)."),

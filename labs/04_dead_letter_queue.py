@@ -306,13 +306,6 @@ kept_dash = Dashboard(kept_lab, horizon="78h", checkpoints=[
 kept_dash
 
 # %% [markdown]
-# > **Common belief vs. the source.** "The DLQ keeps a message until someone deals with it." — A dead letter is an
-# > ordinary CommitLog entry, not kept longer. `CleanCommitLogService` deletes whole CommitLog *files* (1 GiB each) whose
-# > last write is `fileReservedTime` (72 h) old, in the `deleteWhen` hour (04:xx), or sooner when the disk is fuller
-# > than `diskMaxUsedSpaceRatio` (75 %). The file being written is never deleted this way
-# > (`MappedFileQueue.deleteExpiredFileByTime`): here order 19 stands for it and stays. Inspect a DLQ within three days.
-
-# %% [markdown]
 # ## The operator's re-send
 # Fix the bug, then subscribe a consumer (own group) to `%DLQ%cg` and produce each message again to the topic named
 # by its `RETRY_TOPIC` property.
@@ -447,6 +440,13 @@ grading_04_4.verify("04.4", answer_4)
 report = check_invariants(off)
 print("ok:", report.ok, "| fate of M0001:", report.fates[("group:cg", "M0001")])
 print(report.violations[0].detail)
+
+# %% [markdown]
+# > **Common belief vs. the source (the retention picture).** "The DLQ keeps a message until someone deals with
+# > it." — A dead letter is an ordinary CommitLog entry, not kept longer. `CleanCommitLogService` deletes whole
+# > CommitLog *files* (1 GiB each) whose last write is `fileReservedTime` (72 h) old, in the `deleteWhen` hour (04:xx), or sooner when the disk is fuller
+# > than `diskMaxUsedSpaceRatio` (75 %). The file being written is never deleted this way
+# > (`MappedFileQueue.deleteExpiredFileByTime`): here order 19 stands for it and stays. Inspect a DLQ within three days.
 
 # %% [markdown]
 # ## Key points

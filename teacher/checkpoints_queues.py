@@ -97,7 +97,7 @@ QUEUE_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         id="09.bad-card-waits",
         answer="pq:pay-1:Payments@broker-a:0",
         why="Right: {answer}. pay-1 is an orderly consumer: a suspension puts bad-card back into its own ProcessQueue (makeMessageToConsumeAgain) and the queue pauses {since} before the same message is taken again. Nothing goes to the broker (no %RETRY% topic, no delay level, no DLQ) and the committed offset stays in front of bad-card: this queue is the blocked one, and the payments behind bad-card wait for it.",
-        zh="答对了：{answer}。pay-1 是顺序消费的 Consumer：暂时挂起消费会把 bad-card 放回它自己的处理队列（makeMessageToConsumeAgain），队列暂停 {since} 后再取同一条消息。什么都没有交给 Broker（没有 %RETRY% 主题，没有延时级别，不进死信队列），消费位点停在 bad-card 前面：被堵住的就是这个队列，bad-card 后面的支付都在等它。",
+        zh="答对了：{answer}。pay-1 是顺序消费的 Consumer：暂时挂起消费会把 bad-card 放回它自己的处理队列（makeMessageToConsumeAgain），队列暂停 {since} 后再取同一条消息。什么都没有交给 Broker（没有 %RETRY% 主题，没有延迟级别，不进死信队列），消费位点停在 bad-card 前面：被堵住的就是这个队列，bad-card 后面的支付都在等它。",
     ),
     CheckpointWhy(
         id="09.gives-up",
@@ -166,7 +166,7 @@ QUEUE_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         id="08.clustering-send-back",
         answer="delay:broker-a:3",
         why="Right: {answer}. In CLUSTERING processConsumeResult sends a failed message back to the broker (sendMessageBack, delayLevel 0: the broker uses 3 + reconsumeTimes). The broker parks the copy in SCHEDULE_TOPIC_XXXX at that level; when the delay is over it moves to %RETRY%cg, which the group's consumers subscribe, and whoever owns that queue gets it again.",
-        zh="答对了：{answer}。集群模式下 processConsumeResult 把消费失败的消息回传给 Broker（sendMessageBack，delayLevel 0：Broker 用 3 + reconsumeTimes）。Broker 把这份副本按这个级别放进 SCHEDULE_TOPIC_XXXX；延时结束后它被移到 %RETRY%cg，消费组的 Consumer 都订阅了这个 Topic，谁拥有那个队列，谁就再次收到它。",
+        zh="答对了：{answer}。集群模式下 processConsumeResult 把消费失败的消息回传给 Broker（sendMessageBack，delayLevel 0：Broker 用 3 + reconsumeTimes）。Broker 把这份副本按这个级别放进 SCHEDULE_TOPIC_XXXX；延迟结束后它被移到 %RETRY%cg，消费组的 Consumer 都订阅了这个 Topic，谁拥有那个队列，谁就再次收到它。",
     ),
     CheckpointWhy(
         id="08.offsets-local",
@@ -184,6 +184,6 @@ QUEUE_CHECKPOINTS: tuple[CheckpointWhy, ...] = (
         id="08.failed-copy",
         answer="dropped:c1",
         why="Right: {answer}. In BROADCASTING each instance gets its own copy and keeps its own offsets (LocalFileOffsetStore, on the client's disk: the broker keeps none for it). processConsumeResult never calls sendMessageBack there, and nothing retries the copy: no %RETRY% topic, no delay level, no dead letter, and c2's copy is untouched.",
-        zh="答对了：{answer}。广播模式下每个实例拿到自己的一份副本，也各自保存自己的消费位点（LocalFileOffsetStore，在客户端的磁盘上：Broker 不为它保存）。processConsumeResult 在这里从不调用 sendMessageBack，也没有谁再试这份副本：没有 %RETRY% 主题、没有延时级别、不进死信队列，c2 的副本也不受影响。",
+        zh="答对了：{answer}。广播模式下每个实例拿到自己的一份副本，也各自保存自己的消费位点（LocalFileOffsetStore，在客户端的磁盘上：Broker 不为它保存）。processConsumeResult 在这里从不调用 sendMessageBack，也没有谁再试这份副本：没有 %RETRY% 主题、没有延迟级别、不进死信队列，c2 的副本也不受影响。",
     ),
 )

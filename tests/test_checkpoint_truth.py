@@ -178,6 +178,18 @@ def test_an_instance_that_has_not_started_is_not_told_not_at_once() -> None:
     assert "not running yet at 1 s" in said and "Not at once" not in said
 
 
+def test_lab_00_offers_the_period_its_exercise_names() -> None:
+    """Lab 00's "when does c1 take c2's queues back" (c2 leaves at 45 s): the "it waits for its period" misreading is
+    c1's first 20 s tick after the event (22 s → 42 s → 62 s), the 62 s exercise 2 names, not the paused clock + 20 s
+    (revE defect 8: it offered 1 m 1 s); a consumer with no rebalance yet (c2 at its start) keeps the paused + 20 s."""
+    asked = [cp for lab, _d, cp in _asked() if lab == "labs/00_tour" and cp.ask == "when"]
+    back = next(cp for cp in asked if cp.answer == "45000")
+    assert "62000" in [c.key for c in back.choices] and "61000" not in [c.key for c in back.choices]
+    hints = {c.key: c.hint for cp in asked for c in cp.choices}  # the choices' own (lab 00 gives a question hint)
+    assert hints["62000"].startswith("Too late. That is c1's next periodic rebalance (every 20 s)")
+    assert hints["21000"].startswith("Too late. A consumer that starts")
+
+
 def test_a_right_answer_is_explained_not_restated() -> None:
     """Every checkpoint of labs 00–04 explains its right answer with the mechanism: the explanation is not the
     answer step's caption, it names RocketMQ's code (a class or method) and quotes a number of this run."""

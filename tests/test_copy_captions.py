@@ -116,11 +116,11 @@ def test_a_move_after_the_restart_says_the_levels_delay_and_that_the_restart_mad
     assert not any("13 s" in plain or "after 13 s" in rule for _t, plain, rule in (first, again, late))
     zh = [plain for _t, plain, _rule in _moves("zh")]
     assert zh[1] == (
-        "M0001 的 5 s 等待（延时级别 2）在 5 s 已经结束，但 broker-a 在 12 s 重启时读回了更早的位点："
+        "M0001 的 5 s 等待（延迟级别 2）在 5 s 已经结束，但 broker-a 在 12 s 重启时读回了更早的位点："
         "它把 M0001 的第二份副本移入 TopicTest。"
     )
     assert zh[2] == (
-        "M0002 的 10 s 等待（延时级别 3）在 10 s 已经结束；broker-a 在 12 s 才重启，"
+        "M0002 的 10 s 等待（延迟级别 3）在 10 s 已经结束；broker-a 在 12 s 才重启，"
         "所以现在才把它移入 TopicTest，晚了 3 s。"
     )
 

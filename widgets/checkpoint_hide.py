@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # the views import the checkpoints, which name what they hide
 
 __all__ = ["HIDEABLE", "SHOWN_IN", "Hidden", "hide_rows", "hide_strip", "hide_view", "offset_patterns"]
 
-HIDEABLE = ("committed_offset",)
+HIDEABLE = ("committed_offset", "kept_out_until")
 """What a checkpoint may declare it asks about (``Checkpoint.hides``)."""
 SHOWN_IN = {"committed_offset": "ProcessQueues"}
 """The tab (a view's title) that shows each hideable value: the page opens it when the question is asked."""
@@ -127,8 +127,15 @@ def offset_patterns() -> tuple[re.Pattern[str], ...]:
 def hide_view(model: Any, hidden: tuple[Hidden, ...]) -> Any:
     """``model`` with what ``hidden`` names unsaid, when it is a view-model that shows it (else ``model``)."""
     from .event_log import EventLogModel  # imported here: the views' modules import the checkpoints'
+    from .flow_kept_out import hide_kept_out, hide_kept_out_rows
+    from .flow_model import FlowVM
     from .offset_model import OffsetStripModel
 
+    if any(h.what == "kept_out_until" for h in hidden):  # lab 01b's "where does the 5 s send go"
+        if isinstance(model, FlowVM):
+            return hide_kept_out(model)
+        if isinstance(model, EventLogModel):
+            model = hide_kept_out_rows(model)
     if isinstance(model, OffsetStripModel):
         return hide_strip(model, hidden)
     if isinstance(model, EventLogModel):

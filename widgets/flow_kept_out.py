@@ -9,6 +9,13 @@ now lists, under its name, "out of pg's choice / until t = 31.600 s" while the e
 (:attr:`rmqlab.snapshot.LabSnapshot.kept_out`), its tooltip naming the rule; at a paused "when" checkpoint its time
 reads "?" as the consumers' clocks do (:func:`widgets.flow_clocks.hide_clock_times`).
 
+While a question waits, the time can be its answer: lab 01b asks where the 5 s send goes while broker-a's box read
+"until t = 31.600 s" (revE defect 2), which says broker-b, and half of its exercise 4. A checkpoint that declares
+``hides=("kept_out_until",)`` (:mod:`widgets.checkpoint_hide`) gets "until t = (hidden)" on every frame up to its
+pause (:func:`hide_kept_out`; the Events tab's ``not_available_until=`` too, :func:`hide_kept_out_rows`), in the
+short words of :mod:`widgets.masked_words`, as "gives up at (hidden)"; the line "out of pg's choice" stays, as the
+mechanism the student should weigh.
+
 A broker told to answer late (``set_broker_fault(response_delay_ms=…)``) gets a line there too, "answers 5 s late":
 lab 06's slow-broker question said so while the picture drew nothing of it (revD defect 8). Its words hold no
 ``{time}``, so a paused "when" checkpoint, which hides clock times, leaves the fault readable.
@@ -20,6 +27,8 @@ selectOneMessageQueue) and LatencyFaultToleranceImpl.java (FaultItem.isAvailable
 from __future__ import annotations
 
 import dataclasses
+import re
+from typing import TYPE_CHECKING
 
 from rmqlab import format_duration
 from rmqlab.core.i18n import N_
@@ -27,8 +36,21 @@ from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import LabSnapshot
 
 from .flow_model import ClockVM, FlowVM
+from .masked_words import hidden_short
 
-__all__ = ["KEPT_OUT", "KEPT_OUT_TIP", "KEPT_UNTIL", "SLOW", "SLOW_TIP", "with_kept_out"]
+if TYPE_CHECKING:  # the Events tab's module imports the checkpoints', which import this one
+    from .event_log import EventLogModel
+
+__all__ = [
+    "KEPT_OUT",
+    "KEPT_OUT_TIP",
+    "KEPT_UNTIL",
+    "SLOW",
+    "SLOW_TIP",
+    "hide_kept_out",
+    "hide_kept_out_rows",
+    "with_kept_out",
+]
 
 KEPT_OUT = N_("out of {producer}'s choice")
 KEPT_UNTIL = N_("until t = {time}")
@@ -62,3 +84,25 @@ def with_kept_out(vm: FlowVM, snap: LabSnapshot) -> FlowVM:
         if setting == "response_delay_ms" and isinstance(value, int) and value > 0 and b.up
     )  # fmt: skip
     return dataclasses.replace(vm, kept_out=kept + slow) if kept or slow else vm
+
+
+def hide_kept_out(vm: FlowVM) -> FlowVM:
+    """``vm`` with every "out of … 's choice until t = …" time read "(hidden)": a question about where the next
+    send goes waits (the injected "answers 5 s late" line stays: it is the question's premise, not its answer)."""
+    hidden = hidden_short()
+    kept = tuple(
+        (broker, dataclasses.replace(clock, time=hidden) if clock.kind == "kept_out" else clock, tip)
+        for broker, clock, tip in vm.kept_out
+    )
+    return vm if kept == vm.kept_out else dataclasses.replace(vm, kept_out=kept)
+
+
+def hide_kept_out_rows(vm: EventLogModel) -> EventLogModel:
+    """The Events tab with every send result's ``not_available_until=`` read "(hidden)": the row of the 1 s send says
+    the same time as the broker's box."""
+    hidden = hidden_short()
+    rows = tuple(
+        dataclasses.replace(r, details=re.sub(r"\bnot_available_until=\d+", f"not_available_until={hidden}", r.details))
+        for r in vm.rows
+    )
+    return vm if rows == vm.rows else dataclasses.replace(vm, rows=rows)

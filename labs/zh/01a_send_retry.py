@@ -192,9 +192,7 @@ grading_01a_2.verify("01a.2", answer_2)
 
 # %% [markdown]
 # ## Broker 的哪些应答会重试
-# Broker 应答一个错误码时，客户端抛出 `MQBrokerException`。只有当这个错误码在 `DefaultMQProducer.retryResponseCodes`
-# 里时，`sendDefaultImpl` 才会重试：TOPIC_NOT_EXIST、SERVICE_NOT_AVAILABLE、SYSTEM_ERROR、NO_PERMISSION、
-# NO_BUYER_ID、NOT_IN_CURRENT_UNIT。
+# 这里 broker-a 什么也不存：它对每次发送都应答一个错误码。pg 会再试吗？
 
 
 # %%
@@ -260,6 +258,10 @@ grading_01a_3.verify("01a.3", answer_3)
 ### END HIDDEN TESTS
 
 # %% [markdown]
+# 两次运行背后的规则：错误码会在客户端抛出 `MQBrokerException`，只有当这个错误码在 `DefaultMQProducer.retryResponseCodes`
+# 里时，`sendDefaultImpl` 才会重试：TOPIC_NOT_EXIST、SERVICE_NOT_AVAILABLE、SYSTEM_ERROR、NO_PERMISSION、
+# NO_BUYER_ID、NOT_IN_CURRENT_UNIT。
+#
 # “换一个 Broker”得先有另一个 Broker。`Solo` 只在 broker-a 上；broker-a 应答 SYSTEM_ERROR：
 
 # %%

@@ -136,8 +136,8 @@ grading_01b_1.verify("01b.1", answer_1)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 共享的发送超时
-# `sendMsgTimeout` 是**所有尝试共用的一份预算**，在每次尝试之前检查。现在 broker-a 要 4 s 之后才应答。
+# ## 慢 Broker 与发送超时
+# 现在 broker-a 要 4 s 之后才应答；pg 的 `sendMsgTimeout` 是 3000 ms。
 #
 # 图：八次发送，每 5 s 一次；轮询依次轮到 broker-a 和 broker-b 的队列。往前单步：运行停在第一次发往 broker-a 的尝试之后，问 pg 什么时候放弃它。
 
@@ -183,7 +183,7 @@ grading_01b_2.verify("01b.2", answer_2)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# 注意 `stored` 这一行：Broker **确实**存下了消息，只是响应来晚了。
+# `sendMsgTimeout` 是**所有尝试共用的一份预算**，从调用时开始计算，在每次尝试之前检查：发往 broker-a 的那一次尝试就把它用完了，所以没有重试发往 broker-b。注意 `stored` 这一行：Broker **确实**存下了消息，只是响应来晚了。
 
 # %% [markdown]
 # ## 存储之后响应丢失：会存下几份？
@@ -253,6 +253,7 @@ latency_dash = Dashboard(slow_then_fast, knobs={"send_latency_fault_enable": Tru
     Checkpoint(before="stored", msg_id="M0002", ask="where", optional=True, name="5 s 的那次发送去了哪里",
                question="pg 打开了 sendLatencyFaultEnable。broker-a 对 1 s 的那次发送（M0001）过了 600 ms 才应答，"
                         "从 2 s 起又恢复了快速。5 s 的那次发送（M0002）去了哪里？请在图上点击那个队列（或点按钮）。",
+               hides=("kept_out_until",),
                explain=sealed_explanation("01b.five-second-send")),
 ])
 latency_dash

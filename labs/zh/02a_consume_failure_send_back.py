@@ -80,7 +80,7 @@ def listener_lab(listener="raises"):
 # 图上显示的话。其中的答案（{answer}、{scheduled_level} …）都是字段，由图按它显示的运行填入：这个单元一个也不写明。
 HINT_THROWS = (
     "异常不是回答：ConsumeRequest.run 捕获它，手里只剩一个 null 状态，并把它算作 RECONSUME_LATER，和返回 null 或请求"
-    "重试的监听器一样。processConsumeResult 再按这个状态决定，延时级别由 reconsumeTimes 决定。"
+    "重试的监听器一样。processConsumeResult 再按这个状态决定，延迟级别由 reconsumeTimes 决定。"
 )
 
 # %% tags=["nbval-ignore-output"]
@@ -192,16 +192,16 @@ def fails_once_lab():
 
 
 # %% [markdown]
-# 图：三条消息，每条失败一次。单步走，跟着 M0001（它的颜色）从 `TopicTest` 经过 `SCHEDULE_TOPIC_XXXX` 到
-# `%RETRY%cg`，再回到 c1。
+# 图：三条消息，每条失败一次。单步走，跟着 M0001（它的颜色）：等待结束时它在哪里？
 
 # %% tags=["nbval-ignore-output"]
 retry_dash = Dashboard(failing_lab, knobs={"failures": 1, "messages": 3}, horizon="30s", checkpoints=[
     Checkpoint(before="delay_delivered", msg_id="M0001", ask="where", optional=True, name="等待结束后 M0001 去哪里",
                question="c1 的监听器第一次消费 M0001 失败，Broker 把它放在一个延迟级别上。下一步它的等待结束："
-                        "那时它在哪里？请在图上点击那个位置（或点按钮）。",
-               hint="副本在 SCHEDULE_TOPIC_XXXX 里等待，它真正的 Topic 保存在一个属性里：等待结束时 ScheduleMessageService "
-                    "把它放到哪里？又是谁从那里拉取？",
+                        "broker-a 把它放到 %RETRY%cg:0，它随即被拉走。那时哪个消费者的 ProcessQueue 持有它？"
+                        "请在图上点击那个位置（或点按钮）。",
+               hint="%RETRY%cg 是一个独立的 Topic：哪个消费者订阅了它，又是什么时候订阅的？拉到的消息就在它的 "
+                    "%RETRY%cg:0 的 ProcessQueue 里等待。",
                explain=sealed_explanation("02a.back-on-retry")),
 ])
 retry_dash
@@ -213,7 +213,7 @@ lab.run(until="20s")
 show_trace(lab.trace, "delivered", "send_back", "scheduled", "delay_delivered", msg_id="M0001")
 
 # %% [markdown]
-# Broker 带着一个延迟级别把重试消息存进 `SCHEDULE_TOPIC_XXXX`，到期时由 ScheduleMessageService 把它移到 `%RETRY%cg`。
+# M0001 的路径：从 `TopicTest` 经过 `SCHEDULE_TOPIC_XXXX` 到 `%RETRY%cg`，再回到 c1。Broker 带着一个延迟级别把重试消息存进 `SCHEDULE_TOPIC_XXXX`，到期时由 ScheduleMessageService 把它移到 `%RETRY%cg`。
 # c1 在启动时自己订阅了 `%RETRY%cg`（集群模式）；监听器看到的仍是 `topic=TopicTest`（`resetRetryAndNamespace`）。
 #
 # 监听器没有改 `ctx.delay_level_when_next_consume`（仍为 0），所以由 Broker 选择级别：
@@ -252,7 +252,7 @@ count_dash = Dashboard(failing_lab, knobs={"failures": 3, "messages": 1}, horizo
     Checkpoint(before="send_back", msg_id="M0001", nth=2, ask="where", optional=True,
                name="M0001 的重试失败后去哪里",
                question="c1 在第一次重试时又消费 M0001 失败。下一步之后 M0001 在哪里？请在图上点击那个位置（或点按钮）。",
-               hint="Broker 根据它重新存储的消息里带着的次数来选延时级别。",
+               hint="Broker 根据它重新存储的消息里带着的次数来选延迟级别。",
                explain=sealed_explanation("02a.count")),
 ])
 count_dash

@@ -107,15 +107,15 @@ show_trace(lab.trace, "send_back", fields=("ok", "response_code", "remark"))
 show_trace(lab.trace, "send_back_fallback", "delivered", fields=("ok", "error", "reconsume_times"))
 
 # %% [markdown]
-# 唯一的 Broker 是只读的，所以兜底发送找不到可写的 `%RETRY%cg` 队列（“No route info”），消息在 5 s 后从本地再来一次——这就是下一节的路径。
+# 唯一的 Broker 是只读的，所以兜底发送找不到可写的 `%RETRY%cg` 队列（“No route info”），消息从本地再来一次——这就是下一节的路径。
 
 # %% [markdown]
-# ## 两者都失败：5 s 的本地重试
+# ## 两者都失败：c1 怎么处理这条消息？
 # 现在在监听器运行期间，c1 ↔ broker-a 之间的链路断开：回传**和**兜底发送（一次同步发送，3 次尝试）都失败。
 # `processConsumeResult` 在*内存里*给消息的 `reconsumeTimes` 加 1，把它留在 ProcessQueue（处理队列）里（它的 offset
-# 保持被钉住，消费位点无法前进），并在 5000 ms 后在本地重新提交。
+# 保持被钉住，消费位点无法前进）。
 #
-# 图：1.5 s 的网络分区、失败的回传和兜底发送、每 5 s 一次的本地重试、12 s 的恢复。单步走到分区恢复，停在那里。
+# 图：1.5 s 的网络分区、失败的回传和兜底发送、12 s 的恢复。往前单步：运行停在 c1 的监听器再次拿到这条消息之前，问是什么时候。
 
 # %%
 def partitioned_lab(heal_at="12s", messages=1):
@@ -143,6 +143,8 @@ partition_dash = Dashboard(partitioned_lab, knobs={"heal_at": "12s", "messages":
 ])
 partition_dash
 
+# %% [markdown]
+# 图里发生的是：c1 自己在 **5000 ms** 之后重新提交这条消息（`submitConsumeRequestLater`），之后每次失败都再来一次，直到分区恢复后回传成功。
 
 # %% [markdown]
 # ### 练习 1 — 先预测，再运行

@@ -57,11 +57,11 @@ def failing_lab(**consumer_options):
 from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation
 from rmqlab.widgets.dashboard import Dashboard
 
-dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", checkpoints=[
+dash = Dashboard(failing_lab, knobs={"max_reconsume_times": -1}, horizon="5h", tab="Retry timeline", checkpoints=[
     Checkpoint(before="scheduled", ask="where", optional=True, name="第一次重试的延迟级别", explain=sealed_explanation("03.level"),
                question="c1 的监听器每次投递都消费失败。下一步之后 {msg} 在哪里？请在图上点击那个位置（或点按钮）。"),
     Checkpoint(before="delay_delivered", nth=2, ask="when", optional=True, name="第二次重试何时到期", explain=sealed_explanation("03.second-due"),
-               question="c1 第二次消费 {msg} 失败，Broker 又把新副本放进了一个延时级别。{msg} 什么时候离开这个级别？请选时间。"),
+               question="c1 第二次消费 {msg} 失败，Broker 又把新副本放进了一个延迟级别。{msg} 什么时候离开这个级别？请选时间。"),
     Checkpoint(before="dead_lettered", ask="when", optional=True, name="消息何时进入死信队列", explain=sealed_explanation("03.dlq-time"),
                question="c1 一直消费 {msg} 失败。Broker 什么时候把它写进死信队列？"),
 ])
@@ -260,7 +260,7 @@ show_crash(later_crash)
 # - 一条消息总共重试多久，取决于 `maxReconsumeTimes` 和这张表：逐级把延迟加起来，并且数投递次数，而不只是重试次数。
 # - 监听器可以每次调用选择级别（`delayLevelWhenNextConsume`）：场景文件里一次投递写作
 #   `{return: RECONSUME_LATER, delay_level_when_next_consume: 5}`（`examples/listener_per_call.yaml`）。
-# - 延时位点每 10 s 写入一次 `delayOffset.json`：Broker 崩溃之后，把崩溃时间和上次写入的时间比一比。
+# - 延迟位点每 10 s 写入一次 `delayOffset.json`：Broker 崩溃之后，把崩溃时间和上次写入的时间比一比。
 
 # %% [markdown]
 # ## 你的得分

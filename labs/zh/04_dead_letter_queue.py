@@ -286,9 +286,6 @@ kept_dash = Dashboard(kept_lab, horizon="78h", checkpoints=[
 kept_dash
 
 # %% [markdown]
-# > **常见说法 vs. 源码。** “死信队列会一直保存消息，直到有人处理。”——死信是一条普通的 CommitLog 记录，不会保存得更久。`CleanCommitLogService` 删除的是整个 CommitLog *文件*（每个 1 GiB）：最后一次写入已满 `fileReservedTime`（72 h）的文件，在 `deleteWhen` 的钟点（04:xx）被删除；磁盘使用率超过 `diskMaxUsedSpaceRatio`（75 %）时还会更早。正在写入的文件不会以这种方式被删除（`MappedFileQueue.deleteExpiredFileByTime`）：这里订单 19 代表它，所以留了下来。要在三天之内检查死信队列。
-
-# %% [markdown]
 # ## 运维人员的重新发送
 # 先修好 bug，然后让一个 Consumer（用它自己的消费组）订阅 `%DLQ%cg`，把每条消息重新生产到它的 `RETRY_TOPIC` 属性所指的 Topic。
 #
@@ -411,6 +408,9 @@ grading_04_4.verify("04.4", answer_4)
 report = check_invariants(off)
 print("ok：", report.ok, "| M0001 的去向：", report.fates[("group:cg", "M0001")])
 print(report.violations[0].detail)
+
+# %% [markdown]
+# > **常见说法 vs. 源码（死信保存多久的那张图）。** “死信队列会一直保存消息，直到有人处理。”——死信是一条普通的 CommitLog 记录，不会保存得更久。`CleanCommitLogService` 删除的是整个 CommitLog *文件*（每个 1 GiB）：最后一次写入已满 `fileReservedTime`（72 h）的文件，在 `deleteWhen` 的钟点（04:xx）被删除；磁盘使用率超过 `diskMaxUsedSpaceRatio`（75 %）时还会更早。正在写入的文件不会以这种方式被删除（`MappedFileQueue.deleteExpiredFileByTime`）：这里订单 19 代表它，所以留了下来。要在三天之内检查死信队列。
 
 # %% [markdown]
 # ## 要点

@@ -62,7 +62,7 @@ def raised_late(update_topic_at_s=0, retry_queue_nums_at_start=1):
 
 # %% [markdown]
 # ## 一次小运行：四条消息各失败一次
-# 图：c1 启动，运维人员把 `retryQueueNums` 调到 4，四条消息在 1 s 各失败一次。单步往前，直到这些重试的 10 s 延时结束：它停在那里，问一个关于 M0001 的问题。
+# 图：c1 启动，运维人员把 `retryQueueNums` 调到 4，四条消息在 1 s 各失败一次。单步往前，直到这些重试的 10 s 延迟结束：它停在那里，问一个关于 M0001 的问题。
 
 # %% tags=["nbval-ignore-output"]
 from rmqlab.widgets.checkpoints import Checkpoint, sealed_explanation

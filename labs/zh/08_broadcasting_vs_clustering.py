@@ -71,7 +71,7 @@ dash = Dashboard(two_consumers_lab, knobs={"model": "CLUSTERING", "messages": 3}
     Checkpoint(before="consumed", actor="consumer:c1", ask="where", optional=True, name="c1 消费失败的消息去哪里",
                question="c1 刚拉取了 {msg}，它的监听器将对它返回 RECONSUME_LATER。消费组处于集群模式。"
                         "下一步之后 {msg} 在哪里？在图中点击那个位置（或按钮）。",
-               hint="集群模式下 processConsumeResult 把消费失败的消息回传给 Broker（sendMessageBack），延时级别随它的 "
+               hint="集群模式下 processConsumeResult 把消费失败的消息回传给 Broker（sendMessageBack），延迟级别随它的 "
                     "reconsumeTimes 增长。",
                explain=sealed_explanation("08.clustering-send-back"))])
 dash
@@ -225,7 +225,7 @@ print(topics)
 # - 集群模式（CLUSTERING）和广播模式（BROADCASTING）有三处不同：哪些实例收到一条消息、`processConsumeResult`
 #   怎样处理消费失败，以及消费位点存在哪里（`RemoteBrokerOffsetStore` / `LocalFileOffsetStore`）。
 #
-# > **常见说法 vs. 源码。** “消费失败的消息会重试最多 16 次，然后进入死信队列，不管是哪种消费模式。”——只有集群模式如此。广播模式下，4.9.7 的 `ConsumeMessageConcurrentlyService.processConsumeResult` 对每条失败的消息只记一条日志“BROADCASTING, the message consume failed, drop it”就继续往下走：既不回传，也不延时，更不进死信队列。可能失败的广播监听器必须自己重试或把工作暂存起来。
+# > **常见说法 vs. 源码。** “消费失败的消息会重试最多 16 次，然后进入死信队列，不管是哪种消费模式。”——只有集群模式如此。广播模式下，4.9.7 的 `ConsumeMessageConcurrentlyService.processConsumeResult` 对每条失败的消息只记一条日志“BROADCASTING, the message consume failed, drop it”就继续往下走：既不回传，也不延迟，更不进死信队列。可能失败的广播监听器必须自己重试或把工作暂存起来。
 
 # %% [markdown]
 # ## 你的得分
