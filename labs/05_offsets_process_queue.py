@@ -240,8 +240,8 @@ print(offsets_over_time(["62s", "66s"]))  # the crash-free run after slow return
 
 # %% [markdown]
 # The last persist before the crash was at 60 s, when the committed offset was still 1; the 5 reached only the
-# client's memory. In the crash-free run (the table above, at 62 s and 66 s) the client's copy reaches 5 when `slow` returns at 62 s,
-# and the broker's at the next persist tick. At-least-once, never at-most-once: make listeners idempotent.
+# client's memory. In the crash-free run (the table above) the client's copy reaches 5 the moment `slow` returns, and
+# the broker's at the next persist tick. At-least-once, never at-most-once: make listeners idempotent.
 #
 # > **Common belief vs. the source.** "A consumer acknowledges each message, so its offset is the last message it
 # > finished." — a concurrent consumer commits the *smallest* offset still in flight: `ProcessQueue.removeMessage`
