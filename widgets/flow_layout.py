@@ -77,7 +77,6 @@ $ .rq-lock { fill: var(--jp-warn-color1, #f57c00); stroke: none; }
 $ .rq-lock.rq-lock-expired { fill: none; stroke: var(--jp-warn-color1, #f57c00); stroke-width: 1.2;
   stroke-dasharray: 2 1; }
 $ text.rq-lock-owner { font-weight: 600; }
-.rq-scene$ svg { max-width: 100%; }
 """.replace("$", '[data-testid="rq-flow"]')
 """The view's own classes, scoped to its root (``$`` stands for the root selector)."""
 

@@ -15,7 +15,6 @@
 
 const SVG = "http://www.w3.org/2000/svg";
 const TAG = { rect: "rect", circle: "circle", line: "line", path: "path", text: "text", token: "g" };
-const MIN_SCALE = 0.85; // how far a picture that fits its output (the flow picture) may shrink
 
 function fmt(v) {
   const t = (Math.round((v || 0) * 10) / 10).toFixed(1);
@@ -316,9 +315,6 @@ function renderScene({ model, el }) {
     svg.setAttribute("width", scene.width);
     svg.setAttribute("height", scene.height);
     svg.setAttribute("viewBox", `0 0 ${scene.width} ${scene.height}`);
-    // a picture whose css lets it shrink to its output (the flow's max-width: 100%) shrinks no further than this:
-    // its 11 px text stays 9.35 px or more, and a narrower output scrolls it sideways (revF 8)
-    svg.style.minWidth = `${Math.round(scene.width * MIN_SCALE)}px`;
     svg.setAttribute("aria-label", scene.label || "");
     titleEl.textContent = scene.label || "";
     descEl.textContent = scene.label ? `${scene.label}: ${scene.marks.filter((m) => m.role === "token").length} messages drawn` : "";
