@@ -1,4 +1,4 @@
-"""Labs 07a and 07b open each section with its picture (revF defect 9, issue 30).
+"""Every lab opens each section with its picture (issue 30); labs 07a and 07b within six lines of its heading (revF 9).
 
 The revF review counted 21–37 lines of prose and scenario code between a ``##`` heading and its Dashboard. The
 scenario factories now live in one setup cell under the imports, so each section opens with a sentence or two and
@@ -83,3 +83,36 @@ def test_no_table_under_a_picture_prints_its_when_answer(name: str) -> None:
                 shown = _outputs_while_it_waits(notebook, cp.name)
                 said += [(cp.name, format_duration(int(cp.answer)))] if format_duration(int(cp.answer)) in shown else []
     assert said == []
+
+
+CLOSING = ("Key points", "Your score", "Keeping what you saw", "要点", "你的得分", "保存你看到的内容")
+"""The closing sections: a recap, the score, how to save a run — no mechanism of their own to picture."""
+EVERY_LAB = sorted(str(p.relative_to(LABS)) for lang in (LABS, LABS / "zh") for p in lang.glob("[0-9][0-9]*.py"))
+
+
+def _graded(cell: object) -> bool:
+    return bool(getattr(cell, "metadata", {}).get("nbgrader", {}).get("grade"))
+
+
+@pytest.mark.parametrize("name", EVERY_LAB)
+def test_every_section_has_its_picture_and_the_first_comes_before_the_first_graded_exercise(name: str) -> None:
+    """Issue 30's "done when": in every lab (en + zh) each ``##`` section but the closing ones builds a Dashboard,
+    and the lab's first Dashboard comes before its first graded exercise (lab 00's cluster, lab 03's delay levels
+    and lab 04's retention were text-only sections)."""
+    cells = jupytext.read(LABS / name).cells
+    pictured: dict[str, bool] = {}
+    section = ""
+    first_picture = first_graded = len(cells)
+    for i, cell in enumerate(cells):
+        if cell.cell_type == "markdown" and cell.source.lstrip().startswith("## "):
+            section = cell.source.lstrip().splitlines()[0].removeprefix("## ")
+            pictured.setdefault(section, False)
+        if cell.cell_type == "code" and "Dashboard(" in cell.source:
+            first_picture = min(first_picture, i)
+            if section:
+                pictured[section] = True
+        if _graded(cell):
+            first_graded = min(first_graded, i)
+    without = [s for s, has in pictured.items() if not has and not s.startswith(CLOSING)]
+    assert without == [], f"{name}: sections without a picture"
+    assert first_picture < first_graded, name
