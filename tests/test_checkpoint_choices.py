@@ -13,8 +13,9 @@ import pytest
 from rmqlab.widgets import Checkpoint, demo_lab
 from rmqlab.widgets.checkpoints import AskedCheckpoint, CheckpointError, Choice
 from rmqlab.widgets.frames import build_run
+from test_offset_strip import lab05
 
-from rmqlab import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, Lab, Message, after
+from rmqlab import ConsumeConcurrentlyStatus, ConsumeOrderlyStatus, Lab, Message
 
 
 def _asked(make_lab: Any, horizon: str, *checkpoints: Checkpoint) -> tuple[AskedCheckpoint, ...]:
@@ -104,7 +105,8 @@ def test_each_wrong_place_gets_the_hint_for_that_mistake() -> None:
         "only when reconsumeTimes reaches it, and parks the copy in SCHEDULE_TOPIC_XXXX first."))  # fmt: skip
     assert hints["queue:%RETRY%cg@broker-a:0"][1].startswith("Not yet: the copy first waits in SCHEDULE_TOPIC_XXXX")
     assert hints["delay:broker-a:1"][1] == (
-        "The broker picks the level as 3 + reconsumeTimes; M0001 has been reconsumed 0 times so far.")
+        "The broker picks the level as 3 + reconsumeTimes; M0001 has been reconsumed 0 times so far."
+    )
     assert hints["done:cg"][1].startswith("RECONSUME_LATER is not an acknowledgement")
     assert hints["pq:c1:TopicTest@broker-a:0"][1].startswith("A concurrent consumer does not retry in place")
     assert hints["dropped:cg"][1] == (
@@ -281,6 +283,7 @@ def test_a_dead_letter_when_offers_the_retry_counts_a_learner_gets_wrong() -> No
     """Lab 03's question (when does the broker write the always-failing M0001 to the DLQ, asked at its 16th failure,
     parked at level 18 until 4 h 45 m 40 s): the wrong times are retry mistakes — now (one retry fewer), the level-17
     wait, one retry more (+2 h) and 18 retries for 16 (+4 h) — never a broker's housekeeping clock."""
+
     def always_fails() -> Lab:
         return demo_lab(listener="fail_all")
 
@@ -300,21 +303,7 @@ def test_a_dead_letter_when_offers_the_retry_counts_a_learner_gets_wrong() -> No
 
 def crashed_while_slow() -> Lab:
     """Lab 05's crash run: ok0, slow (60 s listener), ok2–ok4 at 1..5 s; c1 crashes at 30 s and restarts at 40 s."""
-    lab = Lab(seed=1)
-    lab.add_broker("broker-a")
-    lab.create_topic("TopicTest", queues=1)
-    producer = lab.add_producer("pg")
-
-    def listener(msgs: Any, ctx: Any) -> Any:
-        return after("60s", ConsumeConcurrentlyStatus.CONSUME_SUCCESS) if msgs[0].body == "slow" else (
-            ConsumeConcurrentlyStatus.CONSUME_SUCCESS)  # fmt: skip
-
-    c1 = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=listener, name="c1")
-    for i, body in enumerate(["ok0", "slow", "ok2", "ok3", "ok4"]):
-        lab.at(f"{1 + i}s", producer.send, Message("TopicTest", body))
-    lab.at("30s", c1.crash)
-    lab.at("40s", c1.start)
-    return lab
+    return lab05(crash=True)
 
 
 @pytest.mark.parametrize(
@@ -365,8 +354,9 @@ ORDERLY_LOCAL = ["queue:TopicTest@broker-a:0", "pq:c1:TopicTest@broker-a:0", "do
     (orderly_suspend, "M0002", 1, "SUSPEND_CURRENT_QUEUE_A_MOMENT"),
     (orderly_suspend, "M0002", 3, "SUSPEND_CURRENT_QUEUE_A_MOMENT"),
 ])  # fmt: skip
-def test_an_orderly_failure_short_of_its_max_offers_no_retry_place(make_lab: Any, msg_id: str, nth: int,
-                                                                   status: str) -> None:
+def test_an_orderly_failure_short_of_its_max_offers_no_retry_place(
+    make_lab: Any, msg_id: str, nth: int, status: str
+) -> None:
     """An orderly consumer keeps what it fails (ProcessQueue.rollback, makeMessageToConsumeAgain) until reconsumeTimes
     passes maxReconsumeTimes: no delay level, %RETRY% or %DLQ% on offer (revF 4: 07b offered 11 places, 7 of them
     impossible), and each wrong place its own hint."""
@@ -388,7 +378,8 @@ def test_an_orderly_failure_past_its_max_still_offers_the_send_back_path() -> No
     keys = [c.key for c in cp.choices]
     assert cp.answer == "delay:broker-a:6"
     assert {"queue:%RETRY%cg@broker-a:0", "queue:%DLQ%cg@broker-a:0", "delay:broker-a:4", "delay:broker-a:8"} <= set(
-        keys)
+        keys
+    )
 
 
 def slow_unlock_shutdown() -> Lab:

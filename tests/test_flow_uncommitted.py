@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from rmqlab.widgets import Replay
 from rmqlab.widgets.flow_view import flow_scene, flow_view_model
+from test_offset_strip import lab05
 
-from rmqlab import ConsumeConcurrentlyStatus as S
-from rmqlab import Lab, Message, after
+from rmqlab import Lab
 from rmqlab.core.i18n import speaking
 from rmqlab.snapshot import LabSnapshot
 
@@ -16,20 +16,7 @@ QUEUE = "TopicTest@broker-a:0"
 
 def crash_run() -> Lab:
     """Lab 05's crash run: ok0, slow (60 s listener), ok2–ok4 at 1..5 s; c1 crashes at 30 s, restarts at 40 s."""
-    lab = Lab(seed=1)
-    lab.add_broker("broker-a")
-    lab.create_topic("TopicTest", queues=1)
-    producer = lab.add_producer("pg")
-
-    def listener(msgs, ctx):
-        return after("60s", S.CONSUME_SUCCESS) if msgs[0].body == "slow" else S.CONSUME_SUCCESS
-
-    c1 = lab.add_consumer("cg", subscribe={"TopicTest": "*"}, listener=listener, name="c1")
-    for i, body in enumerate(["ok0", "slow", "ok2", "ok3", "ok4"]):
-        lab.at(f"{1 + i}s", producer.send, Message("TopicTest", body))
-    lab.at("30s", c1.crash)
-    lab.at("40s", c1.start)
-    return lab
+    return lab05(crash=True)
 
 
 def snapshots() -> list[LabSnapshot]:
