@@ -140,7 +140,7 @@ _ = lab.run(until="2s")
 show_trace(lab.trace, "send_attempt", "send_result", msg_id="M0001")
 
 # %% [markdown]
-# The selector sees the route's 8 queues `[a0..a3, b0..b3]`: order 3 → a3 (3 % 8 = 3). Every event of an order
+# The selector sees the route's 8 queues `[a0..a3, b0..b3]` and picks one by the order id. Every event of an order
 # goes to the same queue, and one queue is consumed in order — so each order's events are consumed in order.
 
 # %% [markdown]
@@ -184,7 +184,7 @@ failing_dash = Dashboard(failing_selectors, knobs={"events": 4}, horizon="10s", 
 failing_dash
 
 # %% [markdown]
-# `sendSelectImpl` calls the application's selector first: step on past the question to see what a selector that
+# Step on past the question to see what a selector that
 # throws, or one that returns `null`, leaves of order 3's send (the Space-time tab counts its attempts).
 
 # %% [markdown]

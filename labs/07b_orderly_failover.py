@@ -267,8 +267,7 @@ shutdown_dash
 
 # %% [markdown]
 # `shutdown()` of an orderly consumer ends its consume service with `unlockAll`: one UNLOCK_BATCH_MQ per broker with
-# all of that broker's queues, and it **waits for each answer** (up to 1 s, the request's timeout) before it asks
-# the next broker. Only then are the offsets persisted and the consumer unregistered. The table is the picture's run
+# all of that broker's queues, one broker after another, each a request that expects an answer. Only then are the offsets persisted and the consumer unregistered. The table is the picture's run
 # up to its question (it waits at 8 s): the broker acted on the unlock at once (the `unlocked` rows at 8 s are
 # recorded when it releases the leases), and c1 is still waiting for its answer. When c1 stops waiting is the
 # picture's question.

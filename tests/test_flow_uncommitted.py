@@ -58,8 +58,12 @@ def test_after_the_crash_the_tray_marks_what_the_broker_has_not_committed() -> N
 def test_the_mark_is_drawn_with_a_legend_line_and_a_tooltip_in_english_and_chinese() -> None:
     snap = next(s for s in snapshots() if s.now_ms >= 35_000)
     for language, legend, tip in (
-        ("en", "consumed, not committed (dashed ring)", "cg's offset at the broker for TopicTest@broker-a:0 is 1"),
-        ("zh", "已消费、未提交（虚线环）", "cg 在 Broker 上 TopicTest@broker-a:0 的消费位点是 1"),
+        (
+            "en",
+            "consumed, its offset not committed at the broker (dashed ring)",
+            "cg's offset at the broker for TopicTest@broker-a:0 is 1",
+        ),
+        ("zh", "已消费，但位点未提交到 Broker（虚线环）", "cg 在 Broker 上 TopicTest@broker-a:0 的消费位点是 1"),
     ):
         with speaking(language):
             scene = flow_scene(flow_view_model(snap))

@@ -45,7 +45,7 @@ UNCOMMITTED_TIP = N_(
     "consumed, not committed: {group}'s offset at the broker for {queue} is {committed}, not past its offset "
     "{offset}, and {who} no longer holds the queue, so its next owner delivers it again"
 )
-UNCOMMITTED_LEGEND = N_("consumed, not committed (dashed ring): the queue's next owner delivers it again")
+UNCOMMITTED_LEGEND = N_("consumed, its offset not committed at the broker (dashed ring)")
 UNCOMMITTED_CSS = """
 $ .rq-token.rq-done.rq-uncommitted circle { stroke: var(--jp-ui-font-color1, #1f1f1f); stroke-dasharray: 3 2;
   stroke-width: 2.5; }

@@ -137,7 +137,7 @@ _ = lab.run(until="2s")
 show_trace(lab.trace, "send_attempt", "send_result", msg_id="M0001")
 
 # %% [markdown]
-# 选择器看到路由里的 8 个队列 `[a0..a3, b0..b3]`：订单 3 → a3（3 % 8 = 3）。一个订单的每个事件都发往同一个队列，而一个队列是按顺序消费的——所以每个订单的事件都按顺序被消费。
+# 选择器看到路由里的 8 个队列 `[a0..a3, b0..b3]`，按订单号选其中一个。一个订单的每个事件都发往同一个队列，而一个队列是按顺序消费的——所以每个订单的事件都按顺序被消费。
 
 # %% [markdown]
 # ### 选择器出错时
@@ -176,7 +176,7 @@ failing_dash = Dashboard(failing_selectors, knobs={"events": 4}, horizon="10s", 
 failing_dash
 
 # %% [markdown]
-# `sendSelectImpl` 先调用应用的选择器：单步越过这个问题，看一个抛出异常的选择器、一个返回 `null` 的选择器，会让订单 3 的发送留下什么（“时空图”标签页数出它的尝试次数）。
+# 单步越过这个问题，看一个抛出异常的选择器、一个返回 `null` 的选择器，会让订单 3 的发送留下什么（“时空图”标签页数出它的尝试次数）。
 
 # %% [markdown]
 # ## Broker 宕机

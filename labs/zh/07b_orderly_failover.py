@@ -259,7 +259,7 @@ shutdown_dash
 
 # %% [markdown]
 # 顺序消费 Consumer 的 `shutdown()` 以 `unlockAll` 结束它的消费服务：每个 Broker 一个 UNLOCK_BATCH_MQ 请求，带上该
-# Broker 的所有队列，并且在请求下一个 Broker 之前**等待每个应答**（最多 1 s，即请求的超时）。之后才持久化消费位点、注销
+# Broker 的所有队列，一个 Broker 接一个，每个都是需要应答的请求。之后才持久化消费位点、注销
 # Consumer。下面的表格是图的那次运行，到图的提问（它停在 8 s）为止：Broker 立刻执行了解锁（8 s 的 `unlocked`
 # 事件是在 Broker 释放租约时记录的），而 c1 还在等它的应答。c1 什么时候不再等，就是图的问题。
 
