@@ -31,6 +31,7 @@ from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 from rmqlab.snapshot import ConsumerSnap, LabSnapshot, LockSnap
 
+from .flow_kept_out import hide_kept_out
 from .flow_model import ClockVM, FlowVM, Place, countdown_time
 from .masked_words import hidden_short
 
@@ -159,6 +160,5 @@ def hide_clock_times(vm: FlowVM) -> FlowVM:
         )
         for c in vm.consumers
     )
-    kept_out = tuple((b, dataclasses.replace(k, time=hidden), tip) for b, k, tip in vm.kept_out)
     budgets = tuple((p, dataclasses.replace(k, time=hidden), tip) for p, k, tip in vm.send_budgets)
-    return dataclasses.replace(vm, consumers=consumers, kept_out=kept_out, send_budgets=budgets)
+    return hide_kept_out(dataclasses.replace(vm, consumers=consumers, send_budgets=budgets))

@@ -88,7 +88,8 @@ def with_kept_out(vm: FlowVM, snap: LabSnapshot) -> FlowVM:
 
 def hide_kept_out(vm: FlowVM) -> FlowVM:
     """``vm`` with every "out of … 's choice until t = …" time read "(hidden)": a question about where the next
-    send goes waits (the injected "answers 5 s late" line stays: it is the question's premise, not its answer)."""
+    send goes waits, or a "when" question hides every clock (:func:`widgets.flow_clocks.hide_clock_times`); the
+    injected "answers 5 s late" line stays: it is the question's premise, not its answer."""
     hidden = hidden_short()
     kept = tuple(
         (broker, dataclasses.replace(clock, time=hidden) if clock.kind == "kept_out" else clock, tip)
