@@ -122,14 +122,15 @@ def _sender(event: TraceEvent, trace: Sequence[TraceEvent], step: Sequence[Trace
 
 def _where_hint(
     choice: Place, answer: Place, event: TraceEvent, rt: int, most: int, sent: SendFacts | None = None, who: str = "",
-    clustering: bool = False,
+    retry_path: bool = False,
 ) -> str:
-    """Why ``choice`` is not where ``event``'s message goes, with the run's numbers (never the answer itself)."""
+    """Why ``choice`` is not where ``event``'s message goes, with the run's numbers (never the answer itself);
+    ``retry_path``: the failure is sent back (CLUSTERING), so a drop means the group has no retry queue."""
     msg = event.msg_id or _("the message")
     if choice.kind == "dropped" and answer.kind in ("delay", "dlq", "retry"):
         return _("Nothing is dropped here: the group has a retry queue, so the broker stores the send-back "
                  "(at a delay level, in the retry topic or in the dead-letter topic).")
-    if answer.kind == "dropped" and clustering:
+    if answer.kind == "dropped" and retry_path:
         return _("Look at the group's retryQueueNums: the broker stores a send-back only in a retry queue the group "
                  "has, and answers the client either way.")
     if answer.kind == "delay":
@@ -224,9 +225,7 @@ def where_offers(
         key = f"delay:{broker}:{3 + rt}"
         places.setdefault(key, Place(key, "delay", _("level {level}").format(level=3 + rt), f"broker:{broker}"))
     if local and group:
-        tray = _("dropped · {owner}").format(owner=group)
-        dropped = Place(f"dropped:{group}", "dropped", tray, "outcome", owner=group)
-        places.setdefault(dropped.key, dropped)
+        places.setdefault(f"dropped:{group}", _dropped_tray(group))
     fails = failed_place(event, trace)  # a send: "send fails, not stored" next to its producer, and its topic's queues
     places.update({fails.key: fails} if fails is not None else {})
     offers = []
@@ -287,9 +286,13 @@ def _retry_path_places(
         label = _("%DLQ%{group}:0 (dead letters)").format(group=group)
         places.setdefault(dlq, Place(dlq, "dlq", label, f"broker:{broker}"))
     if group and may_drop:
-        dropped = _("dropped · {owner}").format(owner=group)
-        places.setdefault(f"dropped:{group}", Place(f"dropped:{group}", "dropped", dropped, "outcome", owner=group))
+        places.setdefault(f"dropped:{group}", _dropped_tray(group))
     return places
+
+
+def _dropped_tray(group: str) -> Place:
+    """The group's "dropped" tray as a place to offer, drawn or not (the picture draws it only once it holds one)."""
+    return Place(f"dropped:{group}", "dropped", _("dropped · {owner}").format(owner=group), "outcome", owner=group)
 
 
 def _as_drawn(p: Place) -> Place:
