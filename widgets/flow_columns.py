@@ -26,7 +26,7 @@ from .flow_canvas import (
     place_tokens,
     pq_height,
 )
-from .flow_delay_offsets import LINE_H, delay_offset_lines, draw_delay_offsets
+from .flow_delay_offsets import delay_offsets_height, draw_delay_offsets
 from .flow_model import NOT_STARTED
 from .flow_send_budget import budget_lines, budget_width
 from .scene import Mark, text_width
@@ -139,8 +139,8 @@ def _broker_geometry(vm: FlowVM, cols: Columns, brokers: list[str]) -> None:
         for b in brokers:
             ps = _in_lane(cols, b, kinds)
             hb = 16.0 + (sum(_slot_height(cols, p) + 4 for p in ps) if ps else ROW)
-            if lane == "schedule" and delay_offset_lines(vm, b):  # delayOffset.json under the lane's name
-                hb += len(delay_offset_lines(vm, b)) * LINE_H + 4
+            if lane == "schedule":  # delayOffset.json under the lane's name, in a run with a broker crash
+                hb += delay_offsets_height(vm, b)
             h = max(h, hb)
         cols.lane_y[lane] = (y, y + h)
         y += h + 10

@@ -28,7 +28,14 @@ from rmqlab.snapshot import DelayOffsetSnap, LabSnapshot
 from .flow_canvas import Canvas
 from .flow_model import FlowVM
 
-__all__ = ["DELAY_FILE_LEGEND", "DELAY_FILE_TIP", "delay_offset_legend", "draw_delay_offsets", "with_delay_offsets"]
+__all__ = [
+    "DELAY_FILE_LEGEND",
+    "DELAY_FILE_TIP",
+    "delay_offset_legend",
+    "delay_offsets_height",
+    "draw_delay_offsets",
+    "with_delay_offsets",
+]
 
 FILE_LINE = N_("delayOffset.json, saved every {every}")
 SAVES_LINE = N_("last save: {last} · next: {next}")
@@ -98,14 +105,20 @@ def delay_offset_lines(vm: FlowVM, broker: str) -> tuple[str, ...]:
     return next((lines for name, lines, _tip in vm.delay_offsets if name == broker), ())
 
 
+def delay_offsets_height(vm: FlowVM, broker: str) -> float:
+    """The height ``broker``'s lines take under its ``SCHEDULE_TOPIC_XXXX`` header (0 when it has none): the lane's
+    geometry reserves it, and :func:`draw_delay_offsets` draws into it."""
+    lines = delay_offset_lines(vm, broker)
+    return len(lines) * LINE_H + (4 if lines else 0)
+
+
 def draw_delay_offsets(cv: Canvas, vm: FlowVM, broker: str, x: float, y: float) -> float:
     """Draw ``broker``'s lines from ``y`` (each with the rule as its tooltip); returns the height they took."""
     tip = next((t for name, _lines, t in vm.delay_offsets if name == broker), "")
-    lines = delay_offset_lines(vm, broker)
-    for n, line in enumerate(lines):
+    for n, line in enumerate(delay_offset_lines(vm, broker)):
         cv.text(f"delay-offsets:{broker}:{n}", x, y + 10 + n * LINE_H, line, cls="rq-muted rq-small rq-delay-file",
                 title=tip)  # fmt: skip
-    return len(lines) * LINE_H + (4 if lines else 0)
+    return delay_offsets_height(vm, broker)
 
 
 def delay_offset_legend(vm: FlowVM) -> tuple[tuple[str, str, str], ...]:
