@@ -15,6 +15,7 @@ from rmqlab.core.i18n import N_
 from rmqlab.core.i18n import gettext as _
 from rmqlab.core.timers import TimerKind
 from rmqlab.snapshot import LabSnapshot
+from rmqlab.store.clean_commit_log_service import DAY_MS, DELETE_WHEN_HOUR, FILE_RESERVED_TIME_MS
 
 from .checkpoint_choices import DELAYS, Offer
 
@@ -170,11 +171,9 @@ def _dead_letter_mistakes(event: TraceEvent, now: int, trace: Sequence[TraceEven
     return out
 
 
-DAY_MS = 86_400_000
-DELETE_WHEN_MS = 4 * 3_600_000
-"""``deleteWhen`` "04": the hour ``CleanCommitLogService`` deletes in (virtual time 0 is midnight of day 0)."""
-FILE_RESERVED_TIME_MS = 72 * 3_600_000
-"""``fileReservedTime``'s 4.9.7 default (``MessageStoreConfig``): 72 h after a file's last write."""
+DELETE_WHEN_MS = DELETE_WHEN_HOUR * 3_600_000
+"""``deleteWhen`` "04": the hour the engine's ``CleanCommitLogService`` deletes in (virtual time 0 is midnight of day
+0); ``fileReservedTime`` (72 h) is the engine's too."""
 
 
 def _retention_mistakes(event: TraceEvent, now: int, trace: Sequence[TraceEvent]) -> list[tuple[int, str]]:

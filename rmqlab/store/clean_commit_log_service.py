@@ -16,6 +16,8 @@ from ..core.trace import EventKind, Trace
 from .commit_log import CommitLog, ConsumeQueue
 
 __all__ = [
+    "DAY_MS",
+    "DELETE_WHEN_HOUR",
     "FILE_RESERVED_TIME_MS",
     "CleanCommitLogService",
 ]
